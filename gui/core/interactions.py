@@ -1,0 +1,209 @@
+"""A run's requests for a person (seed `session_interaction.ts`), their answers and their results.
+
+Kinds: `approval` (shell-style: command, folder, reason, operation; or a tool approval with the
+validated input), `question` (text / single_select / multi_select), and `elicitation` (a tool
+server's form). Lifecycle: pending → resolved | expired | cancelled. The service that enforces the
+rules lives in `interaction_service`; this module holds only the shapes and the store port.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal, Protocol
+
+from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag
+
+JsonValue = Any
+
+InteractionStatus = Literal["pending", "resolved", "expired", "cancelled"]
+ApprovalMode = Literal["ask", "always-allow"]
+CancelReason = Literal["turn_stopped", "session_disposed", "runtime_interrupted"]
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class ToolSource(_Model):
+    type: Literal["tool"] = "tool"
+    tool_call_id: str
+    tool_name: str
+
+
+class ExecutionSource(_Model):
+    type: Literal["execution"] = "execution"
+
+
+Source = Annotated[ToolSource | ExecutionSource, Field(discriminator="type")]
+
+
+class _RequestBase(_Model):
+    interaction_id: str
+    turn_id: str  # the run id
+    source: Source
+    created_at: int  # milliseconds since the epoch
+    expires_at: int | None = None
+    # Where it comes from, for people: not in the seed, shown in the inbox.
+    sequence_name: str = ""
+    group_name: str = ""
+
+
+class ShellApprovalRequest(_RequestBase):
+    kind: Literal["approval"] = "approval"
+    title: str
+    description: str | None = None
+    command: str
+    cwd: str
+    reason: str
+    operation: Literal["exec", "start", "write"]
+
+
+class ToolApprovalRequest(_RequestBase):
+    kind: Literal["approval"] = "approval"
+    operation: Literal["tool"] = "tool"
+    validated_input: JsonValue
+    tool_description: str | None = None
+    model_explanation: str | None = None  # the caller's words: never a basis for safety
+
+
+class QuestionOption(_Model):
+    value: str
+    label: str
+    description: str | None = None
+
+
+class Question(_Model):
+    question_id: str
+    prompt: str
+    response_type: Literal["text", "single_select", "multi_select"]
+    options: list[QuestionOption] | None = None
+
+
+class QuestionRequest(_RequestBase):
+    kind: Literal["question"] = "question"
+    title: str
+    questions: list[Question] = Field(min_length=1)
+
+
+class ElicitationFieldSpec(_Model):
+    name: str
+    type: Literal["string", "number", "boolean"]
+    title: str = ""
+    description: str = ""
+    required: bool = False
+    default: JsonValue = None
+    enum: list[str] | None = None
+
+
+class ElicitationInteractionRequest(_RequestBase):
+    kind: Literal["elicitation"] = "elicitation"
+    server_name: str
+    message: str
+    fields: list[ElicitationFieldSpec] = Field(default_factory=list)
+    url: str | None = None  # URL-mode requests: the person opens it, then accepts/declines
+
+
+def _request_discriminator(value: Any) -> str:
+    get = value.get if isinstance(value, dict) else lambda k, d=None: getattr(value, k, d)
+    kind = get("kind")
+    if kind == "approval":
+        return "tool_approval" if get("operation") == "tool" else "shell_approval"
+    return str(kind)
+
+
+InteractionRequest = Annotated[
+    Annotated[ShellApprovalRequest, Tag("shell_approval")]
+    | Annotated[ToolApprovalRequest, Tag("tool_approval")]
+    | Annotated[QuestionRequest, Tag("question")]
+    | Annotated[ElicitationInteractionRequest, Tag("elicitation")],
+    Discriminator(_request_discriminator),
+]
+
+
+class ApprovalResponse(_Model):
+    kind: Literal["approval"] = "approval"
+    decision: Literal["approved", "denied"]
+    reason: str | None = None  # a denial's reason, passed to the tool
+    always_allow: bool = False  # "approve and always allow this tool"
+
+
+class Answer(_Model):
+    question_id: str
+    value: str | list[str]
+
+
+class QuestionResponse(_Model):
+    kind: Literal["question"] = "question"
+    answers: list[Answer]
+
+
+class ElicitationInteractionResponse(_Model):
+    kind: Literal["elicitation"] = "elicitation"
+    action: Literal["accept", "decline", "cancel"]
+    values: dict[str, JsonValue] = Field(default_factory=dict)
+
+
+InteractionResponse = Annotated[
+    ApprovalResponse | QuestionResponse | ElicitationInteractionResponse, Field(discriminator="kind")
+]
+
+
+class ResolvedResult(_Model):
+    status: Literal["resolved"] = "resolved"
+    interaction_id: str
+    response: InteractionResponse
+
+
+class ExpiredResult(_Model):
+    status: Literal["expired"] = "expired"
+    interaction_id: str
+
+
+class CancelledResult(_Model):
+    status: Literal["cancelled"] = "cancelled"
+    interaction_id: str
+    reason: CancelReason
+
+
+InteractionResult = Annotated[
+    ResolvedResult | ExpiredResult | CancelledResult, Field(discriminator="status")
+]
+
+
+class InteractionRecord(_Model):
+    """What is stored: the request, its status, and once it ends its result and when."""
+
+    request: InteractionRequest
+    status: InteractionStatus = "pending"
+    result: InteractionResult | None = None
+    resolved_at: int | None = None  # ms; when it left `pending`
+    auto: bool = False  # an auto-approval recorded because the tool is always allowed
+
+    @property
+    def interaction_id(self) -> str:
+        return self.request.interaction_id
+
+
+class InteractionStore(Protocol):
+    """Where interactions live. `save` must be durable when it returns (persist before notify)."""
+
+    async def save(self, record: InteractionRecord) -> None: ...
+
+    async def get(self, interaction_id: str) -> InteractionRecord | None: ...
+
+    async def list(self, status: InteractionStatus | None = None) -> list[InteractionRecord]: ...
+
+
+class InteractionHandle(Protocol):
+    interaction_id: str
+
+    async def result(self) -> InteractionResult: ...
+
+
+class InteractionPort(Protocol):
+    """The execution side's port (seed): persist the request, then wait on the handle."""
+
+    async def request(self, request: InteractionRequest) -> InteractionHandle: ...
+
+
+class InteractionLifecycle(Protocol):
+    async def cancel_all(self, reason: CancelReason) -> None: ...

@@ -1,0 +1,161 @@
+"""Tools and the one registry that holds them: built-ins now, MCP servers' tools later.
+
+A tool is described by a `Tool`: its name, a description a non-developer understands, a JSON
+schema for its arguments (the editor draws its form from it), whether it is safe to run beside
+other tools, and what kind of approval it needs before it runs. `ModelTool` is the base for tools
+whose arguments are a pydantic model; MCP tools implement `Tool` over a JSON schema instead.
+"""
+
+from __future__ import annotations
+
+import threading
+from abc import ABC, abstractmethod
+from collections.abc import Awaitable, Callable, Iterator
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
+
+from pydantic import BaseModel, ValidationError
+
+if TYPE_CHECKING:
+    from gui.core.elicitation import ElicitationHandler
+    from gui.core.interactions import InteractionPort
+
+JsonValue = Any
+
+# "none": runs without asking; "exec"/"write"/"start": a shell-style approval (command, folder,
+# reason); "tool": a tool approval showing the validated input.
+ApprovalKind = Literal["none", "exec", "write", "start", "tool"]
+
+
+class ToolError(Exception):
+    """A tool call failed; the message is what the person sees."""
+
+
+class ToolArgumentError(ToolError):
+    """The arguments do not fit the tool; `problems` lists (field path, message)."""
+
+    def __init__(self, tool: str, problems: list[tuple[str, str]]) -> None:
+        self.tool = tool
+        self.problems = problems
+        details = "; ".join(f"{path or 'arguments'}: {msg}" for path, msg in problems)
+        super().__init__(f"arguments for '{tool}' are not valid: {details}")
+
+
+@dataclass(frozen=True)
+class ShellApproval:
+    """What a shell-style approval shows: the command, the folder, why, and the operation."""
+
+    title: str
+    command: str
+    cwd: str
+    reason: str
+    operation: Literal["exec", "start", "write"]
+    description: str | None = None
+
+
+@dataclass
+class ToolContext:
+    """What a running tool may use besides its arguments."""
+
+    run_id: str
+    tool_call_id: str
+    tool_name: str
+    sequence_name: str = ""
+    group_name: str = ""
+    interactions: InteractionPort | None = None
+    elicitation: ElicitationHandler | None = None
+    # Latest moment (time.time()) any request for a person may wait: the group's deadline.
+    deadline: float | None = None
+    # Runs a saved sequence or group by name (seq_call); set by the runner.
+    call_sequence: Callable[[str, dict[str, JsonValue], int], Awaitable[JsonValue]] | None = None
+    depth: int = 0
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+class Tool(ABC):
+    name: str
+    description: str
+    concurrency_safe: bool = True
+    approval: ApprovalKind = "none"
+
+    @abstractmethod
+    def input_schema(self) -> dict[str, Any]:
+        """JSON schema of the arguments."""
+
+    @abstractmethod
+    def validate_args(self, args: dict[str, JsonValue]) -> dict[str, JsonValue]:
+        """The arguments checked and normalised; ToolArgumentError when they do not fit."""
+
+    @abstractmethod
+    async def call(self, args: dict[str, JsonValue], ctx: ToolContext) -> JsonValue:
+        """Run the tool; raise ToolError for a failure the person should read."""
+
+    def shell_approval(self, args: dict[str, JsonValue]) -> ShellApproval | None:
+        """For shell-style tools, what the approval shows; None means a plain tool approval."""
+        return None
+
+
+class ModelTool(Tool):
+    """A tool whose arguments are a pydantic model (`Args`)."""
+
+    Args: ClassVar[type[BaseModel]]
+
+    def input_schema(self) -> dict[str, Any]:
+        return self.Args.model_json_schema()
+
+    def validate_args(self, args: dict[str, JsonValue]) -> dict[str, JsonValue]:
+        try:
+            return self.Args.model_validate(args).model_dump(mode="json")
+        except ValidationError as exc:
+            problems = [(".".join(str(p) for p in e["loc"]), e["msg"]) for e in exc.errors()]
+            raise ToolArgumentError(self.name, problems) from None
+
+
+class Registry:
+    """Tools by name. Thread-safe: MCP connections add and remove tools from other threads."""
+
+    def __init__(self, tools: list[Tool] | None = None) -> None:
+        self._tools: dict[str, Tool] = {}
+        self._lock = threading.Lock()
+        self._listeners: list[Callable[[], None]] = []
+        for tool in tools or []:
+            self.add(tool)
+
+    def add(self, tool: Tool) -> None:
+        with self._lock:
+            self._tools[tool.name] = tool
+        self._changed()
+
+    def remove(self, name: str) -> None:
+        with self._lock:
+            self._tools.pop(name, None)
+        self._changed()
+
+    def remove_prefix(self, prefix: str) -> None:
+        with self._lock:
+            for name in [n for n in self._tools if n.startswith(prefix)]:
+                del self._tools[name]
+        self._changed()
+
+    def get(self, name: str) -> Tool | None:
+        with self._lock:
+            return self._tools.get(name)
+
+    def names(self) -> list[str]:
+        with self._lock:
+            return sorted(self._tools)
+
+    def __contains__(self, name: object) -> bool:
+        with self._lock:
+            return name in self._tools
+
+    def __iter__(self) -> Iterator[Tool]:
+        with self._lock:
+            return iter(sorted(self._tools.values(), key=lambda t: t.name))
+
+    def on_change(self, listener: Callable[[], None]) -> None:
+        self._listeners.append(listener)
+
+    def _changed(self) -> None:
+        for listener in list(self._listeners):
+            listener()
