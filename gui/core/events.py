@@ -1,0 +1,95 @@
+"""Everything that happens to runs and interactions, as events on one bus.
+
+The run panel, the run record, the HTTP event stream and the CLI all consume the same events
+through `EventBus.subscribe`. Publishing never blocks: a subscriber is a plain callback that must
+return quickly (queue the event and handle it elsewhere); a failing subscriber is dropped from the
+delivery of that one event, never from the bus, and never breaks the publisher.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import logging
+import threading
+import time
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+log = logging.getLogger(__name__)
+
+# Event types. Runs: run.started, run.finished. Groups: group.started, group.finished, group.skipped.
+# Tools: tool.queued, tool.started, tool.waiting (for a person), tool.resumed, tool.retrying,
+# tool.finished, tool.skipped. Interactions: interaction.created, interaction.ended.
+# Sequences: sequence.saved, sequence.deleted. Settings: settings.changed.
+
+
+class Event(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    type: str
+    run_id: str | None = None
+    data: dict[str, Any] = Field(default_factory=dict)
+    at: float = Field(default_factory=time.time)
+    seq: int = 0
+
+
+Subscriber = Callable[[Event], None]
+
+
+class EventBus:
+    def __init__(self) -> None:
+        self._subscribers: dict[int, Subscriber] = {}
+        self._ids = itertools.count(1)
+        self._seq = itertools.count(1)
+        self._lock = threading.Lock()
+
+    def subscribe(self, callback: Subscriber) -> Callable[[], None]:
+        """Call `callback` for every event from now on; returns the function that unsubscribes."""
+        key = next(self._ids)
+        with self._lock:
+            self._subscribers[key] = callback
+
+        def unsubscribe() -> None:
+            with self._lock:
+                self._subscribers.pop(key, None)
+
+        return unsubscribe
+
+    def publish(self, type: str, run_id: str | None = None, **data: Any) -> Event:
+        event = Event(type=type, run_id=run_id, data=data, seq=next(self._seq))
+        with self._lock:
+            subscribers = list(self._subscribers.values())
+        for callback in subscribers:
+            try:
+                callback(event)
+            except Exception:  # a broken subscriber must not break a run
+                log.exception("event subscriber failed on %s", event.type)
+        return event
+
+    async def stream(self, maxsize: int = 10_000) -> AsyncIterator[Event]:
+        """Events as an async iterator on the current loop (safe to publish from other threads)."""
+        loop = asyncio.get_running_loop()
+        queue: asyncio.Queue[Event] = asyncio.Queue(maxsize=maxsize)
+
+        def put(event: Event) -> None:
+            def deliver() -> None:
+                if not queue.full():
+                    queue.put_nowait(event)
+
+            try:
+                if threading.get_ident() == getattr(loop, "_thread_id", None):
+                    deliver()
+                else:
+                    loop.call_soon_threadsafe(deliver)
+            except RuntimeError:  # loop closed
+                pass
+
+        unsubscribe = self.subscribe(put)
+        try:
+            while True:
+                yield await queue.get()
+        finally:
+            unsubscribe()
