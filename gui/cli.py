@@ -1,0 +1,109 @@
+"""The `seqdesk` command: the app by default, plus check, help, run, list and mcp for terminals.
+
+Exit codes are part of the interface for scripts: `check` 0 valid / 1 invalid / 2 unreadable;
+`run` 0 succeeded / 1 any other end / 2 invalid sequence or args.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence as Seq
+from pathlib import Path
+
+from gui.core.help import help_text
+from gui.core.validator import check_text
+from gui.core.catalog import tool_catalog
+
+
+def _read_file(path: str) -> str:
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise _Unreadable(f"cannot read {path}: no such file") from None
+    except IsADirectoryError:
+        raise _Unreadable(f"cannot read {path}: it is a folder") from None
+    except UnicodeDecodeError:
+        raise _Unreadable(f"cannot read {path}: it is not UTF-8 text") from None
+    except OSError as exc:
+        raise _Unreadable(f"cannot read {path}: {exc.strerror}") from None
+
+
+class _Unreadable(Exception):
+    pass
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    try:
+        text = _read_file(args.file)
+    except _Unreadable as exc:
+        print(f"seqdesk check: {exc}", file=sys.stderr)
+        return 2
+    from gui.tools import default_registry
+
+    result = check_text(text, tool_catalog(default_registry()))
+    if args.json:
+        print(json.dumps(result.to_json(), ensure_ascii=False, indent=2))
+        return 0 if result.ok else 1
+    for problem in result.errors:
+        print(str(problem))
+    for problem in result.warnings:
+        print(f"warning: {problem}")
+    if result.ok:
+        sig = result.signature
+        inputs = ", ".join(f"{k}: {v.value}" for k, v in (sig.inputs.items() if sig else []))
+        outputs = ", ".join(f"{k}: {v.value}" for k, v in (sig.outputs.items() if sig else []))
+        print(f"ok: {args.file} is a valid sequence (inputs: {inputs or 'none'}; outputs: {outputs or 'none'})")
+        return 0
+    count = len(result.errors)
+    print(f"{count} problem{'s' if count != 1 else ''} in {args.file}", file=sys.stderr)
+    return 1
+
+
+def cmd_help(args: argparse.Namespace) -> int:
+    print(help_text())
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="seqdesk", description="Build tool sequences, run them, and answer their requests for a human.")
+    parser.add_argument("--browser", action="store_true", help="only serve the app; open it in your browser")
+    parser.add_argument("--host", default=None, help="address to bind (default 127.0.0.1; others need --token)")
+    parser.add_argument("--port", type=int, default=None, help="port to serve on (default: a free one)")
+    parser.add_argument("--token", default=None, help="access token (or SEQDESK_TOKEN), required off localhost")
+    parser.add_argument("--data", default=None, help="data folder (default: SEQDESK_DATA or your user data folder)")
+    sub = parser.add_subparsers(dest="command")
+
+    check = sub.add_parser("check", help="check a sequence file and list its problems")
+    check.add_argument("file")
+    check.add_argument("--json", action="store_true", help="print the result as JSON")
+    check.set_defaults(func=cmd_check)
+
+    helper = sub.add_parser("help", help="print the sequence format, with a copyable example")
+    helper.set_defaults(func=cmd_help)
+
+    from gui.cli_run import add_run_commands
+
+    add_run_commands(sub)
+    return parser
+
+
+def main(argv: Seq[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.data:
+        import os
+
+        os.environ["SEQDESK_DATA"] = args.data
+    func = getattr(args, "func", None)
+    if func is None:
+        from gui.app import start_app
+
+        return start_app(args)
+    try:
+        return int(func(args))
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130

@@ -1,0 +1,94 @@
+"""Whether a tool may run without asking, and the one helper that asks when it must (SPEC §3 rule 6).
+
+A tool is `ask` (the default) or `always-allow`: a person sets the latter from the inbox with
+"approve and always allow" and takes it back in the settings. An auto-approval is still stored as
+an interaction (status resolved, `auto=True`) so the run record shows who allowed what and why.
+Every way an approval can end (approved, denied, expired, cancelled) comes back as one
+`ApprovalOutcome` whose `reason` is a sentence the tool can pass on.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Protocol
+
+from pydantic import BaseModel, ConfigDict
+
+from gui.core.interactions import (
+    ApprovalMode,
+    ApprovalResponse,
+    CancelledResult,
+    CancelReason,
+    ExpiredResult,
+    ResolvedResult,
+    ShellApprovalRequest,
+    ToolApprovalRequest,
+)
+
+if TYPE_CHECKING:
+    from gui.core.interaction_service import InteractionService
+
+APPROVAL_MODES: tuple[ApprovalMode, ...] = ("ask", "always-allow")
+
+_CANCEL_REASONS: dict[CancelReason, str] = {
+    "turn_stopped": "cancelled: run stopped",
+    "session_disposed": "cancelled: the app was closed",
+    "runtime_interrupted": "cancelled: the app stopped before anyone answered",
+}
+EXPIRED_REASON = "the request expired before anyone answered"
+DENIED_REASON = "denied by the person"
+
+
+class ApprovalModes(Protocol):
+    """Approval mode per tool name; a tool never set is `ask`."""
+
+    def get(self, tool_name: str) -> ApprovalMode: ...
+
+    def set(self, tool_name: str, mode: ApprovalMode) -> None: ...
+
+    def all(self) -> dict[str, ApprovalMode]: ...
+
+
+class ApprovalOutcome(BaseModel):
+    """What the tool learns: may it run, and if not, why (a sentence for the person)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    approved: bool
+    reason: str | None = None
+    auto: bool = False
+    interaction_id: str
+
+
+def check_mode(mode: str) -> ApprovalMode:
+    if mode not in APPROVAL_MODES:
+        raise ValueError(f"'{mode}' is not an approval mode: use one of {', '.join(APPROVAL_MODES)}")
+    return mode  # type: ignore[return-value]
+
+
+async def approve(
+    service: InteractionService,
+    modes: ApprovalModes,
+    request: ShellApprovalRequest | ToolApprovalRequest,
+    tool_name: str,
+    *,
+    deadline: float | None = None,
+) -> ApprovalOutcome:
+    """Ask (or, for an always-allowed tool, record an auto-approval) and wait for the outcome."""
+    iid = request.interaction_id
+    if modes.get(tool_name) == "always-allow":
+        await service.record_auto_approval(request)
+        return ApprovalOutcome(approved=True, auto=True, interaction_id=iid)
+    handle = await service.request(request, deadline=deadline)
+    result = await handle.result()
+    if isinstance(result, ResolvedResult) and isinstance(result.response, ApprovalResponse):
+        response = result.response
+        if response.decision == "approved":
+            if response.always_allow:
+                modes.set(tool_name, "always-allow")
+            return ApprovalOutcome(approved=True, interaction_id=iid)
+        return ApprovalOutcome(approved=False, reason=response.reason or DENIED_REASON, interaction_id=iid)
+    if isinstance(result, ExpiredResult):
+        return ApprovalOutcome(approved=False, reason=EXPIRED_REASON, interaction_id=iid)
+    if isinstance(result, CancelledResult):
+        return ApprovalOutcome(approved=False, reason=_CANCEL_REASONS[result.reason], interaction_id=iid)
+    raise AssertionError(f"unexpected result for approval {iid}: {result!r}")  # validation forbids it

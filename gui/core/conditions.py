@@ -1,0 +1,292 @@
+"""The `when` condition language: a hand-written parser, a small AST, and a strict evaluator.
+
+Why by hand and never `eval`: a condition is text that people and AI agents write, so it must not be
+able to run code, and every mistake must come back as a `ConditionSyntaxError` with the character
+offset the editor points at, for any input at all. Why strict: evaluation that cannot give a
+trustworthy answer (an absent input, a number compared with text, `==` across types) raises
+`ConditionEvalError` instead of returning False, because a skipped step that the user believes ran is
+the worst outcome (spec §1). For the same reason `and`/`or` evaluate every operand, so a latent type
+error shows on the first run, not only on the input that happens to reach it.
+
+Grammar (precedence: comparison > not > and > or; comparisons do not chain):
+    or      := and ("or" and)*          and := not ("and" not)*
+    not     := "not" not | primary      primary := "(" or ")" | operand [OP operand]
+    operand := $args.<name> | "string" | number | true | false
+A lone operand is a condition only when it is `true`, `false` or `$args.<name>` (which must be a boolean).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import operator
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from gui.core.condition_lexer import ConditionSyntaxError, Token, clip, lex
+from gui.core.names import ARGS_PREFIX, is_valid_name
+
+__all__ = [
+    "OPERATORS", "And", "ArgRef", "Compare", "Condition", "ConditionEvalError", "ConditionSyntaxError",
+    "Literal", "Not", "Operand", "Or", "condition_rows", "evaluate", "parse_condition", "rows_to_text",
+]
+
+OPERATORS = ("==", "!=", ">", ">=", "<", "<=", "contains")
+_OPS_HINT = "(==, !=, >, >=, <, <=, contains)"
+_VALUE_HINT = '($args.<name>, a "string", a number, true or false)'
+_MAX_DEPTH = 100
+
+
+class ConditionEvalError(ValueError):
+    """The condition has no trustworthy answer for these args; `offset` points at the culprit if known."""
+
+    def __init__(self, message: str, offset: int | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.offset = offset
+
+
+# ---------------------------------------------------------------------------------------------- AST
+# `offset` is where a node starts in the parsed text (-1 when built by code); it is not compared.
+
+
+@dataclass(frozen=True)
+class Condition:
+    """Base of every AST node; `parse_condition` returns one and `evaluate` reads one."""
+
+    def to_text(self) -> str:
+        """Canonical text that parses back to an equal tree."""
+        raise NotImplementedError
+
+    def references(self) -> list[tuple[str, int]]:
+        """Every `$args` name used, with the offset of its `$`, in text order (one entry per use)."""
+        return [(node.name, node.offset) for node in _walk(self) if isinstance(node, ArgRef)]
+
+    def __str__(self) -> str:
+        return self.to_text()
+
+
+@dataclass(frozen=True, eq=False)
+class Literal(Condition):
+    """A string, number or boolean. Equality also compares the type: `true` is not `1`, `3` is not `3.0`."""
+
+    value: str | int | float | bool
+    offset: int = field(default=-1, compare=False)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.value, str | int | float):
+            raise TypeError(f"a condition value is text, a number, true or false, not {self.value!r}")
+        if isinstance(self.value, float) and not math.isfinite(self.value):
+            raise ValueError(f"{self.value} is not a number a condition can hold")
+
+    def __eq__(self, other: object) -> bool:
+        return (
+            isinstance(other, Literal) and type(other.value) is type(self.value) and other.value == self.value
+        )
+
+    def __hash__(self) -> int:
+        return hash((type(self.value), self.value))
+
+    def to_text(self) -> str:
+        if isinstance(self.value, bool):
+            return "true" if self.value else "false"
+        if isinstance(self.value, str):
+            return json.dumps(self.value, ensure_ascii=False)
+        return repr(self.value)
+
+
+@dataclass(frozen=True)
+class ArgRef(Condition):
+    """`$args.<name>`: an input of the group. Alone, as a condition, it must hold a boolean."""
+
+    name: str
+    offset: int = field(default=-1, compare=False)
+
+    def __post_init__(self) -> None:
+        if not is_valid_name(self.name):
+            raise ValueError(f"{self.name!r} is not an input name (letters, digits, _; not a digit first)")
+
+    def to_text(self) -> str:
+        return ARGS_PREFIX + self.name
+
+
+Operand = Literal | ArgRef
+
+
+@dataclass(frozen=True)
+class Compare(Condition):
+    left: Operand
+    op: str
+    right: Operand
+    offset: int = field(default=-1, compare=False)
+    op_offset: int = field(default=-1, compare=False)
+
+    def __post_init__(self) -> None:
+        if self.op not in OPERATORS:
+            raise ValueError(f"{self.op!r} is not an operator {_OPS_HINT}")
+        if not isinstance(self.left, Operand) or not isinstance(self.right, Operand):
+            raise TypeError("both sides of a comparison are values: Literal or ArgRef")
+
+    def to_text(self) -> str:
+        return f"{self.left.to_text()} {self.op} {self.right.to_text()}"
+
+
+@dataclass(frozen=True)
+class Not(Condition):
+    operand: Condition
+    offset: int = field(default=-1, compare=False)
+
+    def to_text(self) -> str:
+        return "not " + _child_text(self.operand, (And, Or))
+
+
+@dataclass(frozen=True)
+class _Junction(Condition):
+    operands: tuple[Condition, ...]
+    offset: int = field(default=-1, compare=False)
+    keyword = ""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "operands", tuple(self.operands))
+        if len(self.operands) < 2 or not all(isinstance(o, Condition) for o in self.operands):
+            raise ValueError(f"'{self.keyword}' joins two or more conditions")
+
+    def to_text(self) -> str:
+        wrap = (And, Or) if isinstance(self, And) else (Or,)
+        return f" {self.keyword} ".join(_child_text(o, wrap) for o in self.operands)
+
+
+@dataclass(frozen=True)
+class And(_Junction):
+    keyword = "and"
+
+
+@dataclass(frozen=True)
+class Or(_Junction):
+    keyword = "or"
+
+
+def _child_text(node: Condition, wrap: tuple[type, ...]) -> str:
+    return f"({node.to_text()})" if isinstance(node, wrap) else node.to_text()
+
+
+def _walk(node: Condition) -> list[Condition]:
+    """Every node, in text order."""
+    if isinstance(node, Compare):
+        return [node, *_walk(node.left), *_walk(node.right)]
+    if isinstance(node, Not):
+        return [node, *_walk(node.operand)]
+    if isinstance(node, _Junction):
+        return [node, *(n for o in node.operands for n in _walk(o))]
+    return [node]
+
+
+# ------------------------------------------------------------------------------------------- parser
+
+
+class _Parser:
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.tok = lex(text, 0)
+        self.depth = 0
+
+    def advance(self) -> Token:
+        taken = self.tok
+        self.tok = lex(self.text, taken.end)
+        return taken
+
+    def shown(self, tok: Token) -> str:
+        return "the end" if tok.kind == "end" else clip(self.text[tok.start : tok.end])
+
+    def parse_or(self) -> Condition:
+        return self._junction(self.parse_and, "or", Or)
+
+    def parse_and(self) -> Condition:
+        return self._junction(self.parse_not, "and", And)
+
+    def _junction(self, sub: Callable[[], Condition], keyword: str, cls: type[_Junction]) -> Condition:
+        items = [sub()]
+        while self.tok.kind == keyword:
+            self.advance()
+            items.append(sub())
+        return items[0] if len(items) == 1 else cls(tuple(items), offset=items[0].offset)
+
+    def parse_not(self) -> Condition:
+        if self.tok.kind != "not":
+            return self.parse_primary()
+        start = self.advance().start
+        self._enter(start)
+        node = Not(self.parse_not(), offset=start)
+        self.depth -= 1
+        return node
+
+    def _enter(self, offset: int) -> None:
+        self.depth += 1
+        if self.depth > _MAX_DEPTH:
+            raise ConditionSyntaxError(f"condition nested too deeply (more than {_MAX_DEPTH} levels)", offset)
+
+    def parse_primary(self) -> Condition:
+        tok = self.tok
+        if tok.kind == "(":
+            self.advance()
+            self._enter(tok.start)
+            node = self.parse_or()
+            if self.tok.kind != ")":
+                raise ConditionSyntaxError(
+                    f"expected ) to close the ( at character {tok.start}, found {self.shown(self.tok)}",
+                    self.tok.start,
+                )
+            self.advance()
+            self.depth -= 1
+            return node
+        if tok.kind in ("arg", "str", "num", "bool"):
+            return self.parse_comparison()
+        if tok.kind == "end":
+            raise ConditionSyntaxError("unexpected end: expected a condition", tok.start)
+        if tok.kind == "op":
+            raise ConditionSyntaxError(f"expected a value {_VALUE_HINT} before {self.shown(tok)}", tok.start)
+        raise ConditionSyntaxError(f"unexpected '{self.shown(tok)}': expected a condition", tok.start)
+
+    def operand(self) -> Operand:
+        tok = self.advance()
+        return ArgRef(tok.value, offset=tok.start) if tok.kind == "arg" else Literal(tok.value, offset=tok.start)
+
+    def parse_comparison(self) -> Condition:
+        left_tok = self.tok
+        left = self.operand()
+        if self.tok.kind != "op":
+            lone_ok = left_tok.kind in ("arg", "bool")
+            if lone_ok and self.tok.kind in ("and", "or", ")", "end"):
+                return left
+            raise ConditionSyntaxError(
+                f"expected an operator {_OPS_HINT} after {self.shown(left_tok)}", self.tok.start
+            )
+        op = self.advance()
+        if self.tok.kind not in ("arg", "str", "num", "bool"):
+            raise ConditionSyntaxError(f"expected a value {_VALUE_HINT} after {op.value}", self.tok.start)
+        node = Compare(left, op.value, self.operand(), offset=left.offset, op_offset=op.start)
+        if self.tok.kind == "op":
+            raise ConditionSyntaxError(
+                f"unexpected {self.shown(self.tok)}: comparisons do not chain, join them with and / or",
+                self.tok.start,
+            )
+        return node
+
+
+def parse_condition(text: str) -> Condition:
+    """The tree of `text`. Raises ConditionSyntaxError, and nothing else, for any input."""
+    if not isinstance(text, str):
+        raise ConditionSyntaxError(f"a condition is text, not {type(text).__name__}", 0)
+    parser = _Parser(text)
+    if parser.tok.kind == "end":
+        raise ConditionSyntaxError("empty condition: write true to always run", 0)
+    node = parser.parse_or()
+    tok = parser.tok
+    if tok.kind == ")":
+        raise ConditionSyntaxError("unexpected ')': there is no ( for it to close", tok.start)
+    if tok.kind != "end":
+        raise ConditionSyntaxError(
+            f"unexpected {parser.shown(tok)}: expected and, or, or the end of the condition", tok.start
+        )
+    return node

@@ -1,0 +1,173 @@
+"""Reading the seed's text form: the JSON document, and each group's `tools` string.
+
+The parser never raises anything but `DslError`, whatever it is given, and never drops a tool
+silently: a missing `;` between two objects is reported *and* both objects are still read, so one
+mistake does not hide the next. Structural checks of fields live in `validator`; this module only
+turns text into plain Python values, with the character offset of every problem.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from gui.core.errors import DslError, Loc, Problem
+
+_DECODER = json.JSONDecoder()
+
+
+class _DuplicateKey(ValueError):
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
+
+
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise _DuplicateKey(key)
+        out[key] = value
+    return out
+
+
+_STRICT_DECODER = json.JSONDecoder(object_pairs_hook=_no_duplicates)
+
+
+def _json_problem(exc: json.JSONDecodeError, loc: Loc, what: str) -> Problem:
+    hint = ""
+    if "property name enclosed in double quotes" in exc.msg:
+        hint = ': keys need double quotes, like {"tool": …}, not {tool: …}'
+    return Problem(
+        loc=loc,
+        code="invalid-json",
+        message=f"{what} is not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno}){hint}",
+        offset=exc.pos,
+    )
+
+
+def _duplicate_key_position(text: str, start: int, key: str) -> int:
+    needle = json.dumps(key, ensure_ascii=False)
+    first = text.find(needle, start)
+    second = text.find(needle, first + 1) if first >= 0 else -1
+    return second if second >= 0 else max(first, start)
+
+
+def load_json_text(text: str, loc: Loc = ()) -> Any:
+    """The JSON value in `text` (a whole document); DslError with the offset when it is not JSON."""
+    if not isinstance(text, str):
+        raise DslError([Problem(loc=loc, code="bad-type", message="the document must be text")])
+    try:
+        value, end = _STRICT_DECODER.raw_decode(text, _skip_space(text, 0))
+    except _DuplicateKey as exc:
+        pos = _duplicate_key_position(text, 0, exc.key)
+        raise DslError([Problem(loc=loc, code="duplicate-key", offset=pos,
+                                message=f"the key '{exc.key}' appears twice in one object: keep one")]) from None
+    except json.JSONDecodeError as exc:
+        raise DslError([_json_problem(exc, loc, "the document")]) from None
+    except RecursionError:
+        raise DslError([Problem(loc=loc, code="invalid-json", message="the document is nested too deeply")]) from None
+    end = _skip_space(text, end)
+    if end != len(text):
+        raise DslError([Problem(loc=loc, code="invalid-json", offset=end,
+                                message="unexpected text after the end of the JSON document")])
+    return value
+
+
+def _skip_space(text: str, pos: int) -> int:
+    while pos < len(text) and text[pos] in " \t\r\n":
+        pos += 1
+    return pos
+
+
+@dataclass(frozen=True)
+class RawTool:
+    """One object read from a `tools` string, with where it starts in that string."""
+
+    value: Any
+    offset: int
+
+
+def split_tools(text: str, loc: Loc) -> tuple[list[RawTool], list[Problem]]:
+    """Every `{…} ;` object in a group's `tools` string, and every problem, each with its offset.
+
+    After an error inside an object the scan resumes after the next `;`, so later tools are still
+    read and checked.
+    """
+    tools: list[RawTool] = []
+    problems: list[Problem] = []
+    pos = _skip_space(text, 0)
+    if pos == len(text):
+        problems.append(Problem(loc=loc, code="empty-tools", offset=0, message=(
+            'the group has no tools: write at least one, like {"tool":"echo","args":{"value":"hi"}} ;')))
+        return tools, problems
+    while pos < len(text):
+        if text[pos] == ";":
+            problems.append(Problem(loc=loc, code="invalid-json", offset=pos, message=(
+                "a ';' with no tool object before it: remove it, or put a {…} object before it")))
+            pos = _skip_space(text, pos + 1)
+            continue
+        if text[pos] != "{":
+            problems.append(Problem(loc=loc, code="invalid-json", offset=pos, message=(
+                f"expected '{{' to start a tool object, found {text[pos]!r}: each tool is a JSON object "
+                "followed by ';'")))
+            pos = _resume_after_semicolon(text, pos)
+            continue
+        start = pos
+        try:
+            value, pos = _STRICT_DECODER.raw_decode(text, pos)
+        except _DuplicateKey as exc:
+            problems.append(Problem(loc=(*loc, len(tools)), code="duplicate-key",
+                                    offset=_duplicate_key_position(text, start, exc.key),
+                                    message=f"the key '{exc.key}' appears twice in this tool: keep one"))
+            tools.append(RawTool(value=None, offset=start))
+            pos = _resume_after_semicolon(text, start)
+            continue
+        except json.JSONDecodeError as exc:
+            problems.append(_json_problem(exc, loc, f"tool object {len(tools) + 1}"))
+            tools.append(RawTool(value=None, offset=start))
+            pos = _resume_after_semicolon(text, start)
+            continue
+        except RecursionError:
+            problems.append(Problem(loc=loc, code="invalid-json", offset=start,
+                                    message=f"tool object {len(tools) + 1} is nested too deeply"))
+            tools.append(RawTool(value=None, offset=start))
+            pos = _resume_after_semicolon(text, start)
+            continue
+        tools.append(RawTool(value=value, offset=start))
+        pos = _skip_space(text, pos)
+        if pos == len(text):
+            problems.append(Problem(loc=loc, code="missing-trailing-semicolon", offset=pos, message=(
+                "the last tool object is not followed by ';': every tool ends with ';', the last one too")))
+            break
+        if text[pos] == ";":
+            pos = _skip_space(text, pos + 1)
+        elif text[pos] == "{":
+            problems.append(Problem(loc=loc, code="missing-semicolon", offset=pos, message=(
+                f"';' is missing between tool {len(tools)} and tool {len(tools) + 1}: write '}} ; {{' "
+                "(the next tool was still read)")))
+        else:
+            problems.append(Problem(loc=loc, code="invalid-json", offset=pos, message=(
+                f"expected ';' after tool object {len(tools)}, found {text[pos]!r}")))
+            pos = _resume_after_semicolon(text, pos)
+    return tools, problems
+
+
+def _resume_after_semicolon(text: str, pos: int) -> int:
+    """Skip to just after the next ';' outside a JSON string (best effort recovery)."""
+    in_string = escaped = False
+    for i in range(pos, len(text)):
+        ch = text[i]
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch == ";":
+            return _skip_space(text, i + 1)
+    return len(text)

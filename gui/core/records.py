@@ -1,0 +1,114 @@
+"""The record of a run: per group and per tool, what happened and when.
+
+The record is what the run panel draws, what `seqdesk run --json` prints and what is stored; it is
+kept by the runner and saved through the `RunStore` port at the moments that matter (start, each
+group's end, a wait for a person, the end), so a crash loses at most the tools still running.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal, Protocol
+
+from pydantic import BaseModel, Field
+
+ToolStatus = Literal["queued", "running", "waiting", "succeeded", "failed", "skipped", "degraded", "cancelled"]
+GroupStatus = Literal["waiting", "running", "skipped", "succeeded", "failed", "stopped", "cancelled"]
+RunStatus = Literal["running", "succeeded", "degraded", "failed", "stopped", "interrupted"]
+FINISHED_RUN: frozenset[str] = frozenset({"succeeded", "degraded", "failed", "stopped", "interrupted"})
+
+
+class ToolRecord(BaseModel):
+    index: int
+    tool: str
+    tool_call_id: str
+    as_: str | None = Field(default=None, alias="as")
+    status: ToolStatus = "queued"
+    started_at: float | None = None
+    finished_at: float | None = None
+    args: Any = None  # as sent, after substitution
+    result: Any = None
+    error: str | None = None
+    attempts: int = 0
+    reason: str | None = None  # why skipped / degraded
+    interaction_id: str | None = None  # the request it waits (or waited) on
+    waits: list[tuple[float, float | None]] = Field(default_factory=list)  # spans waiting for a person
+
+    model_config = {"populate_by_name": True}
+
+
+class GroupRecord(BaseModel):
+    index: int
+    name: str
+    status: GroupStatus = "waiting"
+    started_at: float | None = None
+    finished_at: float | None = None
+    reason: str | None = None  # skipped because…, failed because…
+    serial_reason: str | None = None  # why the tools ran one by one, when they did
+    args: dict[str, Any] = Field(default_factory=dict)
+    tools: list[ToolRecord] = Field(default_factory=list)
+
+
+class RunRecord(BaseModel):
+    run_id: str
+    sequence: str
+    target: str | None = None  # a group's name when one group was called on its own
+    args: dict[str, Any] = Field(default_factory=dict)
+    status: RunStatus = "running"
+    created_at: float
+    finished_at: float | None = None
+    groups: list[GroupRecord] = Field(default_factory=list)
+    outputs: dict[str, Any] = Field(default_factory=dict)
+    error: str | None = None
+    depth: int = 0
+
+    @property
+    def finished(self) -> bool:
+        return self.status in FINISHED_RUN
+
+    def to_summary_json(self) -> dict[str, Any]:
+        """The shape `seqdesk run --json` prints."""
+        groups = []
+        for g in self.groups:
+            tools = []
+            for t in g.tools:
+                item: dict[str, Any] = {"tool": t.tool, "status": t.status, "started_at": t.started_at,
+                                        "finished_at": t.finished_at, "attempts": t.attempts}
+                if t.error is not None:
+                    item["error"] = t.error
+                else:
+                    item["result"] = t.result
+                tools.append(item)
+            groups.append({"name": g.name, "status": g.status, "reason": g.reason, "tools": tools})
+        return {"run_id": self.run_id, "sequence": self.sequence, "status": self.status, "error": self.error,
+                "outputs": self.outputs, "groups": groups}
+
+
+class RunStore(Protocol):
+    """Where run records live. `save` is durable when it returns."""
+
+    async def save(self, record: RunRecord) -> None: ...
+
+    async def get(self, run_id: str) -> RunRecord | None: ...
+
+    async def list(self, limit: int = 100, offset: int = 0) -> list[RunRecord]: ...
+
+    async def running(self) -> list[RunRecord]: ...
+
+
+class MemoryRunStore:
+    def __init__(self) -> None:
+        self._items: dict[str, RunRecord] = {}
+
+    async def save(self, record: RunRecord) -> None:
+        self._items[record.run_id] = record.model_copy(deep=True)
+
+    async def get(self, run_id: str) -> RunRecord | None:
+        item = self._items.get(run_id)
+        return item.model_copy(deep=True) if item else None
+
+    async def list(self, limit: int = 100, offset: int = 0) -> list[RunRecord]:
+        items = sorted(self._items.values(), key=lambda r: r.created_at, reverse=True)
+        return [r.model_copy(deep=True) for r in items[offset:offset + limit]]
+
+    async def running(self) -> list[RunRecord]:
+        return [r.model_copy(deep=True) for r in self._items.values() if not r.finished]

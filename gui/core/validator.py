@@ -1,0 +1,432 @@
+"""Static validation of a sequence document: every rule of SPEC §1, all problems at once.
+
+`check_document` takes the seed's JSON document (text or an already-decoded value) and returns a
+`ValidationResult`: the frozen tree when there are no errors, every error and warning with its
+`loc`, `code`, message and (for text fields) offset, and the signature. Nothing here runs a tool;
+the catalog of saved sequences comes in as a `CatalogView` so that group-name uniqueness and
+`seq_call` cycles can be checked across sequences.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from gui.core.conditions import ConditionSyntaxError, parse_condition
+from gui.core.durations import parse_duration
+from gui.core.errors import DslError, Loc, Problem
+from gui.core.model import SLOT_TYPE_NAMES, Group, Missing, OnError, Sequence, Signature, SlotType, ToolCall
+from gui.core.names import is_valid_name
+from gui.core.parser import load_json_text, split_tools
+from gui.core.signature import signature_problems
+from gui.core.substitution import references
+
+_SEQ_FIELDS = ("name", "description", "groups")
+_GROUP_FIELDS = ("name", "description", "in", "out", "when", "parallel", "missing", "timeout", "on_error", "tools")
+_TOOL_FIELDS = ("tool", "args", "as")
+
+
+@dataclass(frozen=True)
+class CatalogView:
+    """What the validator needs to know about other saved sequences.
+
+    `group_owner` maps every saved group name to the sequence that holds it; `sequence_names` are
+    the saved sequences; `calls` maps a saved sequence or group name to the names its `seq_call`
+    tools call directly. `tool_exists` answers for the warning `unknown-tool` (None: don't warn);
+    `validate_args` checks literal arguments of a known tool (raises ValueError with a message).
+    """
+
+    group_owner: Mapping[str, str] = field(default_factory=dict)
+    sequence_names: frozenset[str] = frozenset()
+    calls: Mapping[str, frozenset[str]] = field(default_factory=dict)
+    tool_exists: Callable[[str], bool] | None = None
+    validate_args: Callable[[str, dict[str, Any]], None] | None = None
+
+
+class ValidationResult(BaseModel):
+    model_config = ConfigDict(frozen=True, arbitrary_types_allowed=True)
+
+    sequence: Sequence | None = None
+    errors: list[Problem]
+    warnings: list[Problem]
+    signature: Signature | None = None
+
+    @property
+    def ok(self) -> bool:
+        return not self.errors
+
+    def to_json(self) -> dict[str, Any]:
+        sig = self.signature or Signature()
+        return {
+            "ok": self.ok,
+            "errors": [p.to_json() for p in self.errors],
+            "warnings": [p.to_json() for p in self.warnings],
+            "signature": {"inputs": {k: v.value for k, v in sig.inputs.items()},
+                          "outputs": {k: v.value for k, v in sig.outputs.items()}},
+        }
+
+    def raise_for_errors(self) -> Sequence:
+        if self.sequence is None or self.errors:
+            raise DslError(self.errors)
+        return self.sequence
+
+
+def check_text(text: str, catalog: CatalogView | None = None) -> ValidationResult:
+    try:
+        doc = load_json_text(text)
+    except DslError as exc:
+        return ValidationResult(errors=exc.errors, warnings=[])
+    return check_document(doc, catalog)
+
+
+def check_document(doc: Any, catalog: CatalogView | None = None) -> ValidationResult:
+    """Validate a decoded document; never raises (every problem is in the result)."""
+    try:
+        return _Checker(catalog or CatalogView()).check(doc)
+    except RecursionError:
+        problem = Problem(loc=(), code="invalid-json", message="the document is nested too deeply")
+        return ValidationResult(errors=[problem], warnings=[])
+
+
+def parse_sequence(source: str | Mapping[str, Any], catalog: CatalogView | None = None) -> Sequence:
+    """The validated tree, or DslError carrying every error."""
+    result = check_text(source, catalog) if isinstance(source, str) else check_document(source, catalog)
+    return result.raise_for_errors()
+
+
+class _Checker:
+    def __init__(self, catalog: CatalogView) -> None:
+        self.catalog = catalog
+        self.problems: list[Problem] = []
+
+    def error(self, loc: Loc, code: str, message: str, offset: int | None = None) -> None:
+        self.problems.append(Problem(loc=loc, code=code, message=message, offset=offset))
+
+    def warn(self, loc: Loc, code: str, message: str, offset: int | None = None) -> None:
+        self.problems.append(Problem(loc=loc, code=code, message=message, offset=offset, severity="warning"))
+
+    def check(self, doc: Any) -> ValidationResult:
+        sequence = self._sequence(doc)
+        signature = None
+        if sequence is not None:
+            sig, sig_problems = signature_problems(sequence)
+            self.problems.extend(sig_problems)
+            signature = sig
+            self._cycles(sequence)
+        errors = [p for p in self.problems if p.severity == "error"]
+        warnings = [p for p in self.problems if p.severity == "warning"]
+        return ValidationResult(sequence=None if errors else sequence, errors=errors, warnings=warnings,
+                                signature=signature)
+
+    # -- document -------------------------------------------------------------------------------
+    def _sequence(self, doc: Any) -> Sequence | None:
+        if not isinstance(doc, dict):
+            self.error((), "bad-type", 'a sequence is a JSON object: {"name": …, "description": …, "groups": […]}')
+            return None
+        for key in doc:
+            if key == "file":
+                self.error(("file",), "groups-and-file" if "groups" in doc else "unknown-field",
+                           "give either groups or file, not both" if "groups" in doc else
+                           "'file' is read by create: a document itself must hold its groups")
+            elif key not in _SEQ_FIELDS:
+                self.error((key,), "unknown-field", f"unknown field '{key}': a sequence has name, description, groups")
+        name = self._name(doc, ("name",), "sequence")
+        description = self._text(doc, "description", ("description",))
+        groups_value = doc.get("groups")
+        if "groups" not in doc:
+            if "file" not in doc:
+                self.error(("groups",), "missing-field", 'the sequence has no "groups": add at least one group')
+            return None
+        if not isinstance(groups_value, list):
+            self.error(("groups",), "bad-type", '"groups" must be an array of group objects: [{…}, {…}]')
+            return None
+        if not groups_value:
+            self.error(("groups",), "no-groups", '"groups" is empty: add at least one group')
+            return None
+        groups: list[Group | None] = [self._group(g, i) for i, g in enumerate(groups_value)]
+        self._group_names(groups_value, name)
+        if name is None or any(g is None for g in groups):
+            return None
+        return Sequence(name=name, description=description, groups=tuple(g for g in groups if g is not None))
+
+    def _name(self, obj: dict[str, Any], loc: Loc, what: str) -> str | None:
+        if "name" not in obj:
+            self.error(loc, "missing-field", f'the {what} has no "name": give it one')
+            return None
+        value = obj["name"]
+        if not isinstance(value, str):
+            self.error(loc, "bad-type", f"the {what} name must be text")
+            return None
+        if not value.strip():
+            self.error(loc, "blank-name", f"the {what} name is blank: give it a name")
+            return None
+        if value != value.strip():
+            self.error(loc, "blank-name", f"the {what} name '{value}' starts or ends with spaces: remove them")
+            return None
+        return value
+
+    def _text(self, obj: dict[str, Any], key: str, loc: Loc, default: str = "") -> str:
+        value = obj.get(key, default)
+        if not isinstance(value, str):
+            self.error(loc, "bad-type", f'"{key}" must be text')
+            return default
+        return value
+
+    def _group_names(self, groups: list[Any], sequence_name: str | None) -> None:
+        seen: dict[str, int] = {}
+        for index, group in enumerate(groups):
+            if not isinstance(group, dict) or not isinstance(group.get("name"), str):
+                continue
+            name = group["name"]
+            if name in seen:
+                self.error(("groups", index, "name"), "duplicate-group",
+                           f"group name '{name}' is already used by group {seen[name] + 1}: group names are unique")
+                continue
+            seen[name] = index
+            owner = self.catalog.group_owner.get(name)
+            if owner is not None and owner != sequence_name:
+                self.error(("groups", index, "name"), "duplicate-group",
+                           f"group name '{name}' is already used in the saved sequence '{owner}': "
+                           "group names are unique across all sequences; choose another")
+            elif name in self.catalog.sequence_names and name != sequence_name:
+                self.error(("groups", index, "name"), "duplicate-group",
+                           f"'{name}' is already the name of a saved sequence: choose another group name")
+
+    # -- group ----------------------------------------------------------------------------------
+    def _group(self, value: Any, index: int) -> Group | None:
+        loc: Loc = ("groups", index)
+        if not isinstance(value, dict):
+            self.error(loc, "bad-type", "each group is a JSON object with name, in, out, tools, …")
+            return None
+        before = len(self.problems)
+        for key in value:
+            if key not in _GROUP_FIELDS:
+                self.error((*loc, key), "unknown-field",
+                           f"unknown field '{key}': a group has {', '.join(_GROUP_FIELDS)}")
+        name = self._name(value, (*loc, "name"), "group")
+        description = self._text(value, "description", (*loc, "description"))
+        ins = self._slots(value, "in", loc)
+        outs = self._slots(value, "out", loc)
+        when = self._when(value, loc, ins)
+        parallel = value.get("parallel", True)
+        if not isinstance(parallel, bool):
+            self.error((*loc, "parallel"), "bad-type", '"parallel" is true or false (no quotes)')
+        missing = self._enum(value, "missing", loc, Missing, Missing.FAIL)
+        on_error = self._enum(value, "on_error", loc, OnError, OnError.ABORT)
+        timeout = self._timeout(value, loc)
+        tools = self._tools(value, loc, ins, outs)
+        if len(self.problems) != before and any(p.severity == "error" for p in self.problems[before:]):
+            return None
+        assert name is not None and tools is not None
+        return Group(name=name, description=description, in_=ins, out=outs, when=when, parallel=parallel,
+                     missing=missing, timeout=timeout, on_error=on_error, tools=tuple(tools))
+
+    def _slots(self, group: dict[str, Any], key: str, loc: Loc) -> dict[str, SlotType]:
+        code = "in-not-object" if key == "in" else "out-not-object"
+        example = '{"host": "string"}' if key == "in" else '{"summary": "string"}'
+        if key not in group:
+            return {}
+        value = group[key]
+        if isinstance(value, str):
+            self.error((*loc, key), code, f'"{key}" must be an object like {example}, not text; '
+                       f'for none write {{}} (without quotes)')
+            return {}
+        if not isinstance(value, dict):
+            self.error((*loc, key), code, f'"{key}" must be an object like {example}; for none write {{}}')
+            return {}
+        slots: dict[str, SlotType] = {}
+        for slot, type_name in value.items():
+            if not is_valid_name(slot):
+                self.error((*loc, key, slot), "bad-name",
+                           f"'{slot}' is not a usable name: use letters, digits and _, starting with a letter")
+                continue
+            if not isinstance(type_name, str) or type_name not in SLOT_TYPE_NAMES:
+                self.error((*loc, key, slot), "bad-enum",
+                           f"type of '{slot}' must be one of {', '.join(SLOT_TYPE_NAMES)}, not {type_name!r}")
+                continue
+            slots[slot] = SlotType(type_name)
+        return slots
+
+    def _when(self, group: dict[str, Any], loc: Loc, ins: dict[str, SlotType]) -> str:
+        value = group.get("when", "true")
+        if not isinstance(value, str):
+            self.error((*loc, "when"), "bad-type", '"when" is a condition written as text, like "$args.n > 3"')
+            return "true"
+        try:
+            condition = parse_condition(value)
+        except ConditionSyntaxError as exc:
+            self.error((*loc, "when"), "bad-condition", f"condition: {getattr(exc, 'message', exc)}",
+                       getattr(exc, "offset", None))
+            return value
+        declared = isinstance(group.get("in"), dict)
+        for name, offset in condition.references():
+            if declared and name not in ins and name in group.get("in", {}):
+                continue  # already reported as a bad slot declaration
+            if name not in ins:
+                self.error((*loc, "when"), "undeclared-arg",
+                           f"the condition reads $args.{name}, which is not declared in this group's \"in\": "
+                           f'add "{name}" to "in", or use one of: {", ".join(ins) or "(none declared)"}', offset)
+        return value
+
+    def _enum(self, group: dict[str, Any], key: str, loc: Loc, enum: type[Missing] | type[OnError],
+              default: Any) -> Any:
+        if key not in group:
+            return default
+        value = group[key]
+        choices = [m.value for m in enum]
+        if not isinstance(value, str) or value not in choices:
+            self.error((*loc, key), "bad-enum", f'"{key}" must be one of {", ".join(choices)}, not {value!r}')
+            return default
+        return enum(value)
+
+    def _timeout(self, group: dict[str, Any], loc: Loc) -> str | None:
+        value = group.get("timeout")
+        if value is None:
+            return None
+        if not isinstance(value, str):
+            self.error((*loc, "timeout"), "bad-timeout",
+                       f'"timeout" is text with a unit, like "30s", "2m" or "500ms", not {value!r}')
+            return None
+        try:
+            parse_duration(value)
+        except ValueError as exc:
+            self.error((*loc, "timeout"), "bad-timeout", str(exc))
+            return None
+        return value
+
+    # -- tools ----------------------------------------------------------------------------------
+    def _tools(self, group: dict[str, Any], loc: Loc, ins: dict[str, SlotType],
+               outs: dict[str, SlotType]) -> list[ToolCall] | None:
+        tloc: Loc = (*loc, "tools")
+        if "tools" not in group:
+            self.error(tloc, "missing-field", 'the group has no "tools": write them as one text, '
+                       'like "{\\"tool\\":\\"echo\\",\\"args\\":{}} ;"')
+            return None
+        value = group["tools"]
+        if not isinstance(value, str):
+            self.error(tloc, "bad-type", '"tools" is text (a string), not an array: write '
+                       '"{\\"tool\\":…} ; {\\"tool\\":…} ;" with a ";" after every object')
+            return None
+        raw_tools, problems = split_tools(value, tloc)
+        self.problems.extend(problems)
+        calls: list[ToolCall] = []
+        writers: dict[str, list[int]] = {}
+        for index, raw in enumerate(raw_tools):
+            call = self._tool(raw.value, (*tloc, index), raw.offset, ins, outs)
+            if call is None:
+                continue
+            calls.append(call)
+            if call.as_ is not None and call.as_ in outs:
+                writers.setdefault(call.as_, []).append(index)
+        for slot, indexes in writers.items():
+            if len(indexes) > 1 and outs[slot] is not SlotType.ARRAY:
+                for index in indexes[1:]:
+                    self.error((*tloc, index, "as"), "slot-written-twice",
+                               f"slot '{slot}' is written by tools {', '.join(str(i + 1) for i in indexes)}: "
+                               f'a {outs[slot].value} slot takes one writer; declare it "array" to collect them all')
+        return calls
+
+    def _tool(self, value: Any, loc: Loc, offset: int, ins: dict[str, SlotType],
+              outs: dict[str, SlotType]) -> ToolCall | None:
+        if value is None:
+            return None
+        if not isinstance(value, dict):
+            self.error(loc, "bad-type", 'each tool is an object like {"tool":"echo","args":{…},"as":"slot"}', offset)
+            return None
+        ok = True
+        for key in value:
+            if key not in _TOOL_FIELDS:
+                self.error((*loc, key), "unknown-field",
+                           f"unknown field '{key}' in a tool: a tool has tool, args, as", offset)
+                ok = False
+        name = value.get("tool")
+        if "tool" not in value:
+            self.error((*loc, "tool"), "missing-field", 'the tool object has no "tool": name the tool to run', offset)
+            ok = False
+        elif not isinstance(name, str):
+            self.error((*loc, "tool"), "bad-type", '"tool" is the tool name as text', offset)
+            ok = False
+        elif not name.strip():
+            self.error((*loc, "tool"), "blank-name", '"tool" is blank: name the tool to run', offset)
+            ok = False
+        args = value.get("args", {})
+        if not isinstance(args, dict):
+            self.error((*loc, "args"), "bad-type", '"args" is an object like {"command": "uptime"}', offset)
+            ok = False
+            args = {}
+        slot = value.get("as")
+        if slot is not None and not isinstance(slot, str):
+            self.error((*loc, "as"), "bad-type", '"as" names an output slot, as text', offset)
+            ok = False
+        elif isinstance(slot, str) and slot not in outs:
+            self.error((*loc, "as"), "undeclared-slot",
+                       f"slot '{slot}' is not declared in out: add \"{slot}\" to the group's \"out\", "
+                       f"or use one of: {', '.join(outs) or '(none declared)'}", offset)
+            ok = False
+        refs = references(args)
+        for path, ref, ref_offset in refs:
+            if ref not in ins:
+                self.error((*loc, "args", *path), "undeclared-arg",
+                           f"$args.{ref} is not declared in this group's \"in\": add \"{ref}\" to \"in\"",
+                           ref_offset)
+                ok = False
+        if ok and isinstance(name, str):
+            self._known_tool(name, args, loc, offset, bool(refs))
+        return ToolCall(tool=name, args=args, as_=slot) if ok else None
+
+    def _known_tool(self, name: str, args: dict[str, Any], loc: Loc, offset: int, has_refs: bool) -> None:
+        exists = self.catalog.tool_exists
+        if exists is None:
+            return
+        if not exists(name):
+            self.warn((*loc, "tool"), "unknown-tool",
+                      f"no tool named '{name}' is available now; if its server is offline the group's "
+                      '"missing" rule decides at run time', offset)
+            return
+        if not has_refs and self.catalog.validate_args is not None:
+            try:
+                self.catalog.validate_args(name, args)
+            except ValueError as exc:
+                self.error((*loc, "args"), "bad-args", str(exc), offset)
+
+    # -- cycles ---------------------------------------------------------------------------------
+    def _cycles(self, sequence: Sequence) -> None:
+        own = {sequence.name, *(g.name for g in sequence.groups)}
+        for gi, group in enumerate(sequence.groups):
+            for ti, call in enumerate(group.tools):
+                target = call.args.get("name") if call.tool == "seq_call" else None
+                if not isinstance(target, str):
+                    continue
+                path = self._reaches(target, own, {target})
+                if path is not None:
+                    chain = " → ".join([group.name, *path])
+                    self.error(("groups", gi, "tools", ti, "args", "name"), "cycle",
+                               f"seq_call makes a cycle ({chain}): a sequence may not call itself")
+
+    def _reaches(self, name: str, own: set[str], seen: set[str]) -> list[str] | None:
+        if name in own:
+            return [name]
+        for callee in self.catalog.calls.get(name, frozenset()):
+            if callee in seen:
+                continue
+            seen.add(callee)
+            rest = self._reaches(callee, own, seen)
+            if rest is not None:
+                return [name, *rest]
+        return None
+
+
+def direct_calls(sequence: Sequence) -> dict[str, frozenset[str]]:
+    """For the catalog: the names each group (and the whole sequence) calls through seq_call."""
+    out: dict[str, frozenset[str]] = {}
+    every: set[str] = set()
+    for group in sequence.groups:
+        names = {c.args["name"] for c in group.tools
+                 if c.tool == "seq_call" and isinstance(c.args.get("name"), str)}
+        out[group.name] = frozenset(names)
+        every |= names
+    out[sequence.name] = frozenset(every | {g.name for g in sequence.groups} - {sequence.name})
+    return out

@@ -1,0 +1,156 @@
+"""`ask_user`: ask the person one or more questions; their answers are the tool's result.
+
+The question goes through the interaction port like every other request for a person, so it is
+stored before anyone sees it, shows up in the inbox, expires with the group's deadline and is
+cancelled when the run stops. Questions are checked when the arguments are (a choice question
+without choices, two questions with one id), so a broken form never reaches a person.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from typing import Any, Literal
+
+from pydantic import ConfigDict, Field, field_validator, model_validator
+
+from gui.core.interactions import (
+    CancelledResult,
+    ExpiredResult,
+    Question,
+    QuestionOption,
+    QuestionRequest,
+    QuestionResponse,
+    ResolvedResult,
+    ToolSource,
+)
+from gui.core.registry import ModelTool, ToolContext, ToolError
+from gui.tools._args import ToolArgs, parse_args
+
+
+class ChoiceArgs(ToolArgs):
+    """One choice the person can pick."""
+
+    model_config = ConfigDict(title="Choice")
+
+    value: str = Field(
+        min_length=1, title="Value", description="What the answer contains when this choice is picked."
+    )
+    label: str = Field(min_length=1, title="Label", description="What the person sees.")
+    description: str | None = Field(
+        default=None, title="Explanation", description="Optional extra words shown under the label."
+    )
+
+
+class QuestionArgs(ToolArgs):
+    """One question to the person."""
+
+    model_config = ConfigDict(title="Question")
+
+    id: str = Field(
+        min_length=1,
+        title="Answer name",
+        description="A short name for this answer, unique in the list, for example 'environment'. "
+        "The result holds each answer under its name.",
+    )
+    prompt: str = Field(min_length=1, title="Question", description="The question as the person reads it.")
+    type: Literal["text", "single_select", "multi_select"] = Field(
+        default="text",
+        title="Kind of answer",
+        description="text: the person types an answer; single_select: they pick one choice; "
+        "multi_select: they pick any number of choices.",
+    )
+    options: list[ChoiceArgs] | None = Field(
+        default=None,
+        title="Choices",
+        description="The choices to pick from; needed for single_select and multi_select.",
+    )
+
+    @model_validator(mode="after")
+    def _choices_fit_the_kind(self) -> QuestionArgs:
+        if self.type == "text":
+            if self.options:
+                raise ValueError("a text question takes no choices; use single_select or multi_select")
+            return self
+        if not self.options:
+            raise ValueError(f"a {self.type} question needs at least one choice")
+        values = [o.value for o in self.options]
+        if len(set(values)) != len(values):
+            raise ValueError("two choices have the same value")
+        return self
+
+
+class AskUserArgs(ToolArgs):
+    """Ask the person questions."""
+
+    model_config = ConfigDict(title="Ask questions")
+
+    title: str = Field(
+        min_length=1, title="Title", description="What the questions are about, shown above them."
+    )
+    questions: list[QuestionArgs] = Field(
+        min_length=1, title="Questions", description="One or more questions to ask."
+    )
+
+    @field_validator("questions")
+    @classmethod
+    def _unique_ids(cls, questions: list[QuestionArgs]) -> list[QuestionArgs]:
+        seen: set[str] = set()
+        for q in questions:
+            if q.id in seen:
+                raise ValueError(f"two questions have the answer name '{q.id}'")
+            seen.add(q.id)
+        return questions
+
+
+class AskUser(ModelTool):
+    name = "ask_user"
+    description = (
+        "Asks you one or more questions and waits for your answers; "
+        "the answers are what this step gives to the next ones."
+    )
+    concurrency_safe = True
+    approval = "none"
+    Args = AskUserArgs
+
+    async def call(self, args: dict[str, Any], ctx: ToolContext) -> dict[str, Any]:
+        a = parse_args(self, AskUserArgs, args)
+        if ctx.interactions is None:
+            raise ToolError("no one can be asked here")
+        handle = await ctx.interactions.request(question_request(a, ctx))
+        result = await handle.result()
+        if isinstance(result, ExpiredResult):
+            raise ToolError("nobody answered before the request expired")
+        if isinstance(result, CancelledResult):
+            raise ToolError(f"the question was cancelled ({result.reason})")
+        if not isinstance(result, ResolvedResult) or not isinstance(result.response, QuestionResponse):
+            raise ToolError("the answer to the question is not an answer to questions")
+        answers: dict[str, Any] = {q.id: None for q in a.questions}  # unanswered questions stay null
+        answers.update({x.question_id: x.value for x in result.response.answers if x.question_id in answers})
+        return answers
+
+
+def question_request(a: AskUserArgs, ctx: ToolContext) -> QuestionRequest:
+    return QuestionRequest(
+        interaction_id=uuid.uuid4().hex,
+        turn_id=ctx.run_id,
+        source=ToolSource(tool_call_id=ctx.tool_call_id, tool_name=ctx.tool_name),
+        created_at=int(time.time() * 1000),
+        expires_at=int(ctx.deadline * 1000) if ctx.deadline is not None else None,
+        sequence_name=ctx.sequence_name,
+        group_name=ctx.group_name,
+        title=a.title,
+        questions=[
+            Question(
+                question_id=q.id,
+                prompt=q.prompt,
+                response_type=q.type,
+                options=[
+                    QuestionOption(value=o.value, label=o.label, description=o.description) for o in q.options
+                ]
+                if q.options
+                else None,
+            )
+            for q in a.questions
+        ],
+    )

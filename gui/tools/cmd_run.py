@@ -1,0 +1,168 @@
+"""`cmd_run`: run a shell command. It is the riskiest built-in, so it always asks first ("exec").
+
+Each command gets its own process group (a new session) so that stopping a run, a group's timeout
+or the step's own time limit ends everything the command started (`a | b`, `x &`), not only the
+shell: a stopped step must not keep working behind the person's back. Output is read in bounded
+chunks so that a chatty command cannot fill the memory or the run record.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+from pathlib import Path
+from typing import Any
+
+from pydantic import ConfigDict, Field, field_validator
+
+from gui.core.registry import ModelTool, ShellApproval, ToolContext, ToolError
+from gui.tools._args import ToolArgs, excerpt, parse_args
+
+MAX_OUTPUT_BYTES = 10 * 1024 * 1024
+TERM_GRACE_SECONDS = 1.0
+_CHUNK = 64 * 1024
+
+
+class CmdRunArgs(ToolArgs):
+    """Run a command in a terminal-like shell."""
+
+    model_config = ConfigDict(title="Run a command")
+
+    command: str = Field(
+        title="Command",
+        description="The command to run, written as you would type it in a terminal, for example: ls -l",
+    )
+    cwd: str | None = Field(
+        default=None,
+        title="Folder",
+        description="The folder the command runs in. Leave empty to use the folder SeqDesk was started in.",
+    )
+    timeout: float | None = Field(
+        default=None,
+        gt=0,
+        title="Time limit (seconds)",
+        description="Stop the command if it is still running after this many seconds. "
+        "Leave empty for no limit.",
+    )
+
+    @field_validator("command")
+    @classmethod
+    def _not_blank(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("the command is empty")
+        return value
+
+    @field_validator("cwd")
+    @classmethod
+    def _blank_is_default(cls, value: str | None) -> str | None:
+        return value if value and value.strip() else None
+
+
+def _folder(cwd: str | None) -> Path:
+    return Path(cwd).expanduser().resolve() if cwd else Path.cwd()
+
+
+class CmdRun(ModelTool):
+    name = "cmd_run"
+    description = (
+        "Runs a command on this computer, as if typed in a terminal, and gives back what it printed. "
+        "You are asked to approve every command before it runs."
+    )
+    concurrency_safe = True  # each command is its own process
+    approval = "exec"
+    Args = CmdRunArgs
+
+    def shell_approval(self, args: dict[str, Any]) -> ShellApproval:
+        a = parse_args(self, CmdRunArgs, args)
+        return ShellApproval(
+            title="Run a command",
+            command=a.command,
+            cwd=str(_folder(a.cwd)),
+            reason="the sequence step asks to run this command",
+            operation="exec",
+        )
+
+    async def call(self, args: dict[str, Any], ctx: ToolContext) -> str:
+        a = parse_args(self, CmdRunArgs, args)
+        cwd = _folder(a.cwd)
+        if not cwd.is_dir():
+            raise ToolError(f"the folder {cwd} does not exist")
+        try:
+            proc = await asyncio.create_subprocess_shell(
+                a.command,
+                stdin=asyncio.subprocess.DEVNULL,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE,
+                cwd=cwd,
+                start_new_session=True,
+            )
+        except OSError as exc:
+            raise ToolError(f"could not start the command: {exc}") from None
+        try:
+            async with asyncio.timeout(a.timeout):
+                out, err = await asyncio.gather(_read(proc.stdout), _read(proc.stderr))
+                code = await proc.wait()
+        except TimeoutError:
+            await _stop(proc)
+            raise ToolError(f"command timed out after {a.timeout:g}s") from None
+        except BaseException:  # cancelled: the step was stopped, end the whole group, then re-raise
+            await _stop(proc)
+            raise
+        if code != 0:
+            raise ToolError(_failure(code, err))
+        return out.rstrip("\r\n")
+
+
+async def _read(stream: asyncio.StreamReader | None) -> str:
+    """The stream as text, at most MAX_OUTPUT_BYTES kept; the rest is read and dropped."""
+    if stream is None:
+        return ""
+    kept = bytearray()
+    dropped = 0
+    while chunk := await stream.read(_CHUNK):
+        room = MAX_OUTPUT_BYTES - len(kept)
+        kept += chunk[: max(room, 0)]
+        dropped += max(len(chunk) - max(room, 0), 0)
+    text = kept.decode("utf-8", errors="replace")
+    if dropped:
+        text += f"\n[output cut: {dropped} more bytes were dropped]\n"
+    return text
+
+
+def _failure(code: int, stderr: str) -> str:
+    if code < 0:
+        try:
+            what = f"was stopped by signal {signal.Signals(-code).name}"
+        except ValueError:
+            what = f"was stopped by signal {-code}"
+    else:
+        what = f"exited with code {code}"
+    detail = excerpt(stderr, keep_end=True)
+    return f"the command {what}: {detail}" if detail else f"the command {what} (it printed no error)"
+
+
+def _signal_group(proc: asyncio.subprocess.Process, sig: int) -> None:
+    try:
+        if hasattr(os, "killpg"):
+            os.killpg(proc.pid, sig)  # the pid is the group id: start_new_session made it a leader
+        elif proc.returncode is None:
+            proc.kill()
+    except (ProcessLookupError, PermissionError):
+        pass  # the group is gone already
+
+
+async def _stop(proc: asyncio.subprocess.Process) -> None:
+    """SIGTERM to the group, a short grace for the shell, then SIGKILL to whatever is left.
+
+    The SIGKILL is in `finally` so that a second cancellation during the grace cannot skip it.
+    """
+    try:
+        _signal_group(proc, signal.SIGTERM)
+        try:
+            await asyncio.wait_for(proc.wait(), TERM_GRACE_SECONDS)
+        except TimeoutError:
+            pass
+    finally:
+        _signal_group(proc, getattr(signal, "SIGKILL", signal.SIGTERM))
+    await proc.wait()

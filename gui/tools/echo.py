@@ -1,0 +1,36 @@
+"""`echo`: give back the value it is given, unchanged.
+
+It is how a sequence puts a fixed value (or a combination of its inputs) into an output slot, and
+the simplest tool for trying the runner out, in the app and in tests.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import ConfigDict, Field, JsonValue
+
+from gui.core.registry import ModelTool, ToolContext
+from gui.tools._args import ToolArgs, parse_args
+
+
+class EchoArgs(ToolArgs):
+    """Pass a value on."""
+
+    model_config = ConfigDict(title="Pass a value on")
+
+    value: JsonValue = Field(
+        title="Value",
+        description="Any value: text, a number, true/false, a list or an object. It is passed on unchanged.",
+    )
+
+
+class Echo(ModelTool):
+    name = "echo"
+    description = "Passes on the value you give it, unchanged. Handy to save a value into a result."
+    concurrency_safe = True
+    approval = "none"
+    Args = EchoArgs
+
+    async def call(self, args: dict[str, Any], ctx: ToolContext) -> JsonValue:
+        return parse_args(self, EchoArgs, args).value

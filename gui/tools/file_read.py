@@ -1,0 +1,89 @@
+"""`file_read`: read a text file. Reading changes nothing, so it needs no approval and runs in parallel.
+
+Every failure names the file, because a person who sees "not found" needs to know which path the
+step actually looked at. The size limit keeps a mistaken path (a disk image, a log of gigabytes)
+from filling the memory and the run record.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import codecs
+from pathlib import Path
+from typing import Any
+
+from pydantic import ConfigDict, Field, field_validator
+
+from gui.core.registry import ModelTool, ToolContext, ToolError
+from gui.tools._args import ToolArgs, parse_args
+
+MAX_READ_BYTES = 10 * 1024 * 1024
+
+
+class FileReadArgs(ToolArgs):
+    """Read a text file."""
+
+    model_config = ConfigDict(title="Read a file")
+
+    path: str = Field(
+        min_length=1,
+        title="File",
+        description="The file to read, for example /home/me/notes.txt. "
+        "A relative path starts from the folder SeqDesk was started in.",
+    )
+    encoding: str = Field(
+        default="utf-8",
+        title="Text encoding",
+        description="How the text is stored in the file. Leave it as utf-8 unless you know otherwise "
+        "(for example latin-1 or utf-16).",
+    )
+
+    @field_validator("encoding")
+    @classmethod
+    def _known_encoding(cls, value: str) -> str:
+        try:
+            codecs.lookup(value)
+        except LookupError:
+            raise ValueError(f"unknown text encoding '{value}'") from None
+        return value
+
+
+class FileRead(ModelTool):
+    name = "file_read"
+    description = "Reads a text file on this computer and gives back its contents."
+    concurrency_safe = True
+    approval = "none"
+    Args = FileReadArgs
+
+    async def call(self, args: dict[str, Any], ctx: ToolContext) -> str:
+        a = parse_args(self, FileReadArgs, args)
+        return await asyncio.to_thread(read_text, Path(a.path).expanduser().absolute(), a.encoding)
+
+
+def read_text(path: Path, encoding: str) -> str:
+    try:
+        if path.exists() and not path.is_file() and not path.is_dir():
+            raise ToolError(f"{path} is not a regular file (a device or a pipe cannot be read here)")
+        with path.open("rb") as f:
+            data = f.read(MAX_READ_BYTES + 1)
+    except FileNotFoundError:
+        raise ToolError(f"file not found: {path}") from None
+    except IsADirectoryError:
+        raise ToolError(f"{path} is a folder, not a file") from None
+    except PermissionError:
+        raise ToolError(f"not allowed to read {path}") from None
+    except OSError as exc:
+        if path.is_dir():  # Windows reports a folder as a permission problem
+            raise ToolError(f"{path} is a folder, not a file") from None
+        raise ToolError(f"could not read {path}: {exc.strerror or exc}") from None
+    if len(data) > MAX_READ_BYTES:
+        raise ToolError(f"{path} is larger than {MAX_READ_BYTES // (1024 * 1024)} MB, too big to read")
+    try:
+        text = data.decode(encoding)
+    except UnicodeDecodeError:
+        raise ToolError(f"{path} is not a text file (it cannot be read as {encoding})") from None
+    if codecs.lookup(encoding).name == "utf-8":
+        text = text.removeprefix("\ufeff")  # a byte-order mark is not part of the text
+    if "\x00" in text:
+        raise ToolError(f"{path} is not a text file (it contains binary data)")
+    return text

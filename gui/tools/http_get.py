@@ -1,0 +1,114 @@
+"""`http_get`: fetch a web address. A GET only reads, so it needs no approval and runs in parallel.
+
+A JSON answer becomes an object (so a later step can use its fields); anything else is text. Errors
+are phrased for a person: which address, what the server said, or why no connection was made. The
+body is read in chunks against a limit so that a huge download cannot fill the memory.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+from urllib.parse import urlsplit
+
+import httpx
+from pydantic import ConfigDict, Field, field_validator
+
+from gui.core.registry import ModelTool, ToolContext, ToolError
+from gui.tools._args import ToolArgs, excerpt, parse_args
+
+MAX_BODY_BYTES = 5 * 1024 * 1024
+
+
+class HttpGetArgs(ToolArgs):
+    """Fetch a web address."""
+
+    model_config = ConfigDict(title="Fetch a web address")
+
+    url: str = Field(
+        title="Web address",
+        description="The address to fetch, starting with http:// or https://, "
+        "for example https://example.com/status",
+    )
+    headers: dict[str, str] | None = Field(
+        default=None,
+        title="Extra headers",
+        description="Optional extra request headers, such as Accept or Authorization. Usually left empty.",
+    )
+    timeout: float = Field(
+        default=30,
+        gt=0,
+        le=3600,
+        title="Time limit (seconds)",
+        description="Give up if the server has not answered within this many seconds.",
+    )
+
+    @field_validator("url")
+    @classmethod
+    def _http_only(cls, value: str) -> str:
+        value = value.strip()
+        parts = urlsplit(value)
+        if parts.scheme.lower() not in ("http", "https"):
+            raise ValueError("the address must start with http:// or https://")
+        if not parts.hostname:
+            raise ValueError("the address has no server name")
+        return value
+
+
+def _is_json(content_type: str) -> bool:
+    media = content_type.split(";", 1)[0].strip().lower()
+    return media == "application/json" or media.endswith("+json")
+
+
+class HttpGet(ModelTool):
+    name = "http_get"
+    description = (
+        "Fetches a web address and gives back the page or data it returns. "
+        "Data in JSON format comes back as an object whose fields later steps can use."
+    )
+    concurrency_safe = True
+    approval = "none"
+    Args = HttpGetArgs
+
+    async def call(self, args: dict[str, Any], ctx: ToolContext) -> Any:
+        a = parse_args(self, HttpGetArgs, args)
+        try:
+            async with httpx.AsyncClient(timeout=a.timeout, follow_redirects=True) as client:
+                async with client.stream("GET", a.url, headers=a.headers) as response:
+                    body = await _read_body(response, a.url)
+        except httpx.TimeoutException:
+            raise ToolError(f"{a.url} did not answer within {a.timeout:g} seconds") from None
+        except httpx.ConnectError as exc:
+            raise ToolError(f"could not connect to {a.url}: {exc or 'connection refused'}") from None
+        except httpx.TooManyRedirects:
+            raise ToolError(f"{a.url} redirects too many times") from None
+        except (httpx.HTTPError, httpx.InvalidURL) as exc:
+            raise ToolError(f"could not fetch {a.url}: {exc or type(exc).__name__}") from None
+        text = body.decode(response.encoding or "utf-8", errors="replace")
+        if response.status_code >= 400:
+            detail = excerpt(text, 500)
+            status = f"{response.status_code} {response.reason_phrase}".strip()
+            message = f"{a.url} answered {status}"
+            raise ToolError(f"{message}: {detail}" if detail else message)
+        if _is_json(response.headers.get("content-type", "")):
+            try:
+                return json.loads(text)
+            except ValueError:
+                raise ToolError(f"{a.url} said it sent JSON, but the answer is not valid JSON") from None
+        return text
+
+
+async def _read_body(response: httpx.Response, url: str) -> bytes:
+    declared = response.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > MAX_BODY_BYTES:
+        raise ToolError(_too_big(url))
+    body = bytearray()
+    async for chunk in response.aiter_bytes():
+        body += chunk
+        if len(body) > MAX_BODY_BYTES:
+            raise ToolError(_too_big(url))
+    return bytes(body)
+
+
+def _too_big(url: str) -> str:
+    return f"the answer from {url} is larger than {MAX_BODY_BYTES // (1024 * 1024)} MB, too big to fetch"
