@@ -30,7 +30,6 @@ class ConditionSyntaxError(ValueError):
         self.offset = offset
 
 
-
 @dataclass(frozen=True)
 class Token:
     kind: str  # ( ) op and or not bool arg str num end
@@ -71,7 +70,8 @@ def lex(text: str, i: int) -> Token:
         if word.lower() in KEYWORDS:
             raise ConditionSyntaxError(f"write {word.lower()} in lowercase, not {word}", i)
         raise ConditionSyntaxError(
-            f"unknown word {clip(word)}: an input is read as $args.{clip(word)}, text goes in double quotes", i
+            f"unknown word {clip(word)}: an input is read as $args.{clip(word)}, text goes in double quotes",
+            i,
         )
     hints = {
         "=": "write == to compare: a single = is not an operator",

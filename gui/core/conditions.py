@@ -27,11 +27,6 @@ from typing import Any
 from gui.core.condition_lexer import ConditionSyntaxError, Token, clip, lex
 from gui.core.names import ARGS_PREFIX, is_valid_name
 
-__all__ = [
-    "OPERATORS", "And", "ArgRef", "Compare", "Condition", "ConditionEvalError", "ConditionSyntaxError",
-    "Literal", "Not", "Operand", "Or", "condition_rows", "evaluate", "parse_condition", "rows_to_text",
-]
-
 OPERATORS = ("==", "!=", ">", ">=", "<", "<=", "contains")
 _OPS_HINT = "(==, !=, >, >=, <, <=, contains)"
 _VALUE_HINT = '($args.<name>, a "string", a number, true or false)'
@@ -189,10 +184,11 @@ class _Parser:
     def __init__(self, text: str) -> None:
         self.text = text
         self.tok = lex(text, 0)
+        self.prev: Token | None = None
         self.depth = 0
 
     def advance(self) -> Token:
-        taken = self.tok
+        self.prev = taken = self.tok
         self.tok = lex(self.text, taken.end)
         return taken
 
@@ -243,14 +239,17 @@ class _Parser:
         if tok.kind in ("arg", "str", "num", "bool"):
             return self.parse_comparison()
         if tok.kind == "end":
-            raise ConditionSyntaxError("unexpected end: expected a condition", tok.start)
+            after = f" after {self.shown(self.prev)}" if self.prev else ""
+            raise ConditionSyntaxError(f"unexpected end: expected a condition{after}", tok.start)
         if tok.kind == "op":
             raise ConditionSyntaxError(f"expected a value {_VALUE_HINT} before {self.shown(tok)}", tok.start)
         raise ConditionSyntaxError(f"unexpected '{self.shown(tok)}': expected a condition", tok.start)
 
     def operand(self) -> Operand:
         tok = self.advance()
-        return ArgRef(tok.value, offset=tok.start) if tok.kind == "arg" else Literal(tok.value, offset=tok.start)
+        return (
+            ArgRef(tok.value, offset=tok.start) if tok.kind == "arg" else Literal(tok.value, offset=tok.start)
+        )
 
     def parse_comparison(self) -> Condition:
         left_tok = self.tok
@@ -290,3 +289,154 @@ def parse_condition(text: str) -> Condition:
             f"unexpected {parser.shown(tok)}: expected and, or, or the end of the condition", tok.start
         )
     return node
+
+
+# ---------------------------------------------------------------------------------------- evaluator
+
+_ORDER: dict[str, Callable[[Any, Any], bool]] = {
+    ">": operator.gt,
+    ">=": operator.ge,
+    "<": operator.lt,
+    "<=": operator.le,
+}
+
+
+def evaluate(cond: Condition, args: Mapping[str, Any]) -> bool:
+    """Whether `cond` holds for `args` (the group's inputs). ConditionEvalError when it cannot say."""
+    if isinstance(cond, Literal):
+        if isinstance(cond.value, bool):
+            return cond.value
+        raise ConditionEvalError(f"{cond.to_text()} is a value, not a condition: compare it", cond.offset)
+    if isinstance(cond, ArgRef):
+        value = _lookup(cond, args)
+        if isinstance(value, bool):
+            return value
+        raise ConditionEvalError(
+            f"$args.{cond.name} is {_describe(value)}, not true or false: compare it, "
+            f"as in $args.{cond.name} == …",
+            cond.offset,
+        )
+    if isinstance(cond, Not):
+        return not evaluate(cond.operand, args)
+    if isinstance(cond, _Junction):
+        results = [evaluate(o, args) for o in cond.operands]  # every operand: errors never hide
+        return all(results) if isinstance(cond, And) else any(results)
+    if isinstance(cond, Compare):
+        return _compare(cond, args)
+    raise ConditionEvalError(f"not a condition: {cond!r}")
+
+
+def _lookup(ref: ArgRef, args: Mapping[str, Any]) -> Any:
+    if ref.name not in args:
+        raise ConditionEvalError(f"$args.{ref.name} has no value", ref.offset)
+    return args[ref.name]
+
+
+def _kind(value: Any) -> str:
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int | float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list | tuple):
+        return "array"
+    if isinstance(value, Mapping):
+        return "object"
+    return "null" if value is None else type(value).__name__
+
+
+def _a(kind: str) -> str:
+    return f"an {kind}" if kind[0] in "aeiou" else f"a {kind}"
+
+
+def _describe(value: Any) -> str:
+    """`3, a number`: a value and its JSON type, for messages."""
+    if value is None:
+        return "null"
+    return f"{clip(json.dumps(value, ensure_ascii=False, default=repr), 40)}, {_a(_kind(value))}"
+
+
+def _side(node: Operand, value: Any) -> str:
+    if isinstance(node, ArgRef):
+        return f"$args.{node.name} ({_describe(value)})"
+    return f"{clip(node.to_text(), 40)} ({_a(_kind(value))})"
+
+
+def _compare(node: Compare, args: Mapping[str, Any]) -> bool:
+    left = node.left.value if isinstance(node.left, Literal) else _lookup(node.left, args)
+    right = node.right.value if isinstance(node.right, Literal) else _lookup(node.right, args)
+    lk, rk, op = _kind(left), _kind(right), node.op
+
+    def fail(why: str) -> ConditionEvalError:
+        sides = f"{_side(node.left, left)} {op} {_side(node.right, right)}"
+        return ConditionEvalError(f"cannot evaluate {sides}: {why}", node.op_offset)
+
+    for value in (left, right):
+        if isinstance(value, float) and math.isnan(value):
+            raise fail("NaN is not a number that can be compared")
+    if op in ("==", "!="):
+        if lk != rk:
+            raise fail(f"{op} needs two values of the same type")
+        return _same(left, right) == (op == "==")
+    if op == "contains":
+        if lk == "string" and rk == "string":
+            return right in left
+        if lk == "array":
+            return any(_same(item, right) for item in left)
+        raise fail("contains needs text in text, or a value in an array")
+    if lk != rk or lk not in ("number", "string"):
+        raise fail(f"{op} needs two numbers or two strings")
+    return _ORDER[op](left, right)
+
+
+def _same(a: Any, b: Any) -> bool:
+    """JSON equality: like ==, but true is not 1, and arrays and objects compare item by item."""
+    if _kind(a) != _kind(b):
+        return False
+    if isinstance(a, list | tuple):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
+    if isinstance(a, Mapping):
+        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
+    return bool(a == b)
+
+
+# ---------------------------------------------------------------------------------- visual builder
+
+
+def condition_rows(cond: Condition) -> tuple[list[dict[str, Any]], str] | None:
+    """(rows, joiner) when `cond` fits a visual builder, else None (the editor falls back to text).
+
+    It fits when it is `true`, or comparisons `$args.x OP literal` (a bare `$args.flag` reads as
+    `== true`) joined all by `and` or all by `or`. Rows are `{"arg", "op", "value"}`.
+    """
+    if cond == Literal(True):
+        return [], "and"
+    items = cond.operands if isinstance(cond, _Junction) else (cond,)
+    joiner = cond.keyword if isinstance(cond, _Junction) else "and"
+    rows: list[dict[str, Any]] = []
+    for item in items:
+        if isinstance(item, ArgRef):
+            rows.append({"arg": item.name, "op": "==", "value": True})
+        elif isinstance(item, Compare) and isinstance(item.left, ArgRef) and isinstance(item.right, Literal):
+            rows.append({"arg": item.left.name, "op": item.op, "value": item.right.value})
+        else:
+            return None
+    return rows, joiner
+
+
+def rows_to_text(rows: list[dict[str, Any]], joiner: str = "and") -> str:
+    """The condition text of builder rows; `true` for none. ValueError naming the row that is wrong."""
+    if joiner not in ("and", "or"):
+        raise ValueError(f"rows are joined by and or or, not {joiner!r}")
+    nodes: list[Condition] = []
+    for index, row in enumerate(rows):
+        try:
+            nodes.append(Compare(ArgRef(row["arg"]), row["op"], Literal(row["value"])))
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ValueError(f"row {index + 1}: {exc}") from None
+    if not nodes:
+        return "true"
+    if len(nodes) == 1:
+        return nodes[0].to_text()
+    return (And if joiner == "and" else Or)(tuple(nodes)).to_text()

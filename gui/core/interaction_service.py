@@ -130,6 +130,7 @@ class InteractionService:
         async with self._lock(iid):
             if await self.store.get(iid) is not None:
                 raise InteractionError(f"interaction {iid} already exists", iid)
+            self._publish_created(record)
             await self.store.save(record)
             future: asyncio.Future[InteractionResult] = loop.create_future()
             self._futures[iid] = future
@@ -149,7 +150,9 @@ class InteractionService:
         """Ask unless `tool_name` is always allowed (then record an auto-approval); see `approvals`."""
         return await approve(self, self.modes, request, tool_name, deadline=deadline)
 
-    async def record_auto_approval(self, request: ShellApprovalRequest | ToolApprovalRequest) -> InteractionRecord:
+    async def record_auto_approval(
+        self, request: ShellApprovalRequest | ToolApprovalRequest
+    ) -> InteractionRecord:
         """Store an approval nobody was asked for, already resolved, marked `auto`."""
         iid = request.interaction_id
         result = ResolvedResult(interaction_id=iid, response=ApprovalResponse(decision="approved"))
@@ -167,7 +170,9 @@ class InteractionService:
 
     # --- the person's side ------------------------------------------------------------------
 
-    async def respond(self, interaction_id: str, response: InteractionResponse | dict[str, Any]) -> InteractionResult:
+    async def respond(
+        self, interaction_id: str, response: InteractionResponse | dict[str, Any]
+    ) -> InteractionResult:
         """Validate the answer, store it, then wake the waiting tool and announce the end."""
         parsed = _parse_response(interaction_id, response)
         async with self._lock(interaction_id):
@@ -205,7 +210,11 @@ class InteractionService:
 
     async def cancel_run(self, run_id: str, reason: CancelReason = "turn_stopped") -> list[str]:
         """Cancel every pending interaction of a run; returns the ids it cancelled."""
-        return [r.interaction_id for r in await self.pending(run_id) if await self.cancel(r.interaction_id, reason)]
+        return [
+            r.interaction_id
+            for r in await self.pending(run_id)
+            if await self.cancel(r.interaction_id, reason)
+        ]
 
     async def cancel_all(self, reason: CancelReason) -> None:
         for record in await self.pending():
@@ -239,7 +248,11 @@ class InteractionService:
         """Store the final state, then wake the waiter and announce it. Caller holds the lock."""
         iid = record.interaction_id
         ended = InteractionRecord(
-            request=record.request, status=result.status, result=result, resolved_at=self.now_ms(), auto=record.auto
+            request=record.request,
+            status=result.status,
+            result=result,
+            resolved_at=self.now_ms(),
+            auto=record.auto,
         )
         await self.store.save(ended)
         timer = self._timers.pop(iid, None)
@@ -308,7 +321,9 @@ def ended_message(record: InteractionRecord) -> str:
     return f"interaction {iid} is still pending"
 
 
-def _parse_response(interaction_id: str, response: InteractionResponse | dict[str, Any]) -> InteractionResponse:
+def _parse_response(
+    interaction_id: str, response: InteractionResponse | dict[str, Any]
+) -> InteractionResponse:
     if not isinstance(response, dict):
         return response
     try:
@@ -317,7 +332,9 @@ def _parse_response(interaction_id: str, response: InteractionResponse | dict[st
         details = "; ".join(
             f"{'.'.join(str(p) for p in e['loc']) or 'response'}: {e['msg']}" for e in exc.errors()
         )
-        raise InteractionValidationError(f"the response is not well formed: {details}", interaction_id) from None
+        raise InteractionValidationError(
+            f"the response is not well formed: {details}", interaction_id
+        ) from None
 
 
 _ARTICLE = {"approval": "an approval", "question": "a question", "elicitation": "an elicitation"}
@@ -337,10 +354,14 @@ def response_problems(request: InteractionRequest, response: InteractionResponse
         return []
     if isinstance(request, QuestionRequest) and isinstance(response, QuestionResponse):
         return _question_problems(request, response)
-    if isinstance(request, ElicitationInteractionRequest) and isinstance(response, ElicitationInteractionResponse):
+    if isinstance(request, ElicitationInteractionRequest) and isinstance(
+        response, ElicitationInteractionResponse
+    ):
         if response.action != "accept":
             if response.values:
-                return [f"{_ARTICLE_ACTION[response.action]} carries no values, got: {', '.join(response.values)}"]
+                return [
+                    f"{_ARTICLE_ACTION[response.action]} carries no values, got: {', '.join(response.values)}"
+                ]
             return []
         return value_problems(request.fields, response.values)
     return []
@@ -354,7 +375,9 @@ def _question_problems(request: QuestionRequest, response: QuestionResponse) -> 
         qid = answer.question_id
         question = questions.get(qid)
         if question is None:
-            problems.append(f"answer to question '{qid}': there is no such question (questions: {', '.join(questions)})")
+            problems.append(
+                f"answer to question '{qid}': there is no such question (questions: {', '.join(questions)})"
+            )
         elif qid in answered:
             problems.append(f"question '{qid}' is answered more than once")
         else:
@@ -377,5 +400,7 @@ def _answer_problems(question: Question, value: str | list[str]) -> list[str]:
     if not isinstance(value, list):
         return [f"{where} must be a list of options, not a single value"]
     problems = [f"{where}: '{v}' is not one of the options: {choices}" for v in value if v not in options]
-    problems.extend(f"{where}: '{v}' is chosen more than once" for v in dict.fromkeys(value) if value.count(v) > 1)
+    problems.extend(
+        f"{where}: '{v}' is chosen more than once" for v in dict.fromkeys(value) if value.count(v) > 1
+    )
     return problems

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict
+from pydantic_core import PydanticCustomError
 
 from gui.core.registry import ModelTool
 
@@ -23,6 +24,11 @@ class ToolArgs(BaseModel):
 def parse_args(tool: ModelTool, model: type[ArgsT], args: dict[str, Any]) -> ArgsT:
     """The arguments as `model`; ToolArgumentError (with field paths) when they do not fit."""
     return model.model_validate(tool.validate_args(args))
+
+
+def invalid(message: str) -> PydanticCustomError:
+    """A validation error whose message is shown as written (no "Value error, " in front of it)."""
+    return PydanticCustomError("invalid_argument", message)
 
 
 def excerpt(text: str, limit: int = 2000, *, keep_end: bool = False) -> str:

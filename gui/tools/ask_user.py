@@ -25,7 +25,7 @@ from gui.core.interactions import (
     ToolSource,
 )
 from gui.core.registry import ModelTool, ToolContext, ToolError
-from gui.tools._args import ToolArgs, parse_args
+from gui.tools._args import ToolArgs, invalid, parse_args
 
 
 class ChoiceArgs(ToolArgs):
@@ -33,9 +33,7 @@ class ChoiceArgs(ToolArgs):
 
     model_config = ConfigDict(title="Choice")
 
-    value: str = Field(
-        min_length=1, title="Value", description="What the answer contains when this choice is picked."
-    )
+    value: str = Field(min_length=1, title="Value", description="What the answer contains when this choice is picked.")
     label: str = Field(min_length=1, title="Label", description="What the person sees.")
     description: str | None = Field(
         default=None, title="Explanation", description="Optional extra words shown under the label."
@@ -70,13 +68,13 @@ class QuestionArgs(ToolArgs):
     def _choices_fit_the_kind(self) -> QuestionArgs:
         if self.type == "text":
             if self.options:
-                raise ValueError("a text question takes no choices; use single_select or multi_select")
+                raise invalid("a text question takes no choices; use single_select or multi_select")
             return self
         if not self.options:
-            raise ValueError(f"a {self.type} question needs at least one choice")
+            raise invalid(f"a {self.type} question needs at least one choice")
         values = [o.value for o in self.options]
         if len(set(values)) != len(values):
-            raise ValueError("two choices have the same value")
+            raise invalid("two choices have the same value")
         return self
 
 
@@ -85,12 +83,8 @@ class AskUserArgs(ToolArgs):
 
     model_config = ConfigDict(title="Ask questions")
 
-    title: str = Field(
-        min_length=1, title="Title", description="What the questions are about, shown above them."
-    )
-    questions: list[QuestionArgs] = Field(
-        min_length=1, title="Questions", description="One or more questions to ask."
-    )
+    title: str = Field(min_length=1, title="Title", description="What the questions are about, shown above them.")
+    questions: list[QuestionArgs] = Field(min_length=1, title="Questions", description="One or more questions to ask.")
 
     @field_validator("questions")
     @classmethod
@@ -98,7 +92,7 @@ class AskUserArgs(ToolArgs):
         seen: set[str] = set()
         for q in questions:
             if q.id in seen:
-                raise ValueError(f"two questions have the answer name '{q.id}'")
+                raise invalid(f"two questions have the answer name '{q.id}'")
             seen.add(q.id)
         return questions
 
@@ -145,9 +139,7 @@ def question_request(a: AskUserArgs, ctx: ToolContext) -> QuestionRequest:
                 question_id=q.id,
                 prompt=q.prompt,
                 response_type=q.type,
-                options=[
-                    QuestionOption(value=o.value, label=o.label, description=o.description) for o in q.options
-                ]
+                options=[QuestionOption(value=o.value, label=o.label, description=o.description) for o in q.options]
                 if q.options
                 else None,
             )

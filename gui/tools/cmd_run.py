@@ -17,7 +17,7 @@ from typing import Any
 from pydantic import ConfigDict, Field, field_validator
 
 from gui.core.registry import ModelTool, ShellApproval, ToolContext, ToolError
-from gui.tools._args import ToolArgs, excerpt, parse_args
+from gui.tools._args import ToolArgs, excerpt, invalid, parse_args
 
 MAX_OUTPUT_BYTES = 10 * 1024 * 1024
 TERM_GRACE_SECONDS = 1.0
@@ -42,15 +42,14 @@ class CmdRunArgs(ToolArgs):
         default=None,
         gt=0,
         title="Time limit (seconds)",
-        description="Stop the command if it is still running after this many seconds. "
-        "Leave empty for no limit.",
+        description="Stop the command if it is still running after this many seconds. Leave empty for no limit.",
     )
 
     @field_validator("command")
     @classmethod
     def _not_blank(cls, value: str) -> str:
         if not value.strip():
-            raise ValueError("the command is empty")
+            raise invalid("the command is empty")
         return value
 
     @field_validator("cwd")

@@ -15,7 +15,7 @@ from typing import Any
 from pydantic import ConfigDict, Field, field_validator
 
 from gui.core.registry import ModelTool, ToolContext, ToolError
-from gui.tools._args import ToolArgs, parse_args
+from gui.tools._args import ToolArgs, invalid, parse_args
 
 MAX_READ_BYTES = 10 * 1024 * 1024
 
@@ -44,7 +44,7 @@ class FileReadArgs(ToolArgs):
         try:
             codecs.lookup(value)
         except LookupError:
-            raise ValueError(f"unknown text encoding '{value}'") from None
+            raise invalid(f"unknown text encoding '{value}'") from None
         return value
 
 

@@ -89,9 +89,7 @@ def write_bytes(target: Path, data: bytes, *, append: bool, create_folders: bool
     try:
         if not folder.is_dir():
             if not create_folders:
-                raise ToolError(
-                    f"the folder {folder} does not exist (turn on 'Create missing folders' to create it)"
-                )
+                raise ToolError(f"the folder {folder} does not exist (turn on 'Create missing folders' to create it)")
             folder.mkdir(parents=True, exist_ok=True)
         if append:
             with target.open("ab") as f:

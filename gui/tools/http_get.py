@@ -8,6 +8,7 @@ body is read in chunks against a limit so that a huge download cannot fill the m
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -15,9 +16,10 @@ import httpx
 from pydantic import ConfigDict, Field, field_validator
 
 from gui.core.registry import ModelTool, ToolContext, ToolError
-from gui.tools._args import ToolArgs, excerpt, parse_args
+from gui.tools._args import ToolArgs, excerpt, invalid, parse_args
 
 MAX_BODY_BYTES = 5 * 1024 * 1024
+_TOKEN = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
 
 
 class HttpGetArgs(ToolArgs):
@@ -27,8 +29,7 @@ class HttpGetArgs(ToolArgs):
 
     url: str = Field(
         title="Web address",
-        description="The address to fetch, starting with http:// or https://, "
-        "for example https://example.com/status",
+        description="The address to fetch, starting with http:// or https://, for example https://example.com/status",
     )
     headers: dict[str, str] | None = Field(
         default=None,
@@ -47,12 +48,30 @@ class HttpGetArgs(ToolArgs):
     @classmethod
     def _http_only(cls, value: str) -> str:
         value = value.strip()
-        parts = urlsplit(value)
+        try:
+            parts = urlsplit(value)
+            _ = parts.port  # a port out of range
+        except ValueError as exc:
+            raise invalid(f"the address is not valid: {exc}") from None
         if parts.scheme.lower() not in ("http", "https"):
-            raise ValueError("the address must start with http:// or https://")
+            raise invalid("the address must start with http:// or https://")
         if not parts.hostname:
-            raise ValueError("the address has no server name")
+            raise invalid("the address has no server name")
+        try:
+            httpx.URL(value)
+        except httpx.InvalidURL as exc:
+            raise invalid(f"the address is not valid: {exc}") from None
         return value
+
+    @field_validator("headers")
+    @classmethod
+    def _sendable(cls, headers: dict[str, str] | None) -> dict[str, str] | None:
+        for name, value in (headers or {}).items():
+            if not _TOKEN.fullmatch(name):
+                raise invalid(f"'{name}' is not a valid header name (letters, digits and - only)")
+            if not value.isascii() or any(c in value for c in "\r\n\0"):
+                raise invalid(f"the value of header '{name}' must be plain text on one line")
+        return headers
 
 
 def _is_json(content_type: str) -> bool:

@@ -11,7 +11,7 @@ from typing import Any
 from pydantic import ConfigDict, Field, JsonValue, field_validator
 
 from gui.core.registry import ModelTool, ToolContext, ToolError
-from gui.tools._args import ToolArgs, parse_args
+from gui.tools._args import ToolArgs, invalid, parse_args
 
 
 class SeqCallArgs(ToolArgs):
@@ -33,7 +33,7 @@ class SeqCallArgs(ToolArgs):
     @classmethod
     def _not_blank(cls, value: str) -> str:
         if not value.strip():
-            raise ValueError("the name is empty")
+            raise invalid("the name is empty")
         return value
 
 

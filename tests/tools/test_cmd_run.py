@@ -112,8 +112,8 @@ async def test_cancelling_kills_the_whole_process_group(ctx, tmp_path):
 
     # the shell is our child: reaped (no zombie) by the time the call returns
     assert is_gone(shell)
-    # the grandchild is reaped by init once killed, a moment later
-    await wait_until(lambda: is_gone(child))
+    # the grandchild is reaped by init once killed: a moment later (some container inits poll)
+    await wait_until(lambda: is_gone(child), timeout=15)
 
 
 async def test_cancelling_kills_children_that_ignore_sigterm(ctx, tmp_path):
@@ -126,7 +126,7 @@ async def test_cancelling_kills_children_that_ignore_sigterm(ctx, tmp_path):
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
-    await wait_until(lambda: is_gone(child))
+    await wait_until(lambda: is_gone(child), timeout=15)
 
 
 def test_approval_shows_the_command_the_absolute_folder_and_why(tmp_path, monkeypatch):

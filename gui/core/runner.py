@@ -1,0 +1,356 @@
+"""Running a sequence (SPEC §2): groups one after another, a group's tools side by side.
+
+A run is one asyncio task. Its record is kept here and saved at the moments that matter; its
+events go on the bus for every view. Stopping a run cancels its pending requests first
+(`turn_stopped`), then its task, so no tool goes on after a person pressed Stop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import uuid
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from gui.core.conditions import ConditionEvalError, ConditionSyntaxError, evaluate, parse_condition
+from gui.core.durations import format_duration
+from gui.core.events import EventBus
+from gui.core.interaction_service import InteractionService
+from gui.core.model import Group, OnError, Sequence, SlotType
+from gui.core.records import GroupRecord, RunRecord, RunStore, ToolRecord
+from gui.core.registry import Registry, ToolError
+from gui.core.run_args import check_args
+from gui.core.signature import signature_of
+from gui.core.tool_call import CallScope, ToolCaller
+
+MAX_DEPTH = 8
+Resolver = Callable[[str], Awaitable[tuple[Sequence, Group | None]]]
+
+
+class RunNotFoundError(LookupError):
+    pass
+
+
+class _GroupFailed(Exception):
+    pass
+
+
+@dataclass
+class _Execution:
+    record: RunRecord
+    sequence: Sequence
+    groups: tuple[Group, ...]
+    context: dict[str, Any]
+    task: asyncio.Task[RunRecord] | None = None
+    done: asyncio.Event = field(default_factory=asyncio.Event)
+    stopping: bool = False
+    degraded: bool = False
+    save_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    save_pending: bool = False
+    children: list[str] = field(default_factory=list)
+
+
+class Runner:
+    def __init__(self, registry: Registry, interactions: InteractionService, runs: RunStore, bus: EventBus,
+                 resolve: Resolver | None = None, *, clock: Callable[[], float] = time.time,
+                 retry_backoff: float = 0.2) -> None:
+        self.registry = registry
+        self.interactions = interactions
+        self.runs = runs
+        self.bus = bus
+        self.resolve = resolve
+        self.clock = clock
+        self.caller = ToolCaller(registry, interactions, bus, clock, retry_backoff)
+        self._active: dict[str, _Execution] = {}
+
+    # -- public --------------------------------------------------------------------------------
+    async def start(self, sequence: Sequence, args: dict[str, Any], *, group: Group | None = None) -> RunRecord:
+        """Check args, save the new record, start the run's task; returns the first record."""
+        ex = await self._prepare(sequence, args, group, depth=0)
+        ex.task = asyncio.create_task(self._execute(ex), name=f"run {ex.record.run_id}")
+        return ex.record.model_copy(deep=True)
+
+    async def run(self, sequence: Sequence, args: dict[str, Any], *, group: Group | None = None) -> RunRecord:
+        record = await self.start(sequence, args, group=group)
+        return await self.wait(record.run_id)
+
+    async def wait(self, run_id: str, timeout: float | None = None) -> RunRecord:
+        ex = self._active.get(run_id)
+        if ex is not None:
+            await asyncio.wait_for(ex.done.wait(), timeout)
+            return ex.record.model_copy(deep=True)
+        record = await self.runs.get(run_id)
+        if record is None:
+            raise RunNotFoundError(f"there is no run {run_id}")
+        return record
+
+    def active(self) -> list[RunRecord]:
+        return [ex.record.model_copy(deep=True) for ex in self._active.values()]
+
+    def snapshot(self, run_id: str) -> RunRecord | None:
+        ex = self._active.get(run_id)
+        return ex.record.model_copy(deep=True) if ex else None
+
+    async def stop(self, run_id: str) -> bool:
+        """Stop a running run; False when it is not running here."""
+        ex = self._active.get(run_id)
+        if ex is None or ex.task is None or ex.task.done():
+            return False
+        ex.stopping = True
+        for child in list(ex.children):
+            await self.stop(child)
+        await self.interactions.cancel_run(run_id, "turn_stopped")
+        ex.task.cancel()
+        await ex.done.wait()
+        return True
+
+    async def stop_all(self) -> None:
+        for run_id in list(self._active):
+            await self.stop(run_id)
+
+    # -- preparation ---------------------------------------------------------------------------
+    async def _prepare(self, sequence: Sequence, args: Any, group: Group | None, depth: int) -> _Execution:
+        inputs = dict(group.in_) if group is not None else dict(signature_of(sequence).inputs)
+        checked = check_args(inputs, args)
+        groups = (group,) if group is not None else sequence.groups
+        run_id = uuid.uuid4().hex[:12]
+        record = RunRecord(
+            run_id=run_id, sequence=sequence.name, target=group.name if group else None, args=checked,
+            created_at=self.clock(), depth=depth,
+            groups=[GroupRecord(index=i, name=g.name, tools=[
+                ToolRecord(index=j, tool=c.tool, tool_call_id=f"{run_id}-{i}-{j}", as_=c.as_)
+                for j, c in enumerate(g.tools)]) for i, g in enumerate(groups)],
+        )
+        ex = _Execution(record=record, sequence=sequence, groups=groups, context=dict(checked))
+        self._active[run_id] = ex
+        await self._save(ex)
+        self.bus.publish("run.started", run_id, sequence=sequence.name, target=record.target, depth=depth,
+                         groups=[g.name for g in groups], args=checked)
+        return ex
+
+    # -- execution -----------------------------------------------------------------------------
+    async def _execute(self, ex: _Execution) -> RunRecord:
+        record = ex.record
+        try:
+            for group, grec in zip(ex.groups, record.groups, strict=True):
+                await self._run_group(ex, group, grec)
+                if grec.status == "failed" and not self._continues(group):
+                    record.status = "failed"
+                    record.error = f"group '{group.name}' failed: {grec.reason}"
+                    break
+                if grec.status == "failed":
+                    ex.degraded = True
+            else:
+                record.status = "degraded" if ex.degraded else "succeeded"
+        except asyncio.CancelledError:
+            record.status = "stopped"
+            record.error = "stopped by the user"
+            for grec in record.groups:
+                if grec.status in ("running", "waiting"):
+                    grec.status = "stopped" if grec.status == "running" else "cancelled"
+                    grec.finished_at = grec.finished_at or self.clock()
+                    if grec.status == "cancelled":
+                        grec.reason = "not run: the run was stopped"
+        except Exception as exc:  # an engine bug must still end the run visibly
+            record.status = "failed"
+            record.error = f"internal error: {type(exc).__name__}: {exc}"
+        finally:
+            await self._finish(ex)
+        return record
+
+    def _continues(self, group: Group) -> bool:
+        return group.on_error is OnError.CONTINUE
+
+    async def _finish(self, ex: _Execution) -> None:
+        record = ex.record
+        for grec in record.groups:
+            if grec.status == "waiting":
+                grec.status = "cancelled"
+                grec.reason = grec.reason or "not run: an earlier group failed"
+                for trec in grec.tools:
+                    trec.status = "cancelled" if trec.status == "queued" else trec.status
+        outputs = {}
+        for group in ex.groups:
+            for slot in group.out:
+                if slot in ex.context:
+                    outputs[slot] = ex.context[slot]
+        record.outputs = outputs
+        record.finished_at = self.clock()
+        try:
+            if record.status in ("failed", "stopped"):
+                await self.interactions.cancel_run(record.run_id, "turn_stopped")
+            await self._save(ex)
+        finally:
+            self.bus.publish("run.finished", record.run_id, sequence=record.sequence, status=record.status,
+                             error=record.error, outputs=outputs)
+            self._active.pop(record.run_id, None)
+            ex.done.set()
+
+    async def _run_group(self, ex: _Execution, group: Group, grec: GroupRecord) -> None:
+        run_id = ex.record.run_id
+        grec.started_at = self.clock()
+        grec.status = "running"
+        self.bus.publish("group.started", run_id, group=grec.index, group_name=group.name)
+        try:
+            await self._group_body(ex, group, grec)
+        except _GroupFailed as exc:
+            grec.status, grec.reason = "failed", str(exc)
+        grec.finished_at = self.clock()
+        if grec.status == "running":
+            failed = [t for t in grec.tools if t.status == "failed"] or [
+                t for t in grec.tools if t.status == "cancelled"]
+            if failed:
+                grec.status = "failed"
+                first = failed[0]
+                grec.reason = f"tool {first.index + 1} ({first.tool}) failed: {first.error}"
+            else:
+                grec.status = "succeeded"
+        if any(t.status == "degraded" for t in grec.tools):
+            ex.degraded = True
+        kind = "group.skipped" if grec.status == "skipped" else "group.finished"
+        self.bus.publish(kind, run_id, group=grec.index, group_name=group.name, status=grec.status,
+                         reason=grec.reason)
+        await self._save(ex)
+
+    async def _group_body(self, ex: _Execution, group: Group, grec: GroupRecord) -> None:
+        args: dict[str, Any] = {}
+        for name in group.in_:
+            if name not in ex.context:
+                raise _GroupFailed(f"the input '{name}' has no value (the group that provides it did not run)")
+            args[name] = ex.context[name]
+        grec.args = args
+        try:
+            holds = evaluate(parse_condition(group.when), args)
+        except (ConditionEvalError, ConditionSyntaxError) as exc:
+            raise _GroupFailed(f"its condition `{group.when}` could not be evaluated: "
+                               f"{getattr(exc, 'message', exc)}") from None
+        if not holds:
+            grec.status = "skipped"
+            grec.reason = f"its condition `{group.when}` is false"
+            for trec in grec.tools:
+                trec.status, trec.reason = "skipped", "the group's condition is false"
+            return
+        serial = self._serial_reason(group)
+        grec.serial_reason = serial
+        timeout = group.timeout_seconds
+        deadline = self.clock() + timeout if timeout is not None else None
+        scope = CallScope(run_id=ex.record.run_id, sequence_name=ex.sequence.name, group=group, group_record=grec,
+                          args=args, deadline=deadline, depth=ex.record.depth,
+                          call_sequence=lambda name, a, depth: self._call_nested(ex, name, a, depth),
+                          save_soon=lambda: self._save_soon(ex))
+        try:
+            async with asyncio.timeout(timeout):
+                if serial is None:
+                    await self._parallel(scope, group, grec)
+                else:
+                    await self._serial(scope, group, grec)
+        except TimeoutError:
+            assert timeout is not None
+            for trec in grec.tools:
+                if trec.status == "cancelled" or trec.status == "queued":
+                    trec.status = "failed" if trec.status == "cancelled" else "cancelled"
+                    trec.error = f"the group's time limit ({format_duration(timeout)}) ran out"
+            raise _GroupFailed(f"timed out after {format_duration(timeout)}") from None
+        self._write_slots(ex, group, grec)
+
+    def _serial_reason(self, group: Group) -> str | None:
+        if len(group.tools) < 2:
+            return None
+        if not group.parallel:
+            return "parallel is off for this group: its tools run one by one, in order"
+        for call in group.tools:
+            tool = self.registry.get(call.tool)
+            if tool is not None and not tool.concurrency_safe:
+                return f"'{call.tool}' is not safe to run beside other tools, so the tools run one by one"
+        return None
+
+    async def _parallel(self, scope: CallScope, group: Group, grec: GroupRecord) -> None:
+        tasks: list[asyncio.Task[None]] = []
+        aborting = False
+
+        async def one(index: int) -> None:
+            nonlocal aborting
+            trec = grec.tools[index]
+            await self.caller.run(scope, group.tools[index], trec)
+            if trec.status == "failed" and group.on_error is not OnError.CONTINUE and not aborting:
+                aborting = True
+                for other in tasks:
+                    if other is not asyncio.current_task():
+                        other.cancel()
+
+        tasks = [asyncio.create_task(one(i)) for i in range(len(group.tools))]
+        try:
+            await asyncio.gather(*tasks, return_exceptions=True)
+        finally:
+            for task in tasks:
+                task.cancel()
+            if any(not t.done() for t in tasks):
+                await asyncio.gather(*tasks, return_exceptions=True)
+        if aborting:
+            for trec in grec.tools:
+                if trec.status in ("cancelled", "queued"):
+                    trec.status, trec.error = "cancelled", "cancelled: another tool of the group failed"
+
+    async def _serial(self, scope: CallScope, group: Group, grec: GroupRecord) -> None:
+        for index, call in enumerate(group.tools):
+            trec = grec.tools[index]
+            await self.caller.run(scope, call, trec)
+            if trec.status == "failed" and group.on_error is not OnError.CONTINUE:
+                for later in grec.tools[index + 1:]:
+                    later.status, later.reason = "cancelled", "not run: an earlier tool of the group failed"
+                return
+
+    def _write_slots(self, ex: _Execution, group: Group, grec: GroupRecord) -> None:
+        arrays: dict[str, list[Any]] = {}
+        for call, trec in zip(group.tools, grec.tools, strict=True):
+            if call.as_ is None or trec.status != "succeeded":
+                continue
+            if group.out.get(call.as_) is SlotType.ARRAY:
+                arrays.setdefault(call.as_, []).append(trec.result)
+            else:
+                ex.context[call.as_] = trec.result
+        for slot, values in arrays.items():
+            # one writer of an array slot may return a whole array: it is the slot's value
+            writers = [c for c in group.tools if c.as_ == slot]
+            ex.context[slot] = values[0] if len(writers) == 1 and isinstance(values[0], list) else values
+
+    # -- saving --------------------------------------------------------------------------------
+    async def _save(self, ex: _Execution) -> None:
+        async with ex.save_lock:
+            ex.save_pending = False
+            await self.runs.save(ex.record)
+
+    def _save_soon(self, ex: _Execution) -> None:
+        if ex.save_pending:
+            return
+        ex.save_pending = True
+        task = asyncio.get_running_loop().create_task(self._save(ex))
+        task.add_done_callback(lambda t: t.exception() if not t.cancelled() else None)
+
+    # -- seq_call ------------------------------------------------------------------------------
+    async def _call_nested(self, parent: _Execution, name: str, args: dict[str, Any], depth: int) -> Any:
+        if self.resolve is None:
+            raise ToolError("seq_call is not available here")
+        if depth > MAX_DEPTH:
+            raise ToolError(f"seq_call is nested more than {MAX_DEPTH} deep: is a sequence calling itself?")
+        try:
+            sequence, group = await self.resolve(name)
+        except LookupError as exc:
+            raise ToolError(str(exc)) from None
+        try:
+            child = await self._prepare(sequence, args, group, depth=depth)
+        except ValueError as exc:
+            raise ToolError(str(exc)) from None
+        parent.children.append(child.record.run_id)
+        try:
+            record = await self._execute(child)
+        finally:
+            parent.children.remove(child.record.run_id)
+        current = asyncio.current_task()
+        if current is not None and current.cancelling():
+            raise asyncio.CancelledError
+        if record.status not in ("succeeded", "degraded"):
+            raise ToolError(f"'{name}' ended {record.status}: {record.error}")
+        return record.outputs

@@ -1,0 +1,242 @@
+"""One tool call inside a group: look the tool up, substitute and validate its args, ask for
+approval when it needs it, call it (retrying when the group says so), check its result's type.
+
+Every outcome ends in the `ToolRecord`; this module never decides what happens to the group:
+that is the runner's job, from the record's status.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from gui.core.events import EventBus
+from gui.core.interaction_service import InteractionService
+from gui.core.interactions import (
+    ApprovalResponse,
+    CancelledResult,
+    ExpiredResult,
+    InteractionRequest,
+    ResolvedResult,
+    ShellApprovalRequest,
+    ToolApprovalRequest,
+    ToolSource,
+)
+from gui.core.model import Group, Missing, OnError, SlotType, ToolCall, matches_type
+from gui.core.records import GroupRecord, ToolRecord
+from gui.core.registry import Registry, Tool, ToolArgumentError, ToolContext, ToolError
+from gui.core.run_args import type_name
+from gui.core.substitution import SubstitutionError, substitute
+
+RETRY_ATTEMPTS = 3
+_CANCEL_WORDS = {
+    "turn_stopped": "the run was stopped",
+    "session_disposed": "the app was closed",
+    "runtime_interrupted": "the app stopped before anyone answered",
+}
+
+
+class _Denied(ToolError):
+    """Not retried: a person said no, or nobody answered."""
+
+
+@dataclass
+class CallScope:
+    """What a tool call needs from its run and group."""
+
+    run_id: str
+    sequence_name: str
+    group: Group
+    group_record: GroupRecord
+    args: dict[str, Any]
+    deadline: float | None
+    depth: int
+    call_sequence: Callable[..., Any] | None
+    save_soon: Callable[[], None]
+
+
+class ObservedPort:
+    """The interaction port a tool sees: caps expiry at the group's deadline and reports waits."""
+
+    def __init__(self, caller: ToolCaller, scope: CallScope, record: ToolRecord) -> None:
+        self._caller, self._scope, self._record = caller, scope, record
+
+    async def request(self, request: InteractionRequest) -> Any:
+        handle = await self._caller.interactions.request(request, deadline=self._scope.deadline)
+        return _ObservedHandle(self._caller, self._scope, self._record, handle)
+
+
+class _ObservedHandle:
+    def __init__(self, caller: ToolCaller, scope: CallScope, record: ToolRecord, handle: Any) -> None:
+        self.interaction_id = handle.interaction_id
+        self._caller, self._scope, self._record, self._handle = caller, scope, record, handle
+        caller.waiting(scope, record, handle.interaction_id)
+
+    async def result(self) -> Any:
+        try:
+            return await self._handle.result()
+        finally:
+            self._caller.resumed(self._scope, self._record)
+
+
+class ToolCaller:
+    def __init__(self, registry: Registry, interactions: InteractionService, bus: EventBus,
+                 clock: Callable[[], float] = time.time, backoff: float = 0.2) -> None:
+        self.registry = registry
+        self.interactions = interactions
+        self.bus = bus
+        self.clock = clock
+        self.backoff = backoff
+
+    # -- events --------------------------------------------------------------------------------
+    def _publish(self, type: str, scope: CallScope, record: ToolRecord, **data: Any) -> None:
+        self.bus.publish(type, scope.run_id, group=scope.group_record.index, group_name=scope.group.name,
+                         tool=record.index, tool_name=record.tool, status=record.status, **data)
+
+    def waiting(self, scope: CallScope, record: ToolRecord, interaction_id: str) -> None:
+        record.status = "waiting"
+        record.interaction_id = interaction_id
+        record.waits.append((self.clock(), None))
+        self._publish("tool.waiting", scope, record, interaction_id=interaction_id)
+        scope.save_soon()
+
+    def resumed(self, scope: CallScope, record: ToolRecord) -> None:
+        if record.waits and record.waits[-1][1] is None:
+            record.waits[-1] = (record.waits[-1][0], self.clock())
+        if record.status == "waiting":
+            record.status = "running"
+        self._publish("tool.resumed", scope, record)
+
+    # -- the call ------------------------------------------------------------------------------
+    async def run(self, scope: CallScope, call: ToolCall, record: ToolRecord) -> None:
+        """Run one call to its end; the outcome is in `record.status`. Re-raises cancellation."""
+        record.started_at = self.clock()
+        record.status = "running"
+        self._publish("tool.started", scope, record)
+        try:
+            await self._run(scope, call, record)
+        except asyncio.CancelledError:
+            if record.status in ("running", "waiting", "queued"):
+                record.status = "cancelled"
+                record.error = record.error or "cancelled"
+                record.finished_at = self.clock()
+                self._publish("tool.finished", scope, record, error=record.error)
+            raise
+        record.finished_at = self.clock()
+        self._publish("tool.finished", scope, record, error=record.error)
+
+    async def _run(self, scope: CallScope, call: ToolCall, record: ToolRecord) -> None:
+        tool = self.registry.get(call.tool)
+        if tool is None:
+            self._missing(scope.group, call, record)
+            return
+        try:
+            args = substitute(call.args, scope.args)
+            record.args = args
+            args = tool.validate_args(args)
+            record.args = args
+        except (SubstitutionError, ToolArgumentError) as exc:
+            self._fail(record, str(exc))
+            return
+        attempts = RETRY_ATTEMPTS if scope.group.on_error is OnError.RETRY else 1
+        for attempt in range(1, attempts + 1):
+            record.attempts = attempt
+            try:
+                await self._approve(scope, tool, args, record)
+                ctx = self._context(scope, record)
+                result = await tool.call(args, ctx)
+                self._check_result(scope.group, call, result)
+            except _Denied as exc:
+                self._fail(record, str(exc))
+                return
+            except ToolError as exc:
+                self._fail(record, str(exc))
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # a tool's own bug: reported, never crashing the run
+                self._fail(record, f"the tool '{tool.name}' crashed: {type(exc).__name__}: {exc}")
+            else:
+                record.status, record.result, record.error = "succeeded", result, None
+                return
+            if attempt < attempts:
+                delay = self.backoff * (2 ** (attempt - 1))
+                self._publish("tool.retrying", scope, record, attempt=attempt + 1, of=attempts,
+                              delay=delay, error=record.error)
+                record.status = "running"
+                await asyncio.sleep(delay)  # the backoff itself, not a wait for an event
+
+    def _missing(self, group: Group, call: ToolCall, record: ToolRecord) -> None:
+        message = f"no tool named '{call.tool}' is available"
+        if group.missing is Missing.FAIL:
+            self._fail(record, message)
+        elif group.missing is Missing.SKIP:
+            record.status, record.reason = "skipped", f"{message}; skipped (missing: skip)"
+        else:
+            record.status, record.reason = "degraded", f"{message}; skipped, and the run is marked degraded"
+
+    @staticmethod
+    def _fail(record: ToolRecord, message: str) -> None:
+        record.status, record.error = "failed", message
+
+    def _check_result(self, group: Group, call: ToolCall, result: Any) -> None:
+        if call.as_ is None:
+            return
+        slot_type = group.out.get(call.as_)
+        if slot_type is None or slot_type is SlotType.ARRAY:
+            return
+        if not matches_type(result, slot_type):
+            raise ToolError(f"the result is {type_name(result)} but the slot '{call.as_}' is declared "
+                            f"{slot_type.value}")
+
+    def _context(self, scope: CallScope, record: ToolRecord) -> ToolContext:
+        return ToolContext(
+            run_id=scope.run_id, tool_call_id=record.tool_call_id, tool_name=record.tool,
+            sequence_name=scope.sequence_name, group_name=scope.group.name,
+            interactions=ObservedPort(self, scope, record), deadline=scope.deadline,
+            call_sequence=scope.call_sequence, depth=scope.depth,
+        )
+
+    # -- approval ------------------------------------------------------------------------------
+    async def _approve(self, scope: CallScope, tool: Tool, args: dict[str, Any], record: ToolRecord) -> None:
+        if tool.approval == "none":
+            return
+        request = self._approval_request(scope, tool, args, record)
+        if self.interactions.modes.get(tool.name) == "always-allow":
+            await self.interactions.record_auto_approval(request)
+            record.interaction_id = request.interaction_id
+            return
+        handle = await ObservedPort(self, scope, record).request(request)
+        result = await handle.result()
+        if isinstance(result, ResolvedResult) and isinstance(result.response, ApprovalResponse):
+            if result.response.decision == "approved":
+                if result.response.always_allow:
+                    self.interactions.modes.set(tool.name, "always-allow")
+                return
+            reason = f": {result.response.reason}" if result.response.reason else ""
+            raise _Denied(f"denied by the user{reason}")
+        if isinstance(result, ExpiredResult):
+            raise _Denied("not approved: the request expired before anyone answered")
+        if isinstance(result, CancelledResult):
+            raise _Denied(f"not approved: the request was cancelled ({_CANCEL_WORDS[result.reason]})")
+        raise _Denied("not approved")
+
+    def _approval_request(self, scope: CallScope, tool: Tool, args: dict[str, Any],
+                          record: ToolRecord) -> ShellApprovalRequest | ToolApprovalRequest:
+        common: dict[str, Any] = {
+            "interaction_id": uuid.uuid4().hex,
+            "turn_id": scope.run_id,
+            "source": ToolSource(tool_call_id=record.tool_call_id, tool_name=tool.name),
+            "created_at": int(self.clock() * 1000),
+            "sequence_name": scope.sequence_name,
+            "group_name": scope.group.name,
+        }
+        shell = tool.shell_approval(args)
+        if shell is not None:
+            return ShellApprovalRequest(**common, title=shell.title, description=shell.description,
+                                        command=shell.command, cwd=shell.cwd, reason=shell.reason,
+                                        operation=shell.operation)
+        return ToolApprovalRequest(**common, validated_input=args, tool_description=tool.description)

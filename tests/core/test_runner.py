@@ -1,0 +1,349 @@
+"""The runner's rules (SPEC §2), with fake tools driven by events and the in-memory stores."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+from builders import group, seq, tools
+from fakes import Flaky, Gate
+
+from gui.core.engine import Engine
+from gui.core.interactions import ApprovalResponse
+from gui.core.run_args import RunArgsError
+from gui.core.validator import parse_sequence
+from gui.tools import builtin_tools
+from gui.core.registry import Registry
+
+T = 5.0  # every wait is bounded
+
+
+def make_engine(*extra) -> Engine:
+    return Engine(registry=Registry([*builtin_tools(), *extra]), retry_backoff=0.01)
+
+
+async def save(engine: Engine, doc) -> str:
+    sequence, _ = await engine.create(doc)
+    return sequence.name
+
+
+def one_group(*tool_objs, **fields):
+    return seq(group("g", tools=tools(*tool_objs), **fields))
+
+
+async def wait_for(predicate, timeout: float = T) -> None:
+    """Poll a condition on the event loop with a deadline (for state reached through other tasks)."""
+    async with asyncio.timeout(timeout):
+        while not predicate():
+            await asyncio.sleep(0)
+
+
+async def test_groups_run_in_order_and_outputs_flow_between_them():
+    engine = make_engine()
+    a = group("a", **{"in": {"who": "string"}}, out={"greeting": "string"},
+              tools=tools({"tool": "echo", "args": {"value": "hello $args.who"}, "as": "greeting"}))
+    b = group("b", **{"in": {"greeting": "string"}}, out={"loud": "object"},
+              tools=tools({"tool": "echo", "args": {"value": {"text": "$args.greeting"}}, "as": "loud"}))
+    await save(engine, seq(a, b))
+    record = await engine.run("s", {"who": "Ada"})
+    assert record.status == "succeeded"
+    assert record.outputs == {"greeting": "hello Ada", "loud": {"text": "hello Ada"}}
+    assert record.groups[1].tools[0].args == {"value": {"text": "hello Ada"}}
+
+
+async def test_tools_of_a_group_run_in_parallel():
+    gate = Gate()
+    engine = make_engine(gate)
+    await save(engine, one_group(*({"tool": "gate", "args": {"key": k}} for k in "abc")))
+    run = await engine.start("s", {})
+    await wait_for(lambda: gate.running == 3)
+    for k in "abc":
+        gate.gate(k).set()
+    record = await engine.runner.wait(run.run_id, T)
+    assert record.status == "succeeded" and gate.max_running == 3
+
+
+async def test_unsafe_tool_makes_the_group_serial_and_says_why():
+    gate, unsafe = Gate(), Gate("unsafe", concurrency_safe=False)
+    engine = make_engine(gate, unsafe)
+    await save(engine, one_group({"tool": "gate", "args": {"key": "a"}}, {"tool": "unsafe", "args": {"key": "b"}}))
+    run = await engine.start("s", {})
+    await wait_for(lambda: gate.started == ["a"])
+    assert unsafe.started == []  # b waits for a
+    gate.gate("a").set()
+    await wait_for(lambda: unsafe.started == ["b"])
+    unsafe.gate("b").set()
+    record = await engine.runner.wait(run.run_id, T)
+    assert record.status == "succeeded"
+    assert "unsafe" in record.groups[0].serial_reason
+
+
+async def test_parallel_false_runs_in_order():
+    gate = Gate()
+    engine = make_engine(gate)
+    await save(engine, one_group({"tool": "gate", "args": {"key": "a"}}, {"tool": "gate", "args": {"key": "b"}},
+                                 parallel=False))
+    run = await engine.start("s", {})
+    await wait_for(lambda: gate.started == ["a"])
+    gate.gate("a").set()
+    await wait_for(lambda: gate.started == ["a", "b"])
+    gate.gate("b").set()
+    record = await engine.runner.wait(run.run_id, T)
+    assert record.status == "succeeded" and "parallel is off" in record.groups[0].serial_reason
+
+
+async def test_false_condition_skips_the_group_with_the_reason():
+    engine = make_engine()
+    await save(engine, one_group({"tool": "echo", "args": {"value": 1}}, **{"in": {"n": "number"}},
+                                 when="$args.n > 3"))
+    record = await engine.run("s", {"n": 1})
+    assert record.status == "succeeded"
+    assert record.groups[0].status == "skipped" and "$args.n > 3" in record.groups[0].reason
+    assert record.groups[0].tools[0].status == "skipped"
+
+
+async def test_condition_evaluation_error_fails_the_run_rather_than_skipping():
+    engine = make_engine()
+    await save(engine, one_group({"tool": "echo", "args": {"value": 1}}, **{"in": {"s": "string"}},
+                                 when="$args.s > 3"))
+    record = await engine.run("s", {"s": "x"})
+    assert record.status == "failed"
+    assert record.groups[0].status == "failed" and "could not be evaluated" in record.groups[0].reason
+
+
+async def test_input_missing_because_its_provider_was_skipped_fails_clearly():
+    engine = make_engine()
+    a = group("a", **{"in": {"go": "boolean"}}, out={"x": "string"}, when="$args.go == true",
+              tools=tools({"tool": "echo", "args": {"value": "v"}, "as": "x"}))
+    b = group("b", **{"in": {"x": "string"}})
+    await save(engine, seq(a, b))
+    record = await engine.run("s", {"go": False})
+    assert record.status == "failed"
+    assert "'x' has no value" in record.groups[1].reason
+
+
+async def test_args_are_checked_against_the_signature_before_anything_runs():
+    engine = make_engine()
+    await save(engine, one_group({"tool": "echo", "args": {"value": "$args.n"}}, **{"in": {"n": "number"}}))
+    with pytest.raises(RunArgsError) as info:
+        await engine.run("s", {"n": "three", "extra": 1})
+    assert len(info.value.problems) == 2
+    assert await engine.list_runs() == []
+
+
+async def test_array_slot_collects_results_in_tool_order_whatever_the_finish_order():
+    gate = Gate()
+    engine = make_engine(gate)
+    await save(engine, one_group(*({"tool": "gate", "args": {"key": k}, "as": "all"} for k in "abc"),
+                                 out={"all": "array"}))
+    run = await engine.start("s", {})
+    await wait_for(lambda: gate.running == 3)
+    for k in "cba":
+        gate.gate(k).set()
+        await wait_for(lambda k=k: k not in [t for t in gate.started if gate.running] or True)
+    record = await engine.runner.wait(run.run_id, T)
+    assert record.outputs == {"all": ["a", "b", "c"]}
+
+
+async def test_result_of_the_wrong_type_for_its_slot_fails_the_tool():
+    engine = make_engine()
+    await save(engine, one_group({"tool": "echo", "args": {"value": 3}, "as": "x"}, out={"x": "string"}))
+    record = await engine.run("s", {})
+    assert record.status == "failed"
+    assert "declared string" in record.groups[0].tools[0].error
+
+
+@pytest.mark.parametrize(("missing", "run_status", "tool_status"),
+                         [("fail", "failed", "failed"), ("skip", "succeeded", "skipped"),
+                          ("degrade", "degraded", "degraded")])
+async def test_missing_tool_policy(missing, run_status, tool_status):
+    engine = make_engine()
+    await save(engine, one_group({"tool": "nowhere.tool"}, {"tool": "echo", "args": {"value": 1}}, missing=missing))
+    record = await engine.run("s", {})
+    assert record.status == run_status
+    assert record.groups[0].tools[0].status == tool_status
+    assert record.groups[0].tools[1].status in (("succeeded",) if missing != "fail" else ("succeeded", "cancelled"))
+
+
+async def test_on_error_abort_cancels_siblings_and_fails_the_run():
+    gate = Gate()
+    engine = make_engine(gate, Flaky())
+    await save(engine, seq(group("g", tools=tools({"tool": "gate", "args": {"key": "slow"}},
+                                                  {"tool": "flaky", "args": {"fail_times": 5}})),
+                           group("never")))
+    record = await engine.run("s", {})
+    assert record.status == "failed"
+    tools_ = record.groups[0].tools
+    assert tools_[1].status == "failed" and tools_[0].status == "cancelled"
+    assert gate.cancelled == ["slow"]
+    assert record.groups[1].status == "cancelled"
+
+
+async def test_on_error_continue_goes_on_and_marks_the_run_degraded():
+    engine = make_engine(Flaky())
+    await save(engine, seq(group("g", on_error="continue", tools=tools({"tool": "flaky", "args": {"fail_times": 5}},
+                                                                       {"tool": "echo", "args": {"value": 1}})),
+                           group("next")))
+    record = await engine.run("s", {})
+    assert record.status == "degraded"
+    assert record.groups[0].tools[1].status == "succeeded"
+    assert record.groups[1].status == "succeeded"
+
+
+async def test_on_error_retry_tries_three_times_then_succeeds_or_aborts():
+    flaky = Flaky()
+    engine = make_engine(flaky)
+    await save(engine, one_group({"tool": "flaky", "args": {"fail_times": 2}}, on_error="retry"))
+    record = await engine.run("s", {})
+    assert record.status == "succeeded" and record.groups[0].tools[0].attempts == 3
+    flaky.calls = 0
+    await save(engine, one_group({"tool": "flaky", "args": {"fail_times": 3}}, on_error="retry"))
+    record = await engine.run("s", {})
+    assert record.status == "failed" and record.groups[0].tools[0].attempts == 3
+
+
+async def test_group_timeout_cancels_running_tools():
+    gate = Gate()
+    engine = make_engine(gate)
+    await save(engine, one_group({"tool": "gate", "args": {"key": "forever"}}, timeout="50ms"))
+    record = await asyncio.wait_for(engine.run("s", {}), T)
+    assert record.status == "failed"
+    assert "timed out after 50ms" in record.groups[0].reason
+    assert "time limit" in record.groups[0].tools[0].error
+    assert gate.cancelled == ["forever"]
+
+
+async def test_stop_cancels_tools_and_pending_requests():
+    gate = Gate()
+    engine = make_engine(gate)
+    await save(engine, one_group({"tool": "gate", "args": {"key": "x"}},
+                                 {"tool": "cmd_run", "args": {"command": "echo hi"}}))
+    run = await engine.start("s", {})
+    await wait_for(lambda: gate.running == 1)
+    await wait_for(lambda: engine.runner.snapshot(run.run_id).groups[0].tools[1].status == "waiting")
+    assert await engine.stop(run.run_id)
+    record = await engine.get_run(run.run_id)
+    assert record.status == "stopped"
+    assert gate.cancelled == ["x"]
+    interactions = await engine.interaction_store.list()
+    assert [(r.status, r.result.reason) for r in interactions] == [("cancelled", "turn_stopped")]
+
+
+async def test_approval_waits_for_a_person_and_a_denial_fails_with_the_reason():
+    engine = make_engine()
+    await save(engine, one_group({"tool": "cmd_run", "args": {"command": "echo approved"}, "as": "out"},
+                                 out={"out": "string"}))
+    events = []
+    engine.bus.subscribe(lambda e: events.append(e.type))
+    run = await engine.start("s", {})
+    await wait_for(lambda: "tool.waiting" in events)
+    [pending] = await engine.interactions.pending()
+    assert pending.request.command == "echo approved"
+    await engine.interactions.respond(pending.interaction_id, ApprovalResponse(decision="approved"))
+    record = await engine.runner.wait(run.run_id, T)
+    assert record.status == "succeeded" and record.outputs == {"out": "approved"}
+
+    run = await engine.start("s", {})
+    await wait_for(lambda: len(events) and engine.runner.snapshot(run.run_id) is not None
+                   and engine.runner.snapshot(run.run_id).groups[0].tools[0].status == "waiting")
+    [pending] = await engine.interactions.pending()
+    await engine.interactions.respond(pending.interaction_id,
+                                      ApprovalResponse(decision="denied", reason="not on prod"))
+    record = await engine.runner.wait(run.run_id, T)
+    assert record.status == "failed"
+    assert record.groups[0].tools[0].error == "denied by the user: not on prod"
+
+
+async def test_always_allow_is_remembered_and_auto_approvals_recorded():
+    engine = make_engine()
+    await save(engine, one_group({"tool": "cmd_run", "args": {"command": "true"}}))
+    run = await engine.start("s", {})
+    await wait_for(lambda: engine.runner.snapshot(run.run_id) is not None
+                   and engine.runner.snapshot(run.run_id).groups[0].tools[0].status == "waiting")
+    [pending] = await engine.interactions.pending()
+    await engine.interactions.respond(pending.interaction_id,
+                                      ApprovalResponse(decision="approved", always_allow=True))
+    await engine.runner.wait(run.run_id, T)
+    record = await asyncio.wait_for(engine.run("s", {}), T)
+    assert record.status == "succeeded"
+    autos = [r for r in await engine.interaction_store.list() if r.auto]
+    assert len(autos) == 1 and autos[0].status == "resolved"
+
+
+async def test_pending_approval_does_not_hold_up_its_siblings():
+    engine = make_engine()
+    await save(engine, one_group({"tool": "cmd_run", "args": {"command": "true"}},
+                                 {"tool": "echo", "args": {"value": 7}, "as": "x"}, out={"x": "number"}))
+    run = await engine.start("s", {})
+    await wait_for(lambda: engine.runner.snapshot(run.run_id) is not None
+                   and engine.runner.snapshot(run.run_id).groups[0].tools[1].status == "succeeded")
+    assert engine.runner.snapshot(run.run_id).groups[0].tools[0].status == "waiting"
+    await engine.stop(run.run_id)
+
+
+async def test_group_deadline_caps_the_approval_expiry():
+    engine = make_engine()
+    await save(engine, one_group({"tool": "cmd_run", "args": {"command": "true"}}, timeout="1h"))
+    run = await engine.start("s", {})
+    await wait_for(lambda: engine.runner.snapshot(run.run_id).groups[0].tools[0].status == "waiting")
+    [pending] = await engine.interactions.pending()
+    assert pending.request.expires_at is not None
+    assert pending.request.expires_at <= (run.created_at + 3600 + 1) * 1000
+    await engine.stop(run.run_id)
+
+
+async def test_seq_call_runs_another_saved_sequence_and_returns_its_outputs():
+    engine = make_engine()
+    await save(engine, seq(group("inner", **{"in": {"n": "number"}}, out={"r": "number"},
+                                 tools=tools({"tool": "echo", "args": {"value": "$args.n"}, "as": "r"})), name="child"))
+    await save(engine, seq(group("outer", out={"res": "object"},
+                                 tools=tools({"tool": "seq_call", "args": {"name": "child", "args": {"n": 4}},
+                                              "as": "res"})), name="parent"))
+    record = await engine.run("parent", {})
+    assert record.status == "succeeded", record
+    assert record.outputs == {"res": {"r": 4}}
+
+
+async def test_call_and_when_call_by_group_name():
+    engine = make_engine()
+    await save(engine, seq(group("double", **{"in": {"n": "number"}}, out={"r": "number"},
+                                 tools=tools({"tool": "echo", "args": {"value": "$args.n"}, "as": "r"}))))
+    record = await engine.call("double", {"n": 2})
+    assert record.target == "double" and record.outputs == {"r": 2}
+    assert await engine.when_call("double", "$args.n > 5", {"n": 2}) is None
+    assert (await engine.when_call("double", "$args.n > 1", {"n": 2})).status == "succeeded"
+
+
+async def test_seed_example_runs_end_to_end_with_cmd_run_when_always_allowed():
+    from gui.core.help import SEED_EXAMPLE
+
+    engine = make_engine()
+    engine.modes.set("cmd_run", "always-allow")
+    doc = json.loads(SEED_EXAMPLE.replace("journalctl -x", "echo detail"))
+    await engine.create(doc)
+    record = await asyncio.wait_for(engine.run("巡检三节点", {"host": "node-a"}), 20)
+    assert record.status == "succeeded", record.error
+    assert set(record.outputs) == {"summary", "load", "detail"}
+    assert record.outputs["detail"] == "detail"
+
+
+async def test_events_cover_every_transition():
+    engine = make_engine()
+    seen = []
+    await save(engine, seq(group("a"), group("b", **{"in": {"n": "number"}}, when="$args.n > 1")))
+    engine.bus.subscribe(lambda e: seen.append(e.type))
+    await engine.run("s", {"n": 0})
+    assert seen[0] == "run.started" and seen[-1] == "run.finished"
+    for kind in ("group.started", "group.finished", "group.skipped", "tool.started", "tool.finished"):
+        assert kind in seen
+
+
+async def test_sequence_parsed_once_is_not_parsed_again_at_run_time(monkeypatch):
+    import gui.core.validator as validator
+
+    engine = make_engine()
+    tree = parse_sequence(seq(group("g")))
+    monkeypatch.setattr(validator, "check_document", lambda *a, **k: (_ for _ in ()).throw(AssertionError))
+    record = await engine.run_sequence(tree, {})
+    assert record.status == "succeeded"

@@ -1,0 +1,175 @@
+"""ask_user through a fake interaction port: the request it sends and each way a question can end."""
+
+from __future__ import annotations
+
+import pytest
+
+from gui.core.interactions import (
+    Answer,
+    ApprovalResponse,
+    CancelledResult,
+    ExpiredResult,
+    InteractionRequest,
+    InteractionResult,
+    QuestionRequest,
+    QuestionResponse,
+    ResolvedResult,
+)
+from gui.core.registry import ToolArgumentError, ToolContext, ToolError
+from gui.tools.ask_user import AskUser
+
+
+class FakeHandle:
+    def __init__(self, interaction_id: str, result: InteractionResult) -> None:
+        self.interaction_id = interaction_id
+        self._result = result
+
+    async def result(self) -> InteractionResult:
+        return self._result
+
+
+class FakePort:
+    """Records each request and answers it with what `answer(request)` returns."""
+
+    def __init__(self, answer) -> None:
+        self.answer = answer
+        self.requests: list[InteractionRequest] = []
+
+    async def request(self, request: InteractionRequest) -> FakeHandle:
+        self.requests.append(request)
+        return FakeHandle(request.interaction_id, self.answer(request))
+
+
+def answered(*answers: tuple[str, str | list[str]]):
+    def answer(request: InteractionRequest) -> InteractionResult:
+        response = QuestionResponse(answers=[Answer(question_id=q, value=v) for q, v in answers])
+        return ResolvedResult(interaction_id=request.interaction_id, response=response)
+
+    return answer
+
+
+ARGS = {
+    "title": "Deploy",
+    "questions": [
+        {"id": "env", "prompt": "Where to?", "type": "single_select",
+         "options": [{"value": "prod", "label": "Production", "description": "careful"},
+                     {"value": "test", "label": "Test"}]},
+        {"id": "note", "prompt": "Anything to add?"},
+        {"id": "checks", "prompt": "Which checks?", "type": "multi_select",
+         "options": [{"value": "lint", "label": "Lint"}, {"value": "unit", "label": "Unit tests"}]},
+    ],
+}  # fmt: skip
+
+
+def context(port: FakePort | None, deadline: float | None = None) -> ToolContext:
+    return ToolContext(
+        run_id="run-7",
+        tool_call_id="call-3",
+        tool_name="ask_user",
+        sequence_name="release",
+        group_name="confirm",
+        interactions=port,
+        deadline=deadline,
+    )
+
+
+async def test_answers_are_the_result_by_question_id():
+    port = FakePort(answered(("env", "prod"), ("note", "go"), ("checks", ["lint", "unit"])))
+    result = await AskUser().call(ARGS, context(port))
+    assert result == {"env": "prod", "note": "go", "checks": ["lint", "unit"]}
+
+
+async def test_unanswered_questions_are_null():
+    port = FakePort(answered(("env", "test")))
+    assert await AskUser().call(ARGS, context(port)) == {"env": "test", "note": None, "checks": None}
+
+
+async def test_request_carries_run_source_places_and_questions():
+    port = FakePort(answered())
+    await AskUser().call(ARGS, context(port, deadline=1_700_000_000.5))
+    [request] = port.requests
+    assert isinstance(request, QuestionRequest)
+    assert len(request.interaction_id) == 32
+    assert request.turn_id == "run-7"
+    assert (request.source.tool_call_id, request.source.tool_name) == ("call-3", "ask_user")
+    assert request.expires_at == 1_700_000_000_500
+    assert request.created_at > 1_600_000_000_000
+    assert (request.sequence_name, request.group_name) == ("release", "confirm")
+    assert request.title == "Deploy"
+    env, note, checks = request.questions
+    assert (env.question_id, env.prompt, env.response_type) == ("env", "Where to?", "single_select")
+    assert [(o.value, o.label, o.description) for o in env.options] == [
+        ("prod", "Production", "careful"),
+        ("test", "Test", None),
+    ]
+    assert (note.response_type, note.options) == ("text", None)
+    assert checks.response_type == "multi_select"
+
+
+async def test_each_call_is_a_new_interaction_and_without_deadline_never_expires():
+    port = FakePort(answered())
+    await AskUser().call(ARGS, context(port))
+    await AskUser().call(ARGS, context(port))
+    first, second = port.requests
+    assert first.interaction_id != second.interaction_id
+    assert first.expires_at is None
+
+
+async def test_expired_question_is_an_error():
+    port = FakePort(lambda r: ExpiredResult(interaction_id=r.interaction_id))
+    with pytest.raises(ToolError, match="^nobody answered before the request expired$"):
+        await AskUser().call(ARGS, context(port))
+
+
+async def test_cancelled_question_is_an_error_with_the_reason():
+    port = FakePort(lambda r: CancelledResult(interaction_id=r.interaction_id, reason="turn_stopped"))
+    with pytest.raises(ToolError, match=r"^the question was cancelled \(turn_stopped\)$"):
+        await AskUser().call(ARGS, context(port))
+
+
+async def test_an_answer_of_another_kind_is_an_error():
+    port = FakePort(
+        lambda r: ResolvedResult(interaction_id=r.interaction_id, response=ApprovalResponse(decision="approved"))
+    )
+    with pytest.raises(ToolError):
+        await AskUser().call(ARGS, context(port))
+
+
+async def test_without_anyone_to_ask_it_fails():
+    with pytest.raises(ToolError, match="^no one can be asked here$"):
+        await AskUser().call(ARGS, context(None))
+
+
+def test_tool_needs_no_approval_and_runs_in_parallel():
+    tool = AskUser()
+    assert (tool.name, tool.approval, tool.concurrency_safe) == ("ask_user", "none", True)
+
+
+def question(**overrides):
+    return {"id": "q", "prompt": "Why?", **overrides}
+
+
+@pytest.mark.parametrize(
+    ("args", "field"),
+    [
+        ({"questions": [question()]}, "title"),
+        ({"title": "", "questions": [question()]}, "title"),
+        ({"title": "T"}, "questions"),
+        ({"title": "T", "questions": []}, "questions"),
+        ({"title": "T", "questions": [question(), question()]}, "questions"),
+        ({"title": "T", "questions": [question(), question(id="r", type="single_select")]}, "questions.1"),
+        ({"title": "T", "questions": [question(type="multi_select", options=[])]}, "questions.0"),
+        ({"title": "T", "questions": [question(options=[{"value": "a", "label": "A"}])]}, "questions.0"),
+        ({"title": "T", "questions": [question(type="dropdown")]}, "questions.0.type"),
+        ({"title": "T", "questions": [question(type="single_select", options=[{"value": "a"}])]},
+         "questions.0.options.0.label"),
+        ({"title": "T", "questions": [question(type="single_select",
+          options=[{"value": "a", "label": "A"}, {"value": "a", "label": "B"}])]}, "questions.0"),
+        ({"title": "T", "questions": [question(prompt="")]}, "questions.0.prompt"),
+        ({"title": "T", "questions": [question()], "timeout": 5}, "timeout"),
+    ],
+)  # fmt: skip
+async def test_bad_arguments_name_the_field(args, field):
+    with pytest.raises(ToolArgumentError) as err:
+        await AskUser().call(args, context(FakePort(answered())))
+    assert field in [path for path, _ in err.value.problems]
