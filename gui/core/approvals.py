@@ -33,6 +33,7 @@ _CANCEL_REASONS: dict[CancelReason, str] = {
     "turn_stopped": "cancelled: run stopped",
     "session_disposed": "cancelled: the app was closed",
     "runtime_interrupted": "cancelled: the app stopped before anyone answered",
+    "no_one_to_ask": "cancelled: there was no one to ask (no terminal)",
 }
 EXPIRED_REASON = "the request expired before anyone answered"
 DENIED_REASON = "denied by the person"

@@ -76,9 +76,7 @@ class Literal(Condition):
             raise ValueError(f"{self.value} is not a number a condition can hold")
 
     def __eq__(self, other: object) -> bool:
-        return (
-            isinstance(other, Literal) and type(other.value) is type(self.value) and other.value == self.value
-        )
+        return isinstance(other, Literal) and type(other.value) is type(self.value) and other.value == self.value
 
     def __hash__(self) -> int:
         return hash((type(self.value), self.value))
@@ -247,9 +245,7 @@ class _Parser:
 
     def operand(self) -> Operand:
         tok = self.advance()
-        return (
-            ArgRef(tok.value, offset=tok.start) if tok.kind == "arg" else Literal(tok.value, offset=tok.start)
-        )
+        return ArgRef(tok.value, offset=tok.start) if tok.kind == "arg" else Literal(tok.value, offset=tok.start)
 
     def parse_comparison(self) -> Condition:
         left_tok = self.tok
@@ -258,9 +254,7 @@ class _Parser:
             lone_ok = left_tok.kind in ("arg", "bool")
             if lone_ok and self.tok.kind in ("and", "or", ")", "end"):
                 return left
-            raise ConditionSyntaxError(
-                f"expected an operator {_OPS_HINT} after {self.shown(left_tok)}", self.tok.start
-            )
+            raise ConditionSyntaxError(f"expected an operator {_OPS_HINT} after {self.shown(left_tok)}", self.tok.start)
         op = self.advance()
         if self.tok.kind not in ("arg", "str", "num", "bool"):
             raise ConditionSyntaxError(f"expected a value {_VALUE_HINT} after {op.value}", self.tok.start)
@@ -312,8 +306,7 @@ def evaluate(cond: Condition, args: Mapping[str, Any]) -> bool:
         if isinstance(value, bool):
             return value
         raise ConditionEvalError(
-            f"$args.{cond.name} is {_describe(value)}, not true or false: compare it, "
-            f"as in $args.{cond.name} == …",
+            f"$args.{cond.name} is {_describe(value)}, not true or false: compare it, as in $args.{cond.name} == …",
             cond.offset,
         )
     if isinstance(cond, Not):

@@ -130,7 +130,6 @@ class InteractionService:
         async with self._lock(iid):
             if await self.store.get(iid) is not None:
                 raise InteractionError(f"interaction {iid} already exists", iid)
-            self._publish_created(record)
             await self.store.save(record)
             future: asyncio.Future[InteractionResult] = loop.create_future()
             self._futures[iid] = future

@@ -16,7 +16,7 @@ JsonValue = Any
 
 InteractionStatus = Literal["pending", "resolved", "expired", "cancelled"]
 ApprovalMode = Literal["ask", "always-allow"]
-CancelReason = Literal["turn_stopped", "session_disposed", "runtime_interrupted"]
+CancelReason = Literal["turn_stopped", "session_disposed", "runtime_interrupted", "no_one_to_ask"]
 
 
 class _Model(BaseModel):

@@ -37,6 +37,7 @@ _CANCEL_WORDS = {
     "turn_stopped": "the run was stopped",
     "session_disposed": "the app was closed",
     "runtime_interrupted": "the app stopped before anyone answered",
+    "no_one_to_ask": "there was no one to ask",
 }
 
 

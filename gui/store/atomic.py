@@ -125,6 +125,8 @@ def read_json(path: Path) -> dict[str, Any] | None:
 def remove_stale_temp_files(path: Path) -> int:
     """Delete temporary files a killed writer left beside `path`; returns how many.
 
+    The name of `path` may be a glob pattern (`runs-[0-9]*.json`) to cover a family of files.
+
     Only safe while no other writer of `path` is running: the instance lock guarantees one process
     per data folder, and the store writer one thread within it.
     """

@@ -425,9 +425,7 @@ _TOKENS = ["$args.a", "$args.主机", "==", "!=", ">", ">=", "<", "<=", "contain
 _TOKENS += ["(", ")", "true", "false", '"x"', '"\\u00e9"', "3", "-2.5e1", " ", "'", "=", "$", "\\", '"']
 token_soup = st.lists(st.sampled_from(_TOKENS), max_size=14).map("".join)
 
-names = st.text(st.characters(categories=("L", "Nd")) | st.just("_"), min_size=1, max_size=6).filter(
-    is_valid_name
-)
+names = st.text(st.characters(categories=("L", "Nd")) | st.just("_"), min_size=1, max_size=6).filter(is_valid_name)
 literals = st.one_of(
     st.booleans(), st.integers(), st.floats(allow_nan=False, allow_infinity=False), st.text(max_size=8)
 ).map(Literal)

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from gui.core.registry import ToolArgumentError, ToolError
+from gui.tools import cmd_run
 from gui.tools.cmd_run import CmdRun
 
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="the commands are POSIX shell")
@@ -50,6 +51,13 @@ async def test_result_is_stdout_without_the_trailing_newline(ctx):
 
 async def test_undecodable_output_is_replaced_not_an_error(ctx):
     assert await run(ctx, command="printf 'a\\377b'") == "a\ufffdb"
+
+
+async def test_huge_output_is_cut_and_says_so(ctx, monkeypatch):
+    monkeypatch.setattr(cmd_run, "MAX_OUTPUT_BYTES", 1000)
+    result = await run(ctx, command="head -c 5000 /dev/zero | tr '\\0' x")
+    assert result.startswith("x" * 1000)
+    assert result.endswith("[output cut: 4000 more bytes were dropped]")
 
 
 async def test_non_zero_exit_reports_the_code_and_stderr(ctx):

@@ -1,0 +1,287 @@
+"""`seqdesk run`, `seqdesk list` and the terminal side of requests for a person.
+
+Progress goes to stderr so that `--json` output on stdout stays clean for scripts. Requests are
+asked at the prompt one at a time; `--yes` approves every approval; with no terminal and no
+`--yes`, approvals are denied and questions and forms cancelled, each with its reason stored.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from gui.core.engine import Engine
+from gui.core.errors import DslError
+from gui.core.events import Event
+from gui.core.interaction_service import InteractionError
+from gui.core.interactions import (
+    ApprovalResponse,
+    Answer,
+    ElicitationInteractionRequest,
+    ElicitationInteractionResponse,
+    InteractionRecord,
+    QuestionRequest,
+    QuestionResponse,
+    ShellApprovalRequest,
+    ToolApprovalRequest,
+)
+from gui.core.run_args import RunArgsError
+
+ICONS = {"succeeded": "✓", "failed": "✗", "skipped": "–", "degraded": "~", "cancelled": "■", "stopped": "■"}
+
+
+def add_run_commands(sub: Any) -> None:
+    run = sub.add_parser("run", help="run a sequence file or a saved sequence by name")
+    run.add_argument("target", help="a sequence file (.json) or the name of a saved sequence")
+    run.add_argument("--args", default="{}", help='the run\'s args as JSON, e.g. \'{"host": "node-a"}\'')
+    run.add_argument("--yes", action="store_true", help="approve every approval without asking")
+    run.add_argument("--json", action="store_true", help="print the final run record as JSON")
+    run.set_defaults(func=cmd_run)
+    lister = sub.add_parser("list", help="list saved sequences with their signatures")
+    lister.add_argument("--json", action="store_true")
+    lister.set_defaults(func=cmd_list)
+    try:
+        from gui.mcp.cli import add_mcp_command
+    except ImportError:
+        return
+    add_mcp_command(sub)
+
+
+def _err(text: str) -> None:
+    print(text, file=sys.stderr, flush=True)
+
+
+async def _open() -> Any:
+    from gui.runtime import open_runtime
+
+    return await open_runtime()
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    async def go() -> int:
+        rt = await _open()
+        try:
+            items = await rt.engine.list()
+        finally:
+            await rt.close()
+        if args.json:
+            print(json.dumps(items, ensure_ascii=False, indent=2))
+            return 0
+        if not items:
+            print("no saved sequences")
+        for item in items:
+            sig = item["signature"]
+            ins = ", ".join(f"{k}: {v}" for k, v in sig["inputs"].items()) or "no inputs"
+            outs = ", ".join(f"{k}: {v}" for k, v in sig["outputs"].items()) or "no outputs"
+            print(f"{item['name']}  ({ins}) -> ({outs})")
+            if item["description"]:
+                print(f"    {item['description']}")
+        return 0
+
+    return _run_async(go)
+
+
+def _run_async(fn: Any) -> int:
+    from gui.store_errors import friendly_store_error
+
+    try:
+        return int(asyncio.run(fn()))
+    except Exception as exc:
+        message = friendly_store_error(exc)
+        if message is None:
+            raise
+        _err(f"seqdesk: {message}")
+        return 2
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    try:
+        run_args = json.loads(args.args)
+    except json.JSONDecodeError as exc:
+        _err(f"seqdesk run: --args is not valid JSON: {exc.msg} (at character {exc.pos})")
+        return 2
+    if not isinstance(run_args, dict):
+        _err('seqdesk run: --args must be a JSON object, like \'{"host": "node-a"}\'')
+        return 2
+    return _run_async(lambda: _run(args, run_args))
+
+
+async def _run(args: argparse.Namespace, run_args: dict[str, Any]) -> int:
+    rt = await _open()
+    engine: Engine = rt.engine
+    prompter = TerminalPrompter(engine, yes=args.yes, interactive=sys.stdin.isatty())
+    unsubscribe = engine.bus.subscribe(prompter.on_event)
+    try:
+        target = args.target
+        path = Path(target)
+        if path.suffix == ".json" or path.exists():
+            try:
+                text = path.read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError) as exc:
+                _err(f"seqdesk run: cannot read {target}: {getattr(exc, 'strerror', None) or exc}")
+                return 2
+            from gui.core.catalog import tool_catalog
+            from gui.core.validator import check_text
+
+            result = check_text(text, tool_catalog(engine.registry))
+            if not result.ok:
+                for problem in result.errors:
+                    _err(str(problem))
+                _err(f"seqdesk run: {target} is not a valid sequence")
+                return 2
+            sequence = result.sequence
+            assert sequence is not None
+            record = await engine.runner.run(sequence, run_args)
+        else:
+            sequence = await engine.get(target)
+            if sequence is None:
+                _err(f"seqdesk run: no file and no saved sequence named '{target}'")
+                return 2
+            record = await engine.run(target, run_args)
+    except RunArgsError as exc:
+        _err(f"seqdesk run: {exc}")
+        return 2
+    except DslError as exc:
+        for problem in exc.errors:
+            _err(str(problem))
+        return 2
+    finally:
+        unsubscribe()
+        await prompter.close()
+        await rt.close()
+    if args.json:
+        print(json.dumps(record.to_summary_json(), ensure_ascii=False, indent=2, default=str))
+    else:
+        _err(f"run {record.run_id} {record.status}" + (f": {record.error}" if record.error else ""))
+        if record.outputs:
+            print(json.dumps(record.outputs, ensure_ascii=False, indent=2, default=str))
+    return 0 if record.status == "succeeded" else 1
+
+
+class TerminalPrompter:
+    """Shows progress and answers requests for a person at the terminal, one at a time."""
+
+    def __init__(self, engine: Engine, *, yes: bool, interactive: bool) -> None:
+        self.engine = engine
+        self.yes = yes
+        self.interactive = interactive
+        self._lock = asyncio.Lock()
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    def on_event(self, event: Event) -> None:
+        data = event.data
+        if event.type == "group.started":
+            _err(f"▶ {data['group_name']}")
+        elif event.type == "group.skipped":
+            _err(f"– {data['group_name']} skipped: {data.get('reason')}")
+        elif event.type == "tool.finished":
+            icon = ICONS.get(data["status"], "?")
+            extra = f": {data['error']}" if data.get("error") not in (None, data["status"]) else ""
+            _err(f"  {icon} {data['tool_name']} {data['status']}{extra}")
+        elif event.type == "tool.retrying":
+            _err(f"  ↻ {data['tool_name']} attempt {data['attempt']} of {data['of']}: {data.get('error')}")
+        elif event.type == "interaction.created":
+            record = InteractionRecord.model_validate(data["record"])
+            if record.status == "pending":
+                task = asyncio.get_running_loop().create_task(self._answer(record))
+                self._tasks.add(task)
+                task.add_done_callback(self._tasks.discard)
+
+    async def close(self) -> None:
+        for task in list(self._tasks):
+            task.cancel()
+
+    async def _answer(self, record: InteractionRecord) -> None:
+        async with self._lock:
+            request = record.request
+            iid = request.interaction_id
+            try:
+                if isinstance(request, ShellApprovalRequest | ToolApprovalRequest):
+                    await self._approval(iid, request)
+                elif not self.interactive:
+                    await self.engine.interactions.cancel(iid, "no_one_to_ask")
+                    _err(f"  ✗ no terminal to ask '{_title(request)}': cancelled")
+                elif isinstance(request, QuestionRequest):
+                    await self._question(iid, request)
+                elif isinstance(request, ElicitationInteractionRequest):
+                    await self._elicitation(iid, request)
+            except InteractionError as exc:
+                _err(f"  (request {iid}: {exc})")
+
+    async def _approval(self, iid: str, request: ShellApprovalRequest | ToolApprovalRequest) -> None:
+        what = request.command if isinstance(request, ShellApprovalRequest) else json.dumps(
+            request.validated_input, ensure_ascii=False)
+        if self.yes:
+            _err(f"  ✓ approved (--yes): {what}")
+            await self.engine.interactions.respond(iid, ApprovalResponse(decision="approved"))
+            return
+        if not self.interactive:
+            _err(f"  ✗ denied (no terminal to ask, and no --yes): {what}")
+            await self.engine.interactions.respond(iid, ApprovalResponse(
+                decision="denied", reason="no one could be asked (no terminal, and --yes was not given)"))
+            return
+        where = f" in {request.cwd}" if isinstance(request, ShellApprovalRequest) else ""
+        answer = await _ask(f"  ? Allow {request.source.tool_name if request.source.type == 'tool' else 'step'}"
+                            f"{where}: {what}  [y]es / [n]o: ")
+        if answer.strip().lower() in ("y", "yes"):
+            await self.engine.interactions.respond(iid, ApprovalResponse(decision="approved"))
+        else:
+            reason = (await _ask("    reason (optional): ")).strip() or None
+            await self.engine.interactions.respond(iid, ApprovalResponse(decision="denied", reason=reason))
+
+    async def _question(self, iid: str, request: QuestionRequest) -> None:
+        _err(f"  ? {request.title}")
+        answers = []
+        for q in request.questions:
+            options = q.options or []
+            for n, option in enumerate(options, 1):
+                _err(f"      {n}. {option.label}" + (f" — {option.description}" if option.description else ""))
+            while True:
+                raw = (await _ask(f"    {q.prompt}: ")).strip()
+                if q.response_type == "text":
+                    answers.append(Answer(question_id=q.question_id, value=raw))
+                    break
+                picks = [p.strip() for p in raw.split(",") if p.strip()]
+                try:
+                    values = [options[int(p) - 1].value for p in picks]
+                except (ValueError, IndexError):
+                    _err("    answer with the option numbers, e.g. 1 or 1,3")
+                    continue
+                if q.response_type == "single_select" and len(values) != 1:
+                    _err("    choose exactly one option")
+                    continue
+                answers.append(Answer(question_id=q.question_id,
+                                      value=values[0] if q.response_type == "single_select" else values))
+                break
+        await self.engine.interactions.respond(iid, QuestionResponse(answers=answers))
+
+    async def _elicitation(self, iid: str, request: ElicitationInteractionRequest) -> None:
+        from gui.core.elicitation import ElicitationRequest, TerminalElicitationHandler
+
+        handler = TerminalElicitationHandler(output=lambda *a, **k: _err(" ".join(str(x) for x in a)))
+        reply = await handler.handle_elicitation(ElicitationRequest(
+            server_name=request.server_name, message=request.message, fields=request.fields, url=request.url))
+        await self.engine.interactions.respond(iid, ElicitationInteractionResponse(
+            action=reply.action, values=dict(reply.values)))
+
+
+def _title(request: Any) -> str:
+    return str(getattr(request, "title", None) or getattr(request, "server_name", None) or request.kind)
+
+
+async def _ask(prompt: str) -> str:
+    def read() -> str:
+        print(prompt, end="", file=sys.stderr, flush=True)
+        line = sys.stdin.readline()
+        if not line:
+            raise EOFError
+        return line.rstrip("\n")
+
+    try:
+        return await asyncio.to_thread(read)
+    except EOFError:
+        return ""

@@ -1,0 +1,17 @@
+"""Entry file for NiceGUI (its test `user` fixture runs this file as `__main__`).
+
+The `seqdesk` command does not use it: it calls `gui.app.start_app`. Here the engine is in memory
+unless SEQDESK_DATA names a folder.
+"""
+
+from __future__ import annotations
+
+import os
+
+if __name__ in {"__main__", "__mp_main__"}:
+    from nicegui import ui
+
+    from gui.app import create_app
+
+    create_app(memory=not os.environ.get("SEQDESK_DATA"))
+    ui.run(reload=False, host="127.0.0.1", show=False, title="SeqDesk", storage_secret="seqdesk-local")

@@ -1,0 +1,61 @@
+"""The running app's one engine, and how it is opened and closed.
+
+Every surface in this process (pages, HTTP API, MCP server) reaches the engine through
+`current()`. `open_runtime` builds it: with a data folder it uses the TinyDB stores (one process
+per folder, start-up recovery); with `memory=True` it uses the in-memory stores (tests, demos).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from gui.core.engine import Engine
+from gui.tools import default_registry
+
+
+@dataclass
+class Runtime:
+    engine: Engine
+    data_dir: Path | None = None
+    token: str | None = None
+    closers: list[Callable[[], Awaitable[None] | None]] = field(default_factory=list)
+    recovered_runs: list[str] = field(default_factory=list)
+
+    async def close(self) -> None:
+        await self.engine.close()
+        for closer in reversed(self.closers):
+            result = closer()
+            if result is not None:
+                await result
+        self.closers.clear()
+
+
+_current: Runtime | None = None
+
+
+def current() -> Runtime:
+    if _current is None:
+        raise RuntimeError("SeqDesk's engine is not open yet")
+    return _current
+
+
+def set_current(runtime: Runtime | None) -> None:
+    global _current
+    _current = runtime
+
+
+async def open_runtime(data_dir: Path | None = None, *, memory: bool | None = None) -> Runtime:
+    """Open the engine on a data folder (TinyDB) or in memory, recover what a dead process left."""
+    if memory is None:
+        memory = os.environ.get("SEQDESK_MEMORY") == "1"
+    if memory:
+        runtime = Runtime(engine=Engine(registry=default_registry()))
+    else:
+        from gui.store.open import open_stores
+
+        runtime = await open_stores(data_dir)
+    runtime.recovered_runs = await runtime.engine.recover()
+    return runtime

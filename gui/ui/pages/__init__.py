@@ -1,0 +1,1 @@
+"""One module per route; each has a `register()` that defines its `@ui.page`s."""

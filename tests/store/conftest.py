@@ -1,0 +1,97 @@
+"""Child processes for the store tests: started with the repository importable, read line by line."""
+
+from __future__ import annotations
+
+import os
+import queue
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+LINE_TIMEOUT = 10
+
+
+class Child:
+    """A Python child whose stdout lines are read on a thread, so the test can wait with a timeout."""
+
+    def __init__(self, args: list[str]) -> None:
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))}
+        self.proc = subprocess.Popen(
+            [sys.executable, *args],
+            cwd=REPO,
+            env=env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        self._lines: queue.Queue[str | None] = queue.Queue()
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+
+    @property
+    def pid(self) -> int:
+        return self.proc.pid
+
+    def _read(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            self._lines.put(line.rstrip("\n"))
+        self._lines.put(None)
+
+    def next_line(self, timeout: float = LINE_TIMEOUT) -> str:
+        """The next stdout line; fails with the child's stderr if it exits first."""
+        try:
+            line = self._lines.get(timeout=timeout)
+        except queue.Empty:
+            raise AssertionError(f"child {self.pid} printed nothing for {timeout}s") from None
+        if line is None:
+            self.proc.wait(timeout)
+            stderr = self.proc.stderr.read() if self.proc.stderr else ""
+            raise AssertionError(f"child {self.pid} exited ({self.proc.returncode}) early:\n{stderr}")
+        return line
+
+    def kill(self) -> list[str]:
+        """SIGKILL the child; returns the lines it printed that were not read yet."""
+        self.proc.kill()
+        self.proc.wait(LINE_TIMEOUT)
+        self._reader.join(LINE_TIMEOUT)
+        rest: list[str] = []
+        while (line := self._lines.get_nowait()) is not None:
+            rest.append(line)
+        return rest
+
+    def finish(self, timeout: float = LINE_TIMEOUT) -> tuple[int, list[str], str]:
+        """Close stdin, wait for the exit; returns (exit code, unread lines, stderr)."""
+        assert self.proc.stdin is not None and self.proc.stderr is not None
+        self.proc.stdin.close()
+        code = self.proc.wait(timeout)
+        self._reader.join(timeout)
+        rest: list[str] = []
+        while (line := self._lines.get_nowait()) is not None:
+            rest.append(line)
+        return code, rest, self.proc.stderr.read()
+
+
+@pytest.fixture
+def spawn():
+    """Start `python <args>` children; any still running at the end of the test are killed."""
+    children: list[Child] = []
+
+    def start(*args: str) -> Child:
+        child = Child(list(args))
+        children.append(child)
+        return child
+
+    yield start
+    for child in children:
+        if child.proc.poll() is None:
+            child.proc.kill()
+            child.proc.wait(LINE_TIMEOUT)
+        for stream in (child.proc.stdin, child.proc.stdout, child.proc.stderr):
+            if stream is not None:
+                stream.close()

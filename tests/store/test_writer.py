@@ -1,0 +1,133 @@
+"""Writer: one thread, submission order, exceptions to the caller, the event loop never blocked."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+
+import pytest
+
+from gui.store.writer import Writer, WriterClosedError
+
+TIMEOUT = 5
+
+
+@pytest.fixture
+def writer():
+    w = Writer()
+    yield w
+    w.close()
+
+
+async def test_operations_run_in_submission_order_on_one_thread(writer):
+    seen: list[int] = []
+    threads: set[int] = set()
+
+    def record(n: int) -> int:
+        threads.add(threading.get_ident())
+        seen.append(n)
+        return n * 10
+
+    results = await asyncio.gather(*(writer.run(record, n) for n in range(100)))
+    assert seen == list(range(100))
+    assert results == [n * 10 for n in range(100)]
+    assert len(threads) == 1 and threading.get_ident() not in threads
+
+
+async def test_an_exception_reaches_the_awaiting_caller(writer):
+    def fail() -> None:
+        raise KeyError("missing")
+
+    with pytest.raises(KeyError, match="missing"):
+        await writer.run(fail)
+    assert await writer.run(lambda: "still working") == "still working"
+
+
+def test_run_sync_returns_the_result_and_raises_the_exception(writer):
+    assert writer.run_sync(lambda a, b: a + b, 2, 3) == 5
+    with pytest.raises(ZeroDivisionError):
+        writer.run_sync(lambda: 1 / 0)
+
+
+def test_run_sync_from_inside_an_operation_runs_directly_instead_of_deadlocking(writer):
+    def outer() -> tuple[bool, str]:
+        return writer.on_writer_thread(), writer.run_sync(lambda: "inner")
+
+    assert writer.run_sync(outer) == (True, "inner")
+    assert not writer.on_writer_thread()
+
+
+async def test_the_event_loop_keeps_running_while_a_slow_operation_runs(writer):
+    loop = asyncio.get_running_loop()
+    started = asyncio.Event()
+    ticked = asyncio.Event()
+    release = threading.Event()
+    ticks = 0
+
+    def slow() -> str:
+        loop.call_soon_threadsafe(started.set)
+        assert release.wait(TIMEOUT), "the test never released the slow operation"
+        return "done"
+
+    async def ticker() -> None:
+        nonlocal ticks
+        while True:
+            ticks += 1
+            if ticks >= 50:
+                ticked.set()
+            await asyncio.sleep(0)
+
+    task = asyncio.create_task(writer.run(slow))
+    counter = asyncio.create_task(ticker())
+    try:
+        await asyncio.wait_for(started.wait(), TIMEOUT)
+        await asyncio.wait_for(ticked.wait(), TIMEOUT)
+        assert not task.done()
+        release.set()
+        assert await asyncio.wait_for(task, TIMEOUT) == "done"
+    finally:
+        release.set()
+        counter.cancel()
+
+
+async def test_a_submitted_operation_still_runs_when_its_awaiter_is_cancelled(writer):
+    loop = asyncio.get_running_loop()
+    started = asyncio.Event()
+    release = threading.Event()
+    written: list[str] = []
+
+    def blocker() -> None:
+        loop.call_soon_threadsafe(started.set)
+        release.wait(TIMEOUT)
+
+    blocking = asyncio.create_task(writer.run(blocker))
+    await asyncio.wait_for(started.wait(), TIMEOUT)
+    queued = asyncio.create_task(writer.run(written.append, "kept"))
+    await asyncio.sleep(0)  # let the task submit its operation
+    queued.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await queued
+    release.set()
+    await asyncio.wait_for(blocking, TIMEOUT)
+    await writer.run(lambda: None)
+    assert written == ["kept"]
+
+
+def test_close_finishes_the_queued_operations_then_refuses_new_ones():
+    writer = Writer()
+    release = threading.Event()
+    done: list[int] = []
+    writer.submit(release.wait, TIMEOUT)
+    for n in range(20):
+        writer.submit(done.append, n)
+    release.set()
+    writer.close()
+    assert done == list(range(20))
+    with pytest.raises(WriterClosedError):
+        writer.run_sync(lambda: None)
+    writer.close()
+
+
+def test_close_from_the_writer_thread_is_refused(writer):
+    with pytest.raises(RuntimeError, match="writer thread"):
+        writer.run_sync(writer.close)
