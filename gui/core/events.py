@@ -14,9 +14,9 @@ import logging
 import threading
 import time
 from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
 
 log = logging.getLogger(__name__)
 
@@ -26,14 +26,18 @@ log = logging.getLogger(__name__)
 # Sequences: sequence.saved, sequence.deleted. Settings: settings.changed.
 
 
-class Event(BaseModel):
-    model_config = ConfigDict(frozen=True)
+@dataclass(frozen=True, slots=True)
+class Event:
+    """One thing that happened. A plain dataclass: thousands are made per second during a run."""
 
     type: str
     run_id: str | None = None
-    data: dict[str, Any] = Field(default_factory=dict)
-    at: float = Field(default_factory=time.time)
+    data: dict[str, Any] = field(default_factory=dict)
+    at: float = field(default_factory=time.time)
     seq: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": self.type, "run_id": self.run_id, "data": self.data, "at": self.at, "seq": self.seq}
 
 
 Subscriber = Callable[[Event], None]

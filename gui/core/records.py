@@ -96,19 +96,21 @@ class RunStore(Protocol):
 
 
 class MemoryRunStore:
+    """Keeps each record as JSON text, as a file would: what comes back is a copy, never shared."""
+
     def __init__(self) -> None:
-        self._items: dict[str, RunRecord] = {}
+        self._items: dict[str, tuple[float, str, bool]] = {}
 
     async def save(self, record: RunRecord) -> None:
-        self._items[record.run_id] = record.model_copy(deep=True)
+        self._items[record.run_id] = (record.created_at, record.model_dump_json(), record.finished)
 
     async def get(self, run_id: str) -> RunRecord | None:
         item = self._items.get(run_id)
-        return item.model_copy(deep=True) if item else None
+        return RunRecord.model_validate_json(item[1]) if item else None
 
     async def list(self, limit: int = 100, offset: int = 0) -> list[RunRecord]:
-        items = sorted(self._items.values(), key=lambda r: r.created_at, reverse=True)
-        return [r.model_copy(deep=True) for r in items[offset:offset + limit]]
+        items = sorted(self._items.values(), key=lambda r: r[0], reverse=True)
+        return [RunRecord.model_validate_json(r[1]) for r in items[offset:offset + limit]]
 
     async def running(self) -> list[RunRecord]:
-        return [r.model_copy(deep=True) for r in self._items.values() if not r.finished]
+        return [RunRecord.model_validate_json(r[1]) for r in self._items.values() if not r[2]]

@@ -26,7 +26,16 @@ from gui.core.signature import signature_of
 from gui.core.tool_call import CallScope, ToolCaller
 
 MAX_DEPTH = 8
+# A running run's record is saved at start, at the end, when a tool starts waiting for a person,
+# and otherwise at most this often: a crash loses at most this much progress, and a run of many
+# small groups does not rewrite its whole record after every group.
+CHECKPOINT_INTERVAL = 0.5
 Resolver = Callable[[str], Awaitable[tuple[Sequence, Group | None]]]
+
+
+def _copy(record: RunRecord) -> RunRecord:
+    """A copy that later changes to the live record do not touch (faster than deepcopy)."""
+    return RunRecord.model_validate(record.model_dump(by_alias=True))
 
 
 class RunNotFoundError(LookupError):
@@ -48,7 +57,8 @@ class _Execution:
     stopping: bool = False
     degraded: bool = False
     save_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
-    save_pending: bool = False
+    save_task: asyncio.Task[None] | None = None
+    last_save: float = 0.0
     children: list[str] = field(default_factory=list)
 
 
@@ -70,7 +80,7 @@ class Runner:
         """Check args, save the new record, start the run's task; returns the first record."""
         ex = await self._prepare(sequence, args, group, depth=0)
         ex.task = asyncio.create_task(self._execute(ex), name=f"run {ex.record.run_id}")
-        return ex.record.model_copy(deep=True)
+        return _copy(ex.record)
 
     async def run(self, sequence: Sequence, args: dict[str, Any], *, group: Group | None = None) -> RunRecord:
         record = await self.start(sequence, args, group=group)
@@ -80,18 +90,18 @@ class Runner:
         ex = self._active.get(run_id)
         if ex is not None:
             await asyncio.wait_for(ex.done.wait(), timeout)
-            return ex.record.model_copy(deep=True)
+            return ex.record  # finished: nothing changes it any more
         record = await self.runs.get(run_id)
         if record is None:
             raise RunNotFoundError(f"there is no run {run_id}")
         return record
 
     def active(self) -> list[RunRecord]:
-        return [ex.record.model_copy(deep=True) for ex in self._active.values()]
+        return [_copy(ex.record) for ex in self._active.values()]
 
     def snapshot(self, run_id: str) -> RunRecord | None:
         ex = self._active.get(run_id)
-        return ex.record.model_copy(deep=True) if ex else None
+        return _copy(ex.record) if ex else None
 
     async def stop(self, run_id: str) -> bool:
         """Stop a running run; False when it is not running here."""
@@ -120,7 +130,8 @@ class Runner:
             run_id=run_id, sequence=sequence.name, target=group.name if group else None, args=checked,
             created_at=self.clock(), depth=depth,
             groups=[GroupRecord(index=i, name=g.name, tools=[
-                ToolRecord(index=j, tool=c.tool, tool_call_id=f"{run_id}-{i}-{j}", as_=c.as_)
+                ToolRecord.model_construct(index=j, tool=c.tool, tool_call_id=f"{run_id}-{i}-{j}", as_=c.as_,
+                                           status="queued", attempts=0, waits=[])
                 for j, c in enumerate(g.tools)]) for i, g in enumerate(groups)],
         )
         ex = _Execution(record=record, sequence=sequence, groups=groups, context=dict(checked))
@@ -178,6 +189,8 @@ class Runner:
                     outputs[slot] = ex.context[slot]
         record.outputs = outputs
         record.finished_at = self.clock()
+        if ex.save_task is not None and not ex.save_task.done():
+            ex.save_task.cancel()
         try:
             if record.status in ("failed", "stopped"):
                 await self.interactions.cancel_run(record.run_id, "turn_stopped")
@@ -212,7 +225,7 @@ class Runner:
         kind = "group.skipped" if grec.status == "skipped" else "group.finished"
         self.bus.publish(kind, run_id, group=grec.index, group_name=group.name, status=grec.status,
                          reason=grec.reason)
-        await self._save(ex)
+        self._checkpoint(ex)
 
     async def _group_body(self, ex: _Execution, group: Group, grec: GroupRecord) -> None:
         args: dict[str, Any] = {}
@@ -319,15 +332,26 @@ class Runner:
     # -- saving --------------------------------------------------------------------------------
     async def _save(self, ex: _Execution) -> None:
         async with ex.save_lock:
-            ex.save_pending = False
+            ex.last_save = time.monotonic()
             await self.runs.save(ex.record)
 
     def _save_soon(self, ex: _Execution) -> None:
-        if ex.save_pending:
-            return
-        ex.save_pending = True
-        task = asyncio.get_running_loop().create_task(self._save(ex))
-        task.add_done_callback(lambda t: t.exception() if not t.cancelled() else None)
+        """Save now (in the background): a tool started waiting for a person."""
+        self._checkpoint(ex, delay=0.0)
+
+    def _checkpoint(self, ex: _Execution, delay: float | None = None) -> None:
+        if ex.save_task is not None and not ex.save_task.done():
+            return  # a save is already due; it will write the record as it is then
+        if delay is None:
+            delay = max(0.0, ex.last_save + CHECKPOINT_INTERVAL - time.monotonic())
+
+        async def later() -> None:
+            if delay:
+                await asyncio.sleep(delay)  # the checkpoint interval, not a wait for an event
+            await self._save(ex)
+
+        ex.save_task = asyncio.get_running_loop().create_task(later())
+        ex.save_task.add_done_callback(lambda t: t.exception() if not t.cancelled() else None)
 
     # -- seq_call ------------------------------------------------------------------------------
     async def _call_nested(self, parent: _Execution, name: str, args: dict[str, Any], depth: int) -> Any:

@@ -1,12 +1,17 @@
 """The process test_crash kills: it writes forever and prints `ack ...` after each write returns.
 
+In store mode it also prints `do <op> <n>` before each write, so that the parent knows which write
+was in flight (it may or may not have happened) when it killed the process.
+
 Usage: python crash_child.py (tinydb|store) <folder> <first n>
 """
 
 from __future__ import annotations
 
 import itertools
+import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from tinydb import TinyDB
@@ -17,8 +22,14 @@ from gui.store.tables import HotColdStore
 SEGMENT_DOCS = 7
 
 
+def say(*parts: object) -> None:
+    # One write(2) per line: print() may split a line across writes, and a kill between them
+    # would leave half an ack on the pipe.
+    os.write(1, (" ".join(map(str, parts)) + "\n").encode())
+
+
 def ack(*parts: object) -> None:
-    print("ack", *parts, flush=True)
+    say("ack", *parts)
 
 
 def write_tinydb(folder: Path, first: int) -> None:
@@ -30,18 +41,20 @@ def write_tinydb(folder: Path, first: int) -> None:
 
 def write_store(folder: Path, first: int) -> None:
     store = HotColdStore(folder, "runs", segment_docs=SEGMENT_DOCS)
+
+    def step(op: str, n: int, write: Callable[..., object], *args: object) -> None:
+        say("do", op, n)
+        write(*args)
+        ack(op, n)
+
     for n in itertools.count(first):
         doc_id = f"r{n:06d}"
-        store.put_hot(doc_id, {"n": n, "state": "running"})
-        ack("put", n)
-        store.put_hot(doc_id, {"n": n, "state": "done", "pad": "x" * (n * 37 % 400)})
-        ack("done", n)
+        step("put", n, store.put_hot, doc_id, {"n": n, "state": "running"})
+        step("done", n, store.put_hot, doc_id, {"n": n, "state": "done", "pad": "x" * (n * 37 % 400)})
         if n % 5 != 1:  # every fifth run stays hot
-            store.archive(doc_id)
-            ack("archive", n)
+            step("archive", n, store.archive, doc_id)
         if n % 5 == 0 and n >= first + 3:  # and one in five is deleted from history
-            store.delete(f"r{n - 3:06d}")
-            ack("delete", n - 3)
+            step("delete", n - 3, store.delete, f"r{n - 3:06d}")
 
 
 if __name__ == "__main__":

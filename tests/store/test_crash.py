@@ -59,6 +59,7 @@ def verify_tinydb(folder: Path, acks: list[list[str]]) -> None:
     with TinyDB(folder / "db.json", storage=AtomicJSONStorage) as db:
         stored = [doc["n"] for doc in db.table("records").all()]
     assert len(stored) == len(set(stored)), "a record was stored twice"
+    assert all(len(a) == 1 for a in acks), [a for a in acks if len(a) != 1]
     missing = {int(a[0]) for a in acks} - set(stored)
     assert not missing, f"acknowledged records lost: {sorted(missing)}"
     assert leftover_temp_files(folder) == 0

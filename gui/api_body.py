@@ -1,0 +1,202 @@
+"""Reading request bodies and writing JSON for the HTTP API, so that bad input never becomes a 500.
+
+Request bodies are bounded before anything parses them (`BodyLimitMiddleware`: the declared
+`Content-Length` and the bytes actually streamed), then decoded by `read_json`, which refuses what
+Python's `json` would accept but the rest of the app cannot carry: `NaN`/`Infinity` (not JSON; the
+response encoder would fail on them later), lone surrogates (not encodable as UTF-8, so neither
+storable nor sendable), and nesting deep enough to exhaust the recursion limit in deep copies.
+`json_response` writes every API answer and survives whatever a tool put in a record.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterable
+from typing import Any
+
+from fastapi import Request
+from fastapi.responses import JSONResponse
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+MAX_BODY_BYTES = 2 * 1024 * 1024
+MAX_DEPTH = 64
+LIMITED_PREFIXES = ("/api/", "/login")
+
+
+class BadRequest(Exception):
+    """A request the API refuses; `status` and `detail` are what the client gets."""
+
+    def __init__(self, status: int, detail: str, **extra: Any) -> None:
+        super().__init__(detail)
+        self.status = status
+        self.detail = detail
+        self.extra = extra
+
+
+class SafeJSONResponse(JSONResponse):
+    """JSON that cannot fail to encode: non-finite floats become null, broken text is replaced."""
+
+    def render(self, content: Any) -> bytes:
+        return dumps(content).encode("utf-8")
+
+
+def json_response(content: Any, status: int = 200, headers: dict[str, str] | None = None) -> JSONResponse:
+    return SafeJSONResponse(content, status_code=status, headers=headers)
+
+
+def dumps(content: Any) -> str:
+    """JSON text for any record or event; never raises, whatever a tool put in a record."""
+    return json.dumps(_finite(content), ensure_ascii=False, allow_nan=False, default=str)
+
+
+def _finite(value: Any) -> Any:
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {_text(str(k)): _finite(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_finite(v) for v in value]
+    return _text(value) if isinstance(value, str) else value
+
+
+def _text(value: str) -> str:
+    return value.encode("utf-8", "replace").decode("utf-8") if _has_surrogate(value) else value
+
+
+def _has_surrogate(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+async def read_json(request: Request, *, expect: str) -> Any:
+    """The body as JSON; `expect` names what should be sent, for the messages."""
+    body = await request.body()
+    if not body.strip():
+        raise BadRequest(400, f"the request body is empty: send {expect}")
+    try:
+        value = json.loads(body, parse_constant=_refuse_constant)
+    except RecursionError:
+        raise BadRequest(400, f"the request body is nested too deeply (more than {MAX_DEPTH} levels)") from None
+    except UnicodeDecodeError:
+        raise BadRequest(400, f"the request body is not UTF-8 text: send {expect} as JSON") from None
+    except json.JSONDecodeError as exc:
+        raise BadRequest(400, f"the request body is not valid JSON: {exc.msg} at line {exc.lineno}, "
+                              f"column {exc.colno} (character {exc.pos}); send {expect}") from None
+    except ValueError as exc:
+        raise BadRequest(400, f"the request body is not valid JSON: {exc}; send {expect}") from None
+    problem = _shape_problem(value)
+    if problem:
+        raise BadRequest(400, f"the request body {problem}")
+    return value
+
+
+def _shape_problem(value: Any) -> str | None:
+    """Iteratively (a deep document must not exhaust the stack here): depth and unencodable text."""
+    stack: list[tuple[Any, int, str]] = [(value, 1, "")]
+    while stack:
+        item, depth, where = stack.pop()
+        if depth > MAX_DEPTH:
+            return f"is nested too deeply (more than {MAX_DEPTH} levels, at {where or 'the top'})"
+        children: Iterable[tuple[Any, str]] = ()
+        if isinstance(item, dict):
+            for key in item:
+                if _has_surrogate(key):
+                    return f"has a key that is not valid Unicode (a lone surrogate) at {where or 'the top'}"
+            children = ((v, f"{where}.{k}" if where else str(k)) for k, v in item.items())
+        elif isinstance(item, list):
+            children = ((v, f"{where}[{i}]") for i, v in enumerate(item))
+        elif isinstance(item, str) and _has_surrogate(item):
+            return f"has text that is not valid Unicode (a lone surrogate) at {where or 'the top'}"
+        stack.extend((child, depth + 1, path) for child, path in children)
+    return None
+
+
+def type_name(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "an array"
+    return "an object" if isinstance(value, dict) else type(value).__name__
+
+
+class BodyLimitMiddleware:
+    """413 for a body over `limit` bytes on the API and the login form, before any handler reads it.
+
+    The body is read here (it is small by then) and replayed to the app, so a client that lies in
+    `Content-Length` or streams without one is still cut off at the limit.
+    """
+
+    def __init__(self, app: ASGIApp, *, limit: int = MAX_BODY_BYTES,
+                 prefixes: tuple[str, ...] = LIMITED_PREFIXES) -> None:
+        self.app = app
+        self.limit = limit
+        self.prefixes = prefixes
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or not str(scope.get("path", "")).startswith(self.prefixes):
+            await self.app(scope, receive, send)
+            return
+        declared = _header(scope, b"content-length")
+        if declared is not None:
+            if not declared.isdigit():
+                await _refuse(send, 400, f"the Content-Length header is not a number: {declared[:40]!r}")
+                return
+            if int(declared) > self.limit:
+                await _refuse(send, 413, self._too_large())
+                return
+        chunks: list[bytes] = []
+        size = 0
+        while True:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                return
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > self.limit:
+                await _refuse(send, 413, self._too_large())
+                return
+            chunks.append(chunk)
+            if not message.get("more_body", False):
+                break
+        replayed = False
+
+        async def replay() -> Message:
+            nonlocal replayed
+            if not replayed:
+                replayed = True
+                return {"type": "http.request", "body": b"".join(chunks), "more_body": False}
+            return await receive()
+
+        await self.app(scope, replay, send)
+
+    def _too_large(self) -> str:
+        return f"the request body is larger than the limit of {self.limit} bytes ({self.limit // 1024 // 1024} MB)"
+
+
+def _header(scope: Scope, name: bytes) -> str | None:
+    for key, value in scope.get("headers", []):
+        if key.lower() == name:
+            return bytes(value).decode("latin-1").strip()
+    return None
+
+
+async def _refuse(send: Send, status: int, detail: str) -> None:
+    body = dumps({"detail": detail}).encode("utf-8")
+    await send({"type": "http.response.start", "status": status,
+                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
+                            (b"connection", b"close")]})
+    await send({"type": "http.response.body", "body": body})

@@ -1,0 +1,147 @@
+"""How a state looks on every run screen: always an icon plus a word, never colour alone (UX guide).
+
+One table maps each state to its icon, word and colour, so a tool card, a group row, the run
+header, the runs table and the timeline can never disagree. `StatusChip` draws it and changes
+only when the state really changes, which keeps a page of 200 live tools cheap to update.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from nicegui import ui
+
+from gui.core.records import GroupRecord, RunRecord, ToolRecord
+from gui.core.tool_call import RETRY_ATTEMPTS
+
+
+@dataclass(frozen=True)
+class Look:
+    icon: str  # a Material icon name, or "spinner" for an animated spinner
+    word: str
+    text: str  # Tailwind text colour class
+    hex: str  # the same colour for charts
+
+
+GREY, BLUE, VIOLET = "#6b7280", "#2563eb", "#7c3aed"
+GREEN, RED, ORANGE = "#16a34a", "#dc2626", "#ea580c"
+
+LOOKS: dict[str, Look] = {
+    "queued": Look("radio_button_unchecked", "Queued", "text-gray-500", GREY),
+    "pending": Look("radio_button_unchecked", "Waiting", "text-gray-500", GREY),
+    "running": Look("spinner", "Running", "text-blue-600", BLUE),
+    "retrying": Look("spinner", "Retrying", "text-blue-600", BLUE),
+    "needs_you": Look("front_hand", "Waiting for you", "text-violet-700", VIOLET),
+    "succeeded": Look("check_circle", "Succeeded", "text-green-700", GREEN),
+    "failed": Look("cancel", "Failed", "text-red-600", RED),
+    "timed_out": Look("schedule", "Timed out", "text-orange-600", ORANGE),
+    "skipped": Look("remove_circle_outline", "Skipped", "text-gray-500", GREY),
+    "degraded": Look("warning", "Degraded", "text-orange-600", ORANGE),
+    "cancelled": Look("block", "Cancelled", "text-gray-500", GREY),
+    "stopped": Look("stop_circle", "Stopped", "text-gray-500", GREY),
+    "interrupted": Look("power_off", "Interrupted", "text-orange-600", ORANGE),
+}
+DONE_TOOL = frozenset({"succeeded", "failed", "skipped", "degraded", "cancelled"})
+
+
+def tool_state(tool: ToolRecord) -> str:
+    if tool.status == "waiting":
+        return "needs_you"
+    if tool.status == "running" and tool.attempts > 1:
+        return "retrying"
+    if tool.status == "failed" and tool.error and "time limit" in tool.error:
+        return "timed_out"
+    return tool.status
+
+
+def group_state(group: GroupRecord) -> str:
+    if group.status == "waiting":
+        return "pending"
+    if group.status == "running" and any(t.status == "waiting" for t in group.tools):
+        return "needs_you"
+    if group.status == "failed" and (group.reason or "").startswith("timed out"):
+        return "timed_out"
+    return group.status
+
+
+def run_state(record: RunRecord) -> str:
+    if record.status == "running" and waiting_tools(record):
+        return "needs_you"
+    return record.status
+
+
+def waiting_tools(record: RunRecord) -> list[ToolRecord]:
+    return [t for g in record.groups for t in g.tools if t.status == "waiting"]
+
+
+def retry_words(tool: ToolRecord) -> str:
+    last = f" · last error: {tool.error}" if tool.error else ""
+    return f"attempt {tool.attempts} of {RETRY_ATTEMPTS}{last}"
+
+
+def duration_words(seconds: float | None) -> str:
+    """`0.4 s`, `12 s`, `3 min 4 s`, `1 h 2 min`: short, for people."""
+    if seconds is None:
+        return "—"
+    seconds = max(seconds, 0.0)
+    if seconds < 10:
+        return f"{seconds:.1f} s"
+    if seconds < 60:
+        return f"{seconds:.0f} s"
+    minutes, secs = divmod(int(seconds), 60)
+    if minutes < 60:
+        return f"{minutes} min {secs} s" if secs else f"{minutes} min"
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours} h {minutes} min" if minutes else f"{hours} h"
+
+
+def clock_words(epoch: float | None) -> str:
+    if epoch is None:
+        return "—"
+    return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(epoch))
+
+
+def preview(value: Any, limit: int = 160) -> str:
+    """A value on one line, cut to `limit` characters: text as is, anything else as JSON."""
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+class StatusChip(ui.row):
+    """Icon (or spinner) and word for one state; `set` is a no-op when the state is unchanged."""
+
+    def __init__(self, state: str, *, word: str | None = None, size: str = "sm") -> None:
+        super().__init__(wrap=False)
+        self.classes("items-center gap-1 no-wrap")
+        self._state: str | None = None
+        self._word: str | None = None
+        with self:
+            self._spinner = ui.spinner(size="1.2em")
+            self._icon = ui.icon("circle", size="1.2em" if size == "sm" else "1.6em")
+            self._label = ui.label()
+        self._label_base = "font-medium" + (" text-lg" if size == "lg" else "")
+        self.set(state, word=word)
+
+    @property
+    def state(self) -> str | None:
+        return self._state
+
+    def set(self, state: str, *, word: str | None = None) -> None:
+        look = LOOKS.get(state, Look("help_outline", state.capitalize(), "text-gray-500", GREY))
+        word = word or look.word
+        if state == self._state and word == self._word:
+            return
+        self._state, self._word = state, word
+        spinning = look.icon == "spinner"
+        self._spinner.set_visibility(spinning)
+        self._spinner.classes(replace=look.text)
+        self._icon.set_visibility(not spinning)
+        if not spinning:
+            self._icon.name = look.icon
+        self._icon.classes(replace=look.text)
+        self._label.classes(replace=f"{look.text} {self._label_base}")
+        self._label.text = word

@@ -1,0 +1,112 @@
+"""One tool of a run as a card: its state, how long it took, and what came of it.
+
+A card redraws its body only when what it shows changes (state, error, attempt, request); while
+the tool runs, only the elapsed-time label moves. That is what keeps a group of 200 parallel tools
+cheap to watch. A tool waiting for a person is violet and links straight to its inbox request.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from nicegui import ui
+
+from gui.core.records import ToolRecord
+from gui.ui.components.run_status import StatusChip, duration_words, preview, retry_words, tool_state
+
+
+def inbox_path(interaction_id: str) -> str:
+    return f"/inbox/{interaction_id}"
+
+
+def elapsed_words(tool: ToolRecord, now: float) -> str:
+    if tool.started_at is None:
+        return ""
+    if tool.status == "waiting" and tool.waits and tool.waits[-1][1] is None:
+        return f"waiting for {duration_words(now - tool.waits[-1][0])}"
+    if tool.finished_at is None:
+        return f"running for {duration_words(now - tool.started_at)}"
+    waited = sum((end or tool.finished_at) - start for start, end in tool.waits)
+    took = f"took {duration_words(tool.finished_at - tool.started_at - waited)}"
+    return took + (f" + {duration_words(waited)} waiting for you" if waited >= 0.05 else "")
+
+
+class ToolCard(ui.card):
+    """A tool's card; `show(record, now)` updates it in place. `detail` adds args as sent and the full result."""
+
+    def __init__(self, tool: ToolRecord, *, detail: bool = False, now: float = 0.0) -> None:
+        super().__init__()
+        self.classes("w-72 gap-1 p-3" if not detail else "w-full gap-1 p-3").props("flat bordered")
+        self.detail = detail
+        self._key: tuple[Any, ...] | None = None
+        with self:
+            with ui.row(wrap=False).classes("w-full items-center gap-2"):
+                ui.label(f"{tool.index + 1}.").classes("text-gray-500")
+                ui.label(tool.tool).classes("font-mono font-medium truncate")
+                ui.space()
+                self.chip = StatusChip(tool_state(tool))
+            self._time = ui.label().classes("text-xs text-gray-500")
+            self._body = ui.column().classes("w-full gap-1")
+        self.show(tool, now)
+
+    @property
+    def state(self) -> str | None:
+        return self.chip.state
+
+    def show(self, tool: ToolRecord, now: float) -> None:
+        state = tool_state(tool)
+        words = elapsed_words(tool, now)
+        if self._time.text != words:
+            self._time.text = words
+        key = (state, tool.error, tool.reason, tool.interaction_id, tool.attempts, tool.finished_at)
+        if key == self._key:
+            return
+        self._key = key
+        self.chip.set(state)
+        self.classes(remove="border-violet-500 bg-violet-50")
+        if state == "needs_you":
+            self.classes(add="border-violet-500 bg-violet-50")
+        self._body.clear()
+        with self._body:
+            self._draw(tool, state)
+
+    def _draw(self, tool: ToolRecord, state: str) -> None:
+        if state == "needs_you" and tool.interaction_id:
+            with ui.row().classes("items-center gap-2"):
+                ui.label("Needs your answer").classes("text-violet-700 text-sm")
+                ui.link("Review request", inbox_path(tool.interaction_id)).classes(
+                    "text-violet-700 font-medium").mark("inbox-link")
+        elif state == "retrying":
+            ui.label(retry_words(tool)).classes("text-sm text-blue-700 break-words")
+        elif state in ("failed", "timed_out"):
+            ui.label(tool.error or "it failed without saying why").classes("text-sm text-red-700 break-words")
+        elif state in ("skipped", "degraded", "cancelled"):
+            why = tool.reason or tool.error
+            if why:
+                ui.label(why).classes("text-sm text-gray-600 break-words")
+        elif state == "succeeded" and not self.detail:
+            text = preview(tool.result)
+            if text:
+                ui.label(text).classes("text-sm font-mono text-gray-800 break-all")
+        if tool.as_:
+            ui.label(f"saved to “{tool.as_}”").classes("text-xs text-gray-500")
+        if self.detail:
+            self._draw_detail(tool)
+
+    def _draw_detail(self, tool: ToolRecord) -> None:
+        if tool.attempts > 1:
+            ui.label(f"{tool.attempts} attempts").classes("text-xs text-gray-600")
+        if tool.args is not None:
+            ui.label("Arguments as sent").classes("text-xs text-gray-500")
+            ui.code(json.dumps(tool.args, indent=2, ensure_ascii=False), language="json").classes("w-full text-xs")
+        if tool.status == "succeeded":
+            ui.label("Result").classes("text-xs text-gray-500")
+            ui.code(_pretty(tool.result), language="json" if not isinstance(tool.result, str) else None).classes(
+                "w-full text-xs")
+        if tool.interaction_id and tool.status != "waiting":
+            ui.link("Its request in the inbox", inbox_path(tool.interaction_id)).classes("text-xs")
+
+
+def _pretty(value: Any) -> str:
+    return value if isinstance(value, str) else json.dumps(value, indent=2, ensure_ascii=False)

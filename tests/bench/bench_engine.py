@@ -1,0 +1,111 @@
+"""Engine overhead, parallelism and the approval round trip (issue 3's figures).
+
+Run: python tests/bench/bench_engine.py
+- 1,000 `echo` tools in one parallel group, and 100 groups × 10 tools, approvals off: median total
+  time, and per-tool overhead against a plain asyncio.gather of the same no-op coroutines
+  (targets: < 50 µs overhead per tool call, within 5× of the bare gather);
+- 50 `sleep 0.5` tools in one group (target: under 0.6 s);
+- approval round trip in memory: request persisted → response → tool resumes (target: < 5 ms).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import statistics
+import time
+from typing import Any
+
+from gui.core.engine import Engine
+from gui.core.interactions import ApprovalResponse
+from gui.core.validator import parse_sequence
+from gui.tools import default_registry
+from gui.tools.echo import Echo
+
+
+def sequence(groups: int, tools: int, tool: str = "echo", args: dict[str, Any] | None = None) -> Any:
+    call = json.dumps({"tool": tool, "args": args if args is not None else {"value": 1}}) + " ;"
+    return parse_sequence({"name": "bench", "groups": [
+        {"name": f"g{g}", "tools": " ".join([call] * tools)} for g in range(groups)]})
+
+
+async def bare_gather(n: int) -> float:
+    echo = Echo()
+    args = {"value": 1}
+
+    async def noop() -> Any:
+        return await echo.call(args, None)  # type: ignore[arg-type]
+
+    start = time.perf_counter()
+    await asyncio.gather(*(noop() for _ in range(n)))
+    return time.perf_counter() - start
+
+
+async def engine_run(engine: Engine, seq: Any) -> float:
+    start = time.perf_counter()
+    record = await engine.run_sequence(seq, {})
+    elapsed = time.perf_counter() - start
+    assert record.status == "succeeded", record.error
+    return elapsed
+
+
+async def overhead(label: str, groups: int, tools: int, repeats: int = 15) -> None:
+    engine = Engine(registry=default_registry())
+    seq = sequence(groups, tools)
+    n = groups * tools
+    await engine_run(engine, seq)  # warm up
+    runs = [await engine_run(engine, seq) for _ in range(repeats)]
+    bare = [await bare_gather(n) for _ in range(repeats)]
+    run_med, bare_med = statistics.median(runs), statistics.median(bare)
+    per_tool = (run_med - bare_med) / n * 1e6
+    print(f"{label}: engine median {run_med * 1000:.1f} ms, bare gather {bare_med * 1000:.2f} ms, "
+          f"overhead {per_tool:.1f} µs/tool (target < 50: {'OK' if per_tool < 50 else 'MISSED'}), "
+          f"ratio {run_med / bare_med:.1f}× (target ≤ 5×: {'OK' if run_med / bare_med <= 5 else 'MISSED'})")
+
+
+async def parallel_sleep() -> None:
+    engine = Engine(registry=default_registry())
+    seq = sequence(1, 50, "sleep", {"seconds": 0.5})
+    times = [await engine_run(engine, seq) for _ in range(5)]
+    med = statistics.median(times)
+    print(f"50 × sleep 0.5 in one group: median {med:.3f} s (target < 0.6 s: {'OK' if med < 0.6 else 'MISSED'})")
+
+
+async def approval_round_trip() -> None:
+    engine = Engine(registry=default_registry())
+    engine.modes.set("cmd_run", "ask")
+    samples: list[float] = []
+    created: asyncio.Queue[str] = asyncio.Queue()
+    resumed: dict[str, float] = {}
+
+    def on_event(event: Any) -> None:
+        if event.type == "tool.waiting":
+            created.put_nowait(event.data["interaction_id"])
+        elif event.type == "tool.resumed":
+            resumed[event.run_id or ""] = time.perf_counter()
+
+    engine.bus.subscribe(on_event)
+    seq = parse_sequence({"name": "ask", "groups": [
+        {"name": "g", "tools": json.dumps({"tool": "file_write", "args": {"path": "/dev/null", "content": "x",
+                                                                       "append": True}}) + " ;"}]})
+    for _ in range(50):
+        run = await engine.runner.start(seq, {})
+        iid = await created.get()
+        start = time.perf_counter()
+        await engine.interactions.respond(iid, ApprovalResponse(decision="approved"))
+        await engine.runner.wait(run.run_id)
+        samples.append(resumed[run.run_id] - start)
+    med = statistics.median(samples) * 1000
+    print(f"approval round trip (respond → stored → tool resumes), in memory: median {med:.3f} ms "
+          f"(target < 5 ms: {'OK' if med < 5 else 'MISSED'})")
+
+
+async def main() -> None:
+    await overhead("1,000 echo tools in one parallel group", 1, 1000)
+    await overhead("100 groups × 10 echo tools", 100, 10)
+    await parallel_sleep()
+    await approval_round_trip()
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
