@@ -1,0 +1,200 @@
+"""The token gate: with a token, nothing in the app answers a stranger.
+
+SeqDesk runs shell commands, so a port reachable without a credential is a remote shell. When the
+app is started with a token, `TokenGate` (a plain ASGI middleware, so it also covers NiceGUI's
+pages, its uploads and its socket.io endpoint) lets a request through only when it carries
+`Authorization: Bearer <token>` or the session cookie that `/login` sets. The cookie holds an HMAC
+of the token, never the token, is HttpOnly and SameSite=Strict; because "same site" includes other
+ports of the same host, a cookie-authenticated request whose `Origin` is another origin is refused
+too. Everything is compared with `hmac.compare_digest`.
+
+Open without a credential: `/login`, `/api/health` (which then says only that the app is up), the
+favicon and NiceGUI's versioned static assets (public library code). Strangers get 401 on the API
+and on anything that is not a page load, a redirect to `/login` on pages, and a closed socket on
+websockets.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import html
+import re
+from typing import Any
+from urllib.parse import parse_qs, quote, urlsplit
+
+from fastapi import FastAPI, Request
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from gui.api_body import dumps
+
+COOKIE = "seqdesk_session"
+AUTH_SCOPE_KEY = "seqdesk.authenticated"
+OPEN_PATHS = frozenset({"/login", "/api/health", "/favicon.ico"})
+_STATIC = re.compile(r"^/_nicegui/[0-9][^/]*/(static|libraries|components|resources|esm)/")
+_SESSION_MESSAGE = b"seqdesk session v1"
+
+
+def session_value(token: str) -> str:
+    """What the cookie holds: stable for one token, useless for recovering it."""
+    return hmac.new(token.encode("utf-8"), _SESSION_MESSAGE, hashlib.sha256).hexdigest()
+
+
+def _same(given: str, expected: str) -> bool:
+    return hmac.compare_digest(given.encode("utf-8", "replace"), expected.encode("utf-8", "replace"))
+
+
+def _headers(scope: Scope) -> dict[str, str]:
+    return {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
+
+
+def _cookie(headers: dict[str, str], name: str) -> str | None:
+    for part in headers.get("cookie", "").split(";"):
+        key, _, value = part.strip().partition("=")
+        if key == name:
+            return value
+    return None
+
+
+def _host_of(url_or_host: str, scheme: str) -> str:
+    host = url_or_host.lower()
+    default = ":443" if scheme in ("https", "wss") else ":80"
+    return host[: -len(default)] if host.endswith(default) else host
+
+
+def same_origin(headers: dict[str, str], scheme: str) -> bool:
+    """No `Origin` (not a cross-origin capable request), or one naming this very host."""
+    origin = headers.get("origin")
+    if origin is None:
+        return True
+    parts = urlsplit(origin)
+    if not parts.netloc:
+        return False  # "null": a sandboxed frame or a file
+    return _host_of(parts.netloc, parts.scheme) == _host_of(headers.get("host", ""), scheme)
+
+
+def safe_next(target: str | None) -> str:
+    """Where to go after logging in: a path on this app, never another site."""
+    if not target or not target.startswith("/") or target.startswith("//") or "\\" in target:
+        return "/"
+    return target
+
+
+class TokenGate:
+    def __init__(self, app: ASGIApp, *, token: str) -> None:
+        self.app = app
+        self.token = token
+        self.session = session_value(token)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] not in ("http", "websocket"):
+            await self.app(scope, receive, send)
+            return
+        headers = _headers(scope)
+        how = self._credential(headers)
+        path = str(scope.get("path", ""))
+        if how == "cookie" and not same_origin(headers, str(scope.get("scheme", "http"))):
+            await self._refuse(scope, send, 403, "cross-origin requests are refused: open SeqDesk itself")
+            return
+        scope[AUTH_SCOPE_KEY] = how is not None
+        if how is not None or path in OPEN_PATHS or _STATIC.match(path):
+            await self.app(scope, receive, send)
+            return
+        if "authorization" in headers:
+            await self._refuse(scope, send, 401, "the token in the Authorization header is not right")
+        elif scope["type"] == "http" and scope.get("method") in ("GET", "HEAD") and not _is_machine(path):
+            query = scope.get("query_string", b"").decode("latin-1")
+            back = path + (f"?{query}" if query else "")
+            await RedirectResponse(f"/login?next={quote(back, safe='')}", status_code=303)(scope, receive, send)
+        else:
+            await self._refuse(scope, send, 401, "this SeqDesk needs a token: send 'Authorization: Bearer "
+                                                 "<token>', or log in at /login")
+
+    def _credential(self, headers: dict[str, str]) -> str | None:
+        scheme, _, given = headers.get("authorization", "").partition(" ")
+        if scheme.lower() == "bearer" and _same(given.strip(), self.token):
+            return "bearer"
+        cookie = _cookie(headers, COOKIE)
+        if cookie is not None and _same(cookie, self.session):
+            return "cookie"
+        return None
+
+    async def _refuse(self, scope: Scope, send: Send, status: int, detail: str) -> None:
+        if scope["type"] == "websocket":
+            await send({"type": "websocket.close", "code": 1008, "reason": detail[:120]})
+            return
+        body = dumps({"detail": detail}).encode("utf-8")
+        headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+        if status == 401:
+            headers.append((b"www-authenticate", b'Bearer realm="SeqDesk"'))
+        await send({"type": "http.response.start", "status": status, "headers": headers})
+        await send({"type": "http.response.body", "body": body})
+
+
+def _is_machine(path: str) -> bool:
+    return path.startswith(("/api/", "/_nicegui_ws/", "/_nicegui/"))
+
+
+_PAGE = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>SeqDesk: log in</title>
+<style>
+body{{font-family:system-ui,sans-serif;background:#f5f5f7;display:flex;justify-content:center;padding-top:12vh;margin:0}}
+form{{background:#fff;padding:2rem;border-radius:12px;box-shadow:0 2px 12px #0002;width:22rem}}
+h1{{font-size:1.3rem;margin:0 0 .5rem}} p{{color:#555;font-size:.9rem}}
+input[type=password]{{width:100%;box-sizing:border-box;padding:.6rem;font-size:1rem;margin:.5rem 0 1rem}}
+button{{padding:.6rem 1.2rem;font-size:1rem;border:0;border-radius:6px;background:#1976d2;color:#fff}}
+.error{{color:#b00020}}
+</style></head><body>
+<form method="post" action="/login" data-testid="login-form">
+<h1>SeqDesk</h1>
+<p>This SeqDesk is protected. Enter the token it was started with.</p>
+{error}
+<label for="token">Token</label>
+<input id="token" name="token" type="password" autocomplete="current-password" autofocus required>
+<input type="hidden" name="next" value="{next}">
+<button type="submit">Log in</button>
+</form></body></html>"""
+
+
+def login_page(next_path: str, error: str = "", status: int = 200) -> HTMLResponse:
+    message = f'<p class="error" role="alert">{html.escape(error)}</p>' if error else ""
+    page = _PAGE.format(error=message, next=html.escape(safe_next(next_path), quote=True))
+    return HTMLResponse(page, status_code=status, headers={"Cache-Control": "no-store"})
+
+
+def register_login(app: FastAPI, token: str) -> None:
+    """`/login` (the form and its answer) and `/logout`."""
+    session = session_value(token)
+
+    @app.get("/login", include_in_schema=False)
+    async def show_login(next: str = "/") -> Response:  # noqa: A002 - the query parameter's name
+        return login_page(next)
+
+    @app.post("/login", include_in_schema=False)
+    async def do_login(request: Request) -> Response:
+        if not same_origin(dict(request.headers), request.url.scheme):
+            return login_page("/", "Log in from SeqDesk's own page.", status=403)
+        form = _form(await request.body())
+        target = safe_next(form.get("next"))
+        if not _same(form.get("token", ""), token):
+            return login_page(target, "That token is not right.", status=401)
+        response = RedirectResponse(target, status_code=303)
+        response.set_cookie(COOKIE, session, httponly=True, samesite="strict", path="/",
+                            secure=request.url.scheme == "https")
+        return response
+
+    @app.get("/logout", include_in_schema=False)
+    async def logout() -> Response:
+        response = RedirectResponse("/login", status_code=303)
+        response.delete_cookie(COOKIE, path="/", httponly=True, samesite="strict")
+        return response
+
+
+def _form(body: bytes) -> dict[str, Any]:
+    try:
+        fields = parse_qs(body.decode("utf-8"), keep_blank_values=True, max_num_fields=20)
+    except (UnicodeDecodeError, ValueError):
+        return {}
+    return {k: v[0] for k, v in fields.items() if v}

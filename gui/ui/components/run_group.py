@@ -1,0 +1,101 @@
+"""One group of a run: its state, why it was skipped or failed, why its tools ran one by one, its tools.
+
+The header always tells the story in words ("3 tools · run together · 2 done"), so a collapsed
+group still says enough. Tool cards are built the first time the group is opened: a group of 200
+parallel tools starts collapsed and costs a header, not 200 cards, until someone looks inside.
+"""
+
+from __future__ import annotations
+
+from nicegui import ui
+
+from gui.core.records import GroupRecord
+from gui.ui.components.run_status import DONE_TOOL, StatusChip, group_state
+from gui.ui.components.run_tool_card import ToolCard, inbox_path
+
+OPEN_UP_TO = 40  # groups with more tools start collapsed
+
+
+def count_words(group: GroupRecord) -> str:
+    n = len(group.tools)
+    tools = f"{n} tool" + ("" if n == 1 else "s")
+    if n > 1:
+        tools += " · one by one" if group.serial_reason else " · run together"
+    done = sum(t.status in DONE_TOOL for t in group.tools)
+    waiting = sum(t.status == "waiting" for t in group.tools)
+    running = sum(t.status == "running" for t in group.tools)
+    parts = [tools]
+    if group.status not in ("waiting", "skipped"):
+        parts.append(f"{done} of {n} done")
+    if running:
+        parts.append(f"{running} running")
+    if waiting:
+        parts.append(f"{waiting} waiting for you")
+    return " · ".join(parts)
+
+
+def note_words(group: GroupRecord) -> str:
+    if group.status == "skipped":
+        return f"Skipped: {group.reason}" if group.reason else "Skipped"
+    if group.status in ("failed", "cancelled") and group.reason:
+        return f"{'Failed' if group.status == 'failed' else 'Not run'}: {group.reason}"
+    if group.serial_reason:
+        return f"Ran one by one: {group.serial_reason}"
+    return ""
+
+
+class GroupSection(ui.expansion):
+    """A group's row; `show(record, now)` updates the header and the cards built so far."""
+
+    def __init__(self, group: GroupRecord, *, detail: bool = False, now: float = 0.0) -> None:
+        super().__init__(value=len(group.tools) <= OPEN_UP_TO)
+        self.classes("w-full rounded border border-gray-200").props("dense header-class=py-1")
+        self.detail = detail
+        self._cards: list[ToolCard] = []
+        self._record = group
+        self._now = now
+        self._header_key: tuple[object, ...] | None = None
+        with self.add_slot("header"):
+            with ui.column().classes("w-full gap-0"):
+                with ui.row(wrap=False).classes("w-full items-center gap-3"):
+                    self.chip = StatusChip(group_state(group))
+                    ui.label(f"Group {group.index + 1} · {group.name}").classes("font-medium")
+                    ui.space()
+                    self._counts = ui.label().classes("text-sm text-gray-600")
+                    self._review = ui.link("Review", "#").classes(
+                        "text-violet-700 font-medium").mark("group-review")
+                self._note = ui.label().classes("text-sm text-gray-600 break-words")
+        with self:
+            self._grid = ui.row().classes("w-full gap-2" if not detail else "w-full gap-2 flex-col")
+        self.on_value_change(lambda e: self._build_cards() if e.value else None)
+        self.show(group, now)
+        if self.value:
+            self._build_cards()
+
+    def _build_cards(self) -> None:
+        if self._cards:
+            return
+        with self._grid:
+            self._cards = [ToolCard(t, detail=self.detail, now=self._now) for t in self._record.tools]
+
+    def show(self, group: GroupRecord, now: float) -> None:
+        self._record, self._now = group, now
+        state = group_state(group)
+        counts, note = count_words(group), note_words(group)
+        waiting = next((t for t in group.tools if t.status == "waiting" and t.interaction_id), None)
+        key = (state, counts, note, waiting.interaction_id if waiting else None)
+        if key != self._header_key:
+            self._header_key = key
+            self.chip.set(state)
+            self._counts.text = counts
+            self._note.text = note
+            self._note.set_visibility(bool(note))
+            self._review.set_visibility(waiting is not None)
+            if waiting is not None and waiting.interaction_id:
+                self._review.props["href"] = inbox_path(waiting.interaction_id)
+                self._review.update()
+            self.classes(remove="border-violet-500 bg-violet-50")
+            if state == "needs_you":
+                self.classes(add="border-violet-500 bg-violet-50")
+        for card, tool in zip(self._cards, group.tools, strict=False):
+            card.show(tool, now)
