@@ -82,7 +82,7 @@ async def read_json(request: Request, *, expect: str) -> Any:
     if not body.strip():
         raise BadRequest(400, f"the request body is empty: send {expect}")
     try:
-        value = json.loads(body, parse_constant=_refuse_constant)
+        value = json.loads(body.decode("utf-8-sig"), parse_constant=_refuse_constant)
     except RecursionError:
         raise BadRequest(400, f"the request body is nested too deeply (more than {MAX_DEPTH} levels)") from None
     except UnicodeDecodeError:

@@ -169,7 +169,7 @@ def register_login(app: FastAPI, token: str) -> None:
     session = session_value(token)
 
     @app.get("/login", include_in_schema=False)
-    async def show_login(next: str = "/") -> Response:  # noqa: A002 - the query parameter's name
+    async def show_login(next: str = "/") -> Response:
         return login_page(next)
 
     @app.post("/login", include_in_schema=False)

@@ -1,23 +1,189 @@
-"""The frame every page shares: header with navigation, the live inbox badge, dark mode."""
+"""The frame every page shares: header with navigation, the live inbox badge, dark mode, and
+desktop notifications.
+
+A request for a person is only useful if the person notices it, wherever they are in the app: so
+the header on every page carries the pending count (kept live through `gui.ui.live`) and, when
+the window is in the background, a new request raises a desktop notification (the browser's
+Notification API; permission is asked once, on the first click, since browsers ignore requests
+that do not come from a gesture). Dark mode is remembered per browser in `app.storage.user`.
+
+Pages use it as `with frame("Run"):` and build their content inside.
+"""
 
 from __future__ import annotations
 
+import json
+import logging
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 
-from nicegui import ui
+from nicegui import app, context, ui
 
+from gui import runtime
+from gui.core.events import Event
+from gui.core.interactions import InteractionRecord
+from gui.ui.components import inbox_format as fmt
+from gui.ui.live import live_events
+
+log = logging.getLogger(__name__)
+
+APP_NAME = "SeqDesk"
+ASSETS_URL = "/seqdesk-assets"
 NAV = [("Sequences", "/", "list"), ("Run", "/run", "play_arrow"), ("Inbox", "/inbox", "inbox"),
        ("Runs", "/runs", "history"), ("Settings", "/settings", "settings")]
+
+_HEAD = """
+<script>
+window.seqdesk = window.seqdesk || {};
+seqdesk.askNotify = function () {
+  try {
+    if (!('Notification' in window) || Notification.permission !== 'default') return;
+    if (localStorage.getItem('seqdesk.notify.asked')) return;
+    localStorage.setItem('seqdesk.notify.asked', '1');
+    Notification.requestPermission();
+  } catch (e) {}
+};
+document.addEventListener('click', seqdesk.askNotify, {once: true});
+seqdesk.notify = function (title, body, url, tag) {
+  try {
+    if (!document.hidden || !('Notification' in window) || Notification.permission !== 'granted') return;
+    const n = new Notification(title, {body: body, tag: tag, icon: '%s/icon.png'});
+    n.onclick = function () { window.focus(); window.location.href = url; n.close(); };
+  } catch (e) {}
+};
+</script>
+""" % ASSETS_URL
+
+_CSS = """
+.inbox-row { transition: background-color .15s; }
+.inbox-row:hover { background: rgba(103, 58, 183, .06); }
+.inbox-row-selected { border-left: 4px solid #7e57c2 !important; background: rgba(103, 58, 183, .10); }
+.body--dark .inbox-mono, .body--dark .inbox-banner { background: #2a2a2e !important; }
+.seqdesk-nav .q-btn.seqdesk-active { background: rgba(255, 255, 255, .18); }
+"""
+
+
+def assets_dir() -> Path:
+    """`assets/` beside the package, or inside a PyInstaller bundle."""
+    bundle = getattr(sys, "_MEIPASS", None)
+    if bundle:
+        return Path(bundle) / "assets"
+    return Path(__file__).resolve().parents[2] / "assets"
+
+
+def register_shell() -> None:
+    """Serve the icon (favicon, notifications). Called from a page's `register()`, once per app."""
+    folder = assets_dir()
+    if folder.is_dir():
+        app.add_static_files(ASSETS_URL, folder)
+
+
+def _current_path() -> str:
+    try:
+        return context.client.request.url.path
+    except Exception:  # noqa: BLE001 - no request (e.g. auto-index page): no highlight
+        return ""
+
+
+def _is_active(target: str, path: str, title: str, label: str) -> bool:
+    if path:
+        return path == "/" if target == "/" else path == target or path.startswith(target + "/")
+    return title == label
+
+
+class _PendingWatcher:
+    """Keeps the Inbox badge equal to the number of pending requests, and notifies new ones."""
+
+    def __init__(self, badge: ui.badge) -> None:
+        self.badge = badge
+        self.ids: set[str] = set()
+        try:
+            self.engine = runtime.current().engine
+        except RuntimeError:
+            badge.set_visibility(False)
+            return
+        live_events(self.engine.bus, self._on_events, types=("interaction.",))
+        ui.timer(0, self._load, once=True)
+
+    async def _load(self) -> None:
+        records = await self.engine.interactions.pending()
+        self.ids = {r.interaction_id for r in records}
+        self._show()
+
+    def _on_events(self, events: list[Event]) -> None:
+        new: list[InteractionRecord] = []
+        for event in events:
+            iid = event.data.get("interaction_id")
+            status = (event.data.get("record") or {}).get("status")
+            if event.type == "interaction.created" and status == "pending" and iid not in self.ids:
+                self.ids.add(iid)
+                try:
+                    new.append(InteractionRecord.model_validate(event.data["record"]))
+                except Exception:  # noqa: BLE001 - a malformed event must not break the header
+                    log.debug("could not read interaction %s for a notification", iid)
+            elif event.type == "interaction.ended":
+                self.ids.discard(iid)
+        self._show()
+        for record in new:
+            if record.interaction_id in self.ids:
+                _notify(record)
+
+    def _show(self) -> None:
+        count = len(self.ids)
+        self.badge.set_text(str(count) if count < 1000 else "999+")
+        self.badge.set_visibility(count > 0)
+
+
+def _notify(record: InteractionRecord) -> None:
+    request = record.request
+    body = " › ".join(fmt.source_parts(request)) or fmt.preview(request)
+    args = [f"{APP_NAME}: {fmt.title(request)}", body[:200], f"/inbox/{record.interaction_id}",
+            f"seqdesk-{record.interaction_id}"]
+    ui.run_javascript(f"window.seqdesk && seqdesk.notify({', '.join(json.dumps(a) for a in args)})")
+
+
+def _dark_mode() -> None:
+    try:
+        storage = app.storage.user
+    except (RuntimeError, AssertionError):
+        storage = {}
+    dark = ui.dark_mode(bool(storage.get("dark", False)))
+
+    def toggle() -> None:
+        dark.value = not dark.value
+        storage["dark"] = dark.value
+        button.props(f"icon={'light_mode' if dark.value else 'dark_mode'}")
+
+    button = ui.button(icon="light_mode" if dark.value else "dark_mode", on_click=toggle).props(
+        "flat round color=white aria-label='Dark mode'").mark("dark-toggle")
+    button.tooltip("Switch between light and dark")
 
 
 @contextmanager
 def frame(title: str) -> Iterator[None]:
     """`with frame("Inbox"):` draws the header and yields inside the page's main column."""
-    ui.page_title(f"{title} · SeqDesk")
-    with ui.header().classes("items-center gap-4 px-4 py-2"):
-        ui.label("SeqDesk").classes("text-lg font-bold")
-        for label, target, icon in NAV:
-            ui.button(label, icon=icon, on_click=lambda t=target: ui.navigate.to(t)).props("flat color=white")
+    ui.page_title(f"{title} · {APP_NAME}")
+    ui.add_head_html(_HEAD)
+    ui.add_css(_CSS)
+    path = _current_path()
+    with ui.header().classes("items-center gap-2 px-4 py-1 no-wrap").mark("app-header"):
+        with ui.row().classes("items-center gap-2 no-wrap mr-4"):
+            ui.image(f"{ASSETS_URL}/icon.svg").classes("w-7 h-7")
+            ui.label(APP_NAME).classes("text-lg font-bold")
+        with ui.row().classes("items-center gap-1 no-wrap seqdesk-nav"):
+            for label, target, icon in NAV:
+                button = ui.button(label, icon=icon, on_click=lambda t=target: ui.navigate.to(t)).props(
+                    "flat no-caps color=white").mark(f"nav-{label.lower()}")
+                if _is_active(target, path, title, label):
+                    button.classes("seqdesk-active").props("aria-current=page")
+                if target == "/inbox":
+                    with button:
+                        badge = ui.badge("", color="red").props("floating rounded").mark("inbox-badge")
+                        badge.set_visibility(False)
+                    _PendingWatcher(badge)
+        ui.space()
+        _dark_mode()
     with ui.column().classes("w-full max-w-6xl mx-auto p-4 gap-4"):
         yield

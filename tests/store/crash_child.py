@@ -35,8 +35,11 @@ def ack(*parts: object) -> None:
 def write_tinydb(folder: Path, first: int) -> None:
     table = TinyDB(folder / "db.json", storage=AtomicJSONStorage).table("records")
     for n in itertools.count(first):
-        table.insert({"n": n, "pad": "x" * (n * 37 % 400)})
+        doc_id = table.insert({"n": n, "pad": "x" * 400})
         ack(n)
+        # A write that shrinks the file: the case where rewriting in place leaves a torn tail.
+        table.update({"pad": ""}, doc_ids=[doc_id])
+        ack("shrink", n)
 
 
 def write_store(folder: Path, first: int) -> None:

@@ -25,7 +25,7 @@ pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="needs SIGKILL")
 
 CHILD = Path(__file__).with_name("crash_child.py")
 SEGMENT_DOCS = 7  # as in crash_child.py
-ITERATIONS = {"tinydb": 20, "store": 30}
+ITERATIONS = {"tinydb": 30, "store": 50}
 
 
 def leftover_temp_files(folder: Path) -> int:

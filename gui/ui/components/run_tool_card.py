@@ -7,12 +7,12 @@ cheap to watch. A tool waiting for a person is violet and links straight to its 
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from nicegui import ui
 
 from gui.core.records import ToolRecord
+from gui.ui.components.run_json import JsonBlock
 from gui.ui.components.run_status import StatusChip, duration_words, preview, retry_words, tool_state
 
 
@@ -99,14 +99,9 @@ class ToolCard(ui.card):
             ui.label(f"{tool.attempts} attempts").classes("text-xs text-gray-600")
         if tool.args is not None:
             ui.label("Arguments as sent").classes("text-xs text-gray-500")
-            ui.code(json.dumps(tool.args, indent=2, ensure_ascii=False), language="json").classes("w-full text-xs")
+            JsonBlock(tool.args, max_height="10rem")
         if tool.status == "succeeded":
             ui.label("Result").classes("text-xs text-gray-500")
-            ui.code(_pretty(tool.result), language="json" if not isinstance(tool.result, str) else None).classes(
-                "w-full text-xs")
+            JsonBlock(tool.result, max_height="14rem")
         if tool.interaction_id and tool.status != "waiting":
             ui.link("Its request in the inbox", inbox_path(tool.interaction_id)).classes("text-xs")
-
-
-def _pretty(value: Any) -> str:
-    return value if isinstance(value, str) else json.dumps(value, indent=2, ensure_ascii=False)

@@ -1,0 +1,290 @@
+"""The HTTP API beside the pages (SPEC §7): sequences, runs, interactions and the event stream.
+
+Every handler reaches the engine through `gui.runtime.current()` at request time, so the routes can
+be registered before the engine opens and tests can put an in-memory engine in place. The API is a
+thin skin over `Engine`: it turns requests into engine calls and the engine's errors into 4xx
+answers whose `detail` says what is wrong and where. Bad input never becomes a 500: bodies are
+bounded and decoded by `api_body`, FastAPI's own validation errors are rewritten as one readable
+sentence, and unknown `/api/...` paths answer JSON rather than a page.
+
+With a token, `register_api` also installs the token gate and the login form (`gui.auth`).
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any, Literal
+
+from fastapi import Depends, FastAPI, Query, Request
+from fastapi.exception_handlers import request_validation_exception_handler
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import PlainTextResponse, Response
+from fastapi.routing import APIRoute
+from fastapi.sse import EventSourceResponse
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from starlette.routing import Match
+
+import gui
+from gui import runtime
+from gui.api_body import BadRequest, BodyLimitMiddleware, json_response, read_json, type_name
+from gui.api_events import event_stream
+from gui.auth import AUTH_SCOPE_KEY, TokenGate, register_login
+from gui.core.catalog import NotFoundError, summary
+from gui.core.engine import Engine
+from gui.core.errors import DslError
+from gui.core.export import to_document, to_text
+from gui.core.interaction_service import (
+    InteractionNotFoundError,
+    InteractionNotPendingError,
+    InteractionValidationError,
+)
+from gui.core.interactions import InteractionRecord
+from gui.core.records import RunRecord
+from gui.core.run_args import RunArgsError
+from gui.core.validator import ValidationResult
+
+log = logging.getLogger(__name__)
+
+MIN_TOKEN_LENGTH = 16
+_RUN_BODY = 'a JSON object like {"sequence": "name", "args": {}}'
+_RESPONSE_BODY = 'a response like {"kind": "approval", "decision": "approved"}'
+
+
+class StartRun(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    sequence: str = Field(min_length=1)
+    args: dict[str, Any] | None = None
+
+
+def engine() -> Engine:
+    try:
+        return runtime.current().engine
+    except RuntimeError as exc:
+        raise BadRequest(503, f"{exc}: try again in a moment") from None
+
+
+def _pydantic_detail(exc: ValidationError | RequestValidationError) -> str:
+    parts = []
+    for error in exc.errors():
+        where = ".".join(str(p) for p in error.get("loc", ()) if p != "body") or "body"
+        got = f" (got {error['input']!r:.60})" if "input" in error and error.get("type") != "missing" else ""
+        parts.append(f"{where}: {error.get('msg', 'is not valid')}{got}")
+    return "; ".join(parts) or "the request is not valid"
+
+
+def _record(record: RunRecord) -> dict[str, Any]:
+    return record.model_dump(mode="json", by_alias=True)
+
+
+def _interaction(record: InteractionRecord) -> dict[str, Any]:
+    return {"interaction_id": record.interaction_id, **record.model_dump(mode="json")}
+
+
+def _validation_failure(result: ValidationResult) -> Response:
+    count = len(result.errors)
+    first = str(result.errors[0]) if result.errors else "the sequence is not valid"
+    more = f" (and {count - 1} more)" if count > 1 else ""
+    return json_response({"detail": f"the sequence is not valid: {first}{more}", **result.to_json()}, 422)
+
+
+def _install_error_handlers(app: FastAPI) -> None:
+    async def bad_request(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, BadRequest)
+        return json_response({"detail": exc.detail, **exc.extra}, exc.status)
+
+    async def invalid_request(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, RequestValidationError)
+        if not request.url.path.startswith("/api/"):  # NiceGUI's pages keep FastAPI's own answer
+            return await request_validation_exception_handler(request, exc)
+        return json_response({"detail": _pydantic_detail(exc)}, 422)
+
+    app.add_exception_handler(BadRequest, bad_request)
+    app.add_exception_handler(RequestValidationError, invalid_request)
+
+
+def register_api(app: FastAPI, *, token: str | None) -> None:
+    """Add the `/api` routes, the error handlers, the body limit and (with a token) the gate.
+
+    Without a token nothing else changes (the app then listens on 127.0.0.1 only). With one, every
+    page and API call needs it, except `/login` and `/api/health`, which then answers only
+    `{"ok": true}` (its version only to a client that is logged in).
+    """
+    _install_error_handlers(app)
+    _register_sequences(app)
+    _register_runs(app)
+    _register_interactions(app)
+
+    @app.get("/api/health")
+    async def health(request: Request) -> Response:
+        if token is None or request.scope.get(AUTH_SCOPE_KEY):
+            return json_response({"ok": True, "version": gui.__version__})
+        return json_response({"ok": True})
+
+    @app.get("/api/events", response_class=EventSourceResponse)
+    async def events(eng: Engine = Depends(engine),
+                     types: str = Query("", description="comma-separated prefixes, e.g. run.,interaction."),
+                     run_id: str | None = None) -> Any:
+        """Run, group, tool, interaction and sequence events as they happen."""
+        wanted = tuple(t.strip() for t in types.split(",") if t.strip())
+        async for item in event_stream(eng, wanted, run_id):
+            yield item
+
+    @app.api_route("/api/{path:path}", methods=["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"],
+                   include_in_schema=False)
+    async def unknown(request: Request, path: str) -> Response:
+        allowed = sorted({m for r in app.router.routes if isinstance(r, APIRoute) and r.endpoint is not unknown
+                          and r.matches(request.scope)[0] is Match.PARTIAL for m in r.methods or ()})
+        if allowed:
+            return json_response({"detail": f"{request.method} is not allowed on {request.url.path} "
+                                            f"(use {', '.join(allowed)})"}, 405, {"Allow": ", ".join(allowed)})
+        return json_response({"detail": f"there is no API route {request.method} {request.url.path}"}, 404)
+
+    app.add_middleware(BodyLimitMiddleware)
+    if token is not None:
+        if len(token) < MIN_TOKEN_LENGTH:
+            log.warning("the access token is shorter than %d characters: anyone who guesses it can run "
+                        "commands on this computer", MIN_TOKEN_LENGTH)
+        register_login(app, token)
+        app.add_middleware(TokenGate, token=token)  # added last: outermost, before any body is read
+
+
+def _register_sequences(app: FastAPI) -> None:
+    @app.get("/api/sequences")
+    async def list_sequences() -> Response:
+        return json_response(await engine().list())
+
+    @app.post("/api/sequences")
+    async def create_sequence(request: Request) -> Response:
+        """Validate and save a sequence: 201 new, 200 replaced, 422 with every problem."""
+        doc = await read_json(request, expect="a sequence document (a JSON object)")
+        eng = engine()
+        name = doc.get("name") if isinstance(doc, dict) else None
+        existed = isinstance(name, str) and await eng.get(name) is not None
+        try:
+            sequence, result = await eng.create(doc)
+        except DslError as exc:
+            checked = await eng.check(doc)
+            if checked.ok:  # it became invalid between the two checks (a name taken meanwhile)
+                checked = ValidationResult(errors=exc.errors, warnings=[p for p in exc.problems if p not in exc.errors])
+            return _validation_failure(checked)
+        body = {"sequence": summary(sequence), "warnings": [p.to_json() for p in result.warnings]}
+        return json_response(body, 200 if existed else 201,
+                             {"Location": f"/api/sequences/{_quote(sequence.name)}"})
+
+    @app.get("/api/sequences/{name}")
+    async def get_sequence(name: str, format: Literal["json", "text"] = "json") -> Response:
+        sequence = await engine().get(name)
+        if sequence is None:
+            raise BadRequest(404, f"there is no saved sequence named '{name}'")
+        if format == "text":
+            return PlainTextResponse(to_text(sequence))
+        return json_response(to_document(sequence))
+
+    @app.delete("/api/sequences/{name}")
+    async def delete_sequence(name: str) -> Response:
+        if not await engine().delete(name):
+            raise BadRequest(404, f"there is no saved sequence named '{name}'")
+        return Response(status_code=204)
+
+
+def _register_runs(app: FastAPI) -> None:
+    @app.post("/api/runs")
+    async def start_run(request: Request) -> Response:
+        """Start a sequence (or one group, by its name): 202 at once, the run goes on."""
+        raw = await read_json(request, expect=_RUN_BODY)
+        if not isinstance(raw, dict):
+            raise BadRequest(422, f"the body must be {_RUN_BODY}, not {type_name(raw)}")
+        try:
+            body = StartRun.model_validate(raw)
+        except ValidationError as exc:
+            raise BadRequest(422, f"the body must be {_RUN_BODY}: {_pydantic_detail(exc)}") from None
+        try:
+            record = await engine().start(body.sequence, body.args or {})
+        except NotFoundError as exc:
+            raise BadRequest(404, str(exc)) from None
+        except RunArgsError as exc:
+            raise BadRequest(422, str(exc), problems=exc.problems) from None
+        return json_response({"run_id": record.run_id, "status": record.status}, 202,
+                             {"Location": f"/api/runs/{record.run_id}"})
+
+    @app.get("/api/runs")
+    async def list_runs(limit: int = Query(100, ge=1, le=1000), offset: int = Query(0, ge=0, le=10**9)) -> Response:
+        eng = engine()
+        records = []
+        for record in await eng.list_runs(limit, offset):
+            live = None if record.finished else await eng.get_run(record.run_id)
+            records.append(_record(live or record))
+        return json_response(records)
+
+    @app.get("/api/runs/{run_id}")
+    async def get_run(run_id: str) -> Response:
+        record = await engine().get_run(run_id)
+        if record is None:
+            raise BadRequest(404, f"there is no run {run_id}")
+        return json_response(_record(record))
+
+    @app.post("/api/runs/{run_id}/stop")
+    async def stop_run(run_id: str) -> Response:
+        """200 with whether this call stopped it (false: it had already ended)."""
+        eng = engine()
+        if await eng.get_run(run_id) is None:
+            raise BadRequest(404, f"there is no run {run_id}")
+        return json_response({"stopped": await eng.stop(run_id)})
+
+
+def _register_interactions(app: FastAPI) -> None:
+    @app.get("/api/interactions")
+    async def list_interactions(status: Literal["pending", "resolved", "expired", "cancelled"] | None = None,
+                                run_id: str | None = None) -> Response:
+        records = await engine().interaction_store.list(status)
+        chosen = [r for r in records if run_id is None or r.request.turn_id == run_id]
+        chosen.sort(key=lambda r: r.request.created_at, reverse=True)
+        return json_response([_interaction(r) for r in chosen])
+
+    @app.get("/api/interactions/{interaction_id}")
+    async def get_interaction(interaction_id: str) -> Response:
+        record = await engine().interactions.get(interaction_id)
+        if record is None:
+            raise BadRequest(404, f"there is no interaction {interaction_id}")
+        return json_response(_interaction(record))
+
+    @app.post("/api/interactions/{interaction_id}/respond")
+    async def respond(interaction_id: str, request: Request) -> Response:
+        """200 with the result; 409 when it has ended; 422 when the response does not fit."""
+        eng = engine()
+        if await eng.interactions.get(interaction_id) is None:
+            raise BadRequest(404, f"there is no interaction {interaction_id}")
+        response = _unwrap(interaction_id, await read_json(request, expect=_RESPONSE_BODY))
+        try:
+            result = await eng.interactions.respond(interaction_id, response)
+        except InteractionNotFoundError as exc:
+            raise BadRequest(404, exc.message) from None
+        except InteractionNotPendingError as exc:
+            raise BadRequest(409, exc.message) from None
+        except InteractionValidationError as exc:
+            raise BadRequest(422, exc.message) from None
+        return json_response(result.model_dump(mode="json"))
+
+
+def _unwrap(interaction_id: str, body: Any) -> dict[str, Any]:
+    """The response itself, or the seed's `{"interaction_id"?, "response": {...}}` around it."""
+    if not isinstance(body, dict):
+        raise BadRequest(422, f"the body must be {_RESPONSE_BODY}, not {type_name(body)}")
+    if "response" in body and "kind" not in body:
+        extra = sorted(set(body) - {"response", "interaction_id"})
+        if extra:
+            raise BadRequest(422, f"unexpected field(s) beside 'response': {', '.join(extra)}")
+        given = body.get("interaction_id", interaction_id)
+        if given != interaction_id:
+            raise BadRequest(422, f"interaction_id {given!r} in the body does not match {interaction_id!r} in the URL")
+        body = body["response"]
+        if not isinstance(body, dict):
+            raise BadRequest(422, f"'response' must be {_RESPONSE_BODY}, not {type_name(body)}")
+    return body
+
+
+def _quote(name: str) -> str:
+    from urllib.parse import quote
+
+    return quote(name, safe="")

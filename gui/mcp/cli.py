@@ -1,0 +1,110 @@
+"""`seqdesk mcp [--http PORT]`: serve SeqDesk's operations to an AI agent over stdio or HTTP.
+
+Over stdio the standard output belongs to the protocol, so everything for people goes to stderr.
+HTTP listens on 127.0.0.1 only: these tools run shell commands once a person approves them, and no
+other machine should be able to ask. The MCP servers configured in `<data folder>/mcp-servers.json`
+are connected too, so sequences that use their tools run here as they do in the app; their
+questions wait in the inbox beside the approvals.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from gui.core.elicitation import ElicitationHandler, InboxElicitationHandler
+from gui.core.engine import Engine
+from gui.core.registry import Registry
+from gui.mcp.client import HandlerFactory, McpManager
+from gui.mcp.config import JsonMcpSettings, McpConfigError
+
+log = logging.getLogger(__name__)
+HOST = "127.0.0.1"
+
+
+def add_mcp_command(subparsers: Any) -> argparse.ArgumentParser:
+    """Add `mcp` to the `seqdesk` command's subparsers."""
+    parser = subparsers.add_parser(
+        "mcp", help="serve sequences to an AI agent over MCP (stdio, or --http PORT)",
+        description="Let an AI agent list, create and run sequences through MCP. Steps that need approval "
+                    "wait for a person in SeqDesk.")
+    parser.add_argument("--http", type=int, metavar="PORT", default=None,
+                        help="serve streamable HTTP on 127.0.0.1:PORT/mcp instead of stdio")
+    parser.set_defaults(func=cmd_mcp)
+    return parser
+
+
+def cmd_mcp(args: argparse.Namespace) -> int:
+    logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="seqdesk mcp: %(message)s")
+    try:
+        asyncio.run(serve(http_port=args.http))
+    except KeyboardInterrupt:
+        return 130
+    except Exception as exc:  # start-up failures (data folder in use, …) as a sentence, not a traceback
+        print(f"seqdesk mcp: {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
+async def serve(*, http_port: int | None = None) -> None:
+    """Open the runtime, connect the configured MCP servers, serve until the agent goes away."""
+    from gui.mcp.server import build_server
+    from gui.runtime import open_runtime
+
+    runtime = await open_runtime()
+    engine = runtime.engine
+    manager = await start_configured_servers(
+        engine.registry, lambda _config: InboxElicitationHandler(engine.interactions), runtime.data_dir)
+
+    async def open_engine() -> Engine:
+        return engine
+
+    server = build_server(open_engine)
+    try:
+        if http_port is None:
+            await server.run_stdio_async()
+        else:
+            print(f"seqdesk mcp: serving on http://{HOST}:{http_port}/mcp", file=sys.stderr, flush=True)
+            await server.run_streamable_http_async(host=HOST, port=http_port)
+    finally:
+        await manager.stop()
+        await runtime.close()
+
+
+def settings_folder(data_dir: Path | None = None) -> Path | None:
+    """Where `mcp-servers.json` is: the runtime's data folder, else SEQDESK_DATA; None in memory mode."""
+    if data_dir is not None:
+        return data_dir
+    raw = os.environ.get("SEQDESK_DATA", "").strip()
+    return Path(raw).expanduser() if raw else None
+
+
+async def start_configured_servers(registry: Registry, handler_factory: HandlerFactory,
+                                   data_dir: Path | None = None, *, wait: float = 10.0) -> McpManager:
+    """Connect every enabled server of the settings file; waits (at most `wait` s) for each to settle,
+    so a sequence started right after finds their tools. A broken file is reported, never fatal."""
+    manager = McpManager(registry, handler_factory)
+    folder = settings_folder(data_dir)
+    if folder is None:
+        return manager
+    try:
+        configs = await JsonMcpSettings.in_folder(folder).list()
+    except McpConfigError as exc:
+        log.warning("MCP servers not started: %s", exc)
+        return manager
+    await manager.start(configs)
+    await manager.wait_settled(wait)
+    return manager
+
+
+def terminal_handler_factory() -> HandlerFactory:
+    """For terminal commands (`seqdesk run`): ask at the prompt when there is one, else `cancel`."""
+    from gui.core.elicitation import NoopElicitationHandler, TerminalElicitationHandler
+
+    handler: ElicitationHandler = TerminalElicitationHandler() if sys.stdin.isatty() else NoopElicitationHandler()
+    return lambda _config: handler

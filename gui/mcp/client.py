@@ -1,0 +1,437 @@
+"""A connection to one MCP server: its session kept open, its tools in the registry while it lives.
+
+The session lives in the connection's own task, because the SDK's scopes must be left by the task
+that entered them; runs send their calls over it from their own tasks, so a run that stops cancels
+its call (the SDK then tells the server). When the server dies its tools leave the registry at once,
+so a group's `missing` rule decides instead of a hang; the state turns `down` with what went wrong
+(including the last lines the server wrote to stderr) and the connection tries again, waiting 1 s,
+2 s, 4 s … up to 30 s. A server's request for input (`elicitation/create`) becomes a core
+`ElicitationRequest` tied to the tool call that caused it, and goes to the elicitation handler.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import math
+import tempfile
+import time
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import anyio
+import httpx2
+from mcp import Client, InputRequiredRoundsExceededError, MCPError, StdioServerParameters
+from mcp.client import ClientRequestContext
+from mcp.client.stdio import stdio_client
+from mcp.client.streamable_http import streamable_http_client
+from mcp_types import (
+    CONNECTION_CLOSED,
+    CallToolResult,
+    ElicitRequestFormParams,
+    ElicitRequestURLParams,
+    ElicitResult,
+    ErrorData,
+    Implementation,
+    ToolListChangedNotification,
+)
+
+from gui.core.elicitation import ElicitationHandler, ElicitationNotHandled, ElicitationResponse
+from gui.core.registry import Registry, ToolContext, ToolError
+from gui.mcp.config import McpServerConfig
+from gui.mcp.elicit import CallInfo, to_request, to_result
+from gui.mcp.tool import McpTool
+from gui.mcp.watch import watched
+
+log = logging.getLogger(__name__)
+
+ConnectionStatus = Literal["connecting", "connected", "down", "disabled"]
+CLIENT_INFO = Implementation(name="seqdesk", version="0.1.0")
+_STDERR_TAIL = 4000
+
+
+@dataclass(frozen=True)
+class ConnectionState:
+    """What the settings page shows for one server."""
+
+    name: str
+    status: ConnectionStatus
+    last_error: str | None = None
+    tools: tuple[str, ...] = ()
+    protocol: str | None = None
+    retry_in: float | None = None  # seconds until the next attempt, while down
+    since: float = 0.0
+
+
+@dataclass(eq=False)
+class _Call:
+    info: CallInfo
+    handler: ElicitationHandler | None
+    done: asyncio.Event = field(default_factory=asyncio.Event)
+
+
+_CURRENT_CALL: ContextVar[_Call | None] = ContextVar("seqdesk_mcp_call", default=None)
+
+
+class McpConnection:
+    def __init__(self, config: McpServerConfig, registry: Registry, elicitation_handler: ElicitationHandler, *,
+                 backoff: tuple[float, float] = (1.0, 30.0), connect_timeout: float = 30.0,
+                 on_change: Callable[[ConnectionState], None] | None = None) -> None:
+        self.config = config
+        self.registry = registry
+        self.handler = elicitation_handler
+        self.backoff = backoff
+        self.connect_timeout = connect_timeout
+        self._on_change = on_change
+        self._status: ConnectionStatus = "disabled" if not config.enabled else "connecting"
+        self._last_error: str | None = None
+        self._retry_in: float | None = None
+        self._since = time.time()
+        self._tools: tuple[str, ...] = ()
+        self._protocol: str | None = None
+        self._client: Client | None = None
+        self._task: asyncio.Task[None] | None = None
+        self._stopping = False
+        self._wake = asyncio.Event()
+        self._stop = asyncio.Event()
+        self._refresh = False
+        self._ended: asyncio.Event | None = None
+        self._stderr: Any = None
+        self._calls: set[_Call] = set()
+        self._idle = asyncio.Event()
+        self._idle.set()
+        self._changed = asyncio.Event()
+
+    # -- state ---------------------------------------------------------------------------------
+    @property
+    def name(self) -> str:
+        return self.config.name
+
+    @property
+    def state(self) -> ConnectionState:
+        return ConnectionState(name=self.name, status=self._status, last_error=self._last_error, tools=self._tools,
+                               protocol=self._protocol, retry_in=self._retry_in, since=self._since)
+
+    def _set(self, status: ConnectionStatus, *, retry_in: float | None = None) -> None:
+        self._status, self._retry_in, self._since = status, retry_in, time.time()
+        changed, self._changed = self._changed, asyncio.Event()
+        changed.set()
+        if self._on_change is not None:
+            try:
+                self._on_change(self.state)
+            except Exception:  # a listener's bug must not stop the connection
+                log.exception("MCP state listener failed")
+
+    async def wait_for(self, *statuses: ConnectionStatus, timeout: float = 30.0) -> ConnectionState:
+        """Wait until the state is one of `statuses`; TimeoutError after `timeout` seconds."""
+        async with asyncio.timeout(timeout):
+            while self._status not in statuses:
+                await self._changed.wait()
+        return self.state
+
+    # -- lifecycle -----------------------------------------------------------------------------
+    async def start(self) -> None:
+        """Start connecting in the background; returns at once."""
+        if not self.config.enabled:
+            self._set("disabled")
+            return
+        if self._task is None:
+            self._task = asyncio.create_task(self._run(), name=f"mcp {self.name}")
+
+    async def stop(self, timeout: float = 10.0) -> None:
+        """Close the session (the server process ends with it) and take the tools away."""
+        self._stopping = True
+        self._stop.set()
+        self._wake.set()
+        task, self._task = self._task, None
+        if task is not None:
+            try:
+                await asyncio.wait_for(asyncio.shield(task), timeout)
+            except TimeoutError:
+                task.cancel()
+                await asyncio.gather(task, return_exceptions=True)
+        self._unregister()
+        self._last_error = None
+        self._set("disabled")
+
+    def refresh_tools(self) -> None:
+        """List the tools again (the server said its list changed)."""
+        self._refresh = True
+        self._wake.set()
+
+    async def _run(self) -> None:
+        delay = self.backoff[0]
+        while not self._stopping:
+            self._set("connecting")
+            try:
+                error, was_connected = await self._session()
+            finally:
+                self._close_stderr()
+            self._unregister()
+            if self._stopping:
+                break
+            if was_connected:
+                delay = self.backoff[0]
+            self._last_error = error
+            log.warning("MCP server %s is down: %s", self.name, error)
+            self._set("down", retry_in=delay)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._stop.wait(), delay)
+            delay = min(delay * 2, self.backoff[1])
+
+    async def _session(self) -> tuple[str, bool]:
+        connected = False
+        ended = self._ended = asyncio.Event()
+        if self.config.transport == "stdio":
+            self._stderr = tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace")
+        try:
+            with anyio.CancelScope() as scope:
+                scope.deadline = anyio.current_time() + self.connect_timeout
+                async with self._open(ended) as client:
+                    await self._load_tools(client)
+                    scope.deadline = math.inf
+                    self._client, connected = client, True
+                    self._protocol = client.protocol_version
+                    self._last_error = None
+                    self._set("connected")
+                    await self._serve(client, ended)
+            if scope.cancelled_caught:
+                return self._with_stderr(f"no answer within {self.connect_timeout:g} s"), connected
+        except Exception as exc:  # every failure of a server is a state, never a crash of the app
+            return self._with_stderr(describe(exc)), connected
+        finally:
+            self._client = None
+        return self._with_stderr("the server closed the connection (it exited or crashed)"), connected
+
+    def _close_stderr(self) -> None:
+        if self._stderr is not None:
+            self._stderr.close()
+            self._stderr = None
+
+    async def _serve(self, client: Client, ended: asyncio.Event) -> None:
+        while True:
+            await self._wake.wait()
+            self._wake.clear()
+            if self._stopping or ended.is_set():
+                return
+            if self._refresh:
+                self._refresh = False
+                await self._load_tools(client)
+
+    @asynccontextmanager
+    async def _open(self, ended: asyncio.Event) -> AsyncIterator[Client]:
+        def on_end() -> None:
+            ended.set()
+            self._wake.set()
+
+        async with AsyncExitStack() as stack:
+            inner: AbstractAsyncContextManager[Any]
+            if self.config.transport == "http":
+                http = httpx2.AsyncClient(headers=self.config.headers, timeout=httpx2.Timeout(30.0, read=300.0))
+                stack.push_async_callback(http.aclose)
+                inner = streamable_http_client(str(self.config.url), http_client=http)
+            else:
+                params = StdioServerParameters(command=str(self.config.command), args=list(self.config.args),
+                                               env=dict(self.config.env) or None, cwd=self.config.cwd)
+                inner = stdio_client(params, errlog=self._stderr)
+            client = Client(watched(inner, on_end), mode=self.config.protocol, elicitation_callback=self._on_elicit,
+                            message_handler=self._on_message, client_info=CLIENT_INFO, cache=None)
+            yield await stack.enter_async_context(client)
+
+    async def _load_tools(self, client: Client) -> None:
+        remote, cursor = [], None
+        for _ in range(100):
+            page = await client.list_tools(cursor=cursor)
+            remote.extend(page.tools)
+            cursor = page.next_cursor
+            if cursor is None:
+                break
+        tools = [McpTool(self, t, trusted=self.config.trusted) for t in remote]
+        names = tuple(sorted(t.name for t in tools))
+        for gone in set(self._tools) - set(names):
+            self.registry.remove(gone)
+        for tool in tools:
+            self.registry.add(tool)
+        self._tools = names
+
+    def _unregister(self) -> None:
+        if self._tools:
+            self.registry.remove_prefix(f"{self.name}.")
+            self._tools = ()
+
+    def _with_stderr(self, message: str) -> str:
+        tail = self._stderr_tail()
+        return f"{message}; it last wrote: {tail}" if tail else message
+
+    def _stderr_tail(self) -> str:
+        f = self._stderr
+        if f is None or f.closed:
+            return ""
+        try:
+            f.flush()
+            size = f.seek(0, 2)
+            f.seek(max(0, size - _STDERR_TAIL))
+            lines = [line.strip() for line in f.read().splitlines() if line.strip()]
+        except (OSError, ValueError):
+            return ""
+        return " | ".join(lines[-3:])[-600:]
+
+    # -- calls ---------------------------------------------------------------------------------
+    async def call_tool(self, remote_name: str, args: dict[str, Any], ctx: ToolContext) -> CallToolResult:
+        client = self._client
+        if client is None or self._status != "connected":
+            why = f" ({self._last_error})" if self._last_error else ""
+            raise ToolError(f"the MCP server '{self.name}' is not connected{why}")
+        call = _Call(CallInfo(ctx.run_id, ctx.tool_call_id, ctx.tool_name, ctx.deadline), ctx.elicitation)
+        self._calls.add(call)
+        self._idle.clear()
+        token = _CURRENT_CALL.set(call)
+        try:
+            return await client.call_tool(remote_name, args)
+        except MCPError as exc:
+            if exc.code == CONNECTION_CLOSED:
+                raise ToolError(self._with_stderr(f"the MCP server '{self.name}' stopped during the call "
+                                                  "(it exited or crashed)")) from None
+            raise ToolError(f"{self.name}.{remote_name}: {exc.message}") from None
+        except InputRequiredRoundsExceededError:
+            raise ToolError(f"{self.name}.{remote_name}: the server kept asking for input without finishing") from None
+        except httpx2.TransportError as exc:
+            if self._ended is not None:
+                self._ended.set()
+                self._wake.set()
+            raise ToolError(f"the MCP server '{self.name}' cannot be reached: {describe(exc)}") from None
+        finally:
+            _CURRENT_CALL.reset(token)
+            self._calls.discard(call)
+            call.done.set()
+            if not self._calls:
+                self._idle.set()
+
+    # -- requests from the server --------------------------------------------------------------
+    async def _on_elicit(self, ctx: ClientRequestContext,
+                         params: ElicitRequestFormParams | ElicitRequestURLParams) -> ElicitResult | ErrorData:
+        call = _CURRENT_CALL.get()
+        if call is None and len(self._calls) == 1:
+            # The legacy protocol does not say which call a request belongs to: only one can be it.
+            call = next(iter(self._calls))
+        request, plan = to_request(self.name, params, call.info if call else None)
+        if plan.unsupported:
+            log.warning("MCP server %s asked for fields no form here can show (%s): answering cancel",
+                        self.name, ", ".join(plan.unsupported))
+            return ElicitResult(action="cancel")
+        handler = (call.handler if call is not None else None) or self.handler
+        gone = call.done if call is not None else (self._idle if self._calls else None)
+        response = await _ask(handler, request, gone)
+        return to_result(self.name, plan, response)
+
+    async def _on_message(self, message: Any) -> None:
+        if isinstance(message, ToolListChangedNotification):
+            self.refresh_tools()
+        elif isinstance(message, Exception):
+            log.info("MCP server %s: transport error: %s", self.name, message)
+
+
+async def _ask(handler: ElicitationHandler, request: Any, gone: asyncio.Event | None) -> ElicitationResponse:
+    """The handler's answer; `cancel` when it fails, when the call that asked has ended, or at the deadline."""
+    ask = asyncio.ensure_future(handler.handle_elicitation(request))
+    waits: set[asyncio.Future[Any]] = {ask}
+    stop = asyncio.ensure_future(gone.wait()) if gone is not None else None
+    if stop is not None:
+        waits.add(stop)
+    timeout = max(0.0, request.deadline - time.time()) if request.deadline is not None else None
+    try:
+        done, _ = await asyncio.wait(waits, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+        if ask in done:
+            try:
+                out = ask.result()
+            except ElicitationNotHandled:
+                return ElicitationResponse.cancel()
+            except Exception:
+                log.exception("elicitation handler failed; answering cancel")
+                return ElicitationResponse.cancel()
+            return out if isinstance(out, ElicitationResponse) else ElicitationResponse.cancel()
+        return ElicitationResponse.cancel()
+    finally:
+        for fut in (ask, stop):
+            if fut is not None and not fut.done():
+                fut.cancel()
+        await asyncio.gather(*(f for f in (ask, stop) if f is not None), return_exceptions=True)
+
+
+def describe(exc: BaseException) -> str:
+    """One readable line for a failure, looking inside exception groups."""
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    if isinstance(exc, MCPError):
+        return "the server closed the connection" if exc.code == CONNECTION_CLOSED else exc.message
+    if isinstance(exc, FileNotFoundError):
+        return f"cannot start it: {exc.strerror or 'no such file'}: {exc.filename or ''}".rstrip(": ")
+    text = str(exc)
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+HandlerFactory = Callable[[McpServerConfig], ElicitationHandler]
+
+
+class McpManager:
+    """Every configured server's connection: started together, changed one by one at run time."""
+
+    def __init__(self, registry: Registry, handler_factory: HandlerFactory, *,
+                 backoff: tuple[float, float] = (1.0, 30.0), connect_timeout: float = 30.0) -> None:
+        self.registry = registry
+        self.handler_factory = handler_factory
+        self.backoff = backoff
+        self.connect_timeout = connect_timeout
+        self._connections: dict[str, McpConnection] = {}
+        self._listeners: list[Callable[[ConnectionState], None]] = []
+
+    def on_change(self, listener: Callable[[ConnectionState], None]) -> None:
+        """Called with a server's new state whenever it changes (the settings page refreshes)."""
+        self._listeners.append(listener)
+
+    async def start(self, configs: list[McpServerConfig]) -> None:
+        for config in configs:
+            await self.add(config)
+
+    async def stop(self) -> None:
+        await asyncio.gather(*(c.stop() for c in self._connections.values()), return_exceptions=True)
+        self._connections.clear()
+
+    async def add(self, config: McpServerConfig) -> McpConnection:
+        """Connect a new server, or reconnect one whose settings changed."""
+        await self.remove(config.name)
+        conn = McpConnection(config, self.registry, self.handler_factory(config), backoff=self.backoff,
+                             connect_timeout=self.connect_timeout, on_change=self._notify)
+        self._connections[config.name] = conn
+        await conn.start()
+        return conn
+
+    async def remove(self, name: str) -> bool:
+        conn = self._connections.pop(name, None)
+        if conn is None:
+            return False
+        await conn.stop()
+        return True
+
+    def get(self, name: str) -> McpConnection | None:
+        return self._connections.get(name)
+
+    async def wait_settled(self, timeout: float = 10.0) -> list[ConnectionState]:
+        """Wait (at most `timeout` s) until no server is still connecting; the states then."""
+        waits = [c.wait_for("connected", "down", "disabled", timeout=timeout) for c in self._connections.values()]
+        await asyncio.gather(*waits, return_exceptions=True)
+        return self.states()
+
+    def states(self) -> list[ConnectionState]:
+        return [c.state for _, c in sorted(self._connections.items())]
+
+    def _notify(self, state: ConnectionState) -> None:
+        for listener in list(self._listeners):
+            try:
+                listener(state)
+            except Exception:
+                log.exception("MCP state listener failed")

@@ -1,0 +1,185 @@
+"""Between a server's `elicitation/create` and the core's `ElicitationRequest` / `ElicitationResponse`.
+
+The core's forms know three field types (string, number, boolean) and plain string choices; MCP also
+has integers, titled choices, bounds and formats. What the core cannot hold is kept in a `FormPlan`
+beside the request, so the answer goes back typed as the server asked (an integer field gets an
+`int`) and is checked against the whole form before it is sent: a server never receives an accept
+that lacks a required field, whatever handler produced it.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+from mcp_types import (
+    INVALID_PARAMS,
+    ElicitRequestFormParams,
+    ElicitRequestURLParams,
+    ElicitResult,
+    ErrorData,
+)
+
+from gui.core.elicitation import ElicitationField, ElicitationRequest, ElicitationResponse, value_problems
+
+
+@dataclass(frozen=True)
+class CallInfo:
+    """The tool call a request belongs to, so the inbox can show which run and step asks."""
+
+    run_id: str | None = None
+    tool_call_id: str | None = None
+    tool_name: str | None = None
+    deadline: float | None = None
+
+
+@dataclass(frozen=True)
+class FormPlan:
+    """What the core's fields do not carry: integer fields, bounds, fields we cannot show."""
+
+    fields: list[ElicitationField]
+    url: str | None = None
+    integers: frozenset[str] = frozenset()
+    bounds: dict[str, dict[str, float]] = field(default_factory=dict)
+    unsupported: list[str] = field(default_factory=list)  # required fields no form here can ask
+
+
+def to_request(server: str, params: ElicitRequestFormParams | ElicitRequestURLParams,
+               call: CallInfo | None = None) -> tuple[ElicitationRequest, FormPlan]:
+    call = call or CallInfo()
+    where = {"run_id": call.run_id, "tool_call_id": call.tool_call_id, "tool_name": call.tool_name,
+             "deadline": call.deadline}
+    if isinstance(params, ElicitRequestURLParams):
+        plan = FormPlan(fields=[], url=params.url)
+        return ElicitationRequest(server_name=server, message=params.message, url=params.url, **where), plan
+    schema = params.requested_schema or {}
+    props = schema.get("properties") or {}
+    required = set(schema.get("required") or [])
+    fields: list[ElicitationField] = []
+    integers: set[str] = set()
+    bounds: dict[str, dict[str, float]] = {}
+    unsupported: list[str] = []
+    for name, prop in props.items():
+        made = _field(str(name), prop if isinstance(prop, dict) else {}, name in required)
+        if made is None:
+            if name in required:
+                unsupported.append(str(name))
+            continue
+        spec, is_integer, limits = made
+        fields.append(spec)
+        if is_integer:
+            integers.add(spec.name)
+        if limits:
+            bounds[spec.name] = limits
+    plan = FormPlan(fields=fields, integers=frozenset(integers), bounds=bounds, unsupported=unsupported)
+    return ElicitationRequest(server_name=server, message=params.message, fields=fields, **where), plan
+
+
+def _field(name: str, prop: dict[str, Any], required: bool) -> tuple[ElicitationField, bool, dict[str, float]] | None:
+    kind = prop.get("type")
+    hints: list[str] = []
+    choices: list[str] | None = None
+    limits: dict[str, float] = {}
+    if kind == "string":
+        choices, labels = _choices(prop)
+        if labels:
+            hints.append("choices: " + ", ".join(f"{c} = {label}" for c, label in zip(choices or [], labels,
+                                                                                       strict=True)))
+        if prop.get("format"):
+            hints.append(f"format: {prop['format']}")
+        for key in ("minLength", "maxLength"):
+            if isinstance(prop.get(key), int):
+                limits[key] = prop[key]
+        core_type = "string"
+    elif kind in ("number", "integer"):
+        if kind == "integer":
+            hints.append("a whole number")
+        for key in ("minimum", "maximum"):
+            if isinstance(prop.get(key), int | float) and not isinstance(prop.get(key), bool):
+                limits[key] = prop[key]
+        core_type = "number"
+    elif kind == "boolean":
+        core_type = "boolean"
+    else:
+        return None
+    if "minimum" in limits:
+        hints.append(f"at least {_num(limits['minimum'])}")
+    if "maximum" in limits:
+        hints.append(f"at most {_num(limits['maximum'])}")
+    if "minLength" in limits:
+        hints.append(f"at least {_num(limits['minLength'])} characters")
+    if "maxLength" in limits:
+        hints.append(f"at most {_num(limits['maxLength'])} characters")
+    default = prop.get("default")
+    if choices is not None and default not in choices:
+        default = None
+    description = str(prop.get("description") or "")
+    if hints:
+        description = f"{description} ({'; '.join(hints)})" if description else "; ".join(hints).capitalize()
+    spec = ElicitationField(name=name, type=core_type, title=str(prop.get("title") or name),
+                            description=description, required=required, default=default, enum=choices)
+    return spec, kind == "integer", limits
+
+
+def _choices(prop: dict[str, Any]) -> tuple[list[str] | None, list[str]]:
+    """Plain `enum` (with the legacy `enumNames`), or titled `oneOf` [{const, title}]."""
+    enum = prop.get("enum")
+    if isinstance(enum, list) and all(isinstance(v, str) for v in enum):
+        names = prop.get("enumNames")
+        labels = [str(n) for n in names] if isinstance(names, list) and len(names) == len(enum) else []
+        return list(enum), labels
+    options = prop.get("oneOf") or prop.get("anyOf")
+    if isinstance(options, list) and options and all(isinstance(o, dict) and isinstance(o.get("const"), str)
+                                                     for o in options):
+        consts = [o["const"] for o in options]
+        titles = [str(o.get("title") or o["const"]) for o in options]
+        return consts, titles if titles != consts else []
+    return None, []
+
+
+def _num(value: float) -> str:
+    return str(int(value)) if float(value).is_integer() else str(value)
+
+
+def to_result(server: str, plan: FormPlan, response: ElicitationResponse) -> ElicitResult | ErrorData:
+    """The reply for the server; an accept that does not fit the form becomes an error, never data."""
+    if response.action != "accept":
+        return ElicitResult(action=response.action)
+    if plan.url is not None:
+        return ElicitResult(action="accept")
+    values = {k: v for k, v in response.values.items() if v is not None}
+    problems = value_problems(plan.fields, values)
+    typed: dict[str, Any] = {}
+    if not problems:
+        for spec in plan.fields:
+            if spec.name not in values:
+                continue
+            value, problem = _typed(spec, values[spec.name], spec.name in plan.integers,
+                                    plan.bounds.get(spec.name, {}))
+            if problem:
+                problems.append(f"field '{spec.name}': {problem}")
+            typed[spec.name] = value
+    if problems:
+        return ErrorData(code=INVALID_PARAMS,
+                         message=f"the answer to {server}'s form was not sent: " + "; ".join(problems))
+    return ElicitResult(action="accept", content=typed)
+
+
+def _typed(spec: ElicitationField, value: Any, integer: bool, limits: dict[str, float]) -> tuple[Any, str | None]:
+    if integer:
+        if isinstance(value, float) and math.isfinite(value) and value.is_integer():
+            value = int(value)
+        if not isinstance(value, int):
+            return value, f"{value} is not a whole number"
+    if spec.type == "number":
+        if "minimum" in limits and value < limits["minimum"]:
+            return value, f"{value} is less than {_num(limits['minimum'])}"
+        if "maximum" in limits and value > limits["maximum"]:
+            return value, f"{value} is more than {_num(limits['maximum'])}"
+    if spec.type == "string":
+        if "minLength" in limits and len(value) < limits["minLength"]:
+            return value, f"is shorter than {_num(limits['minLength'])} characters"
+        if "maxLength" in limits and len(value) > limits["maxLength"]:
+            return value, f"is longer than {_num(limits['maxLength'])} characters"
+    return value, None

@@ -1,0 +1,232 @@
+"""`seqdesk mcp`: SeqDesk's operations as MCP tools, so an AI agent can write and run sequences.
+
+The agent writes; a person approves. Runs an agent starts ask for approvals and answers through the
+inbox like any other run, and this server never answers them itself. A failed save comes back as one
+error listing every problem with its place and code (`groups[1].tools[0].as: … (undeclared-slot)`),
+so the agent can fix its sequence in a single retry instead of one mistake at a time.
+
+The engine comes from a factory, opened on first use: the app's data folder in production, an
+in-memory engine in tests.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+from collections.abc import Awaitable, Callable
+from typing import Annotated, Any
+
+from mcp.server.mcpserver import Context, MCPServer
+from mcp_types import CallToolResult, TextContent, ToolAnnotations
+from pydantic import Field
+
+from gui.core.catalog import NotFoundError, summary
+from gui.core.conditions import ConditionEvalError, ConditionSyntaxError, evaluate, parse_condition
+from gui.core.engine import Engine
+from gui.core.errors import DslError, Problem
+from gui.core.events import Event
+from gui.core.help import help_text
+from gui.core.records import RunRecord
+from gui.core.run_args import RunArgsError
+
+EngineFactory = Callable[[], Awaitable[Engine]]
+SEE_HELP = "Call seq_help first: it explains the sequence format with an example you can copy."
+INSTRUCTIONS = ("SeqDesk runs tool sequences: groups run one after another, the tools of a group at the same "
+                "time. " + SEE_HELP + " Steps that need approval wait until a person answers in SeqDesk.")
+
+_READ = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
+_WRITE = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
+_DELETE = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=True, open_world_hint=False)
+_RUN = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=False, open_world_hint=True)
+
+Name = Annotated[str, Field(description="the name of a saved sequence")]
+Args = Annotated[dict[str, Any] | None, Field(description='the inputs, such as {"host": "node-a"}')]
+
+
+class _Once:
+    """Opens the engine on first use, once, even when several calls arrive together."""
+
+    def __init__(self, factory: EngineFactory) -> None:
+        self._factory = factory
+        self._engine: Engine | None = None
+        self._lock = asyncio.Lock()
+
+    async def __call__(self) -> Engine:
+        if self._engine is None:
+            async with self._lock:
+                if self._engine is None:
+                    self._engine = await self._factory()
+        return self._engine
+
+
+def ok(data: Any) -> CallToolResult:
+    text = data if isinstance(data, str) else json.dumps(data, ensure_ascii=False, indent=2)
+    structured = data if isinstance(data, dict) else None
+    return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=structured)
+
+
+def failed(message: str) -> CallToolResult:
+    return CallToolResult(content=[TextContent(type="text", text=message)], is_error=True)
+
+
+def problems_text(problems: list[Problem], what: str = "the sequence was not saved") -> str:
+    """Every problem on its own line: where, what to write instead, and the stable code."""
+    count = len(problems)
+    head = f"{what}: {count} problem{'s' if count != 1 else ''}. Fix all of them, then call seq_create again."
+    return "\n".join([head, *(f"- {p}" for p in problems), SEE_HELP])
+
+
+def build_server(open_engine: EngineFactory) -> MCPServer:
+    """The MCP server; `open_engine` is awaited once, on the first call that needs the engine."""
+    server = MCPServer("seqdesk", instructions=INSTRUCTIONS)
+    engine = _Once(open_engine)
+
+    @server.tool(description="List the saved sequences with their groups, inputs and outputs. " + SEE_HELP,
+                 annotations=_READ)
+    async def seq_list() -> CallToolResult:
+        return ok({"sequences": await (await engine()).list()})
+
+    @server.tool(description="The sequence format, its common mistakes and a complete example. Read it before "
+                             "seq_create.", annotations=_READ)
+    async def seq_help() -> CallToolResult:
+        return ok(help_text())
+
+    @server.tool(description="Create or replace a sequence. Give groups (an array) OR file (a path to a JSON "
+                             "document), exactly one. Every mistake is listed at once. " + SEE_HELP,
+                 annotations=_WRITE)
+    async def seq_create(
+        name: Annotated[str | None, Field(description="the sequence's name (optional with file)")] = None,
+        description: Annotated[str, Field(description="what the sequence does")] = "",
+        groups: Annotated[list[Any] | str | None, Field(description="the groups, as in seq_help")] = None,
+        file: Annotated[str | None, Field(description="path of a JSON file holding the whole sequence")] = None,
+    ) -> CallToolResult:
+        if isinstance(groups, str):
+            try:
+                groups = json.loads(groups)
+            except json.JSONDecodeError:
+                pass  # the validator says what is wrong with it
+        try:
+            sequence, result = await (await engine()).create_from(name, description, groups, file)
+        except DslError as exc:
+            return failed(problems_text(exc.errors or exc.problems))
+        data = summary(sequence) | {"saved": True, "warnings": [str(w) for w in result.warnings]}
+        return ok(data)
+
+    @server.tool(description="Run a saved sequence (its groups in order) and wait for its end; returns the run "
+                             "record. Steps that need approval wait for a person in SeqDesk. " + SEE_HELP,
+                 annotations=_RUN)
+    async def seq_run(name: Name, ctx: Context, args: Args = None) -> CallToolResult:
+        eng = await engine()
+        if await eng.get(name) is None:
+            hint = " (to run one group on its own, use seq_call)" if await _is_group(eng, name) else ""
+            return failed(f"there is no saved sequence named '{name}'{hint}; seq_list shows them")
+        return await _run_to_end(eng, name, args or {}, ctx)
+
+    @server.tool(description="Call one group, or a whole sequence, by name with args; waits for the end and "
+                             "returns the run record. " + SEE_HELP, annotations=_RUN)
+    async def seq_call(name: Annotated[str, Field(description="a group's or a sequence's name")], ctx: Context,
+                       args: Args = None) -> CallToolResult:
+        return await _run_to_end(await engine(), name, args or {}, ctx)
+
+    @server.tool(description="Call a group or sequence only when a condition over args holds, such as "
+                             '"$args.n > 3". Returns the run record, or called=false. ' + SEE_HELP, annotations=_RUN)
+    async def seq_when_call(name: Annotated[str, Field(description="a group's or a sequence's name")],
+                            when: Annotated[str, Field(description='a condition, such as "$args.flag == true"')],
+                            ctx: Context, args: Args = None) -> CallToolResult:
+        try:
+            holds = evaluate(parse_condition(when), args or {})
+        except (ConditionSyntaxError, ConditionEvalError) as exc:
+            return failed(f"the condition `{when}` cannot be used: {getattr(exc, 'message', exc)}")
+        if not holds:
+            return ok({"called": False, "reason": f"the condition `{when}` is false"})
+        return await _run_to_end(await engine(), name, args or {}, ctx)
+
+    @server.tool(description="Delete a saved sequence by name. " + SEE_HELP, annotations=_DELETE)
+    async def seq_delete(name: Name) -> CallToolResult:
+        if not await (await engine()).delete(name):
+            return failed(f"there is no saved sequence named '{name}'; seq_list shows them")
+        return ok({"deleted": name})
+
+    return server
+
+
+async def _is_group(engine: Engine, name: str) -> bool:
+    try:
+        _, group = await engine.catalog.resolve(name)
+    except NotFoundError:
+        return False
+    return group is not None
+
+
+async def _run_to_end(engine: Engine, name: str, args: dict[str, Any], ctx: Context) -> CallToolResult:
+    """Start, report progress while it runs, return the summary; the caller giving up stops the run."""
+    try:
+        record = await engine.start(name, args)
+    except NotFoundError as exc:
+        return failed(f"{exc}; seq_list shows them")
+    except RunArgsError as exc:
+        return failed(f"the run did not start: {exc}")
+    async with _Progress(engine, record.run_id, ctx):
+        try:
+            final: RunRecord = await engine.runner.wait(record.run_id)
+        except asyncio.CancelledError:
+            await asyncio.shield(engine.stop(record.run_id))
+            raise
+    return ok(final.to_summary_json())
+
+
+class _Progress:
+    """Tells the agent what its run is doing (e.g. waiting for approval), if it asked for progress."""
+
+    def __init__(self, engine: Engine, run_id: str, ctx: Context) -> None:
+        self._engine, self._run_id, self._ctx = engine, run_id, ctx
+        self._queue: asyncio.Queue[str] = asyncio.Queue()
+        self._task: asyncio.Task[None] | None = None
+        self._unsubscribe: Callable[[], None] | None = None
+
+    async def __aenter__(self) -> _Progress:
+        loop = asyncio.get_running_loop()
+        owner = threading.get_ident()
+
+        def on_event(event: Event) -> None:
+            message = _progress_message(event, self._run_id)
+            if message is None:
+                return
+            if threading.get_ident() == owner:
+                self._queue.put_nowait(message)
+            else:
+                loop.call_soon_threadsafe(self._queue.put_nowait, message)
+
+        self._unsubscribe = self._engine.bus.subscribe(on_event)
+        self._task = asyncio.create_task(self._forward())
+        return self
+
+    async def _forward(self) -> None:
+        step = 0
+        while True:
+            message = await self._queue.get()
+            step += 1
+            try:
+                await self._ctx.report_progress(step, None, message)
+            except Exception:  # progress is a courtesy; the run goes on without it
+                return
+
+    async def __aexit__(self, *exc: object) -> None:
+        if self._unsubscribe is not None:
+            self._unsubscribe()
+        if self._task is not None:
+            self._task.cancel()
+            await asyncio.gather(self._task, return_exceptions=True)
+
+
+def _progress_message(event: Event, run_id: str) -> str | None:
+    if event.run_id != run_id:
+        return None
+    data = event.data
+    if event.type == "tool.waiting":
+        return (f"'{data.get('tool_name')}' waits for a person: approve or answer it in SeqDesk "
+                f"(interaction {data.get('interaction_id')})")
+    if event.type == "group.finished":
+        return f"group '{data.get('group_name')}' {data.get('status')}"
+    return None

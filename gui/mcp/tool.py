@@ -1,0 +1,89 @@
+"""One tool of an MCP server as a SeqDesk `Tool`: named `<server>.<tool>`, checked by its JSON schema.
+
+Safety comes from the server's own annotations only when the person trusts the server: a trusted
+server's `readOnlyHint` tools run without asking and beside other tools; everything else, and every
+tool of an untrusted server, asks first (a tool approval showing the validated input) and runs alone.
+The call itself goes through the `McpConnection` that listed the tool.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING, Any
+
+import jsonschema
+from mcp_types import CallToolResult, EmbeddedResource, TextContent, TextResourceContents
+from mcp_types import Tool as RemoteTool
+
+from gui.core.registry import JsonValue, Tool, ToolArgumentError, ToolContext, ToolError
+
+if TYPE_CHECKING:
+    from gui.mcp.client import McpConnection
+
+log = logging.getLogger(__name__)
+
+_OBJECT = {"type": "object"}
+
+
+class McpTool(Tool):
+    def __init__(self, connection: McpConnection, remote: RemoteTool, *, trusted: bool) -> None:
+        self.connection = connection
+        self.server = connection.config.name
+        self.remote_name = remote.name
+        self.name = f"{self.server}.{remote.name}"
+        text = remote.description or (remote.annotations.title if remote.annotations else None) or remote.title
+        self.description = text or f"the tool '{remote.name}' of the MCP server '{self.server}'"
+        read_only = bool(remote.annotations is not None and remote.annotations.read_only_hint is True)
+        self.read_only_hint = read_only
+        self.concurrency_safe = trusted and read_only
+        self.approval = "none" if self.concurrency_safe else "tool"
+        self._schema: dict[str, Any] = dict(remote.input_schema or _OBJECT)
+        self._validator = _validator(self.name, self._schema)
+
+    def input_schema(self) -> dict[str, Any]:
+        return self._schema
+
+    def validate_args(self, args: dict[str, JsonValue]) -> dict[str, JsonValue]:
+        if not isinstance(args, dict):
+            raise ToolArgumentError(self.name, [("", "the arguments must be an object")])
+        errors = sorted(self._validator.iter_errors(args), key=lambda e: list(e.absolute_path))
+        if errors:
+            raise ToolArgumentError(self.name, [(".".join(str(p) for p in e.absolute_path), e.message)
+                                                for e in errors])
+        return args
+
+    async def call(self, args: dict[str, JsonValue], ctx: ToolContext) -> JsonValue:
+        result = await self.connection.call_tool(self.remote_name, args, ctx)
+        return result_value(self.name, result)
+
+
+def _validator(name: str, schema: dict[str, Any]) -> jsonschema.protocols.Validator:
+    cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
+    try:
+        cls.check_schema(schema)
+    except jsonschema.SchemaError as exc:
+        # A server's broken schema must not make its tool unusable: the server checks again anyway.
+        log.warning("the input schema of %s is not a valid JSON schema (%s); only 'object' is checked",
+                    name, exc.message)
+        return jsonschema.Draft202012Validator(_OBJECT)
+    return cls(schema)
+
+
+def result_value(name: str, result: CallToolResult) -> JsonValue:
+    """Structured content as an object, else the text blocks joined; an error result raises."""
+    text = "\n".join(t for t in (_text(block) for block in result.content) if t)
+    if result.is_error:
+        raise ToolError(f"{name}: {text or 'the tool reported an error without saying why'}")
+    if result.structured_content is not None:
+        return result.structured_content
+    return text
+
+
+def _text(block: Any) -> str:
+    if isinstance(block, TextContent):
+        return block.text
+    if isinstance(block, EmbeddedResource) and isinstance(block.resource, TextResourceContents):
+        return block.resource.text
+    kind = getattr(block, "type", "content")
+    mime = getattr(block, "mime_type", None)
+    return f"[{kind}{' ' + mime if mime else ''} not shown]"

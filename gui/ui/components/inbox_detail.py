@@ -1,0 +1,152 @@
+"""One request, opened: who asks and why, how long is left, and the card to answer it.
+
+It owns the moment of answering. The card builds a response; this sends it through `respond`
+(from the page) and deals with the two ways that can fail: the answer does not fit (the card
+unlocks, the message shows under it) or the request has already ended elsewhere — another tab,
+another person, its deadline — which is shown as a calm banner with the buttons disabled, never
+as an error page. When its countdown runs out it locks itself even before the engine says so.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from nicegui import ui
+
+from gui.core.interaction_service import InteractionNotPendingError, InteractionValidationError
+from gui.core.interactions import (
+    ElicitationInteractionRequest,
+    InteractionRecord,
+    InteractionResponse,
+    QuestionRequest,
+    ShellApprovalRequest,
+    ToolApprovalRequest,
+)
+from gui.ui.components import inbox_format as fmt
+from gui.ui.components.inbox_body import RequestBody
+from gui.ui.components.inbox_countdown import Countdown
+from gui.ui.components.inbox_elicitation_form import ElicitationForm
+from gui.ui.components.inbox_question_form import QuestionForm
+from gui.ui.components.inbox_shell_card import ShellApprovalCard
+from gui.ui.components.inbox_tool_card import ToolApprovalCard
+
+Respond = Callable[[str, InteractionResponse], Awaitable[Any]]
+Fetch = Callable[[str], Awaitable[InteractionRecord | None]]
+Answered = Callable[[InteractionRecord, InteractionResponse], Awaitable[None] | None]
+
+
+class InboxDetail(ui.card):
+    def __init__(self, record: InteractionRecord, *, respond: Respond, fetch: Fetch, on_answered: Answered) -> None:
+        super().__init__()
+        self.record = record
+        self.interaction_id = record.interaction_id
+        self._respond = respond
+        self._fetch = fetch
+        self._on_answered = on_answered
+        self.countdown: Countdown | None = None
+        self.ended = False
+        request = record.request
+        kind = fmt.kind(request)
+        self.props("flat bordered").classes("w-full p-4 gap-3").mark("inbox-detail")
+        with self:
+            with ui.row().classes("w-full items-center no-wrap gap-3"):
+                ui.icon(fmt.KIND_ICONS[kind], size="md").classes("text-deep-purple-6")
+                ui.label(fmt.title(request)).classes("text-h6 grow").mark("detail-title")
+                self.chip = ui.chip(fmt.WAITING.word, icon=fmt.WAITING.icon, color="deep-purple-1",
+                                    text_color="deep-purple-9").props("square").mark("detail-state")
+            self._source_line(request)
+            self.banner = ui.row().classes("w-full items-center no-wrap gap-2 rounded p-3 bg-grey-3 inbox-banner")
+            self.banner.mark("ended-banner")
+            self.banner.set_visibility(False)
+            if request.expires_at is not None and record.status == "pending":
+                with ui.row().classes("items-center gap-2"):
+                    self.countdown = Countdown(request.expires_at)
+                    ui.label(fmt.expiry_sentence(request)).classes("text-sm").mark("expiry-sentence")
+            self.body = self._body(request)
+            self.problem = ui.label("").classes("text-negative text-sm").mark("answer-problem")
+            self.problem.set_visibility(False)
+        if record.status != "pending":
+            self.show_ended(record)
+
+    def _source_line(self, request: fmt.Request) -> None:
+        with ui.row().classes("items-center gap-1 text-sm opacity-80 -mt-2"):
+            ui.label(" › ".join(fmt.source_parts(request)) or "Asked by this app").mark("detail-source")
+            if request.turn_id:
+                ui.label("·")
+                ui.link(f"run {request.turn_id[:8]}", f"/runs/{request.turn_id}").mark("run-link")
+            ui.label(f"· asked {fmt.age(request.created_at)}, at {fmt.clock(request.created_at)}")
+
+    def _body(self, request: fmt.Request) -> RequestBody:
+        tool = fmt.tool_name(request)
+        if isinstance(request, ShellApprovalRequest):
+            return ShellApprovalCard(request, submit=self._submit, tool_name=tool)
+        if isinstance(request, ToolApprovalRequest):
+            return ToolApprovalCard(request, submit=self._submit, tool_name=tool)
+        if isinstance(request, QuestionRequest):
+            return QuestionForm(request, submit=self._submit)
+        assert isinstance(request, ElicitationInteractionRequest)
+        return ElicitationForm(request, submit=self._submit)
+
+    async def _submit(self, response: InteractionResponse) -> None:
+        self.problem.set_visibility(False)
+        try:
+            await self._respond(self.interaction_id, response)
+        except InteractionValidationError as exc:
+            self.problem.set_text(f"That answer does not fit: {exc.message}")
+            self.problem.set_visibility(True)
+            self.body.unlock()
+            return
+        except InteractionNotPendingError as exc:
+            record = await self._fetch(self.interaction_id)
+            self.show_ended(record, message=exc.message)
+            return
+        self.ended = True
+        answered = await self._fetch(self.interaction_id)
+        if answered is not None:
+            self._set_chip(answered)
+            result = self._on_answered(answered, response)
+            if result is not None:
+                await result
+
+    def show_ended(self, record: InteractionRecord | None, *, message: str = "") -> None:
+        """The request can no longer be answered: say why and how it ended, disable the controls."""
+        self.ended = True
+        self.body.lock()
+        if self.countdown is not None:
+            self.countdown.set_visibility(False)
+        self.banner.clear()
+        with self.banner:
+            icon = "timer_off" if record is not None and record.status == "expired" else "info"
+            ui.icon(icon, size="sm")
+            with ui.column().classes("gap-0"):
+                headline = fmt.ended_headline(record) if record is not None else "This request has already ended"
+                ui.label(headline).classes("text-sm font-medium").mark("ended-headline")
+                if message:
+                    ui.label(_sentence(message)).classes("text-xs opacity-80").mark("ended-message")
+        self.banner.set_visibility(True)
+        if record is not None:
+            self._set_chip(record)
+
+    def _set_chip(self, record: InteractionRecord) -> None:
+        outcome = fmt.outcome(record)
+        self.chip.text = outcome.word
+        self.chip.props(f"icon={outcome.icon} color={outcome.color} text-color=white")
+
+    def tick(self, now: int) -> None:
+        if self.countdown is None or self.ended:
+            return
+        if not self.countdown.tick(now):  # time is up: lock now, the engine's verdict follows
+            self.ended = True
+            self.body.lock()
+            self.banner.clear()
+            with self.banner:
+                ui.icon("timer_off", size="sm")
+                ui.label(f"Expired at {fmt.clock(self.countdown.expires_at, now)} — nothing was sent"
+                         ).classes("text-sm font-medium").mark("ended-headline")
+            self.banner.set_visibility(True)
+
+
+def _sentence(message: str) -> str:
+    text = message.strip()
+    return text[:1].upper() + text[1:] + ("" if text.endswith(".") else ".")

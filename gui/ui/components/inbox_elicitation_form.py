@@ -1,0 +1,120 @@
+"""A form a tool server asks a person to fill in (MCP elicitation), or a page it asks them to open.
+
+Who asks comes first and stands out (the MCP spec: show the requester, let people edit before
+sending). Fields are typed: text, number, on/off, or a choice for enums; required ones are
+marked and checked before sending; defaults are filled in. Never a password field: servers must
+not collect secrets this way. Send / Don't share / Dismiss map to accept / decline / cancel.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from nicegui import ui
+
+from gui.core.interactions import ElicitationFieldSpec, ElicitationInteractionRequest, ElicitationInteractionResponse
+from gui.ui.components.inbox_body import RequestBody, Submit, mono_block
+
+Field = ui.input | ui.number | ui.switch | ui.select
+
+
+class ElicitationForm(RequestBody):
+    def __init__(self, request: ElicitationInteractionRequest, *, submit: Submit) -> None:
+        super().__init__(submit)
+        self.mark("elicitation-form")
+        self.specs = request.fields
+        self._fields: dict[str, Field] = {}
+        with self:
+            with ui.row().classes("items-center gap-2"):
+                ui.icon("dns", size="sm", color="primary")
+                ui.label(request.server_name).classes("text-lg font-bold").mark("server-name")
+                ui.label("asks:").classes("text-sm opacity-70")
+            ui.markdown(request.message).classes("w-full inbox-markdown").mark("elicitation-message")
+            if request.url:
+                ui.label("It asks you to open this page and finish there:").classes("text-sm")
+                mono_block(request.url, marker="elicitation-url")
+                self.control(ui.button("Open", icon="open_in_new",
+                                       on_click=lambda: ui.navigate.to(request.url or "", new_tab=True))
+                             .props("no-caps outline").mark("open-url"))
+            for spec in request.fields:
+                self._fields[spec.name] = self.control(_field(spec))
+            with ui.row().classes("gap-2 items-center"):
+                self.control(ui.button("Done" if request.url and not request.fields else "Send", icon="send",
+                                       on_click=self._accept).props("no-caps unelevated color=primary")
+                             .mark("accept"))
+                self.control(ui.button("Don't share", icon="do_not_disturb_on", on_click=self._decline)
+                             .props("no-caps outline color=negative").mark("decline"))
+                self.control(ui.button("Dismiss", icon="close", on_click=self._cancel)
+                             .props("no-caps flat").mark("cancel"))
+            ui.label(f"Don't share tells {request.server_name} you refuse; Dismiss just closes the form "
+                     "and lets it carry on without an answer.").classes("text-xs opacity-70")
+
+    def values(self) -> tuple[dict[str, Any], list[str]]:
+        """The typed values to send, and the names of required fields left empty."""
+        values: dict[str, Any] = {}
+        missing: list[str] = []
+        for spec in self.specs:
+            value = _value(spec, self._fields[spec.name].value)
+            if value is None:
+                if spec.required:
+                    missing.append(spec.name)
+                continue
+            values[spec.name] = value
+        return values, missing
+
+    async def _accept(self) -> None:
+        values, missing = self.values()
+        for spec in self.specs:
+            element = self._fields[spec.name]
+            if not isinstance(element, ui.switch):
+                element.error = "Fill this in: it is required" if spec.name in missing else None
+        if missing:
+            return
+        await self.send(ElicitationInteractionResponse(action="accept", values=values))
+
+    async def _decline(self) -> None:
+        await self.send(ElicitationInteractionResponse(action="decline"))
+
+    async def _cancel(self) -> None:
+        await self.send(ElicitationInteractionResponse(action="cancel"))
+
+
+def _label(spec: ElicitationFieldSpec) -> str:
+    return (spec.title or spec.name) + (" *" if spec.required else "")
+
+
+def _field(spec: ElicitationFieldSpec) -> Field:
+    label = _label(spec)
+    hint = spec.description or ("Required" if spec.required else "Optional")
+    element: Field
+    if spec.enum:
+        default = spec.default if spec.default in spec.enum else None
+        element = ui.select(list(spec.enum), label=label, value=default, clearable=not spec.required)
+    elif spec.type == "boolean":
+        element = ui.switch(label, value=bool(spec.default))
+        if spec.description:
+            ui.label(spec.description).classes("text-xs opacity-70 -mt-2 pl-12")
+        return element.mark(f"field-{spec.name}")
+    elif spec.type == "number":
+        default = spec.default if isinstance(spec.default, int | float) and not isinstance(spec.default, bool) else None
+        element = ui.number(label, value=default)
+    else:
+        element = ui.input(label, value=spec.default if isinstance(spec.default, str) else "")
+    element.props("outlined dense").classes("w-full").mark(f"field-{spec.name}")
+    element.props["hint"] = hint
+    return element
+
+
+def _value(spec: ElicitationFieldSpec, raw: Any) -> Any:
+    """What a field holds, as the type the server declared; None when it is empty."""
+    if spec.type == "boolean":
+        return bool(raw)
+    if raw is None or (isinstance(raw, str) and not raw.strip()):
+        return None
+    if spec.type == "number":
+        number = float(raw)
+        if not math.isfinite(number):
+            return None
+        return int(number) if number.is_integer() else number
+    return raw

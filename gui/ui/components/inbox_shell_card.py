@@ -1,0 +1,56 @@
+"""A command that wants to run: shown in full, with where and why, and three plain choices.
+
+"Run once", "Always allow <tool>" and "Don't run" (with an optional note the tool receives, so it
+can tell the sequence what to do instead). "Always allow" is a separate, explicit button naming its
+scope; it is never the default and has no shortcut.
+"""
+
+from __future__ import annotations
+
+from nicegui import ui
+
+from gui.core.interactions import ApprovalResponse, ShellApprovalRequest
+from gui.ui.components.inbox_body import RequestBody, Submit, mono_block, section_label
+
+OPERATION_WORDS = {"exec": "Run a command and wait for it", "start": "Start a program that keeps running",
+                   "write": "Write to a file"}
+
+
+class ShellApprovalCard(RequestBody):
+    def __init__(self, request: ShellApprovalRequest, *, submit: Submit, tool_name: str | None) -> None:
+        super().__init__(submit)
+        self.mark("shell-approval")
+        with self:
+            if request.description:
+                ui.label(request.description).classes("text-sm")
+            section_label("Wants to run")
+            mono_block(request.command, marker="command")
+            with ui.grid(columns="auto 1fr").classes("gap-x-4 gap-y-1 text-sm items-baseline"):
+                ui.label("In folder").classes("opacity-70")
+                ui.label(request.cwd).classes("font-mono break-all").mark("cwd")
+                ui.label("Why").classes("opacity-70")
+                ui.label(request.reason or "No reason given")
+                ui.label("What it does").classes("opacity-70")
+                ui.label(OPERATION_WORDS.get(request.operation, request.operation))
+            self.note = self.control(
+                ui.input(placeholder="Tell it what to do instead (optional, sent if you choose Don't run)")
+                .props("dense outlined clearable").classes("w-full").mark("deny-reason"))
+            with ui.row().classes("gap-2 items-center"):
+                self.control(ui.button("Run once", icon="play_arrow", on_click=self._approve)
+                             .props("no-caps unelevated color=positive").mark("approve"))
+                if tool_name:
+                    self.control(ui.button(f"Always allow {tool_name}", icon="verified_user",
+                                           on_click=self._always).props("no-caps outline color=positive")
+                                 .mark("always-allow"))
+                self.control(ui.button("Don't run", icon="block", on_click=self._deny)
+                             .props("no-caps outline color=negative").mark("deny"))
+
+    async def _approve(self) -> None:
+        await self.send(ApprovalResponse(decision="approved"))
+
+    async def _always(self) -> None:
+        await self.send(ApprovalResponse(decision="approved", always_allow=True))
+
+    async def _deny(self) -> None:
+        reason = (self.note.value or "").strip() or None
+        await self.send(ApprovalResponse(decision="denied", reason=reason))

@@ -1,0 +1,66 @@
+"""A tool that asks before it runs: its input as labelled values, what the tool does, and the
+caller's explanation clearly marked as *not verified* (an agent's words are no safety basis)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from nicegui import ui
+
+from gui.core.interactions import ApprovalResponse, ToolApprovalRequest
+from gui.ui.components.inbox_body import RequestBody, Submit, section_label
+
+
+class ToolApprovalCard(RequestBody):
+    def __init__(self, request: ToolApprovalRequest, *, submit: Submit, tool_name: str | None) -> None:
+        super().__init__(submit)
+        self.mark("tool-approval")
+        with self:
+            if request.tool_description:
+                section_label("What this tool does")
+                ui.label(request.tool_description).classes("text-sm")
+            section_label("It would run with")
+            _input_view(request.validated_input)
+            if request.model_explanation:
+                with ui.card().props("flat bordered").classes("w-full p-3 gap-1"):
+                    with ui.row().classes("items-center gap-2"):
+                        ui.icon("report", color="warning")
+                        ui.label("The caller says (not verified)").classes("text-sm font-medium").mark("not-verified")
+                    ui.label(request.model_explanation).classes("text-sm italic")
+                    ui.label("This explanation comes from whoever asked for the tool; check the input above "
+                             "rather than trusting it.").classes("text-xs opacity-70")
+            self.note = self.control(
+                ui.input(placeholder="Tell it what to do instead (optional, sent if you choose Deny)")
+                .props("dense outlined clearable").classes("w-full").mark("deny-reason"))
+            with ui.row().classes("gap-2 items-center"):
+                self.control(ui.button("Approve", icon="check", on_click=self._approve)
+                             .props("no-caps unelevated color=positive").mark("approve"))
+                if tool_name:
+                    self.control(ui.button(f"Approve and always allow {tool_name}", icon="verified_user",
+                                           on_click=self._always).props("no-caps outline color=positive")
+                                 .mark("always-allow"))
+                self.control(ui.button("Deny", icon="block", on_click=self._deny)
+                             .props("no-caps outline color=negative").mark("deny"))
+
+    async def _approve(self) -> None:
+        await self.send(ApprovalResponse(decision="approved"))
+
+    async def _always(self) -> None:
+        await self.send(ApprovalResponse(decision="approved", always_allow=True))
+
+    async def _deny(self) -> None:
+        reason = (self.note.value or "").strip() or None
+        await self.send(ApprovalResponse(decision="denied", reason=reason))
+
+
+def _input_view(value: Any) -> None:
+    """Top-level fields as label/value rows; anything nested also as indented JSON."""
+    if isinstance(value, dict) and value:
+        with ui.grid(columns="auto 1fr").classes("w-full gap-x-4 gap-y-1 text-sm items-baseline").mark("tool-input"):
+            for key, item in value.items():
+                ui.label(str(key)).classes("opacity-70")
+                text = item if isinstance(item, str) else json.dumps(item, ensure_ascii=False, indent=2)
+                ui.label(text).classes("font-mono whitespace-pre-wrap break-all")
+        return
+    ui.code(json.dumps(value, ensure_ascii=False, indent=2), language="json").classes("w-full").mark("tool-input")

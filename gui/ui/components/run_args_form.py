@@ -1,0 +1,89 @@
+"""The form for a run's args, generated from the sequence's signature.
+
+Text → a text box, number → a number box, yes/no → a switch, list and object → a JSON box that
+says what is wrong with what was typed. `values()` checks every field at once, shows each problem
+under its own field and never clears what the person typed; it returns None while anything is wrong.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from nicegui import ui
+
+from gui.core.model import SlotType
+
+TYPE_WORDS = {SlotType.STRING: "text", SlotType.NUMBER: "number", SlotType.BOOLEAN: "yes / no",
+              SlotType.ARRAY: "list, as JSON", SlotType.OBJECT: "object, as JSON"}
+EXAMPLES = {SlotType.ARRAY: '["first", "second"]', SlotType.OBJECT: '{"key": "value"}'}
+
+
+def json_problem(text: str | None, slot_type: SlotType) -> str | None:
+    """What is wrong with `text` as a JSON value of `slot_type`; None when it fits."""
+    if not (text or "").strip():
+        return f"Enter a {TYPE_WORDS[slot_type].split(',')[0]}, like {EXAMPLES[slot_type]}"
+    try:
+        value = json.loads(text or "")
+    except json.JSONDecodeError as exc:
+        return f"This is not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})"
+    wanted = list if slot_type is SlotType.ARRAY else dict
+    if not isinstance(value, wanted):
+        return f"Write a {'list' if wanted is list else 'JSON object'}, like {EXAMPLES[slot_type]}"
+    return None
+
+
+def number_value(value: float | None) -> int | float | None:
+    if value is None:
+        return None
+    return int(value) if float(value).is_integer() else float(value)
+
+
+class RunArgsForm(ui.column):
+    def __init__(self, inputs: Mapping[str, SlotType], initial: Mapping[str, Any] | None = None) -> None:
+        super().__init__()
+        self.classes("w-full gap-2")
+        self.inputs = dict(inputs)
+        self.fields: dict[str, Any] = {}
+        initial = initial or {}
+        with self:
+            if not self.inputs:
+                ui.label("This sequence needs no inputs.").classes("text-gray-600").mark("no-inputs")
+            for name, slot_type in self.inputs.items():
+                self.fields[name] = self._field(name, slot_type, initial.get(name))
+
+    def _field(self, name: str, slot_type: SlotType, value: Any) -> Any:
+        label = f"{name} ({TYPE_WORDS[slot_type]})"
+        if slot_type is SlotType.STRING:
+            field: Any = ui.input(label, value=value if isinstance(value, str) else "")
+        elif slot_type is SlotType.NUMBER:
+            field = ui.number(label, value=value if isinstance(value, int | float) else None,
+                              validation=lambda v: None if v is not None else "Enter a number")
+        elif slot_type is SlotType.BOOLEAN:
+            field = ui.switch(label, value=bool(value))
+        else:
+            text = json.dumps(value, indent=2, ensure_ascii=False) if value is not None else ""
+            field = ui.textarea(label, value=text, placeholder=EXAMPLES[slot_type],
+                                validation=lambda v, t=slot_type: json_problem(v, t)).props("autogrow")
+            field.classes("font-mono")
+        return field.classes("w-full max-w-xl").mark(f"arg-{name}")
+
+    def values(self) -> dict[str, Any] | None:
+        """The args as JSON values, or None after showing every problem under its field."""
+        result: dict[str, Any] = {}
+        ok = True
+        for name, slot_type in self.inputs.items():
+            field = self.fields[name]
+            if slot_type in (SlotType.NUMBER, SlotType.ARRAY, SlotType.OBJECT) and not field.validate():
+                ok = False
+                continue
+            if slot_type is SlotType.NUMBER:
+                result[name] = number_value(field.value)
+            elif slot_type in (SlotType.ARRAY, SlotType.OBJECT):
+                result[name] = json.loads(field.value)
+            elif slot_type is SlotType.BOOLEAN:
+                result[name] = bool(field.value)
+            else:
+                result[name] = field.value or ""
+        return result if ok else None

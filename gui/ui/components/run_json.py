@@ -1,0 +1,37 @@
+"""A value shown as readable JSON (text stays text) with its own Copy button.
+
+Lighter than `ui.code`, which keeps a timer per block: a run's detail page may show hundreds.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from nicegui import ui
+
+MAX_CHARS = 100_000
+
+
+def pretty(value: Any) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, indent=2, ensure_ascii=False)
+    if len(text) > MAX_CHARS:
+        text = text[:MAX_CHARS] + f"\n… ({len(text) - MAX_CHARS} more characters; copy to see everything)"
+    return text
+
+
+class JsonBlock(ui.element):
+    def __init__(self, value: Any, *, max_height: str = "18rem") -> None:
+        super().__init__("div")
+        self.classes("relative w-full rounded bg-gray-50 border border-gray-200")
+        self._full = value if isinstance(value, str) else json.dumps(value, indent=2, ensure_ascii=False)
+        with self:
+            ui.label(pretty(value)).classes(
+                "font-mono text-sm whitespace-pre-wrap break-all p-2 pr-10 overflow-auto w-full").style(
+                f"max-height:{max_height}")
+            ui.button(icon="content_copy", on_click=self.copy).props("flat dense round size=sm").classes(
+                "absolute top-1 right-1").tooltip("Copy")
+
+    def copy(self) -> None:
+        ui.clipboard.write(self._full)
+        ui.notify("Copied")

@@ -1,0 +1,119 @@
+"""The run panel's header: what runs, its state, how far it got in words, how long, and Stop.
+
+The violet banner "1 request needs you" sits here, above everything, because people missed
+approvals hidden in run lists (UX guide). Stop asks first: stopping cancels running tools.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+
+from nicegui import ui
+
+from gui.core.records import RunRecord
+from gui.ui.components.run_status import DONE_TOOL, StatusChip, duration_words, run_state, waiting_tools
+from gui.ui.components.run_tool_card import inbox_path
+
+BAR_COLOURS = {"running": "primary", "needs_you": "deep-purple-6", "succeeded": "positive", "failed": "negative",
+               "degraded": "orange-8", "interrupted": "orange-8"}
+STOP_QUESTION = "Stop now? Running tools will be cancelled."
+
+
+def progress_words(record: RunRecord) -> str:
+    tools = [t for g in record.groups for t in g.tools]
+    total = len(tools)
+    if record.finished:
+        counts = {s: sum(t.status == s for t in tools) for s in ("failed", "skipped", "cancelled", "degraded")}
+        ok = sum(t.status == "succeeded" for t in tools)
+        words = [f"{ok} of {total} tools succeeded"]
+        words += [f"{n} {status}" for status, n in counts.items() if n]
+        return "Finished · " + " · ".join(words)
+    n = len(record.groups)
+    current = next((g.index for g in record.groups if g.status == "running"), None)
+    if current is None:
+        current = sum(g.status != "waiting" for g in record.groups)
+    done = sum(t.status in DONE_TOOL for t in tools)
+    return f"Group {min(current + 1, n)} of {n} · {done} of {total} tools done"
+
+
+def progress_value(record: RunRecord) -> float:
+    tools = [t for g in record.groups for t in g.tools]
+    if record.finished or not tools:
+        return 1.0 if record.finished else 0.0
+    return sum(t.status in DONE_TOOL for t in tools) / len(tools)
+
+
+def needs_you_words(count: int) -> str:
+    return f"{count} request needs you" if count == 1 else f"{count} requests need you"
+
+
+class RunProgress(ui.card):
+    """`show(record, now)` updates it; `on_stop` is awaited after the person confirms."""
+
+    def __init__(self, record: RunRecord, *, on_stop: Callable[[], Awaitable[None]] | None = None) -> None:
+        super().__init__()
+        self.classes("w-full gap-2 p-4").props("flat bordered")
+        self._on_stop = on_stop
+        self._key: tuple[object, ...] | None = None
+        with self:
+            with ui.row(wrap=False).classes("w-full items-center gap-3"):
+                title = record.sequence + (f" › {record.target}" if record.target else "")
+                ui.label(title).classes("text-xl font-semibold truncate").mark("run-title")
+                self.chip = StatusChip(run_state(record), size="lg")
+                ui.space()
+                self._elapsed = ui.label().classes("text-sm text-gray-600 whitespace-nowrap")
+                self._stop = ui.button("Stop run", icon="stop", on_click=self._confirm_stop).props(
+                    "outline color=negative").mark("stop-run")
+            self._bar = ui.linear_progress(value=0, show_value=False, size="10px").props("rounded")
+            self._words = ui.label().classes("text-sm text-gray-700").mark("progress-words")
+            with ui.row(wrap=False).classes(
+                    "w-full items-center gap-2 rounded bg-violet-100 text-violet-900 px-3 py-2").mark(
+                    "needs-you-banner") as self._banner:
+                ui.icon("front_hand").classes("text-violet-700")
+                self._banner_text = ui.label().classes("font-medium")
+                ui.space()
+                self._banner_link = ui.link("Review now", "/inbox").classes("text-violet-800 font-semibold")
+            self._error = ui.label().classes("text-red-700 break-words").mark("run-error")
+        self._dialog = ui.dialog()
+        with self._dialog, ui.card().classes("gap-3"):
+            ui.label(STOP_QUESTION).classes("text-base")
+            with ui.row().classes("w-full justify-end gap-2"):
+                ui.button("Keep running", on_click=self._dialog.close).props("flat")
+                ui.button("Stop run", icon="stop", on_click=self._stop_now).props("color=negative").mark(
+                    "confirm-stop")
+
+    def show(self, record: RunRecord, now: float) -> None:
+        end = record.finished_at if record.finished else now
+        spent = duration_words((end or now) - record.created_at)
+        elapsed = f"Took {spent}" if record.finished else f"Elapsed {spent}"
+        if self._elapsed.text != elapsed:
+            self._elapsed.text = elapsed
+        state = run_state(record)
+        waiting = waiting_tools(record)
+        words = progress_words(record)
+        key = (state, words, tuple(t.interaction_id for t in waiting), record.error)
+        if key == self._key:
+            return
+        self._key = key
+        self.chip.set(state)
+        self._bar.set_value(progress_value(record))
+        self._bar.props(f"color={BAR_COLOURS.get(state, 'grey-6')}")
+        self._words.text = words
+        self._banner.set_visibility(bool(waiting))
+        if waiting:
+            self._banner_text.text = needs_you_words(len(waiting))
+            first = waiting[0].interaction_id
+            self._banner_link.props["href"] = inbox_path(first) if first else "/inbox"
+            self._banner_link.update()
+        self._error.text = record.error or ""
+        self._error.set_visibility(bool(record.error) and record.finished)
+        self._stop.set_visibility(not record.finished and self._on_stop is not None)
+
+    def _confirm_stop(self) -> None:
+        self._dialog.open()
+
+    async def _stop_now(self) -> None:
+        self._dialog.close()
+        self._stop.disable()
+        if self._on_stop is not None:
+            await self._on_stop()

@@ -1,0 +1,104 @@
+"""From the validator's `loc` to the one field of the visual editor it concerns.
+
+The validator speaks in document paths (`("groups", 1, "tools", 0, "as")`, or `("groups", 0,
+"tools")` with a character offset); the editor's fields are keyed `<uid>.<field>`. Placing each
+problem on its own field, never on the parent or a sibling, is what lets a person fix it where
+they look. `bad-args` arrives as one message for the whole tool; asking the tool's own argument
+model again splits it into one issue per argument, in plain words ("Enter a value for Command").
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gui.core.errors import Problem
+from gui.core.registry import Registry, ToolArgumentError
+from gui.ui.editor.draft import DocumentMap, GroupDraft, Issue, SequenceDraft, ToolDraft, tool_args
+
+_GROUP_FIELDS = ("name", "description", "when", "timeout", "parallel", "missing", "on_error")
+
+
+def problem_issues(problem: Problem, draft: SequenceDraft, mapping: DocumentMap,
+                   registry: Registry | None = None) -> list[Issue]:
+    """The issues (usually one) that show `problem` on the editor's fields."""
+    loc = problem.loc
+    where = problem.where()
+
+    def issue(key: str, group: GroupDraft | None = None, message: str | None = None) -> Issue:
+        return Issue(key=key, message=message or _sentence(problem.message), severity=problem.severity,
+                     group_uid=group.uid if group else None, code=problem.code, where=where)
+
+    if not loc:
+        return [issue("seq.document")]
+    if loc[0] != "groups":
+        return [issue(f"seq.{loc[0]}" if loc[0] in ("name", "description") else "seq.document")]
+    if len(loc) < 2 or not isinstance(loc[1], int) or loc[1] >= len(draft.groups):
+        return [issue("seq.groups")]
+    gi = loc[1]
+    group = draft.groups[gi]
+    if len(loc) == 2:
+        return [issue(f"{group.uid}.card", group)]
+    field = loc[2]
+    if field in _GROUP_FIELDS:
+        return [issue(f"{group.uid}.{field}", group)]
+    if field in ("in", "out"):
+        rows = group.inputs if field == "in" else group.outputs
+        if len(loc) >= 4:
+            row = next((r for r in rows if r.name == loc[3]), None)
+            if row is not None:
+                part = "type" if problem.code == "bad-enum" else "name"
+                return [issue(f"{row.uid}.{part}", group)]
+        return [issue(f"{group.uid}.{field}", group)]
+    if field != "tools":
+        return [issue(f"{group.uid}.card", group)]
+    tool_index: int | None = loc[3] if len(loc) > 3 and isinstance(loc[3], int) else None
+    if tool_index is None and problem.offset is not None and group.tools and problem.code != "empty-tools":
+        tool_index = mapping.tool_at(gi, problem.offset)
+    if tool_index is None or tool_index >= len(group.tools):
+        return [issue(f"{group.uid}.tools", group)]
+    tool = group.tools[tool_index]
+    rest = loc[4:]
+    if rest[:1] == ("as",):
+        return [issue(f"{tool.uid}.as", group)]
+    if rest[:1] == ("args",) and len(rest) >= 2:
+        return [issue(f"{tool.uid}.arg.{rest[1]}", group)]
+    if rest[:1] == ("args",) and problem.code == "bad-args":
+        split = _split_bad_args(tool, registry)
+        if split:
+            return [issue(key, group, message) for key, message in split]
+    return [issue(f"{tool.uid}.tool", group)]
+
+
+def _split_bad_args(tool: ToolDraft, registry: Registry | None) -> list[tuple[str, str]]:
+    found = registry.get(tool.tool) if registry is not None else None
+    if found is None:
+        return []
+    try:
+        found.validate_args(tool_args(tool))
+    except ToolArgumentError as exc:
+        titles = _titles(found.input_schema())
+        out = []
+        for path, message in exc.problems:
+            name = path.split(".")[0] if path else ""
+            key = f"{tool.uid}.arg.{name}" if name in titles else f"{tool.uid}.tool"
+            out.append((key, _arg_message(message, titles.get(name, name))))
+        return out
+    return []
+
+
+def _titles(schema: dict[str, Any]) -> dict[str, str]:
+    props = schema.get("properties", {}) if isinstance(schema, dict) else {}
+    return {name: str(spec.get("title") or name) for name, spec in props.items() if isinstance(spec, dict)}
+
+
+def _arg_message(message: str, title: str) -> str:
+    lowered = message.lower()
+    if lowered == "field required":
+        return f"Enter a value for {title}"
+    if lowered.startswith("extra inputs are not permitted"):
+        return f"{title} is not an argument of this tool: remove it"
+    return _sentence(message)
+
+
+def _sentence(message: str) -> str:
+    return message[:1].upper() + message[1:] if message else message

@@ -1,0 +1,49 @@
+"""The words a non-developer sees for the format's terms, in one place so every screen agrees.
+
+The format says `string`, `on_error: retry`, `==`; people read "text", "Try again up to 3 times",
+"is". Keeping the vocabulary here means the list page, the editor and the tests use one spelling.
+"""
+
+from __future__ import annotations
+
+TYPE_WORDS: dict[str, str] = {
+    "string": "text",
+    "number": "number",
+    "boolean": "yes/no",
+    "array": "list",
+    "object": "object",
+}
+
+ON_ERROR_WORDS: dict[str, str] = {
+    "abort": "Stop everything",
+    "continue": "Skip it and continue",
+    "retry": "Try again up to 3 times",
+}
+
+MISSING_WORDS: dict[str, str] = {
+    "fail": "Stop with an error",
+    "skip": "Skip that tool",
+    "degrade": "Skip it and mark the run as incomplete",
+}
+
+OPERATOR_WORDS: dict[str, str] = {
+    "==": "is",
+    "!=": "is not",
+    ">": "is more than",
+    ">=": "is at least",
+    "<": "is less than",
+    "<=": "is at most",
+    "contains": "contains",
+}
+
+UNIT_WORDS: dict[str, str] = {"ms": "milliseconds", "s": "seconds", "m": "minutes", "h": "hours"}
+
+JOINER_WORDS: dict[str, str] = {"and": "all of these hold", "or": "any of these holds"}
+
+
+def type_word(type_name: str) -> str:
+    return TYPE_WORDS.get(type_name, type_name)
+
+
+def plural(count: int, one: str, many: str | None = None) -> str:
+    return f"{count} {one if count == 1 else (many or one + 's')}"

@@ -1,0 +1,171 @@
+"""The run panel: pick a sequence, fill in its args, press Run, and watch every tool live.
+
+`/run` and `/run?sequence=NAME` show the launcher; `/run/{run_id}` shows the same launcher
+(pre-filled with that run's args) above the live view of that run. Updates are batched: engine
+events only mark the page as stale, and the page re-reads the live record at most four times a
+second (and once a second for the clocks), so a group of 200 parallel tools stays responsive.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from nicegui import ui
+
+from gui import runtime
+from gui.core.catalog import NotFoundError
+from gui.core.engine import Engine
+from gui.core.events import Event
+from gui.core.records import RunRecord
+from gui.core.run_args import RunArgsError
+from gui.core.signature import signature_of
+from gui.ui.components.run_args_form import RunArgsForm
+from gui.ui.components.run_panel import RunPanel
+from gui.ui.live import live_events
+from gui.ui.theme import frame
+
+EMPTY = "Nothing has run yet. Pick a sequence and press Run."
+CLOCK_SECONDS = 1.0
+
+
+async def inputs_of(engine: Engine, name: str) -> dict[str, Any] | None:
+    """The inputs a sequence (or a single group called by name) needs; None when nothing has that name."""
+    try:
+        sequence, group = await engine.catalog.resolve(name)
+    except NotFoundError:
+        return None
+    return dict(group.in_) if group is not None else dict(signature_of(sequence).inputs)
+
+
+async def load(engine: Engine, run_id: str) -> RunRecord | None:
+    return engine.runner.snapshot(run_id) or await engine.runs.get(run_id)
+
+
+class Launcher:
+    """The select, the args form and the Run button."""
+
+    def __init__(self, engine: Engine, names: list[str], chosen: str | None, args: dict[str, Any] | None) -> None:
+        self.engine = engine
+        self.args = args
+        self.form: RunArgsForm | None = None
+        with ui.card().classes("w-full gap-3 p-4").props("flat bordered"):
+            if not names:
+                with ui.row().classes("items-center gap-2"):
+                    ui.label("There are no saved sequences yet.").classes("text-gray-700")
+                    ui.link("Make one in Sequences", "/")
+            options = {n: n for n in names}
+            if chosen and chosen not in options:
+                options[chosen] = chosen
+            self.select = ui.select(options, label="Sequence", value=chosen if chosen in options else None,
+                                    with_input=True, on_change=self._chosen).classes("w-full max-w-xl").mark(
+                "sequence-select")
+            self.form_area = ui.column().classes("w-full gap-2")
+            self.problems = ui.label().classes("text-red-700 break-words").mark("run-problems")
+            self.problems.set_visibility(False)
+            self.run_button = ui.button("Run", icon="play_arrow", on_click=self.run).props(
+                "color=primary").mark("run-button")
+        self.run_button.set_enabled(self.select.value is not None)
+
+    async def build_form(self) -> None:
+        self.form_area.clear()
+        self.form = None
+        name = self.select.value
+        if not name:
+            return
+        inputs = await inputs_of(self.engine, name)
+        with self.form_area:
+            if inputs is None:
+                ui.label(f"There is no saved sequence named “{name}”.").classes("text-red-700")
+                return
+            self.form = RunArgsForm(inputs, self.args)
+
+    async def _chosen(self) -> None:
+        self.args = None
+        self.problems.set_visibility(False)
+        self.run_button.set_enabled(self.select.value is not None)
+        await self.build_form()
+
+    async def run(self) -> None:
+        if self.form is None or not self.select.value:
+            return
+        args = self.form.values()
+        if args is None:
+            self._problem("Some inputs need fixing: see the marked fields.")
+            return
+        try:
+            record = await self.engine.start(self.select.value, args)
+        except RunArgsError as exc:
+            self._problem("The inputs do not fit this sequence: " + "; ".join(exc.problems))
+            return
+        except NotFoundError as exc:
+            self._problem(str(exc))
+            return
+        ui.navigate.to(f"/run/{record.run_id}")
+
+    def _problem(self, text: str) -> None:
+        self.problems.text = text
+        self.problems.set_visibility(True)
+
+
+def watch(engine: Engine, run_id: str, panel: RunPanel) -> None:
+    """Keep `panel` up to date: redraw when events for this run arrived, and once a second for clocks."""
+    last = {"at": time.time()}
+
+    async def refresh() -> None:
+        record = await load(engine, run_id)
+        if record is None:
+            return
+        now = time.time()
+        last["at"] = now
+        panel.show(record, now)
+        if record.finished:
+            live.close()
+            clock.cancel()
+
+    async def on_batch(events: list[Event]) -> None:
+        if any(e.run_id == run_id for e in events):
+            await refresh()
+
+    async def on_clock() -> None:
+        if time.time() - last["at"] >= CLOCK_SECONDS * 0.9:
+            await refresh()
+
+    live = live_events(engine.bus, on_batch, types=("run.", "group.", "tool."), interval=0.25)
+    clock = ui.timer(CLOCK_SECONDS, on_clock)
+
+
+async def run_view(sequence: str | None = None, run_id: str | None = None) -> None:
+    engine = runtime.current().engine
+    record = await load(engine, run_id) if run_id else None
+    with frame("Run"):
+        ui.label("Run a sequence").classes("text-2xl font-semibold")
+        if run_id and record is None:
+            with ui.row().classes("items-center gap-2"):
+                ui.label(f"There is no run {run_id}.").classes("text-gray-700")
+                ui.link("See all runs", "/runs")
+            return
+        chosen = (record.target or record.sequence) if record else sequence
+        names = [s["name"] for s in await engine.list()]
+        launcher = Launcher(engine, names, chosen, record.args if record else None)
+        await launcher.build_form()
+        if record is None:
+            ui.label(EMPTY).classes("text-gray-600 text-center w-full py-8").mark("empty-state")
+            return
+
+        async def stop() -> None:
+            await engine.stop(record.run_id)
+
+        panel = RunPanel(record, now=time.time(), on_stop=stop).mark("run-panel")
+        if not record.finished:
+            watch(engine, record.run_id, panel)
+
+
+def register() -> None:
+    @ui.page("/run")
+    async def run_page(sequence: str | None = None) -> None:
+        await run_view(sequence=sequence)
+
+    @ui.page("/run/{run_id}")
+    async def run_detail_page(run_id: str) -> None:
+        await run_view(run_id=run_id)

@@ -1,0 +1,151 @@
+"""Run history (`/runs`) and one run's full record (`/runs/{run_id}`).
+
+The list is a paginated table that keeps itself current while runs start and end. The detail page
+is the run's record for a person: the args as sent, each group and tool with its result or error
+and attempts, the timeline, the requests it raised, and "Run again with the same args".
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from nicegui import ui
+
+from gui import runtime
+from gui.core.catalog import NotFoundError
+from gui.core.events import Event
+from gui.core.records import RunRecord
+from gui.core.run_args import RunArgsError
+from gui.ui.components.run_group_list import GroupList
+from gui.ui.components.run_json import JsonBlock
+from gui.ui.components.run_outputs import RunOutputs
+from gui.ui.components.run_requests import RunRequests
+from gui.ui.components.run_status import LOOKS, StatusChip, clock_words, duration_words, run_state
+from gui.ui.components.run_timeline import RunTimeline
+from gui.ui.live import live_events
+from gui.ui.theme import frame
+
+HISTORY_LIMIT = 2000
+COLUMNS = [
+    {"name": "status", "label": "Status", "field": "word", "align": "left", "sortable": True},
+    {"name": "sequence", "label": "Sequence", "field": "sequence", "align": "left", "sortable": True},
+    {"name": "started", "label": "Started", "field": "started", "align": "left", "sortable": True},
+    {"name": "duration", "label": "Duration", "field": "seconds", "align": "right", "sortable": True,
+     ":format": "(value, row) => row.duration"},
+]
+STATUS_CELL = r"""
+<q-td :props="props">
+  <div class="row items-center no-wrap" style="gap: 6px">
+    <q-spinner v-if="props.row.icon === 'spinner'" :class="props.row.colour" size="1.2em" />
+    <q-icon v-else :name="props.row.icon" :class="props.row.colour" size="1.2em" />
+    <span :class="props.row.colour" class="text-weight-medium">{{ props.row.word }}</span>
+  </div>
+</q-td>
+"""
+SEQUENCE_CELL = r"""
+<q-td :props="props">
+  <a :href="'/runs/' + props.row.run_id" class="text-primary" @click.stop>{{ props.value }}</a>
+</q-td>
+"""
+
+
+def history_row(record: RunRecord, now: float) -> dict[str, Any]:
+    look = LOOKS.get(run_state(record), LOOKS["pending"])
+    end = record.finished_at if record.finished else now
+    seconds = (end or now) - record.created_at
+    return {"run_id": record.run_id, "word": look.word, "icon": look.icon, "colour": look.text,
+            "sequence": record.sequence + (f" › {record.target}" if record.target else ""),
+            "started": clock_words(record.created_at), "seconds": round(seconds, 3),
+            "duration": duration_words(seconds) + ("" if record.finished else " so far")}
+
+
+async def history_page() -> None:
+    engine = runtime.current().engine
+    with frame("Runs"):
+        ui.label("Runs").classes("text-2xl font-semibold")
+        records = await engine.list_runs(limit=HISTORY_LIMIT)
+        empty = ui.row().classes("items-center gap-2")
+        with empty:
+            ui.label("No runs yet.").classes("text-gray-600")
+            ui.link("Start one on the Run page", "/run")
+        table = ui.table(columns=COLUMNS, rows=[], row_key="run_id",
+                         pagination={"rowsPerPage": 20, "sortBy": "started", "descending": True}).classes(
+            "w-full cursor-pointer").props("flat bordered").mark("runs-table")
+        table.add_slot("body-cell-status", STATUS_CELL)
+        table.add_slot("body-cell-sequence", SEQUENCE_CELL)
+        table.on("rowClick", lambda e: ui.navigate.to(f"/runs/{e.args[1]['run_id']}"))
+
+        def fill(items: list[RunRecord]) -> None:
+            now = time.time()
+            table.rows = [history_row(r, now) for r in items]
+            table.update()
+            empty.set_visibility(not items)
+            table.set_visibility(bool(items))
+
+        fill(records)
+
+        async def on_batch(events: list[Event]) -> None:
+            fill(await engine.list_runs(limit=HISTORY_LIMIT))
+
+        live_events(engine.bus, on_batch, types=("run.",), interval=1.0)
+
+
+async def detail_page(run_id: str) -> None:
+    engine = runtime.current().engine
+    record = engine.runner.snapshot(run_id) or await engine.runs.get(run_id)
+    with frame("Runs"):
+        ui.link("← All runs", "/runs").classes("text-sm")
+        if record is None:
+            ui.label(f"There is no run {run_id}.").classes("text-gray-700")
+            return
+        now = time.time()
+        with ui.card().classes("w-full gap-2 p-4").props("flat bordered"):
+            with ui.row(wrap=False).classes("w-full items-center gap-3"):
+                ui.label(record.sequence + (f" › {record.target}" if record.target else "")).classes(
+                    "text-xl font-semibold truncate")
+                StatusChip(run_state(record), size="lg")
+                ui.space()
+                if not record.finished:
+                    ui.link("Watch it live", f"/run/{record.run_id}").mark("watch-live")
+
+                async def run_again() -> None:
+                    try:
+                        again = await engine.start(record.target or record.sequence, record.args)
+                    except (RunArgsError, NotFoundError) as exc:
+                        ui.notify(f"Could not run it again: {exc}", type="negative", multi_line=True)
+                        return
+                    ui.navigate.to(f"/run/{again.run_id}")
+
+                ui.button("Run again with the same args", icon="replay", on_click=run_again).props(
+                    "outline").mark("run-again")
+            end = record.finished_at if record.finished else now
+            took = duration_words((end or now) - record.created_at)
+            ui.label(f"Run {record.run_id} · started {clock_words(record.created_at)} · "
+                     f"{'took' if record.finished else 'running for'} {took}").classes("text-sm text-gray-600")
+            if record.error:
+                ui.label(record.error).classes("text-red-700 break-words").mark("run-error")
+        ui.label("Args as sent").classes("text-lg font-semibold")
+        if record.args:
+            JsonBlock(record.args).mark("run-args")
+        else:
+            ui.label("None: this sequence takes no inputs.").classes("text-gray-600")
+        if record.finished:
+            RunOutputs().show(record.outputs, finished=True)
+        ui.label("Steps").classes("text-lg font-semibold")
+        GroupList(record, detail=True, now=now)
+        ui.label("Timeline").classes("text-lg font-semibold")
+        RunTimeline(record, now)
+        ui.label("Requests it raised").classes("text-lg font-semibold")
+        raised = [r for r in await engine.interactions.store.list() if r.request.turn_id == run_id]
+        RunRequests(raised)
+
+
+def register() -> None:
+    @ui.page("/runs")
+    async def runs_page() -> None:
+        await history_page()
+
+    @ui.page("/runs/{run_id}")
+    async def run_record_page(run_id: str) -> None:
+        await detail_page(run_id)

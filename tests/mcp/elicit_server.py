@@ -1,0 +1,90 @@
+"""A small MCP server for the client tests: it asks for typed input, and it can die on request.
+
+Run as a script over stdio (`python tests/mcp/elicit_server.py`). `order` asks through a resolver,
+which works in both protocol modes; `legacy_order` and `open_page` use `ctx.elicit` /
+`ctx.elicit_url`, which only the legacy protocol carries.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Annotated, Any, Literal
+
+import anyio
+from mcp.server.elicitation import AcceptedElicitation, ElicitationResult
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.resolve import Elicit, Resolve
+from mcp_types import ToolAnnotations
+from pydantic import BaseModel, Field
+
+server = MCPServer("elicit-test")
+
+
+class Order(BaseModel):
+    name: str = Field(description="Who the order is for")
+    qty: int = Field(default=1, description="How many")
+    price: float = 1.5
+    gift: bool = False
+    size: Literal["S", "M", "L"] = "M"
+
+
+def _typed(data: BaseModel) -> dict[str, Any]:
+    values = data.model_dump()
+    return {"values": values, "types": {k: type(v).__name__ for k, v in values.items()}}
+
+
+def ask_order(item: str) -> Elicit[Order]:
+    return Elicit(f"Details for **{item}**", Order)
+
+
+@server.tool(description="Order an item; asks who it is for and how many")
+async def order(item: str, details: Annotated[ElicitationResult[Order], Resolve(ask_order)]) -> dict[str, Any]:
+    if isinstance(details, AcceptedElicitation):
+        return {"action": "accept", **_typed(details.data)}
+    return {"action": details.action}
+
+
+@server.tool(description="Order an item, asking with ctx.elicit (legacy protocol only)")
+async def legacy_order(item: str, ctx: Context) -> dict[str, Any]:
+    result = await ctx.elicit(f"Details for {item}", Order)
+    if isinstance(result, AcceptedElicitation):
+        return {"action": "accept", **_typed(result.data)}
+    return {"action": result.action}
+
+
+@server.tool(description="Ask the person to open a page (URL mode, legacy protocol only)")
+async def open_page(ctx: Context) -> str:
+    result = await ctx.elicit_url("Sign in to continue", "https://example.com/login", "login-1")
+    return result.action
+
+
+@server.tool(description="Echo text back", annotations=ToolAnnotations(read_only_hint=True))
+def peek(text: str) -> str:
+    return text
+
+
+@server.tool(description="Change something", annotations=ToolAnnotations(read_only_hint=False))
+def change(text: str) -> str:
+    return f"changed {text}"
+
+
+@server.tool(description="Fail on purpose")
+def fail(reason: str) -> str:
+    raise ValueError(reason)
+
+
+@server.tool(description="Wait until cancelled")
+async def wait_forever() -> str:
+    await anyio.Event().wait()
+    return "never"
+
+
+@server.tool(description="Exit the process in the middle of the call")
+def die() -> str:
+    print("dying on purpose", file=sys.stderr, flush=True)
+    os._exit(3)
+
+
+if __name__ == "__main__":
+    server.run("stdio")

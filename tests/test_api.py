@@ -1,0 +1,408 @@
+"""The HTTP API's routes, each for success and failure, with an in-memory engine in place.
+
+Waits are on bus events or the runner, bounded by `T`; the event stream is read through a small
+streaming ASGI transport (httpx's own buffers a response to its end, and an event stream has none).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator
+from typing import Any
+
+import httpx
+import pytest
+from fastapi import FastAPI
+
+from gui import runtime
+from gui.api import register_api
+from gui.core.engine import Engine
+from gui.core.events import Event
+from gui.core.export import to_document
+from gui.runtime import Runtime
+from gui.tools import default_registry
+
+T = 5.0
+
+
+def tools(*objs: dict[str, Any]) -> str:
+    return " ".join(json.dumps(o) + " ;" for o in objs)
+
+
+def doc(name: str = "greet", group: str = "say", tool: dict[str, Any] | None = None, **fields: Any) -> dict:
+    call = tool or {"tool": "echo", "args": {"value": "hi $args.who"}, "as": "text"}
+    g = {"name": group, "in": {"who": "string"}, "out": {"text": "string"}, "tools": tools(call), **fields}
+    return {"name": name, "description": "says hi", "groups": [g]}
+
+
+SHELL = doc("shell", "shell_say", {"tool": "cmd_run", "args": {"command": "echo hello $args.who"}, "as": "text"})
+
+
+class Events:
+    """Every bus event from the moment it is created; `next(type)` waits for the next of a type."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.queue: asyncio.Queue[Event] = asyncio.Queue()
+        engine.bus.subscribe(self.queue.put_nowait)
+
+    async def next(self, type_: str) -> Event:
+        async with asyncio.timeout(T):
+            while (event := await self.queue.get()).type != type_:
+                pass
+        return event
+
+
+@pytest.fixture
+async def engine() -> AsyncIterator[Engine]:
+    eng = Engine(registry=default_registry())
+    runtime.set_current(Runtime(engine=eng))
+    yield eng
+    await eng.close()
+    runtime.set_current(None)
+
+
+@pytest.fixture
+def app(engine: Engine) -> FastAPI:
+    app = FastAPI()
+    register_api(app, token=None)
+    return app
+
+
+@pytest.fixture
+async def client(app: FastAPI) -> AsyncIterator[httpx.AsyncClient]:
+    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://test") as c:
+        yield c
+
+
+async def save(client: httpx.AsyncClient, body: dict) -> None:
+    assert (await client.post("/api/sequences", json=body)).status_code == 201
+
+
+async def pending_approval(client: httpx.AsyncClient, engine: Engine) -> tuple[str, str]:
+    """Start the shell sequence; returns (run_id, interaction_id) once it waits for a person."""
+    events = Events(engine)
+    await save(client, SHELL)
+    started = await client.post("/api/runs", json={"sequence": "shell", "args": {"who": "Ada"}})
+    assert started.status_code == 202
+    created = await events.next("interaction.created")
+    return started.json()["run_id"], created.data["interaction_id"]
+
+
+# -- health and sequences ---------------------------------------------------------------------------
+
+async def test_health_says_ok_and_the_version(client):
+    assert (await client.get("/api/health")).json() == {"ok": True, "version": "0.1.0"}
+
+
+async def test_a_saved_sequence_is_listed_with_its_signature(client):
+    assert (await client.get("/api/sequences")).json() == []
+    created = await client.post("/api/sequences", json=doc())
+    assert created.status_code == 201
+    assert created.headers["location"] == "/api/sequences/greet"
+    assert created.json()["sequence"]["signature"] == {"inputs": {"who": "string"}, "outputs": {"text": "string"}}
+    assert [s["name"] for s in (await client.get("/api/sequences")).json()] == ["greet"]
+
+
+async def test_saving_a_sequence_again_replaces_it_with_200(client):
+    await save(client, doc())
+    again = await client.post("/api/sequences", json={**doc(), "description": "new words"})
+    assert again.status_code == 200
+    assert (await client.get("/api/sequences/greet")).json()["description"] == "new words"
+
+
+async def test_warnings_come_back_with_a_saved_sequence(client):
+    created = await client.post("/api/sequences", json=doc(tool={"tool": "no_such_tool", "args": {}}))
+    assert created.status_code == 201
+    assert [w["code"] for w in created.json()["warnings"]] == ["unknown-tool"]
+
+
+async def test_an_invalid_sequence_is_422_with_the_validators_result(client, engine):
+    bad = doc(tool={"tool": "echo", "args": {"value": 1}, "as": "nowhere"})
+    answer = await client.post("/api/sequences", json=bad)
+    assert answer.status_code == 422
+    body = answer.json()
+    assert body.pop("detail").startswith("the sequence is not valid: groups[0].tools")
+    assert body == (await engine.check(bad)).to_json()
+    assert (await client.get("/api/sequences")).json() == []
+
+
+async def test_a_sequence_is_given_back_as_the_seed_document_or_text(client, engine):
+    await save(client, doc())
+    document = (await client.get("/api/sequences/greet")).json()
+    assert document == to_document(await engine.get("greet"))
+    assert document["groups"][0]["tools"] == '{"tool":"echo","args":{"value":"hi $args.who"},"as":"text"} ;'
+    text = await client.get("/api/sequences/greet", params={"format": "text"})
+    assert text.headers["content-type"].startswith("text/plain")
+    assert json.loads(text.text) == document
+
+
+async def test_unknown_sequence_and_unknown_format_are_refused(client):
+    missing = await client.get("/api/sequences/nope")
+    assert missing.status_code == 404
+    assert missing.json() == {"detail": "there is no saved sequence named 'nope'"}
+    await save(client, doc())
+    bad_format = await client.get("/api/sequences/greet", params={"format": "yaml"})
+    assert bad_format.status_code == 422
+    assert bad_format.json()["detail"].startswith("query.format: Input should be 'json' or 'text'")
+
+
+async def test_deleting_a_sequence_is_204_then_404(client):
+    await save(client, doc())
+    assert (await client.delete("/api/sequences/greet")).status_code == 204
+    again = await client.delete("/api/sequences/greet")
+    assert again.status_code == 404 and "greet" in again.json()["detail"]
+
+
+# -- runs ------------------------------------------------------------------------------------------
+
+async def test_a_started_run_is_202_and_its_record_shows_the_outputs(client, engine):
+    await save(client, doc())
+    started = await client.post("/api/runs", json={"sequence": "greet", "args": {"who": "Ada"}})
+    assert started.status_code == 202
+    run_id = started.json()["run_id"]
+    assert started.headers["location"] == f"/api/runs/{run_id}"
+    await engine.runner.wait(run_id, T)
+    record = (await client.get(f"/api/runs/{run_id}")).json()
+    assert record["status"] == "succeeded" and record["outputs"] == {"text": "hi Ada"}
+    assert record["groups"][0]["tools"][0]["as"] == "text"
+    assert [r["run_id"] for r in (await client.get("/api/runs")).json()] == [run_id]
+
+
+async def test_a_group_can_be_started_by_its_name(client, engine):
+    await save(client, doc())
+    started = await client.post("/api/runs", json={"sequence": "say", "args": {"who": "Bo"}})
+    assert (await engine.runner.wait(started.json()["run_id"], T)).outputs == {"text": "hi Bo"}
+
+
+async def test_starting_an_unknown_sequence_is_404(client):
+    answer = await client.post("/api/runs", json={"sequence": "ghost"})
+    assert answer.status_code == 404
+    assert answer.json()["detail"] == "no saved sequence or group is named 'ghost'"
+
+
+async def test_args_that_do_not_fit_are_422_with_every_problem_and_nothing_runs(client):
+    await save(client, doc())
+    answer = await client.post("/api/runs", json={"sequence": "greet", "args": {"who": 3, "extra": 1}})
+    assert answer.status_code == 422
+    assert answer.json()["problems"] == [
+        "'who' must be a string, not number",
+        "'extra' is not an input of this sequence (its inputs: who)",
+    ]
+    assert (await client.get("/api/runs")).json() == []
+
+
+@pytest.mark.parametrize(("body", "says"), [
+    ([], "the body must be a JSON object like"),
+    ({"args": {}}, "sequence: Field required"),
+    ({"sequence": 5}, "sequence: Input should be a valid string (got 5)"),
+    ({"sequence": "greet", "args": [1]}, "args: Input should be a valid dictionary"),
+    ({"sequence": "greet", "colour": "red"}, "colour: Extra inputs are not permitted"),
+])
+async def test_a_run_request_of_the_wrong_shape_is_422_saying_where(client, body, says):
+    answer = await client.post("/api/runs", json=body)
+    assert answer.status_code == 422
+    assert says in answer.json()["detail"]
+
+
+async def test_run_listing_pages_and_refuses_bad_numbers(client, engine):
+    await save(client, doc())
+    for who in ("a", "b", "c"):
+        run_id = (await client.post("/api/runs", json={"sequence": "greet", "args": {"who": who}})).json()["run_id"]
+        await engine.runner.wait(run_id, T)
+    page = (await client.get("/api/runs", params={"limit": 2, "offset": 1})).json()
+    assert [r["args"]["who"] for r in page] == ["b", "a"]
+    bad = await client.get("/api/runs", params={"limit": "many"})
+    assert bad.status_code == 422
+    assert bad.json()["detail"].startswith("query.limit: Input should be a valid integer")
+    assert (await client.get("/api/runs", params={"limit": 0})).status_code == 422
+
+
+async def test_an_unknown_run_is_404_to_read_and_to_stop(client):
+    assert (await client.get("/api/runs/nope")).json() == {"detail": "there is no run nope"}
+    assert (await client.post("/api/runs/nope/stop")).status_code == 404
+
+
+async def test_stopping_a_waiting_run_cancels_its_request_and_a_second_stop_says_false(client, engine):
+    run_id, iid = await pending_approval(client, engine)
+    stopped = await client.post(f"/api/runs/{run_id}/stop")
+    assert stopped.status_code == 200 and stopped.json() == {"stopped": True}
+    assert (await client.get(f"/api/runs/{run_id}")).json()["status"] == "stopped"
+    interaction = (await client.get(f"/api/interactions/{iid}")).json()
+    assert interaction["status"] == "cancelled" and interaction["result"]["reason"] == "turn_stopped"
+    assert (await client.post(f"/api/runs/{run_id}/stop")).json() == {"stopped": False}
+
+
+# -- interactions ----------------------------------------------------------------------------------
+
+async def test_approving_a_command_lets_the_run_succeed_with_its_output(client, engine):
+    run_id, iid = await pending_approval(client, engine)
+    pending = (await client.get("/api/interactions", params={"status": "pending"})).json()
+    assert [(p["interaction_id"], p["request"]["command"]) for p in pending] == [(iid, "echo hello Ada")]
+    answer = await client.post(f"/api/interactions/{iid}/respond", json={"kind": "approval", "decision": "approved"})
+    assert answer.status_code == 200
+    assert answer.json() == {"status": "resolved", "interaction_id": iid, "response": {
+        "kind": "approval", "decision": "approved", "reason": None, "always_allow": False}}
+    record = await engine.runner.wait(run_id, T)
+    assert record.status == "succeeded" and record.outputs == {"text": "hello Ada"}
+    assert (await client.get("/api/interactions", params={"status": "pending"})).json() == []
+    assert [r["interaction_id"] for r in (await client.get("/api/interactions", params={"run_id": run_id})).json()] \
+        == [iid]
+
+
+async def test_a_second_answer_is_409_saying_it_was_already_answered(client, engine):
+    _, iid = await pending_approval(client, engine)
+    approve = {"kind": "approval", "decision": "denied", "reason": "not today"}
+    assert (await client.post(f"/api/interactions/{iid}/respond", json=approve)).status_code == 200
+    again = await client.post(f"/api/interactions/{iid}/respond", json=approve)
+    assert again.status_code == 409
+    assert again.json()["detail"].startswith(f"interaction {iid} was already answered")
+
+
+async def test_the_seeds_wrapped_response_is_accepted(client, engine):
+    run_id, iid = await pending_approval(client, engine)
+    body = {"interaction_id": iid, "response": {"kind": "approval", "decision": "approved"}}
+    assert (await client.post(f"/api/interactions/{iid}/respond", json=body)).status_code == 200
+    assert (await engine.runner.wait(run_id, T)).status == "succeeded"
+
+
+@pytest.mark.parametrize(("body", "says"), [
+    ({"kind": "question", "answers": []}, "is an approval: a question response does not fit it"),
+    ({"kind": "approval", "decision": "maybe"}, "decision: Input should be 'approved' or 'denied'"),
+    ({"kind": "approval", "decision": "denied", "always_allow": True}, "'always allow' goes only with"),
+    ({"response": {"kind": "approval", "decision": "approved"}, "interaction_id": "other"}, "does not match"),
+    ({"response": "yes"}, "'response' must be a response like"),
+    ([1, 2], "the body must be a response like"),
+])
+async def test_a_response_that_does_not_fit_is_422_and_it_stays_pending(client, engine, body, says):
+    _, iid = await pending_approval(client, engine)
+    answer = await client.post(f"/api/interactions/{iid}/respond", json=body)
+    assert answer.status_code == 422
+    assert says in answer.json()["detail"]
+    assert (await client.get(f"/api/interactions/{iid}")).json()["status"] == "pending"
+
+
+async def test_unknown_interactions_and_statuses_are_refused(client):
+    assert (await client.get("/api/interactions/nope")).status_code == 404
+    answer = await client.post("/api/interactions/nope/respond", json={"kind": "approval", "decision": "approved"})
+    assert answer.status_code == 404 and answer.json() == {"detail": "there is no interaction nope"}
+    bad = await client.get("/api/interactions", params={"status": "open"})
+    assert bad.status_code == 422 and bad.json()["detail"].startswith("query.status: Input should be 'pending'")
+
+
+# -- the event stream ------------------------------------------------------------------------------
+
+class StreamingTransport(httpx.AsyncBaseTransport):
+    """Hands the response body over chunk by chunk; closing the response disconnects the client."""
+
+    def __init__(self, app: FastAPI) -> None:
+        self.app = app
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        body = b"".join([part async for part in request.stream])
+        started: asyncio.Future[dict] = asyncio.get_running_loop().create_future()
+        chunks: asyncio.Queue[bytes | None] = asyncio.Queue()
+        gone = asyncio.Event()
+        sent = False
+
+        async def receive() -> dict:
+            nonlocal sent
+            if not sent:
+                sent = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            await gone.wait()
+            return {"type": "http.disconnect"}
+
+        async def send(message: dict) -> None:
+            if message["type"] == "http.response.start":
+                started.set_result(message)
+            elif message["type"] == "http.response.body":
+                await chunks.put(message.get("body", b""))
+                if not message.get("more_body"):
+                    await chunks.put(None)
+
+        scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": request.method,
+                 "headers": list(request.headers.raw), "scheme": "http", "path": request.url.path,
+                 "raw_path": request.url.raw_path.split(b"?")[0], "query_string": request.url.query,
+                 "server": ("test", 80), "client": ("127.0.0.1", 1), "root_path": ""}
+        task = asyncio.create_task(self.app(scope, receive, send))
+        self.task = task
+        head = await asyncio.wait_for(started, T)
+
+        class Body(httpx.AsyncByteStream):
+            async def __aiter__(self) -> AsyncIterator[bytes]:
+                while (chunk := await chunks.get()) is not None:
+                    yield chunk
+
+            async def aclose(self) -> None:
+                gone.set()
+                await asyncio.wait_for(task, T)
+
+        return httpx.Response(head["status"], headers=head.get("headers", []), stream=Body())
+
+
+async def read_sse(lines: AsyncIterator[str], count: int) -> list[dict[str, str]]:
+    """The next `count` events (comments included, as {"comment": ...})."""
+    events: list[dict[str, str]] = []
+    current: dict[str, str] = {}
+    async with asyncio.timeout(T):
+        async for line in lines:
+            if line == "":
+                if current:
+                    events.append(current)
+                    current = {}
+                if len(events) == count:
+                    return events
+            elif line.startswith(":"):
+                current["comment"] = line[1:].strip()
+            else:
+                key, _, value = line.partition(": ")
+                current[key] = value
+    return events
+
+
+@pytest.fixture
+async def streaming(app: FastAPI) -> AsyncIterator[httpx.AsyncClient]:
+    async with httpx.AsyncClient(transport=StreamingTransport(app), base_url="http://test") as c:
+        yield c
+
+
+async def test_the_event_stream_carries_a_run_as_it_happens(client, streaming, engine):
+    await save(client, doc())
+    async with streaming.stream("GET", "/api/events", params={"types": "run."}) as response:
+        assert response.headers["content-type"].startswith("text/event-stream")
+        lines = response.aiter_lines()
+        assert (await read_sse(lines, 1))[0]["comment"] == "connected"
+        run_id = (await client.post("/api/runs", json={"sequence": "greet", "args": {"who": "Ada"}})).json()["run_id"]
+        started, finished = await read_sse(lines, 2)
+    assert (started["event"], finished["event"]) == ("run.started", "run.finished")
+    data = json.loads(finished["data"])
+    assert data["run_id"] == run_id and data["data"]["status"] == "succeeded"
+    assert int(finished["id"]) == data["seq"]
+
+
+async def test_the_event_stream_shows_a_request_for_a_person(client, streaming, engine):
+    async with streaming.stream("GET", "/api/events", params={"types": "interaction"}) as response:
+        lines = response.aiter_lines()
+        await read_sse(lines, 1)
+        _, iid = await pending_approval(client, engine)
+        [created] = await read_sse(lines, 1)
+    assert created["event"] == "interaction.created"
+    assert json.loads(created["data"])["data"]["interaction_id"] == iid
+
+
+async def test_the_event_stream_sends_a_heartbeat_when_quiet(streaming, monkeypatch):
+    import fastapi.routing
+
+    monkeypatch.setattr(fastapi.routing, "_PING_INTERVAL", 0.05)
+    async with streaming.stream("GET", "/api/events") as response:
+        lines = response.aiter_lines()
+        assert [e["comment"] for e in await read_sse(lines, 2)] == ["connected", "ping"]
+
+
+async def test_the_event_stream_ends_and_unsubscribes_when_the_client_leaves(streaming, engine):
+    async with streaming.stream("GET", "/api/events") as response:
+        await read_sse(response.aiter_lines(), 1)
+        assert len(engine.bus._subscribers) == 1
+    assert streaming._transport.task.done()
+    assert len(engine.bus._subscribers) == 0

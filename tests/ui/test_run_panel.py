@@ -1,0 +1,156 @@
+"""The run panel (`/run`), driven as a person would with NiceGUI's simulated user."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+from nicegui import app, ui
+from nicegui.testing import User
+
+from gui import runtime
+from gui.core.interactions import ApprovalResponse
+
+T = 5.0
+
+
+@pytest.fixture(autouse=True)
+def fresh_app() -> None:
+    """`create_app` registers once per process (app.state survives NiceGUI's reset between tests)."""
+    app.state.seqdesk_created = False
+
+
+def tools(*objs: dict) -> str:
+    return " ".join(json.dumps(o) + " ;" for o in objs)
+
+
+async def save(doc: dict) -> None:
+    await runtime.current().engine.create(doc)
+
+
+def group(name: str, *calls: dict, **fields) -> dict:
+    return {"name": name, "in": {}, "out": {}, "tools": tools(*calls), **fields}
+
+
+async def until(predicate, timeout: float = T) -> None:
+    async with asyncio.timeout(timeout):
+        while not predicate():
+            await asyncio.sleep(0.01)
+
+
+async def pending_ids(run_id: str | None = None) -> list[str]:
+    records = await runtime.current().engine.interactions.pending(run_id)
+    return [r.interaction_id for r in records]
+
+
+async def test_empty_run_panel_says_nothing_has_run_yet(user: User):
+    await user.open("/run")
+    await user.should_see("Nothing has run yet. Pick a sequence and press Run.")
+    await user.should_see("There are no saved sequences yet.")
+
+
+async def test_args_form_is_generated_from_the_signature_and_checks_json(user: User):
+    await save({"name": "typed", "groups": [group(
+        "typed-g", {"tool": "echo", "args": {"value": "$args.items"}, "as": "out"},
+        **{"in": {"host": "string", "count": "number", "loud": "boolean", "items": "array"},
+           "out": {"out": "array"}})]})
+    await user.open("/run?sequence=typed")
+    for name in ("host", "count", "loud", "items"):
+        await user.should_see(marker=f"arg-{name}")
+    user.find(marker="arg-items").type("[1, 2")
+    user.find(marker="run-button").click()
+    await user.should_see("This is not valid JSON")
+    await user.should_see("Enter a number")
+    await user.should_see("Some inputs need fixing")
+    assert await runtime.current().engine.list_runs() == []
+
+
+async def test_running_a_sequence_shows_success_and_its_results(user: User):
+    await save({"name": "greet", "groups": [group(
+        "hello", {"tool": "echo", "args": {"value": "hi $args.who"}, "as": "greeting"},
+        **{"in": {"who": "string"}, "out": {"greeting": "string"}})]})
+    await user.open("/run?sequence=greet")
+    user.find(marker="arg-who").type("Ada")
+    user.find(marker="run-button").click()
+    await user.should_see("Succeeded", retries=100)
+    await user.should_see("Finished · 1 of 1 tools succeeded", retries=100)
+    await user.should_see(marker="output-greeting")
+    await user.should_see("hi Ada")
+    runs = await runtime.current().engine.list_runs()
+    assert runs[0].args == {"who": "Ada"} and runs[0].status == "succeeded"
+
+
+async def test_a_command_waiting_for_approval_shows_waiting_for_you_with_the_inbox_link(user: User):
+    await save({"name": "shell", "groups": [group("shell-g", {"tool": "cmd_run", "args": {"command": "echo hi"}})]})
+    await user.open("/run?sequence=shell")
+    user.find(marker="run-button").click()
+    await user.should_see("Waiting for you", retries=100)
+    await user.should_see("1 request needs you", retries=100)
+    (iid,) = await pending_ids()
+    link = next(iter(user.find(marker="inbox-link").elements))
+    assert link.props["href"] == f"/inbox/{iid}"
+    await runtime.current().engine.interactions.respond(iid, ApprovalResponse(decision="approved"))
+    await user.should_see("Finished · 1 of 1 tools succeeded", retries=100)
+    await user.should_not_see("1 request needs you")
+
+
+async def test_stop_asks_first_then_cancels_the_run(user: User):
+    await save({"name": "stoppable", "groups": [group("stop-g", {"tool": "cmd_run", "args": {"command": "true"}})]})
+    await user.open("/run?sequence=stoppable")
+    user.find(marker="run-button").click()
+    await user.should_see("Waiting for you", retries=100)
+    user.find(marker="stop-run").click()
+    await user.should_see("Stop now? Running tools will be cancelled.")
+    user.find(marker="confirm-stop").click()
+    await user.should_see("Stopped", retries=100)
+    (run,) = await runtime.current().engine.list_runs()
+    assert run.status == "stopped"
+    assert await pending_ids() == []
+
+
+async def test_a_skipped_group_shows_its_reason(user: User):
+    await save({"name": "maybe", "groups": [group(
+        "maybe-g", {"tool": "echo", "args": {"value": 1}}, when="$args.go == true", **{"in": {"go": "boolean"}})]})
+    await user.open("/run?sequence=maybe")
+    user.find(marker="run-button").click()
+    await user.should_see("Skipped: its condition `$args.go == true` is false", retries=100)
+    await user.should_see("Finished · 0 of 1 tools succeeded · 1 skipped")
+
+
+async def test_a_failed_tool_shows_its_error_in_plain_words(user: User):
+    await save({"name": "broken", "groups": [group("broken-g", {"tool": "file_read", "args": {"path": "/nope/x.txt"}})]})
+    await user.open("/run?sequence=broken")
+    user.find(marker="run-button").click()
+    await user.should_see("Failed", retries=100)
+    (run,) = await runtime.current().engine.list_runs()
+    error = run.groups[0].tools[0].error
+    assert error
+    await user.should_see(error)
+    await user.should_see(marker="run-error")
+
+
+async def test_tools_that_ran_one_by_one_say_why(user: User):
+    await save({"name": "serial", "groups": [group(
+        "serial-g", {"tool": "echo", "args": {"value": 1}}, {"tool": "echo", "args": {"value": 2}}, parallel=False)]})
+    await user.open("/run?sequence=serial")
+    user.find(marker="run-button").click()
+    await user.should_see("Ran one by one: parallel is off for this group", retries=100)
+
+
+async def test_an_unknown_run_id_says_so(user: User):
+    await user.open("/run/doesnotexist")
+    await user.should_see("There is no run doesnotexist.")
+
+
+async def test_timeline_has_a_row_per_tool_under_its_group(user: User):
+    await save({"name": "wide", "groups": [group(
+        "wide-g", *({"tool": "echo", "args": {"value": i}} for i in range(3)))]})
+    await user.open("/run?sequence=wide")
+    user.find(marker="run-button").click()
+    await user.should_see("Finished · 3 of 3 tools succeeded", retries=100)
+    chart = next(iter(user.find(kind=ui.echart).elements))
+    labels = chart.options["yAxis"]["data"]
+    assert labels[0].endswith("wide-g}") and len(labels) == 4
+    rows = {item["value"][0] for item in chart.options["series"][0]["data"]}
+    assert rows == {0, 1, 2, 3}
