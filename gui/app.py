@@ -80,10 +80,11 @@ def start_app(args: argparse.Namespace) -> int:
     except Exception as exc:  # noqa: BLE001 - shown to the person, never a traceback
         print(f"seqdesk: {exc}", file=sys.stderr)
         return 2
-    from gui.store.lock import DataFolderInUseError, InstanceLock
+    from gui.store.lock import DataFolderInUseError
+    from gui.store.open import hold_lock
 
     try:  # refuse early, before the server starts, with a clear message
-        InstanceLock(data_dir).acquire()
+        hold_lock(data_dir)
     except DataFolderInUseError as exc:
         print(f"seqdesk: {exc}", file=sys.stderr)
         return 2

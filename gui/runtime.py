@@ -23,6 +23,8 @@ class Runtime:
     token: str | None = None
     closers: list[Callable[[], Awaitable[None] | None]] = field(default_factory=list)
     recovered_runs: list[str] = field(default_factory=list)
+    notices: list[str] = field(default_factory=list)  # things a person should read (a file moved aside)
+    extras: dict[str, object] = field(default_factory=dict)  # optional parts: MCP manager, writer, …
 
     async def close(self) -> None:
         await self.engine.close()

@@ -40,10 +40,10 @@ from mcp_types import (
     ToolListChangedNotification,
 )
 
-from gui.core.elicitation import ElicitationHandler, ElicitationNotHandled, ElicitationResponse
+from gui.core.elicitation import ElicitationHandler
 from gui.core.registry import Registry, ToolContext, ToolError
 from gui.mcp.config import McpServerConfig
-from gui.mcp.elicit import CallInfo, to_request, to_result
+from gui.mcp.elicit import CallInfo, ask_handler, to_request, to_result
 from gui.mcp.tool import McpTool
 from gui.mcp.watch import watched
 
@@ -325,7 +325,7 @@ class McpConnection:
             return ElicitResult(action="cancel")
         handler = (call.handler if call is not None else None) or self.handler
         gone = call.done if call is not None else (self._idle if self._calls else None)
-        response = await _ask(handler, request, gone)
+        response = await ask_handler(handler, request, gone)
         return to_result(self.name, plan, response)
 
     async def _on_message(self, message: Any) -> None:
@@ -333,33 +333,6 @@ class McpConnection:
             self.refresh_tools()
         elif isinstance(message, Exception):
             log.info("MCP server %s: transport error: %s", self.name, message)
-
-
-async def _ask(handler: ElicitationHandler, request: Any, gone: asyncio.Event | None) -> ElicitationResponse:
-    """The handler's answer; `cancel` when it fails, when the call that asked has ended, or at the deadline."""
-    ask = asyncio.ensure_future(handler.handle_elicitation(request))
-    waits: set[asyncio.Future[Any]] = {ask}
-    stop = asyncio.ensure_future(gone.wait()) if gone is not None else None
-    if stop is not None:
-        waits.add(stop)
-    timeout = max(0.0, request.deadline - time.time()) if request.deadline is not None else None
-    try:
-        done, _ = await asyncio.wait(waits, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
-        if ask in done:
-            try:
-                out = ask.result()
-            except ElicitationNotHandled:
-                return ElicitationResponse.cancel()
-            except Exception:
-                log.exception("elicitation handler failed; answering cancel")
-                return ElicitationResponse.cancel()
-            return out if isinstance(out, ElicitationResponse) else ElicitationResponse.cancel()
-        return ElicitationResponse.cancel()
-    finally:
-        for fut in (ask, stop):
-            if fut is not None and not fut.done():
-                fut.cancel()
-        await asyncio.gather(*(f for f in (ask, stop) if f is not None), return_exceptions=True)
 
 
 def describe(exc: BaseException) -> str:

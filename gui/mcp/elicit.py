@@ -4,12 +4,16 @@ The core's forms know three field types (string, number, boolean) and plain stri
 has integers, titled choices, bounds and formats. What the core cannot hold is kept in a `FormPlan`
 beside the request, so the answer goes back typed as the server asked (an integer field gets an
 `int`) and is checked against the whole form before it is sent: a server never receives an accept
-that lacks a required field, whatever handler produced it.
+that lacks a required field, whatever handler produced it. `ask_handler` bounds the wait for the
+handler: a form nobody can answer any more (its call ended, its deadline passed) is answered `cancel`.
 """
 
 from __future__ import annotations
 
+import asyncio
+import logging
 import math
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -21,7 +25,16 @@ from mcp_types import (
     ErrorData,
 )
 
-from gui.core.elicitation import ElicitationField, ElicitationRequest, ElicitationResponse, value_problems
+from gui.core.elicitation import (
+    ElicitationField,
+    ElicitationHandler,
+    ElicitationNotHandled,
+    ElicitationRequest,
+    ElicitationResponse,
+    value_problems,
+)
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -116,7 +129,8 @@ def _field(name: str, prop: dict[str, Any], required: bool) -> tuple[Elicitation
         default = None
     description = str(prop.get("description") or "")
     if hints:
-        description = f"{description} ({'; '.join(hints)})" if description else "; ".join(hints).capitalize()
+        joined = "; ".join(hints)
+        description = f"{description} ({joined})" if description else joined[0].upper() + joined[1:]
     spec = ElicitationField(name=name, type=core_type, title=str(prop.get("title") or name),
                             description=description, required=required, default=default, enum=choices)
     return spec, kind == "integer", limits
@@ -183,3 +197,31 @@ def _typed(spec: ElicitationField, value: Any, integer: bool, limits: dict[str, 
         if "maxLength" in limits and len(value) > limits["maxLength"]:
             return value, f"is longer than {_num(limits['maxLength'])} characters"
     return value, None
+
+
+async def ask_handler(handler: ElicitationHandler, request: ElicitationRequest,
+                      gone: asyncio.Event | None = None) -> ElicitationResponse:
+    """The handler's answer; `cancel` when it fails, when the call that asked has ended, or at the deadline."""
+    ask = asyncio.ensure_future(handler.handle_elicitation(request))
+    waits: set[asyncio.Future[Any]] = {ask}
+    stop = asyncio.ensure_future(gone.wait()) if gone is not None else None
+    if stop is not None:
+        waits.add(stop)
+    timeout = max(0.0, request.deadline - time.time()) if request.deadline is not None else None
+    try:
+        done, _ = await asyncio.wait(waits, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+        if ask in done:
+            try:
+                out = ask.result()
+            except ElicitationNotHandled:
+                return ElicitationResponse.cancel()
+            except Exception:
+                log.exception("elicitation handler failed; answering cancel")
+                return ElicitationResponse.cancel()
+            return out if isinstance(out, ElicitationResponse) else ElicitationResponse.cancel()
+        return ElicitationResponse.cancel()
+    finally:
+        for fut in (ask, stop):
+            if fut is not None and not fut.done():
+                fut.cancel()
+        await asyncio.gather(*(f for f in (ask, stop) if f is not None), return_exceptions=True)

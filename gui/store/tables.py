@@ -221,7 +221,6 @@ class HotColdStore:
         if seg is None:
             seg = self._target_segment()
         ids = self._seg_ids.get(seg, [])
-        self._hot.commit(remove=[doc_id])
         self._segment(seg).commit(put={doc_id: raw}, keep=set(ids))
         if doc_id not in self._index:
             ids = [*ids, doc_id]

@@ -61,8 +61,7 @@ class FieldErrors:
             messages.setdefault(issue.key, []).append(text)
         joined = {key: " · ".join(dict.fromkeys(texts)) for key, texts in messages.items()}
         for key in set(self._messages) | set(joined):
-            if self._messages.get(key) != joined.get(key):
-                self._set(key, joined.get(key))
+            self._set(key, joined.get(key))  # always: the person's edit may have cleared it meanwhile
         self._messages = joined
 
     def _set(self, key: str, message: str | None) -> None:

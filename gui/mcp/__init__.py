@@ -1,0 +1,21 @@
+"""MCP for SeqDesk: other servers' tools in the palette (client), and SeqDesk's operations for agents (server).
+
+Only this package imports the MCP SDK; the core stays free of it (a test checks).
+"""
+
+from gui.mcp.client import ConnectionState, ConnectionStatus, McpConnection, McpManager
+from gui.mcp.config import JsonMcpSettings, McpConfigError, McpServerConfig, McpSettingsStore, MemoryMcpSettings
+from gui.mcp.tool import McpTool
+
+__all__ = [
+    "ConnectionState",
+    "ConnectionStatus",
+    "JsonMcpSettings",
+    "McpConfigError",
+    "McpConnection",
+    "McpManager",
+    "McpServerConfig",
+    "McpSettingsStore",
+    "McpTool",
+    "MemoryMcpSettings",
+]

@@ -1,0 +1,51 @@
+"""Approval modes, one row per tool that needs approval: "Ask every time" or "Always allowed".
+
+"Always allow" is only ever granted from the inbox, where the person sees what the tool does;
+here it can only be taken back (SPEC §3 rule 6), so a stray click in the settings never removes a
+safety check.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+
+from nicegui import ui
+
+
+@dataclass(frozen=True)
+class ApprovalRow:
+    tool: str
+    description: str
+    mode: str  # "ask" | "always-allow"
+    available: bool = True  # False: the tool is not in the registry now (its server is offline)
+
+
+class ApprovalModesTable(ui.column):
+    def __init__(self, rows: list[ApprovalRow], on_revoke: Callable[[str], Awaitable[None]]) -> None:
+        super().__init__()
+        self.classes("w-full gap-0")
+        self._on_revoke = on_revoke
+        with self:
+            if not rows:
+                ui.label("No tool needs approval right now.").classes("text-gray-600")
+            for row in rows:
+                self._row(row)
+
+    def _row(self, row: ApprovalRow) -> None:
+        with ui.row(wrap=False).classes("w-full items-center gap-4 py-2 border-b border-gray-100").mark(
+                f"approval-{row.tool}"):
+            with ui.column().classes("gap-0 grow min-w-0"):
+                ui.label(row.tool).classes("font-mono font-medium")
+                text = row.description if row.available else "Not available right now (its server is offline)."
+                ui.label(text).classes("text-sm text-gray-600")
+            if row.mode == "always-allow":
+                with ui.row(wrap=False).classes("items-center gap-1 text-orange-700 whitespace-nowrap"):
+                    ui.icon("bolt")
+                    ui.label("Always allowed")
+                ui.button("Ask every time", icon="undo", on_click=lambda t=row.tool: self._on_revoke(t)).props(
+                    "outline dense").mark(f"revoke-{row.tool}")
+            else:
+                with ui.row(wrap=False).classes("items-center gap-1 text-gray-700 whitespace-nowrap"):
+                    ui.icon("front_hand")
+                    ui.label("Asks every time")

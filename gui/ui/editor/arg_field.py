@@ -1,0 +1,162 @@
+"""One argument of a tool: typed in, or bound to one of the group's inputs.
+
+The choice is a large two-way toggle ("Type a value | Use an input") rather than a tiny switch or a
+free-text expression: binding is picking a declared input from a list, which writes `$args.<name>`,
+so a reference can never point at an input that was not offered. The list offers inputs of a
+compatible type; one that no longer fits stays selected, with an amber note saying why.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+from nicegui import ui
+
+from gui.ui.editor.argspec import ArgSpec
+from gui.ui.editor.context import EditorContext
+from gui.ui.editor.draft import ArgDraft, GroupDraft, ToolDraft
+from gui.ui.editor.fields import ErrorLabel
+from gui.ui.editor.words import type_word
+
+MODES = {"value": "Type a value", "input": "Use an input"}
+
+
+def _fits(spec: ArgSpec, value: Any) -> bool:
+    """Whether a loaded value can be shown in the widget of the spec's kind."""
+    if value is None:
+        return True
+    if spec.kind in ("text", "enum"):
+        return isinstance(value, str) and (spec.kind == "text" or value in spec.choices)
+    if spec.kind == "number":
+        return isinstance(value, int | float) and not isinstance(value, bool)
+    if spec.kind == "bool":
+        return isinstance(value, bool)
+    return True
+
+
+class ArgField(ui.column):
+    def __init__(self, ctx: EditorContext, group: GroupDraft, tool: ToolDraft, spec: ArgSpec,
+                 on_change: Callable[[], None]) -> None:
+        super().__init__()
+        self.classes("w-full gap-1 py-1").mark(f"arg-{spec.name}")
+        self.ctx, self.group, self.tool, self.spec, self.on_change = ctx, group, tool, spec, on_change
+        self.arg = tool.args.setdefault(spec.name, ArgDraft())
+        self.key = f"{tool.uid}.arg.{spec.name}"
+        with self:
+            with ui.row().classes("w-full items-center gap-2 no-wrap"):
+                title = spec.title + (" *" if spec.required else "")
+                ui.label(title).classes("font-medium")
+                ui.space()
+                ui.toggle(MODES, value=self.arg.mode, on_change=self._mode_changed) \
+                    .props("no-caps unelevated toggle-color=primary padding='6px 14px'") \
+                    .classes("text-sm").mark(f"arg-{spec.name}-mode")
+            if spec.description:
+                ui.label(spec.description).classes("text-xs text-grey-7")
+            self.body = ui.column().classes("w-full gap-0")
+            self.note = ui.label("").classes("text-sm text-amber-10")
+            self.error = ErrorLabel()
+        self._draw()
+
+    def _mode_changed(self, e: Any) -> None:
+        self.arg.mode = e.value
+        self._draw()
+        self.on_change()
+
+    def update_slots(self) -> None:
+        if self.arg.mode == "input":
+            self._draw()
+
+    def _draw(self) -> None:
+        self.body.clear()
+        self.note.set_text("")
+        self.error.show(None)
+        with self.body:
+            widget = self._input_select() if self.arg.mode == "input" else self._value_widget()
+        from nicegui.elements.mixins.validation_element import ValidationElement
+
+        label = None if isinstance(widget, ValidationElement) else self.error
+        self.ctx.fields.register(self.key, widget, label)
+
+    # -- bound to an input -------------------------------------------------------------------
+    def _input_select(self) -> ui.element:
+        declared = self.group.declared("in")
+        fits = {n: t for n, t in declared.items() if t in self.spec.compatible}
+        options: dict[Any, str] = {n: f"⤷ Input: {n} · {type_word(t)}" for n, t in fits.items()}
+        current = self.arg.input
+        if current and current not in options:
+            if current in declared:
+                options[current] = f"⤷ Input: {current} · {type_word(declared[current])}"
+                need = " or ".join(type_word(t) for t in self.spec.compatible)
+                self.note.set_text(f"Needs {need}; {current} is {type_word(declared[current])}")
+            else:
+                options[current] = f"⤷ {current} (not an input of this group)"
+        select = ui.select(options, value=current, label=f"Input for {self.spec.title}",
+                           on_change=self._input_changed).classes("w-full").mark(f"arg-{self.spec.name}-input")
+        if not declared:
+            select.props['hint'] = "This group has no inputs yet: add one under Inputs first."
+        elif not fits and not current:
+            need = " or ".join(type_word(t) for t in self.spec.compatible)
+            select.props['hint'] = f"No input of this group is {need}."
+        return select
+
+    def _input_changed(self, e: Any) -> None:
+        self.arg.input = e.value
+        self.on_change()
+
+    # -- a typed value -------------------------------------------------------------------------
+    def _value_widget(self) -> ui.element:
+        spec, arg = self.spec, self.arg
+        kind = spec.kind if arg.text is not None or _fits(spec, arg.value) else "any"
+        marker = f"arg-{spec.name}-value"
+        if kind == "text":
+            widget: ui.element = ui.input(spec.title, value=arg.value or "", on_change=self._set_value)
+        elif kind == "number":
+            widget = ui.number(spec.title, value=arg.value, on_change=self._set_number)
+        elif kind == "bool":
+            start = arg.value if arg.value is not None else bool(spec.default)
+            widget = ui.switch(spec.title, value=start, on_change=self._set_value)
+        elif kind == "enum":
+            options = {None: "(default)", **{c: str(c) for c in spec.choices}}
+            widget = ui.select(options, label=spec.title, value=arg.value, on_change=self._set_value)
+        else:
+            return self._text_widget(kind, marker)
+        return widget.classes("w-full").mark(marker)
+
+    def _text_widget(self, kind: str, marker: str) -> ui.element:
+        arg = self.arg
+        if arg.text is None and arg.value is not None:
+            if kind == "any" and isinstance(arg.value, str):
+                arg.text, arg.as_json = arg.value, False
+            else:
+                arg.text, arg.as_json = json.dumps(arg.value, ensure_ascii=False, indent=2), True
+        if kind == "json":
+            arg.as_json = True
+            widget = ui.textarea(f"{self.spec.title} (JSON)", value=arg.text or "", on_change=self._set_text) \
+                .props("autogrow").classes("w-full font-mono").mark(marker)
+            example = "[…]" if self.spec.json_types == ("array",) else "{…}"
+            widget.props['hint'] = f"Written as JSON, like {example}"
+            return widget
+        with ui.row().classes("w-full items-start gap-2 no-wrap"):
+            widget = ui.input(self.spec.title, value=arg.text or "", on_change=self._set_text) \
+                .classes("grow").mark(marker)
+            ui.select({False: "as text", True: "as JSON"}, value=arg.as_json, on_change=self._set_json_flag) \
+                .props("dense borderless options-dense").classes("w-28").mark(f"arg-{self.spec.name}-as")
+        return widget
+
+    def _set_value(self, e: Any) -> None:
+        self.arg.value = e.value
+        self.on_change()
+
+    def _set_number(self, e: Any) -> None:
+        self.arg.value = e.value
+        self.on_change()
+
+    def _set_text(self, e: Any) -> None:
+        self.arg.text = e.value
+        self.on_change()
+
+    def _set_json_flag(self, e: Any) -> None:
+        self.arg.as_json = bool(e.value)
+        self.on_change()

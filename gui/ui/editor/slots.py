@@ -1,0 +1,79 @@
+"""A group's inputs or outputs as rows of name + type, with the five types said in words.
+
+A row keeps whatever is typed, even a blank or repeated name (the draft reports those), and the
+list tells its group when names or types change, so the tool forms and the condition builder
+offer the current names without being drawn again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, Literal
+
+from nicegui import ui
+
+from gui.ui.editor.context import EditorContext
+from gui.ui.editor.draft import GroupDraft, SlotRow
+from gui.ui.editor.fields import ErrorLabel
+from gui.ui.editor.words import TYPE_WORDS
+
+
+class SlotList(ui.column):
+    def __init__(self, ctx: EditorContext, group: GroupDraft, which: Literal["in", "out"],
+                 on_slots_changed: Callable[[], None]) -> None:
+        super().__init__()
+        self.classes("w-full gap-1").mark("inputs" if which == "in" else "outputs")
+        self.ctx, self.group, self.which = ctx, group, which
+        self.on_slots_changed = on_slots_changed
+        self.noun = "input" if which == "in" else "output"
+        with self:
+            title = "Inputs" if which == "in" else "Outputs"
+            hint = ("Values this group needs. Use them in tool arguments and in the condition."
+                    if which == "in" else "Where this group's tools can save their results.")
+            ui.label(title).classes("font-medium")
+            ui.label(hint).classes("text-xs text-grey-7")
+            self.rows = ui.column().classes("w-full gap-0")
+            self.error = ErrorLabel()
+            ctx.fields.register(f"{group.uid}.{which}", self, self.error)
+            ui.button(f"Add an {self.noun}", icon="add", on_click=self._add) \
+                .props("flat dense no-caps").mark(f"add-{self.noun}")
+        self._draw()
+
+    @property
+    def items(self) -> list[SlotRow]:
+        return self.group.inputs if self.which == "in" else self.group.outputs
+
+    def _draw(self) -> None:
+        self.rows.clear()
+        with self.rows:
+            if not self.items:
+                ui.label(f"No {self.noun}s.").classes("text-sm text-grey-6 italic")
+            for index, row in enumerate(self.items):
+                self._row(index, row)
+
+    def _row(self, index: int, row: SlotRow) -> None:
+        with ui.row().classes("w-full items-start gap-2 no-wrap").mark(f"{self.which}-{index + 1}"):
+            name = ui.input(f"Name of the {self.noun}", value=row.name,
+                            on_change=lambda e, r=row: self._set(r, "name", e.value)) \
+                .classes("grow").props("dense").mark("slot-name")
+            kind = ui.select(TYPE_WORDS, value=row.type, label="Type",
+                             on_change=lambda e, r=row: self._set(r, "type", e.value)) \
+                .classes("w-28").props("dense").mark("slot-type")
+            ui.button(icon="close", on_click=lambda r=row: self._remove(r)) \
+                .props("flat round dense").tooltip(f"Remove this {self.noun}").mark("slot-remove")
+        self.ctx.fields.register(f"{row.uid}.name", name)
+        self.ctx.fields.register(f"{row.uid}.type", kind)
+
+    def _set(self, row: SlotRow, attr: str, value: Any) -> None:
+        setattr(row, attr, value if value is not None else "")
+        self.on_slots_changed()
+
+    def _add(self) -> None:
+        self.items.append(SlotRow())
+        self._draw()
+        self.on_slots_changed()
+
+    def _remove(self, row: SlotRow) -> None:
+        self.items.remove(row)
+        self._draw()
+        self.on_slots_changed()

@@ -1,0 +1,84 @@
+"""A tool inside a group: its name and description, its argument form, and where its result goes.
+
+The form comes from the tool's JSON schema (see `argspec`); arguments the schema does not know
+(a tool whose server is offline, a misspelt name from the text view) still get a field, so nothing
+the person wrote disappears. "Save result to" offers only the group's declared outputs; a slot that
+is not declared stays visible, marked, instead of being dropped.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from nicegui import ui
+
+from gui.ui.editor.arg_field import ArgField
+from gui.ui.editor.argspec import unknown_spec
+from gui.ui.editor.context import EditorContext
+from gui.ui.editor.draft import GroupDraft, ToolDraft
+from gui.ui.editor.fields import ErrorLabel
+from gui.ui.editor.words import type_word
+
+
+def save_to_options(group: GroupDraft, current: str | None) -> dict[Any, str]:
+    options: dict[Any, str] = {None: "Don't save the result"}
+    for name, type_name in group.declared("out").items():
+        options[name] = f"{name} · {type_word(type_name)}"
+    if current is not None and current not in options:
+        options[current] = f"{current} (not an output of this group)"
+    return options
+
+
+class ToolRow(ui.card):
+    def __init__(self, ctx: EditorContext, group: GroupDraft, tool: ToolDraft, *,
+                 on_move: Callable[[ToolDraft, int], None], on_remove: Callable[[ToolDraft], None],
+                 on_change: Callable[[], None]) -> None:
+        super().__init__()
+        self.classes("w-full gap-1 p-3").props("flat bordered")
+        self.ctx, self.group, self.tool, self.on_change = ctx, group, tool, on_change
+        self.fields: list[ArgField] = []
+        found = ctx.tool(tool.tool)
+        specs = ctx.specs(tool.tool) or []
+        with self:
+            with ui.row().classes("w-full items-center gap-2 no-wrap"):
+                self.number = ui.label("").classes("text-grey-7 text-sm w-5")
+                ui.icon("build" if found else "help_outline", color="primary" if found else "amber-9")
+                with ui.column().classes("gap-0 grow"):
+                    ui.label(tool.tool).classes("font-mono font-bold").mark("tool-name")
+                    if found is not None:
+                        ui.label(found.description).classes("text-xs text-grey-7")
+                    else:
+                        ui.label("This tool is not available now (its server may be offline). "
+                                 "What happens at run time is set under If a tool is not available.") \
+                            .classes("text-xs text-amber-10")
+                ui.button(icon="arrow_upward", on_click=lambda: on_move(tool, -1)) \
+                    .props("flat round dense").tooltip("Move up").mark("tool-up")
+                ui.button(icon="arrow_downward", on_click=lambda: on_move(tool, 1)) \
+                    .props("flat round dense").tooltip("Move down").mark("tool-down")
+                ui.button(icon="delete_outline", on_click=lambda: on_remove(tool)) \
+                    .props("flat round dense").tooltip("Remove this tool").mark("tool-remove")
+            self.tool_error = ErrorLabel()
+            ctx.fields.register(f"{tool.uid}.tool", self, self.tool_error)
+            known = {s.name for s in specs}
+            for spec in specs + [unknown_spec(n) for n in tool.args if n not in known]:
+                self.fields.append(ArgField(ctx, group, tool, spec, on_change))
+            self.save_to = ui.select(save_to_options(group, tool.save_to), value=tool.save_to,
+                                     label="Save result to", on_change=self._save_to_changed) \
+                .classes("w-full").mark("save-to")
+            ctx.fields.register(f"{tool.uid}.as", self.save_to)
+
+    def set_index(self, index: int) -> None:
+        self.mark(f"tool-{index + 1} tool-row")
+        self.number.set_text(f"{index + 1}.")
+
+    def _save_to_changed(self, e: Any) -> None:
+        self.tool.save_to = e.value
+        self.on_change()
+
+    def update_slots(self) -> None:
+        """The group's inputs or outputs changed: offer the new names, keep what was chosen."""
+        self.save_to.set_options(save_to_options(self.group, self.tool.save_to), value=self.tool.save_to)
+        for field in self.fields:
+            field.update_slots()
+

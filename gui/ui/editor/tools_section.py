@@ -1,0 +1,78 @@
+"""The tools of one group, in order, with "Add a tool" opening the palette.
+
+Reordering moves the row's element instead of drawing the list again, so a long group stays quick
+and nothing the person is typing in another row is disturbed.
+"""
+
+from __future__ import annotations
+
+from nicegui import ui
+
+from gui.ui.editor.context import EditorContext
+from gui.ui.editor.draft import GroupDraft, ToolDraft
+from gui.ui.editor.fields import ErrorLabel
+from gui.ui.editor.tool_row import ToolRow
+
+
+class ToolList(ui.column):
+    def __init__(self, ctx: EditorContext, group: GroupDraft) -> None:
+        super().__init__()
+        self.classes("w-full gap-2").mark("tools")
+        self.ctx, self.group = ctx, group
+        self.rows: dict[str, ToolRow] = {}
+        with self:
+            with ui.row().classes("w-full items-baseline gap-2"):
+                ui.label("Tools").classes("font-medium")
+                self.hint = ui.label("").classes("text-xs text-grey-7")
+            self.empty = ui.label("No tools yet. Add the tools this group should run.") \
+                .classes("text-sm text-grey-6 italic")
+            self.list = ui.column().classes("w-full gap-2")
+            self.error = ErrorLabel("tools-error")
+            ctx.fields.register(f"{group.uid}.tools", self, self.error)
+            ui.button("Add a tool", icon="add", on_click=self._pick).props("outline dense no-caps").mark("add-tool")
+        with self.list:
+            for tool in group.tools:
+                self._add_row(tool)
+        self._reindex()
+
+    def _add_row(self, tool: ToolDraft) -> None:
+        self.rows[tool.uid] = ToolRow(self.ctx, self.group, tool, on_move=self._move, on_remove=self._remove,
+                                      on_change=self.ctx.changed)
+
+    def _reindex(self) -> None:
+        for index, tool in enumerate(self.group.tools):
+            self.rows[tool.uid].set_index(index)
+        self.empty.set_visibility(not self.group.tools)
+        self.hint.set_text("They run at the same time." if self.group.parallel else "They run one by one, in order.")
+
+    def _pick(self) -> None:
+        self.ctx.pick_tool(self.add_tool)
+
+    def add_tool(self, name: str) -> None:
+        tool = ToolDraft(tool=name)
+        self.group.tools.append(tool)
+        with self.list:
+            self._add_row(tool)
+        self._reindex()
+        self.ctx.changed()
+
+    def _move(self, tool: ToolDraft, delta: int) -> None:
+        tools = self.group.tools
+        index = tools.index(tool)
+        target = index + delta
+        if not 0 <= target < len(tools):
+            return
+        tools.insert(target, tools.pop(index))
+        self.rows[tool.uid].move(target_index=target)
+        self._reindex()
+        self.ctx.changed()
+
+    def _remove(self, tool: ToolDraft) -> None:
+        self.group.tools.remove(tool)
+        self.rows.pop(tool.uid).delete()
+        self._reindex()
+        self.ctx.changed()
+
+    def update_slots(self) -> None:
+        for row in self.rows.values():
+            row.update_slots()

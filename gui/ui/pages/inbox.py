@@ -1,0 +1,341 @@
+"""The inbox (`/inbox`, `/inbox/{id}`): where a person answers what runs ask of them.
+
+Laid out like an email client: *Needs you (N)* lists pending requests newest first (fifty per
+page, so a thousand cost what fifty do), the opened one sits beside the list; *History* lists
+what ended, filtered by outcome and kind. Everything is live, in every open tab, through one
+batched subscription (`gui.ui.live`): new requests appear, answered ones leave, an opened one
+that ends elsewhere says so and disables its buttons. Live updates never move what is under the
+pointer (the list freezes while hovered and offers "2 new · Show") and never re-render a form
+someone is typing in: the opened request is only rebuilt when the person opens another.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from nicegui import ui
+
+from gui import runtime
+from gui.core.events import Event
+from gui.core.interactions import (
+    ApprovalResponse,
+    ElicitationInteractionResponse,
+    InteractionRecord,
+    InteractionResponse,
+    QuestionResponse,
+)
+from gui.ui.components import inbox_format as fmt
+from gui.ui.components.inbox_detail import InboxDetail
+from gui.ui.components.inbox_history_row import HistoryRow
+from gui.ui.components.inbox_row import InboxRow
+from gui.ui.live import live_events
+from gui.ui.theme import frame, register_shell
+
+PAGE_SIZE = 50
+STATUS_FILTERS = {"all": "All", "resolved": "Answered", "expired": "Expired", "cancelled": "Cancelled"}
+KIND_FILTERS = {"all": "All kinds", "approval": "Approvals", "question": "Questions", "form": "Forms"}
+
+
+def register() -> None:
+    register_shell()
+
+    @ui.page("/inbox")
+    async def inbox_page() -> None:
+        await InboxPage().build()
+
+    @ui.page("/inbox/{interaction_id}")
+    async def inbox_item_page(interaction_id: str) -> None:
+        await InboxPage(interaction_id).build()
+
+
+class InboxPage:
+    def __init__(self, selected: str | None = None) -> None:
+        self.engine = runtime.current().engine
+        self.requested = selected
+        self.pending: list[InteractionRecord] = []
+        self.page = 1
+        self.rows: dict[str, InboxRow] = {}
+        self.detail: InboxDetail | None = None
+        self.seen: set[str] = set()
+        self.hovered = False
+        self.stale_new = 0
+        self.tab = "pending"
+        self.history_built = False
+        self.history_status = "all"
+        self.history_kind = "all"
+        self.history_page = 1
+
+    # -- building ------------------------------------------------------------------------------
+    async def build(self) -> None:
+        self.pending = await self._load_pending()
+        with frame("Inbox"):
+            self.allowed = ui.row().classes("w-full items-center gap-2 rounded p-3 bg-green-1 text-green-10")
+            self.allowed.mark("allowed-banner")
+            self.allowed.set_visibility(False)
+            with ui.tabs(value="pending", on_change=self._tab_changed).classes("w-full").props(
+                    "align=left no-caps") as tabs:
+                self.tab_pending = ui.tab("pending", label=self._pending_label(), icon="front_hand").mark(
+                    "tab-pending")
+                ui.tab("history", label="History", icon="history").mark("tab-history")
+            with ui.tab_panels(tabs, value="pending").classes("w-full bg-transparent"):
+                with ui.tab_panel("pending").classes("p-0 pt-2"):
+                    with ui.element("div").classes("w-full flex flex-col md:flex-row md:flex-nowrap gap-4 "
+                                                   "items-start"):
+                        with ui.column().classes("w-full md:w-2/5 gap-2 shrink-0") as left:
+                            left.on("mouseenter", self._hover_start)
+                            left.on("mouseleave", self._hover_end)
+                            self.new_pill = ui.button("", icon="arrow_upward", on_click=self._show_stale).props(
+                                "rounded unelevated no-caps dense color=deep-purple").classes("self-center px-3")
+                            self.new_pill.mark("new-pill")
+                            self.new_pill.set_visibility(False)
+                            self.list_box = ui.column().classes("w-full gap-2").mark("pending-list")
+                        self.detail_box = ui.column().classes("w-full md:flex-1 min-w-0")
+                with ui.tab_panel("history").classes("p-0 pt-2"):
+                    self.history_panel = ui.column().classes("w-full gap-2")
+        self._render_list()
+        await self._initial_selection()
+        live_events(self.engine.bus, self._on_events, types=("interaction.",))
+        ui.timer(1.0, self._tick)
+
+    async def _load_pending(self) -> list[InteractionRecord]:
+        records = await self.engine.interactions.pending()
+        return sorted(records, key=lambda r: r.request.created_at, reverse=True)
+
+    def _pending_label(self) -> str:
+        return f"Needs you ({len(self.pending)})"
+
+    def _render_list(self) -> None:
+        self.stale_new = 0
+        self.new_pill.set_visibility(False)
+        self.list_box.clear()
+        self.rows = {}
+        total = len(self.pending)
+        pages = max(1, math.ceil(total / PAGE_SIZE))
+        self.page = min(self.page, pages)
+        with self.list_box:
+            if not total:
+                with ui.column().classes("w-full items-center py-12 gap-2").mark("caught-up"):
+                    ui.icon("task_alt", size="xl", color="positive")
+                    ui.label("You're all caught up.").classes("text-lg font-medium")
+                    ui.label("When a run needs you, its request appears here.").classes("text-sm opacity-70")
+                return
+            start = (self.page - 1) * PAGE_SIZE
+            selected = self.detail.interaction_id if self.detail is not None else None
+            for record in self.pending[start:start + PAGE_SIZE]:
+                iid = record.interaction_id
+                self.rows[iid] = InboxRow(record, seen=iid in self.seen, selected=iid == selected,
+                                          on_open=self._open)
+            if pages > 1:
+                with ui.row().classes("w-full items-center justify-between"):
+                    ui.label(f"{start + 1}–{min(start + PAGE_SIZE, total)} of {total:,}").classes(
+                        "text-sm opacity-70").mark("page-range")
+                    ui.pagination(1, pages, direction_links=True, value=self.page,
+                                  on_change=self._page_changed).props("max-pages=6 boundary-numbers")
+
+    def _page_changed(self, event: Any) -> None:
+        if event.value and event.value != self.page:
+            self.page = int(event.value)
+            self._render_list()
+
+    async def _initial_selection(self) -> None:
+        if self.requested is not None:
+            record = await self.engine.interactions.get(self.requested)
+            if record is None:
+                with self.detail_box:
+                    with ui.card().props("flat bordered").classes("w-full p-6 items-center").mark("not-found"):
+                        ui.icon("search_off", size="lg")
+                        ui.label("There is no request with this id.").classes("text-base")
+                        ui.label(self.requested).classes("font-mono text-xs opacity-70")
+                return
+            self._show(record)
+        elif self.pending:
+            self._show(self.pending[0])
+
+    # -- opening and answering -----------------------------------------------------------------
+    async def _open(self, interaction_id: str) -> None:
+        record = next((r for r in self.pending if r.interaction_id == interaction_id), None)
+        if record is None:
+            record = await self.engine.interactions.get(interaction_id)
+        if record is not None:
+            self._show(record)
+
+    def _show(self, record: InteractionRecord | None) -> None:
+        previous = self.detail.interaction_id if self.detail is not None else None
+        self.detail_box.clear()
+        self.detail = None
+        if previous in self.rows:
+            self.rows[previous].set_selected(False)
+        if record is None:
+            ui.navigate.history.replace("/inbox")
+            return
+        iid = record.interaction_id
+        with self.detail_box:
+            self.detail = InboxDetail(record, respond=self._respond, fetch=self.engine.interactions.get,
+                                      on_answered=self._answered)
+        self.seen.add(iid)
+        if iid in self.rows:
+            self.rows[iid].set_selected(True)
+            self.rows[iid].set_seen(True)
+        ui.navigate.history.replace(f"/inbox/{iid}")
+
+    async def _respond(self, interaction_id: str, response: InteractionResponse) -> None:
+        await self.engine.interactions.respond(interaction_id, response)
+
+    async def _answered(self, record: InteractionRecord, response: InteractionResponse) -> None:
+        order = [r.interaction_id for r in self.pending]
+        self.pending = await self._load_pending()
+        still = {r.interaction_id for r in self.pending}
+        position = order.index(record.interaction_id) if record.interaction_id in order else 0
+        following = [i for i in order[position + 1:] + order[:position][::-1] if i in still]
+        self.tab_pending.set_label(self._pending_label())
+        ui.notify(_answered_words(record, response), type="positive", position="bottom")
+        tool = fmt.tool_name(record.request)
+        if isinstance(response, ApprovalResponse) and response.always_allow and tool:
+            self._show_allowed(tool)
+        self._render_list()
+        nxt = next((r for r in self.pending if following and r.interaction_id == following[0]), None)
+        self._show(nxt)
+
+    def _show_allowed(self, tool: str) -> None:
+        self.allowed.clear()
+        with self.allowed:
+            ui.icon("verified_user")
+            ui.label(f"Now always allowed: {tool}").classes("font-medium").mark("allowed-text")
+            ui.label("It runs without asking from now on.").classes("text-sm")
+            ui.space()
+
+            def undo() -> None:
+                self.engine.modes.set(tool, "ask")
+                self.allowed.clear()
+                with self.allowed:
+                    ui.icon("undo")
+                    ui.label(f"{tool} asks again before it runs.").mark("allowed-undone")
+                    ui.space()
+                    ui.button(icon="close", on_click=lambda: self.allowed.set_visibility(False)).props(
+                        "flat round dense")
+
+            ui.button("Undo", on_click=undo).props("flat no-caps dense").mark("allowed-undo")
+            ui.button("Manage", on_click=lambda: ui.navigate.to("/settings")).props("flat no-caps dense")
+            ui.button(icon="close", on_click=lambda: self.allowed.set_visibility(False)).props("flat round dense")
+        self.allowed.set_visibility(True)
+
+    # -- live ------------------------------------------------------------------------------------
+    async def _on_events(self, events: list[Event]) -> None:
+        ended: dict[str, dict[str, Any]] = {}
+        created = 0
+        for event in events:
+            record = event.data.get("record") or {}
+            if event.type == "interaction.ended":
+                ended[str(event.data.get("interaction_id"))] = record
+            elif event.type == "interaction.created" and record.get("status") == "pending":
+                created += 1
+        self.pending = await self._load_pending()
+        self.tab_pending.set_label(self._pending_label())
+        detail = self.detail
+        if detail is not None and not detail.ended and detail.interaction_id in ended:
+            detail.show_ended(InteractionRecord.model_validate(ended[detail.interaction_id]))
+        if created or ended:
+            if self.hovered:
+                self.stale_new += created
+                self.new_pill.set_text(f"{self.stale_new} new · Show" if self.stale_new else "Updated · Show")
+                self.new_pill.set_visibility(True)
+            else:
+                self._render_list()
+        if self.detail is None and self.pending and not self.hovered:
+            self._show(self.pending[0])
+        if self.history_built and self.tab == "history":
+            self._render_history_list(await self._load_history())
+
+    def _hover_start(self) -> None:
+        self.hovered = True
+
+    def _hover_end(self) -> None:
+        self.hovered = False
+        if self.new_pill.visible:
+            self._render_list()
+
+    def _show_stale(self) -> None:
+        self._render_list()
+
+    def _tick(self) -> None:
+        now = fmt.now_ms()
+        for row in self.rows.values():
+            if row.countdown is not None:
+                row.countdown.tick(now)
+        if self.detail is not None:
+            self.detail.tick(now)
+
+    # -- history ---------------------------------------------------------------------------------
+    async def _tab_changed(self, event: Any) -> None:
+        self.tab = str(event.value)
+        if self.tab != "history":
+            return
+        if not self.history_built:
+            self.history_built = True
+            with self.history_panel:
+                with ui.row().classes("w-full items-center gap-4"):
+                    ui.toggle(STATUS_FILTERS, value=self.history_status, on_change=self._filter_status).props(
+                        "no-caps dense unelevated toggle-color=primary").mark("filter-status")
+                    ui.toggle(KIND_FILTERS, value=self.history_kind, on_change=self._filter_kind).props(
+                        "no-caps dense unelevated toggle-color=primary").mark("filter-kind")
+                self.history_list = ui.column().classes("w-full gap-2").mark("history-list")
+        self._render_history_list(await self._load_history())
+
+    async def _filter_status(self, event: Any) -> None:
+        self.history_status, self.history_page = str(event.value or "all"), 1
+        self._render_history_list(await self._load_history())
+
+    async def _filter_kind(self, event: Any) -> None:
+        self.history_kind, self.history_page = str(event.value or "all"), 1
+        self._render_history_list(await self._load_history())
+
+    async def _load_history(self) -> list[InteractionRecord]:
+        records = [r for r in await self.engine.interactions.store.list() if r.status != "pending"]
+        if self.history_status != "all":
+            records = [r for r in records if r.status == self.history_status]
+        if self.history_kind != "all":
+            kinds = {"approval": ("shell", "tool")}.get(self.history_kind, (self.history_kind,))
+            records = [r for r in records if fmt.kind(r.request) in kinds]
+        return sorted(records, key=lambda r: r.resolved_at or r.request.created_at, reverse=True)
+
+    def _render_history_list(self, records: list[InteractionRecord]) -> None:
+        self.history_list.clear()
+        total = len(records)
+        pages = max(1, math.ceil(total / PAGE_SIZE))
+        self.history_page = min(self.history_page, pages)
+        with self.history_list:
+            if not total:
+                filtered = self.history_status != "all" or self.history_kind != "all"
+                ui.label("Nothing matches these filters." if filtered else "Nothing has been answered yet."
+                         ).classes("text-sm opacity-70 py-6").mark("history-empty")
+                return
+            start = (self.history_page - 1) * PAGE_SIZE
+            for record in records[start:start + PAGE_SIZE]:
+                HistoryRow(record)
+            if pages > 1:
+                with ui.row().classes("w-full items-center justify-between"):
+                    ui.label(f"{start + 1}–{min(start + PAGE_SIZE, total)} of {total:,}").classes("text-sm opacity-70")
+                    ui.pagination(1, pages, direction_links=True, value=self.history_page,
+                                  on_change=self._history_page_changed).props("max-pages=6 boundary-numbers")
+
+    async def _history_page_changed(self, event: Any) -> None:
+        if event.value and event.value != self.history_page:
+            self.history_page = int(event.value)
+            self._render_history_list(await self._load_history())
+
+
+def _answered_words(record: InteractionRecord, response: InteractionResponse) -> str:
+    request = record.request
+    if isinstance(response, ApprovalResponse):
+        what = "the command" if fmt.kind(request) == "shell" else fmt.tool_name(request) or "the tool"
+        if response.decision == "approved":
+            return f"Approved: {what} will run."
+        return f"Denied: {what} won't run" + (" — your note was passed on." if response.reason else ".")
+    if isinstance(response, QuestionResponse):
+        return "Answer sent."
+    if isinstance(response, ElicitationInteractionResponse):
+        server = getattr(request, "server_name", "the server")
+        return {"accept": f"Sent to {server}.", "decline": f"Told {server} you don't want to share.",
+                "cancel": "Dismissed."}[response.action]
+    return "Done."

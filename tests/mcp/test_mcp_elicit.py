@@ -1,0 +1,118 @@
+"""Turning a server's form into the core's request, and the person's answer back into typed content."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+from mcp_types import INVALID_PARAMS, ElicitRequestFormParams, ElicitRequestURLParams, ElicitResult, ErrorData
+
+from gui.core.elicitation import ElicitationHandlerFunc, ElicitationResponse, FixedElicitationHandler
+from gui.mcp.elicit import CallInfo, ask_handler, to_request, to_result
+
+SCHEMA = {
+    "type": "object",
+    "properties": {
+        "name": {"type": "string", "title": "Name", "description": "Who", "minLength": 2},
+        "qty": {"type": "integer", "default": 1, "minimum": 1, "maximum": 10},
+        "price": {"type": "number"},
+        "gift": {"type": "boolean", "default": False},
+        "size": {"type": "string", "enum": ["S", "M", "L"], "default": "M"},
+        "color": {"type": "string", "oneOf": [{"const": "r", "title": "Red"}, {"const": "g", "title": "Green"}]},
+    },
+    "required": ["name", "qty"],
+}
+
+
+def form(schema: dict = SCHEMA) -> ElicitRequestFormParams:
+    return ElicitRequestFormParams(message="Order **details**", requested_schema=schema)
+
+
+def test_a_form_becomes_fields_with_types_defaults_choices_and_the_calling_step():
+    call = CallInfo(run_id="r1", tool_call_id="r1-0-0", tool_name="shop.order", deadline=123.0)
+    request, plan = to_request("shop", form(), call)
+    assert (request.server_name, request.message, request.run_id, request.tool_call_id, request.tool_name,
+            request.deadline) == ("shop", "Order **details**", "r1", "r1-0-0", "shop.order", 123.0)
+    fields = {f.name: f for f in request.fields}
+    assert [f.name for f in request.fields] == ["name", "qty", "price", "gift", "size", "color"]
+    assert (fields["name"].type, fields["name"].required, fields["name"].title) == ("string", True, "Name")
+    assert (fields["qty"].type, fields["qty"].required, fields["qty"].default) == ("number", True, 1)
+    assert "whole number" in fields["qty"].description and "at most 10" in fields["qty"].description
+    assert (fields["gift"].type, fields["gift"].default) == ("boolean", False)
+    assert (fields["size"].enum, fields["size"].default) == (["S", "M", "L"], "M")
+    assert fields["color"].enum == ["r", "g"] and "r = Red" in fields["color"].description
+    assert plan.integers == {"qty"} and not plan.unsupported
+
+
+def test_an_accepted_answer_goes_back_typed_as_the_server_asked():
+    _, plan = to_request("shop", form())
+    result = to_result("shop", plan, ElicitationResponse.accept({"name": "Ann", "qty": 3.0, "price": 2,
+                                                                "gift": True, "size": "L", "color": None}))
+    assert isinstance(result, ElicitResult)
+    assert result.action == "accept"
+    assert result.content == {"name": "Ann", "qty": 3, "price": 2, "gift": True, "size": "L"}
+    assert type(result.content["qty"]) is int
+
+
+def test_an_incomplete_or_wrong_accept_is_refused_instead_of_sent():
+    _, plan = to_request("shop", form())
+    cases = {
+        "field 'name' is required": {"qty": 2},
+        "not a whole number": {"name": "Ann", "qty": 2.5},
+        "more than 10": {"name": "Ann", "qty": 11},
+        "shorter than 2": {"name": "A", "qty": 1},
+        "not one of": {"name": "Ann", "qty": 1, "size": "XL"},
+        "no field 'extra'": {"name": "Ann", "qty": 1, "extra": 1},
+    }
+    for expected, values in cases.items():
+        result = to_result("shop", plan, ElicitationResponse.accept(values))
+        assert isinstance(result, ErrorData), values
+        assert result.code == INVALID_PARAMS
+        assert expected in result.message and "was not sent" in result.message
+
+
+def test_decline_and_cancel_carry_no_content():
+    _, plan = to_request("shop", form())
+    assert to_result("shop", plan, ElicitationResponse.decline()) == ElicitResult(action="decline")
+    assert to_result("shop", plan, ElicitationResponse.cancel()) == ElicitResult(action="cancel")
+
+
+def test_a_url_request_shows_the_address_and_an_accept_carries_no_content():
+    params = ElicitRequestURLParams(message="Sign in", url="https://example.com/x", elicitation_id="e1")
+    request, plan = to_request("auth", params)
+    assert request.url == "https://example.com/x" and request.fields == []
+    assert to_result("auth", plan, ElicitationResponse.accept()) == ElicitResult(action="accept")
+
+
+def test_a_required_field_no_form_can_show_is_marked_unsupported_and_an_optional_one_is_left_out():
+    schema = {"type": "object", "properties": {
+        "tags": {"type": "array", "items": {"type": "string", "enum": ["a", "b"]}},
+        "note": {"type": "string"}}, "required": ["tags"]}
+    request, plan = to_request("x", form(schema))
+    assert [f.name for f in request.fields] == ["note"]
+    assert plan.unsupported == ["tags"]
+    schema["required"] = []
+    _, plan = to_request("x", form(schema))
+    assert plan.unsupported == []
+
+
+async def test_a_handler_that_fails_or_outlives_its_call_or_deadline_gives_cancel():
+    request, _ = to_request("x", form())
+
+    def broken(_req):
+        raise RuntimeError("boom")
+
+    assert await ask_handler(ElicitationHandlerFunc(broken), request) == ElicitationResponse.cancel()
+
+    never = asyncio.Event()
+
+    async def wait_forever(_req):
+        await never.wait()
+
+    gone = asyncio.Event()
+    gone.set()
+    assert await ask_handler(ElicitationHandlerFunc(wait_forever), request, gone) == ElicitationResponse.cancel()
+    late = request.model_copy(update={"deadline": time.time() - 1})
+    assert await ask_handler(ElicitationHandlerFunc(wait_forever), late) == ElicitationResponse.cancel()
+    fixed = FixedElicitationHandler(ElicitationResponse.accept({"name": "Ann", "qty": 1}))
+    assert (await ask_handler(fixed, request)).values == {"name": "Ann", "qty": 1}

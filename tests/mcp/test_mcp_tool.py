@@ -1,0 +1,64 @@
+"""An MCP tool as a SeqDesk tool: safety from annotations and trust, schema checks, results."""
+
+from __future__ import annotations
+
+import pytest
+from mcp_types import CallToolResult, ImageContent, TextContent, ToolAnnotations
+from mcp_types import Tool as RemoteTool
+
+from gui.core.registry import ToolArgumentError, ToolError
+from gui.mcp.config import McpServerConfig
+from gui.mcp.tool import McpTool, result_value
+
+SCHEMA = {"type": "object", "properties": {"tz": {"type": "string"}, "n": {"type": "integer", "enum": [1, 2]}},
+          "required": ["tz"]}
+
+
+class FakeConnection:
+    def __init__(self, trusted: bool = False) -> None:
+        self.config = McpServerConfig(name="srv", command="x", trusted=trusted)
+
+
+def make(read_only: bool | None, trusted: bool, schema: dict = SCHEMA) -> McpTool:
+    annotations = None if read_only is None else ToolAnnotations(read_only_hint=read_only)
+    remote = RemoteTool(name="now", description="The time now", input_schema=schema, annotations=annotations)
+    return McpTool(FakeConnection(trusted), remote, trusted=trusted)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(("read_only", "trusted", "safe", "approval"), [
+    (True, True, True, "none"),
+    (False, True, False, "tool"),
+    (None, True, False, "tool"),
+    (True, False, False, "tool"),
+    (None, False, False, "tool"),
+])
+def test_only_a_trusted_servers_read_only_tools_run_unasked_and_side_by_side(read_only, trusted, safe, approval):
+    tool = make(read_only, trusted)
+    assert tool.name == "srv.now"
+    assert tool.description == "The time now"
+    assert (tool.concurrency_safe, tool.approval) == (safe, approval)
+
+
+def test_arguments_are_checked_against_the_servers_schema_listing_every_problem():
+    tool = make(True, True)
+    assert tool.input_schema() == SCHEMA
+    assert tool.validate_args({"tz": "UTC", "n": 2}) == {"tz": "UTC", "n": 2}
+    with pytest.raises(ToolArgumentError) as err:
+        tool.validate_args({"n": 3})
+    assert [path for path, _ in err.value.problems] == ["", "n"]
+    assert "'tz' is a required property" in str(err.value)
+
+
+def test_a_broken_schema_from_a_server_only_requires_an_object():
+    tool = make(True, True, schema={"type": "object", "properties": {"x": {"type": "nonsense"}}})
+    assert tool.validate_args({"x": 1}) == {"x": 1}
+
+
+def test_results_are_structured_content_else_joined_text_and_errors_raise_with_the_servers_words():
+    text = [TextContent(type="text", text="a"), TextContent(type="text", text="b")]
+    assert result_value("s.t", CallToolResult(content=text)) == "a\nb"
+    assert result_value("s.t", CallToolResult(content=text, structured_content={"k": 1})) == {"k": 1}
+    image = ImageContent(type="image", data="AAAA", mime_type="image/png")
+    assert result_value("s.t", CallToolResult(content=[image])) == "[image image/png not shown]"
+    with pytest.raises(ToolError, match="s.t: no such zone"):
+        result_value("s.t", CallToolResult(content=[TextContent(type="text", text="no such zone")], is_error=True))

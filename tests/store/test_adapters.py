@@ -1,0 +1,143 @@
+"""The TinyDB stores behind the engine: durable, recoverable, one process per folder."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from gui.core.help import EXAMPLE
+from gui.core.interactions import ApprovalResponse
+from gui.store.lock import DataFolderInUseError
+from gui.store.open import open_stores, release_lock
+
+HERE = Path(__file__).parent
+
+
+async def test_sequences_runs_and_interactions_survive_a_restart(tmp_path):
+    runtime = await open_stores(tmp_path)
+    engine = runtime.engine
+    engine.modes.set("cmd_run", "always-allow")
+    await engine.create(json.loads(EXAMPLE))
+    record = await engine.run("check-three-nodes", {"host": "n1"})
+    assert record.status == "succeeded"
+    await runtime.close()
+
+    runtime = await open_stores(tmp_path)
+    engine = runtime.engine
+    try:
+        assert [s["name"] for s in await engine.list()] == ["check-three-nodes"]
+        stored = await engine.get_run(record.run_id)
+        assert stored is not None and stored.status == "succeeded" and stored.outputs == record.outputs
+        autos = await engine.interaction_store.list()
+        assert len(autos) == 2 and all(r.auto and r.status == "resolved" for r in autos)
+        assert engine.modes.get("cmd_run") == "always-allow"
+    finally:
+        await runtime.close()
+
+
+async def test_a_second_open_of_the_same_folder_in_another_process_is_refused(tmp_path):
+    runtime = await open_stores(tmp_path)
+    try:
+        code = ("import asyncio,sys; from gui.store.open import open_stores\n"
+                "try:\n asyncio.run(open_stores(__import__('pathlib').Path(sys.argv[1])))\n"
+                "except Exception as e: print(type(e).__name__, e)")
+        out = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True,
+                             timeout=60).stdout
+        assert out.startswith("DataFolderInUseError")
+        assert str(tmp_path) in out and f"pid {os.getpid()}" in out
+    finally:
+        await runtime.close()
+
+
+def _spawn(folder: Path, answer: bool) -> tuple[subprocess.Popen[str], str, str]:
+    proc = subprocess.Popen([sys.executable, str(HERE / "respond_child.py"), str(folder),
+                             "answer" if answer else "wait"], stdout=subprocess.PIPE, text=True)
+    assert proc.stdout is not None
+    line = proc.stdout.readline().split()
+    assert line and line[0] == "waiting", line
+    return proc, line[1], line[2]
+
+
+async def test_response_is_on_disk_once_respond_returned_even_if_killed_right_after(tmp_path):
+    proc, iid, run_id = _spawn(tmp_path, answer=True)
+    assert proc.stdout.readline().strip() == "responded"
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(timeout=30)
+    runtime = await open_stores(tmp_path)
+    try:
+        record = await runtime.engine.interactions.get(iid)
+        assert record.status == "resolved"
+        assert record.result.response == ApprovalResponse(decision="approved")
+    finally:
+        await runtime.close()
+
+
+async def test_startup_recovery_cancels_leftovers_and_interrupts_their_runs(tmp_path):
+    proc, iid, run_id = _spawn(tmp_path, answer=False)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(timeout=30)
+    from gui.runtime import open_runtime
+
+    runtime = await open_runtime(tmp_path, memory=False)
+    try:
+        assert runtime.recovered_runs == [run_id]
+        record = await runtime.engine.interactions.get(iid)
+        assert (record.status, record.result.reason) == ("cancelled", "runtime_interrupted")
+        run = await runtime.engine.get_run(run_id)
+        assert run.status == "interrupted"
+        assert run.groups[1].status == "waiting"  # what it had not reached is kept as it was
+    finally:
+        await runtime.close()
+
+
+async def test_a_corrupt_file_is_moved_aside_with_a_message_not_emptied(tmp_path):
+    (tmp_path / "sequences.json").write_text("this is not json {", encoding="utf-8")
+    runtime = await open_stores(tmp_path)
+    try:
+        assert len(runtime.notices) == 1 and "moved aside" in runtime.notices[0]
+        moved = [p for p in tmp_path.iterdir() if p.name.startswith("sequences.json.corrupt")]
+        assert len(moved) == 1 and moved[0].read_text() == "this is not json {"
+        assert await runtime.engine.list() == []
+    finally:
+        await runtime.close()
+
+
+async def test_run_list_pages_across_running_and_history(tmp_path):
+    runtime = await open_stores(tmp_path)
+    engine = runtime.engine
+    try:
+        await engine.create({"name": "quick", "groups": [{"name": "q", "tools": '{"tool":"echo","args":{"value":1}} ;'}]})
+        ids = [(await engine.run("quick", {})).run_id for _ in range(5)]
+        listed = [r.run_id for r in await engine.list_runs(limit=3)]
+        assert listed == ids[::-1][:3]
+        assert [r.run_id for r in await engine.list_runs(limit=3, offset=3)] == ids[::-1][3:]
+    finally:
+        await runtime.close()
+
+
+def test_lock_is_released_on_close_so_the_folder_can_be_reopened(tmp_path):
+    async def twice() -> None:
+        for _ in range(2):
+            runtime = await open_stores(tmp_path)
+            await runtime.close()
+
+    asyncio.run(twice())
+    release_lock(tmp_path)
+    with pytest.raises(DataFolderInUseError):
+        async def clash() -> None:
+            rt = await open_stores(tmp_path)
+            try:
+                from gui.store.lock import InstanceLock
+
+                InstanceLock(tmp_path).acquire()  # a second lock object in this process: refused
+            finally:
+                await rt.close()
+
+        asyncio.run(clash())

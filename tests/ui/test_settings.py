@@ -1,0 +1,62 @@
+"""Settings (`/settings`): approval modes, the data folder, MCP servers."""
+
+from __future__ import annotations
+
+import pytest
+from nicegui import app
+from nicegui.testing import User
+
+from gui import runtime
+
+
+@pytest.fixture(autouse=True)
+def fresh_app() -> None:
+    """`create_app` registers once per process (app.state survives NiceGUI's reset between tests)."""
+    app.state.seqdesk_created = False
+
+
+async def test_tools_that_need_approval_are_listed_with_their_mode(user: User):
+    await user.open("/settings")
+    await user.should_see(marker="approval-cmd_run")
+    await user.should_see(marker="approval-file_write")
+    await user.should_not_see(marker="approval-echo")
+    await user.should_see("Asks every time")
+
+
+async def test_revoking_always_allow_makes_the_tool_ask_again(user: User):
+    engine = runtime.current().engine
+    engine.modes.set("cmd_run", "always-allow")
+    await user.open("/settings")
+    await user.should_see("Always allowed")
+    user.find(marker="revoke-cmd_run").click()
+    await user.should_not_see("Always allowed", retries=50)
+    assert engine.modes.get("cmd_run") == "ask"
+    await user.should_see(marker="approval-cmd_run")
+
+
+async def test_the_data_folder_says_in_memory_when_nothing_is_saved(user: User):
+    await user.open("/settings")
+    await user.should_see("In memory: nothing is kept after the app closes.")
+
+
+async def test_an_mcp_server_can_be_added_and_removed(user: User):
+    await user.open("/settings")
+    await user.should_see("No MCP servers yet.", retries=20)
+    user.find(marker="mcp-name").type("time")
+    user.find(marker="mcp-command").type("uvx mcp-server-time --local-timezone UTC")
+    user.find(marker="mcp-add").click()
+    await user.should_see(marker="mcp-time", retries=50)
+    await user.should_see("uvx mcp-server-time --local-timezone UTC")
+    user.find(marker="mcp-remove-time").click()
+    user.find(marker="mcp-confirm-remove").click()
+    await user.should_see("No MCP servers yet.", retries=50)
+
+
+async def test_an_mcp_server_form_explains_what_is_wrong(user: User):
+    await user.open("/settings")
+    user.find(marker="mcp-name").type("Bad Name")
+    user.find(marker="mcp-add").click()
+    await user.should_see("name: use 1 to 40 lowercase letters, digits, _ or -")
+    user.find(marker="mcp-name").clear().type("good")
+    user.find(marker="mcp-add").click()
+    await user.should_see("a stdio server needs a command to start it")
