@@ -5,7 +5,7 @@ be registered before the engine opens and tests can put an in-memory engine in p
 thin skin over `Engine`: it turns requests into engine calls and the engine's errors into 4xx
 answers whose `detail` says what is wrong and where. Bad input never becomes a 500: bodies are
 bounded and decoded by `api_body`, FastAPI's own validation errors are rewritten as one readable
-sentence, and unknown `/api/...` paths answer JSON rather than a page.
+sentence, and unknown `/api/...` paths answer JSON rather than NiceGUI's page.
 
 With a token, `register_api` also installs the token gate and the login form (`gui.auth`).
 """
@@ -19,10 +19,10 @@ from fastapi import Depends, FastAPI, Query, Request
 from fastapi.exception_handlers import request_validation_exception_handler
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import PlainTextResponse, Response
-from fastapi.routing import APIRoute
 from fastapi.sse import EventSourceResponse
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
-from starlette.routing import Match
+from starlette.routing import Match, Router
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 import gui
 from gui import runtime
@@ -103,6 +103,38 @@ def _install_error_handlers(app: FastAPI) -> None:
     app.add_exception_handler(RequestValidationError, invalid_request)
 
 
+class ApiFallback:
+    """JSON 404 / 405 for `/api/...` requests that no route takes (NiceGUI would answer with a page).
+
+    A middleware rather than a catch-all route, so that routes added later still win.
+    """
+
+    def __init__(self, app: ASGIApp, *, router: Router) -> None:
+        self.app = app
+        self.router = router
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and str(scope.get("path", "")).startswith("/api/"):
+            allowed: set[str] = set()
+            for route in self.router.routes:
+                match, _ = route.matches(scope)
+                if match is Match.FULL:
+                    break
+                if match is Match.PARTIAL:
+                    allowed.update(getattr(route, "methods", None) or ())
+            else:
+                method, path = scope.get("method", "GET"), scope["path"]
+                if allowed:
+                    methods = ", ".join(sorted(allowed))
+                    answer = json_response({"detail": f"{method} is not allowed on {path} (use {methods})"}, 405,
+                                           {"Allow": methods})
+                else:
+                    answer = json_response({"detail": f"there is no API route {method} {path}"}, 404)
+                await answer(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
+
+
 def register_api(app: FastAPI, *, token: str | None) -> None:
     """Add the `/api` routes, the error handlers, the body limit and (with a token) the gate.
 
@@ -130,16 +162,7 @@ def register_api(app: FastAPI, *, token: str | None) -> None:
         async for item in event_stream(eng, wanted, run_id):
             yield item
 
-    @app.api_route("/api/{path:path}", methods=["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"],
-                   include_in_schema=False)
-    async def unknown(request: Request, path: str) -> Response:
-        allowed = sorted({m for r in app.router.routes if isinstance(r, APIRoute) and r.endpoint is not unknown
-                          and r.matches(request.scope)[0] is Match.PARTIAL for m in r.methods or ()})
-        if allowed:
-            return json_response({"detail": f"{request.method} is not allowed on {request.url.path} "
-                                            f"(use {', '.join(allowed)})"}, 405, {"Allow": ", ".join(allowed)})
-        return json_response({"detail": f"there is no API route {request.method} {request.url.path}"}, 404)
-
+    app.add_middleware(ApiFallback, router=app.router)
     app.add_middleware(BodyLimitMiddleware)
     if token is not None:
         if len(token) < MIN_TOKEN_LENGTH:

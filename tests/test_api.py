@@ -1,7 +1,7 @@
 """The HTTP API's routes, each for success and failure, with an in-memory engine in place.
 
-Waits are on bus events or the runner, bounded by `T`; the event stream is read through a small
-streaming ASGI transport (httpx's own buffers a response to its end, and an event stream has none).
+Waits are on bus events or the runner, bounded by `T`. The event stream has its own file
+(`test_api_events.py`), bad bodies and fuzzing theirs (`test_api_fuzz.py`).
 """
 
 from __future__ import annotations
@@ -231,6 +231,9 @@ async def test_stopping_a_waiting_run_cancels_its_request_and_a_second_stop_says
     interaction = (await client.get(f"/api/interactions/{iid}")).json()
     assert interaction["status"] == "cancelled" and interaction["result"]["reason"] == "turn_stopped"
     assert (await client.post(f"/api/runs/{run_id}/stop")).json() == {"stopped": False}
+    late = await client.post(f"/api/interactions/{iid}/respond", json={"kind": "approval", "decision": "approved"})
+    assert late.status_code == 409
+    assert late.json()["detail"].startswith(f"interaction {iid} was cancelled (turn_stopped)")
 
 
 # -- interactions ----------------------------------------------------------------------------------
@@ -257,6 +260,14 @@ async def test_a_second_answer_is_409_saying_it_was_already_answered(client, eng
     again = await client.post(f"/api/interactions/{iid}/respond", json=approve)
     assert again.status_code == 409
     assert again.json()["detail"].startswith(f"interaction {iid} was already answered")
+
+
+async def test_of_two_answers_at_once_exactly_one_wins(client, engine):
+    _, iid = await pending_approval(client, engine)
+    url = f"/api/interactions/{iid}/respond"
+    answers = await asyncio.gather(client.post(url, json={"kind": "approval", "decision": "approved"}),
+                                   client.post(url, json={"kind": "approval", "decision": "denied"}))
+    assert sorted(a.status_code for a in answers) == [200, 409]
 
 
 async def test_the_seeds_wrapped_response_is_accepted(client, engine):
@@ -288,121 +299,3 @@ async def test_unknown_interactions_and_statuses_are_refused(client):
     assert answer.status_code == 404 and answer.json() == {"detail": "there is no interaction nope"}
     bad = await client.get("/api/interactions", params={"status": "open"})
     assert bad.status_code == 422 and bad.json()["detail"].startswith("query.status: Input should be 'pending'")
-
-
-# -- the event stream ------------------------------------------------------------------------------
-
-class StreamingTransport(httpx.AsyncBaseTransport):
-    """Hands the response body over chunk by chunk; closing the response disconnects the client."""
-
-    def __init__(self, app: FastAPI) -> None:
-        self.app = app
-
-    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-        body = b"".join([part async for part in request.stream])
-        started: asyncio.Future[dict] = asyncio.get_running_loop().create_future()
-        chunks: asyncio.Queue[bytes | None] = asyncio.Queue()
-        gone = asyncio.Event()
-        sent = False
-
-        async def receive() -> dict:
-            nonlocal sent
-            if not sent:
-                sent = True
-                return {"type": "http.request", "body": body, "more_body": False}
-            await gone.wait()
-            return {"type": "http.disconnect"}
-
-        async def send(message: dict) -> None:
-            if message["type"] == "http.response.start":
-                started.set_result(message)
-            elif message["type"] == "http.response.body":
-                await chunks.put(message.get("body", b""))
-                if not message.get("more_body"):
-                    await chunks.put(None)
-
-        scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": request.method,
-                 "headers": list(request.headers.raw), "scheme": "http", "path": request.url.path,
-                 "raw_path": request.url.raw_path.split(b"?")[0], "query_string": request.url.query,
-                 "server": ("test", 80), "client": ("127.0.0.1", 1), "root_path": ""}
-        task = asyncio.create_task(self.app(scope, receive, send))
-        self.task = task
-        head = await asyncio.wait_for(started, T)
-
-        class Body(httpx.AsyncByteStream):
-            async def __aiter__(self) -> AsyncIterator[bytes]:
-                while (chunk := await chunks.get()) is not None:
-                    yield chunk
-
-            async def aclose(self) -> None:
-                gone.set()
-                await asyncio.wait_for(task, T)
-
-        return httpx.Response(head["status"], headers=head.get("headers", []), stream=Body())
-
-
-async def read_sse(lines: AsyncIterator[str], count: int) -> list[dict[str, str]]:
-    """The next `count` events (comments included, as {"comment": ...})."""
-    events: list[dict[str, str]] = []
-    current: dict[str, str] = {}
-    async with asyncio.timeout(T):
-        async for line in lines:
-            if line == "":
-                if current:
-                    events.append(current)
-                    current = {}
-                if len(events) == count:
-                    return events
-            elif line.startswith(":"):
-                current["comment"] = line[1:].strip()
-            else:
-                key, _, value = line.partition(": ")
-                current[key] = value
-    return events
-
-
-@pytest.fixture
-async def streaming(app: FastAPI) -> AsyncIterator[httpx.AsyncClient]:
-    async with httpx.AsyncClient(transport=StreamingTransport(app), base_url="http://test") as c:
-        yield c
-
-
-async def test_the_event_stream_carries_a_run_as_it_happens(client, streaming, engine):
-    await save(client, doc())
-    async with streaming.stream("GET", "/api/events", params={"types": "run."}) as response:
-        assert response.headers["content-type"].startswith("text/event-stream")
-        lines = response.aiter_lines()
-        assert (await read_sse(lines, 1))[0]["comment"] == "connected"
-        run_id = (await client.post("/api/runs", json={"sequence": "greet", "args": {"who": "Ada"}})).json()["run_id"]
-        started, finished = await read_sse(lines, 2)
-    assert (started["event"], finished["event"]) == ("run.started", "run.finished")
-    data = json.loads(finished["data"])
-    assert data["run_id"] == run_id and data["data"]["status"] == "succeeded"
-    assert int(finished["id"]) == data["seq"]
-
-
-async def test_the_event_stream_shows_a_request_for_a_person(client, streaming, engine):
-    async with streaming.stream("GET", "/api/events", params={"types": "interaction"}) as response:
-        lines = response.aiter_lines()
-        await read_sse(lines, 1)
-        _, iid = await pending_approval(client, engine)
-        [created] = await read_sse(lines, 1)
-    assert created["event"] == "interaction.created"
-    assert json.loads(created["data"])["data"]["interaction_id"] == iid
-
-
-async def test_the_event_stream_sends_a_heartbeat_when_quiet(streaming, monkeypatch):
-    import fastapi.routing
-
-    monkeypatch.setattr(fastapi.routing, "_PING_INTERVAL", 0.05)
-    async with streaming.stream("GET", "/api/events") as response:
-        lines = response.aiter_lines()
-        assert [e["comment"] for e in await read_sse(lines, 2)] == ["connected", "ping"]
-
-
-async def test_the_event_stream_ends_and_unsubscribes_when_the_client_leaves(streaming, engine):
-    async with streaming.stream("GET", "/api/events") as response:
-        await read_sse(response.aiter_lines(), 1)
-        assert len(engine.bus._subscribers) == 1
-    assert streaming._transport.task.done()
-    assert len(engine.bus._subscribers) == 0

@@ -137,6 +137,18 @@ async def test_unknown_api_paths_are_404_and_wrong_methods_405_in_json(client):
     assert wrong.status_code == 405 and wrong.headers["allow"] == "GET, POST"
 
 
+async def test_an_api_route_added_later_still_answers():
+    app = FastAPI()
+    register_api(app, token=None)
+
+    @app.get("/api/later")
+    async def later() -> dict:
+        return {"here": True}
+
+    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://test") as c:
+        assert (await c.get("/api/later")).json() == {"here": True}
+
+
 async def test_without_an_open_engine_the_api_says_so_with_503(client):
     runtime.set_current(None)
     answer = await client.get("/api/sequences")

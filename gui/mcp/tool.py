@@ -3,7 +3,10 @@
 Safety comes from the server's own annotations only when the person trusts the server: a trusted
 server's `readOnlyHint` tools run without asking and beside other tools; everything else, and every
 tool of an untrusted server, asks first (a tool approval showing the validated input) and runs alone.
-The call itself goes through the `McpConnection` that listed the tool.
+The call itself goes through the `McpConnection` that listed the tool. A result's structured
+content is the step's value; when a server wrapped a plain value as `{"result": …}` (the Python SDK
+does this for every non-object return, and says so with an output schema holding only `result`),
+the plain value is the step's value, so a tool that returns text fills a `string` slot.
 """
 
 from __future__ import annotations
@@ -39,6 +42,7 @@ class McpTool(Tool):
         self.approval = "none" if self.concurrency_safe else "tool"
         self._schema: dict[str, Any] = dict(remote.input_schema or _OBJECT)
         self._validator = _validator(self.name, self._schema)
+        self._wrapped = _wraps_result(remote.output_schema)
 
     def input_schema(self) -> dict[str, Any]:
         return self._schema
@@ -54,7 +58,14 @@ class McpTool(Tool):
 
     async def call(self, args: dict[str, JsonValue], ctx: ToolContext) -> JsonValue:
         result = await self.connection.call_tool(self.remote_name, args, ctx)
-        return result_value(self.name, result)
+        return result_value(self.name, result, wrapped=self._wrapped)
+
+
+def _wraps_result(schema: dict[str, Any] | None) -> bool:
+    if not isinstance(schema, dict):
+        return False
+    props = schema.get("properties")
+    return isinstance(props, dict) and list(props) == ["result"] and schema.get("required") == ["result"]
 
 
 def _validator(name: str, schema: dict[str, Any]) -> jsonschema.protocols.Validator:
@@ -69,13 +80,14 @@ def _validator(name: str, schema: dict[str, Any]) -> jsonschema.protocols.Valida
     return cls(schema)
 
 
-def result_value(name: str, result: CallToolResult) -> JsonValue:
-    """Structured content as an object, else the text blocks joined; an error result raises."""
+def result_value(name: str, result: CallToolResult, *, wrapped: bool = False) -> JsonValue:
+    """Structured content as an object (unwrapped if `wrapped`), else the text blocks joined; an error raises."""
     text = "\n".join(t for t in (_text(block) for block in result.content) if t)
     if result.is_error:
         raise ToolError(f"{name}: {text or 'the tool reported an error without saying why'}")
-    if result.structured_content is not None:
-        return result.structured_content
+    structured = result.structured_content
+    if structured is not None:
+        return structured["result"] if wrapped and list(structured) == ["result"] else structured
     return text
 
 

@@ -62,3 +62,15 @@ def test_results_are_structured_content_else_joined_text_and_errors_raise_with_t
     assert result_value("s.t", CallToolResult(content=[image])) == "[image image/png not shown]"
     with pytest.raises(ToolError, match="s.t: no such zone"):
         result_value("s.t", CallToolResult(content=[TextContent(type="text", text="no such zone")], is_error=True))
+
+
+def test_a_value_the_server_wrapped_as_result_is_unwrapped_only_when_its_output_schema_says_so():
+    wrapped = {"type": "object", "properties": {"result": {"type": "string"}}, "required": ["result"]}
+    remote = RemoteTool(name="now", input_schema=SCHEMA, output_schema=wrapped)
+    tool = McpTool(FakeConnection(), remote, trusted=False)  # type: ignore[arg-type]
+    text = [TextContent(type="text", text="12:00")]
+    assert tool._wrapped is True
+    assert result_value("s.t", CallToolResult(content=text, structured_content={"result": "12:00"}),
+                        wrapped=True) == "12:00"
+    assert result_value("s.t", CallToolResult(content=text, structured_content={"result": "12:00"})) == {
+        "result": "12:00"}

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 
 import pytest
@@ -11,8 +10,6 @@ from nicegui.testing import User
 
 from gui import runtime
 from gui.core.interactions import ApprovalResponse
-
-T = 5.0
 
 
 @pytest.fixture(autouse=True)
@@ -31,12 +28,6 @@ async def save(doc: dict) -> None:
 
 def group(name: str, *calls: dict, **fields) -> dict:
     return {"name": name, "in": {}, "out": {}, "tools": tools(*calls), **fields}
-
-
-async def until(predicate, timeout: float = T) -> None:
-    async with asyncio.timeout(timeout):
-        while not predicate():
-            await asyncio.sleep(0.01)
 
 
 async def pending_ids(run_id: str | None = None) -> list[str]:
@@ -119,7 +110,8 @@ async def test_a_skipped_group_shows_its_reason(user: User):
 
 
 async def test_a_failed_tool_shows_its_error_in_plain_words(user: User):
-    await save({"name": "broken", "groups": [group("broken-g", {"tool": "file_read", "args": {"path": "/nope/x.txt"}})]})
+    call = {"tool": "file_read", "args": {"path": "/nope/x.txt"}}
+    await save({"name": "broken", "groups": [group("broken-g", call)]})
     await user.open("/run?sequence=broken")
     user.find(marker="run-button").click()
     await user.should_see("Failed", retries=100)

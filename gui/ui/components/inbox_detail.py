@@ -46,6 +46,7 @@ class InboxDetail(ui.card):
         self._on_answered = on_answered
         self.countdown: Countdown | None = None
         self.ended = False
+        self._message = ""
         request = record.request
         kind = fmt.kind(request)
         self.props("flat bordered").classes("w-full p-4 gap-3").mark("inbox-detail")
@@ -112,6 +113,10 @@ class InboxDetail(ui.card):
     def show_ended(self, record: InteractionRecord | None, *, message: str = "") -> None:
         """The request can no longer be answered: say why and how it ended, disable the controls."""
         self.ended = True
+        if record is not None:
+            self.record = record
+        message = message or self._message
+        self._message = message
         self.body.lock()
         if self.countdown is not None:
             self.countdown.set_visibility(False)

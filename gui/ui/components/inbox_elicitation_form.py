@@ -39,6 +39,8 @@ class ElicitationForm(RequestBody):
                              .props("no-caps outline").mark("open-url"))
             for spec in request.fields:
                 self._fields[spec.name] = self.control(_field(spec))
+            self.problem = ui.label("").classes("text-negative text-sm").mark("form-problem")
+            self.problem.set_visibility(False)
             with ui.row().classes("gap-2 items-center"):
                 self.control(ui.button("Done" if request.url and not request.fields else "Send", icon="send",
                                        on_click=self._accept).props("no-caps unelevated color=primary")
@@ -70,7 +72,11 @@ class ElicitationForm(RequestBody):
             if not isinstance(element, ui.switch):
                 element.error = "Fill this in: it is required" if spec.name in missing else None
         if missing:
+            titles = ", ".join(spec.title or spec.name for spec in self.specs if spec.name in missing)
+            self.problem.set_text(f"Fill in the required fields before sending: {titles}")
+            self.problem.set_visibility(True)
             return
+        self.problem.set_visibility(False)
         await self.send(ElicitationInteractionResponse(action="accept", values=values))
 
     async def _decline(self) -> None:

@@ -33,13 +33,13 @@ class ToolList(ui.column):
         with self.list:
             for tool in group.tools:
                 self._add_row(tool)
-        self._reindex()
+        self.refresh()
 
     def _add_row(self, tool: ToolDraft) -> None:
         self.rows[tool.uid] = ToolRow(self.ctx, self.group, tool, on_move=self._move, on_remove=self._remove,
                                       on_change=self.ctx.changed)
 
-    def _reindex(self) -> None:
+    def refresh(self) -> None:
         for index, tool in enumerate(self.group.tools):
             self.rows[tool.uid].set_index(index)
         self.empty.set_visibility(not self.group.tools)
@@ -53,7 +53,7 @@ class ToolList(ui.column):
         self.group.tools.append(tool)
         with self.list:
             self._add_row(tool)
-        self._reindex()
+        self.refresh()
         self.ctx.changed()
 
     def _move(self, tool: ToolDraft, delta: int) -> None:
@@ -64,13 +64,13 @@ class ToolList(ui.column):
             return
         tools.insert(target, tools.pop(index))
         self.rows[tool.uid].move(target_index=target)
-        self._reindex()
+        self.refresh()
         self.ctx.changed()
 
     def _remove(self, tool: ToolDraft) -> None:
         self.group.tools.remove(tool)
         self.rows.pop(tool.uid).delete()
-        self._reindex()
+        self.refresh()
         self.ctx.changed()
 
     def update_slots(self) -> None:

@@ -11,10 +11,11 @@ someone is typing in: the opened request is only rebuilt when the person opens a
 
 from __future__ import annotations
 
+import json
 import math
 from typing import Any
 
-from nicegui import ui
+from nicegui import context, ui
 
 from gui import runtime
 from gui.core.events import Event
@@ -69,6 +70,7 @@ class InboxPage:
     # -- building ------------------------------------------------------------------------------
     async def build(self) -> None:
         self.pending = await self._load_pending()
+        self.client = context.client
         with frame("Inbox"):
             self.allowed = ui.row().classes("w-full items-center gap-2 rounded p-3 bg-green-1 text-green-10")
             self.allowed.mark("allowed-banner")
@@ -167,7 +169,7 @@ class InboxPage:
         if previous in self.rows:
             self.rows[previous].set_selected(False)
         if record is None:
-            ui.navigate.history.replace("/inbox")
+            self._set_url("/inbox")
             return
         iid = record.interaction_id
         with self.detail_box:
@@ -177,7 +179,11 @@ class InboxPage:
         if iid in self.rows:
             self.rows[iid].set_selected(True)
             self.rows[iid].set_seen(True)
-        ui.navigate.history.replace(f"/inbox/{iid}")
+        self._set_url(f"/inbox/{iid}")
+
+    def _set_url(self, url: str) -> None:
+        """Keep the address bar on the opened request (reload, share) without reloading the page."""
+        self.client.run_javascript(f"history.replaceState(history.state, '', {json.dumps(url)})")
 
     async def _respond(self, interaction_id: str, response: InteractionResponse) -> None:
         await self.engine.interactions.respond(interaction_id, response)
@@ -233,7 +239,7 @@ class InboxPage:
         self.pending = await self._load_pending()
         self.tab_pending.set_label(self._pending_label())
         detail = self.detail
-        if detail is not None and not detail.ended and detail.interaction_id in ended:
+        if detail is not None and detail.interaction_id in ended and detail.record.status == "pending":
             detail.show_ended(InteractionRecord.model_validate(ended[detail.interaction_id]))
         if created or ended:
             if self.hovered:

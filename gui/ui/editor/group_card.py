@@ -1,0 +1,156 @@
+"""One group as a card: a summary a person can scan, and its fields when opened.
+
+The summary ("Runs if …", inputs → outputs with types, "3 tools · run together", the time limit,
+what a failure does, an amber problem badge) is always shown; the fields are drawn the first time
+the card is opened, which keeps a sequence of fifty groups quick to open. A failed save opens the
+cards that have problems.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from nicegui import ui
+
+from gui.ui.editor.context import EditorContext
+from gui.ui.editor.draft import GroupDraft, condition_text, timeout_text
+from gui.ui.editor.fields import ErrorLabel
+from gui.ui.editor.rules import RulesSection
+from gui.ui.editor.slots import SlotList
+from gui.ui.editor.tools_section import ToolList
+from gui.ui.editor.words import ON_ERROR_WORDS, UNIT_WORDS, plural, type_word
+
+
+@dataclass
+class CardActions:
+    move: Callable[[GroupDraft, int], None]
+    duplicate: Callable[[GroupDraft], None]
+    remove: Callable[[GroupDraft], None]
+
+
+def _slots_text(slots: dict[str, str]) -> str:
+    return ", ".join(f"{n} · {type_word(t)}" for n, t in slots.items()) or "nothing"
+
+
+class GroupCard(ui.card):
+    def __init__(self, ctx: EditorContext, group: GroupDraft, actions: CardActions, *, expanded: bool) -> None:
+        super().__init__()
+        self.classes("w-full gap-2 p-0").props("bordered")
+        self.group = group
+        self.ctx = dataclasses.replace(ctx, changed=self._changed)
+        self.outer_ctx = ctx
+        self.body_drawn = False
+        self.tools: ToolList | None = None
+        self.rules: RulesSection | None = None
+        with self:
+            with ui.row().classes("w-full items-center gap-3 no-wrap px-4 pt-3 cursor-pointer") \
+                    .on("click", self.toggle).mark("group-header"):
+                self.number = ui.label("").classes(
+                    "rounded-full bg-primary text-white w-8 h-8 flex items-center justify-center font-bold shrink-0")
+                with ui.column().classes("gap-0 grow min-w-0"):
+                    self.title = ui.label("").classes("text-lg font-medium").mark("group-title")
+                    self.summary = ui.label("").classes("text-sm text-grey-8").mark("group-summary")
+                with ui.row().classes("items-center gap-1 text-amber-10 no-wrap") as self.badge:
+                    ui.icon("warning", color="amber-9")
+                    self.badge_text = ui.label("").mark("group-problems")
+                with ui.button(icon="more_vert").props("flat round dense").on("click.stop", lambda: None) \
+                        .mark("group-menu"):
+                    with ui.menu():
+                        ui.menu_item("Move up", lambda: actions.move(group, -1)).mark("group-move-up")
+                        ui.menu_item("Move down", lambda: actions.move(group, 1)).mark("group-move-down")
+                        ui.menu_item("Duplicate", lambda: actions.duplicate(group)).mark("group-duplicate")
+                        ui.menu_item("Delete", lambda: actions.remove(group)).mark("group-delete")
+                self.chevron = ui.icon("expand_more").classes("text-2xl")
+            with ui.row().classes("w-full px-4 pb-2 gap-2 text-sm"):
+                self.flow = ui.label("").classes("text-grey-8").mark("group-flow")
+            self.card_error = ErrorLabel()
+            self.card_error.classes("px-4")
+            ctx.fields.register(f"{group.uid}.card", self, self.card_error)
+            self.body = ui.column().classes("w-full gap-4 px-4 pb-4")
+        self.set_problems(0)
+        self.refresh_summary()
+        self.set_expanded(expanded)
+
+    # -- header -------------------------------------------------------------------------------
+    def set_index(self, index: int) -> None:
+        self.mark(f"group-{index + 1} group-card")
+        self.number.set_text(str(index + 1))
+
+    def set_problems(self, count: int) -> None:
+        self.badge.set_visibility(count > 0)
+        self.badge_text.set_text(plural(count, "problem"))
+
+    def refresh_summary(self) -> None:
+        group = self.group
+        self.title.set_text(group.name or "Unnamed group")
+        when = condition_text(group.when)
+        parts = ["Always runs" if when.strip() == "true" else f"Runs if: {when}"]
+        count = len(group.tools)
+        parts.append(f"{plural(count, 'tool')} · {'run together' if group.parallel else 'one by one'}")
+        timeout = timeout_text(group)
+        if timeout:
+            amount = timeout[: -len(group.timeout_unit)]
+            parts.append(f"Stops after {amount} {UNIT_WORDS.get(group.timeout_unit, group.timeout_unit)}")
+        parts.append(f"If a tool fails: {ON_ERROR_WORDS.get(group.on_error, group.on_error)}")
+        self.summary.set_text(" · ".join(parts))
+        self.flow.set_text(f"Needs {_slots_text(group.declared('in'))} → gives {_slots_text(group.declared('out'))}")
+
+    # -- body ---------------------------------------------------------------------------------
+    def toggle(self) -> None:
+        self.set_expanded(not self.body.visible)
+
+    def set_expanded(self, expanded: bool) -> None:
+        if expanded and not self.body_drawn:
+            self._draw_body()
+        self.body.set_visibility(expanded)
+        self.chevron.set_name("expand_less" if expanded else "expand_more")
+
+    def _draw_body(self) -> None:
+        self.body_drawn = True
+        group, ctx = self.group, self.ctx
+        with self.body:
+            with ui.row().classes("w-full gap-4 items-start"):
+                name = ui.input("Group name", value=group.name, on_change=self._set_name) \
+                    .classes("w-72").mark("group-name")
+                name.props['hint'] = "Unique across all your sequences"
+                description = ui.input("What it does", value=group.description, on_change=self._set_description) \
+                    .classes("grow").mark("group-description")
+            ctx.fields.register(f"{group.uid}.name", name)
+            ctx.fields.register(f"{group.uid}.description", description)
+            with ui.row().classes("w-full gap-6 items-start no-wrap"):
+                self.inputs = SlotList(ctx, group, "in", self._slots_changed)
+                self.outputs = SlotList(ctx, group, "out", self._slots_changed)
+            ui.separator()
+            self.tools = ToolList(ctx, group)
+            ui.separator()
+            self.rules = RulesSection(ctx, group, on_parallel=self._parallel_changed)
+
+    def _set_name(self, e: object) -> None:
+        self.group.name = getattr(e, "value", "") or ""
+        self._changed()
+
+    def _set_description(self, e: object) -> None:
+        self.group.description = getattr(e, "value", "") or ""
+        self._changed()
+
+    def _slots_changed(self) -> None:
+        if self.tools is not None:
+            self.tools.update_slots()
+        if self.rules is not None:
+            self.rules.update_slots()
+        self._changed()
+
+    def _parallel_changed(self) -> None:
+        if self.tools is not None:
+            self.tools.refresh()
+
+    def _changed(self) -> None:
+        self.refresh_summary()
+        self.outer_ctx.changed()
+
+    def add_tool(self, name: str) -> None:
+        self.set_expanded(True)
+        assert self.tools is not None
+        self.tools.add_tool(name)

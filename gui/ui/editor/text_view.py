@@ -1,0 +1,75 @@
+"""The sequence as text in the seed's format, editable, with each problem marked where it is.
+
+The marks come from `textpos.locate`, which follows a problem's `loc` into the document and, for
+errors inside the `tools` text or the condition, through the escaped string to the character.
+Below the editor the same problems are listed with their line and column; clicking one scrolls
+the editor to it. Marks are placed on the text as it was checked and cleared on the next check.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from nicegui import ui
+
+from gui.core.errors import Problem
+from gui.ui.editor.textpos import line_col, locate
+
+CSS = """
+.seqdesk-mark-error { text-decoration: underline wavy #c10015; background: rgba(193, 0, 21, 0.10); }
+.seqdesk-mark-warning { text-decoration: underline wavy #b26a00; background: rgba(255, 193, 7, 0.18); }
+.seqdesk-line-error { background: rgba(193, 0, 21, 0.05); }
+"""
+
+
+class TextView(ui.column):
+    def __init__(self, on_change: Callable[[], None], on_save: Callable[[], Any]) -> None:
+        super().__init__()
+        self.classes("w-full gap-2")
+        with self:
+            ui.label("The same sequence in the text format (JSON). Edit it here or in the visual editor; "
+                     "switching keeps your changes.").classes("text-sm text-grey-8")
+            self.editor = ui.codemirror("", language="JSON", line_wrapping=True,
+                                        on_change=lambda: on_change(),
+                                        keymap={"Mod-s": lambda: on_save()}) \
+                .classes("w-full h-[60vh] border rounded").mark("text-view")
+            self.why = ui.label("").classes("text-negative font-medium").mark("text-why")
+            self.why.set_visibility(False)
+            self.list = ui.column().classes("w-full gap-1").mark("text-problems")
+
+    @property
+    def text(self) -> str:
+        return self.editor.value or ""
+
+    def set_text(self, text: str) -> None:
+        if text != self.editor.value:
+            self.editor.value = text
+
+    def explain(self, message: str | None) -> None:
+        """Why the visual view cannot show this text (shown above the problem list)."""
+        self.why.set_text(message or "")
+        self.why.set_visibility(bool(message))
+
+    def show(self, problems: list[Problem]) -> None:
+        text = self.text
+        decorations: list[dict[str, Any]] = []
+        tooltips: dict[int, str] = {}
+        self.list.clear()
+        with self.list:
+            for problem in problems:
+                start, end = locate(text, problem)
+                line, column = line_col(text, start)
+                kind = "error" if problem.severity == "error" else "warning"
+                if end > start:
+                    decorations.append({"kind": "mark", "from": start, "to": end, "class": f"seqdesk-mark-{kind}",
+                                        "attributes": {"title": problem.message}})
+                decorations.append({"kind": "line", "line": line, "class": "seqdesk-line-error"})
+                tooltips[line] = (tooltips[line] + "\n" if line in tooltips else "") + problem.message
+                icon = "error" if kind == "error" else "warning"
+                with ui.row().classes("items-start gap-2 cursor-pointer no-wrap") \
+                        .on("click", lambda n=line: self.editor.reveal_line(n)).mark("text-problem"):
+                    ui.icon(icon, color="negative" if kind == "error" else "amber-9")
+                    ui.label(f"Line {line}, column {column}: {problem.message}").classes("text-sm")
+        self.editor.decorations = decorations
+        self.editor.props["line-tooltips"] = tooltips

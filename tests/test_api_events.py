@@ -1,0 +1,193 @@
+"""`GET /api/events`: what a client of the event stream sees, and that leaving it leaves nothing behind.
+
+httpx's ASGI transport buffers a response to its end, and an event stream has none, so the stream
+is read through `StreamingTransport`, which hands the body over chunk by chunk and disconnects the
+client when the response is closed. Every wait is bounded by `T`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator
+
+import fastapi.routing
+import httpx
+import pytest
+from fastapi import FastAPI
+
+from gui import runtime
+from gui.api import register_api
+from gui.core.engine import Engine
+from gui.runtime import Runtime
+from gui.tools import default_registry
+
+T = 5.0
+ECHO = {"name": "greet", "groups": [{"name": "say", "in": {"who": "string"}, "out": {"text": "string"},
+                                     "tools": '{"tool":"echo","args":{"value":"hi $args.who"},"as":"text"} ;'}]}
+SHELL = {"name": "shell", "groups": [{"name": "ask", "in": {}, "out": {},
+                                      "tools": '{"tool":"cmd_run","args":{"command":"echo hi"}} ;'}]}
+
+
+class StreamingTransport(httpx.AsyncBaseTransport):
+    def __init__(self, app: FastAPI) -> None:
+        self.app = app
+        self.task: asyncio.Task[None] | None = None
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        body = b"".join([part async for part in request.stream])
+        started: asyncio.Future[dict] = asyncio.get_running_loop().create_future()
+        chunks: asyncio.Queue[bytes | None] = asyncio.Queue()
+        gone = asyncio.Event()
+        delivered = False
+
+        async def receive() -> dict:
+            nonlocal delivered
+            if not delivered:
+                delivered = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            await gone.wait()
+            return {"type": "http.disconnect"}
+
+        async def send(message: dict) -> None:
+            if message["type"] == "http.response.start":
+                started.set_result(message)
+            elif message["type"] == "http.response.body":
+                await chunks.put(message.get("body", b""))
+                if not message.get("more_body"):
+                    await chunks.put(None)
+
+        scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": request.method,
+                 "headers": list(request.headers.raw), "scheme": "http", "path": request.url.path,
+                 "raw_path": request.url.raw_path.split(b"?")[0], "query_string": request.url.query,
+                 "server": ("test", 80), "client": ("127.0.0.1", 1), "root_path": ""}
+        task = self.task = asyncio.create_task(self.app(scope, receive, send))
+        head = await asyncio.wait_for(started, T)
+
+        class Body(httpx.AsyncByteStream):
+            async def __aiter__(self) -> AsyncIterator[bytes]:
+                while (chunk := await chunks.get()) is not None:
+                    yield chunk
+
+            async def aclose(self) -> None:
+                gone.set()
+                await asyncio.wait_for(task, T)
+
+        return httpx.Response(head["status"], headers=head.get("headers", []), stream=Body())
+
+
+async def read_sse(lines: AsyncIterator[str], count: int) -> list[dict[str, str]]:
+    """The next `count` events; a comment comes as {"comment": ...}."""
+    events: list[dict[str, str]] = []
+    current: dict[str, str] = {}
+    async with asyncio.timeout(T):
+        async for line in lines:
+            if line == "":
+                if current:
+                    events.append(current)
+                    current = {}
+                if len(events) == count:
+                    return events
+            elif line.startswith(":"):
+                current["comment"] = line[1:].strip()
+            else:
+                key, _, value = line.partition(": ")
+                current[key] = value
+    return events
+
+
+@pytest.fixture
+async def engine() -> AsyncIterator[Engine]:
+    eng = Engine(registry=default_registry())
+    runtime.set_current(Runtime(engine=eng))
+    await eng.create(ECHO)
+    await eng.create(SHELL)
+    yield eng
+    await eng.close()
+    runtime.set_current(None)
+
+
+@pytest.fixture
+def transport(engine: Engine) -> StreamingTransport:
+    app = FastAPI()
+    register_api(app, token=None)
+    return StreamingTransport(app)
+
+
+@pytest.fixture
+async def client(transport: StreamingTransport) -> AsyncIterator[httpx.AsyncClient]:
+    async with httpx.AsyncClient(transport=transport, base_url="http://test") as c:
+        yield c
+
+
+async def start(client: httpx.AsyncClient, name: str, **args: str) -> str:
+    answer = await client.post("/api/runs", json={"sequence": name, "args": args})
+    assert answer.status_code == 202
+    return answer.json()["run_id"]
+
+
+async def test_a_run_is_streamed_as_it_happens(client, engine):
+    async with client.stream("GET", "/api/events", params={"types": "run."}) as response:
+        assert response.headers["content-type"].startswith("text/event-stream")
+        lines = response.aiter_lines()
+        assert (await read_sse(lines, 1))[0]["comment"] == "connected"
+        run_id = await start(client, "greet", who="Ada")
+        started, finished = await read_sse(lines, 2)
+    assert (started["event"], finished["event"]) == ("run.started", "run.finished")
+    data = json.loads(finished["data"])
+    assert data["run_id"] == run_id and data["data"]["status"] == "succeeded"
+    assert data["data"]["outputs"] == {"text": "hi Ada"}
+    assert int(finished["id"]) == data["seq"]
+
+
+async def test_a_request_for_a_person_is_streamed_with_its_id(client, engine):
+    async with client.stream("GET", "/api/events", params={"types": "interaction"}) as response:
+        lines = response.aiter_lines()
+        await read_sse(lines, 1)
+        run_id = await start(client, "shell")
+        [created] = await read_sse(lines, 1)
+    assert created["event"] == "interaction.created"
+    data = json.loads(created["data"])
+    [pending] = await engine.interactions.pending(run_id)
+    assert data["data"]["interaction_id"] == pending.interaction_id
+    assert data["data"]["record"]["request"]["command"] == "echo hi"
+
+
+async def test_the_stream_can_follow_one_run_only(client, engine):
+    followed = await start(client, "greet", who="A")
+    await engine.runner.wait(followed, T)
+    async with client.stream("GET", "/api/events", params={"run_id": followed}) as response:
+        lines = response.aiter_lines()
+        await read_sse(lines, 1)
+        await engine.runner.wait(await start(client, "greet", who="B"), T)  # not followed: not seen
+        engine.bus.publish("run.finished", followed, status="marker")
+        [first] = await read_sse(lines, 1)
+    assert json.loads(first["data"])["data"] == {"status": "marker"}
+
+
+async def test_a_quiet_stream_sends_a_heartbeat(client, monkeypatch):
+    monkeypatch.setattr(fastapi.routing, "_PING_INTERVAL", 0.05)
+    async with client.stream("GET", "/api/events") as response:
+        assert [e["comment"] for e in await read_sse(response.aiter_lines(), 2)] == ["connected", "ping"]
+
+
+async def test_the_stream_ends_and_unsubscribes_when_the_client_leaves(client, transport, engine):
+    async with client.stream("GET", "/api/events") as response:
+        await read_sse(response.aiter_lines(), 1)
+        assert len(engine.bus._subscribers) == 1  # the stream's own subscription
+    assert transport.task is not None and transport.task.done()
+    assert len(engine.bus._subscribers) == 0
+
+
+async def test_the_stream_ends_when_the_engine_is_closed(client, engine, monkeypatch):
+    from gui import api_events
+
+    monkeypatch.setattr(api_events, "CHECK_SECONDS", 0.01)
+    async with client.stream("GET", "/api/events") as response:
+        lines = response.aiter_lines()
+        await read_sse(lines, 1)
+        runtime.set_current(None)
+        async with asyncio.timeout(T):
+            rest = [line async for line in lines]
+    assert rest == []
+    assert len(engine.bus._subscribers) == 0

@@ -1,0 +1,315 @@
+"""The inbox, driven through the real engine as a person would, with NiceGUI's simulated user.
+
+Requests come either from a real run (a sequence with a `cmd_run` step) or straight from
+`engine.interactions.request(...)`; the test acts in the page and checks what was stored and
+what the waiting tool got. Nothing sleeps: the page is awaited with `should_see(retries=...)`,
+the engine with bus events.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+import uuid
+
+import pytest
+from nicegui import app
+from nicegui.testing import User
+
+from gui import runtime
+from gui.core.engine import Engine
+from gui.core.events import Event
+from gui.core.interactions import (
+    ApprovalResponse,
+    ElicitationFieldSpec,
+    ElicitationInteractionRequest,
+    ExecutionSource,
+    Question,
+    QuestionOption,
+    QuestionRequest,
+    ResolvedResult,
+    ShellApprovalRequest,
+    ToolApprovalRequest,
+    ToolSource,
+)
+
+R = 50  # retries of should_see: 5 s
+
+
+@pytest.fixture(autouse=True)
+def fresh_app() -> None:
+    """`create_app` registers once per process (app.state survives NiceGUI's reset between tests)."""
+    app.state.seqdesk_created = False
+
+
+def engine() -> Engine:
+    return runtime.current().engine
+
+
+def now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+def expect(type_: str, predicate=lambda e: True) -> asyncio.Future[Event]:
+    """A future for the next bus event of `type_` (subscribe before acting)."""
+    future: asyncio.Future[Event] = asyncio.get_running_loop().create_future()
+
+    def on(event: Event) -> None:
+        if event.type == type_ and predicate(event) and not future.done():
+            future.set_result(event)
+
+    unsubscribe = engine().bus.subscribe(on)
+    future.add_done_callback(lambda _: unsubscribe())
+    return future
+
+
+async def wait(future: asyncio.Future[Event], timeout: float = 10) -> Event:
+    return await asyncio.wait_for(future, timeout)
+
+
+def tools(*objs: dict) -> str:
+    return " ".join(json.dumps(o) + " ;" for o in objs)
+
+
+async def start_command_run(command: str = "echo hello", name: str = "inbox-seq") -> str:
+    doc = {"name": name, "groups": [{"name": f"{name}-g", "in": {}, "out": {"said": "string"},
+                                     "tools": tools({"tool": "cmd_run", "args": {"command": command}, "as": "said"})}]}
+    await engine().create(doc)
+    created = expect("interaction.created")
+    record = await engine().start(name)
+    await wait(created)
+    return record.run_id
+
+
+def common(iid: str | None = None, **extra) -> dict:
+    return {"interaction_id": iid or uuid.uuid4().hex, "turn_id": "run-123456789", "created_at": now_ms(),
+            "sequence_name": "Nightly", "group_name": "Checks", **extra}
+
+
+def shell(iid: str | None = None, **extra) -> ShellApprovalRequest:
+    return ShellApprovalRequest(**common(iid, **extra), source=ToolSource(tool_call_id="c1", tool_name="cmd_run"),
+                                title="Run a command", command="rm -rf build/", cwd="/tmp/project",
+                                reason="clean before building", operation="exec")
+
+
+def question(iid: str | None = None) -> QuestionRequest:
+    return QuestionRequest(**common(iid), source=ToolSource(tool_call_id="c2", tool_name="ask_user"),
+                           title="Deploy settings", questions=[
+                               Question(question_id="why", prompt="Why deploy now?", response_type="text"),
+                               Question(question_id="env", prompt="Which environment?", response_type="single_select",
+                                        options=[QuestionOption(value="prod", label="Production",
+                                                                description="customers see it"),
+                                                 QuestionOption(value="stage", label="Staging")]),
+                               Question(question_id="checks", prompt="Which checks?", response_type="multi_select",
+                                        options=[QuestionOption(value="lint", label="Lint"),
+                                                 QuestionOption(value="tests", label="Tests")]),
+                           ])
+
+
+def form(iid: str | None = None, **extra) -> ElicitationInteractionRequest:
+    return ElicitationInteractionRequest(
+        **common(iid, **extra), source=ExecutionSource(), server_name="Calendar server",
+        message="Which **meeting** should I book?", fields=[
+            ElicitationFieldSpec(name="title", type="string", title="Title", required=True),
+            ElicitationFieldSpec(name="minutes", type="number", title="Length", default=30),
+            ElicitationFieldSpec(name="remote", type="boolean", title="Remote"),
+            ElicitationFieldSpec(name="room", type="string", title="Room", enum=["A", "B"], default="A"),
+        ])
+
+
+async def result_of(iid: str):
+    record = await engine().interactions.get(iid)
+    assert record is not None
+    return record
+
+
+# -- approvals through a real run --------------------------------------------------------------
+
+async def test_run_once_approves_the_command_and_the_run_succeeds(user: User):
+    await user.open("/inbox")
+    await user.should_see("You're all caught up.")
+    run_id = await start_command_run("echo hello")
+    await user.should_see("Run a command", retries=R)
+    await user.should_see("echo hello", retries=R)
+    await user.should_see(marker="run-link")
+    finished = expect("run.finished", lambda e: e.run_id == run_id)
+    user.find(marker="approve").click()
+    event = await wait(finished)
+    assert event.data["status"] == "succeeded"
+    assert (await engine().get_run(run_id)).outputs["said"] == "hello"
+    await user.should_see("You're all caught up.", retries=R)
+
+
+async def test_dont_run_with_a_reason_passes_the_reason_to_the_tool(user: User):
+    await user.open("/inbox")
+    run_id = await start_command_run("rm -rf /tmp/nothing-here")
+    await user.should_see(marker="deny", retries=R)
+    user.find(marker="deny-reason").type("use the trash instead")
+    finished = expect("run.finished", lambda e: e.run_id == run_id)
+    user.find(marker="deny").click()
+    assert (await wait(finished)).data["status"] == "failed"
+    run = await engine().get_run(run_id)
+    error = run.groups[0].tools[0].error
+    assert "denied" in error and "use the trash instead" in error
+
+
+async def test_always_allow_sets_the_mode_and_confirms_on_screen(user: User):
+    await user.open("/inbox")
+    run_id = await start_command_run("echo ok")
+    await user.should_see(marker="always-allow", retries=R)
+    finished = expect("run.finished", lambda e: e.run_id == run_id)
+    user.find(marker="always-allow").click()
+    assert (await wait(finished)).data["status"] == "succeeded"
+    await user.should_see("Now always allowed: cmd_run", retries=R)
+    assert engine().modes.get("cmd_run") == "always-allow"
+    user.find(marker="allowed-undo").click()
+    await user.should_see("cmd_run asks again before it runs.", retries=R)
+    assert engine().modes.get("cmd_run") == "ask"
+
+
+async def test_tool_approval_shows_input_and_marks_the_explanation_not_verified(user: User):
+    request = ToolApprovalRequest(**common("tool-1"), source=ToolSource(tool_call_id="c", tool_name="file_write"),
+                                  validated_input={"path": "/tmp/x.txt", "content": "hi"},
+                                  tool_description="Writes a file.", model_explanation="Saving the report.")
+    handle = await engine().interactions.request(request)
+    await user.open("/inbox/tool-1")
+    await user.should_see("Use tool: file_write")
+    await user.should_see("/tmp/x.txt")
+    await user.should_see("Writes a file.")
+    await user.should_see("The caller says (not verified)")
+    user.find(marker="approve").click()
+    result = await asyncio.wait_for(handle.result(), 5)
+    assert isinstance(result, ResolvedResult) and result.response.decision == "approved"
+
+
+# -- questions and forms ---------------------------------------------------------------------------
+
+async def test_question_form_refuses_incomplete_answers_then_sends_all_kinds(user: User):
+    handle = await engine().interactions.request(question("q-1"))
+    await user.open("/inbox")
+    await user.should_see("Deploy settings")
+    user.find(marker="send-answer").click()
+    await user.should_see("every question must be answered", retries=R)
+    assert (await result_of("q-1")).status == "pending"
+    user.find(marker="q-why").type("release day")
+    user.find("Production").click()
+    user.find(marker="q-checks-tests").click()
+    user.find(marker="send-answer").click()
+    result = await asyncio.wait_for(handle.result(), 5)
+    answers = {a.question_id: a.value for a in result.response.answers}
+    assert answers == {"why": "release day", "env": "prod", "checks": ["tests"]}
+    await user.should_see("Answer sent.", retries=R)
+
+
+async def test_elicitation_send_returns_typed_values_and_requires_required_fields(user: User):
+    handle = await engine().interactions.request(form("f-1"))
+    await user.open("/inbox/f-1")
+    await user.should_see("Form from Calendar server")
+    await user.should_see(marker="server-name")
+    user.find(marker="accept").click()
+    await user.should_see("Fill in the required fields before sending: Title", retries=R)
+    assert next(iter(user.find(marker="field-title").elements)).error == "Fill this in: it is required"
+    assert (await result_of("f-1")).status == "pending"
+    user.find(marker="field-title").type("Standup")
+    user.find(marker="field-remote").click()
+    user.find(marker="accept").click()
+    result = await asyncio.wait_for(handle.result(), 5)
+    assert result.response.action == "accept"
+    assert result.response.values == {"title": "Standup", "minutes": 30, "remote": True, "room": "A"}
+
+
+@pytest.mark.parametrize(("marker", "action"), [("decline", "decline"), ("cancel", "cancel")])
+async def test_elicitation_dont_share_declines_and_dismiss_cancels(user: User, marker: str, action: str):
+    handle = await engine().interactions.request(form("f-2"))
+    await user.open("/inbox/f-2")
+    await user.should_see("Form from Calendar server")
+    user.find(marker=marker).click()
+    result = await asyncio.wait_for(handle.result(), 5)
+    assert result.response.action == action and result.response.values == {}
+
+
+async def test_url_elicitation_shows_the_address_with_an_open_button(user: User):
+    request = ElicitationInteractionRequest(**common("u-1"), source=ExecutionSource(), server_name="Auth server",
+                                            message="Sign in to continue.", url="https://example.com/sign-in")
+    handle = await engine().interactions.request(request)
+    await user.open("/inbox/u-1")
+    await user.should_see("https://example.com/sign-in")
+    await user.should_see(marker="open-url")
+    user.find(marker="accept").click()
+    assert (await asyncio.wait_for(handle.result(), 5)).response.action == "accept"
+
+
+# -- requests that end elsewhere ---------------------------------------------------------------
+
+async def test_answering_a_request_answered_elsewhere_says_already_answered(user: User):
+    await engine().interactions.request(shell("s-1"))
+    await user.open("/inbox/s-1")
+    await user.should_see("rm -rf build/")
+    await engine().interactions.respond("s-1", ApprovalResponse(decision="denied"))
+    user.find(marker="approve").click()  # may already be disabled by the live update: both paths are fine
+    await user.should_see("Already answered", retries=R)
+    assert not next(iter(user.find(marker="approve").elements)).enabled
+    assert (await result_of("s-1")).result.response.decision == "denied"
+
+
+async def test_a_request_that_expires_while_open_disables_its_buttons(user: User):
+    ended = expect("interaction.ended", lambda e: e.data["interaction_id"] == "s-2")
+    await engine().interactions.request(shell("s-2", expires_at=now_ms() + 1500))
+    await user.open("/inbox/s-2")
+    await user.should_see("If nobody answers by")
+    await user.should_see("the command won't run.")
+    assert (await wait(ended)).data["status"] == "expired"
+    await user.should_see("Expired at", retries=R)
+    await user.should_see("nothing was sent")
+    await user.should_see(marker="detail-state", content="Expired", retries=R)
+    assert not next(iter(user.find(marker="approve").elements)).enabled
+
+
+async def test_an_expired_request_opened_later_shows_when_it_expired(user: User):
+    ended = expect("interaction.ended", lambda e: e.data["interaction_id"] == "s-3")
+    await engine().interactions.request(shell("s-3", expires_at=now_ms() - 1000))
+    await wait(ended)
+    await user.open("/inbox/s-3")
+    await user.should_see("Expired at")
+    await user.should_see("nothing was sent")
+    assert not next(iter(user.find(marker="approve").elements)).enabled
+
+
+async def test_new_requests_appear_and_answered_ones_leave_without_reload(user: User):
+    await user.open("/inbox")
+    await user.should_see("Needs you (0)")
+    await engine().interactions.request(shell("live-1"))
+    await user.should_see(marker="inbox-row-live-1", retries=R)
+    await user.should_see("Needs you (1)", retries=R)
+    await engine().interactions.respond("live-1", ApprovalResponse(decision="approved"))
+    await user.should_not_see(marker="inbox-row-live-1", retries=R)
+    await user.should_see("Needs you (0)", retries=R)
+
+
+async def test_history_shows_outcomes_reasons_and_filters(user: User):
+    service = engine().interactions
+    await service.request(shell("h-1"))
+    await service.respond("h-1", ApprovalResponse(decision="denied", reason="not today"))
+    await service.request(question("h-2"))
+    await service.cancel("h-2", "turn_stopped")
+    await user.open("/inbox")
+    user.find(marker="tab-history").click()
+    await user.should_see(marker="history-row-h-1", retries=R)
+    await user.should_see("Reason: not today")
+    await user.should_see("Cancelled: the run was stopped")
+    user.find(marker="filter-status").elements.pop().value = "cancelled"
+    await user.should_not_see(marker="history-row-h-1", retries=R)
+    await user.should_see(marker="history-row-h-2")
+
+
+async def test_many_pending_requests_are_paginated(user: User):
+    base = now_ms()
+    for i in range(120):
+        await engine().interactions.request(shell(f"p-{i:03d}", created_at=base + i))
+    await user.open("/inbox")
+    await user.should_see("Needs you (120)")
+    await user.should_see("1–50 of 120")
+    assert len(user.find(marker="inbox-row").elements) == 50
+    await user.should_see(marker="inbox-row-p-119")  # newest first
+    await user.should_not_see(marker="inbox-row-p-000")
