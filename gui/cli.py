@@ -12,9 +12,9 @@ import sys
 from collections.abc import Sequence as Seq
 from pathlib import Path
 
+from gui.core.catalog import tool_catalog
 from gui.core.help import help_text
 from gui.core.validator import check_text
-from gui.core.catalog import tool_catalog
 
 
 def _read_file(path: str) -> str:

@@ -19,8 +19,8 @@ from gui.core.errors import DslError
 from gui.core.events import Event
 from gui.core.interaction_service import InteractionError
 from gui.core.interactions import (
-    ApprovalResponse,
     Answer,
+    ApprovalResponse,
     ElicitationInteractionRequest,
     ElicitationInteractionResponse,
     InteractionRecord,

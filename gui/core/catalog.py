@@ -157,8 +157,9 @@ def load_document_file(path: str) -> Any:
     try:
         text = Path(path).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
+        reason = getattr(exc, "strerror", None) or exc
         raise DslError([Problem(loc=("file",), code="bad-file",
-                                message=f"cannot read the file {path}: {getattr(exc, 'strerror', None) or exc}")]) from None
+                                message=f"cannot read the file {path}: {reason}")]) from None
     return load_json_text(text, ("file",))
 
 

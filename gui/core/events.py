@@ -17,7 +17,6 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-
 log = logging.getLogger(__name__)
 
 # Event types. Runs: run.started, run.finished. Groups: group.started, group.finished, group.skipped.

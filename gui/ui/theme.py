@@ -49,12 +49,12 @@ document.addEventListener('click', seqdesk.askNotify, {once: true});
 seqdesk.notify = function (title, body, url, tag) {
   try {
     if (!document.hidden || !('Notification' in window) || Notification.permission !== 'granted') return;
-    const n = new Notification(title, {body: body, tag: tag, icon: '%s/icon.png'});
+    const n = new Notification(title, {body: body, tag: tag, icon: 'ASSETS/icon.png'});
     n.onclick = function () { window.focus(); window.location.href = url; n.close(); };
   } catch (e) {}
 };
 </script>
-""" % ASSETS_URL
+""".replace("ASSETS", ASSETS_URL)
 
 _CSS = """
 .inbox-row { transition: background-color .15s; }

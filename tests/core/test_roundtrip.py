@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from builders import group, seq, tools
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -9,8 +10,6 @@ from gui.core.export import to_document, to_text
 from gui.core.help import EXAMPLE, SEED_EXAMPLE
 from gui.core.model import Sequence
 from gui.core.validator import check_document, check_text, parse_sequence
-
-from builders import group, seq, tools
 
 
 def test_example_round_trip_is_stable():

@@ -11,10 +11,10 @@ from fakes import Flaky, Gate
 
 from gui.core.engine import Engine
 from gui.core.interactions import ApprovalResponse
+from gui.core.registry import Registry
 from gui.core.run_args import RunArgsError
 from gui.core.validator import parse_sequence
 from gui.tools import builtin_tools
-from gui.core.registry import Registry
 
 T = 5.0  # every wait is bounded
 

@@ -5,14 +5,13 @@ from __future__ import annotations
 import json
 
 import pytest
+from builders import group, seq, tools
 
 from gui.core.catalog import tool_catalog
 from gui.core.help import EXAMPLE, SEED_EXAMPLE
 from gui.core.model import SlotType
 from gui.core.validator import CatalogView, check_document, check_text
 from gui.tools import default_registry
-
-from builders import group, seq, tools
 
 
 def codes(result) -> list[tuple[str, tuple]]:

@@ -113,7 +113,8 @@ async def test_run_list_pages_across_running_and_history(tmp_path):
     runtime = await open_stores(tmp_path)
     engine = runtime.engine
     try:
-        await engine.create({"name": "quick", "groups": [{"name": "q", "tools": '{"tool":"echo","args":{"value":1}} ;'}]})
+        tools = '{"tool":"echo","args":{"value":1}} ;'
+        await engine.create({"name": "quick", "groups": [{"name": "q", "tools": tools}]})
         ids = [(await engine.run("quick", {})).run_id for _ in range(5)]
         listed = [r.run_id for r in await engine.list_runs(limit=3)]
         assert listed == ids[::-1][:3]

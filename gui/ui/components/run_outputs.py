@@ -34,7 +34,7 @@ class RunOutputs(ui.column):
                 if outputs:
                     ui.button("Copy all", icon="content_copy",
                               on_click=lambda: self._copy(json.dumps(outputs, indent=2, ensure_ascii=False))
-                              ).props("flat dense")
+                              ).props("flat dense no-caps")
             if not outputs:
                 ui.label("This run gave back no results.").classes("text-gray-600")
                 return

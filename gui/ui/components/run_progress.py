@@ -63,7 +63,7 @@ class RunProgress(ui.card):
                 ui.space()
                 self._elapsed = ui.label().classes("text-sm text-gray-600 whitespace-nowrap")
                 self._stop = ui.button("Stop run", icon="stop", on_click=self._confirm_stop).props(
-                    "outline color=negative").mark("stop-run")
+                    "outline no-caps color=negative").mark("stop-run")
             self._bar = ui.linear_progress(value=0, show_value=False, size="10px").props("rounded")
             self._words = ui.label().classes("text-sm text-gray-700").mark("progress-words")
             with ui.row(wrap=False).classes(
@@ -78,8 +78,8 @@ class RunProgress(ui.card):
         with self._dialog, ui.card().classes("gap-3"):
             ui.label(STOP_QUESTION).classes("text-base")
             with ui.row().classes("w-full justify-end gap-2"):
-                ui.button("Keep running", on_click=self._dialog.close).props("flat")
-                ui.button("Stop run", icon="stop", on_click=self._stop_now).props("color=negative").mark(
+                ui.button("Keep running", on_click=self._dialog.close).props("flat no-caps")
+                ui.button("Stop run", icon="stop", on_click=self._stop_now).props("no-caps color=negative").mark(
                     "confirm-stop")
 
     def show(self, record: RunRecord, now: float) -> None:

@@ -137,11 +137,11 @@ class StatusChip(ui.row):
             return
         self._state, self._word = state, word
         spinning = look.icon == "spinner"
+        self._spinner.classes(replace=look.text)  # replace first: visibility is a class too
+        self._icon.classes(replace=look.text)
         self._spinner.set_visibility(spinning)
-        self._spinner.classes(replace=look.text)
         self._icon.set_visibility(not spinning)
         if not spinning:
             self._icon.name = look.icon
-        self._icon.classes(replace=look.text)
         self._label.classes(replace=f"{look.text} {self._label_base}")
         self._label.text = word

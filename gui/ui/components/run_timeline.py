@@ -122,7 +122,7 @@ class RunTimeline(ui.column):
                             f"background:{colour}")
                         ui.label(word)
                 ui.space()
-                ui.button("Fit", icon="fit_screen", on_click=self.fit).props("flat dense size=sm")
+                ui.button("Fit", icon="fit_screen", on_click=self.fit).props("flat dense no-caps size=sm")
             self.chart = ui.echart(options).classes("w-full").style(f"height:{height}px").mark("timeline")
 
     @property

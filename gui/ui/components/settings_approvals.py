@@ -44,7 +44,7 @@ class ApprovalModesTable(ui.column):
                     ui.icon("bolt")
                     ui.label("Always allowed")
                 ui.button("Ask every time", icon="undo", on_click=lambda t=row.tool: self._on_revoke(t)).props(
-                    "outline dense").mark(f"revoke-{row.tool}")
+                    "outline dense no-caps").mark(f"revoke-{row.tool}")
             else:
                 with ui.row(wrap=False).classes("items-center gap-1 text-gray-700 whitespace-nowrap"):
                     ui.icon("front_hand")

@@ -64,7 +64,7 @@ class McpServerForm(ui.column):
                      "read-only run without asking.").classes("text-xs text-gray-600")
             self.problems = ui.label().classes("text-red-700 break-words").mark("mcp-problems")
             self.problems.set_visibility(False)
-            ui.button("Add server", icon="add", on_click=self.submit).mark("mcp-add")
+            ui.button("Add server", icon="add", on_click=self.submit).props("no-caps").mark("mcp-add")
 
     def config(self) -> McpServerConfig | str:
         """The config, or the words saying what is wrong."""

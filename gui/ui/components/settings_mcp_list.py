@@ -65,12 +65,12 @@ class McpServerList(ui.column):
         with ui.dialog() as dialog, ui.card().classes("gap-3"):
             ui.label(f"Remove the server “{name}”? Sequences that use its tools will not find them.")
             with ui.row().classes("w-full justify-end gap-2"):
-                ui.button("Keep it", on_click=dialog.close).props("flat")
+                ui.button("Keep it", on_click=dialog.close).props("flat no-caps")
 
                 async def remove() -> None:
                     dialog.close()
                     await self._on_remove(name)
 
-                ui.button("Remove", icon="delete", on_click=remove).props("color=negative").mark(
+                ui.button("Remove", icon="delete", on_click=remove).props("no-caps color=negative").mark(
                     "mcp-confirm-remove")
         dialog.open()

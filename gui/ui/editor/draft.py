@@ -253,3 +253,16 @@ def local_issues(draft: SequenceDraft) -> list[Issue]:
                 except _Invalid as exc:
                     issues.append(Issue(f"{tool.uid}.arg.{name}", str(exc), gid))
     return issues
+
+
+def _drop_uids(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _drop_uids(v) for k, v in value.items() if k != "uid"}
+    if isinstance(value, list):
+        return [_drop_uids(v) for v in value]
+    return value
+
+
+def clone_group(group: GroupDraft) -> GroupDraft:
+    """A copy with fresh uids (so its fields and errors are its own)."""
+    return GroupDraft.model_validate(_drop_uids(group.model_dump()))

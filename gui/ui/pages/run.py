@@ -64,7 +64,7 @@ class Launcher:
             self.problems = ui.label().classes("text-red-700 break-words").mark("run-problems")
             self.problems.set_visibility(False)
             self.run_button = ui.button("Run", icon="play_arrow", on_click=self.run).props(
-                "color=primary").mark("run-button")
+                "color=primary no-caps").mark("run-button")
         self.run_button.set_enabled(self.select.value is not None)
 
     async def build_form(self) -> None:

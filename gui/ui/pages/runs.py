@@ -118,7 +118,7 @@ async def detail_page(run_id: str) -> None:
                     ui.navigate.to(f"/run/{again.run_id}")
 
                 ui.button("Run again with the same args", icon="replay", on_click=run_again).props(
-                    "outline").mark("run-again")
+                    "outline no-caps").mark("run-again")
             end = record.finished_at if record.finished else now
             took = duration_words((end or now) - record.created_at)
             ui.label(f"Run {record.run_id} · started {clock_words(record.created_at)} · "

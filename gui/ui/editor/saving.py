@@ -1,0 +1,96 @@
+"""Checking and saving a draft with the core validator, the only judge of what may be stored.
+
+The editor adds two checks the core cannot make from a document: draft-only mistakes (see
+`draft.local_issues`) and a new or renamed sequence taking the name of another saved one, which
+`create` would otherwise quietly replace. A rename is checked as if the old sequence were gone
+(its group names may be kept) and stored by replacing it; if the store refuses, the old one is put
+back, so a failed save never loses a saved sequence.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from gui.core.engine import Engine
+from gui.core.errors import DslError, Problem
+from gui.core.model import Sequence
+from gui.core.parser import load_json_text
+from gui.core.validator import ValidationResult, check_document
+from gui.ui.editor.draft import Issue, SequenceDraft, local_issues, to_document
+from gui.ui.editor.issues import problem_issues
+
+
+@dataclass
+class Outcome:
+    problems: list[Problem] = field(default_factory=list)
+    issues: list[Issue] = field(default_factory=list)
+    doc: Any = None
+
+    @property
+    def errors(self) -> list[Issue]:
+        return [i for i in self.issues if i.severity == "error"]
+
+    @property
+    def blocking(self) -> bool:
+        return bool(self.errors) or any(p.severity == "error" for p in self.problems)
+
+
+async def _validate(engine: Engine, doc: Any, original: str | None) -> ValidationResult:
+    name = doc.get("name") if isinstance(doc, dict) else None
+    if original is not None and name != original:
+        return check_document(doc, await engine.catalog.view(exclude=original))
+    return await engine.check(doc)
+
+
+async def _name_taken(engine: Engine, doc: Any, original: str | None) -> Problem | None:
+    name = doc.get("name") if isinstance(doc, dict) else None
+    if not isinstance(name, str) or not name.strip() or name == original:
+        return None
+    if await engine.get(name) is None:
+        return None
+    return Problem(loc=("name",), code="name-taken",
+                   message=f"A sequence named '{name}' already exists: choose another name, or open that one to edit it")
+
+
+async def check_draft(engine: Engine, draft: SequenceDraft, original: str | None) -> Outcome:
+    doc, mapping = to_document(draft)
+    result = await _validate(engine, doc, original)
+    problems = [*result.errors, *result.warnings]
+    taken = await _name_taken(engine, doc, original)
+    if taken is not None:
+        problems.insert(0, taken)
+    issues = list(local_issues(draft))
+    registry = engine.registry
+    for problem in problems:
+        issues.extend(problem_issues(problem, draft, mapping, registry))
+    return Outcome(problems=problems, issues=issues, doc=doc)
+
+
+async def check_text(engine: Engine, text: str, original: str | None) -> Outcome:
+    try:
+        doc = load_json_text(text)
+    except DslError as exc:
+        return Outcome(problems=list(exc.problems))
+    result = await _validate(engine, doc, original)
+    problems = [*result.errors, *result.warnings]
+    taken = await _name_taken(engine, doc, original)
+    if taken is not None:
+        problems.insert(0, taken)
+    return Outcome(problems=problems, doc=doc)
+
+
+async def store(engine: Engine, doc: Any, original: Sequence | None) -> Sequence:
+    """Save `doc` (DslError when the core refuses); a rename replaces the old sequence."""
+    renamed = original is not None and doc.get("name") != original.name
+    if not renamed:
+        sequence, _ = await engine.create(doc)
+        return sequence
+    assert original is not None
+    await engine.delete(original.name)
+    try:
+        sequence, _ = await engine.create(doc)
+    except DslError:
+        await engine.catalog.store.save(original)
+        raise
+    return sequence
