@@ -33,7 +33,8 @@ def free_port(host: str = "127.0.0.1") -> int:
         return int(sock.getsockname()[1])
 
 
-def create_app(*, token: str | None = None, data_dir: Path | None = None, memory: bool | None = None) -> None:
+def create_app(*, token: str | None = None, data_dir: Path | None = None, memory: bool | None = None,
+               url: str | None = None) -> None:
     """Register the API, the pages and the start-up/shut-down hooks (once per NiceGUI app)."""
     from nicegui import app
 
@@ -48,12 +49,19 @@ def create_app(*, token: str | None = None, data_dir: Path | None = None, memory
         rt = await runtime.open_runtime(data_dir, memory=memory)
         rt.token = token
         runtime.set_current(rt)
+        if url and rt.data_dir is not None:  # lets `seqdesk run` and `seqdesk mcp` reach this app
+            from gui.ops import write_endpoint
+
+            rt.extras["endpoint"] = write_endpoint(rt.data_dir, url, token)
 
     async def shutdown() -> None:
         try:
             rt = runtime.current()
         except RuntimeError:
             return
+        endpoint = rt.extras.get("endpoint")
+        if isinstance(endpoint, Path):
+            endpoint.unlink(missing_ok=True)
         await rt.close()
         runtime.set_current(None)
 
@@ -88,7 +96,8 @@ def start_app(args: argparse.Namespace) -> int:
     except DataFolderInUseError as exc:
         print(f"seqdesk: {exc}", file=sys.stderr)
         return 2
-    create_app(token=token, data_dir=data_dir)
+    local = "127.0.0.1" if host in ("0.0.0.0", "::") or is_loopback(host) else host
+    create_app(token=token, data_dir=data_dir, url=f"http://{local}:{port}")
     from gui.window import run_ui
 
     return run_ui(host=host, port=port, browser_only=args.browser, token=token)

@@ -30,6 +30,7 @@ from gui.core.interactions import (
     ToolApprovalRequest,
 )
 from gui.core.run_args import RunArgsError
+from gui.ops import LocalOperations, OperationError, RemoteOperations, connect
 
 ICONS = {"succeeded": "✓", "failed": "✗", "skipped": "–", "degraded": "~", "cancelled": "■", "stopped": "■"}
 
@@ -55,19 +56,13 @@ def _err(text: str) -> None:
     print(text, file=sys.stderr, flush=True)
 
 
-async def _open() -> Any:
-    from gui.runtime import open_runtime
-
-    return await open_runtime()
-
-
 def cmd_list(args: argparse.Namespace) -> int:
     async def go() -> int:
-        rt = await _open()
+        ops = await connect()
         try:
-            items = await rt.engine.list()
+            items = await ops.list()
         finally:
-            await rt.close()
+            await ops.close()
         if args.json:
             print(json.dumps(items, ensure_ascii=False, indent=2))
             return 0
@@ -90,6 +85,9 @@ def _run_async(fn: Any) -> int:
 
     try:
         return int(asyncio.run(fn()))
+    except OperationError as exc:
+        _err(f"seqdesk: {exc}")
+        return 2
     except Exception as exc:
         message = friendly_store_error(exc)
         if message is None:
@@ -110,49 +108,37 @@ def cmd_run(args: argparse.Namespace) -> int:
     return _run_async(lambda: _run(args, run_args))
 
 
-async def _run(args: argparse.Namespace, run_args: dict[str, Any]) -> int:
-    rt = await _open()
-    engine: Engine = rt.engine
-    prompter = TerminalPrompter(engine, yes=args.yes, interactive=sys.stdin.isatty())
-    unsubscribe = engine.bus.subscribe(prompter.on_event)
+def _read_target(target: str) -> str | None:
+    """The file's text when `target` names a file; None when it is a saved sequence's name."""
+    path = Path(target)
+    if path.suffix != ".json" and not path.exists():
+        return None
     try:
-        target = args.target
-        path = Path(target)
-        if path.suffix == ".json" or path.exists():
-            try:
-                text = path.read_text(encoding="utf-8")
-            except (OSError, UnicodeDecodeError) as exc:
-                _err(f"seqdesk run: cannot read {target}: {getattr(exc, 'strerror', None) or exc}")
-                return 2
-            from gui.core.catalog import tool_catalog
-            from gui.core.validator import check_text
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise OperationError(f"cannot read {target}: {getattr(exc, 'strerror', None) or exc}") from None
 
-            result = check_text(text, tool_catalog(engine.registry))
-            if not result.ok:
-                for problem in result.errors:
-                    _err(str(problem))
-                _err(f"seqdesk run: {target} is not a valid sequence")
-                return 2
-            sequence = result.sequence
-            assert sequence is not None
-            record = await engine.runner.run(sequence, run_args)
+
+async def _run(args: argparse.Namespace, run_args: dict[str, Any]) -> int:
+    text = _read_target(args.target)
+    ops = await connect()
+    try:
+        if isinstance(ops, RemoteOperations):
+            _err(f"(the SeqDesk app is open on this data folder: the run happens there, at {ops.url})")
+            record = await _run_remote(ops, args, text, run_args)
         else:
-            sequence = await engine.get(target)
-            if sequence is None:
-                _err(f"seqdesk run: no file and no saved sequence named '{target}'")
-                return 2
-            record = await engine.run(target, run_args)
+            assert isinstance(ops, LocalOperations)
+            record = await _run_local(ops.engine, args, text, run_args)
     except RunArgsError as exc:
         _err(f"seqdesk run: {exc}")
         return 2
     except DslError as exc:
         for problem in exc.errors:
             _err(str(problem))
+        _err(f"seqdesk run: {args.target} is not a valid sequence")
         return 2
     finally:
-        unsubscribe()
-        await prompter.close()
-        await rt.close()
+        await ops.close()
     if args.json:
         print(json.dumps(record.to_summary_json(), ensure_ascii=False, indent=2, default=str))
     else:
@@ -160,6 +146,49 @@ async def _run(args: argparse.Namespace, run_args: dict[str, Any]) -> int:
         if record.outputs:
             print(json.dumps(record.outputs, ensure_ascii=False, indent=2, default=str))
     return 0 if record.status == "succeeded" else 1
+
+
+async def _run_local(engine: Engine, args: argparse.Namespace, text: str | None, run_args: dict[str, Any]) -> Any:
+    prompter = TerminalPrompter(engine, yes=args.yes, interactive=sys.stdin.isatty())
+    unsubscribe = engine.bus.subscribe(prompter.on_event)
+    try:
+        if text is None:
+            if await engine.get(args.target) is None:
+                raise OperationError(f"no file and no saved sequence named '{args.target}'")
+            return await engine.run(args.target, run_args)
+        from gui.core.catalog import tool_catalog
+        from gui.core.validator import check_text
+
+        sequence = check_text(text, tool_catalog(engine.registry)).raise_for_errors()
+        return await engine.runner.run(sequence, run_args)
+    finally:
+        unsubscribe()
+        await prompter.close()
+
+
+async def _run_remote(ops: RemoteOperations, args: argparse.Namespace, text: str | None,
+                      run_args: dict[str, Any]) -> Any:
+    tasks: set[asyncio.Task[None]] = set()
+
+    def on_event(event: Event) -> None:
+        if event.type == "interaction.created" and event.data.get("kind") == "approval" and args.yes:
+            record = event.data.get("record") or {}
+            if record.get("status") == "pending":
+                task = asyncio.get_running_loop().create_task(ops.respond(
+                    event.data["interaction_id"], {"kind": "approval", "decision": "approved"}))
+                tasks.add(task)
+                task.add_done_callback(tasks.discard)
+                _err("  ✓ approved (--yes)")
+        elif event.type == "tool.waiting":
+            _err(f"  ⏸ {event.data.get('tool_name')} is waiting for you in the app's inbox")
+        else:
+            TerminalPrompter.show(event)
+
+    if text is None:
+        return await ops.call(args.target, run_args, on_event)
+    from gui.core.parser import load_json_text
+
+    return await ops.run_document(load_json_text(text), run_args, on_event)
 
 
 class TerminalPrompter:
@@ -173,6 +202,16 @@ class TerminalPrompter:
         self._tasks: set[asyncio.Task[None]] = set()
 
     def on_event(self, event: Event) -> None:
+        self.show(event)
+        if event.type == "interaction.created":
+            record = InteractionRecord.model_validate(event.data["record"])
+            if record.status == "pending":
+                task = asyncio.get_running_loop().create_task(self._answer(record))
+                self._tasks.add(task)
+                task.add_done_callback(self._tasks.discard)
+
+    @staticmethod
+    def show(event: Event) -> None:
         data = event.data
         if event.type == "group.started":
             _err(f"▶ {data['group_name']}")
@@ -184,12 +223,6 @@ class TerminalPrompter:
             _err(f"  {icon} {data['tool_name']} {data['status']}{extra}")
         elif event.type == "tool.retrying":
             _err(f"  ↻ {data['tool_name']} attempt {data['attempt']} of {data['of']}: {data.get('error')}")
-        elif event.type == "interaction.created":
-            record = InteractionRecord.model_validate(data["record"])
-            if record.status == "pending":
-                task = asyncio.get_running_loop().create_task(self._answer(record))
-                self._tasks.add(task)
-                task.add_done_callback(self._tasks.discard)
 
     async def close(self) -> None:
         for task in list(self._tasks):

@@ -14,6 +14,7 @@ from typing import Annotated, Any, Literal
 import anyio
 from mcp.server.elicitation import AcceptedElicitation, ElicitationResult
 from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.mcpserver.resolve import Elicit, Resolve
 from mcp_types import ToolAnnotations
 from pydantic import BaseModel, Field
@@ -71,7 +72,7 @@ def change(text: str) -> str:
 
 @server.tool(description="Fail on purpose")
 def fail(reason: str) -> str:
-    raise ValueError(reason)
+    raise ToolError(reason)
 
 
 @server.tool(description="Wait until cancelled")

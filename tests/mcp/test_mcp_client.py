@@ -117,11 +117,11 @@ async def test_stopping_a_run_withdraws_its_question_from_the_inbox(connect, eng
     engine.modes.set("elicit.order", "always-allow")
     await engine.create(order_sequence())
     asked = expect(engine, "interaction.created", lambda e: e.data.get("kind") == "elicitation")
-    ended = expect(engine, "interaction.ended", lambda e: e.data.get("kind") == "elicitation")
     record = await engine.start("shop", {})
-    await asyncio.wait_for(asked, T)
+    question = (await asyncio.wait_for(asked, T)).data["interaction_id"]
+    ended = expect(engine, "interaction.ended", lambda e: e.data.get("interaction_id") == question)
     assert await asyncio.wait_for(engine.stop(record.run_id), T) is True
-    await asyncio.wait_for(ended, T)
+    assert (await asyncio.wait_for(ended, T)).data["status"] == "cancelled"
     assert await engine.interactions.pending() == []
     assert (await engine.get_run(record.run_id)).status == "stopped"
 

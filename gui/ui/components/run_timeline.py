@@ -32,8 +32,8 @@ RENDER_BAR = """(params, api) => {
 
 
 def _segment(row: int, start: float, end: float, kind: str, colour: str, tip: str) -> dict[str, Any]:
-    return {"value": [row, round(start, 3), round(max(end, start), 3), kind], "itemStyle": {"color": colour},
-            "tip": tip}
+    style: dict[str, Any] = {"color": colour, "opacity": 0.45} if kind == "group" else {"color": colour}
+    return {"value": [row, round(start, 3), round(max(end, start), 3), kind], "itemStyle": style, "tip": tip}
 
 
 def _tool_segments(row: int, tool: ToolRecord, group: GroupRecord, t0: float, now: float) -> list[dict[str, Any]]:

@@ -19,8 +19,8 @@ from gui.core.parser import split_tools
 from gui.core.substitution import whole_reference
 from gui.ui.editor.draft import (
     ArgDraft,
-    CondRow,
     ConditionDraft,
+    CondRow,
     GroupDraft,
     SequenceDraft,
     SlotRow,

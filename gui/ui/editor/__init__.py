@@ -1,0 +1,13 @@
+"""The sequence editor: a draft of what the person builds, and the parts that draw and check it.
+
+`SequenceEditor` (in `view`) is what the editor page opens; everything else is its parts: the
+draft and its conversions (`draft`, `convert`), where problems go (`issues`, `fields`,
+`textpos`), and the components (group cards, slot rows, tool rows with argument forms, the
+condition builder, the text view, the palette and the help panel).
+"""
+
+from gui.ui.editor.convert import from_document, from_sequence
+from gui.ui.editor.draft import SequenceDraft, to_document
+from gui.ui.editor.view import SequenceEditor
+
+__all__ = ["SequenceDraft", "SequenceEditor", "from_document", "from_sequence", "to_document"]

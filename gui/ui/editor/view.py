@@ -1,0 +1,299 @@
+"""The sequence editor as a whole: top bar, visual and text views, saving, and the kept draft.
+
+Why one controller: the views, the problem summary and the draft storage must agree on one draft.
+Every edit goes into the draft (`changed`), which is kept in the person's storage at once, so
+leaving the page loses nothing. Save checks with the core validator; problems go to their fields,
+the cards that hold them open, the first one is scrolled to, and nothing is stored until none is
+left. After a failed save, the editor re-checks as the person fixes things, so errors disappear
+where they are fixed.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+from urllib.parse import quote
+
+from nicegui import ui
+
+from gui.core.engine import Engine
+from gui.core.errors import DslError
+from gui.core.help import EXAMPLE
+from gui.core.model import Sequence
+from gui.core.parser import load_json_text
+from gui.ui.editor import saving, storage
+from gui.ui.editor.context import EditorContext
+from gui.ui.editor.convert import from_document
+from gui.ui.editor.draft import Issue, SequenceDraft, to_document
+from gui.ui.editor.fields import FieldErrors
+from gui.ui.editor.groups_view import GroupsView
+from gui.ui.editor.help_panel import HelpPanel
+from gui.ui.editor.palette import ToolPalette
+from gui.ui.editor.problems import ProblemSummary
+from gui.ui.editor.text_view import CSS, TextView
+
+SAVE_SHORTCUT_JS = """
+document.addEventListener('keydown', (e) => {
+  if ((e.ctrlKey || e.metaKey) && !e.altKey && (e.key === 's' || e.key === 'S')) {
+    e.preventDefault(); emitEvent('seqdesk-save');
+  }
+}, true);
+"""
+
+
+class SequenceEditor:
+    def __init__(self, engine: Engine, original: Sequence | None, draft: SequenceDraft, *,
+                 restored: dict[str, Any] | None = None) -> None:
+        self.engine = engine
+        self.original = original
+        self.draft = draft
+        self.key = storage.edit_key(original.name if original else None)
+        self.view = "visual"
+        self.failed_once = False
+        self.dirty = restored is not None
+        self._recheck_timer: ui.timer | None = None
+        self.fields = FieldErrors()
+        self.palette = ToolPalette(engine.registry)
+        self.help = HelpPanel(self.insert_example)
+        self.ctx = EditorContext(fields=self.fields, registry=engine.registry, changed=self.changed,
+                                 pick_tool=self.palette.pick)
+        self._build(restored)
+
+    # -- layout ---------------------------------------------------------------------------------
+    def _build(self, restored: dict[str, Any] | None) -> None:
+        ui.add_css(CSS)
+        ui.add_body_html(f"<script>{SAVE_SHORTCUT_JS}</script>")
+        ui.on("seqdesk-save", self.save)
+        if restored is not None:
+            with ui.row().classes("w-full items-center gap-2 bg-amber-1 rounded p-2").mark("restored") as banner:
+                ui.icon("history", color="amber-9")
+                ui.label("Your unsaved changes from before are back.").classes("text-sm")
+                ui.button("Discard them", on_click=lambda: self.discard(banner)).props("flat dense no-caps") \
+                    .mark("discard-draft")
+        with ui.row().classes("w-full items-center gap-3 no-wrap sticky top-0 z-10 bg-white py-2"):
+            ui.button(icon="arrow_back", on_click=lambda: ui.navigate.to("/")).props("flat round") \
+                .tooltip("Back to the sequences")
+            self.name = ui.input("Sequence name", value=self.draft.name, on_change=self._set_name) \
+                .classes("grow text-lg").mark("seq-name")
+            self.fields.register("seq.name", self.name)
+            self.summary = ProblemSummary(self.focus_issue)
+            self.tabs = ui.tabs(on_change=self._view_changed).props("dense no-caps")
+            with self.tabs:
+                visual_tab = ui.tab("visual", "Visual", icon="view_agenda").mark("view-visual")
+                text_tab = ui.tab("text", "Text", icon="data_object").mark("view-text")
+            ui.button(icon="help_outline", on_click=self.help.open).props("flat round").tooltip("Help") \
+                .mark("help")
+            self.save_button = ui.button("Save", icon="save", on_click=self.save).props("no-caps") \
+                .mark("save").tooltip("Save (Ctrl+S)")
+            self.run_button = ui.button("Run", icon="play_arrow", on_click=self.run) \
+                .props("no-caps outline").mark("run")
+        self.summary.attach_panel()
+        with ui.tab_panels(self.tabs, value=visual_tab).classes("w-full").props("keep-alive=false") as panels:
+            with ui.tab_panel(visual_tab).classes("p-0 gap-3"):
+                self.description = ui.textarea("What this sequence does", value=self.draft.description,
+                                               on_change=self._set_description) \
+                    .props("autogrow").classes("w-full").mark("seq-description")
+                self.fields.register("seq.description", self.description)
+                self.groups = GroupsView(self.ctx, self.draft, on_example=self.insert_example)
+            with ui.tab_panel(text_tab).classes("p-0"):
+                self.text = TextView(on_change=self._text_changed, on_save=self.save)
+        self.panels = panels
+        if restored is not None and restored.get("view") == "text":
+            self.text.set_text(str(restored.get("text") or ""))
+            self._switch_to("text")
+        self._update_run()
+
+    # -- edits ----------------------------------------------------------------------------------
+    def _set_name(self, e: Any) -> None:
+        self.draft.name = e.value or ""
+        self.changed()
+
+    def _set_description(self, e: Any) -> None:
+        self.draft.description = e.value or ""
+        self.changed()
+
+    def changed(self) -> None:
+        self.dirty = True
+        self._persist()
+        self._update_run()
+        if self.failed_once:
+            self._schedule_recheck()
+
+    def _text_changed(self) -> None:
+        if self.view == "text":
+            self.changed()
+
+    def _persist(self) -> None:
+        state: dict[str, Any] = {"draft": self.draft.model_dump(mode="json"), "view": self.view}
+        if self.view == "text":
+            state["text"] = self.text.text
+        storage.save(self.key, state)
+
+    def _update_run(self) -> None:
+        can_run = self.original is not None and not self.dirty
+        self.run_button.set_enabled(can_run)
+        self.run_button.tooltip("Run the saved sequence" if can_run else "Save first, then run")
+
+    def discard(self, banner: ui.element) -> None:
+        storage.drop(self.key)
+        banner.delete()
+        ui.navigate.reload()
+
+    def insert_example(self) -> None:
+        def apply() -> None:
+            draft, _ = from_document(json.loads(EXAMPLE))
+            assert draft is not None
+            self.load_draft(draft)
+            self.changed()
+
+        if not self.draft.name and not self.draft.groups:
+            apply()
+            return
+        with ui.dialog() as dialog, ui.card():
+            ui.label("Replace what you have built with the example?")
+            with ui.row():
+                ui.button("Replace it", on_click=lambda: (dialog.close(), apply())).mark("confirm-example")
+                ui.button("Keep mine", on_click=dialog.close).props("flat")
+        dialog.open()
+
+    def load_draft(self, draft: SequenceDraft) -> None:
+        self.draft = draft
+        self.name.value = draft.name
+        self.description.value = draft.description
+        self.groups.load(draft)
+        if self.view == "text":
+            self.text.set_text(self._document_text())
+
+    # -- views ----------------------------------------------------------------------------------
+    def _document_text(self) -> str:
+        return json.dumps(to_document(self.draft)[0], ensure_ascii=False, indent=2)
+
+    def _switch_to(self, view: str) -> None:
+        self.view = view
+        if self.tabs.value != view:
+            self.tabs.set_value(view)
+
+    def _view_changed(self, e: Any) -> None:
+        target = e.value
+        if target == self.view:
+            return
+        if target == "text":
+            self.text.set_text(self._document_text())
+            self.text.explain(None)
+            self.view = "text"
+            self._persist()
+            return
+        draft, why = self._text_draft()
+        if draft is None:
+            self.text.explain(why)
+            self.tabs.set_value("text")
+            return
+        self.view = "visual"
+        self.text.explain(None)
+        self.load_draft(draft)
+        self._persist()
+        if self.failed_once:
+            self._schedule_recheck()
+
+    def _text_draft(self) -> tuple[SequenceDraft | None, str]:
+        try:
+            doc = load_json_text(self.text.text)
+        except DslError as exc:
+            self.text.show(exc.problems)
+            return None, "The text is not valid JSON yet, so the visual editor cannot show it: " + \
+                "; ".join(p.message for p in exc.problems)
+        draft, reasons = from_document(doc)
+        if draft is None:
+            return None, "The visual editor cannot show this yet; fix it here first: " + "; ".join(reasons)
+        return draft, ""
+
+    # -- checking and saving ----------------------------------------------------------------------
+    def _schedule_recheck(self) -> None:
+        if self._recheck_timer is not None:
+            self._recheck_timer.cancel()
+        self._recheck_timer = ui.timer(0.5, self._recheck, once=True)
+
+    async def _recheck(self) -> None:
+        self._recheck_timer = None
+        if self.view == "text":
+            outcome = await saving.check_text(self.engine, self.text.text, self._original_name)
+            self.text.show(outcome.problems)
+            self.summary.show_problems(outcome.problems)
+        else:
+            outcome = await saving.check_draft(self.engine, self.draft, self._original_name)
+            self._show_issues(outcome.issues)
+
+    @property
+    def _original_name(self) -> str | None:
+        return self.original.name if self.original else None
+
+    def _show_issues(self, issues: list[Issue], *, reveal: bool = False) -> None:
+        self.fields.show(issues)
+        self.groups.show_counts(issues, expand=reveal)
+        self.summary.show_issues(issues, self.groups.places(issues), open_panel=reveal)
+        if reveal:
+            first = next((i for i in issues if i.severity == "error"), None)
+            if first is not None:
+                ui.timer(0.1, lambda: self.focus_issue(first), once=True)
+
+    def focus_issue(self, issue: Issue) -> None:
+        if self.view == "text":
+            return
+        self.groups.reveal(issue.group_uid)
+        self.fields.focus(issue.key)
+
+    async def save(self) -> None:
+        if self.view == "text":
+            await self._save_text()
+            return
+        outcome = await saving.check_draft(self.engine, self.draft, self._original_name)
+        if outcome.blocking:
+            self._refused(outcome.issues)
+            return
+        await self._store(outcome.doc, outcome.issues)
+
+    async def _save_text(self) -> None:
+        outcome = await saving.check_text(self.engine, self.text.text, self._original_name)
+        self.text.show(outcome.problems)
+        self.summary.show_problems(outcome.problems)
+        if outcome.blocking or outcome.doc is None:
+            self.failed_once = True
+            count = sum(1 for p in outcome.problems if p.severity == "error")
+            ui.notify(f"Not saved: {count} problem{'s' if count != 1 else ''} to fix first", type="warning")
+            return
+        draft, _ = from_document(outcome.doc)
+        if draft is not None:
+            self.draft = draft
+            self.groups.load(draft, expand=False)
+            self.name.value = draft.name
+            self.description.value = draft.description
+        await self._store(outcome.doc, [])
+
+    def _refused(self, issues: list[Issue]) -> None:
+        self.failed_once = True
+        self._show_issues(issues, reveal=True)
+        count = sum(1 for i in issues if i.severity == "error")
+        ui.notify(f"Not saved: {count} problem{'s' if count != 1 else ''} to fix first", type="warning")
+
+    async def _store(self, doc: Any, warnings: list[Issue]) -> None:
+        try:
+            sequence = await saving.store(self.engine, doc, self.original)
+        except DslError as exc:  # another window saved a clashing name meanwhile
+            outcome = await saving.check_draft(self.engine, self.draft, self._original_name)
+            self._refused(outcome.issues or [Issue("seq.document", str(exc))])
+            return
+        storage.drop(self.key)
+        self.original = sequence
+        self.key = storage.edit_key(sequence.name)
+        self.dirty = False
+        self.failed_once = False
+        self._show_issues(warnings)
+        self.text.show([])
+        self._update_run()
+        ui.navigate.history.replace(f"/sequences/{quote(sequence.name, safe='')}/edit")
+        ui.notify(f"Saved '{sequence.name}'", type="positive")
+
+    def run(self) -> None:
+        if self.original is not None:
+            ui.navigate.to(f"/run?sequence={quote(self.original.name, safe='')}")
+

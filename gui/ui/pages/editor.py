@@ -1,0 +1,67 @@
+"""The editor pages: `/sequences/new` and `/sequences/{name}/edit`.
+
+Opening a page brings back the person's unsaved draft for that sequence, if one was kept, so
+leaving the editor never loses work; `?example=1` starts a new sequence from the help's example.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from nicegui import ui
+
+from gui import runtime
+from gui.core.help import EXAMPLE
+from gui.core.model import Sequence
+from gui.ui.editor import SequenceDraft, SequenceEditor, from_document, from_sequence, storage, to_document
+from gui.ui.theme import frame
+
+
+def _restored(key: str, base: SequenceDraft) -> tuple[SequenceDraft, dict[str, Any] | None]:
+    """The kept draft for `key` when there is one that differs from `base`."""
+    state = storage.load(key)
+    if state is None:
+        return base, None
+    try:
+        draft = SequenceDraft.model_validate(state.get("draft") or {})
+    except ValueError:
+        storage.drop(key)
+        return base, None
+    if state.get("view") != "text" and to_document(draft)[0] == to_document(base)[0]:
+        storage.drop(key)
+        return base, None
+    return draft, state
+
+
+async def open_editor(name: str | None, *, example: bool = False) -> SequenceEditor | None:
+    engine = runtime.current().engine
+    original: Sequence | None = None
+    if name is not None:
+        original = await engine.get(name)
+        if original is None:
+            ui.label(f"There is no saved sequence named '{name}'.").classes("text-lg").mark("not-found")
+            ui.button("Back to the sequences", on_click=lambda: ui.navigate.to("/")).props("no-caps")
+            return None
+        base = from_sequence(original)
+    elif example:
+        base, _ = from_document(json.loads(EXAMPLE))
+        assert base is not None
+    else:
+        base = SequenceDraft()
+    draft, restored = _restored(storage.edit_key(name), base)
+    if example and restored is not None:
+        draft, restored = base, None
+    return SequenceEditor(engine, original, draft, restored=restored)
+
+
+def register() -> None:
+    @ui.page("/sequences/new")
+    async def new_sequence_page(example: str = "") -> None:
+        with frame("New sequence"):
+            await open_editor(None, example=bool(example))
+
+    @ui.page("/sequences/{name:path}/edit")
+    async def edit_sequence_page(name: str) -> None:
+        with frame(f"Edit {name}"):
+            await open_editor(name)

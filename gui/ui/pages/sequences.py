@@ -1,0 +1,255 @@
+"""`/`: the Sequences list, the app's home page.
+
+Each sequence shows what it needs and what it gives (its signature, with types in words), and
+the actions a person takes on it: Run, Edit, Duplicate, Export, Delete (confirmed). Import reads
+a `.json` file in the seed's format and either saves it or lists its problems with their line,
+offering to open it in the editor to fix. The list follows changes made elsewhere (the CLI, an AI
+agent over MCP) through the event bus.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+from urllib.parse import quote
+
+from nicegui import ui
+
+from gui import runtime
+from gui.core.engine import Engine
+from gui.core.errors import DslError
+from gui.core.export import to_text
+from gui.ui.editor import SequenceDraft, storage
+from gui.ui.editor.library import ImportCheck, check_import, duplicate
+from gui.ui.editor.words import plural, type_word
+from gui.ui.theme import frame
+
+EMPTY = ("A sequence is a list of steps, called groups, that run one after another; the tools inside "
+         "a group run at the same time. Build one by clicking, start from the example, or import a file.")
+
+
+def edit_url(name: str) -> str:
+    return f"/sequences/{quote(name, safe='')}/edit"
+
+
+def _file_name(name: str) -> str:
+    return (re.sub(r"[^\w.-]+", "-", name, flags=re.UNICODE).strip("-") or "sequence") + ".json"
+
+
+class SequencesPage:
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        self.stale = False
+        with ui.row().classes("w-full items-center gap-3"):
+            ui.label("Sequences").classes("text-2xl font-semibold")
+            ui.space()
+            self.search = ui.input("Search", on_change=self.refresh).props("clearable dense outlined") \
+                .classes("w-64").mark("search")
+            with self.search.add_slot("prepend"):
+                ui.icon("search")
+            ui.button("Import a file", icon="upload_file", on_click=self._pick_file) \
+                .props("outline no-caps").mark("import")
+            ui.button("New sequence", icon="add", on_click=lambda: ui.navigate.to("/sequences/new")) \
+                .props("no-caps").mark("new")
+        self.upload = ui.upload(on_upload=self._uploaded, auto_upload=True, max_files=1) \
+            .props('accept=".json,application/json"').classes("hidden").mark("import-upload")
+        self.banner = ui.row().classes("w-full")
+        self.list = ui.column().classes("w-full gap-3").mark("sequence-list")
+        unsubscribe = engine.bus.subscribe(self._on_event)
+        ui.context.client.on_disconnect(unsubscribe)
+        ui.timer(1.0, self._follow)
+
+    def _on_event(self, event: Any) -> None:
+        if event.type in ("sequence.saved", "sequence.deleted"):
+            self.stale = True
+
+    async def _follow(self) -> None:
+        if self.stale:
+            self.stale = False
+            await self.refresh()
+
+    async def refresh(self) -> None:
+        summaries = await self.engine.list()
+        needle = (self.search.value or "").strip().lower()
+        shown = [s for s in summaries if not needle or needle in _haystack(s)]
+        self._draw_banner()
+        self.list.clear()
+        with self.list:
+            if not summaries:
+                self._empty()
+            elif not shown:
+                ui.label(f"No sequence matches “{self.search.value}”.").classes("text-grey-7")
+            for summary in shown:
+                self._card(summary)
+
+    def _draw_banner(self) -> None:
+        self.banner.clear()
+        state = storage.load("new")
+        if state is None:
+            return
+        try:
+            name = SequenceDraft.model_validate(state.get("draft") or {}).name
+        except ValueError:
+            return
+        with self.banner, ui.row().classes("w-full items-center gap-2 bg-amber-1 rounded p-2").mark("unsaved-new"):
+            ui.icon("edit_note", color="amber-9")
+            ui.label(f"You have an unsaved new sequence{f' ({name})' if name else ''}.").classes("text-sm")
+            ui.button("Continue editing", on_click=lambda: ui.navigate.to("/sequences/new")) \
+                .props("flat dense no-caps").mark("continue-new")
+
+    def _empty(self) -> None:
+        with ui.column().classes("w-full items-start gap-3 p-8 border border-dashed rounded").mark("empty"):
+            ui.label("No sequences yet").classes("text-xl font-medium")
+            ui.label(EMPTY).classes("text-grey-8 max-w-2xl")
+            with ui.row().classes("gap-2"):
+                ui.button("Create your first sequence", icon="add",
+                          on_click=lambda: ui.navigate.to("/sequences/new")).props("no-caps")
+                ui.button("Start from the example", icon="auto_fix_high",
+                          on_click=lambda: ui.navigate.to("/sequences/new?example=1")) \
+                    .props("outline no-caps").mark("start-example")
+                ui.button("Import a file", icon="upload_file", on_click=self._pick_file).props("flat no-caps")
+
+    def _card(self, summary: dict[str, Any]) -> None:
+        name = summary["name"]
+        sig = summary["signature"]
+        drafts = storage.keys()
+        with ui.card().classes("w-full gap-2").props("bordered flat").mark(f"sequence-{name} sequence-card"):
+            with ui.row().classes("w-full items-start gap-3 no-wrap"):
+                with ui.column().classes("gap-1 grow min-w-0"):
+                    with ui.row().classes("items-center gap-2"):
+                        ui.link(name, edit_url(name)).classes("text-lg font-medium").mark("sequence-name")
+                        if storage.edit_key(name) in drafts:
+                            ui.badge("unsaved changes", color="amber-3").props("text-color=amber-10")
+                    if summary.get("description"):
+                        ui.label(summary["description"]).classes("text-sm text-grey-8")
+                ui.button("Run", icon="play_arrow",
+                          on_click=lambda n=name: ui.navigate.to(f"/run?sequence={quote(n, safe='')}")) \
+                    .props("no-caps").mark("run")
+                ui.button("Edit", icon="edit", on_click=lambda n=name: ui.navigate.to(edit_url(n))) \
+                    .props("outline no-caps").mark("edit")
+                with ui.button(icon="more_vert").props("flat round").mark("more"):
+                    with ui.menu():
+                        ui.menu_item("Duplicate", lambda n=name: self._duplicate(n)).mark("duplicate")
+                        ui.menu_item("Export as a file", lambda n=name: self._export(n)).mark("export")
+                        ui.menu_item("Delete…", lambda n=name: self._confirm_delete(n)).mark("delete")
+            with ui.row().classes("w-full items-center gap-2"):
+                ui.label(plural(len(summary.get("groups", [])), "group")).classes("text-sm text-grey-7 mr-2")
+                self._chips("Needs", sig.get("inputs", {}), "blue-1", "blue-10")
+                self._chips("Gives", sig.get("outputs", {}), "green-1", "green-10")
+
+    @staticmethod
+    def _chips(title: str, slots: dict[str, str], color: str, text: str) -> None:
+        ui.label(f"{title}:").classes("text-sm text-grey-7")
+        if not slots:
+            ui.label("nothing").classes("text-sm text-grey-6 italic mr-2")
+        for slot, type_name in slots.items():
+            ui.chip(f"{slot} · {type_word(type_name)}", color=color).props(f"dense text-color={text}") \
+                .mark(f"{title.lower()}-chip")
+
+    # -- actions ----------------------------------------------------------------------------------
+    async def _duplicate(self, name: str) -> None:
+        sequence = await self.engine.get(name)
+        if sequence is None:
+            return
+        try:
+            copy = await duplicate(self.engine, sequence)
+        except DslError as exc:
+            ui.notify(f"Could not copy '{name}': {exc.problems[0].message if exc.problems else exc}", type="negative")
+            return
+        ui.notify(f"Copied as '{copy.name}'", type="positive")
+        await self.refresh()
+
+    async def _export(self, name: str) -> None:
+        sequence = await self.engine.get(name)
+        if sequence is not None:
+            ui.download.content(to_text(sequence).encode("utf-8"), _file_name(name), "application/json")
+
+    def _confirm_delete(self, name: str) -> None:
+        with ui.dialog() as dialog, ui.card().mark("delete-dialog"):
+            ui.label(f"Delete the sequence '{name}'?").classes("text-lg font-medium")
+            ui.label("It cannot be brought back. Runs already recorded stay in the Runs history.") \
+                .classes("text-sm text-grey-8")
+            with ui.row().classes("w-full justify-end gap-2"):
+                ui.button("Keep it", on_click=dialog.close).props("flat no-caps").mark("cancel-delete")
+                ui.button("Delete it", color="negative",
+                          on_click=lambda: self._delete(name, dialog)).props("no-caps").mark("confirm-delete")
+        dialog.open()
+
+    async def _delete(self, name: str, dialog: ui.dialog) -> None:
+        dialog.close()
+        await self.engine.delete(name)
+        storage.drop(storage.edit_key(name))
+        ui.notify(f"Deleted '{name}'")
+        await self.refresh()
+
+    def _pick_file(self) -> None:
+        self.upload.run_method("pickFiles")
+
+    async def _uploaded(self, e: Any) -> None:
+        self.upload.reset()
+        await self.import_bytes(await e.file.read())
+
+    async def import_bytes(self, raw: bytes) -> None:
+        check = await check_import(self.engine, raw)
+        if check.errors:
+            self._show_import_problems(check)
+        elif check.exists:
+            self._confirm_replace(check)
+        else:
+            await self._save_import(check)
+
+    async def _save_import(self, check: ImportCheck) -> None:
+        try:
+            sequence, _ = await self.engine.create(check.doc)
+        except DslError as exc:
+            check.problems = list(exc.problems)
+            self._show_import_problems(check)
+            return
+        ui.notify(f"Imported '{sequence.name}'", type="positive")
+        await self.refresh()
+
+    def _confirm_replace(self, check: ImportCheck) -> None:
+        with ui.dialog() as dialog, ui.card().mark("replace-dialog"):
+            ui.label(f"A sequence named '{check.name}' already exists.").classes("text-lg font-medium")
+            ui.label("Replace it with the one from the file?").classes("text-sm")
+            with ui.row().classes("w-full justify-end gap-2"):
+                ui.button("Cancel", on_click=dialog.close).props("flat no-caps")
+                ui.button("Replace it", on_click=lambda: (dialog.close(), self._save_import(check))) \
+                    .props("no-caps").mark("confirm-replace")
+        dialog.open()
+
+    def _show_import_problems(self, check: ImportCheck) -> None:
+        with ui.dialog() as dialog, ui.card().classes("w-[44rem] max-w-full").mark("import-problems"):
+            ui.label("This file cannot be imported as it is").classes("text-lg font-medium")
+            ui.label(plural(len(check.errors), "problem") + " to fix:").classes("text-sm")
+            with ui.column().classes("w-full gap-1 max-h-[50vh] overflow-y-auto"):
+                for problem in check.errors:
+                    with ui.row().classes("items-start gap-2 no-wrap").mark("import-problem"):
+                        ui.icon("error", color="negative")
+                        ui.label(f"{check.where(problem)}: {problem.message}").classes("text-sm")
+            with ui.row().classes("w-full justify-end gap-2"):
+                ui.button("Close", on_click=dialog.close).props("flat no-caps")
+                if check.text:
+                    ui.button("Open it in the editor to fix", icon="edit",
+                              on_click=lambda: self._fix_in_editor(check)).props("no-caps").mark("fix-import")
+        dialog.open()
+
+    @staticmethod
+    def _fix_in_editor(check: ImportCheck) -> None:
+        storage.save("new", {"draft": SequenceDraft().model_dump(mode="json"), "view": "text", "text": check.text})
+        ui.navigate.to("/sequences/new")
+
+
+def _haystack(summary: dict[str, Any]) -> str:
+    sig = summary.get("signature", {})
+    words = [summary.get("name", ""), summary.get("description", ""), *summary.get("groups", []),
+             *sig.get("inputs", {}), *sig.get("outputs", {})]
+    return " ".join(str(w) for w in words).lower()
+
+
+def register() -> None:
+    @ui.page("/")
+    async def sequences_page() -> None:
+        with frame("Sequences"):
+            page = SequencesPage(runtime.current().engine)
+            await page.refresh()

@@ -1,0 +1,226 @@
+"""How SeqDesk shows itself: a desktop window when it can, a browser tab when it must.
+
+People who do not write code expect an app to open a window and to quit when it is closed. So
+`run_ui` tries, in order:
+
+1. pywebview (`pip install seqdesk[native]`): NiceGUI's native mode, a real window;
+2. an installed Chromium, Chrome, Edge or Brave as an app window (`--app=URL`, no tabs or address
+   bar) with its own throw-away profile, so it is a process of its own: when it exits, the app
+   shuts down (`app.shutdown()`), which ends pending requests as `session_disposed`;
+3. the default browser (the server keeps running until Ctrl+C).
+
+`--browser` only serves (on 127.0.0.1 unless a host was asked for) and prints the address.
+Whatever the mode: `reload=False`, and the interface never binds 0.0.0.0 unless asked to.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import secrets
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import webbrowser
+from pathlib import Path
+
+from gui.ui.theme import APP_NAME, assets_dir
+
+WINDOW_SIZE = (1280, 860)
+BROWSERS = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable", "microsoft-edge",
+            "microsoft-edge-stable", "msedge", "brave-browser")
+_KNOWN_PATHS = {
+    "darwin": ["/Applications/Google Chrome.app/Contents/MacOS/Google Chrome",
+               "/Applications/Chromium.app/Contents/MacOS/Chromium",
+               "/Applications/Microsoft Edge.app/Contents/MacOS/Microsoft Edge",
+               "/Applications/Brave Browser.app/Contents/MacOS/Brave Browser"],
+    "win32": [r"%ProgramFiles%\Google\Chrome\Application\chrome.exe",
+              r"%ProgramFiles(x86)%\Google\Chrome\Application\chrome.exe",
+              r"%LocalAppData%\Google\Chrome\Application\chrome.exe",
+              r"%ProgramFiles(x86)%\Microsoft\Edge\Application\msedge.exe",
+              r"%ProgramFiles%\Microsoft\Edge\Application\msedge.exe"],
+}
+QUICK_EXIT_SECONDS = 5.0  # a browser that dies this fast did not show a window: fall back
+
+
+def run_ui(*, host: str, port: int, browser_only: bool, token: str | None) -> int:
+    """Serve the app (pages and API are registered already) and show it; returns the exit code."""
+    from nicegui import app, ui
+
+    local_host = "127.0.0.1" if host in ("0.0.0.0", "::", "") else host
+    url = f"http://{_url_host(local_host)}:{port}/"
+    storage_dir = _storage_dir()
+    options: dict = {
+        "host": host, "port": port, "reload": False, "show": False, "title": APP_NAME,
+        "favicon": assets_dir() / "icon.svg" if (assets_dir() / "icon.svg").is_file() else None,
+        "storage_secret": _storage_secret(storage_dir), "show_welcome_message": False,
+        "uvicorn_logging_level": "warning",
+    }
+    mode = "browser" if browser_only else _window_mode()
+
+    async def announce() -> None:
+        await _wait_listening(local_host, port)
+        login = " (log in with your token)" if token else ""
+        where = {"browser": "Open it in your browser", "native": "Its window is opening",
+                 "app-window": "Its window is opening", "default-browser": "Opening it in your browser",
+                 "headless": "No display found: open it in a browser"}[mode]
+        print(f"{APP_NAME} is running at {url}{login}. {where}; press Ctrl+C to stop.", flush=True)
+        if mode == "default-browser":
+            webbrowser.open(url)
+
+    from nicegui import background_tasks
+
+    app.on_startup(lambda: background_tasks.create(announce(), name="seqdesk announce"))
+    if mode == "app-window":
+        window = AppWindow(_find_browser() or "", url)
+        app.on_startup(lambda: background_tasks.create(window.run(local_host, port), name="seqdesk window"))
+        app.on_shutdown(window.close)
+    if mode == "native":
+        options.update(native=True, window_size=WINDOW_SIZE)
+    try:
+        ui.run(**options)
+    except KeyboardInterrupt:
+        return 0
+    except SystemExit as exc:  # NiceGUI exits like this when the server cannot start (port taken...)
+        return exc.code if isinstance(exc.code, int) else 1
+    return 0
+
+
+def _window_mode() -> str:
+    if _has_pywebview():
+        return "native"
+    if not _has_display():
+        return "headless"
+    if _find_browser():
+        return "app-window"
+    return "default-browser"
+
+
+def _has_pywebview() -> bool:
+    try:
+        import webview  # noqa: F401
+    except Exception:  # noqa: BLE001 - any failure to import means: no native window here
+        return False
+    return True
+
+
+def _has_display() -> bool:
+    if sys.platform in ("win32", "darwin"):
+        return True
+    return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+
+
+def _find_browser() -> str | None:
+    """A Chromium-family browser that can open an `--app` window; SEQDESK_BROWSER overrides."""
+    chosen = os.environ.get("SEQDESK_BROWSER")
+    if chosen:
+        return shutil.which(chosen) or (chosen if Path(chosen).is_file() else None)
+    for name in BROWSERS:
+        found = shutil.which(name)
+        if found:
+            return found
+    for raw in _KNOWN_PATHS.get(sys.platform, []):
+        path = Path(os.path.expandvars(raw))
+        if path.is_file():
+            return str(path)
+    return None
+
+
+class AppWindow:
+    """A browser in `--app` mode as the app's window; its exit is the app's exit."""
+
+    def __init__(self, browser: str, url: str) -> None:
+        self.browser = browser
+        self.url = url
+        self.process: asyncio.subprocess.Process | None = None
+        self.profile = ""
+
+    def command(self) -> list[str]:
+        width, height = WINDOW_SIZE
+        return [self.browser, f"--app={self.url}", f"--user-data-dir={self.profile}", "--no-first-run",
+                "--no-default-browser-check", "--disable-sync", f"--window-size={width},{height}",
+                f"--class={APP_NAME}"]
+
+    async def run(self, host: str, port: int) -> None:
+        from nicegui import app
+
+        await _wait_listening(host, port)
+        self.profile = tempfile.mkdtemp(prefix="seqdesk-window-")
+        started = time.monotonic()
+        try:
+            self.process = await asyncio.create_subprocess_exec(
+                *self.command(), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            code = await self.process.wait()
+        except OSError as exc:
+            print(f"{APP_NAME}: could not open a window ({exc}); open {self.url} in your browser.", flush=True)
+            webbrowser.open(self.url)
+            return
+        finally:
+            shutil.rmtree(self.profile, ignore_errors=True)
+        if code != 0 and time.monotonic() - started < QUICK_EXIT_SECONDS:
+            print(f"{APP_NAME}: the window could not be opened; open {self.url} in your browser.", flush=True)
+            webbrowser.open(self.url)
+            return
+        if not (app.is_stopping or app.is_stopped):
+            app.shutdown()  # the person closed the window: quit, ending pending requests cleanly
+
+    def close(self) -> None:
+        if self.process is not None and self.process.returncode is None:
+            try:
+                self.process.terminate()
+            except ProcessLookupError:
+                pass
+
+
+async def _wait_listening(host: str, port: int, timeout: float = 15.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            _, writer = await asyncio.open_connection(host, port)
+        except OSError:
+            await asyncio.sleep(0.05)
+            continue
+        writer.close()
+        return
+
+
+def _url_host(host: str) -> str:
+    return f"[{host}]" if ":" in host else host
+
+
+def _storage_dir() -> Path | None:
+    """Keep NiceGUI's per-browser settings (dark mode) in the data folder, not the working folder."""
+    from nicegui.storage import Storage
+
+    try:
+        from gui.store.datadir import data_dir
+
+        folder = data_dir() / "ui"
+        folder.mkdir(parents=True, exist_ok=True)
+    except Exception:  # noqa: BLE001 - preferences are not worth failing the start-up for
+        folder = Path(tempfile.gettempdir()) / "seqdesk-ui"
+        folder.mkdir(parents=True, exist_ok=True)
+    Storage.path = folder
+    return folder
+
+
+def _storage_secret(folder: Path | None) -> str:
+    """Signs the browser's session cookie; kept so preferences survive a restart."""
+    if folder is None:
+        return secrets.token_hex(32)
+    path = folder / "session-secret"
+    try:
+        if path.is_file():
+            text = path.read_text(encoding="utf-8").strip()
+            if len(text) >= 32:
+                return text
+        secret = secrets.token_hex(32)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(secret)
+        return secret
+    except OSError:
+        return secrets.token_hex(32)
+

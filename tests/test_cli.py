@@ -1,0 +1,116 @@
+"""The `seqdesk` command as a script sees it: exit codes, output, the persistent store."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from gui.core.help import EXAMPLE, SEED_EXAMPLE
+
+
+def seqdesk(*args: str, data: Path, stdin: str = "", timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("PYTEST_", "NICEGUI_")) and k != "SEQDESK_MEMORY"}
+    env["SEQDESK_DATA"] = str(data)
+    return subprocess.run([sys.executable, "-m", "gui", *args], input=stdin, capture_output=True, text=True,
+                          env=env, timeout=timeout)
+
+
+@pytest.fixture
+def data(tmp_path: Path) -> Path:
+    folder = tmp_path / "data"
+    folder.mkdir()
+    return folder
+
+
+def write(tmp_path: Path, name: str, text: str) -> str:
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return str(path)
+
+
+def test_check_valid_file_exits_0_and_shows_the_signature(tmp_path, data):
+    result = seqdesk("check", write(tmp_path, "ok.json", EXAMPLE), data=data)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "inputs: host: string" in result.stdout
+
+
+def test_check_prints_each_problem_with_its_location_and_exits_1(tmp_path, data):
+    doc = json.loads(EXAMPLE)
+    doc["groups"][1]["tools"] = doc["groups"][1]["tools"].replace('"as":"detail"', '"as":"x"')
+    result = seqdesk("check", write(tmp_path, "bad.json", json.dumps(doc)), data=data)
+    assert result.returncode == 1
+    assert "groups[1].tools[0].as: slot 'x' is not declared in out" in result.stdout
+    assert "(undeclared-slot)" in result.stdout
+
+
+def test_check_json_output_has_the_documented_shape(tmp_path, data):
+    result = seqdesk("check", "--json", write(tmp_path, "bad.json", '{"name": "x", "groups": []}'), data=data)
+    assert result.returncode == 1
+    body = json.loads(result.stdout)
+    assert body["ok"] is False
+    assert body["errors"][0]["code"] == "no-groups" and body["errors"][0]["loc"] == ["groups"]
+    assert set(body) == {"ok", "errors", "warnings", "signature"}
+
+
+def test_check_unreadable_file_exits_2(tmp_path, data):
+    result = seqdesk("check", str(tmp_path / "missing.json"), data=data)
+    assert result.returncode == 2 and "no such file" in result.stderr
+
+
+def test_help_prints_the_format_with_the_example(data):
+    result = seqdesk("help", data=data)
+    assert result.returncode == 0 and EXAMPLE in result.stdout
+
+
+def test_seed_example_runs_end_to_end_through_the_cli_with_cmd_run(tmp_path, data):
+    text = SEED_EXAMPLE.replace("journalctl -x", "echo 展开")
+    result = seqdesk("run", write(tmp_path, "seed.json", text), "--args", '{"host": "node-a"}', "--yes", "--json",
+                     data=data)
+    assert result.returncode == 0, result.stderr
+    record = json.loads(result.stdout)
+    assert record["status"] == "succeeded"
+    assert record["outputs"]["detail"] == "展开"
+    assert [g["name"] for g in record["groups"]] == ["拉取单台", "异常展开"]
+    assert all(t["attempts"] == 1 for g in record["groups"] for t in g["tools"])
+
+
+def test_without_a_terminal_or_yes_approvals_are_denied_with_the_reason(tmp_path, data):
+    result = seqdesk("run", write(tmp_path, "ex.json", EXAMPLE), "--args", '{"host": "a"}', "--json", data=data)
+    assert result.returncode == 1
+    record = json.loads(result.stdout)
+    assert record["status"] == "failed"
+    assert "denied by the user" in record["groups"][0]["tools"][0]["error"]
+    assert "no terminal" in record["groups"][0]["tools"][0]["error"]
+
+
+def test_bad_args_exit_2(tmp_path, data):
+    path = write(tmp_path, "ex.json", EXAMPLE)
+    assert seqdesk("run", path, "--args", "not json", data=data).returncode == 2
+    result = seqdesk("run", path, "--args", '{"host": 3}', data=data)
+    assert result.returncode == 2 and "'host' must be a string" in result.stderr
+
+
+def test_list_shows_sequences_saved_in_the_data_folder_and_runs_by_name(data):
+    import asyncio
+
+    from gui.store.open import open_stores
+
+    async def save() -> None:
+        runtime = await open_stores(data)
+        await runtime.engine.create({"name": "greet", "groups": [
+            {"name": "hello", "in": {"who": "string"}, "out": {"msg": "string"},
+             "tools": '{"tool":"echo","args":{"value":"hi $args.who"},"as":"msg"} ;'}]})
+        await runtime.close()
+
+    asyncio.run(save())
+    listed = seqdesk("list", data=data)
+    assert listed.returncode == 0 and "greet  (who: string) -> (msg: string)" in listed.stdout
+    ran = seqdesk("run", "greet", "--args", '{"who": "Ada"}', "--json", data=data)
+    assert ran.returncode == 0, ran.stderr
+    assert json.loads(ran.stdout)["outputs"] == {"msg": "hi Ada"}
