@@ -14,12 +14,12 @@ from __future__ import annotations
 
 import logging
 from typing import Any, Literal
+from urllib.parse import quote
 
-from fastapi import Depends, FastAPI, Query, Request
+from fastapi import FastAPI, Query, Request
 from fastapi.exception_handlers import request_validation_exception_handler
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import PlainTextResponse, Response
-from fastapi.sse import EventSourceResponse
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from starlette.routing import Match, Router
 from starlette.types import ASGIApp, Receive, Scope, Send
@@ -27,9 +27,9 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 import gui
 from gui import runtime
 from gui.api_body import BadRequest, BodyLimitMiddleware, json_response, read_json, type_name
-from gui.api_events import event_stream
+from gui.api_events import register_events
 from gui.auth import AUTH_SCOPE_KEY, TokenGate, register_login
-from gui.core.catalog import NotFoundError, summary
+from gui.core.catalog import NotFoundError, summary, tool_catalog
 from gui.core.engine import Engine
 from gui.core.errors import DslError
 from gui.core.export import to_document, to_text
@@ -41,7 +41,7 @@ from gui.core.interaction_service import (
 from gui.core.interactions import InteractionRecord
 from gui.core.records import RunRecord
 from gui.core.run_args import RunArgsError
-from gui.core.validator import ValidationResult
+from gui.core.validator import ValidationResult, check_document
 
 log = logging.getLogger(__name__)
 
@@ -53,7 +53,8 @@ _RESPONSE_BODY = 'a response like {"kind": "approval", "decision": "approved"}'
 class StartRun(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
 
-    sequence: str = Field(min_length=1)
+    sequence: str | None = Field(default=None, min_length=1)
+    document: dict[str, Any] | None = None  # an unsaved sequence (a file given to `seqdesk run`)
     args: dict[str, Any] | None = None
 
 
@@ -153,15 +154,7 @@ def register_api(app: FastAPI, *, token: str | None) -> None:
             return json_response({"ok": True, "version": gui.__version__})
         return json_response({"ok": True})
 
-    @app.get("/api/events", response_class=EventSourceResponse)
-    async def events(eng: Engine = Depends(engine),
-                     types: str = Query("", description="comma-separated prefixes, e.g. run.,interaction."),
-                     run_id: str | None = None) -> Any:
-        """Run, group, tool, interaction and sequence events as they happen."""
-        wanted = tuple(t.strip() for t in types.split(",") if t.strip())
-        async for item in event_stream(eng, wanted, run_id):
-            yield item
-
+    register_events(app, engine)
     app.add_middleware(ApiFallback, router=app.router)
     app.add_middleware(BodyLimitMiddleware)
     if token is not None:
@@ -193,7 +186,7 @@ def _register_sequences(app: FastAPI) -> None:
             return _validation_failure(checked)
         body = {"sequence": summary(sequence), "warnings": [p.to_json() for p in result.warnings]}
         return json_response(body, 200 if existed else 201,
-                             {"Location": f"/api/sequences/{_quote(sequence.name)}"})
+                             {"Location": f"/api/sequences/{quote(sequence.name, safe='')}"})
 
     @app.get("/api/sequences/{name}")
     async def get_sequence(name: str, format: Literal["json", "text"] = "json") -> Response:
@@ -222,8 +215,18 @@ def _register_runs(app: FastAPI) -> None:
             body = StartRun.model_validate(raw)
         except ValidationError as exc:
             raise BadRequest(422, f"the body must be {_RUN_BODY}: {_pydantic_detail(exc)}") from None
+        if (body.sequence is None) == (body.document is None):
+            raise BadRequest(422, f"the body must be {_RUN_BODY} (give either sequence or document)")
         try:
-            record = await engine().start(body.sequence, body.args or {})
+            if body.document is not None:
+                eng = engine()
+                result = check_document(body.document, tool_catalog(eng.registry))
+                if not result.ok or result.sequence is None:
+                    raise BadRequest(422, "the document is not a valid sequence", **result.to_json())
+                record = await eng.runner.start(result.sequence, body.args or {})
+            else:
+                assert body.sequence is not None
+                record = await engine().start(body.sequence, body.args or {})
         except NotFoundError as exc:
             raise BadRequest(404, str(exc)) from None
         except RunArgsError as exc:
@@ -259,11 +262,13 @@ def _register_runs(app: FastAPI) -> None:
 def _register_interactions(app: FastAPI) -> None:
     @app.get("/api/interactions")
     async def list_interactions(status: Literal["pending", "resolved", "expired", "cancelled"] | None = None,
-                                run_id: str | None = None) -> Response:
+                                run_id: str | None = None, limit: int = Query(100, ge=1, le=1000),
+                                offset: int = Query(0, ge=0, le=10**9)) -> Response:
+        """Newest first."""
         records = await engine().interaction_store.list(status)
         chosen = [r for r in records if run_id is None or r.request.turn_id == run_id]
         chosen.sort(key=lambda r: r.request.created_at, reverse=True)
-        return json_response([_interaction(r) for r in chosen])
+        return json_response([_interaction(r) for r in chosen[offset:offset + limit]])
 
     @app.get("/api/interactions/{interaction_id}")
     async def get_interaction(interaction_id: str) -> Response:
@@ -305,9 +310,3 @@ def _unwrap(interaction_id: str, body: Any) -> dict[str, Any]:
         if not isinstance(body, dict):
             raise BadRequest(422, f"'response' must be {_RESPONSE_BODY}, not {type_name(body)}")
     return body
-
-
-def _quote(name: str) -> str:
-    from urllib.parse import quote
-
-    return quote(name, safe="")

@@ -3,8 +3,10 @@
 Each bus event becomes `event: <type>`, `data: <the Event as JSON>`, `id: <its seq>`. The stream
 opens with a `: connected` comment sent only after the subscription is in place, so a client that
 has read it cannot miss a later event (`EventBus.stream` subscribes on its first `__anext__`, which
-gives no such moment: hence the subscription here). FastAPI's `EventSourceResponse` adds the
-`: ping` heartbeat every 15 s and ends the generator when the client goes away.
+gives no such moment: hence the subscription here). Where FastAPI has `fastapi.sse` (the installed
+0.165 does), its `EventSourceResponse` writes the events and a `: ping` heartbeat every 15 s; with an
+older FastAPI (NiceGUI accepts 0.109 on) the same wire format and heartbeat are written here into a
+plain streaming response. Either way the generator ends when the client goes away.
 
 An open stream must not keep the server from shutting down (uvicorn waits for open responses
 before it runs the shutdown hooks, and never tells a streaming response that it is stopping), so
@@ -18,16 +20,24 @@ import asyncio
 import sys
 import threading
 from collections.abc import AsyncIterator, Callable
+from typing import Any
 
-from fastapi.sse import ServerSentEvent
+from fastapi import Depends, FastAPI, Query
+from fastapi.responses import StreamingResponse
 
 from gui import runtime
 from gui.api_body import dumps
 from gui.core.engine import Engine
 from gui.core.events import Event, EventBus
 
+try:
+    from fastapi.sse import EventSourceResponse, ServerSentEvent
+except ImportError:  # an older FastAPI
+    EventSourceResponse = ServerSentEvent = None  # type: ignore[assignment,misc]
+
 QUEUE_SIZE = 1000
 CHECK_SECONDS = 1.0
+HEARTBEAT_SECONDS = 15.0
 
 
 def _server_exiting() -> bool:
@@ -77,22 +87,63 @@ def _wanted(types: tuple[str, ...], run_id: str | None) -> Callable[[Event], boo
     return wanted
 
 
-async def event_stream(engine: Engine, types: tuple[str, ...] = (),
-                       run_id: str | None = None) -> AsyncIterator[ServerSentEvent]:
+Item = dict[str, Any]  # the fields of one server-sent event: event, data, id, comment, retry
+
+
+async def event_stream(engine: Engine, types: tuple[str, ...] = (), run_id: str | None = None,
+                       heartbeat: float | None = None) -> AsyncIterator[Item]:
+    """The events as SSE fields; with `heartbeat`, a `ping` comment after that many quiet seconds."""
     wanted = _wanted(types, run_id)
     sub = _Subscription(engine.bus)
+    loop = asyncio.get_running_loop()
     try:
-        yield ServerSentEvent(comment="connected", retry=3000)
+        yield {"comment": "connected", "retry": 3000}
+        last = loop.time()
         while not (_engine_gone(engine) or _server_exiting()):
             try:
-                event = await asyncio.wait_for(sub.queue.get(), CHECK_SECONDS)
+                event = await asyncio.wait_for(sub.queue.get(), CHECK_SECONDS if heartbeat is None
+                                               else max(0.0, min(CHECK_SECONDS, last + heartbeat - loop.time())))
             except TimeoutError:
+                if heartbeat is not None and loop.time() - last >= heartbeat:
+                    last = loop.time()
+                    yield {"comment": "ping"}
                 continue
             if sub.dropped:
-                yield ServerSentEvent(event="dropped", raw_data=dumps({"count": sub.dropped}))
+                yield {"event": "dropped", "data": dumps({"count": sub.dropped})}
                 sub.dropped = 0
             if wanted(event):
-                yield ServerSentEvent(event=event.type, raw_data=dumps(event.to_json()),
-                                      id=str(event.seq))
+                last = loop.time()
+                yield {"event": event.type, "data": dumps(event.to_json()), "id": str(event.seq)}
     finally:
         sub.unsubscribe()
+
+
+def encode(item: Item) -> bytes:
+    lines = [f": {item['comment']}"] if "comment" in item else []
+    lines += [f"{key}: {item[key]}" for key in ("event", "data", "id", "retry") if key in item]
+    return ("\n".join(lines) + "\n\n").encode("utf-8")
+
+
+def register_events(app: FastAPI, engine: Any) -> None:
+    """`GET /api/events`; `engine` is the dependency that gives the open engine (or refuses)."""
+    description = "comma-separated prefixes, e.g. run.,interaction."
+    if EventSourceResponse is not None:
+        @app.get("/api/events", response_class=EventSourceResponse)
+        async def events(eng: Engine = Depends(engine), types: str = Query("", description=description),
+                         run_id: str | None = None) -> Any:
+            """Run, group, tool, interaction and sequence events as they happen."""
+            async for item in event_stream(eng, _types(types), run_id):
+                yield ServerSentEvent(raw_data=item.pop("data", None), **item)
+        return
+
+    @app.get("/api/events", response_class=StreamingResponse)
+    async def events_by_hand(eng: Engine = Depends(engine), types: str = Query("", description=description),
+                             run_id: str | None = None) -> StreamingResponse:
+        """Run, group, tool, interaction and sequence events as they happen."""
+        items = event_stream(eng, _types(types), run_id, heartbeat=HEARTBEAT_SECONDS)
+        return StreamingResponse((encode(item) async for item in items), media_type="text/event-stream",
+                                 headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+
+
+def _types(text: str) -> tuple[str, ...]:
+    return tuple(t.strip() for t in text.split(",") if t.strip())

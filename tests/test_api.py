@@ -194,7 +194,7 @@ async def test_args_that_do_not_fit_are_422_with_every_problem_and_nothing_runs(
 
 @pytest.mark.parametrize(("body", "says"), [
     ([], "the body must be a JSON object like"),
-    ({"args": {}}, "sequence: Field required"),
+    ({"args": {}}, "give either sequence or document"),
     ({"sequence": 5}, "sequence: Input should be a valid string (got 5)"),
     ({"sequence": "greet", "args": [1]}, "args: Input should be a valid dictionary"),
     ({"sequence": "greet", "colour": "red"}, "colour: Extra inputs are not permitted"),

@@ -16,7 +16,7 @@ import httpx
 import pytest
 from fastapi import FastAPI
 
-from gui import runtime
+from gui import api_events, runtime
 from gui.api import register_api
 from gui.core.engine import Engine
 from gui.runtime import Runtime
@@ -107,8 +107,11 @@ async def engine() -> AsyncIterator[Engine]:
     runtime.set_current(None)
 
 
-@pytest.fixture
-def transport(engine: Engine) -> StreamingTransport:
+@pytest.fixture(params=["fastapi.sse", "by hand"])
+def transport(request, engine: Engine, monkeypatch) -> StreamingTransport:
+    """Every test runs twice: on FastAPI's `EventSourceResponse`, and on the fallback for older FastAPI."""
+    if request.param == "by hand":
+        monkeypatch.setattr(api_events, "EventSourceResponse", None)
     app = FastAPI()
     register_api(app, token=None)
     return StreamingTransport(app)
@@ -167,6 +170,7 @@ async def test_the_stream_can_follow_one_run_only(client, engine):
 
 async def test_a_quiet_stream_sends_a_heartbeat(client, monkeypatch):
     monkeypatch.setattr(fastapi.routing, "_PING_INTERVAL", 0.05)
+    monkeypatch.setattr(api_events, "HEARTBEAT_SECONDS", 0.05)
     async with client.stream("GET", "/api/events") as response:
         assert [e["comment"] for e in await read_sse(response.aiter_lines(), 2)] == ["connected", "ping"]
 
@@ -180,8 +184,6 @@ async def test_the_stream_ends_and_unsubscribes_when_the_client_leaves(client, t
 
 
 async def test_the_stream_ends_when_the_engine_is_closed(client, engine, monkeypatch):
-    from gui import api_events
-
     monkeypatch.setattr(api_events, "CHECK_SECONDS", 0.01)
     async with client.stream("GET", "/api/events") as response:
         lines = response.aiter_lines()

@@ -222,11 +222,19 @@ class McpConnection:
                 self._refresh = False
                 await self._load_tools(client)
 
+    def _lost(self, ended: asyncio.Event | None) -> None:
+        """The server is gone: its tools leave now, before anybody else calls them; the loop reconnects."""
+        if ended is None or ended.is_set():
+            return
+        ended.set()
+        self._client = None
+        self._unregister()
+        self._wake.set()
+
     @asynccontextmanager
     async def _open(self, ended: asyncio.Event) -> AsyncIterator[Client]:
         def on_end() -> None:
-            ended.set()
-            self._wake.set()
+            self._lost(ended)
 
         async with AsyncExitStack() as stack:
             inner: AbstractAsyncContextManager[Any]
@@ -294,15 +302,14 @@ class McpConnection:
             return await client.call_tool(remote_name, args)
         except MCPError as exc:
             if exc.code == CONNECTION_CLOSED:
+                self._lost(self._ended)
                 raise ToolError(self._with_stderr(f"the MCP server '{self.name}' stopped during the call "
                                                   "(it exited or crashed)")) from None
             raise ToolError(f"{self.name}.{remote_name}: {exc.message}") from None
         except InputRequiredRoundsExceededError:
             raise ToolError(f"{self.name}.{remote_name}: the server kept asking for input without finishing") from None
         except httpx2.TransportError as exc:
-            if self._ended is not None:
-                self._ended.set()
-                self._wake.set()
+            self._lost(self._ended)
             raise ToolError(f"the MCP server '{self.name}' cannot be reached: {describe(exc)}") from None
         finally:
             _CURRENT_CALL.reset(token)

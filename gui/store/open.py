@@ -32,6 +32,7 @@ _held: dict[Path, InstanceLock] = {}
 
 def hold_lock(folder: Path) -> InstanceLock:
     """This process's lock on `folder` (taken on first use); DataFolderInUseError if another has it."""
+    folder.mkdir(parents=True, exist_ok=True)
     key = folder.resolve()
     lock = _held.get(key)
     if lock is None or not lock.held:

@@ -60,7 +60,9 @@ _CSS = """
 .inbox-row { transition: background-color .15s; }
 .inbox-row:hover { background: rgba(103, 58, 183, .06); }
 .inbox-row-selected { border-left: 4px solid #7e57c2 !important; background: rgba(103, 58, 183, .10); }
-.body--dark .inbox-mono, .body--dark .inbox-banner { background: #2a2a2e !important; }
+.inbox-mono { background: rgba(127, 127, 127, .12); }
+.inbox-banner { background: rgba(127, 127, 127, .16); }
+.inbox-countdown-ok { background: transparent !important; border: 1px solid rgba(127, 127, 127, .45); }
 .seqdesk-nav .q-btn.seqdesk-active { background: rgba(255, 255, 255, .18); }
 """
 
@@ -174,8 +176,10 @@ def frame(title: str) -> Iterator[None]:
             ui.label(APP_NAME).classes("text-lg font-bold")
         with ui.row().classes("items-center gap-1 no-wrap seqdesk-nav"):
             for label, target, icon in NAV:
-                button = ui.button(label, icon=icon, on_click=lambda t=target: ui.navigate.to(t)).props(
-                    "flat no-caps color=white").mark(f"nav-{label.lower()}")
+                button = ui.button(icon=icon, on_click=lambda t=target: ui.navigate.to(t)).props(
+                    f"flat no-caps no-wrap color=white aria-label={label}").mark(f"nav-{label.lower()}")
+                with button:
+                    ui.label(label).classes("gt-sm ml-2")
                 if _is_active(target, path, title, label):
                     button.classes("seqdesk-active").props("aria-current=page")
                 if target == "/inbox":

@@ -1,11 +1,12 @@
 """What watching a run of 200 parallel tools costs the run panel, in a real browser.
 
-Run: python tests/bench/bench_run_panel.py [--tools 200] [--collapsed]
+Run: python tests/bench/bench_run_panel.py [--tools 200] [--collapsed] [--screenshot PATH]
 
 The app is served in this process (in-memory stores); a headless Chromium opens `/run/{id}` for a
 run of one parallel group: half the tools are gates released in 20 waves, half `sleep` for
 2–6 s. The group is opened (all 200 cards live) unless --collapsed. Reported:
-- the panel's refresh cost per batch (mean / p95 / max ms) and how many batches there were;
+- the panel's refresh cost per batch (mean / p95 / max ms) and how many batches there were,
+  plus the cost of reading the live record that each refresh starts with;
 - the server's event-loop lag while the run goes on (a 20 ms probe: p95 / max overshoot), i.e.
   whether the page keeps the app responsive;
 - what the browser received over the websocket (KB, messages);
@@ -86,7 +87,7 @@ async def probe_lag(lags: list[float], stop: asyncio.Event) -> None:
         lags.append(time.perf_counter() - start - 0.02)
 
 
-async def bench(port: int, tools: int, collapsed: bool) -> None:
+async def bench(port: int, tools: int, collapsed: bool, shot: str | None) -> None:
     from playwright.async_api import async_playwright, expect
 
     engine = runtime.current().engine
@@ -128,10 +129,16 @@ async def bench(port: int, tools: int, collapsed: bool) -> None:
         stop = asyncio.Event()
         prober = asyncio.create_task(probe_lag(lags, stop))
         keys = [i for i in range(tools) if i % 2 == 0]
+        snapshots: list[float] = []
         for wave in range(WAVES):
+            t0 = time.perf_counter()
+            engine.runner.snapshot(record.run_id)
+            snapshots.append((time.perf_counter() - t0) * 1000)
             for key in keys[wave::WAVES]:
                 gate.gates.setdefault(key, asyncio.Event()).set()
             await asyncio.sleep(0.2)  # the benchmark's own pacing of the waves
+            if wave == WAVES // 2 and shot:
+                await page.screenshot(path=shot, full_page=False, animations="disabled")
         final = await engine.runner.wait(record.run_id, timeout=60)
         t_end = time.perf_counter()
         await expect(page.get_by_text(f"Finished · {tools} of {tools} tools succeeded")).to_be_visible(
@@ -148,6 +155,8 @@ async def bench(port: int, tools: int, collapsed: bool) -> None:
           f"run {final.status} in {t_end - t_start:.1f} s")
     print(f"  refreshes: {len(costs)}, cost per refresh mean {statistics.mean(costs):.1f} ms, "
           f"p95 {percentile(costs, 0.95):.1f} ms, max {max(costs):.1f} ms")
+    print(f"  reading the live record (runner.snapshot, once per refresh): median "
+          f"{statistics.median(snapshots):.1f} ms")
     print(f"  event-loop lag while watching: p95 {percentile(lag_ms, 0.95):.1f} ms, max {max(lag_ms):.1f} ms "
           f"({len(lag_ms)} probes)")
     print(f"  browser received {received['bytes'] / 1024:.0f} KB in {received['messages']} websocket messages "
@@ -159,6 +168,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tools", type=int, default=200)
     parser.add_argument("--collapsed", action="store_true", help="leave the group collapsed (no cards)")
+    parser.add_argument("--screenshot", help="save a picture of the page halfway through the run to this path")
     args = parser.parse_args()
     if not Path(CHROMIUM).exists():
         print(f"no Chromium at {CHROMIUM}: install it with apt-get install chromium", file=sys.stderr)
@@ -170,7 +180,7 @@ def main() -> None:
 
     async def run_bench() -> None:
         try:
-            await bench(port, args.tools, args.collapsed)
+            await bench(port, args.tools, args.collapsed, args.screenshot)
         finally:
             app.shutdown()
 

@@ -11,7 +11,6 @@ import os
 import sys
 from typing import Annotated, Any, Literal
 
-import anyio
 from mcp.server.elicitation import AcceptedElicitation, ElicitationResult
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
@@ -73,12 +72,6 @@ def change(text: str) -> str:
 @server.tool(description="Fail on purpose")
 def fail(reason: str) -> str:
     raise ToolError(reason)
-
-
-@server.tool(description="Wait until cancelled")
-async def wait_forever() -> str:
-    await anyio.Event().wait()
-    return "never"
 
 
 @server.tool(description="Exit the process in the middle of the call")

@@ -43,6 +43,22 @@ def fresh_app() -> None:
     app.state.seqdesk_created = False
 
 
+@pytest.fixture(autouse=True)
+async def engine_open(user: User) -> None:
+    """App start-up opens the engine in a task of its own: wait for it (bounded) before acting."""
+    async with asyncio.timeout(5):
+        while not _open():
+            await asyncio.sleep(0.01)
+
+
+def _open() -> bool:
+    try:
+        runtime.current()
+    except RuntimeError:
+        return False
+    return True
+
+
 def engine() -> Engine:
     return runtime.current().engine
 

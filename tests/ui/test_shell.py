@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import time
 import uuid
 
@@ -20,6 +21,22 @@ R = 50
 def fresh_app() -> None:
     """`create_app` registers once per process (app.state survives NiceGUI's reset between tests)."""
     app.state.seqdesk_created = False
+
+
+@pytest.fixture(autouse=True)
+async def engine_open(user: User) -> None:
+    """App start-up opens the engine in a task of its own: wait for it (bounded) before acting."""
+    async with asyncio.timeout(5):
+        while not _open():
+            await asyncio.sleep(0.01)
+
+
+def _open() -> bool:
+    try:
+        runtime.current()
+    except RuntimeError:
+        return False
+    return True
 
 
 @pytest.fixture

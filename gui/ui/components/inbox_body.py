@@ -55,7 +55,7 @@ def section_label(text: str) -> ui.label:
 
 def mono_block(text: str, *, marker: str = "") -> ui.element:
     """A wrapped monospace block with a Copy button: commands must be readable in full."""
-    with ui.row().classes("w-full no-wrap items-start gap-1 rounded bg-grey-2 inbox-mono") as box:
+    with ui.row().classes("w-full no-wrap items-start gap-1 rounded inbox-mono") as box:
         ui.label(text).classes("font-mono text-sm whitespace-pre-wrap break-all grow p-3").mark(marker)
         ui.button(icon="content_copy", on_click=lambda: ui.clipboard.write(text)).props(
             "flat dense round size=sm aria-label=Copy").tooltip("Copy")

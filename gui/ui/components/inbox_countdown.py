@@ -13,7 +13,7 @@ from gui.ui.components.inbox_format import now_ms, time_left, urgent
 
 class Countdown(ui.chip):
     def __init__(self, expires_at: int) -> None:
-        super().__init__("", icon="schedule", color="grey-3", text_color="grey-9")
+        super().__init__("", icon="schedule", color=None, text_color=None)
         self.expires_at = expires_at
         self.props("dense square")
         self.mark("countdown")
@@ -29,10 +29,11 @@ class Countdown(ui.chip):
         state = "over" if text == "Expired" else "urgent" if urgent(self.expires_at, now) else "ok"
         if state != self._state:
             self._state = state
-            color, text_color, icon = {
-                "ok": ("grey-3", "grey-9", "schedule"),
-                "urgent": ("amber-3", "amber-10", "hourglass_bottom"),
-                "over": ("grey-4", "grey-8", "timer_off"),
-            }[state]
-            self.props(f"color={color} text-color={text_color} icon={icon}")
+            if state == "urgent":
+                self.classes(remove="inbox-countdown-ok")
+                self.props("color=amber-3 text-color=amber-10 icon=hourglass_bottom")
+            else:
+                self.classes(add="inbox-countdown-ok")
+                self.props(remove="color text-color")
+                self.props(f"icon={'timer_off' if state == 'over' else 'schedule'}")
         return state != "over"

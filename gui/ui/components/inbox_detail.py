@@ -57,7 +57,7 @@ class InboxDetail(ui.card):
                 self.chip = ui.chip(fmt.WAITING.word, icon=fmt.WAITING.icon, color="deep-purple-1",
                                     text_color="deep-purple-9").props("square").mark("detail-state")
             self._source_line(request)
-            self.banner = ui.row().classes("w-full items-center no-wrap gap-2 rounded p-3 bg-grey-3 inbox-banner")
+            self.banner = ui.row().classes("w-full items-center no-wrap gap-2 rounded p-3 inbox-banner")
             self.banner.mark("ended-banner")
             self.banner.set_visibility(False)
             if request.expires_at is not None and record.status == "pending":

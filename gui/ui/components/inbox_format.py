@@ -8,6 +8,7 @@ state (never colour alone). Pure functions: no NiceGUI, easy to test.
 from __future__ import annotations
 
 import json
+import re
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -30,6 +31,8 @@ Request = ShellApprovalRequest | ToolApprovalRequest | QuestionRequest | Elicita
 
 KIND_ICONS = {"shell": "terminal", "tool": "build", "question": "help_outline", "form": "assignment"}
 KIND_WORDS = {"shell": "Command", "tool": "Tool", "question": "Question", "form": "Form"}
+
+_MARKDOWN = re.compile(r"[*_`#>]+")
 
 CANCEL_WORDS = {
     "turn_stopped": "the run was stopped",
@@ -86,7 +89,7 @@ def preview(request: Request) -> str:
         return one_line(request.validated_input)
     if isinstance(request, QuestionRequest):
         return request.title or request.questions[0].prompt
-    return " ".join((request.message or request.url or "").split())
+    return " ".join(_MARKDOWN.sub("", request.message or request.url or "").split())
 
 
 def source_parts(request: Request) -> list[str]:
@@ -209,7 +212,8 @@ def answers_text(request: QuestionRequest, response: QuestionResponse) -> str:
         labels = {o.value: o.label for o in (question.options or [])} if question else {}
         values = answer.value if isinstance(answer.value, list) else [answer.value]
         shown = ", ".join(labels.get(v, v) for v in values) or "(nothing chosen)"
-        parts.append(f"{question.prompt if question else answer.question_id}: {shown}")
+        prompt = question.prompt if question else answer.question_id
+        parts.append(f"{prompt} {shown}" if prompt.endswith(("?", ":")) else f"{prompt}: {shown}")
     return "; ".join(parts)
 
 

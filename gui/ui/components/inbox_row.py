@@ -32,15 +32,15 @@ class InboxRow(ui.card):
             with ui.row().classes("w-full items-center no-wrap gap-2"):
                 ui.icon(fmt.KIND_ICONS[kind], size="sm").classes("text-deep-purple-6").tooltip(fmt.KIND_WORDS[kind])
                 self.title = ui.label(fmt.title(request)).classes("text-sm grow truncate")
-                ui.label(fmt.age(request.created_at)).classes("text-xs text-grey-7 whitespace-nowrap")
+                ui.label(fmt.age(request.created_at)).classes("text-xs opacity-70 whitespace-nowrap")
             preview = fmt.preview(request)
             if preview:
-                text = ui.label(preview).classes("text-sm truncate w-full text-grey-8")
+                text = ui.label(preview).classes("text-sm truncate w-full opacity-80")
                 if kind in ("shell", "tool"):
                     text.classes("font-mono")
             with ui.row().classes("w-full items-center no-wrap gap-2"):
                 source = " › ".join(fmt.source_parts(request)) or "this app"
-                ui.label(source).classes("text-xs text-grey-7 grow truncate")
+                ui.label(source).classes("text-xs opacity-70 grow truncate")
                 if request.expires_at is not None:
                     self.countdown = Countdown(request.expires_at)
         self.set_seen(seen)

@@ -66,7 +66,9 @@ class GroupSection(ui.expansion):
                         "text-violet-700 font-medium").mark("group-review")
                 self._note = ui.label().classes("text-sm text-gray-600 break-words")
         with self:
-            self._grid = ui.row().classes("w-full gap-2" if not detail else "w-full gap-2 flex-col")
+            self._grid = ui.element("div").classes("w-full gap-2 " + ("grid" if not detail else "flex flex-col"))
+            if not detail:
+                self._grid.style("grid-template-columns: repeat(auto-fill, minmax(15rem, 1fr))")
         self.on_value_change(lambda e: self._build_cards() if e.value else None)
         self.show(group, now)
         if self.value:

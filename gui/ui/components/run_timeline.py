@@ -18,6 +18,7 @@ from gui.ui.components.run_status import BLUE, GREY, LOOKS, VIOLET, duration_wor
 ROW_PX = 22
 VISIBLE_ROWS = 24
 QUEUED = "#d1d5db"
+MIN_INTERVAL = 1.0  # seconds between two chart updates while the run goes on
 RENDER_BAR = """(params, api) => {
   const row = api.value(0);
   const a = api.coord([api.value(1), row]);
@@ -92,6 +93,7 @@ class RunTimeline(ui.column):
         self.classes("w-full gap-1")
         labels, data = timeline_rows(record, now)
         self._data: list[dict[str, Any]] = data
+        self._sent_at = now
         rows = len(labels)
         height = min(rows, VISIBLE_ROWS) * ROW_PX + 70
         zoom: list[dict[str, Any]] = [{"type": "inside", "xAxisIndex": 0, "filterMode": "none"}]
@@ -130,6 +132,10 @@ class RunTimeline(ui.column):
         return len(self.chart.options["yAxis"]["data"])
 
     def show(self, record: RunRecord, now: float) -> None:
+        """Re-send the bars when they changed, at most once a second while the run goes on."""
+        if not record.finished and now - self._sent_at < MIN_INTERVAL:
+            return
+        self._sent_at = now
         _, data = timeline_rows(record, now)
         if data == self._data:
             return

@@ -33,13 +33,18 @@ def elapsed_words(tool: ToolRecord, now: float) -> str:
 
 
 class ToolCard(ui.card):
-    """A tool's card; `show(record, now)` updates it in place. `detail` adds args as sent and the full result."""
+    """A tool's card; `show(record, now)` updates it in place. `detail` adds args as sent and the full result.
+
+    Its elements are made once and then only re-texted or hidden: creating and deleting elements is
+    what a page of many live cards cannot afford on every refresh.
+    """
 
     def __init__(self, tool: ToolRecord, *, detail: bool = False, now: float = 0.0) -> None:
         super().__init__()
-        self.classes("w-72 gap-1 p-3" if not detail else "w-full gap-1 p-3").props("flat bordered")
+        self.classes("w-full min-w-0 gap-1 p-3").props("flat bordered")
         self.detail = detail
         self._key: tuple[Any, ...] | None = None
+        self._note_class = ""
         with self:
             with ui.row(wrap=False).classes("w-full items-center gap-2"):
                 ui.label(f"{tool.index + 1}.").classes("text-gray-500")
@@ -47,7 +52,14 @@ class ToolCard(ui.card):
                 ui.space()
                 self.chip = StatusChip(tool_state(tool))
             self._time = ui.label().classes("text-xs text-gray-500")
-            self._body = ui.column().classes("w-full gap-1")
+            with ui.row().classes("items-center gap-2") as self._ask:
+                ui.label("Needs your answer").classes("text-violet-700 text-sm")
+                self._link = ui.link("Review request", "/inbox").classes(
+                    "text-violet-700 font-medium").mark("inbox-link")
+            self._note = ui.label().classes("text-sm break-words")
+            if tool.as_:
+                ui.label(f"saved to “{tool.as_}”").classes("text-xs text-gray-500")
+            self._extra = ui.column().classes("w-full gap-1")
         self.show(tool, now)
 
     @property
@@ -64,35 +76,37 @@ class ToolCard(ui.card):
             return
         self._key = key
         self.chip.set(state)
-        self.classes(remove="border-violet-500 bg-violet-50")
-        if state == "needs_you":
+        violet = state == "needs_you"
+        if violet:
             self.classes(add="border-violet-500 bg-violet-50")
-        self._body.clear()
-        with self._body:
-            self._draw(tool, state)
+        else:
+            self.classes(remove="border-violet-500 bg-violet-50")
+        asking = violet and bool(tool.interaction_id)
+        if asking and tool.interaction_id:
+            self._link.props["href"] = inbox_path(tool.interaction_id)
+            self._link.update()
+        self._ask.set_visibility(asking)
+        text, colour = self._note_for(tool, state)
+        if colour != self._note_class:
+            self._note.classes(remove=self._note_class, add=colour)
+            self._note_class = colour
+        self._note.text = text
+        self._note.set_visibility(bool(text))
+        if self.detail and tool.finished_at is not None:
+            self._extra.clear()
+            with self._extra:
+                self._draw_detail(tool)
 
-    def _draw(self, tool: ToolRecord, state: str) -> None:
-        if state == "needs_you" and tool.interaction_id:
-            with ui.row().classes("items-center gap-2"):
-                ui.label("Needs your answer").classes("text-violet-700 text-sm")
-                ui.link("Review request", inbox_path(tool.interaction_id)).classes(
-                    "text-violet-700 font-medium").mark("inbox-link")
-        elif state == "retrying":
-            ui.label(retry_words(tool)).classes("text-sm text-blue-700 break-words")
-        elif state in ("failed", "timed_out"):
-            ui.label(tool.error or "it failed without saying why").classes("text-sm text-red-700 break-words")
-        elif state in ("skipped", "degraded", "cancelled"):
-            why = tool.reason or tool.error
-            if why:
-                ui.label(why).classes("text-sm text-gray-600 break-words")
-        elif state == "succeeded" and not self.detail:
-            text = preview(tool.result)
-            if text:
-                ui.label(text).classes("text-sm font-mono text-gray-800 break-all")
-        if tool.as_:
-            ui.label(f"saved to “{tool.as_}”").classes("text-xs text-gray-500")
-        if self.detail:
-            self._draw_detail(tool)
+    def _note_for(self, tool: ToolRecord, state: str) -> tuple[str, str]:
+        if state == "retrying":
+            return retry_words(tool), "text-blue-700"
+        if state in ("failed", "timed_out"):
+            return tool.error or "it failed without saying why", "text-red-700"
+        if state in ("skipped", "degraded", "cancelled"):
+            return tool.reason or tool.error or "", "text-gray-600"
+        if state == "succeeded" and not self.detail:
+            return preview(tool.result), "font-mono text-gray-800 break-all"
+        return "", ""
 
     def _draw_detail(self, tool: ToolRecord) -> None:
         if tool.attempts > 1:

@@ -45,16 +45,11 @@ class ArgField(ui.column):
         self.arg = tool.args.setdefault(spec.name, ArgDraft())
         self.key = f"{tool.uid}.arg.{spec.name}"
         with self:
-            with ui.row().classes("w-full items-center gap-2 no-wrap"):
-                title = spec.title + (" *" if spec.required else "")
-                ui.label(title).classes("font-medium")
-                ui.space()
+            with ui.row().classes("w-full items-start gap-3 no-wrap"):
+                self.body = ui.column().classes("grow gap-0 min-w-0")
                 ui.toggle(MODES, value=self.arg.mode, on_change=self._mode_changed) \
-                    .props("no-caps unelevated toggle-color=primary padding='6px 14px'") \
-                    .classes("text-sm").mark(f"arg-{spec.name}-mode")
-            if spec.description:
-                ui.label(spec.description).classes("text-xs text-grey-7")
-            self.body = ui.column().classes("w-full gap-0")
+                    .props("no-caps unelevated toggle-color=primary padding='8px 14px'") \
+                    .classes("mt-2 shrink-0").mark(f"arg-{spec.name}-mode")
             self.note = ui.label("").classes("text-sm text-amber-10")
             self.error = ErrorLabel()
         self._draw()
@@ -71,6 +66,7 @@ class ArgField(ui.column):
     def _draw(self) -> None:
         self.body.clear()
         self.note.set_text("")
+        self.note.set_visibility(False)
         self.error.show(None)
         with self.body:
             widget = self._input_select() if self.arg.mode == "input" else self._value_widget()
@@ -78,6 +74,16 @@ class ArgField(ui.column):
 
         label = None if isinstance(widget, ValidationElement) else self.error
         self.ctx.fields.register(self.key, widget, label)
+        if label is None and self.spec.description and not widget.props.get("hint"):
+            widget.props["hint"] = self.spec.description
+        elif label is not None and self.spec.description:
+            with self.body:
+                ui.label(self.spec.description).classes("text-xs text-grey-7")
+        self.note.set_visibility(bool(self.note.text))
+
+    @property
+    def title(self) -> str:
+        return self.spec.title + (" *" if self.spec.required else "")
 
     # -- bound to an input -------------------------------------------------------------------
     def _input_select(self) -> ui.element:
@@ -92,7 +98,7 @@ class ArgField(ui.column):
                 self.note.set_text(f"Needs {need}; {current} is {type_word(declared[current])}")
             else:
                 options[current] = f"⤷ {current} (not an input of this group)"
-        select = ui.select(options, value=current, label=f"Input for {self.spec.title}",
+        select = ui.select(options, value=current, label=f"{self.title} (from an input)",
                            on_change=self._input_changed).classes("w-full").mark(f"arg-{self.spec.name}-input")
         if not declared:
             select.props['hint'] = "This group has no inputs yet: add one under Inputs first."
@@ -111,15 +117,15 @@ class ArgField(ui.column):
         kind = spec.kind if arg.text is not None or _fits(spec, arg.value) else "any"
         marker = f"arg-{spec.name}-value"
         if kind == "text":
-            widget: ui.element = ui.input(spec.title, value=arg.value or "", on_change=self._set_value)
+            widget: ui.element = ui.input(self.title, value=arg.value or "", on_change=self._set_value)
         elif kind == "number":
-            widget = ui.number(spec.title, value=arg.value, on_change=self._set_number)
+            widget = ui.number(self.title, value=arg.value, on_change=self._set_number)
         elif kind == "bool":
             start = arg.value if arg.value is not None else bool(spec.default)
-            widget = ui.switch(spec.title, value=start, on_change=self._set_value)
+            widget = ui.switch(self.title, value=start, on_change=self._set_value)
         elif kind == "enum":
             options = {None: "(default)", **{c: str(c) for c in spec.choices}}
-            widget = ui.select(options, label=spec.title, value=arg.value, on_change=self._set_value)
+            widget = ui.select(options, label=self.title, value=arg.value, on_change=self._set_value)
         else:
             return self._text_widget(kind, marker)
         return widget.classes("w-full").mark(marker)
@@ -133,13 +139,13 @@ class ArgField(ui.column):
                 arg.text, arg.as_json = json.dumps(arg.value, ensure_ascii=False, indent=2), True
         if kind == "json":
             arg.as_json = True
-            widget = ui.textarea(f"{self.spec.title} (JSON)", value=arg.text or "", on_change=self._set_text) \
+            widget = ui.textarea(f"{self.title} (JSON)", value=arg.text or "", on_change=self._set_text) \
                 .props("autogrow").classes("w-full font-mono").mark(marker)
             example = "[…]" if self.spec.json_types == ("array",) else "{…}"
-            widget.props['hint'] = f"Written as JSON, like {example}"
+            widget.props['hint'] = f"{self.spec.description} Written as JSON, like {example}".strip()
             return widget
         with ui.row().classes("w-full items-start gap-2 no-wrap"):
-            widget = ui.input(self.spec.title, value=arg.text or "", on_change=self._set_text) \
+            widget = ui.input(self.title, value=arg.text or "", on_change=self._set_text) \
                 .classes("grow").mark(marker)
             ui.select({False: "as text", True: "as JSON"}, value=arg.as_json, on_change=self._set_json_flag) \
                 .props("dense borderless options-dense").classes("w-28").mark(f"arg-{self.spec.name}-as")

@@ -97,7 +97,8 @@ class ConditionBuilder(ui.column):
         elif arg_type == "boolean" and (value is None or isinstance(value, bool)):
             widget = ui.select(_BOOL_WORDS, value=value, label="Value", on_change=set_value)
         else:
-            widget = ui.input("Value", value="" if value is None else str(value), on_change=set_value)
+            widget = ui.input("Value", value="" if value is None else str(value), on_change=set_value) \
+                .props('placeholder="(empty text)" stack-label')
             if value is None:
                 row.value = ""
         return widget.classes("grow").props("dense").mark("cond-value")

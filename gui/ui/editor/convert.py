@@ -73,7 +73,8 @@ def _group(value: Any, index: int, reasons: list[str]) -> GroupDraft | None:
     for key in value:
         if key not in _GROUP_KEYS:
             reasons.append(f"{where}: the field \"{key}\" is not part of a group")
-    group = GroupDraft(name=_text(value, "name", where, reasons), description=_text(value, "description", where, reasons))
+    group = GroupDraft(name=_text(value, "name", where, reasons),
+                       description=_text(value, "description", where, reasons))
     group.inputs = _slots(value, "in", where, reasons)
     group.outputs = _slots(value, "out", where, reasons)
     group.when = _condition(value.get("when", "true"), where, reasons)

@@ -15,6 +15,12 @@ from gui.core.errors import Problem
 from gui.core.registry import Registry, ToolArgumentError
 from gui.ui.editor.draft import DocumentMap, GroupDraft, Issue, SequenceDraft, ToolDraft, tool_args
 
+# Where the core's message teaches the text format, the visual editor says it with its own words.
+_VISUAL_WORDS = {
+    "empty-tools": "Add at least one tool: a group needs something to run",
+    "no-groups": "Add at least one group",
+}
+
 _GROUP_FIELDS = ("name", "description", "when", "timeout", "parallel", "missing", "on_error")
 
 
@@ -23,9 +29,10 @@ def problem_issues(problem: Problem, draft: SequenceDraft, mapping: DocumentMap,
     """The issues (usually one) that show `problem` on the editor's fields."""
     loc = problem.loc
     where = problem.where()
+    plain = _VISUAL_WORDS.get(problem.code)
 
     def issue(key: str, group: GroupDraft | None = None, message: str | None = None) -> Issue:
-        return Issue(key=key, message=message or _sentence(problem.message), severity=problem.severity,
+        return Issue(key=key, message=message or plain or _sentence(problem.message), severity=problem.severity,
                      group_uid=group.uid if group else None, code=problem.code, where=where)
 
     if not loc:

@@ -26,7 +26,7 @@ class ProblemSummary:
 
     def attach_panel(self) -> None:
         """Draw the (hidden) list where it is called: under the top bar."""
-        with ui.column().classes("w-full gap-1 p-3 rounded border border-amber-4 bg-amber-1") \
+        with ui.column().classes("w-full gap-1 p-3 rounded border border-amber-300 bg-amber-1") \
                 .mark("problem-list") as self.panel:
             pass
         self.panel.set_visibility(False)

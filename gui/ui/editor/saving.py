@@ -50,7 +50,8 @@ async def _name_taken(engine: Engine, doc: Any, original: str | None) -> Problem
     if await engine.get(name) is None:
         return None
     return Problem(loc=("name",), code="name-taken",
-                   message=f"A sequence named '{name}' already exists: choose another name, or open that one to edit it")
+                   message=f"A sequence named '{name}' already exists: choose another name, "
+                           "or open that one to edit it")
 
 
 async def check_draft(engine: Engine, draft: SequenceDraft, original: str | None) -> Outcome:

@@ -16,9 +16,17 @@ from nicegui import ui
 from gui.ui.editor.arg_field import ArgField
 from gui.ui.editor.argspec import unknown_spec
 from gui.ui.editor.context import EditorContext
-from gui.ui.editor.draft import GroupDraft, ToolDraft
+from gui.ui.editor.draft import ArgDraft, GroupDraft, ToolDraft
 from gui.ui.editor.fields import ErrorLabel
 from gui.ui.editor.words import type_word
+
+
+def _unset(arg: ArgDraft | None) -> bool:
+    if arg is None:
+        return True
+    if arg.mode == "input":
+        return not arg.input
+    return arg.value is None and not (arg.text or "").strip()
 
 
 def save_to_options(group: GroupDraft, current: str | None) -> dict[Any, str]:
@@ -61,8 +69,17 @@ class ToolRow(ui.card):
             self.tool_error = ErrorLabel()
             ctx.fields.register(f"{tool.uid}.tool", self, self.tool_error)
             known = {s.name for s in specs}
-            for spec in specs + [unknown_spec(n) for n in tool.args if n not in known]:
-                self.fields.append(ArgField(ctx, group, tool, spec, on_change))
+            shown = specs + [unknown_spec(n) for n in tool.args if n not in known]
+            extra = [s for s in shown if not s.required and _unset(tool.args.get(s.name))]
+            for spec in shown:
+                if spec not in extra:
+                    self.fields.append(ArgField(ctx, group, tool, spec, on_change))
+            if extra:
+                titles = ", ".join(s.title for s in extra)
+                with ui.expansion(f"More options: {titles}", icon="tune").classes("w-full text-sm") \
+                        .props("dense").mark("more-options"):
+                    for spec in extra:
+                        self.fields.append(ArgField(ctx, group, tool, spec, on_change))
             self.save_to = ui.select(save_to_options(group, tool.save_to), value=tool.save_to,
                                      label="Save result to", on_change=self._save_to_changed) \
                 .classes("w-full").mark("save-to")

@@ -10,11 +10,12 @@ where they are fixed.
 
 from __future__ import annotations
 
+import asyncio
 import json
 from typing import Any
 from urllib.parse import quote
 
-from nicegui import ui
+from nicegui import background_tasks, ui
 
 from gui.core.engine import Engine
 from gui.core.errors import DslError
@@ -51,7 +52,7 @@ class SequenceEditor:
         self.view = "visual"
         self.failed_once = False
         self.dirty = restored is not None
-        self._recheck_timer: ui.timer | None = None
+        self._recheck_handle: asyncio.TimerHandle | None = None
         self.fields = FieldErrors()
         self.palette = ToolPalette(engine.registry)
         self.help = HelpPanel(self.insert_example)
@@ -77,7 +78,7 @@ class SequenceEditor:
                 .classes("grow text-lg").mark("seq-name")
             self.fields.register("seq.name", self.name)
             self.summary = ProblemSummary(self.focus_issue)
-            self.tabs = ui.tabs(on_change=self._view_changed).props("dense no-caps")
+            self.tabs = ui.tabs(on_change=self._view_changed).props("dense no-caps inline-label")
             with self.tabs:
                 visual_tab = ui.tab("visual", "Visual", icon="view_agenda").mark("view-visual")
                 text_tab = ui.tab("text", "Text", icon="data_object").mark("view-text")
@@ -85,8 +86,9 @@ class SequenceEditor:
                 .mark("help")
             self.save_button = ui.button("Save", icon="save", on_click=self.save).props("no-caps") \
                 .mark("save").tooltip("Save (Ctrl+S)")
-            self.run_button = ui.button("Run", icon="play_arrow", on_click=self.run) \
-                .props("no-caps outline").mark("run")
+            with ui.button("Run", icon="play_arrow", on_click=self.run).props("no-caps outline").mark("run") \
+                    as self.run_button:
+                self.run_tip = ui.tooltip("")
         self.summary.attach_panel()
         with ui.tab_panels(self.tabs, value=visual_tab).classes("w-full").props("keep-alive=false") as panels:
             with ui.tab_panel(visual_tab).classes("p-0 gap-3"):
@@ -132,7 +134,7 @@ class SequenceEditor:
     def _update_run(self) -> None:
         can_run = self.original is not None and not self.dirty
         self.run_button.set_enabled(can_run)
-        self.run_button.tooltip("Run the saved sequence" if can_run else "Save first, then run")
+        self.run_tip.set_text("Run the saved sequence" if can_run else "Save first, then run")
 
     def discard(self, banner: ui.element) -> None:
         storage.drop(self.key)
@@ -209,12 +211,16 @@ class SequenceEditor:
 
     # -- checking and saving ----------------------------------------------------------------------
     def _schedule_recheck(self) -> None:
-        if self._recheck_timer is not None:
-            self._recheck_timer.cancel()
-        self._recheck_timer = ui.timer(0.5, self._recheck, once=True)
+        """Check again half a second after the last edit (typing does not check every key)."""
+        if self._recheck_handle is not None:
+            self._recheck_handle.cancel()
+        self._recheck_handle = asyncio.get_running_loop().call_later(
+            0.5, lambda: background_tasks.create(self._recheck(), name="editor recheck"))
 
     async def _recheck(self) -> None:
-        self._recheck_timer = None
+        self._recheck_handle = None
+        if self.name.is_deleted:
+            return
         if self.view == "text":
             outcome = await saving.check_text(self.engine, self.text.text, self._original_name)
             self.text.show(outcome.problems)

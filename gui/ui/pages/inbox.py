@@ -76,7 +76,7 @@ class InboxPage:
             self.allowed.mark("allowed-banner")
             self.allowed.set_visibility(False)
             with ui.tabs(value="pending", on_change=self._tab_changed).classes("w-full").props(
-                    "align=left no-caps") as tabs:
+                    "align=left no-caps inline-label") as tabs:
                 self.tab_pending = ui.tab("pending", label=self._pending_label(), icon="front_hand").mark(
                     "tab-pending")
                 ui.tab("history", label="History", icon="history").mark("tab-history")
@@ -92,7 +92,7 @@ class InboxPage:
                             self.new_pill.mark("new-pill")
                             self.new_pill.set_visibility(False)
                             self.list_box = ui.column().classes("w-full gap-2").mark("pending-list")
-                        self.detail_box = ui.column().classes("w-full md:flex-1 min-w-0")
+                        self.detail_box = ui.column().classes("w-full md:flex-1 min-w-0 order-first md:order-none")
                 with ui.tab_panel("history").classes("p-0 pt-2"):
                     self.history_panel = ui.column().classes("w-full gap-2")
         self._render_list()

@@ -1,0 +1,360 @@
+"""The sequence editor, driven with NiceGUI's simulated user as a person would: clicks and typing.
+
+Each validation error the editor can produce is made through the editor and must appear on the
+field it concerns (found by its marker inside its group card and tool row), never only in a
+summary. Nothing sleeps: the page is awaited with `should_see(retries=…)`.
+"""
+
+from __future__ import annotations
+
+import json
+from contextlib import ExitStack
+from typing import Any
+
+import pytest
+from nicegui import app, ui
+from nicegui.testing import User
+from nicegui.testing.user_interaction import UserInteraction
+
+from gui import runtime
+from gui.core.export import to_document
+from gui.core.help import EXAMPLE
+from gui.core.validator import parse_sequence
+from gui.ui.editor import storage
+
+R = 50
+
+
+@pytest.fixture(autouse=True)
+def fresh_app() -> None:
+    """`create_app` registers once per process (app.state survives NiceGUI's reset between tests)."""
+    app.state.seqdesk_created = False
+
+
+def find(user: User, *path: str) -> UserInteraction:
+    """The element at the end of a marker path, each marker looked up inside the previous one."""
+    with ExitStack() as stack:
+        for marker in path[:-1]:
+            stack.enter_context(user.scope(marker=marker))
+        return user.find(marker=path[-1])
+
+
+def element(user: User, *path: str) -> Any:
+    found = find(user, *path).elements
+    assert len(found) == 1, f"{path}: {len(found)} elements"
+    return next(iter(found))
+
+
+def choose(user: User, path: tuple[str, ...], label: str) -> None:
+    """Open a select and click the option with this label."""
+    interaction = find(user, *path)
+    interaction.click()
+    UserInteraction(user, interaction.elements, label).click()
+
+
+def set_value(user: User, path: tuple[str, ...], value: Any) -> None:
+    """What a person's click on a toggle or typing a whole new value does."""
+    with user.client:
+        element(user, *path).value = value
+
+
+def error_of(user: User, *path: str) -> str:
+    el = element(user, *path)
+    if el.props.get("error"):
+        return str(el.props.get("error-message") or "")
+    return ""
+
+
+async def add_tool(user: User, group: str, tool: str) -> None:
+    find(user, group, "add-tool").click()
+    await user.should_see(marker=f"palette-{tool}", retries=R)
+    user.find(marker=f"palette-{tool}").click()
+
+
+async def save(user: User) -> None:
+    user.find(marker="save").click()
+
+
+async def new_editor(user: User) -> None:
+    await user.open("/sequences/new")
+    await user.should_see(marker="add-first-group", retries=R)
+
+
+async def one_group(user: User, name: str = "g1") -> None:
+    """A new sequence `s1` with one group holding one echo tool: a valid start to break on purpose."""
+    await new_editor(user)
+    user.find(marker="seq-name").type("s1")
+    user.find(marker="add-first-group").click()
+    find(user, "group-1", "group-name").type(name)
+    await add_tool(user, "group-1", "echo")
+    find(user, "group-1", "tool-1", "arg-value-value").type("hi")
+
+
+async def test_building_the_help_example_by_clicking_stores_the_same_tree(user: User) -> None:
+    await new_editor(user)
+    user.find(marker="seq-name").type("check-three-nodes")
+    user.find(marker="seq-description").type("Fetch the status of a node, dig deeper if needed")
+    user.find(marker="add-first-group").click()
+    find(user, "group-1", "group-name").type("fetch-one-node")
+    find(user, "group-1", "group-description").type("Uptime and date of one node")
+    find(user, "group-1", "add-input").click()
+    find(user, "group-1", "in-1", "slot-name").type("host")
+    find(user, "group-1", "add-output").click()
+    find(user, "group-1", "out-1", "slot-name").type("summary")
+    find(user, "group-1", "add-output").click()
+    find(user, "group-1", "out-2", "slot-name").type("load")
+    await add_tool(user, "group-1", "cmd_run")
+    find(user, "group-1", "tool-1", "arg-command-value").type("uptime")
+    choose(user, ("group-1", "tool-1", "save-to"), "summary · text")
+    await add_tool(user, "group-1", "cmd_run")
+    find(user, "group-1", "tool-2", "arg-command-value").type("date")
+    choose(user, ("group-1", "tool-2", "save-to"), "load · text")
+
+    user.find(marker="add-group").click()
+    find(user, "group-2", "group-name").type("dig-deeper")
+    find(user, "group-2", "add-input").click()
+    find(user, "group-2", "in-1", "slot-name").type("host")
+    find(user, "group-2", "add-output").click()
+    find(user, "group-2", "out-1", "slot-name").type("detail")
+    find(user, "group-2", "add-rule").click()  # the only input, host, is chosen already
+    choose(user, ("group-2", "cond-1", "cond-op"), "is not")
+    await add_tool(user, "group-2", "echo")
+    find(user, "group-2", "tool-1", "arg-value-value").type("checked $args.host")
+    choose(user, ("group-2", "tool-1", "save-to"), "detail · text")
+
+    await save(user)
+    await user.should_see("Saved 'check-three-nodes'", retries=R)
+    stored = await runtime.current().engine.get("check-three-nodes")
+    assert stored == parse_sequence(EXAMPLE)
+
+
+async def test_blank_sequence_name_is_shown_on_the_name_field(user: User) -> None:
+    await one_group(user)
+    set_value(user, ("seq-name",), "")
+    await save(user)
+    await user.should_see("1 problem", retries=R)
+    assert "blank" in error_of(user, "seq-name")
+    assert await runtime.current().engine.list() == []
+
+
+async def test_duplicate_group_name_is_shown_on_the_second_group_name(user: User) -> None:
+    await one_group(user, "same")
+    user.find(marker="add-group").click()
+    find(user, "group-2", "group-name").type("same")
+    await add_tool(user, "group-2", "echo")
+    find(user, "group-2", "tool-1", "arg-value-value").type("x")
+    await save(user)
+    await user.should_see("1 problem", retries=R)
+    assert "already used by group 1" in error_of(user, "group-2", "group-name")
+    assert error_of(user, "group-1", "group-name") == ""
+
+
+async def test_slot_not_declared_written_in_the_text_view_is_shown_on_save_result_to(user: User) -> None:
+    await one_group(user)
+    user.find(marker="view-text").click()
+    editor = element(user, "text-view")
+    doc = json.loads(editor.value)
+    doc["groups"][0]["tools"] = '{"tool":"echo","args":{"value":"hi"},"as":"nope"} ;'
+    set_value(user, ("text-view",), json.dumps(doc, indent=2))
+    user.find(marker="view-visual").click()
+    await user.should_see(marker="save-to", retries=R)
+    assert "nope (not an output of this group)" in str(element(user, "group-1", "tool-1", "save-to").props)
+    await save(user)
+    await user.should_see("1 problem", retries=R)
+    assert "slot 'nope' is not declared" in error_of(user, "group-1", "tool-1", "save-to").lower()
+
+
+async def test_slot_written_twice_is_shown_on_the_second_tools_save_result_to(user: User) -> None:
+    await one_group(user)
+    find(user, "group-1", "add-output").click()
+    find(user, "group-1", "out-1", "slot-name").type("result")
+    await add_tool(user, "group-1", "echo")
+    find(user, "group-1", "tool-2", "arg-value-value").type("again")
+    choose(user, ("group-1", "tool-1", "save-to"), "result · text")
+    choose(user, ("group-1", "tool-2", "save-to"), "result · text")
+    await save(user)
+    await user.should_see("1 problem", retries=R)
+    assert "written by tools 1, 2" in error_of(user, "group-1", "tool-2", "save-to")
+    assert error_of(user, "group-1", "tool-1", "save-to") == ""
+
+
+async def test_time_limit_of_zero_is_shown_on_the_time_limit_field(user: User) -> None:
+    await one_group(user)
+    find(user, "group-1", "group-timeout").type("0")
+    await save(user)
+    await user.should_see("1 problem", retries=R)
+    assert "positive duration" in error_of(user, "group-1", "group-timeout")
+
+
+async def test_condition_reading_a_removed_input_is_shown_at_the_condition(user: User) -> None:
+    await one_group(user)
+    find(user, "group-1", "add-input").click()
+    find(user, "group-1", "in-1", "slot-name").type("mode")
+    find(user, "group-1", "add-rule").click()
+    find(user, "group-1", "cond-1", "cond-value").type("fast")
+    find(user, "group-1", "in-1", "slot-remove").click()
+    assert "mode (not an input of this group)" in str(element(user, "group-1", "cond-1", "cond-arg").props)
+    await save(user)
+    await user.should_see("1 problem", retries=R)
+    with user.scope(marker="group-1"), user.scope(marker="condition"):
+        await user.should_see("reads $args.mode, which is not declared", retries=R)
+
+
+async def test_one_name_with_two_types_is_shown_on_the_later_input(user: User) -> None:
+    await one_group(user)
+    find(user, "group-1", "add-input").click()
+    find(user, "group-1", "in-1", "slot-name").type("host")
+    user.find(marker="add-group").click()
+    find(user, "group-2", "group-name").type("g2")
+    find(user, "group-2", "add-input").click()
+    find(user, "group-2", "in-1", "slot-name").type("host")
+    choose(user, ("group-2", "in-1", "slot-type"), "number")
+    await add_tool(user, "group-2", "echo")
+    find(user, "group-2", "tool-1", "arg-value-value").type("x")
+    await save(user)
+    await user.should_see("1 problem", retries=R)
+    assert "'host' is number here but string" in error_of(user, "group-2", "in-1", "slot-name")
+
+
+async def test_group_without_tools_is_shown_under_its_tools(user: User) -> None:
+    await one_group(user)
+    find(user, "group-1", "tool-1", "tool-remove").click()
+    await save(user)
+    await user.should_see("1 problem", retries=R)
+    assert element(user, "group-1", "tools-error").text.startswith("Add at least one tool")
+
+
+async def test_missing_required_argument_is_shown_on_that_argument_in_plain_words(user: User) -> None:
+    await one_group(user)
+    await add_tool(user, "group-1", "cmd_run")
+    await save(user)
+    await user.should_see("1 problem", retries=R)
+    assert error_of(user, "group-1", "tool-2", "arg-command-value") == "Enter a value for Command"
+
+
+async def test_problem_badge_counts_the_errors_of_each_group(user: User) -> None:
+    await one_group(user)
+    find(user, "group-1", "group-timeout").type("0")
+    set_value(user, ("group-1", "group-name"), "")
+    await save(user)
+    await user.should_see("2 problems", retries=R)
+    assert element(user, "group-1", "group-problems").text == "2 problems"
+    find(user, "problem-item").elements  # the summary lists them
+    assert len(find(user, "problem-item").elements) == 2
+
+
+async def test_fixing_the_field_clears_its_error_without_saving_again(user: User) -> None:
+    await one_group(user)
+    find(user, "group-1", "group-timeout").type("0")
+    await save(user)
+    await user.should_see("1 problem", retries=R)
+    set_value(user, ("group-1", "group-timeout"), 5)
+    await user.should_not_see("1 problem", retries=R)
+    assert error_of(user, "group-1", "group-timeout") == ""
+
+
+async def test_binding_an_argument_to_an_input_writes_an_args_reference(user: User) -> None:
+    await one_group(user)
+    find(user, "group-1", "add-input").click()
+    find(user, "group-1", "in-1", "slot-name").type("who")
+    set_value(user, ("group-1", "tool-1", "arg-value-mode"), "input")
+    choose(user, ("group-1", "tool-1", "arg-value-input"), "⤷ Input: who · text")
+    await save(user)
+    await user.should_see("Saved 's1'", retries=R)
+    stored = await runtime.current().engine.get("s1")
+    assert stored is not None and stored.groups[0].tools[0].args == {"value": "$args.who"}
+
+
+async def test_text_view_round_trip_keeps_the_sequence(user: User) -> None:
+    engine = runtime.current().engine
+    saved, _ = await engine.create(json.loads(EXAMPLE))
+    await user.open("/sequences/check-three-nodes/edit")
+    await user.should_see(marker="group-1", retries=R)
+    user.find(marker="view-text").click()
+    editor = element(user, "text-view")
+    assert json.loads(editor.value) == to_document(saved)
+    doc = json.loads(editor.value)
+    doc["description"] = "Edited as text"
+    set_value(user, ("text-view",), json.dumps(doc, indent=2))
+    user.find(marker="view-visual").click()
+    assert element(user, "seq-description").value == "Edited as text"
+    await save(user)
+    await user.should_see("Saved 'check-three-nodes'", retries=R)
+    stored = await engine.get("check-three-nodes")
+    assert stored is not None and stored.description == "Edited as text"
+    assert stored.groups == saved.groups
+
+
+async def test_text_that_does_not_parse_stays_in_the_text_view_and_says_why(user: User) -> None:
+    await one_group(user)
+    user.find(marker="view-text").click()
+    set_value(user, ("text-view",), '{"name": "s1", "groups": [ ')
+    user.find(marker="view-visual").click()
+    await user.should_see("not valid JSON", retries=R)
+    assert element(user, "text-view").value == '{"name": "s1", "groups": [ '
+
+
+async def test_saving_in_the_text_view_marks_the_error_at_its_line(user: User) -> None:
+    await one_group(user)
+    user.find(marker="view-text").click()
+    editor = element(user, "text-view")
+    doc = json.loads(editor.value)
+    doc["groups"][0]["timeout"] = "soon"
+    set_value(user, ("text-view",), json.dumps(doc, indent=2))
+    await save(user)
+    line = next(i for i, text in enumerate(editor.value.splitlines(), 1) if '"timeout": "soon"' in text)
+    await user.should_see(f"Line {line}, column 18", retries=R)
+    assert any(d["kind"] == "mark" for d in editor.decorations)
+    assert await runtime.current().engine.list() == []
+
+
+async def test_unsaved_work_is_kept_when_leaving_the_editor(user: User) -> None:
+    await one_group(user)
+    await user.open("/")
+    await user.should_see(marker="unsaved-new", retries=R)
+    await user.open("/sequences/new")
+    await user.should_see(marker="restored", retries=R)
+    assert element(user, "seq-name").value == "s1"
+    assert element(user, "group-1", "tool-1", "arg-value-value").value == "hi"
+    storage.drop("new")
+
+
+async def test_save_then_run_opens_the_run_panel_for_the_sequence(user: User) -> None:
+    await one_group(user)
+    assert not element(user, "run").enabled
+    await save(user)
+    await user.should_see("Saved 's1'", retries=R)
+    assert element(user, "run").enabled
+    user.find(marker="run").click()
+    await user.should_see("Run a sequence", retries=R)
+
+
+async def test_the_help_is_one_click_away_and_starts_from_the_example(user: User) -> None:
+    await new_editor(user)
+    user.find(marker="help").click()
+    await user.should_see("TOOL SEQUENCES", retries=R)
+    user.find(marker="insert-example").click()
+    await user.should_see(marker="group-2", retries=R)
+    assert element(user, "seq-name").value == "check-three-nodes"
+    await save(user)
+    await user.should_see("Saved 'check-three-nodes'", retries=R)
+
+
+@pytest.mark.parametrize("action", ["group-move-down", "group-duplicate", "group-delete"])
+async def test_group_menu_actions_change_the_order_and_count(user: User, action: str) -> None:
+    await one_group(user, "first")
+    user.find(marker="add-group").click()
+    find(user, "group-2", "group-name").type("second")
+    find(user, "group-1", action).click()
+    titles = [e.text for e in user.find(marker="group-title").elements]
+    titles.sort(key=lambda t: t)  # markers are unordered sets: compare by what each card shows
+    if action == "group-move-down":
+        assert element(user, "group-1", "group-title").text == "second"
+    elif action == "group-duplicate":
+        assert element(user, "group-2", "group-title").text == "first copy"
+    else:
+        assert element(user, "group-1", "group-title").text == "second"
+        user.find(marker="undo").click()
+        assert element(user, "group-1", "group-title").text == "first"
+    with user.client:
+        ui.notify("done")
