@@ -14,6 +14,8 @@ import os
 import socket
 import subprocess
 import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
@@ -51,7 +53,7 @@ async def test_an_agent_fixes_its_sequence_from_one_readable_error_and_runs_it(t
         tools = {t.name: t for t in (await client.list_tools()).tools}
         assert set(tools) == SEVEN
         assert all("seq_help" in t.description for n, t in tools.items() if n != "seq_help")
-        assert "groups OR file" in tools["seq_create"].description
+        assert "exactly one" in tools["seq_create"].description
         assert "A COMPLETE EXAMPLE YOU CAN COPY" in text_of(await client.call_tool("seq_help", {}))
 
         wrong = await client.call_tool("seq_create", create_args(MISTAKE))
@@ -73,16 +75,25 @@ async def test_an_agent_fixes_its_sequence_from_one_readable_error_and_runs_it(t
 
 
 @pytest.fixture(params=["auto", "legacy"])
-async def agent(request):
-    """An engine with in-memory stores and an MCP client talking to its server in process."""
+def mode(request) -> str:
+    return request.param
+
+
+@asynccontextmanager
+async def agent(mode: str) -> AsyncIterator[tuple[Engine, Client]]:
+    """An engine with in-memory stores and an MCP client talking to its server in process.
+
+    A context manager, not a fixture: the SDK's scopes must be left by the task that entered them."""
     engine = Engine(registry=default_registry())
 
     async def open_engine() -> Engine:
         return engine
 
-    async with Client(build_server(open_engine), mode=request.param) as client:
-        yield engine, client
-    await engine.close()
+    try:
+        async with asyncio.timeout(T), Client(build_server(open_engine), mode=mode) as client:
+            yield engine, client
+    finally:
+        await engine.close()
 
 
 async def create(client: Client, name: str, tools: str, **group: object) -> None:
@@ -92,92 +103,92 @@ async def create(client: Client, name: str, tools: str, **group: object) -> None
     assert not result.is_error, text_of(result)
 
 
-async def test_a_run_started_by_an_agent_waits_for_approval_in_the_inbox(agent, tmp_path):
-    engine, client = agent
-    step = {"tool": "cmd_run", "args": {"command": "echo approved-by-a-person", "cwd": str(tmp_path)}, "as": "said"}
-    await create(client, "greet", json.dumps(step) + " ;", out={"said": "string"})
-    asked = expect(engine, "interaction.created")
-    run = asyncio.create_task(client.call_tool("seq_run", {"name": "greet", "args": {}}))
-    await asyncio.wait_for(asked, T)
-    [pending] = await engine.interactions.store.list("pending")
-    assert isinstance(pending.request, ShellApprovalRequest)
-    assert pending.request.command == "echo approved-by-a-person"
-    assert pending.request.sequence_name == "greet"
-    await engine.interactions.respond(pending.interaction_id, ApprovalResponse(decision="approved"))
-    result = await asyncio.wait_for(run, T)
-    assert not result.is_error, text_of(result)
-    summary = result.structured_content
-    assert summary["status"] == "succeeded"
-    assert summary["outputs"] == {"said": "approved-by-a-person"}
-    assert summary["groups"][0]["tools"][0]["status"] == "succeeded"
+async def test_a_run_started_by_an_agent_waits_for_approval_in_the_inbox(mode, tmp_path):
+    async with agent(mode) as (engine, client):
+        step = {"tool": "cmd_run", "args": {"command": "echo approved-by-a-person", "cwd": str(tmp_path)}, "as": "said"}
+        await create(client, "greet", json.dumps(step) + " ;", out={"said": "string"})
+        asked = expect(engine, "interaction.created")
+        run = asyncio.create_task(client.call_tool("seq_run", {"name": "greet", "args": {}}))
+        await asyncio.wait_for(asked, T)
+        [pending] = await engine.interactions.store.list("pending")
+        assert isinstance(pending.request, ShellApprovalRequest)
+        assert pending.request.command == "echo approved-by-a-person"
+        assert pending.request.sequence_name == "greet"
+        await engine.interactions.respond(pending.interaction_id, ApprovalResponse(decision="approved"))
+        result = await asyncio.wait_for(run, T)
+        assert not result.is_error, text_of(result)
+        summary = result.structured_content
+        assert summary["status"] == "succeeded"
+        assert summary["outputs"] == {"said": "approved-by-a-person"}
+        assert summary["groups"][0]["tools"][0]["status"] == "succeeded"
 
 
-async def test_a_denied_approval_ends_the_run_failed_and_says_why(agent):
-    engine, client = agent
-    await create(client, "risky", '{"tool":"cmd_run","args":{"command":"true"}} ;')
-    asked = expect(engine, "interaction.created")
-    run = asyncio.create_task(client.call_tool("seq_run", {"name": "risky"}))
-    event = await asyncio.wait_for(asked, T)
-    await engine.interactions.respond(event.data["interaction_id"],
-                                      ApprovalResponse(decision="denied", reason="not today"))
-    summary = (await asyncio.wait_for(run, T)).structured_content
-    assert summary["status"] == "failed"
-    assert "denied by the user: not today" in summary["groups"][0]["tools"][0]["error"]
+async def test_a_denied_approval_ends_the_run_failed_and_says_why(mode):
+    async with agent(mode) as (engine, client):
+        await create(client, "risky", '{"tool":"cmd_run","args":{"command":"true"}} ;')
+        asked = expect(engine, "interaction.created")
+        run = asyncio.create_task(client.call_tool("seq_run", {"name": "risky"}))
+        event = await asyncio.wait_for(asked, T)
+        await engine.interactions.respond(event.data["interaction_id"],
+                                          ApprovalResponse(decision="denied", reason="not today"))
+        summary = (await asyncio.wait_for(run, T)).structured_content
+        assert summary["status"] == "failed"
+        assert "denied by the user: not today" in summary["groups"][0]["tools"][0]["error"]
 
 
-async def test_groups_and_file_are_exactly_one(agent, tmp_path):
-    _, client = agent
-    both = await client.call_tool("seq_create", {"name": "x", "groups": [], "file": "/nowhere.json"})
-    neither = await client.call_tool("seq_create", {"name": "x"})
-    for result in (both, neither):
-        assert result.is_error and "(groups-and-file)" in text_of(result)
-    path = tmp_path / "example.json"
-    path.write_text(EXAMPLE, encoding="utf-8")
-    from_file = await client.call_tool("seq_create", {"file": str(path)})
-    assert from_file.structured_content["name"] == "check-three-nodes"
+async def test_groups_and_file_are_exactly_one(mode, tmp_path):
+    async with agent(mode) as (_, client):
+        both = await client.call_tool("seq_create", {"name": "x", "groups": [], "file": "/nowhere.json"})
+        neither = await client.call_tool("seq_create", {"name": "x"})
+        for result in (both, neither):
+            assert result.is_error and "(groups-and-file)" in text_of(result)
+        path = tmp_path / "example.json"
+        path.write_text(EXAMPLE, encoding="utf-8")
+        from_file = await client.call_tool("seq_create", {"file": str(path)})
+        assert from_file.structured_content["name"] == "check-three-nodes"
 
 
-async def test_groups_given_as_json_text_are_read_as_the_array(agent):
-    _, client = agent
-    groups = json.dumps(json.loads(EXAMPLE)["groups"])
-    result = await client.call_tool("seq_create", {"name": "as-text", "groups": groups})
-    assert not result.is_error, text_of(result)
+async def test_groups_given_as_json_text_are_read_as_the_array(mode):
+    async with agent(mode) as (_, client):
+        groups = json.dumps(json.loads(EXAMPLE)["groups"])
+        result = await client.call_tool("seq_create", {"name": "as-text", "groups": groups})
+        assert not result.is_error, text_of(result)
 
 
-async def test_run_problems_are_sentences_an_agent_can_act_on(agent):
-    _, client = agent
-    await client.call_tool("seq_create", create_args(EXAMPLE))
-    missing = await client.call_tool("seq_run", {"name": "nope"})
-    assert missing.is_error and "no saved sequence named 'nope'" in text_of(missing)
-    group = await client.call_tool("seq_run", {"name": "dig-deeper"})
-    assert group.is_error and "use seq_call" in text_of(group)
-    bad_args = await client.call_tool("seq_run", {"name": "check-three-nodes", "args": {"hots": "a"}})
-    assert bad_args.is_error
-    assert "'host' is missing" in text_of(bad_args) and "'hots' is not an input" in text_of(bad_args)
+async def test_run_problems_are_sentences_an_agent_can_act_on(mode):
+    async with agent(mode) as (_, client):
+        await client.call_tool("seq_create", create_args(EXAMPLE))
+        missing = await client.call_tool("seq_run", {"name": "nope"})
+        assert missing.is_error and "no saved sequence named 'nope'" in text_of(missing)
+        group = await client.call_tool("seq_run", {"name": "dig-deeper"})
+        assert group.is_error and "use seq_call" in text_of(group)
+        bad_args = await client.call_tool("seq_run", {"name": "check-three-nodes", "args": {"hots": "a"}})
+        assert bad_args.is_error
+        assert "'host' is missing" in text_of(bad_args) and "'hots' is not an input" in text_of(bad_args)
 
 
-async def test_when_call_runs_only_when_its_condition_holds(agent):
-    _, client = agent
-    await client.call_tool("seq_create", create_args(EXAMPLE))
-    skipped = await client.call_tool("seq_when_call", {"name": "dig-deeper", "when": '$args.host == "b"',
+async def test_when_call_runs_only_when_its_condition_holds(mode):
+    async with agent(mode) as (_, client):
+        await client.call_tool("seq_create", create_args(EXAMPLE))
+        skipped = await client.call_tool("seq_when_call", {"name": "dig-deeper", "when": '$args.host == "b"',
+                                                           "args": {"host": "a"}})
+        assert skipped.structured_content == {"called": False, "reason": 'the condition `$args.host == "b"` is false'}
+        ran = await client.call_tool("seq_when_call", {"name": "dig-deeper", "when": '$args.host == "a"',
                                                        "args": {"host": "a"}})
-    assert skipped.structured_content == {"called": False, "reason": 'the condition `$args.host == "b"` is false'}
-    ran = await client.call_tool("seq_when_call", {"name": "dig-deeper", "when": '$args.host == "a"',
-                                                   "args": {"host": "a"}})
-    assert ran.structured_content["outputs"] == {"detail": "checked a"}
-    broken = await client.call_tool("seq_when_call", {"name": "dig-deeper", "when": "$args.host ==",
-                                                      "args": {"host": "a"}})
-    assert broken.is_error and "cannot be used" in text_of(broken)
+        assert ran.structured_content["outputs"] == {"detail": "checked a"}
+        broken = await client.call_tool("seq_when_call", {"name": "dig-deeper", "when": "$args.host ==",
+                                                          "args": {"host": "a"}})
+        assert broken.is_error and "cannot be used" in text_of(broken)
 
 
-async def test_delete_removes_a_sequence_and_says_when_there_is_none(agent):
-    _, client = agent
-    await client.call_tool("seq_create", create_args(EXAMPLE))
-    assert (await client.call_tool("seq_delete", {"name": "check-three-nodes"})).structured_content == {
-        "deleted": "check-three-nodes"}
-    again = await client.call_tool("seq_delete", {"name": "check-three-nodes"})
-    assert again.is_error and "no saved sequence" in text_of(again)
-    assert (await client.call_tool("seq_list", {})).structured_content == {"sequences": []}
+async def test_delete_removes_a_sequence_and_says_when_there_is_none(mode):
+    async with agent(mode) as (_, client):
+        await client.call_tool("seq_create", create_args(EXAMPLE))
+        assert (await client.call_tool("seq_delete", {"name": "check-three-nodes"})).structured_content == {
+            "deleted": "check-three-nodes"}
+        again = await client.call_tool("seq_delete", {"name": "check-three-nodes"})
+        assert again.is_error and "no saved sequence" in text_of(again)
+        assert (await client.call_tool("seq_list", {})).structured_content == {"sequences": []}
 
 
 def free_port() -> int:

@@ -1,0 +1,58 @@
+"""With the app open on a data folder, the terminal's `seqdesk run` and `list` go through the app.
+
+The data folder belongs to one process (the app); a second one must not open the TinyDB files.
+Instead the CLI finds the app's endpoint and sends the run there: it shows up in the app's history,
+and its approval waits in the app's inbox, where (here) the HTTP API answers it.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+
+from conftest import ROOT, RunningApp, clean_env
+
+from gui.core.help import EXAMPLE
+
+
+def cli(app: RunningApp, *args: str, timeout: float = 60) -> subprocess.Popen[str]:
+    return subprocess.Popen([sys.executable, "-m", "gui", *args], cwd=ROOT, env=clean_env(app.data_dir),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True)
+
+
+def test_list_and_run_by_name_go_through_the_open_app(seqdesk_app: RunningApp):
+    status, _ = seqdesk_app.api("POST", "/api/sequences", json.loads(EXAMPLE))
+    assert status in (200, 201)
+    listed = cli(seqdesk_app, "list")
+    out, err = listed.communicate(timeout=60)
+    assert listed.returncode == 0, err
+    assert "check-three-nodes  (host: string)" in out
+
+    run = cli(seqdesk_app, "run", "check-three-nodes", "--args", '{"host": "via-app"}', "--json")
+    deadline = time.monotonic() + 30
+    pending: list = []
+    while not pending and time.monotonic() < deadline:  # the app's inbox, polled through its API
+        _, pending = seqdesk_app.api("GET", "/api/interactions?status=pending")
+        time.sleep(0.05)
+    assert pending, "the CLI's run never asked for approval in the app"
+    for item in pending:
+        iid = item["request"]["interaction_id"]
+        assert seqdesk_app.api("POST", f"/api/interactions/{iid}/respond",
+                               {"kind": "approval", "decision": "approved"})[0] == 200
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        _, more = seqdesk_app.api("GET", "/api/interactions?status=pending")
+        for item in more:
+            iid = item["request"]["interaction_id"]
+            seqdesk_app.api("POST", f"/api/interactions/{iid}/respond", {"kind": "approval", "decision": "approved"})
+        if run.poll() is not None:
+            break
+        time.sleep(0.05)
+    out, err = run.communicate(timeout=30)
+    assert run.returncode == 0, err
+    record = json.loads(out)
+    assert record["status"] == "succeeded" and record["outputs"]["detail"] == "checked via-app"
+    _, runs = seqdesk_app.api("GET", "/api/runs")
+    assert record["run_id"] in [r["run_id"] for r in runs]
