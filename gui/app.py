@@ -38,9 +38,8 @@ def create_app(*, token: str | None = None, data_dir: Path | None = None, memory
     """Register the API, the pages and the start-up/shut-down hooks (once per NiceGUI app)."""
     from nicegui import app
 
-    if getattr(app.state, "seqdesk_created", False):
-        return
-    app.state.seqdesk_created = True
+    if any(getattr(route, "path", None) == "/api/health" for route in app.routes):
+        return  # already registered on this app (NiceGUI's test reset makes a fresh one)
 
     from gui.api import register_api
     from gui.ui import register_pages
@@ -49,6 +48,9 @@ def create_app(*, token: str | None = None, data_dir: Path | None = None, memory
         rt = await runtime.open_runtime(data_dir, memory=memory)
         rt.token = token
         runtime.set_current(rt)
+        import gc
+
+        gc.freeze()  # what start-up made lives for the whole session: keep it out of full collections
         if url and rt.data_dir is not None:  # lets `seqdesk run` and `seqdesk mcp` reach this app
             from gui.ops import write_endpoint
 

@@ -139,9 +139,12 @@ class AppWindow:
 
     def command(self) -> list[str]:
         width, height = WINDOW_SIZE
-        return [self.browser, f"--app={self.url}", f"--user-data-dir={self.profile}", "--no-first-run",
-                "--no-default-browser-check", "--disable-sync", f"--window-size={width},{height}",
-                f"--class={APP_NAME}"]
+        command = [self.browser, f"--app={self.url}", f"--user-data-dir={self.profile}", "--no-first-run",
+                   "--no-default-browser-check", "--disable-sync", f"--window-size={width},{height}",
+                   f"--class={APP_NAME}"]
+        if hasattr(os, "geteuid") and os.geteuid() == 0:  # Chromium refuses to start as root otherwise
+            command.append("--no-sandbox")
+        return command
 
     async def run(self, host: str, port: int) -> None:
         from nicegui import app

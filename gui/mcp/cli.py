@@ -2,9 +2,10 @@
 
 Over stdio the standard output belongs to the protocol, so everything for people goes to stderr.
 HTTP listens on 127.0.0.1 only: these tools run shell commands once a person approves them, and no
-other machine should be able to ask. The MCP servers configured in `<data folder>/mcp-servers.json`
-are connected too, so sequences that use their tools run here as they do in the app; their
-questions wait in the inbox beside the approvals.
+other machine should be able to ask. When the app holds the data folder, every call goes to the app
+(`gui.ops`), whose inbox then shows the agent's approvals; otherwise the engine opens here, and the
+MCP servers configured in `<data folder>/mcp-servers.json` are connected too, so sequences that use
+their tools run as they do in the app.
 """
 
 from __future__ import annotations
@@ -18,7 +19,6 @@ from pathlib import Path
 from typing import Any
 
 from gui.core.elicitation import ElicitationHandler, InboxElicitationHandler
-from gui.core.engine import Engine
 from gui.core.registry import Registry
 from gui.mcp.client import HandlerFactory, McpManager
 from gui.mcp.config import JsonMcpSettings, McpConfigError
@@ -52,19 +52,21 @@ def cmd_mcp(args: argparse.Namespace) -> int:
 
 
 async def serve(*, http_port: int | None = None) -> None:
-    """Open the runtime, connect the configured MCP servers, serve until the agent goes away."""
+    """Reach the engine (through the app when it holds the data folder), serve until the agent leaves."""
     from gui.mcp.server import build_server
-    from gui.runtime import open_runtime
+    from gui.ops import LocalOperations, Operations, connect
 
-    runtime = await open_runtime()
-    engine = runtime.engine
-    manager = await start_configured_servers(
-        engine.registry, lambda _config: InboxElicitationHandler(engine.interactions), runtime.data_dir)
+    ops = await connect()
+    manager: McpManager | None = None
+    if isinstance(ops, LocalOperations):  # the app, when it runs, connects its own MCP servers
+        engine = ops.engine
+        manager = await start_configured_servers(
+            engine.registry, lambda _config: InboxElicitationHandler(engine.interactions), settings_folder())
 
-    async def open_engine() -> Engine:
-        return engine
+    async def open_ops() -> Operations:
+        return ops
 
-    server = build_server(open_engine)
+    server = build_server(open_ops)
     try:
         if http_port is None:
             await server.run_stdio_async()
@@ -72,16 +74,23 @@ async def serve(*, http_port: int | None = None) -> None:
             print(f"seqdesk mcp: serving on http://{HOST}:{http_port}/mcp", file=sys.stderr, flush=True)
             await server.run_streamable_http_async(host=HOST, port=http_port)
     finally:
-        await manager.stop()
-        await runtime.close()
+        if manager is not None:
+            await manager.stop()
+        await ops.close()
 
 
 def settings_folder(data_dir: Path | None = None) -> Path | None:
-    """Where `mcp-servers.json` is: the runtime's data folder, else SEQDESK_DATA; None in memory mode."""
+    """Where `mcp-servers.json` is: the data folder; in memory mode only SEQDESK_DATA, if set."""
     if data_dir is not None:
         return data_dir
     raw = os.environ.get("SEQDESK_DATA", "").strip()
-    return Path(raw).expanduser() if raw else None
+    if raw:
+        return Path(raw).expanduser()
+    if os.environ.get("SEQDESK_MEMORY") == "1":
+        return None
+    from gui.store.datadir import data_dir as default_data_dir
+
+    return default_data_dir()
 
 
 async def start_configured_servers(registry: Registry, handler_factory: HandlerFactory,

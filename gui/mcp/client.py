@@ -149,11 +149,12 @@ class McpConnection:
         self._wake.set()
         task, self._task = self._task, None
         if task is not None:
-            try:
-                await asyncio.wait_for(asyncio.shield(task), timeout)
-            except TimeoutError:
+            if self._client is None:  # still connecting: nothing to close gracefully
                 task.cancel()
-                await asyncio.gather(task, return_exceptions=True)
+            await asyncio.wait({task}, timeout=timeout)
+            if not task.done():
+                task.cancel()
+                await asyncio.wait({task}, timeout=timeout)
         self._unregister()
         self._last_error = None
         self._set("disabled")

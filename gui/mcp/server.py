@@ -5,8 +5,9 @@ inbox like any other run, and this server never answers them itself. A failed sa
 error listing every problem with its place and code (`groups[1].tools[0].as: … (undeclared-slot)`),
 so the agent can fix its sequence in a single retry instead of one mistake at a time.
 
-The engine comes from a factory, opened on first use: the app's data folder in production, an
-in-memory engine in tests.
+The engine comes from a factory, opened on first use, as `Operations` (`gui.ops`): local stores when
+no app holds the data folder, the running app's HTTP API when one does (so the person sees the
+agent's runs and answers their approvals in the app), or an in-memory engine in tests.
 """
 
 from __future__ import annotations
@@ -21,16 +22,15 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field
 
-from gui.core.catalog import NotFoundError, summary
-from gui.core.conditions import ConditionEvalError, ConditionSyntaxError, evaluate, parse_condition
-from gui.core.engine import Engine
+from gui.core.engine import Engine, WhenCallError
 from gui.core.errors import DslError, Problem
 from gui.core.events import Event
 from gui.core.help import help_text
 from gui.core.records import RunRecord
 from gui.core.run_args import RunArgsError
+from gui.ops import LocalOperations, OperationError, Operations, when_call
 
-EngineFactory = Callable[[], Awaitable[Engine]]
+EngineFactory = Callable[[], Awaitable[Engine | Operations]]
 SEE_HELP = "Call seq_help first: it explains the sequence format with an example you can copy."
 INSTRUCTIONS = ("SeqDesk runs tool sequences: groups run one after another, the tools of a group at the same "
                 "time. " + SEE_HELP + " Steps that need approval wait until a person answers in SeqDesk.")
@@ -41,23 +41,25 @@ _DELETE = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempoten
 _RUN = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=False, open_world_hint=True)
 
 Name = Annotated[str, Field(description="the name of a saved sequence")]
+Target = Annotated[str, Field(description="a group's or a sequence's name")]
 Args = Annotated[dict[str, Any] | None, Field(description='the inputs, such as {"host": "node-a"}')]
 
 
 class _Once:
-    """Opens the engine on first use, once, even when several calls arrive together."""
+    """Opens the operations on first use, once, even when several calls arrive together."""
 
     def __init__(self, factory: EngineFactory) -> None:
         self._factory = factory
-        self._engine: Engine | None = None
+        self._ops: Operations | None = None
         self._lock = asyncio.Lock()
 
-    async def __call__(self) -> Engine:
-        if self._engine is None:
+    async def __call__(self) -> Operations:
+        if self._ops is None:
             async with self._lock:
-                if self._engine is None:
-                    self._engine = await self._factory()
-        return self._engine
+                if self._ops is None:
+                    opened = await self._factory()
+                    self._ops = LocalOperations(opened) if isinstance(opened, Engine) else opened
+        return self._ops
 
 
 def ok(data: Any) -> CallToolResult:
@@ -78,14 +80,15 @@ def problems_text(problems: list[Problem], what: str = "the sequence was not sav
 
 
 def build_server(open_engine: EngineFactory) -> MCPServer:
-    """The MCP server; `open_engine` is awaited once, on the first call that needs the engine."""
+    """The MCP server. `open_engine` gives an `Engine` or `Operations` (the app's, through its HTTP
+    API, when the app holds the data folder); it is awaited once, on the first call."""
     server = MCPServer("seqdesk", instructions=INSTRUCTIONS)
-    engine = _Once(open_engine)
+    operations = _Once(open_engine)
 
     @server.tool(description="List the saved sequences with their groups, inputs and outputs. " + SEE_HELP,
                  annotations=_READ)
     async def seq_list() -> CallToolResult:
-        return ok({"sequences": await (await engine()).list()})
+        return ok({"sequences": await (await operations()).list()})
 
     @server.tool(description="The sequence format, its common mistakes and a complete example. Read it before "
                              "seq_create.", annotations=_READ)
@@ -107,98 +110,89 @@ def build_server(open_engine: EngineFactory) -> MCPServer:
             except json.JSONDecodeError:
                 pass  # the validator says what is wrong with it
         try:
-            sequence, result = await (await engine()).create_from(name, description, groups, file)
+            saved, warnings = await (await operations()).create_from(name, description, groups, file)
         except DslError as exc:
             return failed(problems_text(exc.errors or exc.problems))
-        data = summary(sequence) | {"saved": True, "warnings": [str(w) for w in result.warnings]}
-        return ok(data)
+        except OperationError as exc:
+            return failed(str(exc))
+        return ok({**saved, "saved": True, "warnings": [str(w) for w in warnings]})
 
     @server.tool(description="Run a saved sequence (its groups in order) and wait for its end; returns the run "
                              "record. Steps that need approval wait for a person in SeqDesk. " + SEE_HELP,
                  annotations=_RUN)
     async def seq_run(name: Name, ctx: Context, args: Args = None) -> CallToolResult:
-        eng = await engine()
-        if await eng.get(name) is None:
-            hint = " (to run one group on its own, use seq_call)" if await _is_group(eng, name) else ""
+        ops = await operations()
+        saved = await ops.list()
+        if name not in {s["name"] for s in saved}:
+            group = any(name in s.get("groups", []) for s in saved)
+            hint = " (to run one group on its own, use seq_call)" if group else ""
             return failed(f"there is no saved sequence named '{name}'{hint}; seq_list shows them")
-        return await _run_to_end(eng, name, args or {}, ctx)
+        return await _call(ops, name, args or {}, ctx)
 
     @server.tool(description="Call one group, or a whole sequence, by name with args; waits for the end and "
                              "returns the run record. " + SEE_HELP, annotations=_RUN)
-    async def seq_call(name: Annotated[str, Field(description="a group's or a sequence's name")], ctx: Context,
-                       args: Args = None) -> CallToolResult:
-        return await _run_to_end(await engine(), name, args or {}, ctx)
+    async def seq_call(name: Target, ctx: Context, args: Args = None) -> CallToolResult:
+        return await _call(await operations(), name, args or {}, ctx)
 
     @server.tool(description="Call a group or sequence only when a condition over args holds, such as "
                              '"$args.n > 3". Returns the run record, or called=false. ' + SEE_HELP, annotations=_RUN)
-    async def seq_when_call(name: Annotated[str, Field(description="a group's or a sequence's name")],
-                            when: Annotated[str, Field(description='a condition, such as "$args.flag == true"')],
+    async def seq_when_call(name: Target, when: Annotated[str, Field(description='a condition: "$args.n > 3"')],
                             ctx: Context, args: Args = None) -> CallToolResult:
-        try:
-            holds = evaluate(parse_condition(when), args or {})
-        except (ConditionSyntaxError, ConditionEvalError) as exc:
-            return failed(f"the condition `{when}` cannot be used: {getattr(exc, 'message', exc)}")
-        if not holds:
-            return ok({"called": False, "reason": f"the condition `{when}` is false"})
-        return await _run_to_end(await engine(), name, args or {}, ctx)
+        return await _call(await operations(), name, args or {}, ctx, when=when)
 
     @server.tool(description="Delete a saved sequence by name. " + SEE_HELP, annotations=_DELETE)
     async def seq_delete(name: Name) -> CallToolResult:
-        if not await (await engine()).delete(name):
+        if not await (await operations()).delete(name):
             return failed(f"there is no saved sequence named '{name}'; seq_list shows them")
         return ok({"deleted": name})
 
     return server
 
 
-async def _is_group(engine: Engine, name: str) -> bool:
+async def _call(ops: Operations, name: str, args: dict[str, Any], ctx: Context, when: str | None = None
+                ) -> CallToolResult:
+    """Run to the end while telling the agent what happens; the agent giving up stops the run."""
+    progress = _Progress(ctx)
     try:
-        _, group = await engine.catalog.resolve(name)
-    except NotFoundError:
-        return False
-    return group is not None
-
-
-async def _run_to_end(engine: Engine, name: str, args: dict[str, Any], ctx: Context) -> CallToolResult:
-    """Start, report progress while it runs, return the summary; the caller giving up stops the run."""
-    try:
-        record = await engine.start(name, args)
-    except NotFoundError as exc:
+        async with progress:
+            if when is None:
+                record: RunRecord | None = await ops.call(name, args, progress.on_event)
+            else:
+                record = await when_call(ops, name, when, args, progress.on_event)
+    except WhenCallError as exc:
+        return failed(f"the condition cannot be used: {exc}")
+    except LookupError as exc:
         return failed(f"{exc}; seq_list shows them")
     except RunArgsError as exc:
         return failed(f"the run did not start: {exc}")
-    async with _Progress(engine, record.run_id, ctx):
-        try:
-            final: RunRecord = await engine.runner.wait(record.run_id)
-        except asyncio.CancelledError:
-            await asyncio.shield(engine.stop(record.run_id))
-            raise
-    return ok(final.to_summary_json())
+    except OperationError as exc:
+        return failed(str(exc))
+    if record is None:
+        return ok({"called": False, "reason": f"the condition `{when}` is false"})
+    return ok(record.to_summary_json())
 
 
 class _Progress:
     """Tells the agent what its run is doing (e.g. waiting for approval), if it asked for progress."""
 
-    def __init__(self, engine: Engine, run_id: str, ctx: Context) -> None:
-        self._engine, self._run_id, self._ctx = engine, run_id, ctx
+    def __init__(self, ctx: Context) -> None:
+        self._ctx = ctx
         self._queue: asyncio.Queue[str] = asyncio.Queue()
         self._task: asyncio.Task[None] | None = None
-        self._unsubscribe: Callable[[], None] | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._owner = threading.get_ident()
+
+    def on_event(self, event: Event) -> None:
+        message = _progress_message(event)
+        if message is None or self._loop is None:
+            return
+        if threading.get_ident() == self._owner:
+            self._queue.put_nowait(message)
+        else:
+            self._loop.call_soon_threadsafe(self._queue.put_nowait, message)
 
     async def __aenter__(self) -> _Progress:
-        loop = asyncio.get_running_loop()
-        owner = threading.get_ident()
-
-        def on_event(event: Event) -> None:
-            message = _progress_message(event, self._run_id)
-            if message is None:
-                return
-            if threading.get_ident() == owner:
-                self._queue.put_nowait(message)
-            else:
-                loop.call_soon_threadsafe(self._queue.put_nowait, message)
-
-        self._unsubscribe = self._engine.bus.subscribe(on_event)
+        self._loop = asyncio.get_running_loop()
         self._task = asyncio.create_task(self._forward())
         return self
 
@@ -213,16 +207,12 @@ class _Progress:
                 return
 
     async def __aexit__(self, *exc: object) -> None:
-        if self._unsubscribe is not None:
-            self._unsubscribe()
         if self._task is not None:
             self._task.cancel()
             await asyncio.gather(self._task, return_exceptions=True)
 
 
-def _progress_message(event: Event, run_id: str) -> str | None:
-    if event.run_id != run_id:
-        return None
+def _progress_message(event: Event) -> str | None:
     data = event.data
     if event.type == "tool.waiting":
         return (f"'{data.get('tool_name')}' waits for a person: approve or answer it in SeqDesk "

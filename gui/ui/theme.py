@@ -57,12 +57,17 @@ seqdesk.notify = function (title, body, url, tag) {
 """.replace("ASSETS", ASSETS_URL)
 
 _CSS = """
-.inbox-row { transition: background-color .15s; }
+.inbox-row { border: 1px solid rgba(127, 127, 127, .3); transition: background-color .15s; }
 .inbox-row:hover { background: rgba(103, 58, 183, .06); }
 .inbox-row-selected { border-left: 4px solid #7e57c2 !important; background: rgba(103, 58, 183, .10); }
 .inbox-mono { background: rgba(127, 127, 127, .12); }
 .inbox-banner { background: rgba(127, 127, 127, .16); }
-.inbox-countdown-ok { background: transparent !important; border: 1px solid rgba(127, 127, 127, .45); }
+.seqdesk-countdown { display: inline-flex; align-items: center; gap: 4px; padding: 1px 8px; border-radius: 4px;
+  border: 1px solid rgba(127, 127, 127, .45); font-size: .8rem; line-height: 1.4rem; white-space: nowrap; }
+.seqdesk-countdown::before { font-family: 'Material Icons'; content: 'schedule'; font-size: 16px; }
+.seqdesk-countdown-urgent { background: #ffe082; color: #5d4000; border-color: #ffca28; }
+.seqdesk-countdown-urgent::before { content: 'hourglass_bottom'; }
+.seqdesk-countdown-over::before { content: 'timer_off'; }
 .seqdesk-nav .q-btn.seqdesk-active { background: rgba(255, 255, 255, .18); }
 """
 

@@ -7,7 +7,6 @@ skip, except under CI=true, where a missing browser is a failure.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import shutil
@@ -70,21 +69,8 @@ class RunningApp:
             return exc.code, json.loads(exc.read() or b"null")
 
 
-# Until `gui.window` exists, `python -m gui --browser` cannot start: serve the same app directly.
-_INLINE_SERVER = """
-import os, sys
-from pathlib import Path
-from nicegui import ui
-from gui.app import create_app
-create_app(data_dir=Path(os.environ["SEQDESK_DATA"]))
-ui.run(host="127.0.0.1", port=int(sys.argv[1]), reload=False, show=False, title="SeqDesk", storage_secret="e2e")
-"""
-
-
 def app_command(port: int) -> list[str]:
-    if importlib.util.find_spec("gui.window") is not None:
-        return [sys.executable, "-m", "gui", "--browser", "--port", str(port)]
-    return [sys.executable, "-c", _INLINE_SERVER, str(port)]
+    return [sys.executable, "-m", "gui", "--browser", "--port", str(port)]
 
 
 def _wait_until_up(proc: subprocess.Popen[bytes], url: str, log: Path) -> None:

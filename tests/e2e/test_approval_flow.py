@@ -56,6 +56,11 @@ def test_approving_in_the_inbox_lets_the_command_run_and_the_run_succeed(seqdesk
     assert status == 200 and record["status"] == "succeeded"
     assert record["outputs"] == {"said": "hello-e2e"}
 
+    page.goto(f"{seqdesk_app.base_url}/runs/{run_id}")
+    expect(page.get_by_text("Requests it raised")).to_be_visible(timeout=WAIT_MS)
+    expect(page.get_by_text("Approved").first).to_be_visible(timeout=WAIT_MS)
+    screenshot(page, "run-record.png")
+
 
 def test_denying_in_the_inbox_fails_the_run_with_the_reason(seqdesk_app: Any, page: Any, screenshot: Any):
     run_url = start_from_run_panel(seqdesk_app, page, "e2e-deny")
@@ -90,7 +95,7 @@ def test_run_history_and_record_pages_render_in_a_real_browser(seqdesk_app: Any,
     page.get_by_text(name).first.click()
     expect(page).to_have_url(re.compile(r"/runs/[0-9a-f]+$"), timeout=WAIT_MS)
     expect(page.get_by_text("Requests it raised")).to_be_visible(timeout=WAIT_MS)
-    screenshot(page, "run-record.png")
+    expect(page.get_by_text("This run asked nobody anything.")).to_be_visible(timeout=WAIT_MS)
     page.goto(f"{seqdesk_app.base_url}/settings")
     expect(page.get_by_text("Approvals")).to_be_visible(timeout=WAIT_MS)
     screenshot(page, "settings.png")

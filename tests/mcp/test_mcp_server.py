@@ -1,8 +1,8 @@
 """`seqdesk mcp`: an agent lists, creates (fixing its mistakes from one error) and runs sequences.
 
-The spawned server (`python -m gui.mcp`, the entry point `seqdesk mcp` calls) runs with in-memory
-stores, so nobody could answer its approvals from outside: the approval flow is tested in process,
-where the test plays the person answering in the inbox. With the TinyDB store the same flow can be
+The spawned server (`python -m gui mcp`) runs with in-memory stores, so nobody could answer its
+approvals from outside: the approval flow is tested in process, where the test plays the person
+answering in the inbox. With the TinyDB store the same flow can be
 checked through a temporary SEQDESK_DATA once the storage layer lands.
 """
 
@@ -44,7 +44,7 @@ def text_of(result) -> str:
 
 
 def spawned(tmp_path: Path, *extra: str) -> StdioServerParameters:
-    return StdioServerParameters(command=sys.executable, args=["-m", "gui.mcp", *extra], cwd=str(tmp_path),
+    return StdioServerParameters(command=sys.executable, args=["-m", "gui", "mcp", *extra], cwd=str(tmp_path),
                                  env={"SEQDESK_MEMORY": "1", "PYTHONPATH": str(ROOT)})
 
 
@@ -200,7 +200,7 @@ def free_port() -> int:
 async def test_http_mode_serves_the_same_tools_on_localhost(tmp_path):
     port = free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST")} | {"SEQDESK_MEMORY": "1"}
-    proc = await asyncio.create_subprocess_exec(sys.executable, "-m", "gui.mcp", "--http", str(port), cwd=tmp_path,
+    proc = await asyncio.create_subprocess_exec(sys.executable, "-m", "gui", "mcp", "--http", str(port), cwd=tmp_path,
                                                 env=env, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL)
     try:
         async with asyncio.timeout(2 * T):
@@ -232,3 +232,42 @@ def test_seqdesk_offers_the_mcp_command():
 
     args = build_parser().parse_args(["mcp"])
     assert args.command == "mcp"
+
+
+async def test_an_agents_run_waits_in_the_data_folders_inbox_until_a_person_answers(tmp_path):
+    """With a real data folder (TinyDB): the approval is on disk before the agent hears it waits."""
+    data = tmp_path / "data"
+    params = StdioServerParameters(command=sys.executable, args=["-m", "gui", "mcp"], cwd=str(tmp_path),
+                                   env={"SEQDESK_DATA": str(data), "PYTHONPATH": str(ROOT)})
+    waiting = asyncio.Event()
+
+    async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+        if message and "waits for a person" in message:
+            waiting.set()
+
+    step = {"tool": "cmd_run", "args": {"command": "echo from-the-agent"}, "as": "said"}
+    async with asyncio.timeout(3 * T):
+        async with Client(params) as client:
+            doc = {"name": "greet", "groups": [{"name": "greet-g", "in": {}, "out": {"said": "string"},
+                                                "tools": json.dumps(step) + " ;"}]}
+            assert not (await client.call_tool("seq_create", doc)).is_error
+            run = asyncio.create_task(client.call_tool("seq_run", {"name": "greet"},
+                                                       progress_callback=on_progress))
+            await waiting.wait()
+            [pending] = stored_interactions(data)
+            assert (pending["status"], pending["request"]["command"]) == ("pending", "echo from-the-agent")
+            assert pending["request"]["sequence_name"] == "greet"
+            run.cancel()
+            await asyncio.gather(run, return_exceptions=True)
+        # the agent went away: its run stopped, and nothing is left pending for a person
+        [ended] = stored_interactions(data, history=True)
+        assert ended["status"] == "cancelled"
+
+
+def stored_interactions(folder: Path, history: bool = False) -> list[dict]:
+    files = [folder / "interactions.json", *sorted((folder / "history").glob("interactions-*[0-9].json"))]
+    found: list[dict] = []
+    for path in files if history else files[:1]:
+        if path.exists():
+            found.extend(json.loads(path.read_text(encoding="utf-8")).get("interactions", {}).values())
+    return found

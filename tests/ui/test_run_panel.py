@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
+from typing import ClassVar
 
 import pytest
 from nicegui import app, ui
 from nicegui.testing import User
+from pydantic import BaseModel
 
 from gui import runtime
 from gui.core.interactions import ApprovalResponse
+from gui.core.registry import ModelTool, ToolContext, ToolError
 
 
 @pytest.fixture(autouse=True)
@@ -146,3 +150,39 @@ async def test_timeline_has_a_row_per_tool_under_its_group(user: User):
     assert labels[0].endswith("wide-g}") and len(labels) == 4
     rows = {item["value"][0] for item in chart.options["series"][0]["data"]}
     assert rows == {0, 1, 2, 3}
+
+
+class FlakyArgs(BaseModel):
+    pass
+
+
+class FailsOnceThenWaits(ModelTool):
+    """Fails its first attempt, then waits for the test: the card must say it is retrying."""
+
+    name = "fails_once"
+    description = "fails once, then waits"
+    Args: ClassVar = FlakyArgs
+
+    def __init__(self) -> None:
+        self.attempts = 0
+        self.release = asyncio.Event()
+
+    async def call(self, args: dict, ctx: ToolContext) -> str:
+        self.attempts += 1
+        if self.attempts == 1:
+            raise ToolError("the server said 503")
+        await self.release.wait()
+        return "ok"
+
+
+async def test_a_retrying_tool_says_which_attempt_and_the_last_error(user: User):
+    engine = runtime.current().engine
+    tool = FailsOnceThenWaits()
+    engine.registry.add(tool)
+    await save({"name": "flaky", "groups": [group("flaky-g", {"tool": "fails_once"}, on_error="retry")]})
+    await user.open("/run?sequence=flaky")
+    user.find(marker="run-button").click()
+    await user.should_see("Retrying", retries=100)
+    await user.should_see("attempt 2 of 3 · last error: the server said 503", retries=100)
+    tool.release.set()
+    await user.should_see("Finished · 1 of 1 tools succeeded", retries=100)

@@ -1,7 +1,8 @@
-"""The expiry chip ("4:12 left"): a person should see how long they have without doing sums.
+"""The expiry countdown ("4:12 left"): a person should see how long they have without doing sums.
 
-It does not run its own timer: the page ticks every visible countdown once a second, so a list of
-fifty requests costs one timer, not fifty. Amber under a minute, and always an icon plus words.
+It is one plain element (the icon comes from CSS in the theme, `.seqdesk-countdown`), because a
+page shows fifty of them, and it does not run its own timer: the page ticks every visible
+countdown once a second. Amber under a minute; always an icon plus words.
 """
 
 from __future__ import annotations
@@ -11,11 +12,11 @@ from nicegui import ui
 from gui.ui.components.inbox_format import now_ms, time_left, urgent
 
 
-class Countdown(ui.chip):
+class Countdown(ui.label):
     def __init__(self, expires_at: int) -> None:
-        super().__init__("", icon="schedule", color=None, text_color=None)
+        super().__init__("")
         self.expires_at = expires_at
-        self.props("dense square")
+        self.classes("seqdesk-countdown")
         self.mark("countdown")
         self._state = ""
         self.tick()
@@ -25,15 +26,10 @@ class Countdown(ui.chip):
         now = now if now is not None else now_ms()
         text = time_left(self.expires_at, now)
         if text != self.text:
-            self.text = text
+            self.set_text(text)
         state = "over" if text == "Expired" else "urgent" if urgent(self.expires_at, now) else "ok"
         if state != self._state:
+            self.classes(remove=f"seqdesk-countdown-{self._state}" if self._state else None,
+                         add=f"seqdesk-countdown-{state}")
             self._state = state
-            if state == "urgent":
-                self.classes(remove="inbox-countdown-ok")
-                self.props("color=amber-3 text-color=amber-10 icon=hourglass_bottom")
-            else:
-                self.classes(add="inbox-countdown-ok")
-                self.props(remove="color text-color")
-                self.props(f"icon={'timer_off' if state == 'over' else 'schedule'}")
         return state != "over"

@@ -24,11 +24,10 @@ class HistoryRow(ui.card):
             with ui.row().classes("w-full items-center no-wrap gap-2"):
                 ui.chip(outcome.word, icon=outcome.icon, color=outcome.color, text_color="white").props(
                     "dense square").classes("shrink-0").mark("outcome")
-                ui.icon(fmt.KIND_ICONS[kind], size="xs").classes("opacity-70").tooltip(fmt.KIND_WORDS[kind])
+                ui.icon(fmt.KIND_ICONS[kind], size="xs").classes("opacity-70").props(f"title={fmt.KIND_WORDS[kind]}")
                 ui.label(fmt.title(request)).classes("text-sm font-medium grow truncate")
                 when = record.resolved_at or request.created_at
-                ui.label(fmt.clock(when)).classes("text-xs opacity-70 whitespace-nowrap").tooltip(
-                    f"asked {fmt.clock(request.created_at)}, ended {fmt.clock(when)}")
+                ui.label(f"{fmt.clock(when)} · {fmt.age(when)}").classes("text-xs opacity-70 whitespace-nowrap")
             preview = fmt.preview(request)
             if preview:
                 text = ui.label(preview).classes("text-sm truncate w-full opacity-80")

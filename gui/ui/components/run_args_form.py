@@ -49,7 +49,7 @@ class RunArgsForm(ui.column):
         initial = initial or {}
         with self:
             if not self.inputs:
-                ui.label("This sequence needs no inputs.").classes("text-gray-600").mark("no-inputs")
+                ui.label("This sequence needs no inputs.").classes("text-gray-600 dark:text-gray-400").mark("no-inputs")
             for name, slot_type in self.inputs.items():
                 self.fields[name] = self._field(name, slot_type, initial.get(name))
 

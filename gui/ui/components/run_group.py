@@ -49,7 +49,7 @@ class GroupSection(ui.expansion):
 
     def __init__(self, group: GroupRecord, *, detail: bool = False, now: float = 0.0) -> None:
         super().__init__(value=len(group.tools) <= OPEN_UP_TO)
-        self.classes("w-full rounded border border-gray-200").props("dense header-class=py-1")
+        self.classes("w-full rounded border border-gray-200 dark:border-gray-700").props("dense header-class=py-1")
         self.detail = detail
         self._cards: list[ToolCard] = []
         self._record = group
@@ -57,14 +57,14 @@ class GroupSection(ui.expansion):
         self._header_key: tuple[object, ...] | None = None
         with self.add_slot("header"):
             with ui.column().classes("w-full gap-0"):
-                with ui.row(wrap=False).classes("w-full items-center gap-3"):
+                with ui.row().classes("w-full items-center gap-x-3 gap-y-0"):
                     self.chip = StatusChip(group_state(group))
-                    ui.label(f"Group {group.index + 1} · {group.name}").classes("font-medium")
+                    ui.label(f"Group {group.index + 1} · {group.name}").classes("font-medium break-all")
                     ui.space()
-                    self._counts = ui.label().classes("text-sm text-gray-600")
+                    self._counts = ui.label().classes("text-sm text-gray-600 dark:text-gray-400")
                     self._review = ui.link("Review", "#").classes(
-                        "text-violet-700 font-medium").mark("group-review")
-                self._note = ui.label().classes("text-sm text-gray-600 break-words")
+                        "text-violet-700 dark:text-violet-300 font-medium").mark("group-review")
+                self._note = ui.label().classes("text-sm text-gray-600 dark:text-gray-400 break-words")
         with self:
             self._grid = ui.element("div").classes("w-full gap-2 " + ("grid" if not detail else "flex flex-col"))
             if not detail:
@@ -96,8 +96,8 @@ class GroupSection(ui.expansion):
             if waiting is not None and waiting.interaction_id:
                 self._review.props["href"] = inbox_path(waiting.interaction_id)
                 self._review.update()
-            self.classes(remove="border-violet-500 bg-violet-50")
+            self.classes(remove="border-violet-500 bg-violet-50 dark:bg-violet-950")
             if state == "needs_you":
-                self.classes(add="border-violet-500 bg-violet-50")
+                self.classes(add="border-violet-500 bg-violet-50 dark:bg-violet-950")
         for card, tool in zip(self._cards, group.tools, strict=False):
             card.show(tool, now)

@@ -23,7 +23,7 @@ def pretty(value: Any) -> str:
 class JsonBlock(ui.element):
     def __init__(self, value: Any, *, max_height: str = "18rem") -> None:
         super().__init__("div")
-        self.classes("relative w-full rounded bg-gray-50 border border-gray-200")
+        self.classes("relative w-full rounded bg-gray-50 dark:bg-gray-800 border border-gray-200 dark:border-gray-700")
         self._full = value if isinstance(value, str) else json.dumps(value, indent=2, ensure_ascii=False)
         with self:
             ui.label(pretty(value)).classes(

@@ -36,7 +36,7 @@ class RunOutputs(ui.column):
                               on_click=lambda: self._copy(json.dumps(outputs, indent=2, ensure_ascii=False))
                               ).props("flat dense no-caps")
             if not outputs:
-                ui.label("This run gave back no results.").classes("text-gray-600")
+                ui.label("This run gave back no results.").classes("text-gray-600 dark:text-gray-400")
                 return
             for name, value in outputs.items():
                 with ui.column().classes("w-full gap-0").mark(f"output-{name}"):

@@ -16,6 +16,8 @@ from gui.ui.components.run_tool_card import inbox_path
 
 BAR_COLOURS = {"running": "primary", "needs_you": "deep-purple-6", "succeeded": "positive", "failed": "negative",
                "degraded": "orange-8", "interrupted": "orange-8"}
+BANNER = ("w-full items-center gap-2 rounded px-3 py-2 bg-violet-100 text-violet-900 "
+          "dark:bg-violet-900 dark:text-violet-100")
 STOP_QUESTION = "Stop now? Running tools will be cancelled."
 
 
@@ -56,24 +58,23 @@ class RunProgress(ui.card):
         self._on_stop = on_stop
         self._key: tuple[object, ...] | None = None
         with self:
-            with ui.row(wrap=False).classes("w-full items-center gap-3"):
+            with ui.row().classes("w-full items-center gap-x-3 gap-y-1"):
                 title = record.sequence + (f" › {record.target}" if record.target else "")
-                ui.label(title).classes("text-xl font-semibold truncate").mark("run-title")
+                ui.label(title).classes("text-xl font-semibold break-all").mark("run-title")
                 self.chip = StatusChip(run_state(record), size="lg")
                 ui.space()
-                self._elapsed = ui.label().classes("text-sm text-gray-600 whitespace-nowrap")
+                self._elapsed = ui.label().classes("text-sm text-gray-600 dark:text-gray-400 whitespace-nowrap")
                 self._stop = ui.button("Stop run", icon="stop", on_click=self._confirm_stop).props(
                     "outline no-caps color=negative").mark("stop-run")
             self._bar = ui.linear_progress(value=0, show_value=False, size="10px").props("rounded")
-            self._words = ui.label().classes("text-sm text-gray-700").mark("progress-words")
-            with ui.row(wrap=False).classes(
-                    "w-full items-center gap-2 rounded bg-violet-100 text-violet-900 px-3 py-2").mark(
-                    "needs-you-banner") as self._banner:
-                ui.icon("front_hand").classes("text-violet-700")
+            self._words = ui.label().classes("text-sm text-gray-700 dark:text-gray-300").mark("progress-words")
+            with ui.row(wrap=False).classes(BANNER).mark("needs-you-banner") as self._banner:
+                ui.icon("front_hand").classes("text-violet-700 dark:text-violet-300")
                 self._banner_text = ui.label().classes("font-medium")
                 ui.space()
-                self._banner_link = ui.link("Review now", "/inbox").classes("text-violet-800 font-semibold")
-            self._error = ui.label().classes("text-red-700 break-words").mark("run-error")
+                self._banner_link = ui.link("Review now", "/inbox").classes(
+                    "font-semibold text-violet-800 dark:text-violet-200")
+            self._error = ui.label().classes("text-red-700 dark:text-red-400 break-words").mark("run-error")
         self._dialog = ui.dialog()
         with self._dialog, ui.card().classes("gap-3"):
             ui.label(STOP_QUESTION).classes("text-base")

@@ -30,19 +30,19 @@ GREY, BLUE, VIOLET = "#6b7280", "#2563eb", "#7c3aed"
 GREEN, RED, ORANGE = "#16a34a", "#dc2626", "#ea580c"
 
 LOOKS: dict[str, Look] = {
-    "queued": Look("radio_button_unchecked", "Queued", "text-gray-500", GREY),
-    "pending": Look("radio_button_unchecked", "Waiting", "text-gray-500", GREY),
-    "running": Look("spinner", "Running", "text-blue-600", BLUE),
-    "retrying": Look("spinner", "Retrying", "text-blue-600", BLUE),
-    "needs_you": Look("front_hand", "Waiting for you", "text-violet-700", VIOLET),
-    "succeeded": Look("check_circle", "Succeeded", "text-green-700", GREEN),
-    "failed": Look("cancel", "Failed", "text-red-600", RED),
-    "timed_out": Look("schedule", "Timed out", "text-orange-600", ORANGE),
-    "skipped": Look("remove_circle_outline", "Skipped", "text-gray-500", GREY),
-    "degraded": Look("warning", "Degraded", "text-orange-600", ORANGE),
-    "cancelled": Look("block", "Cancelled", "text-gray-500", GREY),
-    "stopped": Look("stop_circle", "Stopped", "text-gray-500", GREY),
-    "interrupted": Look("power_off", "Interrupted", "text-orange-600", ORANGE),
+    "queued": Look("radio_button_unchecked", "Queued", "text-gray-500 dark:text-gray-400", GREY),
+    "pending": Look("radio_button_unchecked", "Waiting", "text-gray-500 dark:text-gray-400", GREY),
+    "running": Look("spinner", "Running", "text-blue-600 dark:text-blue-400", BLUE),
+    "retrying": Look("spinner", "Retrying", "text-blue-600 dark:text-blue-400", BLUE),
+    "needs_you": Look("front_hand", "Waiting for you", "text-violet-700 dark:text-violet-300", VIOLET),
+    "succeeded": Look("check_circle", "Succeeded", "text-green-700 dark:text-green-400", GREEN),
+    "failed": Look("cancel", "Failed", "text-red-600 dark:text-red-400", RED),
+    "timed_out": Look("schedule", "Timed out", "text-orange-600 dark:text-orange-400", ORANGE),
+    "skipped": Look("remove_circle_outline", "Skipped", "text-gray-500 dark:text-gray-400", GREY),
+    "degraded": Look("warning", "Degraded", "text-orange-600 dark:text-orange-400", ORANGE),
+    "cancelled": Look("block", "Cancelled", "text-gray-500 dark:text-gray-400", GREY),
+    "stopped": Look("stop_circle", "Stopped", "text-gray-500 dark:text-gray-400", GREY),
+    "interrupted": Look("power_off", "Interrupted", "text-orange-600 dark:text-orange-400", ORANGE),
 }
 DONE_TOOL = frozenset({"succeeded", "failed", "skipped", "degraded", "cancelled"})
 
@@ -122,8 +122,8 @@ class StatusChip(ui.row):
         with self:
             self._spinner = ui.spinner(size="1.2em")
             self._icon = ui.icon("circle", size="1.2em" if size == "sm" else "1.6em")
-            self._label = ui.label()
-        self._label_base = "font-medium" + (" text-lg" if size == "lg" else "")
+            self._label = ui.label().classes("font-medium whitespace-nowrap" + (" text-lg" if size == "lg" else ""))
+        self._colour = ""
         self.set(state, word=word)
 
     @property
@@ -131,17 +131,17 @@ class StatusChip(ui.row):
         return self._state
 
     def set(self, state: str, *, word: str | None = None) -> None:
-        look = LOOKS.get(state, Look("help_outline", state.capitalize(), "text-gray-500", GREY))
+        look = LOOKS.get(state, Look("help_outline", state.capitalize(), "text-gray-500 dark:text-gray-400", GREY))
         word = word or look.word
         if state == self._state and word == self._word:
             return
         self._state, self._word = state, word
         spinning = look.icon == "spinner"
-        self._spinner.classes(replace=look.text)  # replace first: visibility is a class too
-        self._icon.classes(replace=look.text)
+        for element in (self._spinner, self._icon, self._label):  # never `replace`: visibility is a class too
+            element.classes(remove=self._colour, add=look.text)
+        self._colour = look.text
         self._spinner.set_visibility(spinning)
         self._icon.set_visibility(not spinning)
         if not spinning:
             self._icon.name = look.icon
-        self._label.classes(replace=f"{look.text} {self._label_base}")
         self._label.text = word

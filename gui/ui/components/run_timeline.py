@@ -106,7 +106,7 @@ class RunTimeline(ui.column):
                      "containLabel": True},
             "tooltip": {"trigger": "item", ":formatter": "(p) => p.data.tip"},
             "xAxis": {"type": "value", "min": 0, "name": "seconds", "nameLocation": "middle", "nameGap": 24,
-                      "splitLine": {"lineStyle": {"color": "#eee"}}},
+                      "splitLine": {"lineStyle": {"color": "rgba(128, 128, 128, 0.2)"}}},
             "yAxis": {"type": "category", "data": labels, "inverse": True,
                       "axisLabel": {"width": 160, "overflow": "truncate", "rich": {"g": {"fontWeight": "bold"}}},
                       "axisTick": {"show": False}},
@@ -115,7 +115,7 @@ class RunTimeline(ui.column):
                         "data": data}],
         }
         with self:
-            with ui.row().classes("w-full items-center gap-3 text-xs text-gray-600"):
+            with ui.row().classes("w-full items-center gap-3 text-xs text-gray-600 dark:text-gray-400"):
                 for colour, word in ((QUEUED, "queued"), (BLUE, "running"), (VIOLET, "waiting for you"),
                                      (LOOKS["succeeded"].hex, "succeeded"), (LOOKS["failed"].hex, "failed"),
                                      (GREY, "other")):

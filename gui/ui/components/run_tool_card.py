@@ -47,18 +47,18 @@ class ToolCard(ui.card):
         self._note_class = ""
         with self:
             with ui.row(wrap=False).classes("w-full items-center gap-2"):
-                ui.label(f"{tool.index + 1}.").classes("text-gray-500")
+                ui.label(f"{tool.index + 1}.").classes("text-gray-500 dark:text-gray-400")
                 ui.label(tool.tool).classes("font-mono font-medium truncate")
                 ui.space()
                 self.chip = StatusChip(tool_state(tool))
-            self._time = ui.label().classes("text-xs text-gray-500")
+            self._time = ui.label().classes("text-xs text-gray-500 dark:text-gray-400")
             with ui.row().classes("items-center gap-2") as self._ask:
-                ui.label("Needs your answer").classes("text-violet-700 text-sm")
+                ui.label("Needs your answer").classes("text-violet-700 dark:text-violet-300 text-sm")
                 self._link = ui.link("Review request", "/inbox").classes(
-                    "text-violet-700 font-medium").mark("inbox-link")
+                    "text-violet-700 dark:text-violet-300 font-medium").mark("inbox-link")
             self._note = ui.label().classes("text-sm break-words")
             if tool.as_:
-                ui.label(f"saved to “{tool.as_}”").classes("text-xs text-gray-500")
+                ui.label(f"saved to “{tool.as_}”").classes("text-xs text-gray-500 dark:text-gray-400")
             self._extra = ui.column().classes("w-full gap-1")
         self.show(tool, now)
 
@@ -78,9 +78,9 @@ class ToolCard(ui.card):
         self.chip.set(state)
         violet = state == "needs_you"
         if violet:
-            self.classes(add="border-violet-500 bg-violet-50")
+            self.classes(add="border-violet-500 bg-violet-50 dark:bg-violet-950")
         else:
-            self.classes(remove="border-violet-500 bg-violet-50")
+            self.classes(remove="border-violet-500 bg-violet-50 dark:bg-violet-950")
         asking = violet and bool(tool.interaction_id)
         if asking and tool.interaction_id:
             self._link.props["href"] = inbox_path(tool.interaction_id)
@@ -99,23 +99,23 @@ class ToolCard(ui.card):
 
     def _note_for(self, tool: ToolRecord, state: str) -> tuple[str, str]:
         if state == "retrying":
-            return retry_words(tool), "text-blue-700"
+            return retry_words(tool), "text-blue-700 dark:text-blue-300"
         if state in ("failed", "timed_out"):
-            return tool.error or "it failed without saying why", "text-red-700"
+            return tool.error or "it failed without saying why", "text-red-700 dark:text-red-400"
         if state in ("skipped", "degraded", "cancelled"):
-            return tool.reason or tool.error or "", "text-gray-600"
+            return tool.reason or tool.error or "", "text-gray-600 dark:text-gray-400"
         if state == "succeeded" and not self.detail:
-            return preview(tool.result), "font-mono text-gray-800 break-all"
+            return preview(tool.result), "font-mono text-gray-800 dark:text-gray-200 break-all"
         return "", ""
 
     def _draw_detail(self, tool: ToolRecord) -> None:
         if tool.attempts > 1:
-            ui.label(f"{tool.attempts} attempts").classes("text-xs text-gray-600")
+            ui.label(f"{tool.attempts} attempts").classes("text-xs text-gray-600 dark:text-gray-400")
         if tool.args is not None:
-            ui.label("Arguments as sent").classes("text-xs text-gray-500")
+            ui.label("Arguments as sent").classes("text-xs text-gray-500 dark:text-gray-400")
             JsonBlock(tool.args, max_height="10rem")
         if tool.status == "succeeded":
-            ui.label("Result").classes("text-xs text-gray-500")
+            ui.label("Result").classes("text-xs text-gray-500 dark:text-gray-400")
             JsonBlock(tool.result, max_height="14rem")
         if tool.interaction_id and tool.status != "waiting":
             ui.link("Its request in the inbox", inbox_path(tool.interaction_id)).classes("text-xs")

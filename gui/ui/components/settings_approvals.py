@@ -28,24 +28,30 @@ class ApprovalModesTable(ui.column):
         self._on_revoke = on_revoke
         with self:
             if not rows:
-                ui.label("No tool needs approval right now.").classes("text-gray-600")
+                ui.label("No tool needs approval right now.").classes("text-gray-600 dark:text-gray-400")
             for row in rows:
                 self._row(row)
 
     def _row(self, row: ApprovalRow) -> None:
-        with ui.row(wrap=False).classes("w-full items-center gap-4 py-2 border-b border-gray-100").mark(
+        with ui.row(wrap=False).classes(
+                "w-full items-center gap-4 "
+                "py-2 border-b border-gray-100 dark:border-gray-800").mark(
                 f"approval-{row.tool}"):
             with ui.column().classes("gap-0 grow min-w-0"):
                 ui.label(row.tool).classes("font-mono font-medium")
                 text = row.description if row.available else "Not available right now (its server is offline)."
-                ui.label(text).classes("text-sm text-gray-600")
+                ui.label(text).classes("text-sm text-gray-600 dark:text-gray-400")
             if row.mode == "always-allow":
-                with ui.row(wrap=False).classes("items-center gap-1 text-orange-700 whitespace-nowrap"):
+                with ui.row(wrap=False).classes(
+                        "items-center gap-1 "
+                        "text-orange-700 dark:text-orange-300 whitespace-nowrap"):
                     ui.icon("bolt")
                     ui.label("Always allowed")
                 ui.button("Ask every time", icon="undo", on_click=lambda t=row.tool: self._on_revoke(t)).props(
                     "outline dense no-caps").mark(f"revoke-{row.tool}")
             else:
-                with ui.row(wrap=False).classes("items-center gap-1 text-gray-700 whitespace-nowrap"):
+                with ui.row(wrap=False).classes(
+                        "items-center gap-1 "
+                        "text-gray-700 dark:text-gray-300 whitespace-nowrap"):
                     ui.icon("front_hand")
                     ui.label("Asks every time")

@@ -61,8 +61,8 @@ class McpServerForm(ui.column):
             self.url.bind_visibility_from(self.transport, "value", value="http")
             self.trusted = ui.switch("Trust this server's own description of its tools").mark("mcp-trusted")
             ui.label("Untrusted: every one of its tools asks before it runs. Trusted: tools it marks "
-                     "read-only run without asking.").classes("text-xs text-gray-600")
-            self.problems = ui.label().classes("text-red-700 break-words").mark("mcp-problems")
+                     "read-only run without asking.").classes("text-xs text-gray-600 dark:text-gray-400")
+            self.problems = ui.label().classes("text-red-700 dark:text-red-400 break-words").mark("mcp-problems")
             self.problems.set_visibility(False)
             ui.button("Add server", icon="add", on_click=self.submit).props("no-caps").mark("mcp-add")
 

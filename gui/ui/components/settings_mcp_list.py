@@ -14,8 +14,13 @@ from nicegui import ui
 from gui.mcp.config import McpServerConfig
 from gui.ui.components.run_status import duration_words
 
-STATE_LOOKS = {"connected": ("check_circle", "text-green-700"), "connecting": ("sync", "text-blue-600"),
-               "down": ("error", "text-red-600"), "disabled": ("pause_circle", "text-gray-500")}
+STATE_LOOKS = {
+    "connected": ("check_circle", "text-green-700 dark:text-green-400"),
+    "connecting": ("sync", "text-blue-600 dark:text-blue-400"),
+    "down": ("error", "text-red-600 dark:text-red-400"),
+    "disabled": ("pause_circle", "text-gray-500 dark:text-gray-400"),
+}
+UNKNOWN = ("link_off", "text-gray-500 dark:text-gray-400")
 
 
 def state_words(state: Any | None) -> str:
@@ -41,20 +46,22 @@ class McpServerList(ui.column):
         with self:
             if not servers:
                 ui.label("No MCP servers yet. Add one below to use its tools in your sequences.").classes(
-                    "text-gray-600")
+                    "text-gray-600 dark:text-gray-400")
             for server in servers:
                 self._row(server, states.get(server.name))
 
     def _row(self, server: McpServerConfig, state: Any | None) -> None:
-        icon, colour = STATE_LOOKS.get(state.status if state else "", ("link_off", "text-gray-500"))
-        with ui.row(wrap=False).classes("w-full items-center gap-4 py-2 border-b border-gray-100").mark(
+        icon, colour = STATE_LOOKS.get(state.status if state else "", UNKNOWN)
+        with ui.row(wrap=False).classes(
+                "w-full items-center gap-4 "
+                "py-2 border-b border-gray-100 dark:border-gray-800").mark(
                 f"mcp-{server.name}"):
             with ui.column().classes("gap-0 grow min-w-0"):
                 with ui.row().classes("items-center gap-2"):
                     ui.label(server.name).classes("font-mono font-medium")
                     if server.trusted:
                         ui.chip("trusted", color="orange-2").props("dense")
-                ui.label(server.describe()).classes("text-sm font-mono text-gray-600 break-all")
+                ui.label(server.describe()).classes("text-sm font-mono text-gray-600 dark:text-gray-400 break-all")
             with ui.row(wrap=False).classes(f"items-center gap-1 {colour}"):
                 ui.icon(icon)
                 ui.label(state_words(state)).classes("text-sm")

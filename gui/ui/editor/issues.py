@@ -46,6 +46,12 @@ def problem_issues(problem: Problem, draft: SequenceDraft, mapping: DocumentMap,
     if len(loc) == 2:
         return [issue(f"{group.uid}.card", group)]
     field = loc[2]
+    if field == "when" and problem.code == "undeclared-arg":
+        name = _read_name(problem.message)
+        rule = next((r for r in group.when.rows if r.arg == name), None) if group.when.mode == "rows" else None
+        return [issue(f"{rule.uid}.arg" if rule else f"{group.uid}.when", group,
+                      f"The condition reads '{name}', which is not an input of this group: add it under Inputs, "
+                      "or choose one of its inputs")]
     if field in _GROUP_FIELDS:
         return [issue(f"{group.uid}.{field}", group)]
     if field in ("in", "out"):
@@ -66,7 +72,11 @@ def problem_issues(problem: Problem, draft: SequenceDraft, mapping: DocumentMap,
     tool = group.tools[tool_index]
     rest = loc[4:]
     if rest[:1] == ("as",):
-        return [issue(f"{tool.uid}.as", group)]
+        message = None
+        if problem.code == "undeclared-slot" and tool.save_to:
+            message = (f"'{tool.save_to}' is not an output of this group: add it under Outputs, "
+                       "or choose another place to save the result")
+        return [issue(f"{tool.uid}.as", group, message)]
     if rest[:1] == ("args",) and len(rest) >= 2:
         return [issue(f"{tool.uid}.arg.{rest[1]}", group)]
     if rest[:1] == ("args",) and problem.code == "bad-args":
@@ -105,6 +115,19 @@ def _arg_message(message: str, title: str) -> str:
     if lowered.startswith("extra inputs are not permitted"):
         return f"{title} is not an argument of this tool: remove it"
     return _sentence(message)
+
+
+def _read_name(message: str) -> str:
+    """The input name in the core's "reads $args.<name>" message."""
+    marker = "$args."
+    start = message.find(marker)
+    if start < 0:
+        return "?"
+    start += len(marker)
+    end = start
+    while end < len(message) and (message[end].isalnum() or message[end] == "_"):
+        end += 1
+    return message[start:end]
 
 
 def _sentence(message: str) -> str:

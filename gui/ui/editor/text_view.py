@@ -24,15 +24,14 @@ CSS = """
 
 
 class TextView(ui.column):
-    def __init__(self, on_change: Callable[[], None], on_save: Callable[[], Any]) -> None:
+    def __init__(self, on_change: Callable[[], None]) -> None:
         super().__init__()
         self.classes("w-full gap-2")
         with self:
             ui.label("The same sequence in the text format (JSON). Edit it here or in the visual editor; "
                      "switching keeps your changes.").classes("text-sm text-grey-8")
             self.editor = ui.codemirror("", language="JSON", line_wrapping=True,
-                                        on_change=lambda: on_change(),
-                                        keymap={"Mod-s": lambda: on_save()}) \
+                                        on_change=lambda: on_change()) \
                 .classes("w-full h-[60vh] border rounded").mark("text-view")
             self.why = ui.label("").classes("text-negative font-medium").mark("text-why")
             self.why.set_visibility(False)
@@ -72,4 +71,4 @@ class TextView(ui.column):
                     ui.icon(icon, color="negative" if kind == "error" else "amber-9")
                     ui.label(f"Line {line}, column {column}: {problem.message}").classes("text-sm")
         self.editor.decorations = decorations
-        self.editor.props["line-tooltips"] = tooltips
+        self.editor.line_tooltips = tooltips

@@ -71,7 +71,7 @@ class SequenceEditor:
                 ui.label("Your unsaved changes from before are back.").classes("text-sm")
                 ui.button("Discard them", on_click=lambda: self.discard(banner)).props("flat dense no-caps") \
                     .mark("discard-draft")
-        with ui.row().classes("w-full items-center gap-3 no-wrap sticky top-0 z-10 bg-white py-2"):
+        with ui.row().classes("w-full items-center gap-3 no-wrap py-2"):
             ui.button(icon="arrow_back", on_click=lambda: ui.navigate.to("/")).props("flat round") \
                 .tooltip("Back to the sequences")
             self.name = ui.input("Sequence name", value=self.draft.name, on_change=self._set_name) \
@@ -90,6 +90,8 @@ class SequenceEditor:
                     as self.run_button:
                 self.run_tip = ui.tooltip("")
         self.summary.attach_panel()
+        with ui.page_sticky(position="bottom-right", x_offset=24, y_offset=24):
+            ui.button(icon="save", on_click=self.save).props("fab color=primary").tooltip("Save (Ctrl+S)")
         with ui.tab_panels(self.tabs, value=visual_tab).classes("w-full").props("keep-alive=false") as panels:
             with ui.tab_panel(visual_tab).classes("p-0 gap-3"):
                 self.description = ui.textarea("What this sequence does", value=self.draft.description,
@@ -98,7 +100,7 @@ class SequenceEditor:
                 self.fields.register("seq.description", self.description)
                 self.groups = GroupsView(self.ctx, self.draft, on_example=self.insert_example)
             with ui.tab_panel(text_tab).classes("p-0"):
-                self.text = TextView(on_change=self._text_changed, on_save=self.save)
+                self.text = TextView(on_change=self._text_changed)
         self.panels = panels
         if restored is not None and restored.get("view") == "text":
             self.text.set_text(str(restored.get("text") or ""))

@@ -52,7 +52,7 @@ class Launcher:
         with ui.card().classes("w-full gap-3 p-4").props("flat bordered"):
             if not names:
                 with ui.row().classes("items-center gap-2"):
-                    ui.label("There are no saved sequences yet.").classes("text-gray-700")
+                    ui.label("There are no saved sequences yet.").classes("text-gray-700 dark:text-gray-300")
                     ui.link("Make one in Sequences", "/")
             options = {n: n for n in names}
             if chosen and chosen not in options:
@@ -61,7 +61,7 @@ class Launcher:
                                     with_input=True, on_change=self._chosen).classes("w-full max-w-xl").mark(
                 "sequence-select")
             self.form_area = ui.column().classes("w-full gap-2")
-            self.problems = ui.label().classes("text-red-700 break-words").mark("run-problems")
+            self.problems = ui.label().classes("text-red-700 dark:text-red-400 break-words").mark("run-problems")
             self.problems.set_visibility(False)
             self.run_button = ui.button("Run", icon="play_arrow", on_click=self.run).props(
                 "color=primary no-caps").mark("run-button")
@@ -76,7 +76,7 @@ class Launcher:
         inputs = await inputs_of(self.engine, name)
         with self.form_area:
             if inputs is None:
-                ui.label(f"There is no saved sequence named “{name}”.").classes("text-red-700")
+                ui.label(f"There is no saved sequence named “{name}”.").classes("text-red-700 dark:text-red-400")
                 return
             self.form = RunArgsForm(inputs, self.args)
 
@@ -142,7 +142,7 @@ async def run_view(sequence: str | None = None, run_id: str | None = None) -> No
         ui.label("Run a sequence").classes("text-2xl font-semibold")
         if run_id and record is None:
             with ui.row().classes("items-center gap-2"):
-                ui.label(f"There is no run {run_id}.").classes("text-gray-700")
+                ui.label(f"There is no run {run_id}.").classes("text-gray-700 dark:text-gray-300")
                 ui.link("See all runs", "/runs")
             return
         chosen = (record.target or record.sequence) if record else sequence
@@ -150,7 +150,7 @@ async def run_view(sequence: str | None = None, run_id: str | None = None) -> No
         launcher = Launcher(engine, names, chosen, record.args if record else None)
         await launcher.build_form()
         if record is None:
-            ui.label(EMPTY).classes("text-gray-600 text-center w-full py-8").mark("empty-state")
+            ui.label(EMPTY).classes("text-gray-600 dark:text-gray-400 text-center w-full py-8").mark("empty-state")
             return
 
         async def stop() -> None:

@@ -67,7 +67,7 @@ async def history_page() -> None:
         records = await engine.list_runs(limit=HISTORY_LIMIT)
         empty = ui.row().classes("items-center gap-2")
         with empty:
-            ui.label("No runs yet.").classes("text-gray-600")
+            ui.label("No runs yet.").classes("text-gray-600 dark:text-gray-400")
             ui.link("Start one on the Run page", "/run")
         table = ui.table(columns=COLUMNS, rows=[], row_key="run_id",
                          pagination={"rowsPerPage": 20, "sortBy": "started", "descending": True}).classes(
@@ -97,7 +97,7 @@ async def detail_page(run_id: str) -> None:
     with frame("Runs"):
         ui.link("← All runs", "/runs").classes("text-sm")
         if record is None:
-            ui.label(f"There is no run {run_id}.").classes("text-gray-700")
+            ui.label(f"There is no run {run_id}.").classes("text-gray-700 dark:text-gray-300")
             return
         now = time.time()
         with ui.card().classes("w-full gap-2 p-4").props("flat bordered"):
@@ -122,14 +122,16 @@ async def detail_page(run_id: str) -> None:
             end = record.finished_at if record.finished else now
             took = duration_words((end or now) - record.created_at)
             ui.label(f"Run {record.run_id} · started {clock_words(record.created_at)} · "
-                     f"{'took' if record.finished else 'running for'} {took}").classes("text-sm text-gray-600")
+                     f"{'took' if record.finished else 'running for'} {took}").classes(
+                             "text-sm "
+                             "text-gray-600 dark:text-gray-400")
             if record.error:
-                ui.label(record.error).classes("text-red-700 break-words").mark("run-error")
+                ui.label(record.error).classes("text-red-700 dark:text-red-400 break-words").mark("run-error")
         ui.label("Args as sent").classes("text-lg font-semibold")
         if record.args:
             JsonBlock(record.args).mark("run-args")
         else:
-            ui.label("None: this sequence takes no inputs.").classes("text-gray-600")
+            ui.label("None: this sequence takes no inputs.").classes("text-gray-600 dark:text-gray-400")
         if record.finished:
             RunOutputs().show(record.outputs, finished=True)
         ui.label("Steps").classes("text-lg font-semibold")

@@ -209,12 +209,16 @@ class SequencesPage:
         await self.refresh()
 
     def _confirm_replace(self, check: ImportCheck) -> None:
+        async def replace() -> None:
+            dialog.close()
+            await self._save_import(check)
+
         with ui.dialog() as dialog, ui.card().mark("replace-dialog"):
             ui.label(f"A sequence named '{check.name}' already exists.").classes("text-lg font-medium")
             ui.label("Replace it with the one from the file?").classes("text-sm")
             with ui.row().classes("w-full justify-end gap-2"):
                 ui.button("Cancel", on_click=dialog.close).props("flat no-caps")
-                ui.button("Replace it", on_click=lambda: (dialog.close(), self._save_import(check))) \
+                ui.button("Replace it", on_click=replace) \
                     .props("no-caps").mark("confirm-replace")
         dialog.open()
 

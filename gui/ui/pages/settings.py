@@ -63,7 +63,7 @@ async def settings_page() -> None:
             ui.label("Approvals").classes("text-lg font-semibold")
             ui.label("Tools that can change things ask you before they run. A tool you chose to always "
                      "allow (from the inbox) is listed first; you can make it ask again here.").classes(
-                "text-sm text-gray-600")
+                "text-sm text-gray-600 dark:text-gray-400")
 
             @ui.refreshable
             def approvals() -> None:
@@ -83,12 +83,12 @@ async def settings_page() -> None:
             ui.label(where).classes("font-mono break-all").mark("data-folder")
             if rt.data_dir is not None:
                 ui.label("Sequences, runs and requests are kept here. Set SEQDESK_DATA to use another "
-                         "folder.").classes("text-sm text-gray-600")
+                         "folder.").classes("text-sm text-gray-600 dark:text-gray-400")
 
         with ui.card().classes("w-full gap-2 p-4").props("flat bordered"):
             ui.label("MCP servers").classes("text-lg font-semibold")
             ui.label("Tool servers whose tools you can use in sequences, named server.tool.").classes(
-                "text-sm text-gray-600")
+                "text-sm text-gray-600 dark:text-gray-400")
             store = mcp_settings(rt)
             manager = getattr(rt, "mcp", None)
 

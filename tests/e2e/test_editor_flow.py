@@ -1,0 +1,71 @@
+"""End to end in headless Chromium: build a two-group sequence by clicking, make a mistake, see it
+at its field, fix it, save, run it, and see it succeed.
+
+The real app runs as a subprocess (`python -m gui --browser`) on a free port with its own data
+folder (the `seqdesk_app` and `page` fixtures of tests/e2e/conftest.py; Chromium missing skips,
+except in CI, where it fails). Waiting is on what the page shows (Playwright's auto-waiting,
+bounded by timeouts), never sleeps.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[2]
+SCREENSHOTS = ROOT / "assets" / "screenshots"
+
+
+def test_build_break_fix_save_and_run_a_two_group_sequence(seqdesk_app: Any, page: Any) -> None:
+    from playwright.sync_api import expect
+
+    page.goto(f"{seqdesk_app.base_url}/sequences/new")
+
+    page.get_by_label("Sequence name").fill("e2e greetings")
+    page.get_by_role("button", name="Add your first group").click()
+    first = page.locator(".q-card").filter(has_text="Group name").nth(0)
+    first.get_by_label("Group name").fill("say-hello")
+    first.get_by_role("button", name="Add an output").click()
+    first.get_by_label("Name of the output").fill("greeting")
+    _add_echo(page, first, "hello")
+    first.get_by_label("Save result to").click()
+    page.get_by_role("option", name="greeting · text").click()
+    # The mistake: rename the output, so the tool saves into a slot that is no longer declared.
+    first.get_by_label("Name of the output").fill("greet")
+
+    page.get_by_role("button", name="Add a group").click()
+    second = page.locator(".q-card").filter(has_text="Group name").nth(1)
+    second.get_by_label("Group name").fill("say-world")
+    second.get_by_role("button", name="Add an output").click()
+    second.get_by_label("Name of the output").fill("echoed")
+    _add_echo(page, second, "world")
+    second.get_by_label("Save result to").click()
+    page.get_by_role("option", name="echoed · text").click()
+
+    page.get_by_role("button", name="Save").click()
+    problem = first.get_by_text("'greeting' is not an output of this group")
+    expect(problem).to_be_visible()
+    expect(page.get_by_role("button", name="1 problem")).to_be_visible()
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SCREENSHOTS / "editor-problem.png"))
+
+    first.get_by_label("Name of the output").fill("greeting")
+    expect(problem).to_be_hidden()
+    page.keyboard.press("Control+s")
+    expect(page.get_by_text("Saved 'e2e greetings'")).to_be_visible()
+    page.mouse.wheel(0, -100_000)
+    page.evaluate("window.scrollTo(0, 0)")
+    page.screenshot(path=str(SCREENSHOTS / "editor.png"), full_page=True)
+
+    main = page.get_by_role("main")
+    main.get_by_role("button", name="Run", exact=True).click()
+    page.wait_for_url("**/run?sequence=*")
+    main.get_by_role("button", name="Run", exact=True).click()
+    page.wait_for_url("**/run/*")
+    expect(page.get_by_text("Succeeded").first).to_be_visible()
+
+
+def _add_echo(page: Any, card: Any, value: str) -> None:
+    card.get_by_role("button", name="Add a tool").click()
+    page.locator(".q-dialog").get_by_text("echo", exact=True).click()
+    card.get_by_label("Value *").fill(value)
