@@ -2,5 +2,5 @@
 
 from gui.cli import main
 
-if __name__ in {"__main__", "__mp_main__"}:
+if __name__ == "__main__":
     raise SystemExit(main())

@@ -11,6 +11,7 @@ import os
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from gui.core.engine import Engine
 from gui.tools import default_registry
@@ -24,7 +25,9 @@ class Runtime:
     closers: list[Callable[[], Awaitable[None] | None]] = field(default_factory=list)
     recovered_runs: list[str] = field(default_factory=list)
     notices: list[str] = field(default_factory=list)  # things a person should read (a file moved aside)
-    extras: dict[str, object] = field(default_factory=dict)  # optional parts: MCP manager, writer, …
+    extras: dict[str, object] = field(default_factory=dict)  # optional parts: writer, endpoint file, …
+    mcp: Any = None  # the MCP manager (gui.mcp.client.McpManager) once servers are started
+    mcp_settings: Any = None  # where MCP server configs are kept (gui.mcp.config)
 
     async def close(self) -> None:
         await self.engine.close()

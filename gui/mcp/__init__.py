@@ -3,13 +3,15 @@
 Only this package imports the MCP SDK; the core stays free of it (a test checks).
 """
 
-from gui.mcp.client import ConnectionState, ConnectionStatus, McpConnection, McpManager
+from gui.mcp.client import ConnectionState, ConnectionStatus, McpConnection
 from gui.mcp.config import JsonMcpSettings, McpConfigError, McpServerConfig, McpSettingsStore, MemoryMcpSettings
+from gui.mcp.manager import HandlerFactory, McpManager
 from gui.mcp.tool import McpTool
 
 __all__ = [
     "ConnectionState",
     "ConnectionStatus",
+    "HandlerFactory",
     "JsonMcpSettings",
     "McpConfigError",
     "McpConnection",

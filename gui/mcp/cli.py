@@ -20,8 +20,8 @@ from typing import Any
 
 from gui.core.elicitation import ElicitationHandler, InboxElicitationHandler
 from gui.core.registry import Registry
-from gui.mcp.client import HandlerFactory, McpManager
-from gui.mcp.config import JsonMcpSettings, McpConfigError
+from gui.mcp.config import JsonMcpSettings
+from gui.mcp.manager import HandlerFactory, McpManager
 
 log = logging.getLogger(__name__)
 HOST = "127.0.0.1"
@@ -95,19 +95,12 @@ def settings_folder(data_dir: Path | None = None) -> Path | None:
 
 async def start_configured_servers(registry: Registry, handler_factory: HandlerFactory,
                                    data_dir: Path | None = None, *, wait: float = 10.0) -> McpManager:
-    """Connect every enabled server of the settings file; waits (at most `wait` s) for each to settle,
-    so a sequence started right after finds their tools. A broken file is reported, never fatal."""
+    """Connect the servers of `<data folder>/mcp-servers.json` (none in memory mode without
+    SEQDESK_DATA), waiting up to `wait` s so a sequence started right after finds their tools."""
     manager = McpManager(registry, handler_factory)
     folder = settings_folder(data_dir)
-    if folder is None:
-        return manager
-    try:
-        configs = await JsonMcpSettings.in_folder(folder).list()
-    except McpConfigError as exc:
-        log.warning("MCP servers not started: %s", exc)
-        return manager
-    await manager.start(configs)
-    await manager.wait_settled(wait)
+    if folder is not None:
+        await manager.start_from(JsonMcpSettings.in_folder(folder), wait)
     return manager
 
 

@@ -355,64 +355,11 @@ def describe(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
-HandlerFactory = Callable[[McpServerConfig], ElicitationHandler]
+def __getattr__(name: str) -> Any:
+    # The manager lives in `gui.mcp.manager`; `gui.mcp.client.McpManager` keeps working for callers
+    # written when it lived here (imported lazily: the manager imports this module).
+    if name in ("McpManager", "HandlerFactory"):
+        from gui.mcp import manager
 
-
-class McpManager:
-    """Every configured server's connection: started together, changed one by one at run time."""
-
-    def __init__(self, registry: Registry, handler_factory: HandlerFactory, *,
-                 backoff: tuple[float, float] = (1.0, 30.0), connect_timeout: float = 30.0) -> None:
-        self.registry = registry
-        self.handler_factory = handler_factory
-        self.backoff = backoff
-        self.connect_timeout = connect_timeout
-        self._connections: dict[str, McpConnection] = {}
-        self._listeners: list[Callable[[ConnectionState], None]] = []
-
-    def on_change(self, listener: Callable[[ConnectionState], None]) -> None:
-        """Called with a server's new state whenever it changes (the settings page refreshes)."""
-        self._listeners.append(listener)
-
-    async def start(self, configs: list[McpServerConfig]) -> None:
-        for config in configs:
-            await self.add(config)
-
-    async def stop(self) -> None:
-        await asyncio.gather(*(c.stop() for c in self._connections.values()), return_exceptions=True)
-        self._connections.clear()
-
-    async def add(self, config: McpServerConfig) -> McpConnection:
-        """Connect a new server, or reconnect one whose settings changed."""
-        await self.remove(config.name)
-        conn = McpConnection(config, self.registry, self.handler_factory(config), backoff=self.backoff,
-                             connect_timeout=self.connect_timeout, on_change=self._notify)
-        self._connections[config.name] = conn
-        await conn.start()
-        return conn
-
-    async def remove(self, name: str) -> bool:
-        conn = self._connections.pop(name, None)
-        if conn is None:
-            return False
-        await conn.stop()
-        return True
-
-    def get(self, name: str) -> McpConnection | None:
-        return self._connections.get(name)
-
-    async def wait_settled(self, timeout: float = 10.0) -> list[ConnectionState]:
-        """Wait (at most `timeout` s) until no server is still connecting; the states then."""
-        waits = [c.wait_for("connected", "down", "disabled", timeout=timeout) for c in self._connections.values()]
-        await asyncio.gather(*waits, return_exceptions=True)
-        return self.states()
-
-    def states(self) -> list[ConnectionState]:
-        return [c.state for _, c in sorted(self._connections.items())]
-
-    def _notify(self, state: ConnectionState) -> None:
-        for listener in list(self._listeners):
-            try:
-                listener(state)
-            except Exception:
-                log.exception("MCP state listener failed")
+        return getattr(manager, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -14,8 +14,9 @@ from conftest import T, server_config
 from gui.core.elicitation import NoopElicitationHandler
 from gui.core.registry import ToolContext, ToolError
 from gui.mcp.cli import start_configured_servers
-from gui.mcp.client import McpConnection, McpManager
+from gui.mcp.client import McpConnection
 from gui.mcp.config import JsonMcpSettings, McpServerConfig
+from gui.mcp.manager import McpManager
 
 
 def noop(_config: McpServerConfig) -> NoopElicitationHandler:
@@ -125,3 +126,10 @@ async def test_stopping_a_connection_that_is_still_connecting_does_not_wait_for_
     await conn.start()
     await asyncio.wait_for(conn.stop(), T)
     assert conn.state.status == "disabled"
+
+
+async def test_an_unreadable_settings_file_starts_nothing_and_is_not_fatal(registry, tmp_path, caplog):
+    (tmp_path / "mcp-servers.json").write_text("{not json", encoding="utf-8")
+    manager = McpManager(registry, noop)
+    assert await manager.start_from(JsonMcpSettings.in_folder(tmp_path), wait=T) == []
+    assert "MCP servers not started" in caplog.text and "is not valid JSON" in caplog.text
