@@ -12,6 +12,7 @@ import os
 import socket
 import sys
 from pathlib import Path
+from typing import Any
 
 from gui import runtime
 
@@ -69,8 +70,25 @@ def create_app(*, token: str | None = None, data_dir: Path | None = None, memory
 
     app.on_startup(startup)
     app.on_shutdown(shutdown)
+    app.add_middleware(ReadyGate)
     register_api(app, token=token)
     register_pages(token=token)
+
+
+class ReadyGate:
+    """Holds each request until the engine is open: NiceGUI opens it in a background task at start-up,
+    so the first page could otherwise arrive a moment before it."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] in ("http", "websocket") and not str(scope.get("path", "")).startswith("/_nicegui/"):
+            try:
+                await runtime.wait_current(timeout=30)
+            except RuntimeError:
+                pass  # the API answers 503 itself; pages show NiceGUI's error
+        await self.app(scope, receive, send)
 
 
 def start_app(args: argparse.Namespace) -> int:

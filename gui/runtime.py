@@ -7,6 +7,7 @@ per folder, start-up recovery); with `memory=True` it uses the in-memory stores 
 
 from __future__ import annotations
 
+import asyncio
 import os
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -50,6 +51,26 @@ def current() -> Runtime:
 def set_current(runtime: Runtime | None) -> None:
     global _current
     _current = runtime
+    for waiter in list(_waiters):
+        if not waiter.done():
+            waiter.get_loop().call_soon_threadsafe(lambda w=waiter: w.done() or w.set_result(None))
+    _waiters.clear()
+
+
+_waiters: list[asyncio.Future[None]] = []
+
+
+async def wait_current(timeout: float = 30.0) -> Runtime:
+    """The runtime, waiting (bounded) while it is still being opened at start-up."""
+    if _current is not None:
+        return _current
+    waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+    _waiters.append(waiter)
+    try:
+        await asyncio.wait_for(waiter, timeout)
+    except TimeoutError:
+        raise RuntimeError(f"SeqDesk's engine did not open within {timeout:g} s") from None
+    return current()
 
 
 async def open_runtime(data_dir: Path | None = None, *, memory: bool | None = None) -> Runtime:

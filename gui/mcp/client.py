@@ -15,6 +15,7 @@ import asyncio
 import contextlib
 import logging
 import math
+import os
 import tempfile
 import time
 from collections.abc import AsyncIterator, Callable
@@ -188,7 +189,7 @@ class McpConnection:
         connected = False
         ended = self._ended = asyncio.Event()
         if self.config.transport == "stdio":
-            self._stderr = tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace")
+            self._stderr = tempfile.NamedTemporaryFile("w", prefix="seqdesk-mcp-", suffix=".log", delete=False)
         try:
             with anyio.CancelScope() as scope:
                 scope.deadline = anyio.current_time() + self.connect_timeout
@@ -211,6 +212,8 @@ class McpConnection:
     def _close_stderr(self) -> None:
         if self._stderr is not None:
             self._stderr.close()
+            with contextlib.suppress(OSError):
+                os.unlink(self._stderr.name)
             self._stderr = None
 
     async def _serve(self, client: Client, ended: asyncio.Event) -> None:
@@ -277,16 +280,17 @@ class McpConnection:
         return f"{message}; it last wrote: {tail}" if tail else message
 
     def _stderr_tail(self) -> str:
-        f = self._stderr
-        if f is None or f.closed:
+        # Read through a handle of our own: the server shares the file offset of the one it writes to.
+        if self._stderr is None:
             return ""
         try:
-            f.flush()
-            size = f.seek(0, 2)
-            f.seek(max(0, size - _STDERR_TAIL))
-            lines = [line.strip() for line in f.read().splitlines() if line.strip()]
-        except (OSError, ValueError):
+            with open(self._stderr.name, "rb") as f:
+                size = f.seek(0, 2)
+                f.seek(max(0, size - _STDERR_TAIL))
+                text = f.read().decode("utf-8", errors="replace")
+        except OSError:
             return ""
+        lines = [line.strip() for line in text.splitlines() if line.strip()]
         return " | ".join(lines[-3:])[-600:]
 
     # -- calls ---------------------------------------------------------------------------------
