@@ -152,7 +152,16 @@ class RemoteOperations:
 
     async def _start_and_wait(self, body_in: dict[str, Any], what: str,
                               on_event: EventCallback | None) -> RunRecord:
-        events = asyncio.create_task(self._follow(on_event)) if on_event else None
+        own: dict[str, Any] = {"run_id": None, "early": []}
+
+        def mine(event: Event) -> None:
+            """Only this run's events (and its requests'); the app may be running others."""
+            if own["run_id"] is None:
+                own["early"].append(event)
+            elif event.run_id == own["run_id"] and on_event is not None:
+                on_event(event)
+
+        events = asyncio.create_task(self._follow(mine)) if on_event else None
         try:
             response = await self._request("POST", "/api/runs", json=body_in)
             body = response.json()
@@ -165,6 +174,9 @@ class RemoteOperations:
             if response.status_code >= 400:
                 raise OperationError(body.get("detail", f"the app refused: HTTP {response.status_code}"))
             run_id = body["run_id"]
+            own["run_id"] = run_id
+            for early in own["early"]:
+                mine(early)
             try:
                 return await self._wait(run_id)
             except asyncio.CancelledError:
@@ -244,11 +256,11 @@ async def connect(folder: Path | None = None) -> Operations:
     from gui.store.lock import DataFolderInUseError
 
     if os.environ.get("SEQDESK_MEMORY") == "1":
-        runtime = await open_runtime(memory=True)
+        runtime = await open_runtime(memory=True, mcp_wait=10.0)
         return LocalOperations(runtime.engine, runtime.close)
     folder = folder or data_dir()
     try:
-        runtime = await open_runtime(folder, memory=False)
+        runtime = await open_runtime(folder, memory=False, mcp_wait=10.0)
     except DataFolderInUseError:
         endpoint = read_endpoint(folder)
         if endpoint is None:

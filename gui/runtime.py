@@ -73,8 +73,10 @@ async def wait_current(timeout: float = 30.0) -> Runtime:
     return current()
 
 
-async def open_runtime(data_dir: Path | None = None, *, memory: bool | None = None) -> Runtime:
-    """Open the engine on a data folder (TinyDB) or in memory, recover what a dead process left."""
+async def open_runtime(data_dir: Path | None = None, *, memory: bool | None = None,
+                       mcp_wait: float = 0.0) -> Runtime:
+    """Open the engine on a data folder (TinyDB) or in memory, recover what a dead process left,
+    and connect the configured MCP servers (waiting up to `mcp_wait` s for their tools)."""
     if memory is None:
         memory = os.environ.get("SEQDESK_MEMORY") == "1"
     if memory:
@@ -84,4 +86,17 @@ async def open_runtime(data_dir: Path | None = None, *, memory: bool | None = No
 
         runtime = await open_stores(data_dir)
     runtime.recovered_runs = await runtime.engine.recover()
+    await _start_mcp(runtime, mcp_wait)
     return runtime
+
+
+async def _start_mcp(runtime: Runtime, wait: float) -> None:
+    from gui.core.elicitation import InboxElicitationHandler
+    from gui.mcp import JsonMcpSettings, McpManager, MemoryMcpSettings
+
+    engine = runtime.engine
+    runtime.mcp_settings = (JsonMcpSettings.in_folder(runtime.data_dir) if runtime.data_dir is not None
+                            else MemoryMcpSettings())
+    runtime.mcp = McpManager(engine.registry, lambda _config: InboxElicitationHandler(engine.interactions))
+    runtime.closers.append(runtime.mcp.stop)
+    await runtime.mcp.start_from(runtime.mcp_settings, wait)

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from gui.core.elicitation import InboxElicitationHandler
 from gui.core.events import EventBus
 from gui.core.interaction_service import InteractionService
 from gui.core.interactions import (
@@ -61,14 +62,20 @@ class CallScope:
 
 
 class ObservedPort:
-    """The interaction port a tool sees: caps expiry at the group's deadline and reports waits."""
+    """The interaction port a tool sees: caps expiry at the group's deadline and reports waits,
+    so the run shows "waiting for you" whether a tool asks directly or through a form handler."""
 
     def __init__(self, caller: ToolCaller, scope: CallScope, record: ToolRecord) -> None:
         self._caller, self._scope, self._record = caller, scope, record
+        self.clock = caller.interactions.clock
 
-    async def request(self, request: InteractionRequest) -> Any:
-        handle = await self._caller.interactions.request(request, deadline=self._scope.deadline)
+    async def request(self, request: InteractionRequest, *, deadline: float | None = None) -> Any:
+        caps = [d for d in (deadline, self._scope.deadline) if d is not None]
+        handle = await self._caller.interactions.request(request, deadline=min(caps) if caps else None)
         return _ObservedHandle(self._caller, self._scope, self._record, handle)
+
+    async def cancel(self, interaction_id: str, reason: Any) -> bool:
+        return await self._caller.interactions.cancel(interaction_id, reason)
 
 
 class _ObservedHandle:
@@ -194,11 +201,12 @@ class ToolCaller:
                             f"{slot_type.value}")
 
     def _context(self, scope: CallScope, record: ToolRecord) -> ToolContext:
+        port = ObservedPort(self, scope, record)
         return ToolContext(
             run_id=scope.run_id, tool_call_id=record.tool_call_id, tool_name=record.tool,
             sequence_name=scope.sequence_name, group_name=scope.group.name,
-            interactions=ObservedPort(self, scope, record), deadline=scope.deadline,
-            call_sequence=scope.call_sequence, depth=scope.depth,
+            interactions=port, elicitation=InboxElicitationHandler(port),  # type: ignore[arg-type]
+            deadline=scope.deadline, call_sequence=scope.call_sequence, depth=scope.depth,
         )
 
     # -- approval ------------------------------------------------------------------------------

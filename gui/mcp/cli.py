@@ -18,7 +18,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from gui.core.elicitation import ElicitationHandler, InboxElicitationHandler
 from gui.core.registry import Registry
 from gui.mcp.config import JsonMcpSettings
 from gui.mcp.manager import HandlerFactory, McpManager
@@ -54,14 +53,9 @@ def cmd_mcp(args: argparse.Namespace) -> int:
 async def serve(*, http_port: int | None = None) -> None:
     """Reach the engine (through the app when it holds the data folder), serve until the agent leaves."""
     from gui.mcp.server import build_server
-    from gui.ops import LocalOperations, Operations, connect
+    from gui.ops import Operations, connect
 
-    ops = await connect()
-    manager: McpManager | None = None
-    if isinstance(ops, LocalOperations):  # the app, when it runs, connects its own MCP servers
-        engine = ops.engine
-        manager = await start_configured_servers(
-            engine.registry, lambda _config: InboxElicitationHandler(engine.interactions), settings_folder())
+    ops = await connect()  # opening the engine here also connects the configured MCP servers
 
     async def open_ops() -> Operations:
         return ops
@@ -74,8 +68,6 @@ async def serve(*, http_port: int | None = None) -> None:
             print(f"seqdesk mcp: serving on http://{HOST}:{http_port}/mcp", file=sys.stderr, flush=True)
             await server.run_streamable_http_async(host=HOST, port=http_port)
     finally:
-        if manager is not None:
-            await manager.stop()
         await ops.close()
 
 
@@ -102,11 +94,3 @@ async def start_configured_servers(registry: Registry, handler_factory: HandlerF
     if folder is not None:
         await manager.start_from(JsonMcpSettings.in_folder(folder), wait)
     return manager
-
-
-def terminal_handler_factory() -> HandlerFactory:
-    """For terminal commands (`seqdesk run`): ask at the prompt when there is one, else `cancel`."""
-    from gui.core.elicitation import NoopElicitationHandler, TerminalElicitationHandler
-
-    handler: ElicitationHandler = TerminalElicitationHandler() if sys.stdin.isatty() else NoopElicitationHandler()
-    return lambda _config: handler

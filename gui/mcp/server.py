@@ -1,7 +1,7 @@
 """`seqdesk mcp`: SeqDesk's operations as MCP tools, so an AI agent can write and run sequences.
 
-The agent writes; a person approves. Runs an agent starts ask for approvals and answers through the
-inbox like any other run, and this server never answers them itself. A failed save comes back as one
+The agent writes; a person approves. A run an agent starts waits for its approvals and answers in the
+inbox like any other run: this server never answers them itself. A failed save comes back as one
 error listing every problem with its place and code (`groups[1].tools[0].as: … (undeclared-slot)`),
 so the agent can fix its sequence in a single retry instead of one mistake at a time.
 

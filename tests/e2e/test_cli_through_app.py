@@ -12,7 +12,7 @@ import subprocess
 import sys
 import time
 
-from conftest import ROOT, RunningApp, clean_env
+from e2e_support import ROOT, RunningApp, clean_env
 
 from gui.core.help import EXAMPLE
 

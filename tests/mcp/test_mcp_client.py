@@ -10,7 +10,7 @@ import asyncio
 import json
 
 import pytest
-from conftest import T, expect, server_config
+from mcp_support import T, expect, server_config
 
 from gui.core.elicitation import (
     ElicitationHandlerFunc,

@@ -9,7 +9,7 @@ import subprocess
 import sys
 
 import pytest
-from conftest import T, server_config
+from mcp_support import T, server_config
 
 from gui.core.elicitation import NoopElicitationHandler
 from gui.core.registry import ToolContext, ToolError

@@ -19,7 +19,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
-from conftest import T, expect
+from mcp_support import T, expect
 from mcp import Client, StdioServerParameters
 
 from gui.core.engine import Engine

@@ -6,7 +6,7 @@ import asyncio
 import json
 from datetime import datetime
 
-from conftest import TIME_SERVER, T, expect, server_config
+from mcp_support import TIME_SERVER, T, expect, server_config
 
 from gui.core.interactions import ApprovalResponse, ToolApprovalRequest
 

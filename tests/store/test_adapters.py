@@ -56,6 +56,22 @@ async def test_a_second_open_of_the_same_folder_in_another_process_is_refused(tm
         await runtime.close()
 
 
+async def wait_lock_free(folder: Path, timeout: float = 15.0) -> None:
+    """Wait until the killed child's lock is gone (the kernel drops it once the process and anything
+    it forked have closed their files); bounded by `timeout`."""
+    from gui.store.lock import InstanceLock
+
+    deadline = asyncio.get_running_loop().time() + timeout
+    while True:
+        try:
+            InstanceLock(folder).acquire().release()
+            return
+        except DataFolderInUseError:
+            if asyncio.get_running_loop().time() > deadline:
+                raise
+            await asyncio.sleep(0.05)
+
+
 def _spawn(folder: Path, answer: bool) -> tuple[subprocess.Popen[str], str, str]:
     proc = subprocess.Popen([sys.executable, str(HERE / "respond_child.py"), str(folder),
                              "answer" if answer else "wait"], stdout=subprocess.PIPE, text=True)
@@ -70,6 +86,7 @@ async def test_response_is_on_disk_once_respond_returned_even_if_killed_right_af
     assert proc.stdout.readline().strip() == "responded"
     proc.send_signal(signal.SIGKILL)
     proc.wait(timeout=30)
+    await wait_lock_free(tmp_path)
     runtime = await open_stores(tmp_path)
     try:
         record = await runtime.engine.interactions.get(iid)
@@ -85,6 +102,7 @@ async def test_startup_recovery_cancels_leftovers_and_interrupts_their_runs(tmp_
     proc.wait(timeout=30)
     from gui.runtime import open_runtime
 
+    await wait_lock_free(tmp_path)
     runtime = await open_runtime(tmp_path, memory=False)
     try:
         assert runtime.recovered_runs == [run_id]

@@ -1,0 +1,150 @@
+"""The real app in a subprocess and a headless Chromium driving it (Playwright, no bundled browser).
+
+`seqdesk_app` starts `python -m gui --browser --port P` on a fresh data folder and waits for
+`/api/health`; `browser` launches Debian's Chromium. Without Chromium (or Playwright) the tests
+skip, except under CI=true, where a missing browser is a failure.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+CHROMIUM = os.environ.get("SEQDESK_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+START_TIMEOUT = 45.0
+SCREENSHOTS = ROOT / "assets" / "screenshots"
+
+
+def _missing(reason: str) -> None:
+    if os.environ.get("CI") == "true":
+        pytest.fail(f"end-to-end tests need a browser under CI: {reason}")
+    pytest.skip(reason)
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def clean_env(data_dir: Path) -> dict[str, str]:
+    """The parent's environment minus pytest's and NiceGUI's markers (or NiceGUI thinks it is under test)."""
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("PYTEST_", "NICEGUI_")) and k not in ("SEQDESK_MEMORY", "SEQDESK_TOKEN")}
+    env["SEQDESK_DATA"] = str(data_dir)
+    env["PYTHONUNBUFFERED"] = "1"
+    return env
+
+
+@dataclass
+class RunningApp:
+    base_url: str
+    data_dir: Path
+    log: Path
+
+    def api(self, method: str, path: str, body: Any = None) -> tuple[int, Any]:
+        data = json.dumps(body).encode() if body is not None else None
+        request = urllib.request.Request(self.base_url + path, data=data, method=method,
+                                         headers={"Content-Type": "application/json"})
+        try:
+            with urllib.request.urlopen(request, timeout=10) as response:
+                return response.status, json.loads(response.read() or b"null")
+        except urllib.error.HTTPError as exc:
+            return exc.code, json.loads(exc.read() or b"null")
+
+
+def app_command(port: int) -> list[str]:
+    return [sys.executable, "-m", "gui", "--browser", "--port", str(port)]
+
+
+def _wait_until_up(proc: subprocess.Popen[bytes], url: str, log: Path) -> None:
+    deadline = time.monotonic() + START_TIMEOUT
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"the app exited with {proc.returncode}:\n{log.read_text(errors='replace')[-4000:]}")
+        try:
+            with urllib.request.urlopen(url + "/api/health", timeout=1) as response:
+                if response.status == 200:
+                    return
+        except (urllib.error.URLError, ConnectionError, TimeoutError):
+            pass
+        time.sleep(0.1)  # polling a process we cannot get an event from; bounded by the deadline
+    raise RuntimeError(f"the app did not answer within {START_TIMEOUT:g}s:\n{log.read_text(errors='replace')[-4000:]}")
+
+
+@pytest.fixture(scope="module")
+def seqdesk_app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningApp]:
+    folder = tmp_path_factory.mktemp("seqdesk-e2e")
+    data_dir = folder / "data"
+    log = folder / "app.log"
+    port = free_port()
+    with log.open("wb") as out:
+        proc = subprocess.Popen(app_command(port), cwd=ROOT,
+                                env=clean_env(data_dir), stdout=out, stderr=subprocess.STDOUT)
+    base_url = f"http://127.0.0.1:{port}"
+    try:
+        _wait_until_up(proc, base_url, log)
+        yield RunningApp(base_url, data_dir, log)
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout=5)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        _missing("Playwright is not installed (pip install playwright; never `playwright install`)")
+    if not (Path(CHROMIUM).exists() or shutil.which(CHROMIUM)):
+        _missing(f"no Chromium at {CHROMIUM} (apt-get install chromium)")
+    with sync_playwright() as pw:
+        chromium = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            yield chromium
+        finally:
+            chromium.close()
+
+
+@pytest.fixture
+def page(browser: Any) -> Iterator[Any]:
+    context = browser.new_context(viewport={"width": 1280, "height": 860})
+    page = context.new_page()
+    page.set_default_timeout(15_000)
+    try:
+        yield page
+    finally:
+        context.close()
+
+
+def _screenshot(page: Any, name: str) -> Path:
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    path = SCREENSHOTS / name
+    page.screenshot(path=str(path), full_page=True, animations="disabled")
+    return path
+
+
+@pytest.fixture
+def screenshot() -> Any:
+    """`screenshot(page, "inbox.png")` saves the whole page (animations finished) into assets/screenshots/."""
+    return _screenshot

@@ -1,0 +1,74 @@
+"""Shared pieces of the MCP tests: real servers over stdio, connections that are always stopped.
+
+Every wait is bounded; the test server is `elicit_server.py` next to this file, and the third-party
+server is `mcp-server-time` from PyPI.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+
+import pytest
+
+from gui.core.elicitation import ElicitationHandler, NoopElicitationHandler
+from gui.core.engine import Engine
+from gui.core.events import Event
+from gui.core.registry import Registry
+from gui.mcp.client import McpConnection
+from gui.mcp.config import McpServerConfig
+from gui.tools import builtin_tools
+
+T = 15.0  # bound of every wait (a stdio server starts in about 0.7 s)
+HERE = Path(__file__).parent
+ELICIT_SERVER = [str(HERE / "elicit_server.py")]
+TIME_SERVER = ["-m", "mcp_server_time"]
+
+
+def server_config(name: str = "elicit", args: list[str] | None = None, **fields: object) -> McpServerConfig:
+    return McpServerConfig.model_validate(
+        {"name": name, "command": sys.executable, "args": ELICIT_SERVER if args is None else args, **fields})
+
+
+@pytest.fixture
+def registry() -> Registry:
+    return Registry(builtin_tools())
+
+
+@pytest.fixture
+def engine(registry: Registry) -> Engine:
+    return Engine(registry=registry, retry_backoff=0.01)
+
+
+@pytest.fixture
+async def connect(registry: Registry) -> AsyncIterator[Callable[..., object]]:
+    """`await connect(config, handler)`: a started, connected connection; stopped after the test."""
+    made: list[McpConnection] = []
+
+    async def _connect(config: McpServerConfig, handler: ElicitationHandler | None = None,
+                       backoff: tuple[float, float] = (30.0, 30.0)) -> McpConnection:
+        conn = McpConnection(config, registry, handler or NoopElicitationHandler(), backoff=backoff)
+        made.append(conn)
+        await conn.start()
+        state = await conn.wait_for("connected", "down", timeout=T)
+        assert state.status == "connected", state.last_error
+        return conn
+
+    yield _connect
+    await asyncio.gather(*(c.stop() for c in made))
+
+
+def expect(engine: Engine, kind: str, where: Callable[[Event], bool] = lambda e: True) -> asyncio.Future[Event]:
+    """A future for the next event of `kind` on the engine's bus: create it before causing the event."""
+    loop = asyncio.get_running_loop()
+    future: asyncio.Future[Event] = loop.create_future()
+
+    def on_event(event: Event) -> None:
+        if event.type == kind and where(event) and not future.done():
+            loop.call_soon_threadsafe(lambda: future.done() or future.set_result(event))
+
+    unsubscribe = engine.bus.subscribe(on_event)
+    future.add_done_callback(lambda _: unsubscribe())
+    return future
