@@ -19,8 +19,8 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
-from mcp_support import T, expect
 from mcp import Client, StdioServerParameters
+from mcp_support import T, expect
 
 from gui.core.engine import Engine
 from gui.core.help import EXAMPLE
