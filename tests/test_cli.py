@@ -114,3 +114,18 @@ def test_list_shows_sequences_saved_in_the_data_folder_and_runs_by_name(data):
     ran = seqdesk("run", "greet", "--args", '{"who": "Ada"}', "--json", data=data)
     assert ran.returncode == 0, ran.stderr
     assert json.loads(ran.stdout)["outputs"] == {"msg": "hi Ada"}
+
+
+def test_serving_off_localhost_without_a_token_is_refused_with_the_reason(data):
+    result = seqdesk("--browser", "--host", "0.0.0.0", "--port", "0", data=data, timeout=60)
+    assert result.returncode == 2
+    assert "without a token" in result.stderr and "run commands" in result.stderr
+
+
+def test_a_second_app_on_the_same_data_folder_is_refused_naming_the_folder(data):
+    from gui.store.lock import InstanceLock
+
+    with InstanceLock(data):
+        result = seqdesk("--browser", "--port", "0", data=data, timeout=60)
+    assert result.returncode == 2
+    assert str(data) in result.stderr and f"pid {os.getpid()}" in result.stderr

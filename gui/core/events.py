@@ -13,7 +13,7 @@ import itertools
 import logging
 import threading
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -72,27 +72,44 @@ class EventBus:
                 log.exception("event subscriber failed on %s", event.type)
         return event
 
-    async def stream(self, maxsize: int = 10_000) -> AsyncIterator[Event]:
-        """Events as an async iterator on the current loop (safe to publish from other threads)."""
-        loop = asyncio.get_running_loop()
-        queue: asyncio.Queue[Event] = asyncio.Queue(maxsize=maxsize)
+    def stream(self, maxsize: int = 10_000) -> EventStream:
+        """Events as an async iterator on the current loop, subscribed from this call on (so nothing
+        published after it is missed); safe to publish from other threads. Close it when done."""
+        return EventStream(self, asyncio.get_running_loop(), maxsize)
 
-        def put(event: Event) -> None:
-            def deliver() -> None:
-                if not queue.full():
-                    queue.put_nowait(event)
 
-            try:
-                if threading.get_ident() == getattr(loop, "_thread_id", None):
-                    deliver()
-                else:
-                    loop.call_soon_threadsafe(deliver)
-            except RuntimeError:  # loop closed
-                pass
+class EventStream:
+    """An eager subscription read with `async for`; `close()` (or leaving `async with`) unsubscribes."""
 
-        unsubscribe = self.subscribe(put)
+    def __init__(self, bus: EventBus, loop: asyncio.AbstractEventLoop, maxsize: int) -> None:
+        self._loop = loop
+        self._queue: asyncio.Queue[Event] = asyncio.Queue(maxsize=maxsize)
+        self._unsubscribe = bus.subscribe(self._put)
+
+    def _put(self, event: Event) -> None:
+        def deliver() -> None:
+            if not self._queue.full():
+                self._queue.put_nowait(event)
+
         try:
-            while True:
-                yield await queue.get()
-        finally:
-            unsubscribe()
+            if threading.get_ident() == getattr(self._loop, "_thread_id", None):
+                deliver()
+            else:
+                self._loop.call_soon_threadsafe(deliver)
+        except RuntimeError:  # loop closed
+            pass
+
+    def __aiter__(self) -> EventStream:
+        return self
+
+    async def __anext__(self) -> Event:
+        return await self._queue.get()
+
+    def close(self) -> None:
+        self._unsubscribe()
+
+    async def __aenter__(self) -> EventStream:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        self.close()

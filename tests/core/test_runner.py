@@ -347,3 +347,15 @@ async def test_sequence_parsed_once_is_not_parsed_again_at_run_time(monkeypatch)
     monkeypatch.setattr(validator, "check_document", lambda *a, **k: (_ for _ in ()).throw(AssertionError))
     record = await engine.run_sequence(tree, {})
     assert record.status == "succeeded"
+
+
+async def test_event_stream_receives_everything_published_after_it_was_opened():
+    from gui.core.events import EventBus
+
+    bus = EventBus()
+    async with bus.stream() as stream:
+        bus.publish("a", "r1")
+        bus.publish("b", "r1")
+        got = [await asyncio.wait_for(stream.__anext__(), T) for _ in range(2)]
+    assert [e.type for e in got] == ["a", "b"]
+    bus.publish("c")  # after close: nobody listens, nothing breaks
