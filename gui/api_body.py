@@ -19,6 +19,8 @@ from fastapi import Request
 from fastapi.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from gui.core.model import json_type_name
+
 MAX_BODY_BYTES = 2 * 1024 * 1024
 MAX_DEPTH = 64
 LIMITED_PREFIXES = ("/api/", "/login")
@@ -120,17 +122,9 @@ def _shape_problem(value: Any) -> str | None:
 
 
 def type_name(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, int | float):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, list):
-        return "an array"
-    return "an object" if isinstance(value, dict) else type(value).__name__
+    """The JSON kind of a value with its article, for messages ("an array")."""
+    kind = json_type_name(value)
+    return kind if kind == "null" else (f"an {kind}" if kind[0] in "aeiou" else f"a {kind}")
 
 
 class BodyLimitMiddleware:

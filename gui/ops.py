@@ -15,7 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Protocol
 
-from gui.core.catalog import load_document_file, summary
+from gui.core.catalog import document_from, summary
 from gui.core.conditions import ConditionEvalError, ConditionSyntaxError, evaluate, parse_condition
 from gui.core.engine import Engine, WhenCallError
 from gui.core.errors import DslError, Problem
@@ -124,15 +124,7 @@ class RemoteOperations:
 
     async def create_from(self, name: str | None, description: str, groups: Any,
                           file: str | None) -> tuple[dict[str, Any], list[Problem]]:
-        if (groups is None) == (file is None):
-            raise DslError([Problem(loc=("groups",), code="groups-and-file",
-                                    message="give either groups or file, exactly one of them")])
-        if file is not None:
-            doc = load_document_file(file)
-            if name is not None and isinstance(doc, dict):
-                doc = {**doc, "name": name}
-        else:
-            doc = {"name": name, "description": description, "groups": groups}
+        doc = document_from(name, description, groups, file)
         response = await self._request("POST", "/api/sequences", json=doc)
         body = response.json()
         if response.status_code == 422 and "errors" in body:

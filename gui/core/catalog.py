@@ -115,16 +115,7 @@ class Catalog:
     async def create_from(self, name: str | None = None, description: str = "", groups: Any = None,
                           file: str | None = None) -> tuple[Sequence, ValidationResult]:
         """The `create` operation: `groups` or `file` (a JSON document), exactly one."""
-        if (groups is None) == (file is None):
-            raise DslError([Problem(loc=("groups",), code="groups-and-file",
-                                    message="give either groups or file, exactly one of them")])
-        if file is not None:
-            doc = load_document_file(file)
-            if name is not None and isinstance(doc, dict):
-                doc = {**doc, "name": name}
-        else:
-            doc = {"name": name, "description": description, "groups": groups}
-        return await self.create(doc)
+        return await self.create(document_from(name, description, groups, file))
 
     async def list(self) -> list[Sequence]:
         return sorted(await self.store.list(), key=lambda s: s.name.lower())
@@ -149,6 +140,17 @@ class Catalog:
             if group is not None:
                 return seq, group
         raise NotFoundError(f"no saved sequence or group is named '{name}'")
+
+
+def document_from(name: str | None, description: str, groups: Any, file: str | None) -> Any:
+    """The document `create` saves, from `groups` or from `file`: exactly one of them."""
+    if (groups is None) == (file is None):
+        raise DslError([Problem(loc=("groups",), code="groups-and-file",
+                                message="give either groups or file, exactly one of them")])
+    if file is not None:
+        doc = load_document_file(file)
+        return {**doc, "name": name} if name is not None and isinstance(doc, dict) else doc
+    return {"name": name, "description": description, "groups": groups}
 
 
 def load_document_file(path: str) -> Any:

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gui.core.condition_lexer import ConditionSyntaxError, Token, clip, lex
+from gui.core.model import json_type_name
 from gui.core.names import ARGS_PREFIX, is_valid_name
 
 OPERATORS = ("==", "!=", ">", ">=", "<", "<=", "contains")
@@ -325,18 +326,7 @@ def _lookup(ref: ArgRef, args: Mapping[str, Any]) -> Any:
     return args[ref.name]
 
 
-def _kind(value: Any) -> str:
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int | float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list | tuple):
-        return "array"
-    if isinstance(value, Mapping):
-        return "object"
-    return "null" if value is None else type(value).__name__
+_kind = json_type_name
 
 
 def _a(kind: str) -> str:

@@ -6,6 +6,7 @@ validated one. `ToolCall.as_` is spelled `as` in JSON (a Python keyword).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from enum import StrEnum
 from typing import Any
 
@@ -50,6 +51,21 @@ def matches_type(value: JsonValue, slot_type: SlotType) -> bool:
     if slot_type is SlotType.ARRAY:
         return isinstance(value, list)
     return isinstance(value, dict)
+
+
+def json_type_name(value: JsonValue) -> str:
+    """The JSON kind of a value, in the words of the slot types (`number`, `array`, …)."""
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int | float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list | tuple):
+        return "array"
+    if isinstance(value, Mapping):
+        return "object"
+    return "null" if value is None else type(value).__name__
 
 
 class ToolCall(BaseModel):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from gui.core.model import SlotType, matches_type
+from gui.core.model import SlotType, json_type_name, matches_type
 
 
 class RunArgsError(ValueError):
@@ -16,18 +16,7 @@ class RunArgsError(ValueError):
         super().__init__("the run's args do not fit the sequence: " + "; ".join(problems))
 
 
-def type_name(value: Any) -> str:
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int | float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list):
-        return "array"
-    if isinstance(value, dict):
-        return "object"
-    return "null" if value is None else type(value).__name__
+type_name = json_type_name
 
 
 def args_problems(inputs: Mapping[str, SlotType], args: Any) -> list[str]:
