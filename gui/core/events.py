@@ -61,10 +61,13 @@ class EventBus:
 
         return unsubscribe
 
-    def publish(self, type: str, run_id: str | None = None, **data: Any) -> Event:
-        event = Event(type=type, run_id=run_id, data=data, seq=next(self._seq))
+    def publish(self, type: str, run_id: str | None = None, **data: Any) -> Event | None:
+        """Deliver an event to every subscriber; None (and nothing built) when nobody listens."""
         with self._lock:
             subscribers = list(self._subscribers.values())
+        if not subscribers:
+            return None
+        event = Event(type=type, run_id=run_id, data=data, seq=next(self._seq))
         for callback in subscribers:
             try:
                 callback(event)

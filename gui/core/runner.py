@@ -8,18 +8,19 @@ events go on the bus for every view. Stopping a run cancels its pending requests
 from __future__ import annotations
 
 import asyncio
+import functools
 import time
 import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from gui.core.conditions import ConditionEvalError, ConditionSyntaxError, evaluate, parse_condition
+from gui.core.conditions import Condition, ConditionEvalError, ConditionSyntaxError, evaluate, parse_condition
 from gui.core.durations import format_duration
 from gui.core.events import EventBus
 from gui.core.interaction_service import InteractionService
 from gui.core.model import Group, OnError, Sequence, SlotType
-from gui.core.records import GroupRecord, RunRecord, RunStore, ToolRecord
+from gui.core.records import GroupRecord, RunRecord, RunStore
 from gui.core.registry import Registry, ToolError
 from gui.core.run_args import check_args
 from gui.core.signature import signature_of
@@ -31,6 +32,12 @@ MAX_DEPTH = 8
 # small groups does not rewrite its whole record after every group.
 CHECKPOINT_INTERVAL = 0.5
 Resolver = Callable[[str], Awaitable[tuple[Sequence, Group | None]]]
+
+
+@functools.lru_cache(maxsize=1024)
+def _condition(text: str) -> Condition:
+    """A group's `when`, parsed once per process (it was validated when the sequence was saved)."""
+    return parse_condition(text)
 
 
 def _copy(record: RunRecord) -> RunRecord:
@@ -129,10 +136,9 @@ class Runner:
         record = RunRecord(
             run_id=run_id, sequence=sequence.name, target=group.name if group else None, args=checked,
             created_at=self.clock(), depth=depth,
-            groups=[GroupRecord(index=i, name=g.name, tools=[
-                ToolRecord.model_construct(index=j, tool=c.tool, tool_call_id=f"{run_id}-{i}-{j}", as_=c.as_,
-                                           status="queued", attempts=0, waits=[])
-                for j, c in enumerate(g.tools)]) for i, g in enumerate(groups)],
+            groups=[GroupRecord.model_validate({"index": i, "name": g.name, "tools": [
+                {"index": j, "tool": c.tool, "tool_call_id": f"{run_id}-{i}-{j}", "as": c.as_}
+                for j, c in enumerate(g.tools)]}) for i, g in enumerate(groups)],
         )
         ex = _Execution(record=record, sequence=sequence, groups=groups, context=dict(checked))
         self._active[run_id] = ex
@@ -235,7 +241,7 @@ class Runner:
             args[name] = ex.context[name]
         grec.args = args
         try:
-            holds = evaluate(parse_condition(group.when), args)
+            holds = evaluate(_condition(group.when), args)
         except (ConditionEvalError, ConditionSyntaxError) as exc:
             raise _GroupFailed(f"its condition `{group.when}` could not be evaluated: "
                                f"{getattr(exc, 'message', exc)}") from None

@@ -49,8 +49,11 @@ async def engine_run(engine: Engine, seq: Any) -> float:
     return elapsed
 
 
-async def overhead(label: str, groups: int, tools: int, repeats: int = 15) -> None:
+async def overhead(label: str, groups: int, tools: int, repeats: int = 15, listener: bool = False) -> None:
     engine = Engine(registry=default_registry())
+    if listener:  # what the app adds: someone receives every event
+        engine.bus.subscribe(lambda event: None)
+        label += " (with an event listener)"
     seq = sequence(groups, tools)
     n = groups * tools
     await engine_run(engine, seq)  # warm up
@@ -103,6 +106,8 @@ async def approval_round_trip() -> None:
 async def main() -> None:
     await overhead("1,000 echo tools in one parallel group", 1, 1000)
     await overhead("100 groups × 10 echo tools", 100, 10)
+    await overhead("1,000 echo tools in one parallel group", 1, 1000, listener=True)
+    await overhead("100 groups × 10 echo tools", 100, 10, listener=True)
     await parallel_sleep()
     await approval_round_trip()
 
