@@ -137,9 +137,9 @@ class Engine:
         return sorted(run_ids)
 
     async def close(self) -> None:
-        """Closing the app: pending requests end as `session_disposed`, runs are stopped."""
+        """Closing the app: runs are stopped and every pending request ends as `session_disposed`."""
+        await self.runner.stop_all("session_disposed")
         await self.interactions.cancel_all("session_disposed")
-        await self.runner.stop_all()
         for hook in self._on_close:
             await hook()
 

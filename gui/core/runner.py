@@ -62,6 +62,8 @@ class _Execution:
     task: asyncio.Task[RunRecord] | None = None
     done: asyncio.Event = field(default_factory=asyncio.Event)
     stopping: bool = False
+    stop_reason: str = "turn_stopped"  # or session_disposed: the app was closed
+    finishing: bool = False
     degraded: bool = False
     save_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     save_task: asyncio.Task[None] | None = None
@@ -110,22 +112,24 @@ class Runner:
         ex = self._active.get(run_id)
         return _copy(ex.record) if ex else None
 
-    async def stop(self, run_id: str) -> bool:
-        """Stop a running run; False when it is not running here."""
+    async def stop(self, run_id: str, reason: str = "turn_stopped") -> bool:
+        """Stop a running run; False when it is not running here. `reason` is what its pending
+        requests are cancelled with (`turn_stopped`, or `session_disposed` when the app closes)."""
         ex = self._active.get(run_id)
         if ex is None or ex.task is None or ex.task.done():
             return False
         ex.stopping = True
+        ex.stop_reason = reason
         for child in list(ex.children):
-            await self.stop(child)
-        await self.interactions.cancel_run(run_id, "turn_stopped")
-        ex.task.cancel()
+            await self.stop(child, reason)
+        if not ex.finishing:  # never interrupt the final save of a run that is ending anyway
+            ex.task.cancel()
         await ex.done.wait()
         return True
 
-    async def stop_all(self) -> None:
+    async def stop_all(self, reason: str = "turn_stopped") -> None:
         for run_id in list(self._active):
-            await self.stop(run_id)
+            await self.stop(run_id, reason)
 
     # -- preparation ---------------------------------------------------------------------------
     async def _prepare(self, sequence: Sequence, args: Any, group: Group | None, depth: int) -> _Execution:
@@ -163,7 +167,8 @@ class Runner:
                 record.status = "degraded" if ex.degraded else "succeeded"
         except asyncio.CancelledError:
             record.status = "stopped"
-            record.error = "stopped by the user"
+            closed = ex.stop_reason == "session_disposed"
+            record.error = "stopped: the app was closed" if closed else "stopped by the user"
             for grec in record.groups:
                 if grec.status in ("running", "waiting"):
                     grec.status = "stopped" if grec.status == "running" else "cancelled"
@@ -181,6 +186,7 @@ class Runner:
         return group.on_error is OnError.CONTINUE
 
     async def _finish(self, ex: _Execution) -> None:
+        ex.finishing = True
         record = ex.record
         for grec in record.groups:
             if grec.status == "waiting":
@@ -199,7 +205,7 @@ class Runner:
             ex.save_task.cancel()
         try:
             if record.status in ("failed", "stopped"):
-                await self.interactions.cancel_run(record.run_id, "turn_stopped")
+                await self.interactions.cancel_run(record.run_id, ex.stop_reason)  # type: ignore[arg-type]
             await self._save(ex)
         finally:
             self.bus.publish("run.finished", record.run_id, sequence=record.sequence, status=record.status,
