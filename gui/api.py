@@ -188,7 +188,7 @@ def _register_sequences(app: FastAPI) -> None:
         return json_response(body, 200 if existed else 201,
                              {"Location": f"/api/sequences/{quote(sequence.name, safe='')}"})
 
-    @app.get("/api/sequences/{name}")
+    @app.get("/api/sequences/{name:path}")
     async def get_sequence(name: str, format: Literal["json", "text"] = "json") -> Response:
         sequence = await engine().get(name)
         if sequence is None:
@@ -197,7 +197,7 @@ def _register_sequences(app: FastAPI) -> None:
             return PlainTextResponse(to_text(sequence))
         return json_response(to_document(sequence))
 
-    @app.delete("/api/sequences/{name}")
+    @app.delete("/api/sequences/{name:path}")
     async def delete_sequence(name: str) -> Response:
         if not await engine().delete(name):
             raise BadRequest(404, f"there is no saved sequence named '{name}'")

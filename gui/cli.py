@@ -91,6 +91,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Seq[str] | None = None) -> int:
+    # Text that no encoding can write (a lone surrogate from a tool's JSON) is printed as `\udc80`,
+    # which inside a JSON string is the very same text: output for scripts stays valid JSON.
+    reconfigure = getattr(sys.stdout, "reconfigure", None)
+    if reconfigure is not None:
+        reconfigure(errors="backslashreplace")
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.data:

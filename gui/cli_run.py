@@ -170,6 +170,11 @@ async def _run_remote(ops: RemoteOperations, args: argparse.Namespace, text: str
                       run_args: dict[str, Any]) -> Any:
     tasks: set[asyncio.Task[None]] = set()
 
+    def approved(task: asyncio.Task[None]) -> None:
+        tasks.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            _err(f"  (could not approve: {task.exception()})")  # answered in the app meanwhile
+
     def on_event(event: Event) -> None:
         if event.type == "interaction.created" and event.data.get("kind") == "approval" and args.yes:
             record = event.data.get("record") or {}
@@ -177,7 +182,7 @@ async def _run_remote(ops: RemoteOperations, args: argparse.Namespace, text: str
                 task = asyncio.get_running_loop().create_task(ops.respond(
                     event.data["interaction_id"], {"kind": "approval", "decision": "approved"}))
                 tasks.add(task)
-                task.add_done_callback(tasks.discard)
+                task.add_done_callback(approved)
                 _err("  ✓ approved (--yes)")
         elif event.type == "tool.waiting":
             _err(f"  ⏸ {event.data.get('tool_name')} is waiting for you in the app's inbox")
@@ -242,6 +247,9 @@ class TerminalPrompter:
                     await self._question(iid, request)
                 elif isinstance(request, ElicitationInteractionRequest):
                     await self._elicitation(iid, request)
+            except EOFError:  # the person closed the input (Ctrl-D): nobody is left to ask
+                _err(f"  ✗ no more input to answer '{_title(request)}': cancelled")
+                await self.engine.interactions.cancel(iid, "no_one_to_ask")
             except InteractionError as exc:
                 _err(f"  (request {iid}: {exc})")
 
@@ -263,7 +271,10 @@ class TerminalPrompter:
         if answer.strip().lower() in ("y", "yes"):
             await self.engine.interactions.respond(iid, ApprovalResponse(decision="approved"))
         else:
-            reason = (await _ask("    reason (optional): ")).strip() or None
+            try:
+                reason = (await _ask("    reason (optional): ")).strip() or None
+            except EOFError:  # the answer was no all the same
+                reason = None
             await self.engine.interactions.respond(iid, ApprovalResponse(decision="denied", reason=reason))
 
     async def _question(self, iid: str, request: QuestionRequest) -> None:
@@ -295,7 +306,7 @@ class TerminalPrompter:
     async def _elicitation(self, iid: str, request: ElicitationInteractionRequest) -> None:
         from gui.core.elicitation import ElicitationRequest, TerminalElicitationHandler
 
-        handler = TerminalElicitationHandler(output=lambda *a, **k: _err(" ".join(str(x) for x in a)))
+        handler = TerminalElicitationHandler(input_fn=_read_line, output=_err)
         reply = await handler.handle_elicitation(ElicitationRequest(
             server_name=request.server_name, message=request.message, fields=request.fields, url=request.url))
         await self.engine.interactions.respond(iid, ElicitationInteractionResponse(
@@ -306,15 +317,14 @@ def _title(request: Any) -> str:
     return str(getattr(request, "title", None) or getattr(request, "server_name", None) or request.kind)
 
 
-async def _ask(prompt: str) -> str:
-    def read() -> str:
-        print(prompt, end="", file=sys.stderr, flush=True)
-        line = sys.stdin.readline()
-        if not line:
-            raise EOFError
-        return line.rstrip("\n")
+def _read_line(prompt: str) -> str:
+    """One line typed at the terminal, the prompt on stderr; EOFError at the end of input."""
+    print(prompt, end="", file=sys.stderr, flush=True)
+    line = sys.stdin.readline()
+    if not line:
+        raise EOFError
+    return line.rstrip("\n")
 
-    try:
-        return await asyncio.to_thread(read)
-    except EOFError:
-        return ""
+
+async def _ask(prompt: str) -> str:
+    return await asyncio.to_thread(_read_line, prompt)

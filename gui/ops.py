@@ -9,11 +9,13 @@ wait in the app's inbox. The app publishes where it listens in `seqdesk.endpoint
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any, Protocol
+from urllib.parse import quote
 
 from gui.core.catalog import document_from, summary
 from gui.core.conditions import ConditionEvalError, ConditionSyntaxError, evaluate, parse_condition
@@ -45,6 +47,21 @@ class Operations(Protocol):
     async def call(self, name: str, args: dict[str, Any], on_event: EventCallback | None = None) -> RunRecord: ...
 
     async def close(self) -> None: ...
+
+
+class RunFollower:
+    """Passes on the events of the runs it follows and of every run they call through `seq_call`
+    (their requests for a person too): a call's caller must see what waits for a person inside it."""
+
+    def __init__(self, on_event: EventCallback) -> None:
+        self.on_event = on_event
+        self.run_ids: set[str] = set()
+
+    def __call__(self, event: Event) -> None:
+        if event.type == "run.started" and event.data.get("parent") in self.run_ids:
+            self.run_ids.add(event.run_id or "")
+        if event.run_id in self.run_ids:
+            self.on_event(event)
 
 
 async def when_call(ops: Operations, name: str, when: str, args: dict[str, Any],
@@ -79,8 +96,11 @@ class LocalOperations:
 
     async def call(self, name: str, args: dict[str, Any], on_event: EventCallback | None = None) -> RunRecord:
         record = await self.engine.start(name, args)
-        unsubscribe = self.engine.bus.subscribe(
-            lambda e: e.run_id == record.run_id and on_event(e)) if on_event else None
+        unsubscribe = None
+        if on_event is not None:
+            follower = RunFollower(on_event)
+            follower.run_ids.add(record.run_id)
+            unsubscribe = self.engine.bus.subscribe(follower)
         try:
             return await self.engine.runner.wait(record.run_id)
         except asyncio.CancelledError:
@@ -108,106 +128,112 @@ class RemoteOperations:
         self._client = httpx.AsyncClient(base_url=url, headers=headers, timeout=httpx.Timeout(30, read=None))
 
     async def _request(self, method: str, path: str, **kw: Any) -> Any:
+        """The app's JSON answer. A refusal raises: DslError for an invalid sequence, RunArgsError for
+        args that do not fit, OperationError for anything else (with the app's own reason)."""
         import httpx
 
         try:
             response = await self._client.request(method, path, **kw)
         except httpx.HTTPError as exc:
             raise OperationError(f"the SeqDesk app at {self.url} did not answer: {exc}") from None
-        return response
+        if response.status_code == 204:
+            return None
+        try:
+            body = response.json()
+        except ValueError:
+            raise OperationError(f"the SeqDesk app at {self.url} gave an answer that is not JSON "
+                                 f"(HTTP {response.status_code})") from None
+        if response.status_code < 400:
+            return body
+        detail = body.get("detail") if isinstance(body, dict) else None
+        if response.status_code == 422 and isinstance(body, dict) and isinstance(body.get("errors"), list):
+            raise DslError([Problem.model_validate({**p, "loc": tuple(p["loc"])}) for p in body["errors"]])
+        if response.status_code == 422 and isinstance(body, dict) and isinstance(body.get("problems"), list):
+            raise RunArgsError(body["problems"])
+        raise OperationError(detail or f"the app refused: HTTP {response.status_code}")
 
     async def list(self) -> list[dict[str, Any]]:
-        return (await self._request("GET", "/api/sequences")).json()
+        return await self._request("GET", "/api/sequences")
 
     def help(self) -> str:
         return help_text()
 
     async def create_from(self, name: str | None, description: str, groups: Any,
                           file: str | None) -> tuple[dict[str, Any], list[Problem]]:
-        doc = document_from(name, description, groups, file)
-        response = await self._request("POST", "/api/sequences", json=doc)
-        body = response.json()
-        if response.status_code == 422 and "errors" in body:
-            raise DslError([Problem.model_validate({**p, "loc": tuple(p["loc"])}) for p in body["errors"]])
-        if response.status_code >= 400:
-            raise OperationError(body.get("detail", f"the app refused: HTTP {response.status_code}"))
+        body = await self._request("POST", "/api/sequences", json=document_from(name, description, groups, file))
         warnings = [Problem.model_validate({**p, "loc": tuple(p["loc"]), "severity": "warning"})
                     for p in body.get("warnings", [])]
         return body.get("sequence", {}), warnings
 
     async def delete(self, name: str) -> bool:
-        response = await self._request("DELETE", f"/api/sequences/{name}")
-        return response.status_code < 300
+        try:
+            await self._request("DELETE", f"/api/sequences/{quote(name, safe='')}")
+        except OperationError:
+            return False
+        return True
 
     async def call(self, name: str, args: dict[str, Any], on_event: EventCallback | None = None) -> RunRecord:
-        return await self._start_and_wait({"sequence": name, "args": args}, f"'{name}'", on_event)
-
-    async def _start_and_wait(self, body_in: dict[str, Any], what: str,
-                              on_event: EventCallback | None) -> RunRecord:
-        own: dict[str, Any] = {"run_id": None, "early": []}
-
-        def mine(event: Event) -> None:
-            """Only this run's events (and its requests'); the app may be running others."""
-            if own["run_id"] is None:
-                own["early"].append(event)
-            elif event.run_id == own["run_id"] and on_event is not None:
-                on_event(event)
-
-        events = asyncio.create_task(self._follow(mine)) if on_event else None
-        try:
-            response = await self._request("POST", "/api/runs", json=body_in)
-            body = response.json()
-            if response.status_code == 404:
-                raise OperationError(body.get("detail", f"{what} was not found"))
-            if response.status_code == 422 and isinstance(body.get("errors"), list):
-                raise DslError([Problem.model_validate({**p, "loc": tuple(p["loc"])}) for p in body["errors"]])
-            if response.status_code == 422:
-                raise RunArgsError(body.get("problems") or [body.get("detail", "the args do not fit")])
-            if response.status_code >= 400:
-                raise OperationError(body.get("detail", f"the app refused: HTTP {response.status_code}"))
-            run_id = body["run_id"]
-            own["run_id"] = run_id
-            for early in own["early"]:
-                mine(early)
-            try:
-                return await self._wait(run_id)
-            except asyncio.CancelledError:
-                await asyncio.shield(self._request("POST", f"/api/runs/{run_id}/stop"))
-                raise
-        finally:
-            if events:
-                events.cancel()
-
-    async def _wait(self, run_id: str) -> RunRecord:
-        async with self._client.stream("GET", "/api/events") as stream:
-            record = RunRecord.model_validate((await self._request("GET", f"/api/runs/{run_id}")).json())
-            if record.finished:
-                return record
-            async for line in stream.aiter_lines():
-                if line.startswith("data:") and run_id in line and "run.finished" in line:
-                    break
-        return RunRecord.model_validate((await self._request("GET", f"/api/runs/{run_id}")).json())
-
-    async def _follow(self, on_event: EventCallback) -> None:
-        async with self._client.stream("GET", "/api/events") as stream:
-            async for line in stream.aiter_lines():
-                if line.startswith("data:"):
-                    try:
-                        data = json.loads(line[5:])
-                        on_event(Event(type=data["type"], run_id=data.get("run_id"), data=data.get("data", {})))
-                    except (ValueError, KeyError, TypeError):
-                        continue
-
-    async def respond(self, interaction_id: str, response: dict[str, Any]) -> None:
-        await self._request("POST", f"/api/interactions/{interaction_id}/respond", json=response)
+        return await self._start_and_wait({"sequence": name, "args": args}, on_event)
 
     async def run_document(self, doc: Any, args: dict[str, Any],
                            on_event: EventCallback | None = None) -> RunRecord:
         """Run a sequence that is not saved (a file given to `seqdesk run`) in the app."""
-        return await self._start_and_wait({"document": doc, "args": args}, "the file", on_event)
+        return await self._start_and_wait({"document": doc, "args": args}, on_event)
+
+    async def respond(self, interaction_id: str, response: dict[str, Any]) -> None:
+        await self._request("POST", f"/api/interactions/{quote(interaction_id, safe='')}/respond", json=response)
+
+    async def _start_and_wait(self, body: dict[str, Any], on_event: EventCallback | None) -> RunRecord:
+        """Start the run and read the app's events until it ends; the stream is open before the run
+        starts, so nothing it does (a request for a person, its very end) can be missed."""
+        follower = RunFollower(on_event or (lambda _: None))
+        async with self._events() as lines:
+            run_id = (await self._request("POST", "/api/runs", json=body))["run_id"]
+            follower.run_ids.add(run_id)
+            try:
+                async for line in lines:
+                    event = _event(line)
+                    if event is not None:
+                        follower(event)
+                        if event.type == "run.finished" and event.run_id == run_id:
+                            break
+            except asyncio.CancelledError:
+                await asyncio.shield(self._request("POST", f"/api/runs/{run_id}/stop"))
+                raise
+        return RunRecord.model_validate(await self._request("GET", f"/api/runs/{run_id}"))
+
+    @contextlib.asynccontextmanager
+    async def _events(self) -> AsyncIterator[AsyncIterator[str]]:
+        """The lines of the app's event stream, from the moment the app has subscribed it (its first
+        line, `: connected`): an event published after that cannot be missed."""
+        import httpx
+
+        try:
+            async with self._client.stream("GET", "/api/events") as stream:
+                if stream.status_code >= 400:
+                    await stream.aread()
+                    raise OperationError(f"the SeqDesk app at {self.url} refused its event stream "
+                                         f"(HTTP {stream.status_code})")
+                lines = stream.aiter_lines()
+                await anext(lines, None)
+                yield lines
+        except httpx.HTTPError as exc:
+            raise OperationError(f"the SeqDesk app at {self.url} did not answer: {exc}") from None
 
     async def close(self) -> None:
         await self._client.aclose()
+
+
+def _event(line: str) -> Event | None:
+    """The event on a `data:` line of the stream; None for any other line."""
+    if not line.startswith("data:"):
+        return None
+    try:
+        data = json.loads(line[5:])
+        fields = data.get("data")
+        return Event(type=str(data["type"]), run_id=data.get("run_id"), data=fields if isinstance(fields, dict) else {})
+    except (ValueError, KeyError, TypeError):
+        return None
 
 
 def write_endpoint(folder: Path, url: str, token: str | None) -> Path:

@@ -10,6 +10,7 @@ import asyncio
 import json
 from collections.abc import AsyncIterator
 from typing import Any
+from urllib.parse import quote
 
 import httpx
 import pytest
@@ -152,6 +153,13 @@ async def test_deleting_a_sequence_is_204_then_404(client):
     assert (await client.delete("/api/sequences/greet")).status_code == 204
     again = await client.delete("/api/sequences/greet")
     assert again.status_code == 404 and "greet" in again.json()["detail"]
+
+
+async def test_a_sequence_whose_name_holds_a_slash_is_read_and_deleted_by_its_quoted_name(client):
+    await save(client, doc("ops/nightly", "nightly_say"))
+    quoted = quote("ops/nightly", safe="")
+    assert (await client.get(f"/api/sequences/{quoted}")).json()["name"] == "ops/nightly"
+    assert (await client.delete(f"/api/sequences/{quoted}")).status_code == 204
 
 
 # -- runs ------------------------------------------------------------------------------------------

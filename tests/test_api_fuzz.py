@@ -76,6 +76,22 @@ def assert_refused_clearly(answer: httpx.Response) -> None:
 
 # -- by hand ---------------------------------------------------------------------------------------
 
+async def test_a_form_answer_with_a_very_large_whole_number_is_taken_not_a_500(client, engine):
+    from gui.core.elicitation import ElicitationRequest, InboxElicitationHandler
+    from gui.core.interactions import ElicitationFieldSpec
+
+    handler = InboxElicitationHandler(engine.interactions)
+    asking = asyncio.create_task(handler.handle_elicitation(ElicitationRequest(
+        server_name="db", message="How many?", fields=[ElicitationFieldSpec(name="n", type="number")])))
+    async with asyncio.timeout(T):
+        while not (pending := [r for r in await engine.interactions.pending() if r.request.kind == "elicitation"]):
+            await asyncio.sleep(0)
+    body = '{"kind": "elicitation", "action": "accept", "values": {"n": ' + "9" * 400 + "}}"
+    answer = await client.post(f"/api/interactions/{pending[0].interaction_id}/respond", content=body)
+    assert answer.status_code == 200, answer.text
+    assert (await asyncio.wait_for(asking, T)).values == {"n": int("9" * 400)}
+
+
 @pytest.mark.parametrize(("body", "status", "says"), [
     (b"", 400, "the request body is empty: send a sequence document"),
     (b"{'name': 1}", 400, "not valid JSON: Expecting property name enclosed in double quotes at line 1, column 2"),

@@ -96,6 +96,17 @@ def test_bad_args_exit_2(tmp_path, data):
     assert result.returncode == 2 and "'host' must be a string" in result.stderr
 
 
+def test_text_that_is_not_valid_unicode_is_printed_as_a_json_escape_not_a_traceback(tmp_path, data):
+    doc = {"name": "odd", "groups": [{"name": "g", "in": {"s": "string"}, "out": {"x": "string"},
+                                      "tools": '{"tool":"echo","args":{"value":"$args.s"},"as":"x"} ;'}]}
+    path = write(tmp_path, "odd.json", json.dumps(doc))
+    result = seqdesk("run", path, "--args", '{"s": "a\\ud800b"}', "--json", data=data)
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["outputs"] == {"x": "a\ud800b"}
+    plain = seqdesk("run", path, "--args", '{"s": "a\\ud800b"}', data=data)
+    assert plain.returncode == 0, plain.stderr
+
+
 def test_list_shows_sequences_saved_in_the_data_folder_and_runs_by_name(data):
     import asyncio
 

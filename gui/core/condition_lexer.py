@@ -135,7 +135,7 @@ def _lex_number(text: str, start: int) -> Token:
         value: int | float = float(raw) if match.group(1) or match.group(2) else int(raw)
     except ValueError:  # more digits than Python converts
         raise ConditionSyntaxError("number too long", start) from None
-    if not math.isfinite(value):
+    if isinstance(value, float) and not math.isfinite(value):  # a whole number is never too large
         raise ConditionSyntaxError("number too large", start)
     return Token("num", start, end, value)
 

@@ -6,6 +6,8 @@ import re
 
 _PART = re.compile(r"(\d+(?:\.\d+)?)(ms|s|m|h)")
 _UNITS = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0}
+# Beyond any real wait, and past it the deadline of a request overflows (`1e400s` is infinite).
+MAX_SECONDS = 365 * 24 * 3600.0
 
 
 def parse_duration(text: str) -> float:
@@ -21,6 +23,8 @@ def parse_duration(text: str) -> float:
         raise ValueError(f"'{text}' is not a duration: write a number and a unit, like 500ms, 30s, 2m or 1h")
     if total <= 0:
         raise ValueError(f"'{text}' is not a positive duration: a time limit must be more than zero")
+    if not total <= MAX_SECONDS:
+        raise ValueError(f"'{text}' is too long: a time limit is at most a year (8760h)")
     return total
 
 

@@ -303,7 +303,7 @@ def parse_value(field: ElicitationField, text: str) -> JsonValue:
                 number = float(text)
             except ValueError:
                 raise ValueError(f"'{text}' is not a number") from None
-        if not math.isfinite(number):
+        if not _finite(number):
             raise ValueError(f"'{text}' is not a finite number")
         return number
     if field.type == "boolean":
@@ -315,6 +315,11 @@ def parse_value(field: ElicitationField, text: str) -> JsonValue:
     if field.enum is not None and text not in field.enum:
         raise ValueError(f"'{text}' is not one of: {', '.join(field.enum)}")
     return text
+
+
+def _finite(number: int | float) -> bool:
+    """Whole numbers always are (and may be too large for `math.isfinite`, which converts to float)."""
+    return isinstance(number, int) or math.isfinite(number)
 
 
 def _typed_default(field: ElicitationField) -> JsonValue:
@@ -348,7 +353,7 @@ def _type_problem(field: ElicitationField, value: JsonValue) -> str | None:
     if field.type == "number":
         if isinstance(value, bool) or not isinstance(value, int | float):
             return f"{shown} is not a number"
-        if not math.isfinite(value):
+        if not _finite(value):
             return f"{shown} is not a finite number"
     if field.type == "boolean" and not isinstance(value, bool):
         return f"{shown} is not true or false"

@@ -65,6 +65,22 @@ class RunRecord(BaseModel):
     def finished(self) -> bool:
         return self.status in FINISHED_RUN
 
+    def settle(self, group_status: GroupStatus, why: str, now: float) -> None:
+        """End every group and tool that has not ended, so a finished record shows nothing as still
+        queued, running or waiting: a running group becomes `group_status`, the rest `cancelled`."""
+        for grec in self.groups:
+            if grec.status == "running":
+                grec.status, grec.reason = group_status, grec.reason or why
+                grec.finished_at = grec.finished_at or now
+            elif grec.status == "waiting":
+                grec.status, grec.reason = "cancelled", grec.reason or f"not run: {why}"
+            for trec in grec.tools:
+                if trec.status == "queued":
+                    trec.status, trec.reason = "cancelled", trec.reason or f"not run: {why}"
+                elif trec.status in ("running", "waiting"):
+                    trec.status, trec.error = "cancelled", trec.error or why
+                    trec.finished_at = trec.finished_at or now
+
     def to_summary_json(self) -> dict[str, Any]:
         """The shape `seqdesk run --json` prints."""
         groups = []

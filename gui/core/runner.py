@@ -1,8 +1,10 @@
 """Running a sequence (SPEC §2): groups one after another, a group's tools side by side.
 
 A run is one asyncio task. Its record is kept here and saved at the moments that matter; its
-events go on the bus for every view. Stopping a run cancels its pending requests first
-(`turn_stopped`), then its task, so no tool goes on after a person pressed Stop.
+events go on the bus for every view. Stopping a run cancels its task (so no tool goes on after a
+person pressed Stop), then its pending requests (`turn_stopped`), and its final save is never cut
+short. A run called through `seq_call` has a task of its own: it can be stopped on its own, and
+stopping its caller stops it too.
 """
 
 from __future__ import annotations
@@ -68,7 +70,6 @@ class _Execution:
     save_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     save_task: asyncio.Task[None] | None = None
     last_save: float = 0.0
-    children: list[str] = field(default_factory=list)
 
 
 class Runner:
@@ -87,7 +88,7 @@ class Runner:
     # -- public --------------------------------------------------------------------------------
     async def start(self, sequence: Sequence, args: dict[str, Any], *, group: Group | None = None) -> RunRecord:
         """Check args, save the new record, start the run's task; returns the first record."""
-        ex = await self._prepare(sequence, args, group, depth=0)
+        ex = await self._prepare(sequence, args, group, depth=0, parent=None)
         ex.task = asyncio.create_task(self._execute(ex), name=f"run {ex.record.run_id}")
         return _copy(ex.record)
 
@@ -118,12 +119,13 @@ class Runner:
         ex = self._active.get(run_id)
         if ex is None or ex.task is None or ex.task.done():
             return False
+        if ex.stopping:  # a second Stop: the first one is ending the run
+            await ex.done.wait()
+            return False
         ex.stopping = True
         ex.stop_reason = reason
-        for child in list(ex.children):
-            await self.stop(child, reason)
         if not ex.finishing:  # never interrupt the final save of a run that is ending anyway
-            ex.task.cancel()
+            ex.task.cancel()  # a run called through seq_call is stopped by `_call_nested`
         await ex.done.wait()
         return True
 
@@ -132,7 +134,8 @@ class Runner:
             await self.stop(run_id, reason)
 
     # -- preparation ---------------------------------------------------------------------------
-    async def _prepare(self, sequence: Sequence, args: Any, group: Group | None, depth: int) -> _Execution:
+    async def _prepare(self, sequence: Sequence, args: Any, group: Group | None, depth: int,
+                       parent: str | None) -> _Execution:
         inputs = dict(group.in_) if group is not None else dict(signature_of(sequence).inputs)
         checked = check_args(inputs, args)
         groups = (group,) if group is not None else sequence.groups
@@ -148,7 +151,7 @@ class Runner:
         self._active[run_id] = ex
         await self._save(ex)
         self.bus.publish("run.started", run_id, sequence=sequence.name, target=record.target, depth=depth,
-                         groups=[g.name for g in groups], args=checked)
+                         parent=parent, groups=[g.name for g in groups], args=checked)
         return ex
 
     # -- execution -----------------------------------------------------------------------------
@@ -169,12 +172,6 @@ class Runner:
             record.status = "stopped"
             closed = ex.stop_reason == "session_disposed"
             record.error = "stopped: the app was closed" if closed else "stopped by the user"
-            for grec in record.groups:
-                if grec.status in ("running", "waiting"):
-                    grec.status = "stopped" if grec.status == "running" else "cancelled"
-                    grec.finished_at = grec.finished_at or self.clock()
-                    if grec.status == "cancelled":
-                        grec.reason = "not run: the run was stopped"
         except Exception as exc:  # an engine bug must still end the run visibly
             record.status = "failed"
             record.error = f"internal error: {type(exc).__name__}: {exc}"
@@ -188,12 +185,9 @@ class Runner:
     async def _finish(self, ex: _Execution) -> None:
         ex.finishing = True
         record = ex.record
-        for grec in record.groups:
-            if grec.status == "waiting":
-                grec.status = "cancelled"
-                grec.reason = grec.reason or "not run: an earlier group failed"
-                for trec in grec.tools:
-                    trec.status = "cancelled" if trec.status == "queued" else trec.status
+        stopped = record.status == "stopped"
+        record.settle("stopped" if stopped else "failed",
+                      "the run was stopped" if stopped else "an earlier group failed", self.clock())
         outputs = {}
         for group in ex.groups:
             for slot in group.out:
@@ -376,17 +370,16 @@ class Runner:
         except LookupError as exc:
             raise ToolError(str(exc)) from None
         try:
-            child = await self._prepare(sequence, args, group, depth=depth)
+            child = await self._prepare(sequence, args, group, depth=depth, parent=parent.record.run_id)
         except ValueError as exc:
             raise ToolError(str(exc)) from None
-        parent.children.append(child.record.run_id)
+        # Its own task, so that it can be stopped on its own (from its run page) like any run.
+        child.task = asyncio.create_task(self._execute(child), name=f"run {child.record.run_id}")
         try:
-            record = await self._execute(child)
-        finally:
-            parent.children.remove(child.record.run_id)
-        current = asyncio.current_task()
-        if current is not None and current.cancelling():
-            raise asyncio.CancelledError
+            record = await asyncio.shield(child.task)
+        except asyncio.CancelledError:  # the caller is stopped, or its group timed out
+            await self.stop(child.record.run_id, parent.stop_reason)
+            raise
         if record.status not in ("succeeded", "degraded"):
             raise ToolError(f"'{name}' ended {record.status}: {record.error}")
         return record.outputs

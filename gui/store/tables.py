@@ -73,6 +73,9 @@ class _DocFile:
         self._table = table
         data = AtomicJSONStorage(path).read() or {}
         docs = data.pop(table, {})
+        for doc_id, doc in docs.items():
+            if not isinstance(doc, dict):
+                raise CorruptDatabaseError(path, f"its document {doc_id!r} is not a JSON object")
         # Tables other than ours are kept verbatim, never dropped.
         self._others = {name: dumps(value) for name, value in data.items()}
         self._docs: dict[str, str] = {str(doc_id): dumps(doc) for doc_id, doc in docs.items()}

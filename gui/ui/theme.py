@@ -68,6 +68,8 @@ _CSS = """
 .seqdesk-countdown-urgent { background: #ffe082; color: #5d4000; border-color: #ffca28; }
 .seqdesk-countdown-urgent::before { content: 'hourglass_bottom'; }
 .seqdesk-countdown-over::before { content: 'timer_off'; }
+.seqdesk-kbd { display: inline-block; min-width: 1.4em; padding: 0 .35em; border: 1px solid rgba(127, 127, 127, .55);
+  border-bottom-width: 2px; border-radius: 4px; font: 600 .75rem/1.3rem ui-monospace, monospace; text-align: center; }
 .seqdesk-nav .q-btn.seqdesk-active { background: rgba(255, 255, 255, .18); }
 """
 

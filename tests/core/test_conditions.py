@@ -131,6 +131,14 @@ def test_numbers_are_ints_or_floats_as_written(text: str, value: float):
     assert type(literal.value) is type(value)
 
 
+def test_a_whole_number_too_large_for_a_float_is_still_a_number():
+    huge = 10**400
+    condition = parse_condition(f"$args.n < {huge}")
+    assert condition.right == Literal(huge)
+    assert evaluate(condition, {"n": 3.5}) is True
+    assert parse_condition(condition.to_text()) == condition
+
+
 def test_string_escapes_follow_json():
     parsed = parse_condition(r'$args.s == "q\" b\\ n\n t\t s\/ u\u00e9 pair\ud83d\ude00"')
     assert parsed.right.value == 'q" b\\ n\n t\t s/ ué pair😀'

@@ -368,3 +368,10 @@ def test_value_problems_lists_every_problem_not_just_the_first() -> None:
         "field 'limit': \"x\" is not a number",
         "field 'dry': 1 is not true or false",
     ]
+
+
+def test_a_very_large_whole_number_is_a_number_not_a_crash() -> None:
+    field = ElicitationField(name="n", type="number")
+    huge = 10**400
+    assert value_problems([field], {"n": huge}) == []
+    assert parse_value(field, str(huge)) == huge

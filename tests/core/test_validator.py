@@ -214,6 +214,12 @@ def test_bad_timeout(value):
     assert only(check_document(seq(group(timeout=value))), "bad-timeout").loc == ("groups", 0, "timeout")
 
 
+@pytest.mark.parametrize("value", ["9" * 400 + "s", "9000h"])
+def test_a_timeout_longer_than_a_year_is_refused_at_save_time(value):
+    problem = only(check_document(seq(group(timeout=value))), "bad-timeout")
+    assert "at most a year" in problem.message
+
+
 @pytest.mark.parametrize("field", ["missing", "on_error"])
 def test_bad_enum_for_missing_and_on_error(field):
     assert only(check_document(seq(group(**{field: "explode"}))), "bad-enum").loc == ("groups", 0, field)

@@ -160,3 +160,42 @@ def test_lock_is_released_on_close_so_the_folder_can_be_reopened(tmp_path):
                 await rt.close()
 
         asyncio.run(clash())
+
+
+def _edit(path: Path, change) -> None:
+    data = json.loads(path.read_text(encoding="utf-8"))
+    change(data)
+    path.write_text(json.dumps(data), encoding="utf-8")
+
+
+async def test_documents_edited_by_hand_into_nonsense_are_left_out_and_the_app_still_opens(tmp_path, caplog):
+    from gui.runtime import open_runtime
+
+    runtime = await open_stores(tmp_path)
+    tools = '{"tool":"echo","args":{"value":1}} ;'
+    await runtime.engine.create({"name": "good", "groups": [{"name": "g", "tools": tools}]})
+    await runtime.engine.create({"name": "bad", "groups": [{"name": "b", "tools": tools}]})
+    kept = await runtime.engine.run("good", {})
+    await runtime.close()
+
+    def break_sequence(data):
+        [bad] = [d for d in data["sequences"].values() if d["name"] == "bad"]
+        bad["tree"]["groups"][0]["on_error"] = "explode"
+
+    _edit(tmp_path / "sequences.json", break_sequence)
+    (tmp_path / "runs.json").write_text(json.dumps({"runs": {"odd": {"run_id": "odd", "status": "weird"}}}))
+    (tmp_path / "interactions.json").write_text(json.dumps({"interactions": {"x": {"request": 1}}}))
+    (tmp_path / "settings.json").write_text(json.dumps({"settings": {"modes": {"modes": ["cmd_run"]}}}))
+
+    runtime = await open_runtime(tmp_path, memory=False)
+    try:
+        engine = runtime.engine
+        assert [s["name"] for s in await engine.list()] == ["good"]
+        assert await engine.get("bad") is None
+        assert [r.run_id for r in await engine.list_runs()] == [kept.run_id]
+        assert await engine.get_run("odd") is None
+        assert await engine.interaction_store.list() == []
+        assert engine.modes.get("cmd_run") == "ask"
+        assert "cannot be read" in caplog.text
+    finally:
+        await runtime.close()

@@ -190,6 +190,14 @@ def test_a_corrupt_hot_file_raises_instead_of_opening_empty(tmp_path):
     assert caught.value.path == tmp_path / "runs.json"
 
 
+@pytest.mark.parametrize("doc", [5, "text", [1, 2], None])
+def test_a_document_that_is_not_an_object_makes_its_file_corrupt_rather_than_crashing_later(tmp_path, doc):
+    (tmp_path / "runs.json").write_text(json.dumps({"runs": {"a": {"ok": 1}, "b": doc}}))
+    with pytest.raises(CorruptDatabaseError) as caught:
+        open_store(tmp_path)
+    assert caught.value.path == tmp_path / "runs.json" and "'b'" in caught.value.reason
+
+
 @pytest.mark.parametrize("bad", ["", 3, None])
 def test_ids_must_be_non_empty_strings(tmp_path, bad):
     with pytest.raises(ValueError):

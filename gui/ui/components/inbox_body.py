@@ -13,7 +13,7 @@ from typing import TypeVar
 from nicegui import ui
 from nicegui.elements.mixins.disableable_element import DisableableElement
 
-from gui.core.interactions import InteractionResponse
+from gui.core.interactions import ApprovalResponse, InteractionResponse
 
 Submit = Callable[[InteractionResponse], Awaitable[None]]
 E = TypeVar("E", bound=DisableableElement)
@@ -47,6 +47,30 @@ class RequestBody(ui.column):
             return
         self.lock()
         await self._submit(response)
+
+
+class ApprovalBody(RequestBody):
+    """A request that is allowed or refused (a command, a tool): the three answers and the note.
+
+    The keyboard shortcuts call `approve`, `deny` and `focus_note` too; nothing outside the
+    "Always allow" button calls `always`, so no key can choose it.
+    """
+
+    note: ui.input
+
+    async def approve(self) -> None:
+        await self.send(ApprovalResponse(decision="approved"))
+
+    async def always(self) -> None:
+        await self.send(ApprovalResponse(decision="approved", always_allow=True))
+
+    async def deny(self) -> None:
+        reason = (self.note.value or "").strip() or None
+        await self.send(ApprovalResponse(decision="denied", reason=reason))
+
+    def focus_note(self) -> None:
+        if not self.locked:
+            self.note.run_method("focus")
 
 
 def section_label(text: str) -> ui.label:

@@ -24,7 +24,7 @@ from gui.core.interactions import (
     ToolApprovalRequest,
 )
 from gui.ui.components import inbox_format as fmt
-from gui.ui.components.inbox_body import RequestBody
+from gui.ui.components.inbox_body import ApprovalBody, RequestBody
 from gui.ui.components.inbox_countdown import Countdown
 from gui.ui.components.inbox_elicitation_form import ElicitationForm
 from gui.ui.components.inbox_question_form import QuestionForm
@@ -109,6 +109,28 @@ class InboxDetail(ui.card):
             result = self._on_answered(answered, response)
             if result is not None:
                 await result
+
+    @property
+    def answerable_kind(self) -> str | None:
+        """The request's kind while it can still be answered here; None once it has ended."""
+        if self.ended or self.body.locked:
+            return None
+        return fmt.kind(self.record.request)
+
+    async def shortcut(self, action: str) -> bool:
+        """A key's answer ("approve", "deny", "note"); False when this request cannot take it."""
+        body = self.body
+        if self.answerable_kind is None or not isinstance(body, ApprovalBody):
+            return False
+        if action == "approve":
+            await body.approve()
+        elif action == "deny":
+            await body.deny()
+        elif action == "note":
+            body.focus_note()
+        else:
+            return False
+        return True
 
     def show_ended(self, record: InteractionRecord | None, *, message: str = "") -> None:
         """The request can no longer be answered: say why and how it ended, disable the controls."""

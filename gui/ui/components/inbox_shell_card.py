@@ -9,14 +9,15 @@ from __future__ import annotations
 
 from nicegui import ui
 
-from gui.core.interactions import ApprovalResponse, ShellApprovalRequest
-from gui.ui.components.inbox_body import RequestBody, Submit, mono_block, section_label
+from gui.core.interactions import ShellApprovalRequest
+from gui.ui.components.inbox_body import ApprovalBody, Submit, mono_block, section_label
+from gui.ui.components.inbox_keys import key_hint
 
 OPERATION_WORDS = {"exec": "Run a command and wait for it", "start": "Start a program that keeps running",
                    "write": "Write to a file"}
 
 
-class ShellApprovalCard(RequestBody):
+class ShellApprovalCard(ApprovalBody):
     def __init__(self, request: ShellApprovalRequest, *, submit: Submit, tool_name: str | None) -> None:
         super().__init__(submit)
         self.mark("shell-approval")
@@ -36,21 +37,12 @@ class ShellApprovalCard(RequestBody):
                 ui.input(placeholder="Tell it what to do instead (optional, sent if you choose Don't run)")
                 .props("dense outlined clearable").classes("w-full").mark("deny-reason"))
             with ui.row().classes("gap-2 items-center"):
-                self.control(ui.button("Run once", icon="play_arrow", on_click=self._approve)
+                self.control(ui.button("Run once", icon="play_arrow", on_click=self.approve)
                              .props("no-caps unelevated color=positive").mark("approve"))
                 if tool_name:
                     self.control(ui.button(f"Always allow {tool_name}", icon="verified_user",
-                                           on_click=self._always).props("no-caps outline color=positive")
+                                           on_click=self.always).props("no-caps outline color=positive")
                                  .mark("always-allow"))
-                self.control(ui.button("Don't run", icon="block", on_click=self._deny)
+                self.control(ui.button("Don't run", icon="block", on_click=self.deny)
                              .props("no-caps outline color=negative").mark("deny"))
-
-    async def _approve(self) -> None:
-        await self.send(ApprovalResponse(decision="approved"))
-
-    async def _always(self) -> None:
-        await self.send(ApprovalResponse(decision="approved", always_allow=True))
-
-    async def _deny(self) -> None:
-        reason = (self.note.value or "").strip() or None
-        await self.send(ApprovalResponse(decision="denied", reason=reason))
+            key_hint("Run once", "Don't run")

@@ -8,11 +8,12 @@ from typing import Any
 
 from nicegui import ui
 
-from gui.core.interactions import ApprovalResponse, ToolApprovalRequest
-from gui.ui.components.inbox_body import RequestBody, Submit, section_label
+from gui.core.interactions import ToolApprovalRequest
+from gui.ui.components.inbox_body import ApprovalBody, Submit, section_label
+from gui.ui.components.inbox_keys import key_hint
 
 
-class ToolApprovalCard(RequestBody):
+class ToolApprovalCard(ApprovalBody):
     def __init__(self, request: ToolApprovalRequest, *, submit: Submit, tool_name: str | None) -> None:
         super().__init__(submit)
         self.mark("tool-approval")
@@ -34,24 +35,15 @@ class ToolApprovalCard(RequestBody):
                 ui.input(placeholder="Tell it what to do instead (optional, sent if you choose Deny)")
                 .props("dense outlined clearable").classes("w-full").mark("deny-reason"))
             with ui.row().classes("gap-2 items-center"):
-                self.control(ui.button("Approve", icon="check", on_click=self._approve)
+                self.control(ui.button("Approve", icon="check", on_click=self.approve)
                              .props("no-caps unelevated color=positive").mark("approve"))
                 if tool_name:
                     self.control(ui.button(f"Approve and always allow {tool_name}", icon="verified_user",
-                                           on_click=self._always).props("no-caps outline color=positive")
+                                           on_click=self.always).props("no-caps outline color=positive")
                                  .mark("always-allow"))
-                self.control(ui.button("Deny", icon="block", on_click=self._deny)
+                self.control(ui.button("Deny", icon="block", on_click=self.deny)
                              .props("no-caps outline color=negative").mark("deny"))
-
-    async def _approve(self) -> None:
-        await self.send(ApprovalResponse(decision="approved"))
-
-    async def _always(self) -> None:
-        await self.send(ApprovalResponse(decision="approved", always_allow=True))
-
-    async def _deny(self) -> None:
-        reason = (self.note.value or "").strip() or None
-        await self.send(ApprovalResponse(decision="denied", reason=reason))
+            key_hint("Approve", "Deny")
 
 
 def _input_view(value: Any) -> None:

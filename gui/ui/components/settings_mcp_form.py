@@ -13,6 +13,7 @@ from nicegui import ui
 from pydantic import ValidationError
 
 from gui.mcp.config import McpServerConfig
+from gui.ui.components.settings_mcp_list import TRUST_HELP, TRUST_LABEL
 
 TRANSPORTS = {"stdio": "A program on this computer", "http": "A web address"}
 
@@ -50,7 +51,7 @@ class McpServerForm(ui.column):
         self._on_add = on_add
         with self:
             self.name = ui.input("Name (short, e.g. time)").classes("w-64").mark("mcp-name")
-            self.transport = ui.toggle(TRANSPORTS, value="stdio").mark("mcp-transport")
+            self.transport = ui.toggle(TRANSPORTS, value="stdio").props("no-caps unelevated").mark("mcp-transport")
             with ui.column().classes("w-full gap-2").bind_visibility_from(self.transport, "value",
                                                                           value="stdio"):
                 self.command = ui.input("Command (e.g. uvx mcp-server-time)").classes("w-full").mark(
@@ -59,9 +60,8 @@ class McpServerForm(ui.column):
                     "w-full font-mono").props("autogrow").mark("mcp-env")
             self.url = ui.input("URL (http:// or https://)").classes("w-full").mark("mcp-url")
             self.url.bind_visibility_from(self.transport, "value", value="http")
-            self.trusted = ui.switch("Trust this server's own description of its tools").mark("mcp-trusted")
-            ui.label("Untrusted: every one of its tools asks before it runs. Trusted: tools it marks "
-                     "read-only run without asking.").classes("text-xs text-gray-600 dark:text-gray-400")
+            self.trusted = ui.switch(TRUST_LABEL).mark("mcp-trusted")
+            ui.label(TRUST_HELP).classes("text-xs text-gray-600 dark:text-gray-400 pl-10 -mt-2")
             self.problems = ui.label().classes("text-red-700 dark:text-red-400 break-words").mark("mcp-problems")
             self.problems.set_visibility(False)
             ui.button("Add server", icon="add", on_click=self.submit).props("no-caps").mark("mcp-add")
@@ -90,3 +90,12 @@ class McpServerForm(ui.column):
         problem = config if isinstance(config, str) else await self._on_add(config)
         self.problems.text = problem or ""
         self.problems.set_visibility(bool(problem))
+        if not problem:
+            self.reset()
+
+    def reset(self) -> None:
+        """Empty the form for the next server (after one was added)."""
+        for field in (self.name, self.command, self.env, self.url):
+            field.value = ""
+        self.trusted.value = False
+        self.transport.value = "stdio"

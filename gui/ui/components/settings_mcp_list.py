@@ -1,7 +1,11 @@
-"""The MCP servers the person added, each with where it is and whether it is connected now.
+"""The MCP servers the person added: where each one is, whether it is connected now, which tools it
+brings, and whether its word about its own tools is believed.
 
 Connection states come from the MCP manager when it runs; without one a server shows as
-"Not connected in this session". Removing asks first: its tools disappear from sequences.
+"Not connected in this session". A server that is down says why (its last error) and when it is
+tried again. "Trusted" is a switch in plain words: a server describes its own tools, and only a
+trusted server's "this tool only reads" lets that tool run without asking. Removing asks first:
+its tools disappear from the palette and from sequences.
 """
 
 from __future__ import annotations
@@ -22,6 +26,11 @@ STATE_LOOKS = {
 }
 UNKNOWN = ("link_off", "text-gray-500 dark:text-gray-400")
 
+TRUST_LABEL = "Believe this server when it says a tool only reads"
+TRUST_HELP = ("On: tools it marks as only reading run without asking you. Off: every one of its tools asks "
+              "before it runs. Turn it on only for a server you trust: any server can call a tool that "
+              "deletes things \u201conly reading\u201d.")
+
 
 def state_words(state: Any | None) -> str:
     if state is None:
@@ -39,10 +48,12 @@ def state_words(state: Any | None) -> str:
 
 class McpServerList(ui.column):
     def __init__(self, servers: list[McpServerConfig], states: dict[str, Any],
-                 on_remove: Callable[[str], Awaitable[None]]) -> None:
+                 on_remove: Callable[[str], Awaitable[None]],
+                 on_trust: Callable[[str, bool], Awaitable[None]] | None = None) -> None:
         super().__init__()
         self.classes("w-full gap-0")
         self._on_remove = on_remove
+        self._on_trust = on_trust
         with self:
             if not servers:
                 ui.label("No MCP servers yet. Add one below to use its tools in your sequences.").classes(
@@ -52,25 +63,39 @@ class McpServerList(ui.column):
 
     def _row(self, server: McpServerConfig, state: Any | None) -> None:
         icon, colour = STATE_LOOKS.get(state.status if state else "", UNKNOWN)
-        with ui.row(wrap=False).classes(
-                "w-full items-center gap-4 "
-                "py-2 border-b border-gray-100 dark:border-gray-800").mark(
+        with ui.column().classes("w-full gap-1 py-3 border-b border-gray-200 dark:border-gray-700").mark(
                 f"mcp-{server.name}"):
-            with ui.column().classes("gap-0 grow min-w-0"):
-                with ui.row().classes("items-center gap-2"):
+            with ui.row(wrap=False).classes("w-full items-start gap-4"):
+                with ui.column().classes("gap-0 grow min-w-0"):
                     ui.label(server.name).classes("font-mono font-medium")
-                    if server.trusted:
-                        ui.chip("trusted", color="orange-2").props("dense")
-                ui.label(server.describe()).classes("text-sm font-mono text-gray-600 dark:text-gray-400 break-all")
-            with ui.row(wrap=False).classes(f"items-center gap-1 {colour}"):
-                ui.icon(icon)
-                ui.label(state_words(state)).classes("text-sm")
-            ui.button(icon="delete", on_click=lambda n=server.name: self._confirm(n)).props(
-                "flat dense round").tooltip("Remove").mark(f"mcp-remove-{server.name}")
+                    ui.label(server.describe()).classes(
+                        "text-sm font-mono text-gray-600 dark:text-gray-400 break-all")
+                ui.button(icon="delete", on_click=lambda n=server.name: self._confirm(n)).props(
+                    f"flat dense round aria-label='Remove {server.name}'").tooltip("Remove this server").mark(
+                    f"mcp-remove-{server.name}")
+            with ui.row(wrap=False).classes(f"items-start gap-1 {colour}").mark(f"mcp-state-{server.name}"):
+                ui.icon(icon).classes("mt-0.5")
+                ui.label(state_words(state)).classes("text-sm break-words")
+            if state is not None and state.status == "connected" and state.tools:
+                with ui.row().classes("items-center gap-1").mark(f"mcp-tools-{server.name}"):
+                    ui.label("Its tools:").classes("text-xs text-gray-600 dark:text-gray-400")
+                    for tool in state.tools:
+                        ui.label(f"{server.name}.{tool}").classes(
+                            "text-xs font-mono px-2 rounded bg-gray-100 dark:bg-gray-800")
+            switch = ui.switch(TRUST_LABEL, value=server.trusted).props("dense").classes("text-sm").mark(
+                f"mcp-trust-{server.name}")
+            switch.on_value_change(lambda e, n=server.name: self._trust(n, bool(e.value)))
+            switch.set_enabled(self._on_trust is not None)
+            ui.label(TRUST_HELP).classes("text-xs text-gray-600 dark:text-gray-400 pl-10")
+
+    async def _trust(self, name: str, trusted: bool) -> None:
+        if self._on_trust is not None:
+            await self._on_trust(name, trusted)
 
     def _confirm(self, name: str) -> None:
         with ui.dialog() as dialog, ui.card().classes("gap-3"):
-            ui.label(f"Remove the server “{name}”? Sequences that use its tools will not find them.")
+            ui.label(f"Remove the server “{name}”? Its tools leave the tool list, and sequences that use "
+                     "them will not find them.")
             with ui.row().classes("w-full justify-end gap-2"):
                 ui.button("Keep it", on_click=dialog.close).props("flat no-caps")
 

@@ -29,6 +29,7 @@ from gui.core.interactions import (
 from gui.ui.components import inbox_format as fmt
 from gui.ui.components.inbox_detail import InboxDetail
 from gui.ui.components.inbox_history_row import HistoryRow
+from gui.ui.components.inbox_keys import InboxShortcuts
 from gui.ui.components.inbox_row import InboxRow
 from gui.ui.live import live_events
 from gui.ui.theme import frame, register_shell
@@ -72,6 +73,7 @@ class InboxPage:
         self.pending = await self._load_pending()
         self.client = context.client
         with frame("Inbox"):
+            self.keys = InboxShortcuts(move=self._move, opened=self._opened, active=lambda: self.tab == "pending")
             self.allowed = ui.row().classes("w-full items-center gap-2 rounded p-3 bg-green-1 text-green-10")
             self.allowed.mark("allowed-banner")
             self.allowed.set_visibility(False)
@@ -80,6 +82,9 @@ class InboxPage:
                 self.tab_pending = ui.tab("pending", label=self._pending_label(), icon="front_hand").mark(
                     "tab-pending")
                 ui.tab("history", label="History", icon="history").mark("tab-history")
+                ui.space()
+                ui.button("Shortcuts", icon="keyboard", on_click=self.keys.show_help).props(
+                    "flat dense no-caps").tooltip("Keyboard shortcuts (press ?)").mark("shortcuts-button")
             with ui.tab_panels(tabs, value="pending").classes("w-full bg-transparent"):
                 with ui.tab_panel("pending").classes("p-0 pt-2"):
                     with ui.element("div").classes("w-full flex flex-col md:flex-row md:flex-nowrap gap-4 "
@@ -175,6 +180,7 @@ class InboxPage:
         with self.detail_box:
             self.detail = InboxDetail(record, respond=self._respond, fetch=self.engine.interactions.get,
                                       on_answered=self._answered)
+        self.keys.settle()
         self.seen.add(iid)
         if iid in self.rows:
             self.rows[iid].set_selected(True)
@@ -226,6 +232,31 @@ class InboxPage:
             ui.button(icon="close", on_click=lambda: self.allowed.set_visibility(False)).props("flat round dense")
         self.allowed.set_visibility(True)
 
+    # -- keys ------------------------------------------------------------------------------------
+    def _opened(self) -> tuple[str | None, InboxDetail | None]:
+        return (self.detail.answerable_kind if self.detail is not None else None), self.detail
+
+    def _move(self, delta: int) -> None:
+        """Open the next (+1) or previous (-1) pending request, turning the list's page if needed."""
+        if not self.pending:
+            return
+        ids = [r.interaction_id for r in self.pending]
+        current = self.detail.interaction_id if self.detail is not None else None
+        if current in ids:
+            index = min(max(ids.index(current) + delta, 0), len(ids) - 1)
+            if ids[index] == current:
+                return
+        else:
+            index = 0 if delta > 0 else len(ids) - 1
+        page = index // PAGE_SIZE + 1
+        if page != self.page:
+            self.page = page
+            self._render_list()
+        self._show(self.pending[index])
+        row = self.rows.get(ids[index])
+        if row is not None:
+            ui.run_javascript(f"getHtmlElement({row.id})?.scrollIntoView({{block: 'nearest'}})")
+
     # -- live ------------------------------------------------------------------------------------
     async def _on_events(self, events: list[Event]) -> None:
         ended: dict[str, dict[str, Any]] = {}
@@ -241,6 +272,8 @@ class InboxPage:
         detail = self.detail
         if detail is not None and detail.interaction_id in ended and detail.record.status == "pending":
             detail.show_ended(InteractionRecord.model_validate(ended[detail.interaction_id]))
+        if created or ended:
+            self.keys.settle()  # the list changed under the person: answering keys wait a moment
         if created or ended:
             if self.hovered:
                 self.stale_new += created

@@ -95,7 +95,7 @@ async def settings_page() -> None:
             @ui.refreshable
             async def servers() -> None:
                 states = {s.name: s for s in manager.states()} if manager is not None else {}
-                McpServerList(await store.list(), states, on_remove=remove)
+                McpServerList(await store.list(), states, on_remove=remove, on_trust=trust)
 
             async def add(config: McpServerConfig) -> str | None:
                 if any(s.name == config.name for s in await store.list()):
@@ -104,9 +104,23 @@ async def settings_page() -> None:
                 if manager is not None:
                     await manager.add(config)
                 engine.bus.publish("settings.changed", setting="mcp_servers", added=config.name)
-                ui.notify(f"Added {config.name}")
+                ui.notify(f"Added {config.name}: its tools appear in the tool list once it is connected")
+                adding.close()
                 servers.refresh()
                 return None
+
+            async def trust(name: str, trusted: bool) -> None:
+                config = next((c for c in await store.list() if c.name == name), None)
+                if config is None or config.trusted == trusted:
+                    return
+                config = config.model_copy(update={"trusted": trusted})
+                await store.save(config)
+                if manager is not None:
+                    await manager.add(config)  # reconnects: its tools are listed again under the new trust
+                engine.bus.publish("settings.changed", setting="mcp_servers", trusted=name, value=trusted)
+                ui.notify(f"{name}: tools it marks as only reading now run without asking" if trusted
+                          else f"{name}: every one of its tools asks before it runs")
+                servers.refresh()
 
             async def remove(name: str) -> None:
                 await store.delete(name)
@@ -126,8 +140,8 @@ async def settings_page() -> None:
                         seen["states"] = states
                         servers.refresh()
 
-                ui.timer(2.0, on_tick)
-            with ui.expansion("Add a server", icon="add").classes("w-full").mark("mcp-add-section"):
+                ui.timer(1.0, on_tick)
+            with ui.expansion("Add a server", icon="add").classes("w-full").mark("mcp-add-section") as adding:
                 McpServerForm(on_add=add)
 
 

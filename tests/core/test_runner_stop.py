@@ -1,0 +1,135 @@
+"""Stopping, aborting and finishing a run at awkward moments: the record still ends right, and saved."""
+
+from __future__ import annotations
+
+import asyncio
+
+from builders import group, seq, tools
+from fakes import Gate
+
+from gui.core.engine import Engine
+from gui.core.records import MemoryRunStore, RunRecord
+from gui.core.registry import Registry
+from gui.tools import builtin_tools
+
+T = 5.0
+
+
+class SlowFinalSave(MemoryRunStore):
+    """Holds the save of a finished record until the test lets it through."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.final_save_started = asyncio.Event()
+        self.let_through = asyncio.Event()
+
+    async def save(self, record: RunRecord) -> None:
+        if record.finished:
+            self.final_save_started.set()
+            await self.let_through.wait()
+        await super().save(record)
+
+
+def make_engine(*extra, runs=None) -> Engine:
+    return Engine(registry=Registry([*builtin_tools(), *extra]), runs=runs or MemoryRunStore(), retry_backoff=0.01)
+
+
+async def wait_for(predicate, timeout: float = T) -> None:
+    async with asyncio.timeout(timeout):
+        while not predicate():
+            await asyncio.sleep(0)
+
+
+async def test_a_second_stop_while_the_first_is_saving_still_leaves_the_run_saved_as_stopped():
+    gate, runs = Gate(), SlowFinalSave()
+    engine = make_engine(gate, runs=runs)
+    await engine.create(seq(group("g", tools=tools({"tool": "gate", "args": {"key": "x"}}))))
+    run = await engine.start("s", {})
+    await wait_for(lambda: gate.running == 1)
+    first = asyncio.create_task(engine.stop(run.run_id))
+    await asyncio.wait_for(runs.final_save_started.wait(), T)
+    second = asyncio.create_task(engine.stop(run.run_id))
+    await asyncio.sleep(0)  # let the second stop reach the run before the save goes through
+    runs.let_through.set()
+    await asyncio.wait_for(asyncio.gather(first, second), T)
+    stored = await runs.get(run.run_id)
+    assert stored is not None and stored.status == "stopped"
+
+
+async def test_a_stop_that_arrives_while_a_finished_run_is_being_saved_does_not_lose_the_record():
+    runs = SlowFinalSave()
+    engine = make_engine(runs=runs)
+    await engine.create(seq(group("g")))
+    run = await engine.start("s", {})
+    await asyncio.wait_for(runs.final_save_started.wait(), T)
+    stopping = asyncio.create_task(engine.stop(run.run_id))
+    await asyncio.sleep(0)
+    runs.let_through.set()
+    await asyncio.wait_for(stopping, T)
+    stored = await runs.get(run.run_id)
+    assert stored is not None and stored.status == "succeeded"
+    assert engine.runner.snapshot(run.run_id) is None
+
+
+async def test_a_stopped_run_leaves_no_tool_queued_or_running_in_its_record():
+    gate = Gate()
+    engine = make_engine(gate)
+    await engine.create(seq(group("a", parallel=False, tools=tools({"tool": "gate", "args": {"key": "x"}},
+                                                                   {"tool": "gate", "args": {"key": "y"}})),
+                            group("b")))
+    run = await engine.start("s", {})
+    await wait_for(lambda: gate.running == 1)
+    assert await engine.stop(run.run_id)
+    record = await engine.runs.get(run.run_id)
+    assert record.status == "stopped"
+    assert [g.status for g in record.groups] == ["stopped", "cancelled"]
+    statuses = [t.status for g in record.groups for t in g.tools]
+    assert statuses == ["cancelled", "cancelled", "cancelled"]
+
+
+async def _start_parent_with_a_waiting_child(engine: Engine, gate: Gate) -> tuple[str, str]:
+    await engine.create(seq(group("inner", tools=tools({"tool": "gate", "args": {"key": "child"}})), name="child"))
+    await engine.create(seq(group("outer", tools=tools({"tool": "seq_call", "args": {"name": "child"}})),
+                            name="parent"))
+    events = []
+    engine.bus.subscribe(lambda e: events.append(e))
+    run = await engine.start("parent", {})
+    await wait_for(lambda: gate.running == 1)
+    [child_id] = [e.run_id for e in events if e.type == "run.started" and e.run_id != run.run_id]
+    return run.run_id, child_id
+
+
+async def test_stopping_a_run_called_through_seq_call_stops_it_and_fails_the_calling_step():
+    gate = Gate()
+    engine = make_engine(gate)
+    parent_id, child_id = await _start_parent_with_a_waiting_child(engine, gate)
+    assert await engine.stop(child_id)
+    child = await engine.runs.get(child_id)
+    assert child.status == "stopped" and gate.cancelled == ["child"]
+    parent = await engine.runner.wait(parent_id, T)
+    assert parent.status == "failed"
+    assert "'child' ended stopped" in parent.groups[0].tools[0].error
+
+
+async def test_stopping_the_caller_stops_the_called_run_and_saves_both_as_stopped():
+    gate = Gate()
+    engine = make_engine(gate)
+    parent_id, child_id = await _start_parent_with_a_waiting_child(engine, gate)
+    assert await engine.stop(parent_id)
+    assert (await engine.runs.get(parent_id)).status == "stopped"
+    assert (await engine.runs.get(child_id)).status == "stopped"
+    assert gate.cancelled == ["child"]
+
+
+async def test_closing_the_app_cancels_a_called_runs_requests_as_session_disposed():
+    engine = make_engine()
+    await engine.create(seq(group("inner", tools=tools({"tool": "cmd_run", "args": {"command": "true"}})),
+                            name="child"))
+    await engine.create(seq(group("outer", tools=tools({"tool": "seq_call", "args": {"name": "child"}})),
+                            name="parent"))
+    await engine.start("parent", {})
+    await wait_for(lambda: any(r.groups[0].tools[0].status == "waiting" for r in engine.runner.active()
+                               if r.sequence == "child"))
+    await engine.close()
+    [request] = await engine.interaction_store.list()
+    assert (request.status, request.result.reason) == ("cancelled", "session_disposed")
