@@ -1,12 +1,12 @@
 """`GET /api/events`: the engine's event bus as server-sent events.
 
 Each bus event becomes `event: <type>`, `data: <the Event as JSON>`, `id: <its seq>`. The stream
-opens with a `: connected` comment sent only after the subscription is in place, so a client that
-has read it cannot miss a later event (`EventBus.stream` subscribes on its first `__anext__`, which
-gives no such moment: hence the subscription here). Where FastAPI has `fastapi.sse` (the installed
-0.165 does), its `EventSourceResponse` writes the events and a `: ping` heartbeat every 15 s; with an
-older FastAPI (NiceGUI accepts 0.109 on) the same wire format and heartbeat are written here into a
-plain streaming response. Either way the generator ends when the client goes away.
+opens with a `: connected` comment sent only after the subscription is in place (`EventBus.stream`
+subscribes when it is made), so a client that has read it cannot miss a later event. Where FastAPI
+has `fastapi.sse` (the installed 0.165 does), its `EventSourceResponse` writes the events and a
+`: ping` heartbeat every 15 s; with an older FastAPI (NiceGUI accepts 0.109 on) the same wire format
+and heartbeat are written here into a plain streaming response. Either way the generator ends when
+the client goes away.
 
 An open stream must not keep the server from shutting down (uvicorn waits for open responses
 before it runs the shutdown hooks, and never tells a streaming response that it is stopping), so
@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import asyncio
 import sys
-import threading
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
@@ -28,7 +27,7 @@ from fastapi.responses import StreamingResponse
 from gui import runtime
 from gui.api_body import dumps
 from gui.core.engine import Engine
-from gui.core.events import Event, EventBus
+from gui.core.events import Event
 
 try:
     from fastapi.sse import EventSourceResponse, ServerSentEvent
@@ -53,31 +52,6 @@ def _engine_gone(engine: Engine) -> bool:
         return True
 
 
-class _Subscription:
-    """A bounded queue fed by the bus from any thread; counts what it had to drop."""
-
-    def __init__(self, bus: EventBus) -> None:
-        self.loop = asyncio.get_running_loop()
-        self.queue: asyncio.Queue[Event] = asyncio.Queue(maxsize=QUEUE_SIZE)
-        self.dropped = 0
-        self.unsubscribe = bus.subscribe(self._put)
-
-    def _put(self, event: Event) -> None:
-        def deliver() -> None:
-            if self.queue.full():
-                self.dropped += 1
-            else:
-                self.queue.put_nowait(event)
-
-        try:
-            if threading.get_ident() == getattr(self.loop, "_thread_id", None):
-                deliver()
-            else:
-                self.loop.call_soon_threadsafe(deliver)
-        except RuntimeError:  # the loop is closed: nobody is listening any more
-            pass
-
-
 def _wanted(types: tuple[str, ...], run_id: str | None) -> Callable[[Event], bool]:
     def wanted(event: Event) -> bool:
         if run_id is not None and event.run_id != run_id:
@@ -94,28 +68,28 @@ async def event_stream(engine: Engine, types: tuple[str, ...] = (), run_id: str 
                        heartbeat: float | None = None) -> AsyncIterator[Item]:
     """The events as SSE fields; with `heartbeat`, a `ping` comment after that many quiet seconds."""
     wanted = _wanted(types, run_id)
-    sub = _Subscription(engine.bus)
+    stream = engine.bus.stream(QUEUE_SIZE)
     loop = asyncio.get_running_loop()
     try:
         yield {"comment": "connected", "retry": 3000}
         last = loop.time()
         while not (_engine_gone(engine) or _server_exiting()):
             try:
-                event = await asyncio.wait_for(sub.queue.get(), CHECK_SECONDS if heartbeat is None
+                event = await asyncio.wait_for(anext(stream), CHECK_SECONDS if heartbeat is None
                                                else max(0.0, min(CHECK_SECONDS, last + heartbeat - loop.time())))
             except TimeoutError:
                 if heartbeat is not None and loop.time() - last >= heartbeat:
                     last = loop.time()
                     yield {"comment": "ping"}
                 continue
-            if sub.dropped:
-                yield {"event": "dropped", "data": dumps({"count": sub.dropped})}
-                sub.dropped = 0
+            if stream.dropped:
+                yield {"event": "dropped", "data": dumps({"count": stream.dropped})}
+                stream.dropped = 0
             if wanted(event):
                 last = loop.time()
                 yield {"event": event.type, "data": dumps(event.to_json()), "id": str(event.seq)}
     finally:
-        sub.unsubscribe()
+        stream.close()
 
 
 def encode(item: Item) -> bytes:

@@ -3,5 +3,27 @@
 from __future__ import annotations
 
 import os
+from collections.abc import AsyncIterator
+from typing import TYPE_CHECKING
+
+import pytest
 
 os.environ.setdefault("SEQDESK_MEMORY", "1")
+
+if TYPE_CHECKING:
+    from gui.core.engine import Engine
+
+
+@pytest.fixture
+async def current_engine() -> AsyncIterator[Engine]:
+    """An in-memory engine with the built-in tools, made the runtime's current one (the engine the
+    HTTP API reaches), and closed afterwards."""
+    from gui import runtime
+    from gui.core.engine import Engine
+    from gui.tools import default_registry
+
+    engine = Engine(registry=default_registry())
+    runtime.set_current(runtime.Runtime(engine=engine))
+    yield engine
+    await engine.close()
+    runtime.set_current(None)

@@ -16,13 +16,10 @@ import httpx
 import pytest
 from fastapi import FastAPI
 
-from gui import runtime
 from gui.api import register_api
 from gui.core.engine import Engine
 from gui.core.events import Event
 from gui.core.export import to_document
-from gui.runtime import Runtime
-from gui.tools import default_registry
 
 T = 5.0
 
@@ -55,12 +52,8 @@ class Events:
 
 
 @pytest.fixture
-async def engine() -> AsyncIterator[Engine]:
-    eng = Engine(registry=default_registry())
-    runtime.set_current(Runtime(engine=eng))
-    yield eng
-    await eng.close()
-    runtime.set_current(None)
+def engine(current_engine: Engine) -> Engine:
+    return current_engine
 
 
 @pytest.fixture

@@ -19,8 +19,6 @@ from fastapi import FastAPI
 from gui import api_events, runtime
 from gui.api import register_api
 from gui.core.engine import Engine
-from gui.runtime import Runtime
-from gui.tools import default_registry
 
 T = 5.0
 ECHO = {"name": "greet", "groups": [{"name": "say", "in": {"who": "string"}, "out": {"text": "string"},
@@ -97,14 +95,10 @@ async def read_sse(lines: AsyncIterator[str], count: int) -> list[dict[str, str]
 
 
 @pytest.fixture
-async def engine() -> AsyncIterator[Engine]:
-    eng = Engine(registry=default_registry())
-    runtime.set_current(Runtime(engine=eng))
-    await eng.create(ECHO)
-    await eng.create(SHELL)
-    yield eng
-    await eng.close()
-    runtime.set_current(None)
+async def engine(current_engine: Engine) -> Engine:
+    await current_engine.create(ECHO)
+    await current_engine.create(SHELL)
+    return current_engine
 
 
 @pytest.fixture(params=["fastapi.sse", "by hand"])

@@ -21,8 +21,6 @@ from gui.api import register_api
 from gui.api_body import MAX_BODY_BYTES, MAX_DEPTH
 from gui.core.engine import Engine
 from gui.core.events import Event
-from gui.runtime import Runtime
-from gui.tools import default_registry
 
 T = 5.0
 ECHO = {"name": "greet", "groups": [{"name": "say", "in": {"who": "string"}, "out": {"text": "string"},
@@ -32,14 +30,10 @@ SHELL = {"name": "shell", "groups": [{"name": "ask", "in": {}, "out": {},
 
 
 @pytest.fixture
-async def engine() -> AsyncIterator[Engine]:
-    eng = Engine(registry=default_registry())
-    runtime.set_current(Runtime(engine=eng))
-    await eng.create(ECHO)
-    await eng.create(SHELL)
-    yield eng
-    await eng.close()
-    runtime.set_current(None)
+async def engine(current_engine: Engine) -> Engine:
+    await current_engine.create(ECHO)
+    await current_engine.create(SHELL)
+    return current_engine
 
 
 @pytest.fixture

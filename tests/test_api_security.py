@@ -15,12 +15,9 @@ import pytest
 from fastapi import FastAPI
 from fastapi.responses import HTMLResponse, PlainTextResponse
 
-from gui import runtime
 from gui.api import register_api
 from gui.auth import COOKIE, TokenGate, session_value
 from gui.core.engine import Engine
-from gui.runtime import Runtime
-from gui.tools import default_registry
 
 TOKEN = "correct-horse-battery-staple-42"
 BEARER = {"Authorization": f"Bearer {TOKEN}"}
@@ -37,13 +34,9 @@ ROUTES = [
 
 
 @pytest.fixture
-async def engine() -> AsyncIterator[Engine]:
-    eng = Engine(registry=default_registry())
-    eng.modes.set("cmd_run", "always-allow")
-    runtime.set_current(Runtime(engine=eng))
-    yield eng
-    await eng.close()
-    runtime.set_current(None)
+def engine(current_engine: Engine) -> Engine:
+    current_engine.modes.set("cmd_run", "always-allow")
+    return current_engine
 
 
 @pytest.fixture

@@ -17,8 +17,6 @@ from gui.core.engine import Engine
 from gui.core.events import Event
 from gui.core.interactions import ApprovalResponse
 from gui.ops import LocalOperations, OperationError, RemoteOperations
-from gui.runtime import Runtime
-from gui.tools import default_registry
 
 T = 5.0
 
@@ -28,12 +26,8 @@ def one_group(name: str, group: str, call: dict) -> dict:
 
 
 @pytest.fixture
-async def engine() -> AsyncIterator[Engine]:
-    eng = Engine(registry=default_registry())
-    runtime.set_current(Runtime(engine=eng))
-    yield eng
-    await eng.close()
-    runtime.set_current(None)
+def engine(current_engine: Engine) -> Engine:
+    return current_engine
 
 
 @pytest.fixture

@@ -12,12 +12,13 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Protocol
 
+from gui.core.calls import direct_calls
 from gui.core.errors import DslError, Problem
 from gui.core.events import EventBus
 from gui.core.model import Group, Sequence, Signature
 from gui.core.registry import Registry, ToolArgumentError
 from gui.core.signature import signature_of
-from gui.core.validator import CatalogView, ValidationResult, check_document, direct_calls
+from gui.core.validator import CatalogView, ValidationResult, check_document
 
 
 class SequenceStore(Protocol):

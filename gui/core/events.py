@@ -82,16 +82,22 @@ class EventBus:
 
 
 class EventStream:
-    """An eager subscription read with `async for`; `close()` (or leaving `async with`) unsubscribes."""
+    """An eager subscription read with `async for`; `close()` (or leaving `async with`) unsubscribes.
+
+    A reader too slow for `maxsize` waiting events loses the newest ones; `dropped` counts them.
+    """
 
     def __init__(self, bus: EventBus, loop: asyncio.AbstractEventLoop, maxsize: int) -> None:
         self._loop = loop
         self._queue: asyncio.Queue[Event] = asyncio.Queue(maxsize=maxsize)
+        self.dropped = 0
         self._unsubscribe = bus.subscribe(self._put)
 
     def _put(self, event: Event) -> None:
         def deliver() -> None:
-            if not self._queue.full():
+            if self._queue.full():
+                self.dropped += 1
+            else:
                 self._queue.put_nowait(event)
 
         try:

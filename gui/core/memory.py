@@ -6,11 +6,13 @@ would, so a value that could not be persisted fails here too instead of only in 
 
 from __future__ import annotations
 
+import json
 import threading
 from collections.abc import Mapping
 
 from gui.core.approvals import check_mode
 from gui.core.interactions import ApprovalMode, InteractionRecord, InteractionStatus
+from gui.core.records import to_json_text
 
 
 class MemoryInteractionStore:
@@ -22,7 +24,7 @@ class MemoryInteractionStore:
             self._records[record.interaction_id] = record
 
     async def save(self, record: InteractionRecord) -> None:
-        stored = InteractionRecord.model_validate_json(record.model_dump_json())
+        stored = InteractionRecord.model_validate(json.loads(to_json_text(record)))
         self._records[record.interaction_id] = stored
 
     async def get(self, interaction_id: str) -> InteractionRecord | None:

@@ -7,6 +7,7 @@ group's end, a wait for a person, the end), so a crash loses at most the tools s
 
 from __future__ import annotations
 
+import json
 from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, Field
@@ -111,6 +112,12 @@ class RunStore(Protocol):
     async def running(self) -> list[RunRecord]: ...
 
 
+def to_json_text(model: BaseModel) -> str:
+    """A record as the file stores write it: ASCII JSON, so any text (even a lone surrogate that a
+    tool's JSON answer carried) can be stored; pydantic's own JSON refuses such text."""
+    return json.dumps(model.model_dump(mode="json", by_alias=True))
+
+
 class MemoryRunStore:
     """Keeps each record as JSON text, as a file would: what comes back is a copy, never shared."""
 
@@ -118,15 +125,15 @@ class MemoryRunStore:
         self._items: dict[str, tuple[float, str, bool]] = {}
 
     async def save(self, record: RunRecord) -> None:
-        self._items[record.run_id] = (record.created_at, record.model_dump_json(), record.finished)
+        self._items[record.run_id] = (record.created_at, to_json_text(record), record.finished)
 
     async def get(self, run_id: str) -> RunRecord | None:
         item = self._items.get(run_id)
-        return RunRecord.model_validate_json(item[1]) if item else None
+        return RunRecord.model_validate(json.loads(item[1])) if item else None
 
     async def list(self, limit: int = 100, offset: int = 0) -> list[RunRecord]:
         items = sorted(self._items.values(), key=lambda r: r[0], reverse=True)
-        return [RunRecord.model_validate_json(r[1]) for r in items[offset:offset + limit]]
+        return [RunRecord.model_validate(json.loads(r[1])) for r in items[offset:offset + limit]]
 
     async def running(self) -> list[RunRecord]:
-        return [RunRecord.model_validate_json(r[1]) for r in self._items.values() if not r[2]]
+        return [RunRecord.model_validate(json.loads(r[1])) for r in self._items.values() if not r[2]]

@@ -46,6 +46,14 @@ class _Denied(ToolError):
     """Not retried: a person said no, or nobody answered."""
 
 
+def _still_cancelled() -> None:
+    """Re-raise a cancellation that a tool swallowed (it returned instead of stopping): the run was
+    stopped, or its group's time ran out, so nothing after this tool may run."""
+    task = asyncio.current_task()
+    if task is not None and task.cancelling():
+        raise asyncio.CancelledError
+
+
 @dataclass
 class CallScope:
     """What a tool call needs from its run and group."""
@@ -131,11 +139,12 @@ class ToolCaller:
             if record.status in ("running", "waiting", "queued"):
                 record.status = "cancelled"
                 record.error = record.error or "cancelled"
-                record.finished_at = self.clock()
-                self._publish("tool.finished", scope, record, error=record.error)
+            record.finished_at = self.clock()
+            self._publish("tool.finished", scope, record, error=record.error)
             raise
         record.finished_at = self.clock()
         self._publish("tool.finished", scope, record, error=record.error)
+        _still_cancelled()
 
     async def _run(self, scope: CallScope, call: ToolCall, record: ToolRecord) -> None:
         tool = self.registry.get(call.tool)
@@ -171,6 +180,7 @@ class ToolCaller:
                 record.status, record.result, record.error = "succeeded", result, None
                 return
             if attempt < attempts:
+                _still_cancelled()
                 delay = self.backoff * (2 ** (attempt - 1))
                 self._publish("tool.retrying", scope, record, attempt=attempt + 1, of=attempts,
                               delay=delay, error=record.error)

@@ -15,6 +15,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from gui.core.calls import cycle_problems
 from gui.core.conditions import ConditionSyntaxError, parse_condition
 from gui.core.durations import parse_duration
 from gui.core.errors import DslError, Loc, Problem
@@ -115,7 +116,7 @@ class _Checker:
             sig, sig_problems = signature_problems(sequence)
             self.problems.extend(sig_problems)
             signature = sig
-            self._cycles(sequence)
+            self.problems.extend(cycle_problems(sequence, self.catalog.calls))
         errors = [p for p in self.problems if p.severity == "error"]
         warnings = [p for p in self.problems if p.severity == "warning"]
         return ValidationResult(sequence=None if errors else sequence, errors=errors, warnings=warnings,
@@ -134,6 +135,10 @@ class _Checker:
             elif key not in _SEQ_FIELDS:
                 self.error((key,), "unknown-field", f"unknown field '{key}': a sequence has name, description, groups")
         name = self._name(doc, ("name",), "sequence")
+        owner = self.catalog.group_owner.get(name) if name is not None else None
+        if owner is not None and owner != name:
+            self.error(("name",), "duplicate-name", f"'{name}' is already the name of a group in the saved sequence "
+                       f"'{owner}': a call by this name would be ambiguous; choose another name")
         description = self._text(doc, "description", ("description",))
         groups_value = doc.get("groups")
         if "groups" not in doc:
@@ -391,42 +396,3 @@ class _Checker:
                 self.catalog.validate_args(name, args)
             except ValueError as exc:
                 self.error((*loc, "args"), "bad-args", str(exc), offset)
-
-    # -- cycles ---------------------------------------------------------------------------------
-    def _cycles(self, sequence: Sequence) -> None:
-        own = {sequence.name, *(g.name for g in sequence.groups)}
-        for gi, group in enumerate(sequence.groups):
-            for ti, call in enumerate(group.tools):
-                target = call.args.get("name") if call.tool == "seq_call" else None
-                if not isinstance(target, str):
-                    continue
-                path = self._reaches(target, own, {target})
-                if path is not None:
-                    chain = " → ".join([group.name, *path])
-                    self.error(("groups", gi, "tools", ti, "args", "name"), "cycle",
-                               f"seq_call makes a cycle ({chain}): a sequence may not call itself")
-
-    def _reaches(self, name: str, own: set[str], seen: set[str]) -> list[str] | None:
-        if name in own:
-            return [name]
-        for callee in self.catalog.calls.get(name, frozenset()):
-            if callee in seen:
-                continue
-            seen.add(callee)
-            rest = self._reaches(callee, own, seen)
-            if rest is not None:
-                return [name, *rest]
-        return None
-
-
-def direct_calls(sequence: Sequence) -> dict[str, frozenset[str]]:
-    """For the catalog: the names each group (and the whole sequence) calls through seq_call."""
-    out: dict[str, frozenset[str]] = {}
-    every: set[str] = set()
-    for group in sequence.groups:
-        names = {c.args["name"] for c in group.tools
-                 if c.tool == "seq_call" and isinstance(c.args.get("name"), str)}
-        out[group.name] = frozenset(names)
-        every |= names
-    out[sequence.name] = frozenset(every | {g.name for g in sequence.groups} - {sequence.name})
-    return out

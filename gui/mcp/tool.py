@@ -43,6 +43,7 @@ class McpTool(Tool):
         self._schema: dict[str, Any] = dict(remote.input_schema or _OBJECT)
         self._validator = _validator(self.name, self._schema)
         self._wrapped = _wraps_result(remote.output_schema)
+        self.result_type = _result_type(remote.output_schema, self._wrapped)
 
     def input_schema(self) -> dict[str, Any]:
         return self._schema
@@ -66,6 +67,21 @@ def _wraps_result(schema: dict[str, Any] | None) -> bool:
         return False
     props = schema.get("properties")
     return isinstance(props, dict) and list(props) == ["result"] and schema.get("required") == ["result"]
+
+
+_JSON_TYPES = {"string": "string", "number": "number", "integer": "number", "boolean": "boolean",
+               "array": "array", "object": "object"}
+
+
+def _result_type(schema: dict[str, Any] | None, wrapped: bool) -> str | None:
+    """The sequence type of the step's value, when the server says (its output schema); None when unknown."""
+    if not isinstance(schema, dict):
+        return None
+    if not wrapped:
+        return "object"
+    inner = (schema.get("properties") or {}).get("result")
+    kind = inner.get("type") if isinstance(inner, dict) else None
+    return _JSON_TYPES.get(kind) if isinstance(kind, str) else None
 
 
 def _validator(name: str, schema: dict[str, Any]) -> jsonschema.protocols.Validator:

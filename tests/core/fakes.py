@@ -72,3 +72,23 @@ class Flaky(ModelTool):
         if self.calls <= args["fail_times"]:
             raise ToolError(f"failure {self.calls}")
         return args["value"]
+
+
+class Stubborn(ModelTool):
+    """Ignores being cancelled: it swallows the cancellation and returns as if nothing happened."""
+
+    name = "stubborn"
+    description = "ignores cancellation"
+    Args: ClassVar = GateArgs
+
+    def __init__(self) -> None:
+        self.started = asyncio.Event()
+        self.ignored = 0
+
+    async def call(self, args: dict[str, Any], ctx: ToolContext) -> Any:
+        self.started.set()
+        try:
+            await asyncio.Event().wait()
+        except asyncio.CancelledError:
+            self.ignored += 1
+        return "done anyway"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 
 from builders import group, seq, tools
-from fakes import Gate
+from fakes import Gate, Stubborn
 
 from gui.core.engine import Engine
 from gui.core.records import MemoryRunStore, RunRecord
@@ -133,3 +133,48 @@ async def test_closing_the_app_cancels_a_called_runs_requests_as_session_dispose
     await engine.close()
     [request] = await engine.interaction_store.list()
     assert (request.status, request.result.reason) == ("cancelled", "session_disposed")
+
+
+async def test_a_result_holding_text_that_is_not_valid_unicode_is_still_saved_with_its_run():
+    engine = make_engine()
+    await engine.create(seq(group("g", out={"x": "string"},
+                                  tools=tools({"tool": "echo", "args": {"value": "a\ud800b"}, "as": "x"}))))
+    record = await asyncio.wait_for(engine.run("s", {}), T)
+    stored = await engine.runs.get(record.run_id)
+    assert stored is not None and stored.status == "succeeded" and stored.outputs == {"x": "a\ud800b"}
+
+
+async def test_a_tool_that_ignores_stop_does_not_let_the_next_tools_run():
+    stubborn, gate = Stubborn(), Gate()
+    engine = make_engine(stubborn, gate)
+    await engine.create(seq(group("a", parallel=False, tools=tools({"tool": "stubborn"},
+                                                                   {"tool": "gate", "args": {"key": "after"}})),
+                            group("b", tools=tools({"tool": "gate", "args": {"key": "later"}}))))
+    run = await engine.start("s", {})
+    await asyncio.wait_for(stubborn.started.wait(), T)
+    assert await asyncio.wait_for(engine.stop(run.run_id), T)
+    record = await engine.runs.get(run.run_id)
+    assert stubborn.ignored == 1 and gate.started == []
+    assert record.status == "stopped"
+
+
+async def test_a_tool_that_ignores_its_groups_time_limit_does_not_stretch_it_to_the_next_tools():
+    stubborn, gate = Stubborn(), Gate()
+    engine = make_engine(stubborn, gate)
+    await engine.create(seq(group("a", parallel=False, timeout="50ms",
+                                  tools=tools({"tool": "stubborn"}, {"tool": "gate", "args": {"key": "after"}}))))
+    record = await asyncio.wait_for(engine.run("s", {}), T)
+    assert stubborn.ignored == 1 and gate.started == []
+    assert record.status == "failed" and "timed out after 50ms" in record.groups[0].reason
+
+
+async def test_a_tool_that_ignores_stop_during_retries_is_not_tried_again():
+    stubborn = Stubborn()
+    engine = make_engine(stubborn)
+    await engine.create(seq(group("a", on_error="retry", out={"n": "number"},
+                                  tools=tools({"tool": "stubborn", "as": "n"}))))  # its text result fails the slot
+    run = await engine.start("s", {})
+    await asyncio.wait_for(stubborn.started.wait(), T)
+    assert await asyncio.wait_for(engine.stop(run.run_id), T)
+    assert stubborn.ignored == 1
+    assert (await engine.runs.get(run.run_id)).groups[0].tools[0].attempts == 1

@@ -187,6 +187,12 @@ def test_group_name_used_by_another_saved_sequence():
     assert "other" in problem.message
 
 
+def test_sequence_named_like_a_group_of_another_saved_sequence_is_refused():
+    view = CatalogView(group_owner={"deploy": "other"}, sequence_names=frozenset({"other"}))
+    problem = only(check_document(seq(group("g"), name="deploy"), view), "duplicate-name")
+    assert problem.loc == ("name",) and "other" in problem.message
+
+
 def test_updating_a_sequence_may_keep_its_own_group_names():
     view = CatalogView(group_owner={"a": "s"}, sequence_names=frozenset({"s"}))
     assert check_document(seq(group("a"), name="s"), view).ok

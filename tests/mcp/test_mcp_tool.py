@@ -74,3 +74,15 @@ def test_a_value_the_server_wrapped_as_result_is_unwrapped_only_when_its_output_
                         wrapped=True) == "12:00"
     assert result_value("s.t", CallToolResult(content=text, structured_content={"result": "12:00"})) == {
         "result": "12:00"}
+
+
+@pytest.mark.parametrize(("output_schema", "expected"), [
+    (None, None),  # the server does not say: nobody can tell before running
+    ({"type": "object", "properties": {"timezone": {"type": "string"}}}, "object"),
+    ({"type": "object", "properties": {"result": {"type": "string"}}, "required": ["result"]}, "string"),
+    ({"type": "object", "properties": {"result": {"type": "integer"}}, "required": ["result"]}, "number"),
+    ({"type": "object", "properties": {"result": {}}, "required": ["result"]}, None),
+])
+def test_the_result_type_comes_from_the_output_schema_so_the_editor_can_warn_early(output_schema, expected):
+    remote = RemoteTool(name="now", input_schema=SCHEMA, output_schema=output_schema)
+    assert McpTool(FakeConnection(), remote, trusted=False).result_type == expected  # type: ignore[arg-type]

@@ -70,7 +70,7 @@ async def test_a_run_record_shows_args_results_tools_and_its_requests(user: User
     assert record.status == "succeeded"
     await user.open(f"/runs/{record.run_id}")
     await user.should_see("Succeeded")
-    await user.should_see("Args as sent")
+    await user.should_see("Inputs it was run with")
     await user.should_see('"word": "bonjour"')
     await user.should_see("Arguments as sent")
     await user.should_see(marker="output-said")

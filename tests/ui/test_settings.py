@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import sys
+
 import pytest
 from nicegui import app
 from nicegui.testing import User
 
 from gui import runtime
+from gui.ui.pages.settings import mcp_settings
 
 
 @pytest.fixture(autouse=True)
@@ -60,3 +63,56 @@ async def test_an_mcp_server_form_explains_what_is_wrong(user: User):
     user.find(marker="mcp-name").clear().type("good")
     user.find(marker="mcp-add").click()
     await user.should_see("a stdio server needs a command to start it")
+
+
+TIME_COMMAND = f"{sys.executable} -m mcp_server_time"
+
+
+async def add_server(user: User, name: str, command: str) -> None:
+    user.find(marker="mcp-name").type(name)
+    user.find(marker="mcp-command").type(command)
+    user.find(marker="mcp-add").click()
+    await user.should_see(marker=f"mcp-{name}", retries=50)
+
+
+async def test_a_server_says_it_is_connected_lists_its_tools_and_they_leave_the_palette_when_removed(user: User):
+    await user.open("/settings")
+    await add_server(user, "time", TIME_COMMAND)
+    assert next(iter(user.find(marker="mcp-name").elements)).value == ""  # the form is ready for the next one
+    await user.should_see("Connected · 2 tools", retries=300)
+    await user.should_see("time.get_current_time")
+
+    await user.open("/sequences/new")
+    user.find(marker="add-first-group").click()
+    user.find(marker="add-tool").click()
+    await user.should_see(marker="palette-time.get_current_time", retries=50)
+
+    await user.open("/settings")
+    user.find(marker="mcp-remove-time").click()
+    user.find(marker="mcp-confirm-remove").click()
+    await user.should_see("Removed time", retries=100)  # said once the server has stopped
+    assert runtime.current().engine.registry.get("time.get_current_time") is None
+    await user.open("/sequences/new")  # the unsaved draft from before comes back, with its group
+    await user.should_see(marker="add-tool", retries=50)
+    user.find(marker="add-tool").click()
+    await user.should_see(marker="palette-echo", retries=50)
+    await user.should_not_see(marker="palette-time.get_current_time")
+
+
+async def test_a_server_that_cannot_start_says_why(user: User):
+    await user.open("/settings")
+    await add_server(user, "nothing", "/no/such/program --flag")
+    await user.should_see("Not reachable", retries=100)
+    await user.should_see("No such file", retries=50)
+
+
+async def test_the_trusted_switch_is_explained_in_words_and_saved(user: User):
+    await user.open("/settings")
+    await add_server(user, "nothing", "/no/such/program")
+    await user.should_see("Believe this server when it says a tool only reads")
+    await user.should_see(marker="mcp-trust-words-nothing", content="Off: every one of its tools asks")
+    user.find(marker="mcp-trust-nothing").click()
+    await user.should_see(marker="mcp-trust-words-nothing", content="On: tools it marks as only reading",
+                          retries=50)
+    (config,) = await mcp_settings(runtime.current()).list()
+    assert config.trusted is True

@@ -30,6 +30,8 @@ TRUST_LABEL = "Believe this server when it says a tool only reads"
 TRUST_HELP = ("On: tools it marks as only reading run without asking you. Off: every one of its tools asks "
               "before it runs. Turn it on only for a server you trust: any server can call a tool that "
               "deletes things \u201conly reading\u201d.")
+TRUST_ON = "On: tools it marks as only reading run without asking you; the others ask first."
+TRUST_OFF = "Off: every one of its tools asks before it runs."
 
 
 def state_words(state: Any | None) -> str:
@@ -80,13 +82,15 @@ class McpServerList(ui.column):
                 with ui.row().classes("items-center gap-1").mark(f"mcp-tools-{server.name}"):
                     ui.label("Its tools:").classes("text-xs text-gray-600 dark:text-gray-400")
                     for tool in state.tools:
-                        ui.label(f"{server.name}.{tool}").classes(
+                        name = tool if tool.startswith(f"{server.name}.") else f"{server.name}.{tool}"
+                        ui.label(name).classes(
                             "text-xs font-mono px-2 rounded bg-gray-100 dark:bg-gray-800")
             switch = ui.switch(TRUST_LABEL, value=server.trusted).props("dense").classes("text-sm").mark(
                 f"mcp-trust-{server.name}")
             switch.on_value_change(lambda e, n=server.name: self._trust(n, bool(e.value)))
             switch.set_enabled(self._on_trust is not None)
-            ui.label(TRUST_HELP).classes("text-xs text-gray-600 dark:text-gray-400 pl-10")
+            ui.label(TRUST_ON if server.trusted else TRUST_OFF).classes(
+                "text-xs text-gray-600 dark:text-gray-400 pl-10").mark(f"mcp-trust-words-{server.name}")
 
     async def _trust(self, name: str, trusted: bool) -> None:
         if self._on_trust is not None:

@@ -14,10 +14,12 @@ from typing import Any
 
 from nicegui import ui
 
+from gui.core.names import arg_ref
 from gui.ui.editor.argspec import ArgSpec
 from gui.ui.editor.context import EditorContext
 from gui.ui.editor.draft import ArgDraft, GroupDraft, ToolDraft
 from gui.ui.editor.fields import ErrorLabel
+from gui.ui.editor.list_field import ListField, fits_form
 from gui.ui.editor.words import type_word
 
 MODES = {"value": "Type a value", "input": "Use an input"}
@@ -33,6 +35,8 @@ def _fits(spec: ArgSpec, value: Any) -> bool:
         return isinstance(value, int | float) and not isinstance(value, bool)
     if spec.kind == "bool":
         return isinstance(value, bool)
+    if spec.kind == "list":
+        return fits_form(value)
     return True
 
 
@@ -50,7 +54,7 @@ class ArgField(ui.column):
                 ui.toggle(MODES, value=self.arg.mode, on_change=self._mode_changed) \
                     .props("no-caps unelevated toggle-color=primary padding='8px 14px'") \
                     .classes("mt-2 shrink-0").mark(f"arg-{spec.name}-mode")
-            self.note = ui.label("").classes("text-sm text-amber-10")
+            self.note = ui.label("").classes("text-sm text-amber-800 dark:text-amber-300")
             self.error = ErrorLabel()
         self._draw()
 
@@ -78,7 +82,7 @@ class ArgField(ui.column):
             widget.props["hint"] = self.spec.description
         elif label is not None and self.spec.description:
             with self.body:
-                ui.label(self.spec.description).classes("text-xs text-grey-7")
+                ui.label(self.spec.description).classes("text-xs text-gray-600 dark:text-gray-400")
         self.note.set_visibility(bool(self.note.text))
 
     @property
@@ -117,7 +121,9 @@ class ArgField(ui.column):
         kind = spec.kind if arg.text is not None or _fits(spec, arg.value) else "any"
         marker = f"arg-{spec.name}-value"
         if kind == "text":
-            widget: ui.element = ui.input(self.title, value=arg.value or "", on_change=self._set_value)
+            text = ui.input(self.title, value=arg.value or "", on_change=self._set_value)
+            self._insert_button(text)
+            widget: ui.element = text
         elif kind == "number":
             widget = ui.number(self.title, value=arg.value, on_change=self._set_number)
         elif kind == "bool":
@@ -126,9 +132,35 @@ class ArgField(ui.column):
         elif kind == "enum":
             options = {None: "(default)", **{c: str(c) for c in spec.choices}}
             widget = ui.select(options, label=self.title, value=arg.value, on_change=self._set_value)
+        elif kind == "list" and arg.text is None:
+            return ListField(spec, arg.value if arg.value is not None else [], on_change=self._set_items,
+                             on_json=self._to_json)
         else:
             return self._text_widget(kind, marker)
         return widget.classes("w-full").mark(marker)
+
+    def _insert_button(self, field: ui.input) -> None:
+        """"Put an input in the text": writes `$args.<name>` where a person would not guess the syntax."""
+        with field.add_slot("append"):
+            button = ui.button(icon="input").props("flat round dense size=sm").tooltip("Put an input in this text") \
+                .mark(f"arg-{self.spec.name}-insert")
+            with button:
+                menu = ui.menu()
+
+        def fill() -> None:
+            menu.clear()
+            with menu:
+                declared = self.group.declared("in")
+                if not declared:
+                    ui.menu_item("This group has no inputs yet: add one under Inputs.").props("disable")
+                for name, type_name in declared.items():
+                    ui.menu_item(f"{name} · {type_word(type_name)}", lambda n=name: put(n)).mark(f"insert-{name}")
+
+        def put(name: str) -> None:
+            current = str(field.value or "")
+            field.value = f"{current} {arg_ref(name)}" if current else arg_ref(name)
+
+        button.on("click", fill)
 
     def _text_widget(self, kind: str, marker: str) -> ui.element:
         arg = self.arg
@@ -137,12 +169,15 @@ class ArgField(ui.column):
                 arg.text, arg.as_json = arg.value, False
             else:
                 arg.text, arg.as_json = json.dumps(arg.value, ensure_ascii=False, indent=2), True
-        if kind == "json":
+        if kind in ("json", "list"):
             arg.as_json = True
             widget = ui.textarea(f"{self.title} (JSON)", value=arg.text or "", on_change=self._set_text) \
                 .props("autogrow").classes("w-full font-mono").mark(marker)
             example = "[…]" if self.spec.json_types == ("array",) else "{…}"
             widget.props['hint'] = f"{self.spec.description} Written as JSON, like {example}".strip()
+            if kind == "list":
+                ui.button("Use the form", icon="view_list", on_click=self._to_form) \
+                    .props("flat dense no-caps").mark(f"arg-{self.spec.name}-form")
             return widget
         with ui.row().classes("w-full items-start gap-2 no-wrap"):
             widget = ui.input(self.title, value=arg.text or "", on_change=self._set_text) \
@@ -150,6 +185,30 @@ class ArgField(ui.column):
             ui.select({False: "as text", True: "as JSON"}, value=arg.as_json, on_change=self._set_json_flag) \
                 .props("dense borderless options-dense").classes("w-28").mark(f"arg-{self.spec.name}-as")
         return widget
+
+    def _set_items(self, items: list[dict[str, Any]]) -> None:
+        """An emptied list of an optional argument is left out, so the tool's default applies."""
+        self.arg.value = items if items or self.spec.required else None
+        self.on_change()
+
+    def _to_json(self) -> None:
+        self.arg.text = json.dumps(self.arg.value or [], ensure_ascii=False, indent=2)
+        self.arg.as_json = True
+        self._draw()
+        self.on_change()
+
+    def _to_form(self) -> None:
+        try:
+            value = json.loads(self.arg.text or "[]")
+        except json.JSONDecodeError:
+            value = None
+        if not fits_form(value):
+            ui.notify("The form can show this once it is a JSON list of objects, like [{…}, {…}]: fix it here first.",
+                      type="warning")
+            return
+        self.arg.value, self.arg.text, self.arg.as_json = value, None, False
+        self._draw()
+        self.on_change()
 
     def _set_value(self, e: Any) -> None:
         self.arg.value = e.value

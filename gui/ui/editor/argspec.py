@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-Kind = Literal["text", "number", "bool", "enum", "json", "any"]
+Kind = Literal["text", "number", "bool", "enum", "json", "list", "any"]
 
 # Which declared input types may be bound to a field of each kind.
 COMPATIBLE: dict[str, tuple[str, ...]] = {
@@ -20,6 +20,7 @@ COMPATIBLE: dict[str, tuple[str, ...]] = {
     "bool": ("boolean",),
     "enum": ("string",),
     "json": ("array", "object"),
+    "list": ("array",),
     "any": ("string", "number", "boolean", "array", "object"),
 }
 
@@ -34,6 +35,9 @@ class ArgSpec:
     default: Any = None
     choices: tuple[Any, ...] = ()
     json_types: tuple[str, ...] = field(default=())
+    # kind "list": a list of small forms, one per item (ask_user's questions, their choices)
+    fields: tuple[ArgSpec, ...] = ()
+    item_title: str = ""
 
     @property
     def compatible(self) -> tuple[str, ...]:
@@ -56,13 +60,28 @@ def arg_specs(schema: dict[str, Any] | None) -> list[ArgSpec]:
         resolved = _resolve(raw, defs)
         optional, inner = _unwrap_optional(resolved, defs)
         kind, choices, types = _kind(inner)
+        fields, item_title = _item_form(inner, defs) if types == ("array",) else ((), "")
+        if fields:
+            kind = "list"
         title = str(raw.get("title") or resolved.get("title") or name.replace("_", " ").capitalize())
         description = str(raw.get("description") or resolved.get("description") or "")
         specs.append(ArgSpec(name=name, title=title, description=description, kind=kind,
                              required=name in required and not optional,
                              default=raw.get("default", resolved.get("default")), choices=choices,
-                             json_types=types))
+                             json_types=types, fields=fields, item_title=item_title))
     return specs
+
+
+def _item_form(schema: dict[str, Any], defs: dict[str, Any]) -> tuple[tuple[ArgSpec, ...], str]:
+    """The fields of an array's items when each item is an object with named properties."""
+    items = schema.get("items")
+    if not isinstance(items, dict):
+        return (), ""
+    items = _resolve(items, defs)
+    if items.get("type") not in ("object", None) or not isinstance(items.get("properties"), dict):
+        return (), ""
+    fields = tuple(arg_specs({**items, "$defs": defs}))
+    return fields, str(items.get("title") or "Item") if fields else ""
 
 
 def unknown_spec(name: str) -> ArgSpec:

@@ -54,7 +54,7 @@ class ConditionBuilder(ui.column):
         self.ctx.fields.register(key, self, self.error)
         rows = self.cond.rows
         if not rows:
-            ui.label("Always runs").classes("text-sm text-grey-8").mark("always-runs")
+            ui.label("Always runs").classes("text-sm text-gray-700 dark:text-gray-300").mark("always-runs")
         if len(rows) > 1:
             ui.select(JOINER_WORDS, value=self.cond.joiner, label="Run when", on_change=self._set_joiner) \
                 .classes("w-64").props("dense").mark("cond-joiner")

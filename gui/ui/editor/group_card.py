@@ -15,12 +15,12 @@ from dataclasses import dataclass
 from nicegui import ui
 
 from gui.ui.editor.context import EditorContext
-from gui.ui.editor.draft import GroupDraft, condition_text, timeout_text
+from gui.ui.editor.draft import ConditionDraft, GroupDraft, condition_text, timeout_text
 from gui.ui.editor.fields import ErrorLabel
 from gui.ui.editor.rules import RulesSection
 from gui.ui.editor.slots import SlotList
 from gui.ui.editor.tools_section import ToolList
-from gui.ui.editor.words import ON_ERROR_WORDS, UNIT_WORDS, plural, type_word
+from gui.ui.editor.words import JOINER_WORDS, ON_ERROR_WORDS, UNIT_WORDS, plural, rule_words, type_word
 
 
 @dataclass
@@ -30,8 +30,22 @@ class CardActions:
     remove: Callable[[GroupDraft], None]
 
 
-def _slots_text(slots: dict[str, str]) -> str:
-    return ", ".join(f"{n} · {type_word(t)}" for n, t in slots.items()) or "nothing"
+def _slots_text(slots: dict[str, str], sources: dict[str, str] | None = None) -> str:
+    sources = sources or {}
+    return ", ".join(f"{n} · {type_word(t)}" + (f" (from {sources[n]})" if n in sources else "")
+                     for n, t in slots.items()) or "nothing"
+
+
+def when_words(cond: ConditionDraft) -> str:
+    """ "Always runs", or "Runs if: folder is not empty" (rules in words; written text without `$args.`)."""
+    if cond.mode == "rows":
+        rows = [r for r in cond.rows if r.arg and r.value is not None]
+        if not rows:
+            return "Always runs"
+        joined = f" {cond.joiner} ".join(rule_words(r.arg or "", r.op, r.value) for r in rows)
+        return f"Runs if: {joined}" if len(rows) == 1 else f"Runs if {JOINER_WORDS[cond.joiner]}: {joined}"
+    text = condition_text(cond).strip()
+    return "Always runs" if text == "true" else "Runs if: " + text.replace("$args.", "")
 
 
 class GroupCard(ui.card):
@@ -44,6 +58,7 @@ class GroupCard(ui.card):
         self.body_drawn = False
         self.tools: ToolList | None = None
         self.rules: RulesSection | None = None
+        self.sources: dict[str, str] = {}
         with self:
             with ui.row().classes("w-full items-center gap-3 no-wrap px-4 pt-3 cursor-pointer") \
                     .on("click", self.toggle).mark("group-header"):
@@ -51,8 +66,9 @@ class GroupCard(ui.card):
                     "rounded-full bg-primary text-white w-8 h-8 flex items-center justify-center font-bold shrink-0")
                 with ui.column().classes("gap-0 grow min-w-0"):
                     self.title = ui.label("").classes("text-lg font-medium").mark("group-title")
-                    self.summary = ui.label("").classes("text-sm text-grey-8").mark("group-summary")
-                with ui.row().classes("items-center gap-1 text-amber-10 no-wrap") as self.badge:
+                    self.summary = ui.label("").classes("text-sm text-gray-700 dark:text-gray-300") \
+                        .mark("group-summary")
+                with ui.row().classes("items-center gap-1 text-amber-800 dark:text-amber-300 no-wrap") as self.badge:
                     ui.icon("warning", color="amber-9")
                     self.badge_text = ui.label("").mark("group-problems")
                 with ui.button(icon="more_vert").props("flat round dense").on("click.stop", lambda: None) \
@@ -64,7 +80,7 @@ class GroupCard(ui.card):
                         ui.menu_item("Delete", lambda: actions.remove(group)).mark("group-delete")
                 self.chevron = ui.icon("expand_more").classes("text-2xl")
             with ui.row().classes("w-full px-4 pb-2 gap-2 text-sm"):
-                self.flow = ui.label("").classes("text-grey-8").mark("group-flow")
+                self.flow = ui.label("").classes("text-gray-700 dark:text-gray-300").mark("group-flow")
             self.card_error = ErrorLabel()
             self.card_error.classes("px-4")
             ctx.fields.register(f"{group.uid}.card", self, self.card_error)
@@ -78,6 +94,12 @@ class GroupCard(ui.card):
         self.mark(f"group-{index + 1} group-card")
         self.number.set_text(str(index + 1))
 
+    def set_sources(self, sources: dict[str, str]) -> None:
+        """Where each input comes from ("group 1", "you, when you run it"), for the summary."""
+        if sources != self.sources:
+            self.sources = sources
+            self.refresh_summary()
+
     def set_problems(self, count: int) -> None:
         self.badge.set_visibility(count > 0)
         self.badge_text.set_text(plural(count, "problem"))
@@ -85,8 +107,7 @@ class GroupCard(ui.card):
     def refresh_summary(self) -> None:
         group = self.group
         self.title.set_text(group.name or "Unnamed group")
-        when = condition_text(group.when)
-        parts = ["Always runs" if when.strip() == "true" else f"Runs if: {when}"]
+        parts = [when_words(group.when)]
         count = len(group.tools)
         parts.append(f"{plural(count, 'tool')} · {'run together' if group.parallel else 'one by one'}")
         timeout = timeout_text(group)
@@ -95,7 +116,8 @@ class GroupCard(ui.card):
             parts.append(f"Stops after {amount} {UNIT_WORDS.get(group.timeout_unit, group.timeout_unit)}")
         parts.append(f"If a tool fails: {ON_ERROR_WORDS.get(group.on_error, group.on_error)}")
         self.summary.set_text(" · ".join(parts))
-        self.flow.set_text(f"Needs {_slots_text(group.declared('in'))} → gives {_slots_text(group.declared('out'))}")
+        self.flow.set_text(f"Needs {_slots_text(group.declared('in'), self.sources)} → "
+                           f"gives {_slots_text(group.declared('out'))}")
 
     # -- body ---------------------------------------------------------------------------------
     def toggle(self) -> None:

@@ -7,6 +7,7 @@ so that fifty groups of ten tools still appear at once.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 
 from nicegui import ui
@@ -23,19 +24,22 @@ class GroupsView(ui.column):
     def __init__(self, ctx: EditorContext, draft: SequenceDraft, on_example: Callable[[], None]) -> None:
         super().__init__()
         self.classes("w-full gap-3")
-        self.ctx, self.draft = ctx, draft
+        self.ctx = dataclasses.replace(ctx, changed=self._changed)
+        self.outer_changed = ctx.changed
+        self.draft = draft
         self.cards: dict[str, GroupCard] = {}
         self.actions = CardActions(move=self.move, duplicate=self.duplicate, remove=self.remove)
         self._removed: tuple[int, GroupDraft] | None = None
         with self:
-            with ui.row().classes("w-full items-center gap-2 bg-grey-2 rounded p-2").mark("undo-bar") as self.undo_bar:
+            with ui.row().classes("w-full items-center gap-2 bg-gray-100 dark:bg-gray-800 rounded p-2") \
+                    .mark("undo-bar") as self.undo_bar:
                 self.undo_text = ui.label("")
                 ui.button("Undo", on_click=self.undo).props("flat dense no-caps").mark("undo")
             self.undo_bar.set_visibility(False)
             with ui.column().classes("w-full items-start gap-2 p-6 border border-dashed rounded") \
                     .mark("empty-groups") as self.empty:
                 ui.label("No groups yet. A group is a set of tools that run at the same time; "
-                         "groups run one after another.").classes("text-grey-8")
+                         "groups run one after another.").classes("text-gray-700 dark:text-gray-300")
                 with ui.row().classes("gap-2"):
                     ui.button("Add your first group", icon="add", on_click=self.add).props("no-caps") \
                         .mark("add-first-group")
@@ -59,7 +63,18 @@ class GroupsView(ui.column):
                 self.cards[group.uid] = GroupCard(self.ctx, group, self.actions, expanded=expand)
         self._reindex()
 
+    def _changed(self) -> None:
+        self._show_sources()
+        self.outer_changed()
+
+    def _show_sources(self) -> None:
+        for group, sources in zip(self.draft.groups, input_sources(self.draft), strict=True):
+            card = self.cards.get(group.uid)
+            if card is not None:
+                card.set_sources(sources)
+
     def _reindex(self) -> None:
+        self._show_sources()
         for index, group in enumerate(self.draft.groups):
             self.cards[group.uid].set_index(index)
         has_groups = bool(self.draft.groups)
@@ -155,6 +170,19 @@ class GroupsView(ui.column):
             uid, _, field = issue.key.partition(".")
             out[issue.key] = " › ".join(p for p in (names.get(uid, ""), _FIELD_WORDS.get(field, _arg(field))) if p)
         return out
+
+
+def input_sources(draft: SequenceDraft) -> list[dict[str, str]]:
+    """For each group, where each of its inputs comes from: the latest earlier group that gives it,
+    or the person, who fills it in when starting a run."""
+    given: dict[str, int] = {}
+    out: list[dict[str, str]] = []
+    for index, group in enumerate(draft.groups):
+        out.append({name: f"group {given[name] + 1}" if name in given else "you, when you run it"
+                    for name in group.declared("in")})
+        for name in group.declared("out"):
+            given[name] = index
+    return out
 
 
 _FIELD_WORDS = {

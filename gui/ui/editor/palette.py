@@ -1,15 +1,36 @@
 """The tool palette: every tool in the registry (built-in and from MCP servers), searchable,
 each with its description, so a person picks a tool by what it does rather than by its name.
+
+Each entry says where the tool comes from (built in, or which server) and whether it asks before
+it runs. A schema title that only repeats the tool's name (MCP servers written in Python send
+`get_current_timeArguments`) is left out: it says nothing a person can use.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any
 
 from nicegui import ui
 
 from gui.core.registry import Registry
+
+_GENERATED_TITLE = re.compile(r"(Arguments|Args|Input|Params)$")
+
+
+def friendly_title(tool: Any) -> str:
+    """The schema's title when it is words for people; "" when it is generated from the tool's name."""
+    title = str(tool.input_schema().get("title") or "").strip()
+    remote = str(getattr(tool, "remote_name", tool.name)).replace("_", "").lower()
+    if "_" in title or _GENERATED_TITLE.search(title) or (remote and remote in title.replace("_", "").lower()):
+        return ""
+    return title
+
+
+def source_words(tool: Any) -> str:
+    server = getattr(tool, "server", None)
+    return f"from the server {server}" if server else "built in"
 
 
 class ToolPalette(ui.dialog):
@@ -18,13 +39,14 @@ class ToolPalette(ui.dialog):
         self.registry = registry
         self.on_pick: Callable[[str], None] | None = None
         with self, ui.card().classes("w-[40rem] max-w-full gap-2"):
-            with ui.row().classes("w-full items-center"):
+            with ui.row().classes("w-full items-center no-wrap"):
                 ui.label("Add a tool").classes("text-lg font-medium")
                 ui.space()
-                ui.button(icon="close", on_click=self.close).props("flat round dense").tooltip("Close")
+                ui.button(icon="close", on_click=self.close).props("flat round dense aria-label=Close").tooltip(
+                    "Close")
             self.search = ui.input("Search tools", on_change=lambda: self._draw()) \
                 .props("clearable autofocus").classes("w-full").mark("palette-search")
-            self.list = ui.column().classes("w-full gap-1 max-h-[60vh] overflow-y-auto")
+            self.list = ui.column().classes("w-full gap-1 max-h-[60vh] overflow-y-auto overflow-x-hidden no-wrap")
 
     def pick(self, on_pick: Callable[[str], None]) -> None:
         self.on_pick = on_pick
@@ -41,24 +63,27 @@ class ToolPalette(ui.dialog):
         shown = 0
         with self.list:
             for tool in self._tools():
-                title = str(tool.input_schema().get("title") or "")
-                haystack = f"{tool.name} {title} {tool.description}".lower()
+                title = friendly_title(tool)
+                haystack = f"{tool.name} {title} {tool.description} {source_words(tool)}".lower()
                 if needle and needle not in haystack:
                     continue
                 shown += 1
-                with ui.item(on_click=lambda n=tool.name: self._chosen(n)).classes("w-full rounded") \
+                with ui.item(on_click=lambda n=tool.name: self._chosen(n)).classes("w-full rounded shrink-0") \
                         .props("clickable").mark(f"palette-{tool.name}"):
-                    with ui.item_section():
-                        with ui.row().classes("items-baseline gap-2"):
-                            ui.label(tool.name).classes("font-mono font-bold")
+                    with ui.item_section().classes("min-w-0 no-wrap"):
+                        with ui.row().classes("w-full items-baseline gap-x-2 gap-y-0"):
+                            ui.label(tool.name).classes("font-mono font-bold break-all")
                             if title:
-                                ui.label(title).classes("text-sm text-grey-8")
+                                ui.label(title).classes("text-sm opacity-80")
+                            ui.label(source_words(tool)).classes("text-xs opacity-60")
                             if getattr(tool, "approval", "none") != "none":
-                                ui.label("asks before it runs").classes("text-xs text-violet-8")
-                        ui.label(tool.description).classes("text-sm text-grey-7")
+                                with ui.row().classes("items-center gap-1 no-wrap text-xs text-deep-purple-5"):
+                                    ui.icon("front_hand", size="xs")
+                                    ui.label("asks you before it runs")
+                        ui.label(tool.description).classes("text-sm opacity-70 whitespace-normal break-words")
             if not shown:
                 ui.label("No tool matches. Tools from MCP servers appear here once their server is added "
-                         "in Settings.").classes("text-sm text-grey-7")
+                         "in Settings.").classes("text-sm opacity-70")
 
     def _chosen(self, name: str) -> None:
         self.close()

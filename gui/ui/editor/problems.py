@@ -26,7 +26,7 @@ class ProblemSummary:
 
     def attach_panel(self) -> None:
         """Draw the (hidden) list where it is called: under the top bar."""
-        with ui.column().classes("w-full gap-1 p-3 rounded border border-amber-300 bg-amber-1") \
+        with ui.column().classes("w-full gap-1 p-3 rounded border border-amber-300 bg-amber-50 dark:bg-amber-950") \
                 .mark("problem-list") as self.panel:
             pass
         self.panel.set_visibility(False)
@@ -68,10 +68,11 @@ class ProblemSummary:
 
     def _item(self, issue: Issue, place: str) -> None:
         error = issue.severity == "error"
-        with ui.row().classes("w-full items-start gap-2 no-wrap cursor-pointer hover:bg-amber-2 rounded px-1") \
+        with ui.row().classes("w-full items-start gap-2 no-wrap cursor-pointer rounded px-1 "
+                              "hover:bg-amber-100 dark:hover:bg-amber-900") \
                 .on("click", lambda i=issue: self.on_pick(i)).mark("problem-item"):
             ui.icon("error" if error else "info", color="negative" if error else "amber-9").classes("mt-1")
             with ui.column().classes("gap-0"):
                 if place:
-                    ui.label(place).classes("text-xs text-grey-8")
+                    ui.label(place).classes("text-xs text-gray-700 dark:text-gray-300")
                 ui.label(issue.message).classes("text-sm")

@@ -31,7 +31,7 @@ class SlotList(ui.column):
             hint = ("Values this group needs. Use them in tool arguments and in the condition."
                     if which == "in" else "Where this group's tools can save their results.")
             ui.label(title).classes("font-medium")
-            ui.label(hint).classes("text-xs text-grey-7")
+            ui.label(hint).classes("text-xs text-gray-600 dark:text-gray-400")
             self.rows = ui.column().classes("w-full gap-0")
             self.error = ErrorLabel()
             ctx.fields.register(f"{group.uid}.{which}", self, self.error)
@@ -47,7 +47,7 @@ class SlotList(ui.column):
         self.rows.clear()
         with self.rows:
             if not self.items:
-                ui.label(f"No {self.noun}s.").classes("text-sm text-grey-6 italic")
+                ui.label(f"No {self.noun}s.").classes("text-sm text-gray-500 dark:text-gray-400 italic")
             for index, row in enumerate(self.items):
                 self._row(index, row)
 

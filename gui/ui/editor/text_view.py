@@ -29,7 +29,7 @@ class TextView(ui.column):
         self.classes("w-full gap-2")
         with self:
             ui.label("The same sequence in the text format (JSON). Edit it here or in the visual editor; "
-                     "switching keeps your changes.").classes("text-sm text-grey-8")
+                     "switching keeps your changes.").classes("text-sm text-gray-700 dark:text-gray-300")
             self.editor = ui.codemirror("", language="JSON", line_wrapping=True,
                                         on_change=lambda: on_change()) \
                 .classes("w-full h-[60vh] border rounded").mark("text-view")

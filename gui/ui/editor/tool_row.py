@@ -29,6 +29,20 @@ def _unset(arg: ArgDraft | None) -> bool:
     return arg.value is None and not (arg.text or "").strip()
 
 
+def result_note(tool_name: str, result_type: str | None, slot: str | None, slot_type: str | None) -> str:
+    """Words for a result that will not fit its output (known before running only when the tool says
+    what it gives back); "" when it fits or nobody can tell."""
+    if not result_type or not slot or not slot_type or slot_type == result_type:
+        return ""
+    return (f"{tool_name} gives back {_a(type_word(result_type))}, but the output '{slot}' is "
+            f"{type_word(slot_type)}: change the type of '{slot}' to {type_word(result_type)}, "
+            "or the run will stop at this step.")
+
+
+def _a(word: str) -> str:
+    return f"an {word}" if word[:1] in "aeiou" else f"a {word}"
+
+
 def save_to_options(group: GroupDraft, current: str | None) -> dict[Any, str]:
     options: dict[Any, str] = {None: "Don't save the result"}
     for name, type_name in group.declared("out").items():
@@ -50,16 +64,16 @@ class ToolRow(ui.card):
         specs = ctx.specs(tool.tool) or []
         with self:
             with ui.row().classes("w-full items-center gap-2 no-wrap"):
-                self.number = ui.label("").classes("text-grey-7 text-sm w-5")
+                self.number = ui.label("").classes("text-gray-600 dark:text-gray-400 text-sm w-5")
                 ui.icon("build" if found else "help_outline", color="primary" if found else "amber-9")
                 with ui.column().classes("gap-0 grow"):
                     ui.label(tool.tool).classes("font-mono font-bold").mark("tool-name")
                     if found is not None:
-                        ui.label(found.description).classes("text-xs text-grey-7")
+                        ui.label(found.description).classes("text-xs text-gray-600 dark:text-gray-400")
                     else:
                         ui.label("This tool is not available now (its server may be offline). "
                                  "What happens at run time is set under If a tool is not available.") \
-                            .classes("text-xs text-amber-10")
+                            .classes("text-xs text-amber-800 dark:text-amber-300")
                 ui.button(icon="arrow_upward", on_click=lambda: on_move(tool, -1)) \
                     .props("flat round dense").tooltip("Move up").mark("tool-up")
                 ui.button(icon="arrow_downward", on_click=lambda: on_move(tool, 1)) \
@@ -80,10 +94,15 @@ class ToolRow(ui.card):
                         .props("dense").mark("more-options"):
                     for spec in extra:
                         self.fields.append(ArgField(ctx, group, tool, spec, on_change))
+            self.result_type: str | None = getattr(found, "result_type", None)
             self.save_to = ui.select(save_to_options(group, tool.save_to), value=tool.save_to,
                                      label="Save result to", on_change=self._save_to_changed) \
                 .classes("w-full").mark("save-to")
+            if self.result_type:
+                self.save_to.props["hint"] = f"It gives back {_a(type_word(self.result_type))}."
             ctx.fields.register(f"{tool.uid}.as", self.save_to)
+            self.fit_note = ui.label("").classes("text-sm text-amber-800 dark:text-amber-300").mark("result-note")
+        self._update_fit()
 
     def set_index(self, index: int) -> None:
         self.mark(f"tool-{index + 1} tool-row")
@@ -91,11 +110,19 @@ class ToolRow(ui.card):
 
     def _save_to_changed(self, e: Any) -> None:
         self.tool.save_to = e.value
+        self._update_fit()
         self.on_change()
+
+    def _update_fit(self) -> None:
+        slot = self.tool.save_to
+        note = result_note(self.tool.tool, self.result_type, slot, self.group.declared("out").get(slot or ""))
+        self.fit_note.set_text(note)
+        self.fit_note.set_visibility(bool(note))
 
     def update_slots(self) -> None:
         """The group's inputs or outputs changed: offer the new names, keep what was chosen."""
         self.save_to.set_options(save_to_options(self.group, self.tool.save_to), value=self.tool.save_to)
+        self._update_fit()
         for field in self.fields:
             field.update_slots()
 

@@ -23,9 +23,9 @@ class ToolList(ui.column):
         with self:
             with ui.row().classes("w-full items-baseline gap-2"):
                 ui.label("Tools").classes("font-medium")
-                self.hint = ui.label("").classes("text-xs text-grey-7")
+                self.hint = ui.label("").classes("text-xs text-gray-600 dark:text-gray-400")
             self.empty = ui.label("No tools yet. Add the tools this group should run.") \
-                .classes("text-sm text-grey-6 italic")
+                .classes("text-sm text-gray-500 dark:text-gray-400 italic")
             self.list = ui.column().classes("w-full gap-2")
             self.error = ErrorLabel("tools-error")
             ctx.fields.register(f"{group.uid}.tools", self, self.error)

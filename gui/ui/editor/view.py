@@ -53,6 +53,7 @@ class SequenceEditor:
         self.failed_once = False
         self.dirty = restored is not None
         self._recheck_handle: asyncio.TimerHandle | None = None
+        self._refusal: ui.notification | None = None
         self.fields = FieldErrors()
         self.palette = ToolPalette(engine.registry)
         self.help = HelpPanel(self.insert_example)
@@ -66,7 +67,8 @@ class SequenceEditor:
         ui.add_body_html(f"<script>{SAVE_SHORTCUT_JS}</script>")
         ui.on("seqdesk-save", self.save)
         if restored is not None:
-            with ui.row().classes("w-full items-center gap-2 bg-amber-1 rounded p-2").mark("restored") as banner:
+            with ui.row().classes("w-full items-center gap-2 bg-amber-50 dark:bg-amber-950 rounded p-2") \
+                    .mark("restored") as banner:
                 ui.icon("history", color="amber-9")
                 ui.label("Your unsaved changes from before are back.").classes("text-sm")
                 ui.button("Discard them", on_click=lambda: self.discard(banner)).props("flat dense no-caps") \
@@ -267,7 +269,7 @@ class SequenceEditor:
         if outcome.blocking or outcome.doc is None:
             self.failed_once = True
             count = sum(1 for p in outcome.problems if p.severity == "error")
-            ui.notify(f"Not saved: {count} problem{'s' if count != 1 else ''} to fix first", type="warning")
+            self._not_saved(count)
             return
         draft, _ = from_document(outcome.doc)
         if draft is not None:
@@ -281,7 +283,18 @@ class SequenceEditor:
         self.failed_once = True
         self._show_issues(issues, reveal=True)
         count = sum(1 for i in issues if i.severity == "error")
-        ui.notify(f"Not saved: {count} problem{'s' if count != 1 else ''} to fix first", type="warning")
+        self._not_saved(count)
+
+    def _not_saved(self, count: int) -> None:
+        """Say it was not saved; the message goes away as soon as a save succeeds (never both at once)."""
+        self._dismiss_not_saved()
+        self._refusal = ui.notification(f"Not saved: {count} problem{'s' if count != 1 else ''} to fix first",
+                                        type="warning", position="bottom", timeout=5)
+
+    def _dismiss_not_saved(self) -> None:
+        if self._refusal is not None and not self._refusal.is_deleted:
+            self._refusal.dismiss()
+        self._refusal = None
 
     async def _store(self, doc: Any, warnings: list[Issue]) -> None:
         try:
@@ -299,6 +312,7 @@ class SequenceEditor:
         self.text.show([])
         self._update_run()
         ui.navigate.history.replace(f"/sequences/{quote(sequence.name, safe='')}/edit")
+        self._dismiss_not_saved()
         ui.notify(f"Saved '{sequence.name}'", type="positive")
 
     def run(self) -> None:

@@ -47,3 +47,19 @@ def type_word(type_name: str) -> str:
 
 def plural(count: int, one: str, many: str | None = None) -> str:
     return f"{count} {one if count == 1 else (many or one + 's')}"
+
+
+def value_words(value: object) -> str:
+    """A condition's value as a person reads it: “text” in quotes, yes/no, "empty" for ""."""
+    if value == "":
+        return "empty"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, str):
+        return f"\u201c{value}\u201d"
+    return str(value)
+
+
+def rule_words(arg: str, op: str, value: object) -> str:
+    """`$args.folder != ""` as "folder is not empty"."""
+    return f"{arg} {OPERATOR_WORDS.get(op, op)} {value_words(value)}"

@@ -74,7 +74,8 @@ class InboxPage:
         self.client = context.client
         with frame("Inbox"):
             self.keys = InboxShortcuts(move=self._move, opened=self._opened, active=lambda: self.tab == "pending")
-            self.allowed = ui.row().classes("w-full items-center gap-2 rounded p-3 bg-green-1 text-green-10")
+            self.allowed = ui.row().classes("w-full items-center gap-2 rounded p-3 bg-green-50 text-green-900 "
+                                            "dark:bg-green-950 dark:text-green-200")
             self.allowed.mark("allowed-banner")
             self.allowed.set_visibility(False)
             with ui.tabs(value="pending", on_change=self._tab_changed).classes("w-full").props(
@@ -208,6 +209,10 @@ class InboxPage:
         self._render_list()
         nxt = next((r for r in self.pending if following and r.interaction_id == following[0]), None)
         self._show(nxt)
+        if nxt is None and record.request.turn_id:
+            with self.detail_box, ui.card().props("flat bordered").classes("w-full p-4 gap-2").mark("answered-card"):
+                ui.label("Your answer was sent. Nothing else is waiting for you.").classes("text-base")
+                ui.link("See how the run goes", f"/run/{record.request.turn_id}").mark("see-run")
 
     def _show_allowed(self, tool: str) -> None:
         self.allowed.clear()

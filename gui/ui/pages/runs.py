@@ -2,7 +2,7 @@
 
 The list is a paginated table that keeps itself current while runs start and end. The detail page
 is the run's record for a person: the args as sent, each group and tool with its result or error
-and attempts, the timeline, the requests it raised, and "Run again with the same args".
+and attempts, the timeline, the requests it raised, and "Run again with the same inputs".
 """
 
 from __future__ import annotations
@@ -117,7 +117,7 @@ async def detail_page(run_id: str) -> None:
                         return
                     ui.navigate.to(f"/run/{again.run_id}")
 
-                ui.button("Run again with the same args", icon="replay", on_click=run_again).props(
+                ui.button("Run again with the same inputs", icon="replay", on_click=run_again).props(
                     "outline no-caps").mark("run-again")
             end = record.finished_at if record.finished else now
             took = duration_words((end or now) - record.created_at)
@@ -127,7 +127,7 @@ async def detail_page(run_id: str) -> None:
                              "text-gray-600 dark:text-gray-400")
             if record.error:
                 ui.label(record.error).classes("text-red-700 dark:text-red-400 break-words").mark("run-error")
-        ui.label("Args as sent").classes("text-lg font-semibold")
+        ui.label("Inputs it was run with").classes("text-lg font-semibold")
         if record.args:
             JsonBlock(record.args).mark("run-args")
         else:

@@ -78,7 +78,7 @@ class SequencesPage:
             if not summaries:
                 self._empty()
             elif not shown:
-                ui.label(f"No sequence matches “{self.search.value}”.").classes("text-grey-7")
+                ui.label(f"No sequence matches “{self.search.value}”.").classes("text-gray-600 dark:text-gray-400")
             for summary in shown:
                 self._card(summary)
 
@@ -91,7 +91,8 @@ class SequencesPage:
             name = SequenceDraft.model_validate(state.get("draft") or {}).name
         except ValueError:
             return
-        with self.banner, ui.row().classes("w-full items-center gap-2 bg-amber-1 rounded p-2").mark("unsaved-new"):
+        with self.banner, ui.row().classes("w-full items-center gap-2 bg-amber-50 dark:bg-amber-950 rounded p-2") \
+                .mark("unsaved-new"):
             ui.icon("edit_note", color="amber-9")
             ui.label(f"You have an unsaved new sequence{f' ({name})' if name else ''}.").classes("text-sm")
             ui.button("Continue editing", on_click=lambda: ui.navigate.to("/sequences/new")) \
@@ -100,7 +101,7 @@ class SequencesPage:
     def _empty(self) -> None:
         with ui.column().classes("w-full items-start gap-3 p-8 border border-dashed rounded").mark("empty"):
             ui.label("No sequences yet").classes("text-xl font-medium")
-            ui.label(EMPTY).classes("text-grey-8 max-w-2xl")
+            ui.label(EMPTY).classes("text-gray-700 dark:text-gray-300 max-w-2xl")
             with ui.row().classes("gap-2"):
                 ui.button("Create your first sequence", icon="add",
                           on_click=lambda: ui.navigate.to("/sequences/new")).props("no-caps")
@@ -121,7 +122,7 @@ class SequencesPage:
                         if storage.edit_key(name) in drafts:
                             ui.badge("unsaved changes", color="amber-3").props("text-color=amber-10")
                     if summary.get("description"):
-                        ui.label(summary["description"]).classes("text-sm text-grey-8")
+                        ui.label(summary["description"]).classes("text-sm text-gray-700 dark:text-gray-300")
                 ui.button("Run", icon="play_arrow",
                           on_click=lambda n=name: ui.navigate.to(f"/run?sequence={quote(n, safe='')}")) \
                     .props("no-caps").mark("run")
@@ -133,15 +134,16 @@ class SequencesPage:
                         ui.menu_item("Export as a file", lambda n=name: self._export(n)).mark("export")
                         ui.menu_item("Delete…", lambda n=name: self._confirm_delete(n)).mark("delete")
             with ui.row().classes("w-full items-center gap-2"):
-                ui.label(plural(len(summary.get("groups", [])), "group")).classes("text-sm text-grey-7 mr-2")
+                ui.label(plural(len(summary.get("groups", [])), "group")).classes(
+                    "text-sm text-gray-600 dark:text-gray-400 mr-2")
                 self._chips("Needs", sig.get("inputs", {}), "blue-1", "blue-10")
                 self._chips("Gives", sig.get("outputs", {}), "green-1", "green-10")
 
     @staticmethod
     def _chips(title: str, slots: dict[str, str], color: str, text: str) -> None:
-        ui.label(f"{title}:").classes("text-sm text-grey-7")
+        ui.label(f"{title}:").classes("text-sm text-gray-600 dark:text-gray-400")
         if not slots:
-            ui.label("nothing").classes("text-sm text-grey-6 italic mr-2")
+            ui.label("nothing").classes("text-sm text-gray-500 dark:text-gray-400 italic mr-2")
         for slot, type_name in slots.items():
             ui.chip(f"{slot} · {type_word(type_name)}", color=color).props(f"dense text-color={text}") \
                 .mark(f"{title.lower()}-chip")
@@ -168,7 +170,7 @@ class SequencesPage:
         with ui.dialog() as dialog, ui.card().mark("delete-dialog"):
             ui.label(f"Delete the sequence '{name}'?").classes("text-lg font-medium")
             ui.label("It cannot be brought back. Runs already recorded stay in the Runs history.") \
-                .classes("text-sm text-grey-8")
+                .classes("text-sm text-gray-700 dark:text-gray-300")
             with ui.row().classes("w-full justify-end gap-2"):
                 ui.button("Keep it", on_click=dialog.close).props("flat no-caps").mark("cancel-delete")
                 ui.button("Delete it", color="negative",

@@ -87,7 +87,8 @@ async def settings_page() -> None:
 
         with ui.card().classes("w-full gap-2 p-4").props("flat bordered"):
             ui.label("MCP servers").classes("text-lg font-semibold")
-            ui.label("Tool servers whose tools you can use in sequences, named server.tool.").classes(
+            ui.label("Tool servers whose tools you can use in sequences, named server.tool. A server describes "
+                     "its own tools: only believe one you trust when it says a tool only reads.").classes(
                 "text-sm text-gray-600 dark:text-gray-400")
             store = mcp_settings(rt)
             manager = getattr(rt, "mcp", None)
