@@ -2,9 +2,10 @@
 
 Request bodies are bounded before anything parses them (`BodyLimitMiddleware`: the declared
 `Content-Length` and the bytes actually streamed), then decoded by `read_json`, which refuses what
-Python's `json` would accept but the rest of the app cannot carry: `NaN`/`Infinity` (not JSON; the
-response encoder would fail on them later), lone surrogates (not encodable as UTF-8, so neither
-storable nor sendable), and nesting deep enough to exhaust the recursion limit in deep copies.
+Python's `json` would accept but the rest of the app cannot carry: `NaN`/`Infinity` and numbers too
+large for a float (not JSON; the response encoder would fail on them later), lone surrogates (not
+encodable as UTF-8, so neither storable nor sendable), and nesting deep enough to exhaust the
+recursion limit in deep copies.
 `json_response` writes every API answer and survives whatever a tool put in a record.
 """
 
@@ -20,6 +21,7 @@ from fastapi.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from gui.core.model import json_type_name
+from gui.core.parser import NUMBER_HOOKS
 
 MAX_BODY_BYTES = 2 * 1024 * 1024
 MAX_DEPTH = 64
@@ -74,17 +76,13 @@ def _has_surrogate(text: str) -> bool:
     return False
 
 
-def _refuse_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not a JSON number")
-
-
 async def read_json(request: Request, *, expect: str) -> Any:
     """The body as JSON; `expect` names what should be sent, for the messages."""
     body = await request.body()
     if not body.strip():
         raise BadRequest(400, f"the request body is empty: send {expect}")
     try:
-        value = json.loads(body.decode("utf-8-sig"), parse_constant=_refuse_constant)
+        value = json.loads(body.decode("utf-8-sig"), **NUMBER_HOOKS)
     except RecursionError:
         raise BadRequest(400, f"the request body is nested too deeply (more than {MAX_DEPTH} levels)") from None
     except UnicodeDecodeError:

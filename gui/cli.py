@@ -10,34 +10,19 @@ import argparse
 import json
 import sys
 from collections.abc import Sequence as Seq
-from pathlib import Path
 
 from gui.core.catalog import tool_catalog
 from gui.core.help import help_text
 from gui.core.validator import check_text
 
 
-def _read_file(path: str) -> str:
-    try:
-        return Path(path).read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise _Unreadable(f"cannot read {path}: no such file") from None
-    except IsADirectoryError:
-        raise _Unreadable(f"cannot read {path}: it is a folder") from None
-    except UnicodeDecodeError:
-        raise _Unreadable(f"cannot read {path}: it is not UTF-8 text") from None
-    except OSError as exc:
-        raise _Unreadable(f"cannot read {path}: {exc.strerror}") from None
-
-
-class _Unreadable(Exception):
-    pass
-
-
 def cmd_check(args: argparse.Namespace) -> int:
+    from gui.cli_run import read_file
+    from gui.ops import OperationError
+
     try:
-        text = _read_file(args.file)
-    except _Unreadable as exc:
+        text = read_file(args.file)
+    except OperationError as exc:
         print(f"seqdesk check: {exc}", file=sys.stderr)
         return 2
     from gui.tools import default_registry

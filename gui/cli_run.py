@@ -29,6 +29,7 @@ from gui.core.interactions import (
     ShellApprovalRequest,
     ToolApprovalRequest,
 )
+from gui.core.parser import NUMBER_HOOKS
 from gui.core.run_args import RunArgsError
 from gui.ops import LocalOperations, OperationError, RemoteOperations, connect
 
@@ -98,9 +99,12 @@ def _run_async(fn: Any) -> int:
 
 def cmd_run(args: argparse.Namespace) -> int:
     try:
-        run_args = json.loads(args.args)
+        run_args = json.loads(args.args, **NUMBER_HOOKS)
     except json.JSONDecodeError as exc:
         _err(f"seqdesk run: --args is not valid JSON: {exc.msg} (at character {exc.pos})")
+        return 2
+    except ValueError as exc:  # a number JSON cannot carry (NaN, 1e999)
+        _err(f"seqdesk run: --args is not valid JSON: {exc}")
         return 2
     if not isinstance(run_args, dict):
         _err('seqdesk run: --args must be a JSON object, like \'{"host": "node-a"}\'')
@@ -108,15 +112,25 @@ def cmd_run(args: argparse.Namespace) -> int:
     return _run_async(lambda: _run(args, run_args))
 
 
+def read_file(path: str) -> str:
+    """A sequence file's text; OperationError saying why it cannot be read."""
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise OperationError(f"cannot read {path}: no such file") from None
+    except IsADirectoryError:
+        raise OperationError(f"cannot read {path}: it is a folder") from None
+    except UnicodeDecodeError:
+        raise OperationError(f"cannot read {path}: it is not UTF-8 text") from None
+    except OSError as exc:
+        raise OperationError(f"cannot read {path}: {exc.strerror or exc}") from None
+
+
 def _read_target(target: str) -> str | None:
     """The file's text when `target` names a file; None when it is a saved sequence's name."""
-    path = Path(target)
-    if path.suffix != ".json" and not path.exists():
+    if Path(target).suffix != ".json" and not Path(target).exists():
         return None
-    try:
-        return path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise OperationError(f"cannot read {target}: {getattr(exc, 'strerror', None) or exc}") from None
+    return read_file(target)
 
 
 async def _run(args: argparse.Namespace, run_args: dict[str, Any]) -> int:

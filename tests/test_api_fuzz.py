@@ -91,6 +91,7 @@ async def test_a_form_answer_with_a_very_large_whole_number_is_taken_not_a_500(c
     (b"{'name': 1}", 400, "not valid JSON: Expecting property name enclosed in double quotes at line 1, column 2"),
     (b'{"name": NaN}', 400, "NaN is not a JSON number"),
     (b'{"n": Infinity}', 400, "Infinity is not a JSON number"),
+    (b'{"n": 1e999}', 400, "1e999 is too large a number"),
     (b"\xff\xfe{}", 400, "not UTF-8 text"),
     (b'{"name": "\\ud800"}', 400, "not valid Unicode (a lone surrogate) at name"),
     (b'{"\\udfff": 1}', 400, "a key that is not valid Unicode"),

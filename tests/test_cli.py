@@ -96,6 +96,11 @@ def test_bad_args_exit_2(tmp_path, data):
     assert result.returncode == 2 and "'host' must be a string" in result.stderr
 
 
+def test_args_with_a_number_json_cannot_carry_exit_2_saying_so(tmp_path, data):
+    result = seqdesk("run", write(tmp_path, "ex.json", EXAMPLE), "--args", '{"host": NaN}', data=data)
+    assert result.returncode == 2 and "NaN is not a JSON number" in result.stderr
+
+
 def test_text_that_is_not_valid_unicode_is_printed_as_a_json_escape_not_a_traceback(tmp_path, data):
     doc = {"name": "odd", "groups": [{"name": "g", "in": {"s": "string"}, "out": {"x": "string"},
                                       "tools": '{"tool":"echo","args":{"value":"$args.s"},"as":"x"} ;'}]}

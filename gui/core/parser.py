@@ -9,6 +9,7 @@ turns text into plain Python values, with the character offset of every problem.
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -32,7 +33,37 @@ def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return out
 
 
-_STRICT_DECODER = json.JSONDecoder(object_pairs_hook=_no_duplicates)
+class _BadNumber(ValueError):
+    """A number JSON cannot carry: `NaN`, `Infinity`, one too large for a float, too many digits."""
+
+    def __init__(self, literal: str, message: str) -> None:
+        super().__init__(message)
+        self.literal = literal
+        self.message = message
+
+
+def _refuse_constant(name: str) -> float:
+    raise _BadNumber(name, f"{name} is not a JSON number: write a number, or text in quotes")
+
+
+def _finite_float(literal: str) -> float:
+    value = float(literal)
+    if not math.isfinite(value):
+        raise _BadNumber(literal, f"{literal} is too large a number")
+    return value
+
+
+def _whole_number(literal: str) -> int:
+    try:
+        return int(literal)
+    except ValueError:  # more digits than Python converts
+        raise _BadNumber(literal, f"a number of {len(literal)} digits is too long") from None
+
+
+# For `json.loads`: only numbers JSON can carry, in a form every reader of the stored data accepts.
+NUMBER_HOOKS: dict[str, Any] = {"parse_constant": _refuse_constant, "parse_float": _finite_float,
+                                "parse_int": _whole_number}
+_STRICT_DECODER = json.JSONDecoder(object_pairs_hook=_no_duplicates, **NUMBER_HOOKS)
 
 
 def _json_problem(exc: json.JSONDecodeError, loc: Loc, what: str) -> Problem:
@@ -54,6 +85,12 @@ def _duplicate_key_position(text: str, start: int, key: str) -> int:
     return second if second >= 0 else max(first, start)
 
 
+def _bad_number(exc: _BadNumber, text: str, start: int, loc: Loc, what: str) -> Problem:
+    at = text.find(exc.literal, start)
+    return Problem(loc=loc, code="invalid-json", offset=at if at >= 0 else start,
+                   message=f"{what} is not valid JSON: {exc.message}")
+
+
 def load_json_text(text: str, loc: Loc = ()) -> Any:
     """The JSON value in `text` (a whole document); DslError with the offset when it is not JSON."""
     if not isinstance(text, str):
@@ -64,6 +101,8 @@ def load_json_text(text: str, loc: Loc = ()) -> Any:
         pos = _duplicate_key_position(text, 0, exc.key)
         raise DslError([Problem(loc=loc, code="duplicate-key", offset=pos,
                                 message=f"the key '{exc.key}' appears twice in one object: keep one")]) from None
+    except _BadNumber as exc:
+        raise DslError([_bad_number(exc, text, 0, loc, "the document")]) from None
     except json.JSONDecodeError as exc:
         raise DslError([_json_problem(exc, loc, "the document")]) from None
     except RecursionError:
@@ -121,6 +160,11 @@ def split_tools(text: str, loc: Loc) -> tuple[list[RawTool], list[Problem]]:
             problems.append(Problem(loc=(*loc, len(tools)), code="duplicate-key",
                                     offset=_duplicate_key_position(text, start, exc.key),
                                     message=f"the key '{exc.key}' appears twice in this tool: keep one"))
+            tools.append(RawTool(value=None, offset=start))
+            pos = _resume_after_semicolon(text, start)
+            continue
+        except _BadNumber as exc:
+            problems.append(_bad_number(exc, text, start, loc, f"tool object {len(tools) + 1}"))
             tools.append(RawTool(value=None, offset=start))
             pos = _resume_after_semicolon(text, start)
             continue

@@ -80,6 +80,23 @@ def test_unquoted_keys_are_invalid_json_with_offset_and_a_hint():
     assert "double quotes" in problem.message
 
 
+@pytest.mark.parametrize(("number", "says"), [("NaN", "NaN is not a JSON number"),
+                                              ("-Infinity", "-Infinity is not a JSON number"),
+                                              ("1e999", "1e999 is too large a number"),
+                                              ("9" * 5000, "a number of 5000 digits is too long")])
+def test_numbers_json_cannot_carry_are_refused_in_tools_with_offset(number, says):
+    text = '{"tool":"echo","args":{"value":' + number + '}} ;'
+    problem = only(check_document(seq(group(tools=text))), "invalid-json")
+    assert problem.loc == ("groups", 0, "tools") and problem.offset == text.index(number)
+    assert says in problem.message
+
+
+def test_numbers_json_cannot_carry_are_refused_in_a_document_with_offset():
+    text = '{"name": "s", "description": NaN, "groups": []}'
+    problem = only(check_text(text), "invalid-json")
+    assert problem.offset == text.index("NaN") and "NaN is not a JSON number" in problem.message
+
+
 def test_scan_resumes_after_a_broken_tool():
     text = '{"tool": } ; {"tool":"echo","args":{},"as":"nope"} ;'
     result = check_document(seq(group(tools=text)))

@@ -97,5 +97,4 @@ def test_run_history_and_record_pages_render_in_a_real_browser(seqdesk_app: Any,
     expect(page.get_by_text("Requests it raised")).to_be_visible(timeout=WAIT_MS)
     expect(page.get_by_text("This run asked nobody anything.")).to_be_visible(timeout=WAIT_MS)
     page.goto(f"{seqdesk_app.base_url}/settings")
-    expect(page.get_by_text("Approvals")).to_be_visible(timeout=WAIT_MS)
-    screenshot(page, "settings.png")
+    expect(page.get_by_text("Approvals")).to_be_visible(timeout=WAIT_MS)  # settings.png: test_mcp_settings_flow

@@ -160,3 +160,4 @@ def test_the_palette_leaves_out_titles_generated_from_the_tool_name(tool: FakeTo
 def test_the_palette_says_where_a_tool_comes_from():
     assert source_words(FakeTool("echo", {})) == "built in"
     assert source_words(FakeTool("time.x", {}, "x", "time")) == "from the server time"
+

@@ -329,3 +329,13 @@ async def test_many_pending_requests_are_paginated(user: User):
     assert len(user.find(marker="inbox-row").elements) == 50
     await user.should_see(marker="inbox-row-p-119")  # newest first
     await user.should_not_see(marker="inbox-row-p-000")
+
+
+async def test_after_the_last_answer_the_inbox_points_back_to_the_run(user: User):
+    await user.open("/inbox")
+    run_id = await start_command_run("echo back")
+    await user.should_see(marker="approve", retries=R)
+    user.find(marker="approve").click()
+    await user.should_see("Your answer was sent. Nothing else is waiting for you.", retries=R)
+    link = next(iter(user.find(marker="see-run").elements))
+    assert link.props["href"] == f"/run/{run_id}"
