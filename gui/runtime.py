@@ -100,3 +100,5 @@ async def _start_mcp(runtime: Runtime, wait: float) -> None:
     runtime.mcp = McpManager(engine.registry, lambda _config: InboxElicitationHandler(engine.interactions))
     runtime.closers.append(runtime.mcp.stop)
     await runtime.mcp.start_from(runtime.mcp_settings, wait)
+    manager = runtime.mcp
+    engine.tools_ready = lambda: manager.wait_settled(10.0)  # a run started at once waits for them

@@ -39,6 +39,9 @@ class Engine:
     modes: Any = field(default_factory=MemoryApprovalModes)
     bus: EventBus = field(default_factory=EventBus)
     retry_backoff: float = 0.2
+    # Awaited before a run starts: lets tools that are still arriving (MCP servers connecting at
+    # start-up) be there, so a run started right away does not find them missing. Bounded by its owner.
+    tools_ready: Callable[[], Awaitable[Any]] | None = None
 
     def __post_init__(self) -> None:
         self.catalog = Catalog(self.sequences, self.registry, self.bus)
@@ -73,11 +76,13 @@ class Engine:
     # -- runs ----------------------------------------------------------------------------------
     async def start(self, name: str, args: dict[str, Any] | None = None) -> RunRecord:
         """Start a saved sequence (or, by its name, a single group) and return at once."""
+        await self._tools_ready()
         sequence, group = await self.catalog.resolve(name)
         return await self.runner.start(sequence, args or {}, group=group)
 
     async def run(self, name: str, args: dict[str, Any] | None = None) -> RunRecord:
         """Run a saved sequence by name to its end."""
+        await self._tools_ready()
         sequence = await self.catalog.get(name)
         if sequence is None:
             raise NotFoundError(f"there is no saved sequence named '{name}'")
@@ -85,10 +90,12 @@ class Engine:
 
     async def run_sequence(self, sequence: Sequence, args: dict[str, Any] | None = None) -> RunRecord:
         """Run a sequence that is not (necessarily) saved, e.g. a file given to `seqdesk run`."""
+        await self._tools_ready()
         return await self.runner.run(sequence, args or {})
 
     async def call(self, name: str, args: dict[str, Any] | None = None) -> RunRecord:
         """Call one group or one whole sequence by name, with args, to its end."""
+        await self._tools_ready()
         sequence, group = await self.catalog.resolve(name)
         return await self.runner.run(sequence, args or {}, group=group)
 
@@ -101,6 +108,10 @@ class Engine:
         if not holds:
             return None
         return await self.call(name, args)
+
+    async def _tools_ready(self) -> None:
+        if self.tools_ready is not None:
+            await self.tools_ready()
 
     async def stop(self, run_id: str) -> bool:
         return await self.runner.stop(run_id)

@@ -34,6 +34,8 @@ from gui.core.run_args import type_name
 from gui.core.substitution import SubstitutionError, substitute
 
 RETRY_ATTEMPTS = 3
+_WORDS = {"string": "text", "number": "a number", "boolean": "yes/no", "array": "a list", "object": "an object",
+          "null": "nothing"}
 _CANCEL_WORDS = {
     "turn_stopped": "the run was stopped",
     "session_disposed": "the app was closed",
@@ -207,8 +209,8 @@ class ToolCaller:
         if slot_type is None or slot_type is SlotType.ARRAY:
             return
         if not matches_type(result, slot_type):
-            raise ToolError(f"the result is {type_name(result)} but the slot '{call.as_}' is declared "
-                            f"{slot_type.value}")
+            raise ToolError(f"it gave back {_WORDS.get(type_name(result), type_name(result))}, but the output "
+                            f"'{call.as_}' holds {_WORDS[slot_type.value]}: change the output's type to match")
 
     def _context(self, scope: CallScope, record: ToolRecord) -> ToolContext:
         port = ObservedPort(self, scope, record)

@@ -45,13 +45,13 @@ class QuestionArgs(ToolArgs):
 
     model_config = ConfigDict(title="Question")
 
+    prompt: str = Field(min_length=1, title="Question", description="The question as the person reads it.")
     id: str = Field(
         min_length=1,
         title="Answer name",
         description="A short name for this answer, unique in the list, for example 'environment'. "
         "The result holds each answer under its name.",
     )
-    prompt: str = Field(min_length=1, title="Question", description="The question as the person reads it.")
     type: Literal["text", "single_select", "multi_select"] = Field(
         default="text",
         title="Kind of answer",

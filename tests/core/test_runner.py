@@ -151,7 +151,8 @@ async def test_result_of_the_wrong_type_for_its_slot_fails_the_tool():
     await save(engine, one_group({"tool": "echo", "args": {"value": 3}, "as": "x"}, out={"x": "string"}))
     record = await engine.run("s", {})
     assert record.status == "failed"
-    assert "declared string" in record.groups[0].tools[0].error
+    assert record.groups[0].tools[0].error == ("it gave back a number, but the output 'x' holds text: "
+                                               "change the output's type to match")
 
 
 @pytest.mark.parametrize(("missing", "run_status", "tool_status"),
