@@ -12,7 +12,6 @@ from contextlib import ExitStack
 from typing import Any
 
 import pytest
-from nicegui import app
 from nicegui.testing import User
 from nicegui.testing.user_interaction import UserInteraction
 
@@ -23,12 +22,6 @@ from gui.core.validator import parse_sequence
 from gui.ui.editor import storage
 
 R = 50
-
-
-@pytest.fixture(autouse=True)
-def fresh_app() -> None:
-    """`create_app` registers once per process (app.state survives NiceGUI's reset between tests)."""
-    app.state.seqdesk_created = False
 
 
 def find(user: User, *path: str) -> UserInteraction:

@@ -14,7 +14,6 @@ import time
 import uuid
 
 import pytest
-from nicegui import app
 from nicegui.testing import User
 
 from gui import runtime
@@ -35,12 +34,6 @@ from gui.core.interactions import (
 )
 
 R = 50  # retries of should_see: 5 s
-
-
-@pytest.fixture(autouse=True)
-def fresh_app() -> None:
-    """`create_app` registers once per process (app.state survives NiceGUI's reset between tests)."""
-    app.state.seqdesk_created = False
 
 
 @pytest.fixture(autouse=True)

@@ -6,20 +6,13 @@ import asyncio
 import json
 from typing import ClassVar
 
-import pytest
-from nicegui import app, ui
+from nicegui import ui
 from nicegui.testing import User
 from pydantic import BaseModel
 
 from gui import runtime
 from gui.core.interactions import ApprovalResponse
 from gui.core.registry import ModelTool, ToolContext, ToolError
-
-
-@pytest.fixture(autouse=True)
-def fresh_app() -> None:
-    """`create_app` registers once per process (app.state survives NiceGUI's reset between tests)."""
-    app.state.seqdesk_created = False
 
 
 def tools(*objs: dict) -> str:

@@ -5,18 +5,11 @@ from __future__ import annotations
 import asyncio
 import json
 
-import pytest
-from nicegui import app, ui
+from nicegui import ui
 from nicegui.testing import User
 
 from gui import runtime
 from gui.core.interactions import ApprovalResponse
-
-
-@pytest.fixture(autouse=True)
-def fresh_app() -> None:
-    """`create_app` registers once per process (app.state survives NiceGUI's reset between tests)."""
-    app.state.seqdesk_created = False
 
 
 def tools(*objs: dict) -> str:

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import json
 
-import pytest
-from nicegui import app, ui
+from nicegui import ui
 from nicegui.elements.upload_files import SmallFileUpload
 from nicegui.testing import User
 
@@ -14,12 +13,6 @@ from gui.core.export import to_text
 from gui.core.help import EXAMPLE, SEED_EXAMPLE
 
 R = 50
-
-
-@pytest.fixture(autouse=True)
-def fresh_app() -> None:
-    """`create_app` registers once per process (app.state survives NiceGUI's reset between tests)."""
-    app.state.seqdesk_created = False
 
 
 async def saved_example() -> None:

@@ -4,18 +4,10 @@ from __future__ import annotations
 
 import sys
 
-import pytest
-from nicegui import app
 from nicegui.testing import User
 
 from gui import runtime
 from gui.ui.pages.settings import mcp_settings
-
-
-@pytest.fixture(autouse=True)
-def fresh_app() -> None:
-    """`create_app` registers once per process (app.state survives NiceGUI's reset between tests)."""
-    app.state.seqdesk_created = False
 
 
 async def test_tools_that_need_approval_are_listed_with_their_mode(user: User):

@@ -7,7 +7,7 @@ import time
 import uuid
 
 import pytest
-from nicegui import app, ui
+from nicegui import ui
 from nicegui.testing import User
 
 from gui import runtime
@@ -15,12 +15,6 @@ from gui.core.interactions import ApprovalResponse, InteractionRecord, ShellAppr
 from gui.ui import theme
 
 R = 50
-
-
-@pytest.fixture(autouse=True)
-def fresh_app() -> None:
-    """`create_app` registers once per process (app.state survives NiceGUI's reset between tests)."""
-    app.state.seqdesk_created = False
 
 
 @pytest.fixture(autouse=True)
