@@ -76,3 +76,34 @@ def _add_echo(page: Any, card: Any, value: str) -> None:
     card.get_by_role("button", name="Add a tool").click()
     page.locator(".q-dialog").get_by_text("echo", exact=True).click()
     card.get_by_label("Value *").fill(value)
+
+
+def test_text_view_marks_a_typed_mistake_live_without_moving_the_cursor(seqdesk_app: Any, page: Any) -> None:
+    from playwright.sync_api import expect
+
+    page.goto(f"{seqdesk_app.base_url}/sequences/new?example=1")
+    page.get_by_role("tab", name="Text").click()
+    line = page.locator(".cm-line").filter(has_text='"when"')
+    expect(line).to_be_visible()
+    line.click()
+    page.keyboard.press("End")
+    for _ in range(len(' != \\"\\"",')):
+        page.keyboard.press("ArrowLeft")  # right after `$args.host`
+    page.keyboard.type("x")  # `$args.hostx` is not an input of the group
+    mark = page.locator(".seqdesk-mark-error")
+    expect(mark).to_be_visible()  # no Save pressed
+    expect(page.get_by_text("1 problem", exact=True)).to_be_visible()
+    page.keyboard.type("z")  # the marks came while the cursor sat here: it must still be here
+    expect(line).to_contain_text("$args.hostxz !=")
+    assert page.evaluate("document.activeElement.closest('.cm-editor') !== null")  # focus stays in the text
+    expect(page.locator(".seqdesk-mark-error")).to_have_text("$args.hostxz")
+    page.mouse.move(0, 0)
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SCREENSHOTS / "editor-text-live.png"), animations="disabled")
+
+    page.keyboard.press("Backspace")
+    page.keyboard.press("Backspace")
+    expect(page.get_by_text("No problems found")).to_be_visible()
+    expect(page.locator(".seqdesk-mark-error")).to_have_count(0)
+    expect(page.get_by_role("button", name="1 problem")).to_have_count(0)
+    expect(line).to_contain_text('"$args.host != ')

@@ -14,12 +14,15 @@ from typing import Any
 from nicegui import ui
 
 from gui.core.errors import Problem
-from gui.ui.editor.textpos import line_col, locate
+from gui.ui.editor.textpos import line_col, locate, scan
+
+MAX_LISTED = 50  # a broken document of a thousand tools lists the first ones, marks them all
 
 CSS = """
 .seqdesk-mark-error { text-decoration: underline wavy #c10015; background: rgba(193, 0, 21, 0.10); }
 .seqdesk-mark-warning { text-decoration: underline wavy #b26a00; background: rgba(255, 193, 7, 0.18); }
 .seqdesk-line-error { background: rgba(193, 0, 21, 0.05); }
+.seqdesk-line-warning { background: rgba(255, 193, 7, 0.08); }
 """
 
 
@@ -35,6 +38,10 @@ class TextView(ui.column):
                 .classes("w-full h-[60vh] border rounded").mark("text-view")
             self.why = ui.label("").classes("text-negative font-medium").mark("text-why")
             self.why.set_visibility(False)
+            with ui.row().classes("items-center gap-1").mark("text-clean") as self.clean:
+                ui.icon("check_circle", color="positive")
+                ui.label("No problems found").classes("text-sm")
+            self.clean.set_visibility(False)
             self.list = ui.column().classes("w-full gap-1").mark("text-problems")
 
     @property
@@ -50,25 +57,48 @@ class TextView(ui.column):
         self.why.set_text(message or "")
         self.why.set_visibility(bool(message))
 
-    def show(self, problems: list[Problem]) -> None:
-        text = self.text
+    def clear(self) -> None:
+        """No marks and no list: the text was replaced and not checked yet."""
+        self.list.clear()
+        self.editor.decorations = []
+        self.editor.line_tooltips = {}
+        self.clean.set_visibility(False)
+
+    def show(self, problems: list[Problem], text: str | None = None) -> None:
+        """Mark each problem at its character in `text` (the text that was checked; now by default)
+        and list them below in the order they appear. Only marks change: never the text or the cursor."""
+        text = self.text if text is None else text
+        spans = scan(text)
+        placed = sorted(((locate(text, p, spans), p) for p in problems), key=lambda item: item[0][0])
         decorations: list[dict[str, Any]] = []
         tooltips: dict[int, str] = {}
+        lines: dict[int, str] = {}
         self.list.clear()
         with self.list:
-            for problem in problems:
-                start, end = locate(text, problem)
+            for n, ((start, end), problem) in enumerate(placed):
                 line, column = line_col(text, start)
                 kind = "error" if problem.severity == "error" else "warning"
                 if end > start:
                     decorations.append({"kind": "mark", "from": start, "to": end, "class": f"seqdesk-mark-{kind}",
                                         "attributes": {"title": problem.message}})
-                decorations.append({"kind": "line", "line": line, "class": "seqdesk-line-error"})
+                if lines.get(line) != "error":
+                    lines[line] = kind
                 tooltips[line] = (tooltips[line] + "\n" if line in tooltips else "") + problem.message
-                icon = "error" if kind == "error" else "warning"
-                with ui.row().classes("items-start gap-2 cursor-pointer no-wrap") \
-                        .on("click", lambda n=line: self.editor.reveal_line(n)).mark("text-problem"):
-                    ui.icon(icon, color="negative" if kind == "error" else "amber-9")
-                    ui.label(f"Line {line}, column {column}: {problem.message}").classes("text-sm")
+                if n < MAX_LISTED:
+                    self._item(kind, line, column, problem.message)
+            if len(placed) > MAX_LISTED:
+                ui.label(f"… and {len(placed) - MAX_LISTED} more").classes("text-sm text-gray-700 dark:text-gray-300")
+        decorations.extend({"kind": "line", "line": line, "class": f"seqdesk-line-{kind}"}
+                           for line, kind in lines.items())
         self.editor.decorations = decorations
         self.editor.line_tooltips = tooltips
+        self.clean.set_visibility(not problems and bool(text.strip()))
+
+    def _item(self, kind: str, line: int, column: int, message: str) -> None:
+        error = kind == "error"
+        with ui.row().classes("items-start gap-2 cursor-pointer no-wrap") \
+                .on("click", lambda n=line: self.editor.reveal_line(n)).mark(f"text-problem text-{kind}"):
+            ui.icon("error" if error else "warning", color="negative" if error else "amber-9")
+            ui.label("Error" if error else "Warning").classes(
+                "text-sm font-medium " + ("text-negative" if error else "text-amber-10 dark:text-amber-5"))
+            ui.label(f"Line {line}, column {column}: {message}").classes("text-sm")

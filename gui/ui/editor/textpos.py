@@ -118,10 +118,14 @@ def _decoded(text: str, span: Span) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def locate(text: str, problem: Problem) -> tuple[int, int]:
-    """(start, end) in the document `text` to mark for `problem`; end > start when text allows."""
+def locate(text: str, problem: Problem, spans: dict[tuple[Any, ...], Span] | None = None) -> tuple[int, int]:
+    """(start, end) in the document `text` to mark for `problem`; end > start when text allows.
+
+    `spans` is `scan(text)` when the caller locates many problems in one text (scan it once).
+    """
     loc = problem.loc
-    spans = scan(text)
+    if spans is None:
+        spans = scan(text)
     if not loc:
         start = problem.offset if problem.offset is not None else 0
         return _word(text, min(start, len(text)))

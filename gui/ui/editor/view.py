@@ -5,7 +5,8 @@ Every edit goes into the draft (`changed`), which is kept in the person's storag
 leaving the page loses nothing. Save checks with the core validator; problems go to their fields,
 the cards that hold them open, the first one is scrolled to, and nothing is stored until none is
 left. After a failed save, the editor re-checks as the person fixes things, so errors disappear
-where they are fixed.
+where they are fixed. The text view checks as the person types (see `live.LiveCheck`): a pause of
+0.4 s, then the problems are marked at their characters and listed below, and the pill counts them.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from urllib.parse import quote
 from nicegui import background_tasks, ui
 
 from gui.core.engine import Engine
-from gui.core.errors import DslError
+from gui.core.errors import DslError, Problem
 from gui.core.help import EXAMPLE
 from gui.core.model import Sequence
 from gui.core.parser import load_json_text
@@ -29,6 +30,7 @@ from gui.ui.editor.draft import Issue, SequenceDraft, to_document
 from gui.ui.editor.fields import FieldErrors
 from gui.ui.editor.groups_view import GroupsView
 from gui.ui.editor.help_panel import HelpPanel
+from gui.ui.editor.live import LiveCheck
 from gui.ui.editor.palette import ToolPalette
 from gui.ui.editor.problems import ProblemSummary
 from gui.ui.editor.text_view import CSS, TextView
@@ -50,10 +52,11 @@ class SequenceEditor:
         self.draft = draft
         self.key = storage.edit_key(original.name if original else None)
         self.view = "visual"
-        self.failed_once = False
+        self.checking = False  # re-check the visual view as the person edits (after a failed save)
         self.dirty = restored is not None
         self._recheck_handle: asyncio.TimerHandle | None = None
         self._refusal: ui.notification | None = None
+        self.live_text: LiveCheck[saving.Outcome] = LiveCheck(self._check_text, self._show_text_check)
         self.fields = FieldErrors()
         self.palette = ToolPalette(engine.registry)
         self.help = HelpPanel(self.insert_example)
@@ -122,7 +125,9 @@ class SequenceEditor:
         self.dirty = True
         self._persist()
         self._update_run()
-        if self.failed_once:
+        if self.view == "text":
+            self.live_text.touch(self.text.text)
+        elif self.checking:
             self._schedule_recheck()
 
     def _text_changed(self) -> None:
@@ -184,21 +189,28 @@ class SequenceEditor:
         if target == self.view:
             return
         if target == "text":
+            self._cancel_recheck()
             self.text.set_text(self._document_text())
             self.text.explain(None)
+            self.text.clear()
             self.view = "text"
             self._persist()
+            self.live_text.forget()
+            if self.checking:  # problems were being shown: show them here at once
+                self.live_text.touch(self.text.text)
+                background_tasks.create(self.live_text.run(), name="editor live check")
             return
         draft, why = self._text_draft()
         if draft is None:
             self.text.explain(why)
             self.tabs.set_value("text")
             return
+        self.live_text.cancel()
         self.view = "visual"
         self.text.explain(None)
         self.load_draft(draft)
         self._persist()
-        if self.failed_once:
+        if self.checking or self.summary.pill.visible:  # keep the pill true to what is now shown
             self._schedule_recheck()
 
     def _text_draft(self) -> tuple[SequenceDraft | None, str]:
@@ -215,23 +227,35 @@ class SequenceEditor:
 
     # -- checking and saving ----------------------------------------------------------------------
     def _schedule_recheck(self) -> None:
-        """Check again half a second after the last edit (typing does not check every key)."""
-        if self._recheck_handle is not None:
-            self._recheck_handle.cancel()
+        """Check the visual view again half a second after the last edit (not on every key)."""
+        self._cancel_recheck()
         self._recheck_handle = asyncio.get_running_loop().call_later(
             0.5, lambda: background_tasks.create(self._recheck(), name="editor recheck"))
 
+    def _cancel_recheck(self) -> None:
+        if self._recheck_handle is not None:
+            self._recheck_handle.cancel()
+            self._recheck_handle = None
+
     async def _recheck(self) -> None:
         self._recheck_handle = None
-        if self.name.is_deleted:
+        if self.name.is_deleted or self.view == "text":  # the text view checks itself as it changes
             return
-        if self.view == "text":
-            outcome = await saving.check_text(self.engine, self.text.text, self._original_name)
-            self.text.show(outcome.problems)
-            self.summary.show_problems(outcome.problems)
-        else:
-            outcome = await saving.check_draft(self.engine, self.draft, self._original_name)
+        outcome = await saving.check_draft(self.engine, self.draft, self._original_name)
+        if self.view == "visual" and not self.name.is_deleted:
             self._show_issues(outcome.issues)
+
+    async def _check_text(self, text: str) -> saving.Outcome:
+        return await saving.check_text(self.engine, text, self._original_name)
+
+    def _show_text_check(self, text: str, outcome: saving.Outcome) -> None:
+        """A live check of the text view: marks, the list under the text and the pill; nothing else."""
+        if self.view != "text" or self.name.is_deleted:
+            return
+        self.text.show(outcome.problems, text)
+        self.summary.show_problems(outcome.problems)
+        if any(p.severity == "error" for p in outcome.problems):
+            self.checking = True  # switching to the visual view shows them at their fields too
 
     @property
     def _original_name(self) -> str | None:
@@ -263,11 +287,13 @@ class SequenceEditor:
         await self._store(outcome.doc, outcome.issues)
 
     async def _save_text(self) -> None:
-        outcome = await saving.check_text(self.engine, self.text.text, self._original_name)
-        self.text.show(outcome.problems)
+        text = self.text.text
+        outcome = await saving.check_text(self.engine, text, self._original_name)
+        self.text.show(outcome.problems, text)
         self.summary.show_problems(outcome.problems)
+        self.live_text.checked(text)
         if outcome.blocking or outcome.doc is None:
-            self.failed_once = True
+            self.checking = True
             count = sum(1 for p in outcome.problems if p.severity == "error")
             self._not_saved(count)
             return
@@ -277,10 +303,10 @@ class SequenceEditor:
             self.groups.load(draft, expand=False)
             self.name.value = draft.name
             self.description.value = draft.description
-        await self._store(outcome.doc, [])
+        await self._store(outcome.doc, [], text_warnings=outcome.problems)
 
     def _refused(self, issues: list[Issue]) -> None:
-        self.failed_once = True
+        self.checking = True
         self._show_issues(issues, reveal=True)
         count = sum(1 for i in issues if i.severity == "error")
         self._not_saved(count)
@@ -296,7 +322,7 @@ class SequenceEditor:
             self._refusal.dismiss()
         self._refusal = None
 
-    async def _store(self, doc: Any, warnings: list[Issue]) -> None:
+    async def _store(self, doc: Any, warnings: list[Issue], *, text_warnings: list[Problem] | None = None) -> None:
         try:
             sequence = await saving.store(self.engine, doc, self.original)
         except DslError as exc:  # another window saved a clashing name meanwhile
@@ -307,9 +333,12 @@ class SequenceEditor:
         self.original = sequence
         self.key = storage.edit_key(sequence.name)
         self.dirty = False
-        self.failed_once = False
+        self.checking = False
         self._show_issues(warnings)
-        self.text.show([])
+        if text_warnings is None:
+            self.text.clear()
+        else:  # saved from the text view: its warnings (a tool not available now) stay marked
+            self.summary.show_problems(text_warnings)
         self._update_run()
         ui.navigate.history.replace(f"/sequences/{quote(sequence.name, safe='')}/edit")
         self._dismiss_not_saved()
