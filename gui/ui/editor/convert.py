@@ -11,7 +11,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from gui.core.conditions import ConditionSyntaxError, condition_rows, parse_condition
+from gui.core.condition_builder import condition_rows
+from gui.core.conditions import ConditionSyntaxError, parse_condition
 from gui.core.durations import format_duration, parse_duration
 from gui.core.export import to_document as sequence_document
 from gui.core.model import SLOT_TYPE_NAMES, Missing, OnError, Sequence

@@ -17,7 +17,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from gui.core.conditions import rows_to_text
+from gui.core.condition_builder import rows_to_text
 from gui.core.names import arg_ref
 
 
