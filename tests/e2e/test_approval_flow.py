@@ -49,6 +49,9 @@ def test_approving_in_the_inbox_lets_the_command_run_and_the_run_succeed(seqdesk
     page.goto(run_url)
     expect(page.get_by_text("Finished · 1 of 1 tools succeeded")).to_be_visible(timeout=WAIT_MS)
     expect(page.get_by_text("hello-e2e", exact=True).first).to_be_visible(timeout=WAIT_MS)
+    page.get_by_role("button", name="Show details of cmd_run").click()
+    expect(page.get_by_text("Arguments as sent")).to_be_visible(timeout=WAIT_MS)
+    expect(page.get_by_role("link", name="Its request in the inbox")).to_be_visible(timeout=WAIT_MS)
     screenshot(page, "run-panel.png")
 
     run_id = run_url.rsplit("/", 1)[1]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from typing import ClassVar
 
 from nicegui import ui
@@ -11,8 +12,13 @@ from nicegui.testing import User
 from pydantic import BaseModel
 
 from gui import runtime
+from gui.core.events import Event
 from gui.core.interactions import ApprovalResponse
+from gui.core.records import ToolRecord
 from gui.core.registry import ModelTool, ToolContext, ToolError
+from gui.ui.components.run_panel import RunPanel
+from gui.ui.components.run_retry import RetryInfo, retry_words
+from gui.ui.components.run_tool_card import ToolCard
 
 
 def tools(*objs: dict) -> str:
@@ -179,3 +185,174 @@ async def test_a_retrying_tool_says_which_attempt_and_the_last_error(user: User)
     await user.should_see("attempt 2 of 3 · last error: the server said 503", retries=100)
     tool.release.set()
     await user.should_see("Finished · 1 of 1 tools succeeded", retries=100)
+
+
+# --- The selected tool's details ---------------------------------------------------------------
+
+def detail_texts(user: User) -> list[str]:
+    """The texts in the Details panel, in page order."""
+    (detail,) = user.find(marker="tool-detail").elements
+    return [e.text for e in detail.descendants() if isinstance(e, ui.label)]
+
+
+def the_panel(user: User) -> RunPanel:
+    (panel,) = user.find(marker="run-panel").elements
+    assert isinstance(panel, RunPanel)
+    return panel
+
+
+async def test_selecting_a_tool_shows_its_description_args_as_sent_and_result(user: User):
+    await save({"name": "greet2", "groups": [group(
+        "hello", {"tool": "echo", "args": {"value": "hi $args.who"}, "as": "greeting"},
+        **{"in": {"who": "string"}, "out": {"greeting": "string"}})]})
+    await user.open("/run?sequence=greet2")
+    user.find(marker="arg-who").type("Ada")
+    user.find(marker="run-button").click()
+    await user.should_see("Finished · 1 of 1 tools succeeded", retries=100)
+    await user.should_see(marker="detail-empty")
+    user.find(marker="tool-0-0").click()
+    await user.should_see(marker="detail-args")
+    await user.should_see(marker="detail-result")
+    texts = detail_texts(user)
+    assert "1. echo" in texts
+    assert runtime.current().engine.registry.get("echo").description in texts
+    assert texts.index("Arguments as sent") < texts.index("value") < texts.index("hi Ada")  # the resolved value
+    assert texts.index("Result") < len(texts) - 1 and texts[texts.index("Result") + 1:].count("hi Ada") == 1
+    assert the_panel(user).tabs.value == "details"
+    (card,) = user.find(marker="tool-0-0").elements
+    assert card.selected and card.props["aria-pressed"] == "true"
+
+
+async def test_nested_args_are_shown_as_a_collapsible_tree(user: User):
+    nested = {"who": {"name": "Ada", "tags": ["a", "b"]}, "n": 2}
+    await save({"name": "nested", "groups": [group("nested-g", {"tool": "echo", "args": {"value": nested}})]})
+    await user.open("/run?sequence=nested")
+    user.find(marker="run-button").click()
+    await user.should_see("Finished · 1 of 1 tools succeeded", retries=100)
+    user.find(marker="tool-0-0").click()
+    await user.should_see(marker="detail-result")
+    trees = list(user.find(kind=ui.json_editor).elements)
+    assert {"name": "Ada", "tags": ["a", "b"]} in [t.properties["content"]["json"] for t in trees]
+    assert all(t.properties["readOnly"] for t in trees)
+
+
+async def test_a_failed_tool_shows_the_plain_error_first_and_the_rest_under_details(user: User):
+    engine = runtime.current().engine
+    engine.registry.add(FailsWithDetails())
+    await save({"name": "loud", "groups": [group("loud-g", {"tool": "fails_loudly", "args": {}})]})
+    await user.open("/run?sequence=loud")
+    user.find(marker="run-button").click()
+    await user.should_see("Failed", retries=100)
+    user.find(marker="tool-0-0").click()
+    await user.should_see(marker="detail-error")
+    (summary,) = user.find(marker="detail-error").elements
+    assert summary.text == "The server refused the login."
+    texts = detail_texts(user)
+    assert texts.index("The server refused the login.") < texts.index("Arguments as sent")
+    (more,) = user.find(marker="detail-error-more").elements
+    assert more.value is False  # the technical rest starts collapsed
+    assert "HTTP 401 Unauthorized\nat auth.py line 3" in [e.text for e in more.descendants() if isinstance(e, ui.label)]
+
+
+async def test_the_selection_survives_live_refreshes_and_the_details_follow_the_tool(user: User):
+    engine = runtime.current().engine
+    tool = WaitsForTheTest()
+    engine.registry.add(tool)
+    await save({"name": "slow", "groups": [group(
+        "slow-g", {"tool": "echo", "args": {"value": "first"}}, {"tool": "waits", "args": {}}, parallel=False)]})
+    await user.open("/run?sequence=slow")
+    user.find(marker="run-button").click()
+    await user.should_see(marker="tool-0-1", retries=100)
+    user.find(marker="tool-0-1").click()
+    await user.should_see(marker="detail-args")
+    await tool.started.wait()
+    await user.should_not_see(marker="detail-result")
+    tool.release.set()
+    await user.should_see(marker="detail-result", retries=100)  # the same panel, refreshed live
+    await user.should_see("Finished · 2 of 2 tools succeeded", retries=100)
+    assert the_panel(user).selected == (0, 1)
+    assert "released-result" in detail_texts(user)
+    cards = {c.tool_key: c.selected for c in user.find(kind=ToolCard).elements}
+    assert cards == {(0, 0): False, (0, 1): True}
+
+
+async def test_a_retry_counts_down_to_the_next_try(user: User):
+    engine = runtime.current().engine
+    tool = FailsWhenToldThenWaits()
+    engine.registry.add(tool)
+    engine.runner.caller.backoff = 30.0  # a pause long enough to read; the run is stopped below
+    await save({"name": "flaky2", "groups": [group("flaky2-g", {"tool": "fails_when_told"}, on_error="retry")]})
+    await user.open("/run?sequence=flaky2")
+    user.find(marker="run-button").click()
+    await user.should_see(marker="tool-0-0", retries=100)
+    await tool.started.wait()
+    tool.fail.set()  # the run page listens by now, so it gets the retry event with its delay
+    await user.should_see("attempt 2 of 3 · next try in", retries=100)
+    user.find(marker="tool-0-0").click()
+    await user.should_see(marker="detail-retry")
+    (line,) = user.find(marker="detail-retry").elements
+    assert re.fullmatch(r"Retrying · attempt 2 of 3 · next try in \d+ s · last error: the server said 503", line.text)
+    (run,) = await engine.list_runs()
+    await engine.stop(run.run_id)
+    await user.should_see("Stopped", retries=100)
+
+
+def test_retry_words_count_down_from_the_events_delay():
+    record = ToolRecord(index=0, tool="t", tool_call_id="c", status="running", attempts=1, error="boom")
+    event = Event("tool.retrying", "r", {"group": 0, "tool": 0, "attempt": 2, "of": 3, "delay": 10.0,
+                                         "error": "boom"}, at=100.0)
+    parsed = RetryInfo.from_event(event)
+    assert parsed is not None
+    key, info = parsed
+    assert key == (0, 0)
+    assert retry_words(record, info, 100.0) == "Retrying · attempt 2 of 3 · next try in 10 s · last error: boom"
+    assert retry_words(record, info, 109.2) == "Retrying · attempt 2 of 3 · next try in 1 s · last error: boom"
+    assert retry_words(record, info, 111.0) == "Retrying · attempt 2 of 3 · trying again now · last error: boom"
+    record.attempts = 2
+    assert retry_words(record, info, 111.0, prefix=False) == "attempt 2 of 3 · last error: boom"
+    record.attempts = 1
+    assert retry_words(record, None, 111.0) == "Retrying · attempt 2 of 3 · next try soon · last error: boom"
+
+
+class FailsWithDetails(ModelTool):
+    name = "fails_loudly"
+    description = "always fails, with technical details"
+    Args: ClassVar = FlakyArgs
+
+    async def call(self, args: dict, ctx: ToolContext) -> str:
+        raise ToolError("The server refused the login.\nHTTP 401 Unauthorized\nat auth.py line 3")
+
+
+class WaitsForTheTest(ModelTool):
+    name = "waits"
+    description = "waits until the test lets it finish"
+    Args: ClassVar = FlakyArgs
+
+    def __init__(self) -> None:
+        self.started = asyncio.Event()
+        self.release = asyncio.Event()
+
+    async def call(self, args: dict, ctx: ToolContext) -> str:
+        self.started.set()
+        await self.release.wait()
+        return "released-result"
+
+
+class FailsWhenToldThenWaits(ModelTool):
+    name = "fails_when_told"
+    description = "fails its first attempt when the test says so"
+    Args: ClassVar = FlakyArgs
+
+    def __init__(self) -> None:
+        self.started = asyncio.Event()
+        self.fail = asyncio.Event()
+        self.attempts = 0
+
+    async def call(self, args: dict, ctx: ToolContext) -> str:
+        self.attempts += 1
+        self.started.set()
+        if self.attempts == 1:
+            await self.fail.wait()
+            raise ToolError("the server said 503")
+        await asyncio.Event().wait()  # the second attempt never ends: the test stops the run
+        return "never"

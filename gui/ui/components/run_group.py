@@ -7,9 +7,12 @@ parallel tools starts collapsed and costs a header, not 200 cards, until someone
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
+
 from nicegui import ui
 
 from gui.core.records import GroupRecord
+from gui.ui.components.run_retry import RetryInfo, ToolKey
 from gui.ui.components.run_status import DONE_TOOL, StatusChip, group_state
 from gui.ui.components.run_tool_card import ToolCard, inbox_path
 
@@ -47,8 +50,12 @@ def note_words(group: GroupRecord) -> str:
 class GroupSection(ui.expansion):
     """A group's row; `show(record, now)` updates the header and the cards built so far."""
 
-    def __init__(self, group: GroupRecord, *, detail: bool = False, now: float = 0.0) -> None:
+    def __init__(self, group: GroupRecord, *, detail: bool = False, now: float = 0.0,
+                 on_select: Callable[[ToolKey], None] | None = None) -> None:
         super().__init__(value=len(group.tools) <= OPEN_UP_TO)
+        self._on_select = on_select
+        self._retries: Mapping[ToolKey, RetryInfo] = {}
+        self._selected: ToolKey | None = None
         self.classes("w-full rounded border border-gray-200 dark:border-gray-700").props("dense header-class=py-1")
         self.detail = detail
         self._cards: list[ToolCard] = []
@@ -78,10 +85,24 @@ class GroupSection(ui.expansion):
         if self._cards:
             return
         with self._grid:
-            self._cards = [ToolCard(t, detail=self.detail, now=self._now) for t in self._record.tools]
+            self._cards = [ToolCard(t, detail=self.detail, now=self._now, key=(self._record.index, t.index),
+                                    on_select=self._on_select, retry=self._retries.get((self._record.index, t.index)))
+                           for t in self._record.tools]
+        self.select(self._selected)
 
-    def show(self, group: GroupRecord, now: float) -> None:
+    def open_to(self, key: ToolKey) -> None:
+        """Open the group (building its cards) so the tool `key` can be seen."""
+        self.value = True
+        self._build_cards()
+
+    def select(self, key: ToolKey | None) -> None:
+        self._selected = key
+        for card in self._cards:
+            card.set_selected(card.tool_key == key)
+
+    def show(self, group: GroupRecord, now: float, retries: Mapping[ToolKey, RetryInfo] | None = None) -> None:
         self._record, self._now = group, now
+        self._retries = retries or {}
         state = group_state(group)
         counts, note = count_words(group), note_words(group)
         waiting = next((t for t in group.tools if t.status == "waiting" and t.interaction_id), None)
@@ -100,4 +121,4 @@ class GroupSection(ui.expansion):
             if state == "needs_you":
                 self.classes(add="border-violet-500 bg-violet-50 dark:bg-violet-950")
         for card, tool in zip(self._cards, group.tools, strict=False):
-            card.show(tool, now)
+            card.show(tool, now, self._retries.get((group.index, tool.index)))

@@ -6,19 +6,30 @@ person's pointer while a run goes on.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
+
 from nicegui import ui
 
 from gui.core.records import RunRecord
 from gui.ui.components.run_group import GroupSection
+from gui.ui.components.run_retry import RetryInfo, ToolKey
 
 
 class GroupList(ui.column):
-    def __init__(self, record: RunRecord, *, detail: bool = False, now: float = 0.0) -> None:
+    def __init__(self, record: RunRecord, *, detail: bool = False, now: float = 0.0,
+                 on_select: Callable[[ToolKey], None] | None = None) -> None:
         super().__init__()
         self.classes("w-full gap-2")
         with self:
-            self.sections = [GroupSection(g, detail=detail, now=now) for g in record.groups]
+            self.sections = [GroupSection(g, detail=detail, now=now, on_select=on_select) for g in record.groups]
 
-    def show(self, record: RunRecord, now: float) -> None:
+    def select(self, key: ToolKey | None) -> None:
+        """Mark the tool `key` (group index, tool index) as selected, opening its group."""
+        for index, section in enumerate(self.sections):
+            if key is not None and key[0] == index:
+                section.open_to(key)
+            section.select(key)
+
+    def show(self, record: RunRecord, now: float, retries: Mapping[ToolKey, RetryInfo] | None = None) -> None:
         for section, group in zip(self.sections, record.groups, strict=False):
-            section.show(group, now)
+            section.show(group, now, retries)

@@ -1,8 +1,12 @@
-"""The live view of one run: header with progress and Stop, results, groups with tool cards, timeline.
+"""The live view of one run: header with progress and Stop, results, then the steps on the left and,
+on the right, the selected tool's details and the timeline as tabs *Details | Timeline* (below the
+steps on narrow windows).
 
 It knows nothing about the engine: the page hands it records (`show(record, now)`) on its own
-rhythm and a Stop callback. Each `show` costs only what changed, and the time it took is kept in
-`costs` (seconds) so the benchmark can report what a refresh of 200 live tools costs.
+rhythm, the `tool.retrying` events (`note_event`), a Stop callback and a way to describe a tool.
+The selection is kept here as (group index, tool index), so it survives every refresh. Each `show`
+costs only what changed, and the time it took is kept in `costs` (seconds) so the benchmark can
+report what a refresh of 200 live tools costs.
 """
 
 from __future__ import annotations
@@ -13,34 +17,89 @@ from collections.abc import Awaitable, Callable
 
 from nicegui import ui
 
-from gui.core.records import RunRecord
+from gui.core.events import Event
+from gui.core.records import GroupRecord, RunRecord, ToolRecord
 from gui.ui.components.run_group_list import GroupList
 from gui.ui.components.run_outputs import RunOutputs
 from gui.ui.components.run_progress import RunProgress
+from gui.ui.components.run_retry import RetryInfo, ToolKey
 from gui.ui.components.run_timeline import RunTimeline
+from gui.ui.components.run_tool_detail import Describe, ToolDetail
+
+SIDE = "w-full min-w-0 gap-0 p-0 lg:sticky lg:top-16 lg:max-h-[calc(100vh-5rem)] lg:overflow-y-auto"
+NARROW_SCROLL = ("(() => { const el = getHtmlElement({id}); "
+                 "if (el && window.innerWidth < 1024) el.scrollIntoView({{behavior: 'smooth', block: 'start'}}); })()")
+
+
+def find_tool(record: RunRecord, key: ToolKey | None) -> tuple[GroupRecord | None, ToolRecord | None]:
+    if key is None or not 0 <= key[0] < len(record.groups):
+        return None, None
+    group = record.groups[key[0]]
+    tool = next((t for t in group.tools if t.index == key[1]), None)
+    return (group, tool) if tool is not None else (None, None)
 
 
 class RunPanel(ui.column):
     def __init__(self, record: RunRecord, *, now: float,
-                 on_stop: Callable[[], Awaitable[None]] | None = None) -> None:
+                 on_stop: Callable[[], Awaitable[None]] | None = None, describe: Describe | None = None) -> None:
         super().__init__()
         self.classes("w-full gap-4")
         self.costs: deque[float] = deque(maxlen=10_000)
         self.finished = False
+        self.selected: ToolKey | None = None
+        self.retries: dict[ToolKey, RetryInfo] = {}
+        self._record, self._now = record, now
         with self:
             self.progress = RunProgress(record, on_stop=on_stop)
             self.outputs = RunOutputs().mark("run-outputs")
-            ui.label("Steps").classes("text-lg font-semibold")
-            self.groups = GroupList(record, now=now)
-            ui.label("Timeline").classes("text-lg font-semibold")
-            self.timeline = RunTimeline(record, now)
+            with ui.element("div").classes("w-full grid grid-cols-1 lg:grid-cols-2 gap-4 items-start"):
+                with ui.column().classes("w-full min-w-0 gap-2"):
+                    ui.label("Steps").classes("text-lg font-semibold")
+                    ui.label("Click a tool to see what it was sent and what it gave back.").classes(
+                        "text-sm text-gray-600 dark:text-gray-400 -mt-2")
+                    self.groups = GroupList(record, now=now, on_select=self.select)
+                with ui.card().classes(SIDE).props("flat bordered") as self.side:
+                    with ui.tabs(value="timeline").classes("w-full").props(
+                            "dense align=left no-caps active-color=primary indicator-color=primary") as self.tabs:
+                        ui.tab("details", label="Details", icon="info").mark("tab-details")
+                        ui.tab("timeline", label="Timeline", icon="view_timeline").mark("tab-timeline")
+                    ui.separator()
+                    with ui.tab_panels(self.tabs, value="timeline").classes("w-full"):
+                        with ui.tab_panel("details").classes("p-4"):
+                            self.detail = ToolDetail(describe)
+                        with ui.tab_panel("timeline").classes("p-3"):
+                            self.timeline = RunTimeline(record, now)
         self.show(record, now)
+
+    def note_event(self, event: Event) -> None:
+        """Keep what a `tool.retrying` event says (when the next try starts) for the retry countdown."""
+        if event.type != "tool.retrying":
+            return
+        parsed = RetryInfo.from_event(event)
+        if parsed is not None:
+            self.retries[parsed[0]] = parsed[1]
+
+    def select(self, key: ToolKey | None) -> None:
+        """Show the tool `key` in the Details tab (None clears the selection)."""
+        self.selected = key
+        self.groups.select(key)
+        self._show_detail()
+        if key is not None:
+            self.tabs.value = "details"
+            ui.run_javascript(NARROW_SCROLL.replace("{id}", str(self.side.id)))
+
+    def _show_detail(self) -> None:
+        group, tool = find_tool(self._record, self.selected)
+        retry = self.retries.get(self.selected) if self.selected is not None else None
+        self.detail.show(group, tool, retry, self._now)
 
     def show(self, record: RunRecord, now: float) -> None:
         started = time.perf_counter()
+        self._record, self._now = record, now
         self.progress.show(record, now)
-        self.groups.show(record, now)
+        self.groups.show(record, now, self.retries)
         self.timeline.show(record, now)
+        self._show_detail()
         self.outputs.show(record.outputs, finished=record.finished)
         self.outputs.set_visibility(record.finished)
         self.finished = record.finished

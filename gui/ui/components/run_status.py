@@ -15,7 +15,6 @@ from typing import Any
 from nicegui import ui
 
 from gui.core.records import GroupRecord, RunRecord, ToolRecord
-from gui.core.tool_call import RETRY_ATTEMPTS
 
 
 @dataclass(frozen=True)
@@ -75,11 +74,6 @@ def run_state(record: RunRecord) -> str:
 
 def waiting_tools(record: RunRecord) -> list[ToolRecord]:
     return [t for g in record.groups for t in g.tools if t.status == "waiting"]
-
-
-def retry_words(tool: ToolRecord) -> str:
-    last = f" · last error: {tool.error}" if tool.error else ""
-    return f"attempt {tool.attempts} of {RETRY_ATTEMPTS}{last}"
 
 
 def duration_words(seconds: float | None) -> str:

@@ -7,13 +7,17 @@ cheap to watch. A tool waiting for a person is violet and links straight to its 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from nicegui import ui
 
 from gui.core.records import ToolRecord
 from gui.ui.components.run_json import JsonBlock
-from gui.ui.components.run_status import StatusChip, duration_words, preview, retry_words, tool_state
+from gui.ui.components.run_retry import RetryInfo, ToolKey, is_retrying, retry_words
+from gui.ui.components.run_status import StatusChip, duration_words, preview, tool_state
+
+SELECTED = "outline outline-2 outline-blue-500 dark:outline-blue-400"
 
 
 def inbox_path(interaction_id: str) -> str:
@@ -39,12 +43,21 @@ class ToolCard(ui.card):
     what a page of many live cards cannot afford on every refresh.
     """
 
-    def __init__(self, tool: ToolRecord, *, detail: bool = False, now: float = 0.0) -> None:
+    def __init__(self, tool: ToolRecord, *, detail: bool = False, now: float = 0.0, key: ToolKey | None = None,
+                 on_select: Callable[[ToolKey], None] | None = None, retry: RetryInfo | None = None) -> None:
         super().__init__()
         self.classes("w-full min-w-0 gap-1 p-3").props("flat bordered")
         self.detail = detail
+        self.tool_key = key
+        self.selected = False
         self._key: tuple[Any, ...] | None = None
         self._note_class = ""
+        if key is not None and on_select is not None:
+            self.classes("cursor-pointer hover:shadow-md").props(f'tabindex=0 role=button aria-pressed=false '
+                                                                 f'aria-label="Show details of {tool.tool}"')
+            self.on("click", lambda: on_select(key))
+            self.on("keydown.enter", lambda: on_select(key))
+            self.mark(f"tool-{key[0]}-{key[1]}")
         with self:
             with ui.row(wrap=False).classes("w-full items-center gap-2"):
                 ui.label(f"{tool.index + 1}.").classes("text-gray-500 dark:text-gray-400")
@@ -60,18 +73,30 @@ class ToolCard(ui.card):
             if tool.as_:
                 ui.label(f"saved to “{tool.as_}”").classes("text-xs text-gray-500 dark:text-gray-400")
             self._extra = ui.column().classes("w-full gap-1")
-        self.show(tool, now)
+        self.show(tool, now, retry)
+
+    def set_selected(self, selected: bool) -> None:
+        if selected == self.selected:
+            return
+        self.selected = selected
+        if selected:
+            self.classes(add=SELECTED)
+        else:
+            self.classes(remove=SELECTED)
+        self.props(f"aria-pressed={'true' if selected else 'false'}")
 
     @property
     def state(self) -> str | None:
         return self.chip.state
 
-    def show(self, tool: ToolRecord, now: float) -> None:
-        state = tool_state(tool)
+    def show(self, tool: ToolRecord, now: float, retry: RetryInfo | None = None) -> None:
+        retrying = is_retrying(tool, retry)
+        state = "retrying" if retrying else tool_state(tool)
         words = elapsed_words(tool, now)
         if self._time.text != words:
             self._time.text = words
-        key = (state, tool.error, tool.reason, tool.interaction_id, tool.attempts, tool.finished_at)
+        retry_note = retry_words(tool, retry, now, prefix=False) if retrying else None
+        key = (state, tool.error, tool.reason, tool.interaction_id, tool.attempts, tool.finished_at, retry_note)
         if key == self._key:
             return
         self._key = key
@@ -86,7 +111,7 @@ class ToolCard(ui.card):
             self._link.props["href"] = inbox_path(tool.interaction_id)
             self._link.update()
         self._ask.set_visibility(asking)
-        text, colour = self._note_for(tool, state)
+        text, colour = self._note_for(tool, state, retry_note)
         if colour != self._note_class:
             self._note.classes(remove=self._note_class, add=colour)
             self._note_class = colour
@@ -97,9 +122,9 @@ class ToolCard(ui.card):
             with self._extra:
                 self._draw_detail(tool)
 
-    def _note_for(self, tool: ToolRecord, state: str) -> tuple[str, str]:
+    def _note_for(self, tool: ToolRecord, state: str, retry_note: str | None) -> tuple[str, str]:
         if state == "retrying":
-            return retry_words(tool), "text-blue-700 dark:text-blue-300"
+            return retry_note or "", "text-blue-700 dark:text-blue-300"
         if state in ("failed", "timed_out"):
             return tool.error or "it failed without saying why", "text-red-700 dark:text-red-400"
         if state in ("skipped", "degraded", "cancelled"):

@@ -9,6 +9,7 @@ second (and once a second for the clocks), so a group of 200 parallel tools stay
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import Any
 
 from nicegui import ui
@@ -40,6 +41,14 @@ async def inputs_of(engine: Engine, name: str) -> dict[str, Any] | None:
 
 async def load(engine: Engine, run_id: str) -> RunRecord | None:
     return engine.runner.snapshot(run_id) or await engine.runs.get(run_id)
+
+
+def describer(engine: Engine) -> Callable[[str], str | None]:
+    """A tool's description from the registry (None for a tool that is not there any more)."""
+    def describe(name: str) -> str | None:
+        tool = engine.registry.get(name)
+        return (getattr(tool, "description", None) or None) if tool is not None else None
+    return describe
 
 
 class Launcher:
@@ -124,7 +133,10 @@ def watch(engine: Engine, run_id: str, panel: RunPanel) -> None:
             clock.cancel()
 
     async def on_batch(events: list[Event]) -> None:
-        if any(e.run_id == run_id for e in events):
+        mine = [e for e in events if e.run_id == run_id]
+        for event in mine:
+            panel.note_event(event)
+        if mine:
             await refresh()
 
     async def on_clock() -> None:
@@ -156,7 +168,7 @@ async def run_view(sequence: str | None = None, run_id: str | None = None) -> No
         async def stop() -> None:
             await engine.stop(record.run_id)
 
-        panel = RunPanel(record, now=time.time(), on_stop=stop).mark("run-panel")
+        panel = RunPanel(record, now=time.time(), on_stop=stop, describe=describer(engine)).mark("run-panel")
         if not record.finished:
             watch(engine, record.run_id, panel)
 

@@ -1,0 +1,63 @@
+"""What a retrying tool says: "Retrying · attempt 2 of 3 · next try in 1 s · last error: …".
+
+The record knows the attempt and the last error; only the `tool.retrying` event knows when the next
+try starts (`delay`), so the page keeps the latest such event per tool (`RetryInfo`) and the words
+are computed from both, with a countdown that moves on every clock tick.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from gui.core.events import Event
+from gui.core.records import ToolRecord
+from gui.core.tool_call import RETRY_ATTEMPTS
+
+ToolKey = tuple[int, int]  # (group index, tool index)
+
+
+@dataclass(frozen=True)
+class RetryInfo:
+    attempt: int  # the attempt that comes next
+    of: int
+    next_at: float  # when it starts (epoch seconds)
+    error: str | None
+
+    @classmethod
+    def from_event(cls, event: Event) -> tuple[ToolKey, RetryInfo] | None:
+        data = event.data
+        try:
+            key = (int(data["group"]), int(data["tool"]))
+            info = cls(attempt=int(data["attempt"]), of=int(data.get("of") or RETRY_ATTEMPTS),
+                       next_at=event.at + float(data.get("delay") or 0.0), error=data.get("error"))
+        except (KeyError, TypeError, ValueError):
+            return None
+        return key, info
+
+
+def is_retrying(tool: ToolRecord, info: RetryInfo | None) -> bool:
+    """A running tool that already failed once (the caller keeps the last error while it retries)."""
+    return tool.status == "running" and (tool.attempts > 1 or info is not None or tool.error is not None)
+
+
+def countdown_words(seconds_left: float) -> str:
+    if seconds_left <= 0:
+        return "trying again now"
+    return f"next try in {max(1, math.ceil(seconds_left - 1e-6))} s"
+
+
+def retry_words(tool: ToolRecord, info: RetryInfo | None, now: float, *, prefix: bool = True) -> str:
+    """The retry sentence; `prefix=False` leaves out "Retrying · " where a chip already says it."""
+    of = info.of if info is not None else RETRY_ATTEMPTS
+    parts = ["Retrying"] if prefix else []
+    if info is not None and info.attempt > tool.attempts:  # waiting out the pause before the next try
+        parts += [f"attempt {info.attempt} of {of}", countdown_words(info.next_at - now)]
+    elif info is None and tool.attempts <= 1 and tool.error:  # paused, but the page missed the event
+        parts += [f"attempt 2 of {of}", "next try soon"]
+    else:
+        parts.append(f"attempt {max(tool.attempts, 1)} of {of}")
+    error = tool.error or (info.error if info is not None else None)
+    if error:
+        parts.append(f"last error: {error}")
+    return " · ".join(parts)

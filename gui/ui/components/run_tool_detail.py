@@ -1,0 +1,156 @@
+"""The selected tool, in full: what it is, what it was sent, what came back (or what went wrong), and when.
+
+The body is rebuilt only when what it shows changes (state, attempt, args, result, error, request,
+retry words); the clocks ("running 3.2 s", "waiting for a person 1 min") are re-texted on every
+refresh, so a selected running tool stays live without flicker.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from nicegui import ui
+
+from gui.core.records import GroupRecord, ToolRecord
+from gui.ui.components.run_retry import RetryInfo, is_retrying, retry_words
+from gui.ui.components.run_status import StatusChip, clock_words, duration_words, tool_state
+from gui.ui.components.run_tool_card import inbox_path
+from gui.ui.components.run_value import ValueView
+
+EMPTY = "Select a tool to see what it was sent and what it gave back."
+Describe = Callable[[str], str | None]
+LABEL = "text-xs text-gray-500 dark:text-gray-400"
+
+
+def split_error(error: str) -> tuple[str, str]:
+    """The plain-language first line, and the rest (technical details, often empty)."""
+    first, _, rest = error.strip().partition("\n")
+    return first.strip(), rest.strip()
+
+
+def time_spent(tool: ToolRecord, now: float) -> tuple[float | None, float]:
+    """Seconds spent running (waiting for a person not counted) and seconds spent waiting for a person."""
+    if tool.started_at is None:
+        return None, 0.0
+    end = tool.finished_at if tool.finished_at is not None else now
+    waited = sum(((w_end if w_end is not None else end) - w_start) for w_start, w_end in tool.waits)
+    return max(end - tool.started_at - waited, 0.0), max(waited, 0.0)
+
+
+class ToolDetail(ui.column):
+    """`show(group, tool, retry, now)`; `show(None, None, None, now)` shows the hint."""
+
+    def __init__(self, describe: Describe | None = None) -> None:
+        super().__init__()
+        self.classes("w-full gap-3")
+        self._describe = describe or (lambda _name: None)
+        self._key: tuple[Any, ...] | None = None
+        self._values: tuple[Any, Any] | None = None
+        self._running: ui.label | None = None
+        self._waiting: ui.label | None = None
+        with self:
+            self._empty = ui.label(EMPTY).classes("text-gray-600 dark:text-gray-400 py-6").mark("detail-empty")
+            self._body = ui.column().classes("w-full gap-3 min-w-0").mark("tool-detail")
+
+    def show(self, group: GroupRecord | None, tool: ToolRecord | None, retry: RetryInfo | None, now: float) -> None:
+        self._empty.set_visibility(tool is None)
+        self._body.set_visibility(tool is not None)
+        if group is None or tool is None:
+            self._key = None
+            return
+        retrying = is_retrying(tool, retry)
+        key = (group.index, tool.index, tool_state(tool), tool.attempts, tool.error, tool.reason,
+               tool.interaction_id, tool.started_at, tool.finished_at, len(tool.waits),
+               retry_words(tool, retry, now) if retrying else None)
+        values = (tool.args, tool.result)
+        if key != self._key or values != self._values:
+            self._key, self._values = key, values
+            self._body.clear()
+            with self._body:
+                self._draw(group, tool, retry if retrying else None, now, retrying)
+        self._clocks(tool, now)
+
+    def _clocks(self, tool: ToolRecord, now: float) -> None:
+        running, waiting = time_spent(tool, now)
+        if self._running is not None:
+            self._running.text = duration_words(running) if running is not None else "not started"
+        if self._waiting is not None:
+            self._waiting.text = duration_words(waiting) if waiting >= 0.05 or tool.waits else "none"
+
+    def _draw(self, group: GroupRecord, tool: ToolRecord, retry: RetryInfo | None, now: float,
+              retrying: bool) -> None:
+        state = "retrying" if retrying else tool_state(tool)
+        with ui.row(wrap=False).classes("w-full items-center gap-2"):
+            ui.label(f"{tool.index + 1}. {tool.tool}").classes("font-mono text-lg font-semibold break-all").mark(
+                "detail-tool-name")
+            ui.space()
+            StatusChip(state)
+        ui.label(f"Group {group.index + 1} · {group.name}" + (f" · saved to “{tool.as_}”" if tool.as_ else "")
+                 ).classes(LABEL + " -mt-2")
+        description = self._describe(tool.tool)
+        if description:
+            ui.label(description).classes("text-sm text-gray-700 dark:text-gray-300 break-words").mark(
+                "detail-description")
+        if retrying:
+            with ui.row(wrap=False).classes("w-full items-center gap-2 rounded px-3 py-2 bg-blue-50 "
+                                            "text-blue-900 dark:bg-blue-950 dark:text-blue-100"):
+                ui.icon("autorenew").classes("text-blue-700 dark:text-blue-300")
+                ui.label(retry_words(tool, retry, now)).classes("text-sm break-words").mark("detail-retry")
+        if tool.error and not retrying and tool.status not in ("running", "waiting"):
+            self._error(tool.error)
+        elif tool.reason and tool.status in ("skipped", "degraded", "cancelled"):
+            ui.label(tool.reason).classes("text-sm text-gray-700 dark:text-gray-300 break-words").mark(
+                "detail-reason")
+        self._request(tool)
+        self._facts(tool)
+        if tool.args is not None:
+            ValueView("Arguments as sent", tool.args).mark("detail-args")
+        elif tool.status == "queued":
+            ui.label("Not sent yet: it has not started.").classes("text-sm text-gray-600 dark:text-gray-400")
+        if tool.status == "succeeded":
+            ValueView("Result", tool.result).mark("detail-result")
+
+    def _request(self, tool: ToolRecord) -> None:
+        if not tool.interaction_id:
+            return
+        if tool.status == "waiting":
+            with ui.row(wrap=False).classes("w-full items-center gap-2 rounded px-3 py-2 bg-violet-100 "
+                                            "text-violet-900 dark:bg-violet-900 dark:text-violet-100"):
+                ui.icon("front_hand").classes("text-violet-700 dark:text-violet-300")
+                ui.label("It waits for your answer.").classes("font-medium")
+                ui.space()
+                ui.link("Review request", inbox_path(tool.interaction_id)).classes(
+                    "font-semibold text-violet-800 dark:text-violet-200").mark("detail-inbox-link")
+        else:
+            with ui.row().classes("items-center gap-1"):
+                ui.icon("inbox", size="1.1em").classes("text-gray-500 dark:text-gray-400")
+                ui.link("Its request in the inbox", inbox_path(tool.interaction_id)).classes("text-sm").mark(
+                    "detail-inbox-link")
+
+    def _facts(self, tool: ToolRecord) -> None:
+        with ui.element("div").classes("w-full grid gap-x-4 gap-y-0.5 text-sm").style(
+                "grid-template-columns: max-content minmax(0, 1fr)"):
+            ui.label("Running").classes("text-gray-600 dark:text-gray-400")
+            self._running = ui.label().classes("text-gray-900 dark:text-gray-100").mark("detail-running")
+            ui.label("Waiting for a person").classes("text-gray-600 dark:text-gray-400")
+            self._waiting = ui.label().classes("text-gray-900 dark:text-gray-100").mark("detail-waiting")
+            ui.label("Attempts").classes("text-gray-600 dark:text-gray-400")
+            ui.label(str(tool.attempts) if tool.attempts else "none yet").classes(
+                "text-gray-900 dark:text-gray-100").mark("detail-attempts")
+            if tool.started_at is not None:
+                ui.label("Started").classes("text-gray-600 dark:text-gray-400")
+                ui.label(clock_words(tool.started_at)).classes("text-gray-900 dark:text-gray-100")
+
+    @staticmethod
+    def _error(error: str) -> None:
+        first, rest = split_error(error)
+        with ui.column().classes("w-full gap-1 rounded px-3 py-2 bg-red-50 dark:bg-red-950 "
+                                 "border border-red-200 dark:border-red-900"):
+            with ui.row(wrap=False).classes("w-full items-start gap-2"):
+                ui.icon("error_outline").classes("text-red-700 dark:text-red-400 mt-0.5")
+                ui.label(first).classes("font-medium text-red-800 dark:text-red-200 break-words min-w-0").mark(
+                    "detail-error")
+            if rest:
+                with ui.expansion("Details").classes("w-full text-sm").props("dense").mark("detail-error-more"):
+                    ui.label(rest).classes("font-mono text-xs whitespace-pre-wrap break-all")

@@ -1,0 +1,88 @@
+"""A tool's arguments or result, readable: short values inline, anything bigger as a collapsible tree.
+
+A flat object reads as "key  value" rows; a value that does not fit on a line (nested objects,
+lists, long text) gets a JSON tree (vanilla-jsoneditor, read-only) or a text block. One Copy button
+copies the whole value as JSON, whatever way it is shown.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from nicegui import ui
+
+from gui.ui.components.run_json import JsonBlock
+
+SHORT = 80  # characters a value may have to be shown inline
+MAX_ROWS = 30  # an object with more keys is shown as one tree
+TREE_LINE_REM = 1.3
+
+
+def is_short(value: Any) -> bool:
+    if isinstance(value, str):
+        return len(value) <= SHORT and "\n" not in value
+    return value is None or isinstance(value, bool | int | float)
+
+
+def inline_text(value: Any) -> str:
+    if isinstance(value, str):
+        return value if value else "(empty text)"
+    return json.dumps(value)
+
+
+def as_json_text(value: Any) -> str:
+    return value if isinstance(value, str) else json.dumps(value, indent=2, ensure_ascii=False)
+
+
+def json_tree(value: Any) -> ui.json_editor:
+    """A read-only, collapsible tree, as tall as its content up to ~18 lines."""
+    lines = len(json.dumps(value, indent=2, ensure_ascii=False).splitlines())
+    height = min(max(lines, 3), 18) * TREE_LINE_REM + 0.75
+    return ui.json_editor({"content": {"json": value}, "mode": "tree", "readOnly": True, "mainMenuBar": False,
+                           "navigationBar": False, "statusBar": False}).classes("w-full").style(
+        f"height:{height:.2f}rem")
+
+
+def value_body(value: Any) -> None:
+    """Draw `value` in the current context (no title, no Copy)."""
+    if is_short(value):
+        ui.label(inline_text(value)).classes("font-mono text-sm break-all text-gray-900 dark:text-gray-100")
+    elif isinstance(value, str):
+        JsonBlock(value, max_height="14rem")
+    elif isinstance(value, dict) and 0 < len(value) <= MAX_ROWS:
+        with ui.element("div").classes("w-full grid gap-x-4 gap-y-1 items-baseline").style(
+                "grid-template-columns: minmax(4rem, max-content) minmax(0, 1fr)"):
+            for key, item in value.items():
+                ui.label(str(key)).classes("text-sm text-gray-600 dark:text-gray-400 break-all")
+                if is_short(item):
+                    ui.label(inline_text(item)).classes(
+                        "font-mono text-sm break-all text-gray-900 dark:text-gray-100")
+                elif isinstance(item, str):
+                    JsonBlock(item, max_height="10rem")
+                else:
+                    json_tree(item)
+    elif isinstance(value, dict | list) and not value:
+        ui.label("{}" if isinstance(value, dict) else "[] (an empty list)").classes("font-mono text-sm")
+    else:
+        json_tree(value)
+
+
+class ValueView(ui.column):
+    """A titled value with a Copy button for all of it."""
+
+    def __init__(self, title: str, value: Any) -> None:
+        super().__init__()
+        self.classes("w-full gap-1")
+        self._copy_text = as_json_text(value)
+        with self:
+            with ui.row(wrap=False).classes("w-full items-center gap-2"):
+                ui.label(title).classes("text-sm font-semibold text-gray-700 dark:text-gray-300")
+                ui.space()
+                ui.button("Copy", icon="content_copy", on_click=self.copy).props(
+                    "flat dense no-caps size=sm").tooltip(f"Copy the {title.lower()} as JSON")
+            value_body(value)
+
+    def copy(self) -> None:
+        ui.clipboard.write(self._copy_text)
+        ui.notify("Copied")
