@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import time
 from collections.abc import Callable, Coroutine
 from typing import Any
 
@@ -114,19 +113,16 @@ async def test_a_check_overtaken_by_typing_is_not_shown() -> None:
     assert h.shown == [("newer", 5)]
 
 
-def test_checking_a_large_document_stays_cheap() -> None:
+def test_every_problem_of_a_large_document_is_placed_in_the_text() -> None:
     tools = "".join(json.dumps({"tool": "echo", "args": {"value": f"$args.x{t}"}}) + " ; " for t in range(10))
     doc = {"name": "big", "groups": [{"name": f"g{g}", "in": {}, "tools": tools} for g in range(100)]}
     text = json.dumps(doc, indent=2)
     from gui.ui.editor.textpos import line_col, locate, scan
-    started = time.perf_counter()
     problems = check_text(text).errors
     spans = scan(text)
-    for problem in problems:
-        line_col(text, locate(text, problem, spans)[0])
-    elapsed = time.perf_counter() - started
+    places = {line_col(text, locate(text, problem, spans)[0]) for problem in problems}
     assert len(problems) == 1000
-    assert elapsed < 2.0, f"{elapsed:.2f}s to check and place 1000 problems"
+    assert len(places) == 1000  # each at its own reference (the speed is measured by bench_editor.py)
 
 
 async def open_text_view(user: User) -> Any:
