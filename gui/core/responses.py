@@ -1,0 +1,88 @@
+"""Whether a person's answer fits the request it answers (SPEC §3 rule 2), in sentences.
+
+Same kind as the request; answers only to existing questions, each once and every one answered;
+single-select values among the options; a form's required fields present and typed. The service
+refuses an answer with any problem before anything is stored.
+"""
+
+from __future__ import annotations
+
+from gui.core.elicitation import value_problems
+from gui.core.interactions import (
+    ApprovalResponse,
+    ElicitationInteractionRequest,
+    ElicitationInteractionResponse,
+    InteractionRequest,
+    InteractionResponse,
+    Question,
+    QuestionRequest,
+    QuestionResponse,
+)
+
+_ARTICLE = {"approval": "an approval", "question": "a question", "elicitation": "an elicitation"}
+_ARTICLE_ACTION = {"decline": "a decline", "cancel": "a cancel", "accept": "an accept"}
+
+
+def response_problems(request: InteractionRequest, response: InteractionResponse) -> list[str]:
+    """Everything wrong with `response` as an answer to `request` (empty: it fits)."""
+    if response.kind != request.kind:
+        return [
+            f"interaction {request.interaction_id} is {_ARTICLE[request.kind]}: "
+            f"{_ARTICLE[response.kind]} response does not fit it"
+        ]
+    if isinstance(response, ApprovalResponse):
+        if response.always_allow and response.decision != "approved":
+            return ["'always allow' goes only with an approval, not with a denial"]
+        return []
+    if isinstance(request, QuestionRequest) and isinstance(response, QuestionResponse):
+        return _question_problems(request, response)
+    if isinstance(request, ElicitationInteractionRequest) and isinstance(
+        response, ElicitationInteractionResponse
+    ):
+        if response.action != "accept":
+            if response.values:
+                return [
+                    f"{_ARTICLE_ACTION[response.action]} carries no values, got: {', '.join(response.values)}"
+                ]
+            return []
+        return value_problems(request.fields, response.values)
+    return []
+
+
+def _question_problems(request: QuestionRequest, response: QuestionResponse) -> list[str]:
+    questions = {q.question_id: q for q in request.questions}
+    problems: list[str] = []
+    answered: set[str] = set()
+    for answer in response.answers:
+        qid = answer.question_id
+        question = questions.get(qid)
+        if question is None:
+            problems.append(
+                f"answer to question '{qid}': there is no such question (questions: {', '.join(questions)})"
+            )
+        elif qid in answered:
+            problems.append(f"question '{qid}' is answered more than once")
+        else:
+            answered.add(qid)
+            problems.extend(_answer_problems(question, answer.value))
+    problems.extend(f"question '{qid}' has no answer" for qid in questions if qid not in answered)
+    return problems
+
+
+def _answer_problems(question: Question, value: str | list[str]) -> list[str]:
+    where = f"answer to question '{question.question_id}'"
+    options = [o.value for o in question.options or []]
+    choices = ", ".join(options) or "(none)"
+    if question.response_type == "text":
+        return [] if isinstance(value, str) else [f"{where} must be text, not a list"]
+    if question.response_type == "single_select":
+        if not isinstance(value, str):
+            return [f"{where} must be one option, not a list"]
+        return [] if value in options else [f"{where}: '{value}' is not one of the options: {choices}"]
+    if not isinstance(value, list):
+        return [f"{where} must be a list of options, not a single value"]
+    problems = [f"{where}: '{v}' is not one of the options: {choices}" for v in value if v not in options]
+    problems.extend(
+        f"{where}: '{v}' is chosen more than once" for v in dict.fromkeys(value) if value.count(v) > 1
+    )
+    return problems
