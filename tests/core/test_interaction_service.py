@@ -3,9 +3,20 @@
 from __future__ import annotations
 
 import asyncio
-import time
 
 import pytest
+from interaction_support import (
+    APPROVE,
+    GOOD_ANSWERS,
+    TIMEOUT,
+    GateStore,
+    LoggingStore,
+    elicitation,
+    now_ms,
+    question,
+    shell,
+    tool_approval,
+)
 
 from gui.core.events import Event, EventBus
 from gui.core.interaction_service import (
@@ -18,156 +29,13 @@ from gui.core.interaction_service import (
 from gui.core.interactions import (
     Answer,
     ApprovalResponse,
-    CancelledResult,
-    ElicitationFieldSpec,
-    ElicitationInteractionRequest,
     ElicitationInteractionResponse,
-    ExecutionSource,
     ExpiredResult,
     InteractionRecord,
-    Question,
-    QuestionOption,
-    QuestionRequest,
     QuestionResponse,
     ResolvedResult,
-    ShellApprovalRequest,
-    ToolApprovalRequest,
-    ToolSource,
 )
-from gui.core.memory import MemoryApprovalModes, MemoryInteractionStore
-
-TIMEOUT = 2.0
-
-
-def now_ms() -> int:
-    return int(time.time() * 1000)
-
-
-def shell(iid: str = "a1", run: str = "run-1", expires_at: int | None = None) -> ShellApprovalRequest:
-    return ShellApprovalRequest(
-        interaction_id=iid,
-        turn_id=run,
-        source=ToolSource(tool_call_id="c1", tool_name="cmd_run"),
-        created_at=now_ms(),
-        expires_at=expires_at,
-        title="Run a command",
-        command="rm -rf build",
-        cwd="/tmp",
-        reason="clean the build",
-        operation="exec",
-    )
-
-
-def tool_approval(iid: str = "t1", run: str = "run-1") -> ToolApprovalRequest:
-    return ToolApprovalRequest(
-        interaction_id=iid,
-        turn_id=run,
-        source=ToolSource(tool_call_id="c2", tool_name="file_write"),
-        created_at=now_ms(),
-        validated_input={"path": "a.txt"},
-    )
-
-
-def options(*values: str) -> list[QuestionOption]:
-    return [QuestionOption(value=v, label=v.title()) for v in values]
-
-
-def question(iid: str = "q1", run: str = "run-1") -> QuestionRequest:
-    return QuestionRequest(
-        interaction_id=iid,
-        turn_id=run,
-        source=ExecutionSource(),
-        created_at=now_ms(),
-        title="Deploy",
-        questions=[
-            Question(question_id="env", prompt="Where?", response_type="single_select", options=options("dev", "prod")),
-            Question(question_id="note", prompt="Why?", response_type="text"),
-            Question(question_id="tags", prompt="Tags?", response_type="multi_select", options=options("a", "b")),
-        ],
-    )
-
-
-def elicitation(iid: str = "e1", run: str = "run-1") -> ElicitationInteractionRequest:
-    return ElicitationInteractionRequest(
-        interaction_id=iid,
-        turn_id=run,
-        source=ExecutionSource(),
-        created_at=now_ms(),
-        server_name="db",
-        message="Which table?",
-        fields=[
-            ElicitationFieldSpec(name="table", type="string", required=True),
-            ElicitationFieldSpec(name="limit", type="number", required=True),
-            ElicitationFieldSpec(name="dry", type="boolean"),
-            ElicitationFieldSpec(name="mode", type="string", enum=["fast", "safe"]),
-        ],
-    )
-
-
-APPROVE = ApprovalResponse(decision="approved")
-GOOD_ANSWERS = QuestionResponse(
-    answers=[
-        Answer(question_id="env", value="prod"),
-        Answer(question_id="note", value="release"),
-        Answer(question_id="tags", value=["a", "b"]),
-    ]
-)
-
-
-class LoggingStore(MemoryInteractionStore):
-    """Writes 'saved <status>' into a shared log, beside the bus events, to check their order."""
-
-    def __init__(self, log: list[str]) -> None:
-        super().__init__()
-        self.log = log
-
-    async def save(self, record: InteractionRecord) -> None:
-        await super().save(record)
-        self.log.append(f"saved {record.status}")
-
-
-class GateStore(MemoryInteractionStore):
-    """Holds every save of a finished record until the test opens `gate`."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.entered = asyncio.Event()
-        self.gate = asyncio.Event()
-
-    async def save(self, record: InteractionRecord) -> None:
-        if record.status != "pending":
-            self.entered.set()
-            await self.gate.wait()
-        await super().save(record)
-
-
-@pytest.fixture
-def bus() -> EventBus:
-    return EventBus()
-
-
-@pytest.fixture
-def events(bus: EventBus) -> list[Event]:
-    seen: list[Event] = []
-    bus.subscribe(seen.append)
-    return seen
-
-
-@pytest.fixture
-def store() -> MemoryInteractionStore:
-    return MemoryInteractionStore()
-
-
-@pytest.fixture
-def service(store: MemoryInteractionStore, bus: EventBus) -> InteractionService:
-    return InteractionService(store, bus)
-
-
-def queue_of(bus: EventBus, type_: str) -> asyncio.Queue[Event]:
-    queue: asyncio.Queue[Event] = asyncio.Queue()
-    bus.subscribe(lambda e: queue.put_nowait(e) if e.type == type_ else None)
-    return queue
-
+from gui.core.memory import MemoryInteractionStore
 
 # --- persist before notify -------------------------------------------------------------------
 
@@ -400,193 +268,3 @@ async def test_malformed_response_dict_is_refused_saying_which_part(service: Int
     await service.request(shell())
     with pytest.raises(InteractionValidationError, match="decision"):
         await service.respond("a1", {"kind": "approval", "decision": "maybe"})
-
-
-# --- expiry --------------------------------------------------------------------------------
-
-
-async def test_interaction_expires_at_expires_at_and_the_waiter_gets_expired(
-    service: InteractionService, store: MemoryInteractionStore, events: list[Event]
-) -> None:
-    handle = await service.request(shell(expires_at=now_ms() + 50))
-    assert await asyncio.wait_for(handle.result(), TIMEOUT) == ExpiredResult(interaction_id="a1")
-    assert (await store.get("a1")).status == "expired"
-    assert events[-1].type == "interaction.ended" and events[-1].data["status"] == "expired"
-
-
-async def test_expiry_already_past_expires_at_once(service: InteractionService) -> None:
-    handle = await service.request(shell(expires_at=now_ms() - 1000))
-    assert (await asyncio.wait_for(handle.result(), TIMEOUT)).status == "expired"
-
-
-async def test_deadline_caps_a_later_expiry(service: InteractionService, store: MemoryInteractionStore) -> None:
-    deadline = time.time() + 0.05
-    handle = await service.request(shell(expires_at=now_ms() + 3_600_000), deadline=deadline)
-    assert (await store.get("a1")).request.expires_at == int(deadline * 1000)
-    assert (await asyncio.wait_for(handle.result(), TIMEOUT)).status == "expired"
-
-
-async def test_deadline_sets_expiry_when_the_request_has_none(
-    service: InteractionService, store: MemoryInteractionStore
-) -> None:
-    handle = await service.request(shell(), deadline=time.time() + 0.05)
-    assert (await store.get("a1")).request.expires_at is not None
-    assert (await asyncio.wait_for(handle.result(), TIMEOUT)).status == "expired"
-
-
-async def test_later_deadline_does_not_extend_expiry(
-    service: InteractionService, store: MemoryInteractionStore
-) -> None:
-    expires_at = now_ms() + 60_000
-    await service.request(shell(expires_at=expires_at), deadline=time.time() + 3600)
-    assert (await store.get("a1")).request.expires_at == expires_at
-
-
-async def test_answered_interaction_does_not_expire_afterwards(
-    service: InteractionService, store: MemoryInteractionStore, bus: EventBus
-) -> None:
-    ended = queue_of(bus, "interaction.ended")
-    await service.request(shell(expires_at=now_ms() + 50))
-    await service.respond("a1", APPROVE)
-    assert (await asyncio.wait_for(ended.get(), TIMEOUT)).data["status"] == "resolved"
-    with pytest.raises(TimeoutError):  # no second end comes after expires_at has passed
-        await asyncio.wait_for(ended.get(), 0.2)
-    assert (await store.get("a1")).status == "resolved"
-
-
-# --- cancel and recover --------------------------------------------------------------------
-
-
-async def test_cancel_run_cancels_only_that_runs_pending_interactions(
-    service: InteractionService, store: MemoryInteractionStore
-) -> None:
-    mine = await service.request(shell("a1", run="run-1"))
-    also_mine = await service.request(question("q1", run="run-1"))
-    other = await service.request(shell("a2", run="run-2"))
-    assert sorted(await service.cancel_run("run-1")) == ["a1", "q1"]
-    for handle in (mine, also_mine):
-        result = await asyncio.wait_for(handle.result(), TIMEOUT)
-        assert result == CancelledResult(interaction_id=handle.interaction_id, reason="turn_stopped")
-    assert not other.done() and (await store.get("a2")).status == "pending"
-
-
-async def test_cancel_all_cancels_every_pending_interaction_with_the_reason(
-    service: InteractionService, events: list[Event]
-) -> None:
-    handles = [await service.request(shell("a1", run="r1")), await service.request(shell("a2", run="r2"))]
-    await service.cancel_all("session_disposed")
-    for handle in handles:
-        assert (await asyncio.wait_for(handle.result(), TIMEOUT)).reason == "session_disposed"
-    ended = [e for e in events if e.type == "interaction.ended"]
-    assert [(e.data["status"], e.data["reason"]) for e in ended] == [("cancelled", "session_disposed")] * 2
-
-
-async def test_cancel_reports_whether_it_cancelled_and_refuses_unknown_ids(service: InteractionService) -> None:
-    await service.request(shell())
-    assert await service.cancel("a1", "turn_stopped") is True
-    assert await service.cancel("a1", "turn_stopped") is False
-    with pytest.raises(InteractionNotFoundError):
-        await service.cancel("nope", "turn_stopped")
-
-
-async def test_recover_cancels_what_a_dead_process_left_pending_and_returns_the_runs() -> None:
-    left = [InteractionRecord(request=shell("a1", run="r1")), InteractionRecord(request=question("q1", run="r2"))]
-    done = InteractionRecord(
-        request=shell("a2", run="r3"),
-        status="resolved",
-        result=ResolvedResult(interaction_id="a2", response=APPROVE),
-        resolved_at=now_ms(),
-    )
-    store = MemoryInteractionStore([*left, done])
-    assert await InteractionService(store).recover() == ["r1", "r2"]
-    for iid in ("a1", "q1"):
-        record = await store.get(iid)
-        assert record.result == CancelledResult(interaction_id=iid, reason="runtime_interrupted")
-    assert (await store.get("a2")).status == "resolved"
-
-
-async def test_recover_leaves_this_process_live_interactions_alone(service: InteractionService) -> None:
-    handle = await service.request(shell())
-    assert await service.recover() == []
-    assert not handle.done()
-
-
-# --- approvals -----------------------------------------------------------------------------
-
-
-async def test_always_allowed_tool_is_recorded_as_auto_approval_without_asking(
-    store: MemoryInteractionStore, bus: EventBus, events: list[Event]
-) -> None:
-    service = InteractionService(store, bus, modes=MemoryApprovalModes({"cmd_run": "always-allow"}))
-    outcome = await service.approve(shell(), "cmd_run")
-    assert outcome.approved and outcome.auto and outcome.interaction_id == "a1"
-    record = await store.get("a1")
-    assert record.status == "resolved" and record.auto and record.result.response == APPROVE
-    assert [e.type for e in events] == ["interaction.created", "interaction.ended"]
-    assert events[-1].data["auto"] is True
-    with pytest.raises(InteractionNotPendingError, match="was already approved automatically"):
-        await service.respond("a1", ApprovalResponse(decision="denied"))
-
-
-async def answer_next(service: InteractionService, bus: EventBus, response: ApprovalResponse) -> None:
-    event = await asyncio.wait_for(queue_of(bus, "interaction.created").get(), TIMEOUT)
-    await service.respond(event.data["interaction_id"], response)
-
-
-async def test_approve_and_always_allow_sets_the_tools_mode(service: InteractionService, bus: EventBus) -> None:
-    asking = asyncio.create_task(service.approve(shell(), "cmd_run"))
-    await answer_next(service, bus, ApprovalResponse(decision="approved", always_allow=True))
-    outcome = await asyncio.wait_for(asking, TIMEOUT)
-    assert outcome.approved and not outcome.auto
-    assert service.modes.get("cmd_run") == "always-allow"
-    assert (await service.approve(shell("a2"), "cmd_run")).auto
-
-
-async def test_plain_approval_leaves_the_tool_in_ask_mode(service: InteractionService, bus: EventBus) -> None:
-    asking = asyncio.create_task(service.approve(tool_approval(), "file_write"))
-    await answer_next(service, bus, APPROVE)
-    assert (await asyncio.wait_for(asking, TIMEOUT)).approved
-    assert service.modes.get("file_write") == "ask"
-
-
-@pytest.mark.parametrize(("reason", "expected"), [("too risky", "too risky"), (None, "denied by the person")])
-async def test_denied_approval_returns_the_persons_reason(
-    service: InteractionService, bus: EventBus, reason: str | None, expected: str
-) -> None:
-    asking = asyncio.create_task(service.approve(shell(), "cmd_run"))
-    await answer_next(service, bus, ApprovalResponse(decision="denied", reason=reason))
-    outcome = await asyncio.wait_for(asking, TIMEOUT)
-    assert not outcome.approved and outcome.reason == expected
-
-
-async def test_expired_approval_says_nobody_answered(service: InteractionService) -> None:
-    outcome = await asyncio.wait_for(service.approve(shell(expires_at=now_ms() + 50), "cmd_run"), TIMEOUT)
-    assert not outcome.approved and outcome.reason == "the request expired before anyone answered"
-
-
-async def test_cancelled_approval_says_the_run_stopped(service: InteractionService, bus: EventBus) -> None:
-    created = queue_of(bus, "interaction.created")
-    asking = asyncio.create_task(service.approve(shell(), "cmd_run"))
-    await asyncio.wait_for(created.get(), TIMEOUT)
-    await service.cancel_run("run-1")
-    outcome = await asyncio.wait_for(asking, TIMEOUT)
-    assert not outcome.approved and outcome.reason == "cancelled: run stopped"
-
-
-def test_memory_approval_modes_default_to_ask_and_refuse_unknown_modes() -> None:
-    modes = MemoryApprovalModes()
-    assert modes.get("cmd_run") == "ask"
-    modes.set("cmd_run", "always-allow")
-    modes.set("file_write", "ask")
-    assert modes.all() == {"cmd_run": "always-allow", "file_write": "ask"}
-    with pytest.raises(ValueError, match="not an approval mode"):
-        modes.set("cmd_run", "sometimes")  # type: ignore[arg-type]
-
-
-async def test_memory_store_lists_by_status_in_request_order(store: MemoryInteractionStore) -> None:
-    service = InteractionService(store)
-    await service.request(shell("a1"))
-    await service.request(shell("a2"))
-    await service.respond("a1", APPROVE)
-    assert [r.interaction_id for r in await store.list()] == ["a1", "a2"]
-    assert [r.interaction_id for r in await store.list("pending")] == ["a2"]

@@ -8,9 +8,9 @@ from dataclasses import dataclass
 from typing import Any
 
 import pytest
+from editor_support import add_tool, element, find, new_editor
 from nicegui.testing import User
 from nicegui.testing.user_interaction import UserInteraction
-from test_editor import add_tool, element, find, new_editor
 
 from gui import runtime
 from gui.ui.editor.draft import ConditionDraft, CondRow, GroupDraft, SequenceDraft, SlotRow

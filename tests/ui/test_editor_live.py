@@ -11,12 +11,12 @@ import json
 from collections.abc import Callable, Coroutine
 from typing import Any
 
+from editor_support import R, element, find, one_group, save, set_value
 from nicegui.testing import User
 
 from gui import runtime
 from gui.core.validator import check_text
 from gui.ui.editor.live import LiveCheck
-from tests.ui.test_editor import R, element, find, one_group, save, set_value
 
 
 class FakeClock:
