@@ -15,6 +15,7 @@ import uuid
 
 import pytest
 from nicegui.testing import User
+from ui_support import engine_open  # noqa: F401  (autouse: wait for the engine)
 
 from gui import runtime
 from gui.core.engine import Engine
@@ -36,20 +37,7 @@ from gui.core.interactions import (
 R = 50  # retries of should_see: 5 s
 
 
-@pytest.fixture(autouse=True)
-async def engine_open(user: User) -> None:
-    """App start-up opens the engine in a task of its own: wait for it (bounded) before acting."""
-    async with asyncio.timeout(5):
-        while not _open():
-            await asyncio.sleep(0.01)
 
-
-def _open() -> bool:
-    try:
-        runtime.current()
-    except RuntimeError:
-        return False
-    return True
 
 
 def engine() -> Engine:

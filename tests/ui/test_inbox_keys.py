@@ -14,6 +14,7 @@ import uuid
 
 import pytest
 from nicegui.testing import User
+from ui_support import engine_open  # noqa: F401  (autouse: wait for the engine)
 
 from gui import runtime
 from gui.core.engine import Engine
@@ -105,15 +106,6 @@ def test_key_press_reads_the_browser_message_flat_or_wrapped():
 
 # -- in the page -------------------------------------------------------------------------------
 
-@pytest.fixture(autouse=True)
-async def engine_open(user: User) -> None:
-    async with asyncio.timeout(5):
-        while True:
-            try:
-                runtime.current()
-                return
-            except RuntimeError:
-                await asyncio.sleep(0.01)
 
 
 def engine() -> Engine:

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import asyncio
 import time
 import uuid
 
 import pytest
 from nicegui import ui
 from nicegui.testing import User
+from ui_support import engine_open  # noqa: F401  (autouse: wait for the engine)
 
 from gui import runtime
 from gui.core.interactions import ApprovalResponse, InteractionRecord, ShellApprovalRequest, ToolSource
@@ -17,20 +17,7 @@ from gui.ui import theme
 R = 50
 
 
-@pytest.fixture(autouse=True)
-async def engine_open(user: User) -> None:
-    """App start-up opens the engine in a task of its own: wait for it (bounded) before acting."""
-    async with asyncio.timeout(5):
-        while not _open():
-            await asyncio.sleep(0.01)
 
-
-def _open() -> bool:
-    try:
-        runtime.current()
-    except RuntimeError:
-        return False
-    return True
 
 
 @pytest.fixture
