@@ -28,7 +28,7 @@ import gui
 from gui import runtime
 from gui.api_body import BadRequest, BodyLimitMiddleware, json_response, read_json, type_name
 from gui.api_events import register_events
-from gui.auth import AUTH_SCOPE_KEY, TokenGate, register_login
+from gui.auth import AUTH_SCOPE_KEY, FailureLimiter, TokenGate, register_login
 from gui.core.catalog import NotFoundError, summary, tool_catalog
 from gui.core.engine import Engine
 from gui.core.errors import DslError
@@ -42,10 +42,10 @@ from gui.core.interactions import InteractionRecord
 from gui.core.records import RunRecord
 from gui.core.run_args import RunArgsError
 from gui.core.validator import ValidationResult, check_document
+from gui.request_gate import RequestGate, Served
 
 log = logging.getLogger(__name__)
 
-MIN_TOKEN_LENGTH = 16
 _RUN_BODY = 'a JSON object like {"sequence": "name", "args": {}}'
 _RESPONSE_BODY = 'a response like {"kind": "approval", "decision": "approved"}'
 
@@ -136,12 +136,13 @@ class ApiFallback:
         await self.app(scope, receive, send)
 
 
-def register_api(app: FastAPI, *, token: str | None) -> None:
-    """Add the `/api` routes, the error handlers, the body limit and (with a token) the gate.
+def register_api(app: FastAPI, *, token: str | None, served: Served) -> None:
+    """Add the `/api` routes, the error handlers, the body limit, the request gate (outermost: Host,
+    Origin and Content-Type, see `gui.request_gate`) and, with a token, the token gate behind it.
 
-    Without a token nothing else changes (the app then listens on 127.0.0.1 only). With one, every
-    page and API call needs it, except `/login` and `/api/health`, which then answers only
-    `{"ok": true}` (its version only to a client that is logged in).
+    Without a token the app listens on 127.0.0.1 only. With one, every page and API call needs it,
+    except `/login` and `/api/health`, which then answers only `{"ok": true}` (its version only to a
+    client that is logged in).
     """
     _install_error_handlers(app)
     _register_sequences(app)
@@ -158,11 +159,10 @@ def register_api(app: FastAPI, *, token: str | None) -> None:
     app.add_middleware(ApiFallback, router=app.router)
     app.add_middleware(BodyLimitMiddleware)
     if token is not None:
-        if len(token) < MIN_TOKEN_LENGTH:
-            log.warning("the access token is shorter than %d characters: anyone who guesses it can run "
-                        "commands on this computer", MIN_TOKEN_LENGTH)
-        register_login(app, token)
-        app.add_middleware(TokenGate, token=token)  # added last: outermost, before any body is read
+        limiter = FailureLimiter()
+        register_login(app, token, limiter)
+        app.add_middleware(TokenGate, token=token, limiter=limiter)  # before any body is read
+    app.add_middleware(RequestGate, served=served)  # added last: outermost
 
 
 def _register_sequences(app: FastAPI) -> None:

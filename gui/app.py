@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from gui import runtime
+from gui.request_gate import Served
 
 LOOPBACK = {"127.0.0.1", "localhost", "::1"}
 
@@ -28,16 +29,42 @@ def is_loopback(host: str) -> bool:
         return False
 
 
+MIN_TOKEN_LENGTH = 16
+
+
+def token_problem(host: str, token: str | None) -> str | None:
+    """Why the app (or `seqdesk mcp --http`) must not listen on `host` with `token`; None when it may."""
+    if is_loopback(host):
+        return None
+    if not token:
+        return (f"refusing to listen on {host} without a token. SeqDesk runs shell commands, so an open port "
+                "without one would let anyone on the network run commands. Give --token SECRET (or set "
+                "SEQDESK_TOKEN), or leave --host out to stay on 127.0.0.1.")
+    if len(token) < MIN_TOKEN_LENGTH:
+        return (f"refusing to listen on {host} with a token of {len(token)} characters: anyone on the network "
+                f"could guess it and run commands on this computer. Use at least {MIN_TOKEN_LENGTH} characters "
+                "(for example: python -c \"import secrets; print(secrets.token_urlsafe(24))\").")
+    return None
+
+
+def _url_host(host: str) -> str:
+    return f"[{host}]" if ":" in host and not host.startswith("[") else host
+
+
 def free_port(host: str = "127.0.0.1") -> int:
     with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as sock:
         sock.bind((host, 0))
         return int(sock.getsockname()[1])
 
 
-def create_app(*, token: str | None = None, data_dir: Path | None = None, memory: bool | None = None,
-               url: str | None = None) -> None:
-    """Register the API, the pages and the start-up/shut-down hooks (once per NiceGUI app)."""
-    from nicegui import app
+def create_app(*, served: Served, token: str | None = None, data_dir: Path | None = None,
+               memory: bool | None = None, url: str | None = None) -> None:
+    """Register the API, the pages and the start-up/shut-down hooks (once per NiceGUI app).
+
+    `served` is where the app answers (its hosts and its pages' origins): the request gate refuses
+    every other Host and Origin, and NiceGUI's socket.io accepts only those origins.
+    """
+    from nicegui import app, core
 
     if any(getattr(route, "path", None) == "/api/health" for route in app.routes):
         return  # already registered on this app (NiceGUI's test reset makes a fresh one)
@@ -70,8 +97,9 @@ def create_app(*, token: str | None = None, data_dir: Path | None = None, memory
 
     app.on_startup(startup)
     app.on_shutdown(shutdown)
+    core.sio.eio.cors_allowed_origins = served.origins  # NiceGUI's default "*" lets every site in
     app.add_middleware(ReadyGate)
-    register_api(app, token=token)
+    register_api(app, token=token, served=served)
     register_pages(token=token)
 
 
@@ -94,10 +122,9 @@ class ReadyGate:
 def start_app(args: argparse.Namespace) -> int:
     host = args.host or "127.0.0.1"
     token = args.token or os.environ.get("SEQDESK_TOKEN") or None
-    if not is_loopback(host) and not token:
-        print(f"seqdesk: refusing to listen on {host} without a token. SeqDesk runs shell commands, so an open "
-              "port without one would let anyone on the network run commands. Give --token SECRET (or set "
-              "SEQDESK_TOKEN), or leave --host out to stay on 127.0.0.1.", file=sys.stderr)
+    problem = token_problem(host, token)
+    if problem:
+        print(f"seqdesk: {problem}", file=sys.stderr)
         return 2
     port = args.port or free_port(host if is_loopback(host) else "127.0.0.1")
     data_dir = Path(os.environ["SEQDESK_DATA"]) if os.environ.get("SEQDESK_DATA") else None
@@ -117,7 +144,7 @@ def start_app(args: argparse.Namespace) -> int:
         print(f"seqdesk: {exc}", file=sys.stderr)
         return 2
     local = "127.0.0.1" if host in ("0.0.0.0", "::") or is_loopback(host) else host
-    create_app(token=token, data_dir=data_dir, url=f"http://{local}:{port}")
+    create_app(served=Served.at(host, port), token=token, data_dir=data_dir, url=f"http://{_url_host(local)}:{port}")
     from gui.window import run_ui
 
     return run_ui(host=host, port=port, browser_only=args.browser, token=token)

@@ -8,6 +8,10 @@ of the token, never the token, is HttpOnly and SameSite=Strict; because "same si
 ports of the same host, a cookie-authenticated request whose `Origin` is another origin is refused
 too. Everything is compared with `hmac.compare_digest`.
 
+Guessing is slowed down: a client (by address) that gives a wrong token 10 times within a minute,
+at the login form or in an `Authorization` header, gets **429** for every attempt during the next
+minute, even a right one, so the answers tell a guesser nothing.
+
 Open without a credential: `/login`, `/api/health` (which then says only that the app is up), the
 favicon and NiceGUI's versioned static assets (public library code). Strangers get 401 on the API
 and on anything that is not a page load, a redirect to `/login` on pages, and a closed socket on
@@ -20,6 +24,9 @@ import hashlib
 import hmac
 import html
 import re
+import time
+from collections import deque
+from collections.abc import Callable
 from typing import Any
 from urllib.parse import parse_qs, quote, urlsplit
 
@@ -34,6 +41,52 @@ AUTH_SCOPE_KEY = "seqdesk.authenticated"
 OPEN_PATHS = frozenset({"/login", "/api/health", "/favicon.ico"})
 _STATIC = re.compile(r"^/_nicegui/[0-9][^/]*/(static|libraries|components|resources|esm)/")
 _SESSION_MESSAGE = b"seqdesk session v1"
+
+
+MAX_FAILURES = 10
+FAILURE_WINDOW = 60.0
+
+
+class FailureLimiter:
+    """Wrong-token attempts per client: after `limit` within `window` s, locked out for `window` s."""
+
+    def __init__(self, limit: int = MAX_FAILURES, window: float = FAILURE_WINDOW,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.limit, self.window, self.clock = limit, window, clock
+        self._failures: dict[str, deque[float]] = {}
+        self._locked_until: dict[str, float] = {}
+
+    def locked(self, client: str) -> float:
+        """Seconds the client must still wait (0: it may try)."""
+        until = self._locked_until.get(client)
+        if until is None:
+            return 0.0
+        left = until - self.clock()
+        if left <= 0:
+            del self._locked_until[client]
+            return 0.0
+        return left
+
+    def failed(self, client: str) -> None:
+        now = self.clock()
+        times = self._failures.setdefault(client, deque())
+        times.append(now)
+        while times and times[0] <= now - self.window:
+            times.popleft()
+        if len(times) >= self.limit:
+            self._locked_until[client] = now + self.window
+            times.clear()
+        if len(self._failures) > 10_000:  # a flood of addresses must not grow this without bound
+            self._failures = {k: v for k, v in self._failures.items() if v}
+
+
+def client_of(scope: Scope) -> str:
+    client = scope.get("client")
+    return str(client[0]) if client else "unknown"
+
+
+def too_many(left: float) -> str:
+    return (f"too many wrong tokens from this address: wait {max(1, round(left))} s before trying again")
 
 
 def session_value(token: str) -> str:
@@ -82,18 +135,30 @@ def safe_next(target: str | None) -> str:
 
 
 class TokenGate:
-    def __init__(self, app: ASGIApp, *, token: str) -> None:
+    def __init__(self, app: ASGIApp, *, token: str, limiter: FailureLimiter | None = None,
+                 pages: bool = True) -> None:
         self.app = app
         self.token = token
         self.session = session_value(token)
+        self.limiter = limiter or FailureLimiter()
+        self.pages = pages  # False: no login redirects (the MCP endpoint has no pages)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] not in ("http", "websocket"):
             await self.app(scope, receive, send)
             return
         headers = _headers(scope)
-        how = self._credential(headers)
         path = str(scope.get("path", ""))
+        client = client_of(scope)
+        attempt = "authorization" in headers or (path == "/login" and scope.get("method") == "POST")
+        left = self.limiter.locked(client) if attempt else 0.0
+        if left:
+            if path == "/login" and scope["type"] == "http":  # a person at the form reads a page, not JSON
+                await login_page("/", too_many(left).capitalize() + ".", status=429)(scope, receive, send)
+            else:
+                await self._refuse(scope, send, 429, too_many(left), retry_after=left)
+            return
+        how = self._credential(headers)
         if how == "cookie" and not same_origin(headers, str(scope.get("scheme", "http"))):
             await self._refuse(scope, send, 403, "cross-origin requests are refused: open SeqDesk itself")
             return
@@ -102,8 +167,10 @@ class TokenGate:
             await self.app(scope, receive, send)
             return
         if "authorization" in headers:
+            self.limiter.failed(client)
             await self._refuse(scope, send, 401, "the token in the Authorization header is not right")
-        elif scope["type"] == "http" and scope.get("method") in ("GET", "HEAD") and not _is_machine(path):
+        elif (self.pages and scope["type"] == "http" and scope.get("method") in ("GET", "HEAD")
+              and not _is_machine(path)):
             query = scope.get("query_string", b"").decode("latin-1")
             back = path + (f"?{query}" if query else "")
             await RedirectResponse(f"/login?next={quote(back, safe='')}", status_code=303)(scope, receive, send)
@@ -120,14 +187,16 @@ class TokenGate:
             return "cookie"
         return None
 
-    async def _refuse(self, scope: Scope, send: Send, status: int, detail: str) -> None:
+    async def _refuse(self, scope: Scope, send: Send, status: int, detail: str, retry_after: float = 0) -> None:
         if scope["type"] == "websocket":
             await send({"type": "websocket.close", "code": 1008, "reason": detail[:120]})
             return
-        body = dumps({"detail": detail}).encode("utf-8")
+        body = dumps({"error": detail, "detail": detail}).encode("utf-8")
         headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
         if status == 401:
             headers.append((b"www-authenticate", b'Bearer realm="SeqDesk"'))
+        if retry_after:
+            headers.append((b"retry-after", str(max(1, round(retry_after))).encode()))
         await send({"type": "http.response.start", "status": status, "headers": headers})
         await send({"type": "http.response.body", "body": body})
 
@@ -164,8 +233,8 @@ def login_page(next_path: str, error: str = "", status: int = 200) -> HTMLRespon
     return HTMLResponse(page, status_code=status, headers={"Cache-Control": "no-store"})
 
 
-def register_login(app: FastAPI, token: str) -> None:
-    """`/login` (the form and its answer) and `/logout`."""
+def register_login(app: FastAPI, token: str, limiter: FailureLimiter) -> None:
+    """`/login` (the form and its answer) and `/logout`; wrong tokens count against `limiter`."""
     session = session_value(token)
 
     @app.get("/login", include_in_schema=False)
@@ -179,6 +248,7 @@ def register_login(app: FastAPI, token: str) -> None:
         form = _form(await request.body())
         target = safe_next(form.get("next"))
         if not _same(form.get("token", ""), token):
+            limiter.failed(client_of(request.scope))
             return login_page(target, "That token is not right.", status=401)
         response = RedirectResponse(target, status_code=303)
         response.set_cookie(COOKIE, session, httponly=True, samesite="strict", path="/",

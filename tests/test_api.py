@@ -20,6 +20,7 @@ from gui.api import register_api
 from gui.core.engine import Engine
 from gui.core.events import Event
 from gui.core.export import to_document
+from gui.request_gate import Served
 
 T = 5.0
 
@@ -59,7 +60,7 @@ def engine(current_engine: Engine) -> Engine:
 @pytest.fixture
 def app(engine: Engine) -> FastAPI:
     app = FastAPI()
-    register_api(app, token=None)
+    register_api(app, token=None, served=Served.in_process())
     return app
 
 

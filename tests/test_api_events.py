@@ -19,6 +19,7 @@ from fastapi import FastAPI
 from gui import api_events, runtime
 from gui.api import register_api
 from gui.core.engine import Engine
+from gui.request_gate import Served
 
 T = 5.0
 ECHO = {"name": "greet", "groups": [{"name": "say", "in": {"who": "string"}, "out": {"text": "string"},
@@ -107,7 +108,7 @@ def transport(request, engine: Engine, monkeypatch) -> StreamingTransport:
     if request.param == "by hand":
         monkeypatch.setattr(api_events, "EventSourceResponse", None)
     app = FastAPI()
-    register_api(app, token=None)
+    register_api(app, token=None, served=Served.in_process())
     return StreamingTransport(app)
 
 

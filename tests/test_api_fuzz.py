@@ -21,6 +21,9 @@ from gui.api import register_api
 from gui.api_body import MAX_BODY_BYTES, MAX_DEPTH
 from gui.core.engine import Engine
 from gui.core.events import Event
+from gui.request_gate import Served
+
+JSON_BODY = {"Content-Type": "application/json"}  # raw bodies below are sent as JSON: the request gate wants it
 
 T = 5.0
 ECHO = {"name": "greet", "groups": [{"name": "say", "in": {"who": "string"}, "out": {"text": "string"},
@@ -39,8 +42,9 @@ async def engine(current_engine: Engine) -> Engine:
 @pytest.fixture
 async def client(engine: Engine) -> AsyncIterator[httpx.AsyncClient]:
     app = FastAPI()
-    register_api(app, token=None)
-    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://test") as c:
+    register_api(app, token=None, served=Served.in_process())
+    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://test",
+                                 headers=JSON_BODY) as c:
         yield c
 
 
@@ -150,13 +154,14 @@ async def test_unknown_api_paths_are_404_and_wrong_methods_405_in_json(client):
 
 async def test_an_api_route_added_later_still_answers():
     app = FastAPI()
-    register_api(app, token=None)
+    register_api(app, token=None, served=Served.in_process())
 
     @app.get("/api/later")
     async def later() -> dict:
         return {"here": True}
 
-    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://test") as c:
+    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://test",
+                                 headers=JSON_BODY) as c:
         assert (await c.get("/api/later")).json() == {"here": True}
 
 

@@ -17,6 +17,7 @@ from gui.core.engine import Engine
 from gui.core.events import Event
 from gui.core.interactions import ApprovalResponse
 from gui.ops import LocalOperations, OperationError, RemoteOperations
+from gui.request_gate import Served
 
 T = 5.0
 
@@ -33,7 +34,7 @@ def engine(current_engine: Engine) -> Engine:
 @pytest.fixture
 async def remote(engine: Engine) -> AsyncIterator[RemoteOperations]:
     app = FastAPI()
-    register_api(app, token=None)
+    register_api(app, token=None, served=Served.in_process())
     ops = RemoteOperations("http://test")
     await ops.close()
     ops._client = httpx.AsyncClient(transport=StreamingTransport(app), base_url="http://test")

@@ -89,8 +89,9 @@ def serve(port: int, count: int) -> None:
     from nicegui import app, ui
 
     from gui.app import create_app
+    from gui.request_gate import Served
 
-    create_app(memory=True)
+    create_app(served=Served.in_process(), memory=True)
     app.on_startup(lambda: seed(count))
     ui.run(host="127.0.0.1", port=port, reload=False, show=False, storage_secret="bench",
            show_welcome_message=False, uvicorn_logging_level="warning")

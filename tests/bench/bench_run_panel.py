@@ -40,6 +40,7 @@ from pydantic import BaseModel  # noqa: E402
 from gui import runtime  # noqa: E402
 from gui.app import create_app  # noqa: E402
 from gui.core.registry import ModelTool, ToolContext  # noqa: E402
+from gui.request_gate import Served  # noqa: E402
 from gui.ui.components.run_panel import RunPanel  # noqa: E402
 
 CHROMIUM = "/usr/bin/chromium"
@@ -176,7 +177,7 @@ def main() -> None:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
-    create_app(memory=True)
+    create_app(served=Served.in_process(), memory=True)
 
     async def run_bench() -> None:
         try:
