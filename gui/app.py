@@ -82,7 +82,7 @@ def create_app(*, served: Served, token: str | None = None, data_dir: Path | Non
         if url and rt.data_dir is not None:  # lets `seqdesk run` and `seqdesk mcp` reach this app
             from gui.ops import write_endpoint
 
-            rt.extras["endpoint"] = write_endpoint(rt.data_dir, url, token)
+            rt.extras["endpoint"] = write_endpoint(rt.data_dir, url, token_required=token is not None)
 
     async def shutdown() -> None:
         try:

@@ -3,7 +3,8 @@
 When no app holds the data folder, `LocalOperations` opens the stores itself. When the app is open
 on that folder (one process per folder), `RemoteOperations` sends the same operations to the app's
 HTTP API: runs started from a terminal or by an agent then appear in the app, and their approvals
-wait in the app's inbox. The app publishes where it listens in `seqdesk.endpoint.json` (owner-only).
+wait in the app's inbox. The app publishes where it listens in `seqdesk.endpoint.json` (owner-only),
+never its token: a caller of an app started with one gives it too (`SEQDESK_TOKEN`).
 """
 
 from __future__ import annotations
@@ -236,12 +237,13 @@ def _event(line: str) -> Event | None:
         return None
 
 
-def write_endpoint(folder: Path, url: str, token: str | None) -> Path:
+def write_endpoint(folder: Path, url: str, *, token_required: bool) -> Path:
+    """Where the app listens, for the CLI and `seqdesk mcp`; whether it wants a token, never the token."""
     path = folder / ENDPOINT_FILE
     tmp = path.with_suffix(".tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        json.dump({"url": url, "token": token, "pid": os.getpid()}, handle)
+        json.dump({"url": url, "token_required": token_required, "pid": os.getpid()}, handle)
     os.replace(tmp, path)
     return path
 
@@ -283,5 +285,9 @@ async def connect(folder: Path | None = None) -> Operations:
         endpoint = read_endpoint(folder)
         if endpoint is None:
             raise
-        return RemoteOperations(endpoint["url"], endpoint.get("token"))
+        token = os.environ.get("SEQDESK_TOKEN") or None
+        if endpoint.get("token_required") and not token:
+            raise OperationError(f"the SeqDesk app at {endpoint['url']} holds this data folder and was started with "
+                                 "a token: set SEQDESK_TOKEN to that token to reach it") from None
+        return RemoteOperations(endpoint["url"], token)
     return LocalOperations(runtime.engine, runtime.close)

@@ -63,6 +63,9 @@ class ToolApprovalRequest(_RequestBase):
     validated_input: JsonValue
     tool_description: str | None = None
     model_explanation: str | None = None  # the caller's words: never a basis for safety
+    # What it will do in one sentence ("Read the file /x"), and the part to check, shown in bold.
+    summary: str | None = None
+    summary_highlight: str | None = None
 
 
 class QuestionOption(_Model):

@@ -53,6 +53,15 @@ class ShellApproval:
     description: str | None = None
 
 
+@dataclass(frozen=True)
+class ApprovalSummary:
+    """One sentence of what a tool approval will do, with the part a person must check (a file, a
+    web server's name) given apart so the inbox can show it in bold."""
+
+    text: str
+    highlight: str | None = None
+
+
 @dataclass
 class ToolContext:
     """What a running tool may use besides its arguments."""
@@ -92,6 +101,10 @@ class Tool(ABC):
 
     def shell_approval(self, args: dict[str, JsonValue]) -> ShellApproval | None:
         """For shell-style tools, what the approval shows; None means a plain tool approval."""
+        return None
+
+    def approval_summary(self, args: dict[str, JsonValue]) -> ApprovalSummary | None:
+        """For a tool approval, one sentence saying what it will read or where it will send."""
         return None
 
 

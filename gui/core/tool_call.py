@@ -260,4 +260,7 @@ class ToolCaller:
             return ShellApprovalRequest(**common, title=shell.title, description=shell.description,
                                         command=shell.command, cwd=shell.cwd, reason=shell.reason,
                                         operation=shell.operation)
-        return ToolApprovalRequest(**common, validated_input=args, tool_description=tool.description)
+        summary = tool.approval_summary(args)
+        return ToolApprovalRequest(**common, validated_input=args, tool_description=tool.description,
+                                   summary=summary.text if summary else None,
+                                   summary_highlight=summary.highlight if summary else None)

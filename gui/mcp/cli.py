@@ -1,8 +1,11 @@
 """`seqdesk mcp [--http PORT]`: serve SeqDesk's operations to an AI agent over stdio or HTTP.
 
 Over stdio the standard output belongs to the protocol, so everything for people goes to stderr.
-HTTP listens on 127.0.0.1 only: these tools run shell commands once a person approves them, and no
-other machine should be able to ask. When the app holds the data folder, every call goes to the app
+HTTP listens on 127.0.0.1 unless `--host` says otherwise, and then only with a token (`--token` or
+`SEQDESK_TOKEN`, at least 16 characters), which every request must carry as a bearer: these tools
+run shell commands once a person approves them. With or without a token the request gate
+(`gui.request_gate`) and the SDK's own checks refuse another Host or Origin, so no web page can
+call the tools. When the app holds the data folder, every call goes to the app
 (`gui.ops`), whose inbox then shows the agent's approvals; otherwise the engine opens here, and the
 MCP servers configured in `<data folder>/mcp-servers.json` are connected too, so sequences that use
 their tools run as they do in the app.
@@ -34,14 +37,29 @@ def add_mcp_command(subparsers: Any) -> argparse.ArgumentParser:
                     "wait for a person in SeqDesk.")
     parser.add_argument("--http", type=int, metavar="PORT", default=None,
                         help="serve streamable HTTP on 127.0.0.1:PORT/mcp instead of stdio")
+    parser.add_argument("--host", default=None,
+                        help="with --http: the address to listen on (default 127.0.0.1; any other needs a token)")
+    parser.add_argument("--token", default=None,
+                        help="with --http: the bearer token every request must carry (prefer SEQDESK_TOKEN)")
     parser.set_defaults(func=cmd_mcp)
     return parser
 
 
 def cmd_mcp(args: argparse.Namespace) -> int:
+    from gui.app import token_problem
+
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="seqdesk mcp: %(message)s")
+    host = args.host or HOST
+    token = args.token or os.environ.get("SEQDESK_TOKEN") or None
+    if args.http is None and (args.host or args.token):
+        print("seqdesk mcp: --host and --token are for --http PORT (stdio needs neither)", file=sys.stderr)
+        return 2
+    problem = token_problem(host, token) if args.http is not None else None
+    if problem:
+        print(f"seqdesk mcp: {problem}", file=sys.stderr)
+        return 2
     try:
-        asyncio.run(serve(http_port=args.http))
+        asyncio.run(serve(http_port=args.http, host=host, token=token))
     except KeyboardInterrupt:
         return 130
     except Exception as exc:  # start-up failures (data folder in use, …) as a sentence, not a traceback
@@ -50,7 +68,24 @@ def cmd_mcp(args: argparse.Namespace) -> int:
     return 0
 
 
-async def serve(*, http_port: int | None = None) -> None:
+def http_app(server: Any, *, host: str, port: int, token: str | None) -> Any:
+    """The streamable-HTTP ASGI app behind the request gate and, with a token, the bearer gate."""
+    from mcp.server.transport_security import TransportSecuritySettings
+
+    from gui.auth import TokenGate
+    from gui.request_gate import RequestGate, Served
+
+    served = Served.at(host, port)
+    # The SDK compares exact hosts; listening on every interface, the request gate alone decides.
+    security = TransportSecuritySettings(enable_dns_rebinding_protection=not served.any_ip,
+                                         allowed_hosts=[f"{n}:{port}" for n in sorted(served.names)],
+                                         allowed_origins=served.origins)
+    app = server.streamable_http_app(host=host, transport_security=security)
+    gated: Any = TokenGate(app, token=token, pages=False) if token else app
+    return RequestGate(gated, served=served)
+
+
+async def serve(*, http_port: int | None = None, host: str = HOST, token: str | None = None) -> None:
     """Reach the engine (through the app when it holds the data folder), serve until the agent leaves."""
     from gui.mcp.server import build_server
     from gui.ops import Operations, connect
@@ -65,8 +100,13 @@ async def serve(*, http_port: int | None = None) -> None:
         if http_port is None:
             await server.run_stdio_async()
         else:
-            print(f"seqdesk mcp: serving on http://{HOST}:{http_port}/mcp", file=sys.stderr, flush=True)
-            await server.run_streamable_http_async(host=HOST, port=http_port)
+            import uvicorn
+
+            app = http_app(server, host=host, port=http_port, token=token)
+            where = f"[{host}]" if ":" in host else host
+            print(f"seqdesk mcp: serving on http://{where}:{http_port}/mcp" + (" (bearer token required)" if token
+                  else ""), file=sys.stderr, flush=True)
+            await uvicorn.Server(uvicorn.Config(app, host=host, port=http_port, access_log=False)).serve()
     finally:
         await ops.close()
 

@@ -1,4 +1,6 @@
-"""`file_read`: read a text file. Reading changes nothing, so it needs no approval and runs in parallel.
+"""`file_read`: read a text file, after the person approves it. Reading changes nothing, so it runs in
+parallel; but what it reads can be sent on by a later step (`http_get`), so it asks first, showing
+the file it will read.
 
 Every failure names the file, because a person who sees "not found" needs to know which path the
 step actually looked at. The size limit keeps a mistaken path (a disk image, a log of gigabytes)
@@ -14,7 +16,7 @@ from typing import Any
 
 from pydantic import ConfigDict, Field, field_validator
 
-from gui.core.registry import ModelTool, ToolContext, ToolError
+from gui.core.registry import ApprovalSummary, ModelTool, ToolContext, ToolError
 from gui.tools._args import ToolArgs, invalid, parse_args
 
 MAX_READ_BYTES = 10 * 1024 * 1024
@@ -50,10 +52,14 @@ class FileReadArgs(ToolArgs):
 
 class FileRead(ModelTool):
     name = "file_read"
-    description = "Reads a text file on this computer and gives back its contents."
+    description = "Reads a text file on this computer and gives back its contents. You are asked to approve every read."
     concurrency_safe = True
-    approval = "none"
+    approval = "tool"
     Args = FileReadArgs
+
+    def approval_summary(self, args: dict[str, Any]) -> ApprovalSummary:
+        path = str(Path(str(args.get("path", ""))).expanduser().absolute())
+        return ApprovalSummary(text=f"Read the file {path}", highlight=path)
 
     async def call(self, args: dict[str, Any], ctx: ToolContext) -> str:
         a = parse_args(self, FileReadArgs, args)

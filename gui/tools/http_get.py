@@ -1,4 +1,6 @@
-"""`http_get`: fetch a web address. A GET only reads, so it needs no approval and runs in parallel.
+"""`http_get`: fetch a web address, after the person approves it. A GET changes nothing here, so it
+runs in parallel; but the address itself can carry data off the machine (what an earlier step read,
+in its path or query), so it asks first, with the server's name in bold.
 
 A JSON answer becomes an object (so a later step can use its fields); anything else is text. Errors
 are phrased for a person: which address, what the server said, or why no connection was made. The
@@ -15,7 +17,7 @@ from urllib.parse import urlsplit
 import httpx
 from pydantic import ConfigDict, Field, field_validator
 
-from gui.core.registry import ModelTool, ToolContext, ToolError
+from gui.core.registry import ApprovalSummary, ModelTool, ToolContext, ToolError
 from gui.tools._args import ToolArgs, excerpt, invalid, parse_args
 
 MAX_BODY_BYTES = 5 * 1024 * 1024
@@ -83,11 +85,18 @@ class HttpGet(ModelTool):
     name = "http_get"
     description = (
         "Fetches a web address and gives back the page or data it returns. "
-        "Data in JSON format comes back as an object whose fields later steps can use."
+        "Data in JSON format comes back as an object whose fields later steps can use. "
+        "You are asked to approve every address it fetches."
     )
     concurrency_safe = True
-    approval = "none"
+    approval = "tool"
     Args = HttpGetArgs
+
+    def approval_summary(self, args: dict[str, Any]) -> ApprovalSummary:
+        url = str(args.get("url", ""))
+        host = urlsplit(url).hostname or url
+        extra = " with extra headers" if args.get("headers") else ""
+        return ApprovalSummary(text=f"Send a request to {host}{extra}: {url}", highlight=host)
 
     async def call(self, args: dict[str, Any], ctx: ToolContext) -> Any:
         a = parse_args(self, HttpGetArgs, args)

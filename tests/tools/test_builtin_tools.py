@@ -13,9 +13,9 @@ from gui.tools import builtin_tools, default_registry
 EXPECTED = {
     # name: (approval, concurrency_safe)
     "cmd_run": ("exec", True),
-    "file_read": ("none", True),
+    "file_read": ("tool", True),
     "file_write": ("write", False),
-    "http_get": ("none", True),
+    "http_get": ("tool", True),
     "ask_user": ("none", True),
     "sleep": ("none", True),
     "echo": ("none", True),

@@ -76,9 +76,12 @@ async def test_a_pipe_is_refused_instead_of_blocking(ctx, tmp_path):
         await read(ctx, path=str(fifo))
 
 
-def test_tool_reads_without_approval_and_in_parallel():
+def test_tool_asks_before_it_reads_names_the_file_and_runs_in_parallel(tmp_path):
     tool = FileRead()
-    assert (tool.name, tool.approval, tool.concurrency_safe) == ("file_read", "none", True)
+    assert (tool.name, tool.approval, tool.concurrency_safe) == ("file_read", "tool", True)
+    summary = tool.approval_summary({"path": str(tmp_path / "notes.txt")})
+    assert summary.text == f"Read the file {tmp_path / 'notes.txt'}"
+    assert summary.highlight == str(tmp_path / "notes.txt")
 
 
 @pytest.mark.parametrize(

@@ -145,9 +145,13 @@ async def test_refused_connection_is_a_readable_error(ctx):
         await get(ctx, url=f"http://127.0.0.1:{port}/")
 
 
-def test_tool_needs_no_approval_and_runs_in_parallel():
+def test_tool_asks_first_with_the_server_in_bold_and_runs_in_parallel():
     tool = HttpGet()
-    assert (tool.name, tool.approval, tool.concurrency_safe) == ("http_get", "none", True)
+    assert (tool.name, tool.approval, tool.concurrency_safe) == ("http_get", "tool", True)
+    summary = tool.approval_summary({"url": "https://evil.example:8443/up?data=secret"})
+    assert summary.highlight == "evil.example"
+    assert summary.text == "Send a request to evil.example: https://evil.example:8443/up?data=secret"
+    assert "with extra headers" in tool.approval_summary({"url": "http://a.b/", "headers": {"X": "1"}}).text
 
 
 @pytest.mark.parametrize(

@@ -114,6 +114,7 @@ async def test_a_skipped_group_shows_its_reason(user: User):
 
 async def test_a_failed_tool_shows_its_error_in_plain_words(user: User):
     call = {"tool": "file_read", "args": {"path": "/nope/x.txt"}}
+    runtime.current().engine.modes.set("file_read", "always-allow")  # it asks first: allowed, it fails
     await save({"name": "broken", "groups": [group("broken-g", call)]})
     await user.open("/run?sequence=broken")
     user.find(marker="run-button").click()

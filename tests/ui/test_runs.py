@@ -74,8 +74,8 @@ async def test_a_run_record_shows_args_results_tools_and_its_requests(user: User
 
 async def test_a_failed_run_record_shows_the_error(user: User):
     engine = runtime.current().engine
-    await engine.create({"name": "broken", "groups": [
-        {"name": "broken-g", "in": {}, "out": {}, "tools": tools({"tool": "file_read", "args": {"path": "/nope/x"}})}]})
+    await engine.create({"name": "broken", "groups": [  # a tool that is not there fails without asking anyone
+        {"name": "broken-g", "in": {}, "out": {}, "tools": tools({"tool": "no_such_tool"})}]})
     record = await engine.run("broken", {})
     await user.open(f"/runs/{record.run_id}")
     await user.should_see(marker="run-error")

@@ -18,6 +18,8 @@ class ToolApprovalCard(ApprovalBody):
         super().__init__(submit)
         self.mark("tool-approval")
         with self:
+            if request.summary:
+                _summary(request.summary, request.summary_highlight)
             if request.tool_description:
                 section_label("What this tool does")
                 ui.label(request.tool_description).classes("text-sm")
@@ -44,6 +46,18 @@ class ToolApprovalCard(ApprovalBody):
                 self.control(ui.button("Deny", icon="block", on_click=self.deny)
                              .props("no-caps outline color=negative").mark("deny"))
             key_hint("Approve", "Deny")
+
+
+def _summary(text: str, highlight: str | None) -> None:
+    """The sentence with the part to check (the file, the web server) in bold."""
+    with ui.row().classes("w-full items-baseline gap-0 text-base").mark("approval-summary"):
+        before, found, after = text.partition(highlight) if highlight else (text, "", "")
+        if before:
+            ui.label(before).classes("whitespace-pre-wrap break-all")
+        if found:
+            ui.label(found).classes("font-bold whitespace-pre-wrap break-all").mark("approval-highlight")
+        if after:
+            ui.label(after).classes("whitespace-pre-wrap break-all")
 
 
 def _input_view(value: Any) -> None:

@@ -61,9 +61,11 @@ async def settings_page() -> None:
 
         with ui.card().classes("w-full gap-2 p-4").props("flat bordered"):
             ui.label("Approvals").classes("text-lg font-semibold")
-            ui.label("Tools that can change things ask you before they run. A tool you chose to always "
-                     "allow (from the inbox) is listed first; you can make it ask again here.").classes(
-                "text-sm text-gray-600 dark:text-gray-400")
+            ui.label("Tools that change, read or send things ask you before they run: commands, writing "
+                     "and reading files, fetching web addresses, and tools from servers. Showing text, "
+                     "waiting and asking you questions never ask. A tool you chose to always allow (from "
+                     "the inbox) is listed first; you can make it ask again here.").classes(
+                "text-sm text-gray-600 dark:text-gray-400").mark("approvals-explained")
 
             @ui.refreshable
             def approvals() -> None:
