@@ -12,6 +12,7 @@ With a token, `register_api` also installs the token gate and the login form (`g
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from typing import Any, Literal
 from urllib.parse import quote
@@ -26,7 +27,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 import gui
 from gui import runtime
-from gui.api_body import BadRequest, BodyLimitMiddleware, json_response, read_json, type_name
+from gui.api_body import BODY_SECONDS, BadRequest, BodyLimitMiddleware, json_response, read_json, type_name
 from gui.api_events import register_events
 from gui.auth import AUTH_SCOPE_KEY, FailureLimiter, TokenGate, register_login
 from gui.core.catalog import NotFoundError, summary, tool_catalog
@@ -41,7 +42,7 @@ from gui.core.interaction_service import (
 from gui.core.interactions import InteractionRecord
 from gui.core.records import RunRecord
 from gui.core.run_args import RunArgsError
-from gui.core.validator import ValidationResult, check_document
+from gui.core.validator import InvalidSequenceError, ValidationResult, check_document
 from gui.request_gate import RequestGate, Served
 
 log = logging.getLogger(__name__)
@@ -82,11 +83,30 @@ def _interaction(record: InteractionRecord) -> dict[str, Any]:
     return {"interaction_id": record.interaction_id, **record.model_dump(mode="json")}
 
 
+MAX_PROBLEMS = 100
+MAX_MESSAGE = 500
+
+
+def capped(result: ValidationResult) -> dict[str, Any]:
+    """`result.to_json()` with at most MAX_PROBLEMS errors and warnings, each message shortened: an
+    answer about a huge document stays small (the totals say how many there were)."""
+    body = result.to_json()
+    for key in ("errors", "warnings"):
+        problems = body[key]
+        if len(problems) > MAX_PROBLEMS:
+            body[f"{key}_total"] = len(problems)
+            body[key] = problems = problems[:MAX_PROBLEMS]
+        for problem in problems:
+            if len(problem["message"]) > MAX_MESSAGE:
+                problem["message"] = problem["message"][:MAX_MESSAGE] + "…"
+    return body
+
+
 def _validation_failure(result: ValidationResult) -> Response:
     count = len(result.errors)
-    first = str(result.errors[0]) if result.errors else "the sequence is not valid"
+    first = str(result.errors[0])[:MAX_MESSAGE] if result.errors else "the sequence is not valid"
     more = f" (and {count - 1} more)" if count > 1 else ""
-    return json_response({"detail": f"the sequence is not valid: {first}{more}", **result.to_json()}, 422)
+    return json_response({"detail": f"the sequence is not valid: {first}{more}", **capped(result)}, 422)
 
 
 def _install_error_handlers(app: FastAPI) -> None:
@@ -136,7 +156,7 @@ class ApiFallback:
         await self.app(scope, receive, send)
 
 
-def register_api(app: FastAPI, *, token: str | None, served: Served) -> None:
+def register_api(app: FastAPI, *, token: str | None, served: Served, body_seconds: float = BODY_SECONDS) -> None:
     """Add the `/api` routes, the error handlers, the body limit, the request gate (outermost: Host,
     Origin and Content-Type, see `gui.request_gate`) and, with a token, the token gate behind it.
 
@@ -157,7 +177,7 @@ def register_api(app: FastAPI, *, token: str | None, served: Served) -> None:
 
     register_events(app, engine)
     app.add_middleware(ApiFallback, router=app.router)
-    app.add_middleware(BodyLimitMiddleware)
+    app.add_middleware(BodyLimitMiddleware, seconds=body_seconds)
     if token is not None:
         limiter = FailureLimiter()
         register_login(app, token, limiter)
@@ -179,6 +199,8 @@ def _register_sequences(app: FastAPI) -> None:
         existed = isinstance(name, str) and await eng.get(name) is not None
         try:
             sequence, result = await eng.create(doc)
+        except InvalidSequenceError as exc:
+            return _validation_failure(exc.result)
         except DslError as exc:
             checked = await eng.check(doc)
             if checked.ok:  # it became invalid between the two checks (a name taken meanwhile)
@@ -220,9 +242,9 @@ def _register_runs(app: FastAPI) -> None:
         try:
             if body.document is not None:
                 eng = engine()
-                result = check_document(body.document, tool_catalog(eng.registry))
+                result = await asyncio.to_thread(check_document, body.document, tool_catalog(eng.registry))
                 if not result.ok or result.sequence is None:
-                    raise BadRequest(422, "the document is not a valid sequence", **result.to_json())
+                    raise BadRequest(422, "the document is not a valid sequence", **capped(result))
                 record = await eng.runner.start(result.sequence, body.args or {})
             else:
                 assert body.sequence is not None

@@ -11,6 +11,7 @@ recursion limit in deep copies.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import math
 from collections.abc import Iterable
@@ -25,6 +26,7 @@ from gui.core.parser import NUMBER_HOOKS
 
 MAX_BODY_BYTES = 2 * 1024 * 1024
 MAX_DEPTH = 64
+BODY_SECONDS = 30.0
 LIMITED_PREFIXES = ("/api/", "/login")
 
 
@@ -76,9 +78,19 @@ def _has_surrogate(text: str) -> bool:
     return False
 
 
+THREAD_ABOVE = 64 * 1024  # bodies larger than this are decoded in a worker thread
+
+
 async def read_json(request: Request, *, expect: str) -> Any:
-    """The body as JSON; `expect` names what should be sent, for the messages."""
+    """The body as JSON; `expect` names what should be sent, for the messages. A large body is
+    decoded and checked off the event loop, so the app keeps answering meanwhile."""
     body = await request.body()
+    if len(body) > THREAD_ABOVE:
+        return await asyncio.to_thread(decode_json, body, expect)
+    return decode_json(body, expect)
+
+
+def decode_json(body: bytes, expect: str) -> Any:
     if not body.strip():
         raise BadRequest(400, f"the request body is empty: send {expect}")
     try:
@@ -129,14 +141,17 @@ class BodyLimitMiddleware:
     """413 for a body over `limit` bytes on the API and the login form, before any handler reads it.
 
     The body is read here (it is small by then) and replayed to the app, so a client that lies in
-    `Content-Length` or streams without one is still cut off at the limit.
+    `Content-Length` or streams without one is still cut off at the limit, and one that sends less
+    than it announced (or trickles it) is answered 408 after `seconds` instead of holding a request
+    open for ever.
     """
 
     def __init__(self, app: ASGIApp, *, limit: int = MAX_BODY_BYTES,
-                 prefixes: tuple[str, ...] = LIMITED_PREFIXES) -> None:
+                 prefixes: tuple[str, ...] = LIMITED_PREFIXES, seconds: float = BODY_SECONDS) -> None:
         self.app = app
         self.limit = limit
         self.prefixes = prefixes
+        self.seconds = seconds
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or not str(scope.get("path", "")).startswith(self.prefixes):
@@ -152,18 +167,24 @@ class BodyLimitMiddleware:
                 return
         chunks: list[bytes] = []
         size = 0
-        while True:
-            message = await receive()
-            if message["type"] == "http.disconnect":
-                return
-            chunk = message.get("body", b"")
-            size += len(chunk)
-            if size > self.limit:
-                await _refuse(send, 413, self._too_large())
-                return
-            chunks.append(chunk)
-            if not message.get("more_body", False):
-                break
+        try:
+            async with asyncio.timeout(self.seconds):
+                while True:
+                    message = await receive()
+                    if message["type"] == "http.disconnect":
+                        return
+                    chunk = message.get("body", b"")
+                    size += len(chunk)
+                    if size > self.limit:
+                        await _refuse(send, 413, self._too_large())
+                        return
+                    chunks.append(chunk)
+                    if not message.get("more_body", False):
+                        break
+        except TimeoutError:
+            await _refuse(send, 408, f"the request body did not arrive within {self.seconds:g} s "
+                                     f"({size} bytes came{f' of {declared}' if declared else ''})")
+            return
         replayed = False
 
         async def replay() -> Message:
@@ -187,7 +208,7 @@ def _header(scope: Scope, name: bytes) -> str | None:
 
 
 async def _refuse(send: Send, status: int, detail: str) -> None:
-    body = dumps({"detail": detail}).encode("utf-8")
+    body = dumps({"error": detail, "detail": detail} if status == 408 else {"detail": detail}).encode("utf-8")
     await send({"type": "http.response.start", "status": status,
                 "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
                             (b"connection", b"close")]})

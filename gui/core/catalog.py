@@ -100,8 +100,10 @@ class Catalog:
         return _view(sequences, self.registry)
 
     async def check(self, doc: Any) -> ValidationResult:
+        """Validated in a worker thread: a document of megabytes must not freeze the app meanwhile."""
         name = doc.get("name") if isinstance(doc, dict) else None
-        return check_document(doc, await self.view(exclude=name if isinstance(name, str) else None))
+        view = await self.view(exclude=name if isinstance(name, str) else None)
+        return await asyncio.to_thread(check_document, doc, view)
 
     async def create(self, doc: Any) -> tuple[Sequence, ValidationResult]:
         """Validate and save (a sequence with an existing name is replaced). DslError on errors."""

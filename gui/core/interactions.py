@@ -23,6 +23,13 @@ class _Model(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
 
+class _Answer(_Model):
+    """A person's answer: strict, so `"always_allow": "yes"` is refused rather than read as true
+    (no coercion ever decides what a person agreed to)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
+
+
 class ToolSource(_Model):
     type: Literal["tool"] = "tool"
     tool_call_id: str
@@ -122,24 +129,24 @@ InteractionRequest = Annotated[
 ]
 
 
-class ApprovalResponse(_Model):
+class ApprovalResponse(_Answer):
     kind: Literal["approval"] = "approval"
     decision: Literal["approved", "denied"]
     reason: str | None = None  # a denial's reason, passed to the tool
     always_allow: bool = False  # "approve and always allow this tool"
 
 
-class Answer(_Model):
+class Answer(_Answer):
     question_id: str
     value: str | list[str]
 
 
-class QuestionResponse(_Model):
+class QuestionResponse(_Answer):
     kind: Literal["question"] = "question"
     answers: list[Answer]
 
 
-class ElicitationInteractionResponse(_Model):
+class ElicitationInteractionResponse(_Answer):
     kind: Literal["elicitation"] = "elicitation"
     action: Literal["accept", "decline", "cancel"]
     values: dict[str, JsonValue] = Field(default_factory=dict)

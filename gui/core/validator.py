@@ -24,6 +24,7 @@ from gui.core.names import is_valid_name
 from gui.core.parser import load_json_text, split_tools
 from gui.core.signature import signature_problems
 from gui.core.substitution import references
+from gui.core.unicode_check import surrogate_loc
 
 _SEQ_FIELDS = ("name", "description", "groups")
 _GROUP_FIELDS = ("name", "description", "in", "out", "when", "parallel", "missing", "timeout", "on_error", "tools")
@@ -71,8 +72,16 @@ class ValidationResult(BaseModel):
 
     def raise_for_errors(self) -> Sequence:
         if self.sequence is None or self.errors:
-            raise DslError(self.errors)
+            raise InvalidSequenceError(self)
         return self.sequence
+
+
+class InvalidSequenceError(DslError):
+    """A document that does not validate, with the whole result (warnings, signature) it got."""
+
+    def __init__(self, result: ValidationResult) -> None:
+        super().__init__(result.errors)
+        self.result = result
 
 
 def check_text(text: str, catalog: CatalogView | None = None) -> ValidationResult:
@@ -85,6 +94,11 @@ def check_text(text: str, catalog: CatalogView | None = None) -> ValidationResul
 
 def check_document(doc: Any, catalog: CatalogView | None = None) -> ValidationResult:
     """Validate a decoded document; never raises (every problem is in the result)."""
+    bad_text = surrogate_loc(doc)
+    if bad_text is not None:
+        problem = Problem(loc=bad_text, code="not-unicode",
+                          message="this text is not valid Unicode (it holds a lone surrogate such as \\ud800)")
+        return ValidationResult(errors=[problem], warnings=[])
     try:
         return _Checker(catalog or CatalogView()).check(doc)
     except RecursionError:

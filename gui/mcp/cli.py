@@ -98,7 +98,9 @@ async def serve(*, http_port: int | None = None, host: str = HOST, token: str | 
     server = build_server(open_ops)
     try:
         if http_port is None:
-            await server.run_stdio_async()
+            from gui.mcp.stdio import run_stdio
+
+            await run_stdio(server)
         else:
             import uvicorn
 
