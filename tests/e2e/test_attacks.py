@@ -67,7 +67,7 @@ def pending(http: httpx.Client) -> list[dict[str, Any]]:
 
 
 def asked_in(http: httpx.Client, run_id: str) -> list[dict[str, Any]]:
-    return asked_in(http, run_id)
+    return [i for i in pending(http) if i["request"]["turn_id"] == run_id]
 
 
 def wait_for(check: Any, what: str) -> Any:
