@@ -12,8 +12,8 @@ With a token, `register_api` also installs the token gate and the login form (`g
 
 from __future__ import annotations
 
-import asyncio
 import logging
+from collections.abc import Awaitable, Callable
 from typing import Any, Literal
 from urllib.parse import quote
 
@@ -21,7 +21,7 @@ from fastapi import FastAPI, Query, Request
 from fastapi.exception_handlers import request_validation_exception_handler
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import PlainTextResponse, Response
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import ValidationError
 from starlette.routing import Match, Router
 from starlette.types import ASGIApp, Receive, Scope, Send
 
@@ -29,8 +29,9 @@ import gui
 from gui import runtime
 from gui.api_body import BODY_SECONDS, BadRequest, BodyLimitMiddleware, json_response, read_json, type_name
 from gui.api_events import register_events
+from gui.api_models import RUN_BODY, CancelBody, CheckBody, SavedBody, StartRun
 from gui.auth import AUTH_SCOPE_KEY, FailureLimiter, TokenGate, register_login
-from gui.core.catalog import NotFoundError, summary, tool_catalog
+from gui.core.catalog import NotFoundError, summary
 from gui.core.engine import Engine
 from gui.core.errors import DslError
 from gui.core.export import to_document, to_text
@@ -39,24 +40,17 @@ from gui.core.interaction_service import (
     InteractionNotPendingError,
     InteractionValidationError,
 )
-from gui.core.interactions import InteractionRecord
-from gui.core.records import RunRecord
+from gui.core.interactions import InteractionKind, InteractionRecord
+from gui.core.operations import Saved
+from gui.core.records import RunRecord, RunStatus
+from gui.core.registry import Tool
 from gui.core.run_args import RunArgsError
-from gui.core.validator import InvalidSequenceError, ValidationResult, check_document
+from gui.core.validator import InvalidSequenceError, ValidationResult
 from gui.request_gate import RequestGate, Served
 
 log = logging.getLogger(__name__)
 
-_RUN_BODY = 'a JSON object like {"sequence": "name", "args": {}}'
 _RESPONSE_BODY = 'a response like {"kind": "approval", "decision": "approved"}'
-
-
-class StartRun(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True)
-
-    sequence: str | None = Field(default=None, min_length=1)
-    document: dict[str, Any] | None = None  # an unsaved sequence (a file given to `seqdesk run`)
-    args: dict[str, Any] | None = None
 
 
 def engine() -> Engine:
@@ -168,6 +162,7 @@ def register_api(app: FastAPI, *, token: str | None, served: Served, body_second
     _register_sequences(app)
     _register_runs(app)
     _register_interactions(app)
+    _register_rules(app)
 
     @app.get("/api/health")
     async def health(request: Request) -> Response:
@@ -185,10 +180,28 @@ def register_api(app: FastAPI, *, token: str | None, served: Served, body_second
     app.add_middleware(RequestGate, served=served)  # added last: outermost
 
 
+def _saved(saved: Saved) -> dict[str, Any]:
+    return SavedBody(sequence=summary(saved.sequence), document=to_document(saved.sequence),
+                     warnings=[p.to_json() for p in saved.warnings]).model_dump()
+
+
+async def _save(doc: Any, save: Callable[[], Awaitable[Saved]]) -> Saved | Response:
+    """The saved sequence, or the 422 that lists every problem (capped in size)."""
+    try:
+        return await save()
+    except InvalidSequenceError as exc:
+        return _validation_failure(exc.result)
+    except DslError as exc:  # not from validation (`file` unreadable, …): no fuller result exists
+        return _validation_failure(ValidationResult(errors=exc.errors,
+                                                    warnings=[p for p in exc.problems if p not in exc.errors]))
+    except NotFoundError as exc:
+        raise BadRequest(404, str(exc)) from None
+
+
 def _register_sequences(app: FastAPI) -> None:
     @app.get("/api/sequences")
     async def list_sequences() -> Response:
-        return json_response(await engine().list())
+        return json_response(await engine().list_sequences())
 
     @app.post("/api/sequences")
     async def create_sequence(request: Request) -> Response:
@@ -197,18 +210,21 @@ def _register_sequences(app: FastAPI) -> None:
         eng = engine()
         name = doc.get("name") if isinstance(doc, dict) else None
         existed = isinstance(name, str) and await eng.get(name) is not None
+        saved = await _save(doc, lambda: eng.create(doc))
+        if isinstance(saved, Response):
+            return saved
+        return json_response(_saved(saved), 200 if existed else 201,
+                             {"Location": f"/api/sequences/{quote(saved.sequence.name, safe='')}"})
+
+    @app.post("/api/check")
+    async def check_sequence(request: Request) -> Response:
+        """Validate without saving: 200 with `ok`, every error and warning, and the signature."""
+        raw = await read_json(request, expect='{"document": {...}, "replacing": "old name"}')
         try:
-            sequence, result = await eng.create(doc)
-        except InvalidSequenceError as exc:
-            return _validation_failure(exc.result)
-        except DslError as exc:
-            checked = await eng.check(doc)
-            if checked.ok:  # it became invalid between the two checks (a name taken meanwhile)
-                checked = ValidationResult(errors=exc.errors, warnings=[p for p in exc.problems if p not in exc.errors])
-            return _validation_failure(checked)
-        body = {"sequence": summary(sequence), "warnings": [p.to_json() for p in result.warnings]}
-        return json_response(body, 200 if existed else 201,
-                             {"Location": f"/api/sequences/{quote(sequence.name, safe='')}"})
+            body = CheckBody.model_validate(raw)
+        except ValidationError as exc:
+            raise BadRequest(422, f"the body must be {{\"document\": ...}}: {_pydantic_detail(exc)}") from None
+        return json_response(capped(await engine().check(body.document, replacing=body.replacing)))
 
     @app.get("/api/sequences/{name:path}")
     async def get_sequence(name: str, format: Literal["json", "text"] = "json") -> Response:
@@ -219,36 +235,55 @@ def _register_sequences(app: FastAPI) -> None:
             return PlainTextResponse(to_text(sequence))
         return json_response(to_document(sequence))
 
+    @app.put("/api/sequences/{name:path}")
+    async def replace_sequence(name: str, request: Request) -> Response:
+        """Save the body in place of `name` (a rename when its name differs), in one step."""
+        doc = await read_json(request, expect="a sequence document (a JSON object)")
+        eng = engine()
+        saved = await _save(doc, lambda: eng.rename(name, doc))
+        if isinstance(saved, Response):
+            return saved
+        return json_response(_saved(saved), 200, {"Location": f"/api/sequences/{quote(saved.sequence.name, safe='')}"})
+
     @app.delete("/api/sequences/{name:path}")
     async def delete_sequence(name: str) -> Response:
         if not await engine().delete(name):
             raise BadRequest(404, f"there is no saved sequence named '{name}'")
         return Response(status_code=204)
 
+    @app.get("/api/tools")
+    async def list_tools() -> Response:
+        """Every tool the app knows (built in, and from MCP servers), with its argument schema."""
+        return json_response([tool_json(t) for t in engine().tools()])
+
+
+def tool_json(tool: Tool) -> dict[str, Any]:
+    return {"name": tool.name, "description": tool.description, "asks_first": tool.approval != "none",
+            "approval": tool.approval, "concurrency_safe": tool.concurrency_safe, "input_schema": tool.input_schema()}
+
 
 def _register_runs(app: FastAPI) -> None:
     @app.post("/api/runs")
     async def start_run(request: Request) -> Response:
         """Start a sequence (or one group, by its name): 202 at once, the run goes on."""
-        raw = await read_json(request, expect=_RUN_BODY)
+        raw = await read_json(request, expect=RUN_BODY)
         if not isinstance(raw, dict):
-            raise BadRequest(422, f"the body must be {_RUN_BODY}, not {type_name(raw)}")
+            raise BadRequest(422, f"the body must be {RUN_BODY}, not {type_name(raw)}")
         try:
             body = StartRun.model_validate(raw)
         except ValidationError as exc:
-            raise BadRequest(422, f"the body must be {_RUN_BODY}: {_pydantic_detail(exc)}") from None
+            raise BadRequest(422, f"the body must be {RUN_BODY}: {_pydantic_detail(exc)}") from None
         if (body.sequence is None) == (body.document is None):
-            raise BadRequest(422, f"the body must be {_RUN_BODY} (give either sequence or document)")
+            raise BadRequest(422, f"the body must be {RUN_BODY} (give either sequence or document)")
+        eng = engine()
         try:
             if body.document is not None:
-                eng = engine()
-                result = await asyncio.to_thread(check_document, body.document, tool_catalog(eng.registry))
-                if not result.ok or result.sequence is None:
-                    raise BadRequest(422, "the document is not a valid sequence", **capped(result))
-                record = await eng.runner.start(result.sequence, body.args or {})
+                record = await eng.start_document(body.document, body.args or {})
             else:
                 assert body.sequence is not None
-                record = await engine().start(body.sequence, body.args or {})
+                record = await eng.start(body.sequence, body.args or {})
+        except InvalidSequenceError as exc:
+            raise BadRequest(422, "the document is not a valid sequence", **capped(exc.result)) from None
         except NotFoundError as exc:
             raise BadRequest(404, str(exc)) from None
         except RunArgsError as exc:
@@ -257,13 +292,14 @@ def _register_runs(app: FastAPI) -> None:
                              {"Location": f"/api/runs/{record.run_id}"})
 
     @app.get("/api/runs")
-    async def list_runs(limit: int = Query(100, ge=1, le=1000), offset: int = Query(0, ge=0, le=10**9)) -> Response:
-        eng = engine()
-        records = []
-        for record in await eng.list_runs(limit, offset):
-            live = None if record.finished else await eng.get_run(record.run_id)
-            records.append(_record(live or record))
-        return json_response(records)
+    async def list_runs(limit: int = Query(100, ge=1, le=1000), offset: int = Query(0, ge=0, le=10**9),
+                        status: RunStatus | None = None, sequence: str | None = None,
+                        started_from: float | None = None, started_to: float | None = None,
+                        q: str | None = Query(None, description="text in the sequence's name")) -> Response:
+        """Newest first; `X-Total-Count` says how many match."""
+        page = await engine().run_page(status=status, sequence=sequence, started_from=started_from,
+                                       started_to=started_to, text=q, limit=limit, offset=offset)
+        return json_response([_record(r) for r in page.items], headers={"X-Total-Count": str(page.total)})
 
     @app.get("/api/runs/{run_id}")
     async def get_run(run_id: str) -> Response:
@@ -284,17 +320,18 @@ def _register_runs(app: FastAPI) -> None:
 def _register_interactions(app: FastAPI) -> None:
     @app.get("/api/interactions")
     async def list_interactions(status: Literal["pending", "resolved", "expired", "cancelled"] | None = None,
-                                run_id: str | None = None, limit: int = Query(100, ge=1, le=1000),
+                                run_id: str | None = None, kind: InteractionKind | None = None,
+                                sequence: str | None = None, tool: str | None = None,
+                                limit: int = Query(100, ge=1, le=1000),
                                 offset: int = Query(0, ge=0, le=10**9)) -> Response:
-        """Newest first."""
-        records = await engine().interaction_store.list(status)
-        chosen = [r for r in records if run_id is None or r.request.turn_id == run_id]
-        chosen.sort(key=lambda r: r.request.created_at, reverse=True)
-        return json_response([_interaction(r) for r in chosen[offset:offset + limit]])
+        """Newest first; `X-Total-Count` says how many match."""
+        page = await engine().interaction_page(status=status, kind=kind, run_id=run_id, sequence=sequence,
+                                               tool_name=tool, limit=limit, offset=offset)
+        return json_response([_interaction(r) for r in page.items], headers={"X-Total-Count": str(page.total)})
 
     @app.get("/api/interactions/{interaction_id}")
     async def get_interaction(interaction_id: str) -> Response:
-        record = await engine().interactions.get(interaction_id)
+        record = await engine().get_interaction(interaction_id)
         if record is None:
             raise BadRequest(404, f"there is no interaction {interaction_id}")
         return json_response(_interaction(record))
@@ -303,11 +340,11 @@ def _register_interactions(app: FastAPI) -> None:
     async def respond(interaction_id: str, request: Request) -> Response:
         """200 with the result; 409 when it has ended; 422 when the response does not fit."""
         eng = engine()
-        if await eng.interactions.get(interaction_id) is None:
+        if await eng.get_interaction(interaction_id) is None:
             raise BadRequest(404, f"there is no interaction {interaction_id}")
         response = _unwrap(interaction_id, await read_json(request, expect=_RESPONSE_BODY))
         try:
-            result = await eng.interactions.respond(interaction_id, response)
+            result = await eng.respond(interaction_id, response)
         except InteractionNotFoundError as exc:
             raise BadRequest(404, exc.message) from None
         except InteractionNotPendingError as exc:
@@ -315,6 +352,32 @@ def _register_interactions(app: FastAPI) -> None:
         except InteractionValidationError as exc:
             raise BadRequest(422, exc.message) from None
         return json_response(result.model_dump(mode="json"))
+
+    @app.post("/api/interactions/{interaction_id}/cancel")
+    async def cancel(interaction_id: str, request: Request) -> Response:
+        """Cancel a pending request (its tool does not run); 200 with whether it was still pending."""
+        eng = engine()
+        if await eng.get_interaction(interaction_id) is None:
+            raise BadRequest(404, f"there is no interaction {interaction_id}")
+        raw = await read_json(request, expect='{"reason": "no_one_to_ask"}')
+        try:
+            body = CancelBody.model_validate(raw)
+        except ValidationError as exc:
+            raise BadRequest(422, f"the body must be {{\"reason\": ...}}: {_pydantic_detail(exc)}") from None
+        return json_response({"cancelled": await eng.cancel_interaction(interaction_id, body.reason)})
+
+
+def _register_rules(app: FastAPI) -> None:
+    @app.get("/api/approval-rules")
+    async def rules() -> Response:
+        """Every tool that is not "ask" (the default), with its mode."""
+        return json_response(await engine().approval_rules())
+
+    @app.delete("/api/approval-rules/{tool:path}")
+    async def revoke(tool: str) -> Response:
+        """The tool asks every time again. "Always allow" is granted only by answering an approval."""
+        await engine().revoke_approval_rule(tool)
+        return Response(status_code=204)
 
 
 def _unwrap(interaction_id: str, body: Any) -> dict[str, Any]:

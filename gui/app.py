@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from gui import runtime
+from gui.core.operations import Operations
 from gui.request_gate import Served
 
 LOOPBACK = {"127.0.0.1", "localhost", "::1"}
@@ -80,7 +81,7 @@ def create_app(*, served: Served, token: str | None = None, data_dir: Path | Non
 
         gc.freeze()  # what start-up made lives for the whole session: keep it out of full collections
         if url and rt.data_dir is not None:  # lets `seqdesk run` and `seqdesk mcp` reach this app
-            from gui.ops import write_endpoint
+            from gui.remote import write_endpoint
 
             rt.extras["endpoint"] = write_endpoint(rt.data_dir, url, token_required=token is not None)
 
@@ -117,6 +118,35 @@ class ReadyGate:
             except RuntimeError:
                 pass  # the API answers 503 itself; pages show NiceGUI's error
         await self.app(scope, receive, send)
+
+
+async def open_operations(folder: Path | None = None) -> Operations:
+    """The door for the CLI and `seqdesk mcp`: the engine opened here on the data folder, or, when
+    the app holds the folder, the app itself through its HTTP API (its inbox then answers)."""
+    from gui.remote import remote_for
+    from gui.store.datadir import data_dir
+    from gui.store.lock import DataFolderInUseError
+
+    if os.environ.get("SEQDESK_MEMORY") == "1":
+        rt = await runtime.open_runtime(memory=True, mcp_wait=10.0)
+    else:
+        folder = folder or data_dir()
+        try:
+            rt = await runtime.open_runtime(folder, memory=False, mcp_wait=10.0)
+        except DataFolderInUseError:
+            remote = remote_for(folder, os.environ.get("SEQDESK_TOKEN") or None)
+            if remote is None:
+                raise
+            return remote
+
+    async def close_parts() -> None:
+        for closer in reversed(rt.closers):
+            result = closer()
+            if result is not None:
+                await result
+
+    rt.engine.on_close(close_parts)
+    return rt.engine
 
 
 def start_app(args: argparse.Namespace) -> int:

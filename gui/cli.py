@@ -18,7 +18,7 @@ from gui.core.validator import check_text
 
 def cmd_check(args: argparse.Namespace) -> int:
     from gui.cli_run import read_file
-    from gui.ops import OperationError
+    from gui.core.operations import OperationError
 
     try:
         text = read_file(args.file)

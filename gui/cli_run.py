@@ -14,7 +14,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from gui.core.engine import Engine
 from gui.core.errors import DslError
 from gui.core.events import Event
 from gui.core.interaction_service import InteractionError
@@ -29,9 +28,9 @@ from gui.core.interactions import (
     ShellApprovalRequest,
     ToolApprovalRequest,
 )
-from gui.core.parser import NUMBER_HOOKS
+from gui.core.operations import OperationError, Operations
+from gui.core.parser import NUMBER_HOOKS, load_json_text
 from gui.core.run_args import RunArgsError
-from gui.ops import LocalOperations, OperationError, RemoteOperations, connect
 
 ICONS = {"succeeded": "✓", "failed": "✗", "skipped": "–", "degraded": "~", "cancelled": "■", "stopped": "■"}
 
@@ -61,7 +60,7 @@ def cmd_list(args: argparse.Namespace) -> int:
     async def go() -> int:
         ops = await connect()
         try:
-            items = await ops.list()
+            items = await ops.list_sequences()
         finally:
             await ops.close()
         if args.json:
@@ -133,16 +132,17 @@ def _read_target(target: str) -> str | None:
     return read_file(target)
 
 
+async def connect() -> Operations:
+    from gui.app import open_operations
+
+    return await open_operations()
+
+
 async def _run(args: argparse.Namespace, run_args: dict[str, Any]) -> int:
     text = _read_target(args.target)
     ops = await connect()
     try:
-        if isinstance(ops, RemoteOperations):
-            _err(f"(the SeqDesk app is open on this data folder: the run happens there, at {ops.url})")
-            record = await _run_remote(ops, args, text, run_args)
-        else:
-            assert isinstance(ops, LocalOperations)
-            record = await _run_local(ops.engine, args, text, run_args)
+        record = await _run_with(ops, args, text, run_args)
     except RunArgsError as exc:
         _err(f"seqdesk run: {exc}")
         return 2
@@ -150,6 +150,9 @@ async def _run(args: argparse.Namespace, run_args: dict[str, Any]) -> int:
         for problem in exc.errors:
             _err(str(problem))
         _err(f"seqdesk run: {args.target} is not a valid sequence")
+        return 2
+    except LookupError:
+        _err(f"seqdesk run: no file and no saved sequence named '{args.target}'")
         return 2
     finally:
         await ops.close()
@@ -162,67 +165,37 @@ async def _run(args: argparse.Namespace, run_args: dict[str, Any]) -> int:
     return 0 if record.status == "succeeded" else 1
 
 
-async def _run_local(engine: Engine, args: argparse.Namespace, text: str | None, run_args: dict[str, Any]) -> Any:
-    prompter = TerminalPrompter(engine, yes=args.yes, interactive=sys.stdin.isatty())
-    unsubscribe = engine.bus.subscribe(prompter.on_event)
+async def _run_with(ops: Operations, args: argparse.Namespace, text: str | None, run_args: dict[str, Any]) -> Any:
+    """The run, to its end. Requests for a person are asked at this terminal, unless an open app
+    holds the data folder: then they wait in its inbox (`--yes` still approves them from here)."""
+    if ops.inbox_url is not None:
+        _err(f"(the SeqDesk app is open on this data folder: the run happens there, at {ops.inbox_url})")
+    prompter = TerminalPrompter(ops, yes=args.yes, interactive=sys.stdin.isatty() and ops.inbox_url is None)
     try:
         if text is None:
-            if await engine.get(args.target) is None:
-                raise OperationError(f"no file and no saved sequence named '{args.target}'")
-            return await engine.run(args.target, run_args)
-        from gui.core.catalog import tool_catalog
-        from gui.core.validator import check_text
-
-        sequence = check_text(text, tool_catalog(engine.registry)).raise_for_errors()
-        return await engine.runner.run(sequence, run_args)
+            return await ops.call(args.target, run_args, prompter.on_event)
+        return await ops.call_document(load_json_text(text), run_args, prompter.on_event)
     finally:
-        unsubscribe()
         await prompter.close()
-
-
-async def _run_remote(ops: RemoteOperations, args: argparse.Namespace, text: str | None,
-                      run_args: dict[str, Any]) -> Any:
-    tasks: set[asyncio.Task[None]] = set()
-
-    def approved(task: asyncio.Task[None]) -> None:
-        tasks.discard(task)
-        if not task.cancelled() and task.exception() is not None:
-            _err(f"  (could not approve: {task.exception()})")  # answered in the app meanwhile
-
-    def on_event(event: Event) -> None:
-        if event.type == "interaction.created" and event.data.get("kind") == "approval" and args.yes:
-            record = event.data.get("record") or {}
-            if record.get("status") == "pending":
-                task = asyncio.get_running_loop().create_task(ops.respond(
-                    event.data["interaction_id"], {"kind": "approval", "decision": "approved"}))
-                tasks.add(task)
-                task.add_done_callback(approved)
-                _err("  ✓ approved (--yes)")
-        elif event.type == "tool.waiting":
-            _err(f"  ⏸ {event.data.get('tool_name')} is waiting for you in the app's inbox")
-        else:
-            TerminalPrompter.show(event)
-
-    if text is None:
-        return await ops.call(args.target, run_args, on_event)
-    from gui.core.parser import load_json_text
-
-    return await ops.run_document(load_json_text(text), run_args, on_event)
 
 
 class TerminalPrompter:
     """Shows progress and answers requests for a person at the terminal, one at a time."""
 
-    def __init__(self, engine: Engine, *, yes: bool, interactive: bool) -> None:
-        self.engine = engine
+    def __init__(self, ops: Operations, *, yes: bool, interactive: bool) -> None:
+        self.ops = ops
+        self.in_app = ops.inbox_url is not None
         self.yes = yes
         self.interactive = interactive
         self._lock = asyncio.Lock()
         self._tasks: set[asyncio.Task[None]] = set()
 
     def on_event(self, event: Event) -> None:
-        self.show(event)
-        if event.type == "interaction.created":
+        if self.in_app and event.type == "tool.waiting":
+            _err(f"  ⏸ {event.data.get('tool_name')} is waiting for you in the app's inbox")
+        else:
+            self.show(event)
+        if event.type == "interaction.created" and (not self.in_app or self.yes):
             record = InteractionRecord.model_validate(event.data["record"])
             if record.status == "pending":
                 task = asyncio.get_running_loop().create_task(self._answer(record))
@@ -254,8 +227,10 @@ class TerminalPrompter:
             try:
                 if isinstance(request, ShellApprovalRequest | ToolApprovalRequest):
                     await self._approval(iid, request)
+                elif self.in_app:
+                    return  # a question or a form: answered in the app's inbox
                 elif not self.interactive:
-                    await self.engine.interactions.cancel(iid, "no_one_to_ask")
+                    await self.ops.cancel_interaction(iid, "no_one_to_ask")
                     _err(f"  ✗ no terminal to ask '{_title(request)}': cancelled")
                 elif isinstance(request, QuestionRequest):
                     await self._question(iid, request)
@@ -263,8 +238,8 @@ class TerminalPrompter:
                     await self._elicitation(iid, request)
             except EOFError:  # the person closed the input (Ctrl-D): nobody is left to ask
                 _err(f"  ✗ no more input to answer '{_title(request)}': cancelled")
-                await self.engine.interactions.cancel(iid, "no_one_to_ask")
-            except InteractionError as exc:
+                await self.ops.cancel_interaction(iid, "no_one_to_ask")
+            except (InteractionError, OperationError) as exc:  # answered elsewhere meanwhile (the app's inbox)
                 _err(f"  (request {iid}: {exc})")
 
     async def _approval(self, iid: str, request: ShellApprovalRequest | ToolApprovalRequest) -> None:
@@ -272,24 +247,24 @@ class TerminalPrompter:
             request.validated_input, ensure_ascii=False)
         if self.yes:
             _err(f"  ✓ approved (--yes): {what}")
-            await self.engine.interactions.respond(iid, ApprovalResponse(decision="approved"))
+            await self.ops.respond(iid, ApprovalResponse(decision="approved"))
             return
         if not self.interactive:
             _err(f"  ✗ denied (no terminal to ask, and no --yes): {what}")
-            await self.engine.interactions.respond(iid, ApprovalResponse(
+            await self.ops.respond(iid, ApprovalResponse(
                 decision="denied", reason="no one could be asked (no terminal, and --yes was not given)"))
             return
         where = f" in {request.cwd}" if isinstance(request, ShellApprovalRequest) else ""
         answer = await _ask(f"  ? Allow {request.source.tool_name if request.source.type == 'tool' else 'step'}"
                             f"{where}: {what}  [y]es / [n]o: ")
         if answer.strip().lower() in ("y", "yes"):
-            await self.engine.interactions.respond(iid, ApprovalResponse(decision="approved"))
+            await self.ops.respond(iid, ApprovalResponse(decision="approved"))
         else:
             try:
                 reason = (await _ask("    reason (optional): ")).strip() or None
             except EOFError:  # the answer was no all the same
                 reason = None
-            await self.engine.interactions.respond(iid, ApprovalResponse(decision="denied", reason=reason))
+            await self.ops.respond(iid, ApprovalResponse(decision="denied", reason=reason))
 
     async def _question(self, iid: str, request: QuestionRequest) -> None:
         _err(f"  ? {request.title}")
@@ -315,7 +290,7 @@ class TerminalPrompter:
                 answers.append(Answer(question_id=q.question_id,
                                       value=values[0] if q.response_type == "single_select" else values))
                 break
-        await self.engine.interactions.respond(iid, QuestionResponse(answers=answers))
+        await self.ops.respond(iid, QuestionResponse(answers=answers))
 
     async def _elicitation(self, iid: str, request: ElicitationInteractionRequest) -> None:
         from gui.core.elicitation import ElicitationRequest, TerminalElicitationHandler
@@ -323,7 +298,7 @@ class TerminalPrompter:
         handler = TerminalElicitationHandler(input_fn=_read_line, output=_err)
         reply = await handler.handle_elicitation(ElicitationRequest(
             server_name=request.server_name, message=request.message, fields=request.fields, url=request.url))
-        await self.engine.interactions.respond(iid, ElicitationInteractionResponse(
+        await self.ops.respond(iid, ElicitationInteractionResponse(
             action=reply.action, values=dict(reply.values)))
 
 

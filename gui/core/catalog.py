@@ -32,6 +32,10 @@ class SequenceStore(Protocol):
 
     async def delete(self, name: str) -> bool: ...
 
+    async def replace(self, old_name: str, sequence: Sequence) -> None:
+        """Save `sequence` and remove `old_name` in one durable step (a rename): never both, never neither."""
+        ...
+
 
 class MemorySequenceStore:
     def __init__(self) -> None:
@@ -48,6 +52,11 @@ class MemorySequenceStore:
 
     async def delete(self, name: str) -> bool:
         return self._items.pop(name, None) is not None
+
+    async def replace(self, old_name: str, sequence: Sequence) -> None:
+        items = {k: v for k, v in self._items.items() if k != old_name}
+        items[sequence.name] = sequence
+        self._items = items
 
 
 def tool_catalog(registry: Registry) -> CatalogView:
@@ -95,15 +104,23 @@ class Catalog:
         self.bus = bus
         self._lock = asyncio.Lock()
 
-    async def view(self, exclude: str | None = None) -> CatalogView:
-        sequences = [s for s in await self.store.list() if s.name != exclude]
+    async def view(self, *exclude: str | None) -> CatalogView:
+        sequences = [s for s in await self.store.list() if s.name not in exclude]
         return _view(sequences, self.registry)
 
-    async def check(self, doc: Any) -> ValidationResult:
-        """Validated in a worker thread: a document of megabytes must not freeze the app meanwhile."""
+    async def check(self, doc: Any, *, replacing: str | None = None) -> ValidationResult:
+        """Validated in a worker thread: a document of megabytes must not freeze the app meanwhile.
+        The document may keep the group names of the sequence it replaces (its own name, or
+        `replacing` for a rename)."""
         name = doc.get("name") if isinstance(doc, dict) else None
-        view = await self.view(exclude=name if isinstance(name, str) else None)
+        view = await self.view(name if isinstance(name, str) else None, replacing)
         return await asyncio.to_thread(check_document, doc, view)
+
+    async def check_unsaved(self, doc: Any) -> Sequence:
+        """A document to run without saving it: checked against the tools only; DslError."""
+        result = await asyncio.to_thread(check_document, doc, tool_catalog(self.registry) if self.registry
+                                         else None)
+        return result.raise_for_errors()
 
     async def create(self, doc: Any) -> tuple[Sequence, ValidationResult]:
         """Validate and save (a sequence with an existing name is replaced). DslError on errors."""
@@ -115,10 +132,22 @@ class Catalog:
             self.bus.publish("sequence.saved", name=sequence.name)
         return sequence, result
 
-    async def create_from(self, name: str | None = None, description: str = "", groups: Any = None,
-                          file: str | None = None) -> tuple[Sequence, ValidationResult]:
-        """The `create` operation: `groups` or `file` (a JSON document), exactly one."""
-        return await self.create(document_from(name, description, groups, file))
+    async def rename(self, old_name: str, doc: Any) -> tuple[Sequence, ValidationResult]:
+        """Validate `doc` as the replacement of `old_name` and swap them in one store operation."""
+        async with self._lock:
+            if await self.store.get(old_name) is None:
+                raise NotFoundError(f"there is no saved sequence named '{old_name}'")
+            result = await self.check(doc, replacing=old_name)
+            sequence = result.raise_for_errors()
+            if sequence.name == old_name:
+                await self.store.save(sequence)
+            else:
+                await self.store.replace(old_name, sequence)
+        if self.bus is not None:
+            if sequence.name != old_name:
+                self.bus.publish("sequence.deleted", name=old_name)
+            self.bus.publish("sequence.saved", name=sequence.name)
+        return sequence, result
 
     async def list(self) -> list[Sequence]:
         return sorted(await self.store.list(), key=lambda s: s.name.lower())

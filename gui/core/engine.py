@@ -1,26 +1,39 @@
-"""The operations of SPEC §1 in one place: list, create, run, call, when_call, delete, help,
-plus the interaction operations. The GUI, the CLI, the HTTP API and MCP all call these.
+"""The engine: the one door (`gui.core.operations.Operations`) implemented in this process.
 
-`Engine` is wired from ports (stores, registry); `gui/app.py` builds it with TinyDB stores, tests
-build it with the in-memory ones.
+Every operation of SPEC §1 and every operation on runs, requests and approval rules is written here
+once; the pages, the HTTP API, the CLI and MCP call these and nothing behind them. `Engine` is wired
+from ports (stores, registry): the app builds it with TinyDB stores, tests with the in-memory ones.
 """
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from gui.core.catalog import Catalog, MemorySequenceStore, NotFoundError, SequenceStore, summary
+from gui.core.approvals import ApprovalModes
+from gui.core.catalog import Catalog, MemorySequenceStore, NotFoundError, SequenceStore, document_from, summary
 from gui.core.conditions import ConditionEvalError, ConditionSyntaxError, evaluate, parse_condition
-from gui.core.events import EventBus
+from gui.core.events import Event, EventBus, EventStream
+from gui.core.export import to_document
 from gui.core.help import help_text
+from gui.core.history import interaction_page, run_page
 from gui.core.interaction_service import InteractionService
-from gui.core.interactions import InteractionStore
+from gui.core.interactions import (
+    ApprovalMode,
+    CancelReason,
+    InteractionKind,
+    InteractionRecord,
+    InteractionResult,
+    InteractionStatus,
+    InteractionStore,
+)
 from gui.core.memory import MemoryApprovalModes, MemoryInteractionStore
-from gui.core.model import Sequence
-from gui.core.records import MemoryRunStore, RunRecord, RunStore
-from gui.core.registry import Registry
+from gui.core.model import Group, Sequence
+from gui.core.operations import EventListener, Page, Saved
+from gui.core.records import MemoryRunStore, RunRecord, RunStatus, RunStore
+from gui.core.registry import Registry, Tool
 from gui.core.run_args import RunArgsError
 from gui.core.runner import Runner
 from gui.core.validator import ValidationResult
@@ -30,13 +43,46 @@ class WhenCallError(ValueError):
     """The condition of a `when_call` does not parse or cannot be evaluated."""
 
 
+def condition_holds(when: str, args: dict[str, Any]) -> bool:
+    """Whether a `when_call` condition holds for `args`; WhenCallError when it cannot be decided."""
+    try:
+        return evaluate(parse_condition(when), args)
+    except (ConditionSyntaxError, ConditionEvalError) as exc:
+        raise WhenCallError(f"condition `{when}`: {getattr(exc, 'message', exc)}") from None
+
+
+class RunFollower:
+    """Passes on the events of the runs it follows and of every run they call through `seq_call`
+    (their requests for a person too): a call's caller must see what waits for a person inside it."""
+
+    def __init__(self, on_event: EventListener) -> None:
+        self.on_event = on_event
+        self.run_ids: set[str] = set()
+        self._early: list[Event] = []  # events of a run started before its id was known here
+
+    def follow(self, run_id: str) -> None:
+        self.run_ids.add(run_id)
+        early, self._early = self._early, []
+        for event in early:
+            self(event)
+
+    def __call__(self, event: Event) -> None:
+        if not self.run_ids:
+            self._early.append(event)
+            return
+        if event.type == "run.started" and event.data.get("parent") in self.run_ids:
+            self.run_ids.add(event.run_id or "")
+        if event.run_id in self.run_ids:
+            self.on_event(event)
+
+
 @dataclass
 class Engine:
     registry: Registry
     sequences: SequenceStore = field(default_factory=MemorySequenceStore)
     runs: RunStore = field(default_factory=MemoryRunStore)
     interaction_store: InteractionStore = field(default_factory=MemoryInteractionStore)
-    modes: Any = field(default_factory=MemoryApprovalModes)
+    modes: ApprovalModes = field(default_factory=MemoryApprovalModes)
     bus: EventBus = field(default_factory=EventBus)
     retry_backoff: float = 0.2
     # Awaited before a run starts: lets tools that are still arriving (MCP servers connecting at
@@ -51,21 +97,36 @@ class Engine:
         self._on_close: list[Callable[[], Awaitable[None]]] = []
 
     # -- sequences -----------------------------------------------------------------------------
-    async def list(self) -> list[dict[str, Any]]:
+    async def list_sequences(self) -> list[dict[str, Any]]:
         return [summary(s) for s in await self.catalog.list()]
 
-    async def check(self, doc: Any) -> ValidationResult:
-        return await self.catalog.check(doc)
-
-    async def create(self, doc: Any) -> tuple[Sequence, ValidationResult]:
-        return await self.catalog.create(doc)
-
-    async def create_from(self, name: str | None = None, description: str = "", groups: Any = None,
-                          file: str | None = None) -> tuple[Sequence, ValidationResult]:
-        return await self.catalog.create_from(name, description, groups, file)
+    async def sequence_trees(self) -> list[Sequence]:
+        """The saved trees themselves, sorted by name (the editor's library, the palette)."""
+        return await self.catalog.list()
 
     async def get(self, name: str) -> Sequence | None:
         return await self.catalog.get(name)
+
+    async def get_sequence_document(self, name: str) -> dict[str, Any] | None:
+        sequence = await self.catalog.get(name)
+        return to_document(sequence) if sequence is not None else None
+
+    async def check(self, doc: Any, *, replacing: str | None = None) -> ValidationResult:
+        """Validate without saving; `replacing` is a saved sequence the document will replace
+        (a rename), whose group names it may keep."""
+        return await self.catalog.check(doc, replacing=replacing)
+
+    async def create(self, doc: Any) -> Saved:
+        """Validate and save (replacing a saved sequence of the same name); DslError on errors."""
+        return Saved(*await self.catalog.create(doc))
+
+    async def create_from(self, name: str | None = None, description: str = "", groups: Any = None,
+                          file: str | None = None) -> Saved:
+        return await self.create(document_from(name, description, groups, file))
+
+    async def rename(self, old_name: str, doc: Any) -> Saved:
+        """Save `doc` in place of `old_name` in one store operation: never both, never neither."""
+        return Saved(*await self.catalog.rename(old_name, doc))
 
     async def delete(self, name: str) -> bool:
         return await self.catalog.delete(name)
@@ -73,12 +134,44 @@ class Engine:
     def help(self) -> str:
         return help_text()
 
+    async def resolve(self, name: str) -> tuple[Sequence, Group | None]:
+        """A saved sequence, or the saved group of that name with its sequence; NotFoundError."""
+        return await self.catalog.resolve(name)
+
+    # -- tools ---------------------------------------------------------------------------------
+    def tools(self) -> list[Tool]:
+        return sorted(self.registry, key=lambda t: t.name)
+
+    def tool(self, name: str) -> Tool | None:
+        return self.registry.get(name)
+
     # -- runs ----------------------------------------------------------------------------------
     async def start(self, name: str, args: dict[str, Any] | None = None) -> RunRecord:
         """Start a saved sequence (or, by its name, a single group) and return at once."""
         await self._tools_ready()
         sequence, group = await self.catalog.resolve(name)
         return await self.runner.start(sequence, args or {}, group=group)
+
+    async def start_document(self, doc: Any, args: dict[str, Any] | None = None) -> RunRecord:
+        """Start a sequence that is not saved (a file given to `seqdesk run`): validated against the
+        tools (not the saved sequences, whose names it may share); DslError when it is not valid."""
+        await self._tools_ready()
+        sequence = await self.catalog.check_unsaved(doc)
+        return await self.runner.start(sequence, args or {})
+
+    async def call(self, name: str, args: dict[str, Any] | None = None,
+                   on_event: EventListener | None = None) -> RunRecord:
+        """Call one group or one whole sequence by name, with args, to its end. `on_event` hears the
+        run's events and those of every run it calls (a person may be asked inside them)."""
+        await self._tools_ready()
+        sequence, group = await self.catalog.resolve(name)
+        return await self._follow(lambda: self.runner.start(sequence, args or {}, group=group), on_event)
+
+    async def call_document(self, doc: Any, args: dict[str, Any] | None = None,
+                            on_event: EventListener | None = None) -> RunRecord:
+        await self._tools_ready()
+        sequence = await self.catalog.check_unsaved(doc)
+        return await self._follow(lambda: self.runner.start(sequence, args or {}), on_event)
 
     async def run(self, name: str, args: dict[str, Any] | None = None) -> RunRecord:
         """Run a saved sequence by name to its end."""
@@ -88,26 +181,32 @@ class Engine:
             raise NotFoundError(f"there is no saved sequence named '{name}'")
         return await self.runner.run(sequence, args or {})
 
-    async def run_sequence(self, sequence: Sequence, args: dict[str, Any] | None = None) -> RunRecord:
-        """Run a sequence that is not (necessarily) saved, e.g. a file given to `seqdesk run`."""
-        await self._tools_ready()
-        return await self.runner.run(sequence, args or {})
-
-    async def call(self, name: str, args: dict[str, Any] | None = None) -> RunRecord:
-        """Call one group or one whole sequence by name, with args, to its end."""
-        await self._tools_ready()
-        sequence, group = await self.catalog.resolve(name)
-        return await self.runner.run(sequence, args or {}, group=group)
-
-    async def when_call(self, name: str, when: str, args: dict[str, Any] | None = None) -> RunRecord | None:
+    async def when_call(self, name: str, when: str, args: dict[str, Any] | None = None,
+                        on_event: EventListener | None = None) -> RunRecord | None:
         """Call only when `when` (a condition over `args`) holds; None when it does not."""
-        try:
-            holds = evaluate(parse_condition(when), args or {})
-        except (ConditionSyntaxError, ConditionEvalError) as exc:
-            raise WhenCallError(f"condition `{when}`: {getattr(exc, 'message', exc)}") from None
-        if not holds:
+        if not condition_holds(when, args or {}):
             return None
-        return await self.call(name, args)
+        return await self.call(name, args, on_event)
+
+    async def _follow(self, start: Callable[[], Awaitable[RunRecord]], on_event: EventListener | None) -> RunRecord:
+        follower = RunFollower(on_event) if on_event is not None else None
+        unsubscribe = self.bus.subscribe(follower) if follower is not None else None
+        try:
+            record = await start()
+            if follower is not None:
+                follower.follow(record.run_id)
+            try:
+                return await self.runner.wait(record.run_id)
+            except asyncio.CancelledError:
+                await asyncio.shield(self.stop(record.run_id))
+                raise
+        finally:
+            if unsubscribe is not None:
+                unsubscribe()
+
+    async def wait_run(self, run_id: str, timeout: float | None = None) -> RunRecord:
+        """The run's record once it has ended (RunNotFoundError for an unknown id)."""
+        return await self.runner.wait(run_id, timeout)
 
     async def _tools_ready(self) -> None:
         if self.tools_ready is not None:
@@ -117,11 +216,76 @@ class Engine:
         return await self.runner.stop(run_id)
 
     async def get_run(self, run_id: str) -> RunRecord | None:
+        """A run's record: live while it goes on, stored once it has ended."""
         live = self.runner.snapshot(run_id)
         return live if live is not None else await self.runs.get(run_id)
 
     async def list_runs(self, limit: int = 100, offset: int = 0) -> list[RunRecord]:
-        return await self.runs.list(limit, offset)
+        """The newest runs (`run_page` filters them and counts them too)."""
+        return (await self.run_page(limit=limit, offset=offset)).items
+
+    async def run_page(self, *, status: RunStatus | None = None, sequence: str | None = None,
+                       started_from: float | None = None, started_to: float | None = None,
+                       text: str | None = None, limit: int = 50, offset: int = 0) -> Page[RunRecord]:
+        """Runs newest first, filtered and paged; the running ones as they are now."""
+        page = await run_page(self.runs, status=status, sequence=sequence, started_from=started_from,
+                              started_to=started_to, text=text, limit=limit, offset=offset)
+        live = [self.runner.snapshot(r.run_id) if not r.finished else None for r in page.items]
+        return Page([fresh or r for fresh, r in zip(live, page.items, strict=True)], page.total)
+
+    # -- interactions --------------------------------------------------------------------------
+    async def pending(self, run_id: str | None = None) -> list[InteractionRecord]:
+        return await self.interactions.pending(run_id)
+
+    async def interaction_page(self, *, status: InteractionStatus | None = None, kind: InteractionKind | None = None,
+                               run_id: str | None = None, sequence: str | None = None, tool_name: str | None = None,
+                               limit: int = 50, offset: int = 0) -> Page[InteractionRecord]:
+        """Requests newest first, filtered and paged in the store."""
+        return await interaction_page(self.interaction_store, status=status, kind=kind, run_id=run_id,
+                                      sequence=sequence, tool_name=tool_name, limit=limit, offset=offset)
+
+    async def get_interaction(self, interaction_id: str) -> InteractionRecord | None:
+        return await self.interactions.get(interaction_id)
+
+    async def respond(self, interaction_id: str, response: Any) -> InteractionResult:
+        return await self.interactions.respond(interaction_id, response)
+
+    async def cancel_interaction(self, interaction_id: str, reason: CancelReason) -> bool:
+        return await self.interactions.cancel(interaction_id, reason)
+
+    # -- approval rules ------------------------------------------------------------------------
+    async def approval_rules(self) -> dict[str, ApprovalMode]:
+        return dict(self.modes.all())
+
+    async def revoke_approval_rule(self, tool_name: str) -> None:
+        """The tool asks every time again; durable when it returns; announced as `settings.changed`."""
+        done: Any = self.modes.set(tool_name, "ask")
+        if done is not None:
+            await done
+        self.bus.publish("settings.changed", setting="approval_mode", tool=tool_name, mode="ask")
+
+    def settings_changed(self, setting: str, **data: Any) -> None:
+        """Tell every page and client that a setting changed (an MCP server added, …)."""
+        self.bus.publish("settings.changed", setting=setting, **data)
+
+    # -- events --------------------------------------------------------------------------------
+    def subscribe(self, listener: EventListener) -> Callable[[], None]:
+        """`listener` hears every event from now on; call the result to stop."""
+        return self.bus.subscribe(listener)
+
+    def events(self, maxsize: int = 10_000) -> EventStream:
+        """The events from now on as an async stream (subscribed when made)."""
+        return self.bus.stream(maxsize)
+
+    @property
+    def inbox_url(self) -> str | None:
+        """None: requests of this engine's runs are answered by whoever holds it (the app, or the
+        terminal); a remote engine names the app's inbox instead."""
+        return None
+
+    def on_close(self, hook: Callable[[], Awaitable[None]]) -> None:
+        """Run `hook` when the engine closes, after its runs and requests have ended."""
+        self._on_close.append(hook)
 
     # -- lifecycle -----------------------------------------------------------------------------
     async def recover(self) -> list[str]:
@@ -155,4 +319,4 @@ class Engine:
             await hook()
 
 
-__all__ = ["Engine", "NotFoundError", "RunArgsError", "WhenCallError"]
+__all__ = ["Engine", "NotFoundError", "RunArgsError", "RunFollower", "WhenCallError", "condition_holds"]

@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag
 
 JsonValue = Any
 
+InteractionKind = Literal["approval", "question", "elicitation"]
 InteractionStatus = Literal["pending", "resolved", "expired", "cancelled"]
 ApprovalMode = Literal["ask", "always-allow"]
 CancelReason = Literal["turn_stopped", "session_disposed", "runtime_interrupted", "no_one_to_ask"]

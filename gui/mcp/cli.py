@@ -6,7 +6,7 @@ HTTP listens on 127.0.0.1 unless `--host` says otherwise, and then only with a t
 run shell commands once a person approves them. With or without a token the request gate
 (`gui.request_gate`) and the SDK's own checks refuse another Host or Origin, so no web page can
 call the tools. When the app holds the data folder, every call goes to the app
-(`gui.ops`), whose inbox then shows the agent's approvals; otherwise the engine opens here, and the
+(`gui.remote`), whose inbox then shows the agent's approvals; otherwise the engine opens here, and the
 MCP servers configured in `<data folder>/mcp-servers.json` are connected too, so sequences that use
 their tools run as they do in the app.
 """
@@ -87,10 +87,11 @@ def http_app(server: Any, *, host: str, port: int, token: str | None) -> Any:
 
 async def serve(*, http_port: int | None = None, host: str = HOST, token: str | None = None) -> None:
     """Reach the engine (through the app when it holds the data folder), serve until the agent leaves."""
+    from gui.app import open_operations
+    from gui.core.operations import Operations
     from gui.mcp.server import build_server
-    from gui.ops import Operations, connect
 
-    ops = await connect()  # opening the engine here also connects the configured MCP servers
+    ops = await open_operations()  # opening the engine here also connects the configured MCP servers
 
     async def open_ops() -> Operations:
         return ops

@@ -5,7 +5,7 @@ inbox like any other run: this server never answers them itself. A failed save c
 error listing every problem with its place and code (`groups[1].tools[0].as: … (undeclared-slot)`),
 so the agent can fix its sequence in a single retry instead of one mistake at a time.
 
-The engine comes from a factory, opened on first use, as `Operations` (`gui.ops`): local stores when
+The engine comes from a factory, opened on first use, as `Operations` (the one door): local stores when
 no app holds the data folder, the running app's HTTP API when one does (so the person sees the
 agent's runs and answers their approvals in the app), or an in-memory engine in tests.
 """
@@ -22,15 +22,16 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field
 
-from gui.core.engine import Engine, WhenCallError
+from gui.core.catalog import summary
+from gui.core.engine import WhenCallError
 from gui.core.errors import DslError, Problem
 from gui.core.events import Event
 from gui.core.help import help_text
+from gui.core.operations import OperationError, Operations
 from gui.core.records import RunRecord
 from gui.core.run_args import RunArgsError
-from gui.ops import LocalOperations, OperationError, Operations, when_call
 
-EngineFactory = Callable[[], Awaitable[Engine | Operations]]
+EngineFactory = Callable[[], Awaitable[Operations]]
 SEE_HELP = "Call seq_help first: it explains the sequence format with an example you can copy."
 INSTRUCTIONS = ("SeqDesk runs tool sequences: groups run one after another, the tools of a group at the same "
                 "time. " + SEE_HELP + " Steps that need approval wait until a person answers in SeqDesk.")
@@ -57,8 +58,7 @@ class _Once:
         if self._ops is None:
             async with self._lock:
                 if self._ops is None:
-                    opened = await self._factory()
-                    self._ops = LocalOperations(opened) if isinstance(opened, Engine) else opened
+                    self._ops = await self._factory()
         return self._ops
 
 
@@ -88,7 +88,7 @@ def build_server(open_engine: EngineFactory) -> MCPServer:
     @server.tool(description="List the saved sequences with their groups, inputs and outputs. " + SEE_HELP,
                  annotations=_READ)
     async def seq_list() -> CallToolResult:
-        return ok({"sequences": await (await operations()).list()})
+        return ok({"sequences": await (await operations()).list_sequences()})
 
     @server.tool(description="The sequence format, its common mistakes and a complete example. Read it before "
                              "seq_create.", annotations=_READ)
@@ -110,19 +110,19 @@ def build_server(open_engine: EngineFactory) -> MCPServer:
             except json.JSONDecodeError:
                 pass  # the validator says what is wrong with it
         try:
-            saved, warnings = await (await operations()).create_from(name, description, groups, file)
+            saved = await (await operations()).create_from(name, description, groups, file)
         except DslError as exc:
             return failed(problems_text(exc.errors or exc.problems))
         except OperationError as exc:
             return failed(str(exc))
-        return ok({**saved, "saved": True, "warnings": [str(w) for w in warnings]})
+        return ok({**summary(saved.sequence), "saved": True, "warnings": [str(w) for w in saved.warnings]})
 
     @server.tool(description="Run a saved sequence (its groups in order) and wait for its end; returns the run "
                              "record. Steps that need approval wait for a person in SeqDesk. " + SEE_HELP,
                  annotations=_RUN)
     async def seq_run(name: Name, ctx: Context, args: Args = None) -> CallToolResult:
         ops = await operations()
-        saved = await ops.list()
+        saved = await ops.list_sequences()
         if name not in {s["name"] for s in saved}:
             group = any(name in s.get("groups", []) for s in saved)
             hint = " (to run one group on its own, use seq_call)" if group else ""
@@ -142,7 +142,11 @@ def build_server(open_engine: EngineFactory) -> MCPServer:
 
     @server.tool(description="Delete a saved sequence by name. " + SEE_HELP, annotations=_DELETE)
     async def seq_delete(name: Name) -> CallToolResult:
-        if not await (await operations()).delete(name):
+        try:
+            deleted = await (await operations()).delete(name)
+        except OperationError as exc:
+            return failed(str(exc))
+        if not deleted:
             return failed(f"there is no saved sequence named '{name}'; seq_list shows them")
         return ok({"deleted": name})
 
@@ -158,7 +162,7 @@ async def _call(ops: Operations, name: str, args: dict[str, Any], ctx: Context, 
             if when is None:
                 record: RunRecord | None = await ops.call(name, args, progress.on_event)
             else:
-                record = await when_call(ops, name, when, args, progress.on_event)
+                record = await ops.when_call(name, when, args, progress.on_event)
     except WhenCallError as exc:
         return failed(f"the condition cannot be used: {exc}")
     except LookupError as exc:

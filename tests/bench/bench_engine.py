@@ -43,7 +43,7 @@ async def bare_gather(n: int) -> float:
 
 async def engine_run(engine: Engine, seq: Any) -> float:
     start = time.perf_counter()
-    record = await engine.run_sequence(seq, {})
+    record = await engine.runner.run(seq, {})
     elapsed = time.perf_counter() - start
     assert record.status == "succeeded", record.error
     return elapsed

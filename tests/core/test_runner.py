@@ -346,7 +346,7 @@ async def test_sequence_parsed_once_is_not_parsed_again_at_run_time(monkeypatch)
     engine = make_engine()
     tree = parse_sequence(seq(group("g")))
     monkeypatch.setattr(validator, "check_document", lambda *a, **k: (_ for _ in ()).throw(AssertionError))
-    record = await engine.run_sequence(tree, {})
+    record = await engine.runner.run(tree, {})
     assert record.status == "succeeded"
 
 

@@ -32,7 +32,7 @@ async def test_sequences_runs_and_interactions_survive_a_restart(tmp_path):
     runtime = await open_stores(tmp_path)
     engine = runtime.engine
     try:
-        assert [s["name"] for s in await engine.list()] == ["check-three-nodes"]
+        assert [s["name"] for s in await engine.list_sequences()] == ["check-three-nodes"]
         stored = await engine.get_run(record.run_id)
         assert stored is not None and stored.status == "succeeded" and stored.outputs == record.outputs
         autos = await engine.interaction_store.list()
@@ -122,7 +122,7 @@ async def test_a_corrupt_file_is_moved_aside_with_a_message_not_emptied(tmp_path
         assert len(runtime.notices) == 1 and "moved aside" in runtime.notices[0]
         moved = [p for p in tmp_path.iterdir() if p.name.startswith("sequences.json.corrupt")]
         assert len(moved) == 1 and moved[0].read_text() == "this is not json {"
-        assert await runtime.engine.list() == []
+        assert await runtime.engine.list_sequences() == []
     finally:
         await runtime.close()
 
@@ -190,7 +190,7 @@ async def test_documents_edited_by_hand_into_nonsense_are_left_out_and_the_app_s
     runtime = await open_runtime(tmp_path, memory=False)
     try:
         engine = runtime.engine
-        assert [s["name"] for s in await engine.list()] == ["good"]
+        assert [s["name"] for s in await engine.list_sequences()] == ["good"]
         assert await engine.get("bad") is None
         assert [r.run_id for r in await engine.list_runs()] == [kept.run_id]
         assert await engine.get_run("odd") is None

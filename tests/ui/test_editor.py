@@ -64,7 +64,7 @@ async def test_blank_sequence_name_is_shown_on_the_name_field(user: User) -> Non
     await save(user)
     await user.should_see("1 problem", retries=R)
     assert "blank" in error_of(user, "seq-name")
-    assert await runtime.current().engine.list() == []
+    assert await runtime.current().engine.list_sequences() == []
 
 
 async def test_duplicate_group_name_is_shown_on_the_second_group_name(user: User) -> None:
@@ -234,7 +234,7 @@ async def test_saving_in_the_text_view_marks_the_error_at_its_line(user: User) -
     line = next(i for i, text in enumerate(editor.value.splitlines(), 1) if '"timeout": "soon"' in text)
     await user.should_see(f"Line {line}, column 18", retries=R)
     assert any(d["kind"] == "mark" for d in editor.decorations)
-    assert await runtime.current().engine.list() == []
+    assert await runtime.current().engine.list_sequences() == []
 
 
 async def test_unsaved_work_is_kept_when_leaving_the_editor(user: User) -> None:

@@ -151,7 +151,7 @@ async def test_a_mistake_typed_in_the_text_view_shows_without_saving_and_goes_wh
     await user.should_not_see(marker="text-problem", retries=R)
     await user.should_not_see(marker="problems", retries=R)
     assert editor.decorations == []
-    assert await runtime.current().engine.list() == []  # checking is not saving
+    assert await runtime.current().engine.list_sequences() == []  # checking is not saving
 
 
 async def test_an_unknown_tool_typed_in_the_text_view_is_a_warning_not_an_error(user: User) -> None:

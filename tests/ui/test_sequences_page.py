@@ -68,7 +68,7 @@ async def test_importing_an_invalid_file_lists_its_errors_with_their_line(user: 
     await user.should_see(marker="import-problems", retries=R)
     await user.should_see("line 1, column", retries=R)
     await user.should_see("the last tool object is not followed by ';'", retries=R)
-    assert await runtime.current().engine.list() == []
+    assert await runtime.current().engine.list_sequences() == []
 
 
 async def test_an_invalid_import_opens_in_the_text_view_to_fix(user: User) -> None:

@@ -16,7 +16,8 @@ from gui.api import register_api
 from gui.core.engine import Engine
 from gui.core.events import Event
 from gui.core.interactions import ApprovalResponse
-from gui.ops import LocalOperations, OperationError, RemoteOperations
+from gui.core.operations import OperationError
+from gui.remote import RemoteEngine
 from gui.request_gate import Served
 
 T = 5.0
@@ -32,10 +33,10 @@ def engine(current_engine: Engine) -> Engine:
 
 
 @pytest.fixture
-async def remote(engine: Engine) -> AsyncIterator[RemoteOperations]:
+async def remote(engine: Engine) -> AsyncIterator[RemoteEngine]:
     app = FastAPI()
     register_api(app, token=None, served=Served.in_process())
-    ops = RemoteOperations("http://test")
+    ops = RemoteEngine("http://test")
     await ops.close()
     ops._client = httpx.AsyncClient(transport=StreamingTransport(app), base_url="http://test")
     yield ops
@@ -47,13 +48,13 @@ async def test_deleting_through_the_app_deletes_exactly_the_sequence_named(engin
     await engine.create(one_group("a", "ga", echo))
     await engine.create(one_group("a#b?c/d", "gb", echo))
     assert await remote.delete("a#b?c/d")
-    assert [s["name"] for s in await engine.list()] == ["a"]
+    assert [s["name"] for s in await engine.list_sequences()] == ["a"]
 
 
 async def test_an_app_that_cannot_answer_a_listing_is_an_operation_error(remote):
     runtime.set_current(None)
     with pytest.raises(OperationError, match="not open yet"):
-        await remote.list()
+        await remote.list_sequences()
 
 
 @pytest.mark.parametrize("where", ["local", "remote"])
@@ -66,7 +67,7 @@ async def test_a_call_reports_the_requests_of_the_runs_it_calls_through_seq_call
         if event.type == "tool.waiting":
             waiting.put_nowait(event)
 
-    ops = LocalOperations(engine) if where == "local" else remote
+    ops = engine if where == "local" else remote
     call = asyncio.create_task(ops.call("parent", {}, on_event))
     seen = await asyncio.wait_for(waiting.get(), T)
     await engine.interactions.respond(seen.data["interaction_id"], ApprovalResponse(decision="approved"))

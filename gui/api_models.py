@@ -1,0 +1,45 @@
+"""The HTTP API's request and response bodies, shared by the routes (`gui.api`) and the client that
+calls them (`gui.remote`): one definition, so the two sides cannot drift apart."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from gui.core.interactions import CancelReason
+
+RUN_BODY = 'a JSON object like {"sequence": "name", "args": {}}'
+
+
+class StartRun(BaseModel):
+    """`POST /api/runs`: a saved sequence (or group) by name, or an unsaved document."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    sequence: str | None = Field(default=None, min_length=1)
+    document: dict[str, Any] | None = None  # an unsaved sequence (a file given to `seqdesk run`)
+    args: dict[str, Any] | None = None
+
+
+class CheckBody(BaseModel):
+    """`POST /api/check`: validate without saving (`replacing`: the saved sequence it would replace)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    document: Any
+    replacing: str | None = None
+
+
+class CancelBody(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    reason: CancelReason = "no_one_to_ask"
+
+
+class SavedBody(BaseModel):
+    """What a save (`POST /api/sequences`, `PUT /api/sequences/{name}`) answers."""
+
+    sequence: dict[str, Any]  # the summary: name, description, groups, signature
+    document: dict[str, Any]  # the saved sequence itself
+    warnings: list[dict[str, Any]] = Field(default_factory=list)

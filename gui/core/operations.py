@@ -1,0 +1,123 @@
+"""The one door into SeqDesk: every operation a surface (pages, HTTP API, CLI, MCP) needs.
+
+`Engine` implements it in this process; `gui.remote.RemoteEngine` implements it over a running
+app's HTTP API, so the CLI and `seqdesk mcp` behave the same whether the app holds the data folder
+or not. Surfaces call only these methods: they never reach into the runner, the catalog, the stores
+or the bus. Each operation is written once, in the engine.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, Generic, Literal, NamedTuple, Protocol, TypeVar
+
+from gui.core.errors import Problem
+from gui.core.events import Event
+from gui.core.interactions import ApprovalMode, CancelReason, InteractionKind, InteractionRecord, InteractionResult
+from gui.core.model import Sequence
+from gui.core.records import RunRecord, RunStatus
+from gui.core.validator import ValidationResult
+
+T = TypeVar("T")
+EventListener = Callable[[Event], None]
+InteractionStatusFilter = Literal["pending", "resolved", "expired", "cancelled"]
+
+
+class OperationError(Exception):
+    """An operation failed for a reason the caller should read (not found, app unreachable, …)."""
+
+
+class Page(NamedTuple, Generic[T]):
+    """One page of a longer list: its items (newest first) and how many match in all."""
+
+    items: list[T]
+    total: int
+
+
+class Saved(NamedTuple):
+    """What `create` answers: the saved tree, and the validation it passed (with its warnings)."""
+
+    sequence: Sequence
+    result: ValidationResult
+
+    @property
+    def warnings(self) -> list[Problem]:
+        return self.result.warnings
+
+
+class Operations(Protocol):
+    """Everything a surface may ask of SeqDesk."""
+
+    @property
+    def inbox_url(self) -> str | None:
+        """Where this engine's requests for a person are answered when that is not the caller (an
+        open app's inbox); None when the caller answers them (the app itself, a lone CLI)."""
+        ...
+
+    # -- sequences -----------------------------------------------------------------------------
+    async def list_sequences(self) -> list[dict[str, Any]]: ...
+
+    async def get(self, name: str) -> Sequence | None: ...
+
+    async def get_sequence_document(self, name: str) -> dict[str, Any] | None: ...
+
+    async def check(self, doc: Any) -> ValidationResult: ...
+
+    async def create(self, doc: Any) -> Saved: ...
+
+    async def create_from(self, name: str | None, description: str, groups: Any, file: str | None) -> Saved: ...
+
+    async def rename(self, old_name: str, doc: Any) -> Saved: ...
+
+    async def delete(self, name: str) -> bool: ...
+
+    def help(self) -> str: ...
+
+    # -- runs ----------------------------------------------------------------------------------
+    async def start(self, name: str, args: dict[str, Any] | None = None) -> RunRecord: ...
+
+    async def start_document(self, doc: Any, args: dict[str, Any] | None = None) -> RunRecord: ...
+
+    async def call(self, name: str, args: dict[str, Any] | None = None,
+                   on_event: EventListener | None = None) -> RunRecord: ...
+
+    async def call_document(self, doc: Any, args: dict[str, Any] | None = None,
+                            on_event: EventListener | None = None) -> RunRecord: ...
+
+    async def when_call(self, name: str, when: str, args: dict[str, Any] | None = None,
+                        on_event: EventListener | None = None) -> RunRecord | None: ...
+
+    async def stop(self, run_id: str) -> bool: ...
+
+    async def get_run(self, run_id: str) -> RunRecord | None: ...
+
+    async def list_runs(self, limit: int = 100, offset: int = 0) -> list[RunRecord]: ...
+
+    async def run_page(self, *, status: RunStatus | None = None, sequence: str | None = None,
+                        started_from: float | None = None, started_to: float | None = None,
+                        text: str | None = None, limit: int = 50, offset: int = 0) -> Page[RunRecord]: ...
+
+    # -- interactions --------------------------------------------------------------------------
+    async def pending(self, run_id: str | None = None) -> list[InteractionRecord]: ...
+
+    async def interaction_page(self, *, status: InteractionStatusFilter | None = None,
+                               kind: InteractionKind | None = None, run_id: str | None = None,
+                               sequence: str | None = None, tool_name: str | None = None,
+                               limit: int = 50, offset: int = 0) -> Page[InteractionRecord]: ...
+
+    async def get_interaction(self, interaction_id: str) -> InteractionRecord | None: ...
+
+    async def respond(self, interaction_id: str, response: Any) -> InteractionResult: ...
+
+    async def cancel_interaction(self, interaction_id: str, reason: CancelReason) -> bool: ...
+
+    # -- approval rules ------------------------------------------------------------------------
+    async def approval_rules(self) -> dict[str, ApprovalMode]: ...
+
+    async def revoke_approval_rule(self, tool_name: str) -> None:
+        """Make the tool ask every time again. An "always allow" is granted only by answering an
+        approval (where the person sees what the tool does), never set from outside."""
+        ...
+
+    # -- the rest ------------------------------------------------------------------------------
+    async def close(self) -> None: ...

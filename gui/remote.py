@@ -1,0 +1,329 @@
+"""`RemoteEngine`: the door (`gui.core.operations.Operations`) over a running app's HTTP API.
+
+When the app holds the data folder (one process per folder), the CLI and `seqdesk mcp` reach it
+through this client: runs they start appear in the app, and their approvals wait in its inbox. The
+request and response shapes are the API's own pydantic models (`gui.api_models`). The app says where
+it listens in `seqdesk.endpoint.json` (owner-only), never its token: a caller of an app started with
+one gives it as `SEQDESK_TOKEN`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+from collections.abc import AsyncIterator, Awaitable, Callable
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+import httpx
+from pydantic import TypeAdapter
+
+from gui.api_models import SavedBody, StartRun
+from gui.core.catalog import document_from
+from gui.core.engine import RunFollower, condition_holds
+from gui.core.errors import DslError, Problem
+from gui.core.events import Event
+from gui.core.help import help_text
+from gui.core.interactions import (
+    ApprovalMode,
+    CancelReason,
+    InteractionKind,
+    InteractionRecord,
+    InteractionResult,
+    InteractionStatus,
+)
+from gui.core.model import Sequence
+from gui.core.operations import EventListener, OperationError, Page, Saved
+from gui.core.records import RunRecord, RunStatus
+from gui.core.run_args import RunArgsError
+from gui.core.validator import ValidationResult, check_document
+
+ENDPOINT_FILE = "seqdesk.endpoint.json"
+_RESULT: TypeAdapter[InteractionResult] = TypeAdapter(InteractionResult)
+
+
+class RemoteEngine:
+    """The operations, sent to the app at `url`."""
+
+    def __init__(self, url: str, token: str | None = None, *, client: httpx.AsyncClient | None = None) -> None:
+        headers = {"Authorization": f"Bearer {token}"} if token else {}
+        self.url = url
+        self._inbox = url.rstrip("/") + "/inbox"
+        self._client = client or httpx.AsyncClient(base_url=url, headers=headers,
+                                                   timeout=httpx.Timeout(30, read=None))
+
+    @property
+    def inbox_url(self) -> str | None:
+        return self._inbox
+
+    # -- the wire ------------------------------------------------------------------------------
+    async def _send(self, method: str, path: str, **kw: Any) -> httpx.Response:
+        try:
+            return await self._client.request(method, path, **kw)
+        except httpx.HTTPError as exc:
+            raise OperationError(f"the SeqDesk app at {self.url} did not answer: {exc}") from None
+
+    async def _request(self, method: str, path: str, *, missing_ok: bool = False, **kw: Any) -> Any:
+        """The app's JSON answer (None for 204, or for 404 with `missing_ok`). A refusal raises:
+        DslError for an invalid sequence, RunArgsError for args that do not fit, OperationError for
+        anything else (with the app's own reason)."""
+        response = await self._send(method, path, **kw)
+        if response.status_code == 204 or (missing_ok and response.status_code == 404):
+            return None
+        try:
+            body = response.json()
+        except ValueError:
+            raise OperationError(f"the SeqDesk app at {self.url} gave an answer that is not JSON "
+                                 f"(HTTP {response.status_code})") from None
+        if response.status_code < 400:
+            return body
+        detail = body.get("detail") if isinstance(body, dict) else None
+        if response.status_code == 422 and isinstance(body, dict) and isinstance(body.get("errors"), list):
+            raise DslError([_problem(p) for p in body["errors"]])
+        if response.status_code == 422 and isinstance(body, dict) and isinstance(body.get("problems"), list):
+            raise RunArgsError(body["problems"])
+        if response.status_code == 404 and detail:
+            raise LookupError(detail)
+        raise OperationError(detail or f"the app refused: HTTP {response.status_code}")
+
+    async def _page(self, path: str, params: dict[str, Any], parse: Callable[[Any], Any]) -> Page[Any]:
+        response = await self._send("GET", path, params={k: v for k, v in params.items() if v is not None})
+        if response.status_code >= 400:
+            raise OperationError(f"the app refused {path}: HTTP {response.status_code} {response.text[:200]}")
+        items = [parse(item) for item in response.json()]
+        return Page(items, int(response.headers.get("x-total-count", len(items))))
+
+    # -- sequences -----------------------------------------------------------------------------
+    async def list_sequences(self) -> list[dict[str, Any]]:
+        return list(await self._request("GET", "/api/sequences"))
+
+    async def get(self, name: str) -> Sequence | None:
+        doc = await self.get_sequence_document(name)
+        return check_document(doc).sequence if doc is not None else None
+
+    async def get_sequence_document(self, name: str) -> dict[str, Any] | None:
+        return await self._request("GET", f"/api/sequences/{quote(name, safe='')}", missing_ok=True)
+
+    async def check(self, doc: Any, *, replacing: str | None = None) -> ValidationResult:
+        body = await self._request("POST", "/api/check", json={"document": doc, "replacing": replacing})
+        return ValidationResult(errors=[_problem(p) for p in body["errors"]],
+                                warnings=[_problem(p, "warning") for p in body["warnings"]])
+
+    async def create(self, doc: Any) -> Saved:
+        return _saved(await self._request("POST", "/api/sequences", json=doc))
+
+    async def create_from(self, name: str | None, description: str, groups: Any, file: str | None) -> Saved:
+        return await self.create(document_from(name, description, groups, file))
+
+    async def rename(self, old_name: str, doc: Any) -> Saved:
+        return _saved(await self._request("PUT", f"/api/sequences/{quote(old_name, safe='')}", json=doc))
+
+    async def delete(self, name: str) -> bool:
+        """False when there is no such sequence; an unreachable app is an OperationError, not a no."""
+        response = await self._send("DELETE", f"/api/sequences/{quote(name, safe='')}")
+        if response.status_code == 404:
+            return False
+        if response.status_code >= 400:
+            raise OperationError(f"the app refused to delete '{name}': HTTP {response.status_code}")
+        return True
+
+    def help(self) -> str:
+        return help_text()
+
+    # -- runs ----------------------------------------------------------------------------------
+    async def start(self, name: str, args: dict[str, Any] | None = None) -> RunRecord:
+        return await self._start(StartRun(sequence=name, args=args or {}))
+
+    async def start_document(self, doc: Any, args: dict[str, Any] | None = None) -> RunRecord:
+        return await self._start(StartRun(document=doc, args=args or {}))
+
+    async def _start(self, body: StartRun) -> RunRecord:
+        started = await self._request("POST", "/api/runs", json=body.model_dump(exclude_none=True))
+        record = await self.get_run(started["run_id"])
+        if record is None:
+            raise OperationError(f"the app started run {started['run_id']} but does not know it")
+        return record
+
+    async def call(self, name: str, args: dict[str, Any] | None = None,
+                   on_event: EventListener | None = None) -> RunRecord:
+        return await self._start_and_wait(StartRun(sequence=name, args=args or {}), on_event)
+
+    async def call_document(self, doc: Any, args: dict[str, Any] | None = None,
+                            on_event: EventListener | None = None) -> RunRecord:
+        return await self._start_and_wait(StartRun(document=doc, args=args or {}), on_event)
+
+    async def when_call(self, name: str, when: str, args: dict[str, Any] | None = None,
+                        on_event: EventListener | None = None) -> RunRecord | None:
+        if not condition_holds(when, args or {}):
+            return None
+        return await self.call(name, args, on_event)
+
+    async def stop(self, run_id: str) -> bool:
+        answer = await self._request("POST", f"/api/runs/{quote(run_id, safe='')}/stop", missing_ok=True)
+        return bool(answer and answer.get("stopped"))
+
+    async def get_run(self, run_id: str) -> RunRecord | None:
+        body = await self._request("GET", f"/api/runs/{quote(run_id, safe='')}", missing_ok=True)
+        return RunRecord.model_validate(body) if body is not None else None
+
+    async def list_runs(self, limit: int = 100, offset: int = 0) -> list[RunRecord]:
+        return (await self.run_page(limit=limit, offset=offset)).items
+
+    async def run_page(self, *, status: RunStatus | None = None, sequence: str | None = None,
+                       started_from: float | None = None, started_to: float | None = None,
+                       text: str | None = None, limit: int = 50, offset: int = 0) -> Page[RunRecord]:
+        params = {"status": status, "sequence": sequence, "started_from": started_from, "started_to": started_to,
+                  "q": text, "limit": limit, "offset": offset}
+        return await self._page("/api/runs", params, RunRecord.model_validate)
+
+    async def _start_and_wait(self, body: StartRun, on_event: EventListener | None) -> RunRecord:
+        """Start the run and read the app's events until it ends; the stream is open before the run
+        starts, so nothing it does (a request for a person, its very end) can be missed."""
+        follower = RunFollower(on_event or (lambda _: None))
+        async with self._events() as lines:
+            run_id = (await self._request("POST", "/api/runs", json=body.model_dump(exclude_none=True)))["run_id"]
+            follower.follow(run_id)
+            try:
+                async for line in lines:
+                    event = _event(line)
+                    if event is not None:
+                        follower(event)
+                        if event.type == "run.finished" and event.run_id == run_id:
+                            break
+            except asyncio.CancelledError:
+                await asyncio.shield(self._request("POST", f"/api/runs/{run_id}/stop"))
+                raise
+        record = await self.get_run(run_id)
+        if record is None:
+            raise OperationError(f"the app lost run {run_id}")
+        return record
+
+    @contextlib.asynccontextmanager
+    async def _events(self) -> AsyncIterator[AsyncIterator[str]]:
+        """The lines of the app's event stream, from the moment the app has subscribed it (its first
+        line, `: connected`): an event published after that cannot be missed."""
+        try:
+            async with self._client.stream("GET", "/api/events") as stream:
+                if stream.status_code >= 400:
+                    await stream.aread()
+                    raise OperationError(f"the SeqDesk app at {self.url} refused its event stream "
+                                         f"(HTTP {stream.status_code})")
+                lines = stream.aiter_lines()
+                await anext(lines, None)
+                yield lines
+        except httpx.HTTPError as exc:
+            raise OperationError(f"the SeqDesk app at {self.url} did not answer: {exc}") from None
+
+    # -- interactions --------------------------------------------------------------------------
+    async def pending(self, run_id: str | None = None) -> list[InteractionRecord]:
+        return (await self.interaction_page(status="pending", run_id=run_id, limit=1000)).items
+
+    async def interaction_page(self, *, status: InteractionStatus | None = None, kind: InteractionKind | None = None,
+                               run_id: str | None = None, sequence: str | None = None, tool_name: str | None = None,
+                               limit: int = 50, offset: int = 0) -> Page[InteractionRecord]:
+        params = {"status": status, "kind": kind, "run_id": run_id, "sequence": sequence, "tool": tool_name,
+                  "limit": limit, "offset": offset}
+        return await self._page("/api/interactions", params, _interaction)
+
+    async def get_interaction(self, interaction_id: str) -> InteractionRecord | None:
+        body = await self._request("GET", f"/api/interactions/{quote(interaction_id, safe='')}", missing_ok=True)
+        return _interaction(body) if body is not None else None
+
+    async def respond(self, interaction_id: str, response: Any) -> InteractionResult:
+        payload = response.model_dump(mode="json") if hasattr(response, "model_dump") else response
+        body = await self._request("POST", f"/api/interactions/{quote(interaction_id, safe='')}/respond",
+                                   json=payload)
+        return _RESULT.validate_python(body)
+
+    async def cancel_interaction(self, interaction_id: str, reason: CancelReason) -> bool:
+        body = await self._request("POST", f"/api/interactions/{quote(interaction_id, safe='')}/cancel",
+                                   json={"reason": reason})
+        return bool(body.get("cancelled"))
+
+    # -- approval rules ------------------------------------------------------------------------
+    async def approval_rules(self) -> dict[str, ApprovalMode]:
+        return dict(await self._request("GET", "/api/approval-rules"))
+
+    async def revoke_approval_rule(self, tool_name: str) -> None:
+        await self._request("DELETE", f"/api/approval-rules/{quote(tool_name, safe='')}")
+
+    async def close(self) -> None:
+        await self._client.aclose()
+
+
+def _problem(data: dict[str, Any], severity: str = "error") -> Problem:
+    return Problem.model_validate({**data, "loc": tuple(data["loc"]), "severity": severity})
+
+
+def _interaction(data: dict[str, Any]) -> InteractionRecord:
+    return InteractionRecord.model_validate({k: v for k, v in data.items() if k != "interaction_id"})
+
+
+def _saved(data: Any) -> Saved:
+    body = SavedBody.model_validate(data)
+    result = check_document(body.document)  # the app validated it; this only rebuilds the tree here
+    warnings = [_problem(p, "warning") for p in body.warnings]
+    return Saved(result.raise_for_errors(), ValidationResult(errors=[], warnings=warnings,
+                                                             sequence=result.sequence, signature=result.signature))
+
+
+def _event(line: str) -> Event | None:
+    """The event on a `data:` line of the stream; None for any other line."""
+    if not line.startswith("data:"):
+        return None
+    try:
+        data = json.loads(line[5:])
+        fields = data.get("data")
+        return Event(type=str(data["type"]), run_id=data.get("run_id"), data=fields if isinstance(fields, dict) else {})
+    except (ValueError, KeyError, TypeError):
+        return None
+
+
+def write_endpoint(folder: Path, url: str, *, token_required: bool) -> Path:
+    """Where the app listens, for the CLI and `seqdesk mcp`; whether it wants a token, never the token."""
+    path = folder / ENDPOINT_FILE
+    tmp = path.with_suffix(".tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        json.dump({"url": url, "token_required": token_required, "pid": os.getpid()}, handle)
+    os.replace(tmp, path)
+    return path
+
+
+def read_endpoint(folder: Path) -> dict[str, Any] | None:
+    try:
+        data = json.loads((folder / ENDPOINT_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    pid = data.get("pid")
+    if not isinstance(pid, int) or not _alive(pid) or not isinstance(data.get("url"), str):
+        return None
+    return data
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def remote_for(folder: Path, token: str | None) -> RemoteEngine | None:
+    """The client for the app that holds `folder`, if one does; OperationError when it needs a token
+    the caller does not have."""
+    endpoint = read_endpoint(folder)
+    if endpoint is None:
+        return None
+    if endpoint.get("token_required") and not token:
+        raise OperationError(f"the SeqDesk app at {endpoint['url']} holds this data folder and was started with "
+                             "a token: set SEQDESK_TOKEN to that token to reach it")
+    return RemoteEngine(endpoint["url"], token)
+
+
+Opener = Callable[[], Awaitable[Any]]
