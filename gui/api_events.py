@@ -68,7 +68,7 @@ async def event_stream(engine: Engine, types: tuple[str, ...] = (), run_id: str 
                        heartbeat: float | None = None) -> AsyncIterator[Item]:
     """The events as SSE fields; with `heartbeat`, a `ping` comment after that many quiet seconds."""
     wanted = _wanted(types, run_id)
-    stream = engine.bus.stream(QUEUE_SIZE)
+    stream = engine.events(QUEUE_SIZE)
     loop = asyncio.get_running_loop()
     try:
         yield {"comment": "connected", "retry": 3000}

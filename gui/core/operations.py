@@ -23,6 +23,10 @@ EventListener = Callable[[Event], None]
 InteractionStatusFilter = Literal["pending", "resolved", "expired", "cancelled"]
 
 
+class EventSource(Protocol):
+    def subscribe(self, listener: EventListener) -> Callable[[], None]: ...
+
+
 class OperationError(Exception):
     """An operation failed for a reason the caller should read (not found, app unreachable, …)."""
 

@@ -15,7 +15,7 @@ Usage, inside a page function (outside any `@ui.refreshable`, which would delete
         if any(e.type.startswith("tool.") for e in events):
             tools_view.refresh()
 
-    live_events(engine.bus, on_batch, types=("tool.", "run.finished"))
+    live_events(engine, on_batch, types=("tool.", "run.finished"))
 
 `types` entries ending in "." (or "*") match a prefix; others match an event type exactly; None
 takes everything. Handlers may be sync or async and get the events in publishing order. If a page
@@ -29,11 +29,14 @@ import inspect
 import logging
 from collections import deque
 from collections.abc import Awaitable, Callable, Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from nicegui import context, ui
 
-from gui.core.events import Event, EventBus
+from gui.core.events import Event
+
+if TYPE_CHECKING:
+    from gui.core.operations import EventSource
 
 log = logging.getLogger(__name__)
 
@@ -45,7 +48,7 @@ class LiveEvents:
 
     def __init__(
         self,
-        bus: EventBus,
+        source: EventSource,
         handler: BatchHandler,
         *,
         types: Iterable[str] | None = None,
@@ -63,7 +66,7 @@ class LiveEvents:
         self._queue: deque[Event] = deque(maxlen=max_queue)
         self.dropped = 0
         self._closed = False
-        self._unsubscribe = bus.subscribe(self._receive)
+        self._unsubscribe = source.subscribe(self._receive)
         self.timer = ui.timer(interval, self._flush)
         context.client.on_delete(self.close)
 
@@ -106,14 +109,14 @@ class LiveEvents:
 
 
 def live_events(
-    bus: EventBus,
+    source: EventSource,
     handler: BatchHandler,
     *,
     types: Iterable[str] | None = None,
     interval: float = 0.25,
 ) -> LiveEvents:
-    """Subscribe the current page to `bus`; `handler(batch)` runs at most every `interval` seconds."""
-    return LiveEvents(bus, handler, types=types, interval=interval)
+    """Subscribe the current page to `source` (the engine); `handler(batch)` runs at most every `interval` s."""
+    return LiveEvents(source, handler, types=types, interval=interval)
 
 
 __all__ = ["BatchHandler", "LiveEvents", "live_events"]

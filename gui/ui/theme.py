@@ -113,11 +113,11 @@ class _PendingWatcher:
         except RuntimeError:
             badge.set_visibility(False)
             return
-        live_events(self.engine.bus, self._on_events, types=("interaction.",))
+        live_events(self.engine, self._on_events, types=("interaction.",))
         ui.timer(0, self._load, once=True)
 
     async def _load(self) -> None:
-        records = await self.engine.interactions.pending()
+        records = await self.engine.pending()
         self.ids = {r.interaction_id for r in records}
         self._show()
 

@@ -29,7 +29,7 @@ def _unique(base: str, taken: set[str]) -> str:
 
 async def taken_names(engine: Engine) -> set[str]:
     taken: set[str] = set()
-    for sequence in await engine.catalog.list():
+    for sequence in await engine.sequence_trees():
         taken.add(sequence.name)
         taken.update(g.name for g in sequence.groups)
     return taken

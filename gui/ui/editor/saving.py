@@ -16,7 +16,7 @@ from gui.core.engine import Engine
 from gui.core.errors import DslError, Problem
 from gui.core.model import Sequence
 from gui.core.parser import load_json_text
-from gui.core.validator import ValidationResult, check_document
+from gui.core.validator import ValidationResult
 from gui.ui.editor.draft import Issue, SequenceDraft, local_issues, to_document
 from gui.ui.editor.issues import problem_issues
 
@@ -37,10 +37,7 @@ class Outcome:
 
 
 async def _validate(engine: Engine, doc: Any, original: str | None) -> ValidationResult:
-    name = doc.get("name") if isinstance(doc, dict) else None
-    if original is not None and name != original:
-        return check_document(doc, await engine.catalog.view(exclude=original))
-    return await engine.check(doc)
+    return await engine.check(doc, replacing=original)
 
 
 async def _name_taken(engine: Engine, doc: Any, original: str | None) -> Problem | None:
@@ -83,15 +80,6 @@ async def check_text(engine: Engine, text: str, original: str | None) -> Outcome
 
 async def store(engine: Engine, doc: Any, original: Sequence | None) -> Sequence:
     """Save `doc` (DslError when the core refuses); a rename replaces the old sequence."""
-    renamed = original is not None and doc.get("name") != original.name
-    if not renamed:
-        sequence, _ = await engine.create(doc)
-        return sequence
-    assert original is not None
-    await engine.delete(original.name)
-    try:
-        sequence, _ = await engine.create(doc)
-    except DslError:
-        await engine.catalog.store.save(original)
-        raise
-    return sequence
+    if original is None:
+        return (await engine.create(doc)).sequence
+    return (await engine.rename(original.name, doc)).sequence

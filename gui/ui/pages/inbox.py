@@ -34,6 +34,8 @@ from gui.ui.components.inbox_row import InboxRow
 from gui.ui.live import live_events
 from gui.ui.theme import frame, register_shell
 
+HISTORY_MAX = 1000  # the newest answered requests the History tab pages through
+
 PAGE_SIZE = 50
 STATUS_FILTERS = {"all": "All", "resolved": "Answered", "expired": "Expired", "cancelled": "Cancelled"}
 KIND_FILTERS = {"all": "All kinds", "approval": "Approvals", "question": "Questions", "form": "Forms"}
@@ -103,11 +105,11 @@ class InboxPage:
                     self.history_panel = ui.column().classes("w-full gap-2")
         self._render_list()
         await self._initial_selection()
-        live_events(self.engine.bus, self._on_events, types=("interaction.",))
+        live_events(self.engine, self._on_events, types=("interaction.",))
         ui.timer(1.0, self._tick)
 
     async def _load_pending(self) -> list[InteractionRecord]:
-        records = await self.engine.interactions.pending()
+        records = await self.engine.pending()
         return sorted(records, key=lambda r: r.request.created_at, reverse=True)
 
     def _pending_label(self) -> str:
@@ -148,7 +150,7 @@ class InboxPage:
 
     async def _initial_selection(self) -> None:
         if self.requested is not None:
-            record = await self.engine.interactions.get(self.requested)
+            record = await self.engine.get_interaction(self.requested)
             if record is None:
                 with self.detail_box:
                     with ui.card().props("flat bordered").classes("w-full p-6 items-center").mark("not-found"):
@@ -164,7 +166,7 @@ class InboxPage:
     async def _open(self, interaction_id: str) -> None:
         record = next((r for r in self.pending if r.interaction_id == interaction_id), None)
         if record is None:
-            record = await self.engine.interactions.get(interaction_id)
+            record = await self.engine.get_interaction(interaction_id)
         if record is not None:
             self._show(record)
 
@@ -179,7 +181,7 @@ class InboxPage:
             return
         iid = record.interaction_id
         with self.detail_box:
-            self.detail = InboxDetail(record, respond=self._respond, fetch=self.engine.interactions.get,
+            self.detail = InboxDetail(record, respond=self._respond, fetch=self.engine.get_interaction,
                                       on_answered=self._answered)
         self.keys.settle()
         self.seen.add(iid)
@@ -193,7 +195,7 @@ class InboxPage:
         self.client.run_javascript(f"history.replaceState(history.state, '', {json.dumps(url)})")
 
     async def _respond(self, interaction_id: str, response: InteractionResponse) -> None:
-        await self.engine.interactions.respond(interaction_id, response)
+        await self.engine.respond(interaction_id, response)
 
     async def _answered(self, record: InteractionRecord, response: InteractionResponse) -> None:
         order = [r.interaction_id for r in self.pending]
@@ -222,8 +224,8 @@ class InboxPage:
             ui.label("It runs without asking from now on.").classes("text-sm")
             ui.space()
 
-            def undo() -> None:
-                self.engine.modes.set(tool, "ask")
+            async def undo() -> None:
+                await self.engine.revoke_approval_rule(tool)
                 self.allowed.clear()
                 with self.allowed:
                     ui.icon("undo")
@@ -335,12 +337,10 @@ class InboxPage:
         self._render_history_list(await self._load_history())
 
     async def _load_history(self) -> list[InteractionRecord]:
-        records = [r for r in await self.engine.interactions.store.list() if r.status != "pending"]
-        if self.history_status != "all":
-            records = [r for r in records if r.status == self.history_status]
-        if self.history_kind != "all":
-            kinds = {"approval": ("shell", "tool")}.get(self.history_kind, (self.history_kind,))
-            records = [r for r in records if fmt.kind(r.request) in kinds]
+        status = None if self.history_status == "all" else self.history_status
+        kind = None if self.history_kind == "all" else self.history_kind
+        page = await self.engine.interaction_page(status=status, kind=kind, limit=HISTORY_MAX)
+        records = [r for r in page.items if r.status != "pending"]
         return sorted(records, key=lambda r: r.resolved_at or r.request.created_at, reverse=True)
 
     def _render_history_list(self, records: list[InteractionRecord]) -> None:

@@ -33,20 +33,20 @@ CLOCK_SECONDS = 1.0
 async def inputs_of(engine: Engine, name: str) -> dict[str, Any] | None:
     """The inputs a sequence (or a single group called by name) needs; None when nothing has that name."""
     try:
-        sequence, group = await engine.catalog.resolve(name)
+        sequence, group = await engine.resolve(name)
     except NotFoundError:
         return None
     return dict(group.in_) if group is not None else dict(signature_of(sequence).inputs)
 
 
 async def load(engine: Engine, run_id: str) -> RunRecord | None:
-    return engine.runner.snapshot(run_id) or await engine.runs.get(run_id)
+    return await engine.get_run(run_id)
 
 
 def describer(engine: Engine) -> Callable[[str], str | None]:
     """A tool's description from the registry (None for a tool that is not there any more)."""
     def describe(name: str) -> str | None:
-        tool = engine.registry.get(name)
+        tool = engine.tool(name)
         return (getattr(tool, "description", None) or None) if tool is not None else None
     return describe
 
@@ -143,7 +143,7 @@ def watch(engine: Engine, run_id: str, panel: RunPanel) -> None:
         if time.time() - last["at"] >= CLOCK_SECONDS * 0.9:
             await refresh()
 
-    live = live_events(engine.bus, on_batch, types=("run.", "group.", "tool."), interval=0.25)
+    live = live_events(engine, on_batch, types=("run.", "group.", "tool."), interval=0.25)
     clock = ui.timer(CLOCK_SECONDS, on_clock)
 
 
@@ -158,7 +158,7 @@ async def run_view(sequence: str | None = None, run_id: str | None = None) -> No
                 ui.link("See all runs", "/runs")
             return
         chosen = (record.target or record.sequence) if record else sequence
-        names = [s["name"] for s in await engine.list()]
+        names = [s["name"] for s in await engine.list_sequences()]
         launcher = Launcher(engine, names, chosen, record.args if record else None)
         await launcher.build_form()
         if record is None:

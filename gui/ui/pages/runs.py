@@ -88,12 +88,12 @@ async def history_page() -> None:
         async def on_batch(events: list[Event]) -> None:
             fill(await engine.list_runs(limit=HISTORY_LIMIT))
 
-        live_events(engine.bus, on_batch, types=("run.",), interval=1.0)
+        live_events(engine, on_batch, types=("run.",), interval=1.0)
 
 
 async def detail_page(run_id: str) -> None:
     engine = runtime.current().engine
-    record = engine.runner.snapshot(run_id) or await engine.runs.get(run_id)
+    record = await engine.get_run(run_id)
     with frame("Runs"):
         ui.link("← All runs", "/runs").classes("text-sm")
         if record is None:
@@ -139,7 +139,7 @@ async def detail_page(run_id: str) -> None:
         ui.label("Timeline").classes("text-lg font-semibold")
         RunTimeline(record, now)
         ui.label("Requests it raised").classes("text-lg font-semibold")
-        raised = [r for r in await engine.interactions.store.list() if r.request.turn_id == run_id]
+        raised = list(reversed((await engine.interaction_page(run_id=run_id, limit=1000)).items))
         RunRequests(raised)
 
 

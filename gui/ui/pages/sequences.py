@@ -55,7 +55,7 @@ class SequencesPage:
             .props('accept=".json,application/json"').classes("hidden").mark("import-upload")
         self.banner = ui.row().classes("w-full")
         self.list = ui.column().classes("w-full gap-3").mark("sequence-list")
-        unsubscribe = engine.bus.subscribe(self._on_event)
+        unsubscribe = engine.subscribe(self._on_event)
         ui.context.client.on_disconnect(unsubscribe)
         ui.timer(1.0, self._follow)
 
@@ -69,7 +69,7 @@ class SequencesPage:
             await self.refresh()
 
     async def refresh(self) -> None:
-        summaries = await self.engine.list()
+        summaries = await self.engine.list_sequences()
         needle = (self.search.value or "").strip().lower()
         shown = [s for s in summaries if not needle or needle in _haystack(s)]
         self._draw_banner()

@@ -7,9 +7,6 @@ manager the list is still kept (in the data folder, or in memory) and applies at
 
 from __future__ import annotations
 
-import inspect
-from typing import Any
-
 from nicegui import ui
 
 from gui import runtime
@@ -34,22 +31,18 @@ def mcp_settings(rt: runtime.Runtime) -> McpSettingsStore:
     return _fallback_settings[id(rt)]
 
 
-def approval_rows(rt: runtime.Runtime) -> list[ApprovalRow]:
+async def approval_rows(rt: runtime.Runtime) -> list[ApprovalRow]:
     engine = rt.engine
-    modes: dict[str, str] = dict(engine.modes.all())
+    modes: dict[str, str] = dict(await engine.approval_rules())
     rows = {t.name: ApprovalRow(t.name, t.description, modes.get(t.name, "ask"))
-            for t in engine.registry if t.approval != "none"}
+            for t in engine.tools() if t.approval != "none"}
     for name, mode in modes.items():
-        if name not in rows and name not in engine.registry:
+        tool = engine.tool(name)
+        if name not in rows and tool is None:
             rows[name] = ApprovalRow(name, "", mode, available=False)
         elif name not in rows and mode == "always-allow":
-            tool = engine.registry.get(name)
             rows[name] = ApprovalRow(name, tool.description if tool else "", mode)
     return sorted(rows.values(), key=lambda r: (r.mode != "always-allow", r.tool))
-
-
-async def _maybe_await(value: Any) -> Any:
-    return await value if inspect.isawaitable(value) else value
 
 
 async def settings_page() -> None:
@@ -68,16 +61,15 @@ async def settings_page() -> None:
                 "text-sm text-gray-600 dark:text-gray-400").mark("approvals-explained")
 
             @ui.refreshable
-            def approvals() -> None:
-                ApprovalModesTable(approval_rows(rt), on_revoke=revoke)
+            async def approvals() -> None:
+                ApprovalModesTable(await approval_rows(rt), on_revoke=revoke)
 
             async def revoke(tool: str) -> None:
-                await _maybe_await(engine.modes.set(tool, "ask"))
-                engine.bus.publish("settings.changed", setting="approval_mode", tool=tool, mode="ask")
+                await engine.revoke_approval_rule(tool)
                 ui.notify(f"{tool} asks every time again")
                 approvals.refresh()
 
-            approvals()
+            await approvals()
 
         with ui.card().classes("w-full gap-2 p-4").props("flat bordered"):
             ui.label("Data folder").classes("text-lg font-semibold")
@@ -106,7 +98,7 @@ async def settings_page() -> None:
                 await store.save(config)
                 if manager is not None:
                     await manager.add(config)
-                engine.bus.publish("settings.changed", setting="mcp_servers", added=config.name)
+                engine.settings_changed("mcp_servers", added=config.name)
                 ui.notify(f"Added {config.name}: its tools appear in the tool list once it is connected")
                 adding.close()
                 servers.refresh()
@@ -120,7 +112,7 @@ async def settings_page() -> None:
                 await store.save(config)
                 if manager is not None:
                     await manager.add(config)  # reconnects: its tools are listed again under the new trust
-                engine.bus.publish("settings.changed", setting="mcp_servers", trusted=name, value=trusted)
+                engine.settings_changed("mcp_servers", trusted=name, value=trusted)
                 ui.notify(f"{name}: tools it marks as only reading now run without asking" if trusted
                           else f"{name}: every one of its tools asks before it runs")
                 servers.refresh()
@@ -129,7 +121,7 @@ async def settings_page() -> None:
                 await store.delete(name)
                 if manager is not None:
                     await manager.remove(name)
-                engine.bus.publish("settings.changed", setting="mcp_servers", removed=name)
+                engine.settings_changed("mcp_servers", removed=name)
                 ui.notify(f"Removed {name}")
                 servers.refresh()
 
