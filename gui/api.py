@@ -31,7 +31,7 @@ from gui.api_body import BODY_SECONDS, BadRequest, BodyLimitMiddleware, json_res
 from gui.api_events import register_events
 from gui.api_models import RUN_BODY, CancelBody, CheckBody, SavedBody, StartRun
 from gui.auth import AUTH_SCOPE_KEY, FailureLimiter, TokenGate, register_login
-from gui.core.catalog import NotFoundError, summary
+from gui.core.documents import NotFoundError, summary
 from gui.core.engine import Engine
 from gui.core.errors import DslError
 from gui.core.export import to_document, to_text

@@ -11,7 +11,7 @@ import json
 import sys
 from collections.abc import Sequence as Seq
 
-from gui.core.catalog import tool_catalog
+from gui.core.documents import tool_catalog
 from gui.core.help import help_text
 from gui.core.validator import check_text
 

@@ -22,7 +22,7 @@ import httpx
 from pydantic import TypeAdapter
 
 from gui.api_models import SavedBody, StartRun
-from gui.core.catalog import document_from
+from gui.core.documents import document_from
 from gui.core.engine import RunFollower, condition_holds
 from gui.core.errors import DslError, Problem
 from gui.core.events import Event

@@ -5,7 +5,7 @@ storage comes in through small store protocols (`SequenceStore`, `RunStore`, `In
 Most callers need only `Engine` (the operations every surface shares) and the errors below.
 """
 
-from gui.core.catalog import NotFoundError
+from gui.core.documents import NotFoundError
 from gui.core.engine import Engine, WhenCallError
 from gui.core.errors import DslError, Problem
 from gui.core.run_args import RunArgsError

@@ -1,4 +1,5 @@
-"""Saved sequences: the store port, an in-memory store, and the operations on them.
+"""Saved sequences: the store port, an in-memory store, and the operations on them (behind the door:
+surfaces use `Engine`, and the documents' helpers in `gui.core.documents`).
 
 Validation that needs the other saved sequences (group names unique across all of them, `seq_call`
 cycles) happens here, under one lock, so two saves at once cannot both take the same name.
@@ -9,15 +10,12 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any, Protocol
 
-from gui.core.calls import direct_calls
-from gui.core.errors import DslError, Problem
+from gui.core.documents import NotFoundError, catalog_view, tool_catalog
 from gui.core.events import EventBus
-from gui.core.model import Group, Sequence, Signature
-from gui.core.registry import Registry, ToolArgumentError
-from gui.core.signature import signature_of
+from gui.core.model import Group, Sequence
+from gui.core.registry import Registry
 from gui.core.validator import CatalogView, ValidationResult, check_document
 
 
@@ -59,44 +57,6 @@ class MemorySequenceStore:
         self._items = items
 
 
-def tool_catalog(registry: Registry) -> CatalogView:
-    """A view that knows only the tools (for checking a file on its own)."""
-    return _view([], registry)
-
-
-def _validate_args(registry: Registry) -> Any:
-    def check(name: str, args: dict[str, Any]) -> None:
-        tool = registry.get(name)
-        if tool is None:
-            return
-        try:
-            tool.validate_args(args)
-        except ToolArgumentError as exc:
-            raise ValueError(str(exc)) from None
-
-    return check
-
-
-def _view(sequences: list[Sequence], registry: Registry | None) -> CatalogView:
-    owners: dict[str, str] = {}
-    calls: dict[str, frozenset[str]] = {}
-    for seq in sequences:
-        for group in seq.groups:
-            owners[group.name] = seq.name
-        calls.update(direct_calls(seq))
-    return CatalogView(
-        group_owner=owners,
-        sequence_names=frozenset(s.name for s in sequences),
-        calls=calls,
-        tool_exists=(registry.__contains__ if registry is not None else None),
-        validate_args=(_validate_args(registry) if registry is not None else None),
-    )
-
-
-class NotFoundError(LookupError):
-    """No saved sequence or group has that name."""
-
-
 class Catalog:
     def __init__(self, store: SequenceStore, registry: Registry | None = None, bus: EventBus | None = None) -> None:
         self.store = store
@@ -106,7 +66,7 @@ class Catalog:
 
     async def view(self, *exclude: str | None) -> CatalogView:
         sequences = [s for s in await self.store.list() if s.name not in exclude]
-        return _view(sequences, self.registry)
+        return catalog_view(sequences, self.registry)
 
     async def check(self, doc: Any, *, replacing: str | None = None) -> ValidationResult:
         """Validated in a worker thread: a document of megabytes must not freeze the app meanwhile.
@@ -172,41 +132,6 @@ class Catalog:
             if group is not None:
                 return seq, group
         raise NotFoundError(f"no saved sequence or group is named '{name}'")
-
-
-def document_from(name: str | None, description: str, groups: Any, file: str | None) -> Any:
-    """The document `create` saves, from `groups` or from `file`: exactly one of them."""
-    if (groups is None) == (file is None):
-        raise DslError([Problem(loc=("groups",), code="groups-and-file",
-                                message="give either groups or file, exactly one of them")])
-    if file is not None:
-        doc = load_document_file(file)
-        return {**doc, "name": name} if name is not None and isinstance(doc, dict) else doc
-    return {"name": name, "description": description, "groups": groups}
-
-
-def load_document_file(path: str) -> Any:
-    from gui.core.parser import load_json_text
-
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        reason = getattr(exc, "strerror", None) or exc
-        raise DslError([Problem(loc=("file",), code="bad-file",
-                                message=f"cannot read the file {path}: {reason}")]) from None
-    return load_json_text(text, ("file",))
-
-
-def summary(sequence: Sequence) -> dict[str, Any]:
-    """What `list` shows for one sequence: its name, description and signature."""
-    sig: Signature = signature_of(sequence)
-    return {
-        "name": sequence.name,
-        "description": sequence.description,
-        "groups": [g.name for g in sequence.groups],
-        "signature": {"inputs": {k: v.value for k, v in sig.inputs.items()},
-                      "outputs": {k: v.value for k, v in sig.outputs.items()}},
-    }
 
 
 def dumps(value: Mapping[str, Any]) -> str:

@@ -13,8 +13,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gui.core.approvals import ApprovalModes
-from gui.core.catalog import Catalog, MemorySequenceStore, NotFoundError, SequenceStore, document_from, summary
+from gui.core.catalog import Catalog, MemorySequenceStore, SequenceStore
 from gui.core.conditions import ConditionEvalError, ConditionSyntaxError, evaluate, parse_condition
+from gui.core.documents import NotFoundError, document_from, summary
 from gui.core.events import Event, EventBus, EventStream
 from gui.core.export import to_document
 from gui.core.help import help_text

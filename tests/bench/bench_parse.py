@@ -9,7 +9,7 @@ import json
 import statistics
 import time
 
-from gui.core.catalog import tool_catalog
+from gui.core.documents import tool_catalog
 from gui.core.validator import check_text
 from gui.tools import default_registry
 

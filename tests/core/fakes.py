@@ -92,3 +92,18 @@ class Stubborn(ModelTool):
         except asyncio.CancelledError:
             self.ignored += 1
         return "done anyway"
+
+
+class NoArgs(BaseModel):
+    pass
+
+
+class BrokenText(ModelTool):
+    """Gives back text with a lone surrogate, as a command's or a server's output can."""
+
+    name = "broken_text"
+    description = "returns text that is not valid Unicode"
+    Args: ClassVar = NoArgs
+
+    async def call(self, args: dict[str, Any], ctx: ToolContext) -> Any:
+        return "a\ud800b"

@@ -7,7 +7,7 @@ import json
 import pytest
 from builders import group, seq, tools
 
-from gui.core.catalog import tool_catalog
+from gui.core.documents import tool_catalog
 from gui.core.help import EXAMPLE, SEED_EXAMPLE
 from gui.core.model import SlotType
 from gui.core.validator import CatalogView, check_document, check_text

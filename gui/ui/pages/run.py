@@ -15,7 +15,7 @@ from typing import Any
 from nicegui import ui
 
 from gui import runtime
-from gui.core.catalog import NotFoundError
+from gui.core.documents import NotFoundError
 from gui.core.engine import Engine
 from gui.core.events import Event
 from gui.core.records import RunRecord

@@ -13,7 +13,7 @@ from typing import Any
 from nicegui import ui
 
 from gui import runtime
-from gui.core.catalog import NotFoundError
+from gui.core.documents import NotFoundError
 from gui.core.events import Event
 from gui.core.records import RunRecord
 from gui.core.run_args import RunArgsError

@@ -1,0 +1,93 @@
+"""Sequence documents outside the store: what `list` shows of one, how `create` reads `groups` or
+`file`, the view of the tools a document is checked against, and the not-found error.
+
+Pure helpers every surface may use (the CLI's `check`, the API's answers, the MCP server), so none
+of them needs the catalog itself.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from gui.core.calls import direct_calls
+from gui.core.errors import DslError, Problem
+from gui.core.model import Sequence, Signature
+from gui.core.registry import Registry, ToolArgumentError
+from gui.core.signature import signature_of
+from gui.core.validator import CatalogView
+
+
+class NotFoundError(LookupError):
+    """No saved sequence or group has that name."""
+
+
+def tool_catalog(registry: Registry) -> CatalogView:
+    """A view that knows only the tools (for checking a file on its own)."""
+    return catalog_view([], registry)
+
+
+def _validate_args(registry: Registry) -> Any:
+    def check(name: str, args: dict[str, Any]) -> None:
+        tool = registry.get(name)
+        if tool is None:
+            return
+        try:
+            tool.validate_args(args)
+        except ToolArgumentError as exc:
+            raise ValueError(str(exc)) from None
+
+    return check
+
+
+def catalog_view(sequences: list[Sequence], registry: Registry | None) -> CatalogView:
+    owners: dict[str, str] = {}
+    calls: dict[str, frozenset[str]] = {}
+    for seq in sequences:
+        for group in seq.groups:
+            owners[group.name] = seq.name
+        calls.update(direct_calls(seq))
+    return CatalogView(
+        group_owner=owners,
+        sequence_names=frozenset(s.name for s in sequences),
+        calls=calls,
+        tool_exists=(registry.__contains__ if registry is not None else None),
+        validate_args=(_validate_args(registry) if registry is not None else None),
+    )
+
+
+def document_from(name: str | None, description: str, groups: Any, file: str | None) -> Any:
+    """The document `create` saves, from `groups` or from `file`: exactly one of them."""
+    if (groups is None) == (file is None):
+        raise DslError([Problem(loc=("groups",), code="groups-and-file",
+                                message="give either groups or file, exactly one of them")])
+    if file is not None:
+        doc = load_document_file(file)
+        return {**doc, "name": name} if name is not None and isinstance(doc, dict) else doc
+    return {"name": name, "description": description, "groups": groups}
+
+
+def load_document_file(path: str) -> Any:
+    from gui.core.parser import load_json_text
+
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = getattr(exc, "strerror", None) or exc
+        raise DslError([Problem(loc=("file",), code="bad-file",
+                                message=f"cannot read the file {path}: {reason}")]) from None
+    return load_json_text(text, ("file",))
+
+
+def summary(sequence: Sequence) -> dict[str, Any]:
+    """What `list` shows for one sequence: its name, description and signature."""
+    sig: Signature = signature_of(sequence)
+    return {
+        "name": sequence.name,
+        "description": sequence.description,
+        "groups": [g.name for g in sequence.groups],
+        "signature": {"inputs": {k: v.value for k, v in sig.inputs.items()},
+                      "outputs": {k: v.value for k, v in sig.outputs.items()}},
+    }
+
+
