@@ -51,6 +51,11 @@ class ConditionEvalError(ValueError):
 class Condition:
     """Base of every AST node; `parse_condition` returns one and `evaluate` reads one."""
 
+    @property
+    def offset(self) -> int:
+        """Where the node starts in the parsed text; every node class defines it as a field."""
+        raise NotImplementedError
+
     def to_text(self) -> str:
         """Canonical text that parses back to an equal tree."""
         raise NotImplementedError
@@ -363,9 +368,9 @@ def _compare(node: Compare, args: Mapping[str, Any]) -> bool:
             raise fail(f"{op} needs two values of the same type")
         return _same(left, right) == (op == "==")
     if op == "contains":
-        if lk == "string" and rk == "string":
+        if isinstance(left, str) and isinstance(right, str):  # both "string"
             return right in left
-        if lk == "array":
+        if isinstance(left, list | tuple):  # "array"
             return any(_same(item, right) for item in left)
         raise fail("contains needs text in text, or a value in an array")
     if lk != rk or lk not in ("number", "string"):

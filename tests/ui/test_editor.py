@@ -269,6 +269,17 @@ async def test_the_help_is_one_click_away_and_starts_from_the_example(user: User
     await user.should_see("Saved 'check-three-nodes'", retries=R)
 
 
+async def test_starting_from_the_example_over_a_started_sequence_asks_first(user: User) -> None:
+    await one_group(user, "mine")
+    user.find(marker="help").click()
+    user.find(marker="insert-example").click()
+    await user.should_see("Replace what you have built with the example?", retries=R)
+    user.find(marker="confirm-example").click()
+    await user.should_see(marker="group-2", retries=R)
+    assert element(user, "seq-name").value == "check-three-nodes"
+    assert element(user, "group-1", "group-name").value != "mine"
+
+
 @pytest.mark.parametrize("action", ["group-move-down", "group-duplicate", "group-delete"])
 async def test_group_menu_actions_change_the_order_and_count(user: User, action: str) -> None:
     await one_group(user, "first")

@@ -202,6 +202,17 @@ def the_panel(user: User) -> RunPanel:
     return panel
 
 
+async def test_the_timeline_tab_is_the_one_shown_first(user: User):
+    await save({"name": "tabs", "groups": [group("tabs-g", {"tool": "echo", "args": {"value": "x"}})]})
+    await user.open("/run?sequence=tabs")
+    user.find(marker="run-button").click()
+    await user.should_see("Finished · 1 of 1 tools succeeded", retries=100)
+    panel = the_panel(user)
+    (panels,) = [e for e in panel.descendants() if isinstance(e, ui.tab_panels)]
+    assert panel.tabs.value == panels.value == "timeline"
+    assert panel.tabs.props["model-value"] == panels.props["model-value"] == "timeline"
+
+
 async def test_selecting_a_tool_shows_its_description_args_as_sent_and_result(user: User):
     await save({"name": "greet2", "groups": [group(
         "hello", {"tool": "echo", "args": {"value": "hi $args.who"}, "as": "greeting"},

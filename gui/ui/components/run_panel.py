@@ -59,10 +59,12 @@ class RunPanel(ui.column):
                         "text-sm text-gray-600 dark:text-gray-400 -mt-2")
                     self.groups = GroupList(record, now=now, on_select=self.select)
                 with ui.card().classes(SIDE).props("flat bordered") as self.side:
-                    with ui.tabs(value="timeline").classes("w-full").props(
+                    with ui.tabs().classes("w-full").props(
                             "dense align=left no-caps active-color=primary indicator-color=primary") as self.tabs:
                         ui.tab("details", label="Details", icon="info").mark("tab-details")
                         ui.tab("timeline", label="Timeline", icon="view_timeline").mark("tab-timeline")
+                    # by name, before the panels bind to it (NiceGUI types `ui.tabs(value=)` as a Tab only)
+                    self.tabs.set_value("timeline")
                     ui.separator()
                     with ui.tab_panels(self.tabs, value="timeline").classes("w-full"):
                         with ui.tab_panel("details").classes("p-4"):

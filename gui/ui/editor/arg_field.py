@@ -171,14 +171,14 @@ class ArgField(ui.column):
                 arg.text, arg.as_json = json.dumps(arg.value, ensure_ascii=False, indent=2), True
         if kind in ("json", "list"):
             arg.as_json = True
-            widget = ui.textarea(f"{self.title} (JSON)", value=arg.text or "", on_change=self._set_text) \
+            area = ui.textarea(f"{self.title} (JSON)", value=arg.text or "", on_change=self._set_text) \
                 .props("autogrow").classes("w-full font-mono").mark(marker)
             example = "[…]" if self.spec.json_types == ("array",) else "{…}"
-            widget.props['hint'] = f"{self.spec.description} Written as JSON, like {example}".strip()
+            area.props['hint'] = f"{self.spec.description} Written as JSON, like {example}".strip()
             if kind == "list":
                 ui.button("Use the form", icon="view_list", on_click=self._to_form) \
                     .props("flat dense no-caps").mark(f"arg-{self.spec.name}-form")
-            return widget
+            return area
         with ui.row().classes("w-full items-start gap-2 no-wrap"):
             widget = ui.input(self.title, value=arg.text or "", on_change=self._set_text) \
                 .classes("grow").mark(marker)

@@ -238,11 +238,11 @@ def local_issues(draft: SequenceDraft) -> list[Issue]:
                                         "use another name", gid))
                 seen.add(row.name)
         if group.when.mode == "rows":
-            for row in group.when.rows:
-                if not row.arg:
-                    issues.append(Issue(f"{row.uid}.arg", "Choose the input this rule looks at", gid))
-                if row.value is None:
-                    issues.append(Issue(f"{row.uid}.value", "Enter the value to compare with", gid))
+            for cond_row in group.when.rows:
+                if not cond_row.arg:
+                    issues.append(Issue(f"{cond_row.uid}.arg", "Choose the input this rule looks at", gid))
+                if cond_row.value is None:
+                    issues.append(Issue(f"{cond_row.uid}.value", "Enter the value to compare with", gid))
         for tool in group.tools:
             for name, arg in tool.args.items():
                 if arg.mode == "input" and not arg.input:

@@ -28,7 +28,7 @@ class GroupsView(ui.column):
         self.outer_changed = ctx.changed
         self.draft = draft
         self.cards: dict[str, GroupCard] = {}
-        self.actions = CardActions(move=self.move, duplicate=self.duplicate, remove=self.remove)
+        self.actions = CardActions(move=self.move_group, duplicate=self.duplicate, remove=self.remove_group)
         self._removed: tuple[int, GroupDraft] | None = None
         with self:
             with ui.row().classes("w-full items-center gap-2 bg-gray-100 dark:bg-gray-800 rounded p-2") \
@@ -96,7 +96,7 @@ class GroupsView(ui.column):
         self.ctx.changed()
         self.ctx.fields.focus(f"{card.group.uid}.name")
 
-    def move(self, group: GroupDraft, delta: int) -> None:
+    def move_group(self, group: GroupDraft, delta: int) -> None:
         groups = self.draft.groups
         index = groups.index(group)
         target = index + delta
@@ -113,7 +113,7 @@ class GroupsView(ui.column):
         self._insert(self.draft.groups.index(group) + 1, copy)
         self.ctx.changed()
 
-    def remove(self, group: GroupDraft) -> None:
+    def remove_group(self, group: GroupDraft) -> None:
         index = self.draft.groups.index(group)
         self.draft.groups.pop(index)
         self.cards.pop(group.uid).delete()

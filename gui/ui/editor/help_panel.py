@@ -13,6 +13,11 @@ class HelpPanel(ui.dialog):
     def __init__(self, on_insert_example: Callable[[], None]) -> None:
         super().__init__()
         self.props("position=right full-height")
+
+        def start_from_example() -> None:
+            self.close()
+            on_insert_example()
+
         with self, ui.card().classes("w-[46rem] max-w-full h-full gap-2").mark("help-panel"):
             with ui.row().classes("w-full items-center"):
                 ui.label("How sequences work").classes("text-lg font-medium")
@@ -20,7 +25,7 @@ class HelpPanel(ui.dialog):
                 ui.button(icon="close", on_click=self.close).props("flat round dense").tooltip("Close")
             with ui.row().classes("gap-2"):
                 ui.button("Start from the example", icon="auto_fix_high",
-                          on_click=lambda: (self.close(), on_insert_example())) \
+                          on_click=start_from_example) \
                     .props("no-caps").mark("insert-example")
                 ui.button("Copy the example", icon="content_copy",
                           on_click=lambda: ui.clipboard.write(EXAMPLE)).props("flat no-caps")

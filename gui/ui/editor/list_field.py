@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeGuard
 
 from nicegui import ui
 
@@ -20,7 +20,7 @@ from gui.ui.editor.argspec import ArgSpec
 Items = list[dict[str, Any]]
 
 
-def fits_form(value: Any) -> bool:
+def fits_form(value: Any) -> TypeGuard[Items]:
     """Whether a value can be shown as a list of forms (a list whose items are all objects)."""
     return isinstance(value, list) and all(isinstance(item, dict) for item in value)
 

@@ -57,7 +57,7 @@ class TextView(ui.column):
         self.why.set_text(message or "")
         self.why.set_visibility(bool(message))
 
-    def clear(self) -> None:
+    def clear_marks(self) -> None:
         """No marks and no list: the text was replaced and not checked yet."""
         self.list.clear()
         self.editor.decorations = []

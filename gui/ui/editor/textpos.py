@@ -12,12 +12,17 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
-from json.decoder import scanstring
+from json import decoder
 from typing import Any
 
 from gui.core.errors import Problem
 from gui.core.parser import split_tools
+
+# `json.decoder.scanstring` (the C scanner, or its pure-Python fallback) is what `json` itself uses,
+# but typeshed's stub of `json.decoder` leaves it out: read it from the module, with its signature.
+scanstring: Callable[[str, int], tuple[str, int]] = vars(decoder)["scanstring"]
 
 _LITERAL = re.compile(r"-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null")
 _WS = " \t\r\n"

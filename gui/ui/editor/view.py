@@ -160,10 +160,15 @@ class SequenceEditor:
         if not self.draft.name and not self.draft.groups:
             apply()
             return
+
+        def replace() -> None:
+            dialog.close()
+            apply()
+
         with ui.dialog() as dialog, ui.card():
             ui.label("Replace what you have built with the example?")
             with ui.row():
-                ui.button("Replace it", on_click=lambda: (dialog.close(), apply())).mark("confirm-example")
+                ui.button("Replace it", on_click=replace).mark("confirm-example")
                 ui.button("Keep mine", on_click=dialog.close).props("flat")
         dialog.open()
 
@@ -192,7 +197,7 @@ class SequenceEditor:
             self._cancel_recheck()
             self.text.set_text(self._document_text())
             self.text.explain(None)
-            self.text.clear()
+            self.text.clear_marks()
             self.view = "text"
             self._persist()
             self.live_text.forget()
@@ -336,7 +341,7 @@ class SequenceEditor:
         self.checking = False
         self._show_issues(warnings)
         if text_warnings is None:
-            self.text.clear()
+            self.text.clear_marks()
         else:  # saved from the text view: its warnings (a tool not available now) stay marked
             self.summary.show_problems(text_warnings)
         self._update_run()

@@ -45,8 +45,9 @@ async def open_editor(name: str | None, *, example: bool = False) -> SequenceEdi
             return None
         base = from_sequence(original)
     elif example:
-        base, _ = from_document(json.loads(EXAMPLE))
-        assert base is not None
+        example_draft, _ = from_document(json.loads(EXAMPLE))
+        assert example_draft is not None
+        base = example_draft
     else:
         base = SequenceDraft()
     draft, restored = _restored(storage.edit_key(name), base)
