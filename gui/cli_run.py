@@ -15,7 +15,15 @@ from pathlib import Path
 from typing import Any
 
 from gui.core.errors import DslError
-from gui.core.events import Event
+from gui.core.events import (
+    Event,
+    GroupSkipped,
+    GroupStarted,
+    InteractionCreated,
+    ToolFinished,
+    ToolRetrying,
+    ToolWaiting,
+)
 from gui.core.interaction_service import InteractionError
 from gui.core.interactions import (
     Answer,
@@ -191,12 +199,12 @@ class TerminalPrompter:
         self._tasks: set[asyncio.Task[None]] = set()
 
     def on_event(self, event: Event) -> None:
-        if self.in_app and event.type == "tool.waiting":
-            _err(f"  ⏸ {event.data.get('tool_name')} is waiting for you in the app's inbox")
+        if self.in_app and isinstance(event, ToolWaiting):
+            _err(f"  ⏸ {event.tool_name} is waiting for you in the app's inbox")
         else:
             self.show(event)
-        if event.type == "interaction.created" and (not self.in_app or self.yes):
-            record = InteractionRecord.model_validate(event.data["record"])
+        if isinstance(event, InteractionCreated) and (not self.in_app or self.yes):
+            record = InteractionRecord.model_validate(event.record)
             if record.status == "pending":
                 task = asyncio.get_running_loop().create_task(self._answer(record))
                 self._tasks.add(task)
@@ -204,17 +212,16 @@ class TerminalPrompter:
 
     @staticmethod
     def show(event: Event) -> None:
-        data = event.data
-        if event.type == "group.started":
-            _err(f"▶ {data['group_name']}")
-        elif event.type == "group.skipped":
-            _err(f"– {data['group_name']} skipped: {data.get('reason')}")
-        elif event.type == "tool.finished":
-            icon = ICONS.get(data["status"], "?")
-            extra = f": {data['error']}" if data.get("error") not in (None, data["status"]) else ""
-            _err(f"  {icon} {data['tool_name']} {data['status']}{extra}")
-        elif event.type == "tool.retrying":
-            _err(f"  ↻ {data['tool_name']} attempt {data['attempt']} of {data['of']}: {data.get('error')}")
+        if isinstance(event, GroupStarted):
+            _err(f"▶ {event.group_name}")
+        elif isinstance(event, GroupSkipped):
+            _err(f"– {event.group_name} skipped: {event.reason}")
+        elif isinstance(event, ToolFinished):
+            icon = ICONS.get(event.status, "?")
+            extra = f": {event.error}" if event.error not in (None, event.status) else ""
+            _err(f"  {icon} {event.tool_name} {event.status}{extra}")
+        elif isinstance(event, ToolRetrying):
+            _err(f"  ↻ {event.tool_name} attempt {event.attempt} of {event.of}: {event.error}")
 
     async def close(self) -> None:
         for task in list(self._tasks):

@@ -25,7 +25,7 @@ from gui.api_models import SavedBody, StartRun
 from gui.core.documents import document_from
 from gui.core.engine import RunFollower, condition_holds
 from gui.core.errors import DslError, Problem
-from gui.core.events import Event
+from gui.core.events import Event, RunFinished, parse_event
 from gui.core.help import help_text
 from gui.core.interactions import (
     ApprovalMode,
@@ -191,7 +191,7 @@ class RemoteEngine:
                     event = _event(line)
                     if event is not None:
                         follower(event)
-                        if event.type == "run.finished" and event.run_id == run_id:
+                        if isinstance(event, RunFinished) and event.run_id == run_id:
                             break
             except asyncio.CancelledError:
                 await asyncio.shield(self._request("POST", f"/api/runs/{run_id}/stop"))
@@ -275,10 +275,8 @@ def _event(line: str) -> Event | None:
     if not line.startswith("data:"):
         return None
     try:
-        data = json.loads(line[5:])
-        fields = data.get("data")
-        return Event(type=str(data["type"]), run_id=data.get("run_id"), data=fields if isinstance(fields, dict) else {})
-    except (ValueError, KeyError, TypeError):
+        return parse_event(json.loads(line[5:]))
+    except ValueError:
         return None
 
 

@@ -19,6 +19,7 @@ from fastapi import FastAPI
 from gui import api_events, runtime
 from gui.api import register_api
 from gui.core.engine import Engine
+from gui.core.events import RunFinished
 from gui.request_gate import Served
 
 T = 5.0
@@ -158,9 +159,9 @@ async def test_the_stream_can_follow_one_run_only(client, engine):
         lines = response.aiter_lines()
         await read_sse(lines, 1)
         await engine.runner.wait(await start(client, "greet", who="B"), T)  # not followed: not seen
-        engine.bus.publish("run.finished", followed, status="marker")
+        engine.bus.publish(RunFinished, followed, status="marker")
         [first] = await read_sse(lines, 1)
-    assert json.loads(first["data"])["data"] == {"status": "marker"}
+    assert json.loads(first["data"])["data"]["status"] == "marker"
 
 
 async def test_a_quiet_stream_sends_a_heartbeat(client, monkeypatch):

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from typing import Any, Protocol
 
 from gui.core.documents import NotFoundError, catalog_view, tool_catalog
-from gui.core.events import EventBus
+from gui.core.events import EventBus, SequenceDeleted, SequenceSaved
 from gui.core.model import Group, Sequence
 from gui.core.registry import Registry
 from gui.core.validator import CatalogView, ValidationResult, check_document
@@ -89,7 +89,7 @@ class Catalog:
             sequence = result.raise_for_errors()
             await self.store.save(sequence)
         if self.bus is not None:
-            self.bus.publish("sequence.saved", name=sequence.name)
+            self.bus.publish(SequenceSaved, name=sequence.name)
         return sequence, result
 
     async def rename(self, old_name: str, doc: Any) -> tuple[Sequence, ValidationResult]:
@@ -105,8 +105,8 @@ class Catalog:
                 await self.store.replace(old_name, sequence)
         if self.bus is not None:
             if sequence.name != old_name:
-                self.bus.publish("sequence.deleted", name=old_name)
-            self.bus.publish("sequence.saved", name=sequence.name)
+                self.bus.publish(SequenceDeleted, name=old_name)
+            self.bus.publish(SequenceSaved, name=sequence.name)
         return sequence, result
 
     async def list(self) -> list[Sequence]:
@@ -119,7 +119,7 @@ class Catalog:
         async with self._lock:
             deleted = await self.store.delete(name)
         if deleted and self.bus is not None:
-            self.bus.publish("sequence.deleted", name=name)
+            self.bus.publish(SequenceDeleted, name=name)
         return deleted
 
     async def resolve(self, name: str) -> tuple[Sequence, Group | None]:

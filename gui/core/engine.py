@@ -16,7 +16,7 @@ from gui.core.approvals import ApprovalModes
 from gui.core.catalog import Catalog, MemorySequenceStore, SequenceStore
 from gui.core.conditions import ConditionEvalError, ConditionSyntaxError, evaluate, parse_condition
 from gui.core.documents import NotFoundError, document_from, summary
-from gui.core.events import Event, EventBus, EventStream
+from gui.core.events import Event, EventBus, EventStream, RunFinished, RunStarted, SettingsChanged
 from gui.core.export import to_document
 from gui.core.help import help_text
 from gui.core.history import interaction_page, run_page
@@ -71,7 +71,7 @@ class RunFollower:
         if not self.run_ids:
             self._early.append(event)
             return
-        if event.type == "run.started" and event.data.get("parent") in self.run_ids:
+        if isinstance(event, RunStarted) and event.parent in self.run_ids:
             self.run_ids.add(event.run_id or "")
         if event.run_id in self.run_ids:
             self.on_event(event)
@@ -263,11 +263,11 @@ class Engine:
         done: Any = self.modes.set(tool_name, "ask")
         if done is not None:
             await done
-        self.bus.publish("settings.changed", setting="approval_mode", tool=tool_name, mode="ask")
+        self.bus.publish(SettingsChanged, setting="approval_mode", details={"tool": tool_name, "mode": "ask"})
 
     def settings_changed(self, setting: str, **data: Any) -> None:
         """Tell every page and client that a setting changed (an MCP server added, …)."""
-        self.bus.publish("settings.changed", setting=setting, **data)
+        self.bus.publish(SettingsChanged, setting=setting, details=data)
 
     # -- events --------------------------------------------------------------------------------
     def subscribe(self, listener: EventListener) -> Callable[[], None]:
@@ -308,7 +308,7 @@ class Engine:
                         tool.status, tool.error = "cancelled", "interrupted: the app stopped"
             record.finished_at = record.finished_at or record.created_at
             await self.runs.save(record)
-            self.bus.publish("run.finished", run_id, sequence=record.sequence, status="interrupted",
+            self.bus.publish(RunFinished, run_id, sequence=record.sequence, status="interrupted",
                              error=record.error, outputs=record.outputs)
         return sorted(run_ids)
 

@@ -9,34 +9,217 @@ delivery of that one event, never from the bus, and never breaks the publisher.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
+import functools
 import itertools
 import logging
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar, TypeVar
 
 log = logging.getLogger(__name__)
+E = TypeVar("E", bound="Event")
 
-# Event types. Runs: run.started, run.finished. Groups: group.started, group.finished, group.skipped.
-# Tools: tool.queued, tool.started, tool.waiting (for a person), tool.resumed, tool.retrying,
-# tool.finished, tool.skipped. Interactions: interaction.created, interaction.ended.
-# Sequences: sequence.saved, sequence.deleted. Settings: settings.changed.
+_BASE_FIELDS = frozenset({"run_id", "at", "seq"})
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Event:
-    """One thing that happened. A plain dataclass: thousands are made per second during a run."""
+    """One thing that happened; each kind is a subclass with typed fields. Plain dataclasses:
+    thousands are made per second during a run (and none when nobody listens)."""
 
-    type: str
+    TYPE: ClassVar[str] = "event"
     run_id: str | None = None
-    data: dict[str, Any] = field(default_factory=dict)
     at: float = field(default_factory=time.time)
     seq: int = 0
 
+    @property
+    def type(self) -> str:
+        return self.TYPE
+
+    @property
+    def data(self) -> dict[str, Any]:
+        """The kind's own fields, as sent on the wire (`data` of the event stream)."""
+        return {name: getattr(self, name) for name in _own_fields(type(self))}
+
     def to_json(self) -> dict[str, Any]:
         return {"type": self.type, "run_id": self.run_id, "data": self.data, "at": self.at, "seq": self.seq}
+
+
+@functools.cache
+def _own_fields(cls: type[Event]) -> tuple[str, ...]:
+    return tuple(f.name for f in dataclasses.fields(cls) if f.name not in _BASE_FIELDS)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RunStarted(Event):
+    TYPE: ClassVar[str] = "run.started"
+    sequence: str
+    target: str | None = None
+    depth: int = 0
+    parent: str | None = None
+    groups: list[str] = field(default_factory=list)
+    args: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RunFinished(Event):
+    TYPE: ClassVar[str] = "run.finished"
+    sequence: str = ""
+    status: str
+    error: str | None = None
+    outputs: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class GroupStarted(Event):
+    TYPE: ClassVar[str] = "group.started"
+    group: int
+    group_name: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class GroupFinished(Event):
+    TYPE: ClassVar[str] = "group.finished"
+    group: int
+    group_name: str
+    status: str
+    reason: str | None = None
+    timed_out: bool = False  # its time limit ran out
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class GroupSkipped(GroupFinished):
+    TYPE: ClassVar[str] = "group.skipped"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolEvent(Event):
+    """What every tool event says: which tool of which group, and its status now."""
+
+    TYPE: ClassVar[str] = "tool"
+    group: int
+    group_name: str
+    tool: int
+    tool_name: str
+    status: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolStarted(ToolEvent):
+    TYPE: ClassVar[str] = "tool.started"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolWaiting(ToolEvent):
+    """The tool waits for a person: `interaction_id` is the request in the inbox."""
+
+    TYPE: ClassVar[str] = "tool.waiting"
+    interaction_id: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolResumed(ToolEvent):
+    TYPE: ClassVar[str] = "tool.resumed"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolRetrying(ToolEvent):
+    TYPE: ClassVar[str] = "tool.retrying"
+    attempt: int
+    of: int
+    delay: float = 0.0
+    error: str | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolFinished(ToolEvent):
+    TYPE: ClassVar[str] = "tool.finished"
+    error: str | None = None
+    timed_out: bool = False  # its group's time limit ran out
+    denied: bool = False  # a person said no, or nobody answered in time
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class InteractionCreated(Event):
+    TYPE: ClassVar[str] = "interaction.created"
+    interaction_id: str
+    kind: str
+    record: dict[str, Any]  # the stored record, as JSON
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class InteractionEnded(Event):
+    TYPE: ClassVar[str] = "interaction.ended"
+    interaction_id: str
+    status: str
+    reason: str | None = None  # why it was cancelled
+    auto: bool = False  # approved by a rule, nobody asked
+    record: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SequenceSaved(Event):
+    TYPE: ClassVar[str] = "sequence.saved"
+    name: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SequenceDeleted(Event):
+    TYPE: ClassVar[str] = "sequence.deleted"
+    name: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SettingsChanged(Event):
+    TYPE: ClassVar[str] = "settings.changed"
+    setting: str
+    details: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class UnknownEvent(Event):
+    """An event of a kind this version does not know (read from a newer app's stream)."""
+
+    kind: str
+    payload: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def type(self) -> str:
+        return self.kind
+
+    @property
+    def data(self) -> dict[str, Any]:
+        return self.payload
+
+
+EVENT_TYPES: dict[str, type[Event]] = {cls.TYPE: cls for cls in (
+    RunStarted, RunFinished, GroupStarted, GroupFinished, GroupSkipped, ToolStarted, ToolWaiting, ToolResumed,
+    ToolRetrying, ToolFinished, InteractionCreated, InteractionEnded, SequenceSaved, SequenceDeleted,
+    SettingsChanged)}
+
+
+def parse_event(value: Any) -> Event | None:
+    """The typed event from its JSON (`to_json`'s shape); UnknownEvent for a kind not known here,
+    None when it is not an event at all."""
+    if not isinstance(value, dict) or not isinstance(value.get("type"), str):
+        return None
+    kind, data = value["type"], value.get("data")
+    data = data if isinstance(data, dict) else {}
+    base: dict[str, Any] = {"run_id": value.get("run_id") if isinstance(value.get("run_id"), str) else None,
+                            "seq": value.get("seq") if isinstance(value.get("seq"), int) else 0}
+    if isinstance(value.get("at"), int | float):
+        base["at"] = float(value["at"])
+    cls = EVENT_TYPES.get(kind)
+    if cls is not None:
+        known = {k: v for k, v in data.items() if k in _own_fields(cls)}
+        try:
+            return cls(**base, **known)
+        except TypeError:  # a field it needs is missing: keep what came, untyped
+            pass
+    return UnknownEvent(**base, kind=kind, payload=data)
 
 
 Subscriber = Callable[[Event], None]
@@ -61,13 +244,13 @@ class EventBus:
 
         return unsubscribe
 
-    def publish(self, type: str, run_id: str | None = None, **data: Any) -> Event | None:
-        """Deliver an event to every subscriber; None (and nothing built) when nobody listens."""
+    def publish(self, event_type: type[E], run_id: str | None = None, /, **fields: Any) -> E | None:
+        """Deliver an event of `event_type` to every subscriber; None (and nothing built) when nobody listens."""
         with self._lock:
             subscribers = list(self._subscribers.values())
         if not subscribers:
             return None
-        event = Event(type=type, run_id=run_id, data=data, seq=next(self._seq))
+        event = event_type(run_id=run_id, seq=next(self._seq), **fields)
         for callback in subscribers:
             try:
                 callback(event)

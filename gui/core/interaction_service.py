@@ -21,7 +21,7 @@ from typing import Any
 from pydantic import TypeAdapter, ValidationError
 
 from gui.core.approvals import ApprovalModes, ApprovalOutcome, approve
-from gui.core.events import EventBus
+from gui.core.events import EventBus, InteractionCreated, InteractionEnded
 from gui.core.interactions import (
     ApprovalResponse,
     CancelledResult,
@@ -277,8 +277,8 @@ class InteractionService:
     def _publish_created(self, record: InteractionRecord) -> None:
         if self.bus is not None:
             self.bus.publish(
-                "interaction.created",
-                run_id=record.request.turn_id,
+                InteractionCreated,
+                record.request.turn_id,
                 interaction_id=record.interaction_id,
                 kind=record.request.kind,
                 record=record.model_dump(mode="json"),
@@ -288,8 +288,8 @@ class InteractionService:
         if self.bus is not None:
             result = record.result
             self.bus.publish(
-                "interaction.ended",
-                run_id=record.request.turn_id,
+                InteractionEnded,
+                record.request.turn_id,
                 interaction_id=record.interaction_id,
                 status=record.status,
                 reason=result.reason if isinstance(result, CancelledResult) else None,

@@ -32,6 +32,8 @@ class ToolRecord(BaseModel):
     attempts: int = 0
     reason: str | None = None  # why skipped / degraded
     interaction_id: str | None = None  # the request it waits (or waited) on
+    timed_out: bool = False  # its group's time limit ran out while it ran (or before it started)
+    denied: bool = False  # it did not run: a person said no, or nobody answered in time
     waits: list[tuple[float, float | None]] = Field(default_factory=list)  # spans waiting for a person
 
     model_config = {"populate_by_name": True}
@@ -57,6 +59,7 @@ class GroupRecord(BaseModel):
     finished_at: float | None = None
     reason: str | None = None  # skipped because…, failed because…
     serial_reason: str | None = None  # why the tools ran one by one, when they did
+    timed_out: bool = False  # its time limit ran out
     args: dict[str, Any] = Field(default_factory=dict)
     tools: list[ToolRecord] = Field(default_factory=list)
 

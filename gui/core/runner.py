@@ -19,7 +19,7 @@ from typing import Any
 
 from gui.core.conditions import Condition, ConditionEvalError, ConditionSyntaxError, evaluate, parse_condition
 from gui.core.durations import format_duration
-from gui.core.events import EventBus
+from gui.core.events import EventBus, GroupFinished, GroupSkipped, GroupStarted, RunFinished, RunStarted
 from gui.core.interaction_service import InteractionService
 from gui.core.model import Group, OnError, Sequence, SlotType
 from gui.core.records import GroupRecord, RunRecord, RunStore
@@ -150,7 +150,7 @@ class Runner:
         ex = _Execution(record=record, sequence=sequence, groups=groups, context=dict(checked))
         self._active[run_id] = ex
         await self._save(ex)
-        self.bus.publish("run.started", run_id, sequence=sequence.name, target=record.target, depth=depth,
+        self.bus.publish(RunStarted, run_id, sequence=sequence.name, target=record.target, depth=depth,
                          parent=parent, groups=[g.name for g in groups], args=checked)
         return ex
 
@@ -202,7 +202,7 @@ class Runner:
                 await self.interactions.cancel_run(record.run_id, ex.stop_reason)  # type: ignore[arg-type]
             await self._save(ex)
         finally:
-            self.bus.publish("run.finished", record.run_id, sequence=record.sequence, status=record.status,
+            self.bus.publish(RunFinished, record.run_id, sequence=record.sequence, status=record.status,
                              error=record.error, outputs=outputs)
             self._active.pop(record.run_id, None)
             ex.done.set()
@@ -211,7 +211,7 @@ class Runner:
         run_id = ex.record.run_id
         grec.started_at = self.clock()
         grec.status = "running"
-        self.bus.publish("group.started", run_id, group=grec.index, group_name=group.name)
+        self.bus.publish(GroupStarted, run_id, group=grec.index, group_name=group.name)
         try:
             await self._group_body(ex, group, grec)
         except _GroupFailed as exc:
@@ -228,9 +228,9 @@ class Runner:
                 grec.status = "succeeded"
         if any(t.status == "degraded" for t in grec.tools):
             ex.degraded = True
-        kind = "group.skipped" if grec.status == "skipped" else "group.finished"
+        kind = GroupSkipped if grec.status == "skipped" else GroupFinished
         self.bus.publish(kind, run_id, group=grec.index, group_name=group.name, status=grec.status,
-                         reason=grec.reason)
+                         reason=grec.reason, timed_out=grec.timed_out)
         self._checkpoint(ex)
 
     async def _group_body(self, ex: _Execution, group: Group, grec: GroupRecord) -> None:
@@ -267,10 +267,12 @@ class Runner:
                     await self._serial(scope, group, grec)
         except TimeoutError:
             assert timeout is not None
+            grec.timed_out = True
             for trec in grec.tools:
                 if trec.status == "cancelled" or trec.status == "queued":
                     trec.status = "failed" if trec.status == "cancelled" else "cancelled"
                     trec.error = f"the group's time limit ({format_duration(timeout)}) ran out"
+                    trec.timed_out = True
             raise _GroupFailed(f"timed out after {format_duration(timeout)}") from None
         self._write_slots(ex, group, grec)
 

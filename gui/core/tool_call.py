@@ -15,7 +15,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from gui.core.elicitation import InboxElicitationHandler
-from gui.core.events import EventBus
+from gui.core.events import (
+    EventBus,
+    ToolEvent,
+    ToolFinished,
+    ToolResumed,
+    ToolRetrying,
+    ToolStarted,
+    ToolWaiting,
+)
 from gui.core.interaction_service import InteractionService
 from gui.core.interactions import (
     ApprovalResponse,
@@ -111,15 +119,19 @@ class ToolCaller:
         self.backoff = backoff
 
     # -- events --------------------------------------------------------------------------------
-    def _publish(self, type: str, scope: CallScope, record: ToolRecord, **data: Any) -> None:
-        self.bus.publish(type, scope.run_id, group=scope.group_record.index, group_name=scope.group.name,
+    def _publish(self, kind: type[ToolEvent], scope: CallScope, record: ToolRecord, **data: Any) -> None:
+        self.bus.publish(kind, scope.run_id, group=scope.group_record.index, group_name=scope.group.name,
                          tool=record.index, tool_name=record.tool, status=record.status, **data)
+
+    def _finished(self, scope: CallScope, record: ToolRecord) -> None:
+        self._publish(ToolFinished, scope, record, error=record.error, timed_out=record.timed_out,
+                      denied=record.denied)
 
     def waiting(self, scope: CallScope, record: ToolRecord, interaction_id: str) -> None:
         record.status = "waiting"
         record.interaction_id = interaction_id
         record.waits.append((self.clock(), None))
-        self._publish("tool.waiting", scope, record, interaction_id=interaction_id)
+        self._publish(ToolWaiting, scope, record, interaction_id=interaction_id)
         scope.save_soon()
 
     def resumed(self, scope: CallScope, record: ToolRecord) -> None:
@@ -127,14 +139,14 @@ class ToolCaller:
             record.waits[-1] = (record.waits[-1][0], self.clock())
         if record.status == "waiting":
             record.status = "running"
-        self._publish("tool.resumed", scope, record)
+        self._publish(ToolResumed, scope, record)
 
     # -- the call ------------------------------------------------------------------------------
     async def run(self, scope: CallScope, call: ToolCall, record: ToolRecord) -> None:
         """Run one call to its end; the outcome is in `record.status`. Re-raises cancellation."""
         record.started_at = self.clock()
         record.status = "running"
-        self._publish("tool.started", scope, record)
+        self._publish(ToolStarted, scope, record)
         try:
             await self._run(scope, call, record)
         except asyncio.CancelledError:
@@ -142,10 +154,10 @@ class ToolCaller:
                 record.status = "cancelled"
                 record.error = record.error or "cancelled"
             record.finished_at = self.clock()
-            self._publish("tool.finished", scope, record, error=record.error)
+            self._finished(scope, record)
             raise
         record.finished_at = self.clock()
-        self._publish("tool.finished", scope, record, error=record.error)
+        self._finished(scope, record)
         _still_cancelled()
 
     async def _run(self, scope: CallScope, call: ToolCall, record: ToolRecord) -> None:
@@ -171,6 +183,7 @@ class ToolCaller:
                 self._check_result(scope.group, call, result)
             except _Denied as exc:
                 self._fail(record, str(exc))
+                record.denied = True
                 return
             except ToolError as exc:
                 self._fail(record, str(exc))
@@ -184,7 +197,7 @@ class ToolCaller:
             if attempt < attempts:
                 _still_cancelled()
                 delay = self.backoff * (2 ** (attempt - 1))
-                self._publish("tool.retrying", scope, record, attempt=attempt + 1, of=attempts,
+                self._publish(ToolRetrying, scope, record, attempt=attempt + 1, of=attempts,
                               delay=delay, error=record.error)
                 record.status = "running"
                 await asyncio.sleep(delay)  # the backoff itself, not a wait for an event

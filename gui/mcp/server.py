@@ -25,7 +25,7 @@ from pydantic import Field
 from gui.core.documents import summary
 from gui.core.engine import WhenCallError
 from gui.core.errors import DslError, Problem
-from gui.core.events import Event
+from gui.core.events import Event, GroupFinished, ToolWaiting
 from gui.core.help import help_text
 from gui.core.operations import OperationError, Operations
 from gui.core.records import RunRecord
@@ -217,10 +217,9 @@ class _Progress:
 
 
 def _progress_message(event: Event) -> str | None:
-    data = event.data
-    if event.type == "tool.waiting":
-        return (f"'{data.get('tool_name')}' waits for a person: approve or answer it in SeqDesk "
-                f"(interaction {data.get('interaction_id')})")
-    if event.type == "group.finished":
-        return f"group '{data.get('group_name')}' {data.get('status')}"
+    if isinstance(event, ToolWaiting):
+        return (f"'{event.tool_name}' waits for a person: approve or answer it in SeqDesk "
+                f"(interaction {event.interaction_id})")
+    if type(event) is GroupFinished:
+        return f"group '{event.group_name}' {event.status}"
     return None

@@ -22,7 +22,7 @@ from pathlib import Path
 from nicegui import app, context, ui
 
 from gui import runtime
-from gui.core.events import Event
+from gui.core.events import Event, InteractionCreated, InteractionEnded
 from gui.core.interactions import InteractionRecord
 from gui.ui.components import inbox_format as fmt
 from gui.ui.live import live_events
@@ -124,16 +124,15 @@ class _PendingWatcher:
     def _on_events(self, events: list[Event]) -> None:
         new: list[InteractionRecord] = []
         for event in events:
-            iid = event.data.get("interaction_id")
-            status = (event.data.get("record") or {}).get("status")
-            if event.type == "interaction.created" and status == "pending" and iid not in self.ids:
-                self.ids.add(iid)
+            if isinstance(event, InteractionCreated) and event.record.get("status") == "pending" \
+                    and event.interaction_id not in self.ids:
+                self.ids.add(event.interaction_id)
                 try:
-                    new.append(InteractionRecord.model_validate(event.data["record"]))
+                    new.append(InteractionRecord.model_validate(event.record))
                 except Exception:  # noqa: BLE001 - a malformed event must not break the header
-                    log.debug("could not read interaction %s for a notification", iid)
-            elif event.type == "interaction.ended":
-                self.ids.discard(iid)
+                    log.debug("could not read interaction %s for a notification", event.interaction_id)
+            elif isinstance(event, InteractionEnded):
+                self.ids.discard(event.interaction_id)
         self._show()
         for record in new:
             if record.interaction_id in self.ids:

@@ -351,12 +351,12 @@ async def test_sequence_parsed_once_is_not_parsed_again_at_run_time(monkeypatch)
 
 
 async def test_event_stream_receives_everything_published_after_it_was_opened():
-    from gui.core.events import EventBus
+    from gui.core.events import EventBus, SequenceDeleted, SequenceSaved
 
     bus = EventBus()
     async with bus.stream() as stream:
-        bus.publish("a", "r1")
-        bus.publish("b", "r1")
+        bus.publish(SequenceSaved, "r1", name="a")
+        bus.publish(SequenceDeleted, "r1", name="b")
         got = [await asyncio.wait_for(stream.__anext__(), T) for _ in range(2)]
-    assert [e.type for e in got] == ["a", "b"]
-    bus.publish("c")  # after close: nobody listens, nothing breaks
+    assert [e.type for e in got] == ["sequence.saved", "sequence.deleted"]
+    bus.publish(SequenceSaved, name="c")  # after close: nobody listens, nothing breaks

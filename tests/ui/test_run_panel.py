@@ -12,7 +12,7 @@ from nicegui.testing import User
 from pydantic import BaseModel
 
 from gui import runtime
-from gui.core.events import Event
+from gui.core.events import ToolRetrying
 from gui.core.interactions import ApprovalResponse
 from gui.core.records import ToolRecord
 from gui.core.registry import ModelTool, ToolContext, ToolError
@@ -311,8 +311,8 @@ async def test_a_retry_counts_down_to_the_next_try(user: User):
 
 def test_retry_words_count_down_from_the_events_delay():
     record = ToolRecord(index=0, tool="t", tool_call_id="c", status="running", attempts=1, error="boom")
-    event = Event("tool.retrying", "r", {"group": 0, "tool": 0, "attempt": 2, "of": 3, "delay": 10.0,
-                                         "error": "boom"}, at=100.0)
+    event = ToolRetrying(run_id="r", group=0, group_name="g", tool=0, tool_name="t", status="running", attempt=2,
+                         of=3, delay=10.0, error="boom", at=100.0)
     parsed = RetryInfo.from_event(event)
     assert parsed is not None
     key, info = parsed

@@ -75,8 +75,6 @@ class RunPanel(ui.column):
 
     def note_event(self, event: Event) -> None:
         """Keep what a `tool.retrying` event says (when the next try starts) for the retry countdown."""
-        if event.type != "tool.retrying":
-            return
         parsed = RetryInfo.from_event(event)
         if parsed is not None:
             self.retries[parsed[0]] = parsed[1]

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from gui.core.events import Event
+from gui.core.events import Event, ToolRetrying
 from gui.core.records import ToolRecord
 from gui.core.tool_call import RETRY_ATTEMPTS
 
@@ -26,14 +26,11 @@ class RetryInfo:
 
     @classmethod
     def from_event(cls, event: Event) -> tuple[ToolKey, RetryInfo] | None:
-        data = event.data
-        try:
-            key = (int(data["group"]), int(data["tool"]))
-            info = cls(attempt=int(data["attempt"]), of=int(data.get("of") or RETRY_ATTEMPTS),
-                       next_at=event.at + float(data.get("delay") or 0.0), error=data.get("error"))
-        except (KeyError, TypeError, ValueError):
+        if not isinstance(event, ToolRetrying):
             return None
-        return key, info
+        info = cls(attempt=event.attempt, of=event.of or RETRY_ATTEMPTS, next_at=event.at + event.delay,
+                   error=event.error)
+        return (event.group, event.tool), info
 
 
 def is_retrying(tool: ToolRecord, info: RetryInfo | None) -> bool:

@@ -51,7 +51,7 @@ def tool_state(tool: ToolRecord) -> str:
         return "needs_you"
     if tool.status == "running" and tool.attempts > 1:
         return "retrying"
-    if tool.status == "failed" and tool.error and "time limit" in tool.error:
+    if tool.status == "failed" and tool.timed_out:
         return "timed_out"
     return tool.status
 
@@ -61,7 +61,7 @@ def group_state(group: GroupRecord) -> str:
         return "pending"
     if group.status == "running" and any(t.status == "waiting" for t in group.tools):
         return "needs_you"
-    if group.status == "failed" and (group.reason or "").startswith("timed out"):
+    if group.status == "failed" and group.timed_out:
         return "timed_out"
     return group.status
 

@@ -18,7 +18,7 @@ from typing import Any
 from nicegui import context, ui
 
 from gui import runtime
-from gui.core.events import Event
+from gui.core.events import Event, InteractionCreated, InteractionEnded
 from gui.core.interactions import (
     ApprovalResponse,
     ElicitationInteractionResponse,
@@ -269,10 +269,9 @@ class InboxPage:
         ended: dict[str, dict[str, Any]] = {}
         created = 0
         for event in events:
-            record = event.data.get("record") or {}
-            if event.type == "interaction.ended":
-                ended[str(event.data.get("interaction_id"))] = record
-            elif event.type == "interaction.created" and record.get("status") == "pending":
+            if isinstance(event, InteractionEnded):
+                ended[event.interaction_id] = event.record
+            elif isinstance(event, InteractionCreated) and event.record.get("status") == "pending":
                 created += 1
         self.pending = await self._load_pending()
         self.tab_pending.set_label(self._pending_label())

@@ -18,6 +18,7 @@ from nicegui import ui
 from gui import runtime
 from gui.core.engine import Engine
 from gui.core.errors import DslError
+from gui.core.events import SequenceDeleted, SequenceSaved
 from gui.core.export import to_text
 from gui.ui.editor import SequenceDraft, storage
 from gui.ui.editor.library import ImportCheck, check_import, duplicate
@@ -60,7 +61,7 @@ class SequencesPage:
         ui.timer(1.0, self._follow)
 
     def _on_event(self, event: Any) -> None:
-        if event.type in ("sequence.saved", "sequence.deleted"):
+        if isinstance(event, SequenceSaved | SequenceDeleted):
             self.stale = True
 
     async def _follow(self) -> None:
