@@ -143,11 +143,22 @@ class McpConnection:
         if self._task is None:
             self._task = asyncio.create_task(self._run(), name=f"mcp {self.name}")
 
-    async def stop(self, timeout: float = 10.0) -> None:
-        """Close the session (the server process ends with it) and take the tools away."""
+    def withdraw(self) -> None:
+        """Begin stopping without waiting: its tools leave the registry now and it never reconnects.
+        `stop()` then closes the session; a connection withdrawn registers no tools again, so another
+        connection of the same name can start while this one is still closing."""
         self._stopping = True
         self._stop.set()
         self._wake.set()
+        self._unregister()
+
+    async def stop(self, timeout: float = 10.0) -> None:
+        """Close the session (the server process ends with it) and take the tools away.
+
+        Bounded: the SDK closes stdin, then kills the server's process tree after its grace periods
+        (about 4 s for a server that ignores both); only a close that takes longer than `timeout` is
+        cancelled, and then waited for `timeout` more."""
+        self.withdraw()
         task, self._task = self._task, None
         if task is not None:
             if self._client is None:  # still connecting: nothing to close gracefully
@@ -195,6 +206,8 @@ class McpConnection:
                 scope.deadline = anyio.current_time() + self.connect_timeout
                 async with self._open(ended) as client:
                     await self._load_tools(client)
+                    if self._stopping:  # withdrawn while connecting: close it again at once
+                        return "", connected
                     scope.deadline = math.inf
                     self._client, connected = client, True
                     self._protocol = client.protocol_version
@@ -262,6 +275,8 @@ class McpConnection:
             cursor = page.next_cursor
             if cursor is None:
                 break
+        if self._stopping:  # withdrawn while listing: its tools must not come back
+            return
         tools = [McpTool(self, t, trusted=self.config.trusted) for t in remote]
         names = tuple(sorted(t.name for t in tools))
         for gone in set(self._tools) - set(names):

@@ -31,6 +31,7 @@ class McpManager:
         self.backoff = backoff
         self.connect_timeout = connect_timeout
         self._connections: dict[str, McpConnection] = {}
+        self._closing: set[asyncio.Task[None]] = set()  # connections removed, their servers still ending
         self._listeners: list[Callable[[ConnectionState], None]] = []
 
     def on_change(self, listener: Callable[[ConnectionState], None]) -> None:
@@ -53,24 +54,41 @@ class McpManager:
         return await self.wait_settled(wait) if wait > 0 else self.states()
 
     async def stop(self) -> None:
-        await asyncio.gather(*(c.stop() for c in self._connections.values()), return_exceptions=True)
-        self._connections.clear()
+        """Close every connection, and wait for the ones removed before that are still closing."""
+        connections, self._connections = list(self._connections.values()), {}
+        await asyncio.gather(*(c.stop() for c in connections), *self._closing, return_exceptions=True)
 
-    async def add(self, config: McpServerConfig) -> McpConnection:
-        """Connect a new server, or reconnect one whose settings changed."""
-        await self.remove(config.name)
+    async def add(self, config: McpServerConfig, *, wait: float | None = None) -> McpConnection:
+        """Connect a new server, or reconnect one whose settings changed (the old connection is closed
+        as in `remove`, waiting at most `wait` s for it)."""
+        await self.remove(config.name, wait=wait)
         conn = McpConnection(config, self.registry, self.handler_factory(config), backoff=self.backoff,
                              connect_timeout=self.connect_timeout, on_change=self._notify)
         self._connections[config.name] = conn
         await conn.start()
         return conn
 
-    async def remove(self, name: str) -> bool:
+    async def remove(self, name: str, *, wait: float | None = None) -> bool:
+        """Take a server away: its tools leave the registry at once; its session is closed by a task
+        of the manager's own. Waits for that close at most `wait` s (None: until it is done, which
+        `McpConnection.stop` bounds). Cancelling the caller (a page handler whose page went away)
+        never cancels the close, and `stop()` waits for closes still under way."""
         conn = self._connections.pop(name, None)
         if conn is None:
             return False
-        await conn.stop()
+        conn.withdraw()
+        closing = asyncio.create_task(conn.stop(), name=f"mcp close {name}")
+        self._closing.add(closing)
+        closing.add_done_callback(self._closed)
+        if wait is None or wait > 0:
+            await asyncio.wait({closing}, timeout=wait)
         return True
+
+    def _closed(self, task: asyncio.Task[None]) -> None:
+        self._closing.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            log.error("Closing the MCP server %s failed", task.get_name().removeprefix("mcp close "),
+                      exc_info=task.exception())
 
     def get(self, name: str) -> McpConnection | None:
         return self._connections.get(name)

@@ -3,6 +3,10 @@
 `seqdesk_app` starts `python -m gui --browser --port P` on a fresh data folder and waits for
 `/api/health`; `browser` launches Debian's Chromium. Without Chromium (or Playwright) the tests
 skip, except under CI=true, where a missing browser is a failure.
+
+Screenshots go to `build/screenshots/` (ignored by git), so a test run changes no tracked file;
+`SEQDESK_SCREENSHOTS=assets/screenshots` (a folder, relative to the repository or absolute) writes
+them there instead, e.g. to refresh the README's pictures.
 """
 
 from __future__ import annotations
@@ -28,7 +32,7 @@ CHROMIUM = os.environ.get("SEQDESK_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run"]
 START_TIMEOUT = 45.0
-SCREENSHOTS = ROOT / "assets" / "screenshots"
+DEFAULT_SCREENSHOTS = ROOT / "build" / "screenshots"
 
 
 def _missing(reason: str) -> None:
@@ -137,14 +141,21 @@ def page(browser: Any) -> Iterator[Any]:
         context.close()
 
 
+def screenshot_dir() -> Path:
+    """The folder screenshots go to (made if missing): build/screenshots/, or `SEQDESK_SCREENSHOTS`."""
+    chosen = os.environ.get("SEQDESK_SCREENSHOTS", "").strip()
+    folder = ROOT / chosen if chosen else DEFAULT_SCREENSHOTS  # an absolute path stays itself
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
 def _screenshot(page: Any, name: str) -> Path:
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    path = SCREENSHOTS / name
+    path = screenshot_dir() / name
     page.screenshot(path=str(path), full_page=True, animations="disabled")
     return path
 
 
 @pytest.fixture
 def screenshot() -> Any:
-    """`screenshot(page, "inbox.png")` saves the whole page (animations finished) into assets/screenshots/."""
+    """`screenshot(page, "inbox.png")` saves the whole page (animations finished) into `screenshot_dir()`."""
     return _screenshot

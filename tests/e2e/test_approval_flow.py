@@ -1,7 +1,8 @@
 """A person runs a sequence with a shell step, approves (or denies) it in the inbox, and sees the outcome.
 
 The real app runs in a subprocess on a fresh data folder; headless Chromium clicks through it.
-Screenshots of the run panel (waiting, finished) and the inbox land in `assets/screenshots/`.
+Screenshots of the run panel (waiting, finished) and the inbox go to `build/screenshots/` (into
+assets/screenshots/, for the README, with `SEQDESK_SCREENSHOTS=assets/screenshots`).
 """
 
 from __future__ import annotations

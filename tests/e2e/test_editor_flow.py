@@ -9,11 +9,9 @@ bounded by timeouts), never sleeps.
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[2]
-SCREENSHOTS = ROOT / "assets" / "screenshots"
+from e2e_support import screenshot_dir
 
 
 def test_build_break_fix_save_and_run_a_two_group_sequence(seqdesk_app: Any, page: Any) -> None:
@@ -46,10 +44,9 @@ def test_build_break_fix_save_and_run_a_two_group_sequence(seqdesk_app: Any, pag
     problem = first.get_by_text("'greeting' is not an output of this group")
     expect(problem).to_be_visible()
     expect(page.get_by_role("button", name="1 problem")).to_be_visible()
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     page.mouse.move(0, 0)  # no hover tooltip over the picture
     expect(page.get_by_role("tooltip")).to_have_count(0)
-    page.screenshot(path=str(SCREENSHOTS / "editor-problem.png"), animations="disabled")
+    page.screenshot(path=str(screenshot_dir() / "editor-problem.png"), animations="disabled")
 
     first.get_by_label("Name of the output").fill("greeting")
     expect(problem).to_be_hidden()
@@ -61,7 +58,7 @@ def test_build_break_fix_save_and_run_a_two_group_sequence(seqdesk_app: Any, pag
     page.evaluate("window.scrollTo(0, 0)")
     viewport = page.viewport_size
     page.set_viewport_size({"width": viewport["width"], "height": page.evaluate("document.body.scrollHeight")})
-    page.screenshot(path=str(SCREENSHOTS / "editor.png"))
+    page.screenshot(path=str(screenshot_dir() / "editor.png"))
     page.set_viewport_size(viewport)
 
     main = page.get_by_role("main")
@@ -98,8 +95,7 @@ def test_text_view_marks_a_typed_mistake_live_without_moving_the_cursor(seqdesk_
     assert page.evaluate("document.activeElement.closest('.cm-editor') !== null")  # focus stays in the text
     expect(page.locator(".seqdesk-mark-error")).to_have_text("$args.hostxz")
     page.mouse.move(0, 0)
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SCREENSHOTS / "editor-text-live.png"), animations="disabled")
+    page.screenshot(path=str(screenshot_dir() / "editor-text-live.png"), animations="disabled")
 
     page.keyboard.press("Backspace")
     page.keyboard.press("Backspace")

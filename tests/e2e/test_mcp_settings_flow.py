@@ -1,7 +1,8 @@
 """A person adds a real MCP server (`mcp-server-time`) in Settings, sees it connect and list its tools,
 finds them in the editor's tool list, and removes it again: the tools leave the list.
 
-Settings' screenshot for the README (`settings.png`) is taken here, with the server connected.
+Settings' screenshot for the README (`settings.png`) is taken here, with the server connected (into
+build/screenshots/ unless `SEQDESK_SCREENSHOTS` says otherwise).
 """
 
 from __future__ import annotations

@@ -8,7 +8,9 @@ which works in both protocol modes; `legacy_order` and `open_page` use `ctx.elic
 from __future__ import annotations
 
 import os
+import signal
 import sys
+from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from mcp.server.elicitation import AcceptedElicitation, ElicitationResult
@@ -80,5 +82,20 @@ def die() -> str:
     os._exit(3)
 
 
+def linger() -> None:
+    """`--linger`: a server that will not end: it ignores SIGTERM and stays after its stdin closes,
+    until it is killed (SIGKILL), or for at most two minutes (a test that lost it leaks nothing).
+    `--pid-file PATH` writes its process id there first."""
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    signal.alarm(120)
+    server.run("stdio")
+    while True:
+        signal.pause()
+
+
 if __name__ == "__main__":
+    if "--pid-file" in sys.argv:
+        Path(sys.argv[sys.argv.index("--pid-file") + 1]).write_text(str(os.getpid()), encoding="utf-8")
+    if "--linger" in sys.argv:
+        linger()
     server.run("stdio")

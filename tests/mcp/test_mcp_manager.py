@@ -7,9 +7,10 @@ import os
 import socket
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
-from mcp_support import T, server_config
+from mcp_support import ELICIT_SERVER, T, server_config
 
 from gui.core.elicitation import NoopElicitationHandler
 from gui.core.registry import ToolContext, ToolError
@@ -133,3 +134,49 @@ async def test_an_unreadable_settings_file_starts_nothing_and_is_not_fatal(regis
     manager = McpManager(registry, noop)
     assert await manager.start_from(JsonMcpSettings.in_folder(tmp_path), wait=T) == []
     assert "MCP servers not started" in caplog.text and "is not valid JSON" in caplog.text
+
+
+def lingering(name: str, pid_file: Path) -> McpServerConfig:
+    """A real server that will not end: it ignores SIGTERM and stays after its stdin closes (the SDK
+    kills it after its grace periods, about 4 s)."""
+    return server_config(name, args=[*ELICIT_SERVER, "--linger", "--pid-file", str(pid_file)])
+
+
+def process_gone(pid_file: Path) -> bool:
+    try:
+        os.kill(int(pid_file.read_text(encoding="utf-8")), 0)
+    except ProcessLookupError:
+        return True
+    return False
+
+
+async def test_removing_a_server_that_will_not_exit_returns_within_its_bound_and_the_close_finishes_behind(
+        registry, tmp_path):
+    pid_file = tmp_path / "pid"
+    manager = McpManager(registry, noop)
+    try:
+        conn = await manager.add(lingering("stuck", pid_file))
+        assert (await conn.wait_for("connected", "down", timeout=T)).status == "connected"
+        assert "stuck.peek" in registry
+        # closing this server takes the SDK's grace periods (about 4 s): remove waits only `wait`
+        assert await asyncio.wait_for(manager.remove("stuck", wait=0.5), 3.0) is True
+        assert manager.states() == [] and not [n for n in registry.names() if n.startswith("stuck.")]
+    finally:
+        await asyncio.wait_for(manager.stop(), T)  # waits for closes still under way
+    assert conn.state.status == "disabled"
+    assert process_gone(pid_file)
+
+
+async def test_a_remove_whose_caller_is_cancelled_still_closes_the_server(registry, tmp_path):
+    pid_file = tmp_path / "pid"
+    manager = McpManager(registry, noop)
+    try:
+        conn = await manager.add(lingering("stuck", pid_file))
+        assert (await conn.wait_for("connected", "down", timeout=T)).status == "connected"
+        with pytest.raises(TimeoutError):  # e.g. a page handler cancelled mid-way
+            await asyncio.wait_for(manager.remove("stuck"), 0.5)
+        assert "stuck.peek" not in registry
+        await asyncio.wait_for(conn.wait_for("disabled", timeout=T), T)
+    finally:
+        await asyncio.wait_for(manager.stop(), T)
+    assert process_gone(pid_file)

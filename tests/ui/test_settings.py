@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 import sys
+from pathlib import Path
 
 from nicegui.testing import User
 
@@ -108,3 +110,41 @@ async def test_the_trusted_switch_is_explained_in_words_and_saved(user: User):
                           retries=50)
     (config,) = await mcp_settings(runtime.current()).list()
     assert config.trusted is True
+
+
+LINGERING_COMMAND = f"{sys.executable} {Path(__file__).parents[1] / 'mcp' / 'elicit_server.py'} --linger"
+
+
+async def test_removing_a_server_that_will_not_exit_is_said_when_it_leaves_the_list(user: User):
+    """The server ignores its closed stdin and SIGTERM, so closing it takes seconds while the page's 1 s
+    timer watches the connections. The list may be redrawn only once the remove handler is done: redrawn
+    under it, it deletes the dialog the handler runs in, and the handler's notice cannot be shown."""
+    manager = runtime.current().mcp
+    await user.open("/settings")
+    await add_server(user, "stuck", LINGERING_COMMAND)
+    await user.should_see(marker="mcp-tools-stuck", retries=300)
+    user.find(marker="mcp-remove-stuck").click()
+    user.find(marker="mcp-confirm-remove").click()
+    try:
+        await user.should_not_see(marker="mcp-stuck", retries=300)
+        assert user.notify.contains("Removed stuck")  # said by then, not later
+        await user.should_see("No MCP servers yet.")
+        assert not [n for n in runtime.current().engine.registry.names() if n.startswith("stuck.")]
+    finally:
+        await asyncio.wait_for(manager.stop(), 15.0)  # the close still under way ends (the SDK kills it)
+
+
+async def test_the_list_is_drawn_once_and_never_redrawn_under_an_open_remove_dialog(user: User):
+    await user.open("/settings")
+    await add_server(user, "nothing", "/no/such/program")
+    conn = runtime.current().mcp.get("nothing")
+    await conn.wait_for("down", timeout=15.0)
+    assert len(user.find(marker="mcp-nothing").elements) == 1  # two redraws at once drew it twice
+    user.find(marker="mcp-remove-nothing").click()
+    # It keeps retrying (after 1 s, then 2 s): each attempt changes its state, and between the last two
+    # states below lie at least 1 s, one tick of the page's timer at the least.
+    for status in ("connecting", "down", "connecting"):
+        await conn.wait_for(status, timeout=15.0)
+    user.find(marker="mcp-confirm-remove").click()  # the dialog is still there
+    await user.should_see("Removed nothing", retries=100)
+    await user.should_see("No MCP servers yet.")

@@ -56,6 +56,7 @@ class McpServerList(ui.column):
         self.classes("w-full gap-0")
         self._on_remove = on_remove
         self._on_trust = on_trust
+        self.asking = False  # a "Remove?" dialog is open: the page does not redraw the list under it
         with self:
             if not servers:
                 ui.label("No MCP servers yet. Add one below to use its tools in your sequences.").classes(
@@ -97,7 +98,8 @@ class McpServerList(ui.column):
             await self._on_trust(name, trusted)
 
     def _confirm(self, name: str) -> None:
-        with ui.dialog() as dialog, ui.card().classes("gap-3"):
+        with ui.dialog().on_value_change(lambda e: setattr(self, "asking", bool(e.value))) as dialog, \
+                ui.card().classes("gap-3"):
             ui.label(f"Remove the server “{name}”? Its tools leave the tool list, and sequences that use "
                      "them will not find them.")
             with ui.row().classes("w-full justify-end gap-2"):

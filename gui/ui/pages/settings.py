@@ -7,6 +7,10 @@ manager the list is still kept (in the data folder, or in memory) and applies at
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
 from nicegui import ui
 
 from gui import runtime
@@ -17,6 +21,7 @@ from gui.ui.components.settings_mcp_list import McpServerList
 from gui.ui.theme import frame
 
 IN_MEMORY = "In memory: nothing is kept after the app closes."
+CLOSE_WAIT = 2.0  # s a remove (or a reconnect) waits for the server to end before it says it is done
 _fallback_settings: dict[int, McpSettingsStore] = {}
 
 
@@ -79,18 +84,51 @@ async def settings_page() -> None:
                 ui.label("Sequences, runs and requests are kept here. Set SEQDESK_DATA to use another "
                          "folder.").classes("text-sm text-gray-600 dark:text-gray-400")
 
-        with ui.card().classes("w-full gap-2 p-4").props("flat bordered"):
+        with ui.card().classes("w-full gap-2 p-4").props("flat bordered") as mcp_card:
             ui.label("MCP servers").classes("text-lg font-semibold")
             ui.label("Tool servers whose tools you can use in sequences, named server.tool. A server describes "
                      "its own tools: only believe one you trust when it says a tool only reads.").classes(
                 "text-sm text-gray-600 dark:text-gray-400")
             store = mcp_settings(rt)
             manager = getattr(rt, "mcp", None)
+            # The list is redrawn when a connection changes, but never under a change still running nor
+            # under an open dialog: a redraw deletes the list, with the dialog or switch whose handler
+            # is awaiting. That handler then speaks through `done`, in this card, which stays.
+            shown: dict[str, Any] = {"list": None, "changing": 0, "redraws": 0}
 
             @ui.refreshable
-            async def servers() -> None:
+            def servers(configs: list[McpServerConfig]) -> None:
                 states = {s.name: s for s in manager.states()} if manager is not None else {}
-                McpServerList(await store.list(), states, on_remove=remove, on_trust=trust)
+                shown["list"] = McpServerList(configs, states, on_remove=remove, on_trust=trust)
+
+            def busy() -> bool:
+                return bool(shown["changing"]) or (shown["list"] is not None and shown["list"].asking)
+
+            async def redraw(*, unless_busy: bool = False) -> bool:
+                """Read the list, then clear and draw it in one step (two redraws at once never draw two
+                lists); only the latest of redraws under way draws. True if this one drew."""
+                shown["redraws"] += 1
+                mine = shown["redraws"]
+                configs = await store.list()
+                if mine != shown["redraws"] or (unless_busy and busy()):
+                    return False
+                servers.refresh(configs)
+                return True
+
+            @contextmanager
+            def changing() -> Iterator[None]:
+                shown["changing"] += 1
+                try:
+                    yield
+                finally:
+                    shown["changing"] -= 1
+
+            async def done(message: str) -> None:
+                if mcp_card.is_deleted:  # the page is gone
+                    return
+                with mcp_card:
+                    ui.notify(message)
+                await redraw()
 
             async def add(config: McpServerConfig) -> str | None:
                 if any(s.name == config.name for s in await store.list()):
@@ -101,39 +139,38 @@ async def settings_page() -> None:
                 engine.settings_changed("mcp_servers", added=config.name)
                 ui.notify(f"Added {config.name}: its tools appear in the tool list once it is connected")
                 adding.close()
-                servers.refresh()
+                await redraw()
                 return None
 
             async def trust(name: str, trusted: bool) -> None:
-                config = next((c for c in await store.list() if c.name == name), None)
-                if config is None or config.trusted == trusted:
-                    return
-                config = config.model_copy(update={"trusted": trusted})
-                await store.save(config)
-                if manager is not None:
-                    await manager.add(config)  # reconnects: its tools are listed again under the new trust
+                with changing():
+                    config = next((c for c in await store.list() if c.name == name), None)
+                    if config is None or config.trusted == trusted:
+                        return
+                    config = config.model_copy(update={"trusted": trusted})
+                    await store.save(config)
+                    if manager is not None:  # reconnects: its tools are listed again under the new trust
+                        await manager.add(config, wait=CLOSE_WAIT)
                 engine.settings_changed("mcp_servers", trusted=name, value=trusted)
-                ui.notify(f"{name}: tools it marks as only reading now run without asking" if trusted
-                          else f"{name}: every one of its tools asks before it runs")
-                servers.refresh()
+                await done(f"{name}: tools it marks as only reading now run without asking" if trusted
+                           else f"{name}: every one of its tools asks before it runs")
 
             async def remove(name: str) -> None:
-                await store.delete(name)
-                if manager is not None:
-                    await manager.remove(name)
+                with changing():
+                    await store.delete(name)
+                    if manager is not None:  # its tools leave now; a server slow to end ends on its own
+                        await manager.remove(name, wait=CLOSE_WAIT)
                 engine.settings_changed("mcp_servers", removed=name)
-                ui.notify(f"Removed {name}")
-                servers.refresh()
+                await done(f"Removed {name}")
 
-            await servers()
+            servers(await store.list())
             if manager is not None:
                 seen = {"states": manager.states()}
 
-                def on_tick() -> None:  # redraw only when a connection changed (never under an open dialog)
+                async def on_tick() -> None:  # redraw only when a connection changed (see `shown` above)
                     states = manager.states()
-                    if states != seen["states"]:
-                        seen["states"] = states
-                        servers.refresh()
+                    if states != seen["states"] and not busy() and await redraw(unless_busy=True):
+                        seen["states"] = states  # else the next tick looks again
 
                 ui.timer(1.0, on_tick)
             with ui.expansion("Add a server", icon="add").classes("w-full").mark("mcp-add-section") as adding:
