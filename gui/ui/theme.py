@@ -24,7 +24,7 @@ from nicegui import app, context, ui
 from gui import runtime
 from gui.core.events import Event, InteractionCreated, InteractionEnded
 from gui.core.interactions import InteractionRecord
-from gui.ui.components import inbox_format as fmt
+from gui.ui.components.inbox import format as fmt
 from gui.ui.live import live_events
 
 log = logging.getLogger(__name__)

@@ -41,7 +41,7 @@ from gui import runtime  # noqa: E402
 from gui.app import create_app  # noqa: E402
 from gui.core.registry import ModelTool, ToolContext  # noqa: E402
 from gui.request_gate import Served  # noqa: E402
-from gui.ui.components.run_panel import RunPanel  # noqa: E402
+from gui.ui.components.run.panel import RunPanel  # noqa: E402
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",

@@ -19,7 +19,7 @@ from ui_support import engine_open  # noqa: F401  (autouse: wait for the engine)
 from gui import runtime
 from gui.core.engine import Engine
 from gui.core.interactions import Question, QuestionRequest, ShellApprovalRequest, ToolSource
-from gui.ui.components.inbox_keys import KeyPress, KeyRules, KeyTarget
+from gui.ui.components.inbox.keys import KeyPress, KeyRules, KeyTarget
 
 R = 50
 

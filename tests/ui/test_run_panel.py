@@ -16,9 +16,9 @@ from gui.core.events import ToolRetrying
 from gui.core.interactions import ApprovalResponse
 from gui.core.records import ToolRecord
 from gui.core.registry import ModelTool, ToolContext, ToolError
-from gui.ui.components.run_panel import RunPanel
-from gui.ui.components.run_retry import RetryInfo, retry_words
-from gui.ui.components.run_tool_card import ToolCard
+from gui.ui.components.run.panel import RunPanel
+from gui.ui.components.run.retry import RetryInfo, retry_words
+from gui.ui.components.run.tool_card import ToolCard
 
 
 def tools(*objs: dict) -> str:

@@ -26,11 +26,11 @@ from gui.core.interactions import (
     InteractionResponse,
     QuestionResponse,
 )
-from gui.ui.components import inbox_format as fmt
-from gui.ui.components.inbox_detail import InboxDetail
-from gui.ui.components.inbox_history_row import HistoryRow
-from gui.ui.components.inbox_keys import InboxShortcuts
-from gui.ui.components.inbox_row import InboxRow
+from gui.ui.components.inbox import format as fmt
+from gui.ui.components.inbox.detail import InboxDetail
+from gui.ui.components.inbox.history_row import HistoryRow
+from gui.ui.components.inbox.keys import InboxShortcuts
+from gui.ui.components.inbox.row import InboxRow
 from gui.ui.live import live_events
 from gui.ui.theme import frame, register_shell
 

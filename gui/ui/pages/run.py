@@ -21,8 +21,8 @@ from gui.core.events import Event
 from gui.core.records import RunRecord
 from gui.core.run_args import RunArgsError
 from gui.core.signature import signature_of
-from gui.ui.components.run_args_form import RunArgsForm
-from gui.ui.components.run_panel import RunPanel
+from gui.ui.components.run.args_form import RunArgsForm
+from gui.ui.components.run.panel import RunPanel
 from gui.ui.live import live_events
 from gui.ui.theme import frame
 

@@ -17,12 +17,12 @@ from gui.core.documents import NotFoundError
 from gui.core.events import Event
 from gui.core.records import RunRecord
 from gui.core.run_args import RunArgsError
-from gui.ui.components.run_group_list import GroupList
-from gui.ui.components.run_json import JsonBlock
-from gui.ui.components.run_outputs import RunOutputs
-from gui.ui.components.run_requests import RunRequests
-from gui.ui.components.run_status import LOOKS, StatusChip, clock_words, duration_words, run_state
-from gui.ui.components.run_timeline import RunTimeline
+from gui.ui.components.run.group_list import GroupList
+from gui.ui.components.run.json import JsonBlock
+from gui.ui.components.run.outputs import RunOutputs
+from gui.ui.components.run.requests import RunRequests
+from gui.ui.components.run.status import LOOKS, StatusChip, clock_words, duration_words, run_state
+from gui.ui.components.run.timeline import RunTimeline
 from gui.ui.live import live_events
 from gui.ui.theme import frame
 

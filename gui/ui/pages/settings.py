@@ -15,9 +15,9 @@ from nicegui import ui
 
 from gui import runtime
 from gui.mcp.config import JsonMcpSettings, McpServerConfig, McpSettingsStore, MemoryMcpSettings
-from gui.ui.components.settings_approvals import ApprovalModesTable, ApprovalRow
-from gui.ui.components.settings_mcp_form import McpServerForm
-from gui.ui.components.settings_mcp_list import McpServerList
+from gui.ui.components.settings.approvals import ApprovalModesTable, ApprovalRow
+from gui.ui.components.settings.mcp_form import McpServerForm
+from gui.ui.components.settings.mcp_list import McpServerList
 from gui.ui.theme import frame
 
 IN_MEMORY = "In memory: nothing is kept after the app closes."

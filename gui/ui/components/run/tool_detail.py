@@ -13,10 +13,10 @@ from typing import Any
 from nicegui import ui
 
 from gui.core.records import GroupRecord, ToolRecord
-from gui.ui.components.run_retry import RetryInfo, is_retrying, retry_words
-from gui.ui.components.run_status import StatusChip, clock_words, duration_words, tool_state
-from gui.ui.components.run_tool_card import inbox_path
-from gui.ui.components.run_value import ValueView
+from gui.ui.components.run.retry import RetryInfo, is_retrying, retry_words
+from gui.ui.components.run.status import StatusChip, clock_words, duration_words, tool_state
+from gui.ui.components.run.tool_card import inbox_path
+from gui.ui.components.run.value import ValueView
 
 EMPTY = "Select a tool to see what it was sent and what it gave back."
 Describe = Callable[[str], str | None]

@@ -9,8 +9,8 @@ from typing import Any
 from nicegui import ui
 
 from gui.core.interactions import ToolApprovalRequest
-from gui.ui.components.inbox_body import ApprovalBody, Submit, section_label
-from gui.ui.components.inbox_keys import key_hint
+from gui.ui.components.inbox.body import ApprovalBody, Submit, section_label
+from gui.ui.components.inbox.keys import key_hint
 
 
 class ToolApprovalCard(ApprovalBody):

@@ -13,7 +13,7 @@ from typing import Any
 from nicegui import ui
 
 from gui.core.records import GroupRecord, RunRecord, ToolRecord
-from gui.ui.components.run_status import BLUE, GREY, LOOKS, VIOLET, duration_words, group_state, tool_state
+from gui.ui.components.run.status import BLUE, GREY, LOOKS, VIOLET, duration_words, group_state, tool_state
 
 ROW_PX = 22
 VISIBLE_ROWS = 24

@@ -11,8 +11,8 @@ from collections.abc import Awaitable, Callable
 from nicegui import ui
 
 from gui.core.records import RunRecord
-from gui.ui.components.run_status import DONE_TOOL, StatusChip, duration_words, run_state, waiting_tools
-from gui.ui.components.run_tool_card import inbox_path
+from gui.ui.components.run.status import DONE_TOOL, StatusChip, duration_words, run_state, waiting_tools
+from gui.ui.components.run.tool_card import inbox_path
 
 BAR_COLOURS = {"running": "primary", "needs_you": "deep-purple-6", "succeeded": "positive", "failed": "negative",
                "degraded": "orange-8", "interrupted": "orange-8"}

@@ -9,7 +9,7 @@ from __future__ import annotations
 from nicegui import ui
 
 from gui.core.interactions import InteractionRecord
-from gui.ui.components import inbox_format as fmt
+from gui.ui.components.inbox import format as fmt
 
 
 class HistoryRow(ui.card):

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from nicegui import ui
 
-from gui.ui.components.inbox_format import now_ms, time_left, urgent
+from gui.ui.components.inbox.format import now_ms, time_left, urgent
 
 
 class Countdown(ui.label):

@@ -9,7 +9,7 @@ from __future__ import annotations
 from nicegui import ui
 
 from gui.core.interactions import Answer, Question, QuestionRequest, QuestionResponse
-from gui.ui.components.inbox_body import RequestBody, Submit
+from gui.ui.components.inbox.body import RequestBody, Submit
 
 
 class QuestionForm(RequestBody):

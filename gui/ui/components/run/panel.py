@@ -19,12 +19,12 @@ from nicegui import ui
 
 from gui.core.events import Event
 from gui.core.records import GroupRecord, RunRecord, ToolRecord
-from gui.ui.components.run_group_list import GroupList
-from gui.ui.components.run_outputs import RunOutputs
-from gui.ui.components.run_progress import RunProgress
-from gui.ui.components.run_retry import RetryInfo, ToolKey
-from gui.ui.components.run_timeline import RunTimeline
-from gui.ui.components.run_tool_detail import Describe, ToolDetail
+from gui.ui.components.run.group_list import GroupList
+from gui.ui.components.run.outputs import RunOutputs
+from gui.ui.components.run.progress import RunProgress
+from gui.ui.components.run.retry import RetryInfo, ToolKey
+from gui.ui.components.run.timeline import RunTimeline
+from gui.ui.components.run.tool_detail import Describe, ToolDetail
 
 SIDE = "w-full min-w-0 gap-0 p-0 lg:sticky lg:top-16 lg:max-h-[calc(100vh-5rem)] lg:overflow-y-auto"
 NARROW_SCROLL = ("(() => { const el = getHtmlElement({id}); "

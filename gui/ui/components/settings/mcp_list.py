@@ -16,7 +16,7 @@ from typing import Any
 from nicegui import ui
 
 from gui.mcp.config import McpServerConfig
-from gui.ui.components.run_status import duration_words
+from gui.ui.components.run.status import duration_words
 
 STATE_LOOKS = {
     "connected": ("check_circle", "text-green-700 dark:text-green-400"),

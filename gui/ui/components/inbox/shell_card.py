@@ -10,8 +10,8 @@ from __future__ import annotations
 from nicegui import ui
 
 from gui.core.interactions import ShellApprovalRequest
-from gui.ui.components.inbox_body import ApprovalBody, Submit, mono_block, section_label
-from gui.ui.components.inbox_keys import key_hint
+from gui.ui.components.inbox.body import ApprovalBody, Submit, mono_block, section_label
+from gui.ui.components.inbox.keys import key_hint
 
 OPERATION_WORDS = {"exec": "Run a command and wait for it", "start": "Start a program that keeps running",
                    "write": "Write to a file"}

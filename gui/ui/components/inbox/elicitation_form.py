@@ -14,7 +14,7 @@ from typing import Any
 from nicegui import ui
 
 from gui.core.interactions import ElicitationFieldSpec, ElicitationInteractionRequest, ElicitationInteractionResponse
-from gui.ui.components.inbox_body import RequestBody, Submit, mono_block
+from gui.ui.components.inbox.body import RequestBody, Submit, mono_block
 
 Field = ui.input | ui.number | ui.switch | ui.select
 

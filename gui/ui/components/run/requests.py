@@ -1,6 +1,6 @@
 """The requests for a person that one run raised: what was asked, how it ended, a link to it in the inbox.
 
-Words and chips come from `inbox_format`, so a request reads the same here as in the inbox.
+Words and chips come from `inbox.format`, so a request reads the same here as in the inbox.
 """
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from __future__ import annotations
 from nicegui import ui
 
 from gui.core.interactions import InteractionRecord
-from gui.ui.components import inbox_format as fmt
+from gui.ui.components.inbox import format as fmt
 
 
 class RunRequests(ui.column):

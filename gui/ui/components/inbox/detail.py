@@ -23,13 +23,13 @@ from gui.core.interactions import (
     ShellApprovalRequest,
     ToolApprovalRequest,
 )
-from gui.ui.components import inbox_format as fmt
-from gui.ui.components.inbox_body import ApprovalBody, RequestBody
-from gui.ui.components.inbox_countdown import Countdown
-from gui.ui.components.inbox_elicitation_form import ElicitationForm
-from gui.ui.components.inbox_question_form import QuestionForm
-from gui.ui.components.inbox_shell_card import ShellApprovalCard
-from gui.ui.components.inbox_tool_card import ToolApprovalCard
+from gui.ui.components.inbox import format as fmt
+from gui.ui.components.inbox.body import ApprovalBody, RequestBody
+from gui.ui.components.inbox.countdown import Countdown
+from gui.ui.components.inbox.elicitation_form import ElicitationForm
+from gui.ui.components.inbox.question_form import QuestionForm
+from gui.ui.components.inbox.shell_card import ShellApprovalCard
+from gui.ui.components.inbox.tool_card import ToolApprovalCard
 
 Respond = Callable[[str, InteractionResponse], Awaitable[Any]]
 Fetch = Callable[[str], Awaitable[InteractionRecord | None]]

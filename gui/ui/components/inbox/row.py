@@ -15,8 +15,8 @@ from typing import Any
 from nicegui import ui
 
 from gui.core.interactions import InteractionRecord
-from gui.ui.components import inbox_format as fmt
-from gui.ui.components.inbox_countdown import Countdown
+from gui.ui.components.inbox import format as fmt
+from gui.ui.components.inbox.countdown import Countdown
 
 
 class InboxRow(ui.element):

@@ -11,8 +11,8 @@ from collections.abc import Callable, Mapping
 from nicegui import ui
 
 from gui.core.records import RunRecord
-from gui.ui.components.run_group import GroupSection
-from gui.ui.components.run_retry import RetryInfo, ToolKey
+from gui.ui.components.run.group import GroupSection
+from gui.ui.components.run.retry import RetryInfo, ToolKey
 
 
 class GroupList(ui.column):

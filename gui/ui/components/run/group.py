@@ -12,9 +12,9 @@ from collections.abc import Callable, Mapping
 from nicegui import ui
 
 from gui.core.records import GroupRecord
-from gui.ui.components.run_retry import RetryInfo, ToolKey
-from gui.ui.components.run_status import DONE_TOOL, StatusChip, group_state
-from gui.ui.components.run_tool_card import ToolCard, inbox_path
+from gui.ui.components.run.retry import RetryInfo, ToolKey
+from gui.ui.components.run.status import DONE_TOOL, StatusChip, group_state
+from gui.ui.components.run.tool_card import ToolCard, inbox_path
 
 OPEN_UP_TO = 40  # groups with more tools start collapsed
 

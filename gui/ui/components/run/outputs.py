@@ -11,7 +11,7 @@ from typing import Any
 
 from nicegui import ui
 
-from gui.ui.components.run_json import JsonBlock
+from gui.ui.components.run.json import JsonBlock
 
 
 class RunOutputs(ui.column):

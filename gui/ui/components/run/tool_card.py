@@ -13,9 +13,9 @@ from typing import Any
 from nicegui import ui
 
 from gui.core.records import ToolRecord
-from gui.ui.components.run_json import JsonBlock
-from gui.ui.components.run_retry import RetryInfo, ToolKey, is_retrying, retry_words
-from gui.ui.components.run_status import StatusChip, duration_words, preview, tool_state
+from gui.ui.components.run.json import JsonBlock
+from gui.ui.components.run.retry import RetryInfo, ToolKey, is_retrying, retry_words
+from gui.ui.components.run.status import StatusChip, duration_words, preview, tool_state
 
 SELECTED = "outline outline-2 outline-blue-500 dark:outline-blue-400"
 

@@ -12,7 +12,7 @@ from typing import Any
 
 from nicegui import ui
 
-from gui.ui.components.run_json import JsonBlock
+from gui.ui.components.run.json import JsonBlock
 
 SHORT = 80  # characters a value may have to be shown inline
 MAX_ROWS = 30  # an object with more keys is shown as one tree

@@ -13,7 +13,7 @@ from nicegui import ui
 from pydantic import ValidationError
 
 from gui.mcp.config import McpServerConfig
-from gui.ui.components.settings_mcp_list import TRUST_HELP, TRUST_LABEL
+from gui.ui.components.settings.mcp_list import TRUST_HELP, TRUST_LABEL
 
 TRANSPORTS = {"stdio": "A program on this computer", "http": "A web address"}
 

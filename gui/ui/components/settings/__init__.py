@@ -1,0 +1,1 @@
+"""The settings page's parts: approval rules and MCP servers."""
