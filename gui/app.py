@@ -15,8 +15,9 @@ from pathlib import Path
 from typing import Any
 
 from gui import runtime
+from gui.api.request_gate import Served
+from gui.core.engine import Engine
 from gui.core.operations import Operations
-from gui.request_gate import Served
 
 LOOPBACK = {"127.0.0.1", "localhost", "::1"}
 
@@ -100,8 +101,37 @@ def create_app(*, served: Served, token: str | None = None, data_dir: Path | Non
     app.on_shutdown(shutdown)
     core.sio.eio.cors_allowed_origins = served.origins  # NiceGUI's default "*" lets every site in
     app.add_middleware(ReadyGate)
-    register_api(app, token=token, served=served)
+    register_api(app, engine=_api_engine, token=token, served=served)
     register_pages(token=token)
+
+
+class EngineSlot:
+    """Where the engine is once it is open: the app opens it after its routes are registered, so
+    they are handed this slot, which answers 503 until then (and after the engine has closed)."""
+
+    def __init__(self, engine: Engine | None = None) -> None:
+        self.engine = engine
+
+    def get(self) -> Engine:
+        if self.engine is None:
+            raise RuntimeError("SeqDesk's engine is not open yet")
+        return self.engine
+
+    def for_api(self) -> Engine:
+        from gui.api.body import BadRequest
+
+        try:
+            return self.get()
+        except RuntimeError as exc:
+            raise BadRequest(503, f"{exc}: try again in a moment") from None
+
+
+def _api_engine() -> Engine:
+    """The runtime's engine for the API's handlers; 503 while the app is still opening it."""
+    try:
+        return EngineSlot(runtime.current().engine).for_api()
+    except RuntimeError:
+        return EngineSlot().for_api()
 
 
 class ReadyGate:

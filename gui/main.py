@@ -11,8 +11,8 @@ import os
 if __name__ in {"__main__", "__mp_main__"}:
     from nicegui import ui
 
+    from gui.api.request_gate import Served
     from gui.app import create_app
-    from gui.request_gate import Served
 
     create_app(served=Served.in_process(), memory=not os.environ.get("SEQDESK_DATA"))
     ui.run(reload=False, host="127.0.0.1", show=False, title="SeqDesk", storage_secret="seqdesk-local")

@@ -2,7 +2,7 @@
 
 When the app holds the data folder (one process per folder), the CLI and `seqdesk mcp` reach it
 through this client: runs they start appear in the app, and their approvals wait in its inbox. The
-request and response shapes are the API's own pydantic models (`gui.api_models`). The app says where
+request and response shapes are the API's own pydantic models (`gui.api.models`). The app says where
 it listens in `seqdesk.endpoint.json` (owner-only), never its token: a caller of an app started with
 one gives it as `SEQDESK_TOKEN`.
 """
@@ -21,7 +21,7 @@ from urllib.parse import quote
 import httpx
 from pydantic import TypeAdapter
 
-from gui.api_models import SavedBody, StartRun
+from gui.api.models import SavedBody, StartRun
 from gui.core.documents import document_from
 from gui.core.engine import RunFollower, condition_holds
 from gui.core.errors import DslError, Problem

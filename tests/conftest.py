@@ -11,6 +11,7 @@ import pytest
 os.environ.setdefault("SEQDESK_MEMORY", "1")
 
 if TYPE_CHECKING:
+    from gui.app import EngineSlot
     from gui.core.engine import Engine
 
 
@@ -27,3 +28,11 @@ async def current_engine() -> AsyncIterator[Engine]:
     yield engine
     await engine.close()
     runtime.set_current(None)
+
+
+@pytest.fixture
+def engine_slot(current_engine: Engine) -> EngineSlot:
+    """The slot a test's API is handed: it holds `current_engine`; empty it to see a closed app."""
+    from gui.app import EngineSlot
+
+    return EngineSlot(current_engine)

@@ -17,10 +17,11 @@ import pytest
 from fastapi import FastAPI
 
 from gui.api import register_api
+from gui.api.request_gate import Served
+from gui.app import EngineSlot
 from gui.core.engine import Engine
 from gui.core.events import Event
 from gui.core.export import to_document
-from gui.request_gate import Served
 
 T = 5.0
 
@@ -58,9 +59,9 @@ def engine(current_engine: Engine) -> Engine:
 
 
 @pytest.fixture
-def app(engine: Engine) -> FastAPI:
+def app(engine: Engine, engine_slot: EngineSlot) -> FastAPI:
     app = FastAPI()
-    register_api(app, token=None, served=Served.in_process())
+    register_api(app, engine=engine_slot.for_api, token=None, served=Served.in_process())
     return app
 
 

@@ -16,11 +16,12 @@ import httpx
 import pytest
 from fastapi import FastAPI
 
-from gui import api_events, runtime
+from gui.api import events as api_events
 from gui.api import register_api
+from gui.api.request_gate import Served
+from gui.app import EngineSlot
 from gui.core.engine import Engine
 from gui.core.events import RunFinished
-from gui.request_gate import Served
 
 T = 5.0
 ECHO = {"name": "greet", "groups": [{"name": "say", "in": {"who": "string"}, "out": {"text": "string"},
@@ -104,12 +105,12 @@ async def engine(current_engine: Engine) -> Engine:
 
 
 @pytest.fixture(params=["fastapi.sse", "by hand"])
-def transport(request, engine: Engine, monkeypatch) -> StreamingTransport:
+def transport(request, engine: Engine, engine_slot: EngineSlot, monkeypatch) -> StreamingTransport:
     """Every test runs twice: on FastAPI's `EventSourceResponse`, and on the fallback for older FastAPI."""
     if request.param == "by hand":
         monkeypatch.setattr(api_events, "EventSourceResponse", None)
     app = FastAPI()
-    register_api(app, token=None, served=Served.in_process())
+    register_api(app, engine=engine_slot.for_api, token=None, served=Served.in_process())
     return StreamingTransport(app)
 
 
@@ -184,7 +185,7 @@ async def test_the_stream_ends_when_the_engine_is_closed(client, engine, monkeyp
     async with client.stream("GET", "/api/events") as response:
         lines = response.aiter_lines()
         await read_sse(lines, 1)
-        runtime.set_current(None)
+        await engine.close()
         async with asyncio.timeout(T):
             rest = [line async for line in lines]
     assert rest == []

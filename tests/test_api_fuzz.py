@@ -16,12 +16,12 @@ from fastapi import FastAPI
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from gui import runtime
 from gui.api import register_api
-from gui.api_body import MAX_BODY_BYTES, MAX_DEPTH
+from gui.api.body import MAX_BODY_BYTES, MAX_DEPTH
+from gui.api.request_gate import Served
+from gui.app import EngineSlot
 from gui.core.engine import Engine
 from gui.core.events import Event
-from gui.request_gate import Served
 
 JSON_BODY = {"Content-Type": "application/json"}  # raw bodies below are sent as JSON: the request gate wants it
 
@@ -40,9 +40,9 @@ async def engine(current_engine: Engine) -> Engine:
 
 
 @pytest.fixture
-async def client(engine: Engine) -> AsyncIterator[httpx.AsyncClient]:
+async def client(engine: Engine, engine_slot: EngineSlot) -> AsyncIterator[httpx.AsyncClient]:
     app = FastAPI()
-    register_api(app, token=None, served=Served.in_process())
+    register_api(app, engine=engine_slot.for_api, token=None, served=Served.in_process())
     async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://test",
                                  headers=JSON_BODY) as c:
         yield c
@@ -152,9 +152,9 @@ async def test_unknown_api_paths_are_404_and_wrong_methods_405_in_json(client):
     assert wrong.status_code == 405 and wrong.headers["allow"] == "GET, POST"
 
 
-async def test_an_api_route_added_later_still_answers():
+async def test_an_api_route_added_later_still_answers(engine_slot):
     app = FastAPI()
-    register_api(app, token=None, served=Served.in_process())
+    register_api(app, engine=engine_slot.for_api, token=None, served=Served.in_process())
 
     @app.get("/api/later")
     async def later() -> dict:
@@ -165,8 +165,8 @@ async def test_an_api_route_added_later_still_answers():
         assert (await c.get("/api/later")).json() == {"here": True}
 
 
-async def test_without_an_open_engine_the_api_says_so_with_503(client):
-    runtime.set_current(None)
+async def test_without_an_open_engine_the_api_says_so_with_503(client, engine_slot):
+    engine_slot.engine = None
     answer = await client.get("/api/sequences")
     assert answer.status_code == 503
     assert "not open yet" in answer.json()["detail"]

@@ -16,9 +16,10 @@ from fastapi import FastAPI
 from fastapi.responses import HTMLResponse, PlainTextResponse
 
 from gui.api import register_api
-from gui.auth import COOKIE, TokenGate, session_value
+from gui.api.auth import COOKIE, TokenGate, session_value
+from gui.api.request_gate import Served
+from gui.app import EngineSlot
 from gui.core.engine import Engine
-from gui.request_gate import Served
 
 TOKEN = "correct-horse-battery-staple-42"
 BEARER = {"Authorization": f"Bearer {TOKEN}"}
@@ -41,9 +42,9 @@ def engine(current_engine: Engine) -> Engine:
 
 
 @pytest.fixture
-def app(engine: Engine) -> FastAPI:
+def app(engine: Engine, engine_slot: EngineSlot) -> FastAPI:
     app = FastAPI()
-    register_api(app, token=TOKEN, served=Served.in_process())
+    register_api(app, engine=engine_slot.for_api, token=TOKEN, served=Served.in_process())
 
     @app.get("/")
     async def home() -> HTMLResponse:
@@ -228,7 +229,7 @@ async def test_wrong_tokens_at_the_login_form_count_too(client):
 
 
 def test_the_lock_out_ends_after_a_minute_and_old_failures_are_forgotten():
-    from gui.auth import FailureLimiter
+    from gui.api.auth import FailureLimiter
 
     now = [1000.0]
     limiter = FailureLimiter(clock=lambda: now[0])

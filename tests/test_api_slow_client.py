@@ -13,15 +13,15 @@ import uvicorn
 from fastapi import FastAPI
 
 from gui.api import register_api
-from gui.request_gate import Served
+from gui.api.request_gate import Served
 
 SECONDS = 0.5
 
 
 @pytest.fixture
-def server(current_engine) -> Iterator[int]:
+def server(engine_slot) -> Iterator[int]:
     app = FastAPI()
-    register_api(app, token=None, served=Served.in_process(), body_seconds=SECONDS)
+    register_api(app, engine=engine_slot.for_api, token=None, served=Served.in_process(), body_seconds=SECONDS)
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]

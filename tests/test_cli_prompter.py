@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from gui.cli_run import TerminalPrompter
+from gui.cli.prompter import TerminalPrompter
 from gui.core.elicitation import ElicitationRequest, InboxElicitationHandler
 from gui.core.engine import Engine
 from gui.core.interactions import ElicitationFieldSpec

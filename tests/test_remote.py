@@ -11,14 +11,14 @@ import pytest
 from fastapi import FastAPI
 from test_api_events import StreamingTransport
 
-from gui import runtime
 from gui.api import register_api
+from gui.api.request_gate import Served
+from gui.app import EngineSlot
 from gui.core.engine import Engine
 from gui.core.events import Event
 from gui.core.interactions import ApprovalResponse
 from gui.core.operations import OperationError
 from gui.remote import RemoteEngine
-from gui.request_gate import Served
 
 T = 5.0
 
@@ -33,9 +33,9 @@ def engine(current_engine: Engine) -> Engine:
 
 
 @pytest.fixture
-async def remote(engine: Engine) -> AsyncIterator[RemoteEngine]:
+async def remote(engine: Engine, engine_slot: EngineSlot) -> AsyncIterator[RemoteEngine]:
     app = FastAPI()
-    register_api(app, token=None, served=Served.in_process())
+    register_api(app, engine=engine_slot.for_api, token=None, served=Served.in_process())
     ops = RemoteEngine("http://test")
     await ops.close()
     ops._client = httpx.AsyncClient(transport=StreamingTransport(app), base_url="http://test")
@@ -51,8 +51,8 @@ async def test_deleting_through_the_app_deletes_exactly_the_sequence_named(engin
     assert [s["name"] for s in await engine.list_sequences()] == ["a"]
 
 
-async def test_an_app_that_cannot_answer_a_listing_is_an_operation_error(remote):
-    runtime.set_current(None)
+async def test_an_app_that_cannot_answer_a_listing_is_an_operation_error(remote, engine_slot):
+    engine_slot.engine = None
     with pytest.raises(OperationError, match="not open yet"):
         await remote.list_sequences()
 

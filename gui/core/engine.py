@@ -96,6 +96,7 @@ class Engine:
         self.runner = Runner(self.registry, self.interactions, self.runs, self.bus, self.catalog.resolve,
                              retry_backoff=self.retry_backoff)
         self._on_close: list[Callable[[], Awaitable[None]]] = []
+        self.closed = False  # True once `close` began: streams of its events end
 
     # -- sequences -----------------------------------------------------------------------------
     async def list_sequences(self) -> list[dict[str, Any]]:
@@ -314,6 +315,7 @@ class Engine:
 
     async def close(self) -> None:
         """Closing the app: runs are stopped and every pending request ends as `session_disposed`."""
+        self.closed = True
         await self.runner.stop_all("session_disposed")
         await self.interactions.cancel_all("session_disposed")
         for hook in self._on_close:

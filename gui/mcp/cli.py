@@ -4,7 +4,7 @@ Over stdio the standard output belongs to the protocol, so everything for people
 HTTP listens on 127.0.0.1 unless `--host` says otherwise, and then only with a token (`--token` or
 `SEQDESK_TOKEN`, at least 16 characters), which every request must carry as a bearer: these tools
 run shell commands once a person approves them. With or without a token the request gate
-(`gui.request_gate`) and the SDK's own checks refuse another Host or Origin, so no web page can
+(`gui.api.request_gate`) and the SDK's own checks refuse another Host or Origin, so no web page can
 call the tools. When the app holds the data folder, every call goes to the app
 (`gui.remote`), whose inbox then shows the agent's approvals; otherwise the engine opens here, and the
 MCP servers configured in `<data folder>/mcp-servers.json` are connected too, so sequences that use
@@ -72,8 +72,8 @@ def http_app(server: Any, *, host: str, port: int, token: str | None) -> Any:
     """The streamable-HTTP ASGI app behind the request gate and, with a token, the bearer gate."""
     from mcp.server.transport_security import TransportSecuritySettings
 
-    from gui.auth import TokenGate
-    from gui.request_gate import RequestGate, Served
+    from gui.api.auth import TokenGate
+    from gui.api.request_gate import RequestGate, Served
 
     served = Served.at(host, port)
     # The SDK compares exact hosts; listening on every interface, the request gate alone decides.

@@ -88,8 +88,8 @@ def serve(port: int, count: int) -> None:
     """The server side of `--browser`: the app in memory with `count` pending requests."""
     from nicegui import app, ui
 
+    from gui.api.request_gate import Served
     from gui.app import create_app
-    from gui.request_gate import Served
 
     create_app(served=Served.in_process(), memory=True)
     app.on_startup(lambda: seed(count))

@@ -38,9 +38,9 @@ from nicegui.client import Client  # noqa: E402
 from pydantic import BaseModel  # noqa: E402
 
 from gui import runtime  # noqa: E402
+from gui.api.request_gate import Served  # noqa: E402
 from gui.app import create_app  # noqa: E402
 from gui.core.registry import ModelTool, ToolContext  # noqa: E402
-from gui.request_gate import Served  # noqa: E402
 from gui.ui.components.run.panel import RunPanel  # noqa: E402
 
 CHROMIUM = "/usr/bin/chromium"

@@ -227,7 +227,7 @@ def test_the_mcp_command_parses_its_port():
 
 
 def test_seqdesk_offers_the_mcp_command():
-    pytest.importorskip("gui.cli_run", reason="the lead wires `seqdesk mcp` in gui/cli_run.py")
+    pytest.importorskip("gui.cli.run", reason="`seqdesk mcp` is wired in gui/cli/run.py")
     from gui.cli import build_parser
 
     args = build_parser().parse_args(["mcp"])

@@ -13,7 +13,7 @@ refuses, before any handler runs:
   HTML form and no `text/plain` fetch can send JSON without a preflight, which nothing here allows.
 
 A request without an `Origin` (the CLI, curl, `seqdesk mcp` through the app) keeps working: no
-browser sends a cross-origin request without one. The token gate (`gui.auth`) sits behind this one.
+browser sends a cross-origin request without one. The token gate (`gui.api.auth`) sits behind this one.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from urllib.parse import urlsplit
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from gui.api_body import dumps
+from gui.api.body import dumps
 
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
 WILDCARDS = ("0.0.0.0", "::", "")

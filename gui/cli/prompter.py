@@ -1,20 +1,17 @@
-"""`seqdesk run`, `seqdesk list` and the terminal side of requests for a person.
+"""The terminal side of requests for a person: approvals, questions and forms asked at the prompt.
 
-Progress goes to stderr so that `--json` output on stdout stays clean for scripts. Requests are
-asked at the prompt one at a time; `--yes` approves every approval; with no terminal and no
-`--yes`, approvals are denied and questions and forms cancelled, each with its reason stored.
+Requests are asked one at a time; `--yes` approves every approval; with no terminal and no `--yes`,
+approvals are denied and questions and forms cancelled, each with its reason stored. When an open
+app holds the data folder, requests wait in its inbox instead (only `--yes` answers from here).
 """
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import json
 import sys
-from pathlib import Path
 from typing import Any
 
-from gui.core.errors import DslError
 from gui.core.events import (
     Event,
     GroupSkipped,
@@ -37,154 +34,12 @@ from gui.core.interactions import (
     ToolApprovalRequest,
 )
 from gui.core.operations import OperationError, Operations
-from gui.core.parser import NUMBER_HOOKS, load_json_text
-from gui.core.run_args import RunArgsError
 
 ICONS = {"succeeded": "✓", "failed": "✗", "skipped": "–", "degraded": "~", "cancelled": "■", "stopped": "■"}
 
 
-def add_run_commands(sub: Any) -> None:
-    run = sub.add_parser("run", help="run a sequence file or a saved sequence by name")
-    run.add_argument("target", help="a sequence file (.json) or the name of a saved sequence")
-    run.add_argument("--args", default="{}", help='the run\'s args as JSON, e.g. \'{"host": "node-a"}\'')
-    run.add_argument("--yes", action="store_true", help="approve every approval without asking")
-    run.add_argument("--json", action="store_true", help="print the final run record as JSON")
-    run.set_defaults(func=cmd_run)
-    lister = sub.add_parser("list", help="list saved sequences with their signatures")
-    lister.add_argument("--json", action="store_true")
-    lister.set_defaults(func=cmd_list)
-    try:
-        from gui.mcp.cli import add_mcp_command
-    except ImportError:
-        return
-    add_mcp_command(sub)
-
-
 def _err(text: str) -> None:
     print(text, file=sys.stderr, flush=True)
-
-
-def cmd_list(args: argparse.Namespace) -> int:
-    async def go() -> int:
-        ops = await connect()
-        try:
-            items = await ops.list_sequences()
-        finally:
-            await ops.close()
-        if args.json:
-            print(json.dumps(items, ensure_ascii=False, indent=2))
-            return 0
-        if not items:
-            print("no saved sequences")
-        for item in items:
-            sig = item["signature"]
-            ins = ", ".join(f"{k}: {v}" for k, v in sig["inputs"].items()) or "no inputs"
-            outs = ", ".join(f"{k}: {v}" for k, v in sig["outputs"].items()) or "no outputs"
-            print(f"{item['name']}  ({ins}) -> ({outs})")
-            if item["description"]:
-                print(f"    {item['description']}")
-        return 0
-
-    return _run_async(go)
-
-
-def _run_async(fn: Any) -> int:
-    from gui.store_errors import friendly_store_error
-
-    try:
-        return int(asyncio.run(fn()))
-    except OperationError as exc:
-        _err(f"seqdesk: {exc}")
-        return 2
-    except Exception as exc:
-        message = friendly_store_error(exc)
-        if message is None:
-            raise
-        _err(f"seqdesk: {message}")
-        return 2
-
-
-def cmd_run(args: argparse.Namespace) -> int:
-    try:
-        run_args = json.loads(args.args, **NUMBER_HOOKS)
-    except json.JSONDecodeError as exc:
-        _err(f"seqdesk run: --args is not valid JSON: {exc.msg} (at character {exc.pos})")
-        return 2
-    except ValueError as exc:  # a number JSON cannot carry (NaN, 1e999)
-        _err(f"seqdesk run: --args is not valid JSON: {exc}")
-        return 2
-    if not isinstance(run_args, dict):
-        _err('seqdesk run: --args must be a JSON object, like \'{"host": "node-a"}\'')
-        return 2
-    return _run_async(lambda: _run(args, run_args))
-
-
-def read_file(path: str) -> str:
-    """A sequence file's text; OperationError saying why it cannot be read."""
-    try:
-        return Path(path).read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise OperationError(f"cannot read {path}: no such file") from None
-    except IsADirectoryError:
-        raise OperationError(f"cannot read {path}: it is a folder") from None
-    except UnicodeDecodeError:
-        raise OperationError(f"cannot read {path}: it is not UTF-8 text") from None
-    except OSError as exc:
-        raise OperationError(f"cannot read {path}: {exc.strerror or exc}") from None
-
-
-def _read_target(target: str) -> str | None:
-    """The file's text when `target` names a file; None when it is a saved sequence's name."""
-    if Path(target).suffix != ".json" and not Path(target).exists():
-        return None
-    return read_file(target)
-
-
-async def connect() -> Operations:
-    from gui.app import open_operations
-
-    return await open_operations()
-
-
-async def _run(args: argparse.Namespace, run_args: dict[str, Any]) -> int:
-    text = _read_target(args.target)
-    ops = await connect()
-    try:
-        record = await _run_with(ops, args, text, run_args)
-    except RunArgsError as exc:
-        _err(f"seqdesk run: {exc}")
-        return 2
-    except DslError as exc:
-        for problem in exc.errors:
-            _err(str(problem))
-        _err(f"seqdesk run: {args.target} is not a valid sequence")
-        return 2
-    except LookupError:
-        _err(f"seqdesk run: no file and no saved sequence named '{args.target}'")
-        return 2
-    finally:
-        await ops.close()
-    if args.json:
-        print(json.dumps(record.to_summary_json(), ensure_ascii=False, indent=2, default=str))
-    else:
-        _err(f"run {record.run_id} {record.status}" + (f": {record.error}" if record.error else ""))
-        if record.outputs:
-            print(json.dumps(record.outputs, ensure_ascii=False, indent=2, default=str))
-    return 0 if record.status == "succeeded" else 1
-
-
-async def _run_with(ops: Operations, args: argparse.Namespace, text: str | None, run_args: dict[str, Any]) -> Any:
-    """The run, to its end. Requests for a person are asked at this terminal, unless an open app
-    holds the data folder: then they wait in its inbox (`--yes` still approves them from here)."""
-    if ops.inbox_url is not None:
-        _err(f"(the SeqDesk app is open on this data folder: the run happens there, at {ops.inbox_url})")
-    prompter = TerminalPrompter(ops, yes=args.yes, interactive=sys.stdin.isatty() and ops.inbox_url is None)
-    try:
-        if text is None:
-            return await ops.call(args.target, run_args, prompter.on_event)
-        return await ops.call_document(load_json_text(text), run_args, prompter.on_event)
-    finally:
-        await prompter.close()
 
 
 class TerminalPrompter:

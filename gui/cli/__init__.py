@@ -17,7 +17,7 @@ from gui.core.validator import check_text
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    from gui.cli_run import read_file
+    from gui.cli.run import read_file
     from gui.core.operations import OperationError
 
     try:
@@ -69,7 +69,7 @@ def build_parser() -> argparse.ArgumentParser:
     helper = sub.add_parser("help", help="print the sequence format, with a copyable example")
     helper.set_defaults(func=cmd_help)
 
-    from gui.cli_run import add_run_commands
+    from gui.cli.run import add_run_commands
 
     add_run_commands(sub)
     return parser

@@ -34,7 +34,7 @@ from fastapi import FastAPI, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from gui.api_body import dumps
+from gui.api.body import dumps
 
 COOKIE = "seqdesk_session"
 AUTH_SCOPE_KEY = "seqdesk.authenticated"

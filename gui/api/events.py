@@ -10,7 +10,7 @@ the client goes away.
 
 An open stream must not keep the server from shutting down (uvicorn waits for open responses
 before it runs the shutdown hooks, and never tells a streaming response that it is stopping), so
-the generator also ends when the runtime's engine is replaced or closed, or when NiceGUI's server
+the generator also ends when the engine closes, or when NiceGUI's server
 is exiting; it looks once a second, the only moment nothing else would wake it.
 """
 
@@ -24,8 +24,7 @@ from typing import Any
 from fastapi import Depends, FastAPI, Query
 from fastapi.responses import StreamingResponse
 
-from gui import runtime
-from gui.api_body import dumps
+from gui.api.body import dumps
 from gui.core.engine import Engine
 from gui.core.events import Event
 
@@ -46,10 +45,7 @@ def _server_exiting() -> bool:
 
 
 def _engine_gone(engine: Engine) -> bool:
-    try:
-        return runtime.current().engine is not engine
-    except RuntimeError:
-        return True
+    return engine.closed
 
 
 def _wanted(types: tuple[str, ...], run_id: str | None) -> Callable[[Event], bool]:
@@ -98,7 +94,7 @@ def encode(item: Item) -> bytes:
     return ("\n".join(lines) + "\n\n").encode("utf-8")
 
 
-def register_events(app: FastAPI, engine: Any) -> None:
+def register_events(app: FastAPI, engine: Callable[[], Engine]) -> None:
     """`GET /api/events`; `engine` is the dependency that gives the open engine (or refuses)."""
     description = "comma-separated prefixes, e.g. run.,interaction."
     if EventSourceResponse is not None:

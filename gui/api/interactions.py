@@ -1,0 +1,101 @@
+"""Interaction routes (list with filters, get, respond, cancel) and approval rules (list, revoke)."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from fastapi import FastAPI, Query, Request
+from fastapi.responses import Response
+from pydantic import ValidationError
+
+from gui.api.body import BadRequest, json_response, read_json, type_name
+from gui.api.models import CancelBody
+from gui.api.shared import EngineProvider, interaction_json, pydantic_detail
+from gui.core.interaction_service import (
+    InteractionNotFoundError,
+    InteractionNotPendingError,
+    InteractionValidationError,
+)
+from gui.core.interactions import InteractionKind
+
+_RESPONSE_BODY = 'a response like {"kind": "approval", "decision": "approved"}'
+
+
+def register_interactions(app: FastAPI, engine: EngineProvider) -> None:
+    @app.get("/api/interactions")
+    async def list_interactions(status: Literal["pending", "resolved", "expired", "cancelled"] | None = None,
+                                run_id: str | None = None, kind: InteractionKind | None = None,
+                                sequence: str | None = None, tool: str | None = None,
+                                limit: int = Query(100, ge=1, le=1000),
+                                offset: int = Query(0, ge=0, le=10**9)) -> Response:
+        """Newest first; `X-Total-Count` says how many match."""
+        page = await engine().interaction_page(status=status, kind=kind, run_id=run_id, sequence=sequence,
+                                               tool_name=tool, limit=limit, offset=offset)
+        return json_response([interaction_json(r) for r in page.items], headers={"X-Total-Count": str(page.total)})
+
+    @app.get("/api/interactions/{interaction_id}")
+    async def get_interaction(interaction_id: str) -> Response:
+        record = await engine().get_interaction(interaction_id)
+        if record is None:
+            raise BadRequest(404, f"there is no interaction {interaction_id}")
+        return json_response(interaction_json(record))
+
+    @app.post("/api/interactions/{interaction_id}/respond")
+    async def respond(interaction_id: str, request: Request) -> Response:
+        """200 with the result; 409 when it has ended; 422 when the response does not fit."""
+        eng = engine()
+        if await eng.get_interaction(interaction_id) is None:
+            raise BadRequest(404, f"there is no interaction {interaction_id}")
+        response = _unwrap(interaction_id, await read_json(request, expect=_RESPONSE_BODY))
+        try:
+            result = await eng.respond(interaction_id, response)
+        except InteractionNotFoundError as exc:
+            raise BadRequest(404, exc.message) from None
+        except InteractionNotPendingError as exc:
+            raise BadRequest(409, exc.message) from None
+        except InteractionValidationError as exc:
+            raise BadRequest(422, exc.message) from None
+        return json_response(result.model_dump(mode="json"))
+
+    @app.post("/api/interactions/{interaction_id}/cancel")
+    async def cancel(interaction_id: str, request: Request) -> Response:
+        """Cancel a pending request (its tool does not run); 200 with whether it was still pending."""
+        eng = engine()
+        if await eng.get_interaction(interaction_id) is None:
+            raise BadRequest(404, f"there is no interaction {interaction_id}")
+        raw = await read_json(request, expect='{"reason": "no_one_to_ask"}')
+        try:
+            body = CancelBody.model_validate(raw)
+        except ValidationError as exc:
+            raise BadRequest(422, f"the body must be {{\"reason\": ...}}: {pydantic_detail(exc)}") from None
+        return json_response({"cancelled": await eng.cancel_interaction(interaction_id, body.reason)})
+
+
+def register_rules(app: FastAPI, engine: EngineProvider) -> None:
+    @app.get("/api/approval-rules")
+    async def rules() -> Response:
+        """Every tool that is not "ask" (the default), with its mode."""
+        return json_response(await engine().approval_rules())
+
+    @app.delete("/api/approval-rules/{tool:path}")
+    async def revoke(tool: str) -> Response:
+        """The tool asks every time again. "Always allow" is granted only by answering an approval."""
+        await engine().revoke_approval_rule(tool)
+        return Response(status_code=204)
+
+
+def _unwrap(interaction_id: str, body: Any) -> dict[str, Any]:
+    """The response itself, or the seed's `{"interaction_id"?, "response": {...}}` around it."""
+    if not isinstance(body, dict):
+        raise BadRequest(422, f"the body must be {_RESPONSE_BODY}, not {type_name(body)}")
+    if "response" in body and "kind" not in body:
+        extra = sorted(set(body) - {"response", "interaction_id"})
+        if extra:
+            raise BadRequest(422, f"unexpected field(s) beside 'response': {', '.join(extra)}")
+        given = body.get("interaction_id", interaction_id)
+        if given != interaction_id:
+            raise BadRequest(422, f"interaction_id {given!r} in the body does not match {interaction_id!r} in the URL")
+        body = body["response"]
+        if not isinstance(body, dict):
+            raise BadRequest(422, f"'response' must be {_RESPONSE_BODY}, not {type_name(body)}")
+    return body

@@ -1,0 +1,72 @@
+"""Run routes: start (saved or unsaved), list with filters, get, stop."""
+
+from __future__ import annotations
+
+from fastapi import FastAPI, Query, Request
+from fastapi.responses import Response
+from pydantic import ValidationError
+
+from gui.api.body import BadRequest, json_response, read_json, type_name
+from gui.api.models import RUN_BODY, StartRun
+from gui.api.shared import EngineProvider, capped, pydantic_detail, record_json
+from gui.core.documents import NotFoundError
+from gui.core.records import RunStatus
+from gui.core.run_args import RunArgsError
+from gui.core.validator import InvalidSequenceError
+
+
+def register_runs(app: FastAPI, engine: EngineProvider) -> None:
+    @app.post("/api/runs")
+    async def start_run(request: Request) -> Response:
+        """Start a sequence (or one group, by its name): 202 at once, the run goes on."""
+        raw = await read_json(request, expect=RUN_BODY)
+        if not isinstance(raw, dict):
+            raise BadRequest(422, f"the body must be {RUN_BODY}, not {type_name(raw)}")
+        try:
+            body = StartRun.model_validate(raw)
+        except ValidationError as exc:
+            raise BadRequest(422, f"the body must be {RUN_BODY}: {pydantic_detail(exc)}") from None
+        if (body.sequence is None) == (body.document is None):
+            raise BadRequest(422, f"the body must be {RUN_BODY} (give either sequence or document)")
+        eng = engine()
+        try:
+            if body.document is not None:
+                record = await eng.start_document(body.document, body.args or {})
+            else:
+                assert body.sequence is not None
+                record = await eng.start(body.sequence, body.args or {})
+        except InvalidSequenceError as exc:
+            raise BadRequest(422, "the document is not a valid sequence", **capped(exc.result)) from None
+        except NotFoundError as exc:
+            raise BadRequest(404, str(exc)) from None
+        except RunArgsError as exc:
+            raise BadRequest(422, str(exc), problems=exc.problems) from None
+        return json_response({"run_id": record.run_id, "status": record.status}, 202,
+                             {"Location": f"/api/runs/{record.run_id}"})
+
+    @app.get("/api/runs")
+    async def list_runs(limit: int = Query(100, ge=1, le=1000), offset: int = Query(0, ge=0, le=10**9),
+                        status: RunStatus | None = None, sequence: str | None = None,
+                        started_from: float | None = None, started_to: float | None = None,
+                        q: str | None = Query(None, description="text in the sequence's name")) -> Response:
+        """Newest first; `X-Total-Count` says how many match."""
+        page = await engine().run_page(status=status, sequence=sequence, started_from=started_from,
+                                       started_to=started_to, text=q, limit=limit, offset=offset)
+        return json_response([record_json(r) for r in page.items], headers={"X-Total-Count": str(page.total)})
+
+    @app.get("/api/runs/{run_id}")
+    async def get_run(run_id: str) -> Response:
+        record = await engine().get_run(run_id)
+        if record is None:
+            raise BadRequest(404, f"there is no run {run_id}")
+        return json_response(record_json(record))
+
+    @app.post("/api/runs/{run_id}/stop")
+    async def stop_run(run_id: str) -> Response:
+        """200 with whether this call stopped it (false: it had already ended)."""
+        eng = engine()
+        if await eng.get_run(run_id) is None:
+            raise BadRequest(404, f"there is no run {run_id}")
+        return json_response({"stopped": await eng.stop(run_id)})
+
+

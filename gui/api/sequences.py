@@ -1,0 +1,105 @@
+"""Sequence routes: list, check, save, rename, export, delete, and the tools they can use."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any, Literal
+from urllib.parse import quote
+
+from fastapi import FastAPI, Request
+from fastapi.responses import PlainTextResponse, Response
+from pydantic import ValidationError
+
+from gui.api.body import BadRequest, json_response, read_json
+from gui.api.models import CheckBody, SavedBody
+from gui.api.shared import EngineProvider, capped, pydantic_detail, validation_failure
+from gui.core.documents import NotFoundError, summary
+from gui.core.errors import DslError
+from gui.core.export import to_document, to_text
+from gui.core.operations import Saved
+from gui.core.registry import Tool
+from gui.core.validator import InvalidSequenceError, ValidationResult
+
+
+def _saved(saved: Saved) -> dict[str, Any]:
+    return SavedBody(sequence=summary(saved.sequence), document=to_document(saved.sequence),
+                     warnings=[p.to_json() for p in saved.warnings]).model_dump()
+
+
+async def _save(doc: Any, save: Callable[[], Awaitable[Saved]]) -> Saved | Response:
+    """The saved sequence, or the 422 that lists every problem (capped in size)."""
+    try:
+        return await save()
+    except InvalidSequenceError as exc:
+        return validation_failure(exc.result)
+    except DslError as exc:  # not from validation (`file` unreadable, …): no fuller result exists
+        return validation_failure(ValidationResult(errors=exc.errors,
+                                                    warnings=[p for p in exc.problems if p not in exc.errors]))
+    except NotFoundError as exc:
+        raise BadRequest(404, str(exc)) from None
+
+
+def register_sequences(app: FastAPI, engine: EngineProvider) -> None:
+    @app.get("/api/sequences")
+    async def list_sequences() -> Response:
+        return json_response(await engine().list_sequences())
+
+    @app.post("/api/sequences")
+    async def create_sequence(request: Request) -> Response:
+        """Validate and save a sequence: 201 new, 200 replaced, 422 with every problem."""
+        doc = await read_json(request, expect="a sequence document (a JSON object)")
+        eng = engine()
+        name = doc.get("name") if isinstance(doc, dict) else None
+        existed = isinstance(name, str) and await eng.get(name) is not None
+        saved = await _save(doc, lambda: eng.create(doc))
+        if isinstance(saved, Response):
+            return saved
+        return json_response(_saved(saved), 200 if existed else 201,
+                             {"Location": f"/api/sequences/{quote(saved.sequence.name, safe='')}"})
+
+    @app.post("/api/check")
+    async def check_sequence(request: Request) -> Response:
+        """Validate without saving: 200 with `ok`, every error and warning, and the signature."""
+        raw = await read_json(request, expect='{"document": {...}, "replacing": "old name"}')
+        try:
+            body = CheckBody.model_validate(raw)
+        except ValidationError as exc:
+            raise BadRequest(422, f"the body must be {{\"document\": ...}}: {pydantic_detail(exc)}") from None
+        return json_response(capped(await engine().check(body.document, replacing=body.replacing)))
+
+    @app.get("/api/sequences/{name:path}")
+    async def get_sequence(name: str, format: Literal["json", "text"] = "json") -> Response:
+        sequence = await engine().get(name)
+        if sequence is None:
+            raise BadRequest(404, f"there is no saved sequence named '{name}'")
+        if format == "text":
+            return PlainTextResponse(to_text(sequence))
+        return json_response(to_document(sequence))
+
+    @app.put("/api/sequences/{name:path}")
+    async def replace_sequence(name: str, request: Request) -> Response:
+        """Save the body in place of `name` (a rename when its name differs), in one step."""
+        doc = await read_json(request, expect="a sequence document (a JSON object)")
+        eng = engine()
+        saved = await _save(doc, lambda: eng.rename(name, doc))
+        if isinstance(saved, Response):
+            return saved
+        return json_response(_saved(saved), 200, {"Location": f"/api/sequences/{quote(saved.sequence.name, safe='')}"})
+
+    @app.delete("/api/sequences/{name:path}")
+    async def delete_sequence(name: str) -> Response:
+        if not await engine().delete(name):
+            raise BadRequest(404, f"there is no saved sequence named '{name}'")
+        return Response(status_code=204)
+
+    @app.get("/api/tools")
+    async def list_tools() -> Response:
+        """Every tool the app knows (built in, and from MCP servers), with its argument schema."""
+        return json_response([tool_json(t) for t in engine().tools()])
+
+
+def tool_json(tool: Tool) -> dict[str, Any]:
+    return {"name": tool.name, "description": tool.description, "asks_first": tool.approval != "none",
+            "approval": tool.approval, "concurrency_safe": tool.concurrency_safe, "input_schema": tool.input_schema()}
+
+
