@@ -63,12 +63,14 @@ class ShellApprovalRequest(_RequestBase):
     cwd: str
     reason: str
     operation: Literal["exec", "start", "write"]
+    bound_inputs: dict[str, JsonValue] = Field(default_factory=dict)  # the inputs its arguments used
 
 
 class ToolApprovalRequest(_RequestBase):
     kind: Literal["approval"] = "approval"
     operation: Literal["tool"] = "tool"
     validated_input: JsonValue
+    bound_inputs: dict[str, JsonValue] = Field(default_factory=dict)  # the inputs its arguments used
     tool_description: str | None = None
     model_explanation: str | None = None  # the caller's words: never a basis for safety
     # What it will do in one sentence ("Read the file /x"), and the part to check, shown in bold.

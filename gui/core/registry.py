@@ -86,6 +86,8 @@ class Tool(ABC):
     description: str
     concurrency_safe: bool = True
     approval: ApprovalKind = "none"
+    # Arguments that a shell reads as a command line: inputs inside them are inserted shell-quoted.
+    shell_text_args: ClassVar[frozenset[str]] = frozenset()
 
     @abstractmethod
     def input_schema(self) -> dict[str, Any]:

@@ -6,13 +6,19 @@ number, a list stays a list); inside longer text the value is interpolated as te
 and arrays are walked; keys are left alone. `$$args.x` is the escape for the literal text `$args.x`.
 An absent input is an error that names where it was used, never an empty string that a shell
 command would silently run with. `references()` gives the validator every use with its location.
+
+Shell text (`cmd_run`'s `command`, the fields a tool names in `shell_text_args`) is different: an
+input inside longer text is inserted shell-quoted (`shlex.quote`), so `echo $args.host` with the
+host `x; touch INJECTED` runs `echo 'x; touch INJECTED'`: the input is one word, never a command.
+A whole-value `"$args.x"` is still replaced as it is (the whole command comes from the input).
 """
 
 from __future__ import annotations
 
 import copy
 import json
-from collections.abc import Mapping
+import shlex
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -97,25 +103,26 @@ def format_path(path: Path) -> str:
     return out
 
 
-def substitute(value: Any, args: Mapping[str, Any]) -> Any:
+def substitute(value: Any, args: Mapping[str, Any], *, shell: Collection[str] = ()) -> Any:
     """`value` with every `$args.<name>` replaced from `args`; a new object, `value` is untouched.
+    Inside the top-level fields named in `shell`, an input within longer text is shell-quoted.
 
     Raises SubstitutionError for the first reference (in document order) whose name is absent.
     """
-    return _substitute(value, args, ())
+    return _substitute(value, args, (), frozenset(shell))
 
 
-def _substitute(value: Any, args: Mapping[str, Any], path: Path) -> Any:
+def _substitute(value: Any, args: Mapping[str, Any], path: Path, shell: frozenset[str]) -> Any:
     if isinstance(value, str):
-        return _substitute_text(value, args, path)
+        return _substitute_text(value, args, path, quote=bool(path) and path[0] in shell)
     if isinstance(value, Mapping):
-        return {key: _substitute(item, args, (*path, key)) for key, item in value.items()}
+        return {key: _substitute(item, args, (*path, key), shell) for key, item in value.items()}
     if isinstance(value, list | tuple):
-        return [_substitute(item, args, (*path, index)) for index, item in enumerate(value)]
+        return [_substitute(item, args, (*path, index), shell) for index, item in enumerate(value)]
     return value
 
 
-def _substitute_text(text: str, args: Mapping[str, Any], path: Path) -> Any:
+def _substitute_text(text: str, args: Mapping[str, Any], path: Path, *, quote: bool = False) -> Any:
     parts = _segments(text)
     name = _whole(text, parts)
     if name is not None:
@@ -123,10 +130,21 @@ def _substitute_text(text: str, args: Mapping[str, Any], path: Path) -> Any:
     pieces: list[str] = []
     for part in parts:
         if isinstance(part, _Ref):
-            pieces.append(as_text(_lookup(args, part.name, path, part.offset)))
+            inserted = as_text(_lookup(args, part.name, path, part.offset))
+            pieces.append(shlex.quote(inserted) if quote else inserted)
         else:
             pieces.append(part)
     return "".join(pieces)
+
+
+def bound_inputs(value: Any, args: Mapping[str, Any]) -> dict[str, Any]:
+    """`{name: value}` of every input `value` uses (what an approval shows came from an input)."""
+    return {name: args[name] for _, name, _ in references(value) if name in args}
+
+
+def shell_words(value: Any) -> str:
+    """How an input reads inside shell text once inserted (quoted), for highlighting it there."""
+    return shlex.quote(as_text(value))
 
 
 def _lookup(args: Mapping[str, Any], name: str, path: Path, offset: int) -> Any:

@@ -39,7 +39,7 @@ from gui.core.model import Group, Missing, OnError, SlotType, ToolCall, matches_
 from gui.core.records import GroupRecord, ToolRecord
 from gui.core.registry import Registry, Tool, ToolArgumentError, ToolContext, ToolError
 from gui.core.run_args import type_name
-from gui.core.substitution import SubstitutionError, substitute
+from gui.core.substitution import SubstitutionError, bound_inputs, substitute
 
 RETRY_ATTEMPTS = 3
 _WORDS = {"string": "text", "number": "a number", "boolean": "yes/no", "array": "a list", "object": "an object",
@@ -166,7 +166,7 @@ class ToolCaller:
             self._missing(scope.group, call, record)
             return
         try:
-            args = substitute(call.args, scope.args)
+            args = substitute(call.args, scope.args, shell=tool.shell_text_args)
             record.args = args
             args = tool.validate_args(args)
             record.args = args
@@ -177,7 +177,7 @@ class ToolCaller:
         for attempt in range(1, attempts + 1):
             record.attempts = attempt
             try:
-                await self._approve(scope, tool, args, record)
+                await self._approve(scope, tool, args, record, bound_inputs(call.args, scope.args))
                 ctx = self._context(scope, record)
                 result = await tool.call(args, ctx)
                 self._check_result(scope.group, call, result)
@@ -235,10 +235,11 @@ class ToolCaller:
         )
 
     # -- approval ------------------------------------------------------------------------------
-    async def _approve(self, scope: CallScope, tool: Tool, args: dict[str, Any], record: ToolRecord) -> None:
+    async def _approve(self, scope: CallScope, tool: Tool, args: dict[str, Any], record: ToolRecord,
+                       bound: dict[str, Any]) -> None:
         if tool.approval == "none":
             return
-        request = self._approval_request(scope, tool, args, record)
+        request = self._approval_request(scope, tool, args, record, bound)
         if self.interactions.modes.get(tool.name) == "always-allow":
             await self.interactions.record_auto_approval(request)
             record.interaction_id = request.interaction_id
@@ -258,8 +259,8 @@ class ToolCaller:
             raise _Denied(f"not approved: the request was cancelled ({_CANCEL_WORDS[result.reason]})")
         raise _Denied("not approved")
 
-    def _approval_request(self, scope: CallScope, tool: Tool, args: dict[str, Any],
-                          record: ToolRecord) -> ShellApprovalRequest | ToolApprovalRequest:
+    def _approval_request(self, scope: CallScope, tool: Tool, args: dict[str, Any], record: ToolRecord,
+                          bound: dict[str, Any]) -> ShellApprovalRequest | ToolApprovalRequest:
         common: dict[str, Any] = {
             "interaction_id": uuid.uuid4().hex,
             "turn_id": scope.run_id,
@@ -267,6 +268,7 @@ class ToolCaller:
             "created_at": int(self.clock() * 1000),
             "sequence_name": scope.sequence_name,
             "group_name": scope.group.name,
+            "bound_inputs": bound,
         }
         shell = tool.shell_approval(args)
         if shell is not None:

@@ -69,6 +69,7 @@ class CmdRun(ModelTool):
         "You are asked to approve every command before it runs."
     )
     concurrency_safe = True  # each command is its own process
+    shell_text_args = frozenset({"command"})  # an input inside the command is one quoted word
     approval = "exec"
     Args = CmdRunArgs
 
