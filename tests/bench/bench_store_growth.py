@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from gui.store.atomic import dumps
-from gui.store.tables import HotColdStore
+from gui.store.hotcold import HotColdStore
 
 SMALL, LARGE = 100, 20_000
 ROUNDS, PER_ROUND = 20, 25

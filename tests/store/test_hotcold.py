@@ -1,4 +1,4 @@
-"""HotColdStore: hot documents, bounded history segments, and the crash states between them."""
+"""HotColdStore: hot documents, bounded history segments, their indexes, and the crash states between them."""
 
 from __future__ import annotations
 
@@ -8,8 +8,9 @@ import os
 import pytest
 from tinydb import TinyDB
 
-from gui.store.atomic import AtomicJSONStorage, CorruptDatabaseError
-from gui.store.tables import HotColdStore
+from gui.store.errors import CorruptDatabaseError
+from gui.store.hotcold import HotColdStore
+from gui.store.storage import AtomicJSONStorage
 
 
 def open_store(folder, **kwargs) -> HotColdStore:
@@ -28,19 +29,20 @@ class Crash(Exception):
     """Stands for the process dying at this point."""
 
 
-def crash_on_commit(monkeypatch, doc_file, call: int = 1) -> None:
-    """Make the `call`-th commit of `doc_file` die before touching its file."""
+def crash_on_write(monkeypatch, table, call: int = 1) -> None:
+    """Make the `call`-th write of `table`'s file die before touching the file."""
     calls = 0
-    real = doc_file.commit
+    storage = table.storage
+    real = storage.write
 
-    def commit(*args, **kwargs):
+    def write(*args, **kwargs):
         nonlocal calls
         calls += 1
         if calls == call:
             raise Crash()
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(doc_file, "commit", commit)
+    monkeypatch.setattr(storage, "write", write)
 
 
 def test_put_hot_then_get_returns_a_document_carrying_its_id(tmp_path):
@@ -209,11 +211,7 @@ def test_a_crash_before_the_index_write_leaves_the_document_hot_only(tmp_path, m
     store.put_hot("r0", {"n": 0})
     store.archive("r0")
     store.put_hot("r1", {"n": 1})
-
-    def crash(seg, ids):
-        raise Crash()
-
-    monkeypatch.setattr(store, "_write_index", crash)
+    crash_on_write(monkeypatch, store.history._indexes[1])
     with pytest.raises(Crash):
         store.archive("r1")
 
@@ -227,7 +225,7 @@ def test_a_crash_before_the_index_write_leaves_the_document_hot_only(tmp_path, m
 def test_a_crash_before_leaving_hot_shows_the_hot_copy_once(tmp_path, monkeypatch):
     store = open_store(tmp_path)
     store.put_hot("r1", {"status": "done"})
-    crash_on_commit(monkeypatch, store._hot)
+    crash_on_write(monkeypatch, store._hot)
     with pytest.raises(Crash):
         store.archive("r1")
 
@@ -245,7 +243,7 @@ def test_a_crash_mid_delete_never_resurrects_the_document(tmp_path, monkeypatch)
     store = open_store(tmp_path)
     store.put_hot("r1", {})
     store.archive("r1")
-    crash_on_commit(monkeypatch, store._segment(1))
+    crash_on_write(monkeypatch, store.history._segment(1))
     with pytest.raises(Crash):
         store.delete("r1")
 
