@@ -8,6 +8,7 @@ rules lives in `interaction_service`; this module holds only the shapes and the 
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal, Protocol
 
@@ -192,9 +193,12 @@ class InteractionStore(Protocol):
 
     `list` gives every record with that status, oldest first (by `created_at`, then id). `query`
     pages and filters in the store (see `gui.core.queries`): newest first, and the total.
+    `save_many` is `save` of each in turn (an import: the TinyDB store writes ended ones in one go).
     """
 
     async def save(self, record: InteractionRecord) -> None: ...
+
+    async def save_many(self, records: Iterable[InteractionRecord]) -> None: ...
 
     async def get(self, interaction_id: str) -> InteractionRecord | None: ...
 

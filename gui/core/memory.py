@@ -10,7 +10,10 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from pydantic import ValidationError
 
 from gui.core.approvals import DONE, Done, check_mode
 from gui.core.interactions import (
@@ -26,22 +29,31 @@ from gui.core.records import to_json_text
 
 
 class MemoryInteractionStore:
-    """`InteractionStore` over a dict."""
+    """`InteractionStore` over a dict of JSON texts: what comes back is a copy, never shared."""
 
     def __init__(self, records: list[InteractionRecord] | None = None) -> None:
-        self._records: dict[str, InteractionRecord] = {}
+        self._records: dict[str, tuple[dict[str, Any], str]] = {}
         for record in records or []:
-            self._records[record.interaction_id] = record
+            self._keep(record)
+
+    def _keep(self, record: InteractionRecord) -> None:
+        text = to_json_text(record)
+        stored = _parse(text)  # what a file store would read back; fails here if it could not be stored
+        self._records[record.interaction_id] = (interaction_fields(stored), text)
 
     async def save(self, record: InteractionRecord) -> None:
-        stored = InteractionRecord.model_validate(json.loads(to_json_text(record)))
-        self._records[record.interaction_id] = stored
+        self._keep(record)
+
+    async def save_many(self, records: Iterable[InteractionRecord]) -> None:
+        for record in records:
+            self._keep(record)
 
     async def get(self, interaction_id: str) -> InteractionRecord | None:
-        return self._records.get(interaction_id)
+        item = self._records.get(interaction_id)
+        return _parse(item[1]) if item else None
 
     async def list(self, status: InteractionStatus | None = None) -> list[InteractionRecord]:
-        return self._select(InteractionFilter(status=status))[::-1]
+        return [_parse(text) for text in reversed(self._select(InteractionFilter(status=status)))]
 
     async def query(
         self,
@@ -56,14 +68,20 @@ class MemoryInteractionStore:
     ) -> Page[InteractionRecord]:
         check_window(limit, offset)
         chosen = self._select(InteractionFilter(status, kind, run_id, sequence, tool_name))
-        return Page(chosen[offset:offset + limit], len(chosen))
+        return Page([_parse(text) for text in chosen[offset:offset + limit]], len(chosen))
 
-    def _select(self, wanted: InteractionFilter) -> list[InteractionRecord]:
-        """The matching records, newest first."""
-        rows = [(sort_key(fields, iid), record) for iid, record in self._records.items()
-                if wanted.matches(fields := interaction_fields(record))]
-        rows.sort(key=lambda row: row[0], reverse=True)
-        return [record for _, record in rows]
+    def _select(self, wanted: InteractionFilter) -> list[str]:
+        """The matching records' texts, newest first."""
+        rows = sorted(((sort_key(fields, iid), text) for iid, (fields, text) in self._records.items()
+                       if wanted.matches(fields)), reverse=True)
+        return [text for _, text in rows]
+
+
+def _parse(text: str) -> InteractionRecord:
+    try:
+        return InteractionRecord.model_validate_json(text)
+    except ValidationError:  # pydantic's JSON parser refuses a lone surrogate's escape: the slow way
+        return InteractionRecord.model_validate(json.loads(text))
 
 
 class MemoryApprovalModes:

@@ -8,6 +8,7 @@ group's end, a wait for a person, the end), so a crash loses at most the tools s
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
@@ -119,10 +120,13 @@ class RunStore(Protocol):
     """Where run records live. `save` is durable when it returns.
 
     `query` pages and filters in the store (see `gui.core.queries`): newest first, and the total.
-    `list` is its first `limit` records after `offset` with no filter.
+    `list` is its first `limit` records after `offset` with no filter. `save_many` is `save` of each
+    in turn (an import: the TinyDB store writes finished runs in one go).
     """
 
     async def save(self, record: RunRecord) -> None: ...
+
+    async def save_many(self, records: Iterable[RunRecord]) -> None: ...
 
     async def get(self, run_id: str) -> RunRecord | None: ...
 
@@ -188,6 +192,10 @@ class MemoryRunStore:
 
     async def save(self, record: RunRecord) -> None:
         self._items[record.run_id] = (run_fields(record), to_json_text(record), record.finished)
+
+    async def save_many(self, records: Iterable[RunRecord]) -> None:
+        for record in records:
+            await self.save(record)
 
     async def get(self, run_id: str) -> RunRecord | None:
         item = self._items.get(run_id)

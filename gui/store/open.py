@@ -59,8 +59,10 @@ class Stores:
         release_lock(self.folder)
 
 
-async def open_stores(folder: Path | None = None) -> Stores:
-    """The stores on `folder` (default: the data folder); `DataFolderInUseError` if another has it."""
+async def open_stores(folder: Path | None = None, *, segment_docs: int = 1000) -> Stores:
+    """The stores on `folder` (default: the data folder); `DataFolderInUseError` if another has it.
+
+    `segment_docs` bounds each history segment (tests make it small to cross segments)."""
     folder = Path(folder) if folder is not None else default_data_dir()
     folder.mkdir(parents=True, exist_ok=True)
     lock = hold_lock(folder)
@@ -69,9 +71,10 @@ async def open_stores(folder: Path | None = None) -> Stores:
     try:
         sequences = await writer.run(open_store, folder, "sequences", accept=is_sequence, damage=damage)
         runs = await writer.run(open_store, folder, "runs", indexer=indexer(RunRecord, run_fields),
-                                accept=is_run, damage=damage)
+                                accept=is_run, damage=damage, segment_docs=segment_docs)
         interactions = await writer.run(open_store, folder, "interactions", accept=is_interaction,
-                                        indexer=indexer(InteractionRecord, interaction_fields), damage=damage)
+                                        indexer=indexer(InteractionRecord, interaction_fields), damage=damage,
+                                        segment_docs=segment_docs)
         settings = await writer.run(open_store, folder, "settings", accept=is_settings, damage=damage)
         modes = TinyApprovalModes(settings, writer)
     except BaseException:

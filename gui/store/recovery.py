@@ -43,11 +43,11 @@ class Damage:
 
 
 def open_store(folder: Path, name: str, *, indexer: Indexer = no_fields, accept: Accept = any_object,
-               damage: list[Damage]) -> HotColdStore:
+               damage: list[Damage], segment_docs: int = 1000) -> HotColdStore:
     """The store, repairing (and reporting in `damage`) any of its files that cannot be read."""
     for _ in range(_MAX_REPAIRS):
         try:
-            return HotColdStore(folder, name, indexer=indexer)
+            return HotColdStore(folder, name, indexer=indexer, segment_docs=segment_docs)
         except CorruptDatabaseError as exc:
             found = repair(exc.path, name, accept)
             log.warning(found.message)

@@ -95,3 +95,6 @@ def spawn():
         for stream in (child.proc.stdin, child.proc.stdout, child.proc.stderr):
             if stream is not None:
                 stream.close()
+
+
+from contract_support import backend  # noqa: E402,F401  (the store contract's fixture: memory and TinyDB)
