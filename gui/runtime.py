@@ -95,10 +95,11 @@ async def open_runtime(data_dir: Path | None = None, *, memory: bool | None = No
 async def open_store_runtime(data_dir: Path | None = None) -> Runtime:
     """The engine on the TinyDB stores of a data folder (the default one if None), without start-up
     recovery or MCP servers: `open_runtime` adds those. `DataFolderInUseError` if another has it."""
-    stores = await open_stores(data_dir)
+    notices: list[str] = []  # a damaged file found later (a history segment read late) joins it too
+    stores = await open_stores(data_dir, on_damage=lambda damage: notices.append(damage.message))
     engine = Engine(registry=default_registry(), sequences=stores.sequences, runs=stores.runs,
                     interaction_store=stores.interactions, modes=stores.modes)
-    runtime = Runtime(engine=engine, data_dir=stores.folder, notices=stores.notices,
+    runtime = Runtime(engine=engine, data_dir=stores.folder, notices=notices,
                       extras={"writer": stores.writer, "stores": stores})
     runtime.closers.append(stores.close)
     return runtime

@@ -44,6 +44,7 @@ log = logging.getLogger(__name__)
 
 Fields = dict[str, Any]
 Indexer = Callable[[Mapping[str, Any]], Fields]
+Repair = Callable[[Path], None]  # puts back what can be read of a damaged file (`recovery.repair`)
 INDEX_TABLE = "index"
 
 
@@ -51,10 +52,12 @@ class History:
     """The segments of one store: `append`, `replace` and `remove` documents; `search` the indexes."""
 
     def __init__(self, folder: Path, name: str, indexer: Indexer, *, segment_docs: int,
-                 segment_bytes: int, cached_segments: int) -> None:
+                 segment_bytes: int, cached_segments: int, repair: Repair | None = None) -> None:
         self.folder = folder
         self.name = name
         self._indexer = indexer
+        self._repair = repair
+        self.repairs = 0  # how many segments were repaired when read (a page read before is stale)
         self._segment_docs = segment_docs
         self._segment_bytes = segment_bytes
         self._cached_segments = cached_segments
@@ -183,7 +186,15 @@ class History:
     def _segment(self, seg: int) -> DocTable:
         table = self._segments.get(seg)
         if table is None:
-            table = open_database(self.segment_path(seg)).table(self.name)
+            try:
+                table = open_database(self.segment_path(seg)).table(self.name)
+            except CorruptDatabaseError as exc:
+                if self._repair is None:
+                    raise
+                self._repair(exc.path)  # segments are read when needed: one may be found damaged now
+                self._reload_index(seg)
+                self.repairs += 1
+                table = open_database(self.segment_path(seg)).table(self.name)
             self._segments[seg] = table
             while len(self._segments) > self._cached_segments:
                 self._segments.popitem(last=False)
@@ -227,6 +238,19 @@ class History:
         atomic_write(self.index_path(seg), dumps({INDEX_TABLE: entries}).encode("ascii"))
         log.warning("%s: %s %s", self.name, why, self.index_path(seg))
         return self._open_index(seg)
+
+    def _reload_index(self, seg: int) -> None:
+        """Take the index of `seg` from its file again (a repair narrowed it to what was saved)."""
+        if self.index_path(seg).exists():
+            ids = self._open_index(seg).ids()
+        else:
+            ids = self._rebuild_index(seg, None, "rebuilt the index of a repaired segment").ids()
+        kept = [i for i in ids if self._where.get(i, seg) == seg]
+        for doc_id in self._ids.get(seg, []):
+            if self._where.get(doc_id) == seg:
+                del self._where[doc_id]
+        self._where.update(dict.fromkeys(kept, seg))
+        self._ids[seg] = kept
 
     def _load_index(self, seg: int) -> IndexTable:
         try:

@@ -32,7 +32,7 @@ from tinydb.queries import QueryLike
 from tinydb.table import Document
 
 from gui.store.database import DocTable, open_database
-from gui.store.history import Fields, History, Indexer
+from gui.store.history import Fields, History, Indexer, Repair
 
 log = logging.getLogger(__name__)
 
@@ -50,6 +50,8 @@ class HotColdStore:
     `indexer` gives the fields a query filters and sorts on, for a document whose fields were not
     given (at open, when rebuilding an index). `segment_docs` and `segment_bytes` bound each history
     segment (whichever is reached first); `cached_segments` is how many segments stay parsed.
+    `repair` is called with a history segment found damaged when it is first read (segments are
+    not read at open); without it, that read raises `CorruptDatabaseError`.
     """
 
     def __init__(
@@ -61,6 +63,7 @@ class HotColdStore:
         segment_docs: int = 1000,
         segment_bytes: int = 4 * 1024 * 1024,
         cached_segments: int = 4,
+        repair: Repair | None = None,
     ) -> None:
         if not _NAME.match(name):
             raise ValueError(f"store name {name!r} must be letters, digits and underscores")
@@ -74,7 +77,7 @@ class HotColdStore:
         self._hot: DocTable = self._db.table(name)  # type: ignore[assignment]
         self._hot_fields: dict[str, Fields] = {doc.doc_id: indexer(doc) for doc in self._hot.all()}
         self.history = History(self.history_folder, name, indexer, segment_docs=segment_docs,
-                               segment_bytes=segment_bytes, cached_segments=cached_segments)
+                               segment_bytes=segment_bytes, cached_segments=cached_segments, repair=repair)
 
     @property
     def hot_path(self) -> Path:
@@ -119,6 +122,13 @@ class HotColdStore:
         `key(fields, id)` first, and how many match in all. Only the page's segments are read."""
         if offset < 0 or (limit is not None and limit < 0):
             raise ValueError("limit and offset must not be negative")
+        repairs = self.history.repairs
+        page, total = self._find(cond, key, limit, offset)
+        if self.history.repairs != repairs:  # a segment of the page was found damaged: count again
+            page, total = self._find(cond, key, limit, offset)
+        return page, total
+
+    def _find(self, cond: QueryLike, key: SortKey, limit: int | None, offset: int) -> tuple[list[Document], int]:
         rows = [(fields, doc_id) for doc_id, fields in self._hot_fields.items() if cond(fields)]
         rows += [(fields, doc_id) for doc_id, fields in self.history.search(cond) if doc_id not in self._hot_fields]
         rows.sort(key=lambda row: key(row[0], row[1]), reverse=True)

@@ -11,6 +11,7 @@ reported), never emptied.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -59,23 +60,32 @@ class Stores:
         release_lock(self.folder)
 
 
-async def open_stores(folder: Path | None = None, *, segment_docs: int = 1000) -> Stores:
+async def open_stores(folder: Path | None = None, *, segment_docs: int = 1000,
+                      on_damage: Callable[[Damage], None] | None = None) -> Stores:
     """The stores on `folder` (default: the data folder); `DataFolderInUseError` if another has it.
 
-    `segment_docs` bounds each history segment (tests make it small to cross segments)."""
+    Every damaged file found, at open or later (a history segment is read only when needed), is
+    repaired, kept in `Stores.damage` and passed to `on_damage`. `segment_docs` bounds each history
+    segment (tests make it small to cross segments)."""
     folder = Path(folder) if folder is not None else default_data_dir()
     folder.mkdir(parents=True, exist_ok=True)
     lock = hold_lock(folder)
     writer = Writer(guard=lock.ensure)
     damage: list[Damage] = []
+
+    def report(found: Damage) -> None:
+        damage.append(found)
+        if on_damage is not None:
+            on_damage(found)
+
     try:
-        sequences = await writer.run(open_store, folder, "sequences", accept=is_sequence, damage=damage)
+        sequences = await writer.run(open_store, folder, "sequences", accept=is_sequence, report=report)
         runs = await writer.run(open_store, folder, "runs", indexer=indexer(RunRecord, run_fields),
-                                accept=is_run, damage=damage, segment_docs=segment_docs)
+                                accept=is_run, report=report, segment_docs=segment_docs)
         interactions = await writer.run(open_store, folder, "interactions", accept=is_interaction,
-                                        indexer=indexer(InteractionRecord, interaction_fields), damage=damage,
+                                        indexer=indexer(InteractionRecord, interaction_fields), report=report,
                                         segment_docs=segment_docs)
-        settings = await writer.run(open_store, folder, "settings", accept=is_settings, damage=damage)
+        settings = await writer.run(open_store, folder, "settings", accept=is_settings, report=report)
         modes = TinyApprovalModes(settings, writer)
     except BaseException:
         writer.close()

@@ -10,6 +10,7 @@ saved, and where the original now is. A damaged index is simply rebuilt from its
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -43,15 +44,20 @@ class Damage:
 
 
 def open_store(folder: Path, name: str, *, indexer: Indexer = no_fields, accept: Accept = any_object,
-               damage: list[Damage], segment_docs: int = 1000) -> HotColdStore:
-    """The store, repairing (and reporting in `damage`) any of its files that cannot be read."""
+               report: Callable[[Damage], None], segment_docs: int = 1000) -> HotColdStore:
+    """The store, repairing (and passing to `report`) any of its files that cannot be read: at open,
+    or later for a history segment, which is only read when a document in it is wanted."""
+
+    def fix(path: Path) -> None:
+        found = repair(path, name, accept)
+        log.warning(found.message)
+        report(found)
+
     for _ in range(_MAX_REPAIRS):
         try:
-            return HotColdStore(folder, name, indexer=indexer, segment_docs=segment_docs)
+            return HotColdStore(folder, name, indexer=indexer, segment_docs=segment_docs, repair=fix)
         except CorruptDatabaseError as exc:
-            found = repair(exc.path, name, accept)
-            log.warning(found.message)
-            damage.append(found)
+            fix(exc.path)
     raise RuntimeError(f"could not open the {name} store in {folder}: too many damaged files")
 
 
@@ -61,10 +67,11 @@ def repair(path: Path, table: str, accept: Accept = any_object) -> Damage:
     if path.name.endswith(".index.json"):
         return Damage(path, quarantine(path), None)
     docs = salvage(path.read_bytes(), table, accept)
-    if not docs:
-        return Damage(path, quarantine(path), 0)
-    moved = keep_aside(path)
-    atomic_write(path, dumps({table: docs}).encode("ascii"))
+    if docs:
+        moved = keep_aside(path)
+        atomic_write(path, dumps({table: docs}).encode("ascii"))
+    else:
+        moved = quarantine(path)
     index = path.with_name(path.name[: -len(".json")] + ".index.json")
     if path.parent.name == "history" and index.exists():
         _narrow_index(index, set(docs))
