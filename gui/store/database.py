@@ -80,7 +80,7 @@ class DocTable(Table):
         return list(self._read_table())
 
     def _get_next_id(self) -> NoReturn:
-        raise TypeError("documents in this table need their own id: insert Document(doc, doc_id=...) or put()")
+        raise TypeError("documents in this table need their own id: use put()")
 
     def update(self, *args: Any, **kwargs: Any) -> NoReturn:
         raise TypeError("documents in this table are replaced whole: use put()")

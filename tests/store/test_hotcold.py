@@ -6,8 +6,9 @@ import json
 import os
 
 import pytest
-from tinydb import TinyDB
+from tinydb import TinyDB, where
 
+from gui.store import history
 from gui.store.errors import CorruptDatabaseError
 from gui.store.hotcold import HotColdStore
 from gui.store.storage import AtomicJSONStorage
@@ -273,3 +274,80 @@ def test_a_corrupt_index_file_raises_at_open(tmp_path):
     (tmp_path / "history" / "runs-0001.index.json").write_text('{"ids": "r1"}')
     with pytest.raises(CorruptDatabaseError):
         open_store(tmp_path)
+
+
+def by_time(fields, doc_id):
+    return fields.get("at", 0), doc_id
+
+
+def at_and_kind(doc) -> dict:
+    return {"at": doc.get("at"), "kind": doc.get("kind")}
+
+
+def filled(folder, n: int = 10, **kwargs) -> HotColdStore:
+    store = open_store(folder, indexer=at_and_kind, segment_docs=3, **kwargs)
+    for i in range(n):
+        store.put_hot(f"r{i}", {"at": i, "kind": "odd" if i % 2 else "even"})
+        if i < n - 2:
+            store.archive(f"r{i}")
+    return store
+
+
+def test_find_pages_hot_and_history_alike_largest_first_with_the_total(tmp_path):
+    store = filled(tmp_path)
+    odd = where("kind") == "odd"
+    page, total = store.find(odd, by_time, limit=3)
+    assert (ids(page), total) == (["r9", "r7", "r5"], 5)
+    page, total = store.find(odd, by_time, limit=3, offset=3)
+    assert (ids(page), total) == (["r3", "r1"], 5)
+    assert store.find(where("kind") == "none", by_time) == ([], 0)
+    assert ids(open_store(tmp_path, indexer=at_and_kind).find(odd, by_time)[0]) == ["r9", "r7", "r5", "r3", "r1"]
+
+
+def test_find_reads_only_the_segments_that_hold_the_page(tmp_path, monkeypatch):
+    filled(tmp_path, n=30).close()
+    store = open_store(tmp_path, indexer=at_and_kind, segment_docs=3)
+    opened: list[str] = []
+    real = history.open_database
+
+    def counting(path, index=False):
+        opened.append(path.name)
+        return real(path, index)
+
+    monkeypatch.setattr(history, "open_database", counting)
+    page, total = store.find(where("kind") == "even", by_time, limit=2)
+    assert (ids(page), total) == (["r28", "r26"], 15)
+    assert opened == ["runs-0009.json"]  # of 10 segments, only r26's; r28 is still hot
+
+
+def test_find_skips_the_history_copy_of_a_document_still_hot(tmp_path, monkeypatch):
+    store = open_store(tmp_path, indexer=at_and_kind)
+    store.put_hot("r1", {"at": 1, "kind": "odd"})
+    crash_on_write(monkeypatch, store._hot)
+    with pytest.raises(Crash):
+        store.archive("r1")
+    reopened = open_store(tmp_path, indexer=at_and_kind)
+    assert reopened.find(where("kind") == "odd", by_time) == ([{"at": 1, "kind": "odd"}], 1)
+
+
+def test_an_index_of_the_first_format_gets_the_query_fields_and_loses_nothing(tmp_path):
+    segment = tmp_path / "history" / "runs-0001.json"
+    segment.parent.mkdir()
+    segment.write_text(json.dumps({"runs": {"a": {"at": 1, "kind": "odd"}, "b": {"at": 2, "kind": "even"},
+                                            "stray": {"at": 3, "kind": "odd"}}}))
+    (tmp_path / "history" / "runs-0001.index.json").write_text(json.dumps({"ids": ["a", "b"]}))
+    store = open_store(tmp_path, indexer=at_and_kind)
+    assert store.find(where("kind") == "odd", by_time) == ([{"at": 1, "kind": "odd"}], 1)  # "stray": not listed
+    assert ids(store.iter_history()) == ["b", "a"]
+    index = json.loads((tmp_path / "history" / "runs-0001.index.json").read_text())
+    assert index == {"index": {"a": {"at": 1, "kind": "odd"}, "b": {"at": 2, "kind": "even"}}}
+
+
+def test_fields_given_with_a_document_are_what_queries_see(tmp_path):
+    store = open_store(tmp_path, indexer=at_and_kind)
+    store.put_hot("r1", {"at": 5}, fields={"at": 5, "kind": "given"})
+    store.finish("r2", {"at": 6}, fields={"at": 6, "kind": "given"})
+    store.finish("r1", {"at": 5, "done": True}, fields={"at": 5, "kind": "given"})
+    page, total = store.find(where("kind") == "given", by_time)
+    assert (ids(page), total) == (["r2", "r1"], 2) and store.list_hot() == []
+    assert store.get("r1") == {"at": 5, "done": True}

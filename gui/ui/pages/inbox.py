@@ -222,8 +222,8 @@ class InboxPage:
             ui.label("It runs without asking from now on.").classes("text-sm")
             ui.space()
 
-            def undo() -> None:
-                self.engine.modes.set(tool, "ask")
+            async def undo() -> None:
+                await self.engine.modes.set(tool, "ask")  # on disk before the page says so
                 self.allowed.clear()
                 with self.allowed:
                     ui.icon("undo")
