@@ -10,8 +10,9 @@ only the latest one. Beside each segment, an index file holds a few fields of ea
 
 Both are TinyDB databases. Every index is loaded at open (they are small); segments are opened
 when a document in them is read, and the last few stay parsed (`cached_segments`). A query filters
-the indexes with a TinyDB query (TinyDB caches the answer per segment until the segment changes, so
-full segments answer from memory), and only the segments holding the requested page are read.
+the indexes with a TinyDB query; each segment keeps its ranked answer until it changes (only the
+latest one does), so a query over a long history is a merge of ready lists, and only the segments
+holding the requested page are read.
 
 One rule keeps a crash harmless: an id is in history exactly when an index lists it, and an index
 never lists an id its segment does not hold. A document is written to its segment before its index
@@ -45,6 +46,8 @@ log = logging.getLogger(__name__)
 Fields = dict[str, Any]
 Indexer = Callable[[Mapping[str, Any]], Fields]
 Repair = Callable[[Path], None]  # puts back what can be read of a damaged file (`recovery.repair`)
+SortKey = Callable[[Fields, str], Any]
+_RANKED_PER_SEGMENT = 16  # queries whose ranked answer each segment keeps
 INDEX_TABLE = "index"
 
 
@@ -65,6 +68,7 @@ class History:
         self._ids: dict[int, list[str]] = {}  # each segment's ids in archive order (its index's keys)
         self._where: dict[str, int] = {}
         self._segments: OrderedDict[int, DocTable] = OrderedDict()
+        self._ranked: dict[int, dict[tuple[QueryLike, SortKey], list[tuple[Any, str]]]] = {}
         folder.mkdir(parents=True, exist_ok=True)
         self._load()
 
@@ -109,13 +113,24 @@ class History:
             page += [doc for doc in (self.get(doc_id) for doc_id in ids) if doc is not None]
         return page
 
-    def search(self, cond: QueryLike) -> list[tuple[str, Fields]]:
-        """(id, index entry) of every document whose entry matches `cond`, newest segment first."""
-        found: list[tuple[str, Fields]] = []
+    def ranked(self, cond: QueryLike, key: SortKey) -> list[list[tuple[Any, str]]]:
+        """For each segment, `(key(entry, id), id)` of the entries matching the TinyDB query `cond`,
+        largest first. Kept per segment until its index changes: only the latest one ever does, so
+        a query over a long history sorts little more than the latest segment."""
+        lists = []
+        cacheable = getattr(cond, "is_cacheable", lambda: True)()
         for seg in sorted(self._indexes, reverse=True):
-            found += [(entry.doc_id, entry) for entry in self._indexes[seg].search(cond)
-                      if self._where.get(entry.doc_id) == seg]
-        return found
+            cache = self._ranked.setdefault(seg, {})
+            rows = cache.get((cond, key)) if cacheable else None
+            if rows is None:
+                rows = sorted(((key(entry, entry.doc_id), entry.doc_id) for entry in self._indexes[seg].search(cond)
+                               if self._where.get(entry.doc_id) == seg), reverse=True)
+                if cacheable:
+                    while len(cache) >= _RANKED_PER_SEGMENT:
+                        del cache[next(iter(cache))]
+                    cache[(cond, key)] = rows
+            lists.append(rows)
+        return lists
 
     def fetch(self, ids: Iterable[str]) -> dict[str, Document]:
         """The documents with these ids, reading only the segments that hold them."""
@@ -151,14 +166,14 @@ class History:
         ids = self._ids[seg]
         self._segment(seg).commit(put={doc_id: doc}, keep=set(ids))
         if self.fields(doc_id) != fields:
-            self._indexes[seg].commit(put={doc_id: fields}, keep=set(ids))
+            self._commit_index(seg, put={doc_id: fields}, keep=set(ids))
 
     def remove(self, doc_id: str) -> bool:
         seg = self._where.pop(doc_id, None)
         if seg is None:
             return False
         ids = [i for i in self._ids[seg] if i != doc_id]
-        self._indexes[seg].commit(keep=set(ids))
+        self._commit_index(seg, keep=set(ids))
         self._ids[seg] = ids
         self._segment(seg).commit(keep=set(ids))
         return True
@@ -178,8 +193,9 @@ class History:
     def _write(self, seg: int, batch: Mapping[str, tuple[Mapping[str, Any], Fields]]) -> None:
         ids = self._ids.get(seg, [])
         self._segment(seg).commit(put={doc_id: doc for doc_id, (doc, _) in batch.items()}, keep=set(ids))
-        index = self._indexes.get(seg) or self._open_index(seg)
-        index.commit(put={doc_id: fields for doc_id, (_, fields) in batch.items()}, keep=set(ids))
+        if seg not in self._indexes:
+            self._open_index(seg)
+        self._commit_index(seg, put={doc_id: fields for doc_id, (_, fields) in batch.items()}, keep=set(ids))
         self._ids[seg] = [*ids, *batch]
         self._where.update(dict.fromkeys(batch, seg))
 
@@ -223,7 +239,12 @@ class History:
     def _open_index(self, seg: int) -> IndexTable:
         table = open_database(self.index_path(seg), index=True).table(INDEX_TABLE)
         self._indexes[seg] = table  # type: ignore[assignment]
+        self._ranked.pop(seg, None)
         return table  # type: ignore[return-value]
+
+    def _commit_index(self, seg: int, **change: Any) -> None:
+        self._indexes[seg].commit(**change)
+        self._ranked.pop(seg, None)
 
     def _rebuild_index(self, seg: int, ids: list[str] | None, why: str) -> IndexTable:
         """Write the index of `seg` from its documents (only `ids`, in that order, if given)."""

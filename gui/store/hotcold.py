@@ -22,9 +22,11 @@ Not thread-safe: call it from one thread only (the store `Writer`'s).
 
 from __future__ import annotations
 
+import heapq
+import itertools
 import logging
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -32,12 +34,11 @@ from tinydb.queries import QueryLike
 from tinydb.table import Document
 
 from gui.store.database import DocTable, open_database
-from gui.store.history import Fields, History, Indexer, Repair
+from gui.store.history import Fields, History, Indexer, Repair, SortKey
 
 log = logging.getLogger(__name__)
 
 _NAME = re.compile(r"^[A-Za-z0-9_]+$")
-SortKey = Callable[[Fields, str], Any]
 
 
 def no_fields(doc: Mapping[str, Any]) -> Fields:
@@ -129,17 +130,22 @@ class HotColdStore:
         return page, total
 
     def _find(self, cond: QueryLike, key: SortKey, limit: int | None, offset: int) -> tuple[list[Document], int]:
-        rows = [(fields, doc_id) for doc_id, fields in self._hot_fields.items() if cond(fields)]
-        rows += [(fields, doc_id) for doc_id, fields in self.history.search(cond) if doc_id not in self._hot_fields]
-        rows.sort(key=lambda row: key(row[0], row[1]), reverse=True)
-        chosen = [doc_id for _, doc_id in rows[offset:None if limit is None else offset + limit]]
+        hot = sorted(((key(fields, doc_id), doc_id) for doc_id, fields in self._hot_fields.items() if cond(fields)),
+                     reverse=True)
+        history = self.history.ranked(cond, key)
+        both = [doc_id for doc_id in self._hot_fields if doc_id in self.history]  # left by a crash: hot wins
+        if both:
+            history = [[row for row in rows if row[1] not in both] for rows in history]
+        total = len(hot) + sum(map(len, history))
+        merged = heapq.merge(hot, *history, reverse=True)
+        chosen = [doc_id for _, doc_id in itertools.islice(merged, offset, None if limit is None else offset + limit)]
         from_history = self.history.fetch(i for i in chosen if i not in self._hot_fields)
         page = []
         for doc_id in chosen:
             doc = self._hot.get(doc_id=doc_id) if doc_id in self._hot_fields else from_history.get(doc_id)
             if doc is not None:
                 page.append(doc)
-        return page, len(rows)
+        return page, total
 
     # -- writing
 

@@ -19,6 +19,7 @@ from gui.store.lock import DataFolderInUseError
 from gui.store.open import release_lock
 
 HERE = Path(__file__).parent
+ECHO = '{"tool":"echo","args":{"value":1}} ;'
 
 
 async def test_sequences_runs_and_interactions_survive_a_restart(tmp_path):
@@ -198,5 +199,36 @@ async def test_documents_edited_by_hand_into_nonsense_are_left_out_and_the_app_s
         assert await engine.interaction_store.list() == []
         assert engine.modes.get("cmd_run") == "ask"
         assert "cannot be read" in caplog.text
+    finally:
+        await runtime.close()
+
+
+async def test_a_deleted_lock_file_is_written_again_by_the_next_store_operation(tmp_path):
+    from gui.store.lock import LOCK_NAME
+
+    runtime = await open_store_runtime(tmp_path)
+    try:
+        (tmp_path / LOCK_NAME).unlink()
+        await runtime.engine.create({"name": "after", "groups": [{"name": "a", "tools": ECHO}]})
+        assert json.loads((tmp_path / LOCK_NAME).read_text())["pid"] == os.getpid()
+    finally:
+        await runtime.close()
+
+
+async def test_nothing_is_written_to_a_data_folder_moved_away_under_the_app(tmp_path):
+    from gui.store.lock import DataFolderLostError
+
+    folder = tmp_path / "data"
+    runtime = await open_store_runtime(folder)
+    try:
+        folder.rename(tmp_path / "moved")
+        folder.mkdir()
+        with pytest.raises(DataFolderLostError):
+            await runtime.engine.create({"name": "lost", "groups": [{"name": "l", "tools": ECHO}]})
+        assert list(folder.iterdir()) == []
+        folder.rmdir()
+        (tmp_path / "moved").rename(folder)  # put back, as the message says: saving works again
+        await runtime.engine.create({"name": "back", "groups": [{"name": "b", "tools": ECHO}]})
+        assert [s["name"] for s in await runtime.engine.list()] == ["back"]
     finally:
         await runtime.close()
