@@ -75,7 +75,7 @@ def _all_of(parts: list[QueryInstance]) -> QueryInstance:
 
 
 def run_query(wanted: RunFilter) -> QueryInstance:
-    """`RunFilter` as a TinyDB query over `run_fields` (hashable, so TinyDB caches its answers)."""
+    """`RunFilter` as a TinyDB query over `run_fields` (hashable: history keeps its answers per segment)."""
     q = Query()
     parts = []
     if wanted.status is not None:
@@ -157,7 +157,7 @@ class TinyRunStore:
         return [r for r in _load_all(RunRecord, docs) if not r.finished]
 
     async def count(self) -> int:
-        return await self._writer.run(lambda: len(self._table.list_hot()) + self._table.count_history())
+        return await self._writer.run(len, self._table)
 
     async def query(
         self,

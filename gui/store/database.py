@@ -10,7 +10,8 @@ always replaced whole (a record is saved as it now is), so `DocTable`:
   `_update_table`, the one primitive its own `insert`/`remove` use), and `put`, a replace;
 - refuses `update`/`upsert`, which would change a stored document in place: with
   `WholeDocumentStorage` a document must stay the object it was when written;
-- hands out copies (`CopiedDocument`): changing a returned document never changes the store.
+- hands out copies (`CopiedDocument`): changing a returned document never changes the store (and
+  keeps no query cache, whose answers TinyDB hands out again uncopied).
 
 `IndexTable` holds small flat index entries for queries: it returns them uncopied, for speed, and
 nothing outside the store ever sees them. `open_database` opens a file as a `Database`.
@@ -23,6 +24,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from tinydb import TinyDB
+from tinydb.storages import Storage
 from tinydb.table import Document, Table
 
 from gui.store.storage import WholeDocumentStorage
@@ -50,6 +52,9 @@ class DocTable(Table):
 
     document_class = CopiedDocument
     document_id_class = str
+
+    def __init__(self, storage: Storage, name: str, cache_size: int = 0, persist_empty: bool = False) -> None:
+        super().__init__(storage, name, cache_size, persist_empty)
 
     def commit(
         self,

@@ -52,7 +52,7 @@ INDEX_TABLE = "index"
 
 
 class History:
-    """The segments of one store: `append`, `replace` and `remove` documents; `search` the indexes."""
+    """The segments of one store: `append`, `replace` and `remove` documents; `ranked` queries the indexes."""
 
     def __init__(self, folder: Path, name: str, indexer: Indexer, *, segment_docs: int,
                  segment_bytes: int, cached_segments: int, repair: Repair | None = None) -> None:

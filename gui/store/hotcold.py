@@ -80,11 +80,11 @@ class HotColdStore:
         self.history = History(self.history_folder, name, indexer, segment_docs=segment_docs,
                                segment_bytes=segment_bytes, cached_segments=cached_segments, repair=repair)
 
-    @property
-    def hot_path(self) -> Path:
-        return self.folder / f"{self.name}.json"
-
     # -- reading
+
+    def __len__(self) -> int:
+        """How many documents are stored, hot or not (one left in both by a crash counts once)."""
+        return len(self._hot_fields) + self.count_history()
 
     def __contains__(self, doc_id: object) -> bool:
         return doc_id in self._hot_fields or doc_id in self.history
@@ -133,7 +133,7 @@ class HotColdStore:
         hot = sorted(((key(fields, doc_id), doc_id) for doc_id, fields in self._hot_fields.items() if cond(fields)),
                      reverse=True)
         history = self.history.ranked(cond, key)
-        both = [doc_id for doc_id in self._hot_fields if doc_id in self.history]  # left by a crash: hot wins
+        both = {doc_id for doc_id in self._hot_fields if doc_id in self.history}  # left by a crash: hot wins
         if both:
             history = [[row for row in rows if row[1] not in both] for rows in history]
         total = len(hot) + sum(map(len, history))

@@ -186,8 +186,9 @@ class InstanceLock:
                 os.close(fd)
                 raise DataFolderInUseError(self.folder, holder)
             if _same_file(fd, self.path):
-                with contextlib.suppress(OSError):
-                    os.fchmod(fd, LOCK_MODE)  # a file left by an older version may be 0644
+                if hasattr(os, "fchmod"):  # not on Windows
+                    with contextlib.suppress(OSError):
+                        os.fchmod(fd, LOCK_MODE)  # a file left by an older version may be 0644
                 return fd
             # Someone replaced the file between our open and our lock: lock the file now there.
             _close(fd)
