@@ -274,8 +274,13 @@ else:
     def _lock_folder(folder: Path) -> tuple[bool, int | None]:
         """(True, a locked descriptor of `folder`), or (False, None) if another process holds it."""
         fd = os.open(folder, os.O_RDONLY)
-        if _try_lock(fd):
-            return True, fd
+        try:
+            if _try_lock(fd):
+                return True, fd
+        except OSError as err:  # a filesystem that cannot lock folders: the lock file alone guards it
+            log.warning("cannot lock the data folder %s itself (%s); relying on its lock file", folder, err)
+            os.close(fd)
+            return True, None
         os.close(fd)
         return False, None
 
