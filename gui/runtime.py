@@ -3,6 +3,9 @@
 Every surface in this process (pages, HTTP API, MCP server) reaches the engine through
 `current()`. `open_runtime` builds it: with a data folder it uses the TinyDB stores (one process
 per folder, start-up recovery); with `memory=True` it uses the in-memory stores (tests, demos).
+The store layer only opens the stores (`gui.store.open_stores`); the engine is built on them here
+(`open_store_runtime`), and what the store had to repair becomes the runtime's `notices`, which
+every page shows.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from gui.core.engine import Engine
+from gui.store.open import open_stores
 from gui.tools import default_registry
 
 
@@ -82,11 +86,22 @@ async def open_runtime(data_dir: Path | None = None, *, memory: bool | None = No
     if memory:
         runtime = Runtime(engine=Engine(registry=default_registry()))
     else:
-        from gui.store.open import open_stores
-
-        runtime = await open_stores(data_dir)
+        runtime = await open_store_runtime(data_dir)
     runtime.recovered_runs = await runtime.engine.recover()
     await _start_mcp(runtime, mcp_wait)
+    return runtime
+
+
+async def open_store_runtime(data_dir: Path | None = None) -> Runtime:
+    """The engine on the TinyDB stores of a data folder (the default one if None), without start-up
+    recovery or MCP servers: `open_runtime` adds those. `DataFolderInUseError` if another has it."""
+    notices: list[str] = []  # a damaged file found later (a history segment read late) joins it too
+    stores = await open_stores(data_dir, on_damage=lambda damage: notices.append(damage.message))
+    engine = Engine(registry=default_registry(), sequences=stores.sequences, runs=stores.runs,
+                    interaction_store=stores.interactions, modes=stores.modes)
+    runtime = Runtime(engine=engine, data_dir=stores.folder, notices=notices,
+                      extras={"writer": stores.writer, "stores": stores})
+    runtime.closers.append(stores.close)
     return runtime
 
 

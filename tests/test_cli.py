@@ -115,10 +115,10 @@ def test_text_that_is_not_valid_unicode_is_printed_as_a_json_escape_not_a_traceb
 def test_list_shows_sequences_saved_in_the_data_folder_and_runs_by_name(data):
     import asyncio
 
-    from gui.store.open import open_stores
+    from gui.runtime import open_store_runtime
 
     async def save() -> None:
-        runtime = await open_stores(data)
+        runtime = await open_store_runtime(data)
         await runtime.engine.create({"name": "greet", "groups": [
             {"name": "hello", "in": {"who": "string"}, "out": {"msg": "string"},
              "tools": '{"tool":"echo","args":{"value":"hi $args.who"},"as":"msg"} ;'}]})

@@ -9,7 +9,8 @@ Every way an approval can end (approved, denied, expired, cancelled) comes back 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Protocol
+from collections.abc import Awaitable, Generator
+from typing import TYPE_CHECKING, Any, Protocol
 
 from pydantic import BaseModel, ConfigDict
 
@@ -40,13 +41,27 @@ DENIED_REASON = "denied by the person"
 
 
 class ApprovalModes(Protocol):
-    """Approval mode per tool name; a tool never set is `ask`."""
+    """Approval mode per tool name; a tool never set is `ask`, and `all` lists only the others.
+
+    `set` applies at once (the next `get` sees it) and returns an awaitable that completes once the
+    change is durable: whoever acknowledges a change to a person awaits it first.
+    """
 
     def get(self, tool_name: str) -> ApprovalMode: ...
 
-    def set(self, tool_name: str, mode: ApprovalMode) -> None: ...
+    def set(self, tool_name: str, mode: ApprovalMode) -> Awaitable[None]: ...
 
     def all(self) -> dict[str, ApprovalMode]: ...
+
+
+class Done:
+    """An awaitable that has already completed: `set` of a store with nothing to wait for."""
+
+    def __await__(self) -> Generator[Any, None, None]:
+        yield from ()
+
+
+DONE = Done()
 
 
 class ApprovalOutcome(BaseModel):
@@ -85,7 +100,7 @@ async def approve(
         response = result.response
         if response.decision == "approved":
             if response.always_allow:
-                modes.set(tool_name, "always-allow")
+                await modes.set(tool_name, "always-allow")  # already saved by `respond`: returns at once
             return ApprovalOutcome(approved=True, interaction_id=iid)
         return ApprovalOutcome(approved=False, reason=response.reason or DENIED_REASON, interaction_id=iid)
     if isinstance(result, ExpiredResult):

@@ -35,6 +35,7 @@ from gui.core.interactions import (
     ResolvedResult,
     ShellApprovalRequest,
     ToolApprovalRequest,
+    tool_name_of,
 )
 from gui.core.memory import MemoryApprovalModes
 from gui.core.responses import response_problems
@@ -178,9 +179,18 @@ class InteractionService:
             problems = response_problems(record.request, parsed)
             if problems:
                 raise InteractionValidationError("; ".join(problems), interaction_id)
+            await self._save_always_allow(record.request, parsed)
             result = ResolvedResult(interaction_id=interaction_id, response=parsed)
             await self._end(record, result)
         return result
+
+    async def _save_always_allow(self, request: InteractionRequest, response: InteractionResponse) -> None:
+        """Saves "approve and always allow" before the answer: once `respond` returns, the person was
+        told the tool is allowed, and a crash must not take that back."""
+        if isinstance(response, ApprovalResponse) and response.decision == "approved" and response.always_allow:
+            tool = tool_name_of(request)
+            if tool is not None:
+                await self.modes.set(tool, "always-allow")
 
     async def get(self, interaction_id: str) -> InteractionRecord | None:
         return await self.store.get(interaction_id)

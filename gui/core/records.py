@@ -8,9 +8,13 @@ group's end, a wait for a person, the end), so a crash loses at most the tools s
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, Field
+
+from gui.core.queries import DEFAULT_LIMIT, Page, check_window, contains_text, sort_key
 
 ToolStatus = Literal["queued", "running", "waiting", "succeeded", "failed", "skipped", "degraded", "cancelled"]
 GroupStatus = Literal["waiting", "running", "skipped", "succeeded", "failed", "stopped", "cancelled"]
@@ -116,15 +120,61 @@ class RunRecord(BaseModel):
 
 
 class RunStore(Protocol):
-    """Where run records live. `save` is durable when it returns."""
+    """Where run records live. `save` is durable when it returns.
+
+    `query` pages and filters in the store (see `gui.core.queries`): newest first, and the total.
+    `list` is its first `limit` records after `offset` with no filter. `save_many` is `save` of each
+    in turn (an import: the TinyDB store writes finished runs in one go).
+    """
 
     async def save(self, record: RunRecord) -> None: ...
+
+    async def save_many(self, records: Iterable[RunRecord]) -> None: ...
 
     async def get(self, run_id: str) -> RunRecord | None: ...
 
     async def list(self, limit: int = 100, offset: int = 0) -> list[RunRecord]: ...
 
     async def running(self) -> list[RunRecord]: ...
+
+    async def count(self) -> int: ...
+
+    async def query(
+        self,
+        *,
+        status: RunStatus | None = None,
+        sequence: str | None = None,
+        started_from: float | None = None,
+        started_to: float | None = None,
+        text: str | None = None,
+        limit: int = DEFAULT_LIMIT,
+        offset: int = 0,
+    ) -> Page[RunRecord]: ...
+
+
+@dataclass(frozen=True)
+class RunFilter:
+    """Which runs a query wants: every given field must hold. `started_from <= created_at <
+    started_to` (epoch seconds); `text` is found in the sequence's name, ignoring case."""
+
+    status: RunStatus | None = None
+    sequence: str | None = None
+    started_from: float | None = None
+    started_to: float | None = None
+    text: str | None = None
+
+    def matches(self, fields: dict[str, Any]) -> bool:
+        created = fields.get("created_at")
+        return ((self.status is None or fields.get("status") == self.status)
+                and (self.sequence is None or fields.get("sequence") == self.sequence)
+                and (self.started_from is None or (isinstance(created, int | float) and created >= self.started_from))
+                and (self.started_to is None or (isinstance(created, int | float) and created < self.started_to))
+                and (not self.text or contains_text(fields.get("sequence"), self.text)))
+
+
+def run_fields(record: RunRecord) -> dict[str, Any]:
+    """What run queries filter and sort on (the TinyDB store indexes exactly these)."""
+    return {"status": record.status, "sequence": record.sequence, "created_at": record.created_at}
 
 
 def to_json_text(model: BaseModel) -> str:
@@ -141,18 +191,42 @@ class MemoryRunStore:
     """Keeps each record as JSON text, as a file would: what comes back is a copy, never shared."""
 
     def __init__(self) -> None:
-        self._items: dict[str, tuple[float, str, bool]] = {}
+        self._items: dict[str, tuple[dict[str, Any], str, bool]] = {}
 
     async def save(self, record: RunRecord) -> None:
-        self._items[record.run_id] = (record.created_at, to_json_text(record), record.finished)
+        self._items[record.run_id] = (run_fields(record), to_json_text(record), record.finished)
+
+    async def save_many(self, records: Iterable[RunRecord]) -> None:
+        for record in records:
+            await self.save(record)
 
     async def get(self, run_id: str) -> RunRecord | None:
         item = self._items.get(run_id)
         return RunRecord.model_validate(json.loads(item[1])) if item else None
 
     async def list(self, limit: int = 100, offset: int = 0) -> list[RunRecord]:
-        items = sorted(self._items.values(), key=lambda r: r[0], reverse=True)
-        return [RunRecord.model_validate(json.loads(r[1])) for r in items[offset:offset + limit]]
+        return (await self.query(limit=limit, offset=offset)).items
 
     async def running(self) -> list[RunRecord]:
         return [RunRecord.model_validate(json.loads(r[1])) for r in self._items.values() if not r[2]]
+
+    async def count(self) -> int:
+        return len(self._items)
+
+    async def query(
+        self,
+        *,
+        status: RunStatus | None = None,
+        sequence: str | None = None,
+        started_from: float | None = None,
+        started_to: float | None = None,
+        text: str | None = None,
+        limit: int = DEFAULT_LIMIT,
+        offset: int = 0,
+    ) -> Page[RunRecord]:
+        check_window(limit, offset)
+        wanted = RunFilter(status, sequence, started_from, started_to, text)
+        rows = sorted(((sort_key(fields, run_id), text_) for run_id, (fields, text_, _) in self._items.items()
+                       if wanted.matches(fields)), reverse=True)
+        page = [RunRecord.model_validate(json.loads(t)) for _, t in rows[offset:offset + limit]]
+        return Page(page, len(rows))

@@ -1,9 +1,11 @@
-"""TinyDB-backed stores behind the core's ports: sequences, runs, interactions, approval modes.
+"""TinyDB-backed stores behind the core's ports: sequences, runs, interactions.
 
 Every method runs its file work on the one `Writer` thread and is awaited from the event loop, so
 TinyDB is only ever touched from one thread and the loop is never blocked. Hot documents (sequences,
 running runs, pending interactions) live apart from history (`HotColdStore`): a finished run or an
-answered request is archived, so a write never gets slower as history grows.
+answered request goes to history, so a write never gets slower as history grows. Queries are TinyDB
+queries over the index fields the core defines (`run_fields`, `interaction_fields`), answered from
+the indexes, so a page reads only the segments that hold it.
 
 A stored document that no longer fits its model (edited by hand, or left by another version) is
 left out of every answer, with a warning in the log, rather than breaking start-up or a listing.
@@ -12,18 +14,26 @@ left out of every answer, with a warning in the log, rather than breaking start-
 from __future__ import annotations
 
 import logging
-import threading
-from collections.abc import Iterable
-from pathlib import Path
+import operator
+from collections.abc import Callable, Iterable, Mapping
+from functools import reduce
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
+from tinydb import Query
+from tinydb.queries import QueryInstance
 
-from gui.core.approvals import APPROVAL_MODES, check_mode
-from gui.core.interactions import InteractionRecord, InteractionStatus
+from gui.core.interactions import (
+    InteractionFilter,
+    InteractionKind,
+    InteractionRecord,
+    InteractionStatus,
+    interaction_fields,
+)
 from gui.core.model import Sequence
-from gui.core.records import RunRecord
-from gui.store.tables import HotColdStore
+from gui.core.queries import DEFAULT_LIMIT, Page, check_window, contains_text, sort_key
+from gui.core.records import RunFilter, RunRecord, RunStatus, run_fields
+from gui.store.hotcold import HotColdStore
 from gui.store.writer import Writer
 
 log = logging.getLogger(__name__)
@@ -48,129 +58,157 @@ def _load_all(model: type[M], docs: Iterable[Any], key: str | None = None) -> li
     return [item for item in (_load(model, d, key) for d in docs) if item is not None]
 
 
+def indexer(model: type[M], fields: Callable[[M], dict[str, Any]]) -> Callable[[Mapping[str, Any]], dict[str, Any]]:
+    """Index fields of a stored document (at open, or rebuilding an index); `{}` if it does not fit."""
+
+    def index(doc: Mapping[str, Any]) -> dict[str, Any]:
+        try:
+            return fields(model.model_validate(dict(doc)))
+        except ValidationError:
+            return {}
+
+    return index
+
+
+def _all_of(parts: list[QueryInstance]) -> QueryInstance:
+    return reduce(operator.and_, parts) if parts else Query().noop()
+
+
+def run_query(wanted: RunFilter) -> QueryInstance:
+    """`RunFilter` as a TinyDB query over `run_fields` (hashable: history keeps its answers per segment)."""
+    q = Query()
+    parts = []
+    if wanted.status is not None:
+        parts.append(q.status == wanted.status)
+    if wanted.sequence is not None:
+        parts.append(q.sequence == wanted.sequence)
+    if wanted.started_from is not None:
+        parts.append(q.created_at >= wanted.started_from)
+    if wanted.started_to is not None:
+        parts.append(q.created_at < wanted.started_to)
+    if wanted.text:
+        parts.append(q.sequence.test(contains_text, wanted.text))
+    return _all_of(parts)
+
+
+def interaction_query(wanted: InteractionFilter) -> QueryInstance:
+    """`InteractionFilter` as a TinyDB query over `interaction_fields`."""
+    return _all_of([Query()[name] == value for name, value in wanted.given().items()])
+
+
+def sequence_key(name: str) -> str:
+    """Sequence names are Unicode text; ids in the table are the name's hex (safe in any file)."""
+    return name.encode("utf-8").hex() or "_"
+
+
+# What a document of each table looks like, to tell it from a fragment when salvaging a damaged file.
+def is_sequence(doc_id: str, doc: Mapping[str, Any]) -> bool:
+    name = doc.get("name")
+    return isinstance(name, str) and sequence_key(name) == doc_id and isinstance(doc.get("tree"), dict)
+
+
+def is_run(doc_id: str, doc: Mapping[str, Any]) -> bool:
+    return doc.get("run_id") == doc_id
+
+
+def is_interaction(doc_id: str, doc: Mapping[str, Any]) -> bool:
+    request = doc.get("request")
+    return isinstance(request, dict) and request.get("interaction_id") == doc_id
+
+
 class TinySequenceStore:
     def __init__(self, table: HotColdStore, writer: Writer) -> None:
         self._table, self._writer = table, writer
 
     async def get(self, name: str) -> Sequence | None:
-        return _load(Sequence, await self._writer.run(self._table.get, _key(name)), "tree")
+        return _load(Sequence, await self._writer.run(self._table.get, sequence_key(name)), "tree")
 
     async def list(self) -> list[Sequence]:
         return _load_all(Sequence, await self._writer.run(self._table.list_hot), "tree")
 
     async def save(self, sequence: Sequence) -> None:
         doc = {"name": sequence.name, "tree": sequence.model_dump(mode="json", by_alias=True)}
-        await self._writer.run(self._table.put_hot, _key(sequence.name), doc)
+        await self._writer.run(self._table.put_hot, sequence_key(sequence.name), doc)
 
     async def delete(self, name: str) -> bool:
-        return await self._writer.run(self._table.delete, _key(name))
-
-
-def _key(name: str) -> str:
-    """Sequence names are Unicode text; ids in the table are the name's hex (safe in any file)."""
-    return name.encode("utf-8").hex() or "_"
+        return await self._writer.run(self._table.delete, sequence_key(name))
 
 
 class TinyRunStore:
     def __init__(self, table: HotColdStore, writer: Writer) -> None:
         self._table, self._writer = table, writer
 
-    def _save(self, run_id: str, doc: dict[str, Any], finished: bool) -> None:
-        self._table.put_hot(run_id, doc)
-        if finished:
-            self._table.archive(run_id)
-
     async def save(self, record: RunRecord) -> None:
-        doc = record.model_dump(mode="json", by_alias=True)
-        await self._writer.run(self._save, record.run_id, doc, record.finished)
+        await self.save_many([record])
+
+    async def save_many(self, records: Iterable[RunRecord]) -> None:
+        """`save` of each in turn; finished runs new to the store go to history in one write per segment."""
+        items = [(r.run_id, r.model_dump(mode="json", by_alias=True), run_fields(r), r.finished) for r in records]
+        await self._writer.run(self._table.save_all, items)
 
     async def get(self, run_id: str) -> RunRecord | None:
         return _load(RunRecord, await self._writer.run(self._table.get, run_id))
 
-    def _page(self, limit: int, offset: int) -> list[dict[str, Any]]:
-        hot = sorted(self._table.list_hot(), key=lambda d: d.get("created_at", 0), reverse=True)
-        page = [dict(d) for d in hot[offset:offset + limit]]
-        rest = limit - len(page)
-        if rest > 0:
-            page += [dict(d) for d in self._table.iter_history(rest, max(0, offset - len(hot)))]
-        return page
-
     async def list(self, limit: int = 100, offset: int = 0) -> list[RunRecord]:
-        return _load_all(RunRecord, await self._writer.run(self._page, limit, offset))
+        return (await self.query(limit=limit, offset=offset)).items
 
     async def running(self) -> list[RunRecord]:
-        return [r for r in _load_all(RunRecord, await self._writer.run(self._table.list_hot)) if not r.finished]
+        docs = await self._writer.run(self._table.search_hot, Query().status == "running")
+        return [r for r in _load_all(RunRecord, docs) if not r.finished]
 
     async def count(self) -> int:
-        return await self._writer.run(lambda: len(self._table.list_hot()) + self._table.count_history())
+        return await self._writer.run(len, self._table)
+
+    async def query(
+        self,
+        *,
+        status: RunStatus | None = None,
+        sequence: str | None = None,
+        started_from: float | None = None,
+        started_to: float | None = None,
+        text: str | None = None,
+        limit: int = DEFAULT_LIMIT,
+        offset: int = 0,
+    ) -> Page[RunRecord]:
+        check_window(limit, offset)
+        cond = run_query(RunFilter(status, sequence, started_from, started_to, text))
+        docs, total = await self._writer.run(self._table.find, cond, sort_key, limit, offset)
+        return Page(_load_all(RunRecord, docs), total)
 
 
 class TinyInteractionStore:
     def __init__(self, table: HotColdStore, writer: Writer) -> None:
         self._table, self._writer = table, writer
 
-    def _save(self, doc: dict[str, Any], iid: str, pending: bool) -> None:
-        self._table.put_hot(iid, doc)
-        if not pending:
-            self._table.archive(iid)
-
     async def save(self, record: InteractionRecord) -> None:
-        doc = record.model_dump(mode="json")
-        await self._writer.run(self._save, doc, record.interaction_id, record.status == "pending")
+        await self.save_many([record])
+
+    async def save_many(self, records: Iterable[InteractionRecord]) -> None:
+        """`save` of each in turn; ended requests new to the store go to history in one write per segment."""
+        items = [(r.interaction_id, r.model_dump(mode="json"), interaction_fields(r), r.status != "pending")
+                 for r in records]
+        await self._writer.run(self._table.save_all, items)
 
     async def get(self, interaction_id: str) -> InteractionRecord | None:
         return _load(InteractionRecord, await self._writer.run(self._table.get, interaction_id))
 
-    def _list(self, status: InteractionStatus | None, limit: int | None) -> list[dict[str, Any]]:
-        docs = [dict(d) for d in self._table.list_hot()]
-        if status != "pending":
-            docs += [dict(d) for d in self._table.iter_history(limit)]
-        if status is not None:
-            docs = [d for d in docs if d.get("status") == status]
-        return docs
+    async def list(self, status: InteractionStatus | None = None) -> list[InteractionRecord]:
+        cond = interaction_query(InteractionFilter(status=status))
+        docs, _ = await self._writer.run(self._table.find, cond, sort_key)
+        return _load_all(InteractionRecord, reversed(docs))
 
-    async def list(self, status: InteractionStatus | None = None, limit: int | None = None) -> list[InteractionRecord]:
-        return _load_all(InteractionRecord, await self._writer.run(self._list, status, limit))
-
-
-class TinyApprovalModes:
-    """Approval modes, read from memory and written through to disk in the background.
-
-    `get`/`set` are synchronous (the core calls them on the event loop): a change is applied in memory
-    at once and queued on the writer, so the loop never waits for the disk.
-    """
-
-    def __init__(self, table: HotColdStore, writer: Writer) -> None:
-        self._table, self._writer = table, writer
-        self._lock = threading.Lock()
-        doc = writer.run_sync(table.get, "modes")
-        stored = doc.get("modes") if doc else None
-        self._modes: dict[str, Any] = {
-            name: mode for name, mode in (stored.items() if isinstance(stored, dict) else ())
-            if isinstance(name, str) and mode in APPROVAL_MODES}
-        if doc and len(self._modes) != len(stored or ()):
-            log.warning("stored approval modes that cannot be read are left out: %r", stored)
-
-    def get(self, tool_name: str) -> Any:
-        with self._lock:
-            return self._modes.get(tool_name, "ask")
-
-    def set(self, tool_name: str, mode: Any) -> None:
-        check_mode(mode)
-        with self._lock:
-            if mode == "ask":
-                self._modes.pop(tool_name, None)
-            else:
-                self._modes[tool_name] = mode
-            snapshot = dict(self._modes)
-        future = self._writer.submit(self._table.put_hot, "modes", {"modes": snapshot})
-        future.add_done_callback(lambda f: f.exception() and log.error("could not save approval modes: %s",
-                                                                        f.exception()))
-
-    def all(self) -> dict[str, Any]:
-        with self._lock:
-            return dict(self._modes)
-
-
-def table(folder: Path, name: str) -> HotColdStore:
-    return HotColdStore(folder, name)
+    async def query(
+        self,
+        *,
+        status: InteractionStatus | None = None,
+        kind: InteractionKind | None = None,
+        run_id: str | None = None,
+        sequence: str | None = None,
+        tool_name: str | None = None,
+        limit: int = DEFAULT_LIMIT,
+        offset: int = 0,
+    ) -> Page[InteractionRecord]:
+        check_window(limit, offset)
+        cond = interaction_query(InteractionFilter(status, kind, run_id, sequence, tool_name))
+        docs, total = await self._writer.run(self._table.find, cond, sort_key, limit, offset)
+        return Page(_load_all(InteractionRecord, docs), total)

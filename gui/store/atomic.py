@@ -1,22 +1,14 @@
-"""Crash-safe JSON files, and a TinyDB storage built on them.
+"""Crash-safe file primitives: replace a file atomically, read one, keep a damaged one aside.
 
-TinyDB's own `JSONStorage` truncates its file and rewrites it in place: a process killed half-way
-leaves half a database. Here every write goes to a temporary file in the same folder, is flushed and
-fsynced, and then `os.replace`s the old file, so a reader sees either the old bytes or the new ones,
-never a mix. The folder is fsynced afterwards so the rename itself survives a power cut (on macOS
-`fsync` does not force the drive's cache: that would need `F_FULLFSYNC`, which we do not pay for).
+A file is never rewritten in place (a process killed half-way would leave half a database): every
+write goes to a temporary file in the same folder, is flushed and fsynced, and then `os.replace`s
+the old file, so a reader sees either the old bytes or the new ones, never a mix. The folder is
+fsynced afterwards so the rename itself survives a power cut (on macOS `fsync` does not force the
+drive's cache: that would need `F_FULLFSYNC`, which we do not pay for).
 
 A file that exists but is not JSON was written by something else: it is never read as "empty" (the
-next write would destroy it). `read_json` raises `CorruptDatabaseError`; the opener decides whether
-to `quarantine` it (move it aside, keeping its bytes) and start afresh.
-
-Exceptions of the store family::
-
-    StoreError
-    ├── CorruptDatabaseError   (here)
-    ├── DataFolderInUseError   (lock.py)
-    ├── DataFolderError        (datadir.py)
-    └── WriterClosedError      (writer.py)
+next write would destroy it). `read_json` raises `CorruptDatabaseError`; `keep_aside` and
+`quarantine` keep its bytes under a name a person can find (`<name>.corrupt-<timestamp>`).
 """
 
 from __future__ import annotations
@@ -25,39 +17,20 @@ import contextlib
 import json
 import logging
 import os
+import shutil
 import tempfile
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from tinydb.storages import Storage
+from gui.store.errors import CorruptDatabaseError, StoreError
 
 log = logging.getLogger(__name__)
 
-_TEMP_SUFFIX = ".tmp"
+TEMP_SUFFIX = ".tmp"
 
-
-class StoreError(Exception):
-    """Base of every error the store raises on purpose; `code` is stable, the message is for people."""
-
-    code = "store-error"
-
-
-class CorruptDatabaseError(StoreError):
-    """A database file exists but cannot be read as one: it was not written by SeqDesk's store.
-
-    Recover with `quarantine(err.path)`, which moves it aside, then open again.
-    """
-
-    code = "corrupt-database"
-
-    def __init__(self, path: Path, reason: str = "it is not valid JSON") -> None:
-        self.path = Path(path)
-        self.reason = reason
-        super().__init__(
-            f"The database file {self.path} cannot be read: {reason}. "
-            "It was left untouched; move it aside (quarantine) to start with an empty one."
-        )
+__all__ = ["CorruptDatabaseError", "StoreError", "atomic_write", "dumps", "fsync_dir", "keep_aside",
+           "quarantine", "read_json", "remove_stale_temp_files"]
 
 
 def dumps(obj: Any) -> str:
@@ -69,7 +42,7 @@ def atomic_write(path: Path, data: bytes) -> None:
     """Replace `path` with `data`: on return it is on disk; if it raises, the old file is untouched."""
     path = Path(path)
     folder = path.parent
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=_TEMP_SUFFIX, dir=folder)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=TEMP_SUFFIX, dir=folder)
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
@@ -101,6 +74,19 @@ def fsync_dir(folder: Path) -> None:
         os.close(fd)
 
 
+def parse_json(path: Path, raw: bytes) -> dict[str, Any] | None:
+    """The JSON object in `raw` (read from `path`); None if empty; `CorruptDatabaseError` otherwise."""
+    if not raw.strip():
+        return None
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as err:
+        raise CorruptDatabaseError(path, f"it is not valid JSON ({err})") from err
+    if not isinstance(data, dict):
+        raise CorruptDatabaseError(path, f"it holds a JSON {type(data).__name__}, not an object")
+    return data
+
+
 def read_json(path: Path) -> dict[str, Any] | None:
     """The JSON object in `path`; None if the file is missing or empty.
 
@@ -111,15 +97,7 @@ def read_json(path: Path) -> dict[str, Any] | None:
         raw = path.read_bytes()
     except FileNotFoundError:
         return None
-    if not raw.strip():
-        return None
-    try:
-        data = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as err:
-        raise CorruptDatabaseError(path, f"it is not valid JSON ({err})") from err
-    if not isinstance(data, dict):
-        raise CorruptDatabaseError(path, f"it holds a JSON {type(data).__name__}, not an object")
-    return data
+    return parse_json(path, raw)
 
 
 def remove_stale_temp_files(path: Path) -> int:
@@ -132,50 +110,46 @@ def remove_stale_temp_files(path: Path) -> int:
     """
     path = Path(path)
     removed = 0
-    for stale in path.parent.glob(f".{path.name}.*{_TEMP_SUFFIX}"):
+    for stale in path.parent.glob(f".{path.name}.*{TEMP_SUFFIX}"):
         with contextlib.suppress(FileNotFoundError):
             stale.unlink()
             removed += 1
     return removed
 
 
-def quarantine(path: Path) -> Path:
-    """Move a corrupt file aside to `<name>.corrupt-<timestamp>` (bytes kept) and return where it went."""
-    path = Path(path)
+def _aside_name(path: Path) -> Path:
     stamp = datetime.now().strftime("%Y%m%dT%H%M%S")
     target = path.with_name(f"{path.name}.corrupt-{stamp}")
     n = 1
     while target.exists():
         target = path.with_name(f"{path.name}.corrupt-{stamp}-{n}")
         n += 1
+    return target
+
+
+def quarantine(path: Path) -> Path:
+    """Move a corrupt file aside to `<name>.corrupt-<timestamp>` (bytes kept) and return where it went."""
+    path = Path(path)
+    target = _aside_name(path)
     os.replace(path, target)
     fsync_dir(path.parent)
     log.warning("moved the unreadable database file %s aside to %s", path, target)
     return target
 
 
-class AtomicJSONStorage(Storage):
-    """A TinyDB storage that writes crash-safely: `TinyDB(path, storage=AtomicJSONStorage)`.
+def keep_aside(path: Path) -> Path:
+    """Keep the bytes of `path` under `<name>.corrupt-<timestamp>` too, leaving `path` in place.
 
-    Nothing is cached: TinyDB mutates the dict `read()` returns before handing it to `write()`, so a
-    cached copy could drift from the disk when a write fails. Every `write` is on disk when it returns.
+    A hard link when the filesystem has them (instant, and atomic), a copy otherwise; so that the
+    caller can then `atomic_write` a repaired file over `path` without a moment where neither exists.
     """
-
-    def __init__(self, path: str | os.PathLike[str], create_dirs: bool = False) -> None:
-        super().__init__()
-        self.path = Path(path)
-        if create_dirs:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-        remove_stale_temp_files(self.path)
-
-    def read(self) -> dict[str, dict[str, Any]] | None:
-        data = read_json(self.path)
-        if data is None:
-            return None
-        for table, docs in data.items():
-            if not isinstance(docs, dict):
-                raise CorruptDatabaseError(self.path, f"its table {table!r} is not a JSON object")
-        return data
-
-    def write(self, data: dict[str, dict[str, Any]]) -> None:
-        atomic_write(self.path, dumps(data).encode("ascii"))
+    path = Path(path)
+    target = _aside_name(path)
+    try:
+        os.link(path, target)
+    except OSError:
+        shutil.copyfile(path, target)
+        with open(target, "rb") as handle:
+            os.fsync(handle.fileno())
+    fsync_dir(path.parent)
+    return target

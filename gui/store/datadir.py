@@ -15,7 +15,7 @@ from pathlib import Path
 
 import platformdirs
 
-from gui.store.atomic import StoreError
+from gui.store.errors import StoreError
 
 ENV_VAR = "SEQDESK_DATA"
 APP_NAME = "SeqDesk"

@@ -1,94 +1,96 @@
-"""Opening the persistent stores on a data folder: the lock, the writer, the tables, recovery.
+"""Opening the persistent stores on a data folder: the lock, the writer, the tables, repairs.
 
-One process per data folder: the lock is taken once per process and folder (`hold_lock`), so the
-command that starts the app can refuse early and the stores reuse the same lock. A file that is not
-valid JSON (written by something else) is moved aside with a clear message, never emptied.
+`open_stores` returns the four stores behind the core's ports and what it had to repair; building
+the engine on them is the caller's business (`gui.runtime`). One process per data folder: the lock
+is taken once per process and folder (`hold_lock`), so the command that starts the app can refuse
+early and the stores reuse the same lock; the writer checks it before every operation. A file that
+cannot be read is repaired (its readable documents kept, the original moved aside, a `Damage`
+reported), never emptied.
 """
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from gui.core.engine import Engine
-from gui.runtime import Runtime
+from gui.core.interactions import InteractionRecord, interaction_fields
+from gui.core.records import RunRecord, run_fields
 from gui.store.adapters import (
-    TinyApprovalModes,
     TinyInteractionStore,
     TinyRunStore,
     TinySequenceStore,
+    indexer,
+    is_interaction,
+    is_run,
+    is_sequence,
 )
-from gui.store.atomic import CorruptDatabaseError, quarantine
 from gui.store.datadir import data_dir as default_data_dir
-from gui.store.lock import InstanceLock
-from gui.store.tables import HotColdStore
+from gui.store.lock import InstanceLock, hold_lock, release_lock
+from gui.store.modes import TinyApprovalModes, is_settings
+from gui.store.recovery import Damage, open_store
 from gui.store.writer import Writer
-from gui.tools import default_registry
 
 log = logging.getLogger(__name__)
 
-_held: dict[Path, InstanceLock] = {}
+__all__ = ["Stores", "hold_lock", "open_stores", "release_lock"]
 
 
-def hold_lock(folder: Path) -> InstanceLock:
-    """This process's lock on `folder` (taken on first use); DataFolderInUseError if another has it."""
-    folder.mkdir(parents=True, exist_ok=True)
-    key = folder.resolve()
-    lock = _held.get(key)
-    if lock is None or not lock.held:
-        lock = InstanceLock(key).acquire()
-        _held[key] = lock
-    return lock
+@dataclass
+class Stores:
+    """The open stores of one data folder; `close()` when done (it finishes queued writes first)."""
+
+    folder: Path
+    sequences: TinySequenceStore
+    runs: TinyRunStore
+    interactions: TinyInteractionStore
+    modes: TinyApprovalModes
+    writer: Writer
+    lock: InstanceLock
+    damage: list[Damage] = field(default_factory=list)
+
+    @property
+    def notices(self) -> list[str]:
+        """What a person should read about the opening (a damaged file, what was saved from it)."""
+        return [d.message for d in self.damage]
+
+    def close(self) -> None:
+        self.writer.close()
+        release_lock(self.folder)
 
 
-def release_lock(folder: Path) -> None:
-    lock = _held.pop(folder.resolve(), None)
-    if lock is not None:
-        lock.release()
+async def open_stores(folder: Path | None = None, *, segment_docs: int = 1000,
+                      on_damage: Callable[[Damage], None] | None = None) -> Stores:
+    """The stores on `folder` (default: the data folder); `DataFolderInUseError` if another has it.
 
-
-def open_table(folder: Path, name: str, notices: list[str]) -> HotColdStore:
-    """The table, moving aside any file of it that is not valid JSON (and saying so)."""
-    for _ in range(20):
-        try:
-            return HotColdStore(folder, name)
-        except CorruptDatabaseError as exc:
-            moved = quarantine(exc.path)
-            message = (f"{exc.path} was not a valid SeqDesk file; it was moved aside to {moved} "
-                       "and a new one was started. Nothing was deleted.")
-            log.warning(message)
-            notices.append(message)
-    raise RuntimeError(f"could not open the {name} table in {folder}")
-
-
-async def open_stores(folder: Path | None = None) -> Runtime:
+    Every damaged file found, at open or later (a history segment is read only when needed), is
+    repaired, kept in `Stores.damage` and passed to `on_damage`. `segment_docs` bounds each history
+    segment (tests make it small to cross segments)."""
     folder = Path(folder) if folder is not None else default_data_dir()
     folder.mkdir(parents=True, exist_ok=True)
-    hold_lock(folder)
-    writer = Writer()
-    notices: list[str] = []
+    lock = hold_lock(folder)
+    writer = Writer(guard=lock.ensure)
+    damage: list[Damage] = []
+
+    def report(found: Damage) -> None:
+        damage.append(found)
+        if on_damage is not None:
+            on_damage(found)
+
     try:
-        sequences = writer.run_sync(open_table, folder, "sequences", notices)
-        runs = writer.run_sync(open_table, folder, "runs", notices)
-        interactions = writer.run_sync(open_table, folder, "interactions", notices)
-        settings = writer.run_sync(open_table, folder, "settings", notices)
-        engine = Engine(
-            registry=default_registry(),
-            sequences=TinySequenceStore(sequences, writer),
-            runs=TinyRunStore(runs, writer),
-            interaction_store=TinyInteractionStore(interactions, writer),
-            modes=TinyApprovalModes(settings, writer),
-        )
+        sequences = await writer.run(open_store, folder, "sequences", accept=is_sequence, report=report)
+        runs = await writer.run(open_store, folder, "runs", indexer=indexer(RunRecord, run_fields),
+                                accept=is_run, report=report, segment_docs=segment_docs)
+        interactions = await writer.run(open_store, folder, "interactions", accept=is_interaction,
+                                        indexer=indexer(InteractionRecord, interaction_fields), report=report,
+                                        segment_docs=segment_docs)
+        settings = await writer.run(open_store, folder, "settings", accept=is_settings, report=report)
+        modes = TinyApprovalModes(settings, writer)
     except BaseException:
         writer.close()
         release_lock(folder)
         raise
-    runtime = Runtime(engine=engine, data_dir=folder, notices=notices,
-                      extras={"writer": writer, "settings_table": settings})
-
-    def close() -> None:
-        writer.close()
-        release_lock(folder)
-
-    runtime.closers.append(close)
-    return runtime
+    return Stores(folder=folder, sequences=TinySequenceStore(sequences, writer), runs=TinyRunStore(runs, writer),
+                  interactions=TinyInteractionStore(interactions, writer), modes=modes, writer=writer,
+                  lock=lock, damage=damage)

@@ -7,6 +7,8 @@ blocked; the CLI and tests call `run_sync`.
 
 An operation, once submitted, runs to the end even if the task awaiting it is cancelled: a caller
 never has to wonder whether a cancelled write half-happened (it either ran, or was never submitted).
+An optional `guard` runs on the writer thread before each operation (the stores pass the instance
+lock's check, so nothing is written to a folder this process no longer holds).
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import ParamSpec, TypeVar
 
-from gui.store.atomic import StoreError
+from gui.store.errors import StoreError
 
 P = ParamSpec("P")
 T = TypeVar("T")
@@ -35,8 +37,9 @@ class WriterClosedError(StoreError, RuntimeError):
 class Writer:
     """Runs database operations one at a time, in submission order, on its own thread."""
 
-    def __init__(self, name: str = "seqdesk-store") -> None:
+    def __init__(self, name: str = "seqdesk-store", guard: Callable[[], None] | None = None) -> None:
         self._local = threading.local()
+        self._guard = guard
         self._executor = ThreadPoolExecutor(
             max_workers=1, thread_name_prefix=name, initializer=self._mark_writer_thread
         )
@@ -54,9 +57,16 @@ class Writer:
         if self._closed:
             raise WriterClosedError()
         try:
-            return self._executor.submit(fn, *args, **kwargs)
+            if self._guard is None:
+                return self._executor.submit(fn, *args, **kwargs)
+            return self._executor.submit(self._guarded, fn, *args, **kwargs)
         except RuntimeError as err:  # shut down between the check and the submit
             raise WriterClosedError() from err
+
+    def _guarded(self, fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
+        assert self._guard is not None
+        self._guard()
+        return fn(*args, **kwargs)
 
     async def run(self, fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
         """Run `fn` on the writer thread and await its result (or its exception) without blocking."""

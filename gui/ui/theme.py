@@ -6,6 +6,7 @@ the header on every page carries the pending count (kept live through `gui.ui.li
 the window is in the background, a new request raises a desktop notification (the browser's
 Notification API; permission is asked once, on the first click, since browsers ignore requests
 that do not come from a gesture). Dark mode is remembered per browser in `app.storage.user`.
+What the store repaired at start-up (a damaged file) is shown at the top of every page.
 
 Pages use it as `with frame("Run"):` and build their content inside.
 """
@@ -25,6 +26,7 @@ from gui import runtime
 from gui.core.events import Event, InteractionCreated, InteractionEnded
 from gui.core.interactions import InteractionRecord
 from gui.ui.components.inbox import format as fmt
+from gui.ui.components.store_notice import StoreNotice
 from gui.ui.live import live_events
 
 log = logging.getLogger(__name__)
@@ -196,4 +198,20 @@ def frame(title: str) -> Iterator[None]:
         ui.space()
         _dark_mode()
     with ui.column().classes("w-full max-w-6xl mx-auto p-4 gap-4"):
+        _store_notices()
         yield
+
+
+def _store_notices() -> None:
+    """What the store had to repair at open (see `gui.store.recovery`), until the person dismisses it."""
+    try:
+        notices = runtime.current().notices
+    except RuntimeError:
+        return
+
+    def dismiss(text: str) -> None:
+        if text in notices:
+            notices.remove(text)
+
+    for text in list(notices):
+        StoreNotice(text, on_dismiss=lambda t=text: dismiss(t))

@@ -171,6 +171,39 @@ async def test_approve_and_always_allow_sets_the_tools_mode(service: Interaction
     assert (await service.approve(shell("a2"), "cmd_run")).auto
 
 
+class SlowDiskModes(MemoryApprovalModes):
+    """Approval modes whose writes reach the disk only when the test opens `disk`."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.applied = asyncio.Event()
+        self.disk = asyncio.Event()
+        self.on_disk: list[str] = []
+
+    def set(self, tool_name, mode):  # type: ignore[no-untyped-def]
+        super().set(tool_name, mode)
+        self.applied.set()
+
+        async def write() -> None:
+            await self.disk.wait()
+            self.on_disk.append(tool_name)
+
+        return write()
+
+
+async def test_approve_and_always_allow_is_on_disk_before_respond_returns(store: MemoryInteractionStore) -> None:
+    modes = SlowDiskModes()
+    service = InteractionService(store, modes=modes)
+    await service.request(shell())
+    answering = asyncio.create_task(service.respond("a1", ApprovalResponse(decision="approved", always_allow=True)))
+    await asyncio.wait_for(modes.applied.wait(), TIMEOUT)
+    assert not answering.done() and modes.on_disk == []
+    assert (await store.get("a1")).status == "pending"  # the answer is stored after the mode, not before
+    modes.disk.set()
+    await asyncio.wait_for(answering, TIMEOUT)
+    assert modes.on_disk == ["cmd_run"] and (await store.get("a1")).status == "resolved"
+
+
 async def test_plain_approval_leaves_the_tool_in_ask_mode(service: InteractionService, bus: EventBus) -> None:
     asking = asyncio.create_task(service.approve(tool_approval(), "file_write"))
     await answer_next(service, bus, APPROVE)
@@ -207,7 +240,7 @@ def test_memory_approval_modes_default_to_ask_and_refuse_unknown_modes() -> None
     assert modes.get("cmd_run") == "ask"
     modes.set("cmd_run", "always-allow")
     modes.set("file_write", "ask")
-    assert modes.all() == {"cmd_run": "always-allow", "file_write": "ask"}
+    assert modes.all() == {"cmd_run": "always-allow"}  # `ask` is no entry, as in the TinyDB store
     with pytest.raises(ValueError, match="not an approval mode"):
         modes.set("cmd_run", "sometimes")  # type: ignore[arg-type]
 

@@ -42,10 +42,10 @@ def test_closing_the_app_disposes_pending_requests_and_frees_the_folder(tmp_path
         assert proc.wait(timeout=30) == 0, log.read_text(errors="replace")[-3000:]
 
     assert not (data_dir / "seqdesk.endpoint.json").exists()
-    from gui.store.open import open_stores
+    from gui.runtime import open_store_runtime
 
     async def check() -> None:
-        runtime = await open_stores(data_dir)  # the lock is free again
+        runtime = await open_store_runtime(data_dir)  # the lock is free again
         try:
             record = await runtime.engine.interactions.get(iid)
             assert (record.status, record.result.reason) == ("cancelled", "session_disposed")

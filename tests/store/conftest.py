@@ -1,4 +1,5 @@
-"""Child processes for the store tests: started with the repository importable, read line by line."""
+"""What the store tests share: child processes (started with the repository importable, read line by
+line), and the store contract's `backend` fixture (memory and TinyDB, from contract_support.py)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import threading
 from pathlib import Path
 
 import pytest
+from contract_support import backend  # noqa: F401  (the store contract's fixture)
 
 REPO = Path(__file__).resolve().parents[2]
 LINE_TIMEOUT = 10

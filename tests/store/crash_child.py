@@ -16,8 +16,8 @@ from pathlib import Path
 
 from tinydb import TinyDB
 
-from gui.store.atomic import AtomicJSONStorage
-from gui.store.tables import HotColdStore
+from gui.store.hotcold import HotColdStore
+from gui.store.storage import AtomicJSONStorage
 
 SEGMENT_DOCS = 7
 

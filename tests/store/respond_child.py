@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 from gui.core.interactions import ApprovalResponse
-from gui.store.open import open_stores
+from gui.runtime import open_store_runtime
 
 DOC = {"name": "kill-me", "groups": [
     {"name": "ask", "out": {"r": "string"},
@@ -21,7 +21,7 @@ DOC = {"name": "kill-me", "groups": [
 
 
 async def main(folder: Path, answer: bool) -> None:
-    runtime = await open_stores(folder)
+    runtime = await open_store_runtime(folder)
     engine = runtime.engine
     await engine.create(DOC)
     waiting: asyncio.Queue[str] = asyncio.Queue()

@@ -14,14 +14,16 @@ import pytest
 
 from gui.core.help import EXAMPLE
 from gui.core.interactions import ApprovalResponse
+from gui.runtime import open_store_runtime
 from gui.store.lock import DataFolderInUseError
-from gui.store.open import open_stores, release_lock
+from gui.store.open import release_lock
 
 HERE = Path(__file__).parent
+ECHO = '{"tool":"echo","args":{"value":1}} ;'
 
 
 async def test_sequences_runs_and_interactions_survive_a_restart(tmp_path):
-    runtime = await open_stores(tmp_path)
+    runtime = await open_store_runtime(tmp_path)
     engine = runtime.engine
     engine.modes.set("cmd_run", "always-allow")
     await engine.create(json.loads(EXAMPLE))
@@ -29,7 +31,7 @@ async def test_sequences_runs_and_interactions_survive_a_restart(tmp_path):
     assert record.status == "succeeded"
     await runtime.close()
 
-    runtime = await open_stores(tmp_path)
+    runtime = await open_store_runtime(tmp_path)
     engine = runtime.engine
     try:
         assert [s["name"] for s in await engine.list_sequences()] == ["check-three-nodes"]
@@ -43,7 +45,7 @@ async def test_sequences_runs_and_interactions_survive_a_restart(tmp_path):
 
 
 async def test_a_second_open_of_the_same_folder_in_another_process_is_refused(tmp_path):
-    runtime = await open_stores(tmp_path)
+    runtime = await open_store_runtime(tmp_path)
     try:
         code = ("import asyncio,sys; from gui.store.open import open_stores\n"
                 "try:\n asyncio.run(open_stores(__import__('pathlib').Path(sys.argv[1])))\n"
@@ -87,7 +89,7 @@ async def test_response_is_on_disk_once_respond_returned_even_if_killed_right_af
     proc.send_signal(signal.SIGKILL)
     proc.wait(timeout=30)
     await wait_lock_free(tmp_path)
-    runtime = await open_stores(tmp_path)
+    runtime = await open_store_runtime(tmp_path)
     try:
         record = await runtime.engine.interactions.get(iid)
         assert record.status == "resolved"
@@ -117,7 +119,7 @@ async def test_startup_recovery_cancels_leftovers_and_interrupts_their_runs(tmp_
 
 async def test_a_corrupt_file_is_moved_aside_with_a_message_not_emptied(tmp_path):
     (tmp_path / "sequences.json").write_text("this is not json {", encoding="utf-8")
-    runtime = await open_stores(tmp_path)
+    runtime = await open_store_runtime(tmp_path)
     try:
         assert len(runtime.notices) == 1 and "moved aside" in runtime.notices[0]
         moved = [p for p in tmp_path.iterdir() if p.name.startswith("sequences.json.corrupt")]
@@ -128,7 +130,7 @@ async def test_a_corrupt_file_is_moved_aside_with_a_message_not_emptied(tmp_path
 
 
 async def test_run_list_pages_across_running_and_history(tmp_path):
-    runtime = await open_stores(tmp_path)
+    runtime = await open_store_runtime(tmp_path)
     engine = runtime.engine
     try:
         tools = '{"tool":"echo","args":{"value":1}} ;'
@@ -144,14 +146,14 @@ async def test_run_list_pages_across_running_and_history(tmp_path):
 def test_lock_is_released_on_close_so_the_folder_can_be_reopened(tmp_path):
     async def twice() -> None:
         for _ in range(2):
-            runtime = await open_stores(tmp_path)
+            runtime = await open_store_runtime(tmp_path)
             await runtime.close()
 
     asyncio.run(twice())
     release_lock(tmp_path)
     with pytest.raises(DataFolderInUseError):
         async def clash() -> None:
-            rt = await open_stores(tmp_path)
+            rt = await open_store_runtime(tmp_path)
             try:
                 from gui.store.lock import InstanceLock
 
@@ -171,7 +173,7 @@ def _edit(path: Path, change) -> None:
 async def test_documents_edited_by_hand_into_nonsense_are_left_out_and_the_app_still_opens(tmp_path, caplog):
     from gui.runtime import open_runtime
 
-    runtime = await open_stores(tmp_path)
+    runtime = await open_store_runtime(tmp_path)
     tools = '{"tool":"echo","args":{"value":1}} ;'
     await runtime.engine.create({"name": "good", "groups": [{"name": "g", "tools": tools}]})
     await runtime.engine.create({"name": "bad", "groups": [{"name": "b", "tools": tools}]})
@@ -197,5 +199,36 @@ async def test_documents_edited_by_hand_into_nonsense_are_left_out_and_the_app_s
         assert await engine.interaction_store.list() == []
         assert engine.modes.get("cmd_run") == "ask"
         assert "cannot be read" in caplog.text
+    finally:
+        await runtime.close()
+
+
+async def test_a_deleted_lock_file_is_written_again_by_the_next_store_operation(tmp_path):
+    from gui.store.lock import LOCK_NAME
+
+    runtime = await open_store_runtime(tmp_path)
+    try:
+        (tmp_path / LOCK_NAME).unlink()
+        await runtime.engine.create({"name": "after", "groups": [{"name": "a", "tools": ECHO}]})
+        assert json.loads((tmp_path / LOCK_NAME).read_text())["pid"] == os.getpid()
+    finally:
+        await runtime.close()
+
+
+async def test_nothing_is_written_to_a_data_folder_moved_away_under_the_app(tmp_path):
+    from gui.store.lock import DataFolderLostError
+
+    folder = tmp_path / "data"
+    runtime = await open_store_runtime(folder)
+    try:
+        folder.rename(tmp_path / "moved")
+        folder.mkdir()
+        with pytest.raises(DataFolderLostError):
+            await runtime.engine.create({"name": "lost", "groups": [{"name": "l", "tools": ECHO}]})
+        assert list(folder.iterdir()) == []
+        folder.rmdir()
+        (tmp_path / "moved").rename(folder)  # put back, as the message says: saving works again
+        await runtime.engine.create({"name": "back", "groups": [{"name": "b", "tools": ECHO}]})
+        assert [s["name"] for s in await runtime.engine.list()] == ["back"]
     finally:
         await runtime.close()

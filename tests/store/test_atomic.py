@@ -1,4 +1,4 @@
-"""AtomicJSONStorage: crash-safe writes, and unreadable files refused rather than emptied."""
+"""Atomic files and AtomicJSONStorage: crash-safe writes, and unreadable files refused rather than emptied."""
 
 from __future__ import annotations
 
@@ -10,13 +10,14 @@ import pytest
 from tinydb import TinyDB
 
 from gui.store.atomic import (
-    AtomicJSONStorage,
     CorruptDatabaseError,
     StoreError,
     atomic_write,
+    keep_aside,
     quarantine,
     read_json,
 )
+from gui.store.storage import AtomicJSONStorage
 
 
 def temp_files(folder):
@@ -144,3 +145,12 @@ def test_atomic_write_and_read_json_round_trip_any_object(tmp_path):
     atomic_write(path, b'{"ids":["a","b"]}')
     assert read_json(path) == {"ids": ["a", "b"]}
     assert read_json(tmp_path / "missing.json") is None
+
+
+def test_keep_aside_keeps_the_bytes_under_another_name_and_leaves_the_file(tmp_path):
+    path = tmp_path / "db.json"
+    path.write_bytes(b"{damaged")
+    kept = keep_aside(path)
+    assert kept.name.startswith("db.json.corrupt-") and kept.read_bytes() == b"{damaged"
+    atomic_write(path, b"{}")
+    assert kept.read_bytes() == b"{damaged" and path.read_bytes() == b"{}"

@@ -3,11 +3,13 @@
 A child process (crash_child.py) writes in a loop and prints `ack ...` after each write returns. The
 parent reads a random number of acks, waits a short random time, kills the child, reopens the
 database and checks every write acknowledged so far, across all the kills. Set SEQDESK_CRASH_SEED
-to replay a failing run.
+to replay a failing run. modes_child.py does the same with "approve and always allow", killed right
+after the acknowledgement.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import random
@@ -18,12 +20,15 @@ from pathlib import Path
 import pytest
 from tinydb import TinyDB
 
-from gui.store.atomic import AtomicJSONStorage
-from gui.store.tables import HotColdStore
+from gui.store.hotcold import HotColdStore
+from gui.store.open import open_stores
+from gui.store.storage import AtomicJSONStorage
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="needs SIGKILL")
 
 CHILD = Path(__file__).with_name("crash_child.py")
+MODES_CHILD = Path(__file__).with_name("modes_child.py")
+MODE_KILLS = 50
 SEGMENT_DOCS = 7  # as in crash_child.py
 ITERATIONS = {"tinydb": 30, "store": 50}
 
@@ -118,3 +123,36 @@ def test_killed_tinydb_writer_keeps_every_acknowledged_insert(tmp_path, spawn):
 
 def test_killed_hot_cold_writer_keeps_every_acknowledged_put_archive_and_delete(tmp_path, spawn):
     kill_repeatedly(spawn, "store", tmp_path, verify_store)
+
+
+async def lost_always_allows(folder: Path, acked: list[int]) -> list[int]:
+    """The acknowledged always-allows that a reopened store does not have (modes and answers)."""
+    stores = await open_stores(folder)
+    try:
+        lost = []
+        for n in acked:
+            record = await stores.interactions.get(f"i{n}")
+            if stores.modes.get(f"tool_{n}") != "always-allow" or record is None or record.status != "resolved":
+                lost.append(n)
+        return lost
+    finally:
+        stores.close()
+
+
+@pytest.mark.slow
+def test_an_acknowledged_always_allow_survives_a_kill_right_after_it(tmp_path, spawn):
+    seed = int(os.environ.get("SEQDESK_CRASH_SEED", time.time_ns()))
+    print(f"SEQDESK_CRASH_SEED={seed}")
+    rng = random.Random(seed)
+    acked: list[int] = []
+    first = 0
+    for _ in range(MODE_KILLS):
+        child = spawn(str(MODES_CHILD), str(tmp_path), str(first))
+        assert child.next_line() == "ready"
+        lines = [child.next_line() for _ in range(rng.randint(1, 3))]
+        lines += child.kill()  # right after the last ack read: the app would just have sent its 200
+        acked += [int(line.split()[1]) for line in lines if line.startswith("ack ")]
+        first = max(acked, default=first) + 2  # past the one in flight when it was killed
+    lost = asyncio.run(lost_always_allows(tmp_path, acked))
+    print(f"always-allow: {MODE_KILLS} kills, {len(acked)} acknowledged, {len(lost)} lost")
+    assert lost == []

@@ -225,7 +225,7 @@ class InboxPage:
             ui.space()
 
             async def undo() -> None:
-                await self.engine.revoke_approval_rule(tool)
+                await self.engine.revoke_approval_rule(tool)  # on disk before the page says so
                 self.allowed.clear()
                 with self.allowed:
                     ui.icon("undo")

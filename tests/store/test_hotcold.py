@@ -1,4 +1,4 @@
-"""HotColdStore: hot documents, bounded history segments, and the crash states between them."""
+"""HotColdStore: hot documents, bounded history segments, their indexes, and the crash states between them."""
 
 from __future__ import annotations
 
@@ -6,10 +6,12 @@ import json
 import os
 
 import pytest
-from tinydb import TinyDB
+from tinydb import TinyDB, where
 
-from gui.store.atomic import AtomicJSONStorage, CorruptDatabaseError
-from gui.store.tables import HotColdStore
+from gui.store import history
+from gui.store.errors import CorruptDatabaseError
+from gui.store.hotcold import HotColdStore
+from gui.store.storage import AtomicJSONStorage
 
 
 def open_store(folder, **kwargs) -> HotColdStore:
@@ -28,19 +30,20 @@ class Crash(Exception):
     """Stands for the process dying at this point."""
 
 
-def crash_on_commit(monkeypatch, doc_file, call: int = 1) -> None:
-    """Make the `call`-th commit of `doc_file` die before touching its file."""
+def crash_on_write(monkeypatch, table, call: int = 1) -> None:
+    """Make the `call`-th write of `table`'s file die before touching the file."""
     calls = 0
-    real = doc_file.commit
+    storage = table.storage
+    real = storage.write
 
-    def commit(*args, **kwargs):
+    def write(*args, **kwargs):
         nonlocal calls
         calls += 1
         if calls == call:
             raise Crash()
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(doc_file, "commit", commit)
+    monkeypatch.setattr(storage, "write", write)
 
 
 def test_put_hot_then_get_returns_a_document_carrying_its_id(tmp_path):
@@ -209,11 +212,7 @@ def test_a_crash_before_the_index_write_leaves_the_document_hot_only(tmp_path, m
     store.put_hot("r0", {"n": 0})
     store.archive("r0")
     store.put_hot("r1", {"n": 1})
-
-    def crash(seg, ids):
-        raise Crash()
-
-    monkeypatch.setattr(store, "_write_index", crash)
+    crash_on_write(monkeypatch, store.history._indexes[1])
     with pytest.raises(Crash):
         store.archive("r1")
 
@@ -227,7 +226,7 @@ def test_a_crash_before_the_index_write_leaves_the_document_hot_only(tmp_path, m
 def test_a_crash_before_leaving_hot_shows_the_hot_copy_once(tmp_path, monkeypatch):
     store = open_store(tmp_path)
     store.put_hot("r1", {"status": "done"})
-    crash_on_commit(monkeypatch, store._hot)
+    crash_on_write(monkeypatch, store._hot)
     with pytest.raises(Crash):
         store.archive("r1")
 
@@ -245,7 +244,7 @@ def test_a_crash_mid_delete_never_resurrects_the_document(tmp_path, monkeypatch)
     store = open_store(tmp_path)
     store.put_hot("r1", {})
     store.archive("r1")
-    crash_on_commit(monkeypatch, store._segment(1))
+    crash_on_write(monkeypatch, store.history._segment(1))
     with pytest.raises(Crash):
         store.delete("r1")
 
@@ -275,3 +274,80 @@ def test_a_corrupt_index_file_raises_at_open(tmp_path):
     (tmp_path / "history" / "runs-0001.index.json").write_text('{"ids": "r1"}')
     with pytest.raises(CorruptDatabaseError):
         open_store(tmp_path)
+
+
+def by_time(fields, doc_id):
+    return fields.get("at", 0), doc_id
+
+
+def at_and_kind(doc) -> dict:
+    return {"at": doc.get("at"), "kind": doc.get("kind")}
+
+
+def filled(folder, n: int = 10, **kwargs) -> HotColdStore:
+    store = open_store(folder, indexer=at_and_kind, segment_docs=3, **kwargs)
+    for i in range(n):
+        store.put_hot(f"r{i}", {"at": i, "kind": "odd" if i % 2 else "even"})
+        if i < n - 2:
+            store.archive(f"r{i}")
+    return store
+
+
+def test_find_pages_hot_and_history_alike_largest_first_with_the_total(tmp_path):
+    store = filled(tmp_path)
+    odd = where("kind") == "odd"
+    page, total = store.find(odd, by_time, limit=3)
+    assert (ids(page), total) == (["r9", "r7", "r5"], 5)
+    page, total = store.find(odd, by_time, limit=3, offset=3)
+    assert (ids(page), total) == (["r3", "r1"], 5)
+    assert store.find(where("kind") == "none", by_time) == ([], 0)
+    assert ids(open_store(tmp_path, indexer=at_and_kind).find(odd, by_time)[0]) == ["r9", "r7", "r5", "r3", "r1"]
+
+
+def test_find_reads_only_the_segments_that_hold_the_page(tmp_path, monkeypatch):
+    filled(tmp_path, n=30).close()
+    store = open_store(tmp_path, indexer=at_and_kind, segment_docs=3)
+    opened: list[str] = []
+    real = history.open_database
+
+    def counting(path, index=False):
+        opened.append(path.name)
+        return real(path, index)
+
+    monkeypatch.setattr(history, "open_database", counting)
+    page, total = store.find(where("kind") == "even", by_time, limit=2)
+    assert (ids(page), total) == (["r28", "r26"], 15)
+    assert opened == ["runs-0009.json"]  # of 10 segments, only r26's; r28 is still hot
+
+
+def test_find_skips_the_history_copy_of_a_document_still_hot(tmp_path, monkeypatch):
+    store = open_store(tmp_path, indexer=at_and_kind)
+    store.put_hot("r1", {"at": 1, "kind": "odd"})
+    crash_on_write(monkeypatch, store._hot)
+    with pytest.raises(Crash):
+        store.archive("r1")
+    reopened = open_store(tmp_path, indexer=at_and_kind)
+    assert reopened.find(where("kind") == "odd", by_time) == ([{"at": 1, "kind": "odd"}], 1)
+
+
+def test_an_index_of_the_first_format_gets_the_query_fields_and_loses_nothing(tmp_path):
+    segment = tmp_path / "history" / "runs-0001.json"
+    segment.parent.mkdir()
+    segment.write_text(json.dumps({"runs": {"a": {"at": 1, "kind": "odd"}, "b": {"at": 2, "kind": "even"},
+                                            "stray": {"at": 3, "kind": "odd"}}}))
+    (tmp_path / "history" / "runs-0001.index.json").write_text(json.dumps({"ids": ["a", "b"]}))
+    store = open_store(tmp_path, indexer=at_and_kind)
+    assert store.find(where("kind") == "odd", by_time) == ([{"at": 1, "kind": "odd"}], 1)  # "stray": not listed
+    assert ids(store.iter_history()) == ["b", "a"]
+    index = json.loads((tmp_path / "history" / "runs-0001.index.json").read_text())
+    assert index == {"index": {"a": {"at": 1, "kind": "odd"}, "b": {"at": 2, "kind": "even"}}}
+
+
+def test_fields_given_with_a_document_are_what_queries_see(tmp_path):
+    store = open_store(tmp_path, indexer=at_and_kind)
+    store.put_hot("r1", {"at": 5}, fields={"at": 5, "kind": "given"})
+    store.finish("r2", {"at": 6}, fields={"at": 6, "kind": "given"})
+    store.finish("r1", {"at": 5, "done": True}, fields={"at": 5, "kind": "given"})
+    page, total = store.find(where("kind") == "given", by_time)
+    assert (ids(page), total) == (["r2", "r1"], 2) and store.list_hot() == []
+    assert store.get("r1") == {"at": 5, "done": True}

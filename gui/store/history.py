@@ -1,0 +1,313 @@
+"""History segments: finished documents in bounded TinyDB files, each with a small index file.
+
+TinyDB rewrites a whole file on every write, so one file holding every run ever made would make
+each save slower than the last. History is split into segments of bounded size; archiving writes
+only the latest one. Beside each segment, an index file holds a few fields of each of its documents
+(those the store's queries filter and sort on), in archive order:
+
+    history/<name>-0001.json          one segment   {"<name>": {"<id>": {...document...}}}
+    history/<name>-0001.index.json    its index     {"index": {"<id>": {"status": ..., ...}}}
+
+Both are TinyDB databases. Every index is loaded at open (they are small); segments are opened
+when a document in them is read, and the last few stay parsed (`cached_segments`). A query filters
+the indexes with a TinyDB query; each segment keeps its ranked answer until it changes (only the
+latest one does), so a query over a long history is a merge of ready lists, and only the segments
+holding the requested page are read.
+
+One rule keeps a crash harmless: an id is in history exactly when an index lists it, and an index
+never lists an id its segment does not hold. A document is written to its segment before its index
+lists it, and the index drops it before the segment does. A document in a segment but not in its
+index (left by a crash between the two writes) is invisible, and dropped the next time that segment
+is written. A segment without an index gets it rebuilt from its documents at open; an index in the
+first format (`{"ids": [...]}`, no fields) is rebuilt the same way.
+
+Not thread-safe: used from the store `Writer`'s thread only.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+from collections import OrderedDict
+from collections.abc import Callable, Container, Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from tinydb.queries import QueryLike
+from tinydb.table import Document
+
+from gui.store.atomic import atomic_write, dumps, read_json, remove_stale_temp_files
+from gui.store.database import DocTable, IndexTable, open_database
+from gui.store.errors import CorruptDatabaseError
+
+log = logging.getLogger(__name__)
+
+Fields = dict[str, Any]
+Indexer = Callable[[Mapping[str, Any]], Fields]
+Repair = Callable[[Path], None]  # puts back what can be read of a damaged file (`recovery.repair`)
+SortKey = Callable[[Fields, str], Any]
+_RANKED_PER_SEGMENT = 16  # queries whose ranked answer each segment keeps
+INDEX_TABLE = "index"
+
+
+class History:
+    """The segments of one store: `append`, `replace` and `remove` documents; `ranked` queries the indexes."""
+
+    def __init__(self, folder: Path, name: str, indexer: Indexer, *, segment_docs: int,
+                 segment_bytes: int, cached_segments: int, repair: Repair | None = None) -> None:
+        self.folder = folder
+        self.name = name
+        self._indexer = indexer
+        self._repair = repair
+        self.repairs = 0  # how many segments were repaired when read (a page read before is stale)
+        self._segment_docs = segment_docs
+        self._segment_bytes = segment_bytes
+        self._cached_segments = cached_segments
+        self._indexes: dict[int, IndexTable] = {}
+        self._ids: dict[int, list[str]] = {}  # each segment's ids in archive order (its index's keys)
+        self._where: dict[str, int] = {}
+        self._segments: OrderedDict[int, DocTable] = OrderedDict()
+        self._ranked: dict[int, dict[tuple[QueryLike, SortKey], list[tuple[Any, str]]]] = {}
+        folder.mkdir(parents=True, exist_ok=True)
+        self._load()
+
+    # -- reading
+
+    def __contains__(self, doc_id: object) -> bool:
+        return doc_id in self._where
+
+    def __len__(self) -> int:
+        return len(self._where)
+
+    def get(self, doc_id: str) -> Document | None:
+        seg = self._where.get(doc_id)
+        if seg is None:
+            return None
+        doc = self._segment(seg).get(doc_id=doc_id)
+        if doc is None:
+            log.warning("%s: the index lists %r but its segment does not hold it", self.name, doc_id)
+        return doc
+
+    def fields(self, doc_id: str) -> Fields | None:
+        seg = self._where.get(doc_id)
+        entry = None if seg is None else self._indexes[seg].get(doc_id=doc_id)
+        return None if entry is None else dict(entry)
+
+    def page(self, limit: int | None, offset: int, newest_first: bool, exclude: Container[str]) -> list[Document]:
+        """Documents in archive order; segments before the page are skipped without being read."""
+        page: list[Document] = []
+        skip = offset
+        for seg in sorted(self._ids, reverse=newest_first):
+            if limit is not None and len(page) >= limit:
+                break
+            ids = [i for i in self._ids[seg] if i not in exclude]
+            if newest_first:
+                ids.reverse()
+            if skip >= len(ids):
+                skip -= len(ids)
+                continue
+            ids, skip = ids[skip:], 0
+            if limit is not None:
+                ids = ids[: limit - len(page)]
+            page += [doc for doc in (self.get(doc_id) for doc_id in ids) if doc is not None]
+        return page
+
+    def ranked(self, cond: QueryLike, key: SortKey) -> list[list[tuple[Any, str]]]:
+        """For each segment, `(key(entry, id), id)` of the entries matching the TinyDB query `cond`,
+        largest first. Kept per segment until its index changes: only the latest one ever does, so
+        a query over a long history sorts little more than the latest segment."""
+        lists = []
+        cacheable = getattr(cond, "is_cacheable", lambda: True)()
+        for seg in sorted(self._indexes, reverse=True):
+            cache = self._ranked.setdefault(seg, {})
+            rows = cache.get((cond, key)) if cacheable else None
+            if rows is None:
+                rows = sorted(((key(entry, entry.doc_id), entry.doc_id) for entry in self._indexes[seg].search(cond)
+                               if self._where.get(entry.doc_id) == seg), reverse=True)
+                if cacheable:
+                    while len(cache) >= _RANKED_PER_SEGMENT:
+                        del cache[next(iter(cache))]
+                    cache[(cond, key)] = rows
+            lists.append(rows)
+        return lists
+
+    def fetch(self, ids: Iterable[str]) -> dict[str, Document]:
+        """The documents with these ids, reading only the segments that hold them."""
+        docs: dict[str, Document] = {}
+        for doc_id in sorted(ids, key=lambda i: self._where.get(i, 0)):
+            doc = self.get(doc_id)
+            if doc is not None:
+                docs[doc_id] = doc
+        return docs
+
+    # -- writing
+
+    def append(self, items: Mapping[str, tuple[Mapping[str, Any], Fields]]) -> int:
+        """Add new documents (id → (document, index fields)), one write per segment filled."""
+        seg = self._target_segment()
+        size = self._segment_size(seg)
+        batch: dict[str, tuple[Mapping[str, Any], Fields]] = {}
+        for doc_id, item in items.items():
+            if doc_id in self._where:
+                raise ValueError(f"{doc_id!r} is already stored")
+            batch[doc_id] = item
+            size += len(dumps(item[0])) + len(doc_id) + 4
+            if len(self._ids.get(seg, [])) + len(batch) >= self._segment_docs or size >= self._segment_bytes:
+                self._write(seg, batch)
+                seg, batch, size = seg + 1, {}, 0
+        if batch:
+            self._write(seg, batch)
+        return len(items)
+
+    def replace(self, doc_id: str, doc: Mapping[str, Any], fields: Fields) -> None:
+        """Rewrite an archived document in its segment (and its index entry, if its fields changed)."""
+        seg = self._where[doc_id]
+        ids = self._ids[seg]
+        self._segment(seg).commit(put={doc_id: doc}, keep=set(ids))
+        if self.fields(doc_id) != fields:
+            self._commit_index(seg, put={doc_id: fields}, keep=set(ids))
+
+    def remove(self, doc_id: str) -> bool:
+        seg = self._where.pop(doc_id, None)
+        if seg is None:
+            return False
+        ids = [i for i in self._ids[seg] if i != doc_id]
+        self._commit_index(seg, keep=set(ids))
+        self._ids[seg] = ids
+        self._segment(seg).commit(keep=set(ids))
+        return True
+
+    def close(self) -> None:
+        """Forget the parsed segments. Nothing is pending: every write is already on disk."""
+        self._segments.clear()
+
+    # -- internals
+
+    def segment_path(self, seg: int) -> Path:
+        return self.folder / f"{self.name}-{seg:04d}.json"
+
+    def index_path(self, seg: int) -> Path:
+        return self.folder / f"{self.name}-{seg:04d}.index.json"
+
+    def _write(self, seg: int, batch: Mapping[str, tuple[Mapping[str, Any], Fields]]) -> None:
+        ids = self._ids.get(seg, [])
+        self._segment(seg).commit(put={doc_id: doc for doc_id, (doc, _) in batch.items()}, keep=set(ids))
+        if seg not in self._indexes:
+            self._open_index(seg)
+        self._commit_index(seg, put={doc_id: fields for doc_id, (_, fields) in batch.items()}, keep=set(ids))
+        self._ids[seg] = [*ids, *batch]
+        self._where.update(dict.fromkeys(batch, seg))
+
+    def _segment(self, seg: int) -> DocTable:
+        table = self._segments.get(seg)
+        if table is None:
+            try:
+                table = open_database(self.segment_path(seg)).table(self.name)
+            except CorruptDatabaseError as exc:
+                if self._repair is None:
+                    raise
+                self._repair(exc.path)  # segments are read when needed: one may be found damaged now
+                self._reload_index(seg)
+                self.repairs += 1
+                table = open_database(self.segment_path(seg)).table(self.name)
+            self._segments[seg] = table
+            while len(self._segments) > self._cached_segments:
+                self._segments.popitem(last=False)
+        else:
+            self._segments.move_to_end(seg)
+        return table
+
+    def _segment_size(self, seg: int) -> int:
+        table = self._segments.get(seg)
+        if table is not None:
+            return int(getattr(table.storage, "size", 0))
+        try:
+            return os.stat(self.segment_path(seg)).st_size
+        except FileNotFoundError:
+            return 0
+
+    def _target_segment(self) -> int:
+        """Where a newly archived document goes: the latest segment, or a new one if that is full."""
+        if not self._ids:
+            return 1
+        latest = max(self._ids)
+        if len(self._ids[latest]) < self._segment_docs and self._segment_size(latest) < self._segment_bytes:
+            return latest
+        return latest + 1
+
+    def _open_index(self, seg: int) -> IndexTable:
+        table = open_database(self.index_path(seg), index=True).table(INDEX_TABLE)
+        self._indexes[seg] = table  # type: ignore[assignment]
+        self._ranked.pop(seg, None)
+        return table  # type: ignore[return-value]
+
+    def _commit_index(self, seg: int, **change: Any) -> None:
+        self._indexes[seg].commit(**change)
+        self._ranked.pop(seg, None)
+
+    def _rebuild_index(self, seg: int, ids: list[str] | None, why: str) -> IndexTable:
+        """Write the index of `seg` from its documents (only `ids`, in that order, if given)."""
+        segment = self._segment(seg)
+        held = segment.ids()
+        present = set(held)
+        chosen = held if ids is None else [i for i in ids if i in present]
+        entries = {}
+        for doc_id in chosen:
+            doc = segment.get(doc_id=doc_id)
+            entries[doc_id] = self._indexer(doc) if doc is not None else {}
+        atomic_write(self.index_path(seg), dumps({INDEX_TABLE: entries}).encode("ascii"))
+        log.warning("%s: %s %s", self.name, why, self.index_path(seg))
+        return self._open_index(seg)
+
+    def _reload_index(self, seg: int) -> None:
+        """Take the index of `seg` from its file again (a repair narrowed it to what was saved)."""
+        if self.index_path(seg).exists():
+            ids = self._open_index(seg).ids()
+        else:
+            ids = self._rebuild_index(seg, None, "rebuilt the index of a repaired segment").ids()
+        kept = [i for i in ids if self._where.get(i, seg) == seg]
+        for doc_id in self._ids.get(seg, []):
+            if self._where.get(doc_id) == seg:
+                del self._where[doc_id]
+        self._where.update(dict.fromkeys(kept, seg))
+        self._ids[seg] = kept
+
+    def _load_index(self, seg: int) -> IndexTable:
+        try:
+            return self._open_index(seg)
+        except CorruptDatabaseError:
+            legacy = read_json(self.index_path(seg)) or {}
+            ids = legacy.get("ids")
+            if set(legacy) != {"ids"} or not isinstance(ids, list) or not all(isinstance(i, str) for i in ids):
+                raise
+            return self._rebuild_index(seg, ids, "added the query fields to the index")
+
+    def _load(self) -> None:
+        pattern = re.compile(rf"^{re.escape(self.name)}-(\d+)(\.index)?\.json$")
+        found: dict[int, set[str]] = {}
+        for entry in os.scandir(self.folder):
+            match = pattern.match(entry.name)
+            if match:
+                found.setdefault(int(match[1]), set()).add("index" if match[2] else "data")
+        remove_stale_temp_files(self.folder / f"{self.name}-[0-9]*.json")
+        for seg in sorted(found):
+            if "data" not in found[seg]:
+                index = self._load_index(seg)
+                if len(index):
+                    log.warning("%s: segment %s is missing; the documents its index lists are lost",
+                                self.name, self.segment_path(seg))
+                ids: list[str] = []
+            elif "index" in found[seg]:
+                ids = self._load_index(seg).ids()
+            else:
+                ids = self._rebuild_index(seg, None, "rebuilt the missing index").ids()
+            kept = []
+            for doc_id in ids:
+                if doc_id in self._where:
+                    log.warning("%s: %r is listed in two segments; keeping the first", self.name, doc_id)
+                    continue
+                self._where[doc_id] = seg
+                kept.append(doc_id)
+            self._ids[seg] = kept
+

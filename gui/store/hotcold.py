@@ -1,0 +1,235 @@
+"""Hot documents and their growing history, kept apart so that writes do not slow down as history grows.
+
+A `HotColdStore` keeps the documents still changing (running runs, pending interactions, saved
+sequences) in a small hot TinyDB file, and moves finished ones into bounded history segments
+(`History`). Every write rewrites one bounded file, whatever the size of the history:
+
+    <folder>/<name>.json        hot documents      {"<name>": {"<id>": {...}}}
+    <folder>/history/...        segments and their indexes (see `gui.store.history`)
+
+Each file is a TinyDB database on a `WholeDocumentStorage` (parsed once, written atomically); every
+call is on disk when it returns. The hot documents' index fields are kept in memory (there are few),
+so a query filters hot and history alike with one TinyDB query over index entries (`find`).
+
+`archive` writes history first and removes the hot copy last. A crash in between leaves the same
+document in both places. Reads then prefer the hot copy: `get` and `list_hot` return it,
+`iter_history`, `count_history` and `find` skip the history one. Hot is the right copy because
+archiving copies it unchanged and every later `put_hot` lands there, so it is never older than the
+history copy. Calling `archive` again finishes the move.
+
+Not thread-safe: call it from one thread only (the store `Writer`'s).
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+import logging
+import re
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from tinydb.queries import QueryLike
+from tinydb.table import Document
+
+from gui.store.database import DocTable, open_database
+from gui.store.history import Fields, History, Indexer, Repair, SortKey
+
+log = logging.getLogger(__name__)
+
+_NAME = re.compile(r"^[A-Za-z0-9_]+$")
+
+
+def no_fields(doc: Mapping[str, Any]) -> Fields:
+    return {}
+
+
+class HotColdStore:
+    """Documents keyed by string id: a hot set that changes, and an append-mostly history.
+
+    `indexer` gives the fields a query filters and sorts on, for a document whose fields were not
+    given (at open, when rebuilding an index). `segment_docs` and `segment_bytes` bound each history
+    segment (whichever is reached first); `cached_segments` is how many segments stay parsed.
+    `repair` is called with a history segment found damaged when it is first read (segments are
+    not read at open); without it, that read raises `CorruptDatabaseError`.
+    """
+
+    def __init__(
+        self,
+        folder: Path | str,
+        name: str,
+        *,
+        indexer: Indexer = no_fields,
+        segment_docs: int = 1000,
+        segment_bytes: int = 4 * 1024 * 1024,
+        cached_segments: int = 4,
+        repair: Repair | None = None,
+    ) -> None:
+        if not _NAME.match(name):
+            raise ValueError(f"store name {name!r} must be letters, digits and underscores")
+        if segment_docs < 1 or segment_bytes < 1 or cached_segments < 1:
+            raise ValueError("segment_docs, segment_bytes and cached_segments must be positive")
+        self.folder = Path(folder)
+        self.name = name
+        self.history_folder = self.folder / "history"
+        self._indexer = indexer
+        self._db = open_database(self.folder / f"{name}.json")
+        self._hot: DocTable = self._db.table(name)  # type: ignore[assignment]
+        self._hot_fields: dict[str, Fields] = {doc.doc_id: indexer(doc) for doc in self._hot.all()}
+        self.history = History(self.history_folder, name, indexer, segment_docs=segment_docs,
+                               segment_bytes=segment_bytes, cached_segments=cached_segments, repair=repair)
+
+    # -- reading
+
+    def __len__(self) -> int:
+        """How many documents are stored, hot or not (one left in both by a crash counts once)."""
+        return len(self._hot_fields) + self.count_history()
+
+    def __contains__(self, doc_id: object) -> bool:
+        return doc_id in self._hot_fields or doc_id in self.history
+
+    def get(self, doc_id: str) -> Document | None:
+        """The document, hot copy first; None if it is stored nowhere."""
+        doc = self._hot.get(doc_id=doc_id)
+        return doc if doc is not None else self.history.get(doc_id)
+
+    def list_hot(self) -> list[Document]:
+        """Every hot document, in the order they were first put."""
+        return self._hot.all()
+
+    def search_hot(self, cond: QueryLike) -> list[Document]:
+        """The hot documents matching a TinyDB query over the documents themselves."""
+        return self._hot.search(cond)
+
+    def iter_history(
+        self, limit: int | None = None, offset: int = 0, newest_first: bool = True
+    ) -> list[Document]:
+        """A page of history in archive order, newest first by default.
+
+        A list, not an iterator: a lazy iterator would read segments on whatever thread consumes it.
+        """
+        if offset < 0 or (limit is not None and limit < 0):
+            raise ValueError("limit and offset must not be negative")
+        return self.history.page(limit, offset, newest_first, exclude=self._hot_fields)
+
+    def count_history(self) -> int:
+        """How many documents are in history only (those still hot count as hot)."""
+        return len(self.history) - sum(1 for doc_id in self._hot_fields if doc_id in self.history)
+
+    def find(self, cond: QueryLike, key: SortKey, limit: int | None = None,
+             offset: int = 0) -> tuple[list[Document], int]:
+        """A page of the documents, hot or not, whose index fields match `cond`, largest
+        `key(fields, id)` first, and how many match in all. Only the page's segments are read."""
+        if offset < 0 or (limit is not None and limit < 0):
+            raise ValueError("limit and offset must not be negative")
+        repairs = self.history.repairs
+        page, total = self._find(cond, key, limit, offset)
+        if self.history.repairs != repairs:  # a segment of the page was found damaged: count again
+            page, total = self._find(cond, key, limit, offset)
+        return page, total
+
+    def _find(self, cond: QueryLike, key: SortKey, limit: int | None, offset: int) -> tuple[list[Document], int]:
+        hot = sorted(((key(fields, doc_id), doc_id) for doc_id, fields in self._hot_fields.items() if cond(fields)),
+                     reverse=True)
+        history = self.history.ranked(cond, key)
+        both = {doc_id for doc_id in self._hot_fields if doc_id in self.history}  # left by a crash: hot wins
+        if both:
+            history = [[row for row in rows if row[1] not in both] for rows in history]
+        total = len(hot) + sum(map(len, history))
+        merged = heapq.merge(hot, *history, reverse=True)
+        chosen = [doc_id for _, doc_id in itertools.islice(merged, offset, None if limit is None else offset + limit)]
+        from_history = self.history.fetch(i for i in chosen if i not in self._hot_fields)
+        page = []
+        for doc_id in chosen:
+            doc = self._hot.get(doc_id=doc_id) if doc_id in self._hot_fields else from_history.get(doc_id)
+            if doc is not None:
+                page.append(doc)
+        return page, total
+
+    # -- writing
+
+    def put_hot(self, doc_id: str, doc: Mapping[str, Any], fields: Fields | None = None) -> None:
+        """Create or replace (not merge) a hot document; it is on disk when this returns."""
+        _check_id(doc_id)
+        self._hot.put(doc_id, doc)
+        self._hot_fields[doc_id] = self._indexer(doc) if fields is None else dict(fields)
+
+    def archive(self, doc_id: str) -> None:
+        """Move a document from hot to history. Already archived: nothing to do. Unknown: `KeyError`."""
+        doc = self._hot.get(doc_id=doc_id)
+        if doc is None:
+            if doc_id in self.history:
+                return
+            raise KeyError(doc_id)
+        fields = self._hot_fields.get(doc_id)
+        if fields is None:
+            fields = self._indexer(doc)
+        if doc_id in self.history:
+            self.history.replace(doc_id, doc, fields)
+        else:
+            self.history.append({doc_id: (doc, fields)})
+        self._hot.commit(remove=[doc_id])
+        self._hot_fields.pop(doc_id, None)
+
+    def finish(self, doc_id: str, doc: Mapping[str, Any], fields: Fields | None = None) -> None:
+        """Store a document that will not change again: in history, by the shortest safe way."""
+        _check_id(doc_id)
+        fields = self._indexer(doc) if fields is None else dict(fields)
+        if doc_id in self._hot_fields:
+            self.put_hot(doc_id, doc, fields)
+            self.archive(doc_id)
+        elif doc_id in self.history:
+            self.history.replace(doc_id, doc, fields)
+        else:
+            self.history.append({doc_id: (doc, fields)})
+
+    def save_all(self, items: Iterable[tuple[str, Mapping[str, Any], Fields, bool]]) -> None:
+        """Each (id, document, fields, final) in turn: `finish` the final ones, `put_hot` the others.
+        Final documents new to the store are appended to history together, one write per segment."""
+        fresh: dict[str, tuple[Mapping[str, Any], Fields]] = {}
+        for doc_id, doc, fields, final in items:
+            if final and (doc_id in fresh or doc_id not in self):
+                _check_id(doc_id)
+                fresh[doc_id] = (doc, fields)
+                continue
+            if doc_id in fresh:
+                self.history.append(fresh)
+                fresh = {}
+            if final:
+                self.finish(doc_id, doc, fields)
+            else:
+                self.put_hot(doc_id, doc, fields)
+        if fresh:
+            self.history.append(fresh)
+
+    def delete(self, doc_id: str) -> bool:
+        """Remove a document from hot and history; False if it was stored nowhere."""
+        found = self.history.remove(doc_id)
+        if doc_id in self._hot_fields:
+            self._hot.commit(remove=[doc_id])
+            self._hot_fields.pop(doc_id, None)
+            found = True
+        return found
+
+    def add_history(self, items: Iterable[tuple[str, Mapping[str, Any]]]) -> int:
+        """Append documents straight to history, one write per filled segment (imports, benchmarks).
+
+        Ids already stored are refused with `ValueError`, before anything is written.
+        """
+        batch: dict[str, tuple[Mapping[str, Any], Fields]] = {}
+        for doc_id, doc in items:
+            _check_id(doc_id)
+            if doc_id in self.history or doc_id in self._hot_fields or doc_id in batch:
+                raise ValueError(f"{doc_id!r} is already stored")
+            batch[doc_id] = (doc, self._indexer(doc))
+        return self.history.append(batch)
+
+    def close(self) -> None:
+        """Forget the parsed segments. Nothing is pending: every write is already on disk."""
+        self.history.close()
+
+
+def _check_id(doc_id: object) -> None:
+    if not isinstance(doc_id, str) or not doc_id:
+        raise ValueError(f"a document id must be a non-empty string, not {doc_id!r}")

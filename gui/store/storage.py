@@ -1,0 +1,120 @@
+"""TinyDB storages that write crash-safely and parse their file once.
+
+TinyDB's own `JSONStorage` re-reads and re-parses the whole file on every operation and truncates it
+to rewrite it in place: slow as the file grows, and a process killed half-way leaves half a
+database. `AtomicJSONStorage` parses the file once, when it is opened, keeps that parsed mirror in
+memory for every `read()`, and writes through `atomic_write` (temporary file, fsync, rename, fsync
+of the folder): every `write` is on disk when it returns, and the mirror only changes once the file
+has. `TinyDB(path, storage=AtomicJSONStorage)` works as with any storage.
+
+`WholeDocumentStorage` is for tables whose documents are replaced whole and never edited in place
+(`gui.store.database.DocTable` guarantees it): it keeps each document's JSON text beside it and
+reuses the text while the document is the same object, so a write renders only what changed and
+costs little more than the bytes it writes.
+
+A file that is not a TinyDB database (not JSON, a table or a document that is not an object) raises
+`CorruptDatabaseError` when the storage is created; the caller decides how to recover.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from pathlib import Path
+from typing import Any
+
+from tinydb.storages import Storage
+
+from gui.store.atomic import atomic_write, dumps, parse_json, remove_stale_temp_files
+from gui.store.errors import CorruptDatabaseError
+
+Tables = dict[str, dict[str, Any]]
+
+
+class AtomicJSONStorage(Storage):
+    """A TinyDB storage that writes crash-safely: `TinyDB(path, storage=AtomicJSONStorage)`.
+
+    `read()` hands TinyDB a fresh top-level dict over the mirror's tables: TinyDB rebuilds a table it
+    changes and assigns it there, so the mirror itself is left alone until `write` succeeds. If a
+    write fails, the mirror is read back from the file (which the failed write left untouched), in
+    case TinyDB changed a document in place on the way (`Table.update` does).
+    """
+
+    def __init__(self, path: str | os.PathLike[str], create_dirs: bool = False) -> None:
+        super().__init__()
+        self.path = Path(path)
+        if create_dirs:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        remove_stale_temp_files(self.path)
+        self.size = 0  # bytes of the file as last read or written
+        self._data: Tables | None = self._load()
+
+    def _load(self) -> Tables | None:
+        try:
+            raw = self.path.read_bytes()
+        except FileNotFoundError:
+            self.size = 0
+            return None
+        data = parse_json(self.path, raw)
+        self.size = len(raw)
+        if data is None:
+            return None
+        for table, docs in data.items():
+            if not isinstance(docs, dict):
+                raise CorruptDatabaseError(self.path, f"its table {table!r} is not a JSON object")
+            for doc_id, doc in docs.items():
+                if not isinstance(doc, dict):
+                    raise CorruptDatabaseError(self.path, f"its document {doc_id!r} in {table!r} is not a JSON object")
+        return data
+
+    def read(self) -> Tables | None:
+        return None if self._data is None else dict(self._data)
+
+    def write(self, data: Tables) -> None:
+        try:
+            body = self._render(data).encode("ascii")
+            atomic_write(self.path, body)
+        except BaseException:
+            with contextlib.suppress(Exception):
+                self._data = self._load()
+            raise
+        self._commit_render()
+        self._data = data
+        self.size = len(body)
+
+    def _render(self, data: Tables) -> str:
+        return dumps(data)
+
+    def _commit_render(self) -> None:
+        """Called once a rendered file is on disk (see `WholeDocumentStorage`)."""
+
+
+class WholeDocumentStorage(AtomicJSONStorage):
+    """`AtomicJSONStorage` that reuses the JSON text of documents that did not change.
+
+    Only for tables that never change a stored document in place: a document is known unchanged by
+    being the very same object as at the last write.
+    """
+
+    def __init__(self, path: str | os.PathLike[str], create_dirs: bool = False) -> None:
+        self._texts: dict[str, dict[str, tuple[Any, str]]] = {}
+        self._rendered: dict[str, dict[str, tuple[Any, str]]] = {}
+        super().__init__(path, create_dirs)
+
+    def _render(self, data: Tables) -> str:
+        rendered: dict[str, dict[str, tuple[Any, str]]] = {}
+        tables = []
+        for table, docs in data.items():
+            known = self._texts.get(table, {})
+            entries: dict[str, tuple[Any, str]] = {}
+            for doc_id, doc in docs.items():
+                cached = known.get(doc_id)
+                entries[doc_id] = (cached if cached is not None and cached[0] is doc
+                                   else (doc, f"{dumps(doc_id)}:{dumps(doc)}"))
+            rendered[table] = entries
+            tables.append(f"{dumps(table)}:{{{','.join(text for _, text in entries.values())}}}")
+        self._rendered = rendered
+        return "{" + ",".join(tables) + "}"
+
+    def _commit_render(self) -> None:
+        self._texts, self._rendered = self._rendered, {}

@@ -1,0 +1,119 @@
+"""The run store contract, over the memory and the TinyDB store: save, get, list, running, count, query."""
+
+from __future__ import annotations
+
+import pytest
+from contract_support import Backend, ids, run
+
+
+async def test_a_saved_run_comes_back_equal_and_unknown_ids_are_none(backend: Backend):
+    record = run("r1", status="running", args={"host": "n1"}, outputs={"x": "\ud800 lone"})
+    await backend.runs.save(record)
+    assert await backend.runs.get("r1") == record
+    assert await backend.runs.get("nope") is None
+    await backend.reopen()
+    assert await backend.runs.get("r1") == record
+
+
+async def test_a_later_save_replaces_the_record_and_a_finished_run_is_no_longer_running(backend: Backend):
+    await backend.runs.save(run("r1", status="running"))
+    await backend.runs.save(run("r2", status="running", created_at=1001))
+    assert ids(await backend.runs.running()) == ["r1", "r2"]
+    await backend.runs.save(run("r1", status="failed", error="boom"))
+    assert ids(await backend.runs.running()) == ["r2"]
+    stored = await backend.runs.get("r1")
+    assert (stored.status, stored.error) == ("failed", "boom")
+    assert await backend.runs.count() == 2
+    await backend.reopen()
+    assert ids(await backend.runs.running()) == ["r2"] and await backend.runs.count() == 2
+    assert (await backend.runs.get("r1")).error == "boom"
+
+
+async def test_a_finished_run_saved_again_keeps_its_latest_state(backend: Backend):
+    await backend.runs.save(run("r1", status="failed"))
+    await backend.runs.save(run("r1", status="stopped", error="second"))
+    assert [(r.status, r.error) for r in await backend.runs.list()] == [("stopped", "second")]
+    assert (await backend.runs.query(status="failed")).total == 0
+    await backend.reopen()
+    assert (await backend.runs.query(status="stopped")).items[0].error == "second"
+
+
+async def test_changing_a_returned_record_does_not_change_the_store(backend: Backend):
+    await backend.runs.save(run("r1", args={"list": [1]}))
+    got = await backend.runs.get("r1")
+    got.args["list"].append(2)
+    got.status = "failed"
+    assert (await backend.runs.get("r1")).args == {"list": [1]}
+    assert (await backend.runs.get("r1")).status == "succeeded"
+
+
+async def test_list_pages_newest_first_across_running_and_finished_runs(backend: Backend):
+    for n in range(8):
+        await backend.runs.save(run(f"r{n}", status="running" if n % 3 == 0 else "succeeded", created_at=100 + n))
+    assert ids(await backend.runs.list()) == [f"r{n}" for n in reversed(range(8))]
+    assert ids(await backend.runs.list(limit=3, offset=2)) == ["r5", "r4", "r3"]
+    assert await backend.runs.list(limit=5, offset=8) == []
+    await backend.reopen()
+    assert ids(await backend.runs.list(limit=3, offset=2)) == ["r5", "r4", "r3"]
+
+
+async def seven_runs(backend: Backend) -> None:
+    specs = [("a", "Nightly build", "succeeded", 10), ("b", "nightly build", "failed", 20),
+             ("c", "deploy", "succeeded", 30), ("d", "Nightly build", "running", 40),
+             ("e", "backup", "failed", 50), ("f", "Nightly build", "succeeded", 60),
+             ("g", "deploy", "succeeded", 60)]
+    for run_id, name, status, at in specs:
+        await backend.runs.save(run(run_id, sequence=name, status=status, created_at=at))
+
+
+@pytest.mark.parametrize(("query", "expected", "total"), [
+    ({}, ["g", "f", "e", "d", "c", "b", "a"], 7),
+    ({"status": "succeeded"}, ["g", "f", "c", "a"], 4),
+    ({"status": "running"}, ["d"], 1),
+    ({"sequence": "Nightly build"}, ["f", "d", "a"], 3),
+    ({"text": "NIGHTLY"}, ["f", "d", "b", "a"], 4),
+    ({"text": "ploy"}, ["g", "c"], 2),
+    ({"started_from": 30, "started_to": 60}, ["e", "d", "c"], 3),
+    ({"started_from": 60}, ["g", "f"], 2),
+    ({"status": "succeeded", "text": "build", "started_to": 60}, ["a"], 1),
+    ({"status": "stopped"}, [], 0),
+    ({"text": "nothing like it"}, [], 0),
+])
+async def test_query_filters_in_the_store_newest_first_with_the_total(backend: Backend, query, expected, total):
+    await seven_runs(backend)
+    page = await backend.runs.query(**query)
+    assert (ids(page.items), page.total) == (expected, total)
+    await backend.reopen()
+    page = await backend.runs.query(**query)
+    assert (ids(page.items), page.total) == (expected, total)
+
+
+async def test_query_pages_with_limit_and_offset_and_breaks_ties_by_the_larger_id(backend: Backend):
+    await seven_runs(backend)
+    first = await backend.runs.query(limit=2)
+    second = await backend.runs.query(limit=2, offset=2)
+    last = await backend.runs.query(limit=2, offset=6)
+    assert (ids(first.items), ids(second.items), ids(last.items)) == (["g", "f"], ["e", "d"], ["a"])
+    assert first.total == second.total == last.total == 7
+    assert (await backend.runs.query(limit=0)).items == []
+    assert (await backend.runs.query(offset=100)).total == 7
+
+
+async def test_query_refuses_a_negative_window(backend: Backend):
+    with pytest.raises(ValueError, match="must not be negative"):
+        await backend.runs.query(limit=-1)
+    with pytest.raises(ValueError, match="must not be negative"):
+        await backend.runs.query(offset=-5)
+
+
+async def test_save_many_is_the_same_as_saving_each_in_turn(backend: Backend):
+    await backend.runs.save(run("old", status="running", created_at=1))
+    batch = [run(f"b{n}", created_at=10 + n) for n in range(7)]
+    batch += [run("old", status="succeeded", created_at=1), run("b2", status="failed", created_at=12)]
+    await backend.runs.save_many(batch)
+    assert await backend.runs.count() == 8 and await backend.runs.running() == []
+    assert (await backend.runs.get("b2")).status == "failed"
+    assert ids((await backend.runs.query(status="failed")).items) == ["b2"]
+    await backend.reopen()
+    assert ids(await backend.runs.list(limit=3)) == ["b6", "b5", "b4"]
+    assert (await backend.runs.get("old")).status == "succeeded"

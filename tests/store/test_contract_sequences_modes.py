@@ -1,0 +1,77 @@
+"""The sequence store and approval mode contract, over the memory and the TinyDB store."""
+
+from __future__ import annotations
+
+import inspect
+
+import pytest
+from contract_support import Backend, sequence
+
+
+async def test_a_saved_sequence_comes_back_equal_and_unknown_names_are_none(backend: Backend):
+    seq = sequence("check-nodes", "checks three nodes")
+    await backend.sequences.save(seq)
+    assert await backend.sequences.get("check-nodes") == seq
+    assert await backend.sequences.get("other") is None
+    await backend.reopen()
+    assert await backend.sequences.get("check-nodes") == seq
+
+
+async def test_saving_a_name_again_replaces_it(backend: Backend):
+    await backend.sequences.save(sequence("a", "first"))
+    await backend.sequences.save(sequence("a", "second"))
+    assert [s.description for s in await backend.sequences.list()] == ["second"]
+    await backend.reopen()
+    assert (await backend.sequences.get("a")).description == "second"
+
+
+@pytest.mark.parametrize("name", ["plain", "Ünïcödé naïve", "日本語", "with space", "a.b/c"])
+async def test_any_name_is_stored_and_found_again(backend: Backend, name):
+    await backend.sequences.save(sequence(name))
+    await backend.reopen()
+    assert (await backend.sequences.get(name)).name == name
+    assert [s.name for s in await backend.sequences.list()] == [name]
+
+
+async def test_delete_removes_it_once(backend: Backend):
+    await backend.sequences.save(sequence("a"))
+    await backend.sequences.save(sequence("b"))
+    assert await backend.sequences.delete("a") is True
+    assert await backend.sequences.delete("a") is False
+    assert await backend.sequences.get("a") is None
+    await backend.reopen()
+    assert sorted(s.name for s in await backend.sequences.list()) == ["b"]
+
+
+async def test_a_tool_never_set_asks(backend: Backend):
+    assert backend.modes.get("cmd_run") == "ask"
+    assert backend.modes.all() == {}
+
+
+async def test_always_allow_is_kept_and_ask_removes_the_entry(backend: Backend):
+    await backend.modes.set("cmd_run", "always-allow")
+    await backend.modes.set("file_write", "always-allow")
+    await backend.modes.set("file_write", "ask")
+    await backend.modes.set("never_set", "ask")
+    assert backend.modes.get("cmd_run") == "always-allow" and backend.modes.get("file_write") == "ask"
+    assert backend.modes.all() == {"cmd_run": "always-allow"}
+    await backend.reopen()
+    assert backend.modes.all() == {"cmd_run": "always-allow"}
+    assert backend.modes.get("file_write") == "ask"
+
+
+async def test_set_applies_at_once_and_returns_something_to_await(backend: Backend):
+    saved = backend.modes.set("http_get", "always-allow")
+    assert backend.modes.get("http_get") == "always-allow"  # before anyone awaits
+    assert inspect.isawaitable(saved)
+    assert await saved is None
+    assert await backend.modes.set("http_get", "always-allow") is None  # unchanged: nothing to wait for
+
+
+async def test_an_unknown_mode_is_refused_and_changes_nothing(backend: Backend):
+    await backend.modes.set("cmd_run", "always-allow")
+    with pytest.raises(ValueError, match="not an approval mode"):
+        backend.modes.set("cmd_run", "sometimes")
+    assert backend.modes.get("cmd_run") == "always-allow"
+    await backend.reopen()
+    assert backend.modes.get("cmd_run") == "always-allow"

@@ -1,0 +1,90 @@
+"""The TinyDB storages and tables: parsed once, written atomically, documents replaced whole and copied out."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+from tinydb import TinyDB, where
+from tinydb.table import Document
+
+from gui.store import storage as storage_module
+from gui.store.database import open_database
+from gui.store.storage import AtomicJSONStorage, WholeDocumentStorage
+
+
+def test_the_file_is_read_once_and_never_again(tmp_path, monkeypatch):
+    path = tmp_path / "db.json"
+    path.write_text(json.dumps({"runs": {"a": {"n": 1}}}))
+    db = open_database(path)
+    table = db.table("runs")
+
+    def no_reading(self, *args, **kwargs):
+        raise AssertionError(f"{self} was read again")
+
+    monkeypatch.setattr(Path, "read_bytes", no_reading)
+    table.put("b", {"n": 2})
+    assert table.get(doc_id="a") == {"n": 1} and table.search(where("n") == 2) == [{"n": 2}]
+    table.commit(remove=["a"])
+    assert table.ids() == ["b"]
+    monkeypatch.undo()
+    assert json.loads(path.read_text()) == {"runs": {"b": {"n": 2}}}
+
+
+def test_a_write_renders_only_the_documents_that_changed(tmp_path, monkeypatch):
+    table = open_database(tmp_path / "db.json").table("runs")
+    table.commit(put={f"r{n}": {"n": n, "pad": "x" * 50} for n in range(100)})
+    rendered: list[object] = []
+    real = storage_module.dumps
+    monkeypatch.setattr(storage_module, "dumps", lambda obj: rendered.append(obj) or real(obj))
+    table.put("r7", {"n": 7, "pad": "changed"})
+    assert {"n": 7, "pad": "changed"} in rendered and len([o for o in rendered if isinstance(o, dict)]) == 1
+    on_disk = json.loads((tmp_path / "db.json").read_text())["runs"]
+    assert len(on_disk) == 100 and on_disk["r7"] == {"n": 7, "pad": "changed"} and on_disk["r8"]["n"] == 8
+
+
+def test_the_storage_renders_exactly_what_json_would(tmp_path):
+    storage = WholeDocumentStorage(tmp_path / "db.json")
+    data = {"t": {"é": {"s": "\ud800 \u2028 \"q\"", "n": [1.5, None, True]}}, "other": {}}
+    storage.write(data)
+    storage.write({**data, "t": {**data["t"], "b": {"x": 1}}})
+    assert json.loads((tmp_path / "db.json").read_text()) == {**data, "t": {**data["t"], "b": {"x": 1}}}
+    assert (tmp_path / "db.json").read_bytes().isascii()
+
+
+def test_a_failed_write_after_an_in_place_update_leaves_what_is_on_disk(tmp_path, monkeypatch):
+    path = tmp_path / "db.json"
+    with TinyDB(path, storage=AtomicJSONStorage) as db:
+        db.insert({"n": 1, "tags": ["a"]})
+        monkeypatch.setattr(os, "fsync", lambda fd: (_ for _ in ()).throw(OSError(5, "I/O error")))
+        with pytest.raises(OSError):
+            db.update({"n": 2}, doc_ids=[1])  # TinyDB changes the stored dict in place, then writes
+        monkeypatch.undo()
+        assert db.all() == [{"n": 1, "tags": ["a"]}]  # not the change that never reached the disk
+
+
+def test_documents_are_replaced_whole_never_merged_or_edited_in_place(tmp_path):
+    table = open_database(tmp_path / "db.json").table("runs")
+    table.put("a", {"x": 1, "y": 2})
+    table.put("a", {"x": 3})
+    assert table.get(doc_id="a") == {"x": 3}
+    for change in (lambda: table.update({"x": 4}, doc_ids=["a"]), lambda: table.upsert(Document({"x": 4}, "a"))):
+        with pytest.raises(TypeError, match="replaced whole"):
+            change()
+    with pytest.raises(TypeError, match="their own id"):
+        table.insert({"x": 5})
+    assert table.ids() == ["a"]
+
+
+def test_what_a_table_returns_or_is_given_is_never_shared_with_it(tmp_path):
+    table = open_database(tmp_path / "db.json").table("runs")
+    given = {"steps": [1], "deep": {"k": [1]}}
+    table.put("a", given)
+    given["steps"].append("changed by the caller")
+    table.get(doc_id="a")["deep"]["k"].append(2)
+    table.search(where("steps").exists())[0]["steps"].append(3)
+    table.all()[0]["deep"]["k"].append(4)
+    assert table.get(doc_id="a") == {"steps": [1], "deep": {"k": [1]}}
+    assert json.loads((tmp_path / "db.json").read_text())["runs"]["a"] == {"steps": [1], "deep": {"k": [1]}}
