@@ -261,9 +261,7 @@ class Engine:
 
     async def revoke_approval_rule(self, tool_name: str) -> None:
         """The tool asks every time again; durable when it returns; announced as `settings.changed`."""
-        done: Any = self.modes.set(tool_name, "ask")
-        if done is not None:
-            await done
+        await self.modes.set(tool_name, "ask")
         self.bus.publish(SettingsChanged, setting="approval_mode", details={"tool": tool_name, "mode": "ask"})
 
     def settings_changed(self, setting: str, **data: Any) -> None:

@@ -9,12 +9,13 @@ or the bus. Each operation is written once, in the engine.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Generic, Literal, NamedTuple, Protocol, TypeVar
+from typing import Any, Literal, NamedTuple, Protocol, TypeVar
 
 from gui.core.errors import Problem
 from gui.core.events import Event
 from gui.core.interactions import ApprovalMode, CancelReason, InteractionKind, InteractionRecord, InteractionResult
 from gui.core.model import Sequence
+from gui.core.queries import Page
 from gui.core.records import RunRecord, RunStatus
 from gui.core.validator import ValidationResult
 
@@ -29,13 +30,6 @@ class EventSource(Protocol):
 
 class OperationError(Exception):
     """An operation failed for a reason the caller should read (not found, app unreachable, …)."""
-
-
-class Page(NamedTuple, Generic[T]):
-    """One page of a longer list: its items (newest first) and how many match in all."""
-
-    items: list[T]
-    total: int
 
 
 class Saved(NamedTuple):

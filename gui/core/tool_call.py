@@ -249,7 +249,7 @@ class ToolCaller:
         if isinstance(result, ResolvedResult) and isinstance(result.response, ApprovalResponse):
             if result.response.decision == "approved":
                 if result.response.always_allow:
-                    self.interactions.modes.set(tool.name, "always-allow")
+                    await self.interactions.modes.set(tool.name, "always-allow")  # already saved by respond
                 return
             reason = f": {result.response.reason}" if result.response.reason else ""
             raise _Denied(f"denied by the user{reason}")

@@ -133,6 +133,10 @@ class TinySequenceStore:
     async def delete(self, name: str) -> bool:
         return await self._writer.run(self._table.delete, sequence_key(name))
 
+    async def replace(self, old_name: str, sequence: Sequence) -> None:
+        doc = {"name": sequence.name, "tree": sequence.model_dump(mode="json", by_alias=True)}
+        await self._writer.run(self._table.swap_hot, sequence_key(old_name), sequence_key(sequence.name), doc)
+
 
 class TinyRunStore:
     def __init__(self, table: HotColdStore, writer: Writer) -> None:

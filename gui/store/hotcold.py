@@ -155,6 +155,14 @@ class HotColdStore:
         self._hot.put(doc_id, doc)
         self._hot_fields[doc_id] = self._indexer(doc) if fields is None else dict(fields)
 
+    def swap_hot(self, old_id: str, new_id: str, doc: Mapping[str, Any]) -> None:
+        """Remove `old_id` and put `new_id` in one write of the hot file (a rename): a crash leaves
+        the one or the other, never neither. Sequences are hot documents only."""
+        _check_id(new_id)
+        self._hot.commit(put={new_id: doc}, remove=[old_id] if old_id != new_id else [])
+        self._hot_fields.pop(old_id, None)
+        self._hot_fields[new_id] = self._indexer(doc)
+
     def archive(self, doc_id: str) -> None:
         """Move a document from hot to history. Already archived: nothing to do. Unknown: `KeyError`."""
         doc = self._hot.get(doc_id=doc_id)

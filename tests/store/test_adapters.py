@@ -229,6 +229,6 @@ async def test_nothing_is_written_to_a_data_folder_moved_away_under_the_app(tmp_
         folder.rmdir()
         (tmp_path / "moved").rename(folder)  # put back, as the message says: saving works again
         await runtime.engine.create({"name": "back", "groups": [{"name": "b", "tools": ECHO}]})
-        assert [s["name"] for s in await runtime.engine.list()] == ["back"]
+        assert [s["name"] for s in await runtime.engine.list_sequences()] == ["back"]
     finally:
         await runtime.close()

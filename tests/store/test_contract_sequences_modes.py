@@ -33,6 +33,16 @@ async def test_any_name_is_stored_and_found_again(backend: Backend, name):
     assert [s.name for s in await backend.sequences.list()] == [name]
 
 
+async def test_replace_swaps_the_old_name_for_the_new_one_in_one_step(backend: Backend):
+    await backend.sequences.save(sequence("old", "the first"))
+    await backend.sequences.save(sequence("other"))
+    await backend.sequences.replace("old", sequence("new", "renamed"))
+    assert sorted(s.name for s in await backend.sequences.list()) == ["new", "other"]
+    await backend.reopen()
+    assert await backend.sequences.get("old") is None
+    assert (await backend.sequences.get("new")).description == "renamed"
+
+
 async def test_delete_removes_it_once(backend: Backend):
     await backend.sequences.save(sequence("a"))
     await backend.sequences.save(sequence("b"))
