@@ -1,108 +1,27 @@
-"""The one place that wires SeqDesk together: engine, HTTP API, pages, and the window.
+"""The composition root: the one place that builds SeqDesk and hands the parts to the surfaces.
 
-`create_app` registers everything on NiceGUI's FastAPI app and opens the engine at start-up;
-`start_app` is what the `seqdesk` command runs.
+Settings are read once (`gui.settings`); the stores, the registry, the MCP servers and the engine
+are built on them (`gui.runtime.open_runtime`) and handed, as an `AppContext`, to the pages and the
+HTTP API (`create_app`), or as the one door (`Operations`) to the CLI and `seqdesk mcp`
+(`open_operations`). Nothing is looked up from a global: the context lives on the NiceGUI app
+(`app.state.seqdesk`) only so that tests can reach the app they started.
 """
 
 from __future__ import annotations
 
 import argparse
-import ipaddress
-import os
-import socket
+import asyncio
 import sys
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from gui import runtime
 from gui.api.request_gate import Served
 from gui.core.engine import Engine
 from gui.core.operations import Operations
-
-LOOPBACK = {"127.0.0.1", "localhost", "::1"}
-
-
-def is_loopback(host: str) -> bool:
-    if host in LOOPBACK:
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
-
-
-MIN_TOKEN_LENGTH = 16
-
-
-def token_problem(host: str, token: str | None) -> str | None:
-    """Why the app (or `seqdesk mcp --http`) must not listen on `host` with `token`; None when it may."""
-    if is_loopback(host):
-        return None
-    if not token:
-        return (f"refusing to listen on {host} without a token. SeqDesk runs shell commands, so an open port "
-                "without one would let anyone on the network run commands. Give --token SECRET (or set "
-                "SEQDESK_TOKEN), or leave --host out to stay on 127.0.0.1.")
-    if len(token) < MIN_TOKEN_LENGTH:
-        return (f"refusing to listen on {host} with a token of {len(token)} characters: anyone on the network "
-                f"could guess it and run commands on this computer. Use at least {MIN_TOKEN_LENGTH} characters "
-                "(for example: python -c \"import secrets; print(secrets.token_urlsafe(24))\").")
-    return None
-
-
-def _url_host(host: str) -> str:
-    return f"[{host}]" if ":" in host and not host.startswith("[") else host
-
-
-def free_port(host: str = "127.0.0.1") -> int:
-    with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as sock:
-        sock.bind((host, 0))
-        return int(sock.getsockname()[1])
-
-
-def create_app(*, served: Served, token: str | None = None, data_dir: Path | None = None,
-               memory: bool | None = None, url: str | None = None) -> None:
-    """Register the API, the pages and the start-up/shut-down hooks (once per NiceGUI app).
-
-    `served` is where the app answers (its hosts and its pages' origins): the request gate refuses
-    every other Host and Origin, and NiceGUI's socket.io accepts only those origins.
-    """
-    from nicegui import app, core
-
-    if any(getattr(route, "path", None) == "/api/health" for route in app.routes):
-        return  # already registered on this app (NiceGUI's test reset makes a fresh one)
-
-    from gui.api import register_api
-    from gui.ui import register_pages
-
-    async def startup() -> None:
-        rt = await runtime.open_runtime(data_dir, memory=memory)
-        rt.token = token
-        runtime.set_current(rt)
-        import gc
-
-        gc.freeze()  # what start-up made lives for the whole session: keep it out of full collections
-        if url and rt.data_dir is not None:  # lets `seqdesk run` and `seqdesk mcp` reach this app
-            from gui.remote import write_endpoint
-
-            rt.extras["endpoint"] = write_endpoint(rt.data_dir, url, token_required=token is not None)
-
-    async def shutdown() -> None:
-        try:
-            rt = runtime.current()
-        except RuntimeError:
-            return
-        endpoint = rt.extras.get("endpoint")
-        if isinstance(endpoint, Path):
-            endpoint.unlink(missing_ok=True)
-        await rt.close()
-        runtime.set_current(None)
-
-    app.on_startup(startup)
-    app.on_shutdown(shutdown)
-    core.sio.eio.cors_allowed_origins = served.origins  # NiceGUI's default "*" lets every site in
-    app.add_middleware(ReadyGate)
-    register_api(app, engine=_api_engine, token=token, served=served)
-    register_pages(token=token)
+from gui.runtime import Runtime, open_runtime
+from gui.serving import free_port, is_loopback, token_problem, url_host
+from gui.settings import Settings, load_settings
 
 
 class EngineSlot:
@@ -126,72 +45,160 @@ class EngineSlot:
             raise BadRequest(503, f"{exc}: try again in a moment") from None
 
 
-def _api_engine() -> Engine:
-    """The runtime's engine for the API's handlers; 503 while the app is still opening it."""
-    try:
-        return EngineSlot(runtime.current().engine).for_api()
-    except RuntimeError:
-        return EngineSlot().for_api()
+@dataclass
+class AppContext:
+    """What the composition root built for the app: handed to every page and to the API."""
+
+    settings: Settings
+    served: Served
+    token: str | None = None
+    url: str | None = None  # where the CLI and `seqdesk mcp` reach this app
+    slot: EngineSlot = field(default_factory=EngineSlot)
+    runtime: Runtime | None = None
+    endpoint: Path | None = None
+    _opened: asyncio.Event | None = None
+
+    @property
+    def engine(self) -> Engine:
+        return self.slot.get()
+
+    @property
+    def notices(self) -> list[str]:
+        return self.runtime.notices if self.runtime is not None else []
+
+    @property
+    def data_dir(self) -> Path | None:
+        return self.runtime.data_dir if self.runtime is not None else None
+
+    def _event(self) -> asyncio.Event:
+        if self._opened is None:
+            self._opened = asyncio.Event()
+        return self._opened
+
+    async def open(self) -> None:
+        settings = self.settings
+        self.runtime = rt = await open_runtime(settings.data, memory=settings.memory)
+        self.slot.engine = rt.engine
+        self._event().set()
+        if self.url and rt.data_dir is not None:  # lets `seqdesk run` and `seqdesk mcp` reach this app
+            from gui.remote import write_endpoint
+
+            self.endpoint = write_endpoint(rt.data_dir, self.url, token_required=self.token is not None)
+
+    async def close(self) -> None:
+        if self.endpoint is not None:
+            self.endpoint.unlink(missing_ok=True)
+        rt, self.runtime, self.slot.engine = self.runtime, None, None
+        if rt is not None:
+            await rt.close()
+
+    async def wait_open(self, timeout: float = 30.0) -> None:
+        """Wait (bounded) while the engine is still being opened at start-up."""
+        if self.slot.engine is not None:
+            return
+        try:
+            await asyncio.wait_for(self._event().wait(), timeout)
+        except TimeoutError:
+            raise RuntimeError(f"SeqDesk's engine did not open within {timeout:g} s") from None
+
+
+def create_app(*, settings: Settings, served: Served, token: str | None = None, url: str | None = None) -> AppContext:
+    """Register the API, the pages and the start-up/shut-down hooks (once per NiceGUI app).
+
+    `served` is where the app answers (its hosts and its pages' origins): the request gate refuses
+    every other Host and Origin, and NiceGUI's socket.io accepts only those origins.
+    """
+    from nicegui import app, core
+
+    existing = getattr(app.state, "seqdesk", None)
+    if isinstance(existing, AppContext) and any(getattr(r, "path", None) == "/api/health" for r in app.routes):
+        return existing  # already registered on this app (NiceGUI's test reset makes a fresh one)
+
+    from gui.api import register_api
+    from gui.ui import register_pages
+
+    ctx = AppContext(settings=settings, served=served, token=token, url=url)
+    app.state.seqdesk = ctx
+
+    async def startup() -> None:
+        await ctx.open()
+        import gc
+
+        gc.freeze()  # what start-up made lives for the whole session: keep it out of full collections
+
+    app.on_startup(startup)
+    app.on_shutdown(ctx.close)
+    core.sio.eio.cors_allowed_origins = served.origins  # NiceGUI's default "*" lets every site in
+    app.add_middleware(ReadyGate, ctx=ctx)
+    register_api(app, engine=ctx.slot.for_api, token=token, served=served)
+    register_pages(ctx)
+    return ctx
+
+
+def context_of(app: Any) -> AppContext:
+    """The context `create_app` put on the NiceGUI app (for tests that started it)."""
+    ctx = getattr(app.state, "seqdesk", None)
+    if not isinstance(ctx, AppContext):
+        raise RuntimeError("this app was not made by gui.app.create_app")
+    return ctx
 
 
 class ReadyGate:
     """Holds each request until the engine is open: NiceGUI opens it in a background task at start-up,
     so the first page could otherwise arrive a moment before it."""
 
-    def __init__(self, app: Any) -> None:
+    def __init__(self, app: Any, *, ctx: AppContext) -> None:
         self.app = app
+        self.ctx = ctx
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         if scope["type"] in ("http", "websocket") and not str(scope.get("path", "")).startswith("/_nicegui/"):
             try:
-                await runtime.wait_current(timeout=30)
+                await self.ctx.wait_open(timeout=30)
             except RuntimeError:
                 pass  # the API answers 503 itself; pages show NiceGUI's error
         await self.app(scope, receive, send)
 
 
-async def open_operations(folder: Path | None = None) -> Operations:
+def resolve_data_dir(settings: Settings) -> Path:
+    """The data folder the settings name (or the platform's), created and checked; DataFolderError."""
+    from gui.store.datadir import ENV_VAR, data_dir
+
+    return data_dir({ENV_VAR: str(settings.data)} if settings.data is not None else {})
+
+
+async def open_operations(settings: Settings | None = None) -> Operations:
     """The door for the CLI and `seqdesk mcp`: the engine opened here on the data folder, or, when
     the app holds the folder, the app itself through its HTTP API (its inbox then answers)."""
     from gui.remote import remote_for
-    from gui.store.datadir import data_dir
     from gui.store.lock import DataFolderInUseError
 
-    if os.environ.get("SEQDESK_MEMORY") == "1":
-        rt = await runtime.open_runtime(memory=True, mcp_wait=10.0)
+    settings = settings or load_settings()
+    if settings.memory:
+        rt = await open_runtime(memory=True, mcp_wait=10.0)
     else:
-        folder = folder or data_dir()
+        folder = resolve_data_dir(settings)
         try:
-            rt = await runtime.open_runtime(folder, memory=False, mcp_wait=10.0)
+            rt = await open_runtime(folder, mcp_wait=10.0)
         except DataFolderInUseError:
-            remote = remote_for(folder, os.environ.get("SEQDESK_TOKEN") or None)
+            remote = remote_for(folder, settings.token)
             if remote is None:
                 raise
             return remote
-
-    async def close_parts() -> None:
-        for closer in reversed(rt.closers):
-            result = closer()
-            if result is not None:
-                await result
-
-    rt.engine.on_close(close_parts)
+    rt.engine.on_close(rt.close_parts)
     return rt.engine
 
 
-def start_app(args: argparse.Namespace) -> int:
+def start_app(args: argparse.Namespace, settings: Settings) -> int:
     host = args.host or "127.0.0.1"
-    token = args.token or os.environ.get("SEQDESK_TOKEN") or None
+    token = settings.token
     problem = token_problem(host, token)
     if problem:
         print(f"seqdesk: {problem}", file=sys.stderr)
         return 2
     port = args.port or free_port(host if is_loopback(host) else "127.0.0.1")
-    data_dir = Path(os.environ["SEQDESK_DATA"]) if os.environ.get("SEQDESK_DATA") else None
-    from gui.store.datadir import data_dir as default_data_dir
-
     try:
-        data_dir = data_dir or default_data_dir()
+        data_dir = resolve_data_dir(settings)
     except Exception as exc:  # noqa: BLE001 - shown to the person, never a traceback
         print(f"seqdesk: {exc}", file=sys.stderr)
         return 2
@@ -204,7 +211,9 @@ def start_app(args: argparse.Namespace) -> int:
         print(f"seqdesk: {exc}", file=sys.stderr)
         return 2
     local = "127.0.0.1" if host in ("0.0.0.0", "::") or is_loopback(host) else host
-    create_app(served=Served.at(host, port), token=token, data_dir=data_dir, url=f"http://{_url_host(local)}:{port}")
+    create_app(settings=settings.model_copy(update={"data": data_dir, "memory": False}),
+               served=Served.at(host, port), token=token, url=f"http://{url_host(local)}:{port}")
     from gui.window import run_ui
 
-    return run_ui(host=host, port=port, browser_only=args.browser, token=token)
+    return run_ui(host=host, port=port, browser_only=args.browser, token=token, browser=settings.browser,
+                  data_dir=data_dir)

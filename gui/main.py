@@ -6,13 +6,14 @@ unless SEQDESK_DATA names a folder.
 
 from __future__ import annotations
 
-import os
-
 if __name__ in {"__main__", "__mp_main__"}:
     from nicegui import ui
 
     from gui.api.request_gate import Served
     from gui.app import create_app
+    from gui.settings import load_settings
 
-    create_app(served=Served.in_process(), memory=not os.environ.get("SEQDESK_DATA"))
+    settings = load_settings()
+    create_app(settings=settings.model_copy(update={"memory": settings.memory or settings.data is None}),
+               served=Served.in_process())
     ui.run(reload=False, host="127.0.0.1", show=False, title="SeqDesk", storage_secret="seqdesk-local")

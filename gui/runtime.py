@@ -1,24 +1,23 @@
-"""The running app's one engine, and how it is opened and closed.
+"""The parts the composition root (`gui.app`) builds for one process: stores, registry, MCP
+servers and the engine on them, and how they are closed.
 
-Every surface in this process (pages, HTTP API, MCP server) reaches the engine through
-`current()`. `open_runtime` builds it: with a data folder it uses the TinyDB stores (one process
-per folder, start-up recovery); with `memory=True` it uses the in-memory stores (tests, demos).
-The store layer only opens the stores (`gui.store.open_stores`); the engine is built on them here
-(`open_store_runtime`), and what the store had to repair becomes the runtime's `notices`, which
-every page shows.
+`open_runtime` builds them: with a data folder on the TinyDB stores (one process per folder,
+start-up recovery); with `memory=True` on the in-memory stores (tests, demos). The store layer only
+opens the stores (`gui.store.open_stores`); the engine is built on them here, and what the store
+had to repair becomes the runtime's `notices`, which every page shows. Nothing here is global: the
+composition root hands the runtime (or just its engine) to whoever needs it.
 """
 
 from __future__ import annotations
 
-import asyncio
-import os
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from gui.core.engine import Engine
-from gui.store.open import open_stores
+from gui.mcp.config import McpSettingsStore
+from gui.mcp.manager import McpManager
+from gui.store.open import Stores, open_stores
 from gui.tools import default_registry
 
 
@@ -26,16 +25,19 @@ from gui.tools import default_registry
 class Runtime:
     engine: Engine
     data_dir: Path | None = None
-    token: str | None = None
     closers: list[Callable[[], Awaitable[None] | None]] = field(default_factory=list)
     recovered_runs: list[str] = field(default_factory=list)
     notices: list[str] = field(default_factory=list)  # things a person should read (a file moved aside)
-    extras: dict[str, object] = field(default_factory=dict)  # optional parts: writer, endpoint file, …
-    mcp: Any = None  # the MCP manager (gui.mcp.client.McpManager) once servers are started
-    mcp_settings: Any = None  # where MCP server configs are kept (gui.mcp.config)
+    stores: Stores | None = None  # the TinyDB stores, when on a data folder
+    mcp: McpManager | None = None  # the MCP servers' connections, once started
+    mcp_settings: McpSettingsStore | None = None  # where their configurations are kept
 
     async def close(self) -> None:
         await self.engine.close()
+        await self.close_parts()
+
+    async def close_parts(self) -> None:
+        """Close what the engine runs on (MCP servers, stores), after the engine itself."""
         for closer in reversed(self.closers):
             result = closer()
             if result is not None:
@@ -43,46 +45,9 @@ class Runtime:
         self.closers.clear()
 
 
-_current: Runtime | None = None
-
-
-def current() -> Runtime:
-    if _current is None:
-        raise RuntimeError("SeqDesk's engine is not open yet")
-    return _current
-
-
-def set_current(runtime: Runtime | None) -> None:
-    global _current
-    _current = runtime
-    for waiter in list(_waiters):
-        if not waiter.done():
-            waiter.get_loop().call_soon_threadsafe(lambda w=waiter: w.done() or w.set_result(None))
-    _waiters.clear()
-
-
-_waiters: list[asyncio.Future[None]] = []
-
-
-async def wait_current(timeout: float = 30.0) -> Runtime:
-    """The runtime, waiting (bounded) while it is still being opened at start-up."""
-    if _current is not None:
-        return _current
-    waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-    _waiters.append(waiter)
-    try:
-        await asyncio.wait_for(waiter, timeout)
-    except TimeoutError:
-        raise RuntimeError(f"SeqDesk's engine did not open within {timeout:g} s") from None
-    return current()
-
-
-async def open_runtime(data_dir: Path | None = None, *, memory: bool | None = None,
-                       mcp_wait: float = 0.0) -> Runtime:
+async def open_runtime(data_dir: Path | None = None, *, memory: bool = False, mcp_wait: float = 0.0) -> Runtime:
     """Open the engine on a data folder (TinyDB) or in memory, recover what a dead process left,
     and connect the configured MCP servers (waiting up to `mcp_wait` s for their tools)."""
-    if memory is None:
-        memory = os.environ.get("SEQDESK_MEMORY") == "1"
     if memory:
         runtime = Runtime(engine=Engine(registry=default_registry()))
     else:
@@ -99,21 +64,24 @@ async def open_store_runtime(data_dir: Path | None = None) -> Runtime:
     stores = await open_stores(data_dir, on_damage=lambda damage: notices.append(damage.message))
     engine = Engine(registry=default_registry(), sequences=stores.sequences, runs=stores.runs,
                     interaction_store=stores.interactions, modes=stores.modes)
-    runtime = Runtime(engine=engine, data_dir=stores.folder, notices=notices,
-                      extras={"writer": stores.writer, "stores": stores})
+    runtime = Runtime(engine=engine, data_dir=stores.folder, notices=notices, stores=stores)
     runtime.closers.append(stores.close)
     return runtime
 
 
 async def _start_mcp(runtime: Runtime, wait: float) -> None:
     from gui.core.elicitation import InboxElicitationHandler
-    from gui.mcp import JsonMcpSettings, McpManager, MemoryMcpSettings
+    from gui.mcp import JsonMcpSettings, MemoryMcpSettings
 
     engine = runtime.engine
-    runtime.mcp_settings = (JsonMcpSettings.in_folder(runtime.data_dir) if runtime.data_dir is not None
-                            else MemoryMcpSettings())
-    runtime.mcp = McpManager(engine.registry, lambda _config: InboxElicitationHandler(engine.interactions))
-    runtime.closers.append(runtime.mcp.stop)
-    await runtime.mcp.start_from(runtime.mcp_settings, wait)
-    manager = runtime.mcp
-    engine.tools_ready = lambda: manager.wait_settled(10.0)  # a run started at once waits for them
+    settings: McpSettingsStore = (JsonMcpSettings.in_folder(runtime.data_dir) if runtime.data_dir is not None
+                                  else MemoryMcpSettings())
+    manager = McpManager(engine.registry, lambda _config: InboxElicitationHandler(engine.interactions))
+    runtime.mcp_settings, runtime.mcp = settings, manager
+    runtime.closers.append(manager.stop)
+    await manager.start_from(settings, wait)
+
+    async def tools_ready() -> None:  # a run started at once waits for the servers still connecting
+        await manager.wait_settled(10.0)
+
+    engine.tools_ready = tools_ready

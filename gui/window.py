@@ -45,20 +45,21 @@ _KNOWN_PATHS = {
 QUICK_EXIT_SECONDS = 5.0  # a browser that dies this fast did not show a window: fall back
 
 
-def run_ui(*, host: str, port: int, browser_only: bool, token: str | None) -> int:
+def run_ui(*, host: str, port: int, browser_only: bool, token: str | None, browser: str | None = None,
+           data_dir: Path | None = None) -> int:
     """Serve the app (pages and API are registered already) and show it; returns the exit code."""
     from nicegui import app, ui
 
     local_host = "127.0.0.1" if host in ("0.0.0.0", "::", "") else host
     url = f"http://{_url_host(local_host)}:{port}/"
-    storage_dir = _storage_dir()
+    storage_dir = _storage_dir(data_dir)
     options: dict = {
         "host": host, "port": port, "reload": False, "show": False, "title": APP_NAME,
         "favicon": assets_dir() / "icon.svg" if (assets_dir() / "icon.svg").is_file() else None,
         "storage_secret": _storage_secret(storage_dir), "show_welcome_message": False,
         "uvicorn_logging_level": "warning",
     }
-    mode = "browser" if browser_only else _window_mode()
+    mode = "browser" if browser_only else _window_mode(browser)
 
     async def announce() -> None:
         await _wait_listening(local_host, port)
@@ -74,7 +75,7 @@ def run_ui(*, host: str, port: int, browser_only: bool, token: str | None) -> in
 
     app.on_startup(lambda: background_tasks.create(announce(), name="seqdesk announce"))
     if mode == "app-window":
-        window = AppWindow(_find_browser() or "", url)
+        window = AppWindow(_find_browser(browser) or "", url)
         app.on_startup(lambda: background_tasks.create(window.run(local_host, port), name="seqdesk window"))
         app.on_shutdown(window.close)
     if mode == "native":
@@ -88,12 +89,12 @@ def run_ui(*, host: str, port: int, browser_only: bool, token: str | None) -> in
     return 0
 
 
-def _window_mode() -> str:
+def _window_mode(browser: str | None) -> str:
     if _has_pywebview():
         return "native"
     if not _has_display():
         return "headless"
-    if _find_browser():
+    if _find_browser(browser):
         return "app-window"
     return "default-browser"
 
@@ -112,9 +113,8 @@ def _has_display() -> bool:
     return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
 
 
-def _find_browser() -> str | None:
-    """A Chromium-family browser that can open an `--app` window; SEQDESK_BROWSER overrides."""
-    chosen = os.environ.get("SEQDESK_BROWSER")
+def _find_browser(chosen: str | None = None) -> str | None:
+    """A Chromium-family browser that can open an `--app` window; `chosen` (SEQDESK_BROWSER) wins."""
     if chosen:
         return shutil.which(chosen) or (chosen if Path(chosen).is_file() else None)
     for name in BROWSERS:
@@ -193,14 +193,14 @@ def _url_host(host: str) -> str:
     return f"[{host}]" if ":" in host else host
 
 
-def _storage_dir() -> Path | None:
+def _storage_dir(data_dir: Path | None) -> Path | None:
     """Keep NiceGUI's per-browser settings (dark mode) in the data folder, not the working folder."""
     from nicegui.storage import Storage
 
     try:
-        from gui.store.datadir import data_dir
-
-        folder = data_dir() / "ui"
+        if data_dir is None:
+            raise FileNotFoundError("no data folder")
+        folder = data_dir / "ui"
         folder.mkdir(parents=True, exist_ok=True)
     except Exception:  # noqa: BLE001 - preferences are not worth failing the start-up for
         folder = Path(tempfile.gettempdir()) / "seqdesk-ui"

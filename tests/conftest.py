@@ -17,17 +17,14 @@ if TYPE_CHECKING:
 
 @pytest.fixture
 async def current_engine() -> AsyncIterator[Engine]:
-    """An in-memory engine with the built-in tools, made the runtime's current one (the engine the
-    HTTP API reaches), and closed afterwards."""
-    from gui import runtime
+    """An in-memory engine with the built-in tools (a test's API is handed it through `engine_slot`),
+    closed afterwards."""
     from gui.core.engine import Engine
     from gui.tools import default_registry
 
     engine = Engine(registry=default_registry())
-    runtime.set_current(runtime.Runtime(engine=engine))
     yield engine
     await engine.close()
-    runtime.set_current(None)
 
 
 @pytest.fixture

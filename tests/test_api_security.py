@@ -252,14 +252,14 @@ def test_the_lock_out_ends_after_a_minute_and_old_failures_are_forgotten():
     ("0.0.0.0", "x" * 15, "at least 16 characters"),
 ])
 def test_off_loopback_a_missing_or_short_token_is_refused_with_the_reason(host, token, said):
-    from gui.app import token_problem
+    from gui.serving import token_problem
 
     problem = token_problem(host, token)
     assert problem is not None and said in problem
 
 
 def test_on_loopback_any_token_or_none_is_accepted_and_a_long_one_anywhere():
-    from gui.app import token_problem
+    from gui.serving import token_problem
 
     assert token_problem("127.0.0.1", None) is None
     assert token_problem("::1", "short") is None

@@ -83,15 +83,14 @@ def main(argv: Seq[str] | None = None) -> int:
         reconfigure(errors="backslashreplace")
     parser = build_parser()
     args = parser.parse_args(argv)
-    if args.data:
-        import os
+    from gui.settings import load_settings
 
-        os.environ["SEQDESK_DATA"] = args.data
+    args.settings = load_settings(data=args.data, token=args.token)  # read once; never written back
     func = getattr(args, "func", None)
     if func is None:
         from gui.app import start_app
 
-        return start_app(args)
+        return start_app(args, args.settings)
     try:
         return int(func(args))
     except KeyboardInterrupt:

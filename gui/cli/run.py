@@ -43,7 +43,7 @@ def _err(text: str) -> None:
 
 def cmd_list(args: argparse.Namespace) -> int:
     async def go() -> int:
-        ops = await connect()
+        ops = await connect(args)
         try:
             items = await ops.list_sequences()
         finally:
@@ -117,15 +117,15 @@ def _read_target(target: str) -> str | None:
     return read_file(target)
 
 
-async def connect() -> Operations:
+async def connect(args: argparse.Namespace) -> Operations:
     from gui.app import open_operations
 
-    return await open_operations()
+    return await open_operations(getattr(args, "settings", None))
 
 
 async def _run(args: argparse.Namespace, run_args: dict[str, Any]) -> int:
     text = _read_target(args.target)
-    ops = await connect()
+    ops = await connect(args)
     try:
         record = await _run_with(ops, args, text, run_args)
     except RunArgsError as exc:

@@ -16,14 +16,10 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
-import os
 import sys
-from pathlib import Path
 from typing import Any
 
-from gui.core.registry import Registry
-from gui.mcp.config import JsonMcpSettings
-from gui.mcp.manager import HandlerFactory, McpManager
+from gui.settings import Settings
 
 log = logging.getLogger(__name__)
 HOST = "127.0.0.1"
@@ -46,11 +42,15 @@ def add_mcp_command(subparsers: Any) -> argparse.ArgumentParser:
 
 
 def cmd_mcp(args: argparse.Namespace) -> int:
-    from gui.app import token_problem
+    from gui.serving import token_problem
+    from gui.settings import load_settings
 
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="seqdesk mcp: %(message)s")
     host = args.host or HOST
-    token = args.token or os.environ.get("SEQDESK_TOKEN") or None
+    settings = getattr(args, "settings", None) or load_settings()
+    if args.token:
+        settings = settings.model_copy(update={"token": args.token})
+    token = settings.token
     if args.http is None and (args.host or args.token):
         print("seqdesk mcp: --host and --token are for --http PORT (stdio needs neither)", file=sys.stderr)
         return 2
@@ -59,7 +59,7 @@ def cmd_mcp(args: argparse.Namespace) -> int:
         print(f"seqdesk mcp: {problem}", file=sys.stderr)
         return 2
     try:
-        asyncio.run(serve(http_port=args.http, host=host, token=token))
+        asyncio.run(serve(settings, http_port=args.http, host=host))
     except KeyboardInterrupt:
         return 130
     except Exception as exc:  # start-up failures (data folder in use, …) as a sentence, not a traceback
@@ -85,13 +85,14 @@ def http_app(server: Any, *, host: str, port: int, token: str | None) -> Any:
     return RequestGate(gated, served=served)
 
 
-async def serve(*, http_port: int | None = None, host: str = HOST, token: str | None = None) -> None:
+async def serve(settings: Settings, *, http_port: int | None = None, host: str = HOST) -> None:
     """Reach the engine (through the app when it holds the data folder), serve until the agent leaves."""
     from gui.app import open_operations
     from gui.core.operations import Operations
     from gui.mcp.server import build_server
 
-    ops = await open_operations()  # opening the engine here also connects the configured MCP servers
+    token = settings.token
+    ops = await open_operations(settings)  # opening the engine here also connects the configured MCP servers
 
     async def open_ops() -> Operations:
         return ops
@@ -112,28 +113,3 @@ async def serve(*, http_port: int | None = None, host: str = HOST, token: str | 
             await uvicorn.Server(uvicorn.Config(app, host=host, port=http_port, access_log=False)).serve()
     finally:
         await ops.close()
-
-
-def settings_folder(data_dir: Path | None = None) -> Path | None:
-    """Where `mcp-servers.json` is: the data folder; in memory mode only SEQDESK_DATA, if set."""
-    if data_dir is not None:
-        return data_dir
-    raw = os.environ.get("SEQDESK_DATA", "").strip()
-    if raw:
-        return Path(raw).expanduser()
-    if os.environ.get("SEQDESK_MEMORY") == "1":
-        return None
-    from gui.store.datadir import data_dir as default_data_dir
-
-    return default_data_dir()
-
-
-async def start_configured_servers(registry: Registry, handler_factory: HandlerFactory,
-                                   data_dir: Path | None = None, *, wait: float = 10.0) -> McpManager:
-    """Connect the servers of `<data folder>/mcp-servers.json` (none in memory mode without
-    SEQDESK_DATA), waiting up to `wait` s so a sequence started right after finds their tools."""
-    manager = McpManager(registry, handler_factory)
-    folder = settings_folder(data_dir)
-    if folder is not None:
-        await manager.start_from(JsonMcpSettings.in_folder(folder), wait)
-    return manager

@@ -19,15 +19,19 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from nicegui import app, context, ui
 
-from gui import runtime
+from gui.core.engine import Engine
 from gui.core.events import Event, InteractionCreated, InteractionEnded
 from gui.core.interactions import InteractionRecord
 from gui.ui.components.inbox import format as fmt
 from gui.ui.components.store_notice import StoreNotice
 from gui.ui.live import live_events
+
+if TYPE_CHECKING:
+    from gui.app import AppContext
 
 log = logging.getLogger(__name__)
 
@@ -107,14 +111,13 @@ def _is_active(target: str, path: str, title: str, label: str) -> bool:
 class _PendingWatcher:
     """Keeps the Inbox badge equal to the number of pending requests, and notifies new ones."""
 
-    def __init__(self, badge: ui.badge) -> None:
+    def __init__(self, badge: ui.badge, engine: Engine | None) -> None:
         self.badge = badge
         self.ids: set[str] = set()
-        try:
-            self.engine = runtime.current().engine
-        except RuntimeError:
+        if engine is None:
             badge.set_visibility(False)
             return
+        self.engine = engine
         live_events(self.engine, self._on_events, types=("interaction.",))
         ui.timer(0, self._load, once=True)
 
@@ -172,8 +175,8 @@ def _dark_mode() -> None:
 
 
 @contextmanager
-def frame(title: str) -> Iterator[None]:
-    """`with frame("Inbox"):` draws the header and yields inside the page's main column."""
+def frame(title: str, ctx: AppContext) -> Iterator[None]:
+    """`with frame("Inbox", ctx):` draws the header and yields inside the page's main column."""
     ui.page_title(f"{title} · {APP_NAME}")
     ui.add_head_html(_HEAD)
     ui.add_css(_CSS)
@@ -194,21 +197,16 @@ def frame(title: str) -> Iterator[None]:
                     with button:
                         badge = ui.badge("", color="red").props("floating rounded").mark("inbox-badge")
                         badge.set_visibility(False)
-                    _PendingWatcher(badge)
+                    _PendingWatcher(badge, ctx.slot.engine)
         ui.space()
         _dark_mode()
     with ui.column().classes("w-full max-w-6xl mx-auto p-4 gap-4"):
-        _store_notices()
+        _store_notices(ctx.notices)
         yield
 
 
-def _store_notices() -> None:
+def _store_notices(notices: list[str]) -> None:
     """What the store had to repair at open (see `gui.store.recovery`), until the person dismisses it."""
-    try:
-        notices = runtime.current().notices
-    except RuntimeError:
-        return
-
     def dismiss(text: str) -> None:
         if text in notices:
             notices.remove(text)

@@ -24,12 +24,17 @@ import sys
 import time
 import urllib.request
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run"]
+
+
+if TYPE_CHECKING:
+    from gui.app import AppContext
 
 
 def shell_request(i: int, now: int):  # noqa: ANN201 - imported lazily below
@@ -42,17 +47,9 @@ def shell_request(i: int, now: int):  # noqa: ANN201 - imported lazily below
         operation="exec", expires_at=now + 3_600_000)
 
 
-async def seed(count: int) -> None:
-    from gui import runtime
-
-    async with asyncio.timeout(10):  # start-up opens the engine in a task of its own
-        while True:
-            try:
-                runtime.current()
-                break
-            except RuntimeError:
-                await asyncio.sleep(0.01)
-    service = runtime.current().engine.interactions
+async def seed(ctx: AppContext, count: int) -> None:
+    await ctx.wait_open(10)  # start-up opens the engine in a task of its own
+    service = ctx.engine.interactions
     now = int(time.time() * 1000)
     for i in range(count):
         await service.request(shell_request(i, now))
@@ -90,9 +87,10 @@ def serve(port: int, count: int) -> None:
 
     from gui.api.request_gate import Served
     from gui.app import create_app
+    from gui.settings import Settings
 
-    create_app(served=Served.in_process(), memory=True)
-    app.on_startup(lambda: seed(count))
+    ctx = create_app(settings=Settings(memory=True), served=Served.in_process())
+    app.on_startup(lambda: seed(ctx, count))
     ui.run(host="127.0.0.1", port=port, reload=False, show=False, storage_secret="bench",
            show_welcome_message=False, uvicorn_logging_level="warning")
 

@@ -37,10 +37,10 @@ from nicegui import app, background_tasks, ui  # noqa: E402
 from nicegui.client import Client  # noqa: E402
 from pydantic import BaseModel  # noqa: E402
 
-from gui import runtime  # noqa: E402
 from gui.api.request_gate import Served  # noqa: E402
-from gui.app import create_app  # noqa: E402
+from gui.app import AppContext, create_app  # noqa: E402
 from gui.core.registry import ModelTool, ToolContext  # noqa: E402
+from gui.settings import Settings  # noqa: E402
 from gui.ui.components.run.panel import RunPanel  # noqa: E402
 
 CHROMIUM = "/usr/bin/chromium"
@@ -88,10 +88,11 @@ async def probe_lag(lags: list[float], stop: asyncio.Event) -> None:
         lags.append(time.perf_counter() - start - 0.02)
 
 
-async def bench(port: int, tools: int, collapsed: bool, shot: str | None) -> None:
+async def bench(ctx: AppContext, port: int, tools: int, collapsed: bool, shot: str | None) -> None:
     from playwright.async_api import async_playwright, expect
 
-    engine = runtime.current().engine
+    await ctx.wait_open(10)
+    engine = ctx.engine
     gate = Gate()
     engine.registry.add(gate)
     rng = random.Random(7)
@@ -177,11 +178,11 @@ def main() -> None:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
-    create_app(served=Served.in_process(), memory=True)
+    ctx = create_app(settings=Settings(memory=True), served=Served.in_process())
 
     async def run_bench() -> None:
         try:
-            await bench(port, args.tools, args.collapsed, args.screenshot)
+            await bench(ctx, port, args.tools, args.collapsed, args.screenshot)
         finally:
             app.shutdown()
 

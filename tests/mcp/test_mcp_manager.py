@@ -14,7 +14,6 @@ from mcp_support import ELICIT_SERVER, T, server_config
 
 from gui.core.elicitation import NoopElicitationHandler
 from gui.core.registry import ToolContext, ToolError
-from gui.mcp.cli import start_configured_servers
 from gui.mcp.client import McpConnection
 from gui.mcp.config import JsonMcpSettings, McpServerConfig
 from gui.mcp.manager import McpManager
@@ -65,7 +64,8 @@ async def test_a_server_added_removed_or_changed_at_run_time_updates_the_palette
 async def test_the_servers_of_the_settings_file_are_connected_before_a_sequence_starts(registry, tmp_path):
     settings = JsonMcpSettings.in_folder(tmp_path)
     await settings.save(server_config("elicit"))
-    manager = await start_configured_servers(registry, noop, tmp_path, wait=T)
+    manager = McpManager(registry, noop)
+    await manager.start_from(JsonMcpSettings.in_folder(tmp_path), T)
     try:
         assert [s.status for s in manager.states()] == ["connected"]
         assert "elicit.order" in registry

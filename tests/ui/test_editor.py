@@ -12,8 +12,8 @@ import json
 import pytest
 from editor_support import R, add_tool, choose, element, error_of, find, new_editor, one_group, save, set_value
 from nicegui.testing import User
+from ui_support import app_ctx
 
-from gui import runtime
 from gui.core.export import to_document
 from gui.core.help import EXAMPLE
 from gui.core.validator import parse_sequence
@@ -54,7 +54,7 @@ async def test_building_the_help_example_by_clicking_stores_the_same_tree(user: 
 
     await save(user)
     await user.should_see("Saved 'check-three-nodes'", retries=R)
-    stored = await runtime.current().engine.get("check-three-nodes")
+    stored = await app_ctx().engine.get("check-three-nodes")
     assert stored == parse_sequence(EXAMPLE)
 
 
@@ -64,7 +64,7 @@ async def test_blank_sequence_name_is_shown_on_the_name_field(user: User) -> Non
     await save(user)
     await user.should_see("1 problem", retries=R)
     assert "blank" in error_of(user, "seq-name")
-    assert await runtime.current().engine.list_sequences() == []
+    assert await app_ctx().engine.list_sequences() == []
 
 
 async def test_duplicate_group_name_is_shown_on_the_second_group_name(user: User) -> None:
@@ -190,12 +190,12 @@ async def test_binding_an_argument_to_an_input_writes_an_args_reference(user: Us
     choose(user, ("group-1", "tool-1", "arg-value-input"), "⤷ Input: who · text")
     await save(user)
     await user.should_see("Saved 's1'", retries=R)
-    stored = await runtime.current().engine.get("s1")
+    stored = await app_ctx().engine.get("s1")
     assert stored is not None and stored.groups[0].tools[0].args == {"value": "$args.who"}
 
 
 async def test_text_view_round_trip_keeps_the_sequence(user: User) -> None:
-    engine = runtime.current().engine
+    engine = app_ctx().engine
     saved, _ = await engine.create(json.loads(EXAMPLE))
     await user.open("/sequences/check-three-nodes/edit")
     await user.should_see(marker="group-1", retries=R)
@@ -234,7 +234,7 @@ async def test_saving_in_the_text_view_marks_the_error_at_its_line(user: User) -
     line = next(i for i, text in enumerate(editor.value.splitlines(), 1) if '"timeout": "soon"' in text)
     await user.should_see(f"Line {line}, column 18", retries=R)
     assert any(d["kind"] == "mark" for d in editor.decorations)
-    assert await runtime.current().engine.list_sequences() == []
+    assert await app_ctx().engine.list_sequences() == []
 
 
 async def test_unsaved_work_is_kept_when_leaving_the_editor(user: User) -> None:
@@ -326,7 +326,7 @@ async def test_unknown_tool_is_a_note_on_its_row_and_does_not_block_saving(user:
 
 
 async def test_renaming_a_saved_sequence_replaces_it_and_keeps_its_groups(user: User) -> None:
-    engine = runtime.current().engine
+    engine = app_ctx().engine
     await engine.create(json.loads(EXAMPLE))
     await user.open("/sequences/check-three-nodes/edit")
     await user.should_see(marker="group-1", retries=R)
@@ -339,7 +339,7 @@ async def test_renaming_a_saved_sequence_replaces_it_and_keeps_its_groups(user: 
 
 
 async def test_a_new_sequence_cannot_take_the_name_of_a_saved_one(user: User) -> None:
-    engine = runtime.current().engine
+    engine = app_ctx().engine
     await engine.create(json.loads(EXAMPLE))
     await one_group(user)
     set_value(user, ("seq-name",), "check-three-nodes")

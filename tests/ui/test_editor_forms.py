@@ -11,8 +11,8 @@ import pytest
 from editor_support import add_tool, element, find, new_editor
 from nicegui.testing import User
 from nicegui.testing.user_interaction import UserInteraction
+from ui_support import app_ctx
 
-from gui import runtime
 from gui.ui.editor.draft import ConditionDraft, CondRow, GroupDraft, SequenceDraft, SlotRow
 from gui.ui.editor.group_card import when_words
 from gui.ui.editor.groups_view import input_sources
@@ -49,7 +49,7 @@ async def test_ask_user_questions_are_built_with_a_form_not_json(user: User):
     user.find(marker="save").click()
     await user.should_see("Saved 'asks'", retries=R)
 
-    stored = await runtime.current().engine.get("asks")
+    stored = await app_ctx().engine.get("asks")
     (call,) = stored.groups[0].tools
     assert call.args == {"title": "Before we clean up", "questions": [
         {"id": "env", "prompt": "Which machine?", "type": "single_select",

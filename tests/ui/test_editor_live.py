@@ -13,8 +13,8 @@ from typing import Any
 
 from editor_support import R, element, find, one_group, save, set_value
 from nicegui.testing import User
+from ui_support import app_ctx
 
-from gui import runtime
 from gui.core.validator import check_text
 from gui.ui.editor.live import LiveCheck
 
@@ -151,7 +151,7 @@ async def test_a_mistake_typed_in_the_text_view_shows_without_saving_and_goes_wh
     await user.should_not_see(marker="text-problem", retries=R)
     await user.should_not_see(marker="problems", retries=R)
     assert editor.decorations == []
-    assert await runtime.current().engine.list_sequences() == []  # checking is not saving
+    assert await app_ctx().engine.list_sequences() == []  # checking is not saving
 
 
 async def test_an_unknown_tool_typed_in_the_text_view_is_a_warning_not_an_error(user: User) -> None:

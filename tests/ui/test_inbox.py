@@ -15,9 +15,8 @@ import uuid
 
 import pytest
 from nicegui.testing import User
-from ui_support import engine_open  # noqa: F401  (autouse: wait for the engine)
+from ui_support import app_ctx, engine_open  # noqa: F401  (autouse: wait for the engine)
 
-from gui import runtime
 from gui.core.engine import Engine
 from gui.core.events import Event
 from gui.core.interactions import (
@@ -41,7 +40,7 @@ R = 50  # retries of should_see: 5 s
 
 
 def engine() -> Engine:
-    return runtime.current().engine
+    return app_ctx().engine
 
 
 def now_ms() -> int:

@@ -14,9 +14,8 @@ import uuid
 
 import pytest
 from nicegui.testing import User
-from ui_support import engine_open  # noqa: F401  (autouse: wait for the engine)
+from ui_support import app_ctx, engine_open  # noqa: F401  (autouse: wait for the engine)
 
-from gui import runtime
 from gui.core.engine import Engine
 from gui.core.interactions import Question, QuestionRequest, ShellApprovalRequest, ToolSource
 from gui.ui.components.inbox.keys import KeyPress, KeyRules, KeyTarget
@@ -109,7 +108,7 @@ def test_key_press_reads_the_browser_message_flat_or_wrapped():
 
 
 def engine() -> Engine:
-    return runtime.current().engine
+    return app_ctx().engine
 
 
 def shell(iid: str, command: str, created_at: int) -> ShellApprovalRequest:

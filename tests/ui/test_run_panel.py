@@ -10,8 +10,8 @@ from typing import ClassVar
 from nicegui import ui
 from nicegui.testing import User
 from pydantic import BaseModel
+from ui_support import app_ctx
 
-from gui import runtime
 from gui.core.events import ToolRetrying
 from gui.core.interactions import ApprovalResponse
 from gui.core.records import ToolRecord
@@ -26,7 +26,7 @@ def tools(*objs: dict) -> str:
 
 
 async def save(doc: dict) -> None:
-    await runtime.current().engine.create(doc)
+    await app_ctx().engine.create(doc)
 
 
 def group(name: str, *calls: dict, **fields) -> dict:
@@ -34,7 +34,7 @@ def group(name: str, *calls: dict, **fields) -> dict:
 
 
 async def pending_ids(run_id: str | None = None) -> list[str]:
-    records = await runtime.current().engine.interactions.pending(run_id)
+    records = await app_ctx().engine.interactions.pending(run_id)
     return [r.interaction_id for r in records]
 
 
@@ -57,7 +57,7 @@ async def test_args_form_is_generated_from_the_signature_and_checks_json(user: U
     await user.should_see("This is not valid JSON")
     await user.should_see("Enter a number")
     await user.should_see("Some inputs need fixing")
-    assert await runtime.current().engine.list_runs() == []
+    assert await app_ctx().engine.list_runs() == []
 
 
 async def test_running_a_sequence_shows_success_and_its_results(user: User):
@@ -71,7 +71,7 @@ async def test_running_a_sequence_shows_success_and_its_results(user: User):
     await user.should_see("Finished · 1 of 1 tools succeeded", retries=100)
     await user.should_see(marker="output-greeting")
     await user.should_see("hi Ada")
-    runs = await runtime.current().engine.list_runs()
+    runs = await app_ctx().engine.list_runs()
     assert runs[0].args == {"who": "Ada"} and runs[0].status == "succeeded"
 
 
@@ -84,7 +84,7 @@ async def test_a_command_waiting_for_approval_shows_waiting_for_you_with_the_inb
     (iid,) = await pending_ids()
     link = next(iter(user.find(marker="inbox-link").elements))
     assert link.props["href"] == f"/inbox/{iid}"
-    await runtime.current().engine.interactions.respond(iid, ApprovalResponse(decision="approved"))
+    await app_ctx().engine.interactions.respond(iid, ApprovalResponse(decision="approved"))
     await user.should_see("Finished · 1 of 1 tools succeeded", retries=100)
     await user.should_not_see("1 request needs you")
 
@@ -98,7 +98,7 @@ async def test_stop_asks_first_then_cancels_the_run(user: User):
     await user.should_see("Stop now? Running tools will be cancelled.")
     user.find(marker="confirm-stop").click()
     await user.should_see("Stopped", retries=100)
-    (run,) = await runtime.current().engine.list_runs()
+    (run,) = await app_ctx().engine.list_runs()
     assert run.status == "stopped"
     assert await pending_ids() == []
 
@@ -114,12 +114,12 @@ async def test_a_skipped_group_shows_its_reason(user: User):
 
 async def test_a_failed_tool_shows_its_error_in_plain_words(user: User):
     call = {"tool": "file_read", "args": {"path": "/nope/x.txt"}}
-    runtime.current().engine.modes.set("file_read", "always-allow")  # it asks first: allowed, it fails
+    app_ctx().engine.modes.set("file_read", "always-allow")  # it asks first: allowed, it fails
     await save({"name": "broken", "groups": [group("broken-g", call)]})
     await user.open("/run?sequence=broken")
     user.find(marker="run-button").click()
     await user.should_see("Failed", retries=100)
-    (run,) = await runtime.current().engine.list_runs()
+    (run,) = await app_ctx().engine.list_runs()
     error = run.groups[0].tools[0].error
     assert error
     await user.should_see(error)
@@ -176,7 +176,7 @@ class FailsOnceThenWaits(ModelTool):
 
 
 async def test_a_retrying_tool_says_which_attempt_and_the_last_error(user: User):
-    engine = runtime.current().engine
+    engine = app_ctx().engine
     tool = FailsOnceThenWaits()
     engine.registry.add(tool)
     await save({"name": "flaky", "groups": [group("flaky-g", {"tool": "fails_once"}, on_error="retry")]})
@@ -227,7 +227,7 @@ async def test_selecting_a_tool_shows_its_description_args_as_sent_and_result(us
     await user.should_see(marker="detail-result")
     texts = detail_texts(user)
     assert "1. echo" in texts
-    assert runtime.current().engine.registry.get("echo").description in texts
+    assert app_ctx().engine.registry.get("echo").description in texts
     assert texts.index("Arguments as sent") < texts.index("value") < texts.index("hi Ada")  # the resolved value
     assert texts.index("Result") < len(texts) - 1 and texts[texts.index("Result") + 1:].count("hi Ada") == 1
     assert the_panel(user).tabs.value == "details"
@@ -249,7 +249,7 @@ async def test_nested_args_are_shown_as_a_collapsible_tree(user: User):
 
 
 async def test_a_failed_tool_shows_the_plain_error_first_and_the_rest_under_details(user: User):
-    engine = runtime.current().engine
+    engine = app_ctx().engine
     engine.registry.add(FailsWithDetails())
     await save({"name": "loud", "groups": [group("loud-g", {"tool": "fails_loudly", "args": {}})]})
     await user.open("/run?sequence=loud")
@@ -267,7 +267,7 @@ async def test_a_failed_tool_shows_the_plain_error_first_and_the_rest_under_deta
 
 
 async def test_the_selection_survives_live_refreshes_and_the_details_follow_the_tool(user: User):
-    engine = runtime.current().engine
+    engine = app_ctx().engine
     tool = WaitsForTheTest()
     engine.registry.add(tool)
     await save({"name": "slow", "groups": [group(
@@ -289,7 +289,7 @@ async def test_the_selection_survives_live_refreshes_and_the_details_follow_the_
 
 
 async def test_a_retry_counts_down_to_the_next_try(user: User):
-    engine = runtime.current().engine
+    engine = app_ctx().engine
     tool = FailsWhenToldThenWaits()
     engine.registry.add(tool)
     engine.runner.caller.backoff = 30.0  # a pause long enough to read; the run is stopped below

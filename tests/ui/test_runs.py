@@ -7,8 +7,8 @@ import json
 
 from nicegui import ui
 from nicegui.testing import User
+from ui_support import app_ctx
 
-from gui import runtime
 from gui.core.interactions import ApprovalResponse
 
 
@@ -27,7 +27,7 @@ async def test_empty_history_points_to_the_run_page(user: User):
 
 
 async def test_history_lists_each_run_with_status_sequence_and_duration(user: User):
-    engine = runtime.current().engine
+    engine = app_ctx().engine
     await engine.create(GREET)
     done = await engine.run("greet", {"who": "Ada"})
     await user.open("/runs")
@@ -40,7 +40,7 @@ async def test_history_lists_each_run_with_status_sequence_and_duration(user: Us
 
 
 async def test_history_updates_when_a_run_starts(user: User):
-    engine = runtime.current().engine
+    engine = app_ctx().engine
     await engine.create(GREET)
     await user.open("/runs")
     await user.should_see("No runs yet.")
@@ -49,7 +49,7 @@ async def test_history_updates_when_a_run_starts(user: User):
 
 
 async def test_a_run_record_shows_args_results_tools_and_its_requests(user: User):
-    engine = runtime.current().engine
+    engine = app_ctx().engine
     await engine.create({"name": "shell", "groups": [
         {"name": "shell-g", "in": {"word": "string"}, "out": {"said": "string"},
          "tools": tools({"tool": "cmd_run", "args": {"command": "echo $args.word"}, "as": "said"})}]})
@@ -73,7 +73,7 @@ async def test_a_run_record_shows_args_results_tools_and_its_requests(user: User
 
 
 async def test_a_failed_run_record_shows_the_error(user: User):
-    engine = runtime.current().engine
+    engine = app_ctx().engine
     await engine.create({"name": "broken", "groups": [  # a tool that is not there fails without asking anyone
         {"name": "broken-g", "in": {}, "out": {}, "tools": tools({"tool": "no_such_tool"})}]})
     record = await engine.run("broken", {})
@@ -84,7 +84,7 @@ async def test_a_failed_run_record_shows_the_error(user: User):
 
 
 async def test_run_again_starts_a_new_run_with_the_same_args(user: User):
-    engine = runtime.current().engine
+    engine = app_ctx().engine
     await engine.create(GREET)
     first = await engine.run("greet", {"who": "Cy"})
     await user.open(f"/runs/{first.run_id}")

@@ -7,8 +7,8 @@ import json
 from nicegui import ui
 from nicegui.elements.upload_files import SmallFileUpload
 from nicegui.testing import User
+from ui_support import app_ctx
 
-from gui import runtime
 from gui.core.export import to_text
 from gui.core.help import EXAMPLE, SEED_EXAMPLE
 
@@ -16,7 +16,7 @@ R = 50
 
 
 async def saved_example() -> None:
-    await runtime.current().engine.create(json.loads(EXAMPLE))
+    await app_ctx().engine.create(json.loads(EXAMPLE))
 
 
 async def upload(user: User, content: bytes, name: str = "sequence.json") -> None:
@@ -45,7 +45,7 @@ async def test_each_sequence_shows_its_signature_with_types_in_words(user: User)
 
 async def test_search_keeps_only_matching_sequences(user: User) -> None:
     await saved_example()
-    await runtime.current().engine.create(json.loads(SEED_EXAMPLE))
+    await app_ctx().engine.create(json.loads(SEED_EXAMPLE))
     await user.open("/")
     await user.should_see("巡检三节点", retries=R)
     user.find(marker="search").type("dig")
@@ -58,7 +58,7 @@ async def test_importing_a_valid_file_saves_it(user: User) -> None:
     await user.should_see("No sequences yet", retries=R)
     await upload(user, EXAMPLE.encode())
     await user.should_see("Imported 'check-three-nodes'", retries=R)
-    assert await runtime.current().engine.get("check-three-nodes") is not None
+    assert await app_ctx().engine.get("check-three-nodes") is not None
 
 
 async def test_importing_an_invalid_file_lists_its_errors_with_their_line(user: User) -> None:
@@ -68,7 +68,7 @@ async def test_importing_an_invalid_file_lists_its_errors_with_their_line(user: 
     await user.should_see(marker="import-problems", retries=R)
     await user.should_see("line 1, column", retries=R)
     await user.should_see("the last tool object is not followed by ';'", retries=R)
-    assert await runtime.current().engine.list_sequences() == []
+    assert await app_ctx().engine.list_sequences() == []
 
 
 async def test_an_invalid_import_opens_in_the_text_view_to_fix(user: User) -> None:
@@ -90,7 +90,7 @@ async def test_importing_over_an_existing_name_asks_first(user: User) -> None:
     await user.should_see(marker="replace-dialog", retries=R)
     user.find(marker="confirm-replace").click()
     await user.should_see("Imported 'check-three-nodes'", retries=R)
-    stored = await runtime.current().engine.get("check-three-nodes")
+    stored = await app_ctx().engine.get("check-three-nodes")
     assert stored is not None and stored.description == "replaced"
 
 
@@ -100,7 +100,7 @@ async def test_export_downloads_the_seed_text(user: User) -> None:
     await user.should_see("check-three-nodes", retries=R)
     user.find(marker="export").click()
     response = await user.download.next()
-    stored = await runtime.current().engine.get("check-three-nodes")
+    stored = await app_ctx().engine.get("check-three-nodes")
     assert stored is not None
     assert response.content.decode() == to_text(stored)
 
@@ -112,11 +112,11 @@ async def test_delete_asks_for_confirmation_and_keep_it_keeps_it(user: User) -> 
     user.find(marker="delete").click()
     await user.should_see(marker="delete-dialog", retries=R)
     user.find(marker="cancel-delete").click()
-    assert await runtime.current().engine.get("check-three-nodes") is not None
+    assert await app_ctx().engine.get("check-three-nodes") is not None
     user.find(marker="delete").click()
     user.find(marker="confirm-delete").click()
     await user.should_see("Deleted 'check-three-nodes'", retries=R)
-    assert await runtime.current().engine.get("check-three-nodes") is None
+    assert await app_ctx().engine.get("check-three-nodes") is None
     await user.should_see("No sequences yet", retries=R)
 
 
@@ -126,7 +126,7 @@ async def test_duplicate_saves_a_copy_with_new_group_names(user: User) -> None:
     await user.should_see("check-three-nodes", retries=R)
     user.find(marker="duplicate").click()
     await user.should_see("Copied as 'check-three-nodes copy'", retries=R)
-    copy = await runtime.current().engine.get("check-three-nodes copy")
+    copy = await app_ctx().engine.get("check-three-nodes copy")
     assert copy is not None
     assert [g.name for g in copy.groups] == ["fetch-one-node copy", "dig-deeper copy"]
 

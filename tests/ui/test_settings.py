@@ -7,8 +7,8 @@ import sys
 from pathlib import Path
 
 from nicegui.testing import User
+from ui_support import app_ctx
 
-from gui import runtime
 from gui.ui.pages.settings import mcp_settings
 
 
@@ -21,7 +21,7 @@ async def test_tools_that_need_approval_are_listed_with_their_mode(user: User):
 
 
 async def test_revoking_always_allow_makes_the_tool_ask_again(user: User):
-    engine = runtime.current().engine
+    engine = app_ctx().engine
     engine.modes.set("cmd_run", "always-allow")
     await user.open("/settings")
     await user.should_see("Always allowed")
@@ -85,7 +85,7 @@ async def test_a_server_says_it_is_connected_lists_its_tools_and_they_leave_the_
     user.find(marker="mcp-remove-time").click()
     user.find(marker="mcp-confirm-remove").click()
     await user.should_see("Removed time", retries=100)  # said once the server has stopped
-    assert runtime.current().engine.registry.get("time.get_current_time") is None
+    assert app_ctx().engine.registry.get("time.get_current_time") is None
     await user.open("/sequences/new")  # the unsaved draft from before comes back, with its group
     await user.should_see(marker="add-tool", retries=50)
     user.find(marker="add-tool").click()
@@ -108,7 +108,7 @@ async def test_the_trusted_switch_is_explained_in_words_and_saved(user: User):
     user.find(marker="mcp-trust-nothing").click()
     await user.should_see(marker="mcp-trust-words-nothing", content="On: tools it marks as only reading",
                           retries=50)
-    (config,) = await mcp_settings(runtime.current()).list()
+    (config,) = await mcp_settings(app_ctx().runtime).list()
     assert config.trusted is True
 
 
@@ -119,7 +119,7 @@ async def test_removing_a_server_that_will_not_exit_is_said_when_it_leaves_the_l
     """The server ignores its closed stdin and SIGTERM, so closing it takes seconds while the page's 1 s
     timer watches the connections. The list may be redrawn only once the remove handler is done: redrawn
     under it, it deletes the dialog the handler runs in, and the handler's notice cannot be shown."""
-    manager = runtime.current().mcp
+    manager = app_ctx().runtime.mcp
     await user.open("/settings")
     await add_server(user, "stuck", LINGERING_COMMAND)
     await user.should_see(marker="mcp-tools-stuck", retries=300)
@@ -129,7 +129,7 @@ async def test_removing_a_server_that_will_not_exit_is_said_when_it_leaves_the_l
         await user.should_not_see(marker="mcp-stuck", retries=300)
         assert user.notify.contains("Removed stuck")  # said by then, not later
         await user.should_see("No MCP servers yet.")
-        assert not [n for n in runtime.current().engine.registry.names() if n.startswith("stuck.")]
+        assert not [n for n in app_ctx().engine.registry.names() if n.startswith("stuck.")]
     finally:
         await asyncio.wait_for(manager.stop(), 15.0)  # the close still under way ends (the SDK kills it)
 
@@ -137,7 +137,7 @@ async def test_removing_a_server_that_will_not_exit_is_said_when_it_leaves_the_l
 async def test_the_list_is_drawn_once_and_never_redrawn_under_an_open_remove_dialog(user: User):
     await user.open("/settings")
     await add_server(user, "nothing", "/no/such/program")
-    conn = runtime.current().mcp.get("nothing")
+    conn = app_ctx().runtime.mcp.get("nothing")
     await conn.wait_for("down", timeout=15.0)
     assert len(user.find(marker="mcp-nothing").elements) == 1  # two redraws at once drew it twice
     user.find(marker="mcp-remove-nothing").click()

@@ -8,9 +8,8 @@ import uuid
 import pytest
 from nicegui import ui
 from nicegui.testing import User
-from ui_support import engine_open  # noqa: F401  (autouse: wait for the engine)
+from ui_support import app_ctx, engine_open  # noqa: F401  (autouse: wait for the engine)
 
-from gui import runtime
 from gui.core.interactions import ApprovalResponse, InteractionRecord, ShellApprovalRequest, ToolSource
 from gui.ui import theme
 
@@ -26,7 +25,7 @@ def framed_page() -> str:
 
     @ui.page("/framed")
     def page() -> None:
-        with theme.frame("Framed"):
+        with theme.frame("Framed", app_ctx()):
             ui.label("framed content")
 
     return "/framed"
@@ -49,7 +48,7 @@ async def test_every_page_has_the_navigation(user: User, framed_page: str):
 
 
 async def test_inbox_badge_counts_pending_requests_live(user: User, framed_page: str):
-    service = runtime.current().engine.interactions
+    service = app_ctx().engine.interactions
     await service.request(shell_request("b-1"))
     await user.open(framed_page)
     await user.should_see(marker="inbox-badge", content="1", retries=R)
@@ -64,7 +63,7 @@ async def test_a_new_request_raises_a_desktop_notification(user: User, framed_pa
     notified: list[InteractionRecord] = []
     monkeypatch.setattr(theme, "_notify", notified.append)
     await user.open(framed_page)
-    await runtime.current().engine.interactions.request(shell_request("n-1"))
+    await app_ctx().engine.interactions.request(shell_request("n-1"))
     await user.should_see(marker="inbox-badge", content="1", retries=R)
     assert [r.interaction_id for r in notified] == ["n-1"]
 

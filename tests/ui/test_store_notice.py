@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 from nicegui.testing import User
-from ui_support import engine_open  # noqa: F401  (autouse: wait for the engine)
+from ui_support import app_ctx, engine_open  # noqa: F401  (autouse: wait for the engine)
 
-from gui import runtime
+from gui.runtime import open_runtime
 
 
 @pytest.fixture
@@ -20,11 +20,12 @@ async def damaged_app(tmp_path: Path) -> AsyncIterator[Path]:
     tree = {"name": "kept-one", "description": "", "groups": [{**doc["groups"][0], "in": {}, "out": {}}]}
     intact = {"sequences": {b"kept-one".hex(): {"name": "kept-one", "tree": tree}}}
     (tmp_path / "sequences.json").write_text(json.dumps(intact)[:-2] + ', "6c6f7374": {"name": "lo')
-    memory = runtime.current()
-    opened = await runtime.open_runtime(tmp_path, memory=False)
-    runtime.set_current(opened)
+    ctx = app_ctx()
+    memory = ctx.runtime
+    opened = await open_runtime(tmp_path)
+    ctx.runtime, ctx.slot.engine = opened, opened.engine  # the app now runs on the damaged folder
     yield tmp_path
-    runtime.set_current(memory)
+    ctx.runtime, ctx.slot.engine = memory, memory.engine if memory is not None else None
     await opened.close()
 
 
@@ -44,6 +45,6 @@ async def test_a_dismissed_notice_stays_away(user: User, damaged_app):
     await user.open("/runs")
     user.find(marker="store-notice-dismiss").click()
     await user.should_not_see(marker="store-notice")
-    assert runtime.current().notices == []
+    assert app_ctx().notices == []
     await user.open("/inbox")
     await user.should_not_see(marker="store-notice")

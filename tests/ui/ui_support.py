@@ -3,9 +3,15 @@
 from __future__ import annotations
 
 import pytest
+from nicegui import app
 from nicegui.testing import User
 
-from gui import runtime
+from gui.app import AppContext, context_of
+
+
+def app_ctx() -> AppContext:
+    """What the composition root built for the app under test (its engine, runtime, notices)."""
+    return context_of(app)
 
 
 @pytest.fixture(autouse=True)
@@ -13,4 +19,4 @@ async def engine_open(user: User) -> None:
     """App start-up opens the engine in a task of its own: wait for it (bounded) before acting.
 
     Autouse in every test module that imports it (`from ui_support import engine_open`)."""
-    await runtime.wait_current(timeout=5)
+    await app_ctx().wait_open(timeout=5)

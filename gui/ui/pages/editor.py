@@ -7,15 +7,17 @@ leaving the editor never loses work; `?example=1` starts a new sequence from the
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from nicegui import ui
 
-from gui import runtime
 from gui.core.help import EXAMPLE
 from gui.core.model import Sequence
 from gui.ui.editor import SequenceDraft, SequenceEditor, from_document, from_sequence, storage, to_document
 from gui.ui.theme import frame
+
+if TYPE_CHECKING:
+    from gui.app import AppContext
 
 
 def _restored(key: str, base: SequenceDraft) -> tuple[SequenceDraft, dict[str, Any] | None]:
@@ -34,8 +36,8 @@ def _restored(key: str, base: SequenceDraft) -> tuple[SequenceDraft, dict[str, A
     return draft, state
 
 
-async def open_editor(name: str | None, *, example: bool = False) -> SequenceEditor | None:
-    engine = runtime.current().engine
+async def open_editor(ctx: AppContext, name: str | None, *, example: bool = False) -> SequenceEditor | None:
+    engine = ctx.engine
     original: Sequence | None = None
     if name is not None:
         original = await engine.get(name)
@@ -56,13 +58,13 @@ async def open_editor(name: str | None, *, example: bool = False) -> SequenceEdi
     return SequenceEditor(engine, original, draft, restored=restored)
 
 
-def register() -> None:
+def register(ctx: AppContext) -> None:
     @ui.page("/sequences/new")
     async def new_sequence_page(example: str = "") -> None:
-        with frame("New sequence"):
-            await open_editor(None, example=bool(example))
+        with frame("New sequence", ctx):
+            await open_editor(ctx, None, example=bool(example))
 
     @ui.page("/sequences/{name:path}/edit")
     async def edit_sequence_page(name: str) -> None:
-        with frame(f"Edit {name}"):
-            await open_editor(name)
+        with frame(f"Edit {name}", ctx):
+            await open_editor(ctx, name)

@@ -13,11 +13,10 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from nicegui import context, ui
 
-from gui import runtime
 from gui.core.events import Event, InteractionCreated, InteractionEnded
 from gui.core.interactions import (
     ApprovalResponse,
@@ -34,6 +33,9 @@ from gui.ui.components.inbox.row import InboxRow
 from gui.ui.live import live_events
 from gui.ui.theme import frame, register_shell
 
+if TYPE_CHECKING:
+    from gui.app import AppContext
+
 HISTORY_MAX = 1000  # the newest answered requests the History tab pages through
 
 PAGE_SIZE = 50
@@ -41,21 +43,22 @@ STATUS_FILTERS = {"all": "All", "resolved": "Answered", "expired": "Expired", "c
 KIND_FILTERS = {"all": "All kinds", "approval": "Approvals", "question": "Questions", "form": "Forms"}
 
 
-def register() -> None:
+def register(ctx: AppContext) -> None:
     register_shell()
 
     @ui.page("/inbox")
     async def inbox_page() -> None:
-        await InboxPage().build()
+        await InboxPage(ctx).build()
 
     @ui.page("/inbox/{interaction_id}")
     async def inbox_item_page(interaction_id: str) -> None:
-        await InboxPage(interaction_id).build()
+        await InboxPage(ctx, interaction_id).build()
 
 
 class InboxPage:
-    def __init__(self, selected: str | None = None) -> None:
-        self.engine = runtime.current().engine
+    def __init__(self, ctx: AppContext, selected: str | None = None) -> None:
+        self.ctx = ctx
+        self.engine = ctx.engine
         self.requested = selected
         self.pending: list[InteractionRecord] = []
         self.page = 1
@@ -74,7 +77,7 @@ class InboxPage:
     async def build(self) -> None:
         self.pending = await self._load_pending()
         self.client = context.client
-        with frame("Inbox"):
+        with frame("Inbox", self.ctx):
             self.keys = InboxShortcuts(move=self._move, opened=self._opened, active=lambda: self.tab == "pending")
             self.allowed = ui.row().classes("w-full items-center gap-2 rounded p-3 bg-green-50 text-green-900 "
                                             "dark:bg-green-950 dark:text-green-200")

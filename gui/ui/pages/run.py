@@ -10,11 +10,10 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from nicegui import ui
 
-from gui import runtime
 from gui.core.documents import NotFoundError
 from gui.core.engine import Engine
 from gui.core.events import Event
@@ -25,6 +24,9 @@ from gui.ui.components.run.args_form import RunArgsForm
 from gui.ui.components.run.panel import RunPanel
 from gui.ui.live import live_events
 from gui.ui.theme import frame
+
+if TYPE_CHECKING:
+    from gui.app import AppContext
 
 EMPTY = "Nothing has run yet. Pick a sequence and press Run."
 CLOCK_SECONDS = 1.0
@@ -147,10 +149,10 @@ def watch(engine: Engine, run_id: str, panel: RunPanel) -> None:
     clock = ui.timer(CLOCK_SECONDS, on_clock)
 
 
-async def run_view(sequence: str | None = None, run_id: str | None = None) -> None:
-    engine = runtime.current().engine
+async def run_view(ctx: AppContext, sequence: str | None = None, run_id: str | None = None) -> None:
+    engine = ctx.engine
     record = await load(engine, run_id) if run_id else None
-    with frame("Run"):
+    with frame("Run", ctx):
         ui.label("Run a sequence").classes("text-2xl font-semibold")
         if run_id and record is None:
             with ui.row().classes("items-center gap-2"):
@@ -173,11 +175,11 @@ async def run_view(sequence: str | None = None, run_id: str | None = None) -> No
             watch(engine, record.run_id, panel)
 
 
-def register() -> None:
+def register(ctx: AppContext) -> None:
     @ui.page("/run")
     async def run_page(sequence: str | None = None) -> None:
-        await run_view(sequence=sequence)
+        await run_view(ctx, sequence=sequence)
 
     @ui.page("/run/{run_id}")
     async def run_detail_page(run_id: str) -> None:
-        await run_view(run_id=run_id)
+        await run_view(ctx, run_id=run_id)

@@ -8,11 +8,10 @@ and attempts, the timeline, the requests it raised, and "Run again with the same
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from nicegui import ui
 
-from gui import runtime
 from gui.core.documents import NotFoundError
 from gui.core.events import Event
 from gui.core.records import RunRecord
@@ -25,6 +24,9 @@ from gui.ui.components.run.status import LOOKS, StatusChip, clock_words, duratio
 from gui.ui.components.run.timeline import RunTimeline
 from gui.ui.live import live_events
 from gui.ui.theme import frame
+
+if TYPE_CHECKING:
+    from gui.app import AppContext
 
 HISTORY_LIMIT = 2000
 COLUMNS = [
@@ -60,9 +62,9 @@ def history_row(record: RunRecord, now: float) -> dict[str, Any]:
             "duration": duration_words(seconds) + ("" if record.finished else " so far")}
 
 
-async def history_page() -> None:
-    engine = runtime.current().engine
-    with frame("Runs"):
+async def history_page(ctx: AppContext) -> None:
+    engine = ctx.engine
+    with frame("Runs", ctx):
         ui.label("Runs").classes("text-2xl font-semibold")
         records = await engine.list_runs(limit=HISTORY_LIMIT)
         empty = ui.row().classes("items-center gap-2")
@@ -91,10 +93,10 @@ async def history_page() -> None:
         live_events(engine, on_batch, types=("run.",), interval=1.0)
 
 
-async def detail_page(run_id: str) -> None:
-    engine = runtime.current().engine
+async def detail_page(ctx: AppContext, run_id: str) -> None:
+    engine = ctx.engine
     record = await engine.get_run(run_id)
-    with frame("Runs"):
+    with frame("Runs", ctx):
         ui.link("← All runs", "/runs").classes("text-sm")
         if record is None:
             ui.label(f"There is no run {run_id}.").classes("text-gray-700 dark:text-gray-300")
@@ -143,11 +145,11 @@ async def detail_page(run_id: str) -> None:
         RunRequests(raised)
 
 
-def register() -> None:
+def register(ctx: AppContext) -> None:
     @ui.page("/runs")
     async def runs_page() -> None:
-        await history_page()
+        await history_page(ctx)
 
     @ui.page("/runs/{run_id}")
     async def run_record_page(run_id: str) -> None:
-        await detail_page(run_id)
+        await detail_page(ctx, run_id)

@@ -10,12 +10,11 @@ agent over MCP) through the event bus.
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from nicegui import ui
 
-from gui import runtime
 from gui.core.engine import Engine
 from gui.core.errors import DslError
 from gui.core.events import SequenceDeleted, SequenceSaved
@@ -24,6 +23,9 @@ from gui.ui.editor import SequenceDraft, storage
 from gui.ui.editor.library import ImportCheck, check_import, duplicate
 from gui.ui.editor.words import plural, type_word
 from gui.ui.theme import frame
+
+if TYPE_CHECKING:
+    from gui.app import AppContext
 
 EMPTY = ("A sequence is a list of steps, called groups, that run one after another; the tools inside "
          "a group run at the same time. Build one by clicking, start from the example, or import a file.")
@@ -254,9 +256,9 @@ def _haystack(summary: dict[str, Any]) -> str:
     return " ".join(str(w) for w in words).lower()
 
 
-def register() -> None:
+def register(ctx: AppContext) -> None:
     @ui.page("/")
     async def sequences_page() -> None:
-        with frame("Sequences"):
-            page = SequencesPage(runtime.current().engine)
+        with frame("Sequences", ctx):
+            page = SequencesPage(ctx.engine)
             await page.refresh()

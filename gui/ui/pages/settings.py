@@ -9,23 +9,26 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from nicegui import ui
 
-from gui import runtime
 from gui.mcp.config import JsonMcpSettings, McpServerConfig, McpSettingsStore, MemoryMcpSettings
+from gui.runtime import Runtime
 from gui.ui.components.settings.approvals import ApprovalModesTable, ApprovalRow
 from gui.ui.components.settings.mcp_form import McpServerForm
 from gui.ui.components.settings.mcp_list import McpServerList
 from gui.ui.theme import frame
+
+if TYPE_CHECKING:
+    from gui.app import AppContext
 
 IN_MEMORY = "In memory: nothing is kept after the app closes."
 CLOSE_WAIT = 2.0  # s a remove (or a reconnect) waits for the server to end before it says it is done
 _fallback_settings: dict[int, McpSettingsStore] = {}
 
 
-def mcp_settings(rt: runtime.Runtime) -> McpSettingsStore:
+def mcp_settings(rt: Runtime) -> McpSettingsStore:
     store = getattr(rt, "mcp_settings", None)
     if store is not None:
         return store
@@ -36,7 +39,7 @@ def mcp_settings(rt: runtime.Runtime) -> McpSettingsStore:
     return _fallback_settings[id(rt)]
 
 
-async def approval_rows(rt: runtime.Runtime) -> list[ApprovalRow]:
+async def approval_rows(rt: Runtime) -> list[ApprovalRow]:
     engine = rt.engine
     modes: dict[str, str] = dict(await engine.approval_rules())
     rows = {t.name: ApprovalRow(t.name, t.description, modes.get(t.name, "ask"))
@@ -50,11 +53,12 @@ async def approval_rows(rt: runtime.Runtime) -> list[ApprovalRow]:
     return sorted(rows.values(), key=lambda r: (r.mode != "always-allow", r.tool))
 
 
-async def settings_page() -> None:
-    rt = runtime.current()
+async def settings_page(ctx: AppContext) -> None:
+    rt = ctx.runtime
+    assert rt is not None  # pages are served once the engine is open (`ReadyGate`)
     engine = rt.engine
 
-    with frame("Settings"):
+    with frame("Settings", ctx):
         ui.label("Settings").classes("text-2xl font-semibold")
 
         with ui.card().classes("w-full gap-2 p-4").props("flat bordered"):
@@ -177,7 +181,7 @@ async def settings_page() -> None:
                 McpServerForm(on_add=add)
 
 
-def register() -> None:
+def register(ctx: AppContext) -> None:
     @ui.page("/settings")
     async def settings_route() -> None:
-        await settings_page()
+        await settings_page(ctx)

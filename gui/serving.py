@@ -1,0 +1,49 @@
+"""Where the app listens, and whether it may: loopback, tokens, free ports.
+
+Shared by the app (`seqdesk`) and `seqdesk mcp --http`: off loopback both need a token long enough
+that nobody on the network can guess it.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import socket
+
+LOOPBACK = {"127.0.0.1", "localhost", "::1"}
+
+
+def is_loopback(host: str) -> bool:
+    if host in LOOPBACK:
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+MIN_TOKEN_LENGTH = 16
+
+
+def token_problem(host: str, token: str | None) -> str | None:
+    """Why the app (or `seqdesk mcp --http`) must not listen on `host` with `token`; None when it may."""
+    if is_loopback(host):
+        return None
+    if not token:
+        return (f"refusing to listen on {host} without a token. SeqDesk runs shell commands, so an open port "
+                "without one would let anyone on the network run commands. Give --token SECRET (or set "
+                "SEQDESK_TOKEN), or leave --host out to stay on 127.0.0.1.")
+    if len(token) < MIN_TOKEN_LENGTH:
+        return (f"refusing to listen on {host} with a token of {len(token)} characters: anyone on the network "
+                f"could guess it and run commands on this computer. Use at least {MIN_TOKEN_LENGTH} characters "
+                "(for example: python -c \"import secrets; print(secrets.token_urlsafe(24))\").")
+    return None
+
+
+def url_host(host: str) -> str:
+    return f"[{host}]" if ":" in host and not host.startswith("[") else host
+
+
+def free_port(host: str = "127.0.0.1") -> int:
+    with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as sock:
+        sock.bind((host, 0))
+        return int(sock.getsockname()[1])

@@ -1,0 +1,35 @@
+"""SeqDesk's settings from the environment, read once, by the composition root (`gui.app`).
+
+`SEQDESK_DATA` (the data folder), `SEQDESK_MEMORY=1` (nothing on disk: tests, demos),
+`SEQDESK_TOKEN` (the access token; prefer it to `--token`, which other users can see) and
+`SEQDESK_BROWSER` (the browser for the app window). Command-line flags override them; nothing else
+in SeqDesk reads the environment for settings, and nothing writes it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from pydantic import field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="SEQDESK_", extra="ignore", frozen=True)
+
+    data: Path | None = None
+    memory: bool = False
+    token: str | None = None
+    browser: str | None = None
+
+    @field_validator("data", "token", "browser", mode="before")
+    @classmethod
+    def _blank_is_unset(cls, value: Any) -> Any:
+        return None if isinstance(value, str) and not value.strip() else value
+
+
+def load_settings(**flags: Any) -> Settings:
+    """The environment's settings with the given command-line flags on top (None: not given)."""
+    given = {k: v for k, v in flags.items() if v is not None}
+    return Settings(**given)
