@@ -4,7 +4,8 @@ A tool is `ask` (the default) or `always-allow`: a person sets the latter from t
 "approve and always allow" and takes it back in the settings. An auto-approval is still stored as
 an interaction (status resolved, `auto=True`) so the run record shows who allowed what and why.
 Every way an approval can end (approved, denied, expired, cancelled) comes back as one
-`ApprovalOutcome` whose `reason` is a sentence the tool can pass on.
+`ApprovalOutcome` whose `reason` is the sentence the tool fails with. The runner asks through here
+(`ToolCaller`), with its own port that marks the tool as waiting: this is the one approval flow.
 """
 
 from __future__ import annotations
@@ -15,11 +16,13 @@ from typing import TYPE_CHECKING, Any, Protocol
 from pydantic import BaseModel, ConfigDict
 
 from gui.core.interactions import (
+    CANCEL_WORDS,
     ApprovalMode,
     ApprovalResponse,
     CancelledResult,
     CancelReason,
     ExpiredResult,
+    InteractionRequest,
     ResolvedResult,
     ShellApprovalRequest,
     ToolApprovalRequest,
@@ -29,15 +32,22 @@ if TYPE_CHECKING:
     from gui.core.interaction_service import InteractionService
 
 APPROVAL_MODES: tuple[ApprovalMode, ...] = ("ask", "always-allow")
+DENIED_REASON = "denied by the user"
+EXPIRED_REASON = "not approved: the request expired before anyone answered"
 
-_CANCEL_REASONS: dict[CancelReason, str] = {
-    "turn_stopped": "cancelled: run stopped",
-    "session_disposed": "cancelled: the app was closed",
-    "runtime_interrupted": "cancelled: the app stopped before anyone answered",
-    "no_one_to_ask": "cancelled: there was no one to ask (no terminal)",
-}
-EXPIRED_REASON = "the request expired before anyone answered"
-DENIED_REASON = "denied by the person"
+
+def cancelled_reason(reason: CancelReason) -> str:
+    return f"not approved: the request was cancelled ({CANCEL_WORDS[reason]})"
+
+
+class _Waiting(Protocol):
+    async def result(self) -> Any: ...
+
+
+class AskPort(Protocol):
+    """Where an approval is asked: the interaction service, or the runner's port around it."""
+
+    async def request(self, request: InteractionRequest, *, deadline: float | None = None) -> _Waiting: ...
 
 
 class ApprovalModes(Protocol):
@@ -88,13 +98,15 @@ async def approve(
     tool_name: str,
     *,
     deadline: float | None = None,
+    port: AskPort | None = None,
 ) -> ApprovalOutcome:
-    """Ask (or, for an always-allowed tool, record an auto-approval) and wait for the outcome."""
+    """Ask through `port` (the service itself by default), or, for an always-allowed tool, record an
+    auto-approval; wait for the outcome."""
     iid = request.interaction_id
     if modes.get(tool_name) == "always-allow":
         await service.record_auto_approval(request)
         return ApprovalOutcome(approved=True, auto=True, interaction_id=iid)
-    handle = await service.request(request, deadline=deadline)
+    handle = await (port or service).request(request, deadline=deadline)
     result = await handle.result()
     if isinstance(result, ResolvedResult) and isinstance(result.response, ApprovalResponse):
         response = result.response
@@ -102,9 +114,10 @@ async def approve(
             if response.always_allow:
                 await modes.set(tool_name, "always-allow")  # already saved by `respond`: returns at once
             return ApprovalOutcome(approved=True, interaction_id=iid)
-        return ApprovalOutcome(approved=False, reason=response.reason or DENIED_REASON, interaction_id=iid)
+        said = f": {response.reason}" if response.reason else ""
+        return ApprovalOutcome(approved=False, reason=DENIED_REASON + said, interaction_id=iid)
     if isinstance(result, ExpiredResult):
         return ApprovalOutcome(approved=False, reason=EXPIRED_REASON, interaction_id=iid)
     if isinstance(result, CancelledResult):
-        return ApprovalOutcome(approved=False, reason=_CANCEL_REASONS[result.reason], interaction_id=iid)
+        return ApprovalOutcome(approved=False, reason=cancelled_reason(result.reason), interaction_id=iid)
     raise AssertionError(f"unexpected result for approval {iid}: {result!r}")  # validation forbids it

@@ -25,6 +25,15 @@ ApprovalMode = Literal["ask", "always-allow"]
 CancelReason = Literal["turn_stopped", "session_disposed", "runtime_interrupted", "no_one_to_ask"]
 
 
+# What each cancel reason means, in words a person reads (the inbox, a tool's error, the CLI).
+CANCEL_WORDS: dict[CancelReason, str] = {
+    "turn_stopped": "the run was stopped",
+    "session_disposed": "the app was closed",
+    "runtime_interrupted": "the app stopped before anyone answered",
+    "no_one_to_ask": "there was no one to ask",
+}
+
+
 class _Model(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from gui.core.approvals import approve
 from gui.core.elicitation import InboxElicitationHandler
 from gui.core.events import (
     EventBus,
@@ -26,11 +27,7 @@ from gui.core.events import (
 )
 from gui.core.interaction_service import InteractionService
 from gui.core.interactions import (
-    ApprovalResponse,
-    CancelledResult,
-    ExpiredResult,
     InteractionRequest,
-    ResolvedResult,
     ShellApprovalRequest,
     ToolApprovalRequest,
     ToolSource,
@@ -44,12 +41,6 @@ from gui.core.substitution import SubstitutionError, bound_inputs, substitute
 RETRY_ATTEMPTS = 3
 _WORDS = {"string": "text", "number": "a number", "boolean": "yes/no", "array": "a list", "object": "an object",
           "null": "nothing"}
-_CANCEL_WORDS = {
-    "turn_stopped": "the run was stopped",
-    "session_disposed": "the app was closed",
-    "runtime_interrupted": "the app stopped before anyone answered",
-    "no_one_to_ask": "there was no one to ask",
-}
 
 
 class _Denied(ToolError):
@@ -240,24 +231,12 @@ class ToolCaller:
         if tool.approval == "none":
             return
         request = self._approval_request(scope, tool, args, record, bound)
-        if self.interactions.modes.get(tool.name) == "always-allow":
-            await self.interactions.record_auto_approval(request)
+        outcome = await approve(self.interactions, self.interactions.modes, request, tool.name,
+                                port=ObservedPort(self, scope, record))
+        if outcome.auto:
             record.interaction_id = request.interaction_id
-            return
-        handle = await ObservedPort(self, scope, record).request(request)
-        result = await handle.result()
-        if isinstance(result, ResolvedResult) and isinstance(result.response, ApprovalResponse):
-            if result.response.decision == "approved":
-                if result.response.always_allow:
-                    await self.interactions.modes.set(tool.name, "always-allow")  # already saved by respond
-                return
-            reason = f": {result.response.reason}" if result.response.reason else ""
-            raise _Denied(f"denied by the user{reason}")
-        if isinstance(result, ExpiredResult):
-            raise _Denied("not approved: the request expired before anyone answered")
-        if isinstance(result, CancelledResult):
-            raise _Denied(f"not approved: the request was cancelled ({_CANCEL_WORDS[result.reason]})")
-        raise _Denied("not approved")
+        if not outcome.approved:
+            raise _Denied(outcome.reason or "not approved")
 
     def _approval_request(self, scope: CallScope, tool: Tool, args: dict[str, Any], record: ToolRecord,
                           bound: dict[str, Any]) -> ShellApprovalRequest | ToolApprovalRequest:

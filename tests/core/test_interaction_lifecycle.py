@@ -211,7 +211,8 @@ async def test_plain_approval_leaves_the_tool_in_ask_mode(service: InteractionSe
     assert service.modes.get("file_write") == "ask"
 
 
-@pytest.mark.parametrize(("reason", "expected"), [("too risky", "too risky"), (None, "denied by the person")])
+@pytest.mark.parametrize(("reason", "expected"), [("too risky", "denied by the user: too risky"),
+                                                 (None, "denied by the user")])
 async def test_denied_approval_returns_the_persons_reason(
     service: InteractionService, bus: EventBus, reason: str | None, expected: str
 ) -> None:
@@ -223,7 +224,7 @@ async def test_denied_approval_returns_the_persons_reason(
 
 async def test_expired_approval_says_nobody_answered(service: InteractionService) -> None:
     outcome = await asyncio.wait_for(service.approve(shell(expires_at=now_ms() + 50), "cmd_run"), TIMEOUT)
-    assert not outcome.approved and outcome.reason == "the request expired before anyone answered"
+    assert not outcome.approved and outcome.reason == "not approved: the request expired before anyone answered"
 
 
 async def test_cancelled_approval_says_the_run_stopped(service: InteractionService, bus: EventBus) -> None:
@@ -232,7 +233,7 @@ async def test_cancelled_approval_says_the_run_stopped(service: InteractionServi
     await asyncio.wait_for(created.get(), TIMEOUT)
     await service.cancel_run("run-1")
     outcome = await asyncio.wait_for(asking, TIMEOUT)
-    assert not outcome.approved and outcome.reason == "cancelled: run stopped"
+    assert not outcome.approved and outcome.reason == "not approved: the request was cancelled (the run was stopped)"
 
 
 def test_memory_approval_modes_default_to_ask_and_refuse_unknown_modes() -> None:

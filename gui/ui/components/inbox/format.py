@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from gui.core.interactions import (
+    CANCEL_WORDS,
     ApprovalResponse,
     CancelledResult,
     ElicitationInteractionRequest,
@@ -34,12 +35,6 @@ KIND_WORDS = {"shell": "Command", "tool": "Tool", "question": "Question", "form"
 
 _MARKDOWN = re.compile(r"[*_`#>]+")
 
-CANCEL_WORDS = {
-    "turn_stopped": "the run was stopped",
-    "session_disposed": "the app was closed",
-    "runtime_interrupted": "the app stopped before anyone answered",
-    "no_one_to_ask": "there was no one to ask",
-}
 
 
 @dataclass(frozen=True)
