@@ -37,6 +37,9 @@ class OnError(StrEnum):
     RETRY = "retry"
 
 
+RETRY_ATTEMPTS = 3  # `on_error: retry`: this many attempts in all, backing off between them
+
+
 SLOT_TYPE_NAMES = tuple(t.value for t in SlotType)
 
 

@@ -32,13 +32,12 @@ from gui.core.interactions import (
     ToolApprovalRequest,
     ToolSource,
 )
-from gui.core.model import Group, Missing, OnError, SlotType, ToolCall, matches_type
+from gui.core.model import RETRY_ATTEMPTS, Group, Missing, OnError, SlotType, ToolCall, matches_type
 from gui.core.records import GroupRecord, ToolRecord
 from gui.core.registry import Registry, Tool, ToolArgumentError, ToolContext, ToolError
 from gui.core.run_args import type_name
 from gui.core.substitution import SubstitutionError, bound_inputs, substitute
 
-RETRY_ATTEMPTS = 3
 _WORDS = {"string": "text", "number": "a number", "boolean": "yes/no", "array": "a list", "object": "an object",
           "null": "nothing"}
 
