@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import functools
 import itertools
 import logging
 import threading
@@ -48,9 +47,16 @@ class Event:
         return {"type": self.type, "run_id": self.run_id, "data": self.data, "at": self.at, "seq": self.seq}
 
 
-@functools.cache
+_OWN_FIELDS: dict[type[Event], tuple[str, ...]] = {}
+
+
 def _own_fields(cls: type[Event]) -> tuple[str, ...]:
-    return tuple(f.name for f in dataclasses.fields(cls) if f.name not in _BASE_FIELDS)
+    # Cached by hand, not with functools.cache: mypy does not see a class object as Hashable when
+    # the class defines __hash__ (it checks the unbound instance method), and rejects the call.
+    names = _OWN_FIELDS.get(cls)
+    if names is None:
+        names = _OWN_FIELDS[cls] = tuple(f.name for f in dataclasses.fields(cls) if f.name not in _BASE_FIELDS)
+    return names
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -20,7 +20,6 @@ JsonValue = Any
 
 InteractionKind = Literal["approval", "question", "elicitation"]
 InteractionStatus = Literal["pending", "resolved", "expired", "cancelled"]
-InteractionKind = Literal["approval", "question", "elicitation"]
 ApprovalMode = Literal["ask", "always-allow"]
 CancelReason = Literal["turn_stopped", "session_disposed", "runtime_interrupted", "no_one_to_ask"]
 

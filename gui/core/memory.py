@@ -8,6 +8,7 @@ production.
 
 from __future__ import annotations
 
+import builtins
 import json
 import threading
 from collections.abc import Iterable, Mapping
@@ -70,7 +71,7 @@ class MemoryInteractionStore:
         chosen = self._select(InteractionFilter(status, kind, run_id, sequence, tool_name))
         return Page([_parse(text) for text in chosen[offset:offset + limit]], len(chosen))
 
-    def _select(self, wanted: InteractionFilter) -> list[str]:
+    def _select(self, wanted: InteractionFilter) -> builtins.list[str]:
         """The matching records' texts, newest first."""
         rows = sorted(((sort_key(fields, iid), text) for iid, (fields, text) in self._records.items()
                        if wanted.matches(fields)), reverse=True)

@@ -7,6 +7,7 @@ group's end, a wait for a person, the end), so a crash loses at most the tools s
 
 from __future__ import annotations
 
+import builtins
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -135,7 +136,7 @@ class RunStore(Protocol):
 
     async def list(self, limit: int = 100, offset: int = 0) -> list[RunRecord]: ...
 
-    async def running(self) -> list[RunRecord]: ...
+    async def running(self) -> builtins.list[RunRecord]: ...
 
     async def count(self) -> int: ...
 
@@ -207,7 +208,7 @@ class MemoryRunStore:
     async def list(self, limit: int = 100, offset: int = 0) -> list[RunRecord]:
         return (await self.query(limit=limit, offset=offset)).items
 
-    async def running(self) -> list[RunRecord]:
+    async def running(self) -> builtins.list[RunRecord]:
         return [RunRecord.model_validate(json.loads(r[1])) for r in self._items.values() if not r[2]]
 
     async def count(self) -> int:

@@ -212,8 +212,9 @@ class Runner:
         grec.started_at = self.clock()
         grec.status = "running"
         self.bus.publish(GroupStarted, run_id, group=grec.index, group_name=group.name)
+        ran = True
         try:
-            await self._group_body(ex, group, grec)
+            ran = await self._group_body(ex, group, grec)
         except _GroupFailed as exc:
             grec.status, grec.reason = "failed", str(exc)
         grec.finished_at = self.clock()
@@ -228,12 +229,13 @@ class Runner:
                 grec.status = "succeeded"
         if any(t.status == "degraded" for t in grec.tools):
             ex.degraded = True
-        kind = GroupSkipped if grec.status == "skipped" else GroupFinished
+        kind = GroupFinished if ran else GroupSkipped
         self.bus.publish(kind, run_id, group=grec.index, group_name=group.name, status=grec.status,
                          reason=grec.reason, timed_out=grec.timed_out)
         self._checkpoint(ex)
 
-    async def _group_body(self, ex: _Execution, group: Group, grec: GroupRecord) -> None:
+    async def _group_body(self, ex: _Execution, group: Group, grec: GroupRecord) -> bool:
+        """Run the group's tools; False when its condition is false and the group was skipped instead."""
         args: dict[str, Any] = {}
         for name in group.in_:
             if name not in ex.context:
@@ -250,7 +252,7 @@ class Runner:
             grec.reason = f"its condition `{group.when}` is false"
             for trec in grec.tools:
                 trec.status, trec.reason = "skipped", "the group's condition is false"
-            return
+            return False
         serial = self._serial_reason(group)
         grec.serial_reason = serial
         timeout = group.timeout_seconds
@@ -275,6 +277,7 @@ class Runner:
                     trec.timed_out = True
             raise _GroupFailed(f"timed out after {format_duration(timeout)}") from None
         self._write_slots(ex, group, grec)
+        return True
 
     def _serial_reason(self, group: Group) -> str | None:
         if len(group.tools) < 2:

@@ -339,7 +339,7 @@ class McpConnection:
                 self._idle.set()
 
     # -- requests from the server --------------------------------------------------------------
-    async def _on_elicit(self, ctx: ClientRequestContext,
+    async def _on_elicit(self, context: ClientRequestContext,
                          params: ElicitRequestFormParams | ElicitRequestURLParams) -> ElicitResult | ErrorData:
         call = _CURRENT_CALL.get()
         if call is None and len(self._calls) == 1:

@@ -13,6 +13,7 @@ left out of every answer, with a warning in the log, rather than breaking start-
 
 from __future__ import annotations
 
+import builtins
 import logging
 import operator
 from collections.abc import Callable, Iterable, Mapping
@@ -156,7 +157,7 @@ class TinyRunStore:
     async def list(self, limit: int = 100, offset: int = 0) -> list[RunRecord]:
         return (await self.query(limit=limit, offset=offset)).items
 
-    async def running(self) -> list[RunRecord]:
+    async def running(self) -> builtins.list[RunRecord]:
         docs = await self._writer.run(self._table.search_hot, Query().status == "running")
         return [r for r in _load_all(RunRecord, docs) if not r.finished]
 

@@ -11,19 +11,23 @@ always replaced whole (a record is saved as it now is), so `DocTable`:
 - refuses `update`/`upsert`, which would change a stored document in place: with
   `WholeDocumentStorage` a document must stay the object it was when written;
 - hands out copies (`CopiedDocument`): changing a returned document never changes the store (and
-  keeps no query cache, whose answers TinyDB hands out again uncopied).
+  keeps no query cache, whose answers TinyDB hands out again uncopied);
+- reads by string id through `doc` and `docs`: TinyDB types its ids as int (`get(doc_id=...)`,
+  `Document.doc_id`), its default id class, so these are the typed way in for this table's ids.
 
 `IndexTable` holds small flat index entries for queries: it returns them uncopied, for speed, and
-nothing outside the store ever sees them. `open_database` opens a file as a `Database`.
+nothing outside the store ever sees them. `open_database` opens a file as a `Database` (or, with
+`index=True`, an `IndexDatabase`), whose `table` is typed as the table class it makes.
 """
 
 from __future__ import annotations
 
 from collections.abc import Container, Iterable, Mapping
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any, Literal, NoReturn, overload
 
 from tinydb import TinyDB
+from tinydb.queries import QueryLike
 from tinydb.storages import Storage
 from tinydb.table import Document, Table
 
@@ -40,8 +44,19 @@ def json_copy(value: Any) -> Any:
     return value
 
 
-class CopiedDocument(Document):
-    """A TinyDB `Document` that owns its data (a deep copy of the stored one)."""
+class StoredDocument(Document):
+    """A document of a `DocTable`: its `doc_id` is the string it is stored under.
+
+    TinyDB's `Document` takes `doc_id: int`, its default id class; this constructor takes the id a
+    table with `document_id_class = str` passes (a str). The data is TinyDB's usual shallow copy.
+    """
+
+    def __init__(self, value: Mapping[str, Any], doc_id: Any) -> None:
+        super().__init__(value, doc_id)
+
+
+class CopiedDocument(StoredDocument):
+    """A `StoredDocument` that owns its data (a deep copy of the stored one)."""
 
     def __init__(self, value: Mapping[str, Any], doc_id: Any) -> None:
         super().__init__({k: json_copy(v) for k, v in value.items()}, doc_id)
@@ -50,8 +65,10 @@ class CopiedDocument(Document):
 class DocTable(Table):
     """A TinyDB table keyed by string ids whose documents are replaced whole."""
 
-    document_class = CopiedDocument
-    document_id_class = str
+    document_class: type[StoredDocument] = CopiedDocument
+    # TinyDB's documented way to change the id type, but its `Table` infers `type[int]` from the
+    # default (`document_id_class = int`), so any other id class is an [assignment] error there.
+    document_id_class = str  # type: ignore[assignment]
 
     def __init__(self, storage: Storage, name: str, cache_size: int = 0, persist_empty: bool = False) -> None:
         super().__init__(storage, name, cache_size, persist_empty)
@@ -74,7 +91,7 @@ class DocTable(Table):
                 table.pop(doc_id, None)
             table.update(fresh)
 
-        self._update_table(change)  # type: ignore[arg-type]
+        self._update_table(change)  # type: ignore[arg-type]  # TinyDB types the table as dict[int, ...]
 
     def put(self, doc_id: str, doc: Mapping[str, Any]) -> None:
         """Create or replace (not merge) one document."""
@@ -83,6 +100,17 @@ class DocTable(Table):
     def ids(self) -> list[str]:
         """Every id, in the order the documents were first put."""
         return list(self._read_table())
+
+    def doc(self, doc_id: str) -> StoredDocument | None:
+        """The document stored under `doc_id`, or None: `get(doc_id=...)` for string ids."""
+        raw = self._read_table().get(doc_id)
+        return None if raw is None else self.document_class(raw, doc_id)
+
+    def docs(self, cond: QueryLike | None = None) -> dict[str, StoredDocument]:
+        """Id → document of those matching the TinyDB query `cond` (every one without it), in the
+        order they were first put: `search`/`all` with the ids typed as the strings they are."""
+        return {doc_id: self.document_class(raw, doc_id) for doc_id, raw in self._read_table().items()
+                if cond is None or cond(raw)}
 
     def _get_next_id(self) -> NoReturn:
         raise TypeError("documents in this table need their own id: use put()")
@@ -97,7 +125,7 @@ class DocTable(Table):
 class IndexTable(DocTable):
     """Index entries (a few flat fields per document): returned as stored, never copied."""
 
-    document_class = Document
+    document_class = StoredDocument
 
 
 class Database(TinyDB):
@@ -105,9 +133,32 @@ class Database(TinyDB):
 
     table_class = DocTable
 
+    def table(self, name: str, **kwargs: Any) -> DocTable:
+        """The table `name`, made by `table_class` (TinyDB types it as a plain `Table`)."""
+        table = super().table(name, **kwargs)
+        if not isinstance(table, DocTable):
+            raise TypeError(f"{type(self).__name__}.table_class must make DocTables, not {type(table).__name__}")
+        return table
+
 
 class IndexDatabase(Database):
+    """A `Database` of `IndexTable`s: a history segment's index file."""
+
     table_class = IndexTable
+
+    def table(self, name: str, **kwargs: Any) -> IndexTable:
+        table = super().table(name, **kwargs)
+        if not isinstance(table, IndexTable):
+            raise TypeError(f"{type(self).__name__}.table_class must make IndexTables, not {type(table).__name__}")
+        return table
+
+
+@overload
+def open_database(path: Path, index: Literal[False] = False) -> Database: ...
+@overload
+def open_database(path: Path, index: Literal[True]) -> IndexDatabase: ...
+@overload
+def open_database(path: Path, index: bool) -> Database: ...
 
 
 def open_database(path: Path, index: bool = False) -> Database:

@@ -84,14 +84,14 @@ class History:
         seg = self._where.get(doc_id)
         if seg is None:
             return None
-        doc = self._segment(seg).get(doc_id=doc_id)
+        doc = self._segment(seg).doc(doc_id)
         if doc is None:
             log.warning("%s: the index lists %r but its segment does not hold it", self.name, doc_id)
         return doc
 
     def fields(self, doc_id: str) -> Fields | None:
         seg = self._where.get(doc_id)
-        entry = None if seg is None else self._indexes[seg].get(doc_id=doc_id)
+        entry = None if seg is None else self._indexes[seg].doc(doc_id)
         return None if entry is None else dict(entry)
 
     def page(self, limit: int | None, offset: int, newest_first: bool, exclude: Container[str]) -> list[Document]:
@@ -123,8 +123,8 @@ class History:
             cache = self._ranked.setdefault(seg, {})
             rows = cache.get((cond, key)) if cacheable else None
             if rows is None:
-                rows = sorted(((key(entry, entry.doc_id), entry.doc_id) for entry in self._indexes[seg].search(cond)
-                               if self._where.get(entry.doc_id) == seg), reverse=True)
+                rows = sorted(((key(entry, doc_id), doc_id) for doc_id, entry in self._indexes[seg].docs(cond).items()
+                               if self._where.get(doc_id) == seg), reverse=True)
                 if cacheable:
                     while len(cache) >= _RANKED_PER_SEGMENT:
                         del cache[next(iter(cache))]
@@ -238,9 +238,9 @@ class History:
 
     def _open_index(self, seg: int) -> IndexTable:
         table = open_database(self.index_path(seg), index=True).table(INDEX_TABLE)
-        self._indexes[seg] = table  # type: ignore[assignment]
+        self._indexes[seg] = table
         self._ranked.pop(seg, None)
-        return table  # type: ignore[return-value]
+        return table
 
     def _commit_index(self, seg: int, **change: Any) -> None:
         self._indexes[seg].commit(**change)
@@ -254,7 +254,7 @@ class History:
         chosen = held if ids is None else [i for i in ids if i in present]
         entries = {}
         for doc_id in chosen:
-            doc = segment.get(doc_id=doc_id)
+            doc = segment.doc(doc_id)
             entries[doc_id] = self._indexer(doc) if doc is not None else {}
         atomic_write(self.index_path(seg), dumps({INDEX_TABLE: entries}).encode("ascii"))
         log.warning("%s: %s %s", self.name, why, self.index_path(seg))

@@ -75,8 +75,8 @@ class HotColdStore:
         self.history_folder = self.folder / "history"
         self._indexer = indexer
         self._db = open_database(self.folder / f"{name}.json")
-        self._hot: DocTable = self._db.table(name)  # type: ignore[assignment]
-        self._hot_fields: dict[str, Fields] = {doc.doc_id: indexer(doc) for doc in self._hot.all()}
+        self._hot: DocTable = self._db.table(name)
+        self._hot_fields: dict[str, Fields] = {doc_id: indexer(doc) for doc_id, doc in self._hot.docs().items()}
         self.history = History(self.history_folder, name, indexer, segment_docs=segment_docs,
                                segment_bytes=segment_bytes, cached_segments=cached_segments, repair=repair)
 
@@ -91,7 +91,7 @@ class HotColdStore:
 
     def get(self, doc_id: str) -> Document | None:
         """The document, hot copy first; None if it is stored nowhere."""
-        doc = self._hot.get(doc_id=doc_id)
+        doc = self._hot.doc(doc_id)
         return doc if doc is not None else self.history.get(doc_id)
 
     def list_hot(self) -> list[Document]:
@@ -142,7 +142,7 @@ class HotColdStore:
         from_history = self.history.fetch(i for i in chosen if i not in self._hot_fields)
         page = []
         for doc_id in chosen:
-            doc = self._hot.get(doc_id=doc_id) if doc_id in self._hot_fields else from_history.get(doc_id)
+            doc = self._hot.doc(doc_id) if doc_id in self._hot_fields else from_history.get(doc_id)
             if doc is not None:
                 page.append(doc)
         return page, total
@@ -165,7 +165,7 @@ class HotColdStore:
 
     def archive(self, doc_id: str) -> None:
         """Move a document from hot to history. Already archived: nothing to do. Unknown: `KeyError`."""
-        doc = self._hot.get(doc_id=doc_id)
+        doc = self._hot.doc(doc_id)
         if doc is None:
             if doc_id in self.history:
                 return

@@ -59,14 +59,14 @@ class Writer:
         try:
             if self._guard is None:
                 return self._executor.submit(fn, *args, **kwargs)
-            return self._executor.submit(self._guarded, fn, *args, **kwargs)
+            return self._executor.submit(self._guarded, lambda: fn(*args, **kwargs))
         except RuntimeError as err:  # shut down between the check and the submit
             raise WriterClosedError() from err
 
-    def _guarded(self, fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
+    def _guarded(self, call: Callable[[], T]) -> T:
         assert self._guard is not None
         self._guard()
-        return fn(*args, **kwargs)
+        return call()
 
     async def run(self, fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
         """Run `fn` on the writer thread and await its result (or its exception) without blocking."""

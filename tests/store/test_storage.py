@@ -11,7 +11,7 @@ from tinydb import TinyDB, where
 from tinydb.table import Document
 
 from gui.store import storage as storage_module
-from gui.store.database import open_database
+from gui.store.database import IndexTable, open_database
 from gui.store.storage import AtomicJSONStorage, WholeDocumentStorage
 
 
@@ -88,3 +88,22 @@ def test_what_a_table_returns_or_is_given_is_never_shared_with_it(tmp_path):
     table.all()[0]["deep"]["k"].append(4)
     assert table.get(doc_id="a") == {"steps": [1], "deep": {"k": [1]}}
     assert json.loads((tmp_path / "db.json").read_text())["runs"]["a"] == {"steps": [1], "deep": {"k": [1]}}
+
+
+def test_documents_are_read_by_their_string_ids_and_copied_out(tmp_path):
+    table = open_database(tmp_path / "db.json").table("runs")
+    table.commit(put={"b": {"n": 2, "deep": {"k": [1]}}, "a": {"n": 1}})
+    doc = table.doc("b")
+    assert doc == {"n": 2, "deep": {"k": [1]}} and doc.doc_id == "b" and table.doc("missing") is None
+    doc["deep"]["k"].append(2)
+    found = table.docs(where("n") == 2)
+    assert list(found) == ["b"] and found["b"].doc_id == "b" and found["b"]["deep"] == {"k": [1]}
+    assert list(table.docs()) == ["b", "a"]  # in the order first put
+
+
+def test_an_index_database_makes_index_tables_of_the_same_string_ids(tmp_path):
+    table = open_database(tmp_path / "index.json", index=True).table("index")
+    assert isinstance(table, IndexTable)
+    table.put("r1", {"status": "running"})
+    assert table.doc("r1") == {"status": "running"} and table.doc("r1").doc_id == "r1"
+    assert {i: dict(d) for i, d in table.docs().items()} == {"r1": {"status": "running"}}
