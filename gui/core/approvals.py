@@ -88,7 +88,7 @@ class ApprovalOutcome(BaseModel):
 def check_mode(mode: str) -> ApprovalMode:
     if mode not in APPROVAL_MODES:
         raise ValueError(f"'{mode}' is not an approval mode: use one of {', '.join(APPROVAL_MODES)}")
-    return mode  # type: ignore[return-value]
+    return mode
 
 
 async def approve(

@@ -294,9 +294,10 @@ class Engine:
         for record in await self.runs.running():
             run_ids.add(record.run_id)
         for run_id in run_ids:
-            record = await self.runs.get(run_id)
-            if record is None or record.finished:
+            found = await self.runs.get(run_id)
+            if found is None or found.finished:
                 continue
+            record = found
             record.status = "interrupted"
             record.error = "the app stopped while this run was going on"
             for group in record.groups:

@@ -13,13 +13,14 @@ Pages use it as `with frame("Run"):` and build their content inside.
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from nicegui import app, context, ui
 
@@ -158,6 +159,7 @@ def _notify(record: InteractionRecord) -> None:
 
 
 def _dark_mode() -> None:
+    storage: Mapping[str, Any]
     try:
         storage = app.storage.user
     except (RuntimeError, AssertionError):
@@ -212,4 +214,4 @@ def _store_notices(notices: list[str]) -> None:
             notices.remove(text)
 
     for text in list(notices):
-        StoreNotice(text, on_dismiss=lambda t=text: dismiss(t))
+        StoreNotice(text, on_dismiss=functools.partial(dismiss, text))

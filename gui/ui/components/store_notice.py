@@ -15,11 +15,16 @@ from nicegui import ui
 class StoreNotice(ui.card):
     def __init__(self, text: str, on_dismiss: Callable[[], None]) -> None:
         super().__init__()
+        self._on_dismiss = on_dismiss
         self.props("flat bordered").classes("w-full p-3 bg-amber-50 dark:bg-amber-950").mark("store-notice")
         with self, ui.row().classes("w-full items-start no-wrap gap-3"):
             ui.icon("report", color="warning").classes("text-2xl")
             with ui.column().classes("gap-1 grow"):
                 ui.label("Some saved data was damaged").classes("font-semibold")
                 ui.label(text).classes("text-sm break-all").mark("store-notice-text")
-            ui.button("Dismiss", on_click=lambda: (on_dismiss(), self.delete())).props(
+            ui.button("Dismiss", on_click=self._dismiss).props(
                 "flat no-caps dense").mark("store-notice-dismiss")
+
+    def _dismiss(self) -> None:
+        self._on_dismiss()
+        self.delete()

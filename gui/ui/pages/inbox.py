@@ -21,8 +21,10 @@ from gui.core.events import Event, InteractionCreated, InteractionEnded
 from gui.core.interactions import (
     ApprovalResponse,
     ElicitationInteractionResponse,
+    InteractionKind,
     InteractionRecord,
     InteractionResponse,
+    InteractionStatus,
     QuestionResponse,
 )
 from gui.ui.components.inbox import format as fmt
@@ -37,6 +39,10 @@ if TYPE_CHECKING:
     from gui.app import AppContext
 
 HISTORY_MAX = 1000  # the newest answered requests the History tab pages through
+HISTORY_STATUSES: dict[str, InteractionStatus] = {"resolved": "resolved", "expired": "expired",
+                                                  "cancelled": "cancelled"}
+HISTORY_KINDS: dict[str, InteractionKind] = {"approval": "approval", "question": "question",
+                                             "elicitation": "elicitation"}
 
 PAGE_SIZE = 50
 STATUS_FILTERS = {"all": "All", "resolved": "Answered", "expired": "Expired", "cancelled": "Cancelled"}
@@ -83,7 +89,7 @@ class InboxPage:
                                             "dark:bg-green-950 dark:text-green-200")
             self.allowed.mark("allowed-banner")
             self.allowed.set_visibility(False)
-            with ui.tabs(value="pending", on_change=self._tab_changed).classes("w-full").props(
+            with ui.tabs(on_change=self._tab_changed).classes("w-full").props(
                     "align=left no-caps inline-label") as tabs:
                 self.tab_pending = ui.tab("pending", label=self._pending_label(), icon="front_hand").mark(
                     "tab-pending")
@@ -91,6 +97,7 @@ class InboxPage:
                 ui.space()
                 ui.button("Shortcuts", icon="keyboard", on_click=self.keys.show_help).props(
                     "flat dense no-caps").tooltip("Keyboard shortcuts (press ?)").mark("shortcuts-button")
+            tabs.set_value("pending")  # before the panels bind to it (NiceGUI types `value=` without names)
             with ui.tab_panels(tabs, value="pending").classes("w-full bg-transparent"):
                 with ui.tab_panel("pending").classes("p-0 pt-2"):
                     with ui.element("div").classes("w-full flex flex-col md:flex-row md:flex-nowrap gap-4 "
@@ -339,8 +346,8 @@ class InboxPage:
         self._render_history_list(await self._load_history())
 
     async def _load_history(self) -> list[InteractionRecord]:
-        status = None if self.history_status == "all" else self.history_status
-        kind = None if self.history_kind == "all" else self.history_kind
+        status = HISTORY_STATUSES.get(self.history_status)
+        kind = HISTORY_KINDS.get(self.history_kind)
         page = await self.engine.interaction_page(status=status, kind=kind, limit=HISTORY_MAX)
         records = [r for r in page.items if r.status != "pending"]
         return sorted(records, key=lambda r: r.resolved_at or r.request.created_at, reverse=True)

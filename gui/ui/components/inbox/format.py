@@ -218,8 +218,8 @@ def ended_headline(record: InteractionRecord, now: int | None = None) -> str:
     if record.status == "expired":
         return f"Expired at {at} — nothing was sent" if at else "Expired — nothing was sent"
     if record.status == "cancelled":
-        reason = record.result.reason if isinstance(record.result, CancelledResult) else ""
-        return f"Cancelled{' at ' + at if at else ''}: {CANCEL_WORDS.get(reason, 'it was cancelled')}"
+        why = CANCEL_WORDS[record.result.reason] if isinstance(record.result, CancelledResult) else "it was cancelled"
+        return f"Cancelled{' at ' + at if at else ''}: {why}"
     result = outcome(record)
     head = f"Already answered{' at ' + at if at else ''}: {result.word}"
     return head + (f" — {result.details}" if result.details else "")
