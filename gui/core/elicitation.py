@@ -32,7 +32,7 @@ from gui.core.interactions import (
 )
 
 if TYPE_CHECKING:
-    from gui.core.interaction_service import InteractionService
+    from gui.core.interactions import InteractionPort
 
 JsonValue = Any
 
@@ -162,7 +162,7 @@ class InboxElicitationHandler:
 
     def __init__(
         self,
-        service: InteractionService,
+        service: InteractionPort,
         *,
         timeout: float | None = 600.0,
         new_id: Callable[[], str] = lambda: uuid.uuid4().hex,

@@ -276,9 +276,17 @@ class InteractionHandle(Protocol):
 
 
 class InteractionPort(Protocol):
-    """The execution side's port (seed): persist the request, then wait on the handle."""
+    """The execution side's port (seed): persist the request, then wait on the handle.
 
-    async def request(self, request: InteractionRequest) -> InteractionHandle: ...
+    `deadline` (epoch seconds) caps the request's `expires_at`; `clock` is the port's time, so a
+    request's times agree with the service that expires it; `cancel` withdraws a request the caller
+    no longer waits for."""
+
+    def clock(self) -> float: ...
+
+    async def request(self, request: InteractionRequest, *, deadline: float | None = None) -> InteractionHandle: ...
+
+    async def cancel(self, interaction_id: str, reason: CancelReason) -> bool: ...
 
 
 class InteractionLifecycle(Protocol):

@@ -21,6 +21,7 @@ from gui.core.conditions import Condition, ConditionEvalError, ConditionSyntaxEr
 from gui.core.durations import format_duration
 from gui.core.events import EventBus, GroupFinished, GroupSkipped, GroupStarted, RunFinished, RunStarted
 from gui.core.interaction_service import InteractionService
+from gui.core.interactions import CancelReason
 from gui.core.model import Group, OnError, Sequence, SlotType
 from gui.core.records import GroupRecord, RunRecord, RunStore
 from gui.core.registry import Registry, ToolError
@@ -64,7 +65,7 @@ class _Execution:
     task: asyncio.Task[RunRecord] | None = None
     done: asyncio.Event = field(default_factory=asyncio.Event)
     stopping: bool = False
-    stop_reason: str = "turn_stopped"  # or session_disposed: the app was closed
+    stop_reason: CancelReason = "turn_stopped"  # or session_disposed: the app was closed
     finishing: bool = False
     degraded: bool = False
     save_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
@@ -113,7 +114,7 @@ class Runner:
         ex = self._active.get(run_id)
         return _copy(ex.record) if ex else None
 
-    async def stop(self, run_id: str, reason: str = "turn_stopped") -> bool:
+    async def stop(self, run_id: str, reason: CancelReason = "turn_stopped") -> bool:
         """Stop a running run; False when it is not running here. `reason` is what its pending
         requests are cancelled with (`turn_stopped`, or `session_disposed` when the app closes)."""
         ex = self._active.get(run_id)
@@ -129,7 +130,7 @@ class Runner:
         await ex.done.wait()
         return True
 
-    async def stop_all(self, reason: str = "turn_stopped") -> None:
+    async def stop_all(self, reason: CancelReason = "turn_stopped") -> None:
         for run_id in list(self._active):
             await self.stop(run_id, reason)
 
@@ -199,7 +200,7 @@ class Runner:
             ex.save_task.cancel()
         try:
             if record.status in ("failed", "stopped"):
-                await self.interactions.cancel_run(record.run_id, ex.stop_reason)  # type: ignore[arg-type]
+                await self.interactions.cancel_run(record.run_id, ex.stop_reason)
             await self._save(ex)
         finally:
             self.bus.publish(RunFinished, record.run_id, sequence=record.sequence, status=record.status,

@@ -27,6 +27,7 @@ from gui.core.events import (
 )
 from gui.core.interaction_service import InteractionService
 from gui.core.interactions import (
+    CancelReason,
     InteractionRequest,
     ShellApprovalRequest,
     ToolApprovalRequest,
@@ -77,12 +78,12 @@ class ObservedPort:
         self._caller, self._scope, self._record = caller, scope, record
         self.clock = caller.interactions.clock
 
-    async def request(self, request: InteractionRequest, *, deadline: float | None = None) -> Any:
+    async def request(self, request: InteractionRequest, *, deadline: float | None = None) -> _ObservedHandle:
         caps = [d for d in (deadline, self._scope.deadline) if d is not None]
         handle = await self._caller.interactions.request(request, deadline=min(caps) if caps else None)
         return _ObservedHandle(self._caller, self._scope, self._record, handle)
 
-    async def cancel(self, interaction_id: str, reason: Any) -> bool:
+    async def cancel(self, interaction_id: str, reason: CancelReason) -> bool:
         return await self._caller.interactions.cancel(interaction_id, reason)
 
 
@@ -220,7 +221,7 @@ class ToolCaller:
         return ToolContext(
             run_id=scope.run_id, tool_call_id=record.tool_call_id, tool_name=record.tool,
             sequence_name=scope.sequence_name, group_name=scope.group.name,
-            interactions=port, elicitation=InboxElicitationHandler(port),  # type: ignore[arg-type]
+            interactions=port, elicitation=InboxElicitationHandler(port),
             deadline=scope.deadline, call_sequence=scope.call_sequence, depth=scope.depth,
         )
 
