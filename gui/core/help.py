@@ -73,6 +73,9 @@ THE FORMAT (the places where mistakes happen)
      - Keys are quoted (strict JSON): {"tool": …}, not {tool: …}.
      - Inside args, "$args.<name>" uses an input. A value that is exactly "$args.n" keeps its type;
        inside longer text it is written in as text. Nested objects and arrays work too.
+     - In cmd_run's "command", an input inside longer text is inserted shell-quoted, as ONE word:
+       "echo $args.host" with host "x; rm -rf ~" runs  echo 'x; rm -rf ~'  (never a second command).
+       A command that is exactly "$args.cmd" is the input itself: its approval shows it in full.
 
 4. ! "as" must name a slot declared in the group's "out", or saving fails (undeclared-slot).
    A slot that is not "array" may be written by only one tool of a group (they run at the same

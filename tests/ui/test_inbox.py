@@ -319,3 +319,26 @@ async def test_after_the_last_answer_the_inbox_points_back_to_the_run(user: User
     await user.should_see("Your answer was sent. Nothing else is waiting for you.", retries=R)
     link = next(iter(user.find(marker="see-run").elements))
     assert link.props["href"] == f"/run/{run_id}"
+
+
+def test_the_parts_of_a_command_that_came_from_inputs_are_cut_out_with_their_names():
+    from gui.ui.components.inbox.body import highlight_parts
+
+    parts = highlight_parts("echo 'a b' and 'a b' x", {"host": "'a b'", "empty": ""})
+    assert parts == [("echo ", None), ("'a b'", "host"), (" and ", None), ("'a b'", "host"), (" x", None)]
+    assert highlight_parts("plain", {}) == [("plain", None)]
+
+
+async def test_the_command_card_shows_which_parts_came_from_inputs(user: User):
+    doc = {"name": "greet-host", "groups": [{"name": "greet-host-g", "in": {"host": "string"}, "out": {},
+                                             "tools": tools({"tool": "cmd_run", "args": {
+                                                 "command": "echo detail for $args.host"}})}]}
+    await engine().create(doc)
+    created = expect("interaction.created")
+    await engine().start("greet-host", {"host": "x; touch INJECTED"})
+    event = await wait(created)
+    await user.open(f"/inbox/{event.data['interaction_id']}")
+    await user.should_see(marker="bound-host", retries=R)
+    await user.should_see("'x; touch INJECTED'")  # the highlighted part: quoted, one word
+    await user.should_see(marker="bound-value-host")
+    await user.should_see("Parts that came from inputs (inserted as text, never as commands)")

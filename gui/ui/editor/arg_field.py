@@ -139,10 +139,16 @@ class ArgField(ui.column):
             return self._text_widget(kind, marker)
         return widget.classes("w-full").mark(marker)
 
+    def _shell_args(self) -> frozenset[str]:
+        found = self.ctx.tool(self.tool.tool)
+        return found.shell_text_args if found is not None else frozenset()
+
     def _insert_button(self, field: ui.input) -> None:
         """"Put an input in the text": writes `$args.<name>` where a person would not guess the syntax."""
         with field.add_slot("append"):
-            button = ui.button(icon="input").props("flat round dense size=sm").tooltip("Put an input in this text") \
+            tip = ("Put an input in this command: it goes in as one quoted word, never as a command of its own"
+                   if self.spec.name in self._shell_args() else "Put an input in this text")
+            button = ui.button(icon="input").props("flat round dense size=sm").tooltip(tip) \
                 .mark(f"arg-{self.spec.name}-insert")
             with button:
                 menu = ui.menu()

@@ -7,13 +7,14 @@ answer is refused because it does not fit, the page calls `unlock` so the person
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
-from typing import TypeVar
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any, TypeVar
 
 from nicegui import ui
 from nicegui.elements.mixins.disableable_element import DisableableElement
 
 from gui.core.interactions import ApprovalResponse, InteractionResponse
+from gui.core.substitution import as_text
 
 Submit = Callable[[InteractionResponse], Awaitable[None]]
 E = TypeVar("E", bound=DisableableElement)
@@ -77,10 +78,57 @@ def section_label(text: str) -> ui.label:
     return ui.label(text).classes("text-xs uppercase tracking-wide opacity-70")
 
 
-def mono_block(text: str, *, marker: str = "") -> ui.element:
-    """A wrapped monospace block with a Copy button: commands must be readable in full."""
+def mono_block(text: str, *, marker: str = "", inputs: Mapping[str, str] | None = None) -> ui.element:
+    """A wrapped monospace block with a Copy button: commands must be readable in full. `inputs`
+    maps an input's name to the text it put into `text`: those parts are highlighted, with the name."""
     with ui.row().classes("w-full no-wrap items-start gap-1 rounded inbox-mono") as box:
-        ui.label(text).classes("font-mono text-sm whitespace-pre-wrap break-all grow p-3").mark(marker)
+        parts = highlight_parts(text, inputs or {})
+        if len(parts) == 1 and parts[0][1] is None:
+            ui.label(text).classes("font-mono text-sm whitespace-pre-wrap break-all grow p-3").mark(marker)
+        else:
+            with ui.element("div").classes("font-mono text-sm whitespace-pre-wrap break-all grow p-3").mark(marker):
+                for piece, name in parts:
+                    label = ui.label(piece).classes("inline")
+                    if name is not None:
+                        label.classes("bg-amber-100 dark:bg-amber-900 rounded px-0.5").tooltip(
+                            f"from the input {name}").mark(f"bound-{name}")
         ui.button(icon="content_copy", on_click=lambda: ui.clipboard.write(text)).props(
             "flat dense round size=sm aria-label=Copy").tooltip("Copy")
     return box
+
+
+def highlight_parts(text: str, inputs: Mapping[str, str]) -> list[tuple[str, str | None]]:
+    """`text` cut into pieces, each with the name of the input it came from (None: written as is).
+    The longest inserted texts are found first, left to right; an empty one is never a part."""
+    marks: list[tuple[int, int, str]] = []
+    for name, inserted in sorted(inputs.items(), key=lambda kv: -len(kv[1])):
+        if not inserted:
+            continue
+        start = text.find(inserted)
+        while start >= 0:
+            end = start + len(inserted)
+            if not any(s < end and start < e for s, e, _ in marks):
+                marks.append((start, end, name))
+            start = text.find(inserted, end)
+    parts: list[tuple[str, str | None]] = []
+    at = 0
+    for start, end, name in sorted(marks):
+        if start > at:
+            parts.append((text[at:start], None))
+        parts.append((text[start:end], name))
+        at = end
+    if at < len(text) or not parts:
+        parts.append((text[at:], None))
+    return parts
+
+
+def bound_inputs_view(bound: Mapping[str, Any]) -> None:
+    """Which parts of the request came from the run's inputs (an agent or another step chose them)."""
+    if not bound:
+        return
+    with ui.column().classes("w-full gap-1").mark("bound-inputs"):
+        section_label("Parts that came from inputs (inserted as text, never as commands)")
+        with ui.grid(columns="auto 1fr").classes("gap-x-4 gap-y-1 text-sm items-baseline"):
+            for name, value in bound.items():
+                ui.label(name).classes("font-mono opacity-70")
+                ui.label(as_text(value)).classes("font-mono whitespace-pre-wrap break-all").mark(f"bound-value-{name}")

@@ -10,7 +10,8 @@ from __future__ import annotations
 from nicegui import ui
 
 from gui.core.interactions import ShellApprovalRequest
-from gui.ui.components.inbox.body import ApprovalBody, Submit, mono_block, section_label
+from gui.core.substitution import shell_words
+from gui.ui.components.inbox.body import ApprovalBody, Submit, bound_inputs_view, mono_block, section_label
 from gui.ui.components.inbox.keys import key_hint
 
 OPERATION_WORDS = {"exec": "Run a command and wait for it", "start": "Start a program that keeps running",
@@ -25,7 +26,9 @@ class ShellApprovalCard(ApprovalBody):
             if request.description:
                 ui.label(request.description).classes("text-sm")
             section_label("Wants to run")
-            mono_block(request.command, marker="command")
+            mono_block(request.command, marker="command",
+                       inputs={name: shell_words(value) for name, value in request.bound_inputs.items()})
+            bound_inputs_view(request.bound_inputs)
             with ui.grid(columns="auto 1fr").classes("gap-x-4 gap-y-1 text-sm items-baseline"):
                 ui.label("In folder").classes("opacity-70")
                 ui.label(request.cwd).classes("font-mono break-all").mark("cwd")

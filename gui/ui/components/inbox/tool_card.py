@@ -9,7 +9,7 @@ from typing import Any
 from nicegui import ui
 
 from gui.core.interactions import ToolApprovalRequest
-from gui.ui.components.inbox.body import ApprovalBody, Submit, section_label
+from gui.ui.components.inbox.body import ApprovalBody, Submit, bound_inputs_view, section_label
 from gui.ui.components.inbox.keys import key_hint
 
 
@@ -25,6 +25,7 @@ class ToolApprovalCard(ApprovalBody):
                 ui.label(request.tool_description).classes("text-sm")
             section_label("It would run with")
             _input_view(request.validated_input)
+            bound_inputs_view(request.bound_inputs)
             if request.model_explanation:
                 with ui.card().props("flat bordered").classes("w-full p-3 gap-1"):
                     with ui.row().classes("items-center gap-2"):
