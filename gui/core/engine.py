@@ -206,10 +206,6 @@ class Engine:
             if unsubscribe is not None:
                 unsubscribe()
 
-    async def wait_run(self, run_id: str, timeout: float | None = None) -> RunRecord:
-        """The run's record once it has ended (RunNotFoundError for an unknown id)."""
-        return await self.runner.wait(run_id, timeout)
-
     async def _tools_ready(self) -> None:
         if self.tools_ready is not None:
             await self.tools_ready()

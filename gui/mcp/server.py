@@ -26,7 +26,6 @@ from gui.core.documents import summary
 from gui.core.engine import WhenCallError
 from gui.core.errors import DslError, Problem
 from gui.core.events import Event, GroupFinished, ToolWaiting
-from gui.core.help import help_text
 from gui.core.operations import OperationError, Operations
 from gui.core.records import RunRecord
 from gui.core.run_args import RunArgsError
@@ -93,7 +92,7 @@ def build_server(open_engine: EngineFactory) -> MCPServer:
     @server.tool(description="The sequence format, its common mistakes and a complete example. Read it before "
                              "seq_create.", annotations=_READ)
     async def seq_help() -> CallToolResult:
-        return ok(help_text())
+        return ok((await operations()).help())
 
     @server.tool(description="Create or replace a sequence. Give groups (an array) OR file (a path to a JSON "
                              "document), exactly one. Every mistake is listed at once. " + SEE_HELP,

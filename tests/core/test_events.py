@@ -76,7 +76,7 @@ async def test_a_denied_tool_says_so_in_its_fields(answer):
     run = await engine.start("s", {})
     request = await asyncio.wait_for(asked.get(), T)
     await engine.respond(request.interaction_id, answer)
-    record = await engine.wait_run(run.run_id, T)
+    record = await engine.runner.wait(run.run_id, T)
     assert record.groups[0].tools[0].denied and not record.groups[0].tools[0].timed_out
     ends = [e for e in seen if isinstance(e, ToolFinished)]
     assert ends and ends[-1].denied and ends[-1].error == "denied by the user: not now"

@@ -56,7 +56,7 @@ async def test_an_injected_input_runs_as_text_and_the_approval_names_it(tmp_path
     assert request.command == f"echo detail for {shlex.quote(f'x; touch {marker}')}"
     assert request.bound_inputs == {"host": f"x; touch {marker}"}
     await engine.respond(created.interaction_id, ApprovalResponse(decision="approved"))
-    record = await engine.wait_run(run.run_id, T)
+    record = await engine.runner.wait(run.run_id, T)
     assert record.status == "succeeded", json.dumps(record.to_summary_json())
     assert not marker.exists()
     assert record.outputs["said"].strip() == f"detail for x; touch {marker}"
