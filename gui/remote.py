@@ -28,7 +28,6 @@ from gui.core.errors import DslError, Problem
 from gui.core.events import Event, RunFinished, parse_event
 from gui.core.help import help_text
 from gui.core.interactions import (
-    ApprovalMode,
     CancelReason,
     InteractionKind,
     InteractionRecord,
@@ -38,6 +37,7 @@ from gui.core.interactions import (
 from gui.core.model import Sequence
 from gui.core.operations import EventListener, OperationError, Page, Saved
 from gui.core.records import RunRecord, RunStatus
+from gui.core.rules import ApprovalRule
 from gui.core.run_args import RunArgsError
 from gui.core.validator import ValidationResult, check_document
 
@@ -244,11 +244,16 @@ class RemoteEngine:
         return bool(body.get("cancelled"))
 
     # -- approval rules ------------------------------------------------------------------------
-    async def approval_rules(self) -> dict[str, ApprovalMode]:
-        return dict(await self._request("GET", "/api/approval-rules"))
+    async def approval_rules(self) -> list[ApprovalRule]:
+        body = await self._request("GET", "/api/approval-rules")
+        return [ApprovalRule.model_validate({k: v for k, v in item.items() if k != "text"}) for item in body]
 
-    async def revoke_approval_rule(self, tool_name: str) -> None:
-        await self._request("DELETE", f"/api/approval-rules/{quote(tool_name, safe='')}")
+    async def revoke_approval_rule(self, rule_id: str) -> ApprovalRule:
+        rule = next((r for r in await self.approval_rules() if r.rule_id == rule_id), None)
+        if rule is None:
+            raise LookupError(f"there is no approval rule {rule_id!r}")
+        await self._request("DELETE", f"/api/approval-rules/{quote(rule_id, safe='')}")
+        return rule
 
     async def close(self) -> None:
         await self._client.aclose()

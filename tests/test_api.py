@@ -302,3 +302,28 @@ async def test_unknown_interactions_and_statuses_are_refused(client):
     assert answer.status_code == 404 and answer.json() == {"detail": "there is no interaction nope"}
     bad = await client.get("/api/interactions", params={"status": "open"})
     assert bad.status_code == 422 and bad.json()["detail"].startswith("query.status: Input should be 'pending'")
+
+
+async def test_a_scoped_approval_makes_a_rule_listed_and_removable_over_the_api(client, engine):
+    run_id, iid = await pending_approval(client, engine)
+    answer = await client.post(f"/api/interactions/{iid}/respond",
+                               json={"kind": "approval", "decision": "approved", "scope": "sequence"})
+    assert answer.status_code == 200
+    [rule] = (await client.get("/api/approval-rules")).json()
+    assert rule["scope"] == "sequence" and rule["tool"] == "cmd_run" and "whenever the sequence" in rule["text"]
+    assert (await client.delete(f"/api/approval-rules/{rule['rule_id']}")).status_code == 204
+    assert (await client.get("/api/approval-rules")).json() == []
+    missing = await client.delete(f"/api/approval-rules/{rule['rule_id']}")
+    assert missing.status_code == 404 and "no approval rule" in missing.json()["detail"]
+
+
+@pytest.mark.parametrize(("extra", "says"), [
+    ({"scope": "forever"}, "scope"), ({"scope": "prefix", "prefix": ";"}, "operator"),
+    ({"always_allow": True, "scope": "run"}, "always_allow is scope 'tool'")])
+async def test_an_unknown_or_unfitting_scope_is_422_and_changes_nothing(client, engine, extra, says):
+    run_id, iid = await pending_approval(client, engine)
+    answer = await client.post(f"/api/interactions/{iid}/respond",
+                               json={"kind": "approval", "decision": "approved", **extra})
+    assert answer.status_code == 422 and says in answer.json()["detail"]
+    assert (await client.get(f"/api/interactions/{iid}")).json()["status"] == "pending"
+    assert (await client.get("/api/approval-rules")).json() == []

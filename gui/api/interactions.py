@@ -17,6 +17,7 @@ from gui.core.interaction_service import (
     InteractionValidationError,
 )
 from gui.core.interactions import InteractionKind
+from gui.core.rules import ApprovalRule
 
 _RESPONSE_BODY = 'a response like {"kind": "approval", "decision": "approved"}'
 
@@ -74,14 +75,21 @@ def register_interactions(app: FastAPI, engine: EngineProvider) -> None:
 def register_rules(app: FastAPI, engine: EngineProvider) -> None:
     @app.get("/api/approval-rules")
     async def rules() -> Response:
-        """Every tool that is not "ask" (the default), with its mode."""
-        return json_response(await engine().approval_rules())
+        """Every rule that lets a tool run without asking, with its scope in words."""
+        return json_response([rule_json(r) for r in await engine().approval_rules()])
 
-    @app.delete("/api/approval-rules/{tool:path}")
-    async def revoke(tool: str) -> Response:
-        """The tool asks every time again. "Always allow" is granted only by answering an approval."""
-        await engine().revoke_approval_rule(tool)
+    @app.delete("/api/approval-rules/{rule_id:path}")
+    async def revoke(rule_id: str) -> Response:
+        """Take a rule back (what it allowed asks again). Rules are made only by answering an approval."""
+        try:
+            await engine().revoke_approval_rule(rule_id)
+        except LookupError as exc:
+            raise BadRequest(404, str(exc)) from None
         return Response(status_code=204)
+
+
+def rule_json(rule: ApprovalRule) -> dict[str, Any]:
+    return {**rule.model_dump(mode="json"), "text": rule.text}
 
 
 def _unwrap(interaction_id: str, body: Any) -> dict[str, Any]:

@@ -27,6 +27,7 @@ from gui.core.interactions import (
     ShellApprovalRequest,
     ToolApprovalRequest,
 )
+from gui.core.rules import ApprovalRule, tool_rule_id
 
 if TYPE_CHECKING:
     from gui.core.interaction_service import InteractionService
@@ -51,10 +52,12 @@ class AskPort(Protocol):
 
 
 class ApprovalModes(Protocol):
-    """Approval mode per tool name; a tool never set is `ask`, and `all` lists only the others.
+    """Approval mode per tool name (a tool never set is `ask`, and `all` lists only the others), and
+    the narrower rules (`gui.core.rules`: run, sequence, prefix) beside them.
 
-    `set` applies at once (the next `get` sees it) and returns an awaitable that completes once the
-    change is durable: whoever acknowledges a change to a person awaits it first.
+    `set`, `add_rule` and `remove_rule` apply at once (the next `get` or `rules` sees it) and return
+    an awaitable that completes once the change is durable: whoever acknowledges a change to a
+    person awaits it first.
     """
 
     def get(self, tool_name: str) -> ApprovalMode: ...
@@ -62,6 +65,20 @@ class ApprovalModes(Protocol):
     def set(self, tool_name: str, mode: ApprovalMode) -> Awaitable[None]: ...
 
     def all(self) -> dict[str, ApprovalMode]: ...
+
+    def rules(self) -> list[ApprovalRule]: ...
+
+    def add_rule(self, rule: ApprovalRule) -> Awaitable[None]: ...
+
+    def remove_rule(self, rule_id: str) -> Awaitable[None]: ...
+
+
+def allowing_rule(modes: ApprovalModes, request: ShellApprovalRequest | ToolApprovalRequest,
+                  tool_name: str) -> ApprovalRule | None:
+    """The rule that lets `request` run without asking, if any: the tool's mode, then the rules."""
+    if modes.get(tool_name) == "always-allow":
+        return ApprovalRule(rule_id=tool_rule_id(tool_name), tool=tool_name, scope="tool")
+    return next((rule for rule in modes.rules() if rule.matches(request)), None)
 
 
 class Done:
@@ -103,17 +120,16 @@ async def approve(
     """Ask through `port` (the service itself by default), or, for an always-allowed tool, record an
     auto-approval; wait for the outcome."""
     iid = request.interaction_id
-    if modes.get(tool_name) == "always-allow":
-        await service.record_auto_approval(request)
+    rule = allowing_rule(modes, request, tool_name)
+    if rule is not None:
+        await service.record_auto_approval(request, rule)
         return ApprovalOutcome(approved=True, auto=True, interaction_id=iid)
     handle = await (port or service).request(request, deadline=deadline)
     result = await handle.result()
     if isinstance(result, ResolvedResult) and isinstance(result.response, ApprovalResponse):
         response = result.response
         if response.decision == "approved":
-            if response.always_allow:
-                await modes.set(tool_name, "always-allow")  # already saved by `respond`: returns at once
-            return ApprovalOutcome(approved=True, interaction_id=iid)
+            return ApprovalOutcome(approved=True, interaction_id=iid)  # a rule it made is saved by `respond`
         said = f": {response.reason}" if response.reason else ""
         return ApprovalOutcome(approved=False, reason=DENIED_REASON + said, interaction_id=iid)
     if isinstance(result, ExpiredResult):

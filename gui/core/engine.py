@@ -22,7 +22,6 @@ from gui.core.help import help_text
 from gui.core.history import interaction_page, run_page
 from gui.core.interaction_service import InteractionService
 from gui.core.interactions import (
-    ApprovalMode,
     CancelReason,
     InteractionKind,
     InteractionRecord,
@@ -35,6 +34,7 @@ from gui.core.model import Group, Sequence
 from gui.core.operations import EventListener, Page, Saved
 from gui.core.records import MemoryRunStore, RunRecord, RunStatus, RunStore
 from gui.core.registry import Registry, Tool
+from gui.core.rules import ApprovalRule, tool_rule_id
 from gui.core.run_args import RunArgsError
 from gui.core.runner import Runner
 from gui.core.validator import ValidationResult
@@ -252,13 +252,24 @@ class Engine:
         return await self.interactions.cancel(interaction_id, reason)
 
     # -- approval rules ------------------------------------------------------------------------
-    async def approval_rules(self) -> dict[str, ApprovalMode]:
-        return dict(self.modes.all())
+    async def approval_rules(self) -> list[ApprovalRule]:
+        """Every rule that lets a tool run without asking: a tool always allowed, then the narrower ones."""
+        tools = [ApprovalRule(rule_id=tool_rule_id(name), tool=name, scope="tool")
+                 for name, mode in sorted(self.modes.all().items()) if mode == "always-allow"]
+        return [*tools, *sorted(self.modes.rules(), key=lambda r: r.created_at)]
 
-    async def revoke_approval_rule(self, tool_name: str) -> None:
-        """The tool asks every time again; durable when it returns; announced as `settings.changed`."""
-        await self.modes.set(tool_name, "ask")
-        self.bus.publish(SettingsChanged, setting="approval_mode", details={"tool": tool_name, "mode": "ask"})
+    async def revoke_approval_rule(self, rule_id: str) -> ApprovalRule:
+        """Take a rule back (what it allowed asks again); durable when it returns; LookupError for an
+        unknown id. Announced as `settings.changed`."""
+        rule = next((r for r in await self.approval_rules() if r.rule_id == rule_id), None)
+        if rule is None:
+            raise LookupError(f"there is no approval rule {rule_id!r}")
+        if rule.scope == "tool":
+            await self.modes.set(rule.tool, "ask")
+        else:
+            await self.modes.remove_rule(rule_id)
+        self.bus.publish(SettingsChanged, setting="approval_rule", details={"removed": rule_id, "tool": rule.tool})
+        return rule
 
     def settings_changed(self, setting: str, **data: Any) -> None:
         """Tell every page and client that a setting changed (an MCP server added, …)."""

@@ -35,10 +35,10 @@ from gui.core.interactions import (
     ResolvedResult,
     ShellApprovalRequest,
     ToolApprovalRequest,
-    tool_name_of,
 )
 from gui.core.memory import MemoryApprovalModes
 from gui.core.responses import response_problems
+from gui.core.rules import ApprovalRule, rule_for
 
 log = logging.getLogger(__name__)
 
@@ -146,13 +146,14 @@ class InteractionService:
         return await approve(self, self.modes, request, tool_name, deadline=deadline)
 
     async def record_auto_approval(
-        self, request: ShellApprovalRequest | ToolApprovalRequest
+        self, request: ShellApprovalRequest | ToolApprovalRequest, rule: ApprovalRule | None = None
     ) -> InteractionRecord:
-        """Store an approval nobody was asked for, already resolved, marked `auto`."""
+        """Store an approval nobody was asked for, already resolved, marked `auto` with its rule."""
         iid = request.interaction_id
         result = ResolvedResult(interaction_id=iid, response=ApprovalResponse(decision="approved"))
         record = InteractionRecord(
-            request=request, status="resolved", result=result, resolved_at=self.now_ms(), auto=True
+            request=request, status="resolved", result=result, resolved_at=self.now_ms(), auto=True,
+            rule_id=rule.rule_id if rule else None, rule_text=rule.text if rule else None,
         )
         async with self._lock(iid):
             if await self.store.get(iid) is not None:
@@ -179,18 +180,39 @@ class InteractionService:
             problems = response_problems(record.request, parsed)
             if problems:
                 raise InteractionValidationError("; ".join(problems), interaction_id)
-            await self._save_always_allow(record.request, parsed)
+            rule = await self._save_rule(record.request, parsed)
             result = ResolvedResult(interaction_id=interaction_id, response=parsed)
             await self._end(record, result)
+        if rule is not None:
+            await self._allow_waiting(rule, interaction_id)
         return result
 
-    async def _save_always_allow(self, request: InteractionRequest, response: InteractionResponse) -> None:
-        """Saves "approve and always allow" before the answer: once `respond` returns, the person was
-        told the tool is allowed, and a crash must not take that back."""
-        if isinstance(response, ApprovalResponse) and response.decision == "approved" and response.always_allow:
-            tool = tool_name_of(request)
-            if tool is not None:
-                await self.modes.set(tool, "always-allow")
+    async def _save_rule(self, request: InteractionRequest, response: InteractionResponse) -> ApprovalRule | None:
+        """Saves the rule an approval with a scope makes, before the answer: once `respond` returns,
+        the person was told it is allowed, and a crash must not take that back."""
+        if not (isinstance(response, ApprovalResponse) and response.widens and response.scope != "once"):
+            return None
+        rule = rule_for(response.scope, request, prefix=response.prefix, now_ms=self.now_ms())
+        if rule.scope == "tool":
+            await self.modes.set(rule.tool, "always-allow")
+        else:
+            await self.modes.add_rule(rule)
+        return rule
+
+    async def _allow_waiting(self, rule: ApprovalRule, answered: str) -> None:
+        """Requests already waiting that the new rule covers are approved by it now (a sibling in the
+        same run must not keep asking what the person just allowed)."""
+        for waiting in await self.store.list("pending"):
+            iid = waiting.interaction_id
+            if iid == answered or not rule.matches(waiting.request):
+                continue
+            async with self._lock(iid):
+                current = await self.store.get(iid)
+                if current is None or current.status != "pending":
+                    continue
+                marked = current.model_copy(update={"auto": True, "rule_id": rule.rule_id, "rule_text": rule.text})
+                await self._end(marked, ResolvedResult(interaction_id=iid,
+                                                       response=ApprovalResponse(decision="approved")))
 
     async def get(self, interaction_id: str) -> InteractionRecord | None:
         return await self.store.get(interaction_id)
@@ -257,6 +279,8 @@ class InteractionService:
             result=result,
             resolved_at=self.now_ms(),
             auto=record.auto,
+            rule_id=record.rule_id,
+            rule_text=record.rule_text,
         )
         await self.store.save(ended)
         timer = self._timers.pop(iid, None)

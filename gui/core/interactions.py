@@ -12,7 +12,16 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal, Protocol
 
-from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Discriminator,
+    Field,
+    SerializerFunctionWrapHandler,
+    Tag,
+    model_serializer,
+    model_validator,
+)
 
 from gui.core.queries import DEFAULT_LIMIT, Page
 
@@ -149,7 +158,35 @@ class ApprovalResponse(_Answer):
     kind: Literal["approval"] = "approval"
     decision: Literal["approved", "denied"]
     reason: str | None = None  # a denial's reason, passed to the tool
-    always_allow: bool = False  # "approve and always allow this tool"
+    always_allow: bool = False  # "approve and always allow this tool": the same as scope "tool"
+    # How far the approval reaches (`gui.core.rules`): once, run, sequence, prefix (with `prefix`), tool.
+    scope: Literal["once", "run", "sequence", "prefix", "tool"] = "once"
+    prefix: str | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _always_allow_is_scope_tool(cls, data: Any) -> Any:
+        if isinstance(data, dict) and data.get("always_allow") is True:
+            scope = data.get("scope", "tool")
+            if scope not in ("tool", "once"):
+                raise ValueError(f"always_allow is scope 'tool': it cannot go with scope '{scope}'")
+            return {**data, "scope": "tool"}
+        return data
+
+    @model_serializer(mode="wrap")
+    def _only_given_scope(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """`scope` and `prefix` appear only when used: an answer for one request reads as it always did."""
+        data: dict[str, Any] = handler(self)
+        if data.get("scope") == "once":
+            data.pop("scope")
+        if data.get("prefix") is None:
+            data.pop("prefix", None)
+        return data
+
+    @property
+    def widens(self) -> bool:
+        """It makes a rule: approved, with a scope beyond this one request."""
+        return self.decision == "approved" and self.scope != "once"
 
 
 class Answer(_Answer):
@@ -202,7 +239,9 @@ class InteractionRecord(_Model):
     status: InteractionStatus = "pending"
     result: InteractionResult | None = None
     resolved_at: int | None = None  # ms; when it left `pending`
-    auto: bool = False  # an auto-approval recorded because the tool is always allowed
+    auto: bool = False  # an auto-approval recorded because a rule allowed it
+    rule_id: str | None = None  # which rule (`gui.core.rules`)
+    rule_text: str | None = None  # that rule in words, as it read when it allowed this
 
     @property
     def interaction_id(self) -> str:

@@ -27,6 +27,7 @@ from gui.core.interactions import (
 )
 from gui.core.queries import DEFAULT_LIMIT, Page, check_window, sort_key
 from gui.core.records import to_json_text
+from gui.core.rules import ApprovalRule
 
 
 class MemoryInteractionStore:
@@ -94,6 +95,7 @@ class MemoryApprovalModes:
     def __init__(self, modes: Mapping[str, ApprovalMode] | None = None) -> None:
         self._lock = threading.Lock()
         self._modes: dict[str, ApprovalMode] = {}
+        self._rules: dict[str, ApprovalRule] = {}
         for name, mode in (modes or {}).items():
             if check_mode(mode) != "ask":
                 self._modes[name] = mode
@@ -114,3 +116,17 @@ class MemoryApprovalModes:
     def all(self) -> dict[str, ApprovalMode]:
         with self._lock:
             return dict(self._modes)
+
+    def rules(self) -> builtins.list[ApprovalRule]:
+        with self._lock:
+            return builtins.list(self._rules.values())
+
+    def add_rule(self, rule: ApprovalRule) -> Done:
+        with self._lock:
+            self._rules[rule.rule_id] = rule
+        return DONE
+
+    def remove_rule(self, rule_id: str) -> Done:
+        with self._lock:
+            self._rules.pop(rule_id, None)
+        return DONE

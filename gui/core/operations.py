@@ -13,10 +13,11 @@ from typing import Any, Literal, NamedTuple, Protocol, TypeVar
 
 from gui.core.errors import Problem
 from gui.core.events import Event
-from gui.core.interactions import ApprovalMode, CancelReason, InteractionKind, InteractionRecord, InteractionResult
+from gui.core.interactions import CancelReason, InteractionKind, InteractionRecord, InteractionResult
 from gui.core.model import Sequence
 from gui.core.queries import Page
 from gui.core.records import RunRecord, RunStatus
+from gui.core.rules import ApprovalRule
 from gui.core.validator import ValidationResult
 
 T = TypeVar("T")
@@ -110,11 +111,11 @@ class Operations(Protocol):
     async def cancel_interaction(self, interaction_id: str, reason: CancelReason) -> bool: ...
 
     # -- approval rules ------------------------------------------------------------------------
-    async def approval_rules(self) -> dict[str, ApprovalMode]: ...
+    async def approval_rules(self) -> list[ApprovalRule]: ...
 
-    async def revoke_approval_rule(self, tool_name: str) -> None:
-        """Make the tool ask every time again. An "always allow" is granted only by answering an
-        approval (where the person sees what the tool does), never set from outside."""
+    async def revoke_approval_rule(self, rule_id: str) -> ApprovalRule:
+        """Take a rule back: what it allowed asks again. A rule is made only by answering an approval
+        (where the person sees what the tool does), never set from outside. LookupError if unknown."""
         ...
 
     # -- the rest ------------------------------------------------------------------------------

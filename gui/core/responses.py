@@ -18,6 +18,7 @@ from gui.core.interactions import (
     QuestionRequest,
     QuestionResponse,
 )
+from gui.core.rules import RuleError, rule_for
 
 _ARTICLE = {"approval": "an approval", "question": "a question", "elicitation": "an elicitation"}
 _ARTICLE_ACTION = {"decline": "a decline", "cancel": "a cancel", "accept": "an accept"}
@@ -33,6 +34,14 @@ def response_problems(request: InteractionRequest, response: InteractionResponse
     if isinstance(response, ApprovalResponse):
         if response.always_allow and response.decision != "approved":
             return ["'always allow' goes only with an approval, not with a denial"]
+        if response.scope != "once" and response.decision != "approved":
+            return [f"the scope '{response.scope}' goes only with an approval, not with a denial"]
+        if response.scope == "once":
+            return ["'prefix' goes only with the scope prefix"] if response.prefix is not None else []
+        try:
+            rule_for(response.scope, request, prefix=response.prefix, now_ms=0)
+        except RuleError as exc:
+            return [str(exc)]
         return []
     if isinstance(request, QuestionRequest) and isinstance(response, QuestionResponse):
         return _question_problems(request, response)

@@ -18,8 +18,11 @@ from collections.abc import Generator, Mapping
 from concurrent.futures import Future
 from typing import Any
 
+from pydantic import ValidationError
+
 from gui.core.approvals import APPROVAL_MODES, check_mode
 from gui.core.interactions import ApprovalMode
+from gui.core.rules import ApprovalRule
 from gui.store.hotcold import HotColdStore
 from gui.store.writer import Writer
 
@@ -58,6 +61,15 @@ class TinyApprovalModes:
         self._modes: dict[str, ApprovalMode] = {
             name: mode for name, mode in (stored.items() if isinstance(stored, dict) else ())
             if isinstance(name, str) and mode in APPROVAL_MODES and mode != "ask"}
+        self._rules: dict[str, ApprovalRule] = {}
+        stored_rules = doc.get("rules") if doc else None
+        for raw in stored_rules if isinstance(stored_rules, list) else []:
+            try:
+                rule = ApprovalRule.model_validate(raw)
+            except ValidationError:
+                log.warning("a stored approval rule that cannot be read is left out: %r", raw)
+                continue
+            self._rules[rule.rule_id] = rule
         readable = sum(1 for mode in (stored.values() if isinstance(stored, dict) else ()) if mode in APPROVAL_MODES)
         if doc and (not isinstance(stored, dict) or readable != len(stored)):
             log.warning("stored approval modes that cannot be read are left out: %r", stored)
@@ -77,11 +89,30 @@ class TinyApprovalModes:
                 self._modes.pop(tool_name, None)
             else:
                 self._modes[tool_name] = checked
-            # Submitted under the lock, so writes reach the disk in the order the changes were made.
-            future = self._writer.submit(self._table.put_hot, MODES_ID, {"modes": dict(self._modes)})
-            self._last = future
+            return self._write()
+
+    def _write(self) -> Saved:
+        """Queue the whole settings document (caller holds the lock, so writes keep their order)."""
+        doc = {"modes": dict(self._modes), "rules": [r.model_dump(mode="json") for r in self._rules.values()]}
+        future = self._writer.submit(self._table.put_hot, MODES_ID, doc)
+        self._last = future
         future.add_done_callback(_report)
         return Saved(future)
+
+    def rules(self) -> list[ApprovalRule]:
+        with self._lock:
+            return list(self._rules.values())
+
+    def add_rule(self, rule: ApprovalRule) -> Saved:
+        with self._lock:
+            self._rules[rule.rule_id] = rule
+            return self._write()
+
+    def remove_rule(self, rule_id: str) -> Saved:
+        with self._lock:
+            if self._rules.pop(rule_id, None) is None:
+                return Saved(self._last)
+            return self._write()
 
     def all(self) -> dict[str, ApprovalMode]:
         with self._lock:

@@ -66,7 +66,7 @@ class CmdRun(ModelTool):
     name = "cmd_run"
     description = (
         "Runs a command on this computer, as if typed in a terminal, and gives back what it printed. "
-        "You are asked to approve every command before it runs."
+        "It asks you before each command, unless a rule you made allows it."
     )
     concurrency_safe = True  # each command is its own process
     shell_text_args = frozenset({"command"})  # an input inside the command is one quoted word

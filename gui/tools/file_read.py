@@ -52,7 +52,8 @@ class FileReadArgs(ToolArgs):
 
 class FileRead(ModelTool):
     name = "file_read"
-    description = "Reads a text file on this computer and gives back its contents. You are asked to approve every read."
+    description = ("Reads a text file on this computer and gives back its contents. "
+                   "It asks you before each read, unless a rule you made allows it.")
     concurrency_safe = True
     approval = "tool"
     Args = FileReadArgs

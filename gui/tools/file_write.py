@@ -56,7 +56,7 @@ class FileWrite(ModelTool):
     name = "file_write"
     description = (
         "Writes text into a file on this computer, replacing it or adding to its end. "
-        "You are asked to approve every write."
+        "It asks you before each write, unless a rule you made allows it."
     )
     concurrency_safe = False  # two writes to one file would race
     approval = "write"

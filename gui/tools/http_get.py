@@ -86,7 +86,7 @@ class HttpGet(ModelTool):
     description = (
         "Fetches a web address and gives back the page or data it returns. "
         "Data in JSON format comes back as an object whose fields later steps can use. "
-        "You are asked to approve every address it fetches."
+        "It asks you before each address, unless a rule you made allows it."
     )
     concurrency_safe = True
     approval = "tool"

@@ -85,3 +85,20 @@ async def test_an_unknown_mode_is_refused_and_changes_nothing(backend: Backend):
     assert backend.modes.get("cmd_run") == "always-allow"
     await backend.reopen()
     assert backend.modes.get("cmd_run") == "always-allow"
+
+
+async def test_approval_rules_are_kept_apart_from_modes_and_survive_a_reopen(backend: Backend):
+    from gui.core.rules import ApprovalRule
+
+    prefix = ApprovalRule(rule_id="r1", tool="cmd_run", scope="prefix", prefix="git status", created_at=1)
+    run = ApprovalRule(rule_id="r2", tool="file_write", scope="run", run_id="abc", created_at=2)
+    await backend.modes.add_rule(prefix)
+    await backend.modes.add_rule(run)
+    await backend.modes.set("http_get", "always-allow")
+    await backend.reopen()
+    assert sorted(r.rule_id for r in backend.modes.rules()) == ["r1", "r2"]
+    assert backend.modes.all() == {"http_get": "always-allow"}
+    await backend.modes.remove_rule("r1")
+    await backend.modes.remove_rule("nope")  # unknown: nothing changes
+    await backend.reopen()
+    assert [r.rule_id for r in backend.modes.rules()] == ["r2"] and backend.modes.rules()[0] == run

@@ -156,6 +156,10 @@ async def test_always_allow_sets_the_mode_and_confirms_on_screen(user: User):
     await user.should_see(marker="always-allow", retries=R)
     finished = expect("run.finished", lambda e: e.run_id == run_id)
     user.find(marker="always-allow").click()
+    await user.should_see(marker="scope-dialog", retries=R)  # a wider approval is chosen, then confirmed
+    await user.should_see("Every cmd_run request, in every sequence, until you take it back in Settings")
+    user.find(marker="scope-choice").elements.pop().set_value("tool")  # the written-out choice above
+    user.find(marker="scope-confirm").click()
     assert (await wait(finished)).data["status"] == "succeeded"
     await user.should_see("Now always allowed: cmd_run", retries=R)
     assert engine().modes.get("cmd_run") == "always-allow"
@@ -342,3 +346,34 @@ async def test_the_command_card_shows_which_parts_came_from_inputs(user: User):
     await user.should_see("'x; touch INJECTED'")  # the highlighted part: quoted, one word
     await user.should_see(marker="bound-value-host")
     await user.should_see("Parts that came from inputs (inserted as text, never as commands)")
+
+
+async def test_a_prefix_scope_is_written_out_confirmed_then_shown_in_settings_and_removable(user: User):
+    await user.open("/inbox")
+    await start_command_run("echo hello there")
+    await user.should_see(marker="always-allow", retries=R)
+    user.find(marker="always-allow").click()
+    await user.should_see(marker="scope-dialog", retries=R)
+    user.find(marker="scope-choice").elements.pop().set_value("prefix")
+    await user.should_see("Every command that starts with `echo hello` (never one with ;, |, & or other operators)")
+    user.find(marker="scope-confirm").click()
+    await user.should_see("Now allowed without asking: commands that start with `echo hello`", retries=R)
+    [rule] = await engine().approval_rules()
+    assert (rule.scope, rule.prefix) == ("prefix", "echo hello")
+    await user.open("/settings")
+    await user.should_see(marker=f"approval-rule-{rule.rule_id}", retries=R)
+    await user.should_see("Runs without asking: commands that start with `echo hello`")
+    user.find(marker=f"revoke-rule-{rule.rule_id}").click()
+    await user.should_see("Removed: commands that start with `echo hello`", retries=R)
+    assert await engine().approval_rules() == []
+
+
+async def test_cancelling_the_scope_choice_sends_nothing(user: User):
+    await user.open("/inbox")
+    run_id = await start_command_run("echo wait")
+    await user.should_see(marker="always-allow", retries=R)
+    user.find(marker="always-allow").click()
+    await user.should_see(marker="scope-dialog", retries=R)
+    user.find(marker="scope-cancel").click()
+    [waiting] = await engine().pending(run_id)
+    assert waiting.status == "pending" and await engine().approval_rules() == []

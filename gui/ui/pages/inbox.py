@@ -27,6 +27,7 @@ from gui.core.interactions import (
     InteractionStatus,
     QuestionResponse,
 )
+from gui.core.rules import tool_rule_id
 from gui.ui.components.inbox import format as fmt
 from gui.ui.components.inbox.detail import InboxDetail
 from gui.ui.components.inbox.history_row import HistoryRow
@@ -216,8 +217,8 @@ class InboxPage:
         self.tab_pending.set_label(self._pending_label())
         ui.notify(_answered_words(record, response), type="positive", position="bottom")
         tool = fmt.tool_name(record.request)
-        if isinstance(response, ApprovalResponse) and response.always_allow and tool:
-            self._show_allowed(tool)
+        if isinstance(response, ApprovalResponse) and response.widens and tool:
+            await self._show_allowed(tool, response)
         self._render_list()
         nxt = next((r for r in self.pending if following and r.interaction_id == following[0]), None)
         self._show(nxt)
@@ -226,16 +227,25 @@ class InboxPage:
                 ui.label("Your answer was sent. Nothing else is waiting for you.").classes("text-base")
                 ui.link("See how the run goes", f"/run/{record.request.turn_id}").mark("see-run")
 
-    def _show_allowed(self, tool: str) -> None:
+    async def _show_allowed(self, tool: str, response: ApprovalResponse) -> None:
+        rules = [r for r in await self.engine.approval_rules() if r.tool == tool and r.scope == response.scope]
+        rule = rules[-1] if response.scope != "tool" and rules else None
         self.allowed.clear()
         with self.allowed:
             ui.icon("verified_user")
-            ui.label(f"Now always allowed: {tool}").classes("font-medium").mark("allowed-text")
-            ui.label("It runs without asking from now on.").classes("text-sm")
+            if rule is None:
+                ui.label(f"Now always allowed: {tool}").classes("font-medium").mark("allowed-text")
+                ui.label("It runs without asking from now on.").classes("text-sm")
+            else:
+                ui.label(f"Now allowed without asking: {rule.text}").classes("font-medium").mark("allowed-text")
             ui.space()
+            rule_id = rule.rule_id if rule is not None else tool_rule_id(tool)
 
             async def undo() -> None:
-                await self.engine.revoke_approval_rule(tool)  # on disk before the page says so
+                try:
+                    await self.engine.revoke_approval_rule(rule_id)  # on disk before the page says so
+                except LookupError:
+                    pass  # taken back in Settings meanwhile
                 self.allowed.clear()
                 with self.allowed:
                     ui.icon("undo")

@@ -15,7 +15,7 @@ from nicegui import ui
 
 from gui.mcp.config import JsonMcpSettings, McpServerConfig, McpSettingsStore, MemoryMcpSettings
 from gui.runtime import Runtime
-from gui.ui.components.settings.approvals import ApprovalModesTable, ApprovalRow
+from gui.ui.components.settings.approvals import ApprovalModesTable, ApprovalRow, RuleRow
 from gui.ui.components.settings.mcp_form import McpServerForm
 from gui.ui.components.settings.mcp_list import McpServerList
 from gui.ui.theme import frame
@@ -41,16 +41,19 @@ def mcp_settings(rt: Runtime) -> McpSettingsStore:
 
 async def approval_rows(rt: Runtime) -> list[ApprovalRow]:
     engine = rt.engine
-    modes: dict[str, str] = dict(await engine.approval_rules())
-    rows = {t.name: ApprovalRow(t.name, t.description, modes.get(t.name, "ask"))
-            for t in engine.tools() if t.approval != "none"}
-    for name, mode in modes.items():
+    rules = await engine.approval_rules()
+    modes = {r.tool: "always-allow" for r in rules if r.scope == "tool"}
+    narrower: dict[str, list[RuleRow]] = {}
+    for rule in rules:
+        if rule.scope != "tool":
+            narrower.setdefault(rule.tool, []).append(RuleRow(rule.rule_id, rule.text))
+    named = {t.name for t in engine.tools() if t.approval != "none"} | set(modes) | set(narrower)
+    rows = []
+    for name in named:
         tool = engine.tool(name)
-        if name not in rows and tool is None:
-            rows[name] = ApprovalRow(name, "", mode, available=False)
-        elif name not in rows and mode == "always-allow":
-            rows[name] = ApprovalRow(name, tool.description if tool else "", mode)
-    return sorted(rows.values(), key=lambda r: (r.mode != "always-allow", r.tool))
+        rows.append(ApprovalRow(name, tool.description if tool else "", modes.get(name, "ask"),
+                                available=tool is not None, rules=tuple(narrower.get(name, ()))))
+    return sorted(rows, key=lambda r: (r.mode != "always-allow", not r.rules, r.tool))
 
 
 async def settings_page(ctx: AppContext) -> None:
@@ -73,9 +76,14 @@ async def settings_page(ctx: AppContext) -> None:
             async def approvals() -> None:
                 ApprovalModesTable(await approval_rows(rt), on_revoke=revoke)
 
-            async def revoke(tool: str) -> None:
-                await engine.revoke_approval_rule(tool)
-                ui.notify(f"{tool} asks every time again")
+            async def revoke(rule_id: str) -> None:
+                try:
+                    rule = await engine.revoke_approval_rule(rule_id)
+                except LookupError:
+                    ui.notify("That rule is gone already")
+                else:
+                    ui.notify(f"{rule.tool} asks every time again" if rule.scope == "tool"
+                              else f"Removed: {rule.text}")
                 approvals.refresh()
 
             await approvals()

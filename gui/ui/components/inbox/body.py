@@ -13,7 +13,8 @@ from typing import Any, TypeVar
 from nicegui import ui
 from nicegui.elements.mixins.disableable_element import DisableableElement
 
-from gui.core.interactions import ApprovalResponse, InteractionResponse
+from gui.core.interactions import ApprovalResponse, InteractionRequest, InteractionResponse
+from gui.core.rules import Scope
 from gui.core.substitution import as_text
 
 Submit = Callable[[InteractionResponse], Awaitable[None]]
@@ -53,17 +54,28 @@ class RequestBody(ui.column):
 class ApprovalBody(RequestBody):
     """A request that is allowed or refused (a command, a tool): the three answers and the note.
 
-    The keyboard shortcuts call `approve`, `deny` and `focus_note` too; nothing outside the
-    "Always allow" button calls `always`, so no key can choose it.
+    The keyboard shortcuts call `approve`, `deny` and `focus_note` too; nothing but the
+    "Allow more…" button opens the scope dialog (`always`), and only its Allow button sends a wider
+    approval, so no key and no single click can choose one.
     """
 
     note: ui.input
+    request: InteractionRequest | None = None
+    tool_name: str | None = None
 
     async def approve(self) -> None:
         await self.send(ApprovalResponse(decision="approved"))
 
     async def always(self) -> None:
-        await self.send(ApprovalResponse(decision="approved", always_allow=True))
+        """Open the choice of how far the approval reaches; it is sent once confirmed there."""
+        from gui.ui.components.inbox.scope_dialog import ScopeDialog
+
+        if self.locked or self.request is None or self.tool_name is None:
+            return
+        ScopeDialog(self.request, self.tool_name, self.widen).open()
+
+    async def widen(self, scope: Scope, prefix: str | None) -> None:
+        await self.send(ApprovalResponse(decision="approved", scope=scope, prefix=prefix))
 
     async def deny(self) -> None:
         reason = (self.note.value or "").strip() or None

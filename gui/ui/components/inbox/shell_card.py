@@ -21,6 +21,7 @@ OPERATION_WORDS = {"exec": "Run a command and wait for it", "start": "Start a pr
 class ShellApprovalCard(ApprovalBody):
     def __init__(self, request: ShellApprovalRequest, *, submit: Submit, tool_name: str | None) -> None:
         super().__init__(submit)
+        self.request, self.tool_name = request, tool_name
         self.mark("shell-approval")
         with self:
             if request.description:
@@ -43,8 +44,10 @@ class ShellApprovalCard(ApprovalBody):
                 self.control(ui.button("Run once", icon="play_arrow", on_click=self.approve)
                              .props("no-caps unelevated color=positive").mark("approve"))
                 if tool_name:
-                    self.control(ui.button(f"Always allow {tool_name}", icon="verified_user",
+                    self.control(ui.button("Allow more…", icon="verified_user",
                                            on_click=self.always).props("no-caps outline color=positive")
+                                 .tooltip(f"Let {tool_name} run without asking: for this run, this sequence, "
+                                          "some commands, or always. You choose, then confirm.")
                                  .mark("always-allow"))
                 self.control(ui.button("Don't run", icon="block", on_click=self.deny)
                              .props("no-caps outline color=negative").mark("deny"))

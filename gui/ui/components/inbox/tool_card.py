@@ -16,6 +16,7 @@ from gui.ui.components.inbox.keys import key_hint
 class ToolApprovalCard(ApprovalBody):
     def __init__(self, request: ToolApprovalRequest, *, submit: Submit, tool_name: str | None) -> None:
         super().__init__(submit)
+        self.request, self.tool_name = request, tool_name
         self.mark("tool-approval")
         with self:
             if request.summary:
@@ -41,8 +42,10 @@ class ToolApprovalCard(ApprovalBody):
                 self.control(ui.button("Approve", icon="check", on_click=self.approve)
                              .props("no-caps unelevated color=positive").mark("approve"))
                 if tool_name:
-                    self.control(ui.button(f"Approve and always allow {tool_name}", icon="verified_user",
+                    self.control(ui.button("Allow more…", icon="verified_user",
                                            on_click=self.always).props("no-caps outline color=positive")
+                                 .tooltip(f"Let {tool_name} run without asking: for this run, this sequence, "
+                                          "or always. You choose, then confirm.")
                                  .mark("always-allow"))
                 self.control(ui.button("Deny", icon="block", on_click=self.deny)
                              .props("no-caps outline color=negative").mark("deny"))

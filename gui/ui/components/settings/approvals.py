@@ -12,6 +12,8 @@ from dataclasses import dataclass
 
 from nicegui import ui
 
+from gui.core.rules import tool_rule_id
+
 
 @dataclass(frozen=True)
 class ApprovalRow:
@@ -19,6 +21,13 @@ class ApprovalRow:
     description: str
     mode: str  # "ask" | "always-allow"
     available: bool = True  # False: the tool is not in the registry now (its server is offline)
+    rules: tuple[RuleRow, ...] = ()  # narrower rules that let it run without asking
+
+
+@dataclass(frozen=True)
+class RuleRow:
+    rule_id: str
+    text: str  # the rule in words ("commands that start with `git status`")
 
 
 class ApprovalModesTable(ui.column):
@@ -33,6 +42,17 @@ class ApprovalModesTable(ui.column):
                 self._row(row)
 
     def _row(self, row: ApprovalRow) -> None:
+        self._tool_row(row)
+        for rule in row.rules:
+            with ui.row(wrap=False).classes("w-full items-center gap-4 pl-6 py-1 text-sm "
+                                            "border-b border-gray-100 dark:border-gray-800").mark(
+                    f"approval-rule-{rule.rule_id}"):
+                ui.icon("subdirectory_arrow_right").classes("opacity-60")
+                ui.label(f"Runs without asking: {rule.text}").classes("grow min-w-0 break-words")
+                ui.button("Remove", icon="delete", on_click=lambda r=rule.rule_id: self._on_revoke(r)).props(
+                    "outline dense no-caps").mark(f"revoke-rule-{rule.rule_id}")
+
+    def _tool_row(self, row: ApprovalRow) -> None:
         with ui.row(wrap=False).classes(
                 "w-full items-center gap-4 "
                 "py-2 border-b border-gray-100 dark:border-gray-800").mark(
@@ -47,7 +67,8 @@ class ApprovalModesTable(ui.column):
                         "text-orange-700 dark:text-orange-300 whitespace-nowrap"):
                     ui.icon("bolt")
                     ui.label("Always allowed")
-                ui.button("Ask every time", icon="undo", on_click=lambda t=row.tool: self._on_revoke(t)).props(
+                ui.button("Ask every time", icon="undo",
+                          on_click=lambda t=row.tool: self._on_revoke(tool_rule_id(t))).props(
                     "outline dense no-caps").mark(f"revoke-{row.tool}")
             else:
                 with ui.row(wrap=False).classes(

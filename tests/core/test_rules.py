@@ -1,0 +1,129 @@
+"""Approval scopes: each rule allows exactly what it says, a prefix never covers a compound command,
+a wider answer covers the requests already waiting, and every auto-approval names its rule."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from builders import group, seq, tools
+
+from gui.core.engine import Engine
+from gui.core.events import InteractionCreated
+from gui.core.interaction_service import InteractionValidationError
+from gui.core.interactions import ShellApprovalRequest, ToolSource
+from gui.core.registry import Registry
+from gui.core.rules import ApprovalRule, RuleError, command_starts_with, rule_for
+from gui.tools import builtin_tools
+
+T = 5.0
+
+
+def shell(command: str, run: str = "r1", sequence: str = "s", tool: str = "cmd_run") -> ShellApprovalRequest:
+    return ShellApprovalRequest(interaction_id=f"i-{command}", turn_id=run, created_at=0, title="Run", command=command,
+                                cwd="/", reason="r", operation="exec", sequence_name=sequence,
+                                source=ToolSource(tool_call_id="c", tool_name=tool))
+
+
+@pytest.mark.parametrize("command", ["git status; rm -rf x", "git status && rm -rf x", "git status | sh",
+                                     "git status > out", "git status $(rm -rf x)", "git status `rm x`",
+                                     "git status\nrm -rf x", "git statusx", "git", "rm -rf x", "git log"])
+def test_a_prefix_rule_never_covers_a_compound_or_another_command(command):
+    rule = ApprovalRule(rule_id="p", tool="cmd_run", scope="prefix", prefix="git status")
+    assert not rule.matches(shell(command))
+
+
+@pytest.mark.parametrize("command", ["git status", "git status --short", "git  status  -s", "'git' status"])
+def test_a_prefix_rule_covers_the_commands_that_start_with_its_words(command):
+    assert command_starts_with(command, "git status")
+    assert ApprovalRule(rule_id="p", tool="cmd_run", scope="prefix", prefix="git status").matches(shell(command))
+
+
+def test_run_and_sequence_rules_cover_only_their_run_and_their_sequence():
+    run = ApprovalRule(rule_id="a", tool="cmd_run", scope="run", run_id="r1")
+    assert run.matches(shell("ls")) and not run.matches(shell("ls", run="r2"))
+    assert not run.matches(shell("ls", tool="file_write"))
+    in_seq = ApprovalRule(rule_id="b", tool="cmd_run", scope="sequence", sequence="s")
+    assert in_seq.matches(shell("ls", run="r9")) and not in_seq.matches(shell("ls", sequence="other"))
+
+
+@pytest.mark.parametrize(("scope", "prefix", "request_", "says"), [
+    ("prefix", "git status", shell("git status", tool="file_write"), "is for cmd_run"),
+    ("prefix", "git log", shell("git status"), "does not start with"),
+    ("prefix", "git status; rm", shell("git status; rm"), "shell operator"),
+    ("prefix", "", shell("git status"), "needs the words"),
+    ("run", "git", shell("git status"), "goes only with the scope prefix"),
+    ("sequence", None, shell("ls", sequence=""), "no saved sequence"),
+])
+def test_a_rule_that_does_not_fit_its_request_is_refused_saying_why(scope, prefix, request_, says):
+    with pytest.raises(RuleError, match=says):
+        rule_for(scope, request_, prefix=prefix, now_ms=0)
+
+
+def engine_with_two_commands() -> tuple[Engine, dict]:
+    engine = Engine(registry=Registry(builtin_tools()))
+    calls = tools({"tool": "cmd_run", "args": {"command": "echo one"}},
+                  {"tool": "cmd_run", "args": {"command": "echo two"}})
+    return engine, seq(group("g", tools=calls))
+
+
+async def asked(engine: Engine, count: int) -> list[str]:
+    queue: asyncio.Queue[str] = asyncio.Queue()
+    engine.subscribe(lambda e: queue.put_nowait(e.interaction_id)
+                     if isinstance(e, InteractionCreated) and e.record.get("status") == "pending" else None)
+    return [await asyncio.wait_for(queue.get(), T) for _ in range(count)]
+
+
+async def test_allowing_for_the_run_also_allows_the_request_already_waiting_and_names_the_rule():
+    engine, doc = engine_with_two_commands()
+    await engine.create(doc)
+    waiting = asyncio.create_task(asked(engine, 2))
+    run = await engine.start("s", {})
+    first, second = await waiting
+    await engine.respond(first, {"kind": "approval", "decision": "approved", "scope": "run"})
+    record = await engine.runner.wait(run.run_id, T)
+    assert record.status == "succeeded"
+    sibling = await engine.get_interaction(second)
+    assert sibling.status == "resolved" and sibling.auto
+    [rule] = await engine.approval_rules()
+    assert rule.scope == "run" and rule.run_id == run.run_id and sibling.rule_id == rule.rule_id
+    assert sibling.rule_text == f"cmd_run for the rest of run {run.run_id}"
+    again = await engine.start("s", {})  # another run: the run rule does not cover it
+    assert len(await asyncio.wait_for(asked(engine, 1), T)) == 1
+    await engine.stop(again.run_id)
+
+
+async def test_a_prefix_answer_allows_later_matching_commands_and_revoking_it_asks_again():
+    engine = Engine(registry=Registry(builtin_tools()))
+    await engine.create(seq(group("g", tools=tools({"tool": "cmd_run", "args": {"command": "echo hi there"}}))))
+    waiting = asyncio.create_task(asked(engine, 1))
+    run = await engine.start("s", {})
+    [iid] = await waiting
+    await engine.respond(iid, {"kind": "approval", "decision": "approved", "scope": "prefix", "prefix": "echo hi"})
+    await engine.runner.wait(run.run_id, T)
+    [rule] = await engine.approval_rules()
+    later = await engine.runner.wait((await engine.start("s", {})).run_id, T)
+    assert later.status == "succeeded"  # allowed by the rule, nobody asked
+    [auto] = (await engine.interaction_page(run_id=later.run_id)).items
+    assert auto.auto and auto.rule_id == rule.rule_id and auto.rule_text == "commands that start with `echo hi`"
+    await engine.revoke_approval_rule(rule.rule_id)
+    assert await engine.approval_rules() == []
+    with pytest.raises(LookupError):
+        await engine.revoke_approval_rule(rule.rule_id)
+
+
+@pytest.mark.parametrize(("answer", "says"), [
+    ({"scope": "prefix"}, "needs the words"),
+    ({"scope": "once", "prefix": "echo"}, "goes only with the scope prefix"),
+    ({"scope": "run", "decision": "denied"}, "goes only with an approval"),
+])
+async def test_an_answer_with_a_scope_that_does_not_fit_is_refused_and_stays_pending(answer, says):
+    engine, doc = engine_with_two_commands()
+    await engine.create(doc)
+    waiting = asyncio.create_task(asked(engine, 2))
+    run = await engine.start("s", {})
+    first, _ = await waiting
+    with pytest.raises(InteractionValidationError, match=says):
+        await engine.respond(first, {"kind": "approval", "decision": "approved", **answer})
+    assert (await engine.get_interaction(first)).status == "pending" and await engine.approval_rules() == []
+    await engine.stop(run.run_id)
