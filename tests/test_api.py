@@ -108,7 +108,7 @@ async def test_saving_a_sequence_again_replaces_it_with_200(client):
 
 
 async def test_warnings_come_back_with_a_saved_sequence(client):
-    created = await client.post("/api/sequences", json=doc(tool={"tool": "no_such_tool", "args": {}}))
+    created = await client.post("/api/sequences", json=doc(tool={"tool": "no_such_tool", "args": {}, "as": "text"}))
     assert created.status_code == 201
     assert [w["code"] for w in created.json()["warnings"]] == ["unknown-tool"]
 

@@ -7,12 +7,13 @@ of them needs the catalog itself.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from gui.core.calls import direct_calls
 from gui.core.errors import DslError, Problem
-from gui.core.model import Sequence, Signature
+from gui.core.model import Sequence, Signature, SlotType
 from gui.core.registry import Registry, ToolArgumentError
 from gui.core.signature import signature_of
 from gui.core.validator import CatalogView
@@ -40,6 +41,15 @@ def _validate_args(registry: Registry) -> Any:
     return check
 
 
+def _result_type(registry: Registry) -> Any:
+    def result_type(name: str, args: dict[str, Any], ins: Mapping[str, SlotType]) -> tuple[str, SlotType] | None:
+        tool = registry.get(name)
+        got = tool.result_type_for(args, ins) if tool is not None else None
+        return (tool.title, got) if tool is not None and got is not None else None
+
+    return result_type
+
+
 def catalog_view(sequences: list[Sequence], registry: Registry | None) -> CatalogView:
     owners: dict[str, str] = {}
     calls: dict[str, frozenset[str]] = {}
@@ -53,6 +63,7 @@ def catalog_view(sequences: list[Sequence], registry: Registry | None) -> Catalo
         calls=calls,
         tool_exists=(registry.__contains__ if registry is not None else None),
         validate_args=(_validate_args(registry) if registry is not None else None),
+        result_type=(_result_type(registry) if registry is not None else None),
     )
 
 

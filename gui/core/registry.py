@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import threading
 from abc import ABC, abstractmethod
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from pydantic import BaseModel, ValidationError
+
+from gui.core.model import SlotType
 
 if TYPE_CHECKING:
     from gui.core.elicitation import ElicitationHandler
@@ -105,6 +107,16 @@ class Tool(ABC):
         """For shell-style tools, what the approval shows; None means a plain tool approval."""
         return None
 
+    def result_type_for(self, args: dict[str, JsonValue], ins: Mapping[str, SlotType]) -> SlotType | None:
+        """The JSON type of what it gives back for these arguments (`ins`: the group's input types);
+        None when it cannot be known before it runs."""
+        return None
+
+    @property
+    def title(self) -> str:
+        """What a person calls it ("Run a command"): its arguments' title, else its name."""
+        return self.name
+
     def approval_summary(self, args: dict[str, JsonValue]) -> ApprovalSummary | None:
         """For a tool approval, one sentence saying what it will read or where it will send."""
         return None
@@ -117,6 +129,11 @@ class ModelTool(Tool):
 
     def input_schema(self) -> dict[str, Any]:
         return self.Args.model_json_schema()
+
+    @property
+    def title(self) -> str:
+        title = self.Args.model_config.get("title")
+        return title if isinstance(title, str) and title else self.name
 
     def validate_args(self, args: dict[str, JsonValue]) -> dict[str, JsonValue]:
         try:

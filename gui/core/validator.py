@@ -22,6 +22,7 @@ from gui.core.errors import DslError, Loc, Problem
 from gui.core.model import SLOT_TYPE_NAMES, Group, Missing, OnError, Sequence, Signature, SlotType, ToolCall
 from gui.core.names import is_valid_name
 from gui.core.parser import load_json_text, split_tools
+from gui.core.result_types import mismatch
 from gui.core.signature import signature_problems
 from gui.core.substitution import references
 from gui.core.unicode_check import surrogate_loc
@@ -46,6 +47,8 @@ class CatalogView:
     calls: Mapping[str, frozenset[str]] = field(default_factory=dict)
     tool_exists: Callable[[str], bool] | None = None
     validate_args: Callable[[str, dict[str, Any]], None] | None = None
+    # (tool, args, the group's input types) -> (what the tool calls itself, the type it gives back)
+    result_type: Callable[[str, dict[str, Any], Mapping[str, SlotType]], tuple[str, SlotType] | None] | None = None
 
 
 class ValidationResult(BaseModel):
@@ -116,6 +119,7 @@ class _Checker:
     def __init__(self, catalog: CatalogView) -> None:
         self.catalog = catalog
         self.problems: list[Problem] = []
+        self.written: set[str] = set()  # slots written by the tools of the groups checked so far
 
     def error(self, loc: Loc, code: str, message: str, offset: int | None = None) -> None:
         self.problems.append(Problem(loc=loc, code=code, message=message, offset=offset))
@@ -340,6 +344,12 @@ class _Checker:
             calls.append(call)
             if call.as_ is not None and call.as_ in outs:
                 writers.setdefault(call.as_, []).append(index)
+        for slot in outs:
+            if slot not in writers and slot not in self.written:
+                self.warn((*loc, "out", slot), "unwritten-output",
+                          f"no tool writes the output '{slot}' (here or in an earlier group): choose it in a tool's "
+                          "\"Save result to\", or remove it; a run would end without it")
+        self.written.update(writers)
         for slot, indexes in writers.items():
             if len(indexes) > 1 and outs[slot] is not SlotType.ARRAY:
                 for index in indexes[1:]:
@@ -394,7 +404,19 @@ class _Checker:
                 ok = False
         if ok and isinstance(name, str):
             self._known_tool(name, args, loc, offset, bool(refs))
+            if isinstance(slot, str):
+                self._result_fits(name, args, ins, slot, outs[slot], loc, offset)
         return ToolCall(tool=name, args=args, as_=slot) if ok else None
+
+    def _result_fits(self, name: str, args: dict[str, Any], ins: dict[str, SlotType], slot: str,
+                     declared: SlotType, loc: Loc, offset: int) -> None:
+        """A result that can never fit its output is refused now, not after a person has answered."""
+        known = self.catalog.result_type(name, args, ins) if self.catalog.result_type is not None else None
+        if known is None or declared is SlotType.ARRAY:
+            return
+        title, got = known
+        if got is not declared:
+            self.error((*loc, "as"), "result-type", mismatch(title, got, slot, declared), offset)
 
     def _known_tool(self, name: str, args: dict[str, Any], loc: Loc, offset: int, has_refs: bool) -> None:
         exists = self.catalog.tool_exists

@@ -12,12 +12,14 @@ the plain value is the step's value, so a tool that returns text fills a `string
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 import jsonschema
 from mcp_types import CallToolResult, EmbeddedResource, TextContent, TextResourceContents
 from mcp_types import Tool as RemoteTool
 
+from gui.core.model import SlotType
 from gui.core.registry import JsonValue, Tool, ToolArgumentError, ToolContext, ToolError
 
 if TYPE_CHECKING:
@@ -47,6 +49,11 @@ class McpTool(Tool):
 
     def input_schema(self) -> dict[str, Any]:
         return self._schema
+
+    def result_type_for(self, args: dict[str, JsonValue], ins: Mapping[str, SlotType]) -> SlotType | None:
+        """What its `outputSchema` promises (unknown without one)."""
+        kind = self.result_type
+        return SlotType(kind) if kind is not None and kind in SlotType._value2member_map_ else None
 
     def validate_args(self, args: dict[str, JsonValue]) -> dict[str, JsonValue]:
         if not isinstance(args, dict):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import time
 import uuid
+from collections.abc import Mapping
 from typing import Any, Literal
 
 from pydantic import ConfigDict, Field, field_validator, model_validator
@@ -24,6 +25,7 @@ from gui.core.interactions import (
     ResolvedResult,
     ToolSource,
 )
+from gui.core.model import SlotType
 from gui.core.registry import ModelTool, ToolContext, ToolError
 from gui.tools._args import ToolArgs, invalid, parse_args
 
@@ -106,6 +108,9 @@ class AskUser(ModelTool):
     concurrency_safe = True
     approval = "none"
     Args = AskUserArgs
+
+    def result_type_for(self, args: dict[str, Any], ins: Mapping[str, SlotType]) -> SlotType:
+        return SlotType.OBJECT
 
     async def call(self, args: dict[str, Any], ctx: ToolContext) -> dict[str, Any]:
         a = parse_args(self, AskUserArgs, args)

@@ -11,11 +11,13 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from pydantic import ConfigDict, Field, field_validator
 
+from gui.core.model import SlotType
 from gui.core.registry import ModelTool, ShellApproval, ToolContext, ToolError
 from gui.tools._args import ToolArgs, excerpt, invalid, parse_args
 
@@ -82,6 +84,9 @@ class CmdRun(ModelTool):
             reason="the sequence step asks to run this command",
             operation="exec",
         )
+
+    def result_type_for(self, args: dict[str, Any], ins: Mapping[str, SlotType]) -> SlotType:
+        return SlotType.STRING
 
     async def call(self, args: dict[str, Any], ctx: ToolContext) -> str:
         a = parse_args(self, CmdRunArgs, args)

@@ -6,11 +6,14 @@ the simplest tool for trying the runner out, in the app and in tests.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from pydantic import ConfigDict, Field, JsonValue
 
+from gui.core.model import SlotType
 from gui.core.registry import ModelTool, ToolContext
+from gui.core.result_types import literal_type
 from gui.tools._args import ToolArgs, parse_args
 
 
@@ -31,6 +34,9 @@ class Echo(ModelTool):
     concurrency_safe = True
     approval = "none"
     Args = EchoArgs
+
+    def result_type_for(self, args: dict[str, Any], ins: Mapping[str, SlotType]) -> SlotType | None:
+        return literal_type(args.get("value"), ins) if "value" in args else None
 
     async def call(self, args: dict[str, Any], ctx: ToolContext) -> JsonValue:
         return parse_args(self, EchoArgs, args).value

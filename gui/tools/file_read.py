@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import asyncio
 import codecs
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from pydantic import ConfigDict, Field, field_validator
 
+from gui.core.model import SlotType
 from gui.core.registry import ApprovalSummary, ModelTool, ToolContext, ToolError
 from gui.tools._args import ToolArgs, invalid, parse_args
 
@@ -61,6 +63,9 @@ class FileRead(ModelTool):
     def approval_summary(self, args: dict[str, Any]) -> ApprovalSummary:
         path = str(Path(str(args.get("path", ""))).expanduser().absolute())
         return ApprovalSummary(text=f"Read the file {path}", highlight=path)
+
+    def result_type_for(self, args: dict[str, Any], ins: Mapping[str, SlotType]) -> SlotType:
+        return SlotType.STRING
 
     async def call(self, args: dict[str, Any], ctx: ToolContext) -> str:
         a = parse_args(self, FileReadArgs, args)

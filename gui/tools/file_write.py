@@ -12,11 +12,13 @@ import asyncio
 import os
 import stat
 import uuid
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from pydantic import ConfigDict, Field
 
+from gui.core.model import SlotType
 from gui.core.registry import ModelTool, ShellApproval, ToolContext, ToolError
 from gui.tools._args import ToolArgs, parse_args
 
@@ -73,6 +75,9 @@ class FileWrite(ModelTool):
             reason="the sequence step asks to write this file",
             operation="write",
         )
+
+    def result_type_for(self, args: dict[str, Any], ins: Mapping[str, SlotType]) -> SlotType:
+        return SlotType.OBJECT
 
     async def call(self, args: dict[str, Any], ctx: ToolContext) -> dict[str, Any]:
         a = parse_args(self, FileWriteArgs, args)

@@ -6,10 +6,12 @@ It only waits, so it runs beside other tools; stopping the run interrupts the wa
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Mapping
 from typing import Any
 
 from pydantic import ConfigDict, Field
 
+from gui.core.model import SlotType
 from gui.core.registry import ModelTool, ToolContext
 from gui.tools._args import ToolArgs, parse_args
 
@@ -35,6 +37,9 @@ class Sleep(ModelTool):
     concurrency_safe = True
     approval = "none"
     Args = SleepArgs
+
+    def result_type_for(self, args: dict[str, Any], ins: Mapping[str, SlotType]) -> SlotType:
+        return SlotType.NUMBER
 
     async def call(self, args: dict[str, Any], ctx: ToolContext) -> float:
         a = parse_args(self, SleepArgs, args)

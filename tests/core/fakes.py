@@ -107,3 +107,18 @@ class BrokenText(ModelTool):
 
     async def call(self, args: dict[str, Any], ctx: ToolContext) -> Any:
         return "a\ud800b"
+
+
+class UntypedArgs(BaseModel):
+    value: Any = None
+
+
+class Untyped(ModelTool):
+    """Gives back its value, saying nothing of its type before it runs (like a fetch or a server's tool)."""
+
+    name = "untyped"
+    description = "returns its value; its type is known only once it ran"
+    Args: ClassVar = UntypedArgs
+
+    async def call(self, args: dict[str, Any], ctx: ToolContext) -> Any:
+        return args["value"]

@@ -7,7 +7,7 @@ import json
 
 import pytest
 from builders import group, seq, tools
-from fakes import Flaky, Gate
+from fakes import Flaky, Gate, Untyped
 
 from gui.core.engine import Engine
 from gui.core.interactions import ApprovalResponse
@@ -147,8 +147,8 @@ async def test_array_slot_collects_results_in_tool_order_whatever_the_finish_ord
 
 
 async def test_result_of_the_wrong_type_for_its_slot_fails_the_tool():
-    engine = make_engine()
-    await save(engine, one_group({"tool": "echo", "args": {"value": 3}, "as": "x"}, out={"x": "string"}))
+    engine = make_engine(Untyped())  # a result type known only at run time (a known one is refused at save)
+    await save(engine, one_group({"tool": "untyped", "args": {"value": 3}, "as": "x"}, out={"x": "string"}))
     record = await engine.run("s", {})
     assert record.status == "failed"
     assert record.groups[0].tools[0].error == ("it gave back a number, but the output 'x' holds text: "

@@ -94,7 +94,8 @@ class ToolRow(ui.card):
                         .props("dense").mark("more-options"):
                     for spec in extra:
                         self.fields.append(ArgField(ctx, group, tool, spec, on_change))
-            self.result_type: str | None = getattr(found, "result_type", None)
+            gives = found.result_type_for({}, {}) if found is not None else None
+            self.result_type: str | None = gives.value if gives is not None else None
             self.save_to = ui.select(save_to_options(group, tool.save_to), value=tool.save_to,
                                      label="Save result to", on_change=self._save_to_changed) \
                 .classes("w-full").mark("save-to")
