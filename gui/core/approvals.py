@@ -100,6 +100,7 @@ class ApprovalOutcome(BaseModel):
     reason: str | None = None
     auto: bool = False
     interaction_id: str
+    edited_input: dict[str, Any] | None = None  # the person changed the arguments: run with these
 
 
 def check_mode(mode: str) -> ApprovalMode:
@@ -129,7 +130,8 @@ async def approve(
     if isinstance(result, ResolvedResult) and isinstance(result.response, ApprovalResponse):
         response = result.response
         if response.decision == "approved":
-            return ApprovalOutcome(approved=True, interaction_id=iid)  # a rule it made is saved by `respond`
+            # a rule it made is saved by `respond`; an edit was checked against the tool's schema there
+            return ApprovalOutcome(approved=True, interaction_id=iid, edited_input=response.edited_input)
         said = f": {response.reason}" if response.reason else ""
         return ApprovalOutcome(approved=False, reason=DENIED_REASON + said, interaction_id=iid)
     if isinstance(result, ExpiredResult):

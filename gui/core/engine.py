@@ -33,7 +33,7 @@ from gui.core.memory import MemoryApprovalModes, MemoryInteractionStore
 from gui.core.model import Group, Sequence
 from gui.core.operations import EventListener, Page, Saved
 from gui.core.records import MemoryRunStore, RunRecord, RunStatus, RunStore
-from gui.core.registry import Registry, Tool
+from gui.core.registry import Registry, Tool, ToolArgumentError
 from gui.core.rules import ApprovalRule, tool_rule_id
 from gui.core.run_args import RunArgsError
 from gui.core.runner import Runner
@@ -92,7 +92,8 @@ class Engine:
 
     def __post_init__(self) -> None:
         self.catalog = Catalog(self.sequences, self.registry, self.bus)
-        self.interactions = InteractionService(self.interaction_store, self.bus, modes=self.modes)
+        self.interactions = InteractionService(self.interaction_store, self.bus, modes=self.modes,
+                                               check_edit=self._edit_problems)
         self.runner = Runner(self.registry, self.interactions, self.runs, self.bus, self.catalog.resolve,
                              retry_backoff=self.retry_backoff)
         self._on_close: list[Callable[[], Awaitable[None]]] = []
@@ -283,6 +284,17 @@ class Engine:
     def events(self, maxsize: int = 10_000) -> EventStream:
         """The events from now on as an async stream (subscribed when made)."""
         return self.bus.stream(maxsize)
+
+    def _edit_problems(self, tool_name: str, edited: dict[str, Any]) -> list[str]:
+        """What is wrong with arguments a person edited in an approval (checked against the tool)."""
+        tool = self.registry.get(tool_name)
+        if tool is None:
+            return [f"the tool '{tool_name}' is not available now to check the edit"]
+        try:
+            tool.validate_args(edited)
+        except ToolArgumentError as exc:
+            return [f"the edited input does not fit {tool_name}: {exc}"]
+        return []
 
     @property
     def inbox_url(self) -> str | None:

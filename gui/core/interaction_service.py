@@ -35,6 +35,7 @@ from gui.core.interactions import (
     ResolvedResult,
     ShellApprovalRequest,
     ToolApprovalRequest,
+    tool_name_of,
 )
 from gui.core.memory import MemoryApprovalModes
 from gui.core.responses import response_problems
@@ -99,11 +100,14 @@ class InteractionService:
         clock: Callable[[], float] = time.time,
         *,
         modes: ApprovalModes | None = None,
+        check_edit: Callable[[str, dict[str, Any]], list[str]] | None = None,
     ) -> None:
         self.store = store
         self.bus = bus
         self.clock = clock
         self.modes: ApprovalModes = modes if modes is not None else MemoryApprovalModes()
+        # (tool name, edited arguments) -> what is wrong with them (empty: they fit the tool's schema)
+        self.check_edit: Callable[[str, dict[str, Any]], list[str]] | None = check_edit
         self._futures: dict[str, asyncio.Future[InteractionResult]] = {}
         self._timers: dict[str, asyncio.TimerHandle] = {}
         self._locks: dict[str, asyncio.Lock] = {}
@@ -178,6 +182,8 @@ class InteractionService:
                 ended = await self._end(record, ExpiredResult(interaction_id=interaction_id))
                 raise InteractionNotPendingError(ended_message(ended), interaction_id)
             problems = response_problems(record.request, parsed)
+            if not problems and isinstance(parsed, ApprovalResponse) and parsed.edited_input is not None:
+                problems = self._edit_problems(record.request, parsed.edited_input)
             if problems:
                 raise InteractionValidationError("; ".join(problems), interaction_id)
             rule = await self._save_rule(record.request, parsed)
@@ -186,6 +192,12 @@ class InteractionService:
         if rule is not None:
             await self._allow_waiting(rule, interaction_id)
         return result
+
+    def _edit_problems(self, request: InteractionRequest, edited: dict[str, Any]) -> list[str]:
+        tool = tool_name_of(request)
+        if self.check_edit is None or tool is None:
+            return ["this request cannot be answered with an edit"]
+        return self.check_edit(tool, edited)
 
     async def _save_rule(self, request: InteractionRequest, response: InteractionResponse) -> ApprovalRule | None:
         """Saves the rule an approval with a scope makes, before the answer: once `respond` returns,

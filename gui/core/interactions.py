@@ -86,6 +86,7 @@ class ShellApprovalRequest(_RequestBase):
     reason: str
     operation: Literal["exec", "start", "write"]
     bound_inputs: dict[str, JsonValue] = Field(default_factory=dict)  # the inputs its arguments used
+    tool_input: dict[str, JsonValue] | None = None  # the tool's validated arguments (what an edit changes)
 
 
 class ToolApprovalRequest(_RequestBase):
@@ -162,6 +163,8 @@ class ApprovalResponse(_Answer):
     # How far the approval reaches (`gui.core.rules`): once, run, sequence, prefix (with `prefix`), tool.
     scope: Literal["once", "run", "sequence", "prefix", "tool"] = "once"
     prefix: str | None = None
+    # The tool's arguments as the person changed them (checked against its schema); it runs with these.
+    edited_input: dict[str, JsonValue] | None = None
 
     @model_validator(mode="before")
     @classmethod
@@ -181,6 +184,8 @@ class ApprovalResponse(_Answer):
             data.pop("scope")
         if data.get("prefix") is None:
             data.pop("prefix", None)
+        if data.get("edited_input") is None:
+            data.pop("edited_input", None)
         return data
 
     @property

@@ -37,6 +37,7 @@ class ToolRecord(BaseModel):
     attempts: int = 0
     reason: str | None = None  # why skipped / degraded
     interaction_id: str | None = None  # the request it waits (or waited) on
+    original_args: Any = None  # the arguments before the person edited them in the approval
     timed_out: bool = False  # its group's time limit ran out while it ran (or before it started)
     denied: bool = False  # it did not run: a person said no, or nobody answered in time
     waits: list[tuple[float, float | None]] = Field(default_factory=list)  # spans waiting for a person

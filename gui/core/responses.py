@@ -34,6 +34,8 @@ def response_problems(request: InteractionRequest, response: InteractionResponse
     if isinstance(response, ApprovalResponse):
         if response.always_allow and response.decision != "approved":
             return ["'always allow' goes only with an approval, not with a denial"]
+        if response.edited_input is not None and response.decision != "approved":
+            return ["an edit goes only with an approval: the tool runs with the edited input"]
         if response.scope != "once" and response.decision != "approved":
             return [f"the scope '{response.scope}' goes only with an approval, not with a denial"]
         if response.scope == "once":

@@ -168,7 +168,10 @@ class ToolCaller:
         for attempt in range(1, attempts + 1):
             record.attempts = attempt
             try:
-                await self._approve(scope, tool, args, record, bound_inputs(call.args, scope.args))
+                edited = await self._approve(scope, tool, args, record, bound_inputs(call.args, scope.args))
+                if edited is not None:  # the person changed the arguments before approving: run those
+                    record.original_args, args = record.args, tool.validate_args(edited)
+                    record.args = args
                 ctx = self._context(scope, record)
                 result = await tool.call(args, ctx)
                 self._check_result(scope.group, call, result)
@@ -227,9 +230,10 @@ class ToolCaller:
 
     # -- approval ------------------------------------------------------------------------------
     async def _approve(self, scope: CallScope, tool: Tool, args: dict[str, Any], record: ToolRecord,
-                       bound: dict[str, Any]) -> None:
+                       bound: dict[str, Any]) -> dict[str, Any] | None:
+        """Ask when the tool needs it; the person's edited arguments, if they changed them."""
         if tool.approval == "none":
-            return
+            return None
         request = self._approval_request(scope, tool, args, record, bound)
         outcome = await approve(self.interactions, self.interactions.modes, request, tool.name,
                                 port=ObservedPort(self, scope, record))
@@ -237,6 +241,7 @@ class ToolCaller:
             record.interaction_id = request.interaction_id
         if not outcome.approved:
             raise _Denied(outcome.reason or "not approved")
+        return outcome.edited_input
 
     def _approval_request(self, scope: CallScope, tool: Tool, args: dict[str, Any], record: ToolRecord,
                           bound: dict[str, Any]) -> ShellApprovalRequest | ToolApprovalRequest:
@@ -253,7 +258,7 @@ class ToolCaller:
         if shell is not None:
             return ShellApprovalRequest(**common, title=shell.title, description=shell.description,
                                         command=shell.command, cwd=shell.cwd, reason=shell.reason,
-                                        operation=shell.operation)
+                                        operation=shell.operation, tool_input=args)
         summary = tool.approval_summary(args)
         return ToolApprovalRequest(**common, validated_input=args, tool_description=tool.description,
                                    summary=summary.text if summary else None,

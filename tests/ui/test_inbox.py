@@ -377,3 +377,23 @@ async def test_cancelling_the_scope_choice_sends_nothing(user: User):
     user.find(marker="scope-cancel").click()
     [waiting] = await engine().pending(run_id)
     assert waiting.status == "pending" and await engine().approval_rules() == []
+
+
+async def test_a_command_can_be_edited_before_it_runs_and_a_bad_edit_says_why(user: User):
+    await user.open("/inbox")
+    run_id = await start_command_run("echo first")
+    await user.should_see(marker="edit-command", retries=R)
+    user.find(marker="edit-command").click()
+    box = user.find(marker="edited-command").elements.pop()
+    box.set_value("")
+    user.find(marker="approve-edited").click()
+    await user.should_see("the edited input does not fit cmd_run", retries=R)
+    [still] = await engine().pending(run_id)
+    box.set_value("echo second")
+    finished = expect("run.finished", lambda e: e.run_id == run_id)
+    user.find(marker="approve-edited").click()
+    assert (await wait(finished)).data["status"] == "succeeded"
+    record = await engine().get_run(run_id)
+    assert record.outputs["said"].strip() == "second"
+    assert record.groups[0].tools[0].original_args["command"] == "echo first"
+    assert still.status == "pending"

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from nicegui import ui
 
-from gui.core.interactions import ShellApprovalRequest
+from gui.core.interactions import ApprovalResponse, ShellApprovalRequest
 from gui.core.substitution import shell_words
 from gui.ui.components.inbox.body import ApprovalBody, Submit, bound_inputs_view, mono_block, section_label
 from gui.ui.components.inbox.keys import key_hint
@@ -19,6 +19,16 @@ OPERATION_WORDS = {"exec": "Run a command and wait for it", "start": "Start a pr
 
 
 class ShellApprovalCard(ApprovalBody):
+    edited: ui.textarea | None = None
+
+    async def run_edited(self) -> None:
+        """Approve with the command as the person changed it (checked against the tool first)."""
+        request = self.request
+        if self.edited is None or not isinstance(request, ShellApprovalRequest) or request.tool_input is None:
+            return
+        edited = {**request.tool_input, "command": str(self.edited.value or "")}
+        await self.send(ApprovalResponse(decision="approved", edited_input=edited))
+
     def __init__(self, request: ShellApprovalRequest, *, submit: Submit, tool_name: str | None) -> None:
         super().__init__(submit)
         self.request, self.tool_name = request, tool_name
@@ -37,6 +47,14 @@ class ShellApprovalCard(ApprovalBody):
                 ui.label(request.reason or "No reason given")
                 ui.label("What it does").classes("opacity-70")
                 ui.label(OPERATION_WORDS.get(request.operation, request.operation))
+            if request.tool_input is not None and "command" in request.tool_input:
+                with ui.expansion("Edit the command before it runs", icon="edit").classes("w-full text-sm") \
+                        .props("dense").mark("edit-command"):
+                    self.edited = self.control(
+                        ui.textarea(value=request.command).props("outlined autogrow").classes("w-full font-mono")
+                        .mark("edited-command"))
+                    self.control(ui.button("Run the edited command", icon="play_arrow", on_click=self.run_edited)
+                                 .props("no-caps outline color=positive").mark("approve-edited"))
             self.note = self.control(
                 ui.input(placeholder="Tell it what to do instead (optional, sent if you choose Don't run)")
                 .props("dense outlined clearable").classes("w-full").mark("deny-reason"))

@@ -139,6 +139,9 @@ class ToolCard(ui.card):
         if tool.args is not None:
             ui.label("Arguments as sent").classes("text-xs text-gray-500 dark:text-gray-400")
             JsonBlock(tool.args, max_height="10rem")
+        if tool.original_args is not None:
+            ui.label("Before you edited them in the approval").classes("text-xs text-gray-500 dark:text-gray-400")
+            JsonBlock(tool.original_args, max_height="10rem").mark("original-args")
         if tool.status == "succeeded":
             ui.label("Result").classes("text-xs text-gray-500 dark:text-gray-400")
             JsonBlock(tool.result, max_height="14rem")

@@ -106,6 +106,8 @@ class ToolDetail(ui.column):
         self._facts(tool)
         if tool.args is not None:
             ValueView("Arguments as sent", tool.args).mark("detail-args")
+        if tool.original_args is not None:
+            ValueView("Before you edited them in the approval", tool.original_args).mark("detail-original-args")
         elif tool.status == "queued":
             ui.label("Not sent yet: it has not started.").classes("text-sm text-gray-600 dark:text-gray-400")
         if tool.status == "succeeded":

@@ -1,0 +1,54 @@
+"""An approval can carry the arguments as the person edited them: checked first, then run with."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from builders import group, seq, tools
+
+from gui.core.engine import Engine
+from gui.core.events import InteractionCreated
+from gui.core.interaction_service import InteractionValidationError
+from gui.core.registry import Registry
+from gui.tools import builtin_tools
+
+T = 5.0
+
+
+async def waiting_command(command: str) -> tuple[Engine, str, str]:
+    engine = Engine(registry=Registry(builtin_tools()))
+    asked: asyncio.Queue[str] = asyncio.Queue()
+    engine.subscribe(lambda e: asked.put_nowait(e.interaction_id) if isinstance(e, InteractionCreated) else None)
+    call = {"tool": "cmd_run", "args": {"command": command}, "as": "said"}
+    await engine.create(seq(group("g", out={"said": "string"}, tools=tools(call))))
+    run = await engine.start("s", {})
+    return engine, run.run_id, await asyncio.wait_for(asked.get(), T)
+
+
+async def test_an_edited_command_runs_instead_and_the_record_keeps_both():
+    engine, run_id, iid = await waiting_command("echo original")
+    request = (await engine.get_interaction(iid)).request
+    assert request.tool_input["command"] == "echo original"
+    edited = {**request.tool_input, "command": "echo edited"}
+    await engine.respond(iid, {"kind": "approval", "decision": "approved", "edited_input": edited})
+    record = await engine.runner.wait(run_id, T)
+    tool = record.groups[0].tools[0]
+    assert record.status == "succeeded" and record.outputs["said"].strip() == "edited"
+    assert tool.args["command"] == "echo edited" and tool.original_args["command"] == "echo original"
+    answered = await engine.get_interaction(iid)
+    assert answered.result.response.edited_input["command"] == "echo edited"
+    assert answered.request.command == "echo original"  # what was asked stays as it was
+
+
+@pytest.mark.parametrize(("answer", "says"), [
+    ({"decision": "approved", "edited_input": {"command": ""}}, "does not fit cmd_run"),
+    ({"decision": "approved", "edited_input": {"nope": 1}}, "does not fit cmd_run"),
+    ({"decision": "denied", "edited_input": {"command": "ls"}}, "goes only with an approval"),
+])
+async def test_a_bad_edit_is_refused_and_the_request_stays_pending(answer, says):
+    engine, run_id, iid = await waiting_command("echo original")
+    with pytest.raises(InteractionValidationError, match=says):
+        await engine.respond(iid, {"kind": "approval", **answer})
+    assert (await engine.get_interaction(iid)).status == "pending"
+    await engine.stop(run_id)
