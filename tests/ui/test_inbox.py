@@ -273,6 +273,7 @@ async def test_an_expired_request_opened_later_shows_when_it_expired(user: User)
     await user.open("/inbox/s-3")
     await user.should_see("Expired at")
     await user.should_see("nothing was sent")
+    await user.should_see("nobody answered, so the command did not run")
     assert not next(iter(user.find(marker="approve").elements)).enabled
 
 

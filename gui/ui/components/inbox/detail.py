@@ -169,8 +169,8 @@ class InboxDetail(ui.card):
             self.banner.clear()
             with self.banner:
                 ui.icon("timer_off", size="sm")
-                ui.label(f"Expired at {fmt.clock(self.countdown.expires_at, now)} — nothing was sent"
-                         ).classes("text-sm font-medium").mark("ended-headline")
+                ui.label(f"Expired at {fmt.clock(self.countdown.expires_at, now)} — nothing was sent: "
+                         f"{fmt.not_done(self.record.request)}").classes("text-sm font-medium").mark("ended-headline")
             self.banner.set_visibility(True)
 
 

@@ -20,6 +20,7 @@ from gui.core.interactions import (
     ElicitationInteractionRequest,
     ElicitationInteractionResponse,
     InteractionRecord,
+    InteractionRequest,
     QuestionRequest,
     QuestionResponse,
     ResolvedResult,
@@ -212,11 +213,21 @@ def answers_text(request: QuestionRequest, response: QuestionResponse) -> str:
     return "; ".join(parts)
 
 
+def not_done(request: InteractionRequest) -> str:
+    """What did not happen because nobody answered in time."""
+    if isinstance(request, ShellApprovalRequest):
+        return "nobody answered, so the command did not run"
+    if isinstance(request, ToolApprovalRequest):
+        return "nobody answered, so the tool did not run"
+    return "nobody answered, so the step went on without an answer"
+
+
 def ended_headline(record: InteractionRecord, now: int | None = None) -> str:
     """The banner on a request that can no longer be answered."""
     at = clock(record.resolved_at, now) if record.resolved_at else ""
     if record.status == "expired":
-        return f"Expired at {at} — nothing was sent" if at else "Expired — nothing was sent"
+        return f"Expired at {at} — nothing was sent: {not_done(record.request)}" if at else \
+            f"Expired — nothing was sent: {not_done(record.request)}"
     if record.status == "cancelled":
         why = CANCEL_WORDS[record.result.reason] if isinstance(record.result, CancelledResult) else "it was cancelled"
         return f"Cancelled{' at ' + at if at else ''}: {why}"
