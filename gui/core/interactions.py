@@ -128,6 +128,16 @@ class ElicitationFieldSpec(_Model):
     required: bool = False
     default: JsonValue = None
     enum: list[str] | None = None
+    # Every constraint of the form, checked when the person answers (a server would refuse the rest):
+    integer: bool = False  # a number without a fraction
+    minimum: float | None = None
+    maximum: float | None = None
+    min_length: int | None = None
+    max_length: int | None = None
+    format: str | None = None  # email, uri, date, date-time
+    multiple: bool = False  # several of `enum` at once (a list); `min_items`/`max_items` bound how many
+    min_items: int | None = None
+    max_items: int | None = None
 
 
 class ElicitationInteractionRequest(_RequestBase):

@@ -114,6 +114,20 @@ def _field(name: str, prop: dict[str, Any], required: bool) -> tuple[Elicitation
         core_type = "number"
     elif kind == "boolean":
         core_type = "boolean"
+    elif kind == "array" and isinstance(prop.get("items"), dict):
+        choices, labels = _choices(prop["items"])
+        if choices is None:
+            return None
+        if labels:
+            hints.append("choices: " + ", ".join(f"{c} = {label}" for c, label in zip(choices, labels, strict=True)))
+        items = {k: prop[k] for k in ("minItems", "maxItems") if isinstance(prop.get(k), int)}
+        default = prop.get("default")
+        chosen = [v for v in default if v in choices] if isinstance(default, list) else None
+        spec = ElicitationField(name=name, type="string", title=str(prop.get("title") or name),
+                                description=str(prop.get("description") or "; ".join(hints)), required=required,
+                                default=chosen, enum=choices, multiple=True, min_items=items.get("minItems"),
+                                max_items=items.get("maxItems"))
+        return spec, False, {}
     else:
         return None
     if "minimum" in limits:
@@ -131,8 +145,13 @@ def _field(name: str, prop: dict[str, Any], required: bool) -> tuple[Elicitation
     if hints:
         joined = "; ".join(hints)
         description = f"{description} ({joined})" if description else joined[0].upper() + joined[1:]
-    spec = ElicitationField(name=name, type=core_type, title=str(prop.get("title") or name),
-                            description=description, required=required, default=default, enum=choices)
+    spec = ElicitationField(
+        name=name, type=core_type, title=str(prop.get("title") or name), description=description, required=required,
+        default=default, enum=choices, integer=kind == "integer", minimum=limits.get("minimum"),
+        maximum=limits.get("maximum"),
+        min_length=int(limits["minLength"]) if "minLength" in limits else None,
+        max_length=int(limits["maxLength"]) if "maxLength" in limits else None,
+        format=str(prop["format"]) if kind == "string" and isinstance(prop.get("format"), str) else None)
     return spec, kind == "integer", limits
 
 

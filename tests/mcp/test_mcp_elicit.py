@@ -86,7 +86,7 @@ def test_a_url_request_shows_the_address_and_an_accept_carries_no_content():
 
 def test_a_required_field_no_form_can_show_is_marked_unsupported_and_an_optional_one_is_left_out():
     schema = {"type": "object", "properties": {
-        "tags": {"type": "array", "items": {"type": "string", "enum": ["a", "b"]}},
+        "tags": {"type": "array", "items": {"type": "object"}},  # a list of objects: no form here shows it
         "note": {"type": "string"}}, "required": ["tags"]}
     request, plan = to_request("x", form(schema))
     assert [f.name for f in request.fields] == ["note"]
@@ -116,3 +116,27 @@ async def test_a_handler_that_fails_or_outlives_its_call_or_deadline_gives_cance
     assert await ask_handler(ElicitationHandlerFunc(wait_forever), late) == ElicitationResponse.cancel()
     fixed = FixedElicitationHandler(ElicitationResponse.accept({"name": "Ann", "qty": 1}))
     assert (await ask_handler(fixed, request)).values == {"name": "Ann", "qty": 1}
+
+
+def test_an_array_of_choices_is_a_multi_select_with_its_bounds_and_goes_back_as_a_list():
+    schema = {"type": "object", "properties": {
+        "tags": {"type": "array", "items": {"type": "string", "enum": ["a", "b", "c"]}, "minItems": 1, "maxItems": 2}},
+        "required": ["tags"]}
+    request, plan = to_request("x", form(schema))
+    [tags] = request.fields
+    assert tags.multiple and tags.enum == ["a", "b", "c"] and (tags.min_items, tags.max_items) == (1, 2)
+    assert plan.unsupported == []
+    assert to_result("x", plan, ElicitationResponse.accept({"tags": ["a", "c"]})) == ElicitResult(
+        action="accept", content={"tags": ["a", "c"]})
+    too_many = to_result("x", plan, ElicitationResponse.accept({"tags": ["a", "b", "c"]}))
+    assert "choose at most 2" in too_many.message
+
+
+def test_bounds_lengths_and_formats_are_fields_of_the_form():
+    schema = {"type": "object", "properties": {
+        "n": {"type": "integer", "minimum": 1, "maximum": 100},
+        "mail": {"type": "string", "format": "email", "maxLength": 40}}}
+    request, _ = to_request("x", form(schema))
+    n, mail = request.fields
+    assert (n.integer, n.minimum, n.maximum) == (True, 1, 100)
+    assert (mail.format, mail.max_length) == ("email", 40)

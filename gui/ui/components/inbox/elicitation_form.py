@@ -94,7 +94,11 @@ def _field(spec: ElicitationFieldSpec) -> Field:
     label = _label(spec)
     hint = spec.description or ("Required" if spec.required else "Optional")
     element: Field
-    if spec.enum:
+    if spec.enum and spec.multiple:
+        chosen = [v for v in spec.default if v in spec.enum] if isinstance(spec.default, list) else []
+        element = ui.select(list(spec.enum), label=label, value=chosen, multiple=True, clearable=True).props(
+            "use-chips")
+    elif spec.enum:
         default = spec.default if spec.default in spec.enum else None
         element = ui.select(list(spec.enum), label=label, value=default, clearable=not spec.required)
     elif spec.type == "boolean":
@@ -104,7 +108,8 @@ def _field(spec: ElicitationFieldSpec) -> Field:
         return element.mark(f"field-{spec.name}")
     elif spec.type == "number":
         default = spec.default if isinstance(spec.default, int | float) and not isinstance(spec.default, bool) else None
-        element = ui.number(label, value=default)
+        element = ui.number(label, value=default, min=spec.minimum, max=spec.maximum,
+                            step=1 if spec.integer else None)
     else:
         element = ui.input(label, value=spec.default if isinstance(spec.default, str) else "")
     element.props("outlined dense").classes("w-full").mark(f"field-{spec.name}")
@@ -116,6 +121,8 @@ def _value(spec: ElicitationFieldSpec, raw: Any) -> Any:
     """What a field holds, as the type the server declared; None when it is empty."""
     if spec.type == "boolean":
         return bool(raw)
+    if spec.multiple:
+        return list(raw) if isinstance(raw, list | tuple) and raw else None
     if raw is None or (isinstance(raw, str) and not raw.strip()):
         return None
     if spec.type == "number":
