@@ -398,3 +398,17 @@ async def test_a_command_can_be_edited_before_it_runs_and_a_bad_edit_says_why(us
     assert record.outputs["said"].strip() == "second"
     assert record.groups[0].tools[0].original_args["command"] == "echo first"
     assert still.status == "pending"
+
+
+def test_the_history_says_which_rule_approved_and_what_was_edited():
+    from gui.core.interactions import ApprovalResponse, InteractionRecord, ResolvedResult
+    from gui.ui.components.inbox.format import outcome
+
+    request = shell("h-1")
+    auto = InteractionRecord(request=request, status="resolved", auto=True, rule_id="r1",
+                             rule_text="commands that start with `git status`", resolved_at=1,
+                             result=ResolvedResult(interaction_id="h-1", response=ApprovalResponse(decision="approved")))
+    assert outcome(auto).details == "Approved automatically: by the rule: commands that start with `git status`"
+    edited = auto.model_copy(update={"auto": False, "result": ResolvedResult(interaction_id="h-1", response=(
+        ApprovalResponse(decision="approved", edited_input={"command": "echo edited"})))})
+    assert outcome(edited).details == "with an edit: echo edited"

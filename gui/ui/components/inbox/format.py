@@ -28,6 +28,7 @@ from gui.core.interactions import (
     ToolApprovalRequest,
     ToolSource,
 )
+from gui.core.rules import scope_words
 
 Request = ShellApprovalRequest | ToolApprovalRequest | QuestionRequest | ElicitationInteractionRequest
 
@@ -167,6 +168,12 @@ def expiry_sentence(request: Request, now: int | None = None) -> str:
 
 # -- outcomes ----------------------------------------------------------------------------------
 
+def _edit_words(edited: dict[str, Any]) -> str:
+    """An edit as the person made it: the command itself, or the arguments."""
+    command = edited.get("command")
+    return str(command) if isinstance(command, str) else json.dumps(edited, ensure_ascii=False)
+
+
 def outcome(record: InteractionRecord) -> Outcome:
     """The chip for an ended request, with what was decided in words."""
     result = record.result
@@ -182,11 +189,17 @@ def outcome(record: InteractionRecord) -> Outcome:
         if response.decision == "denied":
             return Outcome("Denied", "cancel", "negative", f"Reason: {response.reason}" if response.reason else "")
         if record.auto:
-            return Outcome("Approved", "bolt", "positive", "Approved automatically: this tool is always allowed")
+            why = f"by the rule: {record.rule_text}" if record.rule_text else "this tool is always allowed"
+            return Outcome("Approved", "bolt", "positive", f"Approved automatically: {why}")
         tool = tool_name(record.request)
-        if response.always_allow and tool:
-            return Outcome("Approved", "check_circle", "positive", f"and {tool} is now always allowed")
-        return Outcome("Approved", "check_circle", "positive")
+        edit = f"with an edit: {_edit_words(response.edited_input)}" if response.edited_input is not None else ""
+        if response.scope == "tool" and tool:
+            return Outcome("Approved", "check_circle", "positive",
+                           "; ".join(w for w in (f"and {tool} is now always allowed", edit) if w))
+        if response.scope != "once":
+            widened = f"and from now on without asking: {scope_words(response.scope, record.request, response.prefix)}"
+            return Outcome("Approved", "check_circle", "positive", "; ".join(w for w in (widened, edit) if w))
+        return Outcome("Approved", "check_circle", "positive", edit)
     if isinstance(response, QuestionResponse) and isinstance(record.request, QuestionRequest):
         return Outcome("Answered", "chat", "primary", answers_text(record.request, response))
     if isinstance(response, ElicitationInteractionResponse):
