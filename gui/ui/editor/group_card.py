@@ -145,7 +145,7 @@ class GroupCard(ui.card):
                 self.inputs = SlotList(ctx, group, "in", self._slots_changed)
                 self.outputs = SlotList(ctx, group, "out", self._slots_changed)
             ui.separator()
-            self.tools = ToolList(ctx, group)
+            self.tools = ToolList(ctx, group, on_new_output=self.outputs.declare)
             ui.separator()
             self.rules = RulesSection(ctx, group, on_parallel=self._parallel_changed)
 

@@ -73,6 +73,12 @@ class SlotList(ui.column):
         self._draw()
         self.on_slots_changed()
 
+    def declare(self, name: str, type_name: str) -> None:
+        """Declare `name` of `type_name` (from a tool's "Save result to": a new output of its result's type)."""
+        self.items.append(SlotRow(name=name, type=type_name))
+        self._draw()
+        self.on_slots_changed()
+
     def _remove(self, row: SlotRow) -> None:
         self.items.remove(row)
         self._draw()

@@ -43,22 +43,39 @@ def _a(word: str) -> str:
     return f"an {word}" if word[:1] in "aeiou" else f"a {word}"
 
 
-def save_to_options(group: GroupDraft, current: str | None) -> dict[Any, str]:
+NEW_OUTPUT = "__new_output__"  # the "Save result to" choice that declares a new output
+
+
+def save_to_options(group: GroupDraft, current: str | None, result_type: str | None = None) -> dict[Any, str]:
     options: dict[Any, str] = {None: "Don't save the result"}
     for name, type_name in group.declared("out").items():
         options[name] = f"{name} · {type_word(type_name)}"
     if current is not None and current not in options:
         options[current] = f"{current} (not an output of this group)"
+    kind = f" ({type_word(result_type)})" if result_type else ""
+    options[NEW_OUTPUT] = f"A new output for this result{kind}"
     return options
+
+
+def new_output_name(group: GroupDraft, tool: str) -> str:
+    """A free output name for a tool's result: `answers` for ask_user, else `<tool>_result`."""
+    base = {"ask_user": "answers", "cmd_run": "output", "file_read": "text", "http_get": "response"}.get(
+        tool, f"{tool.split('.')[-1]}_result")
+    taken = set(group.declared("out")) | set(group.declared("in"))
+    name, n = base, 2
+    while name in taken:
+        name, n = f"{base}_{n}", n + 1
+    return name
 
 
 class ToolRow(ui.card):
     def __init__(self, ctx: EditorContext, group: GroupDraft, tool: ToolDraft, *,
                  on_move: Callable[[ToolDraft, int], None], on_remove: Callable[[ToolDraft], None],
-                 on_change: Callable[[], None]) -> None:
+                 on_change: Callable[[], None], on_new_output: Callable[[str, str], None] | None = None) -> None:
         super().__init__()
         self.classes("w-full gap-1 p-3").props("flat bordered")
         self.ctx, self.group, self.tool, self.on_change = ctx, group, tool, on_change
+        self.on_new_output = on_new_output
         self.fields: list[ArgField] = []
         found = ctx.tool(tool.tool)
         specs = ctx.specs(tool.tool) or []
@@ -96,7 +113,7 @@ class ToolRow(ui.card):
                         self.fields.append(ArgField(ctx, group, tool, spec, on_change))
             gives = found.result_type_for({}, {}) if found is not None else None
             self.result_type: str | None = gives.value if gives is not None else None
-            self.save_to = ui.select(save_to_options(group, tool.save_to), value=tool.save_to,
+            self.save_to = ui.select(save_to_options(group, tool.save_to, self.result_type), value=tool.save_to,
                                      label="Save result to", on_change=self._save_to_changed) \
                 .classes("w-full").mark("save-to")
             if self.result_type:
@@ -110,6 +127,15 @@ class ToolRow(ui.card):
         self.number.set_text(f"{index + 1}.")
 
     def _save_to_changed(self, e: Any) -> None:
+        if e.value == NEW_OUTPUT:  # declare an output of the result's own type, and save into it
+            name = new_output_name(self.group, self.tool.tool)
+            if self.on_new_output is not None:
+                self.on_new_output(name, self.result_type or "string")
+            self.tool.save_to = name
+            self.save_to.set_options(save_to_options(self.group, name, self.result_type), value=name)
+            self._update_fit()
+            self.on_change()
+            return
         self.tool.save_to = e.value
         self._update_fit()
         self.on_change()
@@ -122,7 +148,8 @@ class ToolRow(ui.card):
 
     def update_slots(self) -> None:
         """The group's inputs or outputs changed: offer the new names, keep what was chosen."""
-        self.save_to.set_options(save_to_options(self.group, self.tool.save_to), value=self.tool.save_to)
+        self.save_to.set_options(save_to_options(self.group, self.tool.save_to, self.result_type),
+                                 value=self.tool.save_to)
         self._update_fit()
         for field in self.fields:
             field.update_slots()

@@ -6,6 +6,8 @@ and nothing the person is typing in another row is disturbed.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from nicegui import ui
 
 from gui.ui.editor.context import EditorContext
@@ -15,10 +17,11 @@ from gui.ui.editor.tool_row import ToolRow
 
 
 class ToolList(ui.column):
-    def __init__(self, ctx: EditorContext, group: GroupDraft) -> None:
+    def __init__(self, ctx: EditorContext, group: GroupDraft,
+                 on_new_output: Callable[[str, str], None] | None = None) -> None:
         super().__init__()
         self.classes("w-full gap-2").mark("tools")
-        self.ctx, self.group = ctx, group
+        self.ctx, self.group, self.on_new_output = ctx, group, on_new_output
         self.rows: dict[str, ToolRow] = {}
         with self:
             with ui.row().classes("w-full items-baseline gap-2"):
@@ -37,7 +40,7 @@ class ToolList(ui.column):
 
     def _add_row(self, tool: ToolDraft) -> None:
         self.rows[tool.uid] = ToolRow(self.ctx, self.group, tool, on_move=self._move, on_remove=self._remove,
-                                      on_change=self.ctx.changed)
+                                      on_change=self.ctx.changed, on_new_output=self.on_new_output)
 
     def refresh(self) -> None:
         for index, tool in enumerate(self.group.tools):
