@@ -405,9 +405,9 @@ def test_the_history_says_which_rule_approved_and_what_was_edited():
     from gui.ui.components.inbox.format import outcome
 
     request = shell("h-1")
+    approved = ResolvedResult(interaction_id="h-1", response=ApprovalResponse(decision="approved"))
     auto = InteractionRecord(request=request, status="resolved", auto=True, rule_id="r1",
-                             rule_text="commands that start with `git status`", resolved_at=1,
-                             result=ResolvedResult(interaction_id="h-1", response=ApprovalResponse(decision="approved")))
+                             rule_text="commands that start with `git status`", resolved_at=1, result=approved)
     assert outcome(auto).details == "Approved automatically: by the rule: commands that start with `git status`"
     edited = auto.model_copy(update={"auto": False, "result": ResolvedResult(interaction_id="h-1", response=(
         ApprovalResponse(decision="approved", edited_input={"command": "echo edited"})))})
