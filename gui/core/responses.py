@@ -7,7 +7,7 @@ refuses an answer with any problem before anything is stored.
 
 from __future__ import annotations
 
-from gui.core.elicitation import value_problems
+from gui.core.form_values import value_problems
 from gui.core.interactions import (
     ApprovalResponse,
     ElicitationInteractionRequest,

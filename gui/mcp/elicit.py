@@ -31,8 +31,8 @@ from gui.core.elicitation import (
     ElicitationNotHandled,
     ElicitationRequest,
     ElicitationResponse,
-    value_problems,
 )
+from gui.core.form_values import value_problems
 
 log = logging.getLogger(__name__)
 

@@ -23,9 +23,9 @@ from gui.core.elicitation import (
     NoopElicitationHandler,
     TerminalElicitationHandler,
     parse_value,
-    value_problems,
 )
 from gui.core.events import Event, EventBus
+from gui.core.form_values import value_problems
 from gui.core.interaction_service import InteractionService, InteractionValidationError
 from gui.core.interactions import ElicitationInteractionResponse, ToolSource
 from gui.core.memory import MemoryInteractionStore

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from gui.core.elicitation import value_problems
+from gui.core.form_values import value_problems
 from gui.core.interaction_service import InteractionService, InteractionValidationError
 from gui.core.interactions import ElicitationFieldSpec, ElicitationInteractionRequest, ToolSource
 from gui.core.memory import MemoryInteractionStore
