@@ -68,8 +68,9 @@ async def settings_page(ctx: AppContext) -> None:
             ui.label("Approvals").classes("text-lg font-semibold")
             ui.label("Tools that change, read or send things ask you before they run: commands, writing "
                      "and reading files, fetching web addresses, and tools from servers. Showing text, "
-                     "waiting and asking you questions never ask. A tool you chose to always allow (from "
-                     "the inbox) is listed first; you can make it ask again here.").classes(
+                     "waiting and asking you questions never ask. What you allowed from the inbox (a tool "
+                     "always, or only for a run, a sequence or some commands) is listed first; you can take "
+                     "it back here.").classes(
                 "text-sm text-gray-600 dark:text-gray-400").mark("approvals-explained")
 
             @ui.refreshable

@@ -65,7 +65,9 @@ class ScopeDialog(ui.dialog):
 
     def _words(self, scope: Scope) -> str:
         prefix = self.prefix.value if hasattr(self, "prefix") else None
-        return scope_words(scope, self._request, prefix)[:1].upper() + scope_words(scope, self._request, prefix)[1:]
+        text = scope_words(scope, self._request, prefix)
+        # A sentence starts with a capital, but a tool's name (cmd_run) keeps its own spelling.
+        return text[:1].upper() + text[1:] if text.split(" ", 1)[0] in ("every", "only") else text
 
     def _changed(self) -> None:
         self.prefix.set_visibility(self.radio.value == "prefix")

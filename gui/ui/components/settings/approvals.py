@@ -75,4 +75,4 @@ class ApprovalModesTable(ui.column):
                         "items-center gap-1 "
                         "text-gray-700 dark:text-gray-300 whitespace-nowrap"):
                     ui.icon("front_hand")
-                    ui.label("Asks every time")
+                    ui.label("Asks, except where a rule below allows" if row.rules else "Asks every time")
