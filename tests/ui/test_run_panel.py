@@ -368,3 +368,14 @@ class FailsWhenToldThenWaits(ModelTool):
             raise ToolError("the server said 503")
         await asyncio.Event().wait()  # the second attempt never ends: the test stops the run
         return "never"
+
+
+def test_a_tool_a_person_did_not_approve_reads_not_approved_not_failed():
+    from gui.core.records import ToolRecord
+    from gui.ui.components.run.status import LOOKS, tool_state
+
+    denied = ToolRecord(index=0, tool="cmd_run", tool_call_id="c", status="failed", error="denied by the user",
+                        denied=True)
+    crashed = ToolRecord(index=0, tool="cmd_run", tool_call_id="c", status="failed", error="boom")
+    assert (tool_state(denied), LOOKS[tool_state(denied)].word) == ("denied", "Not approved")
+    assert tool_state(crashed) == "failed"

@@ -37,6 +37,7 @@ LOOKS: dict[str, Look] = {
     "succeeded": Look("check_circle", "Succeeded", "text-green-700 dark:text-green-400", GREEN),
     "failed": Look("cancel", "Failed", "text-red-600 dark:text-red-400", RED),
     "timed_out": Look("schedule", "Timed out", "text-orange-600 dark:text-orange-400", ORANGE),
+    "denied": Look("block", "Not approved", "text-orange-700 dark:text-orange-300", ORANGE),
     "skipped": Look("remove_circle_outline", "Skipped", "text-gray-500 dark:text-gray-400", GREY),
     "degraded": Look("warning", "Degraded", "text-orange-600 dark:text-orange-400", ORANGE),
     "cancelled": Look("block", "Cancelled", "text-gray-500 dark:text-gray-400", GREY),
@@ -51,6 +52,8 @@ def tool_state(tool: ToolRecord) -> str:
         return "needs_you"
     if tool.status == "running" and tool.attempts > 1:
         return "retrying"
+    if tool.status == "failed" and tool.denied:
+        return "denied"
     if tool.status == "failed" and tool.timed_out:
         return "timed_out"
     return tool.status
