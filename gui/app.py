@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import logging
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,6 +23,8 @@ from gui.core.operations import Operations
 from gui.runtime import Runtime, open_runtime
 from gui.serving import free_port, is_loopback, token_problem, url_host
 from gui.settings import Settings, load_settings
+
+log = logging.getLogger(__name__)
 
 
 class EngineSlot:
@@ -90,7 +93,12 @@ class AppContext:
             self.endpoint.unlink(missing_ok=True)
         rt, self.runtime, self.slot.engine = self.runtime, None, None
         if rt is not None:
-            await rt.close()
+            from gui.store.errors import StoreError
+
+            try:
+                await rt.close()
+            except StoreError as exc:  # e.g. the data folder was moved away: say so, never a traceback
+                log.warning("closing SeqDesk: %s", exc)
 
     async def wait_open(self, timeout: float = 30.0) -> None:
         """Wait (bounded) while the engine is still being opened at start-up."""
