@@ -13,7 +13,7 @@ import asyncio
 import contextlib
 import json
 import os
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -328,5 +328,3 @@ def remote_for(folder: Path, token: str | None) -> RemoteEngine | None:
                              "a token: set SEQDESK_TOKEN to that token to reach it")
     return RemoteEngine(endpoint["url"], token)
 
-
-Opener = Callable[[], Awaitable[Any]]

@@ -19,7 +19,6 @@ from gui.core.documents import NotFoundError, document_from, summary
 from gui.core.events import Event, EventBus, EventStream, RunFinished, RunStarted, SettingsChanged
 from gui.core.export import to_document
 from gui.core.help import help_text
-from gui.core.history import interaction_page, run_page
 from gui.core.interaction_service import InteractionService
 from gui.core.interactions import (
     CancelReason,
@@ -227,8 +226,8 @@ class Engine:
                        started_from: float | None = None, started_to: float | None = None,
                        text: str | None = None, limit: int = 50, offset: int = 0) -> Page[RunRecord]:
         """Runs newest first, filtered and paged; the running ones as they are now."""
-        page = await run_page(self.runs, status=status, sequence=sequence, started_from=started_from,
-                              started_to=started_to, text=text, limit=limit, offset=offset)
+        page = await self.runs.query(status=status, sequence=sequence, started_from=started_from,
+                                     started_to=started_to, text=text, limit=limit, offset=offset)
         live = [self.runner.snapshot(r.run_id) if not r.finished else None for r in page.items]
         return Page([fresh or r for fresh, r in zip(live, page.items, strict=True)], page.total)
 
@@ -240,8 +239,8 @@ class Engine:
                                run_id: str | None = None, sequence: str | None = None, tool_name: str | None = None,
                                limit: int = 50, offset: int = 0) -> Page[InteractionRecord]:
         """Requests newest first, filtered and paged in the store."""
-        return await interaction_page(self.interaction_store, status=status, kind=kind, run_id=run_id,
-                                      sequence=sequence, tool_name=tool_name, limit=limit, offset=offset)
+        return await self.interaction_store.query(status=status, kind=kind, run_id=run_id, sequence=sequence,
+                                                  tool_name=tool_name, limit=limit, offset=offset)
 
     async def get_interaction(self, interaction_id: str) -> InteractionRecord | None:
         return await self.interactions.get(interaction_id)
