@@ -27,8 +27,8 @@ from gui.core.interactions import (
     InteractionStatus,
     QuestionResponse,
 )
-from gui.core.rules import tool_rule_id
 from gui.ui.components.inbox import format as fmt
+from gui.ui.components.inbox.allowed_banner import show_allowed
 from gui.ui.components.inbox.detail import InboxDetail
 from gui.ui.components.inbox.history_row import HistoryRow
 from gui.ui.components.inbox.keys import InboxShortcuts
@@ -230,34 +230,7 @@ class InboxPage:
     async def _show_allowed(self, tool: str, response: ApprovalResponse) -> None:
         rules = [r for r in await self.engine.approval_rules() if r.tool == tool and r.scope == response.scope]
         rule = rules[-1] if response.scope != "tool" and rules else None
-        self.allowed.clear()
-        with self.allowed:
-            ui.icon("verified_user")
-            if rule is None:
-                ui.label(f"Now always allowed: {tool}").classes("font-medium").mark("allowed-text")
-                ui.label("It runs without asking from now on.").classes("text-sm")
-            else:
-                ui.label(f"Now allowed without asking: {rule.text}").classes("font-medium").mark("allowed-text")
-            ui.space()
-            rule_id = rule.rule_id if rule is not None else tool_rule_id(tool)
-
-            async def undo() -> None:
-                try:
-                    await self.engine.revoke_approval_rule(rule_id)  # on disk before the page says so
-                except LookupError:
-                    pass  # taken back in Settings meanwhile
-                self.allowed.clear()
-                with self.allowed:
-                    ui.icon("undo")
-                    ui.label(f"{tool} asks again before it runs.").mark("allowed-undone")
-                    ui.space()
-                    ui.button(icon="close", on_click=lambda: self.allowed.set_visibility(False)).props(
-                        "flat round dense")
-
-            ui.button("Undo", on_click=undo).props("flat no-caps dense").mark("allowed-undo")
-            ui.button("Manage", on_click=lambda: ui.navigate.to("/settings")).props("flat no-caps dense")
-            ui.button(icon="close", on_click=lambda: self.allowed.set_visibility(False)).props("flat round dense")
-        self.allowed.set_visibility(True)
+        show_allowed(self.allowed, tool, rule, revoke=self.engine.revoke_approval_rule)
 
     # -- keys ------------------------------------------------------------------------------------
     def _opened(self) -> tuple[str | None, InboxDetail | None]:
