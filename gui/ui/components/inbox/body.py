@@ -16,6 +16,7 @@ from nicegui.elements.mixins.disableable_element import DisableableElement
 from gui.core.interactions import ApprovalResponse, InteractionRequest, InteractionResponse
 from gui.core.rules import Scope
 from gui.core.substitution import as_text
+from gui.ui.components.inbox.keys import key_hint
 
 Submit = Callable[[InteractionResponse], Awaitable[None]]
 E = TypeVar("E", bound=DisableableElement)
@@ -76,6 +77,24 @@ class ApprovalBody(RequestBody):
 
     async def widen(self, scope: Scope, prefix: str | None) -> None:
         await self.send(ApprovalResponse(decision="approved", scope=scope, prefix=prefix))
+
+    def answers(self, *, approve: tuple[str, str], deny: str, allow_more: str | None) -> None:
+        """The note and the answer buttons every approval card has: approve (word, icon), "Allow
+        more…" (with what it can reach, for a tool with a name) and deny, then the keys' hint."""
+        self.note = self.control(
+            ui.input(placeholder=f"Tell it what to do instead (optional, sent if you choose {deny})")
+            .props("dense outlined clearable").classes("w-full").mark("deny-reason"))
+        with ui.row().classes("gap-2 items-center"):
+            self.control(ui.button(approve[0], icon=approve[1], on_click=self.approve)
+                         .props("no-caps unelevated color=positive").mark("approve"))
+            if self.tool_name and allow_more:
+                self.control(ui.button("Allow more…", icon="verified_user", on_click=self.always)
+                             .props("no-caps outline color=positive")
+                             .tooltip(f"Let {self.tool_name} run without asking: {allow_more}. "
+                                      "You choose, then confirm.").mark("always-allow"))
+            self.control(ui.button(deny, icon="block", on_click=self.deny)
+                         .props("no-caps outline color=negative").mark("deny"))
+        key_hint(approve[0], deny)
 
     async def deny(self) -> None:
         reason = (self.note.value or "").strip() or None

@@ -12,7 +12,6 @@ from nicegui import ui
 from gui.core.interactions import ApprovalResponse, ShellApprovalRequest
 from gui.core.substitution import shell_words
 from gui.ui.components.inbox.body import ApprovalBody, Submit, bound_inputs_view, mono_block, section_label
-from gui.ui.components.inbox.keys import key_hint
 
 OPERATION_WORDS = {"exec": "Run a command and wait for it", "start": "Start a program that keeps running",
                    "write": "Write to a file"}
@@ -55,18 +54,5 @@ class ShellApprovalCard(ApprovalBody):
                         .mark("edited-command"))
                     self.control(ui.button("Run the edited command", icon="play_arrow", on_click=self.run_edited)
                                  .props("no-caps outline color=positive").mark("approve-edited"))
-            self.note = self.control(
-                ui.input(placeholder="Tell it what to do instead (optional, sent if you choose Don't run)")
-                .props("dense outlined clearable").classes("w-full").mark("deny-reason"))
-            with ui.row().classes("gap-2 items-center"):
-                self.control(ui.button("Run once", icon="play_arrow", on_click=self.approve)
-                             .props("no-caps unelevated color=positive").mark("approve"))
-                if tool_name:
-                    self.control(ui.button("Allow more…", icon="verified_user",
-                                           on_click=self.always).props("no-caps outline color=positive")
-                                 .tooltip(f"Let {tool_name} run without asking: for this run, this sequence, "
-                                          "some commands, or always. You choose, then confirm.")
-                                 .mark("always-allow"))
-                self.control(ui.button("Don't run", icon="block", on_click=self.deny)
-                             .props("no-caps outline color=negative").mark("deny"))
-            key_hint("Run once", "Don't run")
+            self.answers(approve=("Run once", "play_arrow"), deny="Don't run",
+                         allow_more="for this run, this sequence, some commands, or always")

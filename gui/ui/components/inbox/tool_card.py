@@ -10,7 +10,6 @@ from nicegui import ui
 
 from gui.core.interactions import ToolApprovalRequest
 from gui.ui.components.inbox.body import ApprovalBody, Submit, bound_inputs_view, section_label
-from gui.ui.components.inbox.keys import key_hint
 
 
 class ToolApprovalCard(ApprovalBody):
@@ -35,21 +34,7 @@ class ToolApprovalCard(ApprovalBody):
                     ui.label(request.model_explanation).classes("text-sm italic")
                     ui.label("This explanation comes from whoever asked for the tool; check the input above "
                              "rather than trusting it.").classes("text-xs opacity-70")
-            self.note = self.control(
-                ui.input(placeholder="Tell it what to do instead (optional, sent if you choose Deny)")
-                .props("dense outlined clearable").classes("w-full").mark("deny-reason"))
-            with ui.row().classes("gap-2 items-center"):
-                self.control(ui.button("Approve", icon="check", on_click=self.approve)
-                             .props("no-caps unelevated color=positive").mark("approve"))
-                if tool_name:
-                    self.control(ui.button("Allow more…", icon="verified_user",
-                                           on_click=self.always).props("no-caps outline color=positive")
-                                 .tooltip(f"Let {tool_name} run without asking: for this run, this sequence, "
-                                          "or always. You choose, then confirm.")
-                                 .mark("always-allow"))
-                self.control(ui.button("Deny", icon="block", on_click=self.deny)
-                             .props("no-caps outline color=negative").mark("deny"))
-            key_hint("Approve", "Deny")
+            self.answers(approve=("Approve", "check"), deny="Deny", allow_more="for this run, this sequence, or always")
 
 
 def _summary(text: str, highlight: str | None) -> None:
