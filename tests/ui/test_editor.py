@@ -353,7 +353,7 @@ async def test_a_new_sequence_cannot_take_the_name_of_a_saved_one(user: User) ->
 async def test_save_result_to_can_declare_a_new_output_of_the_results_own_type(user: User) -> None:
     await one_group(user, "asks")  # its first tool is an echo: ask_user comes second
     await add_tool(user, "group-1", "ask_user")
-    choose(user, ("group-1", "tool-2", "save-to"), "A new output for this result (object)")
+    choose(user, ("group-1", "tool-2", "save-to"), "A new output for this result (group of values)")
     await user.should_see(marker="out-1")
     name = find(user, "group-1", "out-1", "slot-name").elements.pop()
     kind = find(user, "group-1", "out-1", "slot-type").elements.pop()

@@ -129,7 +129,8 @@ def test_inputs_come_from_the_latest_earlier_group_that_gives_them_or_from_the_p
 
 def test_a_result_that_will_not_fit_its_output_is_said_before_running():
     assert result_note("time.now", "object", "now", "string") == (
-        "time.now gives back an object, but the output 'now' is text: change the type of 'now' to object, "
+        "time.now gives back a group of values, but the output 'now' is text: change the type of 'now' to "
+        "group of values, "
         "or the run will stop at this step.")
     assert result_note("time.now", "object", "now", "object") == ""
     assert result_note("time.now", None, "now", "string") == ""  # the tool does not say: no guess

@@ -20,7 +20,7 @@ from gui.ui.editor.context import EditorContext
 from gui.ui.editor.draft import ArgDraft, GroupDraft, ToolDraft
 from gui.ui.editor.fields import ErrorLabel
 from gui.ui.editor.list_field import ListField, fits_form
-from gui.ui.editor.words import type_word
+from gui.ui.words import type_word
 
 MODES = {"value": "Type a value", "input": "Use an input"}
 

@@ -17,7 +17,7 @@ from gui.core.conditions import ConditionSyntaxError, parse_condition
 from gui.ui.editor.context import EditorContext
 from gui.ui.editor.draft import CondRow, GroupDraft, condition_text
 from gui.ui.editor.fields import ErrorLabel
-from gui.ui.editor.words import JOINER_WORDS, OPERATOR_WORDS, type_word
+from gui.ui.words import JOINER_WORDS, OPERATOR_WORDS, type_word
 
 _BOOL_WORDS = {True: "yes (true)", False: "no (false)"}
 

@@ -20,7 +20,7 @@ from gui.ui.editor.fields import ErrorLabel
 from gui.ui.editor.rules import RulesSection
 from gui.ui.editor.slots import SlotList
 from gui.ui.editor.tools_section import ToolList
-from gui.ui.editor.words import JOINER_WORDS, ON_ERROR_WORDS, UNIT_WORDS, plural, rule_words, type_word
+from gui.ui.words import JOINER_WORDS, ON_ERROR_WORDS, UNIT_WORDS, plural, rule_words, type_word
 
 
 @dataclass

@@ -13,7 +13,7 @@ from nicegui import ui
 
 from gui.core.errors import Problem
 from gui.ui.editor.draft import Issue
-from gui.ui.editor.words import plural
+from gui.ui.words import plural
 
 
 class ProblemSummary:

@@ -13,7 +13,7 @@ from gui.ui.editor.condition import ConditionBuilder
 from gui.ui.editor.context import EditorContext
 from gui.ui.editor.draft import GroupDraft
 from gui.ui.editor.fields import ErrorLabel
-from gui.ui.editor.words import MISSING_WORDS, ON_ERROR_WORDS, UNIT_WORDS
+from gui.ui.words import MISSING_WORDS, ON_ERROR_WORDS, UNIT_WORDS
 
 
 class RulesSection(ui.column):

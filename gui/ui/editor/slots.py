@@ -15,7 +15,7 @@ from nicegui import ui
 from gui.ui.editor.context import EditorContext
 from gui.ui.editor.draft import GroupDraft, SlotRow
 from gui.ui.editor.fields import ErrorLabel
-from gui.ui.editor.words import TYPE_WORDS
+from gui.ui.words import TYPE_WORDS
 
 
 class SlotList(ui.column):

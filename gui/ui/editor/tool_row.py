@@ -18,7 +18,7 @@ from gui.ui.editor.argspec import unknown_spec
 from gui.ui.editor.context import EditorContext
 from gui.ui.editor.draft import ArgDraft, GroupDraft, ToolDraft
 from gui.ui.editor.fields import ErrorLabel
-from gui.ui.editor.words import type_word
+from gui.ui.words import type_word
 
 
 def _unset(arg: ArgDraft | None) -> bool:

@@ -21,7 +21,7 @@ from gui.core.events import SequenceDeleted, SequenceSaved
 from gui.core.export import to_text
 from gui.ui.editor import SequenceDraft, storage
 from gui.ui.editor.library import ImportCheck, check_import, duplicate
-from gui.ui.editor.words import plural, type_word
+from gui.ui.words import plural, type_word
 from gui.ui.theme import frame
 
 if TYPE_CHECKING:

@@ -1,4 +1,4 @@
-"""The words a non-developer sees for the format's terms, in one place so every screen agrees.
+"""The words a non-developer sees for the format's terms, in one place so every screen agrees (the glossary).
 
 The format says `string`, `on_error: retry`, `==`; people read "text", "Try again up to 3 times",
 "is". Keeping the vocabulary here means the list page, the editor and the tests use one spelling.
@@ -11,8 +11,24 @@ TYPE_WORDS: dict[str, str] = {
     "number": "number",
     "boolean": "yes/no",
     "array": "list",
-    "object": "object",
+    "object": "group of values",
 }
+
+# Words for JSON-schema types that are not slot types (shown, never offered in a type picker).
+OTHER_TYPE_WORDS: dict[str, str] = {"integer": "whole number", "null": "nothing", "any": "anything"}
+
+# A tool's common argument names as a person reads them ("Folder", not `cwd`).
+FIELD_WORDS: dict[str, str] = {
+    "cwd": "Folder",
+    "timeout": "Time limit",
+    "command": "Command",
+    "path": "File",
+    "url": "Address",
+    "env": "Environment",
+}
+
+# What an empty value reads as on screen, never `null` or `None`.
+NOTHING = "nothing"
 
 ON_ERROR_WORDS: dict[str, str] = {
     "abort": "Stop everything",
@@ -42,7 +58,13 @@ JOINER_WORDS: dict[str, str] = {"and": "all of these hold", "or": "any of these 
 
 
 def type_word(type_name: str) -> str:
-    return TYPE_WORDS.get(type_name, type_name)
+    return TYPE_WORDS.get(type_name) or OTHER_TYPE_WORDS.get(type_name, type_name)
+
+
+def field_word(name: str) -> str:
+    """An argument's name as a label: the glossary's word, else the name with its first letter up."""
+    word = FIELD_WORDS.get(name)
+    return word if word is not None else name.replace("_", " ")[:1].upper() + name.replace("_", " ")[1:]
 
 
 def plural(count: int, one: str, many: str | None = None) -> str:
