@@ -21,8 +21,8 @@ from gui.core.events import SequenceDeleted, SequenceSaved
 from gui.core.export import to_text
 from gui.ui.editor import SequenceDraft, storage
 from gui.ui.editor.library import ImportCheck, check_import, duplicate
-from gui.ui.words import plural, type_word
 from gui.ui.theme import frame
+from gui.ui.words import plural, type_word
 
 if TYPE_CHECKING:
     from gui.app import AppContext
