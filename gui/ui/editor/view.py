@@ -25,7 +25,7 @@ from gui.core.model import Sequence
 from gui.core.parser import load_json_text
 from gui.ui.editor import saving, storage
 from gui.ui.editor.context import EditorContext
-from gui.ui.editor.convert import from_document
+from gui.ui.editor.convert import from_document, from_sequence
 from gui.ui.editor.draft import Issue, SequenceDraft, to_document
 from gui.ui.editor.fields import FieldErrors
 from gui.ui.editor.groups_view import GroupsView
@@ -44,12 +44,32 @@ document.addEventListener('keydown', (e) => {
 """
 
 
+def text_document(text: str) -> Any:
+    """The document the text view holds, or None while it is not JSON."""
+    try:
+        return load_json_text(text)
+    except DslError:
+        return None
+
+
+def canonical(doc: Any) -> Any:
+    """A document as the visual editor would write it (spacing inside `tools` and defaults aside)."""
+    draft, _ = from_document(doc)
+    return to_document(draft)[0] if draft is not None else doc
+
+
+RUN_WHY_NEW = "Save it first: only a saved sequence can run"
+RUN_WHY_CHANGED = "Save your changes first: Run uses the saved version"
+
+
 class SequenceEditor:
     def __init__(self, engine: Engine, original: Sequence | None, draft: SequenceDraft, *,
-                 restored: dict[str, Any] | None = None) -> None:
+                 restored: dict[str, Any] | None = None, base: SequenceDraft | None = None) -> None:
         self.engine = engine
         self.original = original
         self.draft = draft
+        # What is saved (or what a new editor opened with): a draft exists only while the content differs.
+        self.baseline: dict[str, Any] = to_document(base if base is not None else draft)[0]
         self.key = storage.edit_key(original.name if original else None)
         self.view = "visual"
         self.checking = False  # re-check the visual view as the person edits (after a failed save)
@@ -94,6 +114,8 @@ class SequenceEditor:
             with ui.button("Run", icon="play_arrow", on_click=self.run).props("no-caps outline").mark("run") \
                     as self.run_button:
                 self.run_tip = ui.tooltip("")
+        self.run_why = ui.label("").classes("w-full text-right text-sm text-gray-700 dark:text-gray-300 -mt-2") \
+            .mark("run-why")
         self.summary.attach_panel()
         with ui.page_sticky(position="bottom-right", x_offset=24, y_offset=24):
             ui.button(icon="save", on_click=self.save).props("fab color=primary").tooltip("Save (Ctrl+S)")
@@ -122,7 +144,7 @@ class SequenceEditor:
         self.changed()
 
     def changed(self) -> None:
-        self.dirty = True
+        self.dirty = self._differs()
         self._persist()
         self._update_run()
         if self.view == "text":
@@ -134,16 +156,29 @@ class SequenceEditor:
         if self.view == "text":
             self.changed()
 
+    def _differs(self) -> bool:
+        """Whether what the person sees differs in content from what is saved (not in layout or view)."""
+        if self.view == "text":
+            doc = text_document(self.text.text)
+            return doc is None or canonical(doc) != self.baseline
+        return to_document(self.draft)[0] != self.baseline
+
     def _persist(self) -> None:
+        """Keep the draft while it differs from what is saved; a draft equal to it is no draft."""
+        if not self.dirty:
+            storage.drop(self.key)
+            return
         state: dict[str, Any] = {"draft": self.draft.model_dump(mode="json"), "view": self.view}
         if self.view == "text":
             state["text"] = self.text.text
         storage.save(self.key, state)
 
     def _update_run(self) -> None:
-        can_run = self.original is not None and not self.dirty
-        self.run_button.set_enabled(can_run)
-        self.run_tip.set_text("Run the saved sequence" if can_run else "Save first, then run")
+        why = RUN_WHY_NEW if self.original is None else RUN_WHY_CHANGED if self.dirty else ""
+        self.run_button.set_enabled(not why)
+        self.run_tip.set_text(why or "Run the saved sequence")
+        self.run_why.set_text(why)
+        self.run_why.set_visibility(bool(why))
 
     def discard(self, banner: ui.element) -> None:
         storage.drop(self.key)
@@ -199,7 +234,7 @@ class SequenceEditor:
             self.text.explain(None)
             self.text.clear_marks()
             self.view = "text"
-            self._persist()
+            self._persist()  # kept only when the content differs from what is saved
             self.live_text.forget()
             if self.checking:  # problems were being shown: show them here at once
                 self.live_text.touch(self.text.text)
@@ -214,7 +249,9 @@ class SequenceEditor:
         self.view = "visual"
         self.text.explain(None)
         self.load_draft(draft)
+        self.dirty = self._differs()
         self._persist()
+        self._update_run()
         if self.checking or self.summary.pill.visible:  # keep the pill true to what is now shown
             self._schedule_recheck()
 
@@ -337,6 +374,7 @@ class SequenceEditor:
         storage.drop(self.key)
         self.original = sequence
         self.key = storage.edit_key(sequence.name)
+        self.baseline = to_document(from_sequence(sequence))[0]
         self.dirty = False
         self.checking = False
         self._show_issues(warnings)

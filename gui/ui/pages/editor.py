@@ -14,6 +14,7 @@ from nicegui import ui
 from gui.core.help import EXAMPLE
 from gui.core.model import Sequence
 from gui.ui.editor import SequenceDraft, SequenceEditor, from_document, from_sequence, storage, to_document
+from gui.ui.editor.view import canonical, text_document
 from gui.ui.theme import frame
 
 if TYPE_CHECKING:
@@ -21,7 +22,8 @@ if TYPE_CHECKING:
 
 
 def _restored(key: str, base: SequenceDraft) -> tuple[SequenceDraft, dict[str, Any] | None]:
-    """The kept draft for `key` when there is one that differs from `base`."""
+    """The kept draft for `key` when there is one whose content differs from `base` (a draft that
+    only looked at another view, or was typed back to what is saved, is no draft: it is dropped)."""
     state = storage.load(key)
     if state is None:
         return base, None
@@ -30,7 +32,17 @@ def _restored(key: str, base: SequenceDraft) -> tuple[SequenceDraft, dict[str, A
     except ValueError:
         storage.drop(key)
         return base, None
-    if state.get("view") != "text" and to_document(draft)[0] == to_document(base)[0]:
+    saved = to_document(base)[0]
+    if state.get("view") == "text":
+        doc = text_document(str(state.get("text") or ""))
+        converted = from_document(doc)[0] if doc is not None else None
+        if doc is not None and canonical(doc) == saved:
+            storage.drop(key)
+            return base, None
+        if converted is not None:  # the text fits the visual editor: reopen there
+            return converted, {**state, "view": "visual"}
+        return draft, state
+    if to_document(draft)[0] == saved:
         storage.drop(key)
         return base, None
     return draft, state
@@ -55,7 +67,7 @@ async def open_editor(ctx: AppContext, name: str | None, *, example: bool = Fals
     draft, restored = _restored(storage.edit_key(name), base)
     if example and restored is not None:
         draft, restored = base, None
-    return SequenceEditor(engine, original, draft, restored=restored)
+    return SequenceEditor(engine, original, draft, restored=restored, base=base)
 
 
 def register(ctx: AppContext) -> None:
