@@ -107,8 +107,9 @@ class RemoteEngine:
     async def get_sequence_document(self, name: str) -> dict[str, Any] | None:
         return await self._request("GET", f"/api/sequences/{quote(name, safe='')}", missing_ok=True)
 
-    async def check(self, doc: Any, *, replacing: str | None = None) -> ValidationResult:
-        body = await self._request("POST", "/api/check", json={"document": doc, "replacing": replacing})
+    async def check(self, doc: Any, *, replacing: str | None = None, as_new: bool = False) -> ValidationResult:
+        body = await self._request("POST", "/api/check",
+                                   json={"document": doc, "replacing": replacing, "as_new": as_new})
         return ValidationResult(errors=[_problem(p) for p in body["errors"]],
                                 warnings=[_problem(p, "warning") for p in body["warnings"]])
 

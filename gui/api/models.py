@@ -23,12 +23,14 @@ class StartRun(BaseModel):
 
 
 class CheckBody(BaseModel):
-    """`POST /api/check`: validate without saving (`replacing`: the saved sequence it would replace)."""
+    """`POST /api/check`: validate without saving (`replacing`: the saved sequence it would replace;
+    `as_new`: a saved sequence of the document's name is a conflict, not something to replace)."""
 
     model_config = ConfigDict(extra="forbid", strict=True)
 
     document: Any
     replacing: str | None = None
+    as_new: bool = False
 
 
 class CancelBody(BaseModel):

@@ -60,12 +60,13 @@ def register_sequences(app: FastAPI, engine: EngineProvider) -> None:
     @app.post("/api/check")
     async def check_sequence(request: Request) -> Response:
         """Validate without saving: 200 with `ok`, every error and warning, and the signature."""
-        raw = await read_json(request, expect='{"document": {...}, "replacing": "old name"}')
+        raw = await read_json(request, expect='{"document": {...}, "replacing": "old name", "as_new": false}')
         try:
             body = CheckBody.model_validate(raw)
         except ValidationError as exc:
             raise BadRequest(422, f"the body must be {{\"document\": ...}}: {pydantic_detail(exc)}") from None
-        return json_response(capped(await engine().check(body.document, replacing=body.replacing)))
+        return json_response(capped(await engine().check(body.document, replacing=body.replacing,
+                                                         as_new=body.as_new)))
 
     @app.get("/api/sequences/{name:path}")
     async def get_sequence(name: str, format: Literal["json", "text"] = "json") -> Response:

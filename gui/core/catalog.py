@@ -8,6 +8,7 @@ cycles) happens here, under one lock, so two saves at once cannot both take the 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 from collections.abc import Mapping
 from typing import Any, Protocol
@@ -68,12 +69,14 @@ class Catalog:
         sequences = [s for s in await self.store.list() if s.name not in exclude]
         return catalog_view(sequences, self.registry)
 
-    async def check(self, doc: Any, *, replacing: str | None = None) -> ValidationResult:
+    async def check(self, doc: Any, *, replacing: str | None = None, as_new: bool = False) -> ValidationResult:
         """Validated in a worker thread: a document of megabytes must not freeze the app meanwhile.
         The document may keep the group names of the sequence it replaces (its own name, or
-        `replacing` for a rename)."""
+        `replacing` for a rename). `as_new`: it replaces nothing but `replacing`, so a saved sequence
+        of its name is a conflict, reported with every other naming conflict in the same pass."""
         name = doc.get("name") if isinstance(doc, dict) else None
-        view = await self.view(name if isinstance(name, str) else None, replacing)
+        own = name if isinstance(name, str) and not as_new else None
+        view = dataclasses.replace(await self.view(own, replacing), as_new=as_new)
         return await asyncio.to_thread(check_document, doc, view)
 
     async def check_unsaved(self, doc: Any) -> Sequence:
@@ -97,7 +100,9 @@ class Catalog:
         async with self._lock:
             if await self.store.get(old_name) is None:
                 raise NotFoundError(f"there is no saved sequence named '{old_name}'")
-            result = await self.check(doc, replacing=old_name)
+            name = doc.get("name") if isinstance(doc, dict) else None
+            # A rename never overwrites a third sequence: its new name must be free.
+            result = await self.check(doc, replacing=old_name, as_new=name != old_name)
             sequence = result.raise_for_errors()
             if sequence.name == old_name:
                 await self.store.save(sequence)

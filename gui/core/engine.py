@@ -113,10 +113,11 @@ class Engine:
         sequence = await self.catalog.get(name)
         return to_document(sequence) if sequence is not None else None
 
-    async def check(self, doc: Any, *, replacing: str | None = None) -> ValidationResult:
+    async def check(self, doc: Any, *, replacing: str | None = None, as_new: bool = False) -> ValidationResult:
         """Validate without saving; `replacing` is a saved sequence the document will replace
-        (a rename), whose group names it may keep."""
-        return await self.catalog.check(doc, replacing=replacing)
+        (a rename), whose group names it may keep. `as_new`: the document must not take the name of
+        another saved sequence (the editor's new sequence; a rename): every naming conflict at once."""
+        return await self.catalog.check(doc, replacing=replacing, as_new=as_new)
 
     async def create(self, doc: Any) -> Saved:
         """Validate and save (replacing a saved sequence of the same name); DslError on errors."""

@@ -38,6 +38,8 @@ class CatalogView:
     the saved sequences; `calls` maps a saved sequence or group name to the names its `seq_call`
     tools call directly. `tool_exists` answers for the warning `unknown-tool` (None: don't warn);
     `validate_args` checks literal arguments of a known tool (raises ValueError with a message).
+    `as_new`: the document replaces no saved sequence, so a saved one of its name is a conflict
+    (`name-taken`) and so are that one's group names, all reported in the same pass.
     """
 
     group_owner: Mapping[str, str] = field(default_factory=dict)
@@ -47,6 +49,7 @@ class CatalogView:
     validate_args: Callable[[str, dict[str, Any]], None] | None = None
     # (tool, args, the group's input types) -> (what the tool calls itself, the type it gives back)
     result_type: Callable[[str, dict[str, Any], Mapping[str, SlotType]], tuple[str, SlotType] | None] | None = None
+    as_new: bool = False
 
 
 class ValidationResult(BaseModel):
@@ -155,6 +158,9 @@ class _Checker(ToolChecks):
         if owner is not None and owner != name:
             self.error(("name",), "duplicate-name", f"'{name}' is already the name of a group in the saved sequence "
                        f"'{owner}': a call by this name would be ambiguous; choose another name")
+        elif self.catalog.as_new and name is not None and name in self.catalog.sequence_names:
+            self.error(("name",), "name-taken", f"a sequence named '{name}' is already saved: choose another "
+                       "name, or open that one to edit it")
         description = self._text(doc, "description", ("description",))
         groups_value = doc.get("groups")
         if "groups" not in doc:
@@ -208,7 +214,7 @@ class _Checker(ToolChecks):
                 continue
             seen[name] = index
             owner = self.catalog.group_owner.get(name)
-            if owner is not None and owner != sequence_name:
+            if owner is not None and (owner != sequence_name or self.catalog.as_new):
                 self.error(("groups", index, "name"), "duplicate-group",
                            f"group name '{name}' is already used in the saved sequence '{owner}': "
                            "group names are unique across all sequences; choose another")

@@ -261,7 +261,7 @@ async def test_save_then_run_opens_the_run_panel_for_the_sequence(user: User) ->
 async def test_the_help_is_one_click_away_and_starts_from_the_example(user: User) -> None:
     await new_editor(user)
     user.find(marker="help").click()
-    await user.should_see("TOOL SEQUENCES", retries=R)
+    await user.should_see("Groups run one after another", retries=R)
     user.find(marker="insert-example").click()
     await user.should_see(marker="group-2", retries=R)
     assert element(user, "seq-name").value == "check-three-nodes"
@@ -345,7 +345,7 @@ async def test_a_new_sequence_cannot_take_the_name_of_a_saved_one(user: User) ->
     set_value(user, ("seq-name",), "check-three-nodes")
     await save(user)
     await user.should_see("1 problem", retries=R)
-    assert "already exists" in error_of(user, "seq-name")
+    assert "already saved" in error_of(user, "seq-name")
     stored = await engine.get("check-three-nodes")
     assert stored == parse_sequence(EXAMPLE)
 

@@ -125,10 +125,11 @@ async def test_duplicate_saves_a_copy_with_new_group_names(user: User) -> None:
     await user.open("/")
     await user.should_see("check-three-nodes", retries=R)
     user.find(marker="duplicate").click()
-    await user.should_see("Copied as 'check-three-nodes copy'", retries=R)
-    copy = await app_ctx().engine.get("check-three-nodes copy")
+    await user.should_see("Copied as 'check-three-nodes-2'", retries=R)
+    await user.should_see("'fetch-one-node-2', 'dig-deeper-2'", retries=R)
+    copy = await app_ctx().engine.get("check-three-nodes-2")
     assert copy is not None
-    assert [g.name for g in copy.groups] == ["fetch-one-node copy", "dig-deeper copy"]
+    assert [g.name for g in copy.groups] == ["fetch-one-node-2", "dig-deeper-2"]
 
 
 async def test_run_and_edit_open_their_pages(user: User) -> None:

@@ -8,7 +8,7 @@ so that fifty groups of ten tools still appear at once.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 
 from nicegui import ui
 
@@ -21,7 +21,7 @@ EXPAND_ALL_UP_TO_TOOLS = 40
 
 
 class GroupsView(ui.column):
-    def __init__(self, ctx: EditorContext, draft: SequenceDraft, on_example: Callable[[], None]) -> None:
+    def __init__(self, ctx: EditorContext, draft: SequenceDraft, on_example: Callable[[], Awaitable[None]]) -> None:
         super().__init__()
         self.classes("w-full gap-3")
         self.ctx = dataclasses.replace(ctx, changed=self._changed)

@@ -1,7 +1,8 @@
 """What the Sequences page does to saved sequences besides opening them: copy, import, describe.
 
 A copy needs new group names as well as a new name, because a group name is unique across every
-saved sequence (it is callable on its own). An imported file is checked exactly like a save, and
+saved sequence (it is callable on its own): a copy and an import whose names are taken get free
+ones (`name-2`), and the page says which. An imported file is checked exactly like a save, and
 each problem is located in the file's text (line and column) so the list can say where it is.
 """
 
@@ -10,42 +11,32 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from gui.core import free_names
 from gui.core.engine import Engine
 from gui.core.errors import DslError, Problem
 from gui.core.export import to_document
+from gui.core.free_names import Renamed
 from gui.core.model import Sequence
 from gui.core.parser import load_json_text
 from gui.ui.editor.textpos import line_col, locate
 
-
-def _unique(base: str, taken: set[str]) -> str:
-    if base not in taken:
-        return base
-    number = 2
-    while f"{base} {number}" in taken:
-        number += 1
-    return f"{base} {number}"
+NAMING_CODES = frozenset({"name-taken", "duplicate-group", "duplicate-name"})
 
 
 async def taken_names(engine: Engine) -> set[str]:
-    taken: set[str] = set()
-    for sequence in await engine.sequence_trees():
-        taken.add(sequence.name)
-        taken.update(g.name for g in sequence.groups)
-    return taken
+    return free_names.taken_names(await engine.sequence_trees())
 
 
-async def duplicate(engine: Engine, sequence: Sequence) -> Sequence:
-    """Save a copy named "<name> copy" whose groups are renamed the same way. DslError if refused."""
-    taken = await taken_names(engine)
-    doc = to_document(sequence)
-    doc["name"] = _unique(f"{sequence.name} copy", taken)
-    taken.add(doc["name"])
-    for group in doc["groups"]:
-        group["name"] = _unique(f"{group['name']} copy", taken)
-        taken.add(group["name"])
+async def with_free_names(engine: Engine, doc: dict[str, Any]) -> tuple[dict[str, Any], list[Renamed]]:
+    """The document with every taken sequence or group name replaced by a free one (`name-2`)."""
+    return free_names.with_free_names(doc, await taken_names(engine))
+
+
+async def duplicate(engine: Engine, sequence: Sequence) -> tuple[Sequence, list[Renamed]]:
+    """Save a copy with free names (`name-2`, its groups `group-2`), and what was renamed. DslError if refused."""
+    doc, renamed = await with_free_names(engine, to_document(sequence))
     saved, _ = await engine.create(doc)
-    return saved
+    return saved, renamed
 
 
 @dataclass
@@ -56,10 +47,16 @@ class ImportCheck:
     doc: Any = None
     problems: list[Problem] = field(default_factory=list)
     exists: bool = False
+    copy: dict[str, Any] | None = None  # the document with free names, when that would save
+    renamed: list[Renamed] = field(default_factory=list)
 
     @property
     def errors(self) -> list[Problem]:
         return [p for p in self.problems if p.severity == "error"]
+
+    @property
+    def only_names_conflict(self) -> bool:
+        return bool(self.errors) and all(p.code in NAMING_CODES for p in self.errors)
 
     @property
     def name(self) -> str:
@@ -88,4 +85,8 @@ async def check_import(engine: Engine, raw: bytes) -> ImportCheck:
     check.problems = [*result.errors, *result.warnings]
     if check.name:
         check.exists = await engine.get(check.name) is not None
+    if isinstance(check.doc, dict) and (check.exists or check.only_names_conflict):
+        copy, renamed = await with_free_names(engine, check.doc)
+        if renamed and (await engine.check(copy, as_new=True)).ok:
+            check.copy, check.renamed = copy, renamed
     return check

@@ -1,10 +1,11 @@
 """Checking and saving a draft with the core validator, the only judge of what may be stored.
 
-The editor adds two checks the core cannot make from a document: draft-only mistakes (see
-`draft.local_issues`) and a new or renamed sequence taking the name of another saved one, which
-`create` would otherwise quietly replace. A rename is checked as if the old sequence were gone
-(its group names may be kept) and stored by replacing it; if the store refuses, the old one is put
-back, so a failed save never loses a saved sequence.
+The editor adds the checks the core cannot make from a document: draft-only mistakes (see
+`draft.local_issues`); and a new or renamed sequence is checked "as new", so taking the name of
+another saved one is a conflict (which `create` would otherwise quietly replace), reported with
+the group names in one pass. A rename is checked as if the old sequence were gone (its group
+names may be kept) and stored by replacing it; if the store refuses, the old one is put back, so
+a failed save never loses a saved sequence.
 """
 
 from __future__ import annotations
@@ -37,27 +38,16 @@ class Outcome:
 
 
 async def _validate(engine: Engine, doc: Any, original: str | None) -> ValidationResult:
-    return await engine.check(doc, replacing=original)
-
-
-async def _name_taken(engine: Engine, doc: Any, original: str | None) -> Problem | None:
+    """Checked as a new sequence (or a rename onto a new name): a saved sequence of the same name is
+    a conflict, reported with the group names in one pass, never quietly replaced."""
     name = doc.get("name") if isinstance(doc, dict) else None
-    if not isinstance(name, str) or not name.strip() or name == original:
-        return None
-    if await engine.get(name) is None:
-        return None
-    return Problem(loc=("name",), code="name-taken",
-                   message=f"A sequence named '{name}' already exists: choose another name, "
-                           "or open that one to edit it")
+    return await engine.check(doc, replacing=original, as_new=name != original)
 
 
 async def check_draft(engine: Engine, draft: SequenceDraft, original: str | None) -> Outcome:
     doc, mapping = to_document(draft)
     result = await _validate(engine, doc, original)
     problems = [*result.errors, *result.warnings]
-    taken = await _name_taken(engine, doc, original)
-    if taken is not None:
-        problems.insert(0, taken)
     issues = list(local_issues(draft))
     registry = engine.registry
     for problem in problems:
@@ -71,11 +61,7 @@ async def check_text(engine: Engine, text: str, original: str | None) -> Outcome
     except DslError as exc:
         return Outcome(problems=list(exc.problems))
     result = await _validate(engine, doc, original)
-    problems = [*result.errors, *result.warnings]
-    taken = await _name_taken(engine, doc, original)
-    if taken is not None:
-        problems.insert(0, taken)
-    return Outcome(problems=problems, doc=doc)
+    return Outcome(problems=[*result.errors, *result.warnings], doc=doc)
 
 
 async def store(engine: Engine, doc: Any, original: Sequence | None) -> Sequence:

@@ -18,8 +18,10 @@ from urllib.parse import quote
 
 from nicegui import background_tasks, ui
 
+from gui.core import free_names
 from gui.core.engine import Engine
 from gui.core.errors import DslError, Problem
+from gui.core.free_names import Renamed, renamed_words
 from gui.core.help import EXAMPLE
 from gui.core.model import Sequence
 from gui.core.parser import load_json_text
@@ -56,6 +58,15 @@ def canonical(doc: Any) -> Any:
     """A document as the visual editor would write it (spacing inside `tools` and defaults aside)."""
     draft, _ = from_document(doc)
     return to_document(draft)[0] if draft is not None else doc
+
+
+async def example_draft(engine: Engine) -> tuple[SequenceDraft, list[Renamed]]:
+    """The help's example with free names (`fetch-one-node-2` once the example is saved), and which."""
+    doc, renamed = free_names.with_free_names(json.loads(EXAMPLE),
+                                              free_names.taken_names(await engine.sequence_trees()))
+    draft, _ = from_document(doc)
+    assert draft is not None
+    return draft, renamed
 
 
 RUN_WHY_NEW = "Save it first: only a saved sequence can run"
@@ -116,6 +127,9 @@ class SequenceEditor:
                 self.run_tip = ui.tooltip("")
         self.run_why = ui.label("").classes("w-full text-right text-sm text-gray-700 dark:text-gray-300 -mt-2") \
             .mark("run-why")
+        self.renamed_note = ui.label("").classes("w-full text-sm text-gray-800 dark:text-gray-200 "
+                                                 "bg-blue-50 dark:bg-blue-950 rounded p-2").mark("renamed-note")
+        self.renamed_note.set_visibility(False)
         self.summary.attach_panel()
         with ui.page_sticky(position="bottom-right", x_offset=24, y_offset=24):
             ui.button(icon="save", on_click=self.save).props("fab color=primary").tooltip("Save (Ctrl+S)")
@@ -185,11 +199,18 @@ class SequenceEditor:
         banner.delete()
         ui.navigate.reload()
 
-    def insert_example(self) -> None:
+    def show_renamed(self, renamed: list[Renamed]) -> None:
+        """Say which names a copy got because the originals are taken (kept until the next save)."""
+        self.renamed_note.set_text(renamed_words(renamed) + " (names are unique across all sequences)."
+                                   if renamed else "")
+        self.renamed_note.set_visibility(bool(renamed))
+
+    async def insert_example(self) -> None:
+        draft, renamed = await example_draft(self.engine)
+
         def apply() -> None:
-            draft, _ = from_document(json.loads(EXAMPLE))
-            assert draft is not None
             self.load_draft(draft)
+            self.show_renamed(renamed)
             self.changed()
 
         if not self.draft.name and not self.draft.groups:
@@ -377,6 +398,7 @@ class SequenceEditor:
         self.baseline = to_document(from_sequence(sequence))[0]
         self.dirty = False
         self.checking = False
+        self.show_renamed([])
         self._show_issues(warnings)
         if text_warnings is None:
             self.text.clear_marks()

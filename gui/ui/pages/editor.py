@@ -6,15 +6,14 @@ leaving the editor never loses work; `?example=1` starts a new sequence from the
 
 from __future__ import annotations
 
-import json
 from typing import TYPE_CHECKING, Any
 
 from nicegui import ui
 
-from gui.core.help import EXAMPLE
+from gui.core.free_names import Renamed
 from gui.core.model import Sequence
 from gui.ui.editor import SequenceDraft, SequenceEditor, from_document, from_sequence, storage, to_document
-from gui.ui.editor.view import canonical, text_document
+from gui.ui.editor.view import canonical, example_draft, text_document
 from gui.ui.theme import frame
 
 if TYPE_CHECKING:
@@ -51,6 +50,7 @@ def _restored(key: str, base: SequenceDraft) -> tuple[SequenceDraft, dict[str, A
 async def open_editor(ctx: AppContext, name: str | None, *, example: bool = False) -> SequenceEditor | None:
     engine = ctx.engine
     original: Sequence | None = None
+    renamed: list[Renamed] = []
     if name is not None:
         original = await engine.get(name)
         if original is None:
@@ -59,15 +59,16 @@ async def open_editor(ctx: AppContext, name: str | None, *, example: bool = Fals
             return None
         base = from_sequence(original)
     elif example:
-        example_draft, _ = from_document(json.loads(EXAMPLE))
-        assert example_draft is not None
-        base = example_draft
+        base, renamed = await example_draft(engine)
     else:
         base = SequenceDraft()
     draft, restored = _restored(storage.edit_key(name), base)
     if example and restored is not None:
         draft, restored = base, None
-    return SequenceEditor(engine, original, draft, restored=restored, base=base)
+    editor = SequenceEditor(engine, original, draft, restored=restored, base=base)
+    if example:
+        editor.show_renamed(renamed)
+    return editor
 
 
 def register(ctx: AppContext) -> None:

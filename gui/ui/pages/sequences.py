@@ -157,11 +157,13 @@ class SequencesPage:
         if sequence is None:
             return
         try:
-            copy = await duplicate(self.engine, sequence)
+            copy, renamed = await duplicate(self.engine, sequence)
         except DslError as exc:
             ui.notify(f"Could not copy '{name}': {exc.problems[0].message if exc.problems else exc}", type="negative")
             return
-        ui.notify(f"Copied as '{copy.name}'", type="positive")
+        groups = [f"'{r.new}'" for r in renamed if r.what == "group"]
+        ui.notify(f"Copied as '{copy.name}'" + (f"; its groups are named {', '.join(groups)}" if groups else "")
+                  + " (group names are unique across all sequences)", type="positive", multi_line=True)
         await self.refresh()
 
     async def _export(self, name: str) -> None:
@@ -196,16 +198,18 @@ class SequencesPage:
 
     async def import_bytes(self, raw: bytes) -> None:
         check = await check_import(self.engine, raw)
-        if check.errors:
+        if check.only_names_conflict and check.copy is not None:
+            self._offer_copy(check)
+        elif check.errors:
             self._show_import_problems(check)
         elif check.exists:
             self._confirm_replace(check)
         else:
             await self._save_import(check)
 
-    async def _save_import(self, check: ImportCheck) -> None:
+    async def _save_import(self, check: ImportCheck, *, as_copy: bool = False) -> None:
         try:
-            sequence, _ = await self.engine.create(check.doc)
+            sequence, _ = await self.engine.create(check.copy if as_copy and check.copy else check.doc)
         except DslError as exc:
             check.problems = list(exc.problems)
             self._show_import_problems(check)
@@ -221,10 +225,39 @@ class SequencesPage:
         with ui.dialog() as dialog, ui.card().mark("replace-dialog"):
             ui.label(f"A sequence named '{check.name}' already exists.").classes("text-lg font-medium")
             ui.label("Replace it with the one from the file?").classes("text-sm")
-            with ui.row().classes("w-full justify-end gap-2"):
+            if check.copy is not None:
+                ui.label(f"Or keep both: the copy from the file is named '{check.copy['name']}'.") \
+                    .classes("text-sm")
+            with ui.row().classes("w-full justify-end gap-2 flex-wrap"):
                 ui.button("Cancel", on_click=dialog.close).props("flat no-caps")
+                if check.copy is not None:
+                    ui.button(f"Import as '{check.copy['name']}'", on_click=lambda: self._import_copy(check, dialog)) \
+                        .props("outline no-caps").mark("import-copy")
                 ui.button("Replace it", on_click=replace) \
                     .props("no-caps").mark("confirm-replace")
+        dialog.open()
+
+    async def _import_copy(self, check: ImportCheck, dialog: ui.dialog) -> None:
+        dialog.close()
+        await self._save_import(check, as_copy=True)
+
+    def _offer_copy(self, check: ImportCheck) -> None:
+        """Only names stand in the way: say which ones are taken, by whom, and offer free ones."""
+        assert check.copy is not None
+        with ui.dialog() as dialog, ui.card().classes("w-[40rem] max-w-full").mark("import-names"):
+            ui.label("Some names in this file are taken").classes("text-lg font-medium")
+            for problem in check.errors:
+                with ui.row().classes("items-start gap-2 no-wrap").mark("import-problem"):
+                    ui.icon("badge", color="amber-9")
+                    ui.label(f"{check.where(problem)}: {problem.message}").classes("text-sm")
+            ui.label("It can be imported with these free names instead:").classes("text-sm font-medium")
+            for renamed in check.renamed:
+                ui.label(f"{'Sequence' if renamed.what == 'sequence' else 'Group'} '{renamed.old}' → "
+                         f"'{renamed.new}'").classes("text-sm").mark("import-rename")
+            with ui.row().classes("w-full justify-end gap-2 flex-wrap"):
+                ui.button("Cancel", on_click=dialog.close).props("flat no-caps")
+                ui.button(f"Import as '{check.copy['name']}'", on_click=lambda: self._import_copy(check, dialog)) \
+                    .props("no-caps").mark("import-copy")
         dialog.open()
 
     def _show_import_problems(self, check: ImportCheck) -> None:
