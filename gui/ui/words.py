@@ -6,6 +6,10 @@ The format says `string`, `on_error: retry`, `==`; people read "text", "Try agai
 
 from __future__ import annotations
 
+import re
+
+NOTHING_WORD = "nothing"
+
 TYPE_WORDS: dict[str, str] = {
     "string": "text",
     "number": "number",
@@ -15,7 +19,7 @@ TYPE_WORDS: dict[str, str] = {
 }
 
 # Words for JSON-schema types that are not slot types (shown, never offered in a type picker).
-OTHER_TYPE_WORDS: dict[str, str] = {"integer": "whole number", "null": "nothing", "any": "anything"}
+OTHER_TYPE_WORDS: dict[str, str] = {"integer": "whole number", "null": NOTHING_WORD, "any": "anything"}
 
 # A tool's common argument names as a person reads them ("Folder", not `cwd`).
 FIELD_WORDS: dict[str, str] = {
@@ -28,7 +32,7 @@ FIELD_WORDS: dict[str, str] = {
 }
 
 # What an empty value reads as on screen, never `null` or `None`.
-NOTHING = "nothing"
+NOTHING = NOTHING_WORD
 
 ON_ERROR_WORDS: dict[str, str] = {
     "abort": "Stop everything",
@@ -85,3 +89,14 @@ def value_words(value: object) -> str:
 def rule_words(arg: str, op: str, value: object) -> str:
     """`$args.folder != ""` as "folder is not empty"."""
     return f"{arg} {OPERATOR_WORDS.get(op, op)} {value_words(value)}"
+
+
+_TYPE_IN_TEXT = re.compile(r'\b(is|a|an|as|it|not|be) "?(string|boolean|array|object|null)"?(?=[\s:;,.)]|$)')
+_REF_IN_TEXT = re.compile(r"\$args\.(\w+)")
+
+
+def plain(message: str) -> str:
+    """A core message as the visual editor says it: `$args.host` as ⤷host, `string` as text, `null` as
+    nothing (the format's words stay in the text view, where they are what is written)."""
+    message = _REF_IN_TEXT.sub(lambda m: f"⤷{m.group(1)}", message)
+    return _TYPE_IN_TEXT.sub(lambda m: f"{m.group(1)} {type_word(m.group(2))}", message)

@@ -85,7 +85,8 @@ async def test_the_insert_button_puts_an_input_into_a_text_argument(user: User):
     find(user, "group-1", "tool-1", "arg-command-insert").click()
     await user.should_see(marker="insert-folder", retries=R)
     user.find(marker="insert-folder").click()
-    assert element(user, "group-1", "tool-1", "arg-command-value").value == "ls -la $args.folder"
+    assert element(user, "group-1", "tool-1", "arg-command-value").value == "ls -la ⤷folder"  # never `$args.`
+    await user.should_see("⤷ folder", retries=R)  # the chip under the field
 
 
 async def test_a_group_card_says_when_it_runs_and_where_its_inputs_come_from(user: User):

@@ -14,15 +14,16 @@ from typing import Any
 
 from nicegui import ui
 
-from gui.core.names import arg_ref
+from gui.ui.editor import chips
 from gui.ui.editor.argspec import ArgSpec
-from gui.ui.editor.context import EditorContext
+from gui.ui.editor.context import EditorContext, Given
 from gui.ui.editor.draft import ArgDraft, GroupDraft, ToolDraft
 from gui.ui.editor.fields import ErrorLabel
 from gui.ui.editor.list_field import ListField, fits_form
 from gui.ui.words import type_word
 
 MODES = {"value": "Type a value", "input": "Use an input"}
+GIVEN = "__given__:"  # an option of the data picker: what an earlier group gives, declared when picked
 
 
 def _fits(spec: ArgSpec, value: Any) -> bool:
@@ -54,8 +55,11 @@ class ArgField(ui.column):
                 ui.toggle(MODES, value=self.arg.mode, on_change=self._mode_changed) \
                     .props("no-caps unelevated toggle-color=primary padding='8px 14px'") \
                     .classes("mt-2 shrink-0").mark(f"arg-{spec.name}-mode")
+            self.chip_row = ui.row().classes("w-full gap-1").mark(f"arg-{spec.name}-chips")
             self.note = ui.label("").classes("text-sm text-amber-800 dark:text-amber-300")
             self.error = ErrorLabel()
+        self.text_field: ui.input | None = None
+        self.text_attr = "value"  # where the shown text lives in the draft: `value`, or `text` (any type)
         self._draw()
 
     def _mode_changed(self, e: Any) -> None:
@@ -69,6 +73,7 @@ class ArgField(ui.column):
 
     def _draw(self) -> None:
         self.body.clear()
+        self.text_field = None
         self.note.set_text("")
         self.note.set_visibility(False)
         self.error.show(None)
@@ -84,16 +89,26 @@ class ArgField(ui.column):
             with self.body:
                 ui.label(self.spec.description).classes("text-xs text-gray-600 dark:text-gray-400")
         self.note.set_visibility(bool(self.note.text))
+        self._chips()
 
     @property
     def title(self) -> str:
         return self.spec.title + (" *" if self.spec.required else "")
 
     # -- bound to an input -------------------------------------------------------------------
-    def _input_select(self) -> ui.element:
+    def _offers(self) -> tuple[dict[str, str], list[Given]]:
+        """The group's inputs, and what earlier groups give back that it does not declare yet."""
         declared = self.group.declared("in")
+        return declared, [g for g in self.ctx.earlier(self.group) if g.name not in declared]
+
+    def _input_select(self) -> ui.element:
+        declared, given = self._offers()
         fits = {n: t for n, t in declared.items() if t in self.spec.compatible}
-        options: dict[Any, str] = {n: f"⤷ Input: {n} · {type_word(t)}" for n, t in fits.items()}
+        sources = {g.name: g.group for g in self.ctx.earlier(self.group)}
+        options: dict[Any, str] = {
+            n: f"⤷ Input: {n} · {type_word(t)}" + (f" (from group {sources[n]})" if n in sources else "")
+            for n, t in fits.items()}
+        options.update({f"{GIVEN}{g.name}": g.label for g in given if g.type in self.spec.compatible})
         current = self.arg.input
         if current and current not in options:
             if current in declared:
@@ -104,16 +119,29 @@ class ArgField(ui.column):
                 options[current] = f"⤷ {current} (not an input of this group)"
         select = ui.select(options, value=current, label=f"{self.title} (from an input)",
                            on_change=self._input_changed).classes("w-full").mark(f"arg-{self.spec.name}-input")
-        if not declared:
-            select.props['hint'] = "This group has no inputs yet: add one under Inputs first."
-        elif not fits and not current:
+        if len(options) == 0:
             need = " or ".join(type_word(t) for t in self.spec.compatible)
-            select.props['hint'] = f"No input of this group is {need}."
+            select.props['hint'] = ("This group has no inputs yet: add one under Inputs first." if not declared
+                                    and not given else f"No input of this group, and nothing earlier groups give, "
+                                    f"is {need}.")
         return select
 
     def _input_changed(self, e: Any) -> None:
-        self.arg.input = e.value
+        value = e.value
+        if isinstance(value, str) and value.startswith(GIVEN):
+            value = self._declare_given(value[len(GIVEN):])
+        self.arg.input = value
         self.on_change()
+
+    def _declare_given(self, name: str) -> str:
+        """Picking what an earlier group gives declares it as an input of this group, for the person."""
+        given = next((g for g in self.ctx.earlier(self.group) if g.name == name), None)
+        if given is not None:
+            self.arg.input = name
+            self.ctx.declare_input(name, given.type)  # redraws this field with the new input chosen
+            ui.notify(f"'{name}' is now an input of this group: it gets what group {given.group} gives back",
+                      type="info")
+        return name
 
     # -- a typed value -------------------------------------------------------------------------
     def _value_widget(self) -> ui.element:
@@ -121,8 +149,10 @@ class ArgField(ui.column):
         kind = spec.kind if arg.text is not None or _fits(spec, arg.value) else "any"
         marker = f"arg-{spec.name}-value"
         if kind == "text":
-            text = ui.input(self.title, value=arg.value or "", on_change=self._set_value)
+            self.text_attr = "value"
+            text = ui.input(self.title, value=chips.to_display(arg.value or ""), on_change=self._set_shown_text)
             self._insert_button(text)
+            self.text_field = text
             widget: ui.element = text
         elif kind == "number":
             widget = ui.number(self.title, value=arg.value, on_change=self._set_number)
@@ -144,29 +174,62 @@ class ArgField(ui.column):
         return found.shell_text_args if found is not None else frozenset()
 
     def _insert_button(self, field: ui.input) -> None:
-        """"Put an input in the text": writes `$args.<name>` where a person would not guess the syntax."""
+        """"Put an input in the text": a mark ⤷name goes in where a person would not guess the format."""
         with field.add_slot("append"):
             tip = ("Put an input in this command: it goes in as one quoted word, never as a command of its own"
                    if self.spec.name in self._shell_args() else "Put an input in this text")
-            button = ui.button(icon="input").props("flat round dense size=sm").tooltip(tip) \
+            button = ui.button(icon="input").props("flat round").tooltip(tip) \
                 .mark(f"arg-{self.spec.name}-insert")
             with button:
                 menu = ui.menu()
 
         def fill() -> None:
             menu.clear()
+            declared, given = self._offers()
             with menu:
-                declared = self.group.declared("in")
-                if not declared:
+                if not declared and not given:
                     ui.menu_item("This group has no inputs yet: add one under Inputs.").props("disable")
                 for name, type_name in declared.items():
-                    ui.menu_item(f"{name} · {type_word(type_name)}", lambda n=name: put(n)).mark(f"insert-{name}")
+                    ui.menu_item(f"⤷ {name} · {type_word(type_name)}", lambda n=name: put_in(n)) \
+                        .mark(f"insert-{name}")
+                for g in given:
+                    ui.menu_item(g.label, lambda n=g.name: put_in(n, declare=True)).mark(f"insert-{g.name}")
 
-        def put(name: str) -> None:
-            current = str(field.value or "")
-            field.value = f"{current} {arg_ref(name)}" if current else arg_ref(name)
+        def put_in(name: str, *, declare: bool = False) -> None:
+            self._store(chips.put(self._stored(), name))
+            if declare:
+                self._declare_given(name)
+            field.value = chips.to_display(self._stored())
+            self._chips()
+            self.on_change()
 
         button.on("click", fill)
+
+    def _chips(self) -> None:
+        """Each input used inside the text as a chip ("⤷ host ✕"): the ✕ takes it out of the text."""
+        self.chip_row.clear()
+        shown = self.arg.mode == "value" and self.text_field is not None
+        names = chips.refs(self._stored()) if shown else []
+        self.chip_row.set_visibility(bool(names))
+        with self.chip_row:
+            for name in names:
+                ui.chip(f"⤷ {name}", removable=True, color="primary", text_color="white",
+                        on_value_change=lambda e, n=name: self._unchip(n) if not e.value else None) \
+                    .props("dense").mark(f"chip-{name}")
+
+    def _stored(self) -> str:
+        value = getattr(self.arg, self.text_attr)
+        return value if isinstance(value, str) else ""
+
+    def _store(self, text: str) -> None:
+        setattr(self.arg, self.text_attr, text)
+
+    def _unchip(self, name: str) -> None:
+        self._store(chips.without(self._stored(), name))
+        if self.text_field is not None:
+            self.text_field.value = chips.to_display(self._stored())
+        self._chips()
+        self.on_change()
 
     def _text_widget(self, kind: str, marker: str) -> ui.element:
         arg = self.arg
@@ -186,8 +249,11 @@ class ArgField(ui.column):
                     .props("flat dense no-caps").mark(f"arg-{self.spec.name}-form")
             return area
         with ui.row().classes("w-full items-start gap-2 no-wrap"):
-            widget = ui.input(self.title, value=arg.text or "", on_change=self._set_text) \
+            self.text_attr = "text"
+            widget = ui.input(self.title, value=chips.to_display(arg.text or ""), on_change=self._set_shown_text) \
                 .classes("grow").mark(marker)
+            self._insert_button(widget)
+            self.text_field = widget
             ui.select({False: "as text", True: "as JSON"}, value=arg.as_json, on_change=self._set_json_flag) \
                 .props("dense borderless options-dense").classes("w-28").mark(f"arg-{self.spec.name}-as")
         return widget
@@ -218,6 +284,15 @@ class ArgField(ui.column):
 
     def _set_value(self, e: Any) -> None:
         self.arg.value = e.value
+        self.on_change()
+
+    def _set_shown_text(self, e: Any) -> None:
+        """The field shows ⤷marks; the draft keeps the format's references."""
+        value = chips.from_display(e.value or "")
+        if value == getattr(self.arg, self.text_attr):
+            return
+        self._store(value)
+        self._chips()
         self.on_change()
 
     def _set_number(self, e: Any) -> None:

@@ -147,7 +147,8 @@ class ConditionBuilder(ui.column):
     def _text_mode(self) -> None:
         area = ui.textarea("Condition", value=self.cond.text, on_change=self._set_text) \
             .props("autogrow").classes("w-full font-mono").mark("group-when")
-        area.props['hint'] = 'Like $args.n > 3 and $args.host != "". Leave empty to always run.'
+        area.props['hint'] = "Written in the condition format; Use the rule builder writes it for you. " \
+            "Leave it empty to always run."
         self.ctx.fields.register(f"{self.group.uid}.when", area)
         self.back = ui.button("Use the rule builder", icon="tune", on_click=self._to_rows) \
             .props("flat dense no-caps").mark("cond-to-rows")

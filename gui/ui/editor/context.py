@@ -9,10 +9,33 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from gui.core.registry import Registry, Tool
 from gui.ui.editor.argspec import ArgSpec, arg_specs
+from gui.ui.editor.draft import GroupDraft
 from gui.ui.editor.fields import FieldErrors
+from gui.ui.words import type_word
+
+
+class Given(NamedTuple):
+    """An output an earlier group gives back: what the data picker offers besides the group's inputs."""
+
+    group: int  # 1-based, as the cards are numbered
+    name: str
+    type: str
+
+    @property
+    def label(self) -> str:
+        return f"Group {self.group} › {self.name} · {type_word(self.type)}"
+
+
+def _nothing_earlier(_group: GroupDraft) -> list[Given]:
+    return []
+
+
+def _cannot_declare(_name: str, _type: str) -> None:
+    return None
 
 
 @dataclass
@@ -22,6 +45,9 @@ class EditorContext:
     changed: Callable[[], None]
     pick_tool: Callable[[Callable[[str], None]], None]
     _specs: dict[str, list[ArgSpec]] = field(default_factory=dict)
+    # What earlier groups give back (set by the groups view), and how a card declares an input of its own.
+    earlier: Callable[[GroupDraft], list[Given]] = _nothing_earlier
+    declare_input: Callable[[str, str], None] = _cannot_declare
 
     def tool(self, name: str) -> Tool | None:
         return self.registry.get(name) if self.registry is not None else None

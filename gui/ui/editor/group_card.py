@@ -53,7 +53,7 @@ class GroupCard(ui.card):
         super().__init__()
         self.classes("w-full gap-2 p-0").props("bordered")
         self.group = group
-        self.ctx = dataclasses.replace(ctx, changed=self._changed)
+        self.ctx = dataclasses.replace(ctx, changed=self._changed, declare_input=self.declare_input)
         self.outer_ctx = ctx
         self.body_drawn = False
         self.tools: ToolList | None = None
@@ -148,6 +148,13 @@ class GroupCard(ui.card):
             self.tools = ToolList(ctx, group, on_new_output=self.outputs.declare)
             ui.separator()
             self.rules = RulesSection(ctx, group, on_parallel=self._parallel_changed)
+
+    def declare_input(self, name: str, type_name: str) -> None:
+        """The data picker chose what an earlier group gives: this group now declares it as an input."""
+        if name in self.group.declared("in"):
+            return
+        self.set_expanded(True)
+        self.inputs.declare(name, type_name)
 
     def _set_name(self, e: object) -> None:
         self.group.name = getattr(e, "value", "") or ""

@@ -12,7 +12,7 @@ from collections.abc import Awaitable, Callable
 
 from nicegui import ui
 
-from gui.ui.editor.context import EditorContext
+from gui.ui.editor.context import EditorContext, Given
 from gui.ui.editor.draft import GroupDraft, Issue, SequenceDraft, clone_group
 from gui.ui.editor.fields import ErrorLabel
 from gui.ui.editor.group_card import CardActions, GroupCard
@@ -24,7 +24,7 @@ class GroupsView(ui.column):
     def __init__(self, ctx: EditorContext, draft: SequenceDraft, on_example: Callable[[], Awaitable[None]]) -> None:
         super().__init__()
         self.classes("w-full gap-3")
-        self.ctx = dataclasses.replace(ctx, changed=self._changed)
+        self.ctx = dataclasses.replace(ctx, changed=self._changed, earlier=self.earlier)
         self.outer_changed = ctx.changed
         self.draft = draft
         self.cards: dict[str, GroupCard] = {}
@@ -62,6 +62,16 @@ class GroupsView(ui.column):
             for group in draft.groups:
                 self.cards[group.uid] = GroupCard(self.ctx, group, self.actions, expanded=expand)
         self._reindex()
+
+    def earlier(self, group: GroupDraft) -> list[Given]:
+        """What the groups before `group` give back, latest first per name (as the run passes it on)."""
+        index = next((i for i, g in enumerate(self.draft.groups) if g is group), len(self.draft.groups))
+        given: dict[str, Given] = {}
+        for gi, earlier in enumerate(self.draft.groups[:index]):
+            for name, type_name in earlier.declared("out").items():
+                given.pop(name, None)
+                given[name] = Given(gi + 1, name, type_name)
+        return list(given.values())
 
     def _changed(self) -> None:
         self._show_sources()

@@ -14,6 +14,7 @@ from typing import Any
 from gui.core.errors import Problem
 from gui.core.registry import Registry, ToolArgumentError
 from gui.ui.editor.draft import DocumentMap, GroupDraft, Issue, SequenceDraft, ToolDraft, tool_args
+from gui.ui.words import plain
 
 # Where the core's message teaches the text format, the visual editor says it with its own words.
 _VISUAL_WORDS = {
@@ -29,10 +30,10 @@ def problem_issues(problem: Problem, draft: SequenceDraft, mapping: DocumentMap,
     """The issues (usually one) that show `problem` on the editor's fields."""
     loc = problem.loc
     where = problem.where()
-    plain = _VISUAL_WORDS.get(problem.code)
+    visual = _VISUAL_WORDS.get(problem.code)
 
     def issue(key: str, group: GroupDraft | None = None, message: str | None = None) -> Issue:
-        return Issue(key=key, message=message or plain or _sentence(problem.message), severity=problem.severity,
+        return Issue(key=key, message=message or visual or _sentence(plain(problem.message)), severity=problem.severity,
                      group_uid=group.uid if group else None, code=problem.code, where=where)
 
     if not loc:
