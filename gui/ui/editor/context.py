@@ -11,6 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
+from gui.core.engine import Engine
 from gui.core.registry import Registry, Tool
 from gui.ui.editor.argspec import ArgSpec, arg_specs
 from gui.ui.editor.draft import GroupDraft
@@ -48,6 +49,7 @@ class EditorContext:
     # What earlier groups give back (set by the groups view), and how a card declares an input of its own.
     earlier: Callable[[GroupDraft], list[Given]] = _nothing_earlier
     declare_input: Callable[[str, str], None] = _cannot_declare
+    engine: Engine | None = None  # the door, for "Test this group" (None: no test button)
 
     def tool(self, name: str) -> Tool | None:
         return self.registry.get(name) if self.registry is not None else None

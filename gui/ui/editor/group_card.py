@@ -17,6 +17,7 @@ from nicegui import ui
 from gui.ui.editor.context import EditorContext
 from gui.ui.editor.draft import ConditionDraft, GroupDraft, condition_text, timeout_text
 from gui.ui.editor.fields import ErrorLabel
+from gui.ui.editor.group_test import GroupTest
 from gui.ui.editor.rules import RulesSection
 from gui.ui.editor.slots import SlotList
 from gui.ui.editor.tools_section import ToolList
@@ -58,6 +59,7 @@ class GroupCard(ui.card):
         self.body_drawn = False
         self.tools: ToolList | None = None
         self.rules: RulesSection | None = None
+        self.test: GroupTest | None = None
         self.sources: dict[str, str] = {}
         with self:
             with ui.row().classes("w-full items-center gap-3 no-wrap px-4 pt-3 cursor-pointer") \
@@ -77,6 +79,8 @@ class GroupCard(ui.card):
                         ui.menu_item("Move up", lambda: actions.move(group, -1)).mark("group-move-up")
                         ui.menu_item("Move down", lambda: actions.move(group, 1)).mark("group-move-down")
                         ui.menu_item("Duplicate", lambda: actions.duplicate(group)).mark("group-duplicate")
+                        if ctx.engine is not None:
+                            ui.menu_item("Test this group", self.open_test).mark("group-test-menu")
                         ui.menu_item("Delete", lambda: actions.remove(group)).mark("group-delete")
                 self.chevron = ui.icon("expand_more").classes("text-2xl")
             with ui.row().classes("w-full px-4 pb-2 gap-2 text-sm"):
@@ -148,6 +152,19 @@ class GroupCard(ui.card):
             self.tools = ToolList(ctx, group, on_new_output=self.outputs.declare)
             ui.separator()
             self.rules = RulesSection(ctx, group, on_parallel=self._parallel_changed)
+            if ctx.engine is not None:
+                self.test_box = ui.column().classes("w-full gap-2")
+                with self.test_box:
+                    self.test_button = ui.button("Test this group", icon="science", on_click=self.open_test) \
+                        .props("outline no-caps").mark("group-test-open")
+
+    def open_test(self) -> None:
+        """Open the group's test beside its fields (drawn on first use: it follows the engine's events)."""
+        self.set_expanded(True)
+        if self.test is None and self.ctx.engine is not None:
+            self.test_button.set_visibility(False)
+            with self.test_box:
+                self.test = GroupTest(self.ctx.engine, self.group)
 
     def declare_input(self, name: str, type_name: str) -> None:
         """The data picker chose what an earlier group gives: this group now declares it as an input."""
@@ -165,6 +182,8 @@ class GroupCard(ui.card):
         self._changed()
 
     def _slots_changed(self) -> None:
+        if self.test is not None:
+            self.test.refresh_inputs()
         if self.tools is not None:
             self.tools.update_slots()
         if self.rules is not None:

@@ -92,7 +92,7 @@ class SequenceEditor:
         self.palette = ToolPalette(engine.registry)
         self.help = HelpPanel(self.insert_example)
         self.ctx = EditorContext(fields=self.fields, registry=engine.registry, changed=self.changed,
-                                 pick_tool=self.palette.pick)
+                                 pick_tool=self.palette.pick, engine=engine)
         self._build(restored)
 
     # -- layout ---------------------------------------------------------------------------------

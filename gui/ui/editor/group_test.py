@@ -1,0 +1,190 @@
+""""Test this group": run one group of the draft with sample inputs, its results shown beside it.
+
+Why through the door's `start_document`: the test is a real run of a one-group document, so every
+approval is still asked (in the Inbox and the run's page, as for any run), its record is kept with
+the others, and nothing here reaches past the engine. The draft need not be saved: the document is
+checked against the tools only, like a file given to `seqdesk run`.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from nicegui import ui
+
+from gui.core.engine import Engine
+from gui.core.errors import DslError
+from gui.core.events import Event
+from gui.core.model import SlotType
+from gui.core.records import GroupRecord, RunRecord, ToolRecord
+from gui.ui.components.run.args_form import RunArgsForm
+from gui.ui.editor.draft import GroupDraft, Issue, SequenceDraft, group_document, local_issues, to_document
+from gui.ui.editor.issues import problem_issues
+from gui.ui.live import live_events
+from gui.ui.words import NOTHING, plain
+
+TOOL_WORDS: dict[str, tuple[str, str, str]] = {  # status -> (icon, colour, words)
+    "queued": ("radio_button_unchecked", "grey-8", "Not started yet"),
+    "running": ("autorenew", "primary", "Running"),
+    "waiting": ("front_hand", "deep-purple-6", "Waiting for you"),
+    "succeeded": ("check_circle", "positive", "Succeeded"),
+    "failed": ("cancel", "negative", "Failed"),
+    "skipped": ("remove", "grey-8", "Skipped"),
+    "degraded": ("remove_circle_outline", "amber-9", "Skipped: not available"),
+    "cancelled": ("stop_circle", "grey-8", "Stopped"),
+}
+RUN_WORDS = {"running": "Running…", "succeeded": "The test succeeded", "degraded": "The test finished, incomplete",
+             "failed": "The test failed", "stopped": "The test was stopped", "interrupted": "The test was interrupted"}
+
+
+def test_document(group: GroupDraft) -> dict[str, Any]:
+    """The group alone as a sequence (named after it), ready for `start_document`."""
+    return {"name": f"{group.name or 'Unnamed group'} (test)", "description": "A test from the editor",
+            "groups": [group_document(group)]}
+
+
+def shown(value: Any) -> str:
+    """A result as a person reads it: text as it is, other values as indented JSON, never `null`."""
+    if value is None:
+        return NOTHING
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, ensure_ascii=False, indent=2)
+
+
+def _typed(form: RunArgsForm) -> dict[str, Any]:
+    """What was typed in the sample fields so far, as values the form can show again."""
+    out: dict[str, Any] = {}
+    for name, field in form.fields.items():
+        value = field.value
+        if form.inputs[name] in (SlotType.ARRAY, SlotType.OBJECT):
+            try:
+                value = json.loads(value or "")
+            except json.JSONDecodeError:
+                continue
+        out[name] = value
+    return out
+
+
+class GroupTest(ui.column):
+    """Sample inputs, a Run button and the results of the last test, inside the group's card."""
+
+    def __init__(self, engine: Engine, group: GroupDraft) -> None:
+        super().__init__()
+        self.classes("w-full gap-2 rounded border border-gray-300 dark:border-gray-600 p-3").mark("group-test")
+        self.engine, self.group = engine, group
+        self.run_id: str | None = None
+        self.samples: dict[str, Any] = {}
+        self.form: RunArgsForm | None = None
+        with self:
+            with ui.row().classes("w-full items-center gap-2"):
+                ui.icon("science", color="primary").classes("text-xl")
+                ui.label("Test this group").classes("font-medium")
+                ui.label("Runs only this group, with sample inputs; commands still ask you first.") \
+                    .classes("text-sm text-gray-700 dark:text-gray-300")
+            self.form_box = ui.column().classes("w-full gap-1")
+            with ui.row().classes("items-center gap-2"):
+                self.run_button = ui.button("Run the test", icon="play_arrow", on_click=self.start) \
+                    .props("no-caps outline").mark("test-run")
+                self.open_link = ui.link("Open it on the run's page", "#").classes("text-sm").mark("test-open")
+                self.open_link.set_visibility(False)
+            self.results = ui.column().classes("w-full gap-1").mark("test-results")
+        self.refresh_inputs()
+        live_events(engine, self._on_events, types=("run.", "group.", "tool.", "interaction."))
+
+    def refresh_inputs(self) -> None:
+        """One sample field per declared input (what was typed is kept when the inputs change)."""
+        if self.form is not None:
+            self.samples.update(_typed(self.form))
+        self.form_box.clear()
+        inputs = {n: SlotType(t) for n, t in self.group.declared("in").items()}
+        with self.form_box:
+            if inputs:
+                ui.label("Sample inputs").classes("text-sm font-medium")
+            self.form = RunArgsForm(inputs, self.samples)
+
+    async def start(self) -> None:
+        if any(i.severity == "error" and i.group_uid == self.group.uid for i in local_issues_of(self.group)):
+            self._say("Fix the problems marked in this group first.", "warning")
+            return
+        args = self.form.values() if self.form is not None else {}
+        if args is None:
+            return
+        self.samples.update(args)
+        try:
+            record = await self.engine.start_document(test_document(self.group), args)
+        except DslError as exc:
+            draft = SequenceDraft(groups=[self.group])
+            mapping = to_document(draft)[1]
+            self._problems([i.message for p in exc.problems if p.severity == "error"
+                            for i in problem_issues(p, draft, mapping, self.engine.registry)])
+            return
+        self.run_id = record.run_id
+        self.open_link.props(f"href=/run/{record.run_id}")
+        self.open_link.set_visibility(True)
+        self._draw(record)
+
+    async def _on_events(self, events: list[Event]) -> None:
+        if self.run_id is None or self.is_deleted:
+            return
+        if not any(e.run_id == self.run_id or e.type.startswith("interaction.") for e in events):
+            return
+        record = await self.engine.get_run(self.run_id)
+        if record is not None and not self.is_deleted:
+            self._draw(record)
+
+    # -- drawing -------------------------------------------------------------------------------
+    def _say(self, text: str, kind: str) -> None:
+        self.results.clear()
+        with self.results:
+            ui.label(text).classes("text-sm " + ("text-amber-900 dark:text-amber-200" if kind == "warning" else ""))
+
+    def _problems(self, messages: list[str]) -> None:
+        self.results.clear()
+        with self.results:
+            ui.label("The test did not start:").classes("text-sm font-medium").mark("test-problem")
+            for message in messages:
+                ui.label(message[:1].upper() + message[1:]).classes("text-sm text-red-800 dark:text-red-300")
+
+    def _draw(self, record: RunRecord) -> None:
+        self.results.clear()
+        with self.results:
+            ui.label(RUN_WORDS.get(record.status, record.status)).classes("font-medium").mark("test-status")
+            group = record.groups[0] if record.groups else None
+            if group is not None:
+                self._group(group)
+            if record.finished and record.outputs:
+                ui.label("It gives back").classes("text-sm font-medium")
+                for name, value in record.outputs.items():
+                    with ui.row().classes("w-full items-start gap-2 no-wrap").mark(f"test-output-{name}"):
+                        ui.label(name).classes("text-sm font-medium shrink-0")
+                        ui.label(shown(value)).classes("text-sm whitespace-pre-wrap break-all font-mono")
+            if record.error and record.status != "succeeded":
+                ui.label(plain(record.error)).classes("text-sm text-red-800 dark:text-red-300")
+
+    def _group(self, group: GroupRecord) -> None:
+        if group.status == "skipped":
+            ui.label(f"Skipped: {plain(group.reason or 'its condition did not hold')}").classes("text-sm")
+        for tool in group.tools:
+            self._tool(tool)
+
+    def _tool(self, tool: ToolRecord) -> None:
+        icon, color, words = TOOL_WORDS.get(tool.status, ("help_outline", "grey-8", tool.status))
+        if tool.denied:
+            icon, color, words = "block", "amber-9", "Not approved"
+        with ui.row().classes("w-full items-start gap-2 no-wrap").mark(f"test-tool-{tool.index + 1}"):
+            ui.icon(icon, color=color).classes("text-lg shrink-0")
+            with ui.column().classes("gap-0 min-w-0"):
+                ui.label(f"{tool.index + 1}. {tool.tool} · {words}").classes("text-sm")
+                if tool.status == "waiting":
+                    link = f"/inbox/{tool.interaction_id}" if tool.interaction_id else "/inbox"
+                    ui.link("Answer it in the Inbox", link).classes("text-sm").mark("test-inbox")
+                elif tool.error:
+                    ui.label(plain(tool.error)).classes("text-sm text-red-800 dark:text-red-300")
+                elif tool.status == "succeeded":
+                    ui.label(shown(tool.result)).classes("text-sm whitespace-pre-wrap break-all font-mono")
+
+
+def local_issues_of(group: GroupDraft) -> list[Issue]:
+    return local_issues(SequenceDraft(groups=[group]))
