@@ -50,7 +50,7 @@ class ArgField(ui.column):
         self.arg = tool.args.setdefault(spec.name, ArgDraft())
         self.key = f"{tool.uid}.arg.{spec.name}"
         with self:
-            with ui.row().classes("w-full items-start gap-3 no-wrap"):
+            with ui.row().classes("w-full items-start gap-3 no-wrap sd-stack"):
                 self.body = ui.column().classes("grow gap-0 min-w-0")
                 ui.toggle(MODES, value=self.arg.mode, on_change=self._mode_changed) \
                     .props("no-caps unelevated toggle-color=primary padding='8px 14px'") \
@@ -248,7 +248,7 @@ class ArgField(ui.column):
                 ui.button("Use the form", icon="view_list", on_click=self._to_form) \
                     .props("flat dense no-caps").mark(f"arg-{self.spec.name}-form")
             return area
-        with ui.row().classes("w-full items-start gap-2 no-wrap"):
+        with ui.row().classes("w-full items-start gap-2 no-wrap sd-wrap"):
             self.text_attr = "text"
             widget = ui.input(self.title, value=chips.to_display(arg.text or ""), on_change=self._set_shown_text) \
                 .classes("grow").mark(marker)

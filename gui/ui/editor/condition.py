@@ -72,7 +72,7 @@ class ConditionBuilder(ui.column):
         if row.arg and row.arg not in options:
             options[row.arg] = f"{row.arg} (not an input of this group)"
         arg_type = declared.get(row.arg or "")
-        with ui.row().classes("w-full items-start gap-2 no-wrap").mark(f"cond-{index + 1}"):
+        with ui.row().classes("w-full items-start gap-2 no-wrap sd-wrap").mark(f"cond-{index + 1}"):
             arg = ui.select(options, value=row.arg, label="Input",
                             on_change=lambda e, r=row: self._set_arg(r, e.value)) \
                 .classes("w-48").props("dense").mark("cond-arg")

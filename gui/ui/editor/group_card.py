@@ -137,7 +137,7 @@ class GroupCard(ui.card):
         self.body_drawn = True
         group, ctx = self.group, self.ctx
         with self.body:
-            with ui.row().classes("w-full gap-4 items-start"):
+            with ui.row().classes("w-full gap-4 items-start sd-stack"):
                 name = ui.input("Group name", value=group.name, on_change=self._set_name) \
                     .classes("w-72").mark("group-name")
                 name.props['hint'] = "Unique across all your sequences"
@@ -145,7 +145,7 @@ class GroupCard(ui.card):
                     .classes("grow").mark("group-description")
             ctx.fields.register(f"{group.uid}.name", name)
             ctx.fields.register(f"{group.uid}.description", description)
-            with ui.row().classes("w-full gap-6 items-start no-wrap"):
+            with ui.row().classes("w-full gap-6 items-start no-wrap sd-stack"):
                 self.inputs = SlotList(ctx, group, "in", self._slots_changed)
                 self.outputs = SlotList(ctx, group, "out", self._slots_changed)
             ui.separator()

@@ -35,8 +35,7 @@ GUIDE: list[tuple[str, str, str]] = [
 
 
 def _box(title: str, lines: list[str], note: str = "") -> None:
-    with ui.column().classes("gap-0 rounded border border-gray-400 dark:border-gray-500 px-3 py-2 "
-                             "bg-white dark:bg-gray-900 min-w-[9rem]"):
+    with ui.column().classes("gap-0 rounded px-3 py-2 min-w-[9rem] sd-box"):
         ui.label(title).classes("text-sm font-medium")
         if note:
             ui.label(note).classes("text-xs text-gray-700 dark:text-gray-300")
@@ -45,13 +44,12 @@ def _box(title: str, lines: list[str], note: str = "") -> None:
 
 
 def _arrow() -> None:
-    ui.icon("arrow_forward").classes("text-xl text-gray-700 dark:text-gray-300 self-center shrink-0 "
-                                     "max-sm:rotate-90")
+    ui.icon("arrow_forward").classes("text-xl text-gray-700 dark:text-gray-300 self-center shrink-0 sd-turn")
 
 
 def worked_example() -> None:
     """The example as a drawing: what the person gives, the two groups in order, what comes back."""
-    with ui.row().classes("w-full items-stretch gap-2 max-sm:flex-col").mark("help-drawing"):
+    with ui.row().classes("w-full items-stretch gap-2 no-wrap sd-stack").mark("help-drawing"):
         _box("You, when you press Run", ["host · text"], "type a value")
         _arrow()
         _box("Group 1 · fetch-one-node", ["cmd_run uptime → summary", "cmd_run date → load"],
@@ -72,7 +70,8 @@ class HelpPanel(ui.dialog):
             self.close()
             await on_insert_example()
 
-        with self, ui.card().classes("w-[46rem] max-w-full h-full gap-3 overflow-y-auto").mark("help-panel"):
+        with self, ui.card().classes("w-[46rem] max-w-[100vw] h-full gap-3 overflow-y-auto sd-editor sd-page") \
+                .mark("help-panel"):
             with ui.row().classes("w-full items-center no-wrap"):
                 ui.label("How the editor works").classes("text-lg font-medium")
                 ui.space()

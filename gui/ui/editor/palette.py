@@ -38,7 +38,7 @@ class ToolPalette(ui.dialog):
         super().__init__()
         self.registry = registry
         self.on_pick: Callable[[str], None] | None = None
-        with self, ui.card().classes("w-[40rem] max-w-full gap-2"):
+        with self, ui.card().classes("w-[40rem] max-w-[100vw] gap-2 sd-editor sd-page"):
             with ui.row().classes("w-full items-center no-wrap"):
                 ui.label("Add a tool").classes("text-lg font-medium")
                 ui.space()

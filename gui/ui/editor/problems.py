@@ -20,7 +20,7 @@ class ProblemSummary:
     def __init__(self, on_pick: Callable[[Issue], None]) -> None:
         self.on_pick = on_pick
         self.pill = ui.button("", icon="warning", on_click=self.toggle) \
-            .props("rounded unelevated no-caps color=amber-2 text-color=amber-10").mark("problems")
+            .props("rounded unelevated no-caps color=amber-2 text-color=amber-10").classes("sd-pill").mark("problems")
         self.pill.set_visibility(False)
         self.panel: ui.column | None = None
 

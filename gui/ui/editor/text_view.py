@@ -9,21 +9,39 @@ the editor to it. Marks are placed on the text as it was checked and cleared on 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Literal
 
-from nicegui import ui
+from nicegui import app, ui
 
 from gui.core.errors import Problem
+from gui.ui.editor import style
 from gui.ui.editor.textpos import line_col, locate, scan
 
 MAX_LISTED = 50  # a broken document of a thousand tools lists the first ones, marks them all
 
-CSS = """
-.seqdesk-mark-error { text-decoration: underline wavy #c10015; background: rgba(193, 0, 21, 0.10); }
-.seqdesk-mark-warning { text-decoration: underline wavy #b26a00; background: rgba(255, 193, 7, 0.18); }
-.seqdesk-line-error { background: rgba(193, 0, 21, 0.05); }
-.seqdesk-line-warning { background: rgba(255, 193, 7, 0.08); }
+CSS = style.CSS  # kept here for the editor's page, which adds it once
+
+
+THEMES: dict[bool, Literal["githubLight", "githubDark"]] = {False: "githubLight", True: "githubDark"}
+DARK_WATCH_JS = """
+if (!window.seqdeskDarkWatch) {
+  let last = document.body.classList.contains('body--dark');
+  window.seqdeskDarkWatch = new MutationObserver(() => {
+    const now = document.body.classList.contains('body--dark');
+    if (now !== last) { last = now; emitEvent('seqdesk-dark', now); }
+  });
+  window.seqdeskDarkWatch.observe(document.body, {attributes: true, attributeFilter: ['class']});
+}
+emitEvent('seqdesk-dark', document.body.classList.contains('body--dark'));
 """
+
+
+def _dark_now() -> bool:
+    """The person's choice as the header keeps it (the page may not be drawn in the browser yet)."""
+    try:
+        return bool(app.storage.user.get("dark", False))
+    except (RuntimeError, AssertionError):
+        return False
 
 
 class TextView(ui.column):
@@ -33,9 +51,12 @@ class TextView(ui.column):
         with self:
             ui.label("The same sequence in the text format (JSON). Edit it here or in the visual editor; "
                      "switching keeps your changes.").classes("text-sm text-gray-700 dark:text-gray-300")
-            self.editor = ui.codemirror("", language="JSON", line_wrapping=True,
+            self.editor = ui.codemirror("", language="JSON", line_wrapping=True, theme=THEMES[_dark_now()],
                                         on_change=lambda: on_change()) \
-                .classes("w-full h-[60vh] border rounded").mark("text-view")
+                .classes("w-full h-[60vh] border border-gray-300 dark:border-gray-600 rounded").mark("text-view")
+            # The page's dark mode can be switched while the editor is open: follow the body's class.
+            ui.on("seqdesk-dark", lambda e: self.editor.set_theme(THEMES[bool(e.args)]))
+            ui.timer(0.05, lambda: ui.run_javascript(DARK_WATCH_JS), once=True)
             self.why = ui.label("").classes("text-negative font-medium").mark("text-why")
             self.why.set_visibility(False)
             with ui.row().classes("items-center gap-1").mark("text-clean") as self.clean:

@@ -80,10 +80,10 @@ class ToolRow(ui.card):
         found = ctx.tool(tool.tool)
         specs = ctx.specs(tool.tool) or []
         with self:
-            with ui.row().classes("w-full items-center gap-2 no-wrap"):
+            with ui.row().classes("w-full items-center gap-2 no-wrap sd-wrap"):
                 self.number = ui.label("").classes("text-gray-600 dark:text-gray-400 text-sm w-5")
                 ui.icon("build" if found else "help_outline", color="primary" if found else "amber-9")
-                with ui.column().classes("gap-0 grow"):
+                with ui.column().classes("gap-0 grow min-w-[12rem]"):
                     ui.label(tool.tool).classes("font-mono font-bold").mark("tool-name")
                     if found is not None:
                         ui.label(found.description).classes("text-xs text-gray-600 dark:text-gray-400")

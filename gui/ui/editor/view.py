@@ -98,6 +98,8 @@ class SequenceEditor:
     # -- layout ---------------------------------------------------------------------------------
     def _build(self, restored: dict[str, Any] | None) -> None:
         ui.add_css(CSS)
+        if ui.context.slot.parent is not None:
+            ui.context.slot.parent.classes("sd-editor sd-page")
         ui.add_body_html(f"<script>{SAVE_SHORTCUT_JS}</script>")
         ui.on("seqdesk-save", self.save)
         if restored is not None:
@@ -107,11 +109,11 @@ class SequenceEditor:
                 ui.label("Your unsaved changes from before are back.").classes("text-sm")
                 ui.button("Discard them", on_click=lambda: self.discard(banner)).props("flat dense no-caps") \
                     .mark("discard-draft")
-        with ui.row().classes("w-full items-center gap-3 no-wrap py-2"):
+        with ui.row().classes("w-full items-center gap-3 no-wrap py-2 sd-wrap"):
             ui.button(icon="arrow_back", on_click=lambda: ui.navigate.to("/")).props("flat round") \
                 .tooltip("Back to the sequences")
             self.name = ui.input("Sequence name", value=self.draft.name, on_change=self._set_name) \
-                .classes("grow text-lg").mark("seq-name")
+                .classes("grow text-lg sd-full").mark("seq-name")
             self.fields.register("seq.name", self.name)
             self.summary = ProblemSummary(self.focus_issue)
             self.tabs = ui.tabs(on_change=self._view_changed).props("dense no-caps inline-label")
@@ -221,7 +223,7 @@ class SequenceEditor:
             dialog.close()
             apply()
 
-        with ui.dialog() as dialog, ui.card():
+        with ui.dialog() as dialog, ui.card().classes("sd-page"):
             ui.label("Replace what you have built with the example?")
             with ui.row():
                 ui.button("Replace it", on_click=replace).mark("confirm-example")

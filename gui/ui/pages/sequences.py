@@ -19,7 +19,7 @@ from gui.core.engine import Engine
 from gui.core.errors import DslError
 from gui.core.events import SequenceDeleted, SequenceSaved
 from gui.core.export import to_text
-from gui.ui.editor import SequenceDraft, storage
+from gui.ui.editor import SequenceDraft, storage, style
 from gui.ui.editor.library import ImportCheck, check_import, duplicate
 from gui.ui.theme import frame
 from gui.ui.words import plural, type_word
@@ -43,6 +43,9 @@ class SequencesPage:
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
         self.stale = False
+        ui.add_css(style.CSS)
+        if ui.context.slot.parent is not None:
+            ui.context.slot.parent.classes("sd-page")
         with ui.row().classes("w-full items-center gap-3"):
             ui.label("Sequences").classes("text-2xl font-semibold")
             ui.space()
@@ -172,7 +175,7 @@ class SequencesPage:
             ui.download.content(to_text(sequence).encode("utf-8"), _file_name(name), "application/json")
 
     def _confirm_delete(self, name: str) -> None:
-        with ui.dialog() as dialog, ui.card().mark("delete-dialog"):
+        with ui.dialog() as dialog, ui.card().classes("sd-page").mark("delete-dialog"):
             ui.label(f"Delete the sequence '{name}'?").classes("text-lg font-medium")
             ui.label("It cannot be brought back. Runs already recorded stay in the Runs history.") \
                 .classes("text-sm text-gray-700 dark:text-gray-300")
@@ -222,7 +225,7 @@ class SequencesPage:
             dialog.close()
             await self._save_import(check)
 
-        with ui.dialog() as dialog, ui.card().mark("replace-dialog"):
+        with ui.dialog() as dialog, ui.card().classes("sd-page").mark("replace-dialog"):
             ui.label(f"A sequence named '{check.name}' already exists.").classes("text-lg font-medium")
             ui.label("Replace it with the one from the file?").classes("text-sm")
             if check.copy is not None:
@@ -244,7 +247,7 @@ class SequencesPage:
     def _offer_copy(self, check: ImportCheck) -> None:
         """Only names stand in the way: say which ones are taken, by whom, and offer free ones."""
         assert check.copy is not None
-        with ui.dialog() as dialog, ui.card().classes("w-[40rem] max-w-full").mark("import-names"):
+        with ui.dialog() as dialog, ui.card().classes("w-[40rem] max-w-full sd-page").mark("import-names"):
             ui.label("Some names in this file are taken").classes("text-lg font-medium")
             for problem in check.errors:
                 with ui.row().classes("items-start gap-2 no-wrap").mark("import-problem"):
@@ -261,7 +264,7 @@ class SequencesPage:
         dialog.open()
 
     def _show_import_problems(self, check: ImportCheck) -> None:
-        with ui.dialog() as dialog, ui.card().classes("w-[44rem] max-w-full").mark("import-problems"):
+        with ui.dialog() as dialog, ui.card().classes("w-[44rem] max-w-full sd-page").mark("import-problems"):
             ui.label("This file cannot be imported as it is").classes("text-lg font-medium")
             ui.label(plural(len(check.errors), "problem") + " to fix:").classes("text-sm")
             with ui.column().classes("w-full gap-1 max-h-[50vh] overflow-y-auto"):
