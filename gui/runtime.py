@@ -85,3 +85,4 @@ async def _start_mcp(runtime: Runtime, wait: float) -> None:
         await manager.wait_settled(10.0)
 
     engine.tools_ready = tools_ready
+    engine.server_states = manager.server_infos

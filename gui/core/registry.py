@@ -88,6 +88,7 @@ class Tool(ABC):
     description: str
     concurrency_safe: bool = True
     approval: ApprovalKind = "none"
+    server: str | None = None  # the MCP server it comes from; None for a built-in tool
     # Arguments that a shell reads as a command line: inputs inside them are inserted shell-quoted.
     shell_text_args: ClassVar[frozenset[str]] = frozenset()
 
@@ -105,6 +106,10 @@ class Tool(ABC):
 
     def shell_approval(self, args: dict[str, JsonValue]) -> ShellApproval | None:
         """For shell-style tools, what the approval shows; None means a plain tool approval."""
+        return None
+
+    def output_schema(self) -> dict[str, Any] | None:
+        """The JSON schema of what it gives back, when it has one (an MCP tool's `outputSchema`)."""
         return None
 
     def result_type_for(self, args: dict[str, JsonValue], ins: Mapping[str, SlotType]) -> SlotType | None:

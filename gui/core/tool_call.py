@@ -38,6 +38,7 @@ from gui.core.records import GroupRecord, ToolRecord
 from gui.core.registry import Registry, Tool, ToolArgumentError, ToolContext, ToolError
 from gui.core.run_args import type_name
 from gui.core.substitution import SubstitutionError, bound_inputs, substitute
+from gui.core.tool_info import nearest_names
 
 _WORDS = {"string": "text", "number": "a number", "boolean": "yes/no", "array": "a list", "object": "an object",
           "null": "nothing"}
@@ -197,7 +198,9 @@ class ToolCaller:
                 await asyncio.sleep(delay)  # the backoff itself, not a wait for an event
 
     def _missing(self, group: Group, call: ToolCall, record: ToolRecord) -> None:
-        message = f"no tool named '{call.tool}' is available"
+        near = nearest_names(call.tool, self.registry.names())
+        message = f"no tool named '{call.tool}' is available" + (
+            f" (did you mean {' or '.join(repr(n) for n in near)}?)" if near else "")
         if group.missing is Missing.FAIL:
             self._fail(record, message)
         elif group.missing is Missing.SKIP:

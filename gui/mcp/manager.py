@@ -13,6 +13,7 @@ from collections.abc import Callable
 
 from gui.core.elicitation import ElicitationHandler
 from gui.core.registry import Registry
+from gui.core.tool_info import ServerInfo
 from gui.mcp.client import ConnectionState, McpConnection
 from gui.mcp.config import McpConfigError, McpServerConfig, McpSettingsStore
 
@@ -101,6 +102,11 @@ class McpManager:
 
     def states(self) -> list[ConnectionState]:
         return [c.state for _, c in sorted(self._connections.items())]
+
+    def server_infos(self) -> list[ServerInfo]:
+        """The states as the tool listing shows them (no settings, so no secret)."""
+        return [ServerInfo(name=s.name, status=s.status, last_error=s.last_error, protocol=s.protocol,
+                           tools=len(s.tools)) for s in self.states()]
 
     def _notify(self, state: ConnectionState) -> None:
         for listener in list(self._listeners):

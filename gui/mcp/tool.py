@@ -36,19 +36,34 @@ class McpTool(Tool):
         self.server = connection.config.name
         self.remote_name = remote.name
         self.name = f"{self.server}.{remote.name}"
-        text = remote.description or (remote.annotations.title if remote.annotations else None) or remote.title
+        title = remote.title or (remote.annotations.title if remote.annotations else None)
+        self._title = title or self.name
+        text = remote.description or title
         self.description = text or f"the tool '{remote.name}' of the MCP server '{self.server}'"
         read_only = bool(remote.annotations is not None and remote.annotations.read_only_hint is True)
+        open_world = bool(remote.annotations is not None and remote.annotations.open_world_hint is True)
         self.read_only_hint = read_only
+        self.open_world_hint = open_world
+        # A read-only tool that reaches outside the machine (a fetch) can still carry data away:
+        # it asks even on a trusted server, unless the person allowed it (an approval rule).
         self.concurrency_safe = trusted and read_only
-        self.approval = "none" if self.concurrency_safe else "tool"
+        self.approval = "none" if self.concurrency_safe and not open_world else "tool"
         self._schema: dict[str, Any] = dict(remote.input_schema or _OBJECT)
+        self._output_schema = dict(remote.output_schema) if isinstance(remote.output_schema, dict) else None
         self._validator = _validator(self.name, self._schema)
         self._wrapped = _wraps_result(remote.output_schema)
         self.result_type = _result_type(remote.output_schema, self._wrapped)
 
     def input_schema(self) -> dict[str, Any]:
         return self._schema
+
+    def output_schema(self) -> dict[str, Any] | None:
+        return self._output_schema
+
+    @property
+    def title(self) -> str:
+        """The server's title for it ("Get the time"), else its name."""
+        return self._title
 
     def result_type_for(self, args: dict[str, JsonValue], ins: Mapping[str, SlotType]) -> SlotType | None:
         """What its `outputSchema` promises (unknown without one)."""
