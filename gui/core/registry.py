@@ -80,6 +80,10 @@ class ToolContext:
     # Runs a saved sequence or group by name (seq_call); set by the runner.
     call_sequence: Callable[[str, dict[str, JsonValue], int], Awaitable[JsonValue]] | None = None
     depth: int = 0
+    # How far it has come (progress, total or None, message or None): the run panel's progress bar.
+    progress: Callable[[float, float | None, str | None], None] | None = None
+    # A line for the tool's log in the run record (level such as "info", text).
+    log: Callable[[str, str], None] | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 
 

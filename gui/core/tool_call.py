@@ -8,6 +8,7 @@ that is the runner's job, from the record's status.
 from __future__ import annotations
 
 import asyncio
+import math
 import time
 import uuid
 from collections.abc import Callable
@@ -20,6 +21,8 @@ from gui.core.events import (
     EventBus,
     ToolEvent,
     ToolFinished,
+    ToolLog,
+    ToolProgress,
     ToolResumed,
     ToolRetrying,
     ToolStarted,
@@ -34,7 +37,7 @@ from gui.core.interactions import (
     ToolSource,
 )
 from gui.core.model import RETRY_ATTEMPTS, Group, Missing, OnError, SlotType, ToolCall, matches_type
-from gui.core.records import GroupRecord, ToolRecord
+from gui.core.records import MAX_LOG_LINES, MAX_LOG_TEXT, GroupRecord, LogLine, ToolProgressState, ToolRecord
 from gui.core.registry import Registry, Tool, ToolArgumentError, ToolContext, ToolError
 from gui.core.run_args import type_name
 from gui.core.substitution import SubstitutionError, bound_inputs, substitute
@@ -46,6 +49,10 @@ _WORDS = {"string": "text", "number": "a number", "boolean": "yes/no", "array": 
 
 class _Denied(ToolError):
     """Not retried: a person said no, or nobody answered."""
+
+
+def _finite(value: float) -> bool:
+    return isinstance(value, int | float) and math.isfinite(value)
 
 
 def _still_cancelled() -> None:
@@ -224,12 +231,45 @@ class ToolCaller:
 
     def _context(self, scope: CallScope, record: ToolRecord) -> ToolContext:
         port = ObservedPort(self, scope, record)
+
+        def progress(done: float, total: float | None, message: str | None) -> None:
+            self.progress(scope, record, done, total, message)
+
+        def log(level: str, text: str) -> None:
+            self.log(scope, record, level, text)
+
         return ToolContext(
             run_id=scope.run_id, tool_call_id=record.tool_call_id, tool_name=record.tool,
             sequence_name=scope.sequence_name, group_name=scope.group.name,
             interactions=port, elicitation=InboxElicitationHandler(port),
             deadline=scope.deadline, call_sequence=scope.call_sequence, depth=scope.depth,
+            progress=progress, log=log,
         )
+
+    def progress(self, scope: CallScope, record: ToolRecord, done: float, total: float | None,
+                 message: str | None) -> None:
+        """The tool reports how far it has come: kept on its record (not saved for each report: the
+        next save takes it along) and published as `tool.progress`."""
+        if record.finished_at is not None or not _finite(done) or (total is not None and not _finite(total)):
+            return
+        message = message[:MAX_LOG_TEXT] if message else None
+        record.progress = ToolProgressState(progress=done, total=total if total and total > 0 else None,
+                                            message=message)
+        self._publish(ToolProgress, scope, record, progress=done, total=record.progress.total, message=message)
+
+    def log(self, scope: CallScope, record: ToolRecord, level: str, text: str) -> None:
+        """A line for the tool's log in the run record (bounded), published as `tool.log`."""
+        if record.finished_at is not None:
+            return
+        if len(record.log) >= MAX_LOG_LINES:
+            if len(record.log) == MAX_LOG_LINES:
+                record.log.append(LogLine(at=self.clock(), level="warning",
+                                          text=f"(more than {MAX_LOG_LINES} lines: the rest is not kept)"))
+            return
+        text = text if len(text) <= MAX_LOG_TEXT else text[:MAX_LOG_TEXT] + " …"
+        record.log.append(LogLine(at=self.clock(), level=level[:20], text=text))
+        self._publish(ToolLog, scope, record, level=level[:20], message=text)
+        scope.save_soon()
 
     # -- approval ------------------------------------------------------------------------------
     async def _approve(self, scope: CallScope, tool: Tool, args: dict[str, Any], record: ToolRecord,
