@@ -27,7 +27,7 @@ class ToolProgressBar(ui.column):
 
     def __init__(self) -> None:
         super().__init__()
-        self.classes("w-full gap-0.5").mark("tool-progress")
+        self.classes("w-full gap-0.5 tool-progress").mark("tool-progress")
         self._shown: tuple[float, float | None, str | None] | None = None
         with self:
             self.bar = ui.linear_progress(value=0, show_value=False, size="6px").props(
