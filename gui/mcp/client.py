@@ -51,7 +51,7 @@ from gui.core.registry import Registry, Tool, ToolContext, ToolError
 from gui.mcp.config import McpServerConfig
 from gui.mcp.elicit import CallInfo, ask_handler, to_request, to_result
 from gui.mcp.listen import follow_changes
-from gui.mcp.notices import deliver_log, progress_reporter
+from gui.mcp.notices import call_error_words, deliver_log, progress_reporter
 from gui.mcp.prompts import PROMPT_MARK, McpPromptTool, list_prompts
 from gui.mcp.tool import McpTool
 from gui.mcp.watch import watched
@@ -342,7 +342,7 @@ class McpConnection:
                 self._lost(self._ended)
                 raise ToolError(self._with_stderr(f"the MCP server '{self.name}' stopped during the call "
                                                   "(it exited or crashed)")) from None
-            raise ToolError(f"{self.name}.{remote_name}: {exc.message}") from None
+            raise ToolError(f"{self.name}.{remote_name}: {call_error_words(self.name, exc.message)}") from None
         except InputRequiredRoundsExceededError:
             raise ToolError(f"{self.name}.{remote_name}: the server kept asking for input without finishing") from None
         except httpx2.TransportError as exc:

@@ -54,3 +54,11 @@ def deliver_log(server: str, params: LoggingMessageNotificationParams, calls: It
     for ctx in targets:
         assert ctx.log is not None
         ctx.log(level, text)
+
+
+def call_error_words(server: str, message: str) -> str:
+    """A call's failure in words a person can act on; the SDK's own words stay at the end."""
+    if "no back-channel for server-initiated requests" in message:
+        return (f"the server asks its question the older way, which the current protocol does not carry: "
+                f"set the protocol of '{server}' to legacy in Settings ({message})")
+    return message

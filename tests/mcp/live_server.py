@@ -6,6 +6,7 @@ Run as a script over stdio (`python tests/mcp/live_server.py`), or over streamab
 in both protocols: to `subscriptions/listen` streams (2026-07-28) and as a legacy
 `notifications/tools/list_changed`. `count(steps)` reports progress and logs a line per step; with
 `hold=true` it stops half way until `release()` is called (so a test can look at the run meanwhile).
+`ask_name` asks with `ctx.elicit`, the older request style that only the legacy protocol carries.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import asyncio
 import contextlib
 import sys
 
+from mcp.server.elicitation import AcceptedElicitation
 from mcp.server.mcpserver import Context, MCPServer
 from mcp_types import (
     AudioContent,
@@ -25,6 +27,7 @@ from mcp_types import (
     TextResourceContents,
     ToolAnnotations,
 )
+from pydantic import BaseModel, Field
 
 server = MCPServer("live-test", version="1.0")
 _released = asyncio.Event()
@@ -108,6 +111,16 @@ def fetch(url: str) -> str:
 @server.tool(description="Look at something on this machine", annotations=ToolAnnotations(read_only_hint=True))
 def peek(text: str) -> str:
     return f"peeked {text}"
+
+
+class Name(BaseModel):
+    name: str = Field(description="Your name")
+
+
+@server.tool(description="Ask for a name with ctx.elicit (the older request style: legacy protocol only)")
+async def ask_name(ctx: Context) -> str:
+    answer = await ctx.elicit("What is your name?", Name)
+    return f"hello {answer.data.name}" if isinstance(answer, AcceptedElicitation) else answer.action
 
 
 @server.prompt(title="Summarise a topic", description="A text template that asks for a summary")
