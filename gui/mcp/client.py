@@ -37,11 +37,9 @@ from mcp_types import (
     ElicitRequestURLParams,
     ElicitResult,
     ErrorData,
-    GetPromptResult,
     Implementation,
     LoggingMessageNotificationParams,
     PromptListChangedNotification,
-    ReadResourceResult,
     ToolListChangedNotification,
 )
 
@@ -52,7 +50,8 @@ from gui.mcp.config import McpServerConfig
 from gui.mcp.elicit import CallInfo, ask_handler, to_request, to_result
 from gui.mcp.listen import follow_changes
 from gui.mcp.notices import call_error_words, deliver_log, progress_reporter
-from gui.mcp.prompts import PROMPT_MARK, McpPromptTool, list_prompts
+from gui.mcp.prompts import McpPromptTool, list_prompts
+from gui.mcp.reads import ServerReads
 from gui.mcp.tool import McpTool
 from gui.mcp.watch import watched
 
@@ -87,7 +86,7 @@ class _Call:
 _CURRENT_CALL: ContextVar[_Call | None] = ContextVar("seqdesk_mcp_call", default=None)
 
 
-class McpConnection:
+class McpConnection(ServerReads):
     def __init__(self, config: McpServerConfig, registry: Registry, elicitation_handler: ElicitationHandler, *,
                  backoff: tuple[float, float] = (1.0, 30.0), connect_timeout: float = 30.0,
                  on_change: Callable[[ConnectionState], None] | None = None) -> None:
@@ -354,35 +353,6 @@ class McpConnection:
             call.done.set()
             if not self._calls:
                 self._idle.set()
-
-    async def get_prompt(self, name: str, args: dict[str, str]) -> GetPromptResult:
-        """A prompt of this server with its arguments filled in; ToolError saying why not."""
-        client = self._connected()
-        try:
-            return await client.get_prompt(name, args)
-        except MCPError as exc:
-            raise ToolError(f"{self.name}.{PROMPT_MARK}{name}: {exc.message}") from None
-        except httpx2.TransportError as exc:
-            self._lost(self._ended)
-            raise ToolError(f"the MCP server '{self.name}' cannot be reached: {describe(exc)}") from None
-
-    async def read_resource(self, uri: str) -> ReadResourceResult:
-        """A resource of this server by its URI; ToolError saying why not."""
-        client = self._connected()
-        try:
-            return await client.read_resource(uri)
-        except MCPError as exc:
-            raise ToolError(f"the MCP server '{self.name}' did not give {uri}: {exc.message}") from None
-        except httpx2.TransportError as exc:
-            self._lost(self._ended)
-            raise ToolError(f"the MCP server '{self.name}' cannot be reached: {describe(exc)}") from None
-
-    def _connected(self) -> Client:
-        client = self._client
-        if client is None or self._status != "connected":
-            why = f" ({self._last_error})" if self._last_error else ""
-            raise ToolError(f"the MCP server '{self.name}' is not connected{why}")
-        return client
 
     # -- requests from the server --------------------------------------------------------------
     async def _on_elicit(self, context: ClientRequestContext,

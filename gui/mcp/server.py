@@ -26,7 +26,7 @@ import gui
 from gui.core.documents import summary
 from gui.core.engine import WhenCallError
 from gui.core.errors import DslError, Problem
-from gui.core.events import Event, GroupFinished, ToolWaiting
+from gui.core.events import Event, GroupFinished, ToolProgress, ToolWaiting
 from gui.core.operations import OperationError, Operations
 from gui.core.records import RunRecord
 from gui.core.run_args import RunArgsError
@@ -244,6 +244,9 @@ def _progress_message(event: Event) -> str | None:
     if isinstance(event, ToolWaiting):
         return (f"'{event.tool_name}' waits for a person: approve or answer it in SeqDesk "
                 f"(interaction {event.interaction_id})")
+    if isinstance(event, ToolProgress):
+        of = f" of {event.total:g}" if event.total else ""
+        return f"'{event.tool_name}' {event.progress:g}{of}" + (f": {event.message}" if event.message else "")
     if type(event) is GroupFinished:
         return f"group '{event.group_name}' {event.status}"
     return None

@@ -123,3 +123,25 @@ async def test_a_trusted_servers_open_world_tool_asks_unless_the_person_allowed_
     again = await asyncio.wait_for(engine.run("fetching"), T)
     assert again.status == "succeeded"
     assert [r.auto for r in await engine.interactions.store.list("resolved")] == [False, True]
+
+
+async def test_an_agent_running_a_sequence_hears_its_mcp_tools_progress(connect, engine):
+    from mcp import Client
+
+    from gui.mcp.server import build_server
+
+    await connect(server_config("live", LIVE))
+    await engine.create(one_step("counting", "live.count", {"steps": 2}, out="string"))
+    engine.modes.set("live.count", "always-allow")
+    heard: list[str] = []
+
+    async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+        heard.append(message or "")
+
+    async def open_engine():
+        return engine
+
+    async with asyncio.timeout(T), Client(build_server(open_engine)) as agent:
+        result = await agent.call_tool("seq_run", {"name": "counting"}, progress_callback=on_progress)
+    assert not result.is_error
+    assert "'live.count' 1 of 2: step 1 of 2" in heard and "'live.count' 2 of 2: step 2 of 2" in heard
