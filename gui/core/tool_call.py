@@ -51,6 +51,9 @@ class _Denied(ToolError):
     """Not retried: a person said no, or nobody answered."""
 
 
+PROGRESS_PER_SECOND = 20
+
+
 def _finite(value: float) -> bool:
     return isinstance(value, int | float) and math.isfinite(value)
 
@@ -232,8 +235,16 @@ class ToolCaller:
     def _context(self, scope: CallScope, record: ToolRecord) -> ToolContext:
         port = ObservedPort(self, scope, record)
 
+        window = [0.0, 0.0]  # this second's start, and the reports published in it
+
         def progress(done: float, total: float | None, message: str | None) -> None:
-            self.progress(scope, record, done, total, message)
+            now = self.clock()
+            if now - window[0] >= 1.0:
+                window[0], window[1] = now, 0.0
+            window[1] += 1
+            # A server that reports thousands of times a second is kept on the record, but published
+            # at most PROGRESS_PER_SECOND times a second (the last report always reaches the record).
+            self.progress(scope, record, done, total, message, publish=window[1] <= PROGRESS_PER_SECOND)
 
         def log(level: str, text: str) -> None:
             self.log(scope, record, level, text)
@@ -247,7 +258,7 @@ class ToolCaller:
         )
 
     def progress(self, scope: CallScope, record: ToolRecord, done: float, total: float | None,
-                 message: str | None) -> None:
+                 message: str | None, *, publish: bool = True) -> None:
         """The tool reports how far it has come: kept on its record (not saved for each report: the
         next save takes it along) and published as `tool.progress`."""
         if record.finished_at is not None or not _finite(done) or (total is not None and not _finite(total)):
@@ -255,7 +266,8 @@ class ToolCaller:
         message = message[:MAX_LOG_TEXT] if message else None
         record.progress = ToolProgressState(progress=done, total=total if total and total > 0 else None,
                                             message=message)
-        self._publish(ToolProgress, scope, record, progress=done, total=record.progress.total, message=message)
+        if publish:
+            self._publish(ToolProgress, scope, record, progress=done, total=record.progress.total, message=message)
 
     def log(self, scope: CallScope, record: ToolRecord, level: str, text: str) -> None:
         """A line for the tool's log in the run record (bounded), published as `tool.log`."""

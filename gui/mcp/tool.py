@@ -31,7 +31,7 @@ from mcp_types import (
 )
 from mcp_types import Tool as RemoteTool
 
-from gui.core.media import content_value, media_part
+from gui.core.media import MAX_MEDIA_CHARS, content_value, media_part
 from gui.core.model import SlotType
 from gui.core.registry import JsonValue, Tool, ToolArgumentError, ToolContext, ToolError
 
@@ -41,6 +41,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 _OBJECT = {"type": "object"}
+MAX_RESULT_MEDIA = 3 * MAX_MEDIA_CHARS  # base64 characters of media kept from one answer
 
 
 class McpTool(Tool):
@@ -135,7 +136,7 @@ def result_value(name: str, result: CallToolResult, *, wrapped: bool = False) ->
     """Structured content as an object (unwrapped if `wrapped`); else the text blocks joined, or, when
     images, audio or resources came back too, `{"text", "content"}` keeping them (`gui.core.media`).
     An error raises, with the server's text."""
-    parts = [block_part(block) for block in result.content]
+    parts = keep_within(MAX_RESULT_MEDIA, [block_part(block) for block in result.content])
     if result.is_error:
         text = "\n".join(p.get("text") or "" for p in parts if p["type"] == "text")
         raise ToolError(f"{name}: {text or 'the tool reported an error without saying why'}")
@@ -143,6 +144,19 @@ def result_value(name: str, result: CallToolResult, *, wrapped: bool = False) ->
     if structured is not None:
         return structured["result"] if wrapped and list(structured) == ["result"] else structured
     return content_value(parts)
+
+
+def keep_within(limit: int, parts: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Media data past `limit` characters in all (many pictures in one answer) is dropped, saying why."""
+    used = 0
+    for part in parts:
+        data = part.get("data")
+        if isinstance(data, str):
+            used += len(data)
+            if used > limit:
+                del part["data"]
+                part["omitted"] = "the answer held more pictures and sounds than a run record keeps"
+    return parts
 
 
 def block_part(block: Any) -> dict[str, Any]:

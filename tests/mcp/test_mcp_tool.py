@@ -123,3 +123,13 @@ def test_a_trusted_read_only_tool_that_reaches_outside_asks_first():
     assert McpTool(FakeConnection(), fetch, trusted=True).approval == "tool"  # type: ignore[arg-type]
     assert McpTool(FakeConnection(), local, trusted=True).approval == "none"  # type: ignore[arg-type]
     assert McpTool(FakeConnection(), fetch, trusted=False).approval == "tool"  # type: ignore[arg-type]
+
+
+def test_an_answer_with_more_media_than_a_record_keeps_drops_the_rest_saying_why():
+    from gui.core.media import MAX_MEDIA_CHARS
+
+    big = "A" * (MAX_MEDIA_CHARS - 4)
+    blocks = [ImageContent(type="image", data=big, mime_type="image/png") for _ in range(5)]
+    parts = result_value("s.t", CallToolResult(content=blocks))["content"]
+    assert ["data" in p for p in parts] == [True, True, True, False, False]
+    assert "more pictures and sounds" in parts[3]["omitted"]
