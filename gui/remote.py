@@ -39,6 +39,7 @@ from gui.core.operations import EventListener, OperationError, Page, Saved
 from gui.core.records import RunRecord, RunStatus
 from gui.core.rules import ApprovalRule
 from gui.core.run_args import RunArgsError
+from gui.core.tool_info import ToolListing
 from gui.core.validator import ValidationResult, check_document
 
 ENDPOINT_FILE = "seqdesk.endpoint.json"
@@ -133,6 +134,10 @@ class RemoteEngine:
 
     def help(self) -> str:
         return help_text()
+
+    # -- tools ---------------------------------------------------------------------------------
+    async def list_tools(self) -> ToolListing:
+        return ToolListing.model_validate(await self._request("GET", "/api/tools"))
 
     # -- runs ----------------------------------------------------------------------------------
     async def start(self, name: str, args: dict[str, Any] | None = None) -> RunRecord:

@@ -18,7 +18,7 @@ from gui.core.engine import Engine
 from gui.mcp.config import McpSettingsStore
 from gui.mcp.manager import McpManager
 from gui.store.open import Stores, open_stores
-from gui.tools import default_registry
+from gui.tools import McpResource, default_registry
 
 
 @dataclass
@@ -85,3 +85,7 @@ async def _start_mcp(runtime: Runtime, wait: float) -> None:
         await manager.wait_settled(10.0)
 
     engine.tools_ready = tools_ready
+    engine.server_states = manager.server_infos
+    resource_tool = engine.registry.get("mcp_resource")
+    if isinstance(resource_tool, McpResource):
+        resource_tool.attach(manager)

@@ -73,3 +73,13 @@ async def test_a_call_reports_the_requests_of_the_runs_it_calls_through_seq_call
     await engine.interactions.respond(seen.data["interaction_id"], ApprovalResponse(decision="approved"))
     record = await asyncio.wait_for(call, T)
     assert record.status == "succeeded"
+
+
+async def test_the_tool_listing_through_the_app_is_the_engines_own(engine, remote):
+    from gui.core.tool_info import ServerInfo
+
+    engine.server_states = lambda: [ServerInfo(name="git", status="down", last_error="cannot start it")]
+    assert await remote.list_tools() == await engine.list_tools()
+    listing = await remote.list_tools()
+    assert "cmd_run" in {t.name for t in listing.tools}
+    assert listing.servers[0].last_error == "cannot start it"

@@ -17,7 +17,6 @@ from gui.core.documents import NotFoundError, summary
 from gui.core.errors import DslError
 from gui.core.export import to_document, to_text
 from gui.core.operations import Saved
-from gui.core.registry import Tool
 from gui.core.validator import InvalidSequenceError, ValidationResult
 
 
@@ -95,12 +94,9 @@ def register_sequences(app: FastAPI, engine: EngineProvider) -> None:
 
     @app.get("/api/tools")
     async def list_tools() -> Response:
-        """Every tool the app knows (built in, and from MCP servers), with its argument schema."""
-        return json_response([tool_json(t) for t in engine().tools()])
-
-
-def tool_json(tool: Tool) -> dict[str, Any]:
-    return {"name": tool.name, "description": tool.description, "asks_first": tool.approval != "none",
-            "approval": tool.approval, "concurrency_safe": tool.concurrency_safe, "input_schema": tool.input_schema()}
+        """Every tool the app knows (built in, and from MCP servers) with its title, argument schema,
+        result type, whether it asks first and its server's state; and every configured MCP server.
+        Read-only: it runs nothing and shows no secret (a server's headers and environment stay out)."""
+        return json_response((await engine().list_tools()).to_json())
 
 

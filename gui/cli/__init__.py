@@ -1,4 +1,4 @@
-"""The `seqdesk` command: the app by default, plus check, help, run, list and mcp for terminals.
+"""The `seqdesk` command: the app by default, plus check, help, run, list, tools and mcp for terminals.
 
 Exit codes are part of the interface for scripts: `check` 0 valid / 1 invalid / 2 unreadable;
 `run` 0 succeeded / 1 any other end / 2 invalid sequence or args.
@@ -72,6 +72,9 @@ def build_parser() -> argparse.ArgumentParser:
     from gui.cli.run import add_run_commands
 
     add_run_commands(sub)
+    from gui.cli.tools import add_tools_command
+
+    add_tools_command(sub)
     return parser
 
 

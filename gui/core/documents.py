@@ -62,6 +62,7 @@ def catalog_view(sequences: list[Sequence], registry: Registry | None) -> Catalo
         sequence_names=frozenset(s.name for s in sequences),
         calls=calls,
         tool_exists=(registry.__contains__ if registry is not None else None),
+        tool_names=(registry.names if registry is not None else None),
         validate_args=(_validate_args(registry) if registry is not None else None),
         result_type=(_result_type(registry) if registry is not None else None),
     )

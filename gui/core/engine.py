@@ -36,6 +36,7 @@ from gui.core.registry import Registry, Tool, ToolArgumentError
 from gui.core.rules import ApprovalRule, tool_rule_id
 from gui.core.run_args import RunArgsError
 from gui.core.runner import Runner
+from gui.core.tool_info import ServerStates, ToolListing, tool_listing
 from gui.core.validator import ValidationResult
 
 
@@ -88,6 +89,8 @@ class Engine:
     # Awaited before a run starts: lets tools that are still arriving (MCP servers connecting at
     # start-up) be there, so a run started right away does not find them missing. Bounded by its owner.
     tools_ready: Callable[[], Awaitable[Any]] | None = None
+    # The configured MCP servers and their states (set by the composition root): `list_tools` shows them.
+    server_states: ServerStates | None = None
 
     def __post_init__(self) -> None:
         self.catalog = Catalog(self.sequences, self.registry, self.bus)
@@ -147,6 +150,11 @@ class Engine:
 
     def tool(self, name: str) -> Tool | None:
         return self.registry.get(name)
+
+    async def list_tools(self) -> ToolListing:
+        """Every tool the registry knows (built in and from MCP servers) and every configured server's
+        state: what `seq_tools`, `seqdesk tools` and `GET /api/tools` show."""
+        return tool_listing(self.registry, self.server_states)
 
     # -- runs ----------------------------------------------------------------------------------
     async def start(self, name: str, args: dict[str, Any] | None = None) -> RunRecord:

@@ -141,6 +141,26 @@ class ToolRetrying(ToolEvent):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class ToolProgress(ToolEvent):
+    """How far a long tool has come, as its MCP server reports it: `progress` of `total` (None when
+    the server does not know the total), with an optional message such as "3 of 10 files"."""
+
+    TYPE: ClassVar[str] = "tool.progress"
+    progress: float
+    total: float | None = None
+    message: str | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolLog(ToolEvent):
+    """A log message a tool's MCP server sent during the call (it is kept in the tool's record too)."""
+
+    TYPE: ClassVar[str] = "tool.log"
+    level: str
+    message: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class ToolFinished(ToolEvent):
     TYPE: ClassVar[str] = "tool.finished"
     error: str | None = None
@@ -203,8 +223,8 @@ class UnknownEvent(Event):
 
 EVENT_TYPES: dict[str, type[Event]] = {cls.TYPE: cls for cls in (
     RunStarted, RunFinished, GroupStarted, GroupFinished, GroupSkipped, ToolStarted, ToolWaiting, ToolResumed,
-    ToolRetrying, ToolFinished, InteractionCreated, InteractionEnded, SequenceSaved, SequenceDeleted,
-    SettingsChanged)}
+    ToolRetrying, ToolProgress, ToolLog, ToolFinished, InteractionCreated, InteractionEnded, SequenceSaved,
+    SequenceDeleted, SettingsChanged)}
 
 
 def parse_event(value: Any) -> Event | None:

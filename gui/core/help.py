@@ -41,6 +41,7 @@ Operations:
   seq_call        call one group or one whole sequence by name, with args
   seq_when_call   call only when a condition over the args holds
   seq_delete      delete a sequence
+  seq_tools       every tool you can use in a sequence: its inputs, result, whether it asks first
   seq_help        this text
 
 A sequence is a list of groups. Groups run ONE AFTER ANOTHER; the tools inside a group run AT THE SAME

@@ -18,6 +18,7 @@ from gui.core.model import Sequence
 from gui.core.queries import Page
 from gui.core.records import RunRecord, RunStatus
 from gui.core.rules import ApprovalRule
+from gui.core.tool_info import ToolListing
 from gui.core.validator import ValidationResult
 
 T = TypeVar("T")
@@ -74,6 +75,12 @@ class Operations(Protocol):
     async def delete(self, name: str) -> bool: ...
 
     def help(self) -> str: ...
+
+    # -- tools ---------------------------------------------------------------------------------
+    async def list_tools(self) -> ToolListing:
+        """Every tool known now (built in and from MCP servers) with its schema, result type, whether
+        it asks first and its server's state; and every configured MCP server."""
+        ...
 
     # -- runs ----------------------------------------------------------------------------------
     async def start(self, name: str, args: dict[str, Any] | None = None) -> RunRecord: ...

@@ -23,6 +23,24 @@ RunStatus = Literal["running", "succeeded", "degraded", "failed", "stopped", "in
 FINISHED_RUN: frozenset[str] = frozenset({"succeeded", "degraded", "failed", "stopped", "interrupted"})
 
 
+MAX_LOG_LINES = 200  # per tool: a server that floods its log cannot grow the record without bound
+MAX_LOG_TEXT = 2000
+
+
+class ToolProgressState(BaseModel):
+    """The last progress a tool reported: `progress` of `total` (None: not known), and a message."""
+
+    progress: float
+    total: float | None = None
+    message: str | None = None
+
+
+class LogLine(BaseModel):
+    at: float
+    level: str
+    text: str
+
+
 class ToolRecord(BaseModel):
     index: int
     tool: str
@@ -41,6 +59,8 @@ class ToolRecord(BaseModel):
     timed_out: bool = False  # its group's time limit ran out while it ran (or before it started)
     denied: bool = False  # it did not run: a person said no, or nobody answered in time
     waits: list[tuple[float, float | None]] = Field(default_factory=list)  # spans waiting for a person
+    progress: ToolProgressState | None = None  # the last progress its server reported
+    log: list[LogLine] = Field(default_factory=list)  # what its server logged during the call
 
     model_config = {"populate_by_name": True}
 

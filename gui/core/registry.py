@@ -80,6 +80,10 @@ class ToolContext:
     # Runs a saved sequence or group by name (seq_call); set by the runner.
     call_sequence: Callable[[str, dict[str, JsonValue], int], Awaitable[JsonValue]] | None = None
     depth: int = 0
+    # How far it has come (progress, total or None, message or None): the run panel's progress bar.
+    progress: Callable[[float, float | None, str | None], None] | None = None
+    # A line for the tool's log in the run record (level such as "info", text).
+    log: Callable[[str, str], None] | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -88,6 +92,7 @@ class Tool(ABC):
     description: str
     concurrency_safe: bool = True
     approval: ApprovalKind = "none"
+    server: str | None = None  # the MCP server it comes from; None for a built-in tool
     # Arguments that a shell reads as a command line: inputs inside them are inserted shell-quoted.
     shell_text_args: ClassVar[frozenset[str]] = frozenset()
 
@@ -105,6 +110,10 @@ class Tool(ABC):
 
     def shell_approval(self, args: dict[str, JsonValue]) -> ShellApproval | None:
         """For shell-style tools, what the approval shows; None means a plain tool approval."""
+        return None
+
+    def output_schema(self) -> dict[str, Any] | None:
+        """The JSON schema of what it gives back, when it has one (an MCP tool's `outputSchema`)."""
         return None
 
     def result_type_for(self, args: dict[str, JsonValue], ins: Mapping[str, SlotType]) -> SlotType | None:

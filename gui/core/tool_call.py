@@ -8,6 +8,7 @@ that is the runner's job, from the record's status.
 from __future__ import annotations
 
 import asyncio
+import math
 import time
 import uuid
 from collections.abc import Callable
@@ -20,6 +21,8 @@ from gui.core.events import (
     EventBus,
     ToolEvent,
     ToolFinished,
+    ToolLog,
+    ToolProgress,
     ToolResumed,
     ToolRetrying,
     ToolStarted,
@@ -34,10 +37,11 @@ from gui.core.interactions import (
     ToolSource,
 )
 from gui.core.model import RETRY_ATTEMPTS, Group, Missing, OnError, SlotType, ToolCall, matches_type
-from gui.core.records import GroupRecord, ToolRecord
+from gui.core.records import MAX_LOG_LINES, MAX_LOG_TEXT, GroupRecord, LogLine, ToolProgressState, ToolRecord
 from gui.core.registry import Registry, Tool, ToolArgumentError, ToolContext, ToolError
 from gui.core.run_args import type_name
 from gui.core.substitution import SubstitutionError, bound_inputs, substitute
+from gui.core.tool_info import nearest_names
 
 _WORDS = {"string": "text", "number": "a number", "boolean": "yes/no", "array": "a list", "object": "an object",
           "null": "nothing"}
@@ -45,6 +49,13 @@ _WORDS = {"string": "text", "number": "a number", "boolean": "yes/no", "array": 
 
 class _Denied(ToolError):
     """Not retried: a person said no, or nobody answered."""
+
+
+PROGRESS_PER_SECOND = 20
+
+
+def _finite(value: float) -> bool:
+    return isinstance(value, int | float) and math.isfinite(value)
 
 
 def _still_cancelled() -> None:
@@ -197,7 +208,9 @@ class ToolCaller:
                 await asyncio.sleep(delay)  # the backoff itself, not a wait for an event
 
     def _missing(self, group: Group, call: ToolCall, record: ToolRecord) -> None:
-        message = f"no tool named '{call.tool}' is available"
+        near = nearest_names(call.tool, self.registry.names())
+        message = f"no tool named '{call.tool}' is available" + (
+            f" (did you mean {' or '.join(repr(n) for n in near)}?)" if near else "")
         if group.missing is Missing.FAIL:
             self._fail(record, message)
         elif group.missing is Missing.SKIP:
@@ -221,12 +234,54 @@ class ToolCaller:
 
     def _context(self, scope: CallScope, record: ToolRecord) -> ToolContext:
         port = ObservedPort(self, scope, record)
+
+        window = [0.0, 0.0]  # this second's start, and the reports published in it
+
+        def progress(done: float, total: float | None, message: str | None) -> None:
+            now = self.clock()
+            if now - window[0] >= 1.0:
+                window[0], window[1] = now, 0.0
+            window[1] += 1
+            # A server that reports thousands of times a second is kept on the record, but published
+            # at most PROGRESS_PER_SECOND times a second (the last report always reaches the record).
+            self.progress(scope, record, done, total, message, publish=window[1] <= PROGRESS_PER_SECOND)
+
+        def log(level: str, text: str) -> None:
+            self.log(scope, record, level, text)
+
         return ToolContext(
             run_id=scope.run_id, tool_call_id=record.tool_call_id, tool_name=record.tool,
             sequence_name=scope.sequence_name, group_name=scope.group.name,
             interactions=port, elicitation=InboxElicitationHandler(port),
             deadline=scope.deadline, call_sequence=scope.call_sequence, depth=scope.depth,
+            progress=progress, log=log,
         )
+
+    def progress(self, scope: CallScope, record: ToolRecord, done: float, total: float | None,
+                 message: str | None, *, publish: bool = True) -> None:
+        """The tool reports how far it has come: kept on its record (not saved for each report: the
+        next save takes it along) and published as `tool.progress`."""
+        if record.finished_at is not None or not _finite(done) or (total is not None and not _finite(total)):
+            return
+        message = message[:MAX_LOG_TEXT] if message else None
+        record.progress = ToolProgressState(progress=done, total=total if total and total > 0 else None,
+                                            message=message)
+        if publish:
+            self._publish(ToolProgress, scope, record, progress=done, total=record.progress.total, message=message)
+
+    def log(self, scope: CallScope, record: ToolRecord, level: str, text: str) -> None:
+        """A line for the tool's log in the run record (bounded), published as `tool.log`."""
+        if record.finished_at is not None:
+            return
+        if len(record.log) >= MAX_LOG_LINES:
+            if len(record.log) == MAX_LOG_LINES:
+                record.log.append(LogLine(at=self.clock(), level="warning",
+                                          text=f"(more than {MAX_LOG_LINES} lines: the rest is not kept)"))
+            return
+        text = text if len(text) <= MAX_LOG_TEXT else text[:MAX_LOG_TEXT] + " …"
+        record.log.append(LogLine(at=self.clock(), level=level[:20], text=text))
+        self._publish(ToolLog, scope, record, level=level[:20], message=text)
+        scope.save_soon()
 
     # -- approval ------------------------------------------------------------------------------
     async def _approve(self, scope: CallScope, tool: Tool, args: dict[str, Any], record: ToolRecord,

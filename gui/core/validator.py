@@ -46,6 +46,7 @@ class CatalogView:
     sequence_names: frozenset[str] = frozenset()
     calls: Mapping[str, frozenset[str]] = field(default_factory=dict)
     tool_exists: Callable[[str], bool] | None = None
+    tool_names: Callable[[], list[str]] | None = None  # every known name, for "did you mean …?"
     validate_args: Callable[[str, dict[str, Any]], None] | None = None
     # (tool, args, the group's input types) -> (what the tool calls itself, the type it gives back)
     result_type: Callable[[str, dict[str, Any], Mapping[str, SlotType]], tuple[str, SlotType] | None] | None = None

@@ -13,6 +13,7 @@ from gui.core.model import SlotType, ToolCall
 from gui.core.parser import split_tools
 from gui.core.result_types import mismatch
 from gui.core.substitution import references
+from gui.core.tool_info import nearest_names
 
 if TYPE_CHECKING:
     from gui.core.validator import CatalogView
@@ -133,8 +134,10 @@ class ToolChecks:
         if exists is None:
             return
         if not exists(name):
+            near = nearest_names(name, self.catalog.tool_names()) if self.catalog.tool_names is not None else []
+            hint = f" (did you mean {' or '.join(repr(n) for n in near)}? seq_tools lists them)" if near else ""
             self.warn((*loc, "tool"), "unknown-tool",
-                      f"no tool named '{name}' is available now; if its server is offline the group's "
+                      f"no tool named '{name}' is available now{hint}; if its server is offline the group's "
                       '"missing" rule decides at run time', offset)
             return
         if not has_refs and self.catalog.validate_args is not None:

@@ -38,20 +38,27 @@ from mcp_types import (
     ElicitResult,
     ErrorData,
     Implementation,
+    LoggingMessageNotificationParams,
+    PromptListChangedNotification,
     ToolListChangedNotification,
 )
 
+import gui
 from gui.core.elicitation import ElicitationHandler
-from gui.core.registry import Registry, ToolContext, ToolError
+from gui.core.registry import Registry, Tool, ToolContext, ToolError
 from gui.mcp.config import McpServerConfig
 from gui.mcp.elicit import CallInfo, ask_handler, to_request, to_result
+from gui.mcp.listen import follow_changes
+from gui.mcp.notices import call_error_words, deliver_log, progress_reporter
+from gui.mcp.prompts import McpPromptTool, list_prompts
+from gui.mcp.reads import ServerReads
 from gui.mcp.tool import McpTool
 from gui.mcp.watch import watched
 
 log = logging.getLogger(__name__)
 
 ConnectionStatus = Literal["connecting", "connected", "down", "disabled"]
-CLIENT_INFO = Implementation(name="seqdesk", version="0.1.0")
+CLIENT_INFO = Implementation(name="seqdesk", version=gui.__version__)
 _STDERR_TAIL = 4000
 
 
@@ -73,12 +80,13 @@ class _Call:
     info: CallInfo
     handler: ElicitationHandler | None
     done: asyncio.Event = field(default_factory=asyncio.Event)
+    ctx: ToolContext | None = None
 
 
 _CURRENT_CALL: ContextVar[_Call | None] = ContextVar("seqdesk_mcp_call", default=None)
 
 
-class McpConnection:
+class McpConnection(ServerReads):
     def __init__(self, config: McpServerConfig, registry: Registry, elicitation_handler: ElicitationHandler, *,
                  backoff: tuple[float, float] = (1.0, 30.0), connect_timeout: float = 30.0,
                  on_change: Callable[[ConnectionState], None] | None = None) -> None:
@@ -213,7 +221,12 @@ class McpConnection:
                     self._protocol = client.protocol_version
                     self._last_error = None
                     self._set("connected")
-                    await self._serve(client, ended)
+                    follower = asyncio.create_task(follow_changes(client, self._changed_list, server=self.name))
+                    try:
+                        await self._serve(client, ended)
+                    finally:
+                        follower.cancel()
+                        await asyncio.gather(follower, return_exceptions=True)
             if scope.cancelled_caught:
                 return self._with_stderr(f"no answer within {self.connect_timeout:g} s"), connected
         except Exception as exc:  # every failure of a server is a state, never a crash of the app
@@ -264,7 +277,8 @@ class McpConnection:
                                                env=dict(self.config.env) or None, cwd=self.config.cwd)
                 inner = stdio_client(params, errlog=self._stderr)
             client = Client(watched(inner, on_end), mode=self.config.protocol, elicitation_callback=self._on_elicit,
-                            message_handler=self._on_message, client_info=CLIENT_INFO, cache=None)
+                            message_handler=self._on_message, logging_callback=self._on_log, log_level="info",
+                            client_info=CLIENT_INFO, cache=None)
             yield await stack.enter_async_context(client)
 
     async def _load_tools(self, client: Client) -> None:
@@ -275,9 +289,11 @@ class McpConnection:
             cursor = page.next_cursor
             if cursor is None:
                 break
+        prompts = await list_prompts(client, self.name)
         if self._stopping:  # withdrawn while listing: its tools must not come back
             return
-        tools = [McpTool(self, t, trusted=self.config.trusted) for t in remote]
+        tools: list[Tool] = [McpTool(self, t, trusted=self.config.trusted) for t in remote]
+        tools += [McpPromptTool(self, p, trusted=self.config.trusted) for p in prompts]
         names = tuple(sorted(t.name for t in tools))
         for gone in set(self._tools) - set(names):
             self.registry.remove(gone)
@@ -314,18 +330,18 @@ class McpConnection:
         if client is None or self._status != "connected":
             why = f" ({self._last_error})" if self._last_error else ""
             raise ToolError(f"the MCP server '{self.name}' is not connected{why}")
-        call = _Call(CallInfo(ctx.run_id, ctx.tool_call_id, ctx.tool_name, ctx.deadline), ctx.elicitation)
+        call = _Call(CallInfo(ctx.run_id, ctx.tool_call_id, ctx.tool_name, ctx.deadline), ctx.elicitation, ctx=ctx)
         self._calls.add(call)
         self._idle.clear()
         token = _CURRENT_CALL.set(call)
         try:
-            return await client.call_tool(remote_name, args)
+            return await client.call_tool(remote_name, args, progress_callback=progress_reporter(ctx))
         except MCPError as exc:
             if exc.code == CONNECTION_CLOSED:
                 self._lost(self._ended)
                 raise ToolError(self._with_stderr(f"the MCP server '{self.name}' stopped during the call "
                                                   "(it exited or crashed)")) from None
-            raise ToolError(f"{self.name}.{remote_name}: {exc.message}") from None
+            raise ToolError(f"{self.name}.{remote_name}: {call_error_words(self.name, exc.message)}") from None
         except InputRequiredRoundsExceededError:
             raise ToolError(f"{self.name}.{remote_name}: the server kept asking for input without finishing") from None
         except httpx2.TransportError as exc:
@@ -355,8 +371,16 @@ class McpConnection:
         response = await ask_handler(handler, request, gone)
         return to_result(self.name, plan, response)
 
+    async def _on_log(self, params: LoggingMessageNotificationParams) -> None:
+        """A log message goes to the log of the call it belongs to. The protocol does not say which
+        call sent it: with one call in flight it is that one's; with several, each of them gets it."""
+        deliver_log(self.name, params, [c.ctx for c in self._calls if c.ctx is not None])
+
+    def _changed_list(self, _what: str) -> None:
+        self.refresh_tools()  # tools and prompts are listed together
+
     async def _on_message(self, message: Any) -> None:
-        if isinstance(message, ToolListChangedNotification):
+        if isinstance(message, ToolListChangedNotification | PromptListChangedNotification):
             self.refresh_tools()
         elif isinstance(message, Exception):
             log.info("MCP server %s: transport error: %s", self.name, message)

@@ -12,9 +12,11 @@ import logging
 from collections.abc import Callable
 
 from gui.core.elicitation import ElicitationHandler
-from gui.core.registry import Registry
+from gui.core.registry import JsonValue, Registry, ToolError
+from gui.core.tool_info import ServerInfo
 from gui.mcp.client import ConnectionState, McpConnection
 from gui.mcp.config import McpConfigError, McpServerConfig, McpSettingsStore
+from gui.mcp.tool import resource_part
 
 log = logging.getLogger(__name__)
 
@@ -93,6 +95,21 @@ class McpManager:
     def get(self, name: str) -> McpConnection | None:
         return self._connections.get(name)
 
+    # -- resources (the port `mcp_resource` reads through) -------------------------------------
+    def server_names(self) -> list[str]:
+        return sorted(self._connections)
+
+    async def read_resource(self, server: str, uri: str) -> JsonValue:
+        """A resource of `server` by URI: its text, or `{"text", "content"}` for binary or mixed contents."""
+        conn = self._connections.get(server)
+        if conn is None:
+            raise ToolError(f"there is no MCP server named '{server}'")
+        result = await conn.read_resource(uri)
+        parts = [resource_part(c) for c in result.contents]
+        if parts and all("text" in p for p in parts):
+            return "\n".join(str(p["text"]) for p in parts)
+        return {"text": "\n".join(str(p.get("text", "")) for p in parts if "text" in p), "content": parts}
+
     async def wait_settled(self, timeout: float = 10.0) -> list[ConnectionState]:
         """Wait (at most `timeout` s) until no server is still connecting; the states then."""
         waits = [c.wait_for("connected", "down", "disabled", timeout=timeout) for c in self._connections.values()]
@@ -101,6 +118,11 @@ class McpManager:
 
     def states(self) -> list[ConnectionState]:
         return [c.state for _, c in sorted(self._connections.items())]
+
+    def server_infos(self) -> list[ServerInfo]:
+        """The states as the tool listing shows them (no settings, so no secret)."""
+        return [ServerInfo(name=s.name, status=s.status, last_error=s.last_error, protocol=s.protocol,
+                           tools=len(s.tools)) for s in self.states()]
 
     def _notify(self, state: ConnectionState) -> None:
         for listener in list(self._listeners):

@@ -20,17 +20,21 @@ from typing import Annotated, Any
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp_types import CallToolResult, TextContent, ToolAnnotations
-from pydantic import Field
+from pydantic import Field, WithJsonSchema
 
+import gui
 from gui.core.documents import summary
 from gui.core.engine import WhenCallError
 from gui.core.errors import DslError, Problem
-from gui.core.events import Event, GroupFinished, ToolWaiting
+from gui.core.events import Event, GroupFinished, ToolProgress, ToolWaiting
 from gui.core.operations import OperationError, Operations
 from gui.core.records import RunRecord
 from gui.core.run_args import RunArgsError
+from gui.core.tool_info import short_list
+from gui.mcp.server_schemas import GROUPS_SCHEMA, DeletedOut, HelpText, RunOut, SavedOut, SequenceList, ToolsOut
 
 EngineFactory = Callable[[], Awaitable[Operations]]
+FAILED_RUN = frozenset({"failed", "stopped", "interrupted"})
 SEE_HELP = "Call seq_help first: it explains the sequence format with an example you can copy."
 INSTRUCTIONS = ("SeqDesk runs tool sequences: groups run one after another, the tools of a group at the same "
                 "time. " + SEE_HELP + " Steps that need approval wait until a person answers in SeqDesk.")
@@ -61,10 +65,11 @@ class _Once:
         return self._ops
 
 
-def ok(data: Any) -> CallToolResult:
+def ok(data: Any, *, error: bool = False) -> CallToolResult:
     text = data if isinstance(data, str) else json.dumps(data, ensure_ascii=False, indent=2)
     structured = data if isinstance(data, dict) else None
-    return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=structured)
+    return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=structured,
+                          is_error=error)
 
 
 def failed(message: str) -> CallToolResult:
@@ -81,28 +86,43 @@ def problems_text(problems: list[Problem], what: str = "the sequence was not sav
 def build_server(open_engine: EngineFactory) -> MCPServer:
     """The MCP server. `open_engine` gives an `Engine` or `Operations` (the app's, through its HTTP
     API, when the app holds the data folder); it is awaited once, on the first call."""
-    server = MCPServer("seqdesk", instructions=INSTRUCTIONS)
+    server = MCPServer("seqdesk", title="SeqDesk", version=gui.__version__, instructions=INSTRUCTIONS)
     operations = _Once(open_engine)
 
-    @server.tool(description="List the saved sequences with their groups, inputs and outputs. " + SEE_HELP,
-                 annotations=_READ)
-    async def seq_list() -> CallToolResult:
+    @server.tool(title="List saved sequences", annotations=_READ,
+                 description="List the saved sequences with their groups, inputs and outputs. " + SEE_HELP)
+    async def seq_list() -> Annotated[CallToolResult, SequenceList]:
         return ok({"sequences": await (await operations()).list_sequences()})
 
-    @server.tool(description="The sequence format, its common mistakes and a complete example. Read it before "
-                             "seq_create.", annotations=_READ)
-    async def seq_help() -> CallToolResult:
-        return ok((await operations()).help())
+    @server.tool(title="How to write a sequence", annotations=_READ,
+                 description="The sequence format, its common mistakes, a complete example, and the tools "
+                             "available now. Read it before seq_create.")
+    async def seq_help() -> Annotated[CallToolResult, HelpText]:
+        ops = await operations()
+        text = ops.help() + short_list(await ops.list_tools())
+        return CallToolResult(content=[TextContent(type="text", text=text)], structured_content={"help": text})
 
-    @server.tool(description="Create or replace a sequence. Give groups (an array) OR file (a path to a JSON "
-                             "document), exactly one. Every mistake is listed at once. " + SEE_HELP,
-                 annotations=_WRITE)
+    @server.tool(title="List the tools a sequence can use", annotations=_READ,
+                 description="Every tool a sequence can use now, built in and from MCP servers: its name (write it "
+                             'as "tool" in a step), title, description, input schema, result type, whether it asks '
+                             "a person first, and its server's state. Servers that are down are listed with why. "
+                             + SEE_HELP)
+    async def seq_tools() -> Annotated[CallToolResult, ToolsOut]:
+        try:
+            listing = await (await operations()).list_tools()
+        except OperationError as exc:
+            return failed(str(exc))
+        return ok(listing.to_json())
+
+    @server.tool(title="Create or replace a sequence", annotations=_WRITE,
+                 description="Create or replace a sequence. Give groups (an array) OR file (a path to a JSON "
+                             "document), exactly one. Every mistake is listed at once. " + SEE_HELP)
     async def seq_create(
         name: Annotated[str | None, Field(description="the sequence's name (optional with file)")] = None,
         description: Annotated[str, Field(description="what the sequence does")] = "",
-        groups: Annotated[list[Any] | str | None, Field(description="the groups, as in seq_help")] = None,
+        groups: Annotated[list[Any] | str | None, WithJsonSchema(GROUPS_SCHEMA)] = None,
         file: Annotated[str | None, Field(description="path of a JSON file holding the whole sequence")] = None,
-    ) -> CallToolResult:
+    ) -> Annotated[CallToolResult, SavedOut]:
         if isinstance(groups, str):
             try:
                 groups = json.loads(groups)
@@ -116,10 +136,11 @@ def build_server(open_engine: EngineFactory) -> MCPServer:
             return failed(str(exc))
         return ok({**summary(saved.sequence), "saved": True, "warnings": [str(w) for w in saved.warnings]})
 
-    @server.tool(description="Run a saved sequence (its groups in order) and wait for its end; returns the run "
-                             "record. Steps that need approval wait for a person in SeqDesk. " + SEE_HELP,
-                 annotations=_RUN)
-    async def seq_run(name: Name, ctx: Context, args: Args = None) -> CallToolResult:
+    @server.tool(title="Run a saved sequence", annotations=_RUN,
+                 description="Run a saved sequence (its groups in order) and wait for its end; returns the run "
+                             "record (an error when the run did not succeed). Steps that need approval wait for a "
+                             "person in SeqDesk. " + SEE_HELP)
+    async def seq_run(name: Name, ctx: Context, args: Args = None) -> Annotated[CallToolResult, RunOut]:
         ops = await operations()
         saved = await ops.list_sequences()
         if name not in {s["name"] for s in saved}:
@@ -128,19 +149,22 @@ def build_server(open_engine: EngineFactory) -> MCPServer:
             return failed(f"there is no saved sequence named '{name}'{hint}; seq_list shows them")
         return await _call(ops, name, args or {}, ctx)
 
-    @server.tool(description="Call one group, or a whole sequence, by name with args; waits for the end and "
-                             "returns the run record. " + SEE_HELP, annotations=_RUN)
-    async def seq_call(name: Target, ctx: Context, args: Args = None) -> CallToolResult:
+    @server.tool(title="Call a group or sequence", annotations=_RUN,
+                 description="Call one group, or a whole sequence, by name with args; waits for the end and "
+                             "returns the run record (an error when the run did not succeed). " + SEE_HELP)
+    async def seq_call(name: Target, ctx: Context, args: Args = None) -> Annotated[CallToolResult, RunOut]:
         return await _call(await operations(), name, args or {}, ctx)
 
-    @server.tool(description="Call a group or sequence only when a condition over args holds, such as "
-                             '"$args.n > 3". Returns the run record, or called=false. ' + SEE_HELP, annotations=_RUN)
+    @server.tool(title="Call when a condition holds", annotations=_RUN,
+                 description="Call a group or sequence only when a condition over args holds, such as "
+                             '"$args.n > 3". Returns the run record, or called=false. ' + SEE_HELP)
     async def seq_when_call(name: Target, when: Annotated[str, Field(description='a condition: "$args.n > 3"')],
-                            ctx: Context, args: Args = None) -> CallToolResult:
+                            ctx: Context, args: Args = None) -> Annotated[CallToolResult, RunOut]:
         return await _call(await operations(), name, args or {}, ctx, when=when)
 
-    @server.tool(description="Delete a saved sequence by name. " + SEE_HELP, annotations=_DELETE)
-    async def seq_delete(name: Name) -> CallToolResult:
+    @server.tool(title="Delete a sequence", annotations=_DELETE,
+                 description="Delete a saved sequence by name. " + SEE_HELP)
+    async def seq_delete(name: Name) -> Annotated[CallToolResult, DeletedOut]:
         try:
             deleted = await (await operations()).delete(name)
         except OperationError as exc:
@@ -172,7 +196,8 @@ async def _call(ops: Operations, name: str, args: dict[str, Any], ctx: Context, 
         return failed(str(exc))
     if record is None:
         return ok({"called": False, "reason": f"the condition `{when}` is false"})
-    return ok(record.to_summary_json())
+    # A run that did not succeed is an error the agent must notice (the record still says why).
+    return ok(record.to_summary_json(), error=record.status in FAILED_RUN)
 
 
 class _Progress:
@@ -219,6 +244,9 @@ def _progress_message(event: Event) -> str | None:
     if isinstance(event, ToolWaiting):
         return (f"'{event.tool_name}' waits for a person: approve or answer it in SeqDesk "
                 f"(interaction {event.interaction_id})")
+    if isinstance(event, ToolProgress):
+        of = f" of {event.total:g}" if event.total else ""
+        return f"'{event.tool_name}' {event.progress:g}{of}" + (f": {event.message}" if event.message else "")
     if type(event) is GroupFinished:
         return f"group '{event.group_name}' {event.status}"
     return None

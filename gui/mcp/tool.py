@@ -1,12 +1,15 @@
 """One tool of an MCP server as a SeqDesk `Tool`: named `<server>.<tool>`, checked by its JSON schema.
 
 Safety comes from the server's own annotations only when the person trusts the server: a trusted
-server's `readOnlyHint` tools run without asking and beside other tools; everything else, and every
-tool of an untrusted server, asks first (a tool approval showing the validated input) and runs alone.
+server's `readOnlyHint` tools run without asking and beside other tools, except those that say
+`openWorldHint: true` (they reach outside the machine, as a fetch does, and can carry data away):
+those ask unless the person allowed them (an approval rule). Everything else, and every tool of an
+untrusted server, asks first (a tool approval showing the validated input) and runs alone.
 The call itself goes through the `McpConnection` that listed the tool. A result's structured
 content is the step's value; when a server wrapped a plain value as `{"result": …}` (the Python SDK
 does this for every non-object return, and says so with an output schema holding only `result`),
-the plain value is the step's value, so a tool that returns text fills a `string` slot.
+the plain value is the step's value, so a tool that returns text fills a `string` slot. Images,
+audio and resources in a result are kept (`gui.core.media`), never dropped.
 """
 
 from __future__ import annotations
@@ -16,9 +19,19 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 import jsonschema
-from mcp_types import CallToolResult, EmbeddedResource, TextContent, TextResourceContents
+from mcp_types import (
+    AudioContent,
+    BlobResourceContents,
+    CallToolResult,
+    EmbeddedResource,
+    ImageContent,
+    ResourceLink,
+    TextContent,
+    TextResourceContents,
+)
 from mcp_types import Tool as RemoteTool
 
+from gui.core.media import MAX_MEDIA_CHARS, content_value, media_part
 from gui.core.model import SlotType
 from gui.core.registry import JsonValue, Tool, ToolArgumentError, ToolContext, ToolError
 
@@ -28,6 +41,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 _OBJECT = {"type": "object"}
+MAX_RESULT_MEDIA = 3 * MAX_MEDIA_CHARS  # base64 characters of media kept from one answer
 
 
 class McpTool(Tool):
@@ -36,19 +50,34 @@ class McpTool(Tool):
         self.server = connection.config.name
         self.remote_name = remote.name
         self.name = f"{self.server}.{remote.name}"
-        text = remote.description or (remote.annotations.title if remote.annotations else None) or remote.title
+        title = remote.title or (remote.annotations.title if remote.annotations else None)
+        self._title = title or self.name
+        text = remote.description or title
         self.description = text or f"the tool '{remote.name}' of the MCP server '{self.server}'"
         read_only = bool(remote.annotations is not None and remote.annotations.read_only_hint is True)
+        open_world = bool(remote.annotations is not None and remote.annotations.open_world_hint is True)
         self.read_only_hint = read_only
+        self.open_world_hint = open_world
+        # A read-only tool that reaches outside the machine (a fetch) can still carry data away:
+        # it asks even on a trusted server, unless the person allowed it (an approval rule).
         self.concurrency_safe = trusted and read_only
-        self.approval = "none" if self.concurrency_safe else "tool"
+        self.approval = "none" if self.concurrency_safe and not open_world else "tool"
         self._schema: dict[str, Any] = dict(remote.input_schema or _OBJECT)
+        self._output_schema = dict(remote.output_schema) if isinstance(remote.output_schema, dict) else None
         self._validator = _validator(self.name, self._schema)
         self._wrapped = _wraps_result(remote.output_schema)
         self.result_type = _result_type(remote.output_schema, self._wrapped)
 
     def input_schema(self) -> dict[str, Any]:
         return self._schema
+
+    def output_schema(self) -> dict[str, Any] | None:
+        return self._output_schema
+
+    @property
+    def title(self) -> str:
+        """The server's title for it ("Get the time"), else its name."""
+        return self._title
 
     def result_type_for(self, args: dict[str, JsonValue], ins: Mapping[str, SlotType]) -> SlotType | None:
         """What its `outputSchema` promises (unknown without one)."""
@@ -104,21 +133,55 @@ def _validator(name: str, schema: dict[str, Any]) -> jsonschema.protocols.Valida
 
 
 def result_value(name: str, result: CallToolResult, *, wrapped: bool = False) -> JsonValue:
-    """Structured content as an object (unwrapped if `wrapped`), else the text blocks joined; an error raises."""
-    text = "\n".join(t for t in (_text(block) for block in result.content) if t)
+    """Structured content as an object (unwrapped if `wrapped`); else the text blocks joined, or, when
+    images, audio or resources came back too, `{"text", "content"}` keeping them (`gui.core.media`).
+    An error raises, with the server's text."""
+    parts = keep_within(MAX_RESULT_MEDIA, [block_part(block) for block in result.content])
     if result.is_error:
+        text = "\n".join(p.get("text") or "" for p in parts if p["type"] == "text")
         raise ToolError(f"{name}: {text or 'the tool reported an error without saying why'}")
     structured = result.structured_content
     if structured is not None:
         return structured["result"] if wrapped and list(structured) == ["result"] else structured
-    return text
+    return content_value(parts)
 
 
-def _text(block: Any) -> str:
+def keep_within(limit: int, parts: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Media data past `limit` characters in all (many pictures in one answer) is dropped, saying why."""
+    used = 0
+    for part in parts:
+        data = part.get("data")
+        if isinstance(data, str):
+            used += len(data)
+            if used > limit:
+                del part["data"]
+                part["omitted"] = "the answer held more pictures and sounds than a run record keeps"
+    return parts
+
+
+def block_part(block: Any) -> dict[str, Any]:
+    """One content block as a part of a result (`gui.core.media`)."""
     if isinstance(block, TextContent):
-        return block.text
-    if isinstance(block, EmbeddedResource) and isinstance(block.resource, TextResourceContents):
-        return block.resource.text
+        return {"type": "text", "text": block.text}
+    if isinstance(block, ImageContent | AudioContent):
+        return media_part(block.type, block.data, block.mime_type)
+    if isinstance(block, ResourceLink):
+        link = {"type": "resource_link", "uri": str(block.uri), "name": block.name, "title": block.title,
+                "description": block.description, "mime_type": block.mime_type}
+        return {k: v for k, v in link.items() if v is not None}
+    if isinstance(block, EmbeddedResource):
+        return resource_part(block.resource)
     kind = getattr(block, "type", "content")
-    mime = getattr(block, "mime_type", None)
-    return f"[{kind}{' ' + mime if mime else ''} not shown]"
+    return {"type": "text", "text": f"[{kind} content this version cannot show]"}
+
+
+def resource_part(resource: TextResourceContents | BlobResourceContents) -> dict[str, Any]:
+    part: dict[str, Any] = {"type": "resource", "uri": str(resource.uri)}
+    if resource.mime_type:
+        part["mime_type"] = resource.mime_type
+    if isinstance(resource, TextResourceContents):
+        part["text"] = resource.text
+    else:
+        part.update({k: v for k, v in media_part("resource", resource.blob, resource.mime_type).items()
+                     if k in ("data", "omitted")})
+    return part

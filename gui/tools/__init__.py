@@ -13,6 +13,7 @@ from gui.tools.echo import Echo
 from gui.tools.file_read import FileRead
 from gui.tools.file_write import FileWrite
 from gui.tools.http_get import HttpGet
+from gui.tools.mcp_resource import McpResource
 from gui.tools.seq_call import SeqCall
 from gui.tools.sleep import Sleep
 
@@ -23,6 +24,7 @@ __all__ = [
     "FileRead",
     "FileWrite",
     "HttpGet",
+    "McpResource",
     "SeqCall",
     "Sleep",
     "builtin_tools",
@@ -32,7 +34,7 @@ __all__ = [
 
 def builtin_tools() -> list[Tool]:
     """A fresh instance of every built-in tool."""
-    return [CmdRun(), FileRead(), FileWrite(), HttpGet(), AskUser(), Sleep(), Echo(), SeqCall()]
+    return [CmdRun(), FileRead(), FileWrite(), HttpGet(), AskUser(), Sleep(), Echo(), SeqCall(), McpResource()]
 
 
 def default_registry() -> Registry:

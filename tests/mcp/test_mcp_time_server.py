@@ -86,3 +86,15 @@ async def test_literal_arguments_are_checked_against_the_schema_when_saving(conn
     assert [p.code for p in result.errors] == ["bad-args"]
     assert "'timezone' is a required property" in result.errors[0].message
 
+
+
+async def test_the_tool_listing_shows_the_time_servers_tools(connect, engine):
+    from gui.core.tool_info import ServerInfo
+
+    conn = await connect(time_config())
+    engine.server_states = lambda: [ServerInfo(name="time", status=conn.state.status, tools=len(conn.state.tools))]
+    listing = await engine.list_tools()
+    tool = next(t for t in listing.tools if t.name == "time.get_current_time")
+    assert (tool.server, tool.server_state, tool.asks_first, tool.result_type) == ("time", "connected", True, "object")
+    assert tool.output_schema is not None and "timezone" in tool.output_schema["properties"]
+    assert listing.servers[0].tools == 2

@@ -59,7 +59,8 @@ def test_results_are_structured_content_else_joined_text_and_errors_raise_with_t
     assert result_value("s.t", CallToolResult(content=text)) == "a\nb"
     assert result_value("s.t", CallToolResult(content=text, structured_content={"k": 1})) == {"k": 1}
     image = ImageContent(type="image", data="AAAA", mime_type="image/png")
-    assert result_value("s.t", CallToolResult(content=[image])) == "[image image/png not shown]"
+    assert result_value("s.t", CallToolResult(content=[image])) == {
+        "text": "", "content": [{"type": "image", "mime_type": "image/png", "data": "AAAA"}]}
     with pytest.raises(ToolError, match="s.t: no such zone"):
         result_value("s.t", CallToolResult(content=[TextContent(type="text", text="no such zone")], is_error=True))
 
@@ -86,3 +87,49 @@ def test_a_value_the_server_wrapped_as_result_is_unwrapped_only_when_its_output_
 def test_the_result_type_comes_from_the_output_schema_so_the_editor_can_warn_early(output_schema, expected):
     remote = RemoteTool(name="now", input_schema=SCHEMA, output_schema=output_schema)
     assert McpTool(FakeConnection(), remote, trusted=False).result_type == expected  # type: ignore[arg-type]
+
+
+def test_images_audio_and_resource_links_are_kept_with_the_text_and_bad_media_is_refused():
+    from mcp_types import AudioContent, EmbeddedResource, ResourceLink, TextResourceContents
+
+    from gui.core.media import parts_of, safe_link
+
+    blocks = [TextContent(type="text", text="see"), ImageContent(type="image", data="iVBORw0=", mime_type="image/png"),
+              AudioContent(type="audio", data="UklGRg==", mime_type="audio/wav"),
+              ResourceLink(type="resource_link", uri="https://example.com/r", name="report", title="The report"),
+              EmbeddedResource(type="resource", resource=TextResourceContents(uri="file:///a.txt", text="A")),
+              ImageContent(type="image", data="not base64!", mime_type="text/html\"><script>")]
+    value = result_value("s.t", CallToolResult(content=blocks))
+    assert value["text"] == "see"
+    parts = parts_of(value)
+    assert parts is not None and [p["type"] for p in parts] == [
+        "text", "image", "audio", "resource_link", "resource", "image"]
+    assert parts[1] == {"type": "image", "mime_type": "image/png", "data": "iVBORw0="}
+    assert parts[3] == {"type": "resource_link", "uri": "https://example.com/r", "name": "report",
+                        "title": "The report"}
+    assert parts[4] == {"type": "resource", "uri": "file:///a.txt", "text": "A"}
+    assert parts[5]["mime_type"] == "application/octet-stream"
+    assert "data" not in parts[5] and parts[5]["omitted"]
+    assert safe_link("https://example.com/r") and safe_link("javascript:alert(1)") is None
+    assert safe_link("file:///etc/passwd") is None
+
+
+def test_a_trusted_read_only_tool_that_reaches_outside_asks_first():
+    from mcp_types import ToolAnnotations
+
+    fetch = RemoteTool(name="fetch", input_schema=SCHEMA,
+                       annotations=ToolAnnotations(read_only_hint=True, open_world_hint=True))
+    local = RemoteTool(name="peek", input_schema=SCHEMA, annotations=ToolAnnotations(read_only_hint=True))
+    assert McpTool(FakeConnection(), fetch, trusted=True).approval == "tool"  # type: ignore[arg-type]
+    assert McpTool(FakeConnection(), local, trusted=True).approval == "none"  # type: ignore[arg-type]
+    assert McpTool(FakeConnection(), fetch, trusted=False).approval == "tool"  # type: ignore[arg-type]
+
+
+def test_an_answer_with_more_media_than_a_record_keeps_drops_the_rest_saying_why():
+    from gui.core.media import MAX_MEDIA_CHARS
+
+    big = "A" * (MAX_MEDIA_CHARS - 4)
+    blocks = [ImageContent(type="image", data=big, mime_type="image/png") for _ in range(5)]
+    parts = result_value("s.t", CallToolResult(content=blocks))["content"]
+    assert ["data" in p for p in parts] == [True, True, True, False, False]
+    assert "more pictures and sounds" in parts[3]["omitted"]

@@ -20,6 +20,7 @@ EXPECTED = {
     "sleep": ("none", True),
     "echo": ("none", True),
     "seq_call": ("none", True),
+    "mcp_resource": ("tool", True),
 }
 
 

@@ -30,6 +30,8 @@ def friendly_title(tool: Any) -> str:
 
 def source_words(tool: Any) -> str:
     server = getattr(tool, "server", None)
+    if getattr(tool, "kind", None) == "prompt":
+        return f"a text template from the server {server}: its text feeds a later step"
     return f"from the server {server}" if server else "built in"
 
 

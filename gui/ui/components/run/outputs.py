@@ -11,7 +11,9 @@ from typing import Any
 
 from nicegui import ui
 
+from gui.core.media import parts_of
 from gui.ui.components.run.json import JsonBlock
+from gui.ui.components.run.result_media import MediaView
 
 
 class RunOutputs(ui.column):
@@ -41,7 +43,7 @@ class RunOutputs(ui.column):
             for name, value in outputs.items():
                 with ui.column().classes("w-full gap-0").mark(f"output-{name}"):
                     ui.label(name).classes("font-medium font-mono")
-                    JsonBlock(value)
+                    MediaView(value) if parts_of(value) is not None else JsonBlock(value)
 
     @staticmethod
     def _copy(text: str) -> None:

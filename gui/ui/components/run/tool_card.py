@@ -12,10 +12,13 @@ from typing import Any
 
 from nicegui import ui
 
+from gui.core.media import parts_of
 from gui.core.records import ToolRecord
 from gui.ui.components.run.json import JsonBlock
+from gui.ui.components.run.result_media import MediaView, media_preview
 from gui.ui.components.run.retry import RetryInfo, ToolKey, is_retrying, retry_words
 from gui.ui.components.run.status import StatusChip, duration_words, preview, tool_state
+from gui.ui.components.run.tool_progress import ToolProgressBar
 
 SELECTED = "outline outline-2 outline-blue-500 dark:outline-blue-400"
 
@@ -70,6 +73,7 @@ class ToolCard(ui.card):
                 self._link = ui.link("Review request", "/inbox").classes(
                     "text-violet-700 dark:text-violet-300 font-medium").mark("inbox-link")
             self._note = ui.label().classes("text-sm break-words")
+            self._progress = ToolProgressBar()
             if tool.as_:
                 ui.label(f"saved to “{tool.as_}”").classes("text-xs text-gray-500 dark:text-gray-400")
             self._extra = ui.column().classes("w-full gap-1")
@@ -92,6 +96,7 @@ class ToolCard(ui.card):
     def show(self, tool: ToolRecord, now: float, retry: RetryInfo | None = None) -> None:
         retrying = is_retrying(tool, retry)
         state = "retrying" if retrying else tool_state(tool)
+        self._progress.show(tool)
         words = elapsed_words(tool, now)
         if self._time.text != words:
             self._time.text = words
@@ -130,7 +135,8 @@ class ToolCard(ui.card):
         if state in ("skipped", "degraded", "cancelled"):
             return tool.reason or tool.error or "", "text-gray-600 dark:text-gray-400"
         if state == "succeeded" and not self.detail:
-            return preview(tool.result), "font-mono text-gray-800 dark:text-gray-200 break-all"
+            shown = media_preview(tool.result) or preview(tool.result)
+            return shown, "font-mono text-gray-800 dark:text-gray-200 break-all"
         return "", ""
 
     def _draw_detail(self, tool: ToolRecord) -> None:
@@ -144,6 +150,6 @@ class ToolCard(ui.card):
             JsonBlock(tool.original_args, max_height="10rem").mark("original-args")
         if tool.status == "succeeded":
             ui.label("Result").classes("text-xs text-gray-500 dark:text-gray-400")
-            JsonBlock(tool.result, max_height="14rem")
+            MediaView(tool.result) if parts_of(tool.result) else JsonBlock(tool.result, max_height="14rem")
         if tool.interaction_id and tool.status != "waiting":
             ui.link("Its request in the inbox", inbox_path(tool.interaction_id)).classes("text-xs")

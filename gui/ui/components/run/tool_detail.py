@@ -13,6 +13,7 @@ from typing import Any
 from nicegui import ui
 
 from gui.core.records import GroupRecord, ToolRecord
+from gui.ui.components.run.result_media import ToolLogView
 from gui.ui.components.run.retry import RetryInfo, is_retrying, retry_words
 from gui.ui.components.run.status import StatusChip, clock_words, duration_words, tool_state
 from gui.ui.components.run.tool_card import inbox_path
@@ -46,7 +47,7 @@ class ToolDetail(ui.column):
         self.classes("w-full gap-3")
         self._describe = describe or (lambda _name: None)
         self._key: tuple[Any, ...] | None = None
-        self._values: tuple[Any, Any] | None = None
+        self._values: tuple[Any, Any, int] | None = None
         self._running: ui.label | None = None
         self._waiting: ui.label | None = None
         with self:
@@ -63,7 +64,7 @@ class ToolDetail(ui.column):
         key = (group.index, tool.index, tool_state(tool), tool.attempts, tool.error, tool.reason,
                tool.interaction_id, tool.started_at, tool.finished_at, len(tool.waits),
                retry_words(tool, retry, now) if retrying else None)
-        values = (tool.args, tool.result)
+        values = (tool.args, tool.result, len(tool.log))
         if key != self._key or values != self._values:
             self._key, self._values = key, values
             self._body.clear()
@@ -112,6 +113,8 @@ class ToolDetail(ui.column):
             ui.label("Not sent yet: it has not started.").classes("text-sm text-gray-600 dark:text-gray-400")
         if tool.status == "succeeded":
             ValueView("Result", tool.result).mark("detail-result")
+        if tool.log:
+            ToolLogView(tool.log)
 
     def _request(self, tool: ToolRecord) -> None:
         if not tool.interaction_id:

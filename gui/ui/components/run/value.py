@@ -12,7 +12,9 @@ from typing import Any
 
 from nicegui import ui
 
+from gui.core.media import parts_of
 from gui.ui.components.run.json import JsonBlock
+from gui.ui.components.run.result_media import MediaView
 
 SHORT = 80  # characters a value may have to be shown inline
 MAX_ROWS = 30  # an object with more keys is shown as one tree
@@ -46,7 +48,9 @@ def json_tree(value: Any) -> ui.json_editor:
 
 def value_body(value: Any) -> None:
     """Draw `value` in the current context (no title, no Copy)."""
-    if is_short(value):
+    if parts_of(value) is not None:  # pictures, sounds, links a tool gave back: shown as they are
+        MediaView(value)
+    elif is_short(value):
         ui.label(inline_text(value)).classes("font-mono text-sm break-all text-gray-900 dark:text-gray-100")
     elif isinstance(value, str):
         JsonBlock(value, max_height="14rem")
