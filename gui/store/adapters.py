@@ -15,26 +15,26 @@ from __future__ import annotations
 
 import builtins
 import logging
-import operator
 from collections.abc import Callable, Iterable, Mapping
-from functools import reduce
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 from tinydb import Query
-from tinydb.queries import QueryInstance
 
 from gui.core.interactions import (
+    ENDED_STATUSES,
     InteractionFilter,
     InteractionKind,
     InteractionRecord,
     InteractionStatus,
+    InteractionStatusFilter,
     interaction_fields,
 )
 from gui.core.model import Sequence
-from gui.core.queries import DEFAULT_LIMIT, Page, check_window, contains_text, sort_key
+from gui.core.queries import DEFAULT_LIMIT, Page, check_window, sort_key
 from gui.core.records import RunFilter, RunRecord, RunStatus, run_fields
 from gui.store.hotcold import HotColdStore
+from gui.store.match import Match
 from gui.store.writer import Writer
 
 log = logging.getLogger(__name__)
@@ -71,30 +71,23 @@ def indexer(model: type[M], fields: Callable[[M], dict[str, Any]]) -> Callable[[
     return index
 
 
-def _all_of(parts: list[QueryInstance]) -> QueryInstance:
-    return reduce(operator.and_, parts) if parts else Query().noop()
+def run_query(wanted: RunFilter) -> Match:
+    """`RunFilter` as a `Match` over `run_fields` (hashable: history keeps its answers per segment)."""
+    equal = {name: value for name, value in (("status", wanted.status), ("sequence", wanted.sequence))
+             if value is not None}
+    return Match.where(equal, contains={"sequence": wanted.text} if wanted.text else None,
+                       at_least=None if wanted.started_from is None else {"created_at": wanted.started_from},
+                       below=None if wanted.started_to is None else {"created_at": wanted.started_to})
 
 
-def run_query(wanted: RunFilter) -> QueryInstance:
-    """`RunFilter` as a TinyDB query over `run_fields` (hashable: history keeps its answers per segment)."""
-    q = Query()
-    parts = []
-    if wanted.status is not None:
-        parts.append(q.status == wanted.status)
-    if wanted.sequence is not None:
-        parts.append(q.sequence == wanted.sequence)
-    if wanted.started_from is not None:
-        parts.append(q.created_at >= wanted.started_from)
-    if wanted.started_to is not None:
-        parts.append(q.created_at < wanted.started_to)
-    if wanted.text:
-        parts.append(q.sequence.test(contains_text, wanted.text))
-    return _all_of(parts)
-
-
-def interaction_query(wanted: InteractionFilter) -> QueryInstance:
-    """`InteractionFilter` as a TinyDB query over `interaction_fields`."""
-    return _all_of([Query()[name] == value for name, value in wanted.given().items()])
+def interaction_query(wanted: InteractionFilter) -> Match:
+    """`InteractionFilter` as a `Match` over `interaction_fields` ("ended": any status but pending)."""
+    given: dict[str, Any] = wanted.given()
+    one_of = {}
+    if given.get("status") == "ended":
+        del given["status"]
+        one_of["status"] = ENDED_STATUSES
+    return Match.where(given, one_of=one_of)
 
 
 def sequence_key(name: str) -> str:
@@ -205,7 +198,7 @@ class TinyInteractionStore:
     async def query(
         self,
         *,
-        status: InteractionStatus | None = None,
+        status: InteractionStatusFilter | None = None,
         kind: InteractionKind | None = None,
         run_id: str | None = None,
         sequence: str | None = None,

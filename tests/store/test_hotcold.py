@@ -212,7 +212,7 @@ def test_a_crash_before_the_index_write_leaves_the_document_hot_only(tmp_path, m
     store.put_hot("r0", {"n": 0})
     store.archive("r0")
     store.put_hot("r1", {"n": 1})
-    crash_on_write(monkeypatch, store.history._indexes[1])
+    crash_on_write(monkeypatch, store.history._tables[1])
     with pytest.raises(Crash):
         store.archive("r1")
 
