@@ -16,6 +16,7 @@ from __future__ import annotations
 import builtins
 import logging
 from collections.abc import Callable, Iterable, Mapping
+from concurrent.futures import Future
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
@@ -90,6 +91,23 @@ def interaction_query(wanted: InteractionFilter) -> Match:
     return Match.where(given, one_of=one_of)
 
 
+Item = tuple[str, dict[str, Any], dict[str, Any], bool]  # id, document, index fields, final
+
+
+async def settle(table: HotColdStore, writer: Writer, items: list[Item]) -> None:
+    """Save: what just ended is on disk (in the hot file) when this returns; its move to history is
+    queued right behind, ahead of every listing (`HotColdStore.settle_all`)."""
+    later = await writer.run(table.settle_all, items)
+    if later:
+        writer.submit(table.archive_many, later).add_done_callback(_report_archive)
+
+
+def _report_archive(done: Future[None]) -> None:
+    exc = done.exception()
+    if exc is not None:  # the records stay in the hot file, final, and are found there
+        log.warning("could not move ended records to history (they stay where they are): %s", exc)
+
+
 def sequence_key(name: str) -> str:
     """Sequence names are Unicode text; ids in the table are the name's hex (safe in any file)."""
     return name.encode("utf-8").hex() or "_"
@@ -142,7 +160,7 @@ class TinyRunStore:
     async def save_many(self, records: Iterable[RunRecord]) -> None:
         """`save` of each in turn; finished runs new to the store go to history in one write per segment."""
         items = [(r.run_id, r.model_dump(mode="json", by_alias=True), run_fields(r), r.finished) for r in records]
-        await self._writer.run(self._table.save_all, items)
+        await settle(self._table, self._writer, items)
 
     async def get(self, run_id: str) -> RunRecord | None:
         return _load(RunRecord, await self._writer.run(self._table.get, run_id))
@@ -155,7 +173,7 @@ class TinyRunStore:
         return [r for r in _load_all(RunRecord, docs) if not r.finished]
 
     async def count(self) -> int:
-        return await self._writer.run(len, self._table)
+        return await self._writer.read(len, self._table)
 
     async def query(
         self,
@@ -170,7 +188,7 @@ class TinyRunStore:
     ) -> Page[RunRecord]:
         check_window(limit, offset)
         cond = run_query(RunFilter(status, sequence, started_from, started_to, text))
-        docs, total = await self._writer.run(self._table.find, cond, sort_key, limit, offset)
+        docs, total = await self._writer.read(self._table.find, cond, sort_key, limit, offset)
         return Page(_load_all(RunRecord, docs), total)
 
 
@@ -185,14 +203,14 @@ class TinyInteractionStore:
         """`save` of each in turn; ended requests new to the store go to history in one write per segment."""
         items = [(r.interaction_id, r.model_dump(mode="json"), interaction_fields(r), r.status != "pending")
                  for r in records]
-        await self._writer.run(self._table.save_all, items)
+        await settle(self._table, self._writer, items)
 
     async def get(self, interaction_id: str) -> InteractionRecord | None:
         return _load(InteractionRecord, await self._writer.run(self._table.get, interaction_id))
 
     async def list(self, status: InteractionStatus | None = None) -> list[InteractionRecord]:
         cond = interaction_query(InteractionFilter(status=status))
-        docs, _ = await self._writer.run(self._table.find, cond, sort_key)
+        docs, _ = await self._writer.read(self._table.find, cond, sort_key)
         return _load_all(InteractionRecord, reversed(docs))
 
     async def query(
@@ -208,5 +226,5 @@ class TinyInteractionStore:
     ) -> Page[InteractionRecord]:
         check_window(limit, offset)
         cond = interaction_query(InteractionFilter(status, kind, run_id, sequence, tool_name))
-        docs, total = await self._writer.run(self._table.find, cond, sort_key, limit, offset)
+        docs, total = await self._writer.read(self._table.find, cond, sort_key, limit, offset)
         return Page(_load_all(InteractionRecord, docs), total)

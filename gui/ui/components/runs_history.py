@@ -120,8 +120,8 @@ class RunsHistory(ui.column):
                     "w-64").mark("runs-search")
             self.empty = ui.row().classes("items-center gap-2")
             self.table = ui.table(columns=COLUMNS, rows=[], row_key="run_id").classes(
-                "w-full cursor-pointer").props("flat bordered hide-bottom :pagination='{rowsPerPage: 0}'").mark(
-                "runs-table")
+                "w-full cursor-pointer runs-table").props(
+                "flat bordered hide-bottom :pagination='{rowsPerPage: 0}'").mark("runs-table")
             self.table.add_slot("body-cell-status", STATUS_CELL)
             self.table.add_slot("body-cell-sequence", SEQUENCE_CELL)
             self.table.on("rowClick", lambda e: ui.navigate.to(f"/runs/{e.args[1]['run_id']}"))

@@ -318,7 +318,7 @@ class InboxPage:
                         "no-caps dense unelevated toggle-color=primary").mark("filter-status")
                     ui.toggle(KIND_FILTERS, value=self.history_kind, on_change=self._filter_kind).props(
                         "no-caps dense unelevated toggle-color=primary").mark("filter-kind")
-                self.history_list = ui.column().classes("w-full gap-2").mark("history-list")
+                self.history_list = ui.column().classes("w-full gap-2 history-list").mark("history-list")
         self._render_history_list(await self._load_history())
 
     async def _filter_status(self, event: Any) -> None:
