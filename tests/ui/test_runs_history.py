@@ -41,6 +41,7 @@ async def test_the_status_and_sequence_filters_and_the_search_ask_the_store(user
     await user.should_see("1–4 of 4 runs")
     next(iter(user.find(marker="runs-status").elements)).set_value("failed")
     await user.should_see("1–1 of 1 runs")
+    await user.should_see("1 run matches")
     assert [r["run_id"] for r in table(user).rows] == ["run0002"]
     next(iter(user.find(marker="runs-status").elements)).set_value("all")
     next(iter(user.find(marker="runs-sequence").elements)).set_value("Deploy to production")

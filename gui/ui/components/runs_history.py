@@ -71,9 +71,17 @@ def reason_words(record: RunRecord) -> str:
         if group.status in ("failed", "degraded") and group.reason:
             return f"{group.name}: {_line(group.reason)}"
         for tool in group.tools:
-            if tool.status == "failed" and tool.error:
-                return f"{tool.tool}: {_line(tool.error)}"
-    return ""
+            if tool.status in ("failed", "degraded") and (tool.error or tool.reason):
+                return f"{tool.tool}: {_line(tool.error or tool.reason or '')}"
+    return "No reason was kept: open the run to see its steps"
+
+
+def count_words(total: int, filtered: bool) -> str:
+    """"3 runs", or with filters "1 run matches" / "3 runs match"; "" for none (the list says so)."""
+    if not total:
+        return ""
+    runs = f"{total:,} run" + ("" if total == 1 else "s")
+    return runs + ((" matches" if total == 1 else " match") if filtered else "")
 
 
 def _line(text: str, limit: int = 140) -> str:
@@ -109,15 +117,17 @@ class RunsHistory(ui.column):
         self.page = 1
         self.total = 0
         with self:
-            with ui.row().classes("w-full items-end gap-3 flex-wrap"):
+            with ui.row().classes("w-full items-center gap-3 flex-wrap"):
                 ui.select(STATUS_CHOICES, value="all", label="Status", on_change=self._status_changed).props(
-                    "outlined dense options-dense").classes("w-44").mark("runs-status")
+                    "outlined dense options-dense").classes("w-full sm:w-44").mark("runs-status")
                 choices = {ANY_SEQUENCE: "Any sequence", **{name: name for name in sequences}}
                 ui.select(choices, value=ANY_SEQUENCE, label="Sequence", on_change=self._sequence_changed).props(
-                    "outlined dense options-dense").classes("w-56").mark("runs-sequence")
+                    "outlined dense options-dense").classes("w-full sm:w-56").mark("runs-sequence")
                 ui.input("Search", placeholder="Words in the sequence's name",
                          on_change=self._text_changed).props("outlined dense clearable debounce=300").classes(
-                    "w-64").mark("runs-search")
+                    "w-full sm:w-64").mark("runs-search")
+                ui.space()
+                self.count = ui.label("").classes("text-sm text-gray-600 dark:text-gray-400").mark("runs-count")
             self.empty = ui.row().classes("items-center gap-2")
             self.table = ui.table(columns=COLUMNS, rows=[], row_key="run_id").classes(
                 "w-full cursor-pointer runs-table").props(
@@ -154,6 +164,7 @@ class RunsHistory(ui.column):
             elif not page.items:
                 ui.label("No runs yet.").classes("text-gray-600 dark:text-gray-400")
                 ui.link("Start one on the Run page", "/run")
+        self.count.set_text(count_words(page.total, self._filtered()))
         self.pager.clear()
         if page.total:
             start = (self.page - 1) * PAGE_SIZE
