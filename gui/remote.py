@@ -32,7 +32,7 @@ from gui.core.interactions import (
     InteractionKind,
     InteractionRecord,
     InteractionResult,
-    InteractionStatus,
+    InteractionStatusFilter,
 )
 from gui.core.model import Sequence
 from gui.core.operations import EventListener, OperationError, Page, Saved
@@ -227,8 +227,9 @@ class RemoteEngine:
     async def pending(self, run_id: str | None = None) -> list[InteractionRecord]:
         return (await self.interaction_page(status="pending", run_id=run_id, limit=1000)).items
 
-    async def interaction_page(self, *, status: InteractionStatus | None = None, kind: InteractionKind | None = None,
-                               run_id: str | None = None, sequence: str | None = None, tool_name: str | None = None,
+    async def interaction_page(self, *, status: InteractionStatusFilter | None = None,
+                               kind: InteractionKind | None = None, run_id: str | None = None,
+                               sequence: str | None = None, tool_name: str | None = None,
                                limit: int = 50, offset: int = 0) -> Page[InteractionRecord]:
         params = {"status": status, "kind": kind, "run_id": run_id, "sequence": sequence, "tool": tool_name,
                   "limit": limit, "offset": offset}

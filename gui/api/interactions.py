@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any
 
 from fastapi import FastAPI, Query, Request
 from fastapi.responses import Response
@@ -16,7 +16,7 @@ from gui.core.interaction_service import (
     InteractionNotPendingError,
     InteractionValidationError,
 )
-from gui.core.interactions import InteractionKind
+from gui.core.interactions import InteractionKind, InteractionStatusFilter
 from gui.core.rules import ApprovalRule
 
 _RESPONSE_BODY = 'a response like {"kind": "approval", "decision": "approved"}'
@@ -24,7 +24,7 @@ _RESPONSE_BODY = 'a response like {"kind": "approval", "decision": "approved"}'
 
 def register_interactions(app: FastAPI, engine: EngineProvider) -> None:
     @app.get("/api/interactions")
-    async def list_interactions(status: Literal["pending", "resolved", "expired", "cancelled"] | None = None,
+    async def list_interactions(status: InteractionStatusFilter | None = None,
                                 run_id: str | None = None, kind: InteractionKind | None = None,
                                 sequence: str | None = None, tool: str | None = None,
                                 limit: int = Query(100, ge=1, le=1000),

@@ -25,7 +25,7 @@ from gui.core.interactions import (
     InteractionKind,
     InteractionRecord,
     InteractionResult,
-    InteractionStatus,
+    InteractionStatusFilter,
     InteractionStore,
 )
 from gui.core.memory import MemoryApprovalModes, MemoryInteractionStore
@@ -244,8 +244,9 @@ class Engine:
     async def pending(self, run_id: str | None = None) -> list[InteractionRecord]:
         return await self.interactions.pending(run_id)
 
-    async def interaction_page(self, *, status: InteractionStatus | None = None, kind: InteractionKind | None = None,
-                               run_id: str | None = None, sequence: str | None = None, tool_name: str | None = None,
+    async def interaction_page(self, *, status: InteractionStatusFilter | None = None,
+                               kind: InteractionKind | None = None, run_id: str | None = None,
+                               sequence: str | None = None, tool_name: str | None = None,
                                limit: int = 50, offset: int = 0) -> Page[InteractionRecord]:
         """Requests newest first, filtered and paged in the store."""
         return await self.interaction_store.query(status=status, kind=kind, run_id=run_id, sequence=sequence,

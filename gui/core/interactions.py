@@ -29,6 +29,9 @@ JsonValue = Any
 
 InteractionKind = Literal["approval", "question", "elicitation"]
 InteractionStatus = Literal["pending", "resolved", "expired", "cancelled"]
+# what a query may ask for: one status, or "ended" (any but pending: the inbox's History)
+InteractionStatusFilter = Literal["pending", "resolved", "expired", "cancelled", "ended"]
+ENDED_STATUSES: frozenset[str] = frozenset({"resolved", "expired", "cancelled"})
 ApprovalMode = Literal["ask", "always-allow"]
 CancelReason = Literal["turn_stopped", "session_disposed", "runtime_interrupted", "no_one_to_ask"]
 
@@ -282,7 +285,7 @@ class InteractionStore(Protocol):
     async def query(
         self,
         *,
-        status: InteractionStatus | None = None,
+        status: InteractionStatusFilter | None = None,
         kind: InteractionKind | None = None,
         run_id: str | None = None,
         sequence: str | None = None,
@@ -294,9 +297,10 @@ class InteractionStore(Protocol):
 
 @dataclass(frozen=True)
 class InteractionFilter:
-    """Which interactions a query wants: every given field must be equal."""
+    """Which interactions a query wants: every given field must be equal (a status of "ended": any
+    status but pending)."""
 
-    status: InteractionStatus | None = None
+    status: InteractionStatusFilter | None = None
     kind: InteractionKind | None = None
     run_id: str | None = None
     sequence: str | None = None
@@ -306,7 +310,8 @@ class InteractionFilter:
         return {name: value for name, value in vars(self).items() if value is not None}
 
     def matches(self, fields: dict[str, Any]) -> bool:
-        return all(fields.get(name) == value for name, value in self.given().items())
+        return all(fields.get(name) in ENDED_STATUSES if (name, value) == ("status", "ended")
+                   else fields.get(name) == value for name, value in self.given().items())
 
 
 def tool_name_of(request: InteractionRequest) -> str | None:

@@ -23,6 +23,7 @@ from gui.core.interactions import (
     InteractionKind,
     InteractionRecord,
     InteractionStatus,
+    InteractionStatusFilter,
     interaction_fields,
 )
 from gui.core.queries import DEFAULT_LIMIT, Page, check_window, sort_key
@@ -60,7 +61,7 @@ class MemoryInteractionStore:
     async def query(
         self,
         *,
-        status: InteractionStatus | None = None,
+        status: InteractionStatusFilter | None = None,
         kind: InteractionKind | None = None,
         run_id: str | None = None,
         sequence: str | None = None,

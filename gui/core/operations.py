@@ -9,11 +9,17 @@ or the bus. Each operation is written once, in the engine.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Literal, NamedTuple, Protocol, TypeVar
+from typing import Any, NamedTuple, Protocol, TypeVar
 
 from gui.core.errors import Problem
 from gui.core.events import Event
-from gui.core.interactions import CancelReason, InteractionKind, InteractionRecord, InteractionResult
+from gui.core.interactions import (
+    CancelReason,
+    InteractionKind,
+    InteractionRecord,
+    InteractionResult,
+    InteractionStatusFilter,
+)
 from gui.core.model import Sequence
 from gui.core.queries import Page
 from gui.core.records import RunRecord, RunStatus
@@ -23,7 +29,6 @@ from gui.core.validator import ValidationResult
 
 T = TypeVar("T")
 EventListener = Callable[[Event], None]
-InteractionStatusFilter = Literal["pending", "resolved", "expired", "cancelled"]
 
 
 class EventSource(Protocol):

@@ -15,26 +15,27 @@ from __future__ import annotations
 
 import builtins
 import logging
-import operator
 from collections.abc import Callable, Iterable, Mapping
-from functools import reduce
+from concurrent.futures import Future
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 from tinydb import Query
-from tinydb.queries import QueryInstance
 
 from gui.core.interactions import (
+    ENDED_STATUSES,
     InteractionFilter,
     InteractionKind,
     InteractionRecord,
     InteractionStatus,
+    InteractionStatusFilter,
     interaction_fields,
 )
 from gui.core.model import Sequence
-from gui.core.queries import DEFAULT_LIMIT, Page, check_window, contains_text, sort_key
+from gui.core.queries import DEFAULT_LIMIT, Page, check_window, sort_key
 from gui.core.records import RunFilter, RunRecord, RunStatus, run_fields
 from gui.store.hotcold import HotColdStore
+from gui.store.match import Match
 from gui.store.writer import Writer
 
 log = logging.getLogger(__name__)
@@ -71,30 +72,40 @@ def indexer(model: type[M], fields: Callable[[M], dict[str, Any]]) -> Callable[[
     return index
 
 
-def _all_of(parts: list[QueryInstance]) -> QueryInstance:
-    return reduce(operator.and_, parts) if parts else Query().noop()
+def run_query(wanted: RunFilter) -> Match:
+    """`RunFilter` as a `Match` over `run_fields` (hashable: history keeps its answers per segment)."""
+    equal = {name: value for name, value in (("status", wanted.status), ("sequence", wanted.sequence))
+             if value is not None}
+    return Match.where(equal, contains={"sequence": wanted.text} if wanted.text else None,
+                       at_least=None if wanted.started_from is None else {"created_at": wanted.started_from},
+                       below=None if wanted.started_to is None else {"created_at": wanted.started_to})
 
 
-def run_query(wanted: RunFilter) -> QueryInstance:
-    """`RunFilter` as a TinyDB query over `run_fields` (hashable: history keeps its answers per segment)."""
-    q = Query()
-    parts = []
-    if wanted.status is not None:
-        parts.append(q.status == wanted.status)
-    if wanted.sequence is not None:
-        parts.append(q.sequence == wanted.sequence)
-    if wanted.started_from is not None:
-        parts.append(q.created_at >= wanted.started_from)
-    if wanted.started_to is not None:
-        parts.append(q.created_at < wanted.started_to)
-    if wanted.text:
-        parts.append(q.sequence.test(contains_text, wanted.text))
-    return _all_of(parts)
+def interaction_query(wanted: InteractionFilter) -> Match:
+    """`InteractionFilter` as a `Match` over `interaction_fields` ("ended": any status but pending)."""
+    given: dict[str, Any] = wanted.given()
+    one_of = {}
+    if given.get("status") == "ended":
+        del given["status"]
+        one_of["status"] = ENDED_STATUSES
+    return Match.where(given, one_of=one_of)
 
 
-def interaction_query(wanted: InteractionFilter) -> QueryInstance:
-    """`InteractionFilter` as a TinyDB query over `interaction_fields`."""
-    return _all_of([Query()[name] == value for name, value in wanted.given().items()])
+Item = tuple[str, dict[str, Any], dict[str, Any], bool]  # id, document, index fields, final
+
+
+async def settle(table: HotColdStore, writer: Writer, items: list[Item]) -> None:
+    """Save: what just ended is on disk (in the hot file) when this returns; its move to history is
+    queued right behind, ahead of every listing (`HotColdStore.settle_all`)."""
+    later = await writer.run(table.settle_all, items)
+    if later:
+        writer.submit(table.archive_many, later).add_done_callback(_report_archive)
+
+
+def _report_archive(done: Future[None]) -> None:
+    exc = done.exception()
+    if exc is not None:  # the records stay in the hot file, final, and are found there
+        log.warning("could not move ended records to history (they stay where they are): %s", exc)
 
 
 def sequence_key(name: str) -> str:
@@ -149,7 +160,7 @@ class TinyRunStore:
     async def save_many(self, records: Iterable[RunRecord]) -> None:
         """`save` of each in turn; finished runs new to the store go to history in one write per segment."""
         items = [(r.run_id, r.model_dump(mode="json", by_alias=True), run_fields(r), r.finished) for r in records]
-        await self._writer.run(self._table.save_all, items)
+        await settle(self._table, self._writer, items)
 
     async def get(self, run_id: str) -> RunRecord | None:
         return _load(RunRecord, await self._writer.run(self._table.get, run_id))
@@ -162,7 +173,7 @@ class TinyRunStore:
         return [r for r in _load_all(RunRecord, docs) if not r.finished]
 
     async def count(self) -> int:
-        return await self._writer.run(len, self._table)
+        return await self._writer.read(len, self._table)
 
     async def query(
         self,
@@ -177,7 +188,7 @@ class TinyRunStore:
     ) -> Page[RunRecord]:
         check_window(limit, offset)
         cond = run_query(RunFilter(status, sequence, started_from, started_to, text))
-        docs, total = await self._writer.run(self._table.find, cond, sort_key, limit, offset)
+        docs, total = await self._writer.read(self._table.find, cond, sort_key, limit, offset)
         return Page(_load_all(RunRecord, docs), total)
 
 
@@ -192,20 +203,20 @@ class TinyInteractionStore:
         """`save` of each in turn; ended requests new to the store go to history in one write per segment."""
         items = [(r.interaction_id, r.model_dump(mode="json"), interaction_fields(r), r.status != "pending")
                  for r in records]
-        await self._writer.run(self._table.save_all, items)
+        await settle(self._table, self._writer, items)
 
     async def get(self, interaction_id: str) -> InteractionRecord | None:
         return _load(InteractionRecord, await self._writer.run(self._table.get, interaction_id))
 
     async def list(self, status: InteractionStatus | None = None) -> list[InteractionRecord]:
         cond = interaction_query(InteractionFilter(status=status))
-        docs, _ = await self._writer.run(self._table.find, cond, sort_key)
+        docs, _ = await self._writer.read(self._table.find, cond, sort_key)
         return _load_all(InteractionRecord, reversed(docs))
 
     async def query(
         self,
         *,
-        status: InteractionStatus | None = None,
+        status: InteractionStatusFilter | None = None,
         kind: InteractionKind | None = None,
         run_id: str | None = None,
         sequence: str | None = None,
@@ -215,5 +226,5 @@ class TinyInteractionStore:
     ) -> Page[InteractionRecord]:
         check_window(limit, offset)
         cond = interaction_query(InteractionFilter(status, kind, run_id, sequence, tool_name))
-        docs, total = await self._writer.run(self._table.find, cond, sort_key, limit, offset)
+        docs, total = await self._writer.read(self._table.find, cond, sort_key, limit, offset)
         return Page(_load_all(InteractionRecord, docs), total)

@@ -23,6 +23,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+import orjson
+
 from gui.store.errors import CorruptDatabaseError, StoreError
 
 log = logging.getLogger(__name__)
@@ -79,7 +81,12 @@ def parse_json(path: Path, raw: bytes) -> dict[str, Any] | None:
     if not raw.strip():
         return None
     try:
-        data = json.loads(raw.decode("utf-8"))
+        data = orjson.loads(raw)  # several times faster; refuses what JSON allows beyond it (NaN, a lone
+    except orjson.JSONDecodeError:  # surrogate's escape, huge numbers): the standard parser decides those
+        data = None
+    try:
+        if data is None:
+            data = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as err:
         raise CorruptDatabaseError(path, f"it is not valid JSON ({err})") from err
     if not isinstance(data, dict):

@@ -112,6 +112,10 @@ class DocTable(Table):
         return {doc_id: self.document_class(raw, doc_id) for doc_id, raw in self._read_table().items()
                 if cond is None or cond(raw)}
 
+    def raw(self) -> Mapping[str, Mapping[str, Any]]:
+        """Id → document as stored, uncopied: only for reading, at once, inside the store."""
+        return self._read_table()
+
     def _get_next_id(self) -> NoReturn:
         raise TypeError("documents in this table need their own id: use put()")
 

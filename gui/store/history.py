@@ -8,11 +8,14 @@ only the latest one. Beside each segment, an index file holds a few fields of ea
     history/<name>-0001.json          one segment   {"<name>": {"<id>": {...document...}}}
     history/<name>-0001.index.json    its index     {"index": {"<id>": {"status": ..., ...}}}
 
-Both are TinyDB databases. Every index is loaded at open (they are small); segments are opened
-when a document in them is read, and the last few stay parsed (`cached_segments`). A query filters
-the indexes with a TinyDB query; each segment keeps its ranked answer until it changes (only the
-latest one does), so a query over a long history is a merge of ready lists, and only the segments
-holding the requested page are read.
+Both are TinyDB databases. Every index is read at open (they are small) into a `SegmentView`:
+its fields in columns, equal values shared, so a query is
+answered column by column rather than entry by entry (see `gui.store.segment_view`); only the latest
+segment's index stays open as a TinyDB table, the others are opened again only to change them (a
+rare delete). Segments are opened when a document in them is read, and the last few stay parsed
+(`cached_segments`). Each segment keeps its answer to a query until it changes (only the latest
+one does), so a query over a long history is a merge of ready lists, and only the segments holding
+the requested page are read.
 
 One rule keeps a crash harmless: an id is in history exactly when an index lists it, and an index
 never lists an id its segment does not hold. A document is written to its segment before its index
@@ -30,7 +33,7 @@ import logging
 import os
 import re
 from collections import OrderedDict
-from collections.abc import Callable, Container, Iterable, Mapping
+from collections.abc import Callable, Container, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +43,7 @@ from tinydb.table import Document
 from gui.store.atomic import atomic_write, dumps, read_json, remove_stale_temp_files
 from gui.store.database import DocTable, IndexTable, open_database
 from gui.store.errors import CorruptDatabaseError
+from gui.store.segment_view import SegmentView
 
 log = logging.getLogger(__name__)
 
@@ -49,6 +53,25 @@ Repair = Callable[[Path], None]  # puts back what can be read of a damaged file 
 SortKey = Callable[[Fields, str], Any]
 _RANKED_PER_SEGMENT = 16  # queries whose ranked answer each segment keeps
 INDEX_TABLE = "index"
+
+
+class Selection:
+    """What one segment holds of a query's answer: `count` entries, none keyed above `top` (None:
+    unknown), and `rows()`, their `(key, id)` largest first, ordered on the first call."""
+
+    def __init__(self, view: SegmentView, chosen: list[int] | None, key: SortKey, hidden: frozenset[int]) -> None:
+        self._view, self._chosen, self._key, self._hidden = view, chosen, key, hidden
+        if chosen is None:
+            self.count = len(view) - len(hidden)
+        else:
+            self.count = len(chosen) - (sum(1 for p in chosen if p in hidden) if hidden else 0)
+        self.top = view.top(key) if self.count else None
+        self._ordered: list[int] | None = None
+
+    def rows(self) -> Iterator[tuple[Any, str]]:
+        if self._ordered is None:
+            self._ordered = self._view.ordered(self._chosen, self._key, self._hidden)
+        return self._view.rows(self._ordered, self._key)
 
 
 class History:
@@ -64,11 +87,15 @@ class History:
         self._segment_docs = segment_docs
         self._segment_bytes = segment_bytes
         self._cached_segments = cached_segments
-        self._indexes: dict[int, IndexTable] = {}
+        self._tables: dict[int, IndexTable] = {}  # index tables open to be written (the latest segment's)
+        self._views: dict[int, SegmentView | None] = {}  # every segment's; None: build from its table on use
         self._ids: dict[int, list[str]] = {}  # each segment's ids in archive order (its index's keys)
         self._where: dict[str, int] = {}
         self._segments: OrderedDict[int, DocTable] = OrderedDict()
-        self._ranked: dict[int, dict[tuple[QueryLike, SortKey], list[tuple[Any, str]]]] = {}
+        self._ranked: dict[int, dict[tuple[QueryLike, SortKey], Selection]] = {}
+        self._shadowed: dict[int, tuple[SegmentView, frozenset[int]]] = {}
+        self._doubles: dict[int, list[str]] = {}  # ids a segment's index lists that an earlier one holds
+        self._where_as_loaded = True
         folder.mkdir(parents=True, exist_ok=True)
         self._load()
 
@@ -91,8 +118,7 @@ class History:
 
     def fields(self, doc_id: str) -> Fields | None:
         seg = self._where.get(doc_id)
-        entry = None if seg is None else self._indexes[seg].doc(doc_id)
-        return None if entry is None else dict(entry)
+        return None if seg is None else self._view(seg).fields(doc_id)
 
     def page(self, limit: int | None, offset: int, newest_first: bool, exclude: Container[str]) -> list[Document]:
         """Documents in archive order; segments before the page are skipped without being read."""
@@ -113,24 +139,26 @@ class History:
             page += [doc for doc in (self.get(doc_id) for doc_id in ids) if doc is not None]
         return page
 
-    def ranked(self, cond: QueryLike, key: SortKey) -> list[list[tuple[Any, str]]]:
-        """For each segment, `(key(entry, id), id)` of the entries matching the TinyDB query `cond`,
-        largest first. Kept per segment until its index changes: only the latest one ever does, so
-        a query over a long history sorts little more than the latest segment."""
-        lists = []
+    def ranked(self, cond: QueryLike, key: SortKey) -> list[Selection]:
+        """For each segment holding entries that match the TinyDB query `cond`: how many, a key none
+        of them is above, and their `(key(entry, id), id)` largest first (ordered only when asked).
+        Kept per segment until its index changes: only the latest one ever does, so a query over a
+        long history orders little more than the segments holding its page."""
+        found = []
         cacheable = getattr(cond, "is_cacheable", lambda: True)()
-        for seg in sorted(self._indexes, reverse=True):
+        for seg in sorted(self._views, reverse=True):
             cache = self._ranked.setdefault(seg, {})
-            rows = cache.get((cond, key)) if cacheable else None
-            if rows is None:
-                rows = sorted(((key(entry, doc_id), doc_id) for doc_id, entry in self._indexes[seg].docs(cond).items()
-                               if self._where.get(doc_id) == seg), reverse=True)
+            selection = cache.get((cond, key)) if cacheable else None
+            if selection is None:
+                view = self._view(seg)
+                selection = Selection(view, view.choose(cond), key, self._hidden(seg, view))
                 if cacheable:
                     while len(cache) >= _RANKED_PER_SEGMENT:
                         del cache[next(iter(cache))]
-                    cache[(cond, key)] = rows
-            lists.append(rows)
-        return lists
+                    cache[(cond, key)] = selection
+            if selection.count:
+                found.append(selection)
+        return found
 
     def fetch(self, ids: Iterable[str]) -> dict[str, Document]:
         """The documents with these ids, reading only the segments that hold them."""
@@ -193,7 +221,7 @@ class History:
     def _write(self, seg: int, batch: Mapping[str, tuple[Mapping[str, Any], Fields]]) -> None:
         ids = self._ids.get(seg, [])
         self._segment(seg).commit(put={doc_id: doc for doc_id, (doc, _) in batch.items()}, keep=set(ids))
-        if seg not in self._indexes:
+        if seg not in self._views:
             self._open_index(seg)
         self._commit_index(seg, put={doc_id: fields for doc_id, (_, fields) in batch.items()}, keep=set(ids))
         self._ids[seg] = [*ids, *batch]
@@ -237,14 +265,50 @@ class History:
         return latest + 1
 
     def _open_index(self, seg: int) -> IndexTable:
+        """Open the index of `seg` as a table (to change it); its view is made from it when used.
+        Only the latest segment's table stays open: an older one's view is made now, its table let go."""
         table = open_database(self.index_path(seg), index=True).table(INDEX_TABLE)
-        self._indexes[seg] = table
+        self._tables[seg] = table
+        self._views[seg] = None
         self._ranked.pop(seg, None)
+        for other in [s for s in self._tables if s < seg]:
+            self._view(other)
+            del self._tables[other]
         return table
 
+    def _hidden(self, seg: int, view: SegmentView) -> frozenset[int]:
+        """Positions in the view of `seg` whose id history holds elsewhere (listed twice: the first
+        segment wins): nearly always none. Known from the open, until a repair moved ids about."""
+        known = self._shadowed.get(seg)
+        if known is not None and known[0] is view:
+            return known[1]
+        if self._where_as_loaded:
+            doubles = self._doubles.get(seg, ())
+            positions = (view.position(doc_id) for doc_id in doubles)
+            hidden = frozenset(p for p in positions if p is not None)
+        else:
+            where = self._where
+            hidden = frozenset(p for p, doc_id in enumerate(view.ids) if where.get(doc_id) != seg)
+        self._shadowed[seg] = (view, hidden)
+        return hidden
+
+    def _table(self, seg: int) -> IndexTable:
+        table = self._tables.get(seg)
+        return table if table is not None else self._open_index(seg)
+
+    def _view(self, seg: int) -> SegmentView:
+        view = self._views.get(seg)
+        if view is None:
+            view = self._views[seg] = SegmentView(self._tables[seg].raw())
+        return view
+
     def _commit_index(self, seg: int, **change: Any) -> None:
-        self._indexes[seg].commit(**change)
+        self._table(seg).commit(**change)
+        self._views[seg] = None
         self._ranked.pop(seg, None)
+        if seg != max(self._views):  # an older segment changed (a delete): its table is let go again
+            self._view(seg)
+            del self._tables[seg]
 
     def _rebuild_index(self, seg: int, ids: list[str] | None, why: str) -> IndexTable:
         """Write the index of `seg` from its documents (only `ids`, in that order, if given)."""
@@ -272,6 +336,9 @@ class History:
                 del self._where[doc_id]
         self._where.update(dict.fromkeys(kept, seg))
         self._ids[seg] = kept
+        self._shadowed.clear()  # which segment holds an id may have changed for any of them
+        self._where_as_loaded = False
+        self._ranked.clear()
 
     def _load_index(self, seg: int) -> IndexTable:
         try:
@@ -292,22 +359,30 @@ class History:
                 found.setdefault(int(match[1]), set()).add("index" if match[2] else "data")
         remove_stale_temp_files(self.folder / f"{self.name}-[0-9]*.json")
         for seg in sorted(found):
-            if "data" not in found[seg]:
-                index = self._load_index(seg)
-                if len(index):
-                    log.warning("%s: segment %s is missing; the documents its index lists are lost",
-                                self.name, self.segment_path(seg))
-                ids: list[str] = []
-            elif "index" in found[seg]:
-                ids = self._load_index(seg).ids()
-            else:
-                ids = self._rebuild_index(seg, None, "rebuilt the missing index").ids()
-            kept = []
-            for doc_id in ids:
-                if doc_id in self._where:
-                    log.warning("%s: %r is listed in two segments; keeping the first", self.name, doc_id)
-                    continue
-                self._where[doc_id] = seg
-                kept.append(doc_id)
-            self._ids[seg] = kept
+            self._load_segment(seg, found[seg])
+        latest = max(self._tables, default=None)
+        for seg in list(self._tables):  # the latest segment's table stays open: archiving writes it
+            if seg != latest:
+                self._view(seg)
+                del self._tables[seg]
 
+    def _load_segment(self, seg: int, files: set[str]) -> None:
+        if "data" not in files:
+            index = self._load_index(seg)
+            if len(index):
+                log.warning("%s: segment %s is missing; the documents its index lists are lost",
+                            self.name, self.segment_path(seg))
+            ids: list[str] = []
+        elif "index" in files:
+            ids = self._load_index(seg).ids()
+        else:
+            ids = self._rebuild_index(seg, None, "rebuilt the missing index").ids()
+        kept = []
+        for doc_id in ids:
+            if doc_id in self._where:
+                log.warning("%s: %r is listed in two segments; keeping the first", self.name, doc_id)
+                self._doubles.setdefault(seg, []).append(doc_id)
+                continue
+            self._where[doc_id] = seg
+            kept.append(doc_id)
+        self._ids[seg] = kept

@@ -26,7 +26,7 @@ import heapq
 import itertools
 import logging
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -34,7 +34,7 @@ from tinydb.queries import QueryLike
 from tinydb.table import Document
 
 from gui.store.database import DocTable, open_database
-from gui.store.history import Fields, History, Indexer, Repair, SortKey
+from gui.store.history import Fields, History, Indexer, Repair, Selection, SortKey
 
 log = logging.getLogger(__name__)
 
@@ -133,12 +133,17 @@ class HotColdStore:
         hot = sorted(((key(fields, doc_id), doc_id) for doc_id, fields in self._hot_fields.items() if cond(fields)),
                      reverse=True)
         history = self.history.ranked(cond, key)
+        total = len(hot) + sum(s.count for s in history)
         both = {doc_id for doc_id in self._hot_fields if doc_id in self.history}  # left by a crash: hot wins
+        rows: Iterable[tuple[Any, str]]
         if both:
-            history = [[row for row in rows if row[1] not in both] for rows in history]
-        total = len(hot) + sum(map(len, history))
-        merged = heapq.merge(hot, *history, reverse=True)
-        chosen = [doc_id for _, doc_id in itertools.islice(merged, offset, None if limit is None else offset + limit)]
+            listed = [[row for row in s.rows() if row[1] not in both] for s in history]
+            total = len(hot) + sum(map(len, listed))
+            wanted = None if limit is None else offset + limit
+            rows = itertools.islice(heapq.merge(hot, *listed, reverse=True), wanted)
+        else:
+            rows = _merged(hot, history, None if limit is None else offset + limit)
+        chosen = [doc_id for _, doc_id in itertools.islice(rows, offset, None)]
         from_history = self.history.fetch(i for i in chosen if i not in self._hot_fields)
         page = []
         for doc_id in chosen:
@@ -211,6 +216,33 @@ class HotColdStore:
         if fresh:
             self.history.append(fresh)
 
+    def settle_all(self, items: Iterable[tuple[str, Mapping[str, Any], Fields, bool]]) -> list[str]:
+        """`save_all`, but a final document that is hot now is only put (final) in the hot file, one
+        write, and its id returned: the caller archives it with `archive_many` a moment later. So a
+        request answered is on disk after one write (two fsyncs) and its waiting tool goes on, while
+        the move to history (three more writes) follows. A crash in between leaves it hot, final,
+        and found as such by every query."""
+        later: list[str] = []
+        rest: list[tuple[str, Mapping[str, Any], Fields, bool]] = []
+        for doc_id, doc, fields, final in items:
+            if final and doc_id in self._hot_fields:
+                if rest:
+                    self.save_all(rest)
+                    rest = []
+                self.put_hot(doc_id, doc, fields)
+                later.append(doc_id)
+            else:
+                rest.append((doc_id, doc, fields, final))
+        if rest:
+            self.save_all(rest)
+        return later
+
+    def archive_many(self, doc_ids: Iterable[str]) -> None:
+        """`archive` each that is still hot (one archived meanwhile, or gone, is skipped)."""
+        for doc_id in doc_ids:
+            if doc_id in self._hot_fields:
+                self.archive(doc_id)
+
     def delete(self, doc_id: str) -> bool:
         """Remove a document from hot and history; False if it was stored nowhere."""
         found = self.history.remove(doc_id)
@@ -236,6 +268,52 @@ class HotColdStore:
     def close(self) -> None:
         """Forget the parsed segments. Nothing is pending: every write is already on disk."""
         self.history.close()
+
+
+class _Next:
+    """A row in the merge's heap, largest first, with the rows that follow it."""
+
+    __slots__ = ("row", "rest")
+
+    def __init__(self, row: tuple[Any, str], rest: Iterator[tuple[Any, str]]) -> None:
+        self.row, self.rest = row, rest
+
+    def __lt__(self, other: _Next) -> bool:
+        return self.row > other.row
+
+
+def _top(selection: Selection) -> Any:
+    return selection.top
+
+
+def _merged(hot: list[tuple[Any, str]], history: list[Selection], wanted: int | None) -> list[tuple[Any, str]]:
+    """The first `wanted` rows (all for None) of hot and history together, largest first. A segment
+    whose `top` is known is ordered only once the merge reaches its top: a page of the newest reads
+    the newest segments, not all of them."""
+    heap: list[_Next] = []
+
+    def add(rows: Iterator[tuple[Any, str]]) -> None:
+        first = next(rows, None)
+        if first is not None:
+            heapq.heappush(heap, _Next(first, rows))
+
+    add(iter(hot))
+    later = sorted((s for s in history if s.top is not None), key=_top, reverse=True)
+    for selection in history:
+        if selection.top is None:
+            add(selection.rows())
+    out: list[tuple[Any, str]] = []
+    i = 0
+    while wanted is None or len(out) < wanted:
+        while i < len(later) and (not heap or later[i].top >= heap[0].row[0]):
+            add(later[i].rows())
+            i += 1
+        if not heap:
+            break
+        best = heapq.heappop(heap)
+        out.append(best.row)
+        add(best.rest)
+    return out
 
 
 def _check_id(doc_id: object) -> None:

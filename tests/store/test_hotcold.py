@@ -212,7 +212,7 @@ def test_a_crash_before_the_index_write_leaves_the_document_hot_only(tmp_path, m
     store.put_hot("r0", {"n": 0})
     store.archive("r0")
     store.put_hot("r1", {"n": 1})
-    crash_on_write(monkeypatch, store.history._indexes[1])
+    crash_on_write(monkeypatch, store.history._tables[1])
     with pytest.raises(Crash):
         store.archive("r1")
 
@@ -351,3 +351,18 @@ def test_fields_given_with_a_document_are_what_queries_see(tmp_path):
     page, total = store.find(where("kind") == "given", by_time)
     assert (ids(page), total) == (["r2", "r1"], 2) and store.list_hot() == []
     assert store.get("r1") == {"at": 5, "done": True}
+
+
+def test_settle_puts_an_ended_hot_document_in_one_write_and_archive_many_moves_it_later(tmp_path, monkeypatch):
+    store = open_store(tmp_path)
+    store.put_hot("r1", {"status": "running"})
+    writes: list[str] = []
+    for table in (store._hot,):
+        real = table.storage.write
+        monkeypatch.setattr(table.storage, "write", lambda data, real=real: (writes.append("hot"), real(data))[1])
+    later = store.settle_all([("r1", {"status": "done"}, {}, True), ("r2", {"status": "done"}, {}, True)])
+    assert later == ["r1"] and writes == ["hot"]  # the hot one: one write; the new one went to history
+    assert store.get("r1") == {"status": "done"} and "r2" in store.history
+    assert open_store(tmp_path).get("r1") == {"status": "done"}  # a crash now: hot, final, found
+    store.archive_many(["r1", "r1", "gone"])
+    assert store.list_hot() == [] and ids(store.iter_history()) == ["r1", "r2"]  # newest archived first

@@ -131,3 +131,36 @@ def test_close_finishes_the_queued_operations_then_refuses_new_ones():
 def test_close_from_the_writer_thread_is_refused(writer):
     with pytest.raises(RuntimeError, match="writer thread"):
         writer.run_sync(writer.close)
+
+
+async def test_a_write_submitted_behind_queued_reads_runs_before_them(writer):
+    loop = asyncio.get_running_loop()
+    started = asyncio.Event()
+    release = threading.Event()
+    order: list[str] = []
+
+    def blocker() -> None:
+        loop.call_soon_threadsafe(started.set)
+        release.wait(TIMEOUT)
+
+    running = asyncio.create_task(writer.read(blocker))
+    await asyncio.wait_for(started.wait(), TIMEOUT)
+    reads = [asyncio.create_task(writer.read(order.append, f"read {n}")) for n in range(5)]
+    await asyncio.sleep(0)  # the reads are queued
+    write = asyncio.create_task(writer.run(order.append, "write"))
+    await asyncio.sleep(0)
+    release.set()
+    await asyncio.wait_for(asyncio.gather(running, write, *reads), TIMEOUT)
+    assert order == ["write", *(f"read {n}" for n in range(5))]  # reads keep their order among themselves
+
+
+def test_close_also_finishes_queued_reads():
+    writer = Writer()
+    release = threading.Event()
+    done: list[str] = []
+    writer.submit(release.wait, TIMEOUT)
+    writer.submit_read(done.append, "read")
+    writer.submit(done.append, "write")
+    release.set()
+    writer.close()
+    assert done == ["write", "read"]

@@ -2,7 +2,8 @@
 
 Laid out like an email client: *Needs you (N)* lists pending requests newest first (fifty per
 page, so a thousand cost what fifty do), the opened one sits beside the list; *History* lists
-what ended, filtered by outcome and kind. Everything is live, in every open tab, through one
+what ended, filtered by outcome and kind, fifty at a time, each page one store query (a year of
+answers costs what one page does). Everything is live, in every open tab, through one
 batched subscription (`gui.ui.live`): new requests appear, answered ones leave, an opened one
 that ends elsewhere says so and disables its buttons. Live updates never move what is under the
 pointer (the list freezes while hovered and offers "2 new · Show") and never re-render a form
@@ -24,9 +25,10 @@ from gui.core.interactions import (
     InteractionKind,
     InteractionRecord,
     InteractionResponse,
-    InteractionStatus,
+    InteractionStatusFilter,
     QuestionResponse,
 )
+from gui.core.queries import Page
 from gui.ui.components.inbox import format as fmt
 from gui.ui.components.inbox.allowed_banner import show_allowed
 from gui.ui.components.inbox.detail import InboxDetail
@@ -39,8 +41,7 @@ from gui.ui.theme import frame, register_shell
 if TYPE_CHECKING:
     from gui.app import AppContext
 
-HISTORY_MAX = 1000  # the newest answered requests the History tab pages through
-HISTORY_STATUSES: dict[str, InteractionStatus] = {"resolved": "resolved", "expired": "expired",
+HISTORY_STATUSES: dict[str, InteractionStatusFilter] = {"resolved": "resolved", "expired": "expired",
                                                   "cancelled": "cancelled"}
 HISTORY_KINDS: dict[str, InteractionKind] = {"approval": "approval", "question": "question",
                                              "elicitation": "elicitation"}
@@ -317,7 +318,7 @@ class InboxPage:
                         "no-caps dense unelevated toggle-color=primary").mark("filter-status")
                     ui.toggle(KIND_FILTERS, value=self.history_kind, on_change=self._filter_kind).props(
                         "no-caps dense unelevated toggle-color=primary").mark("filter-kind")
-                self.history_list = ui.column().classes("w-full gap-2").mark("history-list")
+                self.history_list = ui.column().classes("w-full gap-2 history-list").mark("history-list")
         self._render_history_list(await self._load_history())
 
     async def _filter_status(self, event: Any) -> None:
@@ -328,18 +329,22 @@ class InboxPage:
         self.history_kind, self.history_page = str(event.value or "all"), 1
         self._render_history_list(await self._load_history())
 
-    async def _load_history(self) -> list[InteractionRecord]:
-        status = HISTORY_STATUSES.get(self.history_status)
+    async def _load_history(self) -> Page[InteractionRecord]:
+        """One page of what ended (a store query: fifty, and how many match in all)."""
+        status = HISTORY_STATUSES.get(self.history_status, "ended")
         kind = HISTORY_KINDS.get(self.history_kind)
-        page = await self.engine.interaction_page(status=status, kind=kind, limit=HISTORY_MAX)
-        records = [r for r in page.items if r.status != "pending"]
-        return sorted(records, key=lambda r: r.resolved_at or r.request.created_at, reverse=True)
+        page = await self.engine.interaction_page(status=status, kind=kind, limit=PAGE_SIZE,
+                                                  offset=(self.history_page - 1) * PAGE_SIZE)
+        pages = max(1, math.ceil(page.total / PAGE_SIZE))
+        if self.history_page > pages:  # fewer than before: show the last page there is
+            self.history_page = pages
+            return await self._load_history()
+        return page
 
-    def _render_history_list(self, records: list[InteractionRecord]) -> None:
+    def _render_history_list(self, page: Page[InteractionRecord]) -> None:
         self.history_list.clear()
-        total = len(records)
+        total = page.total
         pages = max(1, math.ceil(total / PAGE_SIZE))
-        self.history_page = min(self.history_page, pages)
         with self.history_list:
             if not total:
                 filtered = self.history_status != "all" or self.history_kind != "all"
@@ -347,13 +352,15 @@ class InboxPage:
                          ).classes("text-sm opacity-70 py-6").mark("history-empty")
                 return
             start = (self.history_page - 1) * PAGE_SIZE
-            for record in records[start:start + PAGE_SIZE]:
+            for record in page.items:
                 HistoryRow(record)
-            if pages > 1:
-                with ui.row().classes("w-full items-center justify-between"):
-                    ui.label(f"{start + 1}–{min(start + PAGE_SIZE, total)} of {total:,}").classes("text-sm opacity-70")
+            with ui.row().classes("w-full items-center justify-between"):
+                ui.label(f"{start + 1:,}–{start + len(page.items):,} of {total:,}").classes(
+                    "text-sm opacity-70").mark("history-range")
+                if pages > 1:
                     ui.pagination(1, pages, direction_links=True, value=self.history_page,
-                                  on_change=self._history_page_changed).props("max-pages=6 boundary-numbers")
+                                  on_change=self._history_page_changed).props("max-pages=6 boundary-numbers").mark(
+                        "history-pager")
 
     async def _history_page_changed(self, event: Any) -> None:
         if event.value and event.value != self.history_page:

@@ -1,6 +1,7 @@
 """Run history (`/runs`) and one run's full record (`/runs/{run_id}`).
 
-The list is a paginated table that keeps itself current while runs start and end. The detail page
+The list (`RunsHistory`) is one page of a store query at a time, with filters, a search box and the
+reason each run ended, and keeps itself current while runs start and end. The detail page
 is the run's record for a person: the args as sent, each group and tool with its result or error
 and attempts, the timeline, the requests it raised, and "Run again with the same inputs".
 """
@@ -8,89 +9,31 @@ and attempts, the timeline, the requests it raised, and "Run again with the same
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from nicegui import ui
 
 from gui.core.documents import NotFoundError
-from gui.core.events import Event
-from gui.core.records import RunRecord
 from gui.core.run_args import RunArgsError
 from gui.ui.components.run.group_list import GroupList
 from gui.ui.components.run.json import JsonBlock
 from gui.ui.components.run.outputs import RunOutputs
 from gui.ui.components.run.requests import RunRequests
-from gui.ui.components.run.status import LOOKS, StatusChip, clock_words, duration_words, run_state
+from gui.ui.components.run.status import StatusChip, clock_words, duration_words, run_state
 from gui.ui.components.run.timeline import RunTimeline
-from gui.ui.live import live_events
+from gui.ui.components.runs_history import RunsHistory
 from gui.ui.theme import frame
 
 if TYPE_CHECKING:
     from gui.app import AppContext
 
-HISTORY_LIMIT = 2000
-COLUMNS = [
-    {"name": "status", "label": "Status", "field": "word", "align": "left", "sortable": True},
-    {"name": "sequence", "label": "Sequence", "field": "sequence", "align": "left", "sortable": True},
-    {"name": "started", "label": "Started", "field": "started", "align": "left", "sortable": True},
-    {"name": "duration", "label": "Duration", "field": "seconds", "align": "right", "sortable": True,
-     ":format": "(value, row) => row.duration"},
-]
-STATUS_CELL = r"""
-<q-td :props="props">
-  <div class="row items-center no-wrap" style="gap: 6px">
-    <q-spinner v-if="props.row.icon === 'spinner'" :class="props.row.colour" size="1.2em" />
-    <q-icon v-else :name="props.row.icon" :class="props.row.colour" size="1.2em" />
-    <span :class="props.row.colour" class="text-weight-medium">{{ props.row.word }}</span>
-  </div>
-</q-td>
-"""
-SEQUENCE_CELL = r"""
-<q-td :props="props">
-  <a :href="'/runs/' + props.row.run_id" class="text-primary" @click.stop>{{ props.value }}</a>
-</q-td>
-"""
-
-
-def history_row(record: RunRecord, now: float) -> dict[str, Any]:
-    look = LOOKS.get(run_state(record), LOOKS["pending"])
-    end = record.finished_at if record.finished else now
-    seconds = (end or now) - record.created_at
-    return {"run_id": record.run_id, "word": look.word, "icon": look.icon, "colour": look.text,
-            "sequence": record.sequence + (f" › {record.target}" if record.target else ""),
-            "started": clock_words(record.created_at), "seconds": round(seconds, 3),
-            "duration": duration_words(seconds) + ("" if record.finished else " so far")}
-
-
 async def history_page(ctx: AppContext) -> None:
     engine = ctx.engine
     with frame("Runs", ctx):
         ui.label("Runs").classes("text-2xl font-semibold")
-        records = await engine.list_runs(limit=HISTORY_LIMIT)
-        empty = ui.row().classes("items-center gap-2")
-        with empty:
-            ui.label("No runs yet.").classes("text-gray-600 dark:text-gray-400")
-            ui.link("Start one on the Run page", "/run")
-        table = ui.table(columns=COLUMNS, rows=[], row_key="run_id",
-                         pagination={"rowsPerPage": 20, "sortBy": "started", "descending": True}).classes(
-            "w-full cursor-pointer").props("flat bordered").mark("runs-table")
-        table.add_slot("body-cell-status", STATUS_CELL)
-        table.add_slot("body-cell-sequence", SEQUENCE_CELL)
-        table.on("rowClick", lambda e: ui.navigate.to(f"/runs/{e.args[1]['run_id']}"))
-
-        def fill(items: list[RunRecord]) -> None:
-            now = time.time()
-            table.rows = [history_row(r, now) for r in items]
-            table.update()
-            empty.set_visibility(not items)
-            table.set_visibility(bool(items))
-
-        fill(records)
-
-        async def on_batch(events: list[Event]) -> None:
-            fill(await engine.list_runs(limit=HISTORY_LIMIT))
-
-        live_events(engine, on_batch, types=("run.",), interval=1.0)
+        names = sorted(str(s.get("name")) for s in await engine.list_sequences() if s.get("name"))
+        history = RunsHistory(engine, names)
+        await history.load()
 
 
 async def detail_page(ctx: AppContext, run_id: str) -> None:

@@ -1,0 +1,208 @@
+"""One history segment's index, held in columns, answering queries from postings.
+
+A `SegmentView` keeps the index fields of a segment's documents as one list per field (archive
+order), with equal values shared (a status is stored once, not once per document), and builds
+on first use, per field, the postings: value → positions holding it. A `Match`
+(`gui.store.match`) is answered from them: `one_of` by the union of its values' postings,
+`contains` by the postings of the (few) distinct values holding the text, ranges by the field's
+bounds in the segment (all in or all out needs no test), and only then entry by entry. Any other
+query is tested on each entry. The answer is ordered largest key first (per key function, the
+order is computed once); `gui.store.history` keeps answers per segment while it is unchanged.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection, Iterator, Mapping
+from typing import Any
+
+from gui.core.queries import sort_key
+from gui.store.match import Match
+
+Fields = dict[str, Any]
+_ABSENT: Any = type("Absent", (), {"__repr__": lambda self: "<absent>"})()  # a field an entry does not have
+SortKey = Callable[[Fields, str], Any]
+
+
+class SegmentView:
+    def __init__(self, entries: Mapping[str, Mapping[str, Any]]) -> None:
+        """`entries`: id → index fields, in archive order."""
+        self.ids: list[str] = list(entries)
+        rows = list(entries.values())
+        names: dict[str, None] = {}
+        for fields in rows:
+            if fields.keys() != names.keys():
+                names.update(dict.fromkeys(fields))
+        self.columns: dict[str, list[Any]] = {name: _shared([f.get(name, _ABSENT) for f in rows]) for name in names}
+        self._orders: dict[SortKey, tuple[list[int], list[int] | None, list[Any]]] = {}
+        self._positions: dict[str, int] | None = None
+        self._bounds_of: dict[str, tuple[float, float, bool] | None] = {}
+        self._texts: dict[tuple[str, str], frozenset[Any]] = {}
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def entry(self, pos: int) -> Fields:
+        return {name: column[pos] for name, column in self.columns.items() if column[pos] is not _ABSENT}
+
+    def position(self, doc_id: str) -> int | None:
+        if self._positions is None:
+            self._positions = {doc_id: pos for pos, doc_id in enumerate(self.ids)}
+        return self._positions.get(doc_id)
+
+    def fields(self, doc_id: str) -> Fields | None:
+        pos = self.position(doc_id)
+        return None if pos is None else self.entry(pos)
+
+    def choose(self, cond: Callable[[Fields], bool]) -> list[int] | None:
+        """Positions of the entries matching `cond`, in archive order; None when all of them do."""
+        if isinstance(cond, Match):
+            return self._match(cond)
+        return [p for p in range(len(self)) if cond(self.entry(p))]
+
+    def ordered(self, chosen: list[int] | None, key: SortKey, hidden: Collection[int] = ()) -> list[int]:
+        """The `chosen` positions (all for None) but those `hidden`, largest key first."""
+        if chosen == []:
+            return []
+        order, rank, _ = self.order(key)
+        if chosen is None:
+            return [p for p in order if p not in hidden] if hidden else order
+        if rank is None:  # archive order is key order: the answer reversed
+            return [p for p in reversed(chosen) if p not in hidden]
+        return sorted((p for p in chosen if p not in hidden), key=rank.__getitem__)
+
+    def top(self, key: SortKey) -> Any | None:
+        """A key no entry's key is above (known without ordering the entries), or None if unknown."""
+        if key is not sort_key or not self.ids:
+            return None
+        column = self.columns.get("created_at")
+        try:
+            largest = max(column) if column is not None else 0.0
+        except TypeError:  # something else than numbers: those sort as 0
+            bounds = self._bounds("created_at")
+            largest = max(bounds[1], 0.0) if bounds is not None else 0.0
+        return _seconds(largest), "\U0010ffff"
+
+    def rows(self, positions: list[int], key: SortKey) -> Iterator[tuple[Any, str]]:
+        keys, ids = self.order(key)[2], self.ids
+        return ((keys[p], ids[p]) for p in positions)
+
+    def order(self, key: SortKey) -> tuple[list[int], list[int] | None, list[Any]]:
+        """(positions largest key first, each position's rank in that order or None when that is
+        archive order reversed, each position's key)."""
+        known = self._orders.get(key)
+        if known is None:
+            if key is sort_key:  # the stores' own order: from the column, without a dict per entry
+                created = self.columns.get("created_at", [_ABSENT] * len(self))
+                keys: list[Any] = [(_seconds(c), i) for c, i in zip(created, self.ids, strict=True)]
+            else:
+                keys = [key(self.entry(p), doc_id) for p, doc_id in enumerate(self.ids)]
+            try:
+                ascending = all(a <= b for a, b in zip(keys, keys[1:], strict=False))
+            except TypeError:
+                ascending = False
+            if ascending:
+                known = (list(range(len(keys) - 1, -1, -1)), None, keys)
+            else:
+                order = sorted(range(len(keys)), key=keys.__getitem__, reverse=True)
+                rank = [0] * len(order)
+                for place, pos in enumerate(order):
+                    rank[pos] = place
+                known = (order, rank, keys)
+            self._orders[key] = known
+        return known
+
+    def _match(self, cond: Match) -> list[int] | None:
+        """Positions matching, in archive order, or None for all of them."""
+        chosen: list[int] | None = None
+        for name, values in cond.one_of:
+            chosen = self._among(name, values, chosen)
+            if not chosen:
+                return []
+        for name, text in cond.contains:
+            chosen = self._among(name, self._holding(name, text), chosen)
+            if not chosen:
+                return []
+        if cond.at_least or cond.below:
+            inside = self._in_bounds(cond)
+            if inside is False:
+                return []
+            if inside is None:
+                candidates = chosen if chosen is not None else range(len(self))
+                chosen = [p for p in candidates if cond.in_range(self.entry(p))]
+        return chosen
+
+    def _among(self, name: str, values: frozenset[Any], within: list[int] | None) -> list[int]:
+        column = self.columns.get(name)
+        if column is None:
+            return list(range(len(self))) if None in values and within is None else (
+                within if None in values and within is not None else [])
+        wanted = set(values)
+        if None in wanted:
+            wanted.add(_ABSENT)
+        try:
+            if within is None:
+                return [p for p, value in enumerate(column) if value in wanted]
+            return [p for p in within if column[p] in wanted]
+        except TypeError:  # an unhashable value in the column (a list): equal to none of them
+            if within is None:
+                return [p for p, value in enumerate(column) if _hashable(value) and value in wanted]
+            return [p for p in within if _hashable(column[p]) and column[p] in wanted]
+
+    def _holding(self, name: str, text: str) -> frozenset[Any]:
+        """The distinct values of the column that are text holding `text`, ignoring case."""
+        found = self._texts.get((name, text))
+        if found is None:
+            folded = text.casefold()
+            distinct = {v for v in self.columns.get(name, ()) if isinstance(v, str)}
+            found = self._texts[(name, text)] = frozenset(v for v in distinct if folded in v.casefold())
+            if len(self._texts) > 64:
+                del self._texts[next(iter(self._texts))]
+        return found
+
+    def _in_bounds(self, cond: Match) -> bool | None:
+        """True: every entry is in the range; False: none is; None: it must be tested."""
+        every = True
+        for name, low in cond.at_least:
+            bounds = self._bounds(name)
+            if bounds is None or bounds[1] < low:
+                return False
+            every = every and bounds[2] and bounds[0] >= low
+        for name, high in cond.below:
+            bounds = self._bounds(name)
+            if bounds is None or bounds[0] >= high:
+                return False
+            every = every and bounds[2] and bounds[1] < high
+        return True if every else None
+
+    def _bounds(self, name: str) -> tuple[float, float, bool] | None:
+        """Smallest and largest number in the column, and whether it holds numbers only; None if
+        it holds no number."""
+        if name not in self._bounds_of:
+            column = self.columns.get(name, [])
+            numbers = [v for v in column if isinstance(v, int | float) and not isinstance(v, bool)]
+            self._bounds_of[name] = (min(numbers), max(numbers), len(numbers) == len(column)) if numbers else None
+        return self._bounds_of[name]
+
+
+def _seconds(value: Any) -> float:
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else 0.0
+
+
+def _shared(column: list[Any]) -> list[Any]:
+    """The column with equal values as one object, when it repeats values (a status, a name)."""
+    try:
+        distinct = set(column)
+    except TypeError:
+        return column
+    if len(distinct) * 4 > len(column):
+        return column
+    canon = {value: value for value in distinct}
+    return [canon[value] for value in column]
+
+
+def _hashable(value: Any) -> bool:
+    try:
+        hash(value)
+    except TypeError:
+        return False
+    return True
