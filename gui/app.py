@@ -20,6 +20,7 @@ from typing import Any
 from gui.api.request_gate import Served
 from gui.core.engine import Engine
 from gui.core.operations import Operations
+from gui.notify import Notifier, NotifySettingsStore
 from gui.runtime import Runtime, open_runtime
 from gui.serving import free_port, is_loopback, token_problem, url_host
 from gui.settings import Settings, load_settings
@@ -59,6 +60,7 @@ class AppContext:
     slot: EngineSlot = field(default_factory=EngineSlot)
     runtime: Runtime | None = None
     endpoint: Path | None = None
+    notifier: Notifier | None = None  # notices off the desktop (`gui.notify`), once open
     _opened: asyncio.Event | None = None
 
     @property
@@ -81,6 +83,8 @@ class AppContext:
     async def open(self) -> None:
         settings = self.settings
         self.runtime = rt = await open_runtime(settings.data, memory=settings.memory)
+        self.notifier = Notifier(NotifySettingsStore(rt.data_dir), base_url=lambda: self.public_url)
+        self.notifier.attach(rt.engine)
         self.slot.engine = rt.engine
         self._event().set()
         if self.url and rt.data_dir is not None:  # lets `seqdesk run` and `seqdesk mcp` reach this app
@@ -91,6 +95,8 @@ class AppContext:
     async def close(self) -> None:
         if self.endpoint is not None:
             self.endpoint.unlink(missing_ok=True)
+        if self.notifier is not None:
+            await self.notifier.close()
         rt, self.runtime, self.slot.engine = self.runtime, None, None
         if rt is not None:
             from gui.store.errors import StoreError
@@ -99,6 +105,18 @@ class AppContext:
                 await rt.close()
             except StoreError as exc:  # e.g. the data folder was moved away: say so, never a traceback
                 log.warning("closing SeqDesk: %s", exc)
+
+    @property
+    def public_url(self) -> str | None:
+        """The address links in notices point at: the app's own."""
+        return self.url
+
+    def notifier_for_api(self) -> Notifier:
+        from gui.api.body import BadRequest
+
+        if self.notifier is None:
+            raise BadRequest(503, "SeqDesk's engine is not open yet: try again in a moment")
+        return self.notifier
 
     async def wait_open(self, timeout: float = 30.0) -> None:
         """Wait (bounded) while the engine is still being opened at start-up."""
@@ -139,6 +157,9 @@ def create_app(*, settings: Settings, served: Served, token: str | None = None, 
     core.sio.eio.cors_allowed_origins = served.origins  # NiceGUI's default "*" lets every site in
     app.add_middleware(ReadyGate, ctx=ctx)
     register_api(app, engine=ctx.slot.for_api, token=token, served=served)
+    from gui.api.notifications import register_notifications
+
+    register_notifications(app, ctx.notifier_for_api)
     register_pages(ctx)
     return ctx
 
