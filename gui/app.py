@@ -21,6 +21,7 @@ from gui.api.request_gate import Served
 from gui.core.engine import Engine
 from gui.core.operations import Operations
 from gui.notify import Notifier, NotifySettingsStore
+from gui.prefs import PrefsFile
 from gui.runtime import Runtime, open_runtime
 from gui.serving import free_port, is_loopback, token_problem, url_host
 from gui.settings import Settings, load_settings
@@ -61,6 +62,7 @@ class AppContext:
     runtime: Runtime | None = None
     endpoint: Path | None = None
     notifier: Notifier | None = None  # notices off the desktop (`gui.notify`), once open
+    preferences: PrefsFile | None = None  # what a person chose (dark mode...), kept by the app
     _opened: asyncio.Event | None = None
 
     @property
@@ -83,6 +85,7 @@ class AppContext:
     async def open(self) -> None:
         settings = self.settings
         self.runtime = rt = await open_runtime(settings.data, memory=settings.memory)
+        self.preferences = PrefsFile(rt.data_dir, "preferences")
         self.notifier = Notifier(NotifySettingsStore(rt.data_dir), base_url=lambda: self.public_url)
         self.notifier.attach(rt.engine)
         self.slot.engine = rt.engine

@@ -73,7 +73,7 @@ async def history_page(ctx: AppContext) -> None:
             ui.link("Start one on the Run page", "/run")
         table = ui.table(columns=COLUMNS, rows=[], row_key="run_id",
                          pagination={"rowsPerPage": 20, "sortBy": "started", "descending": True}).classes(
-            "w-full cursor-pointer").props("flat bordered").mark("runs-table")
+            "w-full cursor-pointer seqdesk-runs-table").props("flat bordered").mark("runs-table")
         table.add_slot("body-cell-status", STATUS_CELL)
         table.add_slot("body-cell-sequence", SEQUENCE_CELL)
         table.on("rowClick", lambda e: ui.navigate.to(f"/runs/{e.args[1]['run_id']}"))
