@@ -15,7 +15,7 @@ import logging
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gui.api.request_gate import Served
 from gui.core.engine import Engine
@@ -25,6 +25,9 @@ from gui.prefs import PrefsFile
 from gui.runtime import Runtime, open_runtime
 from gui.serving import free_port, is_loopback, token_problem, url_host
 from gui.settings import Settings, load_settings
+
+if TYPE_CHECKING:
+    from gui.phone import PhoneAccess
 
 log = logging.getLogger(__name__)
 
@@ -63,6 +66,7 @@ class AppContext:
     endpoint: Path | None = None
     notifier: Notifier | None = None  # notices off the desktop (`gui.notify`), once open
     preferences: PrefsFile | None = None  # what a person chose (dark mode...), kept by the app
+    phone: PhoneAccess | None = None  # phones on the network (`gui.phone`), off unless turned on
     _opened: asyncio.Event | None = None
 
     @property
@@ -86,6 +90,8 @@ class AppContext:
         settings = self.settings
         self.runtime = rt = await open_runtime(settings.data, memory=settings.memory)
         self.preferences = PrefsFile(rt.data_dir, "preferences")
+        if self.phone is not None:
+            self.phone.open(rt.data_dir, self.preferences)
         self.notifier = Notifier(NotifySettingsStore(rt.data_dir), base_url=lambda: self.public_url)
         self.notifier.attach(rt.engine)
         self.slot.engine = rt.engine
@@ -98,6 +104,8 @@ class AppContext:
     async def close(self) -> None:
         if self.endpoint is not None:
             self.endpoint.unlink(missing_ok=True)
+        if self.phone is not None:
+            await self.phone.stop()
         if self.notifier is not None:
             await self.notifier.close()
         rt, self.runtime, self.slot.engine = self.runtime, None, None
@@ -111,8 +119,9 @@ class AppContext:
 
     @property
     def public_url(self) -> str | None:
-        """The address links in notices point at: the app's own."""
-        return self.url
+        """The address links in notices point at: the network one while phones may use it."""
+        phone_url = self.phone.url if self.phone is not None else None
+        return phone_url or self.url
 
     def notifier_for_api(self) -> Notifier:
         from gui.api.body import BadRequest
@@ -144,13 +153,22 @@ def create_app(*, settings: Settings, served: Served, token: str | None = None, 
         return existing  # already registered on this app (NiceGUI's test reset makes a fresh one)
 
     from gui.api import register_api
+    from gui.phone import PhoneAccess
     from gui.ui import register_pages
 
     ctx = AppContext(settings=settings, served=served, token=token, url=url)
+    from gui.phone.lan import lan_address
+
+    chosen = settings.lan_address
+    ctx.phone = PhoneAccess(served, served.port, address=(lambda: chosen) if chosen else lan_address)
     app.state.seqdesk = ctx
 
     async def startup() -> None:
         await ctx.open()
+        if ctx.phone is not None and ctx.phone.wanted and served.port is not None:
+            problem = await ctx.phone.turn_on(core.app)  # it was on when the app last closed
+            if problem:
+                log.warning("phone access: %s", problem)
         import gc
 
         gc.freeze()  # what start-up made lives for the whole session: keep it out of full collections
@@ -159,7 +177,10 @@ def create_app(*, settings: Settings, served: Served, token: str | None = None, 
     app.on_shutdown(ctx.close)
     core.sio.eio.cors_allowed_origins = served.origins  # NiceGUI's default "*" lets every site in
     app.add_middleware(ReadyGate, ctx=ctx)
-    register_api(app, engine=ctx.slot.for_api, token=token, served=served)
+    register_api(app, engine=ctx.slot.for_api, token=token, served=served, phone=ctx.phone)
+    from gui.ui.components.settings.phone import disconnect_phone
+
+    ctx.phone.on_forget.append(disconnect_phone)
     from gui.api.notifications import register_notifications
 
     register_notifications(app, ctx.notifier_for_api)

@@ -14,11 +14,11 @@ from fastapi import FastAPI, Request
 from fastapi.responses import Response
 from pydantic import ValidationError
 
+from gui.api.auth import DEVICE_SCOPE_KEY
 from gui.api.body import BadRequest, json_response, read_json
 from gui.api.shared import pydantic_detail
 from gui.notify import Notifier, SettingsInput
 
-DEVICE_SCOPE_KEY = "seqdesk.device"  # set by the pairing gate on a request from a paired phone
 NotifierProvider = Callable[[], Notifier]
 _EXPECT = ('settings like {"webhook_url": "https://…", "ntfy_url": null, "smtp": null}')
 

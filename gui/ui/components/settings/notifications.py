@@ -75,7 +75,7 @@ class NotificationsCard(ui.card):
                 self._test_row("email")
             self.problem = ui.label("").classes("text-negative text-sm").mark("notify-problem")
             self.problem.set_visibility(False)
-            save = ui.button("Save", icon="save", on_click=self.save).props("unelevated").mark("notify-save")
+            save = ui.button("Save", icon="save", on_click=self.save).props("unelevated no-caps").mark("notify-save")
             if read_only:
                 save.disable()
                 ui.label("Change these on the computer SeqDesk runs on.").classes("text-sm")

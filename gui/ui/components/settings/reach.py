@@ -7,8 +7,9 @@ from typing import TYPE_CHECKING
 
 from nicegui import context
 
-from gui.api.notifications import DEVICE_SCOPE_KEY
+from gui.api.auth import DEVICE_SCOPE_KEY
 from gui.ui.components.settings.notifications import NotificationsCard
+from gui.ui.components.settings.phone import PhoneCard
 
 if TYPE_CHECKING:
     from gui.app import AppContext
@@ -23,4 +24,6 @@ def on_phone() -> bool:
 
 
 def settings_hooks(ctx: AppContext) -> None:
-    NotificationsCard(ctx.notifier, read_only=on_phone())
+    phone = on_phone()
+    PhoneCard(ctx.phone, on_phone=phone)
+    NotificationsCard(ctx.notifier, read_only=phone)
