@@ -243,17 +243,19 @@ async def open_operations(settings: Settings | None = None) -> Operations:
 
 
 def start_app(args: argparse.Namespace, settings: Settings) -> int:
+    from gui.second_launch import focus_running, tell_person
+
     host = args.host or "127.0.0.1"
     token = settings.token
     problem = token_problem(host, token)
     if problem:
-        print(f"seqdesk: {problem}", file=sys.stderr)
+        tell_person(problem)
         return 2
     port = args.port or free_port(host if is_loopback(host) else "127.0.0.1")
     try:
         data_dir = resolve_data_dir(settings)
     except Exception as exc:  # noqa: BLE001 - shown to the person, never a traceback
-        print(f"seqdesk: {exc}", file=sys.stderr)
+        tell_person(str(exc))
         return 2
     from gui.store.lock import DataFolderInUseError
     from gui.store.open import hold_lock
@@ -261,12 +263,23 @@ def start_app(args: argparse.Namespace, settings: Settings) -> int:
     try:  # refuse early, before the server starts, with a clear message
         hold_lock(data_dir)
     except DataFolderInUseError as exc:
-        print(f"seqdesk: {exc}", file=sys.stderr)
+        if args.browser:
+            tell_person(str(exc))
+            return 2
+        shown, message = focus_running(data_dir, token)  # a second launch: show the one running
+        if shown:
+            print(f"seqdesk: {message}", file=sys.stderr)
+            return 0
+        tell_person(message)
         return 2
     local = "127.0.0.1" if host in ("0.0.0.0", "::") or is_loopback(host) else host
     create_app(settings=settings.model_copy(update={"data": data_dir, "memory": False}),
                served=Served.at(host, port), token=token, url=f"http://{url_host(local)}:{port}")
     from gui.window import run_ui
 
-    return run_ui(host=host, port=port, browser_only=args.browser, token=token, browser=settings.browser,
+    code = run_ui(host=host, port=port, browser_only=args.browser, token=token, browser=settings.browser,
                   data_dir=data_dir)
+    if code not in (0, None) and not args.browser:
+        tell_person(f"SeqDesk stopped at start-up (exit code {code}); port {port} may be in use by another "
+                    "program. Start it again, or choose another port with --port.")
+    return code
