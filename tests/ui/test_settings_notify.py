@@ -38,3 +38,13 @@ async def test_a_bad_address_is_explained_and_nothing_is_kept(user: User):
     user.find(marker="notify-save").click()
     await user.should_see("must be a web address starting with http", retries=20)
     assert app_ctx().notifier is not None and app_ctx().notifier.settings.webhook_url is None
+
+
+async def test_the_desktop_notice_choice_is_kept_by_the_app(user: User):
+    await user.open("/settings")
+    prefs = app_ctx().preferences
+    assert prefs is not None and prefs.read().get("desktop_notifications") is None
+    user.find(marker="notify-desktop").click()
+    assert prefs.read()["desktop_notifications"] is False
+    await user.open("/inbox")  # every page's frame reads it: the browser is told not to pop up notices
+    await user.should_see("Needs you")

@@ -7,12 +7,14 @@ It only edits and shows; the `Notifier` keeps the settings and sends (`gui.notif
 from __future__ import annotations
 
 import time
+from typing import Any
 
 from nicegui import ui
 from pydantic import ValidationError
 
 from gui.notify import Notifier, SettingsInput
 from gui.notify.notifier import ChannelStatus
+from gui.prefs import PrefsFile
 from gui.ui.components.settings.mcp_form import problem_words
 
 SECURITY = {"starttls": "STARTTLS (port 587)", "ssl": "SSL (port 465)", "none": "None (a local relay only)"}
@@ -32,9 +34,10 @@ def status_words(status: ChannelStatus, now: float | None = None) -> str:
 
 
 class NotificationsCard(ui.card):
-    def __init__(self, notifier: Notifier | None, *, read_only: bool = False) -> None:
+    def __init__(self, notifier: Notifier | None, *, read_only: bool = False, prefs: PrefsFile | None = None) -> None:
         super().__init__()
         self.notifier = notifier
+        self.prefs = prefs
         self.classes("w-full gap-2 p-4").props("flat bordered").mark("notify-card")
         with self:
             ui.label("Tell me off the desktop").classes("text-lg font-semibold")
@@ -44,6 +47,10 @@ class NotificationsCard(ui.card):
             if notifier is None:
                 ui.label("Not available until SeqDesk has started.")
                 return
+            if prefs is not None and not read_only:
+                ui.checkbox("Also pop up a notice on this computer when SeqDesk's window is in the background",
+                            value=prefs.read().get("desktop_notifications", True) is not False,
+                            on_change=self._desktop).mark("notify-desktop")
             settings = notifier.settings
             smtp = settings.smtp
             with ui.row().classes("gap-4"):
@@ -83,6 +90,13 @@ class NotificationsCard(ui.card):
         self.on("delete", lambda: notifier.on_change.remove(self._refresh_status)
                 if self._refresh_status in notifier.on_change else None)
         self._refresh_status()
+
+    def _desktop(self, event: Any) -> None:
+        """Kept by the app (not only the browser's permission), read by every page's frame."""
+        on = bool(event.value)
+        assert self.prefs is not None
+        self.prefs.update(desktop_notifications=on)
+        ui.run_javascript(f"window.seqdesk && (seqdesk.desktopNotify = {'true' if on else 'false'})")
 
     def _channel(self, name: str, label: str, value: str, placeholder: str) -> ui.input:
         field = ui.input(label, value=value, placeholder=placeholder).classes("w-full").props(

@@ -26,4 +26,4 @@ def on_phone() -> bool:
 def settings_hooks(ctx: AppContext) -> None:
     phone = on_phone()
     PhoneCard(ctx.phone, on_phone=phone)
-    NotificationsCard(ctx.notifier, read_only=phone)
+    NotificationsCard(ctx.notifier, read_only=phone, prefs=ctx.preferences)
