@@ -106,3 +106,19 @@ async def test_the_computer_is_unchanged(app):
         assert state["on"] is False and state["phones"] == []
         refused = await desktop.put("/api/phone", json={"on": True})
         assert refused.status_code == 409 and "without a fixed port" in refused.json()["detail"]
+
+
+async def test_the_phones_listener_offers_no_token_form(tmp_path, engine_slot):
+    served = Served.in_process()
+    access = PhoneAccess(served, None, address=lambda: "192.0.2.1")
+    access.open(tmp_path, PrefsFile(tmp_path, "preferences"))
+    app = FastAPI()
+    register_api(app, engine=engine_slot.for_api, token="a-token-long-enough-0123", served=served, phone=access)
+    access.listens_at = lambda server: True  # type: ignore[method-assign]  # as if on the phones' listener
+    async with client_from(app, PHONE_IP) as neighbour:
+        form = await neighbour.get("/login")
+        assert form.status_code == 401 and "This phone is not paired" in form.text
+        guess = await neighbour.post("/login", data={"token": "guess"})
+        assert guess.status_code == 401 and "not paired" in guess.text
+        with_token = await neighbour.get("/api/sequences", headers={"Authorization": "Bearer a-token-long-enough-0123"})
+        assert with_token.status_code == 200  # a program with the token still may

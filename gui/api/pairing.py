@@ -44,6 +44,7 @@ from gui.serving import is_loopback
 if TYPE_CHECKING:
     from gui.phone import PhoneAccess
 
+PUBLIC = OPEN_PATHS - {"/login"}  # no token form on the phones' listener: a neighbour could only guess
 PHONE_COOKIE = "seqdesk_phone"
 PHONE_COOKIE_DAYS = 180
 _STATIC = re.compile(r"^/_nicegui/[0-9][^/]*/(static|libraries|components|resources|esm)/|^/seqdesk-assets/")
@@ -81,7 +82,7 @@ class PairingGate:
             await self.app(scope, receive, send)
             return
         path = str(scope.get("path", ""))
-        if path.startswith(PAIR_PREFIX) or path in OPEN_PATHS or _STATIC.match(path):
+        if path.startswith(PAIR_PREFIX) or path in PUBLIC or _STATIC.match(path):
             await self.app(scope, receive, send)  # open pages
             return
         # On the phones' listener only a paired phone (or a program with the token in its header)
