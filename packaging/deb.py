@@ -5,7 +5,7 @@ What it installs:
 - `/opt/seqdesk/` the one folder (the executable, Python and every library inside it);
 - `/usr/bin/seqdesk` a link to its executable, so `seqdesk` works in a terminal;
 - `/usr/share/applications/seqdesk.desktop` the menu entry (Exec=seqdesk, Icon=seqdesk);
-- the icon in the hicolor theme (256×256 PNG and the scalable SVG).
+- the icon in the hicolor theme (512×512 PNG and the scalable SVG).
 
 Nothing else is needed at run time; a Chromium-family browser is recommended for the app window
 (without one SeqDesk opens in the default browser). Built with `dpkg-deb --root-owner-group`, so
@@ -48,7 +48,6 @@ def control(size_kb: int) -> str:
     return (f"Package: {NAME}\nVersion: {version()}\nArchitecture: {architecture()}\n"
             "Maintainer: SeqDesk <seqdesk@localhost>\nSection: utils\nPriority: optional\n"
             f"Installed-Size: {size_kb}\nRecommends: chromium | google-chrome-stable | microsoft-edge-stable\n"
-            "Homepage: https://example.org/seqdesk\n"
             f"Description: {DESCRIPTION}\n")
 
 
@@ -70,7 +69,7 @@ def stage(folder: Path, root: Path) -> None:
     apps.mkdir(parents=True)
     (apps / f"{NAME}.desktop").write_text(desktop_entry(), encoding="utf-8")
     icons = root / "usr" / "share" / "icons" / "hicolor"
-    for size, source in (("256x256", "icon.png"), ("scalable", "icon.svg")):
+    for size, source in (("512x512", "icon.png"), ("scalable", "icon.svg")):
         target = icons / size / "apps" / f"{NAME}{Path(source).suffix}"
         target.parent.mkdir(parents=True)
         shutil.copy2(ROOT / "assets" / source, target)
