@@ -48,8 +48,8 @@ async def in_process(count: int) -> list[float]:
         for i in range(count + 1):
             request = ShellApprovalRequest(interaction_id=uuid.uuid4().hex, turn_id="bench",
                                            source=ToolSource(tool_call_id="c", tool_name="cmd_run"),
-                                           created_at=int(time.time() * 1000), title="Run a command", command=f"echo {i}", cwd="/tmp",
-                                           reason="bench", operation="exec")
+                                           created_at=int(time.time() * 1000), title="Run a command",
+                                           command=f"echo {i}", cwd="/tmp", reason="bench", operation="exec")
             started = time.perf_counter()
             await engine.interactions.request(request)
             arrived = (await hook.arrived(i + 1))[i]
