@@ -48,3 +48,12 @@ async def test_the_desktop_notice_choice_is_kept_by_the_app(user: User):
     assert prefs.read()["desktop_notifications"] is False
     await user.open("/inbox")  # every page's frame reads it: the browser is told not to pop up notices
     await user.should_see("Needs you")
+
+
+async def test_phone_access_says_why_it_cannot_turn_on(user: User):
+    await user.open("/settings")
+    await user.should_see("Use on your phone")
+    await user.should_see("None yet.")  # no paired phones
+    user.find(marker="phone-switch").click()
+    await user.should_see(marker="phone-problem", retries=50)
+    assert app_ctx().phone is not None and not app_ctx().phone.on
