@@ -99,7 +99,7 @@ _CSS = """
   .seqdesk-main .q-btn.q-btn--round, .seqdesk-main .q-btn.q-btn--dense { min-width: 44px; }
   .seqdesk-main .q-tab { min-height: 44px; }
   .seqdesk-main .q-card { max-width: 100%; }
-  .seqdesk-main .no-wrap { flex-wrap: wrap; }
+  .seqdesk-main .nicegui-row.no-wrap { flex-wrap: wrap; }
   .seqdesk-main .break-anywhere, .seqdesk-main .font-mono { overflow-wrap: anywhere; }
 }
 """

@@ -66,7 +66,10 @@ def test_no_page_scrolls_sideways_and_the_menu_reaches_every_page(seqdesk_app, w
     phone.locator("[aria-label='Menu']").click()
     menu = phone.locator(".seqdesk-menu")
     for label in ("Sequences", "Run", "Inbox", "Runs", "Settings"):
-        assert menu.get_by_text(label, exact=True).is_visible()
+        menu.get_by_text(label, exact=True).wait_for(state="visible")
+    # the menu grows in (a CSS transition): measure once it has settled
+    phone.wait_for_function("(() => { const m = document.querySelector('.seqdesk-menu');"
+                            " return m && m.getAnimations({subtree: true}).length === 0; })()")
     assert small_targets(phone, ".seqdesk-menu .q-item") == []
     screenshot(phone, "phone-menu.png")
     menu.get_by_text("Inbox", exact=True).click()

@@ -47,10 +47,6 @@ class NotificationsCard(ui.card):
             if notifier is None:
                 ui.label("Not available until SeqDesk has started.")
                 return
-            if prefs is not None and not read_only:
-                ui.checkbox("Also pop up a notice on this computer when SeqDesk's window is in the background",
-                            value=prefs.read().get("desktop_notifications", True) is not False,
-                            on_change=self._desktop).mark("notify-desktop")
             settings = notifier.settings
             smtp = settings.smtp
             with ui.row().classes("gap-4"):
@@ -58,6 +54,10 @@ class NotificationsCard(ui.card):
                     "notify-on-requests")
                 self.on_failures = ui.checkbox("When a run fails", value=settings.on_failures).mark(
                     "notify-on-failures")
+            if prefs is not None and not read_only:
+                ui.checkbox("Also pop up a notice on this computer when SeqDesk's window is in the background",
+                            value=prefs.read().get("desktop_notifications", True) is not False,
+                            on_change=self._desktop).mark("notify-desktop")
             self.status: dict[str, ui.label] = {}
             self.webhook = self._channel("webhook", "Webhook address (receives JSON)", settings.webhook_url or "",
                                          "https://example.org/seqdesk-hook")
