@@ -15,14 +15,19 @@ import logging
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gui.api.request_gate import Served
 from gui.core.engine import Engine
 from gui.core.operations import Operations
+from gui.notify import Notifier, NotifySettingsStore
+from gui.prefs import PrefsFile
 from gui.runtime import Runtime, open_runtime
 from gui.serving import free_port, is_loopback, token_problem, url_host
 from gui.settings import Settings, load_settings
+
+if TYPE_CHECKING:
+    from gui.phone import PhoneAccess
 
 log = logging.getLogger(__name__)
 
@@ -59,6 +64,9 @@ class AppContext:
     slot: EngineSlot = field(default_factory=EngineSlot)
     runtime: Runtime | None = None
     endpoint: Path | None = None
+    notifier: Notifier | None = None  # notices off the desktop (`gui.notify`), once open
+    preferences: PrefsFile | None = None  # what a person chose (dark mode...), kept by the app
+    phone: PhoneAccess | None = None  # phones on the network (`gui.phone`), off unless turned on
     _opened: asyncio.Event | None = None
 
     @property
@@ -81,6 +89,11 @@ class AppContext:
     async def open(self) -> None:
         settings = self.settings
         self.runtime = rt = await open_runtime(settings.data, memory=settings.memory)
+        self.preferences = PrefsFile(rt.data_dir, "preferences")
+        if self.phone is not None:
+            self.phone.open(rt.data_dir, self.preferences)
+        self.notifier = Notifier(NotifySettingsStore(rt.data_dir), base_url=lambda: self.public_url)
+        self.notifier.attach(rt.engine)
         self.slot.engine = rt.engine
         self._event().set()
         if self.url and rt.data_dir is not None:  # lets `seqdesk run` and `seqdesk mcp` reach this app
@@ -91,6 +104,10 @@ class AppContext:
     async def close(self) -> None:
         if self.endpoint is not None:
             self.endpoint.unlink(missing_ok=True)
+        if self.phone is not None:
+            await self.phone.stop()
+        if self.notifier is not None:
+            await self.notifier.close()
         rt, self.runtime, self.slot.engine = self.runtime, None, None
         if rt is not None:
             from gui.store.errors import StoreError
@@ -99,6 +116,19 @@ class AppContext:
                 await rt.close()
             except StoreError as exc:  # e.g. the data folder was moved away: say so, never a traceback
                 log.warning("closing SeqDesk: %s", exc)
+
+    @property
+    def public_url(self) -> str | None:
+        """The address links in notices point at: the network one while phones may use it."""
+        phone_url = self.phone.url if self.phone is not None else None
+        return phone_url or self.url
+
+    def notifier_for_api(self) -> Notifier:
+        from gui.api.body import BadRequest
+
+        if self.notifier is None:
+            raise BadRequest(503, "SeqDesk's engine is not open yet: try again in a moment")
+        return self.notifier
 
     async def wait_open(self, timeout: float = 30.0) -> None:
         """Wait (bounded) while the engine is still being opened at start-up."""
@@ -123,13 +153,22 @@ def create_app(*, settings: Settings, served: Served, token: str | None = None, 
         return existing  # already registered on this app (NiceGUI's test reset makes a fresh one)
 
     from gui.api import register_api
+    from gui.phone import PhoneAccess
     from gui.ui import register_pages
 
     ctx = AppContext(settings=settings, served=served, token=token, url=url)
+    from gui.phone.lan import lan_address
+
+    chosen = settings.lan_address
+    ctx.phone = PhoneAccess(served, served.port, address=(lambda: chosen) if chosen else lan_address)
     app.state.seqdesk = ctx
 
     async def startup() -> None:
         await ctx.open()
+        if ctx.phone is not None and ctx.phone.wanted and served.port is not None:
+            problem = await ctx.phone.turn_on(core.app)  # it was on when the app last closed
+            if problem:
+                log.warning("phone access: %s", problem)
         import gc
 
         gc.freeze()  # what start-up made lives for the whole session: keep it out of full collections
@@ -138,7 +177,13 @@ def create_app(*, settings: Settings, served: Served, token: str | None = None, 
     app.on_shutdown(ctx.close)
     core.sio.eio.cors_allowed_origins = served.origins  # NiceGUI's default "*" lets every site in
     app.add_middleware(ReadyGate, ctx=ctx)
-    register_api(app, engine=ctx.slot.for_api, token=token, served=served)
+    register_api(app, engine=ctx.slot.for_api, token=token, served=served, phone=ctx.phone)
+    from gui.ui.components.settings.phone import disconnect_phone
+
+    ctx.phone.on_forget.append(disconnect_phone)
+    from gui.api.notifications import register_notifications
+
+    register_notifications(app, ctx.notifier_for_api)
     register_pages(ctx)
     return ctx
 
@@ -198,17 +243,19 @@ async def open_operations(settings: Settings | None = None) -> Operations:
 
 
 def start_app(args: argparse.Namespace, settings: Settings) -> int:
+    from gui.second_launch import focus_running, tell_person
+
     host = args.host or "127.0.0.1"
     token = settings.token
     problem = token_problem(host, token)
     if problem:
-        print(f"seqdesk: {problem}", file=sys.stderr)
+        tell_person(problem)
         return 2
     port = args.port or free_port(host if is_loopback(host) else "127.0.0.1")
     try:
         data_dir = resolve_data_dir(settings)
     except Exception as exc:  # noqa: BLE001 - shown to the person, never a traceback
-        print(f"seqdesk: {exc}", file=sys.stderr)
+        tell_person(str(exc))
         return 2
     from gui.store.lock import DataFolderInUseError
     from gui.store.open import hold_lock
@@ -216,12 +263,23 @@ def start_app(args: argparse.Namespace, settings: Settings) -> int:
     try:  # refuse early, before the server starts, with a clear message
         hold_lock(data_dir)
     except DataFolderInUseError as exc:
-        print(f"seqdesk: {exc}", file=sys.stderr)
+        if args.browser:
+            tell_person(str(exc))
+            return 2
+        shown, message = focus_running(data_dir, token)  # a second launch: show the one running
+        if shown:
+            print(f"seqdesk: {message}", file=sys.stderr)
+            return 0
+        tell_person(message)
         return 2
     local = "127.0.0.1" if host in ("0.0.0.0", "::") or is_loopback(host) else host
     create_app(settings=settings.model_copy(update={"data": data_dir, "memory": False}),
                served=Served.at(host, port), token=token, url=f"http://{url_host(local)}:{port}")
     from gui.window import run_ui
 
-    return run_ui(host=host, port=port, browser_only=args.browser, token=token, browser=settings.browser,
+    code = run_ui(host=host, port=port, browser_only=args.browser, token=token, browser=settings.browser,
                   data_dir=data_dir)
+    if code not in (0, None) and not args.browser:
+        tell_person(f"SeqDesk stopped at start-up (exit code {code}); port {port} may be in use by another "
+                    "program. Start it again, or choose another port with --port.")
+    return code

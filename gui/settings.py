@@ -2,8 +2,9 @@
 
 `SEQDESK_DATA` (the data folder), `SEQDESK_MEMORY=1` (nothing on disk: tests, demos),
 `SEQDESK_TOKEN` (the access token; prefer it to `--token`, which other users can see) and
-`SEQDESK_BROWSER` (the browser for the app window). Command-line flags override them; nothing else
-in SeqDesk reads the environment for settings, and nothing writes it.
+`SEQDESK_BROWSER` (the browser for the app window), `SEQDESK_LAN_ADDRESS` (this computer's
+address on the network, for phones, when it should not be found by itself). Command-line flags
+override them; nothing else in SeqDesk reads the environment for settings, and nothing writes it.
 """
 
 from __future__ import annotations
@@ -22,8 +23,9 @@ class Settings(BaseSettings):
     memory: bool = False
     token: str | None = None
     browser: str | None = None
+    lan_address: str | None = None  # the address phones reach this computer at (found by itself if unset)
 
-    @field_validator("data", "token", "browser", mode="before")
+    @field_validator("data", "token", "browser", "lan_address", mode="before")
     @classmethod
     def _blank_is_unset(cls, value: Any) -> Any:
         return None if isinstance(value, str) and not value.strip() else value

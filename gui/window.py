@@ -5,8 +5,13 @@ People who do not write code expect an app to open a window and to quit when it 
 
 1. pywebview (`pip install seqdesk[native]`): NiceGUI's native mode, a real window;
 2. an installed Chromium, Chrome, Edge or Brave as an app window (`--app=URL`, no tabs or address
-   bar) with its own throw-away profile, so it is a process of its own: when it exits, the app
-   shuts down (`app.shutdown()`), which ends pending requests as `session_disposed`;
+   bar) with its own profile in the data folder (`<data>/window/`: kept, so the window remembers
+   its size, drafts and the notification permission), so it is a process of its own: when it
+   exits, the app shuts down (`app.shutdown()`), which ends pending requests as `session_disposed`.
+   The app keeps a DevTools pipe to it (`--remote-debugging-pipe`: file descriptors only this
+   process holds, no port anyone else could reach) to bring the window to the front when SeqDesk
+   is started a second time. As root, Chromium needs `--no-sandbox`; `--test-type` keeps it from
+   showing its "unsupported command-line flag" warning bar over the app;
 3. the default browser (the server keeps running until Ctrl+C).
 
 `--browser` only serves (on 127.0.0.1 unless a host was asked for) and prints the address.
@@ -19,13 +24,15 @@ import asyncio
 import os
 import secrets
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
 import webbrowser
 from pathlib import Path
+from typing import Any
 
+from gui.devtools_pipe import DevToolsPipe, start_browser
+from gui.second_launch import FOCUS_PATH
 from gui.ui.theme import APP_NAME, assets_dir
 
 WINDOW_SIZE = (1280, 860)
@@ -74,12 +81,14 @@ def run_ui(*, host: str, port: int, browser_only: bool, token: str | None, brows
     from nicegui import background_tasks
 
     app.on_startup(lambda: background_tasks.create(announce(), name="seqdesk announce"))
+    window: AppWindow | None = None
     if mode == "app-window":
-        window = AppWindow(_find_browser(browser) or "", url)
+        window = AppWindow(_find_browser(browser) or "", url, profile=_profile_dir(data_dir))
         app.on_startup(lambda: background_tasks.create(window.run(local_host, port), name="seqdesk window"))
         app.on_shutdown(window.close)
     if mode == "native":
         options.update(native=True, window_size=WINDOW_SIZE)
+    _register_focus(app, mode, window, url)
     try:
         ui.run(**options)
     except KeyboardInterrupt:
@@ -128,46 +137,73 @@ def _find_browser(chosen: str | None = None) -> str | None:
     return None
 
 
+def chromium_flags(*, root: bool) -> list[str]:
+    """Flags for an app window that shows nothing but the app: no first-run page, no default-browser
+    question, no sync; as root the sandbox must be off, and `--test-type` hides the warning bar
+    Chromium would show about that flag."""
+    flags = ["--no-first-run", "--no-default-browser-check", "--disable-sync", "--disable-features=Translate"]
+    if root:
+        flags += ["--no-sandbox", "--test-type"]
+    return flags
+
+
+def _is_root() -> bool:
+    return hasattr(os, "geteuid") and os.geteuid() == 0
+
+
 class AppWindow:
     """A browser in `--app` mode as the app's window; its exit is the app's exit."""
 
-    def __init__(self, browser: str, url: str) -> None:
+    def __init__(self, browser: str, url: str, profile: Path | None = None) -> None:
         self.browser = browser
         self.url = url
         self.process: asyncio.subprocess.Process | None = None
-        self.profile = ""
+        self.keep_profile = profile is not None
+        self.profile = str(profile) if profile is not None else ""
+        self.devtools: DevToolsPipe | None = None
 
     def command(self) -> list[str]:
         width, height = WINDOW_SIZE
-        command = [self.browser, f"--app={self.url}", f"--user-data-dir={self.profile}", "--no-first-run",
-                   "--no-default-browser-check", "--disable-sync", f"--window-size={width},{height}",
-                   f"--class={APP_NAME}"]
-        if hasattr(os, "geteuid") and os.geteuid() == 0:  # Chromium refuses to start as root otherwise
-            command.append("--no-sandbox")
-        return command
+        return [self.browser, f"--app={self.url}", f"--user-data-dir={self.profile}",
+                f"--window-size={width},{height}", f"--class={APP_NAME}", *chromium_flags(root=_is_root()),
+                *(["--remote-debugging-pipe"] if os.name == "posix" else [])]
 
     async def run(self, host: str, port: int) -> None:
         from nicegui import app
 
         await _wait_listening(host, port)
-        self.profile = tempfile.mkdtemp(prefix="seqdesk-window-")
+        if not self.keep_profile:
+            self.profile = tempfile.mkdtemp(prefix="seqdesk-window-")
         started = time.monotonic()
         try:
-            self.process = await asyncio.create_subprocess_exec(
-                *self.command(), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            self.process, self.devtools = await start_browser(self.command())
             code = await self.process.wait()
         except OSError as exc:
             print(f"{APP_NAME}: could not open a window ({exc}); open {self.url} in your browser.", flush=True)
             webbrowser.open(self.url)
             return
         finally:
-            shutil.rmtree(self.profile, ignore_errors=True)
-        if code != 0 and time.monotonic() - started < QUICK_EXIT_SECONDS:
-            print(f"{APP_NAME}: the window could not be opened; open {self.url} in your browser.", flush=True)
-            webbrowser.open(self.url)
+            if self.devtools is not None:
+                self.devtools.close()
+                self.devtools = None
+            if not self.keep_profile:
+                shutil.rmtree(self.profile, ignore_errors=True)
+        if time.monotonic() - started < QUICK_EXIT_SECONDS:
+            if code != 0:
+                print(f"{APP_NAME}: the window could not be opened; open {self.url} in your browser.", flush=True)
+                webbrowser.open(self.url)
+            else:  # the profile was open in a browser still running: it took the window over
+                print(f"{APP_NAME}: the window opened in a browser that was already running; press Ctrl+C "
+                      "to stop.", flush=True)
             return
         if not (app.is_stopping or app.is_stopped):
             app.shutdown()  # the person closed the window: quit, ending pending requests cleanly
+
+    async def focus(self) -> bool:
+        """Bring the window to the front (a second `seqdesk` asked for it); False if it cannot."""
+        if self.devtools is None or self.process is None or self.process.returncode is not None:
+            return False
+        return await self.devtools.activate_page()
 
     def close(self) -> None:
         if self.process is not None and self.process.returncode is None:
@@ -191,6 +227,37 @@ async def _wait_listening(host: str, port: int, timeout: float = 15.0) -> None:
 
 def _url_host(host: str) -> str:
     return f"[{host}]" if ":" in host else host
+
+
+def _profile_dir(data_dir: Path | None) -> Path | None:
+    """The app window's browser profile, kept in the data folder (None: a throw-away one)."""
+    if data_dir is None:
+        return None
+    folder = data_dir / "window"
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        os.chmod(folder, 0o700)
+    except OSError:
+        return None
+    return folder
+
+
+def _register_focus(app: Any, mode: str, window: AppWindow | None, url: str) -> None:
+    """`POST /api/window/focus`: a second `seqdesk` asks this one to show itself (behind the gates)."""
+    from gui.api.body import json_response
+
+    @app.post(FOCUS_PATH, include_in_schema=False)
+    async def focus() -> Any:
+        if window is not None and await window.focus():
+            return json_response({"focused": True})
+        if mode == "default-browser":
+            webbrowser.open(url)
+            return json_response({"focused": True, "how": "opened a new browser tab"})
+        why = {"browser": f"it runs without a window: open {url} in your browser",
+               "headless": f"this computer has no display: open {url} in a browser",
+               "native": "its window could not be raised: look for it on the task bar"}.get(
+            mode, "its window could not be raised: look for it on the task bar")
+        return json_response({"focused": False, "reason": why})
 
 
 def _storage_dir(data_dir: Path | None) -> Path | None:

@@ -1,4 +1,5 @@
-"""Build SeqDesk as a one-folder executable: `python packaging/build.py` → `dist/seqdesk/seqdesk`.
+"""Build SeqDesk as a one-folder executable: `python packaging/build.py` → `dist/seqdesk/seqdesk`,
+and with `--deb` also a Debian package of it (`dist/seqdesk_<version>_<arch>.deb`, see deb.py).
 
 It runs `nicegui-pack --onedir --name seqdesk` (PyInstaller) on a copy of `seqdesk_entry.py`
 that also names every module of the `gui` package: SeqDesk finds its pages by listing
@@ -37,13 +38,13 @@ def gui_modules() -> list[str]:
     return sorted(m.name for m in pkgutil.walk_packages(gui.__path__, "gui.") if ".__" not in m.name)
 
 
-def entry_script() -> Path:
+def entry_script(work: Path = WORK) -> Path:
     source = (ROOT / "packaging" / "seqdesk_entry.py").read_text(encoding="utf-8")
     imports = "\n".join(f"    import {name}  # noqa: F401" for name in gui_modules())
     hint = ("\n\ndef _modules_found_at_run_time() -> None:  # never called: read by PyInstaller's analysis\n"
             f"{imports}\n")
-    WORK.mkdir(parents=True, exist_ok=True)
-    target = WORK / "seqdesk_entry.py"
+    work.mkdir(parents=True, exist_ok=True)
+    target = work / "seqdesk_entry.py"
     target.write_text(source + hint, encoding="utf-8")
     return target
 
@@ -64,10 +65,10 @@ def ensure_pyinstaller(python: Path) -> None:
         subprocess.run([str(python), "-m", "pip", "install", "pyinstaller>=6"], check=True)
 
 
-def build(onefile: bool, here: bool) -> Path:
+def build(onefile: bool, here: bool, *, dist: Path = DIST, work: Path = WORK) -> Path:
     python = Path(sys.executable) if here else clean_python()
     ensure_pyinstaller(python)
-    entry = entry_script()
+    entry = entry_script(work)
     bin_dir = str(python.parent)
     pack = shutil.which("nicegui-pack", path=bin_dir)
     if pack is None:
@@ -81,10 +82,10 @@ def build(onefile: bool, here: bool) -> Path:
                "--add-data", f"{ROOT / 'assets'}{os.pathsep}assets", "--icon", str(ROOT / "assets" / "icon.png"),
                str(entry)]
     started = time.perf_counter()
-    subprocess.run(command, cwd=WORK, env=env, check=True)
-    built = WORK / "dist" / (NAME if not onefile else NAME + (".exe" if os.name == "nt" else ""))
-    DIST.mkdir(exist_ok=True)
-    target = DIST / built.name
+    subprocess.run(command, cwd=work, env=env, check=True)
+    built = work / "dist" / (NAME if not onefile else NAME + (".exe" if os.name == "nt" else ""))
+    dist.mkdir(parents=True, exist_ok=True)
+    target = dist / built.name
     if target.is_dir():
         shutil.rmtree(target)
     elif target.exists():
@@ -115,8 +116,19 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--onefile", action="store_true", help="one file instead of one folder (slower start)")
     parser.add_argument("--here", action="store_true", help="build with this Python, not a clean build/venv")
+    parser.add_argument("--deb", action="store_true", help="also make a Debian package of the one folder")
+    parser.add_argument("--deb-compression", default="xz", choices=["xz", "gzip", "zstd", "none"],
+                        help="how the .deb is compressed (xz: smallest; gzip: quickest)")
+    parser.add_argument("--dist", type=Path, default=DIST, help="where the results go (default: dist/)")
+    parser.add_argument("--work", type=Path, default=WORK, help="PyInstaller's work folder (default: build/pack/)")
     args = parser.parse_args()
-    build(args.onefile, args.here)
+    if args.deb and args.onefile:
+        parser.error("--deb packages the one-folder build: leave --onefile out")
+    folder = build(args.onefile, args.here, dist=args.dist, work=args.work)
+    if args.deb:
+        from deb import build_deb
+
+        print(f"built {build_deb(folder, args.dist, compression=args.deb_compression)}")
 
 
 if __name__ == "__main__":

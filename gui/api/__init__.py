@@ -13,6 +13,8 @@ with a token, the token gate and the login form (`auth`).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from fastapi import FastAPI, Request
 from fastapi.exception_handlers import request_validation_exception_handler
 from fastapi.exceptions import RequestValidationError
@@ -21,14 +23,19 @@ from starlette.routing import Match, Router
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 import gui
-from gui.api.auth import AUTH_SCOPE_KEY, FailureLimiter, TokenGate, register_login
+from gui.api.auth import AUTH_SCOPE_KEY, FailureLimiter, TokenGate, client_of, register_login
 from gui.api.body import BODY_SECONDS, BadRequest, BodyLimitMiddleware, json_response
 from gui.api.events import register_events
 from gui.api.interactions import register_interactions, register_rules
+from gui.api.pairing import PairingGate, register_pairing
 from gui.api.request_gate import RequestGate, Served
 from gui.api.runs import register_runs
 from gui.api.sequences import register_sequences
 from gui.api.shared import EngineProvider, pydantic_detail
+from gui.serving import is_loopback
+
+if TYPE_CHECKING:
+    from gui.phone import PhoneAccess
 
 
 def _install_error_handlers(app: FastAPI) -> None:
@@ -79,13 +86,16 @@ class ApiFallback:
 
 
 def register_api(app: FastAPI, *, engine: EngineProvider, token: str | None, served: Served,
-                 body_seconds: float = BODY_SECONDS) -> None:
+                 body_seconds: float = BODY_SECONDS, phone: PhoneAccess | None = None) -> None:
     """Add the `/api` routes, the error handlers, the body limit, the request gate (outermost: Host,
     Origin and Content-Type, see `gui.api.request_gate`) and, with a token, the token gate behind it.
 
     Without a token the app listens on 127.0.0.1 only. With one, every page and API call needs it,
     except `/login` and `/api/health`, which then answers only `{"ok": true}` (its version only to a
     client that is logged in).
+
+    With `phone` (the app's `PhoneAccess`), the pairing gate sits between the two: a request from
+    another address passes only as a paired phone (or with the token), see `gui.api.pairing`.
     """
     _install_error_handlers(app)
     register_sequences(app, engine)
@@ -95,17 +105,23 @@ def register_api(app: FastAPI, *, engine: EngineProvider, token: str | None, ser
 
     @app.get("/api/health")
     async def health(request: Request) -> Response:
-        if token is None or request.scope.get(AUTH_SCOPE_KEY):
+        here = is_loopback(client_of(request.scope))
+        if (token is None and here) or request.scope.get(AUTH_SCOPE_KEY):
             return json_response({"ok": True, "version": gui.__version__})
         return json_response({"ok": True})
 
     register_events(app, engine)
     app.add_middleware(ApiFallback, router=app.router)
     app.add_middleware(BodyLimitMiddleware, seconds=body_seconds)
+    limiter = FailureLimiter()
     if token is not None:
-        limiter = FailureLimiter()
         register_login(app, token, limiter)
         app.add_middleware(TokenGate, token=token, limiter=limiter)  # before any body is read
+    if phone is not None:
+        from nicegui import core
+
+        register_pairing(app, lambda: phone, lambda: core.app, limiter)
+        app.add_middleware(PairingGate, phone=phone, token=token)
     app.add_middleware(RequestGate, served=served)  # added last: outermost
 
 

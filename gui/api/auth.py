@@ -38,6 +38,8 @@ from gui.api.body import dumps
 
 COOKIE = "seqdesk_session"
 AUTH_SCOPE_KEY = "seqdesk.authenticated"
+DEVICE_SCOPE_KEY = "seqdesk.device"  # set by the pairing gate (`gui.api.pairing`) for a paired phone
+PAIR_PREFIX = "/pair/"  # the pairing page: open, it checks its one-time code itself
 OPEN_PATHS = frozenset({"/login", "/api/health", "/favicon.ico"})
 _STATIC = re.compile(r"^/_nicegui/[0-9][^/]*/(static|libraries|components|resources|esm)/")
 _SESSION_MESSAGE = b"seqdesk session v1"
@@ -158,12 +160,12 @@ class TokenGate:
             else:
                 await self._refuse(scope, send, 429, too_many(left), retry_after=left)
             return
-        how = self._credential(headers)
-        if how == "cookie" and not same_origin(headers, str(scope.get("scheme", "http"))):
+        how = "phone" if scope.get(DEVICE_SCOPE_KEY) else self._credential(headers)
+        if how in ("cookie", "phone") and not same_origin(headers, str(scope.get("scheme", "http"))):
             await self._refuse(scope, send, 403, "cross-origin requests are refused: open SeqDesk itself")
             return
         scope[AUTH_SCOPE_KEY] = how is not None
-        if how is not None or path in OPEN_PATHS or _STATIC.match(path):
+        if how is not None or path in OPEN_PATHS or path.startswith(PAIR_PREFIX) or _STATIC.match(path):
             await self.app(scope, receive, send)
             return
         if "authorization" in headers:

@@ -58,6 +58,9 @@ class Served:
     port: int | None
     any_ip: bool = False
     schemes: tuple[str, ...] = ("http", "https")
+    # (address, port) pairs served for a while: the network listener for phones (`gui.phone`),
+    # added when it is turned on and removed when it is turned off. Only IP addresses go here.
+    also: set[tuple[str, int]] = field(default_factory=set, compare=False, hash=False)
 
     @classmethod
     def at(cls, host: str, port: int | None, *, extra_names: Iterable[str] = ()) -> Served:
@@ -88,7 +91,11 @@ class Served:
         return self._ours(name, port if port is not None else (443 if parts.scheme == "https" else 80))
 
     def _ours(self, name: str | None, port: int) -> bool:
-        if name is None or (self.port is not None and port != self.port):
+        if name is None:
+            return False
+        if (name.strip("[]"), port) in self.also:
+            return True
+        if self.port is not None and port != self.port:
             return False
         return name in self.names or (self.any_ip and _is_ip(name))
 
@@ -96,7 +103,8 @@ class Served:
     def origins(self) -> list[str]:
         """The app's own origins, for socket.io's CORS list (`*` would let every site in)."""
         suffix = f":{self.port}" if self.port is not None else ""
-        return sorted(f"{scheme}://{name}{suffix}" for name in self.names for scheme in self.schemes)
+        extra = [f"http://{_bracket(name)}:{port}" for name, port in self.also]
+        return sorted({*(f"{scheme}://{name}{suffix}" for name in self.names for scheme in self.schemes), *extra})
 
 
 def split_host(value: str) -> tuple[str | None, int | None]:

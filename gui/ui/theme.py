@@ -27,6 +27,7 @@ from nicegui import app, context, ui
 from gui.core.engine import Engine
 from gui.core.events import Event, InteractionCreated, InteractionEnded
 from gui.core.interactions import InteractionRecord
+from gui.prefs import PrefsFile
 from gui.ui.components.inbox import format as fmt
 from gui.ui.components.store_notice import StoreNotice
 from gui.ui.live import live_events
@@ -52,10 +53,16 @@ seqdesk.askNotify = function () {
     Notification.requestPermission();
   } catch (e) {}
 };
-document.addEventListener('click', seqdesk.askNotify, {once: true});
+document.addEventListener('click', function () { if (seqdesk.desktopNotify) seqdesk.askNotify(); }, {once: true});
+seqdesk.setCount = function (n) {
+  const base = document.title.replace(/^\\(\\d+\\+?\\) /, '');
+  document.title = (n > 0 ? '(' + (n > 999 ? '999+' : n) + ') ' : '') + base;
+};
+seqdesk.desktopNotify = true;
 seqdesk.notify = function (title, body, url, tag) {
   try {
-    if (!document.hidden || !('Notification' in window) || Notification.permission !== 'granted') return;
+    if (!seqdesk.desktopNotify || !document.hidden || !('Notification' in window)
+        || Notification.permission !== 'granted') return;
     const n = new Notification(title, {body: body, tag: tag, icon: 'ASSETS/icon.png'});
     n.onclick = function () { window.focus(); window.location.href = url; n.close(); };
   } catch (e) {}
@@ -78,6 +85,23 @@ _CSS = """
 .seqdesk-kbd { display: inline-block; min-width: 1.4em; padding: 0 .35em; border: 1px solid rgba(127, 127, 127, .55);
   border-bottom-width: 2px; border-radius: 4px; font: 600 .75rem/1.3rem ui-monospace, monospace; text-align: center; }
 .seqdesk-nav .q-btn.seqdesk-active { background: rgba(255, 255, 255, .18); }
+.seqdesk-header .q-btn { min-height: 44px; min-width: 44px; }
+.seqdesk-menu .q-item { min-height: 48px; }
+.seqdesk-menu .q-item.seqdesk-active { background: rgba(103, 58, 183, .12); font-weight: 600; }
+@media (max-width: 599.98px) {
+  .seqdesk-header { padding-left: 8px !important; padding-right: 8px !important; }
+  .nicegui-content { padding: 6px !important; }
+  .seqdesk-main { padding: 8px 4px !important; }
+  .seqdesk-runs-table th:nth-child(4), .seqdesk-runs-table td:nth-child(4) { display: none; }
+  .seqdesk-runs-table th, .seqdesk-runs-table td { padding-left: 8px !important; padding-right: 8px !important; }
+  .seqdesk-main, .seqdesk-main > * { min-width: 0; max-width: 100%; }
+  .seqdesk-main .q-btn, .seqdesk-main .q-checkbox, .seqdesk-main .q-toggle { min-height: 44px; }
+  .seqdesk-main .q-btn.q-btn--round, .seqdesk-main .q-btn.q-btn--dense { min-width: 44px; }
+  .seqdesk-main .q-tab { min-height: 44px; }
+  .seqdesk-main .q-card { max-width: 100%; }
+  .seqdesk-main .nicegui-row.no-wrap { flex-wrap: wrap; }
+  .seqdesk-main .break-anywhere, .seqdesk-main .font-mono { overflow-wrap: anywhere; }
+}
 """
 
 
@@ -110,13 +134,16 @@ def _is_active(target: str, path: str, title: str, label: str) -> bool:
 
 
 class _PendingWatcher:
-    """Keeps the Inbox badge equal to the number of pending requests, and notifies new ones."""
+    """Keeps the Inbox badges (the nav button's and the phone menu's) and the tab title's count
+    equal to the number of pending requests, and notifies new ones."""
 
-    def __init__(self, badge: ui.badge, engine: Engine | None) -> None:
-        self.badge = badge
+    def __init__(self, badges: list[ui.badge], engine: Engine | None) -> None:
+        self.badges = badges
         self.ids: set[str] = set()
+        self.shown = 0
         if engine is None:
-            badge.set_visibility(False)
+            for badge in badges:
+                badge.set_visibility(False)
             return
         self.engine = engine
         live_events(self.engine, self._on_events, types=("interaction.",))
@@ -146,8 +173,12 @@ class _PendingWatcher:
 
     def _show(self) -> None:
         count = len(self.ids)
-        self.badge.set_text(str(count) if count < 1000 else "999+")
-        self.badge.set_visibility(count > 0)
+        for badge in self.badges:
+            badge.set_text(str(count) if count < 1000 else "999+")
+            badge.set_visibility(count > 0)
+        if count != self.shown:
+            self.shown = count
+            ui.run_javascript(f"window.seqdesk && seqdesk.setCount({count})")
 
 
 def _notify(record: InteractionRecord) -> None:
@@ -158,17 +189,25 @@ def _notify(record: InteractionRecord) -> None:
     ui.run_javascript(f"window.seqdesk && seqdesk.notify({', '.join(json.dumps(a) for a in args)})")
 
 
-def _dark_mode() -> None:
+def _dark_mode(prefs: PrefsFile | None) -> None:
+    """Light or dark, kept by the app (`preferences.json` in the data folder), so the window's
+    choice survives a new browser profile; the browser's storage is the fallback."""
     storage: Mapping[str, Any]
     try:
         storage = app.storage.user
     except (RuntimeError, AssertionError):
         storage = {}
-    dark = ui.dark_mode(bool(storage.get("dark", False)))
+    kept = prefs.read().get("dark") if prefs is not None else None
+    dark = ui.dark_mode(bool(kept if kept is not None else storage.get("dark", False)))
 
     def toggle() -> None:
         dark.value = not dark.value
         storage["dark"] = dark.value
+        if prefs is not None:
+            try:
+                prefs.update(dark=bool(dark.value))
+            except OSError as exc:
+                log.warning("could not keep the dark mode choice: %s", exc)
         button.props(f"icon={'light_mode' if dark.value else 'dark_mode'}")
 
     button = ui.button(icon="light_mode" if dark.value else "dark_mode", on_click=toggle).props(
@@ -178,16 +217,43 @@ def _dark_mode() -> None:
 
 @contextmanager
 def frame(title: str, ctx: AppContext) -> Iterator[None]:
-    """`with frame("Inbox", ctx):` draws the header and yields inside the page's main column."""
+    """`with frame("Inbox", ctx):` draws the header and yields inside the page's main column.
+
+    Below 600 px wide the navigation folds into a menu button (with the Inbox count on it); every
+    control in the header is at least 44 px square, for fingers."""
     ui.page_title(f"{title} · {APP_NAME}")
     ui.add_head_html(_HEAD)
     ui.add_css(_CSS)
+    prefs = getattr(ctx, "preferences", None)
+    if prefs is not None and prefs.read().get("desktop_notifications") is False:
+        ui.add_head_html("<script>seqdesk.desktopNotify = false;</script>")
     path = _current_path()
-    with ui.header().classes("items-center gap-2 px-4 py-1 no-wrap").mark("app-header"):
-        with ui.row().classes("items-center gap-2 no-wrap mr-4"):
-            ui.image(f"{ASSETS_URL}/icon.svg").classes("w-7 h-7")
+    badges: list[ui.badge] = []
+    with ui.header().classes("items-center gap-2 px-4 py-1 no-wrap seqdesk-header").mark("app-header"):
+        with ui.button(icon="menu").props("flat round color=white aria-label='Menu'").classes("xs").mark(
+                "nav-menu"):
+            badge = ui.badge("", color="red").props("floating rounded").mark("menu-badge")
+            badge.set_visibility(False)
+            badges.append(badge)
+            with ui.menu().classes("seqdesk-menu").props("auto-close") as menu:
+                for label, target, icon in NAV:
+                    with ui.item(on_click=lambda t=target: ui.navigate.to(t)).mark(f"menu-{label.lower()}") as item:
+                        with ui.item_section().props("avatar"):
+                            ui.icon(icon)
+                        with ui.item_section():
+                            ui.label(label)
+                        if target == "/inbox":
+                            with ui.item_section().props("side"):
+                                count = ui.badge("", color="red").props("rounded").mark("menu-inbox-badge")
+                                count.set_visibility(False)
+                                badges.append(count)
+                    if _is_active(target, path, title, label):
+                        item.classes("seqdesk-active").props("aria-current=page")
+            menu.props("anchor='bottom left' self='top left'")
+        with ui.row().classes("items-center gap-2 no-wrap mr-4 min-w-0"):
+            ui.image(f"{ASSETS_URL}/icon.svg").classes("w-7 h-7 shrink-0")
             ui.label(APP_NAME).classes("text-lg font-bold")
-        with ui.row().classes("items-center gap-1 no-wrap seqdesk-nav"):
+        with ui.row().classes("items-center gap-1 no-wrap seqdesk-nav gt-xs"):
             for label, target, icon in NAV:
                 button = ui.button(icon=icon, on_click=lambda t=target: ui.navigate.to(t)).props(
                     f"flat no-caps no-wrap color=white aria-label={label}").mark(f"nav-{label.lower()}")
@@ -199,10 +265,11 @@ def frame(title: str, ctx: AppContext) -> Iterator[None]:
                     with button:
                         badge = ui.badge("", color="red").props("floating rounded").mark("inbox-badge")
                         badge.set_visibility(False)
-                    _PendingWatcher(badge, ctx.slot.engine)
+                        badges.append(badge)
+        _PendingWatcher(badges, ctx.slot.engine)
         ui.space()
-        _dark_mode()
-    with ui.column().classes("w-full max-w-6xl mx-auto p-4 gap-4"):
+        _dark_mode(prefs)
+    with ui.column().classes("w-full max-w-6xl mx-auto p-4 gap-4 seqdesk-main"):
         _store_notices(ctx.notices)
         yield
 

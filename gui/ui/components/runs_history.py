@@ -130,7 +130,7 @@ class RunsHistory(ui.column):
                 self.count = ui.label("").classes("text-sm text-gray-600 dark:text-gray-400").mark("runs-count")
             self.empty = ui.row().classes("items-center gap-2")
             self.table = ui.table(columns=COLUMNS, rows=[], row_key="run_id").classes(
-                "w-full cursor-pointer runs-table").props(
+                "w-full cursor-pointer runs-table seqdesk-runs-table").props(
                 "flat bordered hide-bottom :pagination='{rowsPerPage: 0}'").mark("runs-table")
             self.table.add_slot("body-cell-status", STATUS_CELL)
             self.table.add_slot("body-cell-sequence", SEQUENCE_CELL)

@@ -18,6 +18,7 @@ from gui.runtime import Runtime
 from gui.ui.components.settings.approvals import ApprovalModesTable, ApprovalRow, RuleRow
 from gui.ui.components.settings.mcp_form import McpServerForm
 from gui.ui.components.settings.mcp_list import McpServerList
+from gui.ui.components.settings.reach import settings_hooks
 from gui.ui.theme import frame
 
 if TYPE_CHECKING:
@@ -88,6 +89,8 @@ async def settings_page(ctx: AppContext) -> None:
                 approvals.refresh()
 
             await approvals()
+
+        settings_hooks(ctx)
 
         with ui.card().classes("w-full gap-2 p-4").props("flat bordered"):
             ui.label("Data folder").classes("text-lg font-semibold")

@@ -1,0 +1,72 @@
+"""What a notification says, built once and sent over every channel in its own shape."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any, Literal
+
+from gui.core.interactions import InteractionRecord
+from gui.ui.components.inbox import format as fmt
+
+NoticeKind = Literal["request", "run_failed", "test"]
+
+
+@dataclass(frozen=True)
+class Notice:
+    kind: NoticeKind
+    title: str  # "Run a command"
+    asks: str  # what it asks, in one line: the command, the question...
+    url: str | None = None  # where to answer it (the inbox entry), or the run
+    interaction_id: str | None = None
+    run_id: str | None = None
+    sequence: str | None = None
+    expires_at: int | None = None  # ms since the epoch
+    created_at: float = 0.0  # s since the epoch, when the notice was made
+
+    def payload(self) -> dict[str, Any]:
+        """The webhook's JSON."""
+        return {"event": self.kind, "interaction_id": self.interaction_id, "title": self.title, "asks": self.asks,
+                "expires_at": iso(self.expires_at), "url": self.url, "run_id": self.run_id,
+                "sequence": self.sequence, "app": "SeqDesk"}
+
+    def subject(self) -> str:
+        return f"SeqDesk: {self.title}"
+
+    def text(self) -> str:
+        lines = [self.asks]
+        if self.sequence:
+            lines.append(f"Sequence: {self.sequence}")
+        if self.expires_at is not None:
+            lines.append(f"Answer by {datetime.fromtimestamp(self.expires_at / 1000).strftime('%H:%M')} "
+                         "(after that it is not done).")
+        if self.url:
+            lines.append(f"Open it: {self.url}")
+        return "\n".join(lines)
+
+
+def iso(ms: int | None) -> str | None:
+    return None if ms is None else datetime.fromtimestamp(ms / 1000, UTC).isoformat().replace("+00:00", "Z")
+
+
+def for_request(record: InteractionRecord, base_url: str | None) -> Notice:
+    request = record.request
+    where = " › ".join(fmt.source_parts(request))
+    asks = fmt.preview(request) or fmt.title(request)
+    return Notice("request", fmt.title(request), asks[:500],
+                  url=f"{base_url}/inbox/{record.interaction_id}" if base_url else None,
+                  interaction_id=record.interaction_id, run_id=request.turn_id or None,
+                  sequence=where or request.sequence_name or None, expires_at=request.expires_at,
+                  created_at=time.time())
+
+
+def for_failed_run(run_id: str | None, sequence: str, error: str | None, base_url: str | None) -> Notice:
+    return Notice("run_failed", f"“{sequence or 'A sequence'}” failed", (error or "The run failed.")[:500],
+                  url=f"{base_url}/run/{run_id}" if base_url and run_id else None, run_id=run_id,
+                  sequence=sequence or None, created_at=time.time())
+
+
+def test_notice(base_url: str | None) -> Notice:
+    return Notice("test", "A test from SeqDesk", "If you read this, SeqDesk can reach you here.",
+                  url=f"{base_url}/inbox" if base_url else None, created_at=time.time())
