@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from gui.core.engine import Engine
+from gui.mcp.auth import SignIns
 from gui.mcp.config import McpSettingsStore
 from gui.mcp.manager import McpManager
 from gui.store.open import Stores, open_stores
@@ -31,6 +32,7 @@ class Runtime:
     stores: Stores | None = None  # the TinyDB stores, when on a data folder
     mcp: McpManager | None = None  # the MCP servers' connections, once started
     mcp_settings: McpSettingsStore | None = None  # where their configurations are kept
+    mcp_sign_ins: SignIns | None = None  # the sign-ins to MCP servers people started
 
     async def close(self) -> None:
         await self.engine.close()
@@ -76,9 +78,12 @@ async def _start_mcp(runtime: Runtime, wait: float) -> None:
     engine = runtime.engine
     settings: McpSettingsStore = (JsonMcpSettings.in_folder(runtime.data_dir) if runtime.data_dir is not None
                                   else MemoryMcpSettings())
-    manager = McpManager(engine.registry, lambda _config: InboxElicitationHandler(engine.interactions))
+    manager = McpManager(engine.registry, lambda _config: InboxElicitationHandler(engine.interactions),
+                         secrets=settings.secrets)
     runtime.mcp_settings, runtime.mcp = settings, manager
+    runtime.mcp_sign_ins = sign_ins = SignIns(settings.secrets)
     runtime.closers.append(manager.stop)
+    runtime.closers.append(sign_ins.close)
     await manager.start_from(settings, wait)
 
     async def tools_ready() -> None:  # a run started at once waits for the servers still connecting
