@@ -45,12 +45,26 @@ from gui.mcp.secrets import SecretStore, SecretStoreError, key
 
 log = logging.getLogger(__name__)
 
+
+class _QuietSignInNeeded(logging.Filter):
+    """The SDK logs every end of its flow as an error; `SignInNeeded` is a state, not an error."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        exc = record.exc_info[1] if record.exc_info else None
+        return not isinstance(exc, SignInNeeded)
+
+
+logging.getLogger("mcp.client.auth.oauth2").addFilter(_QuietSignInNeeded())
+
 CALLBACK_PATH = "/oauth/callback"
 SIGN_IN_TIMEOUT = 600.0  # s a person has to finish signing in
 _PROBE = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
           "params": {"protocolVersion": "2025-06-18", "capabilities": {},
                      "clientInfo": {"name": "seqdesk", "version": "0.1.0"}}}
 _PROBE_HEADERS = {"Accept": "application/json, text/event-stream", "MCP-Protocol-Version": "2025-06-18"}
+
+
+_EXPIRED = 1.0  # an expiry long past (0 would read as "never expires" to the SDK)
 
 
 class SignInNeeded(Exception):
@@ -119,6 +133,15 @@ class StoredTokens:
     async def set_client_info(self, client_info: OAuthClientInformationFull) -> None:
         await self._set("oauth-client", client_info.model_dump(mode="json", exclude_none=True))
 
+    def registered_redirect(self) -> str | None:
+        """The callback address the kept registration was made for (None: no registration kept)."""
+        try:
+            data = json.loads(self.secrets.get(key(self.server, "oauth-client")) or "null")
+        except (SecretStoreError, json.JSONDecodeError):
+            return None
+        uris = data.get("redirect_uris") if isinstance(data, dict) else None
+        return str(uris[0]) if isinstance(uris, list) and uris else None
+
     def has_tokens(self) -> bool:
         try:
             return bool(self.secrets.get(key(self.server, "oauth-tokens")))
@@ -137,9 +160,9 @@ class StoredTokens:
             data = json.loads(text) if text else None
             if not isinstance(data, dict) or not (data.get("token") or {}).get("refresh_token"):
                 return False
-            if data.get("expires_at") == 0:
-                return False  # expired already: refreshing did not help
-            data["expires_at"] = 0
+            if data.get("expires_at") == _EXPIRED:
+                return False  # marked already: refreshing did not help
+            data["expires_at"] = _EXPIRED
             self.secrets.set(key(self.server, "oauth-tokens"), json.dumps(data))
         except (SecretStoreError, json.JSONDecodeError):
             return False
@@ -174,8 +197,9 @@ def connection_auth(secrets: SecretStore, config: McpServerConfig,
     """The background provider for a server that was signed in to (None when it never was): it
     sends and refreshes the tokens and raises `SignInNeeded` where a browser would be needed."""
     storage = StoredTokens(secrets, config.name)
-    if not storage.has_tokens():
-        return None
+    registered = storage.registered_redirect()
+    if registered is None or not storage.has_tokens():
+        return None  # never signed in (or its registration is gone): a 401 then says "sign in"
 
     async def no_browser(_url: str) -> None:
         on_sign_in_needed()
@@ -184,7 +208,7 @@ def connection_auth(secrets: SecretStore, config: McpServerConfig,
     async def no_callback() -> AuthorizationCodeResult:  # never reached: no_browser raised
         raise SignInNeeded(f"{config.name} needs you to sign in again")
 
-    return _Provider(str(config.url), client_metadata(None), storage=storage, redirect_handler=no_browser,
+    return _Provider(str(config.url), client_metadata(registered), storage=storage, redirect_handler=no_browser,
                      callback_handler=no_callback)
 
 
