@@ -46,15 +46,20 @@ from gui.mcp.secrets import SecretStore, SecretStoreError, key
 log = logging.getLogger(__name__)
 
 
-class _QuietSignInNeeded(logging.Filter):
-    """The SDK logs every end of its flow as an error; `SignInNeeded` is a state, not an error."""
+class _FlowEndsAreStates(logging.Filter):
+    """The SDK logs every end of its flow as an error, with a traceback. Here each one is a state
+    said in words where the person sees it ("needs you to sign in", "cannot sign in: …"), so its
+    record is kept at INFO: `SignInNeeded` without the traceback, the others with it."""
 
     def filter(self, record: logging.LogRecord) -> bool:
-        exc = record.exc_info[1] if record.exc_info else None
-        return not isinstance(exc, SignInNeeded)
+        if record.levelno >= logging.ERROR and record.getMessage() == "OAuth flow error":
+            record.levelno, record.levelname = logging.INFO, "INFO"
+            if record.exc_info and isinstance(record.exc_info[1], SignInNeeded):
+                record.exc_info, record.exc_text = None, None
+        return True
 
 
-logging.getLogger("mcp.client.auth.oauth2").addFilter(_QuietSignInNeeded())
+logging.getLogger("mcp.client.auth.oauth2").addFilter(_FlowEndsAreStates())
 
 CALLBACK_PATH = "/oauth/callback"
 SIGN_IN_TIMEOUT = 600.0  # s a person has to finish signing in

@@ -37,15 +37,16 @@ def env_pairs(text: str) -> tuple[dict[str, str], list[str]]:
 
 
 def header_pairs(text: str) -> tuple[dict[str, str], list[str]]:
-    """`Name: value` lines as a dict, and the names of lines that are not of that form."""
+    """`Name: value` lines as a dict, and which lines are not of that form ("line 2"): never their
+    text, which may hold a secret."""
     headers: dict[str, str] = {}
     bad: list[str] = []
-    for line in (text or "").splitlines():
+    for number, line in enumerate((text or "").splitlines(), start=1):
         if not line.strip():
             continue
         name, sep, value = line.partition(":")
         if not sep or not name.strip() or not value.strip():
-            bad.append(name.strip()[:40] or "(a line without a name)")  # never echo a value: it is a secret
+            bad.append(f"line {number}")
         else:
             headers[name.strip()] = value.strip()
     return headers, bad
@@ -102,7 +103,7 @@ class McpServerForm(ui.column):
             if self.transport.value == "http":
                 headers, bad = header_pairs(self.headers.value or "")
                 if bad:
-                    return "headers: write Name: value on each line (the line for " + ", ".join(bad) + " is not)"
+                    return "headers: write Name: value on each line (" + ", ".join(bad) + " is not)"
                 return McpServerConfig.model_validate(
                     {"name": (self.name.value or "").strip(), "transport": "http",
                      "url": (self.url.value or "").strip(), "headers": headers,
