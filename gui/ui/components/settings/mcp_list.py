@@ -132,11 +132,11 @@ class McpServerList(ui.column):
                 "text-xs text-gray-600 dark:text-gray-400 pl-10").mark(f"mcp-trust-words-{server.name}")
             with ui.row(wrap=False).classes("items-center gap-3 pt-1"):
                 ui.label(PROTOCOL_LABEL).classes("text-sm")
-                choice = ui.toggle(PROTOCOLS, value=server.protocol).props("dense no-caps unelevated").mark(
-                    f"mcp-protocol-{server.name}")
+                choice = ui.toggle(PROTOCOLS, value=server.protocol).props(
+                    "dense no-caps unelevated").classes("text-sm").mark(f"mcp-protocol-{server.name}")
+                choice.tooltip(PROTOCOL_HELP)
                 choice.on_value_change(lambda e, n=server.name: self._protocol(n, str(e.value)))
                 choice.set_enabled(self._on_protocol is not None)
-            ui.label(PROTOCOL_HELP).classes("text-xs text-gray-600 dark:text-gray-400")
 
     def _down_actions(self, server: McpServerConfig, state: Any) -> None:
         needs = bool(getattr(state, "needs_sign_in", False))
