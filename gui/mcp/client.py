@@ -272,6 +272,8 @@ class McpConnection(ServerReads):
             return self._with_stderr(describe(exc)), connected
         finally:
             self._client = None
+        if self._refused is not None:  # it took the token back during the session (a call was refused)
+            return refused_words(self._refused), connected
         return self._with_stderr("the server closed the connection (it exited or crashed)"), connected
 
     def _close_stderr(self) -> None:
@@ -387,6 +389,9 @@ class McpConnection(ServerReads):
         try:
             return await client.call_tool(remote_name, args, progress_callback=progress_reporter(ctx))
         except MCPError as exc:
+            if self._refused is not None:  # the server refused the token mid-session: sign in (or refresh) again
+                self._lost(self._ended)
+                raise ToolError(f"{self.name}.{remote_name}: {refused_words(self._refused)}") from None
             if exc.code == CONNECTION_CLOSED:
                 self._lost(self._ended)
                 raise ToolError(self._with_stderr(f"the MCP server '{self.name}' stopped during the call "

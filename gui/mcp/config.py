@@ -149,6 +149,9 @@ class JsonMcpSettings:
         self.path = Path(path)
         self._secrets = secrets
         self._lock = asyncio.Lock()
+        # Header values read once per server: the keyring may be a round trip to a daemon, and the
+        # settings page lists the servers on every redraw. This process is the folder's only writer.
+        self._values: dict[str, dict[str, str]] = {}
 
     @classmethod
     def in_folder(cls, folder: Path | str, secrets: SecretStore | None = None) -> JsonMcpSettings:
@@ -177,6 +180,7 @@ class JsonMcpSettings:
             if items.pop(name, None) is None:
                 return False
             self._write(items)
+            self._values.pop(name, None)
             try:
                 forget_server(self.secrets, name)
             except SecretStoreError as exc:  # the server is gone; its secret stays behind, said in the log
@@ -185,9 +189,12 @@ class JsonMcpSettings:
 
     def _keep_headers(self, config: McpServerConfig) -> None:
         where = key(config.name, "headers")
+        self._values.pop(config.name, None)
         try:
             if config.headers:
-                self.secrets.set(where, json.dumps(config.header_values()))
+                if self._values_of(config.name) != config.header_values():
+                    self.secrets.set(where, json.dumps(config.header_values()))
+                self._values[config.name] = config.header_values()
             else:
                 self.secrets.delete(where)
         except SecretStoreError as exc:
@@ -224,17 +231,24 @@ class JsonMcpSettings:
         names = item["headers"]
         if not all(isinstance(n, str) for n in names):
             raise McpConfigError(f"{self.path}: the headers of {item.get('name')!r} are not a list of names")
-        kept: Any = {}
-        if names:
-            try:
-                text = self.secrets.get(key(str(item.get("name")), "headers"))
-                kept = json.loads(text) if text else {}
-            except (SecretStoreError, json.JSONDecodeError) as exc:
-                log.warning("the header values of the MCP server %s cannot be read: %s", item.get("name"), exc)
-            if not isinstance(kept, dict):
-                kept = {}
+        kept = self._values_of(str(item.get("name"))) if names else {}
         # A value that is not there (the keyring was emptied) stays empty: the server then says so.
         return {**item, "headers": {n: str(kept.get(n, "")) for n in names}}
+
+    def _values_of(self, name: str) -> dict[str, str]:
+        """The header values kept for a server ({} when none can be read: said in the log)."""
+        if name in self._values:
+            return self._values[name]
+        kept: Any = {}
+        try:
+            text = self.secrets.get(key(name, "headers"))
+            kept = json.loads(text) if text else {}
+        except (SecretStoreError, json.JSONDecodeError) as exc:
+            log.warning("the header values of the MCP server %s cannot be read: %s", name, exc)
+            return {}
+        values = {str(k): str(v) for k, v in kept.items()} if isinstance(kept, dict) else {}
+        self._values[name] = values
+        return values
 
     def _move_out(self, items: dict[str, McpServerConfig], names: Sequence[str]) -> None:
         """Header values written into the file (before they were secrets) go to the secret store; the
@@ -245,6 +259,7 @@ class JsonMcpSettings:
                 self.secrets.set(key(name, "headers"), json.dumps(config.header_values()))
                 if self.secrets.get(key(name, "headers")) != json.dumps(config.header_values()):
                     raise SecretStoreError("a value written could not be read back")
+                self._values[name] = config.header_values()
         except SecretStoreError as exc:
             log.warning("the header values in %s stay there for now (they cannot be moved to a safer place: %s)",
                         self.path, exc)

@@ -12,7 +12,8 @@
         Answers every request with 401 (`WWW-Authenticate: Bearer`) and offers no sign-in.
 
 Every mode counts what it was asked at GET /stats (never behind auth), so a test can see that a
-client stopped trying, refreshed a token, or registered once.
+client stopped trying, refreshed a token, or registered once. In oauth mode, POST
+/forget-access-tokens makes the server refuse every access token it gave (refresh tokens stay good).
 """
 
 from __future__ import annotations
@@ -174,6 +175,11 @@ def oauth_app(port: int, token_seconds: int, consent: bool) -> Starlette:
             return HTMLResponse("unknown ticket", status_code=400)
         return RedirectResponse(target, status_code=302)
 
+    async def forget_access_tokens(_request: Request) -> Response:  # the server takes every token back
+        provider.access.clear()
+        return JSONResponse({"forgotten": True})
+
+    server.custom_route("/forget-access-tokens", methods=["POST"])(forget_access_tokens)
     server.custom_route("/consent", methods=["GET"])(consent_page)
     server.custom_route("/consent", methods=["POST"])(consent_post)
     return server.streamable_http_app(transport_security=NO_REBIND)

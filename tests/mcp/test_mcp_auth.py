@@ -21,7 +21,7 @@ import pytest
 from auth_support import T, auth_server, follow_sign_in, query_of, stats
 
 from gui.core.elicitation import NoopElicitationHandler
-from gui.core.registry import Registry, ToolContext
+from gui.core.registry import Registry, ToolContext, ToolError
 from gui.mcp.auth import SignInError, SignIns, StoredTokens
 from gui.mcp.client import McpConnection
 from gui.mcp.config import McpServerConfig
@@ -168,6 +168,25 @@ async def test_a_token_refused_before_its_time_is_refreshed_once(connections, se
         assert (await conn.wait_for("connected", "down", timeout=T)).status == "connected"
         seen = await stats(base)
         assert seen["token:refresh_token"] >= 1 and seen["authorize"] == 1
+
+
+async def test_a_token_taken_back_during_a_session_fails_the_call_in_words_then_is_refreshed(
+        connections, secrets, registry):
+    async with auth_server("oauth") as base:
+        config = http_config("guarded", f"{base}/mcp")
+        await sign_in(SignIns(secrets), config)
+        conn = connections(config, secrets)
+        await conn.start()
+        assert (await conn.wait_for("connected", "down", timeout=T)).status == "connected"
+        async with httpx.AsyncClient(timeout=T) as http:
+            assert (await http.post(f"{base}/forget-access-tokens")).status_code == 200
+        with pytest.raises(ToolError, match="needs you to sign in"):
+            await asyncio.wait_for(registry.get("guarded.whoami").call({}, CTX), T)
+        await conn.wait_for("connecting", "down", timeout=T)  # the session ends at once: it reconnects
+        state = await conn.wait_for("connected", "down", timeout=T)  # refreshed, without a person
+        assert state.status == "connected", state.last_error
+        assert (await stats(base))["token:refresh_token"] == 1
+        assert (await registry.get("guarded.whoami").call({}, CTX)).startswith("client ")
 
 
 async def test_only_the_state_of_a_sign_in_under_way_is_answered(secrets):
