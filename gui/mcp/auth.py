@@ -340,6 +340,9 @@ class SignIns:
         storage.forget_tokens()  # the person asked to sign in: a fresh sign-in, not an old token
 
         async def redirect(url: str) -> None:
+            if sign_in.url is not None:  # the SDK starts over: the server refused the token it just gave
+                raise SignInError("the server refused SeqDesk right after the sign-in (it did not take "
+                                  "the token it had just given)")
             sign_in.url = safe_sign_in_url(url)
             states = parse_qs(urlsplit(url).query).get("state") or []
             sign_in.state = states[0] if states else None

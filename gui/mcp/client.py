@@ -56,6 +56,7 @@ from gui.mcp.listen import follow_changes
 from gui.mcp.notices import call_error_words, deliver_log, progress_reporter
 from gui.mcp.prompts import McpPromptTool, list_prompts
 from gui.mcp.reads import ServerReads
+from gui.mcp.refusal import caused_by, refused_words, same_endpoint
 from gui.mcp.secrets import MemorySecrets, SecretStore
 from gui.mcp.tool import McpTool
 from gui.mcp.watch import watched
@@ -266,7 +267,7 @@ class McpConnection(ServerReads):
             if scope.cancelled_caught:
                 return self._with_stderr(f"no answer within {self.connect_timeout:g} s"), connected
         except Exception as exc:  # every failure of a server is a state, never a crash of the app
-            if self._refused is not None or _caused_by(exc, SignInNeeded):
+            if self._refused is not None or caused_by(exc, SignInNeeded):
                 self._refused = self._refused or 401
                 return refused_words(self._refused), connected
             return self._with_stderr(describe(exc)), connected
@@ -327,7 +328,7 @@ class McpConnection(ServerReads):
 
     async def _on_response(self, response: httpx2.Response) -> None:
         """Notes a 401/403 from the server's own address (not from its sign-in pages)."""
-        if response.status_code in (401, 403) and _same_endpoint(str(response.request.url), str(self.config.url)):
+        if response.status_code in (401, 403) and same_endpoint(str(response.request.url), str(self.config.url)):
             self._refused = response.status_code
 
     def _sign_in_needed(self) -> None:
@@ -439,33 +440,6 @@ class McpConnection(ServerReads):
             self.refresh_tools()
         elif isinstance(message, Exception):
             log.info("MCP server %s: transport error: %s", self.name, message)
-
-
-def refused_words(status: int) -> str:
-    why = "it answered 401: not signed in" if status == 401 else "it answered 403: not allowed"
-    return (f"this server needs you to sign in ({why}). Sign in, or check the headers it is sent; "
-            "SeqDesk does not try again by itself")
-
-
-def _caused_by(exc: BaseException, kind: type[BaseException]) -> bool:
-    seen: set[int] = set()
-    stack: list[BaseException | None] = [exc]
-    while stack:
-        item = stack.pop()
-        if item is None or id(item) in seen:
-            continue
-        seen.add(id(item))
-        if isinstance(item, kind):
-            return True
-        if isinstance(item, BaseExceptionGroup):
-            stack.extend(item.exceptions)
-        stack.extend((item.__cause__, item.__context__))
-    return False
-
-
-def _same_endpoint(a: str, b: str) -> bool:
-    pa, pb = httpx2.URL(a), httpx2.URL(b)
-    return (pa.scheme, pa.host, pa.port, pa.path.rstrip("/")) == (pb.scheme, pb.host, pb.port, pb.path.rstrip("/"))
 
 
 def describe(exc: BaseException) -> str:

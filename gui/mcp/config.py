@@ -163,29 +163,38 @@ class JsonMcpSettings:
             self._secrets = open_secret_store(self.path.parent)
         return self._secrets
 
+    # The file and the secret store are read and written in a worker thread: the keyring may be a
+    # round trip to a daemon, and choosing it imports `keyring` (slow) the first time.
     async def list(self) -> list[McpServerConfig]:
         async with self._lock:
-            return sorted(self._read().values(), key=lambda c: c.name)
+            items = await asyncio.to_thread(self._read)
+            return sorted(items.values(), key=lambda c: c.name)
 
     async def save(self, config: McpServerConfig) -> None:
         async with self._lock:
-            items = self._read()
-            self._keep_headers(config)  # the secrets first: the file then never names a header without a value
-            items[config.name] = config
-            self._write(items)
+            await asyncio.to_thread(self._save, config)
 
     async def delete(self, name: str) -> bool:
         async with self._lock:
-            items = self._read()
-            if items.pop(name, None) is None:
-                return False
-            self._write(items)
-            self._values.pop(name, None)
-            try:
-                forget_server(self.secrets, name)
-            except SecretStoreError as exc:  # the server is gone; its secret stays behind, said in the log
-                log.warning("the MCP server %s was removed, but its secrets were not: %s", name, exc)
-            return True
+            return await asyncio.to_thread(self._delete, name)
+
+    def _save(self, config: McpServerConfig) -> None:
+        items = self._read()
+        self._keep_headers(config)  # the secrets first: the file then never names a header without a value
+        items[config.name] = config
+        self._write(items)
+
+    def _delete(self, name: str) -> bool:
+        items = self._read()
+        if items.pop(name, None) is None:
+            return False
+        self._write(items)
+        self._values.pop(name, None)
+        try:
+            forget_server(self.secrets, name)
+        except SecretStoreError as exc:  # the server is gone; its secret stays behind, said in the log
+            log.warning("the MCP server %s was removed, but its secrets were not: %s", name, exc)
+        return True
 
     def _keep_headers(self, config: McpServerConfig) -> None:
         where = key(config.name, "headers")

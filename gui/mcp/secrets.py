@@ -247,16 +247,50 @@ def folder_id(folder: Path, *, create: bool = True) -> str | None:
     return text
 
 
-def open_secret_store(folder: Path | str | None, *, use_keyring: bool | None = None) -> SecretStore:
-    """The keyring when one is usable, else the private file in `folder`; memory without a folder.
-
-    `use_keyring=False` forces the file (tests, or `SEQDESK_SECRETS=file`)."""
-    if folder is None:
-        return MemorySecrets()
-    folder = Path(folder)
+def choose_secret_store(folder: Path, *, use_keyring: bool | None = None) -> SecretStore:
+    """The keyring when one is usable, else the private file in `folder` (decided now)."""
     if use_keyring is None:
         use_keyring = os.environ.get("SEQDESK_SECRETS", "").strip().lower() != "file"
     backend = usable_keyring() if use_keyring else None
     if backend is not None:
         return KeyringSecrets(backend, folder)
     return FileSecrets(folder / FILE_NAME)
+
+
+class LazySecrets:
+    """`choose_secret_store`, decided on first use: importing `keyring` and asking its backends
+    takes from a third of a second to a second, which a start-up without secrets never pays.
+    `open()` decides now (the runtime calls it in a worker thread right after start-up)."""
+
+    def __init__(self, folder: Path, *, use_keyring: bool | None = None) -> None:
+        self.folder = folder
+        self._use_keyring = use_keyring
+        self._store: SecretStore | None = None
+        self._lock = threading.Lock()
+
+    def open(self) -> SecretStore:
+        with self._lock:
+            if self._store is None:
+                self._store = choose_secret_store(self.folder, use_keyring=self._use_keyring)
+            return self._store
+
+    @property
+    def where(self) -> str:
+        return self.open().where
+
+    def get(self, key: str) -> str | None:
+        return self.open().get(key)
+
+    def set(self, key: str, value: str) -> None:
+        self.open().set(key, value)
+
+    def delete(self, key: str) -> None:
+        self.open().delete(key)
+
+
+def open_secret_store(folder: Path | str | None, *, use_keyring: bool | None = None) -> SecretStore:
+    """The keyring when one is usable, else the private file in `folder` (decided on first use);
+    memory without a folder. `use_keyring=False` forces the file (tests, or `SEQDESK_SECRETS=file`)."""
+    if folder is None:
+        return MemorySecrets()
+    return LazySecrets(Path(folder), use_keyring=use_keyring)

@@ -19,6 +19,7 @@ client stopped trying, refreshed a token, or registered once. In oauth mode, POS
 from __future__ import annotations
 
 import html
+import math
 import secrets
 import sys
 import time
@@ -100,7 +101,7 @@ class Provider:
         access = f"access_{secrets.token_hex(16)}"
         refresh = f"refresh_{secrets.token_hex(16)}"
         self.access[access] = AccessToken(token=access, client_id=client_id, scopes=scopes,
-                                          expires_at=int(time.time()) + self.token_seconds, resource=resource)
+                                          expires_at=math.ceil(time.time() + self.token_seconds), resource=resource)
         self.refresh[refresh] = RefreshToken(token=refresh, client_id=client_id, scopes=scopes, resource=resource)
         return OAuthToken(access_token=access, token_type="Bearer", expires_in=self.token_seconds,
                           scope=" ".join(scopes), refresh_token=refresh)

@@ -22,7 +22,7 @@ from keyring.errors import PasswordDeleteError
 from pydantic import ValidationError
 
 from gui.mcp.config import JsonMcpSettings, McpConfigError, McpServerConfig
-from gui.mcp.secrets import FileSecrets, KeyringSecrets, SecretStoreError, key, open_secret_store, usable_keyring
+from gui.mcp.secrets import FileSecrets, KeyringSecrets, LazySecrets, SecretStoreError, key, usable_keyring
 
 
 class DictKeyring(KeyringBackend):
@@ -62,17 +62,25 @@ def http(name: str = "api", **headers: str) -> McpServerConfig:
     return McpServerConfig(name=name, transport="http", url="https://example.invalid/mcp", headers=headers)
 
 
+def open_secret_store(folder) -> LazySecrets:
+    from gui.mcp.secrets import open_secret_store as opened
+
+    store = opened(folder)
+    assert isinstance(store, LazySecrets)  # decided on first use, not when the app starts
+    return store
+
+
 def test_without_a_keyring_daemon_the_secrets_go_to_a_private_file(use_keyring, tmp_path):
     use_keyring(fail.Keyring())
     assert usable_keyring() is None
-    assert isinstance(open_secret_store(tmp_path), FileSecrets)
+    assert isinstance(open_secret_store(tmp_path).open(), FileSecrets)
 
 
 def test_a_working_keyring_is_used(use_keyring, tmp_path):
     backend = use_keyring(DictKeyring())
     assert usable_keyring() is backend
     store = open_secret_store(tmp_path)
-    assert isinstance(store, KeyringSecrets) and store.where == "in the system keyring"
+    assert isinstance(store.open(), KeyringSecrets) and store.where == "in the system keyring"
     assert store.get("api/headers") is None and not (tmp_path / "mcp-secrets.id").exists()
     store.set("api/headers", "v")
     assert store.get("api/headers") == "v"
