@@ -15,12 +15,13 @@ from __future__ import annotations
 
 import asyncio
 import html
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from fastapi import Request
 from fastapi.responses import HTMLResponse
 
-from gui.mcp.auth import CALLBACK_PATH
+from gui.mcp.auth import CALLBACK_PATH, SignIns
 
 if TYPE_CHECKING:
     from gui.app import AppContext
@@ -53,19 +54,18 @@ def result_page(title: str, text: str, *, status: int = 200, back: bool = False)
                         headers={"Cache-Control": "no-store", "Referrer-Policy": "no-referrer"})
 
 
-def register(ctx: AppContext) -> None:
-    from nicegui import app
+def add_callback_route(app: Any, sign_ins: Callable[[], SignIns | None]) -> None:
+    """`GET /oauth/callback` on `app` (behind its gates), answering the sign-ins `sign_ins()` holds."""
 
     @app.get(CALLBACK_PATH, include_in_schema=False)
     async def oauth_callback(request: Request) -> HTMLResponse:
-        rt = ctx.runtime
-        sign_ins = getattr(rt, "mcp_sign_ins", None) if rt is not None else None
+        pending = sign_ins()
         query = request.query_params
-        if sign_ins is None:
+        if pending is None:
             return result_page("No sign-in under way", "SeqDesk is not waiting for a sign-in.", status=400)
         try:
-            sign_in = sign_ins.answer(query.get("state"), query.get("code"), query.get("iss"),
-                                      query.get("error"), query.get("error_description"))
+            sign_in = pending.answer(query.get("state"), query.get("code"), query.get("iss"),
+                                     query.get("error"), query.get("error_description"))
         except LookupError as exc:
             return result_page("Not a sign-in SeqDesk started", f"Nothing was changed: {exc}.", status=400)
         try:
@@ -78,3 +78,13 @@ def register(ctx: AppContext) -> None:
                                status=400)
         return result_page(f"Signed in to {sign_in.server}",
                            "SeqDesk connects to it now. Going back to Settings…", back=True)
+
+
+def register(ctx: AppContext) -> None:
+    from nicegui import app
+
+    def current() -> SignIns | None:
+        rt = ctx.runtime
+        return getattr(rt, "mcp_sign_ins", None) if rt is not None else None
+
+    add_callback_route(app, current)
