@@ -311,6 +311,9 @@ class McpConnection(ServerReads):
         async with AsyncExitStack() as stack:
             inner: AbstractAsyncContextManager[Any]
             if self.config.transport == "http":
+                opening = getattr(self.secrets, "open", None)
+                if callable(opening):  # the first use chooses keyring or file: not on the event loop
+                    await asyncio.to_thread(opening)
                 auth = connection_auth(self.secrets, self.config, self._sign_in_needed)
                 http = httpx2.AsyncClient(headers=self.config.header_values(), auth=auth,
                                           timeout=httpx2.Timeout(30.0, read=300.0),

@@ -90,6 +90,12 @@ def test_signing_in_to_an_oauth_server_in_the_browser_connects_it(seqdesk_app: A
         expect(card.get_by_text("Connected · 1 tool")).to_be_visible(timeout=WAIT_MS)
         expect(page.get_by_text("k-e2e-secret")).to_have_count(0)
         quiet(page)
+        page.get_by_role("button", name="Change headers of keyed").click()
+        dialog = page.locator(".q-dialog .q-card")
+        expect(dialog.get_by_label("Headers")).to_have_value("X-Api-Key: ")  # the name, never the value
+        dialog.screenshot(path=str(screenshot_path("settings-mcp-headers-dialog-light.png")), animations="disabled")
+        dialog.get_by_role("button", name="Cancel").click()
+        expect(page.locator(".q-dialog")).to_have_count(0)
         card.screenshot(path=str(screenshot_path("settings-mcp-sign-in-light.png")), animations="disabled")
         dark(page, card, "settings-mcp-sign-in-dark.png")
 

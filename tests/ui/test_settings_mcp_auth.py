@@ -148,3 +148,29 @@ async def test_a_refusal_from_the_sign_in_page_is_shown_escaped(user: User):
         assert "<script>alert(1)</script>" not in page.text and "&lt;script&gt;" in page.text
         conn = app_ctx().runtime.mcp.get("guarded")
         assert conn.state.needs_sign_in  # nothing changed
+
+
+async def test_a_wrong_key_is_changed_in_settings_and_the_server_connects(user: User):
+    async with auth_server("header", "X-Api-Key", "k-right") as base:
+        await user.open("/settings")
+        await add_http(user, "keyed", f"{base}/mcp", headers="X-Api-Key: k-wrong")
+        await user.should_see("This server needs you to sign in", retries=WAIT)
+        user.find(marker="mcp-change-headers-keyed").click()
+        await user.should_see(marker="mcp-edit-headers")
+        assert only(user, "mcp-edit-headers").value == "X-Api-Key: "  # names only, never a value
+        only(user, "mcp-edit-headers").value = "X-Api-Key"
+        user.find(marker="mcp-save-headers").click()
+        await user.should_see("Headers: line 1 is not Name: value")
+        only(user, "mcp-edit-headers").value = "X-Api-Key: k-right"
+        user.find(marker="mcp-save-headers").click()
+        await user.should_see("keyed: headers changed", retries=50)
+        await user.should_see("Connected · 1 tool", retries=WAIT)
+        (config,) = await mcp_settings(app_ctx().runtime).list()
+        assert config.header_values() == {"X-Api-Key": "k-right"}
+
+        user.find(marker="mcp-change-headers-keyed").click()  # an empty value keeps the one it has
+        only(user, "mcp-edit-headers").value = "X-Api-Key:\nX-Team: blue"
+        user.find(marker="mcp-save-headers").click()
+        await user.should_not_see(marker="mcp-edit-headers", retries=50)  # saved: the dialog is gone
+        (config,) = await mcp_settings(app_ctx().runtime).list()
+        assert config.header_values() == {"X-Api-Key": "k-right", "X-Team": "blue"}

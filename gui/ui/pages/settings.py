@@ -12,12 +12,13 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from nicegui import ui
+from pydantic import ValidationError
 
 from gui.mcp.auth import CALLBACK_PATH, SignInError, SignIns
 from gui.mcp.config import JsonMcpSettings, McpConfigError, McpServerConfig, McpSettingsStore, MemoryMcpSettings
 from gui.runtime import Runtime
 from gui.ui.components.settings.approvals import ApprovalModesTable, ApprovalRow, RuleRow
-from gui.ui.components.settings.mcp_form import McpServerForm
+from gui.ui.components.settings.mcp_form import McpServerForm, header_updates, problem_words
 from gui.ui.components.settings.mcp_list import McpServerList
 from gui.ui.theme import frame
 
@@ -129,7 +130,8 @@ async def settings_page(ctx: AppContext) -> None:
             def servers(configs: list[McpServerConfig]) -> None:
                 states = {s.name: s for s in manager.states()} if manager is not None else {}
                 shown["list"] = McpServerList(configs, states, on_remove=remove, on_trust=trust, on_sign_in=sign_in,
-                                              on_retry=retry, on_protocol=protocol, secrets_where=store.secrets.where)
+                                              on_retry=retry, on_protocol=protocol, on_headers=change_headers,
+                                              secrets_where=store.secrets.where)
 
             def busy() -> bool:
                 return bool(shown["changing"]) or (shown["list"] is not None and shown["list"].asking)
@@ -200,6 +202,28 @@ async def settings_page(ctx: AppContext) -> None:
                 engine.settings_changed("mcp_servers", protocol=name, value=value)
                 await done(f"{name}: talked to the older way now" if value == "legacy"
                            else f"{name}: talked to automatically now")
+
+            async def change_headers(name: str, text: str) -> str | None:
+                with changing():
+                    config = next((c for c in await store.list() if c.name == name), None)
+                    if config is None:
+                        return f"{name} is not there any more"
+                    headers, bad = header_updates(text, config.header_values())
+                    if bad:
+                        return "Headers: " + "; ".join(bad)
+                    try:
+                        config = McpServerConfig.model_validate(
+                            {**config.model_dump(exclude={"headers"}), "headers": headers})
+                        await store.save(config)
+                    except ValidationError as exc:
+                        return problem_words(exc)
+                    except McpConfigError as exc:
+                        return str(exc)
+                    if manager is not None:  # reconnects with the new headers
+                        await manager.add(config, wait=CLOSE_WAIT)
+                engine.settings_changed("mcp_servers", headers=name)
+                await done(f"{name}: headers changed")
+                return None
 
             async def retry(name: str) -> None:
                 conn = manager.get(name) if manager is not None else None

@@ -52,6 +52,27 @@ def header_pairs(text: str) -> tuple[dict[str, str], list[str]]:
     return headers, bad
 
 
+def header_updates(text: str, current: dict[str, str]) -> tuple[dict[str, str], list[str]]:
+    """Headers changed in Settings: `Name: value` sets a value, `Name:` keeps the one it has, a name
+    left out is no longer sent. Returns the headers and what is wrong (never with a value in it)."""
+    headers: dict[str, str] = {}
+    bad: list[str] = []
+    for number, line in enumerate((text or "").splitlines(), start=1):
+        if not line.strip():
+            continue
+        name, sep, value = line.partition(":")
+        name = name.strip()
+        if not sep or not name:
+            bad.append(f"line {number} is not Name: value")
+        elif value.strip():
+            headers[name] = value.strip()
+        elif name in current and current[name]:
+            headers[name] = current[name]
+        else:
+            bad.append(f"{name[:40]} has no value yet")
+    return headers, bad
+
+
 def problem_words(exc: ValidationError) -> str:
     parts = []
     for error in exc.errors():

@@ -75,6 +75,7 @@ class McpServerList(ui.column):
                  on_sign_in: Callable[[str], Awaitable[None]] | None = None,
                  on_retry: Callable[[str], Awaitable[None]] | None = None,
                  on_protocol: Callable[[str, str], Awaitable[None]] | None = None,
+                 on_headers: Callable[[str, str], Awaitable[str | None]] | None = None,
                  secrets_where: str = "kept apart from the settings") -> None:
         super().__init__()
         self.classes("w-full gap-0")
@@ -83,6 +84,7 @@ class McpServerList(ui.column):
         self._on_sign_in = on_sign_in
         self._on_retry = on_retry
         self._on_protocol = on_protocol
+        self._on_headers = on_headers
         self._secrets_where = secrets_where
         self.asking = False  # a "Remove?" dialog is open: the page does not redraw the list under it
         with self:
@@ -101,6 +103,10 @@ class McpServerList(ui.column):
                     ui.label(server.name).classes("font-mono font-medium")
                     ui.label(server.describe()).classes(
                         "text-sm font-mono text-gray-600 dark:text-gray-400 break-all")
+                if server.transport == "http" and self._on_headers is not None:
+                    ui.button(icon="key", on_click=lambda s=server: self._edit_headers(s)).props(
+                        f"flat dense round aria-label='Change headers of {server.name}'").tooltip(
+                        "Change headers").mark(f"mcp-change-headers-{server.name}")
                 ui.button(icon="delete", on_click=lambda n=server.name: self._confirm(n)).props(
                     f"flat dense round aria-label='Remove {server.name}'").tooltip("Remove this server").mark(
                     f"mcp-remove-{server.name}")
@@ -115,7 +121,7 @@ class McpServerList(ui.column):
                                                      "whitespace-nowrap").mark(f"mcp-protocol-version-{server.name}")
             if state is not None and state.status == "down":
                 self._down_actions(server, state)
-            if server.headers:
+            if server.transport == "http":
                 self._headers(server)
             if state is not None and state.status == "connected" and state.tools:
                 with ui.row().classes("items-center gap-1").mark(f"mcp-tools-{server.name}"):
@@ -153,11 +159,40 @@ class McpServerList(ui.column):
     def _headers(self, server: McpServerConfig) -> None:
         missing = [name for name, value in server.headers.items() if not value.get_secret_value()]
         with ui.column().classes("gap-0").mark(f"mcp-headers-{server.name}"):
-            ui.label(f"Sends the headers {', '.join(sorted(server.headers))} (their values are "
-                     f"{self._secrets_where}, never shown)").classes("text-xs text-gray-600 dark:text-gray-400")
+            if server.headers:
+                ui.label(f"Sends the headers {', '.join(sorted(server.headers))} (their values are "
+                         f"{self._secrets_where}, never shown)").classes("text-xs text-gray-600 dark:text-gray-400")
             if missing:
-                ui.label(f"No value is kept for {', '.join(sorted(missing))}: remove the server and add it again "
-                         "with the value.").classes("text-xs text-red-700 dark:text-red-400")
+                ui.label(f"No value is kept for {', '.join(sorted(missing))}: type it again with "
+                         "\u201cChange headers\u201d.").classes("text-xs text-red-700 dark:text-red-400")
+
+    def _edit_headers(self, server: McpServerConfig) -> None:
+        with ui.dialog().on_value_change(lambda e: setattr(self, "asking", bool(e.value))) as dialog, \
+                ui.card().classes("gap-3 w-[32rem] max-w-full"):
+            ui.label(f"Headers sent to {server.name}").classes("text-lg font-semibold")
+            ui.label("One Name: value per line. Leave the value empty to keep the one it has (values are "
+                     "never shown); delete a line to stop sending that header.").classes(
+                "text-sm text-gray-600 dark:text-gray-400")
+            text = ui.textarea("Headers", value="\n".join(f"{name}: " for name in sorted(server.headers))).classes(
+                "w-full font-mono").props("autogrow").mark("mcp-edit-headers")
+            problem = ui.label().classes("text-red-700 dark:text-red-400 break-words").mark("mcp-edit-headers-problem")
+            problem.set_visibility(False)
+            with ui.row().classes("w-full justify-end gap-2"):
+                ui.button("Cancel", on_click=dialog.close).props("flat no-caps")
+
+                async def save() -> None:
+                    assert self._on_headers is not None
+                    said = await self._on_headers(server.name, text.value or "")
+                    if dialog.is_deleted:  # saved: the page redrew the list, and this dialog with it
+                        return
+                    if said:
+                        problem.text = said
+                        problem.set_visibility(True)
+                    else:
+                        dialog.close()
+
+                ui.button("Save", icon="save", on_click=save).props("no-caps").mark("mcp-save-headers")
+        dialog.open()
 
     async def _protocol(self, name: str, protocol: str) -> None:
         if self._on_protocol is not None:
