@@ -10,11 +10,13 @@ composition root hands the runtime (or just its engine) to whoever needs it.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from gui.core.engine import Engine
+from gui.mcp.auth import SignIns
 from gui.mcp.config import McpSettingsStore
 from gui.mcp.manager import McpManager
 from gui.store.open import Stores, open_stores
@@ -31,6 +33,8 @@ class Runtime:
     stores: Stores | None = None  # the TinyDB stores, when on a data folder
     mcp: McpManager | None = None  # the MCP servers' connections, once started
     mcp_settings: McpSettingsStore | None = None  # where their configurations are kept
+    mcp_sign_ins: SignIns | None = None  # the sign-ins to MCP servers people started
+    secrets_opening: asyncio.Future[object] | None = None  # the secret store being chosen, after start-up
 
     async def close(self) -> None:
         await self.engine.close()
@@ -76,9 +80,15 @@ async def _start_mcp(runtime: Runtime, wait: float) -> None:
     engine = runtime.engine
     settings: McpSettingsStore = (JsonMcpSettings.in_folder(runtime.data_dir) if runtime.data_dir is not None
                                   else MemoryMcpSettings())
-    manager = McpManager(engine.registry, lambda _config: InboxElicitationHandler(engine.interactions))
+    manager = McpManager(engine.registry, lambda _config: InboxElicitationHandler(engine.interactions),
+                         secrets=settings.secrets)
     runtime.mcp_settings, runtime.mcp = settings, manager
+    runtime.mcp_sign_ins = sign_ins = SignIns(settings.secrets)
     runtime.closers.append(manager.stop)
+    runtime.closers.append(sign_ins.close)
+    opening = getattr(settings.secrets, "open", None)
+    if callable(opening):  # decide keyring or file off the event loop (importing keyring is slow)
+        runtime.secrets_opening = asyncio.ensure_future(asyncio.to_thread(opening))
     await manager.start_from(settings, wait)
 
     async def tools_ready() -> None:  # a run started at once waits for the servers still connecting

@@ -5,8 +5,11 @@ that entered them; runs send their calls over it from their own tasks, so a run 
 its call (the SDK then tells the server). When the server dies its tools leave the registry at once,
 so a group's `missing` rule decides instead of a hang; the state turns `down` with what went wrong
 (including the last lines the server wrote to stderr) and the connection tries again, waiting 1 s,
-2 s, 4 s … up to 30 s. A server's request for input (`elicitation/create`) becomes a core
-`ElicitationRequest` tied to the tool call that caused it, and goes to the elicitation handler.
+2 s, 4 s … up to 30 s. A server at a web address that refuses SeqDesk (HTTP 401 or 403) is not
+tried again: trying cannot help until the person signs in (`gui.mcp.auth`) or changes its headers,
+so its state says it needs a sign-in, and `retry_now()` tries once more. A server's request for
+input (`elicitation/create`) becomes a core `ElicitationRequest` tied to the tool call that caused
+it, and goes to the elicitation handler.
 """
 
 from __future__ import annotations
@@ -46,12 +49,15 @@ from mcp_types import (
 import gui
 from gui.core.elicitation import ElicitationHandler
 from gui.core.registry import Registry, Tool, ToolContext, ToolError
+from gui.mcp.auth import SignInNeeded, StoredTokens, connection_auth
 from gui.mcp.config import McpServerConfig
 from gui.mcp.elicit import CallInfo, ask_handler, to_request, to_result
 from gui.mcp.listen import follow_changes
 from gui.mcp.notices import call_error_words, deliver_log, progress_reporter
 from gui.mcp.prompts import McpPromptTool, list_prompts
 from gui.mcp.reads import ServerReads
+from gui.mcp.refusal import caused_by, refused_words, same_endpoint
+from gui.mcp.secrets import MemorySecrets, SecretStore
 from gui.mcp.tool import McpTool
 from gui.mcp.watch import watched
 
@@ -73,6 +79,7 @@ class ConnectionState:
     protocol: str | None = None
     retry_in: float | None = None  # seconds until the next attempt, while down
     since: float = 0.0
+    needs_sign_in: bool = False  # down because the server refused SeqDesk (401/403): not retried
 
 
 @dataclass(eq=False)
@@ -89,8 +96,10 @@ _CURRENT_CALL: ContextVar[_Call | None] = ContextVar("seqdesk_mcp_call", default
 class McpConnection(ServerReads):
     def __init__(self, config: McpServerConfig, registry: Registry, elicitation_handler: ElicitationHandler, *,
                  backoff: tuple[float, float] = (1.0, 30.0), connect_timeout: float = 30.0,
-                 on_change: Callable[[ConnectionState], None] | None = None) -> None:
+                 on_change: Callable[[ConnectionState], None] | None = None,
+                 secrets: SecretStore | None = None) -> None:
         self.config = config
+        self.secrets = secrets if secrets is not None else MemorySecrets()
         self.registry = registry
         self.handler = elicitation_handler
         self.backoff = backoff
@@ -114,6 +123,8 @@ class McpConnection(ServerReads):
         self._idle = asyncio.Event()
         self._idle.set()
         self._changed = asyncio.Event()
+        self._refused: int | None = None  # the HTTP status with which the server refused SeqDesk
+        self._retry = asyncio.Event()
 
     # -- state ---------------------------------------------------------------------------------
     @property
@@ -123,7 +134,8 @@ class McpConnection(ServerReads):
     @property
     def state(self) -> ConnectionState:
         return ConnectionState(name=self.name, status=self._status, last_error=self._last_error, tools=self._tools,
-                               protocol=self._protocol, retry_in=self._retry_in, since=self._since)
+                               protocol=self._protocol, retry_in=self._retry_in, since=self._since,
+                               needs_sign_in=self._refused is not None and self._status == "down")
 
     def _set(self, status: ConnectionStatus, *, retry_in: float | None = None) -> None:
         self._status, self._retry_in, self._since = status, retry_in, time.time()
@@ -179,6 +191,10 @@ class McpConnection(ServerReads):
         self._last_error = None
         self._set("disabled")
 
+    def retry_now(self) -> None:
+        """Try to connect now (after a sign-in, or when the person asks), instead of waiting."""
+        self._retry.set()
+
     def refresh_tools(self) -> None:
         """List the tools again (the server said its list changed)."""
         self._refresh = True
@@ -186,6 +202,7 @@ class McpConnection(ServerReads):
 
     async def _run(self) -> None:
         delay = self.backoff[0]
+        refreshed = False  # a refused token was refreshed once since the last good connection
         while not self._stopping:
             self._set("connecting")
             try:
@@ -196,16 +213,36 @@ class McpConnection(ServerReads):
             if self._stopping:
                 break
             if was_connected:
-                delay = self.backoff[0]
+                delay, refreshed = self.backoff[0], False
+            if self._refused is not None and not refreshed and StoredTokens(self.secrets, self.name).expire():
+                refreshed = True
+                log.info("MCP server %s refused its token: refreshing it", self.name)
+                self._refused = None
+                continue  # the next attempt refreshes the token first
             self._last_error = error
             log.warning("MCP server %s is down: %s", self.name, error)
+            self._retry.clear()
+            if self._refused is not None:  # trying again cannot help until the person acts
+                self._set("down")
+                await self._wait_retry(None)
+                delay = self.backoff[0]
+                continue
             self._set("down", retry_in=delay)
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._stop.wait(), delay)
+            await self._wait_retry(delay)
             delay = min(delay * 2, self.backoff[1])
+
+    async def _wait_retry(self, delay: float | None) -> None:
+        stop = asyncio.ensure_future(self._stop.wait())
+        retry = asyncio.ensure_future(self._retry.wait())
+        try:
+            await asyncio.wait({stop, retry}, timeout=delay, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            stop.cancel()
+            retry.cancel()
 
     async def _session(self) -> tuple[str, bool]:
         connected = False
+        self._refused = None
         ended = self._ended = asyncio.Event()
         if self.config.transport == "stdio":
             self._stderr = tempfile.NamedTemporaryFile("w", prefix="seqdesk-mcp-", suffix=".log", delete=False)
@@ -230,9 +267,14 @@ class McpConnection(ServerReads):
             if scope.cancelled_caught:
                 return self._with_stderr(f"no answer within {self.connect_timeout:g} s"), connected
         except Exception as exc:  # every failure of a server is a state, never a crash of the app
+            if self._refused is not None or caused_by(exc, SignInNeeded):
+                self._refused = self._refused or 401
+                return refused_words(self._refused), connected
             return self._with_stderr(describe(exc)), connected
         finally:
             self._client = None
+        if self._refused is not None:  # it took the token back during the session (a call was refused)
+            return refused_words(self._refused), connected
         return self._with_stderr("the server closed the connection (it exited or crashed)"), connected
 
     def _close_stderr(self) -> None:
@@ -269,7 +311,13 @@ class McpConnection(ServerReads):
         async with AsyncExitStack() as stack:
             inner: AbstractAsyncContextManager[Any]
             if self.config.transport == "http":
-                http = httpx2.AsyncClient(headers=self.config.headers, timeout=httpx2.Timeout(30.0, read=300.0))
+                opening = getattr(self.secrets, "open", None)
+                if callable(opening):  # the first use chooses keyring or file: not on the event loop
+                    await asyncio.to_thread(opening)
+                auth = connection_auth(self.secrets, self.config, self._sign_in_needed)
+                http = httpx2.AsyncClient(headers=self.config.header_values(), auth=auth,
+                                          timeout=httpx2.Timeout(30.0, read=300.0),
+                                          event_hooks={"response": [self._on_response]})
                 stack.push_async_callback(http.aclose)
                 inner = streamable_http_client(str(self.config.url), http_client=http)
             else:
@@ -280,6 +328,14 @@ class McpConnection(ServerReads):
                             message_handler=self._on_message, logging_callback=self._on_log, log_level="info",
                             client_info=CLIENT_INFO, cache=None)
             yield await stack.enter_async_context(client)
+
+    async def _on_response(self, response: httpx2.Response) -> None:
+        """Notes a 401/403 from the server's own address (not from its sign-in pages)."""
+        if response.status_code in (401, 403) and same_endpoint(str(response.request.url), str(self.config.url)):
+            self._refused = response.status_code
+
+    def _sign_in_needed(self) -> None:
+        self._refused = self._refused or 401
 
     async def _load_tools(self, client: Client) -> None:
         remote, cursor = [], None
@@ -337,6 +393,9 @@ class McpConnection(ServerReads):
         try:
             return await client.call_tool(remote_name, args, progress_callback=progress_reporter(ctx))
         except MCPError as exc:
+            if self._refused is not None:  # the server refused the token mid-session: sign in (or refresh) again
+                self._lost(self._ended)
+                raise ToolError(f"{self.name}.{remote_name}: {refused_words(self._refused)}") from None
             if exc.code == CONNECTION_CLOSED:
                 self._lost(self._ended)
                 raise ToolError(self._with_stderr(f"the MCP server '{self.name}' stopped during the call "

@@ -4,8 +4,12 @@ A server is a command (stdio) or a URL (streamable HTTP). `trusted` is off by de
 server describes its own tools: an untrusted server could call a destructive tool "read-only", so
 its annotations are ignored and every one of its tools asks before it runs.
 
+An http server may send headers (an API key): their names are settings, their values secrets.
 `McpSettingsStore` is the port; `JsonMcpSettings` keeps the list in one JSON file
-(`<data folder>/mcp-servers.json`), written atomically so a crash never leaves half a file; the
+(`<data folder>/mcp-servers.json`), written atomically so a crash never leaves half a file, with
+only the headers' names in it: the values go to the secret store (`gui.mcp.secrets`: the system
+keyring, or a private file). A file written before that, with the values in it, is rewritten
+without them the first time it is read, once the values are safely in the secret store. The
 storage layer may back the same port with TinyDB. `MemoryMcpSettings` is the fake for tests.
 """
 
@@ -13,15 +17,26 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import os
+import re
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator, model_validator
+
+from gui.mcp.secrets import MemorySecrets, SecretStore, SecretStoreError, forget_server, key, open_secret_store
+
+log = logging.getLogger(__name__)
 
 FILE_NAME = "mcp-servers.json"
 NAME_PATTERN = r"^[a-z0-9_-]{1,40}$"
+HEADER_NAME = re.compile(r"^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,100}$")
+# Headers the connection itself sets: one given here would break the protocol or the request.
+RESERVED_HEADERS = frozenset({"host", "content-length", "content-type", "accept", "transfer-encoding",
+                              "connection", "mcp-session-id", "mcp-protocol-version", "last-event-id"})
 
 
 class McpConfigError(ValueError):
@@ -42,12 +57,34 @@ class McpServerConfig(BaseModel):
     cwd: str | None = None
     # http
     url: str | None = None
-    headers: dict[str, str] = Field(default_factory=dict)
+    # Sent with every request (an API key, say). Values are secrets: masked when printed or dumped,
+    # kept in the secret store, never in the settings file.
+    headers: dict[str, SecretStr] = Field(default_factory=dict)
     trusted: bool = False
     enabled: bool = True
     # "auto" negotiates the newest protocol and falls back; "legacy" forces the 2025 handshake,
     # for servers that still ask for input with `ctx.elicit` (it only works there).
     protocol: Literal["auto", "legacy"] = "auto"
+
+    @field_validator("headers")
+    @classmethod
+    def _plain_headers(cls, headers: dict[str, SecretStr]) -> dict[str, SecretStr]:
+        seen: set[str] = set()
+        for name, value in headers.items():
+            if not HEADER_NAME.match(name):
+                raise ValueError(f"{name[:40]!r} is not a header name: use letters, digits and - (e.g. X-Api-Key)")
+            if name.lower() in RESERVED_HEADERS:
+                raise ValueError(f"the header {name} is set by the connection itself; it cannot be given here")
+            if name.lower() in seen:
+                raise ValueError(f"the header {name} is given twice")
+            seen.add(name.lower())
+            if any(c in value.get_secret_value() for c in "\r\n\0"):
+                raise ValueError(f"the value of the header {name} has a line break in it")
+        return headers
+
+    def header_values(self) -> dict[str, str]:
+        """The headers with their values, for the connection (never for a log or a page)."""
+        return {name: value.get_secret_value() for name, value in self.headers.items()}
 
     @model_validator(mode="after")
     def _transport_fields(self) -> McpServerConfig:
@@ -71,7 +108,11 @@ class McpServerConfig(BaseModel):
 
 
 class McpSettingsStore(Protocol):
-    """Where the server list lives. `save` replaces the server of the same name."""
+    """Where the server list lives. `save` replaces the server of the same name; `secrets` is where
+    its servers' secrets are (header values, sign-in tokens)."""
+
+    @property
+    def secrets(self) -> SecretStore: ...
 
     async def list(self) -> list[McpServerConfig]: ...
 
@@ -83,6 +124,7 @@ class McpSettingsStore(Protocol):
 class MemoryMcpSettings:
     def __init__(self, configs: list[McpServerConfig] | None = None) -> None:
         self._items = {c.name: c for c in configs or []}
+        self.secrets: SecretStore = MemorySecrets()
 
     async def list(self) -> list[McpServerConfig]:
         return sorted(self._items.values(), key=lambda c: c.name)
@@ -91,37 +133,81 @@ class MemoryMcpSettings:
         self._items[config.name] = config
 
     async def delete(self, name: str) -> bool:
-        return self._items.pop(name, None) is not None
+        if self._items.pop(name, None) is None:
+            return False
+        forget_server(self.secrets, name)
+        return True
 
 
 class JsonMcpSettings:
-    """The list as `{"servers": [...]}` in one file; a missing file is an empty list."""
+    """The list as `{"servers": [...]}` in one file; a missing file is an empty list.
 
-    def __init__(self, path: Path | str) -> None:
+    Header values live in `secrets` (by default the store `open_secret_store` picks for the file's
+    folder); the file names the headers only (`"headers": ["X-Api-Key"]`)."""
+
+    def __init__(self, path: Path | str, secrets: SecretStore | None = None) -> None:
         self.path = Path(path)
+        self._secrets = secrets
         self._lock = asyncio.Lock()
+        # Header values read once per server: the keyring may be a round trip to a daemon, and the
+        # settings page lists the servers on every redraw. This process is the folder's only writer.
+        self._values: dict[str, dict[str, str]] = {}
 
     @classmethod
-    def in_folder(cls, folder: Path | str) -> JsonMcpSettings:
-        return cls(Path(folder) / FILE_NAME)
+    def in_folder(cls, folder: Path | str, secrets: SecretStore | None = None) -> JsonMcpSettings:
+        return cls(Path(folder) / FILE_NAME, secrets)
 
+    @property
+    def secrets(self) -> SecretStore:
+        if self._secrets is None:
+            self._secrets = open_secret_store(self.path.parent)
+        return self._secrets
+
+    # The file and the secret store are read and written in a worker thread: the keyring may be a
+    # round trip to a daemon, and choosing it imports `keyring` (slow) the first time.
     async def list(self) -> list[McpServerConfig]:
         async with self._lock:
-            return sorted(self._read().values(), key=lambda c: c.name)
+            items = await asyncio.to_thread(self._read)
+            return sorted(items.values(), key=lambda c: c.name)
 
     async def save(self, config: McpServerConfig) -> None:
         async with self._lock:
-            items = self._read()
-            items[config.name] = config
-            self._write(items)
+            await asyncio.to_thread(self._save, config)
 
     async def delete(self, name: str) -> bool:
         async with self._lock:
-            items = self._read()
-            if items.pop(name, None) is None:
-                return False
-            self._write(items)
-            return True
+            return await asyncio.to_thread(self._delete, name)
+
+    def _save(self, config: McpServerConfig) -> None:
+        items = self._read()
+        self._keep_headers(config)  # the secrets first: the file then never names a header without a value
+        items[config.name] = config
+        self._write(items)
+
+    def _delete(self, name: str) -> bool:
+        items = self._read()
+        if items.pop(name, None) is None:
+            return False
+        self._write(items)
+        self._values.pop(name, None)
+        try:
+            forget_server(self.secrets, name)
+        except SecretStoreError as exc:  # the server is gone; its secret stays behind, said in the log
+            log.warning("the MCP server %s was removed, but its secrets were not: %s", name, exc)
+        return True
+
+    def _keep_headers(self, config: McpServerConfig) -> None:
+        where = key(config.name, "headers")
+        self._values.pop(config.name, None)
+        try:
+            if config.headers:
+                if self._values_of(config.name) != config.header_values():
+                    self.secrets.set(where, json.dumps(config.header_values()))
+                self._values[config.name] = config.header_values()
+            else:
+                self.secrets.delete(where)
+        except SecretStoreError as exc:
+            raise McpConfigError(f"the header values of {config.name} cannot be kept: {exc}") from None
 
     def _read(self) -> dict[str, McpServerConfig]:
         try:
@@ -135,16 +221,72 @@ class JsonMcpSettings:
             servers = data["servers"] if isinstance(data, dict) else None
             if not isinstance(servers, list):
                 raise McpConfigError(f'{self.path} is not a server list: expected {{"servers": [...]}}')
-            configs = [McpServerConfig.model_validate(item) for item in servers]
+            plain = [item for item in servers if isinstance(item, dict) and isinstance(item.get("headers"), dict)
+                     and item["headers"]]
+            configs = [McpServerConfig.model_validate(self._with_values(item)) for item in servers]
         except json.JSONDecodeError as exc:
             raise McpConfigError(f"{self.path} is not valid JSON: {exc}") from None
         except (KeyError, ValidationError) as exc:
             raise McpConfigError(f"{self.path} holds a server that is not valid: {exc}") from None
-        return {c.name: c for c in configs}
+        items = {c.name: c for c in configs}
+        if plain:
+            self._move_out(items, [str(item.get("name")) for item in plain])
+        return items
+
+    def _with_values(self, item: Any) -> Any:
+        """A server of the file, with its headers' values from the secret store."""
+        if not isinstance(item, dict) or not isinstance(item.get("headers"), list):
+            return item  # no headers, or the values are still here (a file from before: moved out after)
+        names = item["headers"]
+        if not all(isinstance(n, str) for n in names):
+            raise McpConfigError(f"{self.path}: the headers of {item.get('name')!r} are not a list of names")
+        kept = self._values_of(str(item.get("name"))) if names else {}
+        # A value that is not there (the keyring was emptied) stays empty: the server then says so.
+        return {**item, "headers": {n: str(kept.get(n, "")) for n in names}}
+
+    def _values_of(self, name: str) -> dict[str, str]:
+        """The header values kept for a server ({} when none can be read: said in the log)."""
+        if name in self._values:
+            return self._values[name]
+        kept: Any = {}
+        try:
+            text = self.secrets.get(key(name, "headers"))
+            kept = json.loads(text) if text else {}
+        except (SecretStoreError, json.JSONDecodeError) as exc:
+            log.warning("the header values of the MCP server %s cannot be read: %s", name, exc)
+            return {}
+        values = {str(k): str(v) for k, v in kept.items()} if isinstance(kept, dict) else {}
+        self._values[name] = values
+        return values
+
+    def _move_out(self, items: dict[str, McpServerConfig], names: Sequence[str]) -> None:
+        """Header values written into the file (before they were secrets) go to the secret store; the
+        file is rewritten without them only once every one of them is kept there."""
+        try:
+            for name in names:
+                config = items[name]
+                self.secrets.set(key(name, "headers"), json.dumps(config.header_values()))
+                if self.secrets.get(key(name, "headers")) != json.dumps(config.header_values()):
+                    raise SecretStoreError("a value written could not be read back")
+                self._values[name] = config.header_values()
+        except SecretStoreError as exc:
+            log.warning("the header values in %s stay there for now (they cannot be moved to a safer place: %s)",
+                        self.path, exc)
+            return
+        self._write(items)
+        log.info("moved the header values of %s out of %s (%s)", ", ".join(names), self.path, self.secrets.where)
 
     def _write(self, items: dict[str, McpServerConfig]) -> None:
-        data = {"servers": [c.model_dump(mode="json") for c in sorted(items.values(), key=lambda c: c.name)]}
+        data = {"servers": [file_entry(c) for c in sorted(items.values(), key=lambda c: c.name)]}
         write_json_atomic(self.path, data)
+
+
+def file_entry(config: McpServerConfig) -> dict[str, Any]:
+    """A server as the settings file keeps it: its headers by name only."""
+    entry = config.model_dump(mode="json", exclude={"headers"})
+    if config.headers:
+        entry["headers"] = sorted(config.headers)
+    return entry
 
 
 def write_json_atomic(path: Path, data: Any) -> None:

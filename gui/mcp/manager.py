@@ -17,6 +17,7 @@ from gui.core.tool_info import ServerInfo
 from gui.mcp.client import ConnectionState, McpConnection
 from gui.mcp.config import McpConfigError, McpServerConfig, McpSettingsStore
 from gui.mcp.tool import resource_part
+from gui.mcp.secrets import SecretStore
 
 log = logging.getLogger(__name__)
 
@@ -27,8 +28,10 @@ class McpManager:
     """Every configured server's connection: started together, changed one by one at run time."""
 
     def __init__(self, registry: Registry, handler_factory: HandlerFactory, *,
-                 backoff: tuple[float, float] = (1.0, 30.0), connect_timeout: float = 30.0) -> None:
+                 backoff: tuple[float, float] = (1.0, 30.0), connect_timeout: float = 30.0,
+                 secrets: SecretStore | None = None) -> None:
         self.registry = registry
+        self.secrets = secrets  # where the servers' sign-in tokens are (None: in memory)
         self.handler_factory = handler_factory
         self.backoff = backoff
         self.connect_timeout = connect_timeout
@@ -65,7 +68,7 @@ class McpManager:
         as in `remove`, waiting at most `wait` s for it)."""
         await self.remove(config.name, wait=wait)
         conn = McpConnection(config, self.registry, self.handler_factory(config), backoff=self.backoff,
-                             connect_timeout=self.connect_timeout, on_change=self._notify)
+                             connect_timeout=self.connect_timeout, on_change=self._notify, secrets=self.secrets)
         self._connections[config.name] = conn
         await conn.start()
         return conn

@@ -12,11 +12,13 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from nicegui import ui
+from pydantic import ValidationError
 
-from gui.mcp.config import JsonMcpSettings, McpServerConfig, McpSettingsStore, MemoryMcpSettings
+from gui.mcp.auth import CALLBACK_PATH, SignInError, SignIns
+from gui.mcp.config import JsonMcpSettings, McpConfigError, McpServerConfig, McpSettingsStore, MemoryMcpSettings
 from gui.runtime import Runtime
 from gui.ui.components.settings.approvals import ApprovalModesTable, ApprovalRow, RuleRow
-from gui.ui.components.settings.mcp_form import McpServerForm
+from gui.ui.components.settings.mcp_form import McpServerForm, header_updates, problem_words
 from gui.ui.components.settings.mcp_list import McpServerList
 from gui.ui.components.settings.reach import settings_hooks
 from gui.ui.theme import frame
@@ -38,6 +40,21 @@ def mcp_settings(rt: Runtime) -> McpSettingsStore:
         _fallback_settings[id(rt)] = (JsonMcpSettings.in_folder(rt.data_dir) if rt.data_dir is not None
                                       else MemoryMcpSettings())
     return _fallback_settings[id(rt)]
+
+
+def sign_ins_of(rt: Runtime, store: McpSettingsStore) -> SignIns:
+    sign_ins = getattr(rt, "mcp_sign_ins", None)
+    if sign_ins is None:  # no manager started (a runtime built by hand): sign-ins of this page's own
+        sign_ins = SignIns(store.secrets)
+        rt.mcp_sign_ins = sign_ins
+    return sign_ins
+
+
+def callback_address() -> str:
+    """Where the server's sign-in page sends the browser back: this app, at the address the person's
+    browser uses for it (the request gate has checked that Host is the app's own)."""
+    request = ui.context.client.request
+    return str(request.base_url).rstrip("/") + CALLBACK_PATH
 
 
 async def approval_rows(rt: Runtime) -> list[ApprovalRow]:
@@ -115,7 +132,9 @@ async def settings_page(ctx: AppContext) -> None:
             @ui.refreshable
             def servers(configs: list[McpServerConfig]) -> None:
                 states = {s.name: s for s in manager.states()} if manager is not None else {}
-                shown["list"] = McpServerList(configs, states, on_remove=remove, on_trust=trust)
+                shown["list"] = McpServerList(configs, states, on_remove=remove, on_trust=trust, on_sign_in=sign_in,
+                                              on_retry=retry, on_protocol=protocol, on_headers=change_headers,
+                                              secrets_where=store.secrets.where)
 
             def busy() -> bool:
                 return bool(shown["changing"]) or (shown["list"] is not None and shown["list"].asking)
@@ -149,7 +168,10 @@ async def settings_page(ctx: AppContext) -> None:
             async def add(config: McpServerConfig) -> str | None:
                 if any(s.name == config.name for s in await store.list()):
                     return f"A server named “{config.name}” is already there: remove it first, or pick another name."
-                await store.save(config)
+                try:
+                    await store.save(config)
+                except McpConfigError as exc:
+                    return str(exc)
                 if manager is not None:
                     await manager.add(config)
                 engine.settings_changed("mcp_servers", added=config.name)
@@ -171,8 +193,71 @@ async def settings_page(ctx: AppContext) -> None:
                 await done(f"{name}: tools it marks as only reading now run without asking" if trusted
                            else f"{name}: every one of its tools asks before it runs")
 
+            async def protocol(name: str, value: str) -> None:
+                with changing():
+                    config = next((c for c in await store.list() if c.name == name), None)
+                    if config is None or config.protocol == value or value not in ("auto", "legacy"):
+                        return
+                    config = config.model_copy(update={"protocol": value})
+                    await store.save(config)
+                    if manager is not None:  # reconnects with the other handshake
+                        await manager.add(config, wait=CLOSE_WAIT)
+                engine.settings_changed("mcp_servers", protocol=name, value=value)
+                await done(f"{name}: talked to the older way now" if value == "legacy"
+                           else f"{name}: talked to automatically now")
+
+            async def change_headers(name: str, text: str) -> str | None:
+                with changing():
+                    config = next((c for c in await store.list() if c.name == name), None)
+                    if config is None:
+                        return f"{name} is not there any more"
+                    headers, bad = header_updates(text, config.header_values())
+                    if bad:
+                        return "Headers: " + "; ".join(bad)
+                    try:
+                        config = McpServerConfig.model_validate(
+                            {**config.model_dump(exclude={"headers"}), "headers": headers})
+                        await store.save(config)
+                    except ValidationError as exc:
+                        return problem_words(exc)
+                    except McpConfigError as exc:
+                        return str(exc)
+                    if manager is not None:  # reconnects with the new headers
+                        await manager.add(config, wait=CLOSE_WAIT)
+                engine.settings_changed("mcp_servers", headers=name)
+                await done(f"{name}: headers changed")
+                return None
+
+            async def retry(name: str) -> None:
+                conn = manager.get(name) if manager is not None else None
+                if conn is not None:
+                    conn.retry_now()
+                    ui.notify(f"Trying {name} again")
+
+            async def sign_in(name: str) -> None:
+                config = next((c for c in await store.list() if c.name == name), None)
+                if config is None:
+                    return
+                sign_ins = sign_ins_of(rt, store)
+
+                def signed_in(server: str) -> None:
+                    conn = manager.get(server) if manager is not None else None
+                    if conn is not None:
+                        conn.retry_now()
+
+                try:
+                    url = await sign_ins.start(config, callback_address(), on_signed_in=signed_in)
+                except SignInError as exc:
+                    await done(f"Cannot sign in to {name}: {exc}")
+                    return
+                if url is None:
+                    await done(f"{name} let SeqDesk in without signing in: trying it again")
+                    return
+                ui.navigate.to(url)  # this tab goes to the server's sign-in page and comes back
+
             async def remove(name: str) -> None:
                 with changing():
+                    sign_ins_of(rt, store).cancel(name)
                     await store.delete(name)
                     if manager is not None:  # its tools leave now; a server slow to end ends on its own
                         await manager.remove(name, wait=CLOSE_WAIT)

@@ -1,7 +1,10 @@
 """The form that adds an MCP server: a program on this computer (stdio) or a web address (http).
 
 It builds a `McpServerConfig` and shows the model's own validation messages in plain words; it
-never saves anything itself (the page does, through `on_add`).
+never saves anything itself (the page does, through `on_add`). A web address may get headers (an
+API key, say), one `Name: value` a line; the page keeps their values as secrets, never in the
+settings file. How to talk to the server (automatic, or the older way some servers need) is
+chosen here too.
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ from nicegui import ui
 from pydantic import ValidationError
 
 from gui.mcp.config import McpServerConfig
-from gui.ui.components.settings.mcp_list import TRUST_HELP, TRUST_LABEL
+from gui.ui.components.settings.mcp_list import PROTOCOL_HELP, PROTOCOL_LABEL, PROTOCOLS, TRUST_HELP, TRUST_LABEL
 
 TRANSPORTS = {"stdio": "A program on this computer", "http": "A web address"}
 
@@ -33,10 +36,47 @@ def env_pairs(text: str) -> tuple[dict[str, str], list[str]]:
     return env, bad
 
 
+def header_pairs(text: str) -> tuple[dict[str, str], list[str]]:
+    """`Name: value` lines as a dict, and which lines are not of that form ("line 2"): never their
+    text, which may hold a secret."""
+    headers: dict[str, str] = {}
+    bad: list[str] = []
+    for number, line in enumerate((text or "").splitlines(), start=1):
+        if not line.strip():
+            continue
+        name, sep, value = line.partition(":")
+        if not sep or not name.strip() or not value.strip():
+            bad.append(f"line {number}")
+        else:
+            headers[name.strip()] = value.strip()
+    return headers, bad
+
+
+def header_updates(text: str, current: dict[str, str]) -> tuple[dict[str, str], list[str]]:
+    """Headers changed in Settings: `Name: value` sets a value, `Name:` keeps the one it has, a name
+    left out is no longer sent. Returns the headers and what is wrong (never with a value in it)."""
+    headers: dict[str, str] = {}
+    bad: list[str] = []
+    for number, line in enumerate((text or "").splitlines(), start=1):
+        if not line.strip():
+            continue
+        name, sep, value = line.partition(":")
+        name = name.strip()
+        if not sep or not name:
+            bad.append(f"line {number} is not Name: value")
+        elif value.strip():
+            headers[name] = value.strip()
+        elif name in current and current[name]:
+            headers[name] = current[name]
+        else:
+            bad.append(f"{name[:40]} has no value yet")
+    return headers, bad
+
+
 def problem_words(exc: ValidationError) -> str:
     parts = []
     for error in exc.errors():
-        where = ".".join(str(p) for p in error["loc"])
+        where = ".".join(str(p) for p in error["loc"][:1])
         message = error["msg"].removeprefix("Value error, ")
         if where == "name" and "pattern" in error["type"]:
             message = "use 1 to 40 lowercase letters, digits, _ or -"
@@ -58,8 +98,19 @@ class McpServerForm(ui.column):
                     "mcp-command")
                 self.env = ui.textarea("Environment, one KEY=value per line (optional)").classes(
                     "w-full font-mono").props("autogrow").mark("mcp-env")
-            self.url = ui.input("URL (http:// or https://)").classes("w-full").mark("mcp-url")
-            self.url.bind_visibility_from(self.transport, "value", value="http")
+            with ui.column().classes("w-full gap-2").bind_visibility_from(self.transport, "value", value="http"):
+                self.url = ui.input("URL (http:// or https://)").classes("w-full").mark("mcp-url")
+                self.headers = ui.textarea("Headers, one Name: value per line (optional, e.g. an API key)").classes(
+                    "w-full font-mono").props("autogrow").mark(
+                    "mcp-headers")
+                ui.label("Header values are kept as secrets, apart from the settings, and never shown again. "
+                         "A server that asks you to sign in needs no header: you sign in after adding it.").classes(
+                    "text-xs text-gray-600 dark:text-gray-400 -mt-1")
+            with ui.row(wrap=False).classes("items-center gap-3"):
+                ui.label(PROTOCOL_LABEL).classes("text-sm")
+                self.protocol = ui.toggle(PROTOCOLS, value="auto").props("dense no-caps unelevated").mark(
+                    "mcp-form-protocol")
+            ui.label(PROTOCOL_HELP).classes("text-xs text-gray-600 dark:text-gray-400 -mt-1")
             self.trusted = ui.switch(TRUST_LABEL).mark("mcp-trusted")
             ui.label(TRUST_HELP).classes("text-xs text-gray-600 dark:text-gray-400 pl-10 -mt-2")
             self.problems = ui.label().classes("text-red-700 dark:text-red-400 break-words").mark("mcp-problems")
@@ -69,9 +120,15 @@ class McpServerForm(ui.column):
     def config(self) -> McpServerConfig | str:
         """The config, or the words saying what is wrong."""
         try:
+            protocol = self.protocol.value if self.protocol.value in PROTOCOLS else "auto"
             if self.transport.value == "http":
-                return McpServerConfig(name=(self.name.value or "").strip(), transport="http",
-                                       url=(self.url.value or "").strip(), trusted=bool(self.trusted.value))
+                headers, bad = header_pairs(self.headers.value or "")
+                if bad:
+                    return "headers: write Name: value on each line (" + ", ".join(bad) + " is not)"
+                return McpServerConfig.model_validate(
+                    {"name": (self.name.value or "").strip(), "transport": "http",
+                     "url": (self.url.value or "").strip(), "headers": headers,
+                     "trusted": bool(self.trusted.value), "protocol": protocol})
             try:
                 parts = shlex.split(self.command.value or "")
             except ValueError as exc:
@@ -81,7 +138,7 @@ class McpServerForm(ui.column):
                 return "environment: write KEY=value on each line, not: " + ", ".join(bad)
             return McpServerConfig(name=(self.name.value or "").strip(), transport="stdio",
                                    command=parts[0] if parts else None, args=parts[1:], env=env,
-                                   trusted=bool(self.trusted.value))
+                                   trusted=bool(self.trusted.value), protocol=protocol)
         except ValidationError as exc:
             return problem_words(exc)
 
@@ -95,7 +152,8 @@ class McpServerForm(ui.column):
 
     def reset(self) -> None:
         """Empty the form for the next server (after one was added)."""
-        for field in (self.name, self.command, self.env, self.url):
+        for field in (self.name, self.command, self.env, self.url, self.headers):
             field.value = ""
         self.trusted.value = False
+        self.protocol.value = "auto"
         self.transport.value = "stdio"

@@ -6,6 +6,12 @@ Connection states come from the MCP manager when it runs; without one a server s
 tried again. "Trusted" is a switch in plain words: a server describes its own tools, and only a
 trusted server's "this tool only reads" lets that tool run without asking. Removing asks first:
 its tools disappear from the palette and from sequences.
+
+A server at a web address that refused SeqDesk (it needs a sign-in, or other headers) is not tried
+again by itself: its row says so and offers "Sign in" (the page starts the server's sign-in in the
+browser) and "Try again". Its headers are shown by name only (their values are secrets), and how
+SeqDesk talks to it (automatic, or the older way some servers need) can be changed here; the
+protocol version it agreed on is shown beside its state.
 """
 
 from __future__ import annotations
@@ -32,6 +38,18 @@ TRUST_HELP = ("On: tools it marks as only reading run without asking you. Off: e
               "deletes things \u201conly reading\u201d.")
 TRUST_ON = "On: tools it marks as only reading run without asking you; the others ask first."
 TRUST_OFF = "Off: every one of its tools asks before it runs."
+PROTOCOLS = {"auto": "Automatic", "legacy": "Older servers"}
+PROTOCOL_LABEL = "How to talk to it"
+PROTOCOL_HELP = ("Automatic uses the newest way both sides know. Choose \u201cOlder servers\u201d if this "
+                 "server's tools that ask you questions fail.")
+SIGN_IN_HELP = "Sign in opens the server's own sign-in page; you come back here afterwards."
+
+
+def protocol_words(state: Any | None) -> str | None:
+    """The protocol version the server agreed on, while connected."""
+    if state is None or state.status != "connected" or not state.protocol:
+        return None
+    return f"protocol version {state.protocol}"
 
 
 def state_words(state: Any | None) -> str:
@@ -42,6 +60,8 @@ def state_words(state: Any | None) -> str:
         return f"Connected · {n} tool{'s' if n != 1 else ''}"
     if state.status == "connecting":
         return "Connecting…"
+    if getattr(state, "needs_sign_in", False):
+        return "This server needs you to sign in. SeqDesk does not try again until you sign in or ask it to."
     if state.status == "down":
         retry = f" · trying again in {duration_words(state.retry_in)}" if state.retry_in else ""
         return f"Not reachable: {state.last_error or 'no reason given'}{retry}"
@@ -51,11 +71,21 @@ def state_words(state: Any | None) -> str:
 class McpServerList(ui.column):
     def __init__(self, servers: list[McpServerConfig], states: dict[str, Any],
                  on_remove: Callable[[str], Awaitable[None]],
-                 on_trust: Callable[[str, bool], Awaitable[None]] | None = None) -> None:
+                 on_trust: Callable[[str, bool], Awaitable[None]] | None = None, *,
+                 on_sign_in: Callable[[str], Awaitable[None]] | None = None,
+                 on_retry: Callable[[str], Awaitable[None]] | None = None,
+                 on_protocol: Callable[[str, str], Awaitable[None]] | None = None,
+                 on_headers: Callable[[str, str], Awaitable[str | None]] | None = None,
+                 secrets_where: str = "kept apart from the settings") -> None:
         super().__init__()
         self.classes("w-full gap-0")
         self._on_remove = on_remove
         self._on_trust = on_trust
+        self._on_sign_in = on_sign_in
+        self._on_retry = on_retry
+        self._on_protocol = on_protocol
+        self._on_headers = on_headers
+        self._secrets_where = secrets_where
         self.asking = False  # a "Remove?" dialog is open: the page does not redraw the list under it
         with self:
             if not servers:
@@ -73,12 +103,26 @@ class McpServerList(ui.column):
                     ui.label(server.name).classes("font-mono font-medium")
                     ui.label(server.describe()).classes(
                         "text-sm font-mono text-gray-600 dark:text-gray-400 break-all")
+                if server.transport == "http" and self._on_headers is not None:
+                    ui.button(icon="key", on_click=lambda s=server: self._edit_headers(s)).props(
+                        f"flat dense round aria-label='Change headers of {server.name}'").tooltip(
+                        "Change headers").mark(f"mcp-change-headers-{server.name}")
                 ui.button(icon="delete", on_click=lambda n=server.name: self._confirm(n)).props(
                     f"flat dense round aria-label='Remove {server.name}'").tooltip("Remove this server").mark(
                     f"mcp-remove-{server.name}")
+            if state is not None and getattr(state, "needs_sign_in", False):
+                icon, colour = "lock", "text-orange-700 dark:text-orange-300"
             with ui.row(wrap=False).classes(f"items-start gap-1 {colour}").mark(f"mcp-state-{server.name}"):
                 ui.icon(icon).classes("mt-0.5")
                 ui.label(state_words(state)).classes("text-sm break-words")
+                version = protocol_words(state)
+                if version:
+                    ui.label(f"· {version}").classes("text-sm text-gray-600 dark:text-gray-400 "
+                                                     "whitespace-nowrap").mark(f"mcp-protocol-version-{server.name}")
+            if state is not None and state.status == "down":
+                self._down_actions(server, state)
+            if server.transport == "http":
+                self._headers(server)
             if state is not None and state.status == "connected" and state.tools:
                 with ui.row().classes("items-center gap-1").mark(f"mcp-tools-{server.name}"):
                     ui.label("Its tools:").classes("text-xs text-gray-600 dark:text-gray-400")
@@ -92,6 +136,67 @@ class McpServerList(ui.column):
             switch.set_enabled(self._on_trust is not None)
             ui.label(TRUST_ON if server.trusted else TRUST_OFF).classes(
                 "text-xs text-gray-600 dark:text-gray-400 pl-10").mark(f"mcp-trust-words-{server.name}")
+            with ui.row(wrap=False).classes("items-center gap-3 pt-1"):
+                ui.label(PROTOCOL_LABEL).classes("text-sm")
+                choice = ui.toggle(PROTOCOLS, value=server.protocol).props(
+                    "dense no-caps unelevated").classes("text-sm").mark(f"mcp-protocol-{server.name}")
+                choice.tooltip(PROTOCOL_HELP)
+                choice.on_value_change(lambda e, n=server.name: self._protocol(n, str(e.value)))
+                choice.set_enabled(self._on_protocol is not None)
+
+    def _down_actions(self, server: McpServerConfig, state: Any) -> None:
+        needs = bool(getattr(state, "needs_sign_in", False))
+        with ui.row().classes("items-center gap-2"):
+            if needs and server.transport == "http" and self._on_sign_in is not None:
+                ui.button("Sign in", icon="login", on_click=lambda n=server.name: self._on_sign_in(n)).props(
+                    "no-caps dense unelevated").classes("px-3").mark(f"mcp-sign-in-{server.name}")
+            if self._on_retry is not None:
+                ui.button("Try again", icon="refresh", on_click=lambda n=server.name: self._on_retry(n)).props(
+                    "no-caps dense outline").classes("px-3").mark(f"mcp-retry-{server.name}")
+        if needs and server.transport == "http":
+            ui.label(SIGN_IN_HELP).classes("text-xs text-gray-600 dark:text-gray-400")
+
+    def _headers(self, server: McpServerConfig) -> None:
+        missing = [name for name, value in server.headers.items() if not value.get_secret_value()]
+        with ui.column().classes("gap-0").mark(f"mcp-headers-{server.name}"):
+            if server.headers:
+                ui.label(f"Sends the headers {', '.join(sorted(server.headers))} (their values are "
+                         f"{self._secrets_where}, never shown)").classes("text-xs text-gray-600 dark:text-gray-400")
+            if missing:
+                ui.label(f"No value is kept for {', '.join(sorted(missing))}: type it again with "
+                         "\u201cChange headers\u201d.").classes("text-xs text-red-700 dark:text-red-400")
+
+    def _edit_headers(self, server: McpServerConfig) -> None:
+        with ui.dialog().on_value_change(lambda e: setattr(self, "asking", bool(e.value))) as dialog, \
+                ui.card().classes("gap-3 w-[32rem] max-w-full"):
+            ui.label(f"Headers sent to {server.name}").classes("text-lg font-semibold")
+            ui.label("One Name: value per line. Leave the value empty to keep the one it has (values are "
+                     "never shown); delete a line to stop sending that header.").classes(
+                "text-sm text-gray-600 dark:text-gray-400")
+            text = ui.textarea("Headers", value="\n".join(f"{name}: " for name in sorted(server.headers))).classes(
+                "w-full font-mono").props("autogrow").mark("mcp-edit-headers")
+            problem = ui.label().classes("text-red-700 dark:text-red-400 break-words").mark("mcp-edit-headers-problem")
+            problem.set_visibility(False)
+            with ui.row().classes("w-full justify-end gap-2"):
+                ui.button("Cancel", on_click=dialog.close).props("flat no-caps")
+
+                async def save() -> None:
+                    assert self._on_headers is not None
+                    said = await self._on_headers(server.name, text.value or "")
+                    if dialog.is_deleted:  # saved: the page redrew the list, and this dialog with it
+                        return
+                    if said:
+                        problem.text = said
+                        problem.set_visibility(True)
+                    else:
+                        dialog.close()
+
+                ui.button("Save", icon="save", on_click=save).props("no-caps").mark("mcp-save-headers")
+        dialog.open()
+
+    async def _protocol(self, name: str, protocol: str) -> None:
+        if self._on_protocol is not None:
+            await self._on_protocol(name, protocol)
 
     async def _trust(self, name: str, trusted: bool) -> None:
         if self._on_trust is not None:

@@ -1,0 +1,397 @@
+"""Signing in to an MCP server that needs it (OAuth 2.1), with the MCP SDK's client auth.
+
+The SDK's `OAuthClientProvider` (an httpx auth) does the protocol: it finds the server's
+authorization server (protected resource metadata, then the authorization server's metadata),
+registers SeqDesk there as a client when it has no registration yet, builds the sign-in address
+with a fresh `state` and PKCE challenge, checks the `state` (and the issuer) that come back,
+exchanges the code for tokens and refreshes them when they expire. This module gives it:
+
+- `StoredTokens`: its storage, in the secret store (`gui.mcp.secrets`), never in the settings
+  file; it also remembers when the access token expires, so a token found at the next start is
+  refreshed before it is used instead of being refused;
+- `connection_auth`: the provider a connection uses in the background. It sends the tokens and
+  refreshes them, but never opens a browser by itself: when only a new sign-in would do, it raises
+  `SignInNeeded`, and the server shows "needs you to sign in" until the person asks for it;
+- `SignIns`: the sign-ins a person started (the Sign in button in Settings). `start` runs the
+  provider until it has the sign-in address, which the page opens; the browser comes back to the
+  app's callback route (`/oauth/callback`), which hands the `code` and `state` to `answer`. Only
+  a `state` that a sign-in under way made is accepted (compared in constant time); anything else
+  (a page of another site, a program on this machine, an old link) is refused and changes nothing.
+  A code that arrives without the verifier PKCE keeps in this process is worthless, too.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hmac
+import ipaddress
+import json
+import logging
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+import anyio
+import httpx2
+from mcp.client.auth import OAuthClientProvider, OAuthFlowError
+from mcp.shared.auth import AuthorizationCodeResult, OAuthClientInformationFull, OAuthClientMetadata, OAuthToken
+from pydantic import AnyUrl, ValidationError
+
+from gui.mcp.config import McpServerConfig
+from gui.mcp.secrets import SecretStore, SecretStoreError, key
+
+log = logging.getLogger(__name__)
+
+
+class _FlowEndsAreStates(logging.Filter):
+    """The SDK logs every end of its flow as an error, with a traceback. Here each one is a state
+    said in words where the person sees it ("needs you to sign in", "cannot sign in: …"), so its
+    record is kept at INFO: `SignInNeeded` without the traceback, the others with it."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.levelno >= logging.ERROR and record.getMessage() == "OAuth flow error":
+            record.levelno, record.levelname = logging.INFO, "INFO"
+            if record.exc_info and isinstance(record.exc_info[1], SignInNeeded):
+                record.exc_info, record.exc_text = None, None
+        return True
+
+
+logging.getLogger("mcp.client.auth.oauth2").addFilter(_FlowEndsAreStates())
+
+CALLBACK_PATH = "/oauth/callback"
+SIGN_IN_TIMEOUT = 600.0  # s a person has to finish signing in
+_PROBE = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+          "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                     "clientInfo": {"name": "seqdesk", "version": "0.1.0"}}}
+_PROBE_HEADERS = {"Accept": "application/json, text/event-stream", "MCP-Protocol-Version": "2025-06-18"}
+
+
+_EXPIRED = 1.0  # an expiry long past (0 would read as "never expires" to the SDK)
+
+
+class SignInNeeded(Exception):
+    """The server wants a new sign-in in the browser: the person has to ask for it."""
+
+
+class SignInError(Exception):
+    """A sign-in could not be done; the message says why, in words."""
+
+
+class StoredTokens:
+    """The SDK's `TokenStorage` for one server, in the secret store.
+
+    `redirect_uri`: the callback address of this sign-in; a registration made for another address
+    (the app ran on another port then) is not offered, so the provider registers again."""
+
+    def __init__(self, secrets: SecretStore, server: str, redirect_uri: str | None = None) -> None:
+        self.secrets = secrets
+        self.server = server
+        self.redirect_uri = redirect_uri
+        self.expires_at: float | None = None
+
+    async def _get(self, kind: str) -> Any:
+        try:
+            text = await anyio.to_thread.run_sync(self.secrets.get, key(self.server, kind))
+            return json.loads(text) if text else None
+        except (SecretStoreError, json.JSONDecodeError) as exc:
+            log.warning("the sign-in of the MCP server %s cannot be read: %s", self.server, exc)
+            return None
+
+    async def _set(self, kind: str, value: Any) -> None:
+        try:
+            await anyio.to_thread.run_sync(self.secrets.set, key(self.server, kind), json.dumps(value))
+        except SecretStoreError as exc:
+            raise OAuthFlowError(f"the sign-in cannot be kept: {exc}") from None
+
+    async def get_tokens(self) -> OAuthToken | None:
+        data = await self._get("oauth-tokens")
+        if not isinstance(data, dict):
+            return None
+        try:
+            token = OAuthToken.model_validate(data.get("token"))
+        except ValidationError:
+            return None
+        expires = data.get("expires_at")
+        self.expires_at = float(expires) if isinstance(expires, int | float) else None
+        return token
+
+    async def set_tokens(self, tokens: OAuthToken) -> None:
+        self.expires_at = time.time() + tokens.expires_in if tokens.expires_in else None
+        await self._set("oauth-tokens", {"token": tokens.model_dump(mode="json"), "expires_at": self.expires_at})
+
+    async def get_client_info(self) -> OAuthClientInformationFull | None:
+        data = await self._get("oauth-client")
+        if data is None:
+            return None
+        try:
+            info = OAuthClientInformationFull.model_validate(data)
+        except ValidationError:
+            return None
+        registered = [str(u) for u in info.redirect_uris or []]
+        if self.redirect_uri is not None and registered and self.redirect_uri not in registered:
+            return None  # registered for another callback address: register again
+        return info
+
+    async def set_client_info(self, client_info: OAuthClientInformationFull) -> None:
+        await self._set("oauth-client", client_info.model_dump(mode="json", exclude_none=True))
+
+    def registered_redirect(self) -> str | None:
+        """The callback address the kept registration was made for (None: no registration kept)."""
+        try:
+            data = json.loads(self.secrets.get(key(self.server, "oauth-client")) or "null")
+        except (SecretStoreError, json.JSONDecodeError):
+            return None
+        uris = data.get("redirect_uris") if isinstance(data, dict) else None
+        return str(uris[0]) if isinstance(uris, list) and uris else None
+
+    def has_tokens(self) -> bool:
+        try:
+            return bool(self.secrets.get(key(self.server, "oauth-tokens")))
+        except SecretStoreError:
+            return False
+
+    def forget_tokens(self) -> None:
+        with contextlib.suppress(SecretStoreError):
+            self.secrets.delete(key(self.server, "oauth-tokens"))
+
+    def expire(self) -> bool:
+        """Mark the access token as expired (the server refused it early), so the next connection
+        refreshes it; False when there is no refresh token to do that with."""
+        try:
+            text = self.secrets.get(key(self.server, "oauth-tokens"))
+            data = json.loads(text) if text else None
+            if not isinstance(data, dict) or not (data.get("token") or {}).get("refresh_token"):
+                return False
+            if data.get("expires_at") == _EXPIRED:
+                return False  # marked already: refreshing did not help
+            data["expires_at"] = _EXPIRED
+            self.secrets.set(key(self.server, "oauth-tokens"), json.dumps(data))
+        except (SecretStoreError, json.JSONDecodeError):
+            return False
+        return True
+
+
+class _Provider(OAuthClientProvider):
+    """The SDK's provider, also knowing when a stored token expires (the SDK only learns that from
+    a token it has just received: one read back at start-up would otherwise count as fresh)."""
+
+    def __init__(self, server_url: str, metadata: OAuthClientMetadata, *, storage: StoredTokens,
+                 redirect_handler: Callable[[str], Awaitable[None]],
+                 callback_handler: Callable[[], Awaitable[AuthorizationCodeResult]]) -> None:
+        super().__init__(server_url, metadata, storage, redirect_handler=redirect_handler,
+                         callback_handler=callback_handler)
+        self._stored = storage
+
+    async def _initialize(self) -> None:
+        await super()._initialize()
+        if self.context.current_tokens is not None:
+            self.context.token_expiry_time = self._stored.expires_at
+
+
+def client_metadata(redirect_uri: str | None) -> OAuthClientMetadata:
+    return OAuthClientMetadata(client_name="SeqDesk", redirect_uris=[AnyUrl(redirect_uri)] if redirect_uri else None,
+                               grant_types=["authorization_code", "refresh_token"], response_types=["code"],
+                               token_endpoint_auth_method="none")
+
+
+def connection_auth(secrets: SecretStore, config: McpServerConfig,
+                    on_sign_in_needed: Callable[[], None]) -> httpx2.Auth | None:
+    """The background provider for a server that was signed in to (None when it never was): it
+    sends and refreshes the tokens and raises `SignInNeeded` where a browser would be needed."""
+    storage = StoredTokens(secrets, config.name)
+    registered = storage.registered_redirect()
+    if registered is None or not storage.has_tokens():
+        return None  # never signed in (or its registration is gone): a 401 then says "sign in"
+
+    async def no_browser(_url: str) -> None:
+        on_sign_in_needed()
+        raise SignInNeeded(f"{config.name} needs you to sign in again")
+
+    async def no_callback() -> AuthorizationCodeResult:  # never reached: no_browser raised
+        raise SignInNeeded(f"{config.name} needs you to sign in again")
+
+    return _Provider(str(config.url), client_metadata(registered), storage=storage, redirect_handler=no_browser,
+                     callback_handler=no_callback)
+
+
+def safe_sign_in_url(url: str) -> str:
+    """The sign-in address, if the page may send the person there: https, or http on this machine."""
+    parts = urlsplit(url)
+    host = (parts.hostname or "").lower()
+    if parts.scheme == "https" and host:
+        return url
+    if parts.scheme == "http" and (host == "localhost" or _is_loopback(host)):
+        return url
+    raise SignInError(f"the server's sign-in page is not a safe address ({parts.scheme or 'no'}:// on "
+                      f"{host or 'no host'}): SeqDesk opens only https:// pages, or http:// on this computer")
+
+
+def _is_loopback(host: str) -> bool:
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+@dataclass(eq=False)
+class SignIn:
+    """One sign-in under way: the person is (or will be) on the server's sign-in page."""
+
+    server: str
+    redirect_uri: str
+    started: float = field(default_factory=time.monotonic)
+    state: str | None = None
+    url: str | None = None
+    url_ready: asyncio.Event = field(default_factory=asyncio.Event)
+    answer: asyncio.Future[AuthorizationCodeResult] = field(
+        default_factory=lambda: asyncio.get_running_loop().create_future())
+    task: asyncio.Task[None] | None = None
+    error: str | None = None  # why it failed, once done
+    finished: asyncio.Event = field(default_factory=asyncio.Event)
+
+
+class SignIns:
+    """The sign-ins people started, at most one per server; each waits `timeout` s for the browser."""
+
+    def __init__(self, secrets: SecretStore, *, timeout: float = SIGN_IN_TIMEOUT) -> None:
+        self.secrets = secrets
+        self.timeout = timeout
+        self._by_server: dict[str, SignIn] = {}
+
+    def pending(self, server: str) -> SignIn | None:
+        sign_in = self._by_server.get(server)
+        return sign_in if sign_in is not None and not sign_in.finished.is_set() else None
+
+    async def start(self, config: McpServerConfig, redirect_uri: str,
+                    on_signed_in: Callable[[str], None] | None = None, *, wait: float = 30.0) -> str | None:
+        """Begin signing in: the address of the server's sign-in page, for the person's browser.
+
+        None when the server let SeqDesk in without a sign-in. `SignInError` when there is no way
+        to sign in to it (it offers none, it refused the registration, it did not answer)."""
+        if config.transport != "http" or not config.url:
+            raise SignInError("only a server at a web address can be signed in to")
+        self.cancel(config.name)
+        sign_in = SignIn(config.name, redirect_uri)
+        self._by_server[config.name] = sign_in
+        sign_in.task = asyncio.create_task(self._flow(sign_in, config, on_signed_in),
+                                           name=f"mcp sign-in {config.name}")
+        ended = asyncio.ensure_future(sign_in.finished.wait())
+        ready = asyncio.ensure_future(sign_in.url_ready.wait())
+        try:
+            await asyncio.wait({ended, ready}, timeout=wait, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            ended.cancel()
+            ready.cancel()
+        if sign_in.url is not None:
+            return sign_in.url
+        if sign_in.finished.is_set():
+            if sign_in.error:
+                raise SignInError(sign_in.error)
+            return None
+        self.cancel(config.name)
+        raise SignInError(f"the server did not say where to sign in within {wait:g} s")
+
+    def answer(self, state: str | None, code: str | None, iss: str | None = None, error: str | None = None,
+               description: str | None = None) -> SignIn:
+        """The browser came back to the callback with these. `LookupError` when `state` names no
+        sign-in under way (nothing changes then)."""
+        sign_in = self._find(state)
+        if sign_in is None:
+            raise LookupError("this sign-in link is not one SeqDesk is waiting for (it expired, was used "
+                              "already, or came from somewhere else)")
+        if sign_in.answer.done():
+            raise LookupError("this sign-in was answered already")
+        if error:
+            words = f"{error}: {description}" if description else error
+            sign_in.answer.set_exception(SignInError(f"the server did not let you in ({words[:200]})"))
+        elif not code:
+            sign_in.answer.set_exception(SignInError("the server came back without a sign-in code"))
+        else:
+            sign_in.answer.set_result(AuthorizationCodeResult(code=code, state=state, iss=iss))
+        return sign_in
+
+    def _find(self, state: str | None) -> SignIn | None:
+        if not state:
+            return None
+        found = None
+        for sign_in in self._by_server.values():
+            if (sign_in.state is not None and not sign_in.finished.is_set()
+                    and hmac.compare_digest(sign_in.state.encode(), state.encode("utf-8", "replace"))):
+                found = sign_in
+        return found
+
+    def cancel(self, server: str) -> None:
+        sign_in = self._by_server.pop(server, None)
+        if sign_in is not None and sign_in.task is not None and not sign_in.task.done():
+            sign_in.task.cancel()
+
+    async def close(self) -> None:
+        tasks = [s.task for s in self._by_server.values() if s.task is not None and not s.task.done()]
+        for server in list(self._by_server):
+            self.cancel(server)
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+    async def _flow(self, sign_in: SignIn, config: McpServerConfig,
+                    on_signed_in: Callable[[str], None] | None) -> None:
+        storage = StoredTokens(self.secrets, config.name, sign_in.redirect_uri)
+        storage.forget_tokens()  # the person asked to sign in: a fresh sign-in, not an old token
+
+        async def redirect(url: str) -> None:
+            if sign_in.url is not None:  # the SDK starts over: the server refused the token it just gave
+                raise SignInError("the server refused SeqDesk right after the sign-in (it did not take "
+                                  "the token it had just given)")
+            sign_in.url = safe_sign_in_url(url)
+            states = parse_qs(urlsplit(url).query).get("state") or []
+            sign_in.state = states[0] if states else None
+            sign_in.url_ready.set()
+
+        async def callback() -> AuthorizationCodeResult:
+            try:
+                return await asyncio.wait_for(asyncio.shield(sign_in.answer), self.timeout)
+            except TimeoutError:
+                raise SignInError(f"nobody finished signing in within {self.timeout / 60:g} minutes") from None
+
+        provider = _Provider(str(config.url), client_metadata(sign_in.redirect_uri), storage=storage,
+                             redirect_handler=redirect, callback_handler=callback)
+        try:
+            async with httpx2.AsyncClient(headers=config.header_values(), auth=provider,
+                                          timeout=httpx2.Timeout(30.0)) as http:
+                response = await http.post(str(config.url), json=_PROBE, headers=_PROBE_HEADERS)
+                if response.status_code in (401, 403):
+                    raise SignInError(f"the server still refuses SeqDesk after signing in "
+                                      f"(HTTP {response.status_code})")
+                session = response.headers.get("mcp-session-id")
+                if session:  # the probe opened a session: end it (best effort)
+                    with contextlib.suppress(httpx2.HTTPError):
+                        await http.delete(str(config.url), headers={"mcp-session-id": session})
+        except asyncio.CancelledError:
+            sign_in.error = "the sign-in was cancelled"
+            raise
+        except SignInError as exc:
+            sign_in.error = str(exc)
+        except Exception as exc:  # every failure of a server's sign-in is said, never a crash
+            sign_in.error = sign_in_words(exc)
+            log.info("signing in to the MCP server %s failed: %s", config.name, exc)
+        finally:
+            sign_in.finished.set()
+        if sign_in.error is None and on_signed_in is not None:
+            on_signed_in(config.name)
+
+
+def sign_in_words(exc: BaseException) -> str:
+    """What went wrong in a sign-in, in a line."""
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    if isinstance(exc, SignInError):
+        return str(exc)
+    text = str(exc).strip()
+    if isinstance(exc, OAuthFlowError):
+        if "registration" in text.lower() or "register" in text.lower():
+            return f"the server does not let SeqDesk register to sign in ({text[:200]})"
+        return f"signing in failed: {text[:300]}"
+    if isinstance(exc, httpx2.HTTPError):
+        return f"the server cannot be reached: {type(exc).__name__}: {text[:200]}".rstrip(": ")
+    return f"signing in failed: {type(exc).__name__}: {text[:200]}".rstrip(": ")

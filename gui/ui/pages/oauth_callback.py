@@ -1,0 +1,90 @@
+"""The sign-in callback (`GET /oauth/callback`): where an MCP server's sign-in page sends the browser
+back, with a `code` and the `state` SeqDesk made for that sign-in.
+
+Anybody can send a browser here (another web page can link to it, another program on this machine
+can request it), so it does nothing unless `state` is the one of a sign-in under way in this
+process (`SignIns.answer`, compared in constant time); the code is then exchanged for tokens by the
+sign-in itself, with the PKCE verifier that never left this process. It sits behind the request
+gate (Host, Origin) and, when the app has a token, the token gate (its login brings the person
+back here). The page it answers says, in words, whether the sign-in worked; it echoes nothing
+it was sent except, escaped, the server's own reason for a refusal; it is never cached and
+sends no referrer (its address holds the code).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import html
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from fastapi import Request
+from fastapi.responses import HTMLResponse
+
+from gui.mcp.auth import CALLBACK_PATH, SignIns
+
+if TYPE_CHECKING:
+    from gui.app import AppContext
+
+FINISH_WAIT = 30.0  # s the page waits for the token exchange after the browser came back
+
+_PAGE = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer">{refresh}
+<title>SeqDesk: {title}</title>
+<style>
+:root{{color-scheme:light dark}}
+body{{font-family:system-ui,sans-serif;background:#f5f5f7;color:#1d1d1f;display:flex;justify-content:center;
+padding-top:12vh;margin:0}}
+main{{background:#fff;padding:2rem;border-radius:12px;box-shadow:0 2px 12px #0002;width:26rem}}
+h1{{font-size:1.3rem;margin:0 0 .5rem}} p{{color:#555;font-size:.95rem;line-height:1.4}}
+a{{display:inline-block;margin-top:.5rem;padding:.6rem 1.2rem;border-radius:6px;background:#1976d2;color:#fff;
+text-decoration:none}}
+@media (prefers-color-scheme: dark){{body{{background:#121212;color:#eee}} main{{background:#1e1e1e}}
+p{{color:#bbb}}}}
+</style></head><body><main data-testid="sign-in-result">
+<h1>{title}</h1><p>{text}</p><a href="/settings">Back to Settings</a>
+</main></body></html>"""
+
+
+def result_page(title: str, text: str, *, status: int = 200, back: bool = False) -> HTMLResponse:
+    refresh = '\n<meta http-equiv="refresh" content="2;url=/settings">' if back else ""
+    body = _PAGE.format(title=html.escape(title), text=html.escape(text), refresh=refresh)
+    return HTMLResponse(body, status_code=status,
+                        headers={"Cache-Control": "no-store", "Referrer-Policy": "no-referrer"})
+
+
+def add_callback_route(app: Any, sign_ins: Callable[[], SignIns | None]) -> None:
+    """`GET /oauth/callback` on `app` (behind its gates), answering the sign-ins `sign_ins()` holds."""
+
+    @app.get(CALLBACK_PATH, include_in_schema=False)
+    async def oauth_callback(request: Request) -> HTMLResponse:
+        pending = sign_ins()
+        query = request.query_params
+        if pending is None:
+            return result_page("No sign-in under way", "SeqDesk is not waiting for a sign-in.", status=400)
+        try:
+            sign_in = pending.answer(query.get("state"), query.get("code"), query.get("iss"),
+                                     query.get("error"), query.get("error_description"))
+        except LookupError as exc:
+            return result_page("Not a sign-in SeqDesk started", f"Nothing was changed: {exc}.", status=400)
+        try:
+            await asyncio.wait_for(sign_in.finished.wait(), FINISH_WAIT)
+        except TimeoutError:
+            return result_page("Still signing in", f"The server {sign_in.server} is slow to finish the sign-in. "
+                               "Settings shows when it is connected.", status=504)
+        if sign_in.error:
+            return result_page(f"Not signed in to {sign_in.server}", f"{sign_in.error[:1].upper()}{sign_in.error[1:]}.",
+                               status=400)
+        return result_page(f"Signed in to {sign_in.server}",
+                           "SeqDesk connects to it now. Going back to Settings…", back=True)
+
+
+def register(ctx: AppContext) -> None:
+    from nicegui import app
+
+    def current() -> SignIns | None:
+        rt = ctx.runtime
+        return getattr(rt, "mcp_sign_ins", None) if rt is not None else None
+
+    add_callback_route(app, current)
