@@ -16,8 +16,8 @@ from gui.core.registry import JsonValue, Registry, ToolError
 from gui.core.tool_info import ServerInfo
 from gui.mcp.client import ConnectionState, McpConnection
 from gui.mcp.config import McpConfigError, McpServerConfig, McpSettingsStore
-from gui.mcp.tool import resource_part
 from gui.mcp.secrets import SecretStore
+from gui.mcp.tool import resource_part
 
 log = logging.getLogger(__name__)
 
