@@ -227,7 +227,7 @@ def main(argv: list[str]) -> None:
         app = refuse_app()
     else:
         raise SystemExit(f"unknown mode {mode!r}: oauth, header or refuse")
-    uvicorn.run(app, host="127.0.0.1", port=port, log_level="info")
+    uvicorn.run(app, host="127.0.0.1", port=port, log_level="info", timeout_graceful_shutdown=1)
 
 
 if __name__ == "__main__":
