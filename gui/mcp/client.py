@@ -293,7 +293,7 @@ class McpConnection(ServerReads):
         if self._stopping:  # withdrawn while listing: its tools must not come back
             return
         tools: list[Tool] = [McpTool(self, t, trusted=self.config.trusted) for t in remote]
-        tools += [McpPromptTool(self, p, trusted=self.config.trusted) for p in prompts]
+        tools += [McpPromptTool(self, p) for p in prompts]
         names = tuple(sorted(t.name for t in tools))
         for gone in set(self._tools) - set(names):
             self.registry.remove(gone)
