@@ -99,7 +99,11 @@ def build_server(open_engine: EngineFactory) -> MCPServer:
                              "available now. Read it before seq_create.")
     async def seq_help() -> Annotated[CallToolResult, HelpText]:
         ops = await operations()
-        text = ops.help() + short_list(await ops.list_tools())
+        try:
+            tools = short_list(await ops.list_tools())
+        except OperationError as exc:  # the help itself never fails
+            tools = f"\n(the tools available now cannot be listed: {exc}; seq_tools tries again)\n"
+        text = ops.help() + tools
         return CallToolResult(content=[TextContent(type="text", text=text)], structured_content={"help": text})
 
     @server.tool(title="List the tools a sequence can use", annotations=_READ,
