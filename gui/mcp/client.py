@@ -7,6 +7,9 @@ so a group's `missing` rule decides instead of a hang; the state turns `down` wi
 (including the last lines the server wrote to stderr) and the connection tries again, waiting 1 s,
 2 s, 4 s … up to 30 s. A server's request for input (`elicitation/create`) becomes a core
 `ElicitationRequest` tied to the tool call that caused it, and goes to the elicitation handler.
+A server's list changes are heard in both protocols (`gui.mcp.listen` opens the 2026-07-28
+subscription); a call's progress and log messages go to its tool context (`gui.mcp.notices`); its
+prompts are steps too (`gui.mcp.prompts`).
 """
 
 from __future__ import annotations
