@@ -111,12 +111,15 @@ def build_server(open_engine: EngineFactory) -> MCPServer:
                              'as "tool" in a step), title, description, input schema, result type, whether it asks '
                              "a person first, and its server's state. Servers that are down are listed with why. "
                              + SEE_HELP)
-    async def seq_tools() -> Annotated[CallToolResult, ToolsOut]:
+    async def seq_tools(
+        search: Annotated[str | None, Field(description="only the tools whose name, title, description or server "
+                                                        "contains this text (any case)")] = None,
+    ) -> Annotated[CallToolResult, ToolsOut]:
         try:
             listing = await (await operations()).list_tools()
         except OperationError as exc:
             return failed(str(exc))
-        return ok(listing.to_json())
+        return ok(listing.matching(search).to_json() if search else listing.to_json())
 
     @server.tool(title="Create or replace a sequence", annotations=_WRITE,
                  description="Create or replace a sequence. Give groups (an array) OR file (a path to a JSON "
