@@ -281,7 +281,8 @@ class ToolCaller:
         text = text if len(text) <= MAX_LOG_TEXT else text[:MAX_LOG_TEXT] + " …"
         record.log.append(LogLine(at=self.clock(), level=level[:20], text=text))
         self._publish(ToolLog, scope, record, level=level[:20], message=text)
-        scope.save_soon()
+        # Not saved for each line (a chatty server would rewrite the record hundreds of times): the
+        # record is saved with the lines at the tool's end, like its result.
 
     # -- approval ------------------------------------------------------------------------------
     async def _approve(self, scope: CallScope, tool: Tool, args: dict[str, Any], record: ToolRecord,

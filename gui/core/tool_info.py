@@ -57,6 +57,13 @@ class ToolListing(BaseModel):
     def to_json(self) -> dict[str, Any]:
         return self.model_dump(mode="json")
 
+    def matching(self, text: str) -> ToolListing:
+        """Only the tools whose name, title, description or server contains `text` (any case)."""
+        needle = text.strip().lower()
+        tools = [t for t in self.tools
+                 if needle in " ".join((t.name, t.title, t.description, t.server or "")).lower()]
+        return ToolListing(tools=tools, servers=self.servers)
+
 
 ServerStates = Callable[[], Iterable[ServerInfo]]
 

@@ -9,7 +9,9 @@ so a group's `missing` rule decides instead of a hang; the state turns `down` wi
 tried again: trying cannot help until the person signs in (`gui.mcp.auth`) or changes its headers,
 so its state says it needs a sign-in, and `retry_now()` tries once more. A server's request for
 input (`elicitation/create`) becomes a core `ElicitationRequest` tied to the tool call that caused
-it, and goes to the elicitation handler.
+it, and goes to the elicitation handler. A server's list changes are heard in both protocols
+(`gui.mcp.listen` opens the 2026-07-28 subscription); a call's progress and log messages go to its
+tool context (`gui.mcp.notices`); its prompts are steps too (`gui.mcp.prompts`).
 """
 
 from __future__ import annotations
@@ -349,7 +351,7 @@ class McpConnection(ServerReads):
         if self._stopping:  # withdrawn while listing: its tools must not come back
             return
         tools: list[Tool] = [McpTool(self, t, trusted=self.config.trusted) for t in remote]
-        tools += [McpPromptTool(self, p, trusted=self.config.trusted) for p in prompts]
+        tools += [McpPromptTool(self, p) for p in prompts]
         names = tuple(sorted(t.name for t in tools))
         for gone in set(self._tools) - set(names):
             self.registry.remove(gone)

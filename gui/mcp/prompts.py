@@ -2,8 +2,10 @@
 prompt's text with its arguments filled in by the server, feeds a later tool.
 
 `/` is not allowed in an MCP tool name, so a prompt's step never shares a name with a tool of the same
-server. Its arguments are the prompt's (all text). Like the server's tools, a prompt of a server the
-person does not trust asks first: its arguments (perhaps what an earlier step read) go to the server.
+server. Its arguments are the prompt's (all text). A prompt asks first, on every server, unless a
+rule the person made allows it: its arguments (perhaps what an earlier step read) go to the server,
+and a prompt carries no annotation saying what it does (`mcp-server-fetch`'s prompt fetches a web
+page), so trusting a server's read-only claims says nothing about its prompts.
 """
 
 from __future__ import annotations
@@ -49,7 +51,7 @@ async def list_prompts(client: Client, server: str) -> list[Prompt]:
 class McpPromptTool(Tool):
     kind = "prompt"
 
-    def __init__(self, connection: McpConnection, prompt: Prompt, *, trusted: bool) -> None:
+    def __init__(self, connection: McpConnection, prompt: Prompt) -> None:
         self.connection = connection
         self.server = connection.config.name
         self.prompt_name = prompt.name
@@ -57,7 +59,7 @@ class McpPromptTool(Tool):
         self._title = prompt.title or prompt.name
         self.description = prompt.description or f"the text template '{prompt.name}' of the server '{self.server}'"
         self.concurrency_safe = True
-        self.approval = "none" if trusted else "tool"
+        self.approval = "tool"  # whoever the server is: a prompt claims nothing about what it does
         args = prompt.arguments or []
         self._required = [a.name for a in args if a.required]
         properties: dict[str, Any] = {}

@@ -99,7 +99,11 @@ def build_server(open_engine: EngineFactory) -> MCPServer:
                              "available now. Read it before seq_create.")
     async def seq_help() -> Annotated[CallToolResult, HelpText]:
         ops = await operations()
-        text = ops.help() + short_list(await ops.list_tools())
+        try:
+            tools = short_list(await ops.list_tools())
+        except OperationError as exc:  # the help itself never fails
+            tools = f"\n(the tools available now cannot be listed: {exc}; seq_tools tries again)\n"
+        text = ops.help() + tools
         return CallToolResult(content=[TextContent(type="text", text=text)], structured_content={"help": text})
 
     @server.tool(title="List the tools a sequence can use", annotations=_READ,
@@ -107,12 +111,15 @@ def build_server(open_engine: EngineFactory) -> MCPServer:
                              'as "tool" in a step), title, description, input schema, result type, whether it asks '
                              "a person first, and its server's state. Servers that are down are listed with why. "
                              + SEE_HELP)
-    async def seq_tools() -> Annotated[CallToolResult, ToolsOut]:
+    async def seq_tools(
+        search: Annotated[str | None, Field(description="only the tools whose name, title, description or server "
+                                                        "contains this text (any case)")] = None,
+    ) -> Annotated[CallToolResult, ToolsOut]:
         try:
             listing = await (await operations()).list_tools()
         except OperationError as exc:
             return failed(str(exc))
-        return ok(listing.to_json())
+        return ok(listing.matching(search).to_json() if search else listing.to_json())
 
     @server.tool(title="Create or replace a sequence", annotations=_WRITE,
                  description="Create or replace a sequence. Give groups (an array) OR file (a path to a JSON "

@@ -117,3 +117,17 @@ def test_progress_on_the_card_then_pictures_sounds_and_links(live_app: RunningAp
     page.mouse.move(0, 400)  # no tooltip over the picture
     page.wait_for_timeout(500)  # the theme's transition, for the picture only
     screenshot(page, "mcp-media-dark.png")
+
+
+def test_a_servers_prompt_is_a_text_template_in_the_palette(live_app: RunningApp, page: Any, screenshot: Any):
+    page.goto(f"{live_app.base_url}/sequences/new")
+    add_group = page.get_by_role("button", name="Add your first group")
+    if add_group.count():
+        add_group.click()
+    page.get_by_role("button", name="Add a tool").first.click()
+    dialog = page.locator(".q-dialog")
+    dialog.get_by_label("Search tools").fill("live")
+    expect(dialog.get_by_text("live.prompt/summarize", exact=True)).to_be_visible(timeout=WAIT_MS)
+    expect(dialog.get_by_text("a text template from the server live: its text feeds a later step")).to_be_visible()
+    page.wait_for_timeout(500)  # the dialog's opening animation, for the picture only
+    screenshot(page, "mcp-palette-prompt-light.png")

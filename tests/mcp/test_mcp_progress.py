@@ -145,3 +145,31 @@ async def test_an_agent_running_a_sequence_hears_its_mcp_tools_progress(connect,
         result = await agent.call_tool("seq_run", {"name": "counting"}, progress_callback=on_progress)
     assert not result.is_error
     assert "'live.count' 1 of 2: step 1 of 2" in heard and "'live.count' 2 of 2: step 2 of 2" in heard
+
+
+async def test_get_api_events_streams_tool_progress_over_http(connect, engine):
+    import httpx
+    from fastapi import FastAPI
+    from test_api_events import StreamingTransport, read_sse
+
+    from gui.api import register_api
+    from gui.api.request_gate import Served
+    from gui.app import EngineSlot
+
+    await connect(server_config("live", LIVE))
+    await engine.create(one_step("counting", "live.count", {"steps": 2}, out="string"))
+    engine.modes.set("live.count", "always-allow")
+    app = FastAPI()
+    register_api(app, engine=EngineSlot(engine).for_api, token=None, served=Served.in_process())
+    async with httpx.AsyncClient(transport=StreamingTransport(app), base_url="http://test") as client:
+        async with client.stream("GET", "/api/events", params={"types": "tool.progress"}) as response:
+            lines = response.aiter_lines()
+            await read_sse(lines, 1)  # ": connected"
+            started = await client.post("/api/runs", json={"sequence": "counting"})
+            assert started.status_code == 202
+            first, second = await read_sse(lines, 2)
+    assert first["event"] == second["event"] == "tool.progress"
+    data = [json.loads(e["data"])["data"] for e in (first, second)]
+    assert [(d["progress"], d["total"], d["message"], d["tool_name"]) for d in data] == [
+        (1.0, 2.0, "step 1 of 2", "live.count"), (2.0, 2.0, "step 2 of 2", "live.count")]
+    await engine.runner.wait(started.json()["run_id"], T)

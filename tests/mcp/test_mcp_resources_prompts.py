@@ -85,7 +85,8 @@ async def test_a_prompt_is_a_text_template_whose_result_feeds_a_later_tool(runti
     tool = engine.tool("live.prompt/summarize")
     assert tool is not None and tool.title == "Summarise a topic"
     assert tool.input_schema()["required"] == ["topic"]
-    assert tool.approval == "none"  # a trusted server's template
+    assert tool.approval == "tool"  # even on a trusted server: a prompt claims nothing about what it does
+    engine.modes.set("live.prompt/summarize", "always-allow")  # the person allowed it
     template = {"tool": "live.prompt/summarize", "args": {"topic": "$args.topic"}, "as": "ask"}
     reuse = {"tool": "echo", "args": {"value": "$args.ask"}, "as": "said"}
     saved = await engine.create(sequence("summary", ({"topic": "string"}, {"ask": "string"}, [template]),

@@ -79,6 +79,14 @@ async def test_seq_tools_lists_built_in_and_server_tools_with_their_server_state
         assert not any(t["server"] == "broken" for t in tools.values())
 
 
+async def test_seq_tools_can_search_by_words():
+    async with agent_with_servers() as (_, client):
+        found = (await client.call_tool("seq_tools", {"search": "ELICIT"})).structured_content
+        assert found["tools"] and all(t["server"] == "elicit" for t in found["tools"])
+        assert [t["name"] for t in (await client.call_tool("seq_tools", {"search": "run a command"})
+                                   ).structured_content["tools"]] == ["cmd_run"]
+
+
 async def test_seq_help_ends_with_the_tools_available_now():
     async with agent_with_servers() as (_, client):
         result = await client.call_tool("seq_help", {})
