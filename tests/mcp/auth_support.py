@@ -46,7 +46,12 @@ async def auth_server(mode: str, *args: str) -> AsyncIterator[str]:
         yield f"http://127.0.0.1:{port}"
     finally:
         proc.terminate()
-        await asyncio.wait_for(proc.wait(), T)
+        try:
+            await asyncio.wait_for(proc.wait(), T)
+        except TimeoutError:
+            proc.kill()
+            await asyncio.wait_for(proc.wait(), T)
+            raise
     drain.cancel()
 
 

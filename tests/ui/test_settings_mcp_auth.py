@@ -100,12 +100,21 @@ async def test_a_server_that_refuses_asks_for_a_sign_in_and_is_not_retried(user:
         asked = (await stats(base))["mcp"]
         user.find(marker="mcp-sign-in-locked").click()  # it offers no sign-in: said in words
         await user.should_see("Cannot sign in to locked", retries=WAIT)
+        manager = app_ctx().runtime.mcp
+        seen: list[str] = []
+        tried_again = asyncio.Event()
+
+        def watch(state: Any) -> None:  # one more attempt: connecting, then down again
+            if state.name == "locked":
+                seen.append(state.status)
+                if seen[-2:] == ["connecting", "down"]:
+                    tried_again.set()
+
+        manager.on_change(watch)
         user.find(marker="mcp-retry-locked").click()
         await user.should_see("Trying locked again", retries=50)
-        conn = app_ctx().runtime.mcp.get("locked")
-        await conn.wait_for("connecting", "down", timeout=15)
-        state = await conn.wait_for("down", timeout=15)
-        assert state.needs_sign_in and (await stats(base))["mcp"] > asked
+        await asyncio.wait_for(tried_again.wait(), 15)
+        assert manager.get("locked").state.needs_sign_in and (await stats(base))["mcp"] > asked
 
 
 async def test_signing_in_through_the_callback_connects_the_server(user: User):

@@ -3,6 +3,9 @@
 The MCP wiring is looked up on the runtime (`mcp_settings`: the server list, `mcp`: the
 `McpManager`) so this page works before, and after, the app starts connecting servers: without a
 manager the list is still kept (in the data folder, or in memory) and applies at the next start.
+A server's Sign in goes through `mcp_sign_ins` (`gui.mcp.auth.SignIns`): this tab is sent to the
+server's sign-in page, which sends the browser back to `/oauth/callback` at the address this page
+was opened with (`gui.ui.pages.oauth_callback`), and from there back here.
 """
 
 from __future__ import annotations
