@@ -25,37 +25,23 @@ import tempfile
 import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
-from contextvars import ContextVar
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Literal
 
 import anyio
 import httpx2
-from mcp import Client, InputRequiredRoundsExceededError, MCPError, StdioServerParameters
-from mcp.client import ClientRequestContext
+from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
-from mcp_types import (
-    CONNECTION_CLOSED,
-    CallToolResult,
-    ElicitRequestFormParams,
-    ElicitRequestURLParams,
-    ElicitResult,
-    ErrorData,
-    Implementation,
-    LoggingMessageNotificationParams,
-    PromptListChangedNotification,
-    ToolListChangedNotification,
-)
+from mcp_types import Implementation, PromptListChangedNotification, ToolListChangedNotification
 
 import gui
 from gui.core.elicitation import ElicitationHandler
-from gui.core.registry import Registry, Tool, ToolContext, ToolError
+from gui.core.registry import Registry, Tool
 from gui.mcp.auth import SignInNeeded, StoredTokens, connection_auth
+from gui.mcp.calls import ServerCalls, _Call, describe
 from gui.mcp.config import McpServerConfig
-from gui.mcp.elicit import CallInfo, ask_handler, to_request, to_result
 from gui.mcp.listen import follow_changes
-from gui.mcp.notices import call_error_words, deliver_log, progress_reporter
 from gui.mcp.prompts import McpPromptTool, list_prompts
 from gui.mcp.reads import ServerReads
 from gui.mcp.refusal import caused_by, refused_words, same_endpoint
@@ -84,18 +70,7 @@ class ConnectionState:
     needs_sign_in: bool = False  # down because the server refused SeqDesk (401/403): not retried
 
 
-@dataclass(eq=False)
-class _Call:
-    info: CallInfo
-    handler: ElicitationHandler | None
-    done: asyncio.Event = field(default_factory=asyncio.Event)
-    ctx: ToolContext | None = None
-
-
-_CURRENT_CALL: ContextVar[_Call | None] = ContextVar("seqdesk_mcp_call", default=None)
-
-
-class McpConnection(ServerReads):
+class McpConnection(ServerCalls, ServerReads):
     def __init__(self, config: McpServerConfig, registry: Registry, elicitation_handler: ElicitationHandler, *,
                  backoff: tuple[float, float] = (1.0, 30.0), connect_timeout: float = 30.0,
                  on_change: Callable[[ConnectionState], None] | None = None,
@@ -382,61 +357,6 @@ class McpConnection(ServerReads):
         lines = [line.strip() for line in text.splitlines() if line.strip()]
         return " | ".join(lines[-3:])[-600:]
 
-    # -- calls ---------------------------------------------------------------------------------
-    async def call_tool(self, remote_name: str, args: dict[str, Any], ctx: ToolContext) -> CallToolResult:
-        client = self._client
-        if client is None or self._status != "connected":
-            why = f" ({self._last_error})" if self._last_error else ""
-            raise ToolError(f"the MCP server '{self.name}' is not connected{why}")
-        call = _Call(CallInfo(ctx.run_id, ctx.tool_call_id, ctx.tool_name, ctx.deadline), ctx.elicitation, ctx=ctx)
-        self._calls.add(call)
-        self._idle.clear()
-        token = _CURRENT_CALL.set(call)
-        try:
-            return await client.call_tool(remote_name, args, progress_callback=progress_reporter(ctx))
-        except MCPError as exc:
-            if self._refused is not None:  # the server refused the token mid-session: sign in (or refresh) again
-                self._lost(self._ended)
-                raise ToolError(f"{self.name}.{remote_name}: {refused_words(self._refused)}") from None
-            if exc.code == CONNECTION_CLOSED:
-                self._lost(self._ended)
-                raise ToolError(self._with_stderr(f"the MCP server '{self.name}' stopped during the call "
-                                                  "(it exited or crashed)")) from None
-            raise ToolError(f"{self.name}.{remote_name}: {call_error_words(self.name, exc.message)}") from None
-        except InputRequiredRoundsExceededError:
-            raise ToolError(f"{self.name}.{remote_name}: the server kept asking for input without finishing") from None
-        except httpx2.TransportError as exc:
-            self._lost(self._ended)
-            raise ToolError(f"the MCP server '{self.name}' cannot be reached: {describe(exc)}") from None
-        finally:
-            _CURRENT_CALL.reset(token)
-            self._calls.discard(call)
-            call.done.set()
-            if not self._calls:
-                self._idle.set()
-
-    # -- requests from the server --------------------------------------------------------------
-    async def _on_elicit(self, context: ClientRequestContext,
-                         params: ElicitRequestFormParams | ElicitRequestURLParams) -> ElicitResult | ErrorData:
-        call = _CURRENT_CALL.get()
-        if call is None and len(self._calls) == 1:
-            # The legacy protocol does not say which call a request belongs to: only one can be it.
-            call = next(iter(self._calls))
-        request, plan = to_request(self.name, params, call.info if call else None)
-        if plan.unsupported:
-            log.warning("MCP server %s asked for fields no form here can show (%s): answering cancel",
-                        self.name, ", ".join(plan.unsupported))
-            return ElicitResult(action="cancel")
-        handler = (call.handler if call is not None else None) or self.handler
-        gone = call.done if call is not None else (self._idle if self._calls else None)
-        response = await ask_handler(handler, request, gone)
-        return to_result(self.name, plan, response)
-
-    async def _on_log(self, params: LoggingMessageNotificationParams) -> None:
-        """A log message goes to the log of the call it belongs to. The protocol does not say which
-        call sent it: with one call in flight it is that one's; with several, each of them gets it."""
-        deliver_log(self.name, params, [c.ctx for c in self._calls if c.ctx is not None])
-
     def _changed_list(self, _what: str) -> None:
         self.refresh_tools()  # tools and prompts are listed together
 
@@ -445,18 +365,6 @@ class McpConnection(ServerReads):
             self.refresh_tools()
         elif isinstance(message, Exception):
             log.info("MCP server %s: transport error: %s", self.name, message)
-
-
-def describe(exc: BaseException) -> str:
-    """One readable line for a failure, looking inside exception groups."""
-    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
-        exc = exc.exceptions[0]
-    if isinstance(exc, MCPError):
-        return "the server closed the connection" if exc.code == CONNECTION_CLOSED else exc.message
-    if isinstance(exc, FileNotFoundError):
-        return f"cannot start it: {exc.strerror or 'no such file'}: {exc.filename or ''}".rstrip(": ")
-    text = str(exc)
-    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
 def __getattr__(name: str) -> Any:

@@ -27,7 +27,7 @@ class ServerReads:
         raise NotImplementedError  # McpConnection's: the server is gone, its tools leave
 
     def _unreachable(self, exc: BaseException) -> ToolError:
-        from gui.mcp.client import describe
+        from gui.mcp.calls import describe
 
         self._lost(self._ended)
         return ToolError(f"the MCP server '{self.config.name}' cannot be reached: {describe(exc)}")
