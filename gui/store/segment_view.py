@@ -12,6 +12,7 @@ order is computed once); `gui.store.history` keeps answers per segment while it 
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable, Collection, Iterator, Mapping
 from typing import Any
 
@@ -28,11 +29,7 @@ class SegmentView:
         """`entries`: id → index fields, in archive order."""
         self.ids: list[str] = list(entries)
         rows = list(entries.values())
-        names: dict[str, None] = {}
-        for fields in rows:
-            if fields.keys() != names.keys():
-                names.update(dict.fromkeys(fields))
-        self.columns: dict[str, list[Any]] = {name: _shared([f.get(name, _ABSENT) for f in rows]) for name in names}
+        self.columns: dict[str, list[Any]] = _columns(rows)
         self._orders: dict[SortKey, tuple[list[int], list[int] | None, list[Any]]] = {}
         self._positions: dict[str, int] | None = None
         self._bounds_of: dict[str, tuple[float, float, bool] | None] = {}
@@ -188,6 +185,26 @@ def _seconds(value: Any) -> float:
     return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else 0.0
 
 
+def _columns(rows: list[Mapping[str, Any]]) -> dict[str, list[Any]]:
+    """One list per field; rows lacking a field hold `_ABSENT` there. Rows written by one indexer
+    share their fields, and are split at C speed (`itemgetter`, `zip`)."""
+    if not rows:
+        return {}
+    names = list(rows[0])
+    try:
+        if len(names) == 1:
+            return {names[0]: _shared([row[names[0]] for row in rows])}
+        if names and all(len(row) == len(names) for row in rows):
+            split = zip(*map(operator.itemgetter(*names), rows), strict=True)
+            return {name: _shared(list(column)) for name, column in zip(names, split, strict=True)}
+    except KeyError:  # a row with other fields: the slow way
+        pass
+    every: dict[str, None] = {}
+    for row in rows:
+        every.update(dict.fromkeys(row))
+    return {name: _shared([row.get(name, _ABSENT) for row in rows]) for name in every}
+
+
 def _shared(column: list[Any]) -> list[Any]:
     """The column with equal values as one object, when it repeats values (a status, a name)."""
     try:
@@ -197,7 +214,7 @@ def _shared(column: list[Any]) -> list[Any]:
     if len(distinct) * 4 > len(column):
         return column
     canon = {value: value for value in distinct}
-    return [canon[value] for value in column]
+    return list(map(canon.__getitem__, column))
 
 
 def _hashable(value: Any) -> bool:

@@ -353,16 +353,27 @@ def test_fields_given_with_a_document_are_what_queries_see(tmp_path):
     assert store.get("r1") == {"at": 5, "done": True}
 
 
-def test_settle_puts_an_ended_hot_document_in_one_write_and_archive_many_moves_it_later(tmp_path, monkeypatch):
+def test_settle_puts_ended_hot_documents_in_one_write_and_archive_pending_moves_them_together(tmp_path, monkeypatch):
     store = open_store(tmp_path)
     store.put_hot("r1", {"status": "running"})
+    store.put_hot("r3", {"status": "running"})
     writes: list[str] = []
-    for table in (store._hot,):
-        real = table.storage.write
-        monkeypatch.setattr(table.storage, "write", lambda data, real=real: (writes.append("hot"), real(data))[1])
-    later = store.settle_all([("r1", {"status": "done"}, {}, True), ("r2", {"status": "done"}, {}, True)])
-    assert later == ["r1"] and writes == ["hot"]  # the hot one: one write; the new one went to history
+    real = store._hot.storage.write
+    monkeypatch.setattr(store._hot.storage, "write", lambda data: (writes.append("hot"), real(data))[1])
+    waiting = store.settle_all([("r1", {"status": "done"}, {}, True), ("r3", {"status": "done"}, {}, True),
+                                ("r2", {"status": "done"}, {}, True)])
+    assert waiting and writes == ["hot"]  # both hot ones in one write; the new one went to history
     assert store.get("r1") == {"status": "done"} and "r2" in store.history
     assert open_store(tmp_path).get("r1") == {"status": "done"}  # a crash now: hot, final, found
-    store.archive_many(["r1", "r1", "gone"])
-    assert store.list_hot() == [] and ids(store.iter_history()) == ["r1", "r2"]  # newest archived first
+    assert store.archive_pending() == 2 and store.archive_pending() == 0
+    assert store.list_hot() == [] and writes == ["hot", "hot"]
+    assert sorted(ids(store.iter_history())) == ["r1", "r2", "r3"]
+
+
+def test_archive_hot_moves_what_a_stopped_process_left_final(tmp_path):
+    store = open_store(tmp_path, indexer=lambda doc: {"status": doc.get("status")})
+    store.put_hot("r1", {"status": "done"})
+    store.put_hot("r2", {"status": "running"})
+    reopened = open_store(tmp_path, indexer=lambda doc: {"status": doc.get("status")})
+    assert reopened.archive_hot(lambda fields: fields.get("status") == "done") == 1
+    assert ids(reopened.list_hot()) == ["r2"] and ids(reopened.iter_history()) == ["r1"]
