@@ -231,14 +231,14 @@ class History:
         table = self._segments.get(seg)
         if table is None:
             try:
-                table = open_database(self.segment_path(seg)).table(self.name)
+                table = open_database(self.segment_path(seg), clean_temp=False).table(self.name)
             except CorruptDatabaseError as exc:
                 if self._repair is None:
                     raise
                 self._repair(exc.path)  # segments are read when needed: one may be found damaged now
                 self._reload_index(seg)
                 self.repairs += 1
-                table = open_database(self.segment_path(seg)).table(self.name)
+                table = open_database(self.segment_path(seg), clean_temp=False).table(self.name)
             self._segments[seg] = table
             while len(self._segments) > self._cached_segments:
                 self._segments.popitem(last=False)
@@ -267,7 +267,7 @@ class History:
     def _open_index(self, seg: int) -> IndexTable:
         """Open the index of `seg` as a table (to change it); its view is made from it when used.
         Only the latest segment's table stays open: an older one's view is made now, its table let go."""
-        table = open_database(self.index_path(seg), index=True).table(INDEX_TABLE)
+        table = open_database(self.index_path(seg), index=True, clean_temp=False).table(INDEX_TABLE)
         self._tables[seg] = table
         self._views[seg] = None
         self._ranked.pop(seg, None)
@@ -377,6 +377,10 @@ class History:
             ids = self._load_index(seg).ids()
         else:
             ids = self._rebuild_index(seg, None, "rebuilt the missing index").ids()
+        if not self._where.keys() & ids:  # the usual case, at C speed
+            self._where.update(dict.fromkeys(ids, seg))
+            self._ids[seg] = list(ids)
+            return
         kept = []
         for doc_id in ids:
             if doc_id in self._where:

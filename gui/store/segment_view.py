@@ -194,7 +194,7 @@ def _columns(rows: list[Mapping[str, Any]]) -> dict[str, list[Any]]:
     try:
         if len(names) == 1:
             return {names[0]: _shared([row[names[0]] for row in rows])}
-        if names and all(len(row) == len(names) for row in rows):
+        if names and set(map(len, rows)) == {len(names)}:
             split = zip(*map(operator.itemgetter(*names), rows), strict=True)
             return {name: _shared(list(column)) for name, column in zip(names, split, strict=True)}
     except KeyError:  # a row with other fields: the slow way

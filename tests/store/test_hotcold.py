@@ -310,9 +310,9 @@ def test_find_reads_only_the_segments_that_hold_the_page(tmp_path, monkeypatch):
     opened: list[str] = []
     real = history.open_database
 
-    def counting(path, index=False):
+    def counting(path, index=False, **kwargs):
         opened.append(path.name)
-        return real(path, index)
+        return real(path, index, **kwargs)
 
     monkeypatch.setattr(history, "open_database", counting)
     page, total = store.find(where("kind") == "even", by_time, limit=2)
