@@ -37,6 +37,7 @@ from collections.abc import Callable, Container, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+import orjson
 from tinydb.queries import QueryLike
 from tinydb.table import Document
 
@@ -53,6 +54,7 @@ Repair = Callable[[Path], None]  # puts back what can be read of a damaged file 
 SortKey = Callable[[Fields, str], Any]
 _RANKED_PER_SEGMENT = 16  # queries whose ranked answer each segment keeps
 INDEX_TABLE = "index"
+CATALOG_FORMAT = 1
 
 
 class Selection:
@@ -299,7 +301,7 @@ class History:
     def _view(self, seg: int) -> SegmentView:
         view = self._views.get(seg)
         if view is None:
-            view = self._views[seg] = SegmentView(self._tables[seg].raw())
+            view = self._views[seg] = SegmentView.of(self._tables[seg].raw())
         return view
 
     def _commit_index(self, seg: int, **change: Any) -> None:
@@ -358,25 +360,72 @@ class History:
             if match:
                 found.setdefault(int(match[1]), set()).add("index" if match[2] else "data")
         remove_stale_temp_files(self.folder / f"{self.name}-[0-9]*.json")
+        remove_stale_temp_files(self.catalog_path)
+        catalog = self._read_catalog()
+        newest = max(found, default=None)
+        stale = 0
         for seg in sorted(found):
-            self._load_segment(seg, found[seg])
+            saved = catalog.get(seg)
+            view = None
+            if saved is not None and seg != newest and found[seg] == {"data", "index"}:
+                stamp, data = saved
+                view = SegmentView.decode(data) if stamp == self._stamp(seg) else None
+            if view is not None:
+                self._views[seg] = view
+                self._register(seg, view.ids)
+            else:
+                self._load_segment(seg, found[seg])
+                stale += seg != newest
+        if stale:
+            self._write_catalog()
         latest = max(self._tables, default=None)
         for seg in list(self._tables):  # the latest segment's table stays open: archiving writes it
             if seg != latest:
                 self._view(seg)
                 del self._tables[seg]
 
-    def _load_segment(self, seg: int, files: set[str]) -> None:
-        if "data" not in files:
-            index = self._load_index(seg)
-            if len(index):
-                log.warning("%s: segment %s is missing; the documents its index lists are lost",
-                            self.name, self.segment_path(seg))
-            ids: list[str] = []
-        elif "index" in files:
-            ids = self._load_index(seg).ids()
-        else:
-            ids = self._rebuild_index(seg, None, "rebuilt the missing index").ids()
+    @property
+    def catalog_path(self) -> Path:
+        return self.folder / f"{self.name}.catalog.json"
+
+    def _stamp(self, seg: int) -> list[int] | None:
+        """What identifies the index file of `seg` as written (replaced, never changed in place)."""
+        try:
+            st = os.stat(self.index_path(seg))
+        except OSError:
+            return None
+        return [st.st_ino, st.st_size, st.st_mtime_ns]
+
+    def _read_catalog(self) -> dict[int, tuple[Any, Any]]:
+        """The views of the closed segments as last opened, each with the stamp of the index it was
+        read from: a cache, so that opening does not parse every index again. Anything wrong with it
+        only means the indexes are read."""
+        try:
+            data = read_json(self.catalog_path) or {}
+            if data.get("format") != CATALOG_FORMAT:
+                return {}
+            return {int(seg): (item["stamp"], item["view"]) for seg, item in data["segments"].items()}
+        except (CorruptDatabaseError, KeyError, TypeError, ValueError, AttributeError) as exc:
+            log.warning("%s: the catalog of history is unreadable (%s); reading the indexes instead", self.name, exc)
+            return {}
+
+    def _write_catalog(self) -> None:
+        """Keep the views of the closed segments (all but the latest) beside them, for the next open."""
+        newest = max(self._views, default=None)
+        segments = {}
+        for seg in sorted(self._views):
+            view = self._view(seg)
+            stamp = self._stamp(seg)
+            data = view.encode() if seg != newest and stamp is not None else None
+            if data is not None:
+                segments[str(seg)] = {"stamp": stamp, "view": data}
+        try:
+            atomic_write(self.catalog_path, orjson.dumps({"format": CATALOG_FORMAT, "segments": segments}))
+        except (OSError, TypeError) as exc:  # only a cache: the next open reads the indexes
+            log.warning("%s: could not keep the catalog of history: %s", self.name, exc)
+
+    def _register(self, seg: int, ids: list[str]) -> None:
+        """`seg` holds `ids` (unless an earlier segment already does: the first wins)."""
         if not self._where.keys() & ids:  # the usual case, at C speed
             self._where.update(dict.fromkeys(ids, seg))
             self._ids[seg] = list(ids)
@@ -390,3 +439,16 @@ class History:
             self._where[doc_id] = seg
             kept.append(doc_id)
         self._ids[seg] = kept
+
+    def _load_segment(self, seg: int, files: set[str]) -> None:
+        if "data" not in files:
+            index = self._load_index(seg)
+            if len(index):
+                log.warning("%s: segment %s is missing; the documents its index lists are lost",
+                            self.name, self.segment_path(seg))
+            ids: list[str] = []
+        elif "index" in files:
+            ids = self._load_index(seg).ids()
+        else:
+            ids = self._rebuild_index(seg, None, "rebuilt the missing index").ids()
+        self._register(seg, ids)

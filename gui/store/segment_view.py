@@ -25,15 +25,57 @@ SortKey = Callable[[Fields, str], Any]
 
 
 class SegmentView:
-    def __init__(self, entries: Mapping[str, Mapping[str, Any]]) -> None:
-        """`entries`: id → index fields, in archive order."""
-        self.ids: list[str] = list(entries)
-        rows = list(entries.values())
-        self.columns: dict[str, list[Any]] = _columns(rows)
+    def __init__(self, ids: list[str], columns: dict[str, list[Any]]) -> None:
+        """`ids` in archive order, and one list per field (`_ABSENT` where an entry lacks it)."""
+        self.ids = ids
+        self.columns = columns
         self._orders: dict[SortKey, tuple[list[int], list[int] | None, list[Any]]] = {}
         self._positions: dict[str, int] | None = None
         self._bounds_of: dict[str, tuple[float, float, bool] | None] = {}
         self._texts: dict[tuple[str, str], frozenset[Any]] = {}
+
+    @classmethod
+    def of(cls, entries: Mapping[str, Mapping[str, Any]]) -> SegmentView:
+        """The view of `entries`: id → index fields, in archive order."""
+        return cls(list(entries), _columns(list(entries.values())))
+
+    @classmethod
+    def decode(cls, saved: Any) -> SegmentView | None:
+        """The view `encode` gave; None if `saved` is not one (a cache: then read the index)."""
+        try:
+            ids, columns = saved["ids"], {}
+            if not isinstance(ids, list) or (ids and set(map(type, ids)) != {str}):
+                return None
+            for name, column in saved["columns"].items():
+                if "plain" in column:
+                    values = column["plain"]
+                else:
+                    values = list(map(column["values"].__getitem__, column["codes"]))
+                if len(values) != len(ids):
+                    return None
+                columns[name] = values
+        except (KeyError, TypeError, IndexError, AttributeError):
+            return None
+        return cls(ids, columns)
+
+    def encode(self) -> dict[str, Any] | None:
+        """The view as compact JSON data (repeated values as codes), or None if it cannot be (an
+        entry lacking a field)."""
+        columns: dict[str, Any] = {}
+        for name, column in self.columns.items():
+            try:
+                distinct = list(dict.fromkeys(column))
+            except TypeError:
+                return None
+            if _ABSENT in distinct:
+                return None
+            texts = all(value is None or isinstance(value, str) for value in distinct)  # 1 == True == 1.0
+            if not texts or len(distinct) * 4 > len(column):
+                columns[name] = {"plain": column}
+            else:
+                code = {value: n for n, value in enumerate(distinct)}
+                columns[name] = {"values": distinct, "codes": list(map(code.__getitem__, column))}
+        return {"ids": self.ids, "columns": columns}
 
     def __len__(self) -> int:
         return len(self.ids)

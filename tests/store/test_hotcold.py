@@ -377,3 +377,44 @@ def test_archive_hot_moves_what_a_stopped_process_left_final(tmp_path):
     reopened = open_store(tmp_path, indexer=lambda doc: {"status": doc.get("status")})
     assert reopened.archive_hot(lambda fields: fields.get("status") == "done") == 1
     assert ids(reopened.list_hot()) == ["r2"] and ids(reopened.iter_history()) == ["r1"]
+
+
+def test_a_reopen_reads_the_closed_segments_from_the_catalog_not_their_indexes(tmp_path, monkeypatch):
+    filled(tmp_path, n=30).close()
+    first = open_store(tmp_path, indexer=at_and_kind, segment_docs=3)  # reads the indexes, keeps the catalog
+    expected = first.find(where("kind") == "even", by_time, limit=4)
+    assert (tmp_path / "history" / "runs.catalog.json").exists()
+    opened: list[str] = []
+    real = history.open_database
+
+    def counting(path, index=False, **kwargs):
+        opened.append(path.name)
+        return real(path, index, **kwargs)
+
+    monkeypatch.setattr(history, "open_database", counting)
+    again = open_store(tmp_path, indexer=at_and_kind, segment_docs=3)
+    assert [name for name in opened if name.endswith(".index.json")] == ["runs-0010.index.json"]  # the latest only
+    assert again.find(where("kind") == "even", by_time, limit=4) == expected
+    assert len(again) == len(first) == 30
+
+
+def test_a_segment_changed_since_the_catalog_is_read_from_its_index(tmp_path):
+    filled(tmp_path, n=30).close()
+    open_store(tmp_path, indexer=at_and_kind, segment_docs=3)  # the catalog
+    changed = open_store(tmp_path, indexer=at_and_kind, segment_docs=3)
+    assert changed.delete("r4")  # rewrites the index of an old segment
+    reopened = open_store(tmp_path, indexer=at_and_kind, segment_docs=3)
+    assert "r4" not in reopened and reopened.get("r4") is None
+    assert "r4" not in ids(reopened.find(where("kind") == "even", by_time)[0])
+
+
+def test_an_unreadable_catalog_only_means_the_indexes_are_read(tmp_path):
+    filled(tmp_path, n=30).close()
+    open_store(tmp_path, indexer=at_and_kind, segment_docs=3)
+    catalog = tmp_path / "history" / "runs.catalog.json"
+    for junk in (b"{not json", b'{"format": 1, "segments": {"2": {"stamp": 1}}}',
+                 b'{"format": 1, "segments": {"2": {"stamp": [0], "view": {"ids": [1]}}}}'):
+        catalog.write_bytes(junk)
+        store = open_store(tmp_path, indexer=at_and_kind, segment_docs=3)
+        assert ids(store.find(where("kind") == "odd", by_time, limit=3)[0]) == ["r29", "r27", "r25"]
+        assert len(store) == 30
