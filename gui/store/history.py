@@ -33,18 +33,18 @@ import logging
 import os
 import re
 from collections import OrderedDict
-from collections.abc import Callable, Container, Iterable, Iterator, Mapping
+from collections.abc import Callable, Container, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-import orjson
 from tinydb.queries import QueryLike
 from tinydb.table import Document
 
 from gui.store.atomic import atomic_write, dumps, read_json, remove_stale_temp_files
+from gui.store.catalog import read_catalog, stamp, write_catalog
 from gui.store.database import DocTable, IndexTable, open_database
 from gui.store.errors import CorruptDatabaseError
-from gui.store.segment_view import SegmentView
+from gui.store.segment_view import SegmentView, Selection
 
 log = logging.getLogger(__name__)
 
@@ -54,26 +54,6 @@ Repair = Callable[[Path], None]  # puts back what can be read of a damaged file 
 SortKey = Callable[[Fields, str], Any]
 _RANKED_PER_SEGMENT = 16  # queries whose ranked answer each segment keeps
 INDEX_TABLE = "index"
-CATALOG_FORMAT = 1
-
-
-class Selection:
-    """What one segment holds of a query's answer: `count` entries, none keyed above `top` (None:
-    unknown), and `rows()`, their `(key, id)` largest first, ordered on the first call."""
-
-    def __init__(self, view: SegmentView, chosen: list[int] | None, key: SortKey, hidden: frozenset[int]) -> None:
-        self._view, self._chosen, self._key, self._hidden = view, chosen, key, hidden
-        if chosen is None:
-            self.count = len(view) - len(hidden)
-        else:
-            self.count = len(chosen) - (sum(1 for p in chosen if p in hidden) if hidden else 0)
-        self.top = view.top(key) if self.count else None
-        self._ordered: list[int] | None = None
-
-    def rows(self) -> Iterator[tuple[Any, str]]:
-        if self._ordered is None:
-            self._ordered = self._view.ordered(self._chosen, self._key, self._hidden)
-        return self._view.rows(self._ordered, self._key)
 
 
 class History:
@@ -389,40 +369,16 @@ class History:
         return self.folder / f"{self.name}.catalog.json"
 
     def _stamp(self, seg: int) -> list[int] | None:
-        """What identifies the index file of `seg` as written (replaced, never changed in place)."""
-        try:
-            st = os.stat(self.index_path(seg))
-        except OSError:
-            return None
-        return [st.st_ino, st.st_size, st.st_mtime_ns]
+        return stamp(self.index_path(seg))
 
     def _read_catalog(self) -> dict[int, tuple[Any, Any]]:
-        """The views of the closed segments as last opened, each with the stamp of the index it was
-        read from: a cache, so that opening does not parse every index again. Anything wrong with it
-        only means the indexes are read."""
-        try:
-            data = read_json(self.catalog_path) or {}
-            if data.get("format") != CATALOG_FORMAT:
-                return {}
-            return {int(seg): (item["stamp"], item["view"]) for seg, item in data["segments"].items()}
-        except (CorruptDatabaseError, KeyError, TypeError, ValueError, AttributeError) as exc:
-            log.warning("%s: the catalog of history is unreadable (%s); reading the indexes instead", self.name, exc)
-            return {}
+        return read_catalog(self.catalog_path, self.name)
 
     def _write_catalog(self) -> None:
         """Keep the views of the closed segments (all but the latest) beside them, for the next open."""
         newest = max(self._views, default=None)
-        segments = {}
-        for seg in sorted(self._views):
-            view = self._view(seg)
-            stamp = self._stamp(seg)
-            data = view.encode() if seg != newest and stamp is not None else None
-            if data is not None:
-                segments[str(seg)] = {"stamp": stamp, "view": data}
-        try:
-            atomic_write(self.catalog_path, orjson.dumps({"format": CATALOG_FORMAT, "segments": segments}))
-        except (OSError, TypeError) as exc:  # only a cache: the next open reads the indexes
-            log.warning("%s: could not keep the catalog of history: %s", self.name, exc)
+        write_catalog(self.catalog_path, self.name,
+                      {seg: (self._stamp(seg), self._view(seg)) for seg in sorted(self._views) if seg != newest})
 
     def _register(self, seg: int, ids: list[str]) -> None:
         """`seg` holds `ids` (unless an earlier segment already does: the first wins)."""

@@ -223,6 +223,27 @@ class SegmentView:
         return self._bounds_of[name]
 
 
+class Selection:
+    """What one segment holds of a query's answer: `count` entries, none keyed above `top` (None:
+    unknown), and `rows()`, their `(key, id)` largest first, ordered on the first call."""
+
+    def __init__(self, view: SegmentView, chosen: list[int] | None, key: SortKey, hidden: frozenset[int]) -> None:
+        self._view, self._chosen, self._key, self._hidden = view, chosen, key, hidden
+        if chosen is None:
+            self.count = len(view) - len(hidden)
+        else:
+            self.count = len(chosen) - (sum(1 for p in chosen if p in hidden) if hidden else 0)
+        self.top = view.top(key) if self.count else None
+        self._ordered: list[int] | None = None
+
+    def rows(self) -> Iterator[tuple[Any, str]]:
+        if self._ordered is None:
+            self._ordered = self._view.ordered(self._chosen, self._key, self._hidden)
+        return self._view.rows(self._ordered, self._key)
+
+
+
+
 def _seconds(value: Any) -> float:
     return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else 0.0
 

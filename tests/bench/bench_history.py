@@ -12,7 +12,9 @@ renaming a new one over it, so the kept folder is never changed).
 Figures (medians; "first" is the first call after opening the folder):
 1. one page of 50 through the door (`Engine.interaction_page`, `run_page`): pending requests,
    history filtered by status, runs, runs filtered by status and by text;
-2. respond → stored → tool resumes, alone and while another client lists history in a loop;
+2. respond → stored → tool resumes, alone and while another client lists history in a loop (pages
+   1 to 40 of the answered requests, back to back, in the same process); each answer comes 0.1 s
+   after its question, as a person's would;
 3. app start (`python -m gui --browser`) to the first page (`GET /runs` answering 200), against an
    empty data folder too;
 4. in headless Chromium: the Runs page and the inbox's History tab, from navigation to the first
@@ -157,7 +159,7 @@ async def respond_median(engine: Any, repeat: int, listing: bool) -> float:
                 interaction_id=iid, turn_id="bench-run", created_at=int(time.time() * 1000),
                 source=ToolSource(tool_call_id=f"b{n}", tool_name="cmd_run"), title="Run a command",
                 command="make bench", cwd="/tmp", reason="bench", operation="exec"))
-            await asyncio.sleep(0.005)  # the lister gets going between two answers
+            await asyncio.sleep(0.1)  # a person's answer follows the question (the last one's move to history is done)
             start = time.perf_counter()
             await engine.respond(iid, ApprovalResponse(decision="approved"))
             await handle.result()
@@ -280,6 +282,7 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=30)
     parser.add_argument("--starts", type=int, default=5, help="app starts per size")
     parser.add_argument("--skip-browser", action="store_true")
+    parser.add_argument("--skip-app", action="store_true", help="only the figures in the process (1 and 2)")
     parser.add_argument("--data", type=Path, default=Path(tempfile.gettempdir()) / "seqdesk-bench-history")
     args = parser.parse_args()
     sizes: list[int] = args.sizes
@@ -298,6 +301,8 @@ def main() -> int:
         f"{name.split(',')[0]}: {pages[last][name][1] / pages[base][name][1]:.2f}x"
         for name in list(pages[base])[:7] if pages[base][name][1]))
 
+    if args.skip_app:
+        return 0
     starts = {size: start_median(folders[size], args.starts) for size in [0, *sizes]}
     print("\napp start to the first page (GET /runs), median of", args.starts)
     for size, took in starts.items():
