@@ -96,13 +96,12 @@ Item = tuple[str, dict[str, Any], dict[str, Any], bool]  # id, document, index f
 
 async def settle(table: HotColdStore, writer: Writer, items: list[Item]) -> None:
     """Save: what just ended is on disk (in the hot file) when this returns; its move to history is
-    queued right behind, ahead of every listing (`HotColdStore.settle_all`)."""
-    later = await writer.run(table.settle_all, items)
-    if later:
-        writer.submit(table.archive_many, later).add_done_callback(_report_archive)
+    queued as housekeeping, several answers moved together (`HotColdStore.settle_all`)."""
+    if await writer.run(table.settle_all, items):
+        writer.submit_later(table.archive_pending).add_done_callback(report_archive)
 
 
-def _report_archive(done: Future[None]) -> None:
+def report_archive(done: Future[int]) -> None:
     exc = done.exception()
     if exc is not None:  # the records stay in the hot file, final, and are found there
         log.warning("could not move ended records to history (they stay where they are): %s", exc)

@@ -158,15 +158,16 @@ class IndexDatabase(Database):
 
 
 @overload
-def open_database(path: Path, index: Literal[False] = False) -> Database: ...
+def open_database(path: Path, index: Literal[False] = False, clean_temp: bool = True) -> Database: ...
 @overload
-def open_database(path: Path, index: Literal[True]) -> IndexDatabase: ...
+def open_database(path: Path, index: Literal[True], clean_temp: bool = True) -> IndexDatabase: ...
 @overload
-def open_database(path: Path, index: bool) -> Database: ...
+def open_database(path: Path, index: bool, clean_temp: bool = True) -> Database: ...
 
 
-def open_database(path: Path, index: bool = False) -> Database:
-    """The TinyDB at `path` (parsed now; `CorruptDatabaseError` if it is not one)."""
+def open_database(path: Path, index: bool = False, clean_temp: bool = True) -> Database:
+    """The TinyDB at `path` (parsed now; `CorruptDatabaseError` if it is not one). `clean_temp`:
+    remove the temporary files a killed writer left beside it first."""
     kind = IndexDatabase if index else Database
-    return kind(path, storage=WholeDocumentStorage)
+    return kind(path, storage=WholeDocumentStorage, clean_temp=clean_temp)
 

@@ -33,7 +33,7 @@ import logging
 import os
 import re
 from collections import OrderedDict
-from collections.abc import Callable, Container, Iterable, Iterator, Mapping
+from collections.abc import Callable, Container, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -41,9 +41,10 @@ from tinydb.queries import QueryLike
 from tinydb.table import Document
 
 from gui.store.atomic import atomic_write, dumps, read_json, remove_stale_temp_files
+from gui.store.catalog import read_catalog, stamp, write_catalog
 from gui.store.database import DocTable, IndexTable, open_database
 from gui.store.errors import CorruptDatabaseError
-from gui.store.segment_view import SegmentView
+from gui.store.segment_view import SegmentView, Selection
 
 log = logging.getLogger(__name__)
 
@@ -53,25 +54,6 @@ Repair = Callable[[Path], None]  # puts back what can be read of a damaged file 
 SortKey = Callable[[Fields, str], Any]
 _RANKED_PER_SEGMENT = 16  # queries whose ranked answer each segment keeps
 INDEX_TABLE = "index"
-
-
-class Selection:
-    """What one segment holds of a query's answer: `count` entries, none keyed above `top` (None:
-    unknown), and `rows()`, their `(key, id)` largest first, ordered on the first call."""
-
-    def __init__(self, view: SegmentView, chosen: list[int] | None, key: SortKey, hidden: frozenset[int]) -> None:
-        self._view, self._chosen, self._key, self._hidden = view, chosen, key, hidden
-        if chosen is None:
-            self.count = len(view) - len(hidden)
-        else:
-            self.count = len(chosen) - (sum(1 for p in chosen if p in hidden) if hidden else 0)
-        self.top = view.top(key) if self.count else None
-        self._ordered: list[int] | None = None
-
-    def rows(self) -> Iterator[tuple[Any, str]]:
-        if self._ordered is None:
-            self._ordered = self._view.ordered(self._chosen, self._key, self._hidden)
-        return self._view.rows(self._ordered, self._key)
 
 
 class History:
@@ -231,14 +213,14 @@ class History:
         table = self._segments.get(seg)
         if table is None:
             try:
-                table = open_database(self.segment_path(seg)).table(self.name)
+                table = open_database(self.segment_path(seg), clean_temp=False).table(self.name)
             except CorruptDatabaseError as exc:
                 if self._repair is None:
                     raise
                 self._repair(exc.path)  # segments are read when needed: one may be found damaged now
                 self._reload_index(seg)
                 self.repairs += 1
-                table = open_database(self.segment_path(seg)).table(self.name)
+                table = open_database(self.segment_path(seg), clean_temp=False).table(self.name)
             self._segments[seg] = table
             while len(self._segments) > self._cached_segments:
                 self._segments.popitem(last=False)
@@ -267,7 +249,7 @@ class History:
     def _open_index(self, seg: int) -> IndexTable:
         """Open the index of `seg` as a table (to change it); its view is made from it when used.
         Only the latest segment's table stays open: an older one's view is made now, its table let go."""
-        table = open_database(self.index_path(seg), index=True).table(INDEX_TABLE)
+        table = open_database(self.index_path(seg), index=True, clean_temp=False).table(INDEX_TABLE)
         self._tables[seg] = table
         self._views[seg] = None
         self._ranked.pop(seg, None)
@@ -299,7 +281,7 @@ class History:
     def _view(self, seg: int) -> SegmentView:
         view = self._views.get(seg)
         if view is None:
-            view = self._views[seg] = SegmentView(self._tables[seg].raw())
+            view = self._views[seg] = SegmentView.of(self._tables[seg].raw())
         return view
 
     def _commit_index(self, seg: int, **change: Any) -> None:
@@ -358,13 +340,61 @@ class History:
             if match:
                 found.setdefault(int(match[1]), set()).add("index" if match[2] else "data")
         remove_stale_temp_files(self.folder / f"{self.name}-[0-9]*.json")
+        remove_stale_temp_files(self.catalog_path)
+        catalog = self._read_catalog()
+        newest = max(found, default=None)
+        stale = 0
         for seg in sorted(found):
-            self._load_segment(seg, found[seg])
+            saved = catalog.get(seg)
+            view = None
+            if saved is not None and seg != newest and found[seg] == {"data", "index"}:
+                stamp, data = saved
+                view = SegmentView.decode(data) if stamp == self._stamp(seg) else None
+            if view is not None:
+                self._views[seg] = view
+                self._register(seg, view.ids)
+            else:
+                self._load_segment(seg, found[seg])
+                stale += seg != newest
+        if stale:
+            self._write_catalog()
         latest = max(self._tables, default=None)
         for seg in list(self._tables):  # the latest segment's table stays open: archiving writes it
             if seg != latest:
                 self._view(seg)
                 del self._tables[seg]
+
+    @property
+    def catalog_path(self) -> Path:
+        return self.folder / f"{self.name}.catalog.json"
+
+    def _stamp(self, seg: int) -> list[int] | None:
+        return stamp(self.index_path(seg))
+
+    def _read_catalog(self) -> dict[int, tuple[Any, Any]]:
+        return read_catalog(self.catalog_path, self.name)
+
+    def _write_catalog(self) -> None:
+        """Keep the views of the closed segments (all but the latest) beside them, for the next open."""
+        newest = max(self._views, default=None)
+        write_catalog(self.catalog_path, self.name,
+                      {seg: (self._stamp(seg), self._view(seg)) for seg in sorted(self._views) if seg != newest})
+
+    def _register(self, seg: int, ids: list[str]) -> None:
+        """`seg` holds `ids` (unless an earlier segment already does: the first wins)."""
+        if not self._where.keys() & ids:  # the usual case, at C speed
+            self._where.update(dict.fromkeys(ids, seg))
+            self._ids[seg] = list(ids)
+            return
+        kept = []
+        for doc_id in ids:
+            if doc_id in self._where:
+                log.warning("%s: %r is listed in two segments; keeping the first", self.name, doc_id)
+                self._doubles.setdefault(seg, []).append(doc_id)
+                continue
+            self._where[doc_id] = seg
+            kept.append(doc_id)
+        self._ids[seg] = kept
 
     def _load_segment(self, seg: int, files: set[str]) -> None:
         if "data" not in files:
@@ -377,12 +407,4 @@ class History:
             ids = self._load_index(seg).ids()
         else:
             ids = self._rebuild_index(seg, None, "rebuilt the missing index").ids()
-        kept = []
-        for doc_id in ids:
-            if doc_id in self._where:
-                log.warning("%s: %r is listed in two segments; keeping the first", self.name, doc_id)
-                self._doubles.setdefault(seg, []).append(doc_id)
-                continue
-            self._where[doc_id] = seg
-            kept.append(doc_id)
-        self._ids[seg] = kept
+        self._register(seg, ids)

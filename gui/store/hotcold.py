@@ -26,7 +26,7 @@ import heapq
 import itertools
 import logging
 import re
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -77,6 +77,7 @@ class HotColdStore:
         self._db = open_database(self.folder / f"{name}.json")
         self._hot: DocTable = self._db.table(name)
         self._hot_fields: dict[str, Fields] = {doc_id: indexer(doc) for doc_id, doc in self._hot.docs().items()}
+        self._to_archive: dict[str, None] = {}  # final hot documents to move to history (`archive_pending`)
         self.history = History(self.history_folder, name, indexer, segment_docs=segment_docs,
                                segment_bytes=segment_bytes, cached_segments=cached_segments, repair=repair)
 
@@ -216,32 +217,58 @@ class HotColdStore:
         if fresh:
             self.history.append(fresh)
 
-    def settle_all(self, items: Iterable[tuple[str, Mapping[str, Any], Fields, bool]]) -> list[str]:
-        """`save_all`, but a final document that is hot now is only put (final) in the hot file, one
-        write, and its id returned: the caller archives it with `archive_many` a moment later. So a
-        request answered is on disk after one write (two fsyncs) and its waiting tool goes on, while
-        the move to history (three more writes) follows. A crash in between leaves it hot, final,
-        and found as such by every query."""
-        later: list[str] = []
-        rest: list[tuple[str, Mapping[str, Any], Fields, bool]] = []
+    def settle_all(self, items: Iterable[tuple[str, Mapping[str, Any], Fields, bool]]) -> bool:
+        """`save_all`, except that final documents hot now are only put (final) in the hot file, in
+        one write, and left for `archive_pending` to move to history a moment later. So an answered
+        request is on disk after one write (two fsyncs) and its waiting tool goes on, while the move
+        (three writes, for however many are waiting) follows. A crash in between leaves them hot,
+        final, and found as such by every query. True when something waits to be archived."""
+        batch: dict[str, tuple[Mapping[str, Any], Fields]] = {}
         for doc_id, doc, fields, final in items:
             if final and doc_id in self._hot_fields:
-                if rest:
-                    self.save_all(rest)
-                    rest = []
-                self.put_hot(doc_id, doc, fields)
-                later.append(doc_id)
-            else:
-                rest.append((doc_id, doc, fields, final))
-        if rest:
-            self.save_all(rest)
-        return later
+                batch[doc_id] = (doc, fields)
+                continue
+            if batch:
+                self._put_hot_many(batch)
+                batch = {}
+            self.save_all([(doc_id, doc, fields, final)])
+        if batch:
+            self._put_hot_many(batch)
+        return bool(self._to_archive)
 
-    def archive_many(self, doc_ids: Iterable[str]) -> None:
-        """`archive` each that is still hot (one archived meanwhile, or gone, is skipped)."""
-        for doc_id in doc_ids:
-            if doc_id in self._hot_fields:
-                self.archive(doc_id)
+    def _put_hot_many(self, batch: Mapping[str, tuple[Mapping[str, Any], Fields]]) -> None:
+        self._hot.commit(put={doc_id: doc for doc_id, (doc, _) in batch.items()})
+        for doc_id, (_, fields) in batch.items():
+            self._hot_fields[doc_id] = dict(fields)
+            self._to_archive[doc_id] = None
+
+    def archive_pending(self) -> int:
+        """Move to history every hot document `settle_all` or `archive_hot` left final: one write of
+        the latest segment, of its index and of the hot file, however many. Returns how many."""
+        ids = [doc_id for doc_id in self._to_archive if doc_id in self._hot_fields]
+        self._to_archive.clear()
+        fresh: dict[str, tuple[Mapping[str, Any], Fields]] = {}
+        for doc_id in ids:
+            doc = self._hot.doc(doc_id)
+            if doc is None:
+                continue
+            if doc_id in self.history:
+                self.history.replace(doc_id, doc, self._hot_fields[doc_id])
+            else:
+                fresh[doc_id] = (doc, self._hot_fields[doc_id])
+        if fresh:
+            self.history.append(fresh)
+        if ids:
+            self._hot.commit(remove=ids)
+            for doc_id in ids:
+                self._hot_fields.pop(doc_id, None)
+        return len(ids)
+
+    def archive_hot(self, final: Callable[[Fields], bool]) -> int:
+        """Archive the hot documents whose index fields say they are `final` (at open: those a
+        stopped process left final in the hot file). Returns how many."""
+        self._to_archive.update(dict.fromkeys(i for i, fields in self._hot_fields.items() if final(fields)))
+        return self.archive_pending()
 
     def delete(self, doc_id: str) -> bool:
         """Remove a document from hot and history; False if it was stored nowhere."""

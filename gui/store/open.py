@@ -14,9 +14,10 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
-from gui.core.interactions import InteractionRecord, interaction_fields
-from gui.core.records import RunRecord, run_fields
+from gui.core.interactions import ENDED_STATUSES, InteractionRecord, interaction_fields
+from gui.core.records import FINISHED_RUN, RunRecord, run_fields
 from gui.store.adapters import (
     TinyInteractionStore,
     TinyRunStore,
@@ -25,6 +26,7 @@ from gui.store.adapters import (
     is_interaction,
     is_run,
     is_sequence,
+    report_archive,
 )
 from gui.store.datadir import data_dir as default_data_dir
 from gui.store.lock import InstanceLock, hold_lock, release_lock
@@ -60,6 +62,13 @@ class Stores:
         release_lock(self.folder)
 
 
+def status_in(statuses: frozenset[str]) -> Callable[[dict[str, Any]], bool]:
+    def final(fields: dict[str, Any]) -> bool:
+        return fields.get("status") in statuses
+
+    return final
+
+
 async def open_stores(folder: Path | None = None, *, segment_docs: int = 1000,
                       on_damage: Callable[[Damage], None] | None = None) -> Stores:
     """The stores on `folder` (default: the data folder); `DataFolderInUseError` if another has it.
@@ -86,6 +95,9 @@ async def open_stores(folder: Path | None = None, *, segment_docs: int = 1000,
                                         indexer=indexer(InteractionRecord, interaction_fields), report=report,
                                         segment_docs=segment_docs)
         settings = await writer.run(open_store, folder, "settings", accept=is_settings, report=report)
+        # what a stopped process left final in the hot files moves to history, behind the first pages
+        for table, final in ((runs, FINISHED_RUN), (interactions, ENDED_STATUSES)):
+            writer.submit_later(table.archive_hot, status_in(final)).add_done_callback(report_archive)
         modes = TinyApprovalModes(settings, writer)
     except BaseException:
         writer.close()

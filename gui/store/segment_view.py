@@ -12,6 +12,7 @@ order is computed once); `gui.store.history` keeps answers per segment while it 
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable, Collection, Iterator, Mapping
 from typing import Any
 
@@ -24,19 +25,57 @@ SortKey = Callable[[Fields, str], Any]
 
 
 class SegmentView:
-    def __init__(self, entries: Mapping[str, Mapping[str, Any]]) -> None:
-        """`entries`: id → index fields, in archive order."""
-        self.ids: list[str] = list(entries)
-        rows = list(entries.values())
-        names: dict[str, None] = {}
-        for fields in rows:
-            if fields.keys() != names.keys():
-                names.update(dict.fromkeys(fields))
-        self.columns: dict[str, list[Any]] = {name: _shared([f.get(name, _ABSENT) for f in rows]) for name in names}
+    def __init__(self, ids: list[str], columns: dict[str, list[Any]]) -> None:
+        """`ids` in archive order, and one list per field (`_ABSENT` where an entry lacks it)."""
+        self.ids = ids
+        self.columns = columns
         self._orders: dict[SortKey, tuple[list[int], list[int] | None, list[Any]]] = {}
         self._positions: dict[str, int] | None = None
         self._bounds_of: dict[str, tuple[float, float, bool] | None] = {}
         self._texts: dict[tuple[str, str], frozenset[Any]] = {}
+
+    @classmethod
+    def of(cls, entries: Mapping[str, Mapping[str, Any]]) -> SegmentView:
+        """The view of `entries`: id → index fields, in archive order."""
+        return cls(list(entries), _columns(list(entries.values())))
+
+    @classmethod
+    def decode(cls, saved: Any) -> SegmentView | None:
+        """The view `encode` gave; None if `saved` is not one (a cache: then read the index)."""
+        try:
+            ids, columns = saved["ids"], {}
+            if not isinstance(ids, list) or (ids and set(map(type, ids)) != {str}):
+                return None
+            for name, column in saved["columns"].items():
+                if "plain" in column:
+                    values = column["plain"]
+                else:
+                    values = list(map(column["values"].__getitem__, column["codes"]))
+                if len(values) != len(ids):
+                    return None
+                columns[name] = values
+        except (KeyError, TypeError, IndexError, AttributeError):
+            return None
+        return cls(ids, columns)
+
+    def encode(self) -> dict[str, Any] | None:
+        """The view as compact JSON data (repeated values as codes), or None if it cannot be (an
+        entry lacking a field)."""
+        columns: dict[str, Any] = {}
+        for name, column in self.columns.items():
+            try:
+                distinct = list(dict.fromkeys(column))
+            except TypeError:
+                return None
+            if _ABSENT in distinct:
+                return None
+            texts = all(value is None or isinstance(value, str) for value in distinct)  # 1 == True == 1.0
+            if not texts or len(distinct) * 4 > len(column):
+                columns[name] = {"plain": column}
+            else:
+                code = {value: n for n, value in enumerate(distinct)}
+                columns[name] = {"values": distinct, "codes": list(map(code.__getitem__, column))}
+        return {"ids": self.ids, "columns": columns}
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -184,8 +223,49 @@ class SegmentView:
         return self._bounds_of[name]
 
 
+class Selection:
+    """What one segment holds of a query's answer: `count` entries, none keyed above `top` (None:
+    unknown), and `rows()`, their `(key, id)` largest first, ordered on the first call."""
+
+    def __init__(self, view: SegmentView, chosen: list[int] | None, key: SortKey, hidden: frozenset[int]) -> None:
+        self._view, self._chosen, self._key, self._hidden = view, chosen, key, hidden
+        if chosen is None:
+            self.count = len(view) - len(hidden)
+        else:
+            self.count = len(chosen) - (sum(1 for p in chosen if p in hidden) if hidden else 0)
+        self.top = view.top(key) if self.count else None
+        self._ordered: list[int] | None = None
+
+    def rows(self) -> Iterator[tuple[Any, str]]:
+        if self._ordered is None:
+            self._ordered = self._view.ordered(self._chosen, self._key, self._hidden)
+        return self._view.rows(self._ordered, self._key)
+
+
+
+
 def _seconds(value: Any) -> float:
     return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else 0.0
+
+
+def _columns(rows: list[Mapping[str, Any]]) -> dict[str, list[Any]]:
+    """One list per field; rows lacking a field hold `_ABSENT` there. Rows written by one indexer
+    share their fields, and are split at C speed (`itemgetter`, `zip`)."""
+    if not rows:
+        return {}
+    names = list(rows[0])
+    try:
+        if len(names) == 1:
+            return {names[0]: _shared([row[names[0]] for row in rows])}
+        if names and set(map(len, rows)) == {len(names)}:
+            split = zip(*map(operator.itemgetter(*names), rows), strict=True)
+            return {name: _shared(list(column)) for name, column in zip(names, split, strict=True)}
+    except KeyError:  # a row with other fields: the slow way
+        pass
+    every: dict[str, None] = {}
+    for row in rows:
+        every.update(dict.fromkeys(row))
+    return {name: _shared([row.get(name, _ABSENT) for row in rows]) for name in every}
 
 
 def _shared(column: list[Any]) -> list[Any]:
@@ -197,7 +277,7 @@ def _shared(column: list[Any]) -> list[Any]:
     if len(distinct) * 4 > len(column):
         return column
     canon = {value: value for value in distinct}
-    return [canon[value] for value in column]
+    return list(map(canon.__getitem__, column))
 
 
 def _hashable(value: Any) -> bool:

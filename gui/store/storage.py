@@ -40,12 +40,15 @@ class AtomicJSONStorage(Storage):
     case TinyDB changed a document in place on the way (`Table.update` does).
     """
 
-    def __init__(self, path: str | os.PathLike[str], create_dirs: bool = False) -> None:
+    def __init__(self, path: str | os.PathLike[str], create_dirs: bool = False, clean_temp: bool = True) -> None:
+        """`clean_temp=False`: the caller already removed what killed writers left in the folder
+        (history does, once for all its files, instead of listing the folder per file)."""
         super().__init__()
         self.path = Path(path)
         if create_dirs:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-        remove_stale_temp_files(self.path)
+        if clean_temp:
+            remove_stale_temp_files(self.path)
         self.size = 0  # bytes of the file as last read or written
         self._data: Tables | None = self._load()
 
@@ -96,10 +99,10 @@ class WholeDocumentStorage(AtomicJSONStorage):
     being the very same object as at the last write.
     """
 
-    def __init__(self, path: str | os.PathLike[str], create_dirs: bool = False) -> None:
+    def __init__(self, path: str | os.PathLike[str], create_dirs: bool = False, clean_temp: bool = True) -> None:
         self._texts: dict[str, dict[str, tuple[Any, str]]] = {}
         self._rendered: dict[str, dict[str, tuple[Any, str]]] = {}
-        super().__init__(path, create_dirs)
+        super().__init__(path, create_dirs, clean_temp)
 
     def _render(self, data: Tables) -> str:
         rendered: dict[str, dict[str, tuple[Any, str]]] = {}

@@ -5,25 +5,28 @@ writes run on one dedicated thread: the stores stay single-threaded code, and th
 is the order of requests. The event loop awaits results without being blocked; the CLI and tests
 call `run_sync`.
 
-Two lanes: `run`/`submit` (writes, and the reads an answer needs, such as getting one record)
-and `read`/`submit_read` (listings: pages of history). The thread always takes the oldest waiting
-operation of the first lane before any of the second, so an answer never queues behind listings,
-however many clients list at once: it waits at most for the one listing already running (a page
-takes a few milliseconds). Within a lane, operations run in submission order.
+Three lanes: `run`/`submit` (writes, and the reads an answer needs, such as getting one record),
+`read`/`submit_read` (listings: pages of history) and `submit_later` (housekeeping nobody waits
+for: moving ended records to history). The thread takes the oldest operation of the first lane
+that has one, so an answer never queues behind listings, however many clients list at once: it
+waits at most for the one operation already running (a page takes a few milliseconds). Listings
+go before housekeeping, except that housekeeping waiting longer than `LATER_AFTER` seconds goes
+next, so a stream of listings cannot put it off for ever. Within a lane, operations run in
+submission order.
 
 An operation, once submitted, runs to the end even if the task awaiting it is cancelled: a caller
 never has to wonder whether a cancelled write half-happened (it either ran, or was never submitted).
 An optional `guard` runs on the writer thread before each operation (the stores pass the instance
 lock's check, so nothing is written to a folder this process no longer holds). Operations still
-queued when the program ends are run before the thread stops, as `close()` does.
+queued when the program ends (or at `close()`) are run before the thread stops.
 """
 
 from __future__ import annotations
 
 import asyncio
-import itertools
-import queue
 import threading
+import time
+from collections import deque
 from collections.abc import Callable
 from concurrent.futures import Future
 from typing import Any, ParamSpec, TypeVar
@@ -32,8 +35,9 @@ from gui.store.errors import StoreError
 
 P = ParamSpec("P")
 T = TypeVar("T")
-WRITE, READ, STOP = 0, 1, 2  # lanes, taken in this order
-_Job = tuple[int, int, "tuple[Future[Any], Callable[[], Any]] | None"]
+WRITE, READ, LATER = 0, 1, 2  # lanes, taken in this order
+LATER_AFTER = 0.05  # seconds housekeeping may wait behind listings
+_Job = tuple[float, "Future[Any]", Callable[[], Any]]
 
 
 class WriterClosedError(StoreError, RuntimeError):
@@ -51,25 +55,30 @@ class Writer:
     def __init__(self, name: str = "seqdesk-store", guard: Callable[[], None] | None = None) -> None:
         self._local = threading.local()
         self._guard = guard
-        self._queue: queue.PriorityQueue[_Job] = queue.PriorityQueue()
-        self._order = itertools.count()
-        self._lock = threading.Lock()
+        self._lanes: tuple[deque[_Job], deque[_Job], deque[_Job]] = (deque(), deque(), deque())
+        self._ready = threading.Condition()
         self._closed = False
         self._thread = threading.Thread(target=self._work, name=name)
         self._thread.start()
 
+    def _next(self) -> _Job | None:
+        """The next operation to run (waiting for one); None once closed and every lane is empty."""
+        with self._ready:
+            while True:
+                writes, reads, later = self._lanes
+                if later and (not reads or time.monotonic() - later[0][0] > LATER_AFTER) and not writes:
+                    return later.popleft()
+                for lane in self._lanes:
+                    if lane:
+                        return lane.popleft()
+                if self._closed or not threading.main_thread().is_alive():  # closed, or the program ended
+                    return None
+                self._ready.wait(timeout=0.5)
+
     def _work(self) -> None:
         self._local.is_writer = True
-        while True:
-            try:
-                _, _, job = self._queue.get(timeout=0.5)
-            except queue.Empty:
-                if not threading.main_thread().is_alive():  # the program ended without close()
-                    return
-                continue
-            if job is None:
-                return
-            future, call = job
+        while (job := self._next()) is not None:
+            _, future, call = job
             if not future.set_running_or_notify_cancel():
                 continue
             try:
@@ -91,6 +100,10 @@ class Writer:
         """Queue a listing `fn(*args, **kwargs)` in the second lane (after every queued write)."""
         return self._submit(READ, lambda: fn(*args, **kwargs))
 
+    def submit_later(self, fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> Future[T]:
+        """Queue housekeeping `fn(*args, **kwargs)` that nobody waits for (after listings, mostly)."""
+        return self._submit(LATER, lambda: fn(*args, **kwargs))
+
     def _submit(self, lane: int, call: Callable[[], T]) -> Future[T]:
         future: Future[T] = Future()
         guard = self._guard
@@ -100,10 +113,11 @@ class Writer:
                 guard()
             return call()
 
-        with self._lock:
+        with self._ready:
             if self._closed:
                 raise WriterClosedError()
-            self._queue.put((lane, next(self._order), (future, guarded)))
+            self._lanes[lane].append((time.monotonic(), future, guarded))
+            self._ready.notify()
         return future
 
     async def run(self, fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
@@ -134,10 +148,9 @@ class Writer:
         """Refuse new operations, finish the queued ones, stop the thread. Idempotent."""
         if self.on_writer_thread():
             raise RuntimeError("Writer.close() called from the writer thread would wait for itself")
-        with self._lock:
-            if not self._closed:
-                self._closed = True
-                self._queue.put((STOP, next(self._order), None))
+        with self._ready:
+            self._closed = True
+            self._ready.notify()
         self._thread.join()
 
     def __enter__(self) -> Writer:

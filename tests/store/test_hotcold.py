@@ -310,9 +310,9 @@ def test_find_reads_only_the_segments_that_hold_the_page(tmp_path, monkeypatch):
     opened: list[str] = []
     real = history.open_database
 
-    def counting(path, index=False):
+    def counting(path, index=False, **kwargs):
         opened.append(path.name)
-        return real(path, index)
+        return real(path, index, **kwargs)
 
     monkeypatch.setattr(history, "open_database", counting)
     page, total = store.find(where("kind") == "even", by_time, limit=2)
@@ -353,16 +353,68 @@ def test_fields_given_with_a_document_are_what_queries_see(tmp_path):
     assert store.get("r1") == {"at": 5, "done": True}
 
 
-def test_settle_puts_an_ended_hot_document_in_one_write_and_archive_many_moves_it_later(tmp_path, monkeypatch):
+def test_settle_puts_ended_hot_documents_in_one_write_and_archive_pending_moves_them_together(tmp_path, monkeypatch):
     store = open_store(tmp_path)
     store.put_hot("r1", {"status": "running"})
+    store.put_hot("r3", {"status": "running"})
     writes: list[str] = []
-    for table in (store._hot,):
-        real = table.storage.write
-        monkeypatch.setattr(table.storage, "write", lambda data, real=real: (writes.append("hot"), real(data))[1])
-    later = store.settle_all([("r1", {"status": "done"}, {}, True), ("r2", {"status": "done"}, {}, True)])
-    assert later == ["r1"] and writes == ["hot"]  # the hot one: one write; the new one went to history
+    real = store._hot.storage.write
+    monkeypatch.setattr(store._hot.storage, "write", lambda data: (writes.append("hot"), real(data))[1])
+    waiting = store.settle_all([("r1", {"status": "done"}, {}, True), ("r3", {"status": "done"}, {}, True),
+                                ("r2", {"status": "done"}, {}, True)])
+    assert waiting and writes == ["hot"]  # both hot ones in one write; the new one went to history
     assert store.get("r1") == {"status": "done"} and "r2" in store.history
     assert open_store(tmp_path).get("r1") == {"status": "done"}  # a crash now: hot, final, found
-    store.archive_many(["r1", "r1", "gone"])
-    assert store.list_hot() == [] and ids(store.iter_history()) == ["r1", "r2"]  # newest archived first
+    assert store.archive_pending() == 2 and store.archive_pending() == 0
+    assert store.list_hot() == [] and writes == ["hot", "hot"]
+    assert sorted(ids(store.iter_history())) == ["r1", "r2", "r3"]
+
+
+def test_archive_hot_moves_what_a_stopped_process_left_final(tmp_path):
+    store = open_store(tmp_path, indexer=lambda doc: {"status": doc.get("status")})
+    store.put_hot("r1", {"status": "done"})
+    store.put_hot("r2", {"status": "running"})
+    reopened = open_store(tmp_path, indexer=lambda doc: {"status": doc.get("status")})
+    assert reopened.archive_hot(lambda fields: fields.get("status") == "done") == 1
+    assert ids(reopened.list_hot()) == ["r2"] and ids(reopened.iter_history()) == ["r1"]
+
+
+def test_a_reopen_reads_the_closed_segments_from_the_catalog_not_their_indexes(tmp_path, monkeypatch):
+    filled(tmp_path, n=30).close()
+    first = open_store(tmp_path, indexer=at_and_kind, segment_docs=3)  # reads the indexes, keeps the catalog
+    expected = first.find(where("kind") == "even", by_time, limit=4)
+    assert (tmp_path / "history" / "runs.catalog.json").exists()
+    opened: list[str] = []
+    real = history.open_database
+
+    def counting(path, index=False, **kwargs):
+        opened.append(path.name)
+        return real(path, index, **kwargs)
+
+    monkeypatch.setattr(history, "open_database", counting)
+    again = open_store(tmp_path, indexer=at_and_kind, segment_docs=3)
+    assert [name for name in opened if name.endswith(".index.json")] == ["runs-0010.index.json"]  # the latest only
+    assert again.find(where("kind") == "even", by_time, limit=4) == expected
+    assert len(again) == len(first) == 30
+
+
+def test_a_segment_changed_since_the_catalog_is_read_from_its_index(tmp_path):
+    filled(tmp_path, n=30).close()
+    open_store(tmp_path, indexer=at_and_kind, segment_docs=3)  # the catalog
+    changed = open_store(tmp_path, indexer=at_and_kind, segment_docs=3)
+    assert changed.delete("r4")  # rewrites the index of an old segment
+    reopened = open_store(tmp_path, indexer=at_and_kind, segment_docs=3)
+    assert "r4" not in reopened and reopened.get("r4") is None
+    assert "r4" not in ids(reopened.find(where("kind") == "even", by_time)[0])
+
+
+def test_an_unreadable_catalog_only_means_the_indexes_are_read(tmp_path):
+    filled(tmp_path, n=30).close()
+    open_store(tmp_path, indexer=at_and_kind, segment_docs=3)
+    catalog = tmp_path / "history" / "runs.catalog.json"
+    for junk in (b"{not json", b'{"format": 1, "segments": {"2": {"stamp": 1}}}',
+                 b'{"format": 1, "segments": {"2": {"stamp": [0], "view": {"ids": [1]}}}}'):
+        catalog.write_bytes(junk)
+        store = open_store(tmp_path, indexer=at_and_kind, segment_docs=3)
+        assert ids(store.find(where("kind") == "odd", by_time, limit=3)[0]) == ["r29", "r27", "r25"]
+        assert len(store) == 30

@@ -73,7 +73,7 @@ def reason_words(record: RunRecord) -> str:
         for tool in group.tools:
             if tool.status in ("failed", "degraded") and (tool.error or tool.reason):
                 return f"{tool.tool}: {_line(tool.error or tool.reason or '')}"
-    return "No reason was kept: open the run to see its steps"
+    return "No reason was kept (its record shows each step)"
 
 
 def count_words(total: int, filtered: bool) -> str:
@@ -135,7 +135,7 @@ class RunsHistory(ui.column):
             self.table.add_slot("body-cell-status", STATUS_CELL)
             self.table.add_slot("body-cell-sequence", SEQUENCE_CELL)
             self.table.on("rowClick", lambda e: ui.navigate.to(f"/runs/{e.args[1]['run_id']}"))
-            self.pager = ui.row().classes("w-full items-center justify-between")
+            self.pager = ui.row().classes("w-full items-center justify-between flex-wrap gap-2")
         live_events(engine, self._on_events, types=("run.",), interval=1.0)
 
     def _filtered(self) -> bool:

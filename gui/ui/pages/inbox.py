@@ -354,7 +354,7 @@ class InboxPage:
             start = (self.history_page - 1) * PAGE_SIZE
             for record in page.items:
                 HistoryRow(record)
-            with ui.row().classes("w-full items-center justify-between"):
+            with ui.row().classes("w-full items-center justify-between flex-wrap gap-2"):
                 ui.label(f"{start + 1:,}–{start + len(page.items):,} of {total:,}").classes(
                     "text-sm opacity-70").mark("history-range")
                 if pages > 1:
