@@ -12,7 +12,7 @@ import asyncio
 import logging
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -49,10 +49,12 @@ class ChannelStatus:
 
 class Notifier:
     def __init__(self, store: NotifySettingsStore, *, base_url: Callable[[], str | None] = lambda: None,
-                 delays: tuple[float, ...] = DELAYS) -> None:
+                 delays: tuple[float, ...] = DELAYS,
+                 sleep: Callable[[float], Awaitable[None]] = asyncio.sleep) -> None:
         self.store = store
         self.base_url = base_url
         self.delays = delays
+        self._sleep = sleep  # waits between attempts (a test records them instead of timing them)
         self._settings = store.load()
         self._status = {name: ChannelStatus() for name in CHANNELS}
         self._tasks: set[asyncio.Task[None]] = set()
@@ -147,7 +149,7 @@ class Notifier:
                 return
             status.retrying += 1
             try:
-                await asyncio.sleep(self.delays[attempt])
+                await self._sleep(self.delays[attempt])
             finally:
                 status.retrying -= 1
 

@@ -68,6 +68,9 @@ def add_http_server(page: Any, name: str, url: str, headers: str = "", picture: 
         page.get_by_label("Headers, one Name: value per line (optional, e.g. an API key)").fill(headers)
     page.get_by_role("button", name="Add server").click()
     expect(page.get_by_text(f"Added {name}")).to_be_visible(timeout=WAIT_MS)
+    # Adding closes the form: wait until it is closed, or the next click on its header could land
+    # before the close and the close would then shut it again.
+    expect(page.get_by_label("Name (short, e.g. time)")).to_be_hidden(timeout=WAIT_MS)
 
 
 def mcp_card(page: Any) -> Any:
