@@ -26,6 +26,7 @@ from gui.api.body import BODY_SECONDS, BadRequest, BodyLimitMiddleware, json_res
 from gui.api.events import register_events
 from gui.api.interactions import register_interactions, register_rules
 from gui.api.request_gate import RequestGate, Served
+from gui.api.resume import register_resume
 from gui.api.runs import register_runs
 from gui.api.sequences import register_sequences
 from gui.api.shared import EngineProvider, pydantic_detail
@@ -90,6 +91,7 @@ def register_api(app: FastAPI, *, engine: EngineProvider, token: str | None, ser
     _install_error_handlers(app)
     register_sequences(app, engine)
     register_runs(app, engine)
+    register_resume(app, engine)
     register_interactions(app, engine)
     register_rules(app, engine)
 

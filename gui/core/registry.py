@@ -80,6 +80,9 @@ class ToolContext:
     # Runs a saved sequence or group by name (seq_call); set by the runner.
     call_sequence: Callable[[str, dict[str, JsonValue], int], Awaitable[JsonValue]] | None = None
     depth: int = 0
+    # A tool that starts a process says so (pid, the process's start time) and awaits this before
+    # letting it act: the run's record holds it on disk first (see `gui.tools.cmd_run`).
+    record_process: Callable[[int, float | None], Awaitable[None]] | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 
 

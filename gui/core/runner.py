@@ -25,6 +25,7 @@ from gui.core.interactions import CancelReason
 from gui.core.model import Group, OnError, Sequence, SlotType
 from gui.core.records import GroupRecord, RunRecord, RunStore
 from gui.core.registry import Registry, ToolError
+from gui.core.resume import ResumePlan, group_fingerprint
 from gui.core.run_args import check_args
 from gui.core.signature import signature_of
 from gui.core.tool_call import CallScope, ToolCaller
@@ -56,6 +57,15 @@ class _GroupFailed(Exception):
     pass
 
 
+@dataclass(frozen=True)
+class Origin:
+    """How a run came to start, when not by a person pressing Run: a schedule, a resume."""
+
+    schedule_id: str | None = None
+    note: str | None = None
+    plan: ResumePlan | None = None
+
+
 @dataclass
 class _Execution:
     record: RunRecord
@@ -71,6 +81,7 @@ class _Execution:
     save_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     save_task: asyncio.Task[None] | None = None
     last_save: float = 0.0
+    began: bool = False  # its task has taken its first step
 
 
 class Runner:
@@ -87,9 +98,11 @@ class Runner:
         self._active: dict[str, _Execution] = {}
 
     # -- public --------------------------------------------------------------------------------
-    async def start(self, sequence: Sequence, args: dict[str, Any], *, group: Group | None = None) -> RunRecord:
-        """Check args, save the new record, start the run's task; returns the first record."""
-        ex = await self._prepare(sequence, args, group, depth=0, parent=None)
+    async def start(self, sequence: Sequence, args: dict[str, Any], *, group: Group | None = None,
+                    origin: Origin | None = None) -> RunRecord:
+        """Check args, save the new record, start the run's task; returns the first record. With
+        `origin.plan`, the run resumes an earlier one: what that plan keeps is not run again."""
+        ex = await self._prepare(sequence, args, group, depth=0, parent=None, origin=origin)
         ex.task = asyncio.create_task(self._execute(ex), name=f"run {ex.record.run_id}")
         return _copy(ex.record)
 
@@ -125,6 +138,10 @@ class Runner:
             return False
         ex.stopping = True
         ex.stop_reason = reason
+        while not ex.began and not ex.task.done():
+            # A task cancelled before its first step never runs its body, so it would never save
+            # its end: let it begin first (it is ready to run: this is one turn of the loop).
+            await asyncio.sleep(0)
         if not ex.finishing:  # never interrupt the final save of a run that is ending anyway
             ex.task.cancel()  # a run called through seq_call is stopped by `_call_nested`
         await ex.done.wait()
@@ -136,7 +153,7 @@ class Runner:
 
     # -- preparation ---------------------------------------------------------------------------
     async def _prepare(self, sequence: Sequence, args: Any, group: Group | None, depth: int,
-                       parent: str | None) -> _Execution:
+                       parent: str | None, origin: Origin | None = None) -> _Execution:
         inputs = dict(group.in_) if group is not None else dict(signature_of(sequence).inputs)
         checked = check_args(inputs, args)
         groups = (group,) if group is not None else sequence.groups
@@ -144,22 +161,49 @@ class Runner:
         record = RunRecord(
             run_id=run_id, sequence=sequence.name, target=group.name if group else None, args=checked,
             created_at=self.clock(), depth=depth,
-            groups=[GroupRecord.model_validate({"index": i, "name": g.name, "tools": [
+            groups=[GroupRecord.model_validate({"index": i, "name": g.name, "fingerprint": group_fingerprint(g),
+                                                "tools": [
                 {"index": j, "tool": c.tool, "tool_call_id": f"{run_id}-{i}-{j}", "as": c.as_}
                 for j, c in enumerate(g.tools)]}) for i, g in enumerate(groups)],
         )
-        ex = _Execution(record=record, sequence=sequence, groups=groups, context=dict(checked))
+        context = dict(checked)
+        if origin is not None:
+            record.schedule_id, record.note = origin.schedule_id, origin.note
+            if origin.plan is not None:
+                self._apply(record, origin.plan)
+                context = dict(origin.plan.context)
+        ex = _Execution(record=record, sequence=sequence, groups=groups, context=context)
         self._active[run_id] = ex
         await self._save(ex)
         self.bus.publish(RunStarted, run_id, sequence=sequence.name, target=record.target, depth=depth,
                          parent=parent, groups=[g.name for g in groups], args=checked)
         return ex
 
+    @staticmethod
+    def _apply(record: RunRecord, plan: ResumePlan) -> None:
+        """Put what the plan keeps from the previous attempt into the new record."""
+        previous = plan.previous
+        record.attempt, record.resumed_from = previous.attempt + 1, previous.run_id
+        record.schedule_id = record.schedule_id or previous.schedule_id
+        for kept in plan.kept[:len(record.groups)]:
+            record.groups[kept.index] = kept
+        if plan.first < len(record.groups):
+            grec = record.groups[plan.first]
+            for index, tool in plan.tools.items():
+                if index < len(grec.tools) and grec.tools[index].tool == tool.tool:
+                    grec.tools[index] = tool
+
     # -- execution -----------------------------------------------------------------------------
     async def _execute(self, ex: _Execution) -> RunRecord:
         record = ex.record
+        ex.began = True
         try:
             for group, grec in zip(ex.groups, record.groups, strict=True):
+                if grec.reused_from is not None:  # kept from the attempt this run resumes
+                    ex.degraded = ex.degraded or any(t.status == "degraded" for t in grec.tools)
+                    self.bus.publish(GroupFinished, record.run_id, group=grec.index, group_name=group.name,
+                                     status=grec.status, reason=f"kept from run {grec.reused_from}")
+                    continue
                 await self._run_group(ex, group, grec)
                 if grec.status == "failed" and not self._continues(group):
                     record.status = "failed"
@@ -261,7 +305,7 @@ class Runner:
         scope = CallScope(run_id=ex.record.run_id, sequence_name=ex.sequence.name, group=group, group_record=grec,
                           args=args, deadline=deadline, depth=ex.record.depth,
                           call_sequence=lambda name, a, depth: self._call_nested(ex, name, a, depth),
-                          save_soon=lambda: self._save_soon(ex))
+                          save_soon=lambda: self._save_soon(ex), save_now=lambda: self._save_now(ex))
         try:
             async with asyncio.timeout(timeout):
                 if serial is None:
@@ -298,6 +342,8 @@ class Runner:
         async def one(index: int) -> None:
             nonlocal aborting
             trec = grec.tools[index]
+            if trec.reused_from is not None:  # it succeeded in the attempt this run resumes
+                return
             await self.caller.run(scope, group.tools[index], trec)
             if trec.status == "failed" and group.on_error is not OnError.CONTINUE and not aborting:
                 aborting = True
@@ -321,6 +367,8 @@ class Runner:
     async def _serial(self, scope: CallScope, group: Group, grec: GroupRecord) -> None:
         for index, call in enumerate(group.tools):
             trec = grec.tools[index]
+            if trec.reused_from is not None:  # it succeeded in the attempt this run resumes
+                continue
             await self.caller.run(scope, call, trec)
             if trec.status == "failed" and group.on_error is not OnError.CONTINUE:
                 for later in grec.tools[index + 1:]:
@@ -335,17 +383,25 @@ class Runner:
             if group.out.get(call.as_) is SlotType.ARRAY:
                 arrays.setdefault(call.as_, []).append(trec.result)
             else:
-                ex.context[call.as_] = trec.result
+                ex.context[call.as_] = grec.outputs[call.as_] = trec.result
         for slot, values in arrays.items():
             # one writer of an array slot may return a whole array: it is the slot's value
             writers = [c for c in group.tools if c.as_ == slot]
-            ex.context[slot] = values[0] if len(writers) == 1 and isinstance(values[0], list) else values
+            value = values[0] if len(writers) == 1 and isinstance(values[0], list) else values
+            ex.context[slot] = grec.outputs[slot] = value
 
     # -- saving --------------------------------------------------------------------------------
     async def _save(self, ex: _Execution) -> None:
         async with ex.save_lock:
             ex.last_save = time.monotonic()
             await self.runs.save(ex.record)
+
+    async def _save_now(self, ex: _Execution) -> None:
+        """Save before going on: a tool that changes things is about to start (its start, and every
+        group that ended before it, must be on disk before it acts)."""
+        if ex.save_task is not None and not ex.save_task.done():
+            ex.save_task.cancel()  # this save writes everything a pending one would
+        await self._save(ex)
 
     def _save_soon(self, ex: _Execution) -> None:
         """Save now (in the background): a tool started waiting for a person."""

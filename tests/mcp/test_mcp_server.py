@@ -28,7 +28,7 @@ from gui.core.interactions import ApprovalResponse, ShellApprovalRequest
 from gui.mcp.server import build_server
 from gui.tools import default_registry
 
-SEVEN = {"seq_list", "seq_create", "seq_run", "seq_call", "seq_when_call", "seq_delete", "seq_help"}
+SEVEN = {"seq_list", "seq_create", "seq_run", "seq_call", "seq_when_call", "seq_delete", "seq_help", "seq_resume"}
 # The help's example with a deliberate mistake: dig-deeper's tool writes a slot its "out" does not declare.
 MISTAKE = EXAMPLE.replace('\\"as\\":\\"detail\\"', '\\"as\\":\\"details\\"')
 ROOT = Path(__file__).resolve().parents[2]
