@@ -82,6 +82,7 @@ class AppContext:
         settings = self.settings
         self.runtime = rt = await open_runtime(settings.data, memory=settings.memory)
         self.slot.engine = rt.engine
+        rt.engine.start_schedules()  # only the app runs schedules, while it is open
         self._event().set()
         if self.url and rt.data_dir is not None:  # lets `seqdesk run` and `seqdesk mcp` reach this app
             from gui.remote import write_endpoint

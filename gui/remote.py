@@ -41,12 +41,13 @@ from gui.core.resume import ResumeRefused
 from gui.core.rules import ApprovalRule
 from gui.core.run_args import RunArgsError
 from gui.core.validator import ValidationResult, check_document
+from gui.remote_schedules import RemoteSchedules
 
 ENDPOINT_FILE = "seqdesk.endpoint.json"
 _RESULT: TypeAdapter[InteractionResult] = TypeAdapter(InteractionResult)
 
 
-class RemoteEngine:
+class RemoteEngine(RemoteSchedules):
     """The operations, sent to the app at `url`."""
 
     def __init__(self, url: str, token: str | None = None, *, client: httpx.AsyncClient | None = None) -> None:

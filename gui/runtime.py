@@ -64,7 +64,8 @@ async def open_store_runtime(data_dir: Path | None = None) -> Runtime:
     notices: list[str] = []  # a damaged file found later (a history segment read late) joins it too
     stores = await open_stores(data_dir, on_damage=lambda damage: notices.append(damage.message))
     engine = Engine(registry=default_registry(), sequences=stores.sequences, runs=stores.runs,
-                    interaction_store=stores.interactions, modes=stores.modes, processes=OsProcesses())
+                    interaction_store=stores.interactions, modes=stores.modes, processes=OsProcesses(),
+                    schedules=stores.schedules)
     runtime = Runtime(engine=engine, data_dir=stores.folder, notices=notices, stores=stores)
     runtime.closers.append(stores.close)
     return runtime

@@ -38,6 +38,8 @@ from gui.core.resume import ResumeRefused, plan_resume, refusal_for_status
 from gui.core.rules import ApprovalRule, tool_rule_id
 from gui.core.run_args import RunArgsError
 from gui.core.runner import Origin, Runner
+from gui.core.schedule_door import ScheduleDoor
+from gui.core.schedules import MemoryScheduleStore, ScheduleStore
 from gui.core.signature import signature_of
 from gui.core.validator import ValidationResult
 
@@ -80,7 +82,7 @@ class RunFollower:
 
 
 @dataclass
-class Engine:
+class Engine(ScheduleDoor):
     registry: Registry
     sequences: SequenceStore = field(default_factory=MemorySequenceStore)
     runs: RunStore = field(default_factory=MemoryRunStore)
@@ -93,6 +95,7 @@ class Engine:
     tools_ready: Callable[[], Awaitable[Any]] | None = None
     # The operating system's processes, to end the commands a dead app left running (at start-up).
     processes: ProcessControl | None = None
+    schedules: ScheduleStore = field(default_factory=MemoryScheduleStore)
 
     def __post_init__(self) -> None:
         self.catalog = Catalog(self.sequences, self.registry, self.bus)
@@ -363,6 +366,7 @@ class Engine:
     async def close(self) -> None:
         """Closing the app: runs are stopped and every pending request ends as `session_disposed`."""
         self.closed = True
+        await self.stop_schedules()
         await self.runner.stop_all("session_disposed")
         await self.interactions.cancel_all("session_disposed")
         for hook in self._on_close:

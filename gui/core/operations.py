@@ -18,6 +18,7 @@ from gui.core.model import Sequence
 from gui.core.queries import Page
 from gui.core.records import RunRecord, RunStatus
 from gui.core.rules import ApprovalRule
+from gui.core.schedules import Schedule
 from gui.core.validator import ValidationResult
 
 T = TypeVar("T")
@@ -125,6 +126,18 @@ class Operations(Protocol):
         """Take a rule back: what it allowed asks again. A rule is made only by answering an approval
         (where the person sees what the tool does), never set from outside. LookupError if unknown."""
         ...
+
+    # -- schedules (run only while the app is open) ---------------------------------------------
+    async def list_schedules(self) -> list[Schedule]: ...
+
+    async def create_schedule(self, sequence: Any, args: Any = None, every: Any = None, cron: Any = None) -> Schedule:
+        """A saved sequence with fixed args, `every` ("15m") or by `cron`; ScheduleInvalid naming each
+        field at fault (nothing is stored then)."""
+        ...
+
+    async def pause_schedule(self, schedule_id: str, paused: bool = True) -> Schedule: ...
+
+    async def delete_schedule(self, schedule_id: str) -> bool: ...
 
     # -- the rest ------------------------------------------------------------------------------
     async def close(self) -> None: ...

@@ -30,6 +30,7 @@ from gui.store.datadir import data_dir as default_data_dir
 from gui.store.lock import InstanceLock, hold_lock, release_lock
 from gui.store.modes import TinyApprovalModes, is_settings
 from gui.store.recovery import Damage, open_store
+from gui.store.schedules import TinyScheduleStore, is_schedule
 from gui.store.writer import Writer
 
 log = logging.getLogger(__name__)
@@ -47,6 +48,7 @@ class Stores:
     interactions: TinyInteractionStore
     modes: TinyApprovalModes
     writer: Writer
+    schedules: TinyScheduleStore
     lock: InstanceLock
     damage: list[Damage] = field(default_factory=list)
 
@@ -87,10 +89,11 @@ async def open_stores(folder: Path | None = None, *, segment_docs: int = 1000,
                                         segment_docs=segment_docs)
         settings = await writer.run(open_store, folder, "settings", accept=is_settings, report=report)
         modes = TinyApprovalModes(settings, writer)
+        schedules = await writer.run(open_store, folder, "schedules", accept=is_schedule, report=report)
     except BaseException:
         writer.close()
         release_lock(folder)
         raise
     return Stores(folder=folder, sequences=TinySequenceStore(sequences, writer), runs=TinyRunStore(runs, writer),
                   interactions=TinyInteractionStore(interactions, writer), modes=modes, writer=writer,
-                  lock=lock, damage=damage)
+                  schedules=TinyScheduleStore(schedules, writer), lock=lock, damage=damage)
