@@ -17,6 +17,7 @@ from gui.core.catalog import Catalog, MemorySequenceStore, SequenceStore
 from gui.core.conditions import ConditionEvalError, ConditionSyntaxError, evaluate, parse_condition
 from gui.core.documents import NotFoundError, document_from, summary
 from gui.core.events import Event, EventBus, EventStream, RunFinished, RunStarted, SettingsChanged
+from gui.core.execution import Origin
 from gui.core.export import to_document
 from gui.core.help import help_text
 from gui.core.interaction_service import InteractionService
@@ -37,7 +38,7 @@ from gui.core.registry import Registry, Tool, ToolArgumentError
 from gui.core.resume import ResumeRefused, plan_resume, refusal_for_status
 from gui.core.rules import ApprovalRule, tool_rule_id
 from gui.core.run_args import RunArgsError
-from gui.core.runner import Origin, Runner
+from gui.core.runner import Runner
 from gui.core.schedule_door import ScheduleDoor
 from gui.core.schedules import MemoryScheduleStore, ScheduleStore
 from gui.core.signature import signature_of

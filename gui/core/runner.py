@@ -14,27 +14,23 @@ import functools
 import time
 import uuid
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
 from typing import Any
 
 from gui.core.conditions import Condition, ConditionEvalError, ConditionSyntaxError, evaluate, parse_condition
 from gui.core.durations import format_duration
 from gui.core.events import EventBus, GroupFinished, GroupSkipped, GroupStarted, RunFinished, RunStarted
+from gui.core.execution import Execution, Origin, apply_plan, copy_record
 from gui.core.interaction_service import InteractionService
 from gui.core.interactions import CancelReason
 from gui.core.model import Group, OnError, Sequence, SlotType
 from gui.core.records import GroupRecord, RunRecord, RunStore
 from gui.core.registry import Registry, ToolError
-from gui.core.resume import ResumePlan, group_fingerprint
+from gui.core.resume import group_fingerprint
 from gui.core.run_args import check_args
 from gui.core.signature import signature_of
 from gui.core.tool_call import CallScope, ToolCaller
 
 MAX_DEPTH = 8
-# A running run's record is saved at start, at the end, when a tool starts waiting for a person,
-# and otherwise at most this often: a crash loses at most this much progress, and a run of many
-# small groups does not rewrite its whole record after every group.
-CHECKPOINT_INTERVAL = 0.5
 Resolver = Callable[[str], Awaitable[tuple[Sequence, Group | None]]]
 
 
@@ -44,44 +40,12 @@ def _condition(text: str) -> Condition:
     return parse_condition(text)
 
 
-def _copy(record: RunRecord) -> RunRecord:
-    """A copy that later changes to the live record do not touch (faster than deepcopy)."""
-    return RunRecord.model_validate(record.model_dump(by_alias=True))
-
-
 class RunNotFoundError(LookupError):
     pass
 
 
 class _GroupFailed(Exception):
     pass
-
-
-@dataclass(frozen=True)
-class Origin:
-    """How a run came to start, when not by a person pressing Run: a schedule, a resume."""
-
-    schedule_id: str | None = None
-    note: str | None = None
-    plan: ResumePlan | None = None
-
-
-@dataclass
-class _Execution:
-    record: RunRecord
-    sequence: Sequence
-    groups: tuple[Group, ...]
-    context: dict[str, Any]
-    task: asyncio.Task[RunRecord] | None = None
-    done: asyncio.Event = field(default_factory=asyncio.Event)
-    stopping: bool = False
-    stop_reason: CancelReason = "turn_stopped"  # or session_disposed: the app was closed
-    finishing: bool = False
-    degraded: bool = False
-    save_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
-    save_task: asyncio.Task[None] | None = None
-    last_save: float = 0.0
-    began: bool = False  # its task has taken its first step
 
 
 class Runner:
@@ -95,7 +59,7 @@ class Runner:
         self.resolve = resolve
         self.clock = clock
         self.caller = ToolCaller(registry, interactions, bus, clock, retry_backoff)
-        self._active: dict[str, _Execution] = {}
+        self._active: dict[str, Execution] = {}
 
     # -- public --------------------------------------------------------------------------------
     async def start(self, sequence: Sequence, args: dict[str, Any], *, group: Group | None = None,
@@ -104,7 +68,7 @@ class Runner:
         `origin.plan`, the run resumes an earlier one: what that plan keeps is not run again."""
         ex = await self._prepare(sequence, args, group, depth=0, parent=None, origin=origin)
         ex.task = asyncio.create_task(self._execute(ex), name=f"run {ex.record.run_id}")
-        return _copy(ex.record)
+        return copy_record(ex.record)
 
     async def run(self, sequence: Sequence, args: dict[str, Any], *, group: Group | None = None) -> RunRecord:
         record = await self.start(sequence, args, group=group)
@@ -121,11 +85,11 @@ class Runner:
         return record
 
     def active(self) -> list[RunRecord]:
-        return [_copy(ex.record) for ex in self._active.values()]
+        return [copy_record(ex.record) for ex in self._active.values()]
 
     def snapshot(self, run_id: str) -> RunRecord | None:
         ex = self._active.get(run_id)
-        return _copy(ex.record) if ex else None
+        return copy_record(ex.record) if ex else None
 
     async def stop(self, run_id: str, reason: CancelReason = "turn_stopped") -> bool:
         """Stop a running run; False when it is not running here. `reason` is what its pending
@@ -153,7 +117,7 @@ class Runner:
 
     # -- preparation ---------------------------------------------------------------------------
     async def _prepare(self, sequence: Sequence, args: Any, group: Group | None, depth: int,
-                       parent: str | None, origin: Origin | None = None) -> _Execution:
+                       parent: str | None, origin: Origin | None = None) -> Execution:
         inputs = dict(group.in_) if group is not None else dict(signature_of(sequence).inputs)
         checked = check_args(inputs, args)
         groups = (group,) if group is not None else sequence.groups
@@ -170,31 +134,17 @@ class Runner:
         if origin is not None:
             record.schedule_id, record.note = origin.schedule_id, origin.note
             if origin.plan is not None:
-                self._apply(record, origin.plan)
+                apply_plan(record, origin.plan)
                 context = dict(origin.plan.context)
-        ex = _Execution(record=record, sequence=sequence, groups=groups, context=context)
+        ex = Execution(record=record, sequence=sequence, groups=groups, context=context)
         self._active[run_id] = ex
-        await self._save(ex)
+        await ex.save(self.runs)
         self.bus.publish(RunStarted, run_id, sequence=sequence.name, target=record.target, depth=depth,
                          parent=parent, groups=[g.name for g in groups], args=checked)
         return ex
 
-    @staticmethod
-    def _apply(record: RunRecord, plan: ResumePlan) -> None:
-        """Put what the plan keeps from the previous attempt into the new record."""
-        previous = plan.previous
-        record.attempt, record.resumed_from = previous.attempt + 1, previous.run_id
-        record.schedule_id = record.schedule_id or previous.schedule_id
-        for kept in plan.kept[:len(record.groups)]:
-            record.groups[kept.index] = kept
-        if plan.first < len(record.groups):
-            grec = record.groups[plan.first]
-            for index, tool in plan.tools.items():
-                if index < len(grec.tools) and grec.tools[index].tool == tool.tool:
-                    grec.tools[index] = tool
-
     # -- execution -----------------------------------------------------------------------------
-    async def _execute(self, ex: _Execution) -> RunRecord:
+    async def _execute(self, ex: Execution) -> RunRecord:
         record = ex.record
         ex.began = True
         try:
@@ -227,7 +177,7 @@ class Runner:
     def _continues(self, group: Group) -> bool:
         return group.on_error is OnError.CONTINUE
 
-    async def _finish(self, ex: _Execution) -> None:
+    async def _finish(self, ex: Execution) -> None:
         ex.finishing = True
         record = ex.record
         stopped = record.status == "stopped"
@@ -245,14 +195,14 @@ class Runner:
         try:
             if record.status in ("failed", "stopped"):
                 await self.interactions.cancel_run(record.run_id, ex.stop_reason)
-            await self._save(ex)
+            await ex.save(self.runs)
         finally:
             self.bus.publish(RunFinished, record.run_id, sequence=record.sequence, status=record.status,
                              error=record.error, outputs=outputs)
             self._active.pop(record.run_id, None)
             ex.done.set()
 
-    async def _run_group(self, ex: _Execution, group: Group, grec: GroupRecord) -> None:
+    async def _run_group(self, ex: Execution, group: Group, grec: GroupRecord) -> None:
         run_id = ex.record.run_id
         grec.started_at = self.clock()
         grec.status = "running"
@@ -277,9 +227,9 @@ class Runner:
         kind = GroupFinished if ran else GroupSkipped
         self.bus.publish(kind, run_id, group=grec.index, group_name=group.name, status=grec.status,
                          reason=grec.reason, timed_out=grec.timed_out)
-        self._checkpoint(ex)
+        ex.checkpoint(self.runs)
 
-    async def _group_body(self, ex: _Execution, group: Group, grec: GroupRecord) -> bool:
+    async def _group_body(self, ex: Execution, group: Group, grec: GroupRecord) -> bool:
         """Run the group's tools; False when its condition is false and the group was skipped instead."""
         args: dict[str, Any] = {}
         for name in group.in_:
@@ -305,7 +255,7 @@ class Runner:
         scope = CallScope(run_id=ex.record.run_id, sequence_name=ex.sequence.name, group=group, group_record=grec,
                           args=args, deadline=deadline, depth=ex.record.depth,
                           call_sequence=lambda name, a, depth: self._call_nested(ex, name, a, depth),
-                          save_soon=lambda: self._save_soon(ex), save_now=lambda: self._save_now(ex))
+                          save_soon=lambda: ex.checkpoint(self.runs, 0.0), save_now=lambda: ex.save_now(self.runs))
         try:
             async with asyncio.timeout(timeout):
                 if serial is None:
@@ -375,7 +325,7 @@ class Runner:
                     later.status, later.reason = "cancelled", "not run: an earlier tool of the group failed"
                 return
 
-    def _write_slots(self, ex: _Execution, group: Group, grec: GroupRecord) -> None:
+    def _write_slots(self, ex: Execution, group: Group, grec: GroupRecord) -> None:
         arrays: dict[str, list[Any]] = {}
         for call, trec in zip(group.tools, grec.tools, strict=True):
             if call.as_ is None or trec.status != "succeeded":
@@ -390,39 +340,8 @@ class Runner:
             value = values[0] if len(writers) == 1 and isinstance(values[0], list) else values
             ex.context[slot] = grec.outputs[slot] = value
 
-    # -- saving --------------------------------------------------------------------------------
-    async def _save(self, ex: _Execution) -> None:
-        async with ex.save_lock:
-            ex.last_save = time.monotonic()
-            await self.runs.save(ex.record)
-
-    async def _save_now(self, ex: _Execution) -> None:
-        """Save before going on: a tool that changes things is about to start (its start, and every
-        group that ended before it, must be on disk before it acts)."""
-        if ex.save_task is not None and not ex.save_task.done():
-            ex.save_task.cancel()  # this save writes everything a pending one would
-        await self._save(ex)
-
-    def _save_soon(self, ex: _Execution) -> None:
-        """Save now (in the background): a tool started waiting for a person."""
-        self._checkpoint(ex, delay=0.0)
-
-    def _checkpoint(self, ex: _Execution, delay: float | None = None) -> None:
-        if ex.save_task is not None and not ex.save_task.done():
-            return  # a save is already due; it will write the record as it is then
-        if delay is None:
-            delay = max(0.0, ex.last_save + CHECKPOINT_INTERVAL - time.monotonic())
-
-        async def later() -> None:
-            if delay:
-                await asyncio.sleep(delay)  # the checkpoint interval, not a wait for an event
-            await self._save(ex)
-
-        ex.save_task = asyncio.get_running_loop().create_task(later())
-        ex.save_task.add_done_callback(lambda t: t.exception() if not t.cancelled() else None)
-
     # -- seq_call ------------------------------------------------------------------------------
-    async def _call_nested(self, parent: _Execution, name: str, args: dict[str, Any], depth: int) -> Any:
+    async def _call_nested(self, parent: Execution, name: str, args: dict[str, Any], depth: int) -> Any:
         if self.resolve is None:
             raise ToolError("seq_call is not available here")
         if depth > MAX_DEPTH:

@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, Any
 
 from gui.core.documents import NotFoundError
 from gui.core.events import SettingsChanged
+from gui.core.execution import Origin
 from gui.core.records import RunRecord
-from gui.core.runner import Origin
 from gui.core.schedules import Schedule, Scheduler, make_schedule, next_time
 
 if TYPE_CHECKING:

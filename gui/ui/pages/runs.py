@@ -20,6 +20,7 @@ from gui.ui.components.run.group_list import GroupList
 from gui.ui.components.run.json import JsonBlock
 from gui.ui.components.run.outputs import RunOutputs
 from gui.ui.components.run.requests import RunRequests
+from gui.ui.components.run.resume import ResumeBar, add_resume_column, resumable
 from gui.ui.components.run.status import LOOKS, StatusChip, clock_words, duration_words, run_state
 from gui.ui.components.run.timeline import RunTimeline
 from gui.ui.live import live_events
@@ -59,7 +60,8 @@ def history_row(record: RunRecord, now: float) -> dict[str, Any]:
     return {"run_id": record.run_id, "word": look.word, "icon": look.icon, "colour": look.text,
             "sequence": record.sequence + (f" › {record.target}" if record.target else ""),
             "started": clock_words(record.created_at), "seconds": round(seconds, 3),
-            "duration": duration_words(seconds) + ("" if record.finished else " so far")}
+            "duration": duration_words(seconds) + ("" if record.finished else " so far"),
+            "resumable": resumable(record)}
 
 
 async def history_page(ctx: AppContext) -> None:
@@ -76,6 +78,7 @@ async def history_page(ctx: AppContext) -> None:
             "w-full cursor-pointer").props("flat bordered").mark("runs-table")
         table.add_slot("body-cell-status", STATUS_CELL)
         table.add_slot("body-cell-sequence", SEQUENCE_CELL)
+        add_resume_column(table, engine)
         table.on("rowClick", lambda e: ui.navigate.to(f"/runs/{e.args[1]['run_id']}"))
 
         def fill(items: list[RunRecord]) -> None:
@@ -129,6 +132,7 @@ async def detail_page(ctx: AppContext, run_id: str) -> None:
                              "text-gray-600 dark:text-gray-400")
             if record.error:
                 ui.label(record.error).classes("text-red-700 dark:text-red-400 break-words").mark("run-error")
+            ResumeBar(engine, record)
         ui.label("Inputs it was run with").classes("text-lg font-semibold")
         if record.args:
             JsonBlock(record.args).mark("run-args")
