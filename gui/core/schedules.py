@@ -61,8 +61,8 @@ class Schedule(BaseModel):
         return self.turns[-1] if self.turns else None
 
     def when_words(self) -> str:
-        """How often, in words: "every 15m", "cron */15 * * * *"."""
-        return f"every {format_duration(self.every)}" if self.every is not None else f"on the times `{self.cron}`"
+        """How often, in words: "every 15m", "at set times (*/15 * * * *)"."""
+        return f"every {format_duration(self.every)}" if self.every is not None else f"at set times ({self.cron})"
 
 
 class ScheduleInvalid(ValueError):

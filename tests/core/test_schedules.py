@@ -165,3 +165,18 @@ async def test_the_scheduler_loop_wakes_for_a_new_schedule_and_runs_it_when_due(
         await asyncio.wait_for(started.wait(), 5)
     finally:
         await engine.close()
+
+
+async def test_a_scheduled_runs_risky_step_waits_in_the_inbox_like_any_other():
+    clock = Clock()
+    engine = engine_at(clock)
+    await engine.create(seq(group("shell-g", tools=tools({"tool": "cmd_run", "args": {"command": "echo hi"}})),
+                            name="shell"))
+    await engine.create_schedule("shell", {}, every="1m")
+    clock.now += 60
+    [(_, turn)] = await engine.scheduler.tick()
+    async with asyncio.timeout(5):
+        while not (pending := await engine.pending(turn.run_id)):
+            await asyncio.sleep(0.01)
+    assert pending[0].request.kind == "approval" and pending[0].request.turn_id == turn.run_id
+    await engine.stop(turn.run_id)
