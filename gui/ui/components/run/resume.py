@@ -71,11 +71,11 @@ class ResumeBar(ui.row):
                     ui.label("Resumed as").classes("text-sm text-gray-700 dark:text-gray-300")
                     ui.link(f"run {record.resumed_by}", f"/runs/{record.resumed_by}").classes("text-sm")
             elif resumable(record):
-                kept = [g for g in record.groups if g.status in ("succeeded", "skipped")]
+                done = [g.name for g in record.groups if g.status in ("succeeded", "skipped")]
                 first = next((g for g in record.groups if g.status not in ("succeeded", "skipped")), None)
                 if first is not None:
                     words = (f"Resume goes on from group {first.index + 1} ({first.name})"
-                             + (f" and keeps what {', '.join(g.name for g in kept)} did" if kept else "")
+                             + (f" and keeps what {', '.join(done)} did" if done else "")
                              + "; what runs again asks you again where it needs to.")
                     ui.label(words).classes("text-sm text-gray-700 dark:text-gray-300").mark("resume-plan")
                 ui.space()
