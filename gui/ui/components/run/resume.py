@@ -71,9 +71,9 @@ class ResumeBar(ui.row):
                     ui.label("Resumed as").classes("text-sm text-gray-700 dark:text-gray-300")
                     ui.link(f"run {record.resumed_by}", f"/runs/{record.resumed_by}").classes("text-sm")
             elif resumable(record):
-                done = [g.name for g in record.groups if g.status in ("succeeded", "skipped")]
                 first = next((g for g in record.groups if g.status not in ("succeeded", "skipped")), None)
                 if first is not None:
+                    done = [g.name for g in record.groups[:first.index]]
                     words = (f"Resume goes on from group {first.index + 1} ({first.name})"
                              + (f" and keeps what {', '.join(done)} did" if done else "")
                              + "; what runs again asks you again where it needs to.")
