@@ -16,7 +16,9 @@ from gui.core.documents import NotFoundError
 from gui.core.events import SettingsChanged
 from gui.core.execution import Origin
 from gui.core.records import RunRecord
-from gui.core.schedules import Schedule, Scheduler, make_schedule, next_time
+from gui.core.schedules import Schedule, ScheduleInvalid, Scheduler, make_schedule, next_time
+
+MAX_SCHEDULES = 100  # a bound on what a script could pile up
 
 if TYPE_CHECKING:
     from gui.core.catalog import Catalog
@@ -56,6 +58,8 @@ class ScheduleDoor:
         ScheduleInvalid naming each field at fault, and then nothing is stored."""
         found = await self.catalog.get(sequence) if isinstance(sequence, str) and sequence else None
         schedule = make_schedule(found, sequence, args, every, cron, self.scheduler.clock())
+        if len(await self.schedules.list()) >= MAX_SCHEDULES:
+            raise ScheduleInvalid({"sequence": f"there are {MAX_SCHEDULES} schedules already: delete one first"})
         await self.schedules.save(schedule)
         self._schedules_changed(schedule.schedule_id, "added")
         return schedule

@@ -180,3 +180,16 @@ async def test_a_scheduled_runs_risky_step_waits_in_the_inbox_like_any_other():
             await asyncio.sleep(0.01)
     assert pending[0].request.kind == "approval" and pending[0].request.turn_id == turn.run_id
     await engine.stop(turn.run_id)
+
+
+async def test_schedules_are_bounded_in_number(monkeypatch):
+    from gui.core import schedule_door
+
+    monkeypatch.setattr(schedule_door, "MAX_SCHEDULES", 2)
+    engine = engine_at(Clock())
+    await engine.create(GREET)
+    for _ in range(2):
+        await engine.create_schedule("greet", {"who": "a"}, every="1h")
+    with pytest.raises(ScheduleInvalid, match="there are 2 schedules already"):
+        await engine.create_schedule("greet", {"who": "a"}, every="1h")
+    assert len(await engine.list_schedules()) == 2
