@@ -102,3 +102,26 @@ async def test_a_real_ten_second_schedule_runs_its_sequence_and_is_kept_across_a
         assert [t.outcome for t in kept.turns] == ["started", "started"]
     finally:
         await again.close()
+
+
+async def test_the_remote_door_manages_schedules_through_the_app(runtime):
+    from test_api_events import StreamingTransport
+
+    from gui.core.schedules import ScheduleInvalid
+    from gui.remote import RemoteEngine
+
+    app = FastAPI()
+    register_api(app, engine=EngineSlot(runtime.engine).for_api, token=None, served=Served.in_process())
+    remote = RemoteEngine("http://test")
+    await remote.close()
+    remote._client = httpx.AsyncClient(transport=StreamingTransport(app), base_url="http://test")
+    try:
+        with pytest.raises(ScheduleInvalid) as refused:
+            await remote.create_schedule("greet", {"who": "a"}, cron="nope")
+        assert "cron" in refused.value.fields
+        made = await remote.create_schedule("greet", {"who": "a"}, every="1h")
+        assert [s.schedule_id for s in await remote.list_schedules()] == [made.schedule_id]
+        assert (await remote.pause_schedule(made.schedule_id)).paused
+        assert await remote.delete_schedule(made.schedule_id) and not await remote.delete_schedule(made.schedule_id)
+    finally:
+        await remote.close()
