@@ -42,7 +42,11 @@ class ScheduleDoor:
                                         lambda run_id: self.runner.snapshot(run_id) is not None)
         return self._scheduler
 
+    async def _tools_ready(self) -> None:
+        """The engine's own: MCP servers still connecting at start-up are waited for (bounded)."""
+
     async def _scheduled_run(self, schedule: Schedule, note: str | None) -> RunRecord:
+        await self._tools_ready()  # a turn missed while the app was closed runs right at start-up
         sequence = await self.catalog.get(schedule.sequence)
         if sequence is None:
             raise NotFoundError(f"there is no saved sequence named '{schedule.sequence}' any more")
