@@ -74,8 +74,9 @@ async def test_a_bad_schedule_shows_the_problem_at_its_field_and_saves_nothing(u
     amount = user.find(marker="schedule-amount").elements.pop()
     assert "at most every 10s" in await error_of(amount)
     user.find(marker="schedule-how").elements.pop().set_value("cron")
-    user.find(marker="schedule-cron").type("every day")
+    user.find(marker="schedule-cron").type('every "day" \\ <b>x</b>')
     user.find(marker="save-schedule").click()
     cron = user.find(marker="schedule-cron").elements.pop()
-    assert "is not a cron expression" in await error_of(cron)
+    shown = await error_of(cron)
+    assert "is not a cron expression" in shown and '"day"' in shown and "<b>x</b>" in shown  # as typed, as text
     assert await engine.list_schedules() == []

@@ -207,12 +207,11 @@ class SchedulesSection(ui.card):
         where = {"sequence": self.sequence, "every": self.amount, "cron": self.cron}
         for name, message in fields.items():
             field = where.get(name)
-            if field is not None:
-                field.props(f'error error-message="{_quoted(message)}"')
+            if field is not None:  # set as values, never parsed: the message may hold what was typed
+                field.props["error"] = True
+                field.props["error-message"] = message
+                field.update()
         if "args" in fields:
             self.args_problem.text = f"The inputs do not fit: {fields['args']}"
             self.args_problem.set_visibility(True)
 
-
-def _quoted(text: str) -> str:
-    return text.replace('"', "“")
