@@ -66,18 +66,39 @@ def parent_death_signal() -> Callable[[], None] | None:
     return arm
 
 
-def start_time(pid: int) -> float | None:
-    """When the process started, in clock ticks since boot (Linux); None where that is unknown."""
+def _stat(pid: int | str) -> list[str] | None:
+    """/proc/<pid>/stat from its third field on (state, ppid, pgrp, …); None where there is none."""
     try:
         with open(f"/proc/{pid}/stat", "rb") as handle:
             text = handle.read().decode("ascii", "replace")
     except OSError:
         return None
-    fields = text[text.rfind(")") + 2:].split()
+    return text[text.rfind(")") + 2:].split()
+
+
+def start_time(pid: int) -> float | None:
+    """When the process started, in clock ticks since boot (Linux); None where that is unknown."""
+    fields = _stat(pid)
     try:
-        return float(fields[19])  # field 22 of the line; the first two (pid, name) are cut off
+        return float(fields[19]) if fields else None  # field 22 of the line
     except (IndexError, ValueError):
         return None
+
+
+def _group_lives(pgid: int) -> bool:
+    """Whether a process of that group still runs (a zombie has ended: it only waits to be reaped)."""
+    if not os.path.isdir("/proc"):
+        try:
+            os.killpg(pgid, 0)
+        except (ProcessLookupError, PermissionError, OSError):
+            return False
+        return True
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            fields = _stat(entry)
+            if fields and len(fields) > 2 and fields[2] == str(pgid) and fields[0] != "Z":
+                return True
+    return False
 
 
 class OsProcesses:
@@ -85,16 +106,12 @@ class OsProcesses:
     is the wrapper (pid = process group id)."""
 
     def alive(self, process: ProcessInfo) -> bool:
-        if os.path.isdir(f"/proc/{process.pid}"):
-            # Something has that pid: it is ours only if it started when ours did.
-            return process.started is None or start_time(process.pid) == process.started
         if not hasattr(os, "killpg"):
             return False
-        try:
-            os.killpg(process.pid, 0)  # the leader is gone, but a group id lives while a member does
-        except (ProcessLookupError, PermissionError, OSError):
-            return False
-        return True
+        if process.started is not None and os.path.isdir(f"/proc/{process.pid}") \
+                and start_time(process.pid) != process.started:
+            return False  # that pid is another process now, so the group id is not ours either
+        return _group_lives(process.pid)  # the wrapper may be gone while what it started runs on
 
     def kill(self, process: ProcessInfo) -> None:
         try:

@@ -65,3 +65,17 @@ async def test_os_processes_tell_a_recorded_process_from_a_later_one_with_its_pi
         if proc.returncode is None:
             proc.kill()
             await proc.wait()
+
+
+async def test_a_command_that_ended_but_was_not_reaped_yet_is_not_alive():
+    import subprocess
+
+    proc = subprocess.Popen(["true"], start_new_session=True)  # not waited for: it stays a zombie
+    try:
+        started = start_time(proc.pid)
+        async with asyncio.timeout(5):
+            while state(proc.pid) != "Z":
+                await asyncio.sleep(0.01)
+        assert not OsProcesses().alive(ProcessInfo(pid=proc.pid, started=started))
+    finally:
+        proc.wait()
