@@ -5,7 +5,7 @@
         `waiting <run id>` once group 2 waits for its approval; then hangs until killed.
     python resume_child.py <folder> <side file> resume <run id>
         opens the folder as the app does at start-up, resumes the run, approves what it asks, and
-        prints `done <status> <kept groups>`.
+        prints `done <status> <kept groups> <groups that asked for approval>`.
     python resume_child.py <folder> <marker> orphan [unarmed]
         starts `sleep 30; touch <marker>`, approves it and prints `running <run id>` once the command
         is recorded; then hangs until killed. `unarmed`: without the parent-death signal (as on a
@@ -42,14 +42,19 @@ def trio(side: Path) -> dict:
                                        {"name": "three", "tools": step("echo three")}]}
 
 
-def approve_all(engine: Engine, on_waiting=None) -> None:
+def approve_all(engine: Engine, on_waiting=None) -> list[str]:
+    """Approve each request as it comes (or those `on_waiting` accepts); the groups that asked."""
+    asked: list[str] = []
+
     def on_event(event: Event) -> None:
         if event.type == "tool.waiting":
             iid = event.data["interaction_id"]
             if on_waiting is None or on_waiting(event):
+                asked.append(event.data["group_name"])
                 asyncio.get_running_loop().create_task(engine.respond(iid, ApprovalResponse(decision="approved")))
 
     engine.subscribe(on_event)
+    return asked
 
 
 async def first(folder: Path, side: Path) -> None:
@@ -74,10 +79,10 @@ async def first(folder: Path, side: Path) -> None:
 async def resume(folder: Path, run_id: str) -> None:
     runtime = await open_runtime(folder)
     engine = runtime.engine
-    approve_all(engine)
+    asked = approve_all(engine)
     record = await engine.call_resume(run_id)
     kept = ",".join(g.name for g in record.groups if g.reused_from) or "-"
-    say("done", record.status, kept)
+    say("done", record.status, kept, ",".join(asked) or "-")
     await runtime.close()
 
 

@@ -69,9 +69,10 @@ def kill_during_approval_then_resume(spawn, folder: Path) -> tuple[int, str]:
     assert kind == "waiting"
     child.kill()
     resumed = spawn(CHILD, str(folder), str(side), "resume", run_id)
-    done, status, kept = resumed.next_line(timeout=30).split()
+    done, status, kept, asked = resumed.next_line(timeout=30).split()
     assert resumed.finish(timeout=30)[0] == 0
     assert (done, kept) == ("done", "one"), (status, kept)
+    assert asked == "two,three"  # the approval the kill cancelled is asked again; group one's is not
     assert status == "succeeded"
     return len(side.read_text().splitlines()), status
 
