@@ -13,7 +13,7 @@ import asyncio
 import contextlib
 import json
 import os
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -37,16 +37,18 @@ from gui.core.interactions import (
 from gui.core.model import Sequence
 from gui.core.operations import EventListener, OperationError, Page, Saved
 from gui.core.records import RunRecord, RunStatus
+from gui.core.resume import ResumeRefused
 from gui.core.rules import ApprovalRule
 from gui.core.run_args import RunArgsError
 from gui.core.tool_info import ToolListing
 from gui.core.validator import ValidationResult, check_document
+from gui.remote_schedules import RemoteSchedules
 
 ENDPOINT_FILE = "seqdesk.endpoint.json"
 _RESULT: TypeAdapter[InteractionResult] = TypeAdapter(InteractionResult)
 
 
-class RemoteEngine:
+class RemoteEngine(RemoteSchedules):
     """The operations, sent to the app at `url`."""
 
     def __init__(self, url: str, token: str | None = None, *, client: httpx.AsyncClient | None = None) -> None:
@@ -146,11 +148,36 @@ class RemoteEngine:
     async def start_document(self, doc: Any, args: dict[str, Any] | None = None) -> RunRecord:
         return await self._start(StartRun(document=doc, args=args or {}))
 
+    async def resume(self, run_id: str) -> RunRecord:
+        return await self._fetch_started(await self._post_resume(run_id))
+
+    async def call_resume(self, run_id: str, on_event: EventListener | None = None) -> RunRecord:
+        return await self._wait_for(lambda: self._post_resume(run_id), on_event)
+
+    async def _post_resume(self, run_id: str) -> str:
+        response = await self._send("POST", f"/api/runs/{quote(run_id, safe='')}/resume")
+        if response.status_code == 409:  # the app's sentence saying why it cannot be resumed
+            try:
+                detail = response.json().get("detail")
+            except (ValueError, AttributeError):
+                detail = None
+            raise ResumeRefused(str(detail or f"run {run_id} cannot be resumed"))
+        if response.status_code == 404:
+            raise LookupError(f"there is no run {run_id}")
+        if response.status_code >= 400:
+            raise OperationError(f"the app refused to resume run {run_id}: HTTP {response.status_code}")
+        return str(response.json()["run_id"])
+
+    async def _post_run(self, body: StartRun) -> str:
+        return str((await self._request("POST", "/api/runs", json=body.model_dump(exclude_none=True)))["run_id"])
+
     async def _start(self, body: StartRun) -> RunRecord:
-        started = await self._request("POST", "/api/runs", json=body.model_dump(exclude_none=True))
-        record = await self.get_run(started["run_id"])
+        return await self._fetch_started(await self._post_run(body))
+
+    async def _fetch_started(self, run_id: str) -> RunRecord:
+        record = await self.get_run(run_id)
         if record is None:
-            raise OperationError(f"the app started run {started['run_id']} but does not know it")
+            raise OperationError(f"the app started run {run_id} but does not know it")
         return record
 
     async def call(self, name: str, args: dict[str, Any] | None = None,
@@ -186,11 +213,14 @@ class RemoteEngine:
         return await self._page("/api/runs", params, RunRecord.model_validate)
 
     async def _start_and_wait(self, body: StartRun, on_event: EventListener | None) -> RunRecord:
+        return await self._wait_for(lambda: self._post_run(body), on_event)
+
+    async def _wait_for(self, start: Callable[[], Awaitable[str]], on_event: EventListener | None) -> RunRecord:
         """Start the run and read the app's events until it ends; the stream is open before the run
         starts, so nothing it does (a request for a person, its very end) can be missed."""
         follower = RunFollower(on_event or (lambda _: None))
         async with self._events() as lines:
-            run_id = (await self._request("POST", "/api/runs", json=body.model_dump(exclude_none=True)))["run_id"]
+            run_id = await start()
             follower.follow(run_id)
             try:
                 async for line in lines:

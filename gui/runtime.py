@@ -21,6 +21,7 @@ from gui.mcp.config import McpSettingsStore
 from gui.mcp.manager import McpManager
 from gui.store.open import Stores, open_stores
 from gui.tools import McpResource, default_registry
+from gui.tools.processes import OsProcesses
 
 
 @dataclass
@@ -67,7 +68,8 @@ async def open_store_runtime(data_dir: Path | None = None) -> Runtime:
     notices: list[str] = []  # a damaged file found later (a history segment read late) joins it too
     stores = await open_stores(data_dir, on_damage=lambda damage: notices.append(damage.message))
     engine = Engine(registry=default_registry(), sequences=stores.sequences, runs=stores.runs,
-                    interaction_store=stores.interactions, modes=stores.modes)
+                    interaction_store=stores.interactions, modes=stores.modes, processes=OsProcesses(),
+                    schedules=stores.schedules)
     runtime = Runtime(engine=engine, data_dir=stores.folder, notices=notices, stores=stores)
     runtime.closers.append(stores.close)
     return runtime

@@ -29,7 +29,9 @@ from gui.api.events import register_events
 from gui.api.interactions import register_interactions, register_rules
 from gui.api.pairing import PairingGate, register_pairing
 from gui.api.request_gate import RequestGate, Served
+from gui.api.resume import register_resume
 from gui.api.runs import register_runs
+from gui.api.schedules import register_schedules
 from gui.api.sequences import register_sequences
 from gui.api.shared import EngineProvider, pydantic_detail
 from gui.serving import is_loopback
@@ -100,6 +102,8 @@ def register_api(app: FastAPI, *, engine: EngineProvider, token: str | None, ser
     _install_error_handlers(app)
     register_sequences(app, engine)
     register_runs(app, engine)
+    register_resume(app, engine)
+    register_schedules(app, engine)
     register_interactions(app, engine)
     register_rules(app, engine)
 

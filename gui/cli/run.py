@@ -17,13 +17,16 @@ from gui.cli.prompter import TerminalPrompter
 from gui.core.errors import DslError
 from gui.core.operations import OperationError, Operations
 from gui.core.parser import NUMBER_HOOKS, load_json_text
+from gui.core.resume import ResumeRefused
 from gui.core.run_args import RunArgsError
 
 
 def add_run_commands(sub: Any) -> None:
     run = sub.add_parser("run", help="run a sequence file or a saved sequence by name")
-    run.add_argument("target", help="a sequence file (.json) or the name of a saved sequence")
-    run.add_argument("--args", default="{}", help='the run\'s args as JSON, e.g. \'{"host": "node-a"}\'')
+    run.add_argument("target", nargs="?", help="a sequence file (.json) or the name of a saved sequence")
+    run.add_argument("--args", default=None, help='the run\'s args as JSON, e.g. \'{"host": "node-a"}\'')
+    run.add_argument("--resume", metavar="RUN_ID", default=None,
+                     help="resume a failed, interrupted or stopped run: what succeeded is kept, the rest runs again")
     run.add_argument("--yes", action="store_true", help="approve every approval without asking")
     run.add_argument("--json", action="store_true", help="print the final run record as JSON")
     run.set_defaults(func=cmd_run)
@@ -82,8 +85,16 @@ def _run_async(fn: Any) -> int:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    if args.resume is not None:
+        if args.target is not None or args.args is not None:
+            _err("seqdesk run: --resume takes only the run's id: it runs again with the inputs it had")
+            return 2
+        return _run_async(lambda: _resume(args))
+    if args.target is None:
+        _err("seqdesk run: name a sequence file or a saved sequence (or --resume RUN_ID)")
+        return 2
     try:
-        run_args = json.loads(args.args, **NUMBER_HOOKS)
+        run_args = json.loads(args.args or "{}", **NUMBER_HOOKS)
     except json.JSONDecodeError as exc:
         _err(f"seqdesk run: --args is not valid JSON: {exc.msg} (at character {exc.pos})")
         return 2
@@ -141,6 +152,34 @@ async def _run(args: argparse.Namespace, run_args: dict[str, Any]) -> int:
         return 2
     finally:
         await ops.close()
+    return _report(args, record)
+
+
+async def _resume(args: argparse.Namespace) -> int:
+    ops = await connect(args)
+    try:
+        if ops.inbox_url is not None:
+            _err(f"(the SeqDesk app is open on this data folder: the run happens there, at {ops.inbox_url})")
+        prompter = TerminalPrompter(ops, yes=args.yes, interactive=sys.stdin.isatty() and ops.inbox_url is None)
+        try:
+            record = await ops.call_resume(args.resume, prompter.on_event)
+        finally:
+            await prompter.close()
+    except LookupError:
+        _err(f"seqdesk run: there is no run {args.resume}")
+        return 2
+    except ResumeRefused as exc:
+        _err(f"seqdesk run: {exc}")
+        return 2
+    finally:
+        await ops.close()
+    kept = [g.name for g in record.groups if g.reused_from]
+    _err(f"resumed run {args.resume} as run {record.run_id} (attempt {record.attempt}); kept: "
+         + (", ".join(kept) if kept else "nothing"))
+    return _report(args, record)
+
+
+def _report(args: argparse.Namespace, record: Any) -> int:
     if args.json:
         print(json.dumps(record.to_summary_json(), ensure_ascii=False, indent=2, default=str))
     else:

@@ -17,6 +17,7 @@ from gui.core.catalog import Catalog, MemorySequenceStore, SequenceStore
 from gui.core.conditions import ConditionEvalError, ConditionSyntaxError, evaluate, parse_condition
 from gui.core.documents import NotFoundError, document_from, summary
 from gui.core.events import Event, EventBus, EventStream, RunFinished, RunStarted, SettingsChanged
+from gui.core.execution import Origin
 from gui.core.export import to_document
 from gui.core.help import help_text
 from gui.core.interaction_service import InteractionService
@@ -31,11 +32,16 @@ from gui.core.interactions import (
 from gui.core.memory import MemoryApprovalModes, MemoryInteractionStore
 from gui.core.model import Group, Sequence
 from gui.core.operations import EventListener, Page, Saved
+from gui.core.orphans import ProcessControl, interrupt
 from gui.core.records import MemoryRunStore, RunRecord, RunStatus, RunStore
 from gui.core.registry import Registry, Tool, ToolArgumentError
+from gui.core.resume import ResumeRefused, plan_resume, refusal_for_status
 from gui.core.rules import ApprovalRule, tool_rule_id
 from gui.core.run_args import RunArgsError
 from gui.core.runner import Runner
+from gui.core.schedule_door import ScheduleDoor
+from gui.core.schedules import MemoryScheduleStore, ScheduleStore
+from gui.core.signature import signature_of
 from gui.core.tool_info import ServerStates, ToolListing, tool_listing
 from gui.core.validator import ValidationResult
 
@@ -78,7 +84,7 @@ class RunFollower:
 
 
 @dataclass
-class Engine:
+class Engine(ScheduleDoor):
     registry: Registry
     sequences: SequenceStore = field(default_factory=MemorySequenceStore)
     runs: RunStore = field(default_factory=MemoryRunStore)
@@ -91,6 +97,9 @@ class Engine:
     tools_ready: Callable[[], Awaitable[Any]] | None = None
     # The configured MCP servers and their states (set by the composition root): `list_tools` shows them.
     server_states: ServerStates | None = None
+    # The operating system's processes, to end the commands a dead app left running (at start-up).
+    processes: ProcessControl | None = None
+    schedules: ScheduleStore = field(default_factory=MemoryScheduleStore)
 
     def __post_init__(self) -> None:
         self.catalog = Catalog(self.sequences, self.registry, self.bus)
@@ -99,6 +108,7 @@ class Engine:
         self.runner = Runner(self.registry, self.interactions, self.runs, self.bus, self.catalog.resolve,
                              retry_backoff=self.retry_backoff)
         self._on_close: list[Callable[[], Awaitable[None]]] = []
+        self._resuming = asyncio.Lock()  # one resume at a time: a run is resumed once
         self.closed = False  # True once `close` began: streams of its events end
 
     # -- sequences -----------------------------------------------------------------------------
@@ -198,6 +208,37 @@ class Engine:
         if not condition_holds(when, args or {}):
             return None
         return await self.call(name, args, on_event)
+
+    async def resume(self, run_id: str) -> RunRecord:
+        """Start the next attempt of a failed, interrupted or stopped run and return at once: a new
+        run naming it (`resumed_from`), keeping what succeeded (see `gui.core.resume`). NotFoundError
+        for an unknown run, ResumeRefused (one sentence) when it cannot be resumed."""
+        await self._tools_ready()
+        async with self._resuming:
+            if self.runner.snapshot(run_id) is not None:
+                raise ResumeRefused(f"run {run_id} is still running: stop it first, or wait for its end")
+            record = await self.runs.get(run_id)
+            if record is None:
+                raise NotFoundError(f"there is no run {run_id}")
+            why = refusal_for_status(record)
+            if why is not None:
+                raise ResumeRefused(why)
+            name = record.target or record.sequence
+            try:
+                sequence, group = await self.catalog.resolve(name)
+            except NotFoundError:
+                raise ResumeRefused(f"'{name}' is not saved any more, so run {run_id} cannot be resumed") from None
+            groups = (group,) if group is not None else sequence.groups
+            inputs = dict(group.in_) if group is not None else dict(signature_of(sequence).inputs)
+            plan = plan_resume(record, groups, inputs)
+            new = await self.runner.start(sequence, plan.args, group=group, origin=Origin(plan=plan))
+            record.resumed_by = new.run_id
+            await self.runs.save(record)
+        return new
+
+    async def call_resume(self, run_id: str, on_event: EventListener | None = None) -> RunRecord:
+        """`resume`, to the end of the new attempt (`on_event` as for `call`)."""
+        return await self._follow(lambda: self.resume(run_id), on_event)
 
     async def _follow(self, start: Callable[[], Awaitable[RunRecord]], on_event: EventListener | None) -> RunRecord:
         follower = RunFollower(on_event) if on_event is not None else None
@@ -317,7 +358,8 @@ class Engine:
 
     # -- lifecycle -----------------------------------------------------------------------------
     async def recover(self) -> list[str]:
-        """At start-up: what a dead process left pending is cancelled, its runs interrupted."""
+        """At start-up: what a dead process left pending is cancelled, its runs interrupted, and the
+        commands they had started that still run are killed (`gui.core.orphans`)."""
         run_ids = set(await self.interactions.recover())
         for record in await self.runs.running():
             run_ids.add(record.run_id)
@@ -326,15 +368,7 @@ class Engine:
             if found is None or found.finished:
                 continue
             record = found
-            record.status = "interrupted"
-            record.error = "the app stopped while this run was going on"
-            for group in record.groups:
-                if group.status == "running":
-                    group.status, group.reason = "failed", "interrupted: the app stopped"
-                for tool in group.tools:
-                    if tool.status in ("running", "waiting", "queued") and group.status != "waiting":
-                        tool.status, tool.error = "cancelled", "interrupted: the app stopped"
-            record.finished_at = record.finished_at or record.created_at
+            interrupt(record, self.processes)
             await self.runs.save(record)
             self.bus.publish(RunFinished, run_id, sequence=record.sequence, status="interrupted",
                              error=record.error, outputs=record.outputs)
@@ -343,10 +377,12 @@ class Engine:
     async def close(self) -> None:
         """Closing the app: runs are stopped and every pending request ends as `session_disposed`."""
         self.closed = True
+        await self.stop_schedules()
         await self.runner.stop_all("session_disposed")
         await self.interactions.cancel_all("session_disposed")
         for hook in self._on_close:
             await hook()
 
 
-__all__ = ["Engine", "NotFoundError", "RunArgsError", "RunFollower", "WhenCallError", "condition_holds"]
+__all__ = ["Engine", "NotFoundError", "ResumeRefused", "RunArgsError", "RunFollower", "WhenCallError",
+           "condition_holds"]

@@ -24,6 +24,7 @@ from gui.core.model import Sequence
 from gui.core.queries import Page
 from gui.core.records import RunRecord, RunStatus
 from gui.core.rules import ApprovalRule
+from gui.core.schedules import Schedule
 from gui.core.tool_info import ToolListing
 from gui.core.validator import ValidationResult
 
@@ -101,6 +102,14 @@ class Operations(Protocol):
     async def when_call(self, name: str, when: str, args: dict[str, Any] | None = None,
                         on_event: EventListener | None = None) -> RunRecord | None: ...
 
+    async def resume(self, run_id: str) -> RunRecord:
+        """Start the next attempt of a failed, interrupted or stopped run (a new run naming it in
+        `resumed_from`), keeping what succeeded; LookupError if unknown, OperationError (a sentence)
+        when it cannot be resumed (see `gui.core.resume`)."""
+        ...
+
+    async def call_resume(self, run_id: str, on_event: EventListener | None = None) -> RunRecord: ...
+
     async def stop(self, run_id: str) -> bool: ...
 
     async def get_run(self, run_id: str) -> RunRecord | None: ...
@@ -132,6 +141,18 @@ class Operations(Protocol):
         """Take a rule back: what it allowed asks again. A rule is made only by answering an approval
         (where the person sees what the tool does), never set from outside. LookupError if unknown."""
         ...
+
+    # -- schedules (run only while the app is open) ---------------------------------------------
+    async def list_schedules(self) -> list[Schedule]: ...
+
+    async def create_schedule(self, sequence: Any, args: Any = None, every: Any = None, cron: Any = None) -> Schedule:
+        """A saved sequence with fixed args, `every` ("15m") or by `cron`; ScheduleInvalid naming each
+        field at fault (nothing is stored then)."""
+        ...
+
+    async def pause_schedule(self, schedule_id: str, paused: bool = True) -> Schedule: ...
+
+    async def delete_schedule(self, schedule_id: str) -> bool: ...
 
     # -- the rest ------------------------------------------------------------------------------
     async def close(self) -> None: ...

@@ -39,6 +39,11 @@ class LogLine(BaseModel):
     at: float
     level: str
     text: str
+class ProcessInfo(BaseModel):
+    """A command process a tool started: what start-up needs to find it again if the app died."""
+
+    pid: int
+    started: float | None = None  # the process's own start time (tells it from a later one with the pid)
 
 
 class ToolRecord(BaseModel):
@@ -61,6 +66,8 @@ class ToolRecord(BaseModel):
     waits: list[tuple[float, float | None]] = Field(default_factory=list)  # spans waiting for a person
     progress: ToolProgressState | None = None  # the last progress its server reported
     log: list[LogLine] = Field(default_factory=list)  # what its server logged during the call
+    reused_from: str | None = None  # it succeeded in that run, and a resumed run kept its result
+    process: ProcessInfo | None = None  # the command it started (cmd_run), recorded before it ran
 
     model_config = {"populate_by_name": True}
 
@@ -88,6 +95,9 @@ class GroupRecord(BaseModel):
     timed_out: bool = False  # its time limit ran out
     args: dict[str, Any] = Field(default_factory=dict)
     tools: list[ToolRecord] = Field(default_factory=list)
+    fingerprint: str | None = None  # of the group as it ran (a resume checks it is unchanged)
+    outputs: dict[str, Any] = Field(default_factory=dict)  # the slots it wrote, with their values
+    reused_from: str | None = None  # it succeeded in that run; this (resumed) run kept its outputs
 
 
 class RunRecord(BaseModel):
@@ -102,6 +112,11 @@ class RunRecord(BaseModel):
     outputs: dict[str, Any] = Field(default_factory=dict)
     error: str | None = None
     depth: int = 0
+    attempt: int = 1  # 2 and more: a resumed run, continuing `resumed_from`
+    resumed_from: str | None = None  # the run this one resumed (its previous attempt)
+    resumed_by: str | None = None  # the run that resumed this one (its next attempt)
+    schedule_id: str | None = None  # the schedule that started it
+    note: str | None = None  # how it came to start, when that is worth saying (a missed schedule)
 
     @property
     def finished(self) -> bool:
@@ -136,9 +151,15 @@ class RunRecord(BaseModel):
                 else:
                     item["result"] = t.result
                 tools.append(item)
-            groups.append({"name": g.name, "status": g.status, "reason": g.reason, "tools": tools})
-        return {"run_id": self.run_id, "sequence": self.sequence, "status": self.status, "error": self.error,
-                "outputs": self.outputs, "groups": groups}
+            group: dict[str, Any] = {"name": g.name, "status": g.status, "reason": g.reason, "tools": tools}
+            if g.reused_from is not None:
+                group["kept_from"] = g.reused_from
+            groups.append(group)
+        summary: dict[str, Any] = {"run_id": self.run_id, "sequence": self.sequence, "status": self.status,
+                                   "error": self.error, "outputs": self.outputs, "groups": groups}
+        if self.resumed_from is not None:
+            summary.update(attempt=self.attempt, resumed_from=self.resumed_from)
+        return summary
 
 
 class RunStore(Protocol):

@@ -84,6 +84,9 @@ class ToolContext:
     progress: Callable[[float, float | None, str | None], None] | None = None
     # A line for the tool's log in the run record (level such as "info", text).
     log: Callable[[str, str], None] | None = None
+    # A tool that starts a process says so (pid, the process's start time) and awaits this before
+    # letting it act: the run's record holds it on disk first (see `gui.tools.cmd_run`).
+    record_process: Callable[[int, float | None], Awaitable[None]] | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 
 

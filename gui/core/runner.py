@@ -14,26 +14,23 @@ import functools
 import time
 import uuid
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
 from typing import Any
 
 from gui.core.conditions import Condition, ConditionEvalError, ConditionSyntaxError, evaluate, parse_condition
 from gui.core.durations import format_duration
 from gui.core.events import EventBus, GroupFinished, GroupSkipped, GroupStarted, RunFinished, RunStarted
+from gui.core.execution import Execution, Origin, apply_plan, copy_record
 from gui.core.interaction_service import InteractionService
 from gui.core.interactions import CancelReason
 from gui.core.model import Group, OnError, Sequence, SlotType
 from gui.core.records import GroupRecord, RunRecord, RunStore
 from gui.core.registry import Registry, ToolError
+from gui.core.resume import group_fingerprint
 from gui.core.run_args import check_args
 from gui.core.signature import signature_of
 from gui.core.tool_call import CallScope, ToolCaller
 
 MAX_DEPTH = 8
-# A running run's record is saved at start, at the end, when a tool starts waiting for a person,
-# and otherwise at most this often: a crash loses at most this much progress, and a run of many
-# small groups does not rewrite its whole record after every group.
-CHECKPOINT_INTERVAL = 0.5
 Resolver = Callable[[str], Awaitable[tuple[Sequence, Group | None]]]
 
 
@@ -43,34 +40,12 @@ def _condition(text: str) -> Condition:
     return parse_condition(text)
 
 
-def _copy(record: RunRecord) -> RunRecord:
-    """A copy that later changes to the live record do not touch (faster than deepcopy)."""
-    return RunRecord.model_validate(record.model_dump(by_alias=True))
-
-
 class RunNotFoundError(LookupError):
     pass
 
 
 class _GroupFailed(Exception):
     pass
-
-
-@dataclass
-class _Execution:
-    record: RunRecord
-    sequence: Sequence
-    groups: tuple[Group, ...]
-    context: dict[str, Any]
-    task: asyncio.Task[RunRecord] | None = None
-    done: asyncio.Event = field(default_factory=asyncio.Event)
-    stopping: bool = False
-    stop_reason: CancelReason = "turn_stopped"  # or session_disposed: the app was closed
-    finishing: bool = False
-    degraded: bool = False
-    save_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
-    save_task: asyncio.Task[None] | None = None
-    last_save: float = 0.0
 
 
 class Runner:
@@ -84,14 +59,16 @@ class Runner:
         self.resolve = resolve
         self.clock = clock
         self.caller = ToolCaller(registry, interactions, bus, clock, retry_backoff)
-        self._active: dict[str, _Execution] = {}
+        self._active: dict[str, Execution] = {}
 
     # -- public --------------------------------------------------------------------------------
-    async def start(self, sequence: Sequence, args: dict[str, Any], *, group: Group | None = None) -> RunRecord:
-        """Check args, save the new record, start the run's task; returns the first record."""
-        ex = await self._prepare(sequence, args, group, depth=0, parent=None)
+    async def start(self, sequence: Sequence, args: dict[str, Any], *, group: Group | None = None,
+                    origin: Origin | None = None) -> RunRecord:
+        """Check args, save the new record, start the run's task; returns the first record. With
+        `origin.plan`, the run resumes an earlier one: what that plan keeps is not run again."""
+        ex = await self._prepare(sequence, args, group, depth=0, parent=None, origin=origin)
         ex.task = asyncio.create_task(self._execute(ex), name=f"run {ex.record.run_id}")
-        return _copy(ex.record)
+        return copy_record(ex.record)
 
     async def run(self, sequence: Sequence, args: dict[str, Any], *, group: Group | None = None) -> RunRecord:
         record = await self.start(sequence, args, group=group)
@@ -108,11 +85,11 @@ class Runner:
         return record
 
     def active(self) -> list[RunRecord]:
-        return [_copy(ex.record) for ex in self._active.values()]
+        return [copy_record(ex.record) for ex in self._active.values()]
 
     def snapshot(self, run_id: str) -> RunRecord | None:
         ex = self._active.get(run_id)
-        return _copy(ex.record) if ex else None
+        return copy_record(ex.record) if ex else None
 
     async def stop(self, run_id: str, reason: CancelReason = "turn_stopped") -> bool:
         """Stop a running run; False when it is not running here. `reason` is what its pending
@@ -125,6 +102,10 @@ class Runner:
             return False
         ex.stopping = True
         ex.stop_reason = reason
+        while not ex.began and not ex.task.done():
+            # A task cancelled before its first step never runs its body, so it would never save
+            # its end: let it begin first (it is ready to run: this is one turn of the loop).
+            await asyncio.sleep(0)
         if not ex.finishing:  # never interrupt the final save of a run that is ending anyway
             ex.task.cancel()  # a run called through seq_call is stopped by `_call_nested`
         await ex.done.wait()
@@ -136,7 +117,7 @@ class Runner:
 
     # -- preparation ---------------------------------------------------------------------------
     async def _prepare(self, sequence: Sequence, args: Any, group: Group | None, depth: int,
-                       parent: str | None) -> _Execution:
+                       parent: str | None, origin: Origin | None = None) -> Execution:
         inputs = dict(group.in_) if group is not None else dict(signature_of(sequence).inputs)
         checked = check_args(inputs, args)
         groups = (group,) if group is not None else sequence.groups
@@ -144,22 +125,35 @@ class Runner:
         record = RunRecord(
             run_id=run_id, sequence=sequence.name, target=group.name if group else None, args=checked,
             created_at=self.clock(), depth=depth,
-            groups=[GroupRecord.model_validate({"index": i, "name": g.name, "tools": [
+            groups=[GroupRecord.model_validate({"index": i, "name": g.name, "fingerprint": group_fingerprint(g),
+                                                "tools": [
                 {"index": j, "tool": c.tool, "tool_call_id": f"{run_id}-{i}-{j}", "as": c.as_}
                 for j, c in enumerate(g.tools)]}) for i, g in enumerate(groups)],
         )
-        ex = _Execution(record=record, sequence=sequence, groups=groups, context=dict(checked))
+        context = dict(checked)
+        if origin is not None:
+            record.schedule_id, record.note = origin.schedule_id, origin.note
+            if origin.plan is not None:
+                apply_plan(record, origin.plan)
+                context = dict(origin.plan.context)
+        ex = Execution(record=record, sequence=sequence, groups=groups, context=context)
         self._active[run_id] = ex
-        await self._save(ex)
+        await ex.save(self.runs)
         self.bus.publish(RunStarted, run_id, sequence=sequence.name, target=record.target, depth=depth,
                          parent=parent, groups=[g.name for g in groups], args=checked)
         return ex
 
     # -- execution -----------------------------------------------------------------------------
-    async def _execute(self, ex: _Execution) -> RunRecord:
+    async def _execute(self, ex: Execution) -> RunRecord:
         record = ex.record
+        ex.began = True
         try:
             for group, grec in zip(ex.groups, record.groups, strict=True):
+                if grec.reused_from is not None:  # kept from the attempt this run resumes
+                    ex.degraded = ex.degraded or any(t.status == "degraded" for t in grec.tools)
+                    self.bus.publish(GroupFinished, record.run_id, group=grec.index, group_name=group.name,
+                                     status=grec.status, reason=f"kept from run {grec.reused_from}")
+                    continue
                 await self._run_group(ex, group, grec)
                 if grec.status == "failed" and not self._continues(group):
                     record.status = "failed"
@@ -183,7 +177,7 @@ class Runner:
     def _continues(self, group: Group) -> bool:
         return group.on_error is OnError.CONTINUE
 
-    async def _finish(self, ex: _Execution) -> None:
+    async def _finish(self, ex: Execution) -> None:
         ex.finishing = True
         record = ex.record
         stopped = record.status == "stopped"
@@ -201,14 +195,14 @@ class Runner:
         try:
             if record.status in ("failed", "stopped"):
                 await self.interactions.cancel_run(record.run_id, ex.stop_reason)
-            await self._save(ex)
+            await ex.save(self.runs)
         finally:
             self.bus.publish(RunFinished, record.run_id, sequence=record.sequence, status=record.status,
                              error=record.error, outputs=outputs)
             self._active.pop(record.run_id, None)
             ex.done.set()
 
-    async def _run_group(self, ex: _Execution, group: Group, grec: GroupRecord) -> None:
+    async def _run_group(self, ex: Execution, group: Group, grec: GroupRecord) -> None:
         run_id = ex.record.run_id
         grec.started_at = self.clock()
         grec.status = "running"
@@ -233,9 +227,9 @@ class Runner:
         kind = GroupFinished if ran else GroupSkipped
         self.bus.publish(kind, run_id, group=grec.index, group_name=group.name, status=grec.status,
                          reason=grec.reason, timed_out=grec.timed_out)
-        self._checkpoint(ex)
+        ex.checkpoint(self.runs)
 
-    async def _group_body(self, ex: _Execution, group: Group, grec: GroupRecord) -> bool:
+    async def _group_body(self, ex: Execution, group: Group, grec: GroupRecord) -> bool:
         """Run the group's tools; False when its condition is false and the group was skipped instead."""
         args: dict[str, Any] = {}
         for name in group.in_:
@@ -261,7 +255,7 @@ class Runner:
         scope = CallScope(run_id=ex.record.run_id, sequence_name=ex.sequence.name, group=group, group_record=grec,
                           args=args, deadline=deadline, depth=ex.record.depth,
                           call_sequence=lambda name, a, depth: self._call_nested(ex, name, a, depth),
-                          save_soon=lambda: self._save_soon(ex))
+                          save_soon=lambda: ex.checkpoint(self.runs, 0.0), save_now=lambda: ex.save_now(self.runs))
         try:
             async with asyncio.timeout(timeout):
                 if serial is None:
@@ -298,6 +292,8 @@ class Runner:
         async def one(index: int) -> None:
             nonlocal aborting
             trec = grec.tools[index]
+            if trec.reused_from is not None:  # it succeeded in the attempt this run resumes
+                return
             await self.caller.run(scope, group.tools[index], trec)
             if trec.status == "failed" and group.on_error is not OnError.CONTINUE and not aborting:
                 aborting = True
@@ -321,13 +317,15 @@ class Runner:
     async def _serial(self, scope: CallScope, group: Group, grec: GroupRecord) -> None:
         for index, call in enumerate(group.tools):
             trec = grec.tools[index]
+            if trec.reused_from is not None:  # it succeeded in the attempt this run resumes
+                continue
             await self.caller.run(scope, call, trec)
             if trec.status == "failed" and group.on_error is not OnError.CONTINUE:
                 for later in grec.tools[index + 1:]:
                     later.status, later.reason = "cancelled", "not run: an earlier tool of the group failed"
                 return
 
-    def _write_slots(self, ex: _Execution, group: Group, grec: GroupRecord) -> None:
+    def _write_slots(self, ex: Execution, group: Group, grec: GroupRecord) -> None:
         arrays: dict[str, list[Any]] = {}
         for call, trec in zip(group.tools, grec.tools, strict=True):
             if call.as_ is None or trec.status != "succeeded":
@@ -335,38 +333,15 @@ class Runner:
             if group.out.get(call.as_) is SlotType.ARRAY:
                 arrays.setdefault(call.as_, []).append(trec.result)
             else:
-                ex.context[call.as_] = trec.result
+                ex.context[call.as_] = grec.outputs[call.as_] = trec.result
         for slot, values in arrays.items():
             # one writer of an array slot may return a whole array: it is the slot's value
             writers = [c for c in group.tools if c.as_ == slot]
-            ex.context[slot] = values[0] if len(writers) == 1 and isinstance(values[0], list) else values
-
-    # -- saving --------------------------------------------------------------------------------
-    async def _save(self, ex: _Execution) -> None:
-        async with ex.save_lock:
-            ex.last_save = time.monotonic()
-            await self.runs.save(ex.record)
-
-    def _save_soon(self, ex: _Execution) -> None:
-        """Save now (in the background): a tool started waiting for a person."""
-        self._checkpoint(ex, delay=0.0)
-
-    def _checkpoint(self, ex: _Execution, delay: float | None = None) -> None:
-        if ex.save_task is not None and not ex.save_task.done():
-            return  # a save is already due; it will write the record as it is then
-        if delay is None:
-            delay = max(0.0, ex.last_save + CHECKPOINT_INTERVAL - time.monotonic())
-
-        async def later() -> None:
-            if delay:
-                await asyncio.sleep(delay)  # the checkpoint interval, not a wait for an event
-            await self._save(ex)
-
-        ex.save_task = asyncio.get_running_loop().create_task(later())
-        ex.save_task.add_done_callback(lambda t: t.exception() if not t.cancelled() else None)
+            value = values[0] if len(writers) == 1 and isinstance(values[0], list) else values
+            ex.context[slot] = grec.outputs[slot] = value
 
     # -- seq_call ------------------------------------------------------------------------------
-    async def _call_nested(self, parent: _Execution, name: str, args: dict[str, Any], depth: int) -> Any:
+    async def _call_nested(self, parent: Execution, name: str, args: dict[str, Any], depth: int) -> Any:
         if self.resolve is None:
             raise ToolError("seq_call is not available here")
         if depth > MAX_DEPTH:

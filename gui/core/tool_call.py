@@ -11,7 +11,7 @@ import asyncio
 import math
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -37,7 +37,15 @@ from gui.core.interactions import (
     ToolSource,
 )
 from gui.core.model import RETRY_ATTEMPTS, Group, Missing, OnError, SlotType, ToolCall, matches_type
-from gui.core.records import MAX_LOG_LINES, MAX_LOG_TEXT, GroupRecord, LogLine, ToolProgressState, ToolRecord
+from gui.core.records import (
+    MAX_LOG_LINES,
+    MAX_LOG_TEXT,
+    GroupRecord,
+    LogLine,
+    ProcessInfo,
+    ToolProgressState,
+    ToolRecord,
+)
 from gui.core.registry import Registry, Tool, ToolArgumentError, ToolContext, ToolError
 from gui.core.run_args import type_name
 from gui.core.substitution import SubstitutionError, bound_inputs, substitute
@@ -79,6 +87,7 @@ class CallScope:
     depth: int
     call_sequence: Callable[..., Any] | None
     save_soon: Callable[[], None]
+    save_now: Callable[[], Awaitable[None]] | None = None
 
 
 class ObservedPort:
@@ -175,6 +184,18 @@ class ToolCaller:
         except (SubstitutionError, ToolArgumentError) as exc:
             self._fail(record, str(exc))
             return
+        if tool.approval != "none" and scope.save_now is not None:
+            # A tool that changes things: its start (and every group that ended before it) is on disk
+            # before it asks or acts, so a crash can never hide that it may have acted.
+            await scope.save_now()
+        try:
+            await self._attempts(scope, call, record, tool, args)
+        finally:
+            if tool.approval != "none" or record.process is not None:
+                scope.save_soon()  # and its end soon after
+
+    async def _attempts(self, scope: CallScope, call: ToolCall, record: ToolRecord, tool: Tool,
+                        args: dict[str, Any]) -> None:
         attempts = RETRY_ATTEMPTS if scope.group.on_error is OnError.RETRY else 1
         for attempt in range(1, attempts + 1):
             record.attempts = attempt
@@ -255,6 +276,7 @@ class ToolCaller:
             interactions=port, elicitation=InboxElicitationHandler(port),
             deadline=scope.deadline, call_sequence=scope.call_sequence, depth=scope.depth,
             progress=progress, log=log,
+            record_process=lambda pid, started: self._process_started(scope, record, pid, started),
         )
 
     def progress(self, scope: CallScope, record: ToolRecord, done: float, total: float | None,
@@ -283,6 +305,13 @@ class ToolCaller:
         self._publish(ToolLog, scope, record, level=level[:20], message=text)
         # Not saved for each line (a chatty server would rewrite the record hundreds of times): the
         # record is saved with the lines at the tool's end, like its result.
+
+    async def _process_started(self, scope: CallScope, record: ToolRecord, pid: int, started: float | None) -> None:
+        """A tool started a process (held until this returns): on disk first, so that start-up can
+        find and end it if the app dies while it runs."""
+        record.process = ProcessInfo(pid=pid, started=started)
+        if scope.save_now is not None:
+            await scope.save_now()
 
     # -- approval ------------------------------------------------------------------------------
     async def _approve(self, scope: CallScope, tool: Tool, args: dict[str, Any], record: ToolRecord,

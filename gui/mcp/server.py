@@ -169,6 +169,15 @@ def build_server(open_engine: EngineFactory) -> MCPServer:
                             ctx: Context, args: Args = None) -> Annotated[CallToolResult, RunOut]:
         return await _call(await operations(), name, args or {}, ctx, when=when)
 
+    @server.tool(title="Resume a run", annotations=_RUN,
+                 description="Resume a failed, interrupted or stopped run by its run_id: the groups that "
+                             "succeeded are kept (not run again), the rest runs, asking a person again for "
+                             "its approvals; waits for the end and returns the new run's record (an error "
+                             "when it did not succeed). " + SEE_HELP)
+    async def seq_resume(run_id: Annotated[str, Field(description="the run to resume, from a run record")],
+                         ctx: Context) -> Annotated[CallToolResult, RunOut]:
+        return await _resume(await operations(), run_id, ctx)
+
     @server.tool(title="Delete a sequence", annotations=_DELETE,
                  description="Delete a saved sequence by name. " + SEE_HELP)
     async def seq_delete(name: Name) -> Annotated[CallToolResult, DeletedOut]:
@@ -204,6 +213,19 @@ async def _call(ops: Operations, name: str, args: dict[str, Any], ctx: Context, 
     if record is None:
         return ok({"called": False, "reason": f"the condition `{when}` is false"})
     # A run that did not succeed is an error the agent must notice (the record still says why).
+    return ok(record.to_summary_json(), error=record.status in FAILED_RUN)
+
+
+async def _resume(ops: Operations, run_id: str, ctx: Context) -> CallToolResult:
+    """Resume to the end, as `_call` runs; a refusal is the app's one sentence."""
+    progress = _Progress(ctx)
+    try:
+        async with progress:
+            record = await ops.call_resume(run_id, progress.on_event)
+    except LookupError:
+        return failed(f"there is no run {run_id}")
+    except OperationError as exc:  # ResumeRefused among them: it says why
+        return failed(f"the run was not resumed: {exc}")
     return ok(record.to_summary_json(), error=record.status in FAILED_RUN)
 
 

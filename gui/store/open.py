@@ -32,6 +32,7 @@ from gui.store.datadir import data_dir as default_data_dir
 from gui.store.lock import InstanceLock, hold_lock, release_lock
 from gui.store.modes import TinyApprovalModes, is_settings
 from gui.store.recovery import Damage, open_store
+from gui.store.schedules import TinyScheduleStore, is_schedule
 from gui.store.writer import Writer
 
 log = logging.getLogger(__name__)
@@ -49,6 +50,7 @@ class Stores:
     interactions: TinyInteractionStore
     modes: TinyApprovalModes
     writer: Writer
+    schedules: TinyScheduleStore
     lock: InstanceLock
     damage: list[Damage] = field(default_factory=list)
 
@@ -99,10 +101,11 @@ async def open_stores(folder: Path | None = None, *, segment_docs: int = 1000,
         for table, final in ((runs, FINISHED_RUN), (interactions, ENDED_STATUSES)):
             writer.submit_later(table.archive_hot, status_in(final)).add_done_callback(report_archive)
         modes = TinyApprovalModes(settings, writer)
+        schedules = await writer.run(open_store, folder, "schedules", accept=is_schedule, report=report)
     except BaseException:
         writer.close()
         release_lock(folder)
         raise
     return Stores(folder=folder, sequences=TinySequenceStore(sequences, writer), runs=TinyRunStore(runs, writer),
                   interactions=TinyInteractionStore(interactions, writer), modes=modes, writer=writer,
-                  lock=lock, damage=damage)
+                  schedules=TinyScheduleStore(schedules, writer), lock=lock, damage=damage)

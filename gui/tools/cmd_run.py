@@ -2,8 +2,9 @@
 
 Each command gets its own process group (a new session) so that stopping a run, a group's timeout
 or the step's own time limit ends everything the command started (`a | b`, `x &`), not only the
-shell: a stopped step must not keep working behind the person's back. Output is read in bounded
-chunks so that a chatty command cannot fill the memory or the run record.
+shell: a stopped step must not keep working behind the person's back. Nor may it outlive the app:
+the command is recorded before it starts, and dies with the app (`gui.tools.processes`). Output is
+read in bounded chunks so that a chatty command cannot fill the memory or the run record.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from pydantic import ConfigDict, Field, field_validator
 from gui.core.model import SlotType
 from gui.core.registry import ModelTool, ShellApproval, ToolContext, ToolError
 from gui.tools._args import ToolArgs, excerpt, invalid, parse_args
+from gui.tools.processes import GO, WRAPPER, parent_death_signal, start_time
 
 MAX_OUTPUT_BYTES = 10 * 1024 * 1024
 TERM_GRACE_SECONDS = 1.0
@@ -93,18 +95,9 @@ class CmdRun(ModelTool):
         cwd = _folder(a.cwd)
         if not cwd.is_dir():
             raise ToolError(f"the folder {cwd} does not exist")
+        proc = await _start(a.command, cwd)
         try:
-            proc = await asyncio.create_subprocess_shell(
-                a.command,
-                stdin=asyncio.subprocess.DEVNULL,
-                stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.PIPE,
-                cwd=cwd,
-                start_new_session=True,
-            )
-        except OSError as exc:
-            raise ToolError(f"could not start the command: {exc}") from None
-        try:
+            await _go(proc, ctx)
             async with asyncio.timeout(a.timeout):
                 out, err = await asyncio.gather(_read(proc.stdout), _read(proc.stderr))
                 code = await proc.wait()
@@ -117,6 +110,36 @@ class CmdRun(ModelTool):
         if code != 0:
             raise ToolError(_failure(code, err))
         return out.rstrip("\r\n")
+
+
+async def _start(command: str, cwd: Path) -> asyncio.subprocess.Process:
+    """The command under its wrapper, held until `_go` (a plain shell where there is no POSIX sh)."""
+    pipes: dict[str, Any] = {"stdout": asyncio.subprocess.PIPE, "stderr": asyncio.subprocess.PIPE, "cwd": cwd,
+                             "start_new_session": True}
+    try:
+        if os.name != "posix":
+            return await asyncio.create_subprocess_shell(command, stdin=asyncio.subprocess.DEVNULL, **pipes)
+        return await asyncio.create_subprocess_exec("/bin/sh", "-c", WRAPPER, "seqdesk", command,
+                                                    stdin=asyncio.subprocess.PIPE,
+                                                    preexec_fn=parent_death_signal(), **pipes)
+    except OSError as exc:
+        raise ToolError(f"could not start the command: {exc}") from None
+
+
+async def _go(proc: asyncio.subprocess.Process, ctx: ToolContext) -> None:
+    """Record the process (on disk when this returns), then let the command start."""
+    try:
+        if ctx.record_process is not None:
+            await ctx.record_process(proc.pid, start_time(proc.pid))
+        if proc.stdin is not None:
+            proc.stdin.write(GO)
+            await proc.stdin.drain()
+            proc.stdin.close()
+    except (ConnectionError, OSError):
+        pass  # the wrapper is gone already: its exit code says what happened
+    except BaseException:
+        await _stop(proc)  # never left waiting for a go that will not come
+        raise
 
 
 async def _read(stream: asyncio.StreamReader | None) -> str:

@@ -28,7 +28,8 @@ from gui.core.interactions import ApprovalResponse, ShellApprovalRequest
 from gui.mcp.server import build_server
 from gui.tools import default_registry
 
-EIGHT = {"seq_list", "seq_create", "seq_run", "seq_call", "seq_when_call", "seq_delete", "seq_help", "seq_tools"}
+NINE = {"seq_list", "seq_create", "seq_run", "seq_call", "seq_when_call", "seq_delete", "seq_help", "seq_tools",
+        "seq_resume"}
 # The help's example with a deliberate mistake: dig-deeper's tool writes a slot its "out" does not declare.
 MISTAKE = EXAMPLE.replace('\\"as\\":\\"detail\\"', '\\"as\\":\\"details\\"')
 ROOT = Path(__file__).resolve().parents[2]
@@ -51,7 +52,7 @@ def spawned(tmp_path: Path, *extra: str) -> StdioServerParameters:
 async def test_an_agent_fixes_its_sequence_from_one_readable_error_and_runs_it(tmp_path):
     async with asyncio.timeout(3 * T), Client(spawned(tmp_path)) as client:
         tools = {t.name: t for t in (await client.list_tools()).tools}
-        assert set(tools) == EIGHT
+        assert set(tools) == NINE
         assert all("seq_help" in t.description for n, t in tools.items() if n != "seq_help")
         assert "exactly one" in tools["seq_create"].description
         assert "A COMPLETE EXAMPLE YOU CAN COPY" in text_of(await client.call_tool("seq_help", {}))
@@ -208,7 +209,7 @@ async def test_http_mode_serves_the_same_tools_on_localhost(tmp_path):
             while b"Uvicorn running on http://127.0.0.1:" not in (line := await proc.stderr.readline()):
                 assert line, "the server ended before it listened"
             async with Client(f"http://127.0.0.1:{port}/mcp") as client:
-                assert {t.name for t in (await client.list_tools()).tools} == EIGHT
+                assert {t.name for t in (await client.list_tools()).tools} == NINE
     finally:
         proc.terminate()
         await asyncio.wait_for(proc.wait(), T)

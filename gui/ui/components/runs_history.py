@@ -16,6 +16,7 @@ from nicegui import ui
 from gui.core.events import Event
 from gui.core.operations import EventSource, Operations
 from gui.core.records import RunRecord, RunStatus
+from gui.ui.components.run.resume import add_resume_column, resumable
 from gui.ui.components.run.status import LOOKS, clock_words, duration_words, run_state, waiting_tools
 from gui.ui.live import live_events
 
@@ -97,7 +98,7 @@ def history_row(record: RunRecord, now: float) -> dict[str, Any]:
             "sequence": record.sequence + (f" › {record.target}" if record.target else ""),
             "started": clock_words(record.created_at), "seconds": round(seconds, 3),
             "duration": duration_words(seconds) + ("" if record.finished else " so far"),
-            "reason": reason_words(record)}
+            "reason": reason_words(record), "resumable": resumable(record)}
 
 
 class RunsEngine(Operations, EventSource, Protocol):
@@ -134,6 +135,7 @@ class RunsHistory(ui.column):
                 "flat bordered hide-bottom :pagination='{rowsPerPage: 0}'").mark("runs-table")
             self.table.add_slot("body-cell-status", STATUS_CELL)
             self.table.add_slot("body-cell-sequence", SEQUENCE_CELL)
+            add_resume_column(self.table, engine)
             self.table.on("rowClick", lambda e: ui.navigate.to(f"/runs/{e.args[1]['run_id']}"))
             self.pager = ui.row().classes("w-full items-center justify-between flex-wrap gap-2")
         live_events(engine, self._on_events, types=("run.",), interval=1.0)

@@ -22,6 +22,7 @@ from gui.core.run_args import RunArgsError
 from gui.core.signature import signature_of
 from gui.ui.components.run.args_form import RunArgsForm
 from gui.ui.components.run.panel import RunPanel
+from gui.ui.components.run.resume import ResumeBar
 from gui.ui.live import live_events
 from gui.ui.theme import frame
 
@@ -170,6 +171,7 @@ async def run_view(ctx: AppContext, sequence: str | None = None, run_id: str | N
         async def stop() -> None:
             await engine.stop(record.run_id)
 
+        ResumeBar(engine, record)
         panel = RunPanel(record, now=time.time(), on_stop=stop, describe=describer(engine)).mark("run-panel")
         if not record.finished:
             watch(engine, record.run_id, panel)

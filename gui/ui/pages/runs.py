@@ -19,6 +19,7 @@ from gui.ui.components.run.group_list import GroupList
 from gui.ui.components.run.json import JsonBlock
 from gui.ui.components.run.outputs import RunOutputs
 from gui.ui.components.run.requests import RunRequests
+from gui.ui.components.run.resume import ResumeBar
 from gui.ui.components.run.status import StatusChip, clock_words, duration_words, run_state
 from gui.ui.components.run.timeline import RunTimeline
 from gui.ui.components.runs_history import RunsHistory
@@ -72,6 +73,7 @@ async def detail_page(ctx: AppContext, run_id: str) -> None:
                              "text-gray-600 dark:text-gray-400")
             if record.error:
                 ui.label(record.error).classes("text-red-700 dark:text-red-400 break-words").mark("run-error")
+            ResumeBar(engine, record)
         ui.label("Inputs it was run with").classes("text-lg font-semibold")
         if record.args:
             JsonBlock(record.args).mark("run-args")

@@ -19,6 +19,7 @@ from gui.core.engine import Engine
 from gui.core.errors import DslError
 from gui.core.events import SequenceDeleted, SequenceSaved
 from gui.core.export import to_text
+from gui.ui.components.schedules import SchedulesSection
 from gui.ui.editor import SequenceDraft, storage, style
 from gui.ui.editor.library import ImportCheck, check_import, duplicate
 from gui.ui.theme import frame
@@ -298,3 +299,4 @@ def register(ctx: AppContext) -> None:
         with frame("Sequences", ctx):
             page = SequencesPage(ctx.engine)
             await page.refresh()
+            SchedulesSection(ctx.engine)

@@ -1,0 +1,108 @@
+"""Resume: go on with a run that failed, stopped or was interrupted, keeping what succeeded.
+
+`ResumeBar` sits on a run's page: the attempt this run is (and what it kept from the one before), the
+attempt that resumed it, or a Resume button when it can be resumed; it follows the run's end, so
+the button appears when a watched run fails. `add_resume_column` puts the same button in the runs
+list. Both only call `engine.resume` (the door): the new attempt asks again for every approval.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from nicegui import ui
+
+from gui.core.documents import NotFoundError
+from gui.core.engine import Engine
+from gui.core.events import Event
+from gui.core.operations import Operations
+from gui.core.records import RunRecord
+from gui.core.resume import ResumeRefused, refusal_for_status
+from gui.ui.live import live_events
+from gui.ui.words import plural
+
+EXPLAIN = ("Resume goes on from the first step that did not succeed. The steps that succeeded are kept "
+           "and not run again; everything else runs again and asks you again where it needs to.")
+
+
+def resumable(record: RunRecord) -> bool:
+    return record.finished and refusal_for_status(record) is None
+
+
+async def resume_and_open(engine: Operations, run_id: str) -> None:
+    """Resume `run_id` and open the new attempt; a refusal is shown as the engine's sentence."""
+    try:
+        new = await engine.resume(run_id)
+    except (ResumeRefused, NotFoundError) as exc:
+        ui.notify(f"Could not resume: {exc}", type="negative", multi_line=True)
+        return
+    ui.navigate.to(f"/run/{new.run_id}")
+
+
+class ResumeBar(ui.row):
+    def __init__(self, engine: Engine, record: RunRecord) -> None:
+        super().__init__(wrap=True)
+        self.classes("w-full items-center gap-3")
+        self.engine = engine
+        self.run_id = record.run_id
+        self.show(record)
+        if not record.finished:
+            live_events(engine, self._on_events, types=("run.finished",), interval=0.5)
+
+    async def _on_events(self, events: list[Event]) -> None:
+        if any(e.run_id == self.run_id for e in events):
+            record = await self.engine.get_run(self.run_id)
+            if record is not None:
+                self.show(record)
+
+    def show(self, record: RunRecord) -> None:
+        self.clear()
+        with self:
+            if record.resumed_from:
+                kept = [g.name for g in record.groups if g.reused_from]
+                with ui.row().classes("items-center gap-1").mark("attempt"):
+                    ui.icon("history", size="sm").classes("text-gray-600 dark:text-gray-400")
+                    ui.label(f"Attempt {record.attempt}: resumes").classes("text-sm text-gray-700 dark:text-gray-300")
+                    ui.link(f"run {record.resumed_from}", f"/runs/{record.resumed_from}").classes("text-sm")
+                    words = (f"kept {plural(len(kept), 'step')} that had succeeded: {', '.join(kept)}" if kept
+                             else "nothing was kept: it started from the first step")
+                    ui.label(f"· {words}").classes("text-sm text-gray-700 dark:text-gray-300").mark("kept-steps")
+            if record.resumed_by:
+                with ui.row().classes("items-center gap-1").mark("resumed-by"):
+                    ui.label("Resumed as").classes("text-sm text-gray-700 dark:text-gray-300")
+                    ui.link(f"run {record.resumed_by}", f"/runs/{record.resumed_by}").classes("text-sm")
+            elif resumable(record):
+                first = next((g for g in record.groups if g.status not in ("succeeded", "skipped")), None)
+                if first is not None:
+                    done = [g.name for g in record.groups[:first.index]]
+                    words = (f"Resume goes on from group {first.index + 1} ({first.name})"
+                             + (f" and keeps what {', '.join(done)} did" if done else "")
+                             + "; what runs again asks you again where it needs to.")
+                    ui.label(words).classes("text-sm text-gray-700 dark:text-gray-300").mark("resume-plan")
+                ui.space()
+                button = ui.button("Resume", icon="play_circle",
+                                   on_click=lambda: resume_and_open(self.engine, self.run_id)).props(
+                    "color=primary no-caps").mark("resume")
+                button.tooltip(EXPLAIN)
+
+
+_RESUME_CELL = r"""
+<q-td :props="props">
+  <q-btn v-if="props.row.resumable" dense flat no-caps color="primary" icon="play_circle" label="Resume"
+         aria-label="Resume this run" @click.stop="$parent.$emit('resume', props.row.run_id)" />
+</q-td>
+"""
+
+
+def add_resume_column(table: ui.table, engine: Operations) -> None:
+    """A Resume button on each row that can be resumed (rows carry `resumable`, see `resumable`)."""
+    if not any(c.get("name") == "resume" for c in table.columns):
+        table.columns = [*table.columns, {"name": "resume", "label": "", "field": "resumable", "align": "right"}]
+    table.add_slot("body-cell-resume", _RESUME_CELL)
+
+    async def on_resume(event: Any) -> None:
+        run_id = event.args if isinstance(event.args, str) else None
+        if run_id:
+            await resume_and_open(engine, run_id)
+
+    table.on("resume", on_resume)

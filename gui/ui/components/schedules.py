@@ -1,0 +1,217 @@
+"""The Schedules section of the Sequences page: saved sequences that run on their own.
+
+Each schedule shows its sequence, how often, the inputs it runs with, when it runs next and how its
+last run ended, with Pause / Go on and Delete. "Add a schedule" picks a sequence, how often (every so
+many minutes or hours, or set times written the cron way) and its inputs; a mistake is shown at its
+field and nothing is saved. Everything goes through the door (`engine.create_schedule`, …); the
+section follows changes made elsewhere (the API) and the end of scheduled runs.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from nicegui import ui
+
+from gui.core.engine import Engine
+from gui.core.events import Event
+from gui.core.schedules import Schedule, ScheduleInvalid
+from gui.core.signature import signature_of
+from gui.ui.components.run.args_form import RunArgsForm
+from gui.ui.components.run.status import LOOKS, clock_words
+from gui.ui.live import live_events
+
+INTRO = ("A schedule runs a saved sequence on its own, with the inputs you give here, while SeqDesk is open. "
+         "Its steps that need your approval still wait for you in the Inbox.")
+UNITS = {"minutes": "m", "hours": "h", "seconds": "s"}
+TURN_WORDS = {"skipped": "Skipped", "failed": "Could not start"}
+
+
+def _inputs_words(args: dict[str, Any]) -> str:
+    if not args:
+        return "no inputs"
+    return ", ".join(f"{k}: {json.dumps(v, ensure_ascii=False)}" for k, v in args.items())
+
+
+class SchedulesSection(ui.card):
+    def __init__(self, engine: Engine) -> None:
+        super().__init__()
+        self.engine = engine
+        self.classes("w-full gap-3 p-4").props("flat bordered").mark("schedules")
+        self.form: RunArgsForm | None = None
+        with self:
+            with ui.row().classes("w-full items-center gap-2"):
+                ui.icon("schedule", size="md").classes("text-primary")
+                ui.label("Schedules").classes("text-xl font-semibold")
+                ui.space()
+                self.add_button = ui.button("Add a schedule", icon="add", on_click=self._toggle_form).props(
+                    "outline no-caps").mark("add-schedule")
+            ui.label(INTRO).classes("text-sm text-gray-700 dark:text-gray-300")
+            self.adder = ui.column().classes("w-full gap-2")
+            self.adder.set_visibility(False)
+            self.rows = ui.column().classes("w-full gap-2").mark("schedule-list")
+        live_events(engine, self._on_events, types=("settings.changed", "run.finished"), interval=1.0)
+        ui.timer(0, self.refresh, once=True)
+
+    async def _on_events(self, events: list[Event]) -> None:
+        if any(e.type == "run.finished" or e.data.get("setting") == "schedule" for e in events):
+            await self.refresh()
+
+    # -- the list ------------------------------------------------------------------------------
+    async def refresh(self) -> None:
+        schedules = await self.engine.list_schedules()
+        last_status: dict[str, str] = {}
+        for schedule in schedules:
+            last = next((t for t in reversed(schedule.turns) if t.run_id), None)
+            record = await self.engine.get_run(last.run_id) if last is not None and last.run_id else None
+            if record is not None:
+                last_status[schedule.schedule_id] = record.status
+        self.rows.clear()
+        with self.rows:
+            if not schedules:
+                ui.label("No schedules yet.").classes("text-gray-600 dark:text-gray-400").mark("no-schedules")
+            for schedule in schedules:
+                self._row(schedule, last_status.get(schedule.schedule_id))
+
+    def _row(self, schedule: Schedule, status: str | None) -> None:
+        with ui.row(wrap=True).classes("w-full items-center gap-x-4 gap-y-1 py-2 border-t "
+                                       "border-gray-200 dark:border-gray-700").mark(f"schedule-{schedule.sequence}"):
+            with ui.column().classes("gap-0 grow min-w-0"):
+                with ui.row().classes("items-center gap-2"):
+                    ui.label(schedule.sequence).classes("font-medium")
+                    ui.label(schedule.when_words()).classes("text-sm text-gray-700 dark:text-gray-300")
+                    if schedule.paused:
+                        ui.badge("Paused", color="grey-4").props("text-color=grey-9").mark("paused")
+                ui.label(f"With {_inputs_words(schedule.args)}").classes(
+                    "text-sm text-gray-600 dark:text-gray-400 break-all")
+            with ui.column().classes("gap-0"):
+                ui.label("Next run").classes("text-xs text-gray-600 dark:text-gray-400")
+                ui.label("paused" if schedule.paused else clock_words(schedule.next_at)).classes("text-sm").mark(
+                    "next-run")
+            with ui.column().classes("gap-0"):
+                ui.label("Last result").classes("text-xs text-gray-600 dark:text-gray-400")
+                self._last(schedule, status)
+            if schedule.paused:
+                ui.button("Go on", icon="play_arrow",
+                          on_click=lambda s=schedule: self._pause(s, False)).props("flat no-caps").mark("unpause")
+            else:
+                ui.button("Pause", icon="pause",
+                          on_click=lambda s=schedule: self._pause(s, True)).props("flat no-caps").mark("pause")
+            ui.button("Delete", icon="delete_outline", on_click=lambda s=schedule: self._delete(s)).props(
+                "flat no-caps color=negative").mark("delete-schedule")
+
+    @staticmethod
+    def _last(schedule: Schedule, status: str | None) -> None:
+        turn = schedule.last
+        if turn is None:
+            ui.label("not run yet").classes("text-sm text-gray-600 dark:text-gray-400").mark("last-result")
+            return
+        if turn.outcome != "started":
+            label = ui.label(TURN_WORDS[turn.outcome]).classes("text-sm text-orange-700 dark:text-orange-300")
+            label.mark("last-result").tooltip(turn.detail or "")
+            return
+        look = LOOKS.get(status or "pending", LOOKS["pending"])
+        with ui.row().classes("items-center gap-1 no-wrap").mark("last-result"):
+            if look.icon == "spinner":
+                ui.spinner(size="1em").classes(look.text)
+            else:
+                ui.icon(look.icon, size="xs").classes(look.text)
+            ui.link(look.word, f"/runs/{turn.run_id}").classes(f"text-sm {look.text}")
+
+    async def _pause(self, schedule: Schedule, paused: bool) -> None:
+        try:
+            await self.engine.pause_schedule(schedule.schedule_id, paused)
+        except LookupError:
+            ui.notify("This schedule was deleted meanwhile.", type="warning")
+        await self.refresh()
+
+    async def _delete(self, schedule: Schedule) -> None:
+        await self.engine.delete_schedule(schedule.schedule_id)
+        ui.notify(f"Schedule for “{schedule.sequence}” deleted.")
+        await self.refresh()
+
+    # -- adding --------------------------------------------------------------------------------
+    async def _toggle_form(self) -> None:
+        showing = not self.adder.visible
+        self.adder.set_visibility(showing)
+        if showing:
+            await self._draw_form()
+
+    async def _draw_form(self) -> None:
+        names = [s["name"] for s in await self.engine.list_sequences()]
+        self.adder.clear()
+        with self.adder:
+            with ui.row().classes("w-full items-start gap-3"):
+                self.sequence = ui.select(names, label="Sequence", with_input=True,
+                                          on_change=self._sequence_chosen).classes("w-64").mark("schedule-sequence")
+                self.how = ui.toggle({"every": "Every…", "cron": "At set times"}, value="every",
+                                     on_change=self._how_chosen).props("no-caps").mark("schedule-how")
+                self.amount = ui.number("How often", value=15, min=1, step=1).classes("w-32").mark("schedule-amount")
+                self.unit = ui.select(list(UNITS), value="minutes", label="Unit").classes("w-32").mark("schedule-unit")
+                self.cron = ui.input("Times, written the cron way", placeholder="*/15 * * * *").classes(
+                    "w-64").mark("schedule-cron")
+                self.cron.tooltip("minute hour day month weekday: “0 9 * * 1-5” is 9:00 on weekdays, "
+                                  "“*/15 * * * *” every quarter of an hour")
+                self.cron.set_visibility(False)
+            self.args_area = ui.column().classes("w-full gap-2")
+            self.args_problem = ui.label().classes("text-red-700 dark:text-red-400 break-words").mark(
+                "schedule-args-problem")
+            self.args_problem.set_visibility(False)
+            with ui.row().classes("gap-2"):
+                ui.button("Save schedule", icon="check", on_click=self._save).props("no-caps").mark("save-schedule")
+                ui.button("Cancel", on_click=self._toggle_form).props("flat no-caps")
+
+    def _how_chosen(self) -> None:
+        every = self.how.value == "every"
+        self.amount.set_visibility(every)
+        self.unit.set_visibility(every)
+        self.cron.set_visibility(not every)
+
+    async def _sequence_chosen(self) -> None:
+        self.args_area.clear()
+        self.form = None
+        sequence = await self.engine.get(self.sequence.value) if self.sequence.value else None
+        if sequence is not None:
+            with self.args_area:
+                ui.label("Inputs it runs with").classes("text-sm font-medium")
+                self.form = RunArgsForm(signature_of(sequence).inputs)
+
+    def _clear_problems(self) -> None:
+        for field in (self.sequence, self.amount, self.cron):
+            field.props(remove="error error-message")
+        self.args_problem.set_visibility(False)
+
+    async def _save(self) -> None:
+        self._clear_problems()
+        args = self.form.values() if self.form is not None else {}
+        if args is None:
+            return  # the form shows each problem under its field
+        every = cron = None
+        if self.how.value == "every":
+            amount = self.amount.value
+            every = f"{amount:g}{UNITS[self.unit.value]}" if isinstance(amount, int | float) and amount > 0 else ""
+        else:
+            cron = (self.cron.value or "").strip()
+        try:
+            await self.engine.create_schedule(self.sequence.value, args, every=every, cron=cron)
+        except ScheduleInvalid as exc:
+            self._show(exc.fields)
+            return
+        ui.notify(f"Schedule saved: “{self.sequence.value}” runs {'every ' + every if every else 'at ' + str(cron)}.",
+                  type="positive")
+        self.adder.set_visibility(False)
+        await self.refresh()
+
+    def _show(self, fields: dict[str, str]) -> None:
+        where = {"sequence": self.sequence, "every": self.amount, "cron": self.cron}
+        for name, message in fields.items():
+            field = where.get(name)
+            if field is not None:  # set as values, never parsed: the message may hold what was typed
+                field.props["error"] = True
+                field.props["error-message"] = message
+                field.update()
+        if "args" in fields:
+            self.args_problem.text = f"The inputs do not fit: {fields['args']}"
+            self.args_problem.set_visibility(True)
+

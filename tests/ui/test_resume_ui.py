@@ -1,0 +1,90 @@
+"""The Resume button on a run's pages and in the runs list, seen through NiceGUI's simulated user."""
+
+from __future__ import annotations
+
+import json
+
+from nicegui import ui
+from nicegui.testing import User
+from ui_support import app_ctx
+
+from gui.tools.echo import Echo
+
+
+class LateEcho(Echo):
+    name = "late.echo"  # not there for the first attempt: that one fails without asking anyone
+
+
+TWO = {"name": "two-step", "groups": [
+    {"name": "first", "out": {"a": "number"},
+     "tools": json.dumps({"tool": "echo", "args": {"value": 1}, "as": "a"}) + " ;"},
+    {"name": "second", "in": {"a": "number"}, "out": {"b": "number"},
+     "tools": json.dumps({"tool": "late.echo", "args": {"value": "$args.a"}, "as": "b"}) + " ;"}]}
+
+
+async def failed_run() -> str:
+    engine = app_ctx().engine
+    engine.registry.remove("late.echo")
+    await engine.create(TWO)
+    record = await engine.run("two-step", {})
+    assert record.status == "failed"
+    engine.registry.add(LateEcho())
+    return record.run_id
+
+
+async def test_a_failed_runs_record_offers_resume_and_the_new_attempt_says_what_it_kept(user: User):
+    run_id = await failed_run()
+    await user.open(f"/runs/{run_id}")
+    user.find(marker="resume").click()
+    await user.should_see(marker="attempt", retries=100)
+    await user.should_see("Attempt 2: resumes")
+    await user.should_see("· kept 1 step that had succeeded: first")
+    engine = app_ctx().engine
+    old = await engine.get_run(run_id)
+    assert old.resumed_by is not None
+    new = await engine.runner.wait(old.resumed_by, timeout=5)
+    assert new.status == "succeeded" and new.outputs == {"a": 1, "b": 1}
+    await user.open(f"/runs/{run_id}")
+    await user.should_see(marker="resumed-by")
+    await user.should_not_see(marker="resume")
+
+
+async def test_a_succeeded_run_has_no_resume_button(user: User):
+    engine = app_ctx().engine
+    await engine.create(TWO)
+    engine.registry.add(LateEcho())
+    record = await engine.run("two-step", {})
+    await user.open(f"/runs/{record.run_id}")
+    await user.should_see("Succeeded")
+    await user.should_not_see(marker="resume")
+
+
+async def test_the_runs_list_resumes_a_failed_run_from_its_row(user: User):
+    run_id = await failed_run()
+    await user.open("/runs")
+    table = next(iter(user.find(kind=ui.table).elements))
+    (row,) = table.rows
+    assert row["run_id"] == run_id and row["resumable"] is True
+    assert any(c["name"] == "resume" for c in table.columns)
+    user.find(kind=ui.table).trigger("resume", run_id)
+    await user.should_see(marker="attempt", retries=100)
+    assert (await app_ctx().engine.get_run(run_id)).resumed_by is not None
+
+
+async def test_a_refused_resume_from_a_stale_list_says_why(user: User):
+    run_id = await failed_run()
+    await user.open("/runs")
+    await app_ctx().engine.resume(run_id)  # resumed elsewhere (the CLI) while the list was open
+    user.find(kind=ui.table).trigger("resume", run_id)
+    await user.should_see(f"Could not resume: run {run_id} was resumed already")
+
+
+async def test_the_live_run_page_shows_resume_once_the_watched_run_fails(user: User):
+    engine = app_ctx().engine
+    await engine.create({"name": "nap", "groups": [
+        {"name": "nap-g", "tools": json.dumps({"tool": "sleep", "args": {"seconds": 30}}) + " ;"}]})
+    record = await engine.start("nap")
+    await user.open(f"/run/{record.run_id}")
+    await user.should_not_see(marker="resume")
+    await engine.stop(record.run_id)
+    await user.should_see(marker="resume", retries=100)
