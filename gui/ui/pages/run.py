@@ -8,6 +8,7 @@ second (and once a second for the clocks), so a group of 200 parallel tools stay
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -19,6 +20,7 @@ from gui.core.engine import Engine
 from gui.core.events import Event
 from gui.core.records import RunRecord
 from gui.core.run_args import RunArgsError
+from gui.core.run_ids import AmbiguousRunIdError
 from gui.core.signature import signature_of
 from gui.ui.components.run.args_form import RunArgsForm
 from gui.ui.components.run.panel import RunPanel
@@ -151,14 +153,25 @@ def watch(engine: Engine, run_id: str, panel: RunPanel) -> None:
 
 async def run_view(ctx: AppContext, sequence: str | None = None, run_id: str | None = None) -> None:
     engine = ctx.engine
-    record = await load(engine, run_id) if run_id else None
+    record: RunRecord | None = None
+    ambiguous: AmbiguousRunIdError | None = None
+    if run_id:
+        try:
+            record = await engine.find_run(run_id)
+        except AmbiguousRunIdError as exc:
+            ambiguous = exc
     with frame("Run", ctx):
         ui.label("Run a sequence").classes("text-2xl font-semibold")
+        if ambiguous is not None:
+            ambiguous_notice(ambiguous)
+            return
         if run_id and record is None:
-            with ui.row().classes("items-center gap-2"):
+            with ui.row().classes("items-center gap-2").mark("no-such-run"):
                 ui.label(f"There is no run {run_id}.").classes("text-gray-700 dark:text-gray-300")
                 ui.link("See all runs", "/runs")
             return
+        if record is not None and record.run_id != run_id:  # a short id: the address names the whole one
+            ui.run_javascript(f"history.replaceState(history.state, '', {json.dumps('/run/' + record.run_id)})")
         chosen = (record.target or record.sequence) if record else sequence
         names = [s["name"] for s in await engine.list_sequences()]
         launcher = Launcher(engine, names, chosen, record.args if record else None)
@@ -173,6 +186,16 @@ async def run_view(ctx: AppContext, sequence: str | None = None, run_id: str | N
         panel = RunPanel(record, now=time.time(), on_stop=stop, describe=describer(engine)).mark("run-panel")
         if not record.finished:
             watch(engine, record.run_id, panel)
+
+
+def ambiguous_notice(exc: AmbiguousRunIdError) -> None:
+    """Several runs start with the short id in the address: say so, and link each of them."""
+    with ui.column().classes("gap-1").mark("ambiguous-run"):
+        ui.label(f"More than one run starts with “{exc.prefix}”. Which one did you mean?").classes(
+            "text-gray-800 dark:text-gray-200")
+        for candidate in exc.candidates:
+            ui.link(f"run {candidate}", f"/run/{candidate}").classes("font-mono text-sm")
+        ui.link("See all runs", "/runs").classes("text-sm")
 
 
 def register(ctx: AppContext) -> None:
