@@ -35,7 +35,7 @@ from gui.core.interactions import (
 )
 from gui.core.model import RETRY_ATTEMPTS, Group, Missing, OnError, SlotType, ToolCall, matches_type
 from gui.core.records import GroupRecord, ToolRecord
-from gui.core.registry import Registry, Tool, ToolArgumentError, ToolContext, ToolError
+from gui.core.registry import Registry, Tool, ToolArgumentError, ToolContext, ToolDeclined, ToolError
 from gui.core.run_args import type_name
 from gui.core.substitution import SubstitutionError, bound_inputs, substitute
 
@@ -175,7 +175,7 @@ class ToolCaller:
                 ctx = self._context(scope, record)
                 result = await tool.call(args, ctx)
                 self._check_result(scope.group, call, result)
-            except _Denied as exc:
+            except (_Denied, ToolDeclined) as exc:
                 self._fail(record, str(exc))
                 record.denied = True
                 return

@@ -370,12 +370,12 @@ class FailsWhenToldThenWaits(ModelTool):
         return "never"
 
 
-def test_a_tool_a_person_did_not_approve_reads_not_approved_not_failed():
+def test_a_tool_a_person_did_not_approve_reads_denied_by_you_not_failed():
     from gui.core.records import ToolRecord
     from gui.ui.components.run.status import LOOKS, tool_state
 
     denied = ToolRecord(index=0, tool="cmd_run", tool_call_id="c", status="failed", error="denied by the user",
                         denied=True)
     crashed = ToolRecord(index=0, tool="cmd_run", tool_call_id="c", status="failed", error="boom")
-    assert (tool_state(denied), LOOKS[tool_state(denied)].word) == ("denied", "Not approved")
+    assert (tool_state(denied), LOOKS[tool_state(denied)].word) == ("denied", "Denied by you")
     assert tool_state(crashed) == "failed"

@@ -13,16 +13,19 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from nicegui import ui
+from nicegui import background_tasks, ui
 
 from gui.core.documents import NotFoundError
 from gui.core.engine import Engine
-from gui.core.events import Event
+from gui.core.events import Event, InteractionEnded
+from gui.core.interactions import InteractionRecord
 from gui.core.records import RunRecord
 from gui.core.run_args import RunArgsError
 from gui.core.run_ids import AmbiguousRunIdError
 from gui.core.signature import signature_of
+from gui.ui.components.run.answer_panel import AnswerPanel
 from gui.ui.components.run.args_form import RunArgsForm
+from gui.ui.components.run.dark import add_dark_css
 from gui.ui.components.run.panel import RunPanel
 from gui.ui.live import live_events
 from gui.ui.theme import frame
@@ -74,7 +77,7 @@ class Launcher:
                                     with_input=True, on_change=self._chosen).classes("w-full max-w-xl").mark(
                 "sequence-select")
             self.form_area = ui.column().classes("w-full gap-2")
-            self.problems = ui.label().classes("text-red-700 dark:text-red-400 break-words").mark("run-problems")
+            self.problems = ui.label().classes("text-red-700 dark:text-red-300 break-words").mark("run-problems")
             self.problems.set_visibility(False)
             self.run_button = ui.button("Run", icon="play_arrow", on_click=self.run).props(
                 "color=primary no-caps").mark("run-button")
@@ -89,7 +92,7 @@ class Launcher:
         inputs = await inputs_of(self.engine, name)
         with self.form_area:
             if inputs is None:
-                ui.label(f"There is no saved sequence named “{name}”.").classes("text-red-700 dark:text-red-400")
+                ui.label(f"There is no saved sequence named “{name}”.").classes("text-red-700 dark:text-red-300")
                 return
             self.form = RunArgsForm(inputs, self.args)
 
@@ -121,7 +124,7 @@ class Launcher:
         self.problems.set_visibility(True)
 
 
-def watch(engine: Engine, run_id: str, panel: RunPanel) -> None:
+def watch(engine: Engine, run_id: str, panel: RunPanel, answer: AnswerPanel | None = None) -> None:
     """Keep `panel` up to date: redraw when events for this run arrived, and once a second for clocks."""
     last = {"at": time.time()}
 
@@ -137,7 +140,11 @@ def watch(engine: Engine, run_id: str, panel: RunPanel) -> None:
             clock.cancel()
 
     async def on_batch(events: list[Event]) -> None:
-        mine = [e for e in events if e.run_id == run_id]
+        if answer is not None:
+            for event in events:
+                if isinstance(event, InteractionEnded):
+                    answer.ended_elsewhere(InteractionRecord.model_validate(event.record))
+        mine = [e for e in events if e.run_id == run_id and not isinstance(e, InteractionEnded)]
         for event in mine:
             panel.note_event(event)
         if mine:
@@ -147,7 +154,7 @@ def watch(engine: Engine, run_id: str, panel: RunPanel) -> None:
         if time.time() - last["at"] >= CLOCK_SECONDS * 0.9:
             await refresh()
 
-    live = live_events(engine, on_batch, types=("run.", "group.", "tool."), interval=0.25)
+    live = live_events(engine, on_batch, types=("run.", "group.", "tool.", "interaction.ended"), interval=0.25)
     clock = ui.timer(CLOCK_SECONDS, on_clock)
 
 
@@ -161,6 +168,7 @@ async def run_view(ctx: AppContext, sequence: str | None = None, run_id: str | N
         except AmbiguousRunIdError as exc:
             ambiguous = exc
     with frame("Run", ctx):
+        add_dark_css()
         ui.label("Run a sequence").classes("text-2xl font-semibold")
         if ambiguous is not None:
             ambiguous_notice(ambiguous)
@@ -183,9 +191,15 @@ async def run_view(ctx: AppContext, sequence: str | None = None, run_id: str | N
         async def stop() -> None:
             await engine.stop(record.run_id)
 
-        panel = RunPanel(record, now=time.time(), on_stop=stop, describe=describer(engine)).mark("run-panel")
+        answer = AnswerPanel(respond=engine.respond, fetch=engine.get_interaction)
+
+        def open_answer(interaction_id: str) -> None:
+            background_tasks.create(answer.show_request(interaction_id), name="open-answer")
+
+        panel = RunPanel(record, now=time.time(), on_stop=stop, describe=describer(engine),
+                         on_answer=open_answer).mark("run-panel")
         if not record.finished:
-            watch(engine, record.run_id, panel)
+            watch(engine, record.run_id, panel, answer)
 
 
 def ambiguous_notice(exc: AmbiguousRunIdError) -> None:

@@ -200,6 +200,8 @@ def outcome(record: InteractionRecord) -> Outcome:
             widened = f"and from now on without asking: {scope_words(response.scope, record.request, response.prefix)}"
             return Outcome("Approved", "check_circle", "positive", "; ".join(w for w in (widened, edit) if w))
         return Outcome("Approved", "check_circle", "positive", edit)
+    if isinstance(response, QuestionResponse) and response.declined:
+        return Outcome("Declined", "do_not_disturb_on", "negative", "Chose not to answer")
     if isinstance(response, QuestionResponse) and isinstance(record.request, QuestionRequest):
         return Outcome("Answered", "chat", "primary", answers_text(record.request, response))
     if isinstance(response, ElicitationInteractionResponse):
@@ -215,6 +217,7 @@ def outcome(record: InteractionRecord) -> Outcome:
 def answers_text(request: QuestionRequest, response: QuestionResponse) -> str:
     """ "Environment: Production; Notes: hello", using the options' labels where there are some."""
     by_id = {q.question_id: q for q in request.questions}
+    given = {a.question_id for a in response.answers}
     parts = []
     for answer in response.answers:
         question = by_id.get(answer.question_id)
@@ -223,6 +226,7 @@ def answers_text(request: QuestionRequest, response: QuestionResponse) -> str:
         shown = ", ".join(labels.get(v, v) for v in values) or "(nothing chosen)"
         prompt = question.prompt if question else answer.question_id
         parts.append(f"{prompt} {shown}" if prompt.endswith(("?", ":")) else f"{prompt}: {shown}")
+    parts.extend(f"{q.prompt} (skipped)" for q in request.questions if q.question_id not in given)
     return "; ".join(parts)
 
 
