@@ -228,7 +228,7 @@ async def test_selecting_a_tool_shows_its_description_args_as_sent_and_result(us
     texts = detail_texts(user)
     assert "1. echo" in texts
     assert app_ctx().engine.registry.get("echo").description in texts
-    assert texts.index("Arguments as sent") < texts.index("value") < texts.index("hi Ada")  # the resolved value
+    assert texts.index("Arguments as sent") < texts.index("Value") < texts.index("hi Ada")  # the resolved value
     assert texts.index("Result") < len(texts) - 1 and texts[texts.index("Result") + 1:].count("hi Ada") == 1
     assert the_panel(user).tabs.value == "details"
     (card,) = user.find(marker="tool-0-0").elements

@@ -15,6 +15,7 @@ from gui.core.records import GroupRecord, ToolRecord
 
 STOPPED_WORDS = (CANCEL_WORDS["turn_stopped"], "stopped by the user")
 NOT_RUN = "not run: "
+PERSON_ENDS = frozenset({"denied", "declined", "expired", "stopped_by_you"})
 
 
 def _after(text: str, head: str) -> str:
@@ -84,6 +85,9 @@ def group_note(group: GroupRecord) -> str:
         return "Stopped by you" if not group.reason or any(w in group.reason for w in STOPPED_WORDS) \
             else f"Stopped: {group.reason}"
     if group.status == "failed" and group.reason:
+        failed = next((t for t in group.tools if t.status == "failed"), None)
+        if failed is not None and not group.timed_out and ended_state(failed) in PERSON_ENDS:
+            return outcome_words(failed)
         return f"Failed: {group.reason}"
     if group.status == "cancelled" and group.reason:
         reason = not_run_reason(group.reason)

@@ -12,10 +12,13 @@ from collections.abc import Awaitable, Callable
 from nicegui import ui
 
 from gui.core.records import RunRecord
+from gui.ui.components.run.outcome import outcome_words
 from gui.ui.components.run.status import (
     DONE_TOOL,
     LOOKS,
+    PERSON_STATES,
     StatusChip,
+    cause,
     duration_words,
     run_state,
     tool_state,
@@ -122,9 +125,21 @@ class RunProgress(ui.card):
             self._first_waiting = first
             self._banner_link.props["href"] = inbox_path(first) if first else "/inbox"
             self._banner_link.update()
-        self._error.text = record.error or ""
+        self._error.text = self._error_words(record, state)
         self._error.set_visibility(bool(record.error) and record.finished)
         self._stop.set_visibility(not record.finished and self._on_stop is not None)
+
+    def _error_words(self, record: RunRecord, state: str) -> str:
+        """Why the run ended, in words; a person's choice is told as such, never as a red error."""
+        person = state in PERSON_STATES
+        colour = "text-gray-800 dark:text-gray-200" if person else "text-red-700 dark:text-red-300"
+        self._error.classes(remove="text-gray-800 dark:text-gray-200 text-red-700 dark:text-red-300", add=colour)
+        if person and state != "stopped_by_you":
+            failed = next((g for g in record.groups if g.status == "failed"), None)
+            tool = cause(failed.tools) if failed is not None else None
+            if tool is not None and failed is not None:
+                return f"Group {failed.index + 1} · {failed.name} did not go on. {outcome_words(tool)}."
+        return "Stopped by you." if state == "stopped_by_you" else record.error or ""
 
     def _review(self) -> None:
         if self._first_waiting is not None and self._on_answer is not None:

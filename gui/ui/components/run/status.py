@@ -65,6 +65,23 @@ def tool_state(tool: ToolRecord) -> str:
     return tool.status
 
 
+# The ends a person chose (or let happen): never shown as a crash.
+PERSON_STATES = frozenset({"denied", "declined", "expired", "stopped_by_you"})
+
+
+def cause(tools: list[ToolRecord]) -> ToolRecord | None:
+    """The tool whose end failed its group: the first failed one."""
+    return next((t for t in tools if t.status == "failed"), None)
+
+
+def _failed_as(tools: list[ToolRecord]) -> str:
+    """ "failed", or the person's choice that failed it ("denied", …) when no tool really failed."""
+    failed = [ended_state(t) for t in tools if t.status == "failed"]
+    if failed and all(state in PERSON_STATES for state in failed):
+        return failed[0]
+    return "failed"
+
+
 def group_state(group: GroupRecord) -> str:
     if group.status == "waiting":
         return "pending"
@@ -72,6 +89,8 @@ def group_state(group: GroupRecord) -> str:
         return "needs_you"
     if group.status == "failed" and group.timed_out:
         return "timed_out"
+    if group.status == "failed":
+        return _failed_as(group.tools)
     if group.status == "cancelled":
         return "not_run"
     if group.status == "stopped":
@@ -84,6 +103,10 @@ def run_state(record: RunRecord) -> str:
         return "needs_you"
     if record.status == "stopped" and record.error == "stopped by the user":
         return "stopped_by_you"
+    if record.status == "failed":
+        failed = next((g for g in record.groups if g.status == "failed"), None)
+        if failed is not None and not failed.timed_out:
+            return _failed_as(failed.tools)
     return record.status
 
 
