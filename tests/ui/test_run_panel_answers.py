@@ -22,6 +22,10 @@ def tools(*objs: dict) -> str:
     return " ".join(json.dumps(o) + " ;" for o in objs)
 
 
+def shell_doc(name: str, command: str = "true") -> dict:
+    return {"name": name, "groups": [group(f"{name}-g", {"tool": "cmd_run", "args": {"command": command}})]}
+
+
 def group(name: str, *calls: dict, **fields) -> dict:
     return {"name": name, "in": {}, "out": {}, "tools": tools(*calls), **fields}
 
@@ -78,7 +82,7 @@ async def test_answering_in_place_approves_and_the_run_goes_on(user: User):
 
 
 async def test_closing_the_answer_panel_leaves_the_request_waiting(user: User):
-    run_id = await start({"name": "close", "groups": [group("close-g", {"tool": "cmd_run", "args": {"command": "true"}})]})
+    run_id = await start(shell_doc("close"))
     await user.open(f"/run/{run_id}")
     user.find(marker="answer-here").click()
     await user.should_see(marker="answer-panel-close", retries=R)
@@ -89,7 +93,7 @@ async def test_closing_the_answer_panel_leaves_the_request_waiting(user: User):
 
 
 async def test_a_stopped_run_reads_stopped_by_you(user: User):
-    run_id = await start({"name": "halt", "groups": [group("halt-g", {"tool": "cmd_run", "args": {"command": "true"}})]})
+    run_id = await start(shell_doc("halt"))
     await user.open(f"/run/{run_id}")
     await user.should_see("Waiting for you", retries=R)
     user.find(marker="stop-run").click()
@@ -112,7 +116,7 @@ async def test_a_short_run_id_opens_the_run_and_an_ambiguous_one_says_which(user
 
 
 async def test_the_inbox_run_link_opens_the_live_run_panel(user: User):
-    run_id = await start({"name": "linked", "groups": [group("linked-g", {"tool": "cmd_run", "args": {"command": "true"}})]})
+    run_id = await start(shell_doc("linked"))
     await user.open("/inbox")
     await user.should_see(marker="run-link", retries=R)
     (link,) = user.find(marker="run-link").elements
