@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from gui.cli.places import problem_line
 from gui.cli.prompter import ICONS, TerminalPrompter
 from gui.core.errors import DslError
 from gui.core.operations import OperationError, Operations
@@ -177,7 +178,7 @@ async def _run(args: argparse.Namespace, run_args: dict[str, Any]) -> int:
         return 2
     except DslError as exc:
         for problem in exc.errors:
-            _err(str(problem))
+            _err(problem_line(text, problem) if text is not None else str(problem))
         _err(f"seqdesk run: {args.target} is not a valid sequence")
         return 2
     except LookupError:
