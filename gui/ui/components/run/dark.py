@@ -9,14 +9,18 @@ from __future__ import annotations
 
 from nicegui import ui
 
+# In NiceGUI's `overrides` layer: Quasar's colour classes are `!important` in its last layer, and an
+# important declaration in an earlier layer is the one that wins (unlayered ones would lose).
 DARK_CSS = """
+@layer overrides {
 body.body--dark .text-negative { color: #ff8a80 !important; }
 body.body--dark .text-primary { color: #90caf9 !important; }
 body.body--dark .text-positive { color: #81c784 !important; }
 body.body--dark .text-deep-purple-6 { color: #b39ddb !important; }
-body.body--dark .nicegui-link { color: #93c5fd; }
+body.body--dark .nicegui-link:not([class*="text-"]) { color: #93c5fd; }
 body.body--dark .seqdesk-timeline text { fill: #d1d5db !important; }
 body.body--dark .q-field__native, body.body--dark .q-field__label { color: #e5e7eb; }
+}
 """
 
 

@@ -24,6 +24,11 @@ def _after(text: str, head: str) -> str:
     return rest[1:].strip() if rest.startswith(":") else rest.strip()
 
 
+def _without(text: str, head: str) -> str:
+    """`text` without a leading `head` (any case), so words are never doubled ("Cancelled: cancelled: …")."""
+    return text[len(head):] if text.lower().startswith(head) else text
+
+
 def not_run_reason(text: str) -> str:
     """ "not run: an earlier group failed" → "an earlier group failed" (the chip already says Not run)."""
     return text[len(NOT_RUN):] if text.lower().startswith(NOT_RUN) else text
@@ -73,7 +78,8 @@ def outcome_words(tool: ToolRecord, state: str | None = None) -> str:
     if state == "failed":
         return error or "it failed without saying why"
     if state == "cancelled":
-        return f"Cancelled: {tool.reason or error}" if (tool.reason or error) else "Cancelled"
+        why = _without(tool.reason or error, "cancelled: ")
+        return f"Cancelled: {why}" if why else "Cancelled"
     return tool.reason or error
 
 
