@@ -42,7 +42,8 @@ def test_a_group_not_run_says_why_once_and_a_queued_group_is_not_started_yet():
 
 
 def test_summaries_say_what_a_tool_does_in_plain_words():
-    assert tool_summary("cmd_run", {"command": "uptime", "cwd": "/srv", "timeout": None}) == "Run: uptime · in Folder /srv"
+    shell = {"command": "uptime", "cwd": "/srv", "timeout": None}
+    assert tool_summary("cmd_run", shell) == "Run: uptime · in Folder /srv"
     assert tool_summary("file_read", {"path": "/etc/hosts"}) == "Read: /etc/hosts"
     assert tool_summary("http_get", {"url": "https://x.org"}) == "Fetch: https://x.org"
     assert tool_summary("server.tool", {"cwd": None, "flag": True}) == "Flag: yes"
