@@ -66,3 +66,21 @@ async def test_declining_the_whole_request_reaches_the_tool_and_reads_declined_b
     assert tool.status == "failed" and tool.denied and tool.attempts == 1
     await user.open(f"/run/{run_id}")
     await user.should_see("Declined by you: you chose not to answer", retries=R)
+
+
+async def test_a_tool_approval_names_its_arguments_in_plain_words_never_null(user: User):
+    import time
+
+    from nicegui import ui
+
+    from gui.core.interactions import ToolApprovalRequest, ToolSource
+
+    request = ToolApprovalRequest(interaction_id="t-words", turn_id="run-1", created_at=int(time.time() * 1000),
+                                  source=ToolSource(tool_call_id="c", tool_name="file_read"),
+                                  validated_input={"path": "/etc/hosts", "encoding": None})
+    await app_ctx().engine.interactions.request(request)
+    await user.open("/inbox/t-words")
+    await user.should_see("Use tool: file_read", retries=R)
+    texts = {e.text for e in user.find(kind=ui.label).elements}
+    assert "File" in texts and "Encoding" in texts
+    assert not {"path", "null", "None"} & texts

@@ -29,6 +29,7 @@ from gui.core.interactions import (
     ToolSource,
 )
 from gui.core.rules import scope_words
+from gui.ui.words import NOTHING, field_word
 
 Request = ShellApprovalRequest | ToolApprovalRequest | QuestionRequest | ElicitationInteractionRequest
 
@@ -96,14 +97,19 @@ def source_parts(request: Request) -> list[str]:
 
 
 def one_line(value: Any, limit: int = 160) -> str:
+    """Arguments on one line, named as people read them ("File: /x", never `path` or `null`)."""
     if isinstance(value, dict):
-        text = ", ".join(f"{k}: {_scalar(v)}" for k, v in value.items())
+        text = ", ".join(f"{field_word(str(k))}: {_scalar(v)}" for k, v in value.items() if v is not None)
     else:
         text = _scalar(value)
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _scalar(value: Any) -> str:
+    if value is None:
+        return NOTHING
+    if isinstance(value, bool):
+        return "yes" if value else "no"
     return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
 
 
