@@ -97,6 +97,8 @@ async def test_the_api_reads_a_run_by_its_short_id_and_says_409_for_an_ambiguous
     assert body["code"] == "ambiguous-run-id" and body["candidates"] == ["0911dd99aaaa", "0911dd99bbbb"]
     assert "more than one run starts with it" in body["detail"]
     assert (await client.get("/api/runs/ffffffff")).status_code == 404
+    assert (await client.post("/api/runs/5a5a5a5a/stop")).json() == {"stopped": False}  # found, already ended
+    assert (await client.post("/api/runs/0911dd99/stop")).status_code == 409
 
 
 async def test_the_remote_engine_resolves_short_ids_through_the_app(remote):

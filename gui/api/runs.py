@@ -69,10 +69,14 @@ def register_runs(app: FastAPI, engine: EngineProvider) -> None:
 
     @app.post("/api/runs/{run_id}/stop")
     async def stop_run(run_id: str) -> Response:
-        """200 with whether this call stopped it (false: it had already ended)."""
+        """200 with whether this call stopped it (false: it had already ended). A short id works too."""
         eng = engine()
-        if await eng.get_run(run_id) is None:
+        try:
+            record = await eng.find_run(run_id)
+        except AmbiguousRunIdError as exc:
+            raise BadRequest(409, exc.message, code=exc.code, candidates=exc.candidates) from None
+        if record is None:
             raise BadRequest(404, f"there is no run {run_id}")
-        return json_response({"stopped": await eng.stop(run_id)})
+        return json_response({"stopped": await eng.stop(record.run_id)})
 
 
