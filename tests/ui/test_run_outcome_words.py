@@ -48,3 +48,4 @@ def test_summaries_say_what_a_tool_does_in_plain_words():
     assert tool_summary("http_get", {"url": "https://x.org"}) == "Fetch: https://x.org"
     assert tool_summary("server.tool", {"cwd": None, "flag": True}) == "Flag: yes"
     assert tool_summary("cmd_run", None) == ""
+    assert tool_summary("http_get", {"url": "https://$args.host/x"}) == "Fetch: https://⤷ host/x"

@@ -30,12 +30,12 @@ def group(name: str, *calls: dict, **fields) -> dict:
     return {"name": name, "in": {}, "out": {}, "tools": tools(*calls), **fields}
 
 
-async def start(doc: dict) -> str:
+async def start(doc: dict, args: dict | None = None) -> str:
     engine = app_ctx().engine
     await engine.create(doc)
     waiting = asyncio.Event()
     unsubscribe = engine.subscribe(lambda e: waiting.set() if e.type == "tool.waiting" else None)
-    record = await engine.start(doc["name"], {})
+    record = await engine.start(doc["name"], args or {})
     await asyncio.wait_for(waiting.wait(), 5)
     unsubscribe()
     return record.run_id
@@ -50,10 +50,12 @@ def the_panel(user: User) -> RunPanel:
 async def test_a_card_says_which_command_and_a_denial_reads_denied_by_you_with_the_note(user: User):
     run_id = await start({"name": "freeze", "groups": [
         group("freeze-g", {"tool": "cmd_run", "args": {"command": "deploy --now"}}),
-        group("after-g", {"tool": "echo", "args": {"value": 1}})]})
+        group("after-g", {"tool": "echo", "args": {"value": "to $args.who"}}, **{"in": {"who": "string"}})]},
+        {"who": "Ada"})
     await user.open(f"/run/{run_id}")
     await user.should_see("Run: deploy --now", retries=R)
     await user.should_see("Not started yet")  # the queued second group: not "Waiting" beside "Waiting for you"
+    await user.should_see("Give back: to ⤷ who")  # what a queued tool will do, its input named, never $args
     user.find(marker="answer-here").click()
     await user.should_see(marker="deny-reason", retries=R)
     user.find(marker="deny-reason").type("Not during the freeze")

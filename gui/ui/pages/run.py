@@ -50,6 +50,21 @@ async def load(engine: Engine, run_id: str) -> RunRecord | None:
     return await engine.get_run(run_id)
 
 
+async def planned_args(engine: Engine, record: RunRecord) -> dict[int, list[Any]]:
+    """Each group's tool arguments as the saved sequence writes them (inputs as `$args.x`), so a
+    tool that has not started yet can already say what it will do. {} when the sequence changed."""
+    sequence = await engine.get(record.sequence)
+    if sequence is None:
+        return {}
+    by_name = {g.name: g for g in sequence.groups}
+    planned: dict[int, list[Any]] = {}
+    for grec in record.groups:
+        group = by_name.get(grec.name)
+        if group is not None and [c.tool for c in group.tools] == [t.tool for t in grec.tools]:
+            planned[grec.index] = [c.args for c in group.tools]
+    return planned
+
+
 def describer(engine: Engine) -> Callable[[str], str | None]:
     """A tool's description from the registry (None for a tool that is not there any more)."""
     def describe(name: str) -> str | None:
@@ -197,7 +212,7 @@ async def run_view(ctx: AppContext, sequence: str | None = None, run_id: str | N
             background_tasks.create(answer.show_request(interaction_id), name="open-answer")
 
         panel = RunPanel(record, now=time.time(), on_stop=stop, describe=describer(engine),
-                         on_answer=open_answer).mark("run-panel")
+                         on_answer=open_answer, planned=await planned_args(engine, record)).mark("run-panel")
         if not record.finished:
             watch(engine, record.run_id, panel, answer)
 

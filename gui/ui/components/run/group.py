@@ -7,7 +7,8 @@ parallel tools starts collapsed and costs a header, not 200 cards, until someone
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 from nicegui import ui
 
@@ -46,8 +47,10 @@ class GroupSection(ui.expansion):
     """A group's row; `show(record, now)` updates the header and the cards built so far."""
 
     def __init__(self, group: GroupRecord, *, detail: bool = False, now: float = 0.0,
-                 on_select: Callable[[ToolKey], None] | None = None, on_answer: Answer | None = None) -> None:
+                 on_select: Callable[[ToolKey], None] | None = None, on_answer: Answer | None = None,
+                 planned: Sequence[Any] = ()) -> None:
         super().__init__(value=len(group.tools) <= OPEN_UP_TO)
+        self._planned = planned
         self._on_select = on_select
         self._on_answer = on_answer
         self._waiting_id: str | None = None
@@ -93,7 +96,8 @@ class GroupSection(ui.expansion):
         with self._grid:
             self._cards = [ToolCard(t, detail=self.detail, now=self._now, key=(self._record.index, t.index),
                                     on_select=self._on_select, retry=self._retries.get((self._record.index, t.index)),
-                                    on_answer=self._on_answer)
+                                    on_answer=self._on_answer,
+                                    planned=self._planned[t.index] if t.index < len(self._planned) else None)
                            for t in self._record.tools]
         self.select(self._selected)
 

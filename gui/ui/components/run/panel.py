@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import time
 from collections import deque
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from typing import Any
 
 from nicegui import ui
 
@@ -43,7 +44,7 @@ def find_tool(record: RunRecord, key: ToolKey | None) -> tuple[GroupRecord | Non
 class RunPanel(ui.column):
     def __init__(self, record: RunRecord, *, now: float,
                  on_stop: Callable[[], Awaitable[None]] | None = None, describe: Describe | None = None,
-                 on_answer: Answer | None = None) -> None:
+                 on_answer: Answer | None = None, planned: Mapping[int, Sequence[Any]] | None = None) -> None:
         super().__init__()
         self.classes("w-full gap-4")
         self.costs: deque[float] = deque(maxlen=10_000)
@@ -59,7 +60,8 @@ class RunPanel(ui.column):
                     ui.label("Steps").classes("text-lg font-semibold")
                     ui.label("Click a tool to see what it was sent and what it gave back.").classes(
                         "text-sm text-gray-600 dark:text-gray-400 -mt-2")
-                    self.groups = GroupList(record, now=now, on_select=self.select, on_answer=on_answer)
+                    self.groups = GroupList(record, now=now, on_select=self.select, on_answer=on_answer,
+                                            planned=planned)
                 with ui.card().classes(SIDE).props("flat bordered") as self.side:
                     with ui.tabs().classes("w-full").props(
                             "dense align=left no-caps active-color=primary indicator-color=primary") as self.tabs:

@@ -8,6 +8,7 @@ with the glossary's words for argument names (never `cwd`, never `null`). Pure: 
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from gui.ui.words import NOTHING, field_word
@@ -27,15 +28,19 @@ MAIN: dict[str, tuple[str, str]] = {
 }
 
 
+INPUT = re.compile(r"\$args\.([A-Za-z_][\w]*)")
+
+
 def plain(value: Any) -> str:
-    """A value on one line, for people: text as is, nothing for null, yes/no, JSON for the rest."""
+    """A value on one line, for people: text as is (an input not filled in yet as "⤷ host", never
+    `$args.host`), nothing for null, yes/no, JSON for the rest."""
     if value is None:
         return NOTHING
     if isinstance(value, bool):
         return "yes" if value else "no"
     if isinstance(value, str):
-        return " ".join(value.split()) or "(empty text)"
-    return " ".join(json.dumps(value, ensure_ascii=False).split())
+        return INPUT.sub(lambda m: f"⤷ {m.group(1)}", " ".join(value.split())) or "(empty text)"
+    return INPUT.sub(lambda m: f"⤷ {m.group(1)}", " ".join(json.dumps(value, ensure_ascii=False).split()))
 
 
 def cut(text: str, limit: int = LIMIT) -> str:

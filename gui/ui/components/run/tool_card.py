@@ -52,9 +52,10 @@ class ToolCard(ui.card):
 
     def __init__(self, tool: ToolRecord, *, detail: bool = False, now: float = 0.0, key: ToolKey | None = None,
                  on_select: Callable[[ToolKey], None] | None = None, retry: RetryInfo | None = None,
-                 on_answer: Answer | None = None) -> None:
+                 on_answer: Answer | None = None, planned: Any = None) -> None:
         super().__init__()
         self.classes("w-full min-w-0 gap-1 p-3").props("flat bordered")
+        self._planned = planned  # the arguments as the sequence writes them, until the real ones are known
         self.detail = detail
         self.tool_key = key
         self.selected = False
@@ -129,7 +130,7 @@ class ToolCard(ui.card):
             self._link.props["href"] = inbox_path(tool.interaction_id)
             self._link.update()
         self._ask.set_visibility(asking)
-        summary = tool_summary(tool.tool, tool.args)
+        summary = tool_summary(tool.tool, tool.args if tool.args is not None else self._planned)
         self._summary.text = summary
         self._summary.set_visibility(bool(summary))
         text, colour = self._note_for(tool, state, retry_note)
