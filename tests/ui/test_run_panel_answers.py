@@ -169,3 +169,15 @@ async def test_arguments_as_sent_use_plain_words_never_null_or_cwd(user: User):
     texts = [e.text for e in detail.descendants() if isinstance(e, ui.label)]
     assert "Folder" in texts and "Time limit" in texts and "Command" in texts
     assert not {"cwd", "timeout", "null", "None", "string", "$args"} & set(texts)
+
+
+async def test_the_run_record_shows_arguments_in_plain_words_too(user: User):
+    engine = app_ctx().engine
+    engine.modes.set("cmd_run", "always-allow")
+    await engine.create(shell_doc("record-words", "echo r"))
+    record = await engine.run("record-words", {})
+    await user.open(f"/runs/{record.run_id}")
+    await user.should_see(marker="card-args", retries=R)
+    texts = {e.text for e in user.find(kind=ui.label).elements}
+    assert {"Folder", "Time limit", "Command"} <= texts
+    assert not {"cwd", "timeout", "null", "cwd: null", "timeout: null"} & texts

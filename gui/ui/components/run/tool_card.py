@@ -16,11 +16,11 @@ from typing import Any
 from nicegui import ui
 
 from gui.core.records import ToolRecord
-from gui.ui.components.run.json import JsonBlock
 from gui.ui.components.run.outcome import outcome_words
 from gui.ui.components.run.retry import RetryInfo, ToolKey, is_retrying, retry_words
 from gui.ui.components.run.status import StatusChip, duration_words, preview, tool_state
 from gui.ui.components.run.summary import tool_summary
+from gui.ui.components.run.value import ValueView
 
 SELECTED = "outline outline-2 outline-blue-500 dark:outline-blue-400"
 MUTED = "text-xs text-gray-600 dark:text-gray-400"
@@ -165,13 +165,10 @@ class ToolCard(ui.card):
         if tool.attempts > 1:
             ui.label(f"{tool.attempts} attempts").classes(MUTED)
         if tool.args is not None:
-            ui.label("Arguments as sent").classes(MUTED)
-            JsonBlock(tool.args, max_height="10rem")
+            ValueView("Arguments as sent", tool.args).mark("card-args")
         if tool.original_args is not None:
-            ui.label("Before you edited them in the approval").classes(MUTED)
-            JsonBlock(tool.original_args, max_height="10rem").mark("original-args")
+            ValueView("Before you edited them in the approval", tool.original_args).mark("original-args")
         if tool.status == "succeeded":
-            ui.label("Result").classes(MUTED)
-            JsonBlock(tool.result, max_height="14rem")
+            ValueView("Result", tool.result).mark("card-result")
         if tool.interaction_id and tool.status != "waiting":
             ui.link("Its request in the inbox", inbox_path(tool.interaction_id)).classes("text-xs")
