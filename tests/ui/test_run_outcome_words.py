@@ -49,3 +49,13 @@ def test_summaries_say_what_a_tool_does_in_plain_words():
     assert tool_summary("server.tool", {"cwd": None, "flag": True}) == "Flag: yes"
     assert tool_summary("cmd_run", None) == ""
     assert tool_summary("http_get", {"url": "https://$args.host/x"}) == "Fetch: https://⤷ host/x"
+
+
+def test_a_skipped_group_says_its_condition_in_words_never_args():
+    from gui.ui.components.run.outcome import condition_words
+
+    reason = "its condition `$args.n > 3 and $args.s != \"\"` is false"
+    skipped = GroupRecord(index=0, name="g", status="skipped", reason=reason)
+    assert group_note(skipped) == ("Skipped: it runs only if all of these hold: n is more than 3 and s is not empty, "
+                                   "and that was not so")
+    assert condition_words("not ($args.a == 1)") == "not (a == 1)"

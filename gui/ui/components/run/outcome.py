@@ -9,9 +9,14 @@ them back. Pure: no NiceGUI.
 
 from __future__ import annotations
 
+import re
+
 from gui.core.approvals import DECLINED_REASON, DENIED_REASON, EXPIRED_REASON, UNANSWERED_REASON
+from gui.core.condition_builder import condition_rows
+from gui.core.conditions import ConditionSyntaxError, parse_condition
 from gui.core.interactions import CANCEL_WORDS
 from gui.core.records import GroupRecord, ToolRecord
+from gui.ui.words import JOINER_WORDS, rule_words
 
 STOPPED_WORDS = (CANCEL_WORDS["turn_stopped"], "stopped by the user")
 NOT_RUN = "not run: "
@@ -83,10 +88,33 @@ def outcome_words(tool: ToolRecord, state: str | None = None) -> str:
     return tool.reason or error
 
 
+SKIPPED = re.compile(r"^its condition `(?P<when>.*)` is false$", re.S)
+
+
+def condition_words(when: str) -> str:
+    """A condition as people read it: `$args.go == true` → "go is yes" (never `$args`)."""
+    try:
+        fits = condition_rows(parse_condition(when))
+    except ConditionSyntaxError:
+        fits = None
+    if fits is None:
+        return when.replace("$args.", "")
+    rows, joiner = fits
+    joined = f" {joiner} ".join(rule_words(r["arg"], r["op"], r["value"]) for r in rows)
+    return joined if len(rows) <= 1 else f"{JOINER_WORDS[joiner]}: {joined}"
+
+
+def skipped_words(reason: str | None) -> str:
+    match = SKIPPED.match(reason or "")
+    if match is not None:
+        return f"Skipped: it runs only if {condition_words(match['when'])}, and that was not so"
+    return f"Skipped: {reason}" if reason else "Skipped"
+
+
 def group_note(group: GroupRecord) -> str:
     """What a group's row says under its name: why it was skipped, failed or not run."""
     if group.status == "skipped":
-        return f"Skipped: {group.reason}" if group.reason else "Skipped"
+        return skipped_words(group.reason)
     if group.status == "stopped":
         return "Stopped by you" if not group.reason or any(w in group.reason for w in STOPPED_WORDS) \
             else f"Stopped: {group.reason}"
