@@ -40,6 +40,7 @@ from gui.core.records import RunRecord, RunStatus
 from gui.core.resume import ResumeRefused
 from gui.core.rules import ApprovalRule
 from gui.core.run_args import RunArgsError
+from gui.core.run_ids import AmbiguousRunIdError
 from gui.core.tool_info import ToolListing
 from gui.core.validator import ValidationResult, check_document
 from gui.remote_schedules import RemoteSchedules
@@ -201,6 +202,19 @@ class RemoteEngine(RemoteSchedules):
     async def get_run(self, run_id: str) -> RunRecord | None:
         body = await self._request("GET", f"/api/runs/{quote(run_id, safe='')}", missing_ok=True)
         return RunRecord.model_validate(body) if body is not None else None
+
+    async def find_run(self, run_id: str) -> RunRecord | None:
+        """The app resolves a short id; its 409 for an ambiguous one comes back as AmbiguousRunIdError."""
+        response = await self._send("GET", f"/api/runs/{quote(run_id, safe='')}")
+        if response.status_code == 404:
+            return None
+        body = _json_or_none(response)
+        if response.status_code == 409 and isinstance(body, dict) and body.get("code") == AmbiguousRunIdError.code:
+            raise AmbiguousRunIdError(run_id, [str(c) for c in body.get("candidates") or []])
+        if response.status_code >= 400 or not isinstance(body, dict):
+            detail = body.get("detail") if isinstance(body, dict) else None
+            raise OperationError(detail or f"the app refused: HTTP {response.status_code}")
+        return RunRecord.model_validate(body)
 
     async def list_runs(self, limit: int = 100, offset: int = 0) -> list[RunRecord]:
         return (await self.run_page(limit=limit, offset=offset)).items
@@ -365,3 +379,9 @@ def remote_for(folder: Path, token: str | None) -> RemoteEngine | None:
                              "a token: set SEQDESK_TOKEN to that token to reach it")
     return RemoteEngine(endpoint["url"], token)
 
+
+def _json_or_none(response: httpx.Response) -> Any:
+    try:
+        return response.json()
+    except ValueError:
+        return None

@@ -145,3 +145,30 @@ def test_a_second_app_on_the_same_data_folder_is_refused_naming_the_folder(data)
         result = seqdesk("--browser", "--port", "0", data=data, timeout=60)
     assert result.returncode == 2
     assert str(data) in result.stderr and f"pid {os.getpid()}" in result.stderr
+
+
+def test_check_says_line_and_column_like_the_app_not_a_character_offset(tmp_path, data):
+    text = ('{\n  "name": "x",\n  "groups": [\n    {"name": "g", "tools": '
+            '"{\\"tool\\": \\"echo\\", \\"args\\": {\\"value\\": \\"$args.nope\\"}} ;"}\n  ]\n}\n')
+    result = seqdesk("check", write(tmp_path, "bad.json", text), data=data)
+    assert result.returncode == 1
+    line = text.splitlines()[3]
+    column = line.index("$args") + 1
+    assert f"(line 4, column {column}) (undeclared-arg)" in result.stdout, result.stdout
+    assert "at character" not in result.stdout
+    body = json.loads(seqdesk("check", "--json", write(tmp_path, "bad.json", text), data=data).stdout)
+    assert (body["errors"][0]["line"], body["errors"][0]["column"]) == (4, column)
+
+
+def test_show_prints_a_run_by_its_short_id_and_refuses_an_unknown_one(tmp_path, data):
+    text = json.dumps({"name": "shown", "groups": [{"name": "shown-g", "out": {"said": "string"},
+                       "tools": json.dumps({"tool": "echo", "args": {"value": "hi"}, "as": "said"}) + " ;"}]})
+    ran = seqdesk("run", write(tmp_path, "shown.json", text), "--json", data=data)
+    run_id = json.loads(ran.stdout)["run_id"]
+    shown = seqdesk("show", run_id[:8], data=data)
+    assert shown.returncode == 0, shown.stderr
+    assert shown.stdout.startswith(f"run {run_id} · shown · succeeded")
+    assert "✓ echo succeeded" in shown.stdout
+    assert json.loads(seqdesk("show", run_id[:8], "--json", data=data).stdout)["run_id"] == run_id
+    missing = seqdesk("show", "ffffffff", data=data)
+    assert missing.returncode == 2 and "there is no run ffffffff" in missing.stderr

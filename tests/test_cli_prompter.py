@@ -6,13 +6,17 @@ from __future__ import annotations
 import asyncio
 import io
 import json
+import sys
+from typing import ClassVar
 
 import pytest
+from pydantic import BaseModel
 
 from gui.cli.prompter import TerminalPrompter
 from gui.core.elicitation import ElicitationRequest, InboxElicitationHandler
 from gui.core.engine import Engine
 from gui.core.interactions import ElicitationFieldSpec
+from gui.core.registry import ModelTool, ToolContext
 from gui.tools import default_registry
 
 T = 5.0
@@ -56,3 +60,84 @@ async def test_a_forms_prompts_go_to_stderr_so_stdout_stays_clean_for_json(engin
     out, err = capsys.readouterr()
     assert out == ""
     assert "How many rows?" in err and "rows (number)" in err
+
+
+class NoArgs(BaseModel):
+    pass
+
+
+class FinishesDuringThePrompt(ModelTool):
+    """Runs beside the question and ends only once the prompt is open: its progress line must wait."""
+
+    name = "during_prompt"
+    description = "ends while the person is being asked"
+    Args: ClassVar = NoArgs
+
+    def __init__(self) -> None:
+        self.go = asyncio.Event()
+
+    async def call(self, args: dict, ctx: ToolContext) -> str:
+        await self.go.wait()
+        return "done"
+
+
+def scripted_input(monkeypatch, answers: list[str], on_prompt) -> None:
+    """The terminal, typed by the test: each prompt calls `on_prompt`, then gets the next answer."""
+    def read(prompt: str) -> str:
+        print(prompt, end="", file=sys.stderr, flush=True)
+        on_prompt()
+        return answers.pop(0)
+    monkeypatch.setattr("gui.cli.prompter._read_line", read)
+
+
+async def test_progress_lines_wait_while_a_prompt_is_open_then_follow_it(engine, monkeypatch, capsys):
+    tool = FinishesDuringThePrompt()
+    engine.registry.add(tool)
+    loop = asyncio.get_running_loop()
+    seen_while_open: list[str] = []
+
+    def on_prompt() -> None:
+        loop.call_soon_threadsafe(tool.go.set)  # the other tool ends now, while the prompt is open
+        finished = asyncio.run_coroutine_threadsafe(wait_finished(), loop)
+        finished.result(T)
+        seen_while_open.append(capsys.readouterr().err)
+
+    finished_event = asyncio.Event()
+    engine.bus.subscribe(lambda e: finished_event.set() if e.type == "tool.finished" else None)
+
+    async def wait_finished() -> None:
+        await asyncio.wait_for(finished_event.wait(), T)
+
+    scripted_input(monkeypatch, ["1"], on_prompt)
+    prompter = TerminalPrompter(engine, yes=False, interactive=True)
+    engine.bus.subscribe(prompter.on_event)
+    doc = json.loads(json.dumps(CHOOSE))
+    doc["groups"][0]["tools"] += ' {"tool": "during_prompt"} ;'
+    await engine.create(doc)
+    record = await asyncio.wait_for(engine.run("choose", {}), T)
+    await prompter.close()
+    assert record.status == "succeeded"
+    (while_open,) = seen_while_open
+    assert "Which environment" in while_open and "during_prompt" not in while_open
+    after = capsys.readouterr().err
+    assert "✓ during_prompt succeeded" in after
+
+
+async def test_an_optional_question_is_skipped_with_enter_and_decline_answers_none(engine, monkeypatch):
+    doc = {"name": "opt", "groups": [{"name": "opt-g", "out": {"answers": "object"}, "tools": json.dumps(
+        {"tool": "ask_user", "as": "answers", "args": {"title": "T", "questions": [
+            {"id": "a", "prompt": "Pick", "type": "single_select", "options": ["alpha", "beta"]},
+            {"id": "b", "prompt": "More", "required": False}]}}) + " ;"}]}
+    await engine.create(doc)
+    scripted_input(monkeypatch, ["2", ""], lambda: None)
+    prompter = TerminalPrompter(engine, yes=False, interactive=True)
+    unsubscribe = engine.bus.subscribe(prompter.on_event)
+    record = await asyncio.wait_for(engine.run("opt", {}), T)
+    assert record.outputs["answers"] == {"a": "beta", "b": None}
+    unsubscribe()
+    scripted_input(monkeypatch, ["/decline"], lambda: None)
+    engine.bus.subscribe(prompter.on_event)
+    record = await asyncio.wait_for(engine.run("opt", {}), T)
+    await prompter.close()
+    tool = record.groups[0].tools[0]
+    assert tool.status == "failed" and tool.denied and tool.error.startswith("declined by the user")

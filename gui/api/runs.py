@@ -12,6 +12,7 @@ from gui.api.shared import EngineProvider, capped, pydantic_detail, record_json
 from gui.core.documents import NotFoundError
 from gui.core.records import RunStatus
 from gui.core.run_args import RunArgsError
+from gui.core.run_ids import AmbiguousRunIdError
 from gui.core.validator import InvalidSequenceError
 
 
@@ -56,17 +57,26 @@ def register_runs(app: FastAPI, engine: EngineProvider) -> None:
 
     @app.get("/api/runs/{run_id}")
     async def get_run(run_id: str) -> Response:
-        record = await engine().get_run(run_id)
+        """The run with this id, or the one run whose id starts with it (the short id screens show);
+        409 when several runs start with it."""
+        try:
+            record = await engine().find_run(run_id)
+        except AmbiguousRunIdError as exc:
+            raise BadRequest(409, exc.message, code=exc.code, candidates=exc.candidates) from None
         if record is None:
             raise BadRequest(404, f"there is no run {run_id}")
         return json_response(record_json(record))
 
     @app.post("/api/runs/{run_id}/stop")
     async def stop_run(run_id: str) -> Response:
-        """200 with whether this call stopped it (false: it had already ended)."""
+        """200 with whether this call stopped it (false: it had already ended). A short id works too."""
         eng = engine()
-        if await eng.get_run(run_id) is None:
+        try:
+            record = await eng.find_run(run_id)
+        except AmbiguousRunIdError as exc:
+            raise BadRequest(409, exc.message, code=exc.code, candidates=exc.candidates) from None
+        if record is None:
             raise BadRequest(404, f"there is no run {run_id}")
-        return json_response({"stopped": await eng.stop(run_id)})
+        return json_response({"stopped": await eng.stop(record.run_id)})
 
 

@@ -11,8 +11,10 @@ import json
 import sys
 from collections.abc import Sequence as Seq
 
+from gui.cli.places import place, problem_line
 from gui.core.documents import tool_catalog
 from gui.core.help import help_text
+from gui.core.textpos import scan
 from gui.core.validator import check_text
 
 
@@ -28,13 +30,18 @@ def cmd_check(args: argparse.Namespace) -> int:
     from gui.tools import default_registry
 
     result = check_text(text, tool_catalog(default_registry()))
+    spans = scan(text)
     if args.json:
-        print(json.dumps(result.to_json(), ensure_ascii=False, indent=2))
+        body = result.to_json()
+        for key, problems in (("errors", result.errors), ("warnings", result.warnings)):
+            for item, problem in zip(body[key], problems, strict=True):
+                item["line"], item["column"] = place(text, problem, spans)
+        print(json.dumps(body, ensure_ascii=False, indent=2))
         return 0 if result.ok else 1
     for problem in result.errors:
-        print(str(problem))
+        print(problem_line(text, problem, spans))
     for problem in result.warnings:
-        print(f"warning: {problem}")
+        print(f"warning: {problem_line(text, problem, spans)}")
     if result.ok:
         sig = result.signature
         inputs = ", ".join(f"{k}: {v.value}" for k, v in (sig.inputs.items() if sig else []))

@@ -1,8 +1,11 @@
 """The terminal side of requests for a person: approvals, questions and forms asked at the prompt.
 
-Requests are asked one at a time; `--yes` approves every approval; with no terminal and no `--yes`,
-approvals are denied and questions and forms cancelled, each with its reason stored. When an open
-app holds the data folder, requests wait in its inbox instead (only `--yes` answers from here).
+Requests are asked one at a time, and while a prompt is open the run's progress lines wait (they
+are printed once it is answered), so parallel output never lands inside `[y]es / [n]o`. A question
+may be optional (Enter skips it), and `/decline` answers none of them. `--yes` approves every
+approval; with no terminal and no `--yes`, approvals are denied and questions and forms cancelled,
+each with its reason stored. When an open app holds the data folder, requests wait in its inbox
+instead (only `--yes` answers from here).
 """
 
 from __future__ import annotations
@@ -35,6 +38,7 @@ from gui.core.interactions import (
 )
 from gui.core.operations import OperationError, Operations
 
+DECLINE = "/decline"
 ICONS = {"succeeded": "✓", "failed": "✗", "skipped": "–", "degraded": "~", "cancelled": "■", "stopped": "■"}
 
 
@@ -52,31 +56,35 @@ class TerminalPrompter:
         self.interactive = interactive
         self._lock = asyncio.Lock()
         self._tasks: set[asyncio.Task[None]] = set()
+        self.prompting = False  # a prompt is open: progress lines wait, so they never land inside it
+        self.held: list[str] = []
+
+    def say(self, line: str) -> None:
+        """A progress line: printed now, or after the open prompt is answered."""
+        if self.prompting:
+            self.held.append(line)
+        else:
+            _err(line)
+
+    def _resume(self) -> None:
+        self.prompting = False
+        held, self.held = self.held, []
+        for line in held:
+            _err(line)
 
     def on_event(self, event: Event) -> None:
         if self.in_app and isinstance(event, ToolWaiting):
-            _err(f"  ⏸ {event.tool_name} is waiting for you in the app's inbox")
+            self.say(f"  ⏸ {event.tool_name} is waiting for you in the app's inbox")
         else:
-            self.show(event)
+            line = progress_line(event)
+            if line is not None:
+                self.say(line)
         if isinstance(event, InteractionCreated) and (not self.in_app or self.yes):
             record = InteractionRecord.model_validate(event.record)
             if record.status == "pending":
                 task = asyncio.get_running_loop().create_task(self._answer(record))
                 self._tasks.add(task)
                 task.add_done_callback(self._tasks.discard)
-
-    @staticmethod
-    def show(event: Event) -> None:
-        if isinstance(event, GroupStarted):
-            _err(f"▶ {event.group_name}")
-        elif isinstance(event, GroupSkipped):
-            _err(f"– {event.group_name} skipped: {event.reason}")
-        elif isinstance(event, ToolFinished):
-            icon = ICONS.get(event.status, "?")
-            extra = f": {event.error}" if event.error not in (None, event.status) else ""
-            _err(f"  {icon} {event.tool_name} {event.status}{extra}")
-        elif isinstance(event, ToolRetrying):
-            _err(f"  ↻ {event.tool_name} attempt {event.attempt} of {event.of}: {event.error}")
 
     async def close(self) -> None:
         for task in list(self._tasks):
@@ -86,6 +94,7 @@ class TerminalPrompter:
         async with self._lock:
             request = record.request
             iid = request.interaction_id
+            self.prompting = self.interactive and not self.yes
             try:
                 if isinstance(request, ShellApprovalRequest | ToolApprovalRequest):
                     await self._approval(iid, request)
@@ -103,6 +112,8 @@ class TerminalPrompter:
                 await self.ops.cancel_interaction(iid, "no_one_to_ask")
             except (InteractionError, OperationError) as exc:  # answered elsewhere meanwhile (the app's inbox)
                 _err(f"  (request {iid}: {exc})")
+            finally:
+                self._resume()
 
     async def _approval(self, iid: str, request: ShellApprovalRequest | ToolApprovalRequest) -> None:
         what = request.command if isinstance(request, ShellApprovalRequest) else json.dumps(
@@ -129,14 +140,21 @@ class TerminalPrompter:
             await self.ops.respond(iid, ApprovalResponse(decision="denied", reason=reason))
 
     async def _question(self, iid: str, request: QuestionRequest) -> None:
-        _err(f"  ? {request.title}")
+        _err(f"  ? {request.title}   (type {DECLINE} at any question to answer none of them)")
         answers = []
         for q in request.questions:
             options = q.options or []
             for n, option in enumerate(options, 1):
                 _err(f"      {n}. {option.label}" + (f" — {option.description}" if option.description else ""))
+            optional = "" if q.required else " (optional: press Enter to skip)"
             while True:
-                raw = (await _ask(f"    {q.prompt}: ")).strip()
+                raw = (await _ask(f"    {q.prompt}{optional}: ")).strip()
+                if raw == DECLINE:
+                    await self.ops.respond(iid, QuestionResponse(decision="declined"))
+                    _err("  ✗ declined: the step is told you chose not to answer")
+                    return
+                if not raw and not q.required:
+                    break
                 if q.response_type == "text":
                     answers.append(Answer(question_id=q.question_id, value=raw))
                     break
@@ -162,6 +180,21 @@ class TerminalPrompter:
             server_name=request.server_name, message=request.message, fields=request.fields, url=request.url))
         await self.ops.respond(iid, ElicitationInteractionResponse(
             action=reply.action, values=dict(reply.values)))
+
+
+def progress_line(event: Event) -> str | None:
+    """The line a run's event prints at the terminal (None: it prints nothing)."""
+    if isinstance(event, GroupStarted):
+        return f"▶ {event.group_name}"
+    if isinstance(event, GroupSkipped):
+        return f"– {event.group_name} skipped: {event.reason}"
+    if isinstance(event, ToolFinished):
+        icon = ICONS.get(event.status, "?")
+        extra = f": {event.error}" if event.error not in (None, event.status) else ""
+        return f"  {icon} {event.tool_name} {event.status}{extra}"
+    if isinstance(event, ToolRetrying):
+        return f"  ↻ {event.tool_name} attempt {event.attempt} of {event.of}: {event.error}"
+    return None
 
 
 def _title(request: Any) -> str:

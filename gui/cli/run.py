@@ -1,4 +1,4 @@
-"""`seqdesk run` and `seqdesk list`, through the one door (`gui.core.operations`).
+"""`seqdesk run`, `seqdesk show` and `seqdesk list`, through the one door (`gui.core.operations`).
 
 Progress goes to stderr so that `--json` output on stdout stays clean for scripts; the requests
 for a person are the prompter's (`gui.cli.prompter`).
@@ -13,12 +13,15 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from gui.cli.prompter import TerminalPrompter
+from gui.cli.places import problem_line
+from gui.cli.prompter import ICONS, TerminalPrompter
 from gui.core.errors import DslError
 from gui.core.operations import OperationError, Operations
 from gui.core.parser import NUMBER_HOOKS, load_json_text
+from gui.core.records import RunRecord
 from gui.core.resume import ResumeRefused
 from gui.core.run_args import RunArgsError
+from gui.core.run_ids import AmbiguousRunIdError
 
 
 def add_run_commands(sub: Any) -> None:
@@ -30,6 +33,10 @@ def add_run_commands(sub: Any) -> None:
     run.add_argument("--yes", action="store_true", help="approve every approval without asking")
     run.add_argument("--json", action="store_true", help="print the final run record as JSON")
     run.set_defaults(func=cmd_run)
+    show = sub.add_parser("show", help="show a run: its state, each group and tool, its outputs")
+    show.add_argument("run_id", help="the run's id, or its start as the app shows it (e.g. 0911dd99)")
+    show.add_argument("--json", action="store_true", help="print the run record as JSON")
+    show.set_defaults(func=cmd_show)
     lister = sub.add_parser("list", help="list saved sequences with their signatures")
     lister.add_argument("--json", action="store_true")
     lister.set_defaults(func=cmd_list)
@@ -66,6 +73,44 @@ def cmd_list(args: argparse.Namespace) -> int:
         return 0
 
     return _run_async(go)
+
+
+def cmd_show(args: argparse.Namespace) -> int:
+    async def go() -> int:
+        ops = await connect(args)
+        try:
+            record = await ops.find_run(args.run_id)
+        except AmbiguousRunIdError as exc:
+            _err(f"seqdesk show: {exc.message}")
+            return 2
+        finally:
+            await ops.close()
+        if record is None:
+            _err(f"seqdesk show: there is no run {args.run_id}")
+            return 2
+        if args.json:
+            print(json.dumps(record.to_summary_json(), ensure_ascii=False, indent=2, default=str))
+            return 0
+        for line in run_lines(record):
+            print(line)
+        return 0
+
+    return _run_async(go)
+
+
+def run_lines(record: RunRecord) -> list[str]:
+    """A run for the terminal: a headline, then each group and its tools with an icon each."""
+    title = record.sequence + (f" › {record.target}" if record.target else "")
+    lines = [f"run {record.run_id} · {title} · {record.status}" + (f": {record.error}" if record.error else "")]
+    for group in record.groups:
+        lines.append(f"{ICONS.get(group.status, '·')} {group.name} {group.status}"
+                     + (f": {group.reason}" if group.reason else ""))
+        for tool in group.tools:
+            why = tool.error or tool.reason
+            lines.append(f"  {ICONS.get(tool.status, '·')} {tool.tool} {tool.status}" + (f": {why}" if why else ""))
+    if record.outputs:
+        lines.append(json.dumps(record.outputs, ensure_ascii=False, indent=2, default=str))
+    return lines
 
 
 def _run_async(fn: Any) -> int:
@@ -144,7 +189,7 @@ async def _run(args: argparse.Namespace, run_args: dict[str, Any]) -> int:
         return 2
     except DslError as exc:
         for problem in exc.errors:
-            _err(str(problem))
+            _err(problem_line(text, problem) if text is not None else str(problem))
         _err(f"seqdesk run: {args.target} is not a valid sequence")
         return 2
     except LookupError:

@@ -35,6 +35,9 @@ if TYPE_CHECKING:
 APPROVAL_MODES: tuple[ApprovalMode, ...] = ("ask", "always-allow")
 DENIED_REASON = "denied by the user"
 EXPIRED_REASON = "not approved: the request expired before anyone answered"
+# What a question (`ask_user`) fails with when the person declines it, or nobody answers in time.
+DECLINED_REASON = "declined by the user: they chose not to answer"
+UNANSWERED_REASON = "nobody answered before the request expired"
 
 
 def cancelled_reason(reason: CancelReason) -> str:

@@ -38,6 +38,7 @@ from gui.core.registry import Registry, Tool, ToolArgumentError
 from gui.core.resume import ResumeRefused, plan_resume, refusal_for_status
 from gui.core.rules import ApprovalRule, tool_rule_id
 from gui.core.run_args import RunArgsError
+from gui.core.run_ids import MAX_CANDIDATES, can_be_prefix, pick
 from gui.core.runner import Runner
 from gui.core.schedule_door import ScheduleDoor
 from gui.core.schedules import MemoryScheduleStore, ScheduleStore
@@ -267,6 +268,16 @@ class Engine(ScheduleDoor):
         """A run's record: live while it goes on, stored once it has ended."""
         live = self.runner.snapshot(run_id)
         return live if live is not None else await self.runs.get(run_id)
+
+    async def find_run(self, run_id: str) -> RunRecord | None:
+        """A run by its whole id or by the start of it, as screens show it ("0911dd99"); None when no
+        run has it; AmbiguousRunIdError when several runs start with it."""
+        record = await self.get_run(run_id)
+        if record is not None or not can_be_prefix(run_id):
+            return record
+        ids = [*self.runner.active_ids(), *await self.runs.ids_starting(run_id, MAX_CANDIDATES + 1)]
+        full = pick(run_id, ids)
+        return await self.get_run(full) if full is not None else None
 
     async def list_runs(self, limit: int = 100, offset: int = 0) -> list[RunRecord]:
         """The newest runs (`run_page` filters them and counts them too)."""

@@ -1,7 +1,8 @@
 """A run's requests for a person (seed `session_interaction.ts`), their answers and their results.
 
 Kinds: `approval` (shell-style: command, folder, reason, operation; or a tool approval with the
-validated input), `question` (text / single_select / multi_select), and `elicitation` (a tool
+validated input), `question` (text / single_select / multi_select, each required or optional, the
+whole request answerable or declinable), and `elicitation` (a tool
 server's form). Lifecycle: pending → resolved | expired | cancelled. The service that enforces the
 rules lives in `interaction_service`; this module holds only the shapes and the store port.
 """
@@ -105,22 +106,56 @@ class ToolApprovalRequest(_RequestBase):
 
 
 class QuestionOption(_Model):
-    value: str
-    label: str
+    """One choice. Written as a plain label (`"alpha"`) or `{"label": "alpha"}`, its value is the label."""
+
+    value: str = Field(min_length=1)
+    label: str = Field(min_length=1)
     description: str | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _value_is_the_label_unless_set(cls, data: Any) -> Any:
+        if isinstance(data, str):
+            return {"value": data, "label": data}
+        if isinstance(data, dict) and data.get("value") is None and isinstance(data.get("label"), str):
+            return {**data, "value": data["label"]}
+        return data
 
 
 class Question(_Model):
-    question_id: str
+    question_id: str = Field(min_length=1)
     prompt: str
     response_type: Literal["text", "single_select", "multi_select"]
     options: list[QuestionOption] | None = None
+    required: bool = True  # False: the person may skip it (its answer is then absent)
+
+    @model_validator(mode="after")
+    def _choices_fit_the_kind(self) -> Question:
+        if self.response_type == "text":
+            if self.options:
+                raise ValueError("a text question takes no choices (options): use single_select or multi_select")
+            return self
+        if not self.options:
+            raise ValueError(f"a {self.response_type} question needs at least one choice in options")
+        values = [o.value for o in self.options]
+        twice = sorted({v for v in values if values.count(v) > 1})
+        if twice:
+            raise ValueError(f"two choices have the same value: {', '.join(twice)}")
+        return self
 
 
 class QuestionRequest(_RequestBase):
     kind: Literal["question"] = "question"
     title: str
     questions: list[Question] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _unique_question_ids(self) -> QuestionRequest:
+        ids = [q.question_id for q in self.questions]
+        twice = sorted({i for i in ids if ids.count(i) > 1})
+        if twice:
+            raise ValueError(f"two questions have the id: {', '.join(twice)}")
+        return self
 
 
 class ElicitationFieldSpec(_Model):
@@ -213,8 +248,15 @@ class Answer(_Answer):
 
 
 class QuestionResponse(_Answer):
+    """The answers; or `decision: "declined"` (with no answers): the person refuses the whole request."""
+
     kind: Literal["question"] = "question"
-    answers: list[Answer]
+    decision: Literal["answered", "declined"] = "answered"
+    answers: list[Answer] = Field(default_factory=list)
+
+    @property
+    def declined(self) -> bool:
+        return self.decision == "declined"
 
 
 class ElicitationInteractionResponse(_Answer):

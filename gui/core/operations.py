@@ -114,6 +114,11 @@ class Operations(Protocol):
 
     async def get_run(self, run_id: str) -> RunRecord | None: ...
 
+    async def find_run(self, run_id: str) -> RunRecord | None:
+        """`get_run` that also takes the start of an id, as screens show it ("0911dd99"); an
+        ambiguous start raises `gui.core.run_ids.AmbiguousRunIdError`."""
+        ...
+
     async def list_runs(self, limit: int = 100, offset: int = 0) -> list[RunRecord]: ...
 
     async def run_page(self, *, status: RunStatus | None = None, sequence: str | None = None,

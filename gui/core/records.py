@@ -182,6 +182,10 @@ class RunStore(Protocol):
 
     async def count(self) -> int: ...
 
+    async def ids_starting(self, prefix: str, limit: int) -> builtins.list[str]:
+        """Up to `limit` stored run ids that start with `prefix` (a short id as screens show it)."""
+        ...
+
     async def query(
         self,
         *,
@@ -255,6 +259,9 @@ class MemoryRunStore:
 
     async def count(self) -> int:
         return len(self._items)
+
+    async def ids_starting(self, prefix: str, limit: int) -> builtins.list[str]:
+        return [run_id for run_id in self._items if run_id.startswith(prefix)][:limit]
 
     async def query(
         self,

@@ -33,6 +33,11 @@ class ToolError(Exception):
     """A tool call failed; the message is what the person sees."""
 
 
+class ToolDeclined(ToolError):
+    """The person chose not to go on (declined a question, let it expire): their choice, not a crash,
+    so it is recorded like a denied approval and never retried."""
+
+
 class ToolArgumentError(ToolError):
     """The arguments do not fit the tool; `problems` lists (field path, message)."""
 

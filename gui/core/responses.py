@@ -1,6 +1,7 @@
 """Whether a person's answer fits the request it answers (SPEC §3 rule 2), in sentences.
 
-Same kind as the request; answers only to existing questions, each once and every one answered;
+Same kind as the request; answers only to existing questions, each once and every required one
+answered (or the whole request declined, with no answers);
 single-select values among the options; a form's required fields present and typed. The service
 refuses an answer with any problem before anything is stored.
 """
@@ -62,6 +63,11 @@ def response_problems(request: InteractionRequest, response: InteractionResponse
 
 def _question_problems(request: QuestionRequest, response: QuestionResponse) -> list[str]:
     questions = {q.question_id: q for q in request.questions}
+    if response.declined:
+        if response.answers:
+            given = ", ".join(a.question_id for a in response.answers)
+            return [f"a decline carries no answers, got answers to: {given}"]
+        return []
     problems: list[str] = []
     answered: set[str] = set()
     for answer in response.answers:
@@ -76,7 +82,8 @@ def _question_problems(request: QuestionRequest, response: QuestionResponse) -> 
         else:
             answered.add(qid)
             problems.extend(_answer_problems(question, answer.value))
-    problems.extend(f"question '{qid}' has no answer" for qid in questions if qid not in answered)
+    problems.extend(f"question '{qid}' has no answer (it is required)"
+                    for qid, q in questions.items() if q.required and qid not in answered)
     return problems
 
 

@@ -87,6 +87,9 @@ class Runner:
     def active(self) -> list[RunRecord]:
         return [copy_record(ex.record) for ex in self._active.values()]
 
+    def active_ids(self) -> list[str]:
+        return list(self._active)
+
     def snapshot(self, run_id: str) -> RunRecord | None:
         ex = self._active.get(run_id)
         return copy_record(ex.record) if ex else None

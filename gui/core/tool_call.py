@@ -46,7 +46,7 @@ from gui.core.records import (
     ToolProgressState,
     ToolRecord,
 )
-from gui.core.registry import Registry, Tool, ToolArgumentError, ToolContext, ToolError
+from gui.core.registry import Registry, Tool, ToolArgumentError, ToolContext, ToolDeclined, ToolError
 from gui.core.run_args import type_name
 from gui.core.substitution import SubstitutionError, bound_inputs, substitute
 from gui.core.tool_info import nearest_names
@@ -207,7 +207,7 @@ class ToolCaller:
                 ctx = self._context(scope, record)
                 result = await tool.call(args, ctx)
                 self._check_result(scope.group, call, result)
-            except _Denied as exc:
+            except (_Denied, ToolDeclined) as exc:
                 self._fail(record, str(exc))
                 record.denied = True
                 return

@@ -174,6 +174,9 @@ class TinyRunStore:
     async def count(self) -> int:
         return await self._writer.read(len, self._table)
 
+    async def ids_starting(self, prefix: str, limit: int) -> builtins.list[str]:
+        return await self._writer.run(self._table.ids_starting, prefix, limit)
+
     async def query(
         self,
         *,

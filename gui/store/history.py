@@ -89,6 +89,9 @@ class History:
     def __len__(self) -> int:
         return len(self._where)
 
+    def ids(self) -> list[str]:
+        return list(self._where)
+
     def get(self, doc_id: str) -> Document | None:
         seg = self._where.get(doc_id)
         if seg is None:

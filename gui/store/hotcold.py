@@ -95,6 +95,13 @@ class HotColdStore:
         doc = self._hot.doc(doc_id)
         return doc if doc is not None else self.history.get(doc_id)
 
+    def ids_starting(self, prefix: str, limit: int) -> list[str]:
+        """Up to `limit` ids, hot or not, that start with `prefix` (from the indexes: no segment is read)."""
+        found = [doc_id for doc_id in self._hot_fields if doc_id.startswith(prefix)]
+        found += [doc_id for doc_id in self.history.ids()
+                  if doc_id.startswith(prefix) and doc_id not in self._hot_fields]
+        return found[:limit]
+
     def list_hot(self) -> list[Document]:
         """Every hot document, in the order they were first put."""
         return self._hot.all()

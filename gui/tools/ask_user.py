@@ -2,8 +2,12 @@
 
 The question goes through the interaction port like every other request for a person, so it is
 stored before anyone sees it, shows up in the inbox, expires with the group's deadline and is
-cancelled when the run stops. Questions are checked when the arguments are (a choice question
-without choices, two questions with one id), so a broken form never reaches a person.
+cancelled when the run stops. A question can be optional (`"required": false`: the person may skip
+it, its answer is null); choices can be plain labels (`["alpha", "beta"]`: the value is the label).
+The person may decline the whole request: the tool then fails as declined (like a denied approval,
+never retried), and so it does when nobody answered in time. Questions are checked when the
+arguments are (a choice question without choices, two questions with one id), so a broken form
+never reaches a person.
 """
 
 from __future__ import annotations
@@ -15,7 +19,9 @@ from typing import Any, Literal
 
 from pydantic import ConfigDict, Field, field_validator, model_validator
 
+from gui.core.approvals import DECLINED_REASON, UNANSWERED_REASON
 from gui.core.interactions import (
+    CANCEL_WORDS,
     CancelledResult,
     ExpiredResult,
     Question,
@@ -26,20 +32,29 @@ from gui.core.interactions import (
     ToolSource,
 )
 from gui.core.model import SlotType
-from gui.core.registry import ModelTool, ToolContext, ToolError
+from gui.core.registry import ModelTool, ToolContext, ToolDeclined, ToolError
 from gui.tools._args import ToolArgs, invalid, parse_args
 
 
 class ChoiceArgs(ToolArgs):
-    """One choice the person can pick."""
+    """One choice the person can pick. A plain label (`"alpha"`) is a choice too."""
 
     model_config = ConfigDict(title="Choice")
 
-    value: str = Field(min_length=1, title="Value", description="What the answer contains when this choice is picked.")
     label: str = Field(min_length=1, title="Label", description="What the person sees.")
+    value: str | None = Field(
+        default=None,
+        min_length=1,
+        title="Value",
+        description="What the answer contains when this choice is picked; the label when left out.",
+    )
     description: str | None = Field(
         default=None, title="Explanation", description="Optional extra words shown under the label."
     )
+
+    @property
+    def answer(self) -> str:
+        return self.value if self.value is not None else self.label
 
 
 class QuestionArgs(ToolArgs):
@@ -57,14 +72,27 @@ class QuestionArgs(ToolArgs):
     type: Literal["text", "single_select", "multi_select"] = Field(
         default="text",
         title="Kind of answer",
-        description="text: the person types an answer; single_select: they pick one choice; "
-        "multi_select: they pick any number of choices.",
+        description="The person types an answer (text), picks one choice (single_select) "
+        "or picks any number of choices (multi_select).",
     )
     options: list[ChoiceArgs] | None = Field(
         default=None,
         title="Choices",
-        description="The choices to pick from; needed for single_select and multi_select.",
+        description="The choices to pick from, needed when the person picks: each a label, "
+        "or a label with a value and an explanation.",
     )
+    required: bool = Field(
+        default=True,
+        title="Must be answered",
+        description="Off: the person may skip this question, and its answer is then empty.",
+    )
+
+    @field_validator("options", mode="before")
+    @classmethod
+    def _labels_are_choices(cls, options: Any) -> Any:
+        if isinstance(options, list):
+            return [{"label": o} if isinstance(o, str) else o for o in options]
+        return options
 
     @model_validator(mode="after")
     def _choices_fit_the_kind(self) -> QuestionArgs:
@@ -74,9 +102,10 @@ class QuestionArgs(ToolArgs):
             return self
         if not self.options:
             raise invalid(f"a {self.type} question needs at least one choice")
-        values = [o.value for o in self.options]
-        if len(set(values)) != len(values):
-            raise invalid("two choices have the same value")
+        values = [o.answer for o in self.options]
+        twice = sorted({v for v in values if values.count(v) > 1})
+        if twice:
+            raise invalid(f"two choices have the same value: {', '.join(twice)}")
         return self
 
 
@@ -119,12 +148,14 @@ class AskUser(ModelTool):
         handle = await ctx.interactions.request(question_request(a, ctx))
         result = await handle.result()
         if isinstance(result, ExpiredResult):
-            raise ToolError("nobody answered before the request expired")
+            raise ToolDeclined(UNANSWERED_REASON)
         if isinstance(result, CancelledResult):
-            raise ToolError(f"the question was cancelled ({result.reason})")
+            raise ToolDeclined(f"the question was cancelled ({CANCEL_WORDS.get(result.reason, result.reason)})")
         if not isinstance(result, ResolvedResult) or not isinstance(result.response, QuestionResponse):
             raise ToolError("the answer to the question is not an answer to questions")
-        answers: dict[str, Any] = {q.id: None for q in a.questions}  # unanswered questions stay null
+        if result.response.declined:
+            raise ToolDeclined(DECLINED_REASON)
+        answers: dict[str, Any] = {q.id: None for q in a.questions}  # skipped questions stay empty (null)
         answers.update({x.question_id: x.value for x in result.response.answers if x.question_id in answers})
         return answers
 
@@ -144,9 +175,10 @@ def question_request(a: AskUserArgs, ctx: ToolContext) -> QuestionRequest:
                 question_id=q.id,
                 prompt=q.prompt,
                 response_type=q.type,
-                options=[QuestionOption(value=o.value, label=o.label, description=o.description) for o in q.options]
+                options=[QuestionOption(value=o.answer, label=o.label, description=o.description) for o in q.options]
                 if q.options
                 else None,
+                required=q.required,
             )
             for q in a.questions
         ],

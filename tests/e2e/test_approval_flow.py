@@ -39,7 +39,7 @@ def test_approving_in_the_inbox_lets_the_command_run_and_the_run_succeed(seqdesk
     run_url = start_from_run_panel(seqdesk_app, page, "e2e-approve")
     screenshot(page, "run-panel-waiting.png")
 
-    page.get_by_role("link", name="Review request").click()
+    page.get_by_role("link", name="Open in the inbox").first.click()
     expect(page).to_have_url(re.compile(r"/inbox/[0-9a-f]+$"), timeout=WAIT_MS)
     expect(page.get_by_text("echo hello-e2e").first).to_be_visible(timeout=WAIT_MS)
     run_once = page.get_by_role("button", name="Run once")
@@ -68,15 +68,15 @@ def test_approving_in_the_inbox_lets_the_command_run_and_the_run_succeed(seqdesk
 
 def test_denying_in_the_inbox_fails_the_run_with_the_reason(seqdesk_app: Any, page: Any, screenshot: Any):
     run_url = start_from_run_panel(seqdesk_app, page, "e2e-deny")
-    page.get_by_role("link", name="Review request").click()
+    page.get_by_role("link", name="Open in the inbox").first.click()
     expect(page).to_have_url(re.compile(r"/inbox/[0-9a-f]+$"), timeout=WAIT_MS)
     deny = page.get_by_role("button", name="Don't run")
     expect(deny).to_be_enabled(timeout=WAIT_MS)
     deny.click()
 
     page.goto(run_url)
-    expect(page.get_by_text("Finished · 0 of 1 tools succeeded · 1 failed")).to_be_visible(timeout=WAIT_MS)
-    expect(page.get_by_text("denied by the user").first).to_be_visible(timeout=WAIT_MS)
+    expect(page.get_by_text("Finished · 0 of 1 tools succeeded · 1 denied by you")).to_be_visible(timeout=WAIT_MS)
+    expect(page.get_by_text("Denied by you").first).to_be_visible(timeout=WAIT_MS)
     screenshot(page, "run-panel-denied.png")
 
 

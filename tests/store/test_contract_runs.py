@@ -117,3 +117,15 @@ async def test_save_many_is_the_same_as_saving_each_in_turn(backend: Backend):
     await backend.reopen()
     assert ids(await backend.runs.list(limit=3)) == ["b6", "b5", "b4"]
     assert (await backend.runs.get("old")).status == "succeeded"
+
+
+async def test_ids_starting_with_a_prefix_come_from_running_and_finished_runs_alike(backend: Backend):
+    await backend.runs.save(run("0911dd99aaaa", status="running"))
+    await backend.runs.save_many([run(f"0911dd99b{i:03}", created_at=1000 + i) for i in range(5)])
+    await backend.runs.save(run("abcd00000000"))
+    await backend.reopen()
+    assert sorted(await backend.runs.ids_starting("0911dd99", 10)) == [
+        "0911dd99aaaa", *(f"0911dd99b{i:03}" for i in range(5))]
+    assert await backend.runs.ids_starting("abcd", 10) == ["abcd00000000"]
+    assert len(await backend.runs.ids_starting("0911", 2)) == 2
+    assert await backend.runs.ids_starting("ffff", 10) == []

@@ -123,7 +123,7 @@ async def test_expired_question_is_an_error():
 
 async def test_cancelled_question_is_an_error_with_the_reason():
     port = FakePort(lambda r: CancelledResult(interaction_id=r.interaction_id, reason="turn_stopped"))
-    with pytest.raises(ToolError, match=r"^the question was cancelled \(turn_stopped\)$"):
+    with pytest.raises(ToolError, match=r"^the question was cancelled \(the run was stopped\)$"):
         await AskUser().call(ARGS, context(port))
 
 
@@ -173,3 +173,55 @@ async def test_bad_arguments_name_the_field(args, field):
     with pytest.raises(ToolArgumentError) as err:
         await AskUser().call(args, context(FakePort(answered())))
     assert field in [path for path, _ in err.value.problems]
+
+
+async def test_choices_can_be_plain_labels_or_labels_alone_and_the_value_is_the_label():
+    args = {"title": "Pick", "questions": [
+        {"id": "a", "prompt": "Which?", "type": "single_select", "options": ["alpha", "beta"]},
+        {"id": "b", "prompt": "And?", "type": "multi_select",
+         "options": [{"label": "gamma"}, {"label": "Delta", "value": "d"}]}]}
+    port = FakePort(answered(("a", "beta"), ("b", ["gamma", "d"])))
+    assert await AskUser().call(args, context(port)) == {"a": "beta", "b": ["gamma", "d"]}
+    first, second = port.requests[0].questions
+    assert [(o.value, o.label) for o in first.options] == [("alpha", "alpha"), ("beta", "beta")]
+    assert [(o.value, o.label) for o in second.options] == [("gamma", "gamma"), ("d", "Delta")]
+
+
+async def test_an_optional_question_is_marked_so_and_a_skipped_one_is_null():
+    args = {"title": "T", "questions": [question(), question(id="extra", required=False)]}
+    port = FakePort(answered(("q", "because")))
+    assert await AskUser().call(args, context(port)) == {"q": "because", "extra": None}
+    assert [q.required for q in port.requests[0].questions] == [True, False]
+
+
+async def test_a_declined_request_fails_the_tool_as_declined_not_as_a_crash():
+    from gui.core.registry import ToolDeclined
+
+    def decline(request):
+        return ResolvedResult(interaction_id=request.interaction_id, response=QuestionResponse(decision="declined"))
+
+    with pytest.raises(ToolDeclined, match="^declined by the user"):
+        await AskUser().call(ARGS, context(FakePort(decline)))
+
+
+async def test_an_expired_question_is_declined_too_so_it_is_never_retried():
+    from gui.core.registry import ToolDeclined
+
+    with pytest.raises(ToolDeclined):
+        await AskUser().call(ARGS, context(FakePort(lambda r: ExpiredResult(interaction_id=r.interaction_id))))
+
+
+@pytest.mark.parametrize(
+    ("options", "field"),
+    [
+        (["alpha", ""], "questions.0.options.1.label"),
+        ([{"value": "x"}], "questions.0.options.0.label"),
+        (["alpha", {"label": "Alpha", "value": "alpha"}], "questions.0"),
+        ([5], "questions.0.options.0"),
+    ],
+)  # fmt: skip
+async def test_bad_plain_choices_name_their_field(options, field):
+    args = {"title": "T", "questions": [question(type="single_select", options=options)]}
+    with pytest.raises(ToolArgumentError) as err:
+        await AskUser().call(args, context(FakePort(answered())))
+    assert field in [path for path, _ in err.value.problems], err.value.problems

@@ -108,7 +108,8 @@ async def test_a_skipped_group_shows_its_reason(user: User):
         "maybe-g", {"tool": "echo", "args": {"value": 1}}, when="$args.go == true", **{"in": {"go": "boolean"}})]})
     await user.open("/run?sequence=maybe")
     user.find(marker="run-button").click()
-    await user.should_see("Skipped: its condition `$args.go == true` is false", retries=100)
+    await user.should_see("Skipped: it runs only if go is yes, and that was not so", retries=100)
+    await user.should_not_see("$args")
     await user.should_see("Finished · 0 of 1 tools succeeded · 1 skipped")
 
 
@@ -228,7 +229,7 @@ async def test_selecting_a_tool_shows_its_description_args_as_sent_and_result(us
     texts = detail_texts(user)
     assert "1. echo" in texts
     assert app_ctx().engine.registry.get("echo").description in texts
-    assert texts.index("Arguments as sent") < texts.index("value") < texts.index("hi Ada")  # the resolved value
+    assert texts.index("Arguments as sent") < texts.index("Value") < texts.index("hi Ada")  # the resolved value
     assert texts.index("Result") < len(texts) - 1 and texts[texts.index("Result") + 1:].count("hi Ada") == 1
     assert the_panel(user).tabs.value == "details"
     (card,) = user.find(marker="tool-0-0").elements
@@ -370,12 +371,12 @@ class FailsWhenToldThenWaits(ModelTool):
         return "never"
 
 
-def test_a_tool_a_person_did_not_approve_reads_not_approved_not_failed():
+def test_a_tool_a_person_did_not_approve_reads_denied_by_you_not_failed():
     from gui.core.records import ToolRecord
     from gui.ui.components.run.status import LOOKS, tool_state
 
     denied = ToolRecord(index=0, tool="cmd_run", tool_call_id="c", status="failed", error="denied by the user",
                         denied=True)
     crashed = ToolRecord(index=0, tool="cmd_run", tool_call_id="c", status="failed", error="boom")
-    assert (tool_state(denied), LOOKS[tool_state(denied)].word) == ("denied", "Not approved")
+    assert (tool_state(denied), LOOKS[tool_state(denied)].word) == ("denied", "Denied by you")
     assert tool_state(crashed) == "failed"

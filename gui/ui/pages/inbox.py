@@ -35,6 +35,7 @@ from gui.ui.components.inbox.detail import InboxDetail
 from gui.ui.components.inbox.history_row import HistoryRow
 from gui.ui.components.inbox.keys import InboxShortcuts
 from gui.ui.components.inbox.row import InboxRow
+from gui.ui.components.run.dark import add_dark_css
 from gui.ui.live import live_events
 from gui.ui.theme import frame, register_shell
 
@@ -86,6 +87,7 @@ class InboxPage:
         self.pending = await self._load_pending()
         self.client = context.client
         with frame("Inbox", self.ctx):
+            add_dark_css()
             self.keys = InboxShortcuts(move=self._move, opened=self._opened, active=lambda: self.tab == "pending")
             self.allowed = ui.row().classes("w-full items-center gap-2 rounded p-3 bg-green-50 text-green-900 "
                                             "dark:bg-green-950 dark:text-green-200")
@@ -376,7 +378,7 @@ def _answered_words(record: InteractionRecord, response: InteractionResponse) ->
             return f"Approved: {what} will run."
         return f"Denied: {what} won't run" + (" — your note was passed on." if response.reason else ".")
     if isinstance(response, QuestionResponse):
-        return "Answer sent."
+        return "Declined: the step was told you chose not to answer." if response.declined else "Answer sent."
     if isinstance(response, ElicitationInteractionResponse):
         server = getattr(request, "server_name", "the server")
         return {"accept": f"Sent to {server}.", "decline": f"Told {server} you don't want to share.",

@@ -8,19 +8,25 @@ second (and once a second for the clocks), so a group of 200 parallel tools stay
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from nicegui import ui
+from nicegui import background_tasks, ui
 
 from gui.core.documents import NotFoundError
 from gui.core.engine import Engine
-from gui.core.events import Event
+from gui.core.events import Event, InteractionEnded
+from gui.core.interactions import InteractionRecord
 from gui.core.records import RunRecord
 from gui.core.run_args import RunArgsError
+from gui.core.run_ids import AmbiguousRunIdError
 from gui.core.signature import signature_of
+from gui.ui.components.run.ambiguous import ambiguous_notice
+from gui.ui.components.run.answer_panel import AnswerPanel
 from gui.ui.components.run.args_form import RunArgsForm
+from gui.ui.components.run.dark import add_dark_css
 from gui.ui.components.run.panel import RunPanel
 from gui.ui.components.run.resume import ResumeBar
 from gui.ui.live import live_events
@@ -44,6 +50,21 @@ async def inputs_of(engine: Engine, name: str) -> dict[str, Any] | None:
 
 async def load(engine: Engine, run_id: str) -> RunRecord | None:
     return await engine.get_run(run_id)
+
+
+async def planned_args(engine: Engine, record: RunRecord) -> dict[int, list[Any]]:
+    """Each group's tool arguments as the saved sequence writes them (inputs as `$args.x`), so a
+    tool that has not started yet can already say what it will do. {} when the sequence changed."""
+    sequence = await engine.get(record.sequence)
+    if sequence is None:
+        return {}
+    by_name = {g.name: g for g in sequence.groups}
+    planned: dict[int, list[Any]] = {}
+    for grec in record.groups:
+        group = by_name.get(grec.name)
+        if group is not None and [c.tool for c in group.tools] == [t.tool for t in grec.tools]:
+            planned[grec.index] = [c.args for c in group.tools]
+    return planned
 
 
 def describer(engine: Engine) -> Callable[[str], str | None]:
@@ -73,7 +94,7 @@ class Launcher:
                                     with_input=True, on_change=self._chosen).classes("w-full max-w-xl").mark(
                 "sequence-select")
             self.form_area = ui.column().classes("w-full gap-2")
-            self.problems = ui.label().classes("text-red-700 dark:text-red-400 break-words").mark("run-problems")
+            self.problems = ui.label().classes("text-red-700 dark:text-red-300 break-words").mark("run-problems")
             self.problems.set_visibility(False)
             self.run_button = ui.button("Run", icon="play_arrow", on_click=self.run).props(
                 "color=primary no-caps").mark("run-button")
@@ -88,7 +109,7 @@ class Launcher:
         inputs = await inputs_of(self.engine, name)
         with self.form_area:
             if inputs is None:
-                ui.label(f"There is no saved sequence named “{name}”.").classes("text-red-700 dark:text-red-400")
+                ui.label(f"There is no saved sequence named “{name}”.").classes("text-red-700 dark:text-red-300")
                 return
             self.form = RunArgsForm(inputs, self.args)
 
@@ -120,7 +141,7 @@ class Launcher:
         self.problems.set_visibility(True)
 
 
-def watch(engine: Engine, run_id: str, panel: RunPanel) -> None:
+def watch(engine: Engine, run_id: str, panel: RunPanel, answer: AnswerPanel | None = None) -> None:
     """Keep `panel` up to date: redraw when events for this run arrived, and once a second for clocks."""
     last = {"at": time.time()}
 
@@ -136,7 +157,11 @@ def watch(engine: Engine, run_id: str, panel: RunPanel) -> None:
             clock.cancel()
 
     async def on_batch(events: list[Event]) -> None:
-        mine = [e for e in events if e.run_id == run_id]
+        if answer is not None:
+            for event in events:
+                if isinstance(event, InteractionEnded):
+                    answer.ended_elsewhere(InteractionRecord.model_validate(event.record))
+        mine = [e for e in events if e.run_id == run_id and not isinstance(e, InteractionEnded)]
         for event in mine:
             panel.note_event(event)
         if mine:
@@ -146,20 +171,32 @@ def watch(engine: Engine, run_id: str, panel: RunPanel) -> None:
         if time.time() - last["at"] >= CLOCK_SECONDS * 0.9:
             await refresh()
 
-    live = live_events(engine, on_batch, types=("run.", "group.", "tool."), interval=0.25)
+    live = live_events(engine, on_batch, types=("run.", "group.", "tool.", "interaction.ended"), interval=0.25)
     clock = ui.timer(CLOCK_SECONDS, on_clock)
 
 
 async def run_view(ctx: AppContext, sequence: str | None = None, run_id: str | None = None) -> None:
     engine = ctx.engine
-    record = await load(engine, run_id) if run_id else None
+    record: RunRecord | None = None
+    ambiguous: AmbiguousRunIdError | None = None
+    if run_id:
+        try:
+            record = await engine.find_run(run_id)
+        except AmbiguousRunIdError as exc:
+            ambiguous = exc
     with frame("Run", ctx):
+        add_dark_css()
         ui.label("Run a sequence").classes("text-2xl font-semibold")
+        if ambiguous is not None:
+            ambiguous_notice(ambiguous)
+            return
         if run_id and record is None:
-            with ui.row().classes("items-center gap-2"):
+            with ui.row().classes("items-center gap-2").mark("no-such-run"):
                 ui.label(f"There is no run {run_id}.").classes("text-gray-700 dark:text-gray-300")
                 ui.link("See all runs", "/runs")
             return
+        if record is not None and record.run_id != run_id:  # a short id: the address names the whole one
+            ui.run_javascript(f"history.replaceState(history.state, '', {json.dumps('/run/' + record.run_id)})")
         chosen = (record.target or record.sequence) if record else sequence
         names = [s["name"] for s in await engine.list_sequences()]
         launcher = Launcher(engine, names, chosen, record.args if record else None)
@@ -172,9 +209,15 @@ async def run_view(ctx: AppContext, sequence: str | None = None, run_id: str | N
             await engine.stop(record.run_id)
 
         ResumeBar(engine, record)
-        panel = RunPanel(record, now=time.time(), on_stop=stop, describe=describer(engine)).mark("run-panel")
+        answer = AnswerPanel(respond=engine.respond, fetch=engine.get_interaction)
+
+        def open_answer(interaction_id: str) -> None:
+            background_tasks.create(answer.show_request(interaction_id), name="open-answer")
+
+        panel = RunPanel(record, now=time.time(), on_stop=stop, describe=describer(engine),
+                         on_answer=open_answer, planned=await planned_args(engine, record)).mark("run-panel")
         if not record.finished:
-            watch(engine, record.run_id, panel)
+            watch(engine, record.run_id, panel, answer)
 
 
 def register(ctx: AppContext) -> None:

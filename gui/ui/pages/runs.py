@@ -8,6 +8,7 @@ and attempts, the timeline, the requests it raised, and "Run again with the same
 
 from __future__ import annotations
 
+import json
 import time
 from typing import TYPE_CHECKING
 
@@ -15,6 +16,8 @@ from nicegui import ui
 
 from gui.core.documents import NotFoundError
 from gui.core.run_args import RunArgsError
+from gui.core.run_ids import AmbiguousRunIdError
+from gui.ui.components.run.ambiguous import ambiguous_notice
 from gui.ui.components.run.group_list import GroupList
 from gui.ui.components.run.json import JsonBlock
 from gui.ui.components.run.outputs import RunOutputs
@@ -39,12 +42,21 @@ async def history_page(ctx: AppContext) -> None:
 
 async def detail_page(ctx: AppContext, run_id: str) -> None:
     engine = ctx.engine
-    record = await engine.get_run(run_id)
+    ambiguous: AmbiguousRunIdError | None = None
+    try:
+        record = await engine.find_run(run_id)  # the start of an id, as screens show it, opens it too
+    except AmbiguousRunIdError as exc:
+        record, ambiguous = None, exc
     with frame("Runs", ctx):
         ui.link("← All runs", "/runs").classes("text-sm")
+        if ambiguous is not None:
+            ambiguous_notice(ambiguous, base="/runs")
+            return
         if record is None:
             ui.label(f"There is no run {run_id}.").classes("text-gray-700 dark:text-gray-300")
             return
+        if record.run_id != run_id:  # a short id: the address names the whole one
+            ui.run_javascript(f"history.replaceState(history.state, '', {json.dumps('/runs/' + record.run_id)})")
         now = time.time()
         with ui.card().classes("w-full gap-2 p-4").props("flat bordered"):
             with ui.row(wrap=False).classes("w-full items-center gap-3"):

@@ -23,6 +23,7 @@ from gui.core.interactions import (
     ShellApprovalRequest,
     ToolApprovalRequest,
 )
+from gui.core.run_ids import short_id
 from gui.ui.components.inbox import format as fmt
 from gui.ui.components.inbox.body import ApprovalBody, RequestBody
 from gui.ui.components.inbox.countdown import Countdown
@@ -75,7 +76,8 @@ class InboxDetail(ui.card):
             ui.label(" › ".join(fmt.source_parts(request)) or "Asked by this app").mark("detail-source")
             if request.turn_id:
                 ui.label("·")
-                ui.link(f"run {request.turn_id[:8]}", f"/runs/{request.turn_id}").mark("run-link")
+                ui.link(f"run {short_id(request.turn_id)}", f"/run/{request.turn_id}").mark("run-link").tooltip(
+                    "Watch this run live")
             ui.label(f"· asked {fmt.age(request.created_at)}, at {fmt.clock(request.created_at)}")
 
     def _body(self, request: fmt.Request) -> RequestBody:

@@ -29,6 +29,7 @@ from gui.core.interactions import (
     ToolSource,
 )
 from gui.core.rules import scope_words
+from gui.ui.words import NOTHING, field_word
 
 Request = ShellApprovalRequest | ToolApprovalRequest | QuestionRequest | ElicitationInteractionRequest
 
@@ -96,14 +97,19 @@ def source_parts(request: Request) -> list[str]:
 
 
 def one_line(value: Any, limit: int = 160) -> str:
+    """Arguments on one line, named as people read them ("File: /x", never `path` or `null`)."""
     if isinstance(value, dict):
-        text = ", ".join(f"{k}: {_scalar(v)}" for k, v in value.items())
+        text = ", ".join(f"{field_word(str(k))}: {_scalar(v)}" for k, v in value.items() if v is not None)
     else:
         text = _scalar(value)
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _scalar(value: Any) -> str:
+    if value is None:
+        return NOTHING
+    if isinstance(value, bool):
+        return "yes" if value else "no"
     return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
 
 
@@ -200,6 +206,8 @@ def outcome(record: InteractionRecord) -> Outcome:
             widened = f"and from now on without asking: {scope_words(response.scope, record.request, response.prefix)}"
             return Outcome("Approved", "check_circle", "positive", "; ".join(w for w in (widened, edit) if w))
         return Outcome("Approved", "check_circle", "positive", edit)
+    if isinstance(response, QuestionResponse) and response.declined:
+        return Outcome("Declined", "do_not_disturb_on", "negative", "Chose not to answer")
     if isinstance(response, QuestionResponse) and isinstance(record.request, QuestionRequest):
         return Outcome("Answered", "chat", "primary", answers_text(record.request, response))
     if isinstance(response, ElicitationInteractionResponse):
@@ -215,6 +223,7 @@ def outcome(record: InteractionRecord) -> Outcome:
 def answers_text(request: QuestionRequest, response: QuestionResponse) -> str:
     """ "Environment: Production; Notes: hello", using the options' labels where there are some."""
     by_id = {q.question_id: q for q in request.questions}
+    given = {a.question_id for a in response.answers}
     parts = []
     for answer in response.answers:
         question = by_id.get(answer.question_id)
@@ -223,6 +232,7 @@ def answers_text(request: QuestionRequest, response: QuestionResponse) -> str:
         shown = ", ".join(labels.get(v, v) for v in values) or "(nothing chosen)"
         prompt = question.prompt if question else answer.question_id
         parts.append(f"{prompt} {shown}" if prompt.endswith(("?", ":")) else f"{prompt}: {shown}")
+    parts.extend(f"{q.prompt} (skipped)" for q in request.questions if q.question_id not in given)
     return "; ".join(parts)
 
 

@@ -39,4 +39,4 @@ class HistoryRow(ui.card):
                 ui.label(" › ".join(fmt.source_parts(request)) or "this app")
                 if request.turn_id:
                     ui.label("·")
-                    ui.link(f"run {request.turn_id[:8]}", f"/runs/{request.turn_id}")
+                    ui.link(f"run {request.turn_id[:8]}", f"/run/{request.turn_id}")

@@ -10,6 +10,7 @@ from nicegui import ui
 
 from gui.core.interactions import ToolApprovalRequest
 from gui.ui.components.inbox.body import ApprovalBody, Submit, bound_inputs_view, section_label
+from gui.ui.words import NOTHING, field_word
 
 
 class ToolApprovalCard(ApprovalBody):
@@ -54,8 +55,9 @@ def _input_view(value: Any) -> None:
     if isinstance(value, dict) and value:
         with ui.grid(columns="auto 1fr").classes("w-full gap-x-4 gap-y-1 text-sm items-baseline").mark("tool-input"):
             for key, item in value.items():
-                ui.label(str(key)).classes("opacity-70")
-                text = item if isinstance(item, str) else json.dumps(item, ensure_ascii=False, indent=2)
+                ui.label(field_word(str(key))).classes("opacity-70")
+                text = item if isinstance(item, str) else NOTHING if item is None else json.dumps(
+                    item, ensure_ascii=False, indent=2)
                 ui.label(text).classes("font-mono whitespace-pre-wrap break-all")
         return
     ui.code(json.dumps(value, ensure_ascii=False, indent=2), language="json").classes("w-full").mark("tool-input")

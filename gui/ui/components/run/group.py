@@ -7,14 +7,16 @@ parallel tools starts collapsed and costs a header, not 200 cards, until someone
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 from nicegui import ui
 
 from gui.core.records import GroupRecord
+from gui.ui.components.run.outcome import group_note
 from gui.ui.components.run.retry import RetryInfo, ToolKey
 from gui.ui.components.run.status import DONE_TOOL, StatusChip, group_state
-from gui.ui.components.run.tool_card import ToolCard, inbox_path
+from gui.ui.components.run.tool_card import Answer, ToolCard, inbox_path
 
 OPEN_UP_TO = 40  # groups with more tools start collapsed
 
@@ -38,22 +40,20 @@ def count_words(group: GroupRecord) -> str:
 
 
 def note_words(group: GroupRecord) -> str:
-    if group.status == "skipped":
-        return f"Skipped: {group.reason}" if group.reason else "Skipped"
-    if group.status in ("failed", "cancelled") and group.reason:
-        return f"{'Failed' if group.status == 'failed' else 'Not run'}: {group.reason}"
-    if group.serial_reason:
-        return f"Ran one by one: {group.serial_reason}"
-    return ""
+    return group_note(group)
 
 
 class GroupSection(ui.expansion):
     """A group's row; `show(record, now)` updates the header and the cards built so far."""
 
     def __init__(self, group: GroupRecord, *, detail: bool = False, now: float = 0.0,
-                 on_select: Callable[[ToolKey], None] | None = None) -> None:
+                 on_select: Callable[[ToolKey], None] | None = None, on_answer: Answer | None = None,
+                 planned: Sequence[Any] = ()) -> None:
         super().__init__(value=len(group.tools) <= OPEN_UP_TO)
+        self._planned = planned
         self._on_select = on_select
+        self._on_answer = on_answer
+        self._waiting_id: str | None = None
         self._retries: Mapping[ToolKey, RetryInfo] = {}
         self._selected: ToolKey | None = None
         self.classes("w-full rounded border border-gray-200 dark:border-gray-700").props("dense header-class=py-1")
@@ -69,8 +69,13 @@ class GroupSection(ui.expansion):
                     ui.label(f"Group {group.index + 1} · {group.name}").classes("font-medium break-all")
                     ui.space()
                     self._counts = ui.label().classes("text-sm text-gray-600 dark:text-gray-400")
-                    self._review = ui.link("Review", "#").classes(
-                        "text-violet-700 dark:text-violet-300 font-medium").mark("group-review")
+                    if on_answer is not None:
+                        self._review: ui.element = ui.button("Review", icon="front_hand", on_click=self._review_clicked
+                                                             ).props("dense unelevated no-caps color=deep-purple-7")
+                    else:
+                        self._review = ui.link("Review", "#").classes(
+                            "text-violet-700 dark:text-violet-300 font-medium")
+                    self._review.mark("group-review")
                 self._note = ui.label().classes("text-sm text-gray-600 dark:text-gray-400 break-words")
         with self:
             self._grid = ui.element("div").classes("w-full gap-2 " + ("grid" if not detail else "flex flex-col"))
@@ -81,12 +86,18 @@ class GroupSection(ui.expansion):
         if self.value:
             self._build_cards()
 
+    def _review_clicked(self) -> None:
+        if self._waiting_id is not None and self._on_answer is not None:
+            self._on_answer(self._waiting_id)
+
     def _build_cards(self) -> None:
         if self._cards:
             return
         with self._grid:
             self._cards = [ToolCard(t, detail=self.detail, now=self._now, key=(self._record.index, t.index),
-                                    on_select=self._on_select, retry=self._retries.get((self._record.index, t.index)))
+                                    on_select=self._on_select, retry=self._retries.get((self._record.index, t.index)),
+                                    on_answer=self._on_answer,
+                                    planned=self._planned[t.index] if t.index < len(self._planned) else None)
                            for t in self._record.tools]
         self.select(self._selected)
 
@@ -114,7 +125,8 @@ class GroupSection(ui.expansion):
             self._note.text = note
             self._note.set_visibility(bool(note))
             self._review.set_visibility(waiting is not None)
-            if waiting is not None and waiting.interaction_id:
+            self._waiting_id = waiting.interaction_id if waiting is not None else None
+            if waiting is not None and waiting.interaction_id and isinstance(self._review, ui.link):
                 self._review.props["href"] = inbox_path(waiting.interaction_id)
                 self._review.update()
             self.classes(remove="border-violet-500 bg-violet-50 dark:bg-violet-950")

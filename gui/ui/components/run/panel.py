@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import time
 from collections import deque
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from typing import Any
 
 from nicegui import ui
 
@@ -24,6 +25,7 @@ from gui.ui.components.run.outputs import RunOutputs
 from gui.ui.components.run.progress import RunProgress
 from gui.ui.components.run.retry import RetryInfo, ToolKey
 from gui.ui.components.run.timeline import RunTimeline
+from gui.ui.components.run.tool_card import Answer
 from gui.ui.components.run.tool_detail import Describe, ToolDetail
 
 SIDE = "w-full min-w-0 gap-0 p-0 lg:sticky lg:top-16 lg:max-h-[calc(100vh-5rem)] lg:overflow-y-auto"
@@ -41,7 +43,8 @@ def find_tool(record: RunRecord, key: ToolKey | None) -> tuple[GroupRecord | Non
 
 class RunPanel(ui.column):
     def __init__(self, record: RunRecord, *, now: float,
-                 on_stop: Callable[[], Awaitable[None]] | None = None, describe: Describe | None = None) -> None:
+                 on_stop: Callable[[], Awaitable[None]] | None = None, describe: Describe | None = None,
+                 on_answer: Answer | None = None, planned: Mapping[int, Sequence[Any]] | None = None) -> None:
         super().__init__()
         self.classes("w-full gap-4")
         self.costs: deque[float] = deque(maxlen=10_000)
@@ -50,14 +53,15 @@ class RunPanel(ui.column):
         self.retries: dict[ToolKey, RetryInfo] = {}
         self._record, self._now = record, now
         with self:
-            self.progress = RunProgress(record, on_stop=on_stop)
+            self.progress = RunProgress(record, on_stop=on_stop, on_answer=on_answer)
             self.outputs = RunOutputs().mark("run-outputs")
             with ui.element("div").classes("w-full grid grid-cols-1 lg:grid-cols-2 gap-4 items-start"):
                 with ui.column().classes("w-full min-w-0 gap-2"):
                     ui.label("Steps").classes("text-lg font-semibold")
                     ui.label("Click a tool to see what it was sent and what it gave back.").classes(
                         "text-sm text-gray-600 dark:text-gray-400 -mt-2")
-                    self.groups = GroupList(record, now=now, on_select=self.select)
+                    self.groups = GroupList(record, now=now, on_select=self.select, on_answer=on_answer,
+                                            planned=planned)
                 with ui.card().classes(SIDE).props("flat bordered") as self.side:
                     with ui.tabs().classes("w-full").props(
                             "dense align=left no-caps active-color=primary indicator-color=primary") as self.tabs:
@@ -68,9 +72,9 @@ class RunPanel(ui.column):
                     ui.separator()
                     with ui.tab_panels(self.tabs, value="timeline").classes("w-full"):
                         with ui.tab_panel("details").classes("p-4"):
-                            self.detail = ToolDetail(describe)
+                            self.detail = ToolDetail(describe, on_answer=on_answer)
                         with ui.tab_panel("timeline").classes("p-3"):
-                            self.timeline = RunTimeline(record, now)
+                            self.timeline = RunTimeline(record, now, on_select=self.select)
         self.show(record, now)
 
     def note_event(self, event: Event) -> None:

@@ -6,13 +6,25 @@ approvals hidden in run lists (UX guide). Stop asks first: stopping cancels runn
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Awaitable, Callable
 
 from nicegui import ui
 
 from gui.core.records import RunRecord
-from gui.ui.components.run.status import DONE_TOOL, StatusChip, duration_words, run_state, waiting_tools
-from gui.ui.components.run.tool_card import inbox_path
+from gui.ui.components.run.outcome import outcome_words
+from gui.ui.components.run.status import (
+    DONE_TOOL,
+    LOOKS,
+    PERSON_STATES,
+    StatusChip,
+    cause,
+    duration_words,
+    run_state,
+    tool_state,
+    waiting_tools,
+)
+from gui.ui.components.run.tool_card import Answer, inbox_path
 
 BAR_COLOURS = {"running": "primary", "needs_you": "deep-purple-6", "succeeded": "positive", "failed": "negative",
                "degraded": "orange-8", "interrupted": "orange-8"}
@@ -25,10 +37,10 @@ def progress_words(record: RunRecord) -> str:
     tools = [t for g in record.groups for t in g.tools]
     total = len(tools)
     if record.finished:
-        counts = {s: sum(t.status == s for t in tools) for s in ("failed", "skipped", "cancelled", "degraded")}
+        states = Counter(tool_state(t) for t in tools if t.status != "succeeded")
         ok = sum(t.status == "succeeded" for t in tools)
         words = [f"{ok} of {total} tools succeeded"]
-        words += [f"{n} {status}" for status, n in counts.items() if n]
+        words += [f"{n} {LOOKS[state].word.lower() if state in LOOKS else state}" for state, n in states.items()]
         return "Finished · " + " · ".join(words)
     n = len(record.groups)
     current = next((g.index for g in record.groups if g.status == "running"), None)
@@ -52,8 +64,11 @@ def needs_you_words(count: int) -> str:
 class RunProgress(ui.card):
     """`show(record, now)` updates it; `on_stop` is awaited after the person confirms."""
 
-    def __init__(self, record: RunRecord, *, on_stop: Callable[[], Awaitable[None]] | None = None) -> None:
+    def __init__(self, record: RunRecord, *, on_stop: Callable[[], Awaitable[None]] | None = None,
+                 on_answer: Answer | None = None) -> None:
         super().__init__()
+        self._on_answer = on_answer
+        self._first_waiting: str | None = None
         self.classes("w-full gap-2 p-4").props("flat bordered")
         self._on_stop = on_stop
         self._key: tuple[object, ...] | None = None
@@ -72,9 +87,12 @@ class RunProgress(ui.card):
                 ui.icon("front_hand").classes("text-violet-700 dark:text-violet-300")
                 self._banner_text = ui.label().classes("font-medium")
                 ui.space()
-                self._banner_link = ui.link("Review now", "/inbox").classes(
+                if on_answer is not None:
+                    ui.button("Review now", icon="front_hand", on_click=self._review).props(
+                        "dense unelevated no-caps color=deep-purple-7").mark("banner-answer")
+                self._banner_link = ui.link("Open in the inbox" if on_answer else "Review now", "/inbox").classes(
                     "font-semibold text-violet-800 dark:text-violet-200")
-            self._error = ui.label().classes("text-red-700 dark:text-red-400 break-words").mark("run-error")
+            self._error = ui.label().classes("text-red-700 dark:text-red-300 break-words").mark("run-error")
         self._dialog = ui.dialog()
         with self._dialog, ui.card().classes("gap-3"):
             ui.label(STOP_QUESTION).classes("text-base")
@@ -104,11 +122,28 @@ class RunProgress(ui.card):
         if waiting:
             self._banner_text.text = needs_you_words(len(waiting))
             first = waiting[0].interaction_id
+            self._first_waiting = first
             self._banner_link.props["href"] = inbox_path(first) if first else "/inbox"
             self._banner_link.update()
-        self._error.text = record.error or ""
+        self._error.text = self._error_words(record, state)
         self._error.set_visibility(bool(record.error) and record.finished)
         self._stop.set_visibility(not record.finished and self._on_stop is not None)
+
+    def _error_words(self, record: RunRecord, state: str) -> str:
+        """Why the run ended, in words; a person's choice is told as such, never as a red error."""
+        person = state in PERSON_STATES
+        colour = "text-gray-800 dark:text-gray-200" if person else "text-red-700 dark:text-red-300"
+        self._error.classes(remove="text-gray-800 dark:text-gray-200 text-red-700 dark:text-red-300", add=colour)
+        if person and state != "stopped_by_you":
+            failed = next((g for g in record.groups if g.status == "failed"), None)
+            tool = cause(failed.tools) if failed is not None else None
+            if tool is not None and failed is not None:
+                return f"Group {failed.index + 1} · {failed.name} did not go on. {outcome_words(tool)}."
+        return "Stopped by you." if state == "stopped_by_you" else record.error or ""
+
+    def _review(self) -> None:
+        if self._first_waiting is not None and self._on_answer is not None:
+            self._on_answer(self._first_waiting)
 
     def _confirm_stop(self) -> None:
         self._dialog.open()

@@ -15,6 +15,7 @@ from typing import Any
 from nicegui import ui
 
 from gui.core.records import GroupRecord, RunRecord, ToolRecord
+from gui.ui.components.run.outcome import ended_state
 
 
 @dataclass(frozen=True)
@@ -26,37 +27,59 @@ class Look:
 
 
 GREY, BLUE, VIOLET = "#6b7280", "#2563eb", "#7c3aed"
-GREEN, RED, ORANGE = "#16a34a", "#dc2626", "#ea580c"
+GREEN, RED, ORANGE, AMBER = "#16a34a", "#dc2626", "#ea580c", "#d97706"
 
+# Text colours pass WCAG AA (4.5:1) on white and on the dark theme's cards: 700 shades on light,
+# 300/400 on dark (the 600 oranges and reds are too faint on white, the 700s too dark on black).
 LOOKS: dict[str, Look] = {
-    "queued": Look("radio_button_unchecked", "Queued", "text-gray-500 dark:text-gray-400", GREY),
-    "pending": Look("radio_button_unchecked", "Waiting", "text-gray-500 dark:text-gray-400", GREY),
-    "running": Look("spinner", "Running", "text-blue-600 dark:text-blue-400", BLUE),
-    "retrying": Look("spinner", "Retrying", "text-blue-600 dark:text-blue-400", BLUE),
+    "queued": Look("radio_button_unchecked", "Queued", "text-gray-600 dark:text-gray-400", GREY),
+    "pending": Look("radio_button_unchecked", "Not started yet", "text-gray-600 dark:text-gray-400", GREY),
+    "running": Look("spinner", "Running", "text-blue-700 dark:text-blue-300", BLUE),
+    "retrying": Look("spinner", "Retrying", "text-blue-700 dark:text-blue-300", BLUE),
     "needs_you": Look("front_hand", "Waiting for you", "text-violet-700 dark:text-violet-300", VIOLET),
     "succeeded": Look("check_circle", "Succeeded", "text-green-700 dark:text-green-400", GREEN),
-    "failed": Look("cancel", "Failed", "text-red-600 dark:text-red-400", RED),
-    "timed_out": Look("schedule", "Timed out", "text-orange-600 dark:text-orange-400", ORANGE),
-    "denied": Look("block", "Not approved", "text-orange-700 dark:text-orange-300", ORANGE),
-    "skipped": Look("remove_circle_outline", "Skipped", "text-gray-500 dark:text-gray-400", GREY),
-    "degraded": Look("warning", "Degraded", "text-orange-600 dark:text-orange-400", ORANGE),
-    "cancelled": Look("block", "Cancelled", "text-gray-500 dark:text-gray-400", GREY),
-    "stopped": Look("stop_circle", "Stopped", "text-gray-500 dark:text-gray-400", GREY),
-    "interrupted": Look("power_off", "Interrupted", "text-orange-600 dark:text-orange-400", ORANGE),
+    "failed": Look("cancel", "Failed", "text-red-700 dark:text-red-300", RED),
+    "timed_out": Look("schedule", "Timed out", "text-orange-700 dark:text-orange-300", ORANGE),
+    "expired": Look("timer_off", "Timed out", "text-orange-700 dark:text-orange-300", ORANGE),
+    "denied": Look("block", "Denied by you", "text-amber-800 dark:text-amber-300", AMBER),
+    "declined": Look("do_not_disturb_on", "Declined by you", "text-amber-800 dark:text-amber-300", AMBER),
+    "skipped": Look("remove_circle_outline", "Skipped", "text-gray-600 dark:text-gray-400", GREY),
+    "degraded": Look("warning", "Degraded", "text-orange-700 dark:text-orange-300", ORANGE),
+    "cancelled": Look("block", "Cancelled", "text-gray-600 dark:text-gray-400", GREY),
+    "not_run": Look("do_not_disturb", "Not run", "text-gray-600 dark:text-gray-400", GREY),
+    "stopped": Look("stop_circle", "Stopped", "text-gray-600 dark:text-gray-400", GREY),
+    "stopped_by_you": Look("stop_circle", "Stopped by you", "text-gray-600 dark:text-gray-400", GREY),
+    "interrupted": Look("power_off", "Interrupted", "text-orange-700 dark:text-orange-300", ORANGE),
 }
-DONE_TOOL = frozenset({"succeeded", "failed", "skipped", "degraded", "cancelled"})
+DONE_TOOL = frozenset({"succeeded", "failed", "skipped", "degraded", "cancelled"})  # statuses, not states
 
 
 def tool_state(tool: ToolRecord) -> str:
+    """The state a tool is shown in: its status, told apart by why it ended (see `outcome`)."""
     if tool.status == "waiting":
         return "needs_you"
     if tool.status == "running" and tool.attempts > 1:
         return "retrying"
-    if tool.status == "failed" and tool.denied:
-        return "denied"
-    if tool.status == "failed" and tool.timed_out:
-        return "timed_out"
+    if tool.status in ("failed", "cancelled"):
+        return ended_state(tool)
     return tool.status
+
+
+# The ends a person chose (or let happen): never shown as a crash.
+PERSON_STATES = frozenset({"denied", "declined", "expired", "stopped_by_you"})
+
+
+def cause(tools: list[ToolRecord]) -> ToolRecord | None:
+    """The tool whose end failed its group: the first failed one."""
+    return next((t for t in tools if t.status == "failed"), None)
+
+
+def _failed_as(tools: list[ToolRecord]) -> str:
+    """ "failed", or the person's choice that failed it ("denied", …) when no tool really failed."""
+    failed = [ended_state(t) for t in tools if t.status == "failed"]
+    if failed and all(state in PERSON_STATES for state in failed):
+        return failed[0]
+    return "failed"
 
 
 def group_state(group: GroupRecord) -> str:
@@ -66,12 +89,24 @@ def group_state(group: GroupRecord) -> str:
         return "needs_you"
     if group.status == "failed" and group.timed_out:
         return "timed_out"
+    if group.status == "failed":
+        return _failed_as(group.tools)
+    if group.status == "cancelled":
+        return "not_run"
+    if group.status == "stopped":
+        return "stopped_by_you"
     return group.status
 
 
 def run_state(record: RunRecord) -> str:
     if record.status == "running" and waiting_tools(record):
         return "needs_you"
+    if record.status == "stopped" and record.error == "stopped by the user":
+        return "stopped_by_you"
+    if record.status == "failed":
+        failed = next((g for g in record.groups if g.status == "failed"), None)
+        if failed is not None and not failed.timed_out:
+            return _failed_as(failed.tools)
     return record.status
 
 

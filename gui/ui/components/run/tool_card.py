@@ -2,7 +2,10 @@
 
 A card redraws its body only when what it shows changes (state, error, attempt, request); while
 the tool runs, only the elapsed-time label moves. That is what keeps a group of 200 parallel tools
-cheap to watch. A tool waiting for a person is violet and links straight to its inbox request.
+cheap to watch. A tool waiting for a person is violet, with "Answer here" (the request opens beside
+the run) and a link to it in the inbox. A line under the name says what the tool does ("Run:
+uptime"); one that did not succeed says why in words ("Denied by you: …", "Stopped by you").
+`slot_area` is where other features add their own parts to a card (a progress bar, …).
 """
 
 from __future__ import annotations
@@ -12,15 +15,18 @@ from typing import Any
 
 from nicegui import ui
 
-from gui.core.media import parts_of
 from gui.core.records import ToolRecord
-from gui.ui.components.run.json import JsonBlock
-from gui.ui.components.run.result_media import MediaView, media_preview
+from gui.ui.components.run.outcome import outcome_words
+from gui.ui.components.run.result_media import media_preview
 from gui.ui.components.run.retry import RetryInfo, ToolKey, is_retrying, retry_words
 from gui.ui.components.run.status import StatusChip, duration_words, preview, tool_state
+from gui.ui.components.run.summary import tool_summary
 from gui.ui.components.run.tool_progress import ToolProgressBar
+from gui.ui.components.run.value import ValueView
 
 SELECTED = "outline outline-2 outline-blue-500 dark:outline-blue-400"
+MUTED = "text-xs text-gray-600 dark:text-gray-400"
+Answer = Callable[[str], None]  # opens the request (its id) to be answered where the person is
 
 
 def inbox_path(interaction_id: str) -> str:
@@ -47,12 +53,16 @@ class ToolCard(ui.card):
     """
 
     def __init__(self, tool: ToolRecord, *, detail: bool = False, now: float = 0.0, key: ToolKey | None = None,
-                 on_select: Callable[[ToolKey], None] | None = None, retry: RetryInfo | None = None) -> None:
+                 on_select: Callable[[ToolKey], None] | None = None, retry: RetryInfo | None = None,
+                 on_answer: Answer | None = None, planned: Any = None) -> None:
         super().__init__()
         self.classes("w-full min-w-0 gap-1 p-3").props("flat bordered")
+        self._planned = planned  # the arguments as the sequence writes them, until the real ones are known
         self.detail = detail
         self.tool_key = key
         self.selected = False
+        self._on_answer = on_answer
+        self._asking: str | None = None
         self._key: tuple[Any, ...] | None = None
         self._note_class = ""
         if key is not None and on_select is not None:
@@ -67,15 +77,22 @@ class ToolCard(ui.card):
                 ui.label(tool.tool).classes("font-mono font-medium truncate")
                 ui.space()
                 self.chip = StatusChip(tool_state(tool))
-            self._time = ui.label().classes("text-xs text-gray-500 dark:text-gray-400")
+            self._summary = ui.label().classes("text-sm text-gray-800 dark:text-gray-200 break-all line-clamp-2").mark(
+                "tool-summary")
+            self._time = ui.label().classes(MUTED)
             with ui.row().classes("items-center gap-2") as self._ask:
                 ui.label("Needs your answer").classes("text-violet-700 dark:text-violet-300 text-sm")
-                self._link = ui.link("Review request", "/inbox").classes(
-                    "text-violet-700 dark:text-violet-300 font-medium").mark("inbox-link")
-            self._note = ui.label().classes("text-sm break-words")
+                if on_answer is not None:
+                    self._answer = ui.button("Answer here", icon="front_hand", on_click=self._answer_clicked).props(
+                        "dense unelevated no-caps color=deep-purple-7").mark("answer-here")
+                self._link = ui.link("Open in the inbox", "/inbox").classes(
+                    "text-violet-700 dark:text-violet-300 font-medium text-sm").mark("inbox-link")
+            self._note = ui.label().classes("text-sm break-words").mark("tool-note")
             self._progress = ToolProgressBar()
             if tool.as_:
-                ui.label(f"saved to “{tool.as_}”").classes("text-xs text-gray-500 dark:text-gray-400")
+                ui.label(f"saved to “{tool.as_}”").classes(MUTED)
+            # Beside the built-in parts, other features add theirs here (a progress bar, …).
+            self.slot_area = ui.column().classes("w-full gap-1")
             self._extra = ui.column().classes("w-full gap-1")
         self.show(tool, now, retry)
 
@@ -112,10 +129,14 @@ class ToolCard(ui.card):
         else:
             self.classes(remove="border-violet-500 bg-violet-50 dark:bg-violet-950")
         asking = violet and bool(tool.interaction_id)
+        self._asking = tool.interaction_id if asking else None
         if asking and tool.interaction_id:
             self._link.props["href"] = inbox_path(tool.interaction_id)
             self._link.update()
         self._ask.set_visibility(asking)
+        summary = tool_summary(tool.tool, tool.args if tool.args is not None else self._planned)
+        self._summary.text = summary
+        self._summary.set_visibility(bool(summary))
         text, colour = self._note_for(tool, state, retry_note)
         if colour != self._note_class:
             self._note.classes(remove=self._note_class, add=colour)
@@ -127,13 +148,19 @@ class ToolCard(ui.card):
             with self._extra:
                 self._draw_detail(tool)
 
+    def _answer_clicked(self) -> None:
+        if self._asking is not None and self._on_answer is not None:
+            self._on_answer(self._asking)
+
     def _note_for(self, tool: ToolRecord, state: str, retry_note: str | None) -> tuple[str, str]:
         if state == "retrying":
             return retry_note or "", "text-blue-700 dark:text-blue-300"
-        if state in ("failed", "timed_out"):
-            return tool.error or "it failed without saying why", "text-red-700 dark:text-red-400"
-        if state in ("skipped", "degraded", "cancelled"):
-            return tool.reason or tool.error or "", "text-gray-600 dark:text-gray-400"
+        if state == "failed":
+            return outcome_words(tool, state), "text-red-700 dark:text-red-300"
+        if state in ("timed_out", "expired", "denied", "declined"):
+            return outcome_words(tool, state), "text-gray-800 dark:text-gray-200"
+        if state in ("skipped", "degraded", "cancelled", "not_run", "stopped_by_you"):
+            return outcome_words(tool, state), "text-gray-700 dark:text-gray-300"
         if state == "succeeded" and not self.detail:
             shown = media_preview(tool.result) or preview(tool.result)
             return shown, "font-mono text-gray-800 dark:text-gray-200 break-all"
@@ -141,15 +168,12 @@ class ToolCard(ui.card):
 
     def _draw_detail(self, tool: ToolRecord) -> None:
         if tool.attempts > 1:
-            ui.label(f"{tool.attempts} attempts").classes("text-xs text-gray-600 dark:text-gray-400")
+            ui.label(f"{tool.attempts} attempts").classes(MUTED)
         if tool.args is not None:
-            ui.label("Arguments as sent").classes("text-xs text-gray-500 dark:text-gray-400")
-            JsonBlock(tool.args, max_height="10rem")
+            ValueView("Arguments as sent", tool.args).mark("card-args")
         if tool.original_args is not None:
-            ui.label("Before you edited them in the approval").classes("text-xs text-gray-500 dark:text-gray-400")
-            JsonBlock(tool.original_args, max_height="10rem").mark("original-args")
+            ValueView("Before you edited them in the approval", tool.original_args).mark("original-args")
         if tool.status == "succeeded":
-            ui.label("Result").classes("text-xs text-gray-500 dark:text-gray-400")
-            MediaView(tool.result) if parts_of(tool.result) else JsonBlock(tool.result, max_height="14rem")
+            ValueView("Result", tool.result).mark("card-result")
         if tool.interaction_id and tool.status != "waiting":
             ui.link("Its request in the inbox", inbox_path(tool.interaction_id)).classes("text-xs")

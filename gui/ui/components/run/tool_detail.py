@@ -13,15 +13,17 @@ from typing import Any
 from nicegui import ui
 
 from gui.core.records import GroupRecord, ToolRecord
+from gui.ui.components.run.outcome import outcome_words
 from gui.ui.components.run.result_media import ToolLogView
 from gui.ui.components.run.retry import RetryInfo, is_retrying, retry_words
-from gui.ui.components.run.status import StatusChip, clock_words, duration_words, tool_state
-from gui.ui.components.run.tool_card import inbox_path
+from gui.ui.components.run.status import LOOKS, StatusChip, clock_words, duration_words, tool_state
+from gui.ui.components.run.summary import tool_summary
+from gui.ui.components.run.tool_card import Answer, inbox_path
 from gui.ui.components.run.value import ValueView
 
 EMPTY = "Select a tool to see what it was sent and what it gave back."
 Describe = Callable[[str], str | None]
-LABEL = "text-xs text-gray-500 dark:text-gray-400"
+LABEL = "text-xs text-gray-600 dark:text-gray-400"
 
 
 def split_error(error: str) -> tuple[str, str]:
@@ -42,10 +44,11 @@ def time_spent(tool: ToolRecord, now: float) -> tuple[float | None, float]:
 class ToolDetail(ui.column):
     """`show(group, tool, retry, now)`; `show(None, None, None, now)` shows the hint."""
 
-    def __init__(self, describe: Describe | None = None) -> None:
+    def __init__(self, describe: Describe | None = None, on_answer: Answer | None = None) -> None:
         super().__init__()
         self.classes("w-full gap-3")
         self._describe = describe or (lambda _name: None)
+        self._on_answer = on_answer
         self._key: tuple[Any, ...] | None = None
         self._values: tuple[Any, Any, int] | None = None
         self._running: ui.label | None = None
@@ -98,11 +101,19 @@ class ToolDetail(ui.column):
                                             "text-blue-900 dark:bg-blue-950 dark:text-blue-100"):
                 ui.icon("autorenew").classes("text-blue-700 dark:text-blue-300")
                 ui.label(retry_words(tool, retry, now)).classes("text-sm break-words").mark("detail-retry")
-        if tool.error and not retrying and tool.status not in ("running", "waiting"):
+        summary = tool_summary(tool.tool, tool.args)
+        if summary:
+            ui.label(summary).classes("text-sm text-gray-800 dark:text-gray-200 break-all").mark("detail-summary")
+        if state == "failed" and tool.error and not retrying:
             self._error(tool.error)
-        elif tool.reason and tool.status in ("skipped", "degraded", "cancelled"):
-            ui.label(tool.reason).classes("text-sm text-gray-700 dark:text-gray-300 break-words").mark(
-                "detail-reason")
+        elif state in ("timed_out", "expired", "denied", "declined", "stopped_by_you", "not_run", "cancelled",
+                       "skipped", "degraded") and (tool.error or tool.reason):
+            look = LOOKS[state]
+            with ui.row(wrap=False).classes("w-full items-start gap-2 rounded px-3 py-2 bg-gray-100 "
+                                            "dark:bg-gray-800"):
+                ui.icon(look.icon).classes(look.text + " mt-0.5")
+                ui.label(outcome_words(tool, state)).classes(
+                    "text-sm text-gray-900 dark:text-gray-100 break-words min-w-0").mark("detail-reason")
         self._request(tool)
         self._facts(tool)
         if tool.args is not None:
@@ -116,6 +127,10 @@ class ToolDetail(ui.column):
         if tool.log:
             ToolLogView(tool.log)
 
+    def _answer(self, interaction_id: str) -> None:
+        if self._on_answer is not None:
+            self._on_answer(interaction_id)
+
     def _request(self, tool: ToolRecord) -> None:
         if not tool.interaction_id:
             return
@@ -125,11 +140,15 @@ class ToolDetail(ui.column):
                 ui.icon("front_hand").classes("text-violet-700 dark:text-violet-300")
                 ui.label("It waits for your answer.").classes("font-medium")
                 ui.space()
-                ui.link("Review request", inbox_path(tool.interaction_id)).classes(
+                if self._on_answer is not None:
+                    iid = tool.interaction_id
+                    ui.button("Answer here", icon="front_hand", on_click=lambda: self._answer(iid)).props(
+                        "dense unelevated no-caps color=deep-purple-7").mark("detail-answer-here")
+                ui.link("Open in the inbox", inbox_path(tool.interaction_id)).classes(
                     "font-semibold text-violet-800 dark:text-violet-200").mark("detail-inbox-link")
         else:
             with ui.row().classes("items-center gap-1"):
-                ui.icon("inbox", size="1.1em").classes("text-gray-500 dark:text-gray-400")
+                ui.icon("inbox", size="1.1em").classes("text-gray-600 dark:text-gray-400")
                 ui.link("Its request in the inbox", inbox_path(tool.interaction_id)).classes("text-sm").mark(
                     "detail-inbox-link")
 
@@ -153,7 +172,7 @@ class ToolDetail(ui.column):
         with ui.column().classes("w-full gap-1 rounded px-3 py-2 bg-red-50 dark:bg-red-950 "
                                  "border border-red-200 dark:border-red-900"):
             with ui.row(wrap=False).classes("w-full items-start gap-2"):
-                ui.icon("error_outline").classes("text-red-700 dark:text-red-400 mt-0.5")
+                ui.icon("error_outline").classes("text-red-700 dark:text-red-300 mt-0.5")
                 ui.label(first).classes("font-medium text-red-800 dark:text-red-200 break-words min-w-0").mark(
                     "detail-error")
             if rest:

@@ -1,6 +1,7 @@
 """A tool's arguments or result, readable: short values inline, anything bigger as a collapsible tree.
 
-A flat object reads as "key  value" rows; a value that does not fit on a line (nested objects,
+A flat object reads as "name  value" rows, names in the glossary's words ("Folder", not `cwd`;
+"nothing", never `null`); a value that does not fit on a line (nested objects,
 lists, long text) gets a JSON tree (vanilla-jsoneditor, read-only) or a text block. One Copy button
 copies the whole value as JSON, whatever way it is shown.
 """
@@ -15,6 +16,7 @@ from nicegui import ui
 from gui.core.media import parts_of
 from gui.ui.components.run.json import JsonBlock
 from gui.ui.components.run.result_media import MediaView
+from gui.ui.words import NOTHING, field_word
 
 SHORT = 80  # characters a value may have to be shown inline
 MAX_ROWS = 30  # an object with more keys is shown as one tree
@@ -28,8 +30,13 @@ def is_short(value: Any) -> bool:
 
 
 def inline_text(value: Any) -> str:
+    """A short value as people read it: never `null`, `true` or `false`."""
     if isinstance(value, str):
         return value if value else "(empty text)"
+    if value is None:
+        return NOTHING
+    if isinstance(value, bool):
+        return "yes" if value else "no"
     return json.dumps(value)
 
 
@@ -58,7 +65,7 @@ def value_body(value: Any) -> None:
         with ui.element("div").classes("w-full grid gap-x-4 gap-y-1 items-baseline").style(
                 "grid-template-columns: minmax(4rem, max-content) minmax(0, 1fr)"):
             for key, item in value.items():
-                ui.label(str(key)).classes("text-sm text-gray-600 dark:text-gray-400 break-all")
+                ui.label(field_word(str(key))).classes("text-sm text-gray-600 dark:text-gray-400 break-all")
                 if is_short(item):
                     ui.label(inline_text(item)).classes(
                         "font-mono text-sm break-all text-gray-900 dark:text-gray-100")

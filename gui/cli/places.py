@@ -1,0 +1,21 @@
+"""Where a problem sits in a sequence file, for the terminal: line and column, as the app shows them
+(not a character offset), found by the same `gui.core.textpos` the editor's text view uses."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gui.core.errors import Problem
+from gui.core.textpos import Span, line_col, locate
+
+
+def place(text: str, problem: Problem, spans: dict[tuple[Any, ...], Span] | None = None) -> tuple[int, int]:
+    """The line and column (1-based) where `problem` sits in the file's text, as the editor shows it."""
+    start, _ = locate(text, problem, spans)
+    return line_col(text, start)
+
+
+def problem_line(text: str, problem: Problem, spans: dict[tuple[Any, ...], Span] | None = None) -> str:
+    """ "groups[1].tools[0].as: slot 'x' is not declared in out (line 12, column 40) (undeclared-slot)"."""
+    line, column = place(text, problem, spans)
+    return f"{problem.where() or 'document'}: {problem.message} (line {line}, column {column}) ({problem.code})"

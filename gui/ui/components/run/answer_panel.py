@@ -1,0 +1,70 @@
+"""A request answered where the person already is: the inbox's own card, in a panel beside the run.
+
+The run panel's "Answer here" opens it; it shows exactly what the inbox shows for that request
+(`InboxDetail`: the command in full, the scope choices, the question form), so a request reads and
+answers the same in both places. Closing the panel answers nothing: the request stays pending.
+Once answered, the panel closes itself and the run goes on under it.
+"""
+
+from __future__ import annotations
+
+from nicegui import ui
+
+from gui.core.interactions import InteractionRecord, InteractionResponse
+from gui.ui.components.inbox import format as fmt
+from gui.ui.components.inbox.detail import Fetch, InboxDetail, Respond
+
+
+class AnswerPanel(ui.dialog):
+    def __init__(self, *, respond: Respond, fetch: Fetch) -> None:
+        super().__init__()
+        self.props("position=right full-height")
+        self._respond = respond
+        self._fetch = fetch
+        self.detail: InboxDetail | None = None
+        with self, ui.card().classes("w-[36rem] max-w-[100vw] h-full gap-2 p-0 rounded-none no-wrap").mark(
+                "answer-panel"):
+            with ui.row(wrap=False).classes("w-full items-center gap-2 px-4 pt-3"):
+                ui.label("Your answer is needed").classes("text-lg font-semibold grow")
+                ui.button(icon="close", on_click=self.close).props(
+                    "flat round dense aria-label='Close (the request stays waiting)'").tooltip(
+                    "Close: the request stays waiting for you").mark("answer-panel-close")
+            self.body = ui.column().classes("w-full gap-2 px-4 pb-4 overflow-y-auto")
+        self._timer = ui.timer(1.0, self._tick, active=False)
+
+    async def show_request(self, interaction_id: str) -> None:
+        record = await self._fetch(interaction_id)
+        self.body.clear()
+        self.detail = None
+        with self.body:
+            if record is None:
+                ui.label("This request is not there any more.").classes("text-gray-700 dark:text-gray-300")
+            else:
+                self.detail = InboxDetail(record, respond=self._respond, fetch=self._fetch,
+                                          on_answered=self._answered)
+        self._timer.activate()
+        self.open()
+
+    async def _answered(self, record: InteractionRecord, response: InteractionResponse) -> None:
+        ui.notify(answered_words(record, response), type="positive", position="bottom")
+        self._timer.deactivate()
+        self.close()
+
+    def ended_elsewhere(self, record: InteractionRecord) -> None:
+        """The opened request ended in another tab or by its deadline: say so, disable its buttons."""
+        if self.detail is not None and self.detail.interaction_id == record.interaction_id and not self.detail.ended:
+            self.detail.show_ended(record)
+
+    def _tick(self) -> None:
+        if self.detail is not None:
+            self.detail.tick(fmt.now_ms())
+
+
+def answered_words(record: InteractionRecord, response: InteractionResponse) -> str:
+    from gui.core.interactions import ApprovalResponse, QuestionResponse
+
+    if isinstance(response, ApprovalResponse):
+        return "Approved: it runs now." if response.decision == "approved" else "Denied: it won't run."
+    if isinstance(response, QuestionResponse):
+        return "Declined." if response.declined else "Answer sent."
+    return "Sent."

@@ -1,0 +1,131 @@
+"""Why a tool ended the way it did, in words: "Denied by you: Not during the freeze", "Timed out:
+nobody answered in time", "Stopped by you", "Not run: an earlier group failed".
+
+A person saying no, nobody answering and pressing Stop are not crashes, so they get their own
+state (and icon, in `status.LOOKS`) instead of a red "Failed". The runner says why in the tool's
+error or reason, with the sentences the core defines (`gui.core.approvals`); this module reads
+them back. Pure: no NiceGUI.
+"""
+
+from __future__ import annotations
+
+import re
+
+from gui.core.approvals import DECLINED_REASON, DENIED_REASON, EXPIRED_REASON, UNANSWERED_REASON
+from gui.core.condition_builder import condition_rows
+from gui.core.conditions import ConditionSyntaxError, parse_condition
+from gui.core.interactions import CANCEL_WORDS
+from gui.core.records import GroupRecord, ToolRecord
+from gui.ui.words import JOINER_WORDS, rule_words
+
+STOPPED_WORDS = (CANCEL_WORDS["turn_stopped"], "stopped by the user")
+NOT_RUN = "not run: "
+PERSON_ENDS = frozenset({"denied", "declined", "expired", "stopped_by_you"})
+
+
+def _after(text: str, head: str) -> str:
+    """What follows `head: ` in `text` ("" when nothing does)."""
+    rest = text[len(head):].lstrip()
+    return rest[1:].strip() if rest.startswith(":") else rest.strip()
+
+
+def _without(text: str, head: str) -> str:
+    """`text` without a leading `head` (any case), so words are never doubled ("Cancelled: cancelled: …")."""
+    return text[len(head):] if text.lower().startswith(head) else text
+
+
+def not_run_reason(text: str) -> str:
+    """ "not run: an earlier group failed" → "an earlier group failed" (the chip already says Not run)."""
+    return text[len(NOT_RUN):] if text.lower().startswith(NOT_RUN) else text
+
+
+def ended_state(tool: ToolRecord) -> str:
+    """The state of a failed or cancelled tool, by why it ended."""
+    error = tool.error or ""
+    if tool.status == "failed" and tool.denied:
+        if error.startswith(DENIED_REASON):
+            return "denied"
+        if error.startswith(DECLINED_REASON.split(":")[0]):
+            return "declined"
+        if error in (EXPIRED_REASON, UNANSWERED_REASON):
+            return "expired"
+        if any(words in error for words in STOPPED_WORDS):
+            return "stopped_by_you"
+        return "denied"
+    if tool.status == "failed" and tool.timed_out:
+        return "timed_out"
+    if tool.status == "cancelled":
+        reason = tool.reason or error
+        if any(words in reason for words in STOPPED_WORDS):
+            return "stopped_by_you"
+        if reason.lower().startswith(NOT_RUN):
+            return "not_run"
+    return tool.status
+
+
+def outcome_words(tool: ToolRecord, state: str | None = None) -> str:
+    """The sentence under a tool that did not succeed; "" when there is nothing to add."""
+    state = state or ended_state(tool)
+    error = tool.error or ""
+    if state == "denied":
+        note = _after(error, DENIED_REASON) if error.startswith(DENIED_REASON) else error
+        return f"Denied by you: {note}" if note else "Denied by you"
+    if state == "declined":
+        return "Declined by you: you chose not to answer"
+    if state == "expired":
+        return "Timed out: nobody answered in time"
+    if state == "stopped_by_you":
+        return "Stopped by you"
+    if state == "not_run":
+        return f"Not run: {not_run_reason(tool.reason or error)}"
+    if state == "timed_out":
+        return f"Timed out: {error}" if error else "Timed out"
+    if state == "failed":
+        return error or "it failed without saying why"
+    if state == "cancelled":
+        why = _without(tool.reason or error, "cancelled: ")
+        return f"Cancelled: {why}" if why else "Cancelled"
+    return tool.reason or error
+
+
+SKIPPED = re.compile(r"^its condition `(?P<when>.*)` is false$", re.S)
+
+
+def condition_words(when: str) -> str:
+    """A condition as people read it: `$args.go == true` → "go is yes" (never `$args`)."""
+    try:
+        fits = condition_rows(parse_condition(when))
+    except ConditionSyntaxError:
+        fits = None
+    if fits is None:
+        return when.replace("$args.", "")
+    rows, joiner = fits
+    joined = f" {joiner} ".join(rule_words(r["arg"], r["op"], r["value"]) for r in rows)
+    return joined if len(rows) <= 1 else f"{JOINER_WORDS[joiner]}: {joined}"
+
+
+def skipped_words(reason: str | None) -> str:
+    match = SKIPPED.match(reason or "")
+    if match is not None:
+        return f"Skipped: it runs only if {condition_words(match['when'])}, and that was not so"
+    return f"Skipped: {reason}" if reason else "Skipped"
+
+
+def group_note(group: GroupRecord) -> str:
+    """What a group's row says under its name: why it was skipped, failed or not run."""
+    if group.status == "skipped":
+        return skipped_words(group.reason)
+    if group.status == "stopped":
+        return "Stopped by you" if not group.reason or any(w in group.reason for w in STOPPED_WORDS) \
+            else f"Stopped: {group.reason}"
+    if group.status == "failed" and group.reason:
+        failed = next((t for t in group.tools if t.status == "failed"), None)
+        if failed is not None and not group.timed_out and ended_state(failed) in PERSON_ENDS:
+            return outcome_words(failed)
+        return f"Failed: {group.reason}"
+    if group.status == "cancelled" and group.reason:
+        reason = not_run_reason(group.reason)
+        return "Not run: the run was stopped by you" if reason in STOPPED_WORDS else f"Not run: {reason}"
+    if group.serial_reason:
+        return f"Ran one by one: {group.serial_reason}"
+    return ""

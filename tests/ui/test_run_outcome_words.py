@@ -1,0 +1,61 @@
+"""The words a tool's end reads with: a person's choice in words of its own, never doubled words."""
+
+from __future__ import annotations
+
+import pytest
+
+from gui.core.approvals import DENIED_REASON, EXPIRED_REASON, cancelled_reason
+from gui.core.records import GroupRecord, ToolRecord
+from gui.ui.components.run.outcome import group_note, outcome_words
+from gui.ui.components.run.status import LOOKS, group_state, tool_state
+from gui.ui.components.run.summary import tool_summary
+
+
+def tool(status: str, **fields) -> ToolRecord:
+    return ToolRecord(index=0, tool="cmd_run", tool_call_id="c", status=status, **fields)
+
+
+@pytest.mark.parametrize(("record", "state", "words"), [
+    (tool("failed", error=f"{DENIED_REASON}: Not during the freeze", denied=True), "denied",
+     "Denied by you: Not during the freeze"),
+    (tool("failed", error=DENIED_REASON, denied=True), "denied", "Denied by you"),
+    (tool("failed", error=EXPIRED_REASON, denied=True), "expired", "Timed out: nobody answered in time"),
+    (tool("failed", error=cancelled_reason("turn_stopped"), denied=True), "stopped_by_you", "Stopped by you"),
+    (tool("cancelled", error="the run was stopped"), "stopped_by_you", "Stopped by you"),
+    (tool("cancelled", reason="not run: an earlier group failed"), "not_run", "Not run: an earlier group failed"),
+    (tool("cancelled", error="cancelled: another tool of the group failed"), "cancelled",
+     "Cancelled: another tool of the group failed"),
+    (tool("failed", error="boom"), "failed", "boom"),
+])
+def test_each_end_has_its_own_state_icon_and_words(record, state, words):
+    assert tool_state(record) == state
+    assert outcome_words(record) == words
+    assert state in LOOKS and (state == "failed") == (LOOKS[state].word == "Failed")
+
+
+def test_a_group_not_run_says_why_once_and_a_queued_group_is_not_started_yet():
+    not_run = GroupRecord(index=1, name="g", status="cancelled", reason="not run: an earlier group failed")
+    assert group_note(not_run) == "Not run: an earlier group failed"
+    assert LOOKS[group_state(not_run)].word == "Not run"
+    queued = GroupRecord(index=1, name="g", status="waiting")
+    assert LOOKS[group_state(queued)].word == "Not started yet"
+
+
+def test_summaries_say_what_a_tool_does_in_plain_words():
+    shell = {"command": "uptime", "cwd": "/srv", "timeout": None}
+    assert tool_summary("cmd_run", shell) == "Run: uptime · in Folder /srv"
+    assert tool_summary("file_read", {"path": "/etc/hosts"}) == "Read: /etc/hosts"
+    assert tool_summary("http_get", {"url": "https://x.org"}) == "Fetch: https://x.org"
+    assert tool_summary("server.tool", {"cwd": None, "flag": True}) == "Flag: yes"
+    assert tool_summary("cmd_run", None) == ""
+    assert tool_summary("http_get", {"url": "https://$args.host/x"}) == "Fetch: https://⤷ host/x"
+
+
+def test_a_skipped_group_says_its_condition_in_words_never_args():
+    from gui.ui.components.run.outcome import condition_words
+
+    reason = "its condition `$args.n > 3 and $args.s != \"\"` is false"
+    skipped = GroupRecord(index=0, name="g", status="skipped", reason=reason)
+    assert group_note(skipped) == ("Skipped: it runs only if all of these hold: n is more than 3 and s is not empty, "
+                                   "and that was not so")
+    assert condition_words("not ($args.a == 1)") == "not (a == 1)"
