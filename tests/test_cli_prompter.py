@@ -12,6 +12,7 @@ from typing import ClassVar
 import pytest
 from pydantic import BaseModel
 
+from gui.cli import prompter as prompter_module
 from gui.cli.prompter import TerminalPrompter
 from gui.core.elicitation import ElicitationRequest, InboxElicitationHandler
 from gui.core.engine import Engine
@@ -87,7 +88,7 @@ def scripted_input(monkeypatch, answers: list[str], on_prompt) -> None:
         print(prompt, end="", file=sys.stderr, flush=True)
         on_prompt()
         return answers.pop(0)
-    monkeypatch.setattr("gui.cli.prompter._read_line", read)
+    monkeypatch.setattr(prompter_module, "_read_line", read)  # the module object: no import by name
 
 
 async def test_progress_lines_wait_while_a_prompt_is_open_then_follow_it(engine, monkeypatch, capsys):
