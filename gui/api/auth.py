@@ -113,7 +113,7 @@ def _headers(scope: Scope) -> dict[str, str]:
 
 def _cookie(headers: dict[str, str], name: str) -> str | None:
     for part in headers.get("cookie", "").split(";"):
-        key, _, value = part.strip().partition("=")
+        key, _eq, value = part.strip().partition("=")
         if key == name:
             return value
     return None
@@ -188,7 +188,7 @@ class TokenGate:
                                                  "<token>', or log in at /login")
 
     def _credential(self, headers: dict[str, str]) -> str | None:
-        scheme, _, given = headers.get("authorization", "").partition(" ")
+        scheme, _space, given = headers.get("authorization", "").partition(" ")
         if scheme.lower() == "bearer" and _same(given.strip(), self.token):
             return "bearer"
         cookie = _cookie(headers, COOKIE)

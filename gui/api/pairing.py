@@ -57,7 +57,7 @@ def _headers(scope: Scope) -> dict[str, str]:
 
 def _cookie(headers: dict[str, str], name: str) -> str | None:
     for part in headers.get("cookie", "").split(";"):
-        key, _, value = part.strip().partition("=")
+        key, _eq, value = part.strip().partition("=")
         if key == name:
             return value
     return None

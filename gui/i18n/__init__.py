@@ -33,6 +33,7 @@ LANGUAGES: dict[str, str] = {"en": "English", "zh_CN": "简体中文"}  # each i
 DOMAIN = "messages"
 LOCALE_DIR = Path(__file__).resolve().parent / "locale"
 STORAGE_KEY = "lang"
+DATA = "seqdesk-data"  # the class of an element that shows data (a name, a path, a command): never translated
 
 _lock = threading.Lock()
 _catalogues: dict[str, gettext.NullTranslations] = {}

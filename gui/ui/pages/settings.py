@@ -74,7 +74,7 @@ async def approval_rows(rt: Runtime) -> list[ApprovalRow]:
     rows = []
     for name in named:
         tool = engine.tool(name)
-        rows.append(ApprovalRow(name, tool.description if tool else "", modes.get(name, "ask"),
+        rows.append(ApprovalRow(name, _(tool.description) if tool else "", modes.get(name, "ask"),
                                 available=tool is not None, rules=tuple(narrower.get(name, ()))))
     return sorted(rows, key=lambda r: (r.mode != "always-allow", not r.rules, r.tool))
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from nicegui import ui
 
 from gui.core.rules import tool_rule_id
-from gui.i18n import _
+from gui.i18n import DATA, _
 
 
 @dataclass(frozen=True)
@@ -59,9 +59,11 @@ class ApprovalModesTable(ui.column):
                 "py-2 border-b border-gray-100 dark:border-gray-800").mark(
                 f"approval-{row.tool}"):
             with ui.column().classes("gap-0 grow min-w-0"):
-                ui.label(row.tool).classes("font-mono font-medium")
+                ui.label(row.tool).classes(f"font-mono font-medium {DATA}")
                 text = row.description if row.available else _("Not available right now (its server is offline).")
-                ui.label(text).classes("text-sm text-gray-600 dark:text-gray-400")
+                described = ui.label(text).classes("text-sm text-gray-600 dark:text-gray-400")
+                if "." in row.tool and row.available:  # a server's tool: its own words, as the server wrote them
+                    described.classes(DATA)
             if row.mode == "always-allow":
                 with ui.row(wrap=False).classes(
                         "items-center gap-1 "
