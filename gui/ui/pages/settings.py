@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from nicegui import ui
 from pydantic import ValidationError
 
-from gui.i18n import N_, _
+from gui.i18n import DATA, N_, _
 from gui.mcp.auth import CALLBACK_PATH, SignInError, SignIns
 from gui.mcp.config import JsonMcpSettings, McpConfigError, McpServerConfig, McpSettingsStore, MemoryMcpSettings
 from gui.runtime import Runtime
@@ -118,7 +118,7 @@ async def settings_page(ctx: AppContext) -> None:
         with ui.card().classes("w-full gap-2 p-4").props("flat bordered"):
             ui.label(_("Data folder")).classes("text-lg font-semibold")
             where = str(rt.data_dir) if rt.data_dir is not None else _(IN_MEMORY)
-            ui.label(where).classes("font-mono break-all").mark("data-folder")
+            ui.label(where).classes(f"font-mono break-all {DATA}").mark("data-folder")
             if rt.data_dir is not None:
                 ui.label(_("Sequences, runs and requests are kept here. Set SEQDESK_DATA to use another "
                            "folder.")).classes("text-sm text-gray-600 dark:text-gray-400")

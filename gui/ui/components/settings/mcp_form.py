@@ -81,12 +81,18 @@ def header_updates(text: str, current: dict[str, str]) -> tuple[dict[str, str], 
     return headers, bad
 
 
+FIELD_WORDS = {"name": N_("name"), "url": N_("URL"), "command": N_("command"), "args": N_("command"),
+               "env": N_("environment"), "headers": N_("headers"), "transport": N_("kind"),
+               "smtp": N_("email"), "webhook_url": N_("webhook address"), "ntfy_url": N_("ntfy topic address")}
+
+
 def problem_words(exc: ValidationError) -> str:
     parts = []
     for error in exc.errors():
         where = ".".join(str(p) for p in error["loc"][:1])
+        where = _(FIELD_WORDS[where]) if where in FIELD_WORDS else where
         message = _(error["msg"].removeprefix("Value error, "))  # the model's words, where the catalogue has them
-        if where == "name" and "pattern" in error["type"]:
+        if error["loc"][:1] == ("name",) and "pattern" in error["type"]:
             message = _("use 1 to 40 lowercase letters, digits, _ or -")
         parts.append(f"{where}: {message}" if where else message)
     return "; ".join(parts)

@@ -21,7 +21,7 @@ from typing import Any
 
 from nicegui import ui
 
-from gui.i18n import N_, _, format_number, ngettext
+from gui.i18n import DATA, N_, _, format_number, ngettext
 from gui.mcp.config import McpServerConfig
 from gui.ui.components.run.status import duration_words
 
@@ -106,9 +106,9 @@ class McpServerList(ui.column):
                 f"mcp-{server.name}"):
             with ui.row(wrap=False).classes("w-full items-start gap-4"):
                 with ui.column().classes("gap-0 grow min-w-0"):
-                    ui.label(server.name).classes("font-mono font-medium")
+                    ui.label(server.name).classes(f"font-mono font-medium {DATA}")
                     ui.label(server.describe()).classes(
-                        "text-sm font-mono text-gray-600 dark:text-gray-400 break-all")
+                        f"text-sm font-mono text-gray-600 dark:text-gray-400 break-all {DATA}")
                 if server.transport == "http" and self._on_headers is not None:
                     key = ui.button(icon="key", on_click=lambda s=server: self._edit_headers(s)).props(
                         "flat dense round").tooltip(_("Change headers"))
@@ -138,7 +138,7 @@ class McpServerList(ui.column):
                     for tool in state.tools:
                         name = tool if tool.startswith(f"{server.name}.") else f"{server.name}.{tool}"
                         ui.label(name).classes(
-                            "text-xs font-mono px-2 rounded bg-gray-100 dark:bg-gray-800")
+                            f"text-xs font-mono px-2 rounded bg-gray-100 dark:bg-gray-800 {DATA}")
             switch = ui.switch(_(TRUST_LABEL), value=server.trusted).props("dense").classes("text-sm").mark(
                 f"mcp-trust-{server.name}")
             switch.on_value_change(lambda e, n=server.name: self._trust(n, bool(e.value)))

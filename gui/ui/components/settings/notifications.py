@@ -130,7 +130,7 @@ class NotificationsCard(ui.card):
         try:
             self.notifier.update(self.given())
         except ValidationError as exc:
-            self._show_problem(problem_words(exc).replace("smtp.", _("email") + " "))
+            self._show_problem(problem_words(exc))
             return False
         self._show_problem("")
         self.password.value = ""

@@ -14,7 +14,7 @@ from nicegui import Client, background_tasks, core, ui
 
 from gui.api.auth import DEVICE_SCOPE_KEY
 from gui.api.pairing import qr_svg
-from gui.i18n import _, format_datetime
+from gui.i18n import DATA, _, format_datetime
 from gui.phone import PhoneAccess
 
 
@@ -80,7 +80,7 @@ class PhoneCard(ui.card):
         if phone.on and phone.url:
             with ui.row().classes("items-center gap-2"):
                 ui.label(_("Phones open it at"))
-                ui.label(phone.url).classes("font-mono break-all").mark("phone-url")
+                ui.label(phone.url).classes(f"font-mono break-all {DATA}").mark("phone-url")
             ui.label(_("The connection on the network is not encrypted: use it on a network you trust, such "
                        "as your home or office Wi-Fi.")).classes("text-sm text-gray-600 dark:text-gray-400")
             ui.button(_("Pair a phone"), icon="qr_code_2", on_click=self._pair).props("unelevated no-caps").mark(
@@ -92,7 +92,7 @@ class PhoneCard(ui.card):
                     ui.image(qr_svg(self.link["url"])).classes("w-56 h-56").props("no-spinner no-transition")
                     ui.label(_("Scan this with the phone's camera, then tap “Pair this phone”. The code works "
                                "once, for 2 minutes.")).classes("text-sm")
-                    ui.label(self.link["url"]).classes("font-mono text-xs break-all text-gray-500").mark(
+                    ui.label(self.link["url"]).classes(f"font-mono text-xs break-all text-gray-500 {DATA}").mark(
                         "phone-link")
         phones = phone.phones.list()
         ui.label(_("Paired phones")).classes("font-semibold mt-2")
@@ -102,7 +102,7 @@ class PhoneCard(ui.card):
             with ui.row().classes("w-full items-center gap-2 no-wrap").mark(f"phone-{item.phone_id}"):
                 ui.icon("smartphone")
                 with ui.column().classes("gap-0 grow min-w-0"):
-                    ui.label(item.name)
+                    ui.label(item.name).classes(DATA)  # named when it paired (its browser's words)
                     ui.label(_("Paired {paired} · last seen {seen}").format(
                         paired=_when(item.paired_at), seen=_when(item.last_seen))).classes(
                         "text-xs text-gray-600 dark:text-gray-400")
