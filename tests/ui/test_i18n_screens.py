@@ -102,10 +102,21 @@ async def test_settings_and_the_frame_are_all_in_chinese(user: User, chinese: No
         only(user, "mcp-name").value = "Bad Name"
         user.find(marker="mcp-add").click()
         await user.should_see(marker="mcp-problems")
+        assert_translated(user, "/settings, a name that is not allowed")
+        only(user, "mcp-name").value = "good"
+        user.find(marker="mcp-add").click()
+        await user.should_see("本机程序形式的服务器需要一条启动命令")  # the model's own words, translated
         user.find(marker="notify-save").click()
         user.find(marker="store-notice-dismiss").click()
         assert len(user.notify.messages) >= 3, user.notify.messages  # removed, rule taken back, saved
-        assert_translated(user, "/settings, after removing, revoking, a bad name and saving")
+        assert_translated(user, "/settings, after removing, revoking, a missing command and saving")
+
+        only(user, "notify-webhook").value = "ftp://example.org/hook"
+        user.find(marker="notify-save").click()
+        await user.should_see(marker="notify-problem")
+        user.find(marker="phone-switch").click()  # this test app has no fixed port: it says why not
+        await user.should_see(marker="phone-problem", retries=50)
+        assert_translated(user, "/settings, a bad webhook address and phone access that cannot turn on")
     finally:
         ctx.notices.clear()
 

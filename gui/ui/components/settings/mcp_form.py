@@ -94,7 +94,7 @@ def problem_words(exc: ValidationError) -> str:
         message = _(error["msg"].removeprefix("Value error, "))  # the model's words, where the catalogue has them
         if error["loc"][:1] == ("name",) and "pattern" in error["type"]:
             message = _("use 1 to 40 lowercase letters, digits, _ or -")
-        parts.append(f"{where}: {message}" if where else message)
+        parts.append(_("{field}: {problem}").format(field=where, problem=message) if where else message)
     return "; ".join(parts)
 
 
