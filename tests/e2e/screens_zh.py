@@ -50,6 +50,9 @@ def settle(page: Page) -> None:
 
 def shoot_settings(page: Page, url: str, out: Path, look: str) -> None:
     page.goto(url + "/settings")
+    page.get_by_text("添加服务器").first.wait_for()
+    lang = page.evaluate("document.documentElement.lang")
+    assert lang == "zh-CN", f"the page says it is in {lang!r}: the browser then picks a font for that language"
     page.get_by_text("添加服务器").first.click()
     page.get_by_text("网址", exact=True).click()
     page.get_by_label("名称（简短，例如 time）").fill("docs")
