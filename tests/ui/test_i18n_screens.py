@@ -32,9 +32,10 @@ from gui.ui.pages.oauth_callback import result_page
 from gui.ui.pages.settings import mcp_settings
 
 COVERED = {
-    "/settings": "the frame (header, nav, menu, dark mode), Language, Approvals, Use on your phone, "
-                 "Tell me off the desktop, Data folder, MCP servers (list, add form, headers dialog, remove "
-                 "dialog), the store notice, and their notifications",
+    "/settings": "the frame (header, nav, menu, dark mode), Language, Approvals, Use on your phone (off, "
+                 "failing to turn on, on with a pairing code and a paired phone), Tell me off the desktop, Data "
+                 "folder, MCP servers (list, add form and its problems, headers dialog, remove dialog), the store "
+                 "notice, and their notifications",
     "/login": "the token form (HTML), with its error",
     "/pair/<code>": "the phone's pairing page, the expired code page, the not-paired page (HTML)",
     "/oauth/callback": "the sign-in result pages (HTML)",
@@ -171,3 +172,28 @@ async def test_the_switch_in_settings_changes_the_language_and_the_app_keeps_it(
     only(user, "language-switch").value = "en"
     await user.should_see("Language", retries=50)
     assert ctx.preferences.read()["lang"] == "en"
+
+
+async def test_phone_access_when_on_is_in_chinese(user: User, chinese: None):
+    """Phone access turned on (on the loopback address, for the test), a code shown, a phone paired."""
+    from nicegui import core
+
+    from gui.serving import free_port
+
+    phone = app_ctx().phone
+    assert phone is not None
+    phone.address, phone.port = (lambda: "127.0.0.1"), free_port("127.0.0.1")
+    assert await phone.turn_on(core.app) is None
+    try:
+        phone.phones.add("iPhone, Safari")
+        await user.open("/settings")
+        await user.should_see(marker="phone-url")
+        user.find(marker="phone-pair").click()
+        await user.should_see(marker="phone-qr")
+        assert_translated(user, "/settings, phone access on, a pairing code, a paired phone")
+        (paired,) = phone.phones.list()
+        user.find(marker=f"phone-forget-{paired.phone_id}").click()
+        await user.should_see(marker="phone-none")
+        assert_translated(user, "/settings, the phone forgotten")
+    finally:
+        await phone.turn_off()
