@@ -88,8 +88,10 @@ class AppContext:
 
     async def open(self) -> None:
         settings = self.settings
+        _language_defaults(settings, None)  # what the store says while it opens (a repaired file) is in it too
         self.runtime = rt = await open_runtime(settings.data, memory=settings.memory)
         self.preferences = PrefsFile(rt.data_dir, "preferences")
+        _language_defaults(settings, self.preferences)
         if self.phone is not None:
             self.phone.open(rt.data_dir, self.preferences)
         self.notifier = Notifier(NotifySettingsStore(rt.data_dir), base_url=lambda: self.public_url)
@@ -139,6 +141,18 @@ class AppContext:
             await asyncio.wait_for(self._event().wait(), timeout)
         except TimeoutError:
             raise RuntimeError(f"SeqDesk's engine did not open within {timeout:g} s") from None
+
+
+def _language_defaults(settings: Settings, prefs: PrefsFile | None) -> None:
+    """The language pages start in: `--lang` / `SEQDESK_LANG`, else the one chosen in Settings last."""
+    from gui import i18n
+
+    if settings.lang and prefs is not None:  # said once
+        try:
+            i18n.normalize(settings.lang)
+        except i18n.UnknownLanguage as exc:
+            log.warning("SEQDESK_LANG / --lang: %s; the stored choice or English is used", exc)
+    i18n.set_defaults(started=settings.lang, stored=prefs.read().get("lang") if prefs is not None else None)
 
 
 def create_app(*, settings: Settings, served: Served, token: str | None = None, url: str | None = None) -> AppContext:

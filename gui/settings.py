@@ -3,7 +3,8 @@
 `SEQDESK_DATA` (the data folder), `SEQDESK_MEMORY=1` (nothing on disk: tests, demos),
 `SEQDESK_TOKEN` (the access token; prefer it to `--token`, which other users can see) and
 `SEQDESK_BROWSER` (the browser for the app window), `SEQDESK_LAN_ADDRESS` (this computer's
-address on the network, for phones, when it should not be found by itself). Command-line flags
+address on the network, for phones, when it should not be found by itself), `SEQDESK_LANG` (the
+language of the screens and messages: `en` or `zh-CN`; a browser's choice in Settings wins). Command-line flags
 override them; nothing else in SeqDesk reads the environment for settings, and nothing writes it.
 """
 
@@ -24,8 +25,9 @@ class Settings(BaseSettings):
     token: str | None = None
     browser: str | None = None
     lan_address: str | None = None  # the address phones reach this computer at (found by itself if unset)
+    lang: str | None = None  # "en" or "zh-CN" (see gui.i18n); one SeqDesk does not speak is told at start
 
-    @field_validator("data", "token", "browser", "lan_address", mode="before")
+    @field_validator("data", "token", "browser", "lan_address", "lang", mode="before")
     @classmethod
     def _blank_is_unset(cls, value: Any) -> Any:
         return None if isinstance(value, str) and not value.strip() else value

@@ -80,6 +80,8 @@ def build(onefile: bool, here: bool, *, dist: Path = DIST, work: Path = WORK) ->
     env["PATH"] = bin_dir + os.pathsep + env["PATH"]
     command = [pack, "--onefile" if onefile else "--onedir", "--name", NAME, "--noconfirm", "--clean",
                "--add-data", f"{ROOT / 'assets'}{os.pathsep}assets", "--icon", str(ROOT / "assets" / "icon.png"),
+               # the catalogues (.po, read at run time by gui.i18n); babel's own locale data comes with its hook
+               "--add-data", f"{ROOT / 'gui' / 'i18n' / 'locale'}{os.pathsep}gui/i18n/locale",
                str(entry)]
     started = time.perf_counter()
     subprocess.run(command, cwd=work, env=env, check=True)

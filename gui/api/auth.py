@@ -35,6 +35,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from gui.api.body import dumps
+from gui.i18n import _, html_lang
 
 COOKIE = "seqdesk_session"
 AUTH_SCOPE_KEY = "seqdesk.authenticated"
@@ -91,6 +92,12 @@ def too_many(left: float) -> str:
     return (f"too many wrong tokens from this address: wait {max(1, round(left))} s before trying again")
 
 
+def too_many_words(left: float) -> str:
+    """`too_many` as a sentence for a person, in the app's language (the API's JSON keeps English)."""
+    return _("Too many wrong tokens from this address: wait {seconds} s before trying again.").format(
+        seconds=max(1, round(left)))
+
+
 def session_value(token: str) -> str:
     """What the cookie holds: stable for one token, useless for recovering it."""
     return hmac.new(token.encode("utf-8"), _SESSION_MESSAGE, hashlib.sha256).hexdigest()
@@ -106,7 +113,7 @@ def _headers(scope: Scope) -> dict[str, str]:
 
 def _cookie(headers: dict[str, str], name: str) -> str | None:
     for part in headers.get("cookie", "").split(";"):
-        key, _, value = part.strip().partition("=")
+        key, _eq, value = part.strip().partition("=")
         if key == name:
             return value
     return None
@@ -156,7 +163,7 @@ class TokenGate:
         left = self.limiter.locked(client) if attempt else 0.0
         if left:
             if path == "/login" and scope["type"] == "http":  # a person at the form reads a page, not JSON
-                await login_page("/", too_many(left).capitalize() + ".", status=429)(scope, receive, send)
+                await login_page("/", too_many_words(left), status=429)(scope, receive, send)
             else:
                 await self._refuse(scope, send, 429, too_many(left), retry_after=left)
             return
@@ -181,7 +188,7 @@ class TokenGate:
                                                  "<token>', or log in at /login")
 
     def _credential(self, headers: dict[str, str]) -> str | None:
-        scheme, _, given = headers.get("authorization", "").partition(" ")
+        scheme, _space, given = headers.get("authorization", "").partition(" ")
         if scheme.lower() == "bearer" and _same(given.strip(), self.token):
             return "bearer"
         cookie = _cookie(headers, COOKIE)
@@ -208,8 +215,8 @@ def _is_machine(path: str) -> bool:
 
 
 _PAGE = """<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>SeqDesk: log in</title>
+<html lang="{lang}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{title}</title>
 <style>
 body{{font-family:system-ui,sans-serif;background:#f5f5f7;display:flex;justify-content:center;padding-top:12vh;margin:0}}
 form{{background:#fff;padding:2rem;border-radius:12px;box-shadow:0 2px 12px #0002;width:22rem}}
@@ -220,18 +227,21 @@ button{{padding:.6rem 1.2rem;font-size:1rem;border:0;border-radius:6px;backgroun
 </style></head><body>
 <form method="post" action="/login" data-testid="login-form">
 <h1>SeqDesk</h1>
-<p>This SeqDesk is protected. Enter the token it was started with.</p>
+<p>{intro}</p>
 {error}
-<label for="token">Token</label>
+<label for="token">{token}</label>
 <input id="token" name="token" type="password" autocomplete="current-password" autofocus required>
 <input type="hidden" name="next" value="{next}">
-<button type="submit">Log in</button>
+<button type="submit">{log_in}</button>
 </form></body></html>"""
 
 
 def login_page(next_path: str, error: str = "", status: int = 200) -> HTMLResponse:
     message = f'<p class="error" role="alert">{html.escape(error)}</p>' if error else ""
-    page = _PAGE.format(error=message, next=html.escape(safe_next(next_path), quote=True))
+    page = _PAGE.format(error=message, next=html.escape(safe_next(next_path), quote=True), lang=html_lang(),
+                        title=html.escape(_("SeqDesk: log in")),
+                        intro=html.escape(_("This SeqDesk is protected. Enter the token it was started with.")),
+                        token=html.escape(_("Token")), log_in=html.escape(_("Log in")))
     return HTMLResponse(page, status_code=status, headers={"Cache-Control": "no-store"})
 
 
@@ -246,12 +256,12 @@ def register_login(app: FastAPI, token: str, limiter: FailureLimiter) -> None:
     @app.post("/login", include_in_schema=False)
     async def do_login(request: Request) -> Response:
         if not same_origin(dict(request.headers), request.url.scheme):
-            return login_page("/", "Log in from SeqDesk's own page.", status=403)
+            return login_page("/", _("Log in from SeqDesk's own page."), status=403)
         form = _form(await request.body())
         target = safe_next(form.get("next"))
         if not _same(form.get("token", ""), token):
             limiter.failed(client_of(request.scope))
-            return login_page(target, "That token is not right.", status=401)
+            return login_page(target, _("That token is not right."), status=401)
         response = RedirectResponse(target, status_code=303)
         response.set_cookie(COOKIE, session, httponly=True, samesite="strict", path="/",
                             secure=request.url.scheme == "https")

@@ -36,9 +36,10 @@ from gui.api.auth import (
     PAIR_PREFIX,
     FailureLimiter,
     client_of,
-    too_many,
+    too_many_words,
 )
 from gui.api.body import BadRequest, dumps, json_response, read_json
+from gui.i18n import _, html_lang
 from gui.serving import is_loopback
 
 if TYPE_CHECKING:
@@ -56,7 +57,7 @@ def _headers(scope: Scope) -> dict[str, str]:
 
 def _cookie(headers: dict[str, str], name: str) -> str | None:
     for part in headers.get("cookie", "").split(";"):
-        key, _, value = part.strip().partition("=")
+        key, _eq, value = part.strip().partition("=")
         if key == name:
             return value
     return None
@@ -96,7 +97,7 @@ class PairingGate:
             await send({"type": "websocket.close", "code": 1008, "reason": "this phone is not paired"})
             return
         if scope.get("method") in ("GET", "HEAD") and not path.startswith(("/api/", "/_nicegui")):
-            await _page(NOT_PAIRED, 401)(scope, receive, send)
+            await _page(not_paired_body(), 401)(scope, receive, send)
             return
         body = dumps({"detail": "this phone is not paired with SeqDesk: pair it from Settings on the computer"})
         await send({"type": "http.response.start", "status": 401,
@@ -112,26 +113,44 @@ h1{font-size:1.3rem;margin:0 0 .6rem} p{color:#444;line-height:1.45}
 button{min-height:48px;width:100%;font-size:1.05rem;border:0;border-radius:8px;background:#5898d4;color:#fff}
 @media (prefers-color-scheme: dark){body{background:#121212} main{background:#1d1d1d;color:#eee} p{color:#ccc}}
 </style>"""
-_HEAD = ('<!doctype html><html lang="en"><head><meta charset="utf-8">'
+_HEAD = ('<!doctype html><html lang="{lang}"><head><meta charset="utf-8">'
          '<meta name="viewport" content="width=device-width, initial-scale=1">'
          '<meta name="referrer" content="same-origin">'
          '<title>{title}</title>' + _STYLE + '</head><body><main>{body}</main></body></html>')
-PAIR = ("<h1>Use SeqDesk on this phone?</h1><p>This phone will be able to see the requests of the SeqDesk on "
-        "your computer and answer them, until you forget it in Settings on the computer.</p>"
-        '<form method="post" action="{action}"><button type="submit" data-testid="pair-confirm">'
-        "Pair this phone</button></form>")
-GONE = ("<h1>This pairing code does not work any more</h1><p>A code works once, for two minutes. On the "
-        "computer, open SeqDesk's Settings, “Use on your phone”, and choose “Pair a phone” for a new one.</p>")
-NOT_PAIRED = ("<h1>This phone is not paired</h1><p>To use SeqDesk here, open Settings on the computer SeqDesk "
-              "runs on, “Use on your phone”, choose “Pair a phone” and scan the code with this phone.</p>"
-              # a link opened from another app may arrive without the SameSite=Strict cookie: one reload
-              # from this page (same site) sends it, if this phone has one
-              "<script>try{if(!sessionStorage.getItem('seqdesk.retried')){sessionStorage.setItem("
-              "'seqdesk.retried','1');location.reload()}}catch(e){}</script>")
+_RETRY = ("<script>try{if(!sessionStorage.getItem('seqdesk.retried')){sessionStorage.setItem("
+          "'seqdesk.retried','1');location.reload()}}catch(e){}</script>")
+
+
+def _text(title: str, text: str) -> str:
+    return f"<h1>{html.escape(title)}</h1><p>{html.escape(text)}</p>"
+
+
+def pair_body(action: str) -> str:
+    """The page a phone opens from the QR code (in the app's language, as are the others here)."""
+    return (_text(_("Use SeqDesk on this phone?"),
+                  _("This phone will be able to see the requests of the SeqDesk on your computer and answer "
+                    "them, until you forget it in Settings on the computer."))
+            + f'<form method="post" action="{action}"><button type="submit" data-testid="pair-confirm">'
+            + html.escape(_("Pair this phone")) + "</button></form>")
+
+
+def gone_body() -> str:
+    return _text(_("This pairing code does not work any more"),
+                 _("A code works once, for two minutes. On the computer, open SeqDesk's Settings, “Use on your "
+                   "phone”, and choose “Pair a phone” for a new one."))
+
+
+def not_paired_body() -> str:
+    # a link opened from another app may arrive without the SameSite=Strict cookie: one reload from
+    # this page (same site) sends it, if this phone has one
+    return _text(_("This phone is not paired"),
+                 _("To use SeqDesk here, open Settings on the computer SeqDesk runs on, “Use on your phone”, "
+                   "choose “Pair a phone” and scan the code with this phone.")) + _RETRY
 
 
 def _page(body: str, status: int = 200, title: str = "SeqDesk") -> HTMLResponse:
-    page = _HEAD.replace("{title}", html.escape(title)).replace("{body}", body)
+    page = (_HEAD.replace("{title}", html.escape(title)).replace("{lang}", html_lang())
+            .replace("{body}", body))
     return HTMLResponse(page, status_code=status,
                         headers={"Cache-Control": "no-store", "Referrer-Policy": "same-origin"})
 
@@ -145,19 +164,19 @@ def register_pairing(app: FastAPI, phone: Callable[[], PhoneAccess], asgi_app: C
     @app.get(PAIR_PREFIX + "{code}", include_in_schema=False)
     async def show_pairing(code: str) -> Response:
         if not phone().codes.check(code):
-            return _page(GONE, 410)
-        return _page(PAIR.format(action=html.escape(PAIR_PREFIX + code, quote=True)), title="Pair with SeqDesk")
+            return _page(gone_body(), 410)
+        return _page(pair_body(html.escape(PAIR_PREFIX + code, quote=True)), title=_("Pair with SeqDesk"))
 
     @app.post(PAIR_PREFIX + "{code}", include_in_schema=False)
     async def pair(code: str, request: Request) -> Response:
         client = client_of(request.scope)
         left = limiter.locked(client)
         if left:
-            return _page(f"<h1>Wait a moment</h1><p>{html.escape(too_many(left).capitalize())}.</p>", 429)
+            return _page(_text(_("Wait a moment"), too_many_words(left)), 429)
         cookie = phone().pair(code, request.headers.get("user-agent", ""))
         if cookie is None:
             limiter.failed(client)
-            return _page(GONE, 410)
+            return _page(gone_body(), 410)
         response = RedirectResponse("/inbox", status_code=303)
         response.set_cookie(PHONE_COOKIE, cookie, max_age=PHONE_COOKIE_DAYS * 86400, httponly=True,
                             samesite="strict", path="/", secure=request.url.scheme == "https")

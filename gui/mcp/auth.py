@@ -40,6 +40,7 @@ from mcp.client.auth import OAuthClientProvider, OAuthFlowError
 from mcp.shared.auth import AuthorizationCodeResult, OAuthClientInformationFull, OAuthClientMetadata, OAuthToken
 from pydantic import AnyUrl, ValidationError
 
+from gui.i18n import _
 from gui.mcp.config import McpServerConfig
 from gui.mcp.secrets import SecretStore, SecretStoreError, key
 
@@ -225,8 +226,9 @@ def safe_sign_in_url(url: str) -> str:
         return url
     if parts.scheme == "http" and (host == "localhost" or _is_loopback(host)):
         return url
-    raise SignInError(f"the server's sign-in page is not a safe address ({parts.scheme or 'no'}:// on "
-                      f"{host or 'no host'}): SeqDesk opens only https:// pages, or http:// on this computer")
+    raise SignInError(_("the server's sign-in page is not a safe address ({scheme}:// on {host}): SeqDesk opens "
+                        "only https:// pages, or http:// on this computer").format(
+        scheme=parts.scheme or _("no"), host=host or _("no host")))
 
 
 def _is_loopback(host: str) -> bool:
@@ -272,7 +274,7 @@ class SignIns:
         None when the server let SeqDesk in without a sign-in. `SignInError` when there is no way
         to sign in to it (it offers none, it refused the registration, it did not answer)."""
         if config.transport != "http" or not config.url:
-            raise SignInError("only a server at a web address can be signed in to")
+            raise SignInError(_("only a server at a web address can be signed in to"))
         self.cancel(config.name)
         sign_in = SignIn(config.name, redirect_uri)
         self._by_server[config.name] = sign_in
@@ -292,7 +294,7 @@ class SignIns:
                 raise SignInError(sign_in.error)
             return None
         self.cancel(config.name)
-        raise SignInError(f"the server did not say where to sign in within {wait:g} s")
+        raise SignInError(_("the server did not say where to sign in within {seconds} s").format(seconds=f"{wait:g}"))
 
     def answer(self, state: str | None, code: str | None, iss: str | None = None, error: str | None = None,
                description: str | None = None) -> SignIn:
@@ -300,10 +302,10 @@ class SignIns:
         sign-in under way (nothing changes then)."""
         sign_in = self._find(state)
         if sign_in is None:
-            raise LookupError("this sign-in link is not one SeqDesk is waiting for (it expired, was used "
-                              "already, or came from somewhere else)")
+            raise LookupError(_("this sign-in link is not one SeqDesk is waiting for (it expired, was used "
+                                "already, or came from somewhere else)"))
         if sign_in.answer.done():
-            raise LookupError("this sign-in was answered already")
+            raise LookupError(_("this sign-in was answered already"))
         if error:
             words = f"{error}: {description}" if description else error
             sign_in.answer.set_exception(SignInError(f"the server did not let you in ({words[:200]})"))
@@ -341,8 +343,8 @@ class SignIns:
 
         async def redirect(url: str) -> None:
             if sign_in.url is not None:  # the SDK starts over: the server refused the token it just gave
-                raise SignInError("the server refused SeqDesk right after the sign-in (it did not take "
-                                  "the token it had just given)")
+                raise SignInError(_("the server refused SeqDesk right after the sign-in (it did not take "
+                                    "the token it had just given)"))
             sign_in.url = safe_sign_in_url(url)
             states = parse_qs(urlsplit(url).query).get("state") or []
             sign_in.state = states[0] if states else None
@@ -352,7 +354,8 @@ class SignIns:
             try:
                 return await asyncio.wait_for(asyncio.shield(sign_in.answer), self.timeout)
             except TimeoutError:
-                raise SignInError(f"nobody finished signing in within {self.timeout / 60:g} minutes") from None
+                raise SignInError(_("nobody finished signing in within {minutes} minutes").format(
+                    minutes=f"{self.timeout / 60:g}")) from None
 
         provider = _Provider(str(config.url), client_metadata(sign_in.redirect_uri), storage=storage,
                              redirect_handler=redirect, callback_handler=callback)
@@ -361,14 +364,14 @@ class SignIns:
                                           timeout=httpx2.Timeout(30.0)) as http:
                 response = await http.post(str(config.url), json=_PROBE, headers=_PROBE_HEADERS)
                 if response.status_code in (401, 403):
-                    raise SignInError(f"the server still refuses SeqDesk after signing in "
-                                      f"(HTTP {response.status_code})")
+                    raise SignInError(_("the server still refuses SeqDesk after signing in (HTTP {status})").format(
+                        status=response.status_code))
                 session = response.headers.get("mcp-session-id")
                 if session:  # the probe opened a session: end it (best effort)
                     with contextlib.suppress(httpx2.HTTPError):
                         await http.delete(str(config.url), headers={"mcp-session-id": session})
         except asyncio.CancelledError:
-            sign_in.error = "the sign-in was cancelled"
+            sign_in.error = _("the sign-in was cancelled")
             raise
         except SignInError as exc:
             sign_in.error = str(exc)
@@ -390,8 +393,9 @@ def sign_in_words(exc: BaseException) -> str:
     text = str(exc).strip()
     if isinstance(exc, OAuthFlowError):
         if "registration" in text.lower() or "register" in text.lower():
-            return f"the server does not let SeqDesk register to sign in ({text[:200]})"
-        return f"signing in failed: {text[:300]}"
+            return _("the server does not let SeqDesk register to sign in ({detail})").format(detail=text[:200])
+        return _("signing in failed: {detail}").format(detail=text[:300])
+    detail = f"{type(exc).__name__}: {text[:200]}".rstrip(": ")
     if isinstance(exc, httpx2.HTTPError):
-        return f"the server cannot be reached: {type(exc).__name__}: {text[:200]}".rstrip(": ")
-    return f"signing in failed: {type(exc).__name__}: {text[:200]}".rstrip(": ")
+        return _("the server cannot be reached: {detail}").format(detail=detail)
+    return _("signing in failed: {detail}").format(detail=detail)

@@ -27,6 +27,7 @@ from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator, model_validator
 
+from gui.i18n import _
 from gui.mcp.secrets import MemorySecrets, SecretStore, SecretStoreError, forget_server, key, open_secret_store
 
 log = logging.getLogger(__name__)
@@ -72,14 +73,16 @@ class McpServerConfig(BaseModel):
         seen: set[str] = set()
         for name, value in headers.items():
             if not HEADER_NAME.match(name):
-                raise ValueError(f"{name[:40]!r} is not a header name: use letters, digits and - (e.g. X-Api-Key)")
+                raise ValueError(_("{name} is not a header name: use letters, digits and - (e.g. X-Api-Key)").format(
+                    name=repr(name[:40])))
             if name.lower() in RESERVED_HEADERS:
-                raise ValueError(f"the header {name} is set by the connection itself; it cannot be given here")
+                raise ValueError(_("the header {name} is set by the connection itself; it cannot be given here").format(
+                    name=name))
             if name.lower() in seen:
-                raise ValueError(f"the header {name} is given twice")
+                raise ValueError(_("the header {name} is given twice").format(name=name))
             seen.add(name.lower())
             if any(c in value.get_secret_value() for c in "\r\n\0"):
-                raise ValueError(f"the value of the header {name} has a line break in it")
+                raise ValueError(_("the value of the header {name} has a line break in it").format(name=name))
         return headers
 
     def header_values(self) -> dict[str, str]:
@@ -90,14 +93,14 @@ class McpServerConfig(BaseModel):
     def _transport_fields(self) -> McpServerConfig:
         if self.transport == "stdio":
             if not (self.command and self.command.strip()):
-                raise ValueError("a stdio server needs a command to start it")
+                raise ValueError(_("a stdio server needs a command to start it"))
             if self.url or self.headers:
-                raise ValueError("url and headers are for http servers; a stdio server has a command")
+                raise ValueError(_("url and headers are for http servers; a stdio server has a command"))
         else:
             if not (self.url and self.url.startswith(("http://", "https://"))):
-                raise ValueError("an http server needs a url starting with http:// or https://")
+                raise ValueError(_("an http server needs a url starting with http:// or https://"))
             if self.command or self.args or self.env or self.cwd:
-                raise ValueError("command, args, env and cwd are for stdio servers; an http server has a url")
+                raise ValueError(_("command, args, env and cwd are for stdio servers; an http server has a url"))
         return self
 
     def describe(self) -> str:

@@ -25,6 +25,8 @@ import threading
 from pathlib import Path
 from typing import Any, Protocol
 
+from gui.i18n import N_
+
 log = logging.getLogger(__name__)
 
 FILE_NAME = "mcp-secrets.json"
@@ -63,7 +65,7 @@ def forget_server(store: SecretStore, server: str) -> None:
 class MemorySecrets:
     """For a session that keeps nothing (memory mode) and for tests."""
 
-    where = "in memory, for this session only"
+    where = N_("in memory, for this session only")
 
     def __init__(self) -> None:
         self._items: dict[str, str] = {}
@@ -81,7 +83,7 @@ class MemorySecrets:
 class FileSecrets:
     """A JSON object in a file only its owner may read, replaced whole on every change."""
 
-    where = "in a private file in the data folder"
+    where = N_("in a private file in the data folder")
 
     def __init__(self, path: Path | str) -> None:
         self.path = Path(path)
@@ -150,7 +152,7 @@ class KeyringSecrets:
 
     @property
     def where(self) -> str:
-        return "in the system keyring"
+        return N_("in the system keyring")
 
     def service(self, *, create: bool) -> str | None:
         if self._service is None:

@@ -16,6 +16,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 
+from gui.i18n import _
 from gui.notify.message import Notice
 from gui.notify.settings import SmtpSettings
 
@@ -31,16 +32,18 @@ async def send_webhook(client: httpx.AsyncClient, url: str, notice: Notice) -> N
         answer = await client.post(url, json=notice.payload(), timeout=TIMEOUT,
                                    headers={"User-Agent": "SeqDesk notifications"})
     except httpx.HTTPError as exc:
-        raise SendError(f"could not reach {_where(url)}: {_reason(exc)}") from None
+        raise SendError(_("could not reach {where}: {reason}").format(where=_where(url),
+                                                                      reason=_reason(exc))) from None
     if not answer.is_success:
-        raise SendError(f"{_where(url)} answered {answer.status_code} {answer.reason_phrase}".strip())
+        raise SendError(_("{where} answered {status}").format(
+            where=_where(url), status=f"{answer.status_code} {answer.reason_phrase}".strip()))
 
 
 def ntfy_parts(url: str) -> tuple[str, str]:
     """`("https://ntfy.sh/", "my-topic")` from a topic's address."""
     parts = urlsplit(url)
     path = parts.path.rstrip("/")
-    base, _, topic = path.rpartition("/")
+    base, _slash, topic = path.rpartition("/")
     return urlunsplit((parts.scheme, parts.netloc, base + "/", "", "")), topic
 
 
@@ -51,13 +54,15 @@ async def send_ntfy(client: httpx.AsyncClient, url: str, notice: Notice) -> None
                                "tags": ["raising_hand" if notice.kind == "request" else "warning"]}
     if notice.url:
         body["click"] = notice.url
-        body["actions"] = [{"action": "view", "label": "Open", "url": notice.url}]
+        body["actions"] = [{"action": "view", "label": _("Open"), "url": notice.url}]
     try:
         answer = await client.post(server, json=body, timeout=TIMEOUT)
     except httpx.HTTPError as exc:
-        raise SendError(f"could not reach {_where(url)}: {_reason(exc)}") from None
+        raise SendError(_("could not reach {where}: {reason}").format(where=_where(url),
+                                                                      reason=_reason(exc))) from None
     if not answer.is_success:
-        raise SendError(f"{_where(url)} answered {answer.status_code} {answer.reason_phrase}".strip())
+        raise SendError(_("{where} answered {status}").format(
+            where=_where(url), status=f"{answer.status_code} {answer.reason_phrase}".strip()))
 
 
 async def send_email(smtp: SmtpSettings, notice: Notice) -> None:
@@ -84,11 +89,13 @@ def _send_mail(smtp: SmtpSettings, message: EmailMessage) -> None:
                 server.login(smtp.username, smtp.password.get_secret_value() if smtp.password else "")
             server.send_message(message)
     except smtplib.SMTPAuthenticationError:
-        raise SendError(f"{where} did not accept the user name and password") from None
+        raise SendError(_("{where} did not accept the user name and password").format(where=where)) from None
     except smtplib.SMTPNotSupportedError as exc:
-        raise SendError(f"{where} does not offer that: {exc} (try another security setting)") from None
+        raise SendError(_("{where} does not offer that: {problem} (try another security setting)").format(
+            where=where, problem=exc)) from None
     except (smtplib.SMTPException, OSError, ssl.SSLError) as exc:
-        raise SendError(f"could not send through {where}: {exc or type(exc).__name__}") from None
+        raise SendError(_("could not send through {where}: {problem}").format(
+            where=where, problem=exc or type(exc).__name__)) from None
 
 
 def _where(url: str) -> str:

@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 from typing import Any, Literal
 
 from gui.core.interactions import InteractionRecord
+from gui.i18n import _, format_datetime
 from gui.ui.components.inbox import format as fmt
 
 NoticeKind = Literal["request", "run_failed", "test"]
@@ -37,12 +38,12 @@ class Notice:
     def text(self) -> str:
         lines = [self.asks]
         if self.sequence:
-            lines.append(f"Sequence: {self.sequence}")
+            lines.append(_("Sequence: {name}").format(name=self.sequence))
         if self.expires_at is not None:
-            lines.append(f"Answer by {datetime.fromtimestamp(self.expires_at / 1000).strftime('%H:%M')} "
-                         "(after that it is not done).")
+            lines.append(_("Answer by {time} (after that it is not done).").format(
+                time=format_datetime(self.expires_at / 1000, "time")))
         if self.url:
-            lines.append(f"Open it: {self.url}")
+            lines.append(_("Open it: {url}").format(url=self.url))
         return "\n".join(lines)
 
 
@@ -62,11 +63,12 @@ def for_request(record: InteractionRecord, base_url: str | None) -> Notice:
 
 
 def for_failed_run(run_id: str | None, sequence: str, error: str | None, base_url: str | None) -> Notice:
-    return Notice("run_failed", f"“{sequence or 'A sequence'}” failed", (error or "The run failed.")[:500],
+    title = _("“{name}” failed").format(name=sequence) if sequence else _("A sequence failed")
+    return Notice("run_failed", title, (error or _("The run failed."))[:500],
                   url=f"{base_url}/run/{run_id}" if base_url and run_id else None, run_id=run_id,
                   sequence=sequence or None, created_at=time.time())
 
 
 def test_notice(base_url: str | None) -> Notice:
-    return Notice("test", "A test from SeqDesk", "If you read this, SeqDesk can reach you here.",
+    return Notice("test", _("A test from SeqDesk"), _("If you read this, SeqDesk can reach you here."),
                   url=f"{base_url}/inbox" if base_url else None, created_at=time.time())

@@ -20,6 +20,7 @@ import httpx
 
 from gui.core.events import Event, InteractionCreated, RunFinished, RunStarted
 from gui.core.interactions import InteractionRecord
+from gui.i18n import N_, _
 from gui.notify import message
 from gui.notify.channels import SendError, send_email, send_ntfy, send_webhook
 from gui.notify.message import Notice
@@ -29,6 +30,7 @@ log = logging.getLogger(__name__)
 
 DELAYS = (1.0, 4.0, 15.0, 60.0)  # s before each retry: five attempts within about 80 s
 CHANNELS = ("webhook", "ntfy", "email")
+WORDS = {"webhook": N_("webhook"), "ntfy": "ntfy", "email": N_("email")}  # each channel, as a sentence names it
 
 
 @dataclass
@@ -133,9 +135,11 @@ class Notifier:
     async def send_test(self, channel: str) -> str | None:
         """One attempt on `channel` now, with the settings kept: None when it arrived, else why not."""
         if channel not in CHANNELS:
-            raise ValueError(f"there is no channel {channel!r}: use one of {', '.join(CHANNELS)}")
+            raise ValueError(_("there is no channel {channel}: use one of {channels}").format(
+                channel=repr(channel), channels=", ".join(CHANNELS)))
         if channel not in self._settings.channels():
-            raise ValueError(f"set the {channel} channel up first, then send a test")
+            raise ValueError(_("set the {channel} channel up first, then send a test").format(
+                channel=_(WORDS[channel])))
         return await self._attempt(channel, message.test_notice(self.base_url()))
 
     async def _send_with_retries(self, channel: str, notice: Notice) -> None:
@@ -164,7 +168,7 @@ class Notifier:
             elif channel == "email" and settings.smtp is not None:
                 await send_email(settings.smtp, notice)
             else:
-                return f"the {channel} channel is not set"
+                return _("the {channel} channel is not set").format(channel=_(WORDS[channel]))
         except SendError as exc:
             status.error, status.error_at = str(exc), time.time()
             status.failed += 1

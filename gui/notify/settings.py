@@ -13,6 +13,7 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator, model_validator
 
+from gui.i18n import N_, _
 from gui.prefs import PrefsFile
 
 Security = Literal["starttls", "ssl", "none"]
@@ -24,9 +25,10 @@ def check_url(value: str | None, what: str) -> str | None:
     value = value.strip()
     parts = urlsplit(value)
     if parts.scheme not in ("http", "https") or not parts.netloc:
-        raise ValueError(f"the {what} must be a web address starting with http:// or https:// (got {value[:80]!r})")
+        raise ValueError(_("the {what} must be a web address starting with http:// or https:// (got {value})").format(
+            what=_(what), value=repr(value[:80])))
     if any(c.isspace() for c in value):
-        raise ValueError(f"the {what} must not contain spaces")
+        raise ValueError(_("the {what} must not contain spaces").format(what=_(what)))
     return value
 
 
@@ -59,14 +61,14 @@ class NotifySettings(BaseModel):
     @field_validator("webhook_url")
     @classmethod
     def _webhook(cls, value: str | None) -> str | None:
-        return check_url(value, "webhook address")
+        return check_url(value, N_("webhook address"))
 
     @field_validator("ntfy_url")
     @classmethod
     def _ntfy(cls, value: str | None) -> str | None:
-        checked = check_url(value, "ntfy topic address")
+        checked = check_url(value, N_("ntfy topic address"))
         if checked is not None and not urlsplit(checked).path.strip("/"):
-            raise ValueError("the ntfy address must name a topic, for example https://ntfy.sh/my-seqdesk")
+            raise ValueError(_("the ntfy address must name a topic, for example https://ntfy.sh/my-seqdesk"))
         return checked
 
     def channels(self) -> list[str]:

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from gui.i18n import _
 from gui.phone.devices import PairedPhone, PairedPhones, PairingCodes
 from gui.phone.lan import LanError, LanListener, lan_address
 from gui.prefs import PrefsFile
@@ -63,15 +64,15 @@ class PhoneAccess:
             return None
         host = self.address()
         if host is None:
-            self.problem = ("This computer has no address on a local network right now (is it connected to "
-                            "Wi-Fi?). Connect it, then turn this on again.")
+            self.problem = _("This computer has no address on a local network right now (is it connected to "
+                             "Wi-Fi?). Connect it, then turn this on again.")
         elif self.port is None:
-            self.problem = "SeqDesk was started without a fixed port, so it cannot listen on the network."
+            self.problem = _("SeqDesk was started without a fixed port, so it cannot listen on the network.")
         else:
             try:
                 await self.listener.start(app, host, self.port)
             except LanError as exc:
-                self.problem = f"Could not open SeqDesk to the network: {exc}."
+                self.problem = _("Could not open SeqDesk to the network: {problem}.").format(problem=exc)
             else:
                 self.problem = None
                 self.served.also.add((host.lower(), self.port))
@@ -113,7 +114,7 @@ class PhoneAccess:
 
         if not self.codes.use(code):
             return None
-        _, cookie = self.phones.add(phone_name(user_agent))
+        _phone, cookie = self.phones.add(phone_name(user_agent))
         self._changed()
         return cookie
 

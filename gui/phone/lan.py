@@ -12,6 +12,8 @@ import logging
 import socket
 from typing import Any
 
+from gui.i18n import _
+
 log = logging.getLogger(__name__)
 
 
@@ -55,7 +57,8 @@ class LanListener:
             sock.bind((host, port))
         except OSError as exc:
             sock.close()
-            raise LanError(f"could not listen on {host}:{port} ({exc.strerror or exc})") from None
+            raise LanError(_("could not listen on {address} ({problem})").format(
+                address=f"{host}:{port}", problem=exc.strerror or exc)) from None
         config = uvicorn.Config(app, host=host, port=port, ws="wsproto", lifespan="off", log_level="warning",
                                 proxy_headers=False, server_header=False)
         config.load()
@@ -64,7 +67,7 @@ class LanListener:
         await server.startup(sockets=[sock])
         if server.should_exit:
             sock.close()
-            raise LanError(f"could not start serving on {host}:{port}")
+            raise LanError(_("could not start serving on {address}").format(address=f"{host}:{port}"))
         self.server, self.host, self.port = server, host, port
 
     async def stop(self) -> None:

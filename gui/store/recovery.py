@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from gui.i18n import _, ngettext
 from gui.store.atomic import atomic_write, dumps, keep_aside, quarantine, read_json
 from gui.store.errors import CorruptDatabaseError
 from gui.store.history import INDEX_TABLE, Indexer
@@ -35,12 +36,16 @@ class Damage:
 
     @property
     def message(self) -> str:
+        """In the app's language when it was asked (at open: the one it was started with)."""
         if self.saved is None:
-            return (f"The history index {self.path.name} was damaged and has been rebuilt from the "
-                    f"history it indexes; nothing was lost. The damaged file was moved aside to {self.moved_to}.")
-        entries = "1 entry was" if self.saved == 1 else f"{self.saved} entries were"
-        return (f"The data file {self.path} was damaged. {entries} saved from it; the original was moved "
-                f"aside to {self.moved_to} (nothing was deleted).")
+            return _("The history index {name} was damaged and has been rebuilt from the history it indexes; "
+                     "nothing was lost. The damaged file was moved aside to {aside}.").format(
+                name=self.path.name, aside=self.moved_to)
+        return ngettext("The data file {path} was damaged. {n} entry was saved from it; the original was moved "
+                        "aside to {aside} (nothing was deleted).",
+                        "The data file {path} was damaged. {n} entries were saved from it; the original was moved "
+                        "aside to {aside} (nothing was deleted).", self.saved).format(
+            path=self.path, n=self.saved, aside=self.moved_to)
 
 
 def open_store(folder: Path, name: str, *, indexer: Indexer = no_fields, accept: Accept = any_object,
@@ -53,7 +58,7 @@ def open_store(folder: Path, name: str, *, indexer: Indexer = no_fields, accept:
         log.warning(found.message)
         report(found)
 
-    for _ in range(_MAX_REPAIRS):
+    for _attempt in range(_MAX_REPAIRS):
         try:
             return HotColdStore(folder, name, indexer=indexer, segment_docs=segment_docs, repair=fix)
         except CorruptDatabaseError as exc:

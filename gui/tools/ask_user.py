@@ -33,6 +33,7 @@ from gui.core.interactions import (
 )
 from gui.core.model import SlotType
 from gui.core.registry import ModelTool, ToolContext, ToolDeclined, ToolError
+from gui.i18n import N_
 from gui.tools._args import ToolArgs, invalid, parse_args
 
 
@@ -130,7 +131,7 @@ class AskUserArgs(ToolArgs):
 
 class AskUser(ModelTool):
     name = "ask_user"
-    description = (
+    description = N_(
         "Asks you one or more questions and waits for your answers; "
         "the answers are what this step gives to the next ones."
     )

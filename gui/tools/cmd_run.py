@@ -20,6 +20,7 @@ from pydantic import ConfigDict, Field, field_validator
 
 from gui.core.model import SlotType
 from gui.core.registry import ModelTool, ShellApproval, ToolContext, ToolError
+from gui.i18n import N_
 from gui.tools._args import ToolArgs, excerpt, invalid, parse_args
 from gui.tools.processes import GO, WRAPPER, parent_death_signal, start_time
 
@@ -68,7 +69,7 @@ def _folder(cwd: str | None) -> Path:
 
 class CmdRun(ModelTool):
     name = "cmd_run"
-    description = (
+    description = N_(
         "Runs a command on this computer, as if typed in a terminal, and gives back what it printed. "
         "It asks you before each command, unless a rule you made allows it."
     )

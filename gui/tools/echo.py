@@ -14,6 +14,7 @@ from pydantic import ConfigDict, Field, JsonValue
 from gui.core.model import SlotType
 from gui.core.registry import ModelTool, ToolContext
 from gui.core.result_types import literal_type
+from gui.i18n import N_
 from gui.tools._args import ToolArgs, parse_args
 
 
@@ -30,7 +31,7 @@ class EchoArgs(ToolArgs):
 
 class Echo(ModelTool):
     name = "echo"
-    description = "Passes on the value you give it, unchanged. Handy to save a value into a result."
+    description = N_("Passes on the value you give it, unchanged. Handy to save a value into a result.")
     concurrency_safe = True
     approval = "none"
     Args = EchoArgs

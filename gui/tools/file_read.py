@@ -19,6 +19,7 @@ from pydantic import ConfigDict, Field, field_validator
 
 from gui.core.model import SlotType
 from gui.core.registry import ApprovalSummary, ModelTool, ToolContext, ToolError
+from gui.i18n import N_
 from gui.tools._args import ToolArgs, invalid, parse_args
 
 MAX_READ_BYTES = 10 * 1024 * 1024
@@ -54,7 +55,7 @@ class FileReadArgs(ToolArgs):
 
 class FileRead(ModelTool):
     name = "file_read"
-    description = ("Reads a text file on this computer and gives back its contents. "
+    description = N_("Reads a text file on this computer and gives back its contents. "
                    "It asks you before each read, unless a rule you made allows it.")
     concurrency_safe = True
     approval = "tool"

@@ -20,6 +20,7 @@ from pydantic import ConfigDict, Field
 
 from gui.core.model import SlotType
 from gui.core.registry import ModelTool, ShellApproval, ToolContext, ToolError
+from gui.i18n import N_
 from gui.tools._args import ToolArgs, parse_args
 
 
@@ -56,7 +57,7 @@ def _target(path: str) -> Path:
 
 class FileWrite(ModelTool):
     name = "file_write"
-    description = (
+    description = N_(
         "Writes text into a file on this computer, replacing it or adding to its end. "
         "It asks you before each write, unless a rule you made allows it."
     )

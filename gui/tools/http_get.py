@@ -18,6 +18,7 @@ import httpx
 from pydantic import ConfigDict, Field, field_validator
 
 from gui.core.registry import ApprovalSummary, ModelTool, ToolContext, ToolError
+from gui.i18n import N_
 from gui.tools._args import ToolArgs, excerpt, invalid, parse_args
 
 MAX_BODY_BYTES = 5 * 1024 * 1024
@@ -83,7 +84,7 @@ def _is_json(content_type: str) -> bool:
 
 class HttpGet(ModelTool):
     name = "http_get"
-    description = (
+    description = N_(
         "Fetches a web address and gives back the page or data it returns. "
         "Data in JSON format comes back as an object whose fields later steps can use. "
         "It asks you before each address, unless a rule you made allows it."

@@ -18,6 +18,7 @@ from pydantic import ConfigDict, Field, field_validator
 
 from gui.core.registry import ApprovalSummary, ModelTool, ToolContext, ToolError
 from gui.core.resources import ResourceReader
+from gui.i18n import N_
 from gui.tools._args import ToolArgs, invalid, parse_args
 
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
@@ -48,7 +49,7 @@ class McpResourceArgs(ToolArgs):
 
 class McpResource(ModelTool):
     name = "mcp_resource"
-    description = ("Reads something an MCP server offers (a file, a note, a record) by its address, and gives "
+    description = N_("Reads something an MCP server offers (a file, a note, a record) by its address, and gives "
                    "back its text. It asks you before each read, unless a rule you made allows it.")
     concurrency_safe = True
     approval = "tool"

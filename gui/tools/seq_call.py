@@ -11,6 +11,7 @@ from typing import Any
 from pydantic import ConfigDict, Field, JsonValue, field_validator
 
 from gui.core.registry import ModelTool, ToolContext, ToolError
+from gui.i18n import N_
 from gui.tools._args import ToolArgs, invalid, parse_args
 
 
@@ -39,7 +40,7 @@ class SeqCallArgs(ToolArgs):
 
 class SeqCall(ModelTool):
     name = "seq_call"
-    description = "Runs another saved sequence, or one group of it, as one step, and gives back its results."
+    description = N_("Runs another saved sequence, or one group of it, as one step, and gives back its results.")
     concurrency_safe = True
     approval = "none"
     Args = SeqCallArgs

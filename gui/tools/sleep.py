@@ -13,6 +13,7 @@ from pydantic import ConfigDict, Field
 
 from gui.core.model import SlotType
 from gui.core.registry import ModelTool, ToolContext
+from gui.i18n import N_
 from gui.tools._args import ToolArgs, parse_args
 
 MAX_SLEEP_SECONDS = 24 * 60 * 60
@@ -33,7 +34,7 @@ class SleepArgs(ToolArgs):
 
 class Sleep(ModelTool):
     name = "sleep"
-    description = "Waits for the number of seconds you choose, then goes on."
+    description = N_("Waits for the number of seconds you choose, then goes on.")
     concurrency_safe = True
     approval = "none"
     Args = SleepArgs

@@ -27,6 +27,7 @@ from nicegui import app, context, ui
 from gui.core.engine import Engine
 from gui.core.events import Event, InteractionCreated, InteractionEnded
 from gui.core.interactions import InteractionRecord
+from gui.i18n import N_, _, current_language, html_lang
 from gui.prefs import PrefsFile
 from gui.ui.components.inbox import format as fmt
 from gui.ui.components.store_notice import StoreNotice
@@ -39,8 +40,8 @@ log = logging.getLogger(__name__)
 
 APP_NAME = "SeqDesk"
 ASSETS_URL = "/seqdesk-assets"
-NAV = [("Sequences", "/", "list"), ("Run", "/run", "play_arrow"), ("Inbox", "/inbox", "inbox"),
-       ("Runs", "/runs", "history"), ("Settings", "/settings", "settings")]
+NAV = [(N_("Sequences"), "/", "list"), (N_("Run"), "/run", "play_arrow"), (N_("Inbox"), "/inbox", "inbox"),
+       (N_("Runs"), "/runs", "history"), (N_("Settings"), "/settings", "settings")]
 
 _HEAD = """
 <script>
@@ -211,8 +212,9 @@ def _dark_mode(prefs: PrefsFile | None) -> None:
         button.props(f"icon={'light_mode' if dark.value else 'dark_mode'}")
 
     button = ui.button(icon="light_mode" if dark.value else "dark_mode", on_click=toggle).props(
-        "flat round color=white aria-label='Dark mode'").mark("dark-toggle")
-    button.tooltip("Switch between light and dark")
+        "flat round color=white").mark("dark-toggle")
+    button.props["aria-label"] = _("Dark mode")
+    button.tooltip(_("Switch between light and dark"))
 
 
 @contextmanager
@@ -221,8 +223,10 @@ def frame(title: str, ctx: AppContext) -> Iterator[None]:
 
     Below 600 px wide the navigation folds into a menu button (with the Inbox count on it); every
     control in the header is at least 44 px square, for fingers."""
-    ui.page_title(f"{title} · {APP_NAME}")
+    ui.page_title(f"{_(title)} · {APP_NAME}")  # the nav's words are in the catalogue: other titles may be too
     ui.add_head_html(_HEAD)
+    lang = html_lang(current_language())
+    ui.add_head_html(f"<script>document.documentElement.lang = {json.dumps(lang)};</script>")  # CJK fonts, readers
     ui.add_css(_CSS)
     prefs = getattr(ctx, "preferences", None)
     if prefs is not None and prefs.read().get("desktop_notifications") is False:
@@ -230,8 +234,9 @@ def frame(title: str, ctx: AppContext) -> Iterator[None]:
     path = _current_path()
     badges: list[ui.badge] = []
     with ui.header().classes("items-center gap-2 px-4 py-1 no-wrap seqdesk-header").mark("app-header"):
-        with ui.button(icon="menu").props("flat round color=white aria-label='Menu'").classes("xs").mark(
-                "nav-menu"):
+        menu_button = ui.button(icon="menu").props("flat round color=white").classes("xs").mark("nav-menu")
+        menu_button.props["aria-label"] = _("Menu")
+        with menu_button:
             badge = ui.badge("", color="red").props("floating rounded").mark("menu-badge")
             badge.set_visibility(False)
             badges.append(badge)
@@ -241,7 +246,7 @@ def frame(title: str, ctx: AppContext) -> Iterator[None]:
                         with ui.item_section().props("avatar"):
                             ui.icon(icon)
                         with ui.item_section():
-                            ui.label(label)
+                            ui.label(_(label))
                         if target == "/inbox":
                             with ui.item_section().props("side"):
                                 count = ui.badge("", color="red").props("rounded").mark("menu-inbox-badge")
@@ -256,9 +261,10 @@ def frame(title: str, ctx: AppContext) -> Iterator[None]:
         with ui.row().classes("items-center gap-1 no-wrap seqdesk-nav gt-xs"):
             for label, target, icon in NAV:
                 button = ui.button(icon=icon, on_click=lambda t=target: ui.navigate.to(t)).props(
-                    f"flat no-caps no-wrap color=white aria-label={label}").mark(f"nav-{label.lower()}")
+                    "flat no-caps no-wrap color=white").mark(f"nav-{label.lower()}")
+                button.props["aria-label"] = _(label)
                 with button:
-                    ui.label(label).classes("gt-sm ml-2")
+                    ui.label(_(label)).classes("gt-sm ml-2")
                 if _is_active(target, path, title, label):
                     button.classes("seqdesk-active").props("aria-current=page")
                 if target == "/inbox":

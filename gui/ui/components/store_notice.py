@@ -11,6 +11,8 @@ from collections.abc import Callable
 
 from nicegui import ui
 
+from gui.i18n import _
+
 
 class StoreNotice(ui.card):
     def __init__(self, text: str, on_dismiss: Callable[[], None]) -> None:
@@ -20,9 +22,9 @@ class StoreNotice(ui.card):
         with self, ui.row().classes("w-full items-start no-wrap gap-3"):
             ui.icon("report", color="warning").classes("text-2xl")
             with ui.column().classes("gap-1 grow"):
-                ui.label("Some saved data was damaged").classes("font-semibold")
+                ui.label(_("Some saved data was damaged")).classes("font-semibold")
                 ui.label(text).classes("text-sm break-all").mark("store-notice-text")
-            ui.button("Dismiss", on_click=self._dismiss).props(
+            ui.button(_("Dismiss"), on_click=self._dismiss).props(
                 "flat no-caps dense").mark("store-notice-dismiss")
 
     def _dismiss(self) -> None:

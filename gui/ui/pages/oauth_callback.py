@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from fastapi import Request
 from fastapi.responses import HTMLResponse
 
+from gui.i18n import _, html_lang
 from gui.mcp.auth import CALLBACK_PATH, SignIns
 
 if TYPE_CHECKING:
@@ -29,7 +30,7 @@ if TYPE_CHECKING:
 FINISH_WAIT = 30.0  # s the page waits for the token exchange after the browser came back
 
 _PAGE = """<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<html lang="{lang}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">{refresh}
 <title>SeqDesk: {title}</title>
 <style>
@@ -43,13 +44,14 @@ text-decoration:none}}
 @media (prefers-color-scheme: dark){{body{{background:#121212;color:#eee}} main{{background:#1e1e1e}}
 p{{color:#bbb}}}}
 </style></head><body><main data-testid="sign-in-result">
-<h1>{title}</h1><p>{text}</p><a href="/settings">Back to Settings</a>
+<h1>{title}</h1><p>{text}</p><a href="/settings">{back}</a>
 </main></body></html>"""
 
 
 def result_page(title: str, text: str, *, status: int = 200, back: bool = False) -> HTMLResponse:
     refresh = '\n<meta http-equiv="refresh" content="2;url=/settings">' if back else ""
-    body = _PAGE.format(title=html.escape(title), text=html.escape(text), refresh=refresh)
+    body = _PAGE.format(title=html.escape(title), text=html.escape(text), refresh=refresh, lang=html_lang(),
+                        back=html.escape(_("Back to Settings")))
     return HTMLResponse(body, status_code=status,
                         headers={"Cache-Control": "no-store", "Referrer-Policy": "no-referrer"})
 
@@ -62,22 +64,24 @@ def add_callback_route(app: Any, sign_ins: Callable[[], SignIns | None]) -> None
         pending = sign_ins()
         query = request.query_params
         if pending is None:
-            return result_page("No sign-in under way", "SeqDesk is not waiting for a sign-in.", status=400)
+            return result_page(_("No sign-in under way"), _("SeqDesk is not waiting for a sign-in."), status=400)
         try:
             sign_in = pending.answer(query.get("state"), query.get("code"), query.get("iss"),
                                      query.get("error"), query.get("error_description"))
         except LookupError as exc:
-            return result_page("Not a sign-in SeqDesk started", f"Nothing was changed: {exc}.", status=400)
+            return result_page(_("Not a sign-in SeqDesk started"),
+                               _("Nothing was changed: {problem}.").format(problem=exc), status=400)
         try:
             await asyncio.wait_for(sign_in.finished.wait(), FINISH_WAIT)
         except TimeoutError:
-            return result_page("Still signing in", f"The server {sign_in.server} is slow to finish the sign-in. "
-                               "Settings shows when it is connected.", status=504)
+            return result_page(_("Still signing in"),
+                               _("The server {name} is slow to finish the sign-in. Settings shows when it is "
+                                 "connected.").format(name=sign_in.server), status=504)
         if sign_in.error:
-            return result_page(f"Not signed in to {sign_in.server}", f"{sign_in.error[:1].upper()}{sign_in.error[1:]}.",
-                               status=400)
-        return result_page(f"Signed in to {sign_in.server}",
-                           "SeqDesk connects to it now. Going back to Settings…", back=True)
+            return result_page(_("Not signed in to {name}").format(name=sign_in.server),
+                               f"{sign_in.error[:1].upper()}{sign_in.error[1:]}.", status=400)
+        return result_page(_("Signed in to {name}").format(name=sign_in.server),
+                           _("SeqDesk connects to it now. Going back to Settings…"), back=True)
 
 
 def register(ctx: AppContext) -> None:

@@ -17,10 +17,12 @@ from typing import TYPE_CHECKING, Any
 from nicegui import ui
 from pydantic import ValidationError
 
+from gui.i18n import DATA, N_, _
 from gui.mcp.auth import CALLBACK_PATH, SignInError, SignIns
 from gui.mcp.config import JsonMcpSettings, McpConfigError, McpServerConfig, McpSettingsStore, MemoryMcpSettings
 from gui.runtime import Runtime
 from gui.ui.components.settings.approvals import ApprovalModesTable, ApprovalRow, RuleRow
+from gui.ui.components.settings.language import language_card
 from gui.ui.components.settings.mcp_form import McpServerForm, header_updates, problem_words
 from gui.ui.components.settings.mcp_list import McpServerList
 from gui.ui.components.settings.reach import settings_hooks
@@ -29,7 +31,7 @@ from gui.ui.theme import frame
 if TYPE_CHECKING:
     from gui.app import AppContext
 
-IN_MEMORY = "In memory: nothing is kept after the app closes."
+IN_MEMORY = N_("In memory: nothing is kept after the app closes.")
 CLOSE_WAIT = 2.0  # s a remove (or a reconnect) waits for the server to end before it says it is done
 _fallback_settings: dict[int, McpSettingsStore] = {}
 
@@ -72,7 +74,7 @@ async def approval_rows(rt: Runtime) -> list[ApprovalRow]:
     rows = []
     for name in named:
         tool = engine.tool(name)
-        rows.append(ApprovalRow(name, tool.description if tool else "", modes.get(name, "ask"),
+        rows.append(ApprovalRow(name, _(tool.description) if tool else "", modes.get(name, "ask"),
                                 available=tool is not None, rules=tuple(narrower.get(name, ()))))
     return sorted(rows, key=lambda r: (r.mode != "always-allow", not r.rules, r.tool))
 
@@ -83,15 +85,16 @@ async def settings_page(ctx: AppContext) -> None:
     engine = rt.engine
 
     with frame("Settings", ctx):
-        ui.label("Settings").classes("text-2xl font-semibold")
+        ui.label(_("Settings")).classes("text-2xl font-semibold")
+        language_card(ctx)
 
         with ui.card().classes("w-full gap-2 p-4").props("flat bordered"):
-            ui.label("Approvals").classes("text-lg font-semibold")
-            ui.label("Tools that change, read or send things ask you before they run: commands, writing "
-                     "and reading files, fetching web addresses, and tools from servers. Showing text, "
-                     "waiting and asking you questions never ask. What you allowed from the inbox (a tool "
-                     "always, or only for a run, a sequence or some commands) is listed first; you can take "
-                     "it back here.").classes(
+            ui.label(_("Approvals")).classes("text-lg font-semibold")
+            ui.label(_("Tools that change, read or send things ask you before they run: commands, writing "
+                       "and reading files, fetching web addresses, and tools from servers. Showing text, "
+                       "waiting and asking you questions never ask. What you allowed from the inbox (a tool "
+                       "always, or only for a run, a sequence or some commands) is listed first; you can take "
+                       "it back here.")).classes(
                 "text-sm text-gray-600 dark:text-gray-400").mark("approvals-explained")
 
             @ui.refreshable
@@ -102,10 +105,10 @@ async def settings_page(ctx: AppContext) -> None:
                 try:
                     rule = await engine.revoke_approval_rule(rule_id)
                 except LookupError:
-                    ui.notify("That rule is gone already")
+                    ui.notify(_("That rule is gone already"))
                 else:
-                    ui.notify(f"{rule.tool} asks every time again" if rule.scope == "tool"
-                              else f"Removed: {rule.text}")
+                    ui.notify(_("{tool} asks every time again").format(tool=rule.tool) if rule.scope == "tool"
+                              else _("Removed: {rule}").format(rule=rule.text))
                 approvals.refresh()
 
             await approvals()
@@ -113,17 +116,17 @@ async def settings_page(ctx: AppContext) -> None:
         settings_hooks(ctx)
 
         with ui.card().classes("w-full gap-2 p-4").props("flat bordered"):
-            ui.label("Data folder").classes("text-lg font-semibold")
-            where = str(rt.data_dir) if rt.data_dir is not None else IN_MEMORY
-            ui.label(where).classes("font-mono break-all").mark("data-folder")
+            ui.label(_("Data folder")).classes("text-lg font-semibold")
+            where = str(rt.data_dir) if rt.data_dir is not None else _(IN_MEMORY)
+            ui.label(where).classes(f"font-mono break-all {DATA}").mark("data-folder")
             if rt.data_dir is not None:
-                ui.label("Sequences, runs and requests are kept here. Set SEQDESK_DATA to use another "
-                         "folder.").classes("text-sm text-gray-600 dark:text-gray-400")
+                ui.label(_("Sequences, runs and requests are kept here. Set SEQDESK_DATA to use another "
+                           "folder.")).classes("text-sm text-gray-600 dark:text-gray-400")
 
         with ui.card().classes("w-full gap-2 p-4").props("flat bordered") as mcp_card:
-            ui.label("MCP servers").classes("text-lg font-semibold")
-            ui.label("Tool servers whose tools you can use in sequences, named server.tool. A server describes "
-                     "its own tools: only believe one you trust when it says a tool only reads.").classes(
+            ui.label(_("MCP servers")).classes("text-lg font-semibold")
+            ui.label(_("Tool servers whose tools you can use in sequences, named server.tool. A server describes "
+                       "its own tools: only believe one you trust when it says a tool only reads.")).classes(
                 "text-sm text-gray-600 dark:text-gray-400")
             store = mcp_settings(rt)
             manager = getattr(rt, "mcp", None)
@@ -170,7 +173,8 @@ async def settings_page(ctx: AppContext) -> None:
 
             async def add(config: McpServerConfig) -> str | None:
                 if any(s.name == config.name for s in await store.list()):
-                    return f"A server named “{config.name}” is already there: remove it first, or pick another name."
+                    return _("A server named “{name}” is already there: remove it first, or pick another "
+                             "name.").format(name=config.name)
                 try:
                     await store.save(config)
                 except McpConfigError as exc:
@@ -178,7 +182,8 @@ async def settings_page(ctx: AppContext) -> None:
                 if manager is not None:
                     await manager.add(config)
                 engine.settings_changed("mcp_servers", added=config.name)
-                ui.notify(f"Added {config.name}: its tools appear in the tool list once it is connected")
+                ui.notify(_("Added {name}: its tools appear in the tool list once it is connected").format(
+                    name=config.name))
                 adding.close()
                 await redraw()
                 return None
@@ -193,8 +198,8 @@ async def settings_page(ctx: AppContext) -> None:
                     if manager is not None:  # reconnects: its tools are listed again under the new trust
                         await manager.add(config, wait=CLOSE_WAIT)
                 engine.settings_changed("mcp_servers", trusted=name, value=trusted)
-                await done(f"{name}: tools it marks as only reading now run without asking" if trusted
-                           else f"{name}: every one of its tools asks before it runs")
+                await done((_("{name}: tools it marks as only reading now run without asking") if trusted
+                            else _("{name}: every one of its tools asks before it runs")).format(name=name))
 
             async def protocol(name: str, value: str) -> None:
                 with changing():
@@ -206,17 +211,17 @@ async def settings_page(ctx: AppContext) -> None:
                     if manager is not None:  # reconnects with the other handshake
                         await manager.add(config, wait=CLOSE_WAIT)
                 engine.settings_changed("mcp_servers", protocol=name, value=value)
-                await done(f"{name}: talked to the older way now" if value == "legacy"
-                           else f"{name}: talked to automatically now")
+                await done((_("{name}: talked to the older way now") if value == "legacy"
+                            else _("{name}: talked to automatically now")).format(name=name))
 
             async def change_headers(name: str, text: str) -> str | None:
                 with changing():
                     config = next((c for c in await store.list() if c.name == name), None)
                     if config is None:
-                        return f"{name} is not there any more"
+                        return _("{name} is not there any more").format(name=name)
                     headers, bad = header_updates(text, config.header_values())
                     if bad:
-                        return "Headers: " + "; ".join(bad)
+                        return _("Headers: {problems}").format(problems="; ".join(bad))
                     try:
                         config = McpServerConfig.model_validate(
                             {**config.model_dump(exclude={"headers"}), "headers": headers})
@@ -228,14 +233,14 @@ async def settings_page(ctx: AppContext) -> None:
                     if manager is not None:  # reconnects with the new headers
                         await manager.add(config, wait=CLOSE_WAIT)
                 engine.settings_changed("mcp_servers", headers=name)
-                await done(f"{name}: headers changed")
+                await done(_("{name}: headers changed").format(name=name))
                 return None
 
             async def retry(name: str) -> None:
                 conn = manager.get(name) if manager is not None else None
                 if conn is not None:
                     conn.retry_now()
-                    ui.notify(f"Trying {name} again")
+                    ui.notify(_("Trying {name} again").format(name=name))
 
             async def sign_in(name: str) -> None:
                 config = next((c for c in await store.list() if c.name == name), None)
@@ -251,10 +256,10 @@ async def settings_page(ctx: AppContext) -> None:
                 try:
                     url = await sign_ins.start(config, callback_address(), on_signed_in=signed_in)
                 except SignInError as exc:
-                    await done(f"Cannot sign in to {name}: {exc}")
+                    await done(_("Cannot sign in to {name}: {problem}").format(name=name, problem=exc))
                     return
                 if url is None:
-                    await done(f"{name} let SeqDesk in without signing in: trying it again")
+                    await done(_("{name} let SeqDesk in without signing in: trying it again").format(name=name))
                     return
                 ui.navigate.to(url)  # this tab goes to the server's sign-in page and comes back
 
@@ -265,7 +270,7 @@ async def settings_page(ctx: AppContext) -> None:
                     if manager is not None:  # its tools leave now; a server slow to end ends on its own
                         await manager.remove(name, wait=CLOSE_WAIT)
                 engine.settings_changed("mcp_servers", removed=name)
-                await done(f"Removed {name}")
+                await done(_("Removed {name}").format(name=name))
 
             servers(await store.list())
             if manager is not None:
@@ -277,7 +282,7 @@ async def settings_page(ctx: AppContext) -> None:
                         seen["states"] = states  # else the next tick looks again
 
                 ui.timer(1.0, on_tick)
-            with ui.expansion("Add a server", icon="add").classes("w-full").mark("mcp-add-section") as adding:
+            with ui.expansion(_("Add a server"), icon="add").classes("w-full").mark("mcp-add-section") as adding:
                 McpServerForm(on_add=add)
 
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from nicegui import ui
 
 from gui.core.rules import tool_rule_id
+from gui.i18n import DATA, _
 
 
 @dataclass(frozen=True)
@@ -37,7 +38,7 @@ class ApprovalModesTable(ui.column):
         self._on_revoke = on_revoke
         with self:
             if not rows:
-                ui.label("No tool needs approval right now.").classes("text-gray-600 dark:text-gray-400")
+                ui.label(_("No tool needs approval right now.")).classes("text-gray-600 dark:text-gray-400")
             for row in rows:
                 self._row(row)
 
@@ -48,8 +49,8 @@ class ApprovalModesTable(ui.column):
                                             "border-b border-gray-100 dark:border-gray-800").mark(
                     f"approval-rule-{rule.rule_id}"):
                 ui.icon("subdirectory_arrow_right").classes("opacity-60")
-                ui.label(f"Runs without asking: {rule.text}").classes("grow min-w-0 break-words")
-                ui.button("Remove", icon="delete", on_click=lambda r=rule.rule_id: self._on_revoke(r)).props(
+                ui.label(_("Runs without asking: {rule}").format(rule=rule.text)).classes("grow min-w-0 break-words")
+                ui.button(_("Remove"), icon="delete", on_click=lambda r=rule.rule_id: self._on_revoke(r)).props(
                     "outline dense no-caps").mark(f"revoke-rule-{rule.rule_id}")
 
     def _tool_row(self, row: ApprovalRow) -> None:
@@ -58,16 +59,18 @@ class ApprovalModesTable(ui.column):
                 "py-2 border-b border-gray-100 dark:border-gray-800").mark(
                 f"approval-{row.tool}"):
             with ui.column().classes("gap-0 grow min-w-0"):
-                ui.label(row.tool).classes("font-mono font-medium")
-                text = row.description if row.available else "Not available right now (its server is offline)."
-                ui.label(text).classes("text-sm text-gray-600 dark:text-gray-400")
+                ui.label(row.tool).classes(f"font-mono font-medium {DATA}")
+                text = row.description if row.available else _("Not available right now (its server is offline).")
+                described = ui.label(text).classes("text-sm text-gray-600 dark:text-gray-400")
+                if "." in row.tool and row.available:  # a server's tool: its own words, as the server wrote them
+                    described.classes(DATA)
             if row.mode == "always-allow":
                 with ui.row(wrap=False).classes(
                         "items-center gap-1 "
                         "text-orange-700 dark:text-orange-300 whitespace-nowrap"):
                     ui.icon("bolt")
-                    ui.label("Always allowed")
-                ui.button("Ask every time", icon="undo",
+                    ui.label(_("Always allowed"))
+                ui.button(_("Ask every time"), icon="undo",
                           on_click=lambda t=row.tool: self._on_revoke(tool_rule_id(t))).props(
                     "outline dense no-caps").mark(f"revoke-{row.tool}")
             else:
@@ -75,4 +78,4 @@ class ApprovalModesTable(ui.column):
                         "items-center gap-1 "
                         "text-gray-700 dark:text-gray-300 whitespace-nowrap"):
                     ui.icon("front_hand")
-                    ui.label("Asks, except where a rule below allows" if row.rules else "Asks every time")
+                    ui.label(_("Asks, except where a rule below allows") if row.rules else _("Asks every time"))

@@ -15,10 +15,18 @@ from collections.abc import Awaitable, Callable
 from nicegui import ui
 from pydantic import ValidationError
 
+from gui.i18n import N_, _
 from gui.mcp.config import McpServerConfig
-from gui.ui.components.settings.mcp_list import PROTOCOL_HELP, PROTOCOL_LABEL, PROTOCOLS, TRUST_HELP, TRUST_LABEL
+from gui.ui.components.settings.mcp_list import (
+    PROTOCOL_HELP,
+    PROTOCOL_LABEL,
+    PROTOCOLS,
+    TRUST_HELP,
+    TRUST_LABEL,
+    protocol_choices,
+)
 
-TRANSPORTS = {"stdio": "A program on this computer", "http": "A web address"}
+TRANSPORTS = {"stdio": N_("A program on this computer"), "http": N_("A web address")}
 
 
 def env_pairs(text: str) -> tuple[dict[str, str], list[str]]:
@@ -46,7 +54,7 @@ def header_pairs(text: str) -> tuple[dict[str, str], list[str]]:
             continue
         name, sep, value = line.partition(":")
         if not sep or not name.strip() or not value.strip():
-            bad.append(f"line {number}")
+            bad.append(_("line {number}").format(number=number))
         else:
             headers[name.strip()] = value.strip()
     return headers, bad
@@ -63,24 +71,30 @@ def header_updates(text: str, current: dict[str, str]) -> tuple[dict[str, str], 
         name, sep, value = line.partition(":")
         name = name.strip()
         if not sep or not name:
-            bad.append(f"line {number} is not Name: value")
+            bad.append(_("line {number} is not Name: value").format(number=number))
         elif value.strip():
             headers[name] = value.strip()
         elif name in current and current[name]:
             headers[name] = current[name]
         else:
-            bad.append(f"{name[:40]} has no value yet")
+            bad.append(_("{name} has no value yet").format(name=name[:40]))
     return headers, bad
+
+
+FIELD_WORDS = {"name": N_("name"), "url": N_("URL"), "command": N_("command"), "args": N_("command"),
+               "env": N_("environment"), "headers": N_("headers"), "transport": N_("kind"),
+               "smtp": N_("email"), "webhook_url": N_("webhook address"), "ntfy_url": N_("ntfy topic address")}
 
 
 def problem_words(exc: ValidationError) -> str:
     parts = []
     for error in exc.errors():
         where = ".".join(str(p) for p in error["loc"][:1])
-        message = error["msg"].removeprefix("Value error, ")
-        if where == "name" and "pattern" in error["type"]:
-            message = "use 1 to 40 lowercase letters, digits, _ or -"
-        parts.append(f"{where}: {message}" if where else message)
+        where = _(FIELD_WORDS[where]) if where in FIELD_WORDS else where
+        message = _(error["msg"].removeprefix("Value error, "))  # the model's words, where the catalogue has them
+        if error["loc"][:1] == ("name",) and "pattern" in error["type"]:
+            message = _("use 1 to 40 lowercase letters, digits, _ or -")
+        parts.append(_("{field}: {problem}").format(field=where, problem=message) if where else message)
     return "; ".join(parts)
 
 
@@ -90,32 +104,33 @@ class McpServerForm(ui.column):
         self.classes("w-full gap-2")
         self._on_add = on_add
         with self:
-            self.name = ui.input("Name (short, e.g. time)").classes("w-64").mark("mcp-name")
-            self.transport = ui.toggle(TRANSPORTS, value="stdio").props("no-caps unelevated").mark("mcp-transport")
+            self.name = ui.input(_("Name (short, e.g. time)")).classes("w-64").mark("mcp-name")
+            self.transport = ui.toggle({k: _(v) for k, v in TRANSPORTS.items()}, value="stdio").props(
+                "no-caps unelevated").mark("mcp-transport")
             with ui.column().classes("w-full gap-2").bind_visibility_from(self.transport, "value",
                                                                           value="stdio"):
-                self.command = ui.input("Command (e.g. uvx mcp-server-time)").classes("w-full").mark(
+                self.command = ui.input(_("Command (e.g. uvx mcp-server-time)")).classes("w-full").mark(
                     "mcp-command")
-                self.env = ui.textarea("Environment, one KEY=value per line (optional)").classes(
+                self.env = ui.textarea(_("Environment, one KEY=value per line (optional)")).classes(
                     "w-full font-mono").props("autogrow").mark("mcp-env")
             with ui.column().classes("w-full gap-2").bind_visibility_from(self.transport, "value", value="http"):
-                self.url = ui.input("URL (http:// or https://)").classes("w-full").mark("mcp-url")
-                self.headers = ui.textarea("Headers, one Name: value per line (optional, e.g. an API key)").classes(
+                self.url = ui.input(_("URL (http:// or https://)")).classes("w-full").mark("mcp-url")
+                self.headers = ui.textarea(_("Headers, one Name: value per line (optional, e.g. an API key)")).classes(
                     "w-full font-mono").props("autogrow").mark(
                     "mcp-headers")
-                ui.label("Header values are kept as secrets, apart from the settings, and never shown again. "
-                         "A server that asks you to sign in needs no header: you sign in after adding it.").classes(
+                ui.label(_("Header values are kept as secrets, apart from the settings, and never shown again. "
+                           "A server that asks you to sign in needs no header: you sign in after adding it.")).classes(
                     "text-xs text-gray-600 dark:text-gray-400 -mt-1")
             with ui.row(wrap=False).classes("items-center gap-3"):
-                ui.label(PROTOCOL_LABEL).classes("text-sm")
-                self.protocol = ui.toggle(PROTOCOLS, value="auto").props("dense no-caps unelevated").mark(
+                ui.label(_(PROTOCOL_LABEL)).classes("text-sm")
+                self.protocol = ui.toggle(protocol_choices(), value="auto").props("dense no-caps unelevated").mark(
                     "mcp-form-protocol")
-            ui.label(PROTOCOL_HELP).classes("text-xs text-gray-600 dark:text-gray-400 -mt-1")
-            self.trusted = ui.switch(TRUST_LABEL).mark("mcp-trusted")
-            ui.label(TRUST_HELP).classes("text-xs text-gray-600 dark:text-gray-400 pl-10 -mt-2")
+            ui.label(_(PROTOCOL_HELP)).classes("text-xs text-gray-600 dark:text-gray-400 -mt-1")
+            self.trusted = ui.switch(_(TRUST_LABEL)).mark("mcp-trusted")
+            ui.label(_(TRUST_HELP)).classes("text-xs text-gray-600 dark:text-gray-400 pl-10 -mt-2")
             self.problems = ui.label().classes("text-red-700 dark:text-red-400 break-words").mark("mcp-problems")
             self.problems.set_visibility(False)
-            ui.button("Add server", icon="add", on_click=self.submit).props("no-caps").mark("mcp-add")
+            ui.button(_("Add server"), icon="add", on_click=self.submit).props("no-caps").mark("mcp-add")
 
     def config(self) -> McpServerConfig | str:
         """The config, or the words saying what is wrong."""
@@ -124,7 +139,7 @@ class McpServerForm(ui.column):
             if self.transport.value == "http":
                 headers, bad = header_pairs(self.headers.value or "")
                 if bad:
-                    return "headers: write Name: value on each line (" + ", ".join(bad) + " is not)"
+                    return _("headers: write Name: value on each line ({lines} is not)").format(lines=", ".join(bad))
                 return McpServerConfig.model_validate(
                     {"name": (self.name.value or "").strip(), "transport": "http",
                      "url": (self.url.value or "").strip(), "headers": headers,
@@ -132,10 +147,10 @@ class McpServerForm(ui.column):
             try:
                 parts = shlex.split(self.command.value or "")
             except ValueError as exc:
-                return f"command: {exc}"
+                return _("command: {problem}").format(problem=exc)
             env, bad = env_pairs(self.env.value or "")
             if bad:
-                return "environment: write KEY=value on each line, not: " + ", ".join(bad)
+                return _("environment: write KEY=value on each line, not: {lines}").format(lines=", ".join(bad))
             return McpServerConfig(name=(self.name.value or "").strip(), transport="stdio",
                                    command=parts[0] if parts else None, args=parts[1:], env=env,
                                    trusted=bool(self.trusted.value), protocol=protocol)

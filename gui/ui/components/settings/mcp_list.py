@@ -21,6 +21,7 @@ from typing import Any
 
 from nicegui import ui
 
+from gui.i18n import DATA, N_, _, format_number, ngettext
 from gui.mcp.config import McpServerConfig
 from gui.ui.components.run.status import duration_words
 
@@ -32,40 +33,45 @@ STATE_LOOKS = {
 }
 UNKNOWN = ("link_off", "text-gray-500 dark:text-gray-400")
 
-TRUST_LABEL = "Believe this server when it says a tool only reads"
-TRUST_HELP = ("On: tools it marks as only reading run without asking you. Off: every one of its tools asks "
-              "before it runs. Turn it on only for a server you trust: any server can call a tool that "
-              "deletes things \u201conly reading\u201d.")
-TRUST_ON = "On: tools it marks as only reading run without asking you; the others ask first."
-TRUST_OFF = "Off: every one of its tools asks before it runs."
-PROTOCOLS = {"auto": "Automatic", "legacy": "Older servers"}
-PROTOCOL_LABEL = "How to talk to it"
-PROTOCOL_HELP = ("Automatic uses the newest way both sides know. Choose \u201cOlder servers\u201d if this "
-                 "server's tools that ask you questions fail.")
-SIGN_IN_HELP = "Sign in opens the server's own sign-in page; you come back here afterwards."
+TRUST_LABEL = N_("Believe this server when it says a tool only reads")
+TRUST_HELP = N_("On: tools it marks as only reading run without asking you. Off: every one of its tools asks "
+                "before it runs. Turn it on only for a server you trust: any server can call a tool that "
+                "deletes things \u201conly reading\u201d.")
+TRUST_ON = N_("On: tools it marks as only reading run without asking you; the others ask first.")
+TRUST_OFF = N_("Off: every one of its tools asks before it runs.")
+PROTOCOLS = {"auto": N_("Automatic"), "legacy": N_("Older servers")}
+PROTOCOL_LABEL = N_("How to talk to it")
+PROTOCOL_HELP = N_("Automatic uses the newest way both sides know. Choose \u201cOlder servers\u201d if this "
+                   "server's tools that ask you questions fail.")
+SIGN_IN_HELP = N_("Sign in opens the server's own sign-in page; you come back here afterwards.")
+
+
+def protocol_choices() -> dict[str, str]:
+    """The protocol toggle's choices in the page's language."""
+    return {key: _(words) for key, words in PROTOCOLS.items()}
 
 
 def protocol_words(state: Any | None) -> str | None:
     """The protocol version the server agreed on, while connected."""
     if state is None or state.status != "connected" or not state.protocol:
         return None
-    return f"protocol version {state.protocol}"
+    return _("protocol version {version}").format(version=state.protocol)
 
 
 def state_words(state: Any | None) -> str:
     if state is None:
-        return "Not connected in this session"
+        return _("Not connected in this session")
     if state.status == "connected":
         n = len(state.tools)
-        return f"Connected · {n} tool{'s' if n != 1 else ''}"
+        return ngettext("Connected · {n} tool", "Connected · {n} tools", n).format(n=format_number(n))
     if state.status == "connecting":
-        return "Connecting…"
+        return _("Connecting…")
     if getattr(state, "needs_sign_in", False):
-        return "This server needs you to sign in. SeqDesk does not try again until you sign in or ask it to."
+        return _("This server needs you to sign in. SeqDesk does not try again until you sign in or ask it to.")
     if state.status == "down":
-        retry = f" · trying again in {duration_words(state.retry_in)}" if state.retry_in else ""
-        return f"Not reachable: {state.last_error or 'no reason given'}{retry}"
-    return "Turned off"
+        retry = _(" · trying again in {wait}").format(wait=duration_words(state.retry_in)) if state.retry_in else ""
+        return _("Not reachable: {problem}").format(problem=state.last_error or _("no reason given")) + retry
+    return _("Turned off")
 
 
 class McpServerList(ui.column):
@@ -76,7 +82,7 @@ class McpServerList(ui.column):
                  on_retry: Callable[[str], Awaitable[None]] | None = None,
                  on_protocol: Callable[[str, str], Awaitable[None]] | None = None,
                  on_headers: Callable[[str, str], Awaitable[str | None]] | None = None,
-                 secrets_where: str = "kept apart from the settings") -> None:
+                 secrets_where: str = N_("kept apart from the settings")) -> None:
         super().__init__()
         self.classes("w-full gap-0")
         self._on_remove = on_remove
@@ -89,7 +95,7 @@ class McpServerList(ui.column):
         self.asking = False  # a "Remove?" dialog is open: the page does not redraw the list under it
         with self:
             if not servers:
-                ui.label("No MCP servers yet. Add one below to use its tools in your sequences.").classes(
+                ui.label(_("No MCP servers yet. Add one below to use its tools in your sequences.")).classes(
                     "text-gray-600 dark:text-gray-400")
             for server in servers:
                 self._row(server, states.get(server.name))
@@ -100,15 +106,18 @@ class McpServerList(ui.column):
                 f"mcp-{server.name}"):
             with ui.row(wrap=False).classes("w-full items-start gap-4"):
                 with ui.column().classes("gap-0 grow min-w-0"):
-                    ui.label(server.name).classes("font-mono font-medium")
+                    ui.label(server.name).classes(f"font-mono font-medium {DATA}")
                     ui.label(server.describe()).classes(
-                        "text-sm font-mono text-gray-600 dark:text-gray-400 break-all")
+                        f"text-sm font-mono text-gray-600 dark:text-gray-400 break-all {DATA}")
                 if server.transport == "http" and self._on_headers is not None:
-                    ui.button(icon="key", on_click=lambda s=server: self._edit_headers(s)).props(
-                        f"flat dense round aria-label='Change headers of {server.name}'").tooltip(
-                        "Change headers").mark(f"mcp-change-headers-{server.name}")
-                ui.button(icon="delete", on_click=lambda n=server.name: self._confirm(n)).props(
-                    f"flat dense round aria-label='Remove {server.name}'").tooltip("Remove this server").mark(
+                    key = ui.button(icon="key", on_click=lambda s=server: self._edit_headers(s)).props(
+                        "flat dense round").tooltip(_("Change headers"))
+                    key.props["aria-label"] = _("Change headers of {name}").format(name=server.name)
+                    key.mark(f"mcp-change-headers-{server.name}")
+                bin_button = ui.button(icon="delete", on_click=lambda n=server.name: self._confirm(n)).props(
+                    "flat dense round").tooltip(_("Remove this server"))
+                bin_button.props["aria-label"] = _("Remove {name}").format(name=server.name)
+                bin_button.mark(
                     f"mcp-remove-{server.name}")
             if state is not None and getattr(state, "needs_sign_in", False):
                 icon, colour = "lock", "text-orange-700 dark:text-orange-300"
@@ -125,22 +134,22 @@ class McpServerList(ui.column):
                 self._headers(server)
             if state is not None and state.status == "connected" and state.tools:
                 with ui.row().classes("items-center gap-1").mark(f"mcp-tools-{server.name}"):
-                    ui.label("Its tools:").classes("text-xs text-gray-600 dark:text-gray-400")
+                    ui.label(_("Its tools:")).classes("text-xs text-gray-600 dark:text-gray-400")
                     for tool in state.tools:
                         name = tool if tool.startswith(f"{server.name}.") else f"{server.name}.{tool}"
                         ui.label(name).classes(
-                            "text-xs font-mono px-2 rounded bg-gray-100 dark:bg-gray-800")
-            switch = ui.switch(TRUST_LABEL, value=server.trusted).props("dense").classes("text-sm").mark(
+                            f"text-xs font-mono px-2 rounded bg-gray-100 dark:bg-gray-800 {DATA}")
+            switch = ui.switch(_(TRUST_LABEL), value=server.trusted).props("dense").classes("text-sm").mark(
                 f"mcp-trust-{server.name}")
             switch.on_value_change(lambda e, n=server.name: self._trust(n, bool(e.value)))
             switch.set_enabled(self._on_trust is not None)
-            ui.label(TRUST_ON if server.trusted else TRUST_OFF).classes(
+            ui.label(_(TRUST_ON) if server.trusted else _(TRUST_OFF)).classes(
                 "text-xs text-gray-600 dark:text-gray-400 pl-10").mark(f"mcp-trust-words-{server.name}")
             with ui.row(wrap=False).classes("items-center gap-3 pt-1"):
-                ui.label(PROTOCOL_LABEL).classes("text-sm")
-                choice = ui.toggle(PROTOCOLS, value=server.protocol).props(
+                ui.label(_(PROTOCOL_LABEL)).classes("text-sm")
+                choice = ui.toggle(protocol_choices(), value=server.protocol).props(
                     "dense no-caps unelevated").classes("text-sm").mark(f"mcp-protocol-{server.name}")
-                choice.tooltip(PROTOCOL_HELP)
+                choice.tooltip(_(PROTOCOL_HELP))
                 choice.on_value_change(lambda e, n=server.name: self._protocol(n, str(e.value)))
                 choice.set_enabled(self._on_protocol is not None)
 
@@ -148,37 +157,38 @@ class McpServerList(ui.column):
         needs = bool(getattr(state, "needs_sign_in", False))
         with ui.row().classes("items-center gap-2"):
             if needs and server.transport == "http" and self._on_sign_in is not None:
-                ui.button("Sign in", icon="login", on_click=lambda n=server.name: self._on_sign_in(n)).props(
+                ui.button(_("Sign in"), icon="login", on_click=lambda n=server.name: self._on_sign_in(n)).props(
                     "no-caps dense unelevated").classes("px-3").mark(f"mcp-sign-in-{server.name}")
             if self._on_retry is not None:
-                ui.button("Try again", icon="refresh", on_click=lambda n=server.name: self._on_retry(n)).props(
+                ui.button(_("Try again"), icon="refresh", on_click=lambda n=server.name: self._on_retry(n)).props(
                     "no-caps dense outline").classes("px-3").mark(f"mcp-retry-{server.name}")
         if needs and server.transport == "http":
-            ui.label(SIGN_IN_HELP).classes("text-xs text-gray-600 dark:text-gray-400")
+            ui.label(_(SIGN_IN_HELP)).classes("text-xs text-gray-600 dark:text-gray-400")
 
     def _headers(self, server: McpServerConfig) -> None:
         missing = [name for name, value in server.headers.items() if not value.get_secret_value()]
         with ui.column().classes("gap-0").mark(f"mcp-headers-{server.name}"):
             if server.headers:
-                ui.label(f"Sends the headers {', '.join(sorted(server.headers))} (their values are "
-                         f"{self._secrets_where}, never shown)").classes("text-xs text-gray-600 dark:text-gray-400")
+                ui.label(_("Sends the headers {names} (their values are {where}, never shown)").format(
+                    names=", ".join(sorted(server.headers)), where=_(self._secrets_where))).classes(
+                    "text-xs text-gray-600 dark:text-gray-400")
             if missing:
-                ui.label(f"No value is kept for {', '.join(sorted(missing))}: type it again with "
-                         "\u201cChange headers\u201d.").classes("text-xs text-red-700 dark:text-red-400")
+                ui.label(_("No value is kept for {names}: type it again with \u201cChange headers\u201d.").format(
+                    names=", ".join(sorted(missing)))).classes("text-xs text-red-700 dark:text-red-400")
 
     def _edit_headers(self, server: McpServerConfig) -> None:
         with ui.dialog().on_value_change(lambda e: setattr(self, "asking", bool(e.value))) as dialog, \
                 ui.card().classes("gap-3 w-[32rem] max-w-full"):
-            ui.label(f"Headers sent to {server.name}").classes("text-lg font-semibold")
-            ui.label("One Name: value per line. Leave the value empty to keep the one it has (values are "
-                     "never shown); delete a line to stop sending that header.").classes(
+            ui.label(_("Headers sent to {name}").format(name=server.name)).classes("text-lg font-semibold")
+            ui.label(_("One Name: value per line. Leave the value empty to keep the one it has (values are "
+                       "never shown); delete a line to stop sending that header.")).classes(
                 "text-sm text-gray-600 dark:text-gray-400")
-            text = ui.textarea("Headers", value="\n".join(f"{name}: " for name in sorted(server.headers))).classes(
+            text = ui.textarea(_("Headers"), value="\n".join(f"{name}: " for name in sorted(server.headers))).classes(
                 "w-full font-mono").props("autogrow").mark("mcp-edit-headers")
             problem = ui.label().classes("text-red-700 dark:text-red-400 break-words").mark("mcp-edit-headers-problem")
             problem.set_visibility(False)
             with ui.row().classes("w-full justify-end gap-2"):
-                ui.button("Cancel", on_click=dialog.close).props("flat no-caps")
+                ui.button(_("Cancel"), on_click=dialog.close).props("flat no-caps")
 
                 async def save() -> None:
                     assert self._on_headers is not None
@@ -191,7 +201,7 @@ class McpServerList(ui.column):
                     else:
                         dialog.close()
 
-                ui.button("Save", icon="save", on_click=save).props("no-caps").mark("mcp-save-headers")
+                ui.button(_("Save"), icon="save", on_click=save).props("no-caps").mark("mcp-save-headers")
         dialog.open()
 
     async def _protocol(self, name: str, protocol: str) -> None:
@@ -205,15 +215,15 @@ class McpServerList(ui.column):
     def _confirm(self, name: str) -> None:
         with ui.dialog().on_value_change(lambda e: setattr(self, "asking", bool(e.value))) as dialog, \
                 ui.card().classes("gap-3"):
-            ui.label(f"Remove the server “{name}”? Its tools leave the tool list, and sequences that use "
-                     "them will not find them.")
+            ui.label(_("Remove the server “{name}”? Its tools leave the tool list, and sequences that use "
+                       "them will not find them.").format(name=name))
             with ui.row().classes("w-full justify-end gap-2"):
-                ui.button("Keep it", on_click=dialog.close).props("flat no-caps")
+                ui.button(_("Keep it"), on_click=dialog.close).props("flat no-caps")
 
                 async def remove() -> None:
                     dialog.close()
                     await self._on_remove(name)
 
-                ui.button("Remove", icon="delete", on_click=remove).props("no-caps color=negative").mark(
+                ui.button(_("Remove"), icon="delete", on_click=remove).props("no-caps color=negative").mark(
                     "mcp-confirm-remove")
         dialog.open()

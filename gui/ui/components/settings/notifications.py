@@ -12,25 +12,27 @@ from typing import Any
 from nicegui import ui
 from pydantic import ValidationError
 
+from gui.i18n import N_, _, format_datetime
 from gui.notify import Notifier, SettingsInput
 from gui.notify.notifier import ChannelStatus
 from gui.prefs import PrefsFile
 from gui.ui.components.settings.mcp_form import problem_words
 
-SECURITY = {"starttls": "STARTTLS (port 587)", "ssl": "SSL (port 465)", "none": "None (a local relay only)"}
-WORDS = {"webhook": "Webhook", "ntfy": "ntfy", "email": "Email"}
+SECURITY = {"starttls": N_("STARTTLS (port 587)"), "ssl": N_("SSL (port 465)"),
+            "none": N_("None (a local relay only)")}
+WORDS = {"webhook": N_("Webhook"), "ntfy": "ntfy", "email": N_("Email")}
 
 
 def status_words(status: ChannelStatus, now: float | None = None) -> str:
     now = time.time() if now is None else now
     if status.error:
-        when = time.strftime("%H:%M", time.localtime(status.error_at or now))
-        return f"Last try failed at {when}: {status.error}"
+        when = format_datetime(status.error_at or now, "time")
+        return _("Last try failed at {time}: {problem}").format(time=when, problem=status.error)
     if status.retrying:
-        return "Trying again…"
+        return _("Trying again…")
     if status.ok_at:
-        return f"Last sent at {time.strftime('%H:%M', time.localtime(status.ok_at))}"
-    return "Nothing sent yet"
+        return _("Last sent at {time}").format(time=format_datetime(status.ok_at, "time"))
+    return _("Nothing sent yet")
 
 
 class NotificationsCard(ui.card):
@@ -40,52 +42,53 @@ class NotificationsCard(ui.card):
         self.prefs = prefs
         self.classes("w-full gap-2 p-4").props("flat bordered").mark("notify-card")
         with self:
-            ui.label("Tell me off the desktop").classes("text-lg font-semibold")
-            ui.label("When a request needs you, or a run fails, SeqDesk sends a message to each place set "
-                     "here, with a link to answer it. A run never waits for these messages.").classes(
+            ui.label(_("Tell me off the desktop")).classes("text-lg font-semibold")
+            ui.label(_("When a request needs you, or a run fails, SeqDesk sends a message to each place set "
+                       "here, with a link to answer it. A run never waits for these messages.")).classes(
                 "text-sm text-gray-600 dark:text-gray-400")
             if notifier is None:
-                ui.label("Not available until SeqDesk has started.")
+                ui.label(_("Not available until SeqDesk has started."))
                 return
             settings = notifier.settings
             smtp = settings.smtp
             with ui.row().classes("gap-4"):
-                self.on_requests = ui.checkbox("When a request needs me", value=settings.on_requests).mark(
+                self.on_requests = ui.checkbox(_("When a request needs me"), value=settings.on_requests).mark(
                     "notify-on-requests")
-                self.on_failures = ui.checkbox("When a run fails", value=settings.on_failures).mark(
+                self.on_failures = ui.checkbox(_("When a run fails"), value=settings.on_failures).mark(
                     "notify-on-failures")
             if prefs is not None and not read_only:
-                ui.checkbox("Also pop up a notice on this computer when SeqDesk's window is in the background",
+                ui.checkbox(_("Also pop up a notice on this computer when SeqDesk's window is in the background"),
                             value=prefs.read().get("desktop_notifications", True) is not False,
                             on_change=self._desktop).mark("notify-desktop")
             self.status: dict[str, ui.label] = {}
-            self.webhook = self._channel("webhook", "Webhook address (receives JSON)", settings.webhook_url or "",
+            self.webhook = self._channel("webhook", _("Webhook address (receives JSON)"), settings.webhook_url or "",
                                          "https://example.org/seqdesk-hook")
-            self.ntfy = self._channel("ntfy", "ntfy topic address", settings.ntfy_url or "",
+            self.ntfy = self._channel("ntfy", _("ntfy topic address"), settings.ntfy_url or "",
                                       "https://ntfy.sh/my-seqdesk-topic")
-            with ui.expansion("Email", icon="mail", value=smtp is not None).classes("w-full").mark("notify-email"):
+            with ui.expansion(_("Email"), icon="mail", value=smtp is not None).classes("w-full").mark("notify-email"):
                 with ui.grid().classes("w-full gap-2 grid-cols-1 sm:grid-cols-2"):
-                    self.host = ui.input("Mail server", value=smtp.host if smtp else "",
+                    self.host = ui.input(_("Mail server"), value=smtp.host if smtp else "",
                                          placeholder="smtp.example.org").mark("smtp-host")
-                    self.port = ui.number("Port", value=smtp.port if smtp else 587, min=1, max=65535,
+                    self.port = ui.number(_("Port"), value=smtp.port if smtp else 587, min=1, max=65535,
                                           format="%d").mark("smtp-port")
-                    self.security = ui.select(SECURITY, value=smtp.security if smtp else "starttls",
-                                              label="Security").mark("smtp-security")
-                    self.username = ui.input("User name (optional)", value=(smtp.username or "") if smtp else "")
-                    self.password = ui.input("Password", password=True, password_toggle_button=True,
-                                             placeholder="kept" if smtp and smtp.password else "").mark(
+                    self.security = ui.select({k: _(v) for k, v in SECURITY.items()},
+                                              value=smtp.security if smtp else "starttls",
+                                              label=_("Security")).mark("smtp-security")
+                    self.username = ui.input(_("User name (optional)"), value=(smtp.username or "") if smtp else "")
+                    self.password = ui.input(_("Password"), password=True, password_toggle_button=True,
+                                             placeholder=_("kept") if smtp and smtp.password else "").mark(
                         "smtp-password")
-                    self.from_addr = ui.input("From", value=smtp.from_addr if smtp else "",
+                    self.from_addr = ui.input(_("From"), value=smtp.from_addr if smtp else "",
                                               placeholder="seqdesk@example.org").mark("smtp-from")
-                    self.to_addr = ui.input("To", value=smtp.to_addr if smtp else "",
+                    self.to_addr = ui.input(_("To"), value=smtp.to_addr if smtp else "",
                                             placeholder="me@example.org").mark("smtp-to")
                 self._test_row("email")
             self.problem = ui.label("").classes("text-negative text-sm").mark("notify-problem")
             self.problem.set_visibility(False)
-            save = ui.button("Save", icon="save", on_click=self.save).props("unelevated no-caps").mark("notify-save")
+            save = ui.button(_("Save"), icon="save", on_click=self.save).props("unelevated no-caps").mark("notify-save")
             if read_only:
                 save.disable()
-                ui.label("Change these on the computer SeqDesk runs on.").classes("text-sm")
+                ui.label(_("Change these on the computer SeqDesk runs on.")).classes("text-sm")
         notifier.on_change.append(self._refresh_status)
         self.on("delete", lambda: notifier.on_change.remove(self._refresh_status)
                 if self._refresh_status in notifier.on_change else None)
@@ -106,7 +109,7 @@ class NotificationsCard(ui.card):
 
     def _test_row(self, name: str) -> None:
         with ui.row().classes("items-center gap-2 w-full no-wrap"):
-            ui.button("Send a test", icon="send", on_click=lambda n=name: self.test(n)).props(
+            ui.button(_("Send a test"), icon="send", on_click=lambda n=name: self.test(n)).props(
                 "flat dense no-caps").mark(f"notify-test-{name}")
             self.status[name] = ui.label("").classes("text-sm text-gray-600 dark:text-gray-400 break-words").mark(
                 f"notify-status-{name}")
@@ -127,13 +130,14 @@ class NotificationsCard(ui.card):
         try:
             self.notifier.update(self.given())
         except ValidationError as exc:
-            self._show_problem(problem_words(exc).replace("smtp.", "email "))
+            self._show_problem(problem_words(exc))
             return False
         self._show_problem("")
         self.password.value = ""
-        self.password.props("placeholder=kept" if self.notifier.settings.smtp and
-                            self.notifier.settings.smtp.password else "placeholder=''")
-        ui.notify("Saved")
+        self.password.props["placeholder"] = (_("kept") if self.notifier.settings.smtp and
+                                              self.notifier.settings.smtp.password else "")
+        self.password.update()
+        ui.notify(_("Saved"))
         return True
 
     async def test(self, channel: str) -> None:
@@ -146,9 +150,9 @@ class NotificationsCard(ui.card):
             ui.notify(str(exc).capitalize(), type="warning")
             return
         if error is None:
-            ui.notify(f"{WORDS[channel]}: the test was sent", type="positive")
+            ui.notify(_("{channel}: the test was sent").format(channel=_(WORDS[channel])), type="positive")
         else:
-            ui.notify(f"{WORDS[channel]}: {error}", type="negative", multi_line=True)
+            ui.notify(f"{_(WORDS[channel])}: {error}", type="negative", multi_line=True)
 
     def _show_problem(self, text: str) -> None:
         self.problem.set_text(text)

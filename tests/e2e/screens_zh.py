@@ -1,0 +1,124 @@
+"""Screenshots of the translated screens in 简体中文, light and dark (a script, not a test):
+
+    PYTHONPATH=. python tests/e2e/screens_zh.py [folder]     # default build/screenshots/zh
+
+Starts the app twice on fresh data folders (`SEQDESK_LANG=zh-CN`; once with a token, for the
+login page), shows Settings (with a server at a web address, so its row, its headers and its state
+show), the phone's pages and the sign-in result page, each in light and dark, desktop and phone
+width. Needs a CJK font (Debian: fonts-noto-cjk), or Chinese shows as boxes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from tempfile import mkdtemp
+
+from e2e_support import CHROMIUM, CHROMIUM_ARGS, ROOT, _wait_until_up, app_command, clean_env, free_port
+from playwright.sync_api import Page, sync_playwright
+
+from gui.api.pairing import _RETRY, _page, gone_body, not_paired_body, pair_body
+from gui.i18n import use_language
+
+TOKEN = "screens-zh-token-0123456789abcdef"
+
+
+def start(token: str | None, dark: bool) -> tuple[subprocess.Popen[bytes], str]:
+    folder = Path(mkdtemp(prefix="seqdesk-zh-"))
+    data = folder / "data"
+    data.mkdir()
+    (data / "preferences.json").write_text(json.dumps({"dark": dark}))
+    env = clean_env(data) | {"SEQDESK_LANG": "zh-CN"}
+    if token:
+        env["SEQDESK_TOKEN"] = token
+    port = free_port()
+    log = folder / "app.log"
+    with log.open("wb") as out:
+        proc = subprocess.Popen(app_command(port), cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    _wait_until_up(proc, url, log)
+    return proc, url
+
+
+def settle(page: Page) -> None:
+    page.wait_for_load_state("networkidle")
+    page.evaluate("document.fonts.ready")
+
+
+def shoot_settings(page: Page, url: str, out: Path, look: str) -> None:
+    page.goto(url + "/settings")
+    page.get_by_text("添加服务器").first.wait_for()
+    lang = page.evaluate("document.documentElement.lang")
+    assert lang == "zh-CN", f"the page says it is in {lang!r}: the browser then picks a font for that language"
+    page.get_by_text("添加服务器").first.click()
+    page.get_by_text("网址", exact=True).click()
+    page.get_by_label("名称（简短，例如 time）").fill("docs")
+    page.get_by_label("网址（http:// 或 https://）").fill("http://127.0.0.1:9/mcp")
+    page.get_by_label("请求头，每行一个“名称: 值”（可选，例如 API 密钥）").fill("Authorization: Bearer x")
+    page.locator("[data-testid=mcp-add], button:has-text('添加服务器')").last.click()
+    page.get_by_text("已添加 docs").first.wait_for()
+    settle(page)
+    page.screenshot(path=str(out / f"settings-{look}.png"), full_page=True)
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.evaluate("window.scrollTo(0, 0)")
+    settle(page)
+    page.screenshot(path=str(out / f"settings-phone-{look}.png"))
+    page.locator("[aria-label='菜单']").click()
+    page.locator(".seqdesk-menu").get_by_text("收件箱").wait_for()
+    page.wait_for_function("getComputedStyle(document.querySelector('.seqdesk-menu')).opacity === '1' && "
+                           "!document.querySelector('.q-transition--fade-enter-active')")  # opened, not fading in
+    page.screenshot(path=str(out / f"menu-phone-{look}.png"))
+    page.set_viewport_size({"width": 1280, "height": 860})
+
+
+def main() -> None:
+    out = Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT / "build" / "screenshots" / "zh"
+    out.mkdir(parents=True, exist_ok=True)
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        for look in ("light", "dark"):
+            context = browser.new_context(viewport={"width": 1280, "height": 860}, color_scheme=look,
+                                          locale="zh-CN")
+            page = context.new_page()
+            page.set_default_timeout(20_000)
+            proc, url = start(None, dark=look == "dark")
+            try:
+                shoot_settings(page, url, out, look)
+                page.goto(url + "/oauth/callback?state=x&code=y")
+                settle(page)
+                page.screenshot(path=str(out / f"oauth-callback-{look}.png"))
+                page.goto(url + "/pair/not-a-code")
+                settle(page)
+                page.screenshot(path=str(out / f"pair-expired-{look}.png"))
+            finally:
+                proc.terminate()
+                proc.wait(timeout=15)
+            with use_language("zh-CN"):
+                not_paired = not_paired_body().replace(_RETRY, "")  # no reload of a page set here
+                pages = (("pair", pair_body("/pair/x")), ("not-paired", not_paired), ("pair-gone", gone_body()))
+                for name, body in pages:
+                    page.set_viewport_size({"width": 390, "height": 844})
+                    page.set_content(_page(body).body.decode())
+                    page.screenshot(path=str(out / f"phone-{name}-{look}.png"))
+            proc, url = start(TOKEN, dark=look == "dark")
+            try:
+                page.set_viewport_size({"width": 1280, "height": 860})
+                page.goto(url + "/settings")
+                page.fill("#token", "wrong")
+                page.click("button[type=submit]")
+                settle(page)
+                page.screenshot(path=str(out / f"login-{look}.png"))
+            finally:
+                proc.terminate()
+                proc.wait(timeout=15)
+            context.close()
+        browser.close()
+    print(f"screenshots in {out}: {sorted(p.name for p in out.glob('*.png'))}")
+
+
+if __name__ == "__main__":
+    os.chdir(ROOT)
+    main()

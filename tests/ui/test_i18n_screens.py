@@ -1,0 +1,199 @@
+"""Every word on the translated screens comes from the catalogue: each page below is drawn in
+简体中文 and its element tree walked (labels, buttons, tooltips, placeholders, choices, aria-labels,
+and the notifications it raised); any run of Latin letters that is not a name or keyword on the
+allow-list (`i18n_support.ALLOWED`) fails, naming the element and its text.
+
+COVERED lists the screens checked here. When a screen is translated, add it (and the states that
+show its other words); the screens of the editor, the run panel, the inbox and the runs history
+are not translated yet and are not listed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+from i18n_support import html_problems, screen_problems
+from nicegui.testing import User
+from ui_support import app_ctx
+
+from gui import i18n
+from gui.api.auth import login_page
+from gui.api.pairing import gone_body, not_paired_body, pair_body
+from gui.mcp.config import McpServerConfig
+from gui.notify.notifier import ChannelStatus
+from gui.store.recovery import Damage
+from gui.ui.components.settings.mcp_list import state_words
+from gui.ui.components.settings.notifications import status_words
+from gui.ui.pages.oauth_callback import result_page
+from gui.ui.pages.settings import mcp_settings
+
+COVERED = {
+    "/settings": "the frame (header, nav, menu, dark mode), Language, Approvals, Use on your phone (off, "
+                 "failing to turn on, on with a pairing code and a paired phone), Tell me off the desktop, Data "
+                 "folder, MCP servers (list, add form and its problems, headers dialog, remove dialog), the store "
+                 "notice, and their notifications",
+    "/login": "the token form (HTML), with its error",
+    "/pair/<code>": "the phone's pairing page, the expired code page, the not-paired page (HTML)",
+    "/oauth/callback": "the sign-in result pages (HTML)",
+}
+# Names the tests below create (a server, its headers, a phone): data, not words.
+DATA_WORDS = {"docs", "clock", "Authorization", "X-Team", "cmd_run"}
+
+
+@pytest.fixture
+def chinese(user: User) -> Iterator[None]:
+    """The app as started with `--lang zh-CN` (pages read it when they are drawn)."""
+    saved = dict(i18n._default)
+    i18n.set_defaults(started="zh_CN")
+    yield
+    i18n._default.update(saved)
+
+
+def only(user: User, marker: str) -> Any:
+    (element,) = user.find(marker=marker).elements
+    return element
+
+
+def assert_translated(user: User, what: str) -> None:
+    problems = screen_problems(user.current_layout, DATA_WORDS)
+    problems += [f"notification {m!r}" for m in user.notify.messages if screen_problems_in(m)]
+    assert not problems, f"{what}: words on screen without a translation:\n" + "\n".join(problems)
+
+
+def screen_problems_in(text: str) -> list[str]:
+    from i18n_support import untranslated_runs
+
+    return untranslated_runs(text, DATA_WORDS)
+
+
+async def test_settings_and_the_frame_are_all_in_chinese(user: User, chinese: None):
+    ctx = app_ctx()
+    store = mcp_settings(ctx.runtime)
+    await store.save(McpServerConfig(name="clock", transport="stdio", command="uvx", args=["mcp-server-time"]))
+    await store.save(McpServerConfig.model_validate(
+        {"name": "docs", "transport": "http", "url": "https://docs.example.org/mcp",
+         "headers": {"Authorization": "Bearer x", "X-Team": ""}}))
+    ctx.engine.modes.set("cmd_run", "always-allow")
+    with i18n.use_language("zh-CN"):
+        ctx.notices.append(Damage(Path("/data/runs.json"), Path("/data/runs.json.corrupt-1"), 2).message)
+    try:
+        await user.open("/settings")
+        await user.should_see("设置")
+        await user.should_see(marker="mcp-docs")
+        await user.should_see(marker="store-notice")
+        assert_translated(user, "/settings")
+
+        user.find(marker="mcp-change-headers-docs").click()  # the headers dialog
+        await user.should_see(marker="mcp-edit-headers")
+        assert_translated(user, "/settings, headers dialog")
+        user.find("取消").click()
+
+        user.find(marker="mcp-remove-clock").click()  # the remove dialog
+        await user.should_see(marker="mcp-confirm-remove")
+        assert_translated(user, "/settings, remove dialog")
+        user.find(marker="mcp-confirm-remove").click()
+        await user.should_not_see(marker="mcp-clock", retries=50)
+
+        user.find(marker="revoke-cmd_run").click()
+        await user.should_see("每次询问", retries=50)
+        only(user, "mcp-name").value = "Bad Name"
+        user.find(marker="mcp-add").click()
+        await user.should_see(marker="mcp-problems")
+        assert_translated(user, "/settings, a name that is not allowed")
+        only(user, "mcp-name").value = "good"
+        user.find(marker="mcp-add").click()
+        await user.should_see("本机程序形式的服务器需要一条启动命令")  # the model's own words, translated
+        user.find(marker="notify-save").click()
+        user.find(marker="store-notice-dismiss").click()
+        assert len(user.notify.messages) >= 3, user.notify.messages  # removed, rule taken back, saved
+        assert_translated(user, "/settings, after removing, revoking, a missing command and saving")
+
+        only(user, "notify-webhook").value = "ftp://example.org/hook"
+        user.find(marker="notify-save").click()
+        await user.should_see(marker="notify-problem")
+        user.find(marker="phone-switch").click()  # this test app has no fixed port: it says why not
+        await user.should_see(marker="phone-problem", retries=50)
+        assert_translated(user, "/settings, a bad webhook address and phone access that cannot turn on")
+    finally:
+        ctx.notices.clear()
+
+
+def test_the_words_drawn_from_states_are_in_chinese():
+    """Connection and delivery states the page shows (not all can be brought about in a test app)."""
+    states = [None, SimpleNamespace(status="connected", tools=["a", "b"], protocol="2025-06-18"),
+              SimpleNamespace(status="connecting"), SimpleNamespace(status="down", needs_sign_in=True),
+              SimpleNamespace(status="down", retry_in=30.0, last_error=None),
+              SimpleNamespace(status="disabled")]
+    statuses = [ChannelStatus(), ChannelStatus(ok_at=1_764_590_000), ChannelStatus(retrying=1),
+                ChannelStatus(error="无法连接", error_at=1_764_590_000)]
+    with i18n.use_language("zh-CN"):
+        words = [state_words(s) for s in states] + [status_words(s) for s in statuses]
+        words.append(Damage(Path("/d/i.json"), Path("/d/i.json.corrupt"), None).message)
+    problems = [(w, r) for w in words if (r := screen_problems_in(w.replace("30 s", "")))]
+    assert not problems, problems
+
+
+async def test_the_html_pages_are_in_chinese(user: User, chinese: None):
+    pages = {
+        "/login": login_page("/").body.decode(),
+        "/login, wrong token": login_page("/", i18n._("That token is not right.")).body.decode(),
+        "/pair/<code>": pair_body("/pair/abc"),
+        "/pair/<code>, expired": gone_body(),
+        "/pair/<code>, not paired": not_paired_body(),
+        "/oauth/callback": result_page(i18n._("Still signing in"), i18n._("SeqDesk is not waiting for a sign-in."),
+                                       back=True).body.decode(),
+    }
+    answer = await user.http_client.get("/pair/not-a-code")  # through the app's route
+    assert answer.status_code == 410
+    pages["GET /pair/not-a-code"] = answer.text
+    answer = await user.http_client.get("/oauth/callback?state=x&code=y")
+    pages["GET /oauth/callback"] = answer.text
+    for name, page in pages.items():
+        assert 'lang="zh-CN"' in page or "<html" not in page, name
+        problems = html_problems(page)
+        assert not problems, f"{name}: {problems}"
+
+
+async def test_the_switch_in_settings_changes_the_language_and_the_app_keeps_it(user: User):
+    ctx = app_ctx()
+    assert ctx.preferences is not None
+    await user.open("/settings")
+    await user.should_see("Language")
+    only(user, "language-switch").value = "zh_CN"
+    await user.should_see("语言", retries=50)  # the page was drawn again, in Chinese
+    assert ctx.preferences.read()["lang"] == "zh_CN"
+    await user.open("/settings")  # another page of this browser
+    await user.should_see("离开电脑时通知我")
+    assert i18n.default_language() == "zh_CN"  # and pages outside a browser (login, pairing) follow the app
+    only(user, "language-switch").value = "en"
+    await user.should_see("Language", retries=50)
+    assert ctx.preferences.read()["lang"] == "en"
+
+
+async def test_phone_access_when_on_is_in_chinese(user: User, chinese: None):
+    """Phone access turned on (on the loopback address, for the test), a code shown, a phone paired."""
+    from nicegui import core
+
+    from gui.serving import free_port
+
+    phone = app_ctx().phone
+    assert phone is not None
+    phone.address, phone.port = (lambda: "127.0.0.1"), free_port("127.0.0.1")
+    assert await phone.turn_on(core.app) is None
+    try:
+        phone.phones.add("iPhone, Safari")
+        await user.open("/settings")
+        await user.should_see(marker="phone-url")
+        user.find(marker="phone-pair").click()
+        await user.should_see(marker="phone-qr")
+        assert_translated(user, "/settings, phone access on, a pairing code, a paired phone")
+        (paired,) = phone.phones.list()
+        user.find(marker=f"phone-forget-{paired.phone_id}").click()
+        await user.should_see(marker="phone-none")
+        assert_translated(user, "/settings, the phone forgotten")
+    finally:
+        await phone.turn_off()
