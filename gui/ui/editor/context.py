@@ -25,10 +25,12 @@ class Given(NamedTuple):
     group: int  # 1-based, as the cards are numbered
     name: str
     type: str
+    from_you: bool = False  # an input of that group the person gives at Run, not something it gives back
 
     @property
     def label(self) -> str:
-        return f"Group {self.group} › {self.name} · {type_word(self.type)}"
+        base = f"Group {self.group} › {self.name} · {type_word(self.type)}"
+        return base + " (you give it when you run)" if self.from_you else base
 
 
 def _nothing_earlier(_group: GroupDraft) -> list[Given]:

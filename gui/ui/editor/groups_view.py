@@ -68,6 +68,9 @@ class GroupsView(ui.column):
         index = next((i for i, g in enumerate(self.draft.groups) if g is group), len(self.draft.groups))
         given: dict[str, Given] = {}
         for gi, earlier in enumerate(self.draft.groups[:index]):
+            for name, type_name in earlier.declared("in").items():  # what the person gives at Run
+                if name not in given:
+                    given[name] = Given(gi + 1, name, type_name, from_you=True)
             for name, type_name in earlier.declared("out").items():
                 given.pop(name, None)
                 given[name] = Given(gi + 1, name, type_name)

@@ -42,6 +42,7 @@ CSS = f"""
 body.body--dark .sd-page {{ --q-primary: {PRIMARY["dark"]}; --q-negative: {NEGATIVE["dark"]}; }}
 /* For !important, the first layer wins: `theme` outranks Quasar's `.text-white !important`. */
 @layer theme {{
+@media (max-width: 599px) {{ .sd-editor .q-btn-toggle .q-btn {{ min-height: 44px !important; }} }}
 .sd-page .bg-primary {{ color: {ON_PRIMARY["light"]} !important; }}
 body.body--dark .sd-page .bg-primary {{ color: {ON_PRIMARY["dark"]} !important; }}
 body.body--dark .sd-page .bg-negative {{ color: {ON_NEGATIVE["dark"]} !important; }}
