@@ -83,3 +83,12 @@ async def test_importing_over_a_saved_name_can_keep_both(user: User) -> None:
     user.find(marker="import-copy").click()
     await user.should_see("Imported 'check-three-nodes-2'", retries=R)
     assert await app_ctx().engine.get("check-three-nodes") is not None
+
+
+async def test_duplicating_a_group_in_the_editor_proposes_a_name_free_everywhere(user: User) -> None:
+    await _saved_example()
+    await user.open("/sequences/new?example=1")
+    await user.should_see(marker="group-2", retries=R)
+    set_value(user, ("group-1", "group-name"), "fetch-one-node-2")
+    find(user, "group-1", "group-duplicate").click()
+    assert element(user, "group-2", "group-title").text == "fetch-one-node-3"

@@ -52,6 +52,7 @@ class EditorContext:
     earlier: Callable[[GroupDraft], list[Given]] = _nothing_earlier
     declare_input: Callable[[str, str], None] = _cannot_declare
     engine: Engine | None = None  # the door, for "Test this group" (None: no test button)
+    saved_names: frozenset[str] = frozenset()  # sequence and group names saved when the editor opened
 
     def tool(self, name: str) -> Tool | None:
         return self.registry.get(name) if self.registry is not None else None

@@ -12,6 +12,7 @@ from collections.abc import Awaitable, Callable
 
 from nicegui import ui
 
+from gui.core.free_names import free_name
 from gui.ui.editor.context import EditorContext, Given
 from gui.ui.editor.draft import GroupDraft, Issue, SequenceDraft, clone_group
 from gui.ui.editor.fields import ErrorLabel
@@ -122,7 +123,8 @@ class GroupsView(ui.column):
 
     def duplicate(self, group: GroupDraft) -> None:
         copy = clone_group(group)
-        copy.name = f"{group.name} copy" if group.name else ""
+        taken = self.ctx.saved_names | {g.name for g in self.draft.groups}
+        copy.name = free_name(group.name, taken) if group.name else ""
         self._insert(self.draft.groups.index(group) + 1, copy)
         self.ctx.changed()
 

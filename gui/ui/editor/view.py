@@ -75,7 +75,8 @@ RUN_WHY_CHANGED = "Save your changes first: Run uses the saved version"
 
 class SequenceEditor:
     def __init__(self, engine: Engine, original: Sequence | None, draft: SequenceDraft, *,
-                 restored: dict[str, Any] | None = None, base: SequenceDraft | None = None) -> None:
+                 restored: dict[str, Any] | None = None, base: SequenceDraft | None = None,
+                 saved_names: frozenset[str] = frozenset()) -> None:
         self.engine = engine
         self.original = original
         self.draft = draft
@@ -92,7 +93,7 @@ class SequenceEditor:
         self.palette = ToolPalette(engine.registry)
         self.help = HelpPanel(self.insert_example)
         self.ctx = EditorContext(fields=self.fields, registry=engine.registry, changed=self.changed,
-                                 pick_tool=self.palette.pick, engine=engine)
+                                 pick_tool=self.palette.pick, engine=engine, saved_names=saved_names)
         self._build(restored)
 
     # -- layout ---------------------------------------------------------------------------------

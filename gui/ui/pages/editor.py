@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from nicegui import ui
 
+from gui.core import free_names
 from gui.core.free_names import Renamed
 from gui.core.model import Sequence
 from gui.ui.editor import SequenceDraft, SequenceEditor, from_document, from_sequence, storage, to_document
@@ -65,7 +66,8 @@ async def open_editor(ctx: AppContext, name: str | None, *, example: bool = Fals
     draft, restored = _restored(storage.edit_key(name), base)
     if example and restored is not None:
         draft, restored = base, None
-    editor = SequenceEditor(engine, original, draft, restored=restored, base=base)
+    saved = free_names.taken_names(await engine.sequence_trees())
+    editor = SequenceEditor(engine, original, draft, restored=restored, base=base, saved_names=frozenset(saved))
     if example:
         editor.show_renamed(renamed)
     return editor
