@@ -136,6 +136,9 @@ def test_the_editor_reads_at_wcag_aa_and_fits_a_phone_in_light_and_dark(seqdesk_
                     assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth"), where
                     save = page.get_by_role("main").get_by_role("button", name="Save", exact=True)
                     expect(save).to_be_in_viewport()
+                    page.evaluate("window.scrollTo(0, document.body.scrollHeight / 2)")
+                    assert page.evaluate(_SAVE_ON_TOP_JS), f"{where}: the floating Save is covered or off screen"
+                    page.evaluate("window.scrollTo(0, 0)")
                     small = page.evaluate(_SMALL_TARGETS_JS)
                     assert small == [], f"{where}: touch targets under 44 px: {small[:8]}"
                 page.get_by_role("tab", name="Text").click()
@@ -151,6 +154,12 @@ def test_the_editor_reads_at_wcag_aa_and_fits_a_phone_in_light_and_dark(seqdesk_
 def _renamed(groups: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [{**g, "name": f"{g['name']}-phone"} for g in groups]
 
+
+_SAVE_ON_TOP_JS = """
+(() => { const b = document.querySelector('[aria-label="Save (Ctrl+S)"]'); const r = b.getBoundingClientRect();
+  const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+  return r.right <= innerWidth && r.bottom <= innerHeight && hit !== null && b.contains(hit); })()
+"""
 
 _SMALL_TARGETS_JS = """
 [...document.querySelectorAll('main button, main a[href], main [role=tab], main .q-chip__icon--remove')]

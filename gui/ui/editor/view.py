@@ -134,8 +134,9 @@ class SequenceEditor:
                                                  "bg-blue-50 dark:bg-blue-950 rounded p-2").mark("renamed-note")
         self.renamed_note.set_visibility(False)
         self.summary.attach_panel()
-        with ui.page_sticky(position="bottom-right", x_offset=24, y_offset=24):
-            ui.button(icon="save", on_click=self.save).props("fab color=primary").tooltip("Save (Ctrl+S)")
+        with ui.page_sticky(position="bottom-right", x_offset=24, y_offset=24).classes("z-20"):
+            ui.button(icon="save", on_click=self.save).props('fab color=primary aria-label="Save (Ctrl+S)"') \
+                .tooltip("Save (Ctrl+S)").mark("save-fab")
         with ui.tab_panels(self.tabs, value=visual_tab).classes("w-full").props("keep-alive=false") as panels:
             with ui.tab_panel(visual_tab).classes("p-0 gap-3"):
                 self.description = ui.textarea("What this sequence does", value=self.draft.description,
