@@ -141,6 +141,16 @@ def test_the_editor_reads_at_wcag_aa_and_fits_a_phone_in_light_and_dark(seqdesk_
                     page.evaluate("window.scrollTo(0, 0)")
                     small = page.evaluate(_SMALL_TARGETS_JS)
                     assert small == [], f"{where}: touch targets under 44 px: {small[:8]}"
+                if width < 500:  # the sequences list fits too
+                    page.goto(f"{seqdesk_app.base_url}/")
+                    expect(page.get_by_text("phone-check")).to_be_visible()
+                    assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth"), where
+                    small = page.evaluate(_SMALL_TARGETS_JS)
+                    assert small == [], f"list, {where}: touch targets under 44 px: {small[:8]}"
+                    low = _audit(page)
+                    assert low == [], f"list, {where}: {low[:6]}"
+                    page.goto(f"{seqdesk_app.base_url}/sequences/phone-check/edit")
+                    expect(page.get_by_label("Group name").first).to_be_visible()
                 page.get_by_role("tab", name="Text").click()
                 expect(page.locator(".cm-editor")).to_be_visible()
                 assert _audit(page) == [], f"text view, {where}"
