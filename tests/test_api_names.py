@@ -30,7 +30,10 @@ async def test_a_check_as_new_reports_the_name_and_both_groups_at_once(client: h
     body = response.json()
     assert response.status_code == 200 and body["ok"] is False
     assert [(tuple(e["loc"]), e["code"]) for e in body["errors"]] == [
-        (("name",), "name-taken"), (("groups", 0, "name"), "duplicate-group"), (("groups", 1, "name"), "duplicate-group")]
+        (("name",), "name-taken"),
+        (("groups", 0, "name"), "duplicate-group"),
+        (("groups", 1, "name"), "duplicate-group"),
+    ]
     assert all("check-three-nodes" in e["message"] for e in body["errors"])
 
 
