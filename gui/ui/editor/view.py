@@ -18,14 +18,13 @@ from urllib.parse import quote
 
 from nicegui import background_tasks, ui
 
-from gui.core import free_names
 from gui.core.engine import Engine
 from gui.core.errors import DslError, Problem
 from gui.core.free_names import Renamed, renamed_words
-from gui.core.help import EXAMPLE
 from gui.core.model import Sequence
 from gui.core.parser import load_json_text
 from gui.ui.editor import saving, storage
+from gui.ui.editor.baseline import canonical, example_draft, text_document
 from gui.ui.editor.context import EditorContext
 from gui.ui.editor.convert import from_document, from_sequence
 from gui.ui.editor.draft import Issue, SequenceDraft, to_document
@@ -44,29 +43,6 @@ document.addEventListener('keydown', (e) => {
   }
 }, true);
 """
-
-
-def text_document(text: str) -> Any:
-    """The document the text view holds, or None while it is not JSON."""
-    try:
-        return load_json_text(text)
-    except DslError:
-        return None
-
-
-def canonical(doc: Any) -> Any:
-    """A document as the visual editor would write it (spacing inside `tools` and defaults aside)."""
-    draft, _ = from_document(doc)
-    return to_document(draft)[0] if draft is not None else doc
-
-
-async def example_draft(engine: Engine) -> tuple[SequenceDraft, list[Renamed]]:
-    """The help's example with free names (`fetch-one-node-2` once the example is saved), and which."""
-    doc, renamed = free_names.with_free_names(json.loads(EXAMPLE),
-                                              free_names.taken_names(await engine.sequence_trees()))
-    draft, _ = from_document(doc)
-    assert draft is not None
-    return draft, renamed
 
 
 RUN_WHY_NEW = "Save it first: only a saved sequence can run"

@@ -14,7 +14,7 @@ from gui.core import free_names
 from gui.core.free_names import Renamed
 from gui.core.model import Sequence
 from gui.ui.editor import SequenceDraft, SequenceEditor, from_document, from_sequence, storage, to_document
-from gui.ui.editor.view import canonical, example_draft, text_document
+from gui.ui.editor.baseline import canonical, example_draft, text_document
 from gui.ui.theme import frame
 
 if TYPE_CHECKING:
