@@ -50,6 +50,8 @@ async def test_every_naming_conflict_shows_at_once_at_its_field_with_its_holder(
     for path in (("seq-name",), ("group-1", "group-name"), ("group-2", "group-name")):
         assert "'check-three-nodes'" in error_of(user, *path), path
     assert "already saved" in error_of(user, "seq-name")
+    assert "('check-three-nodes-2' is free)" in error_of(user, "seq-name")  # a free name is proposed
+    assert "('dig-deeper-2' is free)" in error_of(user, "group-2", "group-name")
 
 
 async def test_importing_a_file_whose_names_are_taken_offers_free_ones(user: User) -> None:
