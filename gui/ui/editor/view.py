@@ -49,6 +49,14 @@ RUN_WHY_NEW = "Save it first: only a saved sequence can run"
 RUN_WHY_CHANGED = "Save your changes first: Run uses the saved version"
 
 
+def page_head() -> None:
+    """The editor's CSS and its Ctrl+S listener: call before the page awaits anything. Once NiceGUI
+    has sent the page, body HTML is inserted by script, and a `<script>` inserted so never runs
+    (Ctrl+S would then do nothing, now and then, depending on how long the awaits took)."""
+    ui.add_css(CSS)
+    ui.add_body_html(f"<script>{SAVE_SHORTCUT_JS}</script>")
+
+
 class SequenceEditor:
     def __init__(self, engine: Engine, original: Sequence | None, draft: SequenceDraft, *,
                  restored: dict[str, Any] | None = None, base: SequenceDraft | None = None,
@@ -74,10 +82,8 @@ class SequenceEditor:
 
     # -- layout ---------------------------------------------------------------------------------
     def _build(self, restored: dict[str, Any] | None) -> None:
-        ui.add_css(CSS)
         if ui.context.slot.parent is not None:
             ui.context.slot.parent.classes("sd-editor sd-page")
-        ui.add_body_html(f"<script>{SAVE_SHORTCUT_JS}</script>")
         ui.on("seqdesk-save", self.save)
         if restored is not None:
             with ui.row().classes("w-full items-center gap-2 bg-amber-50 dark:bg-amber-950 rounded p-2") \

@@ -15,6 +15,7 @@ from gui.core.free_names import Renamed
 from gui.core.model import Sequence
 from gui.ui.editor import SequenceDraft, SequenceEditor, from_document, from_sequence, storage, to_document
 from gui.ui.editor.baseline import canonical, example_draft, text_document
+from gui.ui.editor.view import page_head
 from gui.ui.theme import frame
 
 if TYPE_CHECKING:
@@ -49,6 +50,7 @@ def _restored(key: str, base: SequenceDraft) -> tuple[SequenceDraft, dict[str, A
 
 
 async def open_editor(ctx: AppContext, name: str | None, *, example: bool = False) -> SequenceEditor | None:
+    page_head()  # before the first await (see `page_head`)
     engine = ctx.engine
     original: Sequence | None = None
     renamed: list[Renamed] = []
