@@ -14,6 +14,9 @@ from typing import Any, NamedTuple
 
 from gui.core.model import Sequence
 
+# The validator's codes for a name someone else holds (a saved sequence, a group anywhere).
+NAMING_CODES = frozenset({"name-taken", "duplicate-group", "duplicate-name"})
+
 _NUMBERED = re.compile(r"^(.*\S)-(\d+)$")
 
 

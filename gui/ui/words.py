@@ -91,7 +91,8 @@ def rule_words(arg: str, op: str, value: object) -> str:
     return f"{arg} {OPERATOR_WORDS.get(op, op)} {value_words(value)}"
 
 
-_TYPE_IN_TEXT = re.compile(r'\b(is|a|an|as|it|not|be) "?(string|boolean|array|object|null)"?(?=[\s:;,.)]|$)')
+_TYPE_IN_TEXT = re.compile(r'\b(is|a|an|as|it|not|be|but|of|takes) "?(string|boolean|array|object|null)"?'
+                           r"(?=[\s:;,.)]|$)")
 _REF_IN_TEXT = re.compile(r"\$args\.(\w+)")
 
 

@@ -40,7 +40,7 @@ def test_build_break_fix_save_and_run_a_two_group_sequence(seqdesk_app: Any, pag
     second.get_by_label("Save result to").click()
     page.get_by_role("option", name="echoed · text").click()
 
-    page.get_by_role("button", name="Save").click()
+    page.get_by_role("button", name="Save", exact=True).click()
     problem = first.get_by_text("'greeting' is not an output of this group")
     expect(problem).to_be_visible()
     expect(page.get_by_role("button", name="1 problem")).to_be_visible()

@@ -143,7 +143,7 @@ async def test_one_name_with_two_types_is_shown_on_the_later_input(user: User) -
     find(user, "group-2", "tool-1", "arg-value-value").type("x")
     await save(user)
     await user.should_see("1 problem", retries=R)
-    assert "'host' is number here but string" in error_of(user, "group-2", "in-1", "slot-name")
+    assert "'host' is number here but text" in error_of(user, "group-2", "in-1", "slot-name")
 
 
 async def test_group_without_tools_is_shown_under_its_tools(user: User) -> None:
@@ -289,7 +289,7 @@ async def test_group_menu_actions_change_the_order_and_count(user: User, action:
     if action == "group-move-down":
         assert element(user, "group-1", "group-title").text == "second"
     elif action == "group-duplicate":
-        assert element(user, "group-2", "group-title").text == "first copy"
+        assert element(user, "group-2", "group-title").text == "first-2"
     else:
         assert element(user, "group-1", "group-title").text == "second"
         user.find(marker="undo").click()

@@ -50,6 +50,8 @@ async def test_every_naming_conflict_shows_at_once_at_its_field_with_its_holder(
     for path in (("seq-name",), ("group-1", "group-name"), ("group-2", "group-name")):
         assert "'check-three-nodes'" in error_of(user, *path), path
     assert "already saved" in error_of(user, "seq-name")
+    assert "('check-three-nodes-2' is free)" in error_of(user, "seq-name")  # a free name is proposed
+    assert "('dig-deeper-2' is free)" in error_of(user, "group-2", "group-name")
 
 
 async def test_importing_a_file_whose_names_are_taken_offers_free_ones(user: User) -> None:
@@ -83,3 +85,12 @@ async def test_importing_over_a_saved_name_can_keep_both(user: User) -> None:
     user.find(marker="import-copy").click()
     await user.should_see("Imported 'check-three-nodes-2'", retries=R)
     assert await app_ctx().engine.get("check-three-nodes") is not None
+
+
+async def test_duplicating_a_group_in_the_editor_proposes_a_name_free_everywhere(user: User) -> None:
+    await _saved_example()
+    await user.open("/sequences/new?example=1")
+    await user.should_see(marker="group-2", retries=R)
+    set_value(user, ("group-1", "group-name"), "fetch-one-node-2")
+    find(user, "group-1", "group-duplicate").click()
+    assert element(user, "group-2", "group-title").text == "fetch-one-node-3"

@@ -65,3 +65,36 @@ async def test_typing_a_mark_stores_the_reference(user: User) -> None:
     await user.should_see("Saved 's1'", retries=R)
     stored = await app_ctx().engine.get("s1")
     assert stored is not None and stored.groups[0].tools[0].args == {"value": "hi $args.host"}
+
+
+async def test_a_new_tool_saves_into_the_first_output_nothing_writes_yet(user: User) -> None:
+    await one_group(user)  # its echo came before any output
+    find(user, "group-1", "add-output").click()
+    find(user, "group-1", "out-1", "slot-name").type("a")
+    find(user, "group-1", "add-output").click()
+    find(user, "group-1", "out-2", "slot-name").type("b")
+    await add_tool(user, "group-1", "echo")
+    await add_tool(user, "group-1", "echo")
+    await add_tool(user, "group-1", "echo")
+    values = [element(user, "group-1", f"tool-{n}", "save-to").value for n in (1, 2, 3, 4)]
+    assert values == [None, "a", "b", None]
+
+
+async def test_a_rule_on_a_text_input_starts_as_is_not_empty(user: User) -> None:
+    await one_group(user)
+    find(user, "group-1", "add-input").click()
+    find(user, "group-1", "in-1", "slot-name").type("host")
+    find(user, "group-1", "add-rule").click()
+    assert element(user, "group-1", "cond-1", "cond-op").value == "!="
+    await user.should_see("Runs if: host is not empty", retries=R)
+
+
+async def test_an_input_the_person_gives_an_earlier_group_can_be_picked_too(user: User) -> None:
+    await _two_groups(user)
+    find(user, "group-1", "add-input").click()
+    find(user, "group-1", "in-1", "slot-name").type("host")
+    with user.client:
+        element(user, "group-2", "tool-1", "arg-value-mode").value = "input"
+    choose(user, ("group-2", "tool-1", "arg-value-input"), "Group 1 › host · text (you give it when you run)")
+    await user.should_see(marker="in-1", retries=R)
+    assert element(user, "group-2", "in-1", "slot-name").value == "host"

@@ -139,8 +139,8 @@ class ArgField(ui.column):
         if given is not None:
             self.arg.input = name
             self.ctx.declare_input(name, given.type)  # redraws this field with the new input chosen
-            ui.notify(f"'{name}' is now an input of this group: it gets what group {given.group} gives back",
-                      type="info")
+            source = "what you give when you run" if given.from_you else f"what group {given.group} gives back"
+            ui.notify(f"'{name}' is now an input of this group: it gets {source}", type="info")
         return name
 
     # -- a typed value -------------------------------------------------------------------------
@@ -178,7 +178,7 @@ class ArgField(ui.column):
         with field.add_slot("append"):
             tip = ("Put an input in this command: it goes in as one quoted word, never as a command of its own"
                    if self.spec.name in self._shell_args() else "Put an input in this text")
-            button = ui.button(icon="input").props("flat round").tooltip(tip) \
+            button = ui.button(icon="input").props('flat round aria-label="Put an input in the text"').tooltip(tip) \
                 .mark(f"arg-{self.spec.name}-insert")
             with button:
                 menu = ui.menu()

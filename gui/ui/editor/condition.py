@@ -128,6 +128,8 @@ class ConditionBuilder(ui.column):
         row = CondRow(arg=declared[0] if len(declared) == 1 else None, op="==")
         if row.arg:
             row.value = _convert("", self.group.declared("in")[row.arg])
+            if row.value == "":
+                row.op = "!="  # "host is not empty": what a rule on a text input most often asks
         self.cond.rows.append(row)
         self._draw()
         self._changed()

@@ -25,10 +25,12 @@ class Given(NamedTuple):
     group: int  # 1-based, as the cards are numbered
     name: str
     type: str
+    from_you: bool = False  # an input of that group the person gives at Run, not something it gives back
 
     @property
     def label(self) -> str:
-        return f"Group {self.group} › {self.name} · {type_word(self.type)}"
+        base = f"Group {self.group} › {self.name} · {type_word(self.type)}"
+        return base + " (you give it when you run)" if self.from_you else base
 
 
 def _nothing_earlier(_group: GroupDraft) -> list[Given]:
@@ -50,6 +52,7 @@ class EditorContext:
     earlier: Callable[[GroupDraft], list[Given]] = _nothing_earlier
     declare_input: Callable[[str, str], None] = _cannot_declare
     engine: Engine | None = None  # the door, for "Test this group" (None: no test button)
+    saved_names: frozenset[str] = frozenset()  # sequence and group names saved when the editor opened
 
     def tool(self, name: str) -> Tool | None:
         return self.registry.get(name) if self.registry is not None else None

@@ -12,6 +12,7 @@ from collections.abc import Awaitable, Callable
 
 from nicegui import ui
 
+from gui.core.free_names import free_name
 from gui.ui.editor.context import EditorContext, Given
 from gui.ui.editor.draft import GroupDraft, Issue, SequenceDraft, clone_group
 from gui.ui.editor.fields import ErrorLabel
@@ -68,6 +69,9 @@ class GroupsView(ui.column):
         index = next((i for i, g in enumerate(self.draft.groups) if g is group), len(self.draft.groups))
         given: dict[str, Given] = {}
         for gi, earlier in enumerate(self.draft.groups[:index]):
+            for name, type_name in earlier.declared("in").items():  # what the person gives at Run
+                if name not in given:
+                    given[name] = Given(gi + 1, name, type_name, from_you=True)
             for name, type_name in earlier.declared("out").items():
                 given.pop(name, None)
                 given[name] = Given(gi + 1, name, type_name)
@@ -119,7 +123,8 @@ class GroupsView(ui.column):
 
     def duplicate(self, group: GroupDraft) -> None:
         copy = clone_group(group)
-        copy.name = f"{group.name} copy" if group.name else ""
+        taken = self.ctx.saved_names | {g.name for g in self.draft.groups}
+        copy.name = free_name(group.name, taken) if group.name else ""
         self._insert(self.draft.groups.index(group) + 1, copy)
         self.ctx.changed()
 

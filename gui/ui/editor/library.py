@@ -15,12 +15,10 @@ from gui.core import free_names
 from gui.core.engine import Engine
 from gui.core.errors import DslError, Problem
 from gui.core.export import to_document
-from gui.core.free_names import Renamed
+from gui.core.free_names import NAMING_CODES, Renamed
 from gui.core.model import Sequence
 from gui.core.parser import load_json_text
 from gui.ui.editor.textpos import line_col, locate
-
-NAMING_CODES = frozenset({"name-taken", "duplicate-group", "duplicate-name"})
 
 
 async def taken_names(engine: Engine) -> set[str]:

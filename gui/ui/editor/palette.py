@@ -79,7 +79,8 @@ class ToolPalette(ui.dialog):
                                 ui.label(title).classes("text-sm opacity-80")
                             ui.label(source_words(tool)).classes("text-xs opacity-60")
                             if getattr(tool, "approval", "none") != "none":
-                                with ui.row().classes("items-center gap-1 no-wrap text-xs text-deep-purple-5"):
+                                with ui.row().classes("items-center gap-1 no-wrap text-xs "
+                                                      "text-violet-700 dark:text-violet-300"):
                                     ui.icon("front_hand", size="xs")
                                     ui.label("asks you before it runs")
                         ui.label(tool.description).classes("text-sm opacity-70 whitespace-normal break-words")

@@ -10,9 +10,11 @@ a failed save never loses a saved sequence.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
+from gui.core import free_names
 from gui.core.engine import Engine
 from gui.core.errors import DslError, Problem
 from gui.core.model import Sequence
@@ -52,7 +54,26 @@ async def check_draft(engine: Engine, draft: SequenceDraft, original: str | None
     registry = engine.registry
     for problem in problems:
         issues.extend(problem_issues(problem, draft, mapping, registry))
+    if any(p.code in free_names.NAMING_CODES for p in problems):
+        issues = await _with_free_names(engine, draft, original, issues)
     return Outcome(problems=problems, issues=issues, doc=doc)
+
+
+async def _with_free_names(engine: Engine, draft: SequenceDraft, original: str | None,
+                           issues: list[Issue]) -> list[Issue]:
+    """Each naming conflict also proposes a name nobody holds (`fetch-one-node-2`)."""
+    taken = free_names.taken_names(s for s in await engine.sequence_trees() if s.name != original)
+    taken |= {draft.name, *(g.name for g in draft.groups)}
+    names = {"seq.name": draft.name, **{f"{g.uid}.name": g.name for g in draft.groups}}
+    out = []
+    for issue in issues:
+        name = names.get(issue.key)
+        if issue.code in free_names.NAMING_CODES and name:
+            free = free_names.free_name(name, taken)
+            taken.add(free)
+            issue = dataclasses.replace(issue, message=f"{issue.message} ('{free}' is free)")
+        out.append(issue)
+    return out
 
 
 async def check_text(engine: Engine, text: str, original: str | None) -> Outcome:

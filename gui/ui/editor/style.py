@@ -42,6 +42,7 @@ CSS = f"""
 body.body--dark .sd-page {{ --q-primary: {PRIMARY["dark"]}; --q-negative: {NEGATIVE["dark"]}; }}
 /* For !important, the first layer wins: `theme` outranks Quasar's `.text-white !important`. */
 @layer theme {{
+@media (max-width: 599px) {{ .sd-editor .q-btn-toggle .q-btn {{ min-height: 44px !important; }} }}
 .sd-page .bg-primary {{ color: {ON_PRIMARY["light"]} !important; }}
 body.body--dark .sd-page .bg-primary {{ color: {ON_PRIMARY["dark"]} !important; }}
 body.body--dark .sd-page .bg-negative {{ color: {ON_NEGATIVE["dark"]} !important; }}
@@ -71,7 +72,8 @@ body.body--dark .seqdesk-line-warning {{ background: rgba(255, 213, 79, 0.08); }
   .sd-editor .sd-wrap {{ flex-wrap: wrap !important; }}
   .sd-editor .sd-full {{ flex-basis: 100% !important; width: 100% !important; }}
   .sd-editor .q-btn, .sd-editor .q-tab {{ min-height: 44px; min-width: 44px; }}
-  .sd-editor .q-chip {{ min-height: 44px; }}
+  .sd-editor .q-chip:has(.q-chip__icon--remove) {{ min-height: 44px; }}
+  .sd-editor a.nicegui-link {{ display: inline-flex; align-items: center; min-height: 44px; }}
   .sd-editor .q-chip__icon--remove {{ font-size: 24px; padding: 10px; margin-right: -10px; }}
   .sd-editor .q-field, .sd-editor .q-card {{ max-width: 100%; }}
   .sd-editor .sd-turn {{ transform: rotate(90deg); }}

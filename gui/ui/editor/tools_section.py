@@ -52,12 +52,23 @@ class ToolList(ui.column):
         self.ctx.pick_tool(self.add_tool)
 
     def add_tool(self, name: str) -> None:
-        tool = ToolDraft(tool=name)
+        tool = ToolDraft(tool=name, save_to=self._next_output(name))
         self.group.tools.append(tool)
         with self.list:
             self._add_row(tool)
         self.refresh()
         self.ctx.changed()
+
+    def _next_output(self, name: str) -> str | None:
+        """Where a new tool's result goes at first: the first output nothing writes yet (of the type
+        the tool gives back, when it says), shown in its "Save result to" and changeable there."""
+        written = {t.save_to for t in self.group.tools}
+        found = self.ctx.tool(name)
+        gives = found.result_type_for({}, {}) if found is not None else None
+        for slot, type_name in self.group.declared("out").items():
+            if slot not in written and (gives is None or gives.value == type_name):
+                return slot
+        return None
 
     def _move(self, tool: ToolDraft, delta: int) -> None:
         tools = self.group.tools

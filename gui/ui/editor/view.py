@@ -18,14 +18,13 @@ from urllib.parse import quote
 
 from nicegui import background_tasks, ui
 
-from gui.core import free_names
 from gui.core.engine import Engine
 from gui.core.errors import DslError, Problem
 from gui.core.free_names import Renamed, renamed_words
-from gui.core.help import EXAMPLE
 from gui.core.model import Sequence
 from gui.core.parser import load_json_text
 from gui.ui.editor import saving, storage
+from gui.ui.editor.baseline import canonical, example_draft, text_document
 from gui.ui.editor.context import EditorContext
 from gui.ui.editor.convert import from_document, from_sequence
 from gui.ui.editor.draft import Issue, SequenceDraft, to_document
@@ -46,36 +45,22 @@ document.addEventListener('keydown', (e) => {
 """
 
 
-def text_document(text: str) -> Any:
-    """The document the text view holds, or None while it is not JSON."""
-    try:
-        return load_json_text(text)
-    except DslError:
-        return None
-
-
-def canonical(doc: Any) -> Any:
-    """A document as the visual editor would write it (spacing inside `tools` and defaults aside)."""
-    draft, _ = from_document(doc)
-    return to_document(draft)[0] if draft is not None else doc
-
-
-async def example_draft(engine: Engine) -> tuple[SequenceDraft, list[Renamed]]:
-    """The help's example with free names (`fetch-one-node-2` once the example is saved), and which."""
-    doc, renamed = free_names.with_free_names(json.loads(EXAMPLE),
-                                              free_names.taken_names(await engine.sequence_trees()))
-    draft, _ = from_document(doc)
-    assert draft is not None
-    return draft, renamed
-
-
 RUN_WHY_NEW = "Save it first: only a saved sequence can run"
 RUN_WHY_CHANGED = "Save your changes first: Run uses the saved version"
 
 
+def page_head() -> None:
+    """The editor's CSS and its Ctrl+S listener: call before the page awaits anything. Once NiceGUI
+    has sent the page, body HTML is inserted by script, and a `<script>` inserted so never runs
+    (Ctrl+S would then do nothing, now and then, depending on how long the awaits took)."""
+    ui.add_css(CSS)
+    ui.add_body_html(f"<script>{SAVE_SHORTCUT_JS}</script>")
+
+
 class SequenceEditor:
     def __init__(self, engine: Engine, original: Sequence | None, draft: SequenceDraft, *,
-                 restored: dict[str, Any] | None = None, base: SequenceDraft | None = None) -> None:
+                 restored: dict[str, Any] | None = None, base: SequenceDraft | None = None,
+                 saved_names: frozenset[str] = frozenset()) -> None:
         self.engine = engine
         self.original = original
         self.draft = draft
@@ -92,15 +77,13 @@ class SequenceEditor:
         self.palette = ToolPalette(engine.registry)
         self.help = HelpPanel(self.insert_example)
         self.ctx = EditorContext(fields=self.fields, registry=engine.registry, changed=self.changed,
-                                 pick_tool=self.palette.pick, engine=engine)
+                                 pick_tool=self.palette.pick, engine=engine, saved_names=saved_names)
         self._build(restored)
 
     # -- layout ---------------------------------------------------------------------------------
     def _build(self, restored: dict[str, Any] | None) -> None:
-        ui.add_css(CSS)
         if ui.context.slot.parent is not None:
             ui.context.slot.parent.classes("sd-editor sd-page")
-        ui.add_body_html(f"<script>{SAVE_SHORTCUT_JS}</script>")
         ui.on("seqdesk-save", self.save)
         if restored is not None:
             with ui.row().classes("w-full items-center gap-2 bg-amber-50 dark:bg-amber-950 rounded p-2") \
@@ -133,8 +116,9 @@ class SequenceEditor:
                                                  "bg-blue-50 dark:bg-blue-950 rounded p-2").mark("renamed-note")
         self.renamed_note.set_visibility(False)
         self.summary.attach_panel()
-        with ui.page_sticky(position="bottom-right", x_offset=24, y_offset=24):
-            ui.button(icon="save", on_click=self.save).props("fab color=primary").tooltip("Save (Ctrl+S)")
+        with ui.page_sticky(position="bottom-right", x_offset=24, y_offset=24).classes("z-20"):
+            ui.button(icon="save", on_click=self.save).props('fab color=primary aria-label="Save (Ctrl+S)"') \
+                .tooltip("Save (Ctrl+S)").mark("save-fab")
         with ui.tab_panels(self.tabs, value=visual_tab).classes("w-full").props("keep-alive=false") as panels:
             with ui.tab_panel(visual_tab).classes("p-0 gap-3"):
                 self.description = ui.textarea("What this sequence does", value=self.draft.description,

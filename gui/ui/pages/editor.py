@@ -10,10 +10,12 @@ from typing import TYPE_CHECKING, Any
 
 from nicegui import ui
 
+from gui.core import free_names
 from gui.core.free_names import Renamed
 from gui.core.model import Sequence
 from gui.ui.editor import SequenceDraft, SequenceEditor, from_document, from_sequence, storage, to_document
-from gui.ui.editor.view import canonical, example_draft, text_document
+from gui.ui.editor.baseline import canonical, example_draft, text_document
+from gui.ui.editor.view import page_head
 from gui.ui.theme import frame
 
 if TYPE_CHECKING:
@@ -48,6 +50,7 @@ def _restored(key: str, base: SequenceDraft) -> tuple[SequenceDraft, dict[str, A
 
 
 async def open_editor(ctx: AppContext, name: str | None, *, example: bool = False) -> SequenceEditor | None:
+    page_head()  # before the first await (see `page_head`)
     engine = ctx.engine
     original: Sequence | None = None
     renamed: list[Renamed] = []
@@ -65,7 +68,8 @@ async def open_editor(ctx: AppContext, name: str | None, *, example: bool = Fals
     draft, restored = _restored(storage.edit_key(name), base)
     if example and restored is not None:
         draft, restored = base, None
-    editor = SequenceEditor(engine, original, draft, restored=restored, base=base)
+    saved = free_names.taken_names(await engine.sequence_trees())
+    editor = SequenceEditor(engine, original, draft, restored=restored, base=base, saved_names=frozenset(saved))
     if example:
         editor.show_renamed(renamed)
     return editor

@@ -46,7 +46,7 @@ class SequencesPage:
         self.stale = False
         ui.add_css(style.CSS)
         if ui.context.slot.parent is not None:
-            ui.context.slot.parent.classes("sd-page")
+            ui.context.slot.parent.classes("sd-page sd-editor")  # the editor's colours and phone layout
         with ui.row().classes("w-full items-center gap-3"):
             ui.label("Sequences").classes("text-2xl font-semibold")
             ui.space()
@@ -122,8 +122,8 @@ class SequencesPage:
         sig = summary["signature"]
         drafts = storage.keys()
         with ui.card().classes("w-full gap-2").props("bordered flat").mark(f"sequence-{name} sequence-card"):
-            with ui.row().classes("w-full items-start gap-3 no-wrap"):
-                with ui.column().classes("gap-1 grow min-w-0"):
+            with ui.row().classes("w-full items-start gap-3 no-wrap sd-wrap"):
+                with ui.column().classes("gap-1 grow min-w-0 sd-full"):
                     with ui.row().classes("items-center gap-2"):
                         ui.link(name, edit_url(name)).classes("text-lg font-medium").mark("sequence-name")
                         if storage.edit_key(name) in drafts:
