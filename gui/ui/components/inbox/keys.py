@@ -99,6 +99,7 @@ class KeyRules:
 LISTENER_JS = """
 window.seqdesk = window.seqdesk || {};
 seqdesk.inboxReadyAt = 0;
+seqdesk.inboxSettleMs = %d;
 seqdesk.inboxSettle = function (ms) { seqdesk.inboxReadyAt = performance.now() + ms; };
 document.addEventListener('keydown', function (e) {
   const target = document.querySelector('.seqdesk-inbox-keys');
@@ -112,6 +113,9 @@ document.addEventListener('keydown', function (e) {
   if (key !== '?' && document.querySelector('.q-dialog')) return;
   e.preventDefault();
   if ('adn'.includes(key) && (e.repeat || performance.now() < seqdesk.inboxReadyAt)) return;
+  // J/K open another request: the answering keys wait from this press on, not from when the
+  // server's answer comes back (an A typed straight after J must never answer anything).
+  if ('jk'.includes(key) && seqdesk.inboxSettleMs) seqdesk.inboxReadyAt = performance.now() + seqdesk.inboxSettleMs;
   target.dispatchEvent(new CustomEvent('seqdeskkey', {detail: {key: key, repeat: e.repeat}}));
 }, true);
 """
@@ -127,7 +131,7 @@ class InboxShortcuts:
     def __init__(self, *, move: Move, opened: Opened, active: Callable[[], bool]) -> None:
         self.rules = KeyRules()
         self._move, self._opened, self._active = move, opened, active
-        ui.add_body_html(f"<script>{LISTENER_JS}</script>")
+        ui.add_body_html(f"<script>{LISTENER_JS % round(SETTLE_SECONDS * 1000)}</script>")
         self.target = KeyTarget(self)
         self.target.on("seqdeskkey", self._on_key, args=["detail"])
         self.dialog = _help_dialog()
@@ -156,6 +160,9 @@ class InboxShortcuts:
         if action is None or self.dialog.value or not self._active():
             return None
         if action in ("next", "previous"):
+            # Settle before the move's first await: an answering key that arrives while the other
+            # request loads is dropped, whichever request it would have reached.
+            self.rules.settle()
             result = self._move(1 if action == "next" else -1)
             if inspect.isawaitable(result):
                 await result
