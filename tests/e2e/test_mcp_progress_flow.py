@@ -122,6 +122,8 @@ def test_progress_on_the_card_then_pictures_sounds_and_links(live_app: RunningAp
 def test_a_servers_prompt_is_a_text_template_in_the_palette(live_app: RunningApp, page: Any, screenshot: Any):
     page.goto(f"{live_app.base_url}/sequences/new")
     add_group = page.get_by_role("button", name="Add your first group")
+    add_tool = page.get_by_role("button", name="Add a tool").first
+    expect(add_group.or_(add_tool).first).to_be_visible(timeout=WAIT_MS)  # the editor is drawn: then look
     if add_group.count():
         add_group.click()
     page.get_by_role("button", name="Add a tool").first.click()

@@ -21,6 +21,8 @@ WAIT_MS = 20_000
 def open_palette(app: Any, page: Any, search: str) -> Any:
     page.goto(f"{app.base_url}/sequences/new")
     add_group = page.get_by_role("button", name="Add your first group")
+    add_tool = page.get_by_role("button", name="Add a tool").first
+    expect(add_group.or_(add_tool).first).to_be_visible(timeout=WAIT_MS)  # the editor is drawn: then look
     if add_group.count():
         add_group.click()
     page.get_by_role("button", name="Add a tool").first.click()
