@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from gui.i18n import _
 from nicegui import ui
 
 MAX_CHARS = 100_000
@@ -16,7 +17,7 @@ MAX_CHARS = 100_000
 def pretty(value: Any) -> str:
     text = value if isinstance(value, str) else json.dumps(value, indent=2, ensure_ascii=False)
     if len(text) > MAX_CHARS:
-        text = text[:MAX_CHARS] + f"\n… ({len(text) - MAX_CHARS} more characters; copy to see everything)"
+        text = text[:MAX_CHARS] + "\n… " + _("({n} more characters; copy to see everything)").format(n=len(text) - MAX_CHARS)
     return text
 
 
@@ -30,8 +31,8 @@ class JsonBlock(ui.element):
                 "font-mono text-sm whitespace-pre-wrap break-all p-2 pr-10 overflow-auto w-full").style(
                 f"max-height:{max_height}")
             ui.button(icon="content_copy", on_click=self.copy).props("flat dense round size=sm").classes(
-                "absolute top-1 right-1").tooltip("Copy")
+                "absolute top-1 right-1").tooltip(_("Copy"))
 
     def copy(self) -> None:
         ui.clipboard.write(self._full)
-        ui.notify("Copied")
+        ui.notify(_("Copied"))

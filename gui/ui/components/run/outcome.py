@@ -16,6 +16,7 @@ from gui.core.condition_builder import condition_rows
 from gui.core.conditions import ConditionSyntaxError, parse_condition
 from gui.core.interactions import CANCEL_WORDS
 from gui.core.records import GroupRecord, ToolRecord
+from gui.i18n import _
 from gui.ui.words import JOINER_WORDS, rule_words
 
 STOPPED_WORDS = (CANCEL_WORDS["turn_stopped"], "stopped by the user")
@@ -69,22 +70,22 @@ def outcome_words(tool: ToolRecord, state: str | None = None) -> str:
     error = tool.error or ""
     if state == "denied":
         note = _after(error, DENIED_REASON) if error.startswith(DENIED_REASON) else error
-        return f"Denied by you: {note}" if note else "Denied by you"
+        return _("Denied by you: {note}").format(note=note) if note else _("Denied by you")
     if state == "declined":
-        return "Declined by you: you chose not to answer"
+        return _("Declined by you: you chose not to answer")
     if state == "expired":
-        return "Timed out: nobody answered in time"
+        return _("Timed out: nobody answered in time")
     if state == "stopped_by_you":
-        return "Stopped by you"
+        return _("Stopped by you")
     if state == "not_run":
-        return f"Not run: {not_run_reason(tool.reason or error)}"
+        return _("Not run: {reason}").format(reason=not_run_reason(tool.reason or error))
     if state == "timed_out":
-        return f"Timed out: {error}" if error else "Timed out"
+        return _("Timed out: {error}").format(error=error) if error else _("Timed out")
     if state == "failed":
-        return error or "it failed without saying why"
+        return error or _("it failed without saying why")
     if state == "cancelled":
         why = _without(tool.reason or error, "cancelled: ")
-        return f"Cancelled: {why}" if why else "Cancelled"
+        return _("Cancelled: {why}").format(why=why) if why else _("Cancelled")
     return tool.reason or error
 
 
@@ -107,8 +108,9 @@ def condition_words(when: str) -> str:
 def skipped_words(reason: str | None) -> str:
     match = SKIPPED.match(reason or "")
     if match is not None:
-        return f"Skipped: it runs only if {condition_words(match['when'])}, and that was not so"
-    return f"Skipped: {reason}" if reason else "Skipped"
+        return _("Skipped: it runs only if {condition}, and that was not so").format(
+            condition=condition_words(match["when"]))
+    return _("Skipped: {reason}").format(reason=reason) if reason else _("Skipped")
 
 
 def group_note(group: GroupRecord) -> str:
@@ -116,16 +118,17 @@ def group_note(group: GroupRecord) -> str:
     if group.status == "skipped":
         return skipped_words(group.reason)
     if group.status == "stopped":
-        return "Stopped by you" if not group.reason or any(w in group.reason for w in STOPPED_WORDS) \
-            else f"Stopped: {group.reason}"
+        return _("Stopped by you") if not group.reason or any(w in group.reason for w in STOPPED_WORDS) \
+            else _("Stopped: {reason}").format(reason=group.reason)
     if group.status == "failed" and group.reason:
         failed = next((t for t in group.tools if t.status == "failed"), None)
         if failed is not None and not group.timed_out and ended_state(failed) in PERSON_ENDS:
             return outcome_words(failed)
-        return f"Failed: {group.reason}"
+        return _("Failed: {reason}").format(reason=group.reason)
     if group.status == "cancelled" and group.reason:
         reason = not_run_reason(group.reason)
-        return "Not run: the run was stopped by you" if reason in STOPPED_WORDS else f"Not run: {reason}"
+        return _("Not run: the run was stopped by you") if reason in STOPPED_WORDS \
+            else _("Not run: {reason}").format(reason=reason)
     if group.serial_reason:
-        return f"Ran one by one: {group.serial_reason}"
+        return _("Ran one by one: {reason}").format(reason=group.serial_reason)
     return ""

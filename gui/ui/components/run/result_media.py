@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from gui.i18n import _, ngettext
 from nicegui import ui
 
 from gui.core.media import good_base64, good_mime, parts_of, safe_link
@@ -30,9 +31,11 @@ def media_preview(value: Any) -> str | None:
     for part in parts:
         if part["type"] != "text":
             counts[part["type"]] = counts.get(part["type"], 0) + 1
-    words = {"image": ("picture", "pictures"), "audio": ("sound", "sounds"), "resource_link": ("link", "links"),
-             "resource": ("file", "files")}
-    extra = ", ".join(f"{n} {words[k][0] if n == 1 else words[k][1]}" for k, n in counts.items())
+    words = {"image": lambda n: ngettext("{n} picture", "{n} pictures", n),
+             "audio": lambda n: ngettext("{n} sound", "{n} sounds", n),
+             "resource_link": lambda n: ngettext("{n} link", "{n} links", n),
+             "resource": lambda n: ngettext("{n} file", "{n} files", n)}
+    extra = _(", ").join(words[k](n).format(n=n) for k, n in counts.items())
     text = str(value.get("text") or "").strip()
     return f"{text} ({extra})" if text else extra
 
@@ -68,12 +71,12 @@ class MediaView(ui.column):
         elif kind == "resource_link":
             self._link(part)
         elif kind == "resource":
-            ui.label(f"File {part.get('uri', '')}").classes(LABEL + " break-all")
+            ui.label(_("File {address}").format(address=part.get("uri", ""))).classes(LABEL + " break-all")
             if isinstance(part.get("text"), str):
                 ui.label(part["text"]).classes("font-mono text-sm whitespace-pre-wrap break-all rounded p-2 "
                                                "bg-gray-50 dark:bg-gray-900")
             else:
-                ui.label("(binary content, not shown)").classes("text-sm text-gray-600 dark:text-gray-400")
+                ui.label(_("(binary content, not shown)")).classes("text-sm text-gray-600 dark:text-gray-400")
         else:
             ui.label(f"A {_kind_word(kind)} of a kind ({mime or 'unknown'}) that cannot be shown here").classes(
                 "text-sm text-gray-600 dark:text-gray-400")
@@ -110,7 +113,8 @@ class ToolLogView(ui.column):
         super().__init__()
         self.classes("w-full gap-1").mark("tool-log")
         with self:
-            ui.label(f"What it reported ({len(lines)} line{'s' if len(lines) != 1 else ''})").classes(
+            ui.label(ngettext("What it reported ({n} line)", "What it reported ({n} lines)", len(lines)).format(
+                n=len(lines))).classes(
                 "text-sm font-semibold text-gray-700 dark:text-gray-300")
             with ui.column().classes("w-full gap-0 max-h-48 overflow-y-auto rounded p-2 bg-gray-50 dark:bg-gray-900"):
                 for line in lines:
