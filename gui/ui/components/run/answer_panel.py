@@ -8,10 +8,10 @@ Once answered, the panel closes itself and the run goes on under it.
 
 from __future__ import annotations
 
-from gui.i18n import _
 from nicegui import ui
 
 from gui.core.interactions import InteractionRecord, InteractionResponse
+from gui.i18n import _
 from gui.ui.components.inbox import format as fmt
 from gui.ui.components.inbox.detail import Fetch, InboxDetail, Respond
 

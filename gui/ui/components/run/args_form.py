@@ -11,10 +11,10 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from gui.i18n import N_, _
 from nicegui import ui
 
 from gui.core.model import SlotType
+from gui.i18n import N_, _
 
 TYPE_WORDS = {SlotType.STRING: N_("text"), SlotType.NUMBER: N_("number"), SlotType.BOOLEAN: N_("yes / no"),
               SlotType.ARRAY: N_("list, as JSON"), SlotType.OBJECT: N_("object, as JSON")}
@@ -53,7 +53,8 @@ class RunArgsForm(ui.column):
         initial = initial or {}
         with self:
             if not self.inputs:
-                ui.label(_("This sequence needs no inputs.")).classes("text-gray-600 dark:text-gray-400").mark("no-inputs")
+                ui.label(_("This sequence needs no inputs.")).classes("text-gray-600 dark:text-gray-400").mark(
+                    "no-inputs")
             for name, slot_type in self.inputs.items():
                 self.fields[name] = self._field(name, slot_type, initial.get(name))
 

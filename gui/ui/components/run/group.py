@@ -12,8 +12,8 @@ from typing import Any
 
 from nicegui import ui
 
-from gui.i18n import _, ngettext
 from gui.core.records import GroupRecord
+from gui.i18n import _, ngettext
 from gui.ui.components.run.outcome import group_note
 from gui.ui.components.run.retry import RetryInfo, ToolKey
 from gui.ui.components.run.status import DONE_TOOL, StatusChip, group_state
@@ -67,11 +67,13 @@ class GroupSection(ui.expansion):
             with ui.column().classes("w-full gap-0"):
                 with ui.row().classes("w-full items-center gap-x-3 gap-y-0"):
                     self.chip = StatusChip(group_state(group))
-                    ui.label(_("Group {number} · {name}").format(number=group.index + 1, name=group.name)).classes("font-medium break-all")
+                    ui.label(_("Group {number} · {name}").format(number=group.index + 1, name=group.name)).classes(
+                        "font-medium break-all")
                     ui.space()
                     self._counts = ui.label().classes("text-sm text-gray-600 dark:text-gray-400")
                     if on_answer is not None:
-                        self._review: ui.element = ui.button(_("Review"), icon="front_hand", on_click=self._review_clicked
+                        self._review: ui.element = ui.button(_("Review"), icon="front_hand",
+                                                             on_click=self._review_clicked
                                                              ).props("dense unelevated no-caps color=deep-purple-7")
                     else:
                         self._review = ui.link(_("Review"), "#").classes(

@@ -8,8 +8,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from gui.i18n import _
 from nicegui import ui
+
+from gui.i18n import _
 
 MAX_CHARS = 100_000
 
@@ -17,7 +18,8 @@ MAX_CHARS = 100_000
 def pretty(value: Any) -> str:
     text = value if isinstance(value, str) else json.dumps(value, indent=2, ensure_ascii=False)
     if len(text) > MAX_CHARS:
-        text = text[:MAX_CHARS] + "\n… " + _("({n} more characters; copy to see everything)").format(n=len(text) - MAX_CHARS)
+        more = _("({n} more characters; copy to see everything)").format(n=len(text) - MAX_CHARS)
+        text = text[:MAX_CHARS] + "\n… " + more
     return text
 
 

@@ -9,10 +9,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from gui.i18n import DATA, _
 from nicegui import ui
 
 from gui.core.media import parts_of
+from gui.i18n import DATA, _
 from gui.ui.components.run.json import JsonBlock
 from gui.ui.components.run.result_media import MediaView
 

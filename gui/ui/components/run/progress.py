@@ -12,7 +12,7 @@ from collections.abc import Awaitable, Callable
 from nicegui import ui
 
 from gui.core.records import RunRecord
-from gui.i18n import N_, _, ngettext
+from gui.i18n import DATA, N_, _, ngettext
 from gui.ui.components.run.outcome import outcome_words
 from gui.ui.components.run.status import (
     DONE_TOOL,
@@ -78,7 +78,7 @@ class RunProgress(ui.card):
         with self:
             with ui.row().classes("w-full items-center gap-x-3 gap-y-1"):
                 title = record.sequence + (f" › {record.target}" if record.target else "")
-                ui.label(title).classes("text-xl font-semibold break-all").mark("run-title")
+                ui.label(title).classes(f"text-xl font-semibold break-all {DATA}").mark("run-title")
                 self.chip = StatusChip(run_state(record), size="lg")
                 ui.space()
                 self._elapsed = ui.label().classes("text-sm text-gray-600 dark:text-gray-400 whitespace-nowrap")

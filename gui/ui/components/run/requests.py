@@ -5,10 +5,10 @@ Words and chips come from `inbox.format`, so a request reads the same here as in
 
 from __future__ import annotations
 
-from gui.i18n import _
 from nicegui import ui
 
 from gui.core.interactions import InteractionRecord
+from gui.i18n import _
 from gui.ui.components.inbox import format as fmt
 
 

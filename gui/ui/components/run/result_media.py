@@ -12,11 +12,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from gui.i18n import _, ngettext
 from nicegui import ui
 
 from gui.core.media import good_base64, good_mime, parts_of, safe_link
 from gui.core.records import LogLine
+from gui.i18n import _, ngettext
 
 LABEL = "text-xs text-gray-500 dark:text-gray-400"
 _IMAGES = ("image/png", "image/jpeg", "image/gif", "image/webp", "image/bmp", "image/svg+xml")

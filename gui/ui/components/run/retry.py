@@ -10,10 +10,10 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from gui.i18n import _
 from gui.core.events import Event, ToolRetrying
 from gui.core.model import RETRY_ATTEMPTS
 from gui.core.records import ToolRecord
+from gui.i18n import _
 
 ToolKey = tuple[int, int]  # (group index, tool index)
 

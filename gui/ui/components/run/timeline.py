@@ -15,8 +15,8 @@ from typing import Any
 from nicegui import ui
 
 from gui.core.records import GroupRecord, RunRecord, ToolRecord
-from gui.ui.components.run.retry import ToolKey
 from gui.i18n import N_, _, ngettext
+from gui.ui.components.run.retry import ToolKey
 from gui.ui.components.run.status import BLUE, GREY, LOOKS, VIOLET, duration_words, group_state, tool_state
 
 ROW_PX = 22
@@ -55,7 +55,8 @@ def _tool_segments(row: int, tool: ToolRecord, group: GroupRecord, t0: float, no
     out: list[dict[str, Any]] = []
     if group.started_at is not None and tool.started_at - group.started_at > 0.05:
         out.append(_segment(row, group.started_at - t0, tool.started_at - t0, "queued", QUEUED,
-                            _("{name} · queued {time}").format(name=name, time=duration_words(tool.started_at - group.started_at)), key))
+                            _("{name} · queued {time}").format(
+                                name=name, time=duration_words(tool.started_at - group.started_at)), key))
     end = tool.finished_at if tool.finished_at is not None else now
     state = tool_state(tool)
     run_colour = BLUE if tool.finished_at is None else LOOKS.get(state, LOOKS["succeeded"]).hex
@@ -64,9 +65,11 @@ def _tool_segments(row: int, tool: ToolRecord, group: GroupRecord, t0: float, no
         w_stop = w_end if w_end is not None else end
         if w_start > cursor:
             out.append(_segment(row, cursor - t0, w_start - t0, "run", run_colour,
-                                _("{name} · running {time}").format(name=name, time=duration_words(w_start - cursor)), key))
+                                _("{name} · running {time}").format(
+                                    name=name, time=duration_words(w_start - cursor)), key))
         out.append(_segment(row, w_start - t0, w_stop - t0, "wait", VIOLET,
-                            _("{name} · waiting for you {time}").format(name=name, time=duration_words(w_stop - w_start)), key))
+                            _("{name} · waiting for you {time}").format(
+                                name=name, time=duration_words(w_stop - w_start)), key))
         cursor = w_stop
     if end > cursor or not out:
         word = _("running") if tool.finished_at is None else LOOKS.get(state, LOOKS["succeeded"]).word.lower()

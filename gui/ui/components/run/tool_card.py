@@ -67,8 +67,9 @@ class ToolCard(ui.card):
         self._key: tuple[Any, ...] | None = None
         self._note_class = ""
         if key is not None and on_select is not None:
-            self.classes("cursor-pointer hover:shadow-md").props(f'tabindex=0 role=button aria-pressed=false '
-                                                                 'aria-label="' + _("Show details of {tool}").format(tool=tool.tool) + '"')
+            self.classes("cursor-pointer hover:shadow-md").props('tabindex=0 role=button aria-pressed=false '
+                                                                 'aria-label="' + _("Show details of {tool}").format(
+                                                                     tool=tool.tool) + '"')
             self.on("click", lambda: on_select(key))
             self.on("keydown.enter", lambda: on_select(key))
             self.mark(f"tool-{key[0]}-{key[1]}")

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from nicegui import ui
 
-from gui.i18n import _
 from gui.core.records import ToolRecord
+from gui.i18n import _
 
 
 def amount(value: float) -> str:
