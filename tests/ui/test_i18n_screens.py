@@ -4,12 +4,14 @@ and the notifications it raised); any run of Latin letters that is not a name or
 allow-list (`i18n_support.ALLOWED`) fails, naming the element and its text.
 
 COVERED lists the screens checked here. When a screen is translated, add it (and the states that
-show its other words); the screens of the editor, the run panel, the inbox and the runs history
-are not translated yet and are not listed.
+show its other words); the screens of the editor and the Sequences page are not translated yet
+and are not listed.
 """
 
 from __future__ import annotations
 
+import asyncio
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from types import SimpleNamespace
@@ -39,6 +41,11 @@ COVERED = {
     "/login": "the token form (HTML), with its error",
     "/pair/<code>": "the phone's pairing page, the expired code page, the not-paired page (HTML)",
     "/oauth/callback": "the sign-in result pages (HTML)",
+    "/run": "the empty run page; a run waiting for approval (banner, card, the tool's details, the stop "
+            "question), stopped by you; a run that succeeded (its results, a tool's details and result)",
+    "/runs": "the runs history (empty, two finished runs: statuses, columns, durations, reasons, the count)",
+    "/runs/<id>": "a run record with a skipped group, a failed run that can be resumed, a run that is not there",
+    "Schedules": "the Schedules section (none yet, one every 15 minutes, one at set times, paused)",
 }
 # Names the tests below create (a server, its headers, a phone): data, not words.
 DATA_WORDS = {"docs", "clock", "Authorization", "X-Team", "cmd_run"}
@@ -197,3 +204,133 @@ async def test_phone_access_when_on_is_in_chinese(user: User, chinese: None):
         assert_translated(user, "/settings, the phone forgotten")
     finally:
         await phone.turn_off()
+
+
+# -- the run panel, the run record, the runs history, the schedules -------------------------------------
+
+RUN_DATA = {"greet", "hello", "echo", "cmd_run", "shell", "shell-g", "hi", "Ada", "who", "true", "maybe",
+            "maybe-g", "greet-g", "go", "greeting", "said", "broken", "broken-g", "file_read", "nope", "x", "txt"}
+
+
+def _tools(*calls: dict) -> str:
+    import json
+
+    return " ".join(json.dumps(c) + " ;" for c in calls)
+
+
+def assert_run_translated(user: User, what: str, *run_ids: str) -> None:
+    allowed = DATA_WORDS | RUN_DATA | {w for i in run_ids for w in re.findall("[A-Za-z]+", i)}  # ids are hex
+    problems = screen_problems(user.current_layout, allowed)
+    problems += [f"notification {m!r}" for m in user.notify.messages if untranslated(m, allowed)]
+    assert not problems, f"{what}: words on screen without a translation:\n" + "\n".join(problems)
+
+
+def untranslated(text: str, allowed: set[str]) -> list[str]:
+    from i18n_support import untranslated_runs
+
+    return untranslated_runs(text, allowed)
+
+
+async def _start(name: str, *calls: dict, args: dict[str, Any] | None = None, **fields: Any) -> str:
+    engine = app_ctx().engine
+    await engine.create({"name": name, "groups": [{"name": f"{name}-g", "in": {}, "out": {},
+                                                   "tools": _tools(*calls), **fields}]})
+    record = await engine.start(name, args or {})
+    return record.run_id
+
+
+async def finished(*run_ids: str, timeout: float = 10.0) -> None:
+    """Until every run has ended (a bounded wait on their records)."""
+    engine = app_ctx().engine
+    async with asyncio.timeout(timeout):
+        for run_id in run_ids:
+            while not ((record := await engine.get_run(run_id)) and record.finished):
+                await asyncio.sleep(0.02)
+
+
+async def test_the_run_panel_is_in_chinese_while_waiting_stopping_and_when_done(user: User, chinese: None):
+    await user.open("/run")  # nothing saved, nothing run
+    await user.should_see("还没有保存的序列。")
+    assert_run_translated(user, "/run, empty")
+
+    engine = app_ctx().engine
+    run_id = await _start("shell", {"tool": "cmd_run", "args": {"command": "true"}},
+                          {"tool": "echo", "args": {"value": "hi"}})
+    await user.open(f"/run/{run_id}")
+    await user.should_see("等你处理", retries=100)
+    await user.should_see("1 个请求需要你处理", retries=100)
+    assert_run_translated(user, "/run/<id>, a command waiting for approval", run_id)
+    user.find(marker="tool-0-0").click()  # the Details tab of the waiting tool
+    await user.should_see(marker="tool-detail")
+    await user.should_see("它在等你的回答。")
+    assert_run_translated(user, "/run/<id>, the waiting tool's details", run_id)
+    user.find(marker="stop-run").click()
+    await user.should_see("现在停止吗？正在运行的工具会被取消。")
+    assert_run_translated(user, "/run/<id>, the stop question", run_id)
+    user.find(marker="confirm-stop").click()
+    await user.should_see("已被你停止。", retries=100)
+    assert_run_translated(user, "/run/<id>, stopped by you", run_id)
+
+    done = await _start("greet", {"tool": "echo", "args": {"value": "hi Ada"}, "as": "greeting"},
+                        out={"greeting": "string"})
+    await finished(done)
+    await user.open(f"/run/{done}")
+    await user.should_see("已结束 · 1 个工具中 1 个成功", retries=100)
+    await user.should_see(marker="output-greeting")
+    user.find(marker="tool-0-0").click()
+    await user.should_see(marker="detail-result")
+    assert_run_translated(user, "/run/<id>, a run that succeeded, its results and a tool's details", done)
+
+
+async def test_the_runs_history_and_a_run_record_are_in_chinese(user: User, chinese: None):
+    engine = app_ctx().engine
+    await user.open("/runs")
+    await user.should_see("还没有运行。")
+    assert_run_translated(user, "/runs, no runs yet")
+    skipped = await _start("maybe", {"tool": "echo", "args": {"value": 1}}, when="$args.go == true",
+                           args={"go": False}, **{"in": {"go": "boolean"}})
+    engine.modes.set("file_read", "always-allow")
+    failed = await _start("broken", {"tool": "file_read", "args": {"path": "/nope/x.txt"}})
+    await finished(skipped, failed)
+    await user.open("/runs")
+    await user.should_see(marker="runs-table")
+    await user.should_see("2 次运行", retries=50)
+    table = only(user, "runs-table")
+    words = [row["word"] for row in table.rows] + [c["label"] for c in table.columns] + \
+            [row["duration"] + " " + row["reason"] for row in table.rows if "nope" not in row["reason"]]
+    assert not [w for w in words if untranslated(w, RUN_DATA)], words
+    assert_run_translated(user, "/runs, two finished runs")
+    await user.open(f"/runs/{skipped}")
+    await user.should_see("已跳过：只有当", retries=50)
+    assert_run_translated(user, "/runs/<id>, a skipped group", skipped)
+    await user.open(f"/runs/{failed}")
+    await user.should_see(marker="resume")
+    assert_run_translated(user, "/runs/<id>, a failed run that can be resumed", failed)
+    await user.open("/runs/no-such-run")
+    await user.should_see("没有运行 no-such-run。")
+
+
+async def test_the_schedules_section_is_in_chinese(user: User, chinese: None):
+    from nicegui import ui
+
+    from gui.ui.components.schedules import SchedulesSection
+
+    engine = app_ctx().engine
+    await engine.create({"name": "greet", "groups": [{"name": "hello", "in": {"who": "string"}, "out": {},
+                                                      "tools": _tools({"tool": "echo", "args": {"value": "hi"}})}]})
+
+    @ui.page("/i18n-schedules")
+    async def page() -> None:
+        section = SchedulesSection(engine)
+        await section.refresh()
+
+    await user.open("/i18n-schedules")
+    await user.should_see(marker="no-schedules")
+    assert_run_translated(user, "Schedules, none yet")
+    await engine.create_schedule("greet", {"who": "Ada"}, every="15m")
+    await engine.create_schedule("greet", {"who": "Ada"}, cron="*/15 * * * *")
+    await user.open("/i18n-schedules")
+    await user.should_see("每 15m")
+    user.find(marker="pause").elements.pop().click()
+    await user.should_see(marker="paused", retries=50)
+    assert_run_translated(user, "Schedules, two schedules, one paused")

@@ -17,6 +17,7 @@ from gui.core.events import Event
 from gui.core.operations import EventSource, Operations
 from gui.core.records import RunRecord, RunStatus
 from gui.i18n import N_, _, format_number, ngettext
+from gui.ui.components.run.outcome import run_error_words
 from gui.ui.components.run.resume import add_resume_column, resumable
 from gui.ui.components.run.status import LOOKS, clock_words, duration_words, run_state, waiting_tools
 from gui.ui.live import live_events
@@ -69,7 +70,7 @@ def reason_words(record: RunRecord) -> str:
     if record.status == "interrupted":
         return _("The app closed while it ran")
     if record.error:
-        return _line(record.error)
+        return _line(run_error_words(record.error))
     for group in record.groups:
         if group.status in ("failed", "degraded") and group.reason:
             return f"{group.name}: {_line(group.reason)}"

@@ -72,7 +72,8 @@ def describer(engine: Engine) -> Callable[[str], str | None]:
     """A tool's description from the registry (None for a tool that is not there any more)."""
     def describe(name: str) -> str | None:
         tool = engine.tool(name)
-        return (getattr(tool, "description", None) or None) if tool is not None else None
+        description = getattr(tool, "description", None) if tool is not None else None
+        return _(description) if description else None  # a built-in tool's words are in the catalogue
     return describe
 
 
@@ -126,12 +127,12 @@ class Launcher:
             return
         args = self.form.values()
         if args is None:
-            self._problem("Some inputs need fixing: see the marked fields.")
+            self._problem(_("Some inputs need fixing: see the marked fields."))
             return
         try:
             record = await self.engine.start(self.select.value, args)
         except RunArgsError as exc:
-            self._problem("The inputs do not fit this sequence: " + "; ".join(exc.problems))
+            self._problem(_("The inputs do not fit this sequence: {problems}").format(problems="; ".join(exc.problems)))
             return
         except NotFoundError as exc:
             self._problem(str(exc))

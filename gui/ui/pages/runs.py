@@ -21,6 +21,7 @@ from gui.i18n import DATA, _
 from gui.ui.components.run.ambiguous import ambiguous_notice
 from gui.ui.components.run.group_list import GroupList
 from gui.ui.components.run.json import JsonBlock
+from gui.ui.components.run.outcome import run_error_words
 from gui.ui.components.run.outputs import RunOutputs
 from gui.ui.components.run.requests import RunRequests
 from gui.ui.components.run.resume import ResumeBar
@@ -87,7 +88,8 @@ async def detail_page(ctx: AppContext, run_id: str) -> None:
                              "text-sm "
                              "text-gray-600 dark:text-gray-400")
             if record.error:
-                ui.label(record.error).classes("text-red-700 dark:text-red-400 break-words").mark("run-error")
+                ui.label(run_error_words(record.error)).classes("text-red-700 dark:text-red-400 break-words").mark(
+                    "run-error")
             ResumeBar(engine, record)
         ui.label(_("Inputs it was run with")).classes("text-lg font-semibold")
         if record.args:

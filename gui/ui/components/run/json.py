@@ -10,7 +10,7 @@ from typing import Any
 
 from nicegui import ui
 
-from gui.i18n import _
+from gui.i18n import DATA, _
 
 MAX_CHARS = 100_000
 
@@ -30,7 +30,7 @@ class JsonBlock(ui.element):
         self._full = value if isinstance(value, str) else json.dumps(value, indent=2, ensure_ascii=False)
         with self:
             ui.label(pretty(value)).classes(
-                "font-mono text-sm whitespace-pre-wrap break-all p-2 pr-10 overflow-auto w-full").style(
+                f"font-mono text-sm whitespace-pre-wrap break-all p-2 pr-10 overflow-auto w-full {DATA}").style(
                 f"max-height:{max_height}")
             ui.button(icon="content_copy", on_click=self.copy).props("flat dense round size=sm").classes(
                 "absolute top-1 right-1").tooltip(_("Copy"))

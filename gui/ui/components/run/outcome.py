@@ -16,10 +16,33 @@ from gui.core.condition_builder import condition_rows
 from gui.core.conditions import ConditionSyntaxError, parse_condition
 from gui.core.interactions import CANCEL_WORDS
 from gui.core.records import GroupRecord, ToolRecord
-from gui.i18n import _
-from gui.ui.words import JOINER_WORDS, rule_words
+from gui.i18n import N_, _
+from gui.ui.words import JOINER_WORDS, OPERATOR_WORDS, value_words
 
 STOPPED_WORDS = (CANCEL_WORDS["turn_stopped"], "stopped by the user")
+# The core's fixed reasons (English, kept in records as written), marked here so a screen can show
+# them in the person's language with `core_words`; anything else (a tool's own error) stays as it is.
+CORE_SENTENCES = (N_("cancelled"), N_("the run was stopped"), N_("the app was closed"),
+                  N_("the app stopped before anyone answered"), N_("there was no one to ask"),
+                  N_("an earlier group failed"), N_("an earlier tool of the group failed"),
+                  N_("another tool of the group failed"), N_("stopped by the user"),
+                  N_("stopped: the app was closed"), N_("the group's condition is false"))
+
+
+def core_words(text: str) -> str:
+    """One of the core's fixed reasons in the person's language; other text as it is."""
+    return _(text) if text in CORE_SENTENCES else text
+
+
+_GROUP_FAILED = re.compile(r"^group '(?P<name>[^']*)' failed: (?P<reason>.*)$", re.S)
+
+
+def run_error_words(error: str) -> str:
+    """A run's error (`group 'x' failed: …`, `stopped by the user`) in the person's language."""
+    match = _GROUP_FAILED.match(error)
+    if match is not None:
+        return _("group '{name}' failed: {reason}").format(name=match["name"], reason=core_words(match["reason"]))
+    return core_words(error)
 NOT_RUN = "not run: "
 PERSON_ENDS = frozenset({"denied", "declined", "expired", "stopped_by_you"})
 
@@ -78,17 +101,18 @@ def outcome_words(tool: ToolRecord, state: str | None = None) -> str:
     if state == "stopped_by_you":
         return _("Stopped by you")
     if state == "not_run":
-        return _("Not run: {reason}").format(reason=not_run_reason(tool.reason or error))
+        return _("Not run: {reason}").format(reason=core_words(not_run_reason(tool.reason or error)))
     if state == "timed_out":
         return _("Timed out: {error}").format(error=error) if error else _("Timed out")
     if state == "failed":
         return error or _("it failed without saying why")
     if state == "cancelled":
         why = _without(tool.reason or error, "cancelled: ")
-        return _("Cancelled: {why}").format(why=why) if why else _("Cancelled")
-    return tool.reason or error
+        return _("Cancelled: {why}").format(why=core_words(why)) if why else _("Cancelled")
+    return core_words(tool.reason or error)
 
 
+_JOINERS = {"and": N_("and"), "or": N_("or")}
 SKIPPED = re.compile(r"^its condition `(?P<when>.*)` is false$", re.S)
 
 
@@ -101,8 +125,16 @@ def condition_words(when: str) -> str:
     if fits is None:
         return when.replace("$args.", "")
     rows, joiner = fits
-    joined = f" {joiner} ".join(rule_words(r["arg"], r["op"], r["value"]) for r in rows)
-    return joined if len(rows) <= 1 else f"{JOINER_WORDS[joiner]}: {joined}"
+    joined = f" {_(_JOINERS.get(joiner, joiner))} ".join(_rule_words(r["arg"], r["op"], r["value"]) for r in rows)
+    return joined if len(rows) <= 1 else _("{joiner}: {rules}").format(joiner=_(JOINER_WORDS[joiner]), rules=joined)
+
+
+def _rule_words(arg: str, op: str, value: object) -> str:
+    """`words.rule_words` in the person's language ("go is yes", "go 是 是")."""
+    if value == "" or isinstance(value, bool):
+        shown = _("empty") if value == "" else _("yes") if value else _("no")
+        return f"{arg} {_(OPERATOR_WORDS.get(op, op))} {shown}"
+    return f"{arg} {_(OPERATOR_WORDS.get(op, op))} {value_words(value)}"
 
 
 def skipped_words(reason: str | None) -> str:
@@ -119,16 +151,16 @@ def group_note(group: GroupRecord) -> str:
         return skipped_words(group.reason)
     if group.status == "stopped":
         return _("Stopped by you") if not group.reason or any(w in group.reason for w in STOPPED_WORDS) \
-            else _("Stopped: {reason}").format(reason=group.reason)
+            else _("Stopped: {reason}").format(reason=core_words(group.reason))
     if group.status == "failed" and group.reason:
         failed = next((t for t in group.tools if t.status == "failed"), None)
         if failed is not None and not group.timed_out and ended_state(failed) in PERSON_ENDS:
             return outcome_words(failed)
-        return _("Failed: {reason}").format(reason=group.reason)
+        return _("Failed: {reason}").format(reason=core_words(group.reason))
     if group.status == "cancelled" and group.reason:
         reason = not_run_reason(group.reason)
         return _("Not run: the run was stopped by you") if reason in STOPPED_WORDS \
-            else _("Not run: {reason}").format(reason=reason)
+            else _("Not run: {reason}").format(reason=core_words(reason))
     if group.serial_reason:
         return _("Ran one by one: {reason}").format(reason=group.serial_reason)
     return ""

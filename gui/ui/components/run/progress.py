@@ -13,7 +13,7 @@ from nicegui import ui
 
 from gui.core.records import RunRecord
 from gui.i18n import DATA, N_, _, ngettext
-from gui.ui.components.run.outcome import outcome_words
+from gui.ui.components.run.outcome import outcome_words, run_error_words
 from gui.ui.components.run.status import (
     DONE_TOOL,
     LOOKS,
@@ -143,7 +143,7 @@ class RunProgress(ui.card):
             if tool is not None and failed is not None:
                 return _("Group {number} · {name} did not go on. {why}.").format(
                     number=failed.index + 1, name=failed.name, why=outcome_words(tool))
-        return _("Stopped by you.") if state == "stopped_by_you" else record.error or ""
+        return _("Stopped by you.") if state == "stopped_by_you" else run_error_words(record.error or "")
 
     def _review(self) -> None:
         if self._first_waiting is not None and self._on_answer is not None:

@@ -16,7 +16,7 @@ from nicegui import ui
 
 from gui.core.media import good_base64, good_mime, parts_of, safe_link
 from gui.core.records import LogLine
-from gui.i18n import _, ngettext
+from gui.i18n import N_, _, ngettext
 
 LABEL = "text-xs text-gray-500 dark:text-gray-400"
 _IMAGES = ("image/png", "image/jpeg", "image/gif", "image/webp", "image/bmp", "image/svg+xml")
@@ -60,12 +60,13 @@ class MediaView(ui.column):
         if kind == "text":
             ui.label(str(part.get("text", ""))).classes("text-sm whitespace-pre-wrap break-words")
         elif part.get("omitted"):
-            ui.label(f"A {_kind_word(kind)} that is not kept: {part['omitted']}").classes(
+            ui.label(_("A {kind} that is not kept: {why}").format(kind=_kind_word(kind), why=part["omitted"])).classes(
                 "text-sm text-gray-600 dark:text-gray-400")
         elif kind == "image" and mime in _IMAGES and good_base64(data):
             ui.image(data_url(str(mime), str(data))).classes("max-w-full w-auto max-h-80 rounded border "
                                                            "border-gray-200 dark:border-gray-700").props(
-                'fit=scale-down alt="A picture the tool gave back"').style("min-width:4rem").mark("result-image")
+                'fit=scale-down alt="' + _("A picture the tool gave back") + '"').style("min-width:4rem").mark(
+                "result-image")
         elif kind == "audio" and good_mime(mime) and str(mime).startswith("audio/") and good_base64(data):
             ui.audio(data_url(str(mime), str(data))).classes("w-full max-w-md").mark("result-audio")
         elif kind == "resource_link":
@@ -78,7 +79,8 @@ class MediaView(ui.column):
             else:
                 ui.label(_("(binary content, not shown)")).classes("text-sm text-gray-600 dark:text-gray-400")
         else:
-            ui.label(f"A {_kind_word(kind)} of a kind ({mime or 'unknown'}) that cannot be shown here").classes(
+            ui.label(_("A {kind} of a kind ({type}) that cannot be shown here").format(
+                kind=_kind_word(kind), type=mime or _("unknown"))).classes(
                 "text-sm text-gray-600 dark:text-gray-400")
 
     @staticmethod
@@ -98,7 +100,9 @@ class MediaView(ui.column):
 
 
 def _kind_word(kind: str) -> str:
-    return {"image": "picture", "audio": "sound", "resource": "file", "resource_link": "link"}.get(kind, "part")
+    word = {"image": N_("picture"), "audio": N_("sound"), "resource": N_("file"), "resource_link": N_("link")}.get(
+        kind, N_("part"))
+    return _(word)
 
 
 _LEVEL_COLOURS = {"warning": "text-amber-700 dark:text-amber-300", "error": "text-red-700 dark:text-red-400",

@@ -36,7 +36,7 @@ def plain(value: Any) -> str:
     """A value on one line, for people: text as is (an input not filled in yet as "⤷ host", never
     `$args.host`), nothing for null, yes/no, JSON for the rest."""
     if value is None:
-        return NOTHING
+        return _(NOTHING)
     if isinstance(value, bool):
         return _("yes") if value else _("no")
     if isinstance(value, str):

@@ -14,7 +14,7 @@ from typing import Any
 from nicegui import ui
 
 from gui.core.media import parts_of
-from gui.i18n import _
+from gui.i18n import DATA, _
 from gui.ui.components.run.json import JsonBlock
 from gui.ui.components.run.result_media import MediaView
 from gui.ui.words import NOTHING, field_word
@@ -35,7 +35,7 @@ def inline_text(value: Any) -> str:
     if isinstance(value, str):
         return value if value else _("(empty text)")
     if value is None:
-        return NOTHING
+        return _(NOTHING)
     if isinstance(value, bool):
         return _("yes") if value else _("no")
     return json.dumps(value)
@@ -54,12 +54,20 @@ def json_tree(value: Any) -> ui.json_editor:
         f"height:{height:.2f}rem")
 
 
+def _data(value: Any) -> str:
+    """The data class for a value shown as it is (text, a number); the words for empty, yes/no and
+    nothing are translated, so they are not data."""
+    return f" {DATA}" if (isinstance(value, str) and value) or isinstance(value, int | float) and \
+        not isinstance(value, bool) else ""
+
+
 def value_body(value: Any) -> None:
     """Draw `value` in the current context (no title, no Copy)."""
     if parts_of(value) is not None:  # pictures, sounds, links a tool gave back: shown as they are
         MediaView(value)
     elif is_short(value):
-        ui.label(inline_text(value)).classes("font-mono text-sm break-all text-gray-900 dark:text-gray-100")
+        ui.label(inline_text(value)).classes("font-mono text-sm break-all text-gray-900 dark:text-gray-100"
+                                             + _data(value))
     elif isinstance(value, str):
         JsonBlock(value, max_height="14rem")
     elif isinstance(value, dict) and 0 < len(value) <= MAX_ROWS:
@@ -69,7 +77,7 @@ def value_body(value: Any) -> None:
                 ui.label(_(field_word(str(key)))).classes("text-sm text-gray-600 dark:text-gray-400 break-all")
                 if is_short(item):
                     ui.label(inline_text(item)).classes(
-                        "font-mono text-sm break-all text-gray-900 dark:text-gray-100")
+                        "font-mono text-sm break-all text-gray-900 dark:text-gray-100" + _data(item))
                 elif isinstance(item, str):
                     JsonBlock(item, max_height="10rem")
                 else:
