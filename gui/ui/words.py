@@ -34,6 +34,7 @@ FIELD_WORDS: dict[str, str] = {
     "value": N_("Value"),
     "seconds": N_("Seconds"),
     "encoding": N_("Encoding"),
+    "content": N_("Content"),
 }
 
 # What an empty value reads as on screen, never `null` or `None`.

@@ -19,9 +19,9 @@ from gui.core.engine import Engine
 from gui.core.events import Event
 from gui.core.schedules import Schedule, ScheduleInvalid
 from gui.core.signature import signature_of
-from gui.i18n import DATA, N_, _
+from gui.i18n import DATA, ENGLISH, N_, _, current_language
 from gui.ui.components.run.args_form import RunArgsForm
-from gui.ui.components.run.status import LOOKS, clock_words
+from gui.ui.components.run.status import LOOKS, clock_words, duration_words
 from gui.ui.live import live_events
 
 INTRO = N_("A schedule runs a saved sequence on its own, with the inputs you give here, while SeqDesk is open. "
@@ -33,7 +33,9 @@ TURN_WORDS = {"skipped": N_("Skipped"), "failed": N_("Could not start")}
 def when_words(schedule: Schedule) -> str:
     """How often, in words: "every 15m", "at set times (*/15 * * * *)" (as `Schedule.when_words`)."""
     if schedule.every is not None:
-        return _("every {duration}").format(duration=format_duration(schedule.every))
+        english = current_language() == ENGLISH  # "15m", as written in the format; else the language's words
+        shown = format_duration(schedule.every) if english else duration_words(schedule.every)
+        return _("every {duration}").format(duration=shown)
     return _("at set times ({cron})").format(cron=schedule.cron)
 
 
@@ -208,8 +210,9 @@ class SchedulesSection(ui.card):
         except ScheduleInvalid as exc:
             self._show(exc.fields)
             return
+        shown = every if current_language() == ENGLISH or not every else f"{self.amount.value:g} {_(self.unit.value)}"
         ui.notify((_("Schedule saved: “{name}” runs every {every}.") if every
-                   else _("Schedule saved: “{name}” runs at {cron}.")).format(name=self.sequence.value, every=every,
+                   else _("Schedule saved: “{name}” runs at {cron}.")).format(name=self.sequence.value, every=shown,
                                                                              cron=cron),
                   type="positive")
         self.adder.set_visibility(False)

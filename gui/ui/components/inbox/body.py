@@ -127,7 +127,7 @@ def mono_block(text: str, *, marker: str = "", inputs: Mapping[str, str] | None 
                         label.classes("bg-amber-100 dark:bg-amber-900 rounded px-0.5").tooltip(
                             _("from the input {name}").format(name=name)).mark(f"bound-{name}")
         ui.button(icon="content_copy", on_click=lambda: ui.clipboard.write(text)).props(
-            f"flat dense round size=sm aria-label={_('Copy')}").tooltip(_("Copy"))
+            "flat dense round size=sm").tooltip(_("Copy")).props('aria-label="' + _("Copy") + '"')
     return box
 
 

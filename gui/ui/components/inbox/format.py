@@ -76,7 +76,7 @@ def title(request: Request) -> str:
     """The verb title of a request: what it wants the person to allow or do."""
     if isinstance(request, ShellApprovalRequest):
         verb = {"write": N_("Write a file"), "start": N_("Start a program")}.get(request.operation)
-        return request.title or _(verb or N_("Run a command"))
+        return _(request.title) if request.title else _(verb or N_("Run a command"))  # a built-in tool's title
     if isinstance(request, ToolApprovalRequest):
         return _("Use tool: {tool}").format(tool=tool_name(request) or _("a tool"))
     if isinstance(request, QuestionRequest):

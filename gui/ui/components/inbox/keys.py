@@ -183,7 +183,8 @@ def _help_dialog() -> ui.dialog:
             ui.icon("keyboard", size="sm")
             ui.label(_("Keyboard shortcuts")).classes("text-lg font-medium")
             ui.space()
-            ui.button(icon="close", on_click=dialog.close).props(f"flat round dense aria-label={_('Close')}")
+            ui.button(icon="close", on_click=dialog.close).props("flat round dense").props(
+                'aria-label="' + _("Close") + '"')
         with ui.grid(columns="auto 1fr").classes("w-full gap-x-4 gap-y-2 items-center"):
             for key, words in SHORTCUTS:
                 ui.html(f"<kbd class='seqdesk-kbd'>{key}</kbd>", sanitize=False)
@@ -197,6 +198,7 @@ def _help_dialog() -> ui.dialog:
 def key_hint(approve: str, deny: str) -> ui.html:
     """The one-line reminder under an approval's buttons."""
     kbd = "<kbd class='seqdesk-kbd'>{}</kbd>".format
-    text = (f"{kbd('A')} {approve} · {kbd('D')} {deny} · {kbd('N')} {_('note')} · "
-            f"{kbd('J')}/{kbd('K')} {_('next/previous')} · {kbd('?')} {_('all shortcuts')}")
+    note, moves, every = _("note"), _("next/previous"), _("all shortcuts")
+    text = (f"{kbd('A')} {approve} · {kbd('D')} {deny} · {kbd('N')} {note} · "
+            f"{kbd('J')}/{kbd('K')} {moves} · {kbd('?')} {every}")
     return ui.html(text, sanitize=False).classes("text-xs opacity-70").mark("key-hint")

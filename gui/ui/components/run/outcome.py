@@ -29,8 +29,15 @@ CORE_SENTENCES = (N_("cancelled"), N_("the run was stopped"), N_("the app was cl
                   N_("stopped: the app was closed"), N_("the group's condition is false"))
 
 
+_TOOL_FAILED = re.compile(r"^tool (?P<number>\d+) \((?P<tool>[^)]*)\) failed: (?P<error>.*)$", re.S)
+
+
 def core_words(text: str) -> str:
-    """One of the core's fixed reasons in the person's language; other text as it is."""
+    """One of the core's fixed reasons in the person's language (also "tool 1 (x) failed: …", the
+    runner's words around a tool's own error); other text as it is."""
+    match = _TOOL_FAILED.match(text)
+    if match is not None:
+        return _("tool {number} ({tool}) failed: {error}").format(**match.groupdict())
     return _(text) if text in CORE_SENTENCES else text
 
 
