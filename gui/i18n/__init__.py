@@ -84,6 +84,10 @@ def default_language() -> str:
 
 def _client() -> Any | None:
     try:
+        from nicegui.slot import Slot
+
+        if not Slot.get_stack():  # no page here; and asking `context` now would put NiceGUI in script mode
+            return None           # (before `ui.run`, as the CLI does when it words its help), breaking the app
         from nicegui import context
 
         return context.client
