@@ -44,7 +44,7 @@ class ShellApprovalCard(ApprovalBody):
                 ui.label(_("In folder")).classes("opacity-70")
                 ui.label(request.cwd).classes(f"font-mono break-all {DATA}").mark("cwd")
                 ui.label(_("Why")).classes("opacity-70")
-                ui.label(request.reason or _("No reason given"))
+                ui.label(_(request.reason) if request.reason else _("No reason given"))
                 ui.label(_("What it does")).classes("opacity-70")
                 ui.label(_(OPERATION_WORDS.get(request.operation, request.operation)))
             if request.tool_input is not None and "command" in request.tool_input:

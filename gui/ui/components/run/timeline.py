@@ -157,7 +157,7 @@ class RunTimeline(ui.column):
             "animation": False,
             "grid": {"left": 8, "right": 16, "top": 10, "bottom": 36, "containLabel": True},
             "tooltip": {"trigger": "item", ":formatter": "(p) => p.data.tip"},
-            "xAxis": {"type": "value", "min": 0, "name": "seconds", "nameLocation": "middle", "nameGap": 24,
+            "xAxis": {"type": "value", "min": 0, "name": _("seconds"), "nameLocation": "middle", "nameGap": 24,
                       "splitLine": {"lineStyle": {"color": "rgba(128, 128, 128, 0.2)"}}},
             "yAxis": {"type": "category", "data": labels, "inverse": True,
                       "axisLabel": {"width": 200, "overflow": "truncate", "rich": {"g": {"fontWeight": "bold"}}},
