@@ -266,6 +266,11 @@ async def test_the_run_panel_is_in_chinese_while_waiting_stopping_and_when_done(
     await user.should_see(marker="tool-detail")
     await user.should_see("它在等你的回答。")
     assert_run_translated(user, "/run/<id>, the waiting tool's details", run_id)
+    user.find(marker="answer-here").click()  # the request, answered beside the run
+    await user.should_see(marker="answer-panel", retries=50)
+    await user.should_see("想要运行", retries=50)
+    assert_run_translated(user, "/run/<id>, the request opened beside the run", run_id)
+    user.find(marker="answer-panel-close").click()
     user.find(marker="stop-run").click()
     await user.should_see("现在停止吗？正在运行的工具会被取消。")
     assert_run_translated(user, "/run/<id>, the stop question", run_id)
