@@ -108,6 +108,8 @@ def shoot_runs(page: Page, url: str, out: Path, look: str) -> None:
     page.goto(f"{url}/run/{waiting}")
     page.get_by_text("1 个请求需要你处理").first.wait_for()
     page.locator("[data-testid=tool-0-0], .q-card:has-text('echo')").first.click()
+    page.get_by_text("发送的参数").first.wait_for()
+    page.wait_for_function("!document.querySelector('[class*=q-transition--slide]')")  # the tab has slid in
     settle(page)
     page.screenshot(path=str(out / f"run-waiting-{look}.png"), full_page=True)
     page.goto(f"{url}/inbox")
