@@ -459,3 +459,6 @@ async def test_the_inbox_is_in_chinese(user: User, chinese: None):
     await user.should_see(marker="history-list", retries=50)
     await user.should_see(marker="history-row", retries=50)
     assert_inbox_translated(user, "/inbox, history: denied, declined, not shared, approved for this run")
+    await user.open("/settings")  # the rule just made, listed where it can be taken back
+    await user.should_see("无需询问即可运行", retries=50)
+    assert_inbox_translated(user, "/settings, the rule made in the inbox")
