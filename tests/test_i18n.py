@@ -93,3 +93,15 @@ def test_the_started_language_comes_before_the_stored_one(monkeypatch):
         assert i18n.default_language() == "en"
     finally:
         i18n._default.update(saved)
+
+
+def test_words_looked_up_before_the_app_runs_leave_nicegui_alone():
+    """The CLI words its help before `ui.run`: asking NiceGUI for a page there would put it in
+    script mode, and the app would then refuse to start ("ui.page cannot be used …")."""
+    import subprocess
+    import sys
+
+    code = ("from gui import i18n; i18n.set_defaults(started='zh-CN'); assert i18n._('Settings') == '设置'; "
+            "from nicegui import core; assert not core.script_mode, 'script mode'; print('ok')")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0 and result.stdout.strip() == "ok", result.stderr[-2000:]

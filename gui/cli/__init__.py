@@ -16,6 +16,7 @@ from gui.core.documents import tool_catalog
 from gui.core.help import help_text
 from gui.core.textpos import scan
 from gui.core.validator import check_text
+from gui.i18n import _, ngettext
 
 
 def cmd_check(args: argparse.Namespace) -> int:
@@ -46,10 +47,13 @@ def cmd_check(args: argparse.Namespace) -> int:
         sig = result.signature
         inputs = ", ".join(f"{k}: {v.value}" for k, v in (sig.inputs.items() if sig else []))
         outputs = ", ".join(f"{k}: {v.value}" for k, v in (sig.outputs.items() if sig else []))
-        print(f"ok: {args.file} is a valid sequence (inputs: {inputs or 'none'}; outputs: {outputs or 'none'})")
+        print(_("ok: {file} is a valid sequence (inputs: {inputs}; outputs: {outputs})").format(
+            file=args.file, inputs=inputs or _("none"), outputs=outputs or _("none")))
         return 0
     count = len(result.errors)
-    print(f"{count} problem{'s' if count != 1 else ''} in {args.file}", file=sys.stderr)
+    print(ngettext("{count} problem in {file}", "{count} problems in {file}", count).format(
+        count=count, file=args.file),
+          file=sys.stderr)
     return 1
 
 
@@ -58,22 +62,58 @@ def cmd_help(args: argparse.Namespace) -> int:
     return 0
 
 
+def _language(argv: Seq[str] | None) -> str | int | None:
+    """The language asked for with `--lang` (before anything is parsed, so the help speaks it too),
+    else `SEQDESK_LANG`; 2 after a clear error for a `--lang` SeqDesk does not speak. A bad
+    SEQDESK_LANG is said once on stderr and English is used, as the app does."""
+    import os
+
+    from gui import i18n
+
+    words = list(sys.argv[1:] if argv is None else argv)
+    given: str | None = None
+    for index, word in enumerate(words):
+        if word == "--":
+            break
+        if word == "--lang" and index + 1 < len(words):
+            given = words[index + 1]
+        elif word.startswith("--lang="):
+            given = word.split("=", 1)[1]
+    if given is not None:
+        try:
+            return i18n.normalize(given)
+        except i18n.UnknownLanguage as exc:
+            print(f"seqdesk: --lang: {exc}", file=sys.stderr)
+            return 2
+    env = (os.environ.get("SEQDESK_LANG") or "").strip()
+    if not env:
+        return None
+    try:
+        return i18n.normalize(env)
+    except i18n.UnknownLanguage as exc:
+        print(f"seqdesk: SEQDESK_LANG: {exc}; English is used", file=sys.stderr)
+        return None
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="seqdesk", description="Build tool sequences, run them, and answer their requests for a human.")
-    parser.add_argument("--browser", action="store_true", help="only serve the app; open it in your browser")
-    parser.add_argument("--host", default=None, help="address to bind (default 127.0.0.1; others need --token)")
-    parser.add_argument("--port", type=int, default=None, help="port to serve on (default: a free one)")
-    parser.add_argument("--token", default=None, help="access token (or SEQDESK_TOKEN), required off localhost")
-    parser.add_argument("--data", default=None, help="data folder (default: SEQDESK_DATA or your user data folder)")
+        prog="seqdesk", description=_("Build tool sequences, run them, and answer their requests for a human."))
+    parser.add_argument("--browser", action="store_true", help=_("only serve the app; open it in your browser"))
+    parser.add_argument("--host", default=None, help=_("address to bind (default 127.0.0.1; others need --token)"))
+    parser.add_argument("--port", type=int, default=None, help=_("port to serve on (default: a free one)"))
+    parser.add_argument("--token", default=None, help=_("access token (or SEQDESK_TOKEN), required off localhost"))
+    parser.add_argument("--data", default=None,
+                        help=_("data folder (default: SEQDESK_DATA or your user data folder)"))
+    parser.add_argument("--lang", default=None,
+                        help=_("language of the screens and messages: en or zh-CN (or SEQDESK_LANG)"))
     sub = parser.add_subparsers(dest="command")
 
-    check = sub.add_parser("check", help="check a sequence file and list its problems")
+    check = sub.add_parser("check", help=_("check a sequence file and list its problems"))
     check.add_argument("file")
-    check.add_argument("--json", action="store_true", help="print the result as JSON")
+    check.add_argument("--json", action="store_true", help=_("print the result as JSON"))
     check.set_defaults(func=cmd_check)
 
-    helper = sub.add_parser("help", help="print the sequence format, with a copyable example")
+    helper = sub.add_parser("help", help=_("print the sequence format, with a copyable example"))
     helper.set_defaults(func=cmd_help)
 
     from gui.cli.run import add_run_commands
@@ -91,11 +131,17 @@ def main(argv: Seq[str] | None = None) -> int:
     reconfigure = getattr(sys.stdout, "reconfigure", None)
     if reconfigure is not None:
         reconfigure(errors="backslashreplace")
+    from gui import i18n
+
+    lang = _language(argv)
+    if isinstance(lang, int):
+        return lang
+    i18n.set_defaults(started=lang)  # before the parser: its help is in that language too
     parser = build_parser()
     args = parser.parse_args(argv)
     from gui.settings import load_settings
 
-    args.settings = load_settings(data=args.data, token=args.token)  # read once; never written back
+    args.settings = load_settings(data=args.data, token=args.token, lang=lang)  # read once; never written back
     func = getattr(args, "func", None)
     if func is None:
         from gui.app import start_app
@@ -104,5 +150,5 @@ def main(argv: Seq[str] | None = None) -> int:
     try:
         return int(func(args))
     except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
+        print(_("interrupted"), file=sys.stderr)
         return 130

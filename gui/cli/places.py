@@ -7,6 +7,7 @@ from typing import Any
 
 from gui.core.errors import Problem
 from gui.core.textpos import Span, line_col, locate
+from gui.i18n import _
 
 
 def place(text: str, problem: Problem, spans: dict[tuple[Any, ...], Span] | None = None) -> tuple[int, int]:
@@ -18,4 +19,5 @@ def place(text: str, problem: Problem, spans: dict[tuple[Any, ...], Span] | None
 def problem_line(text: str, problem: Problem, spans: dict[tuple[Any, ...], Span] | None = None) -> str:
     """ "groups[1].tools[0].as: slot 'x' is not declared in out (line 12, column 40) (undeclared-slot)"."""
     line, column = place(text, problem, spans)
-    return f"{problem.where() or 'document'}: {problem.message} (line {line}, column {column}) ({problem.code})"
+    return _("{where}: {message} (line {line}, column {column}) ({code})").format(
+        where=problem.where() or _("document"), message=problem.message, line=line, column=column, code=problem.code)

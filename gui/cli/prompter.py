@@ -37,6 +37,7 @@ from gui.core.interactions import (
     ToolApprovalRequest,
 )
 from gui.core.operations import OperationError, Operations
+from gui.i18n import _
 
 DECLINE = "/decline"
 ICONS = {"succeeded": "✓", "failed": "✗", "skipped": "–", "degraded": "~", "cancelled": "■", "stopped": "■"}
@@ -74,7 +75,7 @@ class TerminalPrompter:
 
     def on_event(self, event: Event) -> None:
         if self.in_app and isinstance(event, ToolWaiting):
-            self.say(f"  ⏸ {event.tool_name} is waiting for you in the app's inbox")
+            self.say("  ⏸ " + _("{tool} is waiting for you in the app's inbox").format(tool=event.tool_name))
         else:
             line = progress_line(event)
             if line is not None:
@@ -102,16 +103,16 @@ class TerminalPrompter:
                     return  # a question or a form: answered in the app's inbox
                 elif not self.interactive:
                     await self.ops.cancel_interaction(iid, "no_one_to_ask")
-                    _err(f"  ✗ no terminal to ask '{_title(request)}': cancelled")
+                    _err("  ✗ " + _("no terminal to ask '{title}': cancelled").format(title=_title(request)))
                 elif isinstance(request, QuestionRequest):
                     await self._question(iid, request)
                 elif isinstance(request, ElicitationInteractionRequest):
                     await self._elicitation(iid, request)
             except EOFError:  # the person closed the input (Ctrl-D): nobody is left to ask
-                _err(f"  ✗ no more input to answer '{_title(request)}': cancelled")
+                _err("  ✗ " + _("no more input to answer '{title}': cancelled").format(title=_title(request)))
                 await self.ops.cancel_interaction(iid, "no_one_to_ask")
             except (InteractionError, OperationError) as exc:  # answered elsewhere meanwhile (the app's inbox)
-                _err(f"  (request {iid}: {exc})")
+                _err("  (" + _("request {id}: {problem}").format(id=iid, problem=exc) + ")")
             finally:
                 self._resume()
 
@@ -119,17 +120,18 @@ class TerminalPrompter:
         what = request.command if isinstance(request, ShellApprovalRequest) else json.dumps(
             request.validated_input, ensure_ascii=False)
         if self.yes:
-            _err(f"  ✓ approved (--yes): {what}")
+            _err("  ✓ " + _("approved (--yes): {what}").format(what=what))
             await self.ops.respond(iid, ApprovalResponse(decision="approved"))
             return
         if not self.interactive:
-            _err(f"  ✗ denied (no terminal to ask, and no --yes): {what}")
+            _err("  ✗ " + _("denied (no terminal to ask, and no --yes): {what}").format(what=what))
             await self.ops.respond(iid, ApprovalResponse(
                 decision="denied", reason="no one could be asked (no terminal, and --yes was not given)"))
             return
-        where = f" in {request.cwd}" if isinstance(request, ShellApprovalRequest) else ""
-        answer = await _ask(f"  ? Allow {request.source.tool_name if request.source.type == 'tool' else 'step'}"
-                            f"{where}: {what}  [y]es / [n]o: ")
+        where = _(" in {folder}").format(folder=request.cwd) if isinstance(request, ShellApprovalRequest) else ""
+        who = request.source.tool_name if request.source.type == "tool" else _("step")
+        answer = await _ask("  ? " + _("Allow {who}{where}: {what}").format(who=who, where=where, what=what)
+                            + "  [y]es / [n]o: ")
         if answer.strip().lower() in ("y", "yes"):
             await self.ops.respond(iid, ApprovalResponse(decision="approved"))
         else:
@@ -140,18 +142,19 @@ class TerminalPrompter:
             await self.ops.respond(iid, ApprovalResponse(decision="denied", reason=reason))
 
     async def _question(self, iid: str, request: QuestionRequest) -> None:
-        _err(f"  ? {request.title}   (type {DECLINE} at any question to answer none of them)")
+        _err(f"  ? {request.title}   " + _("(type {decline} at any question to answer none of them)").format(
+            decline=DECLINE))
         answers = []
         for q in request.questions:
             options = q.options or []
             for n, option in enumerate(options, 1):
                 _err(f"      {n}. {option.label}" + (f" — {option.description}" if option.description else ""))
-            optional = "" if q.required else " (optional: press Enter to skip)"
+            optional = "" if q.required else _(" (optional: press Enter to skip)")
             while True:
                 raw = (await _ask(f"    {q.prompt}{optional}: ")).strip()
                 if raw == DECLINE:
                     await self.ops.respond(iid, QuestionResponse(decision="declined"))
-                    _err("  ✗ declined: the step is told you chose not to answer")
+                    _err("  ✗ " + _("declined: the step is told you chose not to answer"))
                     return
                 if not raw and not q.required:
                     break
@@ -162,10 +165,10 @@ class TerminalPrompter:
                 try:
                     values = [options[int(p) - 1].value for p in picks]
                 except (ValueError, IndexError):
-                    _err("    answer with the option numbers, e.g. 1 or 1,3")
+                    _err("    " + _("answer with the option numbers, e.g. 1 or 1,3"))
                     continue
                 if q.response_type == "single_select" and len(values) != 1:
-                    _err("    choose exactly one option")
+                    _err("    " + _("choose exactly one option"))
                     continue
                 answers.append(Answer(question_id=q.question_id,
                                       value=values[0] if q.response_type == "single_select" else values))
@@ -187,13 +190,14 @@ def progress_line(event: Event) -> str | None:
     if isinstance(event, GroupStarted):
         return f"▶ {event.group_name}"
     if isinstance(event, GroupSkipped):
-        return f"– {event.group_name} skipped: {event.reason}"
+        return "– " + _("{group} skipped: {reason}").format(group=event.group_name, reason=event.reason)
     if isinstance(event, ToolFinished):
         icon = ICONS.get(event.status, "?")
         extra = f": {event.error}" if event.error not in (None, event.status) else ""
         return f"  {icon} {event.tool_name} {event.status}{extra}"
     if isinstance(event, ToolRetrying):
-        return f"  ↻ {event.tool_name} attempt {event.attempt} of {event.of}: {event.error}"
+        return "  ↻ " + _("{tool} attempt {n} of {of}: {error}").format(tool=event.tool_name, n=event.attempt,
+                                                                         of=event.of, error=event.error)
     return None
 
 

@@ -22,22 +22,24 @@ from gui.core.records import RunRecord
 from gui.core.resume import ResumeRefused
 from gui.core.run_args import RunArgsError
 from gui.core.run_ids import AmbiguousRunIdError
+from gui.i18n import _
 
 
 def add_run_commands(sub: Any) -> None:
-    run = sub.add_parser("run", help="run a sequence file or a saved sequence by name")
-    run.add_argument("target", nargs="?", help="a sequence file (.json) or the name of a saved sequence")
-    run.add_argument("--args", default=None, help='the run\'s args as JSON, e.g. \'{"host": "node-a"}\'')
+    run = sub.add_parser("run", help=_("run a sequence file or a saved sequence by name"))
+    run.add_argument("target", nargs="?", help=_("a sequence file (.json) or the name of a saved sequence"))
+    run.add_argument("--args", default=None, help=_("the run's args as JSON, e.g. '{example}'").format(
+        example='{"host": "node-a"}'))
     run.add_argument("--resume", metavar="RUN_ID", default=None,
-                     help="resume a failed, interrupted or stopped run: what succeeded is kept, the rest runs again")
-    run.add_argument("--yes", action="store_true", help="approve every approval without asking")
-    run.add_argument("--json", action="store_true", help="print the final run record as JSON")
+                     help=_("resume a failed, interrupted or stopped run: what succeeded is kept, the rest runs again"))
+    run.add_argument("--yes", action="store_true", help=_("approve every approval without asking"))
+    run.add_argument("--json", action="store_true", help=_("print the final run record as JSON"))
     run.set_defaults(func=cmd_run)
-    show = sub.add_parser("show", help="show a run: its state, each group and tool, its outputs")
-    show.add_argument("run_id", help="the run's id, or its start as the app shows it (e.g. 0911dd99)")
-    show.add_argument("--json", action="store_true", help="print the run record as JSON")
+    show = sub.add_parser("show", help=_("show a run: its state, each group and tool, its outputs"))
+    show.add_argument("run_id", help=_("the run's id, or its start as the app shows it (e.g. 0911dd99)"))
+    show.add_argument("--json", action="store_true", help=_("print the run record as JSON"))
     show.set_defaults(func=cmd_show)
-    lister = sub.add_parser("list", help="list saved sequences with their signatures")
+    lister = sub.add_parser("list", help=_("list saved sequences with their signatures"))
     lister.add_argument("--json", action="store_true")
     lister.set_defaults(func=cmd_list)
     try:
@@ -62,11 +64,11 @@ def cmd_list(args: argparse.Namespace) -> int:
             print(json.dumps(items, ensure_ascii=False, indent=2))
             return 0
         if not items:
-            print("no saved sequences")
+            print(_("no saved sequences"))
         for item in items:
             sig = item["signature"]
-            ins = ", ".join(f"{k}: {v}" for k, v in sig["inputs"].items()) or "no inputs"
-            outs = ", ".join(f"{k}: {v}" for k, v in sig["outputs"].items()) or "no outputs"
+            ins = ", ".join(f"{k}: {v}" for k, v in sig["inputs"].items()) or _("no inputs")
+            outs = ", ".join(f"{k}: {v}" for k, v in sig["outputs"].items()) or _("no outputs")
             print(f"{item['name']}  ({ins}) -> ({outs})")
             if item["description"]:
                 print(f"    {item['description']}")
@@ -86,7 +88,7 @@ def cmd_show(args: argparse.Namespace) -> int:
         finally:
             await ops.close()
         if record is None:
-            _err(f"seqdesk show: there is no run {args.run_id}")
+            _err("seqdesk show: " + _("there is no run {id}").format(id=args.run_id))
             return 2
         if args.json:
             print(json.dumps(record.to_summary_json(), ensure_ascii=False, indent=2, default=str))
@@ -132,19 +134,20 @@ def _run_async(fn: Any) -> int:
 def cmd_run(args: argparse.Namespace) -> int:
     if args.resume is not None:
         if args.target is not None or args.args is not None:
-            _err("seqdesk run: --resume takes only the run's id: it runs again with the inputs it had")
+            _err("seqdesk run: " + _("--resume takes only the run's id: it runs again with the inputs it had"))
             return 2
         return _run_async(lambda: _resume(args))
     if args.target is None:
-        _err("seqdesk run: name a sequence file or a saved sequence (or --resume RUN_ID)")
+        _err("seqdesk run: " + _("name a sequence file or a saved sequence (or --resume RUN_ID)"))
         return 2
     try:
         run_args = json.loads(args.args or "{}", **NUMBER_HOOKS)
     except json.JSONDecodeError as exc:
-        _err(f"seqdesk run: --args is not valid JSON: {exc.msg} (at character {exc.pos})")
+        _err("seqdesk run: " + _("--args is not valid JSON: {problem} (at character {at})").format(
+            problem=exc.msg, at=exc.pos))
         return 2
     except ValueError as exc:  # a number JSON cannot carry (NaN, 1e999)
-        _err(f"seqdesk run: --args is not valid JSON: {exc}")
+        _err("seqdesk run: " + _("--args is not valid JSON: {problem}").format(problem=exc))
         return 2
     if not isinstance(run_args, dict):
         _err('seqdesk run: --args must be a JSON object, like \'{"host": "node-a"}\'')
@@ -157,13 +160,14 @@ def read_file(path: str) -> str:
     try:
         return Path(path).read_text(encoding="utf-8")
     except FileNotFoundError:
-        raise OperationError(f"cannot read {path}: no such file") from None
+        raise OperationError(_("cannot read {path}: no such file").format(path=path)) from None
     except IsADirectoryError:
-        raise OperationError(f"cannot read {path}: it is a folder") from None
+        raise OperationError(_("cannot read {path}: it is a folder").format(path=path)) from None
     except UnicodeDecodeError:
-        raise OperationError(f"cannot read {path}: it is not UTF-8 text") from None
+        raise OperationError(_("cannot read {path}: it is not UTF-8 text").format(path=path)) from None
     except OSError as exc:
-        raise OperationError(f"cannot read {path}: {exc.strerror or exc}") from None
+        raise OperationError(_("cannot read {path}: {problem}").format(
+            path=path, problem=exc.strerror or exc)) from None
 
 
 def _read_target(target: str) -> str | None:
@@ -190,10 +194,10 @@ async def _run(args: argparse.Namespace, run_args: dict[str, Any]) -> int:
     except DslError as exc:
         for problem in exc.errors:
             _err(problem_line(text, problem) if text is not None else str(problem))
-        _err(f"seqdesk run: {args.target} is not a valid sequence")
+        _err("seqdesk run: " + _("{target} is not a valid sequence").format(target=args.target))
         return 2
     except LookupError:
-        _err(f"seqdesk run: no file and no saved sequence named '{args.target}'")
+        _err("seqdesk run: " + _("no file and no saved sequence named '{target}'").format(target=args.target))
         return 2
     finally:
         await ops.close()
@@ -204,14 +208,15 @@ async def _resume(args: argparse.Namespace) -> int:
     ops = await connect(args)
     try:
         if ops.inbox_url is not None:
-            _err(f"(the SeqDesk app is open on this data folder: the run happens there, at {ops.inbox_url})")
+            _err(_("(the SeqDesk app is open on this data folder: the run happens there, at {url})").format(
+                url=ops.inbox_url))
         prompter = TerminalPrompter(ops, yes=args.yes, interactive=sys.stdin.isatty() and ops.inbox_url is None)
         try:
             record = await ops.call_resume(args.resume, prompter.on_event)
         finally:
             await prompter.close()
     except LookupError:
-        _err(f"seqdesk run: there is no run {args.resume}")
+        _err("seqdesk run: " + _("there is no run {id}").format(id=args.resume))
         return 2
     except ResumeRefused as exc:
         _err(f"seqdesk run: {exc}")
@@ -219,8 +224,8 @@ async def _resume(args: argparse.Namespace) -> int:
     finally:
         await ops.close()
     kept = [g.name for g in record.groups if g.reused_from]
-    _err(f"resumed run {args.resume} as run {record.run_id} (attempt {record.attempt}); kept: "
-         + (", ".join(kept) if kept else "nothing"))
+    _err(_("resumed run {old} as run {new} (attempt {attempt}); kept: {kept}").format(
+        old=args.resume, new=record.run_id, attempt=record.attempt, kept=", ".join(kept) if kept else _("nothing")))
     return _report(args, record)
 
 
@@ -238,7 +243,8 @@ async def _run_with(ops: Operations, args: argparse.Namespace, text: str | None,
     """The run, to its end. Requests for a person are asked at this terminal, unless an open app
     holds the data folder: then they wait in its inbox (`--yes` still approves them from here)."""
     if ops.inbox_url is not None:
-        _err(f"(the SeqDesk app is open on this data folder: the run happens there, at {ops.inbox_url})")
+        _err(_("(the SeqDesk app is open on this data folder: the run happens there, at {url})").format(
+                url=ops.inbox_url))
     prompter = TerminalPrompter(ops, yes=args.yes, interactive=sys.stdin.isatty() and ops.inbox_url is None)
     try:
         if text is None:

@@ -12,33 +12,36 @@ import json
 from typing import Any
 
 from gui.core.tool_info import ToolListing
+from gui.i18n import _, ngettext
 
 
 def add_tools_command(sub: Any) -> None:
-    tools = sub.add_parser("tools", help="list the tools a sequence can use (built in and from MCP servers)")
-    tools.add_argument("--json", action="store_true", help="print the listing as JSON")
+    tools = sub.add_parser("tools", help=_("list the tools a sequence can use (built in and from MCP servers)"))
+    tools.add_argument("--json", action="store_true", help=_("print the listing as JSON"))
     tools.set_defaults(func=cmd_tools)
 
 
 def listing_text(listing: ToolListing) -> str:
     lines: list[str] = []
     for info in listing.tools:
-        asks = "asks first" if info.asks_first else "no approval needed"
-        result = info.result_type or "known when it runs"
-        where = f"from {info.server}" if info.server else "built in"
-        lines.append(f"{info.name}  ({where}; {asks}; gives back: {result})")
+        asks = _("asks first") if info.asks_first else _("no approval needed")
+        result = info.result_type or _("known when it runs")
+        where = _("from {server}").format(server=info.server) if info.server else _("built in")
+        lines.append(_("{name}  ({where}; {asks}; gives back: {result})").format(name=info.name, where=where,
+                                                                                asks=asks, result=result))
         if info.title != info.name:
             lines.append(f"    {info.title}")
         if info.description and info.description != info.title:
-            lines.append(f"    {info.description.splitlines()[0][:200]}")
+            lines.append(f"    {_(info.description).splitlines()[0][:200]}")
         inputs = info.input_schema.get("properties")
         if isinstance(inputs, dict) and inputs:
             required = set(info.input_schema.get("required") or [])
             names = [f"{k}{'' if k in required else '?'}" for k in inputs]
-            lines.append(f"    inputs: {', '.join(names)}")
+            lines.append("    " + _("inputs: {names}").format(names=", ".join(names)))
     for server in listing.servers:
         state = server.status + (f": {server.last_error}" if server.last_error else "")
-        lines.append(f"server {server.name}: {state} ({server.tools} tool{'s' if server.tools != 1 else ''})")
+        lines.append(ngettext("server {name}: {state} ({n} tool)", "server {name}: {state} ({n} tools)",
+                              server.tools).format(name=server.name, state=state, n=server.tools))
     return "\n".join(lines)
 
 

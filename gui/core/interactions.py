@@ -24,6 +24,7 @@ from pydantic import (
     model_validator,
 )
 
+from gui.core.marks import N_
 from gui.core.queries import DEFAULT_LIMIT, Page
 
 JsonValue = Any
@@ -39,10 +40,10 @@ CancelReason = Literal["turn_stopped", "session_disposed", "runtime_interrupted"
 
 # What each cancel reason means, in words a person reads (the inbox, a tool's error, the CLI).
 CANCEL_WORDS: dict[CancelReason, str] = {
-    "turn_stopped": "the run was stopped",
-    "session_disposed": "the app was closed",
-    "runtime_interrupted": "the app stopped before anyone answered",
-    "no_one_to_ask": "there was no one to ask",
+    "turn_stopped": N_("the run was stopped"),
+    "session_disposed": N_("the app was closed"),
+    "runtime_interrupted": N_("the app stopped before anyone answered"),
+    "no_one_to_ask": N_("there was no one to ask"),
 }
 
 

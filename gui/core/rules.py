@@ -15,6 +15,7 @@ them. Each has an id, and every auto-approval records the rule that allowed it.
 
 from __future__ import annotations
 
+import re
 import shlex
 import uuid
 from typing import Literal
@@ -22,6 +23,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict
 
 from gui.core.interactions import InteractionRequest, ShellApprovalRequest, ToolApprovalRequest, tool_name_of
+from gui.core.marks import N_, Translate, as_written
 
 Scope = Literal["once", "run", "sequence", "prefix", "tool"]
 RuleScope = Literal["run", "sequence", "prefix", "tool"]
@@ -48,14 +50,12 @@ class ApprovalRule(BaseModel):
 
     @property
     def text(self) -> str:
-        """The rule in words, as the inbox and Settings show it."""
-        if self.scope == "run":
-            return f"{self.tool} for the rest of run {self.run_id}"
-        if self.scope == "sequence":
-            return f"{self.tool} whenever the sequence '{self.sequence}' runs"
-        if self.scope == "prefix":
-            return f"commands that start with `{self.prefix}`"
-        return f"every {self.tool} request, in every sequence"
+        """The rule in words, as the inbox and Settings show it (English; `words(tr)` in another language)."""
+        return self.words()
+
+    def words(self, tr: Translate = as_written) -> str:
+        return rule_words(self.scope, self.tool, run_id=self.run_id, sequence=self.sequence, prefix=self.prefix,
+                          tr=tr)
 
     def matches(self, request: InteractionRequest) -> bool:
         if not isinstance(request, ShellApprovalRequest | ToolApprovalRequest):
@@ -123,15 +123,49 @@ def rule_for(scope: RuleScope, request: InteractionRequest, *, prefix: str | Non
         created_at=now_ms, from_interaction=request.interaction_id)
 
 
-def scope_words(scope: Scope, request: InteractionRequest, prefix: str | None = None) -> str:
+RULE_WORDS: dict[RuleScope, str] = {  # a rule in words; `RULE_TEXT` reads them back (as kept in records)
+    "run": N_("{tool} for the rest of run {run_id}"),
+    "sequence": N_("{tool} whenever the sequence '{sequence}' runs"),
+    "prefix": N_("commands that start with `{prefix}`"),
+    "tool": N_("every {tool} request, in every sequence"),
+}
+RULE_TEXT: dict[RuleScope, re.Pattern[str]] = {
+    "run": re.compile(r"^(?P<tool>\S+) for the rest of run (?P<run_id>\S+)$"),
+    "sequence": re.compile(r"^(?P<tool>\S+) whenever the sequence '(?P<sequence>.*)' runs$", re.S),
+    "prefix": re.compile(r"^commands that start with `(?P<prefix>.*)`$", re.S),
+    "tool": re.compile(r"^every (?P<tool>\S+) request, in every sequence$"),
+}
+
+
+def rule_words(scope: RuleScope, tool: str, *, run_id: str | None = None, sequence: str | None = None,
+               prefix: str | None = None, tr: Translate = as_written) -> str:
+    return tr(RULE_WORDS[scope]).format(tool=tool, run_id=run_id, sequence=sequence, prefix=prefix)
+
+
+def rule_text_words(text: str, tr: Translate = as_written) -> str:
+    """A rule's words as kept in a record (English, `ApprovalRule.text`) said again through `tr`;
+    text that is not a rule's words comes back as it is."""
+    for scope, pattern in RULE_TEXT.items():
+        match = pattern.match(text)
+        if match is not None:
+            return rule_words(scope, match.groupdict().get("tool") or "", **{k: v for k, v in match.groupdict().items()
+                                                                          if k != "tool"}, tr=tr)
+    return text
+
+
+def scope_words(scope: Scope, request: InteractionRequest, prefix: str | None = None,
+                tr: Translate = as_written) -> str:
     """What choosing `scope` for `request` allows, in words, before the person confirms it."""
-    tool = tool_name_of(request) or "this tool"
+    tool = tool_name_of(request) or tr(N_("this tool"))
     if scope == "once":
-        return "only this request"
+        return tr(N_("only this request"))
     if scope == "run":
-        return f"{tool} for the rest of this run (run {request.turn_id}), including its requests already waiting"
+        return tr(N_("{tool} for the rest of this run (run {run_id}), including its requests already waiting")).format(
+            tool=tool, run_id=request.turn_id)
     if scope == "sequence":
-        return f"{tool} every time the sequence '{request.sequence_name}' runs"
+        return tr(N_("{tool} every time the sequence '{sequence}' runs")).format(tool=tool,
+                                                                               sequence=request.sequence_name)
     if scope == "prefix":
-        return f"every command that starts with `{prefix or ''}` (never one with ;, |, & or other operators)"
-    return f"every {tool} request, in every sequence, until you take it back in Settings"
+        return tr(N_("every command that starts with `{prefix}` (never one with ;, |, & or other operators)")).format(
+            prefix=prefix or "")
+    return tr(N_("every {tool} request, in every sequence, until you take it back in Settings")).format(tool=tool)

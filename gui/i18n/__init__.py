@@ -84,6 +84,10 @@ def default_language() -> str:
 
 def _client() -> Any | None:
     try:
+        from nicegui.slot import Slot
+
+        if not Slot.get_stack():  # no page here; and asking `context` now would put NiceGUI in script mode
+            return None           # (before `ui.run`, as the CLI does when it words its help), breaking the app
         from nicegui import context
 
         return context.client
@@ -191,7 +195,8 @@ def babel_locale(lang: str | None = None) -> str:
 
 def format_datetime(when: dt.datetime | float, form: str = "short") -> str:
     """A moment in the person's language and this computer's time zone ("short": date and time,
-    "time": hour and minute, "date": the date alone). A number is a Unix timestamp."""
+    "time": hour and minute, "date": the date alone, "medium": date and time to the second).
+    A number is a Unix timestamp."""
     from babel import dates
 
     moment = dt.datetime.fromtimestamp(when).astimezone() if isinstance(when, int | float) else when
@@ -202,6 +207,8 @@ def format_datetime(when: dt.datetime | float, form: str = "short") -> str:
         return dates.format_time(moment, "short", tzinfo=moment.tzinfo, locale=locale)
     if form == "date":
         return dates.format_date(moment.date(), "medium", locale=locale)
+    if form == "medium":
+        return dates.format_datetime(moment, "medium", tzinfo=moment.tzinfo, locale=locale)
     return dates.format_datetime(moment, "short", tzinfo=moment.tzinfo, locale=locale)
 
 

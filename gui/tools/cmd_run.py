@@ -84,7 +84,7 @@ class CmdRun(ModelTool):
             title="Run a command",
             command=a.command,
             cwd=str(_folder(a.cwd)),
-            reason="the sequence step asks to run this command",
+            reason=N_("the sequence step asks to run this command"),  # N_: the inbox shows it translated
             operation="exec",
         )
 

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import re
 
-NOTHING_WORD = "nothing"
+from gui.i18n import N_
+
+NOTHING_WORD = N_("nothing")  # N_: marked for the catalogue; screens that translate call _() on these
 
 TYPE_WORDS: dict[str, str] = {
     "string": "text",
@@ -23,12 +25,16 @@ OTHER_TYPE_WORDS: dict[str, str] = {"integer": "whole number", "null": NOTHING_W
 
 # A tool's common argument names as a person reads them ("Folder", not `cwd`).
 FIELD_WORDS: dict[str, str] = {
-    "cwd": "Folder",
-    "timeout": "Time limit",
-    "command": "Command",
-    "path": "File",
-    "url": "Address",
-    "env": "Environment",
+    "cwd": N_("Folder"),
+    "timeout": N_("Time limit"),
+    "command": N_("Command"),
+    "path": N_("File"),
+    "url": N_("Address"),
+    "env": N_("Environment"),
+    "value": N_("Value"),
+    "seconds": N_("Seconds"),
+    "encoding": N_("Encoding"),
+    "content": N_("Content"),
 }
 
 # What an empty value reads as on screen, never `null` or `None`.
@@ -47,18 +53,18 @@ MISSING_WORDS: dict[str, str] = {
 }
 
 OPERATOR_WORDS: dict[str, str] = {
-    "==": "is",
-    "!=": "is not",
-    ">": "is more than",
-    ">=": "is at least",
-    "<": "is less than",
-    "<=": "is at most",
-    "contains": "contains",
+    "==": N_("is"),
+    "!=": N_("is not"),
+    ">": N_("is more than"),
+    ">=": N_("is at least"),
+    "<": N_("is less than"),
+    "<=": N_("is at most"),
+    "contains": N_("contains"),
 }
 
 UNIT_WORDS: dict[str, str] = {"ms": "milliseconds", "s": "seconds", "m": "minutes", "h": "hours"}
 
-JOINER_WORDS: dict[str, str] = {"and": "all of these hold", "or": "any of these holds"}
+JOINER_WORDS: dict[str, str] = {"and": N_("all of these hold"), "or": N_("any of these holds")}
 
 
 def type_word(type_name: str) -> str:

@@ -4,8 +4,9 @@
 
 Starts the app twice on fresh data folders (`SEQDESK_LANG=zh-CN`; once with a token, for the
 login page), shows Settings (with a server at a web address, so its row, its headers and its state
-show), the phone's pages and the sign-in result page, each in light and dark, desktop and phone
-width. Needs a CJK font (Debian: fonts-noto-cjk), or Chinese shows as boxes.
+show), the phone's pages and the sign-in result page, a run waiting for an approval and one that
+succeeded (the run panel), the inbox (desktop and phone), the runs history and a run record, each in
+light and dark, desktop and phone width. Needs a CJK font (Debian: fonts-noto-cjk), or Chinese shows as boxes.
 """
 
 from __future__ import annotations
@@ -14,8 +15,10 @@ import json
 import os
 import subprocess
 import sys
+import urllib.request
 from pathlib import Path
 from tempfile import mkdtemp
+from typing import Any
 
 from e2e_support import CHROMIUM, CHROMIUM_ARGS, ROOT, _wait_until_up, app_command, clean_env, free_port
 from playwright.sync_api import Page, sync_playwright
@@ -74,6 +77,65 @@ def shoot_settings(page: Page, url: str, out: Path, look: str) -> None:
     page.set_viewport_size({"width": 1280, "height": 860})
 
 
+def api(url: str, path: str, body: dict[str, Any]) -> dict[str, Any]:
+    request = urllib.request.Request(url + path, data=json.dumps(body).encode(), method="POST",
+                                     headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=10) as response:
+        return json.loads(response.read())
+
+
+def calls(*objs: dict[str, Any]) -> str:
+    return " ".join(json.dumps(o) + " ;" for o in objs)
+
+
+def runs(url: str) -> tuple[str, str]:
+    """A run that succeeded and one waiting for an approval (a command), made through the HTTP API."""
+    api(url, "/api/sequences", {"name": "greet", "groups": [
+        {"name": "hello", "in": {"who": "string"}, "out": {"said": "string"},
+         "tools": calls({"tool": "echo", "args": {"value": "hi $args.who"}, "as": "said"})},
+        {"name": "wait-a-bit", "in": {}, "out": {}, "tools": calls({"tool": "sleep", "args": {"seconds": 0.3}})}]})
+    api(url, "/api/sequences", {"name": "deploy", "groups": [
+        {"name": "build", "in": {}, "out": {}, "tools": calls({"tool": "echo", "args": {"value": "built"}},
+                                                              {"tool": "echo", "args": {"value": 2}})},
+        {"name": "ship", "in": {}, "out": {}, "tools": calls({"tool": "cmd_run", "args": {"command": "uptime"}})}]})
+    done = api(url, "/api/runs", {"sequence": "greet", "args": {"who": "Ada"}})["run_id"]
+    waiting = api(url, "/api/runs", {"sequence": "deploy"})["run_id"]
+    return done, waiting
+
+
+def shoot_runs(page: Page, url: str, out: Path, look: str) -> None:
+    done, waiting = runs(url)
+    page.goto(f"{url}/run/{waiting}")
+    page.get_by_text("1 个请求需要你处理").first.wait_for()
+    page.locator("[data-testid=tool-0-0], .q-card:has-text('echo')").first.click()
+    page.get_by_text("发送的参数").first.wait_for()
+    page.wait_for_function("!document.querySelector('[class*=q-transition--slide]')")  # the tab has slid in
+    settle(page)
+    page.screenshot(path=str(out / f"run-waiting-{look}.png"), full_page=True)
+    page.goto(f"{url}/inbox")
+    page.get_by_text("想要运行").first.wait_for()
+    settle(page)
+    page.screenshot(path=str(out / f"inbox-{look}.png"), full_page=True)
+    page.goto(f"{url}/run/{done}")
+    page.get_by_text("已结束 · 2 个工具中 2 个成功").first.wait_for()
+    settle(page)
+    page.screenshot(path=str(out / f"run-done-{look}.png"), full_page=True)
+    page.goto(f"{url}/runs")
+    page.get_by_text("2 次运行").first.wait_for()
+    settle(page)
+    page.screenshot(path=str(out / f"runs-{look}.png"), full_page=True)
+    page.goto(f"{url}/runs/{done}")
+    page.get_by_text("运行时的输入").first.wait_for()
+    settle(page)
+    page.screenshot(path=str(out / f"run-record-{look}.png"), full_page=True)
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.goto(f"{url}/inbox")
+    page.get_by_text("想要运行").first.wait_for()
+    settle(page)
+    page.screenshot(path=str(out / f"inbox-phone-{look}.png"), full_page=True)
+    page.set_viewport_size({"width": 1280, "height": 860})
+
+
 def main() -> None:
     out = Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT / "build" / "screenshots" / "zh"
     out.mkdir(parents=True, exist_ok=True)
@@ -87,6 +149,7 @@ def main() -> None:
             proc, url = start(None, dark=look == "dark")
             try:
                 shoot_settings(page, url, out, look)
+                shoot_runs(page, url, out, look)
                 page.goto(url + "/oauth/callback?state=x&code=y")
                 settle(page)
                 page.screenshot(path=str(out / f"oauth-callback-{look}.png"))

@@ -4,12 +4,14 @@ and the notifications it raised); any run of Latin letters that is not a name or
 allow-list (`i18n_support.ALLOWED`) fails, naming the element and its text.
 
 COVERED lists the screens checked here. When a screen is translated, add it (and the states that
-show its other words); the screens of the editor, the run panel, the inbox and the runs history
-are not translated yet and are not listed.
+show its other words); the screens of the editor and the Sequences page are not translated yet
+and are not listed.
 """
 
 from __future__ import annotations
 
+import asyncio
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from types import SimpleNamespace
@@ -39,6 +41,14 @@ COVERED = {
     "/login": "the token form (HTML), with its error",
     "/pair/<code>": "the phone's pairing page, the expired code page, the not-paired page (HTML)",
     "/oauth/callback": "the sign-in result pages (HTML)",
+    "/run": "the empty run page; a run waiting for approval (banner, card, the tool's details, the stop "
+            "question), stopped by you; a run that succeeded (its results, a tool's details and result)",
+    "/runs": "the runs history (empty, two finished runs: statuses, columns, durations, reasons, the count)",
+    "/runs/<id>": "a run record with a skipped group, a failed run that can be resumed, a run that is not there",
+    "/inbox": "nothing waiting; a command (with its countdown), a tool, questions, a form, each opened; the "
+              "problems of unanswered questions and an empty required field; the scope dialog and the banner "
+              "after allowing; the shortcuts; a denied request's banner; the history",
+    "Schedules": "the Schedules section (none yet; one every 15 minutes and one at set times, going and paused)",
 }
 # Names the tests below create (a server, its headers, a phone): data, not words.
 DATA_WORDS = {"docs", "clock", "Authorization", "X-Team", "cmd_run"}
@@ -197,3 +207,258 @@ async def test_phone_access_when_on_is_in_chinese(user: User, chinese: None):
         assert_translated(user, "/settings, the phone forgotten")
     finally:
         await phone.turn_off()
+
+
+# -- the run panel, the run record, the runs history, the schedules -------------------------------------
+
+RUN_DATA = {"greet", "hello", "echo", "cmd_run", "shell", "shell-g", "hi", "Ada", "who", "true", "maybe",
+            "maybe-g", "greet-g", "go", "greeting", "said", "broken", "broken-g", "file_read", "nope", "x", "txt"}
+
+
+def _tools(*calls: dict) -> str:
+    import json
+
+    return " ".join(json.dumps(c) + " ;" for c in calls)
+
+
+def assert_run_translated(user: User, what: str, *run_ids: str) -> None:
+    allowed = DATA_WORDS | RUN_DATA | {w for i in run_ids for w in re.findall("[A-Za-z]+", i)}  # hex ids, data
+    problems = screen_problems(user.current_layout, allowed)
+    problems += [f"notification {m!r}" for m in user.notify.messages if untranslated(m, allowed)]
+    assert not problems, f"{what}: words on screen without a translation:\n" + "\n".join(problems)
+
+
+def untranslated(text: str, allowed: set[str]) -> list[str]:
+    from i18n_support import untranslated_runs
+
+    return untranslated_runs(text, allowed)
+
+
+async def _start(name: str, *calls: dict, args: dict[str, Any] | None = None, **fields: Any) -> str:
+    engine = app_ctx().engine
+    await engine.create({"name": name, "groups": [{"name": f"{name}-g", "in": {}, "out": {},
+                                                   "tools": _tools(*calls), **fields}]})
+    record = await engine.start(name, args or {})
+    return record.run_id
+
+
+async def finished(*run_ids: str, timeout: float = 10.0) -> None:
+    """Until every run has ended (a bounded wait on their records)."""
+    engine = app_ctx().engine
+    async with asyncio.timeout(timeout):
+        for run_id in run_ids:
+            while not ((record := await engine.get_run(run_id)) and record.finished):
+                await asyncio.sleep(0.02)
+
+
+async def test_the_run_panel_is_in_chinese_while_waiting_stopping_and_when_done(user: User, chinese: None):
+    await user.open("/run")  # nothing saved, nothing run
+    await user.should_see("还没有保存的序列。")
+    assert_run_translated(user, "/run, empty")
+
+    run_id = await _start("shell", {"tool": "cmd_run", "args": {"command": "true"}},
+                          {"tool": "echo", "args": {"value": "hi"}})
+    await user.open(f"/run/{run_id}")
+    await user.should_see("等你处理", retries=100)
+    await user.should_see("1 个请求需要你处理", retries=100)
+    assert_run_translated(user, "/run/<id>, a command waiting for approval", run_id)
+    user.find(marker="tool-0-0").click()  # the Details tab of the waiting tool
+    await user.should_see(marker="tool-detail")
+    await user.should_see("它在等你的回答。")
+    assert_run_translated(user, "/run/<id>, the waiting tool's details", run_id)
+    user.find(marker="answer-here").click()  # the request, answered beside the run
+    await user.should_see(marker="answer-panel", retries=50)
+    await user.should_see("想要运行", retries=50)
+    assert_run_translated(user, "/run/<id>, the request opened beside the run", run_id)
+    user.find(marker="answer-panel-close").click()
+    user.find(marker="stop-run").click()
+    await user.should_see("现在停止吗？正在运行的工具会被取消。")
+    assert_run_translated(user, "/run/<id>, the stop question", run_id)
+    user.find(marker="confirm-stop").click()
+    await user.should_see("已被你停止。", retries=100)
+    assert_run_translated(user, "/run/<id>, stopped by you", run_id)
+
+    done = await _start("greet", {"tool": "echo", "args": {"value": "hi Ada"}, "as": "greeting"},
+                        out={"greeting": "string"})
+    await finished(done)
+    await user.open(f"/run/{done}")
+    await user.should_see("已结束 · 1 个工具中 1 个成功", retries=100)
+    await user.should_see(marker="output-greeting")
+    user.find(marker="tool-0-0").click()
+    await user.should_see(marker="detail-result")
+    assert_run_translated(user, "/run/<id>, a run that succeeded, its results and a tool's details", done)
+
+
+async def test_the_runs_history_and_a_run_record_are_in_chinese(user: User, chinese: None):
+    engine = app_ctx().engine
+    await user.open("/runs")
+    await user.should_see("还没有运行。")
+    assert_run_translated(user, "/runs, no runs yet")
+    skipped = await _start("maybe", {"tool": "echo", "args": {"value": 1}}, when="$args.go == true",
+                           args={"go": False}, **{"in": {"go": "boolean"}})
+    engine.modes.set("file_read", "always-allow")
+    failed = await _start("broken", {"tool": "file_read", "args": {"path": "/nope/x.txt"}})
+    await finished(skipped, failed)
+    await user.open("/runs")
+    await user.should_see(marker="runs-table")
+    await user.should_see("2 次运行", retries=50)
+    table = only(user, "runs-table")
+    words = [row["word"] for row in table.rows] + [c["label"] for c in table.columns] + \
+            [row["duration"] + " " + row["reason"] for row in table.rows if "nope" not in row["reason"]]
+    assert not [w for w in words if untranslated(w, RUN_DATA)], words
+    assert_run_translated(user, "/runs, two finished runs")
+    await user.open(f"/runs/{skipped}")
+    await user.should_see("已跳过：只有当", retries=50)
+    assert_run_translated(user, "/runs/<id>, a skipped group", skipped)
+    await user.open(f"/runs/{failed}")
+    await user.should_see(marker="resume")
+    error = (await engine.get_run(failed)).groups[0].tools[0].error  # the tool's own words: shown as it wrote them
+    assert_run_translated(user, "/runs/<id>, a failed run that can be resumed", failed, error or "", "utf-8")
+    await user.open("/runs/no-such-run")
+    await user.should_see("没有运行 no-such-run。")
+
+
+async def test_the_schedules_section_is_in_chinese(user: User, chinese: None):
+    from nicegui import ui
+
+    from gui.ui.components.schedules import SchedulesSection
+
+    engine = app_ctx().engine
+    await engine.create({"name": "greet", "groups": [{"name": "hello", "in": {"who": "string"}, "out": {},
+                                                      "tools": _tools({"tool": "echo", "args": {"value": "hi"}})}]})
+
+    @ui.page("/i18n-schedules")
+    async def page() -> None:
+        section = SchedulesSection(engine)
+        await section.refresh()
+
+    await user.open("/i18n-schedules")
+    await user.should_see(marker="no-schedules")
+    assert_run_translated(user, "Schedules, none yet")
+    await engine.create_schedule("greet", {"who": "Ada"}, every="15m")
+    await engine.create_schedule("greet", {"who": "Ada"}, cron="*/15 * * * *")
+    await user.open("/i18n-schedules")
+    await user.should_see("每 15 分钟")
+    assert_run_translated(user, "Schedules, two schedules")
+    user.find(marker="pause").click()  # both: each shows Paused and Go on
+    await user.should_see(marker="paused", retries=50)
+    assert_run_translated(user, "Schedules, two schedules (every 15 minutes, at set times), paused")
+
+
+# -- the inbox ---------------------------------------------------------------------------------------------
+
+INBOX_DATA = {"Nightly", "Checks", "cmd_run", "file_write", "ask_user", "rm", "rf", "build", "tmp", "project",
+              "clean", "before", "building", "Saving", "the", "report", "Deploy", "settings", "Why", "deploy",
+              "now", "Which", "environment", "Production", "customers", "see", "it", "Staging", "checks", "Lint",
+              "Tests", "Calendar", "server", "meeting", "should", "I", "book", "Title", "Length", "Remote", "Room",
+              "A", "B", "hi", "x", "txt", "run", "release", "day"}  # what the requests below say: data, not words
+
+
+def _common(iid: str, **extra: Any) -> dict[str, Any]:
+    import time
+
+    return {"interaction_id": iid, "turn_id": "run-123456789", "created_at": int(time.time() * 1000),
+            "sequence_name": "Nightly", "group_name": "Checks", **extra}
+
+
+def _requests() -> list[Any]:
+    """A command, a tool (with the real description of file_write: its words are in the catalogue),
+    questions and a form, as the inbox tests make them."""
+    import time
+
+    from gui.core.interactions import (
+        ElicitationFieldSpec,
+        ElicitationInteractionRequest,
+        ExecutionSource,
+        Question,
+        QuestionOption,
+        QuestionRequest,
+        ShellApprovalRequest,
+        ToolApprovalRequest,
+        ToolSource,
+    )
+
+    soon = int(time.time() * 1000) + 600_000
+    description = app_ctx().engine.tool("file_write").description
+    return [
+        ShellApprovalRequest(**_common("shell-1", expires_at=soon), source=ToolSource(tool_call_id="c1",
+                                                                                       tool_name="cmd_run"),
+                             title="Run a command", command="rm -rf build/", cwd="/tmp/project",
+                             reason="clean before building", operation="exec",
+                             tool_input={"command": "rm -rf build/"}),
+        ToolApprovalRequest(**_common("tool-1"), source=ToolSource(tool_call_id="c", tool_name="file_write"),
+                            validated_input={"path": "/tmp/x.txt", "content": "hi"},
+                            tool_description=description, model_explanation="Saving the report."),
+        QuestionRequest(**_common("q-1"), source=ToolSource(tool_call_id="c2", tool_name="ask_user"),
+                        title="Deploy settings", questions=[
+                            Question(question_id="why", prompt="Why deploy now?", response_type="text"),
+                            Question(question_id="env", prompt="Which environment?", response_type="single_select",
+                                     options=[QuestionOption(value="prod", label="Production",
+                                                             description="customers see it"),
+                                              QuestionOption(value="stage", label="Staging")]),
+                            Question(question_id="checks", prompt="Which checks?", response_type="multi_select",
+                                     required=False, options=[QuestionOption(value="lint", label="Lint"),
+                                                              QuestionOption(value="tests", label="Tests")])]),
+        ElicitationInteractionRequest(
+            **_common("f-1"), source=ExecutionSource(), server_name="Calendar server",
+            message="Which **meeting** should I book?", fields=[
+                ElicitationFieldSpec(name="title", type="string", title="Title", required=True),
+                ElicitationFieldSpec(name="minutes", type="number", title="Length", default=30),
+                ElicitationFieldSpec(name="remote", type="boolean", title="Remote"),
+                ElicitationFieldSpec(name="room", type="string", title="Room", enum=["A", "B"], default="A")]),
+    ]
+
+
+def assert_inbox_translated(user: User, what: str) -> None:
+    allowed = DATA_WORDS | INBOX_DATA
+    problems = screen_problems(user.current_layout, allowed)
+    problems += [f"notification {m!r}" for m in user.notify.messages if untranslated(m, allowed)]
+    assert not problems, f"{what}: words on screen without a translation:\n" + "\n".join(problems)
+
+
+async def test_the_inbox_is_in_chinese(user: User, chinese: None):
+    from gui.core.interactions import ApprovalResponse, ElicitationInteractionResponse, QuestionResponse
+
+    engine = app_ctx().engine
+    await user.open("/inbox")
+    await user.should_see("全部处理完了。")
+    assert_inbox_translated(user, "/inbox, nothing waiting")
+    handles = {r.interaction_id: await engine.interactions.request(r) for r in _requests()}
+    for iid in handles:
+        await user.open(f"/inbox/{iid}")
+        await user.should_see(marker="inbox-detail")
+        await user.should_see("需要你处理（4）", retries=50)
+        assert_inbox_translated(user, f"/inbox/{iid}")
+    await user.open("/inbox/q-1")
+    user.find(marker="send-answer").click()  # nothing answered: the problems under each question
+    await user.should_see("请回答这个问题", retries=50)
+    assert_inbox_translated(user, "/inbox/q-1, unanswered questions")
+    await user.open("/inbox/f-1")
+    user.find(marker="accept").click()
+    await user.should_see(marker="form-problem", retries=50)
+    assert_inbox_translated(user, "/inbox/f-1, a required field left empty")
+    user.find(marker="shortcuts-button").click()
+    await user.should_see(marker="shortcuts-dialog", retries=50)
+    assert_inbox_translated(user, "/inbox, the shortcuts")
+
+    await engine.interactions.respond("shell-1", ApprovalResponse(decision="denied", reason="以后再说"))
+    await engine.interactions.respond("q-1", QuestionResponse(decision="declined"))
+    await engine.interactions.respond("f-1", ElicitationInteractionResponse(action="decline"))
+    await user.open("/inbox/shell-1")  # an ended request: its banner
+    await user.should_see(marker="ended-banner", retries=50)
+    assert_inbox_translated(user, "/inbox/shell-1, denied")
+    await user.open("/inbox/tool-1")  # the one still waiting (so no other request opens after it)
+    user.find(marker="always-allow").click()  # the scope dialog
+    await user.should_see(marker="scope-dialog", retries=50)
+    assert_inbox_translated(user, "/inbox/tool-1, the scope dialog")
+    user.find(marker="scope-confirm").click()
+    await user.should_see("现在无需询问即允许", retries=50)
+    assert_inbox_translated(user, "/inbox, after allowing file_write for this run")
+    await asyncio.wait_for(handles["tool-1"].result(), 5)
+    user.find(marker="tab-history").click()
+    await user.should_see(marker="history-list", retries=50)
+    await user.should_see(marker="history-row", retries=50)
+    assert_inbox_translated(user, "/inbox, history: denied, declined, not shared, approved for this run")
+    await user.open("/settings")  # the rule just made, listed where it can be taken back
+    await user.should_see("无需询问即可运行", retries=50)
+    assert_inbox_translated(user, "/settings, the rule made in the inbox")

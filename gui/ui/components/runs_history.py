@@ -16,21 +16,23 @@ from nicegui import ui
 from gui.core.events import Event
 from gui.core.operations import EventSource, Operations
 from gui.core.records import RunRecord, RunStatus
+from gui.i18n import N_, _, format_number, ngettext
+from gui.ui.components.run.outcome import run_error_words
 from gui.ui.components.run.resume import add_resume_column, resumable
 from gui.ui.components.run.status import LOOKS, clock_words, duration_words, run_state, waiting_tools
 from gui.ui.live import live_events
 
 PAGE_SIZE = 50
-STATUS_CHOICES: dict[str, str] = {"all": "Any status", "running": "Running", "succeeded": "Succeeded",
-                                  "failed": "Failed", "degraded": "Degraded", "stopped": "Stopped",
-                                  "interrupted": "Interrupted"}
+STATUS_CHOICES: dict[str, str] = {"all": N_("Any status"), "running": N_("Running"), "succeeded": N_("Succeeded"),
+                                  "failed": N_("Failed"), "degraded": N_("Degraded"), "stopped": N_("Stopped"),
+                                  "interrupted": N_("Interrupted")}
 ANY_SEQUENCE = "\x00any"
 COLUMNS = [
-    {"name": "status", "label": "Status", "field": "word", "align": "left"},
-    {"name": "sequence", "label": "Sequence", "field": "sequence", "align": "left"},
-    {"name": "started", "label": "Started", "field": "started", "align": "left"},
-    {"name": "duration", "label": "Duration", "field": "duration", "align": "right"},
-    {"name": "reason", "label": "Why it ended so", "field": "reason", "align": "left",
+    {"name": "status", "label": N_("Status"), "field": "word", "align": "left"},
+    {"name": "sequence", "label": N_("Sequence"), "field": "sequence", "align": "left"},
+    {"name": "started", "label": N_("Started"), "field": "started", "align": "left"},
+    {"name": "duration", "label": N_("Duration"), "field": "duration", "align": "right"},
+    {"name": "reason", "label": N_("Why it ended so"), "field": "reason", "align": "left",
      "classes": "reason-cell", "style": "max-width: 28rem; white-space: normal"},
 ]
 STATUS_CELL = r"""
@@ -53,36 +55,39 @@ def reason_words(record: RunRecord) -> str:
     """Why the run ended as it did, in a line ("" for a run that did what it should)."""
     if record.status == "running":
         waiting = waiting_tools(record)
-        return f"Waiting for you to answer {waiting[0].tool}" if waiting else ""
+        return _("Waiting for you to answer {tool}").format(tool=waiting[0].tool) if waiting else ""
     if record.status == "succeeded":
         return ""
     for group in record.groups:
         for tool in group.tools:
             if tool.denied:
-                return f"Not approved: {tool.tool}" + (f" ({_line(tool.error)})" if tool.error else "")
+                return (_("Not approved: {tool} ({why})").format(tool=tool.tool, why=_line(tool.error)) if tool.error
+                        else _("Not approved: {tool}").format(tool=tool.tool))
             if tool.timed_out:
-                return f"Timed out: {tool.tool} ran out of time in {group.name}"
+                return _("Timed out: {tool} ran out of time in {group}").format(tool=tool.tool, group=group.name)
     if record.status == "stopped":
-        return "Stopped by you"
+        return _("Stopped by you")
     if record.status == "interrupted":
-        return "The app closed while it ran"
+        return _("The app closed while it ran")
     if record.error:
-        return _line(record.error)
+        return _line(run_error_words(record.error))
     for group in record.groups:
         if group.status in ("failed", "degraded") and group.reason:
             return f"{group.name}: {_line(group.reason)}"
         for tool in group.tools:
             if tool.status in ("failed", "degraded") and (tool.error or tool.reason):
                 return f"{tool.tool}: {_line(tool.error or tool.reason or '')}"
-    return "No reason was kept (its record shows each step)"
+    return _("No reason was kept (its record shows each step)")
 
 
 def count_words(total: int, filtered: bool) -> str:
     """"3 runs", or with filters "1 run matches" / "3 runs match"; "" for none (the list says so)."""
     if not total:
         return ""
-    runs = f"{total:,} run" + ("" if total == 1 else "s")
-    return runs + ((" matches" if total == 1 else " match") if filtered else "")
+    count = format_number(total)
+    if filtered:
+        return ngettext("{count} run matches", "{count} runs match", total).format(count=count)
+    return ngettext("{count} run", "{count} runs", total).format(count=count)
 
 
 def _line(text: str, limit: int = 140) -> str:
@@ -97,7 +102,8 @@ def history_row(record: RunRecord, now: float) -> dict[str, Any]:
     return {"run_id": record.run_id, "word": look.word, "icon": look.icon, "colour": look.text,
             "sequence": record.sequence + (f" › {record.target}" if record.target else ""),
             "started": clock_words(record.created_at), "seconds": round(seconds, 3),
-            "duration": duration_words(seconds) + ("" if record.finished else " so far"),
+            "duration": duration_words(seconds) if record.finished
+            else _("{time} so far").format(time=duration_words(seconds)),
             "reason": reason_words(record), "resumable": resumable(record)}
 
 
@@ -119,18 +125,20 @@ class RunsHistory(ui.column):
         self.total = 0
         with self:
             with ui.row().classes("w-full items-center gap-3 flex-wrap"):
-                ui.select(STATUS_CHOICES, value="all", label="Status", on_change=self._status_changed).props(
+                ui.select({k: _(v) for k, v in STATUS_CHOICES.items()}, value="all", label=_("Status"),
+                          on_change=self._status_changed).props(
                     "outlined dense options-dense").classes("w-full sm:w-44").mark("runs-status")
-                choices = {ANY_SEQUENCE: "Any sequence", **{name: name for name in sequences}}
-                ui.select(choices, value=ANY_SEQUENCE, label="Sequence", on_change=self._sequence_changed).props(
+                choices = {ANY_SEQUENCE: _("Any sequence"), **{name: name for name in sequences}}
+                ui.select(choices, value=ANY_SEQUENCE, label=_("Sequence"), on_change=self._sequence_changed).props(
                     "outlined dense options-dense").classes("w-full sm:w-56").mark("runs-sequence")
-                ui.input("Search", placeholder="Words in the sequence's name",
+                ui.input(_("Search"), placeholder=_("Words in the sequence's name"),
                          on_change=self._text_changed).props("outlined dense clearable debounce=300").classes(
                     "w-full sm:w-64").mark("runs-search")
                 ui.space()
                 self.count = ui.label("").classes("text-sm text-gray-600 dark:text-gray-400").mark("runs-count")
             self.empty = ui.row().classes("items-center gap-2")
-            self.table = ui.table(columns=COLUMNS, rows=[], row_key="run_id").classes(
+            columns = [{**c, "label": _(c["label"])} for c in COLUMNS]
+            self.table = ui.table(columns=columns, rows=[], row_key="run_id").classes(
                 "w-full cursor-pointer runs-table seqdesk-runs-table").props(
                 "flat bordered hide-bottom :pagination='{rowsPerPage: 0}'").mark("runs-table")
             self.table.add_slot("body-cell-status", STATUS_CELL)
@@ -161,17 +169,19 @@ class RunsHistory(ui.column):
         self.empty.clear()
         with self.empty:
             if not page.items and self._filtered():
-                ui.label("No run matches these filters.").classes("text-gray-600 dark:text-gray-400").mark(
+                ui.label(_("No run matches these filters.")).classes("text-gray-600 dark:text-gray-400").mark(
                     "runs-none-match")
             elif not page.items:
-                ui.label("No runs yet.").classes("text-gray-600 dark:text-gray-400")
-                ui.link("Start one on the Run page", "/run")
+                ui.label(_("No runs yet.")).classes("text-gray-600 dark:text-gray-400")
+                ui.link(_("Start one on the Run page"), "/run")
         self.count.set_text(count_words(page.total, self._filtered()))
         self.pager.clear()
         if page.total:
             start = (self.page - 1) * PAGE_SIZE
             with self.pager:
-                ui.label(f"{start + 1:,}–{start + len(page.items):,} of {page.total:,} runs").classes(
+                ui.label(_("{first}–{last} of {total} runs").format(
+                    first=format_number(start + 1), last=format_number(start + len(page.items)),
+                    total=format_number(page.total))).classes(
                     "text-sm text-gray-600 dark:text-gray-400").mark("runs-range")
                 if pages > 1:
                     ui.pagination(1, pages, direction_links=True, value=self.page,

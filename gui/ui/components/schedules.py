@@ -14,23 +14,34 @@ from typing import Any
 
 from nicegui import ui
 
+from gui.core.durations import format_duration
 from gui.core.engine import Engine
 from gui.core.events import Event
 from gui.core.schedules import Schedule, ScheduleInvalid
 from gui.core.signature import signature_of
+from gui.i18n import DATA, ENGLISH, N_, _, current_language
 from gui.ui.components.run.args_form import RunArgsForm
-from gui.ui.components.run.status import LOOKS, clock_words
+from gui.ui.components.run.status import LOOKS, clock_words, duration_words
 from gui.ui.live import live_events
 
-INTRO = ("A schedule runs a saved sequence on its own, with the inputs you give here, while SeqDesk is open. "
-         "Its steps that need your approval still wait for you in the Inbox.")
-UNITS = {"minutes": "m", "hours": "h", "seconds": "s"}
-TURN_WORDS = {"skipped": "Skipped", "failed": "Could not start"}
+INTRO = N_("A schedule runs a saved sequence on its own, with the inputs you give here, while SeqDesk is open. "
+           "Its steps that need your approval still wait for you in the Inbox.")
+UNITS = {N_("minutes"): "m", N_("hours"): "h", N_("seconds"): "s"}
+TURN_WORDS = {"skipped": N_("Skipped"), "failed": N_("Could not start")}
+
+
+def when_words(schedule: Schedule) -> str:
+    """How often, in words: "every 15m", "at set times (*/15 * * * *)" (as `Schedule.when_words`)."""
+    if schedule.every is not None:
+        english = current_language() == ENGLISH  # "15m", as written in the format; else the language's words
+        shown = format_duration(schedule.every) if english else duration_words(schedule.every)
+        return _("every {duration}").format(duration=shown)
+    return _("at set times ({cron})").format(cron=schedule.cron)
 
 
 def _inputs_words(args: dict[str, Any]) -> str:
     if not args:
-        return "no inputs"
+        return _("no inputs")
     return ", ".join(f"{k}: {json.dumps(v, ensure_ascii=False)}" for k, v in args.items())
 
 
@@ -43,11 +54,11 @@ class SchedulesSection(ui.card):
         with self:
             with ui.row().classes("w-full items-center gap-2"):
                 ui.icon("schedule", size="md").classes("text-primary")
-                ui.label("Schedules").classes("text-xl font-semibold")
+                ui.label(_("Schedules")).classes("text-xl font-semibold")
                 ui.space()
-                self.add_button = ui.button("Add a schedule", icon="add", on_click=self._toggle_form).props(
+                self.add_button = ui.button(_("Add a schedule"), icon="add", on_click=self._toggle_form).props(
                     "outline no-caps").mark("add-schedule")
-            ui.label(INTRO).classes("text-sm text-gray-700 dark:text-gray-300")
+            ui.label(_(INTRO)).classes("text-sm text-gray-700 dark:text-gray-300")
             self.adder = ui.column().classes("w-full gap-2")
             self.adder.set_visibility(False)
             self.rows = ui.column().classes("w-full gap-2").mark("schedule-list")
@@ -70,7 +81,7 @@ class SchedulesSection(ui.card):
         self.rows.clear()
         with self.rows:
             if not schedules:
-                ui.label("No schedules yet.").classes("text-gray-600 dark:text-gray-400").mark("no-schedules")
+                ui.label(_("No schedules yet.")).classes("text-gray-600 dark:text-gray-400").mark("no-schedules")
             for schedule in schedules:
                 self._row(schedule, last_status.get(schedule.schedule_id))
 
@@ -79,36 +90,36 @@ class SchedulesSection(ui.card):
                                        "border-gray-200 dark:border-gray-700").mark(f"schedule-{schedule.sequence}"):
             with ui.column().classes("gap-0 grow min-w-0"):
                 with ui.row().classes("items-center gap-2"):
-                    ui.label(schedule.sequence).classes("font-medium")
-                    ui.label(schedule.when_words()).classes("text-sm text-gray-700 dark:text-gray-300")
+                    ui.label(schedule.sequence).classes(f"font-medium {DATA}")
+                    ui.label(when_words(schedule)).classes("text-sm text-gray-700 dark:text-gray-300")
                     if schedule.paused:
-                        ui.badge("Paused", color="grey-4").props("text-color=grey-9").mark("paused")
-                ui.label(f"With {_inputs_words(schedule.args)}").classes(
+                        ui.badge(_("Paused"), color="grey-4").props("text-color=grey-9").mark("paused")
+                ui.label(_("With {inputs}").format(inputs=_inputs_words(schedule.args))).classes(
                     "text-sm text-gray-600 dark:text-gray-400 break-all")
             with ui.column().classes("gap-0"):
-                ui.label("Next run").classes("text-xs text-gray-600 dark:text-gray-400")
-                ui.label("paused" if schedule.paused else clock_words(schedule.next_at)).classes("text-sm").mark(
+                ui.label(_("Next run")).classes("text-xs text-gray-600 dark:text-gray-400")
+                ui.label(_("paused") if schedule.paused else clock_words(schedule.next_at)).classes("text-sm").mark(
                     "next-run")
             with ui.column().classes("gap-0"):
-                ui.label("Last result").classes("text-xs text-gray-600 dark:text-gray-400")
+                ui.label(_("Last result")).classes("text-xs text-gray-600 dark:text-gray-400")
                 self._last(schedule, status)
             if schedule.paused:
-                ui.button("Go on", icon="play_arrow",
+                ui.button(_("Go on"), icon="play_arrow",
                           on_click=lambda s=schedule: self._pause(s, False)).props("flat no-caps").mark("unpause")
             else:
-                ui.button("Pause", icon="pause",
+                ui.button(_("Pause"), icon="pause",
                           on_click=lambda s=schedule: self._pause(s, True)).props("flat no-caps").mark("pause")
-            ui.button("Delete", icon="delete_outline", on_click=lambda s=schedule: self._delete(s)).props(
+            ui.button(_("Delete"), icon="delete_outline", on_click=lambda s=schedule: self._delete(s)).props(
                 "flat no-caps color=negative").mark("delete-schedule")
 
     @staticmethod
     def _last(schedule: Schedule, status: str | None) -> None:
         turn = schedule.last
         if turn is None:
-            ui.label("not run yet").classes("text-sm text-gray-600 dark:text-gray-400").mark("last-result")
+            ui.label(_("not run yet")).classes("text-sm text-gray-600 dark:text-gray-400").mark("last-result")
             return
         if turn.outcome != "started":
-            label = ui.label(TURN_WORDS[turn.outcome]).classes("text-sm text-orange-700 dark:text-orange-300")
+            label = ui.label(_(TURN_WORDS[turn.outcome])).classes("text-sm text-orange-700 dark:text-orange-300")
             label.mark("last-result").tooltip(turn.detail or "")
             return
         look = LOOKS.get(status or "pending", LOOKS["pending"])
@@ -123,12 +134,12 @@ class SchedulesSection(ui.card):
         try:
             await self.engine.pause_schedule(schedule.schedule_id, paused)
         except LookupError:
-            ui.notify("This schedule was deleted meanwhile.", type="warning")
+            ui.notify(_("This schedule was deleted meanwhile."), type="warning")
         await self.refresh()
 
     async def _delete(self, schedule: Schedule) -> None:
         await self.engine.delete_schedule(schedule.schedule_id)
-        ui.notify(f"Schedule for “{schedule.sequence}” deleted.")
+        ui.notify(_("Schedule for “{name}” deleted.").format(name=schedule.sequence))
         await self.refresh()
 
     # -- adding --------------------------------------------------------------------------------
@@ -143,24 +154,25 @@ class SchedulesSection(ui.card):
         self.adder.clear()
         with self.adder:
             with ui.row().classes("w-full items-start gap-3"):
-                self.sequence = ui.select(names, label="Sequence", with_input=True,
+                self.sequence = ui.select(names, label=_("Sequence"), with_input=True,
                                           on_change=self._sequence_chosen).classes("w-64").mark("schedule-sequence")
-                self.how = ui.toggle({"every": "Every…", "cron": "At set times"}, value="every",
+                self.how = ui.toggle({"every": _("Every…"), "cron": _("At set times")}, value="every",
                                      on_change=self._how_chosen).props("no-caps").mark("schedule-how")
-                self.amount = ui.number("How often", value=15, min=1, step=1).classes("w-32").mark("schedule-amount")
-                self.unit = ui.select(list(UNITS), value="minutes", label="Unit").classes("w-32").mark("schedule-unit")
-                self.cron = ui.input("Times, written the cron way", placeholder="*/15 * * * *").classes(
+                self.amount = ui.number(_("How often"), value=15, min=1, step=1).classes("w-32").mark("schedule-amount")
+                self.unit = ui.select({k: _(k) for k in UNITS}, value="minutes", label=_("Unit")).classes("w-32").mark(
+                    "schedule-unit")
+                self.cron = ui.input(_("Times, written the cron way"), placeholder="*/15 * * * *").classes(
                     "w-64").mark("schedule-cron")
-                self.cron.tooltip("minute hour day month weekday: “0 9 * * 1-5” is 9:00 on weekdays, "
-                                  "“*/15 * * * *” every quarter of an hour")
+                self.cron.tooltip(_("minute hour day month weekday: “0 9 * * 1-5” is 9:00 on weekdays, "
+                                    "“*/15 * * * *” every quarter of an hour"))
                 self.cron.set_visibility(False)
             self.args_area = ui.column().classes("w-full gap-2")
             self.args_problem = ui.label().classes("text-red-700 dark:text-red-400 break-words").mark(
                 "schedule-args-problem")
             self.args_problem.set_visibility(False)
             with ui.row().classes("gap-2"):
-                ui.button("Save schedule", icon="check", on_click=self._save).props("no-caps").mark("save-schedule")
-                ui.button("Cancel", on_click=self._toggle_form).props("flat no-caps")
+                ui.button(_("Save schedule"), icon="check", on_click=self._save).props("no-caps").mark("save-schedule")
+                ui.button(_("Cancel"), on_click=self._toggle_form).props("flat no-caps")
 
     def _how_chosen(self) -> None:
         every = self.how.value == "every"
@@ -174,7 +186,7 @@ class SchedulesSection(ui.card):
         sequence = await self.engine.get(self.sequence.value) if self.sequence.value else None
         if sequence is not None:
             with self.args_area:
-                ui.label("Inputs it runs with").classes("text-sm font-medium")
+                ui.label(_("Inputs it runs with")).classes("text-sm font-medium")
                 self.form = RunArgsForm(signature_of(sequence).inputs)
 
     def _clear_problems(self) -> None:
@@ -198,7 +210,10 @@ class SchedulesSection(ui.card):
         except ScheduleInvalid as exc:
             self._show(exc.fields)
             return
-        ui.notify(f"Schedule saved: “{self.sequence.value}” runs {'every ' + every if every else 'at ' + str(cron)}.",
+        shown = every if current_language() == ENGLISH or not every else f"{self.amount.value:g} {_(self.unit.value)}"
+        ui.notify((_("Schedule saved: “{name}” runs every {every}.") if every
+                   else _("Schedule saved: “{name}” runs at {cron}.")).format(name=self.sequence.value, every=shown,
+                                                                             cron=cron),
                   type="positive")
         self.adder.set_visibility(False)
         await self.refresh()
@@ -212,6 +227,6 @@ class SchedulesSection(ui.card):
                 field.props["error-message"] = message
                 field.update()
         if "args" in fields:
-            self.args_problem.text = f"The inputs do not fit: {fields['args']}"
+            self.args_problem.text = _("The inputs do not fit: {problem}").format(problem=fields["args"])
             self.args_problem.set_visibility(True)
 

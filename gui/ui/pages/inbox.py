@@ -29,6 +29,7 @@ from gui.core.interactions import (
     QuestionResponse,
 )
 from gui.core.queries import Page
+from gui.i18n import DATA, N_, _, format_number
 from gui.ui.components.inbox import format as fmt
 from gui.ui.components.inbox.allowed_banner import show_allowed
 from gui.ui.components.inbox.detail import InboxDetail
@@ -48,8 +49,8 @@ HISTORY_KINDS: dict[str, InteractionKind] = {"approval": "approval", "question":
                                              "elicitation": "elicitation"}
 
 PAGE_SIZE = 50
-STATUS_FILTERS = {"all": "All", "resolved": "Answered", "expired": "Expired", "cancelled": "Cancelled"}
-KIND_FILTERS = {"all": "All kinds", "approval": "Approvals", "question": "Questions", "form": "Forms"}
+STATUS_FILTERS = {"all": N_("All"), "resolved": N_("Answered"), "expired": N_("Expired"), "cancelled": N_("Cancelled")}
+KIND_FILTERS = {"all": N_("All kinds"), "approval": N_("Approvals"), "question": N_("Questions"), "form": N_("Forms")}
 
 
 def register(ctx: AppContext) -> None:
@@ -86,7 +87,7 @@ class InboxPage:
     async def build(self) -> None:
         self.pending = await self._load_pending()
         self.client = context.client
-        with frame("Inbox", self.ctx):
+        with frame(_("Inbox"), self.ctx):
             add_dark_css()
             self.keys = InboxShortcuts(move=self._move, opened=self._opened, active=lambda: self.tab == "pending")
             self.allowed = ui.row().classes("w-full items-center gap-2 rounded p-3 bg-green-50 text-green-900 "
@@ -97,10 +98,10 @@ class InboxPage:
                     "align=left no-caps inline-label") as tabs:
                 self.tab_pending = ui.tab("pending", label=self._pending_label(), icon="front_hand").mark(
                     "tab-pending")
-                ui.tab("history", label="History", icon="history").mark("tab-history")
+                ui.tab("history", label=_("History"), icon="history").mark("tab-history")
                 ui.space()
-                ui.button("Shortcuts", icon="keyboard", on_click=self.keys.show_help).props(
-                    "flat dense no-caps").tooltip("Keyboard shortcuts (press ?)").mark("shortcuts-button")
+                ui.button(_("Shortcuts"), icon="keyboard", on_click=self.keys.show_help).props(
+                    "flat dense no-caps").tooltip(_("Keyboard shortcuts (press ?)")).mark("shortcuts-button")
             tabs.set_value("pending")  # before the panels bind to it (NiceGUI types `value=` without names)
             with ui.tab_panels(tabs, value="pending").classes("w-full bg-transparent"):
                 with ui.tab_panel("pending").classes("p-0 pt-2"):
@@ -127,7 +128,7 @@ class InboxPage:
         return sorted(records, key=lambda r: r.request.created_at, reverse=True)
 
     def _pending_label(self) -> str:
-        return f"Needs you ({len(self.pending)})"
+        return _("Needs you ({n})").format(n=len(self.pending))
 
     def _render_list(self) -> None:
         self.stale_new = 0
@@ -141,8 +142,8 @@ class InboxPage:
             if not total:
                 with ui.column().classes("w-full items-center py-12 gap-2").mark("caught-up"):
                     ui.icon("task_alt", size="xl", color="positive")
-                    ui.label("You're all caught up.").classes("text-lg font-medium")
-                    ui.label("When a run needs you, its request appears here.").classes("text-sm opacity-70")
+                    ui.label(_("You're all caught up.")).classes("text-lg font-medium")
+                    ui.label(_("When a run needs you, its request appears here.")).classes("text-sm opacity-70")
                 return
             start = (self.page - 1) * PAGE_SIZE
             selected = self.detail.interaction_id if self.detail is not None else None
@@ -152,7 +153,8 @@ class InboxPage:
                                           on_open=self._open)
             if pages > 1:
                 with ui.row().classes("w-full items-center justify-between"):
-                    ui.label(f"{start + 1}–{min(start + PAGE_SIZE, total)} of {total:,}").classes(
+                    ui.label(_("{first}–{last} of {total}").format(first=start + 1, last=min(start + PAGE_SIZE, total),
+                                                                    total=format_number(total))).classes(
                         "text-sm opacity-70").mark("page-range")
                     ui.pagination(1, pages, direction_links=True, value=self.page,
                                   on_change=self._page_changed).props("max-pages=6 boundary-numbers")
@@ -169,8 +171,8 @@ class InboxPage:
                 with self.detail_box:
                     with ui.card().props("flat bordered").classes("w-full p-6 items-center").mark("not-found"):
                         ui.icon("search_off", size="lg")
-                        ui.label("There is no request with this id.").classes("text-base")
-                        ui.label(self.requested).classes("font-mono text-xs opacity-70")
+                        ui.label(_("There is no request with this id.")).classes("text-base")
+                        ui.label(self.requested).classes(f"font-mono text-xs opacity-70 {DATA}")
                 return
             self._show(record)
         elif self.pending:
@@ -227,8 +229,8 @@ class InboxPage:
         self._show(nxt)
         if nxt is None and record.request.turn_id:
             with self.detail_box, ui.card().props("flat bordered").classes("w-full p-4 gap-2").mark("answered-card"):
-                ui.label("Your answer was sent. Nothing else is waiting for you.").classes("text-base")
-                ui.link("See how the run goes", f"/run/{record.request.turn_id}").mark("see-run")
+                ui.label(_("Your answer was sent. Nothing else is waiting for you.")).classes("text-base")
+                ui.link(_("See how the run goes"), f"/run/{record.request.turn_id}").mark("see-run")
 
     async def _show_allowed(self, tool: str, response: ApprovalResponse) -> None:
         rules = [r for r in await self.engine.approval_rules() if r.tool == tool and r.scope == response.scope]
@@ -279,7 +281,8 @@ class InboxPage:
         if created or ended:
             if self.hovered:
                 self.stale_new += created
-                self.new_pill.set_text(f"{self.stale_new} new · Show" if self.stale_new else "Updated · Show")
+                self.new_pill.set_text(_("{n} new · Show").format(n=self.stale_new) if self.stale_new
+                                      else _("Updated · Show"))
                 self.new_pill.set_visibility(True)
             else:
                 self._render_list()
@@ -316,9 +319,11 @@ class InboxPage:
             self.history_built = True
             with self.history_panel:
                 with ui.row().classes("w-full items-center gap-4"):
-                    ui.toggle(STATUS_FILTERS, value=self.history_status, on_change=self._filter_status).props(
+                    ui.toggle({k: _(v) for k, v in STATUS_FILTERS.items()}, value=self.history_status,
+                              on_change=self._filter_status).props(
                         "no-caps dense unelevated toggle-color=primary").mark("filter-status")
-                    ui.toggle(KIND_FILTERS, value=self.history_kind, on_change=self._filter_kind).props(
+                    ui.toggle({k: _(v) for k, v in KIND_FILTERS.items()}, value=self.history_kind,
+                              on_change=self._filter_kind).props(
                         "no-caps dense unelevated toggle-color=primary").mark("filter-kind")
                 self.history_list = ui.column().classes("w-full gap-2 history-list").mark("history-list")
         self._render_history_list(await self._load_history())
@@ -350,14 +355,16 @@ class InboxPage:
         with self.history_list:
             if not total:
                 filtered = self.history_status != "all" or self.history_kind != "all"
-                ui.label("Nothing matches these filters." if filtered else "Nothing has been answered yet."
+                ui.label(_("Nothing matches these filters.") if filtered else _("Nothing has been answered yet.")
                          ).classes("text-sm opacity-70 py-6").mark("history-empty")
                 return
             start = (self.history_page - 1) * PAGE_SIZE
             for record in page.items:
                 HistoryRow(record)
             with ui.row().classes("w-full items-center justify-between flex-wrap gap-2"):
-                ui.label(f"{start + 1:,}–{start + len(page.items):,} of {total:,}").classes(
+                ui.label(_("{first}–{last} of {total}").format(
+                    first=format_number(start + 1), last=format_number(start + len(page.items)),
+                    total=format_number(total))).classes(
                     "text-sm opacity-70").mark("history-range")
                 if pages > 1:
                     ui.pagination(1, pages, direction_links=True, value=self.history_page,
@@ -373,14 +380,17 @@ class InboxPage:
 def _answered_words(record: InteractionRecord, response: InteractionResponse) -> str:
     request = record.request
     if isinstance(response, ApprovalResponse):
-        what = "the command" if fmt.kind(request) == "shell" else fmt.tool_name(request) or "the tool"
+        what = _("the command") if fmt.kind(request) == "shell" else fmt.tool_name(request) or _("the tool")
         if response.decision == "approved":
-            return f"Approved: {what} will run."
-        return f"Denied: {what} won't run" + (" — your note was passed on." if response.reason else ".")
+            return _("Approved: {what} will run.").format(what=what)
+        return (_("Denied: {what} won't run — your note was passed on.") if response.reason
+                else _("Denied: {what} won't run.")).format(what=what)
     if isinstance(response, QuestionResponse):
-        return "Declined: the step was told you chose not to answer." if response.declined else "Answer sent."
+        return _("Declined: the step was told you chose not to answer.") if response.declined else _("Answer sent.")
     if isinstance(response, ElicitationInteractionResponse):
-        server = getattr(request, "server_name", "the server")
-        return {"accept": f"Sent to {server}.", "decline": f"Told {server} you don't want to share.",
-                "cancel": "Dismissed."}[response.action]
-    return "Done."
+        server = getattr(request, "server_name", None)
+        server = _("the server") if server is None else server
+        words = {"accept": _("Sent to {server}."), "decline": _("Told {server} you don't want to share."),
+                 "cancel": _("Dismissed.")}
+        return words[response.action].format(server=server)
+    return _("Done.")

@@ -23,6 +23,7 @@ from gui.core.records import RunRecord
 from gui.core.run_args import RunArgsError
 from gui.core.run_ids import AmbiguousRunIdError
 from gui.core.signature import signature_of
+from gui.i18n import N_, _
 from gui.ui.components.run.ambiguous import ambiguous_notice
 from gui.ui.components.run.answer_panel import AnswerPanel
 from gui.ui.components.run.args_form import RunArgsForm
@@ -35,7 +36,7 @@ from gui.ui.theme import frame
 if TYPE_CHECKING:
     from gui.app import AppContext
 
-EMPTY = "Nothing has run yet. Pick a sequence and press Run."
+EMPTY = N_("Nothing has run yet. Pick a sequence and press Run.")
 CLOCK_SECONDS = 1.0
 
 
@@ -71,7 +72,8 @@ def describer(engine: Engine) -> Callable[[str], str | None]:
     """A tool's description from the registry (None for a tool that is not there any more)."""
     def describe(name: str) -> str | None:
         tool = engine.tool(name)
-        return (getattr(tool, "description", None) or None) if tool is not None else None
+        description = getattr(tool, "description", None) if tool is not None else None
+        return _(description) if description else None  # a built-in tool's words are in the catalogue
     return describe
 
 
@@ -85,18 +87,18 @@ class Launcher:
         with ui.card().classes("w-full gap-3 p-4").props("flat bordered"):
             if not names:
                 with ui.row().classes("items-center gap-2"):
-                    ui.label("There are no saved sequences yet.").classes("text-gray-700 dark:text-gray-300")
-                    ui.link("Make one in Sequences", "/")
+                    ui.label(_("There are no saved sequences yet.")).classes("text-gray-700 dark:text-gray-300")
+                    ui.link(_("Make one in Sequences"), "/")
             options = {n: n for n in names}
             if chosen and chosen not in options:
                 options[chosen] = chosen
-            self.select = ui.select(options, label="Sequence", value=chosen if chosen in options else None,
+            self.select = ui.select(options, label=_("Sequence"), value=chosen if chosen in options else None,
                                     with_input=True, on_change=self._chosen).classes("w-full max-w-xl").mark(
                 "sequence-select")
             self.form_area = ui.column().classes("w-full gap-2")
             self.problems = ui.label().classes("text-red-700 dark:text-red-300 break-words").mark("run-problems")
             self.problems.set_visibility(False)
-            self.run_button = ui.button("Run", icon="play_arrow", on_click=self.run).props(
+            self.run_button = ui.button(_("Run"), icon="play_arrow", on_click=self.run).props(
                 "color=primary no-caps").mark("run-button")
         self.run_button.set_enabled(self.select.value is not None)
 
@@ -109,7 +111,8 @@ class Launcher:
         inputs = await inputs_of(self.engine, name)
         with self.form_area:
             if inputs is None:
-                ui.label(f"There is no saved sequence named “{name}”.").classes("text-red-700 dark:text-red-300")
+                ui.label(_("There is no saved sequence named “{name}”.").format(name=name)).classes(
+                    "text-red-700 dark:text-red-300")
                 return
             self.form = RunArgsForm(inputs, self.args)
 
@@ -124,12 +127,12 @@ class Launcher:
             return
         args = self.form.values()
         if args is None:
-            self._problem("Some inputs need fixing: see the marked fields.")
+            self._problem(_("Some inputs need fixing: see the marked fields."))
             return
         try:
             record = await self.engine.start(self.select.value, args)
         except RunArgsError as exc:
-            self._problem("The inputs do not fit this sequence: " + "; ".join(exc.problems))
+            self._problem(_("The inputs do not fit this sequence: {problems}").format(problems="; ".join(exc.problems)))
             return
         except NotFoundError as exc:
             self._problem(str(exc))
@@ -184,16 +187,16 @@ async def run_view(ctx: AppContext, sequence: str | None = None, run_id: str | N
             record = await engine.find_run(run_id)
         except AmbiguousRunIdError as exc:
             ambiguous = exc
-    with frame("Run", ctx):
+    with frame(_("Run"), ctx):
         add_dark_css()
-        ui.label("Run a sequence").classes("text-2xl font-semibold")
+        ui.label(_("Run a sequence")).classes("text-2xl font-semibold")
         if ambiguous is not None:
             ambiguous_notice(ambiguous)
             return
         if run_id and record is None:
             with ui.row().classes("items-center gap-2").mark("no-such-run"):
-                ui.label(f"There is no run {run_id}.").classes("text-gray-700 dark:text-gray-300")
-                ui.link("See all runs", "/runs")
+                ui.label(_("There is no run {id}.").format(id=run_id)).classes("text-gray-700 dark:text-gray-300")
+                ui.link(_("See all runs"), "/runs")
             return
         if record is not None and record.run_id != run_id:  # a short id: the address names the whole one
             ui.run_javascript(f"history.replaceState(history.state, '', {json.dumps('/run/' + record.run_id)})")
@@ -202,7 +205,7 @@ async def run_view(ctx: AppContext, sequence: str | None = None, run_id: str | N
         launcher = Launcher(engine, names, chosen, record.args if record else None)
         await launcher.build_form()
         if record is None:
-            ui.label(EMPTY).classes("text-gray-600 dark:text-gray-400 text-center w-full py-8").mark("empty-state")
+            ui.label(_(EMPTY)).classes("text-gray-600 dark:text-gray-400 text-center w-full py-8").mark("empty-state")
             return
 
         async def stop() -> None:

@@ -17,9 +17,11 @@ from nicegui import ui
 from gui.core.documents import NotFoundError
 from gui.core.run_args import RunArgsError
 from gui.core.run_ids import AmbiguousRunIdError
+from gui.i18n import DATA, _
 from gui.ui.components.run.ambiguous import ambiguous_notice
 from gui.ui.components.run.group_list import GroupList
 from gui.ui.components.run.json import JsonBlock
+from gui.ui.components.run.outcome import run_error_words
 from gui.ui.components.run.outputs import RunOutputs
 from gui.ui.components.run.requests import RunRequests
 from gui.ui.components.run.resume import ResumeBar
@@ -33,8 +35,8 @@ if TYPE_CHECKING:
 
 async def history_page(ctx: AppContext) -> None:
     engine = ctx.engine
-    with frame("Runs", ctx):
-        ui.label("Runs").classes("text-2xl font-semibold")
+    with frame(_("Runs"), ctx):
+        ui.label(_("Runs")).classes("text-2xl font-semibold")
         names = sorted(str(s.get("name")) for s in await engine.list_sequences() if s.get("name"))
         history = RunsHistory(engine, names)
         await history.load()
@@ -47,13 +49,13 @@ async def detail_page(ctx: AppContext, run_id: str) -> None:
         record = await engine.find_run(run_id)  # the start of an id, as screens show it, opens it too
     except AmbiguousRunIdError as exc:
         record, ambiguous = None, exc
-    with frame("Runs", ctx):
-        ui.link("← All runs", "/runs").classes("text-sm")
+    with frame(_("Runs"), ctx):
+        ui.link(_("← All runs"), "/runs").classes("text-sm")
         if ambiguous is not None:
             ambiguous_notice(ambiguous, base="/runs")
             return
         if record is None:
-            ui.label(f"There is no run {run_id}.").classes("text-gray-700 dark:text-gray-300")
+            ui.label(_("There is no run {id}.").format(id=run_id)).classes("text-gray-700 dark:text-gray-300")
             return
         if record.run_id != run_id:  # a short id: the address names the whole one
             ui.run_javascript(f"history.replaceState(history.state, '', {json.dumps('/runs/' + record.run_id)})")
@@ -61,43 +63,46 @@ async def detail_page(ctx: AppContext, run_id: str) -> None:
         with ui.card().classes("w-full gap-2 p-4").props("flat bordered"):
             with ui.row(wrap=False).classes("w-full items-center gap-3"):
                 ui.label(record.sequence + (f" › {record.target}" if record.target else "")).classes(
-                    "text-xl font-semibold truncate")
+                    f"text-xl font-semibold truncate {DATA}")
                 StatusChip(run_state(record), size="lg")
                 ui.space()
                 if not record.finished:
-                    ui.link("Watch it live", f"/run/{record.run_id}").mark("watch-live")
+                    ui.link(_("Watch it live"), f"/run/{record.run_id}").mark("watch-live")
 
                 async def run_again() -> None:
                     try:
                         again = await engine.start(record.target or record.sequence, record.args)
                     except (RunArgsError, NotFoundError) as exc:
-                        ui.notify(f"Could not run it again: {exc}", type="negative", multi_line=True)
+                        ui.notify(_("Could not run it again: {reason}").format(reason=exc), type="negative",
+                                  multi_line=True)
                         return
                     ui.navigate.to(f"/run/{again.run_id}")
 
-                ui.button("Run again with the same inputs", icon="replay", on_click=run_again).props(
+                ui.button(_("Run again with the same inputs"), icon="replay", on_click=run_again).props(
                     "outline no-caps").mark("run-again")
             end = record.finished_at if record.finished else now
             took = duration_words((end or now) - record.created_at)
-            ui.label(f"Run {record.run_id} · started {clock_words(record.created_at)} · "
-                     f"{'took' if record.finished else 'running for'} {took}").classes(
+            ui.label((_("Run {id} · started {when} · took {time}") if record.finished
+                      else _("Run {id} · started {when} · running for {time}")).format(
+                         id=record.run_id, when=clock_words(record.created_at), time=took)).classes(
                              "text-sm "
                              "text-gray-600 dark:text-gray-400")
             if record.error:
-                ui.label(record.error).classes("text-red-700 dark:text-red-400 break-words").mark("run-error")
+                ui.label(run_error_words(record.error)).classes("text-red-700 dark:text-red-400 break-words").mark(
+                    "run-error")
             ResumeBar(engine, record)
-        ui.label("Inputs it was run with").classes("text-lg font-semibold")
+        ui.label(_("Inputs it was run with")).classes("text-lg font-semibold")
         if record.args:
             JsonBlock(record.args).mark("run-args")
         else:
-            ui.label("None: this sequence takes no inputs.").classes("text-gray-600 dark:text-gray-400")
+            ui.label(_("None: this sequence takes no inputs.")).classes("text-gray-600 dark:text-gray-400")
         if record.finished:
             RunOutputs().show(record.outputs, finished=True)
-        ui.label("Steps").classes("text-lg font-semibold")
+        ui.label(_("Steps")).classes("text-lg font-semibold")
         GroupList(record, detail=True, now=now)
-        ui.label("Timeline").classes("text-lg font-semibold")
+        ui.label(_("Timeline")).classes("text-lg font-semibold")
         RunTimeline(record, now)
-        ui.label("Requests it raised").classes("text-lg font-semibold")
+        ui.label(_("Requests it raised")).classes("text-lg font-semibold")
         raised = list(reversed((await engine.interaction_page(run_id=run_id, limit=1000)).items))
         RunRequests(raised)
 

@@ -8,6 +8,7 @@ from typing import Any
 from nicegui import ui
 
 from gui.core.rules import ApprovalRule, tool_rule_id
+from gui.i18n import _
 
 
 def show_allowed(banner: ui.row, tool: str, rule: ApprovalRule | None,
@@ -17,10 +18,11 @@ def show_allowed(banner: ui.row, tool: str, rule: ApprovalRule | None,
     with banner:
         ui.icon("verified_user")
         if rule is None:
-            ui.label(f"Now always allowed: {tool}").classes("font-medium").mark("allowed-text")
+            ui.label(_("Now always allowed: {tool}").format(tool=tool)).classes("font-medium").mark("allowed-text")
             ui.label("It runs without asking from now on.").classes("text-sm")
         else:
-            ui.label(f"Now allowed without asking: {rule.text}").classes("font-medium").mark("allowed-text")
+            ui.label(_("Now allowed without asking: {rule}").format(rule=rule.words(_))).classes(
+                "font-medium").mark("allowed-text")
         ui.space()
         rule_id = rule.rule_id if rule is not None else tool_rule_id(tool)
 
@@ -32,11 +34,11 @@ def show_allowed(banner: ui.row, tool: str, rule: ApprovalRule | None,
             banner.clear()
             with banner:
                 ui.icon("undo")
-                ui.label(f"{tool} asks again before it runs.").mark("allowed-undone")
+                ui.label(_("{tool} asks again before it runs.").format(tool=tool)).mark("allowed-undone")
                 ui.space()
                 ui.button(icon="close", on_click=lambda: banner.set_visibility(False)).props("flat round dense")
 
-        ui.button("Undo", on_click=undo).props("flat no-caps dense").mark("allowed-undo")
-        ui.button("Manage", on_click=lambda: ui.navigate.to("/settings")).props("flat no-caps dense")
+        ui.button(_("Undo"), on_click=undo).props("flat no-caps dense").mark("allowed-undo")
+        ui.button(_("Manage"), on_click=lambda: ui.navigate.to("/settings")).props("flat no-caps dense")
         ui.button(icon="close", on_click=lambda: banner.set_visibility(False)).props("flat round dense")
     banner.set_visibility(True)

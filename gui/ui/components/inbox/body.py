@@ -16,6 +16,7 @@ from nicegui.elements.mixins.disableable_element import DisableableElement
 from gui.core.interactions import ApprovalResponse, InteractionRequest, InteractionResponse
 from gui.core.rules import Scope
 from gui.core.substitution import as_text
+from gui.i18n import DATA, _
 from gui.ui.components.inbox.keys import key_hint
 
 Submit = Callable[[InteractionResponse], Awaitable[None]]
@@ -82,16 +83,17 @@ class ApprovalBody(RequestBody):
         """The note and the answer buttons every approval card has: approve (word, icon), "Allow
         more…" (with what it can reach, for a tool with a name) and deny, then the keys' hint."""
         self.note = self.control(
-            ui.input(placeholder=f"Tell it what to do instead (optional, sent if you choose {deny})")
+            ui.input(placeholder=_("Tell it what to do instead (optional, sent if you choose {deny})").format(
+                deny=deny))
             .props("dense outlined clearable").classes("w-full").mark("deny-reason"))
         with ui.row().classes("gap-2 items-center"):
             self.control(ui.button(approve[0], icon=approve[1], on_click=self.approve)
                          .props("no-caps unelevated color=positive").mark("approve"))
             if self.tool_name and allow_more:
-                self.control(ui.button("Allow more…", icon="verified_user", on_click=self.always)
+                self.control(ui.button(_("Allow more…"), icon="verified_user", on_click=self.always)
                              .props("no-caps outline color=positive")
-                             .tooltip(f"Let {self.tool_name} run without asking: {allow_more}. "
-                                      "You choose, then confirm.").mark("always-allow"))
+                             .tooltip(_("Let {tool} run without asking: {reach}. You choose, then confirm.").format(
+                                 tool=self.tool_name, reach=allow_more)).mark("always-allow"))
             self.control(ui.button(deny, icon="block", on_click=self.deny)
                          .props("no-caps outline color=negative").mark("deny"))
         key_hint(approve[0], deny)
@@ -115,16 +117,17 @@ def mono_block(text: str, *, marker: str = "", inputs: Mapping[str, str] | None 
     with ui.row().classes("w-full no-wrap items-start gap-1 rounded inbox-mono") as box:
         parts = highlight_parts(text, inputs or {})
         if len(parts) == 1 and parts[0][1] is None:
-            ui.label(text).classes("font-mono text-sm whitespace-pre-wrap break-all grow p-3").mark(marker)
+            ui.label(text).classes(f"font-mono text-sm whitespace-pre-wrap break-all grow p-3 {DATA}").mark(marker)
         else:
-            with ui.element("div").classes("font-mono text-sm whitespace-pre-wrap break-all grow p-3").mark(marker):
+            with ui.element("div").classes(
+                    f"font-mono text-sm whitespace-pre-wrap break-all grow p-3 {DATA}").mark(marker):
                 for piece, name in parts:
                     label = ui.label(piece).classes("inline")
                     if name is not None:
                         label.classes("bg-amber-100 dark:bg-amber-900 rounded px-0.5").tooltip(
-                            f"from the input {name}").mark(f"bound-{name}")
+                            _("from the input {name}").format(name=name)).mark(f"bound-{name}")
         ui.button(icon="content_copy", on_click=lambda: ui.clipboard.write(text)).props(
-            "flat dense round size=sm aria-label=Copy").tooltip("Copy")
+            "flat dense round size=sm").tooltip(_("Copy")).props('aria-label="' + _("Copy") + '"')
     return box
 
 
@@ -138,7 +141,7 @@ def highlight_parts(text: str, inputs: Mapping[str, str]) -> list[tuple[str, str
         start = text.find(inserted)
         while start >= 0:
             end = start + len(inserted)
-            if not any(s < end and start < e for s, e, _ in marks):
+            if not any(s < end and start < e for s, e, _name in marks):
                 marks.append((start, end, name))
             start = text.find(inserted, end)
     parts: list[tuple[str, str | None]] = []
@@ -158,8 +161,9 @@ def bound_inputs_view(bound: Mapping[str, Any]) -> None:
     if not bound:
         return
     with ui.column().classes("w-full gap-1").mark("bound-inputs"):
-        section_label("Parts that came from inputs (inserted as text, never as commands)")
+        section_label(_("Parts that came from inputs (inserted as text, never as commands)"))
         with ui.grid(columns="auto 1fr").classes("gap-x-4 gap-y-1 text-sm items-baseline"):
             for name, value in bound.items():
-                ui.label(name).classes("font-mono opacity-70")
-                ui.label(as_text(value)).classes("font-mono whitespace-pre-wrap break-all").mark(f"bound-value-{name}")
+                ui.label(name).classes(f"font-mono opacity-70 {DATA}")
+                ui.label(as_text(value)).classes(f"font-mono whitespace-pre-wrap break-all {DATA}").mark(
+                    f"bound-value-{name}")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from nicegui import ui
 
+from gui.i18n import _
 from gui.ui.components.inbox.format import now_ms, time_left, urgent
 
 
@@ -27,7 +28,7 @@ class Countdown(ui.label):
         text = time_left(self.expires_at, now)
         if text != self.text:
             self.set_text(text)
-        state = "over" if text == "Expired" else "urgent" if urgent(self.expires_at, now) else "ok"
+        state = "over" if text == _("Expired") else "urgent" if urgent(self.expires_at, now) else "ok"
         if state != self._state:
             self.classes(remove=f"seqdesk-countdown-{self._state}" if self._state else None,
                          add=f"seqdesk-countdown-{state}")

@@ -24,6 +24,7 @@ from gui.core.interactions import (
     ToolApprovalRequest,
 )
 from gui.core.run_ids import short_id
+from gui.i18n import DATA, _
 from gui.ui.components.inbox import format as fmt
 from gui.ui.components.inbox.body import ApprovalBody, RequestBody
 from gui.ui.components.inbox.countdown import Countdown
@@ -73,12 +74,14 @@ class InboxDetail(ui.card):
 
     def _source_line(self, request: fmt.Request) -> None:
         with ui.row().classes("items-center gap-1 text-sm opacity-80 -mt-2"):
-            ui.label(" › ".join(fmt.source_parts(request)) or "Asked by this app").mark("detail-source")
+            ui.label(" › ".join(fmt.source_parts(request)) or _("Asked by this app")).mark("detail-source").classes(
+                DATA if fmt.source_parts(request) else "")
             if request.turn_id:
                 ui.label("·")
-                ui.link(f"run {short_id(request.turn_id)}", f"/run/{request.turn_id}").mark("run-link").tooltip(
-                    "Watch this run live")
-            ui.label(f"· asked {fmt.age(request.created_at)}, at {fmt.clock(request.created_at)}")
+                ui.link(_("run {id}").format(id=short_id(request.turn_id)), f"/run/{request.turn_id}").mark(
+                    "run-link").tooltip(_("Watch this run live"))
+            ui.label(_("· asked {age}, at {time}").format(age=fmt.age(request.created_at),
+                                                          time=fmt.clock(request.created_at)))
 
     def _body(self, request: fmt.Request) -> RequestBody:
         tool = fmt.tool_name(request)
@@ -96,7 +99,7 @@ class InboxDetail(ui.card):
         try:
             await self._respond(self.interaction_id, response)
         except InteractionValidationError as exc:
-            self.problem.set_text(f"That answer does not fit: {exc.message}")
+            self.problem.set_text(_("That answer does not fit: {problem}").format(problem=exc.message))
             self.problem.set_visibility(True)
             self.body.unlock()
             return
@@ -149,7 +152,7 @@ class InboxDetail(ui.card):
             icon = "timer_off" if record is not None and record.status == "expired" else "info"
             ui.icon(icon, size="sm")
             with ui.column().classes("gap-0"):
-                headline = fmt.ended_headline(record) if record is not None else "This request has already ended"
+                headline = fmt.ended_headline(record) if record is not None else _("This request has already ended")
                 ui.label(headline).classes("text-sm font-medium").mark("ended-headline")
                 if message:
                     ui.label(_sentence(message)).classes("text-xs opacity-80").mark("ended-message")
@@ -171,8 +174,9 @@ class InboxDetail(ui.card):
             self.banner.clear()
             with self.banner:
                 ui.icon("timer_off", size="sm")
-                ui.label(f"Expired at {fmt.clock(self.countdown.expires_at, now)} — nothing was sent: "
-                         f"{fmt.not_done(self.record.request)}").classes("text-sm font-medium").mark("ended-headline")
+                ui.label(_("Expired at {time} — nothing was sent: {what}").format(
+                    time=fmt.clock(self.countdown.expires_at, now), what=fmt.not_done(self.record.request))
+                ).classes("text-sm font-medium").mark("ended-headline")
             self.banner.set_visibility(True)
 
 

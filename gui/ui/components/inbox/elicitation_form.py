@@ -14,6 +14,7 @@ from typing import Any
 from nicegui import ui
 
 from gui.core.interactions import ElicitationFieldSpec, ElicitationInteractionRequest, ElicitationInteractionResponse
+from gui.i18n import DATA, _
 from gui.ui.components.inbox.body import RequestBody, Submit, mono_block
 
 Field = ui.input | ui.number | ui.switch | ui.select
@@ -28,13 +29,13 @@ class ElicitationForm(RequestBody):
         with self:
             with ui.row().classes("items-center gap-2"):
                 ui.icon("dns", size="sm", color="primary")
-                ui.label(request.server_name).classes("text-lg font-bold").mark("server-name")
-                ui.label("asks:").classes("text-sm opacity-70")
+                ui.label(request.server_name).classes(f"text-lg font-bold {DATA}").mark("server-name")
+                ui.label(_("asks:")).classes("text-sm opacity-70")
             ui.markdown(request.message).classes("w-full inbox-markdown").mark("elicitation-message")
             if request.url:
-                ui.label("It asks you to open this page and finish there:").classes("text-sm")
+                ui.label(_("It asks you to open this page and finish there:")).classes("text-sm")
                 mono_block(request.url, marker="elicitation-url")
-                self.control(ui.button("Open", icon="open_in_new",
+                self.control(ui.button(_("Open"), icon="open_in_new",
                                        on_click=lambda: ui.navigate.to(request.url or "", new_tab=True))
                              .props("no-caps outline").mark("open-url"))
             for spec in request.fields:
@@ -42,15 +43,16 @@ class ElicitationForm(RequestBody):
             self.problem = ui.label("").classes("text-negative text-sm").mark("form-problem")
             self.problem.set_visibility(False)
             with ui.row().classes("gap-2 items-center"):
-                self.control(ui.button("Done" if request.url and not request.fields else "Send", icon="send",
+                self.control(ui.button(_("Done") if request.url and not request.fields else _("Send"), icon="send",
                                        on_click=self._accept).props("no-caps unelevated color=primary")
                              .mark("accept"))
-                self.control(ui.button("Don't share", icon="do_not_disturb_on", on_click=self._decline)
+                self.control(ui.button(_("Don't share"), icon="do_not_disturb_on", on_click=self._decline)
                              .props("no-caps outline color=negative").mark("decline"))
-                self.control(ui.button("Dismiss", icon="close", on_click=self._cancel)
+                self.control(ui.button(_("Dismiss"), icon="close", on_click=self._cancel)
                              .props("no-caps flat").mark("cancel"))
-            ui.label(f"Don't share tells {request.server_name} you refuse; Dismiss just closes the form "
-                     "and lets it carry on without an answer.").classes("text-xs opacity-70")
+            ui.label(_("Don't share tells {server} you refuse; Dismiss just closes the form "
+                       "and lets it carry on without an answer.").format(server=request.server_name)
+                     ).classes("text-xs opacity-70")
 
     def values(self) -> tuple[dict[str, Any], list[str]]:
         """The typed values to send, and the names of required fields left empty."""
@@ -70,10 +72,10 @@ class ElicitationForm(RequestBody):
         for spec in self.specs:
             element = self._fields[spec.name]
             if not isinstance(element, ui.switch):
-                element.error = "Fill this in: it is required" if spec.name in missing else None
+                element.error = _("Fill this in: it is required") if spec.name in missing else None
         if missing:
             titles = ", ".join(spec.title or spec.name for spec in self.specs if spec.name in missing)
-            self.problem.set_text(f"Fill in the required fields before sending: {titles}")
+            self.problem.set_text(_("Fill in the required fields before sending: {fields}").format(fields=titles))
             self.problem.set_visibility(True)
             return
         self.problem.set_visibility(False)
@@ -92,7 +94,7 @@ def _label(spec: ElicitationFieldSpec) -> str:
 
 def _field(spec: ElicitationFieldSpec) -> Field:
     label = _label(spec)
-    hint = spec.description or ("Required" if spec.required else "Optional")
+    hint = spec.description or (_("Required") if spec.required else _("Optional"))
     element: Field
     if spec.enum and spec.multiple:
         chosen = [v for v in spec.default if v in spec.enum] if isinstance(spec.default, list) else []

@@ -28,13 +28,14 @@ from gui.core.interactions import (
     ToolApprovalRequest,
     ToolSource,
 )
-from gui.core.rules import scope_words
+from gui.core.rules import rule_text_words, scope_words
+from gui.i18n import ENGLISH, N_, _, current_language, format_datetime, ngettext
 from gui.ui.words import NOTHING, field_word
 
 Request = ShellApprovalRequest | ToolApprovalRequest | QuestionRequest | ElicitationInteractionRequest
 
 KIND_ICONS = {"shell": "terminal", "tool": "build", "question": "help_outline", "form": "assignment"}
-KIND_WORDS = {"shell": "Command", "tool": "Tool", "question": "Question", "form": "Form"}
+KIND_WORDS = {"shell": N_("Command"), "tool": N_("Tool"), "question": N_("Question"), "form": N_("Form")}
 
 _MARKDOWN = re.compile(r"[*_`#>]+")
 
@@ -44,13 +45,17 @@ _MARKDOWN = re.compile(r"[*_`#>]+")
 class Outcome:
     """How a request ended, for a chip: word, Material icon, Quasar colour, and the details."""
 
-    word: str
+    english: str  # the word as written (marked with N_); `word` is it in the person's language
     icon: str
     color: str
     details: str = ""
 
+    @property
+    def word(self) -> str:
+        return _(self.english)
 
-WAITING = Outcome("Waiting for you", "front_hand", "deep-purple")
+
+WAITING = Outcome(N_("Waiting for you"), "front_hand", "deep-purple")
 
 
 def kind(request: Request) -> str:
@@ -70,13 +75,13 @@ def tool_name(request: Request) -> str | None:
 def title(request: Request) -> str:
     """The verb title of a request: what it wants the person to allow or do."""
     if isinstance(request, ShellApprovalRequest):
-        return request.title or {"write": "Write a file", "start": "Start a program"}.get(
-            request.operation, "Run a command")
+        verb = {"write": N_("Write a file"), "start": N_("Start a program")}.get(request.operation)
+        return _(request.title) if request.title else _(verb or N_("Run a command"))  # a built-in tool's title
     if isinstance(request, ToolApprovalRequest):
-        return f"Use tool: {tool_name(request) or 'a tool'}"
+        return _("Use tool: {tool}").format(tool=tool_name(request) or _("a tool"))
     if isinstance(request, QuestionRequest):
-        return "Question"
-    return f"Form from {request.server_name}"
+        return _("Question")
+    return _("Form from {server}").format(server=request.server_name)
 
 
 def preview(request: Request) -> str:
@@ -99,7 +104,8 @@ def source_parts(request: Request) -> list[str]:
 def one_line(value: Any, limit: int = 160) -> str:
     """Arguments on one line, named as people read them ("File: /x", never `path` or `null`)."""
     if isinstance(value, dict):
-        text = ", ".join(f"{field_word(str(k))}: {_scalar(v)}" for k, v in value.items() if v is not None)
+        text = _(", ").join(_("{name}: {value}").format(name=_(field_word(str(k))), value=_scalar(v))
+                            for k, v in value.items() if v is not None)
     else:
         text = _scalar(value)
     return text if len(text) <= limit else text[: limit - 1] + "…"
@@ -107,9 +113,9 @@ def one_line(value: Any, limit: int = 160) -> str:
 
 def _scalar(value: Any) -> str:
     if value is None:
-        return NOTHING
+        return _(NOTHING)
     if isinstance(value, bool):
-        return "yes" if value else "no"
+        return _("yes") if value else _("no")
     return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
 
 
@@ -125,31 +131,33 @@ def clock(ms: int, now: int | None = None) -> str:
     today = time.localtime((now if now is not None else now_ms()) / 1000)
     if (at.tm_year, at.tm_yday) == (today.tm_year, today.tm_yday):
         return time.strftime("%H:%M", at)
+    if current_language() != ENGLISH:  # the language's own short date and time
+        return format_datetime(ms / 1000)
     return f"{at.tm_mday} {time.strftime('%b %H:%M', at)}"
 
 
 def age(ms: int, now: int | None = None) -> str:
     seconds = max(0, ((now if now is not None else now_ms()) - ms) // 1000)
     if seconds < 45:
-        return "just now"
+        return _("just now")
     if seconds < 3600:
-        return f"{max(1, round(seconds / 60))} min ago"
+        return _("{n} min ago").format(n=max(1, round(seconds / 60)))
     if seconds < 86400:
-        return f"{seconds // 3600} h ago"
+        return _("{n} h ago").format(n=seconds // 3600)
     days = seconds // 86400
-    return f"{days} day{'s' if days != 1 else ''} ago"
+    return ngettext("{n} day ago", "{n} days ago", days).format(n=days)
 
 
 def time_left(expires_at: int, now: int | None = None) -> str:
     """ "4:12 left", "1:02:03 left"; "Expired" when the time is up."""
     left = (expires_at - (now if now is not None else now_ms())) // 1000
     if left <= 0:
-        return "Expired"
+        return _("Expired")
     hours, rest = divmod(left, 3600)
     minutes, seconds = divmod(rest, 60)
     if hours:
-        return f"{hours}:{minutes:02d}:{seconds:02d} left"
-    return f"{minutes}:{seconds:02d} left"
+        return _("{time} left").format(time=f"{hours}:{minutes:02d}:{seconds:02d}")
+    return _("{time} left").format(time=f"{minutes}:{seconds:02d}")
 
 
 def urgent(expires_at: int, now: int | None = None) -> bool:
@@ -162,14 +170,14 @@ def expiry_sentence(request: Request, now: int | None = None) -> str:
         return ""
     by = clock(request.expires_at, now)
     if isinstance(request, ShellApprovalRequest):
-        what = "the command won't run" if request.operation != "write" else "nothing will be written"
+        what = _("the command won't run") if request.operation != "write" else _("nothing will be written")
     elif isinstance(request, ToolApprovalRequest):
-        what = f"{tool_name(request) or 'the tool'} won't run"
+        what = _("{tool} won't run").format(tool=tool_name(request) or _("the tool"))
     elif isinstance(request, QuestionRequest):
-        what = "the question goes unanswered and its step fails"
+        what = _("the question goes unanswered and its step fails")
     else:
-        what = f"the form is dismissed and {request.server_name} gets nothing"
-    return f"If nobody answers by {by}, {what}."
+        what = _("the form is dismissed and {server} gets nothing").format(server=request.server_name)
+    return _("If nobody answers by {time}, {what}.").format(time=by, what=what)
 
 
 # -- outcomes ----------------------------------------------------------------------------------
@@ -186,38 +194,45 @@ def outcome(record: InteractionRecord) -> Outcome:
     if record.status == "pending" or result is None:
         return WAITING
     if record.status == "expired":
-        return Outcome("Expired", "timer_off", "grey-7", "Nobody answered in time — nothing was sent")
+        return Outcome(N_("Expired"), "timer_off", "grey-7", _("Nobody answered in time — nothing was sent"))
     if isinstance(result, CancelledResult):
-        return Outcome("Cancelled", "block", "grey-7", f"Cancelled: {CANCEL_WORDS.get(result.reason, result.reason)}")
+        return Outcome(N_("Cancelled"), "block", "grey-7",
+                       _("Cancelled: {why}").format(why=cancel_words(result.reason)))
     assert isinstance(result, ResolvedResult)
     response = result.response
     if isinstance(response, ApprovalResponse):
         if response.decision == "denied":
-            return Outcome("Denied", "cancel", "negative", f"Reason: {response.reason}" if response.reason else "")
+            return Outcome(N_("Denied"), "cancel", "negative",
+                           _("Reason: {reason}").format(reason=response.reason) if response.reason else "")
         if record.auto:
-            why = f"by the rule: {record.rule_text}" if record.rule_text else "this tool is always allowed"
-            return Outcome("Approved", "bolt", "positive", f"Approved automatically: {why}")
+            why = (_("by the rule: {rule}").format(rule=rule_text_words(record.rule_text, _)) if record.rule_text
+                   else _("this tool is always allowed"))
+            return Outcome(N_("Approved"), "bolt", "positive", _("Approved automatically: {why}").format(why=why))
         tool = tool_name(record.request)
-        edit = f"with an edit: {_edit_words(response.edited_input)}" if response.edited_input is not None else ""
+        edit = (_("with an edit: {edit}").format(edit=_edit_words(response.edited_input))
+                if response.edited_input is not None else "")
         if response.scope == "tool" and tool:
-            return Outcome("Approved", "check_circle", "positive",
-                           "; ".join(w for w in (f"and {tool} is now always allowed", edit) if w))
+            return Outcome(N_("Approved"), "check_circle", "positive",
+                           _("; ").join(w for w in (_("and {tool} is now always allowed").format(tool=tool), edit)
+                                        if w))
         if response.scope != "once":
-            widened = f"and from now on without asking: {scope_words(response.scope, record.request, response.prefix)}"
-            return Outcome("Approved", "check_circle", "positive", "; ".join(w for w in (widened, edit) if w))
-        return Outcome("Approved", "check_circle", "positive", edit)
+            widened = _("and from now on without asking: {scope}").format(
+                scope=scope_words(response.scope, record.request, response.prefix, tr=_))
+            return Outcome(N_("Approved"), "check_circle", "positive",
+                           _("; ").join(w for w in (widened, edit) if w))
+        return Outcome(N_("Approved"), "check_circle", "positive", edit)
     if isinstance(response, QuestionResponse) and response.declined:
-        return Outcome("Declined", "do_not_disturb_on", "negative", "Chose not to answer")
+        return Outcome(N_("Declined"), "do_not_disturb_on", "negative", _("Chose not to answer"))
     if isinstance(response, QuestionResponse) and isinstance(record.request, QuestionRequest):
-        return Outcome("Answered", "chat", "primary", answers_text(record.request, response))
+        return Outcome(N_("Answered"), "chat", "primary", answers_text(record.request, response))
     if isinstance(response, ElicitationInteractionResponse):
         if response.action == "accept":
             shown = "; ".join(f"{k} = {_scalar(v)}" for k, v in response.values.items())
-            return Outcome("Sent", "send", "primary", shown)
+            return Outcome(N_("Sent"), "send", "primary", shown)
         if response.action == "decline":
-            return Outcome("Not shared", "do_not_disturb_on", "negative", "Chose not to share")
-        return Outcome("Dismissed", "close", "grey-7", "Dismissed without an answer")
-    return Outcome("Answered", "chat", "primary")
+            return Outcome(N_("Not shared"), "do_not_disturb_on", "negative", _("Chose not to share"))
+        return Outcome(N_("Dismissed"), "close", "grey-7", _("Dismissed without an answer"))
+    return Outcome(N_("Answered"), "chat", "primary")
 
 
 def answers_text(request: QuestionRequest, response: QuestionResponse) -> str:
@@ -229,31 +244,40 @@ def answers_text(request: QuestionRequest, response: QuestionResponse) -> str:
         question = by_id.get(answer.question_id)
         labels = {o.value: o.label for o in (question.options or [])} if question else {}
         values = answer.value if isinstance(answer.value, list) else [answer.value]
-        shown = ", ".join(labels.get(v, v) for v in values) or "(nothing chosen)"
+        shown = ", ".join(labels.get(v, v) for v in values) or _("(nothing chosen)")
         prompt = question.prompt if question else answer.question_id
         parts.append(f"{prompt} {shown}" if prompt.endswith(("?", ":")) else f"{prompt}: {shown}")
-    parts.extend(f"{q.prompt} (skipped)" for q in request.questions if q.question_id not in given)
+    parts.extend(_("{question} (skipped)").format(question=q.prompt) for q in request.questions
+                 if q.question_id not in given)
     return "; ".join(parts)
 
 
 def not_done(request: InteractionRequest) -> str:
     """What did not happen because nobody answered in time."""
     if isinstance(request, ShellApprovalRequest):
-        return "nobody answered, so the command did not run"
+        return _("nobody answered, so the command did not run")
     if isinstance(request, ToolApprovalRequest):
-        return "nobody answered, so the tool did not run"
-    return "nobody answered, so the step went on without an answer"
+        return _("nobody answered, so the tool did not run")
+    return _("nobody answered, so the step went on without an answer")
 
 
 def ended_headline(record: InteractionRecord, now: int | None = None) -> str:
     """The banner on a request that can no longer be answered."""
     at = clock(record.resolved_at, now) if record.resolved_at else ""
     if record.status == "expired":
-        return f"Expired at {at} — nothing was sent: {not_done(record.request)}" if at else \
-            f"Expired — nothing was sent: {not_done(record.request)}"
+        return (_("Expired at {time} — nothing was sent: {what}") if at else
+                _("Expired — nothing was sent: {what}")).format(time=at, what=not_done(record.request))
     if record.status == "cancelled":
-        why = CANCEL_WORDS[record.result.reason] if isinstance(record.result, CancelledResult) else "it was cancelled"
-        return f"Cancelled{' at ' + at if at else ''}: {why}"
+        why = cancel_words(record.result.reason) if isinstance(record.result, CancelledResult) \
+            else _("it was cancelled")
+        return (_("Cancelled at {time}: {why}") if at else _("Cancelled: {why}")).format(time=at, why=why)
     result = outcome(record)
-    head = f"Already answered{' at ' + at if at else ''}: {result.word}"
+    head = (_("Already answered at {time}: {word}") if at else _("Already answered: {word}")).format(
+        time=at, word=result.word)
     return head + (f" — {result.details}" if result.details else "")
+
+
+def cancel_words(reason: str) -> str:
+    """Why a request was cancelled (the core's `CANCEL_WORDS`), in the person's language."""
+    words = CANCEL_WORDS.get(reason)  # type: ignore[call-overload]
+    return _(words) if words else reason

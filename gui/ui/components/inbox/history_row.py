@@ -9,6 +9,7 @@ from __future__ import annotations
 from nicegui import ui
 
 from gui.core.interactions import InteractionRecord
+from gui.i18n import DATA, _
 from gui.ui.components.inbox import format as fmt
 
 
@@ -24,19 +25,20 @@ class HistoryRow(ui.card):
             with ui.row().classes("w-full items-center no-wrap gap-2"):
                 ui.chip(outcome.word, icon=outcome.icon, color=outcome.color, text_color="white").props(
                     "dense square").classes("shrink-0").mark("outcome")
-                ui.icon(fmt.KIND_ICONS[kind], size="xs").classes("opacity-70").props(f"title={fmt.KIND_WORDS[kind]}")
+                ui.icon(fmt.KIND_ICONS[kind], size="xs").classes("opacity-70").props(f"title={_(fmt.KIND_WORDS[kind])}")
                 ui.label(fmt.title(request)).classes("text-sm font-medium grow truncate")
                 when = record.resolved_at or request.created_at
                 ui.label(f"{fmt.clock(when)} · {fmt.age(when)}").classes("text-xs opacity-70 whitespace-nowrap")
             preview = fmt.preview(request)
             if preview:
-                text = ui.label(preview).classes("text-sm truncate w-full opacity-80")
+                text = ui.label(preview).classes(f"text-sm truncate w-full opacity-80 {DATA}")
                 if kind in ("shell", "tool"):
                     text.classes("font-mono")
             if outcome.details:
                 ui.label(outcome.details).classes("text-sm break-words").mark("decided")
             with ui.row().classes("items-center gap-1 text-xs opacity-70"):
-                ui.label(" › ".join(fmt.source_parts(request)) or "this app")
+                ui.label(" › ".join(fmt.source_parts(request)) or _("this app")).classes(
+                    DATA if fmt.source_parts(request) else "")
                 if request.turn_id:
                     ui.label("·")
-                    ui.link(f"run {request.turn_id[:8]}", f"/run/{request.turn_id}")
+                    ui.link(_("run {id}").format(id=request.turn_id[:8]), f"/run/{request.turn_id}")

@@ -26,6 +26,8 @@ from typing import Any, Literal
 
 from nicegui import ui
 
+from gui.i18n import N_, _
+
 SETTLE_SECONDS = 0.5
 
 Action = Literal["next", "previous", "help", "approve", "deny", "note", "approvals-only"]
@@ -34,14 +36,14 @@ ANSWERS: dict[str, Action] = {"a": "approve", "d": "deny", "n": "note"}
 APPROVAL_KINDS = ("shell", "tool")
 
 SHORTCUTS: list[tuple[str, str]] = [
-    ("J", "Open the next request"),
-    ("K", "Open the previous request"),
-    ("Enter", "Open the request picked in the list"),
-    ("A", "Approve once (Run once)"),
-    ("D", "Deny (Don't run); your note is sent with it"),
-    ("N", "Write a note: tell it what to do instead"),
-    ("Esc", "Leave the note field, close this list"),
-    ("?", "Show this list"),
+    ("J", N_("Open the next request")),
+    ("K", N_("Open the previous request")),
+    ("Enter", N_("Open the request picked in the list")),
+    ("A", N_("Approve once (Run once)")),
+    ("D", N_("Deny (Don't run); your note is sent with it")),
+    ("N", N_("Write a note: tell it what to do instead")),
+    ("Esc", N_("Leave the note field, close this list")),
+    ("?", N_("Show this list")),
 ]
 
 
@@ -186,22 +188,24 @@ def _help_dialog() -> ui.dialog:
     with ui.dialog() as dialog, ui.card().classes("gap-3 p-5 w-[28rem] max-w-full").mark("shortcuts-dialog"):
         with ui.row().classes("w-full items-center"):
             ui.icon("keyboard", size="sm")
-            ui.label("Keyboard shortcuts").classes("text-lg font-medium")
+            ui.label(_("Keyboard shortcuts")).classes("text-lg font-medium")
             ui.space()
-            ui.button(icon="close", on_click=dialog.close).props("flat round dense aria-label=Close")
+            ui.button(icon="close", on_click=dialog.close).props("flat round dense").props(
+                'aria-label="' + _("Close") + '"')
         with ui.grid(columns="auto 1fr").classes("w-full gap-x-4 gap-y-2 items-center"):
             for key, words in SHORTCUTS:
                 ui.html(f"<kbd class='seqdesk-kbd'>{key}</kbd>", sanitize=False)
-                ui.label(words).classes("text-sm")
-        ui.label("There is no key for Always allow: choose it with the mouse. Keys do nothing while you type "
-                 "in a field, and the answering keys wait half a second after a request appears or changes, "
-                 "so a key meant for something else never answers one.").classes("text-xs opacity-70")
+                ui.label(_(words)).classes("text-sm")
+        ui.label(_("There is no key for Always allow: choose it with the mouse. Keys do nothing while you type "
+                   "in a field, and the answering keys wait half a second after a request appears or changes, "
+                   "so a key meant for something else never answers one.")).classes("text-xs opacity-70")
     return dialog
 
 
 def key_hint(approve: str, deny: str) -> ui.html:
     """The one-line reminder under an approval's buttons."""
-    text = (f"<kbd class='seqdesk-kbd'>A</kbd> {approve} · <kbd class='seqdesk-kbd'>D</kbd> {deny} · "
-            "<kbd class='seqdesk-kbd'>N</kbd> note · <kbd class='seqdesk-kbd'>J</kbd>/<kbd class='seqdesk-kbd'>K</kbd>"
-            " next/previous · <kbd class='seqdesk-kbd'>?</kbd> all shortcuts")
+    kbd = "<kbd class='seqdesk-kbd'>{}</kbd>".format
+    note, moves, every = _("note"), _("next/previous"), _("all shortcuts")
+    text = (f"{kbd('A')} {approve} · {kbd('D')} {deny} · {kbd('N')} {note} · "
+            f"{kbd('J')}/{kbd('K')} {moves} · {kbd('?')} {every}")
     return ui.html(text, sanitize=False).classes("text-xs opacity-70").mark("key-hint")

@@ -11,6 +11,7 @@ from __future__ import annotations
 from nicegui import ui
 
 from gui.core.interactions import Answer, Question, QuestionRequest, QuestionResponse
+from gui.i18n import _, ngettext
 from gui.ui.components.inbox.body import RequestBody, Submit
 
 MUTED = "text-xs text-gray-600 dark:text-gray-400"
@@ -33,11 +34,11 @@ class QuestionForm(RequestBody):
             self.problem = ui.label("").classes("text-negative text-sm").mark("question-problem")
             self.problem.set_visibility(False)
             with ui.row().classes("gap-2 items-center"):
-                self.control(ui.button("Send answer", icon="send", on_click=self._send)
+                self.control(ui.button(_("Send answer"), icon="send", on_click=self._send)
                              .props("no-caps unelevated color=primary").mark("send-answer"))
-                self.control(ui.button("Decline to answer", icon="do_not_disturb_on", on_click=self._decline)
+                self.control(ui.button(_("Decline to answer"), icon="do_not_disturb_on", on_click=self._decline)
                              .props("no-caps outline color=negative")
-                             .tooltip("Answer none of these: the step that asked is told you declined")
+                             .tooltip(_("Answer none of these: the step that asked is told you declined"))
                              .mark("decline-question"))
 
     def _question(self, question: Question) -> None:
@@ -46,12 +47,12 @@ class QuestionForm(RequestBody):
             with ui.row().classes("items-baseline gap-2"):
                 ui.label(question.prompt).classes("text-sm font-medium")
                 if not question.required:
-                    ui.label("optional").classes(MUTED + " italic").mark(f"q-{qid}-optional")
+                    ui.label(_("optional")).classes(MUTED + " italic").mark(f"q-{qid}-optional")
             options = question.options or []
             parts: list[ui.element] = []
             if question.response_type == "text":
                 self._inputs[qid] = self.control(
-                    ui.input(placeholder="Your answer").props("outlined dense").classes("w-full").mark(f"q-{qid}"))
+                    ui.input(placeholder=_("Your answer")).props("outlined dense").classes("w-full").mark(f"q-{qid}"))
                 parts.append(self._inputs[qid])
             elif question.response_type == "single_select":
                 labels = {o.value: o.label for o in options}
@@ -69,9 +70,9 @@ class QuestionForm(RequestBody):
                             ui.label(option.description).classes(MUTED + " pl-10 -mt-2")
                 self._checks[qid] = boxes
                 parts.extend(boxes.values())
-                ui.label("Choose any number, or none.").classes(MUTED)
+                ui.label(_("Choose any number, or none.")).classes(MUTED)
             if not question.required:
-                skip = self.control(ui.checkbox("Skip this question").props("dense").classes("text-sm")
+                skip = self.control(ui.checkbox(_("Skip this question")).props("dense").classes("text-sm")
                                     .mark(f"q-{qid}-skip"))
                 skip.on_value_change(lambda e, parts=parts: [p.set_enabled(not e.value) for p in parts])
                 self._skips[qid] = skip
@@ -111,13 +112,15 @@ class QuestionForm(RequestBody):
     async def _send(self) -> None:
         answers, missing = self.answers()
         for qid, label in self._errors.items():
-            label.set_text("Answer this question" if qid in missing else "")
+            label.set_text(_("Answer this question") if qid in missing else "")
             label.set_visibility(qid in missing)
         if missing:
             count = len(missing)
-            self.problem.set_text(f"{count} question{'s' if count != 1 else ''} still need{'s' if count == 1 else ''} "
-                                  "an answer: every question must be answered before sending, "
-                                  "except those marked optional.")
+            self.problem.set_text(ngettext(
+                "{count} question still needs an answer: every question must be answered before sending, "
+                "except those marked optional.",
+                "{count} questions still need an answer: every question must be answered before sending, "
+                "except those marked optional.", count).format(count=count))
             self.problem.set_visibility(True)
             return
         self.problem.set_visibility(False)

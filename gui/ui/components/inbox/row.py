@@ -15,6 +15,7 @@ from typing import Any
 from nicegui import ui
 
 from gui.core.interactions import InteractionRecord
+from gui.i18n import _
 from gui.ui.components.inbox import format as fmt
 from gui.ui.components.inbox.countdown import Countdown
 
@@ -47,10 +48,10 @@ class InboxRow(ui.element):
         weight = "font-medium" if seen else "font-bold"
         preview = fmt.preview(request)
         mono = " font-mono" if kind in ("shell", "tool") else ""
-        source = " › ".join(fmt.source_parts(request)) or "this app"
+        source = " › ".join(fmt.source_parts(request)) or _("this app")
         lines = [
             f'<div class="flex items-center no-wrap gap-2"><i class="q-icon notranslate material-icons '
-            f'text-deep-purple-6" style="font-size:22px" aria-hidden="true" title="{fmt.KIND_WORDS[kind]}">'
+            f'text-deep-purple-6" style="font-size:22px" aria-hidden="true" title="{escape(_(fmt.KIND_WORDS[kind]))}">'
             f'{fmt.KIND_ICONS[kind]}</i><span class="text-sm truncate {weight}">{escape(fmt.title(request))}'
             "</span></div>",
         ]

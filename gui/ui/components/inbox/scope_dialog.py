@@ -14,6 +14,7 @@ from nicegui import ui
 
 from gui.core.interactions import InteractionRequest, ShellApprovalRequest
 from gui.core.rules import PREFIX_TOOL, RuleError, Scope, check_prefix, command_starts_with, scope_words
+from gui.i18n import _
 
 Choose = Callable[[Scope, str | None], Awaitable[None]]
 
@@ -46,11 +47,11 @@ class ScopeDialog(ui.dialog):
         self._request, self._on_choose = request, on_choose
         command = request.command if isinstance(request, ShellApprovalRequest) else ""
         with self, ui.card().classes("gap-3 w-[36rem] max-w-full"):
-            ui.label(f"Allow {tool_name} without asking").classes("text-lg font-semibold")
-            ui.label("Choose how far this goes. Whatever you choose is listed in Settings, where you can "
-                     "take it back.").classes("text-sm opacity-80")
+            ui.label(_("Allow {tool} without asking").format(tool=tool_name)).classes("text-lg font-semibold")
+            ui.label(_("Choose how far this goes. Whatever you choose is listed in Settings, where you can "
+                       "take it back.")).classes("text-sm opacity-80")
             choices = self._choices = scope_choices(request, tool_name)
-            self.prefix = ui.input("Commands that start with", value=suggested_prefix(command)).props(
+            self.prefix = ui.input(_("Commands that start with"), value=suggested_prefix(command)).props(
                 "dense outlined").classes("w-full font-mono").mark("scope-prefix")
             self.radio = ui.radio({c: self._words(c) for c in choices}, value=choices[0],
                                   on_change=self._changed).mark("scope-choice")
@@ -58,14 +59,14 @@ class ScopeDialog(ui.dialog):
             self.prefix.on_value_change(self._prefix_changed)
             self.problem = ui.label("").classes("text-sm text-negative").mark("scope-problem")
             with ui.row().classes("w-full justify-end gap-2"):
-                ui.button("Cancel", on_click=self.close).props("flat no-caps").mark("scope-cancel")
-                self.confirm = ui.button("Allow", icon="verified_user", on_click=self._confirm).props(
+                ui.button(_("Cancel"), on_click=self.close).props("flat no-caps").mark("scope-cancel")
+                self.confirm = ui.button(_("Allow"), icon="verified_user", on_click=self._confirm).props(
                     "no-caps unelevated color=positive").mark("scope-confirm")
         self._changed()
 
     def _words(self, scope: Scope) -> str:
         prefix = self.prefix.value if hasattr(self, "prefix") else None
-        text = scope_words(scope, self._request, prefix)
+        text = scope_words(scope, self._request, prefix, tr=_)
         # A sentence starts with a capital, but a tool's name (cmd_run) keeps its own spelling.
         return text[:1].upper() + text[1:] if text.split(" ", 1)[0] in ("every", "only") else text
 
@@ -80,7 +81,7 @@ class ScopeDialog(ui.dialog):
                 checked = check_prefix(self.prefix.value or "")
                 command = self._request.command if isinstance(self._request, ShellApprovalRequest) else ""
                 if not command_starts_with(command, checked):
-                    problem = "This command does not start with those words: the rule must cover it."
+                    problem = _("This command does not start with those words: the rule must cover it.")
             except RuleError as exc:
                 problem = str(exc)
             self.radio.set_options({c: self._words(c) for c in self._choices}, value=self.radio.value)

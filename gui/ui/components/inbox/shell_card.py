@@ -11,10 +11,11 @@ from nicegui import ui
 
 from gui.core.interactions import ApprovalResponse, ShellApprovalRequest
 from gui.core.substitution import shell_words
+from gui.i18n import DATA, N_, _
 from gui.ui.components.inbox.body import ApprovalBody, Submit, bound_inputs_view, mono_block, section_label
 
-OPERATION_WORDS = {"exec": "Run a command and wait for it", "start": "Start a program that keeps running",
-                   "write": "Write to a file"}
+OPERATION_WORDS = {"exec": N_("Run a command and wait for it"), "start": N_("Start a program that keeps running"),
+                   "write": N_("Write to a file")}
 
 
 class ShellApprovalCard(ApprovalBody):
@@ -34,25 +35,25 @@ class ShellApprovalCard(ApprovalBody):
         self.mark("shell-approval")
         with self:
             if request.description:
-                ui.label(request.description).classes("text-sm")
-            section_label("Wants to run")
+                ui.label(_(request.description)).classes("text-sm")
+            section_label(_("Wants to run"))
             mono_block(request.command, marker="command",
                        inputs={name: shell_words(value) for name, value in request.bound_inputs.items()})
             bound_inputs_view(request.bound_inputs)
             with ui.grid(columns="auto 1fr").classes("gap-x-4 gap-y-1 text-sm items-baseline"):
-                ui.label("In folder").classes("opacity-70")
-                ui.label(request.cwd).classes("font-mono break-all").mark("cwd")
-                ui.label("Why").classes("opacity-70")
-                ui.label(request.reason or "No reason given")
-                ui.label("What it does").classes("opacity-70")
-                ui.label(OPERATION_WORDS.get(request.operation, request.operation))
+                ui.label(_("In folder")).classes("opacity-70")
+                ui.label(request.cwd).classes(f"font-mono break-all {DATA}").mark("cwd")
+                ui.label(_("Why")).classes("opacity-70")
+                ui.label(_(request.reason) if request.reason else _("No reason given"))
+                ui.label(_("What it does")).classes("opacity-70")
+                ui.label(_(OPERATION_WORDS.get(request.operation, request.operation)))
             if request.tool_input is not None and "command" in request.tool_input:
-                with ui.expansion("Edit the command before it runs", icon="edit").classes("w-full text-sm") \
+                with ui.expansion(_("Edit the command before it runs"), icon="edit").classes("w-full text-sm") \
                         .props("dense").mark("edit-command"):
                     self.edited = self.control(
                         ui.textarea(value=request.command).props("outlined autogrow").classes("w-full font-mono")
                         .mark("edited-command"))
-                    self.control(ui.button("Run the edited command", icon="play_arrow", on_click=self.run_edited)
+                    self.control(ui.button(_("Run the edited command"), icon="play_arrow", on_click=self.run_edited)
                                  .props("no-caps outline color=positive").mark("approve-edited"))
-            self.answers(approve=("Run once", "play_arrow"), deny="Don't run",
-                         allow_more="for this run, this sequence, some commands, or always")
+            self.answers(approve=(_("Run once"), "play_arrow"), deny=_("Don't run"),
+                         allow_more=_("for this run, this sequence, some commands, or always"))

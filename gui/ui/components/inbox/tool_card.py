@@ -9,6 +9,7 @@ from typing import Any
 from nicegui import ui
 
 from gui.core.interactions import ToolApprovalRequest
+from gui.i18n import DATA, _
 from gui.ui.components.inbox.body import ApprovalBody, Submit, bound_inputs_view, section_label
 from gui.ui.words import NOTHING, field_word
 
@@ -22,20 +23,22 @@ class ToolApprovalCard(ApprovalBody):
             if request.summary:
                 _summary(request.summary, request.summary_highlight)
             if request.tool_description:
-                section_label("What this tool does")
-                ui.label(request.tool_description).classes("text-sm")
-            section_label("It would run with")
+                section_label(_("What this tool does"))
+                ui.label(_(request.tool_description)).classes("text-sm")
+            section_label(_("It would run with"))
             _input_view(request.validated_input)
             bound_inputs_view(request.bound_inputs)
             if request.model_explanation:
                 with ui.card().props("flat bordered").classes("w-full p-3 gap-1"):
                     with ui.row().classes("items-center gap-2"):
                         ui.icon("report", color="warning")
-                        ui.label("The caller says (not verified)").classes("text-sm font-medium").mark("not-verified")
-                    ui.label(request.model_explanation).classes("text-sm italic")
-                    ui.label("This explanation comes from whoever asked for the tool; check the input above "
-                             "rather than trusting it.").classes("text-xs opacity-70")
-            self.answers(approve=("Approve", "check"), deny="Deny", allow_more="for this run, this sequence, or always")
+                        ui.label(_("The caller says (not verified)")).classes("text-sm font-medium").mark(
+                            "not-verified")
+                    ui.label(request.model_explanation).classes(f"text-sm italic {DATA}")
+                    ui.label(_("This explanation comes from whoever asked for the tool; check the input above "
+                               "rather than trusting it.")).classes("text-xs opacity-70")
+            self.answers(approve=(_("Approve"), "check"), deny=_("Deny"),
+                         allow_more=_("for this run, this sequence, or always"))
 
 
 def _summary(text: str, highlight: str | None) -> None:
@@ -55,9 +58,10 @@ def _input_view(value: Any) -> None:
     if isinstance(value, dict) and value:
         with ui.grid(columns="auto 1fr").classes("w-full gap-x-4 gap-y-1 text-sm items-baseline").mark("tool-input"):
             for key, item in value.items():
-                ui.label(field_word(str(key))).classes("opacity-70")
-                text = item if isinstance(item, str) else NOTHING if item is None else json.dumps(
+                ui.label(_(field_word(str(key)))).classes("opacity-70")
+                text = item if isinstance(item, str) else _(NOTHING) if item is None else json.dumps(
                     item, ensure_ascii=False, indent=2)
-                ui.label(text).classes("font-mono whitespace-pre-wrap break-all")
+                data = f" {DATA}" if item is not None else ""
+                ui.label(text).classes("font-mono whitespace-pre-wrap break-all" + data)
         return
     ui.code(json.dumps(value, ensure_ascii=False, indent=2), language="json").classes("w-full").mark("tool-input")

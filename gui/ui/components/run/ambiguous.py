@@ -5,13 +5,15 @@ from __future__ import annotations
 from nicegui import ui
 
 from gui.core.run_ids import AmbiguousRunIdError
+from gui.i18n import _
 
 
 def ambiguous_notice(exc: AmbiguousRunIdError, base: str = "/run") -> None:
     """Several runs start with the short id in the address: say so, and link each of them."""
     with ui.column().classes("gap-1").mark("ambiguous-run"):
-        ui.label(f"More than one run starts with “{exc.prefix}”. Which one did you mean?").classes(
+        ui.label(_("More than one run starts with “{prefix}”. Which one did you mean?").format(
+            prefix=exc.prefix)).classes(
             "text-gray-800 dark:text-gray-200")
         for candidate in exc.candidates:
-            ui.link(f"run {candidate}", f"{base}/{candidate}").classes("font-mono text-sm")
-        ui.link("See all runs", "/runs").classes("text-sm")
+            ui.link(_("run {id}").format(id=candidate), f"{base}/{candidate}").classes("font-mono text-sm")
+        ui.link(_("See all runs"), "/runs").classes("text-sm")

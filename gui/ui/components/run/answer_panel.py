@@ -11,6 +11,7 @@ from __future__ import annotations
 from nicegui import ui
 
 from gui.core.interactions import InteractionRecord, InteractionResponse
+from gui.i18n import _
 from gui.ui.components.inbox import format as fmt
 from gui.ui.components.inbox.detail import Fetch, InboxDetail, Respond
 
@@ -25,10 +26,10 @@ class AnswerPanel(ui.dialog):
         with self, ui.card().classes("w-[36rem] max-w-[100vw] h-full gap-2 p-0 rounded-none no-wrap").mark(
                 "answer-panel"):
             with ui.row(wrap=False).classes("w-full items-center gap-2 px-4 pt-3"):
-                ui.label("Your answer is needed").classes("text-lg font-semibold grow")
+                ui.label(_("Your answer is needed")).classes("text-lg font-semibold grow")
                 ui.button(icon="close", on_click=self.close).props(
-                    "flat round dense aria-label='Close (the request stays waiting)'").tooltip(
-                    "Close: the request stays waiting for you").mark("answer-panel-close")
+                    "flat round dense aria-label='" + _("Close (the request stays waiting)") + "'").tooltip(
+                    _("Close: the request stays waiting for you")).mark("answer-panel-close")
             self.body = ui.column().classes("w-full gap-2 px-4 pb-4 overflow-y-auto")
         self._timer = ui.timer(1.0, self._tick, active=False)
 
@@ -38,7 +39,7 @@ class AnswerPanel(ui.dialog):
         self.detail = None
         with self.body:
             if record is None:
-                ui.label("This request is not there any more.").classes("text-gray-700 dark:text-gray-300")
+                ui.label(_("This request is not there any more.")).classes("text-gray-700 dark:text-gray-300")
             else:
                 self.detail = InboxDetail(record, respond=self._respond, fetch=self._fetch,
                                           on_answered=self._answered)
@@ -64,7 +65,7 @@ def answered_words(record: InteractionRecord, response: InteractionResponse) -> 
     from gui.core.interactions import ApprovalResponse, QuestionResponse
 
     if isinstance(response, ApprovalResponse):
-        return "Approved: it runs now." if response.decision == "approved" else "Denied: it won't run."
+        return _("Approved: it runs now.") if response.decision == "approved" else _("Denied: it won't run.")
     if isinstance(response, QuestionResponse):
-        return "Declined." if response.declined else "Answer sent."
-    return "Sent."
+        return _("Declined.") if response.declined else _("Answer sent.")
+    return _("Sent.")

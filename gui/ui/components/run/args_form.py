@@ -14,23 +14,27 @@ from typing import Any
 from nicegui import ui
 
 from gui.core.model import SlotType
+from gui.i18n import N_, _
 
-TYPE_WORDS = {SlotType.STRING: "text", SlotType.NUMBER: "number", SlotType.BOOLEAN: "yes / no",
-              SlotType.ARRAY: "list, as JSON", SlotType.OBJECT: "object, as JSON"}
+TYPE_WORDS = {SlotType.STRING: N_("text"), SlotType.NUMBER: N_("number"), SlotType.BOOLEAN: N_("yes / no"),
+              SlotType.ARRAY: N_("list, as JSON"), SlotType.OBJECT: N_("object, as JSON")}
 EXAMPLES = {SlotType.ARRAY: '["first", "second"]', SlotType.OBJECT: '{"key": "value"}'}
 
 
 def json_problem(text: str | None, slot_type: SlotType) -> str | None:
     """What is wrong with `text` as a JSON value of `slot_type`; None when it fits."""
     if not (text or "").strip():
-        return f"Enter a {TYPE_WORDS[slot_type].split(',')[0]}, like {EXAMPLES[slot_type]}"
+        return _("Enter a {kind}, like {example}").format(kind=_(TYPE_WORDS[slot_type]).split(",")[0].split("，")[0],
+                                                            example=EXAMPLES[slot_type])
     try:
         value = json.loads(text or "")
     except json.JSONDecodeError as exc:
-        return f"This is not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})"
+        return _("This is not valid JSON: {problem} (line {line}, column {column})").format(
+            problem=exc.msg, line=exc.lineno, column=exc.colno)
     wanted = list if slot_type is SlotType.ARRAY else dict
     if not isinstance(value, wanted):
-        return f"Write a {'list' if wanted is list else 'JSON object'}, like {EXAMPLES[slot_type]}"
+        return (_("Write a list, like {example}") if wanted is list
+                else _("Write a JSON object, like {example}")).format(example=EXAMPLES[slot_type])
     return None
 
 
@@ -49,17 +53,18 @@ class RunArgsForm(ui.column):
         initial = initial or {}
         with self:
             if not self.inputs:
-                ui.label("This sequence needs no inputs.").classes("text-gray-600 dark:text-gray-400").mark("no-inputs")
+                ui.label(_("This sequence needs no inputs.")).classes("text-gray-600 dark:text-gray-400").mark(
+                    "no-inputs")
             for name, slot_type in self.inputs.items():
                 self.fields[name] = self._field(name, slot_type, initial.get(name))
 
     def _field(self, name: str, slot_type: SlotType, value: Any) -> Any:
-        label = f"{name} ({TYPE_WORDS[slot_type]})"
+        label = f"{name} ({_(TYPE_WORDS[slot_type])})"
         if slot_type is SlotType.STRING:
             field: Any = ui.input(label, value=value if isinstance(value, str) else "")
         elif slot_type is SlotType.NUMBER:
             field = ui.number(label, value=value if isinstance(value, int | float) else None,
-                              validation=lambda v: None if v is not None else "Enter a number")
+                              validation=lambda v: None if v is not None else _("Enter a number"))
         elif slot_type is SlotType.BOOLEAN:
             field = ui.switch(label, value=bool(value))
         else:

@@ -13,6 +13,7 @@ from typing import Any
 from nicegui import ui
 
 from gui.core.records import GroupRecord
+from gui.i18n import _, ngettext
 from gui.ui.components.run.outcome import group_note
 from gui.ui.components.run.retry import RetryInfo, ToolKey
 from gui.ui.components.run.status import DONE_TOOL, StatusChip, group_state
@@ -23,19 +24,19 @@ OPEN_UP_TO = 40  # groups with more tools start collapsed
 
 def count_words(group: GroupRecord) -> str:
     n = len(group.tools)
-    tools = f"{n} tool" + ("" if n == 1 else "s")
+    tools = ngettext("{n} tool", "{n} tools", n).format(n=n)
     if n > 1:
-        tools += " · one by one" if group.serial_reason else " · run together"
+        tools += _(" · one by one") if group.serial_reason else _(" · run together")
     done = sum(t.status in DONE_TOOL for t in group.tools)
     waiting = sum(t.status == "waiting" for t in group.tools)
     running = sum(t.status == "running" for t in group.tools)
     parts = [tools]
     if group.status not in ("waiting", "skipped"):
-        parts.append(f"{done} of {n} done")
+        parts.append(_("{done} of {n} done").format(done=done, n=n))
     if running:
-        parts.append(f"{running} running")
+        parts.append(_("{n} running").format(n=running))
     if waiting:
-        parts.append(f"{waiting} waiting for you")
+        parts.append(_("{n} waiting for you").format(n=waiting))
     return " · ".join(parts)
 
 
@@ -66,14 +67,16 @@ class GroupSection(ui.expansion):
             with ui.column().classes("w-full gap-0"):
                 with ui.row().classes("w-full items-center gap-x-3 gap-y-0"):
                     self.chip = StatusChip(group_state(group))
-                    ui.label(f"Group {group.index + 1} · {group.name}").classes("font-medium break-all")
+                    ui.label(_("Group {number} · {name}").format(number=group.index + 1, name=group.name)).classes(
+                        "font-medium break-all")
                     ui.space()
                     self._counts = ui.label().classes("text-sm text-gray-600 dark:text-gray-400")
                     if on_answer is not None:
-                        self._review: ui.element = ui.button("Review", icon="front_hand", on_click=self._review_clicked
+                        self._review: ui.element = ui.button(_("Review"), icon="front_hand",
+                                                             on_click=self._review_clicked
                                                              ).props("dense unelevated no-caps color=deep-purple-7")
                     else:
-                        self._review = ui.link("Review", "#").classes(
+                        self._review = ui.link(_("Review"), "#").classes(
                             "text-violet-700 dark:text-violet-300 font-medium")
                     self._review.mark("group-review")
                 self._note = ui.label().classes("text-sm text-gray-600 dark:text-gray-400 break-words")

@@ -10,13 +10,16 @@ from typing import Any
 
 from nicegui import ui
 
+from gui.i18n import DATA, _
+
 MAX_CHARS = 100_000
 
 
 def pretty(value: Any) -> str:
     text = value if isinstance(value, str) else json.dumps(value, indent=2, ensure_ascii=False)
     if len(text) > MAX_CHARS:
-        text = text[:MAX_CHARS] + f"\n… ({len(text) - MAX_CHARS} more characters; copy to see everything)"
+        more = _("({n} more characters; copy to see everything)").format(n=len(text) - MAX_CHARS)
+        text = text[:MAX_CHARS] + "\n… " + more
     return text
 
 
@@ -27,11 +30,11 @@ class JsonBlock(ui.element):
         self._full = value if isinstance(value, str) else json.dumps(value, indent=2, ensure_ascii=False)
         with self:
             ui.label(pretty(value)).classes(
-                "font-mono text-sm whitespace-pre-wrap break-all p-2 pr-10 overflow-auto w-full").style(
+                f"font-mono text-sm whitespace-pre-wrap break-all p-2 pr-10 overflow-auto w-full {DATA}").style(
                 f"max-height:{max_height}")
             ui.button(icon="content_copy", on_click=self.copy).props("flat dense round size=sm").classes(
-                "absolute top-1 right-1").tooltip("Copy")
+                "absolute top-1 right-1").tooltip(_("Copy"))
 
     def copy(self) -> None:
         ui.clipboard.write(self._full)
-        ui.notify("Copied")
+        ui.notify(_("Copied"))

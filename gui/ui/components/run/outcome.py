@@ -16,9 +16,40 @@ from gui.core.condition_builder import condition_rows
 from gui.core.conditions import ConditionSyntaxError, parse_condition
 from gui.core.interactions import CANCEL_WORDS
 from gui.core.records import GroupRecord, ToolRecord
-from gui.ui.words import JOINER_WORDS, rule_words
+from gui.i18n import N_, _
+from gui.ui.words import JOINER_WORDS, OPERATOR_WORDS, value_words
 
 STOPPED_WORDS = (CANCEL_WORDS["turn_stopped"], "stopped by the user")
+# The core's fixed reasons (English, kept in records as written), marked here so a screen can show
+# them in the person's language with `core_words`; anything else (a tool's own error) stays as it is.
+CORE_SENTENCES = (N_("cancelled"), N_("the run was stopped"), N_("the app was closed"),
+                  N_("the app stopped before anyone answered"), N_("there was no one to ask"),
+                  N_("an earlier group failed"), N_("an earlier tool of the group failed"),
+                  N_("another tool of the group failed"), N_("stopped by the user"),
+                  N_("stopped: the app was closed"), N_("the group's condition is false"))
+
+
+_TOOL_FAILED = re.compile(r"^tool (?P<number>\d+) \((?P<tool>[^)]*)\) failed: (?P<error>.*)$", re.S)
+
+
+def core_words(text: str) -> str:
+    """One of the core's fixed reasons in the person's language (also "tool 1 (x) failed: …", the
+    runner's words around a tool's own error); other text as it is."""
+    match = _TOOL_FAILED.match(text)
+    if match is not None:
+        return _("tool {number} ({tool}) failed: {error}").format(**match.groupdict())
+    return _(text) if text in CORE_SENTENCES else text
+
+
+_GROUP_FAILED = re.compile(r"^group '(?P<name>[^']*)' failed: (?P<reason>.*)$", re.S)
+
+
+def run_error_words(error: str) -> str:
+    """A run's error (`group 'x' failed: …`, `stopped by the user`) in the person's language."""
+    match = _GROUP_FAILED.match(error)
+    if match is not None:
+        return _("group '{name}' failed: {reason}").format(name=match["name"], reason=core_words(match["reason"]))
+    return core_words(error)
 NOT_RUN = "not run: "
 PERSON_ENDS = frozenset({"denied", "declined", "expired", "stopped_by_you"})
 
@@ -69,25 +100,26 @@ def outcome_words(tool: ToolRecord, state: str | None = None) -> str:
     error = tool.error or ""
     if state == "denied":
         note = _after(error, DENIED_REASON) if error.startswith(DENIED_REASON) else error
-        return f"Denied by you: {note}" if note else "Denied by you"
+        return _("Denied by you: {note}").format(note=note) if note else _("Denied by you")
     if state == "declined":
-        return "Declined by you: you chose not to answer"
+        return _("Declined by you: you chose not to answer")
     if state == "expired":
-        return "Timed out: nobody answered in time"
+        return _("Timed out: nobody answered in time")
     if state == "stopped_by_you":
-        return "Stopped by you"
+        return _("Stopped by you")
     if state == "not_run":
-        return f"Not run: {not_run_reason(tool.reason or error)}"
+        return _("Not run: {reason}").format(reason=core_words(not_run_reason(tool.reason or error)))
     if state == "timed_out":
-        return f"Timed out: {error}" if error else "Timed out"
+        return _("Timed out: {error}").format(error=error) if error else _("Timed out")
     if state == "failed":
-        return error or "it failed without saying why"
+        return error or _("it failed without saying why")
     if state == "cancelled":
         why = _without(tool.reason or error, "cancelled: ")
-        return f"Cancelled: {why}" if why else "Cancelled"
-    return tool.reason or error
+        return _("Cancelled: {why}").format(why=core_words(why)) if why else _("Cancelled")
+    return core_words(tool.reason or error)
 
 
+_JOINERS = {"and": N_("and"), "or": N_("or")}
 SKIPPED = re.compile(r"^its condition `(?P<when>.*)` is false$", re.S)
 
 
@@ -100,15 +132,24 @@ def condition_words(when: str) -> str:
     if fits is None:
         return when.replace("$args.", "")
     rows, joiner = fits
-    joined = f" {joiner} ".join(rule_words(r["arg"], r["op"], r["value"]) for r in rows)
-    return joined if len(rows) <= 1 else f"{JOINER_WORDS[joiner]}: {joined}"
+    joined = f" {_(_JOINERS.get(joiner, joiner))} ".join(_rule_words(r["arg"], r["op"], r["value"]) for r in rows)
+    return joined if len(rows) <= 1 else _("{joiner}: {rules}").format(joiner=_(JOINER_WORDS[joiner]), rules=joined)
+
+
+def _rule_words(arg: str, op: str, value: object) -> str:
+    """`words.rule_words` in the person's language ("go is yes", "go 是 是")."""
+    if value == "" or isinstance(value, bool):
+        shown = _("empty") if value == "" else _("yes") if value else _("no")
+        return f"{arg} {_(OPERATOR_WORDS.get(op, op))} {shown}"
+    return f"{arg} {_(OPERATOR_WORDS.get(op, op))} {value_words(value)}"
 
 
 def skipped_words(reason: str | None) -> str:
     match = SKIPPED.match(reason or "")
     if match is not None:
-        return f"Skipped: it runs only if {condition_words(match['when'])}, and that was not so"
-    return f"Skipped: {reason}" if reason else "Skipped"
+        return _("Skipped: it runs only if {condition}, and that was not so").format(
+            condition=condition_words(match["when"]))
+    return _("Skipped: {reason}").format(reason=reason) if reason else _("Skipped")
 
 
 def group_note(group: GroupRecord) -> str:
@@ -116,16 +157,17 @@ def group_note(group: GroupRecord) -> str:
     if group.status == "skipped":
         return skipped_words(group.reason)
     if group.status == "stopped":
-        return "Stopped by you" if not group.reason or any(w in group.reason for w in STOPPED_WORDS) \
-            else f"Stopped: {group.reason}"
+        return _("Stopped by you") if not group.reason or any(w in group.reason for w in STOPPED_WORDS) \
+            else _("Stopped: {reason}").format(reason=core_words(group.reason))
     if group.status == "failed" and group.reason:
         failed = next((t for t in group.tools if t.status == "failed"), None)
         if failed is not None and not group.timed_out and ended_state(failed) in PERSON_ENDS:
             return outcome_words(failed)
-        return f"Failed: {group.reason}"
+        return _("Failed: {reason}").format(reason=core_words(group.reason))
     if group.status == "cancelled" and group.reason:
         reason = not_run_reason(group.reason)
-        return "Not run: the run was stopped by you" if reason in STOPPED_WORDS else f"Not run: {reason}"
+        return _("Not run: the run was stopped by you") if reason in STOPPED_WORDS \
+            else _("Not run: {reason}").format(reason=core_words(reason))
     if group.serial_reason:
-        return f"Ran one by one: {group.serial_reason}"
+        return _("Ran one by one: {reason}").format(reason=group.serial_reason)
     return ""

@@ -12,6 +12,7 @@ from typing import Any
 from nicegui import ui
 
 from gui.core.media import parts_of
+from gui.i18n import DATA, _
 from gui.ui.components.run.json import JsonBlock
 from gui.ui.components.run.result_media import MediaView
 
@@ -31,21 +32,21 @@ class RunOutputs(ui.column):
         self.clear()
         with self:
             with ui.row().classes("w-full items-center"):
-                ui.label("Results").classes("text-lg font-semibold")
+                ui.label(_("Results")).classes("text-lg font-semibold")
                 ui.space()
                 if outputs:
-                    ui.button("Copy all", icon="content_copy",
+                    ui.button(_("Copy all"), icon="content_copy",
                               on_click=lambda: self._copy(json.dumps(outputs, indent=2, ensure_ascii=False))
                               ).props("flat dense no-caps")
             if not outputs:
-                ui.label("This run gave back no results.").classes("text-gray-600 dark:text-gray-400")
+                ui.label(_("This run gave back no results.")).classes("text-gray-600 dark:text-gray-400")
                 return
             for name, value in outputs.items():
                 with ui.column().classes("w-full gap-0").mark(f"output-{name}"):
-                    ui.label(name).classes("font-medium font-mono")
+                    ui.label(name).classes(f"font-medium font-mono {DATA}")
                     MediaView(value) if parts_of(value) is not None else JsonBlock(value)
 
     @staticmethod
     def _copy(text: str) -> None:
         ui.clipboard.write(text)
-        ui.notify("Copied")
+        ui.notify(_("Copied"))

@@ -20,6 +20,7 @@ from nicegui import ui
 
 from gui.core.events import Event
 from gui.core.records import GroupRecord, RunRecord, ToolRecord
+from gui.i18n import _
 from gui.ui.components.run.group_list import GroupList
 from gui.ui.components.run.outputs import RunOutputs
 from gui.ui.components.run.progress import RunProgress
@@ -57,16 +58,16 @@ class RunPanel(ui.column):
             self.outputs = RunOutputs().mark("run-outputs")
             with ui.element("div").classes("w-full grid grid-cols-1 lg:grid-cols-2 gap-4 items-start"):
                 with ui.column().classes("w-full min-w-0 gap-2"):
-                    ui.label("Steps").classes("text-lg font-semibold")
-                    ui.label("Click a tool to see what it was sent and what it gave back.").classes(
+                    ui.label(_("Steps")).classes("text-lg font-semibold")
+                    ui.label(_("Click a tool to see what it was sent and what it gave back.")).classes(
                         "text-sm text-gray-600 dark:text-gray-400 -mt-2")
                     self.groups = GroupList(record, now=now, on_select=self.select, on_answer=on_answer,
                                             planned=planned)
                 with ui.card().classes(SIDE).props("flat bordered") as self.side:
                     with ui.tabs().classes("w-full").props(
                             "dense align=left no-caps active-color=primary indicator-color=primary") as self.tabs:
-                        ui.tab("details", label="Details", icon="info").mark("tab-details")
-                        ui.tab("timeline", label="Timeline", icon="view_timeline").mark("tab-timeline")
+                        ui.tab("details", label=_("Details"), icon="info").mark("tab-details")
+                        ui.tab("timeline", label=_("Timeline"), icon="view_timeline").mark("tab-timeline")
                     # by name, before the panels bind to it (NiceGUI types `ui.tabs(value=)` as a Tab only)
                     self.tabs.set_value("timeline")
                     ui.separator()

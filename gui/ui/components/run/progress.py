@@ -12,7 +12,8 @@ from collections.abc import Awaitable, Callable
 from nicegui import ui
 
 from gui.core.records import RunRecord
-from gui.ui.components.run.outcome import outcome_words
+from gui.i18n import DATA, N_, _, ngettext
+from gui.ui.components.run.outcome import outcome_words, run_error_words
 from gui.ui.components.run.status import (
     DONE_TOOL,
     LOOKS,
@@ -30,7 +31,7 @@ BAR_COLOURS = {"running": "primary", "needs_you": "deep-purple-6", "succeeded": 
                "degraded": "orange-8", "interrupted": "orange-8"}
 BANNER = ("w-full items-center gap-2 rounded px-3 py-2 bg-violet-100 text-violet-900 "
           "dark:bg-violet-900 dark:text-violet-100")
-STOP_QUESTION = "Stop now? Running tools will be cancelled."
+STOP_QUESTION = N_("Stop now? Running tools will be cancelled.")
 
 
 def progress_words(record: RunRecord) -> str:
@@ -39,15 +40,17 @@ def progress_words(record: RunRecord) -> str:
     if record.finished:
         states = Counter(tool_state(t) for t in tools if t.status != "succeeded")
         ok = sum(t.status == "succeeded" for t in tools)
-        words = [f"{ok} of {total} tools succeeded"]
+        words = [_("{ok} of {total} tools succeeded").format(
+            ok=ok, total=total)]
         words += [f"{n} {LOOKS[state].word.lower() if state in LOOKS else state}" for state, n in states.items()]
-        return "Finished · " + " · ".join(words)
+        return _("Finished · {details}").format(details=" · ".join(words))
     n = len(record.groups)
     current = next((g.index for g in record.groups if g.status == "running"), None)
     if current is None:
         current = sum(g.status != "waiting" for g in record.groups)
     done = sum(t.status in DONE_TOOL for t in tools)
-    return f"Group {min(current + 1, n)} of {n} · {done} of {total} tools done"
+    return _("Group {current} of {n} · {done} of {total} tools done").format(
+        current=min(current + 1, n), n=n, done=done, total=total)
 
 
 def progress_value(record: RunRecord) -> float:
@@ -58,7 +61,7 @@ def progress_value(record: RunRecord) -> float:
 
 
 def needs_you_words(count: int) -> str:
-    return f"{count} request needs you" if count == 1 else f"{count} requests need you"
+    return ngettext("{count} request needs you", "{count} requests need you", count).format(count=count)
 
 
 class RunProgress(ui.card):
@@ -75,11 +78,11 @@ class RunProgress(ui.card):
         with self:
             with ui.row().classes("w-full items-center gap-x-3 gap-y-1"):
                 title = record.sequence + (f" › {record.target}" if record.target else "")
-                ui.label(title).classes("text-xl font-semibold break-all").mark("run-title")
+                ui.label(title).classes(f"text-xl font-semibold break-all {DATA}").mark("run-title")
                 self.chip = StatusChip(run_state(record), size="lg")
                 ui.space()
                 self._elapsed = ui.label().classes("text-sm text-gray-600 dark:text-gray-400 whitespace-nowrap")
-                self._stop = ui.button("Stop run", icon="stop", on_click=self._confirm_stop).props(
+                self._stop = ui.button(_("Stop run"), icon="stop", on_click=self._confirm_stop).props(
                     "outline no-caps color=negative").mark("stop-run")
             self._bar = ui.linear_progress(value=0, show_value=False, size="10px").props("rounded")
             self._words = ui.label().classes("text-sm text-gray-700 dark:text-gray-300").mark("progress-words")
@@ -88,23 +91,23 @@ class RunProgress(ui.card):
                 self._banner_text = ui.label().classes("font-medium")
                 ui.space()
                 if on_answer is not None:
-                    ui.button("Review now", icon="front_hand", on_click=self._review).props(
+                    ui.button(_("Review now"), icon="front_hand", on_click=self._review).props(
                         "dense unelevated no-caps color=deep-purple-7").mark("banner-answer")
-                self._banner_link = ui.link("Open in the inbox" if on_answer else "Review now", "/inbox").classes(
+                self._banner_link = ui.link(_("Open in the inbox") if on_answer else _("Review now"), "/inbox").classes(
                     "font-semibold text-violet-800 dark:text-violet-200")
             self._error = ui.label().classes("text-red-700 dark:text-red-300 break-words").mark("run-error")
         self._dialog = ui.dialog()
         with self._dialog, ui.card().classes("gap-3"):
-            ui.label(STOP_QUESTION).classes("text-base")
+            ui.label(_(STOP_QUESTION)).classes("text-base")
             with ui.row().classes("w-full justify-end gap-2"):
-                ui.button("Keep running", on_click=self._dialog.close).props("flat no-caps")
-                ui.button("Stop run", icon="stop", on_click=self._stop_now).props("no-caps color=negative").mark(
+                ui.button(_("Keep running"), on_click=self._dialog.close).props("flat no-caps")
+                ui.button(_("Stop run"), icon="stop", on_click=self._stop_now).props("no-caps color=negative").mark(
                     "confirm-stop")
 
     def show(self, record: RunRecord, now: float) -> None:
         end = record.finished_at if record.finished else now
         spent = duration_words((end or now) - record.created_at)
-        elapsed = f"Took {spent}" if record.finished else f"Elapsed {spent}"
+        elapsed = (_("Took {time}") if record.finished else _("Elapsed {time}")).format(time=spent)
         if self._elapsed.text != elapsed:
             self._elapsed.text = elapsed
         state = run_state(record)
@@ -138,8 +141,9 @@ class RunProgress(ui.card):
             failed = next((g for g in record.groups if g.status == "failed"), None)
             tool = cause(failed.tools) if failed is not None else None
             if tool is not None and failed is not None:
-                return f"Group {failed.index + 1} · {failed.name} did not go on. {outcome_words(tool)}."
-        return "Stopped by you." if state == "stopped_by_you" else record.error or ""
+                return _("Group {number} · {name} did not go on. {why}.").format(
+                    number=failed.index + 1, name=failed.name, why=outcome_words(tool))
+        return _("Stopped by you.") if state == "stopped_by_you" else run_error_words(record.error or "")
 
     def _review(self) -> None:
         if self._first_waiting is not None and self._on_answer is not None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 from nicegui import ui
 
 from gui.core.interactions import InteractionRecord
+from gui.i18n import _
 from gui.ui.components.inbox import format as fmt
 
 
@@ -17,7 +18,7 @@ class RunRequests(ui.column):
         self.classes("w-full gap-1")
         with self:
             if not records:
-                ui.label("This run asked nobody anything.").classes("text-gray-600 dark:text-gray-400")
+                ui.label(_("This run asked nobody anything.")).classes("text-gray-600 dark:text-gray-400")
             for record in sorted(records, key=lambda r: r.request.created_at):
                 self._row(record)
 
@@ -39,4 +40,4 @@ class RunRequests(ui.column):
                     "text-sm text-gray-600 "
                     "dark:text-gray-400 whitespace-nowrap")
             ui.chip(result.word, icon=result.icon, color=result.color, text_color="white").props("dense")
-            ui.link("Open", f"/inbox/{record.interaction_id}").classes("text-sm")
+            ui.link(_("Open"), f"/inbox/{record.interaction_id}").classes("text-sm")

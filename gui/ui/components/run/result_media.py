@@ -16,6 +16,7 @@ from nicegui import ui
 
 from gui.core.media import good_base64, good_mime, parts_of, safe_link
 from gui.core.records import LogLine
+from gui.i18n import N_, _, ngettext
 
 LABEL = "text-xs text-gray-500 dark:text-gray-400"
 _IMAGES = ("image/png", "image/jpeg", "image/gif", "image/webp", "image/bmp", "image/svg+xml")
@@ -30,9 +31,11 @@ def media_preview(value: Any) -> str | None:
     for part in parts:
         if part["type"] != "text":
             counts[part["type"]] = counts.get(part["type"], 0) + 1
-    words = {"image": ("picture", "pictures"), "audio": ("sound", "sounds"), "resource_link": ("link", "links"),
-             "resource": ("file", "files")}
-    extra = ", ".join(f"{n} {words[k][0] if n == 1 else words[k][1]}" for k, n in counts.items())
+    words = {"image": lambda n: ngettext("{n} picture", "{n} pictures", n),
+             "audio": lambda n: ngettext("{n} sound", "{n} sounds", n),
+             "resource_link": lambda n: ngettext("{n} link", "{n} links", n),
+             "resource": lambda n: ngettext("{n} file", "{n} files", n)}
+    extra = _(", ").join(words[k](n).format(n=n) for k, n in counts.items())
     text = str(value.get("text") or "").strip()
     return f"{text} ({extra})" if text else extra
 
@@ -57,25 +60,27 @@ class MediaView(ui.column):
         if kind == "text":
             ui.label(str(part.get("text", ""))).classes("text-sm whitespace-pre-wrap break-words")
         elif part.get("omitted"):
-            ui.label(f"A {_kind_word(kind)} that is not kept: {part['omitted']}").classes(
+            ui.label(_("A {kind} that is not kept: {why}").format(kind=_kind_word(kind), why=part["omitted"])).classes(
                 "text-sm text-gray-600 dark:text-gray-400")
         elif kind == "image" and mime in _IMAGES and good_base64(data):
             ui.image(data_url(str(mime), str(data))).classes("max-w-full w-auto max-h-80 rounded border "
                                                            "border-gray-200 dark:border-gray-700").props(
-                'fit=scale-down alt="A picture the tool gave back"').style("min-width:4rem").mark("result-image")
+                'fit=scale-down alt="' + _("A picture the tool gave back") + '"').style("min-width:4rem").mark(
+                "result-image")
         elif kind == "audio" and good_mime(mime) and str(mime).startswith("audio/") and good_base64(data):
             ui.audio(data_url(str(mime), str(data))).classes("w-full max-w-md").mark("result-audio")
         elif kind == "resource_link":
             self._link(part)
         elif kind == "resource":
-            ui.label(f"File {part.get('uri', '')}").classes(LABEL + " break-all")
+            ui.label(_("File {address}").format(address=part.get("uri", ""))).classes(LABEL + " break-all")
             if isinstance(part.get("text"), str):
                 ui.label(part["text"]).classes("font-mono text-sm whitespace-pre-wrap break-all rounded p-2 "
                                                "bg-gray-50 dark:bg-gray-900")
             else:
-                ui.label("(binary content, not shown)").classes("text-sm text-gray-600 dark:text-gray-400")
+                ui.label(_("(binary content, not shown)")).classes("text-sm text-gray-600 dark:text-gray-400")
         else:
-            ui.label(f"A {_kind_word(kind)} of a kind ({mime or 'unknown'}) that cannot be shown here").classes(
+            ui.label(_("A {kind} of a kind ({type}) that cannot be shown here").format(
+                kind=_kind_word(kind), type=mime or _("unknown"))).classes(
                 "text-sm text-gray-600 dark:text-gray-400")
 
     @staticmethod
@@ -95,7 +100,9 @@ class MediaView(ui.column):
 
 
 def _kind_word(kind: str) -> str:
-    return {"image": "picture", "audio": "sound", "resource": "file", "resource_link": "link"}.get(kind, "part")
+    word = {"image": N_("picture"), "audio": N_("sound"), "resource": N_("file"), "resource_link": N_("link")}.get(
+        kind, N_("part"))
+    return _(word)
 
 
 _LEVEL_COLOURS = {"warning": "text-amber-700 dark:text-amber-300", "error": "text-red-700 dark:text-red-400",
@@ -110,7 +117,8 @@ class ToolLogView(ui.column):
         super().__init__()
         self.classes("w-full gap-1").mark("tool-log")
         with self:
-            ui.label(f"What it reported ({len(lines)} line{'s' if len(lines) != 1 else ''})").classes(
+            ui.label(ngettext("What it reported ({n} line)", "What it reported ({n} lines)", len(lines)).format(
+                n=len(lines))).classes(
                 "text-sm font-semibold text-gray-700 dark:text-gray-300")
             with ui.column().classes("w-full gap-0 max-h-48 overflow-y-auto rounded p-2 bg-gray-50 dark:bg-gray-900"):
                 for line in lines:

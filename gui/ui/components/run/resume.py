@@ -8,6 +8,7 @@ list. Both only call `engine.resume` (the door): the new attempt asks again for 
 
 from __future__ import annotations
 
+import html
 from typing import Any
 
 from nicegui import ui
@@ -18,11 +19,11 @@ from gui.core.events import Event
 from gui.core.operations import Operations
 from gui.core.records import RunRecord
 from gui.core.resume import ResumeRefused, refusal_for_status
+from gui.i18n import N_, _, ngettext
 from gui.ui.live import live_events
-from gui.ui.words import plural
 
-EXPLAIN = ("Resume goes on from the first step that did not succeed. The steps that succeeded are kept "
-           "and not run again; everything else runs again and asks you again where it needs to.")
+EXPLAIN = N_("Resume goes on from the first step that did not succeed. The steps that succeeded are kept "
+             "and not run again; everything else runs again and asks you again where it needs to.")
 
 
 def resumable(record: RunRecord) -> bool:
@@ -34,7 +35,7 @@ async def resume_and_open(engine: Operations, run_id: str) -> None:
     try:
         new = await engine.resume(run_id)
     except (ResumeRefused, NotFoundError) as exc:
-        ui.notify(f"Could not resume: {exc}", type="negative", multi_line=True)
+        ui.notify(_("Could not resume: {reason}").format(reason=exc), type="negative", multi_line=True)
         return
     ui.navigate.to(f"/run/{new.run_id}")
 
@@ -62,34 +63,39 @@ class ResumeBar(ui.row):
                 kept = [g.name for g in record.groups if g.reused_from]
                 with ui.row().classes("items-center gap-1").mark("attempt"):
                     ui.icon("history", size="sm").classes("text-gray-600 dark:text-gray-400")
-                    ui.label(f"Attempt {record.attempt}: resumes").classes("text-sm text-gray-700 dark:text-gray-300")
-                    ui.link(f"run {record.resumed_from}", f"/runs/{record.resumed_from}").classes("text-sm")
-                    words = (f"kept {plural(len(kept), 'step')} that had succeeded: {', '.join(kept)}" if kept
-                             else "nothing was kept: it started from the first step")
+                    ui.label(_("Attempt {n}: resumes").format(n=record.attempt)).classes(
+                        "text-sm text-gray-700 dark:text-gray-300")
+                    ui.link(_("run {id}").format(id=record.resumed_from), f"/runs/{record.resumed_from}").classes(
+                        "text-sm")
+                    words = (ngettext("kept {n} step that had succeeded: {names}",
+                                      "kept {n} steps that had succeeded: {names}",
+                                      len(kept)).format(n=len(kept), names=", ".join(kept)) if kept
+                             else _("nothing was kept: it started from the first step"))
                     ui.label(f"· {words}").classes("text-sm text-gray-700 dark:text-gray-300").mark("kept-steps")
             if record.resumed_by:
                 with ui.row().classes("items-center gap-1").mark("resumed-by"):
-                    ui.label("Resumed as").classes("text-sm text-gray-700 dark:text-gray-300")
-                    ui.link(f"run {record.resumed_by}", f"/runs/{record.resumed_by}").classes("text-sm")
+                    ui.label(_("Resumed as")).classes("text-sm text-gray-700 dark:text-gray-300")
+                    ui.link(_("run {id}").format(id=record.resumed_by), f"/runs/{record.resumed_by}").classes("text-sm")
             elif resumable(record):
                 first = next((g for g in record.groups if g.status not in ("succeeded", "skipped")), None)
                 if first is not None:
                     done = [g.name for g in record.groups[:first.index]]
-                    words = (f"Resume goes on from group {first.index + 1} ({first.name})"
-                             + (f" and keeps what {', '.join(done)} did" if done else "")
-                             + "; what runs again asks you again where it needs to.")
+                    words = ((_("Resume goes on from group {number} ({name}) and keeps what {kept} did") if done
+                              else _("Resume goes on from group {number} ({name})")).format(
+                                 number=first.index + 1, name=first.name, kept=", ".join(done))
+                             + _("; what runs again asks you again where it needs to."))
                     ui.label(words).classes("text-sm text-gray-700 dark:text-gray-300").mark("resume-plan")
                 ui.space()
-                button = ui.button("Resume", icon="play_circle",
+                button = ui.button(_("Resume"), icon="play_circle",
                                    on_click=lambda: resume_and_open(self.engine, self.run_id)).props(
                     "color=primary no-caps").mark("resume")
-                button.tooltip(EXPLAIN)
+                button.tooltip(_(EXPLAIN))
 
 
 _RESUME_CELL = r"""
 <q-td :props="props">
-  <q-btn v-if="props.row.resumable" dense flat no-caps color="primary" icon="play_circle" label="Resume"
-         aria-label="Resume this run" @click.stop="$parent.$emit('resume', props.row.run_id)" />
+  <q-btn v-if="props.row.resumable" dense flat no-caps color="primary" icon="play_circle" label="{label}"
+         aria-label="{aria}" @click.stop="$parent.$emit('resume', props.row.run_id)" />
 </q-td>
 """
 
@@ -98,7 +104,8 @@ def add_resume_column(table: ui.table, engine: Operations) -> None:
     """A Resume button on each row that can be resumed (rows carry `resumable`, see `resumable`)."""
     if not any(c.get("name") == "resume" for c in table.columns):
         table.columns = [*table.columns, {"name": "resume", "label": "", "field": "resumable", "align": "right"}]
-    table.add_slot("body-cell-resume", _RESUME_CELL)
+    table.add_slot("body-cell-resume", _RESUME_CELL.replace("{label}", html.escape(_("Resume"))).replace(
+        "{aria}", html.escape(_("Resume this run"))))
 
     async def on_resume(event: Any) -> None:
         run_id = event.args if isinstance(event.args, str) else None

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from gui.core.events import Event, ToolRetrying
 from gui.core.model import RETRY_ATTEMPTS
 from gui.core.records import ToolRecord
+from gui.i18n import _
 
 ToolKey = tuple[int, int]  # (group index, tool index)
 
@@ -40,21 +41,21 @@ def is_retrying(tool: ToolRecord, info: RetryInfo | None) -> bool:
 
 def countdown_words(seconds_left: float) -> str:
     if seconds_left <= 0:
-        return "trying again now"
-    return f"next try in {max(1, math.ceil(seconds_left - 1e-6))} s"
+        return _("trying again now")
+    return _("next try in {seconds} s").format(seconds=max(1, math.ceil(seconds_left - 1e-6)))
 
 
 def retry_words(tool: ToolRecord, info: RetryInfo | None, now: float, *, prefix: bool = True) -> str:
     """The retry sentence; `prefix=False` leaves out "Retrying · " where a chip already says it."""
     of = info.of if info is not None else RETRY_ATTEMPTS
-    parts = ["Retrying"] if prefix else []
+    parts = [_("Retrying")] if prefix else []
     if info is not None and info.attempt > tool.attempts:  # waiting out the pause before the next try
-        parts += [f"attempt {info.attempt} of {of}", countdown_words(info.next_at - now)]
+        parts += [_("attempt {n} of {of}").format(n=info.attempt, of=of), countdown_words(info.next_at - now)]
     elif info is None and tool.attempts <= 1 and tool.error:  # paused, but the page missed the event
-        parts += [f"attempt 2 of {of}", "next try soon"]
+        parts += [_("attempt {n} of {of}").format(n=2, of=of), _("next try soon")]
     else:
-        parts.append(f"attempt {max(tool.attempts, 1)} of {of}")
+        parts.append(_("attempt {n} of {of}").format(n=max(tool.attempts, 1), of=of))
     error = tool.error or (info.error if info is not None else None)
     if error:
-        parts.append(f"last error: {error}")
+        parts.append(_("last error: {error}").format(error=error))
     return " · ".join(parts)

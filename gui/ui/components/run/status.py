@@ -15,15 +15,20 @@ from typing import Any
 from nicegui import ui
 
 from gui.core.records import GroupRecord, RunRecord, ToolRecord
+from gui.i18n import ENGLISH, N_, _, current_language, format_datetime, format_number
 from gui.ui.components.run.outcome import ended_state
 
 
 @dataclass(frozen=True)
 class Look:
     icon: str  # a Material icon name, or "spinner" for an animated spinner
-    word: str
+    english: str  # the word as written (marked with N_); `word` is it in the person's language
     text: str  # Tailwind text colour class
     hex: str  # the same colour for charts
+
+    @property
+    def word(self) -> str:
+        return _(self.english)
 
 
 GREY, BLUE, VIOLET = "#6b7280", "#2563eb", "#7c3aed"
@@ -32,24 +37,24 @@ GREEN, RED, ORANGE, AMBER = "#16a34a", "#dc2626", "#ea580c", "#d97706"
 # Text colours pass WCAG AA (4.5:1) on white and on the dark theme's cards: 700 shades on light,
 # 300/400 on dark (the 600 oranges and reds are too faint on white, the 700s too dark on black).
 LOOKS: dict[str, Look] = {
-    "queued": Look("radio_button_unchecked", "Queued", "text-gray-600 dark:text-gray-400", GREY),
-    "pending": Look("radio_button_unchecked", "Not started yet", "text-gray-600 dark:text-gray-400", GREY),
-    "running": Look("spinner", "Running", "text-blue-700 dark:text-blue-300", BLUE),
-    "retrying": Look("spinner", "Retrying", "text-blue-700 dark:text-blue-300", BLUE),
-    "needs_you": Look("front_hand", "Waiting for you", "text-violet-700 dark:text-violet-300", VIOLET),
-    "succeeded": Look("check_circle", "Succeeded", "text-green-700 dark:text-green-400", GREEN),
-    "failed": Look("cancel", "Failed", "text-red-700 dark:text-red-300", RED),
-    "timed_out": Look("schedule", "Timed out", "text-orange-700 dark:text-orange-300", ORANGE),
-    "expired": Look("timer_off", "Timed out", "text-orange-700 dark:text-orange-300", ORANGE),
-    "denied": Look("block", "Denied by you", "text-amber-800 dark:text-amber-300", AMBER),
-    "declined": Look("do_not_disturb_on", "Declined by you", "text-amber-800 dark:text-amber-300", AMBER),
-    "skipped": Look("remove_circle_outline", "Skipped", "text-gray-600 dark:text-gray-400", GREY),
-    "degraded": Look("warning", "Degraded", "text-orange-700 dark:text-orange-300", ORANGE),
-    "cancelled": Look("block", "Cancelled", "text-gray-600 dark:text-gray-400", GREY),
-    "not_run": Look("do_not_disturb", "Not run", "text-gray-600 dark:text-gray-400", GREY),
-    "stopped": Look("stop_circle", "Stopped", "text-gray-600 dark:text-gray-400", GREY),
-    "stopped_by_you": Look("stop_circle", "Stopped by you", "text-gray-600 dark:text-gray-400", GREY),
-    "interrupted": Look("power_off", "Interrupted", "text-orange-700 dark:text-orange-300", ORANGE),
+    "queued": Look("radio_button_unchecked", N_("Queued"), "text-gray-600 dark:text-gray-400", GREY),
+    "pending": Look("radio_button_unchecked", N_("Not started yet"), "text-gray-600 dark:text-gray-400", GREY),
+    "running": Look("spinner", N_("Running"), "text-blue-700 dark:text-blue-300", BLUE),
+    "retrying": Look("spinner", N_("Retrying"), "text-blue-700 dark:text-blue-300", BLUE),
+    "needs_you": Look("front_hand", N_("Waiting for you"), "text-violet-700 dark:text-violet-300", VIOLET),
+    "succeeded": Look("check_circle", N_("Succeeded"), "text-green-700 dark:text-green-400", GREEN),
+    "failed": Look("cancel", N_("Failed"), "text-red-700 dark:text-red-300", RED),
+    "timed_out": Look("schedule", N_("Timed out"), "text-orange-700 dark:text-orange-300", ORANGE),
+    "expired": Look("timer_off", N_("Timed out"), "text-orange-700 dark:text-orange-300", ORANGE),
+    "denied": Look("block", N_("Denied by you"), "text-amber-800 dark:text-amber-300", AMBER),
+    "declined": Look("do_not_disturb_on", N_("Declined by you"), "text-amber-800 dark:text-amber-300", AMBER),
+    "skipped": Look("remove_circle_outline", N_("Skipped"), "text-gray-600 dark:text-gray-400", GREY),
+    "degraded": Look("warning", N_("Degraded"), "text-orange-700 dark:text-orange-300", ORANGE),
+    "cancelled": Look("block", N_("Cancelled"), "text-gray-600 dark:text-gray-400", GREY),
+    "not_run": Look("do_not_disturb", N_("Not run"), "text-gray-600 dark:text-gray-400", GREY),
+    "stopped": Look("stop_circle", N_("Stopped"), "text-gray-600 dark:text-gray-400", GREY),
+    "stopped_by_you": Look("stop_circle", N_("Stopped by you"), "text-gray-600 dark:text-gray-400", GREY),
+    "interrupted": Look("power_off", N_("Interrupted"), "text-orange-700 dark:text-orange-300", ORANGE),
 }
 DONE_TOOL = frozenset({"succeeded", "failed", "skipped", "degraded", "cancelled"})  # statuses, not states
 
@@ -120,20 +125,26 @@ def duration_words(seconds: float | None) -> str:
         return "—"
     seconds = max(seconds, 0.0)
     if seconds < 10:
-        return f"{seconds:.1f} s"
+        return _("{seconds} s").format(seconds=format_number(seconds, decimals=1))
     if seconds < 60:
-        return f"{seconds:.0f} s"
+        return _("{seconds} s").format(seconds=format_number(seconds, decimals=0))
     minutes, secs = divmod(int(seconds), 60)
     if minutes < 60:
-        return f"{minutes} min {secs} s" if secs else f"{minutes} min"
+        return (_("{minutes} min {seconds} s").format(minutes=minutes, seconds=secs) if secs
+                else _("{minutes} min").format(minutes=minutes))
     hours, minutes = divmod(minutes, 60)
-    return f"{hours} h {minutes} min" if minutes else f"{hours} h"
+    return (_("{hours} h {minutes} min").format(hours=hours, minutes=minutes) if minutes
+            else _("{hours} h").format(hours=hours))
 
 
 def clock_words(epoch: float | None) -> str:
+    """A moment as a person reads it: `2026-12-01 13:15:32` in English (as before), the
+    language's own date and time form otherwise."""
     if epoch is None:
         return "—"
-    return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(epoch))
+    if current_language() == ENGLISH:  # English: the form the screens and their tests know
+        return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(epoch))
+    return format_datetime(epoch, "medium")
 
 
 def preview(value: Any, limit: int = 160) -> str:

@@ -11,20 +11,21 @@ import json
 import re
 from typing import Any
 
+from gui.i18n import N_, _
 from gui.ui.words import NOTHING, field_word
 
 LIMIT = 120
 
 # A built-in tool's main argument, and the verb it reads with.
 MAIN: dict[str, tuple[str, str]] = {
-    "cmd_run": ("command", "Run"),
-    "file_read": ("path", "Read"),
-    "file_write": ("path", "Write"),
-    "http_get": ("url", "Fetch"),
-    "echo": ("value", "Give back"),
-    "sleep": ("seconds", "Wait"),
-    "seq_call": ("name", "Call"),
-    "ask_user": ("title", "Ask"),
+    "cmd_run": ("command", N_("Run")),
+    "file_read": ("path", N_("Read")),
+    "file_write": ("path", N_("Write")),
+    "http_get": ("url", N_("Fetch")),
+    "echo": ("value", N_("Give back")),
+    "sleep": ("seconds", N_("Wait")),
+    "seq_call": ("name", N_("Call")),
+    "ask_user": ("title", N_("Ask")),
 }
 
 
@@ -35,11 +36,11 @@ def plain(value: Any) -> str:
     """A value on one line, for people: text as is (an input not filled in yet as "⤷ host", never
     `$args.host`), nothing for null, yes/no, JSON for the rest."""
     if value is None:
-        return NOTHING
+        return _(NOTHING)
     if isinstance(value, bool):
-        return "yes" if value else "no"
+        return _("yes") if value else _("no")
     if isinstance(value, str):
-        return INPUT.sub(lambda m: f"⤷ {m.group(1)}", " ".join(value.split())) or "(empty text)"
+        return INPUT.sub(lambda m: f"⤷ {m.group(1)}", " ".join(value.split())) or _("(empty text)")
     return INPUT.sub(lambda m: f"⤷ {m.group(1)}", " ".join(json.dumps(value, ensure_ascii=False).split()))
 
 
@@ -54,9 +55,10 @@ def tool_summary(tool: str, args: Any) -> str:
     main = MAIN.get(tool)
     if main is not None and main[0] in args:
         key, verb = main
-        text = f"{verb}: {plain(args[key])}" + (" s" if tool == "sleep" else "")
+        text = (_("{verb}: {value}").format(verb=_(verb), value=plain(args[key])) if tool != "sleep"
+                else _("{verb}: {value} s").format(verb=_(verb), value=plain(args[key])))
         if tool == "cmd_run" and args.get("cwd"):
-            text += f" · in {field_word('cwd')} {plain(args['cwd'])}"
+            text += _(" · in {folder} {path}").format(folder=_(field_word("cwd")), path=plain(args["cwd"]))
         return cut(text)
     shown = [(k, v) for k, v in args.items() if v is not None][:2]
-    return cut(" · ".join(f"{field_word(k)}: {plain(v)}" for k, v in shown))
+    return cut(" · ".join(_("{name}: {value}").format(name=_(field_word(k)), value=plain(v)) for k, v in shown))

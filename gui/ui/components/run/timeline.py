@@ -15,9 +15,9 @@ from typing import Any
 from nicegui import ui
 
 from gui.core.records import GroupRecord, RunRecord, ToolRecord
+from gui.i18n import N_, _, ngettext
 from gui.ui.components.run.retry import ToolKey
 from gui.ui.components.run.status import BLUE, GREY, LOOKS, VIOLET, duration_words, group_state, tool_state
-from gui.ui.words import plural
 
 ROW_PX = 22
 VISIBLE_ROWS = 24
@@ -55,7 +55,8 @@ def _tool_segments(row: int, tool: ToolRecord, group: GroupRecord, t0: float, no
     out: list[dict[str, Any]] = []
     if group.started_at is not None and tool.started_at - group.started_at > 0.05:
         out.append(_segment(row, group.started_at - t0, tool.started_at - t0, "queued", QUEUED,
-                            f"{name} · queued {duration_words(tool.started_at - group.started_at)}", key))
+                            _("{name} · queued {time}").format(
+                                name=name, time=duration_words(tool.started_at - group.started_at)), key))
     end = tool.finished_at if tool.finished_at is not None else now
     state = tool_state(tool)
     run_colour = BLUE if tool.finished_at is None else LOOKS.get(state, LOOKS["succeeded"]).hex
@@ -64,12 +65,14 @@ def _tool_segments(row: int, tool: ToolRecord, group: GroupRecord, t0: float, no
         w_stop = w_end if w_end is not None else end
         if w_start > cursor:
             out.append(_segment(row, cursor - t0, w_start - t0, "run", run_colour,
-                                f"{name} · running {duration_words(w_start - cursor)}", key))
+                                _("{name} · running {time}").format(
+                                    name=name, time=duration_words(w_start - cursor)), key))
         out.append(_segment(row, w_start - t0, w_stop - t0, "wait", VIOLET,
-                            f"{name} · waiting for you {duration_words(w_stop - w_start)}", key))
+                            _("{name} · waiting for you {time}").format(
+                                name=name, time=duration_words(w_stop - w_start)), key))
         cursor = w_stop
     if end > cursor or not out:
-        word = "running" if tool.finished_at is None else LOOKS.get(state, LOOKS["succeeded"]).word.lower()
+        word = _("running") if tool.finished_at is None else LOOKS.get(state, LOOKS["succeeded"]).word.lower()
         out.append(_segment(row, cursor - t0, end - t0, "run", run_colour,
                             f"{name} · {word} · {duration_words(end - tool.started_at)}", key))
     return out
@@ -92,7 +95,7 @@ def _collapsed_segments(row: int, group: GroupRecord, t0: float, now: float) -> 
     start = group.started_at - t0
     end = (group.finished_at if group.finished_at is not None else now) - t0
     total = len(group.tools) or 1
-    tip = f"Group {group.index + 1} · {group.name} · {counts_words(group)}"
+    tip = _("Group {number} · {name}").format(number=group.index + 1, name=group.name) + f" · {counts_words(group)}"
     out: list[dict[str, Any]] = []
     cursor = start
     for state, n in state_counts(group):
@@ -113,7 +116,8 @@ def timeline_rows(record: RunRecord, now: float, collapsed: frozenset[int] = fro
     for group in record.groups:
         row = len(labels)
         if group.index in collapsed:
-            labels.append(f"{{g|{group.index + 1}. {group.name}}} ({plural(len(group.tools), 'tool')})")
+            labels.append(f"{{g|{group.index + 1}. {group.name}}} ("
+                          + ngettext("{n} tool", "{n} tools", len(group.tools)).format(n=len(group.tools)) + ")")
             data.extend(_collapsed_segments(row, group, t0, now))
             continue
         labels.append(f"{{g|{group.index + 1}. {group.name}}}")
@@ -121,8 +125,8 @@ def timeline_rows(record: RunRecord, now: float, collapsed: frozenset[int] = fro
             end = group.finished_at if group.finished_at is not None else now
             look = LOOKS.get(group_state(group), LOOKS["pending"])
             data.append(_segment(row, group.started_at - t0, end - t0, "group", look.hex,
-                                 f"Group {group.index + 1} · {group.name} · {look.word.lower()} · "
-                                 f"{duration_words(end - group.started_at)}"))
+                                 _("Group {number} · {name}").format(number=group.index + 1, name=group.name)
+                                 + f" · {look.word.lower()} · {duration_words(end - group.started_at)}"))
         for tool in group.tools:
             row = len(labels)
             labels.append(f"{tool.index + 1}. {tool.tool}")
@@ -153,7 +157,7 @@ class RunTimeline(ui.column):
             "animation": False,
             "grid": {"left": 8, "right": 16, "top": 10, "bottom": 36, "containLabel": True},
             "tooltip": {"trigger": "item", ":formatter": "(p) => p.data.tip"},
-            "xAxis": {"type": "value", "min": 0, "name": "seconds", "nameLocation": "middle", "nameGap": 24,
+            "xAxis": {"type": "value", "min": 0, "name": _("seconds"), "nameLocation": "middle", "nameGap": 24,
                       "splitLine": {"lineStyle": {"color": "rgba(128, 128, 128, 0.2)"}}},
             "yAxis": {"type": "category", "data": labels, "inverse": True,
                       "axisLabel": {"width": 200, "overflow": "truncate", "rich": {"g": {"fontWeight": "bold"}}},
@@ -165,19 +169,19 @@ class RunTimeline(ui.column):
         self._fit_rows(options, rows)
         with self:
             with ui.row().classes("w-full items-center gap-3 text-xs text-gray-700 dark:text-gray-300"):
-                for colour, word in ((QUEUED, "queued"), (BLUE, "running"), (VIOLET, "waiting for you"),
-                                     (LOOKS["succeeded"].hex, "succeeded"), (LOOKS["failed"].hex, "failed"),
-                                     (GREY, "other")):
+                for colour, word in ((QUEUED, N_("queued")), (BLUE, N_("running")), (VIOLET, N_("waiting for you")),
+                                     (LOOKS["succeeded"].hex, N_("succeeded")), (LOOKS["failed"].hex, N_("failed")),
+                                     (GREY, N_("other"))):
                     with ui.row().classes("items-center gap-1"):
                         ui.element("span").classes("inline-block w-3 h-3 rounded-sm").style(
                             f"background:{colour}")
-                        ui.label(word)
+                        ui.label(_(word))
                 ui.space()
                 if self.big:
-                    self.collapse_switch = ui.switch("One bar for big groups", value=True,
+                    self.collapse_switch = ui.switch(_("One bar for big groups"), value=True,
                                                      on_change=lambda e: self.set_collapsed(bool(e.value))).props(
                         "dense").mark("timeline-collapse")
-                ui.button("Fit", icon="fit_screen", on_click=self.fit).props("flat dense no-caps size=sm")
+                ui.button(_("Fit"), icon="fit_screen", on_click=self.fit).props("flat dense no-caps size=sm")
             # SVG, so the page's dark theme can colour the chart's text (a canvas ignores CSS)
             self.chart = ui.echart(options, on_point_click=self._clicked, renderer="svg").classes(
                 "w-full seqdesk-timeline").mark("timeline")

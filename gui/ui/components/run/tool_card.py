@@ -16,6 +16,7 @@ from typing import Any
 from nicegui import ui
 
 from gui.core.records import ToolRecord
+from gui.i18n import DATA, _, ngettext
 from gui.ui.components.run.outcome import outcome_words
 from gui.ui.components.run.result_media import media_preview
 from gui.ui.components.run.retry import RetryInfo, ToolKey, is_retrying, retry_words
@@ -37,12 +38,12 @@ def elapsed_words(tool: ToolRecord, now: float) -> str:
     if tool.started_at is None:
         return ""
     if tool.status == "waiting" and tool.waits and tool.waits[-1][1] is None:
-        return f"waiting for {duration_words(now - tool.waits[-1][0])}"
+        return _("waiting for {time}").format(time=duration_words(now - tool.waits[-1][0]))
     if tool.finished_at is None:
-        return f"running for {duration_words(now - tool.started_at)}"
+        return _("running for {time}").format(time=duration_words(now - tool.started_at))
     waited = sum((end or tool.finished_at) - start for start, end in tool.waits)
-    took = f"took {duration_words(tool.finished_at - tool.started_at - waited)}"
-    return took + (f" + {duration_words(waited)} waiting for you" if waited >= 0.05 else "")
+    took = _("took {time}").format(time=duration_words(tool.finished_at - tool.started_at - waited))
+    return took + (_(" + {time} waiting for you").format(time=duration_words(waited)) if waited >= 0.05 else "")
 
 
 class ToolCard(ui.card):
@@ -66,31 +67,32 @@ class ToolCard(ui.card):
         self._key: tuple[Any, ...] | None = None
         self._note_class = ""
         if key is not None and on_select is not None:
-            self.classes("cursor-pointer hover:shadow-md").props(f'tabindex=0 role=button aria-pressed=false '
-                                                                 f'aria-label="Show details of {tool.tool}"')
+            self.classes("cursor-pointer hover:shadow-md").props('tabindex=0 role=button aria-pressed=false '
+                                                                 'aria-label="' + _("Show details of {tool}").format(
+                                                                     tool=tool.tool) + '"')
             self.on("click", lambda: on_select(key))
             self.on("keydown.enter", lambda: on_select(key))
             self.mark(f"tool-{key[0]}-{key[1]}")
         with self:
             with ui.row(wrap=False).classes("w-full items-center gap-2"):
                 ui.label(f"{tool.index + 1}.").classes("text-gray-500 dark:text-gray-400")
-                ui.label(tool.tool).classes("font-mono font-medium truncate")
+                ui.label(tool.tool).classes(f"font-mono font-medium truncate {DATA}")
                 ui.space()
                 self.chip = StatusChip(tool_state(tool))
             self._summary = ui.label().classes("text-sm text-gray-800 dark:text-gray-200 break-all line-clamp-2").mark(
                 "tool-summary")
             self._time = ui.label().classes(MUTED)
             with ui.row().classes("items-center gap-2") as self._ask:
-                ui.label("Needs your answer").classes("text-violet-700 dark:text-violet-300 text-sm")
+                ui.label(_("Needs your answer")).classes("text-violet-700 dark:text-violet-300 text-sm")
                 if on_answer is not None:
-                    self._answer = ui.button("Answer here", icon="front_hand", on_click=self._answer_clicked).props(
+                    self._answer = ui.button(_("Answer here"), icon="front_hand", on_click=self._answer_clicked).props(
                         "dense unelevated no-caps color=deep-purple-7").mark("answer-here")
-                self._link = ui.link("Open in the inbox", "/inbox").classes(
+                self._link = ui.link(_("Open in the inbox"), "/inbox").classes(
                     "text-violet-700 dark:text-violet-300 font-medium text-sm").mark("inbox-link")
             self._note = ui.label().classes("text-sm break-words").mark("tool-note")
             self._progress = ToolProgressBar()
             if tool.as_:
-                ui.label(f"saved to “{tool.as_}”").classes(MUTED)
+                ui.label(_("saved to “{name}”").format(name=tool.as_)).classes(MUTED)
             # Beside the built-in parts, other features add theirs here (a progress bar, …).
             self.slot_area = ui.column().classes("w-full gap-1")
             self._extra = ui.column().classes("w-full gap-1")
@@ -168,12 +170,12 @@ class ToolCard(ui.card):
 
     def _draw_detail(self, tool: ToolRecord) -> None:
         if tool.attempts > 1:
-            ui.label(f"{tool.attempts} attempts").classes(MUTED)
+            ui.label(ngettext("{n} attempt", "{n} attempts", tool.attempts).format(n=tool.attempts)).classes(MUTED)
         if tool.args is not None:
-            ValueView("Arguments as sent", tool.args).mark("card-args")
+            ValueView(_("Arguments as sent"), tool.args).mark("card-args")
         if tool.original_args is not None:
-            ValueView("Before you edited them in the approval", tool.original_args).mark("original-args")
+            ValueView(_("Before you edited them in the approval"), tool.original_args).mark("original-args")
         if tool.status == "succeeded":
-            ValueView("Result", tool.result).mark("card-result")
+            ValueView(_("Result"), tool.result).mark("card-result")
         if tool.interaction_id and tool.status != "waiting":
-            ui.link("Its request in the inbox", inbox_path(tool.interaction_id)).classes("text-xs")
+            ui.link(_("Its request in the inbox"), inbox_path(tool.interaction_id)).classes("text-xs")

@@ -13,6 +13,7 @@ from typing import Any
 from nicegui import ui
 
 from gui.core.records import GroupRecord, ToolRecord
+from gui.i18n import N_, _
 from gui.ui.components.run.outcome import outcome_words
 from gui.ui.components.run.result_media import ToolLogView
 from gui.ui.components.run.retry import RetryInfo, is_retrying, retry_words
@@ -21,7 +22,7 @@ from gui.ui.components.run.summary import tool_summary
 from gui.ui.components.run.tool_card import Answer, inbox_path
 from gui.ui.components.run.value import ValueView
 
-EMPTY = "Select a tool to see what it was sent and what it gave back."
+EMPTY = N_("Select a tool to see what it was sent and what it gave back.")
 Describe = Callable[[str], str | None]
 LABEL = "text-xs text-gray-600 dark:text-gray-400"
 
@@ -54,7 +55,7 @@ class ToolDetail(ui.column):
         self._running: ui.label | None = None
         self._waiting: ui.label | None = None
         with self:
-            self._empty = ui.label(EMPTY).classes("text-gray-600 dark:text-gray-400 py-6").mark("detail-empty")
+            self._empty = ui.label(_(EMPTY)).classes("text-gray-600 dark:text-gray-400 py-6").mark("detail-empty")
             self._body = ui.column().classes("w-full gap-3 min-w-0").mark("tool-detail")
 
     def show(self, group: GroupRecord | None, tool: ToolRecord | None, retry: RetryInfo | None, now: float) -> None:
@@ -78,9 +79,9 @@ class ToolDetail(ui.column):
     def _clocks(self, tool: ToolRecord, now: float) -> None:
         running, waiting = time_spent(tool, now)
         if self._running is not None:
-            self._running.text = duration_words(running) if running is not None else "not started"
+            self._running.text = duration_words(running) if running is not None else _("not started")
         if self._waiting is not None:
-            self._waiting.text = duration_words(waiting) if waiting >= 0.05 or tool.waits else "none"
+            self._waiting.text = duration_words(waiting) if waiting >= 0.05 or tool.waits else _("none")
 
     def _draw(self, group: GroupRecord, tool: ToolRecord, retry: RetryInfo | None, now: float,
               retrying: bool) -> None:
@@ -90,8 +91,8 @@ class ToolDetail(ui.column):
                 "detail-tool-name")
             ui.space()
             StatusChip(state)
-        ui.label(f"Group {group.index + 1} · {group.name}" + (f" · saved to “{tool.as_}”" if tool.as_ else "")
-                 ).classes(LABEL + " -mt-2")
+        ui.label(_("Group {number} · {name}").format(number=group.index + 1, name=group.name)
+                 + (_(" · saved to “{name}”").format(name=tool.as_) if tool.as_ else "")).classes(LABEL + " -mt-2")
         description = self._describe(tool.tool)
         if description:
             ui.label(description).classes("text-sm text-gray-700 dark:text-gray-300 break-words").mark(
@@ -117,13 +118,13 @@ class ToolDetail(ui.column):
         self._request(tool)
         self._facts(tool)
         if tool.args is not None:
-            ValueView("Arguments as sent", tool.args).mark("detail-args")
+            ValueView(_("Arguments as sent"), tool.args).mark("detail-args")
         if tool.original_args is not None:
-            ValueView("Before you edited them in the approval", tool.original_args).mark("detail-original-args")
+            ValueView(_("Before you edited them in the approval"), tool.original_args).mark("detail-original-args")
         elif tool.status == "queued":
-            ui.label("Not sent yet: it has not started.").classes("text-sm text-gray-600 dark:text-gray-400")
+            ui.label(_("Not sent yet: it has not started.")).classes("text-sm text-gray-600 dark:text-gray-400")
         if tool.status == "succeeded":
-            ValueView("Result", tool.result).mark("detail-result")
+            ValueView(_("Result"), tool.result).mark("detail-result")
         if tool.log:
             ToolLogView(tool.log)
 
@@ -138,32 +139,32 @@ class ToolDetail(ui.column):
             with ui.row(wrap=False).classes("w-full items-center gap-2 rounded px-3 py-2 bg-violet-100 "
                                             "text-violet-900 dark:bg-violet-900 dark:text-violet-100"):
                 ui.icon("front_hand").classes("text-violet-700 dark:text-violet-300")
-                ui.label("It waits for your answer.").classes("font-medium")
+                ui.label(_("It waits for your answer.")).classes("font-medium")
                 ui.space()
                 if self._on_answer is not None:
                     iid = tool.interaction_id
-                    ui.button("Answer here", icon="front_hand", on_click=lambda: self._answer(iid)).props(
+                    ui.button(_("Answer here"), icon="front_hand", on_click=lambda: self._answer(iid)).props(
                         "dense unelevated no-caps color=deep-purple-7").mark("detail-answer-here")
-                ui.link("Open in the inbox", inbox_path(tool.interaction_id)).classes(
+                ui.link(_("Open in the inbox"), inbox_path(tool.interaction_id)).classes(
                     "font-semibold text-violet-800 dark:text-violet-200").mark("detail-inbox-link")
         else:
             with ui.row().classes("items-center gap-1"):
                 ui.icon("inbox", size="1.1em").classes("text-gray-600 dark:text-gray-400")
-                ui.link("Its request in the inbox", inbox_path(tool.interaction_id)).classes("text-sm").mark(
+                ui.link(_("Its request in the inbox"), inbox_path(tool.interaction_id)).classes("text-sm").mark(
                     "detail-inbox-link")
 
     def _facts(self, tool: ToolRecord) -> None:
         with ui.element("div").classes("w-full grid gap-x-4 gap-y-0.5 text-sm").style(
                 "grid-template-columns: max-content minmax(0, 1fr)"):
-            ui.label("Running").classes("text-gray-600 dark:text-gray-400")
+            ui.label(_("Running")).classes("text-gray-600 dark:text-gray-400")
             self._running = ui.label().classes("text-gray-900 dark:text-gray-100").mark("detail-running")
-            ui.label("Waiting for a person").classes("text-gray-600 dark:text-gray-400")
+            ui.label(_("Waiting for a person")).classes("text-gray-600 dark:text-gray-400")
             self._waiting = ui.label().classes("text-gray-900 dark:text-gray-100").mark("detail-waiting")
-            ui.label("Attempts").classes("text-gray-600 dark:text-gray-400")
-            ui.label(str(tool.attempts) if tool.attempts else "none yet").classes(
+            ui.label(_("Attempts")).classes("text-gray-600 dark:text-gray-400")
+            ui.label(str(tool.attempts) if tool.attempts else _("none yet")).classes(
                 "text-gray-900 dark:text-gray-100").mark("detail-attempts")
             if tool.started_at is not None:
-                ui.label("Started").classes("text-gray-600 dark:text-gray-400")
+                ui.label(_("Started")).classes("text-gray-600 dark:text-gray-400")
                 ui.label(clock_words(tool.started_at)).classes("text-gray-900 dark:text-gray-100")
 
     @staticmethod
@@ -176,5 +177,5 @@ class ToolDetail(ui.column):
                 ui.label(first).classes("font-medium text-red-800 dark:text-red-200 break-words min-w-0").mark(
                     "detail-error")
             if rest:
-                with ui.expansion("Details").classes("w-full text-sm").props("dense").mark("detail-error-more"):
+                with ui.expansion(_("Details")).classes("w-full text-sm").props("dense").mark("detail-error-more"):
                     ui.label(rest).classes("font-mono text-xs whitespace-pre-wrap break-all")

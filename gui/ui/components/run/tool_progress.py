@@ -10,6 +10,7 @@ from __future__ import annotations
 from nicegui import ui
 
 from gui.core.records import ToolRecord
+from gui.i18n import _
 
 
 def amount(value: float) -> str:
@@ -18,7 +19,8 @@ def amount(value: float) -> str:
 
 def progress_words(done: float, total: float | None, message: str | None) -> str:
     """ "3 of 10 · copying files", "3 so far", or the message alone when it already says it."""
-    count = f"{amount(done)} of {amount(total)}" if total else f"{amount(done)} so far"
+    count = (_("{done} of {total}").format(done=amount(done), total=amount(total)) if total
+             else _("{done} so far").format(done=amount(done)))
     return f"{count} · {message}" if message else count
 
 
@@ -31,7 +33,7 @@ class ToolProgressBar(ui.column):
         self._shown: tuple[float, float | None, str | None] | None = None
         with self:
             self.bar = ui.linear_progress(value=0, show_value=False, size="6px").props(
-                'rounded color=primary track-color=grey-4 aria-label="Progress"').classes("w-full")
+                'rounded color=primary track-color=grey-4 aria-label="' + _("Progress") + '"').classes("w-full")
             self.words = ui.label().classes("text-xs text-gray-600 dark:text-gray-400 break-words").mark(
                 "tool-progress-words")
         self.set_visibility(False)

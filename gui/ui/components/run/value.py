@@ -14,6 +14,7 @@ from typing import Any
 from nicegui import ui
 
 from gui.core.media import parts_of
+from gui.i18n import DATA, _
 from gui.ui.components.run.json import JsonBlock
 from gui.ui.components.run.result_media import MediaView
 from gui.ui.words import NOTHING, field_word
@@ -32,11 +33,11 @@ def is_short(value: Any) -> bool:
 def inline_text(value: Any) -> str:
     """A short value as people read it: never `null`, `true` or `false`."""
     if isinstance(value, str):
-        return value if value else "(empty text)"
+        return value if value else _("(empty text)")
     if value is None:
-        return NOTHING
+        return _(NOTHING)
     if isinstance(value, bool):
-        return "yes" if value else "no"
+        return _("yes") if value else _("no")
     return json.dumps(value)
 
 
@@ -53,28 +54,36 @@ def json_tree(value: Any) -> ui.json_editor:
         f"height:{height:.2f}rem")
 
 
+def _data(value: Any) -> str:
+    """The data class for a value shown as it is (text, a number); the words for empty, yes/no and
+    nothing are translated, so they are not data."""
+    return f" {DATA}" if (isinstance(value, str) and value) or isinstance(value, int | float) and \
+        not isinstance(value, bool) else ""
+
+
 def value_body(value: Any) -> None:
     """Draw `value` in the current context (no title, no Copy)."""
     if parts_of(value) is not None:  # pictures, sounds, links a tool gave back: shown as they are
         MediaView(value)
     elif is_short(value):
-        ui.label(inline_text(value)).classes("font-mono text-sm break-all text-gray-900 dark:text-gray-100")
+        ui.label(inline_text(value)).classes("font-mono text-sm break-all text-gray-900 dark:text-gray-100"
+                                             + _data(value))
     elif isinstance(value, str):
         JsonBlock(value, max_height="14rem")
     elif isinstance(value, dict) and 0 < len(value) <= MAX_ROWS:
         with ui.element("div").classes("w-full grid gap-x-4 gap-y-1 items-baseline").style(
                 "grid-template-columns: minmax(4rem, max-content) minmax(0, 1fr)"):
             for key, item in value.items():
-                ui.label(field_word(str(key))).classes("text-sm text-gray-600 dark:text-gray-400 break-all")
+                ui.label(_(field_word(str(key)))).classes("text-sm text-gray-600 dark:text-gray-400 break-all")
                 if is_short(item):
                     ui.label(inline_text(item)).classes(
-                        "font-mono text-sm break-all text-gray-900 dark:text-gray-100")
+                        "font-mono text-sm break-all text-gray-900 dark:text-gray-100" + _data(item))
                 elif isinstance(item, str):
                     JsonBlock(item, max_height="10rem")
                 else:
                     json_tree(item)
     elif isinstance(value, dict | list) and not value:
-        ui.label("{}" if isinstance(value, dict) else "[] (an empty list)").classes("font-mono text-sm")
+        ui.label("{}" if isinstance(value, dict) else _("[] (an empty list)")).classes("font-mono text-sm")
     else:
         json_tree(value)
 
@@ -90,10 +99,10 @@ class ValueView(ui.column):
             with ui.row(wrap=False).classes("w-full items-center gap-2"):
                 ui.label(title).classes("text-sm font-semibold text-gray-700 dark:text-gray-300")
                 ui.space()
-                ui.button("Copy", icon="content_copy", on_click=self.copy).props(
-                    "flat dense no-caps size=sm").tooltip(f"Copy the {title.lower()} as JSON")
+                ui.button(_("Copy"), icon="content_copy", on_click=self.copy).props(
+                    "flat dense no-caps size=sm").tooltip(_("Copy the {what} as JSON").format(what=title.lower()))
             value_body(value)
 
     def copy(self) -> None:
         ui.clipboard.write(self._copy_text)
-        ui.notify("Copied")
+        ui.notify(_("Copied"))

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from nicegui import ui
 
-from gui.core.rules import tool_rule_id
+from gui.core.rules import rule_text_words, tool_rule_id
 from gui.i18n import DATA, _
 
 
@@ -49,7 +49,8 @@ class ApprovalModesTable(ui.column):
                                             "border-b border-gray-100 dark:border-gray-800").mark(
                     f"approval-rule-{rule.rule_id}"):
                 ui.icon("subdirectory_arrow_right").classes("opacity-60")
-                ui.label(_("Runs without asking: {rule}").format(rule=rule.text)).classes("grow min-w-0 break-words")
+                ui.label(_("Runs without asking: {rule}").format(rule=rule_text_words(rule.text, _))).classes(
+                    "grow min-w-0 break-words")
                 ui.button(_("Remove"), icon="delete", on_click=lambda r=rule.rule_id: self._on_revoke(r)).props(
                     "outline dense no-caps").mark(f"revoke-rule-{rule.rule_id}")
 
