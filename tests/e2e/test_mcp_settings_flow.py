@@ -34,6 +34,8 @@ def open_palette(app: Any, page: Any, search: str) -> Any:
 def test_an_mcp_server_connects_its_tools_reach_the_palette_and_leave_with_it(seqdesk_app: Any, page: Any,
                                                                             screenshot: Any):
     page.goto(f"{seqdesk_app.base_url}/settings")
+    # What is typed before the page's connection is up never reaches the app: wait for it first.
+    page.wait_for_function("window.socket && window.socket.connected", timeout=WAIT_MS)
     page.get_by_text("Add a server").click()
     page.get_by_label("Name (short, e.g. time)").fill("time")
     page.get_by_label("Command (e.g. uvx mcp-server-time)").fill(f"{sys.executable} -m mcp_server_time")
