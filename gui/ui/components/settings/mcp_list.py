@@ -34,10 +34,12 @@ STATE_LOOKS = {
 UNKNOWN = ("link_off", "text-gray-500 dark:text-gray-400")
 
 TRUST_LABEL = N_("Believe this server when it says a tool only reads")
-TRUST_HELP = N_("On: tools it marks as only reading run without asking you. Off: every one of its tools asks "
-                "before it runs. Turn it on only for a server you trust: any server can call a tool that "
-                "deletes things \u201conly reading\u201d.")
-TRUST_ON = N_("On: tools it marks as only reading run without asking you; the others ask first.")
+TRUST_HELP = N_("On: tools it marks as only reading run without asking you, unless they also say they reach "
+                "outside this computer (a fetch). Off: every one of its tools asks before it runs. Turn it "
+                "on only for a server you trust: any server can call a tool that deletes things "
+                "\u201conly reading\u201d.")
+TRUST_ON = N_("On: tools it marks as only reading run without asking you, unless they also say they reach "
+              "outside this computer (a fetch); the others ask first.")
 TRUST_OFF = N_("Off: every one of its tools asks before it runs.")
 PROTOCOLS = {"auto": N_("Automatic"), "legacy": N_("Older servers")}
 PROTOCOL_LABEL = N_("How to talk to it")
