@@ -159,3 +159,19 @@ def _screenshot(page: Any, name: str) -> Path:
 def screenshot() -> Any:
     """`screenshot(page, "inbox.png")` saves the whole page (animations finished) into `screenshot_dir()`."""
     return _screenshot
+
+
+def open_palette(base_url: str, page: Any, search: str, wait_ms: int = 20_000) -> Any:
+    """A new sequence's first group, its tool palette opened and searched for `search`: the dialog."""
+    from playwright.sync_api import expect
+
+    page.goto(f"{base_url}/sequences/new")
+    add_group = page.get_by_role("button", name="Add your first group")
+    add_tool = page.get_by_role("button", name="Add a tool").first
+    expect(add_group.or_(add_tool).first).to_be_visible(timeout=wait_ms)  # the editor is drawn: then look
+    if add_group.count():
+        add_group.click()
+    page.get_by_role("button", name="Add a tool").first.click()
+    dialog = page.locator(".q-dialog")
+    dialog.get_by_label("Search tools").fill(search)
+    return dialog

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from e2e_support import ROOT, RunningApp, _wait_until_up, app_command, clean_env, free_port
+from e2e_support import ROOT, RunningApp, _wait_until_up, app_command, clean_env, free_port, open_palette
 
 expect = pytest.importorskip("playwright.sync_api").expect
 
@@ -120,15 +120,7 @@ def test_progress_on_the_card_then_pictures_sounds_and_links(live_app: RunningAp
 
 
 def test_a_servers_prompt_is_a_text_template_in_the_palette(live_app: RunningApp, page: Any, screenshot: Any):
-    page.goto(f"{live_app.base_url}/sequences/new")
-    add_group = page.get_by_role("button", name="Add your first group")
-    add_tool = page.get_by_role("button", name="Add a tool").first
-    expect(add_group.or_(add_tool).first).to_be_visible(timeout=WAIT_MS)  # the editor is drawn: then look
-    if add_group.count():
-        add_group.click()
-    page.get_by_role("button", name="Add a tool").first.click()
-    dialog = page.locator(".q-dialog")
-    dialog.get_by_label("Search tools").fill("live")
+    dialog = open_palette(live_app.base_url, page, "live")
     expect(dialog.get_by_text("live.prompt/summarize", exact=True)).to_be_visible(timeout=WAIT_MS)
     expect(dialog.get_by_text("a text template from the server live: its text feeds a later step")).to_be_visible()
     page.wait_for_timeout(500)  # the dialog's opening animation, for the picture only

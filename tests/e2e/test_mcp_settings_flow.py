@@ -11,24 +11,12 @@ import sys
 from typing import Any
 
 import pytest
+from e2e_support import open_palette
 
 expect = pytest.importorskip("playwright.sync_api").expect
 pytest.importorskip("mcp_server_time")
 
 WAIT_MS = 20_000
-
-
-def open_palette(app: Any, page: Any, search: str) -> Any:
-    page.goto(f"{app.base_url}/sequences/new")
-    add_group = page.get_by_role("button", name="Add your first group")
-    add_tool = page.get_by_role("button", name="Add a tool").first
-    expect(add_group.or_(add_tool).first).to_be_visible(timeout=WAIT_MS)  # the editor is drawn: then look
-    if add_group.count():
-        add_group.click()
-    page.get_by_role("button", name="Add a tool").first.click()
-    dialog = page.locator(".q-dialog")
-    dialog.get_by_label("Search tools").fill(search)
-    return dialog
 
 
 def test_an_mcp_server_connects_its_tools_reach_the_palette_and_leave_with_it(seqdesk_app: Any, page: Any,
@@ -49,7 +37,7 @@ def test_an_mcp_server_connects_its_tools_reach_the_palette_and_leave_with_it(se
     expect(page.locator(".q-notification")).to_have_count(0, timeout=WAIT_MS)
     screenshot(page, "settings.png")
 
-    dialog = open_palette(seqdesk_app, page, "time")
+    dialog = open_palette(seqdesk_app.base_url, page, "time")
     expect(dialog.get_by_text("time.get_current_time", exact=True)).to_be_visible(timeout=WAIT_MS)
     expect(dialog.get_by_text("from the server time").first).to_be_visible()
 
@@ -57,5 +45,5 @@ def test_an_mcp_server_connects_its_tools_reach_the_palette_and_leave_with_it(se
     page.get_by_role("button", name="Remove time").click()
     page.get_by_role("button", name="Remove", exact=True).click()
     expect(page.get_by_text("Removed time")).to_be_visible(timeout=WAIT_MS)
-    dialog = open_palette(seqdesk_app, page, "time")
+    dialog = open_palette(seqdesk_app.base_url, page, "time")
     expect(dialog.get_by_text("No tool matches.")).to_be_visible(timeout=WAIT_MS)
