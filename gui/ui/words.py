@@ -13,15 +13,15 @@ from gui.i18n import N_
 NOTHING_WORD = N_("nothing")  # N_: marked for the catalogue; screens that translate call _() on these
 
 TYPE_WORDS: dict[str, str] = {
-    "string": "text",
-    "number": "number",
-    "boolean": "yes/no",
-    "array": "list",
-    "object": "group of values",
+    "string": N_("text"),
+    "number": N_("number"),
+    "boolean": N_("yes/no"),
+    "array": N_("list"),
+    "object": N_("group of values"),
 }
 
 # Words for JSON-schema types that are not slot types (shown, never offered in a type picker).
-OTHER_TYPE_WORDS: dict[str, str] = {"integer": "whole number", "null": NOTHING_WORD, "any": "anything"}
+OTHER_TYPE_WORDS: dict[str, str] = {"integer": N_("whole number"), "null": NOTHING_WORD, "any": N_("anything")}
 
 # A tool's common argument names as a person reads them ("Folder", not `cwd`).
 FIELD_WORDS: dict[str, str] = {

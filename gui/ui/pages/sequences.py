@@ -19,16 +19,18 @@ from gui.core.engine import Engine
 from gui.core.errors import DslError
 from gui.core.events import SequenceDeleted, SequenceSaved
 from gui.core.export import to_text
+from gui.core.textpos import line_col, locate
+from gui.i18n import DATA, N_, _, ngettext
 from gui.ui.components.schedules import SchedulesSection
 from gui.ui.editor import SequenceDraft, storage, style
 from gui.ui.editor.library import ImportCheck, check_import, duplicate
 from gui.ui.theme import frame
-from gui.ui.words import plural, type_word
+from gui.ui.words import type_word
 
 if TYPE_CHECKING:
     from gui.app import AppContext
 
-EMPTY = ("A sequence is a list of steps, called groups, that run one after another; the tools inside "
+EMPTY = N_("A sequence is a list of steps, called groups, that run one after another; the tools inside "
          "a group run at the same time. Build one by clicking, start from the example, or import a file.")
 
 
@@ -48,15 +50,15 @@ class SequencesPage:
         if ui.context.slot.parent is not None:
             ui.context.slot.parent.classes("sd-page sd-editor")  # the editor's colours and phone layout
         with ui.row().classes("w-full items-center gap-3"):
-            ui.label("Sequences").classes("text-2xl font-semibold")
+            ui.label(_("Sequences")).classes("text-2xl font-semibold")
             ui.space()
-            self.search = ui.input("Search", on_change=self.refresh).props("clearable dense outlined") \
+            self.search = ui.input(_("Search"), on_change=self.refresh).props("clearable dense outlined") \
                 .classes("w-64").mark("search")
             with self.search.add_slot("prepend"):
                 ui.icon("search")
-            ui.button("Import a file", icon="upload_file", on_click=self._pick_file) \
+            ui.button(_("Import a file"), icon="upload_file", on_click=self._pick_file) \
                 .props("outline no-caps").mark("import")
-            ui.button("New sequence", icon="add", on_click=lambda: ui.navigate.to("/sequences/new")) \
+            ui.button(_("New sequence"), icon="add", on_click=lambda: ui.navigate.to("/sequences/new")) \
                 .props("no-caps").mark("new")
         self.upload = ui.upload(on_upload=self._uploaded, auto_upload=True, max_files=1) \
             .props('accept=".json,application/json"').classes("hidden").mark("import-upload")
@@ -85,7 +87,8 @@ class SequencesPage:
             if not summaries:
                 self._empty()
             elif not shown:
-                ui.label(f"No sequence matches “{self.search.value}”.").classes("text-gray-600 dark:text-gray-400")
+                ui.label(_("No sequence matches “{words}”.").format(words=self.search.value)).classes(
+                    "text-gray-600 dark:text-gray-400")
             for summary in shown:
                 self._card(summary)
 
@@ -101,21 +104,22 @@ class SequencesPage:
         with self.banner, ui.row().classes("w-full items-center gap-2 bg-amber-50 dark:bg-amber-950 rounded p-2") \
                 .mark("unsaved-new"):
             ui.icon("edit_note", color="amber-9")
-            ui.label(f"You have an unsaved new sequence{f' ({name})' if name else ''}.").classes("text-sm")
-            ui.button("Continue editing", on_click=lambda: ui.navigate.to("/sequences/new")) \
+            ui.label(_("You have an unsaved new sequence ({name}).").format(name=name) if name else
+                     _("You have an unsaved new sequence.")).classes("text-sm")
+            ui.button(_("Continue editing"), on_click=lambda: ui.navigate.to("/sequences/new")) \
                 .props("flat dense no-caps").mark("continue-new")
 
     def _empty(self) -> None:
         with ui.column().classes("w-full items-start gap-3 p-8 border border-dashed rounded").mark("empty"):
-            ui.label("No sequences yet").classes("text-xl font-medium")
-            ui.label(EMPTY).classes("text-gray-700 dark:text-gray-300 max-w-2xl")
+            ui.label(_("No sequences yet")).classes("text-xl font-medium")
+            ui.label(_(EMPTY)).classes("text-gray-700 dark:text-gray-300 max-w-2xl")
             with ui.row().classes("gap-2"):
-                ui.button("Create your first sequence", icon="add",
+                ui.button(_("Create your first sequence"), icon="add",
                           on_click=lambda: ui.navigate.to("/sequences/new")).props("no-caps")
-                ui.button("Start from the example", icon="auto_fix_high",
+                ui.button(_("Start from the example"), icon="auto_fix_high",
                           on_click=lambda: ui.navigate.to("/sequences/new?example=1")) \
                     .props("outline no-caps").mark("start-example")
-                ui.button("Import a file", icon="upload_file", on_click=self._pick_file).props("flat no-caps")
+                ui.button(_("Import a file"), icon="upload_file", on_click=self._pick_file).props("flat no-caps")
 
     def _card(self, summary: dict[str, Any]) -> None:
         name = summary["name"]
@@ -125,35 +129,37 @@ class SequencesPage:
             with ui.row().classes("w-full items-start gap-3 no-wrap sd-wrap"):
                 with ui.column().classes("gap-1 grow min-w-0 sd-full"):
                     with ui.row().classes("items-center gap-2"):
-                        ui.link(name, edit_url(name)).classes("text-lg font-medium").mark("sequence-name")
+                        ui.link(name, edit_url(name)).classes(f"text-lg font-medium {DATA}").mark("sequence-name")
                         if storage.edit_key(name) in drafts:
-                            ui.badge("unsaved changes", color="amber-3").props("text-color=amber-10")
+                            ui.badge(_("unsaved changes"), color="amber-3").props("text-color=amber-10")
                     if summary.get("description"):
-                        ui.label(summary["description"]).classes("text-sm text-gray-700 dark:text-gray-300")
-                ui.button("Run", icon="play_arrow",
+                        ui.label(summary["description"]).classes(f"text-sm text-gray-700 dark:text-gray-300 {DATA}")
+                ui.button(_("Run"), icon="play_arrow",
                           on_click=lambda n=name: ui.navigate.to(f"/run?sequence={quote(n, safe='')}")) \
                     .props("no-caps").mark("run")
-                ui.button("Edit", icon="edit", on_click=lambda n=name: ui.navigate.to(edit_url(n))) \
+                ui.button(_("Edit"), icon="edit", on_click=lambda n=name: ui.navigate.to(edit_url(n))) \
                     .props("outline no-caps").mark("edit")
-                with ui.button(icon="more_vert").props("flat round").mark("more"):
+                with ui.button(icon="more_vert").props("flat round").mark("more") as more:
+                    more.props["aria-label"] = _("More actions")
                     with ui.menu():
-                        ui.menu_item("Duplicate", lambda n=name: self._duplicate(n)).mark("duplicate")
-                        ui.menu_item("Export as a file", lambda n=name: self._export(n)).mark("export")
-                        ui.menu_item("Delete…", lambda n=name: self._confirm_delete(n)).mark("delete")
+                        ui.menu_item(_("Duplicate"), lambda n=name: self._duplicate(n)).mark("duplicate")
+                        ui.menu_item(_("Export as a file"), lambda n=name: self._export(n)).mark("export")
+                        ui.menu_item(_("Delete…"), lambda n=name: self._confirm_delete(n)).mark("delete")
             with ui.row().classes("w-full items-center gap-2"):
-                ui.label(plural(len(summary.get("groups", [])), "group")).classes(
+                groups = len(summary.get("groups", []))
+                ui.label(ngettext("{n} group", "{n} groups", groups).format(n=groups)).classes(
                     "text-sm text-gray-600 dark:text-gray-400 mr-2")
-                self._chips("Needs", sig.get("inputs", {}), "blue-1", "blue-10")
-                self._chips("Gives", sig.get("outputs", {}), "green-1", "green-10")
+                self._chips("needs", _("Needs:"), sig.get("inputs", {}), "blue-1", "blue-10")
+                self._chips("gives", _("Gives:"), sig.get("outputs", {}), "green-1", "green-10")
 
     @staticmethod
-    def _chips(title: str, slots: dict[str, str], color: str, text: str) -> None:
-        ui.label(f"{title}:").classes("text-sm text-gray-600 dark:text-gray-400")
+    def _chips(key: str, title: str, slots: dict[str, str], color: str, text: str) -> None:
+        ui.label(title).classes("text-sm text-gray-600 dark:text-gray-400")
         if not slots:
-            ui.label("nothing").classes("text-sm text-gray-500 dark:text-gray-400 italic mr-2")
+            ui.label(_("nothing")).classes("text-sm text-gray-500 dark:text-gray-400 italic mr-2")
         for slot, type_name in slots.items():
-            ui.chip(f"{slot} · {type_word(type_name)}", color=color).props(f"dense text-color={text}") \
-                .mark(f"{title.lower()}-chip")
+            ui.chip(f"{slot} · {_(type_word(type_name))}", color=color).props(f"dense text-color={text}") \
+                .mark(f"{key}-chip")
 
     # -- actions ----------------------------------------------------------------------------------
     async def _duplicate(self, name: str) -> None:
@@ -163,11 +169,17 @@ class SequencesPage:
         try:
             copy, renamed = await duplicate(self.engine, sequence)
         except DslError as exc:
-            ui.notify(f"Could not copy '{name}': {exc.problems[0].message if exc.problems else exc}", type="negative")
+            ui.notify(_("Could not copy '{name}': {problem}").format(
+                name=name, problem=exc.problems[0].message if exc.problems else exc), type="negative")
             return
-        groups = [f"'{r.new}'" for r in renamed if r.what == "group"]
-        ui.notify(f"Copied as '{copy.name}'" + (f"; its groups are named {', '.join(groups)}" if groups else "")
-                  + " (group names are unique across all sequences)", type="positive", multi_line=True)
+        groups = [r.new for r in renamed if r.what == "group"]
+        if groups:
+            said = _("Copied as '{name}'; its groups are named {groups} (group names are unique across all "
+                     "sequences)").format(name=copy.name, groups=_(", ").join(_("'{name}'").format(name=g)
+                                                                          for g in groups))
+        else:
+            said = _("Copied as '{name}' (group names are unique across all sequences)").format(name=copy.name)
+        ui.notify(said, type="positive", multi_line=True)
         await self.refresh()
 
     async def _export(self, name: str) -> None:
@@ -177,12 +189,12 @@ class SequencesPage:
 
     def _confirm_delete(self, name: str) -> None:
         with ui.dialog() as dialog, ui.card().classes("sd-page").mark("delete-dialog"):
-            ui.label(f"Delete the sequence '{name}'?").classes("text-lg font-medium")
-            ui.label("It cannot be brought back. Runs already recorded stay in the Runs history.") \
+            ui.label(_("Delete the sequence '{name}'?").format(name=name)).classes("text-lg font-medium")
+            ui.label(_("It cannot be brought back. Runs already recorded stay in the Runs history.")) \
                 .classes("text-sm text-gray-700 dark:text-gray-300")
             with ui.row().classes("w-full justify-end gap-2"):
-                ui.button("Keep it", on_click=dialog.close).props("flat no-caps").mark("cancel-delete")
-                ui.button("Delete it", color="negative",
+                ui.button(_("Keep it"), on_click=dialog.close).props("flat no-caps").mark("cancel-delete")
+                ui.button(_("Delete it"), color="negative",
                           on_click=lambda: self._delete(name, dialog)).props("no-caps").mark("confirm-delete")
         dialog.open()
 
@@ -190,7 +202,7 @@ class SequencesPage:
         dialog.close()
         await self.engine.delete(name)
         storage.drop(storage.edit_key(name))
-        ui.notify(f"Deleted '{name}'")
+        ui.notify(_("Deleted '{name}'").format(name=name))
         await self.refresh()
 
     def _pick_file(self) -> None:
@@ -213,12 +225,12 @@ class SequencesPage:
 
     async def _save_import(self, check: ImportCheck, *, as_copy: bool = False) -> None:
         try:
-            sequence, _ = await self.engine.create(check.copy if as_copy and check.copy else check.doc)
+            sequence, _result = await self.engine.create(check.copy if as_copy and check.copy else check.doc)
         except DslError as exc:
             check.problems = list(exc.problems)
             self._show_import_problems(check)
             return
-        ui.notify(f"Imported '{sequence.name}'", type="positive")
+        ui.notify(_("Imported '{name}'").format(name=sequence.name), type="positive")
         await self.refresh()
 
     def _confirm_replace(self, check: ImportCheck) -> None:
@@ -227,17 +239,19 @@ class SequencesPage:
             await self._save_import(check)
 
         with ui.dialog() as dialog, ui.card().classes("sd-page").mark("replace-dialog"):
-            ui.label(f"A sequence named '{check.name}' already exists.").classes("text-lg font-medium")
-            ui.label("Replace it with the one from the file?").classes("text-sm")
+            ui.label(_("A sequence named '{name}' already exists.").format(name=check.name)) \
+                .classes("text-lg font-medium")
+            ui.label(_("Replace it with the one from the file?")).classes("text-sm")
             if check.copy is not None:
-                ui.label(f"Or keep both: the copy from the file is named '{check.copy['name']}'.") \
+                ui.label(_("Or keep both: the copy from the file is named '{name}'.").format(name=check.copy["name"])) \
                     .classes("text-sm")
             with ui.row().classes("w-full justify-end gap-2 flex-wrap"):
-                ui.button("Cancel", on_click=dialog.close).props("flat no-caps")
+                ui.button(_("Cancel"), on_click=dialog.close).props("flat no-caps")
                 if check.copy is not None:
-                    ui.button(f"Import as '{check.copy['name']}'", on_click=lambda: self._import_copy(check, dialog)) \
+                    ui.button(_("Import as '{name}'").format(name=check.copy["name"]),
+                              on_click=lambda: self._import_copy(check, dialog)) \
                         .props("outline no-caps").mark("import-copy")
-                ui.button("Replace it", on_click=replace) \
+                ui.button(_("Replace it"), on_click=replace) \
                     .props("no-caps").mark("confirm-replace")
         dialog.open()
 
@@ -249,34 +263,36 @@ class SequencesPage:
         """Only names stand in the way: say which ones are taken, by whom, and offer free ones."""
         assert check.copy is not None
         with ui.dialog() as dialog, ui.card().classes("w-[40rem] max-w-full sd-page").mark("import-names"):
-            ui.label("Some names in this file are taken").classes("text-lg font-medium")
+            ui.label(_("Some names in this file are taken")).classes("text-lg font-medium")
             for problem in check.errors:
                 with ui.row().classes("items-start gap-2 no-wrap").mark("import-problem"):
                     ui.icon("badge", color="amber-9")
-                    ui.label(f"{check.where(problem)}: {problem.message}").classes("text-sm")
-            ui.label("It can be imported with these free names instead:").classes("text-sm font-medium")
+                    _problem_words(check, problem)
+            ui.label(_("It can be imported with these free names instead:")).classes("text-sm font-medium")
             for renamed in check.renamed:
-                ui.label(f"{'Sequence' if renamed.what == 'sequence' else 'Group'} '{renamed.old}' → "
-                         f"'{renamed.new}'").classes("text-sm").mark("import-rename")
+                ui.label((_("Sequence '{old}' → '{new}'") if renamed.what == "sequence" else
+                          _("Group '{old}' → '{new}'")).format(old=renamed.old, new=renamed.new)) \
+                    .classes("text-sm").mark("import-rename")
             with ui.row().classes("w-full justify-end gap-2 flex-wrap"):
-                ui.button("Cancel", on_click=dialog.close).props("flat no-caps")
-                ui.button(f"Import as '{check.copy['name']}'", on_click=lambda: self._import_copy(check, dialog)) \
-                    .props("no-caps").mark("import-copy")
+                ui.button(_("Cancel"), on_click=dialog.close).props("flat no-caps")
+                ui.button(_("Import as '{name}'").format(name=check.copy["name"]),
+                          on_click=lambda: self._import_copy(check, dialog)).props("no-caps").mark("import-copy")
         dialog.open()
 
     def _show_import_problems(self, check: ImportCheck) -> None:
         with ui.dialog() as dialog, ui.card().classes("w-[44rem] max-w-full sd-page").mark("import-problems"):
-            ui.label("This file cannot be imported as it is").classes("text-lg font-medium")
-            ui.label(plural(len(check.errors), "problem") + " to fix:").classes("text-sm")
+            ui.label(_("This file cannot be imported as it is")).classes("text-lg font-medium")
+            count = len(check.errors)
+            ui.label(ngettext("{n} problem to fix:", "{n} problems to fix:", count).format(n=count)).classes("text-sm")
             with ui.column().classes("w-full gap-1 max-h-[50vh] overflow-y-auto"):
                 for problem in check.errors:
                     with ui.row().classes("items-start gap-2 no-wrap").mark("import-problem"):
                         ui.icon("error", color="negative")
-                        ui.label(f"{check.where(problem)}: {problem.message}").classes("text-sm")
+                        _problem_words(check, problem)
             with ui.row().classes("w-full justify-end gap-2"):
-                ui.button("Close", on_click=dialog.close).props("flat no-caps")
+                ui.button(_("Close"), on_click=dialog.close).props("flat no-caps")
                 if check.text:
-                    ui.button("Open it in the editor to fix", icon="edit",
+                    ui.button(_("Open it in the editor to fix"), icon="edit",
                               on_click=lambda: self._fix_in_editor(check)).props("no-caps").mark("fix-import")
         dialog.open()
 
@@ -284,6 +300,16 @@ class SequencesPage:
     def _fix_in_editor(check: ImportCheck) -> None:
         storage.save("new", {"draft": SequenceDraft().model_dump(mode="json"), "view": "text", "text": check.text})
         ui.navigate.to("/sequences/new")
+
+
+def _problem_words(check: ImportCheck, problem: Any) -> None:
+    """“line 3, column 5: …”: where in the file (in the person's words), then what the checker says."""
+    start, _end = locate(check.text, problem)
+    line, column = line_col(check.text, start)
+    with ui.element("div").classes("text-sm min-w-0"):
+        ui.label(_("line {line}, column {column}: ").format(line=line, column=column)).classes("inline") \
+            .mark("import-problem-where")
+        ui.label(problem.message).classes("inline").mark("import-problem-message")  # the checker's own words
 
 
 def _haystack(summary: dict[str, Any]) -> str:
