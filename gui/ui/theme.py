@@ -22,6 +22,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from nicegui import __version__ as nicegui_version
 from nicegui import app, context, ui
 
 from gui.core.engine import Engine
@@ -190,6 +191,24 @@ def _notify(record: InteractionRecord) -> None:
     ui.run_javascript(f"window.seqdesk && seqdesk.notify({', '.join(json.dumps(a) for a in args)})")
 
 
+# Quasar's own words (a table's "No data" and "Records per page", a pagination's "Next page", a date
+# picker's months) come from its language pack, which NiceGUI sets once for the whole app. A page in
+# another language loads that language's pack (NiceGUI ships them all) and switches Quasar to it once
+# the page has mounted; English pages keep NiceGUI's default (en-US) untouched.
+QUASAR_PACKS = {"zh_CN": "zh-CN"}
+
+
+def _quasar_language(lang: str) -> None:
+    pack = QUASAR_PACKS.get(lang)
+    if pack is None:
+        return
+    # After NiceGUI's own scripts in the body (deferred scripts run in document order), before its app starts.
+    ui.add_body_html(f'<script defer src="/_nicegui/{nicegui_version}/static/lang/{pack}.umd.prod.js"></script>')
+    name = json.dumps(pack.replace("-", ""))
+    ui.add_head_html("<script>document.addEventListener('DOMContentLoaded', function () {"  # NiceGUI set en-US
+                     f" if (window.Quasar && Quasar.lang[{name}]) Quasar.lang.set(Quasar.lang[{name}]); }});</script>")
+
+
 def _dark_mode(prefs: PrefsFile | None) -> None:
     """Light or dark, kept by the app (`preferences.json` in the data folder), so the window's
     choice survives a new browser profile; the browser's storage is the fallback."""
@@ -227,6 +246,7 @@ def frame(title: str, ctx: AppContext) -> Iterator[None]:
     ui.add_head_html(_HEAD)
     lang = html_lang(current_language())
     ui.add_head_html(f"<script>document.documentElement.lang = {json.dumps(lang)};</script>")  # CJK fonts, readers
+    _quasar_language(current_language())
     ui.add_css(_CSS)
     prefs = getattr(ctx, "preferences", None)
     if prefs is not None and prefs.read().get("desktop_notifications") is False:
