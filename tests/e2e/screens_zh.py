@@ -3,16 +3,23 @@
     PYTHONPATH=. python tests/e2e/screens_zh.py [folder]     # default build/screenshots/zh
 
 Starts the app twice on fresh data folders (`SEQDESK_LANG=zh-CN`; once with a token, for the
-login page), shows Settings (with a server at a web address, so its row, its headers and its state
-show), the phone's pages and the sign-in result page, a run waiting for an approval and one that
-succeeded (the run panel), the inbox (desktop and phone), the runs history and a run record, each in
-light and dark, desktop and phone width. Needs a CJK font (Debian: fonts-noto-cjk), or Chinese shows as boxes.
+login page), shows the Sequences page (empty; with sequences and a schedule; its menu, delete and
+import dialogs), the Run page (empty, and with a sequence's inputs), Settings (with a server at a
+web address, so its row, its headers and its state show), the phone's pages and the sign-in result
+page, a run waiting for an approval and one that succeeded (the run panel), the inbox (desktop and
+phone), the runs history and a run record, each in light and dark, desktop and phone width.
+Needs a CJK font (Debian: fonts-noto-cjk), or Chinese shows as boxes.
+
+On every screen it also reads what is visible (text, aria-labels, placeholders, titles, outside elements
+marked as data) and lists each run of Latin letters that is not a name (tests/ui/i18n_support.py) in
+`english-words.txt` beside the screenshots: the words still left in English.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import urllib.request
@@ -20,13 +27,54 @@ from pathlib import Path
 from tempfile import mkdtemp
 from typing import Any
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "ui"))  # i18n_support, shared with the UI tests
+
 from e2e_support import CHROMIUM, CHROMIUM_ARGS, ROOT, _wait_until_up, app_command, clean_env, free_port
+from i18n_support import untranslated_runs
 from playwright.sync_api import Page, sync_playwright
 
 from gui.api.pairing import _RETRY, _page, gone_body, not_paired_body, pair_body
 from gui.i18n import use_language
 
 TOKEN = "screens-zh-token-0123456789abcdef"
+# Names the screens below show that are data (sequences, groups, inputs, tools, commands), when not marked so.
+DATA_WORDS = {"greet", "deploy", "hello", "wait-a-bit", "build", "ship", "who", "said", "Ada", "hi", "echo", "sleep",
+              "cmd_run", "uptime", "built", "docs", "Authorization", "Bearer", "x", "value", "seconds", "command",
+              "args", "tool", "as"}
+FOUND: dict[str, list[str]] = {}
+RUN_ID = re.compile(r"\b(?=[0-9a-f]*\d)[0-9a-f]{6,}\b")  # a run's id (data) inside a sentence
+
+_VISIBLE_TEXTS = """() => {
+  const skip = (el) => el.closest('.seqdesk-data, .seqdesk-kbd, script, style, noscript, .q-icon, .material-icons');
+  const shown = (el) => { const r = el.getBoundingClientRect(); return r.width > 0 && r.height > 0
+    && getComputedStyle(el).visibility !== 'hidden'; };
+  const out = [document.title];
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+    const el = n.parentElement, text = n.textContent.trim();
+    if (text && el && !skip(el) && shown(el)) out.push(text);
+  }
+  for (const el of document.querySelectorAll('[aria-label], [placeholder], [title]')) {
+    if (skip(el) || !shown(el)) continue;
+    for (const name of ['aria-label', 'placeholder', 'title']) { const v = el.getAttribute(name); if (v) out.push(v); }
+  }
+  return out;
+}"""
+
+
+def scan(page: Page, screen: str) -> None:
+    """Keep every untranslated word visible on this screen (see the module's docstring)."""
+    for text in page.evaluate(_VISIBLE_TEXTS):
+        runs = untranslated_runs(RUN_ID.sub(" ", text), DATA_WORDS)
+        if runs:
+            FOUND.setdefault(screen, []).append(f"{text[:90]!r}: {runs}")
+
+
+def shoot(page: Page, out: Path, name: str, *, full_page: bool = True) -> None:
+    settle(page)
+    page.wait_for_function("!document.querySelector('[class*=-enter-active], [class*=-leave-active]')")  # no fading
+    page.screenshot(path=str(out / f"{name}.png"), full_page=full_page)
+    scan(page, name)
 
 
 def start(token: str | None, dark: bool) -> tuple[subprocess.Popen[bytes], str]:
@@ -63,17 +111,15 @@ def shoot_settings(page: Page, url: str, out: Path, look: str) -> None:
     page.get_by_label("请求头，每行一个“名称: 值”（可选，例如 API 密钥）").fill("Authorization: Bearer x")
     page.locator("[data-testid=mcp-add], button:has-text('添加服务器')").last.click()
     page.get_by_text("已添加 docs").first.wait_for()
-    settle(page)
-    page.screenshot(path=str(out / f"settings-{look}.png"), full_page=True)
+    shoot(page, out, f"settings-{look}")
     page.set_viewport_size({"width": 390, "height": 844})
     page.evaluate("window.scrollTo(0, 0)")
-    settle(page)
-    page.screenshot(path=str(out / f"settings-phone-{look}.png"))
+    shoot(page, out, f"settings-phone-{look}", full_page=False)
     page.locator("[aria-label='菜单']").click()
     page.locator(".seqdesk-menu").get_by_text("收件箱").wait_for()
     page.wait_for_function("getComputedStyle(document.querySelector('.seqdesk-menu')).opacity === '1' && "
                            "!document.querySelector('.q-transition--fade-enter-active')")  # opened, not fading in
-    page.screenshot(path=str(out / f"menu-phone-{look}.png"))
+    shoot(page, out, f"menu-phone-{look}", full_page=False)
     page.set_viewport_size({"width": 1280, "height": 860})
 
 
@@ -110,30 +156,72 @@ def shoot_runs(page: Page, url: str, out: Path, look: str) -> None:
     page.locator("[data-testid=tool-0-0], .q-card:has-text('echo')").first.click()
     page.get_by_text("发送的参数").first.wait_for()
     page.wait_for_function("!document.querySelector('[class*=q-transition--slide]')")  # the tab has slid in
-    settle(page)
-    page.screenshot(path=str(out / f"run-waiting-{look}.png"), full_page=True)
+    shoot(page, out, f"run-waiting-{look}")
     page.goto(f"{url}/inbox")
     page.get_by_text("想要运行").first.wait_for()
-    settle(page)
-    page.screenshot(path=str(out / f"inbox-{look}.png"), full_page=True)
+    shoot(page, out, f"inbox-{look}")
     page.goto(f"{url}/run/{done}")
     page.get_by_text("已结束 · 2 个工具中 2 个成功").first.wait_for()
-    settle(page)
-    page.screenshot(path=str(out / f"run-done-{look}.png"), full_page=True)
+    shoot(page, out, f"run-done-{look}")
     page.goto(f"{url}/runs")
     page.get_by_text("2 次运行").first.wait_for()
-    settle(page)
-    page.screenshot(path=str(out / f"runs-{look}.png"), full_page=True)
+    shoot(page, out, f"runs-{look}")
     page.goto(f"{url}/runs/{done}")
     page.get_by_text("运行时的输入").first.wait_for()
-    settle(page)
-    page.screenshot(path=str(out / f"run-record-{look}.png"), full_page=True)
+    shoot(page, out, f"run-record-{look}")
     page.set_viewport_size({"width": 390, "height": 844})
     page.goto(f"{url}/inbox")
     page.get_by_text("想要运行").first.wait_for()
-    settle(page)
-    page.screenshot(path=str(out / f"inbox-phone-{look}.png"), full_page=True)
+    shoot(page, out, f"inbox-phone-{look}")
     page.set_viewport_size({"width": 1280, "height": 860})
+
+
+def shoot_home_empty(page: Page, url: str, out: Path, look: str) -> None:
+    page.goto(url + "/")
+    page.get_by_text("还没有序列").wait_for()
+    shoot(page, out, f"sequences-empty-{look}")
+    page.goto(url + "/run")
+    page.get_by_text("序列", exact=True).first.wait_for()
+    shoot(page, out, f"run-empty-{look}")
+
+
+BROKEN = b'{"name": "broken", "groups": [{"name": "g", "in": {}, "out": {}, "tools": "{\\"tool\\": \\"echo\\"}"}]}'
+
+
+def shoot_home(page: Page, url: str, out: Path, look: str) -> None:
+    """The list with the sequences `runs` made and a schedule; its delete and import dialogs; a run's inputs."""
+    api(url, "/api/schedules", {"sequence": "greet", "args": {"who": "Ada"}, "every": "15m"})
+    page.goto(url + "/")
+    page.get_by_text("每 15 分钟").first.wait_for()
+    shoot(page, out, f"sequences-{look}")
+    page.locator("[aria-label='更多操作']").first.click()
+    page.get_by_text("删除…").first.wait_for()
+    shoot(page, out, f"sequences-menu-{look}", full_page=False)
+    page.get_by_text("删除…").first.click()
+    page.get_by_text("删除后无法恢复").wait_for()
+    shoot(page, out, f"sequences-delete-{look}", full_page=False)
+    page.get_by_text("保留", exact=True).click()
+    page.get_by_text("删除后无法恢复").wait_for(state="hidden")
+    page.locator("input[type=file]").set_input_files(
+        files=[{"name": "broken.json", "mimeType": "application/json", "buffer": BROKEN}])
+    page.get_by_text("这个文件无法直接导入").wait_for()
+    shoot(page, out, f"sequences-import-problems-{look}", full_page=False)
+    page.get_by_text("关闭", exact=True).click()
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.goto(url + "/")
+    page.get_by_text("每 15 分钟").first.wait_for()
+    shoot(page, out, f"sequences-phone-{look}")
+    page.set_viewport_size({"width": 1280, "height": 860})
+    page.goto(url + "/run?sequence=greet")
+    page.get_by_text("who").first.wait_for()
+    shoot(page, out, f"run-inputs-{look}")
+
+
+def report(out: Path) -> None:
+    lines = [f"{screen}\n" + "\n".join(f"  {found}" for found in dict.fromkeys(words)) for screen, words in
+             sorted(FOUND.items())]
+    (out / "english-words.txt").write_text("\n".join(lines) + "\n" if lines else "none\n", encoding="utf-8")
+    print(f"words left in English on {len(FOUND)} screens (see {out / 'english-words.txt'})")
 
 
 def main() -> None:
@@ -148,14 +236,14 @@ def main() -> None:
             page.set_default_timeout(20_000)
             proc, url = start(None, dark=look == "dark")
             try:
+                shoot_home_empty(page, url, out, look)
                 shoot_settings(page, url, out, look)
                 shoot_runs(page, url, out, look)
+                shoot_home(page, url, out, look)
                 page.goto(url + "/oauth/callback?state=x&code=y")
-                settle(page)
-                page.screenshot(path=str(out / f"oauth-callback-{look}.png"))
+                shoot(page, out, f"oauth-callback-{look}", full_page=False)
                 page.goto(url + "/pair/not-a-code")
-                settle(page)
-                page.screenshot(path=str(out / f"pair-expired-{look}.png"))
+                shoot(page, out, f"pair-expired-{look}", full_page=False)
             finally:
                 proc.terminate()
                 proc.wait(timeout=15)
@@ -165,20 +253,20 @@ def main() -> None:
                 for name, body in pages:
                     page.set_viewport_size({"width": 390, "height": 844})
                     page.set_content(_page(body).body.decode())
-                    page.screenshot(path=str(out / f"phone-{name}-{look}.png"))
+                    shoot(page, out, f"phone-{name}-{look}", full_page=False)
             proc, url = start(TOKEN, dark=look == "dark")
             try:
                 page.set_viewport_size({"width": 1280, "height": 860})
                 page.goto(url + "/settings")
                 page.fill("#token", "wrong")
                 page.click("button[type=submit]")
-                settle(page)
-                page.screenshot(path=str(out / f"login-{look}.png"))
+                shoot(page, out, f"login-{look}", full_page=False)
             finally:
                 proc.terminate()
                 proc.wait(timeout=15)
             context.close()
         browser.close()
+    report(out)
     print(f"screenshots in {out}: {sorted(p.name for p in out.glob('*.png'))}")
 
 

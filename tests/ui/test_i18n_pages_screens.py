@@ -163,3 +163,19 @@ async def test_the_import_dialogs_are_in_chinese(user: User, chinese: None) -> N
     await upload(user, json.dumps(fresh).encode())
     await user.should_see("已导入“imported-group”", retries=R)
     assert_translated(user, "/ after importing a new sequence")
+
+
+def test_the_common_connection_failures_of_a_server_are_in_chinese_and_english_stays_as_reported() -> None:
+    """Settings' MCP server row says why a server is down: the failures seen most are in the catalogue."""
+    from types import SimpleNamespace
+
+    from gui.ui.components.settings.mcp_list import KNOWN_FAILURES, state_words
+
+    other = "ReadError: something else"
+    downs = [SimpleNamespace(status="down", retry_in=None, last_error=e) for e in (*sorted(KNOWN_FAILURES), other)]
+    with i18n.use_language("zh-CN"):
+        chinese = [state_words(s) for s in downs]
+    assert [untranslated_runs(w) for w in chinese[:-1]] == [[] for _ in KNOWN_FAILURES], chinese
+    assert chinese[-1] == f"无法连接：{other}"  # an unknown failure is shown as it was reported
+    with i18n.use_language("en"):
+        assert state_words(downs[0]) == f"Not reachable: {sorted(KNOWN_FAILURES)[0]}"

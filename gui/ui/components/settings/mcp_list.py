@@ -45,6 +45,10 @@ PROTOCOLS = {"auto": N_("Automatic"), "legacy": N_("Older servers")}
 PROTOCOL_LABEL = N_("How to talk to it")
 PROTOCOL_HELP = N_("Automatic uses the newest way both sides know. Choose \u201cOlder servers\u201d if this "
                    "server's tools that ask you questions fail.")
+# The failures seen most (the web library's and the MCP client's own English words): in the page's
+# language; any other failure is shown as it was reported.
+KNOWN_FAILURES = frozenset({N_("ConnectError: All connection attempts failed"),
+                            N_("the server closed the connection")})
 SIGN_IN_HELP = N_("Sign in opens the server's own sign-in page; you come back here afterwards.")
 
 
@@ -60,6 +64,12 @@ def protocol_words(state: Any | None) -> str | None:
     return _("protocol version {version}").format(version=state.protocol)
 
 
+def failure_words(error: str | None) -> str:
+    if not error:
+        return _("no reason given")
+    return _(error) if error in KNOWN_FAILURES else error
+
+
 def state_words(state: Any | None) -> str:
     if state is None:
         return _("Not connected in this session")
@@ -72,7 +82,7 @@ def state_words(state: Any | None) -> str:
         return _("This server needs you to sign in. SeqDesk does not try again until you sign in or ask it to.")
     if state.status == "down":
         retry = _(" · trying again in {wait}").format(wait=duration_words(state.retry_in)) if state.retry_in else ""
-        return _("Not reachable: {problem}").format(problem=state.last_error or _("no reason given")) + retry
+        return _("Not reachable: {problem}").format(problem=failure_words(state.last_error)) + retry
     return _("Turned off")
 
 
