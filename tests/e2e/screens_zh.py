@@ -71,6 +71,8 @@ def scan(page: Page, screen: str) -> None:
 
 
 def shoot(page: Page, out: Path, name: str, *, full_page: bool = True) -> None:
+    if full_page:
+        page.evaluate("window.scrollTo(0, 0)")  # else the fixed header is drawn where the page was scrolled to
     settle(page)
     page.wait_for_function("!document.querySelector('[class*=-enter-active], [class*=-leave-active]')")  # no fading
     page.screenshot(path=str(out / f"{name}.png"), full_page=full_page)
