@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from nicegui import ui
 
-from gui.i18n import N_, _, ngettext
+from gui.i18n import DATA, N_, _, ngettext
 from gui.ui.editor.context import EditorContext
 from gui.ui.editor.draft import ConditionDraft, GroupDraft, condition_text, timeout_text
 from gui.ui.editor.fields import ErrorLabel
@@ -117,6 +117,7 @@ class GroupCard(ui.card):
     def refresh_summary(self) -> None:
         group = self.group
         self.title.set_text(group.name or _("Unnamed group"))
+        self.title.classes(add=DATA) if group.name else self.title.classes(remove=DATA)  # a name: data
         parts = [when_words(group.when)]
         count = len(group.tools)
         tools = ngettext("{n} tool", "{n} tools", count).format(n=count)
