@@ -5,8 +5,10 @@
 Starts the app twice on fresh data folders (`SEQDESK_LANG=zh-CN`; once with a token, for the
 login page), shows Settings (with a server at a web address, so its row, its headers and its state
 show), the phone's pages and the sign-in result page, a run waiting for an approval and one that
-succeeded (the run panel), the inbox (desktop and phone), the runs history and a run record, each in
-light and dark, desktop and phone width. Needs a CJK font (Debian: fonts-noto-cjk), or Chinese shows as boxes.
+succeeded (the run panel), the inbox (desktop and phone), the runs history and a run record, the
+sequence editor (the seed's example; a group of several kinds of tool; the tool palette, the guide, the
+Text tab, Test this group; at a phone's width), each in light and dark, desktop and phone width.
+Needs a CJK font (Debian: fonts-noto-cjk), or Chinese shows as boxes.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from e2e_support import CHROMIUM, CHROMIUM_ARGS, ROOT, _wait_until_up, app_comma
 from playwright.sync_api import Page, sync_playwright
 
 from gui.api.pairing import _RETRY, _page, gone_body, not_paired_body, pair_body
+from gui.core.help import SEED_EXAMPLE
 from gui.i18n import use_language
 
 TOKEN = "screens-zh-token-0123456789abcdef"
@@ -136,6 +139,58 @@ def shoot_runs(page: Page, url: str, out: Path, look: str) -> None:
     page.set_viewport_size({"width": 1280, "height": 860})
 
 
+def shoot_editor(page: Page, url: str, out: Path, look: str) -> None:
+    """The editor in Chinese: the seed's example, a group of several kinds of tool, the palette, the
+    guide, the Text tab and a test of one group (its result), and the example at a phone's width."""
+    api(url, "/api/sequences", json.loads(SEED_EXAMPLE))
+    api(url, "/api/sequences", {"name": "tools-zh", "description": "几种工具", "groups": [
+        {"name": "ask-and-write", "in": {"host": "string"}, "out": {"answers": "object"},
+         "when": "$args.host != \"\"", "parallel": False, "on_error": "retry", "timeout": "30s",
+         "tools": calls({"tool": "ask_user", "args": {"title": "部署", "questions": [
+             {"prompt": "哪个环境？", "id": "env", "type": "single_select",
+              "options": [{"label": "生产", "value": "prod"}, {"label": "测试", "value": "test"}]}]},
+             "as": "answers"},
+             {"tool": "http_get", "args": {"url": "https://example.org/$args.host"}},
+             {"tool": "file_write", "args": {"path": "/tmp/report.txt", "content": "完成"}})}]})
+    page.goto(f"{url}/sequences/巡检三节点/edit")
+    page.get_by_text("运行条件：host 不为 空").first.wait_for()
+    settle(page)
+    page.screenshot(path=str(out / f"editor-example-{look}.png"), full_page=True)
+    page.get_by_role("button", name="添加工具").first.click()
+    page.locator(".q-dialog").get_by_text("运行前会先问你").first.wait_for()
+    settle(page)
+    page.screenshot(path=str(out / f"editor-palette-{look}.png"))
+    page.keyboard.press("Escape")
+    page.locator(".q-dialog").wait_for(state="hidden")
+    page.locator("button:has(i:text('help_outline'))").click()
+    page.get_by_text("编辑器怎么用").wait_for()
+    page.wait_for_function("(() => { const r = document.querySelector('.q-dialog .q-card').getBoundingClientRect();"
+                           " return r.right <= window.innerWidth + 1; })()")  # slid in, not sliding
+    settle(page)
+    page.screenshot(path=str(out / f"editor-guide-{look}.png"))
+    page.keyboard.press("Escape")
+    page.get_by_text("编辑器怎么用").wait_for(state="hidden")
+    page.get_by_role("tab", name="文本").click()
+    page.get_by_text("同一个序列的文本格式").wait_for()
+    settle(page)
+    page.screenshot(path=str(out / f"editor-text-{look}.png"))
+    page.goto(f"{url}/sequences/tools-zh/edit")
+    page.get_by_text("结果保存到").first.wait_for()
+    page.get_by_role("button", name="测试这个组").last.click()
+    page.get_by_label("host").fill("node-a")
+    page.get_by_role("button", name="运行测试").click()
+    page.get_by_text("到收件箱中回答").first.wait_for()
+    page.evaluate("window.scrollTo(0, 0)")  # the header stays at the top of a full-page picture
+    settle(page)
+    page.screenshot(path=str(out / f"editor-tools-{look}.png"), full_page=True)
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.goto(f"{url}/sequences/巡检三节点/edit")
+    page.get_by_text("运行条件：host 不为 空").first.wait_for()
+    settle(page)
+    page.screenshot(path=str(out / f"editor-phone-{look}.png"))
+    page.set_viewport_size({"width": 1280, "height": 860})
+
+
 def main() -> None:
     out = Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT / "build" / "screenshots" / "zh"
     out.mkdir(parents=True, exist_ok=True)
@@ -150,6 +205,7 @@ def main() -> None:
             try:
                 shoot_settings(page, url, out, look)
                 shoot_runs(page, url, out, look)
+                shoot_editor(page, url, out, look)
                 page.goto(url + "/oauth/callback?state=x&code=y")
                 settle(page)
                 page.screenshot(path=str(out / f"oauth-callback-{look}.png"))
