@@ -116,14 +116,19 @@ def plain(message: str) -> str:
 
 # -- the same words in the person's language (the functions above stay English: messages are built from them) --
 
-def shown(words: dict[K, str]) -> dict[K, str]:
+def said(text: str) -> str:
+    """`text` from the catalogue, where it is there ("" stays "": gettext would give the catalogue's header)."""
+    return _(text) if text else text
+
+
+def said_choices(words: dict[K, str]) -> dict[K, str]:
     """A glossary's choices for a select, each said in the person's language (the keys stay as they are)."""
-    return {key: _(word) for key, word in words.items()}
+    return {key: said(word) for key, word in words.items()}
 
 
 def said_type(type_name: str) -> str:
     """`type_word` in the person's language ("text", "文本")."""
-    return _(type_word(type_name))
+    return said(type_word(type_name))
 
 
 def said_value(value: object) -> str:

@@ -21,7 +21,7 @@ from gui.ui.editor.context import EditorContext, Given
 from gui.ui.editor.draft import ArgDraft, GroupDraft, ToolDraft
 from gui.ui.editor.fields import ErrorLabel
 from gui.ui.editor.list_field import ListField, fits_form
-from gui.ui.words import said_type, shown
+from gui.ui.words import said, said_choices, said_type
 
 MODES = {"value": N_("Type a value"), "input": N_("Use an input")}
 GIVEN = "__given__:"  # an option of the data picker: what an earlier group gives, declared when picked
@@ -53,7 +53,7 @@ class ArgField(ui.column):
         with self:
             with ui.row().classes("w-full items-start gap-3 no-wrap sd-stack"):
                 self.body = ui.column().classes("grow gap-0 min-w-0")
-                ui.toggle(shown(MODES), value=self.arg.mode, on_change=self._mode_changed) \
+                ui.toggle(said_choices(MODES), value=self.arg.mode, on_change=self._mode_changed) \
                     .props("no-caps unelevated toggle-color=primary padding='8px 14px'") \
                     .classes("mt-2 shrink-0").mark(f"arg-{spec.name}-mode")
             self.chip_row = ui.row().classes("w-full gap-1").mark(f"arg-{spec.name}-chips")
@@ -84,7 +84,7 @@ class ArgField(ui.column):
 
         label = None if isinstance(widget, ValidationElement) else self.error
         self.ctx.fields.register(self.key, widget, label)
-        described = _(self.spec.description) if self.spec.description else ""
+        described = said(self.spec.description)
         if label is None and described and not widget.props.get("hint"):
             widget.props["hint"] = described
         elif label is not None and described:
@@ -95,7 +95,7 @@ class ArgField(ui.column):
 
     @property
     def title(self) -> str:
-        return _(self.spec.title) + (" *" if self.spec.required else "")
+        return said(self.spec.title) + (" *" if self.spec.required else "")
 
     # -- bound to an input -------------------------------------------------------------------
     def _offers(self) -> tuple[dict[str, str], list[Given]]:
@@ -253,7 +253,7 @@ class ArgField(ui.column):
                 .props("autogrow").classes("w-full font-mono").mark(marker)
             example = "[…]" if self.spec.json_types == ("array",) else "{…}"
             area.props['hint'] = _("{description} Written as JSON, like {example}").format(
-                description=_(self.spec.description) if self.spec.description else "", example=example).strip()
+                description=said(self.spec.description), example=example).strip()
             if kind == "list":
                 ui.button(_("Use the form"), icon="view_list", on_click=self._to_form) \
                     .props("flat dense no-caps").mark(f"arg-{self.spec.name}-form")

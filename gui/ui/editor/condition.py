@@ -18,7 +18,7 @@ from gui.i18n import N_, _
 from gui.ui.editor.context import EditorContext
 from gui.ui.editor.draft import CondRow, GroupDraft, condition_text
 from gui.ui.editor.fields import ErrorLabel
-from gui.ui.words import JOINER_WORDS, OPERATOR_WORDS, said_type, shown
+from gui.ui.words import JOINER_WORDS, OPERATOR_WORDS, said_choices, said_type
 
 _BOOL_WORDS = {True: N_("yes (true)"), False: N_("no (false)")}
 
@@ -58,7 +58,8 @@ class ConditionBuilder(ui.column):
         if not rows:
             ui.label(_("Always runs")).classes("text-sm text-gray-700 dark:text-gray-300").mark("always-runs")
         if len(rows) > 1:
-            ui.select(shown(JOINER_WORDS), value=self.cond.joiner, label=_("Run when"), on_change=self._set_joiner) \
+            ui.select(said_choices(JOINER_WORDS), value=self.cond.joiner, label=_("Run when"),
+                      on_change=self._set_joiner) \
                 .classes("w-64").props("dense").mark("cond-joiner")
         for index, row in enumerate(rows):
             self._rule(index, row)
@@ -78,7 +79,7 @@ class ConditionBuilder(ui.column):
             arg = ui.select(options, value=row.arg, label=_("Input"),
                             on_change=lambda e, r=row: self._set_arg(r, e.value)) \
                 .classes("w-48").props("dense").mark("cond-arg")
-            op = ui.select(shown(OPERATOR_WORDS), value=row.op, label=_("Compare"),
+            op = ui.select(said_choices(OPERATOR_WORDS), value=row.op, label=_("Compare"),
                            on_change=lambda e, r=row: self._set(r, "op", e.value)) \
                 .classes("w-40").props("dense").mark("cond-op")
             value = self._value_widget(row, arg_type)
@@ -98,7 +99,7 @@ class ConditionBuilder(ui.column):
         if arg_type == "number" and (value is None or isinstance(value, int | float)) and not isinstance(value, bool):
             widget: ui.element = ui.number(_("Value"), value=value, on_change=set_value)
         elif arg_type == "boolean" and (value is None or isinstance(value, bool)):
-            widget = ui.select(shown(_BOOL_WORDS), value=value, label=_("Value"), on_change=set_value)
+            widget = ui.select(said_choices(_BOOL_WORDS), value=value, label=_("Value"), on_change=set_value)
         else:
             widget = ui.input(_("Value"), value="" if value is None else str(value), on_change=set_value) \
                 .props("stack-label")

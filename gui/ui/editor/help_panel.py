@@ -13,7 +13,7 @@ from nicegui import ui
 
 from gui.core.help import EXAMPLE, help_text
 from gui.i18n import N_, _, ngettext
-from gui.ui.words import said_rule, said_type
+from gui.ui.words import said, said_rule, said_type
 
 GUIDE: list[tuple[str, str, str]] = [  # N_: translated where the panel shows them
     ("view_agenda", N_("Groups run one after another"),
@@ -85,8 +85,8 @@ class HelpPanel(ui.dialog):
                 with ui.row().classes("w-full items-start gap-3 no-wrap").mark("help-topic"):
                     ui.icon(icon, color="primary").classes("text-2xl shrink-0")
                     with ui.column().classes("gap-0"):
-                        ui.label(_(title)).classes("font-medium")
-                        ui.label(_(text)).classes("text-sm text-gray-800 dark:text-gray-200")
+                        ui.label(said(title)).classes("font-medium")
+                        ui.label(said(text)).classes("text-sm text-gray-800 dark:text-gray-200")
             ui.separator()
             ui.label(_("A worked example")).classes("font-medium")
             worked_example()

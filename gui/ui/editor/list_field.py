@@ -17,6 +17,7 @@ from nicegui import ui
 
 from gui.i18n import N_, _
 from gui.ui.editor.argspec import ArgSpec
+from gui.ui.words import said
 
 Items = list[dict[str, Any]]
 
@@ -40,7 +41,7 @@ def _choice_word(choice: Any) -> str:
 
 
 def _label(spec: ArgSpec) -> str:
-    return _(spec.title) + (" *" if spec.required else "")
+    return said(spec.title) + (" *" if spec.required else "")
 
 
 class ListField(ui.column):
@@ -54,7 +55,7 @@ class ListField(ui.column):
             with ui.row().classes("w-full items-baseline gap-2"):
                 ui.label(_label(spec)).classes("text-sm font-medium")
                 if nested and spec.description:
-                    ui.label(_(spec.description)).classes("text-xs text-gray-600 dark:text-gray-400")
+                    ui.label(said(spec.description)).classes("text-xs text-gray-600 dark:text-gray-400")
             self.box = ui.column().classes("w-full gap-2")
             with ui.row().classes("items-center gap-2"):
                 ui.button(_("Add {an_item}").format(an_item=self._an_item()), icon="add", on_click=self._add) \
@@ -66,15 +67,15 @@ class ListField(ui.column):
 
     def _item_word(self) -> str:
         """The item's word as it sits inside a sentence ("question"; the same word translated)."""
-        word = _(self.word)
+        word = said(self.word)
         return self.word.lower() if word == self.word else word
 
     def _an_item(self) -> str:
-        word = _(self.word)
+        word = said(self.word)
         return _article(self.word.lower()) if word == self.word else word
 
     def _none_yet(self) -> str:
-        word = _(self.word)
+        word = said(self.word)
         return f"No {self.word.lower()}s yet." if word == self.word else _("No {items} yet.").format(items=word)
 
     def _draw(self) -> None:
@@ -88,7 +89,8 @@ class ListField(ui.column):
     def _item(self, index: int, item: dict[str, Any]) -> None:
         with ui.card().props("flat bordered").classes("w-full p-3 gap-1").mark(f"{self.spec.name}-{index + 1}"):
             with ui.row().classes("w-full items-center gap-1 no-wrap"):
-                ui.label(_("{item} {number}").format(item=_(self.word), number=index + 1)).classes("font-medium grow")
+                ui.label(_("{item} {number}").format(item=said(self.word), number=index + 1)) \
+                    .classes("font-medium grow")
                 ui.button(icon="arrow_upward", on_click=lambda i=index: self._move(i, -1)) \
                     .props("flat round dense").tooltip(_("Move up"))
                 ui.button(icon="arrow_downward", on_click=lambda i=index: self._move(i, 1)) \
@@ -134,7 +136,7 @@ class ListField(ui.column):
                                on_change=lambda e: put(e.value))
         element.classes("w-full").props("dense").mark(marker)
         if spec.description:
-            element.props["hint"] = _(spec.description)
+            element.props["hint"] = said(spec.description)
 
     def _add(self) -> None:
         self.items.append({})

@@ -17,6 +17,7 @@ from nicegui import ui
 from gui.core.registry import Registry
 from gui.i18n import DATA, _
 from gui.ui.editor.tool_row import tool_description
+from gui.ui.words import said
 
 _GENERATED_TITLE = re.compile(r"(Arguments|Args|Input|Params)$")
 
@@ -80,7 +81,7 @@ class ToolPalette(ui.dialog):
                             ui.label(tool.name).classes(f"font-mono font-bold break-all {DATA}")
                             if title:
                                 remote = bool(getattr(tool, "server", None))  # an MCP server's words: data
-                                ui.label(title if remote else _(title)).classes("text-sm opacity-80") \
+                                ui.label(title if remote else said(title)).classes("text-sm opacity-80") \
                                     .classes(DATA if remote else "")
                             ui.label(source_words(tool)).classes("text-xs opacity-60")
                             if getattr(tool, "approval", "none") != "none":

@@ -14,7 +14,7 @@ from gui.ui.editor.condition import ConditionBuilder
 from gui.ui.editor.context import EditorContext
 from gui.ui.editor.draft import GroupDraft
 from gui.ui.editor.fields import ErrorLabel
-from gui.ui.words import MISSING_WORDS, ON_ERROR_WORDS, UNIT_WORDS, shown
+from gui.ui.words import MISSING_WORDS, ON_ERROR_WORDS, UNIT_WORDS, said_choices
 
 
 class RulesSection(ui.column):
@@ -29,17 +29,18 @@ class RulesSection(ui.column):
             parallel_error = ErrorLabel()
             ctx.fields.register(f"{group.uid}.parallel", parallel, parallel_error)
             with ui.row().classes("w-full gap-4 items-start"):
-                on_error = ui.select(shown(ON_ERROR_WORDS), value=group.on_error, label=_("If a tool fails"),
+                on_error = ui.select(said_choices(ON_ERROR_WORDS), value=group.on_error, label=_("If a tool fails"),
                                      on_change=lambda e: self._set("on_error", e.value)) \
                     .classes("w-64").mark("group-on-error")
-                missing = ui.select(shown(MISSING_WORDS), value=group.missing, label=_("If a tool is not available"),
+                missing = ui.select(said_choices(MISSING_WORDS), value=group.missing,
+                                    label=_("If a tool is not available"),
                                     on_change=lambda e: self._set("missing", e.value)) \
                     .classes("w-72").mark("group-missing")
                 with ui.row().classes("items-start gap-1 no-wrap"):
                     timeout = ui.number(_("Time limit"), value=group.timeout_amount, on_change=self._set_amount) \
                         .classes("w-32").mark("group-timeout")
                     timeout.props['hint'] = _("Empty: no limit")
-                    ui.select(shown(UNIT_WORDS), value=group.timeout_unit, label=_("Unit"),
+                    ui.select(said_choices(UNIT_WORDS), value=group.timeout_unit, label=_("Unit"),
                               on_change=lambda e: self._set("timeout_unit", e.value)) \
                         .classes("w-32").mark("group-timeout-unit")
             ctx.fields.register(f"{group.uid}.on_error", on_error)

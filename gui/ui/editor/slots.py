@@ -16,7 +16,7 @@ from gui.i18n import _
 from gui.ui.editor.context import EditorContext
 from gui.ui.editor.draft import GroupDraft, SlotRow
 from gui.ui.editor.fields import ErrorLabel
-from gui.ui.words import TYPE_WORDS, shown
+from gui.ui.words import TYPE_WORDS, said_choices
 
 
 class SlotList(ui.column):
@@ -58,7 +58,7 @@ class SlotList(ui.column):
             name = ui.input(_("Name of the input") if self.which == "in" else _("Name of the output"), value=row.name,
                             on_change=lambda e, r=row: self._set(r, "name", e.value)) \
                 .classes("grow").props("dense").mark("slot-name")
-            kind = ui.select(shown(TYPE_WORDS), value=row.type, label=_("Type"),
+            kind = ui.select(said_choices(TYPE_WORDS), value=row.type, label=_("Type"),
                              on_change=lambda e, r=row: self._set(r, "type", e.value)) \
                 .classes("w-28").props("dense").mark("slot-type")
             ui.button(icon="close", on_click=lambda r=row: self._remove(r)) \

@@ -19,7 +19,7 @@ from gui.ui.editor.argspec import unknown_spec
 from gui.ui.editor.context import EditorContext
 from gui.ui.editor.draft import ArgDraft, GroupDraft, ToolDraft
 from gui.ui.editor.fields import ErrorLabel
-from gui.ui.words import said_type
+from gui.ui.words import said, said_type
 
 
 def _unset(arg: ArgDraft | None) -> bool:
@@ -116,7 +116,7 @@ class ToolRow(ui.card):
                 if spec not in extra:
                     self.fields.append(ArgField(ctx, group, tool, spec, on_change))
             if extra:
-                titles = _(", ").join(_(s.title) for s in extra)
+                titles = _(", ").join(said(s.title) for s in extra)
                 with ui.expansion(_("More options: {titles}").format(titles=titles), icon="tune") \
                         .classes("w-full text-sm") \
                         .props("dense").mark("more-options"):
