@@ -141,7 +141,8 @@ def shoot_runs(page: Page, url: str, out: Path, look: str) -> None:
 
 def shoot_editor(page: Page, url: str, out: Path, look: str) -> None:
     """The editor in Chinese: the seed's example, a group of several kinds of tool, the palette, the
-    guide, the Text tab and a test of one group (its result), and the example at a phone's width."""
+    guide, the data picker, the Text tab and a test of one group (waiting for an approval), and the
+    example at a phone's width."""
     api(url, "/api/sequences", json.loads(SEED_EXAMPLE))
     api(url, "/api/sequences", {"name": "tools-zh", "description": "几种工具", "groups": [
         {"name": "ask-and-write", "in": {"host": "string"}, "out": {"answers": "object"},
@@ -170,6 +171,13 @@ def shoot_editor(page: Page, url: str, out: Path, look: str) -> None:
     page.screenshot(path=str(out / f"editor-guide-{look}.png"))
     page.keyboard.press("Escape")
     page.get_by_text("编辑器怎么用").wait_for(state="hidden")
+    page.get_by_role("button", name="使用输入").last.click()  # group 2's command from an input: the data picker
+    page.get_by_label("命令 *（来自输入）").click()
+    page.locator(".q-menu").get_by_text("第 1 组 › summary · 文本").wait_for()
+    page.wait_for_function("!document.querySelector('[class*=q-transition--]')")  # opened, not fading in
+    settle(page)
+    page.screenshot(path=str(out / f"editor-picker-{look}.png"))
+    page.keyboard.press("Escape")
     page.get_by_role("tab", name="文本").click()
     page.get_by_text("同一个序列的文本格式").wait_for()
     settle(page)
