@@ -24,8 +24,7 @@ TYPE_WORDS: dict[str, str] = {
 }
 
 # Words for JSON-schema types that are not slot types (shown, never offered in a type picker).
-OTHER_TYPE_WORDS: dict[str, str] = {"integer": N_("whole number"), "null": NOTHING_WORD,
-                                    "any": N_("anything")}
+OTHER_TYPE_WORDS: dict[str, str] = {"integer": N_("whole number"), "null": NOTHING_WORD, "any": N_("anything")}
 
 # A tool's common argument names as a person reads them ("Folder", not `cwd`).
 FIELD_WORDS: dict[str, str] = {
