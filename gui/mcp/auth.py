@@ -228,7 +228,7 @@ def safe_sign_in_url(url: str) -> str:
         return url
     raise SignInError(_("the server's sign-in page is not a safe address ({scheme}:// on {host}): SeqDesk opens "
                         "only https:// pages, or http:// on this computer").format(
-        scheme=parts.scheme or _("no"), host=host or _("no host")))
+        scheme=parts.scheme or "?", host=host or _("no host")))
 
 
 def _is_loopback(host: str) -> bool:

@@ -40,17 +40,17 @@ from gui.tools._args import ToolArgs, invalid, parse_args
 class ChoiceArgs(ToolArgs):
     """One choice the person can pick. A plain label (`"alpha"`) is a choice too."""
 
-    model_config = ConfigDict(title="Choice")
+    model_config = ConfigDict(title=N_("Choice"))
 
-    label: str = Field(min_length=1, title="Label", description="What the person sees.")
+    label: str = Field(min_length=1, title=N_("Label"), description=N_("What the person sees."))
     value: str | None = Field(
         default=None,
         min_length=1,
-        title="Value",
-        description="What the answer contains when this choice is picked; the label when left out.",
+        title=N_("Value"),
+        description=N_("What the answer contains when this choice is picked; the label when left out."),
     )
     description: str | None = Field(
-        default=None, title="Explanation", description="Optional extra words shown under the label."
+        default=None, title=N_("Explanation"), description=N_("Optional extra words shown under the label.")
     )
 
     @property
@@ -61,31 +61,31 @@ class ChoiceArgs(ToolArgs):
 class QuestionArgs(ToolArgs):
     """One question to the person."""
 
-    model_config = ConfigDict(title="Question")
+    model_config = ConfigDict(title=N_("Question"))
 
-    prompt: str = Field(min_length=1, title="Question", description="The question as the person reads it.")
+    prompt: str = Field(min_length=1, title=N_("Question"), description=N_("The question as the person reads it."))
     id: str = Field(
         min_length=1,
-        title="Answer name",
-        description="A short name for this answer, unique in the list, for example 'environment'. "
-        "The result holds each answer under its name.",
+        title=N_("Answer name"),
+        description=N_("A short name for this answer, unique in the list, for example 'environment'. "
+        "The result holds each answer under its name."),
     )
     type: Literal["text", "single_select", "multi_select"] = Field(
         default="text",
-        title="Kind of answer",
-        description="The person types an answer (text), picks one choice (single_select) "
-        "or picks any number of choices (multi_select).",
+        title=N_("Kind of answer"),
+        description=N_("The person types an answer (text), picks one choice (single_select) "
+        "or picks any number of choices (multi_select)."),
     )
     options: list[ChoiceArgs] | None = Field(
         default=None,
-        title="Choices",
-        description="The choices to pick from, needed when the person picks: each a label, "
-        "or a label with a value and an explanation.",
+        title=N_("Choices"),
+        description=N_("The choices to pick from, needed when the person picks: each a label, "
+        "or a label with a value and an explanation."),
     )
     required: bool = Field(
         default=True,
-        title="Must be answered",
-        description="Off: the person may skip this question, and its answer is then empty.",
+        title=N_("Must be answered"),
+        description=N_("Off: the person may skip this question, and its answer is then empty."),
     )
 
     @field_validator("options", mode="before")
@@ -113,10 +113,12 @@ class QuestionArgs(ToolArgs):
 class AskUserArgs(ToolArgs):
     """Ask the person questions."""
 
-    model_config = ConfigDict(title="Ask questions")
+    model_config = ConfigDict(title=N_("Ask questions"))
 
-    title: str = Field(min_length=1, title="Title", description="What the questions are about, shown above them.")
-    questions: list[QuestionArgs] = Field(min_length=1, title="Questions", description="One or more questions to ask.")
+    title: str = Field(min_length=1, title=N_("Title"),
+                       description=N_("What the questions are about, shown above them."))
+    questions: list[QuestionArgs] = Field(min_length=1, title=N_("Questions"),
+                                          description=N_("One or more questions to ask."))
 
     @field_validator("questions")
     @classmethod

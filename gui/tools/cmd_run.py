@@ -32,22 +32,22 @@ _CHUNK = 64 * 1024
 class CmdRunArgs(ToolArgs):
     """Run a command in a terminal-like shell."""
 
-    model_config = ConfigDict(title="Run a command")
+    model_config = ConfigDict(title=N_("Run a command"))
 
     command: str = Field(
-        title="Command",
-        description="The command to run, written as you would type it in a terminal, for example: ls -l",
+        title=N_("Command"),
+        description=N_("The command to run, written as you would type it in a terminal, for example: ls -l"),
     )
     cwd: str | None = Field(
         default=None,
-        title="Folder",
-        description="The folder the command runs in. Leave empty to use the folder SeqDesk was started in.",
+        title=N_("Folder"),
+        description=N_("The folder the command runs in. Leave empty to use the folder SeqDesk was started in."),
     )
     timeout: float | None = Field(
         default=None,
         gt=0,
-        title="Time limit (seconds)",
-        description="Stop the command if it is still running after this many seconds. Leave empty for no limit.",
+        title=N_("Time limit (seconds)"),
+        description=N_("Stop the command if it is still running after this many seconds. Leave empty for no limit."),
     )
 
     @field_validator("command")

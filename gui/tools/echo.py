@@ -21,11 +21,11 @@ from gui.tools._args import ToolArgs, parse_args
 class EchoArgs(ToolArgs):
     """Pass a value on."""
 
-    model_config = ConfigDict(title="Pass a value on")
+    model_config = ConfigDict(title=N_("Pass a value on"))
 
     value: JsonValue = Field(
-        title="Value",
-        description="Any value: text, a number, true/false, a list or an object. It is passed on unchanged.",
+        title=N_("Value"),
+        description=N_("Any value: text, a number, true/false, a list or an object. It is passed on unchanged."),
     )
 
 

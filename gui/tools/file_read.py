@@ -28,19 +28,19 @@ MAX_READ_BYTES = 10 * 1024 * 1024
 class FileReadArgs(ToolArgs):
     """Read a text file."""
 
-    model_config = ConfigDict(title="Read a file")
+    model_config = ConfigDict(title=N_("Read a file"))
 
     path: str = Field(
         min_length=1,
-        title="File",
-        description="The file to read, for example /home/me/notes.txt. "
-        "A relative path starts from the folder SeqDesk was started in.",
+        title=N_("File"),
+        description=N_("The file to read, for example /home/me/notes.txt. "
+        "A relative path starts from the folder SeqDesk was started in."),
     )
     encoding: str = Field(
         default="utf-8",
-        title="Text encoding",
-        description="How the text is stored in the file. Leave it as utf-8 unless you know otherwise "
-        "(for example latin-1 or utf-16).",
+        title=N_("Text encoding"),
+        description=N_("How the text is stored in the file. Leave it as utf-8 unless you know otherwise "
+        "(for example latin-1 or utf-16)."),
     )
 
     @field_validator("encoding")

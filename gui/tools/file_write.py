@@ -27,27 +27,27 @@ from gui.tools._args import ToolArgs, parse_args
 class FileWriteArgs(ToolArgs):
     """Write text into a file."""
 
-    model_config = ConfigDict(title="Write a file")
+    model_config = ConfigDict(title=N_("Write a file"))
 
     path: str = Field(
         min_length=1,
-        title="File",
-        description="The file to write, for example /home/me/report.txt. "
-        "A relative path starts from the folder SeqDesk was started in.",
+        title=N_("File"),
+        description=N_("The file to write, for example /home/me/report.txt. "
+        "A relative path starts from the folder SeqDesk was started in."),
     )
     content: str = Field(
-        title="Text",
-        description="The text to put in the file (saved as UTF-8).",
+        title=N_("Text"),
+        description=N_("The text to put in the file (saved as UTF-8)."),
     )
     append: bool = Field(
         default=False,
-        title="Add to the end",
-        description="On: add the text at the end of the file. Off: replace everything in the file.",
+        title=N_("Add to the end"),
+        description=N_("On: add the text at the end of the file. Off: replace everything in the file."),
     )
     create_folders: bool = Field(
         default=False,
-        title="Create missing folders",
-        description="On: create the file's folder (and the folders above it) if they do not exist yet.",
+        title=N_("Create missing folders"),
+        description=N_("On: create the file's folder (and the folders above it) if they do not exist yet."),
     )
 
 

@@ -28,23 +28,23 @@ _TOKEN = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
 class HttpGetArgs(ToolArgs):
     """Fetch a web address."""
 
-    model_config = ConfigDict(title="Fetch a web address")
+    model_config = ConfigDict(title=N_("Fetch a web address"))
 
     url: str = Field(
-        title="Web address",
-        description="The address to fetch, starting with http:// or https://, for example https://example.com/status",
+        title=N_("Web address"),
+        description=N_("The address to fetch, starting with http:// or https://, for example https://example.com/status"),
     )
     headers: dict[str, str] | None = Field(
         default=None,
-        title="Extra headers",
-        description="Optional extra request headers, such as Accept or Authorization. Usually left empty.",
+        title=N_("Extra headers"),
+        description=N_("Optional extra request headers, such as Accept or Authorization. Usually left empty."),
     )
     timeout: float = Field(
         default=30,
         gt=0,
         le=3600,
-        title="Time limit (seconds)",
-        description="Give up if the server has not answered within this many seconds.",
+        title=N_("Time limit (seconds)"),
+        description=N_("Give up if the server has not answered within this many seconds."),
     )
 
     @field_validator("url")

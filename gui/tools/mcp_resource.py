@@ -28,13 +28,13 @@ MAX_URI = 4000
 class McpResourceArgs(ToolArgs):
     """Read a resource of an MCP server."""
 
-    model_config = ConfigDict(title="Read from an MCP server")
+    model_config = ConfigDict(title=N_("Read from an MCP server"))
 
-    server: str = Field(min_length=1, max_length=200, title="Server",
-                        description="The name of the MCP server, as it is listed in Settings, for example git.")
-    uri: str = Field(min_length=1, max_length=MAX_URI, title="Resource address",
-                     description="The address of the resource on that server, for example file:///notes.txt "
-                                 "or note://hello.")
+    server: str = Field(min_length=1, max_length=200, title=N_("Server"),
+                        description=N_("The name of the MCP server, as it is listed in Settings, for example git."))
+    uri: str = Field(min_length=1, max_length=MAX_URI, title=N_("Resource address"),
+                     description=N_("The address of the resource on that server, for example file:///notes.txt "
+                                 "or note://hello."))
 
     @field_validator("uri")
     @classmethod

@@ -18,16 +18,16 @@ from gui.tools._args import ToolArgs, invalid, parse_args
 class SeqCallArgs(ToolArgs):
     """Run a saved sequence or group."""
 
-    model_config = ConfigDict(title="Run a saved sequence")
+    model_config = ConfigDict(title=N_("Run a saved sequence"))
 
     name: str = Field(
-        title="Sequence or group",
-        description="The name of a saved sequence, or of a group in one, to run as this step.",
+        title=N_("Sequence or group"),
+        description=N_("The name of a saved sequence, or of a group in one, to run as this step."),
     )
     args: dict[str, JsonValue] = Field(
         default_factory=dict,
-        title="Inputs",
-        description="The inputs the called sequence or group expects, by name.",
+        title=N_("Inputs"),
+        description=N_("The inputs the called sequence or group expects, by name."),
     )
 
     @field_validator("name")

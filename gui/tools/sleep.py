@@ -22,13 +22,13 @@ MAX_SLEEP_SECONDS = 24 * 60 * 60
 class SleepArgs(ToolArgs):
     """Wait a while."""
 
-    model_config = ConfigDict(title="Wait")
+    model_config = ConfigDict(title=N_("Wait"))
 
     seconds: float = Field(
         ge=0,
         le=MAX_SLEEP_SECONDS,
-        title="Seconds",
-        description="How many seconds to wait, for example 5 or 0.5 (at most one day: 86400).",
+        title=N_("Seconds"),
+        description=N_("How many seconds to wait, for example 5 or 0.5 (at most one day: 86400)."),
     )
 
 

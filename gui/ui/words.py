@@ -7,8 +7,11 @@ The format says `string`, `on_error: retry`, `==`; people read "text", "Try agai
 from __future__ import annotations
 
 import re
+from typing import TypeVar
 
-from gui.i18n import N_
+from gui.i18n import N_, _
+
+K = TypeVar("K")
 
 NOTHING_WORD = N_("nothing")  # N_: marked for the catalogue; screens that translate call _() on these
 
@@ -41,15 +44,15 @@ FIELD_WORDS: dict[str, str] = {
 NOTHING = NOTHING_WORD
 
 ON_ERROR_WORDS: dict[str, str] = {
-    "abort": "Stop everything",
-    "continue": "Skip it and continue",
-    "retry": "Try again up to 3 times",
+    "abort": N_("Stop everything"),
+    "continue": N_("Skip it and continue"),
+    "retry": N_("Try again up to 3 times"),
 }
 
 MISSING_WORDS: dict[str, str] = {
-    "fail": "Stop with an error",
-    "skip": "Skip that tool",
-    "degrade": "Skip it and mark the run as incomplete",
+    "fail": N_("Stop with an error"),
+    "skip": N_("Skip that tool"),
+    "degrade": N_("Skip it and mark the run as incomplete"),
 }
 
 OPERATOR_WORDS: dict[str, str] = {
@@ -62,7 +65,8 @@ OPERATOR_WORDS: dict[str, str] = {
     "contains": N_("contains"),
 }
 
-UNIT_WORDS: dict[str, str] = {"ms": "milliseconds", "s": "seconds", "m": "minutes", "h": "hours"}
+UNIT_WORDS: dict[str, str] = {"ms": N_("milliseconds"), "s": N_("seconds"), "m": N_("minutes"),
+                              "h": N_("hours")}
 
 JOINER_WORDS: dict[str, str] = {"and": N_("all of these hold"), "or": N_("any of these holds")}
 
@@ -107,3 +111,35 @@ def plain(message: str) -> str:
     nothing (the format's words stay in the text view, where they are what is written)."""
     message = _REF_IN_TEXT.sub(lambda m: f"⤷{m.group(1)}", message)
     return _TYPE_IN_TEXT.sub(lambda m: f"{m.group(1)} {type_word(m.group(2))}", message)
+
+
+# -- the same words in the person's language (the functions above stay English: messages are built from them) --
+
+def said(text: str) -> str:
+    """`text` from the catalogue, where it is there ("" stays "": gettext would give the catalogue's header)."""
+    return _(text) if text else text
+
+
+def said_choices(words: dict[K, str]) -> dict[K, str]:
+    """A glossary's choices for a select, each said in the person's language (the keys stay as they are)."""
+    return {key: said(word) for key, word in words.items()}
+
+
+def said_type(type_name: str) -> str:
+    """`type_word` in the person's language ("text", "文本")."""
+    return said(type_word(type_name))
+
+
+def said_value(value: object) -> str:
+    """`value_words` in the person's language: "empty", yes/no translated; a text stays in quotes."""
+    if value == "":
+        return _("empty")
+    if isinstance(value, bool):
+        return _("yes") if value else _("no")
+    return value_words(value)
+
+
+def said_rule(arg: str, op: str, value: object) -> str:
+    """`rule_words` in the person's language ("folder is not empty", "folder 不为 空")."""
+    return _("{input} {compare} {value}").format(input=arg, compare=_(OPERATOR_WORDS.get(op, op)),
+                                                 value=said_value(value))

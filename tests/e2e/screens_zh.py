@@ -4,10 +4,12 @@
 
 Starts the app twice on fresh data folders (`SEQDESK_LANG=zh-CN`; once with a token, for the
 login page), shows the Sequences page (empty; with sequences and a schedule; its menu, delete and
-import dialogs), the Run page (empty, and with a sequence's inputs), Settings (with a server at a
-web address, so its row, its headers and its state show), the phone's pages and the sign-in result
-page, a run waiting for an approval and one that succeeded (the run panel), the inbox (desktop and
-phone), the runs history and a run record, each in light and dark, desktop and phone width.
+import dialogs), the sequence editor (the seed's example; a group of several kinds of tool; the tool
+palette, the guide, the data picker, the Text tab, Test this group; at a phone's width), the Run page
+(empty, and with a sequence's inputs), Settings (with a server at a web address, so its row, its
+headers and its state show), the phone's pages and the sign-in result page, a run waiting for an
+approval and one that succeeded (the run panel), the inbox (desktop and phone), the runs history and
+a run record, each in light and dark, desktop and phone width.
 Needs a CJK font (Debian: fonts-noto-cjk), or Chinese shows as boxes.
 
 On every screen it also reads what is visible (text, aria-labels, placeholders, titles, outside elements
@@ -34,6 +36,7 @@ from i18n_support import untranslated_runs
 from playwright.sync_api import Page, sync_playwright
 
 from gui.api.pairing import _RETRY, _page, gone_body, not_paired_body, pair_body
+from gui.core.help import SEED_EXAMPLE
 from gui.i18n import use_language
 
 TOKEN = "screens-zh-token-0123456789abcdef"
@@ -226,6 +229,58 @@ def report(out: Path) -> None:
     print(f"words left in English on {len(FOUND)} screens (see {out / 'english-words.txt'})")
 
 
+def shoot_editor(page: Page, url: str, out: Path, look: str) -> None:
+    """The editor in Chinese: the seed's example, a group of several kinds of tool, the palette, the
+    guide, the data picker, the Text tab and a test of one group (waiting for an approval), and the
+    example at a phone's width."""
+    api(url, "/api/sequences", json.loads(SEED_EXAMPLE))
+    api(url, "/api/sequences", {"name": "tools-zh", "description": "几种工具", "groups": [
+        {"name": "ask-and-write", "in": {"host": "string"}, "out": {"answers": "object"},
+         "when": "$args.host != \"\"", "parallel": False, "on_error": "retry", "timeout": "30s",
+         "tools": calls({"tool": "ask_user", "args": {"title": "部署", "questions": [
+             {"prompt": "哪个环境？", "id": "env", "type": "single_select",
+              "options": [{"label": "生产", "value": "prod"}, {"label": "测试", "value": "test"}]}]},
+             "as": "answers"},
+             {"tool": "http_get", "args": {"url": "https://example.org/$args.host"}},
+             {"tool": "file_write", "args": {"path": "/tmp/report.txt", "content": "完成"}})}]})
+    page.goto(f"{url}/sequences/巡检三节点/edit")
+    page.get_by_text("运行条件：host 不为 空").first.wait_for()
+    shoot(page, out, f"editor-example-{look}")
+    page.get_by_role("button", name="添加工具").first.click()
+    page.locator(".q-dialog").get_by_text("运行前会先问你").first.wait_for()
+    shoot(page, out, f"editor-palette-{look}", full_page=False)
+    page.keyboard.press("Escape")
+    page.locator(".q-dialog").wait_for(state="hidden")
+    page.locator("button:has(i:text('help_outline'))").click()
+    page.get_by_text("编辑器怎么用").wait_for()
+    page.wait_for_function("(() => { const r = document.querySelector('.q-dialog .q-card').getBoundingClientRect();"
+                           " return r.right <= window.innerWidth + 1; })()")  # slid in, not sliding
+    shoot(page, out, f"editor-guide-{look}", full_page=False)
+    page.keyboard.press("Escape")
+    page.get_by_text("编辑器怎么用").wait_for(state="hidden")
+    page.get_by_role("button", name="使用输入").last.click()  # group 2's command from an input: the data picker
+    page.get_by_label("命令 *（来自输入）").click()
+    page.locator(".q-menu").get_by_text("第 1 组 › summary · 文本").wait_for()
+    page.wait_for_function("!document.querySelector('[class*=q-transition--]')")  # opened, not fading in
+    shoot(page, out, f"editor-picker-{look}", full_page=False)
+    page.keyboard.press("Escape")
+    page.get_by_role("tab", name="文本").click()
+    page.get_by_text("同一个序列的文本格式").wait_for()
+    shoot(page, out, f"editor-text-{look}", full_page=False)
+    page.goto(f"{url}/sequences/tools-zh/edit")
+    page.get_by_text("结果保存到").first.wait_for()
+    page.get_by_role("button", name="测试这个组").last.click()
+    page.get_by_label("host").fill("node-a")
+    page.get_by_role("button", name="运行测试").click()
+    page.get_by_text("到收件箱中回答").first.wait_for()
+    shoot(page, out, f"editor-tools-{look}")
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.goto(f"{url}/sequences/巡检三节点/edit")
+    page.get_by_text("运行条件：host 不为 空").first.wait_for()
+    shoot(page, out, f"editor-phone-{look}", full_page=False)
+    page.set_viewport_size({"width": 1280, "height": 860})
+
+
 def main() -> None:
     out = Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT / "build" / "screenshots" / "zh"
     out.mkdir(parents=True, exist_ok=True)
@@ -242,6 +297,7 @@ def main() -> None:
                 shoot_settings(page, url, out, look)
                 shoot_runs(page, url, out, look)
                 shoot_home(page, url, out, look)
+                shoot_editor(page, url, out, look)
                 page.goto(url + "/oauth/callback?state=x&code=y")
                 shoot(page, out, f"oauth-callback-{look}", full_page=False)
                 page.goto(url + "/pair/not-a-code")

@@ -4,8 +4,8 @@ and the notifications it raised); any run of Latin letters that is not a name or
 allow-list (`i18n_support.ALLOWED`) fails, naming the element and its text.
 
 COVERED lists the screens checked here. When a screen is translated, add it (and the states that
-show its other words); the screens of the editor and the Sequences page are not translated yet
-and are not listed.
+show its other words); the editor's screens are checked in test_i18n_editor_screens.py; the
+Sequences page is not translated yet and is not listed.
 """
 
 from __future__ import annotations

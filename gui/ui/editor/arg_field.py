@@ -14,15 +14,16 @@ from typing import Any
 
 from nicegui import ui
 
+from gui.i18n import DATA, N_, _
 from gui.ui.editor import chips
 from gui.ui.editor.argspec import ArgSpec
 from gui.ui.editor.context import EditorContext, Given
 from gui.ui.editor.draft import ArgDraft, GroupDraft, ToolDraft
 from gui.ui.editor.fields import ErrorLabel
 from gui.ui.editor.list_field import ListField, fits_form
-from gui.ui.words import type_word
+from gui.ui.words import said, said_choices, said_type
 
-MODES = {"value": "Type a value", "input": "Use an input"}
+MODES = {"value": N_("Type a value"), "input": N_("Use an input")}
 GIVEN = "__given__:"  # an option of the data picker: what an earlier group gives, declared when picked
 
 
@@ -52,7 +53,7 @@ class ArgField(ui.column):
         with self:
             with ui.row().classes("w-full items-start gap-3 no-wrap sd-stack"):
                 self.body = ui.column().classes("grow gap-0 min-w-0")
-                ui.toggle(MODES, value=self.arg.mode, on_change=self._mode_changed) \
+                ui.toggle(said_choices(MODES), value=self.arg.mode, on_change=self._mode_changed) \
                     .props("no-caps unelevated toggle-color=primary padding='8px 14px'") \
                     .classes("mt-2 shrink-0").mark(f"arg-{spec.name}-mode")
             self.chip_row = ui.row().classes("w-full gap-1").mark(f"arg-{spec.name}-chips")
@@ -83,17 +84,18 @@ class ArgField(ui.column):
 
         label = None if isinstance(widget, ValidationElement) else self.error
         self.ctx.fields.register(self.key, widget, label)
-        if label is None and self.spec.description and not widget.props.get("hint"):
-            widget.props["hint"] = self.spec.description
-        elif label is not None and self.spec.description:
+        described = said(self.spec.description)
+        if label is None and described and not widget.props.get("hint"):
+            widget.props["hint"] = described
+        elif label is not None and described:
             with self.body:
-                ui.label(self.spec.description).classes("text-xs text-gray-600 dark:text-gray-400")
+                ui.label(described).classes("text-xs text-gray-600 dark:text-gray-400")
         self.note.set_visibility(bool(self.note.text))
         self._chips()
 
     @property
     def title(self) -> str:
-        return self.spec.title + (" *" if self.spec.required else "")
+        return said(self.spec.title) + (" *" if self.spec.required else "")
 
     # -- bound to an input -------------------------------------------------------------------
     def _offers(self) -> tuple[dict[str, str], list[Given]]:
@@ -106,24 +108,27 @@ class ArgField(ui.column):
         fits = {n: t for n, t in declared.items() if t in self.spec.compatible}
         sources = {g.name: g.group for g in self.ctx.earlier(self.group)}
         options: dict[Any, str] = {
-            n: f"⤷ Input: {n} · {type_word(t)}" + (f" (from group {sources[n]})" if n in sources else "")
+            n: (_("⤷ Input: {name} · {type} (from group {number})") if n in sources
+                else _("⤷ Input: {name} · {type}")).format(name=n, type=said_type(t), number=sources.get(n))
             for n, t in fits.items()}
         options.update({f"{GIVEN}{g.name}": g.label for g in given if g.type in self.spec.compatible})
         current = self.arg.input
         if current and current not in options:
             if current in declared:
-                options[current] = f"⤷ Input: {current} · {type_word(declared[current])}"
-                need = " or ".join(type_word(t) for t in self.spec.compatible)
-                self.note.set_text(f"Needs {need}; {current} is {type_word(declared[current])}")
+                options[current] = _("⤷ Input: {name} · {type}").format(name=current,
+                                                                       type=said_type(declared[current]))
+                need = _(" or ").join(said_type(t) for t in self.spec.compatible)
+                self.note.set_text(_("Needs {need}; {name} is {type}").format(
+                    need=need, name=current, type=said_type(declared[current])))
             else:
-                options[current] = f"⤷ {current} (not an input of this group)"
-        select = ui.select(options, value=current, label=f"{self.title} (from an input)",
+                options[current] = _("⤷ {name} (not an input of this group)").format(name=current)
+        select = ui.select(options, value=current, label=_("{field} (from an input)").format(field=self.title),
                            on_change=self._input_changed).classes("w-full").mark(f"arg-{self.spec.name}-input")
         if len(options) == 0:
-            need = " or ".join(type_word(t) for t in self.spec.compatible)
-            select.props['hint'] = ("This group has no inputs yet: add one under Inputs first." if not declared
-                                    and not given else f"No input of this group, and nothing earlier groups give, "
-                                    f"is {need}.")
+            need = _(" or ").join(said_type(t) for t in self.spec.compatible)
+            select.props['hint'] = (_("This group has no inputs yet: add one under Inputs first.") if not declared
+                                    and not given else _("No input of this group, and nothing earlier groups give, "
+                                                         "is {need}.").format(need=need))
         return select
 
     def _input_changed(self, e: Any) -> None:
@@ -139,8 +144,10 @@ class ArgField(ui.column):
         if given is not None:
             self.arg.input = name
             self.ctx.declare_input(name, given.type)  # redraws this field with the new input chosen
-            source = "what you give when you run" if given.from_you else f"what group {given.group} gives back"
-            ui.notify(f"'{name}' is now an input of this group: it gets {source}", type="info")
+            source = _("what you give when you run") if given.from_you else \
+                _("what group {number} gives back").format(number=given.group)
+            ui.notify(_("'{name}' is now an input of this group: it gets {source}").format(name=name, source=source),
+                      type="info")
         return name
 
     # -- a typed value -------------------------------------------------------------------------
@@ -160,7 +167,7 @@ class ArgField(ui.column):
             start = arg.value if arg.value is not None else bool(spec.default)
             widget = ui.switch(self.title, value=start, on_change=self._set_value)
         elif kind == "enum":
-            options = {None: "(default)", **{c: str(c) for c in spec.choices}}
+            options = {None: _("(default)"), **{c: str(c) for c in spec.choices}}
             widget = ui.select(options, label=self.title, value=arg.value, on_change=self._set_value)
         elif kind == "list" and arg.text is None:
             return ListField(spec, arg.value if arg.value is not None else [], on_change=self._set_items,
@@ -176,10 +183,10 @@ class ArgField(ui.column):
     def _insert_button(self, field: ui.input) -> None:
         """"Put an input in the text": a mark ⤷name goes in where a person would not guess the format."""
         with field.add_slot("append"):
-            tip = ("Put an input in this command: it goes in as one quoted word, never as a command of its own"
-                   if self.spec.name in self._shell_args() else "Put an input in this text")
-            button = ui.button(icon="input").props('flat round aria-label="Put an input in the text"').tooltip(tip) \
-                .mark(f"arg-{self.spec.name}-insert")
+            tip = (_("Put an input in this command: it goes in as one quoted word, never as a command of its own")
+                   if self.spec.name in self._shell_args() else _("Put an input in this text"))
+            button = ui.button(icon="input").props("flat round").tooltip(tip).mark(f"arg-{self.spec.name}-insert")
+            button.props["aria-label"] = _("Put an input in the text")
             with button:
                 menu = ui.menu()
 
@@ -188,9 +195,10 @@ class ArgField(ui.column):
             declared, given = self._offers()
             with menu:
                 if not declared and not given:
-                    ui.menu_item("This group has no inputs yet: add one under Inputs.").props("disable")
+                    ui.menu_item(_("This group has no inputs yet: add one under Inputs.")).props("disable")
                 for name, type_name in declared.items():
-                    ui.menu_item(f"⤷ {name} · {type_word(type_name)}", lambda n=name: put_in(n)) \
+                    ui.menu_item(_("⤷ {name} · {type}").format(name=name, type=said_type(type_name)),
+                                 lambda n=name: put_in(n)) \
                         .mark(f"insert-{name}")
                 for g in given:
                     ui.menu_item(g.label, lambda n=g.name: put_in(n, declare=True)).mark(f"insert-{g.name}")
@@ -215,7 +223,7 @@ class ArgField(ui.column):
             for name in names:
                 ui.chip(f"⤷ {name}", removable=True, color="primary", text_color="white",
                         on_value_change=lambda e, n=name: self._unchip(n) if not e.value else None) \
-                    .props("dense").mark(f"chip-{name}")
+                    .props("dense").classes(DATA).mark(f"chip-{name}")
 
     def _stored(self) -> str:
         value = getattr(self.arg, self.text_attr)
@@ -240,12 +248,14 @@ class ArgField(ui.column):
                 arg.text, arg.as_json = json.dumps(arg.value, ensure_ascii=False, indent=2), True
         if kind in ("json", "list"):
             arg.as_json = True
-            area = ui.textarea(f"{self.title} (JSON)", value=arg.text or "", on_change=self._set_text) \
+            area = ui.textarea(_("{field} (JSON)").format(field=self.title), value=arg.text or "",
+                               on_change=self._set_text) \
                 .props("autogrow").classes("w-full font-mono").mark(marker)
             example = "[…]" if self.spec.json_types == ("array",) else "{…}"
-            area.props['hint'] = f"{self.spec.description} Written as JSON, like {example}".strip()
+            area.props['hint'] = _("{description} Written as JSON, like {example}").format(
+                description=said(self.spec.description), example=example).strip()
             if kind == "list":
-                ui.button("Use the form", icon="view_list", on_click=self._to_form) \
+                ui.button(_("Use the form"), icon="view_list", on_click=self._to_form) \
                     .props("flat dense no-caps").mark(f"arg-{self.spec.name}-form")
             return area
         with ui.row().classes("w-full items-start gap-2 no-wrap sd-wrap"):
@@ -254,7 +264,7 @@ class ArgField(ui.column):
                 .classes("grow").mark(marker)
             self._insert_button(widget)
             self.text_field = widget
-            ui.select({False: "as text", True: "as JSON"}, value=arg.as_json, on_change=self._set_json_flag) \
+            ui.select({False: _("as text"), True: _("as JSON")}, value=arg.as_json, on_change=self._set_json_flag) \
                 .props("dense borderless options-dense").classes("w-28").mark(f"arg-{self.spec.name}-as")
         return widget
 
@@ -275,8 +285,8 @@ class ArgField(ui.column):
         except json.JSONDecodeError:
             value = None
         if not fits_form(value):
-            ui.notify("The form can show this once it is a JSON list of objects, like [{…}, {…}]: fix it here first.",
-                      type="warning")
+            ui.notify(_("The form can show this once it is a JSON list of objects, like [{…}, {…}]: "
+                        "fix it here first."), type="warning")
             return
         self.arg.value, self.arg.text, self.arg.as_json = value, None, False
         self._draw()

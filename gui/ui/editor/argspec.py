@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from gui.i18n import N_
+
 Kind = Literal["text", "number", "bool", "enum", "json", "list", "any"]
 
 # Which declared input types may be bound to a field of each kind.
@@ -81,12 +83,12 @@ def _item_form(schema: dict[str, Any], defs: dict[str, Any]) -> tuple[tuple[ArgS
     if items.get("type") not in ("object", None) or not isinstance(items.get("properties"), dict):
         return (), ""
     fields = tuple(arg_specs({**items, "$defs": defs}))
-    return fields, str(items.get("title") or "Item") if fields else ""
+    return fields, str(items.get("title") or N_("Item")) if fields else ""
 
 
 def unknown_spec(name: str) -> ArgSpec:
     """A field for an argument the schema does not describe (an offline tool, a misspelt name)."""
-    return ArgSpec(name=name, title=name, description="This tool does not describe this argument.", kind="any")
+    return ArgSpec(name=name, title=name, description=N_("This tool does not describe this argument."), kind="any")
 
 
 def _resolve(schema: dict[str, Any], defs: dict[str, Any], depth: int = 0) -> dict[str, Any]:

@@ -14,12 +14,13 @@ from nicegui import ui
 
 from gui.core.condition_builder import condition_rows
 from gui.core.conditions import ConditionSyntaxError, parse_condition
+from gui.i18n import N_, _
 from gui.ui.editor.context import EditorContext
 from gui.ui.editor.draft import CondRow, GroupDraft, condition_text
 from gui.ui.editor.fields import ErrorLabel
-from gui.ui.words import JOINER_WORDS, OPERATOR_WORDS, type_word
+from gui.ui.words import JOINER_WORDS, OPERATOR_WORDS, said_choices, said_type
 
-_BOOL_WORDS = {True: "yes (true)", False: "no (false)"}
+_BOOL_WORDS = {True: N_("yes (true)"), False: N_("no (false)")}
 
 
 class ConditionBuilder(ui.column):
@@ -28,7 +29,7 @@ class ConditionBuilder(ui.column):
         self.classes("w-full gap-1").mark("condition")
         self.ctx, self.group, self.cond = ctx, group, group.when
         with self:
-            ui.label("Run this group only if…").classes("font-medium")
+            ui.label(_("Run this group only if…")).classes("font-medium")
             self.body = ui.column().classes("w-full gap-1")
             self.error = ErrorLabel()
         self._draw()
@@ -55,35 +56,37 @@ class ConditionBuilder(ui.column):
         self.ctx.fields.register(key, self, self.error)
         rows = self.cond.rows
         if not rows:
-            ui.label("Always runs").classes("text-sm text-gray-700 dark:text-gray-300").mark("always-runs")
+            ui.label(_("Always runs")).classes("text-sm text-gray-700 dark:text-gray-300").mark("always-runs")
         if len(rows) > 1:
-            ui.select(JOINER_WORDS, value=self.cond.joiner, label="Run when", on_change=self._set_joiner) \
+            ui.select(said_choices(JOINER_WORDS), value=self.cond.joiner, label=_("Run when"),
+                      on_change=self._set_joiner) \
                 .classes("w-64").props("dense").mark("cond-joiner")
         for index, row in enumerate(rows):
             self._rule(index, row)
         with ui.row().classes("gap-2"):
-            ui.button("Add a rule", icon="add", on_click=self._add_rule).props("flat dense no-caps").mark("add-rule")
-            ui.button("Write the condition as text", icon="edit_note", on_click=self._to_text) \
+            ui.button(_("Add a rule"), icon="add", on_click=self._add_rule).props("flat dense no-caps").mark("add-rule")
+            ui.button(_("Write the condition as text"), icon="edit_note", on_click=self._to_text) \
                 .props("flat dense no-caps").mark("cond-to-text")
 
     def _rule(self, index: int, row: CondRow) -> None:
         declared = self.group.declared("in")
-        options: dict[Any, str] = {name: f"{name} · {type_word(t)}" for name, t in declared.items()}
+        options: dict[Any, str] = {name: _("{name} · {type}").format(name=name, type=said_type(t))
+                                   for name, t in declared.items()}
         if row.arg and row.arg not in options:
-            options[row.arg] = f"{row.arg} (not an input of this group)"
+            options[row.arg] = _("{name} (not an input of this group)").format(name=row.arg)
         arg_type = declared.get(row.arg or "")
         with ui.row().classes("w-full items-start gap-2 no-wrap sd-wrap").mark(f"cond-{index + 1}"):
-            arg = ui.select(options, value=row.arg, label="Input",
+            arg = ui.select(options, value=row.arg, label=_("Input"),
                             on_change=lambda e, r=row: self._set_arg(r, e.value)) \
                 .classes("w-48").props("dense").mark("cond-arg")
-            op = ui.select(OPERATOR_WORDS, value=row.op, label="Compare",
+            op = ui.select(said_choices(OPERATOR_WORDS), value=row.op, label=_("Compare"),
                            on_change=lambda e, r=row: self._set(r, "op", e.value)) \
                 .classes("w-40").props("dense").mark("cond-op")
             value = self._value_widget(row, arg_type)
             ui.button(icon="close", on_click=lambda r=row: self._remove(r)) \
-                .props("flat round dense").tooltip("Remove this rule").mark("cond-remove")
+                .props("flat round dense").tooltip(_("Remove this rule")).mark("cond-remove")
         if not declared:
-            arg.props['hint'] = "Add an input to this group first"
+            arg.props['hint'] = _("Add an input to this group first")
         self.ctx.fields.register(f"{row.uid}.arg", arg)
         self.ctx.fields.register(f"{row.uid}.op", op)
         self.ctx.fields.register(f"{row.uid}.value", value)
@@ -94,12 +97,13 @@ class ConditionBuilder(ui.column):
 
         value = row.value
         if arg_type == "number" and (value is None or isinstance(value, int | float)) and not isinstance(value, bool):
-            widget: ui.element = ui.number("Value", value=value, on_change=set_value)
+            widget: ui.element = ui.number(_("Value"), value=value, on_change=set_value)
         elif arg_type == "boolean" and (value is None or isinstance(value, bool)):
-            widget = ui.select(_BOOL_WORDS, value=value, label="Value", on_change=set_value)
+            widget = ui.select(said_choices(_BOOL_WORDS), value=value, label=_("Value"), on_change=set_value)
         else:
-            widget = ui.input("Value", value="" if value is None else str(value), on_change=set_value) \
-                .props('placeholder="(empty text)" stack-label')
+            widget = ui.input(_("Value"), value="" if value is None else str(value), on_change=set_value) \
+                .props("stack-label")
+            widget.props["placeholder"] = _("(empty text)")
             if value is None:
                 row.value = ""
         return widget.classes("grow").props("dense").mark("cond-value")
@@ -147,12 +151,12 @@ class ConditionBuilder(ui.column):
 
     # -- text ----------------------------------------------------------------------------------
     def _text_mode(self) -> None:
-        area = ui.textarea("Condition", value=self.cond.text, on_change=self._set_text) \
+        area = ui.textarea(_("Condition"), value=self.cond.text, on_change=self._set_text) \
             .props("autogrow").classes("w-full font-mono").mark("group-when")
-        area.props['hint'] = "Written in the condition format; Use the rule builder writes it for you. " \
-            "Leave it empty to always run."
+        area.props['hint'] = _("Written in the condition format; Use the rule builder writes it for you. "
+                               "Leave it empty to always run.")
         self.ctx.fields.register(f"{self.group.uid}.when", area)
-        self.back = ui.button("Use the rule builder", icon="tune", on_click=self._to_rows) \
+        self.back = ui.button(_("Use the rule builder"), icon="tune", on_click=self._to_rows) \
             .props("flat dense no-caps").mark("cond-to-rows")
         self._update_back()
 

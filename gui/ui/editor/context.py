@@ -13,10 +13,11 @@ from typing import NamedTuple
 
 from gui.core.engine import Engine
 from gui.core.registry import Registry, Tool
+from gui.i18n import _
 from gui.ui.editor.argspec import ArgSpec, arg_specs
 from gui.ui.editor.draft import GroupDraft
 from gui.ui.editor.fields import FieldErrors
-from gui.ui.words import type_word
+from gui.ui.words import said_type
 
 
 class Given(NamedTuple):
@@ -29,8 +30,9 @@ class Given(NamedTuple):
 
     @property
     def label(self) -> str:
-        base = f"Group {self.group} › {self.name} · {type_word(self.type)}"
-        return base + " (you give it when you run)" if self.from_you else base
+        words = _("Group {number} › {name} · {type} (you give it when you run)") if self.from_you \
+            else _("Group {number} › {name} · {type}")
+        return words.format(number=self.group, name=self.name, type=said_type(self.type))
 
 
 def _nothing_earlier(_group: GroupDraft) -> list[Given]:

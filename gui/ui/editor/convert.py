@@ -18,6 +18,7 @@ from gui.core.export import to_document as sequence_document
 from gui.core.model import SLOT_TYPE_NAMES, Missing, OnError, Sequence
 from gui.core.parser import split_tools
 from gui.core.substitution import whole_reference
+from gui.i18n import _
 from gui.ui.editor.draft import (
     ArgDraft,
     ConditionDraft,
@@ -42,15 +43,16 @@ def from_document(doc: Any) -> tuple[SequenceDraft | None, list[str]]:
     """The draft for `doc`, or None with the reasons the visual editor cannot show it."""
     reasons: list[str] = []
     if not isinstance(doc, dict):
-        return None, ['the text must be one JSON object: {"name": …, "description": …, "groups": […]}']
+        return None, [_('the text must be one JSON object: {"name": …, "description": …, "groups": […]}')]
     for key in doc:
         if key not in ("name", "description", "groups"):
-            reasons.append(f"the field \"{key}\" is not part of a sequence (it has name, description, groups)")
-    name = _text(doc, "name", "the sequence", reasons)
-    description = _text(doc, "description", "the sequence", reasons)
+            reasons.append(_('the field "{key}" is not part of a sequence (it has name, description, groups)').format(
+                key=key))
+    name = _text(doc, "name", _("the sequence"), reasons)
+    description = _text(doc, "description", _("the sequence"), reasons)
     groups_value = doc.get("groups", [])
     if not isinstance(groups_value, list):
-        reasons.append('"groups" must be a list: [{…}, {…}]')
+        reasons.append(_('"groups" must be a list: [{…}, {…}]'))
         groups_value = []
     groups = [_group(value, index, reasons) for index, value in enumerate(groups_value)]
     if reasons:
@@ -61,19 +63,19 @@ def from_document(doc: Any) -> tuple[SequenceDraft | None, list[str]]:
 def _text(obj: dict[str, Any], key: str, what: str, reasons: list[str]) -> str:
     value = obj.get(key, "")
     if not isinstance(value, str):
-        reasons.append(f'the "{key}" of {what} must be text in quotes')
+        reasons.append(_('the "{key}" of {what} must be text in quotes').format(key=key, what=what))
         return ""
     return value
 
 
 def _group(value: Any, index: int, reasons: list[str]) -> GroupDraft | None:
-    where = f"group {index + 1}"
+    where = _("group {number}").format(number=index + 1)
     if not isinstance(value, dict):
-        reasons.append(f"{where} must be an object {{…}}")
+        reasons.append(_("{where} must be an object {{…}}").format(where=where))
         return None
     for key in value:
         if key not in _GROUP_KEYS:
-            reasons.append(f"{where}: the field \"{key}\" is not part of a group")
+            reasons.append(_('{where}: the field "{key}" is not part of a group').format(where=where, key=key))
     group = GroupDraft(name=_text(value, "name", where, reasons),
                        description=_text(value, "description", where, reasons))
     group.inputs = _slots(value, "in", where, reasons)
@@ -81,7 +83,7 @@ def _group(value: Any, index: int, reasons: list[str]) -> GroupDraft | None:
     group.when = _condition(value.get("when", "true"), where, reasons)
     parallel = value.get("parallel", True)
     if not isinstance(parallel, bool):
-        reasons.append(f'{where}: "parallel" must be true or false, without quotes')
+        reasons.append(_('{where}: "parallel" must be true or false, without quotes').format(where=where))
     else:
         group.parallel = parallel
     group.missing = _choice(value, "missing", [m.value for m in Missing], where, reasons)
@@ -94,12 +96,14 @@ def _group(value: Any, index: int, reasons: list[str]) -> GroupDraft | None:
 def _slots(group: dict[str, Any], key: str, where: str, reasons: list[str]) -> list[SlotRow]:
     value = group.get(key, {})
     if not isinstance(value, dict):
-        reasons.append(f'{where}: "{key}" must be an object like {{"host": "string"}}; for none write {{}}')
+        reasons.append(_('{where}: "{key}" must be an object like {{"host": "string"}}; for none write {{}}').format(
+            where=where, key=key))
         return []
     rows = []
     for name, type_name in value.items():
         if type_name not in SLOT_TYPE_NAMES:
-            reasons.append(f"{where}: the type of '{name}' must be one of {', '.join(SLOT_TYPE_NAMES)}")
+            reasons.append(_("{where}: the type of '{name}' must be one of {types}").format(
+                where=where, name=name, types=", ".join(SLOT_TYPE_NAMES)))
             continue
         rows.append(SlotRow(name=name, type=type_name))
     return rows
@@ -107,7 +111,7 @@ def _slots(group: dict[str, Any], key: str, where: str, reasons: list[str]) -> l
 
 def _condition(value: Any, where: str, reasons: list[str]) -> ConditionDraft:
     if not isinstance(value, str):
-        reasons.append(f'{where}: "when" must be a condition in quotes, like "$args.n > 3"')
+        reasons.append(_('{where}: "when" must be a condition in quotes, like "$args.n > 3"').format(where=where))
         return ConditionDraft()
     try:
         rows = condition_rows(parse_condition(value))
@@ -123,7 +127,8 @@ def _condition(value: Any, where: str, reasons: list[str]) -> ConditionDraft:
 def _choice(group: dict[str, Any], key: str, choices: list[str], where: str, reasons: list[str]) -> str:
     value = group.get(key, choices[0])
     if value not in choices:
-        reasons.append(f'{where}: "{key}" must be one of {", ".join(choices)}')
+        reasons.append(_('{where}: "{key}" must be one of {choices}').format(where=where, key=key,
+                                                                            choices=", ".join(choices)))
         return choices[0]
     return str(value)
 
@@ -139,7 +144,8 @@ def _timeout(value: Any, group: GroupDraft, where: str, reasons: list[str]) -> N
         except ValueError:
             match = None
     if match is None:
-        reasons.append(f'{where}: the time limit "{value}" is not a number and a unit like 30s, 2m or 500ms')
+        reasons.append(_('{where}: the time limit "{value}" is not a number and a unit like 30s, 2m or 500ms').format(
+            where=where, value=value))
         return
     group.timeout_amount = float(match.group(1))
     group.timeout_unit = match.group(2)
@@ -147,31 +153,35 @@ def _timeout(value: Any, group: GroupDraft, where: str, reasons: list[str]) -> N
 
 def _tools(value: Any, where: str, reasons: list[str]) -> list[ToolDraft]:
     if not isinstance(value, str):
-        reasons.append(f'{where}: "tools" must be text (a string) holding {{…}} ; objects, not an array')
+        reasons.append(_('{where}: "tools" must be text (a string) holding {{…}} ; objects, not an array').format(
+            where=where))
         return []
     raw_tools, problems = split_tools(value, ())
     for problem in problems:
         if problem.code != "empty-tools":
-            reasons.append(f"{where}, tools: {problem.message}")
+            reasons.append(_("{where}, tools: {problem}").format(where=where, problem=problem.message))
     tools = []
     for index, raw in enumerate(raw_tools):
         obj = raw.value
-        tool_where = f"{where}, tool {index + 1}"
+        tool_where = _("{where}, tool {number}").format(where=where, number=index + 1)
         if not isinstance(obj, dict):
-            reasons.append(f"{tool_where} must be an object like {{\"tool\": \"echo\", \"args\": {{}}}}")
+            reasons.append(_('{where} must be an object like {{"tool": "echo", "args": {{}}}}').format(
+                where=tool_where))
             continue
         extra = [k for k in obj if k not in ("tool", "args", "as")]
         if extra:
-            reasons.append(f"{tool_where}: unknown field {', '.join(extra)} (a tool has tool, args, as)")
+            reasons.append(_("{where}: unknown field {fields} (a tool has tool, args, as)").format(
+                where=tool_where, fields=", ".join(extra)))
         name, args, slot = obj.get("tool"), obj.get("args", {}), obj.get("as")
         if not isinstance(name, str):
-            reasons.append(f'{tool_where}: "tool" must be the tool\'s name in quotes')
+            reasons.append(_('{where}: "tool" must be the tool\'s name in quotes').format(where=tool_where))
             continue
         if not isinstance(args, dict):
-            reasons.append(f'{tool_where}: "args" must be an object like {{"command": "uptime"}}')
+            reasons.append(_('{where}: "args" must be an object like {{"command": "uptime"}}').format(
+                where=tool_where))
             continue
         if slot is not None and not isinstance(slot, str):
-            reasons.append(f'{tool_where}: "as" must be a slot name in quotes')
+            reasons.append(_('{where}: "as" must be a slot name in quotes').format(where=tool_where))
             continue
         tools.append(ToolDraft(tool=name, args={k: arg_draft(v) for k, v in args.items()}, save_to=slot))
     return tools

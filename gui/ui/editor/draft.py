@@ -19,6 +19,7 @@ from pydantic import BaseModel, Field
 
 from gui.core.condition_builder import rows_to_text
 from gui.core.names import arg_ref
+from gui.i18n import _
 
 
 def new_uid() -> str:
@@ -140,7 +141,8 @@ def arg_value(arg: ArgDraft) -> Any:
         try:
             return json.loads(arg.text)
         except json.JSONDecodeError as exc:
-            raise _Invalid(f"this is not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})") from None
+            raise _Invalid(_("this is not valid JSON: {error} (line {line}, column {column})").format(
+                error=exc.msg, line=exc.lineno, column=exc.colno)) from None
     if isinstance(arg.value, str) and not arg.value.strip():
         return None
     if isinstance(arg.value, float) and arg.value.is_integer():
@@ -232,21 +234,23 @@ def local_issues(draft: SequenceDraft) -> list[Issue]:
             seen: set[str] = set()
             for row in rows:
                 if not row.name.strip():
-                    issues.append(Issue(f"{row.uid}.name", f"Give this {which} a name", gid))
+                    issues.append(Issue(f"{row.uid}.name", _("Give this input a name") if which == "input"
+                                        else _("Give this output a name"), gid))
                 elif row.name in seen:
-                    issues.append(Issue(f"{row.uid}.name", f"'{row.name}' is already an {which} of this group: "
-                                        "use another name", gid))
+                    taken = _("'{name}' is already an input of this group: use another name") if which == "input" \
+                        else _("'{name}' is already an output of this group: use another name")
+                    issues.append(Issue(f"{row.uid}.name", taken.format(name=row.name), gid))
                 seen.add(row.name)
         if group.when.mode == "rows":
             for cond_row in group.when.rows:
                 if not cond_row.arg:
-                    issues.append(Issue(f"{cond_row.uid}.arg", "Choose the input this rule looks at", gid))
+                    issues.append(Issue(f"{cond_row.uid}.arg", _("Choose the input this rule looks at"), gid))
                 if cond_row.value is None:
-                    issues.append(Issue(f"{cond_row.uid}.value", "Enter the value to compare with", gid))
+                    issues.append(Issue(f"{cond_row.uid}.value", _("Enter the value to compare with"), gid))
         for tool in group.tools:
             for name, arg in tool.args.items():
                 if arg.mode == "input" and not arg.input:
-                    issues.append(Issue(f"{tool.uid}.arg.{name}", "Choose an input, or switch to Type a value", gid))
+                    issues.append(Issue(f"{tool.uid}.arg.{name}", _("Choose an input, or switch to Type a value"), gid))
                     continue
                 try:
                     arg_value(arg)

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from nicegui import ui
 from nicegui.elements.mixins.validation_element import ValidationElement
 
+from gui.i18n import _
 from gui.ui.editor.draft import Issue
 
 Setter = Callable[[str | None], None]
@@ -57,7 +58,7 @@ class FieldErrors:
     def show(self, issues: list[Issue]) -> None:
         messages: dict[str, list[str]] = {}
         for issue in issues:
-            text = issue.message if issue.severity == "error" else f"Note: {issue.message}"
+            text = issue.message if issue.severity == "error" else _("Note: {message}").format(message=issue.message)
             messages.setdefault(issue.key, []).append(text)
         joined = {key: " · ".join(dict.fromkeys(texts)) for key, texts in messages.items()}
         for key in set(self._messages) | set(joined):

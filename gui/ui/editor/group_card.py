@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from nicegui import ui
 
+from gui.i18n import DATA, N_, _, ngettext
 from gui.ui.editor.context import EditorContext
 from gui.ui.editor.draft import ConditionDraft, GroupDraft, condition_text, timeout_text
 from gui.ui.editor.fields import ErrorLabel
@@ -21,7 +22,7 @@ from gui.ui.editor.group_test import GroupTest
 from gui.ui.editor.rules import RulesSection
 from gui.ui.editor.slots import SlotList
 from gui.ui.editor.tools_section import ToolList
-from gui.ui.words import JOINER_WORDS, ON_ERROR_WORDS, UNIT_WORDS, plural, rule_words, type_word
+from gui.ui.words import JOINER_WORDS, NOTHING, ON_ERROR_WORDS, UNIT_WORDS, said_rule, said_type
 
 
 @dataclass
@@ -33,8 +34,11 @@ class CardActions:
 
 def _slots_text(slots: dict[str, str], sources: dict[str, str] | None = None) -> str:
     sources = sources or {}
-    return ", ".join(f"{n} · {type_word(t)}" + (f" (from {sources[n]})" if n in sources else "")
-                     for n, t in slots.items()) or "nothing"
+    return _(", ").join((_("{name} · {type} (from {source})") if n in sources else _("{name} · {type}")).format(
+        name=n, type=said_type(t), source=sources.get(n)) for n, t in slots.items()) or _(NOTHING)
+
+
+_JOINERS = {"and": N_("and"), "or": N_("or")}
 
 
 def when_words(cond: ConditionDraft) -> str:
@@ -42,11 +46,13 @@ def when_words(cond: ConditionDraft) -> str:
     if cond.mode == "rows":
         rows = [r for r in cond.rows if r.arg and r.value is not None]
         if not rows:
-            return "Always runs"
-        joined = f" {cond.joiner} ".join(rule_words(r.arg or "", r.op, r.value) for r in rows)
-        return f"Runs if: {joined}" if len(rows) == 1 else f"Runs if {JOINER_WORDS[cond.joiner]}: {joined}"
+            return _("Always runs")
+        joiner = _(_JOINERS[cond.joiner])
+        joined = f" {joiner} ".join(said_rule(r.arg or "", r.op, r.value) for r in rows)
+        return _("Runs if: {rules}").format(rules=joined) if len(rows) == 1 else \
+            _("Runs if {joiner}: {rules}").format(joiner=_(JOINER_WORDS[cond.joiner]), rules=joined)
     text = condition_text(cond).strip()
-    return "Always runs" if text == "true" else "Runs if: " + text.replace("$args.", "")
+    return _("Always runs") if text == "true" else _("Runs if: {rules}").format(rules=text.replace("$args.", ""))
 
 
 class GroupCard(ui.card):
@@ -76,12 +82,12 @@ class GroupCard(ui.card):
                 with ui.button(icon="more_vert").props("flat round dense").on("click.stop", lambda: None) \
                         .mark("group-menu"):
                     with ui.menu():
-                        ui.menu_item("Move up", lambda: actions.move(group, -1)).mark("group-move-up")
-                        ui.menu_item("Move down", lambda: actions.move(group, 1)).mark("group-move-down")
-                        ui.menu_item("Duplicate", lambda: actions.duplicate(group)).mark("group-duplicate")
+                        ui.menu_item(_("Move up"), lambda: actions.move(group, -1)).mark("group-move-up")
+                        ui.menu_item(_("Move down"), lambda: actions.move(group, 1)).mark("group-move-down")
+                        ui.menu_item(_("Duplicate"), lambda: actions.duplicate(group)).mark("group-duplicate")
                         if ctx.engine is not None:
-                            ui.menu_item("Test this group", self.open_test).mark("group-test-menu")
-                        ui.menu_item("Delete", lambda: actions.remove(group)).mark("group-delete")
+                            ui.menu_item(_("Test this group"), self.open_test).mark("group-test-menu")
+                        ui.menu_item(_("Delete"), lambda: actions.remove(group)).mark("group-delete")
                 self.chevron = ui.icon("expand_more").classes("text-2xl")
             with ui.row().classes("w-full px-4 pb-2 gap-2 text-sm"):
                 self.flow = ui.label("").classes("text-gray-700 dark:text-gray-300").mark("group-flow")
@@ -106,22 +112,28 @@ class GroupCard(ui.card):
 
     def set_problems(self, count: int) -> None:
         self.badge.set_visibility(count > 0)
-        self.badge_text.set_text(plural(count, "problem"))
+        self.badge_text.set_text(ngettext("{n} problem", "{n} problems", count).format(n=count))
 
     def refresh_summary(self) -> None:
         group = self.group
-        self.title.set_text(group.name or "Unnamed group")
+        self.title.set_text(group.name or _("Unnamed group"))
+        self.title.classes(add=DATA) if group.name else self.title.classes(remove=DATA)  # a name: data
         parts = [when_words(group.when)]
         count = len(group.tools)
-        parts.append(f"{plural(count, 'tool')} · {'run together' if group.parallel else 'one by one'}")
+        tools = ngettext("{n} tool", "{n} tools", count).format(n=count)
+        parts.append(_("{tools} · run together").format(tools=tools) if group.parallel
+                     else _("{tools} · one by one").format(tools=tools))
         timeout = timeout_text(group)
         if timeout:
             amount = timeout[: -len(group.timeout_unit)]
-            parts.append(f"Stops after {amount} {UNIT_WORDS.get(group.timeout_unit, group.timeout_unit)}")
-        parts.append(f"If a tool fails: {ON_ERROR_WORDS.get(group.on_error, group.on_error)}")
+            unit = UNIT_WORDS.get(group.timeout_unit)
+            parts.append(_("Stops after {amount} {unit}").format(
+                amount=amount, unit=_(unit) if unit else group.timeout_unit))
+        fails = ON_ERROR_WORDS.get(group.on_error)
+        parts.append(_("If a tool fails: {what}").format(what=_(fails) if fails else group.on_error))
         self.summary.set_text(" · ".join(parts))
-        self.flow.set_text(f"Needs {_slots_text(group.declared('in'), self.sources)} → "
-                           f"gives {_slots_text(group.declared('out'))}")
+        self.flow.set_text(_("Needs {inputs} → gives {outputs}").format(
+            inputs=_slots_text(group.declared("in"), self.sources), outputs=_slots_text(group.declared("out"))))
 
     # -- body ---------------------------------------------------------------------------------
     def toggle(self) -> None:
@@ -138,10 +150,10 @@ class GroupCard(ui.card):
         group, ctx = self.group, self.ctx
         with self.body:
             with ui.row().classes("w-full gap-4 items-start sd-stack"):
-                name = ui.input("Group name", value=group.name, on_change=self._set_name) \
+                name = ui.input(_("Group name"), value=group.name, on_change=self._set_name) \
                     .classes("w-72").mark("group-name")
-                name.props['hint'] = "Unique across all your sequences"
-                description = ui.input("What it does", value=group.description, on_change=self._set_description) \
+                name.props['hint'] = _("Unique across all your sequences")
+                description = ui.input(_("What it does"), value=group.description, on_change=self._set_description) \
                     .classes("grow").mark("group-description")
             ctx.fields.register(f"{group.uid}.name", name)
             ctx.fields.register(f"{group.uid}.description", description)
@@ -155,7 +167,7 @@ class GroupCard(ui.card):
             if ctx.engine is not None:
                 self.test_box = ui.column().classes("w-full gap-2")
                 with self.test_box:
-                    self.test_button = ui.button("Test this group", icon="science", on_click=self.open_test) \
+                    self.test_button = ui.button(_("Test this group"), icon="science", on_click=self.open_test) \
                         .props("outline no-caps").mark("group-test-open")
 
     def open_test(self) -> None:

@@ -9,6 +9,7 @@ checked against the tools only, like a file given to `seqdesk run`.
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from nicegui import ui
@@ -18,24 +19,28 @@ from gui.core.errors import DslError
 from gui.core.events import Event
 from gui.core.model import SlotType
 from gui.core.records import GroupRecord, RunRecord, ToolRecord
+from gui.i18n import DATA, N_, _
 from gui.ui.components.run.args_form import RunArgsForm
+from gui.ui.components.run.outcome import core_words, run_error_words
 from gui.ui.editor.draft import GroupDraft, Issue, SequenceDraft, group_document, local_issues, to_document
 from gui.ui.editor.issues import problem_issues
 from gui.ui.live import live_events
 from gui.ui.words import NOTHING, plain
 
-TOOL_WORDS: dict[str, tuple[str, str, str]] = {  # status -> (icon, colour, words)
-    "queued": ("radio_button_unchecked", "grey-8", "Not started yet"),
-    "running": ("autorenew", "primary", "Running"),
-    "waiting": ("front_hand", "deep-purple-6", "Waiting for you"),
-    "succeeded": ("check_circle", "positive", "Succeeded"),
-    "failed": ("cancel", "negative", "Failed"),
-    "skipped": ("remove", "grey-8", "Skipped"),
-    "degraded": ("remove_circle_outline", "amber-9", "Skipped: not available"),
-    "cancelled": ("stop_circle", "grey-8", "Stopped"),
+TOOL_WORDS: dict[str, tuple[str, str, str]] = {  # status -> (icon, colour, words; N_: translated where shown)
+    "queued": ("radio_button_unchecked", "grey-8", N_("Not started yet")),
+    "running": ("autorenew", "primary", N_("Running")),
+    "waiting": ("front_hand", "deep-purple-6", N_("Waiting for you")),
+    "succeeded": ("check_circle", "positive", N_("Succeeded")),
+    "failed": ("cancel", "negative", N_("Failed")),
+    "skipped": ("remove", "grey-8", N_("Skipped")),
+    "degraded": ("remove_circle_outline", "amber-9", N_("Skipped: not available")),
+    "cancelled": ("stop_circle", "grey-8", N_("Stopped")),
 }
-RUN_WORDS = {"running": "Running…", "succeeded": "The test succeeded", "degraded": "The test finished, incomplete",
-             "failed": "The test failed", "stopped": "The test was stopped", "interrupted": "The test was interrupted"}
+RUN_WORDS = {"running": N_("Running…"), "succeeded": N_("The test succeeded"),
+             "degraded": N_("The test finished, incomplete"), "failed": N_("The test failed"),
+             "stopped": N_("The test was stopped"), "interrupted": N_("The test was interrupted")}
+_SKIPPED = re.compile(r"^its condition `(?P<when>.*)` is false$", re.S)
 
 
 def test_document(group: GroupDraft) -> dict[str, Any]:
@@ -80,14 +85,14 @@ class GroupTest(ui.column):
         with self:
             with ui.row().classes("w-full items-center gap-2"):
                 ui.icon("science", color="primary").classes("text-xl")
-                ui.label("Test this group").classes("font-medium")
-                ui.label("Runs only this group, with sample inputs; commands still ask you first.") \
+                ui.label(_("Test this group")).classes("font-medium")
+                ui.label(_("Runs only this group, with sample inputs; commands still ask you first.")) \
                     .classes("text-sm text-gray-700 dark:text-gray-300")
             self.form_box = ui.column().classes("w-full gap-1")
             with ui.row().classes("items-center gap-2"):
-                self.run_button = ui.button("Run the test", icon="play_arrow", on_click=self.start) \
+                self.run_button = ui.button(_("Run the test"), icon="play_arrow", on_click=self.start) \
                     .props("no-caps outline").mark("test-run")
-                self.open_link = ui.link("Open it on the run's page", "#").classes("text-sm").mark("test-open")
+                self.open_link = ui.link(_("Open it on the run's page"), "#").classes("text-sm").mark("test-open")
                 self.open_link.set_visibility(False)
             self.results = ui.column().classes("w-full gap-1").mark("test-results")
         self.refresh_inputs()
@@ -101,12 +106,12 @@ class GroupTest(ui.column):
         inputs = {n: SlotType(t) for n, t in self.group.declared("in").items()}
         with self.form_box:
             if inputs:
-                ui.label("Sample inputs").classes("text-sm font-medium")
+                ui.label(_("Sample inputs")).classes("text-sm font-medium")
             self.form = RunArgsForm(inputs, self.samples)
 
     async def start(self) -> None:
         if any(i.severity == "error" and i.group_uid == self.group.uid for i in local_issues_of(self.group)):
-            self._say("Fix the problems marked in this group first.", "warning")
+            self._say(_("Fix the problems marked in this group first."), "warning")
             return
         args = self.form.values() if self.form is not None else {}
         if args is None:
@@ -143,47 +148,61 @@ class GroupTest(ui.column):
     def _problems(self, messages: list[str]) -> None:
         self.results.clear()
         with self.results:
-            ui.label("The test did not start:").classes("text-sm font-medium").mark("test-problem")
+            ui.label(_("The test did not start:")).classes("text-sm font-medium").mark("test-problem")
             for message in messages:
                 ui.label(message[:1].upper() + message[1:]).classes("text-sm text-red-800 dark:text-red-300")
 
     def _draw(self, record: RunRecord) -> None:
         self.results.clear()
         with self.results:
-            ui.label(RUN_WORDS.get(record.status, record.status)).classes("font-medium").mark("test-status")
+            status = _(RUN_WORDS[record.status]) if record.status in RUN_WORDS else record.status
+            ui.label(status).classes("font-medium").mark("test-status")
             group = record.groups[0] if record.groups else None
             if group is not None:
                 self._group(group)
             if record.finished and record.outputs:
-                ui.label("It gives back").classes("text-sm font-medium")
+                ui.label(_("It gives back")).classes("text-sm font-medium")
                 for name, value in record.outputs.items():
                     with ui.row().classes("w-full items-start gap-2 no-wrap").mark(f"test-output-{name}"):
-                        ui.label(name).classes("text-sm font-medium shrink-0")
-                        ui.label(shown(value)).classes("text-sm whitespace-pre-wrap break-all font-mono")
+                        ui.label(name).classes(f"text-sm font-medium shrink-0 {DATA}")
+                        ui.label(shown(value)).classes(f"text-sm whitespace-pre-wrap break-all font-mono {DATA}")
             if record.error and record.status != "succeeded":
-                ui.label(plain(record.error)).classes("text-sm text-red-800 dark:text-red-300")
+                ui.label(plain(run_error_words(record.error))).classes("text-sm text-red-800 dark:text-red-300")
 
     def _group(self, group: GroupRecord) -> None:
         if group.status == "skipped":
-            ui.label(f"Skipped: {plain(group.reason or 'its condition did not hold')}").classes("text-sm")
+            ui.label(_("Skipped: {reason}").format(reason=_reason(group.reason))).classes("text-sm")
         for tool in group.tools:
             self._tool(tool)
 
     def _tool(self, tool: ToolRecord) -> None:
         icon, color, words = TOOL_WORDS.get(tool.status, ("help_outline", "grey-8", tool.status))
         if tool.denied:
-            icon, color, words = "block", "amber-9", "Not approved"
+            icon, color, words = "block", "amber-9", N_("Not approved")
         with ui.row().classes("w-full items-start gap-2 no-wrap").mark(f"test-tool-{tool.index + 1}"):
             ui.icon(icon, color=color).classes("text-lg shrink-0")
             with ui.column().classes("gap-0 min-w-0"):
-                ui.label(f"{tool.index + 1}. {tool.tool} · {words}").classes("text-sm")
+                with ui.row().classes("gap-1 items-baseline no-wrap"):  # the tool's name is data
+                    ui.label(f"{tool.index + 1}. {tool.tool}").classes(f"text-sm {DATA}")
+                    ui.label(f"· {_(words)}" if tool.status in TOOL_WORDS or tool.denied else f"· {words}") \
+                        .classes("text-sm")
                 if tool.status == "waiting":
                     link = f"/inbox/{tool.interaction_id}" if tool.interaction_id else "/inbox"
-                    ui.link("Answer it in the Inbox", link).classes("text-sm").mark("test-inbox")
+                    ui.link(_("Answer it in the Inbox"), link).classes("text-sm").mark("test-inbox")
                 elif tool.error:
-                    ui.label(plain(tool.error)).classes("text-sm text-red-800 dark:text-red-300")
+                    ui.label(plain(core_words(tool.error))).classes("text-sm text-red-800 dark:text-red-300")
                 elif tool.status == "succeeded":
-                    ui.label(shown(tool.result)).classes("text-sm whitespace-pre-wrap break-all font-mono")
+                    ui.label(shown(tool.result)).classes(f"text-sm whitespace-pre-wrap break-all font-mono {DATA}")
+
+
+def _reason(reason: str | None) -> str:
+    """Why the group was skipped, in the person's language (the core's reason, its `$args.` as ⤷)."""
+    if not reason:
+        return _("its condition did not hold")
+    match = _SKIPPED.match(reason)
+    if match is not None:
+        return plain(_("its condition `{condition}` is false").format(condition=match["when"]))
+    return plain(core_words(reason))
 
 
 def local_issues_of(group: GroupDraft) -> list[Issue]:

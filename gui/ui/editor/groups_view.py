@@ -13,6 +13,7 @@ from collections.abc import Awaitable, Callable
 from nicegui import ui
 
 from gui.core.free_names import free_name
+from gui.i18n import N_, _
 from gui.ui.editor.context import EditorContext, Given
 from gui.ui.editor.draft import GroupDraft, Issue, SequenceDraft, clone_group
 from gui.ui.editor.fields import ErrorLabel
@@ -35,21 +36,21 @@ class GroupsView(ui.column):
             with ui.row().classes("w-full items-center gap-2 bg-gray-100 dark:bg-gray-800 rounded p-2") \
                     .mark("undo-bar") as self.undo_bar:
                 self.undo_text = ui.label("")
-                ui.button("Undo", on_click=self.undo).props("flat dense no-caps").mark("undo")
+                ui.button(_("Undo"), on_click=self.undo).props("flat dense no-caps").mark("undo")
             self.undo_bar.set_visibility(False)
             with ui.column().classes("w-full items-start gap-2 p-6 border border-dashed rounded") \
                     .mark("empty-groups") as self.empty:
-                ui.label("No groups yet. A group is a set of tools that run at the same time; "
-                         "groups run one after another.").classes("text-gray-700 dark:text-gray-300")
+                ui.label(_("No groups yet. A group is a set of tools that run at the same time; "
+                           "groups run one after another.")).classes("text-gray-700 dark:text-gray-300")
                 with ui.row().classes("gap-2"):
-                    ui.button("Add your first group", icon="add", on_click=self.add).props("no-caps") \
+                    ui.button(_("Add your first group"), icon="add", on_click=self.add).props("no-caps") \
                         .mark("add-first-group")
-                    ui.button("Start from the example", icon="auto_fix_high", on_click=on_example) \
+                    ui.button(_("Start from the example"), icon="auto_fix_high", on_click=on_example) \
                         .props("flat no-caps").mark("empty-example")
             self.error = ErrorLabel()
             ctx.fields.register("seq.groups", self, self.error)
             self.list = ui.column().classes("w-full gap-3")
-            self.add_button = ui.button("Add a group", icon="add", on_click=self.add) \
+            self.add_button = ui.button(_("Add a group"), icon="add", on_click=self.add) \
                 .props("outline no-caps").mark("add-group")
         self.load(draft)
 
@@ -133,7 +134,7 @@ class GroupsView(ui.column):
         self.draft.groups.pop(index)
         self.cards.pop(group.uid).delete()
         self._removed = (index, group)
-        self.undo_text.set_text(f"Removed the group '{group.name or 'Unnamed group'}'.")
+        self.undo_text.set_text(_("Removed the group '{name}'.").format(name=group.name or _("Unnamed group")))
         self.undo_bar.set_visibility(True)
         self._reindex()
         self.ctx.changed()
@@ -168,22 +169,26 @@ class GroupsView(ui.column):
 
     def places(self, issues: list[Issue]) -> dict[str, str]:
         """For each issue key, where it is, in words ("Group 2 › tool 1 (echo) › Save result to")."""
-        names: dict[str, str] = {"seq": "Sequence"}
+        names: dict[str, str] = {"seq": _("Sequence")}
         for gi, group in enumerate(self.draft.groups):
-            where = f"Group {gi + 1}" + (f" ({group.name})" if group.name else "")
+            where = (_("Group {number} ({name})") if group.name else _("Group {number}")).format(
+                number=gi + 1, name=group.name)
             names[group.uid] = where
             for row in group.inputs:
-                names[row.uid] = f"{where} › input '{row.name}'"
+                names[row.uid] = _("{where} › input '{name}'").format(where=where, name=row.name)
             for row in group.outputs:
-                names[row.uid] = f"{where} › output '{row.name}'"
+                names[row.uid] = _("{where} › output '{name}'").format(where=where, name=row.name)
             for ci, rule in enumerate(group.when.rows):
-                names[rule.uid] = f"{where} › condition rule {ci + 1}"
+                names[rule.uid] = _("{where} › condition rule {number}").format(where=where, number=ci + 1)
             for ti, tool in enumerate(group.tools):
-                names[tool.uid] = f"{where} › tool {ti + 1} ({tool.tool})"
+                names[tool.uid] = _("{where} › tool {number} ({tool})").format(where=where, number=ti + 1,
+                                                                                tool=tool.tool)
         out: dict[str, str] = {}
         for issue in issues:
-            uid, _, field = issue.key.partition(".")
-            out[issue.key] = " › ".join(p for p in (names.get(uid, ""), _FIELD_WORDS.get(field, _arg(field))) if p)
+            uid, _dot, field = issue.key.partition(".")
+            word = _FIELD_WORDS.get(field)
+            parts = (names.get(uid, ""), _(word) if word else "" if word is not None else _arg(field))
+            out[issue.key] = " › ".join(p for p in parts if p)
         return out
 
 
@@ -193,7 +198,8 @@ def input_sources(draft: SequenceDraft) -> list[dict[str, str]]:
     given: dict[str, int] = {}
     out: list[dict[str, str]] = []
     for index, group in enumerate(draft.groups):
-        out.append({name: f"group {given[name] + 1}" if name in given else "you, when you run it"
+        out.append({name: _("group {number}").format(number=given[name] + 1) if name in given
+                    else _("you, when you run it")
                     for name in group.declared("in")})
         for name in group.declared("out"):
             given[name] = index
@@ -201,13 +207,13 @@ def input_sources(draft: SequenceDraft) -> list[dict[str, str]]:
 
 
 _FIELD_WORDS = {
-    "name": "Name", "description": "Description", "when": "Condition", "timeout": "Time limit",
-    "parallel": "Run tools at the same time", "missing": "If a tool is not available",
-    "on_error": "If a tool fails", "in": "Inputs", "out": "Outputs", "tools": "Tools", "tool": "",
-    "as": "Save result to", "type": "Type", "arg": "Input", "op": "Compare", "value": "Value",
-    "card": "", "groups": "Groups", "document": "",
+    "name": N_("Name"), "description": N_("Description"), "when": N_("Condition"), "timeout": N_("Time limit"),
+    "parallel": N_("Run tools at the same time"), "missing": N_("If a tool is not available"),
+    "on_error": N_("If a tool fails"), "in": N_("Inputs"), "out": N_("Outputs"), "tools": N_("Tools"), "tool": "",
+    "as": N_("Save result to"), "type": N_("Type"), "arg": N_("Input"), "op": N_("Compare"), "value": N_("Value"),
+    "card": "", "groups": N_("Groups"), "document": "",
 }
 
 
 def _arg(field: str) -> str:
-    return f"argument '{field[4:]}'" if field.startswith("arg.") else field
+    return _("argument '{name}'").format(name=field[4:]) if field.startswith("arg.") else field

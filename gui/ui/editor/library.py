@@ -18,6 +18,7 @@ from gui.core.export import to_document
 from gui.core.free_names import NAMING_CODES, Renamed
 from gui.core.model import Sequence
 from gui.core.parser import load_json_text
+from gui.i18n import _
 from gui.ui.editor.textpos import line_col, locate
 
 
@@ -33,7 +34,7 @@ async def with_free_names(engine: Engine, doc: dict[str, Any]) -> tuple[dict[str
 async def duplicate(engine: Engine, sequence: Sequence) -> tuple[Sequence, list[Renamed]]:
     """Save a copy with free names (`name-2`, its groups `group-2`), and what was renamed. DslError if refused."""
     doc, renamed = await with_free_names(engine, to_document(sequence))
-    saved, _ = await engine.create(doc)
+    saved, _warnings = await engine.create(doc)
     return saved, renamed
 
 
@@ -62,16 +63,16 @@ class ImportCheck:
         return name if isinstance(name, str) else ""
 
     def where(self, problem: Problem) -> str:
-        start, _ = locate(self.text, problem)
+        start, _end = locate(self.text, problem)
         line, column = line_col(self.text, start)
-        return f"line {line}, column {column}"
+        return _("line {line}, column {column}").format(line=line, column=column)
 
 
 async def check_import(engine: Engine, raw: bytes) -> ImportCheck:
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError:
-        problem = Problem(loc=(), code="bad-file", message="the file is not text (UTF-8): choose a .json file")
+        problem = Problem(loc=(), code="bad-file", message=_("the file is not text (UTF-8): choose a .json file"))
         return ImportCheck(text="", problems=[problem])
     check = ImportCheck(text=text)
     try:

@@ -15,7 +15,9 @@ from typing import Any, TypeGuard
 
 from nicegui import ui
 
+from gui.i18n import N_, _
 from gui.ui.editor.argspec import ArgSpec
+from gui.ui.words import said
 
 Items = list[dict[str, Any]]
 
@@ -29,8 +31,17 @@ def _article(word: str) -> str:
     return f"an {word}" if word[:1].lower() in "aeiou" else f"a {word}"
 
 
+# ask_user's kinds of answer as a choice says them ("single_select" as "single select"), for the catalogue
+_CHOICE_WORDS = (N_("text"), N_("single select"), N_("multi select"))
+
+
+def _choice_word(choice: Any) -> str:
+    word = str(choice).replace("_", " ")
+    return _(word) if word in _CHOICE_WORDS else word
+
+
 def _label(spec: ArgSpec) -> str:
-    return spec.title + (" *" if spec.required else "")
+    return said(spec.title) + (" *" if spec.required else "")
 
 
 class ListField(ui.column):
@@ -39,39 +50,53 @@ class ListField(ui.column):
         super().__init__()
         self.classes("w-full gap-2").mark(f"list-{spec.name}")
         self.spec, self.items, self._on_change = spec, items, on_change
-        self.word = spec.item_title or "item"
+        self.word = spec.item_title or "item"  # the schema's word for one item (Question, Choice)
         with self:
             with ui.row().classes("w-full items-baseline gap-2"):
                 ui.label(_label(spec)).classes("text-sm font-medium")
                 if nested and spec.description:
-                    ui.label(spec.description).classes("text-xs text-gray-600 dark:text-gray-400")
+                    ui.label(said(spec.description)).classes("text-xs text-gray-600 dark:text-gray-400")
             self.box = ui.column().classes("w-full gap-2")
             with ui.row().classes("items-center gap-2"):
-                ui.button(f"Add {_article(self.word.lower())}", icon="add", on_click=self._add) \
+                ui.button(_("Add {an_item}").format(an_item=self._an_item()), icon="add", on_click=self._add) \
                     .props("outline dense no-caps").mark(f"list-{spec.name}-add")
                 if on_json is not None:
-                    ui.button("Edit as JSON", icon="data_object", on_click=on_json) \
+                    ui.button(_("Edit as JSON"), icon="data_object", on_click=on_json) \
                         .props("flat dense no-caps").mark(f"list-{spec.name}-json")
         self._draw()
+
+    def _item_word(self) -> str:
+        """The item's word as it sits inside a sentence ("question"; the same word translated)."""
+        word = said(self.word)
+        return self.word.lower() if word == self.word else word
+
+    def _an_item(self) -> str:
+        word = said(self.word)
+        return _article(self.word.lower()) if word == self.word else word
+
+    def _none_yet(self) -> str:
+        word = said(self.word)
+        return f"No {self.word.lower()}s yet." if word == self.word else _("No {items} yet.").format(items=word)
 
     def _draw(self) -> None:
         self.box.clear()
         with self.box:
             if not self.items:
-                ui.label(f"No {self.word.lower()}s yet.").classes("text-sm italic text-gray-500 dark:text-gray-400")
+                ui.label(self._none_yet()).classes("text-sm italic text-gray-500 dark:text-gray-400")
             for index, item in enumerate(self.items):
                 self._item(index, item)
 
     def _item(self, index: int, item: dict[str, Any]) -> None:
         with ui.card().props("flat bordered").classes("w-full p-3 gap-1").mark(f"{self.spec.name}-{index + 1}"):
             with ui.row().classes("w-full items-center gap-1 no-wrap"):
-                ui.label(f"{self.word} {index + 1}").classes("font-medium grow")
+                ui.label(_("{item} {number}").format(item=said(self.word), number=index + 1)) \
+                    .classes("font-medium grow")
                 ui.button(icon="arrow_upward", on_click=lambda i=index: self._move(i, -1)) \
-                    .props("flat round dense").tooltip("Move up")
+                    .props("flat round dense").tooltip(_("Move up"))
                 ui.button(icon="arrow_downward", on_click=lambda i=index: self._move(i, 1)) \
-                    .props("flat round dense").tooltip("Move down")
+                    .props("flat round dense").tooltip(_("Move down"))
                 ui.button(icon="close", on_click=lambda i=index: self._remove(i)) \
-                    .props("flat round dense").tooltip(f"Remove this {self.word.lower()}") \
+                    .props("flat round dense").tooltip(_("Remove this {item}").format(item=self._item_word())) \
                     .mark(f"{self.spec.name}-{index + 1}-remove")
             for field in self.spec.fields:
                 self._field(item, field)
@@ -94,7 +119,7 @@ class ListField(ui.column):
         element: ui.element
         if spec.kind == "enum":
             shown = value if value in spec.choices else spec.default if spec.default in spec.choices else None
-            options = {c: str(c).replace("_", " ") for c in spec.choices}
+            options = {c: _choice_word(c) for c in spec.choices}
             element = ui.select(options, label=_label(spec), value=shown, on_change=lambda e: put(e.value))
         elif spec.kind == "number":
             element = ui.number(_label(spec), value=value if isinstance(value, int | float) else None,
@@ -103,14 +128,15 @@ class ListField(ui.column):
             element = ui.switch(_label(spec), value=bool(value if value is not None else spec.default),
                                 on_change=lambda e: put(bool(e.value)))
         elif spec.kind in ("json", "any") and value is not None and not isinstance(value, str):
-            element = ui.input(f"{_label(spec)} (JSON)", value=json.dumps(value, ensure_ascii=False),
+            element = ui.input(_("{field} (JSON)").format(field=_label(spec)),
+                               value=json.dumps(value, ensure_ascii=False),
                                on_change=lambda e: put(_json_or_text(e.value)))
         else:
             element = ui.input(_label(spec), value=value if isinstance(value, str) else "",
                                on_change=lambda e: put(e.value))
         element.classes("w-full").props("dense").mark(marker)
         if spec.description:
-            element.props["hint"] = spec.description
+            element.props["hint"] = said(spec.description)
 
     def _add(self) -> None:
         self.items.append({})

@@ -15,6 +15,9 @@ from typing import Any
 from nicegui import ui
 
 from gui.core.registry import Registry
+from gui.i18n import DATA, _
+from gui.ui.editor.tool_row import tool_description
+from gui.ui.words import said
 
 _GENERATED_TITLE = re.compile(r"(Arguments|Args|Input|Params)$")
 
@@ -31,8 +34,8 @@ def friendly_title(tool: Any) -> str:
 def source_words(tool: Any) -> str:
     server = getattr(tool, "server", None)
     if getattr(tool, "kind", None) == "prompt":
-        return f"a text template from the server {server}: its text feeds a later step"
-    return f"from the server {server}" if server else "built in"
+        return _("a text template from the server {server}: its text feeds a later step").format(server=server)
+    return _("from the server {server}").format(server=server) if server else _("built in")
 
 
 class ToolPalette(ui.dialog):
@@ -42,11 +45,11 @@ class ToolPalette(ui.dialog):
         self.on_pick: Callable[[str], None] | None = None
         with self, ui.card().classes("w-[40rem] max-w-[100vw] gap-2 sd-editor sd-page"):
             with ui.row().classes("w-full items-center no-wrap"):
-                ui.label("Add a tool").classes("text-lg font-medium")
+                ui.label(_("Add a tool")).classes("text-lg font-medium")
                 ui.space()
-                ui.button(icon="close", on_click=self.close).props("flat round dense aria-label=Close").tooltip(
-                    "Close")
-            self.search = ui.input("Search tools", on_change=lambda: self._draw()) \
+                close = ui.button(icon="close", on_click=self.close).props("flat round dense").tooltip(_("Close"))
+                close.props["aria-label"] = _("Close")
+            self.search = ui.input(_("Search tools"), on_change=lambda: self._draw()) \
                 .props("clearable autofocus").classes("w-full").mark("palette-search")
             self.list = ui.column().classes("w-full gap-1 max-h-[60vh] overflow-y-auto overflow-x-hidden no-wrap")
 
@@ -66,7 +69,8 @@ class ToolPalette(ui.dialog):
         with self.list:
             for tool in self._tools():
                 title = friendly_title(tool)
-                haystack = f"{tool.name} {title} {tool.description} {source_words(tool)}".lower()
+                described = tool_description(tool)
+                haystack = f"{tool.name} {title} {tool.description} {described} {source_words(tool)}".lower()
                 if needle and needle not in haystack:
                     continue
                 shown += 1
@@ -74,19 +78,22 @@ class ToolPalette(ui.dialog):
                         .props("clickable").mark(f"palette-{tool.name}"):
                     with ui.item_section().classes("min-w-0 no-wrap"):
                         with ui.row().classes("w-full items-baseline gap-x-2 gap-y-0"):
-                            ui.label(tool.name).classes("font-mono font-bold break-all")
+                            ui.label(tool.name).classes(f"font-mono font-bold break-all {DATA}")
                             if title:
-                                ui.label(title).classes("text-sm opacity-80")
+                                remote = bool(getattr(tool, "server", None))  # an MCP server's words: data
+                                ui.label(title if remote else said(title)).classes("text-sm opacity-80") \
+                                    .classes(DATA if remote else "")
                             ui.label(source_words(tool)).classes("text-xs opacity-60")
                             if getattr(tool, "approval", "none") != "none":
                                 with ui.row().classes("items-center gap-1 no-wrap text-xs "
                                                       "text-violet-700 dark:text-violet-300"):
                                     ui.icon("front_hand", size="xs")
-                                    ui.label("asks you before it runs")
-                        ui.label(tool.description).classes("text-sm opacity-70 whitespace-normal break-words")
+                                    ui.label(_("asks you before it runs"))
+                        ui.label(described).classes("text-sm opacity-70 whitespace-normal break-words") \
+                            .classes(DATA if getattr(tool, "server", None) else "")
             if not shown:
-                ui.label("No tool matches. Tools from MCP servers appear here once their server is added "
-                         "in Settings.").classes("text-sm opacity-70")
+                ui.label(_("No tool matches. Tools from MCP servers appear here once their server is added "
+                           "in Settings.")).classes("text-sm opacity-70")
 
     def _chosen(self, name: str) -> None:
         self.close()

@@ -20,6 +20,7 @@ from gui.core.errors import DslError, Problem
 from gui.core.model import Sequence
 from gui.core.parser import load_json_text
 from gui.core.validator import ValidationResult
+from gui.i18n import _
 from gui.ui.editor.draft import Issue, SequenceDraft, local_issues, to_document
 from gui.ui.editor.issues import problem_issues
 
@@ -71,7 +72,8 @@ async def _with_free_names(engine: Engine, draft: SequenceDraft, original: str |
         if issue.code in free_names.NAMING_CODES and name:
             free = free_names.free_name(name, taken)
             taken.add(free)
-            issue = dataclasses.replace(issue, message=f"{issue.message} ('{free}' is free)")
+            issue = dataclasses.replace(issue, message=_("{message} ('{free}' is free)").format(
+                message=issue.message, free=free))
         out.append(issue)
     return out
 

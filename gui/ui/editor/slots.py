@@ -12,10 +12,11 @@ from typing import Any, Literal
 
 from nicegui import ui
 
+from gui.i18n import _
 from gui.ui.editor.context import EditorContext
 from gui.ui.editor.draft import GroupDraft, SlotRow
 from gui.ui.editor.fields import ErrorLabel
-from gui.ui.words import TYPE_WORDS
+from gui.ui.words import TYPE_WORDS, said_choices
 
 
 class SlotList(ui.column):
@@ -27,15 +28,15 @@ class SlotList(ui.column):
         self.on_slots_changed = on_slots_changed
         self.noun = "input" if which == "in" else "output"
         with self:
-            title = "Inputs" if which == "in" else "Outputs"
-            hint = ("Values this group needs. Use them in tool arguments and in the condition."
-                    if which == "in" else "Where this group's tools can save their results.")
+            title = _("Inputs") if which == "in" else _("Outputs")
+            hint = (_("Values this group needs. Use them in tool arguments and in the condition.")
+                    if which == "in" else _("Where this group's tools can save their results."))
             ui.label(title).classes("font-medium")
             ui.label(hint).classes("text-xs text-gray-600 dark:text-gray-400")
             self.rows = ui.column().classes("w-full gap-0")
             self.error = ErrorLabel()
             ctx.fields.register(f"{group.uid}.{which}", self, self.error)
-            ui.button(f"Add an {self.noun}", icon="add", on_click=self._add) \
+            ui.button(_("Add an input") if which == "in" else _("Add an output"), icon="add", on_click=self._add) \
                 .props("flat dense no-caps").mark(f"add-{self.noun}")
         self._draw()
 
@@ -47,20 +48,22 @@ class SlotList(ui.column):
         self.rows.clear()
         with self.rows:
             if not self.items:
-                ui.label(f"No {self.noun}s.").classes("text-sm text-gray-500 dark:text-gray-400 italic")
+                ui.label(_("No inputs.") if self.which == "in" else _("No outputs.")) \
+                    .classes("text-sm text-gray-500 dark:text-gray-400 italic")
             for index, row in enumerate(self.items):
                 self._row(index, row)
 
     def _row(self, index: int, row: SlotRow) -> None:
         with ui.row().classes("w-full items-start gap-2 no-wrap").mark(f"{self.which}-{index + 1}"):
-            name = ui.input(f"Name of the {self.noun}", value=row.name,
+            name = ui.input(_("Name of the input") if self.which == "in" else _("Name of the output"), value=row.name,
                             on_change=lambda e, r=row: self._set(r, "name", e.value)) \
                 .classes("grow").props("dense").mark("slot-name")
-            kind = ui.select(TYPE_WORDS, value=row.type, label="Type",
+            kind = ui.select(said_choices(TYPE_WORDS), value=row.type, label=_("Type"),
                              on_change=lambda e, r=row: self._set(r, "type", e.value)) \
                 .classes("w-28").props("dense").mark("slot-type")
             ui.button(icon="close", on_click=lambda r=row: self._remove(r)) \
-                .props("flat round dense").tooltip(f"Remove this {self.noun}").mark("slot-remove")
+                .props("flat round dense").mark("slot-remove") \
+                .tooltip(_("Remove this input") if self.which == "in" else _("Remove this output"))
         self.ctx.fields.register(f"{row.uid}.name", name)
         self.ctx.fields.register(f"{row.uid}.type", kind)
 

@@ -14,6 +14,7 @@ from typing import Any, Literal
 from nicegui import app, ui
 
 from gui.core.errors import Problem
+from gui.i18n import _
 from gui.ui.editor import style
 from gui.ui.editor.textpos import line_col, locate, scan
 
@@ -49,8 +50,8 @@ class TextView(ui.column):
         super().__init__()
         self.classes("w-full gap-2")
         with self:
-            ui.label("The same sequence in the text format (JSON). Edit it here or in the visual editor; "
-                     "switching keeps your changes.").classes("text-sm text-gray-700 dark:text-gray-300")
+            ui.label(_("The same sequence in the text format (JSON). Edit it here or in the visual editor; "
+                       "switching keeps your changes.")).classes("text-sm text-gray-700 dark:text-gray-300")
             self.editor = ui.codemirror("", language="JSON", line_wrapping=True, theme=THEMES[_dark_now()],
                                         on_change=lambda: on_change()) \
                 .classes("w-full h-[60vh] border border-gray-300 dark:border-gray-600 rounded").mark("text-view")
@@ -61,7 +62,7 @@ class TextView(ui.column):
             self.why.set_visibility(False)
             with ui.row().classes("items-center gap-1").mark("text-clean") as self.clean:
                 ui.icon("check_circle", color="positive")
-                ui.label("No problems found").classes("text-sm")
+                ui.label(_("No problems found")).classes("text-sm")
             self.clean.set_visibility(False)
             self.list = ui.column().classes("w-full gap-1").mark("text-problems")
 
@@ -108,7 +109,8 @@ class TextView(ui.column):
                 if n < MAX_LISTED:
                     self._item(kind, line, column, problem.message)
             if len(placed) > MAX_LISTED:
-                ui.label(f"… and {len(placed) - MAX_LISTED} more").classes("text-sm text-gray-700 dark:text-gray-300")
+                ui.label(_("… and {count} more").format(count=len(placed) - MAX_LISTED)) \
+                    .classes("text-sm text-gray-700 dark:text-gray-300")
         decorations.extend({"kind": "line", "line": line, "class": f"seqdesk-line-{kind}"}
                            for line, kind in lines.items())
         self.editor.decorations = decorations
@@ -120,6 +122,7 @@ class TextView(ui.column):
         with ui.row().classes("items-start gap-2 cursor-pointer no-wrap") \
                 .on("click", lambda n=line: self.editor.reveal_line(n)).mark(f"text-problem text-{kind}"):
             ui.icon("error" if error else "warning", color="negative" if error else "amber-9")
-            ui.label("Error" if error else "Warning").classes(
+            ui.label(_("Error") if error else _("Warning")).classes(
                 "text-sm font-medium " + ("text-negative" if error else "text-amber-10 dark:text-amber-5"))
-            ui.label(f"Line {line}, column {column}: {message}").classes("text-sm")
+            ui.label(_("Line {line}, column {column}: {message}").format(line=line, column=column, message=message)) \
+                .classes("text-sm")

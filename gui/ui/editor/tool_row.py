@@ -13,12 +13,13 @@ from typing import Any
 
 from nicegui import ui
 
+from gui.i18n import DATA, _
 from gui.ui.editor.arg_field import ArgField
 from gui.ui.editor.argspec import unknown_spec
 from gui.ui.editor.context import EditorContext
 from gui.ui.editor.draft import ArgDraft, GroupDraft, ToolDraft
 from gui.ui.editor.fields import ErrorLabel
-from gui.ui.words import type_word
+from gui.ui.words import said, said_type
 
 
 def _unset(arg: ArgDraft | None) -> bool:
@@ -34,26 +35,34 @@ def result_note(tool_name: str, result_type: str | None, slot: str | None, slot_
     what it gives back); "" when it fits or nobody can tell."""
     if not result_type or not slot or not slot_type or slot_type == result_type:
         return ""
-    return (f"{tool_name} gives back {_a(type_word(result_type))}, but the output '{slot}' is "
-            f"{type_word(slot_type)}: change the type of '{slot}' to {type_word(result_type)}, "
-            "or the run will stop at this step.")
+    return _("{tool} gives back {a_type}, but the output '{slot}' is {slot_type}: change the type of '{slot}' "
+             "to {type}, or the run will stop at this step.").format(
+        tool=tool_name, a_type=_a(result_type), slot=slot, slot_type=said_type(slot_type), type=said_type(result_type))
 
 
-def _a(word: str) -> str:
-    return f"an {word}" if word[:1] in "aeiou" else f"a {word}"
+def _a(type_name: str) -> str:
+    """A type with its article ("a text", "an object"), in the person's language."""
+    word = said_type(type_name)
+    return (_("an {type}") if word[:1] in "aeiou" else _("a {type}")).format(type=word)
+
+
+def tool_description(tool: Any) -> str:
+    """What a tool does: a built-in's words from the catalogue; an MCP server's as the server wrote them."""
+    text = str(tool.description or "")
+    return text if getattr(tool, "server", None) or not text else _(text)
 
 
 NEW_OUTPUT = "__new_output__"  # the "Save result to" choice that declares a new output
 
 
 def save_to_options(group: GroupDraft, current: str | None, result_type: str | None = None) -> dict[Any, str]:
-    options: dict[Any, str] = {None: "Don't save the result"}
+    options: dict[Any, str] = {None: _("Don't save the result")}
     for name, type_name in group.declared("out").items():
-        options[name] = f"{name} · {type_word(type_name)}"
+        options[name] = _("{name} · {type}").format(name=name, type=said_type(type_name))
     if current is not None and current not in options:
-        options[current] = f"{current} (not an output of this group)"
-    kind = f" ({type_word(result_type)})" if result_type else ""
-    options[NEW_OUTPUT] = f"A new output for this result{kind}"
+        options[current] = _("{name} (not an output of this group)").format(name=current)
+    options[NEW_OUTPUT] = _("A new output for this result ({type})").format(type=said_type(result_type)) \
+        if result_type else _("A new output for this result")
     return options
 
 
@@ -84,19 +93,20 @@ class ToolRow(ui.card):
                 self.number = ui.label("").classes("text-gray-600 dark:text-gray-400 text-sm w-5")
                 ui.icon("build" if found else "help_outline", color="primary" if found else "amber-9")
                 with ui.column().classes("gap-0 grow min-w-[12rem]"):
-                    ui.label(tool.tool).classes("font-mono font-bold").mark("tool-name")
+                    ui.label(tool.tool).classes(f"font-mono font-bold {DATA}").mark("tool-name")
                     if found is not None:
-                        ui.label(found.description).classes("text-xs text-gray-600 dark:text-gray-400")
+                        ui.label(tool_description(found)).classes("text-xs text-gray-600 dark:text-gray-400") \
+                            .classes(DATA if getattr(found, "server", None) else "")
                     else:
-                        ui.label("This tool is not available now (its server may be offline). "
-                                 "What happens at run time is set under If a tool is not available.") \
+                        ui.label(_("This tool is not available now (its server may be offline). "
+                                   "What happens at run time is set under If a tool is not available.")) \
                             .classes("text-xs text-amber-800 dark:text-amber-300")
                 ui.button(icon="arrow_upward", on_click=lambda: on_move(tool, -1)) \
-                    .props("flat round dense").tooltip("Move up").mark("tool-up")
+                    .props("flat round dense").tooltip(_("Move up")).mark("tool-up")
                 ui.button(icon="arrow_downward", on_click=lambda: on_move(tool, 1)) \
-                    .props("flat round dense").tooltip("Move down").mark("tool-down")
+                    .props("flat round dense").tooltip(_("Move down")).mark("tool-down")
                 ui.button(icon="delete_outline", on_click=lambda: on_remove(tool)) \
-                    .props("flat round dense").tooltip("Remove this tool").mark("tool-remove")
+                    .props("flat round dense").tooltip(_("Remove this tool")).mark("tool-remove")
             self.tool_error = ErrorLabel()
             ctx.fields.register(f"{tool.uid}.tool", self, self.tool_error)
             known = {s.name for s in specs}
@@ -106,18 +116,19 @@ class ToolRow(ui.card):
                 if spec not in extra:
                     self.fields.append(ArgField(ctx, group, tool, spec, on_change))
             if extra:
-                titles = ", ".join(s.title for s in extra)
-                with ui.expansion(f"More options: {titles}", icon="tune").classes("w-full text-sm") \
+                titles = _(", ").join(said(s.title) for s in extra)
+                with ui.expansion(_("More options: {titles}").format(titles=titles), icon="tune") \
+                        .classes("w-full text-sm") \
                         .props("dense").mark("more-options"):
                     for spec in extra:
                         self.fields.append(ArgField(ctx, group, tool, spec, on_change))
             gives = found.result_type_for({}, {}) if found is not None else None
             self.result_type: str | None = gives.value if gives is not None else None
             self.save_to = ui.select(save_to_options(group, tool.save_to, self.result_type), value=tool.save_to,
-                                     label="Save result to", on_change=self._save_to_changed) \
+                                     label=_("Save result to"), on_change=self._save_to_changed) \
                 .classes("w-full").mark("save-to")
             if self.result_type:
-                self.save_to.props["hint"] = f"It gives back {_a(type_word(self.result_type))}."
+                self.save_to.props["hint"] = _("It gives back {a_type}.").format(a_type=_a(self.result_type))
             ctx.fields.register(f"{tool.uid}.as", self.save_to)
             self.fit_note = ui.label("").classes("text-sm text-amber-800 dark:text-amber-300").mark("result-note")
         self._update_fit()

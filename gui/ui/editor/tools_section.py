@@ -10,6 +10,7 @@ from collections.abc import Callable
 
 from nicegui import ui
 
+from gui.i18n import _
 from gui.ui.editor.context import EditorContext
 from gui.ui.editor.draft import GroupDraft, ToolDraft
 from gui.ui.editor.fields import ErrorLabel
@@ -25,14 +26,14 @@ class ToolList(ui.column):
         self.rows: dict[str, ToolRow] = {}
         with self:
             with ui.row().classes("w-full items-baseline gap-2"):
-                ui.label("Tools").classes("font-medium")
+                ui.label(_("Tools")).classes("font-medium")
                 self.hint = ui.label("").classes("text-xs text-gray-600 dark:text-gray-400")
-            self.empty = ui.label("No tools yet. Add the tools this group should run.") \
+            self.empty = ui.label(_("No tools yet. Add the tools this group should run.")) \
                 .classes("text-sm text-gray-500 dark:text-gray-400 italic")
             self.list = ui.column().classes("w-full gap-2")
             self.error = ErrorLabel("tools-error")
             ctx.fields.register(f"{group.uid}.tools", self, self.error)
-            ui.button("Add a tool", icon="add", on_click=self._pick).props("outline dense no-caps").mark("add-tool")
+            ui.button(_("Add a tool"), icon="add", on_click=self._pick).props("outline dense no-caps").mark("add-tool")
         with self.list:
             for tool in group.tools:
                 self._add_row(tool)
@@ -46,7 +47,8 @@ class ToolList(ui.column):
         for index, tool in enumerate(self.group.tools):
             self.rows[tool.uid].set_index(index)
         self.empty.set_visibility(not self.group.tools)
-        self.hint.set_text("They run at the same time." if self.group.parallel else "They run one by one, in order.")
+        self.hint.set_text(_("They run at the same time.") if self.group.parallel
+                           else _("They run one by one, in order."))
 
     def _pick(self) -> None:
         self.ctx.pick_tool(self.add_tool)

@@ -20,9 +20,10 @@ from nicegui import background_tasks, ui
 
 from gui.core.engine import Engine
 from gui.core.errors import DslError, Problem
-from gui.core.free_names import Renamed, renamed_words
+from gui.core.free_names import Renamed
 from gui.core.model import Sequence
 from gui.core.parser import load_json_text
+from gui.i18n import N_, _, ngettext
 from gui.ui.editor import saving, storage
 from gui.ui.editor.baseline import canonical, example_draft, text_document
 from gui.ui.editor.context import EditorContext
@@ -45,8 +46,8 @@ document.addEventListener('keydown', (e) => {
 """
 
 
-RUN_WHY_NEW = "Save it first: only a saved sequence can run"
-RUN_WHY_CHANGED = "Save your changes first: Run uses the saved version"
+RUN_WHY_NEW = N_("Save it first: only a saved sequence can run")
+RUN_WHY_CHANGED = N_("Save your changes first: Run uses the saved version")
 
 
 def page_head() -> None:
@@ -89,25 +90,25 @@ class SequenceEditor:
             with ui.row().classes("w-full items-center gap-2 bg-amber-50 dark:bg-amber-950 rounded p-2") \
                     .mark("restored") as banner:
                 ui.icon("history", color="amber-9")
-                ui.label("Your unsaved changes from before are back.").classes("text-sm")
-                ui.button("Discard them", on_click=lambda: self.discard(banner)).props("flat dense no-caps") \
+                ui.label(_("Your unsaved changes from before are back.")).classes("text-sm")
+                ui.button(_("Discard them"), on_click=lambda: self.discard(banner)).props("flat dense no-caps") \
                     .mark("discard-draft")
         with ui.row().classes("w-full items-center gap-3 no-wrap py-2 sd-wrap"):
             ui.button(icon="arrow_back", on_click=lambda: ui.navigate.to("/")).props("flat round") \
-                .tooltip("Back to the sequences")
-            self.name = ui.input("Sequence name", value=self.draft.name, on_change=self._set_name) \
+                .tooltip(_("Back to the sequences"))
+            self.name = ui.input(_("Sequence name"), value=self.draft.name, on_change=self._set_name) \
                 .classes("grow text-lg sd-full").mark("seq-name")
             self.fields.register("seq.name", self.name)
             self.summary = ProblemSummary(self.focus_issue)
             self.tabs = ui.tabs(on_change=self._view_changed).props("dense no-caps inline-label")
             with self.tabs:
-                visual_tab = ui.tab("visual", "Visual", icon="view_agenda").mark("view-visual")
-                text_tab = ui.tab("text", "Text", icon="data_object").mark("view-text")
-            ui.button(icon="help_outline", on_click=self.help.open).props("flat round").tooltip("Help") \
+                visual_tab = ui.tab("visual", _("Visual"), icon="view_agenda").mark("view-visual")
+                text_tab = ui.tab("text", _("Text"), icon="data_object").mark("view-text")
+            ui.button(icon="help_outline", on_click=self.help.open).props("flat round").tooltip(_("Help")) \
                 .mark("help")
-            self.save_button = ui.button("Save", icon="save", on_click=self.save).props("no-caps") \
-                .mark("save").tooltip("Save (Ctrl+S)")
-            with ui.button("Run", icon="play_arrow", on_click=self.run).props("no-caps outline").mark("run") \
+            self.save_button = ui.button(_("Save"), icon="save", on_click=self.save).props("no-caps") \
+                .mark("save").tooltip(_("Save (Ctrl+S)"))
+            with ui.button(_("Run"), icon="play_arrow", on_click=self.run).props("no-caps outline").mark("run") \
                     as self.run_button:
                 self.run_tip = ui.tooltip("")
         self.run_why = ui.label("").classes("w-full text-right text-sm text-gray-700 dark:text-gray-300 -mt-2") \
@@ -117,11 +118,12 @@ class SequenceEditor:
         self.renamed_note.set_visibility(False)
         self.summary.attach_panel()
         with ui.page_sticky(position="bottom-right", x_offset=24, y_offset=24).classes("z-20"):
-            ui.button(icon="save", on_click=self.save).props('fab color=primary aria-label="Save (Ctrl+S)"') \
-                .tooltip("Save (Ctrl+S)").mark("save-fab")
+            fab = ui.button(icon="save", on_click=self.save).props("fab color=primary") \
+                .tooltip(_("Save (Ctrl+S)")).mark("save-fab")
+            fab.props["aria-label"] = _("Save (Ctrl+S)")
         with ui.tab_panels(self.tabs, value=visual_tab).classes("w-full").props("keep-alive=false") as panels:
             with ui.tab_panel(visual_tab).classes("p-0 gap-3"):
-                self.description = ui.textarea("What this sequence does", value=self.draft.description,
+                self.description = ui.textarea(_("What this sequence does"), value=self.draft.description,
                                                on_change=self._set_description) \
                     .props("autogrow").classes("w-full").mark("seq-description")
                 self.fields.register("seq.description", self.description)
@@ -176,8 +178,8 @@ class SequenceEditor:
     def _update_run(self) -> None:
         why = RUN_WHY_NEW if self.original is None else RUN_WHY_CHANGED if self.dirty else ""
         self.run_button.set_enabled(not why)
-        self.run_tip.set_text(why or "Run the saved sequence")
-        self.run_why.set_text(why)
+        self.run_tip.set_text(_(why) if why else _("Run the saved sequence"))
+        self.run_why.set_text(_(why) if why else "")
         self.run_why.set_visibility(bool(why))
 
     def discard(self, banner: ui.element) -> None:
@@ -187,8 +189,9 @@ class SequenceEditor:
 
     def show_renamed(self, renamed: list[Renamed]) -> None:
         """Say which names a copy got because the originals are taken (kept until the next save)."""
-        self.renamed_note.set_text(renamed_words(renamed) + " (names are unique across all sequences)."
-                                   if renamed else "")
+        names = _(", ").join(f"'{r.old}' → '{r.new}'" for r in renamed)  # `renamed_words`, in the person's language
+        self.renamed_note.set_text(_("Those names are taken, so these are new: {names} (names are unique across all "
+                                     "sequences).").format(names=names) if renamed else "")
         self.renamed_note.set_visibility(bool(renamed))
 
     async def insert_example(self) -> None:
@@ -208,10 +211,10 @@ class SequenceEditor:
             apply()
 
         with ui.dialog() as dialog, ui.card().classes("sd-page"):
-            ui.label("Replace what you have built with the example?")
+            ui.label(_("Replace what you have built with the example?"))
             with ui.row():
-                ui.button("Replace it", on_click=replace).mark("confirm-example")
-                ui.button("Keep mine", on_click=dialog.close).props("flat")
+                ui.button(_("Replace it"), on_click=replace).mark("confirm-example")
+                ui.button(_("Keep mine"), on_click=dialog.close).props("flat")
         dialog.open()
 
     def load_draft(self, draft: SequenceDraft) -> None:
@@ -267,11 +270,12 @@ class SequenceEditor:
             doc = load_json_text(self.text.text)
         except DslError as exc:
             self.text.show(exc.problems)
-            return None, "The text is not valid JSON yet, so the visual editor cannot show it: " + \
-                "; ".join(p.message for p in exc.problems)
+            return None, _("The text is not valid JSON yet, so the visual editor cannot show it: {problems}").format(
+                problems="; ".join(p.message for p in exc.problems))
         draft, reasons = from_document(doc)
         if draft is None:
-            return None, "The visual editor cannot show this yet; fix it here first: " + "; ".join(reasons)
+            return None, _("The visual editor cannot show this yet; fix it here first: {reasons}").format(
+                reasons="; ".join(reasons))
         return draft, ""
 
     # -- checking and saving ----------------------------------------------------------------------
@@ -346,7 +350,7 @@ class SequenceEditor:
             count = sum(1 for p in outcome.problems if p.severity == "error")
             self._not_saved(count)
             return
-        draft, _ = from_document(outcome.doc)
+        draft, _reasons = from_document(outcome.doc)
         if draft is not None:
             self.draft = draft
             self.groups.load(draft, expand=False)
@@ -363,7 +367,8 @@ class SequenceEditor:
     def _not_saved(self, count: int) -> None:
         """Say it was not saved; the message goes away as soon as a save succeeds (never both at once)."""
         self._dismiss_not_saved()
-        self._refusal = ui.notification(f"Not saved: {count} problem{'s' if count != 1 else ''} to fix first",
+        self._refusal = ui.notification(ngettext("Not saved: {n} problem to fix first",
+                                                 "Not saved: {n} problems to fix first", count).format(n=count),
                                         type="warning", position="bottom", timeout=5)
 
     def _dismiss_not_saved(self) -> None:
@@ -393,7 +398,7 @@ class SequenceEditor:
         self._update_run()
         ui.navigate.history.replace(f"/sequences/{quote(sequence.name, safe='')}/edit")
         self._dismiss_not_saved()
-        ui.notify(f"Saved '{sequence.name}'", type="positive")
+        ui.notify(_("Saved '{name}'").format(name=sequence.name), type="positive")
 
     def run(self) -> None:
         if self.original is not None:

@@ -13,6 +13,7 @@ from nicegui import ui
 from gui.core import free_names
 from gui.core.free_names import Renamed
 from gui.core.model import Sequence
+from gui.i18n import N_, _
 from gui.ui.editor import SequenceDraft, SequenceEditor, from_document, from_sequence, storage, to_document
 from gui.ui.editor.baseline import canonical, example_draft, text_document
 from gui.ui.editor.view import page_head
@@ -57,8 +58,9 @@ async def open_editor(ctx: AppContext, name: str | None, *, example: bool = Fals
     if name is not None:
         original = await engine.get(name)
         if original is None:
-            ui.label(f"There is no saved sequence named '{name}'.").classes("text-lg").mark("not-found")
-            ui.button("Back to the sequences", on_click=lambda: ui.navigate.to("/")).props("no-caps")
+            ui.label(_("There is no saved sequence named '{name}'.").format(name=name)).classes("text-lg") \
+                .mark("not-found")
+            ui.button(_("Back to the sequences"), on_click=lambda: ui.navigate.to("/")).props("no-caps")
             return None
         base = from_sequence(original)
     elif example:
@@ -78,10 +80,10 @@ async def open_editor(ctx: AppContext, name: str | None, *, example: bool = Fals
 def register(ctx: AppContext) -> None:
     @ui.page("/sequences/new")
     async def new_sequence_page(example: str = "") -> None:
-        with frame("New sequence", ctx):
+        with frame(N_("New sequence"), ctx):
             await open_editor(ctx, None, example=bool(example))
 
     @ui.page("/sequences/{name:path}/edit")
     async def edit_sequence_page(name: str) -> None:
-        with frame(f"Edit {name}", ctx):
+        with frame(_("Edit {name}").format(name=name), ctx):
             await open_editor(ctx, name)
