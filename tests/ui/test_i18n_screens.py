@@ -25,6 +25,7 @@ from ui_support import app_ctx
 from gui import i18n
 from gui.api.auth import login_page
 from gui.api.pairing import gone_body, not_paired_body, pair_body
+from gui.core.run_ids import short_id
 from gui.mcp.config import McpServerConfig
 from gui.notify.notifier import ChannelStatus
 from gui.store.recovery import Damage
@@ -222,7 +223,8 @@ def _tools(*calls: dict) -> str:
 
 
 def assert_run_translated(user: User, what: str, *run_ids: str) -> None:
-    allowed = DATA_WORDS | RUN_DATA | {w for i in run_ids for w in re.findall("[A-Za-z]+", i)}  # hex ids, data
+    allowed = DATA_WORDS | RUN_DATA | {w for i in run_ids for shown in (i, short_id(i))  # hex ids, data; a short
+                                        for w in re.findall("[A-Za-z]+", shown)}  # id may cut a run of letters
     problems = screen_problems(user.current_layout, allowed)
     problems += [f"notification {m!r}" for m in user.notify.messages if untranslated(m, allowed)]
     assert not problems, f"{what}: words on screen without a translation:\n" + "\n".join(problems)
