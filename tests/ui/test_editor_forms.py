@@ -61,6 +61,23 @@ async def test_ask_user_questions_are_built_with_a_form_not_json(user: User):
     assert element(user, "questions-1", "options-1", "options-label").value == "Development"
 
 
+async def test_choices_written_as_plain_labels_show_in_the_form_and_survive_adding_one(user: User):
+    engine = app_ctx().engine
+    await engine.create({"name": "labels", "groups": [{"name": "labels-g", "in": {}, "out": {}, "tools": (
+        '{"tool": "ask_user", "args": {"title": "Pick", "questions": [{"id": "env", "prompt": "Where?", '
+        '"type": "single_select", "options": ["dev", "prod"]}]}} ;')}]})
+    await user.open("/sequences/labels/edit")
+    await user.should_see(marker="questions-1", retries=R)
+    assert element(user, "questions-1", "options-1", "options-label").value == "dev"
+    assert element(user, "questions-1", "options-2", "options-label").value == "prod"
+    find(user, "questions-1", "list-options-add").click()
+    find(user, "questions-1", "options-3", "options-label").type("test")
+    user.find(marker="save").click()
+    await user.should_see("Saved 'labels'", retries=R)
+    (call,) = (await engine.get("labels")).groups[0].tools
+    assert call.args["questions"][0]["options"] == [{"label": "dev"}, {"label": "prod"}, {"label": "test"}]
+
+
 async def test_a_list_can_still_be_written_as_json_and_brought_back_to_the_form(user: User):
     await new_editor(user)
     user.find(marker="add-first-group").click()

@@ -27,6 +27,20 @@ def fits_form(value: Any) -> TypeGuard[Items]:
     return isinstance(value, list) and all(isinstance(item, dict) for item in value)
 
 
+def as_items(value: Any, spec: ArgSpec) -> Items | None:
+    """A list argument as the cards show it, or None when they cannot. Choices written as plain
+    labels (`["a", "b"]`, which the tool reads as `[{"label": "a"}, …]`) are shown as items with that
+    label; they are written back as items only when the person changes the list."""
+    if value is None:
+        return []
+    if fits_form(value):
+        return value
+    labelled = any(field.name == "label" for field in spec.fields)
+    if labelled and isinstance(value, list) and all(isinstance(v, str | dict) for v in value):
+        return [v if isinstance(v, dict) else {"label": v} for v in value]
+    return None
+
+
 def _article(word: str) -> str:
     return f"an {word}" if word[:1].lower() in "aeiou" else f"a {word}"
 
@@ -112,12 +126,16 @@ class ListField(ui.column):
                 item[name] = int(new) if isinstance(new, float) and new.is_integer() else new
             self._on_change(self.items)
 
-        if spec.kind == "list":
-            start = value if fits_form(value) else []
+        start = as_items(value, spec) if spec.kind == "list" else None
+        if start is not None:
             ListField(spec, start, on_change=lambda new: put(new or None), nested=True)
             return
         element: ui.element
-        if spec.kind == "enum":
+        if spec.kind == "list":  # what the cards cannot show (a list of numbers): as JSON, never emptied
+            element = ui.input(_("{field} (JSON)").format(field=_label(spec)),
+                               value=json.dumps(value, ensure_ascii=False),
+                               on_change=lambda e: put(_json_or_text(e.value)))
+        elif spec.kind == "enum":
             shown = value if value in spec.choices else spec.default if spec.default in spec.choices else None
             options = {c: _choice_word(c) for c in spec.choices}
             element = ui.select(options, label=_label(spec), value=shown, on_change=lambda e: put(e.value))
