@@ -109,6 +109,10 @@ class InteractionService:
         # (tool name, edited arguments) -> what is wrong with them (empty: they fit the tool's schema)
         self.check_edit: Callable[[str, dict[str, Any]], list[str]] | None = check_edit
         self._futures: dict[str, asyncio.Future[InteractionResult]] = {}
+        # What this service stored as pending and has not ended: every end goes through `_end`, under
+        # the request's lock, and the folder has one process, so these are as stored. An answer then
+        # reads its request here, without waiting on the store's thread behind someone's listing.
+        self._waiting: dict[str, InteractionRecord] = {}
         self._timers: dict[str, asyncio.TimerHandle] = {}
         self._locks: dict[str, asyncio.Lock] = {}
         self._tasks: set[asyncio.Task[None]] = set()
@@ -131,6 +135,7 @@ class InteractionService:
             if await self.store.get(iid) is not None:
                 raise InteractionError(f"interaction {iid} already exists", iid)
             await self.store.save(record)
+            self._waiting[iid] = record
             future: asyncio.Future[InteractionResult] = loop.create_future()
             self._futures[iid] = future
             if request.expires_at is not None:
@@ -275,7 +280,7 @@ class InteractionService:
         return self._locks.setdefault(interaction_id, asyncio.Lock())
 
     async def _pending_record(self, interaction_id: str) -> InteractionRecord:
-        record = await self.store.get(interaction_id)
+        record = self._waiting.get(interaction_id) or await self.store.get(interaction_id)
         if record is None:
             raise InteractionNotFoundError(f"there is no interaction {interaction_id}", interaction_id)
         if record.status != "pending":
@@ -295,6 +300,7 @@ class InteractionService:
             rule_text=record.rule_text,
         )
         await self.store.save(ended)
+        self._waiting.pop(iid, None)
         timer = self._timers.pop(iid, None)
         if timer is not None:
             timer.cancel()

@@ -26,15 +26,16 @@ import heapq
 import itertools
 import logging
 import re
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
 from tinydb.queries import QueryLike
 from tinydb.table import Document
 
+from gui.store import merge
 from gui.store.database import DocTable, open_database
-from gui.store.history import Fields, History, Indexer, Repair, Selection, SortKey
+from gui.store.history import Fields, History, Indexer, Repair, SortKey
 
 log = logging.getLogger(__name__)
 
@@ -149,9 +150,10 @@ class HotColdStore:
             total = len(hot) + sum(map(len, listed))
             wanted = None if limit is None else offset + limit
             rows = itertools.islice(heapq.merge(hot, *listed, reverse=True), wanted)
+            rows = itertools.islice(rows, offset, None)
         else:
-            rows = _merged(hot, history, None if limit is None else offset + limit)
-        chosen = [doc_id for _, doc_id in itertools.islice(rows, offset, None)]
+            rows = merge.page(hot, history, offset, limit)
+        chosen = [doc_id for _, doc_id in rows]
         from_history = self.history.fetch(i for i in chosen if i not in self._hot_fields)
         page = []
         for doc_id in chosen:
@@ -302,52 +304,6 @@ class HotColdStore:
     def close(self) -> None:
         """Forget the parsed segments. Nothing is pending: every write is already on disk."""
         self.history.close()
-
-
-class _Next:
-    """A row in the merge's heap, largest first, with the rows that follow it."""
-
-    __slots__ = ("row", "rest")
-
-    def __init__(self, row: tuple[Any, str], rest: Iterator[tuple[Any, str]]) -> None:
-        self.row, self.rest = row, rest
-
-    def __lt__(self, other: _Next) -> bool:
-        return self.row > other.row
-
-
-def _top(selection: Selection) -> Any:
-    return selection.top
-
-
-def _merged(hot: list[tuple[Any, str]], history: list[Selection], wanted: int | None) -> list[tuple[Any, str]]:
-    """The first `wanted` rows (all for None) of hot and history together, largest first. A segment
-    whose `top` is known is ordered only once the merge reaches its top: a page of the newest reads
-    the newest segments, not all of them."""
-    heap: list[_Next] = []
-
-    def add(rows: Iterator[tuple[Any, str]]) -> None:
-        first = next(rows, None)
-        if first is not None:
-            heapq.heappush(heap, _Next(first, rows))
-
-    add(iter(hot))
-    later = sorted((s for s in history if s.top is not None), key=_top, reverse=True)
-    for selection in history:
-        if selection.top is None:
-            add(selection.rows())
-    out: list[tuple[Any, str]] = []
-    i = 0
-    while wanted is None or len(out) < wanted:
-        while i < len(later) and (not heap or later[i].top >= heap[0].row[0]):
-            add(later[i].rows())
-            i += 1
-        if not heap:
-            break
-        best = heapq.heappop(heap)
-        out.append(best.row)
-        add(best.rest)
-    return out
 
 
 def _check_id(doc_id: object) -> None:

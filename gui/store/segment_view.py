@@ -121,6 +121,13 @@ class SegmentView:
             largest = max(bounds[1], 0.0) if bounds is not None else 0.0
         return _seconds(largest), "\U0010ffff"
 
+    def bottom(self, key: SortKey) -> Any | None:
+        """A key no entry's key is below (known without ordering the entries), or None if unknown."""
+        if key is not sort_key or not self.ids:
+            return None
+        column = self.columns.get("created_at")
+        return (min(map(_seconds, column)) if column is not None else 0.0), ""
+
     def rows(self, positions: list[int], key: SortKey) -> Iterator[tuple[Any, str]]:
         keys, ids = self.order(key)[2], self.ids
         return ((keys[p], ids[p]) for p in positions)
@@ -234,12 +241,20 @@ class Selection:
         else:
             self.count = len(chosen) - (sum(1 for p in chosen if p in hidden) if hidden else 0)
         self.top = view.top(key) if self.count else None
+        self.bottom = view.bottom(key) if self.count else None
         self._ordered: list[int] | None = None
 
-    def rows(self) -> Iterator[tuple[Any, str]]:
+    def _positions(self) -> list[int]:
         if self._ordered is None:
             self._ordered = self._view.ordered(self._chosen, self._key, self._hidden)
-        return self._view.rows(self._ordered, self._key)
+        return self._ordered
+
+    def rows(self) -> Iterator[tuple[Any, str]]:
+        return self._view.rows(self._positions(), self._key)
+
+    def window(self, start: int, stop: int) -> list[tuple[Any, str]]:
+        """Rows `start` to `stop` of `rows()`, without producing the ones before."""
+        return list(self._view.rows(self._positions()[start:stop], self._key))
 
 
 
