@@ -20,4 +20,4 @@ def problem_line(text: str, problem: Problem, spans: dict[tuple[Any, ...], Span]
     """ "groups[1].tools[0].as: slot 'x' is not declared in out (line 12, column 40) (undeclared-slot)"."""
     line, column = place(text, problem, spans)
     return _("{where}: {message} (line {line}, column {column}) ({code})").format(
-        where=problem.where() or _("document"), message=problem.message, line=line, column=column, code=problem.code)
+        where=problem.where() or _("document"), message=problem.text(_), line=line, column=column, code=problem.code)
