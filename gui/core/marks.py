@@ -38,8 +38,11 @@ class Sentence:
 
     template: str
     params: tuple[tuple[str, object], ...] = ()
+    literal: bool = False  # a name looked up whole (a tool's title), never filled in
 
     def render(self, tr: Translate = as_written) -> str:
+        if self.literal:
+            return tr(self.template)
         values = {key: value.render(tr) if isinstance(value, Sentence) else value for key, value in self.params}
         try:
             return tr(self.template).format(**values)
@@ -53,6 +56,12 @@ class Sentence:
 def sentence(template: str, **params: object) -> Sentence:
     """`sentence(N_("… {name} …"), name=name)`: the template with its parameters, not yet worded."""
     return Sentence(template, tuple(params.items()))
+
+
+def term(text: str) -> Sentence:
+    """A name of the product's own (a built-in tool's title): in the catalogue's words when it holds
+    them, else as written; braces in it are text."""
+    return Sentence(text, literal=True)
 
 
 def verbatim(text: str) -> Sentence:

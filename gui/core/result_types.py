@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from gui.core.marks import N_, Sentence, sentence
+from gui.core.marks import N_, Sentence, sentence, term
 from gui.core.model import SlotType, json_type_name
 from gui.core.substitution import whole_reference
 
@@ -39,8 +39,8 @@ def mismatch_words(title: str, got: SlotType, slot: str, declared: SlotType) -> 
     """`mismatch` as a template and its parameters, for a screen to word in its language."""
     return sentence(N_("{tool} gives back {got}, but the output '{slot}' holds {declared}: "
                        "make '{slot}' {got} ({type})"),
-                    tool=title, got=sentence(WORDS[got.value]), slot=slot, declared=sentence(WORDS[declared.value]),
-                    type=got.value)
+                    tool=term(title), got=sentence(WORDS[got.value]), slot=slot,
+                    declared=sentence(WORDS[declared.value]), type=got.value)
 
 
 def from_schema(schema: Any) -> SlotType | None:
