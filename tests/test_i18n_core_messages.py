@@ -315,3 +315,43 @@ async def test_the_editors_problem_list_is_in_chinese(user: Any):
             assert not left, (text, left)
     finally:
         i18n._default.update(saved)
+
+
+async def test_an_approval_summary_is_in_chinese_in_the_inbox_and_english_in_the_request(user: Any, tmp_path: Path):
+    import asyncio
+
+    from ui_support import app_ctx
+
+    saved = dict(i18n._default)
+    i18n.set_defaults(started="zh_CN")
+    try:
+        await app_ctx().wait_open(timeout=5)
+        engine = app_ctx().engine
+        target = tmp_path / "notes.txt"
+        tools = " ".join(json.dumps(c) + " ;" for c in (
+            {"tool": "file_read", "args": {"path": str(target)}},
+            {"tool": "http_get", "args": {"url": "https://example.com/status", "headers": {"Accept": "x"}}}))
+        await engine.create({"name": "peek", "groups": [{"name": "peek-g", "in": {}, "out": {}, "tools": tools}]})
+        run = await engine.start("peek", {})
+        async with asyncio.timeout(10):
+            while len(pending := await engine.interactions.pending(run.run_id)) < 2:
+                await asyncio.sleep(0.02)
+        said = {}
+        for record in pending:
+            request = record.request
+            english = {"file_read": f"Read the file {target}",
+                       "http_get": "Send a request to example.com with extra headers: https://example.com/status"}
+            tool = request.source.tool_name
+            assert request.summary == english[tool]  # the API's words, and what the records keep
+            await user.open(f"/inbox/{request.interaction_id}")
+            await user.should_see(marker="approval-summary", retries=50)
+            (summary,) = user.find(marker="approval-summary").elements
+            said[tool] = "".join(el.text for el in summary.descendants())
+            assert not screen_problems(summary, {"example"}), screen_problems(summary, {"example"})
+            (bold,) = user.find(marker="approval-highlight").elements
+            assert bold.text == (str(target) if tool == "file_read" else "example.com")  # the part to check
+        assert said == {"file_read": f"读取文件 {target}",
+                        "http_get": "向 example.com 发送一个带额外请求头的请求：https://example.com/status"}
+        await engine.stop(run.run_id)
+    finally:
+        i18n._default.update(saved)

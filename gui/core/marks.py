@@ -46,8 +46,12 @@ class Sentence:
         values = {key: value.render(tr) if isinstance(value, Sentence) else value for key, value in self.params}
         try:
             return tr(self.template).format(**values)
-        except (KeyError, IndexError, ValueError):  # a translation that lost a placeholder: the English
-            return self.template.format(**values)
+        except (KeyError, IndexError, ValueError, AttributeError):  # a translation that lost a placeholder
+            pass
+        try:
+            return self.template.format(**values)  # the English
+        except (KeyError, IndexError, ValueError, AttributeError):  # not a template at all: as it is
+            return self.template
 
     def __str__(self) -> str:
         return self.render()

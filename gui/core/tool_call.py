@@ -347,4 +347,7 @@ class ToolCaller:
         summary = tool.approval_summary(args)
         return ToolApprovalRequest(**common, validated_input=args, tool_description=tool.description,
                                    summary=summary.text if summary else None,
-                                   summary_highlight=summary.highlight if summary else None)
+                                   summary_highlight=summary.highlight if summary else None,
+                                   summary_template=summary.words.template if summary and summary.words else None,
+                                   summary_params={k: str(v) for k, v in summary.words.params}
+                                   if summary and summary.words else {})

@@ -63,7 +63,7 @@ class FileRead(ModelTool):
 
     def approval_summary(self, args: dict[str, Any]) -> ApprovalSummary:
         path = str(Path(str(args.get("path", ""))).expanduser().absolute())
-        return ApprovalSummary(text=f"Read the file {path}", highlight=path)
+        return ApprovalSummary.of(N_("Read the file {path}"), highlight=path, path=path)
 
     def result_type_for(self, args: dict[str, Any], ins: Mapping[str, SlotType]) -> SlotType:
         return SlotType.STRING

@@ -96,8 +96,10 @@ class HttpGet(ModelTool):
     def approval_summary(self, args: dict[str, Any]) -> ApprovalSummary:
         url = str(args.get("url", ""))
         host = urlsplit(url).hostname or url
-        extra = " with extra headers" if args.get("headers") else ""
-        return ApprovalSummary(text=f"Send a request to {host}{extra}: {url}", highlight=host)
+        if args.get("headers"):
+            return ApprovalSummary.of(N_("Send a request to {host} with extra headers: {url}"), highlight=host,
+                                      host=host, url=url)
+        return ApprovalSummary.of(N_("Send a request to {host}: {url}"), highlight=host, host=host, url=url)
 
     async def call(self, args: dict[str, Any], ctx: ToolContext) -> Any:
         a = parse_args(self, HttpGetArgs, args)

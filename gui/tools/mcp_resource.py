@@ -64,8 +64,8 @@ class McpResource(ModelTool):
 
     def approval_summary(self, args: dict[str, Any]) -> ApprovalSummary:
         uri, server = str(args.get("uri", "")), str(args.get("server", ""))
-        return ApprovalSummary(text=f"Send the address {uri} to the MCP server {server} and read what it gives back",
-                               highlight=uri)
+        return ApprovalSummary.of(N_("Send the address {uri} to the MCP server {server} and read what it gives back"),
+                                  highlight=uri, uri=uri, server=server)
 
     async def call(self, args: dict[str, Any], ctx: ToolContext) -> Any:
         a = parse_args(self, McpResourceArgs, args)
