@@ -41,7 +41,7 @@ KEYWORDS = {
     "tools", "tool", "args", "as", "true", "false", "and", "or", "not", "contains", "string", "number", "boolean",
     "array", "object", "fail", "skip", "degrade", "abort", "continue", "retry", "seq_call", "seq_tools", "JSON",
     "Unicode", "ms", "s", "m", "h", "u", "uXXXX", "ud", "host", "cmd_run", "echo", "command", "uptime", "value",
-    "hi", "slot", "summary", "n", "x",
+    "hi", "slot", "summary", "n", "x", "NaN",
 }
 # The help's code: operations, keywords, error codes, the example's names and the shell command it shows.
 HELP_WORDS = KEYWORDS | {
@@ -202,7 +202,11 @@ def test_real_bad_documents_get_their_problems_in_chinese_and_the_same_english()
         assert chinese != problem.message and re.search(r"[\u4e00-\u9fff]", chinese), f"{key}: {chinese!r}"
         left = _prose(chinese, DATA | _untranslated_titles())
         assert not left, f"{key}: {chinese!r} still says {left}"
-    marked = {m.id for m in extract() if m.id and any(loc[0] in CORE for loc in m.locations)}
+    source = (Path(__file__).parents[1] / "gui/core/conditions.py").read_text(encoding="utf-8").splitlines()
+    evaluator = next(i for i, line in enumerate(source, 1)  # below it: the run-time words, no document meets them
+                     if line.startswith("def evaluate("))
+    marked = {m.id for m in extract() if m.id and any(loc[0] in CORE for loc in m.locations)
+              and not all(where == "gui/core/conditions.py" and line > evaluator for where, line in m.locations)}
     assert len(used & marked) >= 0.75 * len(marked), f"the sample meets only {len(used & marked)} of {len(marked)}"
 
 
@@ -353,5 +357,73 @@ async def test_an_approval_summary_is_in_chinese_in_the_inbox_and_english_in_the
         assert said == {"file_read": f"读取文件 {target}",
                         "http_get": "向 example.com 发送一个带额外请求头的请求：https://example.com/status"}
         await engine.stop(run.run_id)
+    finally:
+        i18n._default.update(saved)
+
+
+async def _tool_error(name: str, args: dict[str, Any]) -> str:
+    from gui.core.registry import ToolContext, ToolError
+
+    tool = default_registry().get(name)
+    assert tool is not None
+    try:
+        await tool.call(tool.validate_args(args), ToolContext(run_id="r", tool_call_id="c", tool_name=name))
+    except ToolError as exc:
+        return str(exc)
+    raise AssertionError(f"{name} did not fail")
+
+
+async def test_what_a_run_record_keeps_in_english_is_said_in_chinese_on_screen(tmp_path: Path):
+    from gui.ui.components.run.outcome import core_words, run_error_words
+
+    missing, folder = tmp_path / "nope.txt", tmp_path
+    kept = {  # the English a record keeps, exactly as the tools and the runner write it
+        await _tool_error("file_read", {"path": str(missing)}): f"找不到文件：{missing}",
+        await _tool_error("file_read", {"path": str(folder)}): f"{folder} 是文件夹，不是文件",
+        await _tool_error("cmd_run", {"command": "exit 3"}): "命令退出，退出码 3（没有输出错误信息）",
+        await _tool_error("cmd_run", {"command": "true", "cwd": str(missing)}): f"文件夹 {missing} 不存在",
+        f"tool 2 (file_read) failed: file not found: {missing}": f"工具 2（file_read）失败：找不到文件：{missing}",
+        "its condition `$args.n > 1` could not be evaluated: $args.n has no value":
+            "它的条件 `$args.n > 1` 无法求值：$args.n 没有值",
+        "the group's time limit (2s) ran out": "组的时间限制（2s）已用完",
+        "an MCP server's own words": "an MCP server's own words",  # not ours: as it was written
+    }
+    assert list(kept)[:4] == [f"file not found: {missing}", f"{folder} is a folder, not a file",
+                              "the command exited with code 3 (it printed no error)",
+                              f"the folder {missing} does not exist"]  # the English, as before
+    for english, chinese in kept.items():
+        assert core_words(english) == english
+        with i18n.use_language("zh-CN"):
+            assert core_words(english) == chinese
+    with i18n.use_language("zh-CN"):
+        assert run_error_words("group 'g' failed: timed out after 2s") == "组“g”失败：2s 后超时"
+        assert core_words("x" * 5000) == "x" * 5000  # long output is never matched
+
+
+async def test_a_failed_tool_on_the_run_record_page_is_in_chinese(user: Any, tmp_path: Path):
+    import asyncio
+
+    from ui_support import app_ctx
+
+    saved = dict(i18n._default)
+    i18n.set_defaults(started="zh_CN")
+    try:
+        await app_ctx().wait_open(timeout=5)
+        engine = app_ctx().engine
+        engine.modes.set("file_read", "always-allow")
+        target = tmp_path / "nope.txt"
+        tools = json.dumps({"tool": "file_read", "args": {"path": str(target)}}) + " ;"
+        await engine.create({"name": "broken", "groups": [{"name": "broken-g", "in": {}, "out": {}, "tools": tools}]})
+        run = await engine.start("broken", {})
+        async with asyncio.timeout(10):
+            while not ((record := await engine.get_run(run.run_id)) and record.finished):
+                await asyncio.sleep(0.02)
+        assert record.groups[0].tools[0].error == f"file not found: {target}"  # the record keeps the English
+        await user.open(f"/runs/{run.run_id}")
+        await user.should_see(f"找不到文件：{target}", retries=50)  # the tool's error, in Chinese
+        await user.should_see(f"组“broken-g”失败：工具 1（file_read）失败：找不到文件：{target}", retries=50)
+        ids = set(re.findall("[A-Za-z]+", run.run_id))
+        left = screen_problems(user.current_layout, ids | {"broken", "broken-g", "file_read", "nope", "txt", "utf"})
+        assert not left, left
     finally:
         i18n._default.update(saved)

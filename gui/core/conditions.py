@@ -308,15 +308,15 @@ def evaluate(cond: Condition, args: Mapping[str, Any]) -> bool:
     if isinstance(cond, Literal):
         if isinstance(cond.value, bool):
             return cond.value
-        raise ConditionEvalError(f"{cond.to_text()} is a value, not a condition: compare it", cond.offset)
+        raise ConditionEvalError(N_("{value} is a value, not a condition: compare it").format(value=cond.to_text()),
+                                 cond.offset)
     if isinstance(cond, ArgRef):
         value = _lookup(cond, args)
         if isinstance(value, bool):
             return value
         raise ConditionEvalError(
-            f"$args.{cond.name} is {_describe(value)}, not true or false: compare it, as in $args.{cond.name} == …",
-            cond.offset,
-        )
+            N_("$args.{name} is {value}, not true or false: compare it, as in $args.{name} == …").format(
+                name=cond.name, value=_describe(value)), cond.offset)
     if isinstance(cond, Not):
         return not evaluate(cond.operand, args)
     if isinstance(cond, _Junction):
@@ -329,7 +329,7 @@ def evaluate(cond: Condition, args: Mapping[str, Any]) -> bool:
 
 def _lookup(ref: ArgRef, args: Mapping[str, Any]) -> Any:
     if ref.name not in args:
-        raise ConditionEvalError(f"$args.{ref.name} has no value", ref.offset)
+        raise ConditionEvalError(N_("$args.{name} has no value").format(name=ref.name), ref.offset)
     return args[ref.name]
 
 
@@ -360,23 +360,23 @@ def _compare(node: Compare, args: Mapping[str, Any]) -> bool:
 
     def fail(why: str) -> ConditionEvalError:
         sides = f"{_side(node.left, left)} {op} {_side(node.right, right)}"
-        return ConditionEvalError(f"cannot evaluate {sides}: {why}", node.op_offset)
+        return ConditionEvalError(N_("cannot evaluate {sides}: {why}").format(sides=sides, why=why), node.op_offset)
 
     for value in (left, right):
         if isinstance(value, float) and math.isnan(value):
-            raise fail("NaN is not a number that can be compared")
+            raise fail(N_("NaN is not a number that can be compared"))
     if op in ("==", "!="):
         if lk != rk:
-            raise fail(f"{op} needs two values of the same type")
+            raise fail(N_("{operator} needs two values of the same type").format(operator=op))
         return _same(left, right) == (op == "==")
     if op == "contains":
         if isinstance(left, str) and isinstance(right, str):  # both "string"
             return right in left
         if isinstance(left, list | tuple):  # "array"
             return any(_same(item, right) for item in left)
-        raise fail("contains needs text in text, or a value in an array")
+        raise fail(N_("contains needs text in text, or a value in an array"))
     if lk != rk or lk not in ("number", "string"):
-        raise fail(f"{op} needs two numbers or two strings")
+        raise fail(N_("{operator} needs two numbers or two strings").format(operator=op))
     return _ORDER[op](left, right)
 
 

@@ -10,8 +10,10 @@ only when it is shown. Pure: nothing but the standard library.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import re
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from functools import lru_cache
 
 Translate = Callable[[str], str]
 
@@ -71,3 +73,53 @@ def term(text: str) -> Sentence:
 def verbatim(text: str) -> Sentence:
     """Text that has no template (a library's own message): shown as it is in every language."""
     return Sentence("{text}", (("text", text),))
+
+
+_FIELD = re.compile(r"\{(\w+)\}")
+
+
+@lru_cache(maxsize=2048)
+def _pattern(template: str) -> re.Pattern[str] | None:
+    """The English of `template` as a pattern: its literal text exactly, each `{name}` any text."""
+    out, seen, pos = [], set(), 0
+    literal = template.replace("{{", "\0").replace("}}", "\1")
+    for match in _FIELD.finditer(literal):
+        out.append(re.escape(literal[pos:match.start()]))
+        name = match.group(1)
+        out.append(f"(?P={name})" if name in seen else f"(?P<{name}>.+?)")
+        seen.add(name)
+        pos = match.end()
+    out.append(re.escape(literal[pos:]))
+    rest = _FIELD.sub("", literal)
+    if not seen or "{" in rest or "}" in rest:
+        return None  # no parameter (a fixed sentence is looked up as it is), or braces it cannot read
+    text = "".join(out).replace("\0", re.escape("{")).replace("\1", re.escape("}"))
+    return re.compile(text, re.S)
+
+
+def read_back(text: str, templates: Iterable[str], depth: int = 0) -> Sentence | None:
+    """The template (of `templates`) whose English `text` is, with its parameters; None when none is.
+
+    For words kept as English text (a run record, written long ago): a screen reads them back into
+    their template to say them in its language. The template with the most fixed text wins; a
+    parameter that is itself one of the templates (a reason inside a reason, or a fixed sentence such
+    as "a number") is read back too.
+    """
+    if len(text) > 2000:  # a program's long output: never a sentence of ours, and kept from slow matching
+        return None
+    candidates = sorted(templates, key=lambda t: -len(_FIELD.sub("", t)))
+    if depth and text in candidates and "{" not in text:
+        return Sentence(text)
+    for template in candidates:
+        pattern = _pattern(template)
+        match = pattern.fullmatch(text) if pattern is not None else None
+        if match is None:
+            continue
+        params: list[tuple[str, object]] = []
+        for name, value in match.groupdict().items():
+            inner = read_back(value, candidates, depth + 1) if depth < 3 else None
+            params.append((name, inner if inner is not None else value))
+        found = Sentence(template, tuple(params))
+        if found.render() == text:
+            return found
+    return None

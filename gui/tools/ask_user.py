@@ -145,7 +145,7 @@ class AskUser(ModelTool):
     async def call(self, args: dict[str, Any], ctx: ToolContext) -> dict[str, Any]:
         a = parse_args(self, AskUserArgs, args)
         if ctx.interactions is None:
-            raise ToolError("no one can be asked here")
+            raise ToolError(N_("no one can be asked here"))
         handle = await ctx.interactions.request(question_request(a, ctx))
         result = await handle.result()
         if isinstance(result, ExpiredResult):
@@ -153,7 +153,7 @@ class AskUser(ModelTool):
         if isinstance(result, CancelledResult):
             raise ToolDeclined(f"the question was cancelled ({CANCEL_WORDS.get(result.reason, result.reason)})")
         if not isinstance(result, ResolvedResult) or not isinstance(result.response, QuestionResponse):
-            raise ToolError("the answer to the question is not an answer to questions")
+            raise ToolError(N_("the answer to the question is not an answer to questions"))
         if result.response.declined:
             raise ToolDeclined(DECLINED_REASON)
         answers: dict[str, Any] = {q.id: None for q in a.questions}  # skipped questions stay empty (null)

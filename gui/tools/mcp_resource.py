@@ -70,9 +70,12 @@ class McpResource(ModelTool):
     async def call(self, args: dict[str, Any], ctx: ToolContext) -> Any:
         a = parse_args(self, McpResourceArgs, args)
         if self.reader is None:
-            raise ToolError("no MCP servers are connected here, so no resource can be read")
+            raise ToolError(N_("no MCP servers are connected here, so no resource can be read"))
         known = self.reader.server_names()
         if a.server not in known:
-            listed = ", ".join(sorted(known)) or "none is set up"
-            raise ToolError(f"there is no MCP server named '{a.server}' (the servers: {listed})")
+            if not known:
+                raise ToolError(N_("there is no MCP server named '{server}' (the servers: none is set up)").format(
+                    server=a.server))
+            raise ToolError(N_("there is no MCP server named '{server}' (the servers: {servers})").format(
+                server=a.server, servers=", ".join(sorted(known))))
         return await self.reader.read_resource(a.server, a.uri)
