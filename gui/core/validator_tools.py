@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from gui.core.errors import Loc, Problem
-from gui.core.marks import N_, Sentence, sentence, verbatim
+from gui.core.marks import N_, Sentence, sentence, term, verbatim
 from gui.core.model import SlotType, ToolCall
 from gui.core.parser import split_tools
 from gui.core.registry import ToolArgumentError
@@ -199,9 +199,8 @@ def argument_words(exc: ToolArgumentError) -> Sentence:
     """`str(exc)` as a template: "arguments for 'cmd_run' are not valid: command: Field required"."""
     parts: list[Sentence] = []
     for path, message in exc.problems:
-        known = _ARGUMENT_WORDS.get(message)
         parts.append(sentence(N_("{field}: {reason}"), field=path or sentence(N_("arguments")),
-                              reason=sentence(known) if known is not None else message))
+                              reason=term(_ARGUMENT_WORDS.get(message, message))))  # a tool's own: if marked
     details: str | Sentence = ""
     for part in reversed(parts):
         details = part if details == "" else sentence(N_("{first}; {rest}"), first=part, rest=details)

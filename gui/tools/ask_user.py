@@ -99,7 +99,7 @@ class QuestionArgs(ToolArgs):
     def _choices_fit_the_kind(self) -> QuestionArgs:
         if self.type == "text":
             if self.options:
-                raise invalid("a text question takes no choices; use single_select or multi_select")
+                raise invalid(N_("a text question takes no choices; use single_select or multi_select"))
             return self
         if not self.options:
             raise invalid(f"a {self.type} question needs at least one choice")

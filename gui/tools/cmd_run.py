@@ -54,7 +54,7 @@ class CmdRunArgs(ToolArgs):
     @classmethod
     def _not_blank(cls, value: str) -> str:
         if not value.strip():
-            raise invalid("the command is empty")
+            raise invalid(N_("the command is empty"))
         return value
 
     @field_validator("cwd")

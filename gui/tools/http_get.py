@@ -57,9 +57,9 @@ class HttpGetArgs(ToolArgs):
         except ValueError as exc:
             raise invalid(f"the address is not valid: {exc}") from None
         if parts.scheme.lower() not in ("http", "https"):
-            raise invalid("the address must start with http:// or https://")
+            raise invalid(N_("the address must start with http:// or https://"))
         if not parts.hostname:
-            raise invalid("the address has no server name")
+            raise invalid(N_("the address has no server name"))
         try:
             httpx.URL(value)
         except httpx.InvalidURL as exc:

@@ -41,9 +41,9 @@ class McpResourceArgs(ToolArgs):
     def _an_address(cls, value: str) -> str:
         value = value.strip()
         if not _SCHEME.match(value):
-            raise invalid("the address must start with a scheme such as file:// or note://")
+            raise invalid(N_("the address must start with a scheme such as file:// or note://"))
         if any(ord(c) < 32 or ord(c) == 127 for c in value):
-            raise invalid("the address must not contain control characters")
+            raise invalid(N_("the address must not contain control characters"))
         return value
 
 
