@@ -45,7 +45,7 @@ KEYWORDS = {
 }
 # The help's code: operations, keywords, error codes, the example's names and the shell command it shows.
 HELP_WORDS = KEYWORDS | {
-    "TOOL", "SEQUENCES", "seq_list", "seq_create", "seq_run", "seq_when_call", "seq_delete", "seq_help",
+    "seq_list", "seq_create", "seq_run", "seq_when_call", "seq_delete", "seq_help",
     "missing-trailing-semicolon", "missing-semicolon", "undeclared-slot", "flag", "err", "shell", "rm", "rf",
     "cmd", "load", "fetch-one-node", "dig-deeper", "check-three-nodes", "node-a", "groups", "date", "detail",
 }
