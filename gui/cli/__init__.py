@@ -58,7 +58,7 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def cmd_help(args: argparse.Namespace) -> int:
-    print(help_text())
+    print(help_text(_))
     return 0
 
 
@@ -137,6 +137,9 @@ def main(argv: Seq[str] | None = None) -> int:
     if isinstance(lang, int):
         return lang
     i18n.set_defaults(started=lang)  # before the parser: its help is in that language too
+    from gui.cli.argwords import install
+
+    install()  # argparse's own words ("usage:", "error: …") in that language as well
     parser = build_parser()
     args = parser.parse_args(argv)
     from gui.settings import load_settings

@@ -20,4 +20,13 @@ def problem_line(text: str, problem: Problem, spans: dict[tuple[Any, ...], Span]
     """ "groups[1].tools[0].as: slot 'x' is not declared in out (line 12, column 40) (undeclared-slot)"."""
     line, column = place(text, problem, spans)
     return _("{where}: {message} (line {line}, column {column}) ({code})").format(
-        where=problem.where() or _("document"), message=problem.message, line=line, column=column, code=problem.code)
+        where=problem.where() or _("document"), message=problem.text(_), line=line, column=column, code=problem.code)
+
+
+def problem_words(problem: Problem) -> str:
+    """A problem with no text to place it in (a saved sequence): `str(problem)`, in the person's language."""
+    where = problem.where() or _("document")
+    if problem.offset is None:
+        return _("{where}: {message} ({code})").format(where=where, message=problem.text(_), code=problem.code)
+    return _("{where}: {message} (at character {offset}) ({code})").format(
+        where=where, message=problem.text(_), offset=problem.offset, code=problem.code)

@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from gui.cli.places import problem_line
+from gui.cli.places import problem_line, problem_words
 from gui.cli.prompter import ICONS, TerminalPrompter
 from gui.core.errors import DslError
 from gui.core.operations import OperationError, Operations
@@ -193,7 +193,7 @@ async def _run(args: argparse.Namespace, run_args: dict[str, Any]) -> int:
         return 2
     except DslError as exc:
         for problem in exc.errors:
-            _err(problem_line(text, problem) if text is not None else str(problem))
+            _err(problem_line(text, problem) if text is not None else problem_words(problem))
         _err("seqdesk run: " + _("{target} is not a valid sequence").format(target=args.target))
         return 2
     except LookupError:

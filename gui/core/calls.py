@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from gui.core.errors import Problem
+from gui.core.errors import Problem, problem
+from gui.core.marks import N_
 from gui.core.model import Sequence, ToolCall
 
 
@@ -40,8 +41,9 @@ def cycle_problems(sequence: Sequence, calls: Mapping[str, frozenset[str]]) -> l
             path = _path(target, own, calls, {target}) if target is not None else None
             if path is not None:
                 chain = " → ".join([group.name, *path])
-                problems.append(Problem(loc=("groups", gi, "tools", ti, "args", "name"), code="cycle",
-                                        message=f"seq_call makes a cycle ({chain}): a sequence may not call itself"))
+                problems.append(problem(("groups", gi, "tools", ti, "args", "name"), "cycle",
+                                        N_("seq_call makes a cycle ({chain}): a sequence may not call itself"),
+                                        chain=chain))
     return problems
 
 

@@ -14,20 +14,31 @@ import string
 from dataclasses import dataclass
 from typing import Any
 
+from gui.core.marks import N_, Sentence, sentence
 from gui.core.names import is_name_char, is_name_start, scan_name
 
 KEYWORDS = frozenset({"and", "or", "not", "true", "false", "contains"})
 _ESCAPES = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
+# What a character people bring from other languages means here.
+_HINTS = {
+    "=": N_("write == to compare: a single = is not an operator"),
+    "!": N_("write not instead of !"),
+    "&": N_("write and instead of &&"),
+    "|": N_("write or instead of ||"),
+    "'": N_('text goes in double quotes: "like this"'),
+}
 _NUMBER = re.compile(r"-?[0-9]+(\.[0-9]+)?([eE][+-]?[0-9]+)?")
 
 
 class ConditionSyntaxError(ValueError):
-    """The text is not a condition. `message` says what was expected; `offset` is where, in the text."""
+    """The text is not a condition. `message` says what was expected (English); `offset` is where, in
+    the text; `words` is the marked template with its parameters, for a screen's own language."""
 
-    def __init__(self, message: str, offset: int) -> None:
-        super().__init__(f"{message} (at character {offset})")
-        self.message = message
+    def __init__(self, message: str | Sentence, offset: int, **params: object) -> None:
+        self.words = message if isinstance(message, Sentence) else sentence(message, **params)
+        self.message = self.words.render()
         self.offset = offset
+        super().__init__(f"{self.message} (at character {offset})")
 
 
 @dataclass(frozen=True)
@@ -68,19 +79,13 @@ def lex(text: str, i: int) -> Token:
         if word in KEYWORDS:
             return Token(word, i, end)
         if word.lower() in KEYWORDS:
-            raise ConditionSyntaxError(f"write {word.lower()} in lowercase, not {word}", i)
+            raise ConditionSyntaxError(N_("write {lower} in lowercase, not {word}"), i, lower=word.lower(), word=word)
         raise ConditionSyntaxError(
-            f"unknown word {clip(word)}: an input is read as $args.{clip(word)}, text goes in double quotes",
-            i,
-        )
-    hints = {
-        "=": "write == to compare: a single = is not an operator",
-        "!": "write not instead of !",
-        "&": "write and instead of &&",
-        "|": "write or instead of ||",
-        "'": 'text goes in double quotes: "like this"',
-    }
-    raise ConditionSyntaxError(hints.get(c, f"unexpected character {c!r}"), i)
+            N_("unknown word {word}: an input is read as $args.{word}, text goes in double quotes"), i, word=clip(word))
+    hint = _HINTS.get(c)
+    if hint is not None:
+        raise ConditionSyntaxError(hint, i)
+    raise ConditionSyntaxError(N_("unexpected character {char}"), i, char=repr(c))
 
 
 def _lex_string(text: str, start: int) -> Token:
@@ -107,36 +112,37 @@ def _lex_string(text: str, start: int) -> Token:
                 j += 6
             out.append(chr(code))
         elif e:
-            raise ConditionSyntaxError(f"invalid escape \\{e} in a string: write \\\\ for a backslash", j)
+            raise ConditionSyntaxError(N_("invalid escape \\{escape} in a string: write \\\\ for a backslash"), j,
+                                       escape=e)
         else:
             break
-    raise ConditionSyntaxError('unterminated string: close it with "', start)
+    raise ConditionSyntaxError(N_('unterminated string: close it with "'), start)
 
 
 def _hex4(text: str, j: int) -> int:
     digits = text[j + 2 : j + 6]
     if len(digits) != 4 or any(d not in string.hexdigits for d in digits):
-        raise ConditionSyntaxError("expected 4 hex digits after \\u", j)
+        raise ConditionSyntaxError(N_("expected 4 hex digits after \\u"), j)
     return int(digits, 16)
 
 
 def _lex_number(text: str, start: int) -> Token:
     match = _NUMBER.match(text, start)
     if match is None:
-        raise ConditionSyntaxError("expected a digit after -", start)
+        raise ConditionSyntaxError(N_("expected a digit after -"), start)
     end = match.end()
     if end < len(text) and (text[end] == "." or is_name_char(text[end])):
         stop = end
         while stop < len(text) and (text[stop] == "." or is_name_char(text[stop])):
             stop += 1
-        raise ConditionSyntaxError(f"malformed number {clip(text[start:stop])}", start)
+        raise ConditionSyntaxError(N_("malformed number {number}"), start, number=clip(text[start:stop]))
     raw = match.group()
     try:
         value: int | float = float(raw) if match.group(1) or match.group(2) else int(raw)
     except ValueError:  # more digits than Python converts
-        raise ConditionSyntaxError("number too long", start) from None
+        raise ConditionSyntaxError(N_("number too long"), start) from None
     if isinstance(value, float) and not math.isfinite(value):  # a whole number is never too large
-        raise ConditionSyntaxError("number too large", start)
+        raise ConditionSyntaxError(N_("number too large"), start)
     return Token("num", start, end, value)
 
 
@@ -144,12 +150,12 @@ def _lex_arg(text: str, start: int) -> Token:
     end = scan_name(text, start + 1)
     if text[start + 1 : end] != "args":
         shown = text[start:end] if end > start + 1 else "$"
-        raise ConditionSyntaxError(f"unknown {clip(shown)}: an input is read as $args.<name>", start)
+        raise ConditionSyntaxError(N_("unknown {word}: an input is read as $args.<name>"), start, word=clip(shown))
     if not text.startswith(".", end):
-        raise ConditionSyntaxError("expected . and a name after $args, as in $args.host", end)
+        raise ConditionSyntaxError(N_("expected . and a name after $args, as in $args.host"), end)
     name_end = scan_name(text, end + 1)
     if name_end == end + 1:
-        raise ConditionSyntaxError("expected a name after $args. (a letter or _ first)", end + 1)
+        raise ConditionSyntaxError(N_("expected a name after $args. (a letter or _ first)"), end + 1)
     return Token("arg", start, name_end, text[end + 1 : name_end])
 
 

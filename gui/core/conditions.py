@@ -25,12 +25,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gui.core.condition_lexer import ConditionSyntaxError, Token, clip, lex
+from gui.core.marks import N_, Sentence, sentence
 from gui.core.model import json_type_name
 from gui.core.names import ARGS_PREFIX, is_valid_name
 
 OPERATORS = ("==", "!=", ">", ">=", "<", "<=", "contains")
 _OPS_HINT = "(==, !=, >, >=, <, <=, contains)"
-_VALUE_HINT = '($args.<name>, a "string", a number, true or false)'
+_VALUE_HINT = sentence(N_('($args.<name>, a "string", a number, true or false)'))
 _MAX_DEPTH = 100
 
 
@@ -196,8 +197,8 @@ class _Parser:
         self.tok = lex(self.text, taken.end)
         return taken
 
-    def shown(self, tok: Token) -> str:
-        return "the end" if tok.kind == "end" else clip(self.text[tok.start : tok.end])
+    def shown(self, tok: Token) -> str | Sentence:
+        return sentence(N_("the end")) if tok.kind == "end" else clip(self.text[tok.start : tok.end])
 
     def parse_or(self) -> Condition:
         return self._junction(self.parse_and, "or", Or)
@@ -224,7 +225,8 @@ class _Parser:
     def _enter(self, offset: int) -> None:
         self.depth += 1
         if self.depth > _MAX_DEPTH:
-            raise ConditionSyntaxError(f"condition nested too deeply (more than {_MAX_DEPTH} levels)", offset)
+            raise ConditionSyntaxError(N_("condition nested too deeply (more than {limit} levels)"), offset,
+                                       limit=_MAX_DEPTH)
 
     def parse_primary(self) -> Condition:
         tok = self.tok
@@ -233,21 +235,22 @@ class _Parser:
             self._enter(tok.start)
             node = self.parse_or()
             if self.tok.kind != ")":
-                raise ConditionSyntaxError(
-                    f"expected ) to close the ( at character {tok.start}, found {self.shown(self.tok)}",
-                    self.tok.start,
-                )
+                raise ConditionSyntaxError(N_("expected ) to close the ( at character {start}, found {token}"),
+                                           self.tok.start, start=tok.start, token=self.shown(self.tok))
             self.advance()
             self.depth -= 1
             return node
         if tok.kind in ("arg", "str", "num", "bool"):
             return self.parse_comparison()
         if tok.kind == "end":
-            after = f" after {self.shown(self.prev)}" if self.prev else ""
-            raise ConditionSyntaxError(f"unexpected end: expected a condition{after}", tok.start)
+            if self.prev:
+                raise ConditionSyntaxError(N_("unexpected end: expected a condition after {token}"), tok.start,
+                                           token=self.shown(self.prev))
+            raise ConditionSyntaxError(N_("unexpected end: expected a condition"), tok.start)
         if tok.kind == "op":
-            raise ConditionSyntaxError(f"expected a value {_VALUE_HINT} before {self.shown(tok)}", tok.start)
-        raise ConditionSyntaxError(f"unexpected '{self.shown(tok)}': expected a condition", tok.start)
+            raise ConditionSyntaxError(N_("expected a value {values} before {token}"), tok.start, values=_VALUE_HINT,
+                                       token=self.shown(tok))
+        raise ConditionSyntaxError(N_("unexpected '{token}': expected a condition"), tok.start, token=self.shown(tok))
 
     def operand(self) -> Operand:
         tok = self.advance()
@@ -260,34 +263,33 @@ class _Parser:
             lone_ok = left_tok.kind in ("arg", "bool")
             if lone_ok and self.tok.kind in ("and", "or", ")", "end"):
                 return left
-            raise ConditionSyntaxError(f"expected an operator {_OPS_HINT} after {self.shown(left_tok)}", self.tok.start)
+            raise ConditionSyntaxError(N_("expected an operator {operators} after {token}"), self.tok.start,
+                                       operators=_OPS_HINT, token=self.shown(left_tok))
         op = self.advance()
         if self.tok.kind not in ("arg", "str", "num", "bool"):
-            raise ConditionSyntaxError(f"expected a value {_VALUE_HINT} after {op.value}", self.tok.start)
+            raise ConditionSyntaxError(N_("expected a value {values} after {operator}"), self.tok.start,
+                                       values=_VALUE_HINT, operator=op.value)
         node = Compare(left, op.value, self.operand(), offset=left.offset, op_offset=op.start)
         if self.tok.kind == "op":
-            raise ConditionSyntaxError(
-                f"unexpected {self.shown(self.tok)}: comparisons do not chain, join them with and / or",
-                self.tok.start,
-            )
+            raise ConditionSyntaxError(N_("unexpected {token}: comparisons do not chain, join them with and / or"),
+                                       self.tok.start, token=self.shown(self.tok))
         return node
 
 
 def parse_condition(text: str) -> Condition:
     """The tree of `text`. Raises ConditionSyntaxError, and nothing else, for any input."""
     if not isinstance(text, str):
-        raise ConditionSyntaxError(f"a condition is text, not {type(text).__name__}", 0)
+        raise ConditionSyntaxError(N_("a condition is text, not {kind}"), 0, kind=type(text).__name__)
     parser = _Parser(text)
     if parser.tok.kind == "end":
-        raise ConditionSyntaxError("empty condition: write true to always run", 0)
+        raise ConditionSyntaxError(N_("empty condition: write true to always run"), 0)
     node = parser.parse_or()
     tok = parser.tok
     if tok.kind == ")":
-        raise ConditionSyntaxError("unexpected ')': there is no ( for it to close", tok.start)
+        raise ConditionSyntaxError(N_("unexpected ')': there is no ( for it to close"), tok.start)
     if tok.kind != "end":
-        raise ConditionSyntaxError(
-            f"unexpected {parser.shown(tok)}: expected and, or, or the end of the condition", tok.start
-        )
+        raise ConditionSyntaxError(N_("unexpected {token}: expected and, or, or the end of the condition"), tok.start,
+                                   token=parser.shown(tok))
     return node
 
 
@@ -306,15 +308,15 @@ def evaluate(cond: Condition, args: Mapping[str, Any]) -> bool:
     if isinstance(cond, Literal):
         if isinstance(cond.value, bool):
             return cond.value
-        raise ConditionEvalError(f"{cond.to_text()} is a value, not a condition: compare it", cond.offset)
+        raise ConditionEvalError(N_("{value} is a value, not a condition: compare it").format(value=cond.to_text()),
+                                 cond.offset)
     if isinstance(cond, ArgRef):
         value = _lookup(cond, args)
         if isinstance(value, bool):
             return value
         raise ConditionEvalError(
-            f"$args.{cond.name} is {_describe(value)}, not true or false: compare it, as in $args.{cond.name} == …",
-            cond.offset,
-        )
+            N_("$args.{name} is {value}, not true or false: compare it, as in $args.{name} == …").format(
+                name=cond.name, value=_describe(value)), cond.offset)
     if isinstance(cond, Not):
         return not evaluate(cond.operand, args)
     if isinstance(cond, _Junction):
@@ -327,7 +329,7 @@ def evaluate(cond: Condition, args: Mapping[str, Any]) -> bool:
 
 def _lookup(ref: ArgRef, args: Mapping[str, Any]) -> Any:
     if ref.name not in args:
-        raise ConditionEvalError(f"$args.{ref.name} has no value", ref.offset)
+        raise ConditionEvalError(N_("$args.{name} has no value").format(name=ref.name), ref.offset)
     return args[ref.name]
 
 
@@ -358,23 +360,23 @@ def _compare(node: Compare, args: Mapping[str, Any]) -> bool:
 
     def fail(why: str) -> ConditionEvalError:
         sides = f"{_side(node.left, left)} {op} {_side(node.right, right)}"
-        return ConditionEvalError(f"cannot evaluate {sides}: {why}", node.op_offset)
+        return ConditionEvalError(N_("cannot evaluate {sides}: {why}").format(sides=sides, why=why), node.op_offset)
 
     for value in (left, right):
         if isinstance(value, float) and math.isnan(value):
-            raise fail("NaN is not a number that can be compared")
+            raise fail(N_("NaN is not a number that can be compared"))
     if op in ("==", "!="):
         if lk != rk:
-            raise fail(f"{op} needs two values of the same type")
+            raise fail(N_("{operator} needs two values of the same type").format(operator=op))
         return _same(left, right) == (op == "==")
     if op == "contains":
         if isinstance(left, str) and isinstance(right, str):  # both "string"
             return right in left
         if isinstance(left, list | tuple):  # "array"
             return any(_same(item, right) for item in left)
-        raise fail("contains needs text in text, or a value in an array")
+        raise fail(N_("contains needs text in text, or a value in an array"))
     if lk != rk or lk not in ("number", "string"):
-        raise fail(f"{op} needs two numbers or two strings")
+        raise fail(N_("{operator} needs two numbers or two strings").format(operator=op))
     return _ORDER[op](left, right)
 
 

@@ -12,11 +12,13 @@ from pathlib import Path
 from typing import Any
 
 from gui.core.calls import direct_calls
-from gui.core.errors import DslError, Problem
+from gui.core.errors import DslError, problem
+from gui.core.marks import N_
 from gui.core.model import Sequence, Signature, SlotType
 from gui.core.registry import Registry, ToolArgumentError
 from gui.core.signature import signature_of
 from gui.core.validator import CatalogView
+from gui.core.validator_tools import ArgumentsError
 
 
 class NotFoundError(LookupError):
@@ -36,7 +38,7 @@ def _validate_args(registry: Registry) -> Any:
         try:
             tool.validate_args(args)
         except ToolArgumentError as exc:
-            raise ValueError(str(exc)) from None
+            raise ArgumentsError(exc) from None
 
     return check
 
@@ -71,8 +73,7 @@ def catalog_view(sequences: list[Sequence], registry: Registry | None) -> Catalo
 def document_from(name: str | None, description: str, groups: Any, file: str | None) -> Any:
     """The document `create` saves, from `groups` or from `file`: exactly one of them."""
     if (groups is None) == (file is None):
-        raise DslError([Problem(loc=("groups",), code="groups-and-file",
-                                message="give either groups or file, exactly one of them")])
+        raise DslError([problem(("groups",), "groups-and-file", N_("give either groups or file, exactly one of them"))])
     if file is not None:
         doc = load_document_file(file)
         return {**doc, "name": name} if name is not None and isinstance(doc, dict) else doc
@@ -86,8 +87,8 @@ def load_document_file(path: str) -> Any:
         text = Path(path).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         reason = getattr(exc, "strerror", None) or exc
-        raise DslError([Problem(loc=("file",), code="bad-file",
-                                message=f"cannot read the file {path}: {reason}")]) from None
+        raise DslError([problem(("file",), "bad-file", N_("cannot read the file {path}: {reason}"), path=path,
+                                reason=str(reason))]) from None
     return load_json_text(text, ("file",))
 
 

@@ -4,10 +4,20 @@ from __future__ import annotations
 
 import re
 
+from gui.core.marks import N_, sentence
+
 _PART = re.compile(r"(\d+(?:\.\d+)?)(ms|s|m|h)")
 _UNITS = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0}
 # Beyond any real wait, and past it the deadline of a request overflows (`1e400s` is infinite).
 MAX_SECONDS = 365 * 24 * 3600.0
+
+
+class DurationError(ValueError):
+    """Not a duration; `str()` is the English, `words` the template a screen words in its language."""
+
+    def __init__(self, template: str, **params: object) -> None:
+        self.words = sentence(template, **params)
+        super().__init__(self.words.render())
 
 
 def parse_duration(text: str) -> float:
@@ -20,11 +30,12 @@ def parse_duration(text: str) -> float:
         total += float(match.group(1)) * _UNITS[match.group(2)]
         pos = match.end()
     if not stripped or pos != len(stripped):
-        raise ValueError(f"'{text}' is not a duration: write a number and a unit, like 500ms, 30s, 2m or 1h")
+        raise DurationError(N_("'{text}' is not a duration: write a number and a unit, like 500ms, 30s, 2m or 1h"),
+                            text=text)
     if total <= 0:
-        raise ValueError(f"'{text}' is not a positive duration: a time limit must be more than zero")
+        raise DurationError(N_("'{text}' is not a positive duration: a time limit must be more than zero"), text=text)
     if not total <= MAX_SECONDS:
-        raise ValueError(f"'{text}' is too long: a time limit is at most a year (8760h)")
+        raise DurationError(N_("'{text}' is too long: a time limit is at most a year (8760h)"), text=text)
     return total
 
 

@@ -3,13 +3,20 @@
 A `Problem` says where (a pydantic-style `loc`), what (a stable `code`) and what to write instead
 (`message`); for text fields (`tools`, `when`, a whole document) it also carries the character
 `offset` inside that text. The validator collects every problem; it never stops at the first.
+
+`message` is English, always (the API, MCP, the JSON of `seqdesk check` carry it); `words` keeps the
+marked template and its parameters (gui/core/marks.py) so a screen can say it in its language with
+`text(_)`. A problem built with `problem(...)` has both; one built from plain text has no `words`
+and reads the same in every language.
 """
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field, SkipValidation
+
+from gui.core.marks import Sentence, Translate, as_written, sentence
 
 Loc = tuple[str | int, ...]
 
@@ -24,6 +31,11 @@ class Problem(BaseModel):
     message: str
     offset: int | None = None
     severity: Literal["error", "warning"] = "error"
+    words: Annotated[Sentence | None, SkipValidation] = Field(default=None, exclude=True, repr=False)
+
+    def text(self, tr: Translate = as_written) -> str:
+        """The message in the words of `tr` (a screen's `_`); English (`message`) without one."""
+        return self.words.render(tr) if self.words is not None else self.message
 
     def where(self) -> str:
         """`groups[1].tools[0].as`: the loc written as a path a person can read."""
@@ -39,6 +51,13 @@ class Problem(BaseModel):
         if self.offset is not None:
             data["offset"] = self.offset
         return data
+
+
+def problem(loc: Loc, code: str, message: str | Sentence, *, offset: int | None = None,
+            severity: Literal["error", "warning"] = "error", **params: object) -> Problem:
+    """A problem from a marked template (`N_("… {name} …")`, filled with `params`) or a `Sentence`."""
+    words = message if isinstance(message, Sentence) else sentence(message, **params)
+    return Problem(loc=loc, code=code, message=words.render(), offset=offset, severity=severity, words=words)
 
 
 def format_loc(loc: Loc) -> str:

@@ -24,7 +24,7 @@ from pydantic import (
     model_validator,
 )
 
-from gui.core.marks import N_
+from gui.core.marks import N_, Sentence, Translate, as_written
 from gui.core.queries import DEFAULT_LIMIT, Page
 
 JsonValue = Any
@@ -104,6 +104,16 @@ class ToolApprovalRequest(_RequestBase):
     # What it will do in one sentence ("Read the file /x"), and the part to check, shown in bold.
     summary: str | None = None
     summary_highlight: str | None = None
+    # `summary` as its marked template and parameters (data), so the inbox words it in the person's language.
+    summary_template: str | None = None
+    summary_params: dict[str, str] = Field(default_factory=dict)
+
+    def summary_words(self, tr: Translate = as_written) -> str | None:
+        """`summary` in the words of `tr`; as written when it has no template (or it was made elsewhere)."""
+        if self.summary_template is None or tr(self.summary_template) == self.summary_template:
+            return self.summary  # English, or a sentence the catalogue does not know: as it was written
+        words = Sentence(self.summary_template, tuple(self.summary_params.items()))
+        return words.render(tr) if words.render() == self.summary else self.summary
 
 
 class QuestionOption(_Model):

@@ -13,7 +13,8 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from gui.core.errors import DslError, Loc, Problem
+from gui.core.errors import DslError, Loc, Problem, problem
+from gui.core.marks import N_, Sentence, sentence, verbatim
 
 _DECODER = json.JSONDecoder()
 
@@ -36,20 +37,21 @@ def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 class _BadNumber(ValueError):
     """A number JSON cannot carry: `NaN`, `Infinity`, one too large for a float, too many digits."""
 
-    def __init__(self, literal: str, message: str) -> None:
-        super().__init__(message)
+    def __init__(self, literal: str, words: Sentence) -> None:
+        super().__init__(words.render())
         self.literal = literal
-        self.message = message
+        self.words = words
+        self.message = words.render()
 
 
 def _refuse_constant(name: str) -> float:
-    raise _BadNumber(name, f"{name} is not a JSON number: write a number, or text in quotes")
+    raise _BadNumber(name, sentence(N_("{name} is not a JSON number: write a number, or text in quotes"), name=name))
 
 
 def _finite_float(literal: str) -> float:
     value = float(literal)
     if not math.isfinite(value):
-        raise _BadNumber(literal, f"{literal} is too large a number")
+        raise _BadNumber(literal, sentence(N_("{number} is too large a number"), number=literal))
     return value
 
 
@@ -57,7 +59,7 @@ def _whole_number(literal: str) -> int:
     try:
         return int(literal)
     except ValueError:  # more digits than Python converts
-        raise _BadNumber(literal, f"a number of {len(literal)} digits is too long") from None
+        raise _BadNumber(literal, sentence(N_("a number of {count} digits is too long"), count=len(literal))) from None
 
 
 # For `json.loads`: only numbers JSON can carry, in a form every reader of the stored data accepts.
@@ -66,16 +68,40 @@ NUMBER_HOOKS: dict[str, Any] = {"parse_constant": _refuse_constant, "parse_float
 _STRICT_DECODER = json.JSONDecoder(object_pairs_hook=_no_duplicates, **NUMBER_HOOKS)
 
 
-def _json_problem(exc: json.JSONDecodeError, loc: Loc, what: str) -> Problem:
-    hint = ""
+# What Python's JSON reader says, so a screen can say it in its language (anything else: as it is).
+_JSON_WORDS = {
+    "Expecting value": N_("Expecting value"),
+    "Expecting property name enclosed in double quotes": N_("Expecting property name enclosed in double quotes"),
+    "Expecting ':' delimiter": N_("Expecting ':' delimiter"),
+    "Expecting ',' delimiter": N_("Expecting ',' delimiter"),
+    "Unterminated string starting at": N_("Unterminated string starting at"),
+    "Invalid control character at": N_("Invalid control character at"),
+    "Invalid \\escape": N_("Invalid \\escape"),
+    "Invalid \\uXXXX escape": N_("Invalid \\uXXXX escape"),
+}
+
+
+def _json_reason(msg: str) -> Sentence:
+    known = _JSON_WORDS.get(msg)
+    return sentence(known) if known is not None else verbatim(msg)
+
+
+def _json_problem(exc: json.JSONDecodeError, loc: Loc, what: Sentence) -> Problem:
+    reason = _json_reason(exc.msg)
     if "property name enclosed in double quotes" in exc.msg:
-        hint = ': keys need double quotes, like {"tool": …}, not {tool: …}'
-    return Problem(
-        loc=loc,
-        code="invalid-json",
-        message=f"{what} is not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno}){hint}",
-        offset=exc.pos,
-    )
+        return problem(loc, "invalid-json", N_("{what} is not valid JSON: {reason} (line {line}, column {column}): "
+                                               "keys need double quotes, like {good}, not {bad}"), offset=exc.pos,
+                       what=what, reason=reason, line=exc.lineno, column=exc.colno, good='{"tool": …}',
+                       bad="{tool: …}")
+    return problem(loc, "invalid-json", N_("{what} is not valid JSON: {reason} (line {line}, column {column})"),
+                   offset=exc.pos, what=what, reason=reason, line=exc.lineno, column=exc.colno)
+
+
+_DOCUMENT = sentence(N_("the document"))
+
+
+def _tool_object(number: int) -> Sentence:
+    return sentence(N_("tool object {number}"), number=number)
 
 
 def _duplicate_key_position(text: str, start: int, key: str) -> int:
@@ -85,32 +111,32 @@ def _duplicate_key_position(text: str, start: int, key: str) -> int:
     return second if second >= 0 else max(first, start)
 
 
-def _bad_number(exc: _BadNumber, text: str, start: int, loc: Loc, what: str) -> Problem:
+def _bad_number(exc: _BadNumber, text: str, start: int, loc: Loc, what: Sentence) -> Problem:
     at = text.find(exc.literal, start)
-    return Problem(loc=loc, code="invalid-json", offset=at if at >= 0 else start,
-                   message=f"{what} is not valid JSON: {exc.message}")
+    return problem(loc, "invalid-json", N_("{what} is not valid JSON: {reason}"), offset=at if at >= 0 else start,
+                   what=what, reason=exc.words)
 
 
 def load_json_text(text: str, loc: Loc = ()) -> Any:
     """The JSON value in `text` (a whole document); DslError with the offset when it is not JSON."""
     if not isinstance(text, str):
-        raise DslError([Problem(loc=loc, code="bad-type", message="the document must be text")])
+        raise DslError([problem(loc, "bad-type", N_("the document must be text"))])
     try:
         value, end = _STRICT_DECODER.raw_decode(text, _skip_space(text, 0))
     except _DuplicateKey as exc:
         pos = _duplicate_key_position(text, 0, exc.key)
-        raise DslError([Problem(loc=loc, code="duplicate-key", offset=pos,
-                                message=f"the key '{exc.key}' appears twice in one object: keep one")]) from None
+        raise DslError([problem(loc, "duplicate-key", N_("the key '{key}' appears twice in one object: keep one"),
+                                offset=pos, key=exc.key)]) from None
     except _BadNumber as exc:
-        raise DslError([_bad_number(exc, text, 0, loc, "the document")]) from None
+        raise DslError([_bad_number(exc, text, 0, loc, _DOCUMENT)]) from None
     except json.JSONDecodeError as exc:
-        raise DslError([_json_problem(exc, loc, "the document")]) from None
+        raise DslError([_json_problem(exc, loc, _DOCUMENT)]) from None
     except RecursionError:
-        raise DslError([Problem(loc=loc, code="invalid-json", message="the document is nested too deeply")]) from None
+        raise DslError([problem(loc, "invalid-json", N_("the document is nested too deeply"))]) from None
     end = _skip_space(text, end)
     if end != len(text):
-        raise DslError([Problem(loc=loc, code="invalid-json", offset=end,
-                                message="unexpected text after the end of the JSON document")])
+        raise DslError([problem(loc, "invalid-json", N_("unexpected text after the end of the JSON document"),
+                                offset=end)])
     return value
 
 
@@ -138,62 +164,63 @@ def split_tools(text: str, loc: Loc) -> tuple[list[RawTool], list[Problem]]:
     problems: list[Problem] = []
     pos = _skip_space(text, 0)
     if pos == len(text):
-        problems.append(Problem(loc=loc, code="empty-tools", offset=0, message=(
-            'the group has no tools: write at least one, like {"tool":"echo","args":{"value":"hi"}} ;')))
+        problems.append(problem(loc, "empty-tools", N_("the group has no tools: write at least one, like {example}"),
+                                offset=0, example='{"tool":"echo","args":{"value":"hi"}} ;'))
         return tools, problems
     while pos < len(text):
         if text[pos] == ";":
-            problems.append(Problem(loc=loc, code="invalid-json", offset=pos, message=(
-                "a ';' with no tool object before it: remove it, or put a {…} object before it")))
+            problems.append(problem(loc, "invalid-json", N_(
+                "a ';' with no tool object before it: remove it, or put a {{…}} object before it"), offset=pos))
             pos = _skip_space(text, pos + 1)
             continue
         if text[pos] != "{":
-            problems.append(Problem(loc=loc, code="invalid-json", offset=pos, message=(
-                f"expected '{{' to start a tool object, found {text[pos]!r}: each tool is a JSON object "
-                "followed by ';'")))
+            problems.append(problem(loc, "invalid-json", N_(
+                "expected '{{' to start a tool object, found {found}: each tool is a JSON object followed by ';'"),
+                offset=pos, found=repr(text[pos])))
             pos = _resume_after_semicolon(text, pos)
             continue
         start = pos
         try:
             value, pos = _STRICT_DECODER.raw_decode(text, pos)
         except _DuplicateKey as exc:
-            problems.append(Problem(loc=(*loc, len(tools)), code="duplicate-key",
-                                    offset=_duplicate_key_position(text, start, exc.key),
-                                    message=f"the key '{exc.key}' appears twice in this tool: keep one"))
+            problems.append(problem((*loc, len(tools)), "duplicate-key",
+                                    N_("the key '{key}' appears twice in this tool: keep one"),
+                                    offset=_duplicate_key_position(text, start, exc.key), key=exc.key))
             tools.append(RawTool(value=None, offset=start))
             pos = _resume_after_semicolon(text, start)
             continue
         except _BadNumber as exc:
-            problems.append(_bad_number(exc, text, start, loc, f"tool object {len(tools) + 1}"))
+            problems.append(_bad_number(exc, text, start, loc, _tool_object(len(tools) + 1)))
             tools.append(RawTool(value=None, offset=start))
             pos = _resume_after_semicolon(text, start)
             continue
         except json.JSONDecodeError as exc:
-            problems.append(_json_problem(exc, loc, f"tool object {len(tools) + 1}"))
+            problems.append(_json_problem(exc, loc, _tool_object(len(tools) + 1)))
             tools.append(RawTool(value=None, offset=start))
             pos = _resume_after_semicolon(text, start)
             continue
         except RecursionError:
-            problems.append(Problem(loc=loc, code="invalid-json", offset=start,
-                                    message=f"tool object {len(tools) + 1} is nested too deeply"))
+            problems.append(problem(loc, "invalid-json", N_("tool object {number} is nested too deeply"),
+                                    offset=start, number=len(tools) + 1))
             tools.append(RawTool(value=None, offset=start))
             pos = _resume_after_semicolon(text, start)
             continue
         tools.append(RawTool(value=value, offset=start))
         pos = _skip_space(text, pos)
         if pos == len(text):
-            problems.append(Problem(loc=loc, code="missing-trailing-semicolon", offset=pos, message=(
-                "the last tool object is not followed by ';': every tool ends with ';', the last one too")))
+            problems.append(problem(loc, "missing-trailing-semicolon", N_(
+                "the last tool object is not followed by ';': every tool ends with ';', the last one too"), offset=pos))
             break
         if text[pos] == ";":
             pos = _skip_space(text, pos + 1)
         elif text[pos] == "{":
-            problems.append(Problem(loc=loc, code="missing-semicolon", offset=pos, message=(
-                f"';' is missing between tool {len(tools)} and tool {len(tools) + 1}: write '}} ; {{' "
-                "(the next tool was still read)")))
+            problems.append(problem(loc, "missing-semicolon", N_(
+                "';' is missing between tool {before} and tool {after}: write '}} ; {{' "
+                "(the next tool was still read)"),
+                offset=pos, before=len(tools), after=len(tools) + 1))
         else:
-            problems.append(Problem(loc=loc, code="invalid-json", offset=pos, message=(
-                f"expected ';' after tool object {len(tools)}, found {text[pos]!r}")))
+            problems.append(problem(loc, "invalid-json", N_("expected ';' after tool object {number}, found {found}"),
+                                    offset=pos, number=len(tools), found=repr(text[pos])))
             pos = _resume_after_semicolon(text, pos)
     return tools, problems
 

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from pydantic import BaseModel, ValidationError
 
+from gui.core.marks import Sentence, sentence
 from gui.core.model import SlotType
 
 if TYPE_CHECKING:
@@ -63,10 +64,18 @@ class ShellApproval:
 @dataclass(frozen=True)
 class ApprovalSummary:
     """One sentence of what a tool approval will do, with the part a person must check (a file, a
-    web server's name) given apart so the inbox can show it in bold."""
+    web server's name) given apart so the inbox can show it in bold. `words`: the marked template and
+    its parameters, so the inbox can say it in the person's language (`text` stays the English)."""
 
     text: str
     highlight: str | None = None
+    words: Sentence | None = None
+
+    @classmethod
+    def of(cls, template: str, *, highlight: str | None = None, **params: str) -> ApprovalSummary:
+        """`ApprovalSummary.of(N_("Read the file {path}"), highlight=path, path=path)`."""
+        words = sentence(template, **params)
+        return cls(text=words.render(), highlight=highlight, words=words)
 
 
 @dataclass

@@ -11,11 +11,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from gui.core.marks import N_, Sentence, sentence, term
 from gui.core.model import SlotType, json_type_name
 from gui.core.substitution import whole_reference
 
-WORDS = {"string": "text", "number": "a number", "boolean": "yes/no", "array": "a list",
-         "object": "a group of values", "null": "nothing"}
+WORDS = {"string": N_("text"), "number": N_("a number"), "boolean": N_("yes/no"), "array": N_("a list"),
+         "object": N_("a group of values"), "null": N_("nothing")}
 
 
 def literal_type(value: Any, ins: Mapping[str, SlotType]) -> SlotType | None:
@@ -31,8 +32,15 @@ def literal_type(value: Any, ins: Mapping[str, SlotType]) -> SlotType | None:
 
 def mismatch(title: str, got: SlotType, slot: str, declared: SlotType) -> str:
     """The message for a result that cannot be saved to its output, in the editor's words."""
-    return (f"{title} gives back {WORDS[got.value]}, but the output '{slot}' holds {WORDS[declared.value]}: "
-            f"make '{slot}' {WORDS[got.value]} ({got.value})")
+    return mismatch_words(title, got, slot, declared).render()
+
+
+def mismatch_words(title: str, got: SlotType, slot: str, declared: SlotType) -> Sentence:
+    """`mismatch` as a template and its parameters, for a screen to word in its language."""
+    return sentence(N_("{tool} gives back {got}, but the output '{slot}' holds {declared}: "
+                       "make '{slot}' {got} ({type})"),
+                    tool=term(title), got=sentence(WORDS[got.value]), slot=slot,
+                    declared=sentence(WORDS[declared.value]), type=got.value)
 
 
 def from_schema(schema: Any) -> SlotType | None:

@@ -22,6 +22,7 @@ from gui.core.events import EventBus, GroupFinished, GroupSkipped, GroupStarted,
 from gui.core.execution import Execution, Origin, apply_plan, copy_record
 from gui.core.interaction_service import InteractionService
 from gui.core.interactions import CancelReason
+from gui.core.marks import N_
 from gui.core.model import Group, OnError, Sequence, SlotType
 from gui.core.records import GroupRecord, RunRecord, RunStore
 from gui.core.registry import Registry, ToolError
@@ -237,14 +238,15 @@ class Runner:
         args: dict[str, Any] = {}
         for name in group.in_:
             if name not in ex.context:
-                raise _GroupFailed(f"the input '{name}' has no value (the group that provides it did not run)")
+                raise _GroupFailed(N_("the input '{name}' has no value (the group that provides it did not run)")
+                                   .format(name=name))
             args[name] = ex.context[name]
         grec.args = args
         try:
             holds = evaluate(_condition(group.when), args)
         except (ConditionEvalError, ConditionSyntaxError) as exc:
-            raise _GroupFailed(f"its condition `{group.when}` could not be evaluated: "
-                               f"{getattr(exc, 'message', exc)}") from None
+            raise _GroupFailed(N_("its condition `{when}` could not be evaluated: {reason}").format(
+                when=group.when, reason=getattr(exc, "message", exc))) from None
         if not holds:
             grec.status = "skipped"
             grec.reason = f"its condition `{group.when}` is false"
@@ -271,9 +273,9 @@ class Runner:
             for trec in grec.tools:
                 if trec.status == "cancelled" or trec.status == "queued":
                     trec.status = "failed" if trec.status == "cancelled" else "cancelled"
-                    trec.error = f"the group's time limit ({format_duration(timeout)}) ran out"
+                    trec.error = N_("the group's time limit ({limit}) ran out").format(limit=format_duration(timeout))
                     trec.timed_out = True
-            raise _GroupFailed(f"timed out after {format_duration(timeout)}") from None
+            raise _GroupFailed(N_("timed out after {limit}").format(limit=format_duration(timeout))) from None
         self._write_slots(ex, group, grec)
         return True
 
@@ -348,7 +350,8 @@ class Runner:
         if self.resolve is None:
             raise ToolError("seq_call is not available here")
         if depth > MAX_DEPTH:
-            raise ToolError(f"seq_call is nested more than {MAX_DEPTH} deep: is a sequence calling itself?")
+            raise ToolError(N_("seq_call is nested more than {depth} deep: is a sequence calling itself?").format(
+                depth=MAX_DEPTH))
         try:
             sequence, group = await self.resolve(name)
         except LookupError as exc:
@@ -365,5 +368,6 @@ class Runner:
             await self.stop(child.record.run_id, parent.stop_reason)
             raise
         if record.status not in ("succeeded", "degraded"):
-            raise ToolError(f"'{name}' ended {record.status}: {record.error}")
+            raise ToolError(N_("'{name}' ended {status}: {error}").format(name=name, status=record.status,
+                                                                          error=record.error))
         return record.outputs

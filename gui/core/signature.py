@@ -7,26 +7,28 @@ single namespace, so a slot read as a number and written as text could never be 
 
 from __future__ import annotations
 
-from gui.core.errors import Problem
+from gui.core.errors import Problem, problem
+from gui.core.marks import N_, Sentence, sentence
 from gui.core.model import Sequence, Signature, SlotType
 
 
 def signature_problems(sequence: Sequence) -> tuple[Signature, list[Problem]]:
     inputs: dict[str, SlotType] = {}
     outputs: dict[str, SlotType] = {}
-    seen: dict[str, tuple[SlotType, str]] = {}
+    seen: dict[str, tuple[SlotType, Sentence]] = {}
     problems: list[Problem] = []
     for gi, group in enumerate(sequence.groups):
         for field, slots in (("in", group.in_), ("out", group.out)):
             for name, slot_type in slots.items():
                 first = seen.get(name)
                 if first is not None and first[0] is not slot_type:
-                    problems.append(Problem(
-                        loc=("groups", gi, field, name), code="type-conflict",
-                        message=f"'{name}' is {slot_type.value} here but {first[0].value} in {first[1]}: "
-                                "one name has one type in the whole sequence; rename one of them"))
+                    problems.append(problem(
+                        ("groups", gi, field, name), "type-conflict",
+                        N_("'{name}' is {type} here but {first} in {where}: "
+                           "one name has one type in the whole sequence; rename one of them"),
+                        name=name, type=slot_type.value, first=first[0].value, where=first[1]))
                     continue
-                seen.setdefault(name, (slot_type, f"group '{group.name}'"))
+                seen.setdefault(name, (slot_type, sentence(N_("group '{name}'"), name=group.name)))
         for name, slot_type in group.in_.items():
             if name not in outputs and name not in inputs:
                 inputs[name] = slot_type

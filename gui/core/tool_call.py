@@ -36,6 +36,7 @@ from gui.core.interactions import (
     ToolApprovalRequest,
     ToolSource,
 )
+from gui.core.marks import N_
 from gui.core.model import RETRY_ATTEMPTS, Group, Missing, OnError, SlotType, ToolCall, matches_type
 from gui.core.records import (
     MAX_LOG_LINES,
@@ -51,8 +52,8 @@ from gui.core.run_args import type_name
 from gui.core.substitution import SubstitutionError, bound_inputs, substitute
 from gui.core.tool_info import nearest_names
 
-_WORDS = {"string": "text", "number": "a number", "boolean": "yes/no", "array": "a list", "object": "an object",
-          "null": "nothing"}
+_WORDS = {"string": N_("text"), "number": N_("a number"), "boolean": N_("yes/no"), "array": N_("a list"),
+          "object": N_("an object"), "null": N_("nothing")}
 
 
 class _Denied(ToolError):
@@ -250,8 +251,9 @@ class ToolCaller:
         if slot_type is None or slot_type is SlotType.ARRAY:
             return
         if not matches_type(result, slot_type):
-            raise ToolError(f"it gave back {_WORDS.get(type_name(result), type_name(result))}, but the output "
-                            f"'{call.as_}' holds {_WORDS[slot_type.value]}: change the output's type to match")
+            raise ToolError(N_("it gave back {got}, but the output '{slot}' holds {declared}: change the output's "
+                               "type to match").format(got=_WORDS.get(type_name(result), type_name(result)),
+                                                       slot=call.as_, declared=_WORDS[slot_type.value]))
 
     def _context(self, scope: CallScope, record: ToolRecord) -> ToolContext:
         port = ObservedPort(self, scope, record)
@@ -347,4 +349,7 @@ class ToolCaller:
         summary = tool.approval_summary(args)
         return ToolApprovalRequest(**common, validated_input=args, tool_description=tool.description,
                                    summary=summary.text if summary else None,
-                                   summary_highlight=summary.highlight if summary else None)
+                                   summary_highlight=summary.highlight if summary else None,
+                                   summary_template=summary.words.template if summary and summary.words else None,
+                                   summary_params={k: str(v) for k, v in summary.words.params}
+                                   if summary and summary.words else {})

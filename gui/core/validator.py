@@ -18,7 +18,8 @@ from pydantic import BaseModel, ConfigDict
 from gui.core.calls import cycle_problems
 from gui.core.conditions import ConditionSyntaxError, parse_condition
 from gui.core.durations import parse_duration
-from gui.core.errors import DslError, Loc, Problem
+from gui.core.errors import DslError, Loc, Problem, problem
+from gui.core.marks import N_, Sentence, sentence, verbatim
 from gui.core.model import SLOT_TYPE_NAMES, Group, Missing, OnError, Sequence, Signature, SlotType
 from gui.core.names import is_valid_name
 from gui.core.parser import load_json_text
@@ -27,6 +28,15 @@ from gui.core.unicode_check import surrogate_loc
 from gui.core.validator_tools import ToolChecks
 
 _SEQ_FIELDS = ("name", "description", "groups")
+# What `_name` says of a missing, non-text, blank or padded name, for a sequence and for a group.
+_NAME_WORDS = {
+    "sequence": (N_('the sequence has no "name": give it one'), N_("the sequence name must be text"),
+                 N_("the sequence name is blank: give it a name"),
+                 N_("the sequence name '{value}' starts or ends with spaces: remove them")),
+    "group": (N_('the group has no "name": give it one'), N_("the group name must be text"),
+              N_("the group name is blank: give it a name"),
+              N_("the group name '{value}' starts or ends with spaces: remove them")),
+}
 _GROUP_FIELDS = ("name", "description", "in", "out", "when", "parallel", "missing", "timeout", "on_error", "tools")
 
 
@@ -89,6 +99,15 @@ class InvalidSequenceError(DslError):
         self.result = result
 
 
+def names_or_none(names: Mapping[str, object]) -> str | Sentence:
+    """`host, port`, or "(none declared)" in the reader's words."""
+    return ", ".join(names) or sentence(N_("(none declared)"))
+
+
+def _words(message: str | Sentence, params: dict[str, object]) -> Sentence:
+    return message if isinstance(message, Sentence) else sentence(message, **params)
+
+
 def check_text(text: str, catalog: CatalogView | None = None) -> ValidationResult:
     try:
         doc = load_json_text(text)
@@ -101,14 +120,14 @@ def check_document(doc: Any, catalog: CatalogView | None = None) -> ValidationRe
     """Validate a decoded document; never raises (every problem is in the result)."""
     bad_text = surrogate_loc(doc)
     if bad_text is not None:
-        problem = Problem(loc=bad_text, code="not-unicode",
-                          message="this text is not valid Unicode (it holds a lone surrogate such as \\ud800)")
-        return ValidationResult(errors=[problem], warnings=[])
+        found = problem(bad_text, "not-unicode",
+                        N_("this text is not valid Unicode (it holds a lone surrogate such as \\ud800)"))
+        return ValidationResult(errors=[found], warnings=[])
     try:
         return _Checker(catalog or CatalogView()).check(doc)
     except RecursionError:
-        problem = Problem(loc=(), code="invalid-json", message="the document is nested too deeply")
-        return ValidationResult(errors=[problem], warnings=[])
+        found = problem((), "invalid-json", N_("the document is nested too deeply"))
+        return ValidationResult(errors=[found], warnings=[])
 
 
 def parse_sequence(source: str | Mapping[str, Any], catalog: CatalogView | None = None) -> Sequence:
@@ -123,11 +142,14 @@ class _Checker(ToolChecks):
         self.problems: list[Problem] = []
         self.written: set[str] = set()  # slots written by the tools of the groups checked so far
 
-    def error(self, loc: Loc, code: str, message: str, offset: int | None = None) -> None:
-        self.problems.append(Problem(loc=loc, code=code, message=message, offset=offset))
+    def error(self, loc: Loc, code: str, message: str | Sentence, offset: int | None = None,
+              **params: object) -> None:
+        """`message`: a marked template (`N_`) filled with `params`, or a `Sentence` already made."""
+        self.problems.append(problem(loc, code, _words(message, params), offset=offset))
 
-    def warn(self, loc: Loc, code: str, message: str, offset: int | None = None) -> None:
-        self.problems.append(Problem(loc=loc, code=code, message=message, offset=offset, severity="warning"))
+    def warn(self, loc: Loc, code: str, message: str | Sentence, offset: int | None = None,
+             **params: object) -> None:
+        self.problems.append(problem(loc, code, _words(message, params), offset=offset, severity="warning"))
 
     def check(self, doc: Any) -> ValidationResult:
         sequence = self._sequence(doc)
@@ -145,34 +167,38 @@ class _Checker(ToolChecks):
     # -- document -------------------------------------------------------------------------------
     def _sequence(self, doc: Any) -> Sequence | None:
         if not isinstance(doc, dict):
-            self.error((), "bad-type", 'a sequence is a JSON object: {"name": …, "description": …, "groups": […]}')
+            self.error((), "bad-type", N_("a sequence is a JSON object: {example}"),
+                       example='{"name": …, "description": …, "groups": […]}')
             return None
         for key in doc:
             if key == "file":
                 self.error(("file",), "groups-and-file" if "groups" in doc else "unknown-field",
-                           "give either groups or file, not both" if "groups" in doc else
-                           "'file' is read by create: a document itself must hold its groups")
+                           N_("give either groups or file, not both") if "groups" in doc else
+                           N_("'file' is read by create: a document itself must hold its groups"))
             elif key not in _SEQ_FIELDS:
-                self.error((key,), "unknown-field", f"unknown field '{key}': a sequence has name, description, groups")
+                self.error((key,), "unknown-field",
+                           N_("unknown field '{key}': a sequence has name, description, groups"), key=key)
         name = self._name(doc, ("name",), "sequence")
         owner = self.catalog.group_owner.get(name) if name is not None else None
         if owner is not None and owner != name:
-            self.error(("name",), "duplicate-name", f"'{name}' is already the name of a group in the saved sequence "
-                       f"'{owner}': a call by this name would be ambiguous; choose another name")
+            self.error(("name",), "duplicate-name", N_("'{name}' is already the name of a group in the saved sequence "
+                       "'{owner}': a call by this name would be ambiguous; choose another name"),
+                       name=name, owner=owner)
         elif self.catalog.as_new and name is not None and name in self.catalog.sequence_names:
-            self.error(("name",), "name-taken", f"a sequence named '{name}' is already saved: choose another "
-                       "name, or open that one to edit it")
+            self.error(("name",), "name-taken", N_("a sequence named '{name}' is already saved: choose another "
+                       "name, or open that one to edit it"), name=name)
         description = self._text(doc, "description", ("description",))
         groups_value = doc.get("groups")
         if "groups" not in doc:
             if "file" not in doc:
-                self.error(("groups",), "missing-field", 'the sequence has no "groups": add at least one group')
+                self.error(("groups",), "missing-field", N_('the sequence has no "groups": add at least one group'))
             return None
         if not isinstance(groups_value, list):
-            self.error(("groups",), "bad-type", '"groups" must be an array of group objects: [{…}, {…}]')
+            self.error(("groups",), "bad-type", N_('"groups" must be an array of group objects: {example}'),
+                       example="[{…}, {…}]")
             return None
         if not groups_value:
-            self.error(("groups",), "no-groups", '"groups" is empty: add at least one group')
+            self.error(("groups",), "no-groups", N_('"groups" is empty: add at least one group'))
             return None
         groups: list[Group | None] = [self._group(g, i) for i, g in enumerate(groups_value)]
         self._group_names(groups_value, name)
@@ -181,25 +207,26 @@ class _Checker(ToolChecks):
         return Sequence(name=name, description=description, groups=tuple(g for g in groups if g is not None))
 
     def _name(self, obj: dict[str, Any], loc: Loc, what: str) -> str | None:
+        words = _NAME_WORDS[what]
         if "name" not in obj:
-            self.error(loc, "missing-field", f'the {what} has no "name": give it one')
+            self.error(loc, "missing-field", words[0])
             return None
         value = obj["name"]
         if not isinstance(value, str):
-            self.error(loc, "bad-type", f"the {what} name must be text")
+            self.error(loc, "bad-type", words[1])
             return None
         if not value.strip():
-            self.error(loc, "blank-name", f"the {what} name is blank: give it a name")
+            self.error(loc, "blank-name", words[2])
             return None
         if value != value.strip():
-            self.error(loc, "blank-name", f"the {what} name '{value}' starts or ends with spaces: remove them")
+            self.error(loc, "blank-name", words[3], value=value)
             return None
         return value
 
     def _text(self, obj: dict[str, Any], key: str, loc: Loc, default: str = "") -> str:
         value = obj.get(key, default)
         if not isinstance(value, str):
-            self.error(loc, "bad-type", f'"{key}" must be text')
+            self.error(loc, "bad-type", N_('"{key}" must be text'), key=key)
             return default
         return value
 
@@ -211,29 +238,31 @@ class _Checker(ToolChecks):
             name = group["name"]
             if name in seen:
                 self.error(("groups", index, "name"), "duplicate-group",
-                           f"group name '{name}' is already used by group {seen[name] + 1}: group names are unique")
+                           N_("group name '{name}' is already used by group {number}: group names are unique"),
+                           name=name, number=seen[name] + 1)
                 continue
             seen[name] = index
             owner = self.catalog.group_owner.get(name)
             if owner is not None and (owner != sequence_name or self.catalog.as_new):
                 self.error(("groups", index, "name"), "duplicate-group",
-                           f"group name '{name}' is already used in the saved sequence '{owner}': "
-                           "group names are unique across all sequences; choose another")
+                           N_("group name '{name}' is already used in the saved sequence '{owner}': "
+                              "group names are unique across all sequences; choose another"), name=name, owner=owner)
             elif name in self.catalog.sequence_names and name != sequence_name:
                 self.error(("groups", index, "name"), "duplicate-group",
-                           f"'{name}' is already the name of a saved sequence: choose another group name")
+                           N_("'{name}' is already the name of a saved sequence: choose another group name"),
+                           name=name)
 
     # -- group ----------------------------------------------------------------------------------
     def _group(self, value: Any, index: int) -> Group | None:
         loc: Loc = ("groups", index)
         if not isinstance(value, dict):
-            self.error(loc, "bad-type", "each group is a JSON object with name, in, out, tools, …")
+            self.error(loc, "bad-type", N_("each group is a JSON object with name, in, out, tools, …"))
             return None
         before = len(self.problems)
         for key in value:
             if key not in _GROUP_FIELDS:
-                self.error((*loc, key), "unknown-field",
-                           f"unknown field '{key}': a group has {', '.join(_GROUP_FIELDS)}")
+                self.error((*loc, key), "unknown-field", N_("unknown field '{key}': a group has {fields}"),
+                           key=key, fields=", ".join(_GROUP_FIELDS))
         name = self._name(value, (*loc, "name"), "group")
         description = self._text(value, "description", (*loc, "description"))
         ins = self._slots(value, "in", loc)
@@ -241,7 +270,7 @@ class _Checker(ToolChecks):
         when = self._when(value, loc, ins)
         parallel = value.get("parallel", True)
         if not isinstance(parallel, bool):
-            self.error((*loc, "parallel"), "bad-type", '"parallel" is true or false (no quotes)')
+            self.error((*loc, "parallel"), "bad-type", N_('"parallel" is true or false (no quotes)'))
         missing = self._enum(value, "missing", loc, Missing, Missing.FAIL)
         on_error = self._enum(value, "on_error", loc, OnError, OnError.ABORT)
         timeout = self._timeout(value, loc)
@@ -259,21 +288,23 @@ class _Checker(ToolChecks):
             return {}
         value = group[key]
         if isinstance(value, str):
-            self.error((*loc, key), code, f'"{key}" must be an object like {example}, not text; '
-                       f'for none write {{}} (without quotes)')
+            self.error((*loc, key), code, N_('"{key}" must be an object like {example}, not text; '
+                       'for none write {{}} (without quotes)'), key=key, example=example)
             return {}
         if not isinstance(value, dict):
-            self.error((*loc, key), code, f'"{key}" must be an object like {example}; for none write {{}}')
+            self.error((*loc, key), code, N_('"{key}" must be an object like {example}; for none write {{}}'),
+                       key=key, example=example)
             return {}
         slots: dict[str, SlotType] = {}
         for slot, type_name in value.items():
             if not is_valid_name(slot):
                 self.error((*loc, key, slot), "bad-name",
-                           f"'{slot}' is not a usable name: use letters, digits and _, starting with a letter")
+                           N_("'{slot}' is not a usable name: use letters, digits and _, starting with a letter"),
+                           slot=slot)
                 continue
             if not isinstance(type_name, str) or type_name not in SLOT_TYPE_NAMES:
-                self.error((*loc, key, slot), "bad-enum",
-                           f"type of '{slot}' must be one of {', '.join(SLOT_TYPE_NAMES)}, not {type_name!r}")
+                self.error((*loc, key, slot), "bad-enum", N_("type of '{slot}' must be one of {choices}, not {given}"),
+                           slot=slot, choices=", ".join(SLOT_TYPE_NAMES), given=repr(type_name))
                 continue
             slots[slot] = SlotType(type_name)
         return slots
@@ -281,13 +312,14 @@ class _Checker(ToolChecks):
     def _when(self, group: dict[str, Any], loc: Loc, ins: dict[str, SlotType]) -> str:
         value = group.get("when", "true")
         if not isinstance(value, str):
-            self.error((*loc, "when"), "bad-type", '"when" is a condition written as text, like "$args.n > 3"')
+            self.error((*loc, "when"), "bad-type", N_('"when" is a condition written as text, like {example}'),
+                       example='"$args.n > 3"')
             return "true"
         try:
             condition = parse_condition(value)
         except ConditionSyntaxError as exc:
-            self.error((*loc, "when"), "bad-condition", f"condition: {getattr(exc, 'message', exc)}",
-                       getattr(exc, "offset", None))
+            self.error((*loc, "when"), "bad-condition", N_("condition: {reason}"), getattr(exc, "offset", None),
+                       reason=exc.words)
             return value
         declared = isinstance(group.get("in"), dict)
         for name, offset in condition.references():
@@ -295,8 +327,9 @@ class _Checker(ToolChecks):
                 continue  # already reported as a bad slot declaration
             if name not in ins:
                 self.error((*loc, "when"), "undeclared-arg",
-                           f"the condition reads $args.{name}, which is not declared in this group's \"in\": "
-                           f'add "{name}" to "in", or use one of: {", ".join(ins) or "(none declared)"}', offset)
+                           N_("the condition reads $args.{name}, which is not declared in this group's \"in\": "
+                              'add "{name}" to "in", or use one of: {names}'), offset,
+                           name=name, names=names_or_none(ins))
         return value
 
     def _enum(self, group: dict[str, Any], key: str, loc: Loc, enum: type[Missing] | type[OnError],
@@ -306,7 +339,8 @@ class _Checker(ToolChecks):
         value = group[key]
         choices = [m.value for m in enum]
         if not isinstance(value, str) or value not in choices:
-            self.error((*loc, key), "bad-enum", f'"{key}" must be one of {", ".join(choices)}, not {value!r}')
+            self.error((*loc, key), "bad-enum", N_('"{key}" must be one of {choices}, not {given}'), key=key,
+                       choices=", ".join(choices), given=repr(value))
             return default
         return enum(value)
 
@@ -316,12 +350,12 @@ class _Checker(ToolChecks):
             return None
         if not isinstance(value, str):
             self.error((*loc, "timeout"), "bad-timeout",
-                       f'"timeout" is text with a unit, like "30s", "2m" or "500ms", not {value!r}')
+                       N_('"timeout" is text with a unit, like "30s", "2m" or "500ms", not {given}'), given=repr(value))
             return None
         try:
             parse_duration(value)
         except ValueError as exc:
-            self.error((*loc, "timeout"), "bad-timeout", str(exc))
+            self.error((*loc, "timeout"), "bad-timeout", getattr(exc, "words", None) or verbatim(str(exc)))
             return None
         return value
 

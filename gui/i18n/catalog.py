@@ -4,6 +4,7 @@ result into each language's .po (new words come in empty, gone ones go out). Use
 
 from __future__ import annotations
 
+from functools import lru_cache
 from pathlib import Path
 
 from babel.messages.catalog import Catalog
@@ -56,3 +57,16 @@ def update() -> dict[str, int]:
         left[lang] = sum(1 for m in catalog if m.id and not (all(m.string) if isinstance(m.string, tuple)
                                                              else m.string))
     return left
+
+
+@lru_cache(maxsize=8)
+def templates_marked_in(*prefixes: str) -> tuple[str, ...]:
+    """Every sentence and template marked in the files under `prefixes` (`"gui/tools/"`), as the
+    catalogue lists them: what a screen reads English text kept in a record back into."""
+    lang = next(k for k in LANGUAGES if k != "en")
+    found = []
+    for message in read(lang):
+        if isinstance(message.id, str) and message.id and any(
+                where.startswith(prefixes) for where, _line in message.locations):
+            found.append(message.id)
+    return tuple(found)

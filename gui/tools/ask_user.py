@@ -99,7 +99,7 @@ class QuestionArgs(ToolArgs):
     def _choices_fit_the_kind(self) -> QuestionArgs:
         if self.type == "text":
             if self.options:
-                raise invalid("a text question takes no choices; use single_select or multi_select")
+                raise invalid(N_("a text question takes no choices; use single_select or multi_select"))
             return self
         if not self.options:
             raise invalid(f"a {self.type} question needs at least one choice")
@@ -147,7 +147,7 @@ class AskUser(ModelTool):
     async def call(self, args: dict[str, Any], ctx: ToolContext) -> dict[str, Any]:
         a = parse_args(self, AskUserArgs, args)
         if ctx.interactions is None:
-            raise ToolError("no one can be asked here")
+            raise ToolError(N_("no one can be asked here"))
         handle = await ctx.interactions.request(question_request(a, ctx))
         result = await handle.result()
         if isinstance(result, ExpiredResult):
@@ -155,7 +155,7 @@ class AskUser(ModelTool):
         if isinstance(result, CancelledResult):
             raise ToolDeclined(f"the question was cancelled ({CANCEL_WORDS.get(result.reason, result.reason)})")
         if not isinstance(result, ResolvedResult) or not isinstance(result.response, QuestionResponse):
-            raise ToolError("the answer to the question is not an answer to questions")
+            raise ToolError(N_("the answer to the question is not an answer to questions"))
         if result.response.declined:
             raise ToolDeclined(DECLINED_REASON)
         answers: dict[str, Any] = {q.id: None for q in a.questions}  # skipped questions stay empty (null)

@@ -54,7 +54,7 @@ class CmdRunArgs(ToolArgs):
     @classmethod
     def _not_blank(cls, value: str) -> str:
         if not value.strip():
-            raise invalid("the command is empty")
+            raise invalid(N_("the command is empty"))
         return value
 
     @field_validator("cwd")
@@ -95,7 +95,7 @@ class CmdRun(ModelTool):
         a = parse_args(self, CmdRunArgs, args)
         cwd = _folder(a.cwd)
         if not cwd.is_dir():
-            raise ToolError(f"the folder {cwd} does not exist")
+            raise ToolError(N_("the folder {folder} does not exist").format(folder=cwd))
         proc = await _start(a.command, cwd)
         try:
             await _go(proc, ctx)
@@ -104,7 +104,7 @@ class CmdRun(ModelTool):
                 code = await proc.wait()
         except TimeoutError:
             await _stop(proc)
-            raise ToolError(f"command timed out after {a.timeout:g}s") from None
+            raise ToolError(N_("command timed out after {seconds}s").format(seconds=f"{a.timeout:g}")) from None
         except BaseException:  # cancelled: the step was stopped, end the whole group, then re-raise
             await _stop(proc)
             raise
@@ -124,7 +124,7 @@ async def _start(command: str, cwd: Path) -> asyncio.subprocess.Process:
                                                     stdin=asyncio.subprocess.PIPE,
                                                     preexec_fn=parent_death_signal(), **pipes)
     except OSError as exc:
-        raise ToolError(f"could not start the command: {exc}") from None
+        raise ToolError(N_("could not start the command: {reason}").format(reason=exc)) from None
 
 
 async def _go(proc: asyncio.subprocess.Process, ctx: ToolContext) -> None:
@@ -160,15 +160,18 @@ async def _read(stream: asyncio.StreamReader | None) -> str:
 
 
 def _failure(code: int, stderr: str) -> str:
+    detail = excerpt(stderr, keep_end=True)
     if code < 0:
         try:
-            what = f"was stopped by signal {signal.Signals(-code).name}"
+            name = signal.Signals(-code).name
         except ValueError:
-            what = f"was stopped by signal {-code}"
-    else:
-        what = f"exited with code {code}"
-    detail = excerpt(stderr, keep_end=True)
-    return f"the command {what}: {detail}" if detail else f"the command {what} (it printed no error)"
+            name = str(-code)
+        if detail:
+            return N_("the command was stopped by signal {signal}: {detail}").format(signal=name, detail=detail)
+        return N_("the command was stopped by signal {signal} (it printed no error)").format(signal=name)
+    if detail:
+        return N_("the command exited with code {code}: {detail}").format(code=code, detail=detail)
+    return N_("the command exited with code {code} (it printed no error)").format(code=code)
 
 
 def _signal_group(proc: asyncio.subprocess.Process, sig: int) -> None:

@@ -63,7 +63,7 @@ class FileRead(ModelTool):
 
     def approval_summary(self, args: dict[str, Any]) -> ApprovalSummary:
         path = str(Path(str(args.get("path", ""))).expanduser().absolute())
-        return ApprovalSummary(text=f"Read the file {path}", highlight=path)
+        return ApprovalSummary.of(N_("Read the file {path}"), highlight=path, path=path)
 
     def result_type_for(self, args: dict[str, Any], ins: Mapping[str, SlotType]) -> SlotType:
         return SlotType.STRING
@@ -76,27 +76,30 @@ class FileRead(ModelTool):
 def read_text(path: Path, encoding: str) -> str:
     try:
         if path.exists() and not path.is_file() and not path.is_dir():
-            raise ToolError(f"{path} is not a regular file (a device or a pipe cannot be read here)")
+            raise ToolError(N_("{path} is not a regular file (a device or a pipe cannot be read here)").format(
+                path=path))
         with path.open("rb") as f:
             data = f.read(MAX_READ_BYTES + 1)
     except FileNotFoundError:
-        raise ToolError(f"file not found: {path}") from None
+        raise ToolError(N_("file not found: {path}").format(path=path)) from None
     except IsADirectoryError:
-        raise ToolError(f"{path} is a folder, not a file") from None
+        raise ToolError(N_("{path} is a folder, not a file").format(path=path)) from None
     except PermissionError:
-        raise ToolError(f"not allowed to read {path}") from None
+        raise ToolError(N_("not allowed to read {path}").format(path=path)) from None
     except OSError as exc:
         if path.is_dir():  # Windows reports a folder as a permission problem
-            raise ToolError(f"{path} is a folder, not a file") from None
-        raise ToolError(f"could not read {path}: {exc.strerror or exc}") from None
+            raise ToolError(N_("{path} is a folder, not a file").format(path=path)) from None
+        raise ToolError(N_("could not read {path}: {reason}").format(path=path, reason=exc.strerror or exc)) from None
     if len(data) > MAX_READ_BYTES:
-        raise ToolError(f"{path} is larger than {MAX_READ_BYTES // (1024 * 1024)} MB, too big to read")
+        raise ToolError(N_("{path} is larger than {size} MB, too big to read").format(path=path,
+                                                                                 size=MAX_READ_BYTES // (1024 * 1024)))
     try:
         text = data.decode(encoding)
     except UnicodeDecodeError:
-        raise ToolError(f"{path} is not a text file (it cannot be read as {encoding})") from None
+        raise ToolError(N_("{path} is not a text file (it cannot be read as {encoding})").format(
+            path=path, encoding=encoding)) from None
     if codecs.lookup(encoding).name == "utf-8":
         text = text.removeprefix("\ufeff")  # a byte-order mark is not part of the text
     if "\x00" in text:
-        raise ToolError(f"{path} is not a text file (it contains binary data)")
+        raise ToolError(N_("{path} is not a text file (it contains binary data)").format(path=path))
     return text

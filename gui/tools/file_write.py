@@ -90,12 +90,13 @@ class FileWrite(ModelTool):
 
 def write_bytes(target: Path, data: bytes, *, append: bool, create_folders: bool) -> None:
     if target.is_dir():
-        raise ToolError(f"{target} is a folder, not a file")
+        raise ToolError(N_("{path} is a folder, not a file").format(path=target))
     folder = target.parent
     try:
         if not folder.is_dir():
             if not create_folders:
-                raise ToolError(f"the folder {folder} does not exist (turn on 'Create missing folders' to create it)")
+                raise ToolError(N_("the folder {folder} does not exist (turn on 'Create missing folders' to create it)")
+                                .format(folder=folder))
             folder.mkdir(parents=True, exist_ok=True)
         if append:
             with target.open("ab") as f:
@@ -107,9 +108,10 @@ def write_bytes(target: Path, data: bytes, *, append: bool, create_folders: bool
     except ToolError:
         raise
     except PermissionError:
-        raise ToolError(f"not allowed to write {target}") from None
+        raise ToolError(N_("not allowed to write {path}").format(path=target)) from None
     except OSError as exc:
-        raise ToolError(f"could not write {target}: {exc.strerror or exc}") from None
+        raise ToolError(N_("could not write {path}: {reason}").format(path=target, reason=exc.strerror or exc)) \
+            from None
 
 
 def _replace(target: Path, data: bytes) -> None:

@@ -57,9 +57,9 @@ class HttpGetArgs(ToolArgs):
         except ValueError as exc:
             raise invalid(f"the address is not valid: {exc}") from None
         if parts.scheme.lower() not in ("http", "https"):
-            raise invalid("the address must start with http:// or https://")
+            raise invalid(N_("the address must start with http:// or https://"))
         if not parts.hostname:
-            raise invalid("the address has no server name")
+            raise invalid(N_("the address has no server name"))
         try:
             httpx.URL(value)
         except httpx.InvalidURL as exc:
@@ -96,8 +96,10 @@ class HttpGet(ModelTool):
     def approval_summary(self, args: dict[str, Any]) -> ApprovalSummary:
         url = str(args.get("url", ""))
         host = urlsplit(url).hostname or url
-        extra = " with extra headers" if args.get("headers") else ""
-        return ApprovalSummary(text=f"Send a request to {host}{extra}: {url}", highlight=host)
+        if args.get("headers"):
+            return ApprovalSummary.of(N_("Send a request to {host} with extra headers: {url}"), highlight=host,
+                                      host=host, url=url)
+        return ApprovalSummary.of(N_("Send a request to {host}: {url}"), highlight=host, host=host, url=url)
 
     async def call(self, args: dict[str, Any], ctx: ToolContext) -> Any:
         a = parse_args(self, HttpGetArgs, args)
@@ -106,24 +108,29 @@ class HttpGet(ModelTool):
                 async with client.stream("GET", a.url, headers=a.headers) as response:
                     body = await _read_body(response, a.url)
         except httpx.TimeoutException:
-            raise ToolError(f"{a.url} did not answer within {a.timeout:g} seconds") from None
+            raise ToolError(N_("{url} did not answer within {seconds} seconds").format(
+                url=a.url, seconds=f"{a.timeout:g}")) from None
         except httpx.ConnectError as exc:
-            raise ToolError(f"could not connect to {a.url}: {exc or 'connection refused'}") from None
+            raise ToolError(N_("could not connect to {url}: {reason}").format(
+                url=a.url, reason=exc or "connection refused")) from None
         except httpx.TooManyRedirects:
-            raise ToolError(f"{a.url} redirects too many times") from None
+            raise ToolError(N_("{url} redirects too many times").format(url=a.url)) from None
         except (httpx.HTTPError, httpx.InvalidURL) as exc:
-            raise ToolError(f"could not fetch {a.url}: {exc or type(exc).__name__}") from None
+            raise ToolError(N_("could not fetch {url}: {reason}").format(url=a.url, reason=exc or type(exc).__name__)) \
+                from None
         text = body.decode(response.encoding or "utf-8", errors="replace")
         if response.status_code >= 400:
             detail = excerpt(text, 500)
             status = f"{response.status_code} {response.reason_phrase}".strip()
-            message = f"{a.url} answered {status}"
-            raise ToolError(f"{message}: {detail}" if detail else message)
+            if detail:
+                raise ToolError(N_("{url} answered {status}: {detail}").format(url=a.url, status=status, detail=detail))
+            raise ToolError(N_("{url} answered {status}").format(url=a.url, status=status))
         if _is_json(response.headers.get("content-type", "")):
             try:
                 return json.loads(text)
             except ValueError:
-                raise ToolError(f"{a.url} said it sent JSON, but the answer is not valid JSON") from None
+                raise ToolError(N_("{url} said it sent JSON, but the answer is not valid JSON").format(
+                    url=a.url)) from None
         return text
 
 
@@ -140,4 +147,5 @@ async def _read_body(response: httpx.Response, url: str) -> bytes:
 
 
 def _too_big(url: str) -> str:
-    return f"the answer from {url} is larger than {MAX_BODY_BYTES // (1024 * 1024)} MB, too big to fetch"
+    return N_("the answer from {url} is larger than {size} MB, too big to fetch").format(
+        url=url, size=MAX_BODY_BYTES // (1024 * 1024))

@@ -41,9 +41,9 @@ class McpResourceArgs(ToolArgs):
     def _an_address(cls, value: str) -> str:
         value = value.strip()
         if not _SCHEME.match(value):
-            raise invalid("the address must start with a scheme such as file:// or note://")
+            raise invalid(N_("the address must start with a scheme such as file:// or note://"))
         if any(ord(c) < 32 or ord(c) == 127 for c in value):
-            raise invalid("the address must not contain control characters")
+            raise invalid(N_("the address must not contain control characters"))
         return value
 
 
@@ -64,15 +64,18 @@ class McpResource(ModelTool):
 
     def approval_summary(self, args: dict[str, Any]) -> ApprovalSummary:
         uri, server = str(args.get("uri", "")), str(args.get("server", ""))
-        return ApprovalSummary(text=f"Send the address {uri} to the MCP server {server} and read what it gives back",
-                               highlight=uri)
+        return ApprovalSummary.of(N_("Send the address {uri} to the MCP server {server} and read what it gives back"),
+                                  highlight=uri, uri=uri, server=server)
 
     async def call(self, args: dict[str, Any], ctx: ToolContext) -> Any:
         a = parse_args(self, McpResourceArgs, args)
         if self.reader is None:
-            raise ToolError("no MCP servers are connected here, so no resource can be read")
+            raise ToolError(N_("no MCP servers are connected here, so no resource can be read"))
         known = self.reader.server_names()
         if a.server not in known:
-            listed = ", ".join(sorted(known)) or "none is set up"
-            raise ToolError(f"there is no MCP server named '{a.server}' (the servers: {listed})")
+            if not known:
+                raise ToolError(N_("there is no MCP server named '{server}' (the servers: none is set up)").format(
+                    server=a.server))
+            raise ToolError(N_("there is no MCP server named '{server}' (the servers: {servers})").format(
+                server=a.server, servers=", ".join(sorted(known))))
         return await self.reader.read_resource(a.server, a.uri)

@@ -159,7 +159,7 @@ def _tools(value: Any, where: str, reasons: list[str]) -> list[ToolDraft]:
     raw_tools, problems = split_tools(value, ())
     for problem in problems:
         if problem.code != "empty-tools":
-            reasons.append(_("{where}, tools: {problem}").format(where=where, problem=problem.message))
+            reasons.append(_("{where}, tools: {problem}").format(where=where, problem=problem.text(_)))
     tools = []
     for index, raw in enumerate(raw_tools):
         obj = raw.value

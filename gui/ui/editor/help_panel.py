@@ -97,4 +97,4 @@ class HelpPanel(ui.dialog):
                     .classes("w-full").props("dense").mark("help-format"):
                 ui.button(_("Copy the example"), icon="content_copy",
                           on_click=lambda: ui.clipboard.write(EXAMPLE)).props("flat no-caps")
-                ui.label(help_text()).classes("whitespace-pre-wrap font-mono text-xs").mark("help-text")
+                ui.label(help_text(_)).classes("whitespace-pre-wrap font-mono text-xs").mark("help-text")

@@ -5,6 +5,8 @@ The validator speaks in document paths (`("groups", 1, "tools", 0, "as")`, or `(
 problem on its own field, never on the parent or a sibling, is what lets a person fix it where
 they look. `bad-args` arrives as one message for the whole tool; asking the tool's own argument
 model again splits it into one issue per argument, in plain words ("Enter a value for Command").
+Every message is worded in the page's language: the core's from its marked template (`Problem.text`),
+the editor's own through the catalogue.
 """
 
 from __future__ import annotations
@@ -13,13 +15,14 @@ from typing import Any
 
 from gui.core.errors import Problem
 from gui.core.registry import Registry, ToolArgumentError
+from gui.i18n import N_, _
 from gui.ui.editor.draft import DocumentMap, GroupDraft, Issue, SequenceDraft, ToolDraft, tool_args
 from gui.ui.words import plain
 
 # Where the core's message teaches the text format, the visual editor says it with its own words.
 _VISUAL_WORDS = {
-    "empty-tools": "Add at least one tool: a group needs something to run",
-    "no-groups": "Add at least one group",
+    "empty-tools": N_("Add at least one tool: a group needs something to run"),
+    "no-groups": N_("Add at least one group"),
 }
 
 _GROUP_FIELDS = ("name", "description", "when", "timeout", "parallel", "missing", "on_error")
@@ -30,10 +33,10 @@ def problem_issues(problem: Problem, draft: SequenceDraft, mapping: DocumentMap,
     """The issues (usually one) that show `problem` on the editor's fields."""
     loc = problem.loc
     where = problem.where()
-    visual = _VISUAL_WORDS.get(problem.code)
+    visual = _(_VISUAL_WORDS[problem.code]) if problem.code in _VISUAL_WORDS else None
 
     def issue(key: str, group: GroupDraft | None = None, message: str | None = None) -> Issue:
-        return Issue(key=key, message=message or visual or _sentence(plain(problem.message)), severity=problem.severity,
+        return Issue(key=key, message=message or visual or _sentence(plain(problem.text(_))), severity=problem.severity,
                      group_uid=group.uid if group else None, code=problem.code, where=where)
 
     if not loc:
@@ -51,8 +54,8 @@ def problem_issues(problem: Problem, draft: SequenceDraft, mapping: DocumentMap,
         name = _read_name(problem.message)
         rule = next((r for r in group.when.rows if r.arg == name), None) if group.when.mode == "rows" else None
         return [issue(f"{rule.uid}.arg" if rule else f"{group.uid}.when", group,
-                      f"The condition reads '{name}', which is not an input of this group: add it under Inputs, "
-                      "or choose one of its inputs")]
+                      _("The condition reads '{name}', which is not an input of this group: add it under Inputs, "
+                        "or choose one of its inputs").format(name=name))]
     if field in _GROUP_FIELDS:
         return [issue(f"{group.uid}.{field}", group)]
     if field in ("in", "out"):
@@ -75,8 +78,8 @@ def problem_issues(problem: Problem, draft: SequenceDraft, mapping: DocumentMap,
     if rest[:1] == ("as",):
         message = None
         if problem.code == "undeclared-slot" and tool.save_to:
-            message = (f"'{tool.save_to}' is not an output of this group: add it under Outputs, "
-                       "or choose another place to save the result")
+            message = _("'{name}' is not an output of this group: add it under Outputs, "
+                        "or choose another place to save the result").format(name=tool.save_to)
         return [issue(f"{tool.uid}.as", group, message)]
     if rest[:1] == ("args",) and len(rest) >= 2:
         return [issue(f"{tool.uid}.arg.{rest[1]}", group)]
@@ -99,7 +102,7 @@ def _split_bad_args(tool: ToolDraft, registry: Registry | None) -> list[tuple[st
         for path, message in exc.problems:
             name = path.split(".")[0] if path else ""
             key = f"{tool.uid}.arg.{name}" if name in titles else f"{tool.uid}.tool"
-            out.append((key, _arg_message(message, titles.get(name, name))))
+            out.append((key, _arg_message(message, _(titles.get(name, name)))))
         return out
     return []
 
@@ -112,10 +115,10 @@ def _titles(schema: dict[str, Any]) -> dict[str, str]:
 def _arg_message(message: str, title: str) -> str:
     lowered = message.lower()
     if lowered == "field required":
-        return f"Enter a value for {title}"
+        return _("Enter a value for {title}").format(title=title)
     if lowered.startswith("extra inputs are not permitted"):
-        return f"{title} is not an argument of this tool: remove it"
-    return _sentence(message)
+        return _("{title} is not an argument of this tool: remove it").format(title=title)
+    return _sentence(_(message))  # pydantic's own words: the catalogue holds the common ones
 
 
 def _read_name(message: str) -> str:

@@ -12,8 +12,8 @@ from collections.abc import Callable
 from nicegui import ui
 
 from gui.core.errors import Problem
+from gui.i18n import ngettext
 from gui.ui.editor.draft import Issue
-from gui.ui.words import plural
 
 
 class ProblemSummary:
@@ -58,9 +58,9 @@ class ProblemSummary:
 
     def _pill(self, errors: int, warnings: int) -> None:
         if errors:
-            text = plural(errors, "problem")
+            text = ngettext("{count} problem", "{count} problems", errors).format(count=errors)
         elif warnings:
-            text = plural(warnings, "warning")
+            text = ngettext("{count} warning", "{count} warnings", warnings).format(count=warnings)
         else:
             text = ""
         self.pill.set_text(text)
@@ -75,4 +75,4 @@ class ProblemSummary:
             with ui.column().classes("gap-0"):
                 if place:
                     ui.label(place).classes("text-xs text-gray-700 dark:text-gray-300")
-                ui.label(issue.message).classes("text-sm")
+                ui.label(issue.message).classes("text-sm").mark("problem-message")

@@ -102,12 +102,12 @@ class TextView(ui.column):
                 kind = "error" if problem.severity == "error" else "warning"
                 if end > start:
                     decorations.append({"kind": "mark", "from": start, "to": end, "class": f"seqdesk-mark-{kind}",
-                                        "attributes": {"title": problem.message}})
+                                        "attributes": {"title": problem.text(_)}})
                 if lines.get(line) != "error":
                     lines[line] = kind
-                tooltips[line] = (tooltips[line] + "\n" if line in tooltips else "") + problem.message
+                tooltips[line] = (tooltips[line] + "\n" if line in tooltips else "") + problem.text(_)
                 if n < MAX_LISTED:
-                    self._item(kind, line, column, problem.message)
+                    self._item(kind, line, column, problem.text(_))
             if len(placed) > MAX_LISTED:
                 ui.label(_("… and {count} more").format(count=len(placed) - MAX_LISTED)) \
                     .classes("text-sm text-gray-700 dark:text-gray-300")

@@ -271,7 +271,7 @@ class SequenceEditor:
         except DslError as exc:
             self.text.show(exc.problems)
             return None, _("The text is not valid JSON yet, so the visual editor cannot show it: {problems}").format(
-                problems="; ".join(p.message for p in exc.problems))
+                problems="; ".join(p.text(_) for p in exc.problems))
         draft, reasons = from_document(doc)
         if draft is None:
             return None, _("The visual editor cannot show this yet; fix it here first: {reasons}").format(

@@ -170,7 +170,7 @@ class SequencesPage:
             copy, renamed = await duplicate(self.engine, sequence)
         except DslError as exc:
             ui.notify(_("Could not copy '{name}': {problem}").format(
-                name=name, problem=exc.problems[0].message if exc.problems else exc), type="negative")
+                name=name, problem=exc.problems[0].text(_) if exc.problems else exc), type="negative")
             return
         groups = [r.new for r in renamed if r.what == "group"]
         if groups:
@@ -309,7 +309,7 @@ def _problem_words(check: ImportCheck, problem: Any) -> None:
     with ui.element("div").classes("text-sm min-w-0"):
         ui.label(_("line {line}, column {column}: ").format(line=line, column=column)).classes("inline") \
             .mark("import-problem-where")
-        ui.label(problem.message).classes("inline").mark("import-problem-message")  # the checker's own words
+        ui.label(problem.text(_)).classes("inline").mark("import-problem-message")  # the checker's words, in the page's
 
 
 def _haystack(summary: dict[str, Any]) -> str:

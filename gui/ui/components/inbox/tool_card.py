@@ -20,8 +20,9 @@ class ToolApprovalCard(ApprovalBody):
         self.request, self.tool_name = request, tool_name
         self.mark("tool-approval")
         with self:
-            if request.summary:
-                _summary(request.summary, request.summary_highlight)
+            summary = request.summary_words(_)
+            if summary:
+                _summary(summary, request.summary_highlight)
             if request.tool_description:
                 section_label(_("What this tool does"))
                 ui.label(_(request.tool_description)).classes("text-sm")

@@ -15,8 +15,10 @@ from gui.core.approvals import DECLINED_REASON, DENIED_REASON, EXPIRED_REASON, U
 from gui.core.condition_builder import condition_rows
 from gui.core.conditions import ConditionSyntaxError, parse_condition
 from gui.core.interactions import CANCEL_WORDS
+from gui.core.marks import read_back
 from gui.core.records import GroupRecord, ToolRecord
-from gui.i18n import N_, _
+from gui.i18n import ENGLISH, N_, _, current_language
+from gui.i18n.catalog import templates_marked_in
 from gui.ui.words import JOINER_WORDS, OPERATOR_WORDS, value_words
 
 STOPPED_WORDS = (CANCEL_WORDS["turn_stopped"], "stopped by the user")
@@ -32,13 +34,28 @@ CORE_SENTENCES = (N_("cancelled"), N_("the run was stopped"), N_("the app was cl
 _TOOL_FAILED = re.compile(r"^tool (?P<number>\d+) \((?P<tool>[^)]*)\) failed: (?P<error>.*)$", re.S)
 
 
+# Where the sentences kept in a run record are marked: a built-in tool's errors, the runner's reasons
+# and the condition evaluator's; a record's English is read back into one of them (`marks.read_back`).
+RECORD_WORDS = ("gui/tools/", "gui/core/runner.py", "gui/core/conditions.py", "gui/core/tool_call.py")
+
+
 def core_words(text: str) -> str:
     """One of the core's fixed reasons in the person's language (also "tool 1 (x) failed: …", the
-    runner's words around a tool's own error); other text as it is."""
+    runner's words around a tool's own error, and a built-in tool's own errors); other text (an MCP
+    server's words, a program's output) as it is."""
     match = _TOOL_FAILED.match(text)
     if match is not None:
-        return _("tool {number} ({tool}) failed: {error}").format(**match.groupdict())
-    return _(text) if text in CORE_SENTENCES else text
+        return _("tool {number} ({tool}) failed: {error}").format(
+            number=match["number"], tool=match["tool"], error=core_words(match["error"]))
+    if text in CORE_SENTENCES:
+        return _(text)
+    if current_language() == ENGLISH:
+        return text
+    known = templates_marked_in(*RECORD_WORDS)
+    if text in known:
+        return _(text)
+    found = read_back(text, known)
+    return found.render(_) if found is not None else text
 
 
 _GROUP_FAILED = re.compile(r"^group '(?P<name>[^']*)' failed: (?P<reason>.*)$", re.S)
@@ -110,9 +127,9 @@ def outcome_words(tool: ToolRecord, state: str | None = None) -> str:
     if state == "not_run":
         return _("Not run: {reason}").format(reason=core_words(not_run_reason(tool.reason or error)))
     if state == "timed_out":
-        return _("Timed out: {error}").format(error=error) if error else _("Timed out")
+        return _("Timed out: {error}").format(error=core_words(error)) if error else _("Timed out")
     if state == "failed":
-        return error or _("it failed without saying why")
+        return core_words(error) if error else _("it failed without saying why")
     if state == "cancelled":
         why = _without(tool.reason or error, "cancelled: ")
         return _("Cancelled: {why}").format(why=core_words(why)) if why else _("Cancelled")

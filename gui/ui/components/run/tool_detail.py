@@ -14,7 +14,7 @@ from nicegui import ui
 
 from gui.core.records import GroupRecord, ToolRecord
 from gui.i18n import N_, _
-from gui.ui.components.run.outcome import outcome_words
+from gui.ui.components.run.outcome import core_words, outcome_words
 from gui.ui.components.run.result_media import ToolLogView
 from gui.ui.components.run.retry import RetryInfo, is_retrying, retry_words
 from gui.ui.components.run.status import LOOKS, StatusChip, clock_words, duration_words, tool_state
@@ -169,7 +169,7 @@ class ToolDetail(ui.column):
 
     @staticmethod
     def _error(error: str) -> None:
-        first, rest = split_error(error)
+        first, rest = split_error(core_words(error))
         with ui.column().classes("w-full gap-1 rounded px-3 py-2 bg-red-50 dark:bg-red-950 "
                                  "border border-red-200 dark:border-red-900"):
             with ui.row(wrap=False).classes("w-full items-start gap-2"):
