@@ -27,6 +27,8 @@ def test_an_mcp_server_connects_its_tools_reach_the_palette_and_leave_with_it(se
     page.get_by_text("Add a server").click()
     page.get_by_label("Name (short, e.g. time)").fill("time")
     page.get_by_label("Command (e.g. uvx mcp-server-time)").fill(f"{sys.executable} -m mcp_server_time")
+    # The section is still sliding open (and the labels moving up): a click now can land beside the button.
+    page.wait_for_function("document.getAnimations().every(a => a.playState !== 'running')", timeout=WAIT_MS)
     page.get_by_role("button", name="Add server").click()
     expect(page.get_by_text("Connected · 2 tools")).to_be_visible(timeout=WAIT_MS)
     expect(page.get_by_text("time.get_current_time")).to_be_visible()
