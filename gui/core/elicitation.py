@@ -32,7 +32,7 @@ from gui.core.interactions import (
 )
 
 if TYPE_CHECKING:
-    from gui.core.interactions import InteractionPort
+    from gui.core.interaction_ports import InteractionPort
 
 JsonValue = Any
 

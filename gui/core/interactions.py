@@ -379,27 +379,3 @@ def interaction_fields(record: InteractionRecord) -> dict[str, Any]:
     return {"status": record.status, "kind": request.kind, "run_id": request.turn_id,
             "sequence": request.sequence_name, "tool_name": tool_name_of(request),
             "created_at": request.created_at}
-
-
-class InteractionHandle(Protocol):
-    interaction_id: str
-
-    async def result(self) -> InteractionResult: ...
-
-
-class InteractionPort(Protocol):
-    """The execution side's port (seed): persist the request, then wait on the handle.
-
-    `deadline` (epoch seconds) caps the request's `expires_at`; `clock` is the port's time, so a
-    request's times agree with the service that expires it; `cancel` withdraws a request the caller
-    no longer waits for."""
-
-    def clock(self) -> float: ...
-
-    async def request(self, request: InteractionRequest, *, deadline: float | None = None) -> InteractionHandle: ...
-
-    async def cancel(self, interaction_id: str, reason: CancelReason) -> bool: ...
-
-
-class InteractionLifecycle(Protocol):
-    async def cancel_all(self, reason: CancelReason) -> None: ...

@@ -21,7 +21,7 @@ from gui.core.model import SlotType
 
 if TYPE_CHECKING:
     from gui.core.elicitation import ElicitationHandler
-    from gui.core.interactions import InteractionPort
+    from gui.core.interaction_ports import InteractionPort
 
 JsonValue = Any
 
