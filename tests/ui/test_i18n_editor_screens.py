@@ -5,9 +5,9 @@ test of one group; a save refused for the editor's own problems) and its element
 tests/ui/test_i18n_screens.py does for the other screens. Any run of Latin letters that is not a
 name, a keyword or data named here fails, with the element and its text.
 
-Left out of the walk, because other parts own their words: the format reference folded in the
-guide (`help-text`, gui/core/help.py) and the problem pill and list (gui/ui/editor/problems.py,
-with the validator's messages).
+Every part is walked, the problem pill and list too (the validator's messages in the page's
+language, `Problem.text`), but the format reference folded in the guide (`help-text`): its prose
+is written around the format's keywords and code, and tests/test_i18n_core_messages.py checks it.
 """
 
 from __future__ import annotations
@@ -23,7 +23,6 @@ from nicegui import ui
 from nicegui.testing import User
 from ui_support import app_ctx, engine_open  # noqa: F401 - the autouse fixture: the engine is open
 
-from gui import i18n
 from gui.core.help import EXAMPLE, SEED_EXAMPLE
 from gui.i18n import DATA
 from gui.ui.editor.text_view import TextView
@@ -41,17 +40,8 @@ EDITOR_DATA = {
 # Keys, keywords and names that stay as they are in Chinese too (Ctrl+S, true/false, UTF-8, AI, ls -l).
 KEYWORDS = {"Ctrl", "S", "AI", "true", "false", "UTF", "ls", "l", "latin", "utf", "Accept", "Authorization",
             "text", "single_select", "multi_select", "git"}
-SKIP = {"help-text", "problems", "problem-list"}  # other helpers' words (see the docstring)
-ONLY_THE_PILL = {"help-text", "problems"}  # where every problem is the editor's own, its list is checked too
+SKIP = {"help-text"}  # the format reference: prose around keywords and code (tests/test_i18n_core_messages.py)
 
-
-@pytest.fixture
-def chinese(user: User) -> Iterator[None]:
-    """The app as started with `--lang zh-CN` (pages read it when they are drawn)."""
-    saved = dict(i18n._default)
-    i18n.set_defaults(started="zh_CN")
-    yield
-    i18n._default.update(saved)
 
 
 def _texts(el: ui.element) -> Iterator[tuple[str, str]]:
@@ -220,7 +210,7 @@ async def test_a_kept_draft_and_a_refused_save_are_in_chinese(user: User, chines
     await user.should_see("请给这个输入起个名字", retries=R)
     await user.should_see(marker="problem-list", retries=R)
     assert_translated(user, "a save refused for a nameless input (the list: where each problem is)",
-                      {"g"}, skip=ONLY_THE_PILL)  # g1, the group's name
+                      {"g"})  # g1, the group's name
     await user.open("/sequences/new")  # the draft is kept
     await user.should_see(marker="restored", retries=R)
     await user.should_see("你之前未保存的修改已经恢复。", retries=R)

@@ -7,18 +7,14 @@ Covered: the empty page; a list of sequences (every type word on its chips, a se
 and gives nothing, one with unsaved changes, the unsaved new sequence's banner); a search that
 matches nothing; the delete dialog and its notice; a duplicate's notice; an import that saves, one
 over an existing name (the replace dialog), one whose names are taken (the free names dialog), one
-that cannot be imported (the problems dialog). The checker's own sentences in the import dialogs
-(marked `import-problem-message`) come from the core's validator, translated elsewhere: only the
-words around them are checked here.
+that cannot be imported (the problems dialog, the checker's own sentences in the page's language too).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from typing import Any
 
-import pytest
 from i18n_support import screen_problems, untranslated_runs
 from nicegui import ui
 from nicegui.elements.upload_files import SmallFileUpload
@@ -34,20 +30,11 @@ R = 50
 DATA_WORDS = {"check-three-nodes", "check-three-nodes-2", "fetch-one-node", "fetch-one-node-2", "dig-deeper",
               "dig-deeper-2", "host", "summary", "load", "detail", "typed", "all-kinds", "note", "count", "ok",
               "items", "extra", "quiet", "hush", "draft-one", "nomatch", "imported", "imported-group"}
-CORE_MESSAGE = "[import-problem-message]"  # the validator's sentence: the core-messages catalogue's part
 
-
-@pytest.fixture
-def chinese(user: User) -> Iterator[None]:
-    """The app as started with `--lang zh-CN` (pages read it when they are drawn)."""
-    saved = dict(i18n._default)
-    i18n.set_defaults(started="zh_CN")
-    yield
-    i18n._default.update(saved)
 
 
 def assert_translated(user: User, what: str) -> None:
-    problems = [p for p in screen_problems(user.current_layout, DATA_WORDS) if CORE_MESSAGE not in p]
+    problems = screen_problems(user.current_layout, DATA_WORDS)
     problems += [f"notification {m!r}" for m in user.notify.messages if untranslated_runs(m, DATA_WORDS)]
     assert not problems, f"{what}: words on screen without a translation:\n" + "\n".join(problems)
 

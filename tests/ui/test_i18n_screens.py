@@ -4,20 +4,18 @@ and the notifications it raised); any run of Latin letters that is not a name or
 allow-list (`i18n_support.ALLOWED`) fails, naming the element and its text.
 
 COVERED lists the screens checked here. When a screen is translated, add it (and the states that
-show its other words); the editor's screens are checked in test_i18n_editor_screens.py; the
-Sequences page is not translated yet and is not listed.
+show its other words); the editor's screens are checked in test_i18n_editor_screens.py, the
+Sequences page in test_i18n_pages_screens.py.
 """
 
 from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import Iterator
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
-import pytest
 from i18n_support import html_problems, screen_problems
 from nicegui.testing import User
 from ui_support import app_ctx
@@ -54,14 +52,6 @@ COVERED = {
 # Names the tests below create (a server, its headers, a phone): data, not words.
 DATA_WORDS = {"docs", "clock", "Authorization", "X-Team", "cmd_run"}
 
-
-@pytest.fixture
-def chinese(user: User) -> Iterator[None]:
-    """The app as started with `--lang zh-CN` (pages read it when they are drawn)."""
-    saved = dict(i18n._default)
-    i18n.set_defaults(started="zh_CN")
-    yield
-    i18n._default.update(saved)
 
 
 def only(user: User, marker: str) -> Any:
