@@ -8,17 +8,12 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator
 from typing import Any
 from urllib.parse import quote
 
 import httpx
 import pytest
-from fastapi import FastAPI
 
-from gui.api import register_api
-from gui.api.request_gate import Served
-from gui.app import EngineSlot
 from gui.core.engine import Engine
 from gui.core.events import Event
 from gui.core.export import to_document
@@ -51,24 +46,6 @@ class Events:
             while (event := await self.queue.get()).type != type_:
                 pass
         return event
-
-
-@pytest.fixture
-def engine(current_engine: Engine) -> Engine:
-    return current_engine
-
-
-@pytest.fixture
-def app(engine: Engine, engine_slot: EngineSlot) -> FastAPI:
-    app = FastAPI()
-    register_api(app, engine=engine_slot.for_api, token=None, served=Served.in_process())
-    return app
-
-
-@pytest.fixture
-async def client(app: FastAPI) -> AsyncIterator[httpx.AsyncClient]:
-    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://test") as c:
-        yield c
 
 
 async def save(client: httpx.AsyncClient, body: dict) -> None:

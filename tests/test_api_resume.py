@@ -3,19 +3,11 @@
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
 
-import httpx
 import pytest
-from fastapi import FastAPI
-from test_api_events import StreamingTransport
 
-from gui.api import register_api
-from gui.api.request_gate import Served
-from gui.app import EngineSlot
 from gui.core.engine import Engine
 from gui.core.resume import ResumeRefused
-from gui.remote import RemoteEngine
 from gui.tools.echo import Echo
 
 
@@ -31,33 +23,6 @@ def doc(second_value: int = 2) -> dict:
         {"name": "first", "out": {"a": "number"}, "tools": one(1, "a")},
         {"name": "second", "in": {"a": "number"}, "out": {"b": "number"}, "tools": one(second_value, "b", "late.echo")},
     ]}
-
-
-@pytest.fixture
-def engine(current_engine: Engine) -> Engine:
-    return current_engine
-
-
-@pytest.fixture
-def app(engine_slot: EngineSlot) -> FastAPI:
-    app = FastAPI()
-    register_api(app, engine=engine_slot.for_api, token=None, served=Served.in_process())
-    return app
-
-
-@pytest.fixture
-async def client(app: FastAPI) -> AsyncIterator[httpx.AsyncClient]:
-    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://test") as c:
-        yield c
-
-
-@pytest.fixture
-async def remote(app: FastAPI) -> AsyncIterator[RemoteEngine]:
-    ops = RemoteEngine("http://test")
-    await ops.close()
-    ops._client = httpx.AsyncClient(transport=StreamingTransport(app), base_url="http://test")
-    yield ops
-    await ops.close()
 
 
 async def failed_run(engine: Engine) -> str:

@@ -4,20 +4,12 @@ HTTP API, through the remote engine the CLI uses, and with a clear error when se
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
 
-import httpx
 import pytest
-from fastapi import FastAPI
-from test_api_events import StreamingTransport
 
-from gui.api import register_api
-from gui.api.request_gate import Served
-from gui.app import EngineSlot
 from gui.core.engine import Engine
 from gui.core.records import RunRecord
 from gui.core.run_ids import AmbiguousRunIdError, pick, short_id
-from gui.remote import RemoteEngine
 
 T = 5.0
 IDS = ("0911dd99aaaa", "0911dd99bbbb", "5a5a5a5a1234")
@@ -29,28 +21,6 @@ async def engine(current_engine: Engine) -> Engine:
         await current_engine.runs.save(RunRecord(run_id=run_id, sequence="nightly", status="succeeded",
                                                  created_at=1000.0 + n, finished_at=1001.0 + n))
     return current_engine
-
-
-@pytest.fixture
-def app(engine: Engine, engine_slot: EngineSlot) -> FastAPI:
-    app = FastAPI()
-    register_api(app, engine=engine_slot.for_api, token=None, served=Served.in_process())
-    return app
-
-
-@pytest.fixture
-async def client(app: FastAPI) -> AsyncIterator[httpx.AsyncClient]:
-    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://test") as c:
-        yield c
-
-
-@pytest.fixture
-async def remote(app: FastAPI) -> AsyncIterator[RemoteEngine]:
-    ops = RemoteEngine("http://test")
-    await ops.close()
-    ops._client = httpx.AsyncClient(transport=StreamingTransport(app), base_url="http://test")
-    yield ops
-    await ops.close()
 
 
 def test_pick_finds_the_one_match_and_refuses_to_guess_between_several():
