@@ -35,6 +35,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from gui.api.body import dumps
+from gui.api.scope import cookie_of, headers_of
 from gui.i18n import _, html_lang
 
 COOKIE = "seqdesk_session"
@@ -107,18 +108,6 @@ def _same(given: str, expected: str) -> bool:
     return hmac.compare_digest(given.encode("utf-8", "replace"), expected.encode("utf-8", "replace"))
 
 
-def _headers(scope: Scope) -> dict[str, str]:
-    return {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
-
-
-def _cookie(headers: dict[str, str], name: str) -> str | None:
-    for part in headers.get("cookie", "").split(";"):
-        key, _eq, value = part.strip().partition("=")
-        if key == name:
-            return value
-    return None
-
-
 def _host_of(url_or_host: str, scheme: str) -> str:
     host = url_or_host.lower()
     default = ":443" if scheme in ("https", "wss") else ":80"
@@ -156,7 +145,7 @@ class TokenGate:
         if scope["type"] not in ("http", "websocket"):
             await self.app(scope, receive, send)
             return
-        headers = _headers(scope)
+        headers = headers_of(scope)
         path = str(scope.get("path", ""))
         client = client_of(scope)
         attempt = "authorization" in headers or (path == "/login" and scope.get("method") == "POST")
@@ -191,7 +180,7 @@ class TokenGate:
         scheme, _space, given = headers.get("authorization", "").partition(" ")
         if scheme.lower() == "bearer" and _same(given.strip(), self.token):
             return "bearer"
-        cookie = _cookie(headers, COOKIE)
+        cookie = cookie_of(headers, COOKIE)
         if cookie is not None and _same(cookie, self.session):
             return "cookie"
         return None

@@ -39,6 +39,7 @@ from gui.api.auth import (
     too_many_words,
 )
 from gui.api.body import BadRequest, dumps, json_response, read_json
+from gui.api.scope import cookie_of, headers_of
 from gui.i18n import _, html_lang
 from gui.serving import is_loopback
 
@@ -49,18 +50,6 @@ PUBLIC = OPEN_PATHS - {"/login"}  # no token form on the phones' listener: a nei
 PHONE_COOKIE = "seqdesk_phone"
 PHONE_COOKIE_DAYS = 180
 _STATIC = re.compile(r"^/_nicegui/[0-9][^/]*/(static|libraries|components|resources|esm)/|^/seqdesk-assets/")
-
-
-def _headers(scope: Scope) -> dict[str, str]:
-    return {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
-
-
-def _cookie(headers: dict[str, str], name: str) -> str | None:
-    for part in headers.get("cookie", "").split(";"):
-        key, _eq, value = part.strip().partition("=")
-        if key == name:
-            return value
-    return None
 
 
 class PairingGate:
@@ -75,8 +64,8 @@ class PairingGate:
         if scope["type"] not in ("http", "websocket") or is_loopback(client_of(scope)):
             await self.app(scope, receive, send)  # the computer itself: as without phones
             return
-        headers = _headers(scope)
-        found = self.phone.recognise(_cookie(headers, PHONE_COOKIE))
+        headers = headers_of(scope)
+        found = self.phone.recognise(cookie_of(headers, PHONE_COOKIE))
         if found is not None:
             scope[DEVICE_SCOPE_KEY] = found.phone_id
             scope[AUTH_SCOPE_KEY] = True

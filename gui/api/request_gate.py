@@ -26,6 +26,7 @@ from urllib.parse import urlsplit
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from gui.api.body import dumps
+from gui.api.scope import headers_of
 
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
 WILDCARDS = ("0.0.0.0", "::", "")
@@ -143,7 +144,7 @@ class RequestGate:
         if scope["type"] not in ("http", "websocket"):
             await self.app(scope, receive, send)
             return
-        headers = _headers(scope)
+        headers = headers_of(scope)
         path = str(scope.get("path", ""))
         host = headers.get("host")
         if host is None or not self.served.host_ok(host):
@@ -173,10 +174,6 @@ class RequestGate:
                     "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
                                 (b"connection", b"close")]})
         await send({"type": "http.response.body", "body": body})
-
-
-def _headers(scope: Scope) -> dict[str, str]:
-    return {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
 
 
 def _has_body(headers: dict[str, str]) -> bool:
