@@ -11,6 +11,7 @@ them there instead, e.g. to refresh the README's pictures.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -95,7 +96,13 @@ def _wait_until_up(proc: subprocess.Popen[bytes], url: str, log: Path) -> None:
 @pytest.fixture(scope="module")
 def seqdesk_app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningApp]:
     folder = tmp_path_factory.mktemp("seqdesk-e2e")
-    data_dir = folder / "data"
+    with running_app(folder, folder / "data") as app:
+        yield app
+
+
+@contextlib.contextmanager
+def running_app(folder: Path, data_dir: Path) -> Iterator[RunningApp]:
+    """The app on a free port over `data_dir`, its output in `folder`/app.log, until it is up; ended afterwards."""
     log = folder / "app.log"
     port = free_port()
     with log.open("wb") as out:

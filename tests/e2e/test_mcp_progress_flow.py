@@ -6,14 +6,13 @@ its data folder. Screenshots (light and dark) go to build/screenshots/ (or `SEQD
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 import time
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from e2e_support import ROOT, RunningApp, _wait_until_up, app_command, clean_env, free_port, open_palette
+from e2e_support import ROOT, RunningApp, open_palette, running_app
 
 expect = pytest.importorskip("playwright.sync_api").expect
 
@@ -28,21 +27,8 @@ def live_app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningApp]:
     data_dir.mkdir()
     (data_dir / "mcp-servers.json").write_text(json.dumps({"servers": [
         {"name": "live", "command": sys.executable, "args": [LIVE], "trusted": True}]}), encoding="utf-8")
-    log = folder / "app.log"
-    port = free_port()
-    with log.open("wb") as out:
-        proc = subprocess.Popen(app_command(port), cwd=ROOT, env=clean_env(data_dir), stdout=out,
-                                stderr=subprocess.STDOUT)
-    try:
-        _wait_until_up(proc, f"http://127.0.0.1:{port}", log)
-        yield RunningApp(f"http://127.0.0.1:{port}", data_dir, log)
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(timeout=5)
+    with running_app(folder, data_dir) as app:
+        yield app
 
 
 def save(app: RunningApp, name: str, tool: str, args: dict, out: str) -> None:
