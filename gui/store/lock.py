@@ -134,7 +134,7 @@ class InstanceLock:
         if not free:
             raise DataFolderInUseError(self.folder, self._recorded_holder())
         try:
-            fd = self._lock_file()
+            fd = self._lock_file(dir_fd)
         except BaseException:
             _close(dir_fd)
             raise
@@ -156,13 +156,17 @@ class InstanceLock:
             return
         if self._dir_fd is not None and not _same_file(self._dir_fd, self.folder):
             raise DataFolderLostError(self.folder)
-        if _same_file(self._fd, self.path):
+        # The lock file is looked up inside the folder we locked (not by its path), so a folder moved
+        # between the check above and this line cannot make us write a lock file into its successor.
+        if _same_lock_file(self._fd, self._dir_fd, self.path):
             return
         log.warning("the lock file %s was removed or replaced while SeqDesk was running; re-creating it", self.path)
-        fd = self._lock_file()
+        fd = self._lock_file(self._dir_fd)
         _overwrite(fd, self._holder.to_json())
         old, self._fd = self._fd, fd
         _close(old)
+        if self._dir_fd is not None and not _same_file(self._dir_fd, self.folder):
+            raise DataFolderLostError(self.folder)
 
     def release(self) -> None:
         """Give the folder up. Idempotent."""
@@ -171,21 +175,26 @@ class InstanceLock:
         if fd is None:
             return
         try:
-            if _same_file(fd, self.path):
+            if _same_lock_file(fd, dir_fd, self.path):
                 _overwrite(fd, b"")
         finally:
             _close(fd)
             _close(dir_fd)
 
-    def _lock_file(self) -> int:
-        """A descriptor of the lock file now at `path`, locked; DataFolderInUseError if someone has it."""
+    def _lock_file(self, dir_fd: int | None) -> int:
+        """A descriptor of the lock file now in the folder, locked; DataFolderInUseError if someone has it.
+
+        With `dir_fd` (the locked folder) the file is opened inside that folder whatever its path is now."""
         while True:
-            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, LOCK_MODE)
+            if dir_fd is None:
+                fd = os.open(self.path, os.O_RDWR | os.O_CREAT, LOCK_MODE)
+            else:
+                fd = os.open(LOCK_NAME, os.O_RDWR | os.O_CREAT, LOCK_MODE, dir_fd=dir_fd)
             if not _try_lock(fd):
                 holder = LockHolder.parse(_read_all(fd))
                 os.close(fd)
                 raise DataFolderInUseError(self.folder, holder)
-            if _same_file(fd, self.path):
+            if _same_lock_file(fd, dir_fd, self.path):
                 if hasattr(os, "fchmod"):  # not on Windows
                     with contextlib.suppress(OSError):
                         os.fchmod(fd, LOCK_MODE)  # a file left by an older version may be 0644
@@ -225,6 +234,18 @@ def _overwrite(fd: int, data: bytes) -> None:
 def _same_file(fd: int, path: Path) -> bool:
     try:
         on_disk = os.stat(path)
+    except FileNotFoundError:
+        return False
+    held = os.fstat(fd)
+    return (held.st_dev, held.st_ino) == (on_disk.st_dev, on_disk.st_ino)
+
+
+def _same_lock_file(fd: int, dir_fd: int | None, path: Path) -> bool:
+    """Whether `fd` is the lock file in the locked folder `dir_fd` (or, without one, at `path`)."""
+    if dir_fd is None:
+        return _same_file(fd, path)
+    try:
+        on_disk = os.stat(path.name, dir_fd=dir_fd)
     except FileNotFoundError:
         return False
     held = os.fstat(fd)

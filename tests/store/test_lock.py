@@ -164,3 +164,56 @@ def test_a_data_folder_moved_away_under_its_holder_stops_it(tmp_path):
         with pytest.raises(DataFolderLostError) as caught:
             lock.ensure()
         assert caught.value.code == "data-folder-lost" and str(folder) in str(caught.value)
+
+
+def test_a_folder_moved_while_its_lock_is_checked_gets_no_lock_file_in_its_place(tmp_path, monkeypatch):
+    """CI saw it: the folder check passed, the folder was moved and a new one made at its path, and
+    the lock-file check then found no lock there and wrote one into the new folder. The lock file
+    is looked up in the folder that was locked, wherever it now is."""
+    import gui.store.lock as lock_module
+
+    folder = tmp_path / "data"
+    folder.mkdir()
+    with InstanceLock(folder) as lock:
+        checked = lock_module._same_file
+
+        def check_then_move(fd: int, path: object) -> bool:
+            same = checked(fd, path)
+            if path == folder and not (tmp_path / "moved").exists():
+                folder.rename(tmp_path / "moved")  # moved just after the folder check passed
+                folder.mkdir()
+            return same
+
+        monkeypatch.setattr(lock_module, "_same_file", check_then_move)
+        lock.ensure()
+        monkeypatch.setattr(lock_module, "_same_file", checked)
+        assert list(folder.iterdir()) == []
+        assert json.loads((tmp_path / "moved" / LOCK_NAME).read_text())["pid"] == os.getpid()
+        with pytest.raises(DataFolderLostError):
+            lock.ensure()
+        assert list(folder.iterdir()) == []
+
+
+def test_a_lock_file_removed_from_a_moved_folder_is_written_again_only_inside_it(tmp_path, monkeypatch):
+    import gui.store.lock as lock_module
+
+    folder = tmp_path / "data"
+    folder.mkdir()
+    with InstanceLock(folder) as lock:
+        checked = lock_module._same_file
+        calls = []
+
+        def check_then_move(fd: int, path: object) -> bool:
+            same = checked(fd, path)
+            if path == folder and not calls:
+                calls.append(path)
+                (folder / LOCK_NAME).unlink()
+                folder.rename(tmp_path / "moved")
+                folder.mkdir()
+            return same
+
+        monkeypatch.setattr(lock_module, "_same_file", check_then_move)
+        with pytest.raises(DataFolderLostError):  # re-created in the moved folder, then the move is seen
+            lock.ensure()
+        assert list(folder.iterdir()) == []
+        assert (tmp_path / "moved" / LOCK_NAME).exists()
