@@ -94,3 +94,20 @@ def test_the_history_says_which_rule_approved_and_what_was_edited():
     edited = auto.model_copy(update={"auto": False, "result": ResolvedResult(interaction_id="h-1", response=(
         ApprovalResponse(decision="approved", edited_input={"command": "echo edited"})))})
     assert outcome(edited).details == "with an edit: echo edited"
+
+
+async def test_confirming_a_wider_approval_while_another_request_waits_opens_the_next_cleanly(user: User, caplog):
+    """The dialog lives in the answered request's card, which is cleared when the next one opens: the
+    next one's set-up must not run in the deleted card (it did: "the parent element … deleted")."""
+    await user.open("/inbox")
+    first = await start_command_run("echo first", name="first-seq")
+    second = await start_command_run("echo second", name="second-seq")
+    await user.should_see(marker="always-allow", retries=R)
+    assert len(await engine().pending(first)) == len(await engine().pending(second)) == 1
+    user.find(marker="always-allow").click()
+    await user.should_see(marker="scope-dialog", retries=R)
+    user.find(marker="scope-confirm").click()
+    await user.should_see("Now allowed without asking", retries=R)
+    await user.should_see(marker="always-allow", retries=R)  # the other request, opened next
+    assert sorted([len(await engine().pending(first)), len(await engine().pending(second))]) == [0, 1]
+    assert "has been deleted" not in caplog.text

@@ -133,6 +133,9 @@ class InboxShortcuts:
     def __init__(self, *, move: Move, opened: Opened, active: Callable[[], bool]) -> None:
         self.rules = KeyRules()
         self._move, self._opened, self._active = move, opened, active
+        # The page's own client: `settle` is also called from handlers whose element is gone by then
+        # (the scope dialog of a request just answered), where `ui.run_javascript` has no page.
+        self.client = ui.context.client
         ui.add_body_html(f"<script>{LISTENER_JS % round(SETTLE_SECONDS * 1000)}</script>")
         self.target = KeyTarget(self)
         self.target.on("seqdeskkey", self._on_key, args=["detail"])
@@ -141,7 +144,7 @@ class InboxShortcuts:
     def settle(self) -> None:
         self.rules.settle()
         ms = round(self.rules.settle_seconds * 1000)
-        ui.run_javascript(f"window.seqdesk && seqdesk.inboxSettle && seqdesk.inboxSettle({ms})")
+        self.client.run_javascript(f"window.seqdesk && seqdesk.inboxSettle && seqdesk.inboxSettle({ms})")
 
     def show_help(self) -> None:
         self.dialog.open()
