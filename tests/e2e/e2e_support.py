@@ -168,6 +168,15 @@ def screenshot() -> Any:
     return _screenshot
 
 
+def settled(page: Any, wait_ms: int = 20_000) -> None:
+    """Wait until the page's connection to the app is up and nothing on it is moving.
+
+    What is clicked or typed before the connection is up never reaches the app, and a click while a
+    section slides open (a Quasar expansion, labels moving up) can land beside its target."""
+    page.wait_for_function("window.socket && window.socket.connected", timeout=wait_ms)
+    page.wait_for_function("document.getAnimations().every(a => a.playState !== 'running')", timeout=wait_ms)
+
+
 def open_palette(base_url: str, page: Any, search: str, wait_ms: int = 20_000) -> Any:
     """A new sequence's first group, its tool palette opened and searched for `search`: the dialog."""
     from playwright.sync_api import expect

@@ -11,7 +11,7 @@ import sys
 from typing import Any
 
 import pytest
-from e2e_support import open_palette
+from e2e_support import open_palette, settled
 
 expect = pytest.importorskip("playwright.sync_api").expect
 pytest.importorskip("mcp_server_time")
@@ -22,13 +22,11 @@ WAIT_MS = 20_000
 def test_an_mcp_server_connects_its_tools_reach_the_palette_and_leave_with_it(seqdesk_app: Any, page: Any,
                                                                             screenshot: Any):
     page.goto(f"{seqdesk_app.base_url}/settings")
-    # What is typed before the page's connection is up never reaches the app: wait for it first.
-    page.wait_for_function("window.socket && window.socket.connected", timeout=WAIT_MS)
+    settled(page, WAIT_MS)
     page.get_by_text("Add a server").click()
     page.get_by_label("Name (short, e.g. time)").fill("time")
     page.get_by_label("Command (e.g. uvx mcp-server-time)").fill(f"{sys.executable} -m mcp_server_time")
-    # The section is still sliding open (and the labels moving up): a click now can land beside the button.
-    page.wait_for_function("document.getAnimations().every(a => a.playState !== 'running')", timeout=WAIT_MS)
+    settled(page, WAIT_MS)  # the section may still be sliding open: a click now can land beside the button
     page.get_by_role("button", name="Add server").click()
     expect(page.get_by_text("Connected · 2 tools")).to_be_visible(timeout=WAIT_MS)
     expect(page.get_by_text("time.get_current_time")).to_be_visible()

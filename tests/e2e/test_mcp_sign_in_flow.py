@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from e2e_support import free_port
+from e2e_support import free_port, settled
 
 expect = pytest.importorskip("playwright.sync_api").expect
 
@@ -57,15 +57,19 @@ def auth_server(*args: str) -> Iterator[str]:
 
 
 def add_http_server(page: Any, name: str, url: str, headers: str = "", picture: Path | None = None) -> None:
+    settled(page, WAIT_MS)
     page.get_by_text("Add a server").click()
     page.get_by_label("Name (short, e.g. time)").fill(name)
+    settled(page, WAIT_MS)  # still sliding open, a click on "A web address" could miss it (seen in CI)
     page.get_by_text("A web address", exact=True).click()
+    expect(page.get_by_label("URL (http:// or https://)")).to_be_visible(timeout=WAIT_MS)
     if picture is not None:
         page.locator(".q-expansion-item").filter(has_text="Add a server").screenshot(path=str(picture),
                                                                                    animations="disabled")
     page.get_by_label("URL (http:// or https://)").fill(url)
     if headers:
         page.get_by_label("Headers, one Name: value per line (optional, e.g. an API key)").fill(headers)
+    settled(page, WAIT_MS)
     page.get_by_role("button", name="Add server").click()
     expect(page.get_by_text(f"Added {name}")).to_be_visible(timeout=WAIT_MS)
     # Adding closes the form: wait until it is closed, or the next click on its header could land
