@@ -230,6 +230,8 @@ class McpConnection(ServerCalls, ServerReads):
                     await self._load_tools(client)
                     if self._stopping:  # withdrawn while connecting: close it again at once
                         return "", connected
+                    if ended.is_set():  # it went away while its tools were listed
+                        return self._with_stderr("the server closed the connection (it exited or crashed)"), connected
                     scope.deadline = math.inf
                     self._client, connected = client, True
                     self._protocol = client.protocol_version
@@ -323,8 +325,9 @@ class McpConnection(ServerCalls, ServerReads):
             if cursor is None:
                 break
         prompts = await list_prompts(client, self.name)
-        if self._stopping:  # withdrawn while listing: its tools must not come back
-            return
+        ended = self._ended
+        if self._stopping or (ended is not None and ended.is_set()):
+            return  # withdrawn, or the server went away, while listing: its tools must not come back
         tools: list[Tool] = [McpTool(self, t, trusted=self.config.trusted) for t in remote]
         tools += [McpPromptTool(self, p) for p in prompts]
         names = tuple(sorted(t.name for t in tools))

@@ -14,7 +14,7 @@ import logging
 from typing import TYPE_CHECKING, Any
 
 from mcp import Client, MCPError
-from mcp_types import EmbeddedResource, GetPromptResult, Prompt, TextContent, TextResourceContents
+from mcp_types import CONNECTION_CLOSED, EmbeddedResource, GetPromptResult, Prompt, TextContent, TextResourceContents
 
 from gui.core.model import SlotType
 from gui.core.registry import JsonValue, Tool, ToolArgumentError, ToolContext
@@ -43,6 +43,8 @@ async def list_prompts(client: Client, server: str) -> list[Prompt]:
             if cursor is None:
                 break
     except MCPError as exc:
+        if exc.code == CONNECTION_CLOSED:  # the server went away: not "no prompts", the connection is over
+            raise
         log.info("MCP server %s did not list its prompts: %s", server, exc.message)
         return []
     return prompts

@@ -98,4 +98,10 @@ if __name__ == "__main__":
         Path(sys.argv[sys.argv.index("--pid-file") + 1]).write_text(str(os.getpid()), encoding="utf-8")
     if "--linger" in sys.argv:
         linger()
+    if "--die-listing-prompts" in sys.argv:  # it exits while the client lists its prompts
+        async def dying_list() -> list[Any]:
+            print("dying while listing prompts", file=sys.stderr, flush=True)
+            os._exit(3)
+
+        server.list_prompts = dying_list  # type: ignore[method-assign]
     server.run("stdio")
