@@ -94,8 +94,21 @@ _CSS = """
   .seqdesk-header { padding-left: 8px !important; padding-right: 8px !important; }
   .nicegui-content { padding: 6px !important; }
   .seqdesk-main { padding: 8px 4px !important; }
-  .seqdesk-runs-table th:nth-child(4), .seqdesk-runs-table td:nth-child(4) { display: none; }
-  .seqdesk-runs-table th, .seqdesk-runs-table td { padding-left: 8px !important; padding-right: 8px !important; }
+  /* The runs table stacks each run into a card: status and start time, sequence and Resume, then why
+     it ended (the whole line), so nothing scrolls sideways inside the table. */
+  .seqdesk-runs-table thead { display: none; }
+  .seqdesk-runs-table tbody tr { display: grid; grid-template-columns: minmax(0, 1fr) auto; column-gap: 8px;
+    height: auto !important; padding: 6px 0; border-bottom: 1px solid rgba(127, 127, 127, .25); }
+  .seqdesk-runs-table tbody td { display: block; height: auto !important; border: none !important;
+    padding: 2px 8px !important; white-space: normal; min-width: 0; max-width: none !important; }
+  .seqdesk-runs-table tbody td:nth-child(1) { grid-column: 1; grid-row: 1; }
+  .seqdesk-runs-table tbody td:nth-child(2) { grid-column: 1; grid-row: 2; overflow-wrap: anywhere; }
+  .seqdesk-runs-table tbody td:nth-child(3) { grid-column: 2; grid-row: 1; text-align: right; font-size: .8rem;
+    opacity: .75; }
+  .seqdesk-runs-table tbody td:nth-child(4) { display: none; }
+  .seqdesk-runs-table tbody td:nth-child(5) { grid-column: 1 / span 2; grid-row: 3; overflow-wrap: anywhere; }
+  .seqdesk-runs-table tbody td:nth-child(5):empty { display: none; }
+  .seqdesk-runs-table tbody td:nth-child(6) { grid-column: 2; grid-row: 2; text-align: right; }
   .seqdesk-main, .seqdesk-main > * { min-width: 0; max-width: 100%; }
   .seqdesk-main .q-btn, .seqdesk-main .q-checkbox, .seqdesk-main .q-toggle { min-height: 44px; }
   .seqdesk-main .q-btn.q-btn--round, .seqdesk-main .q-btn.q-btn--dense { min-width: 44px; }

@@ -61,6 +61,13 @@ def test_no_page_scrolls_sideways_and_the_menu_reaches_every_page(seqdesk_app, w
         width, viewport = sideways(phone)
         assert width <= viewport, f"{path} scrolls sideways: {width} px wide in a {viewport} px screen"
         assert small_targets(phone, ".seqdesk-header .q-btn") == [], path
+        if path == "/runs":  # the table stacks each run: nothing of it hides beyond its right edge
+            phone.get_by_text("Waiting for you to answer cmd_run").wait_for(state="visible")
+            inside, box = phone.evaluate("(() => { const m = document.querySelector('.q-table__middle');"
+                                         " return [m.scrollWidth, m.clientWidth]; })()")
+            assert inside <= box, f"the runs table scrolls inside: {inside} px in {box} px"
+            assert phone.get_by_text("Why it ended so").count() == 0 or not phone.get_by_text(
+                "Why it ended so").is_visible()
         assert not phone.locator(".seqdesk-nav").is_visible(), f"{path}: the wide navigation shows on a phone"
     phone.goto(seqdesk_app.base_url + "/")
     phone.locator("[aria-label='Menu']").click()
