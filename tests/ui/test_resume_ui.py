@@ -45,7 +45,7 @@ async def test_a_failed_runs_record_offers_resume_and_the_new_attempt_says_what_
     new = await engine.runner.wait(old.resumed_by, timeout=5)
     assert new.status == "succeeded" and new.outputs == {"a": 1, "b": 1}
     await user.open(f"/runs/{new.run_id}")  # the kept group says so, not only "Succeeded"
-    await user.should_see(f"Kept from run {run_id[:8]}: it had succeeded there, so it was not run again")
+    await user.should_see(f"Kept from run {run_id}: it had succeeded there, so it was not run again")
     await user.open(f"/runs/{run_id}")
     await user.should_see(marker="resumed-by")
     await user.should_not_see(marker="resume")

@@ -17,7 +17,6 @@ from gui.core.conditions import ConditionSyntaxError, parse_condition
 from gui.core.interactions import CANCEL_WORDS
 from gui.core.marks import read_back
 from gui.core.records import GroupRecord, ToolRecord
-from gui.core.run_ids import short_id
 from gui.i18n import ENGLISH, N_, _, current_language
 from gui.i18n.catalog import templates_marked_in
 from gui.ui.words import JOINER_WORDS, OPERATOR_WORDS, value_words
@@ -188,7 +187,7 @@ def group_note(group: GroupRecord) -> str:
             else _("Not run: {reason}").format(reason=core_words(reason))
     if group.reused_from is not None and group.status == "succeeded":
         return _("Kept from run {id}: it had succeeded there, so it was not run again").format(
-            id=short_id(group.reused_from))
+            id=group.reused_from)
     if group.serial_reason:
         return _("Ran one by one: {reason}").format(reason=group.serial_reason)
     return ""
