@@ -42,6 +42,39 @@ async def test_a_schedule_made_elsewhere_is_listed_with_next_run_and_can_be_paus
     assert await engine.list_schedules() == []
 
 
+async def test_a_deleted_schedule_comes_back_with_undo_as_it_was(user: User):
+    engine = app_ctx().engine
+    await engine.create(GREET)
+    made = await engine.create_schedule("greet", {"who": "Ada"}, every="15m")
+    await engine.pause_schedule(made.schedule_id, True)
+    await user.open("/")
+    await user.should_see(marker="schedule-greet", retries=100)
+    user.find(marker="delete-schedule").click()
+    await user.should_see(marker="no-schedules", retries=50)
+    await user.should_see("Schedule for “greet” deleted.")
+    assert await engine.list_schedules() == []
+    user.find(marker="schedule-undo").click()
+    await user.should_see(marker="schedule-greet", retries=100)
+    [back] = await engine.list_schedules()
+    assert (back.sequence, back.args, back.every, back.cron, back.paused) == ("greet", {"who": "Ada"}, 900, None, True)
+    await user.should_see(marker="paused")
+    await user.should_not_see(marker="schedule-undo-bar")
+
+
+async def test_undo_says_why_when_the_schedule_cannot_be_made_again(user: User):
+    engine = app_ctx().engine
+    await engine.create(GREET)
+    await engine.create_schedule("greet", {"who": "Ada"}, cron="*/5 * * * *")
+    await user.open("/")
+    await user.should_see(marker="schedule-greet", retries=100)
+    user.find(marker="delete-schedule").click()
+    await user.should_see(marker="no-schedules", retries=50)
+    await engine.delete("greet")  # its sequence went away meanwhile
+    user.find(marker="schedule-undo").click()
+    await user.should_see("The schedule could not be made again", retries=50)
+    assert await engine.list_schedules() == []
+
+
 async def test_adding_a_schedule_in_the_app_saves_it_with_its_inputs(user: User):
     engine = app_ctx().engine
     await engine.create(GREET)

@@ -61,6 +61,12 @@ class SchedulesSection(ui.card):
             ui.label(_(INTRO)).classes("text-sm text-gray-700 dark:text-gray-300")
             self.adder = ui.column().classes("w-full gap-2")
             self.adder.set_visibility(False)
+            with ui.row().classes("w-full items-center gap-2 bg-gray-100 dark:bg-gray-800 rounded p-2") \
+                    .mark("schedule-undo-bar") as self.undo_bar:
+                self.undo_text = ui.label("")
+                ui.button(_("Undo"), on_click=self._undo).props("flat dense no-caps").mark("schedule-undo")
+            self.undo_bar.set_visibility(False)
+            self._undoable: Schedule | None = None
             self.rows = ui.column().classes("w-full gap-2").mark("schedule-list")
         live_events(engine, self._on_events, types=("settings.changed", "run.finished"), interval=1.0)
         ui.timer(0, self.refresh, once=True)
@@ -138,8 +144,31 @@ class SchedulesSection(ui.card):
         await self.refresh()
 
     async def _delete(self, schedule: Schedule) -> None:
+        """Delete at once, and offer Undo (a brief bar above the list) rather than asking first."""
         await self.engine.delete_schedule(schedule.schedule_id)
-        ui.notify(_("Schedule for “{name}” deleted.").format(name=schedule.sequence))
+        self._undoable = schedule
+        self.undo_text.set_text(_("Schedule for “{name}” deleted.").format(name=schedule.sequence))
+        self.undo_bar.set_visibility(True)
+        await self.refresh()
+
+    async def _undo(self) -> None:
+        """Make the deleted schedule again: the same sequence, inputs and timing, paused if it was
+        (its next run counts from now; its past turns stay in the runs history)."""
+        schedule, self._undoable = self._undoable, None
+        self.undo_bar.set_visibility(False)
+        if schedule is None:
+            return
+        every = format_duration(schedule.every) if schedule.every is not None else None
+        try:
+            again = await self.engine.create_schedule(schedule.sequence, schedule.args, every=every,
+                                                      cron=None if every is not None else schedule.cron)
+            if schedule.paused:
+                await self.engine.pause_schedule(again.schedule_id, True)
+        except ScheduleInvalid as exc:
+            ui.notify(_("The schedule could not be made again: {why}").format(
+                why="; ".join(exc.fields.values())), type="warning", multi_line=True)
+        else:
+            ui.notify(_("Schedule for “{name}” is back.").format(name=schedule.sequence), type="positive")
         await self.refresh()
 
     # -- adding --------------------------------------------------------------------------------
