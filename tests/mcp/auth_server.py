@@ -9,7 +9,8 @@
     python auth_server.py oauth PORT --no-registration CLIENT_ID [SECRET]
         The same, but it lets no client register itself (no registration endpoint): it knows only
         the client CLIENT_ID, made "in its console", which may sign in from any loopback callback;
-        with SECRET the token endpoint wants that secret (client_secret_post), else none.
+        with SECRET the token endpoint wants that secret (client_secret_post), else none. (The
+        NiceGUI test client's callback, on the host `test`, counts as loopback here.)
     python auth_server.py header PORT NAME VALUE
         No OAuth: /mcp needs the header NAME with VALUE, else 401. Tool: `whoami`.
     python auth_server.py refuse PORT
@@ -58,10 +59,11 @@ NO_REBIND = TransportSecuritySettings(enable_dns_rebinding_protection=False)
 
 class ConsoleClient(OAuthClientInformationFull):
     """A client made in the server's console: it may come back to any callback on loopback
-    (RFC 8252 section 7.3), as the consoles of real servers let a desktop app do."""
+    (RFC 8252 section 7.3), as the consoles of real servers let a desktop app do, and to the
+    NiceGUI test client's own address (`http://test`); to nothing else."""
 
     def validate_redirect_uri(self, redirect_uri: AnyUrl | None) -> AnyUrl:
-        if redirect_uri is None or redirect_uri.host not in ("127.0.0.1", "localhost"):
+        if redirect_uri is None or redirect_uri.host not in ("127.0.0.1", "localhost", "test"):
             raise InvalidRedirectUriError(f"Redirect URI '{redirect_uri}' is not on loopback")
         return redirect_uri
 
