@@ -123,6 +123,10 @@ async def test_a_kept_secret_is_never_shown_and_can_be_forgotten(user: User):
     await add_http(user, "corp", "http://127.0.0.1:9/mcp", client_id="console-id", secret="s3cret-value")
     await user.should_see("and a Client secret", retries=50)
     store = mcp_settings(app_ctx().runtime)
+    api = await user.http_client.get("/api/mcp/servers/corp")  # the app's own API says the same, no secret
+    assert api.status_code == 200, api.text
+    assert api.json()["oauth_client_id"] == "console-id" and api.json()["oauth_client_secret_set"] is True
+    assert "s3cret-value" not in api.text
     user.find(marker="mcp-change-client-corp").click()
     await user.should_see("A Client secret is kept. Leave the field empty to keep it.")
     assert only(user, "mcp-edit-client-secret").value in ("", None)  # never filled in with the secret

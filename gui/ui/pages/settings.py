@@ -21,7 +21,7 @@ from pydantic import ValidationError
 from gui.i18n import DATA, N_, _
 from gui.mcp.auth import CALLBACK_PATH, SignInError, SignIns
 from gui.mcp.config import JsonMcpSettings, McpConfigError, McpServerConfig, McpSettingsStore, MemoryMcpSettings
-from gui.mcp.oauth_client import has_client_secret, set_client_secret
+from gui.mcp.oauth_client import UNCHANGED, change_sign_in_client, has_client_secret, set_client_secret
 from gui.mcp.secrets import SecretStoreError
 from gui.runtime import Runtime
 from gui.ui.components.settings.approvals import ApprovalModesTable, ApprovalRow, RuleRow
@@ -252,24 +252,19 @@ async def settings_page(ctx: AppContext) -> None:
 
             async def change_client(name: str, client_id: str, secret: str, forget: bool) -> str | None:
                 with changing():
-                    config = next((c for c in await store.list() if c.name == name), None)
-                    if config is None:
-                        return _("{name} is not there any more").format(name=name)
                     found = client_values(client_id, secret)
                     if isinstance(found, str):
                         return found
                     cid, value = found
                     try:
-                        changed = McpServerConfig.model_validate(
-                            {**config.model_dump(exclude={"headers"}), "headers": config.header_values(),
-                             "oauth_client_id": cid})
-                        if value is not None or forget or cid is None:  # no Client ID: no secret either
-                            await asyncio.to_thread(set_client_secret, store.secrets, name, value)
-                        await store.save(changed)
+                        changed = await change_sign_in_client(
+                            store, name, cid, value if value is not None else None if forget else UNCHANGED)
                     except ValidationError as exc:
                         return problem_words(exc)
-                    except (McpConfigError, SecretStoreError, ValueError) as exc:
+                    except (LookupError, McpConfigError, SecretStoreError, ValueError) as exc:
                         return str(exc)
+                    if changed is None:
+                        return None
                     if manager is not None:  # reconnects: it asks for a sign-in with the new client
                         await manager.add(changed, wait=CLOSE_WAIT)
                 engine.settings_changed("mcp_servers", client=name)
