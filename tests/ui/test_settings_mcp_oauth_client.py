@@ -19,7 +19,9 @@ from ui_support import app_ctx
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "mcp"))
 from auth_support import auth_server, follow_sign_in, stats  # noqa: E402
+from i18n_support import screen_problems  # noqa: E402
 
+from gui.mcp.config import McpServerConfig  # noqa: E402
 from gui.mcp.oauth_client import client_secret  # noqa: E402
 from gui.ui.pages.settings import mcp_settings  # noqa: E402
 
@@ -141,3 +143,32 @@ async def test_a_kept_secret_is_never_shown_and_can_be_forgotten(user: User):
     assert client_secret(store.secrets, "corp") is None
     (config,) = await store.list()
     assert config.oauth_client_id == "console-id"
+
+
+async def test_the_sign_in_client_fields_and_dialog_are_in_chinese(user: User, chinese: None):
+    # "客户端 ID" is how Chinese consoles name it; GitHub and Google are names; the rest is data
+    words = {"ID", "GitHub", "Google", "corp", "console-id"}
+    store = mcp_settings(app_ctx().runtime)
+    await store.save(McpServerConfig.model_validate({"name": "corp", "transport": "http",
+                                                     "url": "https://corp.example/mcp",
+                                                     "oauth_client_id": "console-id"}))
+    await user.open("/settings")
+    await user.should_see(marker="mcp-client-corp")
+    await user.should_see("登录时使用客户端 ID")
+    only(user, "mcp-transport").value = "http"
+    await user.should_see("客户端 ID（可选）")
+    only(user, "mcp-name").value = "other"
+    only(user, "mcp-url").value = "https://other.example/mcp"
+    only(user, "mcp-client-secret").value = "a-secret"
+    user.find(marker="mcp-add").click()
+    await user.should_see("填写客户端密钥时，也要填写它所属的客户端 ID。")
+    problems = screen_problems(user.current_layout, words)
+    assert not problems, "\n".join(problems)
+
+    user.find(marker="mcp-change-client-corp").click()
+    await user.should_see(marker="mcp-edit-client-id")
+    only(user, "mcp-edit-client-id").value = "x\ty"
+    user.find(marker="mcp-save-client").click()
+    await user.should_see("客户端 ID：含有控制字符（例如换行或制表符）")
+    problems = screen_problems(user.current_layout, words)
+    assert not problems, "\n".join(problems)

@@ -30,7 +30,8 @@ def client_fields() -> tuple[ui.input, ui.input]:
     client_id = ui.input(_("Client ID (optional)")).classes("w-full").mark("mcp-client-id")
     secret = ui.input(_("Client secret (optional)"), password=True).classes("w-full").mark("mcp-client-secret")
     secret.props("autocomplete=off")
-    ui.label(f"{_(CLIENT_HELP)} {_(SECRET_KEPT)}").classes(f"{HELP_CLASSES} -mt-1")
+    ui.label(_(CLIENT_HELP)).classes(f"{HELP_CLASSES} -mt-1")
+    ui.label(_(SECRET_KEPT)).classes(f"{HELP_CLASSES} -mt-1")
     return client_id, secret
 
 
