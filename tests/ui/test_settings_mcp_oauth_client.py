@@ -146,8 +146,7 @@ async def test_a_kept_secret_is_never_shown_and_can_be_forgotten(user: User):
 
 
 async def test_the_sign_in_client_fields_and_dialog_are_in_chinese(user: User, chinese: None):
-    # "客户端 ID" is how Chinese consoles name it; GitHub and Google are names; the rest is data
-    words = {"ID", "GitHub", "Google", "corp", "console-id"}
+    words = {"corp", "console-id"}  # data
     store = mcp_settings(app_ctx().runtime)
     await store.save(McpServerConfig.model_validate({"name": "corp", "transport": "http",
                                                      "url": "https://corp.example/mcp",
