@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 
 import pytest
 from auth_support import T, auth_server, follow_sign_in, query_of, stats
@@ -64,7 +65,9 @@ async def test_a_pre_registered_client_id_signs_in_without_registering(secrets, 
         assert [str(u) for u in info.redirect_uris or []] == [REDIRECT]
 
 
-async def test_a_pre_registered_client_with_a_secret_sends_it_and_a_wrong_one_is_refused(secrets, registry, tmp_path):
+async def test_a_pre_registered_client_with_a_secret_sends_it_and_a_wrong_one_is_refused(secrets, registry, tmp_path,
+                                                                                         caplog):
+    caplog.set_level(logging.DEBUG)
     async with auth_server("oauth", "--no-registration", "console-id", "s3cret-value") as base:
         config = http_config("corp", f"{base}/mcp", oauth_client_id="console-id")
         set_client_secret(secrets, "corp", "wrong-secret")
@@ -87,6 +90,7 @@ async def test_a_pre_registered_client_with_a_secret_sends_it_and_a_wrong_one_is
         # The secret is kept once, under its own key, never inside the kept registration.
         assert "s3cret-value" not in (secrets.get(key("corp", "oauth-client")) or "")
         assert (tmp_path / "mcp-secrets.json").read_text().count("s3cret-value") == 1
+    assert "s3cret-value" not in caplog.text and "wrong-secret" not in caplog.text  # never logged, even at DEBUG
 
 
 async def test_without_a_client_id_the_sign_in_says_registration_is_refused_and_a_client_id_is_needed(secrets):
