@@ -265,6 +265,7 @@ async def settings_page(ctx: AppContext) -> None:
                         return str(exc)
                     if changed is None:
                         return None
+                    sign_ins_of(rt, store).cancel(name)  # a sign-in under way was for the old client
                     if manager is not None:  # reconnects: it asks for a sign-in with the new client
                         await manager.add(changed, wait=CLOSE_WAIT)
                 engine.settings_changed("mcp_servers", client=name)
