@@ -36,12 +36,13 @@ from urllib.parse import parse_qs, urlsplit
 
 import anyio
 import httpx2
-from mcp.client.auth import OAuthClientProvider, OAuthFlowError
+from mcp.client.auth import OAuthClientProvider, OAuthFlowError, OAuthRegistrationError
 from mcp.shared.auth import AuthorizationCodeResult, OAuthClientInformationFull, OAuthClientMetadata, OAuthToken
 from pydantic import AnyUrl, ValidationError
 
 from gui.i18n import _
 from gui.mcp.config import McpServerConfig
+from gui.mcp.oauth_client import client_secret, pre_registered
 from gui.mcp.secrets import SecretStore, SecretStoreError, key
 
 log = logging.getLogger(__name__)
@@ -85,12 +86,16 @@ class StoredTokens:
     """The SDK's `TokenStorage` for one server, in the secret store.
 
     `redirect_uri`: the callback address of this sign-in; a registration made for another address
-    (the app ran on another port then) is not offered, so the provider registers again."""
+    (the app ran on another port then) is not offered, so the provider registers again.
+    `client_id`: the client the person made in the server's console; with it the provider never
+    registers (`gui.mcp.oauth_client`)."""
 
-    def __init__(self, secrets: SecretStore, server: str, redirect_uri: str | None = None) -> None:
+    def __init__(self, secrets: SecretStore, server: str, redirect_uri: str | None = None,
+                 client_id: str | None = None) -> None:
         self.secrets = secrets
         self.server = server
         self.redirect_uri = redirect_uri
+        self.client_id = client_id
         self.expires_at: float | None = None
 
     async def _get(self, kind: str) -> Any:
@@ -125,6 +130,14 @@ class StoredTokens:
 
     async def get_client_info(self) -> OAuthClientInformationFull | None:
         data = await self._get("oauth-client")
+        if self.client_id:
+            kept = data.get("redirect_uris") if isinstance(data, dict) else None
+            redirect = self.redirect_uri or (str(kept[0]) if isinstance(kept, list) and kept else None)
+            try:
+                secret = await anyio.to_thread.run_sync(client_secret, self.secrets, self.server)
+            except SecretStoreError as exc:
+                raise OAuthFlowError(f"the Client secret cannot be read: {exc}") from None
+            return pre_registered(self.client_id, secret, redirect)
         if data is None:
             return None
         try:
@@ -202,7 +215,7 @@ def connection_auth(secrets: SecretStore, config: McpServerConfig,
                     on_sign_in_needed: Callable[[], None]) -> httpx2.Auth | None:
     """The background provider for a server that was signed in to (None when it never was): it
     sends and refreshes the tokens and raises `SignInNeeded` where a browser would be needed."""
-    storage = StoredTokens(secrets, config.name)
+    storage = StoredTokens(secrets, config.name, client_id=config.oauth_client_id)
     registered = storage.registered_redirect()
     if registered is None or not storage.has_tokens():
         return None  # never signed in (or its registration is gone): a 401 then says "sign in"
@@ -338,7 +351,7 @@ class SignIns:
 
     async def _flow(self, sign_in: SignIn, config: McpServerConfig,
                     on_signed_in: Callable[[str], None] | None) -> None:
-        storage = StoredTokens(self.secrets, config.name, sign_in.redirect_uri)
+        storage = StoredTokens(self.secrets, config.name, sign_in.redirect_uri, config.oauth_client_id)
         storage.forget_tokens()  # the person asked to sign in: a fresh sign-in, not an old token
 
         async def redirect(url: str) -> None:
@@ -360,6 +373,8 @@ class SignIns:
         provider = _Provider(str(config.url), client_metadata(sign_in.redirect_uri), storage=storage,
                              redirect_handler=redirect, callback_handler=callback)
         try:
+            if config.oauth_client_id:  # kept as the registration: the background connection then signs in with it
+                await storage.set_client_info(pre_registered(config.oauth_client_id, None, sign_in.redirect_uri))
             async with httpx2.AsyncClient(headers=config.header_values(), auth=provider,
                                           timeout=httpx2.Timeout(30.0)) as http:
                 response = await http.post(str(config.url), json=_PROBE, headers=_PROBE_HEADERS)
@@ -391,6 +406,9 @@ def sign_in_words(exc: BaseException) -> str:
     if isinstance(exc, SignInError):
         return str(exc)
     text = str(exc).strip()
+    if isinstance(exc, OAuthRegistrationError):
+        return _("the server does not let SeqDesk register itself to sign in: make a client for SeqDesk in "
+                 "the server's own settings and give its Client ID here ({detail})").format(detail=text[:200])
     if isinstance(exc, OAuthFlowError):
         if "registration" in text.lower() or "register" in text.lower():
             return _("the server does not let SeqDesk register to sign in ({detail})").format(detail=text[:200])

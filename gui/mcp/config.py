@@ -27,7 +27,7 @@ from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator, model_validator
 
-from gui.i18n import _
+from gui.i18n import N_, _
 from gui.mcp.secrets import MemorySecrets, SecretStore, SecretStoreError, forget_server, key, open_secret_store
 
 log = logging.getLogger(__name__)
@@ -38,6 +38,28 @@ HEADER_NAME = re.compile(r"^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,100}$")
 # Headers the connection itself sets: one given here would break the protocol or the request.
 RESERVED_HEADERS = frozenset({"host", "content-length", "content-type", "accept", "transfer-encoding",
                               "connection", "mcp-session-id", "mcp-protocol-version", "last-event-id"})
+MAX_CLIENT_TEXT = 512  # characters of a Client ID or Client secret
+CLIENT_FIELDS = {"oauth_client_id": N_("Client ID"), "oauth_client_secret": N_("Client secret")}
+
+
+def client_text_problem(value: str) -> str | None:
+    """What is wrong with a Client ID or Client secret (already trimmed), in words; None: nothing."""
+    if not value:
+        return _("it is empty")
+    if len(value) > MAX_CLIENT_TEXT:
+        return _("it is longer than {n} characters").format(n=MAX_CLIENT_TEXT)
+    if any(ord(c) < 32 or 127 <= ord(c) < 160 for c in value):
+        return _("it has a control character in it (a line break or a tab, say)")
+    return None
+
+
+def check_client_text(value: str, field: str) -> str:
+    """`value` trimmed; `ValueError` naming `field` (a key of `CLIENT_FIELDS`) when it cannot be used."""
+    value = value.strip()
+    problem = client_text_problem(value)
+    if problem is not None:
+        raise ValueError(_("{field}: {problem}").format(field=_(CLIENT_FIELDS[field]), problem=problem))
+    return value
 
 
 class McpConfigError(ValueError):
@@ -66,6 +88,20 @@ class McpServerConfig(BaseModel):
     # "auto" negotiates the newest protocol and falls back; "legacy" forces the 2025 handshake,
     # for servers that still ask for input with `ctx.elicit` (it only works there).
     protocol: Literal["auto", "legacy"] = "auto"
+    # http: the client made for SeqDesk in the server's own console, for a server that does not let
+    # SeqDesk register itself to sign in (its secret is in the secret store: `gui.mcp.oauth_client`).
+    oauth_client_id: str | None = None
+
+    @field_validator("oauth_client_id")
+    @classmethod
+    def _plain_client_id(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        value = value.strip()
+        problem = client_text_problem(value)
+        if problem is not None:
+            raise ValueError(problem)
+        return value
 
     @field_validator("headers")
     @classmethod
@@ -96,6 +132,8 @@ class McpServerConfig(BaseModel):
                 raise ValueError(_("a stdio server needs a command to start it"))
             if self.url or self.headers:
                 raise ValueError(_("url and headers are for http servers; a stdio server has a command"))
+            if self.oauth_client_id:
+                raise ValueError(_("a Client ID is for signing in to a server at a web address"))
         else:
             if not (self.url and self.url.startswith(("http://", "https://"))):
                 raise ValueError(_("an http server needs a url starting with http:// or https://"))
@@ -133,6 +171,7 @@ class MemoryMcpSettings:
         return sorted(self._items.values(), key=lambda c: c.name)
 
     async def save(self, config: McpServerConfig) -> None:
+        forget_old_client(self.secrets, self._items.get(config.name), config)
         self._items[config.name] = config
 
     async def delete(self, name: str) -> bool:
@@ -184,6 +223,7 @@ class JsonMcpSettings:
     def _save(self, config: McpServerConfig) -> None:
         items = self._read()
         self._keep_headers(config)  # the secrets first: the file then never names a header without a value
+        forget_old_client(self.secrets, items.get(config.name), config)
         items[config.name] = config
         self._write(items)
 
@@ -284,9 +324,24 @@ class JsonMcpSettings:
         write_json_atomic(self.path, data)
 
 
+def forget_old_client(secrets: SecretStore, old: McpServerConfig | None, new: McpServerConfig) -> None:
+    """A server saved with another Client ID (or none now): the registration and tokens kept for
+    it belong to the old client, so they are forgotten (best effort: a token that stays is refused
+    by the server, which then asks for a sign-in)."""
+    if old is None or old.oauth_client_id == new.oauth_client_id:
+        return
+    for kind in ("oauth-client", "oauth-tokens"):
+        try:
+            secrets.delete(key(new.name, kind))
+        except SecretStoreError as exc:
+            log.warning("the old sign-in of the MCP server %s cannot be forgotten: %s", new.name, exc)
+
+
 def file_entry(config: McpServerConfig) -> dict[str, Any]:
-    """A server as the settings file keeps it: its headers by name only."""
-    entry = config.model_dump(mode="json", exclude={"headers"})
+    """A server as the settings file keeps it: its headers by name only, and no Client ID when
+    there is none (files written before it existed stay as they were)."""
+    unset = {"oauth_client_id"} if config.oauth_client_id is None else set()
+    entry = config.model_dump(mode="json", exclude={"headers", *unset})
     if config.headers:
         entry["headers"] = sorted(config.headers)
     return entry

@@ -11,7 +11,7 @@ read is not usable either. The keyring entries of one data folder are kept under
 holding that folder's own id (`mcp-secrets.id`), so two data folders never share a server's token
 and a copied folder keeps finding its secrets.
 
-Keys are `<server>/<kind>` (`headers`, `oauth-tokens`, `oauth-client`); values are text (JSON).
+Keys are `<server>/<kind>` (`headers`, `oauth-tokens`, `oauth-client`, `oauth-client-secret`); values are text (JSON).
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ log = logging.getLogger(__name__)
 FILE_NAME = "mcp-secrets.json"
 ID_FILE = "mcp-secrets.id"
 SERVICE = "SeqDesk MCP"
-KINDS = ("headers", "oauth-tokens", "oauth-client")
+KINDS = ("headers", "oauth-tokens", "oauth-client", "oauth-client-secret")
 
 
 class SecretStoreError(RuntimeError):

@@ -6,6 +6,11 @@
         metadata, bearer-gated /mcp) on one port. /authorize consents at once (a 302 back to the
         client with a code), or with --consent shows a page with an "Allow" button first. Access
         tokens live N s (default 3600). Tool: `whoami` (the client id and scopes of the token).
+    python auth_server.py oauth PORT --no-registration CLIENT_ID [SECRET]
+        The same, but it lets no client register itself (no registration endpoint): it knows only
+        the client CLIENT_ID, made "in its console", which may sign in from any loopback callback;
+        with SECRET the token endpoint wants that secret (client_secret_post), else none. (The
+        NiceGUI test client's callback, on the host `test`, counts as loopback here.)
     python auth_server.py header PORT NAME VALUE
         No OAuth: /mcp needs the header NAME with VALUE, else 401. Tool: `whoami`.
     python auth_server.py refuse PORT
@@ -19,6 +24,7 @@ client stopped trying, refreshed a token, or registered once. In oauth mode, POS
 from __future__ import annotations
 
 import html
+import itertools
 import math
 import secrets
 import sys
@@ -39,8 +45,8 @@ from mcp.server.auth.provider import (
 from mcp.server.auth.settings import AuthSettings, ClientRegistrationOptions
 from mcp.server.mcpserver import MCPServer
 from mcp.server.transport_security import TransportSecuritySettings
-from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
-from pydantic import AnyHttpUrl
+from mcp.shared.auth import InvalidRedirectUriError, OAuthClientInformationFull, OAuthToken
+from pydantic import AnyHttpUrl, AnyUrl
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
@@ -49,6 +55,17 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 STATS: Counter[str] = Counter()
 NO_REBIND = TransportSecuritySettings(enable_dns_rebinding_protection=False)
+
+
+class ConsoleClient(OAuthClientInformationFull):
+    """A client made in the server's console: it may come back to any callback on loopback
+    (RFC 8252 section 7.3), as the consoles of real servers let a desktop app do, and to the
+    NiceGUI test client's own address (`http://test`); to nothing else."""
+
+    def validate_redirect_uri(self, redirect_uri: AnyUrl | None) -> AnyUrl:
+        if redirect_uri is None or redirect_uri.host not in ("127.0.0.1", "localhost", "test"):
+            raise InvalidRedirectUriError(f"Redirect URI '{redirect_uri}' is not on loopback")
+        return redirect_uri
 
 
 class Provider:
@@ -149,13 +166,19 @@ async def stats(_request: Request) -> Response:
     return JSONResponse(dict(STATS))
 
 
-def oauth_app(port: int, token_seconds: int, consent: bool) -> Starlette:
+def oauth_app(port: int, token_seconds: int, consent: bool, console: list[str] | None = None) -> Starlette:
     base = f"http://127.0.0.1:{port}"
     provider = Provider(base, token_seconds, consent)
+    if console:  # --no-registration CLIENT_ID [SECRET]
+        secret = console[1] if len(console) > 1 else None
+        provider.clients[console[0]] = ConsoleClient(
+            client_id=console[0], client_secret=secret, redirect_uris=[AnyUrl("http://127.0.0.1/oauth/callback")],
+            token_endpoint_auth_method="client_secret_post" if secret else "none", scope="mcp",
+            grant_types=["authorization_code", "refresh_token"], response_types=["code"])
     settings = AuthSettings(issuer_url=AnyHttpUrl(base), resource_server_url=AnyHttpUrl(f"{base}/mcp"),
                             required_scopes=["mcp"], validate_token_resource=False,
                             client_registration_options=ClientRegistrationOptions(
-                                enabled=True, valid_scopes=["mcp"], default_scopes=["mcp"]))
+                                enabled=not console, valid_scopes=["mcp"], default_scopes=["mcp"]))
     server = whoami_server("oauth-test", auth=settings, auth_server_provider=provider)
     server.custom_route("/stats", methods=["GET"])(stats)
 
@@ -220,7 +243,13 @@ def main(argv: list[str]) -> None:
     app: ASGIApp
     if mode == "oauth":
         seconds = int(argv[argv.index("--token-seconds") + 1]) if "--token-seconds" in argv else 3600
-        app = oauth_app(port, seconds, "--consent" in argv)
+        console = None
+        if "--no-registration" in argv:
+            rest = argv[argv.index("--no-registration") + 1:]
+            console = list(itertools.takewhile(lambda a: not a.startswith("--"), rest))[:2]
+            if not console:
+                raise SystemExit("--no-registration needs a CLIENT_ID")
+        app = oauth_app(port, seconds, "--consent" in argv, console)
     elif mode == "header":
         app = header_app(argv[2], argv[3])
     elif mode == "refuse":

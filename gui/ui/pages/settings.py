@@ -10,6 +10,7 @@ was opened with (`gui.ui.pages.oauth_callback`), and from there back here.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
@@ -20,11 +21,14 @@ from pydantic import ValidationError
 from gui.i18n import DATA, N_, _
 from gui.mcp.auth import CALLBACK_PATH, SignInError, SignIns
 from gui.mcp.config import JsonMcpSettings, McpConfigError, McpServerConfig, McpSettingsStore, MemoryMcpSettings
+from gui.mcp.oauth_client import UNCHANGED, change_sign_in_client, has_client_secret, set_client_secret
+from gui.mcp.secrets import SecretStoreError
 from gui.runtime import Runtime
 from gui.ui.components.settings.approvals import ApprovalModesTable, ApprovalRow, RuleRow
 from gui.ui.components.settings.language import language_card
 from gui.ui.components.settings.mcp_form import McpServerForm, header_updates, problem_words
 from gui.ui.components.settings.mcp_list import McpServerList
+from gui.ui.components.settings.mcp_sign_in_client import client_values
 from gui.ui.components.settings.reach import settings_hooks
 from gui.ui.theme import frame
 
@@ -136,11 +140,19 @@ async def settings_page(ctx: AppContext) -> None:
             shown: dict[str, Any] = {"list": None, "changing": 0, "redraws": 0}
 
             @ui.refreshable
-            def servers(configs: list[McpServerConfig]) -> None:
+            def servers(configs: list[McpServerConfig], with_secret: frozenset[str]) -> None:
                 states = {s.name: s for s in manager.states()} if manager is not None else {}
                 shown["list"] = McpServerList(configs, states, on_remove=remove, on_trust=trust, on_sign_in=sign_in,
                                               on_retry=retry, on_protocol=protocol, on_headers=change_headers,
+                                              on_client=change_client, with_secret=with_secret,
                                               secrets_where=store.secrets.where)
+
+            async def listed() -> tuple[list[McpServerConfig], frozenset[str]]:
+                """The servers, and which of those with a Client ID have a Client secret kept."""
+                configs = await store.list()
+                named = [c.name for c in configs if c.oauth_client_id]
+                kept = await asyncio.to_thread(lambda: [n for n in named if has_client_secret(store.secrets, n)])
+                return configs, frozenset(kept)
 
             def busy() -> bool:
                 return bool(shown["changing"]) or (shown["list"] is not None and shown["list"].asking)
@@ -150,10 +162,10 @@ async def settings_page(ctx: AppContext) -> None:
                 lists); only the latest of redraws under way draws. True if this one drew."""
                 shown["redraws"] += 1
                 mine = shown["redraws"]
-                configs = await store.list()
+                configs, with_secret = await listed()
                 if mine != shown["redraws"] or (unless_busy and busy()):
                     return False
-                servers.refresh(configs)
+                servers.refresh(configs, with_secret)
                 return True
 
             @contextmanager
@@ -171,13 +183,15 @@ async def settings_page(ctx: AppContext) -> None:
                     ui.notify(message)
                 await redraw()
 
-            async def add(config: McpServerConfig) -> str | None:
+            async def add(config: McpServerConfig, secret: str | None = None) -> str | None:
                 if any(s.name == config.name for s in await store.list()):
                     return _("A server named “{name}” is already there: remove it first, or pick another "
                              "name.").format(name=config.name)
                 try:
+                    if secret is not None:  # before the server: its first sign-in finds the secret
+                        await asyncio.to_thread(set_client_secret, store.secrets, config.name, secret)
                     await store.save(config)
-                except McpConfigError as exc:
+                except (McpConfigError, SecretStoreError, ValueError) as exc:
                     return str(exc)
                 if manager is not None:
                     await manager.add(config)
@@ -236,6 +250,28 @@ async def settings_page(ctx: AppContext) -> None:
                 await done(_("{name}: headers changed").format(name=name))
                 return None
 
+            async def change_client(name: str, client_id: str, secret: str, forget: bool) -> str | None:
+                with changing():
+                    found = client_values(client_id, secret)
+                    if isinstance(found, str):
+                        return found
+                    cid, value = found
+                    try:
+                        changed = await change_sign_in_client(
+                            store, name, cid, value if value is not None else None if forget else UNCHANGED)
+                    except ValidationError as exc:
+                        return problem_words(exc)
+                    except (LookupError, McpConfigError, SecretStoreError, ValueError) as exc:
+                        return str(exc)
+                    if changed is None:
+                        return None
+                    sign_ins_of(rt, store).cancel(name)  # a sign-in under way was for the old client
+                    if manager is not None:  # reconnects: it asks for a sign-in with the new client
+                        await manager.add(changed, wait=CLOSE_WAIT)
+                engine.settings_changed("mcp_servers", client=name)
+                await done(_("{name}: sign-in client changed; sign in again").format(name=name))
+                return None
+
             async def retry(name: str) -> None:
                 conn = manager.get(name) if manager is not None else None
                 if conn is not None:
@@ -272,7 +308,7 @@ async def settings_page(ctx: AppContext) -> None:
                 engine.settings_changed("mcp_servers", removed=name)
                 await done(_("Removed {name}").format(name=name))
 
-            servers(await store.list())
+            servers(*(await listed()))
             if manager is not None:
                 seen = {"states": manager.states()}
 

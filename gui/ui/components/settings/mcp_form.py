@@ -4,7 +4,9 @@ It builds a `McpServerConfig` and shows the model's own validation messages in p
 never saves anything itself (the page does, through `on_add`). A web address may get headers (an
 API key, say), one `Name: value` a line; the page keeps their values as secrets, never in the
 settings file. How to talk to the server (automatic, or the older way some servers need) is
-chosen here too.
+chosen here too, and, for a server that does not let SeqDesk register itself to sign in, the
+Client ID (and secret) made for SeqDesk in its console (`mcp_sign_in_client`): `on_add` gets the
+secret apart from the config, which never holds it.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from gui.ui.components.settings.mcp_list import (
     TRUST_LABEL,
     protocol_choices,
 )
+from gui.ui.components.settings.mcp_sign_in_client import client_fields, client_values
 
 TRANSPORTS = {"stdio": N_("A program on this computer"), "http": N_("A web address")}
 
@@ -83,7 +86,8 @@ def header_updates(text: str, current: dict[str, str]) -> tuple[dict[str, str], 
 
 FIELD_WORDS = {"name": N_("name"), "url": N_("URL"), "command": N_("command"), "args": N_("command"),
                "env": N_("environment"), "headers": N_("headers"), "transport": N_("kind"),
-               "smtp": N_("email"), "webhook_url": N_("webhook address"), "ntfy_url": N_("ntfy topic address")}
+               "oauth_client_id": N_("Client ID"), "smtp": N_("email"),
+               "webhook_url": N_("webhook address"), "ntfy_url": N_("ntfy topic address")}
 
 
 def problem_words(exc: ValidationError) -> str:
@@ -99,7 +103,7 @@ def problem_words(exc: ValidationError) -> str:
 
 
 class McpServerForm(ui.column):
-    def __init__(self, on_add: Callable[[McpServerConfig], Awaitable[str | None]]) -> None:
+    def __init__(self, on_add: Callable[[McpServerConfig, str | None], Awaitable[str | None]]) -> None:
         super().__init__()
         self.classes("w-full gap-2")
         self._on_add = on_add
@@ -121,6 +125,7 @@ class McpServerForm(ui.column):
                 ui.label(_("Header values are kept as secrets, apart from the settings, and never shown again. "
                            "A server that asks you to sign in needs no header: you sign in after adding it.")).classes(
                     "text-xs text-gray-600 dark:text-gray-400 -mt-1")
+                self.client_id, self.client_secret = client_fields()
             with ui.row(wrap=False).classes("items-center gap-3"):
                 ui.label(_(PROTOCOL_LABEL)).classes("text-sm")
                 self.protocol = ui.toggle(protocol_choices(), value="auto").props("dense no-caps unelevated").mark(
@@ -132,18 +137,22 @@ class McpServerForm(ui.column):
             self.problems.set_visibility(False)
             ui.button(_("Add server"), icon="add", on_click=self.submit).props("no-caps").mark("mcp-add")
 
-    def config(self) -> McpServerConfig | str:
-        """The config, or the words saying what is wrong."""
+    def config_and_secret(self) -> tuple[McpServerConfig, str | None] | str:
+        """The config and the Client secret typed (None: none), or the words saying what is wrong."""
         try:
             protocol = self.protocol.value if self.protocol.value in PROTOCOLS else "auto"
             if self.transport.value == "http":
                 headers, bad = header_pairs(self.headers.value or "")
                 if bad:
                     return _("headers: write Name: value on each line ({lines} is not)").format(lines=", ".join(bad))
+                client = client_values(self.client_id.value or "", self.client_secret.value or "")
+                if isinstance(client, str):
+                    return client
                 return McpServerConfig.model_validate(
                     {"name": (self.name.value or "").strip(), "transport": "http",
                      "url": (self.url.value or "").strip(), "headers": headers,
-                     "trusted": bool(self.trusted.value), "protocol": protocol})
+                     "trusted": bool(self.trusted.value), "protocol": protocol,
+                     "oauth_client_id": client[0]}), client[1]
             try:
                 parts = shlex.split(self.command.value or "")
             except ValueError as exc:
@@ -153,13 +162,13 @@ class McpServerForm(ui.column):
                 return _("environment: write KEY=value on each line, not: {lines}").format(lines=", ".join(bad))
             return McpServerConfig(name=(self.name.value or "").strip(), transport="stdio",
                                    command=parts[0] if parts else None, args=parts[1:], env=env,
-                                   trusted=bool(self.trusted.value), protocol=protocol)
+                                   trusted=bool(self.trusted.value), protocol=protocol), None
         except ValidationError as exc:
             return problem_words(exc)
 
     async def submit(self) -> None:
-        config = self.config()
-        problem = config if isinstance(config, str) else await self._on_add(config)
+        found = self.config_and_secret()
+        problem = found if isinstance(found, str) else await self._on_add(*found)
         self.problems.text = problem or ""
         self.problems.set_visibility(bool(problem))
         if not problem:
@@ -167,7 +176,7 @@ class McpServerForm(ui.column):
 
     def reset(self) -> None:
         """Empty the form for the next server (after one was added)."""
-        for field in (self.name, self.command, self.env, self.url, self.headers):
+        for field in (self.name, self.command, self.env, self.url, self.headers, self.client_id, self.client_secret):
             field.value = ""
         self.trusted.value = False
         self.protocol.value = "auto"

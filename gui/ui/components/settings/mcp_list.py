@@ -11,7 +11,9 @@ A server at a web address that refused SeqDesk (it needs a sign-in, or other hea
 again by itself: its row says so and offers "Sign in" (the page starts the server's sign-in in the
 browser) and "Try again". Its headers are shown by name only (their values are secrets), and how
 SeqDesk talks to it (automatic, or the older way some servers need) can be changed here; the
-protocol version it agreed on is shown beside its state.
+protocol version it agreed on is shown beside its state. Its sign-in client (a Client ID made for
+SeqDesk in the server's console, and whether a secret is kept) is shown and changed with
+"Change sign-in" (`mcp_sign_in_client`).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from nicegui import ui
 from gui.i18n import DATA, N_, _, format_number, ngettext
 from gui.mcp.config import McpServerConfig
 from gui.ui.components.run.status import duration_words
+from gui.ui.components.settings.mcp_sign_in_client import ClientChange, client_words, edit_sign_in_client
 
 STATE_LOOKS = {
     "connected": ("check_circle", "text-green-700 dark:text-green-400"),
@@ -94,6 +97,7 @@ class McpServerList(ui.column):
                  on_retry: Callable[[str], Awaitable[None]] | None = None,
                  on_protocol: Callable[[str, str], Awaitable[None]] | None = None,
                  on_headers: Callable[[str, str], Awaitable[str | None]] | None = None,
+                 on_client: ClientChange | None = None, with_secret: frozenset[str] = frozenset(),
                  secrets_where: str = N_("kept apart from the settings")) -> None:
         super().__init__()
         self.classes("w-full gap-0")
@@ -103,6 +107,8 @@ class McpServerList(ui.column):
         self._on_retry = on_retry
         self._on_protocol = on_protocol
         self._on_headers = on_headers
+        self._on_client = on_client
+        self._with_secret = with_secret  # the servers whose Client secret is kept
         self._secrets_where = secrets_where
         self.asking = False  # a "Remove?" dialog is open: the page does not redraw the list under it
         with self:
@@ -126,6 +132,11 @@ class McpServerList(ui.column):
                         "flat dense round").tooltip(_("Change headers"))
                     key.props["aria-label"] = _("Change headers of {name}").format(name=server.name)
                     key.mark(f"mcp-change-headers-{server.name}")
+                if server.transport == "http" and self._on_client is not None:
+                    client = ui.button(icon="badge", on_click=lambda s=server: self._edit_client(s)).props(
+                        "flat dense round").tooltip(_("Change sign-in"))
+                    client.props["aria-label"] = _("Change how SeqDesk signs in to {name}").format(name=server.name)
+                    client.mark(f"mcp-change-client-{server.name}")
                 bin_button = ui.button(icon="delete", on_click=lambda n=server.name: self._confirm(n)).props(
                     "flat dense round").tooltip(_("Remove this server"))
                 bin_button.props["aria-label"] = _("Remove {name}").format(name=server.name)
@@ -144,6 +155,7 @@ class McpServerList(ui.column):
                 self._down_actions(server, state)
             if server.transport == "http":
                 self._headers(server)
+                client_words(server, server.name in self._with_secret)
             if state is not None and state.status == "connected" and state.tools:
                 with ui.row().classes("items-center gap-1").mark(f"mcp-tools-{server.name}"):
                     ui.label(_("Its tools:")).classes("text-xs text-gray-600 dark:text-gray-400")
@@ -215,6 +227,11 @@ class McpServerList(ui.column):
 
                 ui.button(_("Save"), icon="save", on_click=save).props("no-caps").mark("mcp-save-headers")
         dialog.open()
+
+    def _edit_client(self, server: McpServerConfig) -> None:
+        assert self._on_client is not None
+        edit_sign_in_client(server, server.name in self._with_secret, self._on_client,
+                            lambda is_open: setattr(self, "asking", is_open))
 
     async def _protocol(self, name: str, protocol: str) -> None:
         if self._on_protocol is not None:
