@@ -27,7 +27,8 @@ async def store(tmp_path) -> JsonMcpSettings:
     await store.save(McpServerConfig.model_validate({"name": "corp", "transport": "http",
                                                      "url": "https://corp.example/mcp",
                                                      "headers": {"X-Team": "blue-team-value"}}))
-    await store.save(McpServerConfig(name="local", command="uvx", args=["mcp-server-time"], env={"TOKEN": "t-9"}))
+    await store.save(McpServerConfig(name="local", command="uvx", args=["mcp-server-time", "--key", "k-in-args"],
+                                     env={"TOKEN": "t-9"}))
     return store
 
 
@@ -51,14 +52,21 @@ async def client(app) -> AsyncIterator[httpx.AsyncClient]:
 
 
 async def test_the_list_shows_no_secret_and_says_whether_a_client_secret_is_kept(client, store):
+    await store.save(McpServerConfig.model_validate({"name": "keyed", "transport": "http",
+                                                     "url": "https://u:pw-in-url@keyed.example:8443/mcp?key=q-in-url"}))
     listed = await client.get("/api/mcp/servers")
     assert listed.status_code == 200
-    corp, local = listed.json()
+    by_name = {server["name"]: server for server in listed.json()}
+    corp, local, keyed = by_name["corp"], by_name["local"], by_name["keyed"]
     assert corp == {"name": "corp", "transport": "http", "trusted": False, "enabled": True, "protocol": "auto",
                     "url": "https://corp.example/mcp", "headers": ["X-Team"], "oauth_client_id": None,
                     "oauth_client_secret_set": False}
     assert local["command"] == "uvx" and local["env"] == ["TOKEN"] and "oauth_client_id" not in local
     assert "blue-team-value" not in listed.text and "t-9" not in listed.text
+    # what only Settings shows: a program's arguments, a web address's credentials and query
+    assert "args" not in local and "k-in-args" not in listed.text
+    assert keyed["url"] == "https://keyed.example:8443/mcp"
+    assert "pw-in-url" not in listed.text and "q-in-url" not in listed.text
 
 
 async def test_patch_sets_the_client_and_never_gives_the_secret_back(client, store, tmp_path, changes):

@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from typing import Any, NamedTuple
+from urllib.parse import urlsplit, urlunsplit
 
 from fastapi import FastAPI, Request
 from fastapi.responses import Response
@@ -44,15 +45,27 @@ RECONNECT_WAIT = 2.0  # s a change waits for the old connection to end
 
 
 def server_json(config: McpServerConfig, secret_set: bool) -> dict[str, Any]:
-    """A server as the API shows it: no secret in it."""
+    """A server as the API shows it: no secret in it. Whoever holds the API (an agent too) learns
+    which servers there are, not what only Settings shows: a program's arguments (an API key is
+    often one) and a web address's user, password, query and fragment are left out."""
     body: dict[str, Any] = {"name": config.name, "transport": config.transport, "trusted": config.trusted,
                             "enabled": config.enabled, "protocol": config.protocol}
     if config.transport == "http":
-        body |= {"url": config.url, "headers": sorted(config.headers), "oauth_client_id": config.oauth_client_id,
-                 "oauth_client_secret_set": secret_set}
+        body |= {"url": bare_url(str(config.url)), "headers": sorted(config.headers),
+                 "oauth_client_id": config.oauth_client_id, "oauth_client_secret_set": secret_set}
     else:
-        body |= {"command": config.command, "args": list(config.args), "env": sorted(config.env), "cwd": config.cwd}
+        body |= {"command": config.command, "env": sorted(config.env)}
     return body
+
+
+def bare_url(url: str) -> str:
+    """`url` without the parts that can carry a credential (user and password, query, fragment)."""
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    if ":" in host:  # an IPv6 address
+        host = f"[{host}]"
+    netloc = host + (f":{parts.port}" if parts.port is not None else "")
+    return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
 
 
 def client_field(body: dict[str, Any], field: str) -> str | None | Unchanged:
