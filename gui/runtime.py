@@ -16,9 +16,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from gui.core.engine import Engine
-from gui.mcp.auth import SignIns
 from gui.mcp.config import McpSettingsStore
 from gui.mcp.manager import McpManager
+from gui.mcp.sign_in import SignIns
 from gui.store.open import Stores, open_stores
 from gui.tools import McpResource, default_registry
 from gui.tools.processes import OsProcesses

@@ -32,10 +32,10 @@ from auth_support import auth_server, follow_sign_in, query_of  # noqa: E402
 
 from gui.core.elicitation import NoopElicitationHandler  # noqa: E402
 from gui.core.registry import Registry  # noqa: E402
-from gui.mcp.auth import SignIns  # noqa: E402
 from gui.mcp.client import McpConnection  # noqa: E402
 from gui.mcp.config import McpServerConfig  # noqa: E402
 from gui.mcp.secrets import FileSecrets, SecretStore  # noqa: E402
+from gui.mcp.sign_in import SignIns  # noqa: E402
 
 REDIRECT = "http://127.0.0.1:9/oauth/callback"
 

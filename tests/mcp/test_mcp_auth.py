@@ -22,10 +22,11 @@ from auth_support import T, auth_server, follow_sign_in, query_of, stats
 
 from gui.core.elicitation import NoopElicitationHandler
 from gui.core.registry import Registry, ToolContext, ToolError
-from gui.mcp.auth import SignInError, SignIns, StoredTokens
+from gui.mcp.auth import StoredTokens
 from gui.mcp.client import McpConnection
 from gui.mcp.config import McpServerConfig
 from gui.mcp.secrets import FileSecrets, SecretStore, key
+from gui.mcp.sign_in import SignInError, SignIns
 
 REDIRECT = "http://127.0.0.1:9/oauth/callback"  # the app's callback; the test plays the browser
 CTX = ToolContext(run_id="r", tool_call_id="r-0-0", tool_name="x")

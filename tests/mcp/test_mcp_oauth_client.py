@@ -14,11 +14,12 @@ from auth_support import T, auth_server, follow_sign_in, query_of, stats
 
 from gui.core.elicitation import NoopElicitationHandler
 from gui.core.registry import Registry, ToolContext
-from gui.mcp.auth import SignInError, SignIns, StoredTokens
+from gui.mcp.auth import StoredTokens
 from gui.mcp.client import McpConnection
 from gui.mcp.config import JsonMcpSettings, McpServerConfig
 from gui.mcp.oauth_client import has_client_secret, set_client_secret
 from gui.mcp.secrets import FileSecrets, key
+from gui.mcp.sign_in import SignInError, SignIns
 
 REDIRECT = "http://127.0.0.1:9/oauth/callback"
 CTX = ToolContext(run_id="r", tool_call_id="r-0-0", tool_name="x")

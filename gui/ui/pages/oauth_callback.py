@@ -22,7 +22,7 @@ from fastapi import Request
 from fastapi.responses import HTMLResponse
 
 from gui.i18n import _, html_lang
-from gui.mcp.auth import CALLBACK_PATH, SignIns
+from gui.mcp.sign_in import CALLBACK_PATH, SignIns
 
 if TYPE_CHECKING:
     from gui.app import AppContext

@@ -3,7 +3,7 @@
 The MCP wiring is looked up on the runtime (`mcp_settings`: the server list, `mcp`: the
 `McpManager`) so this page works before, and after, the app starts connecting servers: without a
 manager the list is still kept (in the data folder, or in memory) and applies at the next start.
-A server's Sign in goes through `mcp_sign_ins` (`gui.mcp.auth.SignIns`): this tab is sent to the
+A server's Sign in goes through `mcp_sign_ins` (`gui.mcp.sign_in.SignIns`): this tab is sent to the
 server's sign-in page, which sends the browser back to `/oauth/callback` at the address this page
 was opened with (`gui.ui.pages.oauth_callback`), and from there back here.
 """
@@ -19,10 +19,10 @@ from nicegui import ui
 from pydantic import ValidationError
 
 from gui.i18n import DATA, N_, _
-from gui.mcp.auth import CALLBACK_PATH, SignInError, SignIns
 from gui.mcp.config import JsonMcpSettings, McpConfigError, McpServerConfig, McpSettingsStore, MemoryMcpSettings
 from gui.mcp.oauth_client import UNCHANGED, change_sign_in_client, has_client_secret, set_client_secret
 from gui.mcp.secrets import SecretStoreError
+from gui.mcp.sign_in import CALLBACK_PATH, SignInError, SignIns
 from gui.runtime import Runtime
 from gui.ui.components.settings.approvals import ApprovalModesTable, ApprovalRow, RuleRow
 from gui.ui.components.settings.language import language_card
