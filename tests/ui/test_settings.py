@@ -82,6 +82,7 @@ async def test_a_server_says_it_is_connected_lists_its_tools_and_they_leave_the_
     await user.should_see(marker="palette-time.get_current_time", retries=50)
 
     await user.open("/settings")
+    await user.should_see(marker="mcp-remove-time", retries=100)  # the list is drawn once the page is up
     user.find(marker="mcp-remove-time").click()
     user.find(marker="mcp-confirm-remove").click()
     await user.should_see("Removed time", retries=100)  # said once the server has stopped

@@ -151,6 +151,8 @@ async def settings_page(ctx: AppContext) -> None:
                 """The servers, and which of those with a Client ID have a Client secret kept."""
                 configs = await store.list()
                 named = [c.name for c in configs if c.oauth_client_id]
+                if not named:  # the usual case: no trip to a thread for nothing
+                    return configs, frozenset()
                 kept = await asyncio.to_thread(lambda: [n for n in named if has_client_secret(store.secrets, n)])
                 return configs, frozenset(kept)
 
