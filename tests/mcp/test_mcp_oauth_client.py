@@ -11,27 +11,16 @@ import logging
 
 import pytest
 from auth_support import T, auth_server, follow_sign_in, query_of, stats
+from test_mcp_auth import CTX, REDIRECT, http_config
 
 from gui.core.elicitation import NoopElicitationHandler
-from gui.core.registry import Registry, ToolContext
+from gui.core.registry import Registry
 from gui.mcp.auth import StoredTokens
 from gui.mcp.client import McpConnection
 from gui.mcp.config import JsonMcpSettings, McpServerConfig
 from gui.mcp.oauth_client import has_client_secret, set_client_secret
 from gui.mcp.secrets import FileSecrets, key
 from gui.mcp.sign_in import SignInError, SignIns
-
-REDIRECT = "http://127.0.0.1:9/oauth/callback"
-CTX = ToolContext(run_id="r", tool_call_id="r-0-0", tool_name="x")
-
-
-def http_config(name: str, url: str, **fields: object) -> McpServerConfig:
-    return McpServerConfig.model_validate({"name": name, "transport": "http", "url": url, **fields})
-
-
-@pytest.fixture
-def secrets(tmp_path) -> FileSecrets:
-    return FileSecrets(tmp_path / "mcp-secrets.json")
 
 
 async def sign_in(sign_ins: SignIns, config: McpServerConfig) -> None:
@@ -41,6 +30,11 @@ async def sign_in(sign_ins: SignIns, config: McpServerConfig) -> None:
     done = sign_ins.answer(answer.get("state"), answer.get("code"), answer.get("iss"))
     await asyncio.wait_for(done.finished.wait(), T)
     assert done.error is None
+
+
+@pytest.fixture
+def secrets(tmp_path) -> FileSecrets:
+    return FileSecrets(tmp_path / "mcp-secrets.json")
 
 
 async def connect_and_call(config: McpServerConfig, secrets: FileSecrets, registry: Registry) -> str:

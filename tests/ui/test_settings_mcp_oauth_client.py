@@ -8,11 +8,8 @@ the person's browser is played by the test, as in test_settings_mcp_auth.py.
 
 from __future__ import annotations
 
-import asyncio
 import sys
-from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
 
 from nicegui.testing import User
 from ui_support import app_ctx
@@ -20,32 +17,11 @@ from ui_support import app_ctx
 sys.path.insert(0, str(Path(__file__).parents[1] / "mcp"))
 from auth_support import auth_server, follow_sign_in, stats  # noqa: E402
 from i18n_support import screen_problems  # noqa: E402
+from test_settings_mcp_auth import WAIT, browser_of, only  # noqa: E402
 
 from gui.mcp.config import McpServerConfig  # noqa: E402
 from gui.mcp.oauth_client import client_secret  # noqa: E402
 from gui.ui.pages.settings import mcp_settings  # noqa: E402
-
-WAIT = 300  # retries of should_see (0.1 s each at most): a server starts in about a second
-
-
-def only(user: User, marker: str) -> Any:
-    (element,) = user.find(marker=marker).elements
-    return element
-
-
-def browser_of(user: User) -> Callable[[], Awaitable[str]]:
-    went: asyncio.Future[str] = asyncio.get_running_loop().create_future()
-
-    def to(target: Any, new_tab: bool = False) -> None:
-        if not went.done():
-            went.set_result(str(target))
-
-    user.navigate.to = to  # type: ignore[method-assign]
-
-    async def opened() -> str:
-        return await asyncio.wait_for(went, 15)
-
-    return opened
 
 
 async def add_http(user: User, name: str, url: str, client_id: str = "", secret: str = "") -> None:
