@@ -12,7 +12,6 @@ where they are fixed. The text view checks as the person types (see `live.LiveCh
 from __future__ import annotations
 
 import asyncio
-import json
 from typing import Any
 from urllib.parse import quote
 
@@ -22,12 +21,11 @@ from gui.core.engine import Engine
 from gui.core.errors import DslError, Problem
 from gui.core.free_names import Renamed
 from gui.core.model import Sequence
-from gui.core.parser import load_json_text
 from gui.i18n import N_, _, ngettext
 from gui.ui.editor import saving, storage
 from gui.ui.editor.baseline import canonical, example_draft, text_document
 from gui.ui.editor.context import EditorContext
-from gui.ui.editor.convert import from_document, from_sequence
+from gui.ui.editor.convert import from_sequence
 from gui.ui.editor.draft import Issue, SequenceDraft, to_document
 from gui.ui.editor.fields import FieldErrors
 from gui.ui.editor.groups_view import GroupsView
@@ -35,6 +33,7 @@ from gui.ui.editor.help_panel import HelpPanel
 from gui.ui.editor.live import LiveCheck
 from gui.ui.editor.palette import ToolPalette
 from gui.ui.editor.problems import ProblemSummary
+from gui.ui.editor.text_mode import TextMode
 from gui.ui.editor.text_view import CSS, TextView
 
 SAVE_SHORTCUT_JS = """
@@ -58,7 +57,7 @@ def page_head() -> None:
     ui.add_body_html(f"<script>{SAVE_SHORTCUT_JS}</script>")
 
 
-class SequenceEditor:
+class SequenceEditor(TextMode):
     def __init__(self, engine: Engine, original: Sequence | None, draft: SequenceDraft, *,
                  restored: dict[str, Any] | None = None, base: SequenceDraft | None = None,
                  saved_names: frozenset[str] = frozenset()) -> None:
@@ -226,58 +225,6 @@ class SequenceEditor:
             self.text.set_text(self._document_text())
 
     # -- views ----------------------------------------------------------------------------------
-    def _document_text(self) -> str:
-        return json.dumps(to_document(self.draft)[0], ensure_ascii=False, indent=2)
-
-    def _switch_to(self, view: str) -> None:
-        self.view = view
-        if self.tabs.value != view:
-            self.tabs.set_value(view)
-
-    def _view_changed(self, e: Any) -> None:
-        target = e.value
-        if target == self.view:
-            return
-        if target == "text":
-            self._cancel_recheck()
-            self.text.set_text(self._document_text())
-            self.text.explain(None)
-            self.text.clear_marks()
-            self.view = "text"
-            self._persist()  # kept only when the content differs from what is saved
-            self.live_text.forget()
-            if self.checking:  # problems were being shown: show them here at once
-                self.live_text.touch(self.text.text)
-                background_tasks.create(self.live_text.run(), name="editor live check")
-            return
-        draft, why = self._text_draft()
-        if draft is None:
-            self.text.explain(why)
-            self.tabs.set_value("text")
-            return
-        self.live_text.cancel()
-        self.view = "visual"
-        self.text.explain(None)
-        self.load_draft(draft)
-        self.dirty = self._differs()
-        self._persist()
-        self._update_run()
-        if self.checking or self.summary.pill.visible:  # keep the pill true to what is now shown
-            self._schedule_recheck()
-
-    def _text_draft(self) -> tuple[SequenceDraft | None, str]:
-        try:
-            doc = load_json_text(self.text.text)
-        except DslError as exc:
-            self.text.show(exc.problems)
-            return None, _("The text is not valid JSON yet, so the visual editor cannot show it: {problems}").format(
-                problems="; ".join(p.text(_) for p in exc.problems))
-        draft, reasons = from_document(doc)
-        if draft is None:
-            return None, _("The visual editor cannot show this yet; fix it here first: {reasons}").format(
-                reasons="; ".join(reasons))
-        return draft, ""
-
     # -- checking and saving ----------------------------------------------------------------------
     def _schedule_recheck(self) -> None:
         """Check the visual view again half a second after the last edit (not on every key)."""
@@ -297,18 +244,6 @@ class SequenceEditor:
         outcome = await saving.check_draft(self.engine, self.draft, self._original_name)
         if self.view == "visual" and not self.name.is_deleted:
             self._show_issues(outcome.issues)
-
-    async def _check_text(self, text: str) -> saving.Outcome:
-        return await saving.check_text(self.engine, text, self._original_name)
-
-    def _show_text_check(self, text: str, outcome: saving.Outcome) -> None:
-        """A live check of the text view: marks, the list under the text and the pill; nothing else."""
-        if self.view != "text" or self.name.is_deleted:
-            return
-        self.text.show(outcome.problems, text)
-        self.summary.show_problems(outcome.problems)
-        if any(p.severity == "error" for p in outcome.problems):
-            self.checking = True  # switching to the visual view shows them at their fields too
 
     @property
     def _original_name(self) -> str | None:
@@ -338,25 +273,6 @@ class SequenceEditor:
             self._refused(outcome.issues)
             return
         await self._store(outcome.doc, outcome.issues)
-
-    async def _save_text(self) -> None:
-        text = self.text.text
-        outcome = await saving.check_text(self.engine, text, self._original_name)
-        self.text.show(outcome.problems, text)
-        self.summary.show_problems(outcome.problems)
-        self.live_text.checked(text)
-        if outcome.blocking or outcome.doc is None:
-            self.checking = True
-            count = sum(1 for p in outcome.problems if p.severity == "error")
-            self._not_saved(count)
-            return
-        draft, _reasons = from_document(outcome.doc)
-        if draft is not None:
-            self.draft = draft
-            self.groups.load(draft, expand=False)
-            self.name.value = draft.name
-            self.description.value = draft.description
-        await self._store(outcome.doc, [], text_warnings=outcome.problems)
 
     def _refused(self, issues: list[Issue]) -> None:
         self.checking = True
