@@ -26,7 +26,12 @@ from nicegui import ui
 from gui.i18n import DATA, N_, _, format_number, ngettext
 from gui.mcp.config import McpServerConfig
 from gui.ui.components.run.status import duration_words
-from gui.ui.components.settings.mcp_sign_in_client import ClientChange, client_words, edit_sign_in_client
+from gui.ui.components.settings.mcp_sign_in_client import (
+    ClientChange,
+    client_words,
+    close_or_say,
+    edit_sign_in_client,
+)
 
 STATE_LOOKS = {
     "connected": ("check_circle", "text-green-700 dark:text-green-400"),
@@ -216,14 +221,7 @@ class McpServerList(ui.column):
 
                 async def save() -> None:
                     assert self._on_headers is not None
-                    said = await self._on_headers(server.name, text.value or "")
-                    if dialog.is_deleted:  # saved: the page redrew the list, and this dialog with it
-                        return
-                    if said:
-                        problem.text = said
-                        problem.set_visibility(True)
-                    else:
-                        dialog.close()
+                    close_or_say(dialog, problem, await self._on_headers(server.name, text.value or ""))
 
                 ui.button(_("Save"), icon="save", on_click=save).props("no-caps").mark("mcp-save-headers")
         dialog.open()

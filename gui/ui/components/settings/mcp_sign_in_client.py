@@ -25,6 +25,17 @@ HELP_CLASSES = "text-xs text-gray-600 dark:text-gray-400"
 ClientChange = Callable[[str, str, str, bool], Awaitable[str | None]]
 
 
+def close_or_say(dialog: ui.dialog, problem: ui.label, said: str | None) -> None:
+    """After a dialog's Save: close it, or show what is wrong under its fields (`said`). A dialog the
+    save already removed (the page redrew the list, and the dialog with it) is left alone."""
+    if dialog.is_deleted:
+        return
+    if said:
+        problem.text = said
+        problem.set_visibility(True)
+    else:
+        dialog.close()
+
 def client_fields() -> tuple[ui.input, ui.input]:
     """The Client ID and Client secret inputs of the add form, with what they are for."""
     client_id = ui.input(_("Client ID (optional)")).classes("w-full").mark("mcp-client-id")
@@ -83,13 +94,7 @@ def edit_sign_in_client(server: McpServerConfig, has_secret: bool, on_change: Cl
             async def save() -> None:
                 said = await on_change(server.name, client_id.value or "", secret.value or "",
                                        bool(forget.value) if forget is not None else False)
-                if dialog.is_deleted:  # saved: the page redrew the list, and this dialog with it
-                    return
-                if said:
-                    problem.text = said
-                    problem.set_visibility(True)
-                else:
-                    dialog.close()
+                close_or_say(dialog, problem, said)
 
             ui.button(_("Save"), icon="save", on_click=save).props("no-caps").mark("mcp-save-client")
     dialog.open()
