@@ -111,3 +111,36 @@ async def test_confirming_a_wider_approval_while_another_request_waits_opens_the
     await user.should_see(marker="always-allow", retries=R)  # the other request, opened next
     assert sorted([len(await engine().pending(first)), len(await engine().pending(second))]) == [0, 1]
     assert "has been deleted" not in caplog.text
+
+
+async def test_after_allowing_a_prefix_a_request_that_appears_meanwhile_is_opened_not_called_nothing(user: User):
+    """The run's next step asks while the answer to its first is still being shown: the page must follow
+    the list it shows (it said "Nothing else is waiting for you" beside a listed request)."""
+    groups = [{"name": f"two-steps-{i}", "in": {}, "out": {}, "tools": tools({"tool": "cmd_run",
+                                                                              "args": {"command": command}})}
+              for i, command in enumerate(("echo hello there", "echo second step"))]
+    await engine().create({"name": "two-steps", "groups": groups})
+    await user.open("/inbox")
+    created = expect("interaction.created")
+    run_id = (await engine().start("two-steps")).run_id
+    await wait(created)
+    await user.should_see(marker="always-allow", retries=R)
+    user.find(marker="always-allow").click()
+    await user.should_see(marker="scope-dialog", retries=R)
+    user.find(marker="scope-choice").elements.pop().set_value("prefix")
+    second = expect("interaction.created")
+    column = user.find(marker="pending-column")
+    column.trigger("mouseenter")  # the dialog closes with the pointer over the list
+    user.find(marker="scope-confirm").click()
+    asked = (await wait(second)).data["interaction_id"]
+    await user.should_see("Now allowed without asking: commands that start with `echo hello`", retries=R)
+    await user.should_see(marker="new-pill", retries=R)
+    await user.should_see("Your answer was sent. 1 other request is waiting for you.", retries=R)
+    await user.should_not_see("Nothing else is waiting for you")  # the count says 1: so must the words
+    column.trigger("mouseleave")
+    await user.should_see(marker=f"inbox-row-{asked}", retries=R)
+    await user.should_see("echo second step", retries=R)
+    await user.should_see(marker="approve", retries=R)  # the listed request is opened
+    await user.should_not_see("Nothing else is waiting for you")
+    [waiting] = await engine().pending(run_id)
+    assert waiting.interaction_id == asked

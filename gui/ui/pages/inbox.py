@@ -29,7 +29,7 @@ from gui.core.interactions import (
     QuestionResponse,
 )
 from gui.core.queries import Page
-from gui.i18n import DATA, N_, _, format_number
+from gui.i18n import DATA, N_, _, format_number, ngettext
 from gui.ui.components.inbox import format as fmt
 from gui.ui.components.inbox.allowed_banner import show_allowed
 from gui.ui.components.inbox.detail import InboxDetail
@@ -74,6 +74,8 @@ class InboxPage:
         self.page = 1
         self.rows: dict[str, InboxRow] = {}
         self.detail: InboxDetail | None = None
+        self.answered_words: ui.label | None = None  # "Your answer was sent…", while it is shown
+        self.open_next: ui.button | None = None
         self.seen: set[str] = set()
         self.hovered = False
         self.stale_new = 0
@@ -107,7 +109,7 @@ class InboxPage:
                 with ui.tab_panel("pending").classes("p-0 pt-2"):
                     with ui.element("div").classes("w-full flex flex-col md:flex-row md:flex-nowrap gap-4 "
                                                    "items-start"):
-                        with ui.column().classes("w-full md:w-2/5 gap-2 shrink-0") as left:
+                        with ui.column().classes("w-full md:w-2/5 gap-2 shrink-0").mark("pending-column") as left:
                             left.on("mouseenter", self._hover_start)
                             left.on("mouseleave", self._hover_end)
                             self.new_pill = ui.button("", icon="arrow_upward", on_click=self._show_stale).props(
@@ -190,6 +192,7 @@ class InboxPage:
         previous = self.detail.interaction_id if self.detail is not None else None
         self.detail_box.clear()
         self.detail = None
+        self.answered_words, self.open_next = None, None
         if previous in self.rows:
             self.rows[previous].set_selected(False)
         if record is None:
@@ -225,12 +228,35 @@ class InboxPage:
         if isinstance(response, ApprovalResponse) and response.widens and tool:
             await self._show_allowed(tool, response)
         self._render_list()
+        # The next one after it in the list as it was; else whatever the list holds now (a request
+        # can appear while this answer is sent: the run's next step, another run).
         nxt = next((r for r in self.pending if following and r.interaction_id == following[0]), None)
-        self._show(nxt)
-        if nxt is None and record.request.turn_id:
+        self._show(nxt or (self.pending[0] if self.pending else None))
+        if self.detail is None and record.request.turn_id:
             with self.detail_box, ui.card().props("flat bordered").classes("w-full p-4 gap-2").mark("answered-card"):
-                ui.label(_("Your answer was sent. Nothing else is waiting for you.")).classes("text-base")
-                ui.link(_("See how the run goes"), f"/run/{record.request.turn_id}").mark("see-run")
+                self.answered_words = ui.label().classes("text-base").mark("answered-words")
+                with ui.row().classes("items-center gap-3"):
+                    ui.link(_("See how the run goes"), f"/run/{record.request.turn_id}").mark("see-run")
+                    self.open_next = ui.button(_("Open it"), icon="arrow_forward", on_click=self._open_first).props(
+                        "flat dense no-caps").mark("open-next")
+            self._follow_list()
+
+    def _follow_list(self) -> None:
+        """The words beside the list say what the list holds: the same `self.pending` it is drawn from."""
+        if self.answered_words is None:
+            return
+        waiting = len(self.pending)
+        self.answered_words.set_text(
+            _("Your answer was sent. Nothing else is waiting for you.") if not waiting else
+            ngettext("Your answer was sent. {n} other request is waiting for you.",
+                     "Your answer was sent. {n} other requests are waiting for you.", waiting).format(
+                n=format_number(waiting)))
+        if self.open_next is not None:
+            self.open_next.set_visibility(bool(waiting))
+
+    def _open_first(self) -> None:
+        if self.pending:
+            self._show(self.pending[0])
 
     async def _show_allowed(self, tool: str, response: ApprovalResponse) -> None:
         rules = [r for r in await self.engine.approval_rules() if r.tool == tool and r.scope == response.scope]
@@ -288,6 +314,7 @@ class InboxPage:
                 self._render_list()
         if self.detail is None and self.pending and not self.hovered:
             self._show(self.pending[0])
+        self._follow_list()
         if self.history_built and self.tab == "history":
             self._render_history_list(await self._load_history())
 
@@ -298,6 +325,8 @@ class InboxPage:
         self.hovered = False
         if self.new_pill.visible:
             self._render_list()
+        if self.detail is None and self.pending:
+            self._show(self.pending[0])
 
     def _show_stale(self) -> None:
         self._render_list()
