@@ -37,6 +37,10 @@ def response_problems(request: InteractionRequest, response: InteractionResponse
             return ["'always allow' goes only with an approval, not with a denial"]
         if response.edited_input is not None and response.decision != "approved":
             return ["an edit goes only with an approval: the tool runs with the edited input"]
+        if response.edited_input is not None and response.scope != "once":
+            # A rule covers requests as they are asked; the person changed this one, so it is approved once.
+            return [f"an edit is approved once: it cannot go with the scope '{response.scope}' (a rule covers "
+                    "requests as they are asked, and this one was changed); send edited_input without a scope"]
         if response.scope != "once" and response.decision != "approved":
             return [f"the scope '{response.scope}' goes only with an approval, not with a denial"]
         if response.scope == "once":

@@ -410,6 +410,9 @@ def _answered_words(record: InteractionRecord, response: InteractionResponse) ->
     request = record.request
     if isinstance(response, ApprovalResponse):
         what = _("the command") if fmt.kind(request) == "shell" else fmt.tool_name(request) or _("the tool")
+        if response.decision == "approved" and response.edited_input is not None:
+            return (_("Approved: your edited command will run.") if fmt.kind(request) == "shell"
+                    else _("Approved: {what} will run with your changes.").format(what=what))
         if response.decision == "approved":
             return _("Approved: {what} will run.").format(what=what)
         return (_("Denied: {what} won't run — your note was passed on.") if response.reason

@@ -30,6 +30,7 @@ from gui.core.interactions import (
 )
 from gui.core.rules import rule_text_words, scope_words
 from gui.i18n import ENGLISH, N_, _, current_language, format_datetime, ngettext
+from gui.ui.components.inbox.edit import change_words
 from gui.ui.words import NOTHING, field_word
 
 Request = ShellApprovalRequest | ToolApprovalRequest | QuestionRequest | ElicitationInteractionRequest
@@ -182,10 +183,13 @@ def expiry_sentence(request: Request, now: int | None = None) -> str:
 
 # -- outcomes ----------------------------------------------------------------------------------
 
-def _edit_words(edited: dict[str, Any]) -> str:
-    """An edit as the person made it: the command itself, or the arguments."""
-    command = edited.get("command")
-    return str(command) if isinstance(command, str) else json.dumps(edited, ensure_ascii=False)
+def asked_input(request: InteractionRequest) -> dict[str, Any] | None:
+    """The tool's input as the request asked for it (what an edit changes); None when not known."""
+    if isinstance(request, ShellApprovalRequest):
+        return request.tool_input
+    if isinstance(request, ToolApprovalRequest) and isinstance(request.validated_input, dict):
+        return request.validated_input
+    return None
 
 
 def outcome(record: InteractionRecord) -> Outcome:
@@ -209,7 +213,7 @@ def outcome(record: InteractionRecord) -> Outcome:
                    else _("this tool is always allowed"))
             return Outcome(N_("Approved"), "bolt", "positive", _("Approved automatically: {why}").format(why=why))
         tool = tool_name(record.request)
-        edit = (_("with an edit: {edit}").format(edit=_edit_words(response.edited_input))
+        edit = (change_words(asked_input(record.request), response.edited_input)
                 if response.edited_input is not None else "")
         if response.scope == "tool" and tool:
             return Outcome(N_("Approved"), "check_circle", "positive",

@@ -17,6 +17,8 @@ from nicegui import ui
 
 from gui.core.records import ToolRecord
 from gui.i18n import DATA, _, ngettext
+from gui.ui.components.inbox.changed_view import ChangedByYou
+from gui.ui.components.inbox.edit import change_words
 from gui.ui.components.run.outcome import outcome_words
 from gui.ui.components.run.result_media import media_preview
 from gui.ui.components.run.retry import RetryInfo, ToolKey, is_retrying, retry_words
@@ -32,6 +34,21 @@ Answer = Callable[[str], None]  # opens the request (its id) to be answered wher
 
 def inbox_path(interaction_id: str) -> str:
     return f"/inbox/{interaction_id}"
+
+
+def edit_words(tool: ToolRecord) -> str:
+    """"Changed by you: uptime → uptime -p" when the person changed the input in the approval."""
+    if not isinstance(tool.original_args, dict) or not isinstance(tool.args, dict):
+        return ""
+    return change_words(tool.original_args, tool.args)
+
+
+def changed_view(tool: ToolRecord, marker: str) -> None:
+    """The change the person made in the approval, both texts; as values when they are not objects."""
+    if isinstance(tool.original_args, dict) and isinstance(tool.args, dict):
+        ChangedByYou(tool.original_args, tool.args).mark(f"changed-by-you {marker}")
+    else:
+        ValueView(_("Before you edited them in the approval"), tool.original_args).mark(marker)
 
 
 def elapsed_words(tool: ToolRecord, now: float) -> str:
@@ -81,6 +98,10 @@ class ToolCard(ui.card):
                 self.chip = StatusChip(tool_state(tool))
             self._summary = ui.label().classes("text-sm text-gray-800 dark:text-gray-200 break-all line-clamp-2").mark(
                 "tool-summary")
+            with ui.row(wrap=False).classes("items-start gap-1 text-amber-900 dark:text-amber-200") as self._changed:
+                ui.icon("edit", size="xs").classes("mt-0.5")
+                self._changed_words = ui.label().classes("text-sm break-all line-clamp-3").mark("changed-note")
+            self._changed.set_visibility(False)
             self._time = ui.label().classes(MUTED)
             with ui.row().classes("items-center gap-2") as self._ask:
                 ui.label(_("Needs your answer")).classes("text-violet-700 dark:text-violet-300 text-sm")
@@ -120,10 +141,14 @@ class ToolCard(ui.card):
         if self._time.text != words:
             self._time.text = words
         retry_note = retry_words(tool, retry, now, prefix=False) if retrying else None
-        key = (state, tool.error, tool.reason, tool.interaction_id, tool.attempts, tool.finished_at, retry_note)
+        key = (state, tool.error, tool.reason, tool.interaction_id, tool.attempts, tool.finished_at, retry_note,
+               tool.original_args is not None)
         if key == self._key:
             return
         self._key = key
+        changed = edit_words(tool)
+        self._changed_words.text = changed
+        self._changed.set_visibility(bool(changed))
         self.chip.set(state)
         violet = state == "needs_you"
         if violet:
@@ -174,7 +199,7 @@ class ToolCard(ui.card):
         if tool.args is not None:
             ValueView(_("Arguments as sent"), tool.args).mark("card-args")
         if tool.original_args is not None:
-            ValueView(_("Before you edited them in the approval"), tool.original_args).mark("original-args")
+            changed_view(tool, "original-args")
         if tool.status == "succeeded":
             ValueView(_("Result"), tool.result).mark("card-result")
         if tool.interaction_id and tool.status != "waiting":
