@@ -99,7 +99,10 @@ async def test_an_edited_command_is_what_the_primary_button_runs_and_says(user: 
         "once"
     await user.should_see("Approved: your edited command will run.", retries=R)
     await user.open(f"/run/{run_id}")  # the run's record: the card says it, the detail shows both texts
-    await user.should_see(marker="changed-note", content="Changed by you: echo first → echo second", retries=R)
+    await user.should_see(marker="changed-note", retries=R)  # the card: what was asked, struck through
+    assert text_of(user, "changed-from") == "echo first" and "line-through" in classes_of(user, "changed-from")
+    await user.should_see("Changed by you, from:")
+    await user.should_see("Run: echo second")
     user.find(marker="tool-0-0").click()
     await user.should_see(marker="detail-original-args", retries=R)
     assert text_of(user, "changed-before-command") == "echo first"

@@ -102,8 +102,8 @@ class InboxPage:
                     "tab-pending")
                 ui.tab("history", label=_("History"), icon="history").mark("tab-history")
                 ui.space()
-                ui.button(_("Shortcuts"), icon="keyboard", on_click=self.keys.show_help).props(
-                    "flat dense no-caps").tooltip(_("Keyboard shortcuts (press ?)")).mark("shortcuts-button")
+                ui.button(_("Shortcuts"), icon="keyboard", on_click=self.keys.show_help, color=None).props(
+                    "flat dense no-caps").classes("text-gray-800 dark:text-gray-200").tooltip(_("Keyboard shortcuts (press ?)")).mark("shortcuts-button")
             tabs.set_value("pending")  # before the panels bind to it (NiceGUI types `value=` without names)
             with ui.tab_panels(tabs, value="pending").classes("w-full bg-transparent"):
                 with ui.tab_panel("pending").classes("p-0 pt-2"):

@@ -137,11 +137,11 @@ class ApprovalBody(RequestBody):
             .props("dense outlined clearable").classes("w-full").mark("deny-reason"))
         with ui.row().classes("gap-2 items-center"):
             self.approve_button = self.control(ui.button(approve[0], icon=approve[1], on_click=self.approve)
-                                               .props("no-caps unelevated color=positive").mark("approve"))
+                                               .props("no-caps unelevated color=green-9").mark("approve"))
             if self.tool_name and allow_more:
                 self.allow_more_button = self.control(
-                    ui.button(_("Allow more…"), icon="verified_user", on_click=self.always)
-                    .props("no-caps outline color=positive")
+                    ui.button(_("Allow more…"), icon="verified_user", on_click=self.always, color=None)
+                    .props("no-caps outline").classes("text-green-800 dark:text-green-300")
                     .tooltip(_("Let {tool} run without asking: {reach}. You choose, then confirm.").format(
                         tool=self.tool_name, reach=allow_more)).mark("always-allow"))
             self.control(ui.button(deny, icon="block", on_click=self.deny)

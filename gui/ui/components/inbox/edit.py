@@ -25,7 +25,8 @@ from typing import Any
 from gui.i18n import _
 from gui.ui.words import NOTHING, field_word
 
-STRUCK = "line-through opacity-60"
+STRUCK = "line-through"  # what was asked, once changed (the words say so too: never the line alone)
+FADED = "line-through opacity-70"  # the same on the card still to be answered: the change stands out
 _MISSING = object()
 
 
@@ -79,6 +80,14 @@ def change_words(before: Mapping[str, Any] | None, after: Mapping[str, Any]) -> 
     parts = [(_("{field}: {before} → {after}") if named else _("{before} → {after}")).format(
         field=_(field_word(name)), before=shown(old), after=shown(new)) for name, old, new in found]
     return _("Changed by you: {changes}").format(changes="; ".join(parts))
+
+
+def asked_words(before: Mapping[str, Any], after: Mapping[str, Any]) -> str:
+    """What was asked of the arguments the person changed: the command, or "File: /a; Encoding: utf-8"."""
+    found = changes(before, after)
+    if len(found) == 1 and found[0][0] == "command":
+        return shown(found[0][1])
+    return "; ".join(f"{_(field_word(name))}: {shown(old)}" for name, old, _new in found)
 
 
 def _edit_text(edited: Mapping[str, Any]) -> str:

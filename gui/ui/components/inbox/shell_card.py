@@ -20,7 +20,7 @@ from gui.core.interactions import ShellApprovalRequest
 from gui.core.substitution import shell_words
 from gui.i18n import DATA, N_, _
 from gui.ui.components.inbox.body import ApprovalBody, Submit, bound_inputs_view, mono_block, section_label
-from gui.ui.components.inbox.edit import STRUCK
+from gui.ui.components.inbox.edit import FADED
 
 OPERATION_WORDS = {"exec": N_("Run a command and wait for it"), "start": N_("Start a program that keeps running"),
                    "write": N_("Write to a file")}
@@ -64,8 +64,8 @@ class ShellApprovalCard(ApprovalBody):
                         ui.textarea(value=self.asked_command).props("outlined autogrow")
                         .classes("w-full font-mono").mark("edited-command"))
                     self.edited.on_value_change(self.edit_changed)
-                    self.undo = self.control(ui.button(_("Undo my change"), icon="undo", on_click=self._undo)
-                                             .props("no-caps flat dense").mark("undo-edit"))
+                    self.undo = self.control(ui.button(_("Undo my change"), icon="undo", on_click=self._undo, color=None)
+                                             .props("no-caps flat dense").classes("text-gray-800 dark:text-gray-200").mark("undo-edit"))
                     self.undo.set_visibility(False)
             self.answers(approve=(_("Run once"), "play_arrow"), deny=_("Don't run"),
                          allow_more=_("for this run, this sequence, some commands, or always"),
@@ -84,9 +84,9 @@ class ShellApprovalCard(ApprovalBody):
             self.preview_text.set_text(str(edit["command"]))
         if changed != self.changed:
             if changed:
-                self.asked.classes(add=STRUCK)
+                self.asked.classes(add=FADED)
             else:
-                self.asked.classes(remove=STRUCK)
+                self.asked.classes(remove=FADED)
             self.wants.set_text(_("Asked to run") if changed else _("Wants to run"))
             self.preview.set_visibility(changed)
             self.undo.set_visibility(changed)

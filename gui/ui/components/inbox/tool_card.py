@@ -16,7 +16,7 @@ from nicegui import ui
 from gui.core.interactions import ToolApprovalRequest
 from gui.i18n import DATA, _
 from gui.ui.components.inbox.body import ApprovalBody, Submit, bound_inputs_view, section_label
-from gui.ui.components.inbox.edit import STRUCK, read_value, value_text
+from gui.ui.components.inbox.edit import FADED, read_value, value_text
 from gui.ui.words import NOTHING, field_word
 
 
@@ -63,8 +63,8 @@ class ToolApprovalCard(ApprovalBody):
                                    .mark(f"edited-{key}"))
                 box.on_value_change(self.edit_changed)
                 self.boxes[str(key)] = box
-            self.undo = self.control(ui.button(_("Undo my changes"), icon="undo", on_click=self._undo)
-                                     .props("no-caps flat dense").mark("undo-edit"))
+            self.undo = self.control(ui.button(_("Undo my changes"), icon="undo", on_click=self._undo, color=None)
+                                     .props("no-caps flat dense").classes("text-gray-800 dark:text-gray-200").mark("undo-edit"))
             self.undo.set_visibility(False)
 
     def edit(self) -> dict[str, Any] | None:
@@ -79,16 +79,16 @@ class ToolApprovalCard(ApprovalBody):
         for key, (original, changed_to) in self.values.items():
             changed = edit is not None and edit.get(key) != asked.get(key)
             if changed:
-                original.classes(add=STRUCK)
+                original.classes(add=FADED)
                 changed_to.set_text(value_text(edit.get(key)) or _("(empty text)") if edit is not None else "")
             else:
-                original.classes(remove=STRUCK)
+                original.classes(remove=FADED)
             changed_to.set_visibility(changed)
         if self.summary_row is not None:
             if edit is not None:
-                self.summary_row.classes(add=STRUCK)
+                self.summary_row.classes(add=FADED)
             else:
-                self.summary_row.classes(remove=STRUCK)
+                self.summary_row.classes(remove=FADED)
         if hasattr(self, "undo"):
             self.undo.set_visibility(edit is not None)
 

@@ -18,7 +18,7 @@ from nicegui import ui
 from gui.core.records import ToolRecord
 from gui.i18n import DATA, _, ngettext
 from gui.ui.components.inbox.changed_view import ChangedByYou
-from gui.ui.components.inbox.edit import change_words
+from gui.ui.components.inbox.edit import STRUCK, asked_words, value_text
 from gui.ui.components.run.outcome import outcome_words
 from gui.ui.components.run.result_media import media_preview
 from gui.ui.components.run.retry import RetryInfo, ToolKey, is_retrying, retry_words
@@ -36,11 +36,14 @@ def inbox_path(interaction_id: str) -> str:
     return f"/inbox/{interaction_id}"
 
 
-def edit_words(tool: ToolRecord) -> str:
-    """"Changed by you: uptime → uptime -p" when the person changed the input in the approval."""
-    if not isinstance(tool.original_args, dict) or not isinstance(tool.args, dict):
-        return ""
-    return change_words(tool.original_args, tool.args)
+def asked_of(tool: ToolRecord) -> str | None:
+    """What was asked of the arguments the person changed in the approval (None: nothing changed).
+    The card's summary ("Run: uptime -p") says what ran; the detail shows both side by side."""
+    if tool.original_args is None:
+        return None
+    if isinstance(tool.original_args, dict) and isinstance(tool.args, dict):
+        return asked_words(tool.original_args, tool.args)
+    return value_text(tool.original_args)
 
 
 def changed_view(tool: ToolRecord, marker: str) -> None:
@@ -98,9 +101,13 @@ class ToolCard(ui.card):
                 self.chip = StatusChip(tool_state(tool))
             self._summary = ui.label().classes("text-sm text-gray-800 dark:text-gray-200 break-all line-clamp-2").mark(
                 "tool-summary")
-            with ui.row(wrap=False).classes("items-start gap-1 text-amber-900 dark:text-amber-200") as self._changed:
-                ui.icon("edit", size="xs").classes("mt-0.5")
-                self._changed_words = ui.label().classes("text-sm break-all line-clamp-3").mark("changed-note")
+            with ui.column().classes("w-full gap-0 text-sm text-amber-900 dark:text-amber-200") \
+                    .mark("changed-note") as self._changed:
+                with ui.row(wrap=False).classes("items-center gap-1"):
+                    ui.icon("edit", size="xs")
+                    ui.label(_("Changed by you, from:"))
+                self._changed_from = ui.label().classes(f"font-mono break-all line-clamp-2 {STRUCK} {DATA}").mark(
+                    "changed-from")
             self._changed.set_visibility(False)
             self._time = ui.label().classes(MUTED)
             with ui.row().classes("items-center gap-2") as self._ask:
@@ -146,9 +153,9 @@ class ToolCard(ui.card):
         if key == self._key:
             return
         self._key = key
-        changed = edit_words(tool)
-        self._changed_words.text = changed
-        self._changed.set_visibility(bool(changed))
+        asked = asked_of(tool)
+        self._changed_from.text = asked or ""
+        self._changed.set_visibility(asked is not None)
         self.chip.set(state)
         violet = state == "needs_you"
         if violet:
