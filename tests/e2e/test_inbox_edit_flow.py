@@ -33,7 +33,8 @@ def start(app: Any, name: str, command: str) -> str:
 
 
 def shoot(page: Any, name: str) -> None:
-    card = page.locator(".q-card").filter(has=page.get_by_role("button", name=re.compile("^(Run once|Run the edited)"))).first
+    primary = page.get_by_role("button", name=re.compile("^(Run once|Run the edited)"))
+    card = page.locator(".q-card").filter(has=primary).first
     card.screenshot(path=str(screenshot_dir() / name), animations="disabled")
 
 

@@ -170,7 +170,8 @@ def test_the_history_says_which_rule_approved_and_what_was_edited():
     edited = auto.model_copy(update={"auto": False, "result": ResolvedResult(interaction_id="h-1", response=(
         ApprovalResponse(decision="approved", edited_input={"command": "echo edited"})))})
     assert outcome(edited).details == "Changed by you: echo edited"  # what was asked is not known: the edit
-    asked = edited.model_copy(update={"request": request.model_copy(update={"tool_input": {"command": "rm -rf build/"}})})
+    with_input = request.model_copy(update={"tool_input": {"command": "rm -rf build/"}})
+    asked = edited.model_copy(update={"request": with_input})
     assert outcome(asked).details == "Changed by you: rm -rf build/ → echo edited"
     moved = asked.model_copy(update={"result": ResolvedResult(interaction_id="h-1", response=ApprovalResponse(
         decision="approved", edited_input={"command": "rm -rf build/", "cwd": "/tmp/elsewhere"}))})
@@ -218,6 +219,7 @@ async def test_after_allowing_a_prefix_a_request_that_appears_meanwhile_is_opene
     await user.should_see(marker="new-pill", retries=R)
     await user.should_see("Your answer was sent. 1 other request is waiting for you.", retries=R)
     await user.should_not_see("Nothing else is waiting for you")  # the count says 1: so must the words
+    await user.should_see(marker="open-next")
     column.trigger("mouseleave")
     await user.should_see(marker=f"inbox-row-{asked}", retries=R)
     await user.should_see("echo second step", retries=R)

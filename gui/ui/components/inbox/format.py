@@ -21,6 +21,7 @@ from gui.core.interactions import (
     ElicitationInteractionResponse,
     InteractionRecord,
     InteractionRequest,
+    InteractionResponse,
     QuestionRequest,
     QuestionResponse,
     ResolvedResult,
@@ -285,3 +286,26 @@ def cancel_words(reason: str) -> str:
     """Why a request was cancelled (the core's `CANCEL_WORDS`), in the person's language."""
     words = CANCEL_WORDS.get(reason)  # type: ignore[call-overload]
     return _(words) if words else reason
+
+
+def answered_words(record: InteractionRecord, response: InteractionResponse) -> str:
+    """The short note after answering: what will happen now."""
+    request = record.request
+    if isinstance(response, ApprovalResponse):
+        what = _("the command") if kind(request) == "shell" else tool_name(request) or _("the tool")
+        if response.decision == "approved" and response.edited_input is not None:
+            return (_("Approved: your edited command will run.") if kind(request) == "shell"
+                    else _("Approved: {what} will run with your changes.").format(what=what))
+        if response.decision == "approved":
+            return _("Approved: {what} will run.").format(what=what)
+        return (_("Denied: {what} won't run — your note was passed on.") if response.reason
+                else _("Denied: {what} won't run.")).format(what=what)
+    if isinstance(response, QuestionResponse):
+        return _("Declined: the step was told you chose not to answer.") if response.declined else _("Answer sent.")
+    if isinstance(response, ElicitationInteractionResponse):
+        server = getattr(request, "server_name", None)
+        server = _("the server") if server is None else server
+        words = {"accept": _("Sent to {server}."), "decline": _("Told {server} you don't want to share."),
+                 "cancel": _("Dismissed.")}
+        return words[response.action].format(server=server)
+    return _("Done.")

@@ -64,8 +64,9 @@ class ShellApprovalCard(ApprovalBody):
                         ui.textarea(value=self.asked_command).props("outlined autogrow")
                         .classes("w-full font-mono").mark("edited-command"))
                     self.edited.on_value_change(self.edit_changed)
-                    self.undo = self.control(ui.button(_("Undo my change"), icon="undo", on_click=self._undo, color=None)
-                                             .props("no-caps flat dense").classes("text-gray-800 dark:text-gray-200").mark("undo-edit"))
+                    self.undo = self.control(
+                        ui.button(_("Undo my change"), icon="undo", on_click=self._undo, color=None)
+                        .props("no-caps flat dense").classes("text-gray-800 dark:text-gray-200").mark("undo-edit"))
                     self.undo.set_visibility(False)
             self.answers(approve=(_("Run once"), "play_arrow"), deny=_("Don't run"),
                          allow_more=_("for this run, this sequence, some commands, or always"),

@@ -63,8 +63,9 @@ class ToolApprovalCard(ApprovalBody):
                                    .mark(f"edited-{key}"))
                 box.on_value_change(self.edit_changed)
                 self.boxes[str(key)] = box
-            self.undo = self.control(ui.button(_("Undo my changes"), icon="undo", on_click=self._undo, color=None)
-                                     .props("no-caps flat dense").classes("text-gray-800 dark:text-gray-200").mark("undo-edit"))
+            self.undo = self.control(
+                ui.button(_("Undo my changes"), icon="undo", on_click=self._undo, color=None)
+                .props("no-caps flat dense").classes("text-gray-800 dark:text-gray-200").mark("undo-edit"))
             self.undo.set_visibility(False)
 
     def edit(self) -> dict[str, Any] | None:
