@@ -2,8 +2,9 @@
 
 Same kind as the request; answers only to existing questions, each once and every required one
 answered (or the whole request declined, with no answers);
-single-select values among the options; a form's required fields present and typed. The service
-refuses an answer with any problem before anything is stored.
+single-select values among the options; a form's required fields present and typed; an edited
+input only with a plain approval (approved, once: a rule covers requests as they are asked, never a
+change of one). The service refuses an answer with any problem before anything is stored.
 """
 
 from __future__ import annotations
