@@ -304,3 +304,47 @@ async def test_an_unknown_or_unfitting_scope_is_422_and_changes_nothing(client, 
     assert answer.status_code == 422 and says in answer.json()["detail"]
     assert (await client.get(f"/api/interactions/{iid}")).json()["status"] == "pending"
     assert (await client.get("/api/approval-rules")).json() == []
+
+
+# -- an edit is the answer, and only edited_input carries one ----------------------------------------
+
+@pytest.mark.parametrize("extra", [{"command": "echo owned"}, {"args": {"command": "echo owned"}},
+                                   {"tool_input": {"command": "echo owned"}}, {"input": "echo owned"}])
+async def test_a_command_anywhere_but_edited_input_is_422_and_nothing_runs(client, engine, extra):
+    run_id, iid = await pending_approval(client, engine)
+    for body in ({"kind": "approval", "decision": "approved", **extra},
+                 {"response": {"kind": "approval", "decision": "approved", **extra}}):
+        answer = await client.post(f"/api/interactions/{iid}/respond", json=body)
+        assert answer.status_code == 422
+        assert f"unexpected field(s) in an approval: {next(iter(extra))}" in answer.json()["detail"]
+        assert "edited_input" in answer.json()["detail"]
+    assert (await client.get(f"/api/interactions/{iid}")).json()["status"] == "pending"
+    assert (await engine.get_run(run_id)).status == "running"
+
+
+@pytest.mark.parametrize(("extra", "says"), [
+    ({"scope": "run"}, "an edit is approved once: it cannot go with the scope 'run'"),
+    ({"scope": "prefix", "prefix": "echo"}, "an edit is approved once"),
+    ({"always_allow": True}, "an edit is approved once: it cannot go with the scope 'tool'"),
+    ({"decision": "denied"}, "an edit goes only with an approval")])
+async def test_an_edit_is_a_plain_approval_never_a_rule_or_a_denial(client, engine, extra, says):
+    _, iid = await pending_approval(client, engine)
+    body = {"kind": "approval", "decision": "approved", "edited_input": {"command": "echo changed"}, **extra}
+    answer = await client.post(f"/api/interactions/{iid}/respond", json=body)
+    assert answer.status_code == 422 and says in answer.json()["detail"]
+    assert (await client.get(f"/api/interactions/{iid}")).json()["status"] == "pending"
+    assert (await client.get("/api/approval-rules")).json() == []
+
+
+async def test_an_edited_command_runs_and_the_interaction_and_the_run_keep_both_texts(client, engine):
+    run_id, iid = await pending_approval(client, engine)
+    asked = (await client.get(f"/api/interactions/{iid}")).json()["request"]["tool_input"]
+    body = {"kind": "approval", "decision": "approved", "edited_input": {**asked, "command": "echo changed"}}
+    assert (await client.post(f"/api/interactions/{iid}/respond", json=body)).status_code == 200
+    record = await engine.runner.wait(run_id, T)
+    assert record.status == "succeeded" and record.outputs == {"text": "changed"}
+    interaction = (await client.get(f"/api/interactions/{iid}")).json()
+    assert interaction["request"]["command"] == "echo hello Ada"
+    assert interaction["result"]["response"]["edited_input"]["command"] == "echo changed"
+    tool = (await client.get(f"/api/runs/{run_id}")).json()["groups"][0]["tools"][0]
+    assert (tool["args"]["command"], tool["original_args"]["command"]) == ("echo changed", "echo hello Ada")

@@ -16,7 +16,7 @@ from gui.core.interaction_service import (
     InteractionNotPendingError,
     InteractionValidationError,
 )
-from gui.core.interactions import InteractionKind, InteractionStatusFilter
+from gui.core.interactions import ApprovalResponse, InteractionKind, InteractionStatusFilter
 from gui.core.rules import ApprovalRule
 
 _RESPONSE_BODY = 'a response like {"kind": "approval", "decision": "approved"}'
@@ -106,4 +106,11 @@ def _unwrap(interaction_id: str, body: Any) -> dict[str, Any]:
         body = body["response"]
         if not isinstance(body, dict):
             raise BadRequest(422, f"'response' must be {_RESPONSE_BODY}, not {type_name(body)}")
+    if body.get("kind") == "approval":
+        unknown = [name for name in body if name not in ApprovalResponse.model_fields]
+        if unknown:  # `command`, `args`…: never read, so never quietly dropped either
+            named = ", ".join(name[:40] for name in unknown[:5]) + (", …" if len(unknown) > 5 else "")
+            raise BadRequest(422, f"unexpected field(s) in an approval: {named}; an approval "
+                                  "changes what the tool runs with only through edited_input (the tool's whole "
+                                  "input, checked against it)")
     return body

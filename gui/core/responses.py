@@ -2,8 +2,9 @@
 
 Same kind as the request; answers only to existing questions, each once and every required one
 answered (or the whole request declined, with no answers);
-single-select values among the options; a form's required fields present and typed. The service
-refuses an answer with any problem before anything is stored.
+single-select values among the options; a form's required fields present and typed; an edited
+input only with a plain approval (approved, once: a rule covers requests as they are asked, never a
+change of one). The service refuses an answer with any problem before anything is stored.
 """
 
 from __future__ import annotations
@@ -37,6 +38,10 @@ def response_problems(request: InteractionRequest, response: InteractionResponse
             return ["'always allow' goes only with an approval, not with a denial"]
         if response.edited_input is not None and response.decision != "approved":
             return ["an edit goes only with an approval: the tool runs with the edited input"]
+        if response.edited_input is not None and response.scope != "once":
+            # A rule covers requests as they are asked; the person changed this one, so it is approved once.
+            return [f"an edit is approved once: it cannot go with the scope '{response.scope}' (a rule covers "
+                    "requests as they are asked, and this one was changed); send edited_input without a scope"]
         if response.scope != "once" and response.decision != "approved":
             return [f"the scope '{response.scope}' goes only with an approval, not with a denial"]
         if response.scope == "once":

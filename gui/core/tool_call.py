@@ -203,8 +203,10 @@ class ToolCaller:
             try:
                 edited = await self._approve(scope, tool, args, record, bound_inputs(call.args, scope.args))
                 if edited is not None:  # the person changed the arguments before approving: run those
-                    record.original_args, args = record.args, tool.validate_args(edited)
-                    record.args = args
+                    sent = tool.validate_args(edited)
+                    if sent != args:  # the first asked stay the original, whichever attempt was changed
+                        record.original_args = record.args if record.original_args is None else record.original_args
+                        record.args = args = sent
                 ctx = self._context(scope, record)
                 result = await tool.call(args, ctx)
                 self._check_result(scope.group, call, result)

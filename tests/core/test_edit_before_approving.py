@@ -52,3 +52,21 @@ async def test_a_bad_edit_is_refused_and_the_request_stays_pending(answer, says)
         await engine.respond(iid, {"kind": "approval", **answer})
     assert (await engine.get_interaction(iid)).status == "pending"
     await engine.stop(run_id)
+
+
+async def test_an_edit_that_changes_nothing_is_recorded_as_no_change():
+    engine, run_id, iid = await waiting_command("echo same")
+    asked = (await engine.get_interaction(iid)).request.tool_input
+    await engine.respond(iid, {"kind": "approval", "decision": "approved", "edited_input": dict(asked)})
+    record = await engine.runner.wait(run_id, T)
+    tool = record.groups[0].tools[0]
+    assert record.status == "succeeded" and tool.args["command"] == "echo same" and tool.original_args is None
+
+
+async def test_an_edit_cannot_make_a_rule():
+    engine, run_id, iid = await waiting_command("echo original")
+    edited = {"command": "echo edited"}
+    with pytest.raises(InteractionValidationError, match="an edit is approved once"):
+        await engine.respond(iid, {"kind": "approval", "decision": "approved", "scope": "run", "edited_input": edited})
+    assert await engine.approval_rules() == [] and (await engine.get_interaction(iid)).status == "pending"
+    await engine.stop(run_id)

@@ -198,3 +198,21 @@ async def test_question_mark_and_the_button_show_the_shortcuts(user: User):
     with user.client:
         assert await target(user).shortcuts.handle(KeyPress("a")) is None  # nothing answers under the dialog
     assert (await engine().interactions.get("newer")).status == "pending"
+
+
+async def test_a_runs_the_edited_command_when_there_is_one_and_the_hint_says_so(user: User):
+    from test_inbox import expect, start_command_run, wait
+
+    await user.open("/inbox")
+    run_id = await start_command_run("echo as-asked", name="keys-edit")
+    await user.should_see(marker="edit-command", retries=R)
+    hint = next(iter(user.find(marker="key-hint").elements))
+    assert "</kbd> Run once ·" in hint.content
+    user.find(marker="edit-command").click()
+    user.find(marker="edited-command").elements.pop().set_value("echo as-edited")
+    await user.should_see("Run the edited command", retries=R)
+    assert "</kbd> Run the edited command ·" in hint.content
+    finished = expect("run.finished", lambda e: e.run_id == run_id)
+    press(user, "a")
+    assert (await wait(finished)).data["status"] == "succeeded"
+    assert (await engine().get_run(run_id)).outputs["said"] == "as-edited"

@@ -21,17 +21,16 @@ from nicegui import context, ui
 from gui.core.events import Event, InteractionCreated, InteractionEnded
 from gui.core.interactions import (
     ApprovalResponse,
-    ElicitationInteractionResponse,
     InteractionKind,
     InteractionRecord,
     InteractionResponse,
     InteractionStatusFilter,
-    QuestionResponse,
 )
 from gui.core.queries import Page
 from gui.i18n import DATA, N_, _, format_number
 from gui.ui.components.inbox import format as fmt
 from gui.ui.components.inbox.allowed_banner import show_allowed
+from gui.ui.components.inbox.answered_card import AnsweredCard
 from gui.ui.components.inbox.detail import InboxDetail
 from gui.ui.components.inbox.history_row import HistoryRow
 from gui.ui.components.inbox.keys import InboxShortcuts
@@ -74,6 +73,7 @@ class InboxPage:
         self.page = 1
         self.rows: dict[str, InboxRow] = {}
         self.detail: InboxDetail | None = None
+        self.answered: AnsweredCard | None = None  # "Your answer was sent…", while it is shown
         self.seen: set[str] = set()
         self.hovered = False
         self.stale_new = 0
@@ -100,14 +100,16 @@ class InboxPage:
                     "tab-pending")
                 ui.tab("history", label=_("History"), icon="history").mark("tab-history")
                 ui.space()
-                ui.button(_("Shortcuts"), icon="keyboard", on_click=self.keys.show_help).props(
-                    "flat dense no-caps").tooltip(_("Keyboard shortcuts (press ?)")).mark("shortcuts-button")
+                ui.button(_("Shortcuts"), icon="keyboard", on_click=self.keys.show_help, color=None).props(
+                    "flat dense no-caps").classes("text-gray-800 dark:text-gray-200").tooltip(
+                    _("Keyboard shortcuts (press ?)")).mark("shortcuts-button")
             tabs.set_value("pending")  # before the panels bind to it (NiceGUI types `value=` without names)
             with ui.tab_panels(tabs, value="pending").classes("w-full bg-transparent"):
                 with ui.tab_panel("pending").classes("p-0 pt-2"):
                     with ui.element("div").classes("w-full flex flex-col md:flex-row md:flex-nowrap gap-4 "
                                                    "items-start"):
-                        with ui.column().classes("w-full md:w-2/5 gap-2 shrink-0") as left:
+                        with ui.column().classes("w-full md:w-2/5 gap-2 shrink-0").mark(
+                                "pending-column") as left:
                             left.on("mouseenter", self._hover_start)
                             left.on("mouseleave", self._hover_end)
                             self.new_pill = ui.button("", icon="arrow_upward", on_click=self._show_stale).props(
@@ -190,6 +192,7 @@ class InboxPage:
         previous = self.detail.interaction_id if self.detail is not None else None
         self.detail_box.clear()
         self.detail = None
+        self.answered = None
         if previous in self.rows:
             self.rows[previous].set_selected(False)
         if record is None:
@@ -220,17 +223,23 @@ class InboxPage:
         position = order.index(record.interaction_id) if record.interaction_id in order else 0
         following = [i for i in order[position + 1:] + order[:position][::-1] if i in still]
         self.tab_pending.set_label(self._pending_label())
-        ui.notify(_answered_words(record, response), type="positive", position="bottom")
+        ui.notify(fmt.answered_words(record, response), type="positive", position="bottom")
         tool = fmt.tool_name(record.request)
         if isinstance(response, ApprovalResponse) and response.widens and tool:
             await self._show_allowed(tool, response)
         self._render_list()
+        # The next one after it in the list as it was; else whatever the list holds now (a request
+        # can appear while this answer is sent: the run's next step, another run).
         nxt = next((r for r in self.pending if following and r.interaction_id == following[0]), None)
-        self._show(nxt)
-        if nxt is None and record.request.turn_id:
-            with self.detail_box, ui.card().props("flat bordered").classes("w-full p-4 gap-2").mark("answered-card"):
-                ui.label(_("Your answer was sent. Nothing else is waiting for you.")).classes("text-base")
-                ui.link(_("See how the run goes"), f"/run/{record.request.turn_id}").mark("see-run")
+        self._show(nxt or (self.pending[0] if self.pending else None))
+        if self.detail is None and record.request.turn_id:
+            with self.detail_box:
+                self.answered = AnsweredCard(record.request.turn_id, open_first=self._open_first)
+            self.answered.follow(len(self.pending))
+
+    def _open_first(self) -> None:
+        if self.pending:
+            self._show(self.pending[0])
 
     async def _show_allowed(self, tool: str, response: ApprovalResponse) -> None:
         rules = [r for r in await self.engine.approval_rules() if r.tool == tool and r.scope == response.scope]
@@ -288,6 +297,8 @@ class InboxPage:
                 self._render_list()
         if self.detail is None and self.pending and not self.hovered:
             self._show(self.pending[0])
+        if self.answered is not None:
+            self.answered.follow(len(self.pending))  # the words beside the list follow the list
         if self.history_built and self.tab == "history":
             self._render_history_list(await self._load_history())
 
@@ -298,6 +309,8 @@ class InboxPage:
         self.hovered = False
         if self.new_pill.visible:
             self._render_list()
+        if self.detail is None and self.pending:
+            self._show(self.pending[0])
 
     def _show_stale(self) -> None:
         self._render_list()
@@ -375,22 +388,3 @@ class InboxPage:
         if event.value and event.value != self.history_page:
             self.history_page = int(event.value)
             self._render_history_list(await self._load_history())
-
-
-def _answered_words(record: InteractionRecord, response: InteractionResponse) -> str:
-    request = record.request
-    if isinstance(response, ApprovalResponse):
-        what = _("the command") if fmt.kind(request) == "shell" else fmt.tool_name(request) or _("the tool")
-        if response.decision == "approved":
-            return _("Approved: {what} will run.").format(what=what)
-        return (_("Denied: {what} won't run — your note was passed on.") if response.reason
-                else _("Denied: {what} won't run.")).format(what=what)
-    if isinstance(response, QuestionResponse):
-        return _("Declined: the step was told you chose not to answer.") if response.declined else _("Answer sent.")
-    if isinstance(response, ElicitationInteractionResponse):
-        server = getattr(request, "server_name", None)
-        server = _("the server") if server is None else server
-        words = {"accept": _("Sent to {server}."), "decline": _("Told {server} you don't want to share."),
-                 "cancel": _("Dismissed.")}
-        return words[response.action].format(server=server)
-    return _("Done.")

@@ -17,7 +17,7 @@ from gui.core.interactions import ApprovalResponse, InteractionRequest, Interact
 from gui.core.rules import Scope
 from gui.core.substitution import as_text
 from gui.i18n import DATA, _
-from gui.ui.components.inbox.keys import key_hint
+from gui.ui.components.inbox.keys import key_hint, key_hint_text
 
 Submit = Callable[[InteractionResponse], Awaitable[None]]
 E = TypeVar("E", bound=DisableableElement)
@@ -59,44 +59,99 @@ class ApprovalBody(RequestBody):
     The keyboard shortcuts call `approve`, `deny` and `focus_note` too; nothing but the
     "Allow more…" button opens the scope dialog (`always`), and only its Allow button sends a wider
     approval, so no key and no single click can choose one.
+
+    A card whose input can be changed returns the change from `edit` (None: as asked) and calls
+    `edit_changed` whenever it may have changed: `approve` sends the change, the approve button says
+    so, and "Allow more…" is off while there is one (`gui.ui.components.inbox.edit` says why).
     """
 
     note: ui.input
     request: InteractionRequest | None = None
     tool_name: str | None = None
+    changed = False  # the input differs from what was asked
+    approve_button: ui.button | None = None
+    allow_more_button: ui.button | None = None
+    allow_more_off: ui.label | None = None
+    hint: ui.html | None = None
+    _words: dict[bool, tuple[str, str]]
+    _deny_word = ""
+
+    def edit(self) -> dict[str, Any] | None:
+        """The input as the person changed it; None while it is as asked."""
+        return None
+
+    def show_change(self, edit: dict[str, Any] | None) -> None:
+        """Show the change (`edit`) beside what was asked, or none (None); for a card that has one."""
 
     async def approve(self) -> None:
-        await self.send(ApprovalResponse(decision="approved"))
+        await self.send(ApprovalResponse(decision="approved", edited_input=self.edit()))
+
+    def edit_changed(self) -> None:
+        edit = self.edit()
+        self.show_change(edit)
+        changed = edit is not None
+        if changed == self.changed:
+            return
+        self.changed = changed
+        word, icon = self._words[changed]
+        if self.approve_button is not None:
+            self.approve_button.set_text(word)
+            self.approve_button.props(f"icon={icon}")
+        if self.allow_more_button is not None:
+            self.allow_more_button.set_enabled(not changed and not self.locked)
+        if self.allow_more_off is not None:
+            self.allow_more_off.set_visibility(changed)
+        if self.hint is not None:
+            self.hint.set_content(key_hint_text(word, self._deny_word))
+
+    def unlock(self) -> None:
+        super().unlock()
+        if self.changed and self.allow_more_button is not None:
+            self.allow_more_button.disable()
 
     async def always(self) -> None:
         """Open the choice of how far the approval reaches; it is sent once confirmed there."""
         from gui.ui.components.inbox.scope_dialog import ScopeDialog
 
-        if self.locked or self.request is None or self.tool_name is None:
+        if self.locked or self.request is None or self.tool_name is None or self.edit() is not None:
             return
         ScopeDialog(self.request, self.tool_name, self.widen).open()
 
     async def widen(self, scope: Scope, prefix: str | None) -> None:
+        if self.edit() is not None:  # changed while the dialog was open: a rule is never made from a change
+            ui.notify(_("Nothing was sent: you changed the input. A change is approved once; undo it to allow "
+                        "more."), type="warning", position="bottom")
+            return
         await self.send(ApprovalResponse(decision="approved", scope=scope, prefix=prefix))
 
-    def answers(self, *, approve: tuple[str, str], deny: str, allow_more: str | None) -> None:
+    def answers(self, *, approve: tuple[str, str], deny: str, allow_more: str | None,
+                edited: tuple[str, str] | None = None) -> None:
         """The note and the answer buttons every approval card has: approve (word, icon), "Allow
-        more…" (with what it can reach, for a tool with a name) and deny, then the keys' hint."""
+        more…" (with what it can reach, for a tool with a name) and deny, then the keys' hint.
+        `edited` is the approve button's word and icon while the input is changed."""
+        self._words = {False: approve, True: edited or approve}
+        self._deny_word = deny
         self.note = self.control(
             ui.input(placeholder=_("Tell it what to do instead (optional, sent if you choose {deny})").format(
                 deny=deny))
             .props("dense outlined clearable").classes("w-full").mark("deny-reason"))
         with ui.row().classes("gap-2 items-center"):
-            self.control(ui.button(approve[0], icon=approve[1], on_click=self.approve)
-                         .props("no-caps unelevated color=positive").mark("approve"))
+            self.approve_button = self.control(ui.button(approve[0], icon=approve[1], on_click=self.approve)
+                                               .props("no-caps unelevated color=green-9").mark("approve"))
             if self.tool_name and allow_more:
-                self.control(ui.button(_("Allow more…"), icon="verified_user", on_click=self.always)
-                             .props("no-caps outline color=positive")
-                             .tooltip(_("Let {tool} run without asking: {reach}. You choose, then confirm.").format(
-                                 tool=self.tool_name, reach=allow_more)).mark("always-allow"))
+                self.allow_more_button = self.control(
+                    ui.button(_("Allow more…"), icon="verified_user", on_click=self.always, color=None)
+                    .props("no-caps outline").classes("text-green-800 dark:text-green-300")
+                    .tooltip(_("Let {tool} run without asking: {reach}. You choose, then confirm.").format(
+                        tool=self.tool_name, reach=allow_more)).mark("always-allow"))
             self.control(ui.button(deny, icon="block", on_click=self.deny)
                          .props("no-caps outline color=negative").mark("deny"))
-        key_hint(approve[0], deny)
+        if self.tool_name and allow_more and edited:
+            self.allow_more_off = ui.label(_("Allow more… is off while you have a change: a change is approved "
+                                             "once, and a rule only ever covers requests as they are asked.")) \
+                .classes("text-xs opacity-80").mark("allow-more-off")
+            self.allow_more_off.set_visibility(False)
+        self.hint = key_hint(approve[0], deny)
 
     async def deny(self) -> None:
         reason = (self.note.value or "").strip() or None

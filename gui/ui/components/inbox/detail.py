@@ -78,8 +78,8 @@ class InboxDetail(ui.card):
                 DATA if fmt.source_parts(request) else "")
             if request.turn_id:
                 ui.label("·")
-                ui.link(_("run {id}").format(id=short_id(request.turn_id)), f"/run/{request.turn_id}").mark(
-                    "run-link").tooltip(_("Watch this run live"))
+                ui.link(_("run {id}").format(id=short_id(request.turn_id)), f"/run/{request.turn_id}").classes(
+                    "text-blue-800 dark:text-blue-300").mark("run-link").tooltip(_("Watch this run live"))
             ui.label(_("· asked {age}, at {time}").format(age=fmt.age(request.created_at),
                                                           time=fmt.clock(request.created_at)))
 

@@ -21,6 +21,7 @@ from gui.core.interactions import (
     ElicitationInteractionResponse,
     InteractionRecord,
     InteractionRequest,
+    InteractionResponse,
     QuestionRequest,
     QuestionResponse,
     ResolvedResult,
@@ -30,6 +31,7 @@ from gui.core.interactions import (
 )
 from gui.core.rules import rule_text_words, scope_words
 from gui.i18n import ENGLISH, N_, _, current_language, format_datetime, ngettext
+from gui.ui.components.inbox.edit import change_words
 from gui.ui.words import NOTHING, field_word
 
 Request = ShellApprovalRequest | ToolApprovalRequest | QuestionRequest | ElicitationInteractionRequest
@@ -182,10 +184,13 @@ def expiry_sentence(request: Request, now: int | None = None) -> str:
 
 # -- outcomes ----------------------------------------------------------------------------------
 
-def _edit_words(edited: dict[str, Any]) -> str:
-    """An edit as the person made it: the command itself, or the arguments."""
-    command = edited.get("command")
-    return str(command) if isinstance(command, str) else json.dumps(edited, ensure_ascii=False)
+def asked_input(request: InteractionRequest) -> dict[str, Any] | None:
+    """The tool's input as the request asked for it (what an edit changes); None when not known."""
+    if isinstance(request, ShellApprovalRequest):
+        return request.tool_input
+    if isinstance(request, ToolApprovalRequest) and isinstance(request.validated_input, dict):
+        return request.validated_input
+    return None
 
 
 def outcome(record: InteractionRecord) -> Outcome:
@@ -209,7 +214,7 @@ def outcome(record: InteractionRecord) -> Outcome:
                    else _("this tool is always allowed"))
             return Outcome(N_("Approved"), "bolt", "positive", _("Approved automatically: {why}").format(why=why))
         tool = tool_name(record.request)
-        edit = (_("with an edit: {edit}").format(edit=_edit_words(response.edited_input))
+        edit = (change_words(asked_input(record.request), response.edited_input)
                 if response.edited_input is not None else "")
         if response.scope == "tool" and tool:
             return Outcome(N_("Approved"), "check_circle", "positive",
@@ -281,3 +286,26 @@ def cancel_words(reason: str) -> str:
     """Why a request was cancelled (the core's `CANCEL_WORDS`), in the person's language."""
     words = CANCEL_WORDS.get(reason)  # type: ignore[call-overload]
     return _(words) if words else reason
+
+
+def answered_words(record: InteractionRecord, response: InteractionResponse) -> str:
+    """The short note after answering: what will happen now."""
+    request = record.request
+    if isinstance(response, ApprovalResponse):
+        what = _("the command") if kind(request) == "shell" else tool_name(request) or _("the tool")
+        if response.decision == "approved" and response.edited_input is not None:
+            return (_("Approved: your edited command will run.") if kind(request) == "shell"
+                    else _("Approved: {what} will run with your changes.").format(what=what))
+        if response.decision == "approved":
+            return _("Approved: {what} will run.").format(what=what)
+        return (_("Denied: {what} won't run — your note was passed on.") if response.reason
+                else _("Denied: {what} won't run.")).format(what=what)
+    if isinstance(response, QuestionResponse):
+        return _("Declined: the step was told you chose not to answer.") if response.declined else _("Answer sent.")
+    if isinstance(response, ElicitationInteractionResponse):
+        server = getattr(request, "server_name", None)
+        server = _("the server") if server is None else server
+        words = {"accept": _("Sent to {server}."), "decline": _("Told {server} you don't want to share."),
+                 "cancel": _("Dismissed.")}
+        return words[response.action].format(server=server)
+    return _("Done.")

@@ -18,6 +18,7 @@ the guard holds even if the server is slow to hear about a key.
 
 from __future__ import annotations
 
+import html
 import inspect
 import time
 from collections.abc import Awaitable, Callable
@@ -39,7 +40,7 @@ SHORTCUTS: list[tuple[str, str]] = [
     ("J", N_("Open the next request")),
     ("K", N_("Open the previous request")),
     ("Enter", N_("Open the request picked in the list")),
-    ("A", N_("Approve once (Run once)")),
+    ("A", N_("Approve once (Run once), with your change if you made one")),
     ("D", N_("Deny (Don't run); your note is sent with it")),
     ("N", N_("Write a note: tell it what to do instead")),
     ("Esc", N_("Leave the note field, close this list")),
@@ -205,10 +206,14 @@ def _help_dialog() -> ui.dialog:
     return dialog
 
 
-def key_hint(approve: str, deny: str) -> ui.html:
-    """The one-line reminder under an approval's buttons."""
+def key_hint_text(approve: str, deny: str) -> str:
+    """The one-line reminder under an approval's buttons, as HTML: A says what the approve button says."""
     kbd = "<kbd class='seqdesk-kbd'>{}</kbd>".format
     note, moves, every = _("note"), _("next/previous"), _("all shortcuts")
-    text = (f"{kbd('A')} {approve} · {kbd('D')} {deny} · {kbd('N')} {note} · "
+    approve, deny = html.escape(approve, quote=False), html.escape(deny, quote=False)
+    return (f"{kbd('A')} {approve} · {kbd('D')} {deny} · {kbd('N')} {note} · "
             f"{kbd('J')}/{kbd('K')} {moves} · {kbd('?')} {every}")
-    return ui.html(text, sanitize=False).classes("text-xs opacity-70").mark("key-hint")
+
+
+def key_hint(approve: str, deny: str) -> ui.html:
+    return ui.html(key_hint_text(approve, deny), sanitize=False).classes("text-xs opacity-70").mark("key-hint")

@@ -17,6 +17,8 @@ from nicegui import ui
 
 from gui.core.records import ToolRecord
 from gui.i18n import DATA, _, ngettext
+from gui.ui.components.inbox.changed_view import ChangedByYou
+from gui.ui.components.inbox.edit import STRUCK, asked_words, value_text
 from gui.ui.components.run.outcome import outcome_words
 from gui.ui.components.run.result_media import media_preview
 from gui.ui.components.run.retry import RetryInfo, ToolKey, is_retrying, retry_words
@@ -32,6 +34,24 @@ Answer = Callable[[str], None]  # opens the request (its id) to be answered wher
 
 def inbox_path(interaction_id: str) -> str:
     return f"/inbox/{interaction_id}"
+
+
+def asked_of(tool: ToolRecord) -> str | None:
+    """What was asked of the arguments the person changed in the approval (None: nothing changed).
+    The card's summary ("Run: uptime -p") says what ran; the detail shows both side by side."""
+    if tool.original_args is None:
+        return None
+    if isinstance(tool.original_args, dict) and isinstance(tool.args, dict):
+        return asked_words(tool.original_args, tool.args)
+    return value_text(tool.original_args)
+
+
+def changed_view(tool: ToolRecord, marker: str) -> None:
+    """The change the person made in the approval, both texts; as values when they are not objects."""
+    if isinstance(tool.original_args, dict) and isinstance(tool.args, dict):
+        ChangedByYou(tool.original_args, tool.args).mark(f"changed-by-you {marker}")
+    else:
+        ValueView(_("Before you edited them in the approval"), tool.original_args).mark(marker)
 
 
 def elapsed_words(tool: ToolRecord, now: float) -> str:
@@ -81,6 +101,14 @@ class ToolCard(ui.card):
                 self.chip = StatusChip(tool_state(tool))
             self._summary = ui.label().classes("text-sm text-gray-800 dark:text-gray-200 break-all line-clamp-2").mark(
                 "tool-summary")
+            with ui.column().classes("w-full gap-0 text-sm text-amber-900 dark:text-amber-200") \
+                    .mark("changed-note") as self._changed:
+                with ui.row(wrap=False).classes("items-center gap-1"):
+                    ui.icon("edit", size="xs")
+                    ui.label(_("Changed by you, from:"))
+                self._changed_from = ui.label().classes(f"font-mono break-all line-clamp-2 {STRUCK} {DATA}").mark(
+                    "changed-from")
+            self._changed.set_visibility(False)
             self._time = ui.label().classes(MUTED)
             with ui.row().classes("items-center gap-2") as self._ask:
                 ui.label(_("Needs your answer")).classes("text-violet-700 dark:text-violet-300 text-sm")
@@ -120,10 +148,14 @@ class ToolCard(ui.card):
         if self._time.text != words:
             self._time.text = words
         retry_note = retry_words(tool, retry, now, prefix=False) if retrying else None
-        key = (state, tool.error, tool.reason, tool.interaction_id, tool.attempts, tool.finished_at, retry_note)
+        key = (state, tool.error, tool.reason, tool.interaction_id, tool.attempts, tool.finished_at, retry_note,
+               tool.original_args is not None)
         if key == self._key:
             return
         self._key = key
+        asked = asked_of(tool)
+        self._changed_from.text = asked or ""
+        self._changed.set_visibility(asked is not None)
         self.chip.set(state)
         violet = state == "needs_you"
         if violet:
@@ -174,7 +206,7 @@ class ToolCard(ui.card):
         if tool.args is not None:
             ValueView(_("Arguments as sent"), tool.args).mark("card-args")
         if tool.original_args is not None:
-            ValueView(_("Before you edited them in the approval"), tool.original_args).mark("original-args")
+            changed_view(tool, "original-args")
         if tool.status == "succeeded":
             ValueView(_("Result"), tool.result).mark("card-result")
         if tool.interaction_id and tool.status != "waiting":

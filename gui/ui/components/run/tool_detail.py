@@ -19,7 +19,7 @@ from gui.ui.components.run.result_media import ToolLogView
 from gui.ui.components.run.retry import RetryInfo, is_retrying, retry_words
 from gui.ui.components.run.status import LOOKS, StatusChip, clock_words, duration_words, tool_state
 from gui.ui.components.run.summary import tool_summary
-from gui.ui.components.run.tool_card import Answer, inbox_path
+from gui.ui.components.run.tool_card import Answer, changed_view, inbox_path
 from gui.ui.components.run.value import ValueView
 
 EMPTY = N_("Select a tool to see what it was sent and what it gave back.")
@@ -120,7 +120,7 @@ class ToolDetail(ui.column):
         if tool.args is not None:
             ValueView(_("Arguments as sent"), tool.args).mark("detail-args")
         if tool.original_args is not None:
-            ValueView(_("Before you edited them in the approval"), tool.original_args).mark("detail-original-args")
+            changed_view(tool, "detail-original-args")
         elif tool.status == "queued":
             ui.label(_("Not sent yet: it has not started.")).classes("text-sm text-gray-600 dark:text-gray-400")
         if tool.status == "succeeded":
