@@ -60,6 +60,11 @@ _CHANGED: dict[Verb, dict[How, str]] = {
 }
 
 
+def caveat() -> str | None:
+    """What the tools log when this system cannot close the gap (None where it can)."""
+    return None if DIR_FD else NOT_CLOSED
+
+
 class Changed(ToolError):
     """A file or folder on the approved path is not what the approval showed."""
 

@@ -6,8 +6,8 @@ It reads what the approval showed: the path is resolved once, for the approval, 
 following links, each folder and the file compared with what the approval saw; one swapped for a link
 (or moved, or replaced) while the request waited is refused and nothing is read
 (`gui.tools._approved_path`). Every failure names the file, because a person who sees "not found"
-needs to know which path the step actually looked at. The size limit keeps a mistaken path (a disk image, a log of gigabytes)
-from filling the memory and the run record.
+needs to know which path the step actually looked at. The size limit keeps a mistaken path (a disk
+image, a log of gigabytes) from filling the memory and the run record.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from pydantic import ConfigDict, Field, field_validator
 from gui.core.model import SlotType
 from gui.core.registry import ApprovalSummary, ModelTool, ToolContext, ToolError
 from gui.i18n import N_
-from gui.tools._approved_path import DIR_FD, NOT_CLOSED, FolderMissing, ShownPath, look, open_folder, shown_for
+from gui.tools._approved_path import FolderMissing, ShownPath, caveat, look, open_folder, shown_for
 from gui.tools._args import ToolArgs, invalid, parse_args
 
 MAX_READ_BYTES = 10 * 1024 * 1024
@@ -76,8 +76,8 @@ class FileRead(ModelTool):
     async def call(self, args: dict[str, Any], ctx: ToolContext) -> str:
         a = parse_args(self, FileReadArgs, args)
         shown = shown_for(a.path, ctx.approved)
-        if not DIR_FD and ctx.log is not None:
-            ctx.log("warning", NOT_CLOSED)
+        if (note := caveat()) is not None and ctx.log is not None:
+            ctx.log("warning", note)
         return await asyncio.to_thread(read_text, shown, a.encoding)
 
 
@@ -91,7 +91,7 @@ def read_text(shown: ShownPath, encoding: str) -> str:
     try:
         with open_folder(shown, "read") as folder:
             # O_NONBLOCK: a pipe put in its place cannot hold the read (the comparison then refuses it)
-            with os.fdopen(folder.open_file(os.O_RDONLY | os.O_NONBLOCK), "rb") as f:
+            with os.fdopen(folder.open_file(os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)), "rb") as f:
                 data = f.read(MAX_READ_BYTES + 1)
     except ToolError:
         raise

@@ -24,11 +24,10 @@ from gui.core.model import SlotType
 from gui.core.registry import ModelTool, ShellApproval, ToolContext, ToolError
 from gui.i18n import N_
 from gui.tools._approved_path import (
-    DIR_FD,
-    NOT_CLOSED,
     Folder,
     FolderMissing,
     ShownPath,
+    caveat,
     look,
     open_folder,
     shown_for,
@@ -93,8 +92,8 @@ class FileWrite(ModelTool):
         a = parse_args(self, FileWriteArgs, args)
         shown = shown_for(a.path, ctx.approved)
         data = a.content.encode("utf-8")
-        if not DIR_FD and ctx.log is not None:
-            ctx.log("warning", NOT_CLOSED)
+        if (note := caveat()) is not None and ctx.log is not None:
+            ctx.log("warning", note)
         await asyncio.to_thread(write_bytes, shown, data, append=a.append, create_folders=a.create_folders)
         return {"path": str(shown.path), "bytes": len(data)}
 
@@ -107,7 +106,7 @@ def write_bytes(shown: ShownPath, data: bytes, *, append: bool, create_folders: 
     try:
         with open_folder(shown, "write", create_missing=create_folders) as folder:
             if append:
-                fd = folder.open_file(os.O_WRONLY | os.O_APPEND | os.O_NONBLOCK, create=True)
+                fd = folder.open_file(os.O_WRONLY | os.O_APPEND | getattr(os, "O_NONBLOCK", 0), create=True)
                 with os.fdopen(fd, "wb") as f:
                     f.write(data)
                     f.flush()
