@@ -110,6 +110,18 @@ async def test_a_folder_swapped_for_a_link_while_the_write_waits_is_refused(plac
     assert error_of(record) == f"nothing was written: {place['sub']} became a link after the write was approved"
 
 
+def test_the_reasons_are_said_in_chinese_on_screen(place):
+    from gui import i18n
+    from gui.tools._approved_path import Changed
+    from gui.ui.components.run.outcome import core_words
+
+    said = {str(Changed("write", "link", place["sub"])): f"未写入任何内容：批准写入后，{place['sub']} 变成了链接",
+            str(Changed("read", "created", place["file"])):
+                f"未读取任何内容：批准读取时 {place['file']} 还不存在，现在却存在了"}
+    with i18n.use_language("zh-CN"):
+        assert {english: core_words(english) for english in said} == said
+
+
 async def test_a_folder_replaced_by_another_folder_while_the_write_waits_is_refused(place):
     def replace() -> None:
         place["sub"].rename(place["work"] / "sub.orig")
