@@ -57,6 +57,8 @@ def run_ui(*, host: str, port: int, browser_only: bool, token: str | None, brows
     """Serve the app (pages and API are registered already) and show it; returns the exit code."""
     from nicegui import app, ui
 
+    from gui.api.request_gate import HTTP_PARSER
+
     local_host = "127.0.0.1" if host in ("0.0.0.0", "::", "") else host
     url = f"http://{_url_host(local_host)}:{port}/"
     storage_dir = _storage_dir(data_dir)
@@ -65,6 +67,7 @@ def run_ui(*, host: str, port: int, browser_only: bool, token: str | None, brows
         "favicon": assets_dir() / "icon.svg" if (assets_dir() / "icon.svg").is_file() else None,
         "storage_secret": _storage_secret(storage_dir), "show_welcome_message": False,
         "uvicorn_logging_level": "warning",
+        "http": HTTP_PARSER,  # the request gate sees a request line that names another host
     }
     mode = "browser" if browser_only else _window_mode(browser)
 

@@ -209,23 +209,28 @@ async def test_the_socket_of_the_pages_needs_the_session_too():
     assert not reached and sent[0]["code"] == 1008
 
 
-async def test_after_ten_wrong_tokens_in_a_minute_even_the_right_one_gets_429(client, engine, trap):
+async def test_after_ten_wrong_tokens_the_right_one_still_passes_and_an_eleventh_wrong_one_gets_429(
+        client, engine, trap):
     for _ in range(10):
         assert (await client.get("/api/runs", headers={"Authorization": "Bearer guess"})).status_code == 401
-    locked = await client.post("/api/runs", json={"sequence": "trap"}, headers=BEARER)
+    locked = await client.post("/api/runs", json={"sequence": "trap"}, headers={"Authorization": "Bearer guess"})
     assert locked.status_code == 429
     assert "too many wrong tokens" in locked.json()["error"]
     assert 1 <= int(locked.headers["retry-after"]) <= 60
-    form = await client.post("/login", data={"token": TOKEN, "next": "/"})
+    assert not trap.exists() and await engine.list_runs() == []  # a wrong token while locked runs nothing
+    assert (await client.get("/api/runs", headers=BEARER)).status_code == 200  # the CLI is not locked out
+    form = await client.post("/login", data={"token": "guess", "next": "/"})
     assert form.status_code == 429 and "set-cookie" not in form.headers
     assert "Too many wrong tokens" in form.text
-    assert not trap.exists() and await engine.list_runs() == []
+    form = await client.post("/login", data={"token": TOKEN, "next": "/inbox"})
+    assert form.status_code == 303 and form.headers["location"] == "/inbox" and COOKIE in form.headers["set-cookie"]
 
 
 async def test_wrong_tokens_at_the_login_form_count_too(client):
     for _ in range(10):
         assert (await client.post("/login", data={"token": "guess", "next": "/"})).status_code == 401
-    assert (await client.get("/api/runs", headers=BEARER)).status_code == 429
+    assert (await client.get("/api/runs", headers={"Authorization": "Bearer guess"})).status_code == 429
+    assert (await client.get("/api/runs", headers=BEARER)).status_code == 200
 
 
 def test_the_lock_out_ends_after_a_minute_and_old_failures_are_forgotten():
@@ -242,7 +247,9 @@ def test_the_lock_out_ends_after_a_minute_and_old_failures_are_forgotten():
         limiter.failed("a")
     assert limiter.locked("a") == pytest.approx(60)
     assert limiter.locked("b") == 0  # another address is not locked out
-    now[0] += 60.5
+    now[0] += 30
+    limiter.failed("a")  # a wrong token while locked out does not lengthen the lock
+    now[0] += 30.5
     assert limiter.locked("a") == 0
 
 

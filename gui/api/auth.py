@@ -8,9 +8,12 @@ of the token, never the token, is HttpOnly and SameSite=Strict; because "same si
 ports of the same host, a cookie-authenticated request whose `Origin` is another origin is refused
 too. Everything is compared with `hmac.compare_digest`.
 
-Guessing is slowed down: a client (by address) that gives a wrong token 10 times within a minute,
-at the login form or in an `Authorization` header, gets **429** for every attempt during the next
-minute, even a right one, so the answers tell a guesser nothing.
+Wrong tokens are limited per client address: one that gives a wrong token 10 times within a minute,
+at the login form or in an `Authorization` header, gets **429** for every wrong token during the next
+minute, without the token being counted again. Only failures count, and the right token always
+passes, locked or not: every program on this computer shares the address 127.0.0.1, so a lock-out
+that refused the right token too would let any of them lock the CLI and `seqdesk mcp` out. What keeps
+a guesser out is the token itself (off loopback at least 16 characters, `gui.serving.token_problem`).
 
 Open without a credential: `/login`, `/api/health` (which then says only that the app is up), the
 favicon and NiceGUI's versioned static assets (public library code). Strangers get 401 on the API
@@ -34,7 +37,7 @@ from fastapi import FastAPI, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from gui.api.body import dumps
+from gui.api.request_gate import refuse
 from gui.api.scope import cookie_of, headers_of
 from gui.i18n import _, html_lang
 
@@ -52,7 +55,8 @@ FAILURE_WINDOW = 60.0
 
 
 class FailureLimiter:
-    """Wrong-token attempts per client: after `limit` within `window` s, locked out for `window` s."""
+    """Wrong-token attempts per client: after `limit` within `window` s, its wrong tokens are answered
+    429 for `window` s (a right one still passes: the gates check it first)."""
 
     def __init__(self, limit: int = MAX_FAILURES, window: float = FAILURE_WINDOW,
                  clock: Callable[[], float] = time.monotonic) -> None:
@@ -72,6 +76,9 @@ class FailureLimiter:
         return left
 
     def failed(self, client: str) -> None:
+        """A wrong token from `client` (not counted while it is locked out: the lock is not extended)."""
+        if self.locked(client):
+            return
         now = self.clock()
         times = self._failures.setdefault(client, deque())
         times.append(now)
@@ -147,24 +154,20 @@ class TokenGate:
             return
         headers = headers_of(scope)
         path = str(scope.get("path", ""))
-        client = client_of(scope)
-        attempt = "authorization" in headers or (path == "/login" and scope.get("method") == "POST")
-        left = self.limiter.locked(client) if attempt else 0.0
-        if left:
-            if path == "/login" and scope["type"] == "http":  # a person at the form reads a page, not JSON
-                await login_page("/", too_many_words(left), status=429)(scope, receive, send)
-            else:
-                await self._refuse(scope, send, 429, too_many(left), retry_after=left)
-            return
-        how = "phone" if scope.get(DEVICE_SCOPE_KEY) else self._credential(headers)
+        how = "phone" if scope.get(DEVICE_SCOPE_KEY) else self._credential(headers)  # the right token first
         if how in ("cookie", "phone") and not same_origin(headers, str(scope.get("scheme", "http"))):
             await self._refuse(scope, send, 403, "cross-origin requests are refused: open SeqDesk itself")
             return
         scope[AUTH_SCOPE_KEY] = how is not None
         if how is not None or path in OPEN_PATHS or path.startswith(PAIR_PREFIX) or _STATIC.match(path):
-            await self.app(scope, receive, send)
+            await self.app(scope, receive, send)  # the login form checks its own token (`register_login`)
             return
         if "authorization" in headers:
+            client = client_of(scope)
+            left = self.limiter.locked(client)
+            if left:  # a wrong token from a locked-out address: not counted again, and no hint
+                await self._refuse(scope, send, 429, too_many(left), retry_after=left)
+                return
             self.limiter.failed(client)
             await self._refuse(scope, send, 401, "the token in the Authorization header is not right")
         elif (self.pages and scope["type"] == "http" and scope.get("method") in ("GET", "HEAD")
@@ -186,17 +189,12 @@ class TokenGate:
         return None
 
     async def _refuse(self, scope: Scope, send: Send, status: int, detail: str, retry_after: float = 0) -> None:
-        if scope["type"] == "websocket":
-            await send({"type": "websocket.close", "code": 1008, "reason": detail[:120]})
-            return
-        body = dumps({"error": detail, "detail": detail}).encode("utf-8")
-        headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+        headers = []
         if status == 401:
             headers.append((b"www-authenticate", b'Bearer realm="SeqDesk"'))
         if retry_after:
             headers.append((b"retry-after", str(max(1, round(retry_after))).encode()))
-        await send({"type": "http.response.start", "status": status, "headers": headers})
-        await send({"type": "http.response.body", "body": body})
+        await refuse(scope, send, status, detail, headers)
 
 
 def _is_machine(path: str) -> bool:
@@ -248,8 +246,12 @@ def register_login(app: FastAPI, token: str, limiter: FailureLimiter) -> None:
             return login_page("/", _("Log in from SeqDesk's own page."), status=403)
         form = _form(await request.body())
         target = safe_next(form.get("next"))
-        if not _same(form.get("token", ""), token):
-            limiter.failed(client_of(request.scope))
+        if not _same(form.get("token", ""), token):  # the right token passes even from a locked-out address
+            client = client_of(request.scope)
+            left = limiter.locked(client)
+            if left:
+                return login_page(target, too_many_words(left), status=429)
+            limiter.failed(client)
             return login_page(target, _("That token is not right."), status=401)
         response = RedirectResponse(target, status_code=303)
         response.set_cookie(COOKIE, session, httponly=True, samesite="strict", path="/",

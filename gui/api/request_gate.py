@@ -7,6 +7,10 @@ refuses, before any handler runs:
 
 - a `Host` that is not the address the app serves on (**421**): a page whose DNS name was pointed
   at 127.0.0.1 ("DNS rebinding") sends its own name as the Host;
+- a request line in absolute form naming another host (`GET http://evil.example/api/runs`, **421**),
+  which outranks the Host header; one naming the app itself is served as its path;
+- a `Host`, `Origin` or `Content-Type` header sent more than once (**400**): this gate and the
+  handlers behind it could each read another one (this gate the last, Starlette the first);
 - an `Origin` that is present and is not the app's own origin (**403**): a browser always names the
   page that sent a cross-site request, including the "simple" ones that need no preflight;
 - a body on a POST, PUT, PATCH or DELETE to `/api/` that is not `application/json` (**415**): no
@@ -14,24 +18,37 @@ refuses, before any handler runs:
 
 A request without an `Origin` (the CLI, curl, `seqdesk mcp` through the app) keeps working: no
 browser sends a cross-origin request without one. The token gate (`gui.api.auth`) sits behind this one.
+
+A refused WebSocket gets the same status and sentence as an HTTP denial response (ASGI's
+`websocket.http.response`, which uvicorn offers), or a close before it is accepted (which a server
+answers 403) where the server does not offer it: never an error, never a wait.
+
+Every server of the app parses HTTP with h11 (`HTTP_PARSER`): it keeps an absolute-form request line
+whole in the scope's path, where this gate sees the host it names; httptools drops that host, and the
+request would pass on its Host header alone.
 """
 
 from __future__ import annotations
 
 import ipaddress
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from gui.api.body import dumps
-from gui.api.scope import headers_of
+from gui.api.scope import headers_of, repeated
 
+HTTP_PARSER = "h11"  # uvicorn's `http=` for every server of the app: see the module's text
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
 WILDCARDS = ("0.0.0.0", "::", "")
 _BODY_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 _JSON_TYPES = ("application/json",)
+_ONCE = ("host", "origin", "content-type")  # the headers this gate decides on
+_ABSOLUTE = re.compile(r"^([a-z][a-z0-9+.-]*)://([^/?#]*)(.*)$", re.IGNORECASE | re.DOTALL)
+_DEFAULT_PORTS = {"http": 80, "ws": 80, "https": 443, "wss": 443}
 
 
 def _bracket(host: str) -> str:
@@ -88,8 +105,12 @@ class Served:
             return False
         if parts.scheme not in self.schemes or not parts.netloc or parts.path or parts.query:
             return False  # "null" (a sandboxed frame, a file) has no netloc
-        name, port = split_host(parts.netloc)
-        return self._ours(name, port if port is not None else (443 if parts.scheme == "https" else 80))
+        return self.authority_ok(parts.scheme, parts.netloc)
+
+    def authority_ok(self, scheme: str, authority: str) -> bool:
+        """`authority` (host and port, as in a URL of `scheme`) is where the app is served."""
+        name, port = split_host(authority)
+        return self._ours(name, port if port is not None else _DEFAULT_PORTS.get(scheme.lower(), 80))
 
     def _ours(self, name: str | None, port: int) -> bool:
         if name is None:
@@ -144,7 +165,24 @@ class RequestGate:
         if scope["type"] not in ("http", "websocket"):
             await self.app(scope, receive, send)
             return
+        twice = repeated(scope, _ONCE)
+        if twice is not None:
+            await self._refuse(scope, send, 400, f"the request has more than one {twice.title()} header: "
+                                                 "send it once")
+            return
         headers = headers_of(scope)
+        target = _target(scope)
+        if target is None:
+            await self._refuse(scope, send, 400, f"the request line must name a path on this app, not "
+                                                 f"{str(scope.get('path', ''))[:80]!r}")
+            return
+        scheme, authority, raw = target
+        if authority is not None:  # absolute form: it names the host, whatever the Host header says
+            if not self.served.authority_ok(scheme, authority):
+                await self._refuse(scope, send, 421, f"this app does not answer to the host {authority[:80]!r} "
+                                                     "named in the request line: send the path alone")
+                return
+            scope = {**scope, "path": unquote(raw), "raw_path": raw.encode("latin-1")}
         path = str(scope.get("path", ""))
         host = headers.get("host")
         if host is None or not self.served.host_ok(host):
@@ -166,14 +204,37 @@ class RequestGate:
 
     async def _refuse(self, scope: Scope, send: Send, status: int, detail: str) -> None:
         self.refused = [*self.refused[-9:], (status, str(scope.get("path", "")))]
-        if scope["type"] == "websocket":
-            await send({"type": "websocket.close", "code": 1008, "reason": detail[:120]})
-            return
-        body = dumps({"error": detail, "detail": detail}).encode("utf-8")
-        await send({"type": "http.response.start", "status": status,
-                    "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
-                                (b"connection", b"close")]})
+        await refuse(scope, send, status, detail, [(b"connection", b"close")])
+
+
+async def refuse(scope: Scope, send: Send, status: int, detail: str,
+                 headers: Iterable[tuple[bytes, bytes]] = ()) -> None:
+    """Answer `status` with `{"error": detail, "detail": detail}`, over HTTP or to a WebSocket
+    before it is accepted (a denial response where the server offers one, else a close: 403)."""
+    body = dumps({"error": detail, "detail": detail}).encode("utf-8")
+    start = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()), *headers]
+    if scope["type"] != "websocket":
+        await send({"type": "http.response.start", "status": status, "headers": start})
         await send({"type": "http.response.body", "body": body})
+    elif "websocket.http.response" in (scope.get("extensions") or {}):
+        await send({"type": "websocket.http.response.start", "status": status,
+                    "headers": [h for h in start if h[0] != b"connection"]})
+        await send({"type": "websocket.http.response.body", "body": body})
+    else:
+        await send({"type": "websocket.close", "code": 1008, "reason": detail[:120]})
+
+
+def _target(scope: Scope) -> tuple[str, str | None, str] | None:
+    """(scheme, authority, path) of the request line: authority None for the usual path form, given
+    for the absolute form (`http://host:port/path`); None when it is neither (`*`, a bare word)."""
+    raw = scope.get("raw_path")
+    line = raw.decode("latin-1") if isinstance(raw, bytes) else str(scope.get("path", ""))
+    if line.startswith("/"):
+        return "", None, line
+    found = _ABSOLUTE.match(line)
+    if found is None or found.group(1).lower() not in _DEFAULT_PORTS:
+        return None
+    return found.group(1).lower(), found.group(2), found.group(3) or "/"
 
 
 def _has_body(headers: dict[str, str]) -> bool:

@@ -59,6 +59,9 @@ class ShellApproval:
     reason: str
     operation: Literal["exec", "start", "write"]
     description: str | None = None
+    # What the tool resolved to word this approval (a file's identity): handed back to its `call` as
+    # `ToolContext.approved`, so it acts on what was shown instead of resolving it a second time.
+    shown: object = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)
@@ -70,12 +73,14 @@ class ApprovalSummary:
     text: str
     highlight: str | None = None
     words: Sentence | None = None
+    shown: object = field(default=None, compare=False)  # as `ShellApproval.shown`
 
     @classmethod
-    def of(cls, template: str, *, highlight: str | None = None, **params: str) -> ApprovalSummary:
+    def of(cls, template: str, *, highlight: str | None = None, shown: object = None,
+           **params: str) -> ApprovalSummary:
         """`ApprovalSummary.of(N_("Read the file {path}"), highlight=path, path=path)`."""
         words = sentence(template, **params)
-        return cls(text=words.render(), highlight=highlight, words=words)
+        return cls(text=words.render(), highlight=highlight, words=words, shown=shown)
 
 
 @dataclass
@@ -101,6 +106,9 @@ class ToolContext:
     # A tool that starts a process says so (pid, the process's start time) and awaits this before
     # letting it act: the run's record holds it on disk first (see `gui.tools.cmd_run`).
     record_process: Callable[[int, float | None], Awaitable[None]] | None = None
+    # What the approval of this call showed (its `ShellApproval.shown` or `ApprovalSummary.shown`);
+    # None when nothing was asked, or when the person edited the arguments before approving.
+    approved: object = None
     extra: dict[str, Any] = field(default_factory=dict)
 
 

@@ -47,7 +47,16 @@ from gui.core.records import (
     ToolProgressState,
     ToolRecord,
 )
-from gui.core.registry import Registry, Tool, ToolArgumentError, ToolContext, ToolDeclined, ToolError
+from gui.core.registry import (
+    ApprovalSummary,
+    Registry,
+    ShellApproval,
+    Tool,
+    ToolArgumentError,
+    ToolContext,
+    ToolDeclined,
+    ToolError,
+)
 from gui.core.run_args import type_name
 from gui.core.substitution import SubstitutionError, bound_inputs, substitute
 from gui.core.tool_info import nearest_names
@@ -201,13 +210,16 @@ class ToolCaller:
         for attempt in range(1, attempts + 1):
             record.attempts = attempt
             try:
-                edited = await self._approve(scope, tool, args, record, bound_inputs(call.args, scope.args))
+                edited, shown = await self._approve(scope, tool, args, record, bound_inputs(call.args, scope.args))
+                changed = False
                 if edited is not None:  # the person changed the arguments before approving: run those
                     sent = tool.validate_args(edited)
                     if sent != args:  # the first asked stay the original, whichever attempt was changed
                         record.original_args = record.args if record.original_args is None else record.original_args
                         record.args = args = sent
+                        changed = True
                 ctx = self._context(scope, record)
+                ctx.approved = None if changed else shown  # what the approval showed, for these args
                 result = await tool.call(args, ctx)
                 self._check_result(scope.group, call, result)
             except (_Denied, ToolDeclined) as exc:
@@ -319,21 +331,26 @@ class ToolCaller:
 
     # -- approval ------------------------------------------------------------------------------
     async def _approve(self, scope: CallScope, tool: Tool, args: dict[str, Any], record: ToolRecord,
-                       bound: dict[str, Any]) -> dict[str, Any] | None:
-        """Ask when the tool needs it; the person's edited arguments, if they changed them."""
+                       bound: dict[str, Any]) -> tuple[dict[str, Any] | None, object]:
+        """Ask when the tool needs it; the person's edited arguments, if they changed them, and what
+        the approval showed (`ShellApproval.shown`, `ApprovalSummary.shown`)."""
         if tool.approval == "none":
-            return None
-        request = self._approval_request(scope, tool, args, record, bound)
+            return None, None
+        shell = tool.shell_approval(args)
+        summary = None if shell is not None else tool.approval_summary(args)
+        shown = shell.shown if shell is not None else summary.shown if summary is not None else None
+        request = self._approval_request(scope, tool, args, record, bound, shell, summary)
         outcome = await approve(self.interactions, self.interactions.modes, request, tool.name,
                                 port=ObservedPort(self, scope, record))
         if outcome.auto:
             record.interaction_id = request.interaction_id
         if not outcome.approved:
             raise _Denied(outcome.reason or "not approved")
-        return outcome.edited_input
+        return outcome.edited_input, shown
 
     def _approval_request(self, scope: CallScope, tool: Tool, args: dict[str, Any], record: ToolRecord,
-                          bound: dict[str, Any]) -> ShellApprovalRequest | ToolApprovalRequest:
+                          bound: dict[str, Any], shell: ShellApproval | None,
+                          summary: ApprovalSummary | None) -> ShellApprovalRequest | ToolApprovalRequest:
         common: dict[str, Any] = {
             "interaction_id": uuid.uuid4().hex,
             "turn_id": scope.run_id,
@@ -343,12 +360,10 @@ class ToolCaller:
             "group_name": scope.group.name,
             "bound_inputs": bound,
         }
-        shell = tool.shell_approval(args)
         if shell is not None:
             return ShellApprovalRequest(**common, title=shell.title, description=shell.description,
                                         command=shell.command, cwd=shell.cwd, reason=shell.reason,
                                         operation=shell.operation, tool_input=args)
-        summary = tool.approval_summary(args)
         return ToolApprovalRequest(**common, validated_input=args, tool_description=tool.description,
                                    summary=summary.text if summary else None,
                                    summary_highlight=summary.highlight if summary else None,

@@ -106,10 +106,13 @@ async def serve(settings: Settings, *, http_port: int | None = None, host: str =
         else:
             import uvicorn
 
+            from gui.api.request_gate import HTTP_PARSER
+
             app = http_app(server, host=host, port=http_port, token=token)
             where = f"[{host}]" if ":" in host else host
             print(f"seqdesk mcp: serving on http://{where}:{http_port}/mcp" + (" (bearer token required)" if token
                   else ""), file=sys.stderr, flush=True)
-            await uvicorn.Server(uvicorn.Config(app, host=host, port=http_port, access_log=False)).serve()
+            config = uvicorn.Config(app, host=host, port=http_port, access_log=False, http=HTTP_PARSER)
+            await uvicorn.Server(config).serve()
     finally:
         await ops.close()

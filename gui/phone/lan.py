@@ -49,6 +49,8 @@ class LanListener:
     async def start(self, app: Any, host: str, port: int) -> None:
         import uvicorn
 
+        from gui.api.request_gate import HTTP_PARSER
+
         if self.running:
             return
         sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
@@ -59,7 +61,8 @@ class LanListener:
             sock.close()
             raise LanError(_("could not listen on {address} ({problem})").format(
                 address=f"{host}:{port}", problem=exc.strerror or exc)) from None
-        config = uvicorn.Config(app, host=host, port=port, ws="wsproto", lifespan="off", log_level="warning",
+        config = uvicorn.Config(app, host=host, port=port, http=HTTP_PARSER, ws="wsproto", lifespan="off",
+                                log_level="warning",
                                 proxy_headers=False, server_header=False)
         config.load()
         server = uvicorn.Server(config)

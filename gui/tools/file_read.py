@@ -2,17 +2,20 @@
 parallel; but what it reads can be sent on by a later step (`http_get`), so it asks first, showing
 the file it will read.
 
-Every failure names the file, because a person who sees "not found" needs to know which path the
-step actually looked at. The size limit keeps a mistaken path (a disk image, a log of gigabytes)
-from filling the memory and the run record.
+It reads what the approval showed: the path is resolved once, for the approval, and read without
+following links, each folder and the file compared with what the approval saw; one swapped for a link
+(or moved, or replaced) while the request waited is refused and nothing is read
+(`gui.tools._approved_path`). Every failure names the file, because a person who sees "not found"
+needs to know which path the step actually looked at. The size limit keeps a mistaken path (a disk
+image, a log of gigabytes) from filling the memory and the run record.
 """
 
 from __future__ import annotations
 
 import asyncio
 import codecs
+import os
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
 from pydantic import ConfigDict, Field, field_validator
@@ -20,6 +23,7 @@ from pydantic import ConfigDict, Field, field_validator
 from gui.core.model import SlotType
 from gui.core.registry import ApprovalSummary, ModelTool, ToolContext, ToolError
 from gui.i18n import N_
+from gui.tools._approved_path import FolderMissing, ShownPath, caveat, look, open_folder, shown_for
 from gui.tools._args import ToolArgs, invalid, parse_args
 
 MAX_READ_BYTES = 10 * 1024 * 1024
@@ -62,33 +66,40 @@ class FileRead(ModelTool):
     Args = FileReadArgs
 
     def approval_summary(self, args: dict[str, Any]) -> ApprovalSummary:
-        path = str(Path(str(args.get("path", ""))).expanduser().absolute())
-        return ApprovalSummary.of(N_("Read the file {path}"), highlight=path, path=path)
+        shown = look(str(args.get("path", "")))
+        path = str(shown.path)
+        return ApprovalSummary.of(N_("Read the file {path}"), highlight=path, path=path, shown=shown)
 
     def result_type_for(self, args: dict[str, Any], ins: Mapping[str, SlotType]) -> SlotType:
         return SlotType.STRING
 
     async def call(self, args: dict[str, Any], ctx: ToolContext) -> str:
         a = parse_args(self, FileReadArgs, args)
-        return await asyncio.to_thread(read_text, Path(a.path).expanduser().absolute(), a.encoding)
+        shown = shown_for(a.path, ctx.approved)
+        if (note := caveat()) is not None and ctx.log is not None:
+            ctx.log("warning", note)
+        return await asyncio.to_thread(read_text, shown, a.encoding)
 
 
-def read_text(path: Path, encoding: str) -> str:
+def read_text(shown: ShownPath, encoding: str) -> str:
+    """The text of the file `shown` names, as it was shown; `Changed` when it is not."""
+    path = shown.path
+    if shown.file.kind == "folder":
+        raise ToolError(N_("{path} is a folder, not a file").format(path=path))
+    if shown.file.kind == "other":
+        raise ToolError(N_("{path} is not a regular file (a device or a pipe cannot be read here)").format(path=path))
     try:
-        if path.exists() and not path.is_file() and not path.is_dir():
-            raise ToolError(N_("{path} is not a regular file (a device or a pipe cannot be read here)").format(
-                path=path))
-        with path.open("rb") as f:
-            data = f.read(MAX_READ_BYTES + 1)
-    except FileNotFoundError:
+        with open_folder(shown, "read") as folder:
+            # O_NONBLOCK: a pipe put in its place cannot hold the read (the comparison then refuses it)
+            with os.fdopen(folder.open_file(os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)), "rb") as f:
+                data = f.read(MAX_READ_BYTES + 1)
+    except ToolError:
+        raise
+    except (FileNotFoundError, FolderMissing):
         raise ToolError(N_("file not found: {path}").format(path=path)) from None
-    except IsADirectoryError:
-        raise ToolError(N_("{path} is a folder, not a file").format(path=path)) from None
     except PermissionError:
         raise ToolError(N_("not allowed to read {path}").format(path=path)) from None
     except OSError as exc:
-        if path.is_dir():  # Windows reports a folder as a permission problem
-            raise ToolError(N_("{path} is a folder, not a file").format(path=path)) from None
         raise ToolError(N_("could not read {path}: {reason}").format(path=path, reason=exc.strerror or exc)) from None
     if len(data) > MAX_READ_BYTES:
         raise ToolError(N_("{path} is larger than {size} MB, too big to read").format(path=path,

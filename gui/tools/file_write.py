@@ -3,7 +3,10 @@
 Replacing a file goes through a temporary file in the same folder and `os.replace`, so a crash or a
 stopped run never leaves a half-written file where a whole one was. The file keeps its permissions.
 A link is followed and its target written, as a shell's `>` would, and the approval shows that
-target. Two writes to one file would race, so the tool is not concurrency-safe.
+target. The write goes where the approval showed: the folders and the file are opened without
+following links and compared with what the approval saw, so a file or folder swapped for a link (or
+moved, or replaced) while the request waited is refused, and nothing is written
+(`gui.tools._approved_path`). Two writes to one file would race, so the tool is not concurrency-safe.
 """
 
 from __future__ import annotations
@@ -13,7 +16,6 @@ import os
 import stat
 import uuid
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
 from pydantic import ConfigDict, Field
@@ -21,6 +23,15 @@ from pydantic import ConfigDict, Field
 from gui.core.model import SlotType
 from gui.core.registry import ModelTool, ShellApproval, ToolContext, ToolError
 from gui.i18n import N_
+from gui.tools._approved_path import (
+    Folder,
+    FolderMissing,
+    ShownPath,
+    caveat,
+    look,
+    open_folder,
+    shown_for,
+)
 from gui.tools._args import ToolArgs, parse_args
 
 
@@ -51,10 +62,6 @@ class FileWriteArgs(ToolArgs):
     )
 
 
-def _target(path: str) -> Path:
-    return Path(path).expanduser().resolve()
-
-
 class FileWrite(ModelTool):
     name = "file_write"
     description = N_(
@@ -67,14 +74,15 @@ class FileWrite(ModelTool):
 
     def shell_approval(self, args: dict[str, Any]) -> ShellApproval:
         a = parse_args(self, FileWriteArgs, args)
-        target = _target(a.path)
+        shown = look(a.path)
         verb = "append" if a.append else "write"
         return ShellApproval(
             title="Write a file",
-            command=f"{verb} {len(a.content)} characters to {target}",
-            cwd=str(target.parent),
+            command=f"{verb} {len(a.content)} characters to {shown.path}",
+            cwd=str(shown.path.parent),
             reason="the sequence step asks to write this file",
             operation="write",
+            shown=shown,
         )
 
     def result_type_for(self, args: dict[str, Any], ins: Mapping[str, SlotType]) -> SlotType:
@@ -82,29 +90,32 @@ class FileWrite(ModelTool):
 
     async def call(self, args: dict[str, Any], ctx: ToolContext) -> dict[str, Any]:
         a = parse_args(self, FileWriteArgs, args)
-        target = _target(a.path)
+        shown = shown_for(a.path, ctx.approved)
         data = a.content.encode("utf-8")
-        await asyncio.to_thread(write_bytes, target, data, append=a.append, create_folders=a.create_folders)
-        return {"path": str(target), "bytes": len(data)}
+        if (note := caveat()) is not None and ctx.log is not None:
+            ctx.log("warning", note)
+        await asyncio.to_thread(write_bytes, shown, data, append=a.append, create_folders=a.create_folders)
+        return {"path": str(shown.path), "bytes": len(data)}
 
 
-def write_bytes(target: Path, data: bytes, *, append: bool, create_folders: bool) -> None:
-    if target.is_dir():
+def write_bytes(shown: ShownPath, data: bytes, *, append: bool, create_folders: bool) -> None:
+    """Write `data` to the file `shown` names, as it was shown; `Changed` when it is not."""
+    target = shown.path
+    if shown.file.kind == "folder":
         raise ToolError(N_("{path} is a folder, not a file").format(path=target))
-    folder = target.parent
     try:
-        if not folder.is_dir():
-            if not create_folders:
-                raise ToolError(N_("the folder {folder} does not exist (turn on 'Create missing folders' to create it)")
-                                .format(folder=folder))
-            folder.mkdir(parents=True, exist_ok=True)
-        if append:
-            with target.open("ab") as f:
-                f.write(data)
-                f.flush()
-                os.fsync(f.fileno())
-        else:
-            _replace(target, data)
+        with open_folder(shown, "write", create_missing=create_folders) as folder:
+            if append:
+                fd = folder.open_file(os.O_WRONLY | os.O_APPEND | getattr(os, "O_NONBLOCK", 0), create=True)
+                with os.fdopen(fd, "wb") as f:
+                    f.write(data)
+                    f.flush()
+                    os.fsync(f.fileno())
+            else:
+                _replace(folder, data)
+    except FolderMissing as missing:
+        raise ToolError(N_("the folder {folder} does not exist (turn on 'Create missing folders' to create it)")
+                        .format(folder=missing.folder)) from None
     except ToolError:
         raise
     except PermissionError:
@@ -114,36 +125,25 @@ def write_bytes(target: Path, data: bytes, *, append: bool, create_folders: bool
             from None
 
 
-def _replace(target: Path, data: bytes) -> None:
-    """Write `data` to a temporary file beside `target`, then rename it over `target`."""
-    tmp = target.with_name(f".{target.name}.{uuid.uuid4().hex[:12]}.tmp")
+def _replace(folder: Folder, data: bytes) -> None:
+    """Write `data` to a temporary file beside the target, then rename it over the target: both in the
+    folder as it was opened, the target checked against the approval just before the rename."""
+    before = folder.check_file()
+    if before is not None and stat.S_ISDIR(before.st_mode):
+        raise ToolError(N_("{path} is a folder, not a file").format(path=folder.shown.path))
+    tmp = f".{folder.name}.{uuid.uuid4().hex[:12]}.tmp"
     # 0o666 filtered by the umask: a new file gets the permissions any other program would give it.
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
+    fd = folder.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
     try:
         with os.fdopen(fd, "wb") as f:
+            if before is not None and hasattr(os, "fchmod"):
+                os.fchmod(f.fileno(), stat.S_IMODE(before.st_mode))
             f.write(data)
             f.flush()
             os.fsync(f.fileno())
-        try:
-            os.chmod(tmp, stat.S_IMODE(target.stat().st_mode))
-        except FileNotFoundError:
-            pass  # a new file
-        os.replace(tmp, target)
+        folder.check_file()
+        folder.replace(tmp)
     except BaseException:
-        tmp.unlink(missing_ok=True)
+        folder.unlink(tmp)
         raise
-    _sync_folder(target.parent)
-
-
-def _sync_folder(folder: Path) -> None:
-    """Make the rename itself durable; not every platform can open a folder, which is fine."""
-    try:
-        fd = os.open(folder, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
+    folder.sync()

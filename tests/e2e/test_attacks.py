@@ -8,7 +8,9 @@ proves that nothing ran: no run, no answer, no marker file, no request to the at
 
 from __future__ import annotations
 
+import asyncio
 import json
+import socket
 import threading
 import time
 from collections.abc import Iterator
@@ -18,6 +20,7 @@ from typing import Any
 
 import httpx
 import pytest
+import websockets
 from e2e_support import RunningApp
 
 EVIL = "http://evil.example"
@@ -139,6 +142,58 @@ def test_a_rebound_host_can_neither_read_nor_answer_requests(http, seqdesk_app, 
     assert [i["interaction_id"] for i in pending(http) if i["request"]["turn_id"] == run_id] == [iid]
     assert not marker.exists()
     assert http.post(f"/api/runs/{run_id}/stop").json() == {"stopped": True}
+
+
+def raw_request(base_url: str, head: str, body: dict[str, Any] | None = None) -> int:
+    """Send `head` (request line and headers) and a JSON body over a plain socket; the answer's status."""
+    port = int(base_url.rsplit(":", 1)[1])
+    data = json.dumps(body).encode() if body is not None else b""
+    with socket.create_connection(("127.0.0.1", port), timeout=T) as sock:
+        sock.sendall(head.replace("\n", "\r\n").encode() + b"Content-Type: application/json\r\n"
+                     + f"Content-Length: {len(data)}\r\nConnection: close\r\n\r\n".encode() + data)
+        answer = b""
+        while chunk := sock.recv(65536):
+            answer += chunk
+    return int(answer.split(b" ", 2)[1])
+
+
+def test_two_hosts_or_a_request_line_naming_another_host_cannot_answer_a_request(http, seqdesk_app, tmp_path):
+    marker = tmp_path / "request-line-ran"
+    doc = {"name": "line", "groups": [{"name": "line-g", "in": {}, "out": {},
+                                       "tools": tools({"tool": "cmd_run", "args": {"command": f"touch {marker}"}})}]}
+    run_id = http.post("/api/runs", json={"document": doc, "args": {}}).json()["run_id"]
+    iid = wait_for(lambda: asked_in(http, run_id), "the approval request")[0]["interaction_id"]
+    port = seqdesk_app.base_url.rsplit(":", 1)[1]
+    yes = {"kind": "approval", "decision": "approved", "always_allow": True}
+    respond = f"/api/interactions/{iid}/respond"
+    assert raw_request(seqdesk_app.base_url, f"POST {respond} HTTP/1.1\nHost: evil.example:{port}\n"
+                                             f"Host: 127.0.0.1:{port}\n", yes) == 400
+    assert raw_request(seqdesk_app.base_url, f"POST http://evil.example:{port}{respond} HTTP/1.1\n"
+                                             f"Host: 127.0.0.1:{port}\n", yes) == 421
+    assert [i["interaction_id"] for i in asked_in(http, run_id)] == [iid]
+    assert not marker.exists()
+    assert http.post(f"/api/runs/{run_id}/stop").json() == {"stopped": True}
+
+
+async def test_the_pages_socket_io_websocket_opens_at_once_and_a_stranger_is_refused_at_once(seqdesk_app):
+    port = int(seqdesk_app.base_url.rsplit(":", 1)[1])
+    path = "/_nicegui_ws/socket.io/?EIO=4&transport=websocket"
+    started = time.monotonic()
+    async with websockets.connect(f"ws://127.0.0.1:{port}{path}", origin=websockets.Origin(seqdesk_app.base_url),
+                                  open_timeout=T) as ws:
+        opened = await asyncio.wait_for(ws.recv(), T)  # engine.io's open packet
+        await ws.send("40")  # join socket.io's namespace
+        joined = await asyncio.wait_for(ws.recv(), T)
+    assert opened.startswith("0{") and joined.startswith("40{")
+    assert time.monotonic() - started < 1.0
+    for connect, status in (
+            ({"uri": f"ws://127.0.0.1:{port}{path}", "origin": websockets.Origin(EVIL)}, 403),
+            ({"uri": f"ws://evil.example:{port}{path}", "host": "127.0.0.1", "port": port}, 421)):
+        started = time.monotonic()
+        with pytest.raises(websockets.InvalidStatus) as refused:
+            await websockets.connect(**connect, open_timeout=T)
+        assert refused.value.response.status_code == status
+        assert time.monotonic() - started < 1.0
 
 
 def test_an_answer_is_strict_a_string_is_not_a_yes(http, tmp_path):

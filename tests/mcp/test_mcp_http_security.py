@@ -8,6 +8,7 @@ every request needs the bearer; off loopback, a missing or short token stops it 
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import socket
 import subprocess
@@ -82,6 +83,39 @@ async def test_with_a_token_every_request_needs_the_bearer(tmp_path):
             assert wrong.status_code == 401
             right = await http.post(url, json=INIT, headers={**ACCEPT, "Authorization": f"Bearer {TOKEN}"})
             assert right.status_code == 200
+
+
+async def test_ten_wrong_tokens_do_not_lock_the_right_one_out(tmp_path):
+    async with mcp_http(tmp_path, env=_env(SEQDESK_TOKEN=TOKEN)) as port:
+        url = f"http://127.0.0.1:{port}/mcp"
+        wrong = {**ACCEPT, "Authorization": "Bearer guess"}
+        async with httpx.AsyncClient(timeout=T) as http:
+            for _ in range(10):
+                assert (await http.post(url, json=INIT, headers=wrong)).status_code == 401
+            eleventh = await http.post(url, json=INIT, headers=wrong)
+            assert eleventh.status_code == 429 and "too many wrong tokens" in eleventh.json()["error"]
+            right = await http.post(url, json=INIT, headers={**ACCEPT, "Authorization": f"Bearer {TOKEN}"})
+            assert right.status_code == 200  # the agent is not locked out
+
+
+async def test_two_hosts_or_a_request_line_naming_another_host_are_refused(tmp_path):
+    async with mcp_http(tmp_path) as port:
+        answers = await asyncio.gather(*(raw_answer(port, line) for line in (
+            f"POST /mcp HTTP/1.1\r\nHost: evil.example:{port}\r\nHost: 127.0.0.1:{port}\r\n",
+            f"POST http://evil.example:{port}/mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n")))
+    assert [a.split(b" ", 2)[1] for a in answers] == [b"400", b"421"]
+
+
+async def raw_answer(port: int, head: str) -> bytes:
+    """Send `head` (the request line and headers) and a JSON body over a plain socket; the status line on."""
+    body = json.dumps(INIT).encode()
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    writer.write(head.encode() + b"Accept: application/json, text/event-stream\r\nContent-Type: application/json\r\n"
+                 + f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n".encode() + body)
+    await writer.drain()
+    answer = await asyncio.wait_for(reader.read(), T)
+    writer.close()
+    return answer
 
 
 @pytest.mark.parametrize(("args", "env", "said"), [
