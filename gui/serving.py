@@ -25,15 +25,21 @@ MIN_TOKEN_LENGTH = 16
 
 
 def token_problem(host: str, token: str | None) -> str | None:
-    """Why the app (or `seqdesk mcp --http`) must not listen on `host` with `token`; None when it may."""
-    if is_loopback(host):
+    """Why the app (or `seqdesk mcp --http`) must not listen on `host` with `token`; None when it may.
+
+    On loopback no token is needed; one that is given is held to the same length as anywhere else,
+    since the right token always passes the token gate (only wrong ones are counted), so what keeps a
+    guesser out is the token's length, not the count of tries.
+    """
+    if is_loopback(host) and not token:
         return None
     if not token:
         return (f"refusing to listen on {host} without a token. SeqDesk runs shell commands, so an open port "
                 "without one would let anyone on the network run commands. Give --token SECRET (or set "
                 "SEQDESK_TOKEN), or leave --host out to stay on 127.0.0.1.")
     if len(token) < MIN_TOKEN_LENGTH:
-        return (f"refusing to listen on {host} with a token of {len(token)} characters: anyone on the network "
+        who = "any program on this computer" if is_loopback(host) else "anyone on the network"
+        return (f"refusing to listen on {host} with a token of {len(token)} characters: {who} "
                 f"could guess it and run commands on this computer. Use at least {MIN_TOKEN_LENGTH} characters "
                 "(for example: python -c \"import secrets; print(secrets.token_urlsafe(24))\").")
     return None

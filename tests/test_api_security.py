@@ -265,12 +265,14 @@ def test_off_loopback_a_missing_or_short_token_is_refused_with_the_reason(host, 
     assert problem is not None and said in problem
 
 
-def test_on_loopback_any_token_or_none_is_accepted_and_a_long_one_anywhere():
+def test_on_loopback_no_token_is_needed_but_a_given_one_is_as_long_as_anywhere():
     from gui.serving import token_problem
 
     assert token_problem("127.0.0.1", None) is None
-    assert token_problem("::1", "short") is None
+    assert token_problem("127.0.0.1", "x" * 16) is None
     assert token_problem("0.0.0.0", "x" * 16) is None
+    problem = token_problem("::1", "short")  # the right token always passes: only its length stops guessing
+    assert problem is not None and "at least 16 characters" in problem and "any program on this computer" in problem
 
 
 def test_the_app_refuses_to_start_off_loopback_with_a_short_token(tmp_path):

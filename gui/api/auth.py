@@ -13,7 +13,7 @@ at the login form or in an `Authorization` header, gets **429** for every wrong 
 minute, without the token being counted again. Only failures count, and the right token always
 passes, locked or not: every program on this computer shares the address 127.0.0.1, so a lock-out
 that refused the right token too would let any of them lock the CLI and `seqdesk mcp` out. What keeps
-a guesser out is the token itself (off loopback at least 16 characters, `gui.serving.token_problem`).
+a guesser out is the token itself (at least 16 characters wherever one is given, `gui.serving.token_problem`).
 
 Open without a credential: `/login`, `/api/health` (which then says only that the app is up), the
 favicon and NiceGUI's versioned static assets (public library code). Strangers get 401 on the API
