@@ -3,6 +3,12 @@ surfaces use `Engine`, and the documents' helpers in `gui.core.documents`).
 
 Validation that needs the other saved sequences (group names unique across all of them, `seq_call`
 cycles) happens here, under one lock, so two saves at once cannot both take the same name.
+
+Each saved sequence has an `identity`: a new one when a name is saved that is not saved yet, the
+old one kept when a sequence is saved again or renamed. A sequence deleted and made again under the
+same name gets a new one, so nothing given to the deleted one (an approval rule) passes to it. A
+sequence saved before SeqDesk kept identities reads with one made from its name (`legacy_identity`),
+the same at every read, and keeps it from its next save on.
 """
 
 from __future__ import annotations
@@ -10,11 +16,13 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import json
+import uuid
 from collections.abc import Mapping
 from typing import Any, Protocol
 
 from gui.core.documents import NotFoundError, catalog_view, tool_catalog
 from gui.core.events import EventBus, SequenceDeleted, SequenceSaved
+from gui.core.fingerprint import digest
 from gui.core.model import Group, Sequence
 from gui.core.registry import Registry
 from gui.core.validator import CatalogView, ValidationResult, check_document
@@ -58,6 +66,28 @@ class MemorySequenceStore:
         self._items = items
 
 
+def new_identity() -> str:
+    return uuid.uuid4().hex[:16]
+
+
+def legacy_identity(name: str) -> str:
+    """The identity of a sequence saved before SeqDesk kept identities (the same at every read)."""
+    return "legacy-" + digest({"legacy-sequence": name})[:16]
+
+
+def identified(sequence: Sequence) -> Sequence:
+    """A saved sequence with its identity (a legacy one's made from its name)."""
+    if sequence.identity:
+        return sequence
+    return sequence.model_copy(update={"identity": legacy_identity(sequence.name)})
+
+
+def saved_as(sequence: Sequence, replaced: Sequence | None) -> Sequence:
+    """`sequence` as it is saved in place of `replaced` (None: a new one): with the identity it keeps."""
+    identity = identified(replaced).identity if replaced is not None else new_identity()
+    return sequence.model_copy(update={"identity": identity})
+
+
 class Catalog:
     def __init__(self, store: SequenceStore, registry: Registry | None = None, bus: EventBus | None = None) -> None:
         self.store = store
@@ -90,6 +120,7 @@ class Catalog:
         async with self._lock:
             result = await self.check(doc)
             sequence = result.raise_for_errors()
+            sequence = saved_as(sequence, await self.store.get(sequence.name))
             await self.store.save(sequence)
         if self.bus is not None:
             self.bus.publish(SequenceSaved, name=sequence.name)
@@ -98,12 +129,13 @@ class Catalog:
     async def rename(self, old_name: str, doc: Any) -> tuple[Sequence, ValidationResult]:
         """Validate `doc` as the replacement of `old_name` and swap them in one store operation."""
         async with self._lock:
-            if await self.store.get(old_name) is None:
+            old = await self.store.get(old_name)
+            if old is None:
                 raise NotFoundError(f"there is no saved sequence named '{old_name}'")
             name = doc.get("name") if isinstance(doc, dict) else None
             # A rename never overwrites a third sequence: its new name must be free.
             result = await self.check(doc, replacing=old_name, as_new=name != old_name)
-            sequence = result.raise_for_errors()
+            sequence = saved_as(result.raise_for_errors(), old)
             if sequence.name == old_name:
                 await self.store.save(sequence)
             else:
@@ -115,27 +147,30 @@ class Catalog:
         return sequence, result
 
     async def list(self) -> list[Sequence]:
-        return sorted(await self.store.list(), key=lambda s: s.name.lower())
+        return sorted(map(identified, await self.store.list()), key=lambda s: s.name.lower())
 
     async def get(self, name: str) -> Sequence | None:
-        return await self.store.get(name)
+        sequence = await self.store.get(name)
+        return identified(sequence) if sequence is not None else None
 
-    async def delete(self, name: str) -> bool:
+    async def delete(self, name: str) -> Sequence | None:
+        """Delete a saved sequence; the one deleted (None when there was none)."""
         async with self._lock:
+            sequence = await self.get(name)
             deleted = await self.store.delete(name)
         if deleted and self.bus is not None:
             self.bus.publish(SequenceDeleted, name=name)
-        return deleted
+        return sequence if deleted else None
 
     async def resolve(self, name: str) -> tuple[Sequence, Group | None]:
         """A sequence by name, or the group of that name with the sequence that holds it."""
-        sequence = await self.store.get(name)
+        sequence = await self.get(name)
         if sequence is not None:
             return sequence, None
         for seq in await self.store.list():
             group = seq.group(name)
             if group is not None:
-                return seq, group
+                return identified(seq), group
         raise NotFoundError(f"no saved sequence or group is named '{name}'")
 
 
