@@ -227,8 +227,8 @@ def scope_words(scope: Scope, request: InteractionRequest, prefix: str | None = 
     if scope == "once":
         return tr(N_("only this request"))
     if scope == "run":
-        return tr(N_("this exact step ({tool} in group '{group}') for the rest of this run (run {run_id}), "
-                     "including it if it is already waiting; any other step still asks")).format(
+        return tr(N_("this exact step ({tool} in group '{group}') for the rest of this run (run {run_id}); "
+                     "any other step still asks")).format(
             tool=tool, group=request.group_name, run_id=request.turn_id)
     if scope == "sequence":
         return tr(N_("this exact step of the sequence '{sequence}' ({tool} in group '{group}'), as it is now, "
