@@ -32,9 +32,13 @@ def suggested_prefix(command: str) -> str:
 
 
 def scope_choices(request: InteractionRequest, tool_name: str) -> list[Scope]:
-    choices: list[Scope] = ["run"]
-    if request.sequence_name and request.sequence_identity:  # a step of a saved sequence (not a file run)
-        choices.append("sequence")
+    """The scopes `rule_for` can make for `request`: one step needs the step's fingerprint, and "this
+    sequence" a saved sequence (not a file run)."""
+    choices: list[Scope] = []
+    if request.step_fingerprint:
+        choices.append("run")
+        if request.sequence_name and request.sequence_identity:
+            choices.append("sequence")
     if tool_name == PREFIX_TOOL and isinstance(request, ShellApprovalRequest) and suggested_prefix(request.command):
         choices.append("prefix")
     choices.append("tool")
