@@ -39,6 +39,11 @@ class SequenceStore(Protocol):
 
     async def delete(self, name: str) -> bool: ...
 
+    async def identity_of(self, name: str) -> str | None:
+        """The identity kept with the sequence `name` (without reading its whole tree): None when no
+        sequence has that name, "" when it was saved before identities were kept."""
+        ...
+
     async def replace(self, old_name: str, sequence: Sequence) -> None:
         """Save `sequence` and remove `old_name` in one durable step (a rename): never both, never neither."""
         ...
@@ -59,6 +64,10 @@ class MemorySequenceStore:
 
     async def delete(self, name: str) -> bool:
         return self._items.pop(name, None) is not None
+
+    async def identity_of(self, name: str) -> str | None:
+        sequence = self._items.get(name)
+        return None if sequence is None else sequence.identity or ""
 
     async def replace(self, old_name: str, sequence: Sequence) -> None:
         items = {k: v for k, v in self._items.items() if k != old_name}
@@ -82,10 +91,11 @@ def identified(sequence: Sequence) -> Sequence:
     return sequence.model_copy(update={"identity": legacy_identity(sequence.name)})
 
 
-def saved_as(sequence: Sequence, replaced: Sequence | None) -> Sequence:
-    """`sequence` as it is saved in place of `replaced` (None: a new one): with the identity it keeps."""
-    identity = identified(replaced).identity if replaced is not None else new_identity()
-    return sequence.model_copy(update={"identity": identity})
+def kept_identity(name: str, stored: str | None) -> str:
+    """The identity of a sequence saved under `name`, where `SequenceStore.identity_of` found `stored`."""
+    if stored is None:
+        return new_identity()
+    return stored or legacy_identity(name)
 
 
 class Catalog:
@@ -120,7 +130,8 @@ class Catalog:
         async with self._lock:
             result = await self.check(doc)
             sequence = result.raise_for_errors()
-            sequence = saved_as(sequence, await self.store.get(sequence.name))
+            identity = kept_identity(sequence.name, await self.store.identity_of(sequence.name))
+            sequence = sequence.model_copy(update={"identity": identity})
             await self.store.save(sequence)
         if self.bus is not None:
             self.bus.publish(SequenceSaved, name=sequence.name)
@@ -135,7 +146,7 @@ class Catalog:
             name = doc.get("name") if isinstance(doc, dict) else None
             # A rename never overwrites a third sequence: its new name must be free.
             result = await self.check(doc, replacing=old_name, as_new=name != old_name)
-            sequence = saved_as(result.raise_for_errors(), old)
+            sequence = result.raise_for_errors().model_copy(update={"identity": identified(old).identity})
             if sequence.name == old_name:
                 await self.store.save(sequence)
             else:
@@ -153,14 +164,14 @@ class Catalog:
         sequence = await self.store.get(name)
         return identified(sequence) if sequence is not None else None
 
-    async def delete(self, name: str) -> Sequence | None:
-        """Delete a saved sequence; the one deleted (None when there was none)."""
+    async def delete(self, name: str) -> str | None:
+        """Delete a saved sequence; the identity it had (None when there was none)."""
         async with self._lock:
-            sequence = await self.get(name)
+            identity = kept_identity(name, await self.store.identity_of(name))
             deleted = await self.store.delete(name)
         if deleted and self.bus is not None:
             self.bus.publish(SequenceDeleted, name=name)
-        return sequence if deleted else None
+        return identity if deleted else None
 
     async def resolve(self, name: str) -> tuple[Sequence, Group | None]:
         """A sequence by name, or the group of that name with the sequence that holds it."""

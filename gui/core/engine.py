@@ -149,10 +149,10 @@ class Engine(ScheduleDoor):
 
     async def delete(self, name: str) -> bool:
         """Delete a saved sequence, and the rules made for its steps (`RuleBook.forget`)."""
-        deleted = await self.catalog.delete(name)
-        if deleted is not None:
-            await self.rule_book.forget(deleted)
-        return deleted is not None
+        identity = await self.catalog.delete(name)
+        if identity is not None:
+            await self.rule_book.forget(name, identity)
+        return identity is not None
 
     def help(self) -> str:
         return help_text()

@@ -44,12 +44,12 @@ class RuleBook:
         saved = {name: await self._saved(name) for name in {rule.sequence or "" for rule in rules}}
         return {rule.rule_id for rule in rules if made_for_earlier_version(rule, saved[rule.sequence or ""])}
 
-    async def forget(self, deleted: Sequence) -> None:
-        """A sequence was deleted: its rules go (they could never cover anything again, since a
-        sequence made again under its name is another one), so Settings lists only what can apply."""
+    async def forget(self, name: str, identity: str) -> None:
+        """The sequence `name` (`identity`) was deleted: its rules go (they could never cover anything
+        again, since a sequence made again under its name is another one), so Settings lists only what
+        can apply."""
         for rule in self.modes.rules():
-            if (rule.scope == "sequence" and rule.sequence == deleted.name
-                    and rule.sequence_identity in (deleted.identity, None)):
+            if rule.scope == "sequence" and rule.sequence == name and rule.sequence_identity in (identity, None):
                 await self._remove(rule)
 
     async def _remove(self, rule: ApprovalRule) -> None:

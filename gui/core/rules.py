@@ -88,7 +88,7 @@ class ApprovalRule(BaseModel):
         template = (EARLIER_RULE_WORDS[self.scope] if self.scope in EARLIER_RULE_WORDS
                     and self.step_fingerprint is None else RULE_WORDS[self.scope])
         fields = {"tool": self.tool, "run_id": self.run_id, "sequence": self.sequence, "prefix": self.prefix,
-                  "group": self.group}
+                  "group": self.group or ""}
         return Sentence(template, tuple(fields.items())).render(tr)
 
     def matches(self, request: InteractionRequest) -> bool:
