@@ -98,3 +98,19 @@ async def test_the_remote_door_reads_rules_and_which_are_for_an_earlier_version(
     assert await remote.earlier_version_rules() == set()
     assert (await client.put("/api/sequences/benign", json=benign("echo other"))).status_code == 200
     assert await remote.earlier_version_rules() == {rule["rule_id"]}
+
+
+async def test_an_unsaved_document_named_like_the_sequence_is_not_covered_by_its_rule(client, engine, tmp_path):
+    await allow_for_the_sequence(client, engine)
+    marker = tmp_path / "owned"
+    events = Events(engine)
+    started = await client.post("/api/runs", json={"document": benign(f"touch {marker}"), "args": {}})
+    assert started.status_code == 202
+    assert (await events.next("interaction.created")).data["record"]["status"] == "pending"
+    assert not marker.exists()
+    assert (await client.post(f"/api/runs/{started.json()['run_id']}/stop")).status_code == 200
+
+
+async def test_a_document_cannot_choose_the_identity_of_a_sequence(client):
+    answer = await client.post("/api/sequences", json={**benign(), "identity": "legacy-0123456789abcdef"})
+    assert answer.status_code == 422 and "unknown field 'identity'" in answer.text

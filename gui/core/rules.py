@@ -17,7 +17,7 @@ rule keeps both, and covers a request only when they are equal: a sequence chang
 person said yes (another command, `PUT /api/sequences/{name}`), or deleted and made again under the
 same name, asks again. A `sequence` rule whose step its sequence no longer has is shown as made
 "for an earlier version" (`made_for_earlier_version`); deleting a sequence removes its rules
-(`Engine.delete`), and a sequence made again never gets its old identity, so no rule passes on.
+(`RuleBook.forget`), and a sequence made again never gets its old identity, so no rule passes on.
 
 **A prefix rule covers its words, in any step.** The person chose the words the commands start
 with, and every command is checked against them as it is about to run (after its inputs are put
@@ -27,9 +27,9 @@ starts otherwise, or holds an operator, asks. Binding it to one step would make 
 from, never to match.
 
 **Rules kept by an earlier SeqDesk** (no fingerprint): a `sequence` or `run` rule covers nothing
-any more (its step asks again, once, and a new answer makes a new rule) and Settings shows it as
-made for an earlier version; a `prefix` or `tool` rule works as before, since neither depended on
-a step.
+any more (its step asks again, once, and a new answer makes a new rule); Settings shows such a
+`sequence` rule as made for an earlier version (a `run` rule's run ended when that SeqDesk did). A
+`prefix` or `tool` rule works as before, since neither depended on a step.
 
 `tool` rules live in the approval modes (`always-allow`); the others are `ApprovalRule`s kept beside
 them. Each has an id, and every auto-approval records the rule that allowed it.
