@@ -297,7 +297,12 @@ class RemoteEngine(RemoteSchedules):
     # -- approval rules ------------------------------------------------------------------------
     async def approval_rules(self) -> list[ApprovalRule]:
         body = await self._request("GET", "/api/approval-rules")
-        return [ApprovalRule.model_validate({k: v for k, v in item.items() if k != "text"}) for item in body]
+        return [ApprovalRule.model_validate({k: v for k, v in item.items() if k not in ("text", "earlier_version")})
+                for item in body]
+
+    async def earlier_version_rules(self) -> set[str]:
+        body = await self._request("GET", "/api/approval-rules")
+        return {item["rule_id"] for item in body if item.get("earlier_version")}
 
     async def revoke_approval_rule(self, rule_id: str) -> ApprovalRule:
         rule = next((r for r in await self.approval_rules() if r.rule_id == rule_id), None)

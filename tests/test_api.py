@@ -287,7 +287,7 @@ async def test_a_scoped_approval_makes_a_rule_listed_and_removable_over_the_api(
                                json={"kind": "approval", "decision": "approved", "scope": "sequence"})
     assert answer.status_code == 200
     [rule] = (await client.get("/api/approval-rules")).json()
-    assert rule["scope"] == "sequence" and rule["tool"] == "cmd_run" and "whenever the sequence" in rule["text"]
+    assert rule["scope"] == "sequence" and rule["tool"] == "cmd_run" and "in one step of the sequence" in rule["text"]
     assert (await client.delete(f"/api/approval-rules/{rule['rule_id']}")).status_code == 204
     assert (await client.get("/api/approval-rules")).json() == []
     missing = await client.delete(f"/api/approval-rules/{rule['rule_id']}")

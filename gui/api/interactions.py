@@ -75,8 +75,11 @@ def register_interactions(app: FastAPI, engine: EngineProvider) -> None:
 def register_rules(app: FastAPI, engine: EngineProvider) -> None:
     @app.get("/api/approval-rules")
     async def rules() -> Response:
-        """Every rule that lets a tool run without asking, with its scope in words."""
-        return json_response([rule_json(r) for r in await engine().approval_rules()])
+        """Every rule that lets a tool run without asking, with its scope in words, and whether it was
+        made for an earlier version of its step (then it allows nothing: the step asks again)."""
+        eng = engine()
+        rules, earlier = await eng.approval_rules(), await eng.earlier_version_rules()
+        return json_response([rule_json(r, earlier=r.rule_id in earlier) for r in rules])
 
     @app.delete("/api/approval-rules/{rule_id:path}")
     async def revoke(rule_id: str) -> Response:
@@ -88,8 +91,8 @@ def register_rules(app: FastAPI, engine: EngineProvider) -> None:
         return Response(status_code=204)
 
 
-def rule_json(rule: ApprovalRule) -> dict[str, Any]:
-    return {**rule.model_dump(mode="json"), "text": rule.text}
+def rule_json(rule: ApprovalRule, *, earlier: bool = False) -> dict[str, Any]:
+    return {**rule.model_dump(mode="json"), "text": rule.text, "earlier_version": earlier}
 
 
 def _unwrap(interaction_id: str, body: Any) -> dict[str, Any]:

@@ -36,7 +36,8 @@ from gui.core.orphans import ProcessControl, interrupt
 from gui.core.records import MemoryRunStore, RunRecord, RunStatus, RunStore
 from gui.core.registry import Registry, Tool, ToolArgumentError
 from gui.core.resume import ResumeRefused, plan_resume, refusal_for_status
-from gui.core.rules import ApprovalRule, tool_rule_id
+from gui.core.rule_book import RuleBook
+from gui.core.rules import ApprovalRule
 from gui.core.run_args import RunArgsError
 from gui.core.run_ids import MAX_CANDIDATES, can_be_prefix, pick
 from gui.core.runner import Runner
@@ -104,6 +105,7 @@ class Engine(ScheduleDoor):
 
     def __post_init__(self) -> None:
         self.catalog = Catalog(self.sequences, self.registry, self.bus)
+        self.rule_book = RuleBook(self.modes, self.bus, self.catalog.get)
         self.interactions = InteractionService(self.interaction_store, self.bus, modes=self.modes,
                                                check_edit=self._edit_problems)
         self.runner = Runner(self.registry, self.interactions, self.runs, self.bus, self.catalog.resolve,
@@ -146,7 +148,11 @@ class Engine(ScheduleDoor):
         return Saved(*await self.catalog.rename(old_name, doc))
 
     async def delete(self, name: str) -> bool:
-        return await self.catalog.delete(name)
+        """Delete a saved sequence, and the rules made for its steps (`RuleBook.forget`)."""
+        identity = await self.catalog.delete(name)
+        if identity is not None:
+            await self.rule_book.forget(name, identity)
+        return identity is not None
 
     def help(self) -> str:
         return help_text()
@@ -316,22 +322,16 @@ class Engine(ScheduleDoor):
     # -- approval rules ------------------------------------------------------------------------
     async def approval_rules(self) -> list[ApprovalRule]:
         """Every rule that lets a tool run without asking: a tool always allowed, then the narrower ones."""
-        tools = [ApprovalRule(rule_id=tool_rule_id(name), tool=name, scope="tool")
-                 for name, mode in sorted(self.modes.all().items()) if mode == "always-allow"]
-        return [*tools, *sorted(self.modes.rules(), key=lambda r: r.created_at)]
+        return await self.rule_book.all()
 
     async def revoke_approval_rule(self, rule_id: str) -> ApprovalRule:
         """Take a rule back (what it allowed asks again); durable when it returns; LookupError for an
         unknown id. Announced as `settings.changed`."""
-        rule = next((r for r in await self.approval_rules() if r.rule_id == rule_id), None)
-        if rule is None:
-            raise LookupError(f"there is no approval rule {rule_id!r}")
-        if rule.scope == "tool":
-            await self.modes.set(rule.tool, "ask")
-        else:
-            await self.modes.remove_rule(rule_id)
-        self.bus.publish(SettingsChanged, setting="approval_rule", details={"removed": rule_id, "tool": rule.tool})
-        return rule
+        return await self.rule_book.revoke(rule_id)
+
+    async def earlier_version_rules(self) -> set[str]:
+        """The ids of the rules made for a step their sequence no longer has as it was: they allow nothing."""
+        return await self.rule_book.earlier_versions()
 
     def settings_changed(self, setting: str, **data: Any) -> None:
         """Tell every page and client that a setting changed (an MCP server added, …)."""

@@ -80,6 +80,10 @@ class _RequestBase(_Model):
     # Where it comes from, for people: not in the seed, shown in the inbox.
     sequence_name: str = ""
     group_name: str = ""
+    # The step that asks (`gui.core.fingerprint`) and its saved sequence (`Sequence.identity`): what a
+    # rule made from this request covers (`gui.core.rules`). None when no step of a saved sequence asks.
+    step_fingerprint: str | None = None
+    sequence_identity: str | None = None
 
 
 class ShellApprovalRequest(_RequestBase):

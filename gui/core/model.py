@@ -108,6 +108,10 @@ class Sequence(BaseModel):
     name: str
     description: str = ""
     groups: tuple[Group, ...]
+    # Not part of the format: given when the sequence is first saved (`gui.core.catalog`), kept by every
+    # later save and rename, never inherited by a sequence deleted and made again under the same name.
+    # Approval rules name it. None for a document that was never saved (a file given to `seqdesk run`).
+    identity: str | None = None
 
     def group(self, name: str) -> Group | None:
         return next((g for g in self.groups if g.name == name), None)

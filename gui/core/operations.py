@@ -142,6 +142,10 @@ class Operations(Protocol):
     # -- approval rules ------------------------------------------------------------------------
     async def approval_rules(self) -> list[ApprovalRule]: ...
 
+    async def earlier_version_rules(self) -> set[str]:
+        """The ids of the rules made for an earlier version of their step: they allow nothing now."""
+        ...
+
     async def revoke_approval_rule(self, rule_id: str) -> ApprovalRule:
         """Take a rule back: what it allowed asks again. A rule is made only by answering an approval
         (where the person sees what the tool does), never set from outside. LookupError if unknown."""

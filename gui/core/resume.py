@@ -11,11 +11,10 @@ refused with the name of the group that changed.
 
 from __future__ import annotations
 
-import hashlib
-import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from gui.core.fingerprint import group_fingerprint
 from gui.core.model import Group, SlotType, matches_type
 from gui.core.operations import OperationError
 from gui.core.records import GroupRecord, RunRecord, ToolRecord
@@ -28,12 +27,6 @@ KEPT_GROUP = frozenset({"succeeded", "skipped"})
 class ResumeRefused(OperationError):
     """The run cannot be resumed (it succeeded, still runs, was resumed already, its sequence changed);
     the message is one sentence saying why and what to do instead."""
-
-
-def group_fingerprint(group: Group) -> str:
-    """The group as saved, hashed: equal exactly when nothing about how it runs changed."""
-    text = json.dumps(group.model_dump(mode="json", by_alias=True), sort_keys=True, ensure_ascii=True)
-    return hashlib.sha256(text.encode()).hexdigest()[:20]
 
 
 @dataclass

@@ -1,13 +1,35 @@
-"""Approval rules: what a person allowed beyond one request, exactly as wide as they chose.
+"""Approval rules: what a person allowed beyond one request, exactly as wide as they chose, and only
+for what they saw.
 
 An approval is answered for one request (`once`, the default) or with a scope that makes a rule:
 
-- `run`: this tool, for the rest of this run (requests of it already waiting included);
-- `sequence`: this tool, whenever this sequence runs;
+- `run`: this step, for the rest of this run (a request of the same step already waiting included);
+- `sequence`: this step of this saved sequence, as it is now, whenever the sequence runs;
 - `prefix`: `cmd_run` commands that start with the given words (`git status`). A command that
   holds a shell operator (`;`, `&`, `|`, `<`, `>`, `$`, a backquote, parentheses, a newline) never
   matches, so `git status; rm -rf x` is asked about even with a `git status` rule;
-- `tool`: this tool everywhere (what "always allow" meant before scopes).
+- `tool`: this tool everywhere, whatever it runs (what "always allow" meant before scopes).
+
+**A rule covers the step it was made from.** Every approval request carries the fingerprint of the
+step that asks (`gui.core.fingerprint`: the tool, its arguments as written before inputs go in, its
+group's inputs) and the identity of its saved sequence (`Sequence.identity`). A `run` or `sequence`
+rule keeps both, and covers a request only when they are equal: a sequence changed after the
+person said yes (another command, `PUT /api/sequences/{name}`), or deleted and made again under the
+same name, asks again. A `sequence` rule whose step its sequence no longer has is shown as made
+"for an earlier version" (`made_for_earlier_version`); deleting a sequence removes its rules
+(`RuleBook.forget`), and a sequence made again never gets its old identity, so no rule passes on.
+
+**A prefix rule covers its words, in any step.** The person chose the words the commands start
+with, and every command is checked against them as it is about to run (after its inputs are put
+in), so no edit of a sequence can make a prefix rule allow more than its words say: a command that
+starts otherwise, or holds an operator, asks. Binding it to one step would make it the same as a
+`sequence` rule. It keeps the fingerprint of the step it was made from as a note of where it came
+from, never to match.
+
+**Rules kept by an earlier SeqDesk** (no fingerprint): a `sequence` or `run` rule covers nothing
+any more (its step asks again, once, and a new answer makes a new rule); Settings shows such a
+`sequence` rule as made for an earlier version (a `run` rule's run ended when that SeqDesk did). A
+`prefix` or `tool` rule works as before, since neither depended on a step.
 
 `tool` rules live in the approval modes (`always-allow`); the others are `ApprovalRule`s kept beside
 them. Each has an id, and every auto-approval records the rule that allowed it.
@@ -18,16 +40,20 @@ from __future__ import annotations
 import re
 import shlex
 import uuid
+from functools import lru_cache
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from gui.core.fingerprint import step_fingerprints
 from gui.core.interactions import InteractionRequest, ShellApprovalRequest, ToolApprovalRequest, tool_name_of
-from gui.core.marks import N_, Translate, as_written
+from gui.core.marks import N_, Sentence, Translate, as_written
+from gui.core.model import Sequence
 
 Scope = Literal["once", "run", "sequence", "prefix", "tool"]
 RuleScope = Literal["run", "sequence", "prefix", "tool"]
 SCOPES: tuple[Scope, ...] = ("once", "run", "sequence", "prefix", "tool")
+STEP_SCOPES: frozenset[str] = frozenset({"run", "sequence"})  # rules that cover one step only
 PREFIX_TOOL = "cmd_run"
 _OPERATORS = frozenset(";&|<>$`()\n\r")
 
@@ -47,6 +73,11 @@ class ApprovalRule(BaseModel):
     prefix: str | None = None  # scope prefix
     created_at: int = 0  # ms
     from_interaction: str | None = None  # the answer that made it
+    # The step it was made from (`gui.core.fingerprint`): a run or sequence rule covers that step only
+    # (a prefix rule keeps it as a note). None: kept by an earlier SeqDesk (see the module's words).
+    step_fingerprint: str | None = None
+    sequence_identity: str | None = None  # scope sequence: which saved sequence (`Sequence.identity`)
+    group: str | None = None  # the step's group when the rule was made (its words name it)
 
     @property
     def text(self) -> str:
@@ -54,21 +85,39 @@ class ApprovalRule(BaseModel):
         return self.words()
 
     def words(self, tr: Translate = as_written) -> str:
-        return rule_words(self.scope, self.tool, run_id=self.run_id, sequence=self.sequence, prefix=self.prefix,
-                          tr=tr)
+        template = (EARLIER_RULE_WORDS[self.scope] if self.scope in EARLIER_RULE_WORDS
+                    and self.step_fingerprint is None else RULE_WORDS[self.scope])
+        fields = {"tool": self.tool, "run_id": self.run_id, "sequence": self.sequence, "prefix": self.prefix,
+                  "group": self.group or ""}
+        return Sentence(template, tuple(fields.items())).render(tr)
 
     def matches(self, request: InteractionRequest) -> bool:
         if not isinstance(request, ShellApprovalRequest | ToolApprovalRequest):
             return False
         if tool_name_of(request) != self.tool:
             return False
+        if self.scope in STEP_SCOPES and (self.step_fingerprint is None
+                                          or request.step_fingerprint != self.step_fingerprint):
+            return False
         if self.scope == "run":
             return request.turn_id == self.run_id
         if self.scope == "sequence":
-            return bool(self.sequence) and request.sequence_name == self.sequence
+            return (bool(self.sequence) and request.sequence_name == self.sequence
+                    and self.sequence_identity is not None and request.sequence_identity == self.sequence_identity)
         if self.scope == "prefix":
             return isinstance(request, ShellApprovalRequest) and command_starts_with(request.command, self.prefix or "")
         return True
+
+
+def made_for_earlier_version(rule: ApprovalRule, sequence: Sequence | None) -> bool:
+    """Whether a `sequence` rule was made for a step that its sequence (`sequence`: the one saved now
+    under the rule's name, if any) no longer has as it was: the step changed, the sequence was deleted
+    or made again, or the rule was kept by an earlier SeqDesk. Such a rule allows nothing: the step asks."""
+    if rule.scope != "sequence":
+        return False
+    if rule.step_fingerprint is None or sequence is None or sequence.identity != rule.sequence_identity:
+        return True
+    return not any(rule.step_fingerprint in step_fingerprints(group, rule.tool) for group in sequence.groups)
 
 
 def tool_rule_id(tool: str) -> str:
@@ -113,43 +162,61 @@ def rule_for(scope: RuleScope, request: InteractionRequest, *, prefix: str | Non
             raise RuleError(f"this command does not start with {checked!r}: a prefix rule must cover it")
     elif prefix is not None:
         raise RuleError("'prefix' goes only with the scope prefix")
-    if scope == "sequence" and not request.sequence_name:
+    if scope == "sequence" and not (request.sequence_name and request.sequence_identity):
         raise RuleError("this request comes from no saved sequence: allow it for this run instead")
+    if scope in STEP_SCOPES and request.step_fingerprint is None:
+        raise RuleError("this request does not say which step asks, so no rule can cover only that step: "
+                        "allow it once")
+    if scope == "tool":
+        return ApprovalRule(rule_id=tool_rule_id(tool), tool=tool, scope=scope, created_at=now_ms,
+                            from_interaction=request.interaction_id)
     return ApprovalRule(
-        rule_id=tool_rule_id(tool) if scope == "tool" else uuid.uuid4().hex[:12], tool=tool, scope=scope,
+        rule_id=uuid.uuid4().hex[:12], tool=tool, scope=scope,
         run_id=request.turn_id if scope == "run" else None,
         sequence=request.sequence_name if scope == "sequence" else None,
         prefix=check_prefix(prefix or "") if scope == "prefix" else None,
-        created_at=now_ms, from_interaction=request.interaction_id)
+        created_at=now_ms, from_interaction=request.interaction_id,
+        step_fingerprint=request.step_fingerprint,
+        sequence_identity=request.sequence_identity if scope == "sequence" else None,
+        group=request.group_name or None)
 
 
-RULE_WORDS: dict[RuleScope, str] = {  # a rule in words; `RULE_TEXT` reads them back (as kept in records)
-    "run": N_("{tool} for the rest of run {run_id}"),
-    "sequence": N_("{tool} whenever the sequence '{sequence}' runs"),
+RULE_WORDS: dict[RuleScope, str] = {  # a rule in words (as kept in records: `rule_text_words` reads them back)
+    "run": N_("{tool} in one step (group '{group}'), for the rest of run {run_id}"),
+    "sequence": N_("{tool} in one step of the sequence '{sequence}' (group '{group}'), as it was when you allowed it"),
     "prefix": N_("commands that start with `{prefix}`"),
     "tool": N_("every {tool} request, in every sequence"),
 }
-RULE_TEXT: dict[RuleScope, re.Pattern[str]] = {
-    "run": re.compile(r"^(?P<tool>\S+) for the rest of run (?P<run_id>\S+)$"),
-    "sequence": re.compile(r"^(?P<tool>\S+) whenever the sequence '(?P<sequence>.*)' runs$", re.S),
-    "prefix": re.compile(r"^commands that start with `(?P<prefix>.*)`$", re.S),
-    "tool": re.compile(r"^every (?P<tool>\S+) request, in every sequence$"),
+# The words of a run or sequence rule kept by an earlier SeqDesk (no step: see the module's words),
+# as they read then; records keep them too.
+EARLIER_RULE_WORDS: dict[RuleScope, str] = {
+    "run": N_("{tool} for the rest of run {run_id}"),
+    "sequence": N_("{tool} whenever the sequence '{sequence}' runs"),
 }
+_FIELD = re.compile(r"\{(\w+)\}")
+_FIELD_PATTERN = {"tool": r"\S+", "run_id": r"\S+"}  # any other field: any text
 
 
-def rule_words(scope: RuleScope, tool: str, *, run_id: str | None = None, sequence: str | None = None,
-               prefix: str | None = None, tr: Translate = as_written) -> str:
-    return tr(RULE_WORDS[scope]).format(tool=tool, run_id=run_id, sequence=sequence, prefix=prefix)
+def _pattern(template: str) -> re.Pattern[str]:
+    """The pattern that reads a rule template's English words back into its fields."""
+    parts = _FIELD.split(template)  # text, field, text, field, …, text
+    regex = "".join(re.escape(part) if i % 2 == 0 else f"(?P<{part}>{_FIELD_PATTERN.get(part, '.*')})"
+                    for i, part in enumerate(parts))
+    return re.compile(f"^{regex}$", re.S)
+
+
+@lru_cache(maxsize=1)
+def _rule_patterns() -> tuple[tuple[str, re.Pattern[str]], ...]:
+    return tuple((t, _pattern(t)) for t in (*RULE_WORDS.values(), *EARLIER_RULE_WORDS.values()))
 
 
 def rule_text_words(text: str, tr: Translate = as_written) -> str:
     """A rule's words as kept in a record (English, `ApprovalRule.text`) said again through `tr`;
     text that is not a rule's words comes back as it is."""
-    for scope, pattern in RULE_TEXT.items():
+    for template, pattern in _rule_patterns():
         match = pattern.match(text)
         if match is not None:
-            return rule_words(scope, match.groupdict().get("tool") or "", **{k: v for k, v in match.groupdict().items()
-                                                                          if k != "tool"}, tr=tr)
+            return Sentence(template, tuple(match.groupdict().items())).render(tr)
     return text
 
 
@@ -160,12 +227,15 @@ def scope_words(scope: Scope, request: InteractionRequest, prefix: str | None = 
     if scope == "once":
         return tr(N_("only this request"))
     if scope == "run":
-        return tr(N_("{tool} for the rest of this run (run {run_id}), including its requests already waiting")).format(
-            tool=tool, run_id=request.turn_id)
+        return tr(N_("this exact step ({tool} in group '{group}') for the rest of this run (run {run_id}); "
+                     "any other step still asks")).format(
+            tool=tool, group=request.group_name, run_id=request.turn_id)
     if scope == "sequence":
-        return tr(N_("{tool} every time the sequence '{sequence}' runs")).format(tool=tool,
-                                                                               sequence=request.sequence_name)
+        return tr(N_("this exact step of the sequence '{sequence}' ({tool} in group '{group}'), as it is now, "
+                     "every time the sequence runs; if the step changes, you will be asked again")).format(
+            tool=tool, group=request.group_name, sequence=request.sequence_name)
     if scope == "prefix":
-        return tr(N_("every command that starts with `{prefix}` (never one with ;, |, & or other operators)")).format(
-            prefix=prefix or "")
-    return tr(N_("every {tool} request, in every sequence, until you take it back in Settings")).format(tool=tool)
+        return tr(N_("every command that starts with `{prefix}`, in any step of any sequence (never one with ;, |, "
+                     "& or other operators)")).format(prefix=prefix or "")
+    return tr(N_("every {tool} request, in every sequence, whatever it runs, until you take it back in "
+                 "Settings")).format(tool=tool)

@@ -260,7 +260,8 @@ class Runner:
         scope = CallScope(run_id=ex.record.run_id, sequence_name=ex.sequence.name, group=group, group_record=grec,
                           args=args, deadline=deadline, depth=ex.record.depth,
                           call_sequence=lambda name, a, depth: self._call_nested(ex, name, a, depth),
-                          save_soon=lambda: ex.checkpoint(self.runs, 0.0), save_now=lambda: ex.save_now(self.runs))
+                          save_soon=lambda: ex.checkpoint(self.runs, 0.0), save_now=lambda: ex.save_now(self.runs),
+                          sequence_identity=ex.sequence.identity)
         try:
             async with asyncio.timeout(timeout):
                 if serial is None:

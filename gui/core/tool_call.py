@@ -28,6 +28,7 @@ from gui.core.events import (
     ToolStarted,
     ToolWaiting,
 )
+from gui.core.fingerprint import step_fingerprint
 from gui.core.interaction_service import InteractionService
 from gui.core.interactions import (
     CancelReason,
@@ -98,6 +99,7 @@ class CallScope:
     call_sequence: Callable[..., Any] | None
     save_soon: Callable[[], None]
     save_now: Callable[[], Awaitable[None]] | None = None
+    sequence_identity: str | None = None  # of a saved sequence (`Sequence.identity`): rules name it
 
 
 class ObservedPort:
@@ -359,6 +361,9 @@ class ToolCaller:
             "sequence_name": scope.sequence_name,
             "group_name": scope.group.name,
             "bound_inputs": bound,
+            # what a rule made from this request covers: this step (the record's index is the call's) of this sequence
+            "step_fingerprint": step_fingerprint(scope.group.tools[record.index], scope.group),
+            "sequence_identity": scope.sequence_identity,
         }
         if shell is not None:
             return ShellApprovalRequest(**common, title=shell.title, description=shell.description,

@@ -144,6 +144,16 @@ class TinySequenceStore:
     async def delete(self, name: str) -> bool:
         return await self._writer.run(self._table.delete, sequence_key(name))
 
+    async def identity_of(self, name: str) -> str | None:
+        """The identity kept in the stored tree, read without validating the tree (a large one takes
+        long): None when nothing is stored under `name`, "" when it was saved before identities."""
+        doc = await self._writer.run(self._table.get, sequence_key(name))
+        if doc is None:
+            return None
+        tree = doc.get("tree")
+        identity = tree.get("identity") if isinstance(tree, dict) else None
+        return identity if isinstance(identity, str) else ""
+
     async def replace(self, old_name: str, sequence: Sequence) -> None:
         doc = {"name": sequence.name, "tree": sequence.model_dump(mode="json", by_alias=True)}
         await self._writer.run(self._table.swap_hot, sequence_key(old_name), sequence_key(sequence.name), doc)

@@ -44,7 +44,7 @@ async def test_a_new_document_hears_every_naming_conflict_at_once_with_who_holds
 
 async def test_a_rename_onto_another_saved_name_is_refused_not_overwritten() -> None:
     catalog = Catalog(MemorySequenceStore())
-    await catalog.create(json.loads(EXAMPLE))
+    saved = (await catalog.create(json.loads(EXAMPLE)))[0]
     other = {"name": "other", "groups": [{"name": "g", "in": {}, "out": {},
                                           "tools": '{"tool":"echo","args":{"value":1}} ;'}]}
     await catalog.create(other)
@@ -53,7 +53,8 @@ async def test_a_rename_onto_another_saved_name_is_refused_not_overwritten() -> 
     assert [p.code for p in result.errors] == ["name-taken"]
     with pytest.raises(DslError):
         await catalog.rename("other", moved)
-    assert await catalog.get("check-three-nodes") == parse_sequence(EXAMPLE)
+    assert await catalog.get("check-three-nodes") == saved == parse_sequence(EXAMPLE).model_copy(
+        update={"identity": saved.identity})
 
 
 def test_a_view_as_new_makes_the_same_name_and_its_groups_conflicts() -> None:

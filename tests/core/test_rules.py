@@ -13,15 +13,24 @@ from gui.core.events import InteractionCreated
 from gui.core.interaction_service import InteractionValidationError
 from gui.core.interactions import ShellApprovalRequest, ToolSource
 from gui.core.registry import Registry
-from gui.core.rules import ApprovalRule, RuleError, command_starts_with, rule_for
+from gui.core.rules import (
+    ApprovalRule,
+    RuleError,
+    command_starts_with,
+    made_for_earlier_version,
+    rule_for,
+    rule_text_words,
+)
 from gui.tools import builtin_tools
 
 T = 5.0
 
 
-def shell(command: str, run: str = "r1", sequence: str = "s", tool: str = "cmd_run") -> ShellApprovalRequest:
+def shell(command: str, run: str = "r1", sequence: str = "s", tool: str = "cmd_run", step: str | None = "f1",
+          identity: str | None = "id1") -> ShellApprovalRequest:
     return ShellApprovalRequest(interaction_id=f"i-{command}", turn_id=run, created_at=0, title="Run", command=command,
-                                cwd="/", reason="r", operation="exec", sequence_name=sequence,
+                                cwd="/", reason="r", operation="exec", sequence_name=sequence, group_name="g",
+                                step_fingerprint=step, sequence_identity=identity,
                                 source=ToolSource(tool_call_id="c", tool_name=tool))
 
 
@@ -39,12 +48,57 @@ def test_a_prefix_rule_covers_the_commands_that_start_with_its_words(command):
     assert ApprovalRule(rule_id="p", tool="cmd_run", scope="prefix", prefix="git status").matches(shell(command))
 
 
-def test_run_and_sequence_rules_cover_only_their_run_and_their_sequence():
-    run = ApprovalRule(rule_id="a", tool="cmd_run", scope="run", run_id="r1")
+def test_run_and_sequence_rules_cover_only_their_step_in_their_run_and_their_sequence():
+    run = ApprovalRule(rule_id="a", tool="cmd_run", scope="run", run_id="r1", step_fingerprint="f1")
     assert run.matches(shell("ls")) and not run.matches(shell("ls", run="r2"))
     assert not run.matches(shell("ls", tool="file_write"))
-    in_seq = ApprovalRule(rule_id="b", tool="cmd_run", scope="sequence", sequence="s")
+    assert not run.matches(shell("ls", step="f2"))  # another step of the same run asks
+    in_seq = ApprovalRule(rule_id="b", tool="cmd_run", scope="sequence", sequence="s", step_fingerprint="f1",
+                          sequence_identity="id1")
     assert in_seq.matches(shell("ls", run="r9")) and not in_seq.matches(shell("ls", sequence="other"))
+    assert not in_seq.matches(shell("ls", step="f2"))  # the step changed
+    assert not in_seq.matches(shell("ls", identity="id2"))  # the same name, another sequence (made again)
+    assert not in_seq.matches(shell("ls", identity=None))  # a file run of that name: no saved sequence
+
+
+def test_run_and_sequence_rules_kept_by_an_earlier_seqdesk_cover_nothing_and_prefix_rules_still_work():
+    """Stored before rules kept their step: they must not silently cover every step."""
+    old_run = ApprovalRule(rule_id="a", tool="cmd_run", scope="run", run_id="r1")
+    old_seq = ApprovalRule(rule_id="b", tool="cmd_run", scope="sequence", sequence="s")
+    old_prefix = ApprovalRule(rule_id="c", tool="cmd_run", scope="prefix", prefix="git status")
+    assert not old_run.matches(shell("ls")) and not old_seq.matches(shell("ls"))
+    assert not old_seq.matches(shell("ls", step=None, identity=None))
+    assert old_prefix.matches(shell("git status -s", step="any"))
+    assert old_seq.text == "cmd_run whenever the sequence 's' runs"  # its words, as they read when it was made
+    assert made_for_earlier_version(old_seq, None)
+
+
+def test_a_prefix_rule_covers_its_words_in_any_step_of_any_sequence():
+    rule = ApprovalRule(rule_id="p", tool="cmd_run", scope="prefix", prefix="git status", step_fingerprint="f1")
+    assert rule.matches(shell("git status -s", sequence="other", step="f9", identity="id9"))
+    assert not rule.matches(shell("git push", step="f1"))  # its words decide, not the step
+
+
+def test_a_rule_records_the_step_and_the_sequence_it_was_made_from():
+    request = shell("ls", step="f7", identity="id7")
+    in_seq = rule_for("sequence", request, prefix=None, now_ms=5)
+    assert (in_seq.step_fingerprint, in_seq.sequence_identity, in_seq.sequence, in_seq.group) == ("f7", "id7", "s", "g")
+    assert in_seq.text == "cmd_run in one step of the sequence 's' (group 'g'), as it was when you allowed it"
+    run = rule_for("run", request, prefix=None, now_ms=5)
+    assert (run.step_fingerprint, run.run_id, run.sequence_identity) == ("f7", "r1", None)
+    assert run.text == "cmd_run in one step (group 'g'), for the rest of run r1"
+    assert rule_for("prefix", request, prefix="ls", now_ms=5).step_fingerprint == "f7"  # a note of where it came from
+    assert rule_for("tool", request, prefix=None, now_ms=5).step_fingerprint is None
+
+
+@pytest.mark.parametrize("text", [
+    "cmd_run in one step of the sequence 's' (group 'g'), as it was when you allowed it",
+    "cmd_run in one step (group 'g x'), for the rest of run r1",
+    "cmd_run whenever the sequence 'old one' runs", "cmd_run for the rest of run r0",
+    "commands that start with `git status`", "every cmd_run request, in every sequence"])
+def test_a_rule_kept_in_a_record_is_read_back_new_words_and_earlier_ones(text):
+    assert rule_text_words(text, lambda t: "<" + t + ">").startswith("<")
+    assert rule_text_words(text) == text
 
 
 @pytest.mark.parametrize(("scope", "prefix", "request_", "says"), [
@@ -54,6 +108,9 @@ def test_run_and_sequence_rules_cover_only_their_run_and_their_sequence():
     ("prefix", "", shell("git status"), "needs the words"),
     ("run", "git", shell("git status"), "goes only with the scope prefix"),
     ("sequence", None, shell("ls", sequence=""), "no saved sequence"),
+    ("sequence", None, shell("ls", identity=None), "no saved sequence"),
+    ("sequence", None, shell("ls", step=None), "does not say which step"),
+    ("run", None, shell("ls", step=None), "does not say which step"),
 ])
 def test_a_rule_that_does_not_fit_its_request_is_refused_saying_why(scope, prefix, request_, says):
     with pytest.raises(RuleError, match=says):
@@ -74,20 +131,28 @@ async def asked(engine: Engine, count: int) -> list[str]:
     return [await asyncio.wait_for(queue.get(), T) for _ in range(count)]
 
 
-async def test_allowing_for_the_run_also_allows_the_request_already_waiting_and_names_the_rule():
-    engine, doc = engine_with_two_commands()
-    await engine.create(doc)
-    waiting = asyncio.create_task(asked(engine, 2))
+async def test_allowing_for_the_run_allows_the_same_step_already_waiting_and_names_the_rule_but_not_another():
+    engine = Engine(registry=Registry(builtin_tools()))
+    await engine.create(seq(group("g", tools=tools({"tool": "cmd_run", "args": {"command": "echo one"}},
+                                                   {"tool": "cmd_run", "args": {"command": "echo one"}},
+                                                   {"tool": "cmd_run", "args": {"command": "echo two"}}))))
+    waiting = asyncio.create_task(asked(engine, 3))
     run = await engine.start("s", {})
-    first, second = await waiting
+    ids = await waiting
+    by_command = {}
+    for iid in ids:
+        by_command.setdefault((await engine.get_interaction(iid)).request.command, []).append(iid)
+    first, same = by_command["echo one"]
+    [other] = by_command["echo two"]
     await engine.respond(first, {"kind": "approval", "decision": "approved", "scope": "run"})
-    record = await engine.runner.wait(run.run_id, T)
-    assert record.status == "succeeded"
-    sibling = await engine.get_interaction(second)
-    assert sibling.status == "resolved" and sibling.auto
+    sibling = await engine.get_interaction(same)
+    assert sibling.status == "resolved" and sibling.auto  # the same step, already waiting
+    assert (await engine.get_interaction(other)).status == "pending"  # another step: the person did not see it
     [rule] = await engine.approval_rules()
     assert rule.scope == "run" and rule.run_id == run.run_id and sibling.rule_id == rule.rule_id
-    assert sibling.rule_text == f"cmd_run for the rest of run {run.run_id}"
+    assert sibling.rule_text == f"cmd_run in one step (group 'g'), for the rest of run {run.run_id}"
+    await engine.respond(other, {"kind": "approval", "decision": "approved"})
+    assert (await engine.runner.wait(run.run_id, T)).status == "succeeded"
     again = await engine.start("s", {})  # another run: the run rule does not cover it
     assert len(await asyncio.wait_for(asked(engine, 1), T)) == 1
     await engine.stop(again.run_id)

@@ -53,6 +53,16 @@ async def test_delete_removes_it_once(backend: Backend):
     assert sorted(s.name for s in await backend.sequences.list()) == ["b"]
 
 
+async def test_the_identity_kept_with_a_sequence_is_read_back_without_its_tree(backend: Backend):
+    await backend.sequences.save(sequence("new").model_copy(update={"identity": "abc"}))
+    await backend.sequences.save(sequence("earlier"))  # saved before identities were kept
+    await backend.reopen()
+    assert await backend.sequences.identity_of("new") == "abc"
+    assert await backend.sequences.identity_of("earlier") == ""
+    assert await backend.sequences.identity_of("nothing") is None
+    assert (await backend.sequences.get("new")).identity == "abc"
+
+
 async def test_a_tool_never_set_asks(backend: Backend):
     assert backend.modes.get("cmd_run") == "ask"
     assert backend.modes.all() == {}

@@ -23,7 +23,8 @@ def _common(iid: str, **extra: Any) -> dict[str, Any]:
     import time
 
     return {"interaction_id": iid, "turn_id": "run-123456789", "created_at": int(time.time() * 1000),
-            "sequence_name": "Nightly", "group_name": "Checks", **extra}
+            "sequence_name": "Nightly", "group_name": "Checks", "step_fingerprint": "f1", "sequence_identity": "s1",
+            **extra}
 
 
 def _requests() -> list[Any]:

@@ -157,7 +157,8 @@ async def test_always_allow_sets_the_mode_and_confirms_on_screen(user: User):
     finished = expect("run.finished", lambda e: e.run_id == run_id)
     user.find(marker="always-allow").click()
     await user.should_see(marker="scope-dialog", retries=R)  # a wider approval is chosen, then confirmed
-    await user.should_see("Every cmd_run request, in every sequence, until you take it back in Settings")
+    await user.should_see("Every cmd_run request, in every sequence, whatever it runs, until you take it back in "
+                          "Settings")
     user.find(marker="scope-choice").elements.pop().set_value("tool")  # the written-out choice above
     user.find(marker="scope-confirm").click()
     assert (await wait(finished)).data["status"] == "succeeded"

@@ -68,12 +68,13 @@ def callback_address() -> str:
 
 async def approval_rows(rt: Runtime) -> list[ApprovalRow]:
     engine = rt.engine
-    rules = await engine.approval_rules()
+    rules, earlier = await engine.approval_rules(), await engine.earlier_version_rules()
     modes = {r.tool: "always-allow" for r in rules if r.scope == "tool"}
     narrower: dict[str, list[RuleRow]] = {}
     for rule in rules:
         if rule.scope != "tool":
-            narrower.setdefault(rule.tool, []).append(RuleRow(rule.rule_id, rule.text))
+            narrower.setdefault(rule.tool, []).append(
+                RuleRow(rule.rule_id, rule.text, rule.sequence if rule.rule_id in earlier else None))
     named = {t.name for t in engine.tools() if t.approval != "none"} | set(modes) | set(narrower)
     rows = []
     for name in named:

@@ -1,8 +1,9 @@
 """How far an approval reaches, chosen on screen with every choice written out, then confirmed.
 
-"Run once" stays the one-click answer. Anything wider (the rest of this run, this sequence, commands
-that start with some words, the tool everywhere) is picked here from choices that say exactly what
-they allow, and only the Allow button of this dialog sends it: no key and no single click can.
+"Run once" stays the one-click answer. Anything wider (this step for the rest of this run, this step
+of this sequence as it is now, commands that start with some words, the tool everywhere whatever it
+runs) is picked here from choices that say exactly what they allow (`gui.core.rules.scope_words`),
+and only the Allow button of this dialog sends it: no key and no single click can.
 """
 
 from __future__ import annotations
@@ -31,9 +32,13 @@ def suggested_prefix(command: str) -> str:
 
 
 def scope_choices(request: InteractionRequest, tool_name: str) -> list[Scope]:
-    choices: list[Scope] = ["run"]
-    if request.sequence_name:
-        choices.append("sequence")
+    """The scopes `rule_for` can make for `request`: one step needs the step's fingerprint, and "this
+    sequence" a saved sequence (not a file run)."""
+    choices: list[Scope] = []
+    if request.step_fingerprint:
+        choices.append("run")
+        if request.sequence_name and request.sequence_identity:
+            choices.append("sequence")
     if tool_name == PREFIX_TOOL and isinstance(request, ShellApprovalRequest) and suggested_prefix(request.command):
         choices.append("prefix")
     choices.append("tool")
@@ -44,7 +49,7 @@ class ScopeDialog(ui.dialog):
     def __init__(self, request: InteractionRequest, tool_name: str, on_choose: Choose) -> None:
         super().__init__()
         self.mark("scope-dialog")
-        self._request, self._on_choose = request, on_choose
+        self._request, self._on_choose, self._tool = request, on_choose, tool_name
         command = request.command if isinstance(request, ShellApprovalRequest) else ""
         with self, ui.card().classes("gap-3 w-[36rem] max-w-full"):
             ui.label(_("Allow {tool} without asking").format(tool=tool_name)).classes("text-lg font-semibold")
@@ -68,7 +73,7 @@ class ScopeDialog(ui.dialog):
         prefix = self.prefix.value if hasattr(self, "prefix") else None
         text = scope_words(scope, self._request, prefix, tr=_)
         # A sentence starts with a capital, but a tool's name (cmd_run) keeps its own spelling.
-        return text[:1].upper() + text[1:] if text.split(" ", 1)[0] in ("every", "only") else text
+        return text if text.startswith(self._tool) else text[:1].upper() + text[1:]
 
     def _changed(self) -> None:
         self.prefix.set_visibility(self.radio.value == "prefix")

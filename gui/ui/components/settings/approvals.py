@@ -29,6 +29,7 @@ class ApprovalRow:
 class RuleRow:
     rule_id: str
     text: str  # the rule in words ("commands that start with `git status`")
+    earlier_of: str | None = None  # made for an earlier version of this sequence: it allows nothing now
 
 
 class ApprovalModesTable(ui.column):
@@ -48,9 +49,16 @@ class ApprovalModesTable(ui.column):
             with ui.row(wrap=False).classes("w-full items-center gap-4 pl-6 py-1 text-sm "
                                             "border-b border-gray-100 dark:border-gray-800").mark(
                     f"approval-rule-{rule.rule_id}"):
-                ui.icon("subdirectory_arrow_right").classes("opacity-60")
-                ui.label(_("Runs without asking: {rule}").format(rule=rule_text_words(rule.text, _))).classes(
-                    "grow min-w-0 break-words")
+                words = rule_text_words(rule.text, _)
+                if rule.earlier_of is None:
+                    ui.icon("subdirectory_arrow_right").classes("opacity-60")
+                    ui.label(_("Runs without asking: {rule}").format(rule=words)).classes("grow min-w-0 break-words")
+                else:
+                    ui.icon("history").classes("opacity-60")
+                    with ui.column().classes("gap-0 grow min-w-0").mark(f"approval-rule-earlier-{rule.rule_id}"):
+                        ui.label(_("For an earlier version of '{sequence}': it allows nothing now, so that step "
+                                   "asks you again.").format(sequence=rule.earlier_of)).classes("break-words")
+                        ui.label(words).classes("text-gray-600 dark:text-gray-400 line-through break-words")
                 ui.button(_("Remove"), icon="delete", on_click=lambda r=rule.rule_id: self._on_revoke(r)).props(
                     "outline dense no-caps").mark(f"revoke-rule-{rule.rule_id}")
 
@@ -79,4 +87,5 @@ class ApprovalModesTable(ui.column):
                         "items-center gap-1 "
                         "text-gray-700 dark:text-gray-300 whitespace-nowrap"):
                     ui.icon("front_hand")
-                    ui.label(_("Asks, except where a rule below allows") if row.rules else _("Asks every time"))
+                    applies = any(rule.earlier_of is None for rule in row.rules)
+                    ui.label(_("Asks, except where a rule below allows") if applies else _("Asks every time"))

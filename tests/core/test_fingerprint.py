@@ -1,0 +1,59 @@
+"""Fingerprints: a step's stays while nothing that runs changes, and changes with anything that does;
+a group's stays the function run records were made with."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+import pytest
+
+from gui.core.fingerprint import Step, digest, group_fingerprint, step_fingerprint, step_of
+from gui.core.model import Group, SlotType, ToolCall
+
+CALL = ToolCall(tool="cmd_run", args={"command": "echo $args.host", "cwd": "/tmp"}, as_="said")
+GROUP = Group(name="g", description="d", in_={"host": SlotType.STRING}, out={"said": SlotType.STRING},
+              tools=(CALL,))
+BEFORE = step_fingerprint(CALL, GROUP)
+
+
+@pytest.mark.parametrize("group", [
+    GROUP.model_copy(update={"name": "renamed"}),
+    GROUP.model_copy(update={"description": "other words"}),
+    GROUP.model_copy(update={"out": {"other": SlotType.STRING}}),
+    GROUP.model_copy(update={"when": "$args.host != 'x'", "timeout": "5s"}),
+    GROUP.model_copy(update={"tools": (CALL, ToolCall(tool="echo", args={"value": 1}))}),
+])
+def test_a_step_keeps_its_fingerprint_when_nothing_that_runs_changes(group):
+    call = CALL.model_copy(update={"as_": "elsewhere"})
+    assert step_fingerprint(call, group) == BEFORE
+    assert step_fingerprint(ToolCall(tool="cmd_run", args={"cwd": "/tmp", "command": "echo $args.host"}),
+                            group) == BEFORE  # the order keys were written in does not count
+
+
+@pytest.mark.parametrize(("call", "inputs"), [
+    (ToolCall(tool="cmd_run", args={"command": "echo $args.host; id", "cwd": "/tmp"}), None),
+    (ToolCall(tool="cmd_run", args={"command": "echo $args.host"}), None),
+    (ToolCall(tool="cmd_run", args={"command": "echo $args.host", "cwd": "/tmp", "timeout": 5}), None),
+    (ToolCall(tool="file_write", args={"command": "echo $args.host", "cwd": "/tmp"}), None),
+    (CALL, {"host": SlotType.NUMBER}),
+    (CALL, {"host": SlotType.STRING, "extra": SlotType.STRING}),
+    (CALL, {"name": SlotType.STRING}),
+])
+def test_a_step_gets_another_fingerprint_when_its_tool_arguments_or_inputs_change(call, inputs):
+    group = GROUP if inputs is None else GROUP.model_copy(update={"in_": inputs})
+    assert step_fingerprint(call, group) != BEFORE
+
+
+def test_a_host_joins_the_fingerprint_only_when_set():
+    step = step_of(CALL, GROUP)
+    assert Step(step.tool, step.args, step.inputs, on=None).fingerprint == BEFORE
+    assert Step(step.tool, step.args, step.inputs, on="node-1").fingerprint not in (BEFORE, Step(
+        step.tool, step.args, step.inputs, on="node-2").fingerprint)
+
+
+def test_the_group_fingerprint_is_the_one_run_records_were_made_with():
+    """Resume compares a saved group with the fingerprint kept in old run records: same function."""
+    text = json.dumps(GROUP.model_dump(mode="json", by_alias=True), sort_keys=True, ensure_ascii=True)
+    assert group_fingerprint(GROUP) == hashlib.sha256(text.encode()).hexdigest()[:20]
+    assert digest({"b": 1, "a": "ü"}) == digest({"a": "ü", "b": 1}) and len(digest([])) == 20
