@@ -5,31 +5,34 @@ An approval is answered for one request (`once`, the default) or with a scope th
 
 - `run`: this step, for the rest of this run (a request of the same step already waiting included);
 - `sequence`: this step of this saved sequence, as it is now, whenever the sequence runs;
-- `prefix`: `cmd_run` commands that start with the given words (`git status`). A command that
-  holds a shell operator (`;`, `&`, `|`, `<`, `>`, `$`, a backquote, parentheses, a newline) never
-  matches, so `git status; rm -rf x` is asked about even with a `git status` rule;
+- `prefix`: `cmd_run` commands of this step that start with the given words (`git status`), whatever
+  its inputs put after them. A command that holds a shell operator (`;`, `&`, `|`, `<`, `>`, `$`, a
+  backquote, parentheses, a newline) never matches, so `git status; rm -rf x` is asked about even
+  with a `git status` rule;
 - `tool`: this tool everywhere, whatever it runs (what "always allow" meant before scopes).
 
 **A rule covers the step it was made from.** Every approval request carries the fingerprint of the
 step that asks (`gui.core.fingerprint`: the tool, its arguments as written before inputs go in, its
-group's inputs) and the identity of its saved sequence (`Sequence.identity`). A `run` or `sequence`
-rule keeps both, and covers a request only when they are equal: a sequence changed after the
+group's inputs) and the identity of its saved sequence (`Sequence.identity`). A `run`, `sequence` or
+`prefix` rule keeps the fingerprint (a `sequence` rule the identity too), and covers a request only
+when they are equal: a sequence changed after the
 person said yes (another command, `PUT /api/sequences/{name}`), or deleted and made again under the
 same name, asks again. A `sequence` rule whose step its sequence no longer has is shown as made
 "for an earlier version" (`made_for_earlier_version`); deleting a sequence removes its rules
 (`RuleBook.forget`), and a sequence made again never gets its old identity, so no rule passes on.
 
-**A prefix rule covers its words, in any step.** The person chose the words the commands start
-with, and every command is checked against them as it is about to run (after its inputs are put
-in), so no edit of a sequence can make a prefix rule allow more than its words say: a command that
-starts otherwise, or holds an operator, asks. Binding it to one step would make it the same as a
-`sequence` rule. It keeps the fingerprint of the step it was made from as a note of where it came
-from, never to match.
+**A prefix rule covers its words, in its step.** It is narrower than a `sequence` rule: of the
+commands the step makes from its inputs, only those that start with the words, checked on the
+command as it is about to run (after its inputs are put in); a command that starts otherwise, or
+holds an operator, asks. It is not tied to one sequence: the same step (same tool, same argument
+templates, same inputs) in another sequence is what the person saw too.
 
 **Rules kept by an earlier SeqDesk** (no fingerprint): a `sequence` or `run` rule covers nothing
 any more (its step asks again, once, and a new answer makes a new rule); Settings shows such a
 `sequence` rule as made for an earlier version (a `run` rule's run ended when that SeqDesk did). A
-`prefix` or `tool` rule works as before, since neither depended on a step.
+`prefix` rule of then covers its words in any step, as it said when it was made (its words in
+Settings and in records say so: "commands that start with …", without a step), and a `tool` rule
+works as before.
 
 `tool` rules live in the approval modes (`always-allow`); the others are `ApprovalRule`s kept beside
 them. Each has an id, and every auto-approval records the rule that allowed it.
@@ -53,7 +56,7 @@ from gui.core.model import Sequence
 Scope = Literal["once", "run", "sequence", "prefix", "tool"]
 RuleScope = Literal["run", "sequence", "prefix", "tool"]
 SCOPES: tuple[Scope, ...] = ("once", "run", "sequence", "prefix", "tool")
-STEP_SCOPES: frozenset[str] = frozenset({"run", "sequence"})  # rules that cover one step only
+STEP_SCOPES: frozenset[str] = frozenset({"run", "sequence", "prefix"})  # rules that cover one step only
 PREFIX_TOOL = "cmd_run"
 _OPERATORS = frozenset(";&|<>$`()\n\r")
 
@@ -73,8 +76,8 @@ class ApprovalRule(BaseModel):
     prefix: str | None = None  # scope prefix
     created_at: int = 0  # ms
     from_interaction: str | None = None  # the answer that made it
-    # The step it was made from (`gui.core.fingerprint`): a run or sequence rule covers that step only
-    # (a prefix rule keeps it as a note). None: kept by an earlier SeqDesk (see the module's words).
+    # The step it was made from (`gui.core.fingerprint`): a run, sequence or prefix rule covers that step
+    # only. None: kept by an earlier SeqDesk (see the module's words).
     step_fingerprint: str | None = None
     sequence_identity: str | None = None  # scope sequence: which saved sequence (`Sequence.identity`)
     group: str | None = None  # the step's group when the rule was made (its words name it)
@@ -96,8 +99,9 @@ class ApprovalRule(BaseModel):
             return False
         if tool_name_of(request) != self.tool:
             return False
-        if self.scope in STEP_SCOPES and (self.step_fingerprint is None
-                                          or request.step_fingerprint != self.step_fingerprint):
+        if self.scope in STEP_SCOPES and self.step_fingerprint is None and self.scope != "prefix":
+            return False  # an earlier SeqDesk's run or sequence rule: its step is not known
+        if self.step_fingerprint is not None and request.step_fingerprint != self.step_fingerprint:
             return False
         if self.scope == "run":
             return request.turn_id == self.run_id
@@ -184,7 +188,7 @@ def rule_for(scope: RuleScope, request: InteractionRequest, *, prefix: str | Non
 RULE_WORDS: dict[RuleScope, str] = {  # a rule in words (as kept in records: `rule_text_words` reads them back)
     "run": N_("{tool} in one step (group '{group}'), for the rest of run {run_id}"),
     "sequence": N_("{tool} in one step of the sequence '{sequence}' (group '{group}'), as it was when you allowed it"),
-    "prefix": N_("commands that start with `{prefix}`"),
+    "prefix": N_("commands that start with `{prefix}`, in one step (group '{group}')"),
     "tool": N_("every {tool} request, in every sequence"),
 }
 # The words of a run or sequence rule kept by an earlier SeqDesk (no step: see the module's words),
@@ -192,6 +196,7 @@ RULE_WORDS: dict[RuleScope, str] = {  # a rule in words (as kept in records: `ru
 EARLIER_RULE_WORDS: dict[RuleScope, str] = {
     "run": N_("{tool} for the rest of run {run_id}"),
     "sequence": N_("{tool} whenever the sequence '{sequence}' runs"),
+    "prefix": N_("commands that start with `{prefix}`"),
 }
 _FIELD = re.compile(r"\{(\w+)\}")
 _FIELD_PATTERN = {"tool": r"\S+", "run_id": r"\S+"}  # any other field: any text
@@ -235,7 +240,9 @@ def scope_words(scope: Scope, request: InteractionRequest, prefix: str | None = 
                      "every time the sequence runs; if the step changes, you will be asked again")).format(
             tool=tool, group=request.group_name, sequence=request.sequence_name)
     if scope == "prefix":
-        return tr(N_("every command that starts with `{prefix}`, in any step of any sequence (never one with ;, |, "
-                     "& or other operators)")).format(prefix=prefix or "")
+        return tr(N_("the commands of this exact step ({tool} in group '{group}') that start with `{prefix}`, "
+                     "whatever its inputs put after them, wherever the step runs as it is now (never one with ;, "
+                     "|, & or other operators); if the step changes, you will be asked again")).format(
+            tool=tool, group=request.group_name, prefix=prefix or "")
     return tr(N_("every {tool} request, in every sequence, whatever it runs, until you take it back in "
                  "Settings")).format(tool=tool)

@@ -68,15 +68,20 @@ def test_run_and_sequence_rules_kept_by_an_earlier_seqdesk_cover_nothing_and_pre
     old_prefix = ApprovalRule(rule_id="c", tool="cmd_run", scope="prefix", prefix="git status")
     assert not old_run.matches(shell("ls")) and not old_seq.matches(shell("ls"))
     assert not old_seq.matches(shell("ls", step=None, identity=None))
-    assert old_prefix.matches(shell("git status -s", step="any"))
+    assert old_prefix.matches(shell("git status -s", step="any"))  # as its words said when it was made
+    assert old_prefix.text == "commands that start with `git status`"
     assert old_seq.text == "cmd_run whenever the sequence 's' runs"  # its words, as they read when it was made
     assert made_for_earlier_version(old_seq, None)
 
 
-def test_a_prefix_rule_covers_its_words_in_any_step_of_any_sequence():
-    rule = ApprovalRule(rule_id="p", tool="cmd_run", scope="prefix", prefix="git status", step_fingerprint="f1")
-    assert rule.matches(shell("git status -s", sequence="other", step="f9", identity="id9"))
-    assert not rule.matches(shell("git push", step="f1"))  # its words decide, not the step
+def test_a_prefix_rule_covers_its_words_in_its_step_wherever_that_step_runs():
+    rule = ApprovalRule(rule_id="p", tool="cmd_run", scope="prefix", prefix="git status", step_fingerprint="f1",
+                        group="g")
+    assert rule.matches(shell("git status -s", step="f1"))
+    assert rule.matches(shell("git status -s", sequence="other", step="f1", identity="id9"))  # the same step
+    assert not rule.matches(shell("git status -s", step="f9"))  # another step (or this one changed) asks
+    assert not rule.matches(shell("git push", step="f1"))  # and in its step, its words decide
+    assert rule.text == "commands that start with `git status`, in one step (group 'g')"
 
 
 def test_a_rule_records_the_step_and_the_sequence_it_was_made_from():
@@ -87,7 +92,7 @@ def test_a_rule_records_the_step_and_the_sequence_it_was_made_from():
     run = rule_for("run", request, prefix=None, now_ms=5)
     assert (run.step_fingerprint, run.run_id, run.sequence_identity) == ("f7", "r1", None)
     assert run.text == "cmd_run in one step (group 'g'), for the rest of run r1"
-    assert rule_for("prefix", request, prefix="ls", now_ms=5).step_fingerprint == "f7"  # a note of where it came from
+    assert rule_for("prefix", request, prefix="ls", now_ms=5).step_fingerprint == "f7"
     assert rule_for("tool", request, prefix=None, now_ms=5).step_fingerprint is None
 
 
@@ -95,7 +100,8 @@ def test_a_rule_records_the_step_and_the_sequence_it_was_made_from():
     "cmd_run in one step of the sequence 's' (group 'g'), as it was when you allowed it",
     "cmd_run in one step (group 'g x'), for the rest of run r1",
     "cmd_run whenever the sequence 'old one' runs", "cmd_run for the rest of run r0",
-    "commands that start with `git status`", "every cmd_run request, in every sequence"])
+    "commands that start with `git status`", "commands that start with `git status`, in one step (group 'g')",
+    "every cmd_run request, in every sequence"])
 def test_a_rule_kept_in_a_record_is_read_back_new_words_and_earlier_ones(text):
     assert rule_text_words(text, lambda t: "<" + t + ">").startswith("<")
     assert rule_text_words(text) == text
@@ -170,7 +176,8 @@ async def test_a_prefix_answer_allows_later_matching_commands_and_revoking_it_as
     later = await engine.runner.wait((await engine.start("s", {})).run_id, T)
     assert later.status == "succeeded"  # allowed by the rule, nobody asked
     [auto] = (await engine.interaction_page(run_id=later.run_id)).items
-    assert auto.auto and auto.rule_id == rule.rule_id and auto.rule_text == "commands that start with `echo hi`"
+    assert auto.auto and auto.rule_id == rule.rule_id and auto.rule_text == (
+        "commands that start with `echo hi`, in one step (group 'g')")
     await engine.revoke_approval_rule(rule.rule_id)
     assert await engine.approval_rules() == []
     with pytest.raises(LookupError):

@@ -152,3 +152,17 @@ async def test_a_renamed_sequence_keeps_its_identity_and_a_new_one_gets_its_own(
     second = (await engine.create(benign(name="other", group_name="g2"))).sequence
     renamed = (await engine.rename("benign", benign(name="moved"))).sequence
     assert first.identity and renamed.identity == first.identity and second.identity not in (None, first.identity)
+
+
+async def test_a_prefix_rule_asks_again_once_its_step_changes_even_when_the_command_keeps_its_words():
+    engine = fresh_engine()
+    await engine.create(benign("echo hi"))
+    asked = first_request(engine)
+    run = await engine.start("benign", {})
+    await engine.respond(await asyncio.wait_for(asked, T), {"kind": "approval", "decision": "approved",
+                                                            "scope": "prefix", "prefix": "echo hi"})
+    assert (await engine.runner.wait(run.run_id, T)).status == "succeeded"
+    [rule] = await engine.approval_rules()
+    await runs_under(engine, rule)
+    await engine.rename("benign", benign("echo hi there"))  # still starts with the words, but another step
+    await asks_again(engine)

@@ -38,8 +38,9 @@ async def test_a_prefix_scope_is_written_out_confirmed_then_shown_in_settings_an
     user.find(marker="always-allow").click()
     await user.should_see(marker="scope-dialog", retries=R)
     user.find(marker="scope-choice").elements.pop().set_value("prefix")
-    await user.should_see("Every command that starts with `echo hello`, in any step of any sequence (never one with "
-                          ";, |, & or other operators)")
+    await user.should_see("The commands of this exact step (cmd_run in group 'inbox-seq-g') that start with "
+                          "`echo hello`, whatever its inputs put after them, wherever the step runs as it is now "
+                          "(never one with ;, |, & or other operators); if the step changes, you will be asked again")
     user.find(marker="scope-confirm").click()
     await user.should_see("Now allowed without asking: commands that start with `echo hello`", retries=R)
     [rule] = await engine().approval_rules()

@@ -1,7 +1,7 @@
 """How far an approval reaches, chosen on screen with every choice written out, then confirmed.
 
 "Run once" stays the one-click answer. Anything wider (this step for the rest of this run, this step
-of this sequence as it is now, commands that start with some words, the tool everywhere whatever it
+of this sequence as it is now, this step's commands that start with some words, the tool everywhere whatever it
 runs) is picked here from choices that say exactly what they allow (`gui.core.rules.scope_words`),
 and only the Allow button of this dialog sends it: no key and no single click can.
 """
@@ -32,15 +32,16 @@ def suggested_prefix(command: str) -> str:
 
 
 def scope_choices(request: InteractionRequest, tool_name: str) -> list[Scope]:
-    """The scopes `rule_for` can make for `request`: one step needs the step's fingerprint, and "this
-    sequence" a saved sequence (not a file run)."""
+    """The scopes `rule_for` can make for `request`: one step (this run, this sequence, a prefix) needs
+    the step's fingerprint, and "this sequence" a saved sequence (not a file run)."""
     choices: list[Scope] = []
     if request.step_fingerprint:
         choices.append("run")
         if request.sequence_name and request.sequence_identity:
             choices.append("sequence")
-    if tool_name == PREFIX_TOOL and isinstance(request, ShellApprovalRequest) and suggested_prefix(request.command):
-        choices.append("prefix")
+        if tool_name == PREFIX_TOOL and isinstance(request, ShellApprovalRequest) \
+                and suggested_prefix(request.command):
+            choices.append("prefix")
     choices.append("tool")
     return choices
 
