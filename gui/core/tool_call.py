@@ -49,7 +49,7 @@ from gui.core.records import (
 )
 from gui.core.registry import Registry, Tool, ToolArgumentError, ToolContext, ToolDeclined, ToolError
 from gui.core.run_args import type_name
-from gui.core.substitution import SubstitutionError, bound_inputs, substitute
+from gui.core.substitution import SubstitutionError, bound_inputs, run_as_code, substitute
 from gui.core.tool_info import nearest_names
 
 _WORDS = {"string": N_("text"), "number": N_("a number"), "boolean": N_("yes/no"), "array": N_("a list"),
@@ -201,7 +201,8 @@ class ToolCaller:
         for attempt in range(1, attempts + 1):
             record.attempts = attempt
             try:
-                edited = await self._approve(scope, tool, args, record, bound_inputs(call.args, scope.args))
+                edited = await self._approve(scope, tool, args, record, bound_inputs(call.args, scope.args),
+                                             run_as_code(call.args, tool.shell_text_args))
                 if edited is not None:  # the person changed the arguments before approving: run those
                     record.original_args, args = record.args, tool.validate_args(edited)
                     record.args = args
@@ -317,11 +318,11 @@ class ToolCaller:
 
     # -- approval ------------------------------------------------------------------------------
     async def _approve(self, scope: CallScope, tool: Tool, args: dict[str, Any], record: ToolRecord,
-                       bound: dict[str, Any]) -> dict[str, Any] | None:
+                       bound: dict[str, Any], as_code: dict[str, str]) -> dict[str, Any] | None:
         """Ask when the tool needs it; the person's edited arguments, if they changed them."""
         if tool.approval == "none":
             return None
-        request = self._approval_request(scope, tool, args, record, bound)
+        request = self._approval_request(scope, tool, args, record, bound, as_code)
         outcome = await approve(self.interactions, self.interactions.modes, request, tool.name,
                                 port=ObservedPort(self, scope, record))
         if outcome.auto:
@@ -331,7 +332,7 @@ class ToolCaller:
         return outcome.edited_input
 
     def _approval_request(self, scope: CallScope, tool: Tool, args: dict[str, Any], record: ToolRecord,
-                          bound: dict[str, Any]) -> ShellApprovalRequest | ToolApprovalRequest:
+                          bound: dict[str, Any], as_code: dict[str, str]) -> ShellApprovalRequest | ToolApprovalRequest:
         common: dict[str, Any] = {
             "interaction_id": uuid.uuid4().hex,
             "turn_id": scope.run_id,
@@ -345,7 +346,7 @@ class ToolCaller:
         if shell is not None:
             return ShellApprovalRequest(**common, title=shell.title, description=shell.description,
                                         command=shell.command, cwd=shell.cwd, reason=shell.reason,
-                                        operation=shell.operation, tool_input=args)
+                                        operation=shell.operation, tool_input=args, run_as_code=as_code)
         summary = tool.approval_summary(args)
         return ToolApprovalRequest(**common, validated_input=args, tool_description=tool.description,
                                    summary=summary.text if summary else None,

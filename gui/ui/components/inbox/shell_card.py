@@ -10,12 +10,21 @@ from __future__ import annotations
 from nicegui import ui
 
 from gui.core.interactions import ApprovalResponse, ShellApprovalRequest
-from gui.core.substitution import shell_words
+from gui.core.substitution import as_text, shell_words
 from gui.i18n import DATA, N_, _
 from gui.ui.components.inbox.body import ApprovalBody, Submit, bound_inputs_view, mono_block, section_label
 
 OPERATION_WORDS = {"exec": N_("Run a command and wait for it"), "start": N_("Start a program that keeps running"),
                    "write": N_("Write to a file")}
+
+
+def _inserted(request: ShellApprovalRequest) -> dict[str, tuple[str, ...]]:
+    """How each input reads in the command: quoted, escaped inside "…", or the whole command itself."""
+    inserted: dict[str, tuple[str, ...]] = {}
+    for name, value in request.bound_inputs.items():
+        whole = (as_text(value),) if as_text(value) == request.command else ()
+        inserted[name] = shell_words(value) + whole
+    return inserted
 
 
 class ShellApprovalCard(ApprovalBody):
@@ -37,9 +46,8 @@ class ShellApprovalCard(ApprovalBody):
             if request.description:
                 ui.label(_(request.description)).classes("text-sm")
             section_label(_("Wants to run"))
-            mono_block(request.command, marker="command",
-                       inputs={name: shell_words(value) for name, value in request.bound_inputs.items()})
-            bound_inputs_view(request.bound_inputs)
+            mono_block(request.command, marker="command", inputs=_inserted(request))
+            bound_inputs_view(request.bound_inputs, request.run_as_code)
             with ui.grid(columns="auto 1fr").classes("gap-x-4 gap-y-1 text-sm items-baseline"):
                 ui.label(_("In folder")).classes("opacity-70")
                 ui.label(request.cwd).classes(f"font-mono break-all {DATA}").mark("cwd")
