@@ -40,8 +40,8 @@ _REFUSED: dict[Place, str] = {
     Place.HEREDOC_DELIMITER: N_("$args.{name} is the end word of a here-document (<<): write a fixed word there"),
     Place.COMMENT: N_("$args.{name} is inside a comment (after #), where it does nothing and a line break in its "
                       "value would run the rest: take it out of the comment"),
-    Place.UNCLEAR: N_("SeqDesk cannot tell how the shell reads the command before $args.{name} (sh and bash read "
-                      "it differently): write that part more simply"),
+    Place.UNCLEAR: N_("SeqDesk cannot tell how the shell reads the command before $args.{name} (shells read that "
+                      "part differently, or an alias set before it can change it): write that part more simply"),
 }
 
 

@@ -10,11 +10,14 @@ text inside quotes, and has had no release since 2023.
 
 It fails closed: where dash and bash read the same text differently (a `'` inside `${…}` inside
 "…", `\\'` inside `$'…'`, a here-document begun inside `$(…)` that ends before its line does, a
-here-document whose delimiter holds an input), every hole after that point is `UNCLEAR`.
+here-document whose delimiter holds an input), every hole after that point is `UNCLEAR`; so is every
+hole on a line after a command that may define an alias (`alias`, `eval`, `.`), which would change
+how that line is split into words.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -28,6 +31,10 @@ _OPERATORS = (";;&", "<<<", "<<-", "&&", "||", ";;", ";&", "<<", ">>", "<&", ">&
 _REDIRECTIONS = frozenset({"<<<", ">>", "<&", ">&", "<>", ">|", "<", ">"})
 # Words after which the next word is again the start of a command.
 RESERVED = frozenset({"!", "{", "}", "if", "then", "else", "elif", "fi", "do", "done", "while", "until"})
+# Commands that can define an alias, which changes how every line read after them is split into
+# words (`alias q="printf '"` makes the next `q $args.x'` quoted around the input).
+_ALIASING = frozenset({"alias", "eval", ".", "source"})
+_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 
 
 class Place(StrEnum):
@@ -101,8 +108,12 @@ class _WordBuilder:
 
 
 def read_shell(pieces: Sequence[str | int]) -> Reading:
-    """Read `pieces` (text, and holes numbered by int) as sh would read them with the holes filled."""
-    return _Lexer(pieces).read()
+    """Read `pieces` (text, and holes numbered by int) as sh would read them with the holes filled.
+    Text nested too deeply to read (hundreds of `$(`) leaves every hole `UNCLEAR`."""
+    try:
+        return _Lexer(pieces).read()
+    except RecursionError:
+        return Reading(places={piece: Place.UNCLEAR for piece in pieces if isinstance(piece, int)})
 
 
 class _Lexer:
@@ -122,6 +133,7 @@ class _Lexer:
         self.pos = 0
         self.depth = 0
         self.unclear = False
+        self.aliasing = False  # a command that may define an alias has been read
         self.refusing: list[Place] = []  # the constructs around `pos` where no input may go
         self.words: list[_WordBuilder] = []  # the words being read around `pos`
         self.pending: list[_HereDoc] = []
@@ -165,6 +177,7 @@ class _Lexer:
             nonlocal command, pipeline
             if command:
                 pipeline.append(command)
+                self.aliasing = self.aliasing or _may_alias(command)
             command = []
             if not piped and pipeline:
                 self.reading.pipelines.append(pipeline)
@@ -181,6 +194,7 @@ class _Lexer:
                 self.pos += 1
                 end()
                 self._bodies(depth)
+                self.unclear = self.unclear or self.aliasing  # the lines after an alias may read otherwise
             elif ch == "#" and not self._hole(self.pos):
                 self._comment()
             elif ch == ")" and not self._hole(self.pos):
@@ -529,6 +543,17 @@ class _Lexer:
             continued = not doc.quoted and trailing % 2 == 1  # `\` at the end joins the next line
             self.pos = end + 1
         self.pos = len(src)
+
+
+def _may_alias(command: Command) -> bool:
+    """Whether `command` may define an alias: `alias`, `eval`, `.`, `source` (also after `command`
+    or `builtin`), or a name that is not plain text (`$x q=…`, where x may be "alias")."""
+    words = [w for w in command if w.text not in RESERVED]
+    while words and _ASSIGNMENT.match(words[0].head):
+        words = words[1:]
+    while words and words[0].text in ("command", "builtin"):
+        words = words[1:]
+    return bool(words) and (words[0].text is None or words[0].text in _ALIASING)
 
 
 def _unquote(raw: str) -> str:

@@ -92,6 +92,18 @@ def test_where_dash_and_bash_read_differently_everything_after_is_unclear():
     assert places("echo $(cat <<EOF) $args.x\nbody\nEOF\n") == ["unclear"]
 
 
+def test_lines_after_a_command_that_may_define_an_alias_are_unclear_the_same_line_is_not():
+    # dash (and bash --posix) expand `q` on the next line: the input would sit inside the alias's '
+    assert places("alias q=\"printf %s '\"\nq $args.x'") == ["unclear"]
+    assert places("alias q=x; echo $args.x\necho $args.y") == ["word", "unclear"]
+    assert places(". ./env.sh\necho $args.x") == ["unclear"]
+    assert places("v=alias; $v q=1\necho $args.x") == ["unclear"]
+
+
+def test_text_nested_too_deeply_to_read_leaves_the_input_unclear():
+    assert places("echo " + "$(" * 2000 + "echo $args.x" + ")" * 2000) == ["unclear"]
+
+
 def test_a_line_continuation_joins_words_and_is_not_a_newline():
     assert places("echo a \\\n $args.x") == ["word"]
 

@@ -179,7 +179,8 @@ def bound_inputs_view(bound: Mapping[str, Any], run_as_code: Mapping[str, str] |
 
 
 def _runs_as_code(name: str, program: str) -> None:
-    with ui.row().classes("items-center gap-1 no-wrap font-medium text-orange-800 dark:text-orange-300").mark(f"runs-as-code-{name}"):
+    with ui.row().classes("items-center gap-1 no-wrap font-medium text-orange-800 dark:text-orange-300") \
+            .mark(f"runs-as-code-{name}"):
         ui.icon("warning", size="xs")
         if program:
             ui.label(_("This input will be run as a command (by {program})").format(program=program))
