@@ -17,7 +17,7 @@ from __future__ import annotations
 import shlex
 
 from gui.core.marks import N_, Sentence, sentence
-from gui.core.shell_lexer import Place
+from gui.core.shell_reading import Place
 
 TEXT_PLACES = frozenset({Place.WORD, Place.DOUBLE_QUOTED})
 NUMBER_PLACES = TEXT_PLACES | {Place.SINGLE_QUOTED, Place.DOLLAR_QUOTED, Place.BACKQUOTED, Place.PARAMETER,
@@ -33,8 +33,9 @@ _REFUSED: dict[Place, str] = {
                          "a command: write $(…) instead of `…`"),
     Place.PARAMETER: N_("$args.{name} is inside ${{…}}, where the shell would read its value as part of the "
                         "expansion: use it outside the ${{…}}"),
-    Place.ARITHMETIC: N_("$args.{name} is inside $((…)), where the shell would evaluate its value (which can run "
-                         "commands): make it a number input, or use it outside the $((…))"),
+    Place.ARITHMETIC: N_("$args.{name} is inside arithmetic ($((…)), ((…)), $[…] or an index a[…]), where the shell "
+                         "would evaluate its value (which can run commands): make it a number input, or use it "
+                         "outside"),
     Place.HEREDOC: N_("$args.{name} is inside a here-document (<<), where a line of its value could end the "
                       "document and run the rest: pass it another way, for example printf '%s\\n' $args.{name} | …"),
     Place.HEREDOC_DELIMITER: N_("$args.{name} is the end word of a here-document (<<): write a fixed word there"),

@@ -19,68 +19,21 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from enum import StrEnum
+from dataclasses import dataclass
+
+from gui.core.shell_heredoc import HereDoc, body_end, unquote
+from gui.core.shell_reading import RESERVED, Command, Pipeline, Place, Reading, Word, may_alias
 
 HOLE = "\ufffc"  # stands for an input in the text read (it is never special to a shell)
 _BLANK = " \t"
 _ENDS_WORD = " \t\n;&|()<>"
+_ENDS_INDEX = "\n;&|()<>"  # bash reads `a[ 1 ]=x` as one word: blanks do not end an index
 # Longest first: the operator at a place is the longest that fits.
 _OPERATORS = (";;&", "<<<", "<<-", "&&", "||", ";;", ";&", "<<", ">>", "<&", ">&", "<>", ">|",
               ";", "&", "|", "<", ">")
 _REDIRECTIONS = frozenset({"<<<", ">>", "<&", ">&", "<>", ">|", "<", ">"})
-# Words after which the next word is again the start of a command.
-RESERVED = frozenset({"!", "{", "}", "if", "then", "else", "elif", "fi", "do", "done", "while", "until"})
-# Commands that can define an alias, which changes how every line read after them is split into
-# words (`alias q="printf '"` makes the next `q $args.x'` quoted around the input).
-_ALIASING = frozenset({"alias", "eval", ".", "source"})
-_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
-
-
-class Place(StrEnum):
-    """Where a hole sits, as the shell reads the text around it."""
-
-    WORD = "word"  # between words or glued to unquoted text: it becomes (part of) a word
-    DOUBLE_QUOTED = "double-quoted"  # inside "…"
-    SINGLE_QUOTED = "single-quoted"  # inside '…'
-    DOLLAR_QUOTED = "dollar-quoted"  # inside $'…'
-    AFTER_BACKSLASH = "after-backslash"  # right after a \ that escapes what follows
-    BACKQUOTED = "backquoted"  # inside `…`
-    PARAMETER = "parameter"  # inside ${…}
-    ARITHMETIC = "arithmetic"  # inside $((…))
-    HEREDOC = "heredoc"  # in the body of a here-document
-    HEREDOC_DELIMITER = "heredoc-delimiter"  # in the word after <<
-    COMMENT = "comment"  # after a #
-    UNCLEAR = "unclear"  # after text that shells read differently
-
-
-@dataclass
-class Word:
-    """One word of a command. `text`: the word after quote removal when it is plain text, None when
-    it holds an expansion or a hole; `head`: the plain text before the first of those; `holes`: every
-    hole inside it (also inside a `$(…)` within it: that output becomes part of the word)."""
-
-    text: str | None
-    head: str
-    holes: frozenset[int]
-
-
-Command = list[Word]
-Pipeline = list[Command]  # commands joined by `|`, each reading what the one before printed
-
-
-@dataclass
-class Reading:
-    places: dict[int, Place] = field(default_factory=dict)
-    pipelines: list[Pipeline] = field(default_factory=list)
-
-
-@dataclass
-class _HereDoc:
-    delimiter: str
-    strip_tabs: bool
-    quoted: bool
-    depth: int
+_NAME_IS = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\+?=\Z")
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 
 
 @dataclass
@@ -136,7 +89,7 @@ class _Lexer:
         self.aliasing = False  # a command that may define an alias has been read
         self.refusing: list[Place] = []  # the constructs around `pos` where no input may go
         self.words: list[_WordBuilder] = []  # the words being read around `pos`
-        self.pending: list[_HereDoc] = []
+        self.pending: list[HereDoc] = []
         self.reading = Reading()
 
     def read(self) -> Reading:
@@ -177,7 +130,7 @@ class _Lexer:
             nonlocal command, pipeline
             if command:
                 pipeline.append(command)
-                self.aliasing = self.aliasing or _may_alias(command)
+                self.aliasing = self.aliasing or may_alias(command)
             command = []
             if not piped and pipeline:
                 self.reading.pipelines.append(pipeline)
@@ -211,8 +164,17 @@ class _Lexer:
                 else:
                     end()  # a stray ")": the shell refuses the whole text
             elif ch == "(" and not self._hole(self.pos):
-                self.pos += 1
-                if not (cases and cases[-1].state == "pattern" and cases[-1].pattern_words == 0):
+                if cases and cases[-1].state == "pattern" and cases[-1].pattern_words == 0:
+                    self.pos += 1
+                elif src.startswith("((", self.pos) and all(w.text in RESERVED for w in command):
+                    self._arithmetic(2)  # bash's `(( … ))`, which evaluates what is inside
+                elif command and _NAME_IS.match(src[self.pos - len(command[-1].head):self.pos]):
+                    self.pos += 1  # bash's `a=( [index]=value … )`: its indexes are arithmetic
+                    self.refusing.append(Place.ARITHMETIC)
+                    self._commands(")")
+                    self.refusing.pop()
+                else:
+                    self.pos += 1
                     parens += 1
                     end()
             elif ch in ";&|<>" and not self._hole(self.pos):
@@ -312,6 +274,9 @@ class _Lexer:
                 self._backquoted()
             elif ch == "$":
                 self._dollar(word, in_quotes=False)
+            elif ch == "[" and word.head is None and _NAME.match("".join(word.chars)):
+                word.dynamic()
+                self._subscript(1)  # `a[i]=…`: bash evaluates the index
             else:
                 word.chars.append(ch)
                 self.pos += 1
@@ -401,6 +366,9 @@ class _Lexer:
             self._dynamic(word)
             self.pos += 2
             self._commands(")")
+        elif src.startswith("$[", at):
+            self._dynamic(word)
+            self._subscript(2)  # bash's old `$[ … ]` arithmetic
         elif src.startswith("${", at):
             self._dynamic(word)
             self._parameter(in_quotes=in_quotes)
@@ -422,10 +390,11 @@ class _Lexer:
         if word is not None:
             word.dynamic()
 
-    def _arithmetic(self) -> None:
-        """$((…)); when its first `)` closes alone it was `$( (…) …)`, which dash refuses: unclear."""
+    def _arithmetic(self, opener: int = 3) -> None:
+        """$((…)) (or bash's `((…))`, `opener` 2); when its first `)` closes alone it was `$( (…) …)`,
+        which dash refuses: unclear."""
         self.refusing.append(Place.ARITHMETIC)
-        self.pos += 3
+        self.pos += opener
         parens = 0
         while self.pos < len(self.src):
             ch = self.src[self.pos]
@@ -446,6 +415,28 @@ class _Lexer:
                     self.unclear = True
                     self._commands(")")
                 break
+            else:
+                self._inner(in_quotes=False)
+        self.refusing.pop()
+
+    def _subscript(self, opener: int) -> None:
+        """Up to the `]` that closes `$[` or an index `a[` (`opener` 1): bash evaluates what is inside as
+        arithmetic, and reads `a[ i ]=x` as one word, blanks and all."""
+        self.refusing.append(Place.ARITHMETIC)
+        self.pos += opener
+        depth = 1
+        while self.pos < len(self.src):
+            ch = self.src[self.pos]
+            if self._hole(self.pos):
+                self._mark(self.pos, Place.ARITHMETIC)
+                self.pos += 1
+            elif ch in "[]":
+                depth += 1 if ch == "[" else -1
+                self.pos += 1
+                if not depth:
+                    break
+            elif ch in _ENDS_INDEX and opener == 1:
+                break  # `a[` not closed on its command: the rest is read as usual
             else:
                 self._inner(in_quotes=False)
         self.refusing.pop()
@@ -515,7 +506,7 @@ class _Lexer:
                 self.reading.places[hole] = Place.HEREDOC_DELIMITER
             self.unclear = True  # where its body ends depends on what the shell makes of this word
         quoted = any(c in raw for c in "'\"\\")
-        self.pending.append(_HereDoc(_unquote(raw), strip_tabs, quoted, depth))
+        self.pending.append(HereDoc(unquote(raw), strip_tabs, quoted, depth))
 
     def _bodies(self, depth: int) -> None:
         """The bodies of the here-documents begun on the line that just ended, in order."""
@@ -525,52 +516,8 @@ class _Lexer:
                 self.unclear = True
             self._body(doc)
 
-    def _body(self, doc: _HereDoc) -> None:
-        src = self.src
-        continued = False
-        while self.pos < len(src):
-            end = src.find("\n", self.pos)
-            end = len(src) if end < 0 else end
-            line = src[self.pos:end]
-            holes = [p for p in range(self.pos, end) if self._hole(p)]
-            check = line.lstrip("\t") if doc.strip_tabs else line
-            if not continued and not holes and check == doc.delimiter:
-                self.pos = min(end + 1, len(src))
-                return
-            for at in holes:
-                self._mark(at, Place.HEREDOC)
-            trailing = len(line) - len(line.rstrip("\\"))
-            continued = not doc.quoted and trailing % 2 == 1  # `\` at the end joins the next line
-            self.pos = end + 1
-        self.pos = len(src)
-
-
-def _may_alias(command: Command) -> bool:
-    """Whether `command` may define an alias: `alias`, `eval`, `.`, `source` (also after `command`
-    or `builtin`), or a name that is not plain text (`$x q=…`, where x may be "alias")."""
-    words = [w for w in command if w.text not in RESERVED]
-    while words and _ASSIGNMENT.match(words[0].head):
-        words = words[1:]
-    while words and words[0].text in ("command", "builtin"):
-        words = words[1:]
-    return bool(words) and (words[0].text is None or words[0].text in _ALIASING)
-
-
-def _unquote(raw: str) -> str:
-    """A here-document's delimiter as the shell compares it: quotes and backslashes removed."""
-    out: list[str] = []
-    i = 0
-    while i < len(raw):
-        ch = raw[i]
-        if ch == "\\" and i + 1 < len(raw):
-            out.append(raw[i + 1])
-            i += 2
-        elif ch in "'\"":
-            close = raw.find(ch, i + 1)
-            close = len(raw) if close < 0 else close
-            out.append(raw[i + 1:close])
-            i = close + 1
-        else:
-            out.append(ch)
-            i += 1
-    return "".join(out)
+    def _body(self, doc: HereDoc) -> None:
+        end, holes = body_end(self.src, self.pos, doc, self.holes)
+        for at in holes:
+            self._mark(at, Place.HEREDOC)
+        self.pos = end

@@ -15,11 +15,10 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from gui.core.shell_lexer import RESERVED, Command, Pipeline, Word
+from gui.core.shell_reading import ASSIGNMENT, RESERVED, Command, Pipeline, Word
 
 Found = dict[int, str]  # hole -> the program that runs it as code ("": it names the program)
 
-_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 _SHELLS = frozenset({"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "yash", "posh", "fish", "csh", "tcsh"})
 
 
@@ -99,7 +98,7 @@ def _holes(words: Sequence[Word], label: str) -> Found:
 def _start(words: Command) -> int:
     """Where the command's name is: after `!`, `if`, `then`, … and `NAME=value` assignments."""
     i = 0
-    while i < len(words) and (words[i].text in RESERVED or _ASSIGNMENT.match(words[i].head)):
+    while i < len(words) and (words[i].text in RESERVED or ASSIGNMENT.match(words[i].head)):
         i += 1
     return i
 
@@ -232,7 +231,7 @@ def _wrapper(name: str, args: Command) -> Found:
             return {}  # `command -v NAME` only looks a name up
         k += 2 if option in values and not eq else 1
     if name == "env":
-        while k < len(args) and _ASSIGNMENT.match(args[k].head):
+        while k < len(args) and ASSIGNMENT.match(args[k].head):
             k += 1
     k += operands
     return _nested(name, args[k:])
@@ -270,7 +269,32 @@ def _all(name: str, args: Command) -> Found:
     return _holes(args, name)
 
 
-_HANDLERS: dict[str, Callable[[str, Command], Found]] = {**{n: _all for n in _RUN_ALL}, "find": _find}
+# bash evaluates these as arithmetic, where an index `a[$(…)]` runs a command (dash has none of them)
+_ARITHMETIC_TESTS = frozenset({"-eq", "-ne", "-lt", "-le", "-gt", "-ge"})
+
+
+def _double_bracket(name: str, args: Command) -> Found:
+    """`[[ $args.x -eq 1 ]]`, `[[ -v $args.x ]]`: bash evaluates those operands as arithmetic."""
+    found: Found = {}
+    for k, word in enumerate(args):
+        if word.text in _ARITHMETIC_TESTS:
+            found.update(_holes(args[max(k - 1, 0):k] + args[k + 1:k + 2], f"[[ {word.text}"))
+        elif word.text == "-v":
+            found.update(_holes(args[k + 1:k + 2], "[[ -v"))
+    return found
+
+
+def _names(name: str, args: Command) -> Found:
+    """`declare NAME=…`, `read NAME`, `printf -v NAME`: bash evaluates an index in a variable's name."""
+    if name == "printf":
+        named = [args[k + 1] for k, word in enumerate(args[:-1]) if word.text == "-v"]
+        return _holes(named, "printf -v")
+    return {hole: name for word in args if "=" not in word.head for hole in word.holes}
+
+
+_HANDLERS: dict[str, Callable[[str, Command], Found]] = {
+    **{n: _all for n in _RUN_ALL}, "find": _find, "[[": _double_bracket, "let": _all,
+    **{n: _names for n in ("declare", "typeset", "local", "export", "readonly", "read", "printf")}}
 
 
 def _reads_code(words: Command) -> str | None:

@@ -27,8 +27,9 @@ from typing import Any
 
 from gui.core.names import ARGS_PREFIX, scan_name
 from gui.core.shell_inputs import allowed, escape_double_quoted, insert, refusal
-from gui.core.shell_lexer import Place, read_shell
+from gui.core.shell_lexer import read_shell
 from gui.core.shell_programs import code_holes
+from gui.core.shell_reading import Place
 
 Path = tuple[str | int, ...]
 ESCAPED_PREFIX = "$" + ARGS_PREFIX

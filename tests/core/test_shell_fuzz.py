@@ -55,6 +55,8 @@ REFUSED = {
     "comment": "printf %s ok # $args.x",
     "'…' inside $(…)": "printf %s \"$(printf %s '$args.x')\"",
     "after an alias that opens a quote": "alias q=\"printf %s '\"\nq $args.x'",
+    "bash ((…))": "(( $args.x > 0 )); printf %s ok",
+    "bash array index": "a[$args.x]=1; printf %s ok",
 }
 PAYLOADS = [
     f"$(touch {MARKER})", f"`touch {MARKER}`", f'"; touch {MARKER}; "', f"'; touch {MARKER}; '", "\\",

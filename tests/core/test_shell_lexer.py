@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from gui.core.shell_lexer import Place
+from gui.core.shell_reading import Place
 from gui.core.substitution import shell_landings
 
 
@@ -45,6 +45,14 @@ def test_inside_a_parameter_expansion_it_is_a_parameter_even_inside_quotes_there
 
 def test_inside_arithmetic_it_is_arithmetic():
     assert places("echo $(( $args.x + (2 * $args.y) )) $args.z") == ["arithmetic", "arithmetic", "word"]
+
+
+def test_bash_arithmetic_is_arithmetic_too_double_parentheses_old_brackets_and_array_indexes():
+    # bash evaluates each of these (an index `a[$(cmd)]` in the value runs cmd), even inside '…'
+    assert places("(( $args.x > 1 )) && echo $args.y") == ["arithmetic", "word"]
+    assert places("echo $[ $args.x + 1 ] $args.y") == ["arithmetic", "word"]
+    assert places("a[$args.x]=1 b[ '$args.y' ]=2; echo [$args.z]") == ["arithmetic", "arithmetic", "word"]
+    assert places("a=([$args.x]=1 $args.y); echo $args.z") == ["arithmetic", "arithmetic", "word"]
 
 
 def test_a_subshell_inside_command_substitution_is_not_arithmetic_when_spaced():
@@ -112,7 +120,7 @@ def test_the_escape_for_the_literal_text_is_no_input():
     assert shell_landings("echo $$args.x '$$args.y'") == []
 
 
-def test_every_place_has_a_test():
+def test_every_place_has_a_test():  # (each place's value below has a test above)
     tested = {"word", "double-quoted", "single-quoted", "dollar-quoted", "after-backslash", "backquoted",
               "parameter", "arithmetic", "heredoc", "heredoc-delimiter", "comment", "unclear"}
     assert tested == {place.value for place in Place}

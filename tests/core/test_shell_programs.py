@@ -46,6 +46,12 @@ def runs_as(template: str) -> dict[str, str | None]:
     ('sh -c "$(cat $args.x)"', "sh -c"),
     ("2>/dev/null sh -c $args.x", "sh -c"),
     ("x=$(eval $args.x)", "eval"),
+    ("[[ $args.x -eq 1 ]] && echo one", "[[ -eq"),
+    ("[[ -v $args.x ]]", "[[ -v"),
+    ("let n=$args.x+1", "let"),
+    ("declare $args.x=1", "declare"),
+    ("read -r $args.x", "read"),
+    ("printf -v $args.x %s 1", "printf -v"),
 ])
 def test_an_input_a_program_runs_as_code_is_named_with_that_program(template, program):
     assert runs_as(template)["x"] == program
@@ -69,6 +75,9 @@ def test_an_input_a_program_runs_as_code_is_named_with_that_program(template, pr
     "echo $args.x; sh -c 'echo fixed'",
     "printf %s $args.x | cat",
     "for f in $args.x; do echo \"$f\"; done",
+    '[[ "$args.x" == a* ]]',
+    "local v=$args.x",
+    "printf '%s' $args.x",
 ])
 def test_an_input_that_stays_data_is_not_named(template):
     assert runs_as(template)["x"] is None

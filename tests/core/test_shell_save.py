@@ -47,6 +47,8 @@ def test_an_input_inside_single_quotes_is_refused_at_save_pointing_at_it_with_wh
     ("echo `echo $args.x`", "write $(…) instead of `…`"),
     ('echo "${HOME:-$args.x}"', "use it outside the ${…}"),
     ("echo $(( $args.x + 1 ))", "make it a number input"),
+    ("(( $args.x > 1 )) && echo big", "is inside arithmetic"),
+    ("a[$args.x]=1", "an index a[…]"),
     ("cat <<EOF\n$args.x\nEOF", "pass it another way"),
     ("echo \\$args.x", "remove the \\ before $args.x"),
     ("echo ok # $args.x", "take it out of the comment"),
