@@ -49,7 +49,7 @@ HELP_WORDS = KEYWORDS | {
     "missing-trailing-semicolon", "missing-semicolon", "undeclared-slot", "flag", "err", "shell", "rm", "rf",
     "cmd", "load", "fetch-one-node", "dig-deeper", "check-three-nodes", "node-a", "groups", "date", "detail",
     "input-in-shell-code", "input-runs-as-command", "here-document", "sh", "c", "eval", "python", "ssh", "xargs",
-    "find", "exec",
+    "find", "exec", "arr",
 }
 
 

@@ -91,8 +91,8 @@ PARTS: tuple[str | None, ...] = (
         'INPUTS IN A COMMAND (cmd_run\'s "command"): the shell reads an input as text, never as a command:\n'
         "  echo $args.host            between words: inserted shell-quoted, as ONE word; with host\n"
         "                             \"x; rm -rf ~\" it runs  echo 'x; rm -rf ~'  (never a second command)\n"
-        '  echo "host=$args.host"     inside "…": inserted with \\ $ ` " escaped, so it stays text\n'
-        "  '…'  `…`  ${{…}}  $((…))  a here-document (<<)  after a \\  after a #\n"
+        '  echo "host=$args.host"     inside "…": inserted as text of that string ($ ` \\ " in it do nothing)\n'
+        "  '…'  `…`  ${{…}}  $((…))  ((…))  arr[…]  a here-document (<<)  after a \\  after a #\n"
         "                             REFUSED when you save (input-in-shell-code), saying what to write instead:\n"
         "                             there a value could end the quotes or be read again as code\n"
         "                             (a number input may go inside '…', `…`, ${{…}} and $((…)))\n"

@@ -1,11 +1,12 @@
 """How an input goes into shell text, decided by where it lands (`gui.core.shell_lexer.Place`).
 
-Between words it goes in as one shell-quoted word (`shlex.quote`); inside "…" every backslash,
-`$`, backquote and `"` of its value is escaped, so the value is text there too. Nowhere else can a
-text value go safely: inside '…' a `'` of the value ends the quotes; `…`, ${…} and $((…)) read their contents
-again; a line of the value can end a here-document; a line break ends a comment. Those places are
-refused, at save (the validator) and again when a step runs (`gui.core.substitution`), with what to
-write instead. A number is only digits and signs, so it may also go where the shell reads it again
+Between words it goes in as one shell-quoted word (`shlex.quote`); inside "…" as it is, or, when
+it holds a backslash, `$`, backquote or `"`, with the "…" closed around it as a shell-quoted piece
+of the same word, so the value is text there too. Nowhere else can a text value go safely: inside
+'…' a `'` of the value ends the quotes; `…`, ${…} and $((…)) read their contents again; a line
+of the value can end a here-document; a line break ends a comment. Those places are refused, at
+save (the validator) and again when a step runs (`gui.core.substitution`), with what to write
+instead. A number is only digits and signs, so it may also go where the shell reads it again
 (`$(( $args.n + 1 ))`, `${x:-$args.n}`, '…', `…`).
 
 Separately, `runs_as_words` is the warning for an input that a program runs as code (`sh -c`,
@@ -61,13 +62,18 @@ def insert(text: str, place: Place) -> str:
     if place is Place.WORD:
         return shlex.quote(text)
     if place is Place.DOUBLE_QUOTED:
-        return escape_double_quoted(text)
+        return in_double_quotes(text)
     return text  # a number, where its digits are read as they are
 
 
-def escape_double_quoted(text: str) -> str:
-    """`text` as it reads literally inside "…": the four characters special there escaped."""
-    return "".join("\\" + ch if ch in '\\$`"' else ch for ch in text)
+def in_double_quotes(text: str) -> str:
+    """`text` as it reads literally inside "…": as it is when it holds no backslash, `$`, backquote or
+    `"`, else the quotes closed around it as one shell-quoted piece of the same word
+    (`"a "'$(b)'" c"`). No backslash is added: in a legacy multibyte locale (GBK, Big5) bash could
+    read one as the second byte of a character."""
+    if not any(ch in text for ch in '\\$`"'):
+        return text
+    return '"' + shlex.quote(text) + '"'
 
 
 def runs_as_words(name: str, program: str, *, whole: bool = False) -> Sentence:

@@ -11,7 +11,7 @@ Shell text (`cmd_run`'s `command`, the fields a tool names in `shell_text_args`)
 an input inside longer text lands is read with a shell lexer (`gui.core.shell_lexer`), and it goes in
 as that place needs (`gui.core.shell_inputs`): between words as one shell-quoted word, so
 `echo $args.host` with the host `x; touch INJECTED` runs `echo 'x; touch INJECTED'`; inside "…"
-with its backslashes, `$`, backquotes and `"` escaped. Anywhere else it is refused (ShellPlaceError),
+as text of that string (`gui.core.shell_inputs.in_double_quotes`). Anywhere else it is refused (ShellPlaceError),
 in the same places the validator refuses at save. A whole-value `"$args.x"` is still replaced as it
 is (the whole command comes from the input, and the approval says so).
 """
@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from gui.core.names import ARGS_PREFIX, scan_name
-from gui.core.shell_inputs import allowed, escape_double_quoted, insert, refusal
+from gui.core.shell_inputs import allowed, in_double_quotes, insert, refusal
 from gui.core.shell_lexer import read_shell
 from gui.core.shell_programs import code_holes
 from gui.core.shell_reading import Place
@@ -192,7 +192,7 @@ def shell_words(value: Any) -> tuple[str, ...]:
     """How an input can read inside shell text once inserted (as a quoted word, or escaped inside
     "…"), for highlighting it there."""
     text = as_text(value)
-    return tuple(dict.fromkeys((shlex.quote(text), escape_double_quoted(text))))
+    return tuple(dict.fromkeys((shlex.quote(text), in_double_quotes(text))))
 
 
 def shell_landings(text: str) -> list[Landing]:

@@ -100,9 +100,10 @@ def test_a_value_with_a_nul_character_is_refused_with_a_sentence_not_a_crash():
         substitute({"command": "echo $args.x"}, {"x": "a\0b"}, shell={"command"})
 
 
-def test_inside_double_quotes_the_value_is_escaped_to_stay_text():
-    out = substitute({"command": 'echo "<$args.x>"'}, {"x": 'a"$(b)`c`\\'}, shell={"command"})
-    assert out == {"command": 'echo "<a\\"\\$(b)\\`c\\`\\\\>"'}
+def test_inside_double_quotes_a_plain_value_goes_in_as_it_is_and_any_other_as_a_quoted_piece():
+    out = substitute({"command": 'echo "<$args.x> <$args.y>"'}, {"x": 'a"$(b)`c', "y": "it's 中文"},
+                     shell={"command"})
+    assert out == {"command": 'echo "<"\'a"$(b)`c\'"> <it\'s 中文>"'}
 
 
 async def test_a_stored_sequence_with_an_input_in_quotes_fails_at_run_time_with_the_reason(tmp_path):
