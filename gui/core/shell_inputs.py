@@ -1,4 +1,4 @@
-"""How an input goes into shell text, decided by where it lands (`gui.core.shell_lexer.Place`).
+"""How an input goes into shell text, decided by where it lands (`gui.core.shell_reading.Place`).
 
 Between words it goes in as one shell-quoted word (`shlex.quote`); inside "…" as it is, or, when
 it holds a backslash, `$`, backquote or `"`, with the "…" closed around it as a shell-quoted piece

@@ -12,7 +12,8 @@ It fails closed: where dash and bash read the same text differently (a `'` insid
 "…", `\\'` inside `$'…'`, a here-document begun inside `$(…)` that ends before its line does, a
 here-document whose delimiter holds an input), every hole after that point is `UNCLEAR`; so is every
 hole on a line after a command that may define an alias (`alias`, `eval`, `.`), which would change
-how that line is split into words.
+how that line is split into words. Bash's arithmetic (`((…))`, `$[…]`, an index `a[…]`, `a=(…)`)
+is read as arithmetic, though dash has none of it: bash would run `a[$(cmd)]` there, quoted or not.
 """
 
 from __future__ import annotations
