@@ -142,3 +142,17 @@ async def test_an_optional_question_is_skipped_with_enter_and_decline_answers_no
     await prompter.close()
     tool = record.groups[0].tools[0]
     assert tool.status == "failed" and tool.denied and tool.error.startswith("declined by the user")
+
+
+async def test_the_terminal_says_which_input_will_be_run_as_a_command_before_asking(engine, monkeypatch, capsys):
+    prompter = prompter_on(engine, monkeypatch, "n\n\n")
+    doc = {"name": "code", "groups": [{"name": "code-g", "in": {"code": "string", "host": "string"}, "out": {},
+                                       "tools": json.dumps({"tool": "cmd_run", "args": {
+                                           "command": 'echo $args.host; sh -c "$args.code"'}}) + " ;"}]}
+    await engine.create(doc)
+    record = await asyncio.wait_for(engine.run("code", {"code": "id", "host": "h"}), T)
+    await prompter.close()
+    assert record.status == "failed"
+    _, err = capsys.readouterr()
+    assert "! the input code will be run as a command (by sh -c)" in err
+    assert "the input host" not in err

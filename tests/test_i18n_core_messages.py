@@ -48,6 +48,8 @@ HELP_WORDS = KEYWORDS | {
     "seq_list", "seq_create", "seq_run", "seq_when_call", "seq_delete", "seq_help",
     "missing-trailing-semicolon", "missing-semicolon", "undeclared-slot", "flag", "err", "shell", "rm", "rf",
     "cmd", "load", "fetch-one-node", "dig-deeper", "check-three-nodes", "node-a", "groups", "date", "detail",
+    "input-in-shell-code", "input-runs-as-command", "here-document", "sh", "c", "eval", "python", "ssh", "xargs",
+    "find", "exec", "arr",
 }
 
 

@@ -119,6 +119,9 @@ class TerminalPrompter:
     async def _approval(self, iid: str, request: ShellApprovalRequest | ToolApprovalRequest) -> None:
         what = request.command if isinstance(request, ShellApprovalRequest) else json.dumps(
             request.validated_input, ensure_ascii=False)
+        for name, program in (request.run_as_code if isinstance(request, ShellApprovalRequest) else {}).items():
+            _err("  ! " + (_("the input {name} will be run as a command (by {program})") if program else
+                           _("the input {name} will be run as a command")).format(name=name, program=program))
         if self.yes:
             _err("  ✓ " + _("approved (--yes): {what}").format(what=what))
             await self.ops.respond(iid, ApprovalResponse(decision="approved"))

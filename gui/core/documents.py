@@ -52,6 +52,14 @@ def _result_type(registry: Registry) -> Any:
     return result_type
 
 
+def _shell_args(registry: Registry) -> Any:
+    def shell_args(name: str) -> frozenset[str]:
+        tool = registry.get(name)
+        return tool.shell_text_args if tool is not None else frozenset()
+
+    return shell_args
+
+
 def catalog_view(sequences: list[Sequence], registry: Registry | None) -> CatalogView:
     owners: dict[str, str] = {}
     calls: dict[str, frozenset[str]] = {}
@@ -67,6 +75,7 @@ def catalog_view(sequences: list[Sequence], registry: Registry | None) -> Catalo
         tool_names=(registry.names if registry is not None else None),
         validate_args=(_validate_args(registry) if registry is not None else None),
         result_type=(_result_type(registry) if registry is not None else None),
+        shell_args=(_shell_args(registry) if registry is not None else None),
     )
 
 

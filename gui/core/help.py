@@ -85,10 +85,21 @@ PARTS: tuple[str | None, ...] = (
         "     - Two objects need a ';' between them too (missing-semicolon); nothing is ever dropped silently.\n"
         '     - Keys are quoted (strict JSON): {{"tool": …}}, not {{tool: …}}.\n'
         '     - Inside args, "$args.<name>" uses an input. A value that is exactly "$args.n" keeps its type;\n'
-        "       inside longer text it is written in as text. Nested objects and arrays work too.\n"
-        '     - In cmd_run\'s "command", an input inside longer text is inserted shell-quoted, as ONE word:\n'
-        '       "echo $args.host" with host "x; rm -rf ~" runs  echo \'x; rm -rf ~\'  (never a second command).\n'
-        '       A command that is exactly "$args.cmd" is the input itself: its approval shows it in full.'
+        "       inside longer text it is written in as text. Nested objects and arrays work too."
+    ),
+    N_(
+        'INPUTS IN A COMMAND (cmd_run\'s "command"): the shell reads an input as text, never as a command:\n'
+        "  echo $args.host            between words: inserted shell-quoted, as ONE word; with host\n"
+        "                             \"x; rm -rf ~\" it runs  echo 'x; rm -rf ~'  (never a second command)\n"
+        '  echo "host=$args.host"     inside "…": inserted as text of that string ($ ` \\ " in it do nothing)\n'
+        "  '…'  `…`  ${{…}}  $((…))  ((…))  arr[…]  a here-document (<<)  after a \\  after a #\n"
+        "                             REFUSED when you save (input-in-shell-code), saying what to write instead:\n"
+        "                             there a value could end the quotes or be read again as code\n"
+        "                             (a number input may go inside '…', `…`, ${{…}} and $((…)))\n"
+        "  sh -c \"$args.x\", eval, python -c, ssh host …, xargs, find -exec\n"
+        "                             saved with a WARNING (input-runs-as-command): the program runs the\n"
+        '                             value as code, and the request says "this input will be run as a command"\n'
+        '  A command that is exactly "$args.cmd" is the input itself: its approval shows it in full.'
     ),
     N_(
         '4. ! "as" must name a slot declared in the group\'s "out", or saving fails (undeclared-slot).\n'

@@ -95,6 +95,9 @@ class ShellApprovalRequest(_RequestBase):
     reason: str
     operation: Literal["exec", "start", "write"]
     bound_inputs: dict[str, JsonValue] = Field(default_factory=dict)  # the inputs its arguments used
+    # Inputs a program will run as a command (`sh -c "$args.x"`, `eval`), each with that program ("":
+    # the input is the command or names its program): the approval says so beside the input.
+    run_as_code: dict[str, str] = Field(default_factory=dict)
     tool_input: dict[str, JsonValue] | None = None  # the tool's validated arguments (what an edit changes)
 
 

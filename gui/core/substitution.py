@@ -7,10 +7,13 @@ and arrays are walked; keys are left alone. `$$args.x` is the escape for the lit
 An absent input is an error that names where it was used, never an empty string that a shell
 command would silently run with. `references()` gives the validator every use with its location.
 
-Shell text (`cmd_run`'s `command`, the fields a tool names in `shell_text_args`) is different: an
-input inside longer text is inserted shell-quoted (`shlex.quote`), so `echo $args.host` with the
-host `x; touch INJECTED` runs `echo 'x; touch INJECTED'`: the input is one word, never a command.
-A whole-value `"$args.x"` is still replaced as it is (the whole command comes from the input).
+Shell text (`cmd_run`'s `command`, the fields a tool names in `shell_text_args`) is different: where
+an input inside longer text lands is read with a shell lexer (`gui.core.shell_lexer`), and it goes in
+as that place needs (`gui.core.shell_inputs`): between words as one shell-quoted word, so
+`echo $args.host` with the host `x; touch INJECTED` runs `echo 'x; touch INJECTED'`; inside "…"
+as text of that string (`gui.core.shell_inputs.in_double_quotes`). Anywhere else it is refused (ShellPlaceError),
+in the same places the validator refuses at save. A whole-value `"$args.x"` is still replaced as it
+is (the whole command comes from the input, and the approval says so).
 """
 
 from __future__ import annotations
@@ -18,18 +21,23 @@ from __future__ import annotations
 import copy
 import json
 import shlex
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from gui.core.names import ARGS_PREFIX, scan_name
+from gui.core.shell_inputs import allowed, in_double_quotes, insert, refusal
+from gui.core.shell_lexer import read_shell
+from gui.core.shell_programs import code_holes
+from gui.core.shell_reading import Place
 
 Path = tuple[str | int, ...]
 ESCAPED_PREFIX = "$" + ARGS_PREFIX
 
 
 class SubstitutionError(ValueError):
-    """An `$args.<name>` whose input has no value. `path` is where, inside the tool's args."""
+    """An `$args.<name>` that cannot be replaced (its input has no value, or it sits where no value may
+    go in shell text). `path` is where, inside the tool's args; `offset`, where in that text."""
 
     def __init__(self, message: str, path: Path, name: str, offset: int) -> None:
         super().__init__(message)
@@ -39,10 +47,26 @@ class SubstitutionError(ValueError):
         self.offset = offset
 
 
+class ShellPlaceError(SubstitutionError):
+    """An input at a place of shell text where its value could become part of a command."""
+
+
 @dataclass(frozen=True)
 class _Ref:
     name: str
     offset: int
+
+
+@dataclass(frozen=True)
+class Landing:
+    """Where one `$args.<name>` lands in shell text: its `place`, and `runs_as`, the program that runs
+    it as code ("" when it names the program; None when it stays data). `whole`: the text is only it."""
+
+    name: str
+    offset: int
+    place: Place
+    runs_as: str | None = None
+    whole: bool = False
 
 
 def _segments(text: str) -> list[str | _Ref]:
@@ -114,7 +138,7 @@ def substitute(value: Any, args: Mapping[str, Any], *, shell: Collection[str] = 
 
 def _substitute(value: Any, args: Mapping[str, Any], path: Path, shell: frozenset[str]) -> Any:
     if isinstance(value, str):
-        return _substitute_text(value, args, path, quote=bool(path) and path[0] in shell)
+        return _substitute_text(value, args, path, shell=bool(path) and path[0] in shell)
     if isinstance(value, Mapping):
         return {key: _substitute(item, args, (*path, key), shell) for key, item in value.items()}
     if isinstance(value, list | tuple):
@@ -122,19 +146,41 @@ def _substitute(value: Any, args: Mapping[str, Any], path: Path, shell: frozense
     return value
 
 
-def _substitute_text(text: str, args: Mapping[str, Any], path: Path, *, quote: bool = False) -> Any:
+def _substitute_text(text: str, args: Mapping[str, Any], path: Path, *, shell: bool = False) -> Any:
     parts = _segments(text)
     name = _whole(text, parts)
     if name is not None:
-        return copy.deepcopy(_lookup(args, name, path, 0))
+        value = copy.deepcopy(_lookup(args, name, path, 0))
+        if shell and isinstance(value, str):
+            _no_nul(value, path, name, 0)
+        return value
+    landings = iter(shell_landings(text)) if shell else None
     pieces: list[str] = []
     for part in parts:
         if isinstance(part, _Ref):
-            inserted = as_text(_lookup(args, part.name, path, part.offset))
-            pieces.append(shlex.quote(inserted) if quote else inserted)
+            value = _lookup(args, part.name, path, part.offset)
+            inserted = as_text(value)
+            if landings is not None:
+                inserted = _into_shell(inserted, value, next(landings).place, part, path)
+            pieces.append(inserted)
         else:
             pieces.append(part)
     return "".join(pieces)
+
+
+def _into_shell(text: str, value: Any, place: Place, ref: _Ref, path: Path) -> str:
+    number = isinstance(value, int | float) and not isinstance(value, bool)
+    if not allowed(place, number=number):
+        raise ShellPlaceError(f"{format_path(path)}: {refusal(place, ref.name).render()}", path, ref.name,
+                              ref.offset)
+    _no_nul(text, path, ref.name, ref.offset)
+    return insert(text, place)
+
+
+def _no_nul(text: str, path: Path, name: str, offset: int) -> None:
+    if "\0" in text:
+        raise ShellPlaceError(f"{format_path(path)}: $args.{name} holds a NUL character (\\0), which no command "
+                              "can carry", path, name, offset)
 
 
 def bound_inputs(value: Any, args: Mapping[str, Any]) -> dict[str, Any]:
@@ -142,9 +188,62 @@ def bound_inputs(value: Any, args: Mapping[str, Any]) -> dict[str, Any]:
     return {name: args[name] for _, name, _ in references(value) if name in args}
 
 
-def shell_words(value: Any) -> str:
-    """How an input reads inside shell text once inserted (quoted), for highlighting it there."""
-    return shlex.quote(as_text(value))
+def shell_words(value: Any) -> tuple[str, ...]:
+    """How an input can read inside shell text once inserted (as a quoted word, or escaped inside
+    "…"), for highlighting it there."""
+    text = as_text(value)
+    return tuple(dict.fromkeys((shlex.quote(text), in_double_quotes(text))))
+
+
+def shell_landings(text: str) -> list[Landing]:
+    """Where each `$args.<name>` of the shell text `text` lands, in document order."""
+    parts = _segments(text)
+    whole = _whole(text, parts)
+    if whole is not None:
+        return [Landing(whole, 0, Place.WORD, runs_as="", whole=True)]
+    refs: list[_Ref] = []
+    pieces: list[str | int] = []
+    for part in parts:
+        if isinstance(part, _Ref):
+            pieces.append(len(refs))
+            refs.append(part)
+        else:
+            pieces.append(part)
+    if not refs:
+        return []
+    reading = read_shell(pieces)
+    code = code_holes(reading.pipelines)
+    return [Landing(ref.name, ref.offset, reading.places.get(index, Place.UNCLEAR), code.get(index))
+            for index, ref in enumerate(refs)]
+
+
+def shell_texts(value: Mapping[str, Any], shell: Collection[str]) -> Iterator[tuple[Path, str]]:
+    """Every text inside the fields of `value` (a tool's args) named in `shell`, with its path."""
+    for key in shell:
+        if key in value:
+            yield from _texts(value[key], (key,))
+
+
+def _texts(value: Any, path: Path) -> Iterator[tuple[Path, str]]:
+    if isinstance(value, str):
+        yield path, value
+    elif isinstance(value, Mapping):
+        for key, item in value.items():
+            yield from _texts(item, (*path, key))
+    elif isinstance(value, list | tuple):
+        for index, item in enumerate(value):
+            yield from _texts(item, (*path, index))
+
+
+def run_as_code(value: Mapping[str, Any], shell: Collection[str]) -> dict[str, str]:
+    """`{input: program}` for every input a program will run as a command ("": it is the command or
+    names the program): what the approval marks "this input will be run as a command"."""
+    found: dict[str, str] = {}
+    for _, text in shell_texts(value, shell):
+        for landing in shell_landings(text):
+            if landing.runs_as is not None:
+                found.setdefault(landing.name, landing.runs_as)
+    return found
 
 
 def _lookup(args: Mapping[str, Any], name: str, path: Path, offset: int) -> Any:

@@ -25,6 +25,8 @@ from gui.core.parser import split_tools
 # but typeshed's stub of `json.decoder` leaves it out: read it from the module, with its signature.
 scanstring: Callable[[str, int], tuple[str, int]] = vars(decoder)["scanstring"]
 
+# Problems whose offset is that of an `$args.` inside an argument's text (not of the tool in `tools`).
+_AT_INPUT = frozenset({"undeclared-arg", "input-in-shell-code", "input-runs-as-command"})
 _LITERAL = re.compile(r"-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null")
 _WS = " \t\r\n"
 
@@ -175,7 +177,7 @@ def _in_tools(text: str, span: Span, rest: tuple[Any, ...], problem: Problem) ->
     if sub is None:
         return _word(text, raw_index(text, span.start, tool_start))
     pos_in_tools, end_in_tools = sub.start, sub.end
-    if problem.code == "undeclared-arg" and problem.offset is not None and depth == len(path):
+    if problem.code in _AT_INPUT and problem.offset is not None and depth == len(path):
         pos_in_tools = raw_index(tools_text, sub.start, problem.offset)
         start = raw_index(text, span.start, pos_in_tools)
         return _word(text, start)

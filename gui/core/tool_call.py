@@ -59,7 +59,7 @@ from gui.core.registry import (
     ToolError,
 )
 from gui.core.run_args import type_name
-from gui.core.substitution import SubstitutionError, bound_inputs, substitute
+from gui.core.substitution import SubstitutionError, bound_inputs, run_as_code, substitute
 from gui.core.tool_info import nearest_names
 
 _WORDS = {"string": N_("text"), "number": N_("a number"), "boolean": N_("yes/no"), "array": N_("a list"),
@@ -212,7 +212,8 @@ class ToolCaller:
         for attempt in range(1, attempts + 1):
             record.attempts = attempt
             try:
-                edited, shown = await self._approve(scope, tool, args, record, bound_inputs(call.args, scope.args))
+                edited, shown = await self._approve(scope, tool, args, record, bound_inputs(call.args, scope.args),
+                                                    run_as_code(call.args, tool.shell_text_args))
                 changed = False
                 if edited is not None:  # the person changed the arguments before approving: run those
                     sent = tool.validate_args(edited)
@@ -333,7 +334,7 @@ class ToolCaller:
 
     # -- approval ------------------------------------------------------------------------------
     async def _approve(self, scope: CallScope, tool: Tool, args: dict[str, Any], record: ToolRecord,
-                       bound: dict[str, Any]) -> tuple[dict[str, Any] | None, object]:
+                       bound: dict[str, Any], as_code: dict[str, str]) -> tuple[dict[str, Any] | None, object]:
         """Ask when the tool needs it; the person's edited arguments, if they changed them, and what
         the approval showed (`ShellApproval.shown`, `ApprovalSummary.shown`)."""
         if tool.approval == "none":
@@ -341,7 +342,7 @@ class ToolCaller:
         shell = tool.shell_approval(args)
         summary = None if shell is not None else tool.approval_summary(args)
         shown = shell.shown if shell is not None else summary.shown if summary is not None else None
-        request = self._approval_request(scope, tool, args, record, bound, shell, summary)
+        request = self._approval_request(scope, tool, args, record, bound, shell, summary, as_code)
         outcome = await approve(self.interactions, self.interactions.modes, request, tool.name,
                                 port=ObservedPort(self, scope, record))
         if outcome.auto:
@@ -352,7 +353,8 @@ class ToolCaller:
 
     def _approval_request(self, scope: CallScope, tool: Tool, args: dict[str, Any], record: ToolRecord,
                           bound: dict[str, Any], shell: ShellApproval | None,
-                          summary: ApprovalSummary | None) -> ShellApprovalRequest | ToolApprovalRequest:
+                          summary: ApprovalSummary | None,
+                          as_code: dict[str, str]) -> ShellApprovalRequest | ToolApprovalRequest:
         common: dict[str, Any] = {
             "interaction_id": uuid.uuid4().hex,
             "turn_id": scope.run_id,
@@ -368,7 +370,7 @@ class ToolCaller:
         if shell is not None:
             return ShellApprovalRequest(**common, title=shell.title, description=shell.description,
                                         command=shell.command, cwd=shell.cwd, reason=shell.reason,
-                                        operation=shell.operation, tool_input=args)
+                                        operation=shell.operation, tool_input=args, run_as_code=as_code)
         return ToolApprovalRequest(**common, validated_input=args, tool_description=tool.description,
                                    summary=summary.text if summary else None,
                                    summary_highlight=summary.highlight if summary else None,

@@ -48,6 +48,7 @@ class CatalogView:
     the saved sequences; `calls` maps a saved sequence or group name to the names its `seq_call`
     tools call directly. `tool_exists` answers for the warning `unknown-tool` (None: don't warn);
     `validate_args` checks literal arguments of a known tool (raises ValueError with a message).
+    `shell_args` names a tool's shell-text arguments (see `gui.core.shell_inputs`).
     `as_new`: the document replaces no saved sequence, so a saved one of its name is a conflict
     (`name-taken`) and so are that one's group names, all reported in the same pass.
     """
@@ -60,6 +61,9 @@ class CatalogView:
     validate_args: Callable[[str, dict[str, Any]], None] | None = None
     # (tool, args, the group's input types) -> (what the tool calls itself, the type it gives back)
     result_type: Callable[[str, dict[str, Any], Mapping[str, SlotType]], tuple[str, SlotType] | None] | None = None
+    # the arguments of a tool that a shell reads as a command line (`cmd_run`'s command): inputs there
+    # may go only where they stay text, and one a program runs as code is warned of
+    shell_args: Callable[[str], frozenset[str]] | None = None
     as_new: bool = False
 
 

@@ -14,7 +14,8 @@ from gui.core.model import SlotType, ToolCall
 from gui.core.parser import split_tools
 from gui.core.registry import ToolArgumentError
 from gui.core.result_types import mismatch_words
-from gui.core.substitution import references
+from gui.core.shell_inputs import allowed, refusal, runs_as_words
+from gui.core.substitution import references, shell_landings, shell_texts
 from gui.core.tool_info import nearest_names
 
 if TYPE_CHECKING:
@@ -125,6 +126,8 @@ class ToolChecks:
                 ok = False
         if ok and isinstance(name, str):
             self._known_tool(name, args, loc, offset, bool(refs))
+            if refs:
+                self._shell_text(name, args, loc, ins)
             if isinstance(slot, str):
                 self._result_fits(name, args, ins, slot, outs[slot], loc, offset)
         return ToolCall(tool=name, args=args, as_=slot) if ok else None
@@ -138,6 +141,19 @@ class ToolChecks:
         title, got = known
         if got is not declared:
             self.error((*loc, "as"), "result-type", mismatch_words(title, got, slot, declared), offset)
+
+    def _shell_text(self, name: str, args: dict[str, Any], loc: Loc, ins: dict[str, SlotType]) -> None:
+        """Inputs in shell text go only where they stay text (an error, located at the `$`), and one
+        that a program runs as a command is warned of (`gui.core.shell_inputs`)."""
+        shell = self.catalog.shell_args(name) if self.catalog.shell_args is not None else frozenset()
+        for path, text in shell_texts(args, shell):
+            for landing in shell_landings(text):
+                where: Loc = (*loc, "args", *path)
+                if not allowed(landing.place, number=ins.get(landing.name) is SlotType.NUMBER):
+                    self.error(where, "input-in-shell-code", refusal(landing.place, landing.name), landing.offset)
+                elif landing.runs_as is not None:
+                    self.warn(where, "input-runs-as-command",
+                              runs_as_words(landing.name, landing.runs_as, whole=landing.whole), landing.offset)
 
     def _known_tool(self, name: str, args: dict[str, Any], loc: Loc, offset: int, has_refs: bool) -> None:
         exists = self.catalog.tool_exists

@@ -31,6 +31,24 @@ async def test_the_command_card_shows_which_parts_came_from_inputs(user: User):
     await user.should_see("Parts that came from inputs (inserted as text, never as commands)")
 
 
+async def test_an_input_a_program_runs_as_code_is_marked_beside_its_value_and_the_others_are_not(user: User):
+    doc = {"name": "code-host", "groups": [{"name": "code-host-g", "in": {"host": "string", "code": "string"},
+                                            "out": {}, "tools": tools({"tool": "cmd_run", "args": {
+                                                "command": 'echo "for $args.host"; sh -c "$args.code"'}})}]}
+    saved = await engine().create(doc)
+    assert [w.code for w in saved[1].warnings] == ["input-runs-as-command"]
+    created = expect("interaction.created")
+    await engine().start("code-host", {"host": 'a "b" $c', "code": "id"})
+    event = await wait(created)
+    await user.open(f"/inbox/{event.data['interaction_id']}")
+    await user.should_see(marker="runs-as-code-code", retries=R)
+    await user.should_see("This input will be run as a command (by sh -c)")
+    await user.should_not_see(marker="runs-as-code-host")
+    await user.should_see(marker="bound-host")  # escaped inside "…", still found and marked
+    await user.should_see("Parts that came from inputs")
+    await user.should_not_see("Parts that came from inputs (inserted as text, never as commands)")
+
+
 async def test_a_prefix_scope_is_written_out_confirmed_then_shown_in_settings_and_removable(user: User):
     await user.open("/inbox")
     await start_command_run("echo hello there")

@@ -166,9 +166,10 @@ def section_label(text: str) -> ui.label:
     return ui.label(text).classes("text-xs uppercase tracking-wide opacity-70")
 
 
-def mono_block(text: str, *, marker: str = "", inputs: Mapping[str, str] | None = None) -> ui.element:
+def mono_block(text: str, *, marker: str = "", inputs: Mapping[str, str | tuple[str, ...]] | None = None) -> ui.element:
     """A wrapped monospace block with a Copy button: commands must be readable in full. `inputs`
-    maps an input's name to the text it put into `text`: those parts are highlighted, with the name."""
+    maps an input's name to the text (or the texts) it put into `text`: those parts are highlighted,
+    with the name."""
     with ui.row().classes("w-full no-wrap items-start gap-1 rounded inbox-mono") as box:
         parts = highlight_parts(text, inputs or {})
         if len(parts) == 1 and parts[0][1] is None:
@@ -186,11 +187,12 @@ def mono_block(text: str, *, marker: str = "", inputs: Mapping[str, str] | None 
     return box
 
 
-def highlight_parts(text: str, inputs: Mapping[str, str]) -> list[tuple[str, str | None]]:
+def highlight_parts(text: str, inputs: Mapping[str, str | tuple[str, ...]]) -> list[tuple[str, str | None]]:
     """`text` cut into pieces, each with the name of the input it came from (None: written as is).
     The longest inserted texts are found first, left to right; an empty one is never a part."""
     marks: list[tuple[int, int, str]] = []
-    for name, inserted in sorted(inputs.items(), key=lambda kv: -len(kv[1])):
+    forms = [(name, form) for name, given in inputs.items() for form in ((given,) if isinstance(given, str) else given)]
+    for name, inserted in sorted(forms, key=lambda kv: -len(kv[1])):
         if not inserted:
             continue
         start = text.find(inserted)
@@ -211,14 +213,31 @@ def highlight_parts(text: str, inputs: Mapping[str, str]) -> list[tuple[str, str
     return parts
 
 
-def bound_inputs_view(bound: Mapping[str, Any]) -> None:
-    """Which parts of the request came from the run's inputs (an agent or another step chose them)."""
+def bound_inputs_view(bound: Mapping[str, Any], run_as_code: Mapping[str, str] | None = None) -> None:
+    """Which parts of the request came from the run's inputs (an agent or another step chose them).
+    `run_as_code`: the inputs a program will run as a command, each with that program ("": the input
+    is the command, or names its program); each says so beside its value."""
     if not bound:
         return
+    as_code = run_as_code or {}
     with ui.column().classes("w-full gap-1").mark("bound-inputs"):
-        section_label(_("Parts that came from inputs (inserted as text, never as commands)"))
+        section_label(_("Parts that came from inputs") if as_code else
+                      _("Parts that came from inputs (inserted as text, never as commands)"))
         with ui.grid(columns="auto 1fr").classes("gap-x-4 gap-y-1 text-sm items-baseline"):
             for name, value in bound.items():
                 ui.label(name).classes(f"font-mono opacity-70 {DATA}")
-                ui.label(as_text(value)).classes(f"font-mono whitespace-pre-wrap break-all {DATA}").mark(
-                    f"bound-value-{name}")
+                with ui.column().classes("gap-0 min-w-0"):
+                    ui.label(as_text(value)).classes(f"font-mono whitespace-pre-wrap break-all {DATA}").mark(
+                        f"bound-value-{name}")
+                    if name in as_code:
+                        _runs_as_code(name, as_code[name])
+
+
+def _runs_as_code(name: str, program: str) -> None:
+    with ui.row().classes("items-center gap-1 no-wrap font-medium text-orange-800 dark:text-orange-300") \
+            .mark(f"runs-as-code-{name}"):
+        ui.icon("warning", size="xs")
+        if program:
+            ui.label(_("This input will be run as a command (by {program})").format(program=program))
+        else:
+            ui.label(_("This input will be run as a command"))

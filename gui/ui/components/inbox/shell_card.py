@@ -17,13 +17,22 @@ from typing import Any
 from nicegui import ui
 
 from gui.core.interactions import ShellApprovalRequest
-from gui.core.substitution import shell_words
+from gui.core.substitution import as_text, shell_words
 from gui.i18n import DATA, N_, _
 from gui.ui.components.inbox.body import ApprovalBody, Submit, bound_inputs_view, mono_block, section_label
 from gui.ui.components.inbox.edit import FADED
 
 OPERATION_WORDS = {"exec": N_("Run a command and wait for it"), "start": N_("Start a program that keeps running"),
                    "write": N_("Write to a file")}
+
+
+def _inserted(request: ShellApprovalRequest) -> dict[str, tuple[str, ...]]:
+    """How each input reads in the command: quoted, escaped inside "…", or the whole command itself."""
+    inserted: dict[str, tuple[str, ...]] = {}
+    for name, value in request.bound_inputs.items():
+        whole = (as_text(value),) if as_text(value) == request.command else ()
+        inserted[name] = shell_words(value) + whole
+    return inserted
 
 
 class ShellApprovalCard(ApprovalBody):
@@ -41,7 +50,7 @@ class ShellApprovalCard(ApprovalBody):
                 ui.label(_(request.description)).classes("text-sm")
             self.wants = section_label(_("Wants to run"))
             self.asked = mono_block(request.command, marker="command",
-                                    inputs={name: shell_words(value) for name, value in request.bound_inputs.items()})
+                                    inputs=_inserted(request))
             self.asked.mark("asked-command")
             with ui.column().classes("w-full gap-1").mark("edited-preview") as self.preview:
                 section_label(_("Changed by you: this runs instead"))
@@ -49,7 +58,7 @@ class ShellApprovalCard(ApprovalBody):
                     self.preview_text = ui.label().classes(
                         f"font-mono text-sm whitespace-pre-wrap break-all grow p-3 {DATA}").mark("edited-command-text")
             self.preview.set_visibility(False)
-            bound_inputs_view(request.bound_inputs)
+            bound_inputs_view(request.bound_inputs, request.run_as_code)
             with ui.grid(columns="auto 1fr").classes("gap-x-4 gap-y-1 text-sm items-baseline"):
                 ui.label(_("In folder")).classes("opacity-70")
                 ui.label(request.cwd).classes(f"font-mono break-all {DATA}").mark("cwd")
