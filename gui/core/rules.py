@@ -27,6 +27,11 @@ command as it is about to run (after its inputs are put in); a command that star
 holds an operator, asks. It is not tied to one sequence: the same step (same tool, same argument
 templates, same inputs) in another sequence is what the person saw too.
 
+**An input run as code is asked about every time.** When an input of the step lands where a
+program runs it as code (`sh -c "$args.x"`, `eval`: `ShellApprovalRequest.run_as_code`), the person
+saw one value's code, and the next run may bring any other: no `run`, `sequence` or `prefix` rule
+covers such a request, and none can be made from it. Only a `tool` rule ("whatever it runs") does.
+
 **Rules kept by an earlier SeqDesk** (no fingerprint): a `sequence` or `run` rule covers nothing
 any more (its step asks again, once, and a new answer makes a new rule); Settings shows such a
 `sequence` rule as made for an earlier version (a `run` rule's run ended when that SeqDesk did). A
@@ -99,6 +104,8 @@ class ApprovalRule(BaseModel):
             return False
         if tool_name_of(request) != self.tool:
             return False
+        if self.scope in STEP_SCOPES and runs_input_as_code(request):
+            return False  # the person saw one value run as code, not every value the step may get
         if self.scope in STEP_SCOPES and self.step_fingerprint is None and self.scope != "prefix":
             return False  # an earlier SeqDesk's run or sequence rule: its step is not known
         if self.step_fingerprint is not None and request.step_fingerprint != self.step_fingerprint:
@@ -122,6 +129,12 @@ def made_for_earlier_version(rule: ApprovalRule, sequence: Sequence | None) -> b
     if rule.step_fingerprint is None or sequence is None or sequence.identity != rule.sequence_identity:
         return True
     return not any(rule.step_fingerprint in step_fingerprints(group, rule.tool) for group in sequence.groups)
+
+
+def runs_input_as_code(request: InteractionRequest) -> bool:
+    """Whether an input of the asking step lands where a program runs it as code (`sh -c "$args.x"`):
+    what the person saw is that one value, so no rule for the step covers the next one."""
+    return isinstance(request, ShellApprovalRequest) and bool(request.run_as_code)
 
 
 def tool_rule_id(tool: str) -> str:
@@ -168,6 +181,9 @@ def rule_for(scope: RuleScope, request: InteractionRequest, *, prefix: str | Non
         raise RuleError("'prefix' goes only with the scope prefix")
     if scope == "sequence" and not (request.sequence_name and request.sequence_identity):
         raise RuleError("this request comes from no saved sequence: allow it for this run instead")
+    if scope in STEP_SCOPES and runs_input_as_code(request):
+        raise RuleError("an input of this step will be run as a command, so each of its values is asked about: "
+                        "allow it once")
     if scope in STEP_SCOPES and request.step_fingerprint is None:
         raise RuleError("this request does not say which step asks, so no rule can cover only that step: "
                         "allow it once")

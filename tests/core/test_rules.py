@@ -199,3 +199,16 @@ async def test_an_answer_with_a_scope_that_does_not_fit_is_refused_and_stays_pen
         await engine.respond(first, {"kind": "approval", "decision": "approved", **answer})
     assert (await engine.get_interaction(first)).status == "pending" and await engine.approval_rules() == []
     await engine.stop(run.run_id)
+
+
+@pytest.mark.parametrize("scope", ["run", "sequence", "prefix"])
+def test_a_step_whose_input_runs_as_code_is_covered_by_no_step_rule_and_none_is_made_from_it(scope):
+    plain = shell("sh -c ls")
+    as_code = plain.model_copy(update={"run_as_code": {"x": "sh -c"}})
+    rule = ApprovalRule(rule_id="a", tool="cmd_run", scope=scope, run_id="r1", sequence="s", sequence_identity="id1",
+                        prefix="sh -c" if scope == "prefix" else None, step_fingerprint="f1", group="g")
+    assert rule.matches(plain)
+    assert not rule.matches(as_code)  # the person saw one value's code, not the next one's
+    with pytest.raises(RuleError, match="will be run as a command"):
+        rule_for(scope, as_code, prefix="sh -c" if scope == "prefix" else None, now_ms=0)
+    assert ApprovalRule(rule_id="t", tool="cmd_run", scope="tool").matches(as_code)  # "whatever it runs"

@@ -14,7 +14,15 @@ from collections.abc import Awaitable, Callable
 from nicegui import ui
 
 from gui.core.interactions import InteractionRequest, ShellApprovalRequest
-from gui.core.rules import PREFIX_TOOL, RuleError, Scope, check_prefix, command_starts_with, scope_words
+from gui.core.rules import (
+    PREFIX_TOOL,
+    RuleError,
+    Scope,
+    check_prefix,
+    command_starts_with,
+    runs_input_as_code,
+    scope_words,
+)
 from gui.i18n import _
 
 Choose = Callable[[Scope, str | None], Awaitable[None]]
@@ -33,9 +41,9 @@ def suggested_prefix(command: str) -> str:
 
 def scope_choices(request: InteractionRequest, tool_name: str) -> list[Scope]:
     """The scopes `rule_for` can make for `request`: one step (this run, this sequence, a prefix) needs
-    the step's fingerprint, and "this sequence" a saved sequence (not a file run)."""
+    the step's fingerprint and no input run as code, and "this sequence" a saved sequence (not a file run)."""
     choices: list[Scope] = []
-    if request.step_fingerprint:
+    if request.step_fingerprint and not runs_input_as_code(request):
         choices.append("run")
         if request.sequence_name and request.sequence_identity:
             choices.append("sequence")
