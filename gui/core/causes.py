@@ -80,11 +80,9 @@ REASON_CAUSES: dict[str, EndCause] = {"session_disposed": "app_closed", "runtime
 _LEGACY_ERRORS: dict[str, EndCause] = {"stopped by the user": "person", "stopped: the app was closed": "app_closed"}
 
 
-def check_cause(value: object) -> EndCause:
-    """`value` as a cause; ValueError naming the causes when it is none."""
-    if value in END_CAUSES:
-        return value
-    raise ValueError(f"{value!r} is not a cause: use one of {', '.join(END_CAUSES)}")
+def as_cause(value: object) -> EndCause | None:
+    """`value` as a cause; None when it is none (an event or a record from a newer SeqDesk, read here)."""
+    return value if value in END_CAUSES else None
 
 
 def legacy_run_cause(status: str, error: str | None) -> EndCause | None:

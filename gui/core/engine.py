@@ -387,7 +387,7 @@ class Engine(ScheduleDoor):
             interrupt(record, self.processes)
             await self.runs.save(record)
             self.bus.publish(RunFinished, run_id, sequence=record.sequence, status="interrupted",
-                             error=record.error, outputs=record.outputs)
+                             error=record.error, outputs=record.outputs, cause=record.cause)
         return sorted(run_ids)
 
     async def close(self) -> None:

@@ -147,6 +147,8 @@ class RunRecord(BaseModel):
             if self.finished_at is None or self.finished_at == self.created_at:
                 self.finished_at = self.last_event_at()
             self.settle("failed", "the app stopped", self.finished_at, self.cause)
+            for trec in (t for g in self.groups for t in g.tools if t.started_at is not None and t.finished_at is None):
+                trec.finished_at = trec.last_event_at()  # it ended as far as its record goes
         return self
 
     def _pass_cause(self, cause: EndCause) -> None:
@@ -213,6 +215,8 @@ class RunRecord(BaseModel):
                                    "error": self.error, "outputs": self.outputs, "groups": groups}
         if self.resumed_from is not None:
             summary.update(attempt=self.attempt, resumed_from=self.resumed_from)
+        if self.cause is not None:
+            summary["cause"] = self.cause  # what stopped it (`gui.core.causes`)
         return summary
 
 

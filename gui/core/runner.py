@@ -209,7 +209,7 @@ class Runner:
             await ex.save(self.runs)
         finally:
             self.bus.publish(RunFinished, record.run_id, sequence=record.sequence, status=record.status,
-                             error=record.error, outputs=outputs)
+                             error=record.error, outputs=outputs, cause=record.cause)
             self._active.pop(record.run_id, None)
             self.interactions.note_ending(record.run_id, None)
             ex.done.set()

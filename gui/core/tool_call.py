@@ -216,6 +216,8 @@ class ToolCaller:
             except (_Denied, ToolDeclined) as exc:
                 self._fail(record, str(exc))
                 record.denied = True
+                if isinstance(exc, ToolDeclined):
+                    record.cause = exc.cause
                 return
             except ToolError as exc:
                 self._fail(record, str(exc))
