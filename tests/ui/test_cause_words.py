@@ -8,8 +8,8 @@ import pytest
 
 from gui.cli.run import run_lines, why_ended
 from gui.core.causes import CAUSES, END_CAUSES, EndCause
-from gui.core.interactions import CancelledResult
 from gui.core.interaction_service import reason_for
+from gui.core.interactions import CancelledResult
 from gui.core.records import GroupRecord, RunRecord, ToolRecord
 from gui.i18n import catalogue, use_language
 from gui.ui.components.inbox.format import cancel_words

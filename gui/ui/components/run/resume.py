@@ -67,7 +67,8 @@ class ResumeBar(ui.row):
                         "text-sm text-gray-700 dark:text-gray-300")
                     ui.link(_("run {id}").format(id=record.resumed_from), f"/runs/{record.resumed_from}").classes(
                         "text-sm")
-                    ui.label(f"· {kept_words(record)}").classes("text-sm text-gray-700 dark:text-gray-300").mark("kept-steps")
+                    ui.label(f"· {kept_words(record)}").classes("text-sm text-gray-700 dark:text-gray-300").mark(
+                        "kept-steps")
             if record.resumed_by:
                 with ui.row().classes("items-center gap-1").mark("resumed-by"):
                     ui.label(_("Resumed as")).classes("text-sm text-gray-700 dark:text-gray-300")
