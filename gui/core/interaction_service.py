@@ -253,14 +253,15 @@ class InteractionService:
 
     async def cancel(self, interaction_id: str, reason: CancelReason, cause: EndCause | None = None) -> bool:
         """Cancel one interaction; False when it had already ended. `cause` says what ended it; when
-        not given, what is ending its run (`note_ending`), else what `reason` alone tells."""
+        not given, what `reason` alone tells (the app closing...), else what is ending its run
+        (`note_ending`); a `turn_stopped` then becomes the reason of that cause."""
         async with self._lock(interaction_id):
             record = await self.store.get(interaction_id)
             if record is None:
                 raise InteractionNotFoundError(f"there is no interaction {interaction_id}", interaction_id)
             if record.status != "pending":
                 return False
-            cause = cause or self._ending.get(record.request.turn_id) or REASON_CAUSES.get(reason)
+            cause = cause or REASON_CAUSES.get(reason) or self._ending.get(record.request.turn_id)
             if cause is not None and reason == "turn_stopped":
                 reason = reason_for(cause)
             await self._end(record, CancelledResult(interaction_id=interaction_id, reason=reason, cause=cause))
