@@ -15,9 +15,12 @@ Pure: nothing but the standard library and the core's marks.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal, get_args
+from typing import TYPE_CHECKING, Literal, get_args
 
 from gui.core.marks import N_
+
+if TYPE_CHECKING:
+    from gui.core.interactions import CancelReason
 
 EndCause = Literal[
     "person",  # the person stopped it (Stop on the run page, `POST /api/runs/{id}/stop`, Ctrl+C in `seqdesk run`)
@@ -75,6 +78,17 @@ CAUSES: dict[EndCause, CauseWords] = {
 # the reason alone tells. `turn_stopped` alone does not tell who stopped the run.
 REASON_CAUSES: dict[str, EndCause] = {"session_disposed": "app_closed", "runtime_interrupted": "app_stopped",
                                       "no_one_to_ask": "no_one_to_ask"}
+
+def reason_for(cause: EndCause) -> CancelReason:
+    """The seed's cancel reason for a cause: the app closing or dying has its own, the rest stop a run."""
+    if cause == "app_closed":
+        return "session_disposed"
+    if cause == "app_stopped":
+        return "runtime_interrupted"
+    if cause == "no_one_to_ask":
+        return "no_one_to_ask"
+    return "turn_stopped"
+
 
 # A stopped run's error as kept before causes were, and the cause it told.
 _LEGACY_ERRORS: dict[str, EndCause] = {"stopped by the user": "person", "stopped: the app was closed": "app_closed"}

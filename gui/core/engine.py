@@ -185,8 +185,7 @@ class Engine(ScheduleDoor):
     async def call(self, name: str, args: dict[str, Any] | None = None,
                    on_event: EventListener | None = None, *, gave_up: EndCause = "person") -> RunRecord:
         """Call one group or one whole sequence by name, with args, to its end. `on_event` hears the
-        run's events and those of every run it calls (a person may be asked inside them). When the
-        call is cancelled (its caller gave up), the run is stopped with the cause `gave_up`."""
+        run's events and those of every run it calls; a cancelled call stops the run as `gave_up`."""
         await self._tools_ready()
         sequence, group = await self.catalog.resolve(name)
         return await self._follow(lambda: self.runner.start(sequence, args or {}, group=group), on_event, gave_up)
@@ -266,7 +265,6 @@ class Engine(ScheduleDoor):
             await self.tools_ready()
 
     async def stop(self, run_id: str, cause: EndCause = "person") -> bool:
-        """Stop a run; `cause` is what stops it (the person, by default), as its record will say."""
         return await self.runner.stop(run_id, cause)
 
     async def get_run(self, run_id: str) -> RunRecord | None:
@@ -391,8 +389,7 @@ class Engine(ScheduleDoor):
         return sorted(run_ids)
 
     async def close(self) -> None:
-        """Closing the app: runs are stopped and every pending request ends as `session_disposed`, each
-        recording the cause `app_closed` (never as if the person had stopped them)."""
+        """Closing the app: runs stop and pending requests end with the cause `app_closed` (`session_disposed`)."""
         self.closed = True
         await self.stop_schedules()
         await self.runner.stop_all("app_closed")

@@ -21,7 +21,7 @@ from typing import Any
 from pydantic import TypeAdapter, ValidationError
 
 from gui.core.approvals import ApprovalModes, ApprovalOutcome, approve
-from gui.core.causes import REASON_CAUSES, EndCause
+from gui.core.causes import REASON_CAUSES, EndCause, reason_for
 from gui.core.events import EventBus, InteractionCreated, InteractionEnded
 from gui.core.interactions import (
     ApprovalResponse,
@@ -365,17 +365,6 @@ class InteractionService:
                 auto=record.auto,
                 record=record.model_dump(mode="json"),
             )
-
-
-def reason_for(cause: EndCause) -> CancelReason:
-    """The seed's cancel reason for a cause: the app closing or dying has its own, the rest stop a run."""
-    if cause == "app_closed":
-        return "session_disposed"
-    if cause == "app_stopped":
-        return "runtime_interrupted"
-    if cause == "no_one_to_ask":
-        return "no_one_to_ask"
-    return "turn_stopped"
 
 
 def ended_message(record: InteractionRecord) -> str:

@@ -18,12 +18,12 @@ import uuid
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from gui.core.causes import CAUSES, EndCause
+from gui.core.causes import CAUSES, EndCause, reason_for
 from gui.core.conditions import Condition, ConditionEvalError, ConditionSyntaxError, evaluate, parse_condition
 from gui.core.durations import format_duration
 from gui.core.events import EventBus, GroupFinished, GroupSkipped, GroupStarted, RunFinished, RunStarted
 from gui.core.execution import Execution, Origin, apply_plan, copy_record
-from gui.core.interaction_service import InteractionService, reason_for
+from gui.core.interaction_service import InteractionService
 from gui.core.marks import N_
 from gui.core.model import Group, OnError, Sequence, SlotType
 from gui.core.records import GroupRecord, RunRecord, RunStore

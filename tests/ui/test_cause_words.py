@@ -7,8 +7,7 @@ from __future__ import annotations
 import pytest
 
 from gui.cli.run import run_lines, why_ended
-from gui.core.causes import CAUSES, END_CAUSES, EndCause
-from gui.core.interaction_service import reason_for
+from gui.core.causes import CAUSES, END_CAUSES, EndCause, reason_for
 from gui.core.interactions import CancelledResult
 from gui.core.records import GroupRecord, RunRecord, ToolRecord
 from gui.i18n import catalogue, use_language
