@@ -22,6 +22,7 @@ import httpx
 from pydantic import TypeAdapter
 
 from gui.api.models import SavedBody, StartRun
+from gui.core.causes import EndCause
 from gui.core.documents import document_from
 from gui.core.engine import RunFollower, condition_holds
 from gui.core.errors import DslError, Problem
@@ -152,8 +153,9 @@ class RemoteEngine(RemoteSchedules):
     async def resume(self, run_id: str) -> RunRecord:
         return await self._fetch_started(await self._post_resume(run_id))
 
-    async def call_resume(self, run_id: str, on_event: EventListener | None = None) -> RunRecord:
-        return await self._wait_for(lambda: self._post_resume(run_id), on_event)
+    async def call_resume(self, run_id: str, on_event: EventListener | None = None, *,
+                          gave_up: EndCause = "person") -> RunRecord:
+        return await self._wait_for(lambda: self._post_resume(run_id), on_event, gave_up)
 
     async def _post_resume(self, run_id: str) -> str:
         response = await self._send("POST", f"/api/runs/{quote(run_id, safe='')}/resume")
@@ -182,21 +184,23 @@ class RemoteEngine(RemoteSchedules):
         return record
 
     async def call(self, name: str, args: dict[str, Any] | None = None,
-                   on_event: EventListener | None = None) -> RunRecord:
-        return await self._start_and_wait(StartRun(sequence=name, args=args or {}), on_event)
+                   on_event: EventListener | None = None, *, gave_up: EndCause = "person") -> RunRecord:
+        return await self._start_and_wait(StartRun(sequence=name, args=args or {}), on_event, gave_up)
 
     async def call_document(self, doc: Any, args: dict[str, Any] | None = None,
-                            on_event: EventListener | None = None) -> RunRecord:
-        return await self._start_and_wait(StartRun(document=doc, args=args or {}), on_event)
+                            on_event: EventListener | None = None, *, gave_up: EndCause = "person") -> RunRecord:
+        return await self._start_and_wait(StartRun(document=doc, args=args or {}), on_event, gave_up)
 
     async def when_call(self, name: str, when: str, args: dict[str, Any] | None = None,
-                        on_event: EventListener | None = None) -> RunRecord | None:
+                        on_event: EventListener | None = None, *,
+                        gave_up: EndCause = "person") -> RunRecord | None:
         if not condition_holds(when, args or {}):
             return None
-        return await self.call(name, args, on_event)
+        return await self.call(name, args, on_event, gave_up=gave_up)
 
-    async def stop(self, run_id: str) -> bool:
-        answer = await self._request("POST", f"/api/runs/{quote(run_id, safe='')}/stop", missing_ok=True)
+    async def stop(self, run_id: str, cause: EndCause = "person") -> bool:
+        answer = await self._request("POST", f"/api/runs/{quote(run_id, safe='')}/stop", missing_ok=True,
+                                     json={"cause": cause})
         return bool(answer and answer.get("stopped"))
 
     async def get_run(self, run_id: str) -> RunRecord | None:
@@ -226,10 +230,11 @@ class RemoteEngine(RemoteSchedules):
                   "q": text, "limit": limit, "offset": offset}
         return await self._page("/api/runs", params, RunRecord.model_validate)
 
-    async def _start_and_wait(self, body: StartRun, on_event: EventListener | None) -> RunRecord:
-        return await self._wait_for(lambda: self._post_run(body), on_event)
+    async def _start_and_wait(self, body: StartRun, on_event: EventListener | None, gave_up: EndCause) -> RunRecord:
+        return await self._wait_for(lambda: self._post_run(body), on_event, gave_up)
 
-    async def _wait_for(self, start: Callable[[], Awaitable[str]], on_event: EventListener | None) -> RunRecord:
+    async def _wait_for(self, start: Callable[[], Awaitable[str]], on_event: EventListener | None,
+                        gave_up: EndCause = "person") -> RunRecord:
         """Start the run and read the app's events until it ends; the stream is open before the run
         starts, so nothing it does (a request for a person, its very end) can be missed."""
         follower = RunFollower(on_event or (lambda _: None))
@@ -243,8 +248,8 @@ class RemoteEngine(RemoteSchedules):
                         follower(event)
                         if isinstance(event, RunFinished) and event.run_id == run_id:
                             break
-            except asyncio.CancelledError:
-                await asyncio.shield(self._request("POST", f"/api/runs/{run_id}/stop"))
+            except asyncio.CancelledError:  # its caller gave up: the app records who
+                await asyncio.shield(self.stop(run_id, gave_up))
                 raise
         record = await self.get_run(run_id)
         if record is None:

@@ -216,6 +216,27 @@ async def test_stopping_a_waiting_run_cancels_its_request_and_a_second_stop_says
     assert late.json()["detail"].startswith(f"interaction {iid} was cancelled (turn_stopped)")
 
 
+async def test_a_stop_says_who_stopped_the_run_and_no_client_can_claim_the_apps_own_causes(client, engine):
+    run_id, iid = await pending_approval(client, engine)
+    for body, problem in (({"cause": "app_closed"}, 422), ({"cause": "person", "by": "x"}, 422), ("oops", 400)):
+        sent = {"json": body} if not isinstance(body, str) else {
+            "content": body, "headers": {"Content-Type": "application/json"}}
+        refused = await client.post(f"/api/runs/{run_id}/stop", **sent)
+        assert refused.status_code == problem, refused.text
+        assert "agent_gave_up" in refused.json()["detail"]  # it says what may be sent
+    assert (await client.get(f"/api/runs/{run_id}")).json()["status"] == "running"  # a refusal stops nothing
+    stopped = await client.post(f"/api/runs/{run_id}/stop", json={"cause": "agent_gave_up"})
+    assert stopped.json() == {"stopped": True}
+    record = (await client.get(f"/api/runs/{run_id}")).json()
+    assert (record["status"], record["cause"], record["error"]) == ("stopped", "agent_gave_up",
+                                                                    "stopped: the agent stopped waiting")
+    result = (await client.get(f"/api/interactions/{iid}")).json()["result"]
+    assert (result["reason"], result["cause"]) == ("turn_stopped", "agent_gave_up")
+    run_id = (await client.post("/api/runs", json={"sequence": "shell", "args": {"who": "Ada"}})).json()["run_id"]
+    await client.post(f"/api/runs/{run_id}/stop")  # no body: the person, as before
+    assert (await client.get(f"/api/runs/{run_id}")).json()["cause"] == "person"
+
+
 # -- interactions ----------------------------------------------------------------------------------
 
 async def test_approving_a_command_lets_the_run_succeed_with_its_output(client, engine):

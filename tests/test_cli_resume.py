@@ -44,7 +44,8 @@ def test_resume_runs_only_what_did_not_succeed_and_refuses_a_second_time(tmp_pat
     body = json.loads(second.stdout)
     assert body["status"] == "succeeded" and body["resumed_from"] == run_id and body["attempt"] == 2
     assert body["groups"][0]["kept_from"] == run_id and "kept_from" not in body["groups"][1]
-    assert f"resumed run {run_id} as run {body['run_id']} (attempt 2); kept: write-once" in second.stderr
+    kept = "kept what had succeeded: the group write-once"
+    assert f"resumed run {run_id} as run {body['run_id']} (attempt 2); {kept}" in second.stderr
     assert side.read_text() == "x\n"  # the first group's command ran once, in the first attempt
     again = seqdesk("run", "--resume", run_id, data=data)
     assert again.returncode == 2 and f"resumed already, as run {body['run_id']}" in again.stderr

@@ -3,7 +3,7 @@ calls them (`gui.remote`): one definition, so the two sides cannot drift apart."
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -31,6 +31,15 @@ class CheckBody(BaseModel):
     document: Any
     replacing: str | None = None
     as_new: bool = False
+
+
+class StopBody(BaseModel):
+    """`POST /api/runs/{id}/stop` (a body is optional): who stops it, as its record will say. Only what a
+    client knows of itself: the person (the default), or an agent that stopped waiting for it."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    cause: Literal["person", "agent_gave_up"] = "person"
 
 
 class CancelBody(BaseModel):

@@ -7,7 +7,7 @@ from fastapi.responses import Response
 from pydantic import ValidationError
 
 from gui.api.body import BadRequest, json_response, read_json, type_name
-from gui.api.models import RUN_BODY, StartRun
+from gui.api.models import RUN_BODY, StartRun, StopBody
 from gui.api.shared import EngineProvider, capped, pydantic_detail, record_json
 from gui.core.documents import NotFoundError
 from gui.core.records import RunStatus
@@ -68,8 +68,11 @@ def register_runs(app: FastAPI, engine: EngineProvider) -> None:
         return json_response(record_json(record))
 
     @app.post("/api/runs/{run_id}/stop")
-    async def stop_run(run_id: str) -> Response:
-        """200 with whether this call stopped it (false: it had already ended). A short id works too."""
+    async def stop_run(run_id: str, request: Request) -> Response:
+        """200 with whether this call stopped it (false: it had already ended). A short id works too.
+        An optional body `{"cause": "agent_gave_up"}` says an agent stopped waiting for it (default:
+        "person"); the app's own causes (the app closing...) cannot be claimed from outside."""
+        stop = await _stop_body(request)
         eng = engine()
         try:
             record = await eng.find_run(run_id)
@@ -77,6 +80,19 @@ def register_runs(app: FastAPI, engine: EngineProvider) -> None:
             raise BadRequest(409, exc.message, code=exc.code, candidates=exc.candidates) from None
         if record is None:
             raise BadRequest(404, f"there is no run {run_id}")
-        return json_response({"stopped": await eng.stop(record.run_id)})
+        return json_response({"stopped": await eng.stop(record.run_id, stop.cause)})
+
+
+_STOP_BODY = 'nothing, or {"cause": "person"} or {"cause": "agent_gave_up"}'
+
+
+async def _stop_body(request: Request) -> StopBody:
+    if not (await request.body()).strip():
+        return StopBody()
+    raw = await read_json(request, expect=_STOP_BODY)
+    try:
+        return StopBody.model_validate(raw)
+    except ValidationError as exc:
+        raise BadRequest(422, f"the body must be {_STOP_BODY}: {pydantic_detail(exc)}") from None
 
 

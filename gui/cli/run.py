@@ -15,6 +15,7 @@ from typing import Any
 
 from gui.cli.places import problem_line, problem_words
 from gui.cli.prompter import ICONS, TerminalPrompter
+from gui.core.causes import CAUSES, EndCause
 from gui.core.errors import DslError
 from gui.core.operations import OperationError, Operations
 from gui.core.parser import NUMBER_HOOKS, load_json_text
@@ -100,16 +101,27 @@ def cmd_show(args: argparse.Namespace) -> int:
     return _run_async(go)
 
 
+def why_ended(text: str | None, cause: EndCause | None, *, started: bool = True) -> str:
+    """What the terminal says after a status: what ended it (its cause, in the person's language:
+    "the app was closed", "not run: you stopped the run"), else the record's own text."""
+    if cause is None:
+        return text or ""
+    why = _(CAUSES[cause].why)
+    return why if started else _("not run: {why}").format(why=why)
+
+
 def run_lines(record: RunRecord) -> list[str]:
     """A run for the terminal: a headline, then each group and its tools with an icon each."""
     title = record.sequence + (f" › {record.target}" if record.target else "")
-    lines = [f"run {record.run_id} · {title} · {record.status}" + (f": {record.error}" if record.error else "")]
+    said = why_ended(record.error, record.cause)
+    lines = [f"run {record.run_id} · {title} · {record.status}" + (f": {said}" if said else "")]
     for group in record.groups:
-        lines.append(f"{ICONS.get(group.status, '·')} {group.name} {group.status}"
-                     + (f": {group.reason}" if group.reason else ""))
+        said = why_ended(group.reason, group.cause, started=group.started_at is not None)
+        lines.append(f"{ICONS.get(group.status, '·')} {group.name} {group.status}" + (f": {said}" if said else ""))
         for tool in group.tools:
-            why = tool.error or tool.reason
-            lines.append(f"  {ICONS.get(tool.status, '·')} {tool.tool} {tool.status}" + (f": {why}" if why else ""))
+            said = why_ended(tool.error or tool.reason, tool.cause if tool.status != "succeeded" else None,
+                             started=tool.started_at is not None)
+            lines.append(f"  {ICONS.get(tool.status, '·')} {tool.tool} {tool.status}" + (f": {said}" if said else ""))
     if record.outputs:
         lines.append(json.dumps(record.outputs, ensure_ascii=False, indent=2, default=str))
     return lines
@@ -223,9 +235,10 @@ async def _resume(args: argparse.Namespace) -> int:
         return 2
     finally:
         await ops.close()
-    kept = [g.name for g in record.groups if g.reused_from]
-    _err(_("resumed run {old} as run {new} (attempt {attempt}); kept: {kept}").format(
-        old=args.resume, new=record.run_id, attempt=record.attempt, kept=", ".join(kept) if kept else _("nothing")))
+    from gui.ui.components.run.kept import kept_words
+
+    _err(_("resumed run {old} as run {new} (attempt {attempt}); {kept}").format(
+        old=args.resume, new=record.run_id, attempt=record.attempt, kept=kept_words(record)))
     return _report(args, record)
 
 
@@ -233,7 +246,8 @@ def _report(args: argparse.Namespace, record: Any) -> int:
     if args.json:
         print(json.dumps(record.to_summary_json(), ensure_ascii=False, indent=2, default=str))
     else:
-        _err(f"run {record.run_id} {record.status}" + (f": {record.error}" if record.error else ""))
+        said = why_ended(record.error, record.cause)
+        _err(f"run {record.run_id} {record.status}" + (f": {said}" if said else ""))
         if record.outputs:
             print(json.dumps(record.outputs, ensure_ascii=False, indent=2, default=str))
     return 0 if record.status == "succeeded" else 1

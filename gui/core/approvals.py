@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from pydantic import BaseModel, ConfigDict
 
+from gui.core.causes import CAUSES, REASON_CAUSES, EndCause
 from gui.core.interactions import (
     CANCEL_WORDS,
     ApprovalMode,
@@ -40,8 +41,15 @@ DECLINED_REASON = "declined by the user: they chose not to answer"
 UNANSWERED_REASON = "nobody answered before the request expired"
 
 
-def cancelled_reason(reason: CancelReason) -> str:
-    return f"not approved: the request was cancelled ({CANCEL_WORDS[reason]})"
+def cancelled_reason(reason: CancelReason, cause: EndCause | None = None) -> str:
+    """What a tool whose request was cancelled fails with (English, as records keep it)."""
+    words = CAUSES[cause].why if cause is not None else CANCEL_WORDS[reason]
+    return f"not approved: the request was cancelled ({words})"
+
+
+def cancel_cause(result: CancelledResult) -> EndCause | None:
+    """What ended a cancelled request: its cause, or what its reason alone tells (a result kept before causes)."""
+    return result.cause or REASON_CAUSES.get(result.reason)
 
 
 class _Waiting(Protocol):
@@ -104,6 +112,7 @@ class ApprovalOutcome(BaseModel):
     auto: bool = False
     interaction_id: str
     edited_input: dict[str, Any] | None = None  # the person changed the arguments: run with these
+    cause: EndCause | None = None  # not approved because of this (`gui.core.causes`), not by a person's no
 
 
 def check_mode(mode: str) -> ApprovalMode:
@@ -138,7 +147,9 @@ async def approve(
         said = f": {response.reason}" if response.reason else ""
         return ApprovalOutcome(approved=False, reason=DENIED_REASON + said, interaction_id=iid)
     if isinstance(result, ExpiredResult):
-        return ApprovalOutcome(approved=False, reason=EXPIRED_REASON, interaction_id=iid)
+        return ApprovalOutcome(approved=False, reason=EXPIRED_REASON, interaction_id=iid, cause="expired")
     if isinstance(result, CancelledResult):
-        return ApprovalOutcome(approved=False, reason=cancelled_reason(result.reason), interaction_id=iid)
+        cause = cancel_cause(result)
+        return ApprovalOutcome(approved=False, reason=cancelled_reason(result.reason, cause), interaction_id=iid,
+                               cause=cause)
     raise AssertionError(f"unexpected result for approval {iid}: {result!r}")  # validation forbids it

@@ -14,6 +14,7 @@ from typing import Any
 
 from gui.core.approvals import ApprovalModes
 from gui.core.catalog import Catalog, MemorySequenceStore, SequenceStore
+from gui.core.causes import EndCause
 from gui.core.conditions import ConditionEvalError, ConditionSyntaxError, evaluate, parse_condition
 from gui.core.documents import NotFoundError, document_from, summary
 from gui.core.events import Event, EventBus, EventStream, RunFinished, RunStarted, SettingsChanged
@@ -188,18 +189,18 @@ class Engine(ScheduleDoor):
         return await self.runner.start(sequence, args or {})
 
     async def call(self, name: str, args: dict[str, Any] | None = None,
-                   on_event: EventListener | None = None) -> RunRecord:
+                   on_event: EventListener | None = None, *, gave_up: EndCause = "person") -> RunRecord:
         """Call one group or one whole sequence by name, with args, to its end. `on_event` hears the
-        run's events and those of every run it calls (a person may be asked inside them)."""
+        run's events and those of every run it calls; a cancelled call stops the run as `gave_up`."""
         await self._tools_ready()
         sequence, group = await self.catalog.resolve(name)
-        return await self._follow(lambda: self.runner.start(sequence, args or {}, group=group), on_event)
+        return await self._follow(lambda: self.runner.start(sequence, args or {}, group=group), on_event, gave_up)
 
     async def call_document(self, doc: Any, args: dict[str, Any] | None = None,
-                            on_event: EventListener | None = None) -> RunRecord:
+                            on_event: EventListener | None = None, *, gave_up: EndCause = "person") -> RunRecord:
         await self._tools_ready()
         sequence = await self.catalog.check_unsaved(doc)
-        return await self._follow(lambda: self.runner.start(sequence, args or {}), on_event)
+        return await self._follow(lambda: self.runner.start(sequence, args or {}), on_event, gave_up)
 
     async def run(self, name: str, args: dict[str, Any] | None = None) -> RunRecord:
         """Run a saved sequence by name to its end."""
@@ -210,11 +211,11 @@ class Engine(ScheduleDoor):
         return await self.runner.run(sequence, args or {})
 
     async def when_call(self, name: str, when: str, args: dict[str, Any] | None = None,
-                        on_event: EventListener | None = None) -> RunRecord | None:
+                        on_event: EventListener | None = None, *, gave_up: EndCause = "person") -> RunRecord | None:
         """Call only when `when` (a condition over `args`) holds; None when it does not."""
         if not condition_holds(when, args or {}):
             return None
-        return await self.call(name, args, on_event)
+        return await self.call(name, args, on_event, gave_up=gave_up)
 
     async def resume(self, run_id: str) -> RunRecord:
         """Start the next attempt of a failed, interrupted or stopped run and return at once: a new
@@ -243,11 +244,13 @@ class Engine(ScheduleDoor):
             await self.runs.save(record)
         return new
 
-    async def call_resume(self, run_id: str, on_event: EventListener | None = None) -> RunRecord:
-        """`resume`, to the end of the new attempt (`on_event` as for `call`)."""
-        return await self._follow(lambda: self.resume(run_id), on_event)
+    async def call_resume(self, run_id: str, on_event: EventListener | None = None, *,
+                          gave_up: EndCause = "person") -> RunRecord:
+        """`resume`, to the end of the new attempt (`on_event` and `gave_up` as for `call`)."""
+        return await self._follow(lambda: self.resume(run_id), on_event, gave_up)
 
-    async def _follow(self, start: Callable[[], Awaitable[RunRecord]], on_event: EventListener | None) -> RunRecord:
+    async def _follow(self, start: Callable[[], Awaitable[RunRecord]], on_event: EventListener | None,
+                      gave_up: EndCause) -> RunRecord:
         follower = RunFollower(on_event) if on_event is not None else None
         unsubscribe = self.bus.subscribe(follower) if follower is not None else None
         try:
@@ -257,7 +260,7 @@ class Engine(ScheduleDoor):
             try:
                 return await self.runner.wait(record.run_id)
             except asyncio.CancelledError:
-                await asyncio.shield(self.stop(record.run_id))
+                await asyncio.shield(self.stop(record.run_id, gave_up))
                 raise
         finally:
             if unsubscribe is not None:
@@ -267,8 +270,8 @@ class Engine(ScheduleDoor):
         if self.tools_ready is not None:
             await self.tools_ready()
 
-    async def stop(self, run_id: str) -> bool:
-        return await self.runner.stop(run_id)
+    async def stop(self, run_id: str, cause: EndCause = "person") -> bool:
+        return await self.runner.stop(run_id, cause)
 
     async def get_run(self, run_id: str) -> RunRecord | None:
         """A run's record: live while it goes on, stored once it has ended."""
@@ -382,15 +385,15 @@ class Engine(ScheduleDoor):
             interrupt(record, self.processes)
             await self.runs.save(record)
             self.bus.publish(RunFinished, run_id, sequence=record.sequence, status="interrupted",
-                             error=record.error, outputs=record.outputs)
+                             error=record.error, outputs=record.outputs, cause=record.cause)
         return sorted(run_ids)
 
     async def close(self) -> None:
-        """Closing the app: runs are stopped and every pending request ends as `session_disposed`."""
+        """Closing the app: runs stop and pending requests end with the cause `app_closed` (`session_disposed`)."""
         self.closed = True
         await self.stop_schedules()
-        await self.runner.stop_all("session_disposed")
-        await self.interactions.cancel_all("session_disposed")
+        await self.runner.stop_all("app_closed")
+        await self.interactions.cancel_all("session_disposed", "app_closed")
         for hook in self._on_close:
             await hook()
 

@@ -77,6 +77,7 @@ class RunFinished(Event):
     status: str
     error: str | None = None
     outputs: dict[str, Any] = field(default_factory=dict)
+    cause: str | None = None  # what stopped or interrupted it (`gui.core.causes`); None: it ended by itself
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

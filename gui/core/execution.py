@@ -13,7 +13,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from gui.core.interactions import CancelReason
+from gui.core.causes import EndCause
 from gui.core.model import Group, Sequence
 from gui.core.records import RunRecord, RunStore
 from gui.core.resume import ResumePlan
@@ -44,7 +44,7 @@ class Execution:
     task: asyncio.Task[RunRecord] | None = None
     done: asyncio.Event = field(default_factory=asyncio.Event)
     stopping: bool = False
-    stop_reason: CancelReason = "turn_stopped"  # or session_disposed: the app was closed
+    stop_cause: EndCause | None = None  # what is stopping it, once `stopping`
     finishing: bool = False
     degraded: bool = False
     save_lock: asyncio.Lock = field(default_factory=asyncio.Lock)

@@ -21,6 +21,7 @@ from typing import Any
 from pydantic import TypeAdapter, ValidationError
 
 from gui.core.approvals import ApprovalModes, ApprovalOutcome, approve
+from gui.core.causes import REASON_CAUSES, EndCause, reason_for
 from gui.core.events import EventBus, InteractionCreated, InteractionEnded
 from gui.core.interactions import (
     ApprovalResponse,
@@ -116,6 +117,7 @@ class InteractionService:
         self._timers: dict[str, asyncio.TimerHandle] = {}
         self._locks: dict[str, asyncio.Lock] = {}
         self._tasks: set[asyncio.Task[None]] = set()
+        self._ending: dict[str, EndCause] = {}  # run id -> what is ending it (`note_ending`)
 
     def now_ms(self) -> int:
         return int(self.clock() * 1000)
@@ -240,28 +242,43 @@ class InteractionService:
 
     # --- control side -----------------------------------------------------------------------
 
-    async def cancel(self, interaction_id: str, reason: CancelReason) -> bool:
-        """Cancel one interaction; False when it had already ended."""
+    def note_ending(self, run_id: str, cause: EndCause | None) -> None:
+        """`run_id` is being ended by `cause` (None: forget it, the run has ended): a request of that
+        run cancelled from now on records that cause, whoever cancels it (the runner, or a form handler
+        whose wait was cut short)."""
+        if cause is None:
+            self._ending.pop(run_id, None)
+        else:
+            self._ending[run_id] = cause
+
+    async def cancel(self, interaction_id: str, reason: CancelReason, cause: EndCause | None = None) -> bool:
+        """Cancel one interaction; False when it had already ended. `cause` says what ended it; when
+        not given, what `reason` alone tells (the app closing...), else what is ending its run
+        (`note_ending`); a `turn_stopped` then becomes the reason of that cause."""
         async with self._lock(interaction_id):
             record = await self.store.get(interaction_id)
             if record is None:
                 raise InteractionNotFoundError(f"there is no interaction {interaction_id}", interaction_id)
             if record.status != "pending":
                 return False
-            await self._end(record, CancelledResult(interaction_id=interaction_id, reason=reason))
+            cause = cause or REASON_CAUSES.get(reason) or self._ending.get(record.request.turn_id)
+            if cause is not None and reason == "turn_stopped":
+                reason = reason_for(cause)
+            await self._end(record, CancelledResult(interaction_id=interaction_id, reason=reason, cause=cause))
         return True
 
-    async def cancel_run(self, run_id: str, reason: CancelReason = "turn_stopped") -> list[str]:
+    async def cancel_run(self, run_id: str, reason: CancelReason = "turn_stopped",
+                         cause: EndCause | None = None) -> list[str]:
         """Cancel every pending interaction of a run; returns the ids it cancelled."""
         return [
             r.interaction_id
             for r in await self.pending(run_id)
-            if await self.cancel(r.interaction_id, reason)
+            if await self.cancel(r.interaction_id, reason, cause)
         ]
 
-    async def cancel_all(self, reason: CancelReason) -> None:
+    async def cancel_all(self, reason: CancelReason, cause: EndCause | None = None) -> None:
         for record in await self.pending():
-            await self.cancel(record.interaction_id, reason)
+            await self.cancel(record.interaction_id, reason, cause)
 
     async def recover(self) -> list[str]:
         """At start-up: cancel what a dead process left pending; returns the runs it touched."""
@@ -269,7 +286,7 @@ class InteractionService:
         for record in await self.pending():
             if record.interaction_id in self._futures:  # ours, alive: not left by a dead process
                 continue
-            if await self.cancel(record.interaction_id, "runtime_interrupted"):
+            if await self.cancel(record.interaction_id, "runtime_interrupted", "app_stopped"):
                 if record.request.turn_id not in runs:
                     runs.append(record.request.turn_id)
         return runs

@@ -24,6 +24,7 @@ from pydantic import (
     model_validator,
 )
 
+from gui.core.causes import EndCause
 from gui.core.marks import N_, Sentence, Translate, as_written
 from gui.core.queries import DEFAULT_LIMIT, Page
 
@@ -303,6 +304,15 @@ class CancelledResult(_Model):
     status: Literal["cancelled"] = "cancelled"
     interaction_id: str
     reason: CancelReason
+    # What ended it (`gui.core.causes`): who stopped the run, the app closing... None: only `reason` is known.
+    cause: EndCause | None = None
+
+    @model_serializer(mode="wrap")
+    def _cause_when_known(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)
+        if data.get("cause") is None:
+            data.pop("cause", None)  # a result kept before causes were reads as it always did
+        return data
 
 
 InteractionResult = Annotated[

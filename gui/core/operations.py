@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, NamedTuple, Protocol, TypeVar
 
+from gui.core.causes import EndCause
 from gui.core.errors import Problem
 from gui.core.events import Event
 from gui.core.interactions import (
@@ -94,13 +95,17 @@ class Operations(Protocol):
     async def start_document(self, doc: Any, args: dict[str, Any] | None = None) -> RunRecord: ...
 
     async def call(self, name: str, args: dict[str, Any] | None = None,
-                   on_event: EventListener | None = None) -> RunRecord: ...
+                   on_event: EventListener | None = None, *, gave_up: EndCause = "person") -> RunRecord:
+        """Run to the end; if this call is cancelled (its caller gave up), the run is stopped with the
+        cause `gave_up`: "person" for a person's Ctrl+C, "agent_gave_up" for an agent's client."""
+        ...
 
     async def call_document(self, doc: Any, args: dict[str, Any] | None = None,
-                            on_event: EventListener | None = None) -> RunRecord: ...
+                            on_event: EventListener | None = None, *, gave_up: EndCause = "person") -> RunRecord: ...
 
     async def when_call(self, name: str, when: str, args: dict[str, Any] | None = None,
-                        on_event: EventListener | None = None) -> RunRecord | None: ...
+                        on_event: EventListener | None = None, *,
+                        gave_up: EndCause = "person") -> RunRecord | None: ...
 
     async def resume(self, run_id: str) -> RunRecord:
         """Start the next attempt of a failed, interrupted or stopped run (a new run naming it in
@@ -108,9 +113,12 @@ class Operations(Protocol):
         when it cannot be resumed (see `gui.core.resume`)."""
         ...
 
-    async def call_resume(self, run_id: str, on_event: EventListener | None = None) -> RunRecord: ...
+    async def call_resume(self, run_id: str, on_event: EventListener | None = None, *,
+                          gave_up: EndCause = "person") -> RunRecord: ...
 
-    async def stop(self, run_id: str) -> bool: ...
+    async def stop(self, run_id: str, cause: EndCause = "person") -> bool:
+        """Stop a run; `cause` is what stops it, as its record will say (see `gui.core.causes`)."""
+        ...
 
     async def get_run(self, run_id: str) -> RunRecord | None: ...
 

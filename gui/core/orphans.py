@@ -15,6 +15,7 @@ from gui.core.records import ProcessInfo, RunRecord
 
 KILLED = "killed at start-up: the app had stopped"
 INTERRUPTED = "interrupted: the app stopped"
+NOT_RUN = "not run: the app stopped"
 
 
 class ProcessControl(Protocol):
@@ -28,22 +29,30 @@ class ProcessControl(Protocol):
 
 
 def interrupt(record: RunRecord, processes: ProcessControl | None) -> int:
-    """Mark a run the dead app left running as interrupted, killing its processes still alive;
-    how many were killed."""
+    """Mark a run the dead app left running as interrupted (cause `app_stopped`), killing its processes
+    still alive; how many were killed. It ended at its last recorded event; what had not started is
+    "not run", never left queued."""
     killed = 0
-    record.status = "interrupted"
+    record.status, record.cause = "interrupted", "app_stopped"
     record.error = "the app stopped while this run was going on"
     for group in record.groups:
         if group.status == "running":
-            group.status, group.reason = "failed", INTERRUPTED
+            group.status, group.reason, group.cause = "failed", INTERRUPTED, "app_stopped"
+        elif group.status == "waiting":
+            group.status, group.reason, group.cause = "cancelled", NOT_RUN, "app_stopped"
         for tool in group.tools:
-            if tool.status not in ("running", "waiting", "queued") or group.status == "waiting":
-                continue
-            if tool.process is not None and processes is not None and processes.alive(tool.process):
-                processes.kill(tool.process)
-                killed += 1
-                tool.status, tool.error = "cancelled", KILLED
-            else:
-                tool.status, tool.error = "cancelled", INTERRUPTED
-    record.finished_at = record.finished_at or record.created_at
+            if tool.status == "queued":
+                tool.status, tool.reason, tool.cause = "cancelled", NOT_RUN, "app_stopped"
+            elif tool.status in ("running", "waiting"):
+                if tool.process is not None and processes is not None and processes.alive(tool.process):
+                    processes.kill(tool.process)
+                    killed += 1
+                    tool.status, tool.error = "cancelled", KILLED
+                else:
+                    tool.status, tool.error = "cancelled", INTERRUPTED
+                tool.cause = "app_stopped"
+                tool.finished_at = tool.last_event_at()  # as far as its record goes
+        if group.cause == "app_stopped" and group.started_at is not None:
+            group.finished_at = max([group.started_at, *(t.finished_at for t in group.tools if t.finished_at)])
+    record.finished_at = record.finished_at or record.last_event_at()
     return killed

@@ -13,8 +13,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, model_validator
 
+from gui.core.causes import EndCause, legacy_run_cause
 from gui.core.queries import DEFAULT_LIMIT, Page, check_window, contains_text, sort_key
 
 ToolStatus = Literal["queued", "running", "waiting", "succeeded", "failed", "skipped", "degraded", "cancelled"]
@@ -68,6 +69,7 @@ class ToolRecord(BaseModel):
     log: list[LogLine] = Field(default_factory=list)  # what its server logged during the call
     reused_from: str | None = None  # it succeeded in that run, and a resumed run kept its result
     process: ProcessInfo | None = None  # the command it started (cmd_run), recorded before it ran
+    cause: EndCause | None = None  # what ended it, when its own work did not (`gui.core.causes`)
 
     model_config = {"populate_by_name": True}
 
@@ -79,6 +81,14 @@ class ToolRecord(BaseModel):
             self.__dict__[name] = value
         else:
             super().__setattr__(name, value)
+
+
+    def last_event_at(self) -> float | None:
+        """When the last thing recorded of this tool happened; None when it never started."""
+        moments = [t for t in (self.started_at, self.finished_at) if t is not None]
+        moments += [t for span in self.waits for t in span if t is not None]
+        moments += [line.at for line in self.log]
+        return max(moments) if moments else None
 
 
 _TOOL_FIELDS = frozenset(ToolRecord.model_fields)
@@ -98,6 +108,7 @@ class GroupRecord(BaseModel):
     fingerprint: str | None = None  # of the group as it ran (a resume checks it is unchanged)
     outputs: dict[str, Any] = Field(default_factory=dict)  # the slots it wrote, with their values
     reused_from: str | None = None  # it succeeded in that run; this (resumed) run kept its outputs
+    cause: EndCause | None = None  # what stopped it, or kept it from running (`gui.core.causes`)
 
 
 class RunRecord(BaseModel):
@@ -117,26 +128,71 @@ class RunRecord(BaseModel):
     resumed_by: str | None = None  # the run that resumed this one (its next attempt)
     schedule_id: str | None = None  # the schedule that started it
     note: str | None = None  # how it came to start, when that is worth saying (a missed schedule)
+    cause: EndCause | None = None  # what stopped or interrupted it (`gui.core.causes`); None: it ended by itself
 
     @property
     def finished(self) -> bool:
         return self.status in FINISHED_RUN
 
-    def settle(self, group_status: GroupStatus, why: str, now: float) -> None:
+    @model_validator(mode="after")
+    def _read_old_record(self) -> RunRecord:
+        """A record kept before causes were reads with the cause it tells; an interrupted one ends at
+        its last event (such records said it ended as it began) with nothing left queued."""
+        if self.cause is None and self.status in ("stopped", "interrupted"):
+            cause = legacy_run_cause(self.status, self.error)
+            if cause is not None:
+                self.cause = cause
+                self._pass_cause(cause)
+        if self.status == "interrupted":
+            if self.finished_at is None or self.finished_at == self.created_at:
+                self.finished_at = self.last_event_at()
+            self.settle("failed", "the app stopped", self.finished_at, self.cause)
+            for trec in (t for g in self.groups for t in g.tools if t.started_at is not None and t.finished_at is None):
+                trec.finished_at = trec.last_event_at()  # it ended as far as its record goes
+        return self
+
+    def _pass_cause(self, cause: EndCause) -> None:
+        """An old record: the groups and tools its end cut short get the run's cause (a tool that another
+        tool's failure cancelled, or whose request was cancelled for another reason, keeps its own)."""
+        for grec in self.groups:
+            if grec.cause is None and (grec.status in ("stopped", "cancelled", "waiting")
+                                       or grec.reason == "interrupted: the app stopped"):
+                grec.cause = cause
+            for trec in grec.tools:
+                error = trec.error or ""
+                by_end = (trec.status in ("cancelled", "queued") and not error.startswith("cancelled: ")) or (
+                    trec.denied and error.endswith(("(the run was stopped)", "(the app was closed)")))
+                if trec.cause is None and by_end:
+                    trec.cause = cause
+
+    def last_event_at(self) -> float:
+        """When the last thing recorded of this run happened (its start when nothing else was)."""
+        moments = [self.created_at]
+        for grec in self.groups:
+            moments += [t for t in (grec.started_at, grec.finished_at) if t is not None]
+            moments += [at for trec in grec.tools if (at := trec.last_event_at()) is not None]
+        return max(moments)
+
+    def settle(self, group_status: GroupStatus, why: str, now: float, cause: EndCause | None = None) -> None:
         """End every group and tool that has not ended, so a finished record shows nothing as still
-        queued, running or waiting: a running group becomes `group_status`, the rest `cancelled`."""
+        queued, running or waiting: a running group becomes `group_status`, the rest `cancelled`;
+        each gets `cause` (what ended the run, when something did)."""
         for grec in self.groups:
             if grec.status == "running":
                 grec.status, grec.reason = group_status, grec.reason or why
                 grec.finished_at = grec.finished_at or now
+                grec.cause = grec.cause or cause
             elif grec.status == "waiting":
                 grec.status, grec.reason = "cancelled", grec.reason or f"not run: {why}"
+                grec.cause = grec.cause or cause
             for trec in grec.tools:
                 if trec.status == "queued":
                     trec.status, trec.reason = "cancelled", trec.reason or f"not run: {why}"
+                    trec.cause = trec.cause or cause
                 elif trec.status in ("running", "waiting"):
                     trec.status, trec.error = "cancelled", trec.error or why
                     trec.finished_at = trec.finished_at or now
+                    trec.cause = trec.cause or cause
 
     def to_summary_json(self) -> dict[str, Any]:
         """The shape `seqdesk run --json` prints."""
@@ -159,6 +215,8 @@ class RunRecord(BaseModel):
                                    "error": self.error, "outputs": self.outputs, "groups": groups}
         if self.resumed_from is not None:
             summary.update(attempt=self.attempt, resumed_from=self.resumed_from)
+        if self.cause is not None:
+            summary["cause"] = self.cause  # what stopped it (`gui.core.causes`)
         return summary
 
 

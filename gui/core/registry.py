@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from pydantic import BaseModel, ValidationError
 
+from gui.core.causes import EndCause
 from gui.core.marks import Sentence, sentence
 from gui.core.model import SlotType
 
@@ -36,7 +37,12 @@ class ToolError(Exception):
 
 class ToolDeclined(ToolError):
     """The person chose not to go on (declined a question, let it expire): their choice, not a crash,
-    so it is recorded like a denied approval and never retried."""
+    so it is recorded like a denied approval and never retried. `cause`: what ended it when it was not
+    the person's choice (`gui.core.causes`: nobody answered in time, the request was cancelled)."""
+
+    def __init__(self, message: str, cause: EndCause | None = None) -> None:
+        super().__init__(message)
+        self.cause = cause
 
 
 class ToolArgumentError(ToolError):

@@ -2,9 +2,11 @@
 
 A run is one asyncio task. Its record is kept here and saved at the moments that matter; its
 events go on the bus for every view. Stopping a run cancels its task (so no tool goes on after a
-person pressed Stop), then its pending requests (`turn_stopped`), and its final save is never cut
-short. A run called through `seq_call` has a task of its own: it can be stopped on its own, and
-stopping its caller stops it too.
+person pressed Stop), then its pending requests, and its final save is never cut short. Every stop
+names its cause (`gui.core.causes`: the person, the app closing, an agent giving up...), which the
+run, its groups, its tools and its cancelled requests record. A run called through `seq_call` has a
+task of its own: it can be stopped on its own, and stopping its caller stops it too (with the
+caller's cause, or its group's time limit or failure when that is what cut the call short).
 """
 
 from __future__ import annotations
@@ -16,12 +18,12 @@ import uuid
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from gui.core.causes import CAUSES, EndCause, reason_for
 from gui.core.conditions import Condition, ConditionEvalError, ConditionSyntaxError, evaluate, parse_condition
 from gui.core.durations import format_duration
 from gui.core.events import EventBus, GroupFinished, GroupSkipped, GroupStarted, RunFinished, RunStarted
 from gui.core.execution import Execution, Origin, apply_plan, copy_record
 from gui.core.interaction_service import InteractionService
-from gui.core.interactions import CancelReason
 from gui.core.marks import N_
 from gui.core.model import Group, OnError, Sequence, SlotType
 from gui.core.records import GroupRecord, RunRecord, RunStore
@@ -95,9 +97,10 @@ class Runner:
         ex = self._active.get(run_id)
         return copy_record(ex.record) if ex else None
 
-    async def stop(self, run_id: str, reason: CancelReason = "turn_stopped") -> bool:
-        """Stop a running run; False when it is not running here. `reason` is what its pending
-        requests are cancelled with (`turn_stopped`, or `session_disposed` when the app closes)."""
+    async def stop(self, run_id: str, cause: EndCause | None = "person") -> bool:
+        """Stop a running run; False when it is not running here. `cause` is what stops it: the
+        record says so, and its pending requests are cancelled with it (None: not known, and the
+        record says only that it was stopped, never who stopped it)."""
         ex = self._active.get(run_id)
         if ex is None or ex.task is None or ex.task.done():
             return False
@@ -105,7 +108,8 @@ class Runner:
             await ex.done.wait()
             return False
         ex.stopping = True
-        ex.stop_reason = reason
+        ex.stop_cause = cause
+        self.interactions.note_ending(run_id, cause)  # a request its tools withdraw themselves says it too
         while not ex.began and not ex.task.done():
             # A task cancelled before its first step never runs its body, so it would never save
             # its end: let it begin first (it is ready to run: this is one turn of the loop).
@@ -115,9 +119,9 @@ class Runner:
         await ex.done.wait()
         return True
 
-    async def stop_all(self, reason: CancelReason = "turn_stopped") -> None:
+    async def stop_all(self, cause: EndCause) -> None:
         for run_id in list(self._active):
-            await self.stop(run_id, reason)
+            await self.stop(run_id, cause)
 
     # -- preparation ---------------------------------------------------------------------------
     async def _prepare(self, sequence: Sequence, args: Any, group: Group | None, depth: int,
@@ -169,8 +173,8 @@ class Runner:
                 record.status = "degraded" if ex.degraded else "succeeded"
         except asyncio.CancelledError:
             record.status = "stopped"
-            closed = ex.stop_reason == "session_disposed"
-            record.error = "stopped: the app was closed" if closed else "stopped by the user"
+            record.cause = ex.stop_cause  # None only if something cancelled it without `stop`
+            record.error = CAUSES[ex.stop_cause].error if ex.stop_cause is not None else "the run was stopped"
         except Exception as exc:  # an engine bug must still end the run visibly
             record.status = "failed"
             record.error = f"internal error: {type(exc).__name__}: {exc}"
@@ -186,7 +190,8 @@ class Runner:
         record = ex.record
         stopped = record.status == "stopped"
         record.settle("stopped" if stopped else "failed",
-                      "the run was stopped" if stopped else "an earlier group failed", self.clock())
+                      "the run was stopped" if stopped else "an earlier group failed", self.clock(),
+                      record.cause if stopped else None)
         outputs = {}
         for group in ex.groups:
             for slot in group.out:
@@ -198,12 +203,15 @@ class Runner:
             ex.save_task.cancel()
         try:
             if record.status in ("failed", "stopped"):
-                await self.interactions.cancel_run(record.run_id, ex.stop_reason)
+                cause = record.cause if stopped else None
+                await self.interactions.cancel_run(record.run_id, reason_for(cause) if cause else "turn_stopped",
+                                                   cause)
             await ex.save(self.runs)
         finally:
             self.bus.publish(RunFinished, record.run_id, sequence=record.sequence, status=record.status,
-                             error=record.error, outputs=outputs)
+                             error=record.error, outputs=outputs, cause=record.cause)
             self._active.pop(record.run_id, None)
+            self.interactions.note_ending(record.run_id, None)
             ex.done.set()
 
     async def _run_group(self, ex: Execution, group: Group, grec: GroupRecord) -> None:
@@ -257,11 +265,20 @@ class Runner:
         grec.serial_reason = serial
         timeout = group.timeout_seconds
         deadline = self.clock() + timeout if timeout is not None else None
+
+        def cancel_cause() -> EndCause | None:
+            """Why the group's tools are being cancelled: the run's stop, a failed tool, or the time limit."""
+            if ex.stopping:
+                return ex.stop_cause
+            if scope.aborting:
+                return "sibling_failed"
+            return "group_timeout" if timeout is not None else None
+
         scope = CallScope(run_id=ex.record.run_id, sequence_name=ex.sequence.name, group=group, group_record=grec,
                           args=args, deadline=deadline, depth=ex.record.depth,
-                          call_sequence=lambda name, a, depth: self._call_nested(ex, name, a, depth),
+                          call_sequence=lambda name, a, depth: self._call_nested(ex, name, a, depth, cancel_cause),
                           save_soon=lambda: ex.checkpoint(self.runs, 0.0), save_now=lambda: ex.save_now(self.runs),
-                          sequence_identity=ex.sequence.identity)
+                          cancel_cause=cancel_cause, sequence_identity=ex.sequence.identity)
         try:
             async with asyncio.timeout(timeout):
                 if serial is None:
@@ -302,7 +319,7 @@ class Runner:
                 return
             await self.caller.run(scope, group.tools[index], trec)
             if trec.status == "failed" and group.on_error is not OnError.CONTINUE and not aborting:
-                aborting = True
+                aborting = scope.aborting = True
                 for other in tasks:
                     if other is not asyncio.current_task():
                         other.cancel()
@@ -319,6 +336,7 @@ class Runner:
             for trec in grec.tools:
                 if trec.status in ("cancelled", "queued"):
                     trec.status, trec.error = "cancelled", "cancelled: another tool of the group failed"
+                    trec.cause = "sibling_failed"
 
     async def _serial(self, scope: CallScope, group: Group, grec: GroupRecord) -> None:
         for index, call in enumerate(group.tools):
@@ -347,7 +365,8 @@ class Runner:
             ex.context[slot] = grec.outputs[slot] = value
 
     # -- seq_call ------------------------------------------------------------------------------
-    async def _call_nested(self, parent: Execution, name: str, args: dict[str, Any], depth: int) -> Any:
+    async def _call_nested(self, parent: Execution, name: str, args: dict[str, Any], depth: int,
+                           cancel_cause: Callable[[], EndCause | None]) -> Any:
         if self.resolve is None:
             raise ToolError("seq_call is not available here")
         if depth > MAX_DEPTH:
@@ -365,8 +384,8 @@ class Runner:
         child.task = asyncio.create_task(self._execute(child), name=f"run {child.record.run_id}")
         try:
             record = await asyncio.shield(child.task)
-        except asyncio.CancelledError:  # the caller is stopped, or its group timed out
-            await self.stop(child.record.run_id, parent.stop_reason)
+        except asyncio.CancelledError:  # the caller is stopped, or its group timed out or failed
+            await self.stop(child.record.run_id, cancel_cause())
             raise
         if record.status not in ("succeeded", "degraded"):
             raise ToolError(N_("'{name}' ended {status}: {error}").format(name=name, status=record.status,

@@ -22,6 +22,7 @@ from typing import Any, Literal, Protocol
 from croniter import croniter
 from pydantic import BaseModel, Field
 
+from gui.core.causes import EndCause
 from gui.core.durations import format_duration, parse_duration
 from gui.core.model import Sequence
 from gui.core.records import RunRecord
@@ -43,6 +44,7 @@ class ScheduleTurn(BaseModel):
     outcome: TurnOutcome
     run_id: str | None = None
     detail: str | None = None
+    cause: EndCause | None = None  # why it started no run, when a cause says it (`gui.core.causes`)
 
 
 class Schedule(BaseModel):
@@ -185,7 +187,7 @@ class Scheduler:
     async def _turn(self, schedule: Schedule, now: float, missed: bool) -> ScheduleTurn:
         last = next((t for t in reversed(schedule.turns) if t.run_id), None)
         if last is not None and last.run_id is not None and self.is_running(last.run_id):
-            return ScheduleTurn(at=now, outcome="skipped", run_id=None,
+            return ScheduleTurn(at=now, outcome="skipped", run_id=None, cause="schedule_busy",
                                 detail=f"skipped: the previous run ({last.run_id}) is still running")
         note = None
         if missed:

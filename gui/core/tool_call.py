@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from gui.core.approvals import approve
+from gui.core.causes import EndCause
 from gui.core.elicitation import InboxElicitationHandler
 from gui.core.events import (
     EventBus,
@@ -100,6 +101,9 @@ class CallScope:
     save_soon: Callable[[], None]
     save_now: Callable[[], Awaitable[None]] | None = None
     sequence_identity: str | None = None  # of a saved sequence (`Sequence.identity`): rules name it
+    # What is cancelling the group's tools when they are cancelled (`gui.core.causes`); None: not known.
+    cancel_cause: Callable[[], EndCause | None] = lambda: None
+    aborting: bool = False  # a tool failed and the group's other tools are being cancelled
 
 
 class ObservedPort:
@@ -176,6 +180,7 @@ class ToolCaller:
             if record.status in ("running", "waiting", "queued"):
                 record.status = "cancelled"
                 record.error = record.error or "cancelled"
+                record.cause = record.cause or scope.cancel_cause()
             record.finished_at = self.clock()
             self._finished(scope, record)
             raise
@@ -228,6 +233,8 @@ class ToolCaller:
             except (_Denied, ToolDeclined) as exc:
                 self._fail(record, str(exc))
                 record.denied = True
+                if isinstance(exc, ToolDeclined):
+                    record.cause = exc.cause
                 return
             except ToolError as exc:
                 self._fail(record, str(exc))
@@ -348,6 +355,7 @@ class ToolCaller:
         if outcome.auto:
             record.interaction_id = request.interaction_id
         if not outcome.approved:
+            record.cause = outcome.cause
             raise _Denied(outcome.reason or "not approved")
         return outcome.edited_input, shown
 

@@ -23,6 +23,7 @@ from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field, WithJsonSchema
 
 import gui
+from gui.core.causes import EndCause
 from gui.core.documents import summary
 from gui.core.engine import WhenCallError
 from gui.core.errors import DslError, Problem
@@ -35,6 +36,9 @@ from gui.mcp.server_schemas import GROUPS_SCHEMA, DeletedOut, HelpText, RunOut, 
 
 EngineFactory = Callable[[], Awaitable[Operations]]
 FAILED_RUN = frozenset({"failed", "stopped", "interrupted"})
+# A call the agent's client cancels (or leaves by disconnecting) stops its run: the record says the
+# agent stopped waiting, never that the person stopped it.
+GAVE_UP: EndCause = "agent_gave_up"
 SEE_HELP = "Call seq_help first: it explains the sequence format with an example you can copy."
 INSTRUCTIONS = ("SeqDesk runs tool sequences: groups run one after another, the tools of a group at the same "
                 "time. " + SEE_HELP + " Steps that need approval wait until a person answers in SeqDesk.")
@@ -199,9 +203,9 @@ async def _call(ops: Operations, name: str, args: dict[str, Any], ctx: Context, 
     try:
         async with progress:
             if when is None:
-                record: RunRecord | None = await ops.call(name, args, progress.on_event)
+                record: RunRecord | None = await ops.call(name, args, progress.on_event, gave_up=GAVE_UP)
             else:
-                record = await ops.when_call(name, when, args, progress.on_event)
+                record = await ops.when_call(name, when, args, progress.on_event, gave_up=GAVE_UP)
     except WhenCallError as exc:
         return failed(f"the condition cannot be used: {exc}")
     except LookupError as exc:
@@ -221,7 +225,7 @@ async def _resume(ops: Operations, run_id: str, ctx: Context) -> CallToolResult:
     progress = _Progress(ctx)
     try:
         async with progress:
-            record = await ops.call_resume(run_id, progress.on_event)
+            record = await ops.call_resume(run_id, progress.on_event, gave_up=GAVE_UP)
     except LookupError:
         return failed(f"there is no run {run_id}")
     except OperationError as exc:  # ResumeRefused among them: it says why

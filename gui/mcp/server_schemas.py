@@ -76,6 +76,8 @@ class RunOut(_Open):
     sequence: str | None = None
     status: str | None = Field(default=None, description="succeeded, degraded, failed, stopped or interrupted")
     error: str | None = None
+    cause: str | None = Field(default=None, description="what stopped or interrupted it, when something did: "
+                                                        "person, app_closed, app_stopped, agent_gave_up, ...")
     outputs: dict[str, Any] | None = None
     groups: list[dict[str, Any]] | None = None
     called: bool | None = None

@@ -18,6 +18,7 @@ from typing import Any
 
 import httpx
 
+from gui.core.causes import as_cause
 from gui.core.events import Event, InteractionCreated, RunFinished, RunStarted
 from gui.core.interactions import InteractionRecord
 from gui.i18n import N_, _
@@ -25,6 +26,7 @@ from gui.notify import message
 from gui.notify.channels import SendError, send_email, send_ntfy, send_webhook
 from gui.notify.message import Notice
 from gui.notify.settings import NotifySettings, NotifySettingsStore, SettingsInput
+from gui.ui.components.run.outcome import end_words
 
 log = logging.getLogger(__name__)
 
@@ -122,7 +124,9 @@ class Notifier:
             child = event.run_id in self._children
             self._children.discard(event.run_id or "")
             if event.status == "failed" and settings.on_failures and not child:
-                notice = message.for_failed_run(event.run_id, event.sequence, event.error, self.base_url())
+                notice = message.for_failed_run(event.run_id, event.sequence,
+                                                end_words(event.status, event.error, as_cause(event.cause)),
+                                                self.base_url())
         if notice is not None:
             self.send(notice)
 

@@ -19,7 +19,8 @@ from typing import Any, Literal
 
 from pydantic import ConfigDict, Field, field_validator, model_validator
 
-from gui.core.approvals import DECLINED_REASON, UNANSWERED_REASON
+from gui.core.approvals import DECLINED_REASON, UNANSWERED_REASON, cancel_cause
+from gui.core.causes import CAUSES
 from gui.core.interactions import (
     CANCEL_WORDS,
     CancelledResult,
@@ -151,9 +152,11 @@ class AskUser(ModelTool):
         handle = await ctx.interactions.request(question_request(a, ctx))
         result = await handle.result()
         if isinstance(result, ExpiredResult):
-            raise ToolDeclined(UNANSWERED_REASON)
+            raise ToolDeclined(UNANSWERED_REASON, cause="expired")
         if isinstance(result, CancelledResult):
-            raise ToolDeclined(f"the question was cancelled ({CANCEL_WORDS.get(result.reason, result.reason)})")
+            cause = cancel_cause(result)
+            words = CAUSES[cause].why if cause is not None else CANCEL_WORDS.get(result.reason, result.reason)
+            raise ToolDeclined(f"the question was cancelled ({words})", cause=cause)
         if not isinstance(result, ResolvedResult) or not isinstance(result.response, QuestionResponse):
             raise ToolError(N_("the answer to the question is not an answer to questions"))
         if result.response.declined:

@@ -130,7 +130,7 @@ async def test_recover_cancels_what_a_dead_process_left_pending_and_returns_the_
     assert await InteractionService(store).recover() == ["r1", "r2"]
     for iid in ("a1", "q1"):
         record = await store.get(iid)
-        assert record.result == CancelledResult(interaction_id=iid, reason="runtime_interrupted")
+        assert record.result == CancelledResult(interaction_id=iid, reason="runtime_interrupted", cause="app_stopped")
     assert (await store.get("a2")).status == "resolved"
 
 

@@ -91,6 +91,7 @@ async def test_a_turn_whose_previous_run_still_runs_is_skipped_and_the_skip_reco
     [(schedule, second)] = await engine.scheduler.tick()
     assert second.outcome == "skipped"
     assert second.detail == f"skipped: the previous run ({first.run_id}) is still running"
+    assert second.cause == "schedule_busy"  # its words come from the one table (`gui.core.causes`)
     assert len(engine.runner.active()) == 1
     await engine.stop(first.run_id)
     clock.now += 60

@@ -62,6 +62,7 @@ class RunningApp:
     base_url: str
     data_dir: Path
     log: Path
+    proc: subprocess.Popen[bytes] | None = None  # the app's process (to close or kill it), when started here
 
     def api(self, method: str, path: str, body: Any = None) -> tuple[int, Any]:
         data = json.dumps(body).encode() if body is not None else None
@@ -111,7 +112,7 @@ def running_app(folder: Path, data_dir: Path) -> Iterator[RunningApp]:
     base_url = f"http://127.0.0.1:{port}"
     try:
         _wait_until_up(proc, base_url, log)
-        yield RunningApp(base_url, data_dir, log)
+        yield RunningApp(base_url, data_dir, log, proc)
     finally:
         proc.terminate()
         try:

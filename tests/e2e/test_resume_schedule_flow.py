@@ -76,7 +76,7 @@ def test_a_failed_run_is_resumed_from_its_page_and_keeps_what_succeeded(seqdesk_
     new_id = page.url.rsplit("/", 1)[1]
     wait_for(lambda: approve_pending(seqdesk_app))
     expect(page.get_by_text("Attempt 2: resumes")).to_be_visible(timeout=WAIT_MS)
-    expect(page.get_by_text("· kept 1 step that had succeeded: note-time")).to_be_visible(timeout=WAIT_MS)
+    expect(page.get_by_text("· kept what had succeeded: the group note-time")).to_be_visible(timeout=WAIT_MS)
     record = wait_for(lambda: (r := seqdesk_app.api("GET", f"/api/runs/{new_id}")[1])["status"] != "running" and r)
     assert record["status"] == "succeeded" and record["outputs"] == {"at": "now", "seen": "found"}
     assert record["groups"][0]["reused_from"] == run_id

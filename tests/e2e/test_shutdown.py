@@ -49,8 +49,9 @@ def test_closing_the_app_disposes_pending_requests_and_frees_the_folder(tmp_path
         try:
             record = await runtime.engine.interactions.get(iid)
             assert (record.status, record.result.reason) == ("cancelled", "session_disposed")
+            assert record.result.cause == "app_closed"  # Ctrl+C closed the app: nobody stopped the run
             run = await runtime.engine.get_run(run_id)
-            assert run.status == "stopped"
+            assert (run.status, run.cause) == ("stopped", "app_closed")
         finally:
             await runtime.close()
 

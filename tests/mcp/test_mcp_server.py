@@ -263,6 +263,16 @@ async def test_an_agents_run_waits_in_the_data_folders_inbox_until_a_person_answ
         # the agent went away: its run stopped, and nothing is left pending for a person
         [ended] = stored_interactions(data, history=True)
         assert ended["status"] == "cancelled"
+        assert ended["result"]["cause"] == "agent_gave_up"  # never "stopped by the user"
+        from gui.runtime import open_store_runtime
+
+        runtime = await open_store_runtime(data)
+        try:
+            [record] = await runtime.engine.list_runs()
+            assert (record.status, record.cause, record.error) == ("stopped", "agent_gave_up",
+                                                                   "stopped: the agent stopped waiting")
+        finally:
+            await runtime.close()
 
 
 def stored_interactions(folder: Path, history: bool = False) -> list[dict]:

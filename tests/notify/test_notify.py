@@ -116,6 +116,24 @@ async def test_a_failed_run_is_sent_with_a_link_to_it(current_engine):
         await target.close()
 
 
+async def test_a_failed_runs_notice_says_why_in_the_words_of_its_run_page(current_engine):
+    from gui import i18n
+
+    saved = dict(i18n._default)
+    i18n.set_defaults(started="zh_CN")
+    try:
+        with http_listener() as hook:
+            target = notifier(webhook_url=hook.url, on_requests=False)
+            target.attach(current_engine)
+            iid = await pending(current_engine)
+            await current_engine.cancel_interaction(iid, "no_one_to_ask")  # the run fails: nobody to ask
+            body = (await hook.arrived(1))[0].body
+            assert body["asks"].startswith("组“say”失败："), body["asks"]  # as the run page says it, in 中文
+            await target.close()
+    finally:
+        i18n._default.update(saved)
+
+
 async def test_a_test_says_whether_it_arrived(current_engine):
     with http_listener(statuses=[404]) as hook:
         target = notifier(webhook_url=hook.url)

@@ -267,7 +267,7 @@ async def test_the_run_panel_is_in_chinese_while_waiting_stopping_and_when_done(
     await user.should_see("现在停止吗？正在运行的工具会被取消。")
     assert_run_translated(user, "/run/<id>, the stop question", run_id)
     user.find(marker="confirm-stop").click()
-    await user.should_see("已被你停止。", retries=100)
+    await user.should_see("已被你停止", retries=100)
     assert_run_translated(user, "/run/<id>, stopped by you", run_id)
 
     done = await _start("greet", {"tool": "echo", "args": {"value": "hi Ada"}, "as": "greeting"},

@@ -299,7 +299,7 @@ async def test_history_shows_outcomes_reasons_and_filters(user: User):
     user.find(marker="tab-history").click()
     await user.should_see(marker="history-row-h-1", retries=R)
     await user.should_see("Reason: not today")
-    await user.should_see("Cancelled: the run was stopped")
+    await user.should_see("Reason: the run was stopped")  # the chip says Cancelled: the line says why, once
     user.find(marker="filter-status").elements.pop().value = "cancelled"
     await user.should_not_see(marker="history-row-h-1", retries=R)
     await user.should_see(marker="history-row-h-2")

@@ -38,7 +38,7 @@ async def test_a_failed_runs_record_offers_resume_and_the_new_attempt_says_what_
     user.find(marker="resume").click()
     await user.should_see(marker="attempt", retries=100)
     await user.should_see("Attempt 2: resumes")
-    await user.should_see("· kept 1 step that had succeeded: first")
+    await user.should_see("· kept what had succeeded: the group first")
     engine = app_ctx().engine
     old = await engine.get_run(run_id)
     assert old.resumed_by is not None
@@ -49,6 +49,27 @@ async def test_a_failed_runs_record_offers_resume_and_the_new_attempt_says_what_
     await user.open(f"/runs/{run_id}")
     await user.should_see(marker="resumed-by")
     await user.should_not_see(marker="resume")
+
+
+ONE = {"name": "one-group", "groups": [
+    {"name": "both", "parallel": False, "out": {"a": "number", "b": "number"},
+     "tools": json.dumps({"tool": "echo", "args": {"value": 1}, "as": "a"}) + " ; "
+              + json.dumps({"tool": "late.echo", "args": {"value": 2}, "as": "b"}) + " ;"}]}
+
+
+async def test_a_resumed_run_that_kept_a_tool_says_which_never_that_nothing_was_kept(user: User):
+    engine = app_ctx().engine
+    engine.registry.remove("late.echo")
+    await engine.create(ONE)
+    first = await engine.run("one-group", {})
+    assert first.status == "failed" and first.groups[0].tools[0].status == "succeeded"
+    engine.registry.add(LateEcho())
+    new = await engine.resume(first.run_id)
+    await engine.runner.wait(new.run_id, timeout=5)
+    await user.open(f"/runs/{new.run_id}")
+    await user.should_see(marker="kept-steps", retries=100)
+    await user.should_see("· kept what had succeeded: in both, the tool echo (tool 1)")
+    await user.should_not_see("nothing was kept")
 
 
 async def test_a_succeeded_run_has_no_resume_button(user: User):

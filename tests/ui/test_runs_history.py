@@ -59,12 +59,19 @@ async def test_the_reason_column_says_why_a_run_ended_so(user: User):
     denied = ToolRecord(index=0, tool="cmd_run", tool_call_id="c", status="failed", denied=True,
                         error="Not during the freeze")
     late = ToolRecord(index=0, tool="file_read", tool_call_id="d", status="failed", timed_out=True)
-    await saved(record(1), record(2, "failed", error="exit code 2"), record(3, "stopped"),
+    await saved(record(1), record(2, "failed", error="exit code 2"), record(3, "stopped", cause="person"),
                 record(4, "failed", groups=[GroupRecord(index=0, name="ship", status="failed", tools=[denied])]),
-                record(5, "failed", groups=[GroupRecord(index=0, name="read", status="failed", tools=[late])]))
+                record(5, "failed", groups=[GroupRecord(index=0, name="read", status="failed", tools=[late])]),
+                record(6, "stopped", cause="app_closed"), record(7, "stopped", cause="agent_gave_up"),
+                record(8, "interrupted", cause="app_stopped"), record(9, "stopped", error="stopped by the user"))
     await user.open("/runs")
     reasons = {r["run_id"]: r["reason"] for r in table(user).rows}
     assert reasons == {"run0001": "", "run0002": "exit code 2", "run0003": "Stopped by you",
                        "run0004": "Not approved: cmd_run (Not during the freeze)",
-                       "run0005": "Timed out: file_read ran out of time in read"}
+                       "run0005": "Timed out: file_read ran out of time in read",
+                       "run0006": "Stopped: the app was closed", "run0007": "Stopped: the agent stopped waiting",
+                       "run0008": "Interrupted: the app stopped",
+                       "run0009": "Stopped by you"}  # kept before causes were: its error told who stopped it
+    words = {r["run_id"]: r["word"] for r in table(user).rows}
+    assert (words["run0003"], words["run0006"], words["run0007"]) == ("Stopped by you", "Stopped", "Stopped")
     assert any(c["label"] == "Why it ended so" for c in table(user).columns)

@@ -17,7 +17,7 @@ from gui.core.events import Event
 from gui.core.operations import EventSource, Operations
 from gui.core.records import RunRecord, RunStatus
 from gui.i18n import N_, _, format_number, ngettext
-from gui.ui.components.run.outcome import run_error_words
+from gui.ui.components.run.outcome import end_words
 from gui.ui.components.run.resume import add_resume_column, resumable
 from gui.ui.components.run.status import LOOKS, clock_words, duration_words, run_state, waiting_tools
 from gui.ui.live import live_events
@@ -58,6 +58,8 @@ def reason_words(record: RunRecord) -> str:
         return _("Waiting for you to answer {tool}").format(tool=waiting[0].tool) if waiting else ""
     if record.status == "succeeded":
         return ""
+    if record.cause is not None and record.status in ("stopped", "interrupted"):
+        return end_words(record.status, record.error, record.cause)  # who or what stopped it, never guessed
     for group in record.groups:
         for tool in group.tools:
             if tool.denied:
@@ -65,12 +67,8 @@ def reason_words(record: RunRecord) -> str:
                         else _("Not approved: {tool}").format(tool=tool.tool))
             if tool.timed_out:
                 return _("Timed out: {tool} ran out of time in {group}").format(tool=tool.tool, group=group.name)
-    if record.status == "stopped":
-        return _("Stopped by you")
-    if record.status == "interrupted":
-        return _("The app closed while it ran")
     if record.error:
-        return _line(run_error_words(record.error))
+        return _line(end_words(record.status, record.error, None))
     for group in record.groups:
         if group.status in ("failed", "degraded") and group.reason:
             return f"{group.name}: {_line(group.reason)}"

@@ -14,6 +14,7 @@ from typing import Any
 
 from nicegui import ui
 
+from gui.core.causes import CAUSES
 from gui.core.durations import format_duration
 from gui.core.engine import Engine
 from gui.core.events import Event
@@ -126,7 +127,7 @@ class SchedulesSection(ui.card):
             return
         if turn.outcome != "started":
             label = ui.label(_(TURN_WORDS[turn.outcome])).classes("text-sm text-orange-700 dark:text-orange-300")
-            label.mark("last-result").tooltip(turn.detail or "")
+            label.mark("last-result").tooltip(_(CAUSES[turn.cause].ended) if turn.cause else turn.detail or "")
             return
         look = LOOKS.get(status or "pending", LOOKS["pending"])
         with ui.row().classes("items-center gap-1 no-wrap").mark("last-result"):

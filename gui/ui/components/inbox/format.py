@@ -13,6 +13,8 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+from gui.core.approvals import cancel_cause
+from gui.core.causes import CAUSES
 from gui.core.interactions import (
     CANCEL_WORDS,
     ApprovalResponse,
@@ -201,8 +203,8 @@ def outcome(record: InteractionRecord) -> Outcome:
     if record.status == "expired":
         return Outcome(N_("Expired"), "timer_off", "grey-7", _("Nobody answered in time — nothing was sent"))
     if isinstance(result, CancelledResult):
-        return Outcome(N_("Cancelled"), "block", "grey-7",
-                       _("Cancelled: {why}").format(why=cancel_words(result.reason)))
+        return Outcome(N_("Cancelled"), "block", "grey-7",  # the chip says Cancelled: the line says why, once
+                       _("Reason: {reason}").format(reason=cancel_words(result)))
     assert isinstance(result, ResolvedResult)
     response = result.response
     if isinstance(response, ApprovalResponse):
@@ -273,7 +275,7 @@ def ended_headline(record: InteractionRecord, now: int | None = None) -> str:
         return (_("Expired at {time} — nothing was sent: {what}") if at else
                 _("Expired — nothing was sent: {what}")).format(time=at, what=not_done(record.request))
     if record.status == "cancelled":
-        why = cancel_words(record.result.reason) if isinstance(record.result, CancelledResult) \
+        why = cancel_words(record.result) if isinstance(record.result, CancelledResult) \
             else _("it was cancelled")
         return (_("Cancelled at {time}: {why}") if at else _("Cancelled: {why}")).format(time=at, why=why)
     result = outcome(record)
@@ -282,10 +284,14 @@ def ended_headline(record: InteractionRecord, now: int | None = None) -> str:
     return head + (f" — {result.details}" if result.details else "")
 
 
-def cancel_words(reason: str) -> str:
-    """Why a request was cancelled (the core's `CANCEL_WORDS`), in the person's language."""
-    words = CANCEL_WORDS.get(reason)  # type: ignore[call-overload]
-    return _(words) if words else reason
+def cancel_words(result: CancelledResult) -> str:
+    """Why a request was cancelled, in the person's language: its cause (`gui.core.causes`), else
+    what its reason alone says (a request cancelled before causes were kept)."""
+    cause = cancel_cause(result)
+    if cause is not None:
+        return _(CAUSES[cause].why)
+    words = CANCEL_WORDS.get(result.reason)
+    return _(words) if words else result.reason
 
 
 def answered_words(record: InteractionRecord, response: InteractionResponse) -> str:

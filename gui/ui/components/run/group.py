@@ -31,7 +31,7 @@ def count_words(group: GroupRecord) -> str:
     waiting = sum(t.status == "waiting" for t in group.tools)
     running = sum(t.status == "running" for t in group.tools)
     parts = [tools]
-    if group.status not in ("waiting", "skipped"):
+    if group.status not in ("waiting", "skipped", "cancelled"):  # a group that did not run has nothing done
         parts.append(_("{done} of {n} done").format(done=done, n=n))
     if running:
         parts.append(_("{n} running").format(n=running))

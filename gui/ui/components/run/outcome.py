@@ -1,10 +1,12 @@
 """Why a tool ended the way it did, in words: "Denied by you: Not during the freeze", "Timed out:
-nobody answered in time", "Stopped by you", "Not run: an earlier group failed".
+nobody answered in time", "Stopped by you", "Stopped: the app was closed", "Not run: an earlier group failed".
 
 A person saying no, nobody answering and pressing Stop are not crashes, so they get their own
-state (and icon, in `status.LOOKS`) instead of a red "Failed". The runner says why in the tool's
-error or reason, with the sentences the core defines (`gui.core.approvals`); this module reads
-them back. Pure: no NiceGUI.
+state (and icon, in `status.LOOKS`) instead of a red "Failed". What ended a tool, group or run from
+outside (the person's Stop, the app closing or dying, an agent giving up...) is its `cause`, a code
+the record carries, said with the one table of words (`gui.core.causes.CAUSES`); never read back
+from English. A denial's own note is read from the tool's error, with the sentences the core
+defines (`gui.core.approvals`). Pure: no NiceGUI.
 """
 
 from __future__ import annotations
@@ -12,16 +14,15 @@ from __future__ import annotations
 import re
 
 from gui.core.approvals import DECLINED_REASON, DENIED_REASON, EXPIRED_REASON, UNANSWERED_REASON
+from gui.core.causes import CAUSES, EndCause
 from gui.core.condition_builder import condition_rows
 from gui.core.conditions import ConditionSyntaxError, parse_condition
-from gui.core.interactions import CANCEL_WORDS
 from gui.core.marks import read_back
 from gui.core.records import GroupRecord, ToolRecord
 from gui.i18n import ENGLISH, N_, _, current_language
 from gui.i18n.catalog import templates_marked_in
 from gui.ui.words import JOINER_WORDS, OPERATOR_WORDS, value_words
 
-STOPPED_WORDS = (CANCEL_WORDS["turn_stopped"], "stopped by the user")
 # The core's fixed reasons (English, kept in records as written), marked here so a screen can show
 # them in the person's language with `core_words`; anything else (a tool's own error) stays as it is.
 CORE_SENTENCES = (N_("cancelled"), N_("the run was stopped"), N_("the app was closed"),
@@ -71,6 +72,24 @@ NOT_RUN = "not run: "
 PERSON_ENDS = frozenset({"denied", "declined", "expired", "stopped_by_you"})
 
 
+def cause_words(cause: EndCause) -> str:
+    """How a thing `cause` ended ended, on a line of its own: "Stopped: the app was closed"."""
+    return _(CAUSES[cause].ended)
+
+
+def not_run_words(cause: EndCause) -> str:
+    """A thing `cause` kept from starting: "Not run: the app was closed"."""
+    return _("Not run: {reason}").format(reason=_(CAUSES[cause].why))
+
+
+def end_words(status: str, error: str | None, cause: EndCause | None) -> str:
+    """Why a run ended so, on one line: its cause's words, else its error in the person's language
+    ("" when it has none). The runs list, the run page and notifications say it so."""
+    if cause is not None and status not in ("running", "succeeded", "degraded"):
+        return cause_words(cause)
+    return run_error_words(error) if error else ""
+
+
 def _after(text: str, head: str) -> str:
     """What follows `head: ` in `text` ("" when nothing does)."""
     rest = text[len(head):].lstrip()
@@ -88,26 +107,23 @@ def not_run_reason(text: str) -> str:
 
 
 def ended_state(tool: ToolRecord) -> str:
-    """The state of a failed or cancelled tool, by why it ended."""
+    """The state of a failed or cancelled tool, by why it ended: its cause first (a tool that had not
+    started is "not run" whatever kept it from starting)."""
     error = tool.error or ""
+    if tool.cause is not None and tool.status in ("failed", "cancelled"):
+        if tool.status == "failed" and tool.timed_out:
+            return "timed_out"  # its own error names the limit
+        return "not_run" if tool.started_at is None else CAUSES[tool.cause].look
     if tool.status == "failed" and tool.denied:
-        if error.startswith(DENIED_REASON):
-            return "denied"
         if error.startswith(DECLINED_REASON.split(":")[0]):
             return "declined"
         if error in (EXPIRED_REASON, UNANSWERED_REASON):
             return "expired"
-        if any(words in error for words in STOPPED_WORDS):
-            return "stopped_by_you"
         return "denied"
     if tool.status == "failed" and tool.timed_out:
         return "timed_out"
-    if tool.status == "cancelled":
-        reason = tool.reason or error
-        if any(words in reason for words in STOPPED_WORDS):
-            return "stopped_by_you"
-        if reason.lower().startswith(NOT_RUN):
-            return "not_run"
+    if tool.status == "cancelled" and (tool.reason or error).lower().startswith(NOT_RUN):
+        return "not_run"
     return tool.status
 
 
@@ -115,6 +131,11 @@ def outcome_words(tool: ToolRecord, state: str | None = None) -> str:
     """The sentence under a tool that did not succeed; "" when there is nothing to add."""
     state = state or ended_state(tool)
     error = tool.error or ""
+    cause = tool.cause
+    if cause is not None and state == "not_run":
+        return not_run_words(cause)
+    if cause is not None and state == CAUSES[cause].look and not (state == "timed_out" and tool.timed_out):
+        return cause_words(cause)
     if state == "denied":
         note = _after(error, DENIED_REASON) if error.startswith(DENIED_REASON) else error
         return _("Denied by you: {note}").format(note=note) if note else _("Denied by you")
@@ -132,6 +153,7 @@ def outcome_words(tool: ToolRecord, state: str | None = None) -> str:
         return core_words(error) if error else _("it failed without saying why")
     if state == "cancelled":
         why = _without(tool.reason or error, "cancelled: ")
+        why = "" if why.lower() == "cancelled" else why  # the bare word: never "Cancelled: cancelled"
         return _("Cancelled: {why}").format(why=core_words(why)) if why else _("Cancelled")
     return core_words(tool.reason or error)
 
@@ -173,8 +195,12 @@ def group_note(group: GroupRecord) -> str:
     """What a group's row says under its name: why it was skipped, failed or not run."""
     if group.status == "skipped":
         return skipped_words(group.reason)
-    if group.status == "stopped":
-        return _("Stopped by you") if not group.reason or any(w in group.reason for w in STOPPED_WORDS) \
+    if group.cause is not None and group.status == "cancelled":
+        return not_run_words(group.cause)
+    if group.cause is not None and group.status in ("stopped", "failed") and not group.timed_out:
+        return cause_words(group.cause)
+    if group.status == "stopped":  # a record that does not say what stopped it: the chip says Stopped
+        return "" if not group.reason or group.reason == "the run was stopped" \
             else _("Stopped: {reason}").format(reason=core_words(group.reason))
     if group.status == "failed" and group.reason:
         failed = next((t for t in group.tools if t.status == "failed"), None)
@@ -182,9 +208,7 @@ def group_note(group: GroupRecord) -> str:
             return outcome_words(failed)
         return _("Failed: {reason}").format(reason=core_words(group.reason))
     if group.status == "cancelled" and group.reason:
-        reason = not_run_reason(group.reason)
-        return _("Not run: the run was stopped by you") if reason in STOPPED_WORDS \
-            else _("Not run: {reason}").format(reason=core_words(reason))
+        return _("Not run: {reason}").format(reason=core_words(not_run_reason(group.reason)))
     if group.reused_from is not None and group.status == "succeeded":
         return _("Kept from run {id}: it had succeeded there, so it was not run again").format(
             id=group.reused_from)

@@ -13,7 +13,7 @@ from nicegui import ui
 
 from gui.core.records import RunRecord
 from gui.i18n import DATA, N_, _, ngettext
-from gui.ui.components.run.outcome import outcome_words, run_error_words
+from gui.ui.components.run.outcome import cause_words, outcome_words, run_error_words
 from gui.ui.components.run.status import (
     DONE_TOOL,
     LOOKS,
@@ -37,8 +37,8 @@ STOP_QUESTION = N_("Stop now? Running tools will be cancelled.")
 def progress_words(record: RunRecord) -> str:
     tools = [t for g in record.groups for t in g.tools]
     total = len(tools)
-    if record.finished:
-        states = Counter(tool_state(t) for t in tools if t.status != "succeeded")
+    if record.finished:  # a tool a finished run never started did not run: never "queued"
+        states = Counter("not_run" if t.status == "queued" else tool_state(t) for t in tools if t.status != "succeeded")
         ok = sum(t.status == "succeeded" for t in tools)
         words = [_("{ok} of {total} tools succeeded").format(
             ok=ok, total=total)]
@@ -133,17 +133,21 @@ class RunProgress(ui.card):
         self._stop.set_visibility(not record.finished and self._on_stop is not None)
 
     def _error_words(self, record: RunRecord, state: str) -> str:
-        """Why the run ended, in words; a person's choice is told as such, never as a red error."""
+        """Why the run ended, in words; a person's choice, or what stopped it from outside (the app
+        closing, an agent giving up: its cause), is told as such, never as a red error."""
         person = state in PERSON_STATES
-        colour = "text-gray-800 dark:text-gray-200" if person else "text-red-700 dark:text-red-300"
+        stopped = record.cause is not None and record.status in ("stopped", "interrupted")
+        colour = "text-gray-800 dark:text-gray-200" if person or stopped else "text-red-700 dark:text-red-300"
         self._error.classes(remove="text-gray-800 dark:text-gray-200 text-red-700 dark:text-red-300", add=colour)
+        if stopped and record.cause is not None:
+            return cause_words(record.cause)
         if person and state != "stopped_by_you":
             failed = next((g for g in record.groups if g.status == "failed"), None)
             tool = cause(failed.tools) if failed is not None else None
             if tool is not None and failed is not None:
                 return _("Group {number} · {name} did not go on. {why}.").format(
                     number=failed.index + 1, name=failed.name, why=outcome_words(tool))
-        return _("Stopped by you.") if state == "stopped_by_you" else run_error_words(record.error or "")
+        return run_error_words(record.error or "")
 
     def _review(self) -> None:
         if self._first_waiting is not None and self._on_answer is not None:

@@ -19,7 +19,8 @@ from gui.core.events import Event
 from gui.core.operations import Operations
 from gui.core.records import RunRecord
 from gui.core.resume import ResumeRefused, refusal_for_status
-from gui.i18n import N_, _, ngettext
+from gui.i18n import N_, _
+from gui.ui.components.run.kept import kept_words
 from gui.ui.live import live_events
 
 EXPLAIN = N_("Resume goes on from the first step that did not succeed. The steps that succeeded are kept "
@@ -60,18 +61,14 @@ class ResumeBar(ui.row):
         self.clear()
         with self:
             if record.resumed_from:
-                kept = [g.name for g in record.groups if g.reused_from]
                 with ui.row().classes("items-center gap-1").mark("attempt"):
                     ui.icon("history", size="sm").classes("text-gray-600 dark:text-gray-400")
                     ui.label(_("Attempt {n}: resumes").format(n=record.attempt)).classes(
                         "text-sm text-gray-700 dark:text-gray-300")
                     ui.link(_("run {id}").format(id=record.resumed_from), f"/runs/{record.resumed_from}").classes(
                         "text-sm")
-                    words = (ngettext("kept {n} step that had succeeded: {names}",
-                                      "kept {n} steps that had succeeded: {names}",
-                                      len(kept)).format(n=len(kept), names=", ".join(kept)) if kept
-                             else _("nothing was kept: it started from the first step"))
-                    ui.label(f"· {words}").classes("text-sm text-gray-700 dark:text-gray-300").mark("kept-steps")
+                    ui.label(f"· {kept_words(record)}").classes("text-sm text-gray-700 dark:text-gray-300").mark(
+                        "kept-steps")
             if record.resumed_by:
                 with ui.row().classes("items-center gap-1").mark("resumed-by"):
                     ui.label(_("Resumed as")).classes("text-sm text-gray-700 dark:text-gray-300")

@@ -14,6 +14,7 @@ from typing import Any
 
 from nicegui import ui
 
+from gui.core.causes import CAUSES
 from gui.core.records import GroupRecord, RunRecord, ToolRecord
 from gui.i18n import ENGLISH, N_, _, current_language, format_datetime, format_number
 from gui.ui.components.run.outcome import ended_state
@@ -94,20 +95,20 @@ def group_state(group: GroupRecord) -> str:
         return "needs_you"
     if group.status == "failed" and group.timed_out:
         return "timed_out"
-    if group.status == "failed":
-        return _failed_as(group.tools)
     if group.status == "cancelled":
         return "not_run"
-    if group.status == "stopped":
-        return "stopped_by_you"
-    return group.status
+    if group.cause is not None and group.status in ("stopped", "failed"):
+        return CAUSES[group.cause].look  # "Stopped by you", "Stopped", "Interrupted"...
+    if group.status == "failed":
+        return _failed_as(group.tools)
+    return group.status  # "stopped" with no cause: a record that does not say who stopped it
 
 
 def run_state(record: RunRecord) -> str:
     if record.status == "running" and waiting_tools(record):
         return "needs_you"
-    if record.status == "stopped" and record.error == "stopped by the user":
-        return "stopped_by_you"
+    if record.cause is not None and record.status in ("stopped", "interrupted"):
+        return CAUSES[record.cause].look
     if record.status == "failed":
         failed = next((g for g in record.groups if g.status == "failed"), None)
         if failed is not None and not failed.timed_out:

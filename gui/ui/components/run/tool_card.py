@@ -4,7 +4,8 @@ A card redraws its body only when what it shows changes (state, error, attempt, 
 the tool runs, only the elapsed-time label moves. That is what keeps a group of 200 parallel tools
 cheap to watch. A tool waiting for a person is violet, with "Answer here" (the request opens beside
 the run) and a link to it in the inbox. A line under the name says what the tool does ("Run:
-uptime"); one that did not succeed says why in words ("Denied by you: …", "Stopped by you").
+uptime"); one that did not succeed says why in words ("Denied by you: …", "Stopped by you",
+"Stopped: the app was closed").
 `slot_area` is where other features add their own parts to a card (a progress bar, …).
 """
 
@@ -60,6 +61,8 @@ def elapsed_words(tool: ToolRecord, now: float) -> str:
     if tool.status == "waiting" and tool.waits and tool.waits[-1][1] is None:
         return _("waiting for {time}").format(time=duration_words(now - tool.waits[-1][0]))
     if tool.finished_at is None:
+        if tool.status not in ("running", "waiting"):
+            return ""  # it ended without an end time (the app died while it ran): how long is not known
         return _("running for {time}").format(time=duration_words(now - tool.started_at))
     waited = sum((end or tool.finished_at) - start for start, end in tool.waits)
     took = _("took {time}").format(time=duration_words(tool.finished_at - tool.started_at - waited))
@@ -193,7 +196,7 @@ class ToolCard(ui.card):
             return outcome_words(tool, state), "text-red-700 dark:text-red-300"
         if state in ("timed_out", "expired", "denied", "declined"):
             return outcome_words(tool, state), "text-gray-800 dark:text-gray-200"
-        if state in ("skipped", "degraded", "cancelled", "not_run", "stopped_by_you"):
+        if state in ("skipped", "degraded", "cancelled", "not_run", "stopped_by_you", "stopped", "interrupted"):
             return outcome_words(tool, state), "text-gray-700 dark:text-gray-300"
         if state == "succeeded" and not self.detail:
             shown = media_preview(tool.result) or preview(tool.result)

@@ -107,8 +107,8 @@ class ToolDetail(ui.column):
             ui.label(summary).classes("text-sm text-gray-800 dark:text-gray-200 break-all").mark("detail-summary")
         if state == "failed" and tool.error and not retrying:
             self._error(tool.error)
-        elif state in ("timed_out", "expired", "denied", "declined", "stopped_by_you", "not_run", "cancelled",
-                       "skipped", "degraded") and (tool.error or tool.reason):
+        elif state in ("timed_out", "expired", "denied", "declined", "stopped_by_you", "stopped", "interrupted",
+                       "not_run", "cancelled", "skipped", "degraded") and (tool.error or tool.reason or tool.cause):
             look = LOOKS[state]
             with ui.row(wrap=False).classes("w-full items-start gap-2 rounded px-3 py-2 bg-gray-100 "
                                             "dark:bg-gray-800"):
