@@ -112,7 +112,9 @@ async def test_startup_recovery_cancels_leftovers_and_interrupts_their_runs(tmp_
         assert (record.status, record.result.reason) == ("cancelled", "runtime_interrupted")
         run = await runtime.engine.get_run(run_id)
         assert run.status == "interrupted"
-        assert run.groups[1].status == "waiting"  # what it had not reached is kept as it was
+        # what it had not reached did not run, and says why (never left "waiting" or "queued" on an ended run)
+        assert (run.groups[1].status, run.groups[1].cause) == ("cancelled", "app_stopped")
+        assert {t.status for t in run.groups[1].tools} <= {"cancelled"}
     finally:
         await runtime.close()
 
