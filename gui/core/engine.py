@@ -114,7 +114,9 @@ class Engine(ScheduleDoor):
 
     # -- sequences -----------------------------------------------------------------------------
     async def list_sequences(self) -> list[dict[str, Any]]:
-        return [summary(s) for s in await self.catalog.list()]
+        """Each saved sequence's summary, worked out in a worker thread (signatures walk every group)."""
+        sequences = await self.catalog.list()
+        return await asyncio.to_thread(lambda: [summary(s) for s in sequences])
 
     async def sequence_trees(self) -> list[Sequence]:
         """The saved trees themselves, sorted by name (the editor's library, the palette)."""
@@ -139,7 +141,8 @@ class Engine(ScheduleDoor):
 
     async def create_from(self, name: str | None = None, description: str = "", groups: Any = None,
                           file: str | None = None) -> Saved:
-        return await self.create(document_from(name, description, groups, file))
+        # A file is read and decoded in a worker thread: the loop goes on answering meanwhile.
+        return await self.create(await asyncio.to_thread(document_from, name, description, groups, file))
 
     async def rename(self, old_name: str, doc: Any) -> Saved:
         """Save `doc` in place of `old_name` in one store operation: never both, never neither."""

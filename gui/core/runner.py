@@ -14,7 +14,7 @@ import functools
 import time
 import uuid
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, TypeVar
 
 from gui.core.conditions import Condition, ConditionEvalError, ConditionSyntaxError, evaluate, parse_condition
 from gui.core.durations import format_duration
@@ -32,6 +32,8 @@ from gui.core.signature import signature_of
 from gui.core.tool_call import CallScope, ToolCaller
 
 MAX_DEPTH = 8
+OFF_LOOP_GROUPS = 50  # a run of more groups than this has its records built in a worker thread
+T = TypeVar("T")
 Resolver = Callable[[str], Awaitable[tuple[Sequence, Group | None]]]
 
 
@@ -39,6 +41,12 @@ Resolver = Callable[[str], Awaitable[tuple[Sequence, Group | None]]]
 def _condition(text: str) -> Condition:
     """A group's `when`, parsed once per process (it was validated when the sequence was saved)."""
     return parse_condition(text)
+
+
+async def _off_loop(groups: int, fn: Callable[..., T], *args: Any) -> T:
+    """`fn(*args)`, in a worker thread when it works through many groups (a large sequence): the app
+    goes on answering others meanwhile. A small one is quicker than the hop to a thread."""
+    return await asyncio.to_thread(fn, *args) if groups > OFF_LOOP_GROUPS else fn(*args)
 
 
 class RunNotFoundError(LookupError):
@@ -68,8 +76,9 @@ class Runner:
         """Check args, save the new record, start the run's task; returns the first record. With
         `origin.plan`, the run resumes an earlier one: what that plan keeps is not run again."""
         ex = await self._prepare(sequence, args, group, depth=0, parent=None, origin=origin)
+        first = await _off_loop(len(ex.groups), copy_record, ex.record)  # nothing changes it before its task runs
         ex.task = asyncio.create_task(self._execute(ex), name=f"run {ex.record.run_id}")
-        return copy_record(ex.record)
+        return first
 
     async def run(self, sequence: Sequence, args: dict[str, Any], *, group: Group | None = None) -> RunRecord:
         record = await self.start(sequence, args, group=group)
@@ -126,14 +135,19 @@ class Runner:
         checked = check_args(inputs, args)
         groups = (group,) if group is not None else sequence.groups
         run_id = uuid.uuid4().hex[:12]
-        record = RunRecord(
-            run_id=run_id, sequence=sequence.name, target=group.name if group else None, args=checked,
-            created_at=self.clock(), depth=depth,
-            groups=[GroupRecord.model_validate({"index": i, "name": g.name, "fingerprint": group_fingerprint(g),
-                                                "tools": [
-                {"index": j, "tool": c.tool, "tool_call_id": f"{run_id}-{i}-{j}", "as": c.as_}
-                for j, c in enumerate(g.tools)]}) for i, g in enumerate(groups)],
-        )
+        created_at = self.clock()
+
+        def new_record() -> RunRecord:  # a record per group and tool: built in a worker thread
+            return RunRecord(
+                run_id=run_id, sequence=sequence.name, target=group.name if group else None, args=checked,
+                created_at=created_at, depth=depth,
+                groups=[GroupRecord.model_validate({"index": i, "name": g.name, "fingerprint": group_fingerprint(g),
+                                                    "tools": [
+                    {"index": j, "tool": c.tool, "tool_call_id": f"{run_id}-{i}-{j}", "as": c.as_}
+                    for j, c in enumerate(g.tools)]}) for i, g in enumerate(groups)],
+            )
+
+        record = await _off_loop(len(groups), new_record)
         context = dict(checked)
         if origin is not None:
             record.schedule_id, record.note = origin.schedule_id, origin.note
