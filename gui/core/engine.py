@@ -31,6 +31,7 @@ from gui.core.interactions import (
 )
 from gui.core.memory import MemoryApprovalModes, MemoryInteractionStore
 from gui.core.model import Group, Sequence
+from gui.core.offload import off_loop
 from gui.core.operations import EventListener, Page, Saved
 from gui.core.orphans import ProcessControl, interrupt
 from gui.core.records import MemoryRunStore, RunRecord, RunStatus, RunStore
@@ -114,9 +115,9 @@ class Engine(ScheduleDoor):
 
     # -- sequences -----------------------------------------------------------------------------
     async def list_sequences(self) -> list[dict[str, Any]]:
-        """Each saved sequence's summary, worked out in a worker thread (signatures walk every group)."""
+        """Each saved sequence's summary (a signature walks every group: many, in a worker thread)."""
         sequences = await self.catalog.list()
-        return await asyncio.to_thread(lambda: [summary(s) for s in sequences])
+        return await off_loop(sum(len(s.groups) for s in sequences), lambda: [summary(s) for s in sequences])
 
     async def sequence_trees(self) -> list[Sequence]:
         """The saved trees themselves, sorted by name (the editor's library, the palette)."""

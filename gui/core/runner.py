@@ -14,7 +14,7 @@ import functools
 import time
 import uuid
 from collections.abc import Awaitable, Callable
-from typing import Any, TypeVar
+from typing import Any
 
 from gui.core.conditions import Condition, ConditionEvalError, ConditionSyntaxError, evaluate, parse_condition
 from gui.core.durations import format_duration
@@ -24,6 +24,7 @@ from gui.core.interaction_service import InteractionService
 from gui.core.interactions import CancelReason
 from gui.core.marks import N_
 from gui.core.model import Group, OnError, Sequence, SlotType
+from gui.core.offload import off_loop
 from gui.core.records import GroupRecord, RunRecord, RunStore
 from gui.core.registry import Registry, ToolError
 from gui.core.resume import group_fingerprint
@@ -32,8 +33,6 @@ from gui.core.signature import signature_of
 from gui.core.tool_call import CallScope, ToolCaller
 
 MAX_DEPTH = 8
-OFF_LOOP_GROUPS = 50  # a run of more groups than this has its records built in a worker thread
-T = TypeVar("T")
 Resolver = Callable[[str], Awaitable[tuple[Sequence, Group | None]]]
 
 
@@ -41,12 +40,6 @@ Resolver = Callable[[str], Awaitable[tuple[Sequence, Group | None]]]
 def _condition(text: str) -> Condition:
     """A group's `when`, parsed once per process (it was validated when the sequence was saved)."""
     return parse_condition(text)
-
-
-async def _off_loop(groups: int, fn: Callable[..., T], *args: Any) -> T:
-    """`fn(*args)`, in a worker thread when it works through many groups (a large sequence): the app
-    goes on answering others meanwhile. A small one is quicker than the hop to a thread."""
-    return await asyncio.to_thread(fn, *args) if groups > OFF_LOOP_GROUPS else fn(*args)
 
 
 class RunNotFoundError(LookupError):
@@ -76,7 +69,7 @@ class Runner:
         """Check args, save the new record, start the run's task; returns the first record. With
         `origin.plan`, the run resumes an earlier one: what that plan keeps is not run again."""
         ex = await self._prepare(sequence, args, group, depth=0, parent=None, origin=origin)
-        first = await _off_loop(len(ex.groups), copy_record, ex.record)  # nothing changes it before its task runs
+        first = await off_loop(len(ex.groups), copy_record, ex.record)  # nothing changes it before its task runs
         ex.task = asyncio.create_task(self._execute(ex), name=f"run {ex.record.run_id}")
         return first
 
@@ -147,7 +140,7 @@ class Runner:
                     for j, c in enumerate(g.tools)]}) for i, g in enumerate(groups)],
             )
 
-        record = await _off_loop(len(groups), new_record)
+        record = await off_loop(len(groups), new_record)
         context = dict(checked)
         if origin is not None:
             record.schedule_id, record.note = origin.schedule_id, origin.note
