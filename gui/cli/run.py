@@ -16,8 +16,8 @@ from typing import Any
 from gui.cli.places import problem_line, problem_words
 from gui.cli.prompter import ICONS, TerminalPrompter
 from gui.core.errors import DslError
-from gui.core.operations import OperationError, Operations
 from gui.core.limits import text_problem
+from gui.core.operations import OperationError, Operations
 from gui.core.parser import NUMBER_HOOKS, load_json_text
 from gui.core.records import RunRecord
 from gui.core.resume import ResumeRefused

@@ -15,8 +15,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from gui.core.calls import cycle_problems
 from gui.core import limits
+from gui.core.calls import cycle_problems
 from gui.core.conditions import ConditionSyntaxError, parse_condition
 from gui.core.durations import parse_duration
 from gui.core.errors import DslError, Loc, Problem, problem

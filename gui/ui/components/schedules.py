@@ -3,8 +3,9 @@
 Each schedule shows its sequence, how often, the inputs it runs with, when it runs next and how its
 last run ended, with Pause / Go on and Delete. "Add a schedule" picks a sequence, how often (every so
 many minutes or hours, or set times written the cron way) and its inputs; a mistake is shown at its
-field (a text input left empty too: the schedule would run with nothing there) and nothing is saved. Everything goes through the door (`engine.create_schedule`, …); the
-section follows changes made elsewhere (the API) and the end of scheduled runs.
+field (a text input left empty too: the schedule would run with nothing there) and nothing is saved.
+Everything goes through the door (`engine.create_schedule`, …); the section follows changes made
+elsewhere (the API) and the end of scheduled runs.
 """
 
 from __future__ import annotations
