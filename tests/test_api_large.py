@@ -80,3 +80,19 @@ async def test_a_sequence_saved_before_the_limits_is_read_back_without_holding_u
     assert text.status_code == 200 and json.loads(text.text)["groups"] == read.json()["groups"]
     assert [s["name"] for s in listed.json()] == ["older"]
     assert watch.longest < HOLD, f"the loop worked {watch.longest * 1000:.0f} ms without answering anything else"
+
+
+async def test_a_sequence_saved_before_the_limits_is_kept_but_not_run_until_split(client, engine):
+    await engine.sequences.save(stored_before_the_limits(MAX_GROUPS + 1))
+    await engine.create(many(1, name="caller") | {"groups": [
+        {"name": "caller-0", "out": {"r": "object"},
+         "tools": json.dumps({"tool": "seq_call", "args": {"name": "older", "args": {"host": "h"}}, "as": "r"}) + " ;"}]})
+    started = await client.post("/api/runs", json={"sequence": "older", "args": {"host": "h"}})
+    assert started.status_code == 422
+    assert f"the sequence has {MAX_GROUPS + 1} groups, more than the {MAX_GROUPS}" in started.json()["detail"]
+    called = await engine.run("caller")  # through seq_call, the calling tool fails with the same sentence
+    assert called.status == "failed"
+    assert f"the sequence has {MAX_GROUPS + 1} groups" in (called.groups[0].tools[0].error or "")
+    assert (await client.get("/api/sequences/older")).status_code == 200  # kept, and read back
+    assert (await client.delete("/api/sequences/older")).status_code == 204
+    assert await engine.list_runs() == [called]

@@ -45,7 +45,7 @@ from gui.core.schedule_door import ScheduleDoor
 from gui.core.schedules import MemoryScheduleStore, ScheduleStore
 from gui.core.signature import signature_of
 from gui.core.tool_info import ServerStates, ToolListing, tool_listing
-from gui.core.validator import ValidationResult
+from gui.core.validator import InvalidSequenceError, ValidationResult
 
 
 class WhenCallError(ValueError):
@@ -236,7 +236,10 @@ class Engine(ScheduleDoor):
             groups = (group,) if group is not None else sequence.groups
             inputs = dict(group.in_) if group is not None else dict(signature_of(sequence).inputs)
             plan = plan_resume(record, groups, inputs)
-            new = await self.runner.start(sequence, plan.args, group=group, origin=Origin(plan=plan))
+            try:
+                new = await self.runner.start(sequence, plan.args, group=group, origin=Origin(plan=plan))
+            except InvalidSequenceError as exc:  # saved before there were size limits: too large to run
+                raise ResumeRefused(f"run {run_id} cannot be resumed: {exc.errors[0].message}") from None
             record.resumed_by = new.run_id
             await self.runs.save(record)
         return new

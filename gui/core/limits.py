@@ -14,12 +14,13 @@ same number of bytes.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
 from gui.core.errors import DslError, Loc, Problem, problem
 from gui.core.marks import N_
+from gui.core.model import Group
 
 MAX_DOCUMENT_BYTES = 2 * 1024 * 1024  # the JSON text of one sequence
 MAX_GROUPS = 1000
@@ -61,11 +62,16 @@ def document_problem(doc: Any) -> Problem | None:
     if size is None:
         return too_large(None)
     groups = doc.get("groups") if isinstance(doc, Mapping) else None
-    if isinstance(groups, list) and len(groups) > MAX_GROUPS:
-        return problem(("groups",), "too-many-groups",
-                       N_("the sequence has {count} groups, more than the {limit} one sequence may have: {split}"),
-                       count=len(groups), limit=MAX_GROUPS, split=_SPLIT)
-    return None
+    return groups_problem(len(groups)) if isinstance(groups, list) else None
+
+
+def groups_problem(count: int) -> Problem | None:
+    """Whether `count` groups are more than a sequence may have."""
+    if count <= MAX_GROUPS:
+        return None
+    return problem(("groups",), "too-many-groups",
+                   N_("the sequence has {count} groups, more than the {limit} one sequence may have: {split}"),
+                   count=count, limit=MAX_GROUPS, split=_SPLIT)
 
 
 def tools_problem(tool_counts: list[int]) -> Problem | None:
@@ -76,6 +82,13 @@ def tools_problem(tool_counts: list[int]) -> Problem | None:
     return problem(("groups",), "too-many-tools",
                    N_("the sequence has {count} tools in all its groups, more than the {limit} one sequence may "
                       "have: {split}"), count=count, limit=MAX_TOOLS, split=_SPLIT)
+
+
+def run_problem(groups: Iterable[Group]) -> Problem | None:
+    """Whether the groups a run would go through are over the limits: a sequence saved before there
+    were limits is kept, read back and deleted as any other, but not run until it is split."""
+    counts = [len(group.tools) for group in groups]
+    return groups_problem(len(counts)) or tools_problem(counts)
 
 
 def read_document_file(path: str | Path, loc: Loc) -> str:

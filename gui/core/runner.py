@@ -22,6 +22,7 @@ from gui.core.events import EventBus, GroupFinished, GroupSkipped, GroupStarted,
 from gui.core.execution import Execution, Origin, apply_plan, copy_record
 from gui.core.interaction_service import InteractionService
 from gui.core.interactions import CancelReason
+from gui.core.limits import run_problem
 from gui.core.marks import N_
 from gui.core.model import Group, OnError, Sequence, SlotType
 from gui.core.offload import off_loop
@@ -31,6 +32,7 @@ from gui.core.resume import group_fingerprint
 from gui.core.run_args import check_args
 from gui.core.signature import signature_of
 from gui.core.tool_call import CallScope, ToolCaller
+from gui.core.validator import InvalidSequenceError, ValidationResult
 
 MAX_DEPTH = 8
 Resolver = Callable[[str], Awaitable[tuple[Sequence, Group | None]]]
@@ -127,6 +129,9 @@ class Runner:
         inputs = dict(group.in_) if group is not None else dict(signature_of(sequence).inputs)
         checked = check_args(inputs, args)
         groups = (group,) if group is not None else sequence.groups
+        too_large = run_problem(groups)  # saved before there were limits: kept, but not run as it is
+        if too_large is not None:
+            raise InvalidSequenceError(ValidationResult(errors=[too_large], warnings=[]))
         run_id = uuid.uuid4().hex[:12]
         created_at = self.clock()
 
@@ -367,6 +372,8 @@ class Runner:
             child = await self._prepare(sequence, args, group, depth=depth, parent=parent.record.run_id)
         except ValueError as exc:
             raise ToolError(str(exc)) from None
+        except InvalidSequenceError as exc:  # over the size limits
+            raise ToolError(exc.errors[0].message) from None
         # Its own task, so that it can be stopped on its own (from its run page) like any run.
         child.task = asyncio.create_task(self._execute(child), name=f"run {child.record.run_id}")
         try:

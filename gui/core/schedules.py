@@ -23,6 +23,7 @@ from croniter import croniter
 from pydantic import BaseModel, Field
 
 from gui.core.durations import format_duration, parse_duration
+from gui.core.errors import DslError
 from gui.core.marks import N_
 from gui.core.model import Sequence, SlotType
 from gui.core.records import RunRecord
@@ -211,6 +212,8 @@ class Scheduler:
             record = await self.start_run(schedule, note)
         except (LookupError, ValueError) as exc:  # the sequence was deleted, or its inputs changed
             return ScheduleTurn(at=now, outcome="failed", detail=f"could not start: {exc}")
+        except DslError as exc:  # it is over the size limits (saved before there were any)
+            return ScheduleTurn(at=now, outcome="failed", detail=f"could not start: {exc.errors[0].message}")
         return ScheduleTurn(at=now, outcome="started", run_id=record.run_id, detail=note)
 
     async def wait(self) -> None:
