@@ -84,9 +84,9 @@ async def test_a_sequence_saved_before_the_limits_is_read_back_without_holding_u
 
 async def test_a_sequence_saved_before_the_limits_is_kept_but_not_run_until_split(client, engine):
     await engine.sequences.save(stored_before_the_limits(MAX_GROUPS + 1))
-    await engine.create(many(1, name="caller") | {"groups": [
-        {"name": "caller-0", "out": {"r": "object"},
-         "tools": json.dumps({"tool": "seq_call", "args": {"name": "older", "args": {"host": "h"}}, "as": "r"}) + " ;"}]})
+    call = {"tool": "seq_call", "args": {"name": "older", "args": {"host": "h"}}, "as": "r"}
+    await engine.create({"name": "caller", "groups": [
+        {"name": "caller-0", "out": {"r": "object"}, "tools": json.dumps(call) + " ;"}]})
     started = await client.post("/api/runs", json={"sequence": "older", "args": {"host": "h"}})
     assert started.status_code == 422
     assert f"the sequence has {MAX_GROUPS + 1} groups, more than the {MAX_GROUPS}" in started.json()["detail"]
