@@ -14,6 +14,8 @@ same number of bytes.
 
 from __future__ import annotations
 
+import os
+import stat
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -97,8 +99,8 @@ def read_document_file(path: str | Path, loc: Loc) -> str:
     with open(path, "rb") as handle:
         data = handle.read(MAX_DOCUMENT_BYTES + 1)
         if len(data) > MAX_DOCUMENT_BYTES:
-            handle.seek(0, 2)
-            raise DslError([too_large(handle.tell(), loc)])
+            status = os.fstat(handle.fileno())  # a device or a pipe has no size to say
+            raise DslError([too_large(status.st_size if stat.S_ISREG(status.st_mode) else None, loc)])
     return data.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")  # as `read_text` reads it
 
 
