@@ -91,6 +91,9 @@ class AppContext:
         settings = self.settings
         _language_defaults(settings, None)  # what the store says while it opens (a repaired file) is in it too
         self.runtime = rt = await open_runtime(settings.data, memory=settings.memory)
+        # Read every saved sequence now: start-up ends with gc.freeze, which then keeps these long-lived
+        # trees out of every full collection (thousands of groups would make each one a long pause).
+        await rt.engine.sequence_trees()
         self.preferences = PrefsFile(rt.data_dir, "preferences")
         _language_defaults(settings, self.preferences)
         if self.phone is not None:

@@ -42,6 +42,9 @@ async def client(runtime: Runtime) -> AsyncIterator[httpx.AsyncClient]:
 @pytest.mark.parametrize(("body", "field", "words"), [
     ({"sequence": "nope", "args": {}, "every": "15m"}, "sequence", "no saved sequence named 'nope'"),
     ({"sequence": "greet", "args": {"who": 1}, "every": "15m"}, "args", "'who' must be a string"),
+    ({"sequence": "greet", "args": {"who": ""}, "every": "15m"}, "args.who", "is empty, and a schedule runs with "
+                                                                            "nobody there to fill it in"),
+    ({"sequence": "greet", "args": {"who": "  "}, "cron": "0 9 * * *"}, "args.who", "give it a value"),
     ({"sequence": "greet", "args": {"who": "a"}, "every": "9s"}, "every", "at most every 10s"),
     ({"sequence": "greet", "args": {"who": "a"}, "cron": "every day"}, "cron", "not a cron expression"),
     ({"sequence": "greet", "args": {"who": "a"}, "every": 15}, "every", "as text"),

@@ -172,3 +172,21 @@ def test_show_prints_a_run_by_its_short_id_and_refuses_an_unknown_one(tmp_path, 
     assert json.loads(seqdesk("show", run_id[:8], "--json", data=data).stdout)["run_id"] == run_id
     missing = seqdesk("show", "ffffffff", data=data)
     assert missing.returncode == 2 and "there is no run ffffffff" in missing.stderr
+
+
+def test_a_file_over_the_size_limit_is_refused_by_check_and_run_with_a_sentence_naming_the_limit(tmp_path, data):
+    from gui.core.limits import MAX_GROUPS
+
+    tool = json.dumps({"tool": "echo", "args": {"value": 1}}) + " ;"
+    doc = {"name": "big", "groups": [{"name": f"big-{g}", "tools": tool} for g in range(MAX_GROUPS + 1)]}
+    path = write(tmp_path, "big.json", json.dumps(doc))
+    checked = seqdesk("check", path, data=data)
+    assert checked.returncode == 1
+    assert f"groups: the sequence has {MAX_GROUPS + 1} groups, more than the {MAX_GROUPS} one sequence may have" \
+           in checked.stdout
+    huge = write(tmp_path, "huge.json", json.dumps({**doc, "description": "x" * 3_000_000}))
+    for args in (("check", huge), ("run", huge, "--yes")):
+        refused = seqdesk(*args, data=data)
+        assert refused.returncode == (1 if args[0] == "check" else 2)
+        assert "the sequence is 2.9 MB of JSON, more than the 2 MB one sequence may be" in \
+               refused.stdout + refused.stderr

@@ -22,7 +22,7 @@ from gui import i18n
 from gui.cli.argwords import MARKED
 from gui.core.documents import tool_catalog
 from gui.core.errors import Problem
-from gui.core.help import EXAMPLE, PARTS, help_text
+from gui.core.help import EXAMPLE, LIMIT_WORDS, PARTS, help_text
 from gui.core.marks import Sentence
 from gui.core.validator import check_text
 from gui.i18n.catalog import extract, read
@@ -50,6 +50,7 @@ HELP_WORDS = KEYWORDS | {
     "cmd", "load", "fetch-one-node", "dig-deeper", "check-three-nodes", "node-a", "groups", "date", "detail",
     "input-in-shell-code", "input-runs-as-command", "here-document", "sh", "c", "eval", "python", "ssh", "xargs",
     "find", "exec", "arr",
+    "too-large", "too-many-groups", "too-many-tools", "MB",  # error codes, and the unit of the size limit
 }
 
 
@@ -255,7 +256,7 @@ def test_seqdesk_help_in_chinese_keeps_the_code_and_mcp_help_stays_english(tmp_p
         for part in PARTS:
             if part is not None:
                 assert i18n._(part) != part, f"not translated: {part[:60]!r}"
-                assert i18n._(part).format() in chinese.stdout
+                assert i18n._(part).format(**LIMIT_WORDS) in chinese.stdout
         assert help_text() == english.stdout[:-1]  # what MCP seq_help and the API give: English, always
     prose = [line for line in chinese.stdout.splitlines() if line != EXAMPLE]
     left = sorted({w for line in prose for w in untranslated_runs(re.sub(r"\$args\.\w+", " ", line), HELP_WORDS)})

@@ -14,17 +14,18 @@ from __future__ import annotations
 import asyncio
 import json
 import math
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from fastapi import Request
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from gui.core.limits import MAX_DOCUMENT_BYTES, megabytes
 from gui.core.model import json_type_name
 from gui.core.parser import NUMBER_HOOKS
 
-MAX_BODY_BYTES = 2 * 1024 * 1024
+MAX_BODY_BYTES = MAX_DOCUMENT_BYTES  # a body is at most one sequence's worth (gui.core.limits)
 MAX_DEPTH = 64
 BODY_SECONDS = 30.0
 LIMITED_PREFIXES = ("/api/", "/login")
@@ -49,6 +50,15 @@ class SafeJSONResponse(JSONResponse):
 
 def json_response(content: Any, status: int = 200, headers: dict[str, str] | None = None) -> JSONResponse:
     return SafeJSONResponse(content, status_code=status, headers=headers)
+
+
+async def json_response_of(make: Callable[[], Any], status: int = 200,
+                           headers: dict[str, str] | None = None) -> Response:
+    """`json_response(make())`, with `make` and the encoding run in a worker thread: the answer
+    about a large sequence (thousands of groups written back out) is made while the app goes on
+    answering others."""
+    body = await asyncio.to_thread(lambda: dumps(make()).encode("utf-8"))
+    return Response(body, status_code=status, headers=headers, media_type="application/json")
 
 
 def dumps(content: Any) -> str:
@@ -197,7 +207,7 @@ class BodyLimitMiddleware:
         await self.app(scope, replay, send)
 
     def _too_large(self) -> str:
-        return f"the request body is larger than the limit of {self.limit} bytes ({self.limit // 1024 // 1024} MB)"
+        return f"the request body is larger than the limit of {megabytes(self.limit)} ({self.limit} bytes)"
 
 
 def _header(scope: Scope, name: bytes) -> str | None:

@@ -8,7 +8,7 @@ from pydantic import ValidationError
 
 from gui.api.body import BadRequest, json_response, read_json, type_name
 from gui.api.models import RUN_BODY, StartRun, StopBody
-from gui.api.shared import EngineProvider, capped, pydantic_detail, record_json
+from gui.api.shared import EngineProvider, pydantic_detail, record_json, validation_failure
 from gui.core.documents import NotFoundError
 from gui.core.records import RunStatus
 from gui.core.run_args import RunArgsError
@@ -37,7 +37,7 @@ def register_runs(app: FastAPI, engine: EngineProvider) -> None:
                 assert body.sequence is not None
                 record = await eng.start(body.sequence, body.args or {})
         except InvalidSequenceError as exc:
-            raise BadRequest(422, "the document is not a valid sequence", **capped(exc.result)) from None
+            return validation_failure(exc.result)  # every problem, the first one in the sentence
         except NotFoundError as exc:
             raise BadRequest(404, str(exc)) from None
         except RunArgsError as exc:

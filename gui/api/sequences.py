@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable
 from typing import Any, Literal
 from urllib.parse import quote
@@ -10,7 +11,7 @@ from fastapi import FastAPI, Request
 from fastapi.responses import PlainTextResponse, Response
 from pydantic import ValidationError
 
-from gui.api.body import BadRequest, json_response, read_json
+from gui.api.body import BadRequest, json_response, json_response_of, read_json
 from gui.api.models import CheckBody, SavedBody
 from gui.api.shared import EngineProvider, capped, pydantic_detail, validation_failure
 from gui.core.documents import NotFoundError, summary
@@ -53,8 +54,8 @@ def register_sequences(app: FastAPI, engine: EngineProvider) -> None:
         saved = await _save(doc, lambda: eng.create(doc))
         if isinstance(saved, Response):
             return saved
-        return json_response(_saved(saved), 200 if existed else 201,
-                             {"Location": f"/api/sequences/{quote(saved.sequence.name, safe='')}"})
+        return await json_response_of(lambda: _saved(saved), 200 if existed else 201,
+                                      {"Location": f"/api/sequences/{quote(saved.sequence.name, safe='')}"})
 
     @app.post("/api/check")
     async def check_sequence(request: Request) -> Response:
@@ -73,8 +74,8 @@ def register_sequences(app: FastAPI, engine: EngineProvider) -> None:
         if sequence is None:
             raise BadRequest(404, f"there is no saved sequence named '{name}'")
         if format == "text":
-            return PlainTextResponse(to_text(sequence))
-        return json_response(to_document(sequence))
+            return PlainTextResponse(await asyncio.to_thread(to_text, sequence))
+        return await json_response_of(lambda: to_document(sequence))
 
     @app.put("/api/sequences/{name:path}")
     async def replace_sequence(name: str, request: Request) -> Response:
@@ -84,7 +85,8 @@ def register_sequences(app: FastAPI, engine: EngineProvider) -> None:
         saved = await _save(doc, lambda: eng.rename(name, doc))
         if isinstance(saved, Response):
             return saved
-        return json_response(_saved(saved), 200, {"Location": f"/api/sequences/{quote(saved.sequence.name, safe='')}"})
+        return await json_response_of(lambda: _saved(saved), 200,
+                                      {"Location": f"/api/sequences/{quote(saved.sequence.name, safe='')}"})
 
     @app.delete("/api/sequences/{name:path}")
     async def delete_sequence(name: str) -> Response:

@@ -17,6 +17,7 @@ from gui.cli.places import problem_line, problem_words
 from gui.cli.prompter import ICONS, TerminalPrompter
 from gui.core.causes import CAUSES, EndCause
 from gui.core.errors import DslError
+from gui.core.limits import text_problem
 from gui.core.operations import OperationError, Operations
 from gui.core.parser import NUMBER_HOOKS, load_json_text
 from gui.core.records import RunRecord
@@ -263,6 +264,9 @@ async def _run_with(ops: Operations, args: argparse.Namespace, text: str | None,
     try:
         if text is None:
             return await ops.call(args.target, run_args, prompter.on_event)
+        too_large = text_problem(text)  # the app would refuse it too: say so before reading it
+        if too_large is not None:
+            raise DslError([too_large])
         return await ops.call_document(load_json_text(text), run_args, prompter.on_event)
     finally:
         await prompter.close()

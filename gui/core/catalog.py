@@ -25,7 +25,7 @@ from gui.core.events import EventBus, SequenceDeleted, SequenceSaved
 from gui.core.fingerprint import digest
 from gui.core.model import Group, Sequence
 from gui.core.registry import Registry
-from gui.core.validator import CatalogView, ValidationResult, check_document
+from gui.core.validator import ValidationResult, check_document
 
 
 class SequenceStore(Protocol):
@@ -105,10 +105,6 @@ class Catalog:
         self.bus = bus
         self._lock = asyncio.Lock()
 
-    async def view(self, *exclude: str | None) -> CatalogView:
-        sequences = [s for s in await self.store.list() if s.name not in exclude]
-        return catalog_view(sequences, self.registry)
-
     async def check(self, doc: Any, *, replacing: str | None = None, as_new: bool = False) -> ValidationResult:
         """Validated in a worker thread: a document of megabytes must not freeze the app meanwhile.
         The document may keep the group names of the sequence it replaces (its own name, or
@@ -116,8 +112,12 @@ class Catalog:
         of its name is a conflict, reported with every other naming conflict in the same pass."""
         name = doc.get("name") if isinstance(doc, dict) else None
         own = name if isinstance(name, str) and not as_new else None
-        view = dataclasses.replace(await self.view(own, replacing), as_new=as_new)
-        return await asyncio.to_thread(check_document, doc, view)
+        sequences = [s for s in await self.store.list() if s.name not in (own, replacing)]
+
+        def check() -> ValidationResult:  # the view walks every saved sequence: in the thread too
+            return check_document(doc, dataclasses.replace(catalog_view(sequences, self.registry), as_new=as_new))
+
+        return await asyncio.to_thread(check)
 
     async def check_unsaved(self, doc: Any) -> Sequence:
         """A document to run without saving it: checked against the tools only; DslError."""

@@ -27,6 +27,8 @@ _HINTS = {
     "|": N_("write or instead of ||"),
     "'": N_('text goes in double quotes: "like this"'),
 }
+# How the editor's argument boxes show an input ("checked ⤷host"); a condition is written in the format.
+INPUT_MARK = "\u2937"
 _NUMBER = re.compile(r"-?[0-9]+(\.[0-9]+)?([eE][+-]?[0-9]+)?")
 
 
@@ -82,10 +84,23 @@ def lex(text: str, i: int) -> Token:
             raise ConditionSyntaxError(N_("write {lower} in lowercase, not {word}"), i, lower=word.lower(), word=word)
         raise ConditionSyntaxError(
             N_("unknown word {word}: an input is read as $args.{word}, text goes in double quotes"), i, word=clip(word))
+    if c == INPUT_MARK:
+        _refuse_mark(text, i)
     hint = _HINTS.get(c)
     if hint is not None:
         raise ConditionSyntaxError(hint, i)
     raise ConditionSyntaxError(N_("unexpected character {char}"), i, char=repr(c))
+
+
+def _refuse_mark(text: str, i: int) -> None:
+    """`⤷host`: how the editor's argument boxes show an input, brought into a condition."""
+    start = i + 1
+    while start < len(text) and text[start] == " ":
+        start += 1
+    end = scan_name(text, start) if start < len(text) and is_name_start(text[start]) else start
+    name = text[start:end] or "<name>"
+    raise ConditionSyntaxError(N_("a condition reads an input as $args.{name}: write that instead of {mark}"), i,
+                               name=clip(name), mark=clip(text[i:end]))
 
 
 def _lex_string(text: str, start: int) -> Token:

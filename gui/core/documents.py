@@ -8,11 +8,11 @@ of them needs the catalog itself.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
 from gui.core.calls import direct_calls
 from gui.core.errors import DslError, problem
+from gui.core.limits import read_document_file
 from gui.core.marks import N_
 from gui.core.model import Sequence, Signature, SlotType
 from gui.core.registry import Registry, ToolArgumentError
@@ -93,7 +93,7 @@ def load_document_file(path: str) -> Any:
     from gui.core.parser import load_json_text
 
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        text = read_document_file(path, ("file",))
     except (OSError, UnicodeDecodeError) as exc:
         reason = getattr(exc, "strerror", None) or exc
         raise DslError([problem(("file",), "bad-file", N_("cannot read the file {path}: {reason}"), path=path,

@@ -32,6 +32,7 @@ from gui.core.interactions import (
 )
 from gui.core.memory import MemoryApprovalModes, MemoryInteractionStore
 from gui.core.model import Group, Sequence
+from gui.core.offload import off_loop
 from gui.core.operations import EventListener, Page, Saved
 from gui.core.orphans import ProcessControl, interrupt
 from gui.core.records import MemoryRunStore, RunRecord, RunStatus, RunStore
@@ -46,7 +47,7 @@ from gui.core.schedule_door import ScheduleDoor
 from gui.core.schedules import MemoryScheduleStore, ScheduleStore
 from gui.core.signature import signature_of
 from gui.core.tool_info import ServerStates, ToolListing, tool_listing
-from gui.core.validator import ValidationResult
+from gui.core.validator import InvalidSequenceError, ValidationResult
 
 
 class WhenCallError(ValueError):
@@ -117,7 +118,9 @@ class Engine(ScheduleDoor):
 
     # -- sequences -----------------------------------------------------------------------------
     async def list_sequences(self) -> list[dict[str, Any]]:
-        return [summary(s) for s in await self.catalog.list()]
+        """Each saved sequence's summary (a signature walks every group: many, in a worker thread)."""
+        sequences = await self.catalog.list()
+        return await off_loop(sum(len(s.groups) for s in sequences), lambda: [summary(s) for s in sequences])
 
     async def sequence_trees(self) -> list[Sequence]:
         """The saved trees themselves, sorted by name (the editor's library, the palette)."""
@@ -142,7 +145,8 @@ class Engine(ScheduleDoor):
 
     async def create_from(self, name: str | None = None, description: str = "", groups: Any = None,
                           file: str | None = None) -> Saved:
-        return await self.create(document_from(name, description, groups, file))
+        # A file is read and decoded in a worker thread: the loop goes on answering meanwhile.
+        return await self.create(await asyncio.to_thread(document_from, name, description, groups, file))
 
     async def rename(self, old_name: str, doc: Any) -> Saved:
         """Save `doc` in place of `old_name` in one store operation: never both, never neither."""
@@ -239,7 +243,10 @@ class Engine(ScheduleDoor):
             groups = (group,) if group is not None else sequence.groups
             inputs = dict(group.in_) if group is not None else dict(signature_of(sequence).inputs)
             plan = plan_resume(record, groups, inputs)
-            new = await self.runner.start(sequence, plan.args, group=group, origin=Origin(plan=plan))
+            try:
+                new = await self.runner.start(sequence, plan.args, group=group, origin=Origin(plan=plan))
+            except InvalidSequenceError as exc:  # saved before there were size limits: too large to run
+                raise ResumeRefused(f"run {run_id} cannot be resumed: {exc.errors[0].message}") from None
             record.resumed_by = new.run_id
             await self.runs.save(record)
         return new

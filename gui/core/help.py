@@ -6,6 +6,7 @@ because an example that does not parse teaches the mistake it should prevent.
 
 from __future__ import annotations
 
+from gui.core.limits import MAX_DOCUMENT_BYTES, MAX_GROUPS, MAX_TOOLS, megabytes
 from gui.core.marks import N_, Translate, as_written
 
 EXAMPLE = (
@@ -111,6 +112,11 @@ PARTS: tuple[str | None, ...] = (
         "   file and passed by its path (long arguments can be cut off)."
     ),
     N_(
+        "6. Size: a sequence is at most {max_bytes} of JSON, {max_groups} groups and {max_tools} tools (all its\n"
+        "   groups together). A larger one is refused (too-large, too-many-groups, too-many-tools): split it;\n"
+        "   a group can call another sequence with seq_call."
+    ),
+    N_(
         "CONDITIONS (when)"
     ),
     N_(
@@ -149,13 +155,17 @@ PARTS: tuple[str | None, ...] = (
 )
 
 
+# What the help's paragraphs are filled with: the size limits, as `gui.core.limits` sets them.
+LIMIT_WORDS = {"max_bytes": megabytes(MAX_DOCUMENT_BYTES), "max_groups": MAX_GROUPS, "max_tools": MAX_TOOLS}
+
+
 def _part(part: str | None, tr: Translate) -> str:
     if part is None:
         return EXAMPLE
     try:
-        return tr(part).format()
+        return tr(part).format(**LIMIT_WORDS)
     except (KeyError, IndexError, ValueError):  # a translation whose braces went wrong: the English
-        return part.format()
+        return part.format(**LIMIT_WORDS)
 
 
 def help_text(tr: Translate = as_written) -> str:

@@ -24,14 +24,17 @@ from gui.core.durations import format_duration
 from gui.core.events import EventBus, GroupFinished, GroupSkipped, GroupStarted, RunFinished, RunStarted
 from gui.core.execution import Execution, Origin, apply_plan, copy_record
 from gui.core.interaction_service import InteractionService
+from gui.core.limits import run_problem
 from gui.core.marks import N_
 from gui.core.model import Group, OnError, Sequence, SlotType
+from gui.core.offload import off_loop
 from gui.core.records import GroupRecord, RunRecord, RunStore
 from gui.core.registry import Registry, ToolError
 from gui.core.resume import group_fingerprint
 from gui.core.run_args import check_args
 from gui.core.signature import signature_of
 from gui.core.tool_call import CallScope, ToolCaller
+from gui.core.validator import InvalidSequenceError, ValidationResult
 
 MAX_DEPTH = 8
 Resolver = Callable[[str], Awaitable[tuple[Sequence, Group | None]]]
@@ -70,8 +73,9 @@ class Runner:
         """Check args, save the new record, start the run's task; returns the first record. With
         `origin.plan`, the run resumes an earlier one: what that plan keeps is not run again."""
         ex = await self._prepare(sequence, args, group, depth=0, parent=None, origin=origin)
+        first = await off_loop(len(ex.groups), copy_record, ex.record)  # nothing changes it before its task runs
         ex.task = asyncio.create_task(self._execute(ex), name=f"run {ex.record.run_id}")
-        return copy_record(ex.record)
+        return first
 
     async def run(self, sequence: Sequence, args: dict[str, Any], *, group: Group | None = None) -> RunRecord:
         record = await self.start(sequence, args, group=group)
@@ -129,15 +133,23 @@ class Runner:
         inputs = dict(group.in_) if group is not None else dict(signature_of(sequence).inputs)
         checked = check_args(inputs, args)
         groups = (group,) if group is not None else sequence.groups
+        too_large = run_problem(groups)  # saved before there were limits: kept, but not run as it is
+        if too_large is not None:
+            raise InvalidSequenceError(ValidationResult(errors=[too_large], warnings=[]))
         run_id = uuid.uuid4().hex[:12]
-        record = RunRecord(
-            run_id=run_id, sequence=sequence.name, target=group.name if group else None, args=checked,
-            created_at=self.clock(), depth=depth,
-            groups=[GroupRecord.model_validate({"index": i, "name": g.name, "fingerprint": group_fingerprint(g),
-                                                "tools": [
-                {"index": j, "tool": c.tool, "tool_call_id": f"{run_id}-{i}-{j}", "as": c.as_}
-                for j, c in enumerate(g.tools)]}) for i, g in enumerate(groups)],
-        )
+        created_at = self.clock()
+
+        def new_record() -> RunRecord:  # a record per group and tool: built in a worker thread
+            return RunRecord(
+                run_id=run_id, sequence=sequence.name, target=group.name if group else None, args=checked,
+                created_at=created_at, depth=depth,
+                groups=[GroupRecord.model_validate({"index": i, "name": g.name, "fingerprint": group_fingerprint(g),
+                                                    "tools": [
+                    {"index": j, "tool": c.tool, "tool_call_id": f"{run_id}-{i}-{j}", "as": c.as_}
+                    for j, c in enumerate(g.tools)]}) for i, g in enumerate(groups)],
+            )
+
+        record = await off_loop(len(groups), new_record)
         context = dict(checked)
         if origin is not None:
             record.schedule_id, record.note = origin.schedule_id, origin.note
@@ -380,6 +392,8 @@ class Runner:
             child = await self._prepare(sequence, args, group, depth=depth, parent=parent.record.run_id)
         except ValueError as exc:
             raise ToolError(str(exc)) from None
+        except InvalidSequenceError as exc:  # over the size limits
+            raise ToolError(exc.errors[0].message) from None
         # Its own task, so that it can be stopped on its own (from its run page) like any run.
         child.task = asyncio.create_task(self._execute(child), name=f"run {child.record.run_id}")
         try:

@@ -15,7 +15,7 @@ import builtins
 import logging
 import time
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from datetime import datetime
 from typing import Any, Literal, Protocol
 
@@ -24,7 +24,9 @@ from pydantic import BaseModel, Field
 
 from gui.core.causes import EndCause
 from gui.core.durations import format_duration, parse_duration
-from gui.core.model import Sequence
+from gui.core.errors import DslError
+from gui.core.marks import N_
+from gui.core.model import Sequence, SlotType
 from gui.core.records import RunRecord
 from gui.core.run_args import RunArgsError, check_args
 from gui.core.signature import signature_of
@@ -123,10 +125,12 @@ def make_schedule(sequence: Sequence | None, name: Any, args: Any, every: Any, c
     if args is None:
         args = {}
     if sequence is not None:
+        inputs = signature_of(sequence).inputs
         try:
-            args = check_args(signature_of(sequence).inputs, args)
+            args = check_args(inputs, args)
         except RunArgsError as exc:
             problems["args"] = "; ".join(exc.problems)
+        problems.update(blank_inputs(inputs, args))
     seconds: float | None = None
     if (every is None) == (cron is None):
         problems["every"] = 'give either "every" (like "15m") or "cron" (like "*/15 * * * *"), not both'
@@ -151,6 +155,18 @@ def make_schedule(sequence: Sequence | None, name: Any, args: Any, every: Any, c
                         cron=cron if seconds is None else None, created_at=now, next_at=now)
     schedule.next_at = next_time(schedule, now)
     return schedule
+
+
+# A schedule runs with nobody there: a text input left blank would run with nothing in it.
+BLANK_INPUT = N_("is empty, and a schedule runs with nobody there to fill it in: give it a value")
+
+
+def blank_inputs(inputs: Mapping[str, SlotType], args: Any) -> dict[str, str]:
+    """`args.<name>` → why, for each text input whose value is empty or only spaces."""
+    if not isinstance(args, dict):
+        return {}
+    return {f"args.{name}": BLANK_INPUT for name, slot_type in inputs.items()
+            if slot_type is SlotType.STRING and isinstance(args.get(name), str) and not args[name].strip()}
 
 
 StartRun = Callable[[Schedule, str | None], Awaitable[RunRecord]]
@@ -198,6 +214,8 @@ class Scheduler:
             record = await self.start_run(schedule, note)
         except (LookupError, ValueError) as exc:  # the sequence was deleted, or its inputs changed
             return ScheduleTurn(at=now, outcome="failed", detail=f"could not start: {exc}")
+        except DslError as exc:  # it is over the size limits (saved before there were any)
+            return ScheduleTurn(at=now, outcome="failed", detail=f"could not start: {exc.errors[0].message}")
         return ScheduleTurn(at=now, outcome="started", run_id=record.run_id, detail=note)
 
     async def wait(self) -> None:

@@ -15,6 +15,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from gui.core import limits
 from gui.core.calls import cycle_problems
 from gui.core.conditions import ConditionSyntaxError, parse_condition
 from gui.core.durations import parse_duration
@@ -113,6 +114,9 @@ def _words(message: str | Sentence, params: dict[str, object]) -> Sentence:
 
 
 def check_text(text: str, catalog: CatalogView | None = None) -> ValidationResult:
+    too_large = limits.text_problem(text)
+    if too_large is not None:
+        return ValidationResult(errors=[too_large], warnings=[])
     try:
         doc = load_json_text(text)
     except DslError as exc:
@@ -121,17 +125,25 @@ def check_text(text: str, catalog: CatalogView | None = None) -> ValidationResul
 
 
 def check_document(doc: Any, catalog: CatalogView | None = None) -> ValidationResult:
-    """Validate a decoded document; never raises (every problem is in the result)."""
+    """Validate a decoded document; never raises (every problem is in the result). A document over
+    the limits (`gui.core.limits`) gets that one problem, and is not read further."""
+    too_large = limits.document_problem(doc)
+    if too_large is not None:
+        return ValidationResult(errors=[too_large], warnings=[])
     bad_text = surrogate_loc(doc)
     if bad_text is not None:
         found = problem(bad_text, "not-unicode",
                         N_("this text is not valid Unicode (it holds a lone surrogate such as \\ud800)"))
         return ValidationResult(errors=[found], warnings=[])
     try:
-        return _Checker(catalog or CatalogView()).check(doc)
+        result = _Checker(catalog or CatalogView()).check(doc)
     except RecursionError:
         found = problem((), "invalid-json", N_("the document is nested too deeply"))
         return ValidationResult(errors=[found], warnings=[])
+    too_many = limits.tools_problem([len(g.tools) for g in result.sequence.groups]) if result.sequence else None
+    if too_many is not None:
+        return ValidationResult(errors=[too_many], warnings=result.warnings, signature=result.signature)
+    return result
 
 
 def parse_sequence(source: str | Mapping[str, Any], catalog: CatalogView | None = None) -> Sequence:

@@ -212,6 +212,8 @@ async def _call(ops: Operations, name: str, args: dict[str, Any], ctx: Context, 
         return failed(f"{exc}; seq_list shows them")
     except RunArgsError as exc:
         return failed(f"the run did not start: {exc}")
+    except DslError as exc:  # a saved sequence over the size limits
+        return failed("the run did not start: " + "; ".join(str(p) for p in exc.errors))
     except OperationError as exc:
         return failed(str(exc))
     if record is None:

@@ -31,7 +31,7 @@ from gui.core.interactions import (
     InteractionStatusFilter,
     interaction_fields,
 )
-from gui.core.model import Sequence
+from gui.core.model import Group, Sequence
 from gui.core.queries import DEFAULT_LIMIT, Page, check_window, sort_key
 from gui.core.records import RunFilter, RunRecord, RunStatus, run_fields
 from gui.store.hotcold import HotColdStore
@@ -128,21 +128,27 @@ def is_interaction(doc_id: str, doc: Mapping[str, Any]) -> bool:
 
 
 class TinySequenceStore:
+    """Sequences, kept parsed in memory once first read: a tree is frozen and this store is the
+    only writer of its table, so reading one back costs nothing. Reading them at first and writing
+    one happen on the writer thread, group by group (each a short step that lets the event loop
+    in), so a large sequence never holds up the app's other requests."""
+
     def __init__(self, table: HotColdStore, writer: Writer) -> None:
         self._table, self._writer = table, writer
+        # By name; None until first read. Replaced (never changed in place) on the writer thread only.
+        self._trees: dict[str, Sequence] | None = None
 
     async def get(self, name: str) -> Sequence | None:
-        return _load(Sequence, await self._writer.run(self._table.get, sequence_key(name)), "tree")
+        return (await self._all()).get(name)
 
     async def list(self) -> list[Sequence]:
-        return _load_all(Sequence, await self._writer.run(self._table.list_hot), "tree")
+        return builtins.list((await self._all()).values())
 
     async def save(self, sequence: Sequence) -> None:
-        doc = {"name": sequence.name, "tree": sequence.model_dump(mode="json", by_alias=True)}
-        await self._writer.run(self._table.put_hot, sequence_key(sequence.name), doc)
+        await self._writer.run(self._put, sequence)
 
     async def delete(self, name: str) -> bool:
-        return await self._writer.run(self._table.delete, sequence_key(name))
+        return await self._writer.run(self._remove, name)
 
     async def identity_of(self, name: str) -> str | None:
         """The identity kept in the stored tree, read without validating the tree (a large one takes
@@ -155,8 +161,53 @@ class TinySequenceStore:
         return identity if isinstance(identity, str) else ""
 
     async def replace(self, old_name: str, sequence: Sequence) -> None:
-        doc = {"name": sequence.name, "tree": sequence.model_dump(mode="json", by_alias=True)}
-        await self._writer.run(self._table.swap_hot, sequence_key(old_name), sequence_key(sequence.name), doc)
+        await self._writer.run(self._put, sequence, old_name)
+
+    async def _all(self) -> dict[str, Sequence]:
+        trees = self._trees
+        return trees if trees is not None else await self._writer.run(self._loaded)
+
+    # -- on the writer thread
+    def _loaded(self) -> dict[str, Sequence]:
+        if self._trees is None:
+            trees = (_sequence(doc) for doc in self._table.list_hot())
+            self._trees = {tree.name: tree for tree in trees if tree is not None}
+        return self._trees
+
+    def _put(self, sequence: Sequence, old_name: str | None = None) -> None:
+        """Save `sequence` (in place of `old_name`, a rename, in one write)."""
+        doc = sequence_document(sequence)
+        if old_name is None:
+            self._table.put_hot(sequence_key(sequence.name), doc)
+        else:
+            self._table.swap_hot(sequence_key(old_name), sequence_key(sequence.name), doc)
+        if self._trees is not None:
+            self._trees = {**{k: v for k, v in self._trees.items() if k != old_name}, sequence.name: sequence}
+
+    def _remove(self, name: str) -> bool:
+        found = self._table.delete(sequence_key(name))
+        if self._trees is not None:
+            self._trees = {k: v for k, v in self._trees.items() if k != name}
+        return found
+
+
+def sequence_document(sequence: Sequence) -> dict[str, Any]:
+    """What is stored of a sequence, dumped group by group (`model_dump` of the whole tree is one
+    step that holds every other thread for as long as it takes)."""
+    tree = sequence.model_dump(mode="json", by_alias=True, exclude={"groups"})
+    tree["groups"] = [group.model_dump(mode="json", by_alias=True) for group in sequence.groups]
+    return {"name": sequence.name, "tree": tree}
+
+
+def _sequence(doc: Any) -> Sequence | None:
+    """A stored sequence read group by group (see `sequence_document`); None, with a warning, when it
+    does not fit."""
+    try:
+        tree = doc["tree"]
+        groups = tuple(Group.model_validate(group) for group in tree["groups"])
+        return Sequence.model_validate({**tree, "groups": groups})
+    except (ValidationError, KeyError, TypeError):
+        return _load(Sequence, doc, "tree")  # says what does not fit, and leaves it out
 
 
 class TinyRunStore:

@@ -106,10 +106,13 @@ _TYPE_IN_TEXT = re.compile(r'\b(is|a|an|as|it|not|be|but|of|takes) "?(string|boo
 _REF_IN_TEXT = re.compile(r"\$args\.(\w+)")
 
 
-def plain(message: str) -> str:
+def plain(message: str, *, marks: bool = True) -> str:
     """A core message as the visual editor says it: `$args.host` as ⤷host, `string` as text, `null` as
-    nothing (the format's words stay in the text view, where they are what is written)."""
-    message = _REF_IN_TEXT.sub(lambda m: f"⤷{m.group(1)}", message)
+    nothing (the format's words stay in the text view, where they are what is written). `marks=False`
+    keeps `$args.host` as it is: for a box where that is what a person writes (a condition as text),
+    so a message never names a notation the box refuses."""
+    if marks:
+        message = _REF_IN_TEXT.sub(lambda m: f"⤷{m.group(1)}", message)
     return _TYPE_IN_TEXT.sub(lambda m: f"{m.group(1)} {type_word(m.group(2))}", message)
 
 

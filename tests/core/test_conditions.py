@@ -363,3 +363,12 @@ def test_builder_made_trees_render_as_text():
 def test_trees_that_cannot_be_written_as_text_are_refused_when_built(build):
     with pytest.raises((ValueError, TypeError)):
         build()
+
+
+@pytest.mark.parametrize("text", ['⤷host != ""', '⤷ host != ""'])
+def test_an_input_written_as_the_editors_mark_says_how_a_condition_reads_it_and_that_parses(text):
+    with pytest.raises(ConditionSyntaxError) as caught:
+        parse_condition(text)
+    assert caught.value.offset == 0
+    assert caught.value.message.startswith("a condition reads an input as $args.host: write that instead of ⤷")
+    assert parse_condition('$args.host != ""').references() == [("host", 0)]

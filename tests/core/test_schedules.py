@@ -194,3 +194,22 @@ async def test_schedules_are_bounded_in_number(monkeypatch):
     with pytest.raises(ScheduleInvalid, match="there are 2 schedules already"):
         await engine.create_schedule("greet", {"who": "a"}, every="1h")
     assert len(await engine.list_schedules()) == 2
+
+
+async def test_a_turn_of_a_sequence_over_the_size_limits_fails_saying_why_and_the_others_go_on():
+    from gui.core.limits import MAX_GROUPS
+    from gui.core.model import Group, Sequence, ToolCall
+
+    clock = Clock()
+    engine = engine_at(clock)
+    await engine.create(GREET)
+    older = Sequence(name="older", groups=tuple(Group(name=f"older-{g}", tools=(ToolCall(tool="echo"),))
+                                                for g in range(MAX_GROUPS + 1)))
+    await engine.sequences.save(older)  # as a SeqDesk without size limits could have saved it
+    await engine.create_schedule("older", {}, every="15m")
+    await engine.create_schedule("greet", {"who": "Ada"}, every="15m")
+    clock.now = T0 + 900
+    turns = {schedule.sequence: turn for schedule, turn in await engine.scheduler.tick()}
+    assert turns["older"].outcome == "failed"
+    assert turns["older"].detail.startswith(f"could not start: the sequence has {MAX_GROUPS + 1} groups")
+    assert turns["greet"].outcome == "started"

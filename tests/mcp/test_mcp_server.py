@@ -282,3 +282,20 @@ def stored_interactions(folder: Path, history: bool = False) -> list[dict]:
         if path.exists():
             found.extend(json.loads(path.read_text(encoding="utf-8")).get("interactions", {}).values())
     return found
+
+
+async def test_a_sequence_over_the_size_limit_is_refused_with_a_sentence_naming_the_limit(mode, tmp_path):
+    from gui.core.limits import MAX_GROUPS
+
+    groups = [{"name": f"big-{g}", "tools": '{"tool":"echo","args":{"value":1}} ;'} for g in range(MAX_GROUPS + 1)]
+    path = tmp_path / "huge.json"
+    path.write_text(json.dumps({"name": "huge", "groups": groups[:1], "description": "x" * 3_000_000}),
+                    encoding="utf-8")
+    async with agent(mode) as (engine, client):
+        many = await client.call_tool("seq_create", {"name": "big", "groups": groups})
+        assert many.is_error
+        assert f"the sequence has {MAX_GROUPS + 1} groups, more than the {MAX_GROUPS} one sequence may have" \
+               in text_of(many)
+        huge = await client.call_tool("seq_create", {"file": str(path)})
+        assert huge.is_error and "the sequence is 2.9 MB of JSON, more than the 2 MB" in text_of(huge)
+        assert await engine.list_sequences() == []

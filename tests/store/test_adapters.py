@@ -234,3 +234,30 @@ async def test_nothing_is_written_to_a_data_folder_moved_away_under_the_app(tmp_
         assert [s["name"] for s in await runtime.engine.list_sequences()] == ["back"]
     finally:
         await runtime.close()
+
+
+async def test_a_large_stored_sequence_is_read_without_holding_up_the_loop_and_once(tmp_path):
+    from loop_watch import LoopWatch
+
+    from gui.core.model import Group, Sequence, ToolCall
+
+    call = ToolCall(tool="echo", args={"value": "$args.host"}, as_="r")
+    big = Sequence(name="older", groups=tuple(Group(name=f"older-{g}", in_={"host": "string"}, out={"r": "string"},
+                                                    tools=(call,)) for g in range(20_000)))
+    runtime = await open_store_runtime(tmp_path)
+    await runtime.engine.sequences.save(big)  # as a SeqDesk without size limits could have saved it
+    await runtime.close()
+
+    runtime = await open_store_runtime(tmp_path)
+    try:
+        async with LoopWatch() as watch:
+            read = await runtime.engine.get("older")
+        assert read == big
+        assert watch.longest < 0.100, f"the loop worked {watch.longest * 1000:.0f} ms reading it"
+        assert await runtime.engine.get("older") is read  # kept as read: not parsed again
+        await runtime.engine.rename("older", {"name": "newer", "groups": [
+            {"name": "newer-0", "tools": '{"tool":"echo","args":{"value":1}} ;'}]})
+        assert await runtime.engine.get("older") is None
+        assert [s.name for s in await runtime.engine.sequence_trees()] == ["newer"]
+    finally:
+        await runtime.close()

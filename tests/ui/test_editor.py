@@ -7,7 +7,9 @@ summary. Nothing sleeps: the page is awaited with `should_see(retries=…)`.
 
 from __future__ import annotations
 
+import asyncio
 import json
+import re
 
 import pytest
 from editor_support import R, add_tool, choose, element, error_of, find, new_editor, one_group, save, set_value
@@ -129,6 +131,29 @@ async def test_condition_reading_a_removed_input_is_shown_at_the_condition(user:
     await user.should_see("1 problem", retries=R)
     with user.scope(marker="group-1"), user.scope(marker="condition"):
         await user.should_see("reads 'mode', which is not an input of this group", retries=R)
+
+
+@pytest.mark.parametrize("typed", ['host != ""', '⤷host != ""'])
+async def test_a_condition_problem_names_the_notation_its_box_accepts(user: User, typed: str) -> None:
+    await one_group(user)
+    find(user, "group-1", "add-input").click()
+    find(user, "group-1", "in-1", "slot-name").type("host")
+    find(user, "group-1", "cond-to-text").click()
+    await user.should_see(marker="group-when", retries=R)
+    set_value(user, ("group-1", "group-when"), typed)
+    await save(user)
+    await user.should_see("1 problem", retries=R)
+    message = error_of(user, "group-1", "group-when")
+    assert "⤷" not in message.replace(typed.split()[0], ""), message  # names no notation the box refuses
+    named = re.search(r"\$args\.\w+", message)
+    assert named is not None and named.group() == "$args.host", message
+    set_value(user, ("group-1", "group-when"), f'{named.group()} != ""')  # what the message says, in the same box
+    await save(user)
+    async with asyncio.timeout(5):  # saved: the box took it
+        while (saved := await app_ctx().engine.get("s1")) is None:
+            await asyncio.sleep(0.02)
+    assert saved.groups[0].when == '$args.host != ""'
+    assert error_of(user, "group-1", "group-when") == ""
 
 
 async def test_one_name_with_two_types_is_shown_on_the_later_input(user: User) -> None:

@@ -98,3 +98,26 @@ async def test_run_again_starts_a_new_run_with_the_same_args(user: User):
 async def test_an_unknown_run_record_says_so(user: User):
     await user.open("/runs/nope")
     await user.should_see("There is no run nope.")
+
+
+async def test_a_run_of_many_groups_opens_a_batch_at_a_time_without_holding_up_the_app(user: User):
+    from loop_watch import LoopWatch
+
+    from gui.ui.components.run.group_list import FIRST_GROUPS, GroupList
+
+    engine = app_ctx().engine
+    count = 200
+    await engine.create({"name": "long", "groups": [
+        {"name": f"long-{g}", "tools": tools({"tool": "echo", "args": {"value": g}})} for g in range(count)]})
+    done = await engine.run("long")
+    assert done.status == "succeeded" and count > FIRST_GROUPS
+    await user.open(f"/runs/{done.run_id}")
+    (groups,) = user.find(kind=GroupList).elements
+    assert len(groups.sections) < count  # the first rows are there at once, the rest come in batches
+    await user.should_see(f"Group {FIRST_GROUPS} · long-{FIRST_GROUPS - 1}")
+    async with LoopWatch() as watch, asyncio.timeout(60):
+        while not groups.built:  # the batches come while the app goes on
+            await asyncio.sleep(0.01)
+    assert len(groups.sections) == count
+    await user.should_see(f"Group {count} · long-{count - 1}")
+    assert watch.longest < 0.100, f"a batch held the loop for {watch.longest * 1000:.0f} ms"

@@ -113,3 +113,24 @@ async def test_a_bad_schedule_shows_the_problem_at_its_field_and_saves_nothing(u
     shown = await error_of(cron)
     assert "is not a cron expression" in shown and '"day"' in shown and "<b>x</b>" in shown  # as typed, as text
     assert await engine.list_schedules() == []
+
+
+async def test_an_empty_text_input_is_refused_under_that_input_and_nothing_is_saved(user: User):
+    engine = app_ctx().engine
+    await engine.create(GREET)
+    await user.open("/")
+    user.find(marker="add-schedule").click()
+    await user.should_see(marker="schedule-sequence", retries=50)
+    user.find(marker="schedule-sequence").elements.pop().set_value("greet")
+    await user.should_see(marker="arg-who", retries=50)
+    user.find(marker="arg-who").type("   ")
+    user.find(marker="save-schedule").click()
+    who = user.find(marker="arg-who").elements.pop()
+    assert await error_of(who) == "is empty, and a schedule runs with nobody there to fill it in: give it a value"
+    assert await engine.list_schedules() == []
+    user.find(marker="arg-who").clear().type("Ada")
+    user.find(marker="save-schedule").click()
+    await user.should_see("Schedule saved", retries=50)
+    assert "error-message" not in who.props
+    [schedule] = await engine.list_schedules()
+    assert schedule.args == {"who": "Ada"}

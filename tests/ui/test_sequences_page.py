@@ -71,6 +71,15 @@ async def test_importing_an_invalid_file_lists_its_errors_with_their_line(user: 
     assert await app_ctx().engine.list_sequences() == []
 
 
+async def test_importing_a_file_over_the_size_limit_says_the_limit_and_reads_nothing(user: User) -> None:
+    doc = {**json.loads(EXAMPLE), "description": "x" * 3_000_000}
+    await user.open("/")
+    await upload(user, json.dumps(doc).encode())
+    await user.should_see(marker="import-problems", retries=R)
+    await user.should_see("the sequence is 2.9 MB of JSON, more than the 2 MB one sequence may be", retries=R)
+    assert await app_ctx().engine.list_sequences() == []
+
+
 async def test_an_invalid_import_opens_in_the_text_view_to_fix(user: User) -> None:
     await user.open("/")
     await upload(user, b'{"name": "x", "groups": "nope"}')

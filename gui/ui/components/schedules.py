@@ -3,8 +3,9 @@
 Each schedule shows its sequence, how often, the inputs it runs with, when it runs next and how its
 last run ended, with Pause / Go on and Delete. "Add a schedule" picks a sequence, how often (every so
 many minutes or hours, or set times written the cron way) and its inputs; a mistake is shown at its
-field and nothing is saved. Everything goes through the door (`engine.create_schedule`, …); the
-section follows changes made elsewhere (the API) and the end of scheduled runs.
+field (a text input left empty too: the schedule would run with nothing there) and nothing is saved.
+Everything goes through the door (`engine.create_schedule`, …); the section follows changes made
+elsewhere (the API) and the end of scheduled runs.
 """
 
 from __future__ import annotations
@@ -220,7 +221,8 @@ class SchedulesSection(ui.card):
                 self.form = RunArgsForm(signature_of(sequence).inputs)
 
     def _clear_problems(self) -> None:
-        for field in (self.sequence, self.amount, self.cron):
+        inputs = list(self.form.fields.values()) if self.form is not None else []
+        for field in (self.sequence, self.amount, self.cron, *inputs):
             field.props(remove="error error-message")
         self.args_problem.set_visibility(False)
 
@@ -250,11 +252,13 @@ class SchedulesSection(ui.card):
 
     def _show(self, fields: dict[str, str]) -> None:
         where = {"sequence": self.sequence, "every": self.amount, "cron": self.cron}
+        if self.form is not None:  # an input's own problem ("args.who") is shown under that input
+            where.update({f"args.{name}": field for name, field in self.form.fields.items()})
         for name, message in fields.items():
             field = where.get(name)
             if field is not None:  # set as values, never parsed: the message may hold what was typed
                 field.props["error"] = True
-                field.props["error-message"] = message
+                field.props["error-message"] = _(message) if name.startswith("args.") else message
                 field.update()
         if "args" in fields:
             self.args_problem.text = _("The inputs do not fit: {problem}").format(problem=fields["args"])

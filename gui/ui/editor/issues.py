@@ -35,8 +35,9 @@ def problem_issues(problem: Problem, draft: SequenceDraft, mapping: DocumentMap,
     where = problem.where()
     visual = _(_VISUAL_WORDS[problem.code]) if problem.code in _VISUAL_WORDS else None
 
-    def issue(key: str, group: GroupDraft | None = None, message: str | None = None) -> Issue:
-        return Issue(key=key, message=message or visual or _sentence(plain(problem.text(_))), severity=problem.severity,
+    def issue(key: str, group: GroupDraft | None = None, message: str | None = None, *, marks: bool = True) -> Issue:
+        words = message or visual or _sentence(plain(problem.text(_), marks=marks))
+        return Issue(key=key, message=words, severity=problem.severity,
                      group_uid=group.uid if group else None, code=problem.code, where=where)
 
     if not loc:
@@ -57,7 +58,10 @@ def problem_issues(problem: Problem, draft: SequenceDraft, mapping: DocumentMap,
                       _("The condition reads '{name}', which is not an input of this group: add it under Inputs, "
                         "or choose one of its inputs").format(name=name))]
     if field in _GROUP_FIELDS:
-        return [issue(f"{group.uid}.{field}", group)]
+        # A condition written as text is in the format: its problems name inputs as that box takes
+        # them ($args.host), not as the argument boxes show them (⤷host, which a condition refuses).
+        as_text = field == "when" and group.when.mode == "text"
+        return [issue(f"{group.uid}.{field}", group, marks=not as_text)]
     if field in ("in", "out"):
         rows = group.inputs if field == "in" else group.outputs
         if len(loc) >= 4:

@@ -8,6 +8,7 @@ each problem is located in the file's text (line and column) so the list can say
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -16,6 +17,7 @@ from gui.core.engine import Engine
 from gui.core.errors import DslError, Problem
 from gui.core.export import to_document
 from gui.core.free_names import NAMING_CODES, Renamed
+from gui.core.limits import MAX_DOCUMENT_BYTES, too_large
 from gui.core.model import Sequence
 from gui.core.parser import load_json_text
 from gui.i18n import _
@@ -69,6 +71,8 @@ class ImportCheck:
 
 
 async def check_import(engine: Engine, raw: bytes) -> ImportCheck:
+    if len(raw) > MAX_DOCUMENT_BYTES:  # not read: the size limit of every sequence says so
+        return ImportCheck(text="", problems=[too_large(len(raw))])
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError:
@@ -76,7 +80,7 @@ async def check_import(engine: Engine, raw: bytes) -> ImportCheck:
         return ImportCheck(text="", problems=[problem])
     check = ImportCheck(text=text)
     try:
-        check.doc = load_json_text(text)
+        check.doc = await asyncio.to_thread(load_json_text, text)  # up to 2 MB: not on the event loop
     except DslError as exc:
         check.problems = list(exc.problems)
         return check

@@ -17,6 +17,7 @@ from nicegui import background_tasks, ui
 
 from gui.core.documents import NotFoundError
 from gui.core.engine import Engine
+from gui.core.errors import DslError
 from gui.core.events import Event, InteractionEnded
 from gui.core.interactions import InteractionRecord
 from gui.core.records import RunRecord
@@ -136,6 +137,9 @@ class Launcher:
             return
         except NotFoundError as exc:
             self._problem(str(exc))
+            return
+        except DslError as exc:  # saved before there were size limits: too large to run as it is
+            self._problem(exc.errors[0].text(_))
             return
         ui.navigate.to(f"/run/{record.run_id}")
 

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from nicegui import ui
 
 from gui.core.documents import NotFoundError
+from gui.core.errors import DslError
 from gui.core.run_args import RunArgsError
 from gui.core.run_ids import AmbiguousRunIdError
 from gui.i18n import DATA, _
@@ -72,8 +73,9 @@ async def detail_page(ctx: AppContext, run_id: str) -> None:
                 async def run_again() -> None:
                     try:
                         again = await engine.start(record.target or record.sequence, record.args)
-                    except (RunArgsError, NotFoundError) as exc:
-                        ui.notify(_("Could not run it again: {reason}").format(reason=exc), type="negative",
+                    except (RunArgsError, NotFoundError, DslError) as exc:
+                        reason = exc.errors[0].text(_) if isinstance(exc, DslError) else exc
+                        ui.notify(_("Could not run it again: {reason}").format(reason=reason), type="negative",
                                   multi_line=True)
                         return
                     ui.navigate.to(f"/run/{again.run_id}")

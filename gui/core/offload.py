@@ -1,0 +1,21 @@
+"""Work that grows with the size of a sequence, done in a worker thread once it is large.
+
+The event loop answers every page and request; a step that walks thousands of groups (building a
+run's records, summing up every saved sequence) would hold all of them up meanwhile. Small work
+stays on the loop: the hop to a thread costs more than it saves, and a page that never waits
+is built in one go.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+OFF_LOOP_GROUPS = 50  # work over more groups than this goes to a worker thread
+T = TypeVar("T")
+
+
+async def off_loop(groups: int, fn: Callable[..., T], *args: Any) -> T:
+    """`fn(*args)`, in a worker thread when it works through more than OFF_LOOP_GROUPS groups."""
+    return await asyncio.to_thread(fn, *args) if groups > OFF_LOOP_GROUPS else fn(*args)
