@@ -264,9 +264,11 @@ def test_an_upload_or_a_page_post_from_another_site_is_refused(http):
 
 
 def test_a_huge_invalid_document_is_answered_briefly_and_the_app_keeps_answering(http):
-    groups = [{"name": f"g{i}", "in": "", "out": "", "tools": '{"tool":"nope","as":"x"}'} for i in range(15000)]
+    # within the size limits (1,000 groups, 2 MB), with several errors in every group
+    groups = [{"name": f"g{i}", "description": "d" * 1500, "in": "", "out": "", "tools": '{"tool":"nope","as":"x"}'}
+              for i in range(1000)]
     body = json.dumps({"name": "huge", "groups": groups})
-    assert len(body) > 1_000_000
+    assert 1_000_000 < len(body) < 2 * 1024 * 1024
     result: dict[str, Any] = {}
 
     def post() -> None:
@@ -283,3 +285,16 @@ def test_a_huge_invalid_document_is_answered_briefly_and_the_app_keeps_answering
     assert len(answer.content) < 200_000
     assert answer.json()["errors_total"] > 100 and len(answer.json()["errors"]) == 100
     assert healthy >= 3  # health checks were answered while the document was being validated
+
+
+def test_a_document_over_the_size_limits_is_refused_with_one_sentence_naming_the_limit(http):
+    groups = [{"name": f"g{i}", "in": "", "out": "", "tools": '{"tool":"nope","as":"x"}'} for i in range(15000)]
+    answer = http.post("/api/sequences", content=json.dumps({"name": "huge", "groups": groups}),
+                       headers={"Content-Type": "application/json"})
+    assert answer.status_code == 422
+    [error] = answer.json()["errors"]
+    assert error["code"] == "too-many-groups" and "1000" in error["message"].replace(",", "")
+    too_big = http.post("/api/sequences", content=json.dumps({"name": "big", "description": "d" * (3 << 20)}),
+                        headers={"Content-Type": "application/json"})
+    assert too_big.status_code == 413 and "2 MB" in too_big.json()["detail"]
+    assert http.get("/api/health").status_code == 200
