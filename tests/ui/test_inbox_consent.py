@@ -277,3 +277,21 @@ async def test_a_tools_input_can_be_changed_and_approve_with_your_changes_runs_i
     assert record.groups[0].tools[0].original_args["path"] == str(asked)
     await user.open(f"/inbox/{record.groups[0].tools[0].interaction_id}")
     await user.should_see(f"Changed by you: File: {asked} → {chosen}", retries=R)
+
+
+async def test_a_step_whose_input_runs_as_code_is_offered_only_the_tool_wide_rule_and_says_why(user: User):
+    doc = {"name": "as-code", "groups": [{"name": "as-code-g", "in": {"script": "string"}, "out": {},
+                                          "tools": tools({"tool": "cmd_run",
+                                                          "args": {"command": 'sh -c "$args.script"'}})}]}
+    await engine().create(doc)
+    created = expect("interaction.created")
+    await engine().start("as-code", {"script": "uptime"})
+    event = await wait(created)
+    await user.open(f"/inbox/{event.data['interaction_id']}")
+    await user.should_see(marker="always-allow", retries=R)
+    user.find(marker="always-allow").click()
+    await user.should_see(marker="scope-runs-as-code", retries=R)
+    [radio] = user.find(marker="scope-choice").elements
+    assert list(radio.options) == ["tool"]  # no rule for this step: the next run may bring any code
+    user.find(marker="scope-confirm").click()
+    await user.should_see("Now always allowed: cmd_run", retries=R)

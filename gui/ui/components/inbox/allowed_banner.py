@@ -19,7 +19,7 @@ def show_allowed(banner: ui.row, tool: str, rule: ApprovalRule | None,
         ui.icon("verified_user")
         if rule is None:
             ui.label(_("Now always allowed: {tool}").format(tool=tool)).classes("font-medium").mark("allowed-text")
-            ui.label("It runs without asking from now on.").classes("text-sm")
+            ui.label(_("It runs without asking from now on.")).classes("text-sm")
         else:
             ui.label(_("Now allowed without asking: {rule}").format(rule=rule.words(_))).classes(
                 "font-medium").mark("allowed-text")

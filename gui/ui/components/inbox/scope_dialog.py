@@ -65,6 +65,11 @@ class ScopeDialog(ui.dialog):
             ui.label(_("Choose how far this goes. Whatever you choose is listed in Settings, where you can "
                        "take it back.")).classes("text-sm opacity-80")
             choices = self._choices = scope_choices(request, tool_name)
+            if runs_input_as_code(request):
+                ui.label(_("Only the widest choice is offered: an input of this step will be run as a command, so "
+                           "a rule for this step would also allow whatever code the next run brings. Run once "
+                           "answers just this request.")).classes("text-sm text-orange-800 dark:text-orange-300") \
+                    .mark("scope-runs-as-code")
             self.prefix = ui.input(_("Commands that start with"), value=suggested_prefix(command)).props(
                 "dense outlined").classes("w-full font-mono").mark("scope-prefix")
             self.radio = ui.radio({c: self._words(c) for c in choices}, value=choices[0],
