@@ -11,6 +11,7 @@ import asyncio
 import json
 
 from builders import group, seq, tools
+from engine_support import wait_for
 from fakes import Gate
 
 from gui.core.causes import CAUSES
@@ -25,12 +26,6 @@ T = 5.0
 
 def make_engine(*extra, runs=None) -> Engine:
     return Engine(registry=Registry([*builtin_tools(), *extra]), runs=runs or MemoryRunStore(), retry_backoff=0.01)
-
-
-async def wait_for(predicate, timeout: float = T) -> None:
-    async with asyncio.timeout(timeout):
-        while not predicate():
-            await asyncio.sleep(0)
 
 
 async def waiting_run(engine: Engine) -> str:

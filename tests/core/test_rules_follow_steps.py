@@ -7,10 +7,10 @@ from __future__ import annotations
 import asyncio
 
 from builders import group, seq, tools
+from engine_support import next_pending_request
 
 from gui.core.catalog import MemorySequenceStore, legacy_identity
 from gui.core.engine import Engine
-from gui.core.events import InteractionCreated
 from gui.core.records import RunRecord
 from gui.core.registry import Registry
 from gui.core.rules import ApprovalRule
@@ -24,22 +24,9 @@ def benign(command: str = "true", group_name: str = "g", name: str = "benign") -
     return seq(group(group_name, tools=tools({"tool": "cmd_run", "args": {"command": command}})), name=name)
 
 
-def first_request(engine: Engine) -> asyncio.Future[str]:
-    """The id of the next request that waits for a person."""
-    found: asyncio.Future[str] = asyncio.get_running_loop().create_future()
-
-    def listen(event: object) -> None:
-        if isinstance(event, InteractionCreated) and event.record.get("status") == "pending" and not found.done():
-            found.set_result(event.interaction_id)
-
-    unsubscribe = engine.subscribe(listen)
-    found.add_done_callback(lambda _: unsubscribe())
-    return found
-
-
 async def allow(engine: Engine, scope: str, name: str = "benign") -> ApprovalRule:
     """Run `name`, answer its request with `scope`; the rule it made."""
-    asked = first_request(engine)
+    asked = next_pending_request(engine)
     run = await engine.start(name, {})
     await engine.respond(await asyncio.wait_for(asked, T), {"kind": "approval", "decision": "approved",
                                                             "scope": scope})
@@ -57,7 +44,7 @@ async def runs_under(engine: Engine, rule: ApprovalRule, name: str = "benign") -
 
 
 async def asks_again(engine: Engine, name: str = "benign") -> None:
-    asked = first_request(engine)
+    asked = next_pending_request(engine)
     run = await engine.start(name, {})
     iid = await asyncio.wait_for(asked, T)
     assert (await engine.get_interaction(iid)).status == "pending"
@@ -115,7 +102,7 @@ async def test_renaming_the_group_keeps_the_rule_but_changing_the_inputs_does_no
     doc = benign(group_name="renamed")
     doc["groups"][0]["in"] = {"extra": "string"}
     await engine.create(doc)
-    asked = first_request(engine)
+    asked = next_pending_request(engine)
     run = await engine.start("benign", {"extra": "x"})
     await asyncio.wait_for(asked, T)
     await engine.stop(run.run_id)
@@ -125,7 +112,7 @@ async def test_a_file_run_of_the_same_name_is_not_covered_by_the_saved_sequences
     engine = fresh_engine()
     await engine.create(benign())
     await allow(engine, "sequence")
-    asked = first_request(engine)
+    asked = next_pending_request(engine)
     run = await engine.start_document(benign())  # not saved: it is no saved sequence's step
     await asyncio.wait_for(asked, T)
     await engine.stop(run.run_id)
@@ -157,7 +144,7 @@ async def test_a_renamed_sequence_keeps_its_identity_and_a_new_one_gets_its_own(
 async def test_a_prefix_rule_asks_again_once_its_step_changes_even_when_the_command_keeps_its_words():
     engine = fresh_engine()
     await engine.create(benign("echo hi"))
-    asked = first_request(engine)
+    asked = next_pending_request(engine)
     run = await engine.start("benign", {})
     await engine.respond(await asyncio.wait_for(asked, T), {"kind": "approval", "decision": "approved",
                                                             "scope": "prefix", "prefix": "echo hi"})

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 
 from builders import group, seq, tools
+from engine_support import wait_for
 from fakes import BrokenText, Gate, Stubborn
 
 from gui.core.engine import Engine
@@ -32,12 +33,6 @@ class SlowFinalSave(MemoryRunStore):
 
 def make_engine(*extra, runs=None) -> Engine:
     return Engine(registry=Registry([*builtin_tools(), *extra]), runs=runs or MemoryRunStore(), retry_backoff=0.01)
-
-
-async def wait_for(predicate, timeout: float = T) -> None:
-    async with asyncio.timeout(timeout):
-        while not predicate():
-            await asyncio.sleep(0)
 
 
 async def test_a_second_stop_while_the_first_is_saving_still_leaves_the_run_saved_as_stopped():

@@ -9,8 +9,8 @@ import asyncio
 import json
 from pathlib import Path
 
-from gui.core.engine import Engine
-from gui.core.events import InteractionCreated
+from engine_support import next_pending_request
+
 from gui.runtime import open_runtime
 
 T = 5.0
@@ -37,19 +37,6 @@ def earlier_folder(folder: Path) -> Path:
     return folder
 
 
-def next_request(engine: Engine) -> asyncio.Future[str]:
-    """The id of the next request that waits for a person."""
-    found: asyncio.Future[str] = asyncio.get_running_loop().create_future()
-
-    def listen(event: object) -> None:
-        if isinstance(event, InteractionCreated) and event.record.get("status") == "pending" and not found.done():
-            found.set_result(event.interaction_id)
-
-    unsubscribe = engine.subscribe(listen)
-    found.add_done_callback(lambda _: unsubscribe())
-    return found
-
-
 async def test_rules_kept_by_an_earlier_seqdesk_open_and_none_covers_a_step_it_did_not_record(tmp_path):
     folder = earlier_folder(tmp_path / "data")
     runtime = await open_runtime(folder)
@@ -64,7 +51,7 @@ async def test_rules_kept_by_an_earlier_seqdesk_open_and_none_covers_a_step_it_d
         await engine.revoke_approval_rule("old-prefix")
 
         # without it, the old "this sequence" rule covers nothing: the step asks again, once
-        asked = next_request(engine)
+        asked = next_pending_request(engine)
         run = await engine.start("benign", {})
         await engine.respond(await asyncio.wait_for(asked, T),
                              {"kind": "approval", "decision": "approved", "scope": "sequence"})
