@@ -24,9 +24,10 @@ from pydantic import TypeAdapter
 from gui.api.models import SavedBody, StartRun
 from gui.core.causes import EndCause
 from gui.core.documents import document_from
-from gui.core.engine import RunFollower, condition_holds
+from gui.core.engine import condition_holds
 from gui.core.errors import DslError, Problem
 from gui.core.events import Event, RunFinished, parse_event
+from gui.core.following import RunFollower
 from gui.core.help import help_text
 from gui.core.interactions import (
     CancelReason,

@@ -17,9 +17,10 @@ from gui.core.catalog import Catalog, MemorySequenceStore, SequenceStore
 from gui.core.causes import EndCause
 from gui.core.conditions import ConditionEvalError, ConditionSyntaxError, evaluate, parse_condition
 from gui.core.documents import NotFoundError, document_from, summary
-from gui.core.events import Event, EventBus, EventStream, RunFinished, RunStarted, SettingsChanged
+from gui.core.events import EventBus, EventStream, RunFinished, SettingsChanged
 from gui.core.execution import Origin
 from gui.core.export import to_document
+from gui.core.following import RunFollower
 from gui.core.help import help_text
 from gui.core.interaction_service import InteractionService
 from gui.core.interactions import (
@@ -60,31 +61,6 @@ def condition_holds(when: str, args: dict[str, Any]) -> bool:
         return evaluate(parse_condition(when), args)
     except (ConditionSyntaxError, ConditionEvalError) as exc:
         raise WhenCallError(f"condition `{when}`: {getattr(exc, 'message', exc)}") from None
-
-
-class RunFollower:
-    """Passes on the events of the runs it follows and of every run they call through `seq_call`
-    (their requests for a person too): a call's caller must see what waits for a person inside it."""
-
-    def __init__(self, on_event: EventListener) -> None:
-        self.on_event = on_event
-        self.run_ids: set[str] = set()
-        self._early: list[Event] = []  # events of a run started before its id was known here
-
-    def follow(self, run_id: str) -> None:
-        self.run_ids.add(run_id)
-        early, self._early = self._early, []
-        for event in early:
-            self(event)
-
-    def __call__(self, event: Event) -> None:
-        if not self.run_ids:
-            self._early.append(event)
-            return
-        if isinstance(event, RunStarted) and event.parent in self.run_ids:
-            self.run_ids.add(event.run_id or "")
-        if event.run_id in self.run_ids:
-            self.on_event(event)
 
 
 @dataclass
@@ -405,5 +381,5 @@ class Engine(ScheduleDoor):
             await hook()
 
 
-__all__ = ["Engine", "NotFoundError", "ResumeRefused", "RunArgsError", "RunFollower", "WhenCallError",
+__all__ = ["Engine", "NotFoundError", "ResumeRefused", "RunArgsError", "WhenCallError",
            "condition_holds"]
