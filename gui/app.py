@@ -18,8 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from gui.api.request_gate import Served
-from gui.core.engine import Engine
-from gui.core.operations import Operations
+from gui.core.door import Engine, Operations
 from gui.notify import Notifier, NotifySettingsStore
 from gui.prefs import PrefsFile
 from gui.runtime import Runtime, open_runtime

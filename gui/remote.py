@@ -1,4 +1,4 @@
-"""`RemoteEngine`: the door (`gui.core.operations.Operations`) over a running app's HTTP API.
+"""`RemoteEngine`: the door (`gui.core.door.operations.Operations`) over a running app's HTTP API.
 
 When the app holds the data folder (one process per folder), the CLI and `seqdesk mcp` reach it
 through this client: runs they start appear in the app, and their approvals wait in its inbox. The
@@ -22,29 +22,14 @@ import httpx
 from pydantic import TypeAdapter
 
 from gui.api.models import SavedBody, StartRun
-from gui.core.causes import EndCause
-from gui.core.documents import document_from
-from gui.core.engine import condition_holds
-from gui.core.errors import DslError, Problem
+from gui.core.asks import ApprovalRule, InteractionKind, InteractionRecord, InteractionResult, InteractionStatusFilter
+from gui.core.causes import CancelReason, EndCause
+from gui.core.door import EventListener, Page, RunFollower, Saved, condition_holds, document_from
+from gui.core.errors import OperationError
 from gui.core.events import Event, RunFinished, parse_event
-from gui.core.following import RunFollower
-from gui.core.help import help_text
-from gui.core.interactions import (
-    CancelReason,
-    InteractionKind,
-    InteractionRecord,
-    InteractionResult,
-    InteractionStatusFilter,
-)
-from gui.core.model import Sequence
-from gui.core.operations import EventListener, OperationError, Page, Saved
-from gui.core.records import RunRecord, RunStatus
-from gui.core.resume import ResumeRefused
-from gui.core.rules import ApprovalRule
-from gui.core.run_args import RunArgsError
-from gui.core.run_ids import AmbiguousRunIdError
-from gui.core.tool_info import ToolListing
-from gui.core.validator import ValidationResult, check_document
+from gui.core.runs import AmbiguousRunIdError, ResumeRefused, RunRecord, RunStatus
+from gui.core.sequences import DslError, Problem, RunArgsError, Sequence, ValidationResult, check_document, help_text
+from gui.core.tools import ToolListing
 from gui.remote_schedules import RemoteSchedules
 
 ENDPOINT_FILE = "seqdesk.endpoint.json"

@@ -7,8 +7,8 @@ from urllib.parse import quote
 
 import httpx
 
-from gui.core.operations import OperationError
-from gui.core.schedules import Schedule, ScheduleInvalid
+from gui.core.errors import OperationError
+from gui.core.runs import Schedule, ScheduleInvalid
 
 
 class RemoteSchedules:

@@ -15,7 +15,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from gui.core.engine import Engine
+from gui.core.door import Engine
 from gui.mcp.config import McpSettingsStore
 from gui.mcp.manager import McpManager
 from gui.mcp.sign_in import SignIns
@@ -76,7 +76,7 @@ async def open_store_runtime(data_dir: Path | None = None) -> Runtime:
 
 
 async def _start_mcp(runtime: Runtime, wait: float) -> None:
-    from gui.core.elicitation import InboxElicitationHandler
+    from gui.core.asks import InboxElicitationHandler
     from gui.mcp import JsonMcpSettings, MemoryMcpSettings
 
     engine = runtime.engine

@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from fastapi import FastAPI
 
     from gui.app import EngineSlot
-    from gui.core.engine import Engine
+    from gui.core.door.engine import Engine
     from gui.remote import RemoteEngine
 
 
@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 async def current_engine() -> AsyncIterator[Engine]:
     """An in-memory engine with the built-in tools (a test's API is handed it through `engine_slot`),
     closed afterwards."""
-    from gui.core.engine import Engine
+    from gui.core.door.engine import Engine
     from gui.tools import default_registry
 
     engine = Engine(registry=default_registry())

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 
-from gui.core.engine import Engine
+from gui.core.door.engine import Engine
 from gui.core.events import InteractionCreated
 
 

@@ -14,9 +14,9 @@ from urllib.parse import quote
 import httpx
 import pytest
 
-from gui.core.engine import Engine
+from gui.core.door.engine import Engine
 from gui.core.events import Event
-from gui.core.export import to_document
+from gui.core.sequences.export import to_document
 
 T = 5.0
 

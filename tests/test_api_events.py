@@ -20,7 +20,7 @@ from gui.api import events as api_events
 from gui.api import register_api
 from gui.api.request_gate import Served
 from gui.app import EngineSlot
-from gui.core.engine import Engine
+from gui.core.door.engine import Engine
 from gui.core.events import RunFinished
 
 T = 5.0

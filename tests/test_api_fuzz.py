@@ -20,7 +20,7 @@ from gui.api import register_api
 from gui.api.body import MAX_BODY_BYTES, MAX_DEPTH
 from gui.api.request_gate import Served
 from gui.app import EngineSlot
-from gui.core.engine import Engine
+from gui.core.door.engine import Engine
 from gui.core.events import Event
 
 JSON_BODY = {"Content-Type": "application/json"}  # raw bodies below are sent as JSON: the request gate wants it
@@ -75,8 +75,8 @@ def assert_refused_clearly(answer: httpx.Response) -> None:
 # -- by hand ---------------------------------------------------------------------------------------
 
 async def test_a_form_answer_with_a_very_large_whole_number_is_taken_not_a_500(client, engine):
-    from gui.core.elicitation import ElicitationRequest, InboxElicitationHandler
-    from gui.core.interactions import ElicitationFieldSpec
+    from gui.core.asks.elicitation import ElicitationRequest, InboxElicitationHandler
+    from gui.core.asks.interactions import ElicitationFieldSpec
 
     handler = InboxElicitationHandler(engine.interactions)
     asking = asyncio.create_task(handler.handle_elicitation(ElicitationRequest(

@@ -11,9 +11,15 @@ from fastapi import FastAPI
 from gui.api import register_api
 from gui.api.request_gate import Served
 from gui.app import EngineSlot
-from gui.core.engine import Engine
-from gui.core.interactions import ApprovalResponse, InteractionRecord, ResolvedResult, ShellApprovalRequest, ToolSource
-from gui.core.records import RunRecord
+from gui.core.asks.interactions import (
+    ApprovalResponse,
+    InteractionRecord,
+    ResolvedResult,
+    ShellApprovalRequest,
+    ToolSource,
+)
+from gui.core.door.engine import Engine
+from gui.core.runs.records import RunRecord
 
 
 @pytest.fixture

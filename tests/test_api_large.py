@@ -9,8 +9,8 @@ import pytest
 from loop_watch import LoopWatch
 
 from gui.api.body import MAX_BODY_BYTES
-from gui.core.limits import MAX_GROUPS
-from gui.core.model import Group, Sequence, ToolCall
+from gui.core.sequences.limits import MAX_GROUPS
+from gui.core.sequences.model import Group, Sequence, ToolCall
 
 HOLD = 0.100  # the most the loop may work on one request before it answers anything else
 TOOL = json.dumps({"tool": "echo", "args": {"value": "$args.host"}, "as": "r"}) + " ;"

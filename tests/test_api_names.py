@@ -12,8 +12,8 @@ from fastapi import FastAPI
 from gui.api import register_api
 from gui.api.request_gate import Served
 from gui.app import EngineSlot
-from gui.core.engine import Engine
-from gui.core.help import EXAMPLE
+from gui.core.door.engine import Engine
+from gui.core.sequences.help import EXAMPLE
 
 
 @pytest.fixture

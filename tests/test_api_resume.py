@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from gui.core.engine import Engine
-from gui.core.resume import ResumeRefused
+from gui.core.door.engine import Engine
+from gui.core.runs.resume import ResumeRefused
 from gui.tools.echo import Echo
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import httpx
 from test_api import Events, tools
 
-from gui.core.engine import Engine
+from gui.core.door.engine import Engine
 
 T = 5.0
 

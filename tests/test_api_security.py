@@ -19,7 +19,7 @@ from gui.api import register_api
 from gui.api.auth import COOKIE, TokenGate, session_value
 from gui.api.request_gate import Served
 from gui.app import EngineSlot
-from gui.core.engine import Engine
+from gui.core.door.engine import Engine
 
 TOKEN = "correct-horse-battery-staple-42"
 BEARER = {"Authorization": f"Bearer {TOKEN}"}

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from gui.core.help import EXAMPLE, SEED_EXAMPLE
+from gui.core.sequences.help import EXAMPLE, SEED_EXAMPLE
 
 
 def seqdesk(*args: str, data: Path, stdin: str = "", timeout: float = 120) -> subprocess.CompletedProcess[str]:
@@ -175,7 +175,7 @@ def test_show_prints_a_run_by_its_short_id_and_refuses_an_unknown_one(tmp_path, 
 
 
 def test_a_file_over_the_size_limit_is_refused_by_check_and_run_with_a_sentence_naming_the_limit(tmp_path, data):
-    from gui.core.limits import MAX_GROUPS
+    from gui.core.sequences.limits import MAX_GROUPS
 
     tool = json.dumps({"tool": "echo", "args": {"value": 1}}) + " ;"
     doc = {"name": "big", "groups": [{"name": f"big-{g}", "tools": tool} for g in range(MAX_GROUPS + 1)]}

@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from gui.core.help import EXAMPLE
+from gui.core.sequences.help import EXAMPLE
 
 
 def seqdesk(*args: str, data: Path, lang: str | None = None) -> subprocess.CompletedProcess[str]:

@@ -14,10 +14,10 @@ from pydantic import BaseModel
 
 from gui.cli import prompter as prompter_module
 from gui.cli.prompter import TerminalPrompter
-from gui.core.elicitation import ElicitationRequest, InboxElicitationHandler
-from gui.core.engine import Engine
-from gui.core.interactions import ElicitationFieldSpec
-from gui.core.registry import ModelTool, ToolContext
+from gui.core.asks.elicitation import ElicitationRequest, InboxElicitationHandler
+from gui.core.asks.interactions import ElicitationFieldSpec
+from gui.core.door.engine import Engine
+from gui.core.tools.registry import ModelTool, ToolContext
 from gui.tools import default_registry
 
 T = 5.0

@@ -12,7 +12,7 @@ from gui.store.open import open_stores
 
 
 def save_sequence(folder: Path, side: Path, flag: Path) -> None:
-    from gui.core.catalog import Catalog
+    from gui.core.door.catalog import Catalog
     from gui.core.events import EventBus
     from gui.tools import default_registry
 

@@ -20,11 +20,11 @@ import pytest
 
 from gui import i18n
 from gui.cli.argwords import MARKED
-from gui.core.documents import tool_catalog
-from gui.core.errors import Problem
-from gui.core.help import EXAMPLE, LIMIT_WORDS, PARTS, help_text
+from gui.core.door.documents import tool_catalog
 from gui.core.marks import Sentence
-from gui.core.validator import check_text
+from gui.core.sequences.help import EXAMPLE, LIMIT_WORDS, PARTS, help_text
+from gui.core.sequences.problems import Problem
+from gui.core.sequences.validator import check_text
 from gui.i18n.catalog import extract, read
 from gui.tools import default_registry
 
@@ -32,9 +32,10 @@ sys.path.insert(0, str(Path(__file__).parent / "ui"))  # the screen tests' helpe
 from i18n_support import screen_problems, untranslated_runs  # noqa: E402
 
 LANG = "zh_CN"
-CORE = ("gui/core/validator.py", "gui/core/validator_tools.py", "gui/core/parser.py", "gui/core/conditions.py",
-        "gui/core/condition_lexer.py", "gui/core/signature.py", "gui/core/calls.py", "gui/core/documents.py",
-        "gui/core/durations.py", "gui/core/result_types.py")
+CORE = ("gui/core/sequences/validator.py", "gui/core/sequences/validator_tools.py", "gui/core/sequences/parser.py",
+        "gui/core/sequences/conditions/language.py", "gui/core/sequences/conditions/lexer.py",
+        "gui/core/sequences/signature.py", "gui/core/sequences/calls.py", "gui/core/door/documents.py",
+        "gui/core/sequences/durations.py", "gui/core/sequences/result_types.py")
 # The format's keywords, field names, error codes, operators and tool names: they stay as written in Chinese.
 KEYWORDS = {
     "name", "description", "groups", "file", "in", "out", "when", "parallel", "missing", "timeout", "on_error",
@@ -205,11 +206,12 @@ def test_real_bad_documents_get_their_problems_in_chinese_and_the_same_english()
         assert chinese != problem.message and re.search(r"[\u4e00-\u9fff]", chinese), f"{key}: {chinese!r}"
         left = _prose(chinese, DATA | _untranslated_titles())
         assert not left, f"{key}: {chinese!r} still says {left}"
-    source = (Path(__file__).parents[1] / "gui/core/conditions.py").read_text(encoding="utf-8").splitlines()
+    language = "gui/core/sequences/conditions/language.py"
+    source = (Path(__file__).parents[1] / language).read_text(encoding="utf-8").splitlines()
     evaluator = next(i for i, line in enumerate(source, 1)  # below it: the run-time words, no document meets them
                      if line.startswith("def evaluate("))
     marked = {m.id for m in extract() if m.id and any(loc[0] in CORE for loc in m.locations)
-              and not all(where == "gui/core/conditions.py" and line > evaluator for where, line in m.locations)}
+              and not all(where == language and line > evaluator for where, line in m.locations)}
     assert len(used & marked) >= 0.75 * len(marked), f"the sample meets only {len(used & marked)} of {len(marked)}"
 
 

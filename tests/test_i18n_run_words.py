@@ -59,7 +59,8 @@ async def test_an_approval_summary_is_in_chinese_in_the_inbox_and_english_in_the
 
 
 async def _tool_error(name: str, args: dict[str, Any]) -> str:
-    from gui.core.registry import ToolContext, ToolError
+    from gui.core.errors import ToolError
+    from gui.core.tools.registry import ToolContext
 
     tool = default_registry().get(name)
     assert tool is not None

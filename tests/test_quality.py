@@ -36,7 +36,7 @@ def test_core_and_tools_import_no_ui_storage_or_mcp_library(package):
 
 
 def test_importing_the_core_loads_no_framework_at_run_time():
-    code = ("import sys, gui.core.engine, gui.tools; "
+    code = ("import sys, gui.core.door.engine, gui.tools; "
             f"print(sorted(m for m in sys.modules if m.split('.')[0] in {sorted(FORBIDDEN)!r}))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=60)
     assert out.stdout.strip() == "[]", out.stderr

@@ -14,10 +14,10 @@ from test_api_events import StreamingTransport
 from gui.api import register_api
 from gui.api.request_gate import Served
 from gui.app import EngineSlot
-from gui.core.engine import Engine
+from gui.core.asks.interactions import ApprovalResponse
+from gui.core.door.engine import Engine
+from gui.core.errors import OperationError
 from gui.core.events import Event
-from gui.core.interactions import ApprovalResponse
-from gui.core.operations import OperationError
 from gui.remote import RemoteEngine
 
 T = 5.0
@@ -76,7 +76,7 @@ async def test_a_call_reports_the_requests_of_the_runs_it_calls_through_seq_call
 
 
 async def test_the_tool_listing_through_the_app_is_the_engines_own(engine, remote):
-    from gui.core.tool_info import ServerInfo
+    from gui.core.tools.info import ServerInfo
 
     engine.server_states = lambda: [ServerInfo(name="git", status="down", last_error="cannot start it")]
     assert await remote.list_tools() == await engine.list_tools()

@@ -7,9 +7,9 @@ import asyncio
 
 import pytest
 
-from gui.core.engine import Engine
-from gui.core.records import RunRecord
-from gui.core.run_ids import AmbiguousRunIdError, pick, short_id
+from gui.core.door.engine import Engine
+from gui.core.runs.records import RunRecord
+from gui.core.runs.run_ids import AmbiguousRunIdError, pick, short_id
 
 T = 5.0
 IDS = ("0911dd99aaaa", "0911dd99bbbb", "5a5a5a5a1234")

@@ -1,6 +1,6 @@
 """The HTTP API beside the pages (SPEC §7): sequences, runs, interactions and the event stream.
 
-The API is a thin skin over the engine (the one door, `gui.core.operations`): it turns requests into
+The API is a thin skin over the engine (the one door, `gui.core.door.operations`): it turns requests into
 engine calls and the engine's errors into 4xx answers whose `detail` says what is wrong and where.
 Every handler reaches the engine through the provider it was handed at registration (the app's
 composition root gives one that answers 503 until the engine is open). Bad input never becomes a

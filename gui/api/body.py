@@ -21,11 +21,9 @@ from fastapi import Request
 from fastapi.responses import JSONResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from gui.core.limits import MAX_DOCUMENT_BYTES, megabytes
-from gui.core.model import json_type_name
-from gui.core.parser import NUMBER_HOOKS
+from gui.core.sequences import MAX_DOCUMENT_BYTES, NUMBER_HOOKS, json_type_name, megabytes
 
-MAX_BODY_BYTES = MAX_DOCUMENT_BYTES  # a body is at most one sequence's worth (gui.core.limits)
+MAX_BODY_BYTES = MAX_DOCUMENT_BYTES  # a body is at most one sequence's worth (gui.core.sequences.limits)
 MAX_DEPTH = 64
 BODY_SECONDS = 30.0
 LIMITED_PREFIXES = ("/api/", "/login")

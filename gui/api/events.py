@@ -25,7 +25,7 @@ from fastapi import Depends, FastAPI, Query
 from fastapi.responses import StreamingResponse
 
 from gui.api.body import dumps
-from gui.core.engine import Engine
+from gui.core.door import Engine
 from gui.core.events import Event
 
 try:

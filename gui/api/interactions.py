@@ -11,13 +11,15 @@ from pydantic import ValidationError
 from gui.api.body import BadRequest, json_response, read_json, type_name
 from gui.api.models import CancelBody
 from gui.api.shared import EngineProvider, interaction_json, pydantic_detail
-from gui.core.interaction_service import (
+from gui.core.asks import (
+    ApprovalResponse,
+    ApprovalRule,
+    InteractionKind,
     InteractionNotFoundError,
     InteractionNotPendingError,
+    InteractionStatusFilter,
     InteractionValidationError,
 )
-from gui.core.interactions import ApprovalResponse, InteractionKind, InteractionStatusFilter
-from gui.core.rules import ApprovalRule
 
 _RESPONSE_BODY = 'a response like {"kind": "approval", "decision": "approved"}'
 

@@ -7,7 +7,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from gui.core.interactions import CancelReason
+from gui.core.causes import CancelReason
 
 RUN_BODY = 'a JSON object like {"sequence": "name", "args": {}}'
 

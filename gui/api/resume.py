@@ -1,7 +1,7 @@
 """`POST /api/runs/{run_id}/resume`: the next attempt of a failed, interrupted or stopped run.
 
 The new attempt is a new run naming the old one (`resumed_from`); it keeps what succeeded and runs
-the rest, asking again for every approval it needs (see `gui.core.resume`). Nothing risky runs
+the rest, asking again for every approval it needs (see `gui.core.runs.resume`). Nothing risky runs
 because of this route alone: the tools it runs again ask as they did the first time.
 """
 
@@ -12,8 +12,8 @@ from fastapi.responses import Response
 
 from gui.api.body import BadRequest, json_response
 from gui.api.shared import EngineProvider
-from gui.core.documents import NotFoundError
-from gui.core.resume import ResumeRefused
+from gui.core.door import NotFoundError
+from gui.core.runs import ResumeRefused
 
 
 def register_resume(app: FastAPI, engine: EngineProvider) -> None:

@@ -9,11 +9,9 @@ from pydantic import ValidationError
 from gui.api.body import BadRequest, json_response, read_json, type_name
 from gui.api.models import RUN_BODY, StartRun, StopBody
 from gui.api.shared import EngineProvider, pydantic_detail, record_json, validation_failure
-from gui.core.documents import NotFoundError
-from gui.core.records import RunStatus
-from gui.core.run_args import RunArgsError
-from gui.core.run_ids import AmbiguousRunIdError
-from gui.core.validator import InvalidSequenceError
+from gui.core.door import NotFoundError
+from gui.core.runs import AmbiguousRunIdError, RunStatus
+from gui.core.sequences import InvalidSequenceError, RunArgsError
 
 
 def register_runs(app: FastAPI, engine: EngineProvider) -> None:

@@ -16,7 +16,7 @@ from fastapi.responses import Response
 
 from gui.api.body import BadRequest, json_response, read_json, type_name
 from gui.api.shared import EngineProvider
-from gui.core.schedules import Schedule, ScheduleInvalid
+from gui.core.runs import Schedule, ScheduleInvalid
 
 SCHEDULE_BODY = 'a JSON object like {"sequence": "name", "args": {}, "every": "15m"} (or "cron": "*/15 * * * *")'
 PAUSE_BODY = 'a JSON object like {"paused": true}'

@@ -14,11 +14,8 @@ from pydantic import ValidationError
 from gui.api.body import BadRequest, json_response, json_response_of, read_json
 from gui.api.models import CheckBody, SavedBody
 from gui.api.shared import EngineProvider, capped, pydantic_detail, validation_failure
-from gui.core.documents import NotFoundError, summary
-from gui.core.errors import DslError
-from gui.core.export import to_document, to_text
-from gui.core.operations import Saved
-from gui.core.validator import InvalidSequenceError, ValidationResult
+from gui.core.door import NotFoundError, Saved, summary
+from gui.core.sequences import DslError, InvalidSequenceError, ValidationResult, to_document, to_text
 
 
 def _saved(saved: Saved) -> dict[str, Any]:

@@ -10,10 +10,10 @@ from fastapi.responses import Response
 from pydantic import ValidationError
 
 from gui.api.body import json_response
-from gui.core.engine import Engine
-from gui.core.interactions import InteractionRecord
-from gui.core.records import RunRecord
-from gui.core.validator import ValidationResult
+from gui.core.asks import InteractionRecord
+from gui.core.door import Engine
+from gui.core.runs import RunRecord
+from gui.core.sequences import ValidationResult
 
 EngineProvider = Callable[[], Engine]  # the open engine, or BadRequest(503) while it is not open yet
 

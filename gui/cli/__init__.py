@@ -12,16 +12,14 @@ import sys
 from collections.abc import Sequence as Seq
 
 from gui.cli.places import place, problem_line
-from gui.core.documents import tool_catalog
-from gui.core.help import help_text
-from gui.core.textpos import scan
-from gui.core.validator import check_text
+from gui.core.door import tool_catalog
+from gui.core.sequences import check_text, help_text, scan
 from gui.i18n import _, ngettext
 
 
 def cmd_check(args: argparse.Namespace) -> int:
     from gui.cli.run import read_file
-    from gui.core.operations import OperationError
+    from gui.core.errors import OperationError
 
     try:
         text = read_file(args.file)

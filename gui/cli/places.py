@@ -1,12 +1,11 @@
 """Where a problem sits in a sequence file, for the terminal: line and column, as the app shows them
-(not a character offset), found by the same `gui.core.textpos` the editor's text view uses."""
+(not a character offset), found by the same `gui.core.sequences.textpos` the editor's text view uses."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from gui.core.errors import Problem
-from gui.core.textpos import Span, line_col, locate
+from gui.core.sequences import Problem, Span, line_col, locate
 from gui.i18n import _
 
 

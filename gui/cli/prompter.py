@@ -15,6 +15,20 @@ import json
 import sys
 from typing import Any
 
+from gui.core.asks import (
+    Answer,
+    ApprovalResponse,
+    ElicitationInteractionRequest,
+    ElicitationInteractionResponse,
+    InteractionError,
+    InteractionRecord,
+    QuestionRequest,
+    QuestionResponse,
+    ShellApprovalRequest,
+    ToolApprovalRequest,
+)
+from gui.core.door import Operations
+from gui.core.errors import OperationError
 from gui.core.events import (
     Event,
     GroupSkipped,
@@ -24,19 +38,6 @@ from gui.core.events import (
     ToolRetrying,
     ToolWaiting,
 )
-from gui.core.interaction_service import InteractionError
-from gui.core.interactions import (
-    Answer,
-    ApprovalResponse,
-    ElicitationInteractionRequest,
-    ElicitationInteractionResponse,
-    InteractionRecord,
-    QuestionRequest,
-    QuestionResponse,
-    ShellApprovalRequest,
-    ToolApprovalRequest,
-)
-from gui.core.operations import OperationError, Operations
 from gui.i18n import _
 
 DECLINE = "/decline"
@@ -179,7 +180,7 @@ class TerminalPrompter:
         await self.ops.respond(iid, QuestionResponse(answers=answers))
 
     async def _elicitation(self, iid: str, request: ElicitationInteractionRequest) -> None:
-        from gui.core.elicitation import ElicitationRequest, TerminalElicitationHandler
+        from gui.core.asks import ElicitationRequest, TerminalElicitationHandler
 
         handler = TerminalElicitationHandler(input_fn=_read_line, output=_err)
         reply = await handler.handle_elicitation(ElicitationRequest(

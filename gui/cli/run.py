@@ -1,4 +1,4 @@
-"""`seqdesk run`, `seqdesk show` and `seqdesk list`, through the one door (`gui.core.operations`).
+"""`seqdesk run`, `seqdesk show` and `seqdesk list`, through the one door (`gui.core.door.operations`).
 
 Progress goes to stderr so that `--json` output on stdout stays clean for scripts; the requests
 for a person are the prompter's (`gui.cli.prompter`).
@@ -16,14 +16,10 @@ from typing import Any
 from gui.cli.places import problem_line, problem_words
 from gui.cli.prompter import ICONS, TerminalPrompter
 from gui.core.causes import CAUSES, EndCause
-from gui.core.errors import DslError
-from gui.core.limits import text_problem
-from gui.core.operations import OperationError, Operations
-from gui.core.parser import NUMBER_HOOKS, load_json_text
-from gui.core.records import RunRecord
-from gui.core.resume import ResumeRefused
-from gui.core.run_args import RunArgsError
-from gui.core.run_ids import AmbiguousRunIdError
+from gui.core.door import Operations
+from gui.core.errors import OperationError
+from gui.core.runs import AmbiguousRunIdError, ResumeRefused, RunRecord
+from gui.core.sequences import NUMBER_HOOKS, DslError, RunArgsError, load_json_text, text_problem
 from gui.i18n import _
 
 

@@ -11,7 +11,7 @@ import argparse
 import json
 from typing import Any
 
-from gui.core.tool_info import ToolListing
+from gui.core.tools import ToolListing
 from gui.i18n import _, ngettext
 
 

@@ -1,25 +1,12 @@
-"""The pure engine of SeqDesk: the sequence format, its validator, conditions, the runner, tools'
-registry, interactions and elicitation. Imports no UI, storage or MCP library (a test checks);
-storage comes in through small store protocols (`SequenceStore`, `RunStore`, `InteractionStore`).
+"""The pure engine of SeqDesk, folded by concept, each package a layer that imports only those below it:
 
-Most callers need only `Engine` (the operations every surface shares) and the errors below.
+- `door`: the one door every surface goes through (`Operations`, and `Engine` that implements it here).
+- `runs`: running a sequence: the runner, tool calls, run records, resume, schedules.
+- `tools`: the tools a sequence calls and the registry that holds them.
+- `asks`: requests for a person: interactions, approvals and their rules, elicitation, answers.
+- `sequences`: the format: model, parser, validator, conditions, `$args` substitution, help.
+
+Beside them, below every package: `errors` (the exception tree), `marks` (sentences for the
+catalogue), `causes` (why something ended), `events` (the bus), `queries` (paged reads) and
+`json_text` (records as the stores write them). Imports no UI, storage or MCP library (a test checks).
 """
-
-from gui.core.documents import NotFoundError
-from gui.core.engine import Engine, WhenCallError
-from gui.core.errors import DslError, Problem
-from gui.core.run_args import RunArgsError
-from gui.core.validator import ValidationResult, check_document, check_text, parse_sequence
-
-__all__ = [
-    "DslError",
-    "Engine",
-    "NotFoundError",
-    "Problem",
-    "RunArgsError",
-    "ValidationResult",
-    "WhenCallError",
-    "check_document",
-    "check_text",
-    "parse_sequence",
-]

@@ -15,12 +15,13 @@ Pure: nothing but the standard library and the core's marks.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal, get_args
+from typing import Literal, get_args
 
 from gui.core.marks import N_
 
-if TYPE_CHECKING:
-    from gui.core.interactions import CancelReason
+# Why a request to a person was cancelled before anyone answered it.
+CancelReason = Literal["turn_stopped", "session_disposed", "runtime_interrupted", "no_one_to_ask"]
+
 
 EndCause = Literal[
     "person",  # the person stopped it (Stop on the run page, `POST /api/runs/{id}/stop`, Ctrl+C in `seqdesk run`)

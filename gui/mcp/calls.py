@@ -24,8 +24,9 @@ from mcp_types import (
     LoggingMessageNotificationParams,
 )
 
-from gui.core.elicitation import ElicitationHandler
-from gui.core.registry import ToolContext, ToolError
+from gui.core.asks import ElicitationHandler
+from gui.core.errors import ToolError
+from gui.core.tools import ToolContext
 from gui.mcp.elicit import CallInfo, ask_handler, to_request, to_result
 from gui.mcp.notices import call_error_words, deliver_log, progress_reporter
 from gui.mcp.refusal import refused_words

@@ -88,7 +88,7 @@ def http_app(server: Any, *, host: str, port: int, token: str | None) -> Any:
 async def serve(settings: Settings, *, http_port: int | None = None, host: str = HOST) -> None:
     """Reach the engine (through the app when it holds the data folder), serve until the agent leaves."""
     from gui.app import open_operations
-    from gui.core.operations import Operations
+    from gui.core.door import Operations
     from gui.mcp.server import build_server
 
     token = settings.token

@@ -36,8 +36,8 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp_types import Implementation, PromptListChangedNotification, ToolListChangedNotification
 
 import gui
-from gui.core.elicitation import ElicitationHandler
-from gui.core.registry import Registry, Tool
+from gui.core.asks import ElicitationHandler
+from gui.core.tools import Registry, Tool
 from gui.mcp.auth import SignInNeeded, StoredTokens, connection_auth
 from gui.mcp.calls import ServerCalls, _Call, describe
 from gui.mcp.config import McpServerConfig

@@ -25,14 +25,14 @@ from mcp_types import (
     ErrorData,
 )
 
-from gui.core.elicitation import (
+from gui.core.asks import (
     ElicitationField,
     ElicitationHandler,
     ElicitationNotHandled,
     ElicitationRequest,
     ElicitationResponse,
+    value_problems,
 )
-from gui.core.form_values import value_problems
 
 log = logging.getLogger(__name__)
 

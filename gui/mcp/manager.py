@@ -11,9 +11,9 @@ import asyncio
 import logging
 from collections.abc import Callable
 
-from gui.core.elicitation import ElicitationHandler
-from gui.core.registry import JsonValue, Registry, ToolError
-from gui.core.tool_info import ServerInfo
+from gui.core.asks import ElicitationHandler
+from gui.core.errors import ToolError
+from gui.core.tools import JsonValue, Registry, ServerInfo
 from gui.mcp.client import ConnectionState, McpConnection
 from gui.mcp.config import McpConfigError, McpServerConfig, McpSettingsStore
 from gui.mcp.secrets import SecretStore

@@ -16,7 +16,7 @@ from typing import Any
 from mcp.shared.dispatcher import ProgressFnT
 from mcp_types import LoggingMessageNotificationParams
 
-from gui.core.registry import ToolContext
+from gui.core.tools import ToolContext
 
 log = logging.getLogger(__name__)
 _LEVELS = {"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"}

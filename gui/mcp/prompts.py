@@ -16,8 +16,9 @@ from typing import TYPE_CHECKING, Any
 from mcp import Client, MCPError
 from mcp_types import CONNECTION_CLOSED, EmbeddedResource, GetPromptResult, Prompt, TextContent, TextResourceContents
 
-from gui.core.model import SlotType
-from gui.core.registry import JsonValue, Tool, ToolArgumentError, ToolContext
+from gui.core.errors import ToolArgumentError
+from gui.core.sequences import SlotType
+from gui.core.tools import JsonValue, Tool, ToolContext
 
 if TYPE_CHECKING:
     from collections.abc import Mapping

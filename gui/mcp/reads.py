@@ -11,7 +11,7 @@ import httpx2
 from mcp import Client, MCPError
 from mcp_types import GetPromptResult, ReadResourceResult
 
-from gui.core.registry import ToolError
+from gui.core.errors import ToolError
 from gui.mcp.config import McpServerConfig
 from gui.mcp.prompts import PROMPT_MARK
 

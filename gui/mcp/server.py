@@ -24,14 +24,12 @@ from pydantic import Field, WithJsonSchema
 
 import gui
 from gui.core.causes import EndCause
-from gui.core.documents import summary
-from gui.core.engine import WhenCallError
-from gui.core.errors import DslError, Problem
+from gui.core.door import Operations, WhenCallError, summary
+from gui.core.errors import OperationError
 from gui.core.events import Event, GroupFinished, ToolProgress, ToolWaiting
-from gui.core.operations import OperationError, Operations
-from gui.core.records import RunRecord
-from gui.core.run_args import RunArgsError
-from gui.core.tool_info import short_list
+from gui.core.runs import RunRecord
+from gui.core.sequences import DslError, Problem, RunArgsError
+from gui.core.tools import short_list
 from gui.mcp.server_schemas import GROUPS_SCHEMA, DeletedOut, HelpText, RunOut, SavedOut, SequenceList, ToolsOut
 
 EngineFactory = Callable[[], Awaitable[Operations]]

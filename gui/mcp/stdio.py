@@ -17,7 +17,7 @@ from mcp.server.stdio import stdio_server
 from mcp.shared.message import SessionMessage
 from pydantic import ValidationError
 
-from gui.core.unicode_check import surrogate_loc
+from gui.core.sequences import surrogate_loc
 
 
 def unreadable_answer(exc: Exception) -> types.JSONRPCError | None:

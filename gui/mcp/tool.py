@@ -9,7 +9,7 @@ The call itself goes through the `McpConnection` that listed the tool. A result'
 content is the step's value; when a server wrapped a plain value as `{"result": …}` (the Python SDK
 does this for every non-object return, and says so with an output schema holding only `result`),
 the plain value is the step's value, so a tool that returns text fills a `string` slot. Images,
-audio and resources in a result are kept (`gui.core.media`), never dropped.
+audio and resources in a result are kept (`gui.core.tools.media`), never dropped.
 """
 
 from __future__ import annotations
@@ -31,9 +31,9 @@ from mcp_types import (
 )
 from mcp_types import Tool as RemoteTool
 
-from gui.core.media import MAX_MEDIA_CHARS, content_value, media_part
-from gui.core.model import SlotType
-from gui.core.registry import JsonValue, Tool, ToolArgumentError, ToolContext, ToolError
+from gui.core.errors import ToolArgumentError, ToolError
+from gui.core.sequences import SlotType
+from gui.core.tools import MAX_MEDIA_CHARS, JsonValue, Tool, ToolContext, content_value, media_part
 
 if TYPE_CHECKING:
     from gui.mcp.client import McpConnection
@@ -134,7 +134,7 @@ def _validator(name: str, schema: dict[str, Any]) -> jsonschema.protocols.Valida
 
 def result_value(name: str, result: CallToolResult, *, wrapped: bool = False) -> JsonValue:
     """Structured content as an object (unwrapped if `wrapped`); else the text blocks joined, or, when
-    images, audio or resources came back too, `{"text", "content"}` keeping them (`gui.core.media`).
+    images, audio or resources came back too, `{"text", "content"}` keeping them (`gui.core.tools.media`).
     An error raises, with the server's text."""
     parts = keep_within(MAX_RESULT_MEDIA, [block_part(block) for block in result.content])
     if result.is_error:
@@ -160,7 +160,7 @@ def keep_within(limit: int, parts: list[dict[str, Any]]) -> list[dict[str, Any]]
 
 
 def block_part(block: Any) -> dict[str, Any]:
-    """One content block as a part of a result (`gui.core.media`)."""
+    """One content block as a part of a result (`gui.core.tools.media`)."""
     if isinstance(block, TextContent):
         return {"type": "text", "text": block.text}
     if isinstance(block, ImageContent | AudioContent):

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Literal
 
-from gui.core.interactions import InteractionRecord
+from gui.core.asks import InteractionRecord
 from gui.i18n import _, format_datetime
 from gui.ui.components.inbox import format as fmt
 

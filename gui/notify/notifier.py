@@ -18,9 +18,9 @@ from typing import Any
 
 import httpx
 
+from gui.core.asks import InteractionRecord
 from gui.core.causes import as_cause
 from gui.core.events import Event, InteractionCreated, RunFinished, RunStarted
-from gui.core.interactions import InteractionRecord
 from gui.i18n import N_, _
 from gui.notify import message
 from gui.notify.channels import SendError, send_email, send_ntfy, send_webhook

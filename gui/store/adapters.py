@@ -22,7 +22,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 from tinydb import Query
 
-from gui.core.interactions import (
+from gui.core.asks import (
     ENDED_STATUSES,
     InteractionFilter,
     InteractionKind,
@@ -31,9 +31,9 @@ from gui.core.interactions import (
     InteractionStatusFilter,
     interaction_fields,
 )
-from gui.core.model import Group, Sequence
 from gui.core.queries import DEFAULT_LIMIT, Page, check_window, sort_key
-from gui.core.records import RunFilter, RunRecord, RunStatus, run_fields
+from gui.core.runs import RunFilter, RunRecord, RunStatus, run_fields
+from gui.core.sequences import Group, Sequence
 from gui.store.hotcold import HotColdStore
 from gui.store.match import Match
 from gui.store.writer import Writer

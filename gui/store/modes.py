@@ -20,9 +20,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from gui.core.approvals import APPROVAL_MODES, check_mode
-from gui.core.interactions import ApprovalMode
-from gui.core.rules import ApprovalRule
+from gui.core.asks import APPROVAL_MODES, ApprovalMode, ApprovalRule, check_mode
 from gui.store.hotcold import HotColdStore
 from gui.store.writer import Writer
 

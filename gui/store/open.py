@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from gui.core.interactions import ENDED_STATUSES, InteractionRecord, interaction_fields
-from gui.core.records import FINISHED_RUN, RunRecord, run_fields
+from gui.core.asks import ENDED_STATUSES, InteractionRecord, interaction_fields
+from gui.core.runs import FINISHED_RUN, RunRecord, run_fields
 from gui.store.adapters import (
     TinyInteractionStore,
     TinyRunStore,

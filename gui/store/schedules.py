@@ -6,7 +6,7 @@ import builtins
 from collections.abc import Mapping
 from typing import Any
 
-from gui.core.schedules import Schedule
+from gui.core.runs import Schedule
 from gui.store.adapters import _load, _load_all
 from gui.store.hotcold import HotColdStore
 from gui.store.writer import Writer

@@ -6,7 +6,7 @@ The app adds MCP servers' tools to the same registry later; everything else only
 
 from __future__ import annotations
 
-from gui.core.registry import Registry, Tool
+from gui.core.tools import Registry, Tool
 from gui.tools.ask_user import AskUser
 from gui.tools.cmd_run import CmdRun
 from gui.tools.echo import Echo

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from gui.core.registry import ToolError
+from gui.core.errors import ToolError
 from gui.i18n import N_
 
 Kind = Literal["folder", "file", "link", "other", "missing", "unknown"]

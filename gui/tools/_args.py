@@ -12,7 +12,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ConfigDict
 from pydantic_core import PydanticCustomError
 
-from gui.core.registry import ModelTool
+from gui.core.tools import ModelTool
 
 ArgsT = TypeVar("ArgsT", bound=BaseModel)
 

@@ -19,10 +19,10 @@ from typing import Any, Literal
 
 from pydantic import ConfigDict, Field, field_validator, model_validator
 
-from gui.core.approvals import DECLINED_REASON, UNANSWERED_REASON, cancel_cause
-from gui.core.causes import CAUSES
-from gui.core.interactions import (
+from gui.core.asks import (
     CANCEL_WORDS,
+    DECLINED_REASON,
+    UNANSWERED_REASON,
     CancelledResult,
     ExpiredResult,
     Question,
@@ -31,9 +31,12 @@ from gui.core.interactions import (
     QuestionResponse,
     ResolvedResult,
     ToolSource,
+    cancel_cause,
 )
-from gui.core.model import SlotType
-from gui.core.registry import ModelTool, ToolContext, ToolDeclined, ToolError
+from gui.core.causes import CAUSES
+from gui.core.errors import ToolError
+from gui.core.sequences import SlotType
+from gui.core.tools import ModelTool, ToolContext, ToolDeclined
 from gui.i18n import N_
 from gui.tools._args import ToolArgs, invalid, parse_args
 

@@ -18,8 +18,9 @@ from typing import Any
 
 from pydantic import ConfigDict, Field, field_validator
 
-from gui.core.model import SlotType
-from gui.core.registry import ModelTool, ShellApproval, ToolContext, ToolError
+from gui.core.errors import ToolError
+from gui.core.sequences import SlotType
+from gui.core.tools import ModelTool, ShellApproval, ToolContext
 from gui.i18n import N_
 from gui.tools._args import ToolArgs, excerpt, invalid, parse_args
 from gui.tools.processes import GO, WRAPPER, parent_death_signal, start_time

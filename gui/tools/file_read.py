@@ -20,8 +20,9 @@ from typing import Any
 
 from pydantic import ConfigDict, Field, field_validator
 
-from gui.core.model import SlotType
-from gui.core.registry import ApprovalSummary, ModelTool, ToolContext, ToolError
+from gui.core.errors import ToolError
+from gui.core.sequences import SlotType
+from gui.core.tools import ApprovalSummary, ModelTool, ToolContext
 from gui.i18n import N_
 from gui.tools._approved_path import FolderMissing, ShownPath, caveat, look, open_folder, shown_for
 from gui.tools._args import ToolArgs, invalid, parse_args

@@ -20,8 +20,9 @@ from typing import Any
 
 from pydantic import ConfigDict, Field
 
-from gui.core.model import SlotType
-from gui.core.registry import ModelTool, ShellApproval, ToolContext, ToolError
+from gui.core.errors import ToolError
+from gui.core.sequences import SlotType
+from gui.core.tools import ModelTool, ShellApproval, ToolContext
 from gui.i18n import N_
 from gui.tools._approved_path import (
     Folder,

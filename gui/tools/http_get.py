@@ -17,7 +17,8 @@ from urllib.parse import urlsplit
 import httpx
 from pydantic import ConfigDict, Field, field_validator
 
-from gui.core.registry import ApprovalSummary, ModelTool, ToolContext, ToolError
+from gui.core.errors import ToolError
+from gui.core.tools import ApprovalSummary, ModelTool, ToolContext
 from gui.i18n import N_
 from gui.tools._args import ToolArgs, excerpt, invalid, parse_args
 

@@ -16,8 +16,8 @@ from typing import Any
 
 from pydantic import ConfigDict, Field, field_validator
 
-from gui.core.registry import ApprovalSummary, ModelTool, ToolContext, ToolError
-from gui.core.resources import ResourceReader
+from gui.core.errors import ToolError
+from gui.core.tools import ApprovalSummary, ModelTool, ResourceReader, ToolContext
 from gui.i18n import N_
 from gui.tools._args import ToolArgs, invalid, parse_args
 

@@ -20,7 +20,7 @@ import signal
 import sys
 from collections.abc import Callable
 
-from gui.core.records import ProcessInfo
+from gui.core.runs import ProcessInfo
 
 # $1 is the command. HUP is the parent-death signal: the app is gone, so end everything at once.
 # A command ended by a signal ends the wrapper by the same signal, so the app reads it as such.

@@ -10,7 +10,8 @@ from typing import Any
 
 from pydantic import ConfigDict, Field, JsonValue, field_validator
 
-from gui.core.registry import ModelTool, ToolContext, ToolError
+from gui.core.errors import ToolError
+from gui.core.tools import ModelTool, ToolContext
 from gui.i18n import N_
 from gui.tools._args import ToolArgs, invalid, parse_args
 

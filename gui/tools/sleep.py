@@ -11,8 +11,8 @@ from typing import Any
 
 from pydantic import ConfigDict, Field
 
-from gui.core.model import SlotType
-from gui.core.registry import ModelTool, ToolContext
+from gui.core.sequences import SlotType
+from gui.core.tools import ModelTool, ToolContext
 from gui.i18n import N_
 from gui.tools._args import ToolArgs, parse_args
 

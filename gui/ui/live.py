@@ -36,7 +36,7 @@ from nicegui import context, ui
 from gui.core.events import Event
 
 if TYPE_CHECKING:
-    from gui.core.operations import EventSource
+    from gui.core.door import EventSource
 
 log = logging.getLogger(__name__)
 

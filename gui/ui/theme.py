@@ -25,9 +25,9 @@ from typing import TYPE_CHECKING, Any
 from nicegui import __version__ as nicegui_version
 from nicegui import app, context, ui
 
-from gui.core.engine import Engine
+from gui.core.asks import InteractionRecord
+from gui.core.door import Engine
 from gui.core.events import Event, InteractionCreated, InteractionEnded
-from gui.core.interactions import InteractionRecord
 from gui.i18n import N_, _, current_language, html_lang
 from gui.prefs import PrefsFile
 from gui.ui.components.inbox import format as fmt

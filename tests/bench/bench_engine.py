@@ -16,9 +16,9 @@ import statistics
 import time
 from typing import Any
 
-from gui.core.engine import Engine
-from gui.core.interactions import ApprovalResponse
-from gui.core.validator import parse_sequence
+from gui.core.asks.interactions import ApprovalResponse
+from gui.core.door.engine import Engine
+from gui.core.sequences.validator import parse_sequence
 from gui.tools import default_registry
 from gui.tools.echo import Echo
 

@@ -47,7 +47,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_store_queries import request, run  # noqa: E402  (the same records as the query bench)
 
-from gui.core.interactions import ApprovalResponse, ShellApprovalRequest, ToolSource  # noqa: E402
+from gui.core.asks.interactions import ApprovalResponse, ShellApprovalRequest, ToolSource  # noqa: E402
 from gui.store.open import open_stores  # noqa: E402
 
 PAGE = 50

@@ -38,7 +38,7 @@ if TYPE_CHECKING:
 
 
 def shell_request(i: int, now: int):  # noqa: ANN201 - imported lazily below
-    from gui.core.interactions import ShellApprovalRequest, ToolSource
+    from gui.core.asks.interactions import ShellApprovalRequest, ToolSource
 
     return ShellApprovalRequest(
         interaction_id=f"bench-{i:05d}", turn_id=f"run-{i % 17:03d}", created_at=now - i * 1000,

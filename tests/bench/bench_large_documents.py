@@ -143,7 +143,7 @@ def stored_round(client: Client) -> dict[str, Step]:
 
 def store_before_start(data: str, groups: int) -> None:
     """A sequence of `groups` groups in the data folder, saved through the store itself (no limits)."""
-    from gui.core.model import Group, Sequence, ToolCall
+    from gui.core.sequences.model import Group, Sequence, ToolCall
     from gui.store.open import open_stores
 
     call = ToolCall(tool="echo", args={"value": "$args.host"}, as_="r")

@@ -30,8 +30,8 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests" / "mcp")]
 
 from auth_support import auth_server, follow_sign_in, query_of  # noqa: E402
 
-from gui.core.elicitation import NoopElicitationHandler  # noqa: E402
-from gui.core.registry import Registry  # noqa: E402
+from gui.core.asks.elicitation import NoopElicitationHandler  # noqa: E402
+from gui.core.tools.registry import Registry  # noqa: E402
 from gui.mcp.client import McpConnection  # noqa: E402
 from gui.mcp.config import McpServerConfig  # noqa: E402
 from gui.mcp.secrets import FileSecrets, SecretStore  # noqa: E402

@@ -19,9 +19,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from gui.core.elicitation import NoopElicitationHandler
-from gui.core.engine import Engine
-from gui.core.registry import ToolContext
+from gui.core.asks.elicitation import NoopElicitationHandler
+from gui.core.door.engine import Engine
+from gui.core.tools.registry import ToolContext
 from gui.mcp.client import McpConnection
 from gui.mcp.config import McpServerConfig
 from gui.tools import default_registry

@@ -34,8 +34,8 @@ from listeners import http_listener  # noqa: E402
 
 
 async def in_process(count: int) -> list[float]:
-    from gui.core.engine import Engine
-    from gui.core.interactions import ShellApprovalRequest, ToolSource
+    from gui.core.asks.interactions import ShellApprovalRequest, ToolSource
+    from gui.core.door.engine import Engine
     from gui.notify import Notifier, NotifySettingsStore, SettingsInput
     from gui.tools import default_registry
 

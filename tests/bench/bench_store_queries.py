@@ -20,7 +20,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-from gui.core.interactions import (
+from gui.core.asks.interactions import (
     ApprovalResponse,
     CancelledResult,
     InteractionRecord,
@@ -28,7 +28,7 @@ from gui.core.interactions import (
     ShellApprovalRequest,
     ToolSource,
 )
-from gui.core.records import GroupRecord, RunRecord, ToolRecord
+from gui.core.runs.records import GroupRecord, RunRecord, ToolRecord
 from gui.store.open import Stores, open_stores
 
 SIZES = (100, 10_000)

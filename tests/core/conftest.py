@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from gui.core.asks.memory import MemoryInteractionStore
+from gui.core.asks.service import InteractionService
 from gui.core.events import Event, EventBus
-from gui.core.interaction_service import InteractionService
-from gui.core.memory import MemoryInteractionStore
 
 
 @pytest.fixture

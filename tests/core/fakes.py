@@ -7,7 +7,8 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel
 
-from gui.core.registry import ModelTool, ToolContext, ToolError
+from gui.core.errors import ToolError
+from gui.core.tools.registry import ModelTool, ToolContext
 
 
 class GateArgs(BaseModel):

@@ -6,8 +6,7 @@ from __future__ import annotations
 import asyncio
 import time
 
-from gui.core.events import Event, EventBus
-from gui.core.interactions import (
+from gui.core.asks.interactions import (
     Answer,
     ApprovalResponse,
     ElicitationFieldSpec,
@@ -22,7 +21,8 @@ from gui.core.interactions import (
     ToolApprovalRequest,
     ToolSource,
 )
-from gui.core.memory import MemoryInteractionStore
+from gui.core.asks.memory import MemoryInteractionStore
+from gui.core.events import Event, EventBus
 
 TIMEOUT = 2.0
 

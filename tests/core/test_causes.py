@@ -14,11 +14,11 @@ from builders import group, seq, tools
 from engine_support import wait_for
 from fakes import Gate
 
+from gui.core.asks.elicitation import ElicitationRequest, InboxElicitationHandler
 from gui.core.causes import CAUSES
-from gui.core.elicitation import ElicitationRequest, InboxElicitationHandler
-from gui.core.engine import Engine
-from gui.core.records import MemoryRunStore, RunRecord
-from gui.core.registry import Registry
+from gui.core.door.engine import Engine
+from gui.core.runs.records import MemoryRunStore, RunRecord
+from gui.core.tools.registry import Registry
 from gui.tools import builtin_tools
 
 T = 5.0

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from gui.core.condition_builder import condition_rows, rows_to_text
-from gui.core.conditions import parse_condition
+from gui.core.sequences.conditions.builder import condition_rows, rows_to_text
+from gui.core.sequences.conditions.language import parse_condition
 
 
 def test_true_is_no_rows():

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from gui.core.conditions import (
+from gui.core.sequences.conditions.language import (
     OPERATORS,
     And,
     ArgRef,

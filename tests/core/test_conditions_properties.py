@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gui.core.conditions import (
+from gui.core.sequences.conditions.language import (
     OPERATORS,
     And,
     ArgRef,
@@ -17,7 +17,7 @@ from gui.core.conditions import (
     Or,
     parse_condition,
 )
-from gui.core.names import is_valid_name
+from gui.core.sequences.names import is_valid_name
 
 _TOKENS = ["$args.a", "$args.主机", "==", "!=", ">", ">=", "<", "<=", "contains", "and", "or", "not"]
 _TOKENS += ["(", ")", "true", "false", '"x"', '"\\u00e9"', "3", "-2.5e1", " ", "'", "=", "$", "\\", '"']

@@ -7,10 +7,10 @@ import asyncio
 import pytest
 from builders import group, seq, tools
 
-from gui.core.engine import Engine
+from gui.core.asks.service import InteractionValidationError
+from gui.core.door.engine import Engine
 from gui.core.events import InteractionCreated
-from gui.core.interaction_service import InteractionValidationError
-from gui.core.registry import Registry
+from gui.core.tools.registry import Registry
 from gui.tools import builtin_tools
 
 T = 5.0

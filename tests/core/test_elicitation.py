@@ -10,7 +10,7 @@ from collections.abc import Iterable
 import pytest
 from pydantic import ValidationError
 
-from gui.core.elicitation import (
+from gui.core.asks.elicitation import (
     CompositeElicitationHandler,
     ElicitationField,
     ElicitationHandler,
@@ -24,11 +24,11 @@ from gui.core.elicitation import (
     TerminalElicitationHandler,
     parse_value,
 )
+from gui.core.asks.form_values import value_problems
+from gui.core.asks.interactions import ElicitationInteractionResponse, ToolSource
+from gui.core.asks.memory import MemoryInteractionStore
+from gui.core.asks.service import InteractionService, InteractionValidationError
 from gui.core.events import Event, EventBus
-from gui.core.form_values import value_problems
-from gui.core.interaction_service import InteractionService, InteractionValidationError
-from gui.core.interactions import ElicitationInteractionResponse, ToolSource
-from gui.core.memory import MemoryInteractionStore
 
 TIMEOUT = 2.0
 

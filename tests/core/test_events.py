@@ -9,7 +9,8 @@ import pytest
 from builders import group, seq, tools
 from fakes import Gate
 
-from gui.core.engine import Engine
+from gui.core.asks.interactions import ApprovalResponse
+from gui.core.door.engine import Engine
 from gui.core.events import (
     EVENT_TYPES,
     Event,
@@ -20,8 +21,7 @@ from gui.core.events import (
     UnknownEvent,
     parse_event,
 )
-from gui.core.interactions import ApprovalResponse
-from gui.core.registry import Registry
+from gui.core.tools.registry import Registry
 from gui.tools import builtin_tools
 
 T = 5.0

@@ -8,8 +8,8 @@ import json
 
 import pytest
 
-from gui.core.fingerprint import Step, digest, group_fingerprint, step_fingerprint, step_of
-from gui.core.model import Group, SlotType, ToolCall
+from gui.core.sequences.fingerprint import Step, digest, group_fingerprint, step_fingerprint, step_of
+from gui.core.sequences.model import Group, SlotType, ToolCall
 
 CALL = ToolCall(tool="cmd_run", args={"command": "echo $args.host", "cwd": "/tmp"}, as_="said")
 GROUP = Group(name="g", description="d", in_={"host": SlotType.STRING}, out={"said": SlotType.STRING},

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from gui.core.form_values import value_problems
-from gui.core.interaction_service import InteractionService, InteractionValidationError
-from gui.core.interactions import ElicitationFieldSpec, ElicitationInteractionRequest, ToolSource
-from gui.core.memory import MemoryInteractionStore
+from gui.core.asks.form_values import value_problems
+from gui.core.asks.interactions import ElicitationFieldSpec, ElicitationInteractionRequest, ToolSource
+from gui.core.asks.memory import MemoryInteractionStore
+from gui.core.asks.service import InteractionService, InteractionValidationError
 
 FIELDS = [
     ElicitationFieldSpec(name="n", type="number", integer=True, minimum=1, maximum=100, required=True),

@@ -7,11 +7,11 @@ import json
 
 import pytest
 
-from gui.core.catalog import Catalog, MemorySequenceStore
-from gui.core.errors import DslError
-from gui.core.free_names import free_name, renamed_words, taken_names, with_free_names
-from gui.core.help import EXAMPLE
-from gui.core.validator import parse_sequence
+from gui.core.door.catalog import Catalog, MemorySequenceStore
+from gui.core.sequences.free_names import free_name, renamed_words, taken_names, with_free_names
+from gui.core.sequences.help import EXAMPLE
+from gui.core.sequences.problems import DslError
+from gui.core.sequences.validator import parse_sequence
 
 
 def test_a_taken_name_gets_the_next_free_number() -> None:
@@ -58,7 +58,7 @@ async def test_a_rename_onto_another_saved_name_is_refused_not_overwritten() -> 
 
 
 def test_a_view_as_new_makes_the_same_name_and_its_groups_conflicts() -> None:
-    from gui.core.validator import CatalogView, check_document
+    from gui.core.sequences.validator import CatalogView, check_document
 
     doc = json.loads(EXAMPLE)
     view = CatalogView(group_owner={"fetch-one-node": "check-three-nodes"},

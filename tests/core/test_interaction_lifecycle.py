@@ -16,20 +16,20 @@ from interaction_support import (
     tool_approval,
 )
 
-from gui.core.events import Event, EventBus
-from gui.core.interaction_service import (
-    InteractionNotFoundError,
-    InteractionNotPendingError,
-    InteractionService,
-)
-from gui.core.interactions import (
+from gui.core.asks.interactions import (
     ApprovalResponse,
     CancelledResult,
     ExpiredResult,
     InteractionRecord,
     ResolvedResult,
 )
-from gui.core.memory import MemoryApprovalModes, MemoryInteractionStore
+from gui.core.asks.memory import MemoryApprovalModes, MemoryInteractionStore
+from gui.core.asks.service import (
+    InteractionNotFoundError,
+    InteractionNotPendingError,
+    InteractionService,
+)
+from gui.core.events import Event, EventBus
 
 # --- expiry --------------------------------------------------------------------------------
 

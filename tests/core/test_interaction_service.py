@@ -18,15 +18,7 @@ from interaction_support import (
     tool_approval,
 )
 
-from gui.core.events import Event, EventBus
-from gui.core.interaction_service import (
-    InteractionError,
-    InteractionNotFoundError,
-    InteractionNotPendingError,
-    InteractionService,
-    InteractionValidationError,
-)
-from gui.core.interactions import (
+from gui.core.asks.interactions import (
     Answer,
     ApprovalResponse,
     ElicitationInteractionResponse,
@@ -35,7 +27,15 @@ from gui.core.interactions import (
     QuestionResponse,
     ResolvedResult,
 )
-from gui.core.memory import MemoryInteractionStore
+from gui.core.asks.memory import MemoryInteractionStore
+from gui.core.asks.service import (
+    InteractionError,
+    InteractionNotFoundError,
+    InteractionNotPendingError,
+    InteractionService,
+    InteractionValidationError,
+)
+from gui.core.events import Event, EventBus
 
 # --- persist before notify -------------------------------------------------------------------
 

@@ -1,4 +1,4 @@
-"""How large a sequence may be (`gui.core.limits`): over a limit, one problem that names the limit,
+"""How large a sequence may be (`gui.core.sequences.limits`): over a limit, one problem that names the limit,
 whichever way the document came (decoded, as text, from a file, through the door)."""
 
 from __future__ import annotations
@@ -8,11 +8,11 @@ import time
 
 import pytest
 
-from gui.core.documents import load_document_file
-from gui.core.engine import Engine
-from gui.core.errors import DslError
-from gui.core.limits import MAX_DOCUMENT_BYTES, MAX_GROUPS, MAX_TOOLS
-from gui.core.validator import InvalidSequenceError, check_document, check_text
+from gui.core.door.documents import load_document_file
+from gui.core.door.engine import Engine
+from gui.core.sequences.limits import MAX_DOCUMENT_BYTES, MAX_GROUPS, MAX_TOOLS
+from gui.core.sequences.problems import DslError
+from gui.core.sequences.validator import InvalidSequenceError, check_document, check_text
 from gui.tools import default_registry
 
 TOOL = json.dumps({"tool": "echo", "args": {"value": "$args.host"}, "as": "r"}) + " ;"

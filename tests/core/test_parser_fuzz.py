@@ -7,9 +7,9 @@ import json
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from gui.core.errors import DslError
-from gui.core.parser import split_tools
-from gui.core.validator import check_document, check_text, parse_sequence
+from gui.core.sequences.parser import split_tools
+from gui.core.sequences.problems import DslError
+from gui.core.sequences.validator import check_document, check_text, parse_sequence
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20),

@@ -7,8 +7,7 @@ import pytest
 from interaction_support import now_ms
 from pydantic import ValidationError
 
-from gui.core.interaction_service import InteractionService, InteractionValidationError
-from gui.core.interactions import (
+from gui.core.asks.interactions import (
     Answer,
     ExecutionSource,
     Question,
@@ -17,7 +16,8 @@ from gui.core.interactions import (
     QuestionResponse,
     ResolvedResult,
 )
-from gui.core.memory import MemoryInteractionStore
+from gui.core.asks.memory import MemoryInteractionStore
+from gui.core.asks.service import InteractionService, InteractionValidationError
 
 
 def request(*questions: Question) -> QuestionRequest:

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 from builders import group, seq, tools
 
-from gui.core.documents import tool_catalog
-from gui.core.registry import Registry
-from gui.core.validator import check_document
+from gui.core.door.documents import tool_catalog
+from gui.core.sequences.validator import check_document
+from gui.core.tools.registry import Registry
 from gui.tools import builtin_tools
 
 CATALOG = tool_catalog(Registry(builtin_tools()))

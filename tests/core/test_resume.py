@@ -9,11 +9,12 @@ import pytest
 from builders import group, seq, tools
 from pydantic import BaseModel
 
-from gui.core.engine import Engine, NotFoundError, ResumeRefused
-from gui.core.memory import MemoryInteractionStore
-from gui.core.orphans import INTERRUPTED, KILLED
-from gui.core.records import MemoryRunStore, ProcessInfo, RunRecord
-from gui.core.registry import ModelTool, Registry, ToolContext, ToolError
+from gui.core.asks.memory import MemoryInteractionStore
+from gui.core.door.engine import Engine, NotFoundError, ResumeRefused
+from gui.core.errors import ToolError
+from gui.core.runs.orphans import INTERRUPTED, KILLED
+from gui.core.runs.records import MemoryRunStore, ProcessInfo, RunRecord
+from gui.core.tools.registry import ModelTool, Registry, ToolContext
 from gui.tools import builtin_tools
 
 

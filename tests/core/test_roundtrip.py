@@ -6,10 +6,10 @@ from builders import group, seq, tools
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gui.core.export import to_document, to_text
-from gui.core.help import EXAMPLE, SEED_EXAMPLE
-from gui.core.model import Sequence
-from gui.core.validator import check_document, check_text, parse_sequence
+from gui.core.sequences.export import to_document, to_text
+from gui.core.sequences.help import EXAMPLE, SEED_EXAMPLE
+from gui.core.sequences.model import Sequence
+from gui.core.sequences.validator import check_document, check_text, parse_sequence
 
 
 def test_example_round_trip_is_stable():

@@ -8,12 +8,8 @@ import asyncio
 import pytest
 from builders import group, seq, tools
 
-from gui.core.engine import Engine
-from gui.core.events import InteractionCreated
-from gui.core.interaction_service import InteractionValidationError
-from gui.core.interactions import ShellApprovalRequest, ToolSource
-from gui.core.registry import Registry
-from gui.core.rules import (
+from gui.core.asks.interactions import ShellApprovalRequest, ToolSource
+from gui.core.asks.rules import (
     ApprovalRule,
     RuleError,
     command_starts_with,
@@ -21,6 +17,10 @@ from gui.core.rules import (
     rule_for,
     rule_text_words,
 )
+from gui.core.asks.service import InteractionValidationError
+from gui.core.door.engine import Engine
+from gui.core.events import InteractionCreated
+from gui.core.tools.registry import Registry
 from gui.tools import builtin_tools
 
 T = 5.0

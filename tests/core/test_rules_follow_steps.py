@@ -9,12 +9,12 @@ import asyncio
 from builders import group, seq, tools
 from engine_support import next_pending_request
 
-from gui.core.catalog import MemorySequenceStore, legacy_identity
-from gui.core.engine import Engine
-from gui.core.records import RunRecord
-from gui.core.registry import Registry
-from gui.core.rules import ApprovalRule
-from gui.core.validator import check_document
+from gui.core.asks.rules import ApprovalRule
+from gui.core.door.catalog import MemorySequenceStore, legacy_identity
+from gui.core.door.engine import Engine
+from gui.core.runs.records import RunRecord
+from gui.core.sequences.validator import check_document
+from gui.core.tools.registry import Registry
 from gui.tools import builtin_tools
 
 T = 5.0

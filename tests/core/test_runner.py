@@ -9,11 +9,11 @@ import pytest
 from builders import group, seq, tools
 from fakes import Flaky, Gate, Untyped
 
-from gui.core.engine import Engine
-from gui.core.interactions import ApprovalResponse
-from gui.core.registry import Registry
-from gui.core.run_args import RunArgsError
-from gui.core.validator import parse_sequence
+from gui.core.asks.interactions import ApprovalResponse
+from gui.core.door.engine import Engine
+from gui.core.sequences.run_args import RunArgsError
+from gui.core.sequences.validator import parse_sequence
+from gui.core.tools.registry import Registry
 from gui.tools import builtin_tools
 
 T = 5.0  # every wait is bounded
@@ -317,7 +317,7 @@ async def test_call_and_when_call_by_group_name():
 
 
 async def test_seed_example_runs_end_to_end_with_cmd_run_when_always_allowed():
-    from gui.core.help import SEED_EXAMPLE
+    from gui.core.sequences.help import SEED_EXAMPLE
 
     engine = make_engine()
     engine.modes.set("cmd_run", "always-allow")
@@ -341,7 +341,7 @@ async def test_events_cover_every_transition():
 
 
 async def test_sequence_parsed_once_is_not_parsed_again_at_run_time(monkeypatch):
-    import gui.core.validator as validator
+    import gui.core.sequences.validator as validator
 
     engine = make_engine()
     tree = parse_sequence(seq(group("g")))

@@ -8,9 +8,9 @@ from builders import group, seq, tools
 from engine_support import wait_for
 from fakes import BrokenText, Gate, Stubborn
 
-from gui.core.engine import Engine
-from gui.core.records import MemoryRunStore, RunRecord
-from gui.core.registry import Registry
+from gui.core.door.engine import Engine
+from gui.core.runs.records import MemoryRunStore, RunRecord
+from gui.core.tools.registry import Registry
 from gui.tools import builtin_tools
 
 T = 5.0

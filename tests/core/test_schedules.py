@@ -8,9 +8,9 @@ from datetime import datetime
 import pytest
 from builders import group, seq, tools
 
-from gui.core.engine import Engine
-from gui.core.registry import Registry
-from gui.core.schedules import KEPT_TURNS, ScheduleInvalid, Scheduler, next_time
+from gui.core.door.engine import Engine
+from gui.core.runs.schedules import KEPT_TURNS, ScheduleInvalid, Scheduler, next_time
+from gui.core.tools.registry import Registry
 from gui.tools import builtin_tools
 
 T0 = datetime(2026, 3, 2, 9, 0, 0).timestamp()  # local time, as cron reads it
@@ -184,8 +184,7 @@ async def test_a_scheduled_runs_risky_step_waits_in_the_inbox_like_any_other():
 
 
 async def test_schedules_are_bounded_in_number(monkeypatch):
-    from gui.core import schedule_door
-
+    from gui.core.door import schedule_door
     monkeypatch.setattr(schedule_door, "MAX_SCHEDULES", 2)
     engine = engine_at(Clock())
     await engine.create(GREET)
@@ -197,8 +196,8 @@ async def test_schedules_are_bounded_in_number(monkeypatch):
 
 
 async def test_a_turn_of_a_sequence_over_the_size_limits_fails_saying_why_and_the_others_go_on():
-    from gui.core.limits import MAX_GROUPS
-    from gui.core.model import Group, Sequence, ToolCall
+    from gui.core.sequences.limits import MAX_GROUPS
+    from gui.core.sequences.model import Group, Sequence, ToolCall
 
     clock = Clock()
     engine = engine_at(clock)

@@ -18,10 +18,10 @@ from pathlib import Path
 import pytest
 from builders import group, seq, tools
 
-from gui.core.engine import Engine
-from gui.core.records import RunRecord
-from gui.core.registry import Registry
-from gui.core.validator import parse_sequence
+from gui.core.door.engine import Engine
+from gui.core.runs.records import RunRecord
+from gui.core.sequences.validator import parse_sequence
+from gui.core.tools.registry import Registry
 from gui.tools import builtin_tools
 
 T = 20.0
@@ -133,7 +133,7 @@ SHELLS = [s for s in ("dash", "bash") if shutil.which(s)]
 @pytest.mark.parametrize("shell", SHELLS)
 def test_the_inserted_text_is_the_value_in_dash_and_bash_alike(shell, tmp_path):
     """The same insertion read by bash too (it is /bin/sh on some systems): the value, literally."""
-    from gui.core.substitution import ShellPlaceError, substitute
+    from gui.core.sequences.substitution import ShellPlaceError, substitute
 
     ran: list[str] = []
     for c, (context, (template, printed)) in enumerate(ACCEPTED.items()):

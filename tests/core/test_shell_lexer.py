@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from gui.core.shell_reading import Place
-from gui.core.substitution import shell_landings
+from gui.core.sequences.shell.reading import Place
+from gui.core.sequences.substitution import shell_landings
 
 
 def places(template: str) -> list[str]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from gui.core.substitution import run_as_code, shell_landings
+from gui.core.sequences.substitution import run_as_code, shell_landings
 
 
 def runs_as(template: str) -> dict[str, str | None]:

@@ -9,14 +9,14 @@ import json
 import pytest
 from builders import group, seq, tools
 
-from gui.core.documents import tool_catalog
-from gui.core.engine import Engine
+from gui.core.asks.interactions import ApprovalResponse, ShellApprovalRequest
+from gui.core.door.documents import tool_catalog
+from gui.core.door.engine import Engine
 from gui.core.events import InteractionCreated
-from gui.core.interactions import ApprovalResponse, ShellApprovalRequest
-from gui.core.registry import Registry
-from gui.core.substitution import ShellPlaceError, substitute
-from gui.core.textpos import locate
-from gui.core.validator import check_document, parse_sequence
+from gui.core.sequences.substitution import ShellPlaceError, substitute
+from gui.core.sequences.textpos import locate
+from gui.core.sequences.validator import check_document, parse_sequence
+from gui.core.tools.registry import Registry
 from gui.tools import builtin_tools, default_registry
 
 T = 5.0

@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from gui.core.names import arg_ref, is_valid_name, scan_name
-from gui.core.substitution import (
+from gui.core.sequences.names import arg_ref, is_valid_name, scan_name
+from gui.core.sequences.substitution import (
     SubstitutionError,
     as_text,
     format_path,

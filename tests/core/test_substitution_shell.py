@@ -10,11 +10,11 @@ import subprocess
 import pytest
 from builders import group, seq, tools
 
-from gui.core.engine import Engine
+from gui.core.asks.interactions import ApprovalResponse, ShellApprovalRequest
+from gui.core.door.engine import Engine
 from gui.core.events import InteractionCreated
-from gui.core.interactions import ApprovalResponse, ShellApprovalRequest
-from gui.core.registry import Registry
-from gui.core.substitution import bound_inputs, substitute
+from gui.core.sequences.substitution import bound_inputs, substitute
+from gui.core.tools.registry import Registry
 from gui.tools import builtin_tools
 
 T = 5.0

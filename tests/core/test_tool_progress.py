@@ -8,11 +8,11 @@ from typing import Any, ClassVar
 from builders import group, seq, tools
 from pydantic import BaseModel
 
-from gui.core.engine import Engine
+from gui.core.door.engine import Engine
 from gui.core.events import ToolLog, ToolProgress, parse_event
-from gui.core.records import MAX_LOG_LINES
-from gui.core.registry import ModelTool, Registry, ToolContext
-from gui.core.tool_call import PROGRESS_PER_SECOND
+from gui.core.runs.records import MAX_LOG_LINES
+from gui.core.runs.tool_call import PROGRESS_PER_SECOND
+from gui.core.tools.registry import ModelTool, Registry, ToolContext
 
 
 class _NoArgs(BaseModel):

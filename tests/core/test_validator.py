@@ -7,10 +7,10 @@ import json
 import pytest
 from builders import group, seq, tools
 
-from gui.core.documents import tool_catalog
-from gui.core.help import EXAMPLE, SEED_EXAMPLE
-from gui.core.model import SlotType
-from gui.core.validator import CatalogView, check_document, check_text
+from gui.core.door.documents import tool_catalog
+from gui.core.sequences.help import EXAMPLE, SEED_EXAMPLE
+from gui.core.sequences.model import SlotType
+from gui.core.sequences.validator import CatalogView, check_document, check_text
 from gui.tools import default_registry
 
 

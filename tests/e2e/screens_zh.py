@@ -36,7 +36,7 @@ from i18n_support import untranslated_runs
 from playwright.sync_api import Page, sync_playwright
 
 from gui.api.pairing import _RETRY, _page, gone_body, not_paired_body, pair_body
-from gui.core.help import SEED_EXAMPLE
+from gui.core.sequences.help import SEED_EXAMPLE
 from gui.i18n import use_language
 
 TOKEN = "screens-zh-token-0123456789abcdef"

@@ -14,7 +14,7 @@ import time
 
 from e2e_support import ROOT, RunningApp, clean_env
 
-from gui.core.help import EXAMPLE
+from gui.core.sequences.help import EXAMPLE
 
 
 def cli(app: RunningApp, *args: str, timeout: float = 60) -> subprocess.Popen[str]:

@@ -13,7 +13,7 @@ from typing import Any
 
 from e2e_support import screenshot_dir
 
-from gui.core.help import EXAMPLE
+from gui.core.sequences.help import EXAMPLE
 
 CONTRAST_JS = (Path(__file__).parent / "contrast.js").read_text(encoding="utf-8")
 MAX_ACTIONS = 30
@@ -99,7 +99,7 @@ def test_the_seed_example_is_built_with_the_data_picker_in_30_actions_or_fewer(s
 
 
 def _same(stored: dict[str, Any], example: dict[str, Any]) -> bool:
-    from gui.core.validator import parse_sequence
+    from gui.core.sequences.validator import parse_sequence
 
     return parse_sequence(stored) == parse_sequence(example)
 

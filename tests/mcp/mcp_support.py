@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from gui.core.elicitation import ElicitationHandler, NoopElicitationHandler
-from gui.core.engine import Engine
+from gui.core.asks.elicitation import ElicitationHandler, NoopElicitationHandler
+from gui.core.door.engine import Engine
 from gui.core.events import Event
-from gui.core.registry import Registry
+from gui.core.tools.registry import Registry
 from gui.mcp.client import McpConnection
 from gui.mcp.config import McpServerConfig
 from gui.tools import builtin_tools

@@ -20,8 +20,9 @@ import httpx
 import pytest
 from auth_support import T, auth_server, follow_sign_in, query_of, stats
 
-from gui.core.elicitation import NoopElicitationHandler
-from gui.core.registry import Registry, ToolContext, ToolError
+from gui.core.asks.elicitation import NoopElicitationHandler
+from gui.core.errors import ToolError
+from gui.core.tools.registry import Registry, ToolContext
 from gui.mcp.auth import StoredTokens
 from gui.mcp.client import McpConnection
 from gui.mcp.config import McpServerConfig

@@ -12,15 +12,16 @@ import json
 import pytest
 from mcp_support import ELICIT_SERVER, T, expect, server_config
 
-from gui.core.elicitation import (
+from gui.core.asks.elicitation import (
     ElicitationHandlerFunc,
     ElicitationResponse,
     FixedElicitationHandler,
     InboxElicitationHandler,
 )
-from gui.core.interaction_service import InteractionValidationError
-from gui.core.interactions import ElicitationInteractionResponse
-from gui.core.registry import ToolContext, ToolError
+from gui.core.asks.interactions import ElicitationInteractionResponse
+from gui.core.asks.service import InteractionValidationError
+from gui.core.errors import ToolError
+from gui.core.tools.registry import ToolContext
 
 MODES = ["auto", "legacy"]
 FULL = {"name": "Ann", "qty": 3, "price": 2.5, "gift": True, "size": "L"}
@@ -210,7 +211,7 @@ async def test_a_server_that_dies_while_its_lists_are_read_never_shows_its_tools
     """Seen in a full run: the server died while its prompts were listed (a refresh after a change),
     the failed listing read as "no prompts", and its tools came back to the registry after they had
     left it, so a later step asked to approve a tool of a dead server and the run waited forever."""
-    from gui.core.elicitation import NoopElicitationHandler
+    from gui.core.asks.elicitation import NoopElicitationHandler
     from gui.mcp.client import McpConnection
 
     added: list[str] = []

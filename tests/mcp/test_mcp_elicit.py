@@ -7,7 +7,7 @@ import time
 
 from mcp_types import INVALID_PARAMS, ElicitRequestFormParams, ElicitRequestURLParams, ElicitResult, ErrorData
 
-from gui.core.elicitation import ElicitationHandlerFunc, ElicitationResponse, FixedElicitationHandler
+from gui.core.asks.elicitation import ElicitationHandlerFunc, ElicitationResponse, FixedElicitationHandler
 from gui.mcp.elicit import CallInfo, ask_handler, to_request, to_result
 
 SCHEMA = {

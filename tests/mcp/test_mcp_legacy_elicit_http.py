@@ -13,8 +13,9 @@ from collections.abc import AsyncIterator
 import pytest
 from mcp_support import HERE, T
 
-from gui.core.elicitation import ElicitationResponse, FixedElicitationHandler
-from gui.core.registry import ToolContext, ToolError
+from gui.core.asks.elicitation import ElicitationResponse, FixedElicitationHandler
+from gui.core.errors import ToolError
+from gui.core.tools.registry import ToolContext
 from gui.mcp.config import McpServerConfig
 
 LIVE = [str(HERE / "live_server.py")]

@@ -18,7 +18,7 @@ import pytest
 from mcp import Client
 from mcp_support import HERE, T, server_config
 
-from gui.core.registry import Registry, ToolContext
+from gui.core.tools.registry import Registry, ToolContext
 from gui.mcp.config import McpServerConfig
 
 LIVE = [str(HERE / "live_server.py")]

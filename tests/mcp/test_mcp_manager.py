@@ -12,8 +12,9 @@ from pathlib import Path
 import pytest
 from mcp_support import ELICIT_SERVER, T, server_config
 
-from gui.core.elicitation import NoopElicitationHandler
-from gui.core.registry import ToolContext, ToolError
+from gui.core.asks.elicitation import NoopElicitationHandler
+from gui.core.errors import ToolError
+from gui.core.tools.registry import ToolContext
 from gui.mcp.client import McpConnection
 from gui.mcp.config import JsonMcpSettings, McpServerConfig
 from gui.mcp.manager import McpManager

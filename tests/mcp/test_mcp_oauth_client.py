@@ -13,8 +13,8 @@ import pytest
 from auth_support import T, auth_server, follow_sign_in, query_of, stats
 from test_mcp_auth import CTX, REDIRECT, http_config
 
-from gui.core.elicitation import NoopElicitationHandler
-from gui.core.registry import Registry
+from gui.core.asks.elicitation import NoopElicitationHandler
+from gui.core.tools.registry import Registry
 from gui.mcp.auth import StoredTokens
 from gui.mcp.client import McpConnection
 from gui.mcp.config import JsonMcpSettings, McpServerConfig

@@ -13,9 +13,9 @@ import json
 import pytest
 from mcp_support import HERE, T, expect, server_config
 
+from gui.core.asks.interactions import ApprovalResponse
 from gui.core.events import Event, ToolProgress
-from gui.core.interactions import ApprovalResponse
-from gui.core.media import parts_of
+from gui.core.tools.media import parts_of
 
 LIVE = [str(HERE / "live_server.py")]
 
@@ -64,7 +64,7 @@ async def test_a_held_tool_shows_its_progress_while_it_runs(connect, engine, reg
     assert tool.status == "running"
     assert tool.progress is not None and (tool.progress.progress, tool.progress.total) == (2.0, 4.0)
     assert tool.progress.message == "step 2 of 4"
-    from gui.core.registry import ToolContext
+    from gui.core.tools.registry import ToolContext
 
     await registry.get("live.release").call({}, ToolContext(run_id="x", tool_call_id="y", tool_name="live.release"))
     record = await asyncio.wait_for(engine.runner.wait(started.run_id), T)

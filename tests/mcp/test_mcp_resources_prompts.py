@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 from mcp_support import HERE, T, expect
 
-from gui.core.engine import Engine
-from gui.core.interactions import ApprovalResponse
+from gui.core.asks.interactions import ApprovalResponse
+from gui.core.door.engine import Engine
 from gui.runtime import Runtime, open_runtime
 
 LIVE = [str(HERE / "live_server.py")]
@@ -74,7 +74,7 @@ async def test_mcp_resource_refuses_unknown_servers_and_addresses_without_a_sche
     record = await asyncio.wait_for(engine.call("missing"), T)
     assert record.status == "failed" and "did not give note://nothing-here" in record.groups[0].tools[0].error
     no_scheme = {"tool": "mcp_resource", "args": {"server": "live", "uri": "hello"}, "as": "note"}
-    from gui.core.errors import DslError
+    from gui.core.sequences.problems import DslError
 
     with pytest.raises(DslError, match="must start with a scheme"):
         await engine.create(sequence("no-scheme", ({}, {"note": "string"}, [no_scheme])))

@@ -22,9 +22,9 @@ import pytest
 from mcp import Client, StdioServerParameters
 from mcp_support import T, expect
 
-from gui.core.engine import Engine
-from gui.core.help import EXAMPLE
-from gui.core.interactions import ApprovalResponse, ShellApprovalRequest
+from gui.core.asks.interactions import ApprovalResponse, ShellApprovalRequest
+from gui.core.door.engine import Engine
+from gui.core.sequences.help import EXAMPLE
 from gui.mcp.server import build_server
 from gui.tools import default_registry
 
@@ -285,7 +285,7 @@ def stored_interactions(folder: Path, history: bool = False) -> list[dict]:
 
 
 async def test_a_sequence_over_the_size_limit_is_refused_with_a_sentence_naming_the_limit(mode, tmp_path):
-    from gui.core.limits import MAX_GROUPS
+    from gui.core.sequences.limits import MAX_GROUPS
 
     groups = [{"name": f"big-{g}", "tools": '{"tool":"echo","args":{"value":1}} ;'} for g in range(MAX_GROUPS + 1)]
     path = tmp_path / "huge.json"

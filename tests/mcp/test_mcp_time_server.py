@@ -8,7 +8,7 @@ from datetime import datetime
 
 from mcp_support import TIME_SERVER, T, expect, server_config
 
-from gui.core.interactions import ApprovalResponse, ToolApprovalRequest
+from gui.core.asks.interactions import ApprovalResponse, ToolApprovalRequest
 
 
 def time_config(**fields: object):
@@ -89,7 +89,7 @@ async def test_literal_arguments_are_checked_against_the_schema_when_saving(conn
 
 
 async def test_the_tool_listing_shows_the_time_servers_tools(connect, engine):
-    from gui.core.tool_info import ServerInfo
+    from gui.core.tools.info import ServerInfo
 
     conn = await connect(time_config())
     engine.server_states = lambda: [ServerInfo(name="time", status=conn.state.status, tools=len(conn.state.tools))]

@@ -6,7 +6,7 @@ import pytest
 from mcp_types import CallToolResult, ImageContent, TextContent, ToolAnnotations
 from mcp_types import Tool as RemoteTool
 
-from gui.core.registry import ToolArgumentError, ToolError
+from gui.core.errors import ToolArgumentError, ToolError
 from gui.mcp.config import McpServerConfig
 from gui.mcp.tool import McpTool, result_value
 
@@ -92,7 +92,7 @@ def test_the_result_type_comes_from_the_output_schema_so_the_editor_can_warn_ear
 def test_images_audio_and_resource_links_are_kept_with_the_text_and_bad_media_is_refused():
     from mcp_types import AudioContent, EmbeddedResource, ResourceLink, TextResourceContents
 
-    from gui.core.media import parts_of, safe_link
+    from gui.core.tools.media import parts_of, safe_link
 
     blocks = [TextContent(type="text", text="see"), ImageContent(type="image", data="iVBORw0=", mime_type="image/png"),
               AudioContent(type="audio", data="UklGRg==", mime_type="audio/wav"),
@@ -126,7 +126,7 @@ def test_a_trusted_read_only_tool_that_reaches_outside_asks_first():
 
 
 def test_an_answer_with_more_media_than_a_record_keeps_drops_the_rest_saying_why():
-    from gui.core.media import MAX_MEDIA_CHARS
+    from gui.core.tools.media import MAX_MEDIA_CHARS
 
     big = "A" * (MAX_MEDIA_CHARS - 4)
     blocks = [ImageContent(type="image", data=big, mime_type="image/png") for _ in range(5)]

@@ -21,8 +21,9 @@ from mcp import Client, StdioServerParameters
 from mcp_support import ELICIT_SERVER, T, server_config
 
 import gui
-from gui.core.engine import Engine
-from gui.core.tool_info import ServerInfo, nearest_names
+from gui.core.door.engine import Engine
+from gui.core.sequences.names import nearest_names
+from gui.core.tools.info import ServerInfo
 from gui.mcp.manager import McpManager
 from gui.mcp.server import build_server
 from gui.tools import default_registry
@@ -34,7 +35,7 @@ ROOT = Path(__file__).resolve().parents[2]
 async def agent_with_servers(mode: str = "auto") -> AsyncIterator[tuple[Engine, Client]]:
     """An engine with one connected MCP server ("elicit") and one that cannot start ("broken"),
     and an agent's MCP client on SeqDesk's server in process."""
-    from gui.core.elicitation import NoopElicitationHandler
+    from gui.core.asks.elicitation import NoopElicitationHandler
 
     engine = Engine(registry=default_registry())
     manager = McpManager(engine.registry, lambda _c: NoopElicitationHandler(), backoff=(30.0, 30.0))

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from listeners import closed_port, http_listener, smtp_server
 
-from gui.core.engine import Engine
+from gui.core.door.engine import Engine
 from gui.core.events import InteractionCreated
 from gui.notify import Notifier, NotifySettingsStore, SettingsInput
 

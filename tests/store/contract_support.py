@@ -15,8 +15,7 @@ from typing import Any
 
 import pytest
 
-from gui.core.catalog import MemorySequenceStore
-from gui.core.interactions import (
+from gui.core.asks.interactions import (
     Answer,
     ApprovalResponse,
     CancelledResult,
@@ -31,9 +30,10 @@ from gui.core.interactions import (
     ToolApprovalRequest,
     ToolSource,
 )
-from gui.core.memory import MemoryApprovalModes, MemoryInteractionStore
-from gui.core.model import Sequence
-from gui.core.records import MemoryRunStore, RunRecord
+from gui.core.asks.memory import MemoryApprovalModes, MemoryInteractionStore
+from gui.core.door.catalog import MemorySequenceStore
+from gui.core.runs.records import MemoryRunStore, RunRecord
+from gui.core.sequences.model import Sequence
 from gui.store.open import Stores, open_stores
 
 SEGMENT_DOCS = 3

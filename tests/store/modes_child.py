@@ -16,8 +16,8 @@ import sys
 import time
 from pathlib import Path
 
-from gui.core.interaction_service import InteractionService
-from gui.core.interactions import ApprovalResponse, ToolApprovalRequest, ToolSource
+from gui.core.asks.interactions import ApprovalResponse, ToolApprovalRequest, ToolSource
+from gui.core.asks.service import InteractionService
 from gui.store.open import open_stores
 
 

@@ -10,7 +10,7 @@ import asyncio
 import sys
 from pathlib import Path
 
-from gui.core.interactions import ApprovalResponse
+from gui.core.asks.interactions import ApprovalResponse
 from gui.runtime import open_store_runtime
 
 DOC = {"name": "kill-me", "groups": [

@@ -22,9 +22,9 @@ import os
 import sys
 from pathlib import Path
 
-from gui.core.engine import Engine
+from gui.core.asks.interactions import ApprovalResponse
+from gui.core.door.engine import Engine
 from gui.core.events import Event
-from gui.core.interactions import ApprovalResponse
 from gui.runtime import open_runtime
 
 

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from gui.core.help import EXAMPLE
-from gui.core.interactions import ApprovalResponse
+from gui.core.asks.interactions import ApprovalResponse
+from gui.core.sequences.help import EXAMPLE
 from gui.runtime import open_store_runtime
 from gui.store.lock import DataFolderInUseError
 from gui.store.open import release_lock
@@ -239,7 +239,7 @@ async def test_nothing_is_written_to_a_data_folder_moved_away_under_the_app(tmp_
 async def test_a_large_stored_sequence_is_read_without_holding_up_the_loop_and_once(tmp_path):
     from loop_watch import LoopWatch
 
-    from gui.core.model import Group, Sequence, ToolCall
+    from gui.core.sequences.model import Group, Sequence, ToolCall
 
     call = ToolCall(tool="echo", args={"value": "$args.host"}, as_="r")
     big = Sequence(name="older", groups=tuple(Group(name=f"older-{g}", in_={"host": "string"}, out={"r": "string"},

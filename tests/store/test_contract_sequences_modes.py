@@ -98,7 +98,7 @@ async def test_an_unknown_mode_is_refused_and_changes_nothing(backend: Backend):
 
 
 async def test_approval_rules_are_kept_apart_from_modes_and_survive_a_reopen(backend: Backend):
-    from gui.core.rules import ApprovalRule
+    from gui.core.asks.rules import ApprovalRule
 
     prefix = ApprovalRule(rule_id="r1", tool="cmd_run", scope="prefix", prefix="git status", created_at=1)
     run = ApprovalRule(rule_id="r2", tool="file_write", scope="run", run_id="abc", created_at=2)

@@ -8,9 +8,9 @@ import random
 
 import pytest
 
-from gui.core.interactions import InteractionFilter, InteractionRecord, interaction_fields
+from gui.core.asks.interactions import InteractionFilter, InteractionRecord, interaction_fields
 from gui.core.queries import sort_key
-from gui.core.records import RunFilter, RunRecord, run_fields
+from gui.core.runs.records import RunFilter, RunRecord, run_fields
 from gui.store import history as history_module
 from gui.store.open import open_stores
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from gui.core.registry import ToolContext
+from gui.core.tools.registry import ToolContext
 
 
 @pytest.fixture

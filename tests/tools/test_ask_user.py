@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from gui.core.interactions import (
+from gui.core.asks.interactions import (
     Answer,
     ApprovalResponse,
     CancelledResult,
@@ -15,7 +15,8 @@ from gui.core.interactions import (
     QuestionResponse,
     ResolvedResult,
 )
-from gui.core.registry import ToolArgumentError, ToolContext, ToolError
+from gui.core.errors import ToolArgumentError, ToolError
+from gui.core.tools.registry import ToolContext
 from gui.tools.ask_user import AskUser
 
 
@@ -195,7 +196,7 @@ async def test_an_optional_question_is_marked_so_and_a_skipped_one_is_null():
 
 
 async def test_a_declined_request_fails_the_tool_as_declined_not_as_a_crash():
-    from gui.core.registry import ToolDeclined
+    from gui.core.tools.registry import ToolDeclined
 
     def decline(request):
         return ResolvedResult(interaction_id=request.interaction_id, response=QuestionResponse(decision="declined"))
@@ -205,7 +206,7 @@ async def test_a_declined_request_fails_the_tool_as_declined_not_as_a_crash():
 
 
 async def test_an_expired_question_is_declined_too_so_it_is_never_retried():
-    from gui.core.registry import ToolDeclined
+    from gui.core.tools.registry import ToolDeclined
 
     with pytest.raises(ToolDeclined):
         await AskUser().call(ARGS, context(FakePort(lambda r: ExpiredResult(interaction_id=r.interaction_id))))

@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from gui.core.registry import Registry
+from gui.core.tools.registry import Registry
 from gui.tools import builtin_tools, default_registry
 
 EXPECTED = {

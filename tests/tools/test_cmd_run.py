@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from gui.core.registry import ToolArgumentError, ToolError
+from gui.core.errors import ToolArgumentError, ToolError
 from gui.tools import cmd_run
 from gui.tools.cmd_run import CmdRun
 

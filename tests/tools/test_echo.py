@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from gui.core.registry import ToolArgumentError
+from gui.core.errors import ToolArgumentError
 from gui.tools.echo import Echo
 
 

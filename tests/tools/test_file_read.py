@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from gui.core.registry import ToolArgumentError, ToolError
+from gui.core.errors import ToolArgumentError, ToolError
 from gui.tools import file_read
 from gui.tools.file_read import FileRead
 

@@ -17,10 +17,10 @@ from typing import Any
 
 import pytest
 
-from gui.core.engine import Engine
+from gui.core.door.engine import Engine
 from gui.core.events import InteractionCreated
-from gui.core.records import RunRecord
-from gui.core.registry import Registry
+from gui.core.runs.records import RunRecord
+from gui.core.tools.registry import Registry
 from gui.tools import builtin_tools
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "core"))  # the core tests' document builders

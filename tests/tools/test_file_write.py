@@ -7,7 +7,7 @@ import stat
 
 import pytest
 
-from gui.core.registry import ToolArgumentError, ToolError
+from gui.core.errors import ToolArgumentError, ToolError
 from gui.tools.file_write import FileWrite
 
 

@@ -10,7 +10,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from gui.core.registry import ToolArgumentError, ToolError
+from gui.core.errors import ToolArgumentError, ToolError
 from gui.tools import http_get
 from gui.tools.http_get import HttpGet
 

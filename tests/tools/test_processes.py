@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from gui.core.records import ProcessInfo
-from gui.core.registry import ToolContext
+from gui.core.runs.records import ProcessInfo
+from gui.core.tools.registry import ToolContext
 from gui.tools.cmd_run import CmdRun
 from gui.tools.processes import WRAPPER, OsProcesses, start_time
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from gui.core.registry import ToolArgumentError, ToolContext, ToolError
+from gui.core.errors import ToolArgumentError, ToolError
+from gui.core.tools.registry import ToolContext
 from gui.tools.seq_call import SeqCall
 
 

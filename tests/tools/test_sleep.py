@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from gui.core.registry import ToolArgumentError
+from gui.core.errors import ToolArgumentError
 from gui.tools.sleep import Sleep
 
 

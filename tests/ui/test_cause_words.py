@@ -7,9 +7,9 @@ from __future__ import annotations
 import pytest
 
 from gui.cli.run import run_lines, why_ended
+from gui.core.asks.interactions import CancelledResult
 from gui.core.causes import CAUSES, END_CAUSES, EndCause, reason_for
-from gui.core.interactions import CancelledResult
-from gui.core.records import GroupRecord, RunRecord, ToolRecord
+from gui.core.runs.records import GroupRecord, RunRecord, ToolRecord
 from gui.i18n import catalogue, use_language
 from gui.ui.components.inbox.format import cancel_words
 from gui.ui.components.run.outcome import end_words, group_note, outcome_words

@@ -16,9 +16,9 @@ from editor_support import R, add_tool, choose, element, error_of, find, new_edi
 from nicegui.testing import User
 from ui_support import app_ctx
 
-from gui.core.export import to_document
-from gui.core.help import EXAMPLE
-from gui.core.validator import parse_sequence
+from gui.core.sequences.export import to_document
+from gui.core.sequences.help import EXAMPLE
+from gui.core.sequences.validator import parse_sequence
 from gui.ui.editor import storage
 
 
@@ -323,7 +323,7 @@ async def test_group_menu_actions_change_the_order_and_count(user: User, action:
 
 
 def test_an_error_inside_the_tools_text_is_marked_at_its_character() -> None:
-    from gui.core.validator import check_text
+    from gui.core.sequences.validator import check_text
     from gui.ui.editor.textpos import line_col, locate
 
     doc = json.loads(EXAMPLE)

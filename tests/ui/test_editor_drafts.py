@@ -9,7 +9,7 @@ from editor_support import R, element, one_group, save
 from nicegui.testing import User
 from ui_support import app_ctx
 
-from gui.core.help import EXAMPLE
+from gui.core.sequences.help import EXAMPLE
 from gui.ui.editor import storage
 from gui.ui.editor.view import RUN_WHY_CHANGED, RUN_WHY_NEW
 

@@ -7,7 +7,7 @@ from editor_support import R, add_tool, choose, element, find, new_editor, one_g
 from nicegui.testing import User
 from ui_support import app_ctx
 
-from gui.core.interactions import ApprovalResponse
+from gui.core.asks.interactions import ApprovalResponse
 
 
 async def test_a_group_runs_with_a_sample_input_and_shows_what_it_gives_back(user: User) -> None:

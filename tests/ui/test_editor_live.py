@@ -15,7 +15,7 @@ from editor_support import R, element, find, one_group, save, set_value
 from nicegui.testing import User
 from ui_support import app_ctx
 
-from gui.core.validator import check_text
+from gui.core.sequences.validator import check_text
 from gui.ui.editor.live import LiveCheck
 
 

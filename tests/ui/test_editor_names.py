@@ -11,7 +11,7 @@ from nicegui.elements.upload_files import SmallFileUpload
 from nicegui.testing import User
 from ui_support import app_ctx
 
-from gui.core.help import EXAMPLE
+from gui.core.sequences.help import EXAMPLE
 
 
 async def _saved_example() -> None:

@@ -11,7 +11,7 @@ from nicegui import ui
 from nicegui.testing import User
 from ui_support import app_ctx
 
-from gui.core.help import EXAMPLE
+from gui.core.sequences.help import EXAMPLE
 
 FORBIDDEN = re.compile(r"\bnull\b|\bcwd\b|\bstring\b|\$args|\(none declared\)|\bNone\b")
 

@@ -23,7 +23,7 @@ from nicegui import ui
 from nicegui.testing import User
 from ui_support import app_ctx, engine_open  # noqa: F401 - the autouse fixture: the engine is open
 
-from gui.core.help import EXAMPLE, SEED_EXAMPLE
+from gui.core.sequences.help import EXAMPLE, SEED_EXAMPLE
 from gui.i18n import DATA
 from gui.ui.editor.text_view import TextView
 
@@ -262,7 +262,7 @@ async def test_testing_a_group_is_in_chinese(user: User, chinese: None) -> None:
     await user.should_see(marker="test-inbox", retries=R)
     assert_translated(user, "Test this group, a command waiting for approval")
     (pending,) = await app_ctx().engine.pending()
-    from gui.core.interactions import ApprovalResponse
+    from gui.core.asks.interactions import ApprovalResponse
 
     await app_ctx().engine.interactions.respond(pending.interaction_id, ApprovalResponse(decision="approved"))
     await user.should_see("测试成功", retries=100)

@@ -32,7 +32,7 @@ def _requests() -> list[Any]:
     questions and a form, as the inbox tests make them."""
     import time
 
-    from gui.core.interactions import (
+    from gui.core.asks.interactions import (
         ElicitationFieldSpec,
         ElicitationInteractionRequest,
         ExecutionSource,
@@ -83,7 +83,7 @@ def assert_inbox_translated(user: User, what: str) -> None:
 
 
 async def test_the_inbox_is_in_chinese(user: User, chinese: None):
-    from gui.core.interactions import ApprovalResponse, ElicitationInteractionResponse, QuestionResponse
+    from gui.core.asks.interactions import ApprovalResponse, ElicitationInteractionResponse, QuestionResponse
 
     engine = app_ctx().engine
     await user.open("/inbox")

@@ -22,7 +22,7 @@ from nicegui.testing import User
 from ui_support import app_ctx
 
 from gui import i18n
-from gui.core.help import EXAMPLE
+from gui.core.sequences.help import EXAMPLE
 from gui.ui.editor import storage
 
 R = 50

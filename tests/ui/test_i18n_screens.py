@@ -23,7 +23,7 @@ from ui_support import app_ctx
 from gui import i18n
 from gui.api.auth import login_page
 from gui.api.pairing import gone_body, not_paired_body, pair_body
-from gui.core.run_ids import short_id
+from gui.core.runs.run_ids import short_id
 from gui.mcp.config import McpServerConfig
 from gui.notify.notifier import ChannelStatus
 from gui.store.recovery import Damage

@@ -17,9 +17,7 @@ import pytest
 from nicegui.testing import User
 from ui_support import app_ctx, engine_open  # noqa: F401  (autouse: wait for the engine)
 
-from gui.core.engine import Engine
-from gui.core.events import Event
-from gui.core.interactions import (
+from gui.core.asks.interactions import (
     ApprovalResponse,
     ElicitationFieldSpec,
     ElicitationInteractionRequest,
@@ -32,6 +30,8 @@ from gui.core.interactions import (
     ToolApprovalRequest,
     ToolSource,
 )
+from gui.core.door.engine import Engine
+from gui.core.events import Event
 
 R = 50  # retries of should_see: 5 s
 

@@ -5,7 +5,13 @@ from __future__ import annotations
 from nicegui.testing import User
 from ui_support import app_ctx
 
-from gui.core.interactions import ApprovalResponse, InteractionRecord, ResolvedResult, ShellApprovalRequest, ToolSource
+from gui.core.asks.interactions import (
+    ApprovalResponse,
+    InteractionRecord,
+    ResolvedResult,
+    ShellApprovalRequest,
+    ToolSource,
+)
 
 
 def ended(n: int, status: str = "resolved") -> InteractionRecord:

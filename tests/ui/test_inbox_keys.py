@@ -16,8 +16,8 @@ import pytest
 from nicegui.testing import User
 from ui_support import app_ctx, engine_open  # noqa: F401  (autouse: wait for the engine)
 
-from gui.core.engine import Engine
-from gui.core.interactions import Question, QuestionRequest, ShellApprovalRequest, ToolSource
+from gui.core.asks.interactions import Question, QuestionRequest, ShellApprovalRequest, ToolSource
+from gui.core.door.engine import Engine
 from gui.ui.components.inbox.keys import KeyPress, KeyRules, KeyTarget
 
 R = 50

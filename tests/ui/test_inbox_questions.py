@@ -73,7 +73,7 @@ async def test_a_tool_approval_names_its_arguments_in_plain_words_never_null(use
 
     from nicegui import ui
 
-    from gui.core.interactions import ToolApprovalRequest, ToolSource
+    from gui.core.asks.interactions import ToolApprovalRequest, ToolSource
 
     request = ToolApprovalRequest(interaction_id="t-words", turn_id="run-1", created_at=int(time.time() * 1000),
                                   source=ToolSource(tool_call_id="c", tool_name="file_read"),

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from gui.core.approvals import DENIED_REASON, EXPIRED_REASON, cancelled_reason
-from gui.core.records import GroupRecord, ToolRecord
+from gui.core.asks.approvals import DENIED_REASON, EXPIRED_REASON, cancelled_reason
+from gui.core.runs.records import GroupRecord, ToolRecord
 from gui.ui.components.run.outcome import group_note, outcome_words
 from gui.ui.components.run.status import LOOKS, group_state, tool_state
 from gui.ui.components.run.summary import tool_summary

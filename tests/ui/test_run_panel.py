@@ -12,10 +12,11 @@ from nicegui.testing import User
 from pydantic import BaseModel
 from ui_support import app_ctx
 
+from gui.core.asks.interactions import ApprovalResponse
+from gui.core.errors import ToolError
 from gui.core.events import ToolRetrying
-from gui.core.interactions import ApprovalResponse
-from gui.core.records import ToolRecord
-from gui.core.registry import ModelTool, ToolContext, ToolError
+from gui.core.runs.records import ToolRecord
+from gui.core.tools.registry import ModelTool, ToolContext
 from gui.ui.components.run.panel import RunPanel
 from gui.ui.components.run.retry import RetryInfo, retry_words
 from gui.ui.components.run.tool_card import ToolCard
@@ -372,7 +373,7 @@ class FailsWhenToldThenWaits(ModelTool):
 
 
 def test_a_tool_a_person_did_not_approve_reads_denied_by_you_not_failed():
-    from gui.core.records import ToolRecord
+    from gui.core.runs.records import ToolRecord
     from gui.ui.components.run.status import LOOKS, tool_state
 
     denied = ToolRecord(index=0, tool="cmd_run", tool_call_id="c", status="failed", error="denied by the user",

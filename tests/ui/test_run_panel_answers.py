@@ -11,7 +11,7 @@ from nicegui import ui
 from nicegui.testing import User
 from ui_support import app_ctx, engine_open  # noqa: F401  (autouse: wait for the engine)
 
-from gui.core.records import RunRecord
+from gui.core.runs.records import RunRecord
 from gui.ui.components.run.panel import RunPanel
 from gui.ui.components.run.timeline import RunTimeline
 

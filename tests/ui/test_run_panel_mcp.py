@@ -87,6 +87,6 @@ async def test_a_servers_prompt_is_a_text_template_in_the_palette(user: User):
 
 
 def _ctx():
-    from gui.core.registry import ToolContext
+    from gui.core.tools.registry import ToolContext
 
     return ToolContext(run_id="x", tool_call_id="y", tool_name="live.release")

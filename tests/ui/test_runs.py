@@ -9,7 +9,7 @@ from nicegui import ui
 from nicegui.testing import User
 from ui_support import app_ctx
 
-from gui.core.interactions import ApprovalResponse
+from gui.core.asks.interactions import ApprovalResponse
 
 
 def tools(*objs: dict) -> str:

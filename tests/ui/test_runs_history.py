@@ -6,7 +6,7 @@ from nicegui import ui
 from nicegui.testing import User
 from ui_support import app_ctx
 
-from gui.core.records import GroupRecord, RunRecord, ToolRecord
+from gui.core.runs.records import GroupRecord, RunRecord, ToolRecord
 
 
 def record(n: int, status: str = "succeeded", sequence: str = "nightly build", **extra) -> RunRecord:

@@ -9,8 +9,8 @@ from nicegui.elements.upload_files import SmallFileUpload
 from nicegui.testing import User
 from ui_support import app_ctx
 
-from gui.core.export import to_text
-from gui.core.help import EXAMPLE, SEED_EXAMPLE
+from gui.core.sequences.export import to_text
+from gui.core.sequences.help import EXAMPLE, SEED_EXAMPLE
 
 R = 50
 

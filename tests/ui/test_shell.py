@@ -10,7 +10,7 @@ from nicegui import ui
 from nicegui.testing import User
 from ui_support import app_ctx, engine_open  # noqa: F401  (autouse: wait for the engine)
 
-from gui.core.interactions import ApprovalResponse, InteractionRecord, ShellApprovalRequest, ToolSource
+from gui.core.asks.interactions import ApprovalResponse, InteractionRecord, ShellApprovalRequest, ToolSource
 from gui.ui import theme
 
 R = 50

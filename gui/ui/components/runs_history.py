@@ -13,9 +13,9 @@ from typing import Any, Protocol
 
 from nicegui import ui
 
+from gui.core.door import EventSource, Operations
 from gui.core.events import Event
-from gui.core.operations import EventSource, Operations
-from gui.core.records import RunRecord, RunStatus
+from gui.core.runs import RunRecord, RunStatus
 from gui.i18n import N_, _, format_number, ngettext
 from gui.ui.components.run.outcome import end_words
 from gui.ui.components.run.resume import add_resume_column, resumable

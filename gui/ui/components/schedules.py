@@ -16,11 +16,10 @@ from typing import Any
 from nicegui import ui
 
 from gui.core.causes import CAUSES
-from gui.core.durations import format_duration
-from gui.core.engine import Engine
+from gui.core.door import Engine
 from gui.core.events import Event
-from gui.core.schedules import Schedule, ScheduleInvalid
-from gui.core.signature import signature_of
+from gui.core.runs import Schedule, ScheduleInvalid
+from gui.core.sequences import format_duration, signature_of
 from gui.i18n import DATA, ENGLISH, N_, _, current_language
 from gui.ui.components.run.args_form import RunArgsForm
 from gui.ui.components.run.status import LOOKS, clock_words, duration_words

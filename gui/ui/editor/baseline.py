@@ -11,12 +11,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from gui.core import free_names
-from gui.core.engine import Engine
-from gui.core.errors import DslError
-from gui.core.free_names import Renamed
-from gui.core.help import EXAMPLE
-from gui.core.parser import load_json_text
+from gui.core.door import Engine
+from gui.core.sequences import EXAMPLE, DslError, Renamed, free_names, load_json_text
 from gui.ui.editor.convert import from_document
 from gui.ui.editor.draft import SequenceDraft, to_document
 

@@ -3,12 +3,12 @@
 Why a mark and not the format: a person reads "checked ⤷host" as "the input host goes here"; the
 `$args.` prefix is the format's business. The field shows the marks and writes the format back, so
 what is stored never changes; under the field each input used is a chip ("⤷ host ✕") that removes
-it. A name follows the rules of `gui.core.names`, so a mark and a reference always agree.
+it. A name follows the rules of `gui.core.sequences.names`, so a mark and a reference always agree.
 """
 
 from __future__ import annotations
 
-from gui.core.names import ARGS_PREFIX, arg_ref, scan_name
+from gui.core.sequences import ARGS_PREFIX, arg_ref, scan_name
 
 MARK = "⤷"
 

@@ -11,8 +11,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from gui.core.engine import Engine
-from gui.core.registry import Registry, Tool
+from gui.core.door import Engine
+from gui.core.tools import Registry, Tool
 from gui.i18n import _
 from gui.ui.editor.argspec import ArgSpec, arg_specs
 from gui.ui.editor.draft import GroupDraft

@@ -11,13 +11,18 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from gui.core.condition_builder import condition_rows
-from gui.core.conditions import ConditionSyntaxError, parse_condition
-from gui.core.durations import format_duration, parse_duration
-from gui.core.export import to_document as sequence_document
-from gui.core.model import SLOT_TYPE_NAMES, Missing, OnError, Sequence
-from gui.core.parser import split_tools
-from gui.core.substitution import whole_reference
+from gui.core.sequences import (
+    SLOT_TYPE_NAMES,
+    Missing,
+    OnError,
+    Sequence,
+    format_duration,
+    parse_duration,
+    split_tools,
+    whole_reference,
+)
+from gui.core.sequences import to_document as sequence_document
+from gui.core.sequences.conditions import ConditionSyntaxError, condition_rows, parse_condition
 from gui.i18n import _
 from gui.ui.editor.draft import (
     ArgDraft,

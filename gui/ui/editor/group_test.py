@@ -14,11 +14,10 @@ from typing import Any
 
 from nicegui import ui
 
-from gui.core.engine import Engine
-from gui.core.errors import DslError
+from gui.core.door import Engine
 from gui.core.events import Event
-from gui.core.model import SlotType
-from gui.core.records import GroupRecord, RunRecord, ToolRecord
+from gui.core.runs import GroupRecord, RunRecord, ToolRecord
+from gui.core.sequences import DslError, SlotType
 from gui.i18n import DATA, N_, _
 from gui.ui.components.run.args_form import RunArgsForm
 from gui.ui.components.run.outcome import core_words, run_error_words

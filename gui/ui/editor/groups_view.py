@@ -12,7 +12,7 @@ from collections.abc import Awaitable, Callable
 
 from nicegui import ui
 
-from gui.core.free_names import free_name
+from gui.core.sequences import free_name
 from gui.i18n import N_, _
 from gui.ui.editor.context import EditorContext, Given
 from gui.ui.editor.draft import GroupDraft, Issue, SequenceDraft, clone_group

@@ -11,7 +11,7 @@ from collections.abc import Awaitable, Callable
 
 from nicegui import ui
 
-from gui.core.help import EXAMPLE, help_text
+from gui.core.sequences import EXAMPLE, help_text
 from gui.i18n import N_, _, ngettext
 from gui.ui.words import said, said_rule, said_type
 

@@ -13,8 +13,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from gui.core.errors import Problem
-from gui.core.registry import Registry, ToolArgumentError
+from gui.core.errors import ToolArgumentError
+from gui.core.sequences import Problem
+from gui.core.tools import Registry
 from gui.i18n import N_, _
 from gui.ui.editor.draft import DocumentMap, GroupDraft, Issue, SequenceDraft, ToolDraft, tool_args
 from gui.ui.words import plain

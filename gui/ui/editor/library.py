@@ -12,14 +12,19 @@ import asyncio
 from dataclasses import dataclass, field
 from typing import Any
 
-from gui.core import free_names
-from gui.core.engine import Engine
-from gui.core.errors import DslError, Problem
-from gui.core.export import to_document
-from gui.core.free_names import NAMING_CODES, Renamed
-from gui.core.limits import MAX_DOCUMENT_BYTES, too_large
-from gui.core.model import Sequence
-from gui.core.parser import load_json_text
+from gui.core.door import Engine
+from gui.core.sequences import (
+    MAX_DOCUMENT_BYTES,
+    NAMING_CODES,
+    DslError,
+    Problem,
+    Renamed,
+    Sequence,
+    free_names,
+    load_json_text,
+    to_document,
+    too_large,
+)
 from gui.i18n import _
 from gui.ui.editor.textpos import line_col, locate
 

@@ -14,7 +14,7 @@ from typing import Any
 
 from nicegui import ui
 
-from gui.core.registry import Registry
+from gui.core.tools import Registry
 from gui.i18n import DATA, _
 from gui.ui.editor.tool_row import tool_description
 from gui.ui.words import said

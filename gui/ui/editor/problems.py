@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 from nicegui import ui
 
-from gui.core.errors import Problem
+from gui.core.sequences import Problem
 from gui.i18n import ngettext
 from gui.ui.editor.draft import Issue
 

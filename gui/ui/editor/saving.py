@@ -14,12 +14,8 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
-from gui.core import free_names
-from gui.core.engine import Engine
-from gui.core.errors import DslError, Problem
-from gui.core.model import Sequence
-from gui.core.parser import load_json_text
-from gui.core.validator import ValidationResult
+from gui.core.door import Engine
+from gui.core.sequences import DslError, Problem, Sequence, ValidationResult, free_names, load_json_text
 from gui.i18n import _
 from gui.ui.editor.draft import Issue, SequenceDraft, local_issues, to_document
 from gui.ui.editor.issues import problem_issues

@@ -10,9 +10,8 @@ from typing import Any
 
 from nicegui import background_tasks, ui
 
-from gui.core.engine import Engine
-from gui.core.errors import DslError, Problem
-from gui.core.parser import load_json_text
+from gui.core.door import Engine
+from gui.core.sequences import DslError, Problem, load_json_text
 from gui.i18n import _
 from gui.ui.editor import saving
 from gui.ui.editor.convert import from_document

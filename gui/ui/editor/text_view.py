@@ -13,7 +13,7 @@ from typing import Any, Literal
 
 from nicegui import app, ui
 
-from gui.core.errors import Problem
+from gui.core.sequences import Problem
 from gui.i18n import _
 from gui.ui.editor import style
 from gui.ui.editor.textpos import line_col, locate, scan

@@ -1,6 +1,6 @@
-"""Where a problem sits in the document text: moved to `gui.core.textpos`, so the terminal's
+"""Where a problem sits in the document text: moved to `gui.core.sequences.textpos`, so the terminal's
 `seqdesk check` gives the same line and column as the editor; kept here for the editor's imports."""
 
-from gui.core.textpos import Span, line_col, locate, raw_index, scan
+from gui.core.sequences import Span, line_col, locate, raw_index, scan
 
 __all__ = ["Span", "line_col", "locate", "raw_index", "scan"]

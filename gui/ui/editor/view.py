@@ -17,10 +17,8 @@ from urllib.parse import quote
 
 from nicegui import background_tasks, ui
 
-from gui.core.engine import Engine
-from gui.core.errors import DslError, Problem
-from gui.core.free_names import Renamed
-from gui.core.model import Sequence
+from gui.core.door import Engine
+from gui.core.sequences import DslError, Problem, Renamed, Sequence
 from gui.i18n import N_, _, ngettext
 from gui.ui.editor import saving, storage
 from gui.ui.editor.baseline import canonical, example_draft, text_document

@@ -10,9 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from nicegui import ui
 
-from gui.core import free_names
-from gui.core.free_names import Renamed
-from gui.core.model import Sequence
+from gui.core.sequences import Renamed, Sequence, free_names
 from gui.i18n import N_, _
 from gui.ui.editor import SequenceDraft, SequenceEditor, from_document, from_sequence, storage, to_document
 from gui.ui.editor.baseline import canonical, example_draft, text_document

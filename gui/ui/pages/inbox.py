@@ -18,14 +18,14 @@ from typing import TYPE_CHECKING, Any
 
 from nicegui import context, ui
 
-from gui.core.events import Event, InteractionCreated, InteractionEnded
-from gui.core.interactions import (
+from gui.core.asks import (
     ApprovalResponse,
     InteractionKind,
     InteractionRecord,
     InteractionResponse,
     InteractionStatusFilter,
 )
+from gui.core.events import Event, InteractionCreated, InteractionEnded
 from gui.core.queries import Page
 from gui.i18n import DATA, N_, _, format_number
 from gui.ui.components.inbox import format as fmt

@@ -15,15 +15,11 @@ from typing import TYPE_CHECKING, Any
 
 from nicegui import background_tasks, ui
 
-from gui.core.documents import NotFoundError
-from gui.core.engine import Engine
-from gui.core.errors import DslError
+from gui.core.asks import InteractionRecord
+from gui.core.door import Engine, NotFoundError
 from gui.core.events import Event, InteractionEnded
-from gui.core.interactions import InteractionRecord
-from gui.core.records import RunRecord
-from gui.core.run_args import RunArgsError
-from gui.core.run_ids import AmbiguousRunIdError
-from gui.core.signature import signature_of
+from gui.core.runs import AmbiguousRunIdError, RunRecord
+from gui.core.sequences import DslError, RunArgsError, signature_of
 from gui.i18n import N_, _
 from gui.ui.components.run.ambiguous import ambiguous_notice
 from gui.ui.components.run.answer_panel import AnswerPanel

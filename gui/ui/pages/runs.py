@@ -14,10 +14,9 @@ from typing import TYPE_CHECKING
 
 from nicegui import ui
 
-from gui.core.documents import NotFoundError
-from gui.core.errors import DslError
-from gui.core.run_args import RunArgsError
-from gui.core.run_ids import AmbiguousRunIdError
+from gui.core.door import NotFoundError
+from gui.core.runs import AmbiguousRunIdError
+from gui.core.sequences import DslError, RunArgsError
 from gui.i18n import DATA, _
 from gui.ui.components.run.ambiguous import ambiguous_notice
 from gui.ui.components.run.group_list import GroupList

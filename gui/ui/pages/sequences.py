@@ -15,11 +15,9 @@ from urllib.parse import quote
 
 from nicegui import ui
 
-from gui.core.engine import Engine
-from gui.core.errors import DslError
+from gui.core.door import Engine
 from gui.core.events import SequenceDeleted, SequenceSaved
-from gui.core.export import to_text
-from gui.core.textpos import line_col, locate
+from gui.core.sequences import DslError, line_col, locate, to_text
 from gui.i18n import DATA, N_, _, ngettext
 from gui.ui.components.schedules import SchedulesSection
 from gui.ui.editor import SequenceDraft, storage, style

@@ -7,7 +7,7 @@ from typing import Any
 
 from nicegui import ui
 
-from gui.core.rules import ApprovalRule, tool_rule_id
+from gui.core.asks import ApprovalRule, tool_rule_id
 from gui.i18n import _
 
 

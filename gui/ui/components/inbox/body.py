@@ -13,9 +13,8 @@ from typing import Any, TypeVar
 from nicegui import ui
 from nicegui.elements.mixins.disableable_element import DisableableElement
 
-from gui.core.interactions import ApprovalResponse, InteractionRequest, InteractionResponse
-from gui.core.rules import Scope
-from gui.core.substitution import as_text
+from gui.core.asks import ApprovalResponse, InteractionRequest, InteractionResponse, Scope
+from gui.core.sequences import as_text
 from gui.i18n import DATA, _
 from gui.ui.components.inbox.keys import key_hint, key_hint_text
 

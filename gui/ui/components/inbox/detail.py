@@ -14,16 +14,17 @@ from typing import Any
 
 from nicegui import ui
 
-from gui.core.interaction_service import InteractionNotPendingError, InteractionValidationError
-from gui.core.interactions import (
+from gui.core.asks import (
     ElicitationInteractionRequest,
+    InteractionNotPendingError,
     InteractionRecord,
     InteractionResponse,
+    InteractionValidationError,
     QuestionRequest,
     ShellApprovalRequest,
     ToolApprovalRequest,
 )
-from gui.core.run_ids import short_id
+from gui.core.runs import short_id
 from gui.i18n import DATA, _
 from gui.ui.components.inbox import format as fmt
 from gui.ui.components.inbox.body import ApprovalBody, RequestBody

@@ -13,7 +13,7 @@ from typing import Any
 
 from nicegui import ui
 
-from gui.core.interactions import ElicitationFieldSpec, ElicitationInteractionRequest, ElicitationInteractionResponse
+from gui.core.asks import ElicitationFieldSpec, ElicitationInteractionRequest, ElicitationInteractionResponse
 from gui.i18n import DATA, _
 from gui.ui.components.inbox.body import RequestBody, Submit, mono_block
 

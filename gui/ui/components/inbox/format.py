@@ -13,9 +13,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from gui.core.approvals import cancel_cause
-from gui.core.causes import CAUSES
-from gui.core.interactions import (
+from gui.core.asks import (
     CANCEL_WORDS,
     ApprovalResponse,
     CancelledResult,
@@ -30,8 +28,11 @@ from gui.core.interactions import (
     ShellApprovalRequest,
     ToolApprovalRequest,
     ToolSource,
+    cancel_cause,
+    rule_text_words,
+    scope_words,
 )
-from gui.core.rules import rule_text_words, scope_words
+from gui.core.causes import CAUSES
 from gui.i18n import ENGLISH, N_, _, current_language, format_datetime, ngettext
 from gui.ui.components.inbox.edit import change_words
 from gui.ui.words import NOTHING, field_word

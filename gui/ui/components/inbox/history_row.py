@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from nicegui import ui
 
-from gui.core.interactions import InteractionRecord
+from gui.core.asks import InteractionRecord
 from gui.i18n import DATA, _
 from gui.ui.components.inbox import format as fmt
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from nicegui import ui
 
-from gui.core.interactions import Answer, Question, QuestionRequest, QuestionResponse
+from gui.core.asks import Answer, Question, QuestionRequest, QuestionResponse
 from gui.i18n import _, ngettext
 from gui.ui.components.inbox.body import RequestBody, Submit
 

@@ -14,7 +14,7 @@ from typing import Any
 
 from nicegui import ui
 
-from gui.core.interactions import InteractionRecord
+from gui.core.asks import InteractionRecord
 from gui.i18n import _
 from gui.ui.components.inbox import format as fmt
 from gui.ui.components.inbox.countdown import Countdown

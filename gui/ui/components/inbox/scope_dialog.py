@@ -2,7 +2,7 @@
 
 "Run once" stays the one-click answer. Anything wider (this step for the rest of this run, this step
 of this sequence as it is now, this step's commands that start with some words, the tool everywhere whatever it
-runs) is picked here from choices that say exactly what they allow (`gui.core.rules.scope_words`),
+runs) is picked here from choices that say exactly what they allow (`gui.core.asks.rules.scope_words`),
 and only the Allow button of this dialog sends it: no key and no single click can.
 """
 
@@ -13,11 +13,12 @@ from collections.abc import Awaitable, Callable
 
 from nicegui import ui
 
-from gui.core.interactions import InteractionRequest, ShellApprovalRequest
-from gui.core.rules import (
+from gui.core.asks import (
     PREFIX_TOOL,
+    InteractionRequest,
     RuleError,
     Scope,
+    ShellApprovalRequest,
     check_prefix,
     command_starts_with,
     runs_input_as_code,

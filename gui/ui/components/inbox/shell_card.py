@@ -16,8 +16,8 @@ from typing import Any
 
 from nicegui import ui
 
-from gui.core.interactions import ShellApprovalRequest
-from gui.core.substitution import as_text, shell_words
+from gui.core.asks import ShellApprovalRequest
+from gui.core.sequences import as_text, shell_words
 from gui.i18n import DATA, N_, _
 from gui.ui.components.inbox.body import ApprovalBody, Submit, bound_inputs_view, mono_block, section_label
 from gui.ui.components.inbox.edit import FADED

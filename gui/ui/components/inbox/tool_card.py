@@ -13,7 +13,7 @@ from typing import Any
 
 from nicegui import ui
 
-from gui.core.interactions import ToolApprovalRequest
+from gui.core.asks import ToolApprovalRequest
 from gui.i18n import DATA, _
 from gui.ui.components.inbox.body import ApprovalBody, Submit, bound_inputs_view, section_label
 from gui.ui.components.inbox.edit import FADED, read_value, value_text

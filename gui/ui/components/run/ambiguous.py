@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from nicegui import ui
 
-from gui.core.run_ids import AmbiguousRunIdError
+from gui.core.runs import AmbiguousRunIdError
 from gui.i18n import _
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from nicegui import ui
 
-from gui.core.interactions import InteractionRecord, InteractionResponse
+from gui.core.asks import InteractionRecord, InteractionResponse
 from gui.i18n import _
 from gui.ui.components.inbox import format as fmt
 from gui.ui.components.inbox.detail import Fetch, InboxDetail, Respond
@@ -62,7 +62,7 @@ class AnswerPanel(ui.dialog):
 
 
 def answered_words(record: InteractionRecord, response: InteractionResponse) -> str:
-    from gui.core.interactions import ApprovalResponse, QuestionResponse
+    from gui.core.asks import ApprovalResponse, QuestionResponse
 
     if isinstance(response, ApprovalResponse):
         return _("Approved: it runs now.") if response.decision == "approved" else _("Denied: it won't run.")

@@ -13,7 +13,7 @@ from typing import Any
 
 from nicegui import ui
 
-from gui.core.model import SlotType
+from gui.core.sequences import SlotType
 from gui.i18n import N_, _
 
 TYPE_WORDS = {SlotType.STRING: N_("text"), SlotType.NUMBER: N_("number"), SlotType.BOOLEAN: N_("yes / no"),

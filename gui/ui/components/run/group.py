@@ -12,7 +12,7 @@ from typing import Any
 
 from nicegui import ui
 
-from gui.core.records import GroupRecord
+from gui.core.runs import GroupRecord
 from gui.i18n import _, ngettext
 from gui.ui.components.run.outcome import group_note
 from gui.ui.components.run.retry import RetryInfo, ToolKey

@@ -15,7 +15,7 @@ from typing import Any
 
 from nicegui import ui
 
-from gui.core.records import GroupRecord, RunRecord
+from gui.core.runs import GroupRecord, RunRecord
 from gui.ui.components.run.group import GroupSection
 from gui.ui.components.run.retry import RetryInfo, ToolKey
 from gui.ui.components.run.tool_card import Answer

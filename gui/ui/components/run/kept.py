@@ -6,7 +6,7 @@ Shared by the resume banner on the run page and `seqdesk run --resume`. Pure: no
 
 from __future__ import annotations
 
-from gui.core.records import RunRecord
+from gui.core.runs import RunRecord
 from gui.i18n import _, ngettext
 
 

@@ -6,19 +6,18 @@ state (and icon, in `status.LOOKS`) instead of a red "Failed". What ended a tool
 outside (the person's Stop, the app closing or dying, an agent giving up...) is its `cause`, a code
 the record carries, said with the one table of words (`gui.core.causes.CAUSES`); never read back
 from English. A denial's own note is read from the tool's error, with the sentences the core
-defines (`gui.core.approvals`). Pure: no NiceGUI.
+defines (`gui.core.asks.approvals`). Pure: no NiceGUI.
 """
 
 from __future__ import annotations
 
 import re
 
-from gui.core.approvals import DECLINED_REASON, DENIED_REASON, EXPIRED_REASON, UNANSWERED_REASON
+from gui.core.asks import DECLINED_REASON, DENIED_REASON, EXPIRED_REASON, UNANSWERED_REASON
 from gui.core.causes import CAUSES, EndCause
-from gui.core.condition_builder import condition_rows
-from gui.core.conditions import ConditionSyntaxError, parse_condition
 from gui.core.marks import read_back
-from gui.core.records import GroupRecord, ToolRecord
+from gui.core.runs import GroupRecord, ToolRecord
+from gui.core.sequences.conditions import ConditionSyntaxError, condition_rows, parse_condition
 from gui.i18n import ENGLISH, N_, _, current_language
 from gui.i18n.catalog import templates_marked_in
 from gui.ui.words import JOINER_WORDS, OPERATOR_WORDS, value_words
@@ -37,7 +36,8 @@ _TOOL_FAILED = re.compile(r"^tool (?P<number>\d+) \((?P<tool>[^)]*)\) failed: (?
 
 # Where the sentences kept in a run record are marked: a built-in tool's errors, the runner's reasons
 # and the condition evaluator's; a record's English is read back into one of them (`marks.read_back`).
-RECORD_WORDS = ("gui/tools/", "gui/core/runner.py", "gui/core/conditions.py", "gui/core/tool_call.py")
+RECORD_WORDS = ("gui/tools/", "gui/core/runs/runner.py", "gui/core/sequences/conditions/language.py",
+                "gui/core/runs/tool_call.py")
 
 
 def core_words(text: str) -> str:

@@ -11,7 +11,7 @@ from typing import Any
 
 from nicegui import ui
 
-from gui.core.media import parts_of
+from gui.core.tools import parts_of
 from gui.i18n import DATA, _
 from gui.ui.components.run.json import JsonBlock
 from gui.ui.components.run.result_media import MediaView

@@ -19,7 +19,7 @@ from typing import Any
 from nicegui import ui
 
 from gui.core.events import Event
-from gui.core.records import GroupRecord, RunRecord, ToolRecord
+from gui.core.runs import GroupRecord, RunRecord, ToolRecord
 from gui.i18n import _
 from gui.ui.components.run.group_list import GroupList
 from gui.ui.components.run.outputs import RunOutputs

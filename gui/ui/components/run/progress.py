@@ -11,7 +11,7 @@ from collections.abc import Awaitable, Callable
 
 from nicegui import ui
 
-from gui.core.records import RunRecord
+from gui.core.runs import RunRecord
 from gui.i18n import DATA, N_, _, ngettext
 from gui.ui.components.run.outcome import cause_words, outcome_words, run_error_words
 from gui.ui.components.run.status import (

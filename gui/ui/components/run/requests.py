@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from nicegui import ui
 
-from gui.core.interactions import InteractionRecord
+from gui.core.asks import InteractionRecord
 from gui.i18n import _
 from gui.ui.components.inbox import format as fmt
 

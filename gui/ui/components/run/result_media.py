@@ -2,7 +2,7 @@
 (with their names), embedded text files; and the lines a tool's server logged during the call.
 
 The parts come from an MCP server, so nothing from them is trusted as markup: an image or a sound is
-shown only with a MIME type that is one and base64 data (`gui.core.media`), through NiceGUI's own
+shown only with a MIME type that is one and base64 data (`gui.core.tools.media`), through NiceGUI's own
 image and audio elements; a link is clickable only when it is http or https (opened in a new tab,
 without telling the site where it came from); any other address (`file:`, `javascript:`, a server's
 own scheme) is shown as text with its name.
@@ -14,8 +14,8 @@ from typing import Any
 
 from nicegui import ui
 
-from gui.core.media import good_base64, good_mime, parts_of, safe_link
-from gui.core.records import LogLine
+from gui.core.runs import LogLine
+from gui.core.tools import good_base64, good_mime, parts_of, safe_link
 from gui.i18n import N_, _, ngettext
 
 LABEL = "text-xs text-gray-500 dark:text-gray-400"

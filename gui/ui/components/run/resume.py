@@ -13,12 +13,9 @@ from typing import Any
 
 from nicegui import ui
 
-from gui.core.documents import NotFoundError
-from gui.core.engine import Engine
+from gui.core.door import Engine, NotFoundError, Operations
 from gui.core.events import Event
-from gui.core.operations import Operations
-from gui.core.records import RunRecord
-from gui.core.resume import ResumeRefused, refusal_for_status
+from gui.core.runs import ResumeRefused, RunRecord, refusal_for_status
 from gui.i18n import N_, _
 from gui.ui.components.run.kept import kept_words
 from gui.ui.live import live_events

@@ -11,8 +11,8 @@ import math
 from dataclasses import dataclass
 
 from gui.core.events import Event, ToolRetrying
-from gui.core.model import RETRY_ATTEMPTS
-from gui.core.records import ToolRecord
+from gui.core.runs import ToolRecord
+from gui.core.sequences import RETRY_ATTEMPTS
 from gui.i18n import _
 
 ToolKey = tuple[int, int]  # (group index, tool index)

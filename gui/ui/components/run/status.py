@@ -15,7 +15,7 @@ from typing import Any
 from nicegui import ui
 
 from gui.core.causes import CAUSES
-from gui.core.records import GroupRecord, RunRecord, ToolRecord
+from gui.core.runs import GroupRecord, RunRecord, ToolRecord
 from gui.i18n import ENGLISH, N_, _, current_language, format_datetime, format_number
 from gui.ui.components.run.outcome import ended_state
 

@@ -14,7 +14,7 @@ from typing import Any
 
 from nicegui import ui
 
-from gui.core.records import GroupRecord, RunRecord, ToolRecord
+from gui.core.runs import GroupRecord, RunRecord, ToolRecord
 from gui.i18n import N_, _, ngettext
 from gui.ui.components.run.retry import ToolKey
 from gui.ui.components.run.status import BLUE, GREY, LOOKS, VIOLET, duration_words, group_state, tool_state

@@ -16,7 +16,7 @@ from typing import Any
 
 from nicegui import ui
 
-from gui.core.records import ToolRecord
+from gui.core.runs import ToolRecord
 from gui.i18n import DATA, _, ngettext
 from gui.ui.components.inbox.changed_view import ChangedByYou
 from gui.ui.components.inbox.edit import STRUCK, asked_words, value_text

@@ -12,7 +12,7 @@ from typing import Any
 
 from nicegui import ui
 
-from gui.core.records import GroupRecord, ToolRecord
+from gui.core.runs import GroupRecord, ToolRecord
 from gui.i18n import N_, _
 from gui.ui.components.run.outcome import core_words, outcome_words
 from gui.ui.components.run.result_media import ToolLogView

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from nicegui import ui
 
-from gui.core.records import ToolRecord
+from gui.core.runs import ToolRecord
 from gui.i18n import _
 
 

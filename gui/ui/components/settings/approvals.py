@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from nicegui import ui
 
-from gui.core.rules import rule_text_words, tool_rule_id
+from gui.core.asks import rule_text_words, tool_rule_id
 from gui.i18n import DATA, _
 
 

@@ -1,0 +1,154 @@
+"""Whether a tool may run without asking, and the one helper that asks when it must (SPEC §3 rule 6).
+
+A tool is `ask` (the default) or `always-allow`: a person sets the latter from the inbox with
+"approve and always allow" and takes it back in the settings. An auto-approval is still stored as
+an interaction (status resolved, `auto=True`) so the run record shows who allowed what and why.
+Every way an approval can end (approved, denied, expired, cancelled) comes back as one
+`ApprovalOutcome` whose `reason` is the sentence the tool fails with. The runner asks through here
+(`ToolCaller`), with its own port that marks the tool as waiting: this is the one approval flow.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Generator
+from typing import TYPE_CHECKING, Any, Protocol
+
+from pydantic import BaseModel, ConfigDict
+
+from gui.core.asks.interactions import (
+    CANCEL_WORDS,
+    ApprovalMode,
+    ApprovalResponse,
+    CancelledResult,
+    ExpiredResult,
+    InteractionRequest,
+    ResolvedResult,
+    ShellApprovalRequest,
+    ToolApprovalRequest,
+)
+from gui.core.asks.rules import ApprovalRule, tool_rule_id
+from gui.core.causes import CAUSES, REASON_CAUSES, CancelReason, EndCause
+
+if TYPE_CHECKING:
+    from gui.core.asks.service import InteractionService
+
+APPROVAL_MODES: tuple[ApprovalMode, ...] = ("ask", "always-allow")
+DENIED_REASON = "denied by the user"
+EXPIRED_REASON = "not approved: the request expired before anyone answered"
+# What a question (`ask_user`) fails with when the person declines it, or nobody answers in time.
+DECLINED_REASON = "declined by the user: they chose not to answer"
+UNANSWERED_REASON = "nobody answered before the request expired"
+
+
+def cancelled_reason(reason: CancelReason, cause: EndCause | None = None) -> str:
+    """What a tool whose request was cancelled fails with (English, as records keep it)."""
+    words = CAUSES[cause].why if cause is not None else CANCEL_WORDS[reason]
+    return f"not approved: the request was cancelled ({words})"
+
+
+def cancel_cause(result: CancelledResult) -> EndCause | None:
+    """What ended a cancelled request: its cause, or what its reason alone tells (a result kept before causes)."""
+    return result.cause or REASON_CAUSES.get(result.reason)
+
+
+class _Waiting(Protocol):
+    async def result(self) -> Any: ...
+
+
+class AskPort(Protocol):
+    """Where an approval is asked: the interaction service, or the runner's port around it."""
+
+    async def request(self, request: InteractionRequest, *, deadline: float | None = None) -> _Waiting: ...
+
+
+class ApprovalModes(Protocol):
+    """Approval mode per tool name (a tool never set is `ask`, and `all` lists only the others), and
+    the narrower rules (`gui.core.asks.rules`: run, sequence, prefix) beside them.
+
+    `set`, `add_rule` and `remove_rule` apply at once (the next `get` or `rules` sees it) and return
+    an awaitable that completes once the change is durable: whoever acknowledges a change to a
+    person awaits it first.
+    """
+
+    def get(self, tool_name: str) -> ApprovalMode: ...
+
+    def set(self, tool_name: str, mode: ApprovalMode) -> Awaitable[None]: ...
+
+    def all(self) -> dict[str, ApprovalMode]: ...
+
+    def rules(self) -> list[ApprovalRule]: ...
+
+    def add_rule(self, rule: ApprovalRule) -> Awaitable[None]: ...
+
+    def remove_rule(self, rule_id: str) -> Awaitable[None]: ...
+
+
+def allowing_rule(modes: ApprovalModes, request: ShellApprovalRequest | ToolApprovalRequest,
+                  tool_name: str) -> ApprovalRule | None:
+    """The rule that lets `request` run without asking, if any: the tool's mode, then the rules."""
+    if modes.get(tool_name) == "always-allow":
+        return ApprovalRule(rule_id=tool_rule_id(tool_name), tool=tool_name, scope="tool")
+    return next((rule for rule in modes.rules() if rule.matches(request)), None)
+
+
+class Done:
+    """An awaitable that has already completed: `set` of a store with nothing to wait for."""
+
+    def __await__(self) -> Generator[Any, None, None]:
+        yield from ()
+
+
+DONE = Done()
+
+
+class ApprovalOutcome(BaseModel):
+    """What the tool learns: may it run, and if not, why (a sentence for the person)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    approved: bool
+    reason: str | None = None
+    auto: bool = False
+    interaction_id: str
+    edited_input: dict[str, Any] | None = None  # the person changed the arguments: run with these
+    cause: EndCause | None = None  # not approved because of this (`gui.core.causes`), not by a person's no
+
+
+def check_mode(mode: str) -> ApprovalMode:
+    if mode not in APPROVAL_MODES:
+        raise ValueError(f"'{mode}' is not an approval mode: use one of {', '.join(APPROVAL_MODES)}")
+    return mode
+
+
+async def approve(
+    service: InteractionService,
+    modes: ApprovalModes,
+    request: ShellApprovalRequest | ToolApprovalRequest,
+    tool_name: str,
+    *,
+    deadline: float | None = None,
+    port: AskPort | None = None,
+) -> ApprovalOutcome:
+    """Ask through `port` (the service itself by default), or, for an always-allowed tool, record an
+    auto-approval; wait for the outcome."""
+    iid = request.interaction_id
+    rule = allowing_rule(modes, request, tool_name)
+    if rule is not None:
+        await service.record_auto_approval(request, rule)
+        return ApprovalOutcome(approved=True, auto=True, interaction_id=iid)
+    handle = await (port or service).request(request, deadline=deadline)
+    result = await handle.result()
+    if isinstance(result, ResolvedResult) and isinstance(result.response, ApprovalResponse):
+        response = result.response
+        if response.decision == "approved":
+            # a rule it made is saved by `respond`; an edit was checked against the tool's schema there
+            return ApprovalOutcome(approved=True, interaction_id=iid, edited_input=response.edited_input)
+        said = f": {response.reason}" if response.reason else ""
+        return ApprovalOutcome(approved=False, reason=DENIED_REASON + said, interaction_id=iid)
+    if isinstance(result, ExpiredResult):
+        return ApprovalOutcome(approved=False, reason=EXPIRED_REASON, interaction_id=iid, cause="expired")
+    if isinstance(result, CancelledResult):
+        cause = cancel_cause(result)
+        return ApprovalOutcome(approved=False, reason=cancelled_reason(result.reason, cause), interaction_id=iid,
+                               cause=cause)
+    raise AssertionError(f"unexpected result for approval {iid}: {result!r}")  # validation forbids it

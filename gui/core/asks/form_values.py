@@ -1,0 +1,108 @@
+"""Whether the values of a form's answer fit its fields: types, choices, bounds, lengths, formats.
+
+Checked when the person answers (the inbox refuses a misfit, and the request stays pending) and again
+before an MCP server receives the answer: a server never gets what its form said it would refuse.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from gui.core.asks.interactions import ElicitationFieldSpec as ElicitationField
+
+JsonValue = Any
+
+
+def _finite(number: int | float) -> bool:
+    """Whole numbers always are (and may be too large for `math.isfinite`, which converts to float)."""
+    return isinstance(number, int) or math.isfinite(number)
+
+
+def value_problems(fields: Sequence[ElicitationField], values: Mapping[str, JsonValue]) -> list[str]:
+    """Everything wrong with accepted `values` for `fields` (empty: they fit). None counts as absent."""
+    names = [f.name for f in fields]
+    listed = ", ".join(names) or "none"
+    problems = [f"there is no field '{name}' (fields: {listed})" for name in values if name not in names]
+    for field in fields:
+        value = values.get(field.name)
+        if value is None:
+            if field.required:
+                problems.append(f"field '{field.name}' is required")
+            continue
+        problem = _type_problem(field, value)
+        if problem:
+            problems.append(f"field '{field.name}': {problem}")
+    return problems
+
+
+def _type_problem(field: ElicitationField, value: JsonValue) -> str | None:
+    if field.multiple:
+        return _choices_problem(field, value)
+    problem = _plain_type_problem(field, value)
+    return problem or constraint_problem(field, value)
+
+
+def _choices_problem(field: ElicitationField, value: JsonValue) -> str | None:
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        return f"{json.dumps(value, default=str)} is not a list of choices"
+    if field.enum is not None:
+        wrong = [v for v in value if v not in field.enum]
+        if wrong:
+            return f"{', '.join(wrong)} {'is' if len(wrong) == 1 else 'are'} not among: {', '.join(field.enum)}"
+    if field.min_items is not None and len(value) < field.min_items:
+        return f"choose at least {field.min_items}"
+    if field.max_items is not None and len(value) > field.max_items:
+        return f"choose at most {field.max_items}"
+    return None
+
+
+_FORMATS: dict[str, tuple[re.Pattern[str], str]] = {
+    "email": (re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$"), "an email address like name@example.com"),
+    "uri": (re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://\S+$"), "an address like https://example.com"),
+    "date": (re.compile(r"^\d{4}-\d{2}-\d{2}$"), "a date like 2026-12-01"),
+    "date-time": (re.compile(r"^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}"), "a date and time like 2026-12-01T14:30"),
+}
+
+
+def constraint_problem(field: ElicitationField, value: JsonValue) -> str | None:
+    """A bound, a length or a format the value breaks (its type already fits)."""
+    if field.type == "number" and isinstance(value, int | float):
+        if field.integer and not float(value).is_integer():
+            return f"{value} is not a whole number"
+        if field.minimum is not None and value < field.minimum:
+            return f"{value} is less than {_num(field.minimum)}"
+        if field.maximum is not None and value > field.maximum:
+            return f"{value} is more than {_num(field.maximum)}"
+    if field.type == "string" and isinstance(value, str):
+        if field.min_length is not None and len(value) < field.min_length:
+            return f"is shorter than {field.min_length} characters"
+        if field.max_length is not None and len(value) > field.max_length:
+            return f"is longer than {field.max_length} characters"
+        known = _FORMATS.get(field.format or "")
+        if known is not None and not known[0].match(value):
+            return f"{json.dumps(value)} is not {known[1]}"
+    return None
+
+
+def _num(value: float) -> str:
+    return str(int(value)) if float(value).is_integer() else str(value)
+
+
+def _plain_type_problem(field: ElicitationField, value: JsonValue) -> str | None:
+    shown = json.dumps(value, default=str)
+    if field.type == "string" and not isinstance(value, str):
+        return f"{shown} is not text"
+    if field.type == "number":
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            return f"{shown} is not a number"
+        if not _finite(value):
+            return f"{shown} is not a finite number"
+    if field.type == "boolean" and not isinstance(value, bool):
+        return f"{shown} is not true or false"
+    if field.enum is not None and value not in field.enum:
+        return f"{shown} is not one of: {', '.join(field.enum)}"
+    return None

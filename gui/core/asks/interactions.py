@@ -1,0 +1,396 @@
+"""A run's requests for a person (seed `session_interaction.ts`), their answers and their results.
+
+Kinds: `approval` (shell-style: command, folder, reason, operation; or a tool approval with the
+validated input), `question` (text / single_select / multi_select, each required or optional, the
+whole request answerable or declinable), and `elicitation` (a tool
+server's form). Lifecycle: pending → resolved | expired | cancelled. The service that enforces the
+rules lives in `interaction_service`; this module holds only the shapes and the store port.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Annotated, Any, Literal, Protocol
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Discriminator,
+    Field,
+    SerializerFunctionWrapHandler,
+    Tag,
+    model_serializer,
+    model_validator,
+)
+
+from gui.core.causes import CancelReason, EndCause
+from gui.core.marks import N_, Sentence, Translate, as_written
+from gui.core.queries import DEFAULT_LIMIT, Page
+
+JsonValue = Any
+
+InteractionKind = Literal["approval", "question", "elicitation"]
+InteractionStatus = Literal["pending", "resolved", "expired", "cancelled"]
+# what a query may ask for: one status, or "ended" (any but pending: the inbox's History)
+InteractionStatusFilter = Literal["pending", "resolved", "expired", "cancelled", "ended"]
+ENDED_STATUSES: frozenset[str] = frozenset({"resolved", "expired", "cancelled"})
+ApprovalMode = Literal["ask", "always-allow"]
+
+# What each cancel reason means, in words a person reads (the inbox, a tool's error, the CLI).
+CANCEL_WORDS: dict[CancelReason, str] = {
+    "turn_stopped": N_("the run was stopped"),
+    "session_disposed": N_("the app was closed"),
+    "runtime_interrupted": N_("the app stopped before anyone answered"),
+    "no_one_to_ask": N_("there was no one to ask"),
+}
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class _Answer(_Model):
+    """A person's answer: strict, so `"always_allow": "yes"` is refused rather than read as true
+    (no coercion ever decides what a person agreed to)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
+
+
+class ToolSource(_Model):
+    type: Literal["tool"] = "tool"
+    tool_call_id: str
+    tool_name: str
+
+
+class ExecutionSource(_Model):
+    type: Literal["execution"] = "execution"
+
+
+Source = Annotated[ToolSource | ExecutionSource, Field(discriminator="type")]
+
+
+class _RequestBase(_Model):
+    interaction_id: str
+    turn_id: str  # the run id
+    source: Source
+    created_at: int  # milliseconds since the epoch
+    expires_at: int | None = None
+    # Where it comes from, for people: not in the seed, shown in the inbox.
+    sequence_name: str = ""
+    group_name: str = ""
+    # The step that asks (`gui.core.sequences.fingerprint`) and its saved sequence (`Sequence.identity`): what a
+    # rule made from this request covers (`gui.core.asks.rules`). None when no step of a saved sequence asks.
+    step_fingerprint: str | None = None
+    sequence_identity: str | None = None
+
+
+class ShellApprovalRequest(_RequestBase):
+    kind: Literal["approval"] = "approval"
+    title: str
+    description: str | None = None
+    command: str
+    cwd: str
+    reason: str
+    operation: Literal["exec", "start", "write"]
+    bound_inputs: dict[str, JsonValue] = Field(default_factory=dict)  # the inputs its arguments used
+    # Inputs a program will run as a command (`sh -c "$args.x"`, `eval`), each with that program ("":
+    # the input is the command or names its program): the approval says so beside the input.
+    run_as_code: dict[str, str] = Field(default_factory=dict)
+    tool_input: dict[str, JsonValue] | None = None  # the tool's validated arguments (what an edit changes)
+
+
+class ToolApprovalRequest(_RequestBase):
+    kind: Literal["approval"] = "approval"
+    operation: Literal["tool"] = "tool"
+    validated_input: JsonValue
+    bound_inputs: dict[str, JsonValue] = Field(default_factory=dict)  # the inputs its arguments used
+    tool_description: str | None = None
+    model_explanation: str | None = None  # the caller's words: never a basis for safety
+    # What it will do in one sentence ("Read the file /x"), and the part to check, shown in bold.
+    summary: str | None = None
+    summary_highlight: str | None = None
+    # `summary` as its marked template and parameters (data), so the inbox words it in the person's language.
+    summary_template: str | None = None
+    summary_params: dict[str, str] = Field(default_factory=dict)
+
+    def summary_words(self, tr: Translate = as_written) -> str | None:
+        """`summary` in the words of `tr`; as written when it has no template (or it was made elsewhere)."""
+        if self.summary_template is None or tr(self.summary_template) == self.summary_template:
+            return self.summary  # English, or a sentence the catalogue does not know: as it was written
+        words = Sentence(self.summary_template, tuple(self.summary_params.items()))
+        return words.render(tr) if words.render() == self.summary else self.summary
+
+
+class QuestionOption(_Model):
+    """One choice. Written as a plain label (`"alpha"`) or `{"label": "alpha"}`, its value is the label."""
+
+    value: str = Field(min_length=1)
+    label: str = Field(min_length=1)
+    description: str | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _value_is_the_label_unless_set(cls, data: Any) -> Any:
+        if isinstance(data, str):
+            return {"value": data, "label": data}
+        if isinstance(data, dict) and data.get("value") is None and isinstance(data.get("label"), str):
+            return {**data, "value": data["label"]}
+        return data
+
+
+class Question(_Model):
+    question_id: str = Field(min_length=1)
+    prompt: str
+    response_type: Literal["text", "single_select", "multi_select"]
+    options: list[QuestionOption] | None = None
+    required: bool = True  # False: the person may skip it (its answer is then absent)
+
+    @model_validator(mode="after")
+    def _choices_fit_the_kind(self) -> Question:
+        if self.response_type == "text":
+            if self.options:
+                raise ValueError("a text question takes no choices (options): use single_select or multi_select")
+            return self
+        if not self.options:
+            raise ValueError(f"a {self.response_type} question needs at least one choice in options")
+        values = [o.value for o in self.options]
+        twice = sorted({v for v in values if values.count(v) > 1})
+        if twice:
+            raise ValueError(f"two choices have the same value: {', '.join(twice)}")
+        return self
+
+
+class QuestionRequest(_RequestBase):
+    kind: Literal["question"] = "question"
+    title: str
+    questions: list[Question] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _unique_question_ids(self) -> QuestionRequest:
+        ids = [q.question_id for q in self.questions]
+        twice = sorted({i for i in ids if ids.count(i) > 1})
+        if twice:
+            raise ValueError(f"two questions have the id: {', '.join(twice)}")
+        return self
+
+
+class ElicitationFieldSpec(_Model):
+    name: str
+    type: Literal["string", "number", "boolean"]
+    title: str = ""
+    description: str = ""
+    required: bool = False
+    default: JsonValue = None
+    enum: list[str] | None = None
+    # Every constraint of the form, checked when the person answers (a server would refuse the rest):
+    integer: bool = False  # a number without a fraction
+    minimum: float | None = None
+    maximum: float | None = None
+    min_length: int | None = None
+    max_length: int | None = None
+    format: str | None = None  # email, uri, date, date-time
+    multiple: bool = False  # several of `enum` at once (a list); `min_items`/`max_items` bound how many
+    min_items: int | None = None
+    max_items: int | None = None
+
+
+class ElicitationInteractionRequest(_RequestBase):
+    kind: Literal["elicitation"] = "elicitation"
+    server_name: str
+    message: str
+    fields: list[ElicitationFieldSpec] = Field(default_factory=list)
+    url: str | None = None  # URL-mode requests: the person opens it, then accepts/declines
+
+
+def _request_discriminator(value: Any) -> str:
+    get = value.get if isinstance(value, dict) else lambda k, d=None: getattr(value, k, d)
+    kind = get("kind")
+    if kind == "approval":
+        return "tool_approval" if get("operation") == "tool" else "shell_approval"
+    return str(kind)
+
+
+InteractionRequest = Annotated[
+    Annotated[ShellApprovalRequest, Tag("shell_approval")]
+    | Annotated[ToolApprovalRequest, Tag("tool_approval")]
+    | Annotated[QuestionRequest, Tag("question")]
+    | Annotated[ElicitationInteractionRequest, Tag("elicitation")],
+    Discriminator(_request_discriminator),
+]
+
+
+class ApprovalResponse(_Answer):
+    kind: Literal["approval"] = "approval"
+    decision: Literal["approved", "denied"]
+    reason: str | None = None  # a denial's reason, passed to the tool
+    always_allow: bool = False  # "approve and always allow this tool": the same as scope "tool"
+    # How far the approval reaches (`gui.core.asks.rules`): once, run, sequence, prefix (with `prefix`), tool.
+    scope: Literal["once", "run", "sequence", "prefix", "tool"] = "once"
+    prefix: str | None = None
+    # The tool's arguments as the person changed them (checked against its schema); it runs with these.
+    edited_input: dict[str, JsonValue] | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _always_allow_is_scope_tool(cls, data: Any) -> Any:
+        if isinstance(data, dict) and data.get("always_allow") is True:
+            scope = data.get("scope", "tool")
+            if scope not in ("tool", "once"):
+                raise ValueError(f"always_allow is scope 'tool': it cannot go with scope '{scope}'")
+            return {**data, "scope": "tool"}
+        return data
+
+    @model_serializer(mode="wrap")
+    def _only_given_scope(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """`scope` and `prefix` appear only when used: an answer for one request reads as it always did."""
+        data: dict[str, Any] = handler(self)
+        if data.get("scope") == "once":
+            data.pop("scope")
+        if data.get("prefix") is None:
+            data.pop("prefix", None)
+        if data.get("edited_input") is None:
+            data.pop("edited_input", None)
+        return data
+
+    @property
+    def widens(self) -> bool:
+        """It makes a rule: approved, with a scope beyond this one request."""
+        return self.decision == "approved" and self.scope != "once"
+
+
+class Answer(_Answer):
+    question_id: str
+    value: str | list[str]
+
+
+class QuestionResponse(_Answer):
+    """The answers; or `decision: "declined"` (with no answers): the person refuses the whole request."""
+
+    kind: Literal["question"] = "question"
+    decision: Literal["answered", "declined"] = "answered"
+    answers: list[Answer] = Field(default_factory=list)
+
+    @property
+    def declined(self) -> bool:
+        return self.decision == "declined"
+
+
+class ElicitationInteractionResponse(_Answer):
+    kind: Literal["elicitation"] = "elicitation"
+    action: Literal["accept", "decline", "cancel"]
+    values: dict[str, JsonValue] = Field(default_factory=dict)
+
+
+InteractionResponse = Annotated[
+    ApprovalResponse | QuestionResponse | ElicitationInteractionResponse, Field(discriminator="kind")
+]
+
+
+class ResolvedResult(_Model):
+    status: Literal["resolved"] = "resolved"
+    interaction_id: str
+    response: InteractionResponse
+
+
+class ExpiredResult(_Model):
+    status: Literal["expired"] = "expired"
+    interaction_id: str
+
+
+class CancelledResult(_Model):
+    status: Literal["cancelled"] = "cancelled"
+    interaction_id: str
+    reason: CancelReason
+    # What ended it (`gui.core.causes`): who stopped the run, the app closing... None: only `reason` is known.
+    cause: EndCause | None = None
+
+    @model_serializer(mode="wrap")
+    def _cause_when_known(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)
+        if data.get("cause") is None:
+            data.pop("cause", None)  # a result kept before causes were reads as it always did
+        return data
+
+
+InteractionResult = Annotated[
+    ResolvedResult | ExpiredResult | CancelledResult, Field(discriminator="status")
+]
+
+
+class InteractionRecord(_Model):
+    """What is stored: the request, its status, and once it ends its result and when."""
+
+    request: InteractionRequest
+    status: InteractionStatus = "pending"
+    result: InteractionResult | None = None
+    resolved_at: int | None = None  # ms; when it left `pending`
+    auto: bool = False  # an auto-approval recorded because a rule allowed it
+    rule_id: str | None = None  # which rule (`gui.core.asks.rules`)
+    rule_text: str | None = None  # that rule in words, as it read when it allowed this
+
+    @property
+    def interaction_id(self) -> str:
+        return self.request.interaction_id
+
+
+class InteractionStore(Protocol):
+    """Where interactions live. `save` must be durable when it returns (persist before notify).
+
+    `list` gives every record with that status, oldest first (by `created_at`, then id). `query`
+    pages and filters in the store (see `gui.core.queries`): newest first, and the total.
+    `save_many` is `save` of each in turn (an import: the TinyDB store writes ended ones in one go).
+    """
+
+    async def save(self, record: InteractionRecord) -> None: ...
+
+    async def save_many(self, records: Iterable[InteractionRecord]) -> None: ...
+
+    async def get(self, interaction_id: str) -> InteractionRecord | None: ...
+
+    async def list(self, status: InteractionStatus | None = None) -> list[InteractionRecord]: ...
+
+    async def query(
+        self,
+        *,
+        status: InteractionStatusFilter | None = None,
+        kind: InteractionKind | None = None,
+        run_id: str | None = None,
+        sequence: str | None = None,
+        tool_name: str | None = None,
+        limit: int = DEFAULT_LIMIT,
+        offset: int = 0,
+    ) -> Page[InteractionRecord]: ...
+
+
+@dataclass(frozen=True)
+class InteractionFilter:
+    """Which interactions a query wants: every given field must be equal (a status of "ended": any
+    status but pending)."""
+
+    status: InteractionStatusFilter | None = None
+    kind: InteractionKind | None = None
+    run_id: str | None = None
+    sequence: str | None = None
+    tool_name: str | None = None
+
+    def given(self) -> dict[str, str]:
+        return {name: value for name, value in vars(self).items() if value is not None}
+
+    def matches(self, fields: dict[str, Any]) -> bool:
+        return all(fields.get(name) in ENDED_STATUSES if (name, value) == ("status", "ended")
+                   else fields.get(name) == value for name, value in self.given().items())
+
+
+def tool_name_of(request: InteractionRequest) -> str | None:
+    """The tool that asked, when a tool asked (an approval's "always allow" is for that tool)."""
+    source = request.source
+    return source.tool_name if isinstance(source, ToolSource) else None
+
+
+def interaction_fields(record: InteractionRecord) -> dict[str, Any]:
+    """What interaction queries filter and sort on (the TinyDB store indexes exactly these)."""
+    request = record.request
+    return {"status": record.status, "kind": request.kind, "run_id": request.turn_id,
+            "sequence": request.sequence_name, "tool_name": tool_name_of(request),
+            "created_at": request.created_at}

@@ -1,0 +1,133 @@
+"""In-memory stores behind the core's ports: for tests, demos, and the app with `SEQDESK_MEMORY=1`.
+
+They follow the same contract as the TinyDB stores (`tests/store/test_contract.py` runs the same
+cases over both). `MemoryInteractionStore` round-trips every record through JSON on save, exactly as
+a file store would, so a value that could not be persisted fails here too instead of only in
+production.
+"""
+
+from __future__ import annotations
+
+import builtins
+import json
+import threading
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from pydantic import ValidationError
+
+from gui.core.asks.approvals import DONE, Done, check_mode
+from gui.core.asks.interactions import (
+    ApprovalMode,
+    InteractionFilter,
+    InteractionKind,
+    InteractionRecord,
+    InteractionStatus,
+    InteractionStatusFilter,
+    interaction_fields,
+)
+from gui.core.asks.rules import ApprovalRule
+from gui.core.json_text import to_json_text
+from gui.core.queries import DEFAULT_LIMIT, Page, check_window, sort_key
+
+
+class MemoryInteractionStore:
+    """`InteractionStore` over a dict of JSON texts: what comes back is a copy, never shared."""
+
+    def __init__(self, records: list[InteractionRecord] | None = None) -> None:
+        self._records: dict[str, tuple[dict[str, Any], str]] = {}
+        for record in records or []:
+            self._keep(record)
+
+    def _keep(self, record: InteractionRecord) -> None:
+        text = to_json_text(record)
+        stored = _parse(text)  # what a file store would read back; fails here if it could not be stored
+        self._records[record.interaction_id] = (interaction_fields(stored), text)
+
+    async def save(self, record: InteractionRecord) -> None:
+        self._keep(record)
+
+    async def save_many(self, records: Iterable[InteractionRecord]) -> None:
+        for record in records:
+            self._keep(record)
+
+    async def get(self, interaction_id: str) -> InteractionRecord | None:
+        item = self._records.get(interaction_id)
+        return _parse(item[1]) if item else None
+
+    async def list(self, status: InteractionStatus | None = None) -> list[InteractionRecord]:
+        return [_parse(text) for text in reversed(self._select(InteractionFilter(status=status)))]
+
+    async def query(
+        self,
+        *,
+        status: InteractionStatusFilter | None = None,
+        kind: InteractionKind | None = None,
+        run_id: str | None = None,
+        sequence: str | None = None,
+        tool_name: str | None = None,
+        limit: int = DEFAULT_LIMIT,
+        offset: int = 0,
+    ) -> Page[InteractionRecord]:
+        check_window(limit, offset)
+        chosen = self._select(InteractionFilter(status, kind, run_id, sequence, tool_name))
+        return Page([_parse(text) for text in chosen[offset:offset + limit]], len(chosen))
+
+    def _select(self, wanted: InteractionFilter) -> builtins.list[str]:
+        """The matching records' texts, newest first."""
+        rows = sorted(((sort_key(fields, iid), text) for iid, (fields, text) in self._records.items()
+                       if wanted.matches(fields)), reverse=True)
+        return [text for _, text in rows]
+
+
+def _parse(text: str) -> InteractionRecord:
+    try:
+        return InteractionRecord.model_validate_json(text)
+    except ValidationError:  # pydantic's JSON parser refuses a lone surrogate's escape: the slow way
+        return InteractionRecord.model_validate(json.loads(text))
+
+
+class MemoryApprovalModes:
+    """`ApprovalModes` over a dict; thread-safe because settings and runs touch it from anywhere.
+
+    As in the TinyDB store, `ask` is the absence of a mode: setting it removes the tool's entry.
+    """
+
+    def __init__(self, modes: Mapping[str, ApprovalMode] | None = None) -> None:
+        self._lock = threading.Lock()
+        self._modes: dict[str, ApprovalMode] = {}
+        self._rules: dict[str, ApprovalRule] = {}
+        for name, mode in (modes or {}).items():
+            if check_mode(mode) != "ask":
+                self._modes[name] = mode
+
+    def get(self, tool_name: str) -> ApprovalMode:
+        with self._lock:
+            return self._modes.get(tool_name, "ask")
+
+    def set(self, tool_name: str, mode: ApprovalMode) -> Done:
+        checked = check_mode(mode)
+        with self._lock:
+            if checked == "ask":
+                self._modes.pop(tool_name, None)
+            else:
+                self._modes[tool_name] = checked
+        return DONE
+
+    def all(self) -> dict[str, ApprovalMode]:
+        with self._lock:
+            return dict(self._modes)
+
+    def rules(self) -> builtins.list[ApprovalRule]:
+        with self._lock:
+            return builtins.list(self._rules.values())
+
+    def add_rule(self, rule: ApprovalRule) -> Done:
+        with self._lock:
+            self._rules[rule.rule_id] = rule
+        return DONE
+
+    def remove_rule(self, rule_id: str) -> Done:
+        with self._lock:
+            self._rules.pop(rule_id, None)
+        return DONE

@@ -1,0 +1,121 @@
+"""Sequence documents outside the store: what `list` shows of one, how `create` reads `groups` or
+`file`, the view of the tools a document is checked against, and the not-found error.
+
+Pure helpers every surface may use (the CLI's `check`, the API's answers, the MCP server), so none
+of them needs the catalog itself.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from gui.core.errors import ToolArgumentError
+from gui.core.marks import N_
+from gui.core.sequences import (
+    ArgumentsError,
+    CatalogView,
+    DslError,
+    Sequence,
+    Signature,
+    SlotType,
+    direct_calls,
+    problem,
+    read_document_file,
+    signature_of,
+)
+from gui.core.tools import Registry
+
+
+class NotFoundError(LookupError):
+    """No saved sequence or group has that name."""
+
+
+def tool_catalog(registry: Registry) -> CatalogView:
+    """A view that knows only the tools (for checking a file on its own)."""
+    return catalog_view([], registry)
+
+
+def _validate_args(registry: Registry) -> Any:
+    def check(name: str, args: dict[str, Any]) -> None:
+        tool = registry.get(name)
+        if tool is None:
+            return
+        try:
+            tool.validate_args(args)
+        except ToolArgumentError as exc:
+            raise ArgumentsError(exc) from None
+
+    return check
+
+
+def _result_type(registry: Registry) -> Any:
+    def result_type(name: str, args: dict[str, Any], ins: Mapping[str, SlotType]) -> tuple[str, SlotType] | None:
+        tool = registry.get(name)
+        got = tool.result_type_for(args, ins) if tool is not None else None
+        return (tool.title, got) if tool is not None and got is not None else None
+
+    return result_type
+
+
+def _shell_args(registry: Registry) -> Any:
+    def shell_args(name: str) -> frozenset[str]:
+        tool = registry.get(name)
+        return tool.shell_text_args if tool is not None else frozenset()
+
+    return shell_args
+
+
+def catalog_view(sequences: list[Sequence], registry: Registry | None) -> CatalogView:
+    owners: dict[str, str] = {}
+    calls: dict[str, frozenset[str]] = {}
+    for seq in sequences:
+        for group in seq.groups:
+            owners[group.name] = seq.name
+        calls.update(direct_calls(seq))
+    return CatalogView(
+        group_owner=owners,
+        sequence_names=frozenset(s.name for s in sequences),
+        calls=calls,
+        tool_exists=(registry.__contains__ if registry is not None else None),
+        tool_names=(registry.names if registry is not None else None),
+        validate_args=(_validate_args(registry) if registry is not None else None),
+        result_type=(_result_type(registry) if registry is not None else None),
+        shell_args=(_shell_args(registry) if registry is not None else None),
+    )
+
+
+def document_from(name: str | None, description: str, groups: Any, file: str | None) -> Any:
+    """The document `create` saves, from `groups` or from `file`: exactly one of them."""
+    if (groups is None) == (file is None):
+        raise DslError([problem(("groups",), "groups-and-file", N_("give either groups or file, exactly one of them"))])
+    if file is not None:
+        doc = load_document_file(file)
+        return {**doc, "name": name} if name is not None and isinstance(doc, dict) else doc
+    return {"name": name, "description": description, "groups": groups}
+
+
+def load_document_file(path: str) -> Any:
+    from gui.core.sequences import load_json_text
+
+    try:
+        text = read_document_file(path, ("file",))
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = getattr(exc, "strerror", None) or exc
+        raise DslError([problem(("file",), "bad-file", N_("cannot read the file {path}: {reason}"), path=path,
+                                reason=str(reason))]) from None
+    return load_json_text(text, ("file",))
+
+
+def summary(sequence: Sequence) -> dict[str, Any]:
+    """What `list` shows for one sequence: its name, description and signature."""
+    sig: Signature = signature_of(sequence)
+    return {
+        "name": sequence.name,
+        "description": sequence.description,
+        "groups": [g.name for g in sequence.groups],
+        "signature": {"inputs": {k: v.value for k, v in sig.inputs.items()},
+                      "outputs": {k: v.value for k, v in sig.outputs.items()}},
+    }
+
+

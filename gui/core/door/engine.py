@@ -1,0 +1,400 @@
+"""The engine: the one door (`gui.core.door.operations.Operations`) implemented in this process.
+
+Every operation of SPEC §1 and every operation on runs, requests and approval rules is written here
+once; the pages, the HTTP API, the CLI and MCP call these and nothing behind them. `Engine` is wired
+from ports (stores, registry): the app builds it with TinyDB stores, tests with the in-memory ones.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from gui.core.asks import (
+    ApprovalModes,
+    ApprovalRule,
+    InteractionKind,
+    InteractionRecord,
+    InteractionResult,
+    InteractionService,
+    InteractionStatusFilter,
+    InteractionStore,
+    MemoryApprovalModes,
+    MemoryInteractionStore,
+    RuleBook,
+)
+from gui.core.causes import CancelReason, EndCause
+from gui.core.door.catalog import Catalog, MemorySequenceStore, SequenceStore
+from gui.core.door.documents import NotFoundError, document_from, summary
+from gui.core.door.following import RunFollower
+from gui.core.door.operations import EventListener, Page, Saved
+from gui.core.door.schedule_door import ScheduleDoor
+from gui.core.errors import ToolArgumentError
+from gui.core.events import EventBus, EventStream, RunFinished, SettingsChanged
+from gui.core.runs import (
+    MAX_CANDIDATES,
+    MemoryRunStore,
+    MemoryScheduleStore,
+    Origin,
+    ProcessControl,
+    ResumeRefused,
+    Runner,
+    RunRecord,
+    RunStatus,
+    RunStore,
+    ScheduleStore,
+    can_be_prefix,
+    interrupt,
+    off_loop,
+    pick,
+    plan_resume,
+    refusal_for_status,
+)
+from gui.core.sequences import (
+    Group,
+    InvalidSequenceError,
+    RunArgsError,
+    Sequence,
+    ValidationResult,
+    help_text,
+    signature_of,
+    to_document,
+)
+from gui.core.sequences.conditions import ConditionEvalError, ConditionSyntaxError, evaluate, parse_condition
+from gui.core.tools import Registry, ServerStates, Tool, ToolListing, tool_listing
+
+
+class WhenCallError(ValueError):
+    """The condition of a `when_call` does not parse or cannot be evaluated."""
+
+
+def condition_holds(when: str, args: dict[str, Any]) -> bool:
+    """Whether a `when_call` condition holds for `args`; WhenCallError when it cannot be decided."""
+    try:
+        return evaluate(parse_condition(when), args)
+    except (ConditionSyntaxError, ConditionEvalError) as exc:
+        raise WhenCallError(f"condition `{when}`: {getattr(exc, 'message', exc)}") from None
+
+
+@dataclass
+class Engine(ScheduleDoor):
+    registry: Registry
+    sequences: SequenceStore = field(default_factory=MemorySequenceStore)
+    runs: RunStore = field(default_factory=MemoryRunStore)
+    interaction_store: InteractionStore = field(default_factory=MemoryInteractionStore)
+    modes: ApprovalModes = field(default_factory=MemoryApprovalModes)
+    bus: EventBus = field(default_factory=EventBus)
+    retry_backoff: float = 0.2
+    # Awaited before a run starts: lets tools that are still arriving (MCP servers connecting at
+    # start-up) be there, so a run started right away does not find them missing. Bounded by its owner.
+    tools_ready: Callable[[], Awaitable[Any]] | None = None
+    # The configured MCP servers and their states (set by the composition root): `list_tools` shows them.
+    server_states: ServerStates | None = None
+    # The operating system's processes, to end the commands a dead app left running (at start-up).
+    processes: ProcessControl | None = None
+    schedules: ScheduleStore = field(default_factory=MemoryScheduleStore)
+
+    def __post_init__(self) -> None:
+        self.catalog = Catalog(self.sequences, self.registry, self.bus)
+        self.rule_book = RuleBook(self.modes, self.bus, self.catalog.get)
+        self.interactions = InteractionService(self.interaction_store, self.bus, modes=self.modes,
+                                               check_edit=self._edit_problems)
+        self.runner = Runner(self.registry, self.interactions, self.runs, self.bus, self.catalog.resolve,
+                             retry_backoff=self.retry_backoff)
+        self._on_close: list[Callable[[], Awaitable[None]]] = []
+        self._resuming = asyncio.Lock()  # one resume at a time: a run is resumed once
+        self.closed = False  # True once `close` began: streams of its events end
+
+    # -- sequences -----------------------------------------------------------------------------
+    async def list_sequences(self) -> list[dict[str, Any]]:
+        """Each saved sequence's summary (a signature walks every group: many, in a worker thread)."""
+        sequences = await self.catalog.list()
+        return await off_loop(sum(len(s.groups) for s in sequences), lambda: [summary(s) for s in sequences])
+
+    async def sequence_trees(self) -> list[Sequence]:
+        """The saved trees themselves, sorted by name (the editor's library, the palette)."""
+        return await self.catalog.list()
+
+    async def get(self, name: str) -> Sequence | None:
+        return await self.catalog.get(name)
+
+    async def get_sequence_document(self, name: str) -> dict[str, Any] | None:
+        sequence = await self.catalog.get(name)
+        return to_document(sequence) if sequence is not None else None
+
+    async def check(self, doc: Any, *, replacing: str | None = None, as_new: bool = False) -> ValidationResult:
+        """Validate without saving; `replacing` is a saved sequence the document will replace
+        (a rename), whose group names it may keep. `as_new`: the document must not take the name of
+        another saved sequence (the editor's new sequence; a rename): every naming conflict at once."""
+        return await self.catalog.check(doc, replacing=replacing, as_new=as_new)
+
+    async def create(self, doc: Any) -> Saved:
+        """Validate and save (replacing a saved sequence of the same name); DslError on errors."""
+        return Saved(*await self.catalog.create(doc))
+
+    async def create_from(self, name: str | None = None, description: str = "", groups: Any = None,
+                          file: str | None = None) -> Saved:
+        # A file is read and decoded in a worker thread: the loop goes on answering meanwhile.
+        return await self.create(await asyncio.to_thread(document_from, name, description, groups, file))
+
+    async def rename(self, old_name: str, doc: Any) -> Saved:
+        """Save `doc` in place of `old_name` in one store operation: never both, never neither."""
+        return Saved(*await self.catalog.rename(old_name, doc))
+
+    async def delete(self, name: str) -> bool:
+        """Delete a saved sequence, and the rules made for its steps (`RuleBook.forget`)."""
+        identity = await self.catalog.delete(name)
+        if identity is not None:
+            await self.rule_book.forget(name, identity)
+        return identity is not None
+
+    def help(self) -> str:
+        return help_text()
+
+    async def resolve(self, name: str) -> tuple[Sequence, Group | None]:
+        """A saved sequence, or the saved group of that name with its sequence; NotFoundError."""
+        return await self.catalog.resolve(name)
+
+    # -- tools ---------------------------------------------------------------------------------
+    def tools(self) -> list[Tool]:
+        return sorted(self.registry, key=lambda t: t.name)
+
+    def tool(self, name: str) -> Tool | None:
+        return self.registry.get(name)
+
+    async def list_tools(self) -> ToolListing:
+        """Every tool the registry knows (built in and from MCP servers) and every configured server's
+        state: what `seq_tools`, `seqdesk tools` and `GET /api/tools` show."""
+        return tool_listing(self.registry, self.server_states)
+
+    # -- runs ----------------------------------------------------------------------------------
+    async def start(self, name: str, args: dict[str, Any] | None = None) -> RunRecord:
+        """Start a saved sequence (or, by its name, a single group) and return at once."""
+        await self._tools_ready()
+        sequence, group = await self.catalog.resolve(name)
+        return await self.runner.start(sequence, args or {}, group=group)
+
+    async def start_document(self, doc: Any, args: dict[str, Any] | None = None) -> RunRecord:
+        """Start a sequence that is not saved (a file given to `seqdesk run`): validated against the
+        tools (not the saved sequences, whose names it may share); DslError when it is not valid."""
+        await self._tools_ready()
+        sequence = await self.catalog.check_unsaved(doc)
+        return await self.runner.start(sequence, args or {})
+
+    async def call(self, name: str, args: dict[str, Any] | None = None,
+                   on_event: EventListener | None = None, *, gave_up: EndCause = "person") -> RunRecord:
+        """Call one group or one whole sequence by name, with args, to its end. `on_event` hears the
+        run's events and those of every run it calls; a cancelled call stops the run as `gave_up`."""
+        await self._tools_ready()
+        sequence, group = await self.catalog.resolve(name)
+        return await self._follow(lambda: self.runner.start(sequence, args or {}, group=group), on_event, gave_up)
+
+    async def call_document(self, doc: Any, args: dict[str, Any] | None = None,
+                            on_event: EventListener | None = None, *, gave_up: EndCause = "person") -> RunRecord:
+        await self._tools_ready()
+        sequence = await self.catalog.check_unsaved(doc)
+        return await self._follow(lambda: self.runner.start(sequence, args or {}), on_event, gave_up)
+
+    async def run(self, name: str, args: dict[str, Any] | None = None) -> RunRecord:
+        """Run a saved sequence by name to its end."""
+        await self._tools_ready()
+        sequence = await self.catalog.get(name)
+        if sequence is None:
+            raise NotFoundError(f"there is no saved sequence named '{name}'")
+        return await self.runner.run(sequence, args or {})
+
+    async def when_call(self, name: str, when: str, args: dict[str, Any] | None = None,
+                        on_event: EventListener | None = None, *, gave_up: EndCause = "person") -> RunRecord | None:
+        """Call only when `when` (a condition over `args`) holds; None when it does not."""
+        if not condition_holds(when, args or {}):
+            return None
+        return await self.call(name, args, on_event, gave_up=gave_up)
+
+    async def resume(self, run_id: str) -> RunRecord:
+        """Start the next attempt of a failed, interrupted or stopped run and return at once: a new
+        run naming it (`resumed_from`), keeping what succeeded (see `gui.core.runs.resume`). NotFoundError
+        for an unknown run, ResumeRefused (one sentence) when it cannot be resumed."""
+        await self._tools_ready()
+        async with self._resuming:
+            if self.runner.snapshot(run_id) is not None:
+                raise ResumeRefused(f"run {run_id} is still running: stop it first, or wait for its end")
+            record = await self.runs.get(run_id)
+            if record is None:
+                raise NotFoundError(f"there is no run {run_id}")
+            why = refusal_for_status(record)
+            if why is not None:
+                raise ResumeRefused(why)
+            name = record.target or record.sequence
+            try:
+                sequence, group = await self.catalog.resolve(name)
+            except NotFoundError:
+                raise ResumeRefused(f"'{name}' is not saved any more, so run {run_id} cannot be resumed") from None
+            groups = (group,) if group is not None else sequence.groups
+            inputs = dict(group.in_) if group is not None else dict(signature_of(sequence).inputs)
+            plan = plan_resume(record, groups, inputs)
+            try:
+                new = await self.runner.start(sequence, plan.args, group=group, origin=Origin(plan=plan))
+            except InvalidSequenceError as exc:  # saved before there were size limits: too large to run
+                raise ResumeRefused(f"run {run_id} cannot be resumed: {exc.errors[0].message}") from None
+            record.resumed_by = new.run_id
+            await self.runs.save(record)
+        return new
+
+    async def call_resume(self, run_id: str, on_event: EventListener | None = None, *,
+                          gave_up: EndCause = "person") -> RunRecord:
+        """`resume`, to the end of the new attempt (`on_event` and `gave_up` as for `call`)."""
+        return await self._follow(lambda: self.resume(run_id), on_event, gave_up)
+
+    async def _follow(self, start: Callable[[], Awaitable[RunRecord]], on_event: EventListener | None,
+                      gave_up: EndCause) -> RunRecord:
+        follower = RunFollower(on_event) if on_event is not None else None
+        unsubscribe = self.bus.subscribe(follower) if follower is not None else None
+        try:
+            record = await start()
+            if follower is not None:
+                follower.follow(record.run_id)
+            try:
+                return await self.runner.wait(record.run_id)
+            except asyncio.CancelledError:
+                await asyncio.shield(self.stop(record.run_id, gave_up))
+                raise
+        finally:
+            if unsubscribe is not None:
+                unsubscribe()
+
+    async def _tools_ready(self) -> None:
+        if self.tools_ready is not None:
+            await self.tools_ready()
+
+    async def stop(self, run_id: str, cause: EndCause = "person") -> bool:
+        return await self.runner.stop(run_id, cause)
+
+    async def get_run(self, run_id: str) -> RunRecord | None:
+        """A run's record: live while it goes on, stored once it has ended."""
+        live = self.runner.snapshot(run_id)
+        return live if live is not None else await self.runs.get(run_id)
+
+    async def find_run(self, run_id: str) -> RunRecord | None:
+        """A run by its whole id or by the start of it, as screens show it ("0911dd99"); None when no
+        run has it; AmbiguousRunIdError when several runs start with it."""
+        record = await self.get_run(run_id)
+        if record is not None or not can_be_prefix(run_id):
+            return record
+        ids = [*self.runner.active_ids(), *await self.runs.ids_starting(run_id, MAX_CANDIDATES + 1)]
+        full = pick(run_id, ids)
+        return await self.get_run(full) if full is not None else None
+
+    async def list_runs(self, limit: int = 100, offset: int = 0) -> list[RunRecord]:
+        """The newest runs (`run_page` filters them and counts them too)."""
+        return (await self.run_page(limit=limit, offset=offset)).items
+
+    async def run_page(self, *, status: RunStatus | None = None, sequence: str | None = None,
+                       started_from: float | None = None, started_to: float | None = None,
+                       text: str | None = None, limit: int = 50, offset: int = 0) -> Page[RunRecord]:
+        """Runs newest first, filtered and paged; the running ones as they are now."""
+        page = await self.runs.query(status=status, sequence=sequence, started_from=started_from,
+                                     started_to=started_to, text=text, limit=limit, offset=offset)
+        live = [self.runner.snapshot(r.run_id) if not r.finished else None for r in page.items]
+        return Page([fresh or r for fresh, r in zip(live, page.items, strict=True)], page.total)
+
+    # -- interactions --------------------------------------------------------------------------
+    async def pending(self, run_id: str | None = None) -> list[InteractionRecord]:
+        return await self.interactions.pending(run_id)
+
+    async def interaction_page(self, *, status: InteractionStatusFilter | None = None,
+                               kind: InteractionKind | None = None, run_id: str | None = None,
+                               sequence: str | None = None, tool_name: str | None = None,
+                               limit: int = 50, offset: int = 0) -> Page[InteractionRecord]:
+        """Requests newest first, filtered and paged in the store."""
+        return await self.interaction_store.query(status=status, kind=kind, run_id=run_id, sequence=sequence,
+                                                  tool_name=tool_name, limit=limit, offset=offset)
+
+    async def get_interaction(self, interaction_id: str) -> InteractionRecord | None:
+        return await self.interactions.get(interaction_id)
+
+    async def respond(self, interaction_id: str, response: Any) -> InteractionResult:
+        return await self.interactions.respond(interaction_id, response)
+
+    async def cancel_interaction(self, interaction_id: str, reason: CancelReason) -> bool:
+        return await self.interactions.cancel(interaction_id, reason)
+
+    # -- approval rules ------------------------------------------------------------------------
+    async def approval_rules(self) -> list[ApprovalRule]:
+        """Every rule that lets a tool run without asking: a tool always allowed, then the narrower ones."""
+        return await self.rule_book.all()
+
+    async def revoke_approval_rule(self, rule_id: str) -> ApprovalRule:
+        """Take a rule back (what it allowed asks again); durable when it returns; LookupError for an
+        unknown id. Announced as `settings.changed`."""
+        return await self.rule_book.revoke(rule_id)
+
+    async def earlier_version_rules(self) -> set[str]:
+        """The ids of the rules made for a step their sequence no longer has as it was: they allow nothing."""
+        return await self.rule_book.earlier_versions()
+
+    def settings_changed(self, setting: str, **data: Any) -> None:
+        """Tell every page and client that a setting changed (an MCP server added, …)."""
+        self.bus.publish(SettingsChanged, setting=setting, details=data)
+
+    # -- events --------------------------------------------------------------------------------
+    def subscribe(self, listener: EventListener) -> Callable[[], None]:
+        """`listener` hears every event from now on; call the result to stop."""
+        return self.bus.subscribe(listener)
+
+    def events(self, maxsize: int = 10_000) -> EventStream:
+        """The events from now on as an async stream (subscribed when made)."""
+        return self.bus.stream(maxsize)
+
+    def _edit_problems(self, tool_name: str, edited: dict[str, Any]) -> list[str]:
+        """What is wrong with arguments a person edited in an approval (checked against the tool)."""
+        tool = self.registry.get(tool_name)
+        if tool is None:
+            return [f"the tool '{tool_name}' is not available now to check the edit"]
+        try:
+            tool.validate_args(edited)
+        except ToolArgumentError as exc:
+            return [f"the edited input does not fit {tool_name}: {exc}"]
+        return []
+
+    @property
+    def inbox_url(self) -> str | None:
+        """None: requests of this engine's runs are answered by whoever holds it (the app, or the
+        terminal); a remote engine names the app's inbox instead."""
+        return None
+
+    def on_close(self, hook: Callable[[], Awaitable[None]]) -> None:
+        """Run `hook` when the engine closes, after its runs and requests have ended."""
+        self._on_close.append(hook)
+
+    # -- lifecycle -----------------------------------------------------------------------------
+    async def recover(self) -> list[str]:
+        """At start-up: what a dead process left pending is cancelled, its runs interrupted, and the
+        commands they had started that still run are killed (`gui.core.runs.orphans`)."""
+        run_ids = set(await self.interactions.recover())
+        for record in await self.runs.running():
+            run_ids.add(record.run_id)
+        for run_id in run_ids:
+            found = await self.runs.get(run_id)
+            if found is None or found.finished:
+                continue
+            record = found
+            interrupt(record, self.processes)
+            await self.runs.save(record)
+            self.bus.publish(RunFinished, run_id, sequence=record.sequence, status="interrupted",
+                             error=record.error, outputs=record.outputs, cause=record.cause)
+        return sorted(run_ids)
+
+    async def close(self) -> None:
+        """Closing the app: runs stop and pending requests end with the cause `app_closed` (`session_disposed`)."""
+        self.closed = True
+        await self.stop_schedules()
+        await self.runner.stop_all("app_closed")
+        await self.interactions.cancel_all("session_disposed", "app_closed")
+        for hook in self._on_close:
+            await hook()
+
+
+__all__ = ["Engine", "NotFoundError", "ResumeRefused", "RunArgsError", "WhenCallError",
+           "condition_holds"]

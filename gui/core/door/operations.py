@@ -1,0 +1,161 @@
+"""The one door into SeqDesk: every operation a surface (pages, HTTP API, CLI, MCP) needs.
+
+`Engine` implements it in this process; `gui.remote.RemoteEngine` implements it over a running
+app's HTTP API, so the CLI and `seqdesk mcp` behave the same whether the app holds the data folder
+or not. Surfaces call only these methods: they never reach into the runner, the catalog, the stores
+or the bus. Each operation is written once, in the engine.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, NamedTuple, Protocol, TypeVar
+
+from gui.core.asks import ApprovalRule, InteractionKind, InteractionRecord, InteractionResult, InteractionStatusFilter
+from gui.core.causes import CancelReason, EndCause
+from gui.core.events import Event
+from gui.core.queries import Page
+from gui.core.runs import RunRecord, RunStatus, Schedule
+from gui.core.sequences import Problem, Sequence, ValidationResult
+from gui.core.tools import ToolListing
+
+T = TypeVar("T")
+EventListener = Callable[[Event], None]
+
+
+class EventSource(Protocol):
+    def subscribe(self, listener: EventListener) -> Callable[[], None]: ...
+
+
+class Saved(NamedTuple):
+    """What `create` answers: the saved tree, and the validation it passed (with its warnings)."""
+
+    sequence: Sequence
+    result: ValidationResult
+
+    @property
+    def warnings(self) -> list[Problem]:
+        return self.result.warnings
+
+
+class Operations(Protocol):
+    """Everything a surface may ask of SeqDesk."""
+
+    @property
+    def inbox_url(self) -> str | None:
+        """Where this engine's requests for a person are answered when that is not the caller (an
+        open app's inbox); None when the caller answers them (the app itself, a lone CLI)."""
+        ...
+
+    # -- sequences -----------------------------------------------------------------------------
+    async def list_sequences(self) -> list[dict[str, Any]]: ...
+
+    async def get(self, name: str) -> Sequence | None: ...
+
+    async def get_sequence_document(self, name: str) -> dict[str, Any] | None: ...
+
+    async def check(self, doc: Any, *, replacing: str | None = None, as_new: bool = False) -> ValidationResult:
+        """Every problem of `doc` in one pass. `replacing`: the saved sequence it will replace (its group
+        names are free); `as_new`: a saved sequence of the document's own name is a conflict too."""
+        ...
+
+    async def create(self, doc: Any) -> Saved: ...
+
+    async def create_from(self, name: str | None, description: str, groups: Any, file: str | None) -> Saved: ...
+
+    async def rename(self, old_name: str, doc: Any) -> Saved: ...
+
+    async def delete(self, name: str) -> bool: ...
+
+    def help(self) -> str: ...
+
+    # -- tools ---------------------------------------------------------------------------------
+    async def list_tools(self) -> ToolListing:
+        """Every tool known now (built in and from MCP servers) with its schema, result type, whether
+        it asks first and its server's state; and every configured MCP server."""
+        ...
+
+    # -- runs ----------------------------------------------------------------------------------
+    async def start(self, name: str, args: dict[str, Any] | None = None) -> RunRecord: ...
+
+    async def start_document(self, doc: Any, args: dict[str, Any] | None = None) -> RunRecord: ...
+
+    async def call(self, name: str, args: dict[str, Any] | None = None,
+                   on_event: EventListener | None = None, *, gave_up: EndCause = "person") -> RunRecord:
+        """Run to the end; if this call is cancelled (its caller gave up), the run is stopped with the
+        cause `gave_up`: "person" for a person's Ctrl+C, "agent_gave_up" for an agent's client."""
+        ...
+
+    async def call_document(self, doc: Any, args: dict[str, Any] | None = None,
+                            on_event: EventListener | None = None, *, gave_up: EndCause = "person") -> RunRecord: ...
+
+    async def when_call(self, name: str, when: str, args: dict[str, Any] | None = None,
+                        on_event: EventListener | None = None, *,
+                        gave_up: EndCause = "person") -> RunRecord | None: ...
+
+    async def resume(self, run_id: str) -> RunRecord:
+        """Start the next attempt of a failed, interrupted or stopped run (a new run naming it in
+        `resumed_from`), keeping what succeeded; LookupError if unknown, OperationError (a sentence)
+        when it cannot be resumed (see `gui.core.runs.resume`)."""
+        ...
+
+    async def call_resume(self, run_id: str, on_event: EventListener | None = None, *,
+                          gave_up: EndCause = "person") -> RunRecord: ...
+
+    async def stop(self, run_id: str, cause: EndCause = "person") -> bool:
+        """Stop a run; `cause` is what stops it, as its record will say (see `gui.core.causes`)."""
+        ...
+
+    async def get_run(self, run_id: str) -> RunRecord | None: ...
+
+    async def find_run(self, run_id: str) -> RunRecord | None:
+        """`get_run` that also takes the start of an id, as screens show it ("0911dd99"); an
+        ambiguous start raises `gui.core.runs.run_ids.AmbiguousRunIdError`."""
+        ...
+
+    async def list_runs(self, limit: int = 100, offset: int = 0) -> list[RunRecord]: ...
+
+    async def run_page(self, *, status: RunStatus | None = None, sequence: str | None = None,
+                        started_from: float | None = None, started_to: float | None = None,
+                        text: str | None = None, limit: int = 50, offset: int = 0) -> Page[RunRecord]: ...
+
+    # -- interactions --------------------------------------------------------------------------
+    async def pending(self, run_id: str | None = None) -> list[InteractionRecord]: ...
+
+    async def interaction_page(self, *, status: InteractionStatusFilter | None = None,
+                               kind: InteractionKind | None = None, run_id: str | None = None,
+                               sequence: str | None = None, tool_name: str | None = None,
+                               limit: int = 50, offset: int = 0) -> Page[InteractionRecord]: ...
+
+    async def get_interaction(self, interaction_id: str) -> InteractionRecord | None: ...
+
+    async def respond(self, interaction_id: str, response: Any) -> InteractionResult: ...
+
+    async def cancel_interaction(self, interaction_id: str, reason: CancelReason) -> bool: ...
+
+    # -- approval rules ------------------------------------------------------------------------
+    async def approval_rules(self) -> list[ApprovalRule]: ...
+
+    async def earlier_version_rules(self) -> set[str]:
+        """The ids of the rules made for an earlier version of their step: they allow nothing now."""
+        ...
+
+    async def revoke_approval_rule(self, rule_id: str) -> ApprovalRule:
+        """Take a rule back: what it allowed asks again. A rule is made only by answering an approval
+        (where the person sees what the tool does), never set from outside. LookupError if unknown."""
+        ...
+
+    # -- schedules (run only while the app is open) ---------------------------------------------
+    async def list_schedules(self) -> list[Schedule]: ...
+
+    async def create_schedule(self, sequence: Any, args: Any = None, every: Any = None, cron: Any = None) -> Schedule:
+        """A saved sequence with fixed args, `every` ("15m") or by `cron`; ScheduleInvalid naming each
+        field at fault (nothing is stored then)."""
+        ...
+
+    async def pause_schedule(self, schedule_id: str, paused: bool = True) -> Schedule: ...
+
+    async def delete_schedule(self, schedule_id: str) -> bool: ...
+
+    # -- the rest ------------------------------------------------------------------------------
+    async def close(self) -> None: ...

@@ -1,0 +1,66 @@
+"""Running sequences: the runner (groups in order, a group's tools side by side), one tool call, run records,
+resume, schedules, orphans left by a dead app, and run ids as people write them.
+"""
+
+from gui.core.runs.execution import Origin
+from gui.core.runs.offload import off_loop
+from gui.core.runs.orphans import ProcessControl, interrupt
+from gui.core.runs.records import (
+    FINISHED_RUN,
+    GroupRecord,
+    LogLine,
+    MemoryRunStore,
+    ProcessInfo,
+    RunFilter,
+    RunRecord,
+    RunStatus,
+    RunStore,
+    ToolRecord,
+    run_fields,
+)
+from gui.core.runs.resume import ResumeRefused, plan_resume, refusal_for_status
+from gui.core.runs.run_ids import MAX_CANDIDATES, AmbiguousRunIdError, can_be_prefix, pick, short_id
+from gui.core.runs.runner import Runner
+from gui.core.runs.schedules import (
+    MemoryScheduleStore,
+    Schedule,
+    ScheduleInvalid,
+    Scheduler,
+    ScheduleStore,
+    make_schedule,
+    next_time,
+)
+
+__all__ = [
+    "AmbiguousRunIdError",
+    "can_be_prefix",
+    "FINISHED_RUN",
+    "GroupRecord",
+    "interrupt",
+    "LogLine",
+    "make_schedule",
+    "MAX_CANDIDATES",
+    "MemoryRunStore",
+    "MemoryScheduleStore",
+    "next_time",
+    "off_loop",
+    "Origin",
+    "pick",
+    "plan_resume",
+    "ProcessControl",
+    "ProcessInfo",
+    "refusal_for_status",
+    "ResumeRefused",
+    "run_fields",
+    "RunFilter",
+    "Runner",
+    "RunRecord",
+    "RunStatus",
+    "RunStore",
+    "Schedule",
+    "ScheduleInvalid",
+    "Scheduler",
+    "ScheduleStore",
+    "short_id",
+    "ToolRecord",
+]

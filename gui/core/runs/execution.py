@@ -1,0 +1,95 @@
+"""One run in progress as the runner holds it, how it came to start, and how its record is saved.
+
+A running run's record is saved at start, at the end, before a tool that changes things starts
+(and when it has started a process), when a tool starts waiting for a person, and otherwise at most
+every CHECKPOINT_INTERVAL: a crash loses at most that much progress of tools that change nothing,
+and a run of many small groups does not rewrite its whole record after every group.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from gui.core.causes import EndCause
+from gui.core.runs.records import RunRecord, RunStore
+from gui.core.runs.resume import ResumePlan
+from gui.core.sequences import Group, Sequence
+
+CHECKPOINT_INTERVAL = 0.5
+
+
+def copy_record(record: RunRecord) -> RunRecord:
+    """A copy that later changes to the live record do not touch (faster than deepcopy)."""
+    return RunRecord.model_validate(record.model_dump(by_alias=True))
+
+
+@dataclass(frozen=True)
+class Origin:
+    """How a run came to start, when not by a person pressing Run: a schedule, a resume."""
+
+    schedule_id: str | None = None
+    note: str | None = None
+    plan: ResumePlan | None = None
+
+
+@dataclass
+class Execution:
+    record: RunRecord
+    sequence: Sequence
+    groups: tuple[Group, ...]
+    context: dict[str, Any]
+    task: asyncio.Task[RunRecord] | None = None
+    done: asyncio.Event = field(default_factory=asyncio.Event)
+    stopping: bool = False
+    stop_cause: EndCause | None = None  # what is stopping it, once `stopping`
+    finishing: bool = False
+    degraded: bool = False
+    save_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    save_task: asyncio.Task[None] | None = None
+    last_save: float = 0.0
+    began: bool = False  # its task has taken its first step
+
+    async def save(self, runs: RunStore) -> None:
+        async with self.save_lock:
+            self.last_save = time.monotonic()
+            await runs.save(self.record)
+
+    async def save_now(self, runs: RunStore) -> None:
+        """Save before going on: a tool that changes things is about to start (its start, and every
+        group that ended before it, must be on disk before it acts)."""
+        if self.save_task is not None and not self.save_task.done():
+            self.save_task.cancel()  # this save writes everything a pending one would
+        await self.save(runs)
+
+    def checkpoint(self, runs: RunStore, delay: float | None = None) -> None:
+        """Save in the background: after `delay` (0: a tool started waiting for a person), by
+        default once CHECKPOINT_INTERVAL has passed since the last save."""
+        if self.save_task is not None and not self.save_task.done():
+            return  # a save is already due; it will write the record as it is then
+        wait = max(0.0, self.last_save + CHECKPOINT_INTERVAL - time.monotonic()) if delay is None else delay
+
+        async def later() -> None:
+            if wait:
+                await asyncio.sleep(wait)  # the checkpoint interval, not a wait for an event
+            await self.save(runs)
+
+        self.save_task = asyncio.get_running_loop().create_task(later())
+        self.save_task.add_done_callback(lambda t: t.exception() if not t.cancelled() else None)
+
+
+def apply_plan(record: RunRecord, plan: ResumePlan) -> None:
+    """Put what the plan keeps from the previous attempt into the new record."""
+    previous = plan.previous
+    record.attempt, record.resumed_from = previous.attempt + 1, previous.run_id
+    record.schedule_id = record.schedule_id or previous.schedule_id
+    for kept in plan.kept[:len(record.groups)]:
+        record.groups[kept.index] = kept
+    if plan.first < len(record.groups):
+        grec = record.groups[plan.first]
+        for index, tool in plan.tools.items():
+            if index < len(grec.tools) and grec.tools[index].tool == tool.tool:
+                grec.tools[index] = tool
+

@@ -1,0 +1,332 @@
+"""The record of a run: per group and per tool, what happened and when.
+
+The record is what the run panel draws, what `seqdesk run --json` prints and what is stored; it is
+kept by the runner and saved through the `RunStore` port at the moments that matter (start, each
+group's end, a wait for a person, the end), so a crash loses at most the tools still running.
+"""
+
+from __future__ import annotations
+
+import builtins
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any, Literal, Protocol
+
+from pydantic import BaseModel, Field, model_validator
+
+from gui.core.causes import EndCause, legacy_run_cause
+from gui.core.json_text import to_json_text
+from gui.core.queries import DEFAULT_LIMIT, Page, check_window, contains_text, sort_key
+
+ToolStatus = Literal["queued", "running", "waiting", "succeeded", "failed", "skipped", "degraded", "cancelled"]
+GroupStatus = Literal["waiting", "running", "skipped", "succeeded", "failed", "stopped", "cancelled"]
+RunStatus = Literal["running", "succeeded", "degraded", "failed", "stopped", "interrupted"]
+FINISHED_RUN: frozenset[str] = frozenset({"succeeded", "degraded", "failed", "stopped", "interrupted"})
+
+
+MAX_LOG_LINES = 200  # per tool: a server that floods its log cannot grow the record without bound
+MAX_LOG_TEXT = 2000
+
+
+class ToolProgressState(BaseModel):
+    """The last progress a tool reported: `progress` of `total` (None: not known), and a message."""
+
+    progress: float
+    total: float | None = None
+    message: str | None = None
+
+
+class LogLine(BaseModel):
+    at: float
+    level: str
+    text: str
+class ProcessInfo(BaseModel):
+    """A command process a tool started: what start-up needs to find it again if the app died."""
+
+    pid: int
+    started: float | None = None  # the process's own start time (tells it from a later one with the pid)
+
+
+class ToolRecord(BaseModel):
+    index: int
+    tool: str
+    tool_call_id: str
+    as_: str | None = Field(default=None, alias="as")
+    status: ToolStatus = "queued"
+    started_at: float | None = None
+    finished_at: float | None = None
+    args: Any = None  # as sent, after substitution
+    result: Any = None
+    error: str | None = None
+    attempts: int = 0
+    reason: str | None = None  # why skipped / degraded
+    interaction_id: str | None = None  # the request it waits (or waited) on
+    original_args: Any = None  # the arguments before the person edited them in the approval
+    timed_out: bool = False  # its group's time limit ran out while it ran (or before it started)
+    denied: bool = False  # it did not run: a person said no, or nobody answered in time
+    waits: list[tuple[float, float | None]] = Field(default_factory=list)  # spans waiting for a person
+    progress: ToolProgressState | None = None  # the last progress its server reported
+    log: list[LogLine] = Field(default_factory=list)  # what its server logged during the call
+    reused_from: str | None = None  # it succeeded in that run, and a resumed run kept its result
+    process: ProcessInfo | None = None  # the command it started (cmd_run), recorded before it ran
+    cause: EndCause | None = None  # what ended it, when its own work did not (`gui.core.causes`)
+
+    model_config = {"populate_by_name": True}
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        # The runner sets these fields several times per tool call and owns their values (assignment
+        # is not validated anyway): a plain store keeps pydantic's setattr machinery, ~1 µs each,
+        # out of the per-tool overhead.
+        if name in _TOOL_FIELDS:
+            self.__dict__[name] = value
+        else:
+            super().__setattr__(name, value)
+
+
+    def last_event_at(self) -> float | None:
+        """When the last thing recorded of this tool happened; None when it never started."""
+        moments = [t for t in (self.started_at, self.finished_at) if t is not None]
+        moments += [t for span in self.waits for t in span if t is not None]
+        moments += [line.at for line in self.log]
+        return max(moments) if moments else None
+
+
+_TOOL_FIELDS = frozenset(ToolRecord.model_fields)
+
+
+class GroupRecord(BaseModel):
+    index: int
+    name: str
+    status: GroupStatus = "waiting"
+    started_at: float | None = None
+    finished_at: float | None = None
+    reason: str | None = None  # skipped because…, failed because…
+    serial_reason: str | None = None  # why the tools ran one by one, when they did
+    timed_out: bool = False  # its time limit ran out
+    args: dict[str, Any] = Field(default_factory=dict)
+    tools: list[ToolRecord] = Field(default_factory=list)
+    fingerprint: str | None = None  # of the group as it ran (a resume checks it is unchanged)
+    outputs: dict[str, Any] = Field(default_factory=dict)  # the slots it wrote, with their values
+    reused_from: str | None = None  # it succeeded in that run; this (resumed) run kept its outputs
+    cause: EndCause | None = None  # what stopped it, or kept it from running (`gui.core.causes`)
+
+
+class RunRecord(BaseModel):
+    run_id: str
+    sequence: str
+    target: str | None = None  # a group's name when one group was called on its own
+    args: dict[str, Any] = Field(default_factory=dict)
+    status: RunStatus = "running"
+    created_at: float
+    finished_at: float | None = None
+    groups: list[GroupRecord] = Field(default_factory=list)
+    outputs: dict[str, Any] = Field(default_factory=dict)
+    error: str | None = None
+    depth: int = 0
+    attempt: int = 1  # 2 and more: a resumed run, continuing `resumed_from`
+    resumed_from: str | None = None  # the run this one resumed (its previous attempt)
+    resumed_by: str | None = None  # the run that resumed this one (its next attempt)
+    schedule_id: str | None = None  # the schedule that started it
+    note: str | None = None  # how it came to start, when that is worth saying (a missed schedule)
+    cause: EndCause | None = None  # what stopped or interrupted it (`gui.core.causes`); None: it ended by itself
+
+    @property
+    def finished(self) -> bool:
+        return self.status in FINISHED_RUN
+
+    @model_validator(mode="after")
+    def _read_old_record(self) -> RunRecord:
+        """A record kept before causes were reads with the cause it tells; an interrupted one ends at
+        its last event (such records said it ended as it began) with nothing left queued."""
+        if self.cause is None and self.status in ("stopped", "interrupted"):
+            cause = legacy_run_cause(self.status, self.error)
+            if cause is not None:
+                self.cause = cause
+                self._pass_cause(cause)
+        if self.status == "interrupted":
+            if self.finished_at is None or self.finished_at == self.created_at:
+                self.finished_at = self.last_event_at()
+            self.settle("failed", "the app stopped", self.finished_at, self.cause)
+            for trec in (t for g in self.groups for t in g.tools if t.started_at is not None and t.finished_at is None):
+                trec.finished_at = trec.last_event_at()  # it ended as far as its record goes
+        return self
+
+    def _pass_cause(self, cause: EndCause) -> None:
+        """An old record: the groups and tools its end cut short get the run's cause (a tool that another
+        tool's failure cancelled, or whose request was cancelled for another reason, keeps its own)."""
+        for grec in self.groups:
+            if grec.cause is None and (grec.status in ("stopped", "cancelled", "waiting")
+                                       or grec.reason == "interrupted: the app stopped"):
+                grec.cause = cause
+            for trec in grec.tools:
+                error = trec.error or ""
+                by_end = (trec.status in ("cancelled", "queued") and not error.startswith("cancelled: ")) or (
+                    trec.denied and error.endswith(("(the run was stopped)", "(the app was closed)")))
+                if trec.cause is None and by_end:
+                    trec.cause = cause
+
+    def last_event_at(self) -> float:
+        """When the last thing recorded of this run happened (its start when nothing else was)."""
+        moments = [self.created_at]
+        for grec in self.groups:
+            moments += [t for t in (grec.started_at, grec.finished_at) if t is not None]
+            moments += [at for trec in grec.tools if (at := trec.last_event_at()) is not None]
+        return max(moments)
+
+    def settle(self, group_status: GroupStatus, why: str, now: float, cause: EndCause | None = None) -> None:
+        """End every group and tool that has not ended, so a finished record shows nothing as still
+        queued, running or waiting: a running group becomes `group_status`, the rest `cancelled`;
+        each gets `cause` (what ended the run, when something did)."""
+        for grec in self.groups:
+            if grec.status == "running":
+                grec.status, grec.reason = group_status, grec.reason or why
+                grec.finished_at = grec.finished_at or now
+                grec.cause = grec.cause or cause
+            elif grec.status == "waiting":
+                grec.status, grec.reason = "cancelled", grec.reason or f"not run: {why}"
+                grec.cause = grec.cause or cause
+            for trec in grec.tools:
+                if trec.status == "queued":
+                    trec.status, trec.reason = "cancelled", trec.reason or f"not run: {why}"
+                    trec.cause = trec.cause or cause
+                elif trec.status in ("running", "waiting"):
+                    trec.status, trec.error = "cancelled", trec.error or why
+                    trec.finished_at = trec.finished_at or now
+                    trec.cause = trec.cause or cause
+
+    def to_summary_json(self) -> dict[str, Any]:
+        """The shape `seqdesk run --json` prints."""
+        groups = []
+        for g in self.groups:
+            tools = []
+            for t in g.tools:
+                item: dict[str, Any] = {"tool": t.tool, "status": t.status, "started_at": t.started_at,
+                                        "finished_at": t.finished_at, "attempts": t.attempts}
+                if t.error is not None:
+                    item["error"] = t.error
+                else:
+                    item["result"] = t.result
+                tools.append(item)
+            group: dict[str, Any] = {"name": g.name, "status": g.status, "reason": g.reason, "tools": tools}
+            if g.reused_from is not None:
+                group["kept_from"] = g.reused_from
+            groups.append(group)
+        summary: dict[str, Any] = {"run_id": self.run_id, "sequence": self.sequence, "status": self.status,
+                                   "error": self.error, "outputs": self.outputs, "groups": groups}
+        if self.resumed_from is not None:
+            summary.update(attempt=self.attempt, resumed_from=self.resumed_from)
+        if self.cause is not None:
+            summary["cause"] = self.cause  # what stopped it (`gui.core.causes`)
+        return summary
+
+
+class RunStore(Protocol):
+    """Where run records live. `save` is durable when it returns.
+
+    `query` pages and filters in the store (see `gui.core.queries`): newest first, and the total.
+    `list` is its first `limit` records after `offset` with no filter. `save_many` is `save` of each
+    in turn (an import: the TinyDB store writes finished runs in one go).
+    """
+
+    async def save(self, record: RunRecord) -> None: ...
+
+    async def save_many(self, records: Iterable[RunRecord]) -> None: ...
+
+    async def get(self, run_id: str) -> RunRecord | None: ...
+
+    async def list(self, limit: int = 100, offset: int = 0) -> list[RunRecord]: ...
+
+    async def running(self) -> builtins.list[RunRecord]: ...
+
+    async def count(self) -> int: ...
+
+    async def ids_starting(self, prefix: str, limit: int) -> builtins.list[str]:
+        """Up to `limit` stored run ids that start with `prefix` (a short id as screens show it)."""
+        ...
+
+    async def query(
+        self,
+        *,
+        status: RunStatus | None = None,
+        sequence: str | None = None,
+        started_from: float | None = None,
+        started_to: float | None = None,
+        text: str | None = None,
+        limit: int = DEFAULT_LIMIT,
+        offset: int = 0,
+    ) -> Page[RunRecord]: ...
+
+
+@dataclass(frozen=True)
+class RunFilter:
+    """Which runs a query wants: every given field must hold. `started_from <= created_at <
+    started_to` (epoch seconds); `text` is found in the sequence's name, ignoring case."""
+
+    status: RunStatus | None = None
+    sequence: str | None = None
+    started_from: float | None = None
+    started_to: float | None = None
+    text: str | None = None
+
+    def matches(self, fields: dict[str, Any]) -> bool:
+        created = fields.get("created_at")
+        return ((self.status is None or fields.get("status") == self.status)
+                and (self.sequence is None or fields.get("sequence") == self.sequence)
+                and (self.started_from is None or (isinstance(created, int | float) and created >= self.started_from))
+                and (self.started_to is None or (isinstance(created, int | float) and created < self.started_to))
+                and (not self.text or contains_text(fields.get("sequence"), self.text)))
+
+
+def run_fields(record: RunRecord) -> dict[str, Any]:
+    """What run queries filter and sort on (the TinyDB store indexes exactly these)."""
+    return {"status": record.status, "sequence": record.sequence, "created_at": record.created_at}
+
+
+
+class MemoryRunStore:
+    """Keeps each record as JSON text, as a file would: what comes back is a copy, never shared."""
+
+    def __init__(self) -> None:
+        self._items: dict[str, tuple[dict[str, Any], str, bool]] = {}
+
+    async def save(self, record: RunRecord) -> None:
+        self._items[record.run_id] = (run_fields(record), to_json_text(record), record.finished)
+
+    async def save_many(self, records: Iterable[RunRecord]) -> None:
+        for record in records:
+            await self.save(record)
+
+    async def get(self, run_id: str) -> RunRecord | None:
+        item = self._items.get(run_id)
+        return RunRecord.model_validate(json.loads(item[1])) if item else None
+
+    async def list(self, limit: int = 100, offset: int = 0) -> list[RunRecord]:
+        return (await self.query(limit=limit, offset=offset)).items
+
+    async def running(self) -> builtins.list[RunRecord]:
+        return [RunRecord.model_validate(json.loads(r[1])) for r in self._items.values() if not r[2]]
+
+    async def count(self) -> int:
+        return len(self._items)
+
+    async def ids_starting(self, prefix: str, limit: int) -> builtins.list[str]:
+        return [run_id for run_id in self._items if run_id.startswith(prefix)][:limit]
+
+    async def query(
+        self,
+        *,
+        status: RunStatus | None = None,
+        sequence: str | None = None,
+        started_from: float | None = None,
+        started_to: float | None = None,
+        text: str | None = None,
+        limit: int = DEFAULT_LIMIT,
+        offset: int = 0,
+    ) -> Page[RunRecord]:
+        check_window(limit, offset)
+        wanted = RunFilter(status, sequence, started_from, started_to, text)
+        rows = sorted(((sort_key(fields, run_id), text_) for run_id, (fields, text_, _) in self._items.items()
+                       if wanted.matches(fields)), reverse=True)
+        page = [RunRecord.model_validate(json.loads(t)) for _, t in rows[offset:offset + limit]]
+        return Page(page, len(rows))

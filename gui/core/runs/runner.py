@@ -1,0 +1,414 @@
+"""Running a sequence (SPEC §2): groups one after another, a group's tools side by side.
+
+A run is one asyncio task. Its record is kept here and saved at the moments that matter; its
+events go on the bus for every view. Stopping a run cancels its task (so no tool goes on after a
+person pressed Stop), then its pending requests, and its final save is never cut short. Every stop
+names its cause (`gui.core.causes`: the person, the app closing, an agent giving up...), which the
+run, its groups, its tools and its cancelled requests record. A run called through `seq_call` has a
+task of its own: it can be stopped on its own, and stopping its caller stops it too (with the
+caller's cause, or its group's time limit or failure when that is what cut the call short).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import time
+import uuid
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from gui.core.asks import InteractionService
+from gui.core.causes import CAUSES, EndCause, reason_for
+from gui.core.errors import ToolError
+from gui.core.events import EventBus, GroupFinished, GroupSkipped, GroupStarted, RunFinished, RunStarted
+from gui.core.marks import N_
+from gui.core.runs.execution import Execution, Origin, apply_plan, copy_record
+from gui.core.runs.offload import off_loop
+from gui.core.runs.records import GroupRecord, RunRecord, RunStore
+from gui.core.runs.resume import group_fingerprint
+from gui.core.runs.tool_call import CallScope, ToolCaller
+from gui.core.sequences import (
+    Group,
+    InvalidSequenceError,
+    OnError,
+    Sequence,
+    SlotType,
+    ValidationResult,
+    check_args,
+    format_duration,
+    run_problem,
+    signature_of,
+)
+from gui.core.sequences.conditions import Condition, ConditionEvalError, ConditionSyntaxError, evaluate, parse_condition
+from gui.core.tools import Registry
+
+MAX_DEPTH = 8
+Resolver = Callable[[str], Awaitable[tuple[Sequence, Group | None]]]
+
+
+@functools.lru_cache(maxsize=1024)
+def _condition(text: str) -> Condition:
+    """A group's `when`, parsed once per process (it was validated when the sequence was saved)."""
+    return parse_condition(text)
+
+
+class RunNotFoundError(LookupError):
+    pass
+
+
+class _GroupFailed(Exception):
+    pass
+
+
+class Runner:
+    def __init__(self, registry: Registry, interactions: InteractionService, runs: RunStore, bus: EventBus,
+                 resolve: Resolver | None = None, *, clock: Callable[[], float] = time.time,
+                 retry_backoff: float = 0.2) -> None:
+        self.registry = registry
+        self.interactions = interactions
+        self.runs = runs
+        self.bus = bus
+        self.resolve = resolve
+        self.clock = clock
+        self.caller = ToolCaller(registry, interactions, bus, clock, retry_backoff)
+        self._active: dict[str, Execution] = {}
+
+    # -- public --------------------------------------------------------------------------------
+    async def start(self, sequence: Sequence, args: dict[str, Any], *, group: Group | None = None,
+                    origin: Origin | None = None) -> RunRecord:
+        """Check args, save the new record, start the run's task; returns the first record. With
+        `origin.plan`, the run resumes an earlier one: what that plan keeps is not run again."""
+        ex = await self._prepare(sequence, args, group, depth=0, parent=None, origin=origin)
+        first = await off_loop(len(ex.groups), copy_record, ex.record)  # nothing changes it before its task runs
+        ex.task = asyncio.create_task(self._execute(ex), name=f"run {ex.record.run_id}")
+        return first
+
+    async def run(self, sequence: Sequence, args: dict[str, Any], *, group: Group | None = None) -> RunRecord:
+        record = await self.start(sequence, args, group=group)
+        return await self.wait(record.run_id)
+
+    async def wait(self, run_id: str, timeout: float | None = None) -> RunRecord:
+        ex = self._active.get(run_id)
+        if ex is not None:
+            await asyncio.wait_for(ex.done.wait(), timeout)
+            return ex.record  # finished: nothing changes it any more
+        record = await self.runs.get(run_id)
+        if record is None:
+            raise RunNotFoundError(f"there is no run {run_id}")
+        return record
+
+    def active(self) -> list[RunRecord]:
+        return [copy_record(ex.record) for ex in self._active.values()]
+
+    def active_ids(self) -> list[str]:
+        return list(self._active)
+
+    def snapshot(self, run_id: str) -> RunRecord | None:
+        ex = self._active.get(run_id)
+        return copy_record(ex.record) if ex else None
+
+    async def stop(self, run_id: str, cause: EndCause | None = "person") -> bool:
+        """Stop a running run; False when it is not running here. `cause` is what stops it: the
+        record says so, and its pending requests are cancelled with it (None: not known, and the
+        record says only that it was stopped, never who stopped it)."""
+        ex = self._active.get(run_id)
+        if ex is None or ex.task is None or ex.task.done():
+            return False
+        if ex.stopping:  # a second Stop: the first one is ending the run
+            await ex.done.wait()
+            return False
+        ex.stopping = True
+        ex.stop_cause = cause
+        self.interactions.note_ending(run_id, cause)  # a request its tools withdraw themselves says it too
+        while not ex.began and not ex.task.done():
+            # A task cancelled before its first step never runs its body, so it would never save
+            # its end: let it begin first (it is ready to run: this is one turn of the loop).
+            await asyncio.sleep(0)
+        if not ex.finishing:  # never interrupt the final save of a run that is ending anyway
+            ex.task.cancel()  # a run called through seq_call is stopped by `_call_nested`
+        await ex.done.wait()
+        return True
+
+    async def stop_all(self, cause: EndCause) -> None:
+        for run_id in list(self._active):
+            await self.stop(run_id, cause)
+
+    # -- preparation ---------------------------------------------------------------------------
+    async def _prepare(self, sequence: Sequence, args: Any, group: Group | None, depth: int,
+                       parent: str | None, origin: Origin | None = None) -> Execution:
+        inputs = dict(group.in_) if group is not None else dict(signature_of(sequence).inputs)
+        checked = check_args(inputs, args)
+        groups = (group,) if group is not None else sequence.groups
+        too_large = run_problem(groups)  # saved before there were limits: kept, but not run as it is
+        if too_large is not None:
+            raise InvalidSequenceError(ValidationResult(errors=[too_large], warnings=[]))
+        run_id = uuid.uuid4().hex[:12]
+        created_at = self.clock()
+
+        def new_record() -> RunRecord:  # a record per group and tool: built in a worker thread
+            return RunRecord(
+                run_id=run_id, sequence=sequence.name, target=group.name if group else None, args=checked,
+                created_at=created_at, depth=depth,
+                groups=[GroupRecord.model_validate({"index": i, "name": g.name, "fingerprint": group_fingerprint(g),
+                                                    "tools": [
+                    {"index": j, "tool": c.tool, "tool_call_id": f"{run_id}-{i}-{j}", "as": c.as_}
+                    for j, c in enumerate(g.tools)]}) for i, g in enumerate(groups)],
+            )
+
+        record = await off_loop(len(groups), new_record)
+        context = dict(checked)
+        if origin is not None:
+            record.schedule_id, record.note = origin.schedule_id, origin.note
+            if origin.plan is not None:
+                apply_plan(record, origin.plan)
+                context = dict(origin.plan.context)
+        ex = Execution(record=record, sequence=sequence, groups=groups, context=context)
+        self._active[run_id] = ex
+        await ex.save(self.runs)
+        self.bus.publish(RunStarted, run_id, sequence=sequence.name, target=record.target, depth=depth,
+                         parent=parent, groups=[g.name for g in groups], args=checked)
+        return ex
+
+    # -- execution -----------------------------------------------------------------------------
+    async def _execute(self, ex: Execution) -> RunRecord:
+        record = ex.record
+        ex.began = True
+        try:
+            for group, grec in zip(ex.groups, record.groups, strict=True):
+                if grec.reused_from is not None:  # kept from the attempt this run resumes
+                    ex.degraded = ex.degraded or any(t.status == "degraded" for t in grec.tools)
+                    self.bus.publish(GroupFinished, record.run_id, group=grec.index, group_name=group.name,
+                                     status=grec.status, reason=f"kept from run {grec.reused_from}")
+                    continue
+                await self._run_group(ex, group, grec)
+                if grec.status == "failed" and not self._continues(group):
+                    record.status = "failed"
+                    record.error = f"group '{group.name}' failed: {grec.reason}"
+                    break
+                if grec.status == "failed":
+                    ex.degraded = True
+            else:
+                record.status = "degraded" if ex.degraded else "succeeded"
+        except asyncio.CancelledError:
+            record.status = "stopped"
+            record.cause = ex.stop_cause  # None only if something cancelled it without `stop`
+            record.error = CAUSES[ex.stop_cause].error if ex.stop_cause is not None else "the run was stopped"
+        except Exception as exc:  # an engine bug must still end the run visibly
+            record.status = "failed"
+            record.error = f"internal error: {type(exc).__name__}: {exc}"
+        finally:
+            await self._finish(ex)
+        return record
+
+    def _continues(self, group: Group) -> bool:
+        return group.on_error is OnError.CONTINUE
+
+    async def _finish(self, ex: Execution) -> None:
+        ex.finishing = True
+        record = ex.record
+        stopped = record.status == "stopped"
+        record.settle("stopped" if stopped else "failed",
+                      "the run was stopped" if stopped else "an earlier group failed", self.clock(),
+                      record.cause if stopped else None)
+        outputs = {}
+        for group in ex.groups:
+            for slot in group.out:
+                if slot in ex.context:
+                    outputs[slot] = ex.context[slot]
+        record.outputs = outputs
+        record.finished_at = self.clock()
+        if ex.save_task is not None and not ex.save_task.done():
+            ex.save_task.cancel()
+        try:
+            if record.status in ("failed", "stopped"):
+                cause = record.cause if stopped else None
+                await self.interactions.cancel_run(record.run_id, reason_for(cause) if cause else "turn_stopped",
+                                                   cause)
+            await ex.save(self.runs)
+        finally:
+            self.bus.publish(RunFinished, record.run_id, sequence=record.sequence, status=record.status,
+                             error=record.error, outputs=outputs, cause=record.cause)
+            self._active.pop(record.run_id, None)
+            self.interactions.note_ending(record.run_id, None)
+            ex.done.set()
+
+    async def _run_group(self, ex: Execution, group: Group, grec: GroupRecord) -> None:
+        run_id = ex.record.run_id
+        grec.started_at = self.clock()
+        grec.status = "running"
+        self.bus.publish(GroupStarted, run_id, group=grec.index, group_name=group.name)
+        ran = True
+        try:
+            ran = await self._group_body(ex, group, grec)
+        except _GroupFailed as exc:
+            grec.status, grec.reason = "failed", str(exc)
+        grec.finished_at = self.clock()
+        if grec.status == "running":
+            failed = [t for t in grec.tools if t.status == "failed"] or [
+                t for t in grec.tools if t.status == "cancelled"]
+            if failed:
+                grec.status = "failed"
+                first = failed[0]
+                grec.reason = f"tool {first.index + 1} ({first.tool}) failed: {first.error}"
+            else:
+                grec.status = "succeeded"
+        if any(t.status == "degraded" for t in grec.tools):
+            ex.degraded = True
+        kind = GroupFinished if ran else GroupSkipped
+        self.bus.publish(kind, run_id, group=grec.index, group_name=group.name, status=grec.status,
+                         reason=grec.reason, timed_out=grec.timed_out)
+        ex.checkpoint(self.runs)
+
+    async def _group_body(self, ex: Execution, group: Group, grec: GroupRecord) -> bool:
+        """Run the group's tools; False when its condition is false and the group was skipped instead."""
+        args: dict[str, Any] = {}
+        for name in group.in_:
+            if name not in ex.context:
+                raise _GroupFailed(N_("the input '{name}' has no value (the group that provides it did not run)")
+                                   .format(name=name))
+            args[name] = ex.context[name]
+        grec.args = args
+        try:
+            holds = evaluate(_condition(group.when), args)
+        except (ConditionEvalError, ConditionSyntaxError) as exc:
+            raise _GroupFailed(N_("its condition `{when}` could not be evaluated: {reason}").format(
+                when=group.when, reason=getattr(exc, "message", exc))) from None
+        if not holds:
+            grec.status = "skipped"
+            grec.reason = f"its condition `{group.when}` is false"
+            for trec in grec.tools:
+                trec.status, trec.reason = "skipped", "the group's condition is false"
+            return False
+        serial = self._serial_reason(group)
+        grec.serial_reason = serial
+        timeout = group.timeout_seconds
+        deadline = self.clock() + timeout if timeout is not None else None
+
+        def cancel_cause() -> EndCause | None:
+            """Why the group's tools are being cancelled: the run's stop, a failed tool, or the time limit."""
+            if ex.stopping:
+                return ex.stop_cause
+            if scope.aborting:
+                return "sibling_failed"
+            return "group_timeout" if timeout is not None else None
+
+        scope = CallScope(run_id=ex.record.run_id, sequence_name=ex.sequence.name, group=group, group_record=grec,
+                          args=args, deadline=deadline, depth=ex.record.depth,
+                          call_sequence=lambda name, a, depth: self._call_nested(ex, name, a, depth, cancel_cause),
+                          save_soon=lambda: ex.checkpoint(self.runs, 0.0), save_now=lambda: ex.save_now(self.runs),
+                          cancel_cause=cancel_cause, sequence_identity=ex.sequence.identity)
+        try:
+            async with asyncio.timeout(timeout):
+                if serial is None:
+                    await self._parallel(scope, group, grec)
+                else:
+                    await self._serial(scope, group, grec)
+        except TimeoutError:
+            assert timeout is not None
+            grec.timed_out = True
+            for trec in grec.tools:
+                if trec.status == "cancelled" or trec.status == "queued":
+                    trec.status = "failed" if trec.status == "cancelled" else "cancelled"
+                    trec.error = N_("the group's time limit ({limit}) ran out").format(limit=format_duration(timeout))
+                    trec.timed_out = True
+            raise _GroupFailed(N_("timed out after {limit}").format(limit=format_duration(timeout))) from None
+        self._write_slots(ex, group, grec)
+        return True
+
+    def _serial_reason(self, group: Group) -> str | None:
+        if len(group.tools) < 2:
+            return None
+        if not group.parallel:
+            return "parallel is off for this group: its tools run one by one, in order"
+        for call in group.tools:
+            tool = self.registry.get(call.tool)
+            if tool is not None and not tool.concurrency_safe:
+                return f"'{call.tool}' is not safe to run beside other tools, so the tools run one by one"
+        return None
+
+    async def _parallel(self, scope: CallScope, group: Group, grec: GroupRecord) -> None:
+        tasks: list[asyncio.Task[None]] = []
+        aborting = False
+
+        async def one(index: int) -> None:
+            nonlocal aborting
+            trec = grec.tools[index]
+            if trec.reused_from is not None:  # it succeeded in the attempt this run resumes
+                return
+            await self.caller.run(scope, group.tools[index], trec)
+            if trec.status == "failed" and group.on_error is not OnError.CONTINUE and not aborting:
+                aborting = scope.aborting = True
+                for other in tasks:
+                    if other is not asyncio.current_task():
+                        other.cancel()
+
+        tasks = [asyncio.create_task(one(i)) for i in range(len(group.tools))]
+        try:
+            await asyncio.gather(*tasks, return_exceptions=True)
+        finally:
+            for task in tasks:
+                task.cancel()
+            if any(not t.done() for t in tasks):
+                await asyncio.gather(*tasks, return_exceptions=True)
+        if aborting:
+            for trec in grec.tools:
+                if trec.status in ("cancelled", "queued"):
+                    trec.status, trec.error = "cancelled", "cancelled: another tool of the group failed"
+                    trec.cause = "sibling_failed"
+
+    async def _serial(self, scope: CallScope, group: Group, grec: GroupRecord) -> None:
+        for index, call in enumerate(group.tools):
+            trec = grec.tools[index]
+            if trec.reused_from is not None:  # it succeeded in the attempt this run resumes
+                continue
+            await self.caller.run(scope, call, trec)
+            if trec.status == "failed" and group.on_error is not OnError.CONTINUE:
+                for later in grec.tools[index + 1:]:
+                    later.status, later.reason = "cancelled", "not run: an earlier tool of the group failed"
+                return
+
+    def _write_slots(self, ex: Execution, group: Group, grec: GroupRecord) -> None:
+        arrays: dict[str, list[Any]] = {}
+        for call, trec in zip(group.tools, grec.tools, strict=True):
+            if call.as_ is None or trec.status != "succeeded":
+                continue
+            if group.out.get(call.as_) is SlotType.ARRAY:
+                arrays.setdefault(call.as_, []).append(trec.result)
+            else:
+                ex.context[call.as_] = grec.outputs[call.as_] = trec.result
+        for slot, values in arrays.items():
+            # one writer of an array slot may return a whole array: it is the slot's value
+            writers = [c for c in group.tools if c.as_ == slot]
+            value = values[0] if len(writers) == 1 and isinstance(values[0], list) else values
+            ex.context[slot] = grec.outputs[slot] = value
+
+    # -- seq_call ------------------------------------------------------------------------------
+    async def _call_nested(self, parent: Execution, name: str, args: dict[str, Any], depth: int,
+                           cancel_cause: Callable[[], EndCause | None]) -> Any:
+        if self.resolve is None:
+            raise ToolError("seq_call is not available here")
+        if depth > MAX_DEPTH:
+            raise ToolError(N_("seq_call is nested more than {depth} deep: is a sequence calling itself?").format(
+                depth=MAX_DEPTH))
+        try:
+            sequence, group = await self.resolve(name)
+        except LookupError as exc:
+            raise ToolError(str(exc)) from None
+        try:
+            child = await self._prepare(sequence, args, group, depth=depth, parent=parent.record.run_id)
+        except ValueError as exc:
+            raise ToolError(str(exc)) from None
+        except InvalidSequenceError as exc:  # over the size limits
+            raise ToolError(exc.errors[0].message) from None
+        # Its own task, so that it can be stopped on its own (from its run page) like any run.
+        child.task = asyncio.create_task(self._execute(child), name=f"run {child.record.run_id}")
+        try:
+            record = await asyncio.shield(child.task)
+        except asyncio.CancelledError:  # the caller is stopped, or its group timed out or failed
+            await self.stop(child.record.run_id, cancel_cause())
+            raise
+        if record.status not in ("succeeded", "degraded"):
+            raise ToolError(N_("'{name}' ended {status}: {error}").format(name=name, status=record.status,
+                                                                          error=record.error))
+        return record.outputs

@@ -1,0 +1,389 @@
+"""One tool call inside a group: look the tool up, substitute and validate its args, ask for
+approval when it needs it, call it (retrying when the group says so), check its result's type.
+
+Every outcome ends in the `ToolRecord`; this module never decides what happens to the group:
+that is the runner's job, from the record's status.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import time
+import uuid
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+from gui.core.asks import (
+    InboxElicitationHandler,
+    InteractionRequest,
+    InteractionService,
+    ShellApprovalRequest,
+    ToolApprovalRequest,
+    ToolSource,
+    approve,
+)
+from gui.core.causes import CancelReason, EndCause
+from gui.core.errors import ToolArgumentError, ToolError
+from gui.core.events import (
+    EventBus,
+    ToolEvent,
+    ToolFinished,
+    ToolLog,
+    ToolProgress,
+    ToolResumed,
+    ToolRetrying,
+    ToolStarted,
+    ToolWaiting,
+)
+from gui.core.marks import N_
+from gui.core.runs.records import (
+    MAX_LOG_LINES,
+    MAX_LOG_TEXT,
+    GroupRecord,
+    LogLine,
+    ProcessInfo,
+    ToolProgressState,
+    ToolRecord,
+)
+from gui.core.sequences import (
+    RETRY_ATTEMPTS,
+    Group,
+    Missing,
+    OnError,
+    SlotType,
+    SubstitutionError,
+    ToolCall,
+    bound_inputs,
+    matches_type,
+    nearest_names,
+    run_as_code,
+    step_fingerprint,
+    substitute,
+    type_name,
+)
+from gui.core.tools import ApprovalSummary, Registry, ShellApproval, Tool, ToolContext, ToolDeclined
+
+_WORDS = {"string": N_("text"), "number": N_("a number"), "boolean": N_("yes/no"), "array": N_("a list"),
+          "object": N_("an object"), "null": N_("nothing")}
+
+
+class _Denied(ToolError):
+    """Not retried: a person said no, or nobody answered."""
+
+
+PROGRESS_PER_SECOND = 20
+
+
+def _finite(value: float) -> bool:
+    return isinstance(value, int | float) and math.isfinite(value)
+
+
+def _still_cancelled() -> None:
+    """Re-raise a cancellation that a tool swallowed (it returned instead of stopping): the run was
+    stopped, or its group's time ran out, so nothing after this tool may run."""
+    task = asyncio.current_task()
+    if task is not None and task.cancelling():
+        raise asyncio.CancelledError
+
+
+@dataclass
+class CallScope:
+    """What a tool call needs from its run and group."""
+
+    run_id: str
+    sequence_name: str
+    group: Group
+    group_record: GroupRecord
+    args: dict[str, Any]
+    deadline: float | None
+    depth: int
+    call_sequence: Callable[..., Any] | None
+    save_soon: Callable[[], None]
+    save_now: Callable[[], Awaitable[None]] | None = None
+    sequence_identity: str | None = None  # of a saved sequence (`Sequence.identity`): rules name it
+    # What is cancelling the group's tools when they are cancelled (`gui.core.causes`); None: not known.
+    cancel_cause: Callable[[], EndCause | None] = lambda: None
+    aborting: bool = False  # a tool failed and the group's other tools are being cancelled
+
+
+class ObservedPort:
+    """The interaction port a tool sees: caps expiry at the group's deadline and reports waits,
+    so the run shows "waiting for you" whether a tool asks directly or through a form handler."""
+
+    def __init__(self, caller: ToolCaller, scope: CallScope, record: ToolRecord) -> None:
+        self._caller, self._scope, self._record = caller, scope, record
+        self.clock = caller.interactions.clock
+
+    async def request(self, request: InteractionRequest, *, deadline: float | None = None) -> _ObservedHandle:
+        caps = [d for d in (deadline, self._scope.deadline) if d is not None]
+        handle = await self._caller.interactions.request(request, deadline=min(caps) if caps else None)
+        return _ObservedHandle(self._caller, self._scope, self._record, handle)
+
+    async def cancel(self, interaction_id: str, reason: CancelReason) -> bool:
+        return await self._caller.interactions.cancel(interaction_id, reason)
+
+
+class _ObservedHandle:
+    def __init__(self, caller: ToolCaller, scope: CallScope, record: ToolRecord, handle: Any) -> None:
+        self.interaction_id = handle.interaction_id
+        self._caller, self._scope, self._record, self._handle = caller, scope, record, handle
+        caller.waiting(scope, record, handle.interaction_id)
+
+    async def result(self) -> Any:
+        try:
+            return await self._handle.result()
+        finally:
+            self._caller.resumed(self._scope, self._record)
+
+
+class ToolCaller:
+    def __init__(self, registry: Registry, interactions: InteractionService, bus: EventBus,
+                 clock: Callable[[], float] = time.time, backoff: float = 0.2) -> None:
+        self.registry = registry
+        self.interactions = interactions
+        self.bus = bus
+        self.clock = clock
+        self.backoff = backoff
+
+    # -- events --------------------------------------------------------------------------------
+    def _publish(self, kind: type[ToolEvent], scope: CallScope, record: ToolRecord, **data: Any) -> None:
+        self.bus.publish(kind, scope.run_id, group=scope.group_record.index, group_name=scope.group.name,
+                         tool=record.index, tool_name=record.tool, status=record.status, **data)
+
+    def _finished(self, scope: CallScope, record: ToolRecord) -> None:
+        self._publish(ToolFinished, scope, record, error=record.error, timed_out=record.timed_out,
+                      denied=record.denied)
+
+    def waiting(self, scope: CallScope, record: ToolRecord, interaction_id: str) -> None:
+        record.status = "waiting"
+        record.interaction_id = interaction_id
+        record.waits.append((self.clock(), None))
+        self._publish(ToolWaiting, scope, record, interaction_id=interaction_id)
+        scope.save_soon()
+
+    def resumed(self, scope: CallScope, record: ToolRecord) -> None:
+        if record.waits and record.waits[-1][1] is None:
+            record.waits[-1] = (record.waits[-1][0], self.clock())
+        if record.status == "waiting":
+            record.status = "running"
+        self._publish(ToolResumed, scope, record)
+
+    # -- the call ------------------------------------------------------------------------------
+    async def run(self, scope: CallScope, call: ToolCall, record: ToolRecord) -> None:
+        """Run one call to its end; the outcome is in `record.status`. Re-raises cancellation."""
+        record.started_at = self.clock()
+        record.status = "running"
+        self._publish(ToolStarted, scope, record)
+        try:
+            await self._run(scope, call, record)
+        except asyncio.CancelledError:
+            if record.status in ("running", "waiting", "queued"):
+                record.status = "cancelled"
+                record.error = record.error or "cancelled"
+                record.cause = record.cause or scope.cancel_cause()
+            record.finished_at = self.clock()
+            self._finished(scope, record)
+            raise
+        record.finished_at = self.clock()
+        self._finished(scope, record)
+        _still_cancelled()
+
+    async def _run(self, scope: CallScope, call: ToolCall, record: ToolRecord) -> None:
+        tool = self.registry.get(call.tool)
+        if tool is None:
+            self._missing(scope.group, call, record)
+            return
+        try:
+            args = substitute(call.args, scope.args, shell=tool.shell_text_args)
+            record.args = args
+            args = tool.validate_args(args)
+            record.args = args
+        except (SubstitutionError, ToolArgumentError) as exc:
+            self._fail(record, str(exc))
+            return
+        if tool.approval != "none" and scope.save_now is not None:
+            # A tool that changes things: its start (and every group that ended before it) is on disk
+            # before it asks or acts, so a crash can never hide that it may have acted.
+            await scope.save_now()
+        try:
+            await self._attempts(scope, call, record, tool, args)
+        finally:
+            if tool.approval != "none" or record.process is not None:
+                scope.save_soon()  # and its end soon after
+
+    async def _attempts(self, scope: CallScope, call: ToolCall, record: ToolRecord, tool: Tool,
+                        args: dict[str, Any]) -> None:
+        attempts = RETRY_ATTEMPTS if scope.group.on_error is OnError.RETRY else 1
+        for attempt in range(1, attempts + 1):
+            record.attempts = attempt
+            try:
+                edited, shown = await self._approve(scope, tool, args, record, bound_inputs(call.args, scope.args),
+                                                    run_as_code(call.args, tool.shell_text_args))
+                changed = False
+                if edited is not None:  # the person changed the arguments before approving: run those
+                    sent = tool.validate_args(edited)
+                    if sent != args:  # the first asked stay the original, whichever attempt was changed
+                        record.original_args = record.args if record.original_args is None else record.original_args
+                        record.args = args = sent
+                        changed = True
+                ctx = self._context(scope, record)
+                ctx.approved = None if changed else shown  # what the approval showed, for these args
+                result = await tool.call(args, ctx)
+                self._check_result(scope.group, call, result)
+            except (_Denied, ToolDeclined) as exc:
+                self._fail(record, str(exc))
+                record.denied = True
+                if isinstance(exc, ToolDeclined):
+                    record.cause = exc.cause
+                return
+            except ToolError as exc:
+                self._fail(record, str(exc))
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # a tool's own bug: reported, never crashing the run
+                self._fail(record, f"the tool '{tool.name}' crashed: {type(exc).__name__}: {exc}")
+            else:
+                record.status, record.result, record.error = "succeeded", result, None
+                return
+            if attempt < attempts:
+                _still_cancelled()
+                delay = self.backoff * (2 ** (attempt - 1))
+                self._publish(ToolRetrying, scope, record, attempt=attempt + 1, of=attempts,
+                              delay=delay, error=record.error)
+                record.status = "running"
+                await asyncio.sleep(delay)  # the backoff itself, not a wait for an event
+
+    def _missing(self, group: Group, call: ToolCall, record: ToolRecord) -> None:
+        near = nearest_names(call.tool, self.registry.names())
+        message = f"no tool named '{call.tool}' is available" + (
+            f" (did you mean {' or '.join(repr(n) for n in near)}?)" if near else "")
+        if group.missing is Missing.FAIL:
+            self._fail(record, message)
+        elif group.missing is Missing.SKIP:
+            record.status, record.reason = "skipped", f"{message}; skipped (missing: skip)"
+        else:
+            record.status, record.reason = "degraded", f"{message}; skipped, and the run is marked degraded"
+
+    @staticmethod
+    def _fail(record: ToolRecord, message: str) -> None:
+        record.status, record.error = "failed", message
+
+    def _check_result(self, group: Group, call: ToolCall, result: Any) -> None:
+        if call.as_ is None:
+            return
+        slot_type = group.out.get(call.as_)
+        if slot_type is None or slot_type is SlotType.ARRAY:
+            return
+        if not matches_type(result, slot_type):
+            raise ToolError(N_("it gave back {got}, but the output '{slot}' holds {declared}: change the output's "
+                               "type to match").format(got=_WORDS.get(type_name(result), type_name(result)),
+                                                       slot=call.as_, declared=_WORDS[slot_type.value]))
+
+    def _context(self, scope: CallScope, record: ToolRecord) -> ToolContext:
+        port = ObservedPort(self, scope, record)
+
+        window = [0.0, 0.0]  # this second's start, and the reports published in it
+
+        def progress(done: float, total: float | None, message: str | None) -> None:
+            now = self.clock()
+            if now - window[0] >= 1.0:
+                window[0], window[1] = now, 0.0
+            window[1] += 1
+            # A server that reports thousands of times a second is kept on the record, but published
+            # at most PROGRESS_PER_SECOND times a second (the last report always reaches the record).
+            self.progress(scope, record, done, total, message, publish=window[1] <= PROGRESS_PER_SECOND)
+
+        def log(level: str, text: str) -> None:
+            self.log(scope, record, level, text)
+
+        return ToolContext(
+            run_id=scope.run_id, tool_call_id=record.tool_call_id, tool_name=record.tool,
+            sequence_name=scope.sequence_name, group_name=scope.group.name,
+            interactions=port, elicitation=InboxElicitationHandler(port),
+            deadline=scope.deadline, call_sequence=scope.call_sequence, depth=scope.depth,
+            progress=progress, log=log,
+            record_process=lambda pid, started: self._process_started(scope, record, pid, started),
+        )
+
+    def progress(self, scope: CallScope, record: ToolRecord, done: float, total: float | None,
+                 message: str | None, *, publish: bool = True) -> None:
+        """The tool reports how far it has come: kept on its record (not saved for each report: the
+        next save takes it along) and published as `tool.progress`."""
+        if record.finished_at is not None or not _finite(done) or (total is not None and not _finite(total)):
+            return
+        message = message[:MAX_LOG_TEXT] if message else None
+        record.progress = ToolProgressState(progress=done, total=total if total and total > 0 else None,
+                                            message=message)
+        if publish:
+            self._publish(ToolProgress, scope, record, progress=done, total=record.progress.total, message=message)
+
+    def log(self, scope: CallScope, record: ToolRecord, level: str, text: str) -> None:
+        """A line for the tool's log in the run record (bounded), published as `tool.log`."""
+        if record.finished_at is not None:
+            return
+        if len(record.log) >= MAX_LOG_LINES:
+            if len(record.log) == MAX_LOG_LINES:
+                record.log.append(LogLine(at=self.clock(), level="warning",
+                                          text=f"(more than {MAX_LOG_LINES} lines: the rest is not kept)"))
+            return
+        text = text if len(text) <= MAX_LOG_TEXT else text[:MAX_LOG_TEXT] + " …"
+        record.log.append(LogLine(at=self.clock(), level=level[:20], text=text))
+        self._publish(ToolLog, scope, record, level=level[:20], message=text)
+        # Not saved for each line (a chatty server would rewrite the record hundreds of times): the
+        # record is saved with the lines at the tool's end, like its result.
+
+    async def _process_started(self, scope: CallScope, record: ToolRecord, pid: int, started: float | None) -> None:
+        """A tool started a process (held until this returns): on disk first, so that start-up can
+        find and end it if the app dies while it runs."""
+        record.process = ProcessInfo(pid=pid, started=started)
+        if scope.save_now is not None:
+            await scope.save_now()
+
+    # -- approval ------------------------------------------------------------------------------
+    async def _approve(self, scope: CallScope, tool: Tool, args: dict[str, Any], record: ToolRecord,
+                       bound: dict[str, Any], as_code: dict[str, str]) -> tuple[dict[str, Any] | None, object]:
+        """Ask when the tool needs it; the person's edited arguments, if they changed them, and what
+        the approval showed (`ShellApproval.shown`, `ApprovalSummary.shown`)."""
+        if tool.approval == "none":
+            return None, None
+        shell = tool.shell_approval(args)
+        summary = None if shell is not None else tool.approval_summary(args)
+        shown = shell.shown if shell is not None else summary.shown if summary is not None else None
+        request = self._approval_request(scope, tool, args, record, bound, shell, summary, as_code)
+        outcome = await approve(self.interactions, self.interactions.modes, request, tool.name,
+                                port=ObservedPort(self, scope, record))
+        if outcome.auto:
+            record.interaction_id = request.interaction_id
+        if not outcome.approved:
+            record.cause = outcome.cause
+            raise _Denied(outcome.reason or "not approved")
+        return outcome.edited_input, shown
+
+    def _approval_request(self, scope: CallScope, tool: Tool, args: dict[str, Any], record: ToolRecord,
+                          bound: dict[str, Any], shell: ShellApproval | None,
+                          summary: ApprovalSummary | None,
+                          as_code: dict[str, str]) -> ShellApprovalRequest | ToolApprovalRequest:
+        common: dict[str, Any] = {
+            "interaction_id": uuid.uuid4().hex,
+            "turn_id": scope.run_id,
+            "source": ToolSource(tool_call_id=record.tool_call_id, tool_name=tool.name),
+            "created_at": int(self.clock() * 1000),
+            "sequence_name": scope.sequence_name,
+            "group_name": scope.group.name,
+            "bound_inputs": bound,
+            # what a rule made from this request covers: this step (the record's index is the call's) of this sequence
+            "step_fingerprint": step_fingerprint(scope.group.tools[record.index], scope.group),
+            "sequence_identity": scope.sequence_identity,
+        }
+        if shell is not None:
+            return ShellApprovalRequest(**common, title=shell.title, description=shell.description,
+                                        command=shell.command, cwd=shell.cwd, reason=shell.reason,
+                                        operation=shell.operation, tool_input=args, run_as_code=as_code)
+        return ToolApprovalRequest(**common, validated_input=args, tool_description=tool.description,
+                                   summary=summary.text if summary else None,
+                                   summary_highlight=summary.highlight if summary else None,
+                                   summary_template=summary.words.template if summary and summary.words else None,
+                                   summary_params={k: str(v) for k, v in summary.words.params}
+                                   if summary and summary.words else {})

@@ -1,0 +1,77 @@
+"""Fingerprints: a part of a sequence hashed, so that a later copy can be told unchanged or changed.
+
+One way to fingerprint everything: the parts as canonical JSON (keys sorted, ASCII only), sha256,
+the first 20 hex digits. Two things are fingerprinted:
+
+- **a group** as saved (`group_fingerprint`): a resumed run keeps a group's results only while the
+  group is exactly as it ran (every field counts, its name too);
+- **a tool step** (`step_fingerprint`): what an approval rule made from that step covers
+  (`gui.core.asks.rules`). Its parts are what decides what runs: the tool's name, its arguments as
+  written in the sequence (the templates, before any input is put in), and the inputs its group
+  declares (`in`, names and types). Renaming the group, changing its description, its `out`, its
+  condition or the step's `as` changes nothing that runs, so the fingerprint stays; a change of
+  tool, of any argument or of the inputs makes a new one, and a rule asks again.
+
+A step's parts are open to more (SPEC §9: `on`, the worker a step runs on): a part that is not set
+is left out of the JSON, so a step without a host keeps the fingerprint it has today, and the same
+step on a host gets another.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from gui.core.sequences.model import Group, ToolCall
+
+FINGERPRINT_DIGITS = 20
+
+
+def digest(parts: Any) -> str:
+    """The fingerprint of a JSON value: canonical text (keys sorted, ASCII), sha256, 20 hex digits."""
+    text = json.dumps(parts, sort_keys=True, ensure_ascii=True)
+    return hashlib.sha256(text.encode()).hexdigest()[:FINGERPRINT_DIGITS]
+
+
+def group_fingerprint(group: Group) -> str:
+    """The group as saved, hashed: equal exactly when nothing about it changed (kept in run records,
+    so this must stay the same function for as long as those records are resumed)."""
+    return digest(group.model_dump(mode="json", by_alias=True))
+
+
+@dataclass(frozen=True)
+class Step:
+    """What a tool step runs: the parts of its fingerprint."""
+
+    tool: str
+    args: Mapping[str, Any]  # as written in the sequence, templates unfilled
+    inputs: Mapping[str, str] = field(default_factory=dict)  # the group's `in`: name -> type
+    on: str | None = None  # the host it runs on (SPEC §9); not in the format yet
+
+    def parts(self) -> dict[str, Any]:
+        parts: dict[str, Any] = {"kind": "step", "tool": self.tool, "args": dict(self.args),
+                                 "in": dict(self.inputs)}
+        if self.on is not None:
+            parts["on"] = self.on
+        return parts
+
+    @property
+    def fingerprint(self) -> str:
+        return digest(self.parts())
+
+
+def step_of(call: ToolCall, group: Group) -> Step:
+    """The step `call` of `group` is."""
+    return Step(tool=call.tool, args=call.args, inputs={name: kind.value for name, kind in group.in_.items()})
+
+
+def step_fingerprint(call: ToolCall, group: Group) -> str:
+    return step_of(call, group).fingerprint
+
+
+def step_fingerprints(group: Group, tool: str | None = None) -> set[str]:
+    """The fingerprints of the steps of `group` (of the tool `tool` only, when given)."""
+    return {step_fingerprint(call, group) for call in group.tools if tool is None or call.tool == tool}

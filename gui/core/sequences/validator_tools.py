@@ -1,0 +1,223 @@
+"""The validator's checks of a group's `tools` (SPEC §1 rules 2, 3, 5, 8, and result types).
+
+A mixin of the validator's `_Checker`: it reports through `error`/`warn` and reads `catalog` and
+`written` (the slots earlier groups wrote), which the checker provides.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from gui.core.errors import ToolArgumentError
+from gui.core.marks import N_, Sentence, sentence, term, verbatim
+from gui.core.sequences.model import SlotType, ToolCall
+from gui.core.sequences.names import nearest_names
+from gui.core.sequences.parser import split_tools
+from gui.core.sequences.problems import Loc, Problem
+from gui.core.sequences.result_types import mismatch_words
+from gui.core.sequences.shell import allowed, refusal, runs_as_words
+from gui.core.sequences.substitution import references, shell_landings, shell_texts
+
+if TYPE_CHECKING:
+    from gui.core.sequences.validator import CatalogView
+
+_TOOL_FIELDS = ("tool", "args", "as")
+
+
+class ToolChecks:
+    catalog: CatalogView
+    written: set[str]
+    problems: list[Problem]
+
+    def error(self, loc: Loc, code: str, message: str | Sentence, offset: int | None = None,
+              **params: object) -> None:
+        raise NotImplementedError
+
+    def warn(self, loc: Loc, code: str, message: str | Sentence, offset: int | None = None,
+             **params: object) -> None:
+        raise NotImplementedError
+
+    def _tools(self, group: dict[str, Any], loc: Loc, ins: dict[str, SlotType],
+               outs: dict[str, SlotType]) -> list[ToolCall] | None:
+        tloc: Loc = (*loc, "tools")
+        if "tools" not in group:
+            self.error(tloc, "missing-field", N_('the group has no "tools": write them as one text, like {example}'),
+                       example='"{\\"tool\\":\\"echo\\",\\"args\\":{}} ;"')
+            return None
+        value = group["tools"]
+        if not isinstance(value, str):
+            self.error(tloc, "bad-type",
+                       N_('"tools" is text (a string), not an array: write {example} with a ";" after every object'),
+                       example='"{\\"tool\\":…} ; {\\"tool\\":…} ;"')
+            return None
+        raw_tools, problems = split_tools(value, tloc)
+        self.problems.extend(problems)
+        calls: list[ToolCall] = []
+        writers: dict[str, list[int]] = {}
+        for index, raw in enumerate(raw_tools):
+            call = self._tool(raw.value, (*tloc, index), raw.offset, ins, outs)
+            if call is None:
+                continue
+            calls.append(call)
+            if call.as_ is not None and call.as_ in outs:
+                writers.setdefault(call.as_, []).append(index)
+        for slot in outs:
+            if slot not in writers and slot not in self.written:
+                self.warn((*loc, "out", slot), "unwritten-output",
+                          N_("no tool writes the output '{slot}' (here or in an earlier group): choose it in a tool's "
+                             "\"Save result to\", or remove it; a run would end without it"), slot=slot)
+        self.written.update(writers)
+        for slot, indexes in writers.items():
+            if len(indexes) > 1 and outs[slot] is not SlotType.ARRAY:
+                for index in indexes[1:]:
+                    self.error((*tloc, index, "as"), "slot-written-twice",
+                               N_("slot '{slot}' is written by tools {tools}: "
+                                  'a {type} slot takes one writer; declare it "array" to collect them all'),
+                               slot=slot, tools=", ".join(str(i + 1) for i in indexes), type=outs[slot].value)
+        return calls
+
+    def _tool(self, value: Any, loc: Loc, offset: int, ins: dict[str, SlotType],
+              outs: dict[str, SlotType]) -> ToolCall | None:
+        if value is None:
+            return None
+        if not isinstance(value, dict):
+            self.error(loc, "bad-type", N_("each tool is an object like {example}"), offset,
+                       example='{"tool":"echo","args":{…},"as":"slot"}')
+            return None
+        ok = True
+        for key in value:
+            if key not in _TOOL_FIELDS:
+                self.error((*loc, key), "unknown-field",
+                           N_("unknown field '{key}' in a tool: a tool has tool, args, as"), offset, key=key)
+                ok = False
+        name = value.get("tool")
+        if "tool" not in value:
+            self.error((*loc, "tool"), "missing-field", N_('the tool object has no "tool": name the tool to run'),
+                       offset)
+            ok = False
+        elif not isinstance(name, str):
+            self.error((*loc, "tool"), "bad-type", N_('"tool" is the tool name as text'), offset)
+            ok = False
+        elif not name.strip():
+            self.error((*loc, "tool"), "blank-name", N_('"tool" is blank: name the tool to run'), offset)
+            ok = False
+        args = value.get("args", {})
+        if not isinstance(args, dict):
+            self.error((*loc, "args"), "bad-type", N_('"args" is an object like {example}'), offset,
+                       example='{"command": "uptime"}')
+            ok = False
+            args = {}
+        slot = value.get("as")
+        if slot is not None and not isinstance(slot, str):
+            self.error((*loc, "as"), "bad-type", N_('"as" names an output slot, as text'), offset)
+            ok = False
+        elif isinstance(slot, str) and slot not in outs:
+            self.error((*loc, "as"), "undeclared-slot",
+                       N_("slot '{slot}' is not declared in out: add \"{slot}\" to the group's \"out\", "
+                          "or use one of: {names}"), offset, slot=slot,
+                       names=", ".join(outs) or sentence(N_("(none declared)")))
+            ok = False
+        refs = references(args)
+        for path, ref, ref_offset in refs:
+            if ref not in ins:
+                self.error((*loc, "args", *path), "undeclared-arg",
+                           N_("$args.{name} is not declared in this group's \"in\": add \"{name}\" to \"in\""),
+                           ref_offset, name=ref)
+                ok = False
+        if ok and isinstance(name, str):
+            self._known_tool(name, args, loc, offset, bool(refs))
+            if refs:
+                self._shell_text(name, args, loc, ins)
+            if isinstance(slot, str):
+                self._result_fits(name, args, ins, slot, outs[slot], loc, offset)
+        return ToolCall(tool=name, args=args, as_=slot) if ok else None
+
+    def _result_fits(self, name: str, args: dict[str, Any], ins: dict[str, SlotType], slot: str,
+                     declared: SlotType, loc: Loc, offset: int) -> None:
+        """A result that can never fit its output is refused now, not after a person has answered."""
+        known = self.catalog.result_type(name, args, ins) if self.catalog.result_type is not None else None
+        if known is None or declared is SlotType.ARRAY:
+            return
+        title, got = known
+        if got is not declared:
+            self.error((*loc, "as"), "result-type", mismatch_words(title, got, slot, declared), offset)
+
+    def _shell_text(self, name: str, args: dict[str, Any], loc: Loc, ins: dict[str, SlotType]) -> None:
+        """Inputs in shell text go only where they stay text (an error, located at the `$`), and one
+        that a program runs as a command is warned of (`gui.core.sequences.shell.inputs`)."""
+        shell = self.catalog.shell_args(name) if self.catalog.shell_args is not None else frozenset()
+        for path, text in shell_texts(args, shell):
+            for landing in shell_landings(text):
+                where: Loc = (*loc, "args", *path)
+                if not allowed(landing.place, number=ins.get(landing.name) is SlotType.NUMBER):
+                    self.error(where, "input-in-shell-code", refusal(landing.place, landing.name), landing.offset)
+                elif landing.runs_as is not None:
+                    self.warn(where, "input-runs-as-command",
+                              runs_as_words(landing.name, landing.runs_as, whole=landing.whole), landing.offset)
+
+    def _known_tool(self, name: str, args: dict[str, Any], loc: Loc, offset: int, has_refs: bool) -> None:
+        exists = self.catalog.tool_exists
+        if exists is None:
+            return
+        if not exists(name):
+            near = nearest_names(name, self.catalog.tool_names()) if self.catalog.tool_names is not None else []
+            if near:
+                self.warn((*loc, "tool"), "unknown-tool",
+                          N_("no tool named '{name}' is available now (did you mean {names}? seq_tools lists them); "
+                             'if its server is offline the group\'s "missing" rule decides at run time'), offset,
+                          name=name, names=_either([repr(n) for n in near]))
+            else:
+                self.warn((*loc, "tool"), "unknown-tool",
+                          N_("no tool named '{name}' is available now; if its server is offline the group's "
+                             '"missing" rule decides at run time'), offset, name=name)
+            return
+        if not has_refs and self.catalog.validate_args is not None:
+            try:
+                self.catalog.validate_args(name, args)
+            except ValueError as exc:
+                words = getattr(exc, "words", None)
+                if not isinstance(words, Sentence):
+                    words = argument_words(exc) if isinstance(exc, ToolArgumentError) else verbatim(str(exc))
+                self.error((*loc, "args"), "bad-args", words, offset)
+
+
+def _either(names: list[str]) -> str | Sentence:
+    """`'a' or 'b' or 'c'`, the "or" in the reader's words."""
+    if len(names) == 1:
+        return names[0]
+    return sentence(N_("{first} or {rest}"), first=names[0], rest=_either(names[1:]))
+
+
+# What pydantic says most often of a built-in tool's arguments (anything else is shown as it is).
+_ARGUMENT_WORDS = {
+    "Field required": N_("Field required"),
+    "Extra inputs are not permitted": N_("Extra inputs are not permitted"),
+    "Input should be a valid string": N_("Input should be a valid string"),
+    "Input should be a valid integer": N_("Input should be a valid integer"),
+    "Input should be a valid number": N_("Input should be a valid number"),
+    "Input should be a valid boolean": N_("Input should be a valid boolean"),
+    "Input should be a valid dictionary": N_("Input should be a valid dictionary"),
+    "Input should be a valid list": N_("Input should be a valid list"),
+    "String should have at least 1 character": N_("String should have at least 1 character"),
+    "the arguments must be an object": N_("the arguments must be an object"),
+}
+
+
+class ArgumentsError(ValueError):
+    """What `CatalogView.validate_args` raises: the English of a `ToolArgumentError`, and its `words`."""
+
+    def __init__(self, exc: ToolArgumentError) -> None:
+        super().__init__(str(exc))
+        self.words = argument_words(exc)
+
+
+def argument_words(exc: ToolArgumentError) -> Sentence:
+    """`str(exc)` as a template: "arguments for 'cmd_run' are not valid: command: Field required"."""
+    parts: list[Sentence] = []
+    for path, message in exc.problems:
+        parts.append(sentence(N_("{field}: {reason}"), field=path or sentence(N_("arguments")),
+                              reason=term(_ARGUMENT_WORDS.get(message, message))))  # a tool's own: if marked
+    details: str | Sentence = ""
+    for part in reversed(parts):
+        details = part if details == "" else sentence(N_("{first}; {rest}"), first=part, rest=details)
+    return sentence(N_("arguments for '{tool}' are not valid: {details}"), tool=exc.tool, details=details)
