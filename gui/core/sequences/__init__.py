@@ -3,10 +3,11 @@ substitution, limits and the help text. Imports nothing of the packages above it
 """
 
 from gui.core.sequences.calls import direct_calls
+from gui.core.sequences.conditions import ConditionSyntaxError, condition_rows, parse_condition, rows_to_text
 from gui.core.sequences.durations import format_duration, parse_duration
 from gui.core.sequences.export import to_document, to_text
 from gui.core.sequences.fingerprint import digest, group_fingerprint, step_fingerprint, step_fingerprints
-from gui.core.sequences.free_names import NAMING_CODES, Renamed, free_name
+from gui.core.sequences.free_names import NAMING_CODES, Renamed, free_name, taken_names, with_free_names
 from gui.core.sequences.help import EXAMPLE, help_text
 from gui.core.sequences.limits import (
     MAX_DOCUMENT_BYTES,
@@ -50,6 +51,10 @@ from gui.core.sequences.validator import CatalogView, InvalidSequenceError, Vali
 from gui.core.sequences.validator_tools import ArgumentsError
 
 __all__ = [
+    "ConditionSyntaxError",
+    "condition_rows",
+    "parse_condition",
+    "rows_to_text",
     "arg_ref",
     "ARGS_PREFIX",
     "ArgumentsError",
@@ -65,6 +70,8 @@ __all__ = [
     "EXAMPLE",
     "format_duration",
     "free_name",
+    "taken_names",
+    "with_free_names",
     "Group",
     "group_fingerprint",
     "help_text",

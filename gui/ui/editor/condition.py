@@ -12,7 +12,7 @@ from typing import Any
 
 from nicegui import ui
 
-from gui.core.sequences.conditions import ConditionSyntaxError, condition_rows, parse_condition
+from gui.core.sequences import ConditionSyntaxError, condition_rows, parse_condition
 from gui.i18n import N_, _
 from gui.ui.editor.context import EditorContext
 from gui.ui.editor.draft import CondRow, GroupDraft, condition_text

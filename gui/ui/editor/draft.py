@@ -17,8 +17,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from gui.core.sequences import arg_ref
-from gui.core.sequences.conditions import rows_to_text
+from gui.core.sequences import arg_ref, rows_to_text
 from gui.i18n import _
 
 

@@ -20,7 +20,6 @@ from gui.core.sequences import (
     Problem,
     Renamed,
     Sequence,
-    free_names,
     load_json_text,
     to_document,
     too_large,
@@ -30,12 +29,12 @@ from gui.ui.editor.textpos import line_col, locate
 
 
 async def taken_names(engine: Engine) -> set[str]:
-    return free_names.taken_names(await engine.sequence_trees())
+    return taken_names(await engine.sequence_trees())
 
 
 async def with_free_names(engine: Engine, doc: dict[str, Any]) -> tuple[dict[str, Any], list[Renamed]]:
     """The document with every taken sequence or group name replaced by a free one (`name-2`)."""
-    return free_names.with_free_names(doc, await taken_names(engine))
+    return with_free_names(doc, await taken_names(engine))
 
 
 async def duplicate(engine: Engine, sequence: Sequence) -> tuple[Sequence, list[Renamed]]:

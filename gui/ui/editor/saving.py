@@ -15,7 +15,16 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gui.core.door import Engine
-from gui.core.sequences import DslError, Problem, Sequence, ValidationResult, free_names, load_json_text
+from gui.core.sequences import (
+    NAMING_CODES,
+    DslError,
+    Problem,
+    Sequence,
+    ValidationResult,
+    free_name,
+    load_json_text,
+    taken_names,
+)
 from gui.i18n import _
 from gui.ui.editor.draft import Issue, SequenceDraft, local_issues, to_document
 from gui.ui.editor.issues import problem_issues
@@ -51,7 +60,7 @@ async def check_draft(engine: Engine, draft: SequenceDraft, original: str | None
     registry = engine.registry
     for problem in problems:
         issues.extend(problem_issues(problem, draft, mapping, registry))
-    if any(p.code in free_names.NAMING_CODES for p in problems):
+    if any(p.code in NAMING_CODES for p in problems):
         issues = await _with_free_names(engine, draft, original, issues)
     return Outcome(problems=problems, issues=issues, doc=doc)
 
@@ -59,14 +68,14 @@ async def check_draft(engine: Engine, draft: SequenceDraft, original: str | None
 async def _with_free_names(engine: Engine, draft: SequenceDraft, original: str | None,
                            issues: list[Issue]) -> list[Issue]:
     """Each naming conflict also proposes a name nobody holds (`fetch-one-node-2`)."""
-    taken = free_names.taken_names(s for s in await engine.sequence_trees() if s.name != original)
+    taken = taken_names(s for s in await engine.sequence_trees() if s.name != original)
     taken |= {draft.name, *(g.name for g in draft.groups)}
     names = {"seq.name": draft.name, **{f"{g.uid}.name": g.name for g in draft.groups}}
     out = []
     for issue in issues:
         name = names.get(issue.key)
-        if issue.code in free_names.NAMING_CODES and name:
-            free = free_names.free_name(name, taken)
+        if issue.code in NAMING_CODES and name:
+            free = free_name(name, taken)
             taken.add(free)
             issue = dataclasses.replace(issue, message=_("{message} ('{free}' is free)").format(
                 message=issue.message, free=free))

@@ -17,7 +17,7 @@ from gui.core.asks import DECLINED_REASON, DENIED_REASON, EXPIRED_REASON, UNANSW
 from gui.core.causes import CAUSES, EndCause
 from gui.core.marks import read_back
 from gui.core.runs import GroupRecord, ToolRecord
-from gui.core.sequences.conditions import ConditionSyntaxError, condition_rows, parse_condition
+from gui.core.sequences import ConditionSyntaxError, condition_rows, parse_condition
 from gui.i18n import ENGLISH, N_, _, current_language
 from gui.i18n.catalog import templates_marked_in
 from gui.ui.words import JOINER_WORDS, OPERATOR_WORDS, value_words
