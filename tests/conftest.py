@@ -23,10 +23,11 @@ if TYPE_CHECKING:
 async def current_engine() -> AsyncIterator[Engine]:
     """An in-memory engine with the built-in tools (a test's API is handed it through `engine_slot`),
     closed afterwards."""
-    from gui.core.door.engine import Engine
+    from gui.memory import MemoryStores
+    from gui.runtime import compose_engine
     from gui.tools import default_registry
 
-    engine = Engine(registry=default_registry())
+    engine = compose_engine(default_registry(), MemoryStores())
     yield engine
     await engine.close()
 

@@ -18,6 +18,8 @@ from gui.core.asks.elicitation import ElicitationRequest, InboxElicitationHandle
 from gui.core.asks.interactions import ElicitationFieldSpec
 from gui.core.door.engine import Engine
 from gui.core.tools.registry import ModelTool, ToolContext
+from gui.memory import MemoryStores
+from gui.runtime import compose_engine
 from gui.tools import default_registry
 
 T = 5.0
@@ -29,7 +31,7 @@ CHOOSE = {"name": "choose", "groups": [{"name": "pick", "out": {"answers": "obje
 
 @pytest.fixture
 async def engine():
-    eng = Engine(registry=default_registry())
+    eng = compose_engine(default_registry(), MemoryStores())
     yield eng
     await eng.close()
 

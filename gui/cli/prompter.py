@@ -15,11 +15,13 @@ import json
 import sys
 from typing import Any
 
+from gui.cli.form_prompt import TerminalElicitationHandler
 from gui.core.asks import (
     Answer,
     ApprovalResponse,
     ElicitationInteractionRequest,
     ElicitationInteractionResponse,
+    ElicitationRequest,
     InteractionError,
     InteractionRecord,
     QuestionRequest,
@@ -180,8 +182,6 @@ class TerminalPrompter:
         await self.ops.respond(iid, QuestionResponse(answers=answers))
 
     async def _elicitation(self, iid: str, request: ElicitationInteractionRequest) -> None:
-        from gui.core.asks import ElicitationRequest, TerminalElicitationHandler
-
         handler = TerminalElicitationHandler(input_fn=_read_line, output=_err)
         reply = await handler.handle_elicitation(ElicitationRequest(
             server_name=request.server_name, message=request.message, fields=request.fields, url=request.url))

@@ -21,8 +21,8 @@ from gui.core.asks.interactions import (
     ToolApprovalRequest,
     ToolSource,
 )
-from gui.core.asks.memory import MemoryInteractionStore
 from gui.core.events import Event, EventBus
+from gui.memory import MemoryInteractionStore
 
 TIMEOUT = 2.0
 

@@ -7,11 +7,12 @@ import json
 
 import pytest
 
-from gui.core.door.catalog import Catalog, MemorySequenceStore
+from gui.core.door.catalog import Catalog
 from gui.core.sequences.free_names import free_name, renamed_words, taken_names, with_free_names
 from gui.core.sequences.help import EXAMPLE
 from gui.core.sequences.problems import DslError
 from gui.core.sequences.validator import parse_sequence
+from gui.memory import MemorySequenceStore
 
 
 def test_a_taken_name_gets_the_next_free_number() -> None:

@@ -11,6 +11,8 @@ from builders import group, seq, tools
 from gui.core.door.engine import Engine
 from gui.core.runs.schedules import KEPT_TURNS, ScheduleInvalid, Scheduler, next_time
 from gui.core.tools.registry import Registry
+from gui.memory import MemoryStores
+from gui.runtime import compose_engine
 from gui.tools import builtin_tools
 
 T0 = datetime(2026, 3, 2, 9, 0, 0).timestamp()  # local time, as cron reads it
@@ -25,7 +27,7 @@ class Clock:
 
 
 def engine_at(clock: Clock) -> Engine:
-    engine = Engine(registry=Registry(builtin_tools()))
+    engine = compose_engine(Registry(builtin_tools()), MemoryStores())
     engine._scheduler = Scheduler(engine.schedules, engine._scheduled_run,
                                   lambda run_id: engine.runner.snapshot(run_id) is not None, clock=clock)
     return engine
@@ -153,7 +155,7 @@ async def test_a_bad_schedule_is_refused_at_its_field_and_nothing_is_stored(fiel
 
 
 async def test_the_scheduler_loop_wakes_for_a_new_schedule_and_runs_it_when_due():
-    engine = Engine(registry=Registry(builtin_tools()))
+    engine = compose_engine(Registry(builtin_tools()), MemoryStores())
     await engine.create(GREET)
     started = asyncio.Event()
     engine.subscribe(lambda e: e.type == "run.finished" and started.set())

@@ -19,6 +19,8 @@ from gui.core.events import Event
 from gui.core.tools.registry import Registry
 from gui.mcp.client import McpConnection
 from gui.mcp.config import McpServerConfig
+from gui.memory import MemoryStores
+from gui.runtime import compose_engine
 from gui.tools import builtin_tools
 
 T = 15.0  # bound of every wait (a stdio server starts in about 0.7 s)
@@ -39,7 +41,7 @@ def registry() -> Registry:
 
 @pytest.fixture
 def engine(registry: Registry) -> Engine:
-    return Engine(registry=registry, retry_backoff=0.01)
+    return compose_engine(registry, MemoryStores(), retry_backoff=0.01)
 
 
 @pytest.fixture

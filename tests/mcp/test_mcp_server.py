@@ -26,6 +26,8 @@ from gui.core.asks.interactions import ApprovalResponse, ShellApprovalRequest
 from gui.core.door.engine import Engine
 from gui.core.sequences.help import EXAMPLE
 from gui.mcp.server import build_server
+from gui.memory import MemoryStores
+from gui.runtime import compose_engine
 from gui.tools import default_registry
 
 NINE = {"seq_list", "seq_create", "seq_run", "seq_call", "seq_when_call", "seq_delete", "seq_help", "seq_tools",
@@ -85,7 +87,7 @@ async def agent(mode: str) -> AsyncIterator[tuple[Engine, Client]]:
     """An engine with in-memory stores and an MCP client talking to its server in process.
 
     A context manager, not a fixture: the SDK's scopes must be left by the task that entered them."""
-    engine = Engine(registry=default_registry())
+    engine = compose_engine(default_registry(), MemoryStores())
 
     async def open_engine() -> Engine:
         return engine

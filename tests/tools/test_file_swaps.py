@@ -17,10 +17,11 @@ from typing import Any
 
 import pytest
 
-from gui.core.door.engine import Engine
 from gui.core.events import InteractionCreated
 from gui.core.runs.records import RunRecord
 from gui.core.tools.registry import Registry
+from gui.memory import MemoryStores
+from gui.runtime import compose_engine
 from gui.tools import builtin_tools
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "core"))  # the core tests' document builders
@@ -33,7 +34,7 @@ SECRET = "the secret nobody approved to read"
 async def run_step(step: dict[str, Any], out: dict[str, str], meanwhile: Callable[[], None] = lambda: None,
                    answer: dict[str, Any] | None = None) -> RunRecord:
     """Run one step, do `meanwhile` while its approval waits, then approve it (with `answer`)."""
-    engine = Engine(registry=Registry(builtin_tools()))
+    engine = compose_engine(Registry(builtin_tools()), MemoryStores())
     asked: asyncio.Queue[str] = asyncio.Queue()
     engine.subscribe(lambda e: asked.put_nowait(e.interaction_id) if isinstance(e, InteractionCreated) else None)
     try:
@@ -173,7 +174,7 @@ async def test_a_folder_that_was_missing_and_is_a_link_when_approved_is_not_foll
 
 
 async def test_a_write_a_rule_allows_uses_what_its_request_recorded(place):
-    engine = Engine(registry=Registry(builtin_tools()))
+    engine = compose_engine(Registry(builtin_tools()), MemoryStores())
     try:
         await engine.interactions.modes.set("file_write", "always-allow")
         await engine.create(seq(group("g", out=WROTE, tools=tools(write_step(place["file"], "allowed")))))

@@ -1,15 +1,18 @@
 """The engine: the one door (`gui.core.door.operations.Operations`) implemented in this process.
 
 Every operation of SPEC §1 and every operation on runs, requests and approval rules is written here
-once; the pages, the HTTP API, the CLI and MCP call these and nothing behind them. `Engine` is wired
-from ports (stores, registry): the app builds it with TinyDB stores, tests with the in-memory ones.
+once; the pages, the HTTP API, the CLI and MCP call these and nothing behind them. `Engine` is given
+its parts, never builds them: the catalog over a sequence store, the interaction service over its
+store and approval modes, the executor that runs sequences (`gui.core.runs.Executor`), the run and
+schedule stores. The composition root chooses them (`gui.runtime.compose_engine`): TinyDB stores in
+the app, the in-memory ones (`gui.memory`) in tests and with `SEQDESK_MEMORY=1`.
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from gui.core.asks import (
@@ -21,26 +24,21 @@ from gui.core.asks import (
     InteractionService,
     InteractionStatusFilter,
     InteractionStore,
-    MemoryApprovalModes,
-    MemoryInteractionStore,
     RuleBook,
 )
 from gui.core.causes import CancelReason, EndCause
-from gui.core.door.catalog import Catalog, MemorySequenceStore, SequenceStore
+from gui.core.door.catalog import Catalog, SequenceStore
 from gui.core.door.documents import NotFoundError, document_from, summary
 from gui.core.door.following import RunFollower
 from gui.core.door.operations import EventListener, Page, Saved
 from gui.core.door.schedule_door import ScheduleDoor
-from gui.core.errors import ToolArgumentError
 from gui.core.events import EventBus, EventStream, RunFinished, SettingsChanged
 from gui.core.runs import (
     MAX_CANDIDATES,
-    MemoryRunStore,
-    MemoryScheduleStore,
+    Executor,
     Origin,
     ProcessControl,
     ResumeRefused,
-    Runner,
     RunRecord,
     RunStatus,
     RunStore,
@@ -81,12 +79,12 @@ def condition_holds(when: str, args: dict[str, Any]) -> bool:
 @dataclass
 class Engine(ScheduleDoor):
     registry: Registry
-    sequences: SequenceStore = field(default_factory=MemorySequenceStore)
-    runs: RunStore = field(default_factory=MemoryRunStore)
-    interaction_store: InteractionStore = field(default_factory=MemoryInteractionStore)
-    modes: ApprovalModes = field(default_factory=MemoryApprovalModes)
-    bus: EventBus = field(default_factory=EventBus)
-    retry_backoff: float = 0.2
+    catalog: Catalog
+    interactions: InteractionService
+    runner: Executor
+    runs: RunStore
+    schedules: ScheduleStore
+    bus: EventBus
     # Awaited before a run starts: lets tools that are still arriving (MCP servers connecting at
     # start-up) be there, so a run started right away does not find them missing. Bounded by its owner.
     tools_ready: Callable[[], Awaitable[Any]] | None = None
@@ -94,18 +92,26 @@ class Engine(ScheduleDoor):
     server_states: ServerStates | None = None
     # The operating system's processes, to end the commands a dead app left running (at start-up).
     processes: ProcessControl | None = None
-    schedules: ScheduleStore = field(default_factory=MemoryScheduleStore)
 
     def __post_init__(self) -> None:
-        self.catalog = Catalog(self.sequences, self.registry, self.bus)
         self.rule_book = RuleBook(self.modes, self.bus, self.catalog.get)
-        self.interactions = InteractionService(self.interaction_store, self.bus, modes=self.modes,
-                                               check_edit=self._edit_problems)
-        self.runner = Runner(self.registry, self.interactions, self.runs, self.bus, self.catalog.resolve,
-                             retry_backoff=self.retry_backoff)
         self._on_close: list[Callable[[], Awaitable[None]]] = []
         self._resuming = asyncio.Lock()  # one resume at a time: a run is resumed once
         self.closed = False  # True once `close` began: streams of its events end
+
+    # -- the stores under it ---------------------------------------------------------------------
+    @property
+    def sequences(self) -> SequenceStore:
+        return self.catalog.store
+
+    @property
+    def interaction_store(self) -> InteractionStore:
+        return self.interactions.store
+
+    @property
+    def modes(self) -> ApprovalModes:
+        """The approval modes and rules, as the interaction service asks and saves them."""
+        return self.interactions.modes
 
     # -- sequences -----------------------------------------------------------------------------
     async def list_sequences(self) -> list[dict[str, Any]]:
@@ -203,7 +209,8 @@ class Engine(ScheduleDoor):
         sequence = await self.catalog.get(name)
         if sequence is None:
             raise NotFoundError(f"there is no saved sequence named '{name}'")
-        return await self.runner.run(sequence, args or {})
+        record = await self.runner.start(sequence, args or {})
+        return await self.runner.wait(record.run_id)
 
     async def when_call(self, name: str, when: str, args: dict[str, Any] | None = None,
                         on_event: EventListener | None = None, *, gave_up: EndCause = "person") -> RunRecord | None:
@@ -308,7 +315,7 @@ class Engine(ScheduleDoor):
                                sequence: str | None = None, tool_name: str | None = None,
                                limit: int = 50, offset: int = 0) -> Page[InteractionRecord]:
         """Requests newest first, filtered and paged in the store."""
-        return await self.interaction_store.query(status=status, kind=kind, run_id=run_id, sequence=sequence,
+        return await self.interactions.store.query(status=status, kind=kind, run_id=run_id, sequence=sequence,
                                                   tool_name=tool_name, limit=limit, offset=offset)
 
     async def get_interaction(self, interaction_id: str) -> InteractionRecord | None:
@@ -346,17 +353,6 @@ class Engine(ScheduleDoor):
     def events(self, maxsize: int = 10_000) -> EventStream:
         """The events from now on as an async stream (subscribed when made)."""
         return self.bus.stream(maxsize)
-
-    def _edit_problems(self, tool_name: str, edited: dict[str, Any]) -> list[str]:
-        """What is wrong with arguments a person edited in an approval (checked against the tool)."""
-        tool = self.registry.get(tool_name)
-        if tool is None:
-            return [f"the tool '{tool_name}' is not available now to check the edit"]
-        try:
-            tool.validate_args(edited)
-        except ToolArgumentError as exc:
-            return [f"the edited input does not fit {tool_name}: {exc}"]
-        return []
 
     @property
     def inbox_url(self) -> str | None:

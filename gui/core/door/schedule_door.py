@@ -21,12 +21,12 @@ MAX_SCHEDULES = 100  # a bound on what a script could pile up
 if TYPE_CHECKING:
     from gui.core.door.catalog import Catalog
     from gui.core.events import EventBus
-    from gui.core.runs import Runner, ScheduleStore
+    from gui.core.runs import Executor, ScheduleStore
 
 
 class ScheduleDoor:
     catalog: Catalog
-    runner: Runner
+    runner: Executor
     bus: EventBus
     schedules: ScheduleStore
     _scheduler: Scheduler | None = None

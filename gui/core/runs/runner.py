@@ -62,6 +62,8 @@ class _GroupFailed(Exception):
 
 
 class Runner:
+    """The in-process `Executor`: each run an asyncio task of this process."""
+
     def __init__(self, registry: Registry, interactions: InteractionService, runs: RunStore, bus: EventBus,
                  resolve: Resolver | None = None, *, clock: Callable[[], float] = time.time,
                  retry_backoff: float = 0.2) -> None:
@@ -296,7 +298,8 @@ class Runner:
         scope = CallScope(run_id=ex.record.run_id, sequence_name=ex.sequence.name, group=group, group_record=grec,
                           args=args, deadline=deadline, depth=ex.record.depth,
                           call_sequence=lambda name, a, depth: self._call_nested(ex, name, a, depth, cancel_cause),
-                          save_soon=lambda: ex.checkpoint(self.runs, 0.0), save_now=lambda: ex.save_now(self.runs),
+                          save_soon=functools.partial(ex.checkpoint, self.runs, 0.0),
+                          save_now=functools.partial(ex.save_now, self.runs),
                           cancel_cause=cancel_cause, sequence_identity=ex.sequence.identity)
         try:
             async with asyncio.timeout(timeout):

@@ -1,7 +1,7 @@
 """Schedules: a saved sequence run with fixed args, every N minutes or hours, or by a cron expression.
 
 Pure core: the clock and the run starter are handed in, the schedules live behind a store port
-(TinyDB in the app, `MemoryScheduleStore` in tests). Schedules run only while the app is open
+(TinyDB in the app, `gui.memory` in tests). Schedules run only while the app is open
 (`Scheduler.run_forever`); a turn missed while it was closed is run once at start-up, said so in
 the run's record, and never as a burst: after any turn the next one is computed from now. A turn
 whose previous run still runs is skipped, and the skip is recorded. A scheduled run is a run like
@@ -90,24 +90,6 @@ class ScheduleStore(Protocol):
     async def save(self, schedule: Schedule) -> None: ...
 
     async def delete(self, schedule_id: str) -> bool: ...
-
-
-class MemoryScheduleStore:
-    def __init__(self) -> None:
-        self._items: dict[str, str] = {}
-
-    async def list(self) -> builtins.list[Schedule]:
-        return sorted((Schedule.model_validate_json(t) for t in self._items.values()), key=lambda s: s.created_at)
-
-    async def get(self, schedule_id: str) -> Schedule | None:
-        text = self._items.get(schedule_id)
-        return Schedule.model_validate_json(text) if text is not None else None
-
-    async def save(self, schedule: Schedule) -> None:
-        self._items[schedule.schedule_id] = schedule.model_dump_json()
-
-    async def delete(self, schedule_id: str) -> bool:
-        return self._items.pop(schedule_id, None) is not None
 
 
 def next_time(schedule: Schedule, after: float) -> float:
