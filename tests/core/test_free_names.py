@@ -59,7 +59,8 @@ async def test_a_rename_onto_another_saved_name_is_refused_not_overwritten() -> 
 
 
 def test_a_view_as_new_makes_the_same_name_and_its_groups_conflicts() -> None:
-    from gui.core.sequences.validator import CatalogView, check_document
+    from gui.core.sequences.catalog_view import CatalogView
+    from gui.core.sequences.validator import check_document
 
     doc = json.loads(EXAMPLE)
     view = CatalogView(group_owner={"fetch-one-node": "check-three-nodes"},

@@ -3,6 +3,7 @@ substitution, limits and the help text. Imports nothing of the packages above it
 """
 
 from gui.core.sequences.calls import direct_calls
+from gui.core.sequences.catalog_view import CatalogView
 from gui.core.sequences.conditions import ConditionSyntaxError, condition_rows, parse_condition, rows_to_text
 from gui.core.sequences.durations import format_duration, parse_duration
 from gui.core.sequences.export import to_document, to_text
@@ -47,7 +48,7 @@ from gui.core.sequences.substitution import (
 )
 from gui.core.sequences.textpos import Span, line_col, locate, raw_index, scan
 from gui.core.sequences.unicode_check import surrogate_loc
-from gui.core.sequences.validator import CatalogView, InvalidSequenceError, ValidationResult, check_document, check_text
+from gui.core.sequences.validator import InvalidSequenceError, ValidationResult, check_document, check_text
 from gui.core.sequences.validator_tools import ArgumentsError
 
 __all__ = [

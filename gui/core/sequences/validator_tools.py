@@ -19,7 +19,7 @@ from gui.core.sequences.shell import allowed, refusal, runs_as_words
 from gui.core.sequences.substitution import references, shell_landings, shell_texts
 
 if TYPE_CHECKING:
-    from gui.core.sequences.validator import CatalogView
+    from gui.core.sequences.catalog_view import CatalogView
 
 _TOOL_FIELDS = ("tool", "args", "as")
 
