@@ -19,8 +19,7 @@ from pathlib import Path
 from typing import Protocol
 
 from gui.core.asks import ApprovalModes, InteractionService, InteractionStore
-from gui.core.door import Engine
-from gui.core.door.catalog import Catalog, SequenceStore
+from gui.core.door import Catalog, Engine, SequenceStore
 from gui.core.events import EventBus
 from gui.core.runs import ProcessControl, Runner, RunStore, ScheduleStore
 from gui.core.tools import Registry
