@@ -14,15 +14,12 @@ from gui.core.asks.approvals import (
     check_mode,
 )
 from gui.core.asks.elicitation import (
-    ElicitationField,
     ElicitationHandler,
     ElicitationNotHandled,
-    ElicitationRequest,
-    ElicitationResponse,
     InboxElicitationHandler,
     TerminalElicitationHandler,
 )
-from gui.core.asks.form_values import value_problems
+from gui.core.asks.form_values import typed_values, value_problems
 from gui.core.asks.interactions import (
     CANCEL_WORDS,
     ENDED_STATUSES,
@@ -30,9 +27,9 @@ from gui.core.asks.interactions import (
     ApprovalMode,
     ApprovalResponse,
     CancelledResult,
-    ElicitationFieldSpec,
-    ElicitationInteractionRequest,
-    ElicitationInteractionResponse,
+    ElicitationField,
+    ElicitationRequest,
+    ElicitationResponse,
     ExpiredResult,
     InteractionFilter,
     InteractionKind,
@@ -93,10 +90,7 @@ __all__ = [
     "DECLINED_REASON",
     "DENIED_REASON",
     "ElicitationField",
-    "ElicitationFieldSpec",
     "ElicitationHandler",
-    "ElicitationInteractionRequest",
-    "ElicitationInteractionResponse",
     "ElicitationNotHandled",
     "ElicitationRequest",
     "ElicitationResponse",
@@ -139,6 +133,7 @@ __all__ = [
     "tool_rule_id",
     "ToolApprovalRequest",
     "ToolSource",
+    "typed_values",
     "UNANSWERED_REASON",
     "value_problems",
 ]
