@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from gui.api import register_api
 from gui.api.body import MAX_BODY_BYTES, MAX_DEPTH
 from gui.api.request_gate import Served
-from gui.app import EngineSlot
+from gui.context import EngineSlot
 from gui.core.door.engine import Engine
 from gui.core.events import Event
 

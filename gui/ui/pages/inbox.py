@@ -40,7 +40,7 @@ from gui.ui.live import live_events
 from gui.ui.theme import frame, register_shell
 
 if TYPE_CHECKING:
-    from gui.app import AppContext
+    from gui.context import AppContext
 
 HISTORY_STATUSES: dict[str, InteractionStatusFilter] = {"resolved": "resolved", "expired": "expired",
                                                   "cancelled": "cancelled"}
