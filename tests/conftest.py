@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     import httpx
     from fastapi import FastAPI
 
-    from gui.app import EngineSlot
+    from gui.context import EngineSlot
     from gui.core.door.engine import Engine
     from gui.remote import RemoteEngine
 
@@ -35,7 +35,7 @@ async def current_engine() -> AsyncIterator[Engine]:
 @pytest.fixture
 def engine_slot(current_engine: Engine) -> EngineSlot:
     """The slot a test's API is handed: it holds `current_engine`; empty it to see a closed app."""
-    from gui.app import EngineSlot
+    from gui.context import EngineSlot
 
     return EngineSlot(current_engine)
 

@@ -11,7 +11,7 @@ from fastapi import FastAPI
 
 from gui.api import register_api
 from gui.api.request_gate import Served
-from gui.app import EngineSlot
+from gui.context import EngineSlot
 from gui.core.door.engine import Engine
 from gui.core.sequences.help import EXAMPLE
 

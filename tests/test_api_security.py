@@ -18,7 +18,7 @@ from fastapi.responses import HTMLResponse, PlainTextResponse
 from gui.api import register_api
 from gui.api.auth import COOKIE, TokenGate, session_value
 from gui.api.request_gate import Served
-from gui.app import EngineSlot
+from gui.context import EngineSlot
 from gui.core.door.engine import Engine
 
 TOKEN = "correct-horse-battery-staple-42"

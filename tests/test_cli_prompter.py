@@ -14,8 +14,8 @@ from pydantic import BaseModel
 
 from gui.cli import prompter as prompter_module
 from gui.cli.prompter import TerminalPrompter
-from gui.core.asks.elicitation import ElicitationRequest, InboxElicitationHandler
-from gui.core.asks.interactions import ElicitationFieldSpec
+from gui.core.asks.elicitation import InboxElicitationHandler
+from gui.core.asks.interactions import ElicitationField, ElicitationRequest
 from gui.core.door.engine import Engine
 from gui.core.tools.registry import ModelTool, ToolContext
 from gui.memory import MemoryStores
@@ -57,7 +57,7 @@ async def test_a_forms_prompts_go_to_stderr_so_stdout_stays_clean_for_json(engin
     prompter = prompter_on(engine, monkeypatch, "7\n")
     handler = InboxElicitationHandler(engine.interactions)
     reply = await asyncio.wait_for(handler.handle_elicitation(ElicitationRequest(
-        server_name="db", message="How many rows?", fields=[ElicitationFieldSpec(name="rows", type="number")])), T)
+        server_name="db", message="How many rows?", fields=[ElicitationField(name="rows", type="number")])), T)
     await prompter.close()
     assert reply.values == {"rows": 7}
     out, err = capsys.readouterr()

@@ -13,7 +13,7 @@ from test_api_events import StreamingTransport
 
 from gui.api import register_api
 from gui.api.request_gate import Served
-from gui.app import EngineSlot
+from gui.context import EngineSlot
 from gui.core.asks.interactions import ApprovalResponse
 from gui.core.door.engine import Engine
 from gui.core.errors import OperationError

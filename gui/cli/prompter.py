@@ -19,8 +19,6 @@ from gui.cli.form_prompt import TerminalElicitationHandler
 from gui.core.asks import (
     Answer,
     ApprovalResponse,
-    ElicitationInteractionRequest,
-    ElicitationInteractionResponse,
     ElicitationRequest,
     InteractionError,
     InteractionRecord,
@@ -109,7 +107,7 @@ class TerminalPrompter:
                     _err("  ✗ " + _("no terminal to ask '{title}': cancelled").format(title=_title(request)))
                 elif isinstance(request, QuestionRequest):
                     await self._question(iid, request)
-                elif isinstance(request, ElicitationInteractionRequest):
+                elif isinstance(request, ElicitationRequest):
                     await self._elicitation(iid, request)
             except EOFError:  # the person closed the input (Ctrl-D): nobody is left to ask
                 _err("  ✗ " + _("no more input to answer '{title}': cancelled").format(title=_title(request)))
@@ -181,12 +179,9 @@ class TerminalPrompter:
                 break
         await self.ops.respond(iid, QuestionResponse(answers=answers))
 
-    async def _elicitation(self, iid: str, request: ElicitationInteractionRequest) -> None:
+    async def _elicitation(self, iid: str, request: ElicitationRequest) -> None:
         handler = TerminalElicitationHandler(input_fn=_read_line, output=_err)
-        reply = await handler.handle_elicitation(ElicitationRequest(
-            server_name=request.server_name, message=request.message, fields=request.fields, url=request.url))
-        await self.ops.respond(iid, ElicitationInteractionResponse(
-            action=reply.action, values=dict(reply.values)))
+        await self.ops.respond(iid, await handler.handle_elicitation(request))
 
 
 def progress_line(event: Event) -> str | None:

@@ -16,11 +16,13 @@ Keys are `<server>/<kind>` (`headers`, `oauth-tokens`, `oauth-client`, `oauth-cl
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
 import secrets as _random
 import stat
+import tempfile
 import threading
 from pathlib import Path
 from typing import Any, Protocol
@@ -131,13 +133,34 @@ class FileSecrets:
         return {str(k): v for k, v in data.items()}
 
     def _write(self, items: dict[str, str]) -> None:
-        from gui.mcp.config import write_json_atomic  # mkstemp makes the temp file 0600 before any byte
-
         try:
-            write_json_atomic(self.path, items)
+            _write_private_json(self.path, items)
             os.chmod(self.path, 0o600)
         except OSError as exc:
             raise SecretStoreError(f"cannot write {self.path}: {exc.strerror or exc}") from None
+
+
+def _write_private_json(path: Path, data: Any) -> None:
+    """Temp file in the same folder (`mkstemp` makes it 0600 before any byte), fsync, `os.replace`:
+    readers see the old file or the new one, and nobody else can read either."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            json.dump(data, f, ensure_ascii=False, indent=2)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+    with contextlib.suppress(OSError):  # some platforms cannot open a folder; the rename is still atomic
+        dir_fd = os.open(path.parent, os.O_RDONLY)
+        try:
+            os.fsync(dir_fd)
+        finally:
+            os.close(dir_fd)
 
 
 class KeyringSecrets:

@@ -35,7 +35,7 @@ from gui.ui.components.store_notice import StoreNotice
 from gui.ui.live import live_events
 
 if TYPE_CHECKING:
-    from gui.app import AppContext
+    from gui.context import AppContext
 
 log = logging.getLogger(__name__)
 

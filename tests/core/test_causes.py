@@ -14,7 +14,8 @@ from builders import group, seq, tools
 from engine_support import wait_for
 from fakes import Gate
 
-from gui.core.asks.elicitation import ElicitationRequest, InboxElicitationHandler
+from gui.core.asks.elicitation import InboxElicitationHandler
+from gui.core.asks.interactions import ElicitationRequest
 from gui.core.causes import CAUSES
 from gui.core.door.engine import Engine
 from gui.core.runs.records import RunRecord
@@ -118,7 +119,7 @@ async def test_a_form_a_server_asked_for_is_withdrawn_with_the_cause_of_the_stop
     engine = make_engine()
     handler = InboxElicitationHandler(engine.interactions)
     asking = asyncio.create_task(handler.handle_elicitation(ElicitationRequest(
-        server_name="shop", message="Size?", fields=[], run_id="r-1")))
+        server_name="shop", message="Size?", fields=[], turn_id="r-1")))
     await wait_for(lambda: bool(engine.interactions._waiting))
     engine.interactions.note_ending("r-1", "app_closed")  # what the runner says when the app closes
     asking.cancel()

@@ -12,18 +12,15 @@ from pydantic import ValidationError
 
 from gui.core.asks.elicitation import (
     CompositeElicitationHandler,
-    ElicitationField,
     ElicitationHandler,
     ElicitationHandlerFunc,
     ElicitationNotHandled,
-    ElicitationRequest,
-    ElicitationResponse,
     FixedElicitationHandler,
     InboxElicitationHandler,
     NoopElicitationHandler,
 )
 from gui.core.asks.form_values import value_problems
-from gui.core.asks.interactions import ElicitationInteractionResponse, ToolSource
+from gui.core.asks.interactions import ElicitationField, ElicitationRequest, ElicitationResponse, ToolSource
 from gui.core.asks.service import InteractionService, InteractionValidationError
 from gui.core.events import Event, EventBus
 from gui.memory import MemoryApprovalModes, MemoryInteractionStore
@@ -170,7 +167,7 @@ async def test_inbox_turns_the_request_into_a_stored_interaction_and_returns_the
 ) -> None:
     handler = InboxElicitationHandler(service)
     asking = asyncio.create_task(
-        handler.handle_elicitation(req(run_id="run-1", tool_call_id="c1", tool_name="db_query"))
+        handler.handle_elicitation(req(turn_id="run-1", source=ToolSource(tool_call_id="c1", tool_name="db_query")))
     )
     iid = await next_id(created)
     stored = (await store.get(iid)).request
@@ -178,13 +175,13 @@ async def test_inbox_turns_the_request_into_a_stored_interaction_and_returns_the
     assert stored.turn_id == "run-1" and stored.source == ToolSource(tool_call_id="c1", tool_name="db_query")
     assert stored.expires_at is not None
     values = {"table": "users", "limit": 5, "dry": True}
-    await service.respond(iid, ElicitationInteractionResponse(action="accept", values=values))
+    await service.respond(iid, ElicitationResponse(action="accept", values=values))
     assert await asyncio.wait_for(asking, TIMEOUT) == ElicitationResponse.accept(values)
 
 
 async def test_inbox_passes_a_decline_through(service: InteractionService, created: asyncio.Queue[Event]) -> None:
     asking = asyncio.create_task(InboxElicitationHandler(service).handle_elicitation(req()))
-    await service.respond(await next_id(created), ElicitationInteractionResponse(action="decline"))
+    await service.respond(await next_id(created), ElicitationResponse(action="decline"))
     assert (await asyncio.wait_for(asking, TIMEOUT)).action == "decline"
 
 
@@ -194,9 +191,9 @@ async def test_inbox_refuses_values_that_do_not_fit_and_keeps_waiting(
     asking = asyncio.create_task(InboxElicitationHandler(service).handle_elicitation(req()))
     iid = await next_id(created)
     with pytest.raises(InteractionValidationError, match="field 'dry' is required"):
-        await service.respond(iid, ElicitationInteractionResponse(action="accept", values={"table": "t"}))
+        await service.respond(iid, ElicitationResponse(action="accept", values={"table": "t"}))
     assert not asking.done()
-    await service.respond(iid, ElicitationInteractionResponse(action="accept", values={"table": "t", "dry": False}))
+    await service.respond(iid, ElicitationResponse(action="accept", values={"table": "t", "dry": False}))
     assert (await asyncio.wait_for(asking, TIMEOUT)).values == {"table": "t", "dry": False}
 
 
@@ -212,7 +209,8 @@ async def test_inbox_never_waits_past_the_requests_deadline(
     service: InteractionService, store: MemoryInteractionStore
 ) -> None:
     handler = InboxElicitationHandler(service, timeout=3600)
-    reply = await asyncio.wait_for(handler.handle_elicitation(req(deadline=time.time() + 0.05)), TIMEOUT)
+    soon = int((time.time() + 0.05) * 1000)
+    reply = await asyncio.wait_for(handler.handle_elicitation(req(expires_at=soon)), TIMEOUT)
     assert reply.action == "cancel"
     assert [r.status for r in await store.list()] == ["expired"]
 
@@ -220,7 +218,7 @@ async def test_inbox_never_waits_past_the_requests_deadline(
 async def test_inbox_answers_cancel_when_the_run_is_stopped(
     service: InteractionService, created: asyncio.Queue[Event]
 ) -> None:
-    asking = asyncio.create_task(InboxElicitationHandler(service).handle_elicitation(req(run_id="run-1")))
+    asking = asyncio.create_task(InboxElicitationHandler(service).handle_elicitation(req(turn_id="run-1")))
     await next_id(created)
     await service.cancel_run("run-1")
     assert (await asyncio.wait_for(asking, TIMEOUT)).action == "cancel"
@@ -247,7 +245,7 @@ async def test_inbox_handles_concurrent_requests_as_separate_interactions(
         server = event.data["record"]["request"]["server_name"]
         values = {"table": server, "dry": True}
         await service.respond(
-            event.data["interaction_id"], ElicitationInteractionResponse(action="accept", values=values)
+            event.data["interaction_id"], ElicitationResponse(action="accept", values=values)
         )
     replies = await asyncio.wait_for(asyncio.gather(*asking), TIMEOUT)
     assert [r.values["table"] for r in replies] == ["s0", "s1"]
@@ -261,7 +259,7 @@ async def test_inbox_url_mode_request_can_be_accepted_without_values(
     )
     iid = await next_id(created)
     assert (await store.get(iid)).request.url == "https://example.org/login"
-    await service.respond(iid, ElicitationInteractionResponse(action="accept"))
+    await service.respond(iid, ElicitationResponse(action="accept"))
     assert (await asyncio.wait_for(asking, TIMEOUT)) == ElicitationResponse.accept()
 
 

@@ -21,7 +21,7 @@ from interaction_support import (
 from gui.core.asks.interactions import (
     Answer,
     ApprovalResponse,
-    ElicitationInteractionResponse,
+    ElicitationResponse,
     ExpiredResult,
     InteractionRecord,
     QuestionResponse,
@@ -180,8 +180,8 @@ def answers(*pairs: tuple[str, str | list[str]]) -> QuestionResponse:
     return QuestionResponse(answers=[Answer(question_id=q, value=v) for q, v in pairs])
 
 
-def values(**kwargs: object) -> ElicitationInteractionResponse:
-    return ElicitationInteractionResponse(action="accept", values=kwargs)
+def values(**kwargs: object) -> ElicitationResponse:
+    return ElicitationResponse(action="accept", values=kwargs)
 
 
 OK_REST = (("note", "x"), ("tags", ["a"]))
@@ -214,13 +214,13 @@ INVALID = [
     (
         "decline-with-values",
         elicitation(),
-        ElicitationInteractionResponse(action="decline", values={"table": "t"}),
+        {"kind": "elicitation", "action": "decline", "values": {"table": "t"}},  # no ElicitationResponse holds it
         "a decline carries no values",
     ),
     (
         "elicitation-to-question",
         question(),
-        ElicitationInteractionResponse(action="cancel"),
+        ElicitationResponse(action="cancel"),
         "an elicitation response does not fit",
     ),
 ]
@@ -245,8 +245,8 @@ VALID = [
     ("empty-multi-select", question(), answers(("env", "dev"), ("note", ""), ("tags", []))),
     ("elicitation-int", elicitation(), values(table="t", limit=10, dry=False, mode="safe")),
     ("elicitation-float", elicitation(), values(table="t", limit=2.5)),
-    ("elicitation-decline", elicitation(), ElicitationInteractionResponse(action="decline")),
-    ("elicitation-cancel", elicitation(), ElicitationInteractionResponse(action="cancel")),
+    ("elicitation-decline", elicitation(), ElicitationResponse(action="decline")),
+    ("elicitation-cancel", elicitation(), ElicitationResponse(action="cancel")),
 ]
 
 

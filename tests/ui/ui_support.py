@@ -6,7 +6,8 @@ import pytest
 from nicegui import app
 from nicegui.testing import User
 
-from gui.app import AppContext, context_of
+from gui.app import context_of
+from gui.context import AppContext
 
 
 def app_ctx() -> AppContext:

@@ -16,14 +16,11 @@ from gui.core.asks.approvals import (
     check_mode,
 )
 from gui.core.asks.elicitation import (
-    ElicitationField,
     ElicitationHandler,
     ElicitationNotHandled,
-    ElicitationRequest,
-    ElicitationResponse,
     InboxElicitationHandler,
 )
-from gui.core.asks.form_values import value_problems
+from gui.core.asks.form_values import typed_values, value_problems
 from gui.core.asks.interactions import (
     CANCEL_WORDS,
     ENDED_STATUSES,
@@ -31,9 +28,9 @@ from gui.core.asks.interactions import (
     ApprovalMode,
     ApprovalResponse,
     CancelledResult,
-    ElicitationFieldSpec,
-    ElicitationInteractionRequest,
-    ElicitationInteractionResponse,
+    ElicitationField,
+    ElicitationRequest,
+    ElicitationResponse,
     ExpiredResult,
     InteractionFilter,
     InteractionKind,
@@ -98,10 +95,7 @@ __all__ = [
     "DONE",
     "Done",
     "ElicitationField",
-    "ElicitationFieldSpec",
     "ElicitationHandler",
-    "ElicitationInteractionRequest",
-    "ElicitationInteractionResponse",
     "ElicitationNotHandled",
     "ElicitationRequest",
     "ElicitationResponse",
@@ -142,6 +136,7 @@ __all__ = [
     "tool_rule_id",
     "ToolApprovalRequest",
     "ToolSource",
+    "typed_values",
     "UNANSWERED_REASON",
     "value_problems",
 ]

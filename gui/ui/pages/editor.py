@@ -18,7 +18,7 @@ from gui.ui.editor.view import page_head
 from gui.ui.theme import frame
 
 if TYPE_CHECKING:
-    from gui.app import AppContext
+    from gui.context import AppContext
 
 
 def _restored(key: str, base: SequenceDraft) -> tuple[SequenceDraft, dict[str, Any] | None]:

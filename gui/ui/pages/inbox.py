@@ -40,7 +40,7 @@ from gui.ui.live import live_events
 from gui.ui.theme import frame, register_shell
 
 if TYPE_CHECKING:
-    from gui.app import AppContext
+    from gui.context import AppContext
 
 HISTORY_STATUSES: dict[str, InteractionStatusFilter] = {"resolved": "resolved", "expired": "expired",
                                                   "cancelled": "cancelled"}
@@ -200,7 +200,7 @@ class InboxPage:
             return
         iid = record.interaction_id
         with self.detail_box:
-            self.detail = InboxDetail(record, respond=self._respond, fetch=self.engine.get_interaction,
+            self.detail = InboxDetail(record, respond=self.engine.respond, fetch=self.engine.get_interaction,
                                       on_answered=self._answered)
         self.keys.settle()
         self.seen.add(iid)
@@ -212,9 +212,6 @@ class InboxPage:
     def _set_url(self, url: str) -> None:
         """Keep the address bar on the opened request (reload, share) without reloading the page."""
         self.client.run_javascript(f"history.replaceState(history.state, '', {json.dumps(url)})")
-
-    async def _respond(self, interaction_id: str, response: InteractionResponse) -> None:
-        await self.engine.respond(interaction_id, response)
 
     async def _answered(self, record: InteractionRecord, response: InteractionResponse) -> None:
         order = [r.interaction_id for r in self.pending]

@@ -31,7 +31,7 @@ from gui.ui.components.runs_history import RunsHistory
 from gui.ui.theme import frame
 
 if TYPE_CHECKING:
-    from gui.app import AppContext
+    from gui.context import AppContext
 
 async def history_page(ctx: AppContext) -> None:
     engine = ctx.engine

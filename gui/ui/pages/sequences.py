@@ -26,7 +26,7 @@ from gui.ui.theme import frame
 from gui.ui.words import type_word
 
 if TYPE_CHECKING:
-    from gui.app import AppContext
+    from gui.context import AppContext
 
 EMPTY = N_("A sequence is a list of steps, called groups, that run one after another; the tools inside "
          "a group run at the same time. Build one by clicking, start from the example, or import a file.")

@@ -33,7 +33,7 @@ from gui.ui.components.settings.reach import settings_hooks
 from gui.ui.theme import frame
 
 if TYPE_CHECKING:
-    from gui.app import AppContext
+    from gui.context import AppContext
 
 IN_MEMORY = N_("In memory: nothing is kept after the app closes.")
 CLOSE_WAIT = 2.0  # s a remove (or a reconnect) waits for the server to end before it says it is done

@@ -15,7 +15,7 @@ from typing import Any
 from nicegui import ui
 
 from gui.core.asks import (
-    ElicitationInteractionRequest,
+    ElicitationRequest,
     InteractionNotPendingError,
     InteractionRecord,
     InteractionResponse,
@@ -92,7 +92,7 @@ class InboxDetail(ui.card):
             return ToolApprovalCard(request, submit=self._submit, tool_name=tool)
         if isinstance(request, QuestionRequest):
             return QuestionForm(request, submit=self._submit)
-        assert isinstance(request, ElicitationInteractionRequest)
+        assert isinstance(request, ElicitationRequest)
         return ElicitationForm(request, submit=self._submit)
 
     async def _submit(self, response: InteractionResponse) -> None:
