@@ -1,5 +1,5 @@
 """The execution side's ports for requests to a person (the seed's `InteractionPort`): what a tool
-asks through, and what a runtime ends with. `InteractionService` implements both."""
+asks through. `InteractionService` implements it."""
 
 from __future__ import annotations
 
@@ -27,7 +27,3 @@ class InteractionPort(Protocol):
     async def request(self, request: InteractionRequest, *, deadline: float | None = None) -> InteractionHandle: ...
 
     async def cancel(self, interaction_id: str, reason: CancelReason) -> bool: ...
-
-
-class InteractionLifecycle(Protocol):
-    async def cancel_all(self, reason: CancelReason) -> None: ...

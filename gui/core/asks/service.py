@@ -91,7 +91,7 @@ class Handle:
 
 
 class InteractionService:
-    """`InteractionPort` and `InteractionLifecycle` for the asyncio loop it is used on."""
+    """`InteractionPort` for the asyncio loop it is used on."""
 
     def __init__(
         self,

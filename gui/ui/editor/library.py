@@ -21,12 +21,13 @@ from gui.core.sequences import (
     Renamed,
     Sequence,
     free_names,
+    line_col,
     load_json_text,
+    locate,
     to_document,
     too_large,
 )
 from gui.i18n import _
-from gui.ui.editor.textpos import line_col, locate
 
 
 async def taken_names(engine: Engine) -> set[str]:
