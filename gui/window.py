@@ -57,7 +57,7 @@ def run_ui(*, host: str, port: int, browser_only: bool, token: str | None, brows
     """Serve the app (pages and API are registered already) and show it; returns the exit code."""
     from nicegui import app, ui
 
-    from gui.api.request_gate import HTTP_PARSER
+    from gui.serving import HTTP_PARSER
 
     local_host = "127.0.0.1" if host in ("0.0.0.0", "::", "") else host
     url = f"http://{_url_host(local_host)}:{port}/"

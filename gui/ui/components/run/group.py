@@ -14,10 +14,10 @@ from nicegui import ui
 
 from gui.core.runs import GroupRecord
 from gui.i18n import _, ngettext
-from gui.ui.components.run.outcome import group_note
 from gui.ui.components.run.retry import RetryInfo, ToolKey
 from gui.ui.components.run.status import DONE_TOOL, StatusChip, group_state
 from gui.ui.components.run.tool_card import Answer, ToolCard, inbox_path
+from gui.wording.outcomes import group_note
 
 OPEN_UP_TO = 40  # groups with more tools start collapsed
 
