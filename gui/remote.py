@@ -22,6 +22,7 @@ import httpx
 from pydantic import TypeAdapter
 
 from gui.api.models import SavedBody, StartRun
+from gui.atomic import atomic_write
 from gui.core.asks import ApprovalRule, InteractionKind, InteractionRecord, InteractionResult, InteractionStatusFilter
 from gui.core.causes import CancelReason, EndCause
 from gui.core.door import EventListener, Page, RunFollower, Saved, condition_holds, document_from
@@ -366,11 +367,7 @@ def _event(line: str) -> Event | None:
 def write_endpoint(folder: Path, url: str, *, token_required: bool) -> Path:
     """Where the app listens, for the CLI and `seqdesk mcp`; whether it wants a token, never the token."""
     path = folder / ENDPOINT_FILE
-    tmp = path.with_suffix(".tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        json.dump({"url": url, "token_required": token_required, "pid": os.getpid()}, handle)
-    os.replace(tmp, path)
+    atomic_write(path, json.dumps({"url": url, "token_required": token_required, "pid": os.getpid()}).encode())
     return path
 
 
