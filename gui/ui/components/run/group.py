@@ -40,10 +40,6 @@ def count_words(group: GroupRecord) -> str:
     return " · ".join(parts)
 
 
-def note_words(group: GroupRecord) -> str:
-    return group_note(group)
-
-
 class GroupSection(ui.expansion):
     """A group's row; `show(record, now)` updates the header and the cards built so far."""
 
@@ -118,7 +114,7 @@ class GroupSection(ui.expansion):
         self._record, self._now = group, now
         self._retries = retries or {}
         state = group_state(group)
-        counts, note = count_words(group), note_words(group)
+        counts, note = count_words(group), group_note(group)
         waiting = next((t for t in group.tools if t.status == "waiting" and t.interaction_id), None)
         key = (state, counts, note, waiting.interaction_id if waiting else None)
         if key != self._header_key:
