@@ -1,9 +1,9 @@
 """The sequence as text in the seed's format, editable, with each problem marked where it is.
 
-The marks come from `gui.core.sequences.textpos.locate`, which follows a problem's `loc` into the document and, for
-errors inside the `tools` text or the condition, through the escaped string to the character.
-Below the editor the same problems are listed with their line and column; clicking one scrolls
-the editor to it. Marks are placed on the text as it was checked and cleared on the next check.
+The marks come from `gui.core.sequences.textpos.locate`, which follows a problem's `loc` into the
+document and, for errors inside the `tools` text or the condition, through the escaped string to the
+character. Below the editor the same problems are listed with their line and column; clicking one
+scrolls the editor to it. Marks are placed on the text as it was checked and cleared on the next check.
 """
 
 from __future__ import annotations
