@@ -22,21 +22,21 @@ import httpx
 from pydantic import TypeAdapter
 
 from gui.api.models import SavedBody, StartRun
+from gui.atomic import atomic_write
 from gui.core.asks import ApprovalRule, InteractionKind, InteractionRecord, InteractionResult, InteractionStatusFilter
 from gui.core.causes import CancelReason, EndCause
 from gui.core.door import EventListener, Page, RunFollower, Saved, condition_holds, document_from
 from gui.core.errors import OperationError
 from gui.core.events import Event, RunFinished, parse_event
-from gui.core.runs import AmbiguousRunIdError, ResumeRefused, RunRecord, RunStatus
+from gui.core.runs import AmbiguousRunIdError, ResumeRefused, RunRecord, RunStatus, Schedule, ScheduleInvalid
 from gui.core.sequences import DslError, Problem, RunArgsError, Sequence, ValidationResult, check_document, help_text
 from gui.core.tools import ToolListing
-from gui.remote_schedules import RemoteSchedules
 
 ENDPOINT_FILE = "seqdesk.endpoint.json"
 _RESULT: TypeAdapter[InteractionResult] = TypeAdapter(InteractionResult)
 
 
-class RemoteEngine(RemoteSchedules):
+class RemoteEngine:
     """The operations, sent to the app at `url`."""
 
     def __init__(self, url: str, token: str | None = None, *, client: httpx.AsyncClient | None = None) -> None:
@@ -104,8 +104,9 @@ class RemoteEngine(RemoteSchedules):
         return ValidationResult(errors=[_problem(p) for p in body["errors"]],
                                 warnings=[_problem(p, "warning") for p in body["warnings"]])
 
-    async def create(self, doc: Any) -> Saved:
-        return _saved(await self._request("POST", "/api/sequences", json=doc))
+    async def create(self, doc: Any, *, as_new: bool = False) -> Saved:
+        params = {"as_new": "true"} if as_new else None
+        return _saved(await self._request("POST", "/api/sequences", json=doc, params=params))
 
     async def create_from(self, name: str | None, description: str, groups: Any, file: str | None) -> Saved:
         return await self.create(document_from(name, description, groups, file))
@@ -302,6 +303,33 @@ class RemoteEngine(RemoteSchedules):
         await self._request("DELETE", f"/api/approval-rules/{quote(rule_id, safe='')}")
         return rule
 
+    # -- schedules (the app runs them, while it is open) ----------------------------------------
+    async def list_schedules(self) -> list[Schedule]:
+        return [_schedule(item) for item in await self._request("GET", "/api/schedules")]
+
+    async def create_schedule(self, sequence: Any, args: Any = None, every: Any = None, cron: Any = None) -> Schedule:
+        body = {k: v for k, v in {"sequence": sequence, "args": args, "every": every, "cron": cron}.items()
+                if v is not None}
+        response = await self._send("POST", "/api/schedules", json=body)
+        answer = response.json() if response.headers.get("content-type", "").startswith("application/json") else {}
+        if response.status_code == 422 and isinstance(answer.get("fields"), dict):
+            raise ScheduleInvalid({str(k): str(v) for k, v in answer["fields"].items()})
+        if response.status_code >= 400:
+            raise OperationError(answer.get("detail") or f"the app refused the schedule: HTTP {response.status_code}")
+        return _schedule(answer)
+
+    async def pause_schedule(self, schedule_id: str, paused: bool = True) -> Schedule:
+        path = f"/api/schedules/{quote(schedule_id, safe='')}/pause"
+        return _schedule(await self._request("POST", path, json={"paused": paused}))
+
+    async def delete_schedule(self, schedule_id: str) -> bool:
+        response = await self._send("DELETE", f"/api/schedules/{quote(schedule_id, safe='')}")
+        if response.status_code == 404:
+            return False
+        if response.status_code >= 400:
+            raise OperationError(f"the app refused to delete schedule {schedule_id}: HTTP {response.status_code}")
+        return True
+
     async def close(self) -> None:
         await self._client.aclose()
 
@@ -312,6 +340,10 @@ def _problem(data: dict[str, Any], severity: str = "error") -> Problem:
 
 def _interaction(data: dict[str, Any]) -> InteractionRecord:
     return InteractionRecord.model_validate({k: v for k, v in data.items() if k != "interaction_id"})
+
+
+def _schedule(data: dict[str, Any]) -> Schedule:
+    return Schedule.model_validate({k: v for k, v in data.items() if k in Schedule.model_fields})
 
 
 def _saved(data: Any) -> Saved:
@@ -335,11 +367,7 @@ def _event(line: str) -> Event | None:
 def write_endpoint(folder: Path, url: str, *, token_required: bool) -> Path:
     """Where the app listens, for the CLI and `seqdesk mcp`; whether it wants a token, never the token."""
     path = folder / ENDPOINT_FILE
-    tmp = path.with_suffix(".tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        json.dump({"url": url, "token_required": token_required, "pid": os.getpid()}, handle)
-    os.replace(tmp, path)
+    atomic_write(path, json.dumps({"url": url, "token_required": token_required, "pid": os.getpid()}).encode())
     return path
 
 

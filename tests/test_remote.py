@@ -51,6 +51,20 @@ async def test_deleting_through_the_app_deletes_exactly_the_sequence_named(engin
     assert [s["name"] for s in await engine.list_sequences()] == ["a"]
 
 
+@pytest.mark.parametrize("where", ["local", "remote"])
+async def test_a_save_as_new_over_a_saved_name_is_refused_and_replaces_nothing(engine, remote, where):
+    from gui.core.sequences.problems import DslError
+
+    echo = {"tool": "echo", "args": {"value": 1}}
+    saved = (await engine.create(one_group("a", "ga", echo))).sequence
+    door = engine if where == "local" else remote
+    with pytest.raises(DslError) as refused:
+        await door.create(one_group("a", "ga", {"tool": "echo", "args": {"value": 2}}), as_new=True)
+    assert [p.code for p in refused.value.errors] == ["name-taken", "duplicate-group"]
+    assert await engine.get("a") == saved
+    assert (await door.create(one_group("b", "gb", echo), as_new=True)).sequence.name == "b"
+
+
 async def test_an_app_that_cannot_answer_a_listing_is_an_operation_error(remote, engine_slot):
     engine_slot.engine = None
     with pytest.raises(OperationError, match="not open yet"):

@@ -42,13 +42,14 @@ def register_sequences(app: FastAPI, engine: EngineProvider) -> None:
         return json_response(await engine().list_sequences())
 
     @app.post("/api/sequences")
-    async def create_sequence(request: Request) -> Response:
-        """Validate and save a sequence: 201 new, 200 replaced, 422 with every problem."""
+    async def create_sequence(request: Request, as_new: bool = False) -> Response:
+        """Validate and save a sequence: 201 new, 200 replaced, 422 with every problem (`?as_new=true`:
+        a saved sequence of its name is a conflict, not replaced)."""
         doc = await read_json(request, expect="a sequence document (a JSON object)")
         eng = engine()
         name = doc.get("name") if isinstance(doc, dict) else None
         existed = isinstance(name, str) and await eng.get(name) is not None
-        saved = await _save(doc, lambda: eng.create(doc))
+        saved = await _save(doc, lambda: eng.create(doc, as_new=as_new))
         if isinstance(saved, Response):
             return saved
         return await json_response_of(lambda: _saved(saved), 200 if existed else 201,

@@ -171,11 +171,6 @@ def _load(lang: str) -> gettext.NullTranslations:
     return gettext.GNUTranslations(buffer)
 
 
-def reload_catalogues() -> None:
-    with _lock:
-        _catalogues.clear()
-
-
 def _(message: str) -> str:
     return catalogue(current_language()).gettext(message)
 

@@ -16,17 +16,16 @@ Keys are `<server>/<kind>` (`headers`, `oauth-tokens`, `oauth-client`, `oauth-cl
 
 from __future__ import annotations
 
-import contextlib
 import json
 import logging
 import os
 import secrets as _random
 import stat
-import tempfile
 import threading
 from pathlib import Path
 from typing import Any, Protocol
 
+from gui.atomic import atomic_write
 from gui.i18n import N_
 
 log = logging.getLogger(__name__)
@@ -134,33 +133,10 @@ class FileSecrets:
 
     def _write(self, items: dict[str, str]) -> None:
         try:
-            _write_private_json(self.path, items)
-            os.chmod(self.path, 0o600)
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            atomic_write(self.path, json.dumps(items, ensure_ascii=False, indent=2).encode("utf-8"))  # 0600
         except OSError as exc:
             raise SecretStoreError(f"cannot write {self.path}: {exc.strerror or exc}") from None
-
-
-def _write_private_json(path: Path, data: Any) -> None:
-    """Temp file in the same folder (`mkstemp` makes it 0600 before any byte), fsync, `os.replace`:
-    readers see the old file or the new one, and nobody else can read either."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump(data, f, ensure_ascii=False, indent=2)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-        raise
-    with contextlib.suppress(OSError):  # some platforms cannot open a folder; the rename is still atomic
-        dir_fd = os.open(path.parent, os.O_RDONLY)
-        try:
-            os.fsync(dir_fd)
-        finally:
-            os.close(dir_fd)
 
 
 class KeyringSecrets:
@@ -264,9 +240,7 @@ def folder_id(folder: Path, *, create: bool = True) -> str | None:
     text = _random.token_hex(8)
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f".{ID_FILE}.tmp")
-        tmp.write_text(text + "\n", encoding="ascii")
-        os.replace(tmp, path)
+        atomic_write(path, (text + "\n").encode("ascii"))
     except OSError as exc:
         raise SecretStoreError(f"cannot write {path}: {exc.strerror or exc}") from None
     return text

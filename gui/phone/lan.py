@@ -49,7 +49,7 @@ class LanListener:
     async def start(self, app: Any, host: str, port: int) -> None:
         import uvicorn
 
-        from gui.api.request_gate import HTTP_PARSER
+        from gui.serving import HTTP_PARSER
 
         if self.running:
             return

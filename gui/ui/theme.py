@@ -30,9 +30,9 @@ from gui.core.door import Engine
 from gui.core.events import Event, InteractionCreated, InteractionEnded
 from gui.i18n import N_, _, current_language, html_lang
 from gui.prefs import PrefsFile
-from gui.ui.components.inbox import format as fmt
 from gui.ui.components.store_notice import StoreNotice
 from gui.ui.live import live_events
+from gui.wording import requests as fmt
 
 if TYPE_CHECKING:
     from gui.context import AppContext

@@ -114,7 +114,7 @@ async def test_a_folder_swapped_for_a_link_while_the_write_waits_is_refused(plac
 def test_the_reasons_are_said_in_chinese_on_screen(place):
     from gui import i18n
     from gui.tools._approved_path import Changed
-    from gui.ui.components.run.outcome import core_words
+    from gui.wording.outcomes import core_words
 
     said = {str(Changed("write", "link", place["sub"])): f"未写入任何内容：批准写入后，{place['sub']} 变成了链接",
             str(Changed("read", "created", place["file"])):

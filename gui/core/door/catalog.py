@@ -97,10 +97,11 @@ class Catalog:
                                          else None)
         return result.raise_for_errors()
 
-    async def create(self, doc: Any) -> tuple[Sequence, ValidationResult]:
-        """Validate and save (a sequence with an existing name is replaced). DslError on errors."""
+    async def create(self, doc: Any, *, as_new: bool = False) -> tuple[Sequence, ValidationResult]:
+        """Validate and save (a sequence with an existing name is replaced, unless `as_new`: then that
+        name is a conflict). InvalidSequenceError, with the whole result, on errors."""
         async with self._lock:
-            result = await self.check(doc)
+            result = await self.check(doc, as_new=as_new)
             sequence = result.raise_for_errors()
             identity = kept_identity(sequence.name, await self.store.identity_of(sequence.name))
             sequence = sequence.model_copy(update={"identity": identity})

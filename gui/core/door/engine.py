@@ -31,7 +31,7 @@ from gui.core.door.catalog import Catalog, SequenceStore
 from gui.core.door.documents import NotFoundError, document_from, summary
 from gui.core.door.following import RunFollower
 from gui.core.door.operations import EventListener, Page, Saved
-from gui.core.door.schedule_door import ScheduleDoor
+from gui.core.door.schedule_book import ScheduleBook
 from gui.core.events import EventBus, EventStream, RunFinished, SettingsChanged
 from gui.core.runs import (
     MAX_CANDIDATES,
@@ -42,6 +42,7 @@ from gui.core.runs import (
     RunRecord,
     RunStatus,
     RunStore,
+    Schedule,
     ScheduleStore,
     can_be_prefix,
     interrupt,
@@ -77,7 +78,7 @@ def condition_holds(when: str, args: dict[str, Any]) -> bool:
 
 
 @dataclass
-class Engine(ScheduleDoor):
+class Engine:
     registry: Registry
     catalog: Catalog
     interactions: InteractionService
@@ -95,6 +96,7 @@ class Engine(ScheduleDoor):
 
     def __post_init__(self) -> None:
         self.rule_book = RuleBook(self.modes, self.bus, self.catalog.get)
+        self.schedule_book = ScheduleBook(self.schedules, self.catalog, self.runner, self.bus, self._tools_ready)
         self._on_close: list[Callable[[], Awaitable[None]]] = []
         self._resuming = asyncio.Lock()  # one resume at a time: a run is resumed once
         self.closed = False  # True once `close` began: streams of its events end
@@ -136,9 +138,11 @@ class Engine(ScheduleDoor):
         another saved sequence (the editor's new sequence; a rename): every naming conflict at once."""
         return await self.catalog.check(doc, replacing=replacing, as_new=as_new)
 
-    async def create(self, doc: Any) -> Saved:
-        """Validate and save (replacing a saved sequence of the same name); DslError on errors."""
-        return Saved(*await self.catalog.create(doc))
+    async def create(self, doc: Any, *, as_new: bool = False) -> Saved:
+        """Validate and save in one step (replacing a saved sequence of the same name, unless `as_new`:
+        then its name is a conflict, said with every other problem); InvalidSequenceError, carrying
+        the whole result (its warnings too), on errors."""
+        return Saved(*await self.catalog.create(doc, as_new=as_new))
 
     async def create_from(self, name: str | None = None, description: str = "", groups: Any = None,
                           file: str | None = None) -> Saved:
@@ -344,6 +348,26 @@ class Engine(ScheduleDoor):
     def settings_changed(self, setting: str, **data: Any) -> None:
         """Tell every page and client that a setting changed (an MCP server added, …)."""
         self.bus.publish(SettingsChanged, setting=setting, details=data)
+
+    # -- schedules (run only while the app is open: `ScheduleBook`) ------------------------------
+    async def list_schedules(self) -> list[Schedule]:
+        return await self.schedule_book.list()
+
+    async def create_schedule(self, sequence: Any, args: Any = None, every: Any = None, cron: Any = None) -> Schedule:
+        return await self.schedule_book.create(sequence, args, every, cron)
+
+    async def pause_schedule(self, schedule_id: str, paused: bool = True) -> Schedule:
+        return await self.schedule_book.pause(schedule_id, paused)
+
+    async def delete_schedule(self, schedule_id: str) -> bool:
+        return await self.schedule_book.delete(schedule_id)
+
+    def start_schedules(self) -> None:
+        """Run the schedules from now on (only the app does, while it is open)."""
+        self.schedule_book.start()
+
+    async def stop_schedules(self) -> None:
+        await self.schedule_book.stop()
 
     # -- events --------------------------------------------------------------------------------
     def subscribe(self, listener: EventListener) -> Callable[[], None]:

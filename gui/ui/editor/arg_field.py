@@ -21,7 +21,7 @@ from gui.ui.editor.context import EditorContext, Given
 from gui.ui.editor.draft import ArgDraft, GroupDraft, ToolDraft
 from gui.ui.editor.fields import ErrorLabel
 from gui.ui.editor.list_field import ListField, fits_form
-from gui.ui.words import said, said_choices, said_type
+from gui.wording.glossary import said, said_choices, said_type
 
 MODES = {"value": N_("Type a value"), "input": N_("Use an input")}
 GIVEN = "__given__:"  # an option of the data picker: what an earlier group gives, declared when picked

@@ -17,7 +17,7 @@ from gui.i18n import _
 from gui.ui.editor.argspec import ArgSpec, arg_specs
 from gui.ui.editor.draft import GroupDraft
 from gui.ui.editor.fields import FieldErrors
-from gui.ui.words import said_type
+from gui.wording.glossary import said_type
 
 
 class Given(NamedTuple):

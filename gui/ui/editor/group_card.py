@@ -22,7 +22,7 @@ from gui.ui.editor.group_test import GroupTest
 from gui.ui.editor.rules import RulesSection
 from gui.ui.editor.slots import SlotList
 from gui.ui.editor.tools_section import ToolList
-from gui.ui.words import JOINER_WORDS, NOTHING, ON_ERROR_WORDS, UNIT_WORDS, said_rule, said_type
+from gui.wording.glossary import JOINER_WORDS, NOTHING, ON_ERROR_WORDS, UNIT_WORDS, said_rule, said_type
 
 
 @dataclass

@@ -20,11 +20,11 @@ from gui.core.runs import GroupRecord, RunRecord, ToolRecord
 from gui.core.sequences import DslError, SlotType
 from gui.i18n import DATA, N_, _
 from gui.ui.components.run.args_form import RunArgsForm
-from gui.ui.components.run.outcome import core_words, run_error_words
 from gui.ui.editor.draft import GroupDraft, Issue, SequenceDraft, group_document, local_issues, to_document
 from gui.ui.editor.issues import problem_issues
 from gui.ui.live import live_events
-from gui.ui.words import NOTHING, plain
+from gui.wording.glossary import NOTHING, plain
+from gui.wording.outcomes import core_words, run_error_words
 
 TOOL_WORDS: dict[str, tuple[str, str, str]] = {  # status -> (icon, colour, words; N_: translated where shown)
     "queued": ("radio_button_unchecked", "grey-8", N_("Not started yet")),

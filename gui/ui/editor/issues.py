@@ -18,7 +18,7 @@ from gui.core.sequences import Problem
 from gui.core.tools import Registry
 from gui.i18n import N_, _
 from gui.ui.editor.draft import DocumentMap, GroupDraft, Issue, SequenceDraft, ToolDraft, tool_args
-from gui.ui.words import plain
+from gui.wording.glossary import plain
 
 # Where the core's message teaches the text format, the visual editor says it with its own words.
 _VISUAL_WORDS = {

@@ -20,14 +20,15 @@ from gui.core.sequences import (
     Problem,
     Renamed,
     Sequence,
+    line_col,
     load_json_text,
+    locate,
     to_document,
     too_large,
 )
 from gui.core.sequences import taken_names as names_taken_by
 from gui.core.sequences import with_free_names as renamed_free
 from gui.i18n import _
-from gui.ui.editor.textpos import line_col, locate
 
 
 async def taken_names(engine: Engine) -> set[str]:

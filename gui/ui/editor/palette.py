@@ -17,7 +17,7 @@ from nicegui import ui
 from gui.core.tools import Registry
 from gui.i18n import DATA, _
 from gui.ui.editor.tool_row import tool_description
-from gui.ui.words import said
+from gui.wording.glossary import said
 
 _GENERATED_TITLE = re.compile(r"(Arguments|Args|Input|Params)$")
 

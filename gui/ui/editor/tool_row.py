@@ -19,7 +19,7 @@ from gui.ui.editor.argspec import unknown_spec
 from gui.ui.editor.context import EditorContext
 from gui.ui.editor.draft import ArgDraft, GroupDraft, ToolDraft
 from gui.ui.editor.fields import ErrorLabel
-from gui.ui.words import said, said_type
+from gui.wording.glossary import said, said_type
 
 
 def _unset(arg: ArgDraft | None) -> bool:

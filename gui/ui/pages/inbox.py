@@ -28,7 +28,6 @@ from gui.core.asks import (
 from gui.core.events import Event, InteractionCreated, InteractionEnded
 from gui.core.queries import Page
 from gui.i18n import DATA, N_, _, format_number
-from gui.ui.components.inbox import format as fmt
 from gui.ui.components.inbox.allowed_banner import show_allowed
 from gui.ui.components.inbox.answered_card import AnsweredCard
 from gui.ui.components.inbox.detail import InboxDetail
@@ -38,6 +37,7 @@ from gui.ui.components.inbox.row import InboxRow
 from gui.ui.components.run.dark import add_dark_css
 from gui.ui.live import live_events
 from gui.ui.theme import frame, register_shell
+from gui.wording import requests as fmt
 
 if TYPE_CHECKING:
     from gui.context import AppContext

@@ -23,7 +23,7 @@ from gui.ui.components.schedules import SchedulesSection
 from gui.ui.editor import SequenceDraft, storage, style
 from gui.ui.editor.library import ImportCheck, check_import, duplicate
 from gui.ui.theme import frame
-from gui.ui.words import type_word
+from gui.wording.glossary import type_word
 
 if TYPE_CHECKING:
     from gui.context import AppContext

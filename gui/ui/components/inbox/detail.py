@@ -26,13 +26,13 @@ from gui.core.asks import (
 )
 from gui.core.runs import short_id
 from gui.i18n import DATA, _
-from gui.ui.components.inbox import format as fmt
 from gui.ui.components.inbox.body import ApprovalBody, RequestBody
 from gui.ui.components.inbox.countdown import Countdown
 from gui.ui.components.inbox.elicitation_form import ElicitationForm
 from gui.ui.components.inbox.question_form import QuestionForm
 from gui.ui.components.inbox.shell_card import ShellApprovalCard
 from gui.ui.components.inbox.tool_card import ToolApprovalCard
+from gui.wording import requests as fmt
 
 Respond = Callable[[str, InteractionResponse], Awaitable[Any]]
 Fetch = Callable[[str], Awaitable[InteractionRecord | None]]

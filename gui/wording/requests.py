@@ -34,8 +34,8 @@ from gui.core.asks import (
 )
 from gui.core.causes import CAUSES
 from gui.i18n import ENGLISH, N_, _, current_language, format_datetime, ngettext
-from gui.ui.components.inbox.edit import change_words
-from gui.ui.words import NOTHING, field_word
+from gui.wording.changes import change_words
+from gui.wording.glossary import NOTHING, field_word
 
 Request = ShellApprovalRequest | ToolApprovalRequest | QuestionRequest | ElicitationRequest
 
