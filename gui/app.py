@@ -26,7 +26,6 @@ from gui.serving import free_port, is_loopback, token_problem, url_host
 from gui.settings import Settings, load_settings
 
 if TYPE_CHECKING:
-    from gui.api.mcp_servers import McpAccess
     from gui.phone import PhoneAccess
 
 log = logging.getLogger(__name__)
@@ -136,15 +135,6 @@ class AppContext:
             raise BadRequest(503, "SeqDesk's engine is not open yet: try again in a moment")
         return self.notifier
 
-    def mcp_for_api(self) -> McpAccess:
-        from gui.api.body import BadRequest
-        from gui.api.mcp_servers import McpAccess
-
-        rt = self.runtime
-        if rt is None or rt.mcp_settings is None or self.slot.engine is None:
-            raise BadRequest(503, "SeqDesk's engine is not open yet: try again in a moment")
-        return McpAccess(rt.mcp_settings, rt.mcp, self.slot.engine.settings_changed)
-
     async def wait_open(self, timeout: float = 30.0) -> None:
         """Wait (bounded) while the engine is still being opened at start-up."""
         if self.slot.engine is not None:
@@ -211,9 +201,6 @@ def create_app(*, settings: Settings, served: Served, token: str | None = None, 
     from gui.api.notifications import register_notifications
 
     register_notifications(app, ctx.notifier_for_api)
-    from gui.api.mcp_servers import register_mcp_servers
-
-    register_mcp_servers(app, ctx.mcp_for_api)
     register_pages(ctx)
     return ctx
 

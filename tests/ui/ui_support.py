@@ -7,6 +7,7 @@ from nicegui import app
 from nicegui.testing import User
 
 from gui.app import AppContext, context_of
+from gui.mcp.config import McpSettingsStore
 
 
 def app_ctx() -> AppContext:
@@ -20,3 +21,10 @@ async def engine_open(user: User) -> None:
 
     Autouse in every test module that imports it (`from ui_support import engine_open`)."""
     await app_ctx().wait_open(timeout=5)
+
+
+def mcp_store() -> McpSettingsStore:
+    """Where the app under test keeps its MCP servers (to check what the door wrote)."""
+    store = app_ctx().runtime.mcp_settings if app_ctx().runtime is not None else None
+    assert store is not None, "the app under test keeps no MCP servers"
+    return store

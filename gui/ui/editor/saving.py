@@ -11,11 +11,13 @@ a failed save never loses a saved sequence.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from gui.core.door import Engine
 from gui.core.sequences import DslError, Problem, Sequence, ValidationResult, free_names, load_json_text
+from gui.core.tools import ToolInfo
 from gui.i18n import _
 from gui.ui.editor.draft import Issue, SequenceDraft, local_issues, to_document
 from gui.ui.editor.issues import problem_issues
@@ -43,14 +45,16 @@ async def _validate(engine: Engine, doc: Any, original: str | None) -> Validatio
     return await engine.check(doc, replacing=original, as_new=name != original)
 
 
-async def check_draft(engine: Engine, draft: SequenceDraft, original: str | None) -> Outcome:
+async def check_draft(engine: Engine, draft: SequenceDraft, original: str | None,
+                      tools: Mapping[str, ToolInfo]) -> Outcome:
+    """The draft checked by the core; each problem put on its field (`tools`: the editor's, to title
+    the arguments of a tool whose arguments do not fit)."""
     doc, mapping = to_document(draft)
     result = await _validate(engine, doc, original)
     problems = [*result.errors, *result.warnings]
     issues = list(local_issues(draft))
-    registry = engine.registry
     for problem in problems:
-        issues.extend(problem_issues(problem, draft, mapping, registry))
+        issues.extend(problem_issues(problem, draft, mapping, tools))
     if any(p.code in free_names.NAMING_CODES for p in problems):
         issues = await _with_free_names(engine, draft, original, issues)
     return Outcome(problems=problems, issues=issues, doc=doc)
