@@ -126,7 +126,7 @@ class McpServerList(ui.column):
         self._secrets_where = secrets_where
         self.asking = False  # a "Remove?" dialog is open: the page does not redraw the list under it
         with self:
-            if not servers:
+            if not servers and on_remove is not None:  # only where one can be added (not on a phone)
                 ui.label(_("No MCP servers yet. Add one below to use its tools in your sequences.")).classes(
                     "text-gray-600 dark:text-gray-400")
             for server in servers:
@@ -215,7 +215,7 @@ class McpServerList(ui.column):
             if self._on_retry is not None:
                 ui.button(_("Try again"), icon="refresh", on_click=lambda n=server.name: self._on_retry(n)).props(
                     "no-caps dense outline").classes("px-3").mark(f"mcp-retry-{server.name}")
-        if needs and server.transport == "http":
+        if needs and server.transport == "http" and self._on_sign_in is not None:
             ui.label(_(SIGN_IN_HELP)).classes("text-xs text-gray-600 dark:text-gray-400")
 
     def _headers(self, server: McpServerView) -> None:
@@ -225,7 +225,7 @@ class McpServerList(ui.column):
                 ui.label(_("Sends the headers {names} (their values are {where}, never shown)").format(
                     names=", ".join(sorted(server.headers)), where=_(self._secrets_where))).classes(
                     "text-xs text-gray-600 dark:text-gray-400")
-            if missing:
+            if missing and self._on_headers is not None:
                 ui.label(_("No value is kept for {names}: type it again with \u201cChange headers\u201d.").format(
                     names=", ".join(sorted(missing)))).classes("text-xs text-red-700 dark:text-red-400")
 
