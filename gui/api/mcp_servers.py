@@ -24,8 +24,9 @@ program's. So:
   every write needs a JSON body, which no form or simple request can send;
 - a paired phone is refused every write (403): servers are changed on the computer;
 - a program holding the API (an agent, a script, `RemoteEngine`) may add a server, but it is kept
-  turned off and untrusted: only a person turns it on, or trusts its tools, in Settings, where the
-  command it runs is shown. Asking here to turn a server on or to trust it is refused (403).
+  turned off and untrusted: only a person turns it on, or trusts its tools, in Settings, where what
+  it runs is shown (the command, its folder, its environment by name). Asking here to turn a server
+  on or to trust it is refused (403).
 """
 
 from __future__ import annotations

@@ -155,11 +155,14 @@ async def test_a_server_added_through_the_api_appears_turned_off_and_runs_only_o
     await user.open("/settings")
     await user.should_see("No MCP servers yet.", retries=20)
     parts = TIME_COMMAND.split()
-    answer = await user.http_client.post("/api/mcp/servers", json={"name": "time", "command": parts[0],
-                                                                    "args": parts[1:]})
+    answer = await user.http_client.post("/api/mcp/servers", json={
+        "name": "time", "command": parts[0], "args": parts[1:], "env": {"TZ": "UTC"}, "cwd": str(Path.cwd())})
     assert answer.status_code == 201, answer.text
     await user.should_see(marker="mcp-time", retries=50)  # the page heard of it: no reload
     await user.should_see("Turned off")
+    await user.should_see(TIME_COMMAND)  # all that decides what it runs, before anyone turns it on
+    await user.should_see(marker="mcp-env-time", content="With the environment variables TZ")
+    await user.should_see(marker="mcp-cwd-time", content=f"Runs in the folder {Path.cwd()}")
     await user.should_see(marker="mcp-enabled-words-time", content="Off: SeqDesk does not start this program")
     assert app_ctx().engine.registry.get("time.get_current_time") is None
     user.find(marker="mcp-enabled-time").click()

@@ -142,6 +142,7 @@ class McpServerList(ui.column):
                     ui.label(server.name).classes(f"font-mono font-medium {DATA}")
                     ui.label(server.describe()).classes(
                         f"text-sm font-mono text-gray-600 dark:text-gray-400 break-all {DATA}")
+                    self._program(server)
                 if server.transport == "http" and self._on_headers is not None:
                     key = ui.button(icon="key", on_click=lambda s=server: self._edit_headers(s)).props(
                         "flat dense round").tooltip(_("Change headers"))
@@ -192,6 +193,16 @@ class McpServerList(ui.column):
                 choice.tooltip(_(PROTOCOL_HELP))
                 choice.on_value_change(lambda e, n=server.name: self._protocol(n, str(e.value)))
                 choice.set_enabled(self._on_protocol is not None)
+
+    def _program(self, server: McpServerView) -> None:
+        """What else decides what a program server runs: its folder, and its environment by name (the
+        values may be keys): a server added from outside Settings is checked here before it is turned on."""
+        if server.cwd:
+            ui.label(_("Runs in the folder {folder}").format(folder=server.cwd)).classes(
+                "text-xs text-gray-600 dark:text-gray-400 break-all").mark(f"mcp-cwd-{server.name}")
+        if server.env:
+            ui.label(_("With the environment variables {names}").format(names=", ".join(server.env))).classes(
+                "text-xs text-gray-600 dark:text-gray-400 break-all").mark(f"mcp-env-{server.name}")
 
     def _enabled(self, server: McpServerView) -> None:
         switch = ui.switch(_(ENABLED_LABEL), value=server.enabled).props("dense").classes("text-sm").mark(
