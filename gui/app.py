@@ -70,9 +70,6 @@ def create_app(*, settings: Settings, served: Served, token: str | None = None, 
     from gui.api.notifications import register_notifications
 
     register_notifications(app, ctx.notifier_for_api)
-    from gui.api.mcp_servers import register_mcp_servers
-
-    register_mcp_servers(app, ctx.mcp_for_api)
     register_pages(ctx)
     return ctx
 

@@ -23,7 +23,6 @@ from gui.runtime import Runtime, open_runtime
 from gui.settings import Settings
 
 if TYPE_CHECKING:
-    from gui.api.mcp_servers import McpAccess
     from gui.phone import PhoneAccess
 
 log = logging.getLogger(__name__)
@@ -132,15 +131,6 @@ class AppContext:
         if self.notifier is None:
             raise BadRequest(503, "SeqDesk's engine is not open yet: try again in a moment")
         return self.notifier
-
-    def mcp_for_api(self) -> McpAccess:
-        from gui.api.body import BadRequest
-        from gui.api.mcp_servers import McpAccess
-
-        rt = self.runtime
-        if rt is None or rt.mcp_settings is None or self.slot.engine is None:
-            raise BadRequest(503, "SeqDesk's engine is not open yet: try again in a moment")
-        return McpAccess(rt.mcp_settings, rt.mcp, self.slot.engine.settings_changed)
 
     async def wait_open(self, timeout: float = 30.0) -> None:
         """Wait (bounded) while the engine is still being opened at start-up."""

@@ -25,12 +25,28 @@ from gui.api.models import SavedBody, StartRun
 from gui.atomic import atomic_write
 from gui.core.asks import ApprovalRule, InteractionKind, InteractionRecord, InteractionResult, InteractionStatusFilter
 from gui.core.causes import CancelReason, EndCause
-from gui.core.door import EventListener, Page, RunFollower, Saved, condition_holds, document_from
+from gui.core.door import (
+    EventListener,
+    McpServerChange,
+    McpServerExists,
+    McpServerInvalid,
+    McpServerListing,
+    McpServerNotFound,
+    McpServerSpec,
+    McpServerState,
+    McpServerView,
+    Page,
+    RunFollower,
+    Saved,
+    SignInFailed,
+    condition_holds,
+    document_from,
+)
 from gui.core.errors import OperationError
 from gui.core.events import Event, RunFinished, parse_event
 from gui.core.runs import AmbiguousRunIdError, ResumeRefused, RunRecord, RunStatus, Schedule, ScheduleInvalid
 from gui.core.sequences import DslError, Problem, RunArgsError, Sequence, ValidationResult, check_document, help_text
-from gui.core.tools import ToolListing
+from gui.core.tools import ServerInfo, ToolListing
 
 ENDPOINT_FILE = "seqdesk.endpoint.json"
 _RESULT: TypeAdapter[InteractionResult] = TypeAdapter(InteractionResult)
@@ -129,6 +145,73 @@ class RemoteEngine:
     # -- tools ---------------------------------------------------------------------------------
     async def list_tools(self) -> ToolListing:
         return ToolListing.model_validate(await self._request("GET", "/api/tools"))
+
+    # -- MCP servers (the app keeps one added here turned off until a person turns it on) ------
+    async def list_mcp_servers(self) -> McpServerListing:
+        """The app's servers as its API shows them (no program arguments, no credential in an address),
+        each with its connection as the app's tool listing says it."""
+        servers = await self._mcp("GET", "/api/mcp/servers")
+        tools = await self.list_tools()
+        states = {s.name: s for s in tools.servers}
+        names: dict[str, list[str]] = {}
+        for tool in tools.tools:
+            if tool.server is not None:
+                names.setdefault(tool.server, []).append(tool.name)
+        return McpServerListing(servers=[
+            McpServerView.model_validate({**item, "state": _server_state(states.get(item.get("name")),
+                                                                         names.get(item.get("name"), []))})
+            for item in servers])
+
+    async def add_mcp_server(self, spec: McpServerSpec) -> McpServerView:
+        body = spec.model_dump(mode="json", exclude_unset=True) | {"name": spec.name}
+        if spec.headers:
+            body["headers"] = {k: v.get_secret_value() for k, v in spec.headers.items()}
+        if spec.oauth_client_secret is not None:
+            body["oauth_client_secret"] = spec.oauth_client_secret.get_secret_value()
+        await self._mcp("POST", "/api/mcp/servers", json=body)
+        return await self._mcp_server(spec.name)
+
+    async def update_mcp_server(self, name: str, change: McpServerChange) -> McpServerView:
+        body = change.model_dump(mode="json", exclude_unset=True)
+        if change.headers is not None:
+            body["headers"] = {k: v.get_secret_value() if v is not None else None for k, v in change.headers.items()}
+        if change.oauth_client_secret is not None:
+            body["oauth_client_secret"] = change.oauth_client_secret.get_secret_value()
+        await self._mcp("PATCH", f"/api/mcp/servers/{quote(name, safe='')}", json=body)
+        return await self._mcp_server(name)
+
+    async def remove_mcp_server(self, name: str) -> bool:
+        try:
+            await self._mcp("DELETE", f"/api/mcp/servers/{quote(name, safe='')}")
+        except McpServerNotFound:
+            return False
+        return True
+
+    async def sign_in_mcp_server(self, name: str, callback: str) -> str | None:
+        body = await self._mcp("POST", f"/api/mcp/servers/{quote(name, safe='')}/sign-in", json={"callback": callback})
+        return body.get("url") if isinstance(body, dict) else None
+
+    async def retry_mcp_server(self, name: str) -> bool:
+        body = await self._mcp("POST", f"/api/mcp/servers/{quote(name, safe='')}/retry", json={})
+        return bool(isinstance(body, dict) and body.get("retried"))
+
+    async def _mcp_server(self, name: str) -> McpServerView:
+        found = (await self.list_mcp_servers()).get(name)
+        if found is None:
+            raise McpServerNotFound(f"there is no MCP server named {name!r}")
+        return found
+
+    async def _mcp(self, method: str, path: str, **kw: Any) -> Any:
+        """The app's answer to an MCP server route; its refusals as the door's exceptions."""
+        response = await self._send(method, path, **kw)
+        if response.status_code == 204:
+            return None
+        body = _json_or_none(response)
+        if response.status_code < 400:
+            return body
+        detail = body.get("detail") if isinstance(body, dict) else None
+        error = _MCP_REFUSALS.get(response.status_code, OperationError)
+        raise error(str(detail or f"the app refused: HTTP {response.status_code}"))
 
     # -- runs ----------------------------------------------------------------------------------
     async def start(self, name: str, args: dict[str, Any] | None = None) -> RunRecord:
@@ -332,6 +415,19 @@ class RemoteEngine:
 
     async def close(self) -> None:
         await self._client.aclose()
+
+
+_MCP_REFUSALS: dict[int, Callable[[str], Exception]] = {
+    404: McpServerNotFound, 409: McpServerExists, 422: McpServerInvalid, 502: SignInFailed}
+
+
+def _server_state(info: ServerInfo | None, tools: list[str]) -> McpServerState | None:
+    """A server's connection from the tool listing (which says neither when it tries again nor
+    whether it waits for a sign-in)."""
+    if info is None or info.status not in ("connected", "connecting", "down", "disabled"):
+        return None
+    return McpServerState.model_validate({"status": info.status, "last_error": info.last_error,
+                                          "protocol": info.protocol, "tools": sorted(tools)})
 
 
 def _problem(data: dict[str, Any], severity: str = "error") -> Problem:

@@ -114,7 +114,7 @@ async def open_store_runtime(data_dir: Path | None = None) -> Runtime:
 
 async def _start_mcp(runtime: Runtime, wait: float) -> None:
     from gui.core.asks import InboxElicitationHandler
-    from gui.mcp import JsonMcpSettings, MemoryMcpSettings
+    from gui.mcp import JsonMcpSettings, ManagedServers, MemoryMcpSettings
 
     engine = runtime.engine
     settings: McpSettingsStore = (JsonMcpSettings.in_folder(runtime.data_dir) if runtime.data_dir is not None
@@ -135,6 +135,7 @@ async def _start_mcp(runtime: Runtime, wait: float) -> None:
 
     engine.tools_ready = tools_ready
     engine.server_states = manager.server_infos
+    engine.mcp_servers.attach(ManagedServers(settings, manager, sign_ins))
     resource_tool = engine.registry.get("mcp_resource")
     if isinstance(resource_tool, McpResource):
         resource_tool.attach(manager)

@@ -27,6 +27,7 @@ from gui.api.auth import AUTH_SCOPE_KEY, FailureLimiter, TokenGate, client_of, r
 from gui.api.body import BODY_SECONDS, BadRequest, BodyLimitMiddleware, json_response
 from gui.api.events import register_events
 from gui.api.interactions import register_interactions, register_rules
+from gui.api.mcp_servers import register_mcp_servers
 from gui.api.pairing import PairingGate, register_pairing
 from gui.api.request_gate import RequestGate, Served
 from gui.api.resume import register_resume
@@ -106,6 +107,7 @@ def register_api(app: FastAPI, *, engine: EngineProvider, token: str | None, ser
     register_schedules(app, engine)
     register_interactions(app, engine)
     register_rules(app, engine)
+    register_mcp_servers(app, engine)
 
     @app.get("/api/health")
     async def health(request: Request) -> Response:

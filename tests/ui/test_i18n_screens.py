@@ -18,7 +18,7 @@ from typing import Any
 
 from i18n_support import html_problems, screen_problems
 from nicegui.testing import User
-from ui_support import app_ctx
+from ui_support import app_ctx, mcp_store
 
 from gui import i18n
 from gui.api.auth import login_page
@@ -30,7 +30,6 @@ from gui.store.recovery import Damage
 from gui.ui.components.settings.mcp_list import state_words
 from gui.ui.components.settings.notifications import status_words
 from gui.ui.pages.oauth_callback import result_page
-from gui.ui.pages.settings import mcp_settings
 
 COVERED = {
     "/settings": "the frame (header, nav, menu, dark mode), Language, Approvals, Use on your phone (off, "
@@ -73,7 +72,7 @@ def screen_problems_in(text: str) -> list[str]:
 
 async def test_settings_and_the_frame_are_all_in_chinese(user: User, chinese: None):
     ctx = app_ctx()
-    store = mcp_settings(ctx.runtime)
+    store = mcp_store()
     await store.save(McpServerConfig(name="clock", transport="stdio", command="uvx", args=["mcp-server-time"]))
     await store.save(McpServerConfig.model_validate(
         {"name": "docs", "transport": "http", "url": "https://docs.example.org/mcp",

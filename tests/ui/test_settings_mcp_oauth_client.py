@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 from nicegui.testing import User
-from ui_support import app_ctx
+from ui_support import mcp_store
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "mcp"))
 from auth_support import auth_server, follow_sign_in, stats  # noqa: E402
@@ -21,7 +21,6 @@ from test_settings_mcp_auth import WAIT, browser_of, only  # noqa: E402
 
 from gui.mcp.config import McpServerConfig  # noqa: E402
 from gui.mcp.oauth_client import client_secret  # noqa: E402
-from gui.ui.pages.settings import mcp_settings  # noqa: E402
 
 
 async def add_http(user: User, name: str, url: str, client_id: str = "", secret: str = "") -> None:
@@ -56,7 +55,7 @@ async def test_a_client_id_and_secret_given_when_adding_sign_in_without_register
         await user.should_see("Signs in with the Client ID")
         await user.should_see("and a Client secret")
         await user.should_not_see("s3cret-value")
-        store = mcp_settings(app_ctx().runtime)
+        store = mcp_store()
         (config,) = await store.list()
         assert config.oauth_client_id == "console-id"
         assert client_secret(store.secrets, "corp") == "s3cret-value"
@@ -85,7 +84,7 @@ async def test_without_a_client_id_the_sign_in_says_so_and_one_given_later_signs
         only(user, "mcp-edit-client-secret").value = ""
         user.find(marker="mcp-save-client").click()
         await user.should_see("Client ID: it has a control character in it")
-        assert (await mcp_settings(app_ctx().runtime).list())[0].oauth_client_id is None  # nothing saved
+        assert (await mcp_store().list())[0].oauth_client_id is None  # nothing saved
 
         only(user, "mcp-edit-client-id").value = "console-id"
         user.find(marker="mcp-save-client").click()
@@ -100,7 +99,7 @@ async def test_a_kept_secret_is_never_shown_and_can_be_forgotten(user: User):
     await user.open("/settings")
     await add_http(user, "corp", "http://127.0.0.1:9/mcp", client_id="console-id", secret="s3cret-value")
     await user.should_see("and a Client secret", retries=50)
-    store = mcp_settings(app_ctx().runtime)
+    store = mcp_store()
     api = await user.http_client.get("/api/mcp/servers/corp")  # the app's own API says the same, no secret
     assert api.status_code == 200, api.text
     assert api.json()["oauth_client_id"] == "console-id" and api.json()["oauth_client_secret_set"] is True
@@ -123,7 +122,7 @@ async def test_a_kept_secret_is_never_shown_and_can_be_forgotten(user: User):
 
 async def test_the_sign_in_client_fields_and_dialog_are_in_chinese(user: User, chinese: None):
     words = {"corp", "console-id"}  # data
-    store = mcp_settings(app_ctx().runtime)
+    store = mcp_store()
     await store.save(McpServerConfig.model_validate({"name": "corp", "transport": "http",
                                                      "url": "https://corp.example/mcp",
                                                      "oauth_client_id": "console-id"}))

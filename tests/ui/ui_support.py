@@ -8,6 +8,7 @@ from nicegui.testing import User
 
 from gui.app import context_of
 from gui.context import AppContext
+from gui.mcp.config import McpSettingsStore
 
 
 def app_ctx() -> AppContext:
@@ -21,3 +22,10 @@ async def engine_open(user: User) -> None:
 
     Autouse in every test module that imports it (`from ui_support import engine_open`)."""
     await app_ctx().wait_open(timeout=5)
+
+
+def mcp_store() -> McpSettingsStore:
+    """Where the app under test keeps its MCP servers (to check what the door wrote)."""
+    store = app_ctx().runtime.mcp_settings if app_ctx().runtime is not None else None
+    assert store is not None, "the app under test keeps no MCP servers"
+    return store

@@ -6,9 +6,23 @@ from gui.core.door.catalog import Catalog, SequenceStore
 from gui.core.door.documents import NotFoundError, document_from, summary, tool_catalog
 from gui.core.door.engine import Engine, WhenCallError, condition_holds
 from gui.core.door.following import RunFollower
+from gui.core.door.mcp_servers import (
+    Aspect,
+    McpServerChange,
+    McpServerExists,
+    McpServerInvalid,
+    McpServerListing,
+    McpServerNotFound,
+    McpServers,
+    McpServerSpec,
+    McpServerState,
+    McpServerView,
+    SignInFailed,
+)
 from gui.core.door.operations import EventListener, EventSource, Operations, Page, Saved
 
 __all__ = [
+    "Aspect",
     "Catalog",
     "SequenceStore",
     "condition_holds",
@@ -16,11 +30,21 @@ __all__ = [
     "Engine",
     "EventListener",
     "EventSource",
+    "McpServerChange",
+    "McpServerExists",
+    "McpServerInvalid",
+    "McpServerListing",
+    "McpServerNotFound",
+    "McpServers",
+    "McpServerSpec",
+    "McpServerState",
+    "McpServerView",
     "NotFoundError",
     "Operations",
     "Page",
     "RunFollower",
     "Saved",
+    "SignInFailed",
     "summary",
     "tool_catalog",
     "WhenCallError",

@@ -30,9 +30,10 @@ from gui.core.causes import CancelReason, EndCause
 from gui.core.door.catalog import Catalog, SequenceStore
 from gui.core.door.documents import NotFoundError, document_from, summary
 from gui.core.door.following import RunFollower
+from gui.core.door.mcp_servers import McpServerChange, McpServerDoor, McpServerListing, McpServerSpec, McpServerView
 from gui.core.door.operations import EventListener, Page, Saved
 from gui.core.door.schedule_book import ScheduleBook
-from gui.core.events import EventBus, EventStream, RunFinished, SettingsChanged
+from gui.core.events import EventBus, EventStream, RunFinished
 from gui.core.runs import (
     MAX_CANDIDATES,
     Executor,
@@ -97,6 +98,8 @@ class Engine:
     def __post_init__(self) -> None:
         self.rule_book = RuleBook(self.modes, self.bus, self.catalog.get)
         self.schedule_book = ScheduleBook(self.schedules, self.catalog, self.runner, self.bus, self._tools_ready)
+        self.mcp_servers = McpServerDoor(self.bus)  # attached to the servers by the composition root
+        self.registry.on_change(self.mcp_servers.tools_changed)
         self._on_close: list[Callable[[], Awaitable[None]]] = []
         self._resuming = asyncio.Lock()  # one resume at a time: a run is resumed once
         self.closed = False  # True once `close` began: streams of its events end
@@ -178,6 +181,25 @@ class Engine:
         """Every tool the registry knows (built in and from MCP servers) and every configured server's
         state: what `seq_tools`, `seqdesk tools` and `GET /api/tools` show."""
         return tool_listing(self.registry, self.server_states)
+
+    # -- MCP servers (`gui.core.door.mcp_servers`) ----------------------------------------------
+    async def list_mcp_servers(self) -> McpServerListing:
+        return await self.mcp_servers.listing()
+
+    async def add_mcp_server(self, spec: McpServerSpec) -> McpServerView:
+        return await self.mcp_servers.add(spec)
+
+    async def update_mcp_server(self, name: str, change: McpServerChange) -> McpServerView:
+        return await self.mcp_servers.update(name, change)
+
+    async def remove_mcp_server(self, name: str) -> bool:
+        return await self.mcp_servers.remove(name)
+
+    async def sign_in_mcp_server(self, name: str, callback: str) -> str | None:
+        return await self.mcp_servers.sign_in(name, callback)
+
+    async def retry_mcp_server(self, name: str) -> bool:
+        return await self.mcp_servers.retry(name)
 
     # -- runs ----------------------------------------------------------------------------------
     async def start(self, name: str, args: dict[str, Any] | None = None) -> RunRecord:
@@ -344,10 +366,6 @@ class Engine:
     async def earlier_version_rules(self) -> set[str]:
         """The ids of the rules made for a step their sequence no longer has as it was: they allow nothing."""
         return await self.rule_book.earlier_versions()
-
-    def settings_changed(self, setting: str, **data: Any) -> None:
-        """Tell every page and client that a setting changed (an MCP server added, …)."""
-        self.bus.publish(SettingsChanged, setting=setting, details=data)
 
     # -- schedules (run only while the app is open: `ScheduleBook`) ------------------------------
     async def list_schedules(self) -> list[Schedule]:

@@ -49,7 +49,7 @@ from gui.core.sequences.substitution import (
 from gui.core.sequences.textpos import Span, line_col, locate, raw_index, scan
 from gui.core.sequences.unicode_check import surrogate_loc
 from gui.core.sequences.validator import InvalidSequenceError, ValidationResult, check_document, check_text
-from gui.core.sequences.validator_tools import ArgumentsError
+from gui.core.sequences.validator_tools import ArgumentsError, argument_problems
 
 __all__ = [
     "ConditionSyntaxError",
@@ -57,6 +57,7 @@ __all__ = [
     "parse_condition",
     "rows_to_text",
     "arg_ref",
+    "argument_problems",
     "ARGS_PREFIX",
     "ArgumentsError",
     "as_text",

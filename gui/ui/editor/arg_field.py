@@ -178,7 +178,7 @@ class ArgField(ui.column):
 
     def _shell_args(self) -> frozenset[str]:
         found = self.ctx.tool(self.tool.tool)
-        return found.shell_text_args if found is not None else frozenset()
+        return frozenset(found.shell_text_args) if found is not None else frozenset()
 
     def _insert_button(self, field: ui.input) -> None:
         """"Put an input in the text": a mark ⤷name goes in where a person would not guess the format."""

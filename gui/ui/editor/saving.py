@@ -17,6 +17,7 @@ conflict.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -32,6 +33,7 @@ from gui.core.sequences import (
     load_json_text,
     taken_names,
 )
+from gui.core.tools import ToolInfo
 from gui.i18n import _
 from gui.ui.editor.draft import DocumentMap, Issue, SequenceDraft, local_issues, to_document
 from gui.ui.editor.issues import problem_issues
@@ -48,14 +50,16 @@ class Outcome:
     doc: Any = None  # the document the text view sent
 
 
-async def save_draft(engine: Engine, draft: SequenceDraft, original: str | None) -> Outcome:
-    """Save the draft (`original`: the name the editor opened), or say every problem."""
+async def save_draft(engine: Engine, draft: SequenceDraft, original: str | None,
+                     tools: Mapping[str, ToolInfo]) -> Outcome:
+    """Save the draft (`original`: the name the editor opened), or say every problem (`tools`: the
+    editor's, to title the arguments of a tool whose arguments do not fit)."""
     local = local_issues(draft)
     if local:  # a draft the document cannot show whole: checked, never sent
-        return await _checked(engine, draft, original, local)
+        return await _checked(engine, draft, original, local, tools)
     doc, mapping = to_document(draft)
     saved, problems = await _save(engine, doc, original)
-    return Outcome(problems, await _placed(engine, problems, draft, mapping, original, []), saved)
+    return Outcome(problems, await _placed(engine, problems, draft, mapping, original, [], tools), saved)
 
 
 async def save_text(engine: Engine, text: str, original: str | None) -> Outcome:
@@ -79,15 +83,19 @@ async def _save(engine: Engine, doc: Any, original: str | None) -> tuple[Sequenc
     return saved.sequence, list(saved.warnings)
 
 
-async def check_draft(engine: Engine, draft: SequenceDraft, original: str | None) -> Outcome:
-    return await _checked(engine, draft, original, local_issues(draft))
+async def check_draft(engine: Engine, draft: SequenceDraft, original: str | None,
+                      tools: Mapping[str, ToolInfo]) -> Outcome:
+    """The draft checked by the door; each problem put on its field (`tools`: the editor's, to title
+    the arguments of a tool whose arguments do not fit)."""
+    return await _checked(engine, draft, original, local_issues(draft), tools)
 
 
-async def _checked(engine: Engine, draft: SequenceDraft, original: str | None, local: list[Issue]) -> Outcome:
+async def _checked(engine: Engine, draft: SequenceDraft, original: str | None, local: list[Issue],
+                   tools: Mapping[str, ToolInfo]) -> Outcome:
     doc, mapping = to_document(draft)
     result = await _check(engine, doc, original)
     problems = [*result.errors, *result.warnings]
-    return Outcome(problems, await _placed(engine, problems, draft, mapping, original, local))
+    return Outcome(problems, await _placed(engine, problems, draft, mapping, original, local, tools))
 
 
 async def check_text(engine: Engine, text: str, original: str | None) -> Outcome:
@@ -106,12 +114,11 @@ async def _check(engine: Engine, doc: Any, original: str | None) -> ValidationRe
 
 
 async def _placed(engine: Engine, problems: list[Problem], draft: SequenceDraft, mapping: DocumentMap,
-                  original: str | None, local: list[Issue]) -> list[Issue]:
+                  original: str | None, local: list[Issue], tools: Mapping[str, ToolInfo]) -> list[Issue]:
     """The draft's own mistakes (`local`) and each problem on its field; a naming conflict proposes a free name."""
     issues = list(local)
-    registry = engine.registry
     for problem in problems:
-        issues.extend(problem_issues(problem, draft, mapping, registry))
+        issues.extend(problem_issues(problem, draft, mapping, tools))
     if any(p.code in NAMING_CODES for p in problems):
         issues = await _with_free_names(engine, draft, original, issues)
     return issues

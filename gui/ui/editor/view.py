@@ -21,7 +21,9 @@ from urllib.parse import quote
 from nicegui import background_tasks, ui
 
 from gui.core.door import Engine
+from gui.core.events import Event
 from gui.core.sequences import DslError, Renamed, Sequence, load_json_text
+from gui.core.tools import ToolInfo, ToolListing
 from gui.i18n import N_, _, ngettext
 from gui.ui.editor import saving, storage
 from gui.ui.editor.baseline import canonical, example_draft, text_document
@@ -36,6 +38,7 @@ from gui.ui.editor.palette import ToolPalette
 from gui.ui.editor.problems import ProblemSummary
 from gui.ui.editor.style import CSS
 from gui.ui.editor.text_view import TextView
+from gui.ui.live import live_events
 
 SAVE_SHORTCUT_JS = """
 document.addEventListener('keydown', (e) => {
@@ -59,7 +62,7 @@ def page_head() -> None:
 
 
 class SequenceEditor:
-    def __init__(self, engine: Engine, original: Sequence | None, draft: SequenceDraft, *,
+    def __init__(self, engine: Engine, original: Sequence | None, draft: SequenceDraft, tools: ToolListing, *,
                  restored: dict[str, Any] | None = None, base: SequenceDraft | None = None,
                  saved_names: frozenset[str] = frozenset()) -> None:
         self.engine = engine
@@ -75,11 +78,13 @@ class SequenceEditor:
         self._refusal: ui.notification | None = None
         self.live_text: LiveCheck[saving.Outcome] = LiveCheck(self._check_text, self._show_text_check)
         self.fields = FieldErrors()
-        self.palette = ToolPalette(engine.registry)
+        known: dict[str, ToolInfo] = {t.name: t for t in tools.tools}
+        self.palette = ToolPalette(known)
         self.help = HelpPanel(self.insert_example)
-        self.ctx = EditorContext(fields=self.fields, registry=engine.registry, changed=self.changed,
+        self.ctx = EditorContext(fields=self.fields, tools=known, changed=self.changed,
                                  pick_tool=self.palette.pick, engine=engine, saved_names=saved_names)
         self._build(restored)
+        live_events(engine, self._tools_changed, types=("tools.changed",), interval=1.0)
 
     # -- layout ---------------------------------------------------------------------------------
     def _build(self, restored: dict[str, Any] | None) -> None:
@@ -135,6 +140,13 @@ class SequenceEditor:
             self.text.set_text(str(restored.get("text") or ""))
             self._switch_to("text")
         self._update_run()
+
+    async def _tools_changed(self, _events: list[Event]) -> None:
+        """Tools came, went or changed (an MCP server connected, say): the palette offers them, and
+        the tools of the draft that changed get their forms again."""
+        changed = self.ctx.set_tools(await self.engine.list_tools())
+        if changed:
+            self.groups.tools_changed(changed)
 
     # -- edits ----------------------------------------------------------------------------------
     def _set_name(self, e: Any) -> None:
@@ -307,7 +319,7 @@ class SequenceEditor:
         self._recheck_handle = None
         if self.name.is_deleted or self.view == "text":  # the text view checks itself as it changes
             return
-        outcome = await saving.check_draft(self.engine, self.draft, self._original_name)
+        outcome = await saving.check_draft(self.engine, self.draft, self._original_name, self.ctx.tools)
         if self.view == "visual" and not self.name.is_deleted:
             self._show_issues(outcome.issues)
 
@@ -335,7 +347,7 @@ class SequenceEditor:
         if self.view == "text":
             await self._save_text()
             return
-        outcome = await saving.save_draft(self.engine, self.draft, self._original_name)
+        outcome = await saving.save_draft(self.engine, self.draft, self._original_name, self.ctx.tools)
         if outcome.saved is None:
             self._refused(outcome.issues)
             return

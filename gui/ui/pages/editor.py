@@ -69,7 +69,8 @@ async def open_editor(ctx: AppContext, name: str | None, *, example: bool = Fals
     if example and restored is not None:
         draft, restored = base, None
     saved = taken_names(await engine.sequence_trees())
-    editor = SequenceEditor(engine, original, draft, restored=restored, base=base, saved_names=frozenset(saved))
+    editor = SequenceEditor(engine, original, draft, await engine.list_tools(), restored=restored, base=base,
+                            saved_names=frozenset(saved))
     if example:
         editor.show_renamed(renamed)
     return editor
