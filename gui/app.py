@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from gui.api.request_gate import Served
 from gui.core.door import Engine, Operations
+from gui.core.errors import Unavailable
 from gui.notify import Notifier, NotifySettingsStore
 from gui.prefs import PrefsFile
 from gui.runtime import Runtime, open_runtime
@@ -45,12 +46,10 @@ class EngineSlot:
         return self.engine
 
     def for_api(self) -> Engine:
-        from gui.api.body import BadRequest
-
         try:
             return self.get()
         except RuntimeError as exc:
-            raise BadRequest(503, f"{exc}: try again in a moment") from None
+            raise Unavailable(f"{exc}: try again in a moment") from None
 
 
 @dataclass
@@ -130,19 +129,16 @@ class AppContext:
         return phone_url or self.url
 
     def notifier_for_api(self) -> Notifier:
-        from gui.api.body import BadRequest
-
         if self.notifier is None:
-            raise BadRequest(503, "SeqDesk's engine is not open yet: try again in a moment")
+            raise Unavailable("SeqDesk's engine is not open yet: try again in a moment")
         return self.notifier
 
     def mcp_for_api(self) -> McpAccess:
-        from gui.api.body import BadRequest
         from gui.api.mcp_servers import McpAccess
 
         rt = self.runtime
         if rt is None or rt.mcp_settings is None or self.slot.engine is None:
-            raise BadRequest(503, "SeqDesk's engine is not open yet: try again in a moment")
+            raise Unavailable("SeqDesk's engine is not open yet: try again in a moment")
         return McpAccess(rt.mcp_settings, rt.mcp, self.slot.engine.settings_changed)
 
     async def wait_open(self, timeout: float = 30.0) -> None:
@@ -204,16 +200,11 @@ def create_app(*, settings: Settings, served: Served, token: str | None = None, 
     app.on_shutdown(ctx.close)
     core.sio.eio.cors_allowed_origins = served.origins  # NiceGUI's default "*" lets every site in
     app.add_middleware(ReadyGate, ctx=ctx)
-    register_api(app, engine=ctx.slot.for_api, token=token, served=served, phone=ctx.phone)
+    register_api(app, engine=ctx.slot.for_api, token=token, served=served, phone=ctx.phone,
+                 notifier=ctx.notifier_for_api, mcp=ctx.mcp_for_api)
     from gui.ui.components.settings.phone import disconnect_phone
 
     ctx.phone.on_forget.append(disconnect_phone)
-    from gui.api.notifications import register_notifications
-
-    register_notifications(app, ctx.notifier_for_api)
-    from gui.api.mcp_servers import register_mcp_servers
-
-    register_mcp_servers(app, ctx.mcp_for_api)
     register_pages(ctx)
     return ctx
 

@@ -7,8 +7,8 @@ from urllib.parse import quote
 
 import httpx
 
-from gui.core.errors import OperationError
-from gui.core.runs import Schedule, ScheduleInvalid
+from gui.api.errors import error_in
+from gui.core.runs import Schedule
 
 
 class RemoteSchedules:
@@ -24,13 +24,7 @@ class RemoteSchedules:
     async def create_schedule(self, sequence: Any, args: Any = None, every: Any = None, cron: Any = None) -> Schedule:
         body = {k: v for k, v in {"sequence": sequence, "args": args, "every": every, "cron": cron}.items()
                 if v is not None}
-        response = await self._send("POST", "/api/schedules", json=body)
-        answer = response.json() if response.headers.get("content-type", "").startswith("application/json") else {}
-        if response.status_code == 422 and isinstance(answer.get("fields"), dict):
-            raise ScheduleInvalid({str(k): str(v) for k, v in answer["fields"].items()})
-        if response.status_code >= 400:
-            raise OperationError(answer.get("detail") or f"the app refused the schedule: HTTP {response.status_code}")
-        return _schedule(answer)
+        return _schedule(await self._request("POST", "/api/schedules", json=body))  # ScheduleInvalid by its code
 
     async def pause_schedule(self, schedule_id: str, paused: bool = True) -> Schedule:
         path = f"/api/schedules/{quote(schedule_id, safe='')}/pause"
@@ -41,7 +35,8 @@ class RemoteSchedules:
         if response.status_code == 404:
             return False
         if response.status_code >= 400:
-            raise OperationError(f"the app refused to delete schedule {schedule_id}: HTTP {response.status_code}")
+            raise error_in(response.status_code, response.content,
+                           f"the app refused to delete schedule {schedule_id}: HTTP {response.status_code}")
         return True
 
 

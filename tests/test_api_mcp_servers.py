@@ -11,7 +11,7 @@ import pytest
 from fastapi import FastAPI
 
 from gui.api import register_api
-from gui.api.mcp_servers import McpAccess, register_mcp_servers
+from gui.api.mcp_servers import McpAccess
 from gui.api.notifications import DEVICE_SCOPE_KEY
 from gui.api.request_gate import Served
 from gui.mcp.config import JsonMcpSettings, McpServerConfig
@@ -40,8 +40,8 @@ async def changes() -> list[dict[str, object]]:
 @pytest.fixture
 def app(engine_slot, store, changes) -> FastAPI:
     app = FastAPI()
-    register_api(app, engine=engine_slot.for_api, token=None, served=Served.in_process())
-    register_mcp_servers(app, lambda: McpAccess(store, None, lambda _setting, **data: changes.append(data)))
+    register_api(app, engine=engine_slot.for_api, token=None, served=Served.in_process(),
+                 mcp=lambda: McpAccess(store, None, lambda _setting, **data: changes.append(data)))
     return app
 
 

@@ -16,7 +16,7 @@ from gui.api.request_gate import Served
 from gui.app import EngineSlot
 from gui.core.asks.interactions import ApprovalResponse
 from gui.core.door.engine import Engine
-from gui.core.errors import OperationError
+from gui.core.errors import Unavailable
 from gui.core.events import Event
 from gui.remote import RemoteEngine
 
@@ -51,9 +51,9 @@ async def test_deleting_through_the_app_deletes_exactly_the_sequence_named(engin
     assert [s["name"] for s in await engine.list_sequences()] == ["a"]
 
 
-async def test_an_app_that_cannot_answer_a_listing_is_an_operation_error(remote, engine_slot):
+async def test_an_app_that_cannot_answer_a_listing_is_unavailable(remote, engine_slot):
     engine_slot.engine = None
-    with pytest.raises(OperationError, match="not open yet"):
+    with pytest.raises(Unavailable, match="not open yet"):
         await remote.list_sequences()
 
 

@@ -13,16 +13,17 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, cast
 from urllib.parse import urlsplit, urlunsplit
 
-from fastapi import FastAPI, Request
+from fastapi import Request
 from fastapi.responses import Response
 from pydantic import ValidationError
 
-from gui.api.body import BadRequest, json_response, read_json
+from gui.api.body import json_response, read_json
 from gui.api.notifications import from_phone
-from gui.api.shared import pydantic_detail
+from gui.api.shared import ApiContext, Context, pydantic_detail
+from gui.core.errors import Internal, Invalid, NotFound, Refused
 from gui.mcp.config import McpConfigError, McpServerConfig, McpSettingsStore, client_text_problem
 from gui.mcp.manager import McpManager
 from gui.mcp.oauth_client import UNCHANGED, Unchanged, change_sign_in_client, has_client_secret
@@ -38,7 +39,6 @@ class McpAccess(NamedTuple):
     settings_changed: Callable[..., None]
 
 
-McpProvider = Callable[[], McpAccess]  # or BadRequest(503) while the app is not open yet
 _EXPECT = '{"oauth_client_id": "…", "oauth_client_secret": "…"} (either may be left out, or null to clear it)'
 _FIELDS = ("oauth_client_id", "oauth_client_secret")
 RECONNECT_WAIT = 2.0  # s a change waits for the old connection to end
@@ -69,83 +69,78 @@ def bare_url(url: str) -> str:
 
 
 def client_field(body: dict[str, Any], field: str) -> str | None | Unchanged:
-    """One field of a PATCH: text (trimmed), None (clear it) or UNCHANGED (left out); BadRequest(422)
-    naming the field when it cannot be used."""
+    """One field of a PATCH: text (trimmed), None (clear it) or UNCHANGED (left out); Invalid naming
+    the field when it cannot be used."""
     if field not in body:
         return UNCHANGED
     value = body[field]
     if value is None:
         return None
     if not isinstance(value, str):
-        raise BadRequest(422, f"{field} must be text, or null to clear it")
+        raise Invalid(f"{field} must be text, or null to clear it")
     value = value.strip()
     problem = client_text_problem(value)
     if problem is not None:
-        raise BadRequest(422, f"{field}: {problem}" + (" (send null to clear it)" if not value else ""))
+        raise Invalid(f"{field}: {problem}" + (" (send null to clear it)" if not value else ""))
     return value
 
 
-def register_mcp_servers(app: FastAPI, servers: McpProvider) -> None:
-    async def answer(store: McpSettingsStore, config: McpServerConfig) -> dict[str, Any]:
-        secret_set = bool(config.oauth_client_id) and await asyncio.to_thread(
-            has_client_secret, store.secrets, config.name)
-        return server_json(config, secret_set)
+async def _answer(store: McpSettingsStore, config: McpServerConfig) -> dict[str, Any]:
+    secret_set = bool(config.oauth_client_id) and await asyncio.to_thread(has_client_secret, store.secrets, config.name)
+    return server_json(config, secret_set)
 
-    async def find(store: McpSettingsStore, name: str) -> McpServerConfig:
-        try:
-            found = next((c for c in await store.list() if c.name == name), None)
-        except McpConfigError as exc:
-            raise BadRequest(500, str(exc)) from None
-        if found is None:
-            raise BadRequest(404, f"there is no MCP server named {name!r}")
-        return found
 
-    @app.get("/api/mcp/servers")
-    async def list_servers() -> Response:
-        store = servers().store
-        try:
-            configs = await store.list()
-        except McpConfigError as exc:
-            raise BadRequest(500, str(exc)) from None
-        return json_response([await answer(store, c) for c in configs])
+async def _find(store: McpSettingsStore, name: str) -> McpServerConfig:
+    found = next((c for c in await store.list() if c.name == name), None)
+    if found is None:
+        raise NotFound(f"there is no MCP server named {name!r}")
+    return found
 
-    @app.get("/api/mcp/servers/{name}")
-    async def get_server(name: str) -> Response:
-        store = servers().store
-        return json_response(await answer(store, await find(store, name)))
 
-    @app.patch("/api/mcp/servers/{name}")
-    async def patch_server(name: str, request: Request) -> Response:
-        if from_phone(request):
-            raise BadRequest(403, "MCP servers are changed on the computer SeqDesk runs on")
-        body = await read_json(request, expect=_EXPECT)
-        if not isinstance(body, dict):
-            raise BadRequest(422, f"the body must be {_EXPECT}")
-        unknown = sorted(str(k) for k in body if k not in _FIELDS)
-        if unknown:
-            raise BadRequest(422, f"{', '.join(unknown)}: not a field that can be changed here (only "
-                                  f"{' and '.join(_FIELDS)})")
-        client_id, secret = client_field(body, "oauth_client_id"), client_field(body, "oauth_client_secret")
-        store, manager, settings_changed = servers()
-        config = await find(store, name)
-        if config.transport != "http" and (client_id or secret):
-            raise BadRequest(422, f"oauth_client_id: {name} is a program on this computer; a Client ID is for "
-                                  "signing in to a server at a web address")
-        if isinstance(secret, str) and client_id is None or (
-                isinstance(secret, str) and isinstance(client_id, Unchanged) and not config.oauth_client_id):
-            raise BadRequest(422, "oauth_client_secret: a Client secret needs the oauth_client_id it belongs to")
-        try:
-            changed = await change_sign_in_client(store, name, client_id, secret)
-        except LookupError:
-            raise BadRequest(404, f"there is no MCP server named {name!r}") from None
-        except ValidationError as exc:
-            raise BadRequest(422, pydantic_detail(exc)) from None
-        except ValueError as exc:
-            raise BadRequest(422, str(exc)) from None
-        except (McpConfigError, SecretStoreError) as exc:
-            raise BadRequest(500, f"the sign-in client of {name} cannot be kept: {exc}") from None
-        if changed is not None:
-            if manager is not None:  # reconnects: it asks for a sign-in with the new client
-                await manager.add(changed, wait=RECONNECT_WAIT)
-            settings_changed("mcp_servers", client=name)
-        return json_response(await answer(store, changed or config))
+def _access(api: ApiContext) -> McpAccess:
+    return cast(McpAccess, api.mcp())
+
+
+async def list_servers(api: Context) -> Response:
+    store = _access(api).store
+    return json_response([await _answer(store, c) for c in await store.list()])
+
+
+async def get_server(name: str, api: Context) -> Response:
+    store = _access(api).store
+    return json_response(await _answer(store, await _find(store, name)))
+
+
+async def patch_server(name: str, request: Request, api: Context) -> Response:
+    if from_phone(request):
+        raise Refused("MCP servers are changed on the computer SeqDesk runs on")
+    body = await read_json(request, expect=_EXPECT)
+    if not isinstance(body, dict):
+        raise Invalid(f"the body must be {_EXPECT}")
+    unknown = sorted(str(k) for k in body if k not in _FIELDS)
+    if unknown:
+        raise Invalid(f"{', '.join(unknown)}: not a field that can be changed here (only {' and '.join(_FIELDS)})")
+    client_id, secret = client_field(body, "oauth_client_id"), client_field(body, "oauth_client_secret")
+    store, manager, settings_changed = _access(api)
+    config = await _find(store, name)
+    if config.transport != "http" and (client_id or secret):
+        raise Invalid(f"oauth_client_id: {name} is a program on this computer; a Client ID is for "
+                      "signing in to a server at a web address")
+    if isinstance(secret, str) and client_id is None or (
+            isinstance(secret, str) and isinstance(client_id, Unchanged) and not config.oauth_client_id):
+        raise Invalid("oauth_client_secret: a Client secret needs the oauth_client_id it belongs to")
+    try:
+        changed = await change_sign_in_client(store, name, client_id, secret)
+    except LookupError:
+        raise NotFound(f"there is no MCP server named {name!r}") from None
+    except ValidationError as exc:
+        raise Invalid(pydantic_detail(exc)) from None
+    except ValueError as exc:  # McpConfigError is one too: it answers 422, as it always has here
+        raise Invalid(str(exc)) from None
+    except (McpConfigError, SecretStoreError) as exc:
+        raise Internal(f"the sign-in client of {name} cannot be kept: {exc}") from None
+    if changed is not None:
+        if manager is not None:  # reconnects: it asks for a sign-in with the new client
+            await manager.add(changed, wait=RECONNECT_WAIT)
+        settings_changed("mcp_servers", client=name)
+    return json_response(await _answer(store, changed or config))

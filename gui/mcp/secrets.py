@@ -25,6 +25,7 @@ import threading
 from pathlib import Path
 from typing import Any, Protocol
 
+from gui.core.errors import Internal
 from gui.i18n import N_
 
 log = logging.getLogger(__name__)
@@ -35,7 +36,7 @@ SERVICE = "SeqDesk MCP"
 KINDS = ("headers", "oauth-tokens", "oauth-client", "oauth-client-secret")
 
 
-class SecretStoreError(RuntimeError):
+class SecretStoreError(Internal, RuntimeError):
     """A secret cannot be read or written (the keyring refused, the file cannot be written)."""
 
 

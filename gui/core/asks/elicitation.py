@@ -30,6 +30,7 @@ from gui.core.asks.interactions import (
     ResolvedResult,
     ToolSource,
 )
+from gui.core.errors import Refused, Unavailable
 
 if TYPE_CHECKING:
     from gui.core.asks.ports import InteractionPort
@@ -83,7 +84,7 @@ class ElicitationResponse(BaseModel):
         return cls(action="cancel")
 
 
-class ElicitationNotHandled(Exception):
+class ElicitationNotHandled(Unavailable):
     """Raised by a handler that leaves the request to the next one in a composite."""
 
 
@@ -200,7 +201,7 @@ class InboxElicitationHandler:
         return ElicitationResponse.cancel()
 
 
-class _Stop(Exception):
+class _Stop(Refused):
     def __init__(self, response: ElicitationResponse) -> None:
         self.response = response
 

@@ -31,7 +31,7 @@ from gui.core.door.documents import NotFoundError, document_from, summary
 from gui.core.door.following import RunFollower
 from gui.core.door.operations import EventListener, Page, Saved
 from gui.core.door.schedule_door import ScheduleDoor
-from gui.core.errors import ToolArgumentError
+from gui.core.errors import Invalid, ToolArgumentError
 from gui.core.events import EventBus, EventStream, RunFinished, SettingsChanged
 from gui.core.runs import (
     MAX_CANDIDATES,
@@ -66,7 +66,7 @@ from gui.core.sequences.conditions import ConditionEvalError, ConditionSyntaxErr
 from gui.core.tools import Registry, ServerStates, Tool, ToolListing, tool_listing
 
 
-class WhenCallError(ValueError):
+class WhenCallError(Invalid):
     """The condition of a `when_call` does not parse or cannot be evaluated."""
 
 
