@@ -63,13 +63,11 @@ def create_app(*, settings: Settings, served: Served, token: str | None = None, 
     app.on_shutdown(ctx.close)
     core.sio.eio.cors_allowed_origins = served.origins  # NiceGUI's default "*" lets every site in
     app.add_middleware(ReadyGate, ctx=ctx)
-    register_api(app, engine=ctx.slot.for_api, token=token, served=served, phone=ctx.phone)
+    register_api(app, engine=ctx.slot.for_api, token=token, served=served, phone=ctx.phone,
+                 notifier=ctx.notifier_for_api)
     from gui.ui.components.settings.phone import disconnect_phone
 
     ctx.phone.on_forget.append(disconnect_phone)
-    from gui.api.notifications import register_notifications
-
-    register_notifications(app, ctx.notifier_for_api)
     register_pages(ctx)
     return ctx
 

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from gui.api.request_gate import Served
 from gui.core.door import Engine
+from gui.core.errors import Unavailable
 from gui.notify import Notifier, NotifySettingsStore
 from gui.prefs import PrefsFile
 from gui.runtime import Runtime, open_runtime
@@ -41,12 +42,10 @@ class EngineSlot:
         return self.engine
 
     def for_api(self) -> Engine:
-        from gui.api.body import BadRequest
-
         try:
             return self.get()
         except RuntimeError as exc:
-            raise BadRequest(503, f"{exc}: try again in a moment") from None
+            raise Unavailable(f"{exc}: try again in a moment") from None
 
 
 @dataclass
@@ -126,10 +125,8 @@ class AppContext:
         return phone_url or self.url
 
     def notifier_for_api(self) -> Notifier:
-        from gui.api.body import BadRequest
-
         if self.notifier is None:
-            raise BadRequest(503, "SeqDesk's engine is not open yet: try again in a moment")
+            raise Unavailable("SeqDesk's engine is not open yet: try again in a moment")
         return self.notifier
 
     async def wait_open(self, timeout: float = 30.0) -> None:

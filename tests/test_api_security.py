@@ -234,7 +234,7 @@ async def test_wrong_tokens_at_the_login_form_count_too(client):
 
 
 def test_the_lock_out_ends_after_a_minute_and_old_failures_are_forgotten():
-    from gui.api.auth import FailureLimiter
+    from gui.api.limiter import FailureLimiter
 
     now = [1000.0]
     limiter = FailureLimiter(clock=lambda: now[0])

@@ -24,7 +24,7 @@ from gui.core.door import (
     SignInFailed,
 )
 from gui.core.door.engine import Engine
-from gui.core.errors import OperationError
+from gui.core.errors import Refused, Unavailable
 from gui.core.events import Event
 from gui.mcp.config import MemoryMcpSettings
 from gui.mcp.managed import ManagedServers
@@ -75,9 +75,9 @@ async def test_a_save_as_new_over_a_saved_name_is_refused_and_replaces_nothing(e
     assert (await door.create(one_group("b", "gb", echo), as_new=True)).sequence.name == "b"
 
 
-async def test_an_app_that_cannot_answer_a_listing_is_an_operation_error(remote, engine_slot):
+async def test_an_app_that_cannot_answer_a_listing_is_unavailable(remote, engine_slot):
     engine_slot.engine = None
-    with pytest.raises(OperationError, match="not open yet"):
+    with pytest.raises(Unavailable, match="not open yet"):
         await remote.list_sequences()
 
 
@@ -126,9 +126,9 @@ async def test_mcp_servers_through_the_app_are_the_engines_own_and_kept_off_unti
     assert (added.name, added.enabled, added.trusted, added.env) == ("git", False, False, ["TOKEN"])
     assert added.args == []  # the API leaves a program's arguments out: only Settings shows them
     assert (await engine.list_mcp_servers()).get("git").args == ["mcp-server-git"]
-    with pytest.raises(OperationError, match="is for a person"):
+    with pytest.raises(Refused, match="is for a person"):
         await remote.update_mcp_server("git", McpServerChange(enabled=True))
-    with pytest.raises(OperationError, match="is for a person"):
+    with pytest.raises(Refused, match="is for a person"):
         await remote.add_mcp_server(McpServerSpec(name="other", command="uvx", trusted=True))
     await engine.update_mcp_server("git", McpServerChange(enabled=True))  # the person, in Settings
     engine.server_states = lambda: [ServerInfo(name="git", status="down", last_error="cannot start it")]

@@ -36,23 +36,21 @@ from contextlib import contextmanager
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-from fastapi import FastAPI, Request
+from fastapi import Request
 from fastapi.responses import Response
 from pydantic import ValidationError
 
-from gui.api.body import BadRequest, json_response, read_json
+from gui.api.body import json_response, read_json
 from gui.api.notifications import from_phone
-from gui.api.shared import EngineProvider, pydantic_detail
+from gui.api.shared import EngineFrom, EngineProvider, pydantic_detail
 from gui.core.door import (
     McpServerChange,
-    McpServerExists,
-    McpServerInvalid,
     McpServerNotFound,
     McpServerSpec,
     McpServerView,
     SignInFailed,
 )
-from gui.core.errors import OperationError
+from gui.core.errors import Invalid, Refused
 from gui.mcp.config import client_text_problem
 from gui.mcp.sign_in import CALLBACK_PATH
 
@@ -89,131 +87,125 @@ def bare_url(url: str) -> str:
 
 
 def client_field(body: dict[str, Any], field: str) -> str | None:
-    """One sign-in client field of a PATCH (given): text (trimmed) or None (clear it); BadRequest(422)
-    naming the field when it cannot be used."""
+    """One sign-in client field of a PATCH (given): text (trimmed) or None (clear it); Invalid naming
+    the field when it cannot be used."""
     value = body[field]
     if value is None:
         return None
     if not isinstance(value, str):
-        raise BadRequest(422, f"{field} must be text, or null to clear it")
+        raise Invalid(f"{field} must be text, or null to clear it")
     value = value.strip()
     problem = client_text_problem(value)
     if problem is not None:
-        raise BadRequest(422, f"{field}: {problem}" + (" (send null to clear it)" if not value else ""))
+        raise Invalid(f"{field}: {problem}" + (" (send null to clear it)" if not value else ""))
     return value
 
 
 def computer_only(request: Request) -> None:
     if from_phone(request):
-        raise BadRequest(403, ON_THE_COMPUTER)
+        raise Refused(ON_THE_COMPUTER)
 
 
 @contextmanager
 def answered(name: str | None = None) -> Iterator[None]:
-    """The door's refusals as statuses, each with its sentence."""
+    """The door's refusals in the API's sentences (their statuses come from `gui.api.errors`)."""
     try:
         yield
     except McpServerNotFound:
-        raise BadRequest(404, f"there is no MCP server named {name!r}") from None
-    except McpServerExists as exc:
-        raise BadRequest(409, str(exc)) from None
-    except McpServerInvalid as exc:
-        raise BadRequest(422, str(exc)) from None
+        raise McpServerNotFound(f"there is no MCP server named {name!r}") from None
     except SignInFailed as exc:
-        raise BadRequest(502, f"cannot sign in to {name}: {exc}") from None
-    except OperationError as exc:
-        raise BadRequest(500, str(exc)) from None
+        raise SignInFailed(f"cannot sign in to {name}: {exc}") from None
 
 
-def register_mcp_servers(app: FastAPI, engine: EngineProvider) -> None:
-    async def find(name: str) -> McpServerView:
-        with answered(name):
-            found = (await engine().list_mcp_servers()).get(name)
-        if found is None:
-            raise BadRequest(404, f"there is no MCP server named {name!r}")
-        return found
+async def find(engine: EngineProvider, name: str) -> McpServerView:
+    with answered(name):
+        found = (await engine().list_mcp_servers()).get(name)
+    if found is None:
+        raise McpServerNotFound(f"there is no MCP server named {name!r}")
+    return found
 
-    async def body_of(request: Request, expect: str) -> dict[str, Any]:
-        body = await read_json(request, expect=expect)
-        if not isinstance(body, dict):
-            raise BadRequest(422, f"the body must be {expect}")
-        return body
 
-    @app.get("/api/mcp/servers")
-    async def list_servers() -> Response:
-        with answered():
-            listing = await engine().list_mcp_servers()
-        return json_response([server_json(s) for s in listing.servers])
+async def body_of(request: Request, expect: str) -> dict[str, Any]:
+    body = await read_json(request, expect=expect)
+    if not isinstance(body, dict):
+        raise Invalid(f"the body must be {expect}")
+    return body
 
-    @app.get("/api/mcp/servers/{name}")
-    async def get_server(name: str) -> Response:
-        return json_response(server_json(await find(name)))
 
-    @app.post("/api/mcp/servers")
-    async def add_server(request: Request) -> Response:
-        computer_only(request)
-        body = await body_of(request, _ADD)
-        if body.get("enabled") is True or body.get("trusted") is True:
-            raise BadRequest(403, A_PERSON)
-        try:
-            spec = McpServerSpec.model_validate({**body, "enabled": False, "trusted": False})
-        except ValidationError as exc:
-            raise BadRequest(422, pydantic_detail(exc)) from None
-        with answered(spec.name):
-            view = await engine().add_mcp_server(spec)
-        return json_response(server_json(view), 201)
+async def list_servers(engine: EngineFrom) -> Response:
+    with answered():
+        listing = await engine().list_mcp_servers()
+    return json_response([server_json(s) for s in listing.servers])
 
-    @app.patch("/api/mcp/servers/{name}")
-    async def patch_server(name: str, request: Request) -> Response:
-        computer_only(request)
-        body = await body_of(request, _EXPECT)
-        unknown = sorted(str(k) for k in body if k not in _FIELDS)
-        if unknown:
-            raise BadRequest(422, f"{', '.join(unknown)}: not a field that can be changed here (only "
-                                  f"{', '.join(_FIELDS)})")
-        given = {**body, **{field: client_field(body, field) for field in _CLIENT if field in body}}
-        server = await find(name)
-        if (given.get("enabled") is True and not server.enabled) or (given.get("trusted") is True
-                                                                     and not server.trusted):
-            raise BadRequest(403, A_PERSON)
-        if server.transport != "http" and (given.get("oauth_client_id") or given.get("oauth_client_secret")):
-            raise BadRequest(422, f"oauth_client_id: {name} is a program on this computer; a Client ID is for "
-                                  "signing in to a server at a web address")
-        client_id = given["oauth_client_id"] if "oauth_client_id" in given else server.oauth_client_id
-        if isinstance(given.get("oauth_client_secret"), str) and not client_id:
-            raise BadRequest(422, "oauth_client_secret: a Client secret needs the oauth_client_id it belongs to")
-        try:
-            change = McpServerChange.model_validate(given)
-        except ValidationError as exc:
-            raise BadRequest(422, pydantic_detail(exc)) from None
-        with answered(name):
-            view = await engine().update_mcp_server(name, change)
-        return json_response(server_json(view))
 
-    @app.delete("/api/mcp/servers/{name}")
-    async def delete_server(name: str, request: Request) -> Response:
-        computer_only(request)
-        with answered(name):
-            removed = await engine().remove_mcp_server(name)
-        if not removed:
-            raise BadRequest(404, f"there is no MCP server named {name!r}")
-        return Response(status_code=204)
+async def get_server(name: str, engine: EngineFrom) -> Response:
+    return json_response(server_json(await find(engine, name)))
 
-    @app.post("/api/mcp/servers/{name}/sign-in")
-    async def sign_in(name: str, request: Request) -> Response:
-        computer_only(request)
-        body = await body_of(request, '{} (or {"callback": "<this app>/oauth/callback"})')
-        own = str(request.base_url).rstrip("/") + CALLBACK_PATH
-        if body.get("callback", own) != own:
-            raise BadRequest(422, f"callback: the browser comes back to this app, at {own}")
-        with answered(name):
-            url = await engine().sign_in_mcp_server(name, own)
-        return json_response({"url": url})
 
-    @app.post("/api/mcp/servers/{name}/retry")
-    async def retry(name: str, request: Request) -> Response:
-        computer_only(request)
-        await body_of(request, "{}")
-        with answered(name):
-            retried = await engine().retry_mcp_server(name)
-        return json_response({"retried": retried})
+async def add_server(request: Request, engine: EngineFrom) -> Response:
+    computer_only(request)
+    body = await body_of(request, _ADD)
+    if body.get("enabled") is True or body.get("trusted") is True:
+        raise Refused(A_PERSON)
+    try:
+        spec = McpServerSpec.model_validate({**body, "enabled": False, "trusted": False})
+    except ValidationError as exc:
+        raise Invalid(pydantic_detail(exc)) from None
+    with answered(spec.name):
+        view = await engine().add_mcp_server(spec)
+    return json_response(server_json(view), 201)
+
+
+async def patch_server(name: str, request: Request, engine: EngineFrom) -> Response:
+    computer_only(request)
+    body = await body_of(request, _EXPECT)
+    unknown = sorted(str(k) for k in body if k not in _FIELDS)
+    if unknown:
+        raise Invalid(f"{', '.join(unknown)}: not a field that can be changed here (only "
+                      f"{', '.join(_FIELDS)})")
+    given = {**body, **{field: client_field(body, field) for field in _CLIENT if field in body}}
+    server = await find(engine, name)
+    if (given.get("enabled") is True and not server.enabled) or (given.get("trusted") is True
+                                                                 and not server.trusted):
+        raise Refused(A_PERSON)
+    if server.transport != "http" and (given.get("oauth_client_id") or given.get("oauth_client_secret")):
+        raise Invalid(f"oauth_client_id: {name} is a program on this computer; a Client ID is for "
+                      "signing in to a server at a web address")
+    client_id = given["oauth_client_id"] if "oauth_client_id" in given else server.oauth_client_id
+    if isinstance(given.get("oauth_client_secret"), str) and not client_id:
+        raise Invalid("oauth_client_secret: a Client secret needs the oauth_client_id it belongs to")
+    try:
+        change = McpServerChange.model_validate(given)
+    except ValidationError as exc:
+        raise Invalid(pydantic_detail(exc)) from None
+    with answered(name):
+        view = await engine().update_mcp_server(name, change)
+    return json_response(server_json(view))
+
+
+async def delete_server(name: str, request: Request, engine: EngineFrom) -> Response:
+    computer_only(request)
+    with answered(name):
+        removed = await engine().remove_mcp_server(name)
+    if not removed:
+        raise McpServerNotFound(f"there is no MCP server named {name!r}")
+    return Response(status_code=204)
+
+
+async def sign_in(name: str, request: Request, engine: EngineFrom) -> Response:
+    computer_only(request)
+    body = await body_of(request, '{} (or {"callback": "<this app>/oauth/callback"})')
+    own = str(request.base_url).rstrip("/") + CALLBACK_PATH
+    if body.get("callback", own) != own:
+        raise Invalid(f"callback: the browser comes back to this app, at {own}")
+    with answered(name):
+        url = await engine().sign_in_mcp_server(name, own)
+    return json_response({"url": url})
+
+
+async def retry(name: str, request: Request, engine: EngineFrom) -> Response:
+    computer_only(request)
+    await body_of(request, "{}")
+    with answered(name):
+        retried = await engine().retry_mcp_server(name)
+    return json_response({"retried": retried})

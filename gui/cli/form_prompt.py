@@ -14,11 +14,12 @@ from collections.abc import Callable
 from typing import Any
 
 from gui.core.asks import ElicitationField, ElicitationRequest, ElicitationResponse
+from gui.core.errors import Refused
 
 JsonValue = Any
 
 
-class _Stop(Exception):
+class _Stop(Refused):
     def __init__(self, response: ElicitationResponse) -> None:
         self.response = response
 

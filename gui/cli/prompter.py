@@ -20,7 +20,6 @@ from gui.core.asks import (
     Answer,
     ApprovalResponse,
     ElicitationRequest,
-    InteractionError,
     InteractionRecord,
     QuestionRequest,
     QuestionResponse,
@@ -28,7 +27,7 @@ from gui.core.asks import (
     ToolApprovalRequest,
 )
 from gui.core.door import Operations
-from gui.core.errors import OperationError
+from gui.core.errors import SeqDeskError
 from gui.core.events import (
     Event,
     GroupSkipped,
@@ -112,7 +111,7 @@ class TerminalPrompter:
             except EOFError:  # the person closed the input (Ctrl-D): nobody is left to ask
                 _err("  ✗ " + _("no more input to answer '{title}': cancelled").format(title=_title(request)))
                 await self.ops.cancel_interaction(iid, "no_one_to_ask")
-            except (InteractionError, OperationError) as exc:  # answered elsewhere meanwhile (the app's inbox)
+            except SeqDeskError as exc:  # answered elsewhere meanwhile (the app's inbox)
                 _err("  (" + _("request {id}: {problem}").format(id=iid, problem=exc) + ")")
             finally:
                 self._resume()

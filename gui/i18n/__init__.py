@@ -28,6 +28,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from gui.core.errors import Invalid
+
 ENGLISH = "en"
 LANGUAGES: dict[str, str] = {"en": "English", "zh_CN": "简体中文"}  # each in its own words
 DOMAIN = "messages"
@@ -42,7 +44,7 @@ _per_client: weakref.WeakKeyDictionary[Any, str] = weakref.WeakKeyDictionary()
 _override: contextvars.ContextVar[str | None] = contextvars.ContextVar("seqdesk_lang", default=None)
 
 
-class UnknownLanguage(ValueError):
+class UnknownLanguage(Invalid):
     pass
 
 

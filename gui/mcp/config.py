@@ -26,6 +26,7 @@ from typing import Any, Literal, Protocol
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator, model_validator
 
 from gui.atomic import atomic_write
+from gui.core.errors import Internal
 from gui.i18n import N_, _
 from gui.mcp.secrets import MemorySecrets, SecretStore, SecretStoreError, forget_server, key, open_secret_store
 
@@ -61,7 +62,7 @@ def check_client_text(value: str, field: str) -> str:
     return value
 
 
-class McpConfigError(ValueError):
+class McpConfigError(Internal, ValueError):
     """The settings file cannot be read or holds something that is not a server list."""
 
 

@@ -29,7 +29,7 @@ from gui.core.door import (
     McpServerView,
     SignInFailed,
 )
-from gui.core.errors import OperationError
+from gui.core.errors import Internal
 from gui.i18n import _
 from gui.mcp.client import ConnectionState
 from gui.mcp.config import McpConfigError, McpServerConfig, McpSettingsStore, check_client_text
@@ -93,7 +93,7 @@ class ManagedServers:
         try:
             return await self.store.list()
         except McpConfigError as exc:
-            raise OperationError(str(exc)) from None
+            raise Internal(str(exc)) from None
 
     async def _config(self, name: str) -> McpServerConfig:
         found = next((c for c in await self._configs() if c.name == name), None)
@@ -136,7 +136,7 @@ class ManagedServers:
                     await asyncio.to_thread(set_client_secret, self.store.secrets, config.name, secret)
                 await self.store.save(config)
             except (McpConfigError, SecretStoreError) as exc:
-                raise OperationError(str(exc)) from None
+                raise Internal(str(exc)) from None
             if self.manager is not None:
                 await self.manager.add(config)
         return await self._view(config.name)
@@ -186,7 +186,7 @@ class ManagedServers:
             except ValidationError as exc:
                 raise invalid(exc) from None
             except (McpConfigError, SecretStoreError) as exc:
-                raise OperationError(str(exc)) from None
+                raise Internal(str(exc)) from None
             except ValueError as exc:
                 raise McpServerInvalid(str(exc)) from None
             if changed and self.manager is not None:  # reconnects under the new settings
@@ -215,7 +215,7 @@ class ManagedServers:
             try:
                 removed = await self.store.delete(name)
             except McpConfigError as exc:
-                raise OperationError(str(exc)) from None
+                raise Internal(str(exc)) from None
             if self.manager is not None:  # its tools leave now; a server slow to end ends on its own
                 removed = await self.manager.remove(name, wait=self.reconnect_wait) or removed
         return removed

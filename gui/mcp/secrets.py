@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from gui.atomic import atomic_write
+from gui.core.errors import Internal
 from gui.i18n import N_
 
 log = logging.getLogger(__name__)
@@ -36,7 +37,7 @@ SERVICE = "SeqDesk MCP"
 KINDS = ("headers", "oauth-tokens", "oauth-client", "oauth-client-secret")
 
 
-class SecretStoreError(RuntimeError):
+class SecretStoreError(Internal, RuntimeError):
     """A secret cannot be read or written (the keyring refused, the file cannot be written)."""
 
 

@@ -12,12 +12,13 @@ import logging
 import socket
 from typing import Any
 
+from gui.core.errors import Unavailable
 from gui.i18n import _
 
 log = logging.getLogger(__name__)
 
 
-class LanError(Exception):
+class LanError(Unavailable):
     """The listener could not be started; the message says why, for a person."""
 
 

@@ -23,7 +23,7 @@ from gui.core.door import (
     McpServerSpec,
     SignInFailed,
 )
-from gui.core.errors import OperationError
+from gui.core.errors import Unavailable
 from gui.core.events import Event
 from gui.mcp.config import MemoryMcpSettings
 from gui.mcp.managed import ManagedServers
@@ -142,5 +142,5 @@ async def test_no_secret_comes_back_out(door):
 
 async def test_an_engine_opened_without_servers_lists_none_and_refuses_changes(engine: Engine):
     assert (await engine.list_mcp_servers()).servers == []
-    with pytest.raises(OperationError, match="not kept by this engine"):
+    with pytest.raises(Unavailable, match="not kept by this engine"):
         await engine.add_mcp_server(ELICIT)

@@ -22,6 +22,7 @@ from gui.core.asks.interactions import (
     ElicitationResponse,
     ResolvedResult,
 )
+from gui.core.errors import Unavailable
 
 if TYPE_CHECKING:
     from gui.core.asks.ports import InteractionPort
@@ -29,7 +30,7 @@ if TYPE_CHECKING:
 JsonValue = Any
 
 
-class ElicitationNotHandled(Exception):
+class ElicitationNotHandled(Unavailable):
     """Raised by a handler that leaves the request to the next one in a composite."""
 
 

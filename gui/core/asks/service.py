@@ -39,6 +39,7 @@ from gui.core.asks.interactions import (
 from gui.core.asks.responses import response_problems
 from gui.core.asks.rules import ApprovalRule, rule_for
 from gui.core.causes import REASON_CAUSES, CancelReason, EndCause, reason_for
+from gui.core.errors import Conflict, Invalid, NotFound
 from gui.core.events import EventBus, InteractionCreated, InteractionEnded
 
 log = logging.getLogger(__name__)
@@ -46,7 +47,7 @@ log = logging.getLogger(__name__)
 _RESPONSE: TypeAdapter[InteractionResponse] = TypeAdapter(InteractionResponse)
 
 
-class InteractionError(Exception):
+class InteractionError(Conflict):
     """Base of every interaction failure: `code` is stable, the message is for people."""
 
     code = "interaction-error"
@@ -57,7 +58,7 @@ class InteractionError(Exception):
         self.interaction_id = interaction_id
 
 
-class InteractionValidationError(InteractionError):
+class InteractionValidationError(Invalid, InteractionError):
     """The response does not fit the request; the interaction stays pending."""
 
     code = "invalid-response"
@@ -69,10 +70,8 @@ class InteractionNotPendingError(InteractionError):
     code = "not-pending"
 
 
-class InteractionNotFoundError(InteractionNotPendingError):
-    """No interaction has this id (so it is not pending either)."""
-
-    code = "not-found"
+class InteractionNotFoundError(NotFound, InteractionNotPendingError):
+    """No interaction has this id (so it is not pending either); its code is its family's, `not-found`."""
 
 
 class Handle:

@@ -33,6 +33,7 @@ from gui.core.door.following import RunFollower
 from gui.core.door.mcp_servers import McpServerChange, McpServerDoor, McpServerListing, McpServerSpec, McpServerView
 from gui.core.door.operations import EventListener, Page, Saved
 from gui.core.door.schedule_book import ScheduleBook
+from gui.core.errors import Invalid
 from gui.core.events import EventBus, EventStream, RunFinished
 from gui.core.runs import (
     MAX_CANDIDATES,
@@ -66,7 +67,7 @@ from gui.core.sequences.conditions import ConditionEvalError, ConditionSyntaxErr
 from gui.core.tools import Registry, ServerStates, Tool, ToolListing, tool_listing
 
 
-class WhenCallError(ValueError):
+class WhenCallError(Invalid):
     """The condition of a `when_call` does not parse or cannot be evaluated."""
 
 

@@ -22,7 +22,7 @@ from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr
 
-from gui.core.errors import OperationError
+from gui.core.errors import Conflict, Failed, Invalid, NotFound, Unavailable
 from gui.core.events import EventBus, SettingsChanged, ToolsChanged
 
 Transport = Literal["stdio", "http"]
@@ -31,26 +31,34 @@ ProtocolChoice = Literal["auto", "legacy"]
 Aspect = Literal["trusted", "protocol", "enabled", "headers", "client"]
 
 
-class McpServerNotFound(LookupError):
+class McpServerNotFound(NotFound):
     """No MCP server has that name."""
 
+    code = "no-such-server"
 
-class McpServerExists(OperationError):
+
+class McpServerExists(Conflict):
     """A server of that name is there already (an add never replaces one)."""
 
+    code = "server-exists"
 
-class McpServerInvalid(ValueError):
+
+class McpServerInvalid(Invalid):
     """The server as written cannot be used; `errors` are pydantic's (loc, msg, type), one per field at
     fault, when they are known (a Settings form names each field with them)."""
+
+    code = "invalid-server"
 
     def __init__(self, message: str, errors: list[dict[str, Any]] | None = None) -> None:
         super().__init__(message)
         self.errors = errors or []
 
 
-class SignInFailed(OperationError):
+class SignInFailed(Failed):
     """A sign-in could not be started (the server offers none, refused SeqDesk's registration, did
     not answer); the message says why, in words."""
+
+    code = "sign-in-failed"
 
 
 class McpServerSpec(BaseModel):
@@ -159,7 +167,7 @@ class McpServers(Protocol):
 
     Every write is durable when it returns and the connection follows it (a server added starts
     connecting, a changed one reconnects, a removed one's tools leave at once). Failures:
-    McpServerNotFound, McpServerExists, McpServerInvalid, SignInFailed, OperationError (a sentence:
+    McpServerNotFound, McpServerExists, McpServerInvalid, SignInFailed, Unavailable (a sentence:
     the settings or a secret cannot be read or kept)."""
 
     async def listing(self) -> McpServerListing: ...
@@ -208,7 +216,7 @@ class McpServerDoor:
     @property
     def servers(self) -> McpServers:
         if self._servers is None:
-            raise OperationError(NOT_HERE)
+            raise Unavailable(NOT_HERE)
         return self._servers
 
     async def listing(self) -> McpServerListing:

@@ -127,7 +127,7 @@ class Operations(Protocol):
 
     async def resume(self, run_id: str) -> RunRecord:
         """Start the next attempt of a failed, interrupted or stopped run (a new run naming it in
-        `resumed_from`), keeping what succeeded; LookupError if unknown, OperationError (a sentence)
+        `resumed_from`), keeping what succeeded; LookupError if unknown, ResumeRefused (a sentence)
         when it cannot be resumed (see `gui.core.runs.resume`)."""
         ...
 

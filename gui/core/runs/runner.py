@@ -20,7 +20,7 @@ from typing import Any
 
 from gui.core.asks import InteractionService
 from gui.core.causes import CAUSES, EndCause, reason_for
-from gui.core.errors import ToolError
+from gui.core.errors import Failed, NotFound, ToolError
 from gui.core.events import EventBus, GroupFinished, GroupSkipped, GroupStarted, RunFinished, RunStarted
 from gui.core.marks import N_
 from gui.core.runs.execution import Execution, Origin, apply_plan, copy_record
@@ -53,11 +53,11 @@ def _condition(text: str) -> Condition:
     return parse_condition(text)
 
 
-class RunNotFoundError(LookupError):
+class RunNotFoundError(NotFound):
     pass
 
 
-class _GroupFailed(Exception):
+class _GroupFailed(Failed):
     pass
 
 
@@ -400,10 +400,10 @@ class Runner:
             raise ToolError(str(exc)) from None
         try:
             child = await self._prepare(sequence, args, group, depth=depth, parent=parent.record.run_id)
-        except ValueError as exc:
-            raise ToolError(str(exc)) from None
         except InvalidSequenceError as exc:  # over the size limits
             raise ToolError(exc.errors[0].message) from None
+        except ValueError as exc:
+            raise ToolError(str(exc)) from None
         # Its own task, so that it can be stopped on its own (from its run page) like any run.
         child.task = asyncio.create_task(self._execute(child), name=f"run {child.record.run_id}")
         try:

@@ -23,6 +23,7 @@ from croniter import croniter
 from pydantic import BaseModel, Field
 
 from gui.core.causes import EndCause
+from gui.core.errors import Invalid
 from gui.core.marks import N_
 from gui.core.runs.records import RunRecord
 from gui.core.sequences import (
@@ -74,12 +75,15 @@ class Schedule(BaseModel):
         return f"every {format_duration(self.every)}" if self.every is not None else f"at set times ({self.cron})"
 
 
-class ScheduleInvalid(ValueError):
-    """A schedule that cannot be made; `fields` maps each field at fault to what is wrong with it."""
+class ScheduleInvalid(Invalid):
+    """A schedule that cannot be made; `fields` maps each field at fault to what is wrong with it
+    (the message says so too, unless it is given)."""
 
-    def __init__(self, fields: dict[str, str]) -> None:
+    code = "invalid-schedule"
+
+    def __init__(self, fields: dict[str, str], message: str | None = None) -> None:
         self.fields = fields
-        super().__init__("; ".join(f"{name}: {message}" for name, message in fields.items()))
+        super().__init__(message or "; ".join(f"{name}: {why}" for name, why in fields.items()))
 
 
 class ScheduleStore(Protocol):
@@ -199,10 +203,10 @@ class Scheduler:
                     "while the app was closed, so it runs once now")
         try:
             record = await self.start_run(schedule, note)
-        except (LookupError, ValueError) as exc:  # the sequence was deleted, or its inputs changed
-            return ScheduleTurn(at=now, outcome="failed", detail=f"could not start: {exc}")
         except DslError as exc:  # it is over the size limits (saved before there were any)
             return ScheduleTurn(at=now, outcome="failed", detail=f"could not start: {exc.errors[0].message}")
+        except (LookupError, ValueError) as exc:  # the sequence was deleted, or its inputs changed
+            return ScheduleTurn(at=now, outcome="failed", detail=f"could not start: {exc}")
         return ScheduleTurn(at=now, outcome="started", run_id=record.run_id, detail=note)
 
     async def wait(self) -> None:

@@ -72,6 +72,8 @@ class ValidationResult(BaseModel):
 class InvalidSequenceError(DslError):
     """A document that does not validate, with the whole result (warnings, signature) it got."""
 
+    code = "invalid-sequence"
+
     def __init__(self, result: ValidationResult) -> None:
         super().__init__(result.errors)
         self.result = result

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from gui.core.errors import ToolArgumentError
+from gui.core.errors import Invalid, ToolArgumentError
 from gui.core.marks import N_, Sentence, sentence, term, verbatim
 from gui.core.sequences.model import SlotType, ToolCall
 from gui.core.sequences.names import nearest_names
@@ -203,7 +203,7 @@ _ARGUMENT_WORDS = {
 }
 
 
-class ArgumentsError(ValueError):
+class ArgumentsError(Invalid):
     """What `CatalogView.validate_args` raises: the English of a `ToolArgumentError`, and its `words`."""
 
     def __init__(self, exc: ToolArgumentError) -> None:

@@ -33,7 +33,7 @@ from gui.core.door import (
     Operations,
     SignInFailed,
 )
-from gui.core.errors import OperationError
+from gui.core.errors import SeqDeskError
 from gui.core.events import Event, SettingsChanged
 from gui.i18n import N_, _
 from gui.mcp.sign_in import CALLBACK_PATH
@@ -102,7 +102,7 @@ class McpServersCard(ui.card):
         problem = ""
         try:
             listing: McpServerListing | None = await self.engine.list_mcp_servers()
-        except OperationError as exc:  # the settings file cannot be read: said where the list would be
+        except SeqDeskError as exc:  # the settings file cannot be read: said where the list would be
             listing, problem = None, str(exc)
         if mine != self._redraws or self.is_deleted or (unless_busy and self.busy()):
             self._stale = self._stale or mine == self._redraws
@@ -155,7 +155,7 @@ class McpServersCard(ui.card):
             await self.engine.add_mcp_server(spec)
         except McpServerInvalid as exc:
             return invalid_words(exc)
-        except OperationError as exc:  # a server of that name is there already, or it cannot be kept
+        except SeqDeskError as exc:  # a server of that name is there already, or it cannot be kept
             return str(exc)
         ui.notify(_("Added {name}: its tools appear in the tool list once it is connected").format(name=spec.name))
         if self.adding is not None:
@@ -172,7 +172,7 @@ class McpServersCard(ui.card):
             return _("{name} is not there any more").format(name=name)
         except McpServerInvalid as exc:
             return invalid_words(exc)
-        except OperationError as exc:
+        except SeqDeskError as exc:
             return str(exc)
         return None
 
@@ -234,7 +234,7 @@ class McpServersCard(ui.card):
     async def _retry(self, name: str) -> None:
         try:
             retried = await self.engine.retry_mcp_server(name)
-        except (McpServerNotFound, OperationError):
+        except (McpServerNotFound, SeqDeskError):
             return
         if retried:
             ui.notify(_("Trying {name} again").format(name=name))
@@ -244,7 +244,7 @@ class McpServersCard(ui.card):
             url = await self.engine.sign_in_mcp_server(name, callback_address())
         except McpServerNotFound:
             return
-        except (SignInFailed, OperationError) as exc:
+        except (SignInFailed, SeqDeskError) as exc:
             await self.done(_("Cannot sign in to {name}: {problem}").format(name=name, problem=exc))
             return
         if url is None:
@@ -256,7 +256,7 @@ class McpServersCard(ui.card):
         with self._change():
             try:
                 await self.engine.remove_mcp_server(name)
-            except OperationError as exc:
+            except SeqDeskError as exc:
                 problem: str | None = str(exc)
             else:
                 problem = None
