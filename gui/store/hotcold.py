@@ -264,7 +264,7 @@ class HotColdStore:
         self._to_archive.clear()
         fresh: dict[str, tuple[Mapping[str, Any], Fields]] = {}
         for doc_id in ids:
-            doc = self._hot.doc(doc_id)
+            doc = self._hot.value(doc_id)
             if doc is None:
                 continue
             if doc_id in self.history:

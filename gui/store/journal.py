@@ -36,6 +36,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -56,6 +57,7 @@ COMPACT_AT_LEAST = 1 << 20  # bytes of journal below which a compaction is not w
 SyncLater = Callable[[Callable[[], None]], bool]  # `Writer.sync_later`
 Later = Callable[[Callable[[], object]], None]  # runs a call later, as housekeeping
 
+_PLAIN_ID = re.compile(r"[A-Za-z0-9_.:-]*\Z")  # an id that is its own JSON text between quotes
 _fdatasync: Callable[[int], None] = getattr(os, "fdatasync", os.fsync)
 
 
@@ -134,19 +136,22 @@ def stored_documents(snapshot: Path, table: str) -> dict[str, dict[str, Any]]:
 class Journal:
     """The append-only file of changes: `append` a line, `sync` it to disk, `truncate` it empty.
 
-    After a failed write that could not be taken back, or a failed sync, it is `broken`: the table
-    then writes its snapshot again before the next change (see `JournaledTable.commit`).
+    Its size is counted here once the file is open (`fstat` on a file being synced can take as long
+    as the sync): one `Journal` per file at a time, as the instance lock sees to. After a failed
+    write that could not be taken back, or a failed sync, it is `broken`: the table then writes its
+    snapshot again before the next change (see `JournaledTable.commit`).
     """
 
     def __init__(self, path: Path) -> None:
         self.path = path
         self.broken = False
         self._fd: int | None = None
+        self._size = 0
 
     @property
     def size(self) -> int:
         if self._fd is not None:
-            return os.fstat(self._fd).st_size
+            return self._size
         try:
             return self.path.stat().st_size
         except FileNotFoundError:
@@ -155,23 +160,24 @@ class Journal:
     def _open(self) -> int:
         if self._fd is None:
             self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_BINARY", 0), 0o644)
+            self._size = os.fstat(self._fd).st_size
             fsync_dir(self.path.parent)  # a journal just created must still be there after a power cut
         return self._fd
 
     def append(self, line: bytes) -> None:
         """Write `line` at the end (not synced yet). If it fails, the file is cut back to where it was."""
         fd = self._open()
-        start = os.fstat(fd).st_size
         try:
             view = memoryview(line)
             while view:
                 view = view[os.write(fd, view):]
         except BaseException:
             try:
-                os.ftruncate(fd, start)
+                os.ftruncate(fd, self._size)
             except OSError:
                 self.broken = True
             raise
+        self._size += len(line)
 
     def sync(self) -> None:
         """Make every line appended so far durable."""
@@ -190,6 +196,7 @@ class Journal:
         fd = self._open()
         os.ftruncate(fd, 0)
         os.fsync(fd)
+        self._size = 0
         self.broken = False
 
     def close(self) -> None:
@@ -284,6 +291,11 @@ class JournaledTable:
         entry = self._entries.get(doc_id)
         return None if entry is None else StoredDocument(_value(entry), doc_id)
 
+    def value(self, doc_id: str) -> dict[str, Any] | None:
+        """A fresh copy of the document stored under `doc_id` as a plain dict, or None."""
+        entry = self._entries.get(doc_id)
+        return None if entry is None else _value(entry)
+
     def items(self) -> Iterator[tuple[str, StoredDocument]]:
         """Each id with a fresh copy of its document, in the order they were first put."""
         return ((doc_id, StoredDocument(_value(entry), doc_id)) for doc_id, entry in self._entries.items())
@@ -370,7 +382,8 @@ class JournaledTable:
 
 
 def _entry(doc_id: str, doc: Mapping[str, Any]) -> str:
-    return f"{dumps(doc_id)}:{dumps(doc)}"
+    key = f'"{doc_id}"' if _PLAIN_ID.match(doc_id) else dumps(doc_id)
+    return f"{key}:{dumps(doc)}"
 
 
 def _exact_entry(doc_id: str, doc: Mapping[str, Any]) -> str:
