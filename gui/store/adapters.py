@@ -134,7 +134,7 @@ class Archiver:
 
 def report_archive(done: Future[int]) -> None:
     exc = done.exception()
-    if exc is not None:  # the records stay in the hot file, final, and are found there
+    if exc is not None:  # the records stay hot, final, and are found there
         log.warning("could not move ended records to history (they stay where they are): %s", exc)
 
 

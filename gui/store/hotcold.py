@@ -177,7 +177,7 @@ class HotColdStore:
         self._hot_fields[doc_id] = self._indexer(doc) if fields is None else dict(fields)
 
     def swap_hot(self, old_id: str, new_id: str, doc: Mapping[str, Any]) -> None:
-        """Remove `old_id` and put `new_id` in one write of the hot file (a rename): a crash leaves
+        """Remove `old_id` and put `new_id` in one change of the hot documents (a rename): a crash leaves
         the one or the other, never neither. Sequences are hot documents only."""
         _check_id(new_id)
         self._hot.commit(put={new_id: doc}, remove=[old_id] if old_id != new_id else [])
@@ -233,10 +233,10 @@ class HotColdStore:
             self.history.append(fresh)
 
     def settle_all(self, items: Iterable[tuple[str, Mapping[str, Any], Fields, bool]]) -> bool:
-        """`save_all`, except that final documents hot now are only put (final) in the hot file, in
-        one write, and left for `archive_pending` to move to history a moment later. So an answered
-        request is on disk after one write (two fsyncs) and its waiting tool goes on, while the move
-        (three writes, for however many are waiting) follows. A crash in between leaves them hot,
+        """`save_all`, except that final documents hot now are only put (final) in the hot documents,
+        in one change, and left for `archive_pending` to move to history a moment later. So an answered
+        request is on disk after one line of the journal (one fsync) and its waiting tool goes on,
+        while the move (three writes, for however many are waiting) follows. A crash in between leaves them hot,
         final, and found as such by every query. True when something waits to be archived."""
         batch: dict[str, tuple[Mapping[str, Any], Fields]] = {}
         for doc_id, doc, fields, final in items:
@@ -259,7 +259,7 @@ class HotColdStore:
 
     def archive_pending(self) -> int:
         """Move to history every hot document `settle_all` or `archive_hot` left final: one write of
-        the latest segment, of its index and of the hot file, however many. Returns how many."""
+        the latest segment, of its index and one change of the hot documents, however many. Returns how many."""
         ids = [doc_id for doc_id in self._to_archive if doc_id in self._hot_fields]
         self._to_archive.clear()
         fresh: dict[str, tuple[Mapping[str, Any], Fields]] = {}
@@ -281,7 +281,7 @@ class HotColdStore:
 
     def archive_hot(self, final: Callable[[Fields], bool]) -> int:
         """Archive the hot documents whose index fields say they are `final` (at open: those a
-        stopped process left final in the hot file). Returns how many."""
+        stopped process left final in the hot documents). Returns how many."""
         self._to_archive.update(dict.fromkeys(i for i, fields in self._hot_fields.items() if final(fields)))
         return self.archive_pending()
 

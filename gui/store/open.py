@@ -119,7 +119,7 @@ async def open_stores(folder: Path | None = None, *, segment_docs: int = 1000,
         interactions = await writer.run(store, "interactions", is_interaction,
                                         indexer(InteractionRecord, interaction_fields))
         settings = await writer.run(store, "settings", is_settings)
-        # what a stopped process left final in the hot files moves to history, behind the first pages
+        # what a stopped process left final in the hot documents moves to history, behind the first pages
         for table, final in ((runs, FINISHED_RUN), (interactions, ENDED_STATUSES)):
             writer.submit_later(table.archive_hot, status_in(final)).add_done_callback(report_archive)
         modes = TinyApprovalModes(settings, writer)
