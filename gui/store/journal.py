@@ -34,7 +34,6 @@ they were given.
 from __future__ import annotations
 
 import json
-import logging
 import os
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -48,8 +47,6 @@ from tinydb.table import Document
 from gui.store.atomic import atomic_write, dumps, fsync_dir, parse_json, remove_stale_temp_files
 from gui.store.database import StoredDocument
 from gui.store.errors import CorruptDatabaseError
-
-log = logging.getLogger(__name__)
 
 JOURNAL_SUFFIX = ".journal"
 COMPACT_AT_LEAST = 1 << 20  # bytes of journal below which a compaction is not worth its write
