@@ -10,6 +10,7 @@ from tinydb import TinyDB
 
 from gui.store.errors import CorruptDatabaseError
 from gui.store.hotcold import HotColdStore
+from gui.store.journal import JournaledTable, stored_documents
 from gui.store.storage import AtomicJSONStorage
 
 
@@ -30,10 +31,11 @@ class Crash(Exception):
 
 
 def crash_on_write(monkeypatch, table, call: int = 1) -> None:
-    """Make the `call`-th write of `table`'s file die before touching the file."""
+    """Make the `call`-th write of `table`'s file die before touching the file (for the hot
+    documents, the append of a line to their journal)."""
     calls = 0
-    storage = table.storage
-    real = storage.write
+    target, name = (table.journal, "append") if isinstance(table, JournaledTable) else (table.storage, "write")
+    real = getattr(target, name)
 
     def write(*args, **kwargs):
         nonlocal calls
@@ -42,7 +44,7 @@ def crash_on_write(monkeypatch, table, call: int = 1) -> None:
             raise Crash()
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(storage, "write", write)
+    monkeypatch.setattr(target, name, write)
 
 
 def test_put_hot_then_get_returns_a_document_carrying_its_id(tmp_path):
@@ -60,12 +62,14 @@ def test_put_hot_replaces_the_document_rather_than_merging(tmp_path):
     assert store.get("r1") == {"status": "done"}
 
 
-def test_every_put_is_on_disk_when_it_returns_in_tinydb_layout(tmp_path):
+def test_every_put_is_on_disk_when_it_returns_and_in_tinydb_layout_once_closed(tmp_path):
     store = open_store(tmp_path)
     store.put_hot("r1", {"n": 1})
+    assert stored_documents(tmp_path / "runs.json", "runs") == {"r1": {"n": 1}}  # the journal has it
+    assert open_store(tmp_path).get("r1") == {"n": 1}
+    store.close()
     with TinyDB(tmp_path / "runs.json", storage=AtomicJSONStorage) as db:
         assert db.table("runs").get(doc_id="r1") == {"n": 1}
-    assert open_store(tmp_path).get("r1") == {"n": 1}
 
 
 def test_changing_a_returned_document_does_not_change_the_store(tmp_path):
