@@ -44,9 +44,10 @@ import orjson
 from tinydb.queries import QueryLike
 from tinydb.table import Document
 
-from gui.store.atomic import atomic_write, dumps, fsync_dir, parse_json, remove_stale_temp_files
+from gui.atomic import atomic_write, fsync_dir, remove_stale_temp_files
 from gui.store.database import StoredDocument
 from gui.store.errors import CorruptDatabaseError
+from gui.store.files import dumps, parse_json
 
 JOURNAL_SUFFIX = ".journal"
 COMPACT_AT_LEAST = 1 << 20  # bytes of journal below which a compaction is not worth its write
