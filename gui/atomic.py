@@ -12,6 +12,9 @@ Every file SeqDesk keeps goes through `atomic_write`: the store's databases, the
 secret. It sits below every layer (the core, the store, the MCP client may all import it). A file a
 person approved writing (`file_write`) is not written here: it goes through the folder as the approval
 showed it (`gui.tools._approved_path`), which a path-based writer cannot promise.
+
+A damaged file is never deleted: `quarantine` moves it aside and `keep_aside` keeps a copy of its bytes
+(`<name>.corrupt-<timestamp>`) before a repaired one replaces it.
 """
 
 from __future__ import annotations
@@ -19,7 +22,9 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import shutil
 import tempfile
+from datetime import datetime
 from pathlib import Path
 
 log = logging.getLogger(__name__)
@@ -78,3 +83,41 @@ def remove_stale_temp_files(path: Path) -> int:
             stale.unlink()
             removed += 1
     return removed
+
+
+def _aside_name(path: Path) -> Path:
+    stamp = datetime.now().strftime("%Y%m%dT%H%M%S")
+    target = path.with_name(f"{path.name}.corrupt-{stamp}")
+    n = 1
+    while target.exists():
+        target = path.with_name(f"{path.name}.corrupt-{stamp}-{n}")
+        n += 1
+    return target
+
+
+def quarantine(path: Path) -> Path:
+    """Move a corrupt file aside to `<name>.corrupt-<timestamp>` (bytes kept) and return where it went."""
+    path = Path(path)
+    target = _aside_name(path)
+    os.replace(path, target)
+    fsync_dir(path.parent)
+    log.warning("moved the unreadable file %s aside to %s", path, target)
+    return target
+
+
+def keep_aside(path: Path) -> Path:
+    """Keep the bytes of `path` under `<name>.corrupt-<timestamp>` too, leaving `path` in place.
+
+    A hard link when the filesystem has them (instant, and atomic), a copy otherwise; so that the
+    caller can then `gui.atomic.atomic_write` a repaired file over `path` without a moment where neither exists.
+    """
+    path = Path(path)
+    target = _aside_name(path)
+    try:
+        os.link(path, target)
+    except OSError:
+        shutil.copyfile(path, target)
+        with open(target, "rb") as handle:
+            os.fsync(handle.fileno())
+    fsync_dir(path.parent)
+    return target

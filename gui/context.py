@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from gui.api.request_gate import Served
 from gui.core.door import Engine
-from gui.core.errors import Unavailable
+from gui.core.errors import SeqDeskError, Unavailable
 from gui.notify import Notifier, NotifySettingsStore
 from gui.prefs import PrefsFile
 from gui.runtime import Runtime, open_runtime
@@ -111,11 +111,9 @@ class AppContext:
             await self.notifier.close()
         rt, self.runtime, self.slot.engine = self.runtime, None, None
         if rt is not None:
-            from gui.store.errors import StoreError
-
             try:
                 await rt.close()
-            except StoreError as exc:  # e.g. the data folder was moved away: say so, never a traceback
+            except SeqDeskError as exc:  # e.g. the data folder was moved away: say so, never a traceback
                 log.warning("closing SeqDesk: %s", exc)
 
     @property

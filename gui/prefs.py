@@ -16,8 +16,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from gui.atomic import atomic_write
-from gui.store.files import keep_aside
+from gui.atomic import atomic_write, keep_aside
 
 
 class PrefsFile:

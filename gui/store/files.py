@@ -10,15 +10,11 @@ from __future__ import annotations
 
 import json
 import logging
-import os
-import shutil
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 import orjson
 
-from gui.atomic import fsync_dir
 from gui.store.errors import CorruptDatabaseError
 
 log = logging.getLogger(__name__)
@@ -58,41 +54,3 @@ def read_json(path: Path) -> dict[str, Any] | None:
     except FileNotFoundError:
         return None
     return parse_json(path, raw)
-
-
-def _aside_name(path: Path) -> Path:
-    stamp = datetime.now().strftime("%Y%m%dT%H%M%S")
-    target = path.with_name(f"{path.name}.corrupt-{stamp}")
-    n = 1
-    while target.exists():
-        target = path.with_name(f"{path.name}.corrupt-{stamp}-{n}")
-        n += 1
-    return target
-
-
-def quarantine(path: Path) -> Path:
-    """Move a corrupt file aside to `<name>.corrupt-<timestamp>` (bytes kept) and return where it went."""
-    path = Path(path)
-    target = _aside_name(path)
-    os.replace(path, target)
-    fsync_dir(path.parent)
-    log.warning("moved the unreadable database file %s aside to %s", path, target)
-    return target
-
-
-def keep_aside(path: Path) -> Path:
-    """Keep the bytes of `path` under `<name>.corrupt-<timestamp>` too, leaving `path` in place.
-
-    A hard link when the filesystem has them (instant, and atomic), a copy otherwise; so that the
-    caller can then `gui.atomic.atomic_write` a repaired file over `path` without a moment where neither exists.
-    """
-    path = Path(path)
-    target = _aside_name(path)
-    try:
-        os.link(path, target)
-    except OSError:
-        shutil.copyfile(path, target)
-        with open(target, "rb") as handle:
-            os.fsync(handle.fileno())
-    fsync_dir(path.parent)
-    return target

@@ -16,10 +16,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from gui.atomic import atomic_write
+from gui.atomic import atomic_write, keep_aside, quarantine
 from gui.i18n import _, ngettext
 from gui.store.errors import CorruptDatabaseError
-from gui.store.files import dumps, keep_aside, quarantine, read_json
+from gui.store.files import dumps, read_json
 from gui.store.history import INDEX_TABLE, Indexer
 from gui.store.hotcold import HotColdStore, no_fields
 from gui.store.journal import JOURNAL_SUFFIX, Later, SyncLater, whole_lines

@@ -9,9 +9,9 @@ import os
 import pytest
 from tinydb import TinyDB
 
-from gui.atomic import atomic_write
+from gui.atomic import atomic_write, keep_aside, quarantine
 from gui.store.errors import CorruptDatabaseError, StoreError
-from gui.store.files import keep_aside, quarantine, read_json
+from gui.store.files import read_json
 from gui.store.storage import AtomicJSONStorage
 
 
