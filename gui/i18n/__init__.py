@@ -73,6 +73,11 @@ def set_defaults(*, started: str | None = None, stored: str | None = None) -> No
     _default["stored"] = _maybe(stored)
 
 
+def defaults() -> tuple[str | None, str | None]:
+    """What the app was started with and what it has kept, as `set_defaults` was last told: (started, stored)."""
+    return _default["started"], _default["stored"]
+
+
 def set_stored(lang: str | None) -> None:
     _default["stored"] = _maybe(lang)
 

@@ -12,7 +12,8 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from e2e_support import ROOT, RunningApp, open_palette, running_app
+from support.app import ROOT, RunningApp, running_app
+from support.browser import open_palette
 
 expect = pytest.importorskip("playwright.sync_api").expect
 

@@ -25,7 +25,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from e2e_support import free_port, settled
+from support.app import free_port
+from support.browser import settled
 
 expect = pytest.importorskip("playwright.sync_api").expect
 
@@ -137,6 +138,6 @@ def dark(page: Any, card: Any, name: str) -> None:
 
 
 def screenshot_path(name: str) -> Path:
-    from e2e_support import screenshot_dir
+    from support.browser import screenshot_dir
 
     return screenshot_dir() / name

@@ -4,7 +4,7 @@ A child process (crash_child.py) writes in a loop and prints `ack ...` after eac
 parent reads a random number of acks, waits a short random time, kills the child, reopens the
 database and checks every write acknowledged so far, across all the kills. Set SEQDESK_CRASH_SEED
 to replay a failing run. modes_child.py does the same with "approve and always allow", killed right
-after the acknowledgement.
+after the acknowledgement. Each kills its child 30 to 50 times over: all are `slow`.
 """
 
 from __future__ import annotations
@@ -117,10 +117,12 @@ def verify_store(folder: Path, acks: list[tuple[str, int]], in_flight: dict[int,
     assert leftover_temp_files(folder) == 0
 
 
+@pytest.mark.slow
 def test_killed_tinydb_writer_keeps_every_acknowledged_insert(tmp_path, spawn):
     kill_repeatedly(spawn, "tinydb", tmp_path, verify_tinydb)
 
 
+@pytest.mark.slow
 def test_killed_hot_cold_writer_keeps_every_acknowledged_put_archive_and_delete(tmp_path, spawn):
     kill_repeatedly(spawn, "store", tmp_path, verify_store)
 

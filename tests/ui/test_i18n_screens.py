@@ -1,7 +1,7 @@
 """Every word on the translated screens comes from the catalogue: each page below is drawn in
 简体中文 and its element tree walked (labels, buttons, tooltips, placeholders, choices, aria-labels,
 and the notifications it raised); any run of Latin letters that is not a name or keyword on the
-allow-list (`i18n_support.ALLOWED`) fails, naming the element and its text.
+allow-list (`support.i18n_screens.ALLOWED`) fails, naming the element and its text.
 
 COVERED lists the screens checked here. When a screen is translated, add it (and the states that
 show its other words); the inbox is checked in test_i18n_inbox_screens.py, the editor's screens in
@@ -16,9 +16,9 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
-from i18n_support import html_problems, screen_problems
 from nicegui.testing import User
-from ui_support import app_ctx
+from support.i18n_screens import html_problems, screen_problems
+from support.ui import app_ctx
 
 from gui import i18n
 from gui.api.auth import login_page
@@ -66,7 +66,7 @@ def assert_translated(user: User, what: str) -> None:
 
 
 def screen_problems_in(text: str) -> list[str]:
-    from i18n_support import untranslated_runs
+    from support.i18n_screens import untranslated_runs
 
     return untranslated_runs(text, DATA_WORDS)
 
@@ -221,7 +221,7 @@ def assert_run_translated(user: User, what: str, *run_ids: str) -> None:
 
 
 def untranslated(text: str, allowed: set[str]) -> list[str]:
-    from i18n_support import untranslated_runs
+    from support.i18n_screens import untranslated_runs
 
     return untranslated_runs(text, allowed)
 

@@ -7,7 +7,7 @@ import json
 
 from nicegui import ui
 from nicegui.testing import User
-from ui_support import app_ctx
+from support.ui import app_ctx
 
 GREET = {"name": "greet", "groups": [{"name": "hello", "in": {"who": "string"}, "out": {"said": "string"},
                                       "tools": json.dumps({"tool": "echo", "args": {"value": "hi $args.who"},

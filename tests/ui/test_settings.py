@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from nicegui.testing import User
-from ui_support import app_ctx
+from support.ui import app_ctx
 
 from gui.ui.pages.settings import mcp_settings
 
