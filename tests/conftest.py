@@ -1,17 +1,39 @@
 """Test-wide settings: the app's entry file runs with in-memory stores unless a test says otherwise,
 and the engine fixtures (tests/support/engine.py) and the command's data folder (tests/support/cli.py)
-are there for every test."""
+are there for every test.
+
+A folder (or the whole suite) runs side by side in one worker process per core (pytest-xdist, `-n auto`
+in pyproject), each test file whole in one worker (`--dist loadfile`: a module's app, browser and data
+folders are never shared across processes); a file or a single test runs in this process alone.
+`-n 0` runs anything in one process, `-n 3` in three; `PYTEST_XDIST_AUTO_NUM_WORKERS` sets the count."""
 
 from __future__ import annotations
 
 import gc
 import os
+from pathlib import Path
 
 import pytest
 
 os.environ.setdefault("SEQDESK_MEMORY", "1")
 
 pytest_plugins = ["support.engine", "support.cli"]
+
+
+def _one_file_or_test(arg: str, here: Path) -> bool:
+    path = Path(arg.split("::")[0])
+    return (path if path.is_absolute() else here / path).is_file()
+
+
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
+    """Workers for `-n auto`: none for files and single tests (starting workers would take longer than
+    they save), else one per core, and two at least (many tests wait on another process)."""
+    if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
+        return None  # xdist reads it
+    here = config.invocation_params.dir
+    if config.args and all(_one_file_or_test(arg, here) for arg in config.args):
+        return 0
+    return max(2, os.cpu_count() or 1)
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:

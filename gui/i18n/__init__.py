@@ -21,6 +21,7 @@ import contextvars
 import datetime as dt
 import gettext
 import io
+import sys
 import threading
 import weakref
 from collections.abc import Iterator
@@ -88,6 +89,8 @@ def default_language() -> str:
 
 
 def _client() -> Any | None:
+    if "nicegui" not in sys.modules:  # NiceGUI not even loaded (the CLI): no page, and no loading it to learn so
+        return None
     try:
         from nicegui.slot import Slot
 

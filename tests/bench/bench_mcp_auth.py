@@ -26,7 +26,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path[:0] = [str(ROOT), str(ROOT / "tests" / "mcp")]
+sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
 from support.mcp_auth import auth_server, follow_sign_in, query_of  # noqa: E402
 

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from support.waiting import wait_until_sync
 
 ROOT = Path(__file__).resolve().parents[2]

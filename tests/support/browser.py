@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from support.app import ROOT
 
 CHROMIUM = os.environ.get("SEQDESK_CHROMIUM", "/usr/bin/chromium")

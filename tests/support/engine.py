@@ -13,12 +13,12 @@ from collections.abc import AsyncIterator
 import httpx
 import pytest
 from fastapi import FastAPI
-from support.streaming import StreamingTransport
 
 from gui.app import EngineSlot
 from gui.core.door.engine import Engine
 from gui.core.events import Event, InteractionCreated
 from gui.remote import RemoteEngine
+from support.streaming import StreamingTransport
 
 
 def next_pending_request(engine: Engine) -> asyncio.Future[str]:

@@ -19,10 +19,10 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import httpx
-from support.app import free_port
 
 from gui.core.tools.registry import ToolContext
 from gui.mcp.config import McpServerConfig
+from support.app import free_port
 
 HERE = Path(__file__).parents[1] / "mcp"  # auth_server.py
 T = 15.0

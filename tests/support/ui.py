@@ -17,12 +17,12 @@ from typing import Any
 import pytest
 from nicegui import app
 from nicegui.testing import User
-from support.builders import tools
 
 from gui.app import AppContext, context_of
 from gui.core.asks.interactions import ShellApprovalRequest, ToolSource
 from gui.core.door.engine import Engine
 from gui.core.events import Event
+from support.builders import tools
 
 R = 50  # retries of should_see: 5 s
 
