@@ -9,8 +9,9 @@ from __future__ import annotations
 if __name__ in {"__main__", "__mp_main__"}:
     from nicegui import ui
 
-    from gui.api.request_gate import HTTP_PARSER, Served
+    from gui.api.request_gate import Served
     from gui.app import create_app
+    from gui.serving import HTTP_PARSER
     from gui.settings import load_settings
 
     settings = load_settings()

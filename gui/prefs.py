@@ -16,7 +16,8 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from gui.store.atomic import atomic_write, keep_aside
+from gui.atomic import atomic_write
+from gui.store.files import keep_aside
 
 
 class PrefsFile:

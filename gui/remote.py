@@ -21,22 +21,36 @@ from urllib.parse import quote
 import httpx
 from pydantic import TypeAdapter
 
+from gui.api.errors import error_in, problem_from, result_from
 from gui.api.models import SavedBody, StartRun
+from gui.atomic import atomic_write
 from gui.core.asks import ApprovalRule, InteractionKind, InteractionRecord, InteractionResult, InteractionStatusFilter
 from gui.core.causes import CancelReason, EndCause
-from gui.core.door import EventListener, Page, RunFollower, Saved, condition_holds, document_from
-from gui.core.errors import OperationError
+from gui.core.door import (
+    EventListener,
+    McpServerChange,
+    McpServerListing,
+    McpServerNotFound,
+    McpServerSpec,
+    McpServerState,
+    McpServerView,
+    Page,
+    RunFollower,
+    Saved,
+    condition_holds,
+    document_from,
+)
+from gui.core.errors import Failed, NotFound, Refused, Unavailable
 from gui.core.events import Event, RunFinished, parse_event
-from gui.core.runs import AmbiguousRunIdError, ResumeRefused, RunRecord, RunStatus
-from gui.core.sequences import DslError, Problem, RunArgsError, Sequence, ValidationResult, check_document, help_text
-from gui.core.tools import ToolListing
-from gui.remote_schedules import RemoteSchedules
+from gui.core.runs import RunRecord, RunStatus, Schedule
+from gui.core.sequences import Sequence, ValidationResult, check_document, help_text
+from gui.core.tools import ServerInfo, ToolListing
 
 ENDPOINT_FILE = "seqdesk.endpoint.json"
 _RESULT: TypeAdapter[InteractionResult] = TypeAdapter(InteractionResult)
 
 
-class RemoteEngine(RemoteSchedules):
+class RemoteEngine:
     """The operations, sent to the app at `url`."""
 
     def __init__(self, url: str, token: str | None = None, *, client: httpx.AsyncClient | None = None) -> None:
@@ -55,35 +69,28 @@ class RemoteEngine(RemoteSchedules):
         try:
             return await self._client.request(method, path, **kw)
         except httpx.HTTPError as exc:
-            raise OperationError(f"the SeqDesk app at {self.url} did not answer: {exc}") from None
+            raise Unavailable(f"the SeqDesk app at {self.url} did not answer: {exc}") from None
 
     async def _request(self, method: str, path: str, *, missing_ok: bool = False, **kw: Any) -> Any:
-        """The app's JSON answer (None for 204, or for 404 with `missing_ok`). A refusal raises:
-        DslError for an invalid sequence, RunArgsError for args that do not fit, OperationError for
-        anything else (with the app's own reason)."""
+        """The app's JSON answer (None for 204, or for 404 with `missing_ok`). A refusal raises the
+        exception the engine raised in the app, made again by its code (`gui.api.errors`): DslError
+        for an invalid sequence, RunArgsError for args that do not fit, NotFound, Conflict, ..."""
         response = await self._send(method, path, **kw)
         if response.status_code == 204 or (missing_ok and response.status_code == 404):
             return None
+        if response.status_code >= 400:
+            raise error_in(response.status_code, response.content, f"the app refused: HTTP {response.status_code}")
         try:
-            body = response.json()
+            return response.json()
         except ValueError:
-            raise OperationError(f"the SeqDesk app at {self.url} gave an answer that is not JSON "
-                                 f"(HTTP {response.status_code})") from None
-        if response.status_code < 400:
-            return body
-        detail = body.get("detail") if isinstance(body, dict) else None
-        if response.status_code == 422 and isinstance(body, dict) and isinstance(body.get("errors"), list):
-            raise DslError([_problem(p) for p in body["errors"]])
-        if response.status_code == 422 and isinstance(body, dict) and isinstance(body.get("problems"), list):
-            raise RunArgsError(body["problems"])
-        if response.status_code == 404 and detail:
-            raise LookupError(detail)
-        raise OperationError(detail or f"the app refused: HTTP {response.status_code}")
+            raise Failed(f"the SeqDesk app at {self.url} gave an answer that is not JSON "
+                         f"(HTTP {response.status_code})") from None
 
     async def _page(self, path: str, params: dict[str, Any], parse: Callable[[Any], Any]) -> Page[Any]:
         response = await self._send("GET", path, params={k: v for k, v in params.items() if v is not None})
         if response.status_code >= 400:
-            raise OperationError(f"the app refused {path}: HTTP {response.status_code} {response.text[:200]}")
+            raise error_in(response.status_code, response.content,
+                           f"the app refused {path}: HTTP {response.status_code} {response.text[:200]}")
         items = [parse(item) for item in response.json()]
         return Page(items, int(response.headers.get("x-total-count", len(items))))
 
@@ -101,11 +108,11 @@ class RemoteEngine(RemoteSchedules):
     async def check(self, doc: Any, *, replacing: str | None = None, as_new: bool = False) -> ValidationResult:
         body = await self._request("POST", "/api/check",
                                    json={"document": doc, "replacing": replacing, "as_new": as_new})
-        return ValidationResult(errors=[_problem(p) for p in body["errors"]],
-                                warnings=[_problem(p, "warning") for p in body["warnings"]])
+        return result_from(body)
 
-    async def create(self, doc: Any) -> Saved:
-        return _saved(await self._request("POST", "/api/sequences", json=doc))
+    async def create(self, doc: Any, *, as_new: bool = False) -> Saved:
+        params = {"as_new": "true"} if as_new else None
+        return _saved(await self._request("POST", "/api/sequences", json=doc, params=params))
 
     async def create_from(self, name: str | None, description: str, groups: Any, file: str | None) -> Saved:
         return await self.create(document_from(name, description, groups, file))
@@ -114,12 +121,13 @@ class RemoteEngine(RemoteSchedules):
         return _saved(await self._request("PUT", f"/api/sequences/{quote(old_name, safe='')}", json=doc))
 
     async def delete(self, name: str) -> bool:
-        """False when there is no such sequence; an unreachable app is an OperationError, not a no."""
+        """False when there is no such sequence; an unreachable app is Unavailable, not a no."""
         response = await self._send("DELETE", f"/api/sequences/{quote(name, safe='')}")
         if response.status_code == 404:
             return False
         if response.status_code >= 400:
-            raise OperationError(f"the app refused to delete '{name}': HTTP {response.status_code}")
+            raise error_in(response.status_code, response.content,
+                           f"the app refused to delete '{name}': HTTP {response.status_code}")
         return True
 
     def help(self) -> str:
@@ -128,6 +136,61 @@ class RemoteEngine(RemoteSchedules):
     # -- tools ---------------------------------------------------------------------------------
     async def list_tools(self) -> ToolListing:
         return ToolListing.model_validate(await self._request("GET", "/api/tools"))
+
+    async def list_mcp_servers(self) -> McpServerListing:
+        """The app's servers as its API shows them (no program arguments, no credential in an address),
+        each with its connection as the app's tool listing says it."""
+        servers = await self._request("GET", "/api/mcp/servers")
+        tools = await self.list_tools()
+        states = {s.name: s for s in tools.servers}
+        names: dict[str, list[str]] = {}
+        for tool in tools.tools:
+            if tool.server is not None:
+                names.setdefault(tool.server, []).append(tool.name)
+        return McpServerListing(servers=[
+            McpServerView.model_validate({**item, "state": _server_state(states.get(item.get("name")),
+                                                                         names.get(item.get("name"), []))})
+            for item in servers])
+
+    async def add_mcp_server(self, spec: McpServerSpec) -> McpServerView:
+        body = spec.model_dump(mode="json", exclude_unset=True) | {"name": spec.name}
+        if spec.headers:
+            body["headers"] = {k: v.get_secret_value() for k, v in spec.headers.items()}
+        if spec.oauth_client_secret is not None:
+            body["oauth_client_secret"] = spec.oauth_client_secret.get_secret_value()
+        await self._request("POST", "/api/mcp/servers", json=body)
+        return await self._mcp_server(spec.name)
+
+    async def update_mcp_server(self, name: str, change: McpServerChange) -> McpServerView:
+        body = change.model_dump(mode="json", exclude_unset=True)
+        if change.headers is not None:
+            body["headers"] = {k: v.get_secret_value() if v is not None else None for k, v in change.headers.items()}
+        if change.oauth_client_secret is not None:
+            body["oauth_client_secret"] = change.oauth_client_secret.get_secret_value()
+        await self._request("PATCH", f"/api/mcp/servers/{quote(name, safe='')}", json=body)
+        return await self._mcp_server(name)
+
+    async def remove_mcp_server(self, name: str) -> bool:
+        try:
+            await self._request("DELETE", f"/api/mcp/servers/{quote(name, safe='')}")
+        except McpServerNotFound:
+            return False
+        return True
+
+    async def sign_in_mcp_server(self, name: str, callback: str) -> str | None:
+        body = await self._request("POST", f"/api/mcp/servers/{quote(name, safe='')}/sign-in",
+                                   json={"callback": callback})
+        return body.get("url") if isinstance(body, dict) else None
+
+    async def retry_mcp_server(self, name: str) -> bool:
+        body = await self._request("POST", f"/api/mcp/servers/{quote(name, safe='')}/retry", json={})
+        return bool(isinstance(body, dict) and body.get("retried"))
+
+    async def _mcp_server(self, name: str) -> McpServerView:
+        found = (await self.list_mcp_servers()).get(name)
+        if found is None:
+            raise McpServerNotFound(f"there is no MCP server named {name!r}")
+        return found
 
     # -- runs ----------------------------------------------------------------------------------
     async def start(self, name: str, args: dict[str, Any] | None = None) -> RunRecord:
@@ -144,18 +207,8 @@ class RemoteEngine(RemoteSchedules):
         return await self._wait_for(lambda: self._post_resume(run_id), on_event, gave_up)
 
     async def _post_resume(self, run_id: str) -> str:
-        response = await self._send("POST", f"/api/runs/{quote(run_id, safe='')}/resume")
-        if response.status_code == 409:  # the app's sentence saying why it cannot be resumed
-            try:
-                detail = response.json().get("detail")
-            except (ValueError, AttributeError):
-                detail = None
-            raise ResumeRefused(str(detail or f"run {run_id} cannot be resumed"))
-        if response.status_code == 404:
-            raise LookupError(f"there is no run {run_id}")
-        if response.status_code >= 400:
-            raise OperationError(f"the app refused to resume run {run_id}: HTTP {response.status_code}")
-        return str(response.json()["run_id"])
+        """The new run's id; ResumeRefused with the app's sentence saying why it cannot be resumed."""
+        return str((await self._request("POST", f"/api/runs/{quote(run_id, safe='')}/resume"))["run_id"])
 
     async def _post_run(self, body: StartRun) -> str:
         return str((await self._request("POST", "/api/runs", json=body.model_dump(exclude_none=True)))["run_id"])
@@ -166,7 +219,7 @@ class RemoteEngine(RemoteSchedules):
     async def _fetch_started(self, run_id: str) -> RunRecord:
         record = await self.get_run(run_id)
         if record is None:
-            raise OperationError(f"the app started run {run_id} but does not know it")
+            raise Failed(f"the app started run {run_id} but does not know it")
         return record
 
     async def call(self, name: str, args: dict[str, Any] | None = None,
@@ -195,16 +248,7 @@ class RemoteEngine(RemoteSchedules):
 
     async def find_run(self, run_id: str) -> RunRecord | None:
         """The app resolves a short id; its 409 for an ambiguous one comes back as AmbiguousRunIdError."""
-        response = await self._send("GET", f"/api/runs/{quote(run_id, safe='')}")
-        if response.status_code == 404:
-            return None
-        body = _json_or_none(response)
-        if response.status_code == 409 and isinstance(body, dict) and body.get("code") == AmbiguousRunIdError.code:
-            raise AmbiguousRunIdError(run_id, [str(c) for c in body.get("candidates") or []])
-        if response.status_code >= 400 or not isinstance(body, dict):
-            detail = body.get("detail") if isinstance(body, dict) else None
-            raise OperationError(detail or f"the app refused: HTTP {response.status_code}")
-        return RunRecord.model_validate(body)
+        return await self.get_run(run_id)
 
     async def list_runs(self, limit: int = 100, offset: int = 0) -> list[RunRecord]:
         return (await self.run_page(limit=limit, offset=offset)).items
@@ -239,7 +283,7 @@ class RemoteEngine(RemoteSchedules):
                 raise
         record = await self.get_run(run_id)
         if record is None:
-            raise OperationError(f"the app lost run {run_id}")
+            raise Failed(f"the app lost run {run_id}")
         return record
 
     @contextlib.asynccontextmanager
@@ -249,14 +293,13 @@ class RemoteEngine(RemoteSchedules):
         try:
             async with self._client.stream("GET", "/api/events") as stream:
                 if stream.status_code >= 400:
-                    await stream.aread()
-                    raise OperationError(f"the SeqDesk app at {self.url} refused its event stream "
-                                         f"(HTTP {stream.status_code})")
+                    raise error_in(stream.status_code, await stream.aread(), f"the SeqDesk app at {self.url} "
+                                   f"refused its event stream (HTTP {stream.status_code})")
                 lines = stream.aiter_lines()
                 await anext(lines, None)
                 yield lines
         except httpx.HTTPError as exc:
-            raise OperationError(f"the SeqDesk app at {self.url} did not answer: {exc}") from None
+            raise Unavailable(f"the SeqDesk app at {self.url} did not answer: {exc}") from None
 
     # -- interactions --------------------------------------------------------------------------
     async def pending(self, run_id: str | None = None) -> list[InteractionRecord]:
@@ -298,16 +341,47 @@ class RemoteEngine(RemoteSchedules):
     async def revoke_approval_rule(self, rule_id: str) -> ApprovalRule:
         rule = next((r for r in await self.approval_rules() if r.rule_id == rule_id), None)
         if rule is None:
-            raise LookupError(f"there is no approval rule {rule_id!r}")
+            raise NotFound(f"there is no approval rule {rule_id!r}")
         await self._request("DELETE", f"/api/approval-rules/{quote(rule_id, safe='')}")
         return rule
+
+    # -- schedules -----------------------------------------------------------------------------
+    async def list_schedules(self) -> list[Schedule]:
+        return [_schedule(item) for item in await self._request("GET", "/api/schedules")]
+
+    async def create_schedule(self, sequence: Any, args: Any = None, every: Any = None, cron: Any = None) -> Schedule:
+        body = {k: v for k, v in {"sequence": sequence, "args": args, "every": every, "cron": cron}.items()
+                if v is not None}
+        return _schedule(await self._request("POST", "/api/schedules", json=body))  # ScheduleInvalid by its code
+
+    async def pause_schedule(self, schedule_id: str, paused: bool = True) -> Schedule:
+        path = f"/api/schedules/{quote(schedule_id, safe='')}/pause"
+        return _schedule(await self._request("POST", path, json={"paused": paused}))
+
+    async def delete_schedule(self, schedule_id: str) -> bool:
+        response = await self._send("DELETE", f"/api/schedules/{quote(schedule_id, safe='')}")
+        if response.status_code == 404:
+            return False
+        if response.status_code >= 400:
+            raise error_in(response.status_code, response.content,
+                           f"the app refused to delete schedule {schedule_id}: HTTP {response.status_code}")
+        return True
 
     async def close(self) -> None:
         await self._client.aclose()
 
 
-def _problem(data: dict[str, Any], severity: str = "error") -> Problem:
-    return Problem.model_validate({**data, "loc": tuple(data["loc"]), "severity": severity})
+def _schedule(data: dict[str, Any]) -> Schedule:
+    return Schedule.model_validate({k: v for k, v in data.items() if k in Schedule.model_fields})
+
+
+def _server_state(info: ServerInfo | None, tools: list[str]) -> McpServerState | None:
+    """A server's connection from the tool listing (which says neither when it tries again nor
+    whether it waits for a sign-in)."""
+    if info is None or info.status not in ("connected", "connecting", "down", "disabled"):
+        return None
+    return McpServerState.model_validate({"status": info.status, "last_error": info.last_error,
+                                          "protocol": info.protocol, "tools": sorted(tools)})
 
 
 def _interaction(data: dict[str, Any]) -> InteractionRecord:
@@ -317,7 +391,7 @@ def _interaction(data: dict[str, Any]) -> InteractionRecord:
 def _saved(data: Any) -> Saved:
     body = SavedBody.model_validate(data)
     result = check_document(body.document)  # the app validated it; this only rebuilds the tree here
-    warnings = [_problem(p, "warning") for p in body.warnings]
+    warnings = [problem_from(p, "warning") for p in body.warnings]
     return Saved(result.raise_for_errors(), ValidationResult(errors=[], warnings=warnings,
                                                              sequence=result.sequence, signature=result.signature))
 
@@ -335,11 +409,7 @@ def _event(line: str) -> Event | None:
 def write_endpoint(folder: Path, url: str, *, token_required: bool) -> Path:
     """Where the app listens, for the CLI and `seqdesk mcp`; whether it wants a token, never the token."""
     path = folder / ENDPOINT_FILE
-    tmp = path.with_suffix(".tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        json.dump({"url": url, "token_required": token_required, "pid": os.getpid()}, handle)
-    os.replace(tmp, path)
+    atomic_write(path, json.dumps({"url": url, "token_required": token_required, "pid": os.getpid()}).encode())
     return path
 
 
@@ -365,19 +435,12 @@ def _alive(pid: int) -> bool:
 
 
 def remote_for(folder: Path, token: str | None) -> RemoteEngine | None:
-    """The client for the app that holds `folder`, if one does; OperationError when it needs a token
-    the caller does not have."""
+    """The client for the app that holds `folder`, if one does; Refused when it needs a token the
+    caller does not have."""
     endpoint = read_endpoint(folder)
     if endpoint is None:
         return None
     if endpoint.get("token_required") and not token:
-        raise OperationError(f"the SeqDesk app at {endpoint['url']} holds this data folder and was started with "
-                             "a token: set SEQDESK_TOKEN to that token to reach it")
+        raise Refused(f"the SeqDesk app at {endpoint['url']} holds this data folder and was started with "
+                      "a token: set SEQDESK_TOKEN to that token to reach it")
     return RemoteEngine(endpoint["url"], token)
-
-
-def _json_or_none(response: httpx.Response) -> Any:
-    try:
-        return response.json()
-    except ValueError:
-        return None

@@ -1,11 +1,13 @@
 """The parts the composition root (`gui.app`) builds for one process: stores, registry, MCP
 servers and the engine on them, and how they are closed.
 
-`open_runtime` builds them: with a data folder on the TinyDB stores (one process per folder,
-start-up recovery); with `memory=True` on the in-memory stores (tests, demos). The store layer only
-opens the stores (`gui.store.open_stores`); the engine is built on them here, and what the store
-had to repair becomes the runtime's `notices`, which every page shows. Nothing here is global: the
-composition root hands the runtime (or just its engine) to whoever needs it.
+`compose_engine` wires the engine from its parts, explicitly: the catalog, the interaction service
+and the runner (the in-process `Executor`) on one bus, over the stores it is given. `open_runtime`
+opens them: with a data folder on the TinyDB stores (one process per folder, start-up recovery);
+with `memory=True` on the in-memory stores (`gui.memory`: `SEQDESK_MEMORY=1`, demos). The store
+layer only opens the stores (`gui.store.open_stores`); what it had to repair becomes the runtime's
+`notices`, which every page shows. Nothing here is global: the composition root hands the runtime
+(or just its engine) to whoever needs it.
 """
 
 from __future__ import annotations
@@ -14,14 +16,51 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Protocol
 
-from gui.core.door import Engine
+from gui.core.asks import ApprovalModes, InteractionService, InteractionStore
+from gui.core.door import Catalog, Engine, SequenceStore
+from gui.core.events import EventBus
+from gui.core.runs import ProcessControl, Runner, RunStore, ScheduleStore
+from gui.core.tools import Registry
 from gui.mcp.config import McpSettingsStore
 from gui.mcp.manager import McpManager
 from gui.mcp.sign_in import SignIns
+from gui.memory import MemoryStores
 from gui.store.open import Stores, open_stores
 from gui.tools import McpResource, default_registry
 from gui.tools.processes import OsProcesses
+
+
+class EngineStores(Protocol):
+    """The stores an engine keeps things in: `gui.store.Stores` (TinyDB) or `gui.memory.MemoryStores`."""
+
+    @property
+    def sequences(self) -> SequenceStore: ...
+
+    @property
+    def runs(self) -> RunStore: ...
+
+    @property
+    def interactions(self) -> InteractionStore: ...
+
+    @property
+    def modes(self) -> ApprovalModes: ...
+
+    @property
+    def schedules(self) -> ScheduleStore: ...
+
+
+def compose_engine(registry: Registry, stores: EngineStores, *, processes: ProcessControl | None = None,
+                   retry_backoff: float = 0.2) -> Engine:
+    """The engine on `stores`, running sequences in this process (`Runner`); `processes` ends the
+    commands a dead app left running (at start-up recovery)."""
+    bus = EventBus()
+    catalog = Catalog(stores.sequences, registry, bus)
+    interactions = InteractionService(stores.interactions, bus, modes=stores.modes, check_edit=registry.edit_problems)
+    runner = Runner(registry, interactions, stores.runs, bus, catalog.resolve, retry_backoff=retry_backoff)
+    return Engine(registry=registry, catalog=catalog, interactions=interactions, runner=runner, runs=stores.runs,
+                  schedules=stores.schedules, bus=bus, processes=processes)
 
 
 @dataclass
@@ -54,7 +93,7 @@ async def open_runtime(data_dir: Path | None = None, *, memory: bool = False, mc
     """Open the engine on a data folder (TinyDB) or in memory, recover what a dead process left,
     and connect the configured MCP servers (waiting up to `mcp_wait` s for their tools)."""
     if memory:
-        runtime = Runtime(engine=Engine(registry=default_registry()))
+        runtime = Runtime(engine=compose_engine(default_registry(), MemoryStores()))
     else:
         runtime = await open_store_runtime(data_dir)
     runtime.recovered_runs = await runtime.engine.recover()
@@ -67,9 +106,7 @@ async def open_store_runtime(data_dir: Path | None = None) -> Runtime:
     recovery or MCP servers: `open_runtime` adds those. `DataFolderInUseError` if another has it."""
     notices: list[str] = []  # a damaged file found later (a history segment read late) joins it too
     stores = await open_stores(data_dir, on_damage=lambda damage: notices.append(damage.message))
-    engine = Engine(registry=default_registry(), sequences=stores.sequences, runs=stores.runs,
-                    interaction_store=stores.interactions, modes=stores.modes, processes=OsProcesses(),
-                    schedules=stores.schedules)
+    engine = compose_engine(default_registry(), stores, processes=OsProcesses())
     runtime = Runtime(engine=engine, data_dir=stores.folder, notices=notices, stores=stores)
     runtime.closers.append(stores.close)
     return runtime
@@ -77,7 +114,7 @@ async def open_store_runtime(data_dir: Path | None = None) -> Runtime:
 
 async def _start_mcp(runtime: Runtime, wait: float) -> None:
     from gui.core.asks import InboxElicitationHandler
-    from gui.mcp import JsonMcpSettings, MemoryMcpSettings
+    from gui.mcp import JsonMcpSettings, ManagedServers, MemoryMcpSettings
 
     engine = runtime.engine
     settings: McpSettingsStore = (JsonMcpSettings.in_folder(runtime.data_dir) if runtime.data_dir is not None
@@ -98,6 +135,7 @@ async def _start_mcp(runtime: Runtime, wait: float) -> None:
 
     engine.tools_ready = tools_ready
     engine.server_states = manager.server_infos
+    engine.mcp_servers.attach(ManagedServers(settings, manager, sign_ins))
     resource_tool = engine.registry.get("mcp_resource")
     if isinstance(resource_tool, McpResource):
         resource_tool.attach(manager)

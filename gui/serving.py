@@ -10,6 +10,9 @@ import ipaddress
 import socket
 
 LOOPBACK = {"127.0.0.1", "localhost", "::1"}
+# uvicorn's `http=` for every server of the app: h11 keeps an absolute-form request line whole, where
+# the request gate (`gui.api.request_gate`) sees the host it names; httptools drops that host.
+HTTP_PARSER = "h11"
 
 
 def is_loopback(host: str) -> bool:

@@ -31,6 +31,7 @@ import webbrowser
 from pathlib import Path
 from typing import Any
 
+from gui.atomic import atomic_write
 from gui.devtools_pipe import DevToolsPipe, start_browser
 from gui.second_launch import FOCUS_PATH
 from gui.ui.theme import APP_NAME, assets_dir
@@ -57,7 +58,7 @@ def run_ui(*, host: str, port: int, browser_only: bool, token: str | None, brows
     """Serve the app (pages and API are registered already) and show it; returns the exit code."""
     from nicegui import app, ui
 
-    from gui.api.request_gate import HTTP_PARSER
+    from gui.serving import HTTP_PARSER
 
     local_host = "127.0.0.1" if host in ("0.0.0.0", "::", "") else host
     url = f"http://{_url_host(local_host)}:{port}/"
@@ -290,9 +291,7 @@ def _storage_secret(folder: Path | None) -> str:
             if len(text) >= 32:
                 return text
         secret = secrets.token_hex(32)
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(secret)
+        atomic_write(path, secret.encode("utf-8"))  # readable by this user only
         return secret
     except OSError:
         return secrets.token_hex(32)

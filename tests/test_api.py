@@ -82,6 +82,7 @@ async def test_an_invalid_sequence_is_422_with_the_validators_result(client, eng
     assert answer.status_code == 422
     body = answer.json()
     assert body.pop("detail").startswith("the sequence is not valid: groups[0].tools")
+    assert body.pop("code") == "invalid-sequence"
     assert body == (await engine.check(bad)).to_json()
     assert (await client.get("/api/sequences")).json() == []
 
@@ -99,7 +100,7 @@ async def test_a_sequence_is_given_back_as_the_seed_document_or_text(client, eng
 async def test_unknown_sequence_and_unknown_format_are_refused(client):
     missing = await client.get("/api/sequences/nope")
     assert missing.status_code == 404
-    assert missing.json() == {"detail": "there is no saved sequence named 'nope'"}
+    assert missing.json() == {"detail": "there is no saved sequence named 'nope'", "code": "not-found"}
     await save(client, doc())
     bad_format = await client.get("/api/sequences/greet", params={"format": "yaml"})
     assert bad_format.status_code == 422
@@ -185,7 +186,7 @@ async def test_run_listing_pages_and_refuses_bad_numbers(client, engine):
 
 
 async def test_an_unknown_run_is_404_to_read_and_to_stop(client):
-    assert (await client.get("/api/runs/nope")).json() == {"detail": "there is no run nope"}
+    assert (await client.get("/api/runs/nope")).json() == {"detail": "there is no run nope", "code": "not-found"}
     assert (await client.post("/api/runs/nope/stop")).status_code == 404
 
 
@@ -283,7 +284,8 @@ async def test_a_response_that_does_not_fit_is_422_and_it_stays_pending(client, 
 async def test_unknown_interactions_and_statuses_are_refused(client):
     assert (await client.get("/api/interactions/nope")).status_code == 404
     answer = await client.post("/api/interactions/nope/respond", json={"kind": "approval", "decision": "approved"})
-    assert answer.status_code == 404 and answer.json() == {"detail": "there is no interaction nope"}
+    assert answer.status_code == 404
+    assert answer.json() == {"detail": "there is no interaction nope", "code": "not-found"}
     bad = await client.get("/api/interactions", params={"status": "open"})
     assert bad.status_code == 422 and bad.json()["detail"].startswith("query.status: Input should be 'pending'")
 

@@ -20,7 +20,7 @@ from support.streaming import StreamingTransport, read_sse
 from gui.api import events as api_events
 from gui.api import register_api
 from gui.api.request_gate import Served
-from gui.app import EngineSlot
+from gui.context import EngineSlot
 from gui.core.door.engine import Engine
 from gui.core.events import RunFinished
 

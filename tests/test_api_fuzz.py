@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from gui.api import register_api
 from gui.api.body import MAX_BODY_BYTES, MAX_DEPTH
 from gui.api.request_gate import Served
-from gui.app import EngineSlot
+from gui.context import EngineSlot
 from gui.core.door.engine import Engine
 from gui.core.events import Event
 
@@ -75,12 +75,12 @@ def assert_refused_clearly(answer: httpx.Response) -> None:
 # -- by hand ---------------------------------------------------------------------------------------
 
 async def test_a_form_answer_with_a_very_large_whole_number_is_taken_not_a_500(client, engine):
-    from gui.core.asks.elicitation import ElicitationRequest, InboxElicitationHandler
-    from gui.core.asks.interactions import ElicitationFieldSpec
+    from gui.core.asks.elicitation import InboxElicitationHandler
+    from gui.core.asks.interactions import ElicitationField, ElicitationRequest
 
     handler = InboxElicitationHandler(engine.interactions)
     asking = asyncio.create_task(handler.handle_elicitation(ElicitationRequest(
-        server_name="db", message="How many?", fields=[ElicitationFieldSpec(name="n", type="number")])))
+        server_name="db", message="How many?", fields=[ElicitationField(name="n", type="number")])))
     async with asyncio.timeout(T):
         while not (pending := [r for r in await engine.interactions.pending() if r.request.kind == "elicitation"]):
             await asyncio.sleep(0)

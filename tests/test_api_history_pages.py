@@ -10,7 +10,7 @@ from fastapi import FastAPI
 
 from gui.api import register_api
 from gui.api.request_gate import Served
-from gui.app import EngineSlot
+from gui.context import EngineSlot
 from gui.core.asks.interactions import (
     ApprovalResponse,
     InteractionRecord,

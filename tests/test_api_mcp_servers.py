@@ -1,20 +1,25 @@
-"""`GET /api/mcp/servers[/{name}]` and `PATCH /api/mcp/servers/{name}` (a server's sign-in client),
-behind the app's gates, on a real settings file and secret file in a temporary folder."""
+"""The MCP servers over the API (`/api/mcp/servers`), through the door, behind the app's gates, on a
+real settings file and secret file in a temporary folder: the list, adding (kept off and untrusted
+until a person turns it on), changing, removing, signing in and trying again; a paired phone and a
+page of another site refused every write."""
 
 from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator
+from typing import Any
 
 import httpx
 import pytest
 from fastapi import FastAPI
 
 from gui.api import register_api
-from gui.api.mcp_servers import McpAccess, register_mcp_servers
 from gui.api.notifications import DEVICE_SCOPE_KEY
 from gui.api.request_gate import Served
+from gui.core.door import Engine
+from gui.core.events import Event, SettingsChanged
 from gui.mcp.config import JsonMcpSettings, McpServerConfig
+from gui.mcp.managed import ManagedServers
 from gui.mcp.oauth_client import client_secret
 from gui.mcp.secrets import FileSecrets, key
 
@@ -33,15 +38,29 @@ async def store(tmp_path) -> JsonMcpSettings:
 
 
 @pytest.fixture
-async def changes() -> list[dict[str, object]]:
-    return []
+def engine(current_engine: Engine, store: JsonMcpSettings) -> Engine:
+    """The engine keeping its servers in `store` (connecting none: there is no manager here)."""
+    current_engine.mcp_servers.attach(ManagedServers(store))
+    return current_engine
 
 
 @pytest.fixture
-def app(engine_slot, store, changes) -> FastAPI:
+def changes(engine: Engine) -> list[dict[str, object]]:
+    """What the door announced of the servers (`settings.changed`, "mcp_servers")."""
+    said: list[dict[str, object]] = []
+
+    def heard(event: Event) -> None:
+        if isinstance(event, SettingsChanged) and event.setting == "mcp_servers":
+            said.append(event.details)
+
+    engine.subscribe(heard)
+    return said
+
+
+@pytest.fixture
+def app(engine: Engine, engine_slot) -> FastAPI:
     app = FastAPI()
     register_api(app, engine=engine_slot.for_api, token=None, served=Served.in_process())
-    register_mcp_servers(app, lambda: McpAccess(store, None, lambda _setting, **data: changes.append(data)))
     return app
 
 
@@ -143,3 +162,145 @@ async def test_another_site_cannot_change_them(app, store):
                                headers={"Origin": "https://evil.example"})
         assert answer.status_code == 403
     assert (await store.list())[0].oauth_client_id is None
+
+
+ADD = {"name": "tool", "command": "uvx", "args": ["mcp-server-time"], "env": {"API_KEY": "env-secret-7"}}
+WRITES: list[tuple[str, str, Any]] = [
+    ("POST", "/api/mcp/servers", ADD),
+    ("PATCH", "/api/mcp/servers/corp", {"protocol": "legacy"}),
+    ("PATCH", "/api/mcp/servers/corp", {"oauth_client_id": "x"}),
+    ("DELETE", "/api/mcp/servers/corp", None),
+    ("POST", "/api/mcp/servers/corp/sign-in", {}),
+    ("POST", "/api/mcp/servers/corp/retry", {}),
+]
+
+
+async def unchanged(store: JsonMcpSettings) -> None:
+    corp, local = await store.list()
+    assert (corp.name, corp.protocol, corp.oauth_client_id, local.name) == ("corp", "auto", None, "local")
+
+
+@pytest.mark.parametrize(("method", "path", "body"), WRITES)
+async def test_a_paired_phone_is_refused_every_write(app, store, changes, method, path, body):
+    async def as_phone(scope, receive, send):
+        scope[DEVICE_SCOPE_KEY] = "phone-1"
+        await app(scope, receive, send)
+
+    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=as_phone), base_url="http://test") as phone:
+        answer = await phone.request(method, path, json=body)
+        assert answer.status_code == 403, answer.text
+        assert answer.json()["detail"] == "MCP servers are changed on the computer SeqDesk runs on"
+    await unchanged(store)
+    assert changes == []
+
+
+@pytest.mark.parametrize(("method", "path", "body"), WRITES)
+async def test_a_page_of_another_site_is_refused_every_write(client, store, changes, method, path, body):
+    answer = await client.request(method, path, json=body, headers={"Origin": "https://evil.example"})
+    assert answer.status_code == 403 and "another site" in answer.json()["detail"]
+    await unchanged(store)
+    assert changes == []
+
+
+@pytest.mark.parametrize(("method", "path"), [("POST", "/api/mcp/servers"), ("POST", "/api/mcp/servers/corp/retry"),
+                                              ("POST", "/api/mcp/servers/corp/sign-in")])
+async def test_a_write_needs_a_json_body_which_no_form_can_send(client, store, method, path):
+    form = await client.request(method, path, content=b"name=tool&command=uvx",
+                                headers={"Content-Type": "application/x-www-form-urlencoded"})
+    assert form.status_code == 415
+    bare = await client.request(method, path)
+    assert bare.status_code == 400 and "empty" in bare.json()["detail"]
+    await unchanged(store)
+
+
+async def test_a_server_added_through_the_api_is_kept_off_and_untrusted(client, store, changes):
+    answer = await client.post("/api/mcp/servers", json=ADD)
+    assert answer.status_code == 201, answer.text
+    assert answer.json() == {"name": "tool", "transport": "stdio", "trusted": False, "enabled": False,
+                             "protocol": "auto", "command": "uvx", "env": ["API_KEY"]}
+    assert "env-secret-7" not in answer.text
+    (kept,) = [c for c in await store.list() if c.name == "tool"]
+    assert (kept.enabled, kept.trusted, kept.args) == (False, False, ["mcp-server-time"])
+    assert changes == [{"added": "tool"}]
+
+    for turned_on in ({"enabled": True}, {"trusted": True}):
+        refused = await client.post("/api/mcp/servers", json={**ADD, "name": "other", **turned_on})
+        assert refused.status_code == 403 and "is for a person, in SeqDesk's Settings" in refused.json()["detail"]
+        again = await client.patch("/api/mcp/servers/tool", json=turned_on)
+        assert again.status_code == 403 and "kept off and untrusted" in again.json()["detail"]
+    assert [c.name for c in await store.list()] == ["corp", "local", "tool"]
+    (kept,) = [c for c in await store.list() if c.name == "tool"]
+    assert (kept.enabled, kept.trusted) == (False, False)
+    off = await client.patch("/api/mcp/servers/corp", json={"enabled": False, "trusted": False})
+    assert off.status_code == 200 and off.json()["enabled"] is False  # turning off is anyone's to ask
+
+
+@pytest.mark.parametrize(("body", "status", "says"), [
+    ({**ADD, "name": "corp"}, 409, "A server named “corp” is already there"),
+    ({**ADD, "name": "Bad Name"}, 422, "name: String should match pattern"),
+    ({"name": "tool"}, 422, "a stdio server needs a command to start it"),
+    ({"name": "web", "transport": "http", "url": "https://web.example/mcp", "oauth_client_secret": SECRET},
+     422, "A Client secret needs the Client ID it belongs to."),
+    ({**ADD, "shell": "sh"}, 422, "shell: Extra inputs are not permitted"),
+    (["tool"], 422, "the body must be"),
+])
+async def test_an_add_that_cannot_be_done_says_why_and_keeps_nothing(client, store, body, status, says):
+    answer = await client.post("/api/mcp/servers", json=body)
+    assert answer.status_code == status and says in answer.json()["detail"], answer.text
+    assert SECRET not in answer.text
+    await unchanged(store)
+    assert len(await store.list()) == 2
+
+
+async def test_an_http_server_added_keeps_its_secrets_out_of_every_answer_and_the_settings_file(client, store,
+                                                                                               tmp_path):
+    body = {"name": "web", "transport": "http", "url": "https://web.example/mcp?key=q-in-url",
+            "headers": {"X-Api-Key": "h-secret-1"}, "oauth_client_id": "console-id", "oauth_client_secret": SECRET}
+    answer = await client.post("/api/mcp/servers", json=body)
+    assert answer.status_code == 201, answer.text
+    assert answer.json()["headers"] == ["X-Api-Key"] and answer.json()["oauth_client_secret_set"] is True
+    assert answer.json()["url"] == "https://web.example/mcp"
+    listed = await client.get("/api/mcp/servers")
+    for text in (answer.text, listed.text, (tmp_path / "mcp-servers.json").read_text()):
+        assert "h-secret-1" not in text and SECRET not in text
+    assert client_secret(store.secrets, "web") == SECRET
+    (web,) = [c for c in await store.list() if c.name == "web"]
+    assert web.header_values() == {"X-Api-Key": "h-secret-1"}
+
+
+async def test_headers_and_the_protocol_change_and_each_change_is_announced(client, store, changes):
+    answer = await client.patch("/api/mcp/servers/corp", json={"headers": {"X-Team": None, "X-Api-Key": "k-2"},
+                                                                "protocol": "legacy"})
+    assert answer.status_code == 200, answer.text
+    assert answer.json()["headers"] == ["X-Api-Key", "X-Team"] and answer.json()["protocol"] == "legacy"
+    assert "k-2" not in answer.text and "blue-team-value" not in answer.text
+    (corp, _local) = await store.list()
+    assert corp.header_values() == {"X-Team": "blue-team-value", "X-Api-Key": "k-2"}  # null kept the value
+    assert changes == [{"headers": "corp"}, {"protocol": "corp", "value": "legacy"}]
+
+    missing = await client.patch("/api/mcp/servers/corp", json={"headers": {"X-New": None}})
+    assert missing.status_code == 422 and "X-New has no value yet" in missing.json()["detail"]
+    assert len(changes) == 2
+
+
+async def test_removing_a_server_forgets_it_and_its_secrets(client, store, changes):
+    store.secrets.set(key("corp", "oauth-tokens"), "{}")
+    answer = await client.delete("/api/mcp/servers/corp")
+    assert answer.status_code == 204
+    assert [c.name for c in await store.list()] == ["local"]
+    assert store.secrets.get(key("corp", "oauth-tokens")) is None and store.secrets.get(key("corp", "headers")) is None
+    again = await client.delete("/api/mcp/servers/corp")
+    assert again.status_code == 404 and "there is no MCP server named 'corp'" in again.json()["detail"]
+    assert changes == [{"removed": "corp"}]
+
+
+async def test_sign_in_and_retry_say_what_they_can(client, store):
+    local = await client.post("/api/mcp/servers/local/sign-in", json={})
+    assert local.status_code == 502 and "only a server at a web address can be signed in to" in local.json()["detail"]
+    elsewhere = await client.post("/api/mcp/servers/corp/sign-in", json={"callback": "https://evil.example/cb"})
+    assert elsewhere.status_code == 422 and "http://test/oauth/callback" in elsewhere.json()["detail"]
+    nobody = await client.post("/api/mcp/servers/nobody/sign-in", json={})
+    assert nobody.status_code == 404
+    retried = await client.post("/api/mcp/servers/local/retry", json={})
+    assert retried.status_code == 200 and retried.json() == {"retried": False}  # not connecting in this engine
+    assert (await client.post("/api/mcp/servers/nobody/retry", json={})).status_code == 404

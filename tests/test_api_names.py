@@ -11,7 +11,7 @@ from fastapi import FastAPI
 
 from gui.api import register_api
 from gui.api.request_gate import Served
-from gui.app import EngineSlot
+from gui.context import EngineSlot
 from gui.core.door.engine import Engine
 from gui.core.sequences.help import EXAMPLE
 
@@ -43,3 +43,17 @@ async def test_a_new_sequence_taking_both_group_names_hears_of_both_in_one_422(c
     assert response.status_code == 422
     text = json.dumps(response.json())
     assert "fetch-one-node" in text and "dig-deeper" in text and "check-three-nodes" in text
+
+
+async def test_a_save_as_new_answers_422_with_every_naming_conflict_and_keeps_the_saved_one(
+        client: httpx.AsyncClient, current_engine: Engine) -> None:
+    before = await current_engine.get("check-three-nodes")
+    doc = {**json.loads(EXAMPLE), "description": "changed"}
+    response = await client.post("/api/sequences", params={"as_new": "true"}, json=doc)
+    assert response.status_code == 422
+    assert [(tuple(e["loc"]), e["code"]) for e in response.json()["errors"]] == [
+        (("name",), "name-taken"),
+        (("groups", 0, "name"), "duplicate-group"),
+        (("groups", 1, "name"), "duplicate-group"),
+    ]
+    assert await current_engine.get("check-three-nodes") == before

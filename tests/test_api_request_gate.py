@@ -23,7 +23,8 @@ from fastapi import FastAPI, WebSocket
 from support.waiting import wait_until_sync
 
 from gui.api import register_api
-from gui.api.request_gate import HTTP_PARSER, RequestGate, Served
+from gui.api.request_gate import RequestGate, Served
+from gui.serving import HTTP_PARSER
 
 T = 10.0
 

@@ -47,7 +47,8 @@ async def test_resuming_a_failed_run_is_202_with_the_new_attempt_that_keeps_the_
 
 
 async def test_an_unknown_run_is_404_and_a_succeeded_or_resumed_one_409_with_a_sentence(client, engine):
-    assert (await client.post("/api/runs/nope/resume")).json() == {"detail": "there is no run nope"}
+    unknown = (await client.post("/api/runs/nope/resume")).json()
+    assert unknown == {"detail": "there is no run nope", "code": "no-such-name"}
     run_id = await failed_run(engine)
     new = (await client.post(f"/api/runs/{run_id}/resume")).json()["run_id"]
     await engine.runner.wait(new, timeout=5)

@@ -14,7 +14,7 @@ from fastapi import FastAPI
 
 from gui.api import register_api
 from gui.api.request_gate import Served
-from gui.app import EngineSlot
+from gui.context import EngineSlot
 from gui.runtime import Runtime, open_runtime
 
 GREET = {"name": "greet", "groups": [{"name": "hello", "in": {"who": "string"}, "out": {"said": "string"},

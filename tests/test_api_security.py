@@ -18,7 +18,7 @@ from fastapi.responses import HTMLResponse, PlainTextResponse
 from gui.api import register_api
 from gui.api.auth import COOKIE, TokenGate, session_value
 from gui.api.request_gate import Served
-from gui.app import EngineSlot
+from gui.context import EngineSlot
 from gui.core.door.engine import Engine
 
 TOKEN = "correct-horse-battery-staple-42"
@@ -234,7 +234,7 @@ async def test_wrong_tokens_at_the_login_form_count_too(client):
 
 
 def test_the_lock_out_ends_after_a_minute_and_old_failures_are_forgotten():
-    from gui.api.auth import FailureLimiter
+    from gui.api.limiter import FailureLimiter
 
     now = [1000.0]
     limiter = FailureLimiter(clock=lambda: now[0])

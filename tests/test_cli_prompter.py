@@ -14,10 +14,12 @@ from pydantic import BaseModel
 
 from gui.cli import prompter as prompter_module
 from gui.cli.prompter import TerminalPrompter
-from gui.core.asks.elicitation import ElicitationRequest, InboxElicitationHandler
-from gui.core.asks.interactions import ElicitationFieldSpec
+from gui.core.asks.elicitation import InboxElicitationHandler
+from gui.core.asks.interactions import ElicitationField, ElicitationRequest
 from gui.core.door.engine import Engine
 from gui.core.tools.registry import ModelTool, ToolContext
+from gui.memory import MemoryStores
+from gui.runtime import compose_engine
 from gui.tools import default_registry
 
 T = 5.0
@@ -29,7 +31,7 @@ CHOOSE = {"name": "choose", "groups": [{"name": "pick", "out": {"answers": "obje
 
 @pytest.fixture
 async def engine():
-    eng = Engine(registry=default_registry())
+    eng = compose_engine(default_registry(), MemoryStores())
     yield eng
     await eng.close()
 
@@ -55,7 +57,7 @@ async def test_a_forms_prompts_go_to_stderr_so_stdout_stays_clean_for_json(engin
     prompter = prompter_on(engine, monkeypatch, "7\n")
     handler = InboxElicitationHandler(engine.interactions)
     reply = await asyncio.wait_for(handler.handle_elicitation(ElicitationRequest(
-        server_name="db", message="How many rows?", fields=[ElicitationFieldSpec(name="rows", type="number")])), T)
+        server_name="db", message="How many rows?", fields=[ElicitationField(name="rows", type="number")])), T)
     await prompter.close()
     assert reply.values == {"rows": 7}
     out, err = capsys.readouterr()

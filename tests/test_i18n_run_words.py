@@ -70,7 +70,7 @@ async def _tool_error(name: str, args: dict[str, Any]) -> str:
 
 
 async def test_what_a_run_record_keeps_in_english_is_said_in_chinese_on_screen(tmp_path: Path):
-    from gui.ui.components.run.outcome import core_words, run_error_words
+    from gui.wording.outcomes import core_words, run_error_words
 
     missing, folder = tmp_path / "nope.txt", tmp_path
     kept = {  # the English a record keeps, exactly as the tools and the runner write it

@@ -17,7 +17,7 @@ from fastapi import FastAPI
 
 from gui.api import register_api
 from gui.api.request_gate import Served
-from gui.app import EngineSlot
+from gui.context import EngineSlot
 from gui.mcp.secrets import MemorySecrets
 from gui.mcp.sign_in import SignIns
 from gui.ui.pages.oauth_callback import add_callback_route

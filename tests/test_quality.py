@@ -28,8 +28,8 @@ def _imports(path: Path) -> set[str]:
     return names
 
 
-@pytest.mark.parametrize("package", ["gui/core", "gui/tools"])
-def test_core_and_tools_import_no_ui_storage_or_mcp_library(package):
+@pytest.mark.parametrize("package", ["gui/core", "gui/tools", "gui/wording"])
+def test_core_tools_and_wording_import_no_ui_storage_or_mcp_library(package):
     offenders = {str(p.relative_to(ROOT)): sorted(_imports(p) & FORBIDDEN)
                  for p in (ROOT / package).rglob("*.py") if _imports(p) & FORBIDDEN}
     assert offenders == {}
@@ -61,3 +61,54 @@ def test_the_layers_hold():
     surfaces; surfaces never reach the store, the runner or the catalog."""
     result = _run("-c", "import sys; from importlinter.cli import lint_imports; sys.exit(lint_imports())")
     assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-1000:]
+
+
+def _circles(imports: dict[str, set[str]]) -> list[list[str]]:
+    """The import circles of a graph (strongly connected components of two or more modules, Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    circles: list[list[str]] = []
+
+    def visit(module: str) -> None:
+        index[module] = low[module] = len(index)
+        stack.append(module)
+        on_stack.add(module)
+        for other in sorted(imports.get(module, ())):
+            if other not in index:
+                visit(other)
+                low[module] = min(low[module], low[other])
+            elif other in on_stack:
+                low[module] = min(low[module], index[other])
+        if low[module] == index[module]:
+            component = []
+            while True:
+                top = stack.pop()
+                on_stack.discard(top)
+                component.append(top)
+                if top == module:
+                    break
+            if len(component) > 1:
+                circles.append(sorted(component))
+
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), 10_000))
+    for module in sorted(imports):
+        if module not in index:
+            visit(module)
+    return circles
+
+
+def test_no_import_circles_counting_imports_inside_functions_and_for_type_checking():
+    """A circle makes a newcomer read two files to understand either; an import inside a function or
+    under TYPE_CHECKING hides one without removing it, so those count too (grimp reads them all)."""
+    import grimp
+
+    graph = grimp.build_graph("gui", exclude_type_checking_imports=False)
+    imports = {module: set(graph.find_modules_directly_imported_by(module)) for module in graph.modules}
+    assert _circles(imports) == []
+
+
+def test_the_circle_finder_finds_a_circle():
+    assert _circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert _circles({"a": {"b"}, "b": set()}) == []

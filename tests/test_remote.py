@@ -13,11 +13,21 @@ from support.streaming import StreamingTransport
 
 from gui.api import register_api
 from gui.api.request_gate import Served
-from gui.app import EngineSlot
+from gui.context import EngineSlot
 from gui.core.asks.interactions import ApprovalResponse
+from gui.core.door import (
+    McpServerChange,
+    McpServerExists,
+    McpServerInvalid,
+    McpServerNotFound,
+    McpServerSpec,
+    SignInFailed,
+)
 from gui.core.door.engine import Engine
-from gui.core.errors import OperationError
+from gui.core.errors import Refused, Unavailable
 from gui.core.events import Event
+from gui.mcp.config import MemoryMcpSettings
+from gui.mcp.managed import ManagedServers
 from gui.remote import RemoteEngine
 
 T = 5.0
@@ -51,9 +61,23 @@ async def test_deleting_through_the_app_deletes_exactly_the_sequence_named(engin
     assert [s["name"] for s in await engine.list_sequences()] == ["a"]
 
 
-async def test_an_app_that_cannot_answer_a_listing_is_an_operation_error(remote, engine_slot):
+@pytest.mark.parametrize("where", ["local", "remote"])
+async def test_a_save_as_new_over_a_saved_name_is_refused_and_replaces_nothing(engine, remote, where):
+    from gui.core.sequences.problems import DslError
+
+    echo = {"tool": "echo", "args": {"value": 1}}
+    saved = (await engine.create(one_group("a", "ga", echo))).sequence
+    door = engine if where == "local" else remote
+    with pytest.raises(DslError) as refused:
+        await door.create(one_group("a", "ga", {"tool": "echo", "args": {"value": 2}}), as_new=True)
+    assert [p.code for p in refused.value.errors] == ["name-taken", "duplicate-group"]
+    assert await engine.get("a") == saved
+    assert (await door.create(one_group("b", "gb", echo), as_new=True)).sequence.name == "b"
+
+
+async def test_an_app_that_cannot_answer_a_listing_is_unavailable(remote, engine_slot):
     engine_slot.engine = None
-    with pytest.raises(OperationError, match="not open yet"):
+    with pytest.raises(Unavailable, match="not open yet"):
         await remote.list_sequences()
 
 
@@ -83,3 +107,61 @@ async def test_the_tool_listing_through_the_app_is_the_engines_own(engine, remot
     listing = await remote.list_tools()
     assert "cmd_run" in {t.name for t in listing.tools}
     assert listing.servers[0].last_error == "cannot start it"
+
+
+@pytest.fixture
+def kept(engine: Engine) -> MemoryMcpSettings:
+    """The engine keeps MCP servers (in memory, connecting none)."""
+    store = MemoryMcpSettings()
+    engine.mcp_servers.attach(ManagedServers(store))
+    return store
+
+
+async def test_mcp_servers_through_the_app_are_the_engines_own_and_kept_off_until_a_person_turns_them_on(
+        engine, remote, kept):
+    from gui.core.tools.info import ServerInfo
+
+    added = await remote.add_mcp_server(McpServerSpec(name="git", command="uvx", args=["mcp-server-git"],
+                                                      env={"TOKEN": "t-1"}))
+    assert (added.name, added.enabled, added.trusted, added.env) == ("git", False, False, ["TOKEN"])
+    assert added.args == []  # the API leaves a program's arguments out: only Settings shows them
+    assert (await engine.list_mcp_servers()).get("git").args == ["mcp-server-git"]
+    with pytest.raises(Refused, match="is for a person"):
+        await remote.update_mcp_server("git", McpServerChange(enabled=True))
+    with pytest.raises(Refused, match="is for a person"):
+        await remote.add_mcp_server(McpServerSpec(name="other", command="uvx", trusted=True))
+    await engine.update_mcp_server("git", McpServerChange(enabled=True))  # the person, in Settings
+    engine.server_states = lambda: [ServerInfo(name="git", status="down", last_error="cannot start it")]
+    legacy = await remote.update_mcp_server("git", McpServerChange(protocol="legacy"))
+    assert legacy.protocol == "legacy" and legacy.enabled is True
+    assert legacy.state is not None and (legacy.state.status, legacy.state.last_error) == ("down", "cannot start it")
+    assert [s.name for s in (await remote.list_mcp_servers()).servers] == ["git"]
+
+    with pytest.raises(McpServerExists, match="already there"):
+        await remote.add_mcp_server(McpServerSpec(name="git", command="uvx"))
+    with pytest.raises(McpServerInvalid, match="a stdio server needs a command"):
+        await remote.add_mcp_server(McpServerSpec(name="empty"))
+    with pytest.raises(McpServerNotFound):
+        await remote.update_mcp_server("nobody", McpServerChange(trusted=False))
+    with pytest.raises(SignInFailed, match="only a server at a web address"):
+        await remote.sign_in_mcp_server("git", "http://test/oauth/callback")
+    assert await remote.retry_mcp_server("git") is False  # no connection in this engine
+    assert await remote.remove_mcp_server("git") is True
+    assert await remote.remove_mcp_server("git") is False
+    assert await kept.list() == []
+
+
+async def test_an_http_servers_secrets_go_to_the_app_and_never_come_back(engine, remote, kept):
+    spec = McpServerSpec.model_validate({"name": "web", "transport": "http", "url": "https://web.example/mcp",
+                                         "headers": {"X-Api-Key": "h-secret-1"}, "oauth_client_id": "id-1",
+                                         "oauth_client_secret": "c-secret-2"})
+    added = await remote.add_mcp_server(spec)
+    assert added.headers == ["X-Api-Key"] and added.oauth_client_secret_set is True
+    assert "h-secret-1" not in added.model_dump_json() and "c-secret-2" not in added.model_dump_json()
+    (web,) = await kept.list()
+    assert web.header_values() == {"X-Api-Key": "h-secret-1"}
+    changed = await remote.update_mcp_server("web", McpServerChange.model_validate(
+        {"headers": {"X-Api-Key": None, "X-Team": "blue"}, "oauth_client_secret": None}))
+    assert changed.headers == ["X-Api-Key", "X-Team"] and changed.oauth_client_secret_set is False
+    (web,) = await kept.list()
+    assert web.header_values() == {"X-Api-Key": "h-secret-1", "X-Team": "blue"}

@@ -1,8 +1,9 @@
 """The HTTP API beside the pages (SPEC §7): sequences, runs, interactions and the event stream.
 
 The API is a thin skin over the engine (the one door, `gui.core.door.operations`): it turns requests into
-engine calls and the engine's errors into 4xx answers whose `detail` says what is wrong and where.
-Every handler reaches the engine through the provider it was handed at registration (the app's
+engine calls, and the engine's errors, through one table (`errors`), into answers whose `detail` says
+what is wrong and where and whose `code` says which error it is. Every route is named in one list
+(`routes`); each reaches the engine through the provider it was handed at registration (the app's
 composition root gives one that answers 503 until the engine is open). Bad input never becomes a
 500: bodies are bounded and decoded by `body`, FastAPI's own validation errors are rewritten as
 one readable sentence, and unknown `/api/...` paths answer JSON rather than NiceGUI's page.
@@ -13,46 +14,25 @@ with a token, the token gate and the login form (`auth`).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
-from fastapi import FastAPI, Request
-from fastapi.exception_handlers import request_validation_exception_handler
-from fastapi.exceptions import RequestValidationError
-from fastapi.responses import Response
+from fastapi import FastAPI
 from starlette.routing import Match, Router
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-import gui
-from gui.api.auth import AUTH_SCOPE_KEY, FailureLimiter, TokenGate, client_of, register_login
-from gui.api.body import BODY_SECONDS, BadRequest, BodyLimitMiddleware, json_response
-from gui.api.events import register_events
-from gui.api.interactions import register_interactions, register_rules
-from gui.api.pairing import PairingGate, register_pairing
+from gui.api import errors
+from gui.api.auth import TokenGate
+from gui.api.body import BODY_SECONDS, BodyLimitMiddleware, json_response
+from gui.api.limiter import FailureLimiter
+from gui.api.pairing import PairingGate
 from gui.api.request_gate import RequestGate, Served
-from gui.api.resume import register_resume
-from gui.api.runs import register_runs
-from gui.api.schedules import register_schedules
-from gui.api.sequences import register_sequences
-from gui.api.shared import EngineProvider, pydantic_detail
-from gui.serving import is_loopback
+from gui.api.routes import add_routes, routes
+from gui.api.shared import ApiContext, EngineProvider
 
 if TYPE_CHECKING:
+    from gui.notify import Notifier
     from gui.phone import PhoneAccess
-
-
-def _install_error_handlers(app: FastAPI) -> None:
-    async def bad_request(request: Request, exc: Exception) -> Response:
-        assert isinstance(exc, BadRequest)
-        return json_response({"detail": exc.detail, **exc.extra}, exc.status)
-
-    async def invalid_request(request: Request, exc: Exception) -> Response:
-        assert isinstance(exc, RequestValidationError)
-        if not request.url.path.startswith("/api/"):  # NiceGUI's pages keep FastAPI's own answer
-            return await request_validation_exception_handler(request, exc)
-        return json_response({"detail": pydantic_detail(exc)}, 422)
-
-    app.add_exception_handler(BadRequest, bad_request)
-    app.add_exception_handler(RequestValidationError, invalid_request)
 
 
 class ApiFallback:
@@ -88,9 +68,12 @@ class ApiFallback:
 
 
 def register_api(app: FastAPI, *, engine: EngineProvider, token: str | None, served: Served,
-                 body_seconds: float = BODY_SECONDS, phone: PhoneAccess | None = None) -> None:
-    """Add the `/api` routes, the error handlers, the body limit, the request gate (outermost: Host,
-    Origin and Content-Type, see `gui.api.request_gate`) and, with a token, the token gate behind it.
+                 body_seconds: float = BODY_SECONDS, phone: PhoneAccess | None = None,
+                 notifier: Callable[[], Notifier] | None = None) -> None:
+    """Add the routes (`gui.api.routes`), the error handlers (`gui.api.errors`), the body limit, the
+    request gate (outermost: Host, Origin and Content-Type, see `gui.api.request_gate`) and, with a
+    token, the token gate behind it. `engine` and `notifier` give what the routes use, or raise
+    Unavailable while it is not open (left out: those routes always answer so).
 
     Without a token the app listens on 127.0.0.1 only. With one, every page and API call needs it,
     except `/login` and `/api/health`, which then answers only `{"ok": true}` (its version only to a
@@ -99,36 +82,23 @@ def register_api(app: FastAPI, *, engine: EngineProvider, token: str | None, ser
     With `phone` (the app's `PhoneAccess`), the pairing gate sits between the two: a request from
     another address passes only as a paired phone (or with the token), see `gui.api.pairing`.
     """
-    _install_error_handlers(app)
-    register_sequences(app, engine)
-    register_runs(app, engine)
-    register_resume(app, engine)
-    register_schedules(app, engine)
-    register_interactions(app, engine)
-    register_rules(app, engine)
-
-    @app.get("/api/health")
-    async def health(request: Request) -> Response:
-        here = is_loopback(client_of(request.scope))
-        if (token is None and here) or request.scope.get(AUTH_SCOPE_KEY):
-            return json_response({"ok": True, "version": gui.__version__})
-        return json_response({"ok": True})
-
-    register_events(app, engine)
-    app.add_middleware(ApiFallback, router=app.router)
-    app.add_middleware(BodyLimitMiddleware, seconds=body_seconds)
     limiter = FailureLimiter()
-    if token is not None:
-        register_login(app, token, limiter)
-        app.add_middleware(TokenGate, token=token, limiter=limiter)  # before any body is read
+    given: dict[str, Callable[[], Any] | None] = {"notifier": notifier}
     if phone is not None:
         from nicegui import core
 
-        register_pairing(app, lambda: phone, lambda: core.app, limiter)
+        given |= {"phone": lambda: phone, "asgi_app": lambda: core.app}  # the phones' listener serves it all
+    app.state.seqdesk_api = ApiContext(engine=engine, limiter=limiter, token=token,
+                                       **{name: provider for name, provider in given.items() if provider is not None})
+    errors.install(app)
+    add_routes(app, routes(login=token is not None, phones=phone is not None))
+    app.add_middleware(ApiFallback, router=app.router)
+    app.add_middleware(BodyLimitMiddleware, seconds=body_seconds)
+    if token is not None:
+        app.add_middleware(TokenGate, token=token, limiter=limiter)  # before any body is read
+    if phone is not None:
         app.add_middleware(PairingGate, phone=phone, token=token)
     app.add_middleware(RequestGate, served=served)  # added last: outermost
-
-
 
 
 __all__ = ["EngineProvider", "Served", "register_api"]

@@ -8,7 +8,7 @@ of the token, never the token, is HttpOnly and SameSite=Strict; because "same si
 ports of the same host, a cookie-authenticated request whose `Origin` is another origin is refused
 too. Everything is compared with `hmac.compare_digest`.
 
-Wrong tokens are limited per client address: one that gives a wrong token 10 times within a minute,
+Wrong tokens are limited per client address (`gui.api.limiter`): one that gives a wrong token 10 times within a minute,
 at the login form or in an `Authorization` header, gets **429** for every wrong token during the next
 minute, without the token being counted again. Only failures count, and the right token always
 passes, locked or not: every program on this computer shares the address 127.0.0.1, so a lock-out
@@ -27,18 +27,17 @@ import hashlib
 import hmac
 import html
 import re
-import time
-from collections import deque
-from collections.abc import Callable
 from typing import Any
 from urllib.parse import parse_qs, quote, urlsplit
 
-from fastapi import FastAPI, Request
+from fastapi import Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from gui.api.limiter import FailureLimiter
 from gui.api.request_gate import refuse
 from gui.api.scope import cookie_of, headers_of
+from gui.api.shared import Context
 from gui.i18n import _, html_lang
 
 COOKIE = "seqdesk_session"
@@ -48,47 +47,6 @@ PAIR_PREFIX = "/pair/"  # the pairing page: open, it checks its one-time code it
 OPEN_PATHS = frozenset({"/login", "/api/health", "/favicon.ico"})
 _STATIC = re.compile(r"^/_nicegui/[0-9][^/]*/(static|libraries|components|resources|esm)/")
 _SESSION_MESSAGE = b"seqdesk session v1"
-
-
-MAX_FAILURES = 10
-FAILURE_WINDOW = 60.0
-
-
-class FailureLimiter:
-    """Wrong-token attempts per client: after `limit` within `window` s, its wrong tokens are answered
-    429 for `window` s (a right one still passes: the gates check it first)."""
-
-    def __init__(self, limit: int = MAX_FAILURES, window: float = FAILURE_WINDOW,
-                 clock: Callable[[], float] = time.monotonic) -> None:
-        self.limit, self.window, self.clock = limit, window, clock
-        self._failures: dict[str, deque[float]] = {}
-        self._locked_until: dict[str, float] = {}
-
-    def locked(self, client: str) -> float:
-        """Seconds the client must still wait (0: it may try)."""
-        until = self._locked_until.get(client)
-        if until is None:
-            return 0.0
-        left = until - self.clock()
-        if left <= 0:
-            del self._locked_until[client]
-            return 0.0
-        return left
-
-    def failed(self, client: str) -> None:
-        """A wrong token from `client` (not counted while it is locked out: the lock is not extended)."""
-        if self.locked(client):
-            return
-        now = self.clock()
-        times = self._failures.setdefault(client, deque())
-        times.append(now)
-        while times and times[0] <= now - self.window:
-            times.popleft()
-        if len(times) >= self.limit:
-            self._locked_until[client] = now + self.window
-            times.clear()
-        if len(self._failures) > 10_000:  # a flood of addresses must not grow this without bound
-            self._failures = {k: v for k, v in self._failures.items() if v}
 
 
 def client_of(scope: Scope) -> str:
@@ -160,7 +118,7 @@ class TokenGate:
             return
         scope[AUTH_SCOPE_KEY] = how is not None
         if how is not None or path in OPEN_PATHS or path.startswith(PAIR_PREFIX) or _STATIC.match(path):
-            await self.app(scope, receive, send)  # the login form checks its own token (`register_login`)
+            await self.app(scope, receive, send)  # the login form checks its own token (`do_login`)
             return
         if "authorization" in headers:
             client = client_of(scope)
@@ -232,37 +190,35 @@ def login_page(next_path: str, error: str = "", status: int = 200) -> HTMLRespon
     return HTMLResponse(page, status_code=status, headers={"Cache-Control": "no-store"})
 
 
-def register_login(app: FastAPI, token: str, limiter: FailureLimiter) -> None:
-    """`/login` (the form and its answer) and `/logout`; wrong tokens count against `limiter`."""
-    session = session_value(token)
+async def show_login(next: str = "/") -> Response:
+    return login_page(next)
 
-    @app.get("/login", include_in_schema=False)
-    async def show_login(next: str = "/") -> Response:
-        return login_page(next)
 
-    @app.post("/login", include_in_schema=False)
-    async def do_login(request: Request) -> Response:
-        if not same_origin(dict(request.headers), request.url.scheme):
-            return login_page("/", _("Log in from SeqDesk's own page."), status=403)
-        form = _form(await request.body())
-        target = safe_next(form.get("next"))
-        if not _same(form.get("token", ""), token):  # the right token passes even from a locked-out address
-            client = client_of(request.scope)
-            left = limiter.locked(client)
-            if left:
-                return login_page(target, too_many_words(left), status=429)
-            limiter.failed(client)
-            return login_page(target, _("That token is not right."), status=401)
-        response = RedirectResponse(target, status_code=303)
-        response.set_cookie(COOKIE, session, httponly=True, samesite="strict", path="/",
-                            secure=request.url.scheme == "https")
-        return response
+async def do_login(request: Request, api: Context) -> Response:
+    """The form's answer: the session cookie and back to `next`; wrong tokens count against `api.limiter`."""
+    token = api.token
+    assert token is not None  # the login routes are there only when the app has a token
+    if not same_origin(dict(request.headers), request.url.scheme):
+        return login_page("/", _("Log in from SeqDesk's own page."), status=403)
+    form = _form(await request.body())
+    target = safe_next(form.get("next"))
+    if not _same(form.get("token", ""), token):  # the right token passes even from a locked-out address
+        client = client_of(request.scope)
+        left = api.limiter.locked(client)
+        if left:
+            return login_page(target, too_many_words(left), status=429)
+        api.limiter.failed(client)
+        return login_page(target, _("That token is not right."), status=401)
+    response = RedirectResponse(target, status_code=303)
+    response.set_cookie(COOKIE, session_value(token), httponly=True, samesite="strict", path="/",
+                        secure=request.url.scheme == "https")
+    return response
 
-    @app.get("/logout", include_in_schema=False)
-    async def logout() -> Response:
-        response = RedirectResponse("/login", status_code=303)
-        response.delete_cookie(COOKIE, path="/", httponly=True, samesite="strict")
-        return response
+
+async def logout() -> Response:
+    response = RedirectResponse("/login", status_code=303)
+    response.delete_cookie(COOKIE, path="/", httponly=True, samesite="strict")
+    return response
 
 
 def _form(body: bytes) -> dict[str, Any]:

@@ -21,22 +21,13 @@ from fastapi import Request
 from fastapi.responses import JSONResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from gui.core.errors import SeqDeskError, TooLarge, Unreadable
 from gui.core.sequences import MAX_DOCUMENT_BYTES, NUMBER_HOOKS, json_type_name, megabytes
 
 MAX_BODY_BYTES = MAX_DOCUMENT_BYTES  # a body is at most one sequence's worth (gui.core.sequences.limits)
 MAX_DEPTH = 64
 BODY_SECONDS = 30.0
 LIMITED_PREFIXES = ("/api/", "/login")
-
-
-class BadRequest(Exception):
-    """A request the API refuses; `status` and `detail` are what the client gets."""
-
-    def __init__(self, status: int, detail: str, **extra: Any) -> None:
-        super().__init__(detail)
-        self.status = status
-        self.detail = detail
-        self.extra = extra
 
 
 class SafeJSONResponse(JSONResponse):
@@ -100,21 +91,21 @@ async def read_json(request: Request, *, expect: str) -> Any:
 
 def decode_json(body: bytes, expect: str) -> Any:
     if not body.strip():
-        raise BadRequest(400, f"the request body is empty: send {expect}")
+        raise Unreadable(f"the request body is empty: send {expect}")
     try:
         value = json.loads(body.decode("utf-8-sig"), **NUMBER_HOOKS)
     except RecursionError:
-        raise BadRequest(400, f"the request body is nested too deeply (more than {MAX_DEPTH} levels)") from None
+        raise Unreadable(f"the request body is nested too deeply (more than {MAX_DEPTH} levels)") from None
     except UnicodeDecodeError:
-        raise BadRequest(400, f"the request body is not UTF-8 text: send {expect} as JSON") from None
+        raise Unreadable(f"the request body is not UTF-8 text: send {expect} as JSON") from None
     except json.JSONDecodeError as exc:
-        raise BadRequest(400, f"the request body is not valid JSON: {exc.msg} at line {exc.lineno}, "
-                              f"column {exc.colno} (character {exc.pos}); send {expect}") from None
+        raise Unreadable(f"the request body is not valid JSON: {exc.msg} at line {exc.lineno}, "
+                         f"column {exc.colno} (character {exc.pos}); send {expect}") from None
     except ValueError as exc:
-        raise BadRequest(400, f"the request body is not valid JSON: {exc}; send {expect}") from None
+        raise Unreadable(f"the request body is not valid JSON: {exc}; send {expect}") from None
     problem = _shape_problem(value)
     if problem:
-        raise BadRequest(400, f"the request body {problem}")
+        raise Unreadable(f"the request body {problem}")
     return value
 
 
@@ -168,10 +159,10 @@ class BodyLimitMiddleware:
         declared = _header(scope, b"content-length")
         if declared is not None:
             if not declared.isdigit():
-                await _refuse(send, 400, f"the Content-Length header is not a number: {declared[:40]!r}")
+                await _refuse(send, Unreadable(f"the Content-Length header is not a number: {declared[:40]!r}"))
                 return
             if int(declared) > self.limit:
-                await _refuse(send, 413, self._too_large())
+                await _refuse(send, TooLarge(self._too_large()))
                 return
         chunks: list[bytes] = []
         size = 0
@@ -184,14 +175,15 @@ class BodyLimitMiddleware:
                     chunk = message.get("body", b"")
                     size += len(chunk)
                     if size > self.limit:
-                        await _refuse(send, 413, self._too_large())
+                        await _refuse(send, TooLarge(self._too_large()))
                         return
                     chunks.append(chunk)
                     if not message.get("more_body", False):
                         break
         except TimeoutError:
-            await _refuse(send, 408, f"the request body did not arrive within {self.seconds:g} s "
-                                     f"({size} bytes came{f' of {declared}' if declared else ''})")
+            late = (f"the request body did not arrive within {self.seconds:g} s "
+                    f"({size} bytes came{f' of {declared}' if declared else ''})")
+            await _answer(send, 408, {"error": late, "detail": late})
             return
         replayed = False
 
@@ -215,8 +207,13 @@ def _header(scope: Scope, name: bytes) -> str | None:
     return None
 
 
-async def _refuse(send: Send, status: int, detail: str) -> None:
-    body = dumps({"error": detail, "detail": detail} if status == 408 else {"detail": detail}).encode("utf-8")
+async def _refuse(send: Send, exc: SeqDeskError) -> None:
+    """Answer as the routes answer a family (`gui.api.errors`): before any route, so here."""
+    await _answer(send, exc.status, {"detail": str(exc), "code": exc.code})
+
+
+async def _answer(send: Send, status: int, content: dict[str, Any]) -> None:
+    body = dumps(content).encode("utf-8")
     await send({"type": "http.response.start", "status": status,
                 "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
                             (b"connection", b"close")]})

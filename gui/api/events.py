@@ -21,10 +21,11 @@ import sys
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
-from fastapi import Depends, FastAPI, Query
-from fastapi.responses import StreamingResponse
+from fastapi import Query
+from fastapi.responses import Response, StreamingResponse
 
 from gui.api.body import dumps
+from gui.api.shared import OpenEngine
 from gui.core.door import Engine
 from gui.core.events import Event
 
@@ -94,25 +95,30 @@ def encode(item: Item) -> bytes:
     return ("\n".join(lines) + "\n\n").encode("utf-8")
 
 
-def register_events(app: FastAPI, engine: Callable[[], Engine]) -> None:
-    """`GET /api/events`; `engine` is the dependency that gives the open engine (or refuses)."""
-    description = "comma-separated prefixes, e.g. run.,interaction."
-    if EventSourceResponse is not None:
-        @app.get("/api/events", response_class=EventSourceResponse)
-        async def events(eng: Engine = Depends(engine), types: str = Query("", description=description),
-                         run_id: str | None = None) -> Any:
-            """Run, group, tool, interaction and sequence events as they happen."""
-            async for item in event_stream(eng, _types(types), run_id):
-                yield ServerSentEvent(raw_data=item.pop("data", None), **item)
-        return
+_DESCRIPTION = "comma-separated prefixes, e.g. run.,interaction."
 
-    @app.get("/api/events", response_class=StreamingResponse)
-    async def events_by_hand(eng: Engine = Depends(engine), types: str = Query("", description=description),
-                             run_id: str | None = None) -> StreamingResponse:
-        """Run, group, tool, interaction and sequence events as they happen."""
-        items = event_stream(eng, _types(types), run_id, heartbeat=HEARTBEAT_SECONDS)
-        return StreamingResponse((encode(item) async for item in items), media_type="text/event-stream",
-                                 headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+
+async def sse_events(eng: OpenEngine, types: str = Query("", description=_DESCRIPTION),
+                     run_id: str | None = None) -> Any:
+    """Run, group, tool, interaction and sequence events as they happen."""
+    async for item in event_stream(eng, _types(types), run_id):
+        yield ServerSentEvent(raw_data=item.pop("data", None), **item)
+
+
+async def streamed_events(eng: OpenEngine, types: str = Query("", description=_DESCRIPTION),
+                          run_id: str | None = None) -> StreamingResponse:
+    """Run, group, tool, interaction and sequence events as they happen."""
+    items = event_stream(eng, _types(types), run_id, heartbeat=HEARTBEAT_SECONDS)
+    return StreamingResponse((encode(item) async for item in items), media_type="text/event-stream",
+                             headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+
+
+def endpoint() -> tuple[Callable[..., Any], type[Response]]:
+    """`GET /api/events` as this FastAPI can serve it: its own `EventSourceResponse` where it has one
+    (`sse_events`), else the stream written here (`streamed_events`)."""
+    if EventSourceResponse is not None:
+        return sse_events, EventSourceResponse
+    return streamed_events, StreamingResponse
 
 
 def _types(text: str) -> tuple[str, ...]:

@@ -4,93 +4,75 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import FastAPI, Query, Request
+from fastapi import Query, Request
 from fastapi.responses import Response
 from pydantic import ValidationError
 
-from gui.api.body import BadRequest, json_response, read_json, type_name
+from gui.api.body import json_response, read_json, type_name
 from gui.api.models import CancelBody
-from gui.api.shared import EngineProvider, interaction_json, pydantic_detail
-from gui.core.asks import (
-    ApprovalResponse,
-    ApprovalRule,
-    InteractionKind,
-    InteractionNotFoundError,
-    InteractionNotPendingError,
-    InteractionStatusFilter,
-    InteractionValidationError,
-)
+from gui.api.shared import EngineFrom, interaction_json, pydantic_detail
+from gui.core.asks import ApprovalResponse, ApprovalRule, InteractionKind, InteractionStatusFilter
+from gui.core.errors import Invalid, NotFound
 
 _RESPONSE_BODY = 'a response like {"kind": "approval", "decision": "approved"}'
 
 
-def register_interactions(app: FastAPI, engine: EngineProvider) -> None:
-    @app.get("/api/interactions")
-    async def list_interactions(status: InteractionStatusFilter | None = None,
-                                run_id: str | None = None, kind: InteractionKind | None = None,
-                                sequence: str | None = None, tool: str | None = None,
-                                limit: int = Query(100, ge=1, le=1000),
-                                offset: int = Query(0, ge=0, le=10**9)) -> Response:
-        """Newest first; `X-Total-Count` says how many match."""
-        page = await engine().interaction_page(status=status, kind=kind, run_id=run_id, sequence=sequence,
-                                               tool_name=tool, limit=limit, offset=offset)
-        return json_response([interaction_json(r) for r in page.items], headers={"X-Total-Count": str(page.total)})
-
-    @app.get("/api/interactions/{interaction_id}")
-    async def get_interaction(interaction_id: str) -> Response:
-        record = await engine().get_interaction(interaction_id)
-        if record is None:
-            raise BadRequest(404, f"there is no interaction {interaction_id}")
-        return json_response(interaction_json(record))
-
-    @app.post("/api/interactions/{interaction_id}/respond")
-    async def respond(interaction_id: str, request: Request) -> Response:
-        """200 with the result; 409 when it has ended; 422 when the response does not fit."""
-        eng = engine()
-        if await eng.get_interaction(interaction_id) is None:
-            raise BadRequest(404, f"there is no interaction {interaction_id}")
-        response = _unwrap(interaction_id, await read_json(request, expect=_RESPONSE_BODY))
-        try:
-            result = await eng.respond(interaction_id, response)
-        except InteractionNotFoundError as exc:
-            raise BadRequest(404, exc.message) from None
-        except InteractionNotPendingError as exc:
-            raise BadRequest(409, exc.message) from None
-        except InteractionValidationError as exc:
-            raise BadRequest(422, exc.message) from None
-        return json_response(result.model_dump(mode="json"))
-
-    @app.post("/api/interactions/{interaction_id}/cancel")
-    async def cancel(interaction_id: str, request: Request) -> Response:
-        """Cancel a pending request (its tool does not run); 200 with whether it was still pending."""
-        eng = engine()
-        if await eng.get_interaction(interaction_id) is None:
-            raise BadRequest(404, f"there is no interaction {interaction_id}")
-        raw = await read_json(request, expect='{"reason": "no_one_to_ask"}')
-        try:
-            body = CancelBody.model_validate(raw)
-        except ValidationError as exc:
-            raise BadRequest(422, f"the body must be {{\"reason\": ...}}: {pydantic_detail(exc)}") from None
-        return json_response({"cancelled": await eng.cancel_interaction(interaction_id, body.reason)})
+async def list_interactions(engine: EngineFrom, status: InteractionStatusFilter | None = None,
+                            run_id: str | None = None, kind: InteractionKind | None = None,
+                            sequence: str | None = None, tool: str | None = None,
+                            limit: int = Query(100, ge=1, le=1000),
+                            offset: int = Query(0, ge=0, le=10**9)) -> Response:
+    """Newest first; `X-Total-Count` says how many match."""
+    page = await engine().interaction_page(status=status, kind=kind, run_id=run_id, sequence=sequence,
+                                           tool_name=tool, limit=limit, offset=offset)
+    return json_response([interaction_json(r) for r in page.items], headers={"X-Total-Count": str(page.total)})
 
 
-def register_rules(app: FastAPI, engine: EngineProvider) -> None:
-    @app.get("/api/approval-rules")
-    async def rules() -> Response:
-        """Every rule that lets a tool run without asking, with its scope in words, and whether it was
-        made for an earlier version of its step (then it allows nothing: the step asks again)."""
-        eng = engine()
-        rules, earlier = await eng.approval_rules(), await eng.earlier_version_rules()
-        return json_response([rule_json(r, earlier=r.rule_id in earlier) for r in rules])
+async def get_interaction(interaction_id: str, engine: EngineFrom) -> Response:
+    record = await engine().get_interaction(interaction_id)
+    if record is None:
+        raise NotFound(f"there is no interaction {interaction_id}")
+    return json_response(interaction_json(record))
 
-    @app.delete("/api/approval-rules/{rule_id:path}")
-    async def revoke(rule_id: str) -> Response:
-        """Take a rule back (what it allowed asks again). Rules are made only by answering an approval."""
-        try:
-            await engine().revoke_approval_rule(rule_id)
-        except LookupError as exc:
-            raise BadRequest(404, str(exc)) from None
-        return Response(status_code=204)
+
+async def respond(interaction_id: str, request: Request, engine: EngineFrom) -> Response:
+    """200 with the result; 409 when it has ended; 422 when the response does not fit."""
+    eng = engine()
+    if await eng.get_interaction(interaction_id) is None:
+        raise NotFound(f"there is no interaction {interaction_id}")
+    response = _unwrap(interaction_id, await read_json(request, expect=_RESPONSE_BODY))
+    result = await eng.respond(interaction_id, response)
+    return json_response(result.model_dump(mode="json"))
+
+
+async def cancel(interaction_id: str, request: Request, engine: EngineFrom) -> Response:
+    """Cancel a pending request (its tool does not run); 200 with whether it was still pending."""
+    eng = engine()
+    if await eng.get_interaction(interaction_id) is None:
+        raise NotFound(f"there is no interaction {interaction_id}")
+    raw = await read_json(request, expect='{"reason": "no_one_to_ask"}')
+    try:
+        body = CancelBody.model_validate(raw)
+    except ValidationError as exc:
+        raise Invalid(f"the body must be {{\"reason\": ...}}: {pydantic_detail(exc)}") from None
+    return json_response({"cancelled": await eng.cancel_interaction(interaction_id, body.reason)})
+
+
+async def rules(engine: EngineFrom) -> Response:
+    """Every rule that lets a tool run without asking, with its scope in words, and whether it was
+    made for an earlier version of its step (then it allows nothing: the step asks again)."""
+    eng = engine()
+    rules, earlier = await eng.approval_rules(), await eng.earlier_version_rules()
+    return json_response([rule_json(r, earlier=r.rule_id in earlier) for r in rules])
+
+
+async def revoke(rule_id: str, engine: EngineFrom) -> Response:
+    """Take a rule back (what it allowed asks again). Rules are made only by answering an approval."""
+    try:
+        await engine().revoke_approval_rule(rule_id)
+    except LookupError as exc:
+        raise NotFound(str(exc)) from None
+    return Response(status_code=204)
 
 
 def rule_json(rule: ApprovalRule, *, earlier: bool = False) -> dict[str, Any]:
@@ -100,22 +82,22 @@ def rule_json(rule: ApprovalRule, *, earlier: bool = False) -> dict[str, Any]:
 def _unwrap(interaction_id: str, body: Any) -> dict[str, Any]:
     """The response itself, or the seed's `{"interaction_id"?, "response": {...}}` around it."""
     if not isinstance(body, dict):
-        raise BadRequest(422, f"the body must be {_RESPONSE_BODY}, not {type_name(body)}")
+        raise Invalid(f"the body must be {_RESPONSE_BODY}, not {type_name(body)}")
     if "response" in body and "kind" not in body:
         extra = sorted(set(body) - {"response", "interaction_id"})
         if extra:
-            raise BadRequest(422, f"unexpected field(s) beside 'response': {', '.join(extra)}")
+            raise Invalid(f"unexpected field(s) beside 'response': {', '.join(extra)}")
         given = body.get("interaction_id", interaction_id)
         if given != interaction_id:
-            raise BadRequest(422, f"interaction_id {given!r} in the body does not match {interaction_id!r} in the URL")
+            raise Invalid(f"interaction_id {given!r} in the body does not match {interaction_id!r} in the URL")
         body = body["response"]
         if not isinstance(body, dict):
-            raise BadRequest(422, f"'response' must be {_RESPONSE_BODY}, not {type_name(body)}")
+            raise Invalid(f"'response' must be {_RESPONSE_BODY}, not {type_name(body)}")
     if body.get("kind") == "approval":
         unknown = [name for name in body if name not in ApprovalResponse.model_fields]
         if unknown:  # `command`, `args`…: never read, so never quietly dropped either
             named = ", ".join(name[:40] for name in unknown[:5]) + (", …" if len(unknown) > 5 else "")
-            raise BadRequest(422, f"unexpected field(s) in an approval: {named}; an approval "
+            raise Invalid(f"unexpected field(s) in an approval: {named}; an approval "
                                   "changes what the tool runs with only through edited_input (the tool's whole "
                                   "input, checked against it)")
     return body

@@ -22,10 +22,9 @@ from __future__ import annotations
 
 import html
 import re
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from fastapi import FastAPI, Request
+from fastapi import Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from starlette.types import ASGIApp, Receive, Scope, Send
 
@@ -34,12 +33,13 @@ from gui.api.auth import (
     DEVICE_SCOPE_KEY,
     OPEN_PATHS,
     PAIR_PREFIX,
-    FailureLimiter,
     client_of,
     too_many_words,
 )
-from gui.api.body import BadRequest, dumps, json_response, read_json
+from gui.api.body import dumps, json_response, read_json
 from gui.api.scope import cookie_of, headers_of
+from gui.api.shared import Context
+from gui.core.errors import Conflict, Invalid, NotFound, Refused
 from gui.i18n import _, html_lang
 from gui.serving import is_loopback
 
@@ -144,75 +144,71 @@ def _page(body: str, status: int = 200, title: str = "SeqDesk") -> HTMLResponse:
                         headers={"Cache-Control": "no-store", "Referrer-Policy": "same-origin"})
 
 
-def register_pairing(app: FastAPI, phone: Callable[[], PhoneAccess], asgi_app: Callable[[], Any],
-                     limiter: FailureLimiter | None = None) -> None:
-    """The pairing page and the computer's routes for phone access; `asgi_app` is what the network
-    listener serves (the whole app, with its gates)."""
-    limiter = limiter or FailureLimiter()
+async def show_pairing(code: str, api: Context) -> Response:
+    if not api.phone().codes.check(code):
+        return _page(gone_body(), 410)
+    return _page(pair_body(html.escape(PAIR_PREFIX + code, quote=True)), title=_("Pair with SeqDesk"))
 
-    @app.get(PAIR_PREFIX + "{code}", include_in_schema=False)
-    async def show_pairing(code: str) -> Response:
-        if not phone().codes.check(code):
-            return _page(gone_body(), 410)
-        return _page(pair_body(html.escape(PAIR_PREFIX + code, quote=True)), title=_("Pair with SeqDesk"))
 
-    @app.post(PAIR_PREFIX + "{code}", include_in_schema=False)
-    async def pair(code: str, request: Request) -> Response:
-        client = client_of(request.scope)
-        left = limiter.locked(client)
-        if left:
-            return _page(_text(_("Wait a moment"), too_many_words(left)), 429)
-        cookie = phone().pair(code, request.headers.get("user-agent", ""))
-        if cookie is None:
-            limiter.failed(client)
-            return _page(gone_body(), 410)
-        response = RedirectResponse("/inbox", status_code=303)
-        response.set_cookie(PHONE_COOKIE, cookie, max_age=PHONE_COOKIE_DAYS * 86400, httponly=True,
-                            samesite="strict", path="/", secure=request.url.scheme == "https")
-        response.headers["Cache-Control"] = "no-store"
-        response.headers["Referrer-Policy"] = "same-origin"
-        return response
+async def pair(code: str, request: Request, api: Context) -> Response:
+    """Wrong codes count against the limiter of wrong tokens (`api.limiter`)."""
+    client = client_of(request.scope)
+    left = api.limiter.locked(client)
+    if left:
+        return _page(_text(_("Wait a moment"), too_many_words(left)), 429)
+    cookie = api.phone().pair(code, request.headers.get("user-agent", ""))
+    if cookie is None:
+        api.limiter.failed(client)
+        return _page(gone_body(), 410)
+    response = RedirectResponse("/inbox", status_code=303)
+    response.set_cookie(PHONE_COOKIE, cookie, max_age=PHONE_COOKIE_DAYS * 86400, httponly=True,
+                        samesite="strict", path="/", secure=request.url.scheme == "https")
+    response.headers["Cache-Control"] = "no-store"
+    response.headers["Referrer-Policy"] = "same-origin"
+    return response
 
-    def computer_only(request: Request) -> None:
-        if request.scope.get(DEVICE_SCOPE_KEY):
-            raise BadRequest(403, "phone access is managed on the computer SeqDesk runs on, not from a phone")
 
-    @app.get("/api/phone")
-    async def phone_state(request: Request) -> Response:
-        computer_only(request)
-        return json_response(phone().public())
+def _computer_only(request: Request) -> None:
+    if request.scope.get(DEVICE_SCOPE_KEY):
+        raise Refused("phone access is managed on the computer SeqDesk runs on, not from a phone")
 
-    @app.put("/api/phone")
-    async def phone_switch(request: Request) -> Response:
-        """`{"on": true}` opens SeqDesk to phones on this network; `{"on": false}` closes it."""
-        computer_only(request)
-        body = await read_json(request, expect='{"on": true}')
-        if not isinstance(body, dict) or not isinstance(body.get("on"), bool):
-            raise BadRequest(422, 'say {"on": true} or {"on": false}')
-        access = phone()
-        if body["on"]:
-            problem = await access.turn_on(asgi_app())
-            if problem:
-                raise BadRequest(409, problem)
-        else:
-            await access.turn_off()
-        return json_response(access.public())
 
-    @app.post("/api/phone/pairing")
-    async def new_pairing(request: Request) -> Response:
-        computer_only(request)
-        access = phone()
-        if not access.on:
-            raise BadRequest(409, "turn phone access on first (PUT /api/phone with {\"on\": true})")
-        link, seconds = access.pairing_link()
-        return json_response({"link": link, "seconds": seconds, "qr_svg": qr_svg(link)})
+async def phone_state(request: Request, api: Context) -> Response:
+    _computer_only(request)
+    return json_response(api.phone().public())
 
-    @app.delete("/api/phone/phones/{phone_id}")
-    async def forget(phone_id: str, request: Request) -> Response:
-        computer_only(request)
-        if not phone().forget(phone_id):
-            raise BadRequest(404, f"there is no paired phone {phone_id}")
-        return json_response({"forgotten": phone_id})
+
+async def phone_switch(request: Request, api: Context) -> Response:
+    """`{"on": true}` opens SeqDesk to phones on this network (served by `api.asgi_app()`, the whole
+    app with its gates); `{"on": false}` closes it."""
+    _computer_only(request)
+    body = await read_json(request, expect='{"on": true}')
+    if not isinstance(body, dict) or not isinstance(body.get("on"), bool):
+        raise Invalid('say {"on": true} or {"on": false}')
+    access = api.phone()
+    if body["on"]:
+        problem = await access.turn_on(api.asgi_app())
+        if problem:
+            raise Conflict(problem)
+    else:
+        await access.turn_off()
+    return json_response(access.public())
+
+
+async def new_pairing(request: Request, api: Context) -> Response:
+    _computer_only(request)
+    access = api.phone()
+    if not access.on:
+        raise Conflict("turn phone access on first (PUT /api/phone with {\"on\": true})")
+    link, seconds = access.pairing_link()
+    return json_response({"link": link, "seconds": seconds, "qr_svg": qr_svg(link)})
+
+
+async def forget(phone_id: str, request: Request, api: Context) -> Response:
+    _computer_only(request)
+    if not api.phone().forget(phone_id):
+        raise NotFound(f"there is no paired phone {phone_id}")
+    return json_response({"forgotten": phone_id})
 
 
 def qr_svg(link: str, *, dark: str = "#000", light: str = "#fff") -> str:

@@ -23,7 +23,7 @@ A refused WebSocket gets the same status and sentence as an HTTP denial response
 `websocket.http.response`, which uvicorn offers), or a close before it is accepted (which a server
 answers 403) where the server does not offer it: never an error, never a wait.
 
-Every server of the app parses HTTP with h11 (`HTTP_PARSER`): it keeps an absolute-form request line
+Every server of the app parses HTTP with h11 (`gui.serving.HTTP_PARSER`): it keeps an absolute-form request line
 whole in the scope's path, where this gate sees the host it names; httptools drops that host, and the
 request would pass on its Host header alone.
 """
@@ -41,7 +41,6 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from gui.api.body import dumps
 from gui.api.scope import headers_of, repeated
 
-HTTP_PARSER = "h11"  # uvicorn's `http=` for every server of the app: see the module's text
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
 WILDCARDS = ("0.0.0.0", "::", "")
 _BODY_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})

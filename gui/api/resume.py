@@ -7,24 +7,14 @@ because of this route alone: the tools it runs again ask as they did the first t
 
 from __future__ import annotations
 
-from fastapi import FastAPI
 from fastapi.responses import Response
 
-from gui.api.body import BadRequest, json_response
-from gui.api.shared import EngineProvider
-from gui.core.door import NotFoundError
-from gui.core.runs import ResumeRefused
+from gui.api.body import json_response
+from gui.api.shared import EngineFrom
 
 
-def register_resume(app: FastAPI, engine: EngineProvider) -> None:
-    @app.post("/api/runs/{run_id}/resume")
-    async def resume_run(run_id: str) -> Response:
-        """202 with the new run's id; 404 for an unknown run, 409 with the reason it cannot be resumed."""
-        try:
-            record = await engine().resume(run_id)
-        except NotFoundError as exc:
-            raise BadRequest(404, str(exc)) from None
-        except ResumeRefused as exc:
-            raise BadRequest(409, str(exc)) from None
-        return json_response({"run_id": record.run_id, "status": record.status, "resumed_from": run_id,
-                              "attempt": record.attempt}, 202, {"Location": f"/api/runs/{record.run_id}"})
+async def resume_run(run_id: str, engine: EngineFrom) -> Response:
+    """202 with the new run's id; 404 for an unknown run, 409 with the reason it cannot be resumed."""
+    record = await engine().resume(run_id)
+    return json_response({"run_id": record.run_id, "status": record.status, "resumed_from": run_id,
+                          "attempt": record.attempt}, 202, {"Location": f"/api/runs/{record.run_id}"})

@@ -2,83 +2,68 @@
 
 from __future__ import annotations
 
-from fastapi import FastAPI, Query, Request
+from fastapi import Query, Request
 from fastapi.responses import Response
 from pydantic import ValidationError
 
-from gui.api.body import BadRequest, json_response, read_json, type_name
+from gui.api.body import json_response, read_json, type_name
 from gui.api.models import RUN_BODY, StartRun, StopBody
-from gui.api.shared import EngineProvider, pydantic_detail, record_json, validation_failure
-from gui.core.door import NotFoundError
-from gui.core.runs import AmbiguousRunIdError, RunStatus
-from gui.core.sequences import InvalidSequenceError, RunArgsError
+from gui.api.shared import EngineFrom, pydantic_detail, record_json
+from gui.core.errors import Invalid, NotFound
+from gui.core.runs import RunStatus
 
 
-def register_runs(app: FastAPI, engine: EngineProvider) -> None:
-    @app.post("/api/runs")
-    async def start_run(request: Request) -> Response:
-        """Start a sequence (or one group, by its name): 202 at once, the run goes on."""
-        raw = await read_json(request, expect=RUN_BODY)
-        if not isinstance(raw, dict):
-            raise BadRequest(422, f"the body must be {RUN_BODY}, not {type_name(raw)}")
-        try:
-            body = StartRun.model_validate(raw)
-        except ValidationError as exc:
-            raise BadRequest(422, f"the body must be {RUN_BODY}: {pydantic_detail(exc)}") from None
-        if (body.sequence is None) == (body.document is None):
-            raise BadRequest(422, f"the body must be {RUN_BODY} (give either sequence or document)")
-        eng = engine()
-        try:
-            if body.document is not None:
-                record = await eng.start_document(body.document, body.args or {})
-            else:
-                assert body.sequence is not None
-                record = await eng.start(body.sequence, body.args or {})
-        except InvalidSequenceError as exc:
-            return validation_failure(exc.result)  # every problem, the first one in the sentence
-        except NotFoundError as exc:
-            raise BadRequest(404, str(exc)) from None
-        except RunArgsError as exc:
-            raise BadRequest(422, str(exc), problems=exc.problems) from None
-        return json_response({"run_id": record.run_id, "status": record.status}, 202,
-                             {"Location": f"/api/runs/{record.run_id}"})
+async def start_run(request: Request, engine: EngineFrom) -> Response:
+    """Start a sequence (or one group, by its name): 202 at once, the run goes on."""
+    raw = await read_json(request, expect=RUN_BODY)
+    if not isinstance(raw, dict):
+        raise Invalid(f"the body must be {RUN_BODY}, not {type_name(raw)}")
+    try:
+        body = StartRun.model_validate(raw)
+    except ValidationError as exc:
+        raise Invalid(f"the body must be {RUN_BODY}: {pydantic_detail(exc)}") from None
+    if (body.sequence is None) == (body.document is None):
+        raise Invalid(f"the body must be {RUN_BODY} (give either sequence or document)")
+    eng = engine()
+    if body.document is not None:
+        record = await eng.start_document(body.document, body.args or {})
+    else:
+        assert body.sequence is not None
+        record = await eng.start(body.sequence, body.args or {})
+    return json_response({"run_id": record.run_id, "status": record.status}, 202,
+                         {"Location": f"/api/runs/{record.run_id}"})
 
-    @app.get("/api/runs")
-    async def list_runs(limit: int = Query(100, ge=1, le=1000), offset: int = Query(0, ge=0, le=10**9),
-                        status: RunStatus | None = None, sequence: str | None = None,
-                        started_from: float | None = None, started_to: float | None = None,
-                        q: str | None = Query(None, description="text in the sequence's name")) -> Response:
-        """Newest first; `X-Total-Count` says how many match."""
-        page = await engine().run_page(status=status, sequence=sequence, started_from=started_from,
-                                       started_to=started_to, text=q, limit=limit, offset=offset)
-        return json_response([record_json(r) for r in page.items], headers={"X-Total-Count": str(page.total)})
 
-    @app.get("/api/runs/{run_id}")
-    async def get_run(run_id: str) -> Response:
-        """The run with this id, or the one run whose id starts with it (the short id screens show);
-        409 when several runs start with it."""
-        try:
-            record = await engine().find_run(run_id)
-        except AmbiguousRunIdError as exc:
-            raise BadRequest(409, exc.message, code=exc.code, candidates=exc.candidates) from None
-        if record is None:
-            raise BadRequest(404, f"there is no run {run_id}")
-        return json_response(record_json(record))
+async def list_runs(engine: EngineFrom, limit: int = Query(100, ge=1, le=1000),
+                    offset: int = Query(0, ge=0, le=10**9), status: RunStatus | None = None,
+                    sequence: str | None = None, started_from: float | None = None,
+                    started_to: float | None = None,
+                    q: str | None = Query(None, description="text in the sequence's name")) -> Response:
+    """Newest first; `X-Total-Count` says how many match."""
+    page = await engine().run_page(status=status, sequence=sequence, started_from=started_from,
+                                   started_to=started_to, text=q, limit=limit, offset=offset)
+    return json_response([record_json(r) for r in page.items], headers={"X-Total-Count": str(page.total)})
 
-    @app.post("/api/runs/{run_id}/stop")
-    async def stop_run(run_id: str, request: Request) -> Response:
-        """200 with whether this call stopped it (false: it had already ended). A short id works too.
-        An optional body `{"cause": "agent_gave_up"}` says an agent stopped waiting for it (default:
-        "person"); the app's own causes (the app closing...) cannot be claimed from outside."""
-        stop = await _stop_body(request)
-        eng = engine()
-        try:
-            record = await eng.find_run(run_id)
-        except AmbiguousRunIdError as exc:
-            raise BadRequest(409, exc.message, code=exc.code, candidates=exc.candidates) from None
-        if record is None:
-            raise BadRequest(404, f"there is no run {run_id}")
-        return json_response({"stopped": await eng.stop(record.run_id, stop.cause)})
+
+async def get_run(run_id: str, engine: EngineFrom) -> Response:
+    """The run with this id, or the one run whose id starts with it (the short id screens show);
+    409 when several runs start with it."""
+    record = await engine().find_run(run_id)
+    if record is None:
+        raise NotFound(f"there is no run {run_id}")
+    return json_response(record_json(record))
+
+
+async def stop_run(run_id: str, request: Request, engine: EngineFrom) -> Response:
+    """200 with whether this call stopped it (false: it had already ended). A short id works too.
+    An optional body `{"cause": "agent_gave_up"}` says an agent stopped waiting for it (default:
+    "person"); the app's own causes (the app closing...) cannot be claimed from outside."""
+    stop = await _stop_body(request)
+    eng = engine()
+    record = await eng.find_run(run_id)
+    if record is None:
+        raise NotFound(f"there is no run {run_id}")
+    return json_response({"stopped": await eng.stop(record.run_id, stop.cause)})
 
 
 _STOP_BODY = 'nothing, or {"cause": "person"} or {"cause": "agent_gave_up"}'
@@ -91,6 +76,4 @@ async def _stop_body(request: Request) -> StopBody:
     try:
         return StopBody.model_validate(raw)
     except ValidationError as exc:
-        raise BadRequest(422, f"the body must be {_STOP_BODY}: {pydantic_detail(exc)}") from None
-
-
+        raise Invalid(f"the body must be {_STOP_BODY}: {pydantic_detail(exc)}") from None

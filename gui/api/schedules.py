@@ -11,11 +11,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import FastAPI, Request
+from fastapi import Request
 from fastapi.responses import Response
 
-from gui.api.body import BadRequest, json_response, read_json, type_name
-from gui.api.shared import EngineProvider
+from gui.api.body import json_response, read_json, type_name
+from gui.api.shared import EngineFrom
+from gui.core.errors import Invalid, NotFound
 from gui.core.runs import Schedule, ScheduleInvalid
 
 SCHEDULE_BODY = 'a JSON object like {"sequence": "name", "args": {}, "every": "15m"} (or "cron": "*/15 * * * *")'
@@ -33,46 +34,40 @@ async def schedule_json(engine: Any, schedule: Schedule) -> dict[str, Any]:
     return body
 
 
-def register_schedules(app: FastAPI, engine: EngineProvider) -> None:
-    @app.get("/api/schedules")
-    async def list_schedules() -> Response:
-        eng = engine()
-        return json_response([await schedule_json(eng, s) for s in await eng.list_schedules()])
+async def list_schedules(engine: EngineFrom) -> Response:
+    eng = engine()
+    return json_response([await schedule_json(eng, s) for s in await eng.list_schedules()])
 
-    @app.post("/api/schedules")
-    async def add_schedule(request: Request) -> Response:
-        """201 with the schedule; 422 with `fields` (each field at fault and why)."""
-        raw = await read_json(request, expect=SCHEDULE_BODY)
-        if not isinstance(raw, dict):
-            raise BadRequest(422, f"the body must be {SCHEDULE_BODY}, not {type_name(raw)}")
-        unknown = sorted(set(raw) - FIELDS)
-        if unknown:
-            fields = {name: "is not a field of a schedule (use sequence, args, every or cron)" for name in unknown}
-            raise BadRequest(422, f"{unknown[0]}: {fields[unknown[0]]}", fields=fields)
-        eng = engine()
-        try:
-            schedule = await eng.create_schedule(raw.get("sequence"), raw.get("args"), raw.get("every"),
-                                                 raw.get("cron"))
-        except ScheduleInvalid as exc:
-            raise BadRequest(422, str(exc), fields=exc.fields) from None
-        return json_response(await schedule_json(eng, schedule), 201,
-                             {"Location": f"/api/schedules/{schedule.schedule_id}"})
 
-    @app.post("/api/schedules/{schedule_id}/pause")
-    async def pause_schedule(schedule_id: str, request: Request) -> Response:
-        """`{"paused": true}` pauses it, `{"paused": false}` lets it go on; 404 if unknown."""
-        raw = await read_json(request, expect=PAUSE_BODY)
-        if not isinstance(raw, dict) or set(raw) != {"paused"} or not isinstance(raw["paused"], bool):
-            raise BadRequest(422, f"paused: the body must be {PAUSE_BODY}", fields={"paused": "must be true or false"})
-        eng = engine()
-        try:
-            schedule = await eng.pause_schedule(schedule_id, raw["paused"])
-        except LookupError as exc:
-            raise BadRequest(404, str(exc).strip("'\"")) from None
-        return json_response(await schedule_json(eng, schedule))
+async def add_schedule(request: Request, engine: EngineFrom) -> Response:
+    """201 with the schedule; 422 with `fields` (each field at fault and why)."""
+    raw = await read_json(request, expect=SCHEDULE_BODY)
+    if not isinstance(raw, dict):
+        raise Invalid(f"the body must be {SCHEDULE_BODY}, not {type_name(raw)}")
+    unknown = sorted(set(raw) - FIELDS)
+    if unknown:
+        fields = {name: "is not a field of a schedule (use sequence, args, every or cron)" for name in unknown}
+        raise ScheduleInvalid(fields, f"{unknown[0]}: {fields[unknown[0]]}")
+    eng = engine()
+    schedule = await eng.create_schedule(raw.get("sequence"), raw.get("args"), raw.get("every"), raw.get("cron"))
+    return json_response(await schedule_json(eng, schedule), 201,
+                         {"Location": f"/api/schedules/{schedule.schedule_id}"})
 
-    @app.delete("/api/schedules/{schedule_id}")
-    async def delete_schedule(schedule_id: str) -> Response:
-        if not await engine().delete_schedule(schedule_id):
-            raise BadRequest(404, f"there is no schedule {schedule_id}")
-        return Response(status_code=204)
+
+async def pause_schedule(schedule_id: str, request: Request, engine: EngineFrom) -> Response:
+    """`{"paused": true}` pauses it, `{"paused": false}` lets it go on; 404 if unknown."""
+    raw = await read_json(request, expect=PAUSE_BODY)
+    if not isinstance(raw, dict) or set(raw) != {"paused"} or not isinstance(raw["paused"], bool):
+        raise ScheduleInvalid({"paused": "must be true or false"}, f"paused: the body must be {PAUSE_BODY}")
+    eng = engine()
+    try:
+        schedule = await eng.pause_schedule(schedule_id, raw["paused"])
+    except LookupError as exc:  # the door's own words, as a KeyError would quote them
+        raise NotFound(str(exc).strip("'\"")) from None
+    return json_response(await schedule_json(eng, schedule))
+
+
+async def delete_schedule(schedule_id: str, engine: EngineFrom) -> Response:
+    if not await engine().delete_schedule(schedule_id):
+        raise NotFound(f"there is no schedule {schedule_id}")
+    return Response(status_code=204)

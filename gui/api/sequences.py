@@ -3,19 +3,19 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
 from typing import Any, Literal
 from urllib.parse import quote
 
-from fastapi import FastAPI, Request
+from fastapi import Request
 from fastapi.responses import PlainTextResponse, Response
 from pydantic import ValidationError
 
-from gui.api.body import BadRequest, json_response, json_response_of, read_json
+from gui.api.body import json_response, json_response_of, read_json
 from gui.api.models import CheckBody, SavedBody
-from gui.api.shared import EngineProvider, capped, pydantic_detail, validation_failure
-from gui.core.door import NotFoundError, Saved, summary
-from gui.core.sequences import DslError, InvalidSequenceError, ValidationResult, to_document, to_text
+from gui.api.shared import EngineFrom, capped, pydantic_detail
+from gui.core.door import Saved, summary
+from gui.core.errors import Invalid, NotFound
+from gui.core.sequences import to_document, to_text
 
 
 def _saved(saved: Saved) -> dict[str, Any]:
@@ -23,79 +23,58 @@ def _saved(saved: Saved) -> dict[str, Any]:
                      warnings=[p.to_json() for p in saved.warnings]).model_dump()
 
 
-async def _save(doc: Any, save: Callable[[], Awaitable[Saved]]) -> Saved | Response:
-    """The saved sequence, or the 422 that lists every problem (capped in size)."""
+async def list_sequences(engine: EngineFrom) -> Response:
+    return json_response(await engine().list_sequences())
+
+
+async def create_sequence(request: Request, engine: EngineFrom, as_new: bool = False) -> Response:
+    """Validate and save a sequence: 201 new, 200 replaced, 422 with every problem (`?as_new=true`:
+    a saved sequence of its name is a conflict, not replaced)."""
+    doc = await read_json(request, expect="a sequence document (a JSON object)")
+    eng = engine()
+    name = doc.get("name") if isinstance(doc, dict) else None
+    existed = isinstance(name, str) and await eng.get(name) is not None
+    saved = await eng.create(doc, as_new=as_new)
+    return await json_response_of(lambda: _saved(saved), 200 if existed else 201,
+                                  {"Location": f"/api/sequences/{quote(saved.sequence.name, safe='')}"})
+
+
+async def check_sequence(request: Request, engine: EngineFrom) -> Response:
+    """Validate without saving: 200 with `ok`, every error and warning, and the signature."""
+    raw = await read_json(request, expect='{"document": {...}, "replacing": "old name", "as_new": false}')
     try:
-        return await save()
-    except InvalidSequenceError as exc:
-        return validation_failure(exc.result)
-    except DslError as exc:  # not from validation (`file` unreadable, …): no fuller result exists
-        return validation_failure(ValidationResult(errors=exc.errors,
-                                                    warnings=[p for p in exc.problems if p not in exc.errors]))
-    except NotFoundError as exc:
-        raise BadRequest(404, str(exc)) from None
+        body = CheckBody.model_validate(raw)
+    except ValidationError as exc:
+        raise Invalid(f"the body must be {{\"document\": ...}}: {pydantic_detail(exc)}") from None
+    return json_response(capped(await engine().check(body.document, replacing=body.replacing,
+                                                     as_new=body.as_new)))
 
 
-def register_sequences(app: FastAPI, engine: EngineProvider) -> None:
-    @app.get("/api/sequences")
-    async def list_sequences() -> Response:
-        return json_response(await engine().list_sequences())
-
-    @app.post("/api/sequences")
-    async def create_sequence(request: Request) -> Response:
-        """Validate and save a sequence: 201 new, 200 replaced, 422 with every problem."""
-        doc = await read_json(request, expect="a sequence document (a JSON object)")
-        eng = engine()
-        name = doc.get("name") if isinstance(doc, dict) else None
-        existed = isinstance(name, str) and await eng.get(name) is not None
-        saved = await _save(doc, lambda: eng.create(doc))
-        if isinstance(saved, Response):
-            return saved
-        return await json_response_of(lambda: _saved(saved), 200 if existed else 201,
-                                      {"Location": f"/api/sequences/{quote(saved.sequence.name, safe='')}"})
-
-    @app.post("/api/check")
-    async def check_sequence(request: Request) -> Response:
-        """Validate without saving: 200 with `ok`, every error and warning, and the signature."""
-        raw = await read_json(request, expect='{"document": {...}, "replacing": "old name", "as_new": false}')
-        try:
-            body = CheckBody.model_validate(raw)
-        except ValidationError as exc:
-            raise BadRequest(422, f"the body must be {{\"document\": ...}}: {pydantic_detail(exc)}") from None
-        return json_response(capped(await engine().check(body.document, replacing=body.replacing,
-                                                         as_new=body.as_new)))
-
-    @app.get("/api/sequences/{name:path}")
-    async def get_sequence(name: str, format: Literal["json", "text"] = "json") -> Response:
-        sequence = await engine().get(name)
-        if sequence is None:
-            raise BadRequest(404, f"there is no saved sequence named '{name}'")
-        if format == "text":
-            return PlainTextResponse(await asyncio.to_thread(to_text, sequence))
-        return await json_response_of(lambda: to_document(sequence))
-
-    @app.put("/api/sequences/{name:path}")
-    async def replace_sequence(name: str, request: Request) -> Response:
-        """Save the body in place of `name` (a rename when its name differs), in one step."""
-        doc = await read_json(request, expect="a sequence document (a JSON object)")
-        eng = engine()
-        saved = await _save(doc, lambda: eng.rename(name, doc))
-        if isinstance(saved, Response):
-            return saved
-        return await json_response_of(lambda: _saved(saved), 200,
-                                      {"Location": f"/api/sequences/{quote(saved.sequence.name, safe='')}"})
-
-    @app.delete("/api/sequences/{name:path}")
-    async def delete_sequence(name: str) -> Response:
-        if not await engine().delete(name):
-            raise BadRequest(404, f"there is no saved sequence named '{name}'")
-        return Response(status_code=204)
-
-    @app.get("/api/tools")
-    async def list_tools() -> Response:
-        """Every tool the app knows (built in, and from MCP servers) with its title, argument schema,
-        result type, whether it asks first and its server's state; and every configured MCP server.
-        Read-only: it runs nothing and shows no secret (a server's headers and environment stay out)."""
-        return json_response((await engine().list_tools()).to_json())
+async def get_sequence(name: str, engine: EngineFrom, format: Literal["json", "text"] = "json") -> Response:
+    sequence = await engine().get(name)
+    if sequence is None:
+        raise NotFound(f"there is no saved sequence named '{name}'")
+    if format == "text":
+        return PlainTextResponse(await asyncio.to_thread(to_text, sequence))
+    return await json_response_of(lambda: to_document(sequence))
 
 
+async def replace_sequence(name: str, request: Request, engine: EngineFrom) -> Response:
+    """Save the body in place of `name` (a rename when its name differs), in one step."""
+    doc = await read_json(request, expect="a sequence document (a JSON object)")
+    saved = await engine().rename(name, doc)
+    return await json_response_of(lambda: _saved(saved), 200,
+                                  {"Location": f"/api/sequences/{quote(saved.sequence.name, safe='')}"})
+
+
+async def delete_sequence(name: str, engine: EngineFrom) -> Response:
+    if not await engine().delete(name):
+        raise NotFound(f"there is no saved sequence named '{name}'")
+    return Response(status_code=204)
+
+
+async def list_tools(engine: EngineFrom) -> Response:
+    """Every tool the app knows (built in, and from MCP servers) with its title, argument schema,
+    result type, whether it asks first and its server's state; and every configured MCP server.
+    Read-only: it runs nothing and shows no secret (a server's headers and environment stay out)."""
+    return json_response((await engine().list_tools()).to_json())

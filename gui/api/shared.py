@@ -1,21 +1,65 @@
-"""What every API route shares: the engine it was handed, readable errors, and JSON shapes."""
+"""What every API route shares: what the app hands it (`ApiContext`, read through FastAPI's
+dependencies), readable validation errors, and JSON shapes."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Annotated, Any, cast
 
+from fastapi import Depends, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import Response
 from pydantic import ValidationError
 
-from gui.api.body import json_response
+from gui.api.limiter import FailureLimiter
 from gui.core.asks import InteractionRecord
 from gui.core.door import Engine
+from gui.core.errors import Unavailable
 from gui.core.runs import RunRecord
 from gui.core.sequences import ValidationResult
 
-EngineProvider = Callable[[], Engine]  # the open engine, or BadRequest(503) while it is not open yet
+if TYPE_CHECKING:
+    from gui.notify import Notifier
+    from gui.phone import PhoneAccess
+
+EngineProvider = Callable[[], Engine]  # the open engine, or Unavailable while it is not open yet
+
+
+def _not_here(what: str) -> Callable[[], Any]:
+    def provider() -> Any:
+        raise Unavailable(f"{what} cannot be reached in this app")
+
+    return provider
+
+
+@dataclass(frozen=True)
+class ApiContext:
+    """What the routes of one app are handed (`register_api` puts it on the app's state). Each
+    provider gives what it names, or raises Unavailable while that is not there (not open yet)."""
+
+    engine: EngineProvider
+    limiter: FailureLimiter  # wrong tokens and wrong pairing codes, per client address
+    token: str | None = None
+    notifier: Callable[[], Notifier] = field(default_factory=lambda: _not_here("the notification settings"))
+    phone: Callable[[], PhoneAccess] = field(default_factory=lambda: _not_here("phone access"))
+    asgi_app: Callable[[], Any] = field(default_factory=lambda: _not_here("the app"))
+
+
+def api_context(request: Request) -> ApiContext:
+    return cast(ApiContext, request.app.state.seqdesk_api)
+
+
+def _engine(request: Request) -> EngineProvider:
+    return api_context(request).engine
+
+
+def _open_engine(request: Request) -> Engine:
+    return api_context(request).engine()
+
+
+Context = Annotated[ApiContext, Depends(api_context)]
+EngineFrom = Annotated[EngineProvider, Depends(_engine)]  # called where the route needs the engine
+OpenEngine = Annotated[Engine, Depends(_open_engine)]
 
 
 def pydantic_detail(exc: ValidationError | RequestValidationError) -> str:
@@ -52,12 +96,3 @@ def capped(result: ValidationResult) -> dict[str, Any]:
             if len(problem["message"]) > MAX_MESSAGE:
                 problem["message"] = problem["message"][:MAX_MESSAGE] + "…"
     return body
-
-
-def validation_failure(result: ValidationResult) -> Response:
-    count = len(result.errors)
-    first = str(result.errors[0])[:MAX_MESSAGE] if result.errors else "the sequence is not valid"
-    more = f" (and {count - 1} more)" if count > 1 else ""
-    return json_response({"detail": f"the sequence is not valid: {first}{more}", **capped(result)}, 422)
-
-

@@ -19,11 +19,11 @@ from gui.i18n import _, ngettext
 
 def cmd_check(args: argparse.Namespace) -> int:
     from gui.cli.run import read_file
-    from gui.core.errors import OperationError
+    from gui.core.errors import SeqDeskError
 
     try:
         text = read_file(args.file)
-    except OperationError as exc:
+    except SeqDeskError as exc:
         print(f"seqdesk check: {exc}", file=sys.stderr)
         return 2
     from gui.tools import default_registry

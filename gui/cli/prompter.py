@@ -15,12 +15,11 @@ import json
 import sys
 from typing import Any
 
+from gui.cli.form_prompt import TerminalElicitationHandler
 from gui.core.asks import (
     Answer,
     ApprovalResponse,
-    ElicitationInteractionRequest,
-    ElicitationInteractionResponse,
-    InteractionError,
+    ElicitationRequest,
     InteractionRecord,
     QuestionRequest,
     QuestionResponse,
@@ -28,7 +27,7 @@ from gui.core.asks import (
     ToolApprovalRequest,
 )
 from gui.core.door import Operations
-from gui.core.errors import OperationError
+from gui.core.errors import SeqDeskError
 from gui.core.events import (
     Event,
     GroupSkipped,
@@ -107,12 +106,12 @@ class TerminalPrompter:
                     _err("  ✗ " + _("no terminal to ask '{title}': cancelled").format(title=_title(request)))
                 elif isinstance(request, QuestionRequest):
                     await self._question(iid, request)
-                elif isinstance(request, ElicitationInteractionRequest):
+                elif isinstance(request, ElicitationRequest):
                     await self._elicitation(iid, request)
             except EOFError:  # the person closed the input (Ctrl-D): nobody is left to ask
                 _err("  ✗ " + _("no more input to answer '{title}': cancelled").format(title=_title(request)))
                 await self.ops.cancel_interaction(iid, "no_one_to_ask")
-            except (InteractionError, OperationError) as exc:  # answered elsewhere meanwhile (the app's inbox)
+            except SeqDeskError as exc:  # answered elsewhere meanwhile (the app's inbox)
                 _err("  (" + _("request {id}: {problem}").format(id=iid, problem=exc) + ")")
             finally:
                 self._resume()
@@ -179,14 +178,9 @@ class TerminalPrompter:
                 break
         await self.ops.respond(iid, QuestionResponse(answers=answers))
 
-    async def _elicitation(self, iid: str, request: ElicitationInteractionRequest) -> None:
-        from gui.core.asks import ElicitationRequest, TerminalElicitationHandler
-
+    async def _elicitation(self, iid: str, request: ElicitationRequest) -> None:
         handler = TerminalElicitationHandler(input_fn=_read_line, output=_err)
-        reply = await handler.handle_elicitation(ElicitationRequest(
-            server_name=request.server_name, message=request.message, fields=request.fields, url=request.url))
-        await self.ops.respond(iid, ElicitationInteractionResponse(
-            action=reply.action, values=dict(reply.values)))
+        await self.ops.respond(iid, await handler.handle_elicitation(request))
 
 
 def progress_line(event: Event) -> str | None:

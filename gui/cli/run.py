@@ -17,7 +17,7 @@ from gui.cli.places import problem_line, problem_words
 from gui.cli.prompter import ICONS, TerminalPrompter
 from gui.core.causes import CAUSES, EndCause
 from gui.core.door import Operations
-from gui.core.errors import OperationError
+from gui.core.errors import SeqDeskError, Unreadable
 from gui.core.runs import AmbiguousRunIdError, ResumeRefused, RunRecord
 from gui.core.sequences import NUMBER_HOOKS, DslError, RunArgsError, load_json_text, text_problem
 from gui.i18n import _
@@ -125,18 +125,12 @@ def run_lines(record: RunRecord) -> list[str]:
 
 
 def _run_async(fn: Any) -> int:
-    from gui.store_errors import friendly_store_error
-
+    """Run `fn`; a failure SeqDesk explains (the store's among them: a data folder in use, moved away,
+    damaged) is one line and exit code 2, never a traceback; anything else is a bug and surfaces."""
     try:
         return int(asyncio.run(fn()))
-    except OperationError as exc:
+    except SeqDeskError as exc:
         _err(f"seqdesk: {exc}")
-        return 2
-    except Exception as exc:
-        message = friendly_store_error(exc)
-        if message is None:
-            raise
-        _err(f"seqdesk: {message}")
         return 2
 
 
@@ -165,17 +159,17 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def read_file(path: str) -> str:
-    """A sequence file's text; OperationError saying why it cannot be read."""
+    """A sequence file's text; Unreadable saying why it cannot be read."""
     try:
         return Path(path).read_text(encoding="utf-8")
     except FileNotFoundError:
-        raise OperationError(_("cannot read {path}: no such file").format(path=path)) from None
+        raise Unreadable(_("cannot read {path}: no such file").format(path=path)) from None
     except IsADirectoryError:
-        raise OperationError(_("cannot read {path}: it is a folder").format(path=path)) from None
+        raise Unreadable(_("cannot read {path}: it is a folder").format(path=path)) from None
     except UnicodeDecodeError:
-        raise OperationError(_("cannot read {path}: it is not UTF-8 text").format(path=path)) from None
+        raise Unreadable(_("cannot read {path}: it is not UTF-8 text").format(path=path)) from None
     except OSError as exc:
-        raise OperationError(_("cannot read {path}: {problem}").format(
+        raise Unreadable(_("cannot read {path}: {problem}").format(
             path=path, problem=exc.strerror or exc)) from None
 
 

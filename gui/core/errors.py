@@ -1,13 +1,150 @@
-"""The errors of SeqDesk (the tree is drawn here as it grows)."""
+"""The exceptions of SeqDesk: one root, a family for each kind of failure, and the leaves in their concepts.
+
+A family says what kind of failure it is, for everyone who meets it: its HTTP `status` (the API
+answers with it) and a stable `code` (a leaf may carry a more precise code of its own). One table,
+`gui.api.errors`, turns them into answers and `gui.remote.RemoteEngine` back into the same exceptions,
+so a caller catches the same class whether the engine runs in its process or in the app. Whoever
+only needs "something SeqDesk can say in words" catches `SeqDeskError`. `NotFound` is also a
+`LookupError` and `Invalid` a `ValueError`, as the leaves in them were before there was a tree; a
+leaf keeps any other built-in base it had (`SecretStoreError` is still a `RuntimeError`).
+
+    SeqDeskError
+    ├── Unreadable (400 unreadable): the input cannot be read at all (not JSON, not UTF-8, no file)
+    ├── Refused (403 refused): not from here, or not without a person
+    │   ├── gui.mcp.auth.SignInNeeded
+    │   └── gui.cli.form_prompt._Stop
+    ├── NotFound (404 not-found, LookupError)
+    │   ├── gui.core.door.NotFoundError (no-such-name)
+    │   ├── gui.core.runs.RunNotFoundError
+    │   ├── gui.core.door.McpServerNotFound (no-such-server)
+    │   ├── gui.core.asks.InteractionNotFoundError (an InteractionNotPendingError too)
+    │   └── gui.tools._approved_path.FolderMissing
+    ├── Conflict (409 conflict): the state of things forbids it now
+    │   ├── gui.core.door.McpServerExists (server-exists)
+    │   ├── gui.core.runs.ResumeRefused (resume-refused)
+    │   ├── gui.core.runs.AmbiguousRunIdError (ambiguous-run-id, LookupError)
+    │   └── gui.core.asks.InteractionError (interaction-error: it exists already)
+    │       ├── InteractionNotPendingError (not-pending)
+    │       ├── InteractionNotFoundError (above, in NotFound)
+    │       └── InteractionValidationError (above, in Invalid)
+    ├── TooLarge (413 too-large): over a size limit
+    ├── Invalid (422 invalid, ValueError): well read, but not right
+    │   ├── gui.core.sequences.DslError (dsl-error)
+    │   │   └── InvalidSequenceError (invalid-sequence)
+    │   ├── gui.core.sequences.RunArgsError (invalid-run-args)
+    │   ├── gui.core.runs.ScheduleInvalid (invalid-schedule)
+    │   ├── gui.core.asks.InteractionValidationError (invalid-response; an InteractionError too)
+    │   ├── gui.core.asks.RuleError, gui.core.door.WhenCallError
+    │   ├── gui.core.door.McpServerInvalid (invalid-server)
+    │   ├── gui.core.sequences: ConditionSyntaxError, ConditionEvalError, DurationError,
+    │   │   SubstitutionError (ShellPlaceError), ArgumentsError, parser._DuplicateKey, parser._BadNumber
+    │   ├── gui.i18n.UnknownLanguage
+    │   └── gui.ui.editor.draft._Invalid
+    ├── Internal (500 internal): SeqDesk's own files, store or keyring are not as they must be
+    │   ├── gui.store.errors.StoreError (store-error): CorruptDatabaseError, DataFolderError,
+    │   │   DataFolderInUseError, DataFolderLostError, WriterClosedError (each with its code)
+    │   ├── gui.mcp.config.McpConfigError (ValueError)
+    │   └── gui.mcp.secrets.SecretStoreError (RuntimeError)
+    ├── Failed (502 failed): what SeqDesk asked of something else did not happen
+    │   ├── ToolError: ToolArgumentError, gui.core.tools.ToolDeclined, gui.core.runs.tool_call._Denied,
+    │   │   gui.tools._approved_path.Changed
+    │   ├── gui.core.runs.runner._GroupFailed
+    │   ├── gui.notify.channels.SendError
+    │   ├── gui.mcp.sign_in.SignInError
+    │   └── gui.core.door.SignInFailed (sign-in-failed)
+    └── Unavailable (503 unavailable): not there now (the engine, the app, a listener, an answerer)
+        ├── gui.core.asks.ElicitationNotHandled
+        └── gui.phone.lan.LanError
+
+A leaf that is also something of another family (an interaction that is not found is not pending
+either) names its own family first: the first family in its bases' order gives its status.
+"""
 
 from __future__ import annotations
 
-
-class OperationError(Exception):
-    """An operation failed for a reason the caller should read (not found, app unreachable, …)."""
+from typing import ClassVar
 
 
-class ToolError(Exception):
+class SeqDeskError(Exception):
+    """The root: a failure SeqDesk can say in words (its message is for people)."""
+
+    status: ClassVar[int] = 500
+    code: ClassVar[str] = "error"
+
+
+class Unreadable(SeqDeskError):
+    """The input cannot be read at all: not JSON, not UTF-8 text, empty, no such file."""
+
+    status = 400
+    code = "unreadable"
+
+
+class Refused(SeqDeskError):
+    """Not allowed from here (a paired phone, without a sign-in), or a person said no."""
+
+    status = 403
+    code = "refused"
+
+
+class NotFound(SeqDeskError, LookupError):
+    """Nothing has that name or id."""
+
+    status = 404
+    code = "not-found"
+
+
+class Conflict(SeqDeskError):
+    """It cannot be done in the state things are in now (already ended, ambiguous, resumed already)."""
+
+    status = 409
+    code = "conflict"
+
+
+class TooLarge(SeqDeskError):
+    """Over a size limit."""
+
+    status = 413
+    code = "too-large"
+
+
+class Invalid(SeqDeskError, ValueError):
+    """It was read, but it is not right: the message says what and where."""
+
+    status = 422
+    code = "invalid"
+
+
+class Internal(SeqDeskError):
+    """SeqDesk's own files, store or keyring are not in a state to do it; not the caller's mistake."""
+
+    status = 500
+    code = "internal"
+
+
+class Failed(SeqDeskError):
+    """What SeqDesk asked of something else (a tool, a server, a mail server) did not happen."""
+
+    status = 502
+    code = "failed"
+
+
+class Unavailable(SeqDeskError):
+    """Not there now: the engine is not open yet, the app does not answer, nobody can answer here."""
+
+    status = 503
+    code = "unavailable"
+
+
+FAMILIES: tuple[type[SeqDeskError], ...] = (Unreadable, Refused, NotFound, Conflict, TooLarge, Invalid, Internal,
+                                            Failed, Unavailable)
+
+
+def family_of(kind: type[SeqDeskError]) -> type[SeqDeskError]:
+    """The family a SeqDesk exception belongs to (the first in its bases' order)."""
+    return next(base for base in kind.__mro__ if base in FAMILIES)
+
+
+class ToolError(Failed):
     """A tool call failed; the message is what the person sees."""
 
 

@@ -207,6 +207,13 @@ class SettingsChanged(Event):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class ToolsChanged(Event):
+    """What `list_tools` answers changed: a tool came or went, or an MCP server's connection changed."""
+
+    TYPE: ClassVar[str] = "tools.changed"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class UnknownEvent(Event):
     """An event of a kind this version does not know (read from a newer app's stream)."""
 
@@ -225,7 +232,7 @@ class UnknownEvent(Event):
 EVENT_TYPES: dict[str, type[Event]] = {cls.TYPE: cls for cls in (
     RunStarted, RunFinished, GroupStarted, GroupFinished, GroupSkipped, ToolStarted, ToolWaiting, ToolResumed,
     ToolRetrying, ToolProgress, ToolLog, ToolFinished, InteractionCreated, InteractionEnded, SequenceSaved,
-    SequenceDeleted, SettingsChanged)}
+    SequenceDeleted, SettingsChanged, ToolsChanged)}
 
 
 def parse_event(value: Any) -> Event | None:

@@ -29,6 +29,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from gui.core.errors import Invalid
+
 ENGLISH = "en"
 LANGUAGES: dict[str, str] = {"en": "English", "zh_CN": "简体中文"}  # each in its own words
 DOMAIN = "messages"
@@ -43,7 +45,7 @@ _per_client: weakref.WeakKeyDictionary[Any, str] = weakref.WeakKeyDictionary()
 _override: contextvars.ContextVar[str | None] = contextvars.ContextVar("seqdesk_lang", default=None)
 
 
-class UnknownLanguage(ValueError):
+class UnknownLanguage(Invalid):
     pass
 
 
@@ -177,11 +179,6 @@ def _load(lang: str) -> gettext.NullTranslations:
     write_mo(buffer, catalog)  # fuzzy entries are left out, as gettext does
     buffer.seek(0)
     return gettext.GNUTranslations(buffer)
-
-
-def reload_catalogues() -> None:
-    with _lock:
-        _catalogues.clear()
 
 
 def _(message: str) -> str:

@@ -5,6 +5,7 @@ Only this package imports the MCP SDK; the core stays free of it (a test checks)
 
 from gui.mcp.client import ConnectionState, ConnectionStatus, McpConnection
 from gui.mcp.config import JsonMcpSettings, McpConfigError, McpServerConfig, McpSettingsStore, MemoryMcpSettings
+from gui.mcp.managed import ManagedServers
 from gui.mcp.manager import HandlerFactory, McpManager
 from gui.mcp.tool import McpTool
 
@@ -13,6 +14,7 @@ __all__ = [
     "ConnectionStatus",
     "HandlerFactory",
     "JsonMcpSettings",
+    "ManagedServers",
     "McpConfigError",
     "McpConnection",
     "McpManager",

@@ -30,6 +30,7 @@ from mcp.client.auth import OAuthClientProvider, OAuthFlowError
 from mcp.shared.auth import AuthorizationCodeResult, OAuthClientInformationFull, OAuthClientMetadata, OAuthToken
 from pydantic import AnyUrl, ValidationError
 
+from gui.core.errors import Refused
 from gui.mcp.config import McpServerConfig
 from gui.mcp.oauth_client import client_secret, pre_registered
 from gui.mcp.secrets import SecretStore, SecretStoreError, key
@@ -55,7 +56,7 @@ logging.getLogger("mcp.client.auth.oauth2").addFilter(_FlowEndsAreStates())
 _EXPIRED = 1.0  # an expiry long past (0 would read as "never expires" to the SDK)
 
 
-class SignInNeeded(Exception):
+class SignInNeeded(Refused):
     """The server wants a new sign-in in the browser: the person has to ask for it."""
 
 

@@ -106,7 +106,7 @@ async def serve(settings: Settings, *, http_port: int | None = None, host: str =
         else:
             import uvicorn
 
-            from gui.api.request_gate import HTTP_PARSER
+            from gui.serving import HTTP_PARSER
 
             app = http_app(server, host=host, port=http_port, token=token)
             where = f"[{host}]" if ":" in host else host

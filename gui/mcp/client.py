@@ -7,45 +7,62 @@ so a group's `missing` rule decides instead of a hang; the state turns `down` wi
 (including the last lines the server wrote to stderr) and the connection tries again, waiting 1 s,
 2 s, 4 s … up to 30 s. A server at a web address that refuses SeqDesk (HTTP 401 or 403) is not
 tried again: trying cannot help until the person signs in (`gui.mcp.auth`) or changes its headers,
-so its state says it needs a sign-in, and `retry_now()` tries once more. A server's request for
-input (`elicitation/create`) becomes a core `ElicitationRequest` tied to the tool call that caused
-it, and goes to the elicitation handler. A server's list changes are heard in both protocols
-(`gui.mcp.listen` opens the 2026-07-28 subscription); a call's progress and log messages go to its
-tool context (`gui.mcp.notices`); its prompts are steps too (`gui.mcp.prompts`).
+so its state says it needs a sign-in, and `retry_now()` tries once more.
+
+Over the open session go a run's tool calls, a prompt with its arguments filled in (a text-template
+step) and a resource read (`mcp_resource`); their failures are `ToolError`s a person can read. What
+the server sends back while a call runs is tied to that call: a request for input
+(`elicitation/create`) is answered by the call's elicitation handler (`gui.mcp.elicit`), its
+progress and log messages go to the call's tool context (`gui.mcp.notices`). A server's list
+changes are heard in both protocols (`gui.mcp.listen` opens the 2026-07-28 subscription); its
+prompts are steps too (`gui.mcp.prompts`).
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import math
-import os
-import tempfile
+import sys
 import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
-from dataclasses import dataclass
+from contextvars import ContextVar
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import anyio
 import httpx2
-from mcp import Client, StdioServerParameters
+from mcp import Client, InputRequiredRoundsExceededError, MCPError, StdioServerParameters
+from mcp.client import ClientRequestContext
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
-from mcp_types import Implementation, PromptListChangedNotification, ToolListChangedNotification
+from mcp_types import (
+    CONNECTION_CLOSED,
+    CallToolResult,
+    ElicitResult,
+    ErrorData,
+    GetPromptResult,
+    Implementation,
+    LoggingMessageNotificationParams,
+    PromptListChangedNotification,
+    ReadResourceResult,
+    ToolListChangedNotification,
+)
 
 import gui
 from gui.core.asks import ElicitationHandler
-from gui.core.tools import Registry, Tool
+from gui.core.errors import ToolError
+from gui.core.tools import Registry, Tool, ToolContext
 from gui.mcp.auth import SignInNeeded, StoredTokens, connection_auth
-from gui.mcp.calls import ServerCalls, _Call, describe
 from gui.mcp.config import McpServerConfig
+from gui.mcp.elicit import FormParams, answer_form
 from gui.mcp.listen import follow_changes
-from gui.mcp.prompts import McpPromptTool, list_prompts
-from gui.mcp.reads import ServerReads
+from gui.mcp.notices import call_error_words, deliver_log, progress_reporter
+from gui.mcp.prompts import PROMPT_MARK, McpPromptTool, list_prompts
 from gui.mcp.refusal import caused_by, refused_words, same_endpoint
 from gui.mcp.secrets import MemorySecrets, SecretStore
+from gui.mcp.stderr import StderrLog
 from gui.mcp.tool import McpTool
 from gui.mcp.watch import watched
 
@@ -53,7 +70,6 @@ log = logging.getLogger(__name__)
 
 ConnectionStatus = Literal["connecting", "connected", "down", "disabled"]
 CLIENT_INFO = Implementation(name="seqdesk", version=gui.__version__)
-_STDERR_TAIL = 4000
 
 
 @dataclass(frozen=True)
@@ -70,7 +86,20 @@ class ConnectionState:
     needs_sign_in: bool = False  # down because the server refused SeqDesk (401/403): not retried
 
 
-class McpConnection(ServerCalls, ServerReads):
+@dataclass(eq=False)
+class _Call:
+    """A tool call in flight: what the server sends back while it runs is tied to it."""
+
+    ctx: ToolContext
+    done: asyncio.Event = field(default_factory=asyncio.Event)
+
+
+_CURRENT_CALL: ContextVar[_Call | None] = ContextVar("seqdesk_mcp_call", default=None)
+
+
+class McpConnection:
+    """One server's session, kept open (reconnecting while it is wanted), and what goes over it."""
+
     def __init__(self, config: McpServerConfig, registry: Registry, elicitation_handler: ElicitationHandler, *,
                  backoff: tuple[float, float] = (1.0, 30.0), connect_timeout: float = 30.0,
                  on_change: Callable[[ConnectionState], None] | None = None,
@@ -95,7 +124,7 @@ class McpConnection(ServerCalls, ServerReads):
         self._stop = asyncio.Event()
         self._refresh = False
         self._ended: asyncio.Event | None = None
-        self._stderr: Any = None
+        self._stderr: StderrLog | None = None
         self._calls: set[_Call] = set()
         self._idle = asyncio.Event()
         self._idle.set()
@@ -222,7 +251,7 @@ class McpConnection(ServerCalls, ServerReads):
         self._refused = None
         ended = self._ended = asyncio.Event()
         if self.config.transport == "stdio":
-            self._stderr = tempfile.NamedTemporaryFile("w", prefix="seqdesk-mcp-", suffix=".log", delete=False)
+            self._stderr = StderrLog()
         try:
             with anyio.CancelScope() as scope:
                 scope.deadline = anyio.current_time() + self.connect_timeout
@@ -259,8 +288,6 @@ class McpConnection(ServerCalls, ServerReads):
     def _close_stderr(self) -> None:
         if self._stderr is not None:
             self._stderr.close()
-            with contextlib.suppress(OSError):
-                os.unlink(self._stderr.name)
             self._stderr = None
 
     async def _serve(self, client: Client, ended: asyncio.Event) -> None:
@@ -302,7 +329,7 @@ class McpConnection(ServerCalls, ServerReads):
             else:
                 params = StdioServerParameters(command=str(self.config.command), args=list(self.config.args),
                                                env=dict(self.config.env) or None, cwd=self.config.cwd)
-                inner = stdio_client(params, errlog=self._stderr)
+                inner = stdio_client(params, errlog=self._stderr.file if self._stderr is not None else sys.stderr)
             client = Client(watched(inner, on_end), mode=self.config.protocol, elicitation_callback=self._on_elicit,
                             message_handler=self._on_message, logging_callback=self._on_log, log_level="info",
                             client_info=CLIENT_INFO, cache=None)
@@ -343,25 +370,86 @@ class McpConnection(ServerCalls, ServerReads):
             self._tools = ()
 
     def _with_stderr(self, message: str) -> str:
-        tail = self._stderr_tail()
+        tail = self._stderr.tail() if self._stderr is not None else ""
         return f"{message}; it last wrote: {tail}" if tail else message
-
-    def _stderr_tail(self) -> str:
-        # Read through a handle of our own: the server shares the file offset of the one it writes to.
-        if self._stderr is None:
-            return ""
-        try:
-            with open(self._stderr.name, "rb") as f:
-                size = f.seek(0, 2)
-                f.seek(max(0, size - _STDERR_TAIL))
-                text = f.read().decode("utf-8", errors="replace")
-        except OSError:
-            return ""
-        lines = [line.strip() for line in text.splitlines() if line.strip()]
-        return " | ".join(lines[-3:])[-600:]
 
     def _changed_list(self, _what: str) -> None:
         self.refresh_tools()  # tools and prompts are listed together
+
+    # -- calls over the session ----------------------------------------------------------------
+    async def call_tool(self, remote_name: str, args: dict[str, Any], ctx: ToolContext) -> CallToolResult:
+        client = self._connected()
+        call = _Call(ctx)
+        self._calls.add(call)
+        self._idle.clear()
+        token = _CURRENT_CALL.set(call)
+        try:
+            return await client.call_tool(remote_name, args, progress_callback=progress_reporter(ctx))
+        except MCPError as exc:
+            if self._refused is not None:  # the server refused the token mid-session: sign in (or refresh) again
+                self._lost(self._ended)
+                raise ToolError(f"{self.name}.{remote_name}: {refused_words(self._refused)}") from None
+            if exc.code == CONNECTION_CLOSED:
+                self._lost(self._ended)
+                raise ToolError(self._with_stderr(f"the MCP server '{self.name}' stopped during the call "
+                                                  "(it exited or crashed)")) from None
+            raise ToolError(f"{self.name}.{remote_name}: {call_error_words(self.name, exc.message)}") from None
+        except InputRequiredRoundsExceededError:
+            raise ToolError(f"{self.name}.{remote_name}: the server kept asking for input without finishing") from None
+        except httpx2.TransportError as exc:
+            raise self._unreachable(exc) from None
+        finally:
+            _CURRENT_CALL.reset(token)
+            self._calls.discard(call)
+            call.done.set()
+            if not self._calls:
+                self._idle.set()
+
+    async def get_prompt(self, name: str, args: dict[str, str]) -> GetPromptResult:
+        """A prompt of this server with its arguments filled in (a text-template step); ToolError saying why not."""
+        client = self._connected()
+        try:
+            return await client.get_prompt(name, args)
+        except MCPError as exc:
+            raise ToolError(f"{self.name}.{PROMPT_MARK}{name}: {exc.message}") from None
+        except httpx2.TransportError as exc:
+            raise self._unreachable(exc) from None
+
+    async def read_resource(self, uri: str) -> ReadResourceResult:
+        """A resource of this server by its URI (`mcp_resource`); ToolError saying why not."""
+        client = self._connected()
+        try:
+            return await client.read_resource(uri)
+        except MCPError as exc:
+            raise ToolError(f"the MCP server '{self.name}' did not give {uri}: {exc.message}") from None
+        except httpx2.TransportError as exc:
+            raise self._unreachable(exc) from None
+
+    def _connected(self) -> Client:
+        client = self._client
+        if client is None or self._status != "connected":
+            why = f" ({self._last_error})" if self._last_error else ""
+            raise ToolError(f"the MCP server '{self.name}' is not connected{why}")
+        return client
+
+    def _unreachable(self, exc: BaseException) -> ToolError:
+        self._lost(self._ended)
+        return ToolError(f"the MCP server '{self.name}' cannot be reached: {describe(exc)}")
+
+    # -- what the server sends while a call runs -----------------------------------------------
+    async def _on_elicit(self, context: ClientRequestContext, params: FormParams) -> ElicitResult | ErrorData:
+        call = _CURRENT_CALL.get()
+        if call is None and len(self._calls) == 1:
+            # The legacy protocol does not say which call a request belongs to: only one can be it.
+            call = next(iter(self._calls))
+        handler = (call.ctx.elicitation if call is not None else None) or self.handler
+        gone = call.done if call is not None else (self._idle if self._calls else None)
+        return await answer_form(self.name, params, call.ctx if call is not None else None, handler, gone)
+
+    async def _on_log(self, params: LoggingMessageNotificationParams) -> None:
+        """A log message goes to the log of the call it belongs to. The protocol does not say which
+        call sent it: with one call in flight it is that one's; with several, each of them gets it."""
+        deliver_log(self.name, params, [c.ctx for c in self._calls])
 
     async def _on_message(self, message: Any) -> None:
         if isinstance(message, ToolListChangedNotification | PromptListChangedNotification):
@@ -370,11 +458,13 @@ class McpConnection(ServerCalls, ServerReads):
             log.info("MCP server %s: transport error: %s", self.name, message)
 
 
-def __getattr__(name: str) -> Any:
-    # The manager lives in `gui.mcp.manager`; `gui.mcp.client.McpManager` keeps working for callers
-    # written when it lived here (imported lazily: the manager imports this module).
-    if name in ("McpManager", "HandlerFactory"):
-        from gui.mcp import manager
-
-        return getattr(manager, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+def describe(exc: BaseException) -> str:
+    """One readable line for a failure, looking inside exception groups."""
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    if isinstance(exc, MCPError):
+        return "the server closed the connection" if exc.code == CONNECTION_CLOSED else exc.message
+    if isinstance(exc, FileNotFoundError):
+        return f"cannot start it: {exc.strerror or 'no such file'}: {exc.filename or ''}".rstrip(": ")
+    text = str(exc)
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__

@@ -18,15 +18,15 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import os
 import re
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator, model_validator
 
+from gui.atomic import atomic_write
+from gui.core.errors import Internal
 from gui.i18n import N_, _
 from gui.mcp.secrets import MemorySecrets, SecretStore, SecretStoreError, forget_server, key, open_secret_store
 
@@ -62,7 +62,7 @@ def check_client_text(value: str, field: str) -> str:
     return value
 
 
-class McpConfigError(ValueError):
+class McpConfigError(Internal, ValueError):
     """The settings file cannot be read or holds something that is not a server list."""
 
 
@@ -321,7 +321,8 @@ class JsonMcpSettings:
 
     def _write(self, items: dict[str, McpServerConfig]) -> None:
         data = {"servers": [file_entry(c) for c in sorted(items.values(), key=lambda c: c.name)]}
-        write_json_atomic(self.path, data)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write(self.path, json.dumps(data, ensure_ascii=False, indent=2).encode("utf-8"))
 
 
 def forget_old_client(secrets: SecretStore, old: McpServerConfig | None, new: McpServerConfig) -> None:
@@ -345,31 +346,3 @@ def file_entry(config: McpServerConfig) -> dict[str, Any]:
     if config.headers:
         entry["headers"] = sorted(config.headers)
     return entry
-
-
-def write_json_atomic(path: Path, data: Any) -> None:
-    """Temp file in the same folder, fsync, `os.replace`: readers see the old file or the new one."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump(data, f, ensure_ascii=False, indent=2)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
-    try:
-        dir_fd = os.open(path.parent, os.O_RDONLY)
-    except OSError:  # some platforms cannot open a folder; the rename is still atomic
-        return
-    try:
-        os.fsync(dir_fd)
-    except OSError:
-        pass
-    finally:
-        os.close(dir_fd)

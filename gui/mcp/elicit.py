@@ -1,20 +1,19 @@
-"""Between a server's `elicitation/create` and the core's `ElicitationRequest` / `ElicitationResponse`.
+"""A server's `elicitation/create`, answered: its form made into the core's `ElicitationRequest`, asked,
+and the `ElicitationResponse` sent back as the server's `ElicitResult`.
 
-The core's forms know three field types (string, number, boolean) and plain string choices; MCP also
-has integers, titled choices, bounds and formats. What the core cannot hold is kept in a `FormPlan`
-beside the request, so the answer goes back typed as the server asked (an integer field gets an
-`int`) and is checked against the whole form before it is sent: a server never receives an accept
-that lacks a required field, whatever handler produced it. `ask_handler` bounds the wait for the
-handler: a form nobody can answer any more (its call ended, its deadline passed) is answered `cancel`.
+`answer_form` reads top-down: `to_request` turns the requested schema into the one model the inbox
+stores, draws and checks (MCP's integers, titled choices, bounds and formats are fields of it);
+`ask_handler` bounds the wait for the handler (a form nobody can answer any more, because its call
+ended or its deadline passed, is answered `cancel`); `to_result` checks an accept against the whole
+form before it is sent, and types it as the server asked (an integer field gets an `int`): a server
+never receives an accept that lacks a required field, whatever handler produced it.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-import math
 import time
-from dataclasses import dataclass, field
 from typing import Any
 
 from mcp_types import (
@@ -31,65 +30,54 @@ from gui.core.asks import (
     ElicitationNotHandled,
     ElicitationRequest,
     ElicitationResponse,
+    ToolSource,
+    typed_values,
     value_problems,
 )
+from gui.core.tools import ToolContext
 
 log = logging.getLogger(__name__)
 
-
-@dataclass(frozen=True)
-class CallInfo:
-    """The tool call a request belongs to, so the inbox can show which run and step asks."""
-
-    run_id: str | None = None
-    tool_call_id: str | None = None
-    tool_name: str | None = None
-    deadline: float | None = None
+FormParams = ElicitRequestFormParams | ElicitRequestURLParams
 
 
-@dataclass(frozen=True)
-class FormPlan:
-    """What the core's fields do not carry: integer fields, bounds, fields we cannot show."""
+async def answer_form(server: str, params: FormParams, call: ToolContext | None, handler: ElicitationHandler,
+                      gone: asyncio.Event | None = None) -> ElicitResult | ErrorData:
+    """The reply to the server's request, asked of `handler` for the tool call `call` (None: unknown);
+    `gone` is set when nobody can answer any more (the call that asked has ended)."""
+    request, unshown = to_request(server, params, call)
+    if unshown:
+        log.warning("MCP server %s asked for fields no form here can show (%s): answering cancel",
+                    server, ", ".join(unshown))
+        return ElicitResult(action="cancel")
+    response = await ask_handler(handler, request, gone)
+    return to_result(request, response)
 
-    fields: list[ElicitationField]
-    url: str | None = None
-    integers: frozenset[str] = frozenset()
-    bounds: dict[str, dict[str, float]] = field(default_factory=dict)
-    unsupported: list[str] = field(default_factory=list)  # required fields no form here can ask
 
-
-def to_request(server: str, params: ElicitRequestFormParams | ElicitRequestURLParams,
-               call: CallInfo | None = None) -> tuple[ElicitationRequest, FormPlan]:
-    call = call or CallInfo()
-    where = {"run_id": call.run_id, "tool_call_id": call.tool_call_id, "tool_name": call.tool_name,
-             "deadline": call.deadline}
+def to_request(server: str, params: FormParams,
+               call: ToolContext | None = None) -> tuple[ElicitationRequest, list[str]]:
+    """The form, tied to the call that caused it; and the required fields no form here can ask."""
+    where: dict[str, Any] = {}
+    if call is not None:
+        where = {"turn_id": call.run_id, "source": ToolSource(tool_call_id=call.tool_call_id, tool_name=call.tool_name),
+                 "expires_at": int(call.deadline * 1000) if call.deadline is not None else None}
     if isinstance(params, ElicitRequestURLParams):
-        plan = FormPlan(fields=[], url=params.url)
-        return ElicitationRequest(server_name=server, message=params.message, url=params.url, **where), plan
+        return ElicitationRequest(server_name=server, message=params.message, url=params.url, **where), []
     schema = params.requested_schema or {}
     props = schema.get("properties") or {}
     required = set(schema.get("required") or [])
     fields: list[ElicitationField] = []
-    integers: set[str] = set()
-    bounds: dict[str, dict[str, float]] = {}
-    unsupported: list[str] = []
+    unshown: list[str] = []
     for name, prop in props.items():
         made = _field(str(name), prop if isinstance(prop, dict) else {}, name in required)
-        if made is None:
-            if name in required:
-                unsupported.append(str(name))
-            continue
-        spec, is_integer, limits = made
-        fields.append(spec)
-        if is_integer:
-            integers.add(spec.name)
-        if limits:
-            bounds[spec.name] = limits
-    plan = FormPlan(fields=fields, integers=frozenset(integers), bounds=bounds, unsupported=unsupported)
-    return ElicitationRequest(server_name=server, message=params.message, fields=fields, **where), plan
+        if made is not None:
+            fields.append(made)
+        elif name in required:
+            unshown.append(str(name))
+    return ElicitationRequest(server_name=server, message=params.message, fields=fields, **where), unshown
 
 
-def _field(name: str, prop: dict[str, Any], required: bool) -> tuple[ElicitationField, bool, dict[str, float]] | None:
+def _field(name: str, prop: dict[str, Any], required: bool) -> ElicitationField | None:
     kind = prop.get("type")
     hints: list[str] = []
     choices: list[str] | None = None
@@ -123,11 +111,10 @@ def _field(name: str, prop: dict[str, Any], required: bool) -> tuple[Elicitation
         items = {k: prop[k] for k in ("minItems", "maxItems") if isinstance(prop.get(k), int)}
         default = prop.get("default")
         chosen = [v for v in default if v in choices] if isinstance(default, list) else None
-        spec = ElicitationField(name=name, type="string", title=str(prop.get("title") or name),
+        return ElicitationField(name=name, type="string", title=str(prop.get("title") or name),
                                 description=str(prop.get("description") or "; ".join(hints)), required=required,
                                 default=chosen, enum=choices, multiple=True, min_items=items.get("minItems"),
                                 max_items=items.get("maxItems"))
-        return spec, False, {}
     else:
         return None
     if "minimum" in limits:
@@ -145,14 +132,13 @@ def _field(name: str, prop: dict[str, Any], required: bool) -> tuple[Elicitation
     if hints:
         joined = "; ".join(hints)
         description = f"{description} ({joined})" if description else joined[0].upper() + joined[1:]
-    spec = ElicitationField(
+    return ElicitationField(
         name=name, type=core_type, title=str(prop.get("title") or name), description=description, required=required,
         default=default, enum=choices, integer=kind == "integer", minimum=limits.get("minimum"),
         maximum=limits.get("maximum"),
         min_length=int(limits["minLength"]) if "minLength" in limits else None,
         max_length=int(limits["maxLength"]) if "maxLength" in limits else None,
         format=str(prop["format"]) if kind == "string" and isinstance(prop.get("format"), str) else None)
-    return spec, kind == "integer", limits
 
 
 def _choices(prop: dict[str, Any]) -> tuple[list[str] | None, list[str]]:
@@ -175,49 +161,6 @@ def _num(value: float) -> str:
     return str(int(value)) if float(value).is_integer() else str(value)
 
 
-def to_result(server: str, plan: FormPlan, response: ElicitationResponse) -> ElicitResult | ErrorData:
-    """The reply for the server; an accept that does not fit the form becomes an error, never data."""
-    if response.action != "accept":
-        return ElicitResult(action=response.action)
-    if plan.url is not None:
-        return ElicitResult(action="accept")
-    values = {k: v for k, v in response.values.items() if v is not None}
-    problems = value_problems(plan.fields, values)
-    typed: dict[str, Any] = {}
-    if not problems:
-        for spec in plan.fields:
-            if spec.name not in values:
-                continue
-            value, problem = _typed(spec, values[spec.name], spec.name in plan.integers,
-                                    plan.bounds.get(spec.name, {}))
-            if problem:
-                problems.append(f"field '{spec.name}': {problem}")
-            typed[spec.name] = value
-    if problems:
-        return ErrorData(code=INVALID_PARAMS,
-                         message=f"the answer to {server}'s form was not sent: " + "; ".join(problems))
-    return ElicitResult(action="accept", content=typed)
-
-
-def _typed(spec: ElicitationField, value: Any, integer: bool, limits: dict[str, float]) -> tuple[Any, str | None]:
-    if integer:
-        if isinstance(value, float) and math.isfinite(value) and value.is_integer():
-            value = int(value)
-        if not isinstance(value, int):
-            return value, f"{value} is not a whole number"
-    if spec.type == "number":
-        if "minimum" in limits and value < limits["minimum"]:
-            return value, f"{value} is less than {_num(limits['minimum'])}"
-        if "maximum" in limits and value > limits["maximum"]:
-            return value, f"{value} is more than {_num(limits['maximum'])}"
-    if spec.type == "string":
-        if "minLength" in limits and len(value) < limits["minLength"]:
-            return value, f"is shorter than {_num(limits['minLength'])} characters"
-        if "maxLength" in limits and len(value) > limits["maxLength"]:
-            return value, f"is longer than {_num(limits['maxLength'])} characters"
-    return value, None
-
-
 async def ask_handler(handler: ElicitationHandler, request: ElicitationRequest,
                       gone: asyncio.Event | None = None) -> ElicitationResponse:
     """The handler's answer; `cancel` when it fails, when the call that asked has ended, or at the deadline."""
@@ -226,7 +169,7 @@ async def ask_handler(handler: ElicitationHandler, request: ElicitationRequest,
     stop = asyncio.ensure_future(gone.wait()) if gone is not None else None
     if stop is not None:
         waits.add(stop)
-    timeout = max(0.0, request.deadline - time.time()) if request.deadline is not None else None
+    timeout = max(0.0, request.expires_at / 1000 - time.time()) if request.expires_at is not None else None
     try:
         done, _ = await asyncio.wait(waits, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
         if ask in done:
@@ -244,3 +187,16 @@ async def ask_handler(handler: ElicitationHandler, request: ElicitationRequest,
             if fut is not None and not fut.done():
                 fut.cancel()
         await asyncio.gather(*(f for f in (ask, stop) if f is not None), return_exceptions=True)
+
+
+def to_result(request: ElicitationRequest, response: ElicitationResponse) -> ElicitResult | ErrorData:
+    """The reply for the server; an accept that does not fit the form becomes an error, never data."""
+    if response.action != "accept":
+        return ElicitResult(action=response.action)
+    if request.url is not None:
+        return ElicitResult(action="accept")
+    problems = value_problems(request.fields, {k: v for k, v in response.values.items() if v is not None})
+    if problems:
+        return ErrorData(code=INVALID_PARAMS, message=f"the answer to {request.server_name}'s form was not sent: "
+                         + "; ".join(problems))
+    return ElicitResult(action="accept", content=typed_values(request.fields, response.values))

@@ -1,8 +1,8 @@
 """Every configured MCP server's connection, started together and changed one by one at run time.
 
-The app keeps one manager (`runtime.mcp`); the settings page adds, replaces and removes servers
-through it and shows `states()`. Each server gets its own elicitation handler from the factory:
-the inbox in the app, the terminal in the CLI.
+The app keeps one manager (`runtime.mcp`); the door's MCP server operations (`gui.mcp.managed`)
+add, replace and remove servers through it and show `states()`. Each server gets its own
+elicitation handler from the factory: the inbox in the app, the terminal in the CLI.
 """
 
 from __future__ import annotations

@@ -11,7 +11,8 @@ page), so trusting a server's read-only claims says nothing about its prompts.
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping
+from typing import Any, Protocol
 
 from mcp import Client, MCPError
 from mcp_types import CONNECTION_CLOSED, EmbeddedResource, GetPromptResult, Prompt, TextContent, TextResourceContents
@@ -19,11 +20,7 @@ from mcp_types import CONNECTION_CLOSED, EmbeddedResource, GetPromptResult, Prom
 from gui.core.errors import ToolArgumentError
 from gui.core.sequences import SlotType
 from gui.core.tools import JsonValue, Tool, ToolContext
-
-if TYPE_CHECKING:
-    from collections.abc import Mapping
-
-    from gui.mcp.client import McpConnection
+from gui.mcp.config import McpServerConfig
 
 log = logging.getLogger(__name__)
 PROMPT_MARK = "prompt/"
@@ -51,10 +48,18 @@ async def list_prompts(client: Client, server: str) -> list[Prompt]:
     return prompts
 
 
+class PromptServer(Protocol):
+    """What a prompt's step needs of the connection that listed it (`gui.mcp.client.McpConnection`)."""
+
+    config: McpServerConfig
+
+    async def get_prompt(self, name: str, args: dict[str, str]) -> GetPromptResult: ...
+
+
 class McpPromptTool(Tool):
     kind = "prompt"
 
-    def __init__(self, connection: McpConnection, prompt: Prompt) -> None:
+    def __init__(self, connection: PromptServer, prompt: Prompt) -> None:
         self.connection = connection
         self.server = connection.config.name
         self.prompt_name = prompt.name

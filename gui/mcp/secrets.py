@@ -25,6 +25,8 @@ import threading
 from pathlib import Path
 from typing import Any, Protocol
 
+from gui.atomic import atomic_write
+from gui.core.errors import Internal
 from gui.i18n import N_
 
 log = logging.getLogger(__name__)
@@ -35,7 +37,7 @@ SERVICE = "SeqDesk MCP"
 KINDS = ("headers", "oauth-tokens", "oauth-client", "oauth-client-secret")
 
 
-class SecretStoreError(RuntimeError):
+class SecretStoreError(Internal, RuntimeError):
     """A secret cannot be read or written (the keyring refused, the file cannot be written)."""
 
 
@@ -131,11 +133,9 @@ class FileSecrets:
         return {str(k): v for k, v in data.items()}
 
     def _write(self, items: dict[str, str]) -> None:
-        from gui.mcp.config import write_json_atomic  # mkstemp makes the temp file 0600 before any byte
-
         try:
-            write_json_atomic(self.path, items)
-            os.chmod(self.path, 0o600)
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            atomic_write(self.path, json.dumps(items, ensure_ascii=False, indent=2).encode("utf-8"))  # 0600
         except OSError as exc:
             raise SecretStoreError(f"cannot write {self.path}: {exc.strerror or exc}") from None
 
@@ -241,9 +241,7 @@ def folder_id(folder: Path, *, create: bool = True) -> str | None:
     text = _random.token_hex(8)
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f".{ID_FILE}.tmp")
-        tmp.write_text(text + "\n", encoding="ascii")
-        os.replace(tmp, path)
+        atomic_write(path, (text + "\n").encode("ascii"))
     except OSError as exc:
         raise SecretStoreError(f"cannot write {path}: {exc.strerror or exc}") from None
     return text

@@ -25,7 +25,7 @@ from pydantic import Field, WithJsonSchema
 import gui
 from gui.core.causes import EndCause
 from gui.core.door import Operations, WhenCallError, summary
-from gui.core.errors import OperationError
+from gui.core.errors import SeqDeskError
 from gui.core.events import Event, GroupFinished, ToolProgress, ToolWaiting
 from gui.core.runs import RunRecord
 from gui.core.sequences import DslError, Problem, RunArgsError
@@ -103,7 +103,7 @@ def build_server(open_engine: EngineFactory) -> MCPServer:
         ops = await operations()
         try:
             tools = short_list(await ops.list_tools())
-        except OperationError as exc:  # the help itself never fails
+        except SeqDeskError as exc:  # the help itself never fails
             tools = f"\n(the tools available now cannot be listed: {exc}; seq_tools tries again)\n"
         text = ops.help() + tools
         return CallToolResult(content=[TextContent(type="text", text=text)], structured_content={"help": text})
@@ -119,7 +119,7 @@ def build_server(open_engine: EngineFactory) -> MCPServer:
     ) -> Annotated[CallToolResult, ToolsOut]:
         try:
             listing = await (await operations()).list_tools()
-        except OperationError as exc:
+        except SeqDeskError as exc:
             return failed(str(exc))
         return ok(listing.matching(search).to_json() if search else listing.to_json())
 
@@ -141,7 +141,7 @@ def build_server(open_engine: EngineFactory) -> MCPServer:
             saved = await (await operations()).create_from(name, description, groups, file)
         except DslError as exc:
             return failed(problems_text(exc.errors or exc.problems))
-        except OperationError as exc:
+        except SeqDeskError as exc:
             return failed(str(exc))
         return ok({**summary(saved.sequence), "saved": True, "warnings": [str(w) for w in saved.warnings]})
 
@@ -185,7 +185,7 @@ def build_server(open_engine: EngineFactory) -> MCPServer:
     async def seq_delete(name: Name) -> Annotated[CallToolResult, DeletedOut]:
         try:
             deleted = await (await operations()).delete(name)
-        except OperationError as exc:
+        except SeqDeskError as exc:
             return failed(str(exc))
         if not deleted:
             return failed(f"there is no saved sequence named '{name}'; seq_list shows them")
@@ -212,7 +212,7 @@ async def _call(ops: Operations, name: str, args: dict[str, Any], ctx: Context, 
         return failed(f"the run did not start: {exc}")
     except DslError as exc:  # a saved sequence over the size limits
         return failed("the run did not start: " + "; ".join(str(p) for p in exc.errors))
-    except OperationError as exc:
+    except SeqDeskError as exc:
         return failed(str(exc))
     if record is None:
         return ok({"called": False, "reason": f"the condition `{when}` is false"})
@@ -228,7 +228,7 @@ async def _resume(ops: Operations, run_id: str, ctx: Context) -> CallToolResult:
             record = await ops.call_resume(run_id, progress.on_event, gave_up=GAVE_UP)
     except LookupError:
         return failed(f"there is no run {run_id}")
-    except OperationError as exc:  # ResumeRefused among them: it says why
+    except SeqDeskError as exc:  # ResumeRefused among them: it says why
         return failed(f"the run was not resumed: {exc}")
     return ok(record.to_summary_json(), error=record.status in FAILED_RUN)
 

@@ -23,6 +23,7 @@ import httpx2
 from mcp.client.auth import OAuthFlowError, OAuthRegistrationError
 from mcp.shared.auth import AuthorizationCodeResult
 
+from gui.core.errors import Failed
 from gui.i18n import _
 from gui.mcp.auth import StoredTokens, TokenProvider, client_metadata
 from gui.mcp.config import McpServerConfig
@@ -39,7 +40,7 @@ _PROBE = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
 _PROBE_HEADERS = {"Accept": "application/json, text/event-stream", "MCP-Protocol-Version": "2025-06-18"}
 
 
-class SignInError(Exception):
+class SignInError(Failed):
     """A sign-in could not be done; the message says why, in words."""
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import jsonschema
 from mcp_types import (
@@ -34,9 +34,7 @@ from mcp_types import Tool as RemoteTool
 from gui.core.errors import ToolArgumentError, ToolError
 from gui.core.sequences import SlotType
 from gui.core.tools import MAX_MEDIA_CHARS, JsonValue, Tool, ToolContext, content_value, media_part
-
-if TYPE_CHECKING:
-    from gui.mcp.client import McpConnection
+from gui.mcp.config import McpServerConfig
 
 log = logging.getLogger(__name__)
 
@@ -44,8 +42,16 @@ _OBJECT = {"type": "object"}
 MAX_RESULT_MEDIA = 3 * MAX_MEDIA_CHARS  # base64 characters of media kept from one answer
 
 
+class ToolServer(Protocol):
+    """What a tool needs of the connection that listed it (`gui.mcp.client.McpConnection`)."""
+
+    config: McpServerConfig
+
+    async def call_tool(self, remote_name: str, args: dict[str, Any], ctx: ToolContext) -> CallToolResult: ...
+
+
 class McpTool(Tool):
-    def __init__(self, connection: McpConnection, remote: RemoteTool, *, trusted: bool) -> None:
+    def __init__(self, connection: ToolServer, remote: RemoteTool, *, trusted: bool) -> None:
         self.connection = connection
         self.server = connection.config.name
         self.remote_name = remote.name

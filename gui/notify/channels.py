@@ -16,6 +16,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 
+from gui.core.errors import Failed
 from gui.i18n import _
 from gui.notify.message import Notice
 from gui.notify.settings import SmtpSettings
@@ -23,7 +24,7 @@ from gui.notify.settings import SmtpSettings
 TIMEOUT = 10.0  # s for one attempt
 
 
-class SendError(Exception):
+class SendError(Failed):
     """A channel did not take the notice; the message says why, for Settings."""
 
 

@@ -9,7 +9,7 @@ from typing import Any, Literal
 
 from gui.core.asks import InteractionRecord
 from gui.i18n import _, format_datetime
-from gui.ui.components.inbox import format as fmt
+from gui.wording import requests as fmt
 
 NoticeKind = Literal["request", "run_failed", "test"]
 

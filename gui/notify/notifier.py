@@ -26,7 +26,7 @@ from gui.notify import message
 from gui.notify.channels import SendError, send_email, send_ntfy, send_webhook
 from gui.notify.message import Notice
 from gui.notify.settings import NotifySettings, NotifySettingsStore, SettingsInput
-from gui.ui.components.run.outcome import end_words
+from gui.wording.outcomes import end_words
 
 log = logging.getLogger(__name__)
 

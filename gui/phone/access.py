@@ -10,18 +10,26 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from gui.i18n import _
 from gui.phone.devices import PairedPhone, PairedPhones, PairingCodes
 from gui.phone.lan import LanError, LanListener, lan_address
 from gui.prefs import PrefsFile
 
-if TYPE_CHECKING:
-    from gui.api.request_gate import Served
-
 log = logging.getLogger(__name__)
 PREF = "phone_access"
+
+
+class Served(Protocol):
+    """Where the app is served, as the request gate keeps it (`gui.api.request_gate.Served`): the
+    network listener's address is added to it while phones may connect."""
+
+    @property
+    def also(self) -> set[tuple[str, int]]: ...
+
+    @property
+    def origins(self) -> list[str]: ...
 
 
 class PhoneAccess:

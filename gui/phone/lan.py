@@ -12,12 +12,13 @@ import logging
 import socket
 from typing import Any
 
+from gui.core.errors import Unavailable
 from gui.i18n import _
 
 log = logging.getLogger(__name__)
 
 
-class LanError(Exception):
+class LanError(Unavailable):
     """The listener could not be started; the message says why, for a person."""
 
 
@@ -49,7 +50,7 @@ class LanListener:
     async def start(self, app: Any, host: str, port: int) -> None:
         import uvicorn
 
-        from gui.api.request_gate import HTTP_PARSER
+        from gui.serving import HTTP_PARSER
 
         if self.running:
             return

@@ -20,8 +20,9 @@ from typing import Any
 
 import orjson
 
-from gui.store.atomic import atomic_write, read_json
+from gui.atomic import atomic_write
 from gui.store.errors import CorruptDatabaseError
+from gui.store.files import read_json
 from gui.store.segment_view import SegmentView
 
 log = logging.getLogger(__name__)

@@ -14,8 +14,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from gui.core.errors import Internal
 
-class StoreError(Exception):
+
+class StoreError(Internal):
     """Base of every error the store raises on purpose; `code` is stable, the message is for people."""
 
     code = "store-error"

@@ -40,10 +40,11 @@ from typing import Any
 from tinydb.queries import QueryLike
 from tinydb.table import Document
 
-from gui.store.atomic import atomic_write, dumps, read_json, remove_stale_temp_files
+from gui.atomic import atomic_write, remove_stale_temp_files
 from gui.store.catalog import read_catalog, stamp, write_catalog
 from gui.store.database import DocTable, IndexTable, open_database
 from gui.store.errors import CorruptDatabaseError
+from gui.store.files import dumps, read_json
 from gui.store.segment_view import SegmentView, Selection
 
 log = logging.getLogger(__name__)

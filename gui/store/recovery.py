@@ -14,9 +14,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from gui.atomic import atomic_write
 from gui.i18n import _, ngettext
-from gui.store.atomic import atomic_write, dumps, keep_aside, quarantine, read_json
 from gui.store.errors import CorruptDatabaseError
+from gui.store.files import dumps, keep_aside, quarantine, read_json
 from gui.store.history import INDEX_TABLE, Indexer
 from gui.store.hotcold import HotColdStore, no_fields
 from gui.store.salvage import Accept, any_object, salvage

@@ -25,8 +25,9 @@ from typing import Any
 
 from tinydb.storages import Storage
 
-from gui.store.atomic import atomic_write, dumps, parse_json, remove_stale_temp_files
+from gui.atomic import atomic_write, remove_stale_temp_files
 from gui.store.errors import CorruptDatabaseError
+from gui.store.files import dumps, parse_json
 
 Tables = dict[str, dict[str, Any]]
 

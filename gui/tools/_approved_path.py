@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from gui.core.errors import ToolError
+from gui.core.errors import NotFound, ToolError
 from gui.i18n import N_
 
 Kind = Literal["folder", "file", "link", "other", "missing", "unknown"]
@@ -73,7 +73,7 @@ class Changed(ToolError):
         super().__init__(_CHANGED[verb][how].format(path=path))
 
 
-class FolderMissing(Exception):
+class FolderMissing(NotFound):
     """A folder on the path did not exist when the approval was worded, and still does not."""
 
     def __init__(self, folder: Path) -> None:

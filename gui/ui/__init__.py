@@ -7,7 +7,7 @@ import pkgutil
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from gui.app import AppContext
+    from gui.context import AppContext
 
 
 def register_pages(ctx: AppContext) -> None:

@@ -30,12 +30,12 @@ from gui.core.door import Engine
 from gui.core.events import Event, InteractionCreated, InteractionEnded
 from gui.i18n import N_, _, current_language, html_lang
 from gui.prefs import PrefsFile
-from gui.ui.components.inbox import format as fmt
 from gui.ui.components.store_notice import StoreNotice
 from gui.ui.live import live_events
+from gui.wording import requests as fmt
 
 if TYPE_CHECKING:
-    from gui.app import AppContext
+    from gui.context import AppContext
 
 log = logging.getLogger(__name__)
 

@@ -19,6 +19,8 @@ from typing import Any
 from gui.core.asks.interactions import ApprovalResponse
 from gui.core.door.engine import Engine
 from gui.core.sequences.validator import parse_sequence
+from gui.memory import MemoryStores
+from gui.runtime import compose_engine
 from gui.tools import default_registry
 from gui.tools.echo import Echo
 
@@ -50,7 +52,7 @@ async def engine_run(engine: Engine, seq: Any) -> float:
 
 
 async def overhead(label: str, groups: int, tools: int, repeats: int = 15, listener: bool = False) -> None:
-    engine = Engine(registry=default_registry())
+    engine = compose_engine(default_registry(), MemoryStores())
     if listener:  # what the app adds: someone receives every event
         engine.bus.subscribe(lambda event: None)
         label += " (with an event listener)"
@@ -67,7 +69,7 @@ async def overhead(label: str, groups: int, tools: int, repeats: int = 15, liste
 
 
 async def parallel_sleep() -> None:
-    engine = Engine(registry=default_registry())
+    engine = compose_engine(default_registry(), MemoryStores())
     seq = sequence(1, 50, "sleep", {"seconds": 0.5})
     times = [await engine_run(engine, seq) for _ in range(5)]
     med = statistics.median(times)
@@ -75,7 +77,7 @@ async def parallel_sleep() -> None:
 
 
 async def approval_round_trip() -> None:
-    engine = Engine(registry=default_registry())
+    engine = compose_engine(default_registry(), MemoryStores())
     engine.modes.set("cmd_run", "ask")
     samples: list[float] = []
     created: asyncio.Queue[str] = asyncio.Queue()

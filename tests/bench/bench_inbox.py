@@ -34,7 +34,7 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-backg
 
 
 if TYPE_CHECKING:
-    from gui.app import AppContext
+    from gui.context import AppContext
 
 
 def shell_request(i: int, now: int):  # noqa: ANN201 - imported lazily below

@@ -24,6 +24,8 @@ from gui.core.door.engine import Engine
 from gui.core.tools.registry import ToolContext
 from gui.mcp.client import McpConnection
 from gui.mcp.config import McpServerConfig
+from gui.memory import MemoryStores
+from gui.runtime import compose_engine
 from gui.tools import default_registry
 
 LIVE = str(Path(__file__).resolve().parents[1] / "mcp" / "live_server.py")
@@ -52,7 +54,7 @@ async def connected(engine: Engine, protocol: str) -> McpConnection:
 
 
 async def list_change(protocol: str) -> tuple[float, float]:
-    engine = Engine(registry=default_registry())
+    engine = compose_engine(default_registry(), MemoryStores())
     conn = await connected(engine, protocol)
     grow, shrink = engine.registry.get("live.grow"), engine.registry.get("live.shrink")
     assert grow is not None and shrink is not None
@@ -74,7 +76,7 @@ async def list_change(protocol: str) -> tuple[float, float]:
 
 
 async def progress_cost() -> tuple[float, float]:
-    engine = Engine(registry=default_registry())
+    engine = compose_engine(default_registry(), MemoryStores())
     conn = await connected(engine, "auto")
     for steps in (0, 200):
         await engine.create({"name": f"c{steps}", "groups": [

@@ -35,11 +35,12 @@ from support.listeners import http_listener  # noqa: E402
 
 async def in_process(count: int) -> list[float]:
     from gui.core.asks.interactions import ShellApprovalRequest, ToolSource
-    from gui.core.door.engine import Engine
+    from gui.memory import MemoryStores
     from gui.notify import Notifier, NotifySettingsStore, SettingsInput
+    from gui.runtime import compose_engine
     from gui.tools import default_registry
 
-    engine = Engine(registry=default_registry())
+    engine = compose_engine(default_registry(), MemoryStores())
     samples = []
     with http_listener() as hook:
         notifier = Notifier(NotifySettingsStore(None), base_url=lambda: "http://127.0.0.1:1")

@@ -38,7 +38,8 @@ from nicegui.client import Client  # noqa: E402
 from pydantic import BaseModel  # noqa: E402
 
 from gui.api.request_gate import Served  # noqa: E402
-from gui.app import AppContext, create_app  # noqa: E402
+from gui.app import create_app  # noqa: E402
+from gui.context import AppContext  # noqa: E402
 from gui.core.tools.registry import ModelTool, ToolContext  # noqa: E402
 from gui.settings import Settings  # noqa: E402
 from gui.ui.components.run.panel import RunPanel  # noqa: E402

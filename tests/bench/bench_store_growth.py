@@ -18,7 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from gui.store.atomic import dumps
+from gui.store.files import dumps
 from gui.store.hotcold import HotColdStore
 
 SMALL, LARGE = 100, 20_000

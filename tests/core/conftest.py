@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from gui.core.asks.memory import MemoryInteractionStore
 from gui.core.asks.service import InteractionService
 from gui.core.events import Event, EventBus
+from gui.memory import MemoryApprovalModes, MemoryInteractionStore
 
 
 @pytest.fixture
@@ -28,4 +28,4 @@ def store() -> MemoryInteractionStore:
 
 @pytest.fixture
 def service(store: MemoryInteractionStore, bus: EventBus) -> InteractionService:
-    return InteractionService(store, bus)
+    return InteractionService(store, bus, modes=MemoryApprovalModes())

@@ -14,18 +14,22 @@ from support.builders import group, seq, tools
 from support.fakes import Gate
 from support.waiting import wait_until
 
-from gui.core.asks.elicitation import ElicitationRequest, InboxElicitationHandler
+from gui.core.asks.elicitation import InboxElicitationHandler
+from gui.core.asks.interactions import ElicitationRequest
 from gui.core.causes import CAUSES
 from gui.core.door.engine import Engine
-from gui.core.runs.records import MemoryRunStore, RunRecord
+from gui.core.runs.records import RunRecord
 from gui.core.tools.registry import Registry
+from gui.memory import MemoryInteractionStore, MemoryRunStore, MemoryStores
+from gui.runtime import compose_engine
 from gui.tools import builtin_tools
 
 T = 5.0
 
 
-def make_engine(*extra, runs=None) -> Engine:
-    return Engine(registry=Registry([*builtin_tools(), *extra]), runs=runs or MemoryRunStore(), retry_backoff=0.01)
+def make_engine(*extra, runs=None, interactions=None) -> Engine:
+    stores = MemoryStores(runs=runs or MemoryRunStore(), interactions=interactions or MemoryInteractionStore())
+    return compose_engine(Registry([*builtin_tools(), *extra]), stores, retry_backoff=0.01)
 
 
 async def waiting_run(engine: Engine) -> str:
@@ -115,7 +119,7 @@ async def test_a_form_a_server_asked_for_is_withdrawn_with_the_cause_of_the_stop
     engine = make_engine()
     handler = InboxElicitationHandler(engine.interactions)
     asking = asyncio.create_task(handler.handle_elicitation(ElicitationRequest(
-        server_name="shop", message="Size?", fields=[], run_id="r-1")))
+        server_name="shop", message="Size?", fields=[], turn_id="r-1")))
     await wait_until(lambda: bool(engine.interactions._waiting))
     engine.interactions.note_ending("r-1", "app_closed")  # what the runner says when the app closes
     asking.cancel()
@@ -130,9 +134,7 @@ async def test_start_up_after_a_kill_records_the_app_stopping_the_end_at_the_las
     run_id = await waiting_run(engine)
     left = engine.runner.snapshot(run_id)
     await runs.save(left)  # what the dead app had saved: the request was waiting
-    later = make_engine(runs=runs)
-    later.interaction_store = engine.interaction_store
-    later.interactions.store = engine.interaction_store
+    later = make_engine(runs=runs, interactions=engine.interaction_store)
     await later.recover()
     record = await runs.get(run_id)
     assert (record.status, record.cause) == ("interrupted", "app_stopped")

@@ -11,13 +11,15 @@ from gui.core.asks.service import InteractionValidationError
 from gui.core.door.engine import Engine
 from gui.core.events import InteractionCreated
 from gui.core.tools.registry import Registry
+from gui.memory import MemoryStores
+from gui.runtime import compose_engine
 from gui.tools import builtin_tools
 
 T = 5.0
 
 
 async def waiting_command(command: str) -> tuple[Engine, str, str]:
-    engine = Engine(registry=Registry(builtin_tools()))
+    engine = compose_engine(Registry(builtin_tools()), MemoryStores())
     asked: asyncio.Queue[str] = asyncio.Queue()
     engine.subscribe(lambda e: asked.put_nowait(e.interaction_id) if isinstance(e, InteractionCreated) else None)
     call = {"tool": "cmd_run", "args": {"command": command}, "as": "said"}

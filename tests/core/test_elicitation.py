@@ -1,34 +1,29 @@
-"""Elicitation handlers (SPEC §4): no-op, function adapter, composite, fixed, inbox and terminal."""
+"""Elicitation handlers (SPEC §4): no-op, function adapter, composite, fixed and inbox (the terminal's:
+`tests/test_cli_form_prompt.py`)."""
 
 from __future__ import annotations
 
 import asyncio
 import threading
 import time
-from collections.abc import Iterable
 
 import pytest
 from pydantic import ValidationError
 
 from gui.core.asks.elicitation import (
     CompositeElicitationHandler,
-    ElicitationField,
     ElicitationHandler,
     ElicitationHandlerFunc,
     ElicitationNotHandled,
-    ElicitationRequest,
-    ElicitationResponse,
     FixedElicitationHandler,
     InboxElicitationHandler,
     NoopElicitationHandler,
-    TerminalElicitationHandler,
-    parse_value,
 )
 from gui.core.asks.form_values import value_problems
-from gui.core.asks.interactions import ElicitationInteractionResponse, ToolSource
-from gui.core.asks.memory import MemoryInteractionStore
+from gui.core.asks.interactions import ElicitationField, ElicitationRequest, ElicitationResponse, ToolSource
 from gui.core.asks.service import InteractionService, InteractionValidationError
 from gui.core.events import Event, EventBus
+from gui.memory import MemoryApprovalModes, MemoryInteractionStore
 
 TIMEOUT = 2.0
 
@@ -153,7 +148,7 @@ def store() -> MemoryInteractionStore:
 
 @pytest.fixture
 def service(store: MemoryInteractionStore, bus: EventBus) -> InteractionService:
-    return InteractionService(store, bus)
+    return InteractionService(store, bus, modes=MemoryApprovalModes())
 
 
 @pytest.fixture
@@ -172,7 +167,7 @@ async def test_inbox_turns_the_request_into_a_stored_interaction_and_returns_the
 ) -> None:
     handler = InboxElicitationHandler(service)
     asking = asyncio.create_task(
-        handler.handle_elicitation(req(run_id="run-1", tool_call_id="c1", tool_name="db_query"))
+        handler.handle_elicitation(req(turn_id="run-1", source=ToolSource(tool_call_id="c1", tool_name="db_query")))
     )
     iid = await next_id(created)
     stored = (await store.get(iid)).request
@@ -180,13 +175,13 @@ async def test_inbox_turns_the_request_into_a_stored_interaction_and_returns_the
     assert stored.turn_id == "run-1" and stored.source == ToolSource(tool_call_id="c1", tool_name="db_query")
     assert stored.expires_at is not None
     values = {"table": "users", "limit": 5, "dry": True}
-    await service.respond(iid, ElicitationInteractionResponse(action="accept", values=values))
+    await service.respond(iid, ElicitationResponse(action="accept", values=values))
     assert await asyncio.wait_for(asking, TIMEOUT) == ElicitationResponse.accept(values)
 
 
 async def test_inbox_passes_a_decline_through(service: InteractionService, created: asyncio.Queue[Event]) -> None:
     asking = asyncio.create_task(InboxElicitationHandler(service).handle_elicitation(req()))
-    await service.respond(await next_id(created), ElicitationInteractionResponse(action="decline"))
+    await service.respond(await next_id(created), ElicitationResponse(action="decline"))
     assert (await asyncio.wait_for(asking, TIMEOUT)).action == "decline"
 
 
@@ -196,9 +191,9 @@ async def test_inbox_refuses_values_that_do_not_fit_and_keeps_waiting(
     asking = asyncio.create_task(InboxElicitationHandler(service).handle_elicitation(req()))
     iid = await next_id(created)
     with pytest.raises(InteractionValidationError, match="field 'dry' is required"):
-        await service.respond(iid, ElicitationInteractionResponse(action="accept", values={"table": "t"}))
+        await service.respond(iid, ElicitationResponse(action="accept", values={"table": "t"}))
     assert not asking.done()
-    await service.respond(iid, ElicitationInteractionResponse(action="accept", values={"table": "t", "dry": False}))
+    await service.respond(iid, ElicitationResponse(action="accept", values={"table": "t", "dry": False}))
     assert (await asyncio.wait_for(asking, TIMEOUT)).values == {"table": "t", "dry": False}
 
 
@@ -214,7 +209,8 @@ async def test_inbox_never_waits_past_the_requests_deadline(
     service: InteractionService, store: MemoryInteractionStore
 ) -> None:
     handler = InboxElicitationHandler(service, timeout=3600)
-    reply = await asyncio.wait_for(handler.handle_elicitation(req(deadline=time.time() + 0.05)), TIMEOUT)
+    soon = int((time.time() + 0.05) * 1000)
+    reply = await asyncio.wait_for(handler.handle_elicitation(req(expires_at=soon)), TIMEOUT)
     assert reply.action == "cancel"
     assert [r.status for r in await store.list()] == ["expired"]
 
@@ -222,7 +218,7 @@ async def test_inbox_never_waits_past_the_requests_deadline(
 async def test_inbox_answers_cancel_when_the_run_is_stopped(
     service: InteractionService, created: asyncio.Queue[Event]
 ) -> None:
-    asking = asyncio.create_task(InboxElicitationHandler(service).handle_elicitation(req(run_id="run-1")))
+    asking = asyncio.create_task(InboxElicitationHandler(service).handle_elicitation(req(turn_id="run-1")))
     await next_id(created)
     await service.cancel_run("run-1")
     assert (await asyncio.wait_for(asking, TIMEOUT)).action == "cancel"
@@ -249,7 +245,7 @@ async def test_inbox_handles_concurrent_requests_as_separate_interactions(
         server = event.data["record"]["request"]["server_name"]
         values = {"table": server, "dry": True}
         await service.respond(
-            event.data["interaction_id"], ElicitationInteractionResponse(action="accept", values=values)
+            event.data["interaction_id"], ElicitationResponse(action="accept", values=values)
         )
     replies = await asyncio.wait_for(asyncio.gather(*asking), TIMEOUT)
     assert [r.values["table"] for r in replies] == ["s0", "s1"]
@@ -263,101 +259,11 @@ async def test_inbox_url_mode_request_can_be_accepted_without_values(
     )
     iid = await next_id(created)
     assert (await store.get(iid)).request.url == "https://example.org/login"
-    await service.respond(iid, ElicitationInteractionResponse(action="accept"))
+    await service.respond(iid, ElicitationResponse(action="accept"))
     assert (await asyncio.wait_for(asking, TIMEOUT)) == ElicitationResponse.accept()
 
 
-# --- terminal ------------------------------------------------------------------------------
-
-
-class Script:
-    """Plays typed lines to the prompts; end of input when it runs out."""
-
-    def __init__(self, lines: Iterable[str]) -> None:
-        self.lines = list(lines)
-        self.prompts: list[str] = []
-
-    def __call__(self, prompt: str) -> str:
-        self.prompts.append(prompt)
-        if not self.lines:
-            raise EOFError
-        return self.lines.pop(0)
-
-
-async def ask(lines: list[str], request: ElicitationRequest | None = None) -> tuple[ElicitationResponse, list[str]]:
-    output: list[str] = []
-    handler = TerminalElicitationHandler(input_fn=Script(lines), output=output.append)
-    return await asyncio.wait_for(handler.handle_elicitation(request or req()), TIMEOUT), output
-
-
-async def test_terminal_converts_each_answer_to_its_field_type() -> None:
-    reply, output = await ask(["users", "2.5", "yes"])
-    assert reply == ElicitationResponse.accept({"table": "users", "limit": 2.5, "dry": True})
-    assert output[0] == "db asks: Which table?"
-
-
-async def test_terminal_takes_the_default_on_empty_input_and_skips_empty_optional_fields() -> None:
-    fields = [*FIELDS, ElicitationField(name="note", type="string")]
-    reply, _ = await ask(["users", "", "n", ""], req(fields=fields))
-    assert reply.values == {"table": "users", "limit": 10, "dry": False}
-
-
-async def test_terminal_converts_a_default_sent_as_text() -> None:
-    reply, _ = await ask([""], req(fields=[ElicitationField(name="limit", type="number", default="7")]))
-    assert reply.values == {"limit": 7}
-
-
-async def test_terminal_asks_again_for_a_required_field_left_empty() -> None:
-    reply, output = await ask(["", "users", "", "no"])
-    assert reply.values["table"] == "users"
-    assert "  this field is required" in output
-
-
-async def test_terminal_asks_again_when_the_text_does_not_fit_the_type() -> None:
-    reply, output = await ask(["users", "ten", "10", "maybe", "y"])
-    assert reply.values == {"table": "users", "limit": 10, "dry": True}
-    assert "  'ten' is not a number" in output and "  'maybe' is not yes or no" in output
-
-
-@pytest.mark.parametrize(("typed", "action"), [("!decline", "decline"), ("!cancel", "cancel")])
-async def test_terminal_can_decline_or_cancel_at_any_prompt(typed: str, action: str) -> None:
-    reply, _ = await ask(["users", typed])
-    assert reply == ElicitationResponse(action=action)
-
-
-async def test_terminal_end_of_input_cancels() -> None:
-    assert (await ask(["users"]))[0].action == "cancel"
-
-
-@pytest.mark.parametrize(("typed", "action"), [("y", "accept"), ("n", "decline")])
-async def test_terminal_url_mode_shows_the_address_and_asks_to_continue(typed: str, action: str) -> None:
-    reply, output = await ask(["what", typed], req(fields=[], url="https://example.org/login"))
-    assert reply.action == action and reply.values == {}
-    assert "Open this address: https://example.org/login" in output
-
-
-async def test_terminal_prompts_never_interleave() -> None:
-    script = Script(["a", "", "y", "b", "", "n"])
-    handler = TerminalElicitationHandler(input_fn=script, output=lambda _: None)
-    replies = await asyncio.wait_for(
-        asyncio.gather(handler.handle_elicitation(req()), handler.handle_elicitation(req())), TIMEOUT
-    )
-    assert sorted((r.values["table"], r.values["dry"]) for r in replies) == [("a", True), ("b", False)]
-
-
 # --- values --------------------------------------------------------------------------------
-
-
-def test_parse_value_checks_enum_membership() -> None:
-    field = ElicitationField(name="mode", type="string", enum=["fast", "safe"])
-    assert parse_value(field, " safe ") == "safe"
-    with pytest.raises(ValueError, match="'slow' is not one of: fast, safe"):
-        parse_value(field, "slow")
-
-
-def test_parse_value_refuses_infinite_numbers() -> None:
-    with pytest.raises(ValueError, match="not a finite number"):
-        parse_value(ElicitationField(name="n", type="number"), "inf")
 
 
 def test_value_problems_lists_every_problem_not_just_the_first() -> None:
@@ -368,10 +274,3 @@ def test_value_problems_lists_every_problem_not_just_the_first() -> None:
         "field 'limit': \"x\" is not a number",
         "field 'dry': 1 is not true or false",
     ]
-
-
-def test_a_very_large_whole_number_is_a_number_not_a_crash() -> None:
-    field = ElicitationField(name="n", type="number")
-    huge = 10**400
-    assert value_problems([field], {"n": huge}) == []
-    assert parse_value(field, str(huge)) == huge

@@ -22,6 +22,8 @@ from gui.core.events import (
     parse_event,
 )
 from gui.core.tools.registry import Registry
+from gui.memory import MemoryStores
+from gui.runtime import compose_engine
 from gui.tools import builtin_tools
 
 T = 5.0
@@ -51,7 +53,7 @@ def test_an_unknown_kind_or_a_kind_missing_its_fields_is_kept_untyped_and_nothin
 
 
 def make_engine(*extra) -> Engine:
-    return Engine(registry=Registry([*builtin_tools(), *extra]), retry_backoff=0.01)
+    return compose_engine(Registry([*builtin_tools(), *extra]), MemoryStores(), retry_backoff=0.01)
 
 
 async def test_a_group_whose_time_ran_out_says_so_in_its_fields():

@@ -5,14 +5,14 @@ from __future__ import annotations
 import pytest
 
 from gui.core.asks.form_values import value_problems
-from gui.core.asks.interactions import ElicitationFieldSpec, ElicitationInteractionRequest, ToolSource
-from gui.core.asks.memory import MemoryInteractionStore
+from gui.core.asks.interactions import ElicitationField, ElicitationRequest, ToolSource
 from gui.core.asks.service import InteractionService, InteractionValidationError
+from gui.memory import MemoryApprovalModes, MemoryInteractionStore
 
 FIELDS = [
-    ElicitationFieldSpec(name="n", type="number", integer=True, minimum=1, maximum=100, required=True),
-    ElicitationFieldSpec(name="mail", type="string", format="email", max_length=20),
-    ElicitationFieldSpec(name="tags", type="string", enum=["a", "b"], multiple=True, min_items=1),
+    ElicitationField(name="n", type="number", integer=True, minimum=1, maximum=100, required=True),
+    ElicitationField(name="mail", type="string", format="email", max_length=20),
+    ElicitationField(name="tags", type="string", enum=["a", "b"], multiple=True, min_items=1),
 ]
 
 
@@ -32,8 +32,8 @@ def test_answers_that_fit_have_no_problem():
 
 
 async def test_an_answer_out_of_range_is_refused_and_the_form_stays_pending():
-    service = InteractionService(MemoryInteractionStore())
-    request = ElicitationInteractionRequest(interaction_id="f1", turn_id="r", created_at=0, server_name="srv",
+    service = InteractionService(MemoryInteractionStore(), modes=MemoryApprovalModes())
+    request = ElicitationRequest(interaction_id="f1", turn_id="r", created_at=0, server_name="srv",
                                             message="How many?", fields=FIELDS,
                                             source=ToolSource(tool_call_id="c", tool_name="srv.t"))
     await service.request(request)

@@ -7,11 +7,12 @@ import json
 
 import pytest
 
-from gui.core.door.catalog import Catalog, MemorySequenceStore
+from gui.core.door.catalog import Catalog
 from gui.core.sequences.free_names import free_name, renamed_words, taken_names, with_free_names
 from gui.core.sequences.help import EXAMPLE
 from gui.core.sequences.problems import DslError
 from gui.core.sequences.validator import parse_sequence
+from gui.memory import MemorySequenceStore
 
 
 def test_a_taken_name_gets_the_next_free_number() -> None:
@@ -42,6 +43,23 @@ async def test_a_new_document_hears_every_naming_conflict_at_once_with_who_holds
     assert (await catalog.check(json.loads(EXAMPLE))).ok  # not as new: it replaces the saved one
 
 
+async def test_a_save_as_new_is_refused_with_every_naming_conflict_and_replaces_nothing() -> None:
+    from gui.core.sequences.validator import InvalidSequenceError
+
+    catalog = Catalog(MemorySequenceStore())
+    saved = (await catalog.create(json.loads(EXAMPLE)))[0]
+    changed = {**json.loads(EXAMPLE), "description": "changed"}
+    with pytest.raises(InvalidSequenceError) as refused:
+        await catalog.create(changed, as_new=True)
+    assert [(p.loc, p.code) for p in refused.value.result.errors] == [
+        (("name",), "name-taken"), (("groups", 0, "name"), "duplicate-group"),
+        (("groups", 1, "name"), "duplicate-group")]
+    assert await catalog.get("check-three-nodes") == saved  # the saved one is untouched
+    fresh = {"name": "fresh", "groups": [{"name": "g", "in": {}, "out": {},
+                                          "tools": '{"tool":"echo","args":{"value":1}} ;'}]}
+    assert (await catalog.create(fresh, as_new=True))[0].name == "fresh"  # a free name saves as ever
+
+
 async def test_a_rename_onto_another_saved_name_is_refused_not_overwritten() -> None:
     catalog = Catalog(MemorySequenceStore())
     saved = (await catalog.create(json.loads(EXAMPLE)))[0]
@@ -58,7 +76,8 @@ async def test_a_rename_onto_another_saved_name_is_refused_not_overwritten() -> 
 
 
 def test_a_view_as_new_makes_the_same_name_and_its_groups_conflicts() -> None:
-    from gui.core.sequences.validator import CatalogView, check_document
+    from gui.core.sequences.catalog_view import CatalogView
+    from gui.core.sequences.validator import check_document
 
     doc = json.loads(EXAMPLE)
     view = CatalogView(group_owner={"fetch-one-node": "check-three-nodes"},

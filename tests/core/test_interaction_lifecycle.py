@@ -23,13 +23,13 @@ from gui.core.asks.interactions import (
     InteractionRecord,
     ResolvedResult,
 )
-from gui.core.asks.memory import MemoryApprovalModes, MemoryInteractionStore
 from gui.core.asks.service import (
     InteractionNotFoundError,
     InteractionNotPendingError,
     InteractionService,
 )
 from gui.core.events import Event, EventBus
+from gui.memory import MemoryApprovalModes, MemoryInteractionStore
 
 # --- expiry --------------------------------------------------------------------------------
 
@@ -127,7 +127,7 @@ async def test_recover_cancels_what_a_dead_process_left_pending_and_returns_the_
         resolved_at=now_ms(),
     )
     store = MemoryInteractionStore([*left, done])
-    assert await InteractionService(store).recover() == ["r1", "r2"]
+    assert await InteractionService(store, modes=MemoryApprovalModes()).recover() == ["r1", "r2"]
     for iid in ("a1", "q1"):
         record = await store.get(iid)
         assert record.result == CancelledResult(interaction_id=iid, reason="runtime_interrupted", cause="app_stopped")
@@ -247,7 +247,7 @@ def test_memory_approval_modes_default_to_ask_and_refuse_unknown_modes() -> None
 
 
 async def test_memory_store_lists_by_status_in_request_order(store: MemoryInteractionStore) -> None:
-    service = InteractionService(store)
+    service = InteractionService(store, modes=MemoryApprovalModes())
     await service.request(shell("a1"))
     await service.request(shell("a2"))
     await service.respond("a1", APPROVE)

@@ -21,13 +21,12 @@ from support.interactions import (
 from gui.core.asks.interactions import (
     Answer,
     ApprovalResponse,
-    ElicitationInteractionResponse,
+    ElicitationResponse,
     ExpiredResult,
     InteractionRecord,
     QuestionResponse,
     ResolvedResult,
 )
-from gui.core.asks.memory import MemoryInteractionStore
 from gui.core.asks.service import (
     InteractionError,
     InteractionNotFoundError,
@@ -36,6 +35,7 @@ from gui.core.asks.service import (
     InteractionValidationError,
 )
 from gui.core.events import Event, EventBus
+from gui.memory import MemoryApprovalModes, MemoryInteractionStore
 
 # --- persist before notify -------------------------------------------------------------------
 
@@ -43,7 +43,7 @@ from gui.core.events import Event, EventBus
 async def test_request_is_stored_before_the_created_event_is_published(bus: EventBus) -> None:
     log: list[str] = []
     bus.subscribe(lambda e: log.append(e.type))
-    await InteractionService(LoggingStore(log), bus).request(shell())
+    await InteractionService(LoggingStore(log), bus, modes=MemoryApprovalModes()).request(shell())
     assert log == ["saved pending", "interaction.created"]
 
 
@@ -60,7 +60,7 @@ async def test_created_event_carries_run_id_kind_and_the_stored_record(
 async def test_answer_is_stored_before_the_ended_event_is_published(bus: EventBus) -> None:
     log: list[str] = []
     bus.subscribe(lambda e: log.append(e.type))
-    service = InteractionService(LoggingStore(log), bus)
+    service = InteractionService(LoggingStore(log), bus, modes=MemoryApprovalModes())
     await service.request(shell())
     await service.respond("a1", APPROVE)
     assert log == ["saved pending", "interaction.created", "saved resolved", "interaction.ended"]
@@ -68,7 +68,7 @@ async def test_answer_is_stored_before_the_ended_event_is_published(bus: EventBu
 
 async def test_waiter_does_not_resume_until_the_answer_is_stored() -> None:
     store = GateStore()
-    service = InteractionService(store)
+    service = InteractionService(store, modes=MemoryApprovalModes())
     handle = await service.request(shell())
     waiter = asyncio.create_task(handle.result())
     responder = asyncio.create_task(service.respond("a1", APPROVE))
@@ -132,7 +132,7 @@ async def test_answer_after_expires_at_is_refused_even_before_the_timer_fires(
     store: MemoryInteractionStore,
 ) -> None:
     clock = [1000.0]
-    service = InteractionService(store, clock=lambda: clock[0])
+    service = InteractionService(store, clock=lambda: clock[0], modes=MemoryApprovalModes())
     handle = await service.request(shell(expires_at=1_000_000 + 60_000))
     clock[0] += 61
     with pytest.raises(InteractionNotPendingError, match="has expired"):
@@ -150,7 +150,7 @@ async def test_answer_to_a_cancelled_interaction_is_refused_naming_the_reason(se
 
 async def test_of_two_concurrent_answers_exactly_one_wins() -> None:
     store = GateStore()
-    service = InteractionService(store)
+    service = InteractionService(store, modes=MemoryApprovalModes())
     handle = await service.request(shell())
     answers = asyncio.gather(
         service.respond("a1", APPROVE),
@@ -180,8 +180,8 @@ def answers(*pairs: tuple[str, str | list[str]]) -> QuestionResponse:
     return QuestionResponse(answers=[Answer(question_id=q, value=v) for q, v in pairs])
 
 
-def values(**kwargs: object) -> ElicitationInteractionResponse:
-    return ElicitationInteractionResponse(action="accept", values=kwargs)
+def values(**kwargs: object) -> ElicitationResponse:
+    return ElicitationResponse(action="accept", values=kwargs)
 
 
 OK_REST = (("note", "x"), ("tags", ["a"]))
@@ -214,13 +214,13 @@ INVALID = [
     (
         "decline-with-values",
         elicitation(),
-        ElicitationInteractionResponse(action="decline", values={"table": "t"}),
+        {"kind": "elicitation", "action": "decline", "values": {"table": "t"}},  # no ElicitationResponse holds it
         "a decline carries no values",
     ),
     (
         "elicitation-to-question",
         question(),
-        ElicitationInteractionResponse(action="cancel"),
+        ElicitationResponse(action="cancel"),
         "an elicitation response does not fit",
     ),
 ]
@@ -245,8 +245,8 @@ VALID = [
     ("empty-multi-select", question(), answers(("env", "dev"), ("note", ""), ("tags", []))),
     ("elicitation-int", elicitation(), values(table="t", limit=10, dry=False, mode="safe")),
     ("elicitation-float", elicitation(), values(table="t", limit=2.5)),
-    ("elicitation-decline", elicitation(), ElicitationInteractionResponse(action="decline")),
-    ("elicitation-cancel", elicitation(), ElicitationInteractionResponse(action="cancel")),
+    ("elicitation-decline", elicitation(), ElicitationResponse(action="decline")),
+    ("elicitation-cancel", elicitation(), ElicitationResponse(action="cancel")),
 ]
 
 

@@ -9,10 +9,11 @@ import time
 import pytest
 
 from gui.core.door.documents import load_document_file
-from gui.core.door.engine import Engine
 from gui.core.sequences.limits import MAX_DOCUMENT_BYTES, MAX_GROUPS, MAX_TOOLS
 from gui.core.sequences.problems import DslError
 from gui.core.sequences.validator import InvalidSequenceError, check_document, check_text
+from gui.memory import MemoryStores
+from gui.runtime import compose_engine
 from gui.tools import default_registry
 
 TOOL = json.dumps({"tool": "echo", "args": {"value": "$args.host"}, "as": "r"}) + " ;"
@@ -80,7 +81,7 @@ def test_a_file_over_the_byte_limit_is_refused_without_reading_it(tmp_path):
 
 
 async def test_the_door_refuses_a_sequence_over_the_limit_to_save_and_to_run():
-    engine = Engine(registry=default_registry())
+    engine = compose_engine(default_registry(), MemoryStores())
     try:
         with pytest.raises(InvalidSequenceError) as saved:
             await engine.create(many(MAX_GROUPS + 1))

@@ -16,8 +16,8 @@ from gui.core.asks.interactions import (
     QuestionResponse,
     ResolvedResult,
 )
-from gui.core.asks.memory import MemoryInteractionStore
 from gui.core.asks.service import InteractionService, InteractionValidationError
+from gui.memory import MemoryApprovalModes, MemoryInteractionStore
 
 
 def request(*questions: Question) -> QuestionRequest:
@@ -31,7 +31,7 @@ EXTRA = Question(question_id="extra", prompt="Anything else?", response_type="te
 
 @pytest.fixture
 def service() -> InteractionService:
-    return InteractionService(MemoryInteractionStore())
+    return InteractionService(MemoryInteractionStore(), modes=MemoryApprovalModes())
 
 
 def test_a_choice_given_as_a_label_alone_has_the_label_as_its_value():

@@ -9,12 +9,13 @@ import pytest
 from pydantic import BaseModel
 from support.builders import group, seq, tools
 
-from gui.core.asks.memory import MemoryInteractionStore
 from gui.core.door.engine import Engine, NotFoundError, ResumeRefused
 from gui.core.errors import ToolError
 from gui.core.runs.orphans import INTERRUPTED, KILLED
-from gui.core.runs.records import MemoryRunStore, ProcessInfo, RunRecord
+from gui.core.runs.records import ProcessInfo, RunRecord
 from gui.core.tools.registry import ModelTool, Registry, ToolContext
+from gui.memory import MemoryInteractionStore, MemoryRunStore, MemoryStores
+from gui.runtime import compose_engine
 from gui.tools import builtin_tools
 
 
@@ -42,8 +43,9 @@ class Counter(ModelTool):
         return args["value"] if args["value"] is not None else key
 
 
-def make_engine(counter: Counter, **kw: Any) -> Engine:
-    return Engine(registry=Registry([*builtin_tools(), counter]), retry_backoff=0.01, **kw)
+def make_engine(counter: Counter, processes: Any = None, **stores: Any) -> Engine:
+    return compose_engine(Registry([*builtin_tools(), counter]), MemoryStores(**stores), processes=processes,
+                          retry_backoff=0.01)
 
 
 def three_groups(middle: str = "two") -> dict[str, Any]:
@@ -195,7 +197,7 @@ class FakeProcesses:
 async def test_start_up_kills_the_recorded_commands_still_alive_and_says_so_then_the_run_resumes():
     counter = Counter()
     runs, interactions = MemoryRunStore(), MemoryInteractionStore()
-    engine = make_engine(counter, runs=runs, interaction_store=interactions)
+    engine = make_engine(counter, runs=runs, interactions=interactions)
     first = await failed_in_two(engine, counter)
     # As a dead app leaves it: the run still "running", group two's tools with their processes.
     left = await runs.get(first.run_id)
@@ -205,7 +207,7 @@ async def test_start_up_kills_the_recorded_commands_still_alive_and_says_so_then
     left.groups[2].status = "waiting"
     await runs.save(left)
     processes = FakeProcesses({41})
-    later = make_engine(counter, runs=runs, interaction_store=interactions, processes=processes,
+    later = make_engine(counter, runs=runs, interactions=interactions, processes=processes,
                         sequences=engine.sequences)
     assert await later.recover() == [first.run_id]
     assert processes.killed == [41]

@@ -21,6 +21,8 @@ from gui.core.asks.service import InteractionValidationError
 from gui.core.door.engine import Engine
 from gui.core.events import InteractionCreated
 from gui.core.tools.registry import Registry
+from gui.memory import MemoryStores
+from gui.runtime import compose_engine
 from gui.tools import builtin_tools
 
 T = 5.0
@@ -124,7 +126,7 @@ def test_a_rule_that_does_not_fit_its_request_is_refused_saying_why(scope, prefi
 
 
 def engine_with_two_commands() -> tuple[Engine, dict]:
-    engine = Engine(registry=Registry(builtin_tools()))
+    engine = compose_engine(Registry(builtin_tools()), MemoryStores())
     calls = tools({"tool": "cmd_run", "args": {"command": "echo one"}},
                   {"tool": "cmd_run", "args": {"command": "echo two"}})
     return engine, seq(group("g", tools=calls))
@@ -138,7 +140,7 @@ async def asked(engine: Engine, count: int) -> list[str]:
 
 
 async def test_allowing_for_the_run_allows_the_same_step_already_waiting_and_names_the_rule_but_not_another():
-    engine = Engine(registry=Registry(builtin_tools()))
+    engine = compose_engine(Registry(builtin_tools()), MemoryStores())
     await engine.create(seq(group("g", tools=tools({"tool": "cmd_run", "args": {"command": "echo one"}},
                                                    {"tool": "cmd_run", "args": {"command": "echo one"}},
                                                    {"tool": "cmd_run", "args": {"command": "echo two"}}))))
@@ -165,7 +167,7 @@ async def test_allowing_for_the_run_allows_the_same_step_already_waiting_and_nam
 
 
 async def test_a_prefix_answer_allows_later_matching_commands_and_revoking_it_asks_again():
-    engine = Engine(registry=Registry(builtin_tools()))
+    engine = compose_engine(Registry(builtin_tools()), MemoryStores())
     await engine.create(seq(group("g", tools=tools({"tool": "cmd_run", "args": {"command": "echo hi there"}}))))
     waiting = asyncio.create_task(asked(engine, 1))
     run = await engine.start("s", {})

@@ -10,11 +10,13 @@ from support.builders import group, seq, tools
 from support.engine import next_pending_request
 
 from gui.core.asks.rules import ApprovalRule
-from gui.core.door.catalog import MemorySequenceStore, legacy_identity
+from gui.core.door.catalog import legacy_identity
 from gui.core.door.engine import Engine
 from gui.core.runs.records import RunRecord
 from gui.core.sequences.validator import check_document
 from gui.core.tools.registry import Registry
+from gui.memory import MemorySequenceStore, MemoryStores
+from gui.runtime import compose_engine
 from gui.tools import builtin_tools
 
 T = 5.0
@@ -53,7 +55,7 @@ async def asks_again(engine: Engine, name: str = "benign") -> None:
 
 
 def fresh_engine(sequences: MemorySequenceStore | None = None) -> Engine:
-    return Engine(registry=Registry(builtin_tools()), sequences=sequences or MemorySequenceStore())
+    return compose_engine(Registry(builtin_tools()), MemoryStores(sequences=sequences or MemorySequenceStore()))
 
 
 async def test_an_unchanged_sequence_still_runs_under_its_rule_after_it_is_saved_again():

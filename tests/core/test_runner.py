@@ -15,13 +15,15 @@ from gui.core.door.engine import Engine
 from gui.core.sequences.run_args import RunArgsError
 from gui.core.sequences.validator import parse_sequence
 from gui.core.tools.registry import Registry
+from gui.memory import MemoryStores
+from gui.runtime import compose_engine
 from gui.tools import builtin_tools
 
 T = 5.0  # every wait is bounded
 
 
 def make_engine(*extra) -> Engine:
-    return Engine(registry=Registry([*builtin_tools(), *extra]), retry_backoff=0.01)
+    return compose_engine(Registry([*builtin_tools(), *extra]), MemoryStores(), retry_backoff=0.01)
 
 
 async def save(engine: Engine, doc) -> str:

@@ -9,8 +9,10 @@ from support.fakes import BrokenText, Gate, Stubborn
 from support.waiting import wait_until
 
 from gui.core.door.engine import Engine
-from gui.core.runs.records import MemoryRunStore, RunRecord
+from gui.core.runs.records import RunRecord
 from gui.core.tools.registry import Registry
+from gui.memory import MemoryRunStore, MemoryStores
+from gui.runtime import compose_engine
 from gui.tools import builtin_tools
 
 T = 5.0
@@ -32,7 +34,8 @@ class SlowFinalSave(MemoryRunStore):
 
 
 def make_engine(*extra, runs=None) -> Engine:
-    return Engine(registry=Registry([*builtin_tools(), *extra]), runs=runs or MemoryRunStore(), retry_backoff=0.01)
+    return compose_engine(Registry([*builtin_tools(), *extra]), MemoryStores(runs=runs or MemoryRunStore()),
+                          retry_backoff=0.01)
 
 
 async def test_a_second_stop_while_the_first_is_saving_still_leaves_the_run_saved_as_stopped():

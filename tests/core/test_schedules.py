@@ -9,8 +9,10 @@ import pytest
 from support.builders import group, seq, tools
 
 from gui.core.door.engine import Engine
-from gui.core.runs.schedules import KEPT_TURNS, ScheduleInvalid, Scheduler, next_time
+from gui.core.runs.schedules import KEPT_TURNS, ScheduleInvalid, next_time
 from gui.core.tools.registry import Registry
+from gui.memory import MemoryStores
+from gui.runtime import compose_engine
 from gui.tools import builtin_tools
 
 T0 = datetime(2026, 3, 2, 9, 0, 0).timestamp()  # local time, as cron reads it
@@ -25,9 +27,8 @@ class Clock:
 
 
 def engine_at(clock: Clock) -> Engine:
-    engine = Engine(registry=Registry(builtin_tools()))
-    engine._scheduler = Scheduler(engine.schedules, engine._scheduled_run,
-                                  lambda run_id: engine.runner.snapshot(run_id) is not None, clock=clock)
+    engine = compose_engine(Registry(builtin_tools()), MemoryStores())
+    engine.schedule_book.scheduler.clock = clock
     return engine
 
 
@@ -42,9 +43,9 @@ async def test_an_interval_schedule_runs_its_sequence_with_its_args_each_time_it
     await engine.create(GREET)
     made = await engine.create_schedule("greet", {"who": "Ada"}, every="15m")
     assert made.next_at == T0 + 900
-    assert await engine.scheduler.tick() == []  # not due yet
+    assert await engine.schedule_book.scheduler.tick() == []  # not due yet
     clock.now = T0 + 900
-    [(schedule, turn)] = await engine.scheduler.tick()
+    [(schedule, turn)] = await engine.schedule_book.scheduler.tick()
     assert turn.outcome == "started" and schedule.next_at == T0 + 1800
     record = await engine.runner.wait(turn.run_id, timeout=5)
     assert record.status == "succeeded" and record.outputs == {"said": "hi Ada"}
@@ -68,14 +69,14 @@ async def test_turns_missed_while_the_app_was_closed_run_once_at_start_up_and_sa
     await engine.create(GREET)
     made = await engine.create_schedule("greet", {"who": "Ada"}, every="10m")
     clock.now = T0 + 10 * 3600 + 5  # the app was closed for ten hours: sixty turns went by
-    taken = await engine.scheduler.tick(at_start_up=True)
+    taken = await engine.schedule_book.scheduler.tick(at_start_up=True)
     assert len(taken) == 1
     schedule, turn = taken[0]
     assert schedule.next_at == T0 + 10 * 3600 + 600  # the next turn from now, no catching up
     record = await engine.runner.wait(turn.run_id, timeout=5)
     assert record.note.startswith("started by a schedule (every 10m) at start-up: its turn at 2026-03-02 09:10 "
                                   "was missed while the app was closed, so it runs once now")
-    assert await engine.scheduler.tick() == []
+    assert await engine.schedule_book.scheduler.tick() == []
     assert [t.outcome for t in (await engine.list_schedules())[0].turns] == ["started"]
     assert made.schedule_id == schedule.schedule_id
 
@@ -86,16 +87,16 @@ async def test_a_turn_whose_previous_run_still_runs_is_skipped_and_the_skip_reco
     await engine.create(NAP)
     await engine.create_schedule("nap", {}, every="1m")
     clock.now += 60
-    [(_, first)] = await engine.scheduler.tick()
+    [(_, first)] = await engine.schedule_book.scheduler.tick()
     clock.now += 60
-    [(schedule, second)] = await engine.scheduler.tick()
+    [(schedule, second)] = await engine.schedule_book.scheduler.tick()
     assert second.outcome == "skipped"
     assert second.detail == f"skipped: the previous run ({first.run_id}) is still running"
     assert second.cause == "schedule_busy"  # its words come from the one table (`gui.core.causes`)
     assert len(engine.runner.active()) == 1
     await engine.stop(first.run_id)
     clock.now += 60
-    [(_, third)] = await engine.scheduler.tick()
+    [(_, third)] = await engine.schedule_book.scheduler.tick()
     assert third.outcome == "started"
     await engine.stop(third.run_id)
     assert [t.outcome for t in (await engine.schedules.get(schedule.schedule_id)).turns] == [
@@ -109,7 +110,7 @@ async def test_a_paused_schedule_does_not_run_and_going_on_does_not_make_up_the_
     made = await engine.create_schedule("greet", {"who": "Ada"}, every="1m")
     await engine.pause_schedule(made.schedule_id)
     clock.now += 3600
-    assert await engine.scheduler.tick() == []
+    assert await engine.schedule_book.scheduler.tick() == []
     again = await engine.pause_schedule(made.schedule_id, paused=False)
     assert again.next_at == clock.now + 60
     assert await engine.delete_schedule(made.schedule_id) and not await engine.delete_schedule(made.schedule_id)
@@ -124,11 +125,11 @@ async def test_a_sequence_deleted_since_is_a_failed_turn_with_the_reason():
     await engine.create_schedule("greet", {"who": "Ada"}, every="1m")
     await engine.delete("greet")
     clock.now += 60
-    [(schedule, turn)] = await engine.scheduler.tick()
+    [(schedule, turn)] = await engine.schedule_book.scheduler.tick()
     assert turn.outcome == "failed" and "no saved sequence named 'greet'" in turn.detail
     for _ in range(KEPT_TURNS + 5):
         clock.now += 60
-        await engine.scheduler.tick()
+        await engine.schedule_book.scheduler.tick()
     assert len((await engine.schedules.get(schedule.schedule_id)).turns) == KEPT_TURNS
 
 
@@ -153,16 +154,16 @@ async def test_a_bad_schedule_is_refused_at_its_field_and_nothing_is_stored(fiel
 
 
 async def test_the_scheduler_loop_wakes_for_a_new_schedule_and_runs_it_when_due():
-    engine = Engine(registry=Registry(builtin_tools()))
+    engine = compose_engine(Registry(builtin_tools()), MemoryStores())
     await engine.create(GREET)
     started = asyncio.Event()
     engine.subscribe(lambda e: e.type == "run.finished" and started.set())
     engine.start_schedules()
     try:
         made = await engine.create_schedule("greet", {"who": "Ada"}, every="10s")
-        made.next_at = engine.scheduler.clock()  # due now: the loop must wake up for the change
+        made.next_at = engine.schedule_book.scheduler.clock()  # due now: the loop must wake up for the change
         await engine.schedules.save(made)
-        engine.scheduler.changed.set()
+        engine.schedule_book.scheduler.changed.set()
         await asyncio.wait_for(started.wait(), 5)
     finally:
         await engine.close()
@@ -175,7 +176,7 @@ async def test_a_scheduled_runs_risky_step_waits_in_the_inbox_like_any_other():
                             name="shell"))
     await engine.create_schedule("shell", {}, every="1m")
     clock.now += 60
-    [(_, turn)] = await engine.scheduler.tick()
+    [(_, turn)] = await engine.schedule_book.scheduler.tick()
     async with asyncio.timeout(5):
         while not (pending := await engine.pending(turn.run_id)):
             await asyncio.sleep(0.01)
@@ -184,8 +185,8 @@ async def test_a_scheduled_runs_risky_step_waits_in_the_inbox_like_any_other():
 
 
 async def test_schedules_are_bounded_in_number(monkeypatch):
-    from gui.core.door import schedule_door
-    monkeypatch.setattr(schedule_door, "MAX_SCHEDULES", 2)
+    from gui.core.door import schedule_book
+    monkeypatch.setattr(schedule_book, "MAX_SCHEDULES", 2)
     engine = engine_at(Clock())
     await engine.create(GREET)
     for _ in range(2):
@@ -208,7 +209,7 @@ async def test_a_turn_of_a_sequence_over_the_size_limits_fails_saying_why_and_th
     await engine.create_schedule("older", {}, every="15m")
     await engine.create_schedule("greet", {"who": "Ada"}, every="15m")
     clock.now = T0 + 900
-    turns = {schedule.sequence: turn for schedule, turn in await engine.scheduler.tick()}
+    turns = {schedule.sequence: turn for schedule, turn in await engine.schedule_book.scheduler.tick()}
     assert turns["older"].outcome == "failed"
     assert turns["older"].detail.startswith(f"could not start: the sequence has {MAX_GROUPS + 1} groups")
     assert turns["greet"].outcome == "started"

@@ -22,6 +22,8 @@ from gui.core.door.engine import Engine
 from gui.core.runs.records import RunRecord
 from gui.core.sequences.validator import parse_sequence
 from gui.core.tools.registry import Registry
+from gui.memory import MemoryStores
+from gui.runtime import compose_engine
 from gui.tools import builtin_tools
 
 T = 20.0
@@ -90,7 +92,7 @@ async def _run_all(engine: Engine, docs: list[dict]) -> list[RunRecord]:
 
 
 async def test_no_hostile_input_runs_in_any_shell_context_under_an_auto_approval(tmp_path):
-    engine = Engine(registry=Registry(builtin_tools()))
+    engine = compose_engine(Registry(builtin_tools()), MemoryStores())
     await engine.modes.set("cmd_run", "always-allow")
     ran: list[str] = []
     wrong: list[str] = []

@@ -11,12 +11,13 @@ from support.builders import group, seq, tools
 
 from gui.core.asks.interactions import ApprovalResponse, ShellApprovalRequest
 from gui.core.door.documents import tool_catalog
-from gui.core.door.engine import Engine
 from gui.core.events import InteractionCreated
 from gui.core.sequences.substitution import ShellPlaceError, substitute
 from gui.core.sequences.textpos import locate
 from gui.core.sequences.validator import check_document, parse_sequence
 from gui.core.tools.registry import Registry
+from gui.memory import MemoryStores
+from gui.runtime import compose_engine
 from gui.tools import builtin_tools, default_registry
 
 T = 5.0
@@ -107,7 +108,7 @@ def test_inside_double_quotes_a_plain_value_goes_in_as_it_is_and_any_other_as_a_
 
 
 async def test_a_stored_sequence_with_an_input_in_quotes_fails_at_run_time_with_the_reason(tmp_path):
-    engine = Engine(registry=Registry(builtin_tools()))
+    engine = compose_engine(Registry(builtin_tools()), MemoryStores())
     await engine.modes.set("cmd_run", "always-allow")
     doc = command_doc(f"cd {tmp_path} && echo '$args.x'")
     record = await asyncio.wait_for(engine.runner.run(parse_sequence(doc), {"x": "'; touch P; '"}), T)
@@ -118,7 +119,7 @@ async def test_a_stored_sequence_with_an_input_in_quotes_fails_at_run_time_with_
 
 
 async def test_the_approval_names_each_input_that_will_be_run_as_a_command():
-    engine = Engine(registry=Registry(builtin_tools()))
+    engine = compose_engine(Registry(builtin_tools()), MemoryStores())
     asked: asyncio.Queue[InteractionCreated] = asyncio.Queue()
     engine.subscribe(lambda e: asked.put_nowait(e) if isinstance(e, InteractionCreated) else None)
     call = {"tool": "cmd_run", "args": {"command": 'echo $args.y; sh -c "$args.x"'}, "as": "said"}

@@ -11,10 +11,11 @@ import pytest
 from support.builders import group, seq, tools
 
 from gui.core.asks.interactions import ApprovalResponse, ShellApprovalRequest
-from gui.core.door.engine import Engine
 from gui.core.events import InteractionCreated
 from gui.core.sequences.substitution import bound_inputs, substitute
 from gui.core.tools.registry import Registry
+from gui.memory import MemoryStores
+from gui.runtime import compose_engine
 from gui.tools import builtin_tools
 
 T = 5.0
@@ -43,7 +44,7 @@ def test_the_inputs_a_call_uses_are_named_with_their_values():
 
 
 async def test_an_injected_input_runs_as_text_and_the_approval_names_it(tmp_path):
-    engine = Engine(registry=Registry(builtin_tools()))
+    engine = compose_engine(Registry(builtin_tools()), MemoryStores())
     asked: asyncio.Queue[InteractionCreated] = asyncio.Queue()
     engine.subscribe(lambda e: asked.put_nowait(e) if isinstance(e, InteractionCreated) else None)
     marker = tmp_path / "INJECTED"

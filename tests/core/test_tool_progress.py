@@ -8,11 +8,12 @@ from typing import Any, ClassVar
 from pydantic import BaseModel
 from support.builders import group, seq, tools
 
-from gui.core.door.engine import Engine
 from gui.core.events import ToolLog, ToolProgress, parse_event
 from gui.core.runs.records import MAX_LOG_LINES
 from gui.core.runs.tool_call import PROGRESS_PER_SECOND
 from gui.core.tools.registry import ModelTool, Registry, ToolContext
+from gui.memory import MemoryStores
+from gui.runtime import compose_engine
 
 
 class _NoArgs(BaseModel):
@@ -34,7 +35,7 @@ class Flood(ModelTool):
 
 
 async def test_a_flood_of_progress_and_log_lines_is_bounded_and_the_last_report_kept():
-    engine = Engine(registry=Registry([Flood()]))
+    engine = compose_engine(Registry([Flood()]), MemoryStores())
     events: list[Any] = []
     engine.bus.subscribe(lambda e: events.append(e) if isinstance(e, ToolProgress | ToolLog) else None)
     await engine.create(seq(group("g", tools=tools({"tool": "flood", "args": {}}))))

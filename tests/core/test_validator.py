@@ -8,9 +8,10 @@ import pytest
 from support.builders import group, seq, tools
 
 from gui.core.door.documents import tool_catalog
+from gui.core.sequences.catalog_view import CatalogView
 from gui.core.sequences.help import EXAMPLE, SEED_EXAMPLE
 from gui.core.sequences.model import SlotType
-from gui.core.sequences.validator import CatalogView, check_document, check_text
+from gui.core.sequences.validator import check_document, check_text
 from gui.tools import default_registry
 
 

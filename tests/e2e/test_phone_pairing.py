@@ -132,6 +132,13 @@ def test_a_phone_pairs_once_answers_a_request_and_is_forgotten(app_with_token, b
     assert phone.evaluate("""fetch('/api/settings/notifications', {method: 'PUT',
         headers: {'Content-Type': 'application/json'}, body: '{"webhook_url": "https://evil.example/"}'})
         .then(r => r.status)""") == 403
+    # nor add an MCP server (a program server runs a command), nor change one: its Settings only show them
+    assert phone.evaluate("""fetch('/api/mcp/servers', {method: 'POST', headers: {'Content-Type': 'application/json'},
+        body: JSON.stringify({name: 'evil', command: 'sh', args: ['-c', 'echo owned']})}).then(r => r.status)""") == 403
+    assert call(base + "/api/mcp/servers")[1] == []
+    phone.goto(phone_base + "/settings")
+    phone.get_by_text("Servers are added and changed on the computer SeqDesk runs on.").wait_for()
+    assert phone.get_by_text("Add a server").count() == 0
 
     desktop.reload()
     forget = desktop.get_by_role("button", name="Forget")

@@ -22,6 +22,8 @@ from gui.core.tools.registry import Registry
 from gui.mcp.client import McpConnection
 from gui.mcp.config import McpServerConfig
 from gui.mcp.server import build_server
+from gui.memory import MemoryStores
+from gui.runtime import compose_engine
 from gui.tools import builtin_tools, default_registry
 
 T = 15.0  # bound of every wait (a stdio server starts in about 0.7 s)
@@ -42,7 +44,7 @@ def registry() -> Registry:
 
 @pytest.fixture
 def engine(registry: Registry) -> Engine:
-    return Engine(registry=registry, retry_backoff=0.01)
+    return compose_engine(registry, MemoryStores(), retry_backoff=0.01)
 
 
 @pytest.fixture
@@ -86,7 +88,7 @@ async def agent(mode: str) -> AsyncIterator[tuple[Engine, Client]]:
     """An engine with in-memory stores and an MCP client talking to its server in process.
 
     A context manager, not a fixture: the SDK's scopes must be left by the task that entered them."""
-    engine = Engine(registry=default_registry())
+    engine = compose_engine(default_registry(), MemoryStores())
 
     async def open_engine() -> Engine:
         return engine

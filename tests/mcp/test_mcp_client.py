@@ -14,11 +14,10 @@ from mcp_support import ELICIT_SERVER, T, expect, server_config
 
 from gui.core.asks.elicitation import (
     ElicitationHandlerFunc,
-    ElicitationResponse,
     FixedElicitationHandler,
     InboxElicitationHandler,
 )
-from gui.core.asks.interactions import ElicitationInteractionResponse
+from gui.core.asks.interactions import ElicitationResponse, ToolSource
 from gui.core.asks.service import InteractionValidationError
 from gui.core.errors import ToolError
 from gui.core.tools.registry import ToolContext
@@ -52,7 +51,8 @@ async def test_accepted_values_reach_the_server_typed_as_it_asked(connect, regis
     assert result["types"] == {"name": "str", "qty": "int", "price": "float", "gift": "bool", "size": "str"}
     [request] = handler.requests
     assert (request.server_name, request.message) == ("elicit", "Details for **tea**")
-    assert (request.run_id, request.tool_call_id, request.tool_name) == ("run-1", "run-1-0-0", "elicit.order")
+    assert (request.turn_id, request.source) == ("run-1", ToolSource(tool_call_id="run-1-0-0",
+                                                                     tool_name="elicit.order"))
     fields = {f.name: f for f in request.fields}
     assert [n for n, f in fields.items() if f.required] == ["name"]
     assert (fields["qty"].type, fields["qty"].default) == ("number", 1)
@@ -104,8 +104,8 @@ async def test_a_question_during_a_run_waits_in_the_inbox_and_the_answer_comes_b
     assert pending.request.source.tool_name == "elicit.order"
     with pytest.raises(InteractionValidationError, match="'name' is required"):
         await engine.interactions.respond(pending.interaction_id,
-                                          ElicitationInteractionResponse(action="accept", values={"qty": 2}))
-    await engine.interactions.respond(pending.interaction_id, ElicitationInteractionResponse(
+                                          ElicitationResponse(action="accept", values={"qty": 2}))
+    await engine.interactions.respond(pending.interaction_id, ElicitationResponse(
         action="accept", values={"name": "Bo", "qty": 2}))
     record = await asyncio.wait_for(run, T)
     assert record.status == "succeeded", record.to_summary_json()

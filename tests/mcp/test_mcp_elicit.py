@@ -7,8 +7,10 @@ import time
 
 from mcp_types import INVALID_PARAMS, ElicitRequestFormParams, ElicitRequestURLParams, ElicitResult, ErrorData
 
-from gui.core.asks.elicitation import ElicitationHandlerFunc, ElicitationResponse, FixedElicitationHandler
-from gui.mcp.elicit import CallInfo, ask_handler, to_request, to_result
+from gui.core.asks.elicitation import ElicitationHandlerFunc, FixedElicitationHandler
+from gui.core.asks.interactions import ElicitationResponse, ToolSource
+from gui.core.tools.registry import ToolContext
+from gui.mcp.elicit import ask_handler, to_request, to_result
 
 SCHEMA = {
     "type": "object",
@@ -29,10 +31,11 @@ def form(schema: dict = SCHEMA) -> ElicitRequestFormParams:
 
 
 def test_a_form_becomes_fields_with_types_defaults_choices_and_the_calling_step():
-    call = CallInfo(run_id="r1", tool_call_id="r1-0-0", tool_name="shop.order", deadline=123.0)
-    request, plan = to_request("shop", form(), call)
-    assert (request.server_name, request.message, request.run_id, request.tool_call_id, request.tool_name,
-            request.deadline) == ("shop", "Order **details**", "r1", "r1-0-0", "shop.order", 123.0)
+    call = ToolContext(run_id="r1", tool_call_id="r1-0-0", tool_name="shop.order", deadline=123.0)
+    request, unsupported = to_request("shop", form(), call)
+    assert (request.server_name, request.message, request.turn_id, request.source,
+            request.expires_at) == ("shop", "Order **details**", "r1", ToolSource(tool_call_id="r1-0-0",
+                                                                                  tool_name="shop.order"), 123000)
     fields = {f.name: f for f in request.fields}
     assert [f.name for f in request.fields] == ["name", "qty", "price", "gift", "size", "color"]
     assert (fields["name"].type, fields["name"].required, fields["name"].title) == ("string", True, "Name")
@@ -41,12 +44,12 @@ def test_a_form_becomes_fields_with_types_defaults_choices_and_the_calling_step(
     assert (fields["gift"].type, fields["gift"].default) == ("boolean", False)
     assert (fields["size"].enum, fields["size"].default) == (["S", "M", "L"], "M")
     assert fields["color"].enum == ["r", "g"] and "r = Red" in fields["color"].description
-    assert plan.integers == {"qty"} and not plan.unsupported
+    assert {f.name for f in request.fields if f.integer} == {"qty"} and not unsupported
 
 
 def test_an_accepted_answer_goes_back_typed_as_the_server_asked():
-    _, plan = to_request("shop", form())
-    result = to_result("shop", plan, ElicitationResponse.accept({"name": "Ann", "qty": 3.0, "price": 2,
+    request, _ = to_request("shop", form())
+    result = to_result(request, ElicitationResponse.accept({"name": "Ann", "qty": 3.0, "price": 2,
                                                                 "gift": True, "size": "L", "color": None}))
     assert isinstance(result, ElicitResult)
     assert result.action == "accept"
@@ -55,7 +58,7 @@ def test_an_accepted_answer_goes_back_typed_as_the_server_asked():
 
 
 def test_an_incomplete_or_wrong_accept_is_refused_instead_of_sent():
-    _, plan = to_request("shop", form())
+    request, _ = to_request("shop", form())
     cases = {
         "field 'name' is required": {"qty": 2},
         "not a whole number": {"name": "Ann", "qty": 2.5},
@@ -65,35 +68,35 @@ def test_an_incomplete_or_wrong_accept_is_refused_instead_of_sent():
         "no field 'extra'": {"name": "Ann", "qty": 1, "extra": 1},
     }
     for expected, values in cases.items():
-        result = to_result("shop", plan, ElicitationResponse.accept(values))
+        result = to_result(request, ElicitationResponse.accept(values))
         assert isinstance(result, ErrorData), values
         assert result.code == INVALID_PARAMS
         assert expected in result.message and "was not sent" in result.message
 
 
 def test_decline_and_cancel_carry_no_content():
-    _, plan = to_request("shop", form())
-    assert to_result("shop", plan, ElicitationResponse.decline()) == ElicitResult(action="decline")
-    assert to_result("shop", plan, ElicitationResponse.cancel()) == ElicitResult(action="cancel")
+    request, _ = to_request("shop", form())
+    assert to_result(request, ElicitationResponse.decline()) == ElicitResult(action="decline")
+    assert to_result(request, ElicitationResponse.cancel()) == ElicitResult(action="cancel")
 
 
 def test_a_url_request_shows_the_address_and_an_accept_carries_no_content():
     params = ElicitRequestURLParams(message="Sign in", url="https://example.com/x", elicitation_id="e1")
-    request, plan = to_request("auth", params)
+    request, _ = to_request("auth", params)
     assert request.url == "https://example.com/x" and request.fields == []
-    assert to_result("auth", plan, ElicitationResponse.accept()) == ElicitResult(action="accept")
+    assert to_result(request, ElicitationResponse.accept()) == ElicitResult(action="accept")
 
 
 def test_a_required_field_no_form_can_show_is_marked_unsupported_and_an_optional_one_is_left_out():
     schema = {"type": "object", "properties": {
         "tags": {"type": "array", "items": {"type": "object"}},  # a list of objects: no form here shows it
         "note": {"type": "string"}}, "required": ["tags"]}
-    request, plan = to_request("x", form(schema))
+    request, unsupported = to_request("x", form(schema))
     assert [f.name for f in request.fields] == ["note"]
-    assert plan.unsupported == ["tags"]
+    assert unsupported == ["tags"]
     schema["required"] = []
-    _, plan = to_request("x", form(schema))
-    assert plan.unsupported == []
+    _, unsupported = to_request("x", form(schema))
+    assert unsupported == []
 
 
 async def test_a_handler_that_fails_or_outlives_its_call_or_deadline_gives_cancel():
@@ -112,7 +115,7 @@ async def test_a_handler_that_fails_or_outlives_its_call_or_deadline_gives_cance
     gone = asyncio.Event()
     gone.set()
     assert await ask_handler(ElicitationHandlerFunc(wait_forever), request, gone) == ElicitationResponse.cancel()
-    late = request.model_copy(update={"deadline": time.time() - 1})
+    late = request.model_copy(update={"expires_at": int((time.time() - 1) * 1000)})
     assert await ask_handler(ElicitationHandlerFunc(wait_forever), late) == ElicitationResponse.cancel()
     fixed = FixedElicitationHandler(ElicitationResponse.accept({"name": "Ann", "qty": 1}))
     assert (await ask_handler(fixed, request)).values == {"name": "Ann", "qty": 1}
@@ -122,13 +125,13 @@ def test_an_array_of_choices_is_a_multi_select_with_its_bounds_and_goes_back_as_
     schema = {"type": "object", "properties": {
         "tags": {"type": "array", "items": {"type": "string", "enum": ["a", "b", "c"]}, "minItems": 1, "maxItems": 2}},
         "required": ["tags"]}
-    request, plan = to_request("x", form(schema))
+    request, unsupported = to_request("x", form(schema))
     [tags] = request.fields
     assert tags.multiple and tags.enum == ["a", "b", "c"] and (tags.min_items, tags.max_items) == (1, 2)
-    assert plan.unsupported == []
-    assert to_result("x", plan, ElicitationResponse.accept({"tags": ["a", "c"]})) == ElicitResult(
+    assert unsupported == []
+    assert to_result(request, ElicitationResponse.accept({"tags": ["a", "c"]})) == ElicitResult(
         action="accept", content={"tags": ["a", "c"]})
-    too_many = to_result("x", plan, ElicitationResponse.accept({"tags": ["a", "b", "c"]}))
+    too_many = to_result(request, ElicitationResponse.accept({"tags": ["a", "b", "c"]}))
     assert "choose at most 2" in too_many.message
 
 

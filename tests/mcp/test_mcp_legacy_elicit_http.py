@@ -13,7 +13,8 @@ from collections.abc import AsyncIterator
 import pytest
 from mcp_support import HERE, T
 
-from gui.core.asks.elicitation import ElicitationResponse, FixedElicitationHandler
+from gui.core.asks.elicitation import FixedElicitationHandler
+from gui.core.asks.interactions import ElicitationResponse
 from gui.core.errors import ToolError
 from gui.core.tools.registry import ToolContext
 from gui.mcp.config import McpServerConfig

@@ -154,7 +154,7 @@ async def test_get_api_events_streams_tool_progress_over_http(connect, engine):
 
     from gui.api import register_api
     from gui.api.request_gate import Served
-    from gui.app import EngineSlot
+    from gui.context import EngineSlot
 
     await connect(server_config("live", LIVE))
     await engine.create(one_step("counting", "live.count", {"steps": 2}, out="string"))

@@ -26,6 +26,8 @@ from gui.core.sequences.names import nearest_names
 from gui.core.tools.info import ServerInfo
 from gui.mcp.manager import McpManager
 from gui.mcp.server import build_server
+from gui.memory import MemoryStores
+from gui.runtime import compose_engine
 from gui.tools import default_registry
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -37,7 +39,7 @@ async def agent_with_servers(mode: str = "auto") -> AsyncIterator[tuple[Engine, 
     and an agent's MCP client on SeqDesk's server in process."""
     from gui.core.asks.elicitation import NoopElicitationHandler
 
-    engine = Engine(registry=default_registry())
+    engine = compose_engine(default_registry(), MemoryStores())
     manager = McpManager(engine.registry, lambda _c: NoopElicitationHandler(), backoff=(30.0, 30.0))
     engine.server_states = manager.server_infos
 

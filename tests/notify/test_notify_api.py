@@ -10,7 +10,7 @@ from fastapi import FastAPI
 from support.listeners import http_listener
 
 from gui.api import register_api
-from gui.api.notifications import DEVICE_SCOPE_KEY, register_notifications
+from gui.api.notifications import DEVICE_SCOPE_KEY
 from gui.api.request_gate import Served
 from gui.notify import Notifier, NotifySettingsStore
 
@@ -26,8 +26,7 @@ def notifier(tmp_path) -> Notifier:
 @pytest.fixture
 async def client(engine_slot, notifier) -> AsyncIterator[httpx.AsyncClient]:
     app = FastAPI()
-    register_api(app, engine=engine_slot.for_api, token=None, served=Served.in_process())
-    register_notifications(app, lambda: notifier)
+    register_api(app, engine=engine_slot.for_api, token=None, served=Served.in_process(), notifier=lambda: notifier)
     async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://test") as c:
         yield c
 
@@ -76,8 +75,7 @@ async def test_send_a_test_over_the_api(client):
 
 async def test_a_paired_phone_cannot_redirect_the_notices(notifier, engine_slot):
     app = FastAPI()
-    register_api(app, engine=engine_slot.for_api, token=None, served=Served.in_process())
-    register_notifications(app, lambda: notifier)
+    register_api(app, engine=engine_slot.for_api, token=None, served=Served.in_process(), notifier=lambda: notifier)
 
     async def as_phone(scope, receive, send):
         scope[DEVICE_SCOPE_KEY] = "phone-1"

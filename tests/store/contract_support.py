@@ -30,10 +30,9 @@ from gui.core.asks.interactions import (
     ToolApprovalRequest,
     ToolSource,
 )
-from gui.core.asks.memory import MemoryApprovalModes, MemoryInteractionStore
-from gui.core.door.catalog import MemorySequenceStore
-from gui.core.runs.records import MemoryRunStore, RunRecord
+from gui.core.runs.records import RunRecord
 from gui.core.sequences.model import Sequence
+from gui.memory import MemoryApprovalModes, MemoryInteractionStore, MemoryRunStore, MemorySequenceStore
 from gui.store.open import Stores, open_stores
 
 SEGMENT_DOCS = 3

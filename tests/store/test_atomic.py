@@ -9,14 +9,9 @@ import os
 import pytest
 from tinydb import TinyDB
 
-from gui.store.atomic import (
-    CorruptDatabaseError,
-    StoreError,
-    atomic_write,
-    keep_aside,
-    quarantine,
-    read_json,
-)
+from gui.atomic import atomic_write
+from gui.store.errors import CorruptDatabaseError, StoreError
+from gui.store.files import keep_aside, quarantine, read_json
 from gui.store.storage import AtomicJSONStorage
 
 

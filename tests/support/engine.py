@@ -14,7 +14,7 @@ import httpx
 import pytest
 from fastapi import FastAPI
 
-from gui.app import EngineSlot
+from gui.context import EngineSlot
 from gui.core.door.engine import Engine
 from gui.core.events import Event, InteractionCreated
 from gui.remote import RemoteEngine
@@ -38,9 +38,11 @@ def next_pending_request(engine: Engine) -> asyncio.Future[str]:
 async def current_engine() -> AsyncIterator[Engine]:
     """An in-memory engine with the built-in tools (a test's API is handed it through `engine_slot`),
     closed afterwards."""
+    from gui.memory import MemoryStores
+    from gui.runtime import compose_engine
     from gui.tools import default_registry
 
-    engine = Engine(registry=default_registry())
+    engine = compose_engine(default_registry(), MemoryStores())
     yield engine
     await engine.close()
 

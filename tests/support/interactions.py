@@ -9,8 +9,8 @@ import time
 from gui.core.asks.interactions import (
     Answer,
     ApprovalResponse,
-    ElicitationFieldSpec,
-    ElicitationInteractionRequest,
+    ElicitationField,
+    ElicitationRequest,
     ExecutionSource,
     InteractionRecord,
     Question,
@@ -21,8 +21,8 @@ from gui.core.asks.interactions import (
     ToolApprovalRequest,
     ToolSource,
 )
-from gui.core.asks.memory import MemoryInteractionStore
 from gui.core.events import Event, EventBus
+from gui.memory import MemoryInteractionStore
 
 TIMEOUT = 2.0
 
@@ -75,8 +75,8 @@ def question(iid: str = "q1", run: str = "run-1") -> QuestionRequest:
     )
 
 
-def elicitation(iid: str = "e1", run: str = "run-1") -> ElicitationInteractionRequest:
-    return ElicitationInteractionRequest(
+def elicitation(iid: str = "e1", run: str = "run-1") -> ElicitationRequest:
+    return ElicitationRequest(
         interaction_id=iid,
         turn_id=run,
         source=ExecutionSource(),
@@ -84,10 +84,10 @@ def elicitation(iid: str = "e1", run: str = "run-1") -> ElicitationInteractionRe
         server_name="db",
         message="Which table?",
         fields=[
-            ElicitationFieldSpec(name="table", type="string", required=True),
-            ElicitationFieldSpec(name="limit", type="number", required=True),
-            ElicitationFieldSpec(name="dry", type="boolean"),
-            ElicitationFieldSpec(name="mode", type="string", enum=["fast", "safe"]),
+            ElicitationField(name="table", type="string", required=True),
+            ElicitationField(name="limit", type="number", required=True),
+            ElicitationField(name="dry", type="boolean"),
+            ElicitationField(name="mode", type="string", enum=["fast", "safe"]),
         ],
     )
 

@@ -18,10 +18,12 @@ import pytest
 from nicegui import app
 from nicegui.testing import User
 
-from gui.app import AppContext, context_of
+from gui.app import context_of
+from gui.context import AppContext
 from gui.core.asks.interactions import ShellApprovalRequest, ToolSource
 from gui.core.door.engine import Engine
 from gui.core.events import Event
+from gui.mcp.config import McpSettingsStore
 from support.builders import tools
 
 R = 50  # retries of should_see: 5 s
@@ -36,6 +38,13 @@ def app_ctx() -> AppContext:
 async def engine_open(user: User) -> None:
     """App start-up opens the engine in a task of its own: wait for it (bounded) before acting."""
     await app_ctx().wait_open(timeout=5)
+
+
+def mcp_store() -> McpSettingsStore:
+    """Where the app under test keeps its MCP servers (to check what the door wrote)."""
+    store = app_ctx().runtime.mcp_settings if app_ctx().runtime is not None else None
+    assert store is not None, "the app under test keeps no MCP servers"
+    return store
 
 
 def engine() -> Engine:

@@ -20,6 +20,11 @@ ASYNC_TIMEOUT = 5.0
 SYNC_TIMEOUT = 30.0  # another process: it starts, imports, answers over HTTP
 
 
+def _checked(what: object) -> None:
+    if what is not None and not isinstance(what, str):  # a timeout given in its place, as older helpers took it
+        raise TypeError(f"`what` says what is awaited, in words; the timeout goes by name (timeout={what!r})")
+
+
 def _described(condition: Callable[[], Any], what: str | None) -> str:
     if what:
         return what
@@ -38,6 +43,7 @@ async def wait_until(condition: Callable[[], T | Awaitable[T]], what: str | None
                      timeout: float = ASYNC_TIMEOUT, every: float = 0.005) -> T:
     """Until `condition()` (a plain or an async function) gives a truthy value, looking again every
     `every` s while the loop runs everything else; that value, or AssertionError after `timeout` s."""
+    _checked(what)
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
     while True:
@@ -54,6 +60,7 @@ async def wait_until(condition: Callable[[], T | Awaitable[T]], what: str | None
 def wait_until_sync(condition: Callable[[], T], what: str | None = None, *,
                     timeout: float = SYNC_TIMEOUT, every: float = 0.05) -> T:
     """`wait_until` off the event loop: for another process's state (nothing to wait on but its answers)."""
+    _checked(what)
     deadline = time.monotonic() + timeout
     while True:
         value = condition()

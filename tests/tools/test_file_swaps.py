@@ -17,10 +17,11 @@ from typing import Any
 import pytest
 from support.builders import group, seq, tools
 
-from gui.core.door.engine import Engine
 from gui.core.events import InteractionCreated
 from gui.core.runs.records import RunRecord
 from gui.core.tools.registry import Registry
+from gui.memory import MemoryStores
+from gui.runtime import compose_engine
 from gui.tools import builtin_tools
 
 T = 10.0
@@ -30,7 +31,7 @@ SECRET = "the secret nobody approved to read"
 async def run_step(step: dict[str, Any], out: dict[str, str], meanwhile: Callable[[], None] = lambda: None,
                    answer: dict[str, Any] | None = None) -> RunRecord:
     """Run one step, do `meanwhile` while its approval waits, then approve it (with `answer`)."""
-    engine = Engine(registry=Registry(builtin_tools()))
+    engine = compose_engine(Registry(builtin_tools()), MemoryStores())
     asked: asyncio.Queue[str] = asyncio.Queue()
     engine.subscribe(lambda e: asked.put_nowait(e.interaction_id) if isinstance(e, InteractionCreated) else None)
     try:
@@ -110,7 +111,7 @@ async def test_a_folder_swapped_for_a_link_while_the_write_waits_is_refused(plac
 def test_the_reasons_are_said_in_chinese_on_screen(place):
     from gui import i18n
     from gui.tools._approved_path import Changed
-    from gui.ui.components.run.outcome import core_words
+    from gui.wording.outcomes import core_words
 
     said = {str(Changed("write", "link", place["sub"])): f"未写入任何内容：批准写入后，{place['sub']} 变成了链接",
             str(Changed("read", "created", place["file"])):
@@ -170,7 +171,7 @@ async def test_a_folder_that_was_missing_and_is_a_link_when_approved_is_not_foll
 
 
 async def test_a_write_a_rule_allows_uses_what_its_request_recorded(place):
-    engine = Engine(registry=Registry(builtin_tools()))
+    engine = compose_engine(Registry(builtin_tools()), MemoryStores())
     try:
         await engine.interactions.modes.set("file_write", "always-allow")
         await engine.create(seq(group("g", out=WROTE, tools=tools(write_step(place["file"], "allowed")))))

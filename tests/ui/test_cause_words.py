@@ -11,10 +11,10 @@ from gui.core.asks.interactions import CancelledResult
 from gui.core.causes import CAUSES, END_CAUSES, EndCause, reason_for
 from gui.core.runs.records import GroupRecord, RunRecord, ToolRecord
 from gui.i18n import catalogue, use_language
-from gui.ui.components.inbox.format import cancel_words
-from gui.ui.components.run.outcome import end_words, group_note, outcome_words
 from gui.ui.components.run.status import LOOKS, group_state, run_state, tool_state
 from gui.ui.components.runs_history import reason_words
+from gui.wording.outcomes import end_words, group_note, outcome_words
+from gui.wording.requests import cancel_words
 
 LANGUAGES = ("en", "zh_CN")
 

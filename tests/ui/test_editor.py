@@ -323,8 +323,8 @@ async def test_group_menu_actions_change_the_order_and_count(user: User, action:
 
 
 def test_an_error_inside_the_tools_text_is_marked_at_its_character() -> None:
+    from gui.core.sequences import line_col, locate
     from gui.core.sequences.validator import check_text
-    from gui.ui.editor.textpos import line_col, locate
 
     doc = json.loads(EXAMPLE)
     doc["groups"][0]["tools"] = doc["groups"][0]["tools"].replace("uptime", "uptime $args.nobody")

@@ -22,7 +22,7 @@ def test_the_inputs_a_text_uses_are_listed_once_each_and_can_be_taken_out() -> N
 
 
 def test_core_messages_read_in_the_glossary_words_on_the_visual_view() -> None:
-    from gui.ui.words import plain
+    from gui.wording.glossary import plain
 
     said = plain("'n' is string here but number in group 1; it reads $args.host, not null")
     assert said == "'n' is text here but number in group 1; it reads ⤷host, not nothing"

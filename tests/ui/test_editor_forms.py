@@ -4,7 +4,6 @@ and the tool palette use. Driven with NiceGUI's simulated user; pure helpers are
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 import pytest
@@ -13,6 +12,7 @@ from nicegui.testing.user_interaction import UserInteraction
 from support.editor import add_tool, element, find, new_editor
 from support.ui import app_ctx
 
+from gui.core.tools import ToolInfo
 from gui.ui.editor.draft import ConditionDraft, CondRow, GroupDraft, SequenceDraft, SlotRow
 from gui.ui.editor.group_card import when_words
 from gui.ui.editor.groups_view import input_sources
@@ -155,15 +155,11 @@ def test_a_result_that_will_not_fit_its_output_is_said_before_running():
     assert result_note("time.now", "object", None, None) == ""
 
 
-@dataclass
-class FakeTool:
-    name: str
-    schema: dict[str, Any]
-    remote_name: str | None = None
-    server: str | None = None
-
-    def input_schema(self) -> dict[str, Any]:
-        return self.schema
+def FakeTool(name: str, schema: dict[str, Any], remote_name: str | None = None, server: str | None = None) -> ToolInfo:
+    """A tool as the door lists it (`remote_name`: its name on its server, the part after `server.`)."""
+    assert remote_name is None or name == f"{server}.{remote_name}"
+    return ToolInfo(name=name, title=name, description="", input_schema=schema, asks_first=False, approval="none",
+                    concurrency_safe=True, source="mcp" if server else "built-in", server=server)
 
 
 @pytest.mark.parametrize(("tool", "title"), [
@@ -172,7 +168,7 @@ class FakeTool:
     (FakeTool("srv.convert", {"title": "ConvertArguments"}, "convert", "srv"), ""),
     (FakeTool("srv.x", {}, "x", "srv"), ""),
 ])
-def test_the_palette_leaves_out_titles_generated_from_the_tool_name(tool: FakeTool, title: str):
+def test_the_palette_leaves_out_titles_generated_from_the_tool_name(tool: ToolInfo, title: str):
     assert friendly_title(tool) == title
 
 

@@ -117,7 +117,7 @@ def test_every_problem_of_a_large_document_is_placed_in_the_text() -> None:
     tools = "".join(json.dumps({"tool": "echo", "args": {"value": f"$args.x{t}"}}) + " ; " for t in range(10))
     doc = {"name": "big", "groups": [{"name": f"g{g}", "in": {}, "tools": tools} for g in range(100)]}
     text = json.dumps(doc, indent=2)
-    from gui.ui.editor.textpos import line_col, locate, scan
+    from gui.core.sequences import line_col, locate, scan
     problems = check_text(text).errors
     spans = scan(text)
     places = {line_col(text, locate(text, problem, spans)[0]) for problem in problems}

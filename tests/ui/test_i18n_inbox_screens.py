@@ -33,8 +33,8 @@ def _requests() -> list[Any]:
     import time
 
     from gui.core.asks.interactions import (
-        ElicitationFieldSpec,
-        ElicitationInteractionRequest,
+        ElicitationField,
+        ElicitationRequest,
         ExecutionSource,
         Question,
         QuestionOption,
@@ -65,13 +65,13 @@ def _requests() -> list[Any]:
                             Question(question_id="checks", prompt="Which checks?", response_type="multi_select",
                                      required=False, options=[QuestionOption(value="lint", label="Lint"),
                                                               QuestionOption(value="tests", label="Tests")])]),
-        ElicitationInteractionRequest(
+        ElicitationRequest(
             **_common("f-1"), source=ExecutionSource(), server_name="Calendar server",
             message="Which **meeting** should I book?", fields=[
-                ElicitationFieldSpec(name="title", type="string", title="Title", required=True),
-                ElicitationFieldSpec(name="minutes", type="number", title="Length", default=30),
-                ElicitationFieldSpec(name="remote", type="boolean", title="Remote"),
-                ElicitationFieldSpec(name="room", type="string", title="Room", enum=["A", "B"], default="A")]),
+                ElicitationField(name="title", type="string", title="Title", required=True),
+                ElicitationField(name="minutes", type="number", title="Length", default=30),
+                ElicitationField(name="remote", type="boolean", title="Remote"),
+                ElicitationField(name="room", type="string", title="Room", enum=["A", "B"], default="A")]),
     ]
 
 
@@ -83,7 +83,7 @@ def assert_inbox_translated(user: User, what: str) -> None:
 
 
 async def test_the_inbox_is_in_chinese(user: User, chinese: None):
-    from gui.core.asks.interactions import ApprovalResponse, ElicitationInteractionResponse, QuestionResponse
+    from gui.core.asks.interactions import ApprovalResponse, ElicitationResponse, QuestionResponse
 
     engine = app_ctx().engine
     await user.open("/inbox")
@@ -109,7 +109,7 @@ async def test_the_inbox_is_in_chinese(user: User, chinese: None):
 
     await engine.interactions.respond("shell-1", ApprovalResponse(decision="denied", reason="以后再说"))
     await engine.interactions.respond("q-1", QuestionResponse(decision="declined"))
-    await engine.interactions.respond("f-1", ElicitationInteractionResponse(action="decline"))
+    await engine.interactions.respond("f-1", ElicitationResponse(action="decline"))
     await user.open("/inbox/shell-1")  # an ended request: its banner
     await user.should_see(marker="ended-banner", retries=50)
     assert_inbox_translated(user, "/inbox/shell-1, denied")

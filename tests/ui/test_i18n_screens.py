@@ -1,7 +1,7 @@
 """Every word on the translated screens comes from the catalogue: each page below is drawn in
 简体中文 and its element tree walked (labels, buttons, tooltips, placeholders, choices, aria-labels,
 and the notifications it raised); any run of Latin letters that is not a name or keyword on the
-allow-list (`support.i18n_screens.ALLOWED`) fails, naming the element and its text.
+allow-list (`i18n_support.ALLOWED`) fails, naming the element and its text.
 
 COVERED lists the screens checked here. When a screen is translated, add it (and the states that
 show its other words); the inbox is checked in test_i18n_inbox_screens.py, the editor's screens in
@@ -17,7 +17,7 @@ from typing import Any
 
 from nicegui.testing import User
 from support.i18n_screens import html_problems, screen_problems
-from support.ui import app_ctx
+from support.ui import app_ctx, mcp_store
 from support.waiting import wait_until
 
 from gui import i18n
@@ -30,7 +30,6 @@ from gui.store.recovery import Damage
 from gui.ui.components.settings.mcp_list import state_words
 from gui.ui.components.settings.notifications import status_words
 from gui.ui.pages.oauth_callback import result_page
-from gui.ui.pages.settings import mcp_settings
 
 COVERED = {
     "/settings": "the frame (header, nav, menu, dark mode), Language, Approvals, Use on your phone (off, "
@@ -73,7 +72,7 @@ def screen_problems_in(text: str) -> list[str]:
 
 async def test_settings_and_the_frame_are_all_in_chinese(user: User, chinese: None):
     ctx = app_ctx()
-    store = mcp_settings(ctx.runtime)
+    store = mcp_store()
     await store.save(McpServerConfig(name="clock", transport="stdio", command="uvx", args=["mcp-server-time"]))
     await store.save(McpServerConfig.model_validate(
         {"name": "docs", "transport": "http", "url": "https://docs.example.org/mcp",

@@ -26,8 +26,8 @@ from support.ui import (  # noqa: F401  (engine_open: autouse, wait for the engi
 
 from gui.core.asks.interactions import (
     ApprovalResponse,
-    ElicitationFieldSpec,
-    ElicitationInteractionRequest,
+    ElicitationField,
+    ElicitationRequest,
     ExecutionSource,
     Question,
     QuestionOption,
@@ -52,14 +52,14 @@ def question(iid: str | None = None) -> QuestionRequest:
                            ])
 
 
-def form(iid: str | None = None, **extra) -> ElicitationInteractionRequest:
-    return ElicitationInteractionRequest(
+def form(iid: str | None = None, **extra) -> ElicitationRequest:
+    return ElicitationRequest(
         **common(iid, **extra), source=ExecutionSource(), server_name="Calendar server",
         message="Which **meeting** should I book?", fields=[
-            ElicitationFieldSpec(name="title", type="string", title="Title", required=True),
-            ElicitationFieldSpec(name="minutes", type="number", title="Length", default=30),
-            ElicitationFieldSpec(name="remote", type="boolean", title="Remote"),
-            ElicitationFieldSpec(name="room", type="string", title="Room", enum=["A", "B"], default="A"),
+            ElicitationField(name="title", type="string", title="Title", required=True),
+            ElicitationField(name="minutes", type="number", title="Length", default=30),
+            ElicitationField(name="remote", type="boolean", title="Remote"),
+            ElicitationField(name="room", type="string", title="Room", enum=["A", "B"], default="A"),
         ])
 
 
@@ -180,7 +180,7 @@ async def test_elicitation_dont_share_declines_and_dismiss_cancels(user: User, m
 
 
 async def test_url_elicitation_shows_the_address_with_an_open_button(user: User):
-    request = ElicitationInteractionRequest(**common("u-1"), source=ExecutionSource(), server_name="Auth server",
+    request = ElicitationRequest(**common("u-1"), source=ExecutionSource(), server_name="Auth server",
                                             message="Sign in to continue.", url="https://example.com/sign-in")
     handle = await engine().interactions.request(request)
     await user.open("/inbox/u-1")

@@ -188,7 +188,7 @@ async def test_a_bad_edit_says_why_and_the_request_stays_to_be_fixed(user: User)
 
 def test_the_history_says_which_rule_approved_and_what_was_edited():
     from gui.core.asks.interactions import ApprovalResponse, InteractionRecord, ResolvedResult
-    from gui.ui.components.inbox.format import outcome
+    from gui.wording.requests import outcome
 
     request = shell("h-1")
     approved = ResolvedResult(interaction_id="h-1", response=ApprovalResponse(decision="approved"))

@@ -6,9 +6,9 @@ import pytest
 
 from gui.core.asks.approvals import DENIED_REASON, EXPIRED_REASON, cancelled_reason
 from gui.core.runs.records import GroupRecord, ToolRecord
-from gui.ui.components.run.outcome import group_note, outcome_words
 from gui.ui.components.run.status import LOOKS, group_state, tool_state
 from gui.ui.components.run.summary import tool_summary
+from gui.wording.outcomes import group_note, outcome_words
 
 
 def tool(status: str, **fields) -> ToolRecord:
@@ -70,7 +70,7 @@ def test_summaries_say_what_a_tool_does_in_plain_words():
 
 
 def test_a_skipped_group_says_its_condition_in_words_never_args():
-    from gui.ui.components.run.outcome import condition_words
+    from gui.wording.outcomes import condition_words
 
     reason = "its condition `$args.n > 3 and $args.s != \"\"` is false"
     skipped = GroupRecord(index=0, name="g", status="skipped", reason=reason)

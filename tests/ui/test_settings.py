@@ -7,9 +7,9 @@ import sys
 from pathlib import Path
 
 from nicegui.testing import User
-from support.ui import app_ctx
+from support.ui import app_ctx, mcp_store
 
-from gui.ui.pages.settings import mcp_settings
+from gui.core.door import McpServerSpec
 
 
 async def test_tools_that_need_approval_are_listed_with_their_mode(user: User):
@@ -109,7 +109,7 @@ async def test_the_trusted_switch_is_explained_in_words_and_saved(user: User):
     user.find(marker="mcp-trust-nothing").click()
     await user.should_see(marker="mcp-trust-words-nothing", content="On: tools it marks as only reading",
                           retries=50)
-    (config,) = await mcp_settings(app_ctx().runtime).list()
+    (config,) = await mcp_store().list()
     assert config.trusted is True
 
 
@@ -149,3 +149,43 @@ async def test_the_list_is_drawn_once_and_never_redrawn_under_an_open_remove_dia
     user.find(marker="mcp-confirm-remove").click()  # the dialog is still there
     await user.should_see("Removed nothing", retries=100)
     await user.should_see("No MCP servers yet.")
+
+
+async def test_a_server_added_through_the_api_appears_turned_off_and_runs_only_once_turned_on_here(user: User):
+    await user.open("/settings")
+    await user.should_see("No MCP servers yet.", retries=20)
+    parts = TIME_COMMAND.split()
+    answer = await user.http_client.post("/api/mcp/servers", json={
+        "name": "time", "command": parts[0], "args": parts[1:], "env": {"TZ": "UTC"}, "cwd": str(Path.cwd())})
+    assert answer.status_code == 201, answer.text
+    await user.should_see(marker="mcp-time", retries=50)  # the page heard of it: no reload
+    await user.should_see("Turned off")
+    await user.should_see(TIME_COMMAND)  # all that decides what it runs, before anyone turns it on
+    await user.should_see(marker="mcp-env-time", content="With the environment variables TZ")
+    await user.should_see(marker="mcp-cwd-time", content=f"Runs in the folder {Path.cwd()}")
+    await user.should_see(marker="mcp-enabled-words-time", content="Off: SeqDesk does not start this program")
+    assert app_ctx().engine.registry.get("time.get_current_time") is None
+    user.find(marker="mcp-enabled-time").click()
+    await user.should_see("time: turned on", retries=50)
+    await user.should_see("Connected · 2 tools", retries=300)
+    (config,) = await mcp_store().list()
+    assert config.enabled is True and config.trusted is False
+
+
+async def add_server_elsewhere(name: str, command: str) -> None:
+    """A server added on the computer (through the door, as Settings there would)."""
+    await app_ctx().engine.add_mcp_server(McpServerSpec(name=name, command=command))
+
+
+async def test_on_a_paired_phone_the_servers_are_shown_and_nothing_can_be_changed(user: User, monkeypatch):
+    monkeypatch.setattr("gui.ui.pages.settings.on_phone", lambda: True)
+    await user.open("/settings")
+    await add_server_elsewhere("nothing", "/no/such/program")
+    await user.open("/settings")
+    await user.should_see(marker="mcp-nothing", retries=50)
+    await user.should_see("Servers are added and changed on the computer SeqDesk runs on.")
+    for control in ("mcp-add-section", "mcp-name", "mcp-remove-nothing"):
+        await user.should_not_see(marker=control)
+    for switch in ("mcp-trust-nothing", "mcp-enabled-nothing", "mcp-protocol-nothing"):
+        (element,) = user.find(marker=switch).elements
+        assert not element.enabled

@@ -14,9 +14,7 @@ from typing import Any
 import httpx
 from nicegui.testing import User
 from support.mcp_auth import auth_server, follow_sign_in, stats
-from support.ui import WAIT, app_ctx, browser_of, only
-
-from gui.ui.pages.settings import mcp_settings
+from support.ui import WAIT, app_ctx, browser_of, mcp_store, only
 
 
 async def add_http(user: User, name: str, url: str, headers: str = "", protocol: str = "auto") -> None:
@@ -38,7 +36,7 @@ async def test_a_server_with_a_header_connects_and_its_value_is_never_shown(user
         await user.should_see(marker="mcp-protocol-version-keyed")
         await user.should_see("Sends the headers X-Api-Key")
         await user.should_not_see("k-secret-123")
-        (config,) = await mcp_settings(app_ctx().runtime).list()
+        (config,) = await mcp_store().list()
         assert config.header_values() == {"X-Api-Key": "k-secret-123"}
 
 
@@ -47,18 +45,18 @@ async def test_a_header_line_that_is_not_name_colon_value_is_explained_without_e
     await add_http(user, "keyed", "http://127.0.0.1:9/mcp", headers="X-Api-Key k-secret-123")
     await user.should_see("headers: write Name: value on each line")
     assert "k-secret-123" not in only(user, "mcp-problems").text  # the message never repeats a value
-    assert await mcp_settings(app_ctx().runtime).list() == []
+    assert await mcp_store().list() == []
 
 
 async def test_the_protocol_can_be_chosen_when_adding_and_changed_later(user: User):
     await user.open("/settings")
     await add_http(user, "old", "http://127.0.0.1:9/mcp", protocol="legacy")
     await user.should_see(marker="mcp-old", retries=50)
-    (config,) = await mcp_settings(app_ctx().runtime).list()
+    (config,) = await mcp_store().list()
     assert config.protocol == "legacy"
     only(user, "mcp-protocol-old").value = "auto"
     await user.should_see("old: talked to automatically now", retries=50)
-    (config,) = await mcp_settings(app_ctx().runtime).list()
+    (config,) = await mcp_store().list()
     assert config.protocol == "auto"
 
 
@@ -146,12 +144,12 @@ async def test_a_wrong_key_is_changed_in_settings_and_the_server_connects(user: 
         user.find(marker="mcp-save-headers").click()
         await user.should_see("keyed: headers changed", retries=50)
         await user.should_see("Connected · 1 tool", retries=WAIT)
-        (config,) = await mcp_settings(app_ctx().runtime).list()
+        (config,) = await mcp_store().list()
         assert config.header_values() == {"X-Api-Key": "k-right"}
 
         user.find(marker="mcp-change-headers-keyed").click()  # an empty value keeps the one it has
         only(user, "mcp-edit-headers").value = "X-Api-Key:\nX-Team: blue"
         user.find(marker="mcp-save-headers").click()
         await user.should_not_see(marker="mcp-edit-headers", retries=50)  # saved: the dialog is gone
-        (config,) = await mcp_settings(app_ctx().runtime).list()
+        (config,) = await mcp_store().list()
         assert config.header_values() == {"X-Api-Key": "k-right", "X-Team": "blue"}

@@ -11,11 +11,10 @@ from __future__ import annotations
 from nicegui.testing import User
 from support.i18n_screens import screen_problems
 from support.mcp_auth import auth_server, follow_sign_in, stats
-from support.ui import WAIT, app_ctx, browser_of, only
+from support.ui import WAIT, browser_of, mcp_store, only
 
 from gui.mcp.config import McpServerConfig
 from gui.mcp.oauth_client import client_secret
-from gui.ui.pages.settings import mcp_settings
 
 
 async def add_http(user: User, name: str, url: str, client_id: str = "", secret: str = "") -> None:
@@ -50,7 +49,7 @@ async def test_a_client_id_and_secret_given_when_adding_sign_in_without_register
         await user.should_see("Signs in with the Client ID")
         await user.should_see("and a Client secret")
         await user.should_not_see("s3cret-value")
-        store = mcp_settings(app_ctx().runtime)
+        store = mcp_store()
         (config,) = await store.list()
         assert config.oauth_client_id == "console-id"
         assert client_secret(store.secrets, "corp") == "s3cret-value"
@@ -79,7 +78,7 @@ async def test_without_a_client_id_the_sign_in_says_so_and_one_given_later_signs
         only(user, "mcp-edit-client-secret").value = ""
         user.find(marker="mcp-save-client").click()
         await user.should_see("Client ID: it has a control character in it")
-        assert (await mcp_settings(app_ctx().runtime).list())[0].oauth_client_id is None  # nothing saved
+        assert (await mcp_store().list())[0].oauth_client_id is None  # nothing saved
 
         only(user, "mcp-edit-client-id").value = "console-id"
         user.find(marker="mcp-save-client").click()
@@ -94,7 +93,7 @@ async def test_a_kept_secret_is_never_shown_and_can_be_forgotten(user: User):
     await user.open("/settings")
     await add_http(user, "corp", "http://127.0.0.1:9/mcp", client_id="console-id", secret="s3cret-value")
     await user.should_see("and a Client secret", retries=50)
-    store = mcp_settings(app_ctx().runtime)
+    store = mcp_store()
     api = await user.http_client.get("/api/mcp/servers/corp")  # the app's own API says the same, no secret
     assert api.status_code == 200, api.text
     assert api.json()["oauth_client_id"] == "console-id" and api.json()["oauth_client_secret_set"] is True
@@ -117,7 +116,7 @@ async def test_a_kept_secret_is_never_shown_and_can_be_forgotten(user: User):
 
 async def test_the_sign_in_client_fields_and_dialog_are_in_chinese(user: User, chinese: None):
     words = {"corp", "console-id"}  # data
-    store = mcp_settings(app_ctx().runtime)
+    store = mcp_store()
     await store.save(McpServerConfig.model_validate({"name": "corp", "transport": "http",
                                                      "url": "https://corp.example/mcp",
                                                      "oauth_client_id": "console-id"}))

@@ -1,28 +1,26 @@
 """Requests for a person: the interactions a run opens and their answers, approvals and the rules a
-person made, elicitation (a tool server asking for a form), and the port the execution side asks through.
+person made, elicitation (a tool server asking for a form), and the one port a run asks through.
 """
 
 from gui.core.asks.approvals import (
     APPROVAL_MODES,
     DECLINED_REASON,
     DENIED_REASON,
+    DONE,
     EXPIRED_REASON,
     UNANSWERED_REASON,
     ApprovalModes,
-    approve,
+    ApprovalOutcome,
+    Done,
     cancel_cause,
     check_mode,
 )
 from gui.core.asks.elicitation import (
-    ElicitationField,
     ElicitationHandler,
     ElicitationNotHandled,
-    ElicitationRequest,
-    ElicitationResponse,
     InboxElicitationHandler,
-    TerminalElicitationHandler,
 )
-from gui.core.asks.form_values import value_problems
+from gui.core.asks.form_values import typed_values, value_problems
 from gui.core.asks.interactions import (
     CANCEL_WORDS,
     ENDED_STATUSES,
@@ -30,9 +28,9 @@ from gui.core.asks.interactions import (
     ApprovalMode,
     ApprovalResponse,
     CancelledResult,
-    ElicitationFieldSpec,
-    ElicitationInteractionRequest,
-    ElicitationInteractionResponse,
+    ElicitationField,
+    ElicitationRequest,
+    ElicitationResponse,
     ExpiredResult,
     InteractionFilter,
     InteractionKind,
@@ -53,8 +51,7 @@ from gui.core.asks.interactions import (
     ToolSource,
     interaction_fields,
 )
-from gui.core.asks.memory import MemoryApprovalModes, MemoryInteractionStore
-from gui.core.asks.ports import InteractionPort
+from gui.core.asks.ports import ApprovalHandle, InteractionHandle, InteractionPort
 from gui.core.asks.rule_book import RuleBook
 from gui.core.asks.rules import (
     PREFIX_TOOL,
@@ -69,6 +66,7 @@ from gui.core.asks.rules import (
     tool_rule_id,
 )
 from gui.core.asks.service import (
+    Approval,
     InteractionError,
     InteractionNotFoundError,
     InteractionNotPendingError,
@@ -78,12 +76,14 @@ from gui.core.asks.service import (
 
 __all__ = [
     "Answer",
+    "Approval",
+    "ApprovalHandle",
     "APPROVAL_MODES",
     "ApprovalMode",
     "ApprovalModes",
+    "ApprovalOutcome",
     "ApprovalResponse",
     "ApprovalRule",
-    "approve",
     "cancel_cause",
     "CANCEL_WORDS",
     "CancelledResult",
@@ -92,11 +92,10 @@ __all__ = [
     "command_starts_with",
     "DECLINED_REASON",
     "DENIED_REASON",
+    "DONE",
+    "Done",
     "ElicitationField",
-    "ElicitationFieldSpec",
     "ElicitationHandler",
-    "ElicitationInteractionRequest",
-    "ElicitationInteractionResponse",
     "ElicitationNotHandled",
     "ElicitationRequest",
     "ElicitationResponse",
@@ -107,6 +106,7 @@ __all__ = [
     "interaction_fields",
     "InteractionError",
     "InteractionFilter",
+    "InteractionHandle",
     "InteractionKind",
     "InteractionNotFoundError",
     "InteractionNotPendingError",
@@ -120,8 +120,6 @@ __all__ = [
     "InteractionStatusFilter",
     "InteractionStore",
     "InteractionValidationError",
-    "MemoryApprovalModes",
-    "MemoryInteractionStore",
     "PREFIX_TOOL",
     "Question",
     "QuestionOption",
@@ -135,10 +133,10 @@ __all__ = [
     "Scope",
     "scope_words",
     "ShellApprovalRequest",
-    "TerminalElicitationHandler",
     "tool_rule_id",
     "ToolApprovalRequest",
     "ToolSource",
+    "typed_values",
     "UNANSWERED_REASON",
     "value_problems",
 ]

@@ -1,17 +1,17 @@
-"""Whether a tool may run without asking, and the one helper that asks when it must (SPEC §3 rule 6).
+"""Whether a tool may run without asking, and what an approval's end means (SPEC §3 rule 6).
 
 A tool is `ask` (the default) or `always-allow`: a person sets the latter from the inbox with
-"approve and always allow" and takes it back in the settings. An auto-approval is still stored as
-an interaction (status resolved, `auto=True`) so the run record shows who allowed what and why.
-Every way an approval can end (approved, denied, expired, cancelled) comes back as one
-`ApprovalOutcome` whose `reason` is the sentence the tool fails with. The runner asks through here
-(`ToolCaller`), with its own port that marks the tool as waiting: this is the one approval flow.
+"approve and always allow" and takes it back in the settings; narrower rules (`gui.core.asks.rules`)
+sit beside the modes. `allowing_rule` finds what lets a request run without asking; every way an
+approval can end (approved, denied, expired, cancelled) comes back as one `ApprovalOutcome` whose
+`reason` is the sentence the tool fails with (`approval_outcome`). The interaction service asks
+(`InteractionService.ask_approval`) and uses both; nothing here calls back into it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Generator
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 from pydantic import BaseModel, ConfigDict
 
@@ -21,16 +21,13 @@ from gui.core.asks.interactions import (
     ApprovalResponse,
     CancelledResult,
     ExpiredResult,
-    InteractionRequest,
+    InteractionResult,
     ResolvedResult,
     ShellApprovalRequest,
     ToolApprovalRequest,
 )
 from gui.core.asks.rules import ApprovalRule, tool_rule_id
 from gui.core.causes import CAUSES, REASON_CAUSES, CancelReason, EndCause
-
-if TYPE_CHECKING:
-    from gui.core.asks.service import InteractionService
 
 APPROVAL_MODES: tuple[ApprovalMode, ...] = ("ask", "always-allow")
 DENIED_REASON = "denied by the user"
@@ -49,16 +46,6 @@ def cancelled_reason(reason: CancelReason, cause: EndCause | None = None) -> str
 def cancel_cause(result: CancelledResult) -> EndCause | None:
     """What ended a cancelled request: its cause, or what its reason alone tells (a result kept before causes)."""
     return result.cause or REASON_CAUSES.get(result.reason)
-
-
-class _Waiting(Protocol):
-    async def result(self) -> Any: ...
-
-
-class AskPort(Protocol):
-    """Where an approval is asked: the interaction service, or the runner's port around it."""
-
-    async def request(self, request: InteractionRequest, *, deadline: float | None = None) -> _Waiting: ...
 
 
 class ApprovalModes(Protocol):
@@ -120,35 +107,19 @@ def check_mode(mode: str) -> ApprovalMode:
     return mode
 
 
-async def approve(
-    service: InteractionService,
-    modes: ApprovalModes,
-    request: ShellApprovalRequest | ToolApprovalRequest,
-    tool_name: str,
-    *,
-    deadline: float | None = None,
-    port: AskPort | None = None,
-) -> ApprovalOutcome:
-    """Ask through `port` (the service itself by default), or, for an always-allowed tool, record an
-    auto-approval; wait for the outcome."""
-    iid = request.interaction_id
-    rule = allowing_rule(modes, request, tool_name)
-    if rule is not None:
-        await service.record_auto_approval(request, rule)
-        return ApprovalOutcome(approved=True, auto=True, interaction_id=iid)
-    handle = await (port or service).request(request, deadline=deadline)
-    result = await handle.result()
+def approval_outcome(interaction_id: str, result: InteractionResult) -> ApprovalOutcome:
+    """What the end of an approval a person was asked for means for the tool."""
     if isinstance(result, ResolvedResult) and isinstance(result.response, ApprovalResponse):
         response = result.response
         if response.decision == "approved":
             # a rule it made is saved by `respond`; an edit was checked against the tool's schema there
-            return ApprovalOutcome(approved=True, interaction_id=iid, edited_input=response.edited_input)
+            return ApprovalOutcome(approved=True, interaction_id=interaction_id, edited_input=response.edited_input)
         said = f": {response.reason}" if response.reason else ""
-        return ApprovalOutcome(approved=False, reason=DENIED_REASON + said, interaction_id=iid)
+        return ApprovalOutcome(approved=False, reason=DENIED_REASON + said, interaction_id=interaction_id)
     if isinstance(result, ExpiredResult):
-        return ApprovalOutcome(approved=False, reason=EXPIRED_REASON, interaction_id=iid, cause="expired")
+        return ApprovalOutcome(approved=False, reason=EXPIRED_REASON, interaction_id=interaction_id, cause="expired")
     if isinstance(result, CancelledResult):
         cause = cancel_cause(result)
-        return ApprovalOutcome(approved=False, reason=cancelled_reason(result.reason, cause), interaction_id=iid,
-                               cause=cause)
-    raise AssertionError(f"unexpected result for approval {iid}: {result!r}")  # validation forbids it
+        return ApprovalOutcome(approved=False, reason=cancelled_reason(result.reason, cause),
+                               interaction_id=interaction_id, cause=cause)
+    raise AssertionError(f"unexpected result for approval {interaction_id}: {result!r}")  # validation forbids it

@@ -2,6 +2,7 @@
 
 Checked when the person answers (the inbox refuses a misfit, and the request stays pending) and again
 before an MCP server receives the answer: a server never gets what its form said it would refuse.
+`typed_values` then gives the values as the form's types say (an integer field gets an `int`).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from gui.core.asks.interactions import ElicitationFieldSpec as ElicitationField
+from gui.core.asks.interactions import ElicitationField
 
 JsonValue = Any
 
@@ -37,6 +38,18 @@ def value_problems(fields: Sequence[ElicitationField], values: Mapping[str, Json
         if problem:
             problems.append(f"field '{field.name}': {problem}")
     return problems
+
+
+def typed_values(fields: Sequence[ElicitationField], values: Mapping[str, JsonValue]) -> dict[str, JsonValue]:
+    """Values that fit `fields` (no `value_problems`) in the fields' order and types: a whole number
+    typed into an integer field (`3.0` from a number box or JSON) is the `int` 3; absent ones are left out."""
+    typed: dict[str, JsonValue] = {}
+    for field in fields:
+        value = values.get(field.name)
+        if value is None:
+            continue
+        typed[field.name] = int(value) if field.integer and isinstance(value, float) else value
+    return typed
 
 
 def _type_problem(field: ElicitationField, value: JsonValue) -> str | None:

@@ -9,7 +9,9 @@ rules lives in `interaction_service`; this module holds only the shapes and the 
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import time
+import uuid
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal, Protocol
 
@@ -23,6 +25,7 @@ from pydantic import (
     model_serializer,
     model_validator,
 )
+from pydantic_core import PydanticCustomError
 
 from gui.core.causes import CancelReason, EndCause
 from gui.core.marks import N_, Sentence, Translate, as_written
@@ -175,7 +178,9 @@ class QuestionRequest(_RequestBase):
         return self
 
 
-class ElicitationFieldSpec(_Model):
+class ElicitationField(_Model):
+    """One field of a tool server's form: a text, a number, on/off, or one (or several) of `enum`."""
+
     name: str
     type: Literal["string", "number", "boolean"]
     title: str = ""
@@ -195,11 +200,30 @@ class ElicitationFieldSpec(_Model):
     max_items: int | None = None
 
 
-class ElicitationInteractionRequest(_RequestBase):
+def _new_id() -> str:
+    return uuid.uuid4().hex
+
+
+def _now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+class ElicitationRequest(_RequestBase):
+    """A tool server's form (MCP `elicitation/create`), or a page it asks the person to open (`url`).
+
+    One model from the server to the person: the MCP client makes it from the server's schema, an
+    elicitation handler receives it, the inbox stores it as it is and draws it. Made where the server
+    asks, it has an id and a time of its own; `expires_at` is the latest the calling tool can wait.
+    """
+
     kind: Literal["elicitation"] = "elicitation"
+    interaction_id: str = Field(default_factory=_new_id)
+    turn_id: str = ""
+    source: Source = ExecutionSource()
+    created_at: int = Field(default_factory=_now_ms)
     server_name: str
-    message: str
-    fields: list[ElicitationFieldSpec] = Field(default_factory=list)
+    message: str  # Markdown
+    fields: list[ElicitationField] = Field(default_factory=list)
     url: str | None = None  # URL-mode requests: the person opens it, then accepts/declines
 
 
@@ -215,7 +239,7 @@ InteractionRequest = Annotated[
     Annotated[ShellApprovalRequest, Tag("shell_approval")]
     | Annotated[ToolApprovalRequest, Tag("tool_approval")]
     | Annotated[QuestionRequest, Tag("question")]
-    | Annotated[ElicitationInteractionRequest, Tag("elicitation")],
+    | Annotated[ElicitationRequest, Tag("elicitation")],
     Discriminator(_request_discriminator),
 ]
 
@@ -276,14 +300,37 @@ class QuestionResponse(_Answer):
         return self.decision == "declined"
 
 
-class ElicitationInteractionResponse(_Answer):
+class ElicitationResponse(_Answer):
+    """The person's reply to a form, as the server receives it: only `accept` carries values; `decline`
+    says the person refuses, `cancel` that nobody could answer (the server may go on with defaults)."""
+
     kind: Literal["elicitation"] = "elicitation"
     action: Literal["accept", "decline", "cancel"]
     values: dict[str, JsonValue] = Field(default_factory=dict)
 
+    @model_validator(mode="after")
+    def _values_only_on_accept(self) -> ElicitationResponse:
+        if self.action != "accept" and self.values:
+            article = "a decline" if self.action == "decline" else "a cancel"
+            raise PydanticCustomError("values_only_on_accept", "{article} carries no values, got: {names}",
+                                      {"article": article, "names": ", ".join(self.values)})
+        return self
+
+    @classmethod
+    def accept(cls, values: Mapping[str, JsonValue] | None = None) -> ElicitationResponse:
+        return cls(action="accept", values=dict(values or {}))
+
+    @classmethod
+    def decline(cls) -> ElicitationResponse:
+        return cls(action="decline")
+
+    @classmethod
+    def cancel(cls) -> ElicitationResponse:
+        return cls(action="cancel")
+
 
 InteractionResponse = Annotated[
-    ApprovalResponse | QuestionResponse | ElicitationInteractionResponse, Field(discriminator="kind")
+    ApprovalResponse | QuestionResponse | ElicitationResponse, Field(discriminator="kind")
 ]
 
 

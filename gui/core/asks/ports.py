@@ -1,22 +1,39 @@
-"""The execution side's ports for requests to a person (the seed's `InteractionPort`): what a tool
-asks through, and what a runtime ends with. `InteractionService` implements both."""
+"""The one port a run asks a person through (the seed's `InteractionPort`).
+
+A tool call asks its approval through it (`ask_approval`), and a tool asks its question or its form
+(`request`, `InboxElicitationHandler`); both end with what the person answered, or why nobody did.
+`InteractionService` implements it; the runner hands each tool call a port around the service that
+caps waits at the group's deadline and marks the tool as waiting (`gui.core.runs.tool_call`).
+"""
 
 from __future__ import annotations
 
 from typing import Protocol
 
-from gui.core.asks.interactions import InteractionRequest, InteractionResult
+from gui.core.asks.approvals import ApprovalOutcome
+from gui.core.asks.interactions import InteractionRequest, InteractionResult, ShellApprovalRequest, ToolApprovalRequest
 from gui.core.causes import CancelReason
 
 
 class InteractionHandle(Protocol):
+    """A request stored and waiting for a person."""
+
     interaction_id: str
 
     async def result(self) -> InteractionResult: ...
 
 
+class ApprovalHandle(Protocol):
+    """An approval asked: allowed at once by a rule (`waiting` is False), or waiting for a person."""
+
+    interaction_id: str
+    waiting: bool
+
+    async def outcome(self) -> ApprovalOutcome: ...
+
+
 class InteractionPort(Protocol):
-    """The execution side's port (seed): persist the request, then wait on the handle.
+    """Persist the request, then wait on its handle.
 
     `deadline` (epoch seconds) caps the request's `expires_at`; `clock` is the port's time, so a
     request's times agree with the service that expires it; `cancel` withdraws a request the caller
@@ -26,8 +43,7 @@ class InteractionPort(Protocol):
 
     async def request(self, request: InteractionRequest, *, deadline: float | None = None) -> InteractionHandle: ...
 
+    async def ask_approval(self, request: ShellApprovalRequest | ToolApprovalRequest, tool_name: str, *,
+                           deadline: float | None = None) -> ApprovalHandle: ...
+
     async def cancel(self, interaction_id: str, reason: CancelReason) -> bool: ...
-
-
-class InteractionLifecycle(Protocol):
-    async def cancel_all(self, reason: CancelReason) -> None: ...

@@ -12,8 +12,8 @@ from __future__ import annotations
 from gui.core.asks.form_values import value_problems
 from gui.core.asks.interactions import (
     ApprovalResponse,
-    ElicitationInteractionRequest,
-    ElicitationInteractionResponse,
+    ElicitationRequest,
+    ElicitationResponse,
     InteractionRequest,
     InteractionResponse,
     Question,
@@ -23,7 +23,6 @@ from gui.core.asks.interactions import (
 from gui.core.asks.rules import RuleError, rule_for
 
 _ARTICLE = {"approval": "an approval", "question": "a question", "elicitation": "an elicitation"}
-_ARTICLE_ACTION = {"decline": "a decline", "cancel": "a cancel", "accept": "an accept"}
 
 
 def response_problems(request: InteractionRequest, response: InteractionResponse) -> list[str]:
@@ -53,16 +52,9 @@ def response_problems(request: InteractionRequest, response: InteractionResponse
         return []
     if isinstance(request, QuestionRequest) and isinstance(response, QuestionResponse):
         return _question_problems(request, response)
-    if isinstance(request, ElicitationInteractionRequest) and isinstance(
-        response, ElicitationInteractionResponse
-    ):
-        if response.action != "accept":
-            if response.values:
-                return [
-                    f"{_ARTICLE_ACTION[response.action]} carries no values, got: {', '.join(response.values)}"
-                ]
-            return []
-        return value_problems(request.fields, response.values)
+    if isinstance(request, ElicitationRequest) and isinstance(response, ElicitationResponse):
+        # Only an accept carries values (the model refuses any other with values).
+        return value_problems(request.fields, response.values) if response.action == "accept" else []
     return []
 
 

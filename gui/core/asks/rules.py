@@ -54,6 +54,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict
 
 from gui.core.asks.interactions import InteractionRequest, ShellApprovalRequest, ToolApprovalRequest, tool_name_of
+from gui.core.errors import Invalid
 from gui.core.marks import N_, Sentence, Translate, as_written
 from gui.core.sequences import Sequence, step_fingerprints
 
@@ -65,7 +66,7 @@ PREFIX_TOOL = "cmd_run"
 _OPERATORS = frozenset(";&|<>$`()\n\r")
 
 
-class RuleError(ValueError):
+class RuleError(Invalid):
     """A rule that cannot be made (a prefix on another tool, a compound prefix, …)."""
 
 

@@ -1,8 +1,9 @@
 """The one place that enforces the interaction rules (SPEC §3, seed `session_interaction.ts`).
 
-A run asks a person something through `request` and waits on the handle; the person answers
-through `respond`; the control side ends runs with `cancel_run` / `cancel_all`, and start-up
-cleans up after a dead process with `recover`. Every transition is stored first and only then
+A run asks a person something through `request` and waits on the handle, or asks an approval
+through `ask_approval` (allowed at once when a rule covers it, `gui.core.asks.approvals`); the
+person answers through `respond`; the control side ends runs with `cancel_run` / `cancel_all`, and
+start-up cleans up after a dead process with `recover`. Every transition is stored first and only then
 reaches anybody else (the bus, the waiting tool), so what a person sees and what a tool resumes
 with is always what is on disk. Transitions of one interaction hold that interaction's lock and
 re-read its stored status, so of two answers given at once exactly one wins. Expiry uses a loop
@@ -20,7 +21,7 @@ from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
 
-from gui.core.asks.approvals import ApprovalModes, ApprovalOutcome, approve
+from gui.core.asks.approvals import ApprovalModes, ApprovalOutcome, allowing_rule, approval_outcome
 from gui.core.asks.interactions import (
     ApprovalResponse,
     CancelledResult,
@@ -35,10 +36,10 @@ from gui.core.asks.interactions import (
     ToolApprovalRequest,
     tool_name_of,
 )
-from gui.core.asks.memory import MemoryApprovalModes
 from gui.core.asks.responses import response_problems
 from gui.core.asks.rules import ApprovalRule, rule_for
 from gui.core.causes import REASON_CAUSES, CancelReason, EndCause, reason_for
+from gui.core.errors import Conflict, Invalid, NotFound
 from gui.core.events import EventBus, InteractionCreated, InteractionEnded
 
 log = logging.getLogger(__name__)
@@ -46,7 +47,7 @@ log = logging.getLogger(__name__)
 _RESPONSE: TypeAdapter[InteractionResponse] = TypeAdapter(InteractionResponse)
 
 
-class InteractionError(Exception):
+class InteractionError(Conflict):
     """Base of every interaction failure: `code` is stable, the message is for people."""
 
     code = "interaction-error"
@@ -57,7 +58,7 @@ class InteractionError(Exception):
         self.interaction_id = interaction_id
 
 
-class InteractionValidationError(InteractionError):
+class InteractionValidationError(Invalid, InteractionError):
     """The response does not fit the request; the interaction stays pending."""
 
     code = "invalid-response"
@@ -69,10 +70,8 @@ class InteractionNotPendingError(InteractionError):
     code = "not-pending"
 
 
-class InteractionNotFoundError(InteractionNotPendingError):
-    """No interaction has this id (so it is not pending either)."""
-
-    code = "not-found"
+class InteractionNotFoundError(NotFound, InteractionNotPendingError):
+    """No interaction has this id (so it is not pending either); its code is its family's, `not-found`."""
 
 
 class Handle:
@@ -90,8 +89,29 @@ class Handle:
         return self._future.done()
 
 
+class Approval:
+    """An approval asked (`InteractionService.ask_approval`): allowed at once by a rule, its outcome
+    already known, or waiting for a person (`waiting`) on its handle."""
+
+    def __init__(self, interaction_id: str, *, handle: Handle | None = None,
+                 allowed: ApprovalOutcome | None = None) -> None:
+        self.interaction_id = interaction_id
+        self.waiting = handle is not None
+        self._handle, self._allowed = handle, allowed
+
+    async def outcome(self) -> ApprovalOutcome:
+        if self._handle is None:
+            assert self._allowed is not None
+            return self._allowed
+        return approval_outcome(self.interaction_id, await self._handle.result())
+
+
 class InteractionService:
-    """`InteractionPort` and `InteractionLifecycle` for the asyncio loop it is used on."""
+    """`InteractionPort` for the asyncio loop it is used on, and the ends a runtime gives requests.
+
+    `modes` are the approval modes and rules (`ApprovalModes`): asked before an approval, and where
+    an answer with a scope saves its rule. `check_edit` says what is wrong with arguments a person
+    edited in an approval (tool name, arguments -> problems; none: they fit the tool)."""
 
     def __init__(
         self,
@@ -99,13 +119,13 @@ class InteractionService:
         bus: EventBus | None = None,
         clock: Callable[[], float] = time.time,
         *,
-        modes: ApprovalModes | None = None,
+        modes: ApprovalModes,
         check_edit: Callable[[str, dict[str, Any]], list[str]] | None = None,
     ) -> None:
         self.store = store
         self.bus = bus
         self.clock = clock
-        self.modes: ApprovalModes = modes if modes is not None else MemoryApprovalModes()
+        self.modes = modes
         # (tool name, edited arguments) -> what is wrong with them (empty: they fit the tool's schema)
         self.check_edit: Callable[[str, dict[str, Any]], list[str]] | None = check_edit
         self._futures: dict[str, asyncio.Future[InteractionResult]] = {}
@@ -145,6 +165,22 @@ class InteractionService:
         self._publish_created(record)
         return Handle(iid, future)
 
+    async def ask_approval(
+        self,
+        request: ShellApprovalRequest | ToolApprovalRequest,
+        tool_name: str,
+        *,
+        deadline: float | None = None,
+    ) -> Approval:
+        """Ask unless a rule allows `request` (`allowing_rule`: then an auto-approval is recorded, and
+        the approval is decided at once); its `outcome` is what the tool learns."""
+        iid = request.interaction_id
+        rule = allowing_rule(self.modes, request, tool_name)
+        if rule is not None:
+            await self.record_auto_approval(request, rule)
+            return Approval(iid, allowed=ApprovalOutcome(approved=True, auto=True, interaction_id=iid))
+        return Approval(iid, handle=await self.request(request, deadline=deadline))
+
     async def approve(
         self,
         request: ShellApprovalRequest | ToolApprovalRequest,
@@ -152,8 +188,8 @@ class InteractionService:
         *,
         deadline: float | None = None,
     ) -> ApprovalOutcome:
-        """Ask unless `tool_name` is always allowed (then record an auto-approval); see `approvals`."""
-        return await approve(self, self.modes, request, tool_name, deadline=deadline)
+        """`ask_approval`, waiting for its outcome."""
+        return await (await self.ask_approval(request, tool_name, deadline=deadline)).outcome()
 
     async def record_auto_approval(
         self, request: ShellApprovalRequest | ToolApprovalRequest, rule: ApprovalRule | None = None

@@ -2,22 +2,49 @@
 `Engine`, which implements it in this process over the stores, the registry and the runner.
 """
 
+from gui.core.door.catalog import Catalog, SequenceStore
 from gui.core.door.documents import NotFoundError, document_from, summary, tool_catalog
 from gui.core.door.engine import Engine, WhenCallError, condition_holds
 from gui.core.door.following import RunFollower
+from gui.core.door.mcp_servers import (
+    Aspect,
+    McpServerChange,
+    McpServerExists,
+    McpServerInvalid,
+    McpServerListing,
+    McpServerNotFound,
+    McpServers,
+    McpServerSpec,
+    McpServerState,
+    McpServerView,
+    SignInFailed,
+)
 from gui.core.door.operations import EventListener, EventSource, Operations, Page, Saved
 
 __all__ = [
+    "Aspect",
+    "Catalog",
+    "SequenceStore",
     "condition_holds",
     "document_from",
     "Engine",
     "EventListener",
     "EventSource",
+    "McpServerChange",
+    "McpServerExists",
+    "McpServerInvalid",
+    "McpServerListing",
+    "McpServerNotFound",
+    "McpServers",
+    "McpServerSpec",
+    "McpServerState",
+    "McpServerView",
     "NotFoundError",
     "Operations",
     "Page",
     "RunFollower",
     "Saved",
+    "SignInFailed",
     "summary",
     "tool_catalog",
     "WhenCallError",

@@ -1,4 +1,4 @@
-"""Saved sequences: the store port, an in-memory store, and the operations on them (behind the door:
+"""Saved sequences: the store port and the operations on them (behind the door:
 surfaces use `Engine`, and the documents' helpers in `gui.core.door.documents`).
 
 Validation that needs the other saved sequences (group names unique across all of them, `seq_call`
@@ -45,32 +45,6 @@ class SequenceStore(Protocol):
     async def replace(self, old_name: str, sequence: Sequence) -> None:
         """Save `sequence` and remove `old_name` in one durable step (a rename): never both, never neither."""
         ...
-
-
-class MemorySequenceStore:
-    def __init__(self) -> None:
-        self._items: dict[str, Sequence] = {}
-
-    async def get(self, name: str) -> Sequence | None:
-        return self._items.get(name)
-
-    async def list(self) -> list[Sequence]:
-        return list(self._items.values())
-
-    async def save(self, sequence: Sequence) -> None:
-        self._items[sequence.name] = sequence
-
-    async def delete(self, name: str) -> bool:
-        return self._items.pop(name, None) is not None
-
-    async def identity_of(self, name: str) -> str | None:
-        sequence = self._items.get(name)
-        return None if sequence is None else sequence.identity or ""
-
-    async def replace(self, old_name: str, sequence: Sequence) -> None:
-        items = {k: v for k, v in self._items.items() if k != old_name}
-        items[sequence.name] = sequence
-        self._items = items
 
 
 def new_identity() -> str:
@@ -123,10 +97,11 @@ class Catalog:
                                          else None)
         return result.raise_for_errors()
 
-    async def create(self, doc: Any) -> tuple[Sequence, ValidationResult]:
-        """Validate and save (a sequence with an existing name is replaced). DslError on errors."""
+    async def create(self, doc: Any, *, as_new: bool = False) -> tuple[Sequence, ValidationResult]:
+        """Validate and save (a sequence with an existing name is replaced, unless `as_new`: then that
+        name is a conflict). InvalidSequenceError, with the whole result, on errors."""
         async with self._lock:
-            result = await self.check(doc)
+            result = await self.check(doc, as_new=as_new)
             sequence = result.raise_for_errors()
             identity = kept_identity(sequence.name, await self.store.identity_of(sequence.name))
             sequence = sequence.model_copy(update={"identity": identity})

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from gui.core.errors import ToolArgumentError
+from gui.core.errors import NotFound, ToolArgumentError
 from gui.core.marks import N_
 from gui.core.sequences import (
     ArgumentsError,
@@ -27,8 +27,10 @@ from gui.core.sequences import (
 from gui.core.tools import Registry
 
 
-class NotFoundError(LookupError):
-    """No saved sequence or group has that name."""
+class NotFoundError(NotFound):
+    """No saved sequence or group has that name (or no run that id)."""
+
+    code = "no-such-name"
 
 
 def tool_catalog(registry: Registry) -> CatalogView:

@@ -1,15 +1,18 @@
 """The engine: the one door (`gui.core.door.operations.Operations`) implemented in this process.
 
 Every operation of SPEC §1 and every operation on runs, requests and approval rules is written here
-once; the pages, the HTTP API, the CLI and MCP call these and nothing behind them. `Engine` is wired
-from ports (stores, registry): the app builds it with TinyDB stores, tests with the in-memory ones.
+once; the pages, the HTTP API, the CLI and MCP call these and nothing behind them. `Engine` is given
+its parts, never builds them: the catalog over a sequence store, the interaction service over its
+store and approval modes, the executor that runs sequences (`gui.core.runs.Executor`), the run and
+schedule stores. The composition root chooses them (`gui.runtime.compose_engine`): TinyDB stores in
+the app, the in-memory ones (`gui.memory`) in tests and with `SEQDESK_MEMORY=1`.
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from gui.core.asks import (
@@ -21,29 +24,27 @@ from gui.core.asks import (
     InteractionService,
     InteractionStatusFilter,
     InteractionStore,
-    MemoryApprovalModes,
-    MemoryInteractionStore,
     RuleBook,
 )
 from gui.core.causes import CancelReason, EndCause
-from gui.core.door.catalog import Catalog, MemorySequenceStore, SequenceStore
+from gui.core.door.catalog import Catalog, SequenceStore
 from gui.core.door.documents import NotFoundError, document_from, summary
 from gui.core.door.following import RunFollower
+from gui.core.door.mcp_servers import McpServerChange, McpServerDoor, McpServerListing, McpServerSpec, McpServerView
 from gui.core.door.operations import EventListener, Page, Saved
-from gui.core.door.schedule_door import ScheduleDoor
-from gui.core.errors import ToolArgumentError
-from gui.core.events import EventBus, EventStream, RunFinished, SettingsChanged
+from gui.core.door.schedule_book import ScheduleBook
+from gui.core.errors import Invalid
+from gui.core.events import EventBus, EventStream, RunFinished
 from gui.core.runs import (
     MAX_CANDIDATES,
-    MemoryRunStore,
-    MemoryScheduleStore,
+    Executor,
     Origin,
     ProcessControl,
     ResumeRefused,
-    Runner,
     RunRecord,
     RunStatus,
     RunStore,
+    Schedule,
     ScheduleStore,
     can_be_prefix,
     interrupt,
@@ -66,7 +67,7 @@ from gui.core.sequences.conditions import ConditionEvalError, ConditionSyntaxErr
 from gui.core.tools import Registry, ServerStates, Tool, ToolListing, tool_listing
 
 
-class WhenCallError(ValueError):
+class WhenCallError(Invalid):
     """The condition of a `when_call` does not parse or cannot be evaluated."""
 
 
@@ -79,14 +80,14 @@ def condition_holds(when: str, args: dict[str, Any]) -> bool:
 
 
 @dataclass
-class Engine(ScheduleDoor):
+class Engine:
     registry: Registry
-    sequences: SequenceStore = field(default_factory=MemorySequenceStore)
-    runs: RunStore = field(default_factory=MemoryRunStore)
-    interaction_store: InteractionStore = field(default_factory=MemoryInteractionStore)
-    modes: ApprovalModes = field(default_factory=MemoryApprovalModes)
-    bus: EventBus = field(default_factory=EventBus)
-    retry_backoff: float = 0.2
+    catalog: Catalog
+    interactions: InteractionService
+    runner: Executor
+    runs: RunStore
+    schedules: ScheduleStore
+    bus: EventBus
     # Awaited before a run starts: lets tools that are still arriving (MCP servers connecting at
     # start-up) be there, so a run started right away does not find them missing. Bounded by its owner.
     tools_ready: Callable[[], Awaitable[Any]] | None = None
@@ -94,18 +95,29 @@ class Engine(ScheduleDoor):
     server_states: ServerStates | None = None
     # The operating system's processes, to end the commands a dead app left running (at start-up).
     processes: ProcessControl | None = None
-    schedules: ScheduleStore = field(default_factory=MemoryScheduleStore)
 
     def __post_init__(self) -> None:
-        self.catalog = Catalog(self.sequences, self.registry, self.bus)
         self.rule_book = RuleBook(self.modes, self.bus, self.catalog.get)
-        self.interactions = InteractionService(self.interaction_store, self.bus, modes=self.modes,
-                                               check_edit=self._edit_problems)
-        self.runner = Runner(self.registry, self.interactions, self.runs, self.bus, self.catalog.resolve,
-                             retry_backoff=self.retry_backoff)
+        self.schedule_book = ScheduleBook(self.schedules, self.catalog, self.runner, self.bus, self._tools_ready)
+        self.mcp_servers = McpServerDoor(self.bus)  # attached to the servers by the composition root
+        self.registry.on_change(self.mcp_servers.tools_changed)
         self._on_close: list[Callable[[], Awaitable[None]]] = []
         self._resuming = asyncio.Lock()  # one resume at a time: a run is resumed once
         self.closed = False  # True once `close` began: streams of its events end
+
+    # -- the stores under it ---------------------------------------------------------------------
+    @property
+    def sequences(self) -> SequenceStore:
+        return self.catalog.store
+
+    @property
+    def interaction_store(self) -> InteractionStore:
+        return self.interactions.store
+
+    @property
+    def modes(self) -> ApprovalModes:
+        """The approval modes and rules, as the interaction service asks and saves them."""
+        return self.interactions.modes
 
     # -- sequences -----------------------------------------------------------------------------
     async def list_sequences(self) -> list[dict[str, Any]]:
@@ -130,9 +142,11 @@ class Engine(ScheduleDoor):
         another saved sequence (the editor's new sequence; a rename): every naming conflict at once."""
         return await self.catalog.check(doc, replacing=replacing, as_new=as_new)
 
-    async def create(self, doc: Any) -> Saved:
-        """Validate and save (replacing a saved sequence of the same name); DslError on errors."""
-        return Saved(*await self.catalog.create(doc))
+    async def create(self, doc: Any, *, as_new: bool = False) -> Saved:
+        """Validate and save in one step (replacing a saved sequence of the same name, unless `as_new`:
+        then its name is a conflict, said with every other problem); InvalidSequenceError, carrying
+        the whole result (its warnings too), on errors."""
+        return Saved(*await self.catalog.create(doc, as_new=as_new))
 
     async def create_from(self, name: str | None = None, description: str = "", groups: Any = None,
                           file: str | None = None) -> Saved:
@@ -169,6 +183,25 @@ class Engine(ScheduleDoor):
         state: what `seq_tools`, `seqdesk tools` and `GET /api/tools` show."""
         return tool_listing(self.registry, self.server_states)
 
+    # -- MCP servers (`gui.core.door.mcp_servers`) ----------------------------------------------
+    async def list_mcp_servers(self) -> McpServerListing:
+        return await self.mcp_servers.listing()
+
+    async def add_mcp_server(self, spec: McpServerSpec) -> McpServerView:
+        return await self.mcp_servers.add(spec)
+
+    async def update_mcp_server(self, name: str, change: McpServerChange) -> McpServerView:
+        return await self.mcp_servers.update(name, change)
+
+    async def remove_mcp_server(self, name: str) -> bool:
+        return await self.mcp_servers.remove(name)
+
+    async def sign_in_mcp_server(self, name: str, callback: str) -> str | None:
+        return await self.mcp_servers.sign_in(name, callback)
+
+    async def retry_mcp_server(self, name: str) -> bool:
+        return await self.mcp_servers.retry(name)
+
     # -- runs ----------------------------------------------------------------------------------
     async def start(self, name: str, args: dict[str, Any] | None = None) -> RunRecord:
         """Start a saved sequence (or, by its name, a single group) and return at once."""
@@ -203,7 +236,8 @@ class Engine(ScheduleDoor):
         sequence = await self.catalog.get(name)
         if sequence is None:
             raise NotFoundError(f"there is no saved sequence named '{name}'")
-        return await self.runner.run(sequence, args or {})
+        record = await self.runner.start(sequence, args or {})
+        return await self.runner.wait(record.run_id)
 
     async def when_call(self, name: str, when: str, args: dict[str, Any] | None = None,
                         on_event: EventListener | None = None, *, gave_up: EndCause = "person") -> RunRecord | None:
@@ -308,7 +342,7 @@ class Engine(ScheduleDoor):
                                sequence: str | None = None, tool_name: str | None = None,
                                limit: int = 50, offset: int = 0) -> Page[InteractionRecord]:
         """Requests newest first, filtered and paged in the store."""
-        return await self.interaction_store.query(status=status, kind=kind, run_id=run_id, sequence=sequence,
+        return await self.interactions.store.query(status=status, kind=kind, run_id=run_id, sequence=sequence,
                                                   tool_name=tool_name, limit=limit, offset=offset)
 
     async def get_interaction(self, interaction_id: str) -> InteractionRecord | None:
@@ -334,9 +368,25 @@ class Engine(ScheduleDoor):
         """The ids of the rules made for a step their sequence no longer has as it was: they allow nothing."""
         return await self.rule_book.earlier_versions()
 
-    def settings_changed(self, setting: str, **data: Any) -> None:
-        """Tell every page and client that a setting changed (an MCP server added, …)."""
-        self.bus.publish(SettingsChanged, setting=setting, details=data)
+    # -- schedules (run only while the app is open: `ScheduleBook`) ------------------------------
+    async def list_schedules(self) -> list[Schedule]:
+        return await self.schedule_book.list()
+
+    async def create_schedule(self, sequence: Any, args: Any = None, every: Any = None, cron: Any = None) -> Schedule:
+        return await self.schedule_book.create(sequence, args, every, cron)
+
+    async def pause_schedule(self, schedule_id: str, paused: bool = True) -> Schedule:
+        return await self.schedule_book.pause(schedule_id, paused)
+
+    async def delete_schedule(self, schedule_id: str) -> bool:
+        return await self.schedule_book.delete(schedule_id)
+
+    def start_schedules(self) -> None:
+        """Run the schedules from now on (only the app does, while it is open)."""
+        self.schedule_book.start()
+
+    async def stop_schedules(self) -> None:
+        await self.schedule_book.stop()
 
     # -- events --------------------------------------------------------------------------------
     def subscribe(self, listener: EventListener) -> Callable[[], None]:
@@ -346,17 +396,6 @@ class Engine(ScheduleDoor):
     def events(self, maxsize: int = 10_000) -> EventStream:
         """The events from now on as an async stream (subscribed when made)."""
         return self.bus.stream(maxsize)
-
-    def _edit_problems(self, tool_name: str, edited: dict[str, Any]) -> list[str]:
-        """What is wrong with arguments a person edited in an approval (checked against the tool)."""
-        tool = self.registry.get(tool_name)
-        if tool is None:
-            return [f"the tool '{tool_name}' is not available now to check the edit"]
-        try:
-            tool.validate_args(edited)
-        except ToolArgumentError as exc:
-            return [f"the edited input does not fit {tool_name}: {exc}"]
-        return []
 
     @property
     def inbox_url(self) -> str | None:

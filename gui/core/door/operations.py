@@ -13,6 +13,7 @@ from typing import Any, NamedTuple, Protocol, TypeVar
 
 from gui.core.asks import ApprovalRule, InteractionKind, InteractionRecord, InteractionResult, InteractionStatusFilter
 from gui.core.causes import CancelReason, EndCause
+from gui.core.door.mcp_servers import McpServerChange, McpServerListing, McpServerSpec, McpServerView
 from gui.core.events import Event
 from gui.core.queries import Page
 from gui.core.runs import RunRecord, RunStatus, Schedule
@@ -59,7 +60,10 @@ class Operations(Protocol):
         names are free); `as_new`: a saved sequence of the document's own name is a conflict too."""
         ...
 
-    async def create(self, doc: Any) -> Saved: ...
+    async def create(self, doc: Any, *, as_new: bool = False) -> Saved:
+        """Validate and save in one step: a saved sequence of the same name is replaced, unless `as_new`
+        (then that name is a conflict, like every other naming conflict)."""
+        ...
 
     async def create_from(self, name: str | None, description: str, groups: Any, file: str | None) -> Saved: ...
 
@@ -73,6 +77,34 @@ class Operations(Protocol):
     async def list_tools(self) -> ToolListing:
         """Every tool known now (built in and from MCP servers) with its schema, result type, whether
         it asks first and its server's state; and every configured MCP server."""
+        ...
+
+    # -- MCP servers (`gui.core.door.mcp_servers`) ----------------------------------------------
+    async def list_mcp_servers(self) -> McpServerListing:
+        """Every configured server, without a secret, with its connection now."""
+        ...
+
+    async def add_mcp_server(self, spec: McpServerSpec) -> McpServerView:
+        """Keep a new server and start connecting it (a program server: its command runs).
+        McpServerExists, McpServerInvalid; over the HTTP API it is kept turned off and untrusted
+        until a person turns it on in Settings."""
+        ...
+
+    async def update_mcp_server(self, name: str, change: McpServerChange) -> McpServerView:
+        """Change what `change` gives and reconnect the server; McpServerNotFound, McpServerInvalid."""
+        ...
+
+    async def remove_mcp_server(self, name: str) -> bool:
+        """Forget a server and its secrets; its tools leave at once. False when there is none."""
+        ...
+
+    async def sign_in_mcp_server(self, name: str, callback: str) -> str | None:
+        """Start signing in to a server at a web address: the page to send the person's browser to
+        (it comes back to `callback`), or None when the server let SeqDesk in; SignInFailed."""
+        ...
+
+    async def retry_mcp_server(self, name: str) -> bool:
+        """Try to connect a server now instead of waiting (after the person fixed something)."""
         ...
 
     # -- runs ----------------------------------------------------------------------------------
@@ -95,7 +127,7 @@ class Operations(Protocol):
 
     async def resume(self, run_id: str) -> RunRecord:
         """Start the next attempt of a failed, interrupted or stopped run (a new run naming it in
-        `resumed_from`), keeping what succeeded; LookupError if unknown, OperationError (a sentence)
+        `resumed_from`), keeping what succeeded; LookupError if unknown, ResumeRefused (a sentence)
         when it cannot be resumed (see `gui.core.runs.resume`)."""
         ...
 

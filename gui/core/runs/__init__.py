@@ -1,15 +1,16 @@
-"""Running sequences: the runner (groups in order, a group's tools side by side), one tool call, run records,
-resume, schedules, orphans left by a dead app, and run ids as people write them.
+"""Running sequences: what the door asks of an executor (`Executor`) and the runner that is one (groups in
+order, a group's tools side by side), one tool call, run records, resume, schedules, orphans left by a
+dead app, and run ids as people write them.
 """
 
 from gui.core.runs.execution import Origin
+from gui.core.runs.executor import Executor
 from gui.core.runs.offload import off_loop
 from gui.core.runs.orphans import ProcessControl, interrupt
 from gui.core.runs.records import (
     FINISHED_RUN,
     GroupRecord,
     LogLine,
-    MemoryRunStore,
     ProcessInfo,
     RunFilter,
     RunRecord,
@@ -22,7 +23,6 @@ from gui.core.runs.resume import ResumeRefused, plan_resume, refusal_for_status
 from gui.core.runs.run_ids import MAX_CANDIDATES, AmbiguousRunIdError, can_be_prefix, pick, short_id
 from gui.core.runs.runner import Runner
 from gui.core.runs.schedules import (
-    MemoryScheduleStore,
     Schedule,
     ScheduleInvalid,
     Scheduler,
@@ -34,14 +34,13 @@ from gui.core.runs.schedules import (
 __all__ = [
     "AmbiguousRunIdError",
     "can_be_prefix",
+    "Executor",
     "FINISHED_RUN",
     "GroupRecord",
     "interrupt",
     "LogLine",
     "make_schedule",
     "MAX_CANDIDATES",
-    "MemoryRunStore",
-    "MemoryScheduleStore",
     "next_time",
     "off_loop",
     "Origin",

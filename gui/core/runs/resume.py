@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from gui.core.errors import OperationError
+from gui.core.errors import Conflict
 from gui.core.runs.records import GroupRecord, RunRecord, ToolRecord
 from gui.core.sequences import Group, RunArgsError, SlotType, check_args, group_fingerprint, matches_type
 
@@ -22,9 +22,11 @@ RESUMABLE = frozenset({"failed", "interrupted", "stopped"})
 KEPT_GROUP = frozenset({"succeeded", "skipped"})
 
 
-class ResumeRefused(OperationError):
+class ResumeRefused(Conflict):
     """The run cannot be resumed (it succeeded, still runs, was resumed already, its sequence changed);
     the message is one sentence saying why and what to do instead."""
+
+    code = "resume-refused"
 
 
 @dataclass

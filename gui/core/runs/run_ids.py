@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from gui.core.errors import Conflict
+
 SHORT = 8  # how many characters of a run id the screens show
 MIN_PREFIX = 4  # the shortest prefix that is looked up
 MAX_CANDIDATES = 5  # how many matching ids an ambiguity error names
@@ -19,7 +21,7 @@ def short_id(run_id: str) -> str:
     return run_id[:SHORT]
 
 
-class AmbiguousRunIdError(LookupError):
+class AmbiguousRunIdError(Conflict, LookupError):
     """More than one run's id starts with the prefix; `candidates` names some of them."""
 
     code = "ambiguous-run-id"

@@ -20,7 +20,7 @@ from typing import Any
 
 from gui.core.asks import InteractionService
 from gui.core.causes import CAUSES, EndCause, reason_for
-from gui.core.errors import ToolError
+from gui.core.errors import Failed, NotFound, ToolError
 from gui.core.events import EventBus, GroupFinished, GroupSkipped, GroupStarted, RunFinished, RunStarted
 from gui.core.marks import N_
 from gui.core.runs.execution import Execution, Origin, apply_plan, copy_record
@@ -53,15 +53,17 @@ def _condition(text: str) -> Condition:
     return parse_condition(text)
 
 
-class RunNotFoundError(LookupError):
+class RunNotFoundError(NotFound):
     pass
 
 
-class _GroupFailed(Exception):
+class _GroupFailed(Failed):
     pass
 
 
 class Runner:
+    """The in-process `Executor`: each run an asyncio task of this process."""
+
     def __init__(self, registry: Registry, interactions: InteractionService, runs: RunStore, bus: EventBus,
                  resolve: Resolver | None = None, *, clock: Callable[[], float] = time.time,
                  retry_backoff: float = 0.2) -> None:
@@ -296,7 +298,8 @@ class Runner:
         scope = CallScope(run_id=ex.record.run_id, sequence_name=ex.sequence.name, group=group, group_record=grec,
                           args=args, deadline=deadline, depth=ex.record.depth,
                           call_sequence=lambda name, a, depth: self._call_nested(ex, name, a, depth, cancel_cause),
-                          save_soon=lambda: ex.checkpoint(self.runs, 0.0), save_now=lambda: ex.save_now(self.runs),
+                          save_soon=functools.partial(ex.checkpoint, self.runs, 0.0),
+                          save_now=functools.partial(ex.save_now, self.runs),
                           cancel_cause=cancel_cause, sequence_identity=ex.sequence.identity)
         try:
             async with asyncio.timeout(timeout):
@@ -397,10 +400,10 @@ class Runner:
             raise ToolError(str(exc)) from None
         try:
             child = await self._prepare(sequence, args, group, depth=depth, parent=parent.record.run_id)
-        except ValueError as exc:
-            raise ToolError(str(exc)) from None
         except InvalidSequenceError as exc:  # over the size limits
             raise ToolError(exc.errors[0].message) from None
+        except ValueError as exc:
+            raise ToolError(str(exc)) from None
         # Its own task, so that it can be stopped on its own (from its run page) like any run.
         child.task = asyncio.create_task(self._execute(child), name=f"run {child.record.run_id}")
         try:

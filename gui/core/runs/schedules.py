@@ -1,7 +1,7 @@
 """Schedules: a saved sequence run with fixed args, every N minutes or hours, or by a cron expression.
 
 Pure core: the clock and the run starter are handed in, the schedules live behind a store port
-(TinyDB in the app, `MemoryScheduleStore` in tests). Schedules run only while the app is open
+(TinyDB in the app, `gui.memory` in tests). Schedules run only while the app is open
 (`Scheduler.run_forever`); a turn missed while it was closed is run once at start-up, said so in
 the run's record, and never as a burst: after any turn the next one is computed from now. A turn
 whose previous run still runs is skipped, and the skip is recorded. A scheduled run is a run like
@@ -23,6 +23,7 @@ from croniter import croniter
 from pydantic import BaseModel, Field
 
 from gui.core.causes import EndCause
+from gui.core.errors import Invalid
 from gui.core.marks import N_
 from gui.core.runs.records import RunRecord
 from gui.core.sequences import (
@@ -74,12 +75,15 @@ class Schedule(BaseModel):
         return f"every {format_duration(self.every)}" if self.every is not None else f"at set times ({self.cron})"
 
 
-class ScheduleInvalid(ValueError):
-    """A schedule that cannot be made; `fields` maps each field at fault to what is wrong with it."""
+class ScheduleInvalid(Invalid):
+    """A schedule that cannot be made; `fields` maps each field at fault to what is wrong with it
+    (the message says so too, unless it is given)."""
 
-    def __init__(self, fields: dict[str, str]) -> None:
+    code = "invalid-schedule"
+
+    def __init__(self, fields: dict[str, str], message: str | None = None) -> None:
         self.fields = fields
-        super().__init__("; ".join(f"{name}: {message}" for name, message in fields.items()))
+        super().__init__(message or "; ".join(f"{name}: {why}" for name, why in fields.items()))
 
 
 class ScheduleStore(Protocol):
@@ -90,24 +94,6 @@ class ScheduleStore(Protocol):
     async def save(self, schedule: Schedule) -> None: ...
 
     async def delete(self, schedule_id: str) -> bool: ...
-
-
-class MemoryScheduleStore:
-    def __init__(self) -> None:
-        self._items: dict[str, str] = {}
-
-    async def list(self) -> builtins.list[Schedule]:
-        return sorted((Schedule.model_validate_json(t) for t in self._items.values()), key=lambda s: s.created_at)
-
-    async def get(self, schedule_id: str) -> Schedule | None:
-        text = self._items.get(schedule_id)
-        return Schedule.model_validate_json(text) if text is not None else None
-
-    async def save(self, schedule: Schedule) -> None:
-        self._items[schedule.schedule_id] = schedule.model_dump_json()
-
-    async def delete(self, schedule_id: str) -> bool:
-        return self._items.pop(schedule_id, None) is not None
 
 
 def next_time(schedule: Schedule, after: float) -> float:
@@ -217,10 +203,10 @@ class Scheduler:
                     "while the app was closed, so it runs once now")
         try:
             record = await self.start_run(schedule, note)
-        except (LookupError, ValueError) as exc:  # the sequence was deleted, or its inputs changed
-            return ScheduleTurn(at=now, outcome="failed", detail=f"could not start: {exc}")
         except DslError as exc:  # it is over the size limits (saved before there were any)
             return ScheduleTurn(at=now, outcome="failed", detail=f"could not start: {exc.errors[0].message}")
+        except (LookupError, ValueError) as exc:  # the sequence was deleted, or its inputs changed
+            return ScheduleTurn(at=now, outcome="failed", detail=f"could not start: {exc}")
         return ScheduleTurn(at=now, outcome="started", run_id=record.run_id, detail=note)
 
     async def wait(self) -> None:

@@ -16,13 +16,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from gui.core.asks import (
+    ApprovalHandle,
+    ApprovalOutcome,
     InboxElicitationHandler,
+    InteractionHandle,
+    InteractionPort,
     InteractionRequest,
-    InteractionService,
+    InteractionResult,
     ShellApprovalRequest,
     ToolApprovalRequest,
     ToolSource,
-    approve,
 )
 from gui.core.causes import CancelReason, EndCause
 from gui.core.errors import ToolArgumentError, ToolError
@@ -109,37 +112,64 @@ class CallScope:
 
 
 class ObservedPort:
-    """The interaction port a tool sees: caps expiry at the group's deadline and reports waits,
-    so the run shows "waiting for you" whether a tool asks directly or through a form handler."""
+    """The interaction port as one tool call sees it: caps expiry at the group's deadline and reports
+    waits, so the run shows "waiting for you" whether the call asks its approval, or its tool asks
+    directly or through a form handler."""
 
     def __init__(self, caller: ToolCaller, scope: CallScope, record: ToolRecord) -> None:
         self._caller, self._scope, self._record = caller, scope, record
-        self.clock = caller.interactions.clock
+        self._port = caller.interactions
+        self.clock = self._port.clock
+
+    def _cap(self, deadline: float | None) -> float | None:
+        caps = [d for d in (deadline, self._scope.deadline) if d is not None]
+        return min(caps) if caps else None
 
     async def request(self, request: InteractionRequest, *, deadline: float | None = None) -> _ObservedHandle:
-        caps = [d for d in (deadline, self._scope.deadline) if d is not None]
-        handle = await self._caller.interactions.request(request, deadline=min(caps) if caps else None)
+        handle = await self._port.request(request, deadline=self._cap(deadline))
+        self._caller.waiting(self._scope, self._record, handle.interaction_id)
         return _ObservedHandle(self._caller, self._scope, self._record, handle)
 
+    async def ask_approval(self, request: ShellApprovalRequest | ToolApprovalRequest, tool_name: str, *,
+                           deadline: float | None = None) -> ApprovalHandle:
+        asked = await self._port.ask_approval(request, tool_name, deadline=self._cap(deadline))
+        if not asked.waiting:
+            return asked
+        self._caller.waiting(self._scope, self._record, asked.interaction_id)
+        return _ObservedApproval(self._caller, self._scope, self._record, asked)
+
     async def cancel(self, interaction_id: str, reason: CancelReason) -> bool:
-        return await self._caller.interactions.cancel(interaction_id, reason)
+        return await self._port.cancel(interaction_id, reason)
 
 
 class _ObservedHandle:
-    def __init__(self, caller: ToolCaller, scope: CallScope, record: ToolRecord, handle: Any) -> None:
+    def __init__(self, caller: ToolCaller, scope: CallScope, record: ToolRecord, handle: InteractionHandle) -> None:
         self.interaction_id = handle.interaction_id
         self._caller, self._scope, self._record, self._handle = caller, scope, record, handle
-        caller.waiting(scope, record, handle.interaction_id)
 
-    async def result(self) -> Any:
+    async def result(self) -> InteractionResult:
         try:
             return await self._handle.result()
         finally:
             self._caller.resumed(self._scope, self._record)
 
 
+class _ObservedApproval:
+    waiting = True
+
+    def __init__(self, caller: ToolCaller, scope: CallScope, record: ToolRecord, asked: ApprovalHandle) -> None:
+        self.interaction_id = asked.interaction_id
+        self._caller, self._scope, self._record, self._asked = caller, scope, record, asked
+
+    async def outcome(self) -> ApprovalOutcome:
+        try:
+            return await self._asked.outcome()
+        finally:
+            self._caller.resumed(self._scope, self._record)
+
+
 class ToolCaller:
-    def __init__(self, registry: Registry, interactions: InteractionService, bus: EventBus,
+    def __init__(self, registry: Registry, interactions: InteractionPort, bus: EventBus,
                  clock: Callable[[], float] = time.time, backoff: float = 0.2) -> None:
         self.registry = registry
         self.interactions = interactions
@@ -352,8 +382,8 @@ class ToolCaller:
         summary = None if shell is not None else tool.approval_summary(args)
         shown = shell.shown if shell is not None else summary.shown if summary is not None else None
         request = self._approval_request(scope, tool, args, record, bound, shell, summary, as_code)
-        outcome = await approve(self.interactions, self.interactions.modes, request, tool.name,
-                                port=ObservedPort(self, scope, record))
+        asked = await ObservedPort(self, scope, record).ask_approval(request, tool.name)
+        outcome = await asked.outcome()
         if outcome.auto:
             record.interaction_id = request.interaction_id
         if not outcome.approved:

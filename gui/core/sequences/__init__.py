@@ -3,10 +3,12 @@ substitution, limits and the help text. Imports nothing of the packages above it
 """
 
 from gui.core.sequences.calls import direct_calls
+from gui.core.sequences.catalog_view import CatalogView
+from gui.core.sequences.conditions import ConditionSyntaxError, condition_rows, parse_condition, rows_to_text
 from gui.core.sequences.durations import format_duration, parse_duration
 from gui.core.sequences.export import to_document, to_text
 from gui.core.sequences.fingerprint import digest, group_fingerprint, step_fingerprint, step_fingerprints
-from gui.core.sequences.free_names import NAMING_CODES, Renamed, free_name
+from gui.core.sequences.free_names import NAMING_CODES, Renamed, free_name, taken_names, with_free_names
 from gui.core.sequences.help import EXAMPLE, help_text
 from gui.core.sequences.limits import (
     MAX_DOCUMENT_BYTES,
@@ -46,11 +48,16 @@ from gui.core.sequences.substitution import (
 )
 from gui.core.sequences.textpos import Span, line_col, locate, raw_index, scan
 from gui.core.sequences.unicode_check import surrogate_loc
-from gui.core.sequences.validator import CatalogView, InvalidSequenceError, ValidationResult, check_document, check_text
-from gui.core.sequences.validator_tools import ArgumentsError
+from gui.core.sequences.validator import InvalidSequenceError, ValidationResult, check_document, check_text
+from gui.core.sequences.validator_tools import ArgumentsError, argument_problems
 
 __all__ = [
+    "ConditionSyntaxError",
+    "condition_rows",
+    "parse_condition",
+    "rows_to_text",
     "arg_ref",
+    "argument_problems",
     "ARGS_PREFIX",
     "ArgumentsError",
     "as_text",
@@ -65,6 +72,8 @@ __all__ = [
     "EXAMPLE",
     "format_duration",
     "free_name",
+    "taken_names",
+    "with_free_names",
     "Group",
     "group_fingerprint",
     "help_text",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from gui.core.errors import Invalid
 from gui.core.marks import N_, sentence
 
 _PART = re.compile(r"(\d+(?:\.\d+)?)(ms|s|m|h)")
@@ -12,7 +13,7 @@ _UNITS = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0}
 MAX_SECONDS = 365 * 24 * 3600.0
 
 
-class DurationError(ValueError):
+class DurationError(Invalid):
     """Not a duration; `str()` is the English, `words` the template a screen words in its language."""
 
     def __init__(self, template: str, **params: object) -> None:

@@ -13,13 +13,14 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+from gui.core.errors import Invalid
 from gui.core.marks import N_, Sentence, sentence, verbatim
 from gui.core.sequences.problems import DslError, Loc, Problem, problem
 
 _DECODER = json.JSONDecoder()
 
 
-class _DuplicateKey(ValueError):
+class _DuplicateKey(Invalid):
     def __init__(self, key: str) -> None:
         super().__init__(key)
         self.key = key
@@ -34,7 +35,7 @@ def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return out
 
 
-class _BadNumber(ValueError):
+class _BadNumber(Invalid):
     """A number JSON cannot carry: `NaN`, `Infinity`, one too large for a float, too many digits."""
 
     def __init__(self, literal: str, words: Sentence) -> None:

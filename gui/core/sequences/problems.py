@@ -16,6 +16,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SkipValidation
 
+from gui.core.errors import Invalid
 from gui.core.marks import Sentence, Translate, as_written, sentence
 
 Loc = tuple[str | int, ...]
@@ -70,8 +71,10 @@ def format_loc(loc: Loc) -> str:
     return out
 
 
-class DslError(Exception):
+class DslError(Invalid):
     """Raised by the parser and validator, and by nothing else in the DSL: it carries every problem."""
+
+    code = "dsl-error"
 
     def __init__(self, problems: list[Problem]) -> None:
         self.problems = problems

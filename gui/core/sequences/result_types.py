@@ -30,22 +30,10 @@ def literal_type(value: Any, ins: Mapping[str, SlotType]) -> SlotType | None:
     return SlotType(kind) if kind in SlotType._value2member_map_ else None
 
 
-def mismatch(title: str, got: SlotType, slot: str, declared: SlotType) -> str:
-    """The message for a result that cannot be saved to its output, in the editor's words."""
-    return mismatch_words(title, got, slot, declared).render()
-
-
 def mismatch_words(title: str, got: SlotType, slot: str, declared: SlotType) -> Sentence:
-    """`mismatch` as a template and its parameters, for a screen to word in its language."""
+    """The message for a result that cannot be saved to its output, as a template and its parameters
+    (a screen words it in its language)."""
     return sentence(N_("{tool} gives back {got}, but the output '{slot}' holds {declared}: "
                        "make '{slot}' {got} ({type})"),
                     tool=term(title), got=sentence(WORDS[got.value]), slot=slot,
                     declared=sentence(WORDS[declared.value]), type=got.value)
-
-
-def from_schema(schema: Any) -> SlotType | None:
-    """The type an `outputSchema` (JSON Schema) promises, when it names exactly one."""
-    kind = schema.get("type") if isinstance(schema, dict) else None
-    if kind == "integer":
-        kind = "number"
-    return SlotType(kind) if isinstance(kind, str) and kind in SlotType._value2member_map_ else None

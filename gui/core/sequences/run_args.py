@@ -5,11 +5,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from gui.core.errors import Invalid
 from gui.core.sequences.model import SlotType, json_type_name, matches_type
 
 
-class RunArgsError(ValueError):
+class RunArgsError(Invalid):
     """The args do not fit the signature; `problems` has one sentence per mistake."""
+
+    code = "invalid-run-args"
 
     def __init__(self, problems: list[str]) -> None:
         self.problems = problems

@@ -26,6 +26,7 @@ from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from gui.core.errors import Invalid
 from gui.core.sequences.names import ARGS_PREFIX, scan_name
 from gui.core.sequences.shell import Place, allowed, code_holes, in_double_quotes, insert, read_shell, refusal
 
@@ -33,7 +34,7 @@ Path = tuple[str | int, ...]
 ESCAPED_PREFIX = "$" + ARGS_PREFIX
 
 
-class SubstitutionError(ValueError):
+class SubstitutionError(Invalid):
     """An `$args.<name>` that cannot be replaced (its input has no value, or it sits where no value may
     go in shell text). `path` is where, inside the tool's args; `offset`, where in that text."""
 

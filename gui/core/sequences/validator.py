@@ -9,8 +9,7 @@ the catalog of saved sequences comes in as a `CatalogView` so that group-name un
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Mapping
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
@@ -18,6 +17,7 @@ from pydantic import BaseModel, ConfigDict
 from gui.core.marks import N_, Sentence, sentence, verbatim
 from gui.core.sequences import limits
 from gui.core.sequences.calls import cycle_problems
+from gui.core.sequences.catalog_view import CatalogView
 from gui.core.sequences.conditions import ConditionSyntaxError, parse_condition
 from gui.core.sequences.durations import parse_duration
 from gui.core.sequences.model import SLOT_TYPE_NAMES, Group, Missing, OnError, Sequence, Signature, SlotType
@@ -39,33 +39,6 @@ _NAME_WORDS = {
               N_("the group name '{value}' starts or ends with spaces: remove them")),
 }
 _GROUP_FIELDS = ("name", "description", "in", "out", "when", "parallel", "missing", "timeout", "on_error", "tools")
-
-
-@dataclass(frozen=True)
-class CatalogView:
-    """What the validator needs to know about other saved sequences.
-
-    `group_owner` maps every saved group name to the sequence that holds it; `sequence_names` are
-    the saved sequences; `calls` maps a saved sequence or group name to the names its `seq_call`
-    tools call directly. `tool_exists` answers for the warning `unknown-tool` (None: don't warn);
-    `validate_args` checks literal arguments of a known tool (raises ValueError with a message).
-    `shell_args` names a tool's shell-text arguments (see `gui.core.sequences.shell.inputs`).
-    `as_new`: the document replaces no saved sequence, so a saved one of its name is a conflict
-    (`name-taken`) and so are that one's group names, all reported in the same pass.
-    """
-
-    group_owner: Mapping[str, str] = field(default_factory=dict)
-    sequence_names: frozenset[str] = frozenset()
-    calls: Mapping[str, frozenset[str]] = field(default_factory=dict)
-    tool_exists: Callable[[str], bool] | None = None
-    tool_names: Callable[[], list[str]] | None = None  # every known name, for "did you mean …?"
-    validate_args: Callable[[str, dict[str, Any]], None] | None = None
-    # (tool, args, the group's input types) -> (what the tool calls itself, the type it gives back)
-    result_type: Callable[[str, dict[str, Any], Mapping[str, SlotType]], tuple[str, SlotType] | None] | None = None
-    # the arguments of a tool that a shell reads as a command line (`cmd_run`'s command): inputs there
-    # may go only where they stay text, and one a program runs as code is warned of
-    shell_args: Callable[[str], frozenset[str]] | None = None
-    as_new: bool = False
 
 
 class ValidationResult(BaseModel):
@@ -98,6 +71,8 @@ class ValidationResult(BaseModel):
 
 class InvalidSequenceError(DslError):
     """A document that does not validate, with the whole result (warnings, signature) it got."""
+
+    code = "invalid-sequence"
 
     def __init__(self, result: ValidationResult) -> None:
         super().__init__(result.errors)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from gui.core.errors import ToolArgumentError
+from gui.core.errors import Invalid, ToolArgumentError
 from gui.core.marks import N_, Sentence, sentence, term, verbatim
 from gui.core.sequences.model import SlotType, ToolCall
 from gui.core.sequences.names import nearest_names
@@ -19,7 +19,7 @@ from gui.core.sequences.shell import allowed, refusal, runs_as_words
 from gui.core.sequences.substitution import references, shell_landings, shell_texts
 
 if TYPE_CHECKING:
-    from gui.core.sequences.validator import CatalogView
+    from gui.core.sequences.catalog_view import CatalogView
 
 _TOOL_FIELDS = ("tool", "args", "as")
 
@@ -203,7 +203,7 @@ _ARGUMENT_WORDS = {
 }
 
 
-class ArgumentsError(ValueError):
+class ArgumentsError(Invalid):
     """What `CatalogView.validate_args` raises: the English of a `ToolArgumentError`, and its `words`."""
 
     def __init__(self, exc: ToolArgumentError) -> None:
@@ -211,13 +211,37 @@ class ArgumentsError(ValueError):
         self.words = argument_words(exc)
 
 
+_BAD_ARGS = N_("arguments for '{tool}' are not valid: {details}")
+_FIELD_REASON = N_("{field}: {reason}")
+_AND_MORE = N_("{first}; {rest}")
+
+
 def argument_words(exc: ToolArgumentError) -> Sentence:
     """`str(exc)` as a template: "arguments for 'cmd_run' are not valid: command: Field required"."""
     parts: list[Sentence] = []
     for path, message in exc.problems:
-        parts.append(sentence(N_("{field}: {reason}"), field=path or sentence(N_("arguments")),
+        parts.append(sentence(_FIELD_REASON, field=path or sentence(N_("arguments")),
                               reason=term(_ARGUMENT_WORDS.get(message, message))))  # a tool's own: if marked
     details: str | Sentence = ""
     for part in reversed(parts):
-        details = part if details == "" else sentence(N_("{first}; {rest}"), first=part, rest=details)
-    return sentence(N_("arguments for '{tool}' are not valid: {details}"), tool=exc.tool, details=details)
+        details = part if details == "" else sentence(_AND_MORE, first=part, rest=details)
+    return sentence(_BAD_ARGS, tool=exc.tool, details=details)
+
+
+def argument_problems(words: Sentence | None) -> list[tuple[str, str]]:
+    """The (argument path, reason as the tool said it) pairs in the words of a `bad-args` problem
+    (`argument_words`), so an editor can put each under its field; [] when the words are not those
+    (a tool's own sentence, a problem read back from the HTTP API, which carries no words)."""
+    if words is None or words.template != _BAD_ARGS:
+        return []
+    pairs: list[tuple[str, str]] = []
+    details = dict(words.params).get("details")
+    while isinstance(details, Sentence):
+        part, details = ((dict(details.params).get("first"), dict(details.params).get("rest"))
+                         if details.template == _AND_MORE else (details, None))
+        if not isinstance(part, Sentence) or part.template != _FIELD_REASON:
+            return []
+        field, reason = dict(part.params).get("field"), dict(part.params).get("reason")
+        pairs.append((field if isinstance(field, str) else "",
+                      reason.template if isinstance(reason, Sentence) else str(reason)))
+    return pairs

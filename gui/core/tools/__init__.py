@@ -2,7 +2,7 @@
 results and MCP resources.
 """
 
-from gui.core.tools.info import ServerInfo, ServerStates, ToolListing, short_list, tool_listing
+from gui.core.tools.info import ServerInfo, ServerStates, ToolInfo, ToolListing, short_list, tool_listing
 from gui.core.tools.media import MAX_MEDIA_CHARS, content_value, good_base64, good_mime, media_part, parts_of, safe_link
 from gui.core.tools.registry import (
     ApprovalSummary,
@@ -37,5 +37,6 @@ __all__ = [
     "tool_listing",
     "ToolContext",
     "ToolDeclined",
+    "ToolInfo",
     "ToolListing",
 ]

@@ -31,6 +31,8 @@ class ServerInfo(BaseModel):
 
 
 class ToolInfo(BaseModel):
+    """One tool as surfaces show it (and the editor draws its argument form from)."""
+
     model_config = ConfigDict(frozen=True)
 
     name: str
@@ -45,6 +47,8 @@ class ToolInfo(BaseModel):
     source: Literal["built-in", "mcp"]
     server: str | None = None
     server_state: str | None = None  # its server's status ("connected"), for a tool of an MCP server
+    kind: Literal["tool", "prompt"] = "tool"  # "prompt": an MCP server's text template
+    shell_text_args: list[str] = []  # arguments a shell reads as a command line (inputs go in quoted)
 
 
 class ToolListing(BaseModel):
@@ -80,6 +84,8 @@ def tool_info(tool: Tool, states: dict[str, ServerInfo]) -> ToolInfo:
         asks_first=tool.approval != "none", approval=tool.approval, concurrency_safe=tool.concurrency_safe,
         source="mcp" if server is not None else "built-in", server=server,
         server_state=(state.status if state is not None else ("connected" if server is not None else None)),
+        kind="prompt" if getattr(tool, "kind", None) == "prompt" else "tool",
+        shell_text_args=sorted(tool.shell_text_args),
     )
 
 

@@ -203,6 +203,18 @@ class Registry:
         with self._lock:
             return sorted(self._tools)
 
+    def edit_problems(self, tool_name: str, edited: dict[str, JsonValue]) -> list[str]:
+        """What is wrong with arguments a person edited in an approval (checked against the tool as
+        it is now); empty when they fit. The interaction service asks before it takes such an answer."""
+        tool = self.get(tool_name)
+        if tool is None:
+            return [f"the tool '{tool_name}' is not available now to check the edit"]
+        try:
+            tool.validate_args(edited)
+        except ToolArgumentError as exc:
+            return [f"the edited input does not fit {tool_name}: {exc}"]
+        return []
+
     def __contains__(self, name: object) -> bool:
         with self._lock:
             return name in self._tools

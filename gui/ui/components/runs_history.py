@@ -17,10 +17,10 @@ from gui.core.door import EventSource, Operations
 from gui.core.events import Event
 from gui.core.runs import RunRecord, RunStatus
 from gui.i18n import N_, _, format_number, ngettext
-from gui.ui.components.run.outcome import end_words
 from gui.ui.components.run.resume import add_resume_column, resumable
 from gui.ui.components.run.status import LOOKS, clock_words, duration_words, run_state, waiting_tools
 from gui.ui.live import live_events
+from gui.wording.outcomes import end_words
 
 PAGE_SIZE = 50
 STATUS_CHOICES: dict[str, str] = {"all": N_("Any status"), "running": N_("Running"), "succeeded": N_("Succeeded"),

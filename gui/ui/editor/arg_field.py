@@ -21,7 +21,7 @@ from gui.ui.editor.context import EditorContext, Given
 from gui.ui.editor.draft import ArgDraft, GroupDraft, ToolDraft
 from gui.ui.editor.fields import ErrorLabel
 from gui.ui.editor.list_field import ListField, fits_form
-from gui.ui.words import said, said_choices, said_type
+from gui.wording.glossary import said, said_choices, said_type
 
 MODES = {"value": N_("Type a value"), "input": N_("Use an input")}
 GIVEN = "__given__:"  # an option of the data picker: what an earlier group gives, declared when picked
@@ -178,7 +178,7 @@ class ArgField(ui.column):
 
     def _shell_args(self) -> frozenset[str]:
         found = self.ctx.tool(self.tool.tool)
-        return found.shell_text_args if found is not None else frozenset()
+        return frozenset(found.shell_text_args) if found is not None else frozenset()
 
     def _insert_button(self, field: ui.input) -> None:
         """"Put an input in the text": a mark ⤷name goes in where a person would not guess the format."""

@@ -12,7 +12,7 @@ import json
 from typing import Any
 
 from gui.core.door import Engine
-from gui.core.sequences import EXAMPLE, DslError, Renamed, free_names, load_json_text
+from gui.core.sequences import EXAMPLE, DslError, Renamed, load_json_text, taken_names, with_free_names
 from gui.ui.editor.convert import from_document
 from gui.ui.editor.draft import SequenceDraft, to_document
 
@@ -33,8 +33,8 @@ def canonical(doc: Any) -> Any:
 
 async def example_draft(engine: Engine) -> tuple[SequenceDraft, list[Renamed]]:
     """The help's example with free names (`fetch-one-node-2` once the example is saved), and which."""
-    doc, renamed = free_names.with_free_names(json.loads(EXAMPLE),
-                                              free_names.taken_names(await engine.sequence_trees()))
+    doc, renamed = with_free_names(json.loads(EXAMPLE),
+                                              taken_names(await engine.sequence_trees()))
     draft, _ = from_document(doc)
     assert draft is not None
     return draft, renamed

@@ -12,12 +12,12 @@ from typing import Any
 
 from nicegui import ui
 
-from gui.core.sequences.conditions import ConditionSyntaxError, condition_rows, parse_condition
+from gui.core.sequences import ConditionSyntaxError, condition_rows, parse_condition
 from gui.i18n import N_, _
 from gui.ui.editor.context import EditorContext
 from gui.ui.editor.draft import CondRow, GroupDraft, condition_text
 from gui.ui.editor.fields import ErrorLabel
-from gui.ui.words import JOINER_WORDS, OPERATOR_WORDS, said_choices, said_type
+from gui.wording.glossary import JOINER_WORDS, OPERATOR_WORDS, said_choices, said_type
 
 _BOOL_WORDS = {True: N_("yes (true)"), False: N_("no (false)")}
 

@@ -12,12 +12,12 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from gui.core.door import Engine
-from gui.core.tools import Registry, Tool
+from gui.core.tools import ToolInfo, ToolListing
 from gui.i18n import _
 from gui.ui.editor.argspec import ArgSpec, arg_specs
 from gui.ui.editor.draft import GroupDraft
 from gui.ui.editor.fields import FieldErrors
-from gui.ui.words import said_type
+from gui.wording.glossary import said_type
 
 
 class Given(NamedTuple):
@@ -46,7 +46,9 @@ def _cannot_declare(_name: str, _type: str) -> None:
 @dataclass
 class EditorContext:
     fields: FieldErrors
-    registry: Registry | None
+    # Every tool known now, as the door lists it (`list_tools`), by name; kept current by the editor
+    # (`set_tools`) in place, so that the copies of this context the views make see the same tools.
+    tools: dict[str, ToolInfo]
     changed: Callable[[], None]
     pick_tool: Callable[[Callable[[str], None]], None]
     _specs: dict[str, list[ArgSpec]] = field(default_factory=dict)
@@ -56,8 +58,18 @@ class EditorContext:
     engine: Engine | None = None  # the door, for "Test this group" (None: no test button)
     saved_names: frozenset[str] = frozenset()  # sequence and group names saved when the editor opened
 
-    def tool(self, name: str) -> Tool | None:
-        return self.registry.get(name) if self.registry is not None else None
+    def tool(self, name: str) -> ToolInfo | None:
+        return self.tools.get(name)
+
+    def set_tools(self, listing: ToolListing) -> set[str]:
+        """The tools as they are now; the names of those that came, went or changed."""
+        now = {t.name: t for t in listing.tools}
+        changed = {n for n in self.tools.keys() | now.keys() if self.tools.get(n) != now.get(n)}
+        self.tools.clear()
+        self.tools.update(now)
+        for name in changed:
+            self._specs.pop(name, None)
+        return changed
 
     def specs(self, name: str) -> list[ArgSpec] | None:
         """The argument fields of a tool, or None when no tool of that name is available now."""
@@ -65,5 +77,5 @@ class EditorContext:
             tool = self.tool(name)
             if tool is None:
                 return None
-            self._specs[name] = arg_specs(tool.input_schema())
+            self._specs[name] = arg_specs(tool.input_schema)
         return self._specs[name]

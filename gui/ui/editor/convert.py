@@ -13,16 +13,18 @@ from typing import Any
 
 from gui.core.sequences import (
     SLOT_TYPE_NAMES,
+    ConditionSyntaxError,
     Missing,
     OnError,
     Sequence,
+    condition_rows,
     format_duration,
+    parse_condition,
     parse_duration,
     split_tools,
     whole_reference,
 )
 from gui.core.sequences import to_document as sequence_document
-from gui.core.sequences.conditions import ConditionSyntaxError, condition_rows, parse_condition
 from gui.i18n import _
 from gui.ui.editor.draft import (
     ArgDraft,

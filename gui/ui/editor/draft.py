@@ -17,8 +17,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from gui.core.sequences import arg_ref
-from gui.core.sequences.conditions import rows_to_text
+from gui.core.errors import Invalid
+from gui.core.sequences import arg_ref, rows_to_text
 from gui.i18n import _
 
 
@@ -125,7 +125,7 @@ class DocumentMap:
         return best
 
 
-class _Invalid(ValueError):
+class _Invalid(Invalid):
     pass
 
 

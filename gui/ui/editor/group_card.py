@@ -22,7 +22,7 @@ from gui.ui.editor.group_test import GroupTest
 from gui.ui.editor.rules import RulesSection
 from gui.ui.editor.slots import SlotList
 from gui.ui.editor.tools_section import ToolList
-from gui.ui.words import JOINER_WORDS, NOTHING, ON_ERROR_WORDS, UNIT_WORDS, said_rule, said_type
+from gui.wording.glossary import JOINER_WORDS, NOTHING, ON_ERROR_WORDS, UNIT_WORDS, said_rule, said_type
 
 
 @dataclass
@@ -176,7 +176,7 @@ class GroupCard(ui.card):
         if self.test is None and self.ctx.engine is not None:
             self.test_button.set_visibility(False)
             with self.test_box:
-                self.test = GroupTest(self.ctx.engine, self.group)
+                self.test = GroupTest(self.ctx.engine, self.group, self.ctx.tools)
 
     def declare_input(self, name: str, type_name: str) -> None:
         """The data picker chose what an earlier group gives: this group now declares it as an input."""

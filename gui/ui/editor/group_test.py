@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
 from typing import Any
 
 from nicegui import ui
@@ -18,13 +19,14 @@ from gui.core.door import Engine
 from gui.core.events import Event
 from gui.core.runs import GroupRecord, RunRecord, ToolRecord
 from gui.core.sequences import DslError, SlotType
+from gui.core.tools import ToolInfo
 from gui.i18n import DATA, N_, _
 from gui.ui.components.run.args_form import RunArgsForm
-from gui.ui.components.run.outcome import core_words, run_error_words
 from gui.ui.editor.draft import GroupDraft, Issue, SequenceDraft, group_document, local_issues, to_document
 from gui.ui.editor.issues import problem_issues
 from gui.ui.live import live_events
-from gui.ui.words import NOTHING, plain
+from gui.wording.glossary import NOTHING, plain
+from gui.wording.outcomes import core_words, run_error_words
 
 TOOL_WORDS: dict[str, tuple[str, str, str]] = {  # status -> (icon, colour, words; N_: translated where shown)
     "queued": ("radio_button_unchecked", "grey-8", N_("Not started yet")),
@@ -74,10 +76,10 @@ def _typed(form: RunArgsForm) -> dict[str, Any]:
 class GroupTest(ui.column):
     """Sample inputs, a Run button and the results of the last test, inside the group's card."""
 
-    def __init__(self, engine: Engine, group: GroupDraft) -> None:
+    def __init__(self, engine: Engine, group: GroupDraft, tools: Mapping[str, ToolInfo]) -> None:
         super().__init__()
         self.classes("w-full gap-2 rounded border border-gray-300 dark:border-gray-600 p-3").mark("group-test")
-        self.engine, self.group = engine, group
+        self.engine, self.group, self.tools = engine, group, tools
         self.run_id: str | None = None
         self.samples: dict[str, Any] = {}
         self.form: RunArgsForm | None = None
@@ -122,7 +124,7 @@ class GroupTest(ui.column):
             draft = SequenceDraft(groups=[self.group])
             mapping = to_document(draft)[1]
             self._problems([i.message for p in exc.problems if p.severity == "error"
-                            for i in problem_issues(p, draft, mapping, self.engine.registry)])
+                            for i in problem_issues(p, draft, mapping, self.tools)])
             return
         self.run_id = record.run_id
         self.open_link.props(f"href=/run/{record.run_id}")

@@ -65,6 +65,12 @@ class GroupsView(ui.column):
                 self.cards[group.uid] = GroupCard(self.ctx, group, self.actions, expanded=expand)
         self._reindex()
 
+    def tools_changed(self, names: set[str]) -> None:
+        """Draw again the tools of these names (they came, went or changed), where a card shows them."""
+        for card in self.cards.values():
+            if card.tools is not None:
+                card.tools.redraw(names)
+
     def earlier(self, group: GroupDraft) -> list[Given]:
         """What the groups before `group` give back, latest first per name (as the run passes it on)."""
         index = next((i for i, g in enumerate(self.draft.groups) if g is group), len(self.draft.groups))

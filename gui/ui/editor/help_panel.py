@@ -13,7 +13,7 @@ from nicegui import ui
 
 from gui.core.sequences import EXAMPLE, help_text
 from gui.i18n import N_, _, ngettext
-from gui.ui.words import said, said_rule, said_type
+from gui.wording.glossary import said, said_rule, said_type
 
 GUIDE: list[tuple[str, str, str]] = [  # N_: translated where the panel shows them
     ("view_agenda", N_("Groups run one after another"),

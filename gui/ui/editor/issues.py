@@ -3,22 +3,23 @@
 The validator speaks in document paths (`("groups", 1, "tools", 0, "as")`, or `("groups", 0,
 "tools")` with a character offset); the editor's fields are keyed `<uid>.<field>`. Placing each
 problem on its own field, never on the parent or a sibling, is what lets a person fix it where
-they look. `bad-args` arrives as one message for the whole tool; asking the tool's own argument
-model again splits it into one issue per argument, in plain words ("Enter a value for Command").
+they look. `bad-args` arrives as one message for the whole tool; the core's words for it name each
+argument (`argument_problems`), so it is split into one issue per argument, in plain words ("Enter
+a value for Command"), titled as the tool's schema (`list_tools`) titles them.
 Every message is worded in the page's language: the core's from its marked template (`Problem.text`),
 the editor's own through the catalogue.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
-from gui.core.errors import ToolArgumentError
-from gui.core.sequences import Problem
-from gui.core.tools import Registry
+from gui.core.sequences import Problem, argument_problems
+from gui.core.tools import ToolInfo
 from gui.i18n import N_, _
-from gui.ui.editor.draft import DocumentMap, GroupDraft, Issue, SequenceDraft, ToolDraft, tool_args
-from gui.ui.words import plain
+from gui.ui.editor.draft import DocumentMap, GroupDraft, Issue, SequenceDraft, ToolDraft
+from gui.wording.glossary import plain
 
 # Where the core's message teaches the text format, the visual editor says it with its own words.
 _VISUAL_WORDS = {
@@ -30,7 +31,7 @@ _GROUP_FIELDS = ("name", "description", "when", "timeout", "parallel", "missing"
 
 
 def problem_issues(problem: Problem, draft: SequenceDraft, mapping: DocumentMap,
-                   registry: Registry | None = None) -> list[Issue]:
+                   tools: Mapping[str, ToolInfo] | None = None) -> list[Issue]:
     """The issues (usually one) that show `problem` on the editor's fields."""
     loc = problem.loc
     where = problem.where()
@@ -89,27 +90,23 @@ def problem_issues(problem: Problem, draft: SequenceDraft, mapping: DocumentMap,
     if rest[:1] == ("args",) and len(rest) >= 2:
         return [issue(f"{tool.uid}.arg.{rest[1]}", group)]
     if rest[:1] == ("args",) and problem.code == "bad-args":
-        split = _split_bad_args(tool, registry)
+        split = _split_bad_args(tool, problem, tools or {})
         if split:
             return [issue(key, group, message) for key, message in split]
     return [issue(f"{tool.uid}.tool", group)]
 
 
-def _split_bad_args(tool: ToolDraft, registry: Registry | None) -> list[tuple[str, str]]:
-    found = registry.get(tool.tool) if registry is not None else None
+def _split_bad_args(tool: ToolDraft, problem: Problem, tools: Mapping[str, ToolInfo]) -> list[tuple[str, str]]:
+    found = tools.get(tool.tool)
     if found is None:
         return []
-    try:
-        found.validate_args(tool_args(tool))
-    except ToolArgumentError as exc:
-        titles = _titles(found.input_schema())
-        out = []
-        for path, message in exc.problems:
-            name = path.split(".")[0] if path else ""
-            key = f"{tool.uid}.arg.{name}" if name in titles else f"{tool.uid}.tool"
-            out.append((key, _arg_message(message, _(titles.get(name, name)))))
-        return out
-    return []
+    titles = _titles(found.input_schema)
+    out = []
+    for path, message in argument_problems(problem.words):
+        name = path.split(".")[0] if path else ""
+        key = f"{tool.uid}.arg.{name}" if name in titles else f"{tool.uid}.tool"
+        out.append((key, _arg_message(message, _(titles.get(name, name)))))
+    return out
 
 
 def _titles(schema: dict[str, Any]) -> dict[str, str]:

@@ -20,22 +20,24 @@ from gui.core.sequences import (
     Problem,
     Renamed,
     Sequence,
-    free_names,
+    line_col,
     load_json_text,
+    locate,
     to_document,
     too_large,
 )
+from gui.core.sequences import taken_names as names_taken_by
+from gui.core.sequences import with_free_names as renamed_free
 from gui.i18n import _
-from gui.ui.editor.textpos import line_col, locate
 
 
 async def taken_names(engine: Engine) -> set[str]:
-    return free_names.taken_names(await engine.sequence_trees())
+    return names_taken_by(await engine.sequence_trees())
 
 
 async def with_free_names(engine: Engine, doc: dict[str, Any]) -> tuple[dict[str, Any], list[Renamed]]:
     """The document with every taken sequence or group name replaced by a free one (`name-2`)."""
-    return free_names.with_free_names(doc, await taken_names(engine))
+    return renamed_free(doc, await taken_names(engine))
 
 
 async def duplicate(engine: Engine, sequence: Sequence) -> tuple[Sequence, list[Renamed]]:

@@ -17,7 +17,7 @@ from nicegui import ui
 
 from gui.i18n import N_, _
 from gui.ui.editor.argspec import ArgSpec
-from gui.ui.words import said
+from gui.wording.glossary import said
 
 Items = list[dict[str, Any]]
 

@@ -1,5 +1,6 @@
-"""The tool palette: every tool in the registry (built-in and from MCP servers), searchable,
-each with its description, so a person picks a tool by what it does rather than by its name.
+"""The tool palette: every tool known now (built-in and from MCP servers, as the door's `list_tools`
+gives them), searchable, each with its description, so a person picks a tool by what it does rather
+than by its name.
 
 Each entry says where the tool comes from (built in, or which server) and whether it asks before
 it runs. A schema title that only repeats the tool's name (MCP servers written in Python send
@@ -9,39 +10,38 @@ it runs. A schema title that only repeats the tool's name (MCP servers written i
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Mapping
 
 from nicegui import ui
 
-from gui.core.tools import Registry
+from gui.core.tools import ToolInfo
 from gui.i18n import DATA, _
 from gui.ui.editor.tool_row import tool_description
-from gui.ui.words import said
+from gui.wording.glossary import said
 
 _GENERATED_TITLE = re.compile(r"(Arguments|Args|Input|Params)$")
 
 
-def friendly_title(tool: Any) -> str:
+def friendly_title(tool: ToolInfo) -> str:
     """The schema's title when it is words for people; "" when it is generated from the tool's name."""
-    title = str(tool.input_schema().get("title") or "").strip()
-    remote = str(getattr(tool, "remote_name", tool.name)).replace("_", "").lower()
+    title = str(tool.input_schema.get("title") or "").strip()
+    remote = (tool.name.removeprefix(f"{tool.server}.") if tool.server else tool.name).replace("_", "").lower()
     if "_" in title or _GENERATED_TITLE.search(title) or (remote and remote in title.replace("_", "").lower()):
         return ""
     return title
 
 
-def source_words(tool: Any) -> str:
-    server = getattr(tool, "server", None)
-    if getattr(tool, "kind", None) == "prompt":
+def source_words(tool: ToolInfo) -> str:
+    server = tool.server
+    if tool.kind == "prompt":
         return _("a text template from the server {server}: its text feeds a later step").format(server=server)
     return _("from the server {server}").format(server=server) if server else _("built in")
 
 
 class ToolPalette(ui.dialog):
-    def __init__(self, registry: Registry | None) -> None:
+    def __init__(self, tools: Mapping[str, ToolInfo]) -> None:
         super().__init__()
-        self.registry = registry
+        self.tools = tools  # the editor's, kept current as tools come and go
         self.on_pick: Callable[[str], None] | None = None
         with self, ui.card().classes("w-[40rem] max-w-[100vw] gap-2 sd-editor sd-page"):
             with ui.row().classes("w-full items-center no-wrap"):
@@ -59,8 +59,8 @@ class ToolPalette(ui.dialog):
         self._draw()
         self.open()
 
-    def _tools(self) -> list[Any]:
-        return list(self.registry) if self.registry is not None else []
+    def _tools(self) -> list[ToolInfo]:
+        return sorted(self.tools.values(), key=lambda t: t.name)
 
     def _draw(self) -> None:
         needle = (self.search.value or "").strip().lower()
@@ -80,17 +80,17 @@ class ToolPalette(ui.dialog):
                         with ui.row().classes("w-full items-baseline gap-x-2 gap-y-0"):
                             ui.label(tool.name).classes(f"font-mono font-bold break-all {DATA}")
                             if title:
-                                remote = bool(getattr(tool, "server", None))  # an MCP server's words: data
+                                remote = bool(tool.server)  # an MCP server's words: data
                                 ui.label(title if remote else said(title)).classes("text-sm opacity-80") \
                                     .classes(DATA if remote else "")
                             ui.label(source_words(tool)).classes("text-xs opacity-60")
-                            if getattr(tool, "approval", "none") != "none":
+                            if tool.approval != "none":
                                 with ui.row().classes("items-center gap-1 no-wrap text-xs "
                                                       "text-violet-700 dark:text-violet-300"):
                                     ui.icon("front_hand", size="xs")
                                     ui.label(_("asks you before it runs"))
                         ui.label(described).classes("text-sm opacity-70 whitespace-normal break-words") \
-                            .classes(DATA if getattr(tool, "server", None) else "")
+                            .classes(DATA if tool.server else "")
             if not shown:
                 ui.label(_("No tool matches. Tools from MCP servers appear here once their server is added "
                            "in Settings.")).classes("text-sm opacity-70")

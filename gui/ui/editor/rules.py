@@ -14,7 +14,7 @@ from gui.ui.editor.condition import ConditionBuilder
 from gui.ui.editor.context import EditorContext
 from gui.ui.editor.draft import GroupDraft
 from gui.ui.editor.fields import ErrorLabel
-from gui.ui.words import MISSING_WORDS, ON_ERROR_WORDS, UNIT_WORDS, said_choices
+from gui.wording.glossary import MISSING_WORDS, ON_ERROR_WORDS, UNIT_WORDS, said_choices
 
 
 class RulesSection(ui.column):

@@ -1,77 +1,101 @@
-"""Checking and saving a draft with the core validator, the only judge of what may be stored.
+"""What the editor asks the door, and the door's answer as the editor shows it.
 
-The editor adds the checks the core cannot make from a document: draft-only mistakes (see
-`draft.local_issues`); and a new or renamed sequence is checked "as new", so taking the name of
-another saved one is a conflict (which `create` would otherwise quietly replace), reported with
-the group names in one pass. A rename is checked as if the old sequence were gone (its group
-names may be kept) and stored by replacing it; if the store refuses, the old one is put back, so
-a failed save never loses a saved sequence.
+The door is the only judge of what may be stored, and a save asks it once: `save_draft` and `save_text`
+send the document to `create` (a new sequence, `as_new`: taking the name of another saved sequence is
+a conflict, never a quiet replacement) or to `rename` (a saved one, under the name it was opened
+with: in one store operation, so a failed save never loses it). The door validates and stores in one
+step, and answers the saved tree with its warnings, or every problem. `check_draft` and `check_text`
+ask for the problems only: the re-checks as the person edits after a failed save, and the text view's
+live check.
+
+The editor adds what the core cannot see in a document: draft-only mistakes (`draft.local_issues`,
+which keep a draft from being sent; it is checked instead, so every problem shows at once), each
+problem placed on its field (`issues.problem_issues`), and a free name proposed for each naming
+conflict.
 """
 
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from gui.core.door import Engine
-from gui.core.sequences import DslError, Problem, Sequence, ValidationResult, free_names, load_json_text
+from gui.core.sequences import (
+    NAMING_CODES,
+    DslError,
+    InvalidSequenceError,
+    Problem,
+    Sequence,
+    ValidationResult,
+    free_name,
+    load_json_text,
+    taken_names,
+)
+from gui.core.tools import ToolInfo
 from gui.i18n import _
-from gui.ui.editor.draft import Issue, SequenceDraft, local_issues, to_document
+from gui.ui.editor.draft import DocumentMap, Issue, SequenceDraft, local_issues, to_document
 from gui.ui.editor.issues import problem_issues
 
 
 @dataclass
 class Outcome:
+    """The door's answer: every problem (errors and warnings), placed on the fields when it was a
+    draft (`issues`); the saved tree after a save that was not refused (and the text view's document)."""
+
     problems: list[Problem] = field(default_factory=list)
     issues: list[Issue] = field(default_factory=list)
-    doc: Any = None
-
-    @property
-    def errors(self) -> list[Issue]:
-        return [i for i in self.issues if i.severity == "error"]
-
-    @property
-    def blocking(self) -> bool:
-        return bool(self.errors) or any(p.severity == "error" for p in self.problems)
+    saved: Sequence | None = None
+    doc: Any = None  # the document the text view sent
 
 
-async def _validate(engine: Engine, doc: Any, original: str | None) -> ValidationResult:
-    """Checked as a new sequence (or a rename onto a new name): a saved sequence of the same name is
-    a conflict, reported with the group names in one pass, never quietly replaced."""
-    name = doc.get("name") if isinstance(doc, dict) else None
-    return await engine.check(doc, replacing=original, as_new=name != original)
-
-
-async def check_draft(engine: Engine, draft: SequenceDraft, original: str | None) -> Outcome:
+async def save_draft(engine: Engine, draft: SequenceDraft, original: str | None,
+                     tools: Mapping[str, ToolInfo]) -> Outcome:
+    """Save the draft (`original`: the name the editor opened), or say every problem (`tools`: the
+    editor's, to title the arguments of a tool whose arguments do not fit)."""
+    local = local_issues(draft)
+    if local:  # a draft the document cannot show whole: checked, never sent
+        return await _checked(engine, draft, original, local, tools)
     doc, mapping = to_document(draft)
-    result = await _validate(engine, doc, original)
+    saved, problems = await _save(engine, doc, original)
+    return Outcome(problems, await _placed(engine, problems, draft, mapping, original, [], tools), saved)
+
+
+async def save_text(engine: Engine, text: str, original: str | None) -> Outcome:
+    """Save the text view's document, or say every problem (a text that is not JSON is not sent)."""
+    try:
+        doc = load_json_text(text)
+    except DslError as exc:
+        return Outcome(problems=list(exc.problems))
+    saved, problems = await _save(engine, doc, original)
+    return Outcome(problems, saved=saved, doc=doc)
+
+
+async def _save(engine: Engine, doc: Any, original: str | None) -> tuple[Sequence | None, list[Problem]]:
+    """One call to the door: the saved tree and its warnings, or None and every problem."""
+    try:
+        saved = await (engine.create(doc, as_new=True) if original is None else engine.rename(original, doc))
+    except InvalidSequenceError as exc:
+        return None, [*exc.result.errors, *exc.result.warnings]
+    except DslError as exc:
+        return None, list(exc.problems)
+    return saved.sequence, list(saved.warnings)
+
+
+async def check_draft(engine: Engine, draft: SequenceDraft, original: str | None,
+                      tools: Mapping[str, ToolInfo]) -> Outcome:
+    """The draft checked by the door; each problem put on its field (`tools`: the editor's, to title
+    the arguments of a tool whose arguments do not fit)."""
+    return await _checked(engine, draft, original, local_issues(draft), tools)
+
+
+async def _checked(engine: Engine, draft: SequenceDraft, original: str | None, local: list[Issue],
+                   tools: Mapping[str, ToolInfo]) -> Outcome:
+    doc, mapping = to_document(draft)
+    result = await _check(engine, doc, original)
     problems = [*result.errors, *result.warnings]
-    issues = list(local_issues(draft))
-    registry = engine.registry
-    for problem in problems:
-        issues.extend(problem_issues(problem, draft, mapping, registry))
-    if any(p.code in free_names.NAMING_CODES for p in problems):
-        issues = await _with_free_names(engine, draft, original, issues)
-    return Outcome(problems=problems, issues=issues, doc=doc)
-
-
-async def _with_free_names(engine: Engine, draft: SequenceDraft, original: str | None,
-                           issues: list[Issue]) -> list[Issue]:
-    """Each naming conflict also proposes a name nobody holds (`fetch-one-node-2`)."""
-    taken = free_names.taken_names(s for s in await engine.sequence_trees() if s.name != original)
-    taken |= {draft.name, *(g.name for g in draft.groups)}
-    names = {"seq.name": draft.name, **{f"{g.uid}.name": g.name for g in draft.groups}}
-    out = []
-    for issue in issues:
-        name = names.get(issue.key)
-        if issue.code in free_names.NAMING_CODES and name:
-            free = free_names.free_name(name, taken)
-            taken.add(free)
-            issue = dataclasses.replace(issue, message=_("{message} ('{free}' is free)").format(
-                message=issue.message, free=free))
-        out.append(issue)
-    return out
+    return Outcome(problems, await _placed(engine, problems, draft, mapping, original, local, tools))
 
 
 async def check_text(engine: Engine, text: str, original: str | None) -> Outcome:
@@ -79,12 +103,40 @@ async def check_text(engine: Engine, text: str, original: str | None) -> Outcome
         doc = load_json_text(text)
     except DslError as exc:
         return Outcome(problems=list(exc.problems))
-    result = await _validate(engine, doc, original)
-    return Outcome(problems=[*result.errors, *result.warnings], doc=doc)
+    result = await _check(engine, doc, original)
+    return Outcome(problems=[*result.errors, *result.warnings])
 
 
-async def store(engine: Engine, doc: Any, original: Sequence | None) -> Sequence:
-    """Save `doc` (DslError when the core refuses); a rename replaces the old sequence."""
-    if original is None:
-        return (await engine.create(doc)).sequence
-    return (await engine.rename(original.name, doc)).sequence
+async def _check(engine: Engine, doc: Any, original: str | None) -> ValidationResult:
+    """Checked as `_save` would save it: a new name must be free, and a rename may keep its group names."""
+    name = doc.get("name") if isinstance(doc, dict) else None
+    return await engine.check(doc, replacing=original, as_new=name != original)
+
+
+async def _placed(engine: Engine, problems: list[Problem], draft: SequenceDraft, mapping: DocumentMap,
+                  original: str | None, local: list[Issue], tools: Mapping[str, ToolInfo]) -> list[Issue]:
+    """The draft's own mistakes (`local`) and each problem on its field; a naming conflict proposes a free name."""
+    issues = list(local)
+    for problem in problems:
+        issues.extend(problem_issues(problem, draft, mapping, tools))
+    if any(p.code in NAMING_CODES for p in problems):
+        issues = await _with_free_names(engine, draft, original, issues)
+    return issues
+
+
+async def _with_free_names(engine: Engine, draft: SequenceDraft, original: str | None,
+                           issues: list[Issue]) -> list[Issue]:
+    """Each naming conflict also proposes a name nobody holds (`fetch-one-node-2`)."""
+    taken = taken_names(s for s in await engine.sequence_trees() if s.name != original)
+    taken |= {draft.name, *(g.name for g in draft.groups)}
+    names = {"seq.name": draft.name, **{f"{g.uid}.name": g.name for g in draft.groups}}
+    out = []
+    for issue in issues:
+        name = names.get(issue.key)
+        if issue.code in NAMING_CODES and name:
+            free = free_name(name, taken)
+            taken.add(free)
+            issue = dataclasses.replace(issue, message=_("{message} ('{free}' is free)").format(
+                message=issue.message, free=free))
+        out.append(issue)
+    return out

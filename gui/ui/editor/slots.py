@@ -16,7 +16,7 @@ from gui.i18n import _
 from gui.ui.editor.context import EditorContext
 from gui.ui.editor.draft import GroupDraft, SlotRow
 from gui.ui.editor.fields import ErrorLabel
-from gui.ui.words import TYPE_WORDS, said_choices
+from gui.wording.glossary import TYPE_WORDS, said_choices
 
 
 class SlotList(ui.column):

@@ -1,9 +1,9 @@
 """The sequence as text in the seed's format, editable, with each problem marked where it is.
 
-The marks come from `textpos.locate`, which follows a problem's `loc` into the document and, for
-errors inside the `tools` text or the condition, through the escaped string to the character.
-Below the editor the same problems are listed with their line and column; clicking one scrolls
-the editor to it. Marks are placed on the text as it was checked and cleared on the next check.
+The marks come from `gui.core.sequences.textpos.locate`, which follows a problem's `loc` into the
+document and, for errors inside the `tools` text or the condition, through the escaped string to the
+character. Below the editor the same problems are listed with their line and column; clicking one
+scrolls the editor to it. Marks are placed on the text as it was checked and cleared on the next check.
 """
 
 from __future__ import annotations
@@ -13,14 +13,10 @@ from typing import Any, Literal
 
 from nicegui import app, ui
 
-from gui.core.sequences import Problem
+from gui.core.sequences import Problem, line_col, locate, scan
 from gui.i18n import _
-from gui.ui.editor import style
-from gui.ui.editor.textpos import line_col, locate, scan
 
 MAX_LISTED = 50  # a broken document of a thousand tools lists the first ones, marks them all
-
-CSS = style.CSS  # kept here for the editor's page, which adds it once
 
 
 THEMES: dict[bool, Literal["githubLight", "githubDark"]] = {False: "githubLight", True: "githubDark"}

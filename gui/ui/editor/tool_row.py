@@ -13,13 +13,14 @@ from typing import Any
 
 from nicegui import ui
 
+from gui.core.tools import ToolInfo
 from gui.i18n import DATA, _
 from gui.ui.editor.arg_field import ArgField
 from gui.ui.editor.argspec import unknown_spec
 from gui.ui.editor.context import EditorContext
 from gui.ui.editor.draft import ArgDraft, GroupDraft, ToolDraft
 from gui.ui.editor.fields import ErrorLabel
-from gui.ui.words import said, said_type
+from gui.wording.glossary import said, said_type
 
 
 def _unset(arg: ArgDraft | None) -> bool:
@@ -46,10 +47,10 @@ def _a(type_name: str) -> str:
     return (_("an {type}") if word[:1] in "aeiou" else _("a {type}")).format(type=word)
 
 
-def tool_description(tool: Any) -> str:
+def tool_description(tool: ToolInfo) -> str:
     """What a tool does: a built-in's words from the catalogue; an MCP server's as the server wrote them."""
     text = str(tool.description or "")
-    return text if getattr(tool, "server", None) or not text else _(text)
+    return text if tool.server or not text else _(text)
 
 
 NEW_OUTPUT = "__new_output__"  # the "Save result to" choice that declares a new output
@@ -96,7 +97,7 @@ class ToolRow(ui.card):
                     ui.label(tool.tool).classes(f"font-mono font-bold {DATA}").mark("tool-name")
                     if found is not None:
                         ui.label(tool_description(found)).classes("text-xs text-gray-600 dark:text-gray-400") \
-                            .classes(DATA if getattr(found, "server", None) else "")
+                            .classes(DATA if found.server else "")
                     else:
                         ui.label(_("This tool is not available now (its server may be offline). "
                                    "What happens at run time is set under If a tool is not available.")) \
@@ -122,8 +123,7 @@ class ToolRow(ui.card):
                         .props("dense").mark("more-options"):
                     for spec in extra:
                         self.fields.append(ArgField(ctx, group, tool, spec, on_change))
-            gives = found.result_type_for({}, {}) if found is not None else None
-            self.result_type: str | None = gives.value if gives is not None else None
+            self.result_type: str | None = found.result_type if found is not None else None
             self.save_to = ui.select(save_to_options(group, tool.save_to, self.result_type), value=tool.save_to,
                                      label=_("Save result to"), on_change=self._save_to_changed) \
                 .classes("w-full").mark("save-to")

@@ -43,6 +43,17 @@ class ToolList(ui.column):
         self.rows[tool.uid] = ToolRow(self.ctx, self.group, tool, on_move=self._move, on_remove=self._remove,
                                       on_change=self.ctx.changed, on_new_output=self.on_new_output)
 
+    def redraw(self, names: set[str]) -> None:
+        """Draw again the rows of the tools named (they came, went or changed), where they stand;
+        the other rows, and what is typed in them, stay as they are."""
+        for index, tool in enumerate(self.group.tools):
+            if tool.tool in names:
+                self.rows.pop(tool.uid).delete()
+                with self.list:
+                    self._add_row(tool)
+                self.rows[tool.uid].move(target_index=index)
+        self.refresh()
+
     def refresh(self) -> None:
         for index, tool in enumerate(self.group.tools):
             self.rows[tool.uid].set_index(index)
@@ -66,9 +77,9 @@ class ToolList(ui.column):
         the tool gives back, when it says), shown in its "Save result to" and changeable there."""
         written = {t.save_to for t in self.group.tools}
         found = self.ctx.tool(name)
-        gives = found.result_type_for({}, {}) if found is not None else None
+        gives = found.result_type if found is not None else None
         for slot, type_name in self.group.declared("out").items():
-            if slot not in written and (gives is None or gives.value == type_name):
+            if slot not in written and (gives is None or gives == type_name):
                 return slot
         return None
 

@@ -2,28 +2,33 @@
 
 Why one controller: the views, the problem summary and the draft storage must agree on one draft.
 Every edit goes into the draft (`changed`), which is kept in the person's storage at once, so
-leaving the page loses nothing. Save checks with the core validator; problems go to their fields,
-the cards that hold them open, the first one is scrolled to, and nothing is stored until none is
-left. After a failed save, the editor re-checks as the person fixes things, so errors disappear
-where they are fixed. The text view checks as the person types (see `live.LiveCheck`): a pause of
-0.4 s, then the problems are marked at their characters and listed below, and the pill counts them.
+leaving the page loses nothing. Save asks the door once (`saving`): it validates and stores, and its
+answer is what the editor shows: the saved sequence, or its problems at their fields, the cards that
+hold them open, the first one scrolled to. After a failed save, the editor re-checks as the person
+fixes things, so errors disappear where they are fixed. The text view checks as the person types (see
+`live.LiveCheck`): a pause of 0.4 s, then the problems are marked at their characters and listed
+below, and the pill counts them. Switching views converts the draft to text and back; a text the
+visual view cannot show keeps the person in the text view, saying why.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 from typing import Any
 from urllib.parse import quote
 
 from nicegui import background_tasks, ui
 
 from gui.core.door import Engine
-from gui.core.sequences import DslError, Problem, Renamed, Sequence
+from gui.core.events import Event
+from gui.core.sequences import DslError, Renamed, Sequence, load_json_text
+from gui.core.tools import ToolInfo, ToolListing
 from gui.i18n import N_, _, ngettext
 from gui.ui.editor import saving, storage
 from gui.ui.editor.baseline import canonical, example_draft, text_document
 from gui.ui.editor.context import EditorContext
-from gui.ui.editor.convert import from_sequence
+from gui.ui.editor.convert import from_document, from_sequence
 from gui.ui.editor.draft import Issue, SequenceDraft, to_document
 from gui.ui.editor.fields import FieldErrors
 from gui.ui.editor.groups_view import GroupsView
@@ -31,8 +36,9 @@ from gui.ui.editor.help_panel import HelpPanel
 from gui.ui.editor.live import LiveCheck
 from gui.ui.editor.palette import ToolPalette
 from gui.ui.editor.problems import ProblemSummary
-from gui.ui.editor.text_mode import TextMode
-from gui.ui.editor.text_view import CSS, TextView
+from gui.ui.editor.style import CSS
+from gui.ui.editor.text_view import TextView
+from gui.ui.live import live_events
 
 SAVE_SHORTCUT_JS = """
 document.addEventListener('keydown', (e) => {
@@ -55,8 +61,8 @@ def page_head() -> None:
     ui.add_body_html(f"<script>{SAVE_SHORTCUT_JS}</script>")
 
 
-class SequenceEditor(TextMode):
-    def __init__(self, engine: Engine, original: Sequence | None, draft: SequenceDraft, *,
+class SequenceEditor:
+    def __init__(self, engine: Engine, original: Sequence | None, draft: SequenceDraft, tools: ToolListing, *,
                  restored: dict[str, Any] | None = None, base: SequenceDraft | None = None,
                  saved_names: frozenset[str] = frozenset()) -> None:
         self.engine = engine
@@ -72,11 +78,13 @@ class SequenceEditor(TextMode):
         self._refusal: ui.notification | None = None
         self.live_text: LiveCheck[saving.Outcome] = LiveCheck(self._check_text, self._show_text_check)
         self.fields = FieldErrors()
-        self.palette = ToolPalette(engine.registry)
+        known: dict[str, ToolInfo] = {t.name: t for t in tools.tools}
+        self.palette = ToolPalette(known)
         self.help = HelpPanel(self.insert_example)
-        self.ctx = EditorContext(fields=self.fields, registry=engine.registry, changed=self.changed,
+        self.ctx = EditorContext(fields=self.fields, tools=known, changed=self.changed,
                                  pick_tool=self.palette.pick, engine=engine, saved_names=saved_names)
         self._build(restored)
+        live_events(engine, self._tools_changed, types=("tools.changed",), interval=1.0)
 
     # -- layout ---------------------------------------------------------------------------------
     def _build(self, restored: dict[str, Any] | None) -> None:
@@ -132,6 +140,13 @@ class SequenceEditor(TextMode):
             self.text.set_text(str(restored.get("text") or ""))
             self._switch_to("text")
         self._update_run()
+
+    async def _tools_changed(self, _events: list[Event]) -> None:
+        """Tools came, went or changed (an MCP server connected, say): the palette offers them, and
+        the tools of the draft that changed get their forms again."""
+        changed = self.ctx.set_tools(await self.engine.list_tools())
+        if changed:
+            self.groups.tools_changed(changed)
 
     # -- edits ----------------------------------------------------------------------------------
     def _set_name(self, e: Any) -> None:
@@ -223,6 +238,71 @@ class SequenceEditor(TextMode):
             self.text.set_text(self._document_text())
 
     # -- views ----------------------------------------------------------------------------------
+    def _document_text(self) -> str:
+        return json.dumps(to_document(self.draft)[0], ensure_ascii=False, indent=2)
+
+    def _switch_to(self, view: str) -> None:
+        self.view = view
+        if self.tabs.value != view:
+            self.tabs.set_value(view)
+
+    def _view_changed(self, e: Any) -> None:
+        target = e.value
+        if target == self.view:
+            return
+        if target == "text":
+            self._cancel_recheck()
+            self.text.set_text(self._document_text())
+            self.text.explain(None)
+            self.text.clear_marks()
+            self.view = "text"
+            self._persist()  # kept only when the content differs from what is saved
+            self.live_text.forget()
+            if self.checking:  # problems were being shown: show them here at once
+                self.live_text.touch(self.text.text)
+                background_tasks.create(self.live_text.run(), name="editor live check")
+            return
+        draft, why = self._text_draft()
+        if draft is None:
+            self.text.explain(why)
+            self.tabs.set_value("text")
+            return
+        self.live_text.cancel()
+        self.view = "visual"
+        self.text.explain(None)
+        self.load_draft(draft)
+        self.dirty = self._differs()
+        self._persist()
+        self._update_run()
+        if self.checking or self.summary.pill.visible:  # keep the pill true to what is now shown
+            self._schedule_recheck()
+
+    def _text_draft(self) -> tuple[SequenceDraft | None, str]:
+        """The draft the text view holds, or None and why the visual view cannot show it."""
+        try:
+            doc = load_json_text(self.text.text)
+        except DslError as exc:
+            self.text.show(exc.problems)
+            return None, _("The text is not valid JSON yet, so the visual editor cannot show it: {problems}").format(
+                problems="; ".join(p.text(_) for p in exc.problems))
+        draft, reasons = from_document(doc)
+        if draft is None:
+            return None, _("The visual editor cannot show this yet; fix it here first: {reasons}").format(
+                reasons="; ".join(reasons))
+        return draft, ""
+
+    async def _check_text(self, text: str) -> saving.Outcome:
+        return await saving.check_text(self.engine, text, self._original_name)
+
+    def _show_text_check(self, text: str, outcome: saving.Outcome) -> None:
+        """A live check of the text view: marks, the list under the text and the pill; nothing else."""
+        if self.view != "text" or self.name.is_deleted:
+            return
+        self.text.show(outcome.problems, text)
+        self.summary.show_problems(outcome.problems)
+        if any(p.severity == "error" for p in outcome.problems):
+            self.checking = True  # switching to the visual view shows them at their fields too
+
     # -- checking and saving ----------------------------------------------------------------------
     def _schedule_recheck(self) -> None:
         """Check the visual view again half a second after the last edit (not on every key)."""
@@ -239,7 +319,7 @@ class SequenceEditor(TextMode):
         self._recheck_handle = None
         if self.name.is_deleted or self.view == "text":  # the text view checks itself as it changes
             return
-        outcome = await saving.check_draft(self.engine, self.draft, self._original_name)
+        outcome = await saving.check_draft(self.engine, self.draft, self._original_name, self.ctx.tools)
         if self.view == "visual" and not self.name.is_deleted:
             self._show_issues(outcome.issues)
 
@@ -263,14 +343,37 @@ class SequenceEditor(TextMode):
         self.fields.focus(issue.key)
 
     async def save(self) -> None:
+        """Save what the person sees: one call to the door, which validates and stores; its answer is shown."""
         if self.view == "text":
             await self._save_text()
             return
-        outcome = await saving.check_draft(self.engine, self.draft, self._original_name)
-        if outcome.blocking:
+        outcome = await saving.save_draft(self.engine, self.draft, self._original_name, self.ctx.tools)
+        if outcome.saved is None:
             self._refused(outcome.issues)
             return
-        await self._store(outcome.doc, outcome.issues)
+        self._show_issues(outcome.issues)  # its warnings
+        self.text.clear_marks()
+        self._saved(outcome.saved)
+
+    async def _save_text(self) -> None:
+        text = self.text.text
+        outcome = await saving.save_text(self.engine, text, self._original_name)
+        self.text.show(outcome.problems, text)  # its warnings (a tool not available now) stay marked
+        self.summary.show_problems(outcome.problems)
+        self.live_text.checked(text)
+        if outcome.saved is None:
+            self.checking = True
+            self._not_saved(sum(1 for p in outcome.problems if p.severity == "error"))
+            return
+        draft, _reasons = from_document(outcome.doc)
+        if draft is not None:
+            self.draft = draft
+            self.groups.load(draft, expand=False)
+            self.name.value = draft.name
+            self.description.value = draft.description
+        self._show_issues([])
+        self.summary.show_problems(outcome.problems)
+        self._saved(outcome.saved)
 
     def _refused(self, issues: list[Issue]) -> None:
         self.checking = True
@@ -290,13 +393,8 @@ class SequenceEditor(TextMode):
             self._refusal.dismiss()
         self._refusal = None
 
-    async def _store(self, doc: Any, warnings: list[Issue], *, text_warnings: list[Problem] | None = None) -> None:
-        try:
-            sequence = await saving.store(self.engine, doc, self.original)
-        except DslError as exc:  # another window saved a clashing name meanwhile
-            outcome = await saving.check_draft(self.engine, self.draft, self._original_name)
-            self._refused(outcome.issues or [Issue("seq.document", str(exc))])
-            return
+    def _saved(self, sequence: Sequence) -> None:
+        """What is saved now is what a draft is compared with: no kept draft, no re-checks, Run can run it."""
         storage.drop(self.key)
         self.original = sequence
         self.key = storage.edit_key(sequence.name)
@@ -304,11 +402,6 @@ class SequenceEditor(TextMode):
         self.dirty = False
         self.checking = False
         self.show_renamed([])
-        self._show_issues(warnings)
-        if text_warnings is None:
-            self.text.clear_marks()
-        else:  # saved from the text view: its warnings (a tool not available now) stay marked
-            self.summary.show_problems(text_warnings)
         self._update_run()
         ui.navigate.history.replace(f"/sequences/{quote(sequence.name, safe='')}/edit")
         self._dismiss_not_saved()

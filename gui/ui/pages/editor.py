@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from nicegui import ui
 
-from gui.core.sequences import Renamed, Sequence, free_names
+from gui.core.sequences import Renamed, Sequence, taken_names
 from gui.i18n import N_, _
 from gui.ui.editor import SequenceDraft, SequenceEditor, from_document, from_sequence, storage, to_document
 from gui.ui.editor.baseline import canonical, example_draft, text_document
@@ -18,7 +18,7 @@ from gui.ui.editor.view import page_head
 from gui.ui.theme import frame
 
 if TYPE_CHECKING:
-    from gui.app import AppContext
+    from gui.context import AppContext
 
 
 def _restored(key: str, base: SequenceDraft) -> tuple[SequenceDraft, dict[str, Any] | None]:
@@ -68,8 +68,9 @@ async def open_editor(ctx: AppContext, name: str | None, *, example: bool = Fals
     draft, restored = _restored(storage.edit_key(name), base)
     if example and restored is not None:
         draft, restored = base, None
-    saved = free_names.taken_names(await engine.sequence_trees())
-    editor = SequenceEditor(engine, original, draft, restored=restored, base=base, saved_names=frozenset(saved))
+    saved = taken_names(await engine.sequence_trees())
+    editor = SequenceEditor(engine, original, draft, await engine.list_tools(), restored=restored, base=base,
+                            saved_names=frozenset(saved))
     if example:
         editor.show_renamed(renamed)
     return editor

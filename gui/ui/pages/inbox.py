@@ -28,7 +28,6 @@ from gui.core.asks import (
 from gui.core.events import Event, InteractionCreated, InteractionEnded
 from gui.core.queries import Page
 from gui.i18n import DATA, N_, _, format_number
-from gui.ui.components.inbox import format as fmt
 from gui.ui.components.inbox.allowed_banner import show_allowed
 from gui.ui.components.inbox.answered_card import AnsweredCard
 from gui.ui.components.inbox.detail import InboxDetail
@@ -38,9 +37,10 @@ from gui.ui.components.inbox.row import InboxRow
 from gui.ui.components.run.dark import add_dark_css
 from gui.ui.live import live_events
 from gui.ui.theme import frame, register_shell
+from gui.wording import requests as fmt
 
 if TYPE_CHECKING:
-    from gui.app import AppContext
+    from gui.context import AppContext
 
 HISTORY_STATUSES: dict[str, InteractionStatusFilter] = {"resolved": "resolved", "expired": "expired",
                                                   "cancelled": "cancelled"}
@@ -200,7 +200,7 @@ class InboxPage:
             return
         iid = record.interaction_id
         with self.detail_box:
-            self.detail = InboxDetail(record, respond=self._respond, fetch=self.engine.get_interaction,
+            self.detail = InboxDetail(record, respond=self.engine.respond, fetch=self.engine.get_interaction,
                                       on_answered=self._answered)
         self.keys.settle()
         self.seen.add(iid)
@@ -212,9 +212,6 @@ class InboxPage:
     def _set_url(self, url: str) -> None:
         """Keep the address bar on the opened request (reload, share) without reloading the page."""
         self.client.run_javascript(f"history.replaceState(history.state, '', {json.dumps(url)})")
-
-    async def _respond(self, interaction_id: str, response: InteractionResponse) -> None:
-        await self.engine.respond(interaction_id, response)
 
     async def _answered(self, record: InteractionRecord, response: InteractionResponse) -> None:
         order = [r.interaction_id for r in self.pending]

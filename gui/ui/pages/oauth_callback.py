@@ -25,7 +25,7 @@ from gui.i18n import _, html_lang
 from gui.mcp.sign_in import CALLBACK_PATH, SignIns
 
 if TYPE_CHECKING:
-    from gui.app import AppContext
+    from gui.context import AppContext
 
 FINISH_WAIT = 30.0  # s the page waits for the token exchange after the browser came back
 

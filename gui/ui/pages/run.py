@@ -31,7 +31,7 @@ from gui.ui.live import live_events
 from gui.ui.theme import frame
 
 if TYPE_CHECKING:
-    from gui.app import AppContext
+    from gui.context import AppContext
 
 EMPTY = N_("Nothing has run yet. Pick a sequence and press Run.")
 CLOCK_SECONDS = 1.0

@@ -21,7 +21,6 @@ from gui.i18n import DATA, _
 from gui.ui.components.run.ambiguous import ambiguous_notice
 from gui.ui.components.run.group_list import GroupList
 from gui.ui.components.run.json import JsonBlock
-from gui.ui.components.run.outcome import run_error_words
 from gui.ui.components.run.outputs import RunOutputs
 from gui.ui.components.run.requests import RunRequests
 from gui.ui.components.run.resume import ResumeBar
@@ -29,9 +28,10 @@ from gui.ui.components.run.status import StatusChip, clock_words, duration_words
 from gui.ui.components.run.timeline import RunTimeline
 from gui.ui.components.runs_history import RunsHistory
 from gui.ui.theme import frame
+from gui.wording.outcomes import run_error_words
 
 if TYPE_CHECKING:
-    from gui.app import AppContext
+    from gui.context import AppContext
 
 async def history_page(ctx: AppContext) -> None:
     engine = ctx.engine

@@ -23,10 +23,10 @@ from gui.ui.components.schedules import SchedulesSection
 from gui.ui.editor import SequenceDraft, storage, style
 from gui.ui.editor.library import ImportCheck, check_import, duplicate
 from gui.ui.theme import frame
-from gui.ui.words import type_word
+from gui.wording.glossary import type_word
 
 if TYPE_CHECKING:
-    from gui.app import AppContext
+    from gui.context import AppContext
 
 EMPTY = N_("A sequence is a list of steps, called groups, that run one after another; the tools inside "
          "a group run at the same time. Build one by clicking, start from the example, or import a file.")

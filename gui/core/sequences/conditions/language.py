@@ -24,6 +24,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from gui.core.errors import Invalid
 from gui.core.marks import N_, Sentence, sentence
 from gui.core.sequences.conditions.lexer import ConditionSyntaxError, Token, clip, lex
 from gui.core.sequences.model import json_type_name
@@ -35,7 +36,7 @@ _VALUE_HINT = sentence(N_('($args.<name>, a "string", a number, true or false)')
 _MAX_DEPTH = 100
 
 
-class ConditionEvalError(ValueError):
+class ConditionEvalError(Invalid):
     """The condition has no trustworthy answer for these args; `offset` points at the culprit if known."""
 
     def __init__(self, message: str, offset: int | None = None) -> None:

@@ -14,6 +14,7 @@ import string
 from dataclasses import dataclass
 from typing import Any
 
+from gui.core.errors import Invalid
 from gui.core.marks import N_, Sentence, sentence
 from gui.core.sequences.names import is_name_char, is_name_start, scan_name
 
@@ -32,7 +33,7 @@ INPUT_MARK = "\u2937"
 _NUMBER = re.compile(r"-?[0-9]+(\.[0-9]+)?([eE][+-]?[0-9]+)?")
 
 
-class ConditionSyntaxError(ValueError):
+class ConditionSyntaxError(Invalid):
     """The text is not a condition. `message` says what was expected (English); `offset` is where, in
     the text; `words` is the marked template with its parameters, for a screen's own language."""
 

@@ -1,6 +1,6 @@
 """An approved change, afterwards: "Changed by you", and per argument what was asked (struck through)
 and what was sent. Shown in the run's record (the tool card); the History says it in a sentence
-(`edit.change_words`)."""
+(`gui.wording.changes.change_words`)."""
 
 from __future__ import annotations
 
@@ -10,8 +10,9 @@ from typing import Any
 from nicegui import ui
 
 from gui.i18n import DATA, _
-from gui.ui.components.inbox.edit import STRUCK, changes, shown
-from gui.ui.words import field_word
+from gui.ui.components.inbox.edit import STRUCK
+from gui.wording.changes import changes, shown
+from gui.wording.glossary import field_word
 
 
 class ChangedByYou(ui.column):

@@ -10,7 +10,7 @@ from __future__ import annotations
 from nicegui import ui
 
 from gui.i18n import _
-from gui.ui.components.inbox.format import now_ms, time_left, urgent
+from gui.wording.requests import now_ms, time_left, urgent
 
 
 class Countdown(ui.label):

@@ -15,7 +15,7 @@ from typing import Any
 from nicegui import ui
 
 from gui.core.asks import (
-    ElicitationInteractionRequest,
+    ElicitationRequest,
     InteractionNotPendingError,
     InteractionRecord,
     InteractionResponse,
@@ -26,13 +26,13 @@ from gui.core.asks import (
 )
 from gui.core.runs import short_id
 from gui.i18n import DATA, _
-from gui.ui.components.inbox import format as fmt
 from gui.ui.components.inbox.body import ApprovalBody, RequestBody
 from gui.ui.components.inbox.countdown import Countdown
 from gui.ui.components.inbox.elicitation_form import ElicitationForm
 from gui.ui.components.inbox.question_form import QuestionForm
 from gui.ui.components.inbox.shell_card import ShellApprovalCard
 from gui.ui.components.inbox.tool_card import ToolApprovalCard
+from gui.wording import requests as fmt
 
 Respond = Callable[[str, InteractionResponse], Awaitable[Any]]
 Fetch = Callable[[str], Awaitable[InteractionRecord | None]]
@@ -92,7 +92,7 @@ class InboxDetail(ui.card):
             return ToolApprovalCard(request, submit=self._submit, tool_name=tool)
         if isinstance(request, QuestionRequest):
             return QuestionForm(request, submit=self._submit)
-        assert isinstance(request, ElicitationInteractionRequest)
+        assert isinstance(request, ElicitationRequest)
         return ElicitationForm(request, submit=self._submit)
 
     async def _submit(self, response: InteractionResponse) -> None:

@@ -1,9 +1,11 @@
 """A form a tool server asks a person to fill in (MCP elicitation), or a page it asks them to open.
 
 Who asks comes first and stands out (the MCP spec: show the requester, let people edit before
-sending). Fields are typed: text, number, on/off, or a choice for enums; required ones are
-marked and checked before sending; defaults are filled in. Never a password field: servers must
-not collect secrets this way. Send / Don't share / Dismiss map to accept / decline / cancel.
+sending). It draws the core's `ElicitationRequest` as the server's form was made into it, and sends
+an `ElicitationResponse`, the answer the server receives. Fields are typed: text, number, on/off, or
+a choice for enums; required ones are marked and checked before sending; defaults are filled in.
+Never a password field: servers must not collect secrets this way. Send / Don't share / Dismiss
+map to accept / decline / cancel.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from typing import Any
 
 from nicegui import ui
 
-from gui.core.asks import ElicitationFieldSpec, ElicitationInteractionRequest, ElicitationInteractionResponse
+from gui.core.asks import ElicitationField, ElicitationRequest, ElicitationResponse
 from gui.i18n import DATA, _
 from gui.ui.components.inbox.body import RequestBody, Submit, mono_block
 
@@ -21,7 +23,7 @@ Field = ui.input | ui.number | ui.switch | ui.select
 
 
 class ElicitationForm(RequestBody):
-    def __init__(self, request: ElicitationInteractionRequest, *, submit: Submit) -> None:
+    def __init__(self, request: ElicitationRequest, *, submit: Submit) -> None:
         super().__init__(submit)
         self.mark("elicitation-form")
         self.specs = request.fields
@@ -79,20 +81,20 @@ class ElicitationForm(RequestBody):
             self.problem.set_visibility(True)
             return
         self.problem.set_visibility(False)
-        await self.send(ElicitationInteractionResponse(action="accept", values=values))
+        await self.send(ElicitationResponse.accept(values))
 
     async def _decline(self) -> None:
-        await self.send(ElicitationInteractionResponse(action="decline"))
+        await self.send(ElicitationResponse.decline())
 
     async def _cancel(self) -> None:
-        await self.send(ElicitationInteractionResponse(action="cancel"))
+        await self.send(ElicitationResponse.cancel())
 
 
-def _label(spec: ElicitationFieldSpec) -> str:
+def _label(spec: ElicitationField) -> str:
     return (spec.title or spec.name) + (" *" if spec.required else "")
 
 
-def _field(spec: ElicitationFieldSpec) -> Field:
+def _field(spec: ElicitationField) -> Field:
     label = _label(spec)
     hint = spec.description or (_("Required") if spec.required else _("Optional"))
     element: Field
@@ -119,7 +121,7 @@ def _field(spec: ElicitationFieldSpec) -> Field:
     return element
 
 
-def _value(spec: ElicitationFieldSpec, raw: Any) -> Any:
+def _value(spec: ElicitationField, raw: Any) -> Any:
     """What a field holds, as the type the server declared; None when it is empty."""
     if spec.type == "boolean":
         return bool(raw)

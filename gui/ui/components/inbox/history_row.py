@@ -10,7 +10,7 @@ from nicegui import ui
 
 from gui.core.asks import InteractionRecord
 from gui.i18n import DATA, _
-from gui.ui.components.inbox import format as fmt
+from gui.wording import requests as fmt
 
 
 class HistoryRow(ui.card):

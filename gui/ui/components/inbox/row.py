@@ -16,8 +16,8 @@ from nicegui import ui
 
 from gui.core.asks import InteractionRecord
 from gui.i18n import _
-from gui.ui.components.inbox import format as fmt
 from gui.ui.components.inbox.countdown import Countdown
+from gui.wording import requests as fmt
 
 
 class InboxRow(ui.element):

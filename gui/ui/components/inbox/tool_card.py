@@ -16,8 +16,9 @@ from nicegui import ui
 from gui.core.asks import ToolApprovalRequest
 from gui.i18n import DATA, _
 from gui.ui.components.inbox.body import ApprovalBody, Submit, bound_inputs_view, section_label
-from gui.ui.components.inbox.edit import FADED, read_value, value_text
-from gui.ui.words import NOTHING, field_word
+from gui.ui.components.inbox.edit import FADED, read_value
+from gui.wording.changes import value_text
+from gui.wording.glossary import NOTHING, field_word
 
 
 class ToolApprovalCard(ApprovalBody):

@@ -12,8 +12,8 @@ from nicegui import ui
 
 from gui.core.asks import InteractionRecord, InteractionResponse
 from gui.i18n import _
-from gui.ui.components.inbox import format as fmt
 from gui.ui.components.inbox.detail import Fetch, InboxDetail, Respond
+from gui.wording import requests as fmt
 
 
 class AnswerPanel(ui.dialog):

@@ -14,10 +14,10 @@ from nicegui import ui
 
 from gui.core.runs import GroupRecord
 from gui.i18n import _, ngettext
-from gui.ui.components.run.outcome import group_note
 from gui.ui.components.run.retry import RetryInfo, ToolKey
 from gui.ui.components.run.status import DONE_TOOL, StatusChip, group_state
 from gui.ui.components.run.tool_card import Answer, ToolCard, inbox_path
+from gui.wording.outcomes import group_note
 
 OPEN_UP_TO = 40  # groups with more tools start collapsed
 
@@ -38,10 +38,6 @@ def count_words(group: GroupRecord) -> str:
     if waiting:
         parts.append(_("{n} waiting for you").format(n=waiting))
     return " · ".join(parts)
-
-
-def note_words(group: GroupRecord) -> str:
-    return group_note(group)
 
 
 class GroupSection(ui.expansion):
@@ -118,7 +114,7 @@ class GroupSection(ui.expansion):
         self._record, self._now = group, now
         self._retries = retries or {}
         state = group_state(group)
-        counts, note = count_words(group), note_words(group)
+        counts, note = count_words(group), group_note(group)
         waiting = next((t for t in group.tools if t.status == "waiting" and t.interaction_id), None)
         key = (state, counts, note, waiting.interaction_id if waiting else None)
         if key != self._header_key:

@@ -13,7 +13,6 @@ from nicegui import ui
 
 from gui.core.runs import RunRecord
 from gui.i18n import DATA, N_, _, ngettext
-from gui.ui.components.run.outcome import cause_words, outcome_words, run_error_words
 from gui.ui.components.run.status import (
     DONE_TOOL,
     LOOKS,
@@ -26,6 +25,7 @@ from gui.ui.components.run.status import (
     waiting_tools,
 )
 from gui.ui.components.run.tool_card import Answer, inbox_path
+from gui.wording.outcomes import cause_words, outcome_words, run_error_words
 
 BAR_COLOURS = {"running": "primary", "needs_you": "deep-purple-6", "succeeded": "positive", "failed": "negative",
                "degraded": "orange-8", "interrupted": "orange-8"}

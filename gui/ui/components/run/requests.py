@@ -1,6 +1,6 @@
 """The requests for a person that one run raised: what was asked, how it ended, a link to it in the inbox.
 
-Words and chips come from `inbox.format`, so a request reads the same here as in the inbox.
+Words and chips come from `gui.wording.requests`, so a request reads the same here as in the inbox.
 """
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from nicegui import ui
 
 from gui.core.asks import InteractionRecord
 from gui.i18n import _
-from gui.ui.components.inbox import format as fmt
+from gui.wording import requests as fmt
 
 
 class RunRequests(ui.column):

@@ -17,7 +17,7 @@ from nicegui import ui
 from gui.core.causes import CAUSES
 from gui.core.runs import GroupRecord, RunRecord, ToolRecord
 from gui.i18n import ENGLISH, N_, _, current_language, format_datetime, format_number
-from gui.ui.components.run.outcome import ended_state
+from gui.wording.outcomes import ended_state
 
 
 @dataclass(frozen=True)

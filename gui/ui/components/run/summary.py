@@ -12,7 +12,7 @@ import re
 from typing import Any
 
 from gui.i18n import N_, _
-from gui.ui.words import NOTHING, field_word
+from gui.wording.glossary import NOTHING, field_word
 
 LIMIT = 120
 

@@ -209,11 +209,6 @@ class RunTimeline(ui.column):
         if key is not None and self._on_select is not None:
             self._on_select((int(key[0]), int(key[1])))
 
-    def select_bar(self, key: ToolKey) -> None:
-        """What a click on that tool's bar does (for tests and keyboard users)."""
-        if self._on_select is not None:
-            self._on_select(key)
-
     def set_collapsed(self, collapsed: bool) -> None:
         """Big groups as one bar each (True), or every tool on its own row (False)."""
         self.collapsed = self.big if collapsed else frozenset()

@@ -19,14 +19,15 @@ from nicegui import ui
 from gui.core.runs import ToolRecord
 from gui.i18n import DATA, _, ngettext
 from gui.ui.components.inbox.changed_view import ChangedByYou
-from gui.ui.components.inbox.edit import STRUCK, asked_words, value_text
-from gui.ui.components.run.outcome import outcome_words
+from gui.ui.components.inbox.edit import STRUCK
 from gui.ui.components.run.result_media import media_preview
 from gui.ui.components.run.retry import RetryInfo, ToolKey, is_retrying, retry_words
 from gui.ui.components.run.status import StatusChip, duration_words, preview, tool_state
 from gui.ui.components.run.summary import tool_summary
 from gui.ui.components.run.tool_progress import ToolProgressBar
 from gui.ui.components.run.value import ValueView
+from gui.wording.changes import asked_words, value_text
+from gui.wording.outcomes import outcome_words
 
 SELECTED = "outline outline-2 outline-blue-500 dark:outline-blue-400"
 MUTED = "text-xs text-gray-600 dark:text-gray-400"

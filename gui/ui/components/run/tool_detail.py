@@ -14,13 +14,13 @@ from nicegui import ui
 
 from gui.core.runs import GroupRecord, ToolRecord
 from gui.i18n import N_, _
-from gui.ui.components.run.outcome import core_words, outcome_words
 from gui.ui.components.run.result_media import ToolLogView
 from gui.ui.components.run.retry import RetryInfo, is_retrying, retry_words
 from gui.ui.components.run.status import LOOKS, StatusChip, clock_words, duration_words, tool_state
 from gui.ui.components.run.summary import tool_summary
 from gui.ui.components.run.tool_card import Answer, changed_view, inbox_path
 from gui.ui.components.run.value import ValueView
+from gui.wording.outcomes import core_words, outcome_words
 
 EMPTY = N_("Select a tool to see what it was sent and what it gave back.")
 Describe = Callable[[str], str | None]

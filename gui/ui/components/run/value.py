@@ -17,7 +17,7 @@ from gui.core.tools import parts_of
 from gui.i18n import DATA, _
 from gui.ui.components.run.json import JsonBlock
 from gui.ui.components.run.result_media import MediaView
-from gui.ui.words import NOTHING, field_word
+from gui.wording.glossary import NOTHING, field_word
 
 SHORT = 80  # characters a value may have to be shown inline
 MAX_ROWS = 30  # an object with more keys is shown as one tree

@@ -1,8 +1,9 @@
-"""Approval modes, one row per tool that needs approval: "Ask every time" or "Always allowed".
+"""Settings → Approvals: one row per tool that needs approval, "Ask every time" or "Always allowed",
+with the narrower rules under it.
 
 "Always allow" is only ever granted from the inbox, where the person sees what the tool does;
 here it can only be taken back (SPEC §3 rule 6), so a stray click in the settings never removes a
-safety check.
+safety check. The rows are drawn from the door (its rules and `list_tools`).
 """
 
 from __future__ import annotations
@@ -13,7 +14,13 @@ from dataclasses import dataclass
 from nicegui import ui
 
 from gui.core.asks import rule_text_words, tool_rule_id
-from gui.i18n import DATA, _
+from gui.core.door import Operations
+from gui.i18n import DATA, N_, _
+
+EXPLAINED = N_("Tools that change, read or send things ask you before they run: commands, writing and reading files, "
+             "fetching web addresses, and tools from servers. Showing text, waiting and asking you questions never "
+             "ask. What you allowed from the inbox (a tool always, or only for a run, a sequence or some commands) "
+             "is listed first; you can take it back here.")
 
 
 @dataclass(frozen=True)
@@ -89,3 +96,44 @@ class ApprovalModesTable(ui.column):
                     ui.icon("front_hand")
                     applies = any(rule.earlier_of is None for rule in row.rules)
                     ui.label(_("Asks, except where a rule below allows") if applies else _("Asks every time"))
+
+
+async def approval_rows(engine: Operations) -> list[ApprovalRow]:
+    rules, earlier = await engine.approval_rules(), await engine.earlier_version_rules()
+    tools = {t.name: t for t in (await engine.list_tools()).tools}
+    modes = {r.tool: "always-allow" for r in rules if r.scope == "tool"}
+    narrower: dict[str, list[RuleRow]] = {}
+    for rule in rules:
+        if rule.scope != "tool":
+            narrower.setdefault(rule.tool, []).append(
+                RuleRow(rule.rule_id, rule.text, rule.sequence if rule.rule_id in earlier else None))
+    named = {t.name for t in tools.values() if t.approval != "none"} | set(modes) | set(narrower)
+    rows = []
+    for name in named:
+        tool = tools.get(name)
+        rows.append(ApprovalRow(name, _(tool.description) if tool else "", modes.get(name, "ask"),
+                                available=tool is not None, rules=tuple(narrower.get(name, ()))))
+    return sorted(rows, key=lambda r: (r.mode != "always-allow", not r.rules, r.tool))
+
+
+async def approvals_card(engine: Operations) -> None:
+    """The card: what asks, what was allowed, and taking it back."""
+    with ui.card().classes("w-full gap-2 p-4").props("flat bordered"):
+        ui.label(_("Approvals")).classes("text-lg font-semibold")
+        ui.label(_(EXPLAINED)).classes("text-sm text-gray-600 dark:text-gray-400").mark("approvals-explained")
+
+        @ui.refreshable
+        async def approvals() -> None:
+            ApprovalModesTable(await approval_rows(engine), on_revoke=revoke)
+
+        async def revoke(rule_id: str) -> None:
+            try:
+                rule = await engine.revoke_approval_rule(rule_id)
+            except LookupError:
+                ui.notify(_("That rule is gone already"))
+            else:
+                ui.notify(_("{tool} asks every time again").format(tool=rule.tool) if rule.scope == "tool"
+                          else _("Removed: {rule}").format(rule=rule.text))
+            approvals.refresh()
+
+        await approvals()

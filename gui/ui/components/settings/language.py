@@ -12,7 +12,7 @@ from gui import i18n
 from gui.i18n import _
 
 if TYPE_CHECKING:
-    from gui.app import AppContext
+    from gui.context import AppContext
 
 log = logging.getLogger(__name__)
 

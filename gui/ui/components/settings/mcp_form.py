@@ -1,24 +1,25 @@
 """The form that adds an MCP server: a program on this computer (stdio) or a web address (http).
 
-It builds a `McpServerConfig` and shows the model's own validation messages in plain words; it
-never saves anything itself (the page does, through `on_add`). A web address may get headers (an
-API key, say), one `Name: value` a line; the page keeps their values as secrets, never in the
-settings file. How to talk to the server (automatic, or the older way some servers need) is
-chosen here too, and, for a server that does not let SeqDesk register itself to sign in, the
-Client ID (and secret) made for SeqDesk in its console (`mcp_sign_in_client`): `on_add` gets the
-secret apart from the config, which never holds it.
+It writes the server as the person typed it (`McpServerSpec`) and hands it to `on_add`, which adds
+it through the door and answers what is wrong, if anything: the door checks it whole, and its
+complaints are shown here in plain words (`problem_words`). The form never keeps anything itself.
+A web address may get headers (an API key, say), one `Name: value` a line; their values are kept
+as secrets, never in the settings file. How to talk to the server (automatic, or the older way
+some servers need) is chosen here too, and, for a server that does not let SeqDesk register itself
+to sign in, the Client ID (and secret) made for SeqDesk in its console (`mcp_sign_in_client`).
 """
 
 from __future__ import annotations
 
 import shlex
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from typing import Any
 
 from nicegui import ui
-from pydantic import ValidationError
+from pydantic import SecretStr, ValidationError
 
+from gui.core.door import McpServerInvalid, McpServerSpec
 from gui.i18n import N_, _
-from gui.mcp.config import McpServerConfig
 from gui.ui.components.settings.mcp_list import (
     PROTOCOL_HELP,
     PROTOCOL_LABEL,
@@ -63,10 +64,11 @@ def header_pairs(text: str) -> tuple[dict[str, str], list[str]]:
     return headers, bad
 
 
-def header_updates(text: str, current: dict[str, str]) -> tuple[dict[str, str], list[str]]:
-    """Headers changed in Settings: `Name: value` sets a value, `Name:` keeps the one it has, a name
-    left out is no longer sent. Returns the headers and what is wrong (never with a value in it)."""
-    headers: dict[str, str] = {}
+def header_updates(text: str, kept: set[str]) -> tuple[dict[str, SecretStr | None], list[str]]:
+    """Headers changed in Settings: `Name: value` sets a value, `Name:` keeps the one it has (None;
+    `kept` names the headers that have one), a name left out is no longer sent. Returns the headers
+    and what is wrong (never with a value in it)."""
+    headers: dict[str, SecretStr | None] = {}
     bad: list[str] = []
     for number, line in enumerate((text or "").splitlines(), start=1):
         if not line.strip():
@@ -76,9 +78,9 @@ def header_updates(text: str, current: dict[str, str]) -> tuple[dict[str, str], 
         if not sep or not name:
             bad.append(_("line {number} is not Name: value").format(number=number))
         elif value.strip():
-            headers[name] = value.strip()
-        elif name in current and current[name]:
-            headers[name] = current[name]
+            headers[name] = SecretStr(value.strip())
+        elif name in kept:
+            headers[name] = None
         else:
             bad.append(_("{name} has no value yet").format(name=name[:40]))
     return headers, bad
@@ -90,9 +92,10 @@ FIELD_WORDS = {"name": N_("name"), "url": N_("URL"), "command": N_("command"), "
                "webhook_url": N_("webhook address"), "ntfy_url": N_("ntfy topic address")}
 
 
-def problem_words(exc: ValidationError) -> str:
+def problem_words(found: ValidationError | Sequence[Mapping[str, Any]]) -> str:
+    """A model's complaints (pydantic's errors) in plain words, one per field."""
     parts = []
-    for error in exc.errors():
+    for error in found.errors() if isinstance(found, ValidationError) else found:
         where = ".".join(str(p) for p in error["loc"][:1])
         where = _(FIELD_WORDS[where]) if where in FIELD_WORDS else where
         message = _(error["msg"].removeprefix("Value error, "))  # the model's words, where the catalogue has them
@@ -102,8 +105,13 @@ def problem_words(exc: ValidationError) -> str:
     return "; ".join(parts)
 
 
+def invalid_words(exc: McpServerInvalid) -> str:
+    """What the door found wrong with a server, field by field when it says which."""
+    return problem_words(exc.errors) if exc.errors else str(exc)
+
+
 class McpServerForm(ui.column):
-    def __init__(self, on_add: Callable[[McpServerConfig, str | None], Awaitable[str | None]]) -> None:
+    def __init__(self, on_add: Callable[[McpServerSpec], Awaitable[str | None]]) -> None:
         super().__init__()
         self.classes("w-full gap-2")
         self._on_add = on_add
@@ -137,8 +145,8 @@ class McpServerForm(ui.column):
             self.problems.set_visibility(False)
             ui.button(_("Add server"), icon="add", on_click=self.submit).props("no-caps").mark("mcp-add")
 
-    def config_and_secret(self) -> tuple[McpServerConfig, str | None] | str:
-        """The config and the Client secret typed (None: none), or the words saying what is wrong."""
+    def spec(self) -> McpServerSpec | str:
+        """The server as typed, or the words saying what is wrong with how it is written."""
         try:
             protocol = self.protocol.value if self.protocol.value in PROTOCOLS else "auto"
             if self.transport.value == "http":
@@ -148,11 +156,11 @@ class McpServerForm(ui.column):
                 client = client_values(self.client_id.value or "", self.client_secret.value or "")
                 if isinstance(client, str):
                     return client
-                return McpServerConfig.model_validate(
+                return McpServerSpec.model_validate(
                     {"name": (self.name.value or "").strip(), "transport": "http",
                      "url": (self.url.value or "").strip(), "headers": headers,
                      "trusted": bool(self.trusted.value), "protocol": protocol,
-                     "oauth_client_id": client[0]}), client[1]
+                     "oauth_client_id": client[0], "oauth_client_secret": client[1]})
             try:
                 parts = shlex.split(self.command.value or "")
             except ValueError as exc:
@@ -160,15 +168,15 @@ class McpServerForm(ui.column):
             env, bad = env_pairs(self.env.value or "")
             if bad:
                 return _("environment: write KEY=value on each line, not: {lines}").format(lines=", ".join(bad))
-            return McpServerConfig(name=(self.name.value or "").strip(), transport="stdio",
-                                   command=parts[0] if parts else None, args=parts[1:], env=env,
-                                   trusted=bool(self.trusted.value), protocol=protocol), None
+            return McpServerSpec(name=(self.name.value or "").strip(), transport="stdio",
+                                 command=parts[0] if parts else None, args=parts[1:], env=env,
+                                 trusted=bool(self.trusted.value), protocol=protocol)
         except ValidationError as exc:
             return problem_words(exc)
 
     async def submit(self) -> None:
-        found = self.config_and_secret()
-        problem = found if isinstance(found, str) else await self._on_add(*found)
+        found = self.spec()
+        problem = found if isinstance(found, str) else await self._on_add(found)
         self.problems.text = problem or ""
         self.problems.set_visibility(bool(problem))
         if not problem:

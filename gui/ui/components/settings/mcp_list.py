@@ -1,8 +1,8 @@
 """The MCP servers the person added: where each one is, whether it is connected now, which tools it
 brings, and whether its word about its own tools is believed.
 
-Connection states come from the MCP manager when it runs; without one a server shows as
-"Not connected in this session". A server that is down says why (its last error) and when it is
+Each server comes as the door shows it (`McpServerView`: no secret in it), with its connection
+(none: "Not connected in this session"). A server that is down says why (its last error) and when it is
 tried again. "Trusted" is a switch in plain words: a server describes its own tools, and only a
 trusted server's "this tool only reads" lets that tool run without asking. Removing asks first:
 its tools disappear from the palette and from sequences.
@@ -13,7 +13,11 @@ browser) and "Try again". Its headers are shown by name only (their values are s
 SeqDesk talks to it (automatic, or the older way some servers need) can be changed here; the
 protocol version it agreed on is shown beside its state. Its sign-in client (a Client ID made for
 SeqDesk in the server's console, and whether a secret is kept) is shown and changed with
-"Change sign-in" (`mcp_sign_in_client`).
+"Change sign-in" (`mcp_sign_in_client`). "Use this server" turns it on or off: a server added
+through the API is kept off until a person turns it on here, where the command it runs is shown.
+
+The list only draws: every change goes through the callbacks (the card calls the door). Without
+a callback its control is not offered (a paired phone sees the list, and changes nothing).
 """
 
 from __future__ import annotations
@@ -23,8 +27,8 @@ from typing import Any
 
 from nicegui import ui
 
+from gui.core.door import McpServerView
 from gui.i18n import DATA, N_, _, format_number, ngettext
-from gui.mcp.config import McpServerConfig
 from gui.ui.components.run.status import duration_words
 from gui.ui.components.settings.mcp_sign_in_client import (
     ClientChange,
@@ -58,6 +62,10 @@ PROTOCOL_HELP = N_("Automatic uses the newest way both sides know. Choose \u201c
 KNOWN_FAILURES = frozenset({N_("ConnectError: All connection attempts failed"),
                             N_("the server closed the connection")})
 SIGN_IN_HELP = N_("Sign in opens the server's own sign-in page; you come back here afterwards.")
+ENABLED_LABEL = N_("Use this server")
+ENABLED_OFF = {"stdio": N_("Off: SeqDesk does not start this program. Turned on, it runs the command above on this "
+                           "computer."),
+               "http": N_("Off: SeqDesk does not connect to this address.")}
 
 
 def protocol_choices() -> dict[str, str]:
@@ -95,35 +103,37 @@ def state_words(state: Any | None) -> str:
 
 
 class McpServerList(ui.column):
-    def __init__(self, servers: list[McpServerConfig], states: dict[str, Any],
-                 on_remove: Callable[[str], Awaitable[None]],
+    def __init__(self, servers: list[McpServerView],
+                 on_remove: Callable[[str], Awaitable[None]] | None = None,
                  on_trust: Callable[[str, bool], Awaitable[None]] | None = None, *,
+                 on_enabled: Callable[[str, bool], Awaitable[None]] | None = None,
                  on_sign_in: Callable[[str], Awaitable[None]] | None = None,
                  on_retry: Callable[[str], Awaitable[None]] | None = None,
                  on_protocol: Callable[[str, str], Awaitable[None]] | None = None,
                  on_headers: Callable[[str, str], Awaitable[str | None]] | None = None,
-                 on_client: ClientChange | None = None, with_secret: frozenset[str] = frozenset(),
+                 on_client: ClientChange | None = None,
                  secrets_where: str = N_("kept apart from the settings")) -> None:
         super().__init__()
         self.classes("w-full gap-0")
         self._on_remove = on_remove
         self._on_trust = on_trust
+        self._on_enabled = on_enabled
         self._on_sign_in = on_sign_in
         self._on_retry = on_retry
         self._on_protocol = on_protocol
         self._on_headers = on_headers
         self._on_client = on_client
-        self._with_secret = with_secret  # the servers whose Client secret is kept
         self._secrets_where = secrets_where
         self.asking = False  # a "Remove?" dialog is open: the page does not redraw the list under it
         with self:
-            if not servers:
+            if not servers and on_remove is not None:  # only where one can be added (not on a phone)
                 ui.label(_("No MCP servers yet. Add one below to use its tools in your sequences.")).classes(
                     "text-gray-600 dark:text-gray-400")
             for server in servers:
-                self._row(server, states.get(server.name))
+                self._row(server)
 
-    def _row(self, server: McpServerConfig, state: Any | None) -> None:
+    def _row(self, server: McpServerView) -> None:
+        state = server.state
         icon, colour = STATE_LOOKS.get(state.status if state else "", UNKNOWN)
         with ui.column().classes("w-full gap-1 py-3 border-b border-gray-200 dark:border-gray-700").mark(
                 f"mcp-{server.name}"):
@@ -132,6 +142,7 @@ class McpServerList(ui.column):
                     ui.label(server.name).classes(f"font-mono font-medium {DATA}")
                     ui.label(server.describe()).classes(
                         f"text-sm font-mono text-gray-600 dark:text-gray-400 break-all {DATA}")
+                    self._program(server)
                 if server.transport == "http" and self._on_headers is not None:
                     key = ui.button(icon="key", on_click=lambda s=server: self._edit_headers(s)).props(
                         "flat dense round").tooltip(_("Change headers"))
@@ -142,11 +153,11 @@ class McpServerList(ui.column):
                         "flat dense round").tooltip(_("Change sign-in"))
                     client.props["aria-label"] = _("Change how SeqDesk signs in to {name}").format(name=server.name)
                     client.mark(f"mcp-change-client-{server.name}")
-                bin_button = ui.button(icon="delete", on_click=lambda n=server.name: self._confirm(n)).props(
-                    "flat dense round").tooltip(_("Remove this server"))
-                bin_button.props["aria-label"] = _("Remove {name}").format(name=server.name)
-                bin_button.mark(
-                    f"mcp-remove-{server.name}")
+                if self._on_remove is not None:
+                    bin_button = ui.button(icon="delete", on_click=lambda n=server.name: self._confirm(n)).props(
+                        "flat dense round").tooltip(_("Remove this server"))
+                    bin_button.props["aria-label"] = _("Remove {name}").format(name=server.name)
+                    bin_button.mark(f"mcp-remove-{server.name}")
             if state is not None and getattr(state, "needs_sign_in", False):
                 icon, colour = "lock", "text-orange-700 dark:text-orange-300"
             with ui.row(wrap=False).classes(f"items-start gap-1 {colour}").mark(f"mcp-state-{server.name}"):
@@ -160,7 +171,7 @@ class McpServerList(ui.column):
                 self._down_actions(server, state)
             if server.transport == "http":
                 self._headers(server)
-                client_words(server, server.name in self._with_secret)
+                client_words(server)
             if state is not None and state.status == "connected" and state.tools:
                 with ui.row().classes("items-center gap-1").mark(f"mcp-tools-{server.name}"):
                     ui.label(_("Its tools:")).classes("text-xs text-gray-600 dark:text-gray-400")
@@ -168,6 +179,7 @@ class McpServerList(ui.column):
                         name = tool if tool.startswith(f"{server.name}.") else f"{server.name}.{tool}"
                         ui.label(name).classes(
                             f"text-xs font-mono px-2 rounded bg-gray-100 dark:bg-gray-800 {DATA}")
+            self._enabled(server)
             switch = ui.switch(_(TRUST_LABEL), value=server.trusted).props("dense").classes("text-sm").mark(
                 f"mcp-trust-{server.name}")
             switch.on_value_change(lambda e, n=server.name: self._trust(n, bool(e.value)))
@@ -182,7 +194,30 @@ class McpServerList(ui.column):
                 choice.on_value_change(lambda e, n=server.name: self._protocol(n, str(e.value)))
                 choice.set_enabled(self._on_protocol is not None)
 
-    def _down_actions(self, server: McpServerConfig, state: Any) -> None:
+    def _program(self, server: McpServerView) -> None:
+        """What else decides what a program server runs: its folder, and its environment by name (the
+        values may be keys): a server added from outside Settings is checked here before it is turned on."""
+        if server.cwd:
+            ui.label(_("Runs in the folder {folder}").format(folder=server.cwd)).classes(
+                "text-xs text-gray-600 dark:text-gray-400 break-all").mark(f"mcp-cwd-{server.name}")
+        if server.env:
+            ui.label(_("With the environment variables {names}").format(names=", ".join(server.env))).classes(
+                "text-xs text-gray-600 dark:text-gray-400 break-all").mark(f"mcp-env-{server.name}")
+
+    def _enabled(self, server: McpServerView) -> None:
+        switch = ui.switch(_(ENABLED_LABEL), value=server.enabled).props("dense").classes("text-sm").mark(
+            f"mcp-enabled-{server.name}")
+        switch.on_value_change(lambda e, n=server.name: self._switched(n, bool(e.value)))
+        switch.set_enabled(self._on_enabled is not None)
+        if not server.enabled:
+            ui.label(_(ENABLED_OFF[server.transport])).classes("text-xs text-gray-600 dark:text-gray-400 pl-10").mark(
+                f"mcp-enabled-words-{server.name}")
+
+    async def _switched(self, name: str, enabled: bool) -> None:
+        if self._on_enabled is not None:
+            await self._on_enabled(name, enabled)
+
+    def _down_actions(self, server: McpServerView, state: Any) -> None:
         needs = bool(getattr(state, "needs_sign_in", False))
         with ui.row().classes("items-center gap-2"):
             if needs and server.transport == "http" and self._on_sign_in is not None:
@@ -191,21 +226,21 @@ class McpServerList(ui.column):
             if self._on_retry is not None:
                 ui.button(_("Try again"), icon="refresh", on_click=lambda n=server.name: self._on_retry(n)).props(
                     "no-caps dense outline").classes("px-3").mark(f"mcp-retry-{server.name}")
-        if needs and server.transport == "http":
+        if needs and server.transport == "http" and self._on_sign_in is not None:
             ui.label(_(SIGN_IN_HELP)).classes("text-xs text-gray-600 dark:text-gray-400")
 
-    def _headers(self, server: McpServerConfig) -> None:
-        missing = [name for name, value in server.headers.items() if not value.get_secret_value()]
+    def _headers(self, server: McpServerView) -> None:
+        missing = server.headers_missing
         with ui.column().classes("gap-0").mark(f"mcp-headers-{server.name}"):
             if server.headers:
                 ui.label(_("Sends the headers {names} (their values are {where}, never shown)").format(
                     names=", ".join(sorted(server.headers)), where=_(self._secrets_where))).classes(
                     "text-xs text-gray-600 dark:text-gray-400")
-            if missing:
+            if missing and self._on_headers is not None:
                 ui.label(_("No value is kept for {names}: type it again with \u201cChange headers\u201d.").format(
                     names=", ".join(sorted(missing)))).classes("text-xs text-red-700 dark:text-red-400")
 
-    def _edit_headers(self, server: McpServerConfig) -> None:
+    def _edit_headers(self, server: McpServerView) -> None:
         with ui.dialog().on_value_change(lambda e: setattr(self, "asking", bool(e.value))) as dialog, \
                 ui.card().classes("gap-3 w-[32rem] max-w-full"):
             ui.label(_("Headers sent to {name}").format(name=server.name)).classes("text-lg font-semibold")
@@ -226,10 +261,9 @@ class McpServerList(ui.column):
                 ui.button(_("Save"), icon="save", on_click=save).props("no-caps").mark("mcp-save-headers")
         dialog.open()
 
-    def _edit_client(self, server: McpServerConfig) -> None:
+    def _edit_client(self, server: McpServerView) -> None:
         assert self._on_client is not None
-        edit_sign_in_client(server, server.name in self._with_secret, self._on_client,
-                            lambda is_open: setattr(self, "asking", is_open))
+        edit_sign_in_client(server, self._on_client, lambda is_open: setattr(self, "asking", is_open))
 
     async def _protocol(self, name: str, protocol: str) -> None:
         if self._on_protocol is not None:
@@ -249,6 +283,7 @@ class McpServerList(ui.column):
 
                 async def remove() -> None:
                     dialog.close()
+                    assert self._on_remove is not None
                     await self._on_remove(name)
 
                 ui.button(_("Remove"), icon="delete", on_click=remove).props("no-caps color=negative").mark(

@@ -13,8 +13,9 @@ from collections.abc import Awaitable, Callable
 
 from nicegui import ui
 
+from gui.core.door import McpServerView
 from gui.i18n import DATA, N_, _
-from gui.mcp.config import McpServerConfig, check_client_text
+from gui.mcp.config import check_client_text
 
 CLIENT_HELP = N_("Only if the server's sign-in page does not let SeqDesk register itself (GitHub, Google and many "
                  "company sign-ins do not): make a client for SeqDesk in that service's settings and copy its "
@@ -58,20 +59,20 @@ def client_values(client_id: str, secret: str) -> tuple[str | None, str | None] 
     return cid, value
 
 
-def client_words(server: McpServerConfig, has_secret: bool) -> None:
+def client_words(server: McpServerView) -> None:
     """What a server's row says about its sign-in client (nothing when it has none)."""
     if not server.oauth_client_id:
         return
     with ui.row(wrap=False).classes("items-center gap-1 min-w-0").mark(f"mcp-client-{server.name}"):
         ui.label(_("Signs in with the Client ID")).classes(f"{HELP_CLASSES} whitespace-nowrap")
         ui.label(server.oauth_client_id).classes(f"{HELP_CLASSES} font-mono break-all {DATA}")
-        ui.label(_("and a Client secret") if has_secret else _("and no Client secret")).classes(
+        ui.label(_("and a Client secret") if server.oauth_client_secret_set else _("and no Client secret")).classes(
             f"{HELP_CLASSES} whitespace-nowrap")
 
 
-def edit_sign_in_client(server: McpServerConfig, has_secret: bool, on_change: ClientChange,
-                        on_open: Callable[[bool], None]) -> None:
+def edit_sign_in_client(server: McpServerView, on_change: ClientChange, on_open: Callable[[bool], None]) -> None:
     """The "Change sign-in" dialog of one server."""
+    has_secret = server.oauth_client_secret_set
     with ui.dialog().on_value_change(lambda e: on_open(bool(e.value))) as dialog, \
             ui.card().classes("gap-3 w-[32rem] max-w-full"):
         ui.label(_("Sign-in client of {name}").format(name=server.name)).classes("text-lg font-semibold")

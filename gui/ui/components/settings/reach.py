@@ -12,7 +12,7 @@ from gui.ui.components.settings.notifications import NotificationsCard
 from gui.ui.components.settings.phone import PhoneCard
 
 if TYPE_CHECKING:
-    from gui.app import AppContext
+    from gui.context import AppContext
 
 
 def on_phone() -> bool:

@@ -2,11 +2,11 @@
 nobody answered in time", "Stopped by you", "Stopped: the app was closed", "Not run: an earlier group failed".
 
 A person saying no, nobody answering and pressing Stop are not crashes, so they get their own
-state (and icon, in `status.LOOKS`) instead of a red "Failed". What ended a tool, group or run from
-outside (the person's Stop, the app closing or dying, an agent giving up...) is its `cause`, a code
-the record carries, said with the one table of words (`gui.core.causes.CAUSES`); never read back
-from English. A denial's own note is read from the tool's error, with the sentences the core
-defines (`gui.core.asks.approvals`). Pure: no NiceGUI.
+state (and icon, in `gui.ui.components.run.status.LOOKS`) instead of a red "Failed". What ended a
+tool, group or run from outside (the person's Stop, the app closing or dying, an agent giving up...)
+is its `cause`, a code the record carries, said with the one table of words (`gui.core.causes.CAUSES`);
+never read back from English. A denial's own note is read from the tool's error, with the sentences
+the core defines (`gui.core.asks.approvals`). Pure: no NiceGUI.
 """
 
 from __future__ import annotations
@@ -17,10 +17,10 @@ from gui.core.asks import DECLINED_REASON, DENIED_REASON, EXPIRED_REASON, UNANSW
 from gui.core.causes import CAUSES, EndCause
 from gui.core.marks import read_back
 from gui.core.runs import GroupRecord, ToolRecord
-from gui.core.sequences.conditions import ConditionSyntaxError, condition_rows, parse_condition
+from gui.core.sequences import ConditionSyntaxError, condition_rows, parse_condition
 from gui.i18n import ENGLISH, N_, _, current_language
 from gui.i18n.catalog import templates_marked_in
-from gui.ui.words import JOINER_WORDS, OPERATOR_WORDS, value_words
+from gui.wording.glossary import JOINER_WORDS, OPERATOR_WORDS, value_words
 
 # The core's fixed reasons (English, kept in records as written), marked here so a screen can show
 # them in the person's language with `core_words`; anything else (a tool's own error) stays as it is.
@@ -176,7 +176,7 @@ def condition_words(when: str) -> str:
 
 
 def _rule_words(arg: str, op: str, value: object) -> str:
-    """`words.rule_words` in the person's language ("go is yes", "go 是 是")."""
+    """`glossary.rule_words` in the person's language ("go is yes", "go 是 是")."""
     if value == "" or isinstance(value, bool):
         shown = _("empty") if value == "" else _("yes") if value else _("no")
         return f"{arg} {_(OPERATOR_WORDS.get(op, op))} {shown}"

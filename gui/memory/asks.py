@@ -1,9 +1,8 @@
-"""In-memory stores behind the core's ports: for tests, demos, and the app with `SEQDESK_MEMORY=1`.
+"""Requests for a person and the approval modes in memory, behind the core's `InteractionStore` and
+`ApprovalModes` ports.
 
-They follow the same contract as the TinyDB stores (`tests/store/test_contract.py` runs the same
-cases over both). `MemoryInteractionStore` round-trips every record through JSON on save, exactly as
-a file store would, so a value that could not be persisted fails here too instead of only in
-production.
+`MemoryInteractionStore` round-trips every record through JSON on save, exactly as a file store
+would, so a value that could not be persisted fails here too instead of only in production.
 """
 
 from __future__ import annotations
@@ -16,17 +15,19 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from gui.core.asks.approvals import DONE, Done, check_mode
-from gui.core.asks.interactions import (
+from gui.core.asks import (
+    DONE,
     ApprovalMode,
+    ApprovalRule,
+    Done,
     InteractionFilter,
     InteractionKind,
     InteractionRecord,
     InteractionStatus,
     InteractionStatusFilter,
+    check_mode,
     interaction_fields,
 )
-from gui.core.asks.rules import ApprovalRule
 from gui.core.json_text import to_json_text
 from gui.core.queries import DEFAULT_LIMIT, Page, check_window, sort_key
 

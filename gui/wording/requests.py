@@ -17,8 +17,8 @@ from gui.core.asks import (
     CANCEL_WORDS,
     ApprovalResponse,
     CancelledResult,
-    ElicitationInteractionRequest,
-    ElicitationInteractionResponse,
+    ElicitationRequest,
+    ElicitationResponse,
     InteractionRecord,
     InteractionRequest,
     InteractionResponse,
@@ -34,10 +34,10 @@ from gui.core.asks import (
 )
 from gui.core.causes import CAUSES
 from gui.i18n import ENGLISH, N_, _, current_language, format_datetime, ngettext
-from gui.ui.components.inbox.edit import change_words
-from gui.ui.words import NOTHING, field_word
+from gui.wording.changes import change_words
+from gui.wording.glossary import NOTHING, field_word
 
-Request = ShellApprovalRequest | ToolApprovalRequest | QuestionRequest | ElicitationInteractionRequest
+Request = ShellApprovalRequest | ToolApprovalRequest | QuestionRequest | ElicitationRequest
 
 KIND_ICONS = {"shell": "terminal", "tool": "build", "question": "help_outline", "form": "assignment"}
 KIND_WORDS = {"shell": N_("Command"), "tool": N_("Tool"), "question": N_("Question"), "form": N_("Form")}
@@ -233,7 +233,7 @@ def outcome(record: InteractionRecord) -> Outcome:
         return Outcome(N_("Declined"), "do_not_disturb_on", "negative", _("Chose not to answer"))
     if isinstance(response, QuestionResponse) and isinstance(record.request, QuestionRequest):
         return Outcome(N_("Answered"), "chat", "primary", answers_text(record.request, response))
-    if isinstance(response, ElicitationInteractionResponse):
+    if isinstance(response, ElicitationResponse):
         if response.action == "accept":
             shown = "; ".join(f"{k} = {_scalar(v)}" for k, v in response.values.items())
             return Outcome(N_("Sent"), "send", "primary", shown)
@@ -309,7 +309,7 @@ def answered_words(record: InteractionRecord, response: InteractionResponse) -> 
                 else _("Denied: {what} won't run.")).format(what=what)
     if isinstance(response, QuestionResponse):
         return _("Declined: the step was told you chose not to answer.") if response.declined else _("Answer sent.")
-    if isinstance(response, ElicitationInteractionResponse):
+    if isinstance(response, ElicitationResponse):
         server = getattr(request, "server_name", None)
         server = _("the server") if server is None else server
         words = {"accept": _("Sent to {server}."), "decline": _("Told {server} you don't want to share."),

@@ -1,0 +1,151 @@
+"""What the composition root (`gui.app`) built for the app, as the pages and the HTTP API receive it.
+
+`AppContext` holds the settings, where the app is served, the engine once it is open (an
+`EngineSlot`: routes are registered before it opens), the MCP servers, the notices, the phones;
+`open()` and `close()` bring them up and down with the app. It sits below the surfaces that
+receive it (`gui.ui`, `gui.api`, `gui.window`): they import it from here, and only the composition
+root, on top, imports them all.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from gui.api.request_gate import Served
+from gui.core.door import Engine
+from gui.core.errors import Unavailable
+from gui.notify import Notifier, NotifySettingsStore
+from gui.prefs import PrefsFile
+from gui.runtime import Runtime, open_runtime
+from gui.settings import Settings
+
+if TYPE_CHECKING:
+    from gui.phone import PhoneAccess
+
+log = logging.getLogger(__name__)
+
+
+class EngineSlot:
+    """Where the engine is once it is open: the app opens it after its routes are registered, so
+    they are handed this slot, which answers 503 until then (and after the engine has closed)."""
+
+    def __init__(self, engine: Engine | None = None) -> None:
+        self.engine = engine
+
+    def get(self) -> Engine:
+        if self.engine is None:
+            raise RuntimeError("SeqDesk's engine is not open yet")
+        return self.engine
+
+    def for_api(self) -> Engine:
+        try:
+            return self.get()
+        except RuntimeError as exc:
+            raise Unavailable(f"{exc}: try again in a moment") from None
+
+
+@dataclass
+class AppContext:
+    """What the composition root built for the app: handed to every page and to the API."""
+
+    settings: Settings
+    served: Served
+    token: str | None = None
+    url: str | None = None  # where the CLI and `seqdesk mcp` reach this app
+    slot: EngineSlot = field(default_factory=EngineSlot)
+    runtime: Runtime | None = None
+    endpoint: Path | None = None
+    notifier: Notifier | None = None  # notices off the desktop (`gui.notify`), once open
+    preferences: PrefsFile | None = None  # what a person chose (dark mode...), kept by the app
+    phone: PhoneAccess | None = None  # phones on the network (`gui.phone`), off unless turned on
+    _opened: asyncio.Event | None = None
+
+    @property
+    def engine(self) -> Engine:
+        return self.slot.get()
+
+    @property
+    def notices(self) -> list[str]:
+        return self.runtime.notices if self.runtime is not None else []
+
+    @property
+    def data_dir(self) -> Path | None:
+        return self.runtime.data_dir if self.runtime is not None else None
+
+    def _event(self) -> asyncio.Event:
+        if self._opened is None:
+            self._opened = asyncio.Event()
+        return self._opened
+
+    async def open(self) -> None:
+        settings = self.settings
+        _language_defaults(settings, None)  # what the store says while it opens (a repaired file) is in it too
+        self.runtime = rt = await open_runtime(settings.data, memory=settings.memory)
+        # Read every saved sequence now: start-up ends with gc.freeze, which then keeps these long-lived
+        # trees out of every full collection (thousands of groups would make each one a long pause).
+        await rt.engine.sequence_trees()
+        self.preferences = PrefsFile(rt.data_dir, "preferences")
+        _language_defaults(settings, self.preferences)
+        if self.phone is not None:
+            self.phone.open(rt.data_dir, self.preferences)
+        self.notifier = Notifier(NotifySettingsStore(rt.data_dir), base_url=lambda: self.public_url)
+        self.notifier.attach(rt.engine)
+        self.slot.engine = rt.engine
+        rt.engine.start_schedules()  # only the app runs schedules, while it is open
+        self._event().set()
+        if self.url and rt.data_dir is not None:  # lets `seqdesk run` and `seqdesk mcp` reach this app
+            from gui.remote import write_endpoint
+
+            self.endpoint = write_endpoint(rt.data_dir, self.url, token_required=self.token is not None)
+
+    async def close(self) -> None:
+        if self.endpoint is not None:
+            self.endpoint.unlink(missing_ok=True)
+        if self.phone is not None:
+            await self.phone.stop()
+        if self.notifier is not None:
+            await self.notifier.close()
+        rt, self.runtime, self.slot.engine = self.runtime, None, None
+        if rt is not None:
+            from gui.store.errors import StoreError
+
+            try:
+                await rt.close()
+            except StoreError as exc:  # e.g. the data folder was moved away: say so, never a traceback
+                log.warning("closing SeqDesk: %s", exc)
+
+    @property
+    def public_url(self) -> str | None:
+        """The address links in notices point at: the network one while phones may use it."""
+        phone_url = self.phone.url if self.phone is not None else None
+        return phone_url or self.url
+
+    def notifier_for_api(self) -> Notifier:
+        if self.notifier is None:
+            raise Unavailable("SeqDesk's engine is not open yet: try again in a moment")
+        return self.notifier
+
+    async def wait_open(self, timeout: float = 30.0) -> None:
+        """Wait (bounded) while the engine is still being opened at start-up."""
+        if self.slot.engine is not None:
+            return
+        try:
+            await asyncio.wait_for(self._event().wait(), timeout)
+        except TimeoutError:
+            raise RuntimeError(f"SeqDesk's engine did not open within {timeout:g} s") from None
+
+
+def _language_defaults(settings: Settings, prefs: PrefsFile | None) -> None:
+    """The language pages start in: `--lang` / `SEQDESK_LANG`, else the one chosen in Settings last."""
+    from gui import i18n
+
+    if settings.lang and prefs is not None:  # said once
+        try:
+            i18n.normalize(settings.lang)
+        except i18n.UnknownLanguage as exc:
+            log.warning("SEQDESK_LANG / --lang: %s; the stored choice or English is used", exc)
+    i18n.set_defaults(started=settings.lang, stored=prefs.read().get("lang") if prefs is not None else None)

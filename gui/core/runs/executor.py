@@ -1,0 +1,43 @@
+"""What the door asks of whatever runs sequences: the seam between `Engine` and the runner.
+
+`Runner` runs them in this process, one asyncio task per run; another executor (a durable workflow
+service) can take its place, since the engine is given its executor and asks only this. Whoever
+composes the engine (`gui.runtime.compose_engine`) chooses it.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+from gui.core.causes import EndCause
+from gui.core.runs.execution import Origin
+from gui.core.runs.records import RunRecord
+from gui.core.sequences import Group, Sequence
+
+
+class Executor(Protocol):
+    async def start(self, sequence: Sequence, args: dict[str, Any], *, group: Group | None = None,
+                    origin: Origin | None = None) -> RunRecord:
+        """Check `args`, save the new run's first record and start it; returns that record at once.
+        `group`: only that group of the sequence; `origin`: a schedule, or the plan of a resume."""
+        ...
+
+    async def wait(self, run_id: str, timeout: float | None = None) -> RunRecord:
+        """The run's record once it has ended (a stored run's at once); LookupError for an unknown run."""
+        ...
+
+    async def stop(self, run_id: str, cause: EndCause | None = "person") -> bool:
+        """Stop a run this executor runs, for `cause`, once it has ended; False when it runs nothing so."""
+        ...
+
+    async def stop_all(self, cause: EndCause) -> None:
+        """Stop every run it runs (the app closing)."""
+        ...
+
+    def snapshot(self, run_id: str) -> RunRecord | None:
+        """A running run's record as it is now (a copy); None when it does not run here."""
+        ...
+
+    def active_ids(self) -> list[str]:
+        """The ids of the runs running now."""
+        ...

@@ -1,0 +1,98 @@
+"""The store's JSON files: compact JSON, read strictly, and a damaged file kept aside.
+
+Writes go through the one atomic writer (`gui.atomic.atomic_write`). A file that exists but is not
+JSON was written by something else: it is never read as "empty" (the next write would destroy it).
+`read_json` raises `CorruptDatabaseError`; `keep_aside` and `quarantine` keep its bytes under a name a
+person can find (`<name>.corrupt-<timestamp>`).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import shutil
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from gui.atomic import fsync_dir
+from gui.store.errors import CorruptDatabaseError
+
+log = logging.getLogger(__name__)
+
+
+def dumps(obj: Any) -> str:
+    """Compact JSON (these files are rewritten often), ASCII-only so any string encodes."""
+    return json.dumps(obj, separators=(",", ":"))
+
+
+def parse_json(path: Path, raw: bytes) -> dict[str, Any] | None:
+    """The JSON object in `raw` (read from `path`); None if empty; `CorruptDatabaseError` otherwise."""
+    if not raw.strip():
+        return None
+    try:
+        data = orjson.loads(raw)  # several times faster; refuses what JSON allows beyond it (NaN, a lone
+    except orjson.JSONDecodeError:  # surrogate's escape, huge numbers): the standard parser decides those
+        data = None
+    try:
+        if data is None:
+            data = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as err:
+        raise CorruptDatabaseError(path, f"it is not valid JSON ({err})") from err
+    if not isinstance(data, dict):
+        raise CorruptDatabaseError(path, f"it holds a JSON {type(data).__name__}, not an object")
+    return data
+
+
+def read_json(path: Path) -> dict[str, Any] | None:
+    """The JSON object in `path`; None if the file is missing or empty.
+
+    Raises `CorruptDatabaseError` if the file holds anything but a JSON object.
+    """
+    path = Path(path)
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return None
+    return parse_json(path, raw)
+
+
+def _aside_name(path: Path) -> Path:
+    stamp = datetime.now().strftime("%Y%m%dT%H%M%S")
+    target = path.with_name(f"{path.name}.corrupt-{stamp}")
+    n = 1
+    while target.exists():
+        target = path.with_name(f"{path.name}.corrupt-{stamp}-{n}")
+        n += 1
+    return target
+
+
+def quarantine(path: Path) -> Path:
+    """Move a corrupt file aside to `<name>.corrupt-<timestamp>` (bytes kept) and return where it went."""
+    path = Path(path)
+    target = _aside_name(path)
+    os.replace(path, target)
+    fsync_dir(path.parent)
+    log.warning("moved the unreadable database file %s aside to %s", path, target)
+    return target
+
+
+def keep_aside(path: Path) -> Path:
+    """Keep the bytes of `path` under `<name>.corrupt-<timestamp>` too, leaving `path` in place.
+
+    A hard link when the filesystem has them (instant, and atomic), a copy otherwise; so that the
+    caller can then `gui.atomic.atomic_write` a repaired file over `path` without a moment where neither exists.
+    """
+    path = Path(path)
+    target = _aside_name(path)
+    try:
+        os.link(path, target)
+    except OSError:
+        shutil.copyfile(path, target)
+        with open(target, "rb") as handle:
+            os.fsync(handle.fileno())
+    fsync_dir(path.parent)
+    return target
