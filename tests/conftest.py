@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import gc
 import os
+import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -42,3 +44,19 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     many tests themselves."""
     gc.collect()
     gc.freeze()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_teardown(item: pytest.Item) -> Iterator[None]:
+    """NiceGUI's simulated user, as it ends, drops from `sys.modules` each module that holds a page, so
+    the next start-up imports it again and registers its page anew, and drops their packages with them
+    (`gui` too). A package imported again that way does not know the subpackages still loaded
+    (`gui.core` is no attribute of the new `gui`), and what a later test in the same process finds
+    through it depended on what ran before. The packages are put back; the pages' modules stay dropped."""
+    packages = {name: module for name, module in sys.modules.items()
+                if (name == "gui" or name.startswith("gui.")) and hasattr(module, "__path__")}
+    try:
+        return (yield)
+    finally:
+        for name, module in packages.items():
+            sys.modules.setdefault(name, module)
