@@ -13,8 +13,10 @@ left out of every answer, with a warning in the log, rather than breaking start-
 
 from __future__ import annotations
 
+import asyncio
 import builtins
 import logging
+import time
 from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import Future
 from typing import Any, TypeVar
@@ -36,10 +38,11 @@ from gui.core.runs import RunFilter, RunRecord, RunStatus, run_fields
 from gui.core.sequences import Group, Sequence
 from gui.store.hotcold import HotColdStore
 from gui.store.match import Match
-from gui.store.writer import Writer
+from gui.store.writer import Writer, WriterClosedError
 
 log = logging.getLogger(__name__)
 M = TypeVar("M", bound=BaseModel)
+ARCHIVE_EVERY = 1.0  # seconds between two moves of ended records to history
 
 
 def _load(model: type[M], doc: Any, key: str | None = None) -> M | None:
@@ -94,16 +97,44 @@ def interaction_query(wanted: InteractionFilter) -> Match:
 Item = tuple[str, dict[str, Any], dict[str, Any], bool]  # id, document, index fields, final
 
 
-async def settle(table: HotColdStore, writer: Writer, items: list[Item]) -> None:
-    """Save: what just ended is on disk (in the hot file) when this returns; its move to history is
-    queued as housekeeping, several answers moved together (`HotColdStore.settle_all`)."""
-    if await writer.run(table.settle_all, items):
-        writer.submit_later(table.archive_pending).add_done_callback(report_archive)
+class Archiver:
+    """Moves what `HotColdStore.settle_all` left final in the hot documents to history, as
+    housekeeping, at most once every ARCHIVE_EVERY seconds. Each move rewrites the latest history
+    segment, so a burst of endings (closing with thousands of runs waiting) is moved in a few passes
+    rather than one per answer. Until then the records are hot, final, and found as such by every
+    query; a process that stops first leaves them there, and the next open moves them."""
+
+    def __init__(self, table: HotColdStore, writer: Writer) -> None:
+        self._table, self._writer = table, writer
+        self._queued = False  # a move is due (on the loop's thread; the writer clears it as it starts)
+        self._last = -ARCHIVE_EVERY  # monotonic time the last move started
+
+    async def settle(self, items: list[Item]) -> None:
+        """Save: what just ended is on disk (in the hot documents) when this returns; its move to
+        history follows (several answers moved together)."""
+        if await self._writer.run(self._table.settle_all, items) and not self._queued:
+            self._queued = True
+            wait = self._last + ARCHIVE_EVERY - time.monotonic()
+            if wait > 0:
+                asyncio.get_running_loop().call_later(wait, self._submit)  # the pace of moves, not a wait for an event
+            else:
+                self._submit()
+
+    def _submit(self) -> None:
+        try:
+            self._writer.submit_later(self._move).add_done_callback(report_archive)
+        except WriterClosedError:  # closed meanwhile: the next open moves them
+            self._queued = False
+
+    def _move(self) -> int:
+        self._queued = False  # before reading what waits: anything settled from now on queues a move again
+        self._last = time.monotonic()
+        return self._table.archive_pending()
 
 
 def report_archive(done: Future[int]) -> None:
     exc = done.exception()
-    if exc is not None:  # the records stay in the hot file, final, and are found there
+    if exc is not None:  # the records stay hot, final, and are found there
         log.warning("could not move ended records to history (they stay where they are): %s", exc)
 
 
@@ -213,6 +244,7 @@ def _sequence(doc: Any) -> Sequence | None:
 class TinyRunStore:
     def __init__(self, table: HotColdStore, writer: Writer) -> None:
         self._table, self._writer = table, writer
+        self._archiver = Archiver(table, writer)
 
     async def save(self, record: RunRecord) -> None:
         await self.save_many([record])
@@ -220,7 +252,7 @@ class TinyRunStore:
     async def save_many(self, records: Iterable[RunRecord]) -> None:
         """`save` of each in turn; finished runs new to the store go to history in one write per segment."""
         items = [(r.run_id, r.model_dump(mode="json", by_alias=True), run_fields(r), r.finished) for r in records]
-        await settle(self._table, self._writer, items)
+        await self._archiver.settle(items)
 
     async def get(self, run_id: str) -> RunRecord | None:
         return _load(RunRecord, await self._writer.run(self._table.get, run_id))
@@ -258,6 +290,7 @@ class TinyRunStore:
 class TinyInteractionStore:
     def __init__(self, table: HotColdStore, writer: Writer) -> None:
         self._table, self._writer = table, writer
+        self._archiver = Archiver(table, writer)
 
     async def save(self, record: InteractionRecord) -> None:
         await self.save_many([record])
@@ -266,7 +299,7 @@ class TinyInteractionStore:
         """`save` of each in turn; ended requests new to the store go to history in one write per segment."""
         items = [(r.interaction_id, r.model_dump(mode="json"), interaction_fields(r), r.status != "pending")
                  for r in records]
-        await settle(self._table, self._writer, items)
+        await self._archiver.settle(items)
 
     async def get(self, interaction_id: str) -> InteractionRecord | None:
         return _load(InteractionRecord, await self._writer.run(self._table.get, interaction_id))

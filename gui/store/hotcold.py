@@ -1,15 +1,18 @@
 """Hot documents and their growing history, kept apart so that writes do not slow down as history grows.
 
 A `HotColdStore` keeps the documents still changing (running runs, pending interactions, saved
-sequences) in a small hot TinyDB file, and moves finished ones into bounded history segments
-(`History`). Every write rewrites one bounded file, whatever the size of the history:
+sequences) hot, and moves finished ones into bounded history segments (`History`). No write grows
+with the size of the history, nor with how many documents are hot:
 
-    <folder>/<name>.json        hot documents      {"<name>": {"<id>": {...}}}
+    <folder>/<name>.json        hot documents, as of the last compaction   {"<name>": {"<id>": {...}}}
+    <folder>/<name>.journal     hot changes since then, a line each (see `gui.store.journal`)
     <folder>/history/...        segments and their indexes (see `gui.store.history`)
 
-Each file is a TinyDB database on a `WholeDocumentStorage` (parsed once, written atomically); every
-call is on disk when it returns. The hot documents' index fields are kept in memory (there are few),
-so a query filters hot and history alike with one TinyDB query over index entries (`find`).
+A change of hot documents is one line appended to the journal; a history segment is a TinyDB
+database on a `WholeDocumentStorage` (parsed once, written atomically). Every call is on disk when
+it returns, or, given `sync_later` (`Writer.sync_later`), before the writer hands out its result.
+The hot documents' index fields are kept in memory (few compared with history), so a query filters
+hot and history alike with one TinyDB query over index entries (`find`).
 
 `archive` writes history first and removes the hot copy last. A crash in between leaves the same
 document in both places. Reads then prefer the hot copy: `get` and `list_hot` return it,
@@ -34,8 +37,8 @@ from tinydb.queries import QueryLike
 from tinydb.table import Document
 
 from gui.store import merge
-from gui.store.database import DocTable, open_database
 from gui.store.history import Fields, History, Indexer, Repair, SortKey
+from gui.store.journal import JournaledTable, Later, SyncLater
 
 log = logging.getLogger(__name__)
 
@@ -53,7 +56,9 @@ class HotColdStore:
     given (at open, when rebuilding an index). `segment_docs` and `segment_bytes` bound each history
     segment (whichever is reached first); `cached_segments` is how many segments stay parsed.
     `repair` is called with a history segment found damaged when it is first read (segments are
-    not read at open); without it, that read raises `CorruptDatabaseError`.
+    not read at open); without it, that read raises `CorruptDatabaseError`. `sync_later` and `later`
+    go to the hot documents' `JournaledTable` (the writer's fsync of a change, and compactions as
+    housekeeping).
     """
 
     def __init__(
@@ -66,6 +71,8 @@ class HotColdStore:
         segment_bytes: int = 4 * 1024 * 1024,
         cached_segments: int = 4,
         repair: Repair | None = None,
+        sync_later: SyncLater | None = None,
+        later: Later | None = None,
     ) -> None:
         if not _NAME.match(name):
             raise ValueError(f"store name {name!r} must be letters, digits and underscores")
@@ -75,9 +82,8 @@ class HotColdStore:
         self.name = name
         self.history_folder = self.folder / "history"
         self._indexer = indexer
-        self._db = open_database(self.folder / f"{name}.json")
-        self._hot: DocTable = self._db.table(name)
-        self._hot_fields: dict[str, Fields] = {doc_id: indexer(doc) for doc_id, doc in self._hot.docs().items()}
+        self._hot = JournaledTable(self.folder / f"{name}.json", name, sync_later=sync_later, later=later)
+        self._hot_fields: dict[str, Fields] = {doc_id: indexer(doc) for doc_id, doc in self._hot.take_loaded().items()}
         self._to_archive: dict[str, None] = {}  # final hot documents to move to history (`archive_pending`)
         self.history = History(self.history_folder, name, indexer, segment_docs=segment_docs,
                                segment_bytes=segment_bytes, cached_segments=cached_segments, repair=repair)
@@ -171,7 +177,7 @@ class HotColdStore:
         self._hot_fields[doc_id] = self._indexer(doc) if fields is None else dict(fields)
 
     def swap_hot(self, old_id: str, new_id: str, doc: Mapping[str, Any]) -> None:
-        """Remove `old_id` and put `new_id` in one write of the hot file (a rename): a crash leaves
+        """Remove `old_id` and put `new_id` in one change of the hot documents (a rename): a crash leaves
         the one or the other, never neither. Sequences are hot documents only."""
         _check_id(new_id)
         self._hot.commit(put={new_id: doc}, remove=[old_id] if old_id != new_id else [])
@@ -227,10 +233,10 @@ class HotColdStore:
             self.history.append(fresh)
 
     def settle_all(self, items: Iterable[tuple[str, Mapping[str, Any], Fields, bool]]) -> bool:
-        """`save_all`, except that final documents hot now are only put (final) in the hot file, in
-        one write, and left for `archive_pending` to move to history a moment later. So an answered
-        request is on disk after one write (two fsyncs) and its waiting tool goes on, while the move
-        (three writes, for however many are waiting) follows. A crash in between leaves them hot,
+        """`save_all`, except that final documents hot now are only put (final) in the hot documents,
+        in one change, and left for `archive_pending` to move to history a moment later. So an answered
+        request is on disk after one line of the journal (one fsync) and its waiting tool goes on,
+        while the move (three writes, for however many are waiting) follows. A crash in between leaves them hot,
         final, and found as such by every query. True when something waits to be archived."""
         batch: dict[str, tuple[Mapping[str, Any], Fields]] = {}
         for doc_id, doc, fields, final in items:
@@ -253,12 +259,12 @@ class HotColdStore:
 
     def archive_pending(self) -> int:
         """Move to history every hot document `settle_all` or `archive_hot` left final: one write of
-        the latest segment, of its index and of the hot file, however many. Returns how many."""
+        the latest segment, of its index and one change of the hot documents, however many. Returns how many."""
         ids = [doc_id for doc_id in self._to_archive if doc_id in self._hot_fields]
         self._to_archive.clear()
         fresh: dict[str, tuple[Mapping[str, Any], Fields]] = {}
         for doc_id in ids:
-            doc = self._hot.doc(doc_id)
+            doc = self._hot.value(doc_id)
             if doc is None:
                 continue
             if doc_id in self.history:
@@ -275,7 +281,7 @@ class HotColdStore:
 
     def archive_hot(self, final: Callable[[Fields], bool]) -> int:
         """Archive the hot documents whose index fields say they are `final` (at open: those a
-        stopped process left final in the hot file). Returns how many."""
+        stopped process left final in the hot documents). Returns how many."""
         self._to_archive.update(dict.fromkeys(i for i, fields in self._hot_fields.items() if final(fields)))
         return self.archive_pending()
 
@@ -301,9 +307,17 @@ class HotColdStore:
             batch[doc_id] = (doc, self._indexer(doc))
         return self.history.append(batch)
 
+    def compact(self) -> None:
+        """Write the hot documents' snapshot again and empty their journal (see `gui.store.journal`)."""
+        self._hot.compact()
+
     def close(self) -> None:
-        """Forget the parsed segments. Nothing is pending: every write is already on disk."""
-        self.history.close()
+        """Compact the hot documents and forget the parsed segments (every write is already on disk).
+        The store can still be used: it opens its files again when needed."""
+        try:
+            self._hot.close()
+        finally:
+            self.history.close()
 
 
 def _check_id(doc_id: object) -> None:

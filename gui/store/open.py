@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -29,11 +30,14 @@ from gui.store.adapters import (
     report_archive,
 )
 from gui.store.datadir import data_dir as default_data_dir
+from gui.store.history import Indexer
+from gui.store.hotcold import HotColdStore, no_fields
 from gui.store.lock import InstanceLock, hold_lock, release_lock
 from gui.store.modes import TinyApprovalModes, is_settings
 from gui.store.recovery import Damage, open_store
+from gui.store.salvage import Accept
 from gui.store.schedules import TinyScheduleStore, is_schedule
-from gui.store.writer import Writer
+from gui.store.writer import Writer, WriterClosedError
 
 log = logging.getLogger(__name__)
 
@@ -53,6 +57,7 @@ class Stores:
     schedules: TinyScheduleStore
     lock: InstanceLock
     damage: list[Damage] = field(default_factory=list)
+    tables: list[HotColdStore] = field(default_factory=list)  # compacted at close
 
     @property
     def notices(self) -> list[str]:
@@ -60,8 +65,20 @@ class Stores:
         return [d.message for d in self.damage]
 
     def close(self) -> None:
+        """Finish the queued writes, compact the journals of hot changes, let go of the folder."""
+        for table in self.tables:
+            try:
+                self.writer.submit_later(table.close).add_done_callback(report_compaction)
+            except WriterClosedError:  # closed already
+                break
         self.writer.close()
         release_lock(self.folder)
+
+
+def report_compaction(done: Future[Any]) -> None:
+    exc = done.exception()
+    if exc is not None:  # the journal stays as it is, and is read again at the next open
+        log.warning("could not compact a journal of hot changes (it is kept as it is): %s", exc)
 
 
 def status_in(statuses: frozenset[str]) -> Callable[[dict[str, Any]], bool]:
@@ -84,28 +101,34 @@ async def open_stores(folder: Path | None = None, *, segment_docs: int = 1000,
     writer = Writer(guard=lock.ensure)
     damage: list[Damage] = []
 
+    def later(call: Callable[[], object]) -> None:
+        writer.submit_later(call).add_done_callback(report_compaction)
+
     def report(found: Damage) -> None:
         damage.append(found)
         if on_damage is not None:
             on_damage(found)
 
+    def store(name: str, accept: Accept, index: Indexer = no_fields) -> HotColdStore:
+        return open_store(folder, name, indexer=index, accept=accept, report=report, segment_docs=segment_docs,
+                          sync_later=writer.sync_later, later=later)
+
     try:
-        sequences = await writer.run(open_store, folder, "sequences", accept=is_sequence, report=report)
-        runs = await writer.run(open_store, folder, "runs", indexer=indexer(RunRecord, run_fields),
-                                accept=is_run, report=report, segment_docs=segment_docs)
-        interactions = await writer.run(open_store, folder, "interactions", accept=is_interaction,
-                                        indexer=indexer(InteractionRecord, interaction_fields), report=report,
-                                        segment_docs=segment_docs)
-        settings = await writer.run(open_store, folder, "settings", accept=is_settings, report=report)
-        # what a stopped process left final in the hot files moves to history, behind the first pages
+        sequences = await writer.run(store, "sequences", is_sequence)
+        runs = await writer.run(store, "runs", is_run, indexer(RunRecord, run_fields))
+        interactions = await writer.run(store, "interactions", is_interaction,
+                                        indexer(InteractionRecord, interaction_fields))
+        settings = await writer.run(store, "settings", is_settings)
+        # what a stopped process left final in the hot documents moves to history, behind the first pages
         for table, final in ((runs, FINISHED_RUN), (interactions, ENDED_STATUSES)):
             writer.submit_later(table.archive_hot, status_in(final)).add_done_callback(report_archive)
         modes = TinyApprovalModes(settings, writer)
-        schedules = await writer.run(open_store, folder, "schedules", accept=is_schedule, report=report)
+        schedules = await writer.run(store, "schedules", is_schedule)
     except BaseException:
         writer.close()
         release_lock(folder)
         raise
     return Stores(folder=folder, sequences=TinySequenceStore(sequences, writer), runs=TinyRunStore(runs, writer),
                   interactions=TinyInteractionStore(interactions, writer), modes=modes, writer=writer,
-                  schedules=TinyScheduleStore(schedules, writer), lock=lock, damage=damage)
+                  schedules=TinyScheduleStore(schedules, writer), lock=lock, damage=damage,
+                  tables=[sequences, runs, interactions, settings, schedules])

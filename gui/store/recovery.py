@@ -4,7 +4,9 @@ A damaged file must neither stop the app nor be emptied by the next write. `open
 `HotColdStore`; when one of its files cannot be read, `repair` keeps the original under
 `<name>.corrupt-<timestamp>` beside it, writes back the documents that still parse (see `salvage`),
 and returns a `Damage` whose `message` tells the person which file it was, how many entries were
-saved, and where the original now is. A damaged index is simply rebuilt from its segment.
+saved, and where the original now is. A damaged index is simply rebuilt from its segment. A journal
+of hot changes (`gui.store.journal`) keeps its whole lines: a last line cut short by a kill was a
+change never acknowledged, and is dropped with the same notice.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from gui.store.errors import CorruptDatabaseError
 from gui.store.files import dumps, keep_aside, quarantine, read_json
 from gui.store.history import INDEX_TABLE, Indexer
 from gui.store.hotcold import HotColdStore, no_fields
+from gui.store.journal import JOURNAL_SUFFIX, Later, SyncLater, whole_lines
 from gui.store.salvage import Accept, any_object, salvage
 
 log = logging.getLogger(__name__)
@@ -50,9 +53,11 @@ class Damage:
 
 
 def open_store(folder: Path, name: str, *, indexer: Indexer = no_fields, accept: Accept = any_object,
-               report: Callable[[Damage], None], segment_docs: int = 1000) -> HotColdStore:
+               report: Callable[[Damage], None], segment_docs: int = 1000, sync_later: SyncLater | None = None,
+               later: Later | None = None) -> HotColdStore:
     """The store, repairing (and passing to `report`) any of its files that cannot be read: at open,
-    or later for a history segment, which is only read when a document in it is wanted."""
+    or later for a history segment, which is only read when a document in it is wanted.
+    `sync_later` and `later`: see `HotColdStore`."""
 
     def fix(path: Path) -> None:
         found = repair(path, name, accept)
@@ -61,7 +66,8 @@ def open_store(folder: Path, name: str, *, indexer: Indexer = no_fields, accept:
 
     for _attempt in range(_MAX_REPAIRS):
         try:
-            return HotColdStore(folder, name, indexer=indexer, segment_docs=segment_docs, repair=fix)
+            return HotColdStore(folder, name, indexer=indexer, segment_docs=segment_docs, repair=fix,
+                                sync_later=sync_later, later=later)
         except CorruptDatabaseError as exc:
             fix(exc.path)
     raise RuntimeError(f"could not open the {name} store in {folder}: too many damaged files")
@@ -72,6 +78,14 @@ def repair(path: Path, table: str, accept: Accept = any_object) -> Damage:
     path = Path(path)
     if path.name.endswith(".index.json"):
         return Damage(path, quarantine(path), None)
+    if path.name.endswith(JOURNAL_SUFFIX):
+        lines = whole_lines(path.read_bytes())
+        if lines:
+            moved = keep_aside(path)
+            atomic_write(path, b"".join(lines))
+        else:
+            moved = quarantine(path)
+        return Damage(path, moved, len(lines))
     docs = salvage(path.read_bytes(), table, accept)
     if docs:
         moved = keep_aside(path)

@@ -14,6 +14,13 @@ go before housekeeping, except that housekeeping waiting longer than `LATER_AFTE
 next, so a stream of listings cannot put it off for ever. Within a lane, operations run in
 submission order.
 
+A write may leave its fsync to the writer (`sync_later`, as the journal of hot documents does): the
+writer then runs the writes queued behind it too, and syncs once, before it hands out any of their
+results (group commit). A result is never handed out before everything written up to it is on
+disk, so "stored before anyone is told" holds as if each write had synced itself, while a thousand
+requests stored at once share one fsync. At most `GROUP` operations wait for one sync, and the
+writer syncs before it turns to a listing or to housekeeping.
+
 An operation, once submitted, runs to the end even if the task awaiting it is cancelled: a caller
 never has to wonder whether a cancelled write half-happened (it either ran, or was never submitted).
 An optional `guard` runs on the writer thread before each operation (the stores pass the instance
@@ -37,7 +44,9 @@ P = ParamSpec("P")
 T = TypeVar("T")
 WRITE, READ, LATER = 0, 1, 2  # lanes, taken in this order
 LATER_AFTER = 0.05  # seconds housekeeping may wait behind listings
+GROUP = 256  # operations whose results may wait for one sync
 _Job = tuple[float, "Future[Any]", Callable[[], Any]]
+_SYNC: _Job = (0.0, Future(), lambda: None)  # `_next`'s answer when the writes done so far must be synced first
 
 
 class WriterClosedError(StoreError, RuntimeError):
@@ -58,6 +67,9 @@ class Writer:
         self._lanes: tuple[deque[_Job], deque[_Job], deque[_Job]] = (deque(), deque(), deque())
         self._ready = threading.Condition()
         self._closed = False
+        # writer thread only: syncs to do, and the results that wait for them (future, ok, value)
+        self._syncs: dict[Callable[[], None], None] = {}
+        self._held: list[tuple[Future[Any], bool, Any]] = []
         self._thread = threading.Thread(target=self._work, name=name)
         self._thread.start()
 
@@ -66,6 +78,8 @@ class Writer:
         with self._ready:
             while True:
                 writes, reads, later = self._lanes
+                if self._held:  # group the writes queued now; anything else waits for the sync
+                    return writes.popleft() if writes else _SYNC
                 if later and (not reads or time.monotonic() - later[0][0] > LATER_AFTER) and not writes:
                     return later.popleft()
                 for lane in self._lanes:
@@ -78,15 +92,48 @@ class Writer:
     def _work(self) -> None:
         self._local.is_writer = True
         while (job := self._next()) is not None:
+            if job is _SYNC:
+                self._sync()
+                continue
             _, future, call = job
             if not future.set_running_or_notify_cancel():
                 continue
             try:
-                result = call()
+                outcome = (True, call())
             except BaseException as exc:  # handed to the caller, like an executor does
-                future.set_exception(exc)
+                outcome = (False, exc)
+            if self._syncs or self._held:
+                self._held.append((future, *outcome))
+                if len(self._held) >= GROUP:
+                    self._sync()
             else:
-                future.set_result(result)
+                _hand_out(future, *outcome)
+        self._sync()
+
+    def _sync(self) -> None:
+        """Do the syncs operations left, then hand out the results that waited for them (a failed
+        sync fails them all: what they wrote may not be on disk)."""
+        syncs, held = list(self._syncs), self._held
+        self._syncs, self._held = {}, []
+        failed: BaseException | None = None
+        for sync in syncs:
+            try:
+                sync()
+            except BaseException as exc:
+                failed = failed or exc
+        for future, ok, value in held:
+            if failed is not None:
+                ok, value = False, failed
+            _hand_out(future, ok, value)
+
+    def sync_later(self, sync: Callable[[], None]) -> bool:
+        """Called by an operation that wrote without syncing: `sync()` is called once (however many
+        operations ask for it) before the result of this operation, or of any after it, is handed
+        out. False when not called from an operation of this writer: the caller must sync itself."""
+        if not self.on_writer_thread():
+            return False
+        self._syncs[sync] = None
+        return True
 
     def on_writer_thread(self) -> bool:
         """True when called from inside an operation this writer is running."""
@@ -158,3 +205,10 @@ class Writer:
 
     def __exit__(self, *exc_info: object) -> None:
         self.close()
+
+
+def _hand_out(future: Future[Any], ok: bool, value: Any) -> None:
+    if ok:
+        future.set_result(value)
+    else:
+        future.set_exception(value)

@@ -250,12 +250,14 @@ async def test_an_agents_run_waits_in_the_data_folders_inbox_until_a_person_answ
 
 
 def stored_interactions(folder: Path, history: bool = False) -> list[dict]:
-    files = [folder / "interactions.json", *sorted((folder / "history").glob("interactions-*[0-9].json"))]
-    found: list[dict] = []
-    for path in files if history else files[:1]:
-        if path.exists():
-            found.extend(json.loads(path.read_text(encoding="utf-8")).get("interactions", {}).values())
-    return found
+    """The interactions as stored on disk: the hot ones (snapshot and journal), and history's too."""
+    from gui.store.journal import stored_documents
+
+    found = stored_documents(folder / "interactions.json", "interactions")
+    for path in sorted((folder / "history").glob("interactions-*[0-9].json")) if history else []:
+        for doc_id, doc in json.loads(path.read_text(encoding="utf-8")).get("interactions", {}).items():
+            found.setdefault(doc_id, doc)  # one moving to history at this moment: the hot copy counts
+    return list(found.values())
 
 
 async def test_a_sequence_over_the_size_limit_is_refused_with_a_sentence_naming_the_limit(mode, tmp_path):

@@ -10,6 +10,7 @@ from support.hotcold import Crash, crash_on_write, ids, open_store
 from tinydb import TinyDB
 
 from gui.store.errors import CorruptDatabaseError
+from gui.store.journal import stored_documents
 from gui.store.storage import AtomicJSONStorage
 
 
@@ -32,12 +33,14 @@ def test_put_hot_replaces_the_document_rather_than_merging(tmp_path):
     assert store.get("r1") == {"status": "done"}
 
 
-def test_every_put_is_on_disk_when_it_returns_in_tinydb_layout(tmp_path):
+def test_every_put_is_on_disk_when_it_returns_and_in_tinydb_layout_once_closed(tmp_path):
     store = open_store(tmp_path)
     store.put_hot("r1", {"n": 1})
+    assert stored_documents(tmp_path / "runs.json", "runs") == {"r1": {"n": 1}}  # the journal has it
+    assert open_store(tmp_path).get("r1") == {"n": 1}
+    store.close()
     with TinyDB(tmp_path / "runs.json", storage=AtomicJSONStorage) as db:
         assert db.table("runs").get(doc_id="r1") == {"n": 1}
-    assert open_store(tmp_path).get("r1") == {"n": 1}
 
 
 def test_changing_a_returned_document_does_not_change_the_store(tmp_path):

@@ -95,8 +95,8 @@ def test_settle_puts_ended_hot_documents_in_one_write_and_archive_pending_moves_
     store.put_hot("r1", {"status": "running"})
     store.put_hot("r3", {"status": "running"})
     writes: list[str] = []
-    real = store._hot.storage.write
-    monkeypatch.setattr(store._hot.storage, "write", lambda data: (writes.append("hot"), real(data))[1])
+    real = store._hot.journal.append
+    monkeypatch.setattr(store._hot.journal, "append", lambda line: (writes.append("hot"), real(line))[1])
     waiting = store.settle_all([("r1", {"status": "done"}, {}, True), ("r3", {"status": "done"}, {}, True),
                                 ("r2", {"status": "done"}, {}, True)])
     assert waiting and writes == ["hot"]  # both hot ones in one write; the new one went to history

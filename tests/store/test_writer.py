@@ -164,3 +164,48 @@ def test_close_also_finishes_queued_reads():
     release.set()
     writer.close()
     assert done == ["write", "read"]
+
+
+def blocked(writer: Writer) -> threading.Event:
+    """Hold the writer in an operation until the returned event is set (to queue several behind it)."""
+    go, running = threading.Event(), threading.Event()
+    writer.submit(lambda: (running.set(), go.wait(TIMEOUT)))
+    assert running.wait(TIMEOUT)
+    return go
+
+
+def test_writes_left_unsynced_share_one_sync_and_nothing_is_handed_out_before_it(writer):
+    events: list[str] = []
+
+    def sync() -> None:
+        events.append("sync")
+
+    def write(n: int) -> int:
+        assert writer.sync_later(sync)  # the same sync, however many ask for it
+        events.append(f"write {n}")
+        return n
+
+    go = blocked(writer)
+    futures = [writer.submit(write, n) for n in range(5)]
+    read = writer.submit_read(lambda: events.append("read"))
+    for future in futures:
+        future.add_done_callback(lambda f: events.append(f"handed out {f.result()}"))
+    go.set()
+    assert [f.result(TIMEOUT) for f in futures] == list(range(5))
+    read.result(TIMEOUT)
+    assert events[:6] == [f"write {n}" for n in range(5)] + ["sync"]  # one sync for the group, first
+    assert events.count("sync") == 1 and events.index("read") > events.index("sync")
+    assert not writer.sync_later(lambda: None)  # off the writer's thread: the caller syncs itself
+
+
+def test_a_failed_sync_fails_every_result_that_waited_for_it(writer):
+    def sync() -> None:
+        raise OSError(5, "Input/output error")
+
+    go = blocked(writer)
+    futures = [writer.submit(writer.sync_later, sync), writer.submit(lambda: "after it")]
+    go.set()
+    for future in futures:
+        with pytest.raises(OSError, match="Input/output error"):
+            future.result(TIMEOUT)
+    assert writer.run_sync(lambda: "the next group") == "the next group"

@@ -4,6 +4,7 @@ and a write that dies (standing for the process dying) at the n-th write of a ta
 from __future__ import annotations
 
 from gui.store.hotcold import HotColdStore
+from gui.store.journal import JournaledTable
 
 
 def open_store(folder, **kwargs) -> HotColdStore:
@@ -19,10 +20,11 @@ class Crash(Exception):
 
 
 def crash_on_write(monkeypatch, table, call: int = 1) -> None:
-    """Make the `call`-th write of `table`'s file die before touching the file."""
+    """Make the `call`-th write of `table`'s file die before touching the file (for the hot
+    documents, the append of a line to their journal)."""
     calls = 0
-    storage = table.storage
-    real = storage.write
+    target, name = (table.journal, "append") if isinstance(table, JournaledTable) else (table.storage, "write")
+    real = getattr(target, name)
 
     def write(*args, **kwargs):
         nonlocal calls
@@ -31,4 +33,4 @@ def crash_on_write(monkeypatch, table, call: int = 1) -> None:
             raise Crash()
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(storage, "write", write)
+    monkeypatch.setattr(target, name, write)

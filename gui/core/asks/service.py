@@ -133,6 +133,7 @@ class InteractionService:
         # the request's lock, and the folder has one process, so these are as stored. An answer then
         # reads its request here, without waiting on the store's thread behind someone's listing.
         self._waiting: dict[str, InteractionRecord] = {}
+        self._waiting_by_run: dict[str, dict[str, None]] = {}  # run id -> its ids in `_waiting`, in order
         self._timers: dict[str, asyncio.TimerHandle] = {}
         self._locks: dict[str, asyncio.Lock] = {}
         self._tasks: set[asyncio.Task[None]] = set()
@@ -157,6 +158,7 @@ class InteractionService:
                 raise InteractionError(f"interaction {iid} already exists", iid)
             await self.store.save(record)
             self._waiting[iid] = record
+            self._waiting_by_run.setdefault(request.turn_id, {})[iid] = None
             future: asyncio.Future[InteractionResult] = loop.create_future()
             self._futures[iid] = future
             if request.expires_at is not None:
@@ -291,7 +293,7 @@ class InteractionService:
         not given, what `reason` alone tells (the app closing...), else what is ending its run
         (`note_ending`); a `turn_stopped` then becomes the reason of that cause."""
         async with self._lock(interaction_id):
-            record = await self.store.get(interaction_id)
+            record = self._waiting.get(interaction_id) or await self.store.get(interaction_id)
             if record is None:
                 raise InteractionNotFoundError(f"there is no interaction {interaction_id}", interaction_id)
             if record.status != "pending":
@@ -304,12 +306,10 @@ class InteractionService:
 
     async def cancel_run(self, run_id: str, reason: CancelReason = "turn_stopped",
                          cause: EndCause | None = None) -> list[str]:
-        """Cancel every pending interaction of a run; returns the ids it cancelled."""
-        return [
-            r.interaction_id
-            for r in await self.pending(run_id)
-            if await self.cancel(r.interaction_id, reason, cause)
-        ]
+        """Cancel every pending interaction of a run; returns the ids it cancelled. A run asks through
+        the service that runs it, so they are the ones this service waits for: found without reading
+        every pending request (closing with thousands of runs waiting did that once per run)."""
+        return [iid for iid in list(self._waiting_by_run.get(run_id, ())) if await self.cancel(iid, reason, cause)]
 
     async def cancel_all(self, reason: CancelReason, cause: EndCause | None = None) -> None:
         for record in await self.pending():
@@ -353,6 +353,10 @@ class InteractionService:
         )
         await self.store.save(ended)
         self._waiting.pop(iid, None)
+        of_run = self._waiting_by_run.get(record.request.turn_id, {})
+        of_run.pop(iid, None)
+        if not of_run:
+            self._waiting_by_run.pop(record.request.turn_id, None)
         timer = self._timers.pop(iid, None)
         if timer is not None:
             timer.cancel()
