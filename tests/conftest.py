@@ -1,83 +1,62 @@
-"""Test-wide settings: the app's entry file runs with in-memory stores unless a test says otherwise."""
+"""Test-wide settings: the app's entry file runs with in-memory stores unless a test says otherwise,
+and the engine fixtures (tests/support/engine.py) and the command's data folder (tests/support/cli.py)
+are there for every test.
+
+A folder (or the whole suite) runs side by side in one worker process per core (pytest-xdist, `-n auto`
+in pyproject), each test file whole in one worker (`--dist loadfile`: a module's app, browser and data
+folders are never shared across processes); a file or a single test runs in this process alone.
+`-n 0` runs anything in one process, `-n 3` in three; `PYTEST_XDIST_AUTO_NUM_WORKERS` sets the count."""
 
 from __future__ import annotations
 
+import gc
 import os
-from collections.abc import AsyncIterator
-from typing import TYPE_CHECKING
+import sys
+from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
 os.environ.setdefault("SEQDESK_MEMORY", "1")
 
-if TYPE_CHECKING:
-    import httpx
-    from fastapi import FastAPI
-
-    from gui.context import EngineSlot
-    from gui.core.door.engine import Engine
-    from gui.remote import RemoteEngine
+pytest_plugins = ["support.engine", "support.cli"]
 
 
-@pytest.fixture
-async def current_engine() -> AsyncIterator[Engine]:
-    """An in-memory engine with the built-in tools (a test's API is handed it through `engine_slot`),
-    closed afterwards."""
-    from gui.memory import MemoryStores
-    from gui.runtime import compose_engine
-    from gui.tools import default_registry
-
-    engine = compose_engine(default_registry(), MemoryStores())
-    yield engine
-    await engine.close()
+def _one_file_or_test(arg: str, here: Path) -> bool:
+    path = Path(arg.split("::")[0])
+    return (path if path.is_absolute() else here / path).is_file()
 
 
-@pytest.fixture
-def engine_slot(current_engine: Engine) -> EngineSlot:
-    """The slot a test's API is handed: it holds `current_engine`; empty it to see a closed app."""
-    from gui.context import EngineSlot
-
-    return EngineSlot(current_engine)
-
-
-# The HTTP API over `engine_slot`, as the API tests drive it; a module overrides `engine` to put
-# something in it first (or `app`, `client` for another API).
-@pytest.fixture
-def engine(current_engine: Engine) -> Engine:
-    return current_engine
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
+    """Workers for `-n auto`: none for files and single tests (starting workers would take longer than
+    they save), else one per core, and two at least (many tests wait on another process)."""
+    if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
+        return None  # xdist reads it
+    here = config.invocation_params.dir
+    if config.args and all(_one_file_or_test(arg, here) for arg in config.args):
+        return 0
+    return max(2, os.cpu_count() or 1)
 
 
-@pytest.fixture
-def app(engine: Engine, engine_slot: EngineSlot) -> FastAPI:
-    """The API with no token, served in process (`engine` first, so what it saves is there)."""
-    from fastapi import FastAPI
-
-    from gui.api import register_api
-    from gui.api.request_gate import Served
-
-    app = FastAPI()
-    register_api(app, engine=engine_slot.for_api, token=None, served=Served.in_process())
-    return app
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Everything collected lives to the end: out of the collector's sight. NiceGUI's `user` fixture
+    collects garbage twice a test, and walking the whole collected suite each time took longer than
+    many tests themselves."""
+    gc.collect()
+    gc.freeze()
 
 
-@pytest.fixture
-async def client(app: FastAPI) -> AsyncIterator[httpx.AsyncClient]:
-    import httpx
-
-    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://test") as c:
-        yield c
-
-
-@pytest.fixture
-async def remote(app: FastAPI) -> AsyncIterator[RemoteEngine]:
-    """The door over HTTP, as the CLI uses it, talking to `app` (streams answered as they come)."""
-    import httpx
-    from test_api_events import StreamingTransport
-
-    from gui.remote import RemoteEngine
-
-    ops = RemoteEngine("http://test")
-    await ops.close()
-    ops._client = httpx.AsyncClient(transport=StreamingTransport(app), base_url="http://test")
-    yield ops
-    await ops.close()
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_teardown(item: pytest.Item) -> Iterator[None]:
+    """NiceGUI's simulated user, as it ends, drops from `sys.modules` each module that holds a page, so
+    the next start-up imports it again and registers its page anew, and drops their packages with them
+    (`gui` too). A package imported again that way does not know the subpackages still loaded
+    (`gui.core` is no attribute of the new `gui`), and what a later test in the same process finds
+    through it depended on what ran before. The packages are put back; the pages' modules stay dropped."""
+    packages = {name: module for name, module in sys.modules.items()
+                if (name == "gui" or name.startswith("gui.")) and hasattr(module, "__path__")}
+    try:
+        return (yield)
+    finally:
+        for name, module in packages.items():
+            sys.modules.setdefault(name, module)

@@ -13,9 +13,9 @@ from urllib.parse import quote
 
 import httpx
 import pytest
+from support.engine import Events
 
 from gui.core.door.engine import Engine
-from gui.core.events import Event
 from gui.core.sequences.export import to_document
 
 T = 5.0
@@ -32,20 +32,6 @@ def doc(name: str = "greet", group: str = "say", tool: dict[str, Any] | None = N
 
 
 SHELL = doc("shell", "shell_say", {"tool": "cmd_run", "args": {"command": "echo hello $args.who"}, "as": "text"})
-
-
-class Events:
-    """Every bus event from the moment it is created; `next(type)` waits for the next of a type."""
-
-    def __init__(self, engine: Engine) -> None:
-        self.queue: asyncio.Queue[Event] = asyncio.Queue()
-        engine.bus.subscribe(self.queue.put_nowait)
-
-    async def next(self, type_: str) -> Event:
-        async with asyncio.timeout(T):
-            while (event := await self.queue.get()).type != type_:
-                pass
-        return event
 
 
 async def save(client: httpx.AsyncClient, body: dict) -> None:

@@ -15,6 +15,7 @@ import fastapi.routing
 import httpx
 import pytest
 from fastapi import FastAPI
+from support.streaming import StreamingTransport, read_sse
 
 from gui.api import events as api_events
 from gui.api import register_api
@@ -28,73 +29,6 @@ ECHO = {"name": "greet", "groups": [{"name": "say", "in": {"who": "string"}, "ou
                                      "tools": '{"tool":"echo","args":{"value":"hi $args.who"},"as":"text"} ;'}]}
 SHELL = {"name": "shell", "groups": [{"name": "ask", "in": {}, "out": {},
                                       "tools": '{"tool":"cmd_run","args":{"command":"echo hi"}} ;'}]}
-
-
-class StreamingTransport(httpx.AsyncBaseTransport):
-    def __init__(self, app: FastAPI) -> None:
-        self.app = app
-        self.task: asyncio.Task[None] | None = None
-
-    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-        body = b"".join([part async for part in request.stream])
-        started: asyncio.Future[dict] = asyncio.get_running_loop().create_future()
-        chunks: asyncio.Queue[bytes | None] = asyncio.Queue()
-        gone = asyncio.Event()
-        delivered = False
-
-        async def receive() -> dict:
-            nonlocal delivered
-            if not delivered:
-                delivered = True
-                return {"type": "http.request", "body": body, "more_body": False}
-            await gone.wait()
-            return {"type": "http.disconnect"}
-
-        async def send(message: dict) -> None:
-            if message["type"] == "http.response.start":
-                started.set_result(message)
-            elif message["type"] == "http.response.body":
-                await chunks.put(message.get("body", b""))
-                if not message.get("more_body"):
-                    await chunks.put(None)
-
-        scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": request.method,
-                 "headers": list(request.headers.raw), "scheme": "http", "path": request.url.path,
-                 "raw_path": request.url.raw_path.split(b"?")[0], "query_string": request.url.query,
-                 "server": ("test", 80), "client": ("127.0.0.1", 1), "root_path": ""}
-        task = self.task = asyncio.create_task(self.app(scope, receive, send))
-        head = await asyncio.wait_for(started, T)
-
-        class Body(httpx.AsyncByteStream):
-            async def __aiter__(self) -> AsyncIterator[bytes]:
-                while (chunk := await chunks.get()) is not None:
-                    yield chunk
-
-            async def aclose(self) -> None:
-                gone.set()
-                await asyncio.wait_for(task, T)
-
-        return httpx.Response(head["status"], headers=head.get("headers", []), stream=Body())
-
-
-async def read_sse(lines: AsyncIterator[str], count: int) -> list[dict[str, str]]:
-    """The next `count` events; a comment comes as {"comment": ...}."""
-    events: list[dict[str, str]] = []
-    current: dict[str, str] = {}
-    async with asyncio.timeout(T):
-        async for line in lines:
-            if line == "":
-                if current:
-                    events.append(current)
-                    current = {}
-                if len(events) == count:
-                    return events
-            elif line.startswith(":"):
-                current["comment"] = line[1:].strip()
-            else:
-                key, _, value = line.partition(": ")
-                current[key] = value
-    return events
 
 
 @pytest.fixture

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from loop_watch import LoopWatch
+from support.loop_watch import LoopWatch
 
 from gui.api.body import MAX_BODY_BYTES
 from gui.core.sequences.limits import MAX_GROUPS

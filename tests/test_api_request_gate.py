@@ -20,6 +20,7 @@ import pytest
 import uvicorn
 import websockets
 from fastapi import FastAPI, WebSocket
+from support.waiting import wait_until_sync
 
 from gui.api import register_api
 from gui.api.request_gate import RequestGate, Served
@@ -131,10 +132,7 @@ def server(engine_slot) -> Iterator[int]:
     loop = asyncio.new_event_loop()
     thread = threading.Thread(target=loop.run_until_complete, args=(srv.serve(),), daemon=True)
     thread.start()
-    deadline = time.monotonic() + T
-    while not srv.started:  # uvicorn offers no event for this; bounded
-        assert time.monotonic() < deadline, "the server did not start"
-        time.sleep(0.01)
+    wait_until_sync(lambda: srv.started, "the server to start", timeout=T, every=0.01)  # uvicorn has no event
     try:
         yield port
     finally:

@@ -8,7 +8,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import httpx
-from test_api import Events, tools
+from support.builders import tools
+from support.engine import Events
 
 from gui.core.door.engine import Engine
 

@@ -108,7 +108,7 @@ async def test_a_real_ten_second_schedule_runs_its_sequence_and_is_kept_across_a
 
 
 async def test_the_remote_door_manages_schedules_through_the_app(runtime):
-    from test_api_events import StreamingTransport
+    from support.streaming import StreamingTransport
 
     from gui.core.runs.schedules import ScheduleInvalid
     from gui.remote import RemoteEngine

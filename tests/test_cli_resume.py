@@ -6,7 +6,7 @@ import asyncio
 import json
 from pathlib import Path
 
-from test_cli import data, seqdesk  # noqa: F401  (the data fixture)
+from support.cli import seqdesk
 
 from gui.store.open import open_stores
 
@@ -32,7 +32,7 @@ def save_sequence(folder: Path, side: Path, flag: Path) -> None:
     asyncio.run(go())
 
 
-def test_resume_runs_only_what_did_not_succeed_and_refuses_a_second_time(tmp_path, data):  # noqa: F811
+def test_resume_runs_only_what_did_not_succeed_and_refuses_a_second_time(tmp_path, data):
     side, flag = tmp_path / "side.txt", tmp_path / "flag"
     save_sequence(data, side, flag)
     first = seqdesk("run", "flaky", "--yes", "--json", data=data)

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support.i18n_screens import screen_problems, untranslated_runs
 
 from gui import i18n
 from gui.cli.argwords import MARKED
@@ -27,9 +28,6 @@ from gui.core.sequences.problems import Problem
 from gui.core.sequences.validator import check_text
 from gui.i18n.catalog import extract, read
 from gui.tools import default_registry
-
-sys.path.insert(0, str(Path(__file__).parent / "ui"))  # the screen tests' helpers (i18n_support, …)
-from i18n_support import screen_problems, untranslated_runs  # noqa: E402
 
 LANG = "zh_CN"
 CORE = ("gui/core/sequences/validator.py", "gui/core/sequences/validator_tools.py", "gui/core/sequences/parser.py",
@@ -295,8 +293,8 @@ def test_argparse_translations_keep_its_placeholders():
 
 
 async def test_the_editors_problem_list_is_in_chinese(user: Any):
-    from editor_support import R, find
-    from ui_support import app_ctx
+    from support.editor import R, find
+    from support.ui import app_ctx
 
     saved = dict(i18n._default)
     i18n.set_defaults(started="zh_CN")

@@ -7,21 +7,19 @@ from __future__ import annotations
 
 import json
 import re
-import sys
 from pathlib import Path
 from typing import Any
 
+from support.i18n_screens import screen_problems  # noqa: E402
+
 from gui import i18n
 from gui.tools import default_registry
-
-sys.path.insert(0, str(Path(__file__).parent / "ui"))  # the screen tests' helpers (i18n_support, …)
-from i18n_support import screen_problems  # noqa: E402
 
 
 async def test_an_approval_summary_is_in_chinese_in_the_inbox_and_english_in_the_request(user: Any, tmp_path: Path):
     import asyncio
 
-    from ui_support import app_ctx
+    from support.ui import app_ctx
 
     saved = dict(i18n._default)
     i18n.set_defaults(started="zh_CN")
@@ -101,7 +99,7 @@ async def test_what_a_run_record_keeps_in_english_is_said_in_chinese_on_screen(t
 async def test_a_failed_tool_on_the_run_record_page_is_in_chinese(user: Any, tmp_path: Path):
     import asyncio
 
-    from ui_support import app_ctx
+    from support.ui import app_ctx
 
     saved = dict(i18n._default)
     i18n.set_defaults(started="zh_CN")

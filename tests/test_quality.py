@@ -92,10 +92,14 @@ def _circles(imports: dict[str, set[str]]) -> list[list[str]]:
             if len(component) > 1:
                 circles.append(sorted(component))
 
-    sys.setrecursionlimit(max(sys.getrecursionlimit(), 10_000))
-    for module in sorted(imports):
-        if module not in index:
-            visit(module)
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, 10_000))
+    try:
+        for module in sorted(imports):
+            if module not in index:
+                visit(module)
+    finally:
+        sys.setrecursionlimit(limit)  # the tests run after this one in the same process get theirs back
     return circles
 
 

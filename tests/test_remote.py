@@ -9,7 +9,7 @@ from collections.abc import AsyncIterator
 import httpx
 import pytest
 from fastapi import FastAPI
-from test_api_events import StreamingTransport
+from support.streaming import StreamingTransport
 
 from gui.api import register_api
 from gui.api.request_gate import Served

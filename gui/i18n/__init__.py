@@ -21,6 +21,7 @@ import contextvars
 import datetime as dt
 import gettext
 import io
+import sys
 import threading
 import weakref
 from collections.abc import Iterator
@@ -75,6 +76,11 @@ def set_defaults(*, started: str | None = None, stored: str | None = None) -> No
     _default["stored"] = _maybe(stored)
 
 
+def defaults() -> tuple[str | None, str | None]:
+    """What the app was started with and what it has kept, as `set_defaults` was last told: (started, stored)."""
+    return _default["started"], _default["stored"]
+
+
 def set_stored(lang: str | None) -> None:
     _default["stored"] = _maybe(lang)
 
@@ -85,6 +91,8 @@ def default_language() -> str:
 
 
 def _client() -> Any | None:
+    if "nicegui" not in sys.modules:  # NiceGUI not even loaded (the CLI): no page, and no loading it to learn so
+        return None
     try:
         from nicegui.slot import Slot
 

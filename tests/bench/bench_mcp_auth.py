@@ -26,9 +26,9 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path[:0] = [str(ROOT), str(ROOT / "tests" / "mcp")]
+sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
-from auth_support import auth_server, follow_sign_in, query_of  # noqa: E402
+from support.mcp_auth import auth_server, follow_sign_in, query_of  # noqa: E402
 
 from gui.core.asks.elicitation import NoopElicitationHandler  # noqa: E402
 from gui.core.tools.registry import Registry  # noqa: E402

@@ -28,9 +28,9 @@ import uuid
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path[:0] = [str(ROOT), str(ROOT / "tests" / "notify"), str(ROOT / "tests" / "e2e")]
+sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
-from listeners import http_listener  # noqa: E402
+from support.listeners import http_listener  # noqa: E402
 
 
 async def in_process(count: int) -> list[float]:
@@ -62,7 +62,7 @@ async def in_process(count: int) -> list[float]:
 
 
 def through_the_app(count: int) -> list[float]:
-    from e2e_support import _wait_until_up, app_command, clean_env, free_port
+    from support.app import app_command, clean_env, free_port, wait_until_up
 
     shell = {"name": "bench-notify", "description": "asks once", "groups": [
         {"name": "ask", "in": {}, "out": {"text": "string"},
@@ -82,7 +82,7 @@ def through_the_app(count: int) -> list[float]:
                 return json.loads(answer.read())
 
         try:
-            _wait_until_up(proc, base, log)
+            wait_until_up(proc, base, log)
             api("PUT", "/api/settings/notifications", {"webhook_url": hook.url, "on_failures": False})
             api("POST", "/api/sequences", shell)
             for i in range(count + 1):

@@ -10,9 +10,9 @@ from __future__ import annotations
 import asyncio
 import json
 
-from builders import group, seq, tools
-from engine_support import wait_for
-from fakes import Gate
+from support.builders import group, seq, tools
+from support.fakes import Gate
+from support.waiting import wait_until
 
 from gui.core.asks.elicitation import InboxElicitationHandler
 from gui.core.asks.interactions import ElicitationRequest
@@ -38,7 +38,7 @@ async def waiting_run(engine: Engine) -> str:
                                                      {"tool": "echo", "args": {"value": 1}}), parallel=False),
                             group("later")))
     run = await engine.start("s", {})
-    await wait_for(lambda: bool(engine.interactions._waiting))
+    await wait_until(lambda: bool(engine.interactions._waiting))
     return run.run_id
 
 
@@ -76,7 +76,7 @@ async def test_a_call_whose_agent_gave_up_is_recorded_as_the_agent_stopping_wait
     engine = make_engine()
     await engine.create(seq(group("ask", tools=tools({"tool": "cmd_run", "args": {"command": "true"}}))))
     call = asyncio.create_task(engine.call("s", {}, gave_up="agent_gave_up"))
-    await wait_for(lambda: bool(engine.interactions._waiting))
+    await wait_until(lambda: bool(engine.interactions._waiting))
     call.cancel()
     await asyncio.gather(call, return_exceptions=True)
     [record] = await engine.list_runs()
@@ -120,7 +120,7 @@ async def test_a_form_a_server_asked_for_is_withdrawn_with_the_cause_of_the_stop
     handler = InboxElicitationHandler(engine.interactions)
     asking = asyncio.create_task(handler.handle_elicitation(ElicitationRequest(
         server_name="shop", message="Size?", fields=[], turn_id="r-1")))
-    await wait_for(lambda: bool(engine.interactions._waiting))
+    await wait_until(lambda: bool(engine.interactions._waiting))
     engine.interactions.note_ending("r-1", "app_closed")  # what the runner says when the app closes
     asking.cancel()
     await asyncio.gather(asking, return_exceptions=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from builders import group, seq, tools
+from support.builders import group, seq, tools
 
 from gui.core.asks.service import InteractionValidationError
 from gui.core.door.engine import Engine

@@ -6,8 +6,8 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from builders import group, seq, tools
-from fakes import Gate
+from support.builders import group, seq, tools
+from support.fakes import Gate
 
 from gui.core.asks.interactions import ApprovalResponse
 from gui.core.door.engine import Engine

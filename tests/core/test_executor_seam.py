@@ -9,7 +9,7 @@ import uuid
 from typing import Any
 
 import pytest
-from builders import seq
+from support.builders import seq
 
 from gui.core.asks import InteractionService
 from gui.core.causes import EndCause

@@ -6,7 +6,7 @@ import asyncio
 import time
 
 import pytest
-from interaction_support import (
+from support.interactions import (
     APPROVE,
     TIMEOUT,
     now_ms,

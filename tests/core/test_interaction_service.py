@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from interaction_support import (
+from support.interactions import (
     APPROVE,
     GOOD_ANSWERS,
     TIMEOUT,

@@ -4,8 +4,8 @@ the whole request, each checked by the core with a clear message saying where.""
 from __future__ import annotations
 
 import pytest
-from interaction_support import now_ms
 from pydantic import ValidationError
+from support.interactions import now_ms
 
 from gui.core.asks.interactions import (
     Answer,

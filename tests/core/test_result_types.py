@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from builders import group, seq, tools
+from support.builders import group, seq, tools
 
 from gui.core.door.documents import tool_catalog
 from gui.core.sequences.validator import check_document

@@ -6,8 +6,8 @@ import asyncio
 from typing import Any, ClassVar
 
 import pytest
-from builders import group, seq, tools
 from pydantic import BaseModel
+from support.builders import group, seq, tools
 
 from gui.core.door.engine import Engine, NotFoundError, ResumeRefused
 from gui.core.errors import ToolError

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from builders import group, seq, tools
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support.builders import group, seq, tools
 
 from gui.core.sequences.export import to_document, to_text
 from gui.core.sequences.help import EXAMPLE, SEED_EXAMPLE

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from builders import group, seq, tools
+from support.builders import group, seq, tools
 
 from gui.core.asks.interactions import ShellApprovalRequest, ToolSource
 from gui.core.asks.rules import (

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import asyncio
 
-from builders import group, seq, tools
-from engine_support import next_pending_request
+from support.builders import group, seq, tools
+from support.engine import next_pending_request
 
 from gui.core.asks.rules import ApprovalRule
 from gui.core.door.catalog import legacy_identity

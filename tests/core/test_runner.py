@@ -6,8 +6,9 @@ import asyncio
 import json
 
 import pytest
-from builders import group, seq, tools
-from fakes import Flaky, Gate, Untyped
+from support.builders import group, seq, tools
+from support.fakes import Flaky, Gate, Untyped
+from support.waiting import wait_until
 
 from gui.core.asks.interactions import ApprovalResponse
 from gui.core.door.engine import Engine
@@ -34,13 +35,6 @@ def one_group(*tool_objs, **fields):
     return seq(group("g", tools=tools(*tool_objs), **fields))
 
 
-async def wait_for(predicate, timeout: float = T) -> None:
-    """Poll a condition on the event loop with a deadline (for state reached through other tasks)."""
-    async with asyncio.timeout(timeout):
-        while not predicate():
-            await asyncio.sleep(0)
-
-
 async def test_groups_run_in_order_and_outputs_flow_between_them():
     engine = make_engine()
     a = group("a", **{"in": {"who": "string"}}, out={"greeting": "string"},
@@ -59,7 +53,7 @@ async def test_tools_of_a_group_run_in_parallel():
     engine = make_engine(gate)
     await save(engine, one_group(*({"tool": "gate", "args": {"key": k}} for k in "abc")))
     run = await engine.start("s", {})
-    await wait_for(lambda: gate.running == 3)
+    await wait_until(lambda: gate.running == 3)
     for k in "abc":
         gate.gate(k).set()
     record = await engine.runner.wait(run.run_id, T)
@@ -71,10 +65,10 @@ async def test_unsafe_tool_makes_the_group_serial_and_says_why():
     engine = make_engine(gate, unsafe)
     await save(engine, one_group({"tool": "gate", "args": {"key": "a"}}, {"tool": "unsafe", "args": {"key": "b"}}))
     run = await engine.start("s", {})
-    await wait_for(lambda: gate.started == ["a"])
+    await wait_until(lambda: gate.started == ["a"])
     assert unsafe.started == []  # b waits for a
     gate.gate("a").set()
-    await wait_for(lambda: unsafe.started == ["b"])
+    await wait_until(lambda: unsafe.started == ["b"])
     unsafe.gate("b").set()
     record = await engine.runner.wait(run.run_id, T)
     assert record.status == "succeeded"
@@ -87,9 +81,9 @@ async def test_parallel_false_runs_in_order():
     await save(engine, one_group({"tool": "gate", "args": {"key": "a"}}, {"tool": "gate", "args": {"key": "b"}},
                                  parallel=False))
     run = await engine.start("s", {})
-    await wait_for(lambda: gate.started == ["a"])
+    await wait_until(lambda: gate.started == ["a"])
     gate.gate("a").set()
-    await wait_for(lambda: gate.started == ["a", "b"])
+    await wait_until(lambda: gate.started == ["a", "b"])
     gate.gate("b").set()
     record = await engine.runner.wait(run.run_id, T)
     assert record.status == "succeeded" and "parallel is off" in record.groups[0].serial_reason
@@ -140,10 +134,10 @@ async def test_array_slot_collects_results_in_tool_order_whatever_the_finish_ord
     await save(engine, one_group(*({"tool": "gate", "args": {"key": k}, "as": "all"} for k in "abc"),
                                  out={"all": "array"}))
     run = await engine.start("s", {})
-    await wait_for(lambda: gate.running == 3)
+    await wait_until(lambda: gate.running == 3)
     for k in "cba":
         gate.gate(k).set()
-        await wait_for(lambda k=k: k not in [t for t in gate.started if gate.running] or True)
+        await wait_until(lambda k=k: k not in [t for t in gate.started if gate.running] or True)
     record = await engine.runner.wait(run.run_id, T)
     assert record.outputs == {"all": ["a", "b", "c"]}
 
@@ -223,8 +217,8 @@ async def test_stop_cancels_tools_and_pending_requests():
     await save(engine, one_group({"tool": "gate", "args": {"key": "x"}},
                                  {"tool": "cmd_run", "args": {"command": "echo hi"}}))
     run = await engine.start("s", {})
-    await wait_for(lambda: gate.running == 1)
-    await wait_for(lambda: engine.runner.snapshot(run.run_id).groups[0].tools[1].status == "waiting")
+    await wait_until(lambda: gate.running == 1)
+    await wait_until(lambda: engine.runner.snapshot(run.run_id).groups[0].tools[1].status == "waiting")
     assert await engine.stop(run.run_id)
     record = await engine.get_run(run.run_id)
     assert record.status == "stopped"
@@ -240,7 +234,7 @@ async def test_approval_waits_for_a_person_and_a_denial_fails_with_the_reason():
     events = []
     engine.bus.subscribe(lambda e: events.append(e.type))
     run = await engine.start("s", {})
-    await wait_for(lambda: "tool.waiting" in events)
+    await wait_until(lambda: "tool.waiting" in events)
     [pending] = await engine.interactions.pending()
     assert pending.request.command == "echo approved"
     await engine.interactions.respond(pending.interaction_id, ApprovalResponse(decision="approved"))
@@ -248,7 +242,7 @@ async def test_approval_waits_for_a_person_and_a_denial_fails_with_the_reason():
     assert record.status == "succeeded" and record.outputs == {"out": "approved"}
 
     run = await engine.start("s", {})
-    await wait_for(lambda: len(events) and engine.runner.snapshot(run.run_id) is not None
+    await wait_until(lambda: len(events) and engine.runner.snapshot(run.run_id) is not None
                    and engine.runner.snapshot(run.run_id).groups[0].tools[0].status == "waiting")
     [pending] = await engine.interactions.pending()
     await engine.interactions.respond(pending.interaction_id,
@@ -262,7 +256,7 @@ async def test_always_allow_is_remembered_and_auto_approvals_recorded():
     engine = make_engine()
     await save(engine, one_group({"tool": "cmd_run", "args": {"command": "true"}}))
     run = await engine.start("s", {})
-    await wait_for(lambda: engine.runner.snapshot(run.run_id) is not None
+    await wait_until(lambda: engine.runner.snapshot(run.run_id) is not None
                    and engine.runner.snapshot(run.run_id).groups[0].tools[0].status == "waiting")
     [pending] = await engine.interactions.pending()
     await engine.interactions.respond(pending.interaction_id,
@@ -279,7 +273,7 @@ async def test_pending_approval_does_not_hold_up_its_siblings():
     await save(engine, one_group({"tool": "cmd_run", "args": {"command": "true"}},
                                  {"tool": "echo", "args": {"value": 7}, "as": "x"}, out={"x": "number"}))
     run = await engine.start("s", {})
-    await wait_for(lambda: engine.runner.snapshot(run.run_id) is not None
+    await wait_until(lambda: engine.runner.snapshot(run.run_id) is not None
                    and engine.runner.snapshot(run.run_id).groups[0].tools[1].status == "succeeded")
     assert engine.runner.snapshot(run.run_id).groups[0].tools[0].status == "waiting"
     await engine.stop(run.run_id)
@@ -289,7 +283,7 @@ async def test_group_deadline_caps_the_approval_expiry():
     engine = make_engine()
     await save(engine, one_group({"tool": "cmd_run", "args": {"command": "true"}}, timeout="1h"))
     run = await engine.start("s", {})
-    await wait_for(lambda: engine.runner.snapshot(run.run_id).groups[0].tools[0].status == "waiting")
+    await wait_until(lambda: engine.runner.snapshot(run.run_id).groups[0].tools[0].status == "waiting")
     [pending] = await engine.interactions.pending()
     assert pending.request.expires_at is not None
     assert pending.request.expires_at <= (run.created_at + 3600 + 1) * 1000

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import asyncio
 
-from builders import group, seq, tools
-from engine_support import wait_for
-from fakes import BrokenText, Gate, Stubborn
+from support.builders import group, seq, tools
+from support.fakes import BrokenText, Gate, Stubborn
+from support.waiting import wait_until
 
 from gui.core.door.engine import Engine
 from gui.core.runs.records import RunRecord
@@ -43,7 +43,7 @@ async def test_a_second_stop_while_the_first_is_saving_still_leaves_the_run_save
     engine = make_engine(gate, runs=runs)
     await engine.create(seq(group("g", tools=tools({"tool": "gate", "args": {"key": "x"}}))))
     run = await engine.start("s", {})
-    await wait_for(lambda: gate.running == 1)
+    await wait_until(lambda: gate.running == 1)
     first = asyncio.create_task(engine.stop(run.run_id))
     await asyncio.wait_for(runs.final_save_started.wait(), T)
     second = asyncio.create_task(engine.stop(run.run_id))
@@ -76,7 +76,7 @@ async def test_a_stopped_run_leaves_no_tool_queued_or_running_in_its_record():
                                                                    {"tool": "gate", "args": {"key": "y"}})),
                             group("b")))
     run = await engine.start("s", {})
-    await wait_for(lambda: gate.running == 1)
+    await wait_until(lambda: gate.running == 1)
     assert await engine.stop(run.run_id)
     record = await engine.runs.get(run.run_id)
     assert record.status == "stopped"
@@ -92,7 +92,7 @@ async def _start_parent_with_a_waiting_child(engine: Engine, gate: Gate) -> tupl
     events = []
     engine.bus.subscribe(lambda e: events.append(e))
     run = await engine.start("parent", {})
-    await wait_for(lambda: gate.running == 1)
+    await wait_until(lambda: gate.running == 1)
     [child_id] = [e.run_id for e in events if e.type == "run.started" and e.run_id != run.run_id]
     return run.run_id, child_id
 
@@ -126,7 +126,7 @@ async def test_closing_the_app_cancels_a_called_runs_requests_as_session_dispose
     await engine.create(seq(group("outer", tools=tools({"tool": "seq_call", "args": {"name": "child"}})),
                             name="parent"))
     await engine.start("parent", {})
-    await wait_for(lambda: any(r.groups[0].tools[0].status == "waiting" for r in engine.runner.active()
+    await wait_until(lambda: any(r.groups[0].tools[0].status == "waiting" for r in engine.runner.active()
                                if r.sequence == "child"))
     await engine.close()
     [request] = await engine.interaction_store.list()

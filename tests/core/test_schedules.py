@@ -6,7 +6,7 @@ import asyncio
 from datetime import datetime
 
 import pytest
-from builders import group, seq, tools
+from support.builders import group, seq, tools
 
 from gui.core.door.engine import Engine
 from gui.core.runs.schedules import KEPT_TURNS, ScheduleInvalid, next_time

@@ -16,7 +16,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from builders import group, seq, tools
+from support.builders import group, seq, tools
 
 from gui.core.door.engine import Engine
 from gui.core.runs.records import RunRecord

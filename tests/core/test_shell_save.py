@@ -7,7 +7,7 @@ import asyncio
 import json
 
 import pytest
-from builders import group, seq, tools
+from support.builders import group, seq, tools
 
 from gui.core.asks.interactions import ApprovalResponse, ShellApprovalRequest
 from gui.core.door.documents import tool_catalog

@@ -8,7 +8,7 @@ import shlex
 import subprocess
 
 import pytest
-from builders import group, seq, tools
+from support.builders import group, seq, tools
 
 from gui.core.asks.interactions import ApprovalResponse, ShellApprovalRequest
 from gui.core.events import InteractionCreated

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from builders import group, seq, tools
 from pydantic import BaseModel
+from support.builders import group, seq, tools
 
 from gui.core.events import ToolLog, ToolProgress, parse_event
 from gui.core.runs.records import MAX_LOG_LINES

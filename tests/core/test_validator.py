@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from builders import group, seq, tools
+from support.builders import group, seq, tools
 
 from gui.core.door.documents import tool_catalog
 from gui.core.sequences.catalog_view import CatalogView

@@ -1,3 +1,5 @@
-"""Fixtures for the end-to-end tests live in e2e_support (a plain module the tests can import by name)."""
+"""The end-to-end tests' fixtures: the real app (tests/support/app.py) and a headless Chromium
+(tests/support/browser.py)."""
 
-from e2e_support import *  # noqa: F403
+from support.app import seqdesk_app  # noqa: F401
+from support.browser import browser, page, screenshot  # noqa: F401

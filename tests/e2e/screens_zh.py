@@ -13,7 +13,7 @@ a run record, each in light and dark, desktop and phone width.
 Needs a CJK font (Debian: fonts-noto-cjk), or Chinese shows as boxes.
 
 On every screen it also reads what is visible (text, aria-labels, placeholders, titles, outside elements
-marked as data) and lists each run of Latin letters that is not a name (tests/ui/i18n_support.py) in
+marked as data) and lists each run of Latin letters that is not a name (tests/support/i18n_screens.py) in
 `english-words.txt` beside the screenshots: the words still left in English.
 """
 
@@ -29,11 +29,12 @@ from pathlib import Path
 from tempfile import mkdtemp
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "ui"))  # i18n_support, shared with the UI tests
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/support, shared with the UI tests
 
-from e2e_support import CHROMIUM, CHROMIUM_ARGS, ROOT, _wait_until_up, app_command, clean_env, free_port
-from i18n_support import untranslated_runs
 from playwright.sync_api import Page, sync_playwright
+from support.app import ROOT, app_command, clean_env, free_port, wait_until_up
+from support.browser import CHROMIUM, CHROMIUM_ARGS
+from support.i18n_screens import untranslated_runs
 
 from gui.api.pairing import _RETRY, _page, gone_body, not_paired_body, pair_body
 from gui.core.sequences.help import SEED_EXAMPLE
@@ -95,7 +96,7 @@ def start(token: str | None, dark: bool) -> tuple[subprocess.Popen[bytes], str]:
     with log.open("wb") as out:
         proc = subprocess.Popen(app_command(port), cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
-    _wait_until_up(proc, url, log)
+    wait_until_up(proc, url, log)
     return proc, url
 
 

@@ -21,7 +21,8 @@ from typing import Any
 import httpx
 import pytest
 import websockets
-from e2e_support import RunningApp
+from support.app import RunningApp
+from support.waiting import wait_until_sync
 
 EVIL = "http://evil.example"
 T = 15.0
@@ -73,16 +74,6 @@ def asked_in(http: httpx.Client, run_id: str) -> list[dict[str, Any]]:
     return [i for i in pending(http) if i["request"]["turn_id"] == run_id]
 
 
-def wait_for(check: Any, what: str) -> Any:
-    deadline = time.monotonic() + T
-    while time.monotonic() < deadline:
-        value = check()
-        if value:
-            return value
-        time.sleep(0.05)  # polling the app's state over HTTP, bounded by the deadline
-    raise AssertionError(f"{what} did not happen within {T:g}s")
-
-
 def exfiltrating_document(secret: Path, collector_url: str) -> dict[str, Any]:
     return {"name": "steal", "groups": [
         {"name": "steal-read", "in": {}, "out": {"data": "string"},
@@ -127,7 +118,7 @@ def test_a_rebound_host_can_neither_read_nor_answer_requests(http, seqdesk_app, 
     doc = {"name": "rebind", "groups": [{"name": "rebind-g", "in": {}, "out": {},
                                          "tools": tools({"tool": "cmd_run", "args": {"command": f"touch {marker}"}})}]}
     run_id = http.post("/api/runs", json={"document": doc, "args": {}}).json()["run_id"]
-    waiting = wait_for(lambda: asked_in(http, run_id), "the approval request")
+    waiting = wait_until_sync(lambda: asked_in(http, run_id), "the approval request", timeout=T)
     iid = waiting[0]["interaction_id"]
     port = seqdesk_app.base_url.rsplit(":", 1)[1]
     rebound = {"Host": f"evil.example:{port}"}
@@ -162,7 +153,7 @@ def test_two_hosts_or_a_request_line_naming_another_host_cannot_answer_a_request
     doc = {"name": "line", "groups": [{"name": "line-g", "in": {}, "out": {},
                                        "tools": tools({"tool": "cmd_run", "args": {"command": f"touch {marker}"}})}]}
     run_id = http.post("/api/runs", json={"document": doc, "args": {}}).json()["run_id"]
-    iid = wait_for(lambda: asked_in(http, run_id), "the approval request")[0]["interaction_id"]
+    iid = wait_until_sync(lambda: asked_in(http, run_id), "the approval request", timeout=T)[0]["interaction_id"]
     port = seqdesk_app.base_url.rsplit(":", 1)[1]
     yes = {"kind": "approval", "decision": "approved", "always_allow": True}
     respond = f"/api/interactions/{iid}/respond"
@@ -201,7 +192,7 @@ def test_an_answer_is_strict_a_string_is_not_a_yes(http, tmp_path):
     doc = {"name": "strict", "groups": [{"name": "strict-g", "in": {}, "out": {},
                                          "tools": tools({"tool": "cmd_run", "args": {"command": f"touch {marker}"}})}]}
     run_id = http.post("/api/runs", json={"document": doc, "args": {}}).json()["run_id"]
-    iid = wait_for(lambda: asked_in(http, run_id), "the request")[0]["interaction_id"]
+    iid = wait_until_sync(lambda: asked_in(http, run_id), "the request", timeout=T)[0]["interaction_id"]
     for bad in ({"kind": "approval", "decision": "approved", "always_allow": "yes"},
                 {"kind": "approval", "decision": "approved", "always_allow": 1}):
         answer = http.post(f"/api/interactions/{iid}/respond", json=bad)
@@ -217,10 +208,11 @@ def test_after_always_allow_a_blind_cross_site_post_still_runs_nothing(http, tmp
     doc = {"name": "allow", "groups": [{"name": "allow-g", "in": {}, "out": {},
                                         "tools": tools({"tool": "cmd_run", "args": {"command": f"touch {allowed}"}})}]}
     run_id = http.post("/api/runs", json={"document": doc, "args": {}}).json()["run_id"]
-    iid = wait_for(lambda: asked_in(http, run_id), "the request")[0]["interaction_id"]
+    iid = wait_until_sync(lambda: asked_in(http, run_id), "the request", timeout=T)[0]["interaction_id"]
     assert http.post(f"/api/interactions/{iid}/respond",
                      json={"kind": "approval", "decision": "approved", "always_allow": True}).status_code == 200
-    wait_for(lambda: http.get(f"/api/runs/{run_id}").json()["status"] == "succeeded", "the allowed run")
+    wait_until_sync(lambda: http.get(f"/api/runs/{run_id}").json()["status"] == "succeeded", "the allowed run",
+                    timeout=T)
     assert allowed.exists()
     before = len(runs(http))
     blind = {"document": {"name": "blind", "groups": [{"name": "blind-g", "in": {}, "out": {}, "tools": tools(
@@ -237,12 +229,13 @@ def test_a_local_program_reading_and_sending_a_file_is_asked_first(http, tmp_pat
     answer = http.post("/api/runs", json={"document": exfiltrating_document(secret, collector[0]), "args": {}})
     assert answer.status_code == 202
     run_id = answer.json()["run_id"]
-    asked = wait_for(lambda: asked_in(http, run_id), "the read request")[0]
+    asked = wait_until_sync(lambda: asked_in(http, run_id), "the read request", timeout=T)[0]
     assert asked["request"]["source"]["tool_name"] == "file_read"
     assert asked["request"]["summary"] == f"Read the file {secret}"
     assert http.post(f"/api/interactions/{asked['interaction_id']}/respond",
                      json={"kind": "approval", "decision": "denied"}).status_code == 200
-    record = wait_for(lambda: (r := http.get(f"/api/runs/{run_id}").json())["finished_at"] and r, "the run's end")
+    record = wait_until_sync(lambda: (r := http.get(f"/api/runs/{run_id}").json())["finished_at"] and r,
+                             "the run's end", timeout=T)
     assert record["status"] == "failed"
     assert collector[1:] == []  # nothing reached the other server
 

@@ -12,7 +12,7 @@ import subprocess
 import sys
 import time
 
-from e2e_support import ROOT, RunningApp, clean_env
+from support.app import ROOT, RunningApp, clean_env
 
 from gui.core.sequences.help import EXAMPLE
 

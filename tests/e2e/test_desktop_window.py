@@ -11,12 +11,13 @@ import os
 import shutil
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from e2e_support import CHROMIUM, ROOT, _missing, clean_env, free_port, screenshot_dir
+from support.app import ROOT, clean_env, free_port
+from support.browser import CHROMIUM, missing, screenshot_dir
+from support.waiting import wait_until_sync
 from xwd import read_xwd, write_png
 
 from gui.window import AppWindow, chromium_flags
@@ -36,9 +37,9 @@ def test_as_root_the_window_hides_chromiums_flag_warning():
 @pytest.fixture(scope="module")
 def display(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
     if shutil.which("Xvfb") is None:
-        _missing("no Xvfb (apt-get install xvfb)")  # a failure under CI=true, where .ci/run installs it
+        missing("no Xvfb (apt-get install xvfb)")  # a failure under CI=true, where .ci/run installs it
     if not (Path(CHROMIUM).exists() or shutil.which(CHROMIUM)):
-        _missing(f"no Chromium at {CHROMIUM}")
+        missing(f"no Chromium at {CHROMIUM}")
     fb = tmp_path_factory.mktemp("fb")
     read, write = os.pipe()
     xvfb = subprocess.Popen(["Xvfb", "-displayfd", str(write), "-screen", "0", "1400x960x24", "-fbdir", str(fb),
@@ -52,13 +53,6 @@ def display(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Pat
     finally:
         xvfb.terminate()
         xvfb.wait(timeout=10)
-
-
-def wait_for(check: object, what: str, timeout: float = START) -> None:
-    deadline = time.monotonic() + timeout
-    while not check():  # type: ignore[operator]
-        assert time.monotonic() < deadline, f"{what} within {timeout:g} s"
-        time.sleep(0.1)  # a window on another process's display: nothing to wait on but its files
 
 
 def header_is_first(rows: list[bytes], width: int) -> bool:
@@ -84,10 +78,11 @@ def test_the_window_remembers_shows_no_warning_and_a_second_launch_brings_it_for
                                stderr=subprocess.STDOUT)
     try:
         preferences = data / "window" / "Default" / "Preferences"
-        wait_for(lambda: preferences.exists() or app.poll() is not None, "the window's profile in the data folder")
+        wait_until_sync(lambda: preferences.exists() or app.poll() is not None,
+                        "the window's profile in the data folder", timeout=START, every=0.1)
         assert app.poll() is None, log.read_text()
-        wait_for(lambda: header_is_first(read_xwd(framebuffer)[2], read_xwd(framebuffer)[0]),
-                 "SeqDesk's header at the top of the window (no warning bar above it)")
+        wait_until_sync(lambda: header_is_first(read_xwd(framebuffer)[2], read_xwd(framebuffer)[0]),
+                        "SeqDesk's header at the top of the window (no warning bar above it)", timeout=START, every=0.1)
         width, height, rows = read_xwd(framebuffer)
         write_png(screenshot_dir() / "desktop-window.png", width, height, rows)
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from e2e_support import screenshot_dir
+from support.browser import screenshot_dir
 
 
 def test_build_break_fix_save_and_run_a_two_group_sequence(seqdesk_app: Any, page: Any) -> None:

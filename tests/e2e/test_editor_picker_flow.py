@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from e2e_support import screenshot_dir
+from support.browser import screenshot_dir
 
 from gui.core.sequences.help import EXAMPLE
 

@@ -12,14 +12,14 @@ import json
 import re
 import signal
 import sys
-import time
-from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 import pytest
-from e2e_support import ROOT, RunningApp, running_app, settled
+from support.app import ROOT, RunningApp, running_app
+from support.browser import settled
+from support.waiting import wait_until_sync
 
 expect = pytest.importorskip("playwright.sync_api").expect
 
@@ -37,17 +37,6 @@ def folder(tmp_path: Path, name: str) -> Path:
     return path
 
 
-def poll(what: Callable[[], Any], timeout: float = 30.0) -> Any:
-    """What `what` gives once it gives something, asking another process (the app) until `timeout`."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        found = what()
-        if found:
-            return found
-        time.sleep(0.05)  # another process: nothing to wait on but its answers; bounded by the deadline
-    raise AssertionError(f"nothing came within {timeout:g} s")
-
-
 def waiting_run(app: RunningApp) -> tuple[str, str]:
     """A run of DOC whose approval waits (its first group took a second): its id and its request's."""
     status, body = app.api("POST", "/api/sequences", DOC)
@@ -55,7 +44,7 @@ def waiting_run(app: RunningApp) -> tuple[str, str]:
     status, body = app.api("POST", "/api/runs", {"sequence": "deploy"})
     assert status == 202, body
     run_id = body["run_id"]
-    [pending] = poll(lambda: app.api("GET", f"/api/interactions?status=pending&run_id={run_id}")[1])
+    [pending] = wait_until_sync(lambda: app.api("GET", f"/api/interactions?status=pending&run_id={run_id}")[1])
     return run_id, pending["interaction_id"]
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from e2e_support import screenshot_dir, settled
+from support.browser import screenshot_dir, settled
 
 expect = pytest.importorskip("playwright.sync_api").expect
 

@@ -12,7 +12,9 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from e2e_support import ROOT, RunningApp, open_palette, running_app
+from support.app import ROOT, RunningApp, running_app
+from support.browser import open_palette
+from support.waiting import wait_until_sync
 
 expect = pytest.importorskip("playwright.sync_api").expect
 
@@ -43,16 +45,12 @@ def start_and_approve(app: RunningApp, name: str) -> str:
     status, started = app.api("POST", "/api/runs", {"sequence": name})
     assert status in (200, 201, 202), started
     run_id = started["run_id"]
-    deadline = time.monotonic() + 20
-    while time.monotonic() < deadline:
-        _, pending = app.api("GET", f"/api/interactions?status=pending&run_id={run_id}")
-        if pending:
-            status, body = app.api("POST", f"/api/interactions/{pending[0]['interaction_id']}/respond",
-                                   {"kind": "approval", "decision": "approved"})
-            assert status == 200, body
-            return run_id
-        time.sleep(0.05)  # polling the API from outside the app: bounded by the deadline
-    raise AssertionError(f"run {run_id} never asked for its approval")
+    pending = wait_until_sync(lambda: app.api("GET", f"/api/interactions?status=pending&run_id={run_id}")[1],
+                              f"run {run_id} to ask for its approval", timeout=20)
+    status, body = app.api("POST", f"/api/interactions/{pending[0]['interaction_id']}/respond",
+                           {"kind": "approval", "decision": "approved"})
+    assert status == 200, body
+    return run_id
 
 
 def test_progress_on_the_card_then_pictures_sounds_and_links(live_app: RunningApp, page: Any, screenshot: Any):

@@ -11,7 +11,7 @@ import sys
 from typing import Any
 
 import pytest
-from e2e_support import open_palette, settled
+from support.browser import open_palette, settled
 
 expect = pytest.importorskip("playwright.sync_api").expect
 pytest.importorskip("mcp_server_time")

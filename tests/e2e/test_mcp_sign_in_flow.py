@@ -17,7 +17,6 @@ import os
 import stat
 import subprocess
 import sys
-import time
 import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -25,7 +24,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from e2e_support import free_port, settled
+from support.app import free_port
+from support.browser import settled
+from support.waiting import wait_until_sync
 
 expect = pytest.importorskip("playwright.sync_api").expect
 
@@ -41,15 +42,16 @@ def auth_server(*args: str) -> Iterator[str]:
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     base = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 30
-        while True:  # polls a process that gives no event; bounded
+        def up() -> bool:
+            if proc.poll() is not None:
+                raise RuntimeError(f"the test server ended ({proc.returncode}) before it answered")
             try:
                 with urllib.request.urlopen(f"{base}/stats", timeout=1):
-                    break
+                    return True
             except OSError:
-                if proc.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError("the test server did not start") from None
-                time.sleep(0.1)
+                return False
+
+        wait_until_sync(up, "the test server to answer", timeout=30, every=0.1)
         yield base
     finally:
         proc.terminate()
@@ -137,6 +139,6 @@ def dark(page: Any, card: Any, name: str) -> None:
 
 
 def screenshot_path(name: str) -> Path:
-    from e2e_support import screenshot_dir
+    from support.browser import screenshot_dir
 
     return screenshot_dir() / name

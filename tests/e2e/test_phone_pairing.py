@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from e2e_support import ROOT, RunningApp, _wait_until_up, app_command, clean_env, free_port
+from support.app import ROOT, RunningApp, app_command, clean_env, free_port, wait_until_up
 
 from gui.phone.lan import lan_address
 
@@ -45,7 +45,7 @@ def app_with_token(tmp_path_factory: pytest.TempPathFactory, lan: str) -> Iterat
     with log.open("wb") as out:
         proc = subprocess.Popen(app_command(port), cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
     try:
-        _wait_until_up(proc, f"http://127.0.0.1:{port}", log)
+        wait_until_up(proc, f"http://127.0.0.1:{port}", log)
         yield RunningApp(f"http://127.0.0.1:{port}", folder / "data", log)
     finally:
         proc.terminate()

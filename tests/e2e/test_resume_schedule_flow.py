@@ -9,26 +9,15 @@ from __future__ import annotations
 
 import json
 import re
-import time
 from pathlib import Path
 from typing import Any
 
 import pytest
+from support.waiting import wait_until_sync
 
 expect = pytest.importorskip("playwright.sync_api").expect
 
 WAIT_MS = 20_000
-
-
-def wait_for(check: Any, timeout: float = 30.0) -> Any:
-    """Poll the app's API (a separate process: no event to wait on) until `check()` gives a value."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        found = check()
-        if found:
-            return found
-        time.sleep(0.1)
-    raise AssertionError(f"not there after {timeout}s")
 
 
 def approve_pending(app: Any) -> bool:
@@ -60,8 +49,8 @@ def test_a_failed_run_is_resumed_from_its_page_and_keeps_what_succeeded(seqdesk_
     assert status in (200, 201), body
     _, started = seqdesk_app.api("POST", "/api/runs", {"sequence": "check-flag", "args": {}})
     run_id = started["run_id"]
-    wait_for(lambda: approve_pending(seqdesk_app))
-    wait_for(lambda: seqdesk_app.api("GET", f"/api/runs/{run_id}")[1]["status"] == "failed")
+    wait_until_sync(lambda: approve_pending(seqdesk_app))
+    wait_until_sync(lambda: seqdesk_app.api("GET", f"/api/runs/{run_id}")[1]["status"] == "failed")
 
     page.goto(f"{seqdesk_app.base_url}/runs")
     expect(page.get_by_role("button", name="Resume this run")).to_be_visible(timeout=WAIT_MS)
@@ -74,10 +63,11 @@ def test_a_failed_run_is_resumed_from_its_page_and_keeps_what_succeeded(seqdesk_
     page.get_by_role("button", name="Resume", exact=True).click()
     expect(page).to_have_url(re.compile(r"/run/[0-9a-f]+$"), timeout=WAIT_MS)
     new_id = page.url.rsplit("/", 1)[1]
-    wait_for(lambda: approve_pending(seqdesk_app))
+    wait_until_sync(lambda: approve_pending(seqdesk_app))
     expect(page.get_by_text("Attempt 2: resumes")).to_be_visible(timeout=WAIT_MS)
     expect(page.get_by_text("· kept what had succeeded: the group note-time")).to_be_visible(timeout=WAIT_MS)
-    record = wait_for(lambda: (r := seqdesk_app.api("GET", f"/api/runs/{new_id}")[1])["status"] != "running" and r)
+    record = wait_until_sync(
+        lambda: (r := seqdesk_app.api("GET", f"/api/runs/{new_id}")[1])["status"] != "running" and r)
     assert record["status"] == "succeeded" and record["outputs"] == {"at": "now", "seen": "found"}
     assert record["groups"][0]["reused_from"] == run_id
     page.reload()
@@ -107,7 +97,7 @@ def test_a_real_ten_second_schedule_runs_on_its_own_and_the_sequences_page_shows
         return next((r for r in runs if r.get("schedule_id") == made["schedule_id"] and r["status"] != "running"),
                     None)
 
-    record = wait_for(scheduled_run, timeout=30)
+    record = wait_until_sync(scheduled_run, timeout=30)
     assert record["status"] == "succeeded" and record["outputs"] == {"said": "hi Ada"}
     assert record["note"] == "started by a schedule (every 10s)"
     seqdesk_app.api("POST", f"/api/schedules/{made['schedule_id']}/pause", {"paused": True})

@@ -6,7 +6,8 @@ import shutil
 import subprocess
 
 import pytest
-from e2e_support import ROOT, screenshot_dir
+from support.app import ROOT
+from support.browser import screenshot_dir
 
 
 def test_screenshots_go_to_a_folder_git_ignores_by_default(monkeypatch):

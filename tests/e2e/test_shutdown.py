@@ -9,7 +9,7 @@ import subprocess
 import time
 from pathlib import Path
 
-from e2e_support import ROOT, RunningApp, _wait_until_up, app_command, clean_env, free_port
+from support.app import ROOT, RunningApp, app_command, clean_env, free_port, wait_until_up
 
 DOC = {"name": "wait-for-me", "groups": [
     {"name": "wait-here", "tools": '{"tool":"cmd_run","args":{"command":"echo never"}} ;'}]}
@@ -24,7 +24,7 @@ def test_closing_the_app_disposes_pending_requests_and_frees_the_folder(tmp_path
                                 stderr=subprocess.STDOUT)
     app = RunningApp(f"http://127.0.0.1:{port}", data_dir, log)
     try:
-        _wait_until_up(proc, app.base_url, log)
+        wait_until_up(proc, app.base_url, log)
         assert app.api("POST", "/api/sequences", DOC)[0] == 201
         status, body = app.api("POST", "/api/runs", {"sequence": "wait-for-me", "args": {}})
         assert status == 202

@@ -9,9 +9,11 @@ from __future__ import annotations
 import asyncio
 import sys
 from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
+from mcp import Client
 
 from gui.core.asks.elicitation import ElicitationHandler, NoopElicitationHandler
 from gui.core.door.engine import Engine
@@ -19,9 +21,10 @@ from gui.core.events import Event
 from gui.core.tools.registry import Registry
 from gui.mcp.client import McpConnection
 from gui.mcp.config import McpServerConfig
+from gui.mcp.server import build_server
 from gui.memory import MemoryStores
 from gui.runtime import compose_engine
-from gui.tools import builtin_tools
+from gui.tools import builtin_tools, default_registry
 
 T = 15.0  # bound of every wait (a stdio server starts in about 0.7 s)
 HERE = Path(__file__).parent
@@ -74,3 +77,24 @@ def expect(engine: Engine, kind: str, where: Callable[[Event], bool] = lambda e:
     unsubscribe = engine.bus.subscribe(on_event)
     future.add_done_callback(lambda _: unsubscribe())
     return future
+
+
+def text_of(result) -> str:
+    return "\n".join(block.text for block in result.content)
+
+
+@asynccontextmanager
+async def agent(mode: str) -> AsyncIterator[tuple[Engine, Client]]:
+    """An engine with in-memory stores and an MCP client talking to its server in process.
+
+    A context manager, not a fixture: the SDK's scopes must be left by the task that entered them."""
+    engine = compose_engine(default_registry(), MemoryStores())
+
+    async def open_engine() -> Engine:
+        return engine
+
+    try:
+        async with asyncio.timeout(T), Client(build_server(open_engine), mode=mode) as client:
+            yield engine, client
+    finally:
+        await engine.close()

@@ -18,23 +18,17 @@ import time
 
 import httpx
 import pytest
-from auth_support import T, auth_server, follow_sign_in, query_of, stats
+from support.mcp_auth import CTX, REDIRECT, T, auth_server, follow_sign_in, http_config, query_of, stats
+from support.waiting import wait_until
 
 from gui.core.asks.elicitation import NoopElicitationHandler
 from gui.core.errors import ToolError
-from gui.core.tools.registry import Registry, ToolContext
+from gui.core.tools.registry import Registry
 from gui.mcp.auth import StoredTokens
 from gui.mcp.client import McpConnection
 from gui.mcp.config import McpServerConfig
 from gui.mcp.secrets import FileSecrets, SecretStore, key
 from gui.mcp.sign_in import SignInError, SignIns
-
-REDIRECT = "http://127.0.0.1:9/oauth/callback"  # the app's callback; the test plays the browser
-CTX = ToolContext(run_id="r", tool_call_id="r-0-0", tool_name="x")
-
-
-def http_config(name: str, url: str, **fields: object) -> McpServerConfig:
-    return McpServerConfig.model_validate({"name": name, "transport": "http", "url": url, **fields})
 
 
 @pytest.fixture
@@ -140,10 +134,13 @@ async def wait_refused(base: str, secrets: SecretStore, name: str) -> None:
     """Until the access token the server gave has expired on both sides (it lives 1 s)."""
     kept = json.loads(secrets.get(key(name, "oauth-tokens")) or "{}")
     token = kept["token"]["access_token"]
-    async with httpx.AsyncClient(timeout=T) as http, asyncio.timeout(T):
-        while (time.time() <= kept["expires_at"] or (await http.post(
-                f"{base}/mcp", json={}, headers={"Authorization": f"Bearer {token}"})).status_code != 401):
-            await asyncio.sleep(0.1)  # polls a condition (the clock and the server), bounded by T
+
+    async def refused() -> bool:
+        return time.time() > kept["expires_at"] and (await http.post(
+            f"{base}/mcp", json={}, headers={"Authorization": f"Bearer {token}"})).status_code == 401
+
+    async with httpx.AsyncClient(timeout=T) as http:
+        await wait_until(refused, "the access token to expire on both sides", timeout=T, every=0.1)
 
 
 async def test_an_expired_token_is_refreshed_before_it_is_used(connections, secrets):

@@ -10,8 +10,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from engine_support import wait_for
 from mcp_support import ELICIT_SERVER, T
+from support.waiting import wait_until
 
 from gui.core.asks.elicitation import NoopElicitationHandler
 from gui.core.door import (
@@ -100,7 +100,7 @@ async def test_a_server_turned_off_runs_nothing_until_it_is_turned_on(door, tmp_
         await engine.sign_in_mcp_server("writer", "http://127.0.0.1:1/oauth/callback")
     assert not marker.exists()
     await engine.update_mcp_server("writer", McpServerChange(enabled=True))
-    await wait_for(marker.exists, T)  # the person turned it on: now its command runs
+    await wait_until(marker.exists, timeout=T)  # the person turned it on: now its command runs
 
 
 async def test_what_cannot_be_done_is_refused_in_words_and_nothing_is_kept(door):

@@ -10,8 +10,7 @@ import json
 import logging
 
 import pytest
-from auth_support import T, auth_server, follow_sign_in, query_of, stats
-from test_mcp_auth import CTX, REDIRECT, http_config
+from support.mcp_auth import CTX, REDIRECT, T, auth_server, follow_sign_in, http_config, query_of, stats
 
 from gui.core.asks.elicitation import NoopElicitationHandler
 from gui.core.tools.registry import Registry

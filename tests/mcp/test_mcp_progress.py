@@ -150,7 +150,7 @@ async def test_an_agent_running_a_sequence_hears_its_mcp_tools_progress(connect,
 async def test_get_api_events_streams_tool_progress_over_http(connect, engine):
     import httpx
     from fastapi import FastAPI
-    from test_api_events import StreamingTransport, read_sse
+    from support.streaming import StreamingTransport, read_sse
 
     from gui.api import register_api
     from gui.api.request_gate import Served

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from test_mcp_server import agent, text_of
+from mcp_support import agent, text_of
 
 from gui.tools.echo import Echo
 

@@ -14,21 +14,14 @@ import os
 import socket
 import subprocess
 import sys
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
 from mcp import Client, StdioServerParameters
-from mcp_support import T, expect
+from mcp_support import T, agent, expect, text_of
 
 from gui.core.asks.interactions import ApprovalResponse, ShellApprovalRequest
-from gui.core.door.engine import Engine
 from gui.core.sequences.help import EXAMPLE
-from gui.mcp.server import build_server
-from gui.memory import MemoryStores
-from gui.runtime import compose_engine
-from gui.tools import default_registry
 
 NINE = {"seq_list", "seq_create", "seq_run", "seq_call", "seq_when_call", "seq_delete", "seq_help", "seq_tools",
         "seq_resume"}
@@ -40,10 +33,6 @@ ROOT = Path(__file__).resolve().parents[2]
 def create_args(text: str) -> dict:
     doc = json.loads(text)
     return {"name": doc["name"], "description": doc["description"], "groups": doc["groups"]}
-
-
-def text_of(result) -> str:
-    return "\n".join(block.text for block in result.content)
 
 
 def spawned(tmp_path: Path, *extra: str) -> StdioServerParameters:
@@ -80,23 +69,6 @@ async def test_an_agent_fixes_its_sequence_from_one_readable_error_and_runs_it(t
 @pytest.fixture(params=["auto", "legacy"])
 def mode(request) -> str:
     return request.param
-
-
-@asynccontextmanager
-async def agent(mode: str) -> AsyncIterator[tuple[Engine, Client]]:
-    """An engine with in-memory stores and an MCP client talking to its server in process.
-
-    A context manager, not a fixture: the SDK's scopes must be left by the task that entered them."""
-    engine = compose_engine(default_registry(), MemoryStores())
-
-    async def open_engine() -> Engine:
-        return engine
-
-    try:
-        async with asyncio.timeout(T), Client(build_server(open_engine), mode=mode) as client:
-            yield engine, client
-    finally:
-        await engine.close()
 
 
 async def create(client: Client, name: str, tools: str, **group: object) -> None:

@@ -7,7 +7,7 @@ import asyncio
 from pathlib import Path
 
 import pytest
-from listeners import closed_port, http_listener, smtp_server
+from support.listeners import closed_port, http_listener, smtp_server
 
 from gui.core.door.engine import Engine
 from gui.core.events import InteractionCreated

@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator
 import httpx
 import pytest
 from fastapi import FastAPI
-from listeners import http_listener
+from support.listeners import http_listener
 
 from gui.api import register_api
 from gui.api.notifications import DEVICE_SCOPE_KEY

@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from support.waiting import wait_until
 
 from gui.core.asks.interactions import ApprovalResponse
 from gui.core.sequences.help import EXAMPLE
@@ -58,20 +59,21 @@ async def test_a_second_open_of_the_same_folder_in_another_process_is_refused(tm
         await runtime.close()
 
 
+def lock_is_free(folder: Path) -> bool:
+    from gui.store.lock import InstanceLock
+
+    try:
+        InstanceLock(folder).acquire().release()
+    except DataFolderInUseError:
+        return False
+    return True
+
+
 async def wait_lock_free(folder: Path, timeout: float = 15.0) -> None:
     """Wait until the killed child's lock is gone (the kernel drops it once the process and anything
     it forked have closed their files); bounded by `timeout`."""
-    from gui.store.lock import InstanceLock
-
-    deadline = asyncio.get_running_loop().time() + timeout
-    while True:
-        try:
-            InstanceLock(folder).acquire().release()
-            return
-        except DataFolderInUseError:
-            if asyncio.get_running_loop().time() > deadline:
-                raise
-            await asyncio.sleep(0.05)
+    await wait_until(lambda: lock_is_free(folder), "the killed child's lock on the data folder to be gone",
+                     timeout=timeout, every=0.05)
 
 
 def _spawn(folder: Path, answer: bool) -> tuple[subprocess.Popen[str], str, str]:
@@ -237,7 +239,7 @@ async def test_nothing_is_written_to_a_data_folder_moved_away_under_the_app(tmp_
 
 
 async def test_a_large_stored_sequence_is_read_without_holding_up_the_loop_and_once(tmp_path):
-    from loop_watch import LoopWatch
+    from support.loop_watch import LoopWatch
 
     from gui.core.sequences.model import Group, Sequence, ToolCall
 

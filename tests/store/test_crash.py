@@ -7,7 +7,7 @@ mode the child stores and answers requests eight at a time through the app's sto
 lines share the writer's syncs): a kill in the middle of an append, or of a group, loses nothing
 acknowledged, and a last line cut short is repaired at open with the damage notice. Set SEQDESK_CRASH_SEED
 to replay a failing run. modes_child.py does the same with "approve and always allow", killed right
-after the acknowledgement.
+after the acknowledgement. Each kills its child 20 to 50 times over: all are `slow`.
 """
 
 from __future__ import annotations
@@ -147,14 +147,17 @@ def verify_interactions(folder: Path, acks: list[tuple[str, int]], in_flight: di
     assert leftover_temp_files(folder) == 0
 
 
+@pytest.mark.slow
 def test_killed_tinydb_writer_keeps_every_acknowledged_insert(tmp_path, spawn):
     kill_repeatedly(spawn, "tinydb", tmp_path, verify_tinydb)
 
 
+@pytest.mark.slow
 def test_killed_hot_cold_writer_keeps_every_acknowledged_put_archive_and_delete(tmp_path, spawn):
     kill_repeatedly(spawn, "store", tmp_path, verify_store)
 
 
+@pytest.mark.slow
 def test_killed_app_stores_keep_every_acknowledged_request_and_answer_stored_together(tmp_path, spawn):
     kill_repeatedly(spawn, "interactions", tmp_path, verify_interactions)
 

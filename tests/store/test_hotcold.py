@@ -6,45 +6,16 @@ import json
 import os
 
 import pytest
+from support.hotcold import Crash, crash_on_write, ids, open_store
 from tinydb import TinyDB
 
 from gui.store.errors import CorruptDatabaseError
-from gui.store.hotcold import HotColdStore
-from gui.store.journal import JournaledTable, stored_documents
+from gui.store.journal import stored_documents
 from gui.store.storage import AtomicJSONStorage
-
-
-def open_store(folder, **kwargs) -> HotColdStore:
-    return HotColdStore(folder, "runs", **kwargs)
-
-
-def ids(docs) -> list[str]:
-    return [d.doc_id for d in docs]
 
 
 def segment_files(folder) -> list[str]:
     return sorted(p.name for p in (folder / "history").iterdir())
-
-
-class Crash(Exception):
-    """Stands for the process dying at this point."""
-
-
-def crash_on_write(monkeypatch, table, call: int = 1) -> None:
-    """Make the `call`-th write of `table`'s file die before touching the file (for the hot
-    documents, the append of a line to their journal)."""
-    calls = 0
-    target, name = (table.journal, "append") if isinstance(table, JournaledTable) else (table.storage, "write")
-    real = getattr(target, name)
-
-    def write(*args, **kwargs):
-        nonlocal calls
-        calls += 1
-        if calls == call:
-            raise Crash()
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(target, name, write)
 
 
 def test_put_hot_then_get_returns_a_document_carrying_its_id(tmp_path):

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from test_hotcold import Crash, crash_on_write, ids, open_store
+from support.hotcold import Crash, crash_on_write, ids, open_store
 from tinydb import where
 
 from gui.store import history

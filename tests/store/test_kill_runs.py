@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 
 import pytest
+from support.waiting import wait_until_sync
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc, kills with SIGKILL")
 
@@ -52,13 +53,10 @@ def sleeps_in(session: int) -> list[int]:
     return out
 
 
-def wait_until(condition, timeout: float) -> float:
+def seconds_until(condition, timeout: float) -> float:
     """Seconds until `condition()` held (polling /proc: there is no event for a process's death)."""
     start = time.monotonic()
-    while not condition():
-        if time.monotonic() - start > timeout:
-            raise AssertionError(f"still not true after {timeout}s")
-        time.sleep(0.01)
+    wait_until_sync(condition, timeout=timeout, every=0.01)
     return time.monotonic() - start
 
 
@@ -96,7 +94,7 @@ def kill_while_command_runs(spawn, folder: Path, *, armed: bool) -> tuple[str, i
     kind, run_id, pid = child.next_line(timeout=30).split()
     assert kind == "running"
     session = int(pid)
-    wait_until(lambda: sleeps_in(session), timeout=10)
+    wait_until_sync(lambda: sleeps_in(session), "the command's `sleep 30`", timeout=10, every=0.01)
     child.kill()
     return run_id, session, marker
 
@@ -108,7 +106,7 @@ def test_a_command_dies_with_the_app_and_its_record_says_so(tmp_path, spawn, rou
     markers = []
     for n in range(rounds):
         run_id, session, marker = kill_while_command_runs(spawn, tmp_path / f"data{n}", armed=True)
-        worst = max(worst, wait_until(lambda s=session: not in_session(s), timeout=10))
+        worst = max(worst, seconds_until(lambda s=session: not in_session(s), timeout=10))
         markers.append(marker)
         restart = spawn(CHILD, str(tmp_path / f"data{n}"), str(marker), "restart", run_id)
         assert restart.next_line(timeout=30) == "recorded interrupted | interrupted: the app stopped"
@@ -124,5 +122,6 @@ def test_without_a_parent_death_signal_the_next_start_up_kills_the_command_and_s
     assert sleeps_in(session), "the command should still run: nothing ended it yet"
     restart = spawn(CHILD, str(tmp_path / "data"), str(marker), "restart", run_id)
     assert restart.next_line(timeout=30) == "recorded interrupted | killed at start-up: the app had stopped"
-    wait_until(lambda: not in_session(session), timeout=SURVIVAL_LIMIT)
+    wait_until_sync(lambda: not in_session(session), "the command's session to end", timeout=SURVIVAL_LIMIT,
+                    every=0.01)
     assert not marker.exists()

@@ -4,7 +4,10 @@ segments that hold it."""
 
 from __future__ import annotations
 
+import asyncio
 import random
+import shutil
+from pathlib import Path
 
 import pytest
 
@@ -48,16 +51,37 @@ def make_request(n: int, rng: random.Random) -> InteractionRecord:
     return InteractionRecord.model_validate(record)
 
 
-@pytest.fixture
-async def stores(tmp_path):
+def records() -> tuple[list[RunRecord], list[InteractionRecord]]:
+    """The same 130 runs and 130 requests at every call (fresh objects: a test may not change another's)."""
     rng = random.Random(7)
-    opened = await open_stores(tmp_path, segment_docs=9)
     runs = [make_run(n, rng) for n in range(130)]
     requests = [make_request(n, rng) for n in range(130)]
+    return runs, requests
+
+
+async def save(folder: Path) -> None:
+    opened = await open_stores(folder, segment_docs=9)
+    runs, requests = records()
     await opened.runs.save_many(runs)
     await opened.interactions.save_many(requests)
     opened.close()
-    reopened = await open_stores(tmp_path, segment_docs=9)  # history read back from its files
+
+
+@pytest.fixture(scope="module")
+def saved(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The records saved once for the whole module (every write waits for the disk: seconds on a busy one)."""
+    folder = tmp_path_factory.mktemp("at-scale")
+    asyncio.run(save(folder))
+    return folder
+
+
+@pytest.fixture
+async def stores(saved: Path, tmp_path: Path):
+    """The saved folder, copied for this test alone and opened: its history read back from its files."""
+    folder = tmp_path / "data"
+    shutil.copytree(saved, folder)
+    reopened = await open_stores(folder, segment_docs=9)
+    runs, requests = records()
     yield reopened, runs, requests
     reopened.close()
 

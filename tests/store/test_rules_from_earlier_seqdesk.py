@@ -9,7 +9,7 @@ import asyncio
 import json
 from pathlib import Path
 
-from engine_support import next_pending_request
+from support.engine import next_pending_request
 
 from gui.runtime import open_runtime
 

@@ -8,21 +8,13 @@ import time
 from pathlib import Path
 
 import pytest
+from support.waiting import wait_until
 
 from gui.core.errors import ToolArgumentError, ToolError
 from gui.tools import cmd_run
 from gui.tools.cmd_run import CmdRun
 
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="the commands are POSIX shell")
-
-
-async def wait_until(condition, timeout: float = 5.0) -> None:
-    """Poll `condition` on the event loop until it holds, failing after `timeout` seconds."""
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError("condition did not hold in time")
-        await asyncio.sleep(0.01)
 
 
 def pid_in(path: Path) -> int | None:

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import asyncio
 import os
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
+from support.builders import group, seq, tools
 
 from gui.core.events import InteractionCreated
 from gui.core.runs.records import RunRecord
@@ -23,9 +23,6 @@ from gui.core.tools.registry import Registry
 from gui.memory import MemoryStores
 from gui.runtime import compose_engine
 from gui.tools import builtin_tools
-
-sys.path.insert(0, str(Path(__file__).parents[1] / "core"))  # the core tests' document builders
-from builders import group, seq, tools  # noqa: E402
 
 T = 10.0
 SECRET = "the secret nobody approved to read"

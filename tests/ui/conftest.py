@@ -13,7 +13,7 @@ from gui import i18n
 @pytest.fixture
 def chinese(user: User) -> Iterator[None]:
     """The app as started with `--lang zh-CN` (pages read it when they are drawn)."""
-    saved = dict(i18n._default)
+    started, stored = i18n.defaults()
     i18n.set_defaults(started="zh_CN")
     yield
-    i18n._default.update(saved)
+    i18n.set_defaults(started=started, stored=stored)

@@ -12,9 +12,9 @@ import json
 import re
 
 import pytest
-from editor_support import R, add_tool, choose, element, error_of, find, new_editor, one_group, save, set_value
 from nicegui.testing import User
-from ui_support import app_ctx
+from support.editor import R, add_tool, choose, element, error_of, find, new_editor, one_group, save, set_value
+from support.ui import app_ctx
 
 from gui.core.sequences.export import to_document
 from gui.core.sequences.help import EXAMPLE

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import json
 
-from editor_support import R, element, one_group, save
 from nicegui.testing import User
-from ui_support import app_ctx
+from support.editor import R, element, one_group, save
+from support.ui import app_ctx
 
 from gui.core.sequences.help import EXAMPLE
 from gui.ui.editor import storage

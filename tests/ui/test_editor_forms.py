@@ -7,10 +7,10 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from editor_support import add_tool, element, find, new_editor
 from nicegui.testing import User
 from nicegui.testing.user_interaction import UserInteraction
-from ui_support import app_ctx
+from support.editor import add_tool, element, find, new_editor
+from support.ui import app_ctx
 
 from gui.core.tools import ToolInfo
 from gui.ui.editor.draft import ConditionDraft, CondRow, GroupDraft, SequenceDraft, SlotRow

@@ -3,9 +3,9 @@ door; approvals are still asked (in the Inbox), and the results appear beside th
 
 from __future__ import annotations
 
-from editor_support import R, add_tool, choose, element, find, new_editor, one_group
 from nicegui.testing import User
-from ui_support import app_ctx
+from support.editor import R, add_tool, choose, element, find, new_editor, one_group
+from support.ui import app_ctx
 
 from gui.core.asks.interactions import ApprovalResponse
 

@@ -11,9 +11,9 @@ import json
 from collections.abc import Callable, Coroutine
 from typing import Any
 
-from editor_support import R, element, find, one_group, save, set_value
 from nicegui.testing import User
-from ui_support import app_ctx
+from support.editor import R, element, find, one_group, save, set_value
+from support.ui import app_ctx
 
 from gui.core.sequences.validator import check_text
 from gui.ui.editor.live import LiveCheck

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import json
 
-from editor_support import R, element, error_of, find, new_editor, save, set_value
 from nicegui import ui
 from nicegui.elements.upload_files import SmallFileUpload
 from nicegui.testing import User
-from ui_support import app_ctx
+from support.editor import R, element, error_of, find, new_editor, save, set_value
+from support.ui import app_ctx
 
 from gui.core.sequences.help import EXAMPLE
 

@@ -3,9 +3,9 @@ an input of the group; inputs inside text are marks and removable chips, never `
 
 from __future__ import annotations
 
-from editor_support import R, add_tool, choose, element, find, one_group, save
 from nicegui.testing import User
-from ui_support import app_ctx
+from support.editor import R, add_tool, choose, element, find, one_group, save
+from support.ui import app_ctx
 
 
 async def _two_groups(user: User) -> None:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import json
 
-from editor_support import R, element, error_of, one_group, save, set_value
 from nicegui.testing import User
-from ui_support import app_ctx
+from support.editor import R, element, error_of, one_group, save, set_value
+from support.ui import app_ctx
 
 
 async def test_an_input_inside_quotes_in_a_command_is_refused_on_the_command_field_naming_the_input(user: User):

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import json
 
-from editor_support import R, find
 from nicegui.testing import User
-from ui_support import app_ctx
+from support.editor import R, find
+from support.ui import app_ctx
 
 from gui.tools.echo import Echo
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 import json
 import re
 
-from editor_support import R, find
 from nicegui import ui
 from nicegui.testing import User
-from ui_support import app_ctx
+from support.editor import R, find
+from support.ui import app_ctx
 
 from gui.core.sequences.help import EXAMPLE
 

@@ -17,11 +17,11 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 import pytest
-from editor_support import R, add_tool, element, find, set_value
-from i18n_support import TEXT_PROPS, untranslated_runs
 from nicegui import ui
 from nicegui.testing import User
-from ui_support import app_ctx, engine_open  # noqa: F401 - the autouse fixture: the engine is open
+from support.editor import R, add_tool, element, find, set_value
+from support.i18n_screens import TEXT_PROPS, untranslated_runs
+from support.ui import app_ctx, engine_open  # noqa: F401 - the autouse fixture: the engine is open
 
 from gui.core.sequences.help import EXAMPLE, SEED_EXAMPLE
 from gui.i18n import DATA

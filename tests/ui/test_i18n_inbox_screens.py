@@ -8,9 +8,9 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from i18n_support import screen_problems, untranslated_runs
 from nicegui.testing import User
-from ui_support import app_ctx
+from support.i18n_screens import screen_problems, untranslated_runs
+from support.ui import app_ctx
 
 INBOX_DATA = {"Nightly", "Checks", "cmd_run", "file_write", "ask_user", "rm", "rf", "build", "tmp", "project",
               "clean", "before", "building", "Saving", "the", "report", "Deploy", "settings", "Why", "deploy",

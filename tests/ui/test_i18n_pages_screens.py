@@ -1,6 +1,6 @@
 """The Sequences page (`/`, the home page) in 简体中文, in each of its states: every word on screen
 comes from the catalogue. The page is drawn in Chinese and its element tree walked (with
-tests/ui/i18n_support.py: labels, buttons, chips, menus, aria-labels, and the notifications it
+tests/support/i18n_screens.py: labels, buttons, chips, menus, aria-labels, and the notifications it
 raised); any run of Latin letters that is not a name on the allow-list fails, naming the element.
 
 Covered: the empty page; a list of sequences (every type word on its chips, a sequence that needs
@@ -15,11 +15,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from i18n_support import screen_problems, untranslated_runs
 from nicegui import ui
 from nicegui.elements.upload_files import SmallFileUpload
 from nicegui.testing import User
-from ui_support import app_ctx
+from support.i18n_screens import screen_problems, untranslated_runs
+from support.ui import app_ctx
 
 from gui import i18n
 from gui.core.sequences.help import EXAMPLE

@@ -10,15 +10,15 @@ test_i18n_editor_screens.py, the Sequences page in test_i18n_pages_screens.py.
 
 from __future__ import annotations
 
-import asyncio
 import re
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
-from i18n_support import html_problems, screen_problems
 from nicegui.testing import User
-from ui_support import app_ctx, mcp_store
+from support.i18n_screens import html_problems, screen_problems
+from support.ui import app_ctx, mcp_store
+from support.waiting import wait_until
 
 from gui import i18n
 from gui.api.auth import login_page
@@ -65,7 +65,7 @@ def assert_translated(user: User, what: str) -> None:
 
 
 def screen_problems_in(text: str) -> list[str]:
-    from i18n_support import untranslated_runs
+    from support.i18n_screens import untranslated_runs
 
     return untranslated_runs(text, DATA_WORDS)
 
@@ -220,7 +220,7 @@ def assert_run_translated(user: User, what: str, *run_ids: str) -> None:
 
 
 def untranslated(text: str, allowed: set[str]) -> list[str]:
-    from i18n_support import untranslated_runs
+    from support.i18n_screens import untranslated_runs
 
     return untranslated_runs(text, allowed)
 
@@ -236,10 +236,11 @@ async def _start(name: str, *calls: dict, args: dict[str, Any] | None = None, **
 async def finished(*run_ids: str, timeout: float = 10.0) -> None:
     """Until every run has ended (a bounded wait on their records)."""
     engine = app_ctx().engine
-    async with asyncio.timeout(timeout):
-        for run_id in run_ids:
-            while not ((record := await engine.get_run(run_id)) and record.finished):
-                await asyncio.sleep(0.02)
+
+    async def all_ended() -> bool:
+        return all([(record := await engine.get_run(run_id)) is not None and record.finished for run_id in run_ids])
+
+    await wait_until(all_ended, f"runs {', '.join(run_ids)} to end", timeout=timeout, every=0.02)
 
 
 async def test_the_run_panel_is_in_chinese_while_waiting_stopping_and_when_done(user: User, chinese: None):

@@ -9,13 +9,20 @@ the engine with bus events.
 from __future__ import annotations
 
 import asyncio
-import json
-import time
-import uuid
 
 import pytest
 from nicegui.testing import User
-from ui_support import app_ctx, engine_open  # noqa: F401  (autouse: wait for the engine)
+from support.ui import (  # noqa: F401  (engine_open: autouse, wait for the engine)
+    R,
+    common,
+    engine,
+    engine_open,
+    expect,
+    now_ms,
+    shell,
+    start_command_run,
+    wait,
+)
 
 from gui.core.asks.interactions import (
     ApprovalResponse,
@@ -26,67 +33,9 @@ from gui.core.asks.interactions import (
     QuestionOption,
     QuestionRequest,
     ResolvedResult,
-    ShellApprovalRequest,
     ToolApprovalRequest,
     ToolSource,
 )
-from gui.core.door.engine import Engine
-from gui.core.events import Event
-
-R = 50  # retries of should_see: 5 s
-
-
-
-
-
-def engine() -> Engine:
-    return app_ctx().engine
-
-
-def now_ms() -> int:
-    return int(time.time() * 1000)
-
-
-def expect(type_: str, predicate=lambda e: True) -> asyncio.Future[Event]:
-    """A future for the next bus event of `type_` (subscribe before acting)."""
-    future: asyncio.Future[Event] = asyncio.get_running_loop().create_future()
-
-    def on(event: Event) -> None:
-        if event.type == type_ and predicate(event) and not future.done():
-            future.set_result(event)
-
-    unsubscribe = engine().bus.subscribe(on)
-    future.add_done_callback(lambda _: unsubscribe())
-    return future
-
-
-async def wait(future: asyncio.Future[Event], timeout: float = 10) -> Event:
-    return await asyncio.wait_for(future, timeout)
-
-
-def tools(*objs: dict) -> str:
-    return " ".join(json.dumps(o) + " ;" for o in objs)
-
-
-async def start_command_run(command: str = "echo hello", name: str = "inbox-seq") -> str:
-    doc = {"name": name, "groups": [{"name": f"{name}-g", "in": {}, "out": {"said": "string"},
-                                     "tools": tools({"tool": "cmd_run", "args": {"command": command}, "as": "said"})}]}
-    await engine().create(doc)
-    created = expect("interaction.created")
-    record = await engine().start(name)
-    await wait(created)
-    return record.run_id
-
-
-def common(iid: str | None = None, **extra) -> dict:
-    return {"interaction_id": iid or uuid.uuid4().hex, "turn_id": "run-123456789", "created_at": now_ms(),
-            "sequence_name": "Nightly", "group_name": "Checks", **extra}
-
-
-def shell(iid: str | None = None, **extra) -> ShellApprovalRequest:
-    return ShellApprovalRequest(**common(iid, **extra), source=ToolSource(tool_call_id="c1", tool_name="cmd_run"),
-                                title="Run a command", command="rm -rf build/", cwd="/tmp/project",
-                                reason="clean before building", operation="exec")
 
 
 def question(iid: str | None = None) -> QuestionRequest:

@@ -4,8 +4,16 @@ the history says of each. Driven through the real engine with NiceGUI's simulate
 from __future__ import annotations
 
 from nicegui.testing import User
-from test_inbox import R, engine, expect, shell, start_command_run, tools, wait
-from ui_support import engine_open  # noqa: F401  (autouse: wait for the engine)
+from support.builders import tools
+from support.ui import (
+    R,
+    engine,
+    engine_open,  # noqa: F401  (autouse: wait for the engine)
+    expect,
+    shell,
+    start_command_run,
+    wait,
+)
 
 
 def test_the_parts_of_a_command_that_came_from_inputs_are_cut_out_with_their_names():

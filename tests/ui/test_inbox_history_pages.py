@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from nicegui.testing import User
-from ui_support import app_ctx
+from support.ui import app_ctx
 
 from gui.core.asks.interactions import (
     ApprovalResponse,

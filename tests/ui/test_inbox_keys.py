@@ -14,7 +14,7 @@ import uuid
 
 import pytest
 from nicegui.testing import User
-from ui_support import app_ctx, engine_open  # noqa: F401  (autouse: wait for the engine)
+from support.ui import app_ctx, engine_open  # noqa: F401  (autouse: wait for the engine)
 
 from gui.core.asks.interactions import Question, QuestionRequest, ShellApprovalRequest, ToolSource
 from gui.core.door.engine import Engine
@@ -201,7 +201,7 @@ async def test_question_mark_and_the_button_show_the_shortcuts(user: User):
 
 
 async def test_a_runs_the_edited_command_when_there_is_one_and_the_hint_says_so(user: User):
-    from test_inbox import expect, start_command_run, wait
+    from support.ui import expect, start_command_run, wait
 
     await user.open("/inbox")
     run_id = await start_command_run("echo as-asked", name="keys-edit")

@@ -7,7 +7,7 @@ import asyncio
 import json
 
 from nicegui.testing import User
-from ui_support import app_ctx, engine_open  # noqa: F401  (autouse: wait for the engine)
+from support.ui import app_ctx, engine_open  # noqa: F401  (autouse: wait for the engine)
 
 R = 100
 

@@ -6,7 +6,7 @@ import json
 
 from nicegui import ui
 from nicegui.testing import User
-from ui_support import app_ctx
+from support.ui import app_ctx
 
 from gui.tools.echo import Echo
 

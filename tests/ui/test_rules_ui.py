@@ -5,8 +5,14 @@ changed since as made for an earlier version of its sequence, which can still be
 from __future__ import annotations
 
 from nicegui.testing import User
-from test_inbox import R, engine, expect, tools, wait
-from ui_support import engine_open  # noqa: F401  (autouse: wait for the engine)
+from support.builders import tools
+from support.ui import (
+    R,
+    engine,
+    engine_open,  # noqa: F401  (autouse: wait for the engine)
+    expect,
+    wait,
+)
 
 
 def benign(command: str) -> dict:

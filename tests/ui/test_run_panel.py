@@ -10,7 +10,7 @@ from typing import ClassVar
 from nicegui import ui
 from nicegui.testing import User
 from pydantic import BaseModel
-from ui_support import app_ctx
+from support.ui import app_ctx
 
 from gui.core.asks.interactions import ApprovalResponse
 from gui.core.errors import ToolError

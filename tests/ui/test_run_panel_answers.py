@@ -9,7 +9,7 @@ from types import SimpleNamespace
 
 from nicegui import ui
 from nicegui.testing import User
-from ui_support import app_ctx, engine_open  # noqa: F401  (autouse: wait for the engine)
+from support.ui import app_ctx, engine_open  # noqa: F401  (autouse: wait for the engine)
 
 from gui.core.runs.records import RunRecord
 from gui.ui.components.run.panel import RunPanel

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 from nicegui.testing import User
-from ui_support import app_ctx
+from support.ui import app_ctx
 
 from gui.mcp.config import McpServerConfig
 from gui.ui.components.run.result_media import MediaView

@@ -7,7 +7,7 @@ import json
 
 from nicegui import ui
 from nicegui.testing import User
-from ui_support import app_ctx
+from support.ui import app_ctx
 
 from gui.core.asks.interactions import ApprovalResponse
 
@@ -101,7 +101,7 @@ async def test_an_unknown_run_record_says_so(user: User):
 
 
 async def test_a_run_of_many_groups_opens_a_batch_at_a_time_without_holding_up_the_app(user: User):
-    from loop_watch import LoopWatch
+    from support.loop_watch import LoopWatch
 
     from gui.ui.components.run.group_list import FIRST_GROUPS, GroupList
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from nicegui import ui
 from nicegui.testing import User
-from ui_support import app_ctx
+from support.ui import app_ctx
 
 from gui.core.runs.records import GroupRecord, RunRecord, ToolRecord
 

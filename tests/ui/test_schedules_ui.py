@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 
 from nicegui import ui
 from nicegui.testing import User
-from ui_support import app_ctx
+from support.ui import app_ctx
+from support.waiting import wait_until
 
 GREET = {"name": "greet", "groups": [{"name": "hello", "in": {"who": "string"}, "out": {"said": "string"},
                                       "tools": json.dumps({"tool": "echo", "args": {"value": "hi $args.who"},
@@ -16,9 +16,7 @@ GREET = {"name": "greet", "groups": [{"name": "hello", "in": {"who": "string"}, 
 
 async def error_of(element: ui.element, timeout: float = 5.0) -> str:
     """The error shown under a field, once the save's handler has set it (bounded wait on that state)."""
-    async with asyncio.timeout(timeout):
-        while "error-message" not in element.props:
-            await asyncio.sleep(0.02)
+    await wait_until(lambda: "error-message" in element.props, "the field's error", timeout=timeout, every=0.02)
     return str(element.props["error-message"])
 
 

@@ -7,7 +7,7 @@ import json
 from nicegui import ui
 from nicegui.elements.upload_files import SmallFileUpload
 from nicegui.testing import User
-from ui_support import app_ctx
+from support.ui import app_ctx
 
 from gui.core.sequences.export import to_text
 from gui.core.sequences.help import EXAMPLE, SEED_EXAMPLE

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from nicegui.testing import User
-from ui_support import app_ctx, mcp_store
+from support.ui import app_ctx, mcp_store
 
 from gui.core.door import McpServerSpec
 

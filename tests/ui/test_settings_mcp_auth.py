@@ -9,40 +9,12 @@ follows it like a browser (the test server consents at once) and comes back to t
 from __future__ import annotations
 
 import asyncio
-import sys
-from collections.abc import Awaitable, Callable
-from pathlib import Path
 from typing import Any
 
 import httpx
 from nicegui.testing import User
-from ui_support import app_ctx, mcp_store
-
-sys.path.insert(0, str(Path(__file__).parents[1] / "mcp"))
-from auth_support import auth_server, follow_sign_in, stats  # noqa: E402
-
-WAIT = 300  # retries of should_see (0.1 s each at most): a server starts in about a second
-
-
-def only(user: User, marker: str) -> Any:
-    (element,) = user.find(marker=marker).elements
-    return element
-
-
-def browser_of(user: User) -> Callable[[], Awaitable[str]]:
-    """Where the page sends the browser (to another site: the test follows it itself)."""
-    went: asyncio.Future[str] = asyncio.get_running_loop().create_future()
-
-    def to(target: Any, new_tab: bool = False) -> None:
-        if not went.done():
-            went.set_result(str(target))
-
-    user.navigate.to = to  # type: ignore[method-assign]
-
-    async def opened() -> str:
-        return await asyncio.wait_for(went, 15)
-
-    return opened
+from support.mcp_auth import auth_server, follow_sign_in, stats
+from support.ui import WAIT, app_ctx, browser_of, mcp_store, only
 
 
 async def add_http(user: User, name: str, url: str, headers: str = "", protocol: str = "auto") -> None:

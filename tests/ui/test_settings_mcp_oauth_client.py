@@ -8,19 +8,13 @@ the person's browser is played by the test, as in test_settings_mcp_auth.py.
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 from nicegui.testing import User
-from ui_support import mcp_store
+from support.i18n_screens import screen_problems
+from support.mcp_auth import auth_server, follow_sign_in, stats
+from support.ui import WAIT, browser_of, mcp_store, only
 
-sys.path.insert(0, str(Path(__file__).parents[1] / "mcp"))
-from auth_support import auth_server, follow_sign_in, stats  # noqa: E402
-from i18n_support import screen_problems  # noqa: E402
-from test_settings_mcp_auth import WAIT, browser_of, only  # noqa: E402
-
-from gui.mcp.config import McpServerConfig  # noqa: E402
-from gui.mcp.oauth_client import client_secret  # noqa: E402
+from gui.mcp.config import McpServerConfig
+from gui.mcp.oauth_client import client_secret
 
 
 async def add_http(user: User, name: str, url: str, client_id: str = "", secret: str = "") -> None:

@@ -2,14 +2,9 @@
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 from nicegui.testing import User
-from ui_support import app_ctx, engine_open  # noqa: F401
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "notify"))
-from listeners import closed_port, http_listener  # noqa: E402
+from support.listeners import closed_port, http_listener
+from support.ui import app_ctx, engine_open  # noqa: F401
 
 
 async def test_a_webhook_is_saved_and_its_test_arrives(user: User):

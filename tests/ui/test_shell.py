@@ -8,7 +8,7 @@ import uuid
 import pytest
 from nicegui import ui
 from nicegui.testing import User
-from ui_support import app_ctx, engine_open  # noqa: F401  (autouse: wait for the engine)
+from support.ui import app_ctx, engine_open  # noqa: F401  (autouse: wait for the engine)
 
 from gui.core.asks.interactions import ApprovalResponse, InteractionRecord, ShellApprovalRequest, ToolSource
 from gui.ui import theme

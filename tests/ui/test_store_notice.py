@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from nicegui.testing import User
-from ui_support import app_ctx, engine_open  # noqa: F401  (autouse: wait for the engine)
+from support.ui import app_ctx, engine_open  # noqa: F401  (autouse: wait for the engine)
 
 from gui.runtime import open_runtime
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import socket
 import subprocess
 import sys
 from collections.abc import AsyncIterator
@@ -21,14 +20,12 @@ from urllib.parse import parse_qs, urlsplit
 
 import httpx
 
-HERE = Path(__file__).parent
+from gui.core.tools.registry import ToolContext
+from gui.mcp.config import McpServerConfig
+from support.app import free_port
+
+HERE = Path(__file__).parents[1] / "mcp"  # auth_server.py
 T = 15.0
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 @asynccontextmanager
@@ -79,3 +76,13 @@ async def follow_sign_in(url: str) -> str:
 
 def query_of(url: str) -> dict[str, str]:
     return {k: v[0] for k, v in parse_qs(urlsplit(url).query).items()}
+
+
+REDIRECT = "http://127.0.0.1:9/oauth/callback"  # the app's callback; the test plays the browser
+
+
+CTX = ToolContext(run_id="r", tool_call_id="r-0-0", tool_name="x")
+
+
+def http_config(name: str, url: str, **fields: object) -> McpServerConfig:
+    return McpServerConfig.model_validate({"name": name, "transport": "http", "url": url, **fields})

@@ -1,0 +1,71 @@
+"""Waiting on state, never on a delay: the one `wait_until` of the tests, and its twin for code that
+is not on an event loop (a browser driven synchronously, another process seen over HTTP or /proc).
+
+Both look at `condition()` until it gives something truthy, and give that back (so a wait can also
+fetch: `[request] = wait_until_sync(lambda: pending(app), "the request")`). When the time is up
+they fail saying what they waited for: `what`, or else the condition's own source line.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+
+ASYNC_TIMEOUT = 5.0
+SYNC_TIMEOUT = 30.0  # another process: it starts, imports, answers over HTTP
+
+
+def _checked(what: object) -> None:
+    if what is not None and not isinstance(what, str):  # a timeout given in its place, as older helpers took it
+        raise TypeError(f"`what` says what is awaited, in words; the timeout goes by name (timeout={what!r})")
+
+
+def _described(condition: Callable[[], Any], what: str | None) -> str:
+    if what:
+        return what
+    try:
+        return inspect.getsource(condition).strip()
+    except (OSError, TypeError):
+        return repr(condition)
+
+
+def _gave_up(condition: Callable[[], Any], what: str | None, timeout: float, last: Any) -> AssertionError:
+    return AssertionError(f"gave up after {timeout:g} s waiting for {_described(condition, what)} "
+                          f"(last seen: {last!r})")
+
+
+async def wait_until(condition: Callable[[], T | Awaitable[T]], what: str | None = None, *,
+                     timeout: float = ASYNC_TIMEOUT, every: float = 0.005) -> T:
+    """Until `condition()` (a plain or an async function) gives a truthy value, looking again every
+    `every` s while the loop runs everything else; that value, or AssertionError after `timeout` s."""
+    _checked(what)
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while True:
+        value = condition()
+        if inspect.isawaitable(value):
+            value = await value
+        if value:
+            return value  # type: ignore[return-value]
+        if loop.time() > deadline:
+            raise _gave_up(condition, what, timeout, value)
+        await asyncio.sleep(every)
+
+
+def wait_until_sync(condition: Callable[[], T], what: str | None = None, *,
+                    timeout: float = SYNC_TIMEOUT, every: float = 0.05) -> T:
+    """`wait_until` off the event loop: for another process's state (nothing to wait on but its answers)."""
+    _checked(what)
+    deadline = time.monotonic() + timeout
+    while True:
+        value = condition()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise _gave_up(condition, what, timeout, value)
+        time.sleep(every)  # polling another process, bounded by the deadline
