@@ -1,17 +1,19 @@
 """What every built-in tool's arguments share, kept in one place so the tools agree.
 
 Argument models forbid unknown keys (a misspelt argument is an error, not silently ignored, the
-same rule as the sequence format), and a tool re-reads its already-validated arguments through
-`parse_args` so its `call` works with a typed model and still fails cleanly on raw input.
+same rule as the sequence format), and a tool reads its arguments through `parse_args` so its `call`
+works with a typed model and still fails cleanly on raw input: one validation, not a check by the
+registry and then another.
 """
 
 from __future__ import annotations
 
 from typing import Any, TypeVar
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, ValidationError
 from pydantic_core import PydanticCustomError
 
+from gui.core.errors import ToolArgumentError
 from gui.core.tools import ModelTool
 
 ArgsT = TypeVar("ArgsT", bound=BaseModel)
@@ -22,8 +24,13 @@ class ToolArgs(BaseModel):
 
 
 def parse_args(tool: ModelTool, model: type[ArgsT], args: dict[str, Any]) -> ArgsT:
-    """The arguments as `model`; ToolArgumentError (with field paths) when they do not fit."""
-    return model.model_validate(tool.validate_args(args))
+    """The arguments as `model`, validated once; ToolArgumentError (with field paths, as the
+    registry's check gives them) when they do not fit."""
+    try:
+        return model.model_validate(args)
+    except ValidationError as exc:
+        problems = [(".".join(str(p) for p in e["loc"]), e["msg"]) for e in exc.errors()]
+        raise ToolArgumentError(tool.name, problems) from None
 
 
 def invalid(message: str) -> PydanticCustomError:
