@@ -237,7 +237,7 @@ async def test_a_server_added_through_the_api_is_kept_off_and_untrusted(client, 
 
 @pytest.mark.parametrize(("body", "status", "says"), [
     ({**ADD, "name": "corp"}, 409, "A server named “corp” is already there"),
-    ({**ADD, "name": "Bad Name"}, 422, "name: String should match pattern"),
+    ({**ADD, "name": "Bad Name"}, 422, "name: use 1 to 40 of a-z, 0-9, _ and -"),
     ({"name": "tool"}, 422, "a stdio server needs a command to start it"),
     ({"name": "web", "transport": "http", "url": "https://web.example/mcp", "oauth_client_secret": SECRET},
      422, "A Client secret needs the Client ID it belongs to."),

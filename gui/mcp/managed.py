@@ -58,9 +58,16 @@ def view_of(config: McpServerConfig, secret_set: bool, state: ConnectionState | 
         state=state_of(state) if state is not None else None)
 
 
+def _plain(error: Any) -> str:
+    """pydantic's words, except where they quote a pattern a person cannot read (a server's name)."""
+    if error["type"] == "string_pattern_mismatch" and tuple(error["loc"])[-1:] == ("name",):
+        return _("use 1 to 40 of a-z, 0-9, _ and - (no spaces or capitals)")
+    return str(error["msg"])
+
+
 def invalid(exc: ValidationError) -> McpServerInvalid:
     """The model's complaints, one per field, without the values given (a header value is a secret)."""
-    errors = [{"loc": tuple(e["loc"]), "msg": e["msg"], "type": e["type"]} for e in exc.errors()]
+    errors = [{"loc": tuple(e["loc"]), "msg": _plain(e), "type": e["type"]} for e in exc.errors()]
     words = "; ".join(f"{'.'.join(str(p) for p in e['loc']) or 'server'}: {str(e['msg']).removeprefix('Value error, ')}"
                       for e in errors)
     return McpServerInvalid(words, errors)

@@ -144,3 +144,12 @@ async def test_an_engine_opened_without_servers_lists_none_and_refuses_changes(e
     assert (await engine.list_mcp_servers()).servers == []
     with pytest.raises(Unavailable, match="not kept by this engine"):
         await engine.add_mcp_server(ELICIT)
+
+
+def test_a_name_that_does_not_fit_is_said_in_plain_words_not_as_a_pattern():
+    from gui.mcp.managed import checked
+
+    with pytest.raises(McpServerInvalid) as refused:
+        checked({"name": "My Server", "command": "uvx"})
+    assert str(refused.value) == "name: use 1 to 40 of a-z, 0-9, _ and - (no spaces or capitals)"
+    assert [e["msg"] for e in refused.value.errors] == ["use 1 to 40 of a-z, 0-9, _ and - (no spaces or capitals)"]
