@@ -32,7 +32,6 @@ from gui.core.asks.interactions import (
     ElicitationRequest,
     ElicitationResponse,
     ExpiredResult,
-    InteractionFilter,
     InteractionKind,
     InteractionRecord,
     InteractionRequest,
@@ -40,7 +39,6 @@ from gui.core.asks.interactions import (
     InteractionResult,
     InteractionStatus,
     InteractionStatusFilter,
-    InteractionStore,
     Question,
     QuestionOption,
     QuestionRequest,
@@ -49,7 +47,6 @@ from gui.core.asks.interactions import (
     ShellApprovalRequest,
     ToolApprovalRequest,
     ToolSource,
-    interaction_fields,
 )
 from gui.core.asks.ports import ApprovalHandle, InteractionHandle, InteractionPort
 from gui.core.asks.rule_book import RuleBook
@@ -73,6 +70,7 @@ from gui.core.asks.service import (
     InteractionService,
     InteractionValidationError,
 )
+from gui.core.asks.store import InteractionFilter, InteractionStore, interaction_fields
 
 __all__ = [
     "Answer",

@@ -30,14 +30,13 @@ from gui.core.asks.interactions import (
     InteractionRequest,
     InteractionResponse,
     InteractionResult,
-    InteractionStore,
     ResolvedResult,
     ShellApprovalRequest,
     ToolApprovalRequest,
-    tool_name_of,
 )
 from gui.core.asks.responses import response_problems
 from gui.core.asks.rules import ApprovalRule, rule_for
+from gui.core.asks.store import InteractionStore, tool_name_of
 from gui.core.causes import REASON_CAUSES, CancelReason, EndCause, reason_for
 from gui.core.errors import Conflict, Invalid, NotFound
 from gui.core.events import EventBus, InteractionCreated, InteractionEnded

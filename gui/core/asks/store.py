@@ -1,0 +1,82 @@
+"""Where interactions are kept: the store port (`InteractionStore`), what a query selects
+(`InteractionFilter`), and the fields a store indexes a record by (`interaction_fields`).
+The TinyDB store (`gui.store`) and the in-memory one (`gui.memory`) implement the port."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from gui.core.asks.interactions import (
+    ENDED_STATUSES,
+    InteractionKind,
+    InteractionRecord,
+    InteractionRequest,
+    InteractionStatus,
+    InteractionStatusFilter,
+    ToolSource,
+)
+from gui.core.queries import DEFAULT_LIMIT, Page
+
+
+class InteractionStore(Protocol):
+    """Where interactions live. `save` must be durable when it returns (persist before notify).
+
+    `list` gives every record with that status, oldest first (by `created_at`, then id). `query`
+    pages and filters in the store (see `gui.core.queries`): newest first, and the total.
+    `save_many` is `save` of each in turn (an import: the TinyDB store writes ended ones in one go).
+    """
+
+    async def save(self, record: InteractionRecord) -> None: ...
+
+    async def save_many(self, records: Iterable[InteractionRecord]) -> None: ...
+
+    async def get(self, interaction_id: str) -> InteractionRecord | None: ...
+
+    async def list(self, status: InteractionStatus | None = None) -> list[InteractionRecord]: ...
+
+    async def query(
+        self,
+        *,
+        status: InteractionStatusFilter | None = None,
+        kind: InteractionKind | None = None,
+        run_id: str | None = None,
+        sequence: str | None = None,
+        tool_name: str | None = None,
+        limit: int = DEFAULT_LIMIT,
+        offset: int = 0,
+    ) -> Page[InteractionRecord]: ...
+
+
+@dataclass(frozen=True)
+class InteractionFilter:
+    """Which interactions a query wants: every given field must be equal (a status of "ended": any
+    status but pending)."""
+
+    status: InteractionStatusFilter | None = None
+    kind: InteractionKind | None = None
+    run_id: str | None = None
+    sequence: str | None = None
+    tool_name: str | None = None
+
+    def given(self) -> dict[str, str]:
+        return {name: value for name, value in vars(self).items() if value is not None}
+
+    def matches(self, fields: dict[str, Any]) -> bool:
+        return all(fields.get(name) in ENDED_STATUSES if (name, value) == ("status", "ended")
+                   else fields.get(name) == value for name, value in self.given().items())
+
+
+def tool_name_of(request: InteractionRequest) -> str | None:
+    """The tool that asked, when a tool asked (an approval's "always allow" is for that tool)."""
+    source = request.source
+    return source.tool_name if isinstance(source, ToolSource) else None
+
+
+def interaction_fields(record: InteractionRecord) -> dict[str, Any]:
+    """What interaction queries filter and sort on (the TinyDB store indexes exactly these)."""
+    request = record.request
+    return {"status": record.status, "kind": request.kind, "run_id": request.turn_id,
+            "sequence": request.sequence_name, "tool_name": tool_name_of(request),
+            "created_at": request.created_at}
