@@ -76,13 +76,11 @@ async def open_editor(ctx: AppContext, name: str | None, *, example: bool = Fals
     return editor
 
 
-def register(ctx: AppContext) -> None:
-    @ui.page("/sequences/new")
-    async def new_sequence_page(example: str = "") -> None:
-        with frame(N_("New sequence"), ctx):
-            await open_editor(ctx, None, example=bool(example))
+async def new_sequence_page(ctx: AppContext, example: str = "") -> None:
+    with frame(N_("New sequence"), ctx):
+        await open_editor(ctx, None, example=bool(example))
 
-    @ui.page("/sequences/{name:path}/edit")
-    async def edit_sequence_page(name: str) -> None:
-        with frame(_("Edit {name}").format(name=name), ctx):
-            await open_editor(ctx, name)
+
+async def edit_sequence_page(ctx: AppContext, name: str) -> None:
+    with frame(_("Edit {name}").format(name=name), ctx):
+        await open_editor(ctx, name)

@@ -223,11 +223,9 @@ async def run_view(ctx: AppContext, sequence: str | None = None, run_id: str | N
             watch(engine, record.run_id, panel, answer)
 
 
-def register(ctx: AppContext) -> None:
-    @ui.page("/run")
-    async def run_page(sequence: str | None = None) -> None:
-        await run_view(ctx, sequence=sequence)
+async def run_page(ctx: AppContext, sequence: str | None = None) -> None:
+    await run_view(ctx, sequence=sequence)
 
-    @ui.page("/run/{run_id}")
-    async def run_detail_page(run_id: str) -> None:
-        await run_view(ctx, run_id=run_id)
+
+async def run_detail_page(ctx: AppContext, run_id: str) -> None:
+    await run_view(ctx, run_id=run_id)
