@@ -128,7 +128,8 @@ class Tool(ABC):
         """Run the tool; raise ToolError for a failure the person should read."""
 
     def shell_approval(self, args: dict[str, JsonValue]) -> ShellApproval | None:
-        """For shell-style tools, what the approval shows; None means a plain tool approval."""
+        """For shell-style tools, what the approval shows; None means a plain tool approval. `args` are
+        as `validate_args` gave them (the runner validates before it asks), as for `approval_summary`."""
         return None
 
     def output_schema(self) -> dict[str, Any] | None:
