@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import logging
 import os
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
@@ -34,17 +35,20 @@ from gui.core.door import (
     McpServerSpec,
     McpServerState,
     McpServerView,
+    NotFoundError,
     Page,
     RunFollower,
     Saved,
     condition_holds,
     document_from,
 )
-from gui.core.errors import Failed, NotFound, Refused, Unavailable
+from gui.core.errors import Failed, NotFound, Refused, SeqDeskError, Unavailable
 from gui.core.events import Event, RunFinished, parse_event
 from gui.core.runs import RunRecord, RunStatus, Schedule
-from gui.core.sequences import Sequence, ValidationResult, check_document, help_text
+from gui.core.sequences import Group, Sequence, ValidationResult, check_document, help_text
 from gui.core.tools import ServerInfo, ToolListing
+
+log = logging.getLogger(__name__)
 
 ENDPOINT_FILE = "seqdesk.endpoint.json"
 _RESULT: TypeAdapter[InteractionResult] = TypeAdapter(InteractionResult)
@@ -59,6 +63,7 @@ class RemoteEngine:
         self._inbox = url.rstrip("/") + "/inbox"
         self._client = client or httpx.AsyncClient(base_url=url, headers=headers,
                                                    timeout=httpx.Timeout(30, read=None))
+        self._relays: set[asyncio.Task[None]] = set()  # the event streams `subscribe` reads
 
     @property
     def inbox_url(self) -> str | None:
@@ -104,6 +109,26 @@ class RemoteEngine:
 
     async def get_sequence_document(self, name: str) -> dict[str, Any] | None:
         return await self._request("GET", f"/api/sequences/{quote(name, safe='')}", missing_ok=True)
+
+    async def resolve(self, name: str) -> tuple[Sequence, Group | None]:
+        sequence = await self.get(name)
+        if sequence is not None:
+            return sequence, None
+        for item in await self.list_sequences():  # group names are unique across the saved sequences
+            if name in item.get("groups", ()):
+                holder = await self.get(str(item.get("name")))
+                group = holder.group(name) if holder is not None else None
+                if holder is not None and group is not None:
+                    return holder, group
+        raise NotFoundError(f"no saved sequence or group is named '{name}'")
+
+    async def taken_names(self, replacing: str | None = None) -> set[str]:
+        taken: set[str] = set()
+        for item in await self.list_sequences():
+            if item.get("name") != replacing:
+                taken.add(str(item.get("name")))
+                taken.update(str(g) for g in item.get("groups", ()))
+        return taken
 
     async def check(self, doc: Any, *, replacing: str | None = None, as_new: bool = False) -> ValidationResult:
         body = await self._request("POST", "/api/check",
@@ -367,7 +392,36 @@ class RemoteEngine:
                            f"the app refused to delete schedule {schedule_id}: HTTP {response.status_code}")
         return True
 
+    # -- events --------------------------------------------------------------------------------
+    def subscribe(self, listener: EventListener) -> Callable[[], None]:
+        """`listener` hears the app's events, read from its event stream in a task of this loop, from
+        the moment the app has opened the stream (a moment after this returns); call the result to stop."""
+        relay = asyncio.get_running_loop().create_task(self._relay(listener), name="seqdesk-remote-events")
+        self._relays.add(relay)
+        relay.add_done_callback(self._relays.discard)
+
+        def unsubscribe() -> None:
+            relay.cancel()
+
+        return unsubscribe
+
+    async def _relay(self, listener: EventListener) -> None:
+        try:
+            async with self._events() as lines:
+                async for line in lines:
+                    event = _event(line)
+                    if event is None:
+                        continue
+                    try:
+                        listener(event)
+                    except Exception:  # a broken listener must not end the others' events (as on the bus)
+                        log.exception("event listener failed on %s", event.type)
+        except SeqDeskError as exc:  # the app went away or refused: its events end here
+            log.warning("events from the SeqDesk app at %s ended: %s", self.url, exc)
+
     async def close(self) -> None:
+        for relay in list(self._relays):
+            relay.cancel()
         await self._client.aclose()
 
 

@@ -13,14 +13,15 @@ from urllib.parse import unquote
 
 import httpx
 import pytest
-from fastapi import FastAPI
+from fastapi import FastAPI, Request
+from fastapi.responses import HTMLResponse
 
 from gui.api import register_api
 from gui.api.request_gate import Served
 from gui.context import EngineSlot
 from gui.mcp.secrets import MemorySecrets
-from gui.mcp.sign_in import SignIns
-from gui.ui.pages.oauth_callback import add_callback_route
+from gui.mcp.sign_in import CALLBACK_PATH, SignIns
+from gui.ui.pages.oauth_callback import answer_callback
 
 TOKEN = "correct-horse-battery-staple-42"
 BEARER = {"Authorization": f"Bearer {TOKEN}"}
@@ -35,7 +36,11 @@ def sign_ins() -> SignIns:
 def app_with(engine_slot: EngineSlot, sign_ins: SignIns, token: str | None) -> FastAPI:
     app = FastAPI()
     register_api(app, engine=engine_slot.for_api, token=token, served=Served.in_process())
-    add_callback_route(app, lambda: sign_ins)
+
+    async def callback(request: Request) -> HTMLResponse:  # as the app's page list serves it
+        return await answer_callback(sign_ins, request)
+
+    app.add_api_route(CALLBACK_PATH, callback, methods=["GET"], include_in_schema=False)
     return app
 
 

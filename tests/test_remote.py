@@ -165,3 +165,60 @@ async def test_an_http_servers_secrets_go_to_the_app_and_never_come_back(engine,
     assert changed.headers == ["X-Api-Key", "X-Team"] and changed.oauth_client_secret_set is False
     (web,) = await kept.list()
     assert web.header_values() == {"X-Api-Key": "h-secret-1", "X-Team": "blue"}
+
+
+def test_the_remote_engine_has_every_operation_of_the_door_and_the_engine_too():
+    import inspect
+
+    from gui.core.door import Operations
+
+    operations = {name for name in vars(Operations) if not name.startswith("_")}
+    assert {"subscribe", "taken_names", "resolve"} <= operations
+    for door in (RemoteEngine, Engine):
+        missing = sorted(name for name in operations if not hasattr(door, name))
+        assert missing == [], f"{door.__name__} lacks {missing}"
+        for name in operations:
+            ours, theirs = getattr(Operations, name), getattr(door, name)
+            if inspect.isfunction(ours):
+                assert inspect.iscoroutinefunction(ours) == inspect.iscoroutinefunction(theirs), name
+
+
+@pytest.mark.parametrize("where", ["local", "remote"])
+async def test_taken_names_and_a_group_run_by_its_name_are_the_engines_own_through_the_app(engine, remote, where):
+    from gui.core.door import NotFoundError
+
+    echo = {"tool": "echo", "args": {"value": 1}}
+    await engine.create(one_group("a", "ga", echo))
+    await engine.create(one_group("b", "gb", echo))
+    door = engine if where == "local" else remote
+    assert await door.taken_names() == {"a", "ga", "b", "gb"}
+    assert await door.taken_names(replacing="a") == {"b", "gb"}
+    sequence, group = await door.resolve("gb")
+    assert sequence.name == "b" and group is not None and group.name == "gb"
+    assert (await door.resolve("a"))[1] is None
+    with pytest.raises(NotFoundError, match="no saved sequence or group is named 'nothing'"):
+        await door.resolve("nothing")
+
+
+async def test_a_subscriber_through_the_app_hears_its_events_until_it_stops(engine, remote):
+    from support.waiting import wait_until
+
+    from gui.core.events import SequenceSaved
+
+    heard: list[Event] = []
+    stop = remote.subscribe(heard.append)
+    saves = iter(range(1000))
+
+    async def a_save_heard() -> bool:
+        """The app's events reach a subscriber once its stream is open: saves until one is heard."""
+        if any(isinstance(e, SequenceSaved) for e in heard):
+            return True
+        await engine.create(one_group(f"s{next(saves)}", f"g{next(saves)}", {"tool": "echo", "args": {"value": 1}}))
+        return False
+
+    await wait_until(a_save_heard, "a save heard through the app", every=0.02)
+    stop()
+    await wait_until(lambda: not remote._relays, "the subscription to end")
+    count = len(heard)
+    await engine.create(one_group("after", "g-after", {"tool": "echo", "args": {"value": 1}}))
+    assert len(heard) == count

@@ -3,7 +3,7 @@
 Each endpoint is a plain function in the module of its concept; what it needs of the app (the
 engine, the notifier, the MCP servers, phone access, the token) it is handed by FastAPI from the
 `ApiContext` that `register_api` keeps on the app (`gui.api.shared`). The pages of the UI are listed
-the same way in `gui.ui.register_pages`.
+the same way in `gui.ui.pages.routes`.
 """
 
 from __future__ import annotations

@@ -25,6 +25,7 @@ from gui.i18n import N_
 from gui.tools._args import ToolArgs, excerpt, invalid, parse_args
 from gui.tools.processes import GO, WRAPPER, parent_death_signal, start_time
 
+ASKS_TO_RUN = N_("the sequence step asks to run this command")  # N_: the inbox shows it translated
 MAX_OUTPUT_BYTES = 10 * 1024 * 1024
 TERM_GRACE_SECONDS = 1.0
 _CHUNK = 64 * 1024
@@ -80,12 +81,13 @@ class CmdRun(ModelTool):
     Args = CmdRunArgs
 
     def shell_approval(self, args: dict[str, Any]) -> ShellApproval:
-        a = parse_args(self, CmdRunArgs, args)
+        """What the approval shows, read from the arguments as the runner validated them before it asks
+        (`validate_args`), as every tool's approval reads them: not parsed again."""
         return ShellApproval(
             title="Run a command",
-            command=a.command,
-            cwd=str(_folder(a.cwd)),
-            reason=N_("the sequence step asks to run this command"),  # N_: the inbox shows it translated
+            command=str(args.get("command", "")),
+            cwd=str(_folder(args.get("cwd"))),
+            reason=ASKS_TO_RUN,
             operation="exec",
         )
 

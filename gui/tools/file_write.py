@@ -74,12 +74,12 @@ class FileWrite(ModelTool):
     Args = FileWriteArgs
 
     def shell_approval(self, args: dict[str, Any]) -> ShellApproval:
-        a = parse_args(self, FileWriteArgs, args)
-        shown = look(a.path)
-        verb = "append" if a.append else "write"
+        """What the approval shows, read from the arguments as the runner validated them (as `cmd_run`'s)."""
+        shown = look(str(args.get("path", "")))
+        verb = "append" if args.get("append") else "write"
         return ShellApproval(
             title="Write a file",
-            command=f"{verb} {len(a.content)} characters to {shown.path}",
+            command=f"{verb} {len(str(args.get('content', '')))} characters to {shown.path}",
             cwd=str(shown.path.parent),
             reason="the sequence step asks to write this file",
             operation="write",

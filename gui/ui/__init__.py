@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -11,12 +9,11 @@ if TYPE_CHECKING:
 
 
 def register_pages(ctx: AppContext) -> None:
-    """Import every module of `gui.ui.pages` and call its `register(ctx)`: the pages get what the
-    composition root built (the engine, the MCP servers, the notices) from `ctx`, nothing global."""
-    from gui.ui import pages
+    """Serve the icon the pages share and every page of the list (`gui.ui.pages.routes`): the pages
+    get what the composition root built (the engine, the MCP servers, the notices) from `ctx`,
+    nothing global."""
+    from gui.ui.pages.routes import add_pages, pages
+    from gui.ui.theme import register_shell
 
-    for info in sorted(pkgutil.iter_modules(pages.__path__), key=lambda m: m.name):
-        module = importlib.import_module(f"gui.ui.pages.{info.name}")
-        register = getattr(module, "register", None)
-        if register is not None:
-            register(ctx)
+    register_shell()
+    add_pages(ctx, pages())

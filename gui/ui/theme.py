@@ -129,7 +129,7 @@ def assets_dir() -> Path:
 
 
 def register_shell() -> None:
-    """Serve the icon (favicon, notifications). Called from a page's `register()`, once per app."""
+    """Serve the icon (favicon, notifications). Called by `gui.ui.register_pages`, once per app."""
     folder = assets_dir()
     if folder.is_dir():
         app.add_static_files(ASSETS_URL, folder)

@@ -63,6 +63,7 @@ from gui.core.sequences import (
     signature_of,
     to_document,
 )
+from gui.core.sequences import taken_names as names_taken_by
 from gui.core.sequences.conditions import ConditionEvalError, ConditionSyntaxError, evaluate, parse_condition
 from gui.core.tools import Registry, ServerStates, Tool, ToolListing, tool_listing
 
@@ -131,6 +132,10 @@ class Engine:
 
     async def get(self, name: str) -> Sequence | None:
         return await self.catalog.get(name)
+
+    async def taken_names(self, replacing: str | None = None) -> set[str]:
+        """The names a new sequence or group may not take (those of `replacing` are free)."""
+        return names_taken_by(s for s in await self.catalog.list() if s.name != replacing)
 
     async def get_sequence_document(self, name: str) -> dict[str, Any] | None:
         sequence = await self.catalog.get(name)

@@ -17,7 +17,7 @@ from gui.core.door.mcp_servers import McpServerChange, McpServerListing, McpServ
 from gui.core.events import Event
 from gui.core.queries import Page
 from gui.core.runs import RunRecord, RunStatus, Schedule
-from gui.core.sequences import Problem, Sequence, ValidationResult
+from gui.core.sequences import Group, Problem, Sequence, ValidationResult
 from gui.core.tools import ToolListing
 
 T = TypeVar("T")
@@ -54,6 +54,16 @@ class Operations(Protocol):
     async def get(self, name: str) -> Sequence | None: ...
 
     async def get_sequence_document(self, name: str) -> dict[str, Any] | None: ...
+
+    async def resolve(self, name: str) -> tuple[Sequence, Group | None]:
+        """A saved sequence, or the saved group of that name with its sequence (what `start` runs by
+        that name); NotFoundError."""
+        ...
+
+    async def taken_names(self, replacing: str | None = None) -> set[str]:
+        """Every name a new sequence or group may not take: the saved sequences' and their groups'
+        (but those of `replacing`, the saved sequence a rename frees)."""
+        ...
 
     async def check(self, doc: Any, *, replacing: str | None = None, as_new: bool = False) -> ValidationResult:
         """Every problem of `doc` in one pass. `replacing`: the saved sequence it will replace (its group
@@ -188,6 +198,12 @@ class Operations(Protocol):
     async def pause_schedule(self, schedule_id: str, paused: bool = True) -> Schedule: ...
 
     async def delete_schedule(self, schedule_id: str) -> bool: ...
+
+    # -- events --------------------------------------------------------------------------------
+    def subscribe(self, listener: EventListener) -> Callable[[], None]:
+        """`listener` hears every event from now on (over the HTTP API: from the moment the app's event
+        stream is open, a moment after this returns), on this loop; call the result to stop."""
+        ...
 
     # -- the rest ------------------------------------------------------------------------------
     async def close(self) -> None: ...

@@ -8,6 +8,8 @@ whose arguments are a pydantic model; MCP tools implement `Tool` over a JSON sch
 
 from __future__ import annotations
 
+import copy
+import functools
 import threading
 from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable, Iterator, Mapping
@@ -126,7 +128,8 @@ class Tool(ABC):
         """Run the tool; raise ToolError for a failure the person should read."""
 
     def shell_approval(self, args: dict[str, JsonValue]) -> ShellApproval | None:
-        """For shell-style tools, what the approval shows; None means a plain tool approval."""
+        """For shell-style tools, what the approval shows; None means a plain tool approval. `args` are
+        as `validate_args` gave them (the runner validates before it asks), as for `approval_summary`."""
         return None
 
     def output_schema(self) -> dict[str, Any] | None:
@@ -154,7 +157,7 @@ class ModelTool(Tool):
     Args: ClassVar[type[BaseModel]]
 
     def input_schema(self) -> dict[str, Any]:
-        return self.Args.model_json_schema()
+        return copy.deepcopy(_schema_of(self.Args))  # a copy: the caller may change its own
 
     @property
     def title(self) -> str:
@@ -167,6 +170,13 @@ class ModelTool(Tool):
         except ValidationError as exc:
             problems = [(".".join(str(p) for p in e["loc"]), e["msg"]) for e in exc.errors()]
             raise ToolArgumentError(self.name, problems) from None
+
+
+@functools.cache
+def _schema_of(args: type[BaseModel]) -> dict[str, Any]:
+    """An argument model's JSON schema, made once (pydantic builds it anew on each call: milliseconds a
+    tool, on every tool listing the editor and the run page read)."""
+    return args.model_json_schema()
 
 
 class Registry:

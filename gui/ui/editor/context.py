@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from gui.core.door import Engine
+from gui.core.door import Operations
 from gui.core.tools import ToolInfo, ToolListing
 from gui.i18n import _
 from gui.ui.editor.argspec import ArgSpec, arg_specs
@@ -55,7 +55,7 @@ class EditorContext:
     # What earlier groups give back (set by the groups view), and how a card declares an input of its own.
     earlier: Callable[[GroupDraft], list[Given]] = _nothing_earlier
     declare_input: Callable[[str, str], None] = _cannot_declare
-    engine: Engine | None = None  # the door, for "Test this group" (None: no test button)
+    engine: Operations | None = None  # the door, for "Test this group" (None: no test button)
     saved_names: frozenset[str] = frozenset()  # sequence and group names saved when the editor opened
 
     def tool(self, name: str) -> ToolInfo | None:

@@ -15,7 +15,7 @@ from typing import Any
 
 from nicegui import ui
 
-from gui.core.door import Engine
+from gui.core.door import Operations
 from gui.core.events import Event
 from gui.core.runs import GroupRecord, RunRecord, ToolRecord
 from gui.core.sequences import DslError, SlotType
@@ -76,7 +76,7 @@ def _typed(form: RunArgsForm) -> dict[str, Any]:
 class GroupTest(ui.column):
     """Sample inputs, a Run button and the results of the last test, inside the group's card."""
 
-    def __init__(self, engine: Engine, group: GroupDraft, tools: Mapping[str, ToolInfo]) -> None:
+    def __init__(self, engine: Operations, group: GroupDraft, tools: Mapping[str, ToolInfo]) -> None:
         super().__init__()
         self.classes("w-full gap-2 rounded border border-gray-300 dark:border-gray-600 p-3").mark("group-test")
         self.engine, self.group, self.tools = engine, group, tools

@@ -12,7 +12,7 @@ import asyncio
 from dataclasses import dataclass, field
 from typing import Any
 
-from gui.core.door import Engine
+from gui.core.door import Operations
 from gui.core.sequences import (
     MAX_DOCUMENT_BYTES,
     NAMING_CODES,
@@ -26,21 +26,16 @@ from gui.core.sequences import (
     to_document,
     too_large,
 )
-from gui.core.sequences import taken_names as names_taken_by
 from gui.core.sequences import with_free_names as renamed_free
 from gui.i18n import _
 
 
-async def taken_names(engine: Engine) -> set[str]:
-    return names_taken_by(await engine.sequence_trees())
-
-
-async def with_free_names(engine: Engine, doc: dict[str, Any]) -> tuple[dict[str, Any], list[Renamed]]:
+async def with_free_names(engine: Operations, doc: dict[str, Any]) -> tuple[dict[str, Any], list[Renamed]]:
     """The document with every taken sequence or group name replaced by a free one (`name-2`)."""
-    return renamed_free(doc, await taken_names(engine))
+    return renamed_free(doc, await engine.taken_names())
 
 
-async def duplicate(engine: Engine, sequence: Sequence) -> tuple[Sequence, list[Renamed]]:
+async def duplicate(engine: Operations, sequence: Sequence) -> tuple[Sequence, list[Renamed]]:
     """Save a copy with free names (`name-2`, its groups `group-2`), and what was renamed. DslError if refused."""
     doc, renamed = await with_free_names(engine, to_document(sequence))
     saved, _warnings = await engine.create(doc)
@@ -77,7 +72,7 @@ class ImportCheck:
         return _("line {line}, column {column}").format(line=line, column=column)
 
 
-async def check_import(engine: Engine, raw: bytes) -> ImportCheck:
+async def check_import(engine: Operations, raw: bytes) -> ImportCheck:
     if len(raw) > MAX_DOCUMENT_BYTES:  # not read: the size limit of every sequence says so
         return ImportCheck(text="", problems=[too_large(len(raw))])
     try:

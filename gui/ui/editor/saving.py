@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from gui.core.door import Engine
+from gui.core.door import Operations
 from gui.core.sequences import (
     NAMING_CODES,
     DslError,
@@ -31,7 +31,6 @@ from gui.core.sequences import (
     ValidationResult,
     free_name,
     load_json_text,
-    taken_names,
 )
 from gui.core.tools import ToolInfo
 from gui.i18n import _
@@ -50,7 +49,7 @@ class Outcome:
     doc: Any = None  # the document the text view sent
 
 
-async def save_draft(engine: Engine, draft: SequenceDraft, original: str | None,
+async def save_draft(engine: Operations, draft: SequenceDraft, original: str | None,
                      tools: Mapping[str, ToolInfo]) -> Outcome:
     """Save the draft (`original`: the name the editor opened), or say every problem (`tools`: the
     editor's, to title the arguments of a tool whose arguments do not fit)."""
@@ -62,7 +61,7 @@ async def save_draft(engine: Engine, draft: SequenceDraft, original: str | None,
     return Outcome(problems, await _placed(engine, problems, draft, mapping, original, [], tools), saved)
 
 
-async def save_text(engine: Engine, text: str, original: str | None) -> Outcome:
+async def save_text(engine: Operations, text: str, original: str | None) -> Outcome:
     """Save the text view's document, or say every problem (a text that is not JSON is not sent)."""
     try:
         doc = load_json_text(text)
@@ -72,7 +71,7 @@ async def save_text(engine: Engine, text: str, original: str | None) -> Outcome:
     return Outcome(problems, saved=saved, doc=doc)
 
 
-async def _save(engine: Engine, doc: Any, original: str | None) -> tuple[Sequence | None, list[Problem]]:
+async def _save(engine: Operations, doc: Any, original: str | None) -> tuple[Sequence | None, list[Problem]]:
     """One call to the door: the saved tree and its warnings, or None and every problem."""
     try:
         saved = await (engine.create(doc, as_new=True) if original is None else engine.rename(original, doc))
@@ -83,14 +82,14 @@ async def _save(engine: Engine, doc: Any, original: str | None) -> tuple[Sequenc
     return saved.sequence, list(saved.warnings)
 
 
-async def check_draft(engine: Engine, draft: SequenceDraft, original: str | None,
+async def check_draft(engine: Operations, draft: SequenceDraft, original: str | None,
                       tools: Mapping[str, ToolInfo]) -> Outcome:
     """The draft checked by the door; each problem put on its field (`tools`: the editor's, to title
     the arguments of a tool whose arguments do not fit)."""
     return await _checked(engine, draft, original, local_issues(draft), tools)
 
 
-async def _checked(engine: Engine, draft: SequenceDraft, original: str | None, local: list[Issue],
+async def _checked(engine: Operations, draft: SequenceDraft, original: str | None, local: list[Issue],
                    tools: Mapping[str, ToolInfo]) -> Outcome:
     doc, mapping = to_document(draft)
     result = await _check(engine, doc, original)
@@ -98,7 +97,7 @@ async def _checked(engine: Engine, draft: SequenceDraft, original: str | None, l
     return Outcome(problems, await _placed(engine, problems, draft, mapping, original, local, tools))
 
 
-async def check_text(engine: Engine, text: str, original: str | None) -> Outcome:
+async def check_text(engine: Operations, text: str, original: str | None) -> Outcome:
     try:
         doc = load_json_text(text)
     except DslError as exc:
@@ -107,13 +106,13 @@ async def check_text(engine: Engine, text: str, original: str | None) -> Outcome
     return Outcome(problems=[*result.errors, *result.warnings])
 
 
-async def _check(engine: Engine, doc: Any, original: str | None) -> ValidationResult:
+async def _check(engine: Operations, doc: Any, original: str | None) -> ValidationResult:
     """Checked as `_save` would save it: a new name must be free, and a rename may keep its group names."""
     name = doc.get("name") if isinstance(doc, dict) else None
     return await engine.check(doc, replacing=original, as_new=name != original)
 
 
-async def _placed(engine: Engine, problems: list[Problem], draft: SequenceDraft, mapping: DocumentMap,
+async def _placed(engine: Operations, problems: list[Problem], draft: SequenceDraft, mapping: DocumentMap,
                   original: str | None, local: list[Issue], tools: Mapping[str, ToolInfo]) -> list[Issue]:
     """The draft's own mistakes (`local`) and each problem on its field; a naming conflict proposes a free name."""
     issues = list(local)
@@ -124,10 +123,10 @@ async def _placed(engine: Engine, problems: list[Problem], draft: SequenceDraft,
     return issues
 
 
-async def _with_free_names(engine: Engine, draft: SequenceDraft, original: str | None,
+async def _with_free_names(engine: Operations, draft: SequenceDraft, original: str | None,
                            issues: list[Issue]) -> list[Issue]:
     """Each naming conflict also proposes a name nobody holds (`fetch-one-node-2`)."""
-    taken = taken_names(s for s in await engine.sequence_trees() if s.name != original)
+    taken = await engine.taken_names(replacing=original)
     taken |= {draft.name, *(g.name for g in draft.groups)}
     names = {"seq.name": draft.name, **{f"{g.uid}.name": g.name for g in draft.groups}}
     out = []

@@ -20,7 +20,7 @@ from urllib.parse import quote
 
 from nicegui import background_tasks, ui
 
-from gui.core.door import Engine
+from gui.core.door import Operations
 from gui.core.events import Event
 from gui.core.sequences import DslError, Renamed, Sequence, load_json_text
 from gui.core.tools import ToolInfo, ToolListing
@@ -62,7 +62,7 @@ def page_head() -> None:
 
 
 class SequenceEditor:
-    def __init__(self, engine: Engine, original: Sequence | None, draft: SequenceDraft, tools: ToolListing, *,
+    def __init__(self, engine: Operations, original: Sequence | None, draft: SequenceDraft, tools: ToolListing, *,
                  restored: dict[str, Any] | None = None, base: SequenceDraft | None = None,
                  saved_names: frozenset[str] = frozenset()) -> None:
         self.engine = engine

@@ -1,1 +1,2 @@
-"""One module per route; each has a `register()` that defines its `@ui.page`s."""
+"""One module per page (or two pages of one concept), each drawing its page in a plain function; every
+page is listed, with its address, in `routes` (`gui.ui.pages.routes.pages`)."""

@@ -10,10 +10,10 @@ from typing import TYPE_CHECKING, Any
 
 from nicegui import ui
 
-from gui.core.sequences import Renamed, Sequence, taken_names
+from gui.core.door import Operations
 from gui.i18n import N_, _
-from gui.ui.editor import SequenceDraft, SequenceEditor, from_document, from_sequence, storage, to_document
-from gui.ui.editor.baseline import canonical, example_draft, text_document
+from gui.ui.editor import SequenceDraft, SequenceEditor, from_document, storage, to_document
+from gui.ui.editor.baseline import canonical, opening, text_document
 from gui.ui.editor.view import page_head
 from gui.ui.theme import frame
 
@@ -50,39 +50,29 @@ def _restored(key: str, base: SequenceDraft) -> tuple[SequenceDraft, dict[str, A
 
 async def open_editor(ctx: AppContext, name: str | None, *, example: bool = False) -> SequenceEditor | None:
     page_head()  # before the first await (see `page_head`)
-    engine = ctx.engine
-    original: Sequence | None = None
-    renamed: list[Renamed] = []
-    if name is not None:
-        original = await engine.get(name)
-        if original is None:
-            ui.label(_("There is no saved sequence named '{name}'.").format(name=name)).classes("text-lg") \
-                .mark("not-found")
-            ui.button(_("Back to the sequences"), on_click=lambda: ui.navigate.to("/")).props("no-caps")
-            return None
-        base = from_sequence(original)
-    elif example:
-        base, renamed = await example_draft(engine)
-    else:
-        base = SequenceDraft()
+    engine: Operations = ctx.engine  # the door only: the editor works over `RemoteEngine` too
+    opened = await opening(engine, name, example=example)
+    if opened is None:
+        ui.label(_("There is no saved sequence named '{name}'.").format(name=name)).classes("text-lg") \
+            .mark("not-found")
+        ui.button(_("Back to the sequences"), on_click=lambda: ui.navigate.to("/")).props("no-caps")
+        return None
+    base = opened.base
     draft, restored = _restored(storage.edit_key(name), base)
     if example and restored is not None:
         draft, restored = base, None
-    saved = taken_names(await engine.sequence_trees())
-    editor = SequenceEditor(engine, original, draft, await engine.list_tools(), restored=restored, base=base,
-                            saved_names=frozenset(saved))
+    editor = SequenceEditor(engine, opened.original, draft, opened.tools, restored=restored, base=base,
+                            saved_names=opened.taken)
     if example:
-        editor.show_renamed(renamed)
+        editor.show_renamed(opened.renamed)
     return editor
 
 
-def register(ctx: AppContext) -> None:
-    @ui.page("/sequences/new")
-    async def new_sequence_page(example: str = "") -> None:
-        with frame(N_("New sequence"), ctx):
-            await open_editor(ctx, None, example=bool(example))
+async def new_sequence_page(ctx: AppContext, example: str = "") -> None:
+    with frame(N_("New sequence"), ctx):
+        await open_editor(ctx, None, example=bool(example))
 
-    @ui.page("/sequences/{name:path}/edit")
-    async def edit_sequence_page(name: str) -> None:
-        with frame(_("Edit {name}").format(name=name), ctx):
-            await open_editor(ctx, name)
+
+async def edit_sequence_page(ctx: AppContext, name: str) -> None:
+    with frame(_("Edit {name}").format(name=name), ctx):
+        await open_editor(ctx, name)

@@ -36,7 +36,7 @@ from gui.ui.components.inbox.keys import InboxShortcuts
 from gui.ui.components.inbox.row import InboxRow
 from gui.ui.components.run.dark import add_dark_css
 from gui.ui.live import live_events
-from gui.ui.theme import frame, register_shell
+from gui.ui.theme import frame
 from gui.wording import requests as fmt
 
 if TYPE_CHECKING:
@@ -52,16 +52,12 @@ STATUS_FILTERS = {"all": N_("All"), "resolved": N_("Answered"), "expired": N_("E
 KIND_FILTERS = {"all": N_("All kinds"), "approval": N_("Approvals"), "question": N_("Questions"), "form": N_("Forms")}
 
 
-def register(ctx: AppContext) -> None:
-    register_shell()
+async def inbox_page(ctx: AppContext) -> None:
+    await InboxPage(ctx).build()
 
-    @ui.page("/inbox")
-    async def inbox_page() -> None:
-        await InboxPage(ctx).build()
 
-    @ui.page("/inbox/{interaction_id}")
-    async def inbox_item_page(interaction_id: str) -> None:
-        await InboxPage(ctx, interaction_id).build()
+async def inbox_item_page(ctx: AppContext, interaction_id: str) -> None:
+    await InboxPage(ctx, interaction_id).build()
 
 
 class InboxPage:

@@ -15,14 +15,13 @@ from __future__ import annotations
 
 import asyncio
 import html
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from fastapi import Request
 from fastapi.responses import HTMLResponse
 
 from gui.i18n import _, html_lang
-from gui.mcp.sign_in import CALLBACK_PATH, SignIns
+from gui.mcp.sign_in import SignIns
 
 if TYPE_CHECKING:
     from gui.context import AppContext
@@ -56,39 +55,30 @@ def result_page(title: str, text: str, *, status: int = 200, back: bool = False)
                         headers={"Cache-Control": "no-store", "Referrer-Policy": "no-referrer"})
 
 
-def add_callback_route(app: Any, sign_ins: Callable[[], SignIns | None]) -> None:
-    """`GET /oauth/callback` on `app` (behind its gates), answering the sign-ins `sign_ins()` holds."""
-
-    @app.get(CALLBACK_PATH, include_in_schema=False)
-    async def oauth_callback(request: Request) -> HTMLResponse:
-        pending = sign_ins()
-        query = request.query_params
-        if pending is None:
-            return result_page(_("No sign-in under way"), _("SeqDesk is not waiting for a sign-in."), status=400)
-        try:
-            sign_in = pending.answer(query.get("state"), query.get("code"), query.get("iss"),
-                                     query.get("error"), query.get("error_description"))
-        except LookupError as exc:
-            return result_page(_("Not a sign-in SeqDesk started"),
-                               _("Nothing was changed: {problem}.").format(problem=exc), status=400)
-        try:
-            await asyncio.wait_for(sign_in.finished.wait(), FINISH_WAIT)
-        except TimeoutError:
-            return result_page(_("Still signing in"),
-                               _("The server {name} is slow to finish the sign-in. Settings shows when it is "
-                                 "connected.").format(name=sign_in.server), status=504)
-        if sign_in.error:
-            return result_page(_("Not signed in to {name}").format(name=sign_in.server),
-                               f"{sign_in.error[:1].upper()}{sign_in.error[1:]}.", status=400)
-        return result_page(_("Signed in to {name}").format(name=sign_in.server),
-                           _("SeqDesk connects to it now. Going back to Settings…"), back=True)
+async def oauth_callback(ctx: AppContext, request: Request) -> HTMLResponse:
+    rt = ctx.runtime
+    return await answer_callback(getattr(rt, "mcp_sign_ins", None) if rt is not None else None, request)
 
 
-def register(ctx: AppContext) -> None:
-    from nicegui import app
-
-    def current() -> SignIns | None:
-        rt = ctx.runtime
-        return getattr(rt, "mcp_sign_ins", None) if rt is not None else None
-
-    add_callback_route(app, current)
+async def answer_callback(pending: SignIns | None, request: Request) -> HTMLResponse:
+    """The page for a browser sent back to `/oauth/callback`, answering the sign-ins `pending` holds."""
+    query = request.query_params
+    if pending is None:
+        return result_page(_("No sign-in under way"), _("SeqDesk is not waiting for a sign-in."), status=400)
+    try:
+        sign_in = pending.answer(query.get("state"), query.get("code"), query.get("iss"),
+                                 query.get("error"), query.get("error_description"))
+    except LookupError as exc:
+        return result_page(_("Not a sign-in SeqDesk started"),
+                           _("Nothing was changed: {problem}.").format(problem=exc), status=400)
+    try:
+        await asyncio.wait_for(sign_in.finished.wait(), FINISH_WAIT)
+    except TimeoutError:
+        return result_page(_("Still signing in"),
+                           _("The server {name} is slow to finish the sign-in. Settings shows when it is "
+                             "connected.").format(name=sign_in.server), status=504)
+    if sign_in.error:
+        return result_page(_("Not signed in to {name}").format(name=sign_in.server),
+                           f"{sign_in.error[:1].upper()}{sign_in.error[1:]}.", status=400)
+    return result_page(_("Signed in to {name}").format(name=sign_in.server),
+                       _("SeqDesk connects to it now. Going back to Settings…"), back=True)

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from nicegui import background_tasks, ui
 
 from gui.core.asks import InteractionRecord
-from gui.core.door import Engine, NotFoundError
+from gui.core.door import NotFoundError, Operations
 from gui.core.events import Event, InteractionEnded
 from gui.core.runs import AmbiguousRunIdError, RunRecord
 from gui.core.sequences import DslError, RunArgsError, signature_of
@@ -37,7 +37,7 @@ EMPTY = N_("Nothing has run yet. Pick a sequence and press Run.")
 CLOCK_SECONDS = 1.0
 
 
-async def inputs_of(engine: Engine, name: str) -> dict[str, Any] | None:
+async def inputs_of(engine: Operations, name: str) -> dict[str, Any] | None:
     """The inputs a sequence (or a single group called by name) needs; None when nothing has that name."""
     try:
         sequence, group = await engine.resolve(name)
@@ -46,11 +46,11 @@ async def inputs_of(engine: Engine, name: str) -> dict[str, Any] | None:
     return dict(group.in_) if group is not None else dict(signature_of(sequence).inputs)
 
 
-async def load(engine: Engine, run_id: str) -> RunRecord | None:
+async def load(engine: Operations, run_id: str) -> RunRecord | None:
     return await engine.get_run(run_id)
 
 
-async def planned_args(engine: Engine, record: RunRecord) -> dict[int, list[Any]]:
+async def planned_args(engine: Operations, record: RunRecord) -> dict[int, list[Any]]:
     """Each group's tool arguments as the saved sequence writes them (inputs as `$args.x`), so a
     tool that has not started yet can already say what it will do. {} when the sequence changed."""
     sequence = await engine.get(record.sequence)
@@ -65,11 +65,12 @@ async def planned_args(engine: Engine, record: RunRecord) -> dict[int, list[Any]
     return planned
 
 
-def describer(engine: Engine) -> Callable[[str], str | None]:
-    """A tool's description from the registry (None for a tool that is not there any more)."""
+async def describer(engine: Operations) -> Callable[[str], str | None]:
+    """A tool's description from the tools known when the page opened (None for one not there)."""
+    descriptions = {t.name: t.description for t in (await engine.list_tools()).tools}
+
     def describe(name: str) -> str | None:
-        tool = engine.tool(name)
-        description = getattr(tool, "description", None) if tool is not None else None
+        description = descriptions.get(name)
         return _(description) if description else None  # a built-in tool's words are in the catalogue
     return describe
 
@@ -77,7 +78,7 @@ def describer(engine: Engine) -> Callable[[str], str | None]:
 class Launcher:
     """The select, the args form and the Run button."""
 
-    def __init__(self, engine: Engine, names: list[str], chosen: str | None, args: dict[str, Any] | None) -> None:
+    def __init__(self, engine: Operations, names: list[str], chosen: str | None, args: dict[str, Any] | None) -> None:
         self.engine = engine
         self.args = args
         self.form: RunArgsForm | None = None
@@ -144,7 +145,7 @@ class Launcher:
         self.problems.set_visibility(True)
 
 
-def watch(engine: Engine, run_id: str, panel: RunPanel, answer: AnswerPanel | None = None) -> None:
+def watch(engine: Operations, run_id: str, panel: RunPanel, answer: AnswerPanel | None = None) -> None:
     """Keep `panel` up to date: redraw when events for this run arrived, and once a second for clocks."""
     last = {"at": time.time()}
 
@@ -179,7 +180,7 @@ def watch(engine: Engine, run_id: str, panel: RunPanel, answer: AnswerPanel | No
 
 
 async def run_view(ctx: AppContext, sequence: str | None = None, run_id: str | None = None) -> None:
-    engine = ctx.engine
+    engine: Operations = ctx.engine  # the door only: the page works over `RemoteEngine` too
     record: RunRecord | None = None
     ambiguous: AmbiguousRunIdError | None = None
     if run_id:
@@ -217,17 +218,15 @@ async def run_view(ctx: AppContext, sequence: str | None = None, run_id: str | N
         def open_answer(interaction_id: str) -> None:
             background_tasks.create(answer.show_request(interaction_id), name="open-answer")
 
-        panel = RunPanel(record, now=time.time(), on_stop=stop, describe=describer(engine),
+        panel = RunPanel(record, now=time.time(), on_stop=stop, describe=await describer(engine),
                          on_answer=open_answer, planned=await planned_args(engine, record)).mark("run-panel")
         if not record.finished:
             watch(engine, record.run_id, panel, answer)
 
 
-def register(ctx: AppContext) -> None:
-    @ui.page("/run")
-    async def run_page(sequence: str | None = None) -> None:
-        await run_view(ctx, sequence=sequence)
+async def run_page(ctx: AppContext, sequence: str | None = None) -> None:
+    await run_view(ctx, sequence=sequence)
 
-    @ui.page("/run/{run_id}")
-    async def run_detail_page(run_id: str) -> None:
-        await run_view(ctx, run_id=run_id)
+
+async def run_detail_page(ctx: AppContext, run_id: str) -> None:
+    await run_view(ctx, run_id=run_id)

@@ -107,12 +107,3 @@ async def detail_page(ctx: AppContext, run_id: str) -> None:
         raised = list(reversed((await engine.interaction_page(run_id=run_id, limit=1000)).items))
         RunRequests(raised)
 
-
-def register(ctx: AppContext) -> None:
-    @ui.page("/runs")
-    async def runs_page() -> None:
-        await history_page(ctx)
-
-    @ui.page("/runs/{run_id}")
-    async def run_record_page(run_id: str) -> None:
-        await detail_page(ctx, run_id)

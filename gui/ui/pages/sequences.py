@@ -317,10 +317,8 @@ def _haystack(summary: dict[str, Any]) -> str:
     return " ".join(str(w) for w in words).lower()
 
 
-def register(ctx: AppContext) -> None:
-    @ui.page("/")
-    async def sequences_page() -> None:
-        with frame("Sequences", ctx):
-            page = SequencesPage(ctx.engine)
-            await page.refresh()
-            SchedulesSection(ctx.engine)
+async def sequences_page(ctx: AppContext) -> None:
+    with frame("Sequences", ctx):
+        page = SequencesPage(ctx.engine)
+        await page.refresh()
+        SchedulesSection(ctx.engine)

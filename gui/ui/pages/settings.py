@@ -35,8 +35,3 @@ async def settings_page(ctx: AppContext) -> None:
         data_folder_card(rt.data_dir)
         await McpServersCard(rt.engine, read_only=on_phone()).redraw()
 
-
-def register(ctx: AppContext) -> None:
-    @ui.page("/settings")
-    async def settings_route() -> None:
-        await settings_page(ctx)

@@ -13,7 +13,7 @@ from typing import Any
 
 from nicegui import ui
 
-from gui.core.door import Engine, NotFoundError, Operations
+from gui.core.door import NotFoundError, Operations
 from gui.core.events import Event
 from gui.core.runs import ResumeRefused, RunRecord, refusal_for_status
 from gui.i18n import N_, _
@@ -39,7 +39,7 @@ async def resume_and_open(engine: Operations, run_id: str) -> None:
 
 
 class ResumeBar(ui.row):
-    def __init__(self, engine: Engine, record: RunRecord) -> None:
+    def __init__(self, engine: Operations, record: RunRecord) -> None:
         super().__init__(wrap=True)
         self.classes("w-full items-center gap-3")
         self.engine = engine
