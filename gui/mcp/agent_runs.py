@@ -96,6 +96,14 @@ class AgentRuns:
 
     def __init__(self) -> None:
         self._runs: dict[str, AgentRun] = {}
+        self.on_change: Callable[[], Awaitable[None]] | None = None  # a run started or ended
+
+    async def _changed(self) -> None:
+        if self.on_change is not None:
+            try:
+                await self.on_change()
+            except Exception:  # an announcement is a courtesy; the run goes on without it
+                log.debug("announcing a run's change failed", exc_info=True)
 
     def get(self, run_id: str) -> AgentRun | None:
         return self._runs.get(run_id)
@@ -109,6 +117,7 @@ class AgentRuns:
         """Run `work` for `run` in a task of its own: cancelling whoever awaits it does not stop it."""
 
         async def carried() -> Any:
+            await self._changed()
             try:
                 run.result = await work
             except asyncio.CancelledError:
@@ -121,6 +130,7 @@ class AgentRuns:
                 run.updated_at = time.time()
                 if not run.is_task:
                     self._runs.pop(run.id, None)  # its request had the result, or gave up on it
+            await self._changed()
             return run.result
 
         run.task = asyncio.create_task(carried(), name=f"seqdesk agent run {run.id}")

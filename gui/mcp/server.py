@@ -27,6 +27,7 @@ from typing import Annotated, Any
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.context import ServerRequestContext
+from mcp.server.subscriptions import InMemorySubscriptionBus
 from mcp_types import CallToolResult, EmptyResult, SetLevelRequestParams, TextContent, ToolAnnotations
 from pydantic import Field, WithJsonSchema
 
@@ -39,6 +40,8 @@ from gui.core.runs import RunRecord
 from gui.core.sequences import DslError, Problem, RunArgsError
 from gui.core.tools import short_list
 from gui.mcp.agent_runs import AgentRun, AgentRuns, progress_words
+from gui.mcp.completion import serve_completion
+from gui.mcp.resources import announce, serve_resources
 from gui.mcp.server_schemas import GROUPS_SCHEMA, DeletedOut, HelpText, RunOut, SavedOut, SequenceList, ToolsOut
 from gui.mcp.tasks import CURRENT, TasksExtension
 
@@ -102,9 +105,11 @@ def build_server(open_engine: EngineFactory, *, runs: AgentRuns | None = None,
     API, when the app holds the data folder); it is awaited once, on the first call. `runs` keeps the
     agents' runs (the caller settles them when the server ends)."""
     operations = _Once(open_engine)
+    bus = InMemorySubscriptionBus()
     runs = runs if runs is not None else AgentRuns()
+    runs.on_change = lambda: announce(bus)  # a run started or ended: the resources list changed
     server = MCPServer("seqdesk", title="SeqDesk", version=gui.__version__, instructions=INSTRUCTIONS,
-                       extensions=[TasksExtension(runs, operations)])
+                       extensions=[TasksExtension(runs, operations)], subscriptions=bus)
 
     @server.tool(title="List saved sequences", annotations=_READ,
                  description="List the saved sequences with their groups, inputs and outputs. " + SEE_HELP)
@@ -164,6 +169,7 @@ def build_server(open_engine: EngineFactory, *, runs: AgentRuns | None = None,
             return failed(problems_text(exc.errors or exc.problems))
         except SeqDeskError as exc:
             return failed(str(exc))
+        await announce(bus)
         return ok({**summary(saved.sequence), "saved": True, "warnings": [str(w) for w in saved.warnings]})
 
     @server.tool(title="Run a saved sequence", annotations=_RUN,
@@ -225,8 +231,11 @@ def build_server(open_engine: EngineFactory, *, runs: AgentRuns | None = None,
             return failed(str(exc))
         if not deleted:
             return failed(f"there is no saved sequence named '{name}'; seq_list shows them")
+        await announce(bus)
         return ok({"deleted": name})
 
+    serve_resources(server, operations)
+    serve_completion(server, operations)
     _serve_log_level(server)
     return server
 
