@@ -25,8 +25,8 @@ import threading
 from collections.abc import Awaitable, Callable
 from typing import Annotated, Any
 
-from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.context import ServerRequestContext
+from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.subscriptions import InMemorySubscriptionBus
 from mcp_types import CallToolResult, EmptyResult, SetLevelRequestParams, TextContent, ToolAnnotations
 from pydantic import Field, WithJsonSchema
