@@ -21,8 +21,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import threading
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Annotated, Any
 
 from mcp.server.context import ServerRequestContext
@@ -51,6 +52,14 @@ FAILED_RUN = frozenset({"failed", "stopped", "interrupted"})
 # `AgentRuns.settle`): the record says the agent stopped waiting, never that the person stopped it.
 GAVE_UP: EndCause = "agent_gave_up"
 HEARTBEAT = 10.0  # seconds between progress notifications while a run goes on (clients reset at 60 s)
+HEARTBEAT_ENV = "SEQDESK_MCP_HEARTBEAT"  # another interval, in seconds (0.05 to 60): for tests of clients
+
+
+def heartbeat_from(env: Mapping[str, str]) -> float:
+    try:
+        return min(max(float(env.get(HEARTBEAT_ENV, HEARTBEAT)), 0.05), 60.0)
+    except ValueError:
+        return HEARTBEAT
 SEE_HELP = "Call seq_help first: it explains the sequence format with an example you can copy."
 INSTRUCTIONS = ("SeqDesk runs tool sequences: groups run one after another, the tools of a group at the same "
                 "time. " + SEE_HELP + " Steps that need approval wait until a person answers in SeqDesk.")
@@ -100,11 +109,12 @@ def problems_text(problems: list[Problem], what: str = "the sequence was not sav
 
 
 def build_server(open_engine: EngineFactory, *, runs: AgentRuns | None = None,
-                 heartbeat: float = HEARTBEAT) -> MCPServer:
+                 heartbeat: float | None = None) -> MCPServer:
     """The MCP server. `open_engine` gives an `Engine` or `Operations` (the app's, through its HTTP
     API, when the app holds the data folder); it is awaited once, on the first call. `runs` keeps the
     agents' runs (the caller settles them when the server ends)."""
     operations = _Once(open_engine)
+    heartbeat = heartbeat if heartbeat is not None else heartbeat_from(os.environ)
     bus = InMemorySubscriptionBus()
     runs = runs if runs is not None else AgentRuns()
     runs.on_change = lambda: announce(bus)  # a run started or ended: the resources list changed
