@@ -1,8 +1,8 @@
 """The Tasks extension (`io.modelcontextprotocol/tasks`, protocol 2026-07-28) as SeqDesk serves it.
 
-A client that declares the extension on its `tools/call` of `seq_run`, `seq_call` or `seq_resume`
-gets a task at once (`resultType: "task"`) instead of waiting on the request while a person takes
-their time. `tasks/get` then says where the run is: `working`; `input_required` while a person is
+A client that declares the extension on its `tools/call` of `seq_run`, `seq_call`, `seq_when_call` or
+`seq_resume` gets a task at once (`resultType: "task"`) instead of waiting on the request while a
+person takes their time. `tasks/get` then says where the run is: `working`; `input_required` while a person is
 asked, with each inbox item as an input request (a URL elicitation pointing at the app's inbox when
 there is one) and, in `_meta`, the request itself so the agent's client can show what is asked;
 `completed` with the tool's result (a run that did not succeed is a completed call with `isError`,
@@ -25,6 +25,7 @@ from mcp.server.extension import Extension, MethodBinding
 from mcp.server.mcpserver.server import require_client_extension
 from mcp_types import CallToolRequestParams, CancelTaskRequestParams, GetTaskRequestParams, RequestParams
 from mcp_types.jsonrpc import INTERNAL_ERROR, INVALID_PARAMS
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import Field
 
 from gui.core.door import Operations
@@ -33,7 +34,7 @@ from gui.mcp.agent_runs import AgentRun, AgentRuns
 
 TASKS = "io.modelcontextprotocol/tasks"
 WAITING_META = "dev.seqdesk/waiting"
-TASK_TOOLS = frozenset({"seq_run", "seq_call", "seq_resume"})
+TASK_TOOLS = frozenset({"seq_run", "seq_call", "seq_when_call", "seq_resume"})
 POLL_MS = 2000
 # The agent run a task-augmented call belongs to, seen by the tool's handler running in its task.
 CURRENT: contextvars.ContextVar[AgentRun | None] = contextvars.ContextVar("seqdesk_agent_run", default=None)
@@ -62,9 +63,10 @@ class TasksExtension(Extension):
         self.operations = operations
 
     def methods(self) -> list[MethodBinding]:
-        return [MethodBinding("tasks/get", GetTaskRequestParams, self._get),
-                MethodBinding("tasks/update", UpdateTaskParams, self._update),
-                MethodBinding("tasks/cancel", CancelTaskRequestParams, self._cancel)]
+        modern = frozenset(MODERN_PROTOCOL_VERSIONS)  # 2025-11-25's in-core tasks are another design
+        return [MethodBinding("tasks/get", GetTaskRequestParams, self._get, modern),
+                MethodBinding("tasks/update", UpdateTaskParams, self._update, modern),
+                MethodBinding("tasks/cancel", CancelTaskRequestParams, self._cancel, modern)]
 
     async def intercept_tool_call(self, params: CallToolRequestParams, ctx: ServerRequestContext[Any, Any],
                                   call_next: CallNext) -> HandlerResult:

@@ -18,10 +18,9 @@ from pathlib import Path
 import pytest
 from mcp import Client, MCPError, StdioServerParameters
 from mcp_support import T
-from task_client import TasksClient
-
 from support.app import RunningApp, clean_env, free_port, running_app
 from support.waiting import wait_until
+from task_client import TasksClient
 
 HERE = Path(__file__).parent
 ROOT = HERE.parents[1]
@@ -29,8 +28,6 @@ STEP = {"tool": "cmd_run", "args": {"command": "echo after-the-timeout"}, "as": 
 GREET = {"name": "late-greet", "groups": [{"name": "late-greet-g", "in": {}, "out": {"said": "string"},
                                            "tools": json.dumps(STEP) + " ;"}]}
 SHORT = 2.0  # the agent's client gives up on any one request after this many seconds
-
-pytestmark = pytest.mark.slow
 
 
 def mcp_env(app: RunningApp, **extra: str) -> dict[str, str]:

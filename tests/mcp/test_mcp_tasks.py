@@ -16,6 +16,7 @@ from contextlib import asynccontextmanager
 import pytest
 from mcp import Client, MCPError
 from mcp_support import T
+from support.waiting import wait_until
 from task_client import TASKS, TasksClient
 
 from gui.core.asks.interactions import ApprovalResponse
@@ -25,7 +26,6 @@ from gui.mcp.server import build_server
 from gui.memory import MemoryStores
 from gui.runtime import compose_engine
 from gui.tools import default_registry
-from support.waiting import wait_until
 
 STEP = {"tool": "cmd_run", "args": {"command": "echo from-the-agent"}, "as": "said"}
 GREET = {"name": "greet", "groups": [{"name": "greet-g", "in": {}, "out": {"said": "string"},
