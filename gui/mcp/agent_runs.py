@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import threading
 import time
 import uuid
 from collections.abc import Awaitable, Callable
@@ -21,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from gui.core.causes import EndCause
+from gui.core.errors import SeqDeskError
 from gui.core.events import Event, GroupFinished, RunFinished, RunStarted, ToolEvent, ToolProgress, ToolWaiting
 
 log = logging.getLogger(__name__)
@@ -56,6 +58,8 @@ class AgentRun:
     cancelled: bool = False
     task: asyncio.Task[Any] | None = None
     _known: asyncio.Event = field(default_factory=asyncio.Event)
+    _loop: asyncio.AbstractEventLoop | None = None
+    _owner: int = field(default_factory=threading.get_ident)
 
     @property
     def state(self) -> RunState:
@@ -66,7 +70,14 @@ class AgentRun:
         return "failed" if self.error is not None else "completed"
 
     def on_event(self, event: Event) -> None:
-        """Hears the run's events (and those of the runs it calls): its id, and who it waits for."""
+        """Hears the run's events (and those of the runs it calls): its id, and who it waits for.
+        An event published on another thread is heard on the loop that carries the run."""
+        if self._loop is not None and threading.get_ident() != self._owner:
+            self._loop.call_soon_threadsafe(self._hear, event)
+        else:
+            self._hear(event)
+
+    def _hear(self, event: Event) -> None:
         self.message = progress_words(event) or self.message
         if self.run_id is None and event.run_id and (not isinstance(event, RunStarted) or event.parent is None):
             self.run_id = event.run_id
@@ -133,6 +144,7 @@ class AgentRuns:
             await self._changed()
             return run.result
 
+        run._loop, run._owner = asyncio.get_running_loop(), threading.get_ident()
         run.task = asyncio.create_task(carried(), name=f"seqdesk agent run {run.id}")
         run.task.add_done_callback(_retrieved)
         return run.task
@@ -143,9 +155,12 @@ class AgentRuns:
             return
         run.cancelled = True
         run_id = await run.run_id_known(5.0)
-        if run_id is not None and await stop(run_id, CANCELLED):
-            return
-        run.task.cancel()  # not started yet (or already gone): nothing to stop in the engine
+        try:
+            if run_id is not None and await stop(run_id, CANCELLED):
+                return
+        except SeqDeskError as exc:  # the app went away: its run is out of reach, the wait here is not
+            log.info("the agent cancelled run %s but it could not be stopped: %s", run_id, exc)
+        run.task.cancel()  # not started yet (or out of reach): nothing to stop in the engine
 
     @property
     def going(self) -> list[AgentRun]:
