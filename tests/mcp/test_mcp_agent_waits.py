@@ -72,6 +72,25 @@ async def test_over_stdio_a_task_outlasts_the_request_timeout_and_brings_the_res
         assert (status, record["status"], record.get("cause")) == (200, "succeeded", None)
 
 
+async def test_the_agents_cancel_reaches_the_app_and_its_record_says_the_agent_cancelled_it(tmp_path):
+    with running_app(tmp_path, tmp_path / "data") as app:
+        params = StdioServerParameters(command=sys.executable, args=["-m", "gui", "mcp"], cwd=str(tmp_path),
+                                       env=mcp_env(app))
+        tasks = TasksClient(poll=0.2, request_timeout=SHORT)
+        async with asyncio.timeout(4 * T), Client(params, extensions=[tasks], read_timeout_seconds=SHORT) as client:
+            assert not (await client.call_tool("seq_create", GREET)).is_error
+            call = asyncio.create_task(client.call_tool("seq_run", {"name": GREET["name"]}))
+            await asyncio.wait_for(tasks.needs_input.wait(), 2 * T)
+            pending = await pending_of(app)
+            [handle] = tasks.handles
+            await tasks.send(tasks.session, "tasks/cancel", handle.task_id)
+            result = await asyncio.wait_for(call, T)
+        assert result.is_error and tasks.seen[-1].status == "cancelled"
+        status, record = app.api("GET", f"/api/runs/{pending['request']['turn_id']}")
+        assert (status, record["status"], record["cause"], record["error"]) == (
+            200, "stopped", "agent_cancelled", "stopped: the agent cancelled it")
+
+
 async def test_over_http_a_client_that_gives_up_leaves_the_run_to_the_person(tmp_path):
     with running_app(tmp_path, tmp_path / "data") as app:
         port = free_port()
