@@ -81,7 +81,8 @@ def main() -> int:
             ok = bool(result) and result.get("structuredContent", {}).get("status") == "succeeded"
             print(f"agent exit {code}; waited {answered - started:.0f} s for the person; result: "
                   f"{'succeeded' if ok else 'NOT received'}; progress heard {len(heard)} times; longest silence "
-                  f"{max(gaps, default=0):.1f} s (timeout {opts.timeout:g} s); answer to result {done - answered:.2f} s")
+                  f"{max(gaps, default=0):.1f} s (timeout {opts.timeout:g} s); "
+                  f"answer to result {done - answered:.2f} s")
             if not ok and agent.stderr is not None:
                 print(agent.stderr.read()[-2000:])
             return 0 if ok else 1
