@@ -168,3 +168,34 @@ async def test_every_tool_says_in_a_sentence_that_the_app_is_gone():
             text = "\n".join(block.text for block in result.content)  # type: ignore[union-attr]
             assert result.is_error, name
             assert "did not answer" in text and "Traceback" not in text and "Error executing" not in text, (name, text)
+
+
+async def test_over_http_a_task_is_read_across_requests(tmp_path):
+    """Streamable HTTP at 2026-07-28 keeps no session: the task lives in the server, each poll finds it."""
+    import os
+    import subprocess
+    import sys
+
+    from support.app import free_port
+
+    port = free_port()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST")} | {"SEQDESK_MEMORY": "1"}
+    proc = await asyncio.create_subprocess_exec(sys.executable, "-m", "gui", "mcp", "--http", str(port), cwd=tmp_path,
+                                                env=env, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL)
+    step = {"tool": "echo", "args": {"value": "hi"}, "as": "said"}
+    doc = {"name": "quick", "groups": [{"name": "quick-g", "in": {}, "out": {"said": "string"},
+                                        "tools": json.dumps(step) + " ;"}]}
+    try:
+        async with asyncio.timeout(2 * T):
+            assert proc.stderr is not None
+            while b"Uvicorn running on http://127.0.0.1:" not in (line := await proc.stderr.readline()):
+                assert line, "the server ended before it listened"
+            tasks = TasksClient(poll=0.05)
+            async with Client(f"http://127.0.0.1:{port}/mcp", extensions=[tasks]) as client:
+                assert not (await client.call_tool("seq_create", doc)).is_error
+                result = await client.call_tool("seq_run", {"name": "quick"})
+        assert len(tasks.handles) == 1 and tasks.seen[-1].status == "completed"
+        assert result.structured_content is not None and result.structured_content["outputs"] == {"said": "hi"}
+    finally:
+        proc.terminate()
+        await asyncio.wait_for(proc.wait(), T)
