@@ -39,7 +39,7 @@ class StopBody(BaseModel):
 
     model_config = ConfigDict(extra="forbid", strict=True)
 
-    cause: Literal["person", "agent_gave_up"] = "person"
+    cause: Literal["person", "agent_gave_up", "agent_cancelled"] = "person"
 
 
 class CancelBody(BaseModel):

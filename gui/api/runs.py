@@ -66,7 +66,7 @@ async def stop_run(run_id: str, request: Request, engine: EngineFrom) -> Respons
     return json_response({"stopped": await eng.stop(record.run_id, stop.cause)})
 
 
-_STOP_BODY = 'nothing, or {"cause": "person"} or {"cause": "agent_gave_up"}'
+_STOP_BODY = 'nothing, or {"cause": "person"}, {"cause": "agent_gave_up"} or {"cause": "agent_cancelled"}'
 
 
 async def _stop_body(request: Request) -> StopBody:

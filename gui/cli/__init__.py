@@ -149,7 +149,14 @@ def main(argv: Seq[str] | None = None) -> int:
 
         return start_app(args, args.settings)
     try:
-        return int(func(args))
+        code = int(func(args))
+        sys.stdout.flush()  # a reader that left early (`seqdesk help | head`) is met here, not at exit
+        return code
     except KeyboardInterrupt:
         print(_("interrupted"), file=sys.stderr)
         return 130
+    except BrokenPipeError:  # the reader left: nothing more to say, and no traceback
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141  # as a shell reports a command ended by SIGPIPE

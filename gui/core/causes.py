@@ -2,7 +2,7 @@
 
 A cause is a stable code (`EndCause`), decided where the end happens (the person's Stop, the app
 closing, start-up after the app was killed, an agent's client giving up, a group's time limit, a
-request's expiry) and carried as data to the record: `RunRecord.cause`, `GroupRecord.cause`,
+request's expiry, an agent's cancel) and carried as data to the record: `RunRecord.cause`, `GroupRecord.cause`,
 `ToolRecord.cause` and a cancelled request's `CancelledResult.cause`. Nothing reads the cause back
 from English text, except `legacy_run_cause` for records kept before causes were (once, in one place).
 
@@ -28,6 +28,7 @@ EndCause = Literal[
     "app_closed",  # the app was closed (its window, Ctrl+C or SIGTERM): it ended what it was doing
     "app_stopped",  # the app stopped without closing (killed, crashed, power lost): found at the next start
     "agent_gave_up",  # the agent that asked for the run (over MCP) stopped waiting for it
+    "agent_cancelled",  # the agent that asked for the run (over MCP) cancelled it (`tasks/cancel`)
     "group_timeout",  # the time limit of its group (or of the group that called it) ran out
     "sibling_failed",  # another tool of its group failed, and the group does not go on after a failure
     "expired",  # nobody answered the request in time
@@ -41,7 +42,7 @@ EndLook = Literal["stopped_by_you", "stopped", "interrupted", "timed_out", "expi
 
 # What a client of the app (the CLI, `seqdesk mcp`, a script) may say stopped a run it stops over the
 # API: only what it knows about itself. The app's own causes are never taken from outside.
-CLIENT_CAUSES: frozenset[EndCause] = frozenset({"person", "agent_gave_up"})
+CLIENT_CAUSES: frozenset[EndCause] = frozenset({"person", "agent_gave_up", "agent_cancelled"})
 
 
 @dataclass(frozen=True)
@@ -60,6 +61,8 @@ CAUSES: dict[EndCause, CauseWords] = {
                               "interrupted: the app stopped"),
     "agent_gave_up": CauseWords("stopped", N_("the agent stopped waiting"), N_("Stopped: the agent stopped waiting"),
                                 "stopped: the agent stopped waiting"),
+    "agent_cancelled": CauseWords("stopped", N_("the agent cancelled it"), N_("Stopped: the agent cancelled it"),
+                                  "stopped: the agent cancelled it"),
     "group_timeout": CauseWords("timed_out", N_("the group's time limit ran out"),
                                 N_("Timed out: the group's time limit ran out"),
                                 "stopped: the group's time limit ran out"),

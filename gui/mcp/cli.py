@@ -89,6 +89,7 @@ async def serve(settings: Settings, *, http_port: int | None = None, host: str =
     """Reach the engine (through the app when it holds the data folder), serve until the agent leaves."""
     from gui.app import open_operations
     from gui.core.door import Operations
+    from gui.mcp.agent_runs import AgentRuns
     from gui.mcp.server import build_server
 
     token = settings.token
@@ -97,7 +98,8 @@ async def serve(settings: Settings, *, http_port: int | None = None, host: str =
     async def open_ops() -> Operations:
         return ops
 
-    server = build_server(open_ops)
+    runs = AgentRuns()
+    server = build_server(open_ops, runs=runs)
     try:
         if http_port is None:
             from gui.mcp.stdio import run_stdio
@@ -115,4 +117,5 @@ async def serve(settings: Settings, *, http_port: int | None = None, host: str =
             config = uvicorn.Config(app, host=host, port=http_port, access_log=False, http=HTTP_PARSER)
             await uvicorn.Server(config).serve()
     finally:
+        await runs.settle(someone_answers=ops.inbox_url is not None)
         await ops.close()

@@ -8,35 +8,58 @@ so the agent can fix its sequence in a single retry instead of one mistake at a 
 The engine comes from a factory, opened on first use, as `Operations` (the one door): local stores when
 no app holds the data folder, the running app's HTTP API when one does (so the person sees the
 agent's runs and answers their approvals in the app), or an in-memory engine in tests.
+
+A run belongs to the server, not to the request that started it (`gui.mcp.agent_runs`): a client
+that gives up (its request cancelled or timed out, its connection gone) leaves the run going, since
+the person may still answer; only the agent's `tasks/cancel` stops it. A client that declares the
+Tasks extension gets a task to poll (`gui.mcp.tasks`); one that does not hears progress at least
+every `HEARTBEAT` seconds while the run goes on, so a timeout that progress resets never fires.
+When the app went away, every tool says so in one sentence.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import os
 import threading
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Annotated, Any
 
+from mcp.server.context import ServerRequestContext
 from mcp.server.mcpserver import Context, MCPServer
-from mcp_types import CallToolResult, TextContent, ToolAnnotations
+from mcp.server.subscriptions import InMemorySubscriptionBus
+from mcp_types import CallToolResult, EmptyResult, SetLevelRequestParams, TextContent, ToolAnnotations
 from pydantic import Field, WithJsonSchema
 
 import gui
 from gui.core.causes import EndCause
 from gui.core.door import Operations, WhenCallError, summary
 from gui.core.errors import SeqDeskError
-from gui.core.events import Event, GroupFinished, ToolProgress, ToolWaiting
+from gui.core.events import Event
 from gui.core.runs import RunRecord
 from gui.core.sequences import DslError, Problem, RunArgsError
 from gui.core.tools import short_list
+from gui.mcp.agent_runs import AgentRun, AgentRuns, progress_words
+from gui.mcp.completion import serve_completion
+from gui.mcp.resources import announce, serve_resources
 from gui.mcp.server_schemas import GROUPS_SCHEMA, DeletedOut, HelpText, RunOut, SavedOut, SequenceList, ToolsOut
+from gui.mcp.tasks import CURRENT, TasksExtension
 
 EngineFactory = Callable[[], Awaitable[Operations]]
 FAILED_RUN = frozenset({"failed", "stopped", "interrupted"})
-# A call the agent's client cancels (or leaves by disconnecting) stops its run: the record says the
-# agent stopped waiting, never that the person stopped it.
+# A run this server must stop because its agent left and nobody else can answer (see
+# `AgentRuns.settle`): the record says the agent stopped waiting, never that the person stopped it.
 GAVE_UP: EndCause = "agent_gave_up"
+HEARTBEAT = 10.0  # seconds between progress notifications while a run goes on (clients reset at 60 s)
+HEARTBEAT_ENV = "SEQDESK_MCP_HEARTBEAT"  # another interval, in seconds (0.05 to 60): for tests of clients
+
+
+def heartbeat_from(env: Mapping[str, str]) -> float:
+    try:
+        return min(max(float(env.get(HEARTBEAT_ENV, HEARTBEAT)), 0.05), 60.0)
+    except ValueError:
+        return HEARTBEAT
 SEE_HELP = "Call seq_help first: it explains the sequence format with an example you can copy."
 INSTRUCTIONS = ("SeqDesk runs tool sequences: groups run one after another, the tools of a group at the same "
                 "time. " + SEE_HELP + " Steps that need approval wait until a person answers in SeqDesk.")
@@ -85,22 +108,35 @@ def problems_text(problems: list[Problem], what: str = "the sequence was not sav
     return "\n".join([head, *(f"- {p}" for p in problems), SEE_HELP])
 
 
-def build_server(open_engine: EngineFactory) -> MCPServer:
+def build_server(open_engine: EngineFactory, *, runs: AgentRuns | None = None,
+                 heartbeat: float | None = None) -> MCPServer:
     """The MCP server. `open_engine` gives an `Engine` or `Operations` (the app's, through its HTTP
-    API, when the app holds the data folder); it is awaited once, on the first call."""
-    server = MCPServer("seqdesk", title="SeqDesk", version=gui.__version__, instructions=INSTRUCTIONS)
+    API, when the app holds the data folder); it is awaited once, on the first call. `runs` keeps the
+    agents' runs (the caller settles them when the server ends)."""
     operations = _Once(open_engine)
+    heartbeat = heartbeat if heartbeat is not None else heartbeat_from(os.environ)
+    bus = InMemorySubscriptionBus()
+    runs = runs if runs is not None else AgentRuns()
+    runs.on_change = lambda: announce(bus)  # a run started or ended: the resources list changed
+    server = MCPServer("seqdesk", title="SeqDesk", version=gui.__version__, instructions=INSTRUCTIONS,
+                       extensions=[TasksExtension(runs, operations)], subscriptions=bus)
 
     @server.tool(title="List saved sequences", annotations=_READ,
                  description="List the saved sequences with their groups, inputs and outputs. " + SEE_HELP)
     async def seq_list() -> Annotated[CallToolResult, SequenceList]:
-        return ok({"sequences": await (await operations()).list_sequences()})
+        try:
+            return ok({"sequences": await (await operations()).list_sequences()})
+        except SeqDeskError as exc:
+            return failed(str(exc))
 
     @server.tool(title="How to write a sequence", annotations=_READ,
                  description="The sequence format, its common mistakes, a complete example, and the tools "
                              "available now. Read it before seq_create.")
     async def seq_help() -> Annotated[CallToolResult, HelpText]:
-        ops = await operations()
+        try:
+            ops = await operations()
+        except SeqDeskError as exc:
+            return failed(str(exc))
         try:
             tools = short_list(await ops.list_tools())
         except SeqDeskError as exc:  # the help itself never fails
@@ -143,6 +179,7 @@ def build_server(open_engine: EngineFactory) -> MCPServer:
             return failed(problems_text(exc.errors or exc.problems))
         except SeqDeskError as exc:
             return failed(str(exc))
+        await announce(bus)
         return ok({**summary(saved.sequence), "saved": True, "warnings": [str(w) for w in saved.warnings]})
 
     @server.tool(title="Run a saved sequence", annotations=_RUN,
@@ -150,26 +187,37 @@ def build_server(open_engine: EngineFactory) -> MCPServer:
                              "record (an error when the run did not succeed). Steps that need approval wait for a "
                              "person in SeqDesk. " + SEE_HELP)
     async def seq_run(name: Name, ctx: Context, args: Args = None) -> Annotated[CallToolResult, RunOut]:
-        ops = await operations()
-        saved = await ops.list_sequences()
+        try:
+            ops = await operations()
+            saved = await ops.list_sequences()
+        except SeqDeskError as exc:
+            return failed(str(exc))
         if name not in {s["name"] for s in saved}:
             group = any(name in s.get("groups", []) for s in saved)
             hint = " (to run one group on its own, use seq_call)" if group else ""
             return failed(f"there is no saved sequence named '{name}'{hint}; seq_list shows them")
-        return await _call(ops, name, args or {}, ctx)
+        return await _call(ops, runs, "seq_run", name, args or {}, ctx, heartbeat)
 
     @server.tool(title="Call a group or sequence", annotations=_RUN,
                  description="Call one group, or a whole sequence, by name with args; waits for the end and "
                              "returns the run record (an error when the run did not succeed). " + SEE_HELP)
     async def seq_call(name: Target, ctx: Context, args: Args = None) -> Annotated[CallToolResult, RunOut]:
-        return await _call(await operations(), name, args or {}, ctx)
+        try:
+            ops = await operations()
+        except SeqDeskError as exc:
+            return failed(str(exc))
+        return await _call(ops, runs, "seq_call", name, args or {}, ctx, heartbeat)
 
     @server.tool(title="Call when a condition holds", annotations=_RUN,
                  description="Call a group or sequence only when a condition over args holds, such as "
                              '"$args.n > 3". Returns the run record, or called=false. ' + SEE_HELP)
     async def seq_when_call(name: Target, when: Annotated[str, Field(description='a condition: "$args.n > 3"')],
                             ctx: Context, args: Args = None) -> Annotated[CallToolResult, RunOut]:
-        return await _call(await operations(), name, args or {}, ctx, when=when)
+        try:
+            ops = await operations()
+        except SeqDeskError as exc:
+            return failed(str(exc))
+        return await _call(ops, runs, "seq_when_call", name, args or {}, ctx, heartbeat, when=when)
 
     @server.tool(title="Resume a run", annotations=_RUN,
                  description="Resume a failed, interrupted or stopped run by its run_id: the groups that "
@@ -178,7 +226,11 @@ def build_server(open_engine: EngineFactory) -> MCPServer:
                              "when it did not succeed). " + SEE_HELP)
     async def seq_resume(run_id: Annotated[str, Field(description="the run to resume, from a run record")],
                          ctx: Context) -> Annotated[CallToolResult, RunOut]:
-        return await _resume(await operations(), run_id, ctx)
+        try:
+            ops = await operations()
+        except SeqDeskError as exc:
+            return failed(str(exc))
+        return await _resume(ops, runs, run_id, ctx, heartbeat)
 
     @server.tool(title="Delete a sequence", annotations=_DELETE,
                  description="Delete a saved sequence by name. " + SEE_HELP)
@@ -189,21 +241,55 @@ def build_server(open_engine: EngineFactory) -> MCPServer:
             return failed(str(exc))
         if not deleted:
             return failed(f"there is no saved sequence named '{name}'; seq_list shows them")
+        await announce(bus)
         return ok({"deleted": name})
 
+    serve_resources(server, operations)
+    serve_completion(server, operations)
+    _serve_log_level(server)
     return server
 
 
-async def _call(ops: Operations, name: str, args: dict[str, Any], ctx: Context, when: str | None = None
-                ) -> CallToolResult:
-    """Run to the end while telling the agent what happens; the agent giving up stops the run."""
-    progress = _Progress(ctx)
+def _serve_log_level(server: MCPServer) -> None:
+    """`logging/setLevel` (legacy protocol; 2026-07-28 carries the level per request): accepted and
+    kept. The server sends no log messages of its own, so every level is honoured by sending none."""
+    levels: dict[str, str] = {}
+
+    async def set_level(ctx: ServerRequestContext[Any, Any], params: SetLevelRequestParams) -> EmptyResult:
+        levels["level"] = params.level
+        return EmptyResult()
+
+    server._lowlevel_server.add_request_handler("logging/setLevel", SetLevelRequestParams, set_level)
+
+
+async def _carried(runs: AgentRuns, tool: str, ctx: Context, heartbeat: float,
+                   work: Callable[[Callable[[Event], None]], Awaitable[Any]]) -> Any:
+    """`work(on_event)` to its end, in a task the request does not own: the request's cancel (its
+    client gave up) leaves the run going. Inside a task-augmented call the task is the call's own."""
+    current = CURRENT.get()
+    if current is not None:  # a task has no progress of its own: `tasks/get` says where it is
+        return await work(current.on_event)
+    run = runs.begin(tool)
+    progress = _Progress(ctx, run, heartbeat)
+
+    def on_event(event: Event) -> None:
+        run.on_event(event)
+        progress.on_event(event)
+
+    async with progress:
+        return await asyncio.shield(runs.carry(run, work(on_event)))
+
+
+async def _call(ops: Operations, runs: AgentRuns, tool: str, name: str, args: dict[str, Any], ctx: Context,
+                heartbeat: float, when: str | None = None) -> CallToolResult:
+    """Run to the end while telling the agent what happens; the agent giving up leaves the run going."""
     try:
-        async with progress:
-            if when is None:
-                record: RunRecord | None = await ops.call(name, args, progress.on_event, gave_up=GAVE_UP)
-            else:
-                record = await ops.when_call(name, when, args, progress.on_event, gave_up=GAVE_UP)
+        if when is None:
+            record: RunRecord | None = await _carried(
+                runs, tool, ctx, heartbeat, lambda on_event: ops.call(name, args, on_event, gave_up=GAVE_UP))
+        else:
+            record = await _carried(runs, tool, ctx, heartbeat,
+                                    lambda on_event: ops.when_call(name, when, args, on_event, gave_up=GAVE_UP))
     except WhenCallError as exc:
         return failed(f"the condition cannot be used: {exc}")
     except LookupError as exc:
@@ -220,12 +306,11 @@ async def _call(ops: Operations, name: str, args: dict[str, Any], ctx: Context, 
     return ok(record.to_summary_json(), error=record.status in FAILED_RUN)
 
 
-async def _resume(ops: Operations, run_id: str, ctx: Context) -> CallToolResult:
+async def _resume(ops: Operations, runs: AgentRuns, run_id: str, ctx: Context, heartbeat: float) -> CallToolResult:
     """Resume to the end, as `_call` runs; a refusal is the app's one sentence."""
-    progress = _Progress(ctx)
     try:
-        async with progress:
-            record = await ops.call_resume(run_id, progress.on_event, gave_up=GAVE_UP)
+        record = await _carried(runs, "seq_resume", ctx, heartbeat,
+                                lambda on_event: ops.call_resume(run_id, on_event, gave_up=GAVE_UP))
     except LookupError:
         return failed(f"there is no run {run_id}")
     except SeqDeskError as exc:  # ResumeRefused among them: it says why
@@ -234,17 +319,20 @@ async def _resume(ops: Operations, run_id: str, ctx: Context) -> CallToolResult:
 
 
 class _Progress:
-    """Tells the agent what its run is doing (e.g. waiting for approval), if it asked for progress."""
+    """Tells the agent what its run is doing (e.g. waiting for approval), if it asked for progress;
+    says it again every `heartbeat` seconds while nothing new happens (a person takes their time)."""
 
-    def __init__(self, ctx: Context) -> None:
+    def __init__(self, ctx: Context, run: AgentRun, heartbeat: float) -> None:
         self._ctx = ctx
+        self._run = run
+        self._heartbeat = heartbeat
         self._queue: asyncio.Queue[str] = asyncio.Queue()
         self._task: asyncio.Task[None] | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._owner = threading.get_ident()
 
     def on_event(self, event: Event) -> None:
-        message = _progress_message(event)
+        message = progress_words(event)
         if message is None or self._loop is None:
             return
         if threading.get_ident() == self._owner:
@@ -260,26 +348,25 @@ class _Progress:
     async def _forward(self) -> None:
         step = 0
         while True:
-            message = await self._queue.get()
+            try:
+                message = await asyncio.wait_for(self._queue.get(), self._heartbeat)
+                self._run.message = message
+            except TimeoutError:
+                message = self._still()
             step += 1
             try:
                 await self._ctx.report_progress(step, None, message)
             except Exception:  # progress is a courtesy; the run goes on without it
                 return
 
+    def _still(self) -> str:
+        waiting = list(self._run.waiting.values())
+        if waiting:
+            return "; ".join(f"'{w.tool_name}' still waits for a person: approve or answer it in SeqDesk "
+                             f"(interaction {w.interaction_id})" for w in waiting)
+        return "the run goes on" + (f" (last: {self._run.message})" if self._run.message else "")
+
     async def __aexit__(self, *exc: object) -> None:
         if self._task is not None:
             self._task.cancel()
-            await asyncio.gather(self._task, return_exceptions=True)
-
-
-def _progress_message(event: Event) -> str | None:
-    if isinstance(event, ToolWaiting):
-        return (f"'{event.tool_name}' waits for a person: approve or answer it in SeqDesk "
-                f"(interaction {event.interaction_id})")
-    if isinstance(event, ToolProgress):
-        of = f" of {event.total:g}" if event.total else ""
-        return f"'{event.tool_name}' {event.progress:g}{of}" + (f": {event.message}" if event.message else "")
-    if type(event) is GroupFinished:
-        return f"group '{event.group_name}' {event.status}"
-    return None
+            await asyncio.wait({self._task}, timeout=1.0)  # a send to a client that left may not end

@@ -132,32 +132,33 @@ def test_killing_the_app_reads_the_app_stopped_with_the_time_up_to_its_last_even
 
 def test_an_agent_whose_mcp_client_gave_up_reads_the_agent_stopped_waiting(tmp_path: Path, page: Any,
                                                                           screenshot: Any):
+    """`seqdesk mcp` on a data folder no app holds: nobody else can answer its run, so when its agent
+    gives up and leaves, it stops the run as the agent stopping waiting (with an app open, the run
+    goes on for the person: tests/mcp/test_mcp_agent_waits.py)."""
     from mcp import Client, StdioServerParameters
 
     data = tmp_path / "data"
+    agent = StdioServerParameters(command=sys.executable, args=["-m", "gui", "mcp"], cwd=str(tmp_path),
+                                  env={"SEQDESK_DATA": str(data), "PYTHONPATH": str(ROOT)})
+
+    async def give_up() -> None:
+        waiting = asyncio.Event()
+
+        async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+            if message and "waits for a person" in message:
+                waiting.set()
+
+        async with asyncio.timeout(60), Client(agent) as client:
+            assert not (await client.call_tool("seq_create", DOC)).is_error
+            call = asyncio.create_task(client.call_tool("seq_run", {"name": "deploy"},
+                                                        progress_callback=on_progress))
+            await waiting.wait()
+            call.cancel()  # the agent stops waiting: its client cancels the call, then leaves
+            await asyncio.gather(call, return_exceptions=True)
+
+    with ThreadPoolExecutor(1) as thread:  # Playwright's own loop runs in this one
+        thread.submit(asyncio.run, give_up()).result()
     with running_app(folder(tmp_path, "app"), data) as app:
-        assert app.api("POST", "/api/sequences", DOC)[0] in (200, 201)
-        agent = StdioServerParameters(command=sys.executable, args=["-m", "gui", "mcp"], cwd=str(tmp_path),
-                                      env={"SEQDESK_DATA": str(data), "PYTHONPATH": str(ROOT)})
-
-        async def give_up() -> None:
-            waiting = asyncio.Event()
-
-            async def on_progress(progress: float, total: float | None, message: str | None) -> None:
-                if message and "waits for a person" in message:
-                    waiting.set()
-
-            async with asyncio.timeout(60), Client(agent) as client:
-                call = asyncio.create_task(client.call_tool("seq_run", {"name": "deploy"},
-                                                            progress_callback=on_progress))
-                await waiting.wait()
-                call.cancel()  # the agent stops waiting: its client cancels the call
-                await asyncio.gather(call, return_exceptions=True)
-                while not [r for r in app.api("GET", "/api/runs?status=stopped")[1]]:
-                    await asyncio.sleep(0.05)  # the app, another process: bounded by the timeout above
-
-        with ThreadPoolExecutor(1) as thread:  # Playwright's own loop runs in this one
-            thread.submit(asyncio.run, give_up()).result()
         [record] = app.api("GET", "/api/runs?status=stopped")[1]
         assert (record["cause"], record["error"]) == ("agent_gave_up", "stopped: the agent stopped waiting")
         words = run_page_words(app, page, record["run_id"])
