@@ -22,10 +22,11 @@ from fastapi import Request
 from fastapi.responses import HTMLResponse
 
 from gui.i18n import _, html_lang
-from gui.mcp.sign_in import CALLBACK_PATH, SignIns
+from gui.mcp.config import CALLBACK_PATH
 
 if TYPE_CHECKING:
     from gui.context import AppContext
+    from gui.mcp.sign_in import SignIns
 
 FINISH_WAIT = 30.0  # s the page waits for the token exchange after the browser came back
 
