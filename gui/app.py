@@ -14,14 +14,15 @@ import argparse
 import logging
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from gui.api.request_gate import Served
-from gui.context import AppContext
-from gui.core.door import Operations
-from gui.runtime import open_runtime
 from gui.serving import free_port, is_loopback, token_problem, url_host
 from gui.settings import Settings, load_settings
+
+if TYPE_CHECKING:  # the pages' and the API's parts are imported by what builds them: `seqdesk run` needs none
+    from gui.api.request_gate import Served
+    from gui.context import AppContext
+    from gui.core.door import Operations
 
 log = logging.getLogger(__name__)
 
@@ -33,6 +34,8 @@ def create_app(*, settings: Settings, served: Served, token: str | None = None, 
     every other Host and Origin, and NiceGUI's socket.io accepts only those origins.
     """
     from nicegui import app, core
+
+    from gui.context import AppContext
 
     existing = getattr(app.state, "seqdesk", None)
     if isinstance(existing, AppContext) and any(getattr(r, "path", None) == "/api/health" for r in app.routes):
@@ -74,6 +77,8 @@ def create_app(*, settings: Settings, served: Served, token: str | None = None, 
 
 def context_of(app: Any) -> AppContext:
     """The context `create_app` put on the NiceGUI app (for tests that started it)."""
+    from gui.context import AppContext
+
     ctx = getattr(app.state, "seqdesk", None)
     if not isinstance(ctx, AppContext):
         raise RuntimeError("this app was not made by gui.app.create_app")
@@ -107,17 +112,19 @@ def resolve_data_dir(settings: Settings) -> Path:
 async def open_operations(settings: Settings | None = None) -> Operations:
     """The door for the CLI and `seqdesk mcp`: the engine opened here on the data folder, or, when
     the app holds the folder, the app itself through its HTTP API (its inbox then answers)."""
-    from gui.remote import remote_for
+    from gui.runtime import open_runtime
     from gui.store.lock import DataFolderInUseError
 
     settings = settings or load_settings()
     if settings.memory:
-        rt = await open_runtime(memory=True, mcp_wait=10.0)
+        rt = await open_runtime(memory=True, mcp_wait=10.0, manage_mcp=False)
     else:
         folder = resolve_data_dir(settings)
         try:
-            rt = await open_runtime(folder, mcp_wait=10.0)
+            rt = await open_runtime(folder, mcp_wait=10.0, manage_mcp=False)
         except DataFolderInUseError:
+            from gui.remote import remote_for  # the app holds the folder: its HTTP API is the door
+
             remote = remote_for(folder, settings.token)
             if remote is None:
                 raise
@@ -157,6 +164,8 @@ def start_app(args: argparse.Namespace, settings: Settings) -> int:
         tell_person(message)
         return 2
     local = "127.0.0.1" if host in ("0.0.0.0", "::") or is_loopback(host) else host
+    from gui.api.request_gate import Served
+
     create_app(settings=settings.model_copy(update={"data": data_dir, "memory": False}),
                served=Served.at(host, port), token=token, url=f"http://{url_host(local)}:{port}")
     from gui.window import run_ui

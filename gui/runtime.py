@@ -16,20 +16,21 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from gui.core.asks import ApprovalModes, InteractionService, InteractionStore
 from gui.core.door import Catalog, Engine, SequenceStore
 from gui.core.events import EventBus
 from gui.core.runs import ProcessControl, Runner, RunStore, ScheduleStore
 from gui.core.tools import Registry
-from gui.mcp.config import McpSettingsStore
-from gui.mcp.manager import McpManager
-from gui.mcp.sign_in import SignIns
-from gui.memory import MemoryStores
 from gui.store.open import Stores, open_stores
 from gui.tools import McpResource, default_registry
 from gui.tools.processes import OsProcesses
+
+if TYPE_CHECKING:
+    from gui.mcp import McpSettingsStore
+    from gui.mcp.manager import McpManager
+    from gui.mcp.sign_in import SignIns
 
 
 class EngineStores(Protocol):
@@ -89,15 +90,22 @@ class Runtime:
         self.closers.clear()
 
 
-async def open_runtime(data_dir: Path | None = None, *, memory: bool = False, mcp_wait: float = 0.0) -> Runtime:
+async def open_runtime(data_dir: Path | None = None, *, memory: bool = False, mcp_wait: float = 0.0,
+                       manage_mcp: bool = True) -> Runtime:
     """Open the engine on a data folder (TinyDB) or in memory, recover what a dead process left,
-    and connect the configured MCP servers (waiting up to `mcp_wait` s for their tools)."""
+    and connect the configured MCP servers (waiting up to `mcp_wait` s for their tools).
+
+    `manage_mcp=False` (the CLI, `seqdesk mcp`: nobody adds a server while they run) starts the MCP
+    servers' manager only when the settings list a server, so a folder without any never loads the
+    MCP SDK; the engine then lists no servers and its resource tool says none is connected."""
     if memory:
+        from gui.memory import MemoryStores
+
         runtime = Runtime(engine=compose_engine(default_registry(), MemoryStores()))
     else:
         runtime = await open_store_runtime(data_dir)
     runtime.recovered_runs = await runtime.engine.recover()
-    await _start_mcp(runtime, mcp_wait)
+    await _start_mcp(runtime, mcp_wait, manage=manage_mcp)
     return runtime
 
 
@@ -112,13 +120,23 @@ async def open_store_runtime(data_dir: Path | None = None) -> Runtime:
     return runtime
 
 
-async def _start_mcp(runtime: Runtime, wait: float) -> None:
-    from gui.core.asks import InboxElicitationHandler
-    from gui.mcp import JsonMcpSettings, ManagedServers, MemoryMcpSettings
+async def _start_mcp(runtime: Runtime, wait: float, *, manage: bool) -> None:
+    from gui.mcp import JsonMcpSettings, McpConfigError, MemoryMcpSettings
 
-    engine = runtime.engine
     settings: McpSettingsStore = (JsonMcpSettings.in_folder(runtime.data_dir) if runtime.data_dir is not None
                                   else MemoryMcpSettings())
+    try:
+        listed = bool(await settings.list())
+    except McpConfigError:
+        listed = True  # the manager says what is wrong with the file, as it does in the app
+    if not manage and not listed:
+        return
+    from gui.core.asks import InboxElicitationHandler
+    from gui.mcp.managed import ManagedServers
+    from gui.mcp.manager import McpManager
+    from gui.mcp.sign_in import SignIns
+
+    engine = runtime.engine
     manager = McpManager(engine.registry, lambda _config: InboxElicitationHandler(engine.interactions),
                          secrets=settings.secrets)
     runtime.mcp_settings, runtime.mcp = settings, manager
@@ -126,7 +144,10 @@ async def _start_mcp(runtime: Runtime, wait: float) -> None:
     runtime.closers.append(manager.stop)
     runtime.closers.append(sign_ins.close)
     opening = getattr(settings.secrets, "open", None)
-    if callable(opening):  # decide keyring or file off the event loop (importing keyring is slow)
+    if callable(opening) and listed:
+        # Servers to connect: decide keyring or file now, off the event loop (importing keyring is slow).
+        # With none, the first page is drawn without that work beside it; Settings decides it, in a
+        # worker thread too, when it first lists the servers.
         runtime.secrets_opening = asyncio.ensure_future(asyncio.to_thread(opening))
     await manager.start_from(settings, wait)
 

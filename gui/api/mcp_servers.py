@@ -51,8 +51,7 @@ from gui.core.door import (
     SignInFailed,
 )
 from gui.core.errors import Invalid, Refused
-from gui.mcp.config import client_text_problem
-from gui.mcp.sign_in import CALLBACK_PATH
+from gui.mcp.config import CALLBACK_PATH, client_text_problem
 
 _CLIENT = ("oauth_client_id", "oauth_client_secret")
 _FIELDS = ("trusted", "enabled", "protocol", "headers", *_CLIENT)

@@ -7,57 +7,22 @@ Exit codes are part of the interface for scripts: `check` 0 valid / 1 invalid / 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
+from collections.abc import Callable
 from collections.abc import Sequence as Seq
+from typing import Any
 
-from gui.cli.places import place, problem_line
-from gui.core.door import tool_catalog
-from gui.core.sequences import check_text, help_text, scan
-from gui.i18n import _, ngettext
+from gui.cli.check import add_format_commands
+from gui.cli.run import add_run_commands
+from gui.cli.tools import add_tools_command
+from gui.i18n import _
+from gui.mcp.cli import add_mcp_command
 
-
-def cmd_check(args: argparse.Namespace) -> int:
-    from gui.cli.run import read_file
-    from gui.core.errors import SeqDeskError
-
-    try:
-        text = read_file(args.file)
-    except SeqDeskError as exc:
-        print(f"seqdesk check: {exc}", file=sys.stderr)
-        return 2
-    from gui.tools import default_registry
-
-    result = check_text(text, tool_catalog(default_registry()))
-    spans = scan(text)
-    if args.json:
-        body = result.to_json()
-        for key, problems in (("errors", result.errors), ("warnings", result.warnings)):
-            for item, problem in zip(body[key], problems, strict=True):
-                item["line"], item["column"] = place(text, problem, spans)
-        print(json.dumps(body, ensure_ascii=False, indent=2))
-        return 0 if result.ok else 1
-    for problem in result.errors:
-        print(problem_line(text, problem, spans))
-    for problem in result.warnings:
-        print(f"warning: {problem_line(text, problem, spans)}")
-    if result.ok:
-        sig = result.signature
-        inputs = ", ".join(f"{k}: {v.value}" for k, v in (sig.inputs.items() if sig else []))
-        outputs = ", ".join(f"{k}: {v.value}" for k, v in (sig.outputs.items() if sig else []))
-        print(_("ok: {file} is a valid sequence (inputs: {inputs}; outputs: {outputs})").format(
-            file=args.file, inputs=inputs or _("none"), outputs=outputs or _("none")))
-        return 0
-    count = len(result.errors)
-    print(ngettext("{count} problem in {file}", "{count} problems in {file}", count).format(
-        count=count, file=args.file),
-          file=sys.stderr)
-    return 1
-
-
-def cmd_help(args: argparse.Namespace) -> int:
-    print(help_text(_))
-    return 0
+# Every command, each adding its own parser to the subparsers (a new command is one more line). A
+# command's module imports only what parsing needs; its function imports the rest when it runs, so
+# `seqdesk help` loads neither the engine nor NiceGUI nor the MCP SDK.
+COMMANDS: tuple[Callable[[Any], object], ...] = (add_format_commands, add_run_commands, add_mcp_command,
+                                                 add_tools_command)
 
 
 def _language(argv: Seq[str] | None) -> str | int | None:
@@ -105,21 +70,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--lang", default=None,
                         help=_("language of the screens and messages: en or zh-CN (or SEQDESK_LANG)"))
     sub = parser.add_subparsers(dest="command")
-
-    check = sub.add_parser("check", help=_("check a sequence file and list its problems"))
-    check.add_argument("file")
-    check.add_argument("--json", action="store_true", help=_("print the result as JSON"))
-    check.set_defaults(func=cmd_check)
-
-    helper = sub.add_parser("help", help=_("print the sequence format, with a copyable example"))
-    helper.set_defaults(func=cmd_help)
-
-    from gui.cli.run import add_run_commands
-
-    add_run_commands(sub)
-    from gui.cli.tools import add_tools_command
-
-    add_tools_command(sub)
+    for add_command in COMMANDS:
+        add_command(sub)
     return parser
 
 
@@ -140,9 +92,10 @@ def main(argv: Seq[str] | None = None) -> int:
     install()  # argparse's own words ("usage:", "error: …") in that language as well
     parser = build_parser()
     args = parser.parse_args(argv)
-    from gui.settings import load_settings
+    if getattr(args, "reads_settings", True):  # `check` and `help` read no data folder, and skip loading them
+        from gui.settings import load_settings
 
-    args.settings = load_settings(data=args.data, token=args.token, lang=lang)  # read once; never written back
+        args.settings = load_settings(data=args.data, token=args.token, lang=lang)  # read once; never written back
     func = getattr(args, "func", None)
     if func is None:
         from gui.app import start_app

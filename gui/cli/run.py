@@ -7,20 +7,18 @@ for a person are the prompter's (`gui.cli.prompter`).
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from gui.cli.places import problem_line, problem_words
-from gui.cli.prompter import ICONS, TerminalPrompter
 from gui.core.causes import CAUSES, EndCause
-from gui.core.door import Operations
 from gui.core.errors import SeqDeskError, Unreadable
-from gui.core.runs import AmbiguousRunIdError, ResumeRefused, RunRecord
-from gui.core.sequences import NUMBER_HOOKS, DslError, RunArgsError, load_json_text, text_problem
 from gui.i18n import _
+
+if TYPE_CHECKING:
+    from gui.core.door import Operations
+    from gui.core.runs import RunRecord
 
 
 def add_run_commands(sub: Any) -> None:
@@ -40,11 +38,6 @@ def add_run_commands(sub: Any) -> None:
     lister = sub.add_parser("list", help=_("list saved sequences with their signatures"))
     lister.add_argument("--json", action="store_true")
     lister.set_defaults(func=cmd_list)
-    try:
-        from gui.mcp.cli import add_mcp_command
-    except ImportError:
-        return
-    add_mcp_command(sub)
 
 
 def _err(text: str) -> None:
@@ -76,6 +69,8 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 
 def cmd_show(args: argparse.Namespace) -> int:
+    from gui.core.runs import AmbiguousRunIdError
+
     async def go() -> int:
         ops = await connect(args)
         try:
@@ -109,6 +104,8 @@ def why_ended(text: str | None, cause: EndCause | None, *, started: bool = True)
 
 def run_lines(record: RunRecord) -> list[str]:
     """A run for the terminal: a headline, then each group and its tools with an icon each."""
+    from gui.cli.prompter import ICONS
+
     title = record.sequence + (f" › {record.target}" if record.target else "")
     said = why_ended(record.error, record.cause)
     lines = [f"run {record.run_id} · {title} · {record.status}" + (f": {said}" if said else "")]
@@ -127,6 +124,8 @@ def run_lines(record: RunRecord) -> list[str]:
 def _run_async(fn: Any) -> int:
     """Run `fn`; a failure SeqDesk explains (the store's among them: a data folder in use, moved away,
     damaged) is one line and exit code 2, never a traceback; anything else is a bug and surfaces."""
+    import asyncio
+
     try:
         return int(asyncio.run(fn()))
     except SeqDeskError as exc:
@@ -135,6 +134,8 @@ def _run_async(fn: Any) -> int:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    from gui.core.sequences import NUMBER_HOOKS
+
     if args.resume is not None:
         if args.target is not None or args.args is not None:
             _err("seqdesk run: " + _("--resume takes only the run's id: it runs again with the inputs it had"))
@@ -187,6 +188,9 @@ async def connect(args: argparse.Namespace) -> Operations:
 
 
 async def _run(args: argparse.Namespace, run_args: dict[str, Any]) -> int:
+    from gui.cli.places import problem_line, problem_words
+    from gui.core.sequences import DslError, RunArgsError
+
     text = _read_target(args.target)
     ops = await connect(args)
     try:
@@ -208,6 +212,9 @@ async def _run(args: argparse.Namespace, run_args: dict[str, Any]) -> int:
 
 
 async def _resume(args: argparse.Namespace) -> int:
+    from gui.cli.prompter import TerminalPrompter
+    from gui.core.runs import ResumeRefused
+
     ops = await connect(args)
     try:
         if ops.inbox_url is not None:
@@ -247,6 +254,9 @@ def _report(args: argparse.Namespace, record: Any) -> int:
 async def _run_with(ops: Operations, args: argparse.Namespace, text: str | None, run_args: dict[str, Any]) -> Any:
     """The run, to its end. Requests for a person are asked at this terminal, unless an open app
     holds the data folder: then they wait in its inbox (`--yes` still approves them from here)."""
+    from gui.cli.prompter import TerminalPrompter
+    from gui.core.sequences import DslError, load_json_text, text_problem
+
     if ops.inbox_url is not None:
         _err(_("(the SeqDesk app is open on this data folder: the run happens there, at {url})").format(
                 url=ops.inbox_url))

@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import argparse
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from gui.core.tools import ToolListing
 from gui.i18n import _, ngettext
+
+if TYPE_CHECKING:
+    from gui.core.tools import ToolListing
 
 
 def add_tools_command(sub: Any) -> None:

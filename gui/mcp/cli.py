@@ -14,12 +14,12 @@ their tools run as they do in the app.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import logging
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from gui.settings import Settings
+if TYPE_CHECKING:
+    from gui.settings import Settings
 
 log = logging.getLogger(__name__)
 HOST = "127.0.0.1"
@@ -42,6 +42,8 @@ def add_mcp_command(subparsers: Any) -> argparse.ArgumentParser:
 
 
 def cmd_mcp(args: argparse.Namespace) -> int:
+    import asyncio
+
     from gui.serving import token_problem
     from gui.settings import load_settings
 

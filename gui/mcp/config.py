@@ -33,6 +33,7 @@ from gui.mcp.secrets import MemorySecrets, SecretStore, SecretStoreError, forget
 log = logging.getLogger(__name__)
 
 FILE_NAME = "mcp-servers.json"
+CALLBACK_PATH = "/oauth/callback"  # the app's page a browser comes back to after signing in to a server
 NAME_PATTERN = r"^[a-z0-9_-]{1,40}$"
 HEADER_NAME = re.compile(r"^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,100}$")
 # Headers the connection itself sets: one given here would break the protocol or the request.

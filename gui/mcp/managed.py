@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import SecretStr, ValidationError
 
@@ -31,12 +31,14 @@ from gui.core.door import (
 )
 from gui.core.errors import Internal
 from gui.i18n import _
-from gui.mcp.client import ConnectionState
 from gui.mcp.config import McpConfigError, McpServerConfig, McpSettingsStore, check_client_text
 from gui.mcp.manager import McpManager
 from gui.mcp.oauth_client import UNCHANGED, Unchanged, change_sign_in_client, has_client_secret, set_client_secret
 from gui.mcp.secrets import SecretStoreError
 from gui.mcp.sign_in import SignInError, SignIns
+
+if TYPE_CHECKING:  # the connections load the MCP SDK: servers listed with none connected never import it
+    from gui.mcp.client import ConnectionState
 
 RECONNECT_WAIT = 2.0  # s a change (or a remove) waits for the old connection to end before it returns
 _SWITCHES: tuple[Aspect, ...] = ("trusted", "enabled", "protocol")

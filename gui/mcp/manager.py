@@ -10,14 +10,16 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from gui.core.asks import ElicitationHandler
 from gui.core.errors import ToolError
 from gui.core.tools import JsonValue, Registry, ServerInfo
-from gui.mcp.client import ConnectionState, McpConnection
 from gui.mcp.config import McpConfigError, McpServerConfig, McpSettingsStore
 from gui.mcp.secrets import SecretStore
-from gui.mcp.tool import resource_part
+
+if TYPE_CHECKING:  # the connections load the MCP SDK (~1 s): a manager with no server never imports it
+    from gui.mcp.client import ConnectionState, McpConnection
 
 log = logging.getLogger(__name__)
 
@@ -66,6 +68,8 @@ class McpManager:
     async def add(self, config: McpServerConfig, *, wait: float | None = None) -> McpConnection:
         """Connect a new server, or reconnect one whose settings changed (the old connection is closed
         as in `remove`, waiting at most `wait` s for it)."""
+        from gui.mcp.client import McpConnection
+
         await self.remove(config.name, wait=wait)
         conn = McpConnection(config, self.registry, self.handler_factory(config), backoff=self.backoff,
                              connect_timeout=self.connect_timeout, on_change=self._notify, secrets=self.secrets)
@@ -107,6 +111,8 @@ class McpManager:
         conn = self._connections.get(server)
         if conn is None:
             raise ToolError(f"there is no MCP server named '{server}'")
+        from gui.mcp.tool import resource_part
+
         result = await conn.read_resource(uri)
         parts = [resource_part(c) for c in result.contents]
         if parts and all("text" in p for p in parts):

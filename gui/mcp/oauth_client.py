@@ -16,13 +16,16 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from typing import TYPE_CHECKING
 
-from mcp.shared.auth import OAuthClientInformationFull
 from pydantic import AnyUrl
 
 from gui.i18n import _
 from gui.mcp.config import McpServerConfig, McpSettingsStore, check_client_text
 from gui.mcp.secrets import SecretStore, SecretStoreError, key
+
+if TYPE_CHECKING:  # the MCP SDK (~1 s to import) is loaded by what signs in, not by the settings pages
+    from mcp.shared.auth import OAuthClientInformationFull
 
 CLIENT_SECRET = "oauth-client-secret"
 _SIGN_IN_KINDS = ("oauth-client", "oauth-tokens")
@@ -30,6 +33,8 @@ _SIGN_IN_KINDS = ("oauth-client", "oauth-tokens")
 
 def pre_registered(client_id: str, secret: str | None, redirect_uri: str | None) -> OAuthClientInformationFull:
     """The client the person made in the server's console, for the SDK (no registration)."""
+    from mcp.shared.auth import OAuthClientInformationFull
+
     return OAuthClientInformationFull(
         client_id=client_id, client_secret=secret or None,
         redirect_uris=[AnyUrl(redirect_uri)] if redirect_uri else None,

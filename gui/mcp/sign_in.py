@@ -17,22 +17,20 @@ import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 from urllib.parse import parse_qs, urlsplit
-
-import httpx2
-from mcp.client.auth import OAuthFlowError, OAuthRegistrationError
-from mcp.shared.auth import AuthorizationCodeResult
 
 from gui.core.errors import Failed
 from gui.i18n import _
-from gui.mcp.auth import StoredTokens, TokenProvider, client_metadata
 from gui.mcp.config import McpServerConfig
 from gui.mcp.oauth_client import pre_registered
 from gui.mcp.secrets import SecretStore
 
+if TYPE_CHECKING:  # the MCP SDK (~1 s to import) is loaded when a sign-in starts, not with the app
+    from mcp.shared.auth import AuthorizationCodeResult
+
 log = logging.getLogger(__name__)
 
-CALLBACK_PATH = "/oauth/callback"
 SIGN_IN_TIMEOUT = 600.0  # s a person has to finish signing in
 _PROBE = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
           "params": {"protocolVersion": "2025-06-18", "capabilities": {},
@@ -138,6 +136,8 @@ class SignIns:
         elif not code:
             sign_in.answer.set_exception(SignInError("the server came back without a sign-in code"))
         else:
+            from mcp.shared.auth import AuthorizationCodeResult
+
             sign_in.answer.set_result(AuthorizationCodeResult(code=code, state=state, iss=iss))
         return sign_in
 
@@ -164,6 +164,10 @@ class SignIns:
 
     async def _flow(self, sign_in: SignIn, config: McpServerConfig,
                     on_signed_in: Callable[[str], None] | None) -> None:
+        import httpx2
+
+        from gui.mcp.auth import StoredTokens, TokenProvider, client_metadata
+
         storage = StoredTokens(self.secrets, config.name, sign_in.redirect_uri, config.oauth_client_id)
         storage.forget_tokens()  # the person asked to sign in: a fresh sign-in, not an old token
 
@@ -214,6 +218,9 @@ class SignIns:
 
 def sign_in_words(exc: BaseException) -> str:
     """What went wrong in a sign-in, in a line."""
+    import httpx2
+    from mcp.client.auth import OAuthFlowError, OAuthRegistrationError
+
     while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
         exc = exc.exceptions[0]
     if isinstance(exc, SignInError):

@@ -12,14 +12,16 @@ import asyncio
 import smtplib
 import ssl
 from email.message import EmailMessage
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit, urlunsplit
-
-import httpx
 
 from gui.core.errors import Failed
 from gui.i18n import _
 from gui.notify.message import Notice
 from gui.notify.settings import SmtpSettings
+
+if TYPE_CHECKING:  # httpx loads its own CLI (slow): it is imported when a notice is sent, not with the app
+    import httpx
 
 TIMEOUT = 10.0  # s for one attempt
 
@@ -29,6 +31,8 @@ class SendError(Failed):
 
 
 async def send_webhook(client: httpx.AsyncClient, url: str, notice: Notice) -> None:
+    import httpx
+
     try:
         answer = await client.post(url, json=notice.payload(), timeout=TIMEOUT,
                                    headers={"User-Agent": "SeqDesk notifications"})
@@ -49,6 +53,8 @@ def ntfy_parts(url: str) -> tuple[str, str]:
 
 
 async def send_ntfy(client: httpx.AsyncClient, url: str, notice: Notice) -> None:
+    import httpx
+
     server, topic = ntfy_parts(url)
     body: dict[str, object] = {"topic": topic, "title": notice.subject(), "message": notice.text(),
                                "priority": 4 if notice.kind != "test" else 3,
@@ -105,6 +111,8 @@ def _where(url: str) -> str:
 
 
 def _reason(exc: Exception) -> str:
+    import httpx
+
     if isinstance(exc, httpx.TimeoutException):
         return f"no answer within {TIMEOUT:g} s"
     text = str(exc).strip()

@@ -14,9 +14,7 @@ import threading
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any
-
-import httpx
+from typing import TYPE_CHECKING, Any
 
 from gui.core.asks import InteractionRecord
 from gui.core.causes import as_cause
@@ -27,6 +25,9 @@ from gui.notify.channels import SendError, send_email, send_ntfy, send_webhook
 from gui.notify.message import Notice
 from gui.notify.settings import NotifySettings, NotifySettingsStore, SettingsInput
 from gui.wording.outcomes import end_words
+
+if TYPE_CHECKING:  # httpx loads its own CLI (slow): imported when the first notice is sent, not with the app
+    import httpx
 
 log = logging.getLogger(__name__)
 
@@ -184,6 +185,8 @@ class Notifier:
         return None
 
     def _http(self) -> httpx.AsyncClient:
+        import httpx
+
         if self._client is None:
             self._client = httpx.AsyncClient(follow_redirects=False, trust_env=False)
         return self._client

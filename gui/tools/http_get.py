@@ -11,16 +11,18 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-import httpx
 from pydantic import ConfigDict, Field, field_validator
 
 from gui.core.errors import ToolError
 from gui.core.tools import ApprovalSummary, ModelTool, ToolContext
 from gui.i18n import N_
 from gui.tools._args import ToolArgs, excerpt, invalid, parse_args
+
+if TYPE_CHECKING:  # httpx is imported when an address is checked or fetched: it loads its own CLI (slow)
+    import httpx
 
 MAX_BODY_BYTES = 5 * 1024 * 1024
 _TOKEN = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
@@ -61,6 +63,8 @@ class HttpGetArgs(ToolArgs):
             raise invalid(N_("the address must start with http:// or https://"))
         if not parts.hostname:
             raise invalid(N_("the address has no server name"))
+        import httpx
+
         try:
             httpx.URL(value)
         except httpx.InvalidURL as exc:
@@ -103,6 +107,8 @@ class HttpGet(ModelTool):
         return ApprovalSummary.of(N_("Send a request to {host}: {url}"), highlight=host, host=host, url=url)
 
     async def call(self, args: dict[str, Any], ctx: ToolContext) -> Any:
+        import httpx
+
         a = parse_args(self, HttpGetArgs, args)
         try:
             async with httpx.AsyncClient(timeout=a.timeout, follow_redirects=True) as client:

@@ -1,5 +1,5 @@
 """Elicitation handlers (SPEC §4): no-op, function adapter, composite, fixed and inbox (the terminal's:
-`tests/test_cli_form_prompt.py`)."""
+`tests/cli/test_cli_form_prompt.py`)."""
 
 from __future__ import annotations
 

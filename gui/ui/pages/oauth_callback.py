@@ -21,10 +21,10 @@ from fastapi import Request
 from fastapi.responses import HTMLResponse
 
 from gui.i18n import _, html_lang
-from gui.mcp.sign_in import SignIns
 
 if TYPE_CHECKING:
     from gui.context import AppContext
+    from gui.mcp.sign_in import SignIns
 
 FINISH_WAIT = 30.0  # s the page waits for the token exchange after the browser came back
 

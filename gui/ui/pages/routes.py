@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, get_type_hints
 
 from nicegui import app, ui
 
-from gui.mcp.sign_in import CALLBACK_PATH
+from gui.mcp.config import CALLBACK_PATH
 from gui.ui.pages import editor, inbox, oauth_callback, run, runs, sequences, settings
 
 if TYPE_CHECKING:

@@ -36,7 +36,7 @@ from gui.core.door import (
 from gui.core.errors import SeqDeskError
 from gui.core.events import Event, SettingsChanged
 from gui.i18n import N_, _
-from gui.mcp.sign_in import CALLBACK_PATH
+from gui.mcp.config import CALLBACK_PATH
 from gui.ui.components.settings.mcp_form import McpServerForm, header_updates, invalid_words
 from gui.ui.components.settings.mcp_list import McpServerList
 from gui.ui.components.settings.mcp_sign_in_client import client_values

@@ -1,0 +1,189 @@
+"""How long the `seqdesk` command takes to start, for the four figures a person feels (issue 24, target 5).
+
+A script, not a test: `python tests/bench/bench_start.py [--repeat 20] [--only app,help,check,run]
+[-- COMMAND...]`. Every sample is a fresh process, timed from before it is spawned:
+
+- `app`: `COMMAND --browser --port P` on a fresh empty data folder, until `GET /` answers 200; then
+  SIGTERM (as closing the window would) and a check that it exits.
+- `help`: `COMMAND help`, to its exit.
+- `check`: `COMMAND check FILE` of the format's example, to its exit.
+- `run`: `COMMAND run FILE --yes` of a sequence with one `cmd_run` step running `true`, to its exit,
+  on one data folder kept for every sample (as a person's is).
+
+COMMAND defaults to `python -m gui` (what the tests spawn); a packaged executable can follow `--`.
+Prints each figure's median, its spread (min–max and the middle half) and the samples, in seconds,
+and the median CPU time the process used (user + system, Linux): on a busy machine the wall-clock
+figures grow with the load, the CPU times much less.
+
+Children get Python's bytecode cache, as an installed SeqDesk has it (pip compiles on install):
+PYTHONDONTWRITEBYTECODE is left out of their environment, and one unmeasured start per figure
+writes the cache. `--no-bytecode` keeps it, so every start compiles SeqDesk's modules from source.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Callable
+from pathlib import Path
+from typing import NamedTuple
+
+ROOT = Path(__file__).resolve().parents[2]
+ONE_TRUE = {"name": "one-true", "groups": [{"name": "only", "out": {"result": "string"},
+                                             "tools": '{"tool":"cmd_run","args":{"command":"true"},"as":"result"} ;'}]}
+FIGURES = ("app", "help", "check", "run")
+
+
+BYTECODE = {"cached": True}
+
+
+def clean_env(data: str) -> dict[str, str]:
+    """NiceGUI believes it runs under pytest when PYTEST_* / NICEGUI_* leak into a child process."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "NICEGUI_"))}
+    env["SEQDESK_DATA"] = data
+    env.pop("SEQDESK_MEMORY", None)
+    if BYTECODE["cached"]:
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+    return env
+
+
+class Sample(NamedTuple):
+    wall: float
+    cpu: float | None  # user + system seconds of the process (None where the system does not say)
+
+
+def cpu_of(pid: int) -> float | None:
+    """User + system seconds a running process has used so far (Linux's /proc)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def first_page(command: list[str], timeout: float = 60.0) -> Sample:
+    """Seconds from spawning the app on an empty data folder to its first 200 for `/`."""
+    port = free_port()
+    with tempfile.TemporaryDirectory(prefix="seqdesk-bench-") as data:
+        start = time.perf_counter()
+        proc = subprocess.Popen([*command, "--browser", "--port", str(port)], env=clean_env(data), cwd=ROOT,
+                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        try:
+            url = f"http://127.0.0.1:{port}/"
+            while True:
+                if proc.poll() is not None:
+                    assert proc.stderr is not None
+                    raise RuntimeError(f"the app exited with {proc.returncode}: {proc.stderr.read().decode()[-2000:]}")
+                if time.perf_counter() - start > timeout:
+                    raise TimeoutError(f"no answer from {url} after {timeout:.0f} s")
+                try:  # a refused connection returns at once; an accepted one gets its page however long it takes
+                    with urllib.request.urlopen(url, timeout=timeout) as response:
+                        if response.status == 200:
+                            return Sample(time.perf_counter() - start, cpu_of(proc.pid))
+                except (urllib.error.URLError, ConnectionError, TimeoutError):
+                    time.sleep(0.01)
+        finally:
+            proc.send_signal(signal.SIGTERM)
+            try:
+                proc.wait(15)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+                raise RuntimeError("the app did not exit within 15 s of SIGTERM") from None
+
+
+def command_time(argv: list[str], data: str) -> Sample:
+    """Seconds from spawning `argv` to its exit (and the CPU it and its children used); it must exit 0."""
+    with tempfile.TemporaryFile() as err:
+        start = time.perf_counter()
+        proc = subprocess.Popen(argv, env=clean_env(data), cwd=ROOT, stdin=subprocess.DEVNULL,
+                                stdout=subprocess.DEVNULL, stderr=err)
+        _pid, status, usage = os.wait4(proc.pid, 0)
+        elapsed = time.perf_counter() - start
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        if proc.returncode != 0:
+            err.seek(0)
+            raise RuntimeError(f"{' '.join(argv)} exited with {proc.returncode}: {err.read().decode()[-2000:]}")
+    return Sample(elapsed, usage.ru_utime + usage.ru_stime)
+
+
+def spread(samples: list[Sample]) -> str:
+    walls = [s.wall for s in samples]
+    cpus = [s.cpu for s in samples if s.cpu is not None]
+    quarters = statistics.quantiles(walls, n=4) if len(walls) > 1 else [walls[0]] * 3
+    cpu = f"; CPU median {statistics.median(cpus):.3f} s" if cpus else ""
+    return (f"median {statistics.median(walls):.3f} s  (min {min(walls):.3f}, middle half "
+            f"{quarters[0]:.3f}–{quarters[2]:.3f}, max {max(walls):.3f}; n={len(walls)}{cpu})")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=20)
+    parser.add_argument("--only", default=",".join(FIGURES), help="which figures, comma-separated")
+    parser.add_argument("--no-bytecode", action="store_true",
+                        help="keep PYTHONDONTWRITEBYTECODE: every start compiles SeqDesk from source")
+    parser.add_argument("command", nargs="*", help="what to start (default: python -m gui)")
+    args = parser.parse_args()
+    command = args.command or [sys.executable, "-m", "gui"]
+    BYTECODE["cached"] = not args.no_bytecode
+    chosen = [name.strip() for name in args.only.split(",") if name.strip()]
+    unknown = set(chosen) - set(FIGURES)
+    if unknown:
+        parser.error(f"--only: unknown figure(s) {', '.join(sorted(unknown))}; choose from {', '.join(FIGURES)}")
+    with tempfile.TemporaryDirectory(prefix="seqdesk-bench-") as work:
+        folder = Path(work)
+        (folder / "data").mkdir()
+        example = folder / "example.json"
+        from_gui = subprocess.run([*command, "help"], env=clean_env(str(folder / "data")), cwd=ROOT,
+                                  capture_output=True, text=True, timeout=120, check=True).stdout
+        example.write_text(_example_of(from_gui), encoding="utf-8")
+        one_true = folder / "one-true.json"
+        one_true.write_text(json.dumps(ONE_TRUE), encoding="utf-8")
+        data = str(folder / "data")
+        takes: dict[str, Callable[[], Sample]] = {
+            "app": lambda: first_page(command),
+            "help": lambda: command_time([*command, "help"], data),
+            "check": lambda: command_time([*command, "check", str(example)], data),
+            "run": lambda: command_time([*command, "run", str(one_true), "--yes"], data),
+        }
+        names = {"app": "start to first page (empty folder)", "help": "seqdesk help",
+                 "check": "seqdesk check FILE", "run": "seqdesk run FILE (one `true` step)"}
+        bytecode = "cached bytecode" if BYTECODE["cached"] else "no bytecode cache (compiled at every start)"
+        print(f"command: {' '.join(Path(c).name for c in command)}; {bytecode}; {args.repeat} samples each; "
+              f"load {os.getloadavg()[0]:.2f}")
+        for name in chosen:
+            takes[name]()  # one unmeasured start: the file cache, .pyc files
+            samples = [takes[name]() for _ in range(args.repeat)]
+            print(f"{names[name]:<38} {spread(samples)}")
+            print("    samples: " + ", ".join(f"{s.wall:.3f}" for s in samples), flush=True)
+        print(f"load at the end {os.getloadavg()[0]:.2f}")
+
+
+def _example_of(help_text: str) -> str:
+    """The example sequence `seqdesk help` prints (its one line that is a JSON object with groups)."""
+    for line in help_text.splitlines():
+        line = line.strip()
+        if line.startswith("{") and '"groups"' in line:
+            json.loads(line)
+            return line
+    raise RuntimeError("`seqdesk help` printed no example sequence")
+
+
+if __name__ == "__main__":
+    main()

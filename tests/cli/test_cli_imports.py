@@ -1,0 +1,64 @@
+"""Each `seqdesk` command imports only what it uses: the start-up a person waits for at a terminal.
+
+Read from `sys.modules` of a real child process after the command ran, not timed: which libraries a
+command loads decides most of its start (the MCP SDK alone takes longer to import than the rest of
+SeqDesk; NiceGUI with FastAPI about as long). Timings are `tests/bench/bench_start.py`'s.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+ONE_TRUE = {"name": "one-true", "groups": [{"name": "only", "out": {"result": "string"},
+                                             "tools": '{"tool":"cmd_run","args":{"command":"true"},"as":"result"} ;'}]}
+WEB = ("nicegui", "fastapi", "starlette", "uvicorn")
+MCP_SDK = ("mcp", "mcp_types")
+
+
+def loaded_after(args: list[str], data: Path) -> tuple[set[str], subprocess.CompletedProcess[str]]:
+    """The top-level packages and SeqDesk modules loaded once `seqdesk ARGS` returned (in the same process)."""
+    code = ("import json, sys\nfrom gui.cli import main\ncode = main(sys.argv[1:])\n"
+            "print('\\nMODULES ' + json.dumps(sorted(sys.modules)), file=sys.stderr)\nsys.exit(code)\n")
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("PYTEST_", "NICEGUI_")) and k != "SEQDESK_MEMORY"}
+    env["SEQDESK_DATA"] = str(data)
+    result = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, env=env,
+                            cwd=ROOT, timeout=120)
+    line = next(x for x in result.stderr.splitlines() if x.startswith("MODULES "))
+    modules = set(json.loads(line.removeprefix("MODULES ")))
+    return {m.split(".")[0] for m in modules} | {m for m in modules if m.startswith("gui.")}, result
+
+
+def test_help_loads_neither_the_engine_nor_the_web_nor_the_mcp_sdk(data):
+    loaded, result = loaded_after(["help"], data)
+    assert result.returncode == 0, result.stderr
+    assert loaded.isdisjoint({*WEB, *MCP_SDK, "tinydb", "httpx", "gui.core.door", "gui.settings"})
+
+
+def test_check_reads_the_file_without_the_data_folder_the_web_or_the_mcp_sdk(tmp_path, data):
+    sequence = tmp_path / "one.json"
+    sequence.write_text(json.dumps(ONE_TRUE), encoding="utf-8")
+    loaded, result = loaded_after(["check", str(sequence)], data)
+    assert result.returncode == 0, result.stderr
+    assert loaded.isdisjoint({*WEB, *MCP_SDK, "tinydb", "httpx", "gui.store", "gui.runtime"})
+
+
+def test_run_on_a_folder_without_mcp_servers_loads_neither_the_web_nor_the_mcp_sdk(tmp_path, data):
+    sequence = tmp_path / "one.json"
+    sequence.write_text(json.dumps(ONE_TRUE), encoding="utf-8")
+    loaded, result = loaded_after(["run", str(sequence), "--yes"], data)
+    assert result.returncode == 0, result.stderr
+    assert "succeeded" in result.stderr
+    assert loaded.isdisjoint({*WEB, *MCP_SDK, "httpx", "gui.api", "gui.ui", "gui.remote"})
+
+
+def test_the_pages_and_the_api_load_no_mcp_sdk_until_a_server_is_connected():
+    code = ("import sys, gui.app, gui.api, gui.ui, gui.runtime, gui.mcp.managed, gui.mcp.sign_in\n"
+            f"print(sorted(m for m in sys.modules if m.split('.')[0] in {MCP_SDK!r} + ('httpx',)))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert out.stdout.strip() == "[]", out.stderr
