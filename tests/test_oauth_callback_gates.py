@@ -19,8 +19,9 @@ from fastapi.responses import HTMLResponse
 from gui.api import register_api
 from gui.api.request_gate import Served
 from gui.context import EngineSlot
+from gui.mcp.config import CALLBACK_PATH
 from gui.mcp.secrets import MemorySecrets
-from gui.mcp.sign_in import CALLBACK_PATH, SignIns
+from gui.mcp.sign_in import SignIns
 from gui.ui.pages.oauth_callback import answer_callback
 
 TOKEN = "correct-horse-battery-staple-42"
