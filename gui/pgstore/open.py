@@ -1,0 +1,63 @@
+"""Opening the PostgreSQL stores: reach the database (or say why not), bring its schema up to date,
+check the secret key, and hand back one store per port on one pool.
+
+Any number of processes may open the same database: none holds it alone (unlike a data folder)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+from dataclasses import dataclass
+
+from psycopg_pool import AsyncConnectionPool
+
+from gui.pgstore.interactions import PgInteractionStore
+from gui.pgstore.mcp_settings import PgMcpSettings
+from gui.pgstore.modes import PgApprovalModes
+from gui.pgstore.pool import check_reachable, open_pool
+from gui.pgstore.runs import PgRunStore
+from gui.pgstore.schedules import PgScheduleStore
+from gui.pgstore.schema import migrate
+from gui.pgstore.secrets import KEY_ENV, PgSecrets
+from gui.pgstore.sequences import PgSequenceStore
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class PgStores:
+    """The open stores of one database; `close()` when done (queued mode writes finish first)."""
+
+    url: str
+    pool: AsyncConnectionPool
+    sequences: PgSequenceStore
+    runs: PgRunStore
+    interactions: PgInteractionStore
+    modes: PgApprovalModes
+    schedules: PgScheduleStore
+    mcp_settings: PgMcpSettings
+
+    async def close(self) -> None:
+        await self.modes.settle()
+        await self.pool.close()
+
+
+async def open_pg_stores(url: str, *, secret_key: str | None = None) -> PgStores:
+    """The stores on the database at `url`; DatabaseUnreachable, DatabaseNewerError or SecretKeyError
+    (each a sentence) when it cannot be used. `secret_key`: default `SEQDESK_SECRET_KEY`."""
+    await check_reachable(url)
+    applied = await asyncio.to_thread(migrate, url)
+    if applied:
+        log.info("the database's schema was brought up to date: %s", ", ".join(applied))
+    key = secret_key if secret_key is not None else os.environ.get(KEY_ENV)
+    secrets = await asyncio.to_thread(PgSecrets.open, url, key)
+    pool = await open_pool(url)
+    try:
+        modes = await PgApprovalModes.open(pool)
+    except BaseException:
+        await pool.close()
+        raise
+    return PgStores(url=url, pool=pool, sequences=PgSequenceStore(pool), runs=PgRunStore(pool),
+                    interactions=PgInteractionStore(pool), modes=modes, schedules=PgScheduleStore(pool),
+                    mcp_settings=PgMcpSettings(pool, secrets))

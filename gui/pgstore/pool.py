@@ -1,0 +1,44 @@
+"""The connections to the database: one psycopg 3 async pool per process, opened (or refused with a
+sentence) before anything else, so an unreachable database is said at start, not at the first page."""
+
+from __future__ import annotations
+
+import psycopg
+from psycopg_pool import AsyncConnectionPool
+
+from gui.pgstore.errors import DatabaseUnreachable
+
+CONNECT_TIMEOUT = 5  # seconds
+
+
+def is_database_url(store: str | None) -> bool:
+    """Whether `--store` / `SEQDESK_STORE` names a PostgreSQL database (else it is a data folder)."""
+    return store is not None and store.split("://", 1)[0] in ("postgresql", "postgres") and "://" in store
+
+
+def where(url: str) -> str:
+    """The database's address without its password, for sentences and logs."""
+    scheme, rest = url.split("://", 1)
+    if "@" in rest.split("/", 1)[0]:
+        auth, host = rest.split("@", 1)
+        rest = f"{auth.split(':', 1)[0]}@{host}"
+    return f"{scheme}://{rest}"
+
+
+async def check_reachable(url: str) -> None:
+    """One connection, at once: DatabaseUnreachable with the server's reason when it cannot be made."""
+    try:
+        conn = await psycopg.AsyncConnection.connect(url, connect_timeout=CONNECT_TIMEOUT)
+    except (psycopg.Error, ValueError) as exc:
+        reason = " ".join(str(exc).split()) or type(exc).__name__
+        raise DatabaseUnreachable(f"cannot reach the database {where(url)}: {reason}") from None
+    await conn.close()
+
+
+async def open_pool(url: str, *, max_size: int = 10) -> AsyncConnectionPool:
+    """An open pool on `url` (autocommit: each statement is its own transaction unless one is opened)."""
+    await check_reachable(url)
+    pool = AsyncConnectionPool(url, min_size=1, max_size=max_size, open=False, timeout=CONNECT_TIMEOUT * 2,
+                               kwargs={"autocommit": True, "connect_timeout": CONNECT_TIMEOUT})
+    await pool.open(wait=True, timeout=CONNECT_TIMEOUT * 2)
+    return pool

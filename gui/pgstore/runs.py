@@ -1,0 +1,112 @@
+"""Run records in PostgreSQL, behind the core's `RunStore` port.
+
+Each run is one row: its record as a document, and the fields queries filter and sort on
+(`run_fields`) as indexed columns, so a page of 50 is an index scan whatever the history holds.
+Resuming is a conditional write: the old run's `resumed_by` is set once, and a second process that
+resumes it too loses with `WriteConflict` and changes nothing.
+"""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Iterable
+from typing import Any
+
+from psycopg_pool import AsyncConnectionPool
+
+from gui.core.queries import DEFAULT_LIMIT, Page, check_window
+from gui.core.runs import RunRecord, RunStatus, run_fields
+from gui.pgstore.documents import TEXT, columns, load_all
+from gui.pgstore.errors import WriteConflict
+
+SAVE = """
+INSERT INTO runs (run_id, status, sequence, created_at, finished, resumed_by, doc, raw)
+VALUES (%s, %s, %s, %s, %s, %s, %s, %s)
+ON CONFLICT (run_id) DO UPDATE SET status = EXCLUDED.status, sequence = EXCLUDED.sequence,
+    created_at = EXCLUDED.created_at, finished = EXCLUDED.finished, resumed_by = EXCLUDED.resumed_by,
+    doc = EXCLUDED.doc, raw = EXCLUDED.raw
+WHERE runs.resumed_by IS NULL OR runs.resumed_by = EXCLUDED.resumed_by
+RETURNING run_id
+"""
+
+
+def row(record: RunRecord) -> tuple[Any, ...]:
+    fields = run_fields(record)
+    doc, raw = columns(record)
+    return (record.run_id, fields["status"], fields["sequence"], float(fields["created_at"]), record.finished,
+            record.resumed_by, doc, raw)
+
+
+class PgRunStore:
+    def __init__(self, pool: AsyncConnectionPool) -> None:
+        self._pool = pool
+
+    async def save(self, record: RunRecord) -> None:
+        async with self._pool.connection() as conn:
+            saved = await (await conn.execute(SAVE, row(record))).fetchone()
+        if saved is None:
+            raise WriteConflict(f"run {record.run_id} was resumed already, by another SeqDesk process: "
+                                "this change was not kept")
+
+    async def save_many(self, records: Iterable[RunRecord]) -> None:
+        rows = [row(r) for r in records]
+        if not rows:
+            return
+        async with self._pool.connection() as conn, conn.transaction(), conn.cursor() as cur:
+            await cur.executemany(SAVE, rows)
+
+    async def get(self, run_id: str) -> RunRecord | None:
+        async with self._pool.connection() as conn:
+            found = await (await conn.execute(f"SELECT {TEXT} FROM runs WHERE run_id = %s", (run_id,))).fetchone()
+        items = load_all(RunRecord, [found[0]]) if found else []
+        return items[0] if items else None
+
+    async def list(self, limit: int = 100, offset: int = 0) -> builtins.list[RunRecord]:
+        return (await self.query(limit=limit, offset=offset)).items
+
+    async def running(self) -> builtins.list[RunRecord]:
+        async with self._pool.connection() as conn:
+            rows = await (await conn.execute(f"SELECT {TEXT} FROM runs WHERE NOT finished")).fetchall()
+        return load_all(RunRecord, (r[0] for r in rows))
+
+    async def count(self) -> int:
+        async with self._pool.connection() as conn:
+            found = await (await conn.execute("SELECT count(*) FROM runs")).fetchone()
+        return int(found[0]) if found else 0
+
+    async def ids_starting(self, prefix: str, limit: int) -> builtins.list[str]:
+        pattern = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+        async with self._pool.connection() as conn:
+            rows = await (await conn.execute(
+                "SELECT run_id FROM runs WHERE run_id LIKE %s ORDER BY run_id LIMIT %s", (pattern, limit))).fetchall()
+        return [r[0] for r in rows]
+
+    async def query(
+        self,
+        *,
+        status: RunStatus | None = None,
+        sequence: str | None = None,
+        started_from: float | None = None,
+        started_to: float | None = None,
+        text: str | None = None,
+        limit: int = DEFAULT_LIMIT,
+        offset: int = 0,
+    ) -> Page[RunRecord]:
+        check_window(limit, offset)
+        where: list[str] = ["TRUE"]
+        params: list[Any] = []
+        for clause, value in (("status = %s", status), ("sequence = %s", sequence),
+                              ("created_at >= %s", started_from), ("created_at < %s", started_to)):
+            if value is not None:
+                where.append(clause)
+                params.append(value)
+        if text:
+            where.append("strpos(lower(sequence), lower(%s)) > 0")
+            params.append(text)
+        condition = " AND ".join(where)
+        async with self._pool.connection() as conn:
+            rows = await (await conn.execute(
+                f"SELECT {TEXT} FROM runs WHERE {condition} ORDER BY created_at DESC, run_id DESC LIMIT %s OFFSET %s",
+                (*params, limit, offset))).fetchall()
+            total = await (await conn.execute(f"SELECT count(*) FROM runs WHERE {condition}", params)).fetchone()
+        return Page(load_all(RunRecord, (r[0] for r in rows)), int(total[0]) if total else 0)
