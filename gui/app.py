@@ -11,6 +11,7 @@ tests can reach the app they started.
 from __future__ import annotations
 
 import argparse
+import asyncio
 import logging
 import sys
 from pathlib import Path
@@ -19,6 +20,7 @@ from typing import Any
 from gui.api.request_gate import Served
 from gui.context import AppContext
 from gui.core.door import Operations
+from gui.core.errors import SeqDeskError
 from gui.runtime import open_runtime
 from gui.serving import free_port, is_loopback, token_problem, url_host
 from gui.settings import Settings, load_settings
@@ -113,6 +115,8 @@ async def open_operations(settings: Settings | None = None) -> Operations:
     settings = settings or load_settings()
     if settings.memory:
         rt = await open_runtime(memory=True, mcp_wait=10.0)
+    elif settings.store is not None:  # a team's database: every process opens it, none holds it alone
+        rt = await open_runtime(store=settings.store, mcp_wait=10.0)
     else:
         folder = resolve_data_dir(settings)
         try:
@@ -145,9 +149,14 @@ def start_app(args: argparse.Namespace, settings: Settings) -> int:
     from gui.store.open import hold_lock
 
     try:  # refuse early, before the server starts, with a clear message
-        hold_lock(data_dir)
-    except DataFolderInUseError as exc:
-        if args.browser:
+        if settings.store is not None:  # a team's database: reachable now, or a sentence and exit 2
+            from gui.pgstore import check_reachable
+
+            asyncio.run(check_reachable(settings.store))
+        else:
+            hold_lock(data_dir)
+    except SeqDeskError as exc:
+        if not isinstance(exc, DataFolderInUseError) or args.browser:
             tell_person(str(exc))
             return 2
         shown, message = focus_running(data_dir, token)  # a second launch: show the one running

@@ -4,7 +4,8 @@ servers and the engine on them, and how they are closed.
 `compose_engine` wires the engine from its parts, explicitly: the catalog, the interaction service
 and the runner (the in-process `Executor`) on one bus, over the stores it is given. `open_runtime`
 opens them: with a data folder on the TinyDB stores (one process per folder, start-up recovery);
-with `memory=True` on the in-memory stores (`gui.memory`: `SEQDESK_MEMORY=1`, demos). The store
+with a `postgresql://` store on the PostgreSQL stores (`gui.pgstore`: a team's processes share the
+database); with `memory=True` on the in-memory stores (`gui.memory`: `SEQDESK_MEMORY=1`, demos). The store
 layer only opens the stores (`gui.store.open_stores`); what it had to repair becomes the runtime's
 `notices`, which every page shows. Nothing here is global: the composition root hands the runtime
 (or just its engine) to whoever needs it.
@@ -16,7 +17,7 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from gui.core.asks import ApprovalModes, InteractionService, InteractionStore
 from gui.core.door import Catalog, Engine, SequenceStore
@@ -30,6 +31,9 @@ from gui.memory import MemoryStores
 from gui.store.open import Stores, open_stores
 from gui.tools import McpResource, default_registry
 from gui.tools.processes import OsProcesses
+
+if TYPE_CHECKING:  # psycopg is imported only when a database is opened
+    from gui.pgstore import PgStores
 
 
 class EngineStores(Protocol):
@@ -71,6 +75,7 @@ class Runtime:
     recovered_runs: list[str] = field(default_factory=list)
     notices: list[str] = field(default_factory=list)  # things a person should read (a file moved aside)
     stores: Stores | None = None  # the TinyDB stores, when on a data folder
+    database: PgStores | None = None  # the PostgreSQL stores, when on a team's database
     mcp: McpManager | None = None  # the MCP servers' connections, once started
     mcp_settings: McpSettingsStore | None = None  # where their configurations are kept
     mcp_sign_ins: SignIns | None = None  # the sign-ins to MCP servers people started
@@ -89,14 +94,18 @@ class Runtime:
         self.closers.clear()
 
 
-async def open_runtime(data_dir: Path | None = None, *, memory: bool = False, mcp_wait: float = 0.0) -> Runtime:
-    """Open the engine on a data folder (TinyDB) or in memory, recover what a dead process left,
-    and connect the configured MCP servers (waiting up to `mcp_wait` s for their tools)."""
+async def open_runtime(data_dir: Path | None = None, *, memory: bool = False, mcp_wait: float = 0.0,
+                       store: str | None = None) -> Runtime:
+    """Open the engine on a data folder (TinyDB), a PostgreSQL database (`store`) or in memory, recover
+    what a dead process left, and connect the configured MCP servers (waiting up to `mcp_wait` s)."""
     if memory:
         runtime = Runtime(engine=compose_engine(default_registry(), MemoryStores()))
+    elif store is not None and store.startswith(("postgresql://", "postgres://")):
+        runtime = await open_database_runtime(store)
     else:
         runtime = await open_store_runtime(data_dir)
-    runtime.recovered_runs = await runtime.engine.recover()
+    if runtime.database is None:  # on a shared database, another process's running runs are not ours to end
+        runtime.recovered_runs = await runtime.engine.recover()
     await _start_mcp(runtime, mcp_wait)
     return runtime
 
@@ -112,12 +121,25 @@ async def open_store_runtime(data_dir: Path | None = None) -> Runtime:
     return runtime
 
 
+async def open_database_runtime(url: str) -> Runtime:
+    """The engine on the PostgreSQL stores at `url`, without MCP servers (`open_runtime` adds them).
+    DatabaseUnreachable, DatabaseNewerError or SecretKeyError (a sentence each) when it cannot be used."""
+    from gui.pgstore import open_pg_stores
+
+    stores = await open_pg_stores(url)
+    engine = compose_engine(default_registry(), stores, processes=OsProcesses())
+    runtime = Runtime(engine=engine, database=stores)
+    runtime.closers.append(stores.close)
+    return runtime
+
+
 async def _start_mcp(runtime: Runtime, wait: float) -> None:
     from gui.core.asks import InboxElicitationHandler
     from gui.mcp import JsonMcpSettings, ManagedServers, MemoryMcpSettings
 
     engine = runtime.engine
-    settings: McpSettingsStore = (JsonMcpSettings.in_folder(runtime.data_dir) if runtime.data_dir is not None
+    settings: McpSettingsStore = (runtime.database.mcp_settings if runtime.database is not None
+                                  else JsonMcpSettings.in_folder(runtime.data_dir) if runtime.data_dir is not None
                                   else MemoryMcpSettings())
     manager = McpManager(engine.registry, lambda _config: InboxElicitationHandler(engine.interactions),
                          secrets=settings.secrets)

@@ -102,6 +102,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--token", default=None, help=_("access token (or SEQDESK_TOKEN), required off localhost"))
     parser.add_argument("--data", default=None,
                         help=_("data folder (default: SEQDESK_DATA or your user data folder)"))
+    parser.add_argument("--store", default=None,
+                        help=_("where to keep things: a postgresql:// database shared by a team, or a data folder "
+                               "(or SEQDESK_STORE)"))
     parser.add_argument("--lang", default=None,
                         help=_("language of the screens and messages: en or zh-CN (or SEQDESK_LANG)"))
     sub = parser.add_subparsers(dest="command")
@@ -142,7 +145,8 @@ def main(argv: Seq[str] | None = None) -> int:
     args = parser.parse_args(argv)
     from gui.settings import load_settings
 
-    args.settings = load_settings(data=args.data, token=args.token, lang=lang)  # read once; never written back
+    # read once; never written back
+    args.settings = load_settings(data=args.data, store=args.store, token=args.token, lang=lang)
     func = getattr(args, "func", None)
     if func is None:
         from gui.app import start_app
