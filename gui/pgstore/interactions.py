@@ -25,6 +25,7 @@ from gui.core.asks import (
 )
 from gui.core.queries import DEFAULT_LIMIT, Page, check_window
 from gui.pgstore.documents import TEXT, columns, load_all
+from gui.pgstore.tallies import counted, tally
 
 UPSERT = """
 INSERT INTO interactions (interaction_id, status, kind, run_id, sequence, tool_name, created_at, doc, raw)
@@ -114,6 +115,12 @@ class PgInteractionStore:
                 f"SELECT {TEXT} FROM interactions WHERE {condition} "
                 "ORDER BY created_at DESC, interaction_id DESC LIMIT %s OFFSET %s",
                 (*params, limit, offset))).fetchall()
-            total = await (await conn.execute(f"SELECT count(*) FROM interactions WHERE {condition}",
-                                              params)).fetchone()
-        return Page(load_all(InteractionRecord, (r[0] for r in rows)), int(total[0]) if total else 0)
+            if any(value is not None for value in (kind, run_id, sequence, tool_name)):
+                total = await counted(conn, "interactions", condition, params)
+            elif status == "ended":
+                total = await tally(conn, "interactions") - await tally(conn, "interactions", "status", "pending")
+            elif status is not None:
+                total = await tally(conn, "interactions", "status", status)
+            else:
+                total = await tally(conn, "interactions")
+        return Page(load_all(InteractionRecord, (r[0] for r in rows)), total)

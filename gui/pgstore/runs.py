@@ -18,6 +18,7 @@ from gui.core.queries import DEFAULT_LIMIT, Page, check_window
 from gui.core.runs import RunRecord, RunStatus, run_fields
 from gui.pgstore.documents import TEXT, columns, load_all
 from gui.pgstore.errors import WriteConflict
+from gui.pgstore.tallies import counted, tally
 
 SAVE = """
 INSERT INTO runs (run_id, status, sequence, created_at, finished, resumed_by, doc, raw)
@@ -28,6 +29,11 @@ ON CONFLICT (run_id) DO UPDATE SET status = EXCLUDED.status, sequence = EXCLUDED
 WHERE runs.resumed_by IS NULL OR runs.resumed_by = EXCLUDED.resumed_by
 RETURNING run_id
 """
+
+
+def like_escaped(text: str) -> str:
+    """`text` matched as it is by LIKE (its `%`, `_` and `\\` are no wildcards)."""
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
 
 def row(record: RunRecord) -> tuple[Any, ...]:
@@ -71,11 +77,10 @@ class PgRunStore:
 
     async def count(self) -> int:
         async with self._pool.connection() as conn:
-            found = await (await conn.execute("SELECT count(*) FROM runs")).fetchone()
-        return int(found[0]) if found else 0
+            return await tally(conn, "runs")
 
     async def ids_starting(self, prefix: str, limit: int) -> builtins.list[str]:
-        pattern = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+        pattern = like_escaped(prefix) + "%"
         async with self._pool.connection() as conn:
             rows = await (await conn.execute(
                 "SELECT run_id FROM runs WHERE run_id LIKE %s ORDER BY run_id LIMIT %s", (pattern, limit))).fetchall()
@@ -101,12 +106,17 @@ class PgRunStore:
                 where.append(clause)
                 params.append(value)
         if text:
-            where.append("strpos(lower(sequence), lower(%s)) > 0")
-            params.append(text)
+            where.append("lower(sequence) LIKE lower(%s)")  # found by the trigram index
+            params.append("%" + like_escaped(text) + "%")
         condition = " AND ".join(where)
         async with self._pool.connection() as conn:
             rows = await (await conn.execute(
                 f"SELECT {TEXT} FROM runs WHERE {condition} ORDER BY created_at DESC, run_id DESC LIMIT %s OFFSET %s",
                 (*params, limit, offset))).fetchall()
-            total = await (await conn.execute(f"SELECT count(*) FROM runs WHERE {condition}", params)).fetchone()
-        return Page(load_all(RunRecord, (r[0] for r in rows)), int(total[0]) if total else 0)
+            if text or started_from is not None or started_to is not None or (status and sequence):
+                total = await counted(conn, "runs", condition, params)
+            elif status or sequence:
+                total = await tally(conn, "runs", "status" if status else "sequence", status or sequence or "")
+            else:
+                total = await tally(conn, "runs")
+        return Page(load_all(RunRecord, (r[0] for r in rows)), total)

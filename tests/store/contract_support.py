@@ -89,7 +89,7 @@ async def backend(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterat
     elif request.param == "tinydb":
         made = await Backend.tinydb(tmp_path)
     else:
-        made = await Backend.postgresql(request.getfixturevalue("postgres_url"))
+        made = await Backend.postgresql(request.getfixturevalue("seqdesk_database_url"))
     yield made
     await made.close()
 
