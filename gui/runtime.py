@@ -130,6 +130,9 @@ async def open_database_runtime(url: str) -> Runtime:
     engine = compose_engine(default_registry(), stores, processes=OsProcesses())
     runtime = Runtime(engine=engine, database=stores)
     runtime.closers.append(stores.close)
+    # an answer given in another process wakes the tool waiting here; pages hear of others' requests
+    engine.interactions.shared = True
+    await stores.follow(engine.interactions.changed_elsewhere)
     return runtime
 
 

@@ -8,13 +8,15 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
 
 from psycopg_pool import AsyncConnectionPool
 
 from gui.pgstore.interactions import PgInteractionStore
 from gui.pgstore.mcp_settings import PgMcpSettings
 from gui.pgstore.modes import PgApprovalModes
+from gui.pgstore.notices import Listener, store_name
 from gui.pgstore.pool import check_reachable, open_pool
 from gui.pgstore.runs import PgRunStore
 from gui.pgstore.schedules import PgScheduleStore
@@ -30,6 +32,7 @@ class PgStores:
     """The open stores of one database; `close()` when done (queued mode writes finish first)."""
 
     url: str
+    name: str  # what this store's connections are called (notices it wrote are not its news)
     pool: AsyncConnectionPool
     sequences: PgSequenceStore
     runs: PgRunStore
@@ -37,8 +40,17 @@ class PgStores:
     modes: PgApprovalModes
     schedules: PgScheduleStore
     mcp_settings: PgMcpSettings
+    listeners: list[Listener] = field(default_factory=list)
+
+    async def follow(self, on_change: Callable[[str], Awaitable[None]]) -> None:
+        """Call `on_change(interaction_id)` whenever another process asks or ends a request."""
+        listener = Listener(self.url, self.name, on_change)
+        await listener.start()
+        self.listeners.append(listener)
 
     async def close(self) -> None:
+        for listener in self.listeners:
+            await listener.close()
         await self.modes.settle()
         await self.pool.close()
 
@@ -51,13 +63,14 @@ async def open_pg_stores(url: str, *, secret_key: str | None = None) -> PgStores
     if applied:
         log.info("the database's schema was brought up to date: %s", ", ".join(applied))
     key = secret_key if secret_key is not None else os.environ.get(KEY_ENV)
-    secrets = await asyncio.to_thread(PgSecrets.open, url, key)
-    pool = await open_pool(url)
+    secrets = await asyncio.to_thread(PgSecrets.load, url, key)
+    name = store_name()
+    pool = await open_pool(url, name)
     try:
         modes = await PgApprovalModes.open(pool)
     except BaseException:
         await pool.close()
         raise
-    return PgStores(url=url, pool=pool, sequences=PgSequenceStore(pool), runs=PgRunStore(pool),
+    return PgStores(url=url, name=name, pool=pool, sequences=PgSequenceStore(pool), runs=PgRunStore(pool),
                     interactions=PgInteractionStore(pool), modes=modes, schedules=PgScheduleStore(pool),
                     mcp_settings=PgMcpSettings(pool, secrets))

@@ -35,10 +35,12 @@ async def check_reachable(url: str) -> None:
     await conn.close()
 
 
-async def open_pool(url: str, *, max_size: int = 10) -> AsyncConnectionPool:
-    """An open pool on `url` (autocommit: each statement is its own transaction unless one is opened)."""
+async def open_pool(url: str, name: str, *, max_size: int = 10) -> AsyncConnectionPool:
+    """An open pool on `url` whose connections are named `name` (autocommit: each statement is its
+    own transaction unless one is opened)."""
     await check_reachable(url)
     pool = AsyncConnectionPool(url, min_size=1, max_size=max_size, open=False, timeout=CONNECT_TIMEOUT * 2,
-                               kwargs={"autocommit": True, "connect_timeout": CONNECT_TIMEOUT})
+                               kwargs={"autocommit": True, "connect_timeout": CONNECT_TIMEOUT,
+                                       "application_name": name})
     await pool.open(wait=True, timeout=CONNECT_TIMEOUT * 2)
     return pool

@@ -45,7 +45,7 @@ class PgSecrets:
         self._lock = threading.Lock()
 
     @classmethod
-    def open(cls, url: str, key: str | None) -> PgSecrets:
+    def load(cls, url: str, key: str | None) -> PgSecrets:
         """Check the key against the database (setting it with the first key), read every secret."""
         fernet = fernet_of(key)
         with psycopg.connect(url, autocommit=True) as conn, conn.transaction():

@@ -1,0 +1,86 @@
+"""Two engines on one PostgreSQL database, each with its own connections and notices, as two team
+processes have: a request asked by one shows in the other; an answer given in either wakes the tool
+waiting in the one that runs it; start-up does not end the other's runs."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from support.engine import next_pending_request
+
+from gui.core.events import InteractionEnded
+from gui.runtime import Runtime, open_runtime
+
+pytestmark = pytest.mark.postgres
+T = 10.0
+TREE = {"name": "asks", "description": "", "groups": [{
+    "name": "g", "description": "", "in": {}, "out": {}, "when": "true", "parallel": True, "missing": "fail",
+    "timeout": None, "on_error": "abort",
+    "tools": '{"tool": "cmd_run", "args": {"command": "echo hi there"}} ;'}]}
+
+
+async def two(url: str) -> tuple[Runtime, Runtime]:
+    return await open_runtime(store=url), await open_runtime(store=url)
+
+
+async def test_an_answer_given_in_one_process_resumes_the_tool_waiting_in_the_other(seqdesk_database_url):
+    runs_here, answers_there = await two(seqdesk_database_url)
+    try:
+        here, there = runs_here.engine, answers_there.engine
+        await here.create(TREE)
+        for _ in range(3):
+            asked_there = next_pending_request(there)  # the other process's pages hear of the request
+            run = await here.start("asks", {})
+            iid = await asyncio.wait_for(asked_there, T)
+            await there.respond(iid, {"kind": "approval", "decision": "approved"})
+            finished = await here.runner.wait(run.run_id, T)
+            assert finished.status == "succeeded"
+            assert (await there.interactions.get(iid)).status == "resolved"
+    finally:
+        await runs_here.close()
+        await answers_there.close()
+
+
+async def test_two_processes_answering_one_request_one_wins_and_the_tool_resumes_once(seqdesk_database_url):
+    runs_here, answers_there = await two(seqdesk_database_url)
+    try:
+        here, there = runs_here.engine, answers_there.engine
+        await here.create(TREE)
+        asked = next_pending_request(here)
+        run = await here.start("asks", {})
+        iid = await asyncio.wait_for(asked, T)
+        ended: list[str] = []
+        here.subscribe(lambda e: ended.append(e.status) if isinstance(e, InteractionEnded) else None)
+        results = await asyncio.gather(
+            here.respond(iid, {"kind": "approval", "decision": "approved"}),
+            there.respond(iid, {"kind": "approval", "decision": "denied"}), return_exceptions=True)
+        winners = [r for r in results if not isinstance(r, BaseException)]
+        assert len(winners) == 1, results
+        finished = await here.runner.wait(run.run_id, T)
+        approved = winners[0].response.decision == "approved"
+        assert finished.status == ("succeeded" if approved else "failed") or not approved
+        assert ended.count("resolved") == 1
+    finally:
+        await runs_here.close()
+        await answers_there.close()
+
+
+async def test_a_process_starting_leaves_the_runs_of_another_alone(seqdesk_database_url):
+    first = await open_runtime(store=seqdesk_database_url)
+    try:
+        await first.engine.create(TREE)
+        asked = next_pending_request(first.engine)
+        run = await first.engine.start("asks", {})
+        iid = await asyncio.wait_for(asked, T)
+        second = await open_runtime(store=seqdesk_database_url)
+        try:
+            assert second.recovered_runs == []
+            assert (await second.engine.interactions.get(iid)).status == "pending"
+            assert (await second.engine.runs.get(run.run_id)).status == "running"
+        finally:
+            await second.close()
+        await first.engine.respond(iid, {"kind": "approval", "decision": "approved"})
+        assert (await first.engine.runner.wait(run.run_id, T)).status == "succeeded"
+    finally:
+        await first.close()
