@@ -104,7 +104,7 @@ async def open_runtime(data_dir: Path | None = None, *, memory: bool = False, mc
         runtime = await open_database_runtime(store)
     else:
         runtime = await open_store_runtime(data_dir)
-    if runtime.database is None:  # on a shared database, another process's running runs are not ours to end
+    if runtime.database is None:  # on a shared database, runs are recovered as their leases expire
         runtime.recovered_runs = await runtime.engine.recover()
     await _start_mcp(runtime, mcp_wait)
     return runtime
@@ -121,10 +121,11 @@ async def open_store_runtime(data_dir: Path | None = None) -> Runtime:
     return runtime
 
 
-async def open_database_runtime(url: str) -> Runtime:
+async def open_database_runtime(url: str, *, lease: float | None = None) -> Runtime:
     """The engine on the PostgreSQL stores at `url`, without MCP servers (`open_runtime` adds them).
-    DatabaseUnreachable, DatabaseNewerError or SecretKeyError (a sentence each) when it cannot be used."""
-    from gui.pgstore import open_pg_stores
+    DatabaseUnreachable, DatabaseNewerError or SecretKeyError (a sentence each) when it cannot be used.
+    The runs whose process is gone (their lease, `lease` s, expired) are ended now and from then on."""
+    from gui.pgstore import LEASE, Leases, open_pg_stores, take_over_expired
 
     stores = await open_pg_stores(url)
     engine = compose_engine(default_registry(), stores, processes=OsProcesses())
@@ -133,6 +134,10 @@ async def open_database_runtime(url: str) -> Runtime:
     # an answer given in another process wakes the tool waiting here; pages hear of others' requests
     engine.interactions.shared = True
     await stores.follow(engine.interactions.changed_elsewhere)
+    leases = Leases(engine, stores.runs, LEASE if lease is None else lease)
+    runtime.recovered_runs = await take_over_expired(engine, stores.runs, leases.lease)
+    leases.start()
+    runtime.closers.append(leases.close)
     return runtime
 
 

@@ -4,12 +4,15 @@ database (`--store postgresql://…` / `SEQDESK_STORE`; a data folder stays Tiny
 Documents in `jsonb` with the fields the pages filter on as indexed columns; psycopg 3 (async) on a
 pool; the schema versioned by yoyo-migrations and brought up to date at open (a database a newer
 SeqDesk set up is refused); MCP secrets encrypted with `SEQDESK_SECRET_KEY`. Answering a request
-and resuming a run are conditional writes, so across processes exactly one wins.
+and resuming a run are conditional writes, so across processes exactly one wins; each process hears
+of the requests the others ask and end (LISTEN/NOTIFY); running runs hold leases, and a run is
+interrupted only once its process is gone.
 """
 
 from gui.pgstore.errors import DatabaseNewerError, DatabaseUnreachable, SecretKeyError, WriteConflict
+from gui.pgstore.leases import LEASE, Leases, take_over_expired
 from gui.pgstore.open import PgStores, open_pg_stores
 from gui.pgstore.pool import check_reachable, is_database_url, where
 
-__all__ = ["DatabaseNewerError", "DatabaseUnreachable", "PgStores", "SecretKeyError", "WriteConflict",
-           "check_reachable", "is_database_url", "open_pg_stores", "where"]
+__all__ = ["LEASE", "DatabaseNewerError", "DatabaseUnreachable", "Leases", "PgStores", "SecretKeyError",
+           "WriteConflict", "check_reachable", "is_database_url", "open_pg_stores", "take_over_expired", "where"]

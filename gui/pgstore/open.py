@@ -71,6 +71,6 @@ async def open_pg_stores(url: str, *, secret_key: str | None = None) -> PgStores
     except BaseException:
         await pool.close()
         raise
-    return PgStores(url=url, name=name, pool=pool, sequences=PgSequenceStore(pool), runs=PgRunStore(pool),
+    return PgStores(url=url, name=name, pool=pool, sequences=PgSequenceStore(pool), runs=PgRunStore(pool, name),
                     interactions=PgInteractionStore(pool), modes=modes, schedules=PgScheduleStore(pool),
                     mcp_settings=PgMcpSettings(pool, secrets))

@@ -2,8 +2,10 @@
 
 Each run is one row: its record as a document, and the fields queries filter and sort on
 (`run_fields`) as indexed columns, so a page of 50 is an index scan whatever the history holds.
-Resuming is a conditional write: the old run's `resumed_by` is set once, and a second process that
-resumes it too loses with `WriteConflict` and changes nothing.
+Each running run has a lease (`holder`, `heartbeat`: migrations/0004) that its process renews;
+`take_over_expired` finds those whose process is gone. Resuming is a conditional write: the old
+run's `resumed_by` is set once, and a second process that resumes it too loses with `WriteConflict`
+and changes nothing.
 """
 
 from __future__ import annotations
@@ -20,14 +22,26 @@ from gui.pgstore.documents import TEXT, columns, load_all
 from gui.pgstore.errors import WriteConflict
 from gui.pgstore.tallies import counted, tally
 
+# The first save names the holder of the run's lease (the process that runs it); its saves renew it.
 SAVE = """
-INSERT INTO runs (run_id, status, sequence, created_at, finished, resumed_by, doc, raw)
-VALUES (%s, %s, %s, %s, %s, %s, %s, %s)
+INSERT INTO runs (run_id, status, sequence, created_at, finished, resumed_by, doc, raw, holder, heartbeat)
+VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, now())
 ON CONFLICT (run_id) DO UPDATE SET status = EXCLUDED.status, sequence = EXCLUDED.sequence,
     created_at = EXCLUDED.created_at, finished = EXCLUDED.finished, resumed_by = EXCLUDED.resumed_by,
-    doc = EXCLUDED.doc, raw = EXCLUDED.raw
+    doc = EXCLUDED.doc, raw = EXCLUDED.raw,
+    heartbeat = CASE WHEN runs.holder = EXCLUDED.holder THEN now() ELSE runs.heartbeat END
 WHERE runs.resumed_by IS NULL OR runs.resumed_by = EXCLUDED.resumed_by
 RETURNING run_id
+"""
+RENEW = "UPDATE runs SET heartbeat = now() WHERE holder = %s AND NOT finished"
+# Runs whose lease expired (or that never had one), taken over by this process: one taker each.
+TAKE_OVER = f"""
+WITH expired AS (
+    SELECT run_id FROM runs
+    WHERE NOT finished AND coalesce(heartbeat, '-infinity') < now() - make_interval(secs => %s)
+    FOR UPDATE SKIP LOCKED)
+UPDATE runs SET holder = %s, heartbeat = now() FROM expired WHERE runs.run_id = expired.run_id
+RETURNING {TEXT}
 """
 
 
@@ -36,26 +50,39 @@ def like_escaped(text: str) -> str:
     return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
 
-def row(record: RunRecord) -> tuple[Any, ...]:
+def row(record: RunRecord, holder: str) -> tuple[Any, ...]:
     fields = run_fields(record)
     doc, raw = columns(record)
     return (record.run_id, fields["status"], fields["sequence"], float(fields["created_at"]), record.finished,
-            record.resumed_by, doc, raw)
+            record.resumed_by, doc, raw, holder)
 
 
 class PgRunStore:
-    def __init__(self, pool: AsyncConnectionPool) -> None:
-        self._pool = pool
+    """`holder`: the name of this process's connections, which holds the leases of the runs it starts."""
+
+    def __init__(self, pool: AsyncConnectionPool, holder: str) -> None:
+        self._pool, self.holder = pool, holder
+
+    async def renew_leases(self) -> None:
+        async with self._pool.connection() as conn:
+            await conn.execute(RENEW, (self.holder,))
+
+    async def take_over_expired(self, lease: float) -> builtins.list[RunRecord]:
+        """The running runs whose lease is older than `lease` seconds, now held by this process (which
+        ends them): each is taken by one process only."""
+        async with self._pool.connection() as conn:
+            rows = await (await conn.execute(TAKE_OVER, (lease, self.holder))).fetchall()
+        return load_all(RunRecord, (r[0] for r in rows))
 
     async def save(self, record: RunRecord) -> None:
         async with self._pool.connection() as conn:
-            saved = await (await conn.execute(SAVE, row(record))).fetchone()
+            saved = await (await conn.execute(SAVE, row(record, self.holder))).fetchone()
         if saved is None:
             raise WriteConflict(f"run {record.run_id} was resumed already, by another SeqDesk process: "
                                 "this change was not kept")
 
     async def save_many(self, records: Iterable[RunRecord]) -> None:
-        rows = [row(r) for r in records]
+        rows = [row(r, self.holder) for r in records]
         if not rows:
             return
         async with self._pool.connection() as conn, conn.transaction(), conn.cursor() as cur:

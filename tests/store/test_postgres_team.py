@@ -6,11 +6,14 @@ from __future__ import annotations
 
 import asyncio
 
+import psycopg
 import pytest
 from support.engine import next_pending_request
+from support.waiting import wait_until
 
 from gui.core.events import InteractionEnded
-from gui.runtime import Runtime, open_runtime
+from gui.core.runs import RunRecord
+from gui.runtime import Runtime, open_database_runtime, open_runtime
 
 pytestmark = pytest.mark.postgres
 T = 10.0
@@ -84,3 +87,41 @@ async def test_a_process_starting_leaves_the_runs_of_another_alone(seqdesk_datab
         assert (await first.engine.runner.wait(run.run_id, T)).status == "succeeded"
     finally:
         await first.close()
+
+
+async def heartbeat(url: str, run_id: str) -> object:
+    async with await psycopg.AsyncConnection.connect(url) as conn:
+        found = await (await conn.execute("SELECT heartbeat FROM runs WHERE run_id = %s", (run_id,))).fetchone()
+    return found[0] if found else None
+
+
+async def test_a_run_is_interrupted_only_once_its_process_stops_renewing_its_lease(seqdesk_database_url):
+    first = await open_database_runtime(seqdesk_database_url, lease=0.6)
+    second = await open_database_runtime(seqdesk_database_url, lease=0.6)
+    try:
+        await first.engine.create(TREE)
+        asked = next_pending_request(first.engine)
+        run = await first.engine.start("asks", {})
+        iid = await asyncio.wait_for(asked, T)
+        beats = {await heartbeat(seqdesk_database_url, run.run_id)}
+        await wait_until(lambda: _renewed(seqdesk_database_url, run.run_id, beats), "the lease renewed 3 times")
+        assert (await second.engine.runs.get(run.run_id)).status == "running"  # alive: left alone
+
+        first.closers.remove(first_leases := first.closers[-1])  # the first process stops renewing (as if gone)
+        await first_leases()
+        interrupted = await wait_until(lambda: _interrupted(second, run.run_id), "the run taken over", timeout=T)
+        assert interrupted.cause == "app_stopped"
+        assert (await second.engine.interactions.get(iid)).status == "cancelled"
+    finally:
+        await first.close()
+        await second.close()
+
+
+async def _renewed(url: str, run_id: str, beats: set[object]) -> bool:
+    beats.add(await heartbeat(url, run_id))
+    return len(beats) >= 4
+
+
+async def _interrupted(runtime: Runtime, run_id: str) -> RunRecord | None:
+    record = await runtime.engine.runs.get(run_id)
+    return record if record is not None and record.status == "interrupted" else None
