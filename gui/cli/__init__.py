@@ -123,6 +123,9 @@ def build_parser() -> argparse.ArgumentParser:
     from gui.cli.tools import add_tools_command
 
     add_tools_command(sub)
+    from gui.cli.data import add_data_command
+
+    add_data_command(sub)
     return parser
 
 
