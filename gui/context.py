@@ -95,7 +95,7 @@ class AppContext:
         self.notifier = Notifier(NotifySettingsStore(rt.data_dir), base_url=lambda: self.public_url)
         self.notifier.attach(rt.engine)
         self.slot.engine = rt.engine
-        rt.engine.start_schedules()  # only the app runs schedules, while it is open
+        rt.start_schedules()  # only the app runs schedules, while it is open (one app of a team)
         self._event().set()
         if self.url and rt.data_dir is not None:  # lets `seqdesk run` and `seqdesk mcp` reach this app
             from gui.remote import write_endpoint

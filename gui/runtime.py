@@ -81,6 +81,19 @@ class Runtime:
     mcp_sign_ins: SignIns | None = None  # the sign-ins to MCP servers people started
     secrets_opening: asyncio.Future[object] | None = None  # the secret store being chosen, after start-up
 
+    def start_schedules(self) -> None:
+        """Run the schedules from now on: here, or on a team's database in the one process that
+        holds its schedules' lock (`gui.pgstore.Leader`), so each turn fires once."""
+        if self.database is None:
+            self.engine.start_schedules()
+            return
+        from gui.pgstore import Leader
+
+        leader = Leader(self.database.url, self.database.name, self.engine.start_schedules,
+                        self.engine.stop_schedules)
+        leader.start()
+        self.closers.append(leader.close)
+
     async def close(self) -> None:
         await self.engine.close()
         await self.close_parts()

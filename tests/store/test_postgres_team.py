@@ -125,3 +125,26 @@ async def _renewed(url: str, run_id: str, beats: set[object]) -> bool:
 async def _interrupted(runtime: Runtime, run_id: str) -> RunRecord | None:
     record = await runtime.engine.runs.get(run_id)
     return record if record is not None and record.status == "interrupted" else None
+
+
+async def test_one_process_at_a_time_runs_the_schedules_and_another_takes_over_when_it_goes(seqdesk_database_url):
+    from gui.pgstore import Leader
+
+    started: list[str] = []
+
+    def leader(name: str) -> Leader:
+        async def step_down() -> None:
+            started.remove(name)
+
+        return Leader(seqdesk_database_url, name, lambda: started.append(name), step_down, retry=0.05)
+
+    first, second = leader("first"), leader("second")
+    first.start()
+    await wait_until(lambda: started == ["first"], "the first runs the schedules")
+    second.start()
+    await wait_until(lambda: first.leading and not second.leading, "the second waits")
+    assert started == ["first"]
+    await first.close()  # the first process goes: its connection, and the lock, with it
+    await wait_until(lambda: second.leading, "the second takes over", timeout=T)
+    assert started == ["first", "second"]
+    await second.close()
