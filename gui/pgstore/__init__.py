@@ -14,6 +14,8 @@ from gui.pgstore.leader import Leader
 from gui.pgstore.leases import LEASE, Leases, take_over_expired
 from gui.pgstore.open import PgStores, open_pg_stores
 from gui.pgstore.pool import check_reachable, is_database_url, where
+from gui.pgstore.run_events import announce_run
 
 __all__ = ["LEASE", "DatabaseNewerError", "DatabaseUnreachable", "Leader", "Leases", "PgStores", "SecretKeyError",
-           "WriteConflict", "check_reachable", "is_database_url", "open_pg_stores", "take_over_expired", "where"]
+           "WriteConflict", "announce_run", "check_reachable", "is_database_url", "open_pg_stores",
+           "take_over_expired", "where"]

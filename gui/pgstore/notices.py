@@ -1,6 +1,7 @@
 """What other processes on the database did, heard as it happens (LISTEN/NOTIFY): a request asked or
-ended by another SeqDesk process. The connections of each open store carry its own `application_name`
-(`store_name()`), which the database's trigger puts in every notice, so a store skips its own.
+ended (`REQUESTS`), a run started or finished (`RUNS`) by another SeqDesk process. The connections
+of each open store carry its own `application_name` (`store_name()`), which the database's triggers
+put in every notice, so a store skips its own.
 
 The listener holds one connection of its own; if it is lost, it connects again (what was said
 meanwhile is not heard again: a page that lists requests reads the store anyway).
@@ -19,7 +20,8 @@ from gui.pgstore.errors import DatabaseUnreachable
 
 log = logging.getLogger(__name__)
 
-CHANNEL = "seqdesk_interactions"
+REQUESTS = "seqdesk_interactions"
+RUNS = "seqdesk_runs"
 RETRY = 1.0  # seconds before connecting again
 START_TIMEOUT = 10.0  # seconds for the first LISTEN
 
@@ -30,10 +32,10 @@ def store_name() -> str:
 
 
 class Listener:
-    """Calls `on_change(interaction_id)` for each request another process asked or ended."""
+    """Calls `on_change(id)` for each request (or run: `channel`) another process changed."""
 
-    def __init__(self, url: str, name: str, on_change: Callable[[str], Awaitable[None]]) -> None:
-        self._url, self._name, self._on_change = url, name, on_change
+    def __init__(self, url: str, name: str, channel: str, on_change: Callable[[str], Awaitable[None]]) -> None:
+        self._url, self._name, self._channel, self._on_change = url, name, channel, on_change
         self._task: asyncio.Task[None] | None = None
         self._listening = asyncio.Event()
         self._pending: set[asyncio.Task[None]] = set()
@@ -53,7 +55,7 @@ class Listener:
             try:
                 async with await psycopg.AsyncConnection.connect(self._url, autocommit=True,
                                                                  application_name=f"{self._name}-listen") as conn:
-                    await conn.execute(f"LISTEN {CHANNEL}")
+                    await conn.execute(f"LISTEN {self._channel}")
                     self._listening.set()
                     async for notice in conn.notifies():
                         writer, _, iid = notice.payload.partition(" ")
@@ -69,7 +71,7 @@ class Listener:
         try:
             await self._on_change(interaction_id)
         except Exception:  # a notice has nobody to report to
-            log.exception("could not follow request %s changed by another process", interaction_id)
+            log.exception("could not follow %s, changed by another process", interaction_id)
 
     async def close(self) -> None:
         for task in (self._task, *self._pending):

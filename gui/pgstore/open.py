@@ -16,7 +16,7 @@ from psycopg_pool import AsyncConnectionPool
 from gui.pgstore.interactions import PgInteractionStore
 from gui.pgstore.mcp_settings import PgMcpSettings
 from gui.pgstore.modes import PgApprovalModes
-from gui.pgstore.notices import Listener, store_name
+from gui.pgstore.notices import REQUESTS, RUNS, Listener, store_name
 from gui.pgstore.pool import check_reachable, open_pool
 from gui.pgstore.runs import PgRunStore
 from gui.pgstore.schedules import PgScheduleStore
@@ -42,11 +42,14 @@ class PgStores:
     mcp_settings: PgMcpSettings
     listeners: list[Listener] = field(default_factory=list)
 
-    async def follow(self, on_change: Callable[[str], Awaitable[None]]) -> None:
-        """Call `on_change(interaction_id)` whenever another process asks or ends a request."""
-        listener = Listener(self.url, self.name, on_change)
-        await listener.start()
-        self.listeners.append(listener)
+    async def follow(self, on_request: Callable[[str], Awaitable[None]],
+                     on_run: Callable[[str], Awaitable[None]]) -> None:
+        """Call `on_request(interaction_id)` whenever another process asks or ends a request, and
+        `on_run(run_id)` whenever it starts or finishes a run."""
+        for channel, on_change in ((REQUESTS, on_request), (RUNS, on_run)):
+            listener = Listener(self.url, self.name, channel, on_change)
+            await listener.start()
+            self.listeners.append(listener)
 
     async def close(self) -> None:
         for listener in self.listeners:

@@ -11,7 +11,7 @@ import pytest
 from support.engine import next_pending_request
 from support.waiting import wait_until
 
-from gui.core.events import InteractionEnded
+from gui.core.events import InteractionEnded, RunFinished, RunStarted
 from gui.core.runs import RunRecord
 from gui.runtime import Runtime, open_database_runtime, open_runtime
 
@@ -148,3 +148,21 @@ async def test_one_process_at_a_time_runs_the_schedules_and_another_takes_over_w
     await wait_until(lambda: second.leading, "the second takes over", timeout=T)
     assert started == ["first", "second"]
     await second.close()
+
+
+async def test_runs_started_and_finished_in_one_process_are_announced_in_the_other(seqdesk_database_url):
+    runs_here, watching = await two(seqdesk_database_url)
+    try:
+        seen: list[tuple[str, str]] = []
+        watching.engine.subscribe(lambda e: seen.append((type(e).__name__, e.run_id))
+                                  if isinstance(e, RunStarted | RunFinished) else None)
+        here = runs_here.engine
+        await here.create(TREE)
+        asked = next_pending_request(here)
+        run = await here.start("asks", {})
+        await wait_until(lambda: ("RunStarted", run.run_id) in seen, "the start told to the other process")
+        await here.respond(await asyncio.wait_for(asked, T), {"kind": "approval", "decision": "approved"})
+        await wait_until(lambda: ("RunFinished", run.run_id) in seen, "the end told to the other process")
+    finally:
+        await runs_here.close()
+        await watching.close()
