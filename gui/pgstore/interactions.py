@@ -25,6 +25,7 @@ from gui.core.asks import (
 )
 from gui.core.queries import DEFAULT_LIMIT, Page, check_window
 from gui.pgstore.documents import TEXT, columns, load_all
+from gui.pgstore.pool import connected
 from gui.pgstore.tallies import counted, tally
 
 UPSERT = """
@@ -53,7 +54,7 @@ class PgInteractionStore:
         self._pool = pool
 
     async def save(self, record: InteractionRecord) -> None:
-        async with self._pool.connection() as conn:
+        async with connected(self._pool) as conn:
             saved = await (await conn.execute(SAVE, row(record))).fetchone()
             if saved is not None:
                 return
@@ -68,11 +69,11 @@ class PgInteractionStore:
         rows = [row(r) for r in records]
         if not rows:
             return
-        async with self._pool.connection() as conn, conn.transaction(), conn.cursor() as cur:
+        async with connected(self._pool) as conn, conn.transaction(), conn.cursor() as cur:
             await cur.executemany(UPSERT, rows)
 
     async def get(self, interaction_id: str) -> InteractionRecord | None:
-        async with self._pool.connection() as conn:
+        async with connected(self._pool) as conn:
             found = await (await conn.execute(f"SELECT {TEXT} FROM interactions WHERE interaction_id = %s",
                                               (interaction_id,))).fetchone()
         items = load_all(InteractionRecord, [found[0]]) if found else []
@@ -80,7 +81,7 @@ class PgInteractionStore:
 
     async def list(self, status: InteractionStatus | None = None) -> builtins.list[InteractionRecord]:
         condition, params = ("status = %s", (status,)) if status is not None else ("TRUE", ())
-        async with self._pool.connection() as conn:
+        async with connected(self._pool) as conn:
             rows = await (await conn.execute(
                 f"SELECT {TEXT} FROM interactions WHERE {condition} ORDER BY created_at, interaction_id",
                 params)).fetchall()
@@ -110,7 +111,7 @@ class PgInteractionStore:
                 where.append(f"{column} = %s")
                 params.append(value)
         condition = " AND ".join(where)
-        async with self._pool.connection() as conn:
+        async with connected(self._pool) as conn:
             rows = await (await conn.execute(
                 f"SELECT {TEXT} FROM interactions WHERE {condition} "
                 "ORDER BY created_at DESC, interaction_id DESC LIMIT %s OFFSET %s",

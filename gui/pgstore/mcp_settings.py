@@ -15,6 +15,7 @@ from pydantic import ValidationError
 
 from gui.mcp.config import McpConfigError, McpServerConfig, file_entry, forget_old_client
 from gui.mcp.secrets import SecretStoreError, forget_server, key
+from gui.pgstore.pool import connected
 from gui.pgstore.secrets import PgSecrets
 
 log = logging.getLogger(__name__)
@@ -29,7 +30,7 @@ class PgMcpSettings:
         return self._secrets
 
     async def list(self) -> list[McpServerConfig]:
-        async with self._pool.connection() as conn:
+        async with connected(self._pool) as conn:
             rows = await (await conn.execute("SELECT doc FROM mcp_servers ORDER BY name")).fetchall()
         configs = []
         for (doc,) in rows:
@@ -42,12 +43,12 @@ class PgMcpSettings:
     async def save(self, config: McpServerConfig) -> None:
         old = {c.name: c for c in await self.list()}.get(config.name)
         await asyncio.to_thread(self._keep_secrets, old, config)
-        async with self._pool.connection() as conn:
+        async with connected(self._pool) as conn:
             await conn.execute("INSERT INTO mcp_servers (name, doc) VALUES (%s, %s) ON CONFLICT (name) DO UPDATE "
                                "SET doc = EXCLUDED.doc", (config.name, Jsonb(file_entry(config))))
 
     async def delete(self, name: str) -> bool:
-        async with self._pool.connection() as conn:
+        async with connected(self._pool) as conn:
             gone = await (await conn.execute("DELETE FROM mcp_servers WHERE name = %s RETURNING name",
                                              (name,))).fetchone()
         if gone is None:

@@ -19,6 +19,7 @@ from psycopg_pool import AsyncConnectionPool
 from pydantic import ValidationError
 
 from gui.core.asks import APPROVAL_MODES, ApprovalMode, ApprovalRule, check_mode
+from gui.pgstore.pool import connected
 
 log = logging.getLogger(__name__)
 
@@ -33,7 +34,7 @@ class PgApprovalModes:
 
     @classmethod
     async def open(cls, pool: AsyncConnectionPool) -> PgApprovalModes:
-        async with pool.connection() as conn:
+        async with connected(pool) as conn:
             mode_rows = await (await conn.execute("SELECT tool_name, mode FROM approval_modes")).fetchall()
             rule_rows = await (await conn.execute("SELECT doc::text FROM approval_rules ORDER BY position")).fetchall()
         modes = {name: mode for name, mode in mode_rows if mode in APPROVAL_MODES and mode != "ask"}
@@ -86,7 +87,7 @@ class PgApprovalModes:
         async def write() -> None:
             if before is not None:
                 await asyncio.gather(before, return_exceptions=True)  # order only: its failure is its own
-            async with self._pool.connection() as conn:
+            async with connected(self._pool) as conn:
                 await conn.execute(sql, params)
 
         task = asyncio.ensure_future(write())

@@ -3,8 +3,11 @@ sentence) before anything else, so an unreachable database is said at start, not
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
 import psycopg
-from psycopg_pool import AsyncConnectionPool
+from psycopg_pool import AsyncConnectionPool, PoolTimeout
 
 from gui.pgstore.errors import DatabaseUnreachable
 
@@ -44,3 +47,16 @@ async def open_pool(url: str, name: str, *, max_size: int = 10) -> AsyncConnecti
                                        "application_name": name})
     await pool.open(wait=True, timeout=CONNECT_TIMEOUT * 2)
     return pool
+
+
+@asynccontextmanager
+async def connected(pool: AsyncConnectionPool) -> AsyncIterator[psycopg.AsyncConnection]:
+    """A connection of the pool; the database lost meanwhile is DatabaseUnreachable (503, a sentence),
+    and what the statement was writing is not kept (each statement, or transaction, is whole or not at all)."""
+    try:
+        async with pool.connection() as conn:
+            yield conn
+    except (psycopg.OperationalError, PoolTimeout) as exc:
+        reason = " ".join(str(exc).split()) or type(exc).__name__
+        raise DatabaseUnreachable(f"the database cannot be reached now ({reason}): nothing was changed; "
+                                  "try again in a moment") from None

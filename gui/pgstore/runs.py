@@ -20,6 +20,7 @@ from gui.core.queries import DEFAULT_LIMIT, Page, check_window
 from gui.core.runs import RunRecord, RunStatus, run_fields
 from gui.pgstore.documents import TEXT, columns, load_all
 from gui.pgstore.errors import WriteConflict
+from gui.pgstore.pool import connected
 from gui.pgstore.tallies import counted, tally
 
 # The first save names the holder of the run's lease (the process that runs it); its saves renew it.
@@ -64,18 +65,18 @@ class PgRunStore:
         self._pool, self.holder = pool, holder
 
     async def renew_leases(self) -> None:
-        async with self._pool.connection() as conn:
+        async with connected(self._pool) as conn:
             await conn.execute(RENEW, (self.holder,))
 
     async def take_over_expired(self, lease: float) -> builtins.list[RunRecord]:
         """The running runs whose lease is older than `lease` seconds, now held by this process (which
         ends them): each is taken by one process only."""
-        async with self._pool.connection() as conn:
+        async with connected(self._pool) as conn:
             rows = await (await conn.execute(TAKE_OVER, (lease, self.holder))).fetchall()
         return load_all(RunRecord, (r[0] for r in rows))
 
     async def save(self, record: RunRecord) -> None:
-        async with self._pool.connection() as conn:
+        async with connected(self._pool) as conn:
             saved = await (await conn.execute(SAVE, row(record, self.holder))).fetchone()
         if saved is None:
             raise WriteConflict(f"run {record.run_id} was resumed already, by another SeqDesk process: "
@@ -85,11 +86,11 @@ class PgRunStore:
         rows = [row(r, self.holder) for r in records]
         if not rows:
             return
-        async with self._pool.connection() as conn, conn.transaction(), conn.cursor() as cur:
+        async with connected(self._pool) as conn, conn.transaction(), conn.cursor() as cur:
             await cur.executemany(SAVE, rows)
 
     async def get(self, run_id: str) -> RunRecord | None:
-        async with self._pool.connection() as conn:
+        async with connected(self._pool) as conn:
             found = await (await conn.execute(f"SELECT {TEXT} FROM runs WHERE run_id = %s", (run_id,))).fetchone()
         items = load_all(RunRecord, [found[0]]) if found else []
         return items[0] if items else None
@@ -98,17 +99,17 @@ class PgRunStore:
         return (await self.query(limit=limit, offset=offset)).items
 
     async def running(self) -> builtins.list[RunRecord]:
-        async with self._pool.connection() as conn:
+        async with connected(self._pool) as conn:
             rows = await (await conn.execute(f"SELECT {TEXT} FROM runs WHERE NOT finished")).fetchall()
         return load_all(RunRecord, (r[0] for r in rows))
 
     async def count(self) -> int:
-        async with self._pool.connection() as conn:
+        async with connected(self._pool) as conn:
             return await tally(conn, "runs")
 
     async def ids_starting(self, prefix: str, limit: int) -> builtins.list[str]:
         pattern = like_escaped(prefix) + "%"
-        async with self._pool.connection() as conn:
+        async with connected(self._pool) as conn:
             rows = await (await conn.execute(
                 "SELECT run_id FROM runs WHERE run_id LIKE %s ORDER BY run_id LIMIT %s", (pattern, limit))).fetchall()
         return [r[0] for r in rows]
@@ -136,7 +137,7 @@ class PgRunStore:
             where.append("lower(sequence) LIKE lower(%s)")  # found by the trigram index
             params.append("%" + like_escaped(text) + "%")
         condition = " AND ".join(where)
-        async with self._pool.connection() as conn:
+        async with connected(self._pool) as conn:
             rows = await (await conn.execute(
                 f"SELECT {TEXT} FROM runs WHERE {condition} ORDER BY created_at DESC, run_id DESC LIMIT %s OFFSET %s",
                 (*params, limit, offset))).fetchall()

@@ -11,6 +11,7 @@ from psycopg_pool import AsyncConnectionPool
 
 from gui.core.sequences import Sequence
 from gui.pgstore.documents import load_all
+from gui.pgstore.pool import connected
 
 SAVE = """
 INSERT INTO sequences (name, identity, doc) VALUES (%s, %s, %s)
@@ -27,32 +28,32 @@ class PgSequenceStore:
         self._pool = pool
 
     async def get(self, name: str) -> Sequence | None:
-        async with self._pool.connection() as conn:
+        async with connected(self._pool) as conn:
             found = await (await conn.execute("SELECT doc::text FROM sequences WHERE name = %s", (name,))).fetchone()
         items = load_all(Sequence, [found[0]]) if found else []
         return items[0] if items else None
 
     async def list(self) -> builtins.list[Sequence]:
-        async with self._pool.connection() as conn:
+        async with connected(self._pool) as conn:
             rows = await (await conn.execute("SELECT doc::text FROM sequences ORDER BY name")).fetchall()
         return load_all(Sequence, (r[0] for r in rows))
 
     async def save(self, sequence: Sequence) -> None:
-        async with self._pool.connection() as conn:
+        async with connected(self._pool) as conn:
             await conn.execute(SAVE, as_row(sequence))
 
     async def delete(self, name: str) -> bool:
-        async with self._pool.connection() as conn:
+        async with connected(self._pool) as conn:
             gone = await (await conn.execute("DELETE FROM sequences WHERE name = %s RETURNING name",
                                              (name,))).fetchone()
         return gone is not None
 
     async def identity_of(self, name: str) -> str | None:
-        async with self._pool.connection() as conn:
+        async with connected(self._pool) as conn:
             found = await (await conn.execute("SELECT identity FROM sequences WHERE name = %s", (name,))).fetchone()
         return None if found is None else (found[0] or "")
 
     async def replace(self, old_name: str, sequence: Sequence) -> None:
-        async with self._pool.connection() as conn, conn.transaction():
+        async with connected(self._pool) as conn, conn.transaction():
             await conn.execute("DELETE FROM sequences WHERE name = %s", (old_name,))
             await conn.execute(SAVE, as_row(sequence))

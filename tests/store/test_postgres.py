@@ -108,3 +108,22 @@ async def test_a_record_jsonb_cannot_hold_comes_back_whole(postgres_url):
         assert [r.run_id for r in (await stores.runs.query(text="NIGHT")).items] == ["odd"]
     finally:
         await stores.close()
+
+
+async def test_a_database_lost_during_work_is_a_503_sentence_and_the_store_recovers(postgres_server,
+                                                                                    seqdesk_database_url):
+    from contract_support import run
+
+    stores = await open_pg_stores(seqdesk_database_url, secret_key="")
+    try:
+        with psycopg.connect(postgres_server.url("postgres"), autocommit=True) as admin:
+            admin.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = %s",
+                          (stores.name,))
+        with pytest.raises(DatabaseUnreachable, match="cannot be reached now .*nothing was changed") as lost:
+            for n in range(3):  # the pool's every connection was cut: the first use of one says so
+                await stores.runs.save(run(f"lost-{n}"))
+        assert lost.value.status == 503
+        await stores.runs.save(run("after"))  # a new connection: the store works again
+        assert (await stores.runs.get("after")) is not None
+    finally:
+        await stores.close()
