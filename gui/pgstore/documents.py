@@ -11,7 +11,7 @@ import json
 import logging
 import re
 from collections.abc import Iterable
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from psycopg.types.json import Jsonb
 from pydantic import BaseModel, ValidationError
@@ -53,3 +53,10 @@ def load_all(model: type[M], texts: Iterable[str]) -> list[M]:
         except (ValidationError, ValueError) as exc:
             log.warning("a stored %s cannot be read and is left out: %s", model.__name__, str(exc)[:300])
     return items
+
+
+def columns_of(rows: Iterable[tuple[Any, ...]]) -> list[list[Any]]:
+    """Rows (the first item the id) as one list per column, the last row of an id kept: the arrays a
+    batch is written from in one statement (`unnest`), as saving each in turn would leave it."""
+    latest = {row[0]: row for row in rows}
+    return [list(column) for column in zip(*latest.values(), strict=True)]

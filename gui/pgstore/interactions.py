@@ -24,7 +24,7 @@ from gui.core.asks import (
     interaction_fields,
 )
 from gui.core.queries import DEFAULT_LIMIT, Page, check_window
-from gui.pgstore.documents import TEXT, columns, load_all
+from gui.pgstore.documents import TEXT, columns, columns_of, load_all
 from gui.pgstore.pool import connected
 from gui.pgstore.tallies import counted, tally
 
@@ -35,6 +35,10 @@ ON CONFLICT (interaction_id) DO UPDATE SET status = EXCLUDED.status, kind = EXCL
     run_id = EXCLUDED.run_id, sequence = EXCLUDED.sequence, tool_name = EXCLUDED.tool_name,
     created_at = EXCLUDED.created_at, doc = EXCLUDED.doc, raw = EXCLUDED.raw
 """
+# A batch in one statement (an import): the tallies change once, and it is written whole or not at all.
+SAVE_MANY = UPSERT.replace("VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)", """
+SELECT * FROM unnest(%s::text[], %s::text[], %s::text[], %s::text[], %s::text[], %s::text[], %s::bigint[],
+                     %s::jsonb[], %s::text[])""")
 # Only a pending request changes, or one stored exactly so already (saving the same again).
 SAVE = UPSERT + """
 WHERE interactions.status = 'pending' OR interactions.doc = EXCLUDED.doc OR interactions.raw = EXCLUDED.raw
@@ -66,11 +70,10 @@ class PgInteractionStore:
             record.interaction_id)
 
     async def save_many(self, records: Iterable[InteractionRecord]) -> None:
-        rows = [row(r) for r in records]
-        if not rows:
-            return
-        async with connected(self._pool) as conn, conn.transaction(), conn.cursor() as cur:
-            await cur.executemany(UPSERT, rows)
+        arrays = columns_of(row(r) for r in records)
+        if arrays:
+            async with connected(self._pool) as conn:
+                await conn.execute(SAVE_MANY, arrays)
 
     async def get(self, interaction_id: str) -> InteractionRecord | None:
         async with connected(self._pool) as conn:

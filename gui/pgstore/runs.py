@@ -18,21 +18,27 @@ from psycopg_pool import AsyncConnectionPool
 
 from gui.core.queries import DEFAULT_LIMIT, Page, check_window
 from gui.core.runs import RunRecord, RunStatus, run_fields
-from gui.pgstore.documents import TEXT, columns, load_all
+from gui.pgstore.documents import TEXT, columns, columns_of, load_all
 from gui.pgstore.errors import WriteConflict
 from gui.pgstore.pool import connected
 from gui.pgstore.tallies import counted, tally
 
 # The first save names the holder of the run's lease (the process that runs it); its saves renew it.
-SAVE = """
-INSERT INTO runs (run_id, status, sequence, created_at, finished, resumed_by, doc, raw, holder, heartbeat)
-VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, now())
+COLUMNS = "run_id, status, sequence, created_at, finished, resumed_by, doc, raw, holder, heartbeat"
+ON_CONFLICT = """
 ON CONFLICT (run_id) DO UPDATE SET status = EXCLUDED.status, sequence = EXCLUDED.sequence,
     created_at = EXCLUDED.created_at, finished = EXCLUDED.finished, resumed_by = EXCLUDED.resumed_by,
     doc = EXCLUDED.doc, raw = EXCLUDED.raw,
     heartbeat = CASE WHEN runs.holder = EXCLUDED.holder THEN now() ELSE runs.heartbeat END
 WHERE runs.resumed_by IS NULL OR runs.resumed_by = EXCLUDED.resumed_by
-RETURNING run_id
+"""
+SAVE = f"INSERT INTO runs ({COLUMNS}) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, now()) {ON_CONFLICT} RETURNING run_id"
+# A batch in one statement: the tallies change once, and it is written whole or not at all.
+SAVE_MANY = f"""
+INSERT INTO runs ({COLUMNS})
+SELECT *, now() FROM unnest(%s::text[], %s::text[], %s::text[], %s::float8[], %s::bool[], %s::text[], %s::jsonb[],
+                            %s::text[], %s::text[])
+{ON_CONFLICT}
 """
 RENEW = "UPDATE runs SET heartbeat = now() WHERE holder = %s AND NOT finished"
 # Runs whose lease expired (or that never had one), taken over by this process: one taker each.
@@ -83,11 +89,10 @@ class PgRunStore:
                                 "this change was not kept")
 
     async def save_many(self, records: Iterable[RunRecord]) -> None:
-        rows = [row(r, self.holder) for r in records]
-        if not rows:
-            return
-        async with connected(self._pool) as conn, conn.transaction(), conn.cursor() as cur:
-            await cur.executemany(SAVE, rows)
+        arrays = columns_of(row(r, self.holder) for r in records)
+        if arrays:
+            async with connected(self._pool) as conn:
+                await conn.execute(SAVE_MANY, arrays)
 
     async def get(self, run_id: str) -> RunRecord | None:
         async with connected(self._pool) as conn:

@@ -127,3 +127,29 @@ async def test_a_database_lost_during_work_is_a_503_sentence_and_the_store_recov
         assert (await stores.runs.get("after")) is not None
     finally:
         await stores.close()
+
+
+async def test_the_kept_totals_match_the_rows_after_saves_batches_and_changes(seqdesk_database_url):
+    from contract_support import run
+
+    stores = await open_pg_stores(seqdesk_database_url, secret_key="")
+    try:
+        await stores.runs.save_many([run(f"b{n}", sequence=f"s{n % 3}", status="running") for n in range(30)])
+        await stores.runs.save_many([run(f"b{n}", sequence=f"s{n % 3}", status="failed") for n in range(0, 30, 2)])
+        for n in range(5):
+            await stores.runs.save(run(f"one{n}", sequence="s9"))
+            await stores.runs.save(run(f"one{n}", sequence="s8", status="stopped"))
+        await stores.interactions.save_many([interaction(f"i{n}", status="resolved") for n in range(9)])
+        await stores.interactions.save(interaction("p"))
+        await stores.interactions.save(interaction("p", status="expired"))
+        with psycopg.connect(seqdesk_database_url, autocommit=True) as conn:
+            for table in ("runs", "interactions"):
+                real = dict(conn.execute(
+                    f"SELECT 'status/' || status, count(*) FROM {table} GROUP BY status UNION ALL "
+                    f"SELECT 'sequence/' || coalesce(sequence, ''), count(*) FROM {table} GROUP BY sequence UNION ALL "
+                    f"SELECT '*/', count(*) FROM {table}").fetchall())
+                kept = dict(conn.execute("SELECT field || '/' || value, n FROM tallies WHERE tbl = %s AND n <> 0",
+                                         (table,)).fetchall())
+                assert kept == real, table
+    finally:
+        await stores.close()
