@@ -1,6 +1,7 @@
-"""The totals of the commonest lists, read from the counts triggers keep (`migrations/0002`):
-every run or request, by status, runs by sequence. A page of those lists then costs the same with a
-hundred records as with a hundred thousand; any other filter is counted in the table."""
+"""The totals of the commonest lists, read from the counts triggers keep (`migrations/0002`, once
+per statement since 0006): every run or request, by status, runs by sequence. A page of those lists
+then costs the same with a hundred records as with a hundred thousand; any other filter is counted
+in the table."""
 
 from __future__ import annotations
 
