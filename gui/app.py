@@ -11,6 +11,7 @@ tests can reach the app they started.
 from __future__ import annotations
 
 import argparse
+import asyncio
 import logging
 import sys
 from pathlib import Path
@@ -118,6 +119,8 @@ async def open_operations(settings: Settings | None = None) -> Operations:
     settings = settings or load_settings()
     if settings.memory:
         rt = await open_runtime(memory=True, mcp_wait=10.0, manage_mcp=False)
+    elif settings.store is not None:  # a team's database: every process opens it, none holds it alone
+        rt = await open_runtime(store=settings.store, mcp_wait=10.0, manage_mcp=False)
     else:
         folder = resolve_data_dir(settings)
         try:
@@ -148,13 +151,19 @@ def start_app(args: argparse.Namespace, settings: Settings) -> int:
     except Exception as exc:  # noqa: BLE001 - shown to the person, never a traceback
         tell_person(str(exc))
         return 2
+    from gui.core.errors import SeqDeskError
     from gui.store.lock import DataFolderInUseError
     from gui.store.open import hold_lock
 
     try:  # refuse early, before the server starts, with a clear message
-        hold_lock(data_dir)
-    except DataFolderInUseError as exc:
-        if args.browser:
+        if settings.store is not None:  # a team's database: reachable now, or a sentence and exit 2
+            from gui.pgstore import check_reachable
+
+            asyncio.run(check_reachable(settings.store))
+        else:
+            hold_lock(data_dir)
+    except SeqDeskError as exc:
+        if not isinstance(exc, DataFolderInUseError) or args.browser:
             tell_person(str(exc))
             return 2
         shown, message = focus_running(data_dir, token)  # a second launch: show the one running

@@ -84,7 +84,7 @@ class AppContext:
     async def open(self) -> None:
         settings = self.settings
         _language_defaults(settings, None)  # what the store says while it opens (a repaired file) is in it too
-        self.runtime = rt = await open_runtime(settings.data, memory=settings.memory)
+        self.runtime = rt = await open_runtime(settings.data, memory=settings.memory, store=settings.store)
         # Read every saved sequence now: start-up ends with gc.freeze, which then keeps these long-lived
         # trees out of every full collection (thousands of groups would make each one a long pause).
         await rt.engine.sequence_trees()
@@ -95,7 +95,7 @@ class AppContext:
         self.notifier = Notifier(NotifySettingsStore(rt.data_dir), base_url=lambda: self.public_url)
         self.notifier.attach(rt.engine)
         self.slot.engine = rt.engine
-        rt.engine.start_schedules()  # only the app runs schedules, while it is open
+        rt.start_schedules()  # only the app runs schedules, while it is open (one app of a team)
         self._event().set()
         if self.url and rt.data_dir is not None:  # lets `seqdesk run` and `seqdesk mcp` reach this app
             from gui.remote import write_endpoint

@@ -4,7 +4,8 @@ servers and the engine on them, and how they are closed.
 `compose_engine` wires the engine from its parts, explicitly: the catalog, the interaction service
 and the runner (the in-process `Executor`) on one bus, over the stores it is given. `open_runtime`
 opens them: with a data folder on the TinyDB stores (one process per folder, start-up recovery);
-with `memory=True` on the in-memory stores (`gui.memory`: `SEQDESK_MEMORY=1`, demos). The store
+with a `postgresql://` store on the PostgreSQL stores (`gui.pgstore`: a team's processes share the
+database); with `memory=True` on the in-memory stores (`gui.memory`: `SEQDESK_MEMORY=1`, demos). The store
 layer only opens the stores (`gui.store.open_stores`); what it had to repair becomes the runtime's
 `notices`, which every page shows. Nothing here is global: the composition root hands the runtime
 (or just its engine) to whoever needs it.
@@ -27,10 +28,11 @@ from gui.store.open import Stores, open_stores
 from gui.tools import McpResource, default_registry
 from gui.tools.processes import OsProcesses
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # psycopg and the MCP SDK are imported only when used
     from gui.mcp import McpSettingsStore
     from gui.mcp.manager import McpManager
     from gui.mcp.sign_in import SignIns
+    from gui.pgstore import PgStores
 
 
 class EngineStores(Protocol):
@@ -72,10 +74,24 @@ class Runtime:
     recovered_runs: list[str] = field(default_factory=list)
     notices: list[str] = field(default_factory=list)  # things a person should read (a file moved aside)
     stores: Stores | None = None  # the TinyDB stores, when on a data folder
+    database: PgStores | None = None  # the PostgreSQL stores, when on a team's database
     mcp: McpManager | None = None  # the MCP servers' connections, once started
     mcp_settings: McpSettingsStore | None = None  # where their configurations are kept
     mcp_sign_ins: SignIns | None = None  # the sign-ins to MCP servers people started
     secrets_opening: asyncio.Future[object] | None = None  # the secret store being chosen, after start-up
+
+    def start_schedules(self) -> None:
+        """Run the schedules from now on: here, or on a team's database in the one process that
+        holds its schedules' lock (`gui.pgstore.Leader`), so each turn fires once."""
+        if self.database is None:
+            self.engine.start_schedules()
+            return
+        from gui.pgstore import Leader
+
+        leader = Leader(self.database.url, self.database.name, self.engine.start_schedules,
+                        self.engine.stop_schedules)
+        leader.start()
+        self.closers.append(leader.close)
 
     async def close(self) -> None:
         await self.engine.close()
@@ -91,9 +107,9 @@ class Runtime:
 
 
 async def open_runtime(data_dir: Path | None = None, *, memory: bool = False, mcp_wait: float = 0.0,
-                       manage_mcp: bool = True) -> Runtime:
-    """Open the engine on a data folder (TinyDB) or in memory, recover what a dead process left,
-    and connect the configured MCP servers (waiting up to `mcp_wait` s for their tools).
+                       manage_mcp: bool = True, store: str | None = None) -> Runtime:
+    """Open the engine on a data folder (TinyDB), a PostgreSQL database (`store`) or in memory, recover
+    what a dead process left, and connect the configured MCP servers (waiting up to `mcp_wait` s).
 
     `manage_mcp=False` (the CLI, `seqdesk mcp`: nobody adds a server while they run) starts the MCP
     servers' manager only when the settings list a server, so a folder without any never loads the
@@ -102,9 +118,12 @@ async def open_runtime(data_dir: Path | None = None, *, memory: bool = False, mc
         from gui.memory import MemoryStores
 
         runtime = Runtime(engine=compose_engine(default_registry(), MemoryStores()))
+    elif store is not None and store.startswith(("postgresql://", "postgres://")):
+        runtime = await open_database_runtime(store)
     else:
         runtime = await open_store_runtime(data_dir)
-    runtime.recovered_runs = await runtime.engine.recover()
+    if runtime.database is None:  # on a shared database, runs are recovered as their leases expire
+        runtime.recovered_runs = await runtime.engine.recover()
     await _start_mcp(runtime, mcp_wait, manage=manage_mcp)
     return runtime
 
@@ -120,10 +139,31 @@ async def open_store_runtime(data_dir: Path | None = None) -> Runtime:
     return runtime
 
 
+async def open_database_runtime(url: str, *, lease: float | None = None) -> Runtime:
+    """The engine on the PostgreSQL stores at `url`, without MCP servers (`open_runtime` adds them).
+    DatabaseUnreachable, DatabaseNewerError or SecretKeyError (a sentence each) when it cannot be used.
+    The runs whose process is gone (their lease, `lease` s, expired) are ended now and from then on."""
+    from gui.pgstore import LEASE, Leases, announce_run, open_pg_stores, take_over_expired
+
+    stores = await open_pg_stores(url)
+    engine = compose_engine(default_registry(), stores, processes=OsProcesses())
+    runtime = Runtime(engine=engine, database=stores)
+    runtime.closers.append(stores.close)
+    # an answer given in another process wakes the tool waiting here; pages hear of others' requests and runs
+    engine.interactions.shared = True
+    await stores.follow(engine.interactions.changed_elsewhere, lambda run_id: announce_run(engine, run_id))
+    leases = Leases(engine, stores.runs, LEASE if lease is None else lease)
+    runtime.recovered_runs = await take_over_expired(engine, stores.runs, leases.lease)
+    leases.start()
+    runtime.closers.append(leases.close)
+    return runtime
+
+
 async def _start_mcp(runtime: Runtime, wait: float, *, manage: bool) -> None:
     from gui.mcp import JsonMcpSettings, McpConfigError, MemoryMcpSettings
 
-    settings: McpSettingsStore = (JsonMcpSettings.in_folder(runtime.data_dir) if runtime.data_dir is not None
+    settings: McpSettingsStore = (runtime.database.mcp_settings if runtime.database is not None
+                                  else JsonMcpSettings.in_folder(runtime.data_dir) if runtime.data_dir is not None
                                   else MemoryMcpSettings())
     try:
         listed = bool(await settings.list())

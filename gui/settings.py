@@ -1,6 +1,7 @@
 """SeqDesk's settings from the environment, read once, by the composition root (`gui.app`).
 
-`SEQDESK_DATA` (the data folder), `SEQDESK_MEMORY=1` (nothing on disk: tests, demos),
+`SEQDESK_DATA` (the data folder), `SEQDESK_STORE` (where the stores are: a `postgresql://…` database
+for a team, or a data folder), `SEQDESK_MEMORY=1` (nothing on disk: tests, demos),
 `SEQDESK_TOKEN` (the access token; prefer it to `--token`, which other users can see) and
 `SEQDESK_BROWSER` (the browser for the app window), `SEQDESK_LAN_ADDRESS` (this computer's
 address on the network, for phones, when it should not be found by itself), `SEQDESK_LANG` (the
@@ -13,7 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from pydantic import field_validator
+from pydantic import field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -21,16 +22,25 @@ class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="SEQDESK_", extra="ignore", frozen=True)
 
     data: Path | None = None
+    store: str | None = None  # a PostgreSQL URL (`gui.pgstore`), or a data folder (as `data`)
     memory: bool = False
     token: str | None = None
     browser: str | None = None
     lan_address: str | None = None  # the address phones reach this computer at (found by itself if unset)
     lang: str | None = None  # "en" or "zh-CN" (see gui.i18n); one SeqDesk does not speak is told at start
 
-    @field_validator("data", "token", "browser", "lan_address", "lang", mode="before")
+    @field_validator("data", "store", "token", "browser", "lan_address", "lang", mode="before")
     @classmethod
     def _blank_is_unset(cls, value: Any) -> Any:
         return None if isinstance(value, str) and not value.strip() else value
+
+    @model_validator(mode="after")
+    def _folder_store_is_data(self) -> Settings:
+        """A store that is no database URL is a data folder: TinyDB, as `--data` says."""
+        if self.store is not None and not self.store.startswith(("postgresql://", "postgres://")):
+            object.__setattr__(self, "data", Path(self.store))
+            object.__setattr__(self, "store", None)
+        return self
 
 
 def load_settings(**flags: Any) -> Settings:

@@ -13,6 +13,7 @@ from collections.abc import Sequence as Seq
 from typing import Any
 
 from gui.cli.check import add_format_commands
+from gui.cli.data import add_data_command
 from gui.cli.run import add_run_commands
 from gui.cli.tools import add_tools_command
 from gui.i18n import _
@@ -22,7 +23,7 @@ from gui.mcp.cli import add_mcp_command
 # command's module imports only what parsing needs; its function imports the rest when it runs, so
 # `seqdesk help` loads neither the engine nor NiceGUI nor the MCP SDK.
 COMMANDS: tuple[Callable[[Any], object], ...] = (add_format_commands, add_run_commands, add_mcp_command,
-                                                 add_tools_command)
+                                                 add_tools_command, add_data_command)
 
 
 def _language(argv: Seq[str] | None) -> str | int | None:
@@ -67,6 +68,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--token", default=None, help=_("access token (or SEQDESK_TOKEN), required off localhost"))
     parser.add_argument("--data", default=None,
                         help=_("data folder (default: SEQDESK_DATA or your user data folder)"))
+    parser.add_argument("--store", default=None,
+                        help=_("where to keep things: a postgresql:// database shared by a team, or a data folder "
+                               "(or SEQDESK_STORE)"))
     parser.add_argument("--lang", default=None,
                         help=_("language of the screens and messages: en or zh-CN (or SEQDESK_LANG)"))
     sub = parser.add_subparsers(dest="command")
@@ -95,7 +99,8 @@ def main(argv: Seq[str] | None = None) -> int:
     if getattr(args, "reads_settings", True):  # `check` and `help` read no data folder, and skip loading them
         from gui.settings import load_settings
 
-        args.settings = load_settings(data=args.data, token=args.token, lang=lang)  # read once; never written back
+        # read once; never written back
+        args.settings = load_settings(data=args.data, store=args.store, token=args.token, lang=lang)
     func = getattr(args, "func", None)
     if func is None:
         from gui.app import start_app

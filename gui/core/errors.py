@@ -23,6 +23,7 @@ leaf keeps any other built-in base it had (`SecretStoreError` is still a `Runtim
     │   ├── gui.core.door.McpServerExists (server-exists)
     │   ├── gui.core.runs.ResumeRefused (resume-refused)
     │   ├── gui.core.runs.AmbiguousRunIdError (ambiguous-run-id, LookupError)
+    │   ├── gui.pgstore.WriteConflict (write-conflict), gui.moving.NotEmpty (target-not-empty)
     │   └── gui.core.asks.InteractionError (interaction-error: it exists already)
     │       ├── InteractionNotPendingError (not-pending)
     │       ├── InteractionNotFoundError (above, in NotFound)
@@ -38,11 +39,12 @@ leaf keeps any other built-in base it had (`SecretStoreError` is still a `Runtim
     │   ├── gui.core.door.McpServerInvalid (invalid-server)
     │   ├── gui.core.sequences: ConditionSyntaxError, ConditionEvalError, DurationError,
     │   │   SubstitutionError (ShellPlaceError), ArgumentsError, parser._DuplicateKey, parser._BadNumber
-    │   ├── gui.i18n.UnknownLanguage
+    │   ├── gui.i18n.UnknownLanguage, gui.moving.BadExport (bad-export)
     │   └── gui.ui.editor.draft._Invalid
     ├── Internal (500 internal): SeqDesk's own files, store or keyring are not as they must be
     │   ├── gui.store.errors.StoreError (store-error): CorruptDatabaseError, DataFolderError,
     │   │   DataFolderInUseError, DataFolderLostError, WriterClosedError (each with its code)
+    │   ├── gui.pgstore: DatabaseNewerError (database-newer), SecretKeyError (secret-key)
     │   ├── gui.mcp.config.McpConfigError (ValueError)
     │   └── gui.mcp.secrets.SecretStoreError (RuntimeError)
     ├── Failed (502 failed): what SeqDesk asked of something else did not happen
@@ -54,6 +56,7 @@ leaf keeps any other built-in base it had (`SecretStoreError` is still a `Runtim
     │   └── gui.core.door.SignInFailed (sign-in-failed)
     └── Unavailable (503 unavailable): not there now (the engine, the app, a listener, an answerer)
         ├── gui.core.asks.ElicitationNotHandled
+        ├── gui.pgstore.DatabaseUnreachable (database-unreachable), gui.moving.CannotWrite (cannot-write)
         └── gui.phone.lan.LanError
 
 A leaf that is also something of another family (an interaction that is not found is not pending

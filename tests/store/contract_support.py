@@ -1,8 +1,9 @@
-"""The store contract's fixture and records: every contract case runs over the memory stores and the
-TinyDB stores (real files in a temporary folder), so the two cannot drift apart.
+"""The store contract's fixture and records: every contract case runs over the memory stores, the
+TinyDB stores (real files in a temporary folder) and the PostgreSQL stores (a fresh database on the
+tests' real server, tests/support/postgres.py), so the three cannot drift apart.
 
-`backend.reopen()` closes the TinyDB stores and opens them again from disk (the memory stores, which
-have no disk, stay as they are): a case that reopens checks that what it saw is what was stored.
+`backend.reopen()` closes the TinyDB or PostgreSQL stores and opens them again (the memory stores,
+which keep nothing, stay as they are): a case that reopens checks that what it saw is what was stored.
 History segments hold 3 documents here, so a few records already span several segments.
 """
 
@@ -33,6 +34,7 @@ from gui.core.asks.interactions import (
 from gui.core.runs.records import RunRecord
 from gui.core.sequences.model import Sequence
 from gui.memory import MemoryApprovalModes, MemoryInteractionStore, MemoryRunStore, MemorySequenceStore
+from gui.pgstore import PgStores, open_pg_stores
 from gui.store.open import Stores, open_stores
 
 SEGMENT_DOCS = 3
@@ -47,6 +49,7 @@ class Backend:
     interactions: Any
     modes: Any
     _stores: Stores | None = None
+    _pg: PgStores | None = None
 
     @classmethod
     def memory(cls) -> Backend:
@@ -58,24 +61,37 @@ class Backend:
         stores = await open_stores(folder, segment_docs=SEGMENT_DOCS)
         return cls("tinydb", folder, stores.sequences, stores.runs, stores.interactions, stores.modes, stores)
 
+    @classmethod
+    async def postgresql(cls, url: str) -> Backend:
+        stores = await open_pg_stores(url, secret_key="")
+        return cls("postgresql", None, stores.sequences, stores.runs, stores.interactions, stores.modes, _pg=stores)
+
     async def reopen(self) -> Backend:
-        if self._stores is None:
+        if self._stores is None and self._pg is None:
             return self
-        self.close()
-        fresh = await Backend.tinydb(self._stores.folder)
+        await self.close()
+        fresh = (await Backend.tinydb(self._stores.folder) if self._stores is not None
+                 else await Backend.postgresql(self._pg.url))
         self.__dict__.update(fresh.__dict__)
         return self
 
-    def close(self) -> None:
+    async def close(self) -> None:
         if self._stores is not None:
             self._stores.close()
+        if self._pg is not None:
+            await self._pg.close()
 
 
-@pytest.fixture(params=["memory", "tinydb"])
+@pytest.fixture(params=["memory", "tinydb", pytest.param("postgresql", marks=pytest.mark.postgres)])
 async def backend(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[Backend]:
-    made = Backend.memory() if request.param == "memory" else await Backend.tinydb(tmp_path)
+    if request.param == "memory":
+        made = Backend.memory()
+    elif request.param == "tinydb":
+        made = await Backend.tinydb(tmp_path)
+    else:
+        made = await Backend.postgresql(request.getfixturevalue("seqdesk_database_url"))
     yield made
-    made.close()
+    await made.close()
 
 
 def run(run_id: str, *, sequence: str = "nightly", status: str = "succeeded", created_at: float = 1000.0,

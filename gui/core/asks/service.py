@@ -137,6 +137,7 @@ class InteractionService:
         self._locks: dict[str, asyncio.Lock] = {}
         self._tasks: set[asyncio.Task[None]] = set()
         self._ending: dict[str, EndCause] = {}  # run id -> what is ending it (`note_ending`)
+        self.shared = False  # other processes use the same store (a team's database)
 
     def now_ms(self) -> int:
         return int(self.clock() * 1000)
@@ -311,7 +312,9 @@ class InteractionService:
         return [iid for iid in list(self._waiting_by_run.get(run_id, ())) if await self.cancel(iid, reason, cause)]
 
     async def cancel_all(self, reason: CancelReason, cause: EndCause | None = None) -> None:
-        for record in await self.pending():
+        """Cancel every pending request; on a store other processes share (`shared`), only the ones
+        this process waits on: the others' requests are theirs."""
+        for record in list(self._waiting.values()) if self.shared else await self.pending():
             await self.cancel(record.interaction_id, reason, cause)
 
     async def recover(self) -> list[str]:
@@ -340,7 +343,6 @@ class InteractionService:
 
     async def _end(self, record: InteractionRecord, result: InteractionResult) -> InteractionRecord:
         """Store the final state, then wake the waiter and announce it. Caller holds the lock."""
-        iid = record.interaction_id
         ended = InteractionRecord(
             request=record.request,
             status=result.status,
@@ -351,20 +353,43 @@ class InteractionService:
             rule_text=record.rule_text,
         )
         await self.store.save(ended)
+        self._settle(ended)
+        return ended
+
+    def _settle(self, ended: InteractionRecord) -> None:
+        """Forget a request that has ended, wake its waiter and announce it. Caller holds the lock."""
+        iid, result = ended.interaction_id, ended.result
         self._waiting.pop(iid, None)
-        of_run = self._waiting_by_run.get(record.request.turn_id, {})
+        of_run = self._waiting_by_run.get(ended.request.turn_id, {})
         of_run.pop(iid, None)
         if not of_run:
-            self._waiting_by_run.pop(record.request.turn_id, None)
+            self._waiting_by_run.pop(ended.request.turn_id, None)
         timer = self._timers.pop(iid, None)
         if timer is not None:
             timer.cancel()
         future = self._futures.pop(iid, None)
-        if future is not None and not future.done():
+        if future is not None and not future.done() and result is not None:
             future.set_result(result)
         self._locks.pop(iid, None)  # safe: every holder re-reads the stored status
         self._publish_ended(ended)
-        return ended
+
+    async def changed_elsewhere(self, interaction_id: str) -> None:
+        """Another process sharing the store asked or ended this request (a team's database says
+        so): a request this process waits on is woken with the stored outcome; any other change is
+        announced here too, so this process's pages follow."""
+        async with self._lock(interaction_id):
+            record = await self.store.get(interaction_id)
+            if record is None:
+                return
+            if record.status == "pending":
+                if interaction_id not in self._waiting:
+                    self._publish_created(record)
+                return
+            if interaction_id in self._waiting:
+                self._settle(record)
+            else:
+                self._locks.pop(interaction_id, None)
+                self._publish_ended(record)
 
     def _on_timer(self, interaction_id: str) -> None:
         self._timers.pop(interaction_id, None)

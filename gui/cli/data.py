@@ -1,0 +1,59 @@
+"""`seqdesk data export SOURCE FILE` and `seqdesk data import FILE TARGET [--merge]`: a SeqDesk's things
+moved between a data folder and a team's `postgresql://` database, either way (`gui.moving`)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from gui.i18n import _
+
+
+def add_data_command(sub: Any) -> None:
+    data = sub.add_parser("data", help=_("move sequences, rules, schedules, settings and history between stores"))
+    moves = data.add_subparsers(dest="move", required=True)
+    out = moves.add_parser("export", help=_("write everything a data folder or a database holds to a file"))
+    out.add_argument("source", help=_("a data folder, or a postgresql:// database"))
+    out.add_argument("file", help=_("the file to write"))
+    out.set_defaults(func=cmd_export)
+    into = moves.add_parser("import", help=_("read an exported file into a data folder or a database"))
+    into.add_argument("file", help=_("a file `seqdesk data export` wrote"))
+    into.add_argument("target", help=_("a data folder, or a postgresql:// database"))
+    into.add_argument("--merge", action="store_true", help=_("add to what the target already holds"))
+    into.set_defaults(func=cmd_import)
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    from gui.cli.run import _run_async
+    from gui.moving import export
+
+    async def go() -> int:
+        moved = await export(args.source, Path(args.file))
+        print(_("exported: {counts}").format(counts=_counts(moved.counts)))
+        return 0
+
+    return _run_async(go)
+
+
+def cmd_import(args: argparse.Namespace) -> int:
+    from gui.cli.run import _run_async
+    from gui.moving import import_
+
+    async def go() -> int:
+        moved = await import_(Path(args.file), args.target, merge=args.merge)
+        print(_("imported: {counts}").format(counts=_counts(moved.counts)))
+        if moved.differences:
+            for line in moved.differences[:20]:
+                print(f"  {line}", file=sys.stderr)
+            print(_("seqdesk: {n} documents differ from the file after the import").format(
+                n=len(moved.differences)), file=sys.stderr)
+            return 1
+        return 0
+
+    return _run_async(go)
+
+
+def _counts(counts: dict[str, int]) -> str:
+    return ", ".join(f"{n} {kind}" for kind, n in sorted(counts.items())) or "nothing"

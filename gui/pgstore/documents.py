@@ -1,0 +1,62 @@
+"""How a record is kept in a row: its JSON in `jsonb` when jsonb can hold it, else as JSON text.
+
+jsonb refuses a NUL character and a lone surrogate in a string, both of which a tool's output may
+carry; the record then goes to the `raw` text column instead, whole, and reads back the same.
+Reading takes `coalesce(raw, doc::text)` and validates the text with pydantic's JSON parser.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+from collections.abc import Iterable
+from typing import Any, TypeVar
+
+from psycopg.types.json import Jsonb
+from pydantic import BaseModel, ValidationError
+
+from gui.core.json_text import to_json_text
+
+log = logging.getLogger(__name__)
+M = TypeVar("M", bound=BaseModel)
+NOT_JSONB = re.compile(r"\\u0000|\\ud[89a-f][0-9a-f]{2}", re.IGNORECASE)
+TEXT = "coalesce(raw, doc::text)"  # the stored record's JSON text, whichever column holds it
+
+
+def columns(model: BaseModel) -> tuple[Jsonb | None, str | None]:
+    """(`doc`, `raw`): one of them holds the record."""
+    text = to_json_text(model)
+    if NOT_JSONB.search(text):
+        return None, text
+    return Jsonb(text, dumps=_as_is), None
+
+
+def _as_is(text: object) -> str:
+    return str(text)
+
+
+def load(model: type[M], text: str) -> M:
+    try:
+        return model.model_validate_json(text)
+    except ValidationError:  # pydantic's JSON parser refuses a lone surrogate's escape: the slow way
+        return model.model_validate(json.loads(text))
+
+
+def load_all(model: type[M], texts: Iterable[str]) -> list[M]:
+    """The records that fit `model`; one that does not (edited by hand, left by another version) is
+    left out with a warning, as the TinyDB store does, rather than breaking a listing."""
+    items = []
+    for text in texts:
+        try:
+            items.append(load(model, text))
+        except (ValidationError, ValueError) as exc:
+            log.warning("a stored %s cannot be read and is left out: %s", model.__name__, str(exc)[:300])
+    return items
+
+
+def columns_of(rows: Iterable[tuple[Any, ...]]) -> list[list[Any]]:
+    """Rows (the first item the id) as one list per column, the last row of an id kept: the arrays a
+    batch is written from in one statement (`unnest`), as saving each in turn would leave it."""
+    latest = {row[0]: row for row in rows}
+    return [list(column) for column in zip(*latest.values(), strict=True)]

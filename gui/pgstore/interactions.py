@@ -1,0 +1,130 @@
+"""Requests for a person in PostgreSQL, behind the core's `InteractionStore` port.
+
+One row per request: the record as a document, and `interaction_fields` as indexed columns (a page
+of pending, answered, or one run's requests is an index scan). Ending a request is a conditional
+write: it applies only while the stored request is still pending, so when two processes answer (or
+one answers while another cancels) exactly one wins; the other gets `InteractionNotPendingError`
+(409) and nothing of its answer is kept. A pending request never replaces an ended one either.
+"""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Iterable
+from typing import Any
+
+from psycopg_pool import AsyncConnectionPool
+
+from gui.core.asks import (
+    InteractionKind,
+    InteractionNotPendingError,
+    InteractionRecord,
+    InteractionStatus,
+    InteractionStatusFilter,
+    interaction_fields,
+)
+from gui.core.queries import DEFAULT_LIMIT, Page, check_window
+from gui.pgstore.documents import TEXT, columns, columns_of, load_all
+from gui.pgstore.pool import connected
+from gui.pgstore.tallies import counted, tally
+
+UPSERT = """
+INSERT INTO interactions (interaction_id, status, kind, run_id, sequence, tool_name, created_at, doc, raw)
+VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)
+ON CONFLICT (interaction_id) DO UPDATE SET status = EXCLUDED.status, kind = EXCLUDED.kind,
+    run_id = EXCLUDED.run_id, sequence = EXCLUDED.sequence, tool_name = EXCLUDED.tool_name,
+    created_at = EXCLUDED.created_at, doc = EXCLUDED.doc, raw = EXCLUDED.raw
+"""
+# A batch in one statement (an import): the tallies change once, and it is written whole or not at all.
+SAVE_MANY = UPSERT.replace("VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)", """
+SELECT * FROM unnest(%s::text[], %s::text[], %s::text[], %s::text[], %s::text[], %s::text[], %s::bigint[],
+                     %s::jsonb[], %s::text[])""")
+# Only a pending request changes, or one stored exactly so already (saving the same again).
+SAVE = UPSERT + """
+WHERE interactions.status = 'pending' OR interactions.doc = EXCLUDED.doc OR interactions.raw = EXCLUDED.raw
+RETURNING interaction_id
+"""
+
+
+def row(record: InteractionRecord) -> tuple[Any, ...]:
+    fields = interaction_fields(record)
+    doc, raw = columns(record)
+    return (record.interaction_id, fields["status"], fields["kind"], fields["run_id"], fields["sequence"],
+            fields["tool_name"], int(fields["created_at"]), doc, raw)
+
+
+class PgInteractionStore:
+    def __init__(self, pool: AsyncConnectionPool) -> None:
+        self._pool = pool
+
+    async def save(self, record: InteractionRecord) -> None:
+        async with connected(self._pool) as conn:
+            saved = await (await conn.execute(SAVE, row(record))).fetchone()
+            if saved is not None:
+                return
+            stored = await (await conn.execute("SELECT status FROM interactions WHERE interaction_id = %s",
+                                               (record.interaction_id,))).fetchone()
+        status = stored[0] if stored else "ended"
+        raise InteractionNotPendingError(
+            f"interaction {record.interaction_id} was already {status} (by another SeqDesk process)",
+            record.interaction_id)
+
+    async def save_many(self, records: Iterable[InteractionRecord]) -> None:
+        arrays = columns_of(row(r) for r in records)
+        if arrays:
+            async with connected(self._pool) as conn:
+                await conn.execute(SAVE_MANY, arrays)
+
+    async def get(self, interaction_id: str) -> InteractionRecord | None:
+        async with connected(self._pool) as conn:
+            found = await (await conn.execute(f"SELECT {TEXT} FROM interactions WHERE interaction_id = %s",
+                                              (interaction_id,))).fetchone()
+        items = load_all(InteractionRecord, [found[0]]) if found else []
+        return items[0] if items else None
+
+    async def list(self, status: InteractionStatus | None = None) -> builtins.list[InteractionRecord]:
+        condition, params = ("status = %s", (status,)) if status is not None else ("TRUE", ())
+        async with connected(self._pool) as conn:
+            rows = await (await conn.execute(
+                f"SELECT {TEXT} FROM interactions WHERE {condition} ORDER BY created_at, interaction_id",
+                params)).fetchall()
+        return load_all(InteractionRecord, (r[0] for r in rows))
+
+    async def query(
+        self,
+        *,
+        status: InteractionStatusFilter | None = None,
+        kind: InteractionKind | None = None,
+        run_id: str | None = None,
+        sequence: str | None = None,
+        tool_name: str | None = None,
+        limit: int = DEFAULT_LIMIT,
+        offset: int = 0,
+    ) -> Page[InteractionRecord]:
+        check_window(limit, offset)
+        where: list[str] = ["TRUE"]
+        params: list[Any] = []
+        if status == "ended":
+            where.append("status <> 'pending'")
+        elif status is not None:
+            where.append("status = %s")
+            params.append(status)
+        for column, value in (("kind", kind), ("run_id", run_id), ("sequence", sequence), ("tool_name", tool_name)):
+            if value is not None:
+                where.append(f"{column} = %s")
+                params.append(value)
+        condition = " AND ".join(where)
+        async with connected(self._pool) as conn:
+            rows = await (await conn.execute(
+                f"SELECT {TEXT} FROM interactions WHERE {condition} "
+                "ORDER BY created_at DESC, interaction_id DESC LIMIT %s OFFSET %s",
+                (*params, limit, offset))).fetchall()
+            if any(value is not None for value in (kind, run_id, sequence, tool_name)):
+                total = await counted(conn, "interactions", condition, params)
+            elif status == "ended":
+                total = await tally(conn, "interactions") - await tally(conn, "interactions", "status", "pending")
+            elif status is not None:
+                total = await tally(conn, "interactions", "status", status)
+            else:
+                total = await tally(conn, "interactions")
+        return Page(load_all(InteractionRecord, (r[0] for r in rows)), total)

@@ -1,0 +1,63 @@
+"""Leases of running runs on a shared database: while a process runs a run it renews the run's lease;
+a run whose process is gone (its lease expired) is taken over by one other process, which marks it
+interrupted and cancels what it still asked, instead of every process ending every running run at
+start-up as a lone process on a data folder does.
+
+The commands a run had started are not killed here: they ran on the machine of the process that is
+gone, which may not be this one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+from gui.core.door import Engine
+from gui.core.events import RunFinished
+from gui.core.runs import interrupt
+from gui.pgstore.runs import PgRunStore
+
+log = logging.getLogger(__name__)
+
+LEASE = 30.0  # seconds a run's lease lasts without renewal
+
+
+async def take_over_expired(engine: Engine, runs: PgRunStore, lease: float = LEASE) -> list[str]:
+    """End the runs whose lease expired (this process took them over): interrupted, their pending
+    requests cancelled; their ids."""
+    taken = await runs.take_over_expired(lease)
+    for record in taken:
+        for pending in await engine.interactions.pending(record.run_id):
+            await engine.interactions.cancel(pending.interaction_id, "runtime_interrupted", "app_stopped")
+        interrupt(record, None)
+        await runs.save(record)
+        engine.bus.publish(RunFinished, record.run_id, sequence=record.sequence, status="interrupted",
+                           error=record.error, outputs=record.outputs, cause=record.cause)
+    return [record.run_id for record in taken]
+
+
+class Leases:
+    """Renews this process's leases every `lease / 3` seconds, and takes over expired ones."""
+
+    def __init__(self, engine: Engine, runs: PgRunStore, lease: float = LEASE) -> None:
+        self._engine, self._runs, self.lease = engine, runs, lease
+        self._task: asyncio.Task[None] | None = None
+
+    def start(self) -> None:
+        self._task = asyncio.create_task(self._keep())
+
+    async def _keep(self) -> None:
+        while True:
+            await asyncio.sleep(self.lease / 3)  # the pace of renewals, not a wait for an event
+            try:
+                await self._runs.renew_leases()
+                taken = await take_over_expired(self._engine, self._runs, self.lease)
+                if taken:
+                    log.warning("runs whose process is gone were marked interrupted: %s", ", ".join(taken))
+            except Exception as exc:  # the database is away for now: the next turn tries again
+                log.warning("could not renew the leases of running runs: %s", exc)
+
+    async def close(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            await asyncio.gather(self._task, return_exceptions=True)

@@ -1,0 +1,79 @@
+"""Opening the PostgreSQL stores: reach the database (or say why not), bring its schema up to date,
+check the secret key, and hand back one store per port on one pool.
+
+Any number of processes may open the same database: none holds it alone (unlike a data folder)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+
+from psycopg_pool import AsyncConnectionPool
+
+from gui.pgstore.interactions import PgInteractionStore
+from gui.pgstore.mcp_settings import PgMcpSettings
+from gui.pgstore.modes import PgApprovalModes
+from gui.pgstore.notices import REQUESTS, RUNS, Listener, store_name
+from gui.pgstore.pool import check_reachable, open_pool
+from gui.pgstore.runs import PgRunStore
+from gui.pgstore.schedules import PgScheduleStore
+from gui.pgstore.schema import migrate
+from gui.pgstore.secrets import KEY_ENV, PgSecrets
+from gui.pgstore.sequences import PgSequenceStore
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class PgStores:
+    """The open stores of one database; `close()` when done (queued mode writes finish first)."""
+
+    url: str
+    name: str  # what this store's connections are called (notices it wrote are not its news)
+    pool: AsyncConnectionPool
+    sequences: PgSequenceStore
+    runs: PgRunStore
+    interactions: PgInteractionStore
+    modes: PgApprovalModes
+    schedules: PgScheduleStore
+    mcp_settings: PgMcpSettings
+    listeners: list[Listener] = field(default_factory=list)
+
+    async def follow(self, on_request: Callable[[str], Awaitable[None]],
+                     on_run: Callable[[str], Awaitable[None]]) -> None:
+        """Call `on_request(interaction_id)` whenever another process asks or ends a request, and
+        `on_run(run_id)` whenever it starts or finishes a run."""
+        for channel, on_change in ((REQUESTS, on_request), (RUNS, on_run)):
+            listener = Listener(self.url, self.name, channel, on_change)
+            await listener.start()
+            self.listeners.append(listener)
+
+    async def close(self) -> None:
+        for listener in self.listeners:
+            await listener.close()
+        await self.modes.settle()
+        await self.pool.close()
+
+
+async def open_pg_stores(url: str, *, secret_key: str | None = None) -> PgStores:
+    """The stores on the database at `url`; DatabaseUnreachable, DatabaseNewerError or SecretKeyError
+    (each a sentence) when it cannot be used. `secret_key`: default `SEQDESK_SECRET_KEY`."""
+    await check_reachable(url)
+    applied = await asyncio.to_thread(migrate, url)
+    if applied:
+        log.info("the database's schema was brought up to date: %s", ", ".join(applied))
+    key = secret_key if secret_key is not None else os.environ.get(KEY_ENV)
+    secrets = await asyncio.to_thread(PgSecrets.load, url, key)
+    name = store_name()
+    pool = await open_pool(url, name)
+    try:
+        modes = await PgApprovalModes.open(pool)
+    except BaseException:
+        await pool.close()
+        raise
+    return PgStores(url=url, name=name, pool=pool, sequences=PgSequenceStore(pool), runs=PgRunStore(pool, name),
+                    interactions=PgInteractionStore(pool), modes=modes, schedules=PgScheduleStore(pool),
+                    mcp_settings=PgMcpSettings(pool, secrets))
