@@ -277,14 +277,22 @@ class InboxPage:
                 ended[event.interaction_id] = event.record
             elif isinstance(event, InteractionCreated) and event.record.get("status") == "pending":
                 created += 1
-        self.pending = await self._load_pending()
+        drawn = pending_after(self.pending, events)  # drawn at once; the store is asked after
+        self.pending = drawn
+        await self._show_changes(ended, created)
+        stored = await self._load_pending()
+        self.pending = stored
+        now, shown = {r.interaction_id for r in stored}, {r.interaction_id for r in drawn}
+        if now != shown:  # what the events did not say (before this page listened): drawn as well
+            await self._show_changes({}, len(now - shown), changed=True)
+
+    async def _show_changes(self, ended: dict[str, dict[str, Any]], created: int, *, changed: bool = False) -> None:
         self.tab_pending.set_label(self._pending_label())
         detail = self.detail
         if detail is not None and detail.interaction_id in ended and detail.record.status == "pending":
             detail.show_ended(InteractionRecord.model_validate(ended[detail.interaction_id]))
-        if created or ended:
+        if created or ended or changed:
             self.keys.settle()  # the list changed under the person: answering keys wait a moment
-        if created or ended:
             if self.hovered:
                 self.stale_new += created
                 self.new_pill.set_text(_("{n} new · Show").format(n=self.stale_new) if self.stale_new
@@ -385,3 +393,19 @@ class InboxPage:
         if event.value and event.value != self.history_page:
             self.history_page = int(event.value)
             self._render_history_list(await self._load_history())
+
+
+def pending_after(pending: list[InteractionRecord], events: list[Event]) -> list[InteractionRecord]:
+    """`pending` (newest first) as the events leave it: new requests in, ended ones out. Events are
+    published once stored, so this is what the store holds, without asking it."""
+    by_id = {r.interaction_id: r for r in pending}
+    for event in events:
+        if isinstance(event, InteractionEnded):
+            by_id.pop(event.interaction_id, None)
+        elif (isinstance(event, InteractionCreated) and event.record.get("status") == "pending"
+              and event.interaction_id not in by_id):
+            try:
+                by_id[event.interaction_id] = InteractionRecord.model_validate(event.record)
+            except ValueError:  # not a record this version reads: the store is asked right after
+                continue
+    return sorted(by_id.values(), key=lambda r: r.request.created_at, reverse=True)
