@@ -8,7 +8,7 @@ from fastapi import Query, Request
 from fastapi.responses import Response
 from pydantic import ValidationError
 
-from gui.api.body import json_response, read_json, type_name
+from gui.api.body import json_response, json_response_of, read_json, type_name
 from gui.api.models import CancelBody
 from gui.api.shared import EngineFrom, interaction_json, pydantic_detail
 from gui.core.asks import ApprovalResponse, ApprovalRule, InteractionKind, InteractionStatusFilter
@@ -22,10 +22,12 @@ async def list_interactions(engine: EngineFrom, status: InteractionStatusFilter 
                             sequence: str | None = None, tool: str | None = None,
                             limit: int = Query(100, ge=1, le=1000),
                             offset: int = Query(0, ge=0, le=10**9)) -> Response:
-    """Newest first; `X-Total-Count` says how many match."""
+    """Newest first; `X-Total-Count` says how many match. The page is written out in a worker thread,
+    as runs are (`gui.api.runs.list_runs`)."""
     page = await engine().interaction_page(status=status, kind=kind, run_id=run_id, sequence=sequence,
                                            tool_name=tool, limit=limit, offset=offset)
-    return json_response([interaction_json(r) for r in page.items], headers={"X-Total-Count": str(page.total)})
+    return await json_response_of(lambda: [interaction_json(r) for r in page.items],
+                                  headers={"X-Total-Count": str(page.total)})
 
 
 async def get_interaction(interaction_id: str, engine: EngineFrom) -> Response:

@@ -1,4 +1,5 @@
-"""NiceGUI's three HTTP middlewares as plain ASGI, so that an answer leaves as soon as it is made.
+"""NiceGUI's HTTP middlewares made cheap: three as plain ASGI, so that an answer leaves as soon as
+it is made, and gzip at its fastest level.
 
 `ui.run` adds `RequestTrackingMiddleware` (user storage per session), `RedirectWithPrefixMiddleware`
 and `SetCacheControlMiddleware`, all three Starlette `BaseHTTPMiddleware`s: each runs the rest of
@@ -8,6 +9,9 @@ the event loop (`respond` resumes the tool that asked, which starts its command)
 work, since each hand-over lets the loop run it first. Measured (issue 24): `respond` spent ~60 ms
 between its handler's return and its last byte. The plain versions below do the same things in the
 request's own task: the answer is written to the socket before anything it woke runs.
+
+Its gzip compresses at level 9: 9 ms of the event loop for a page of fifty runs (135 KB) where
+level 1 takes 1.3 ms for a body 4.7 KB instead of 3.6 KB. It keeps its place, at level 1.
 
 `use_plain_middleware(app)` swaps them in when the app builds its middleware stack (at its first
 request or start-up, after `ui.run` has added them), keeping their places in the order.
@@ -24,6 +28,7 @@ from nicegui.middlewares import RedirectWithPrefixMiddleware, SetCacheControlMid
 from nicegui.version import __version__
 from starlette.datastructures import MutableHeaders
 from starlette.middleware import Middleware
+from starlette.middleware.gzip import GZipMiddleware
 from starlette.requests import Request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -107,16 +112,24 @@ class SetCacheControl(_HeaderRewrite):
             headers["cache-control"] = core.app.config.cache_control_directives
 
 
-PLAIN: dict[type, type] = {
+PLAIN: dict[type, Any] = {
     storage.RequestTrackingMiddleware: RequestTracking,
     RedirectWithPrefixMiddleware: RedirectWithPrefix,
     SetCacheControlMiddleware: SetCacheControl,
 }
 
 
+GZIP_LEVEL = 1
+
+
 def plain(middleware: Middleware) -> Middleware:
-    """The plain version of one of NiceGUI's middlewares (same arguments); any other as it is."""
-    swap = PLAIN.get(middleware.cls)  # type: ignore[call-overload]
+    """The plain version of one of NiceGUI's middlewares (same arguments), gzip at `GZIP_LEVEL`
+    unless a level was chosen; any other as it is."""
+    cls: Any = middleware.cls
+    if cls is GZipMiddleware and "compresslevel" not in middleware.kwargs and not middleware.args:
+        kwargs: dict[str, Any] = {**middleware.kwargs, "compresslevel": GZIP_LEVEL}
+        return Middleware(cls, **kwargs)
+    swap = PLAIN.get(cls)
     return Middleware(swap, *middleware.args, **middleware.kwargs) if swap is not None else middleware
 
 

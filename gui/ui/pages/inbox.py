@@ -12,6 +12,7 @@ someone is typing in: the opened request is only rebuilt when the person opens a
 
 from __future__ import annotations
 
+import asyncio
 import json
 import math
 from typing import TYPE_CHECKING, Any
@@ -161,6 +162,28 @@ class InboxPage:
                     ui.pagination(1, pages, direction_links=True, value=self.page,
                                   on_change=self._page_changed).props("max-pages=6 boundary-numbers")
 
+    def _update_list(self) -> None:
+        """Draw the list as `self.pending` now is: on a list of one page, only the rows that came or
+        went (a new request shows without redrawing the other forty-nine); otherwise all of it."""
+        shown = [r.interaction_id for r in self.pending]
+        if (self.page != 1 or len(shown) > PAGE_SIZE or len(self.rows) >= PAGE_SIZE or not self.rows
+                or not shown or self.new_pill.visible):
+            self._render_list()
+            return
+        if shown == list(self.rows):
+            return
+        for gone in set(self.rows) - set(shown):
+            self.list_box.remove(self.rows.pop(gone))
+        selected = self.detail.interaction_id if self.detail is not None else None
+        for index, record in enumerate(self.pending):
+            iid = record.interaction_id
+            if iid not in self.rows:
+                with self.list_box:
+                    row = InboxRow(record, seen=iid in self.seen, selected=iid == selected, on_open=self._open)
+                row.move(target_index=index)
+                self.rows[iid] = row
+        self.rows = {iid: self.rows[iid] for iid in shown}
+
     def _page_changed(self, event: Any) -> None:
         if event.value and event.value != self.page:
             self.page = int(event.value)
@@ -215,6 +238,8 @@ class InboxPage:
 
     async def _answered(self, record: InteractionRecord, response: InteractionResponse) -> None:
         order = [r.interaction_id for r in self.pending]
+        # Asked in the store's listing lane, behind the writes of the run this answer let go on (its
+        # command is recorded before it starts): the run starts first, this page redraws after.
         self.pending = await self._load_pending()
         still = {r.interaction_id for r in self.pending}
         position = order.index(record.interaction_id) if record.interaction_id in order else 0
@@ -224,7 +249,7 @@ class InboxPage:
         tool = fmt.tool_name(record.request)
         if isinstance(response, ApprovalResponse) and response.widens and tool:
             await self._show_allowed(tool, response)
-        self._render_list()
+        self._update_list()
         # The next one after it in the list as it was; else whatever the list holds now (a request
         # can appear while this answer is sent: the run's next step, another run).
         nxt = next((r for r in self.pending if following and r.interaction_id == following[0]), None)
@@ -299,9 +324,11 @@ class InboxPage:
                                       else _("Updated · Show"))
                 self.new_pill.set_visibility(True)
             else:
-                self._render_list()
+                self._update_list()
         if self.detail is None and self.pending and not self.hovered:
-            self._show(self.pending[0])
+            await asyncio.sleep(0)  # the new row goes to the browser first; the opened request follows
+            if self.detail is None and self.pending and not self.hovered:
+                self._show(self.pending[0])
         if self.answered is not None:
             self.answered.follow(len(self.pending))  # the words beside the list follow the list
         if self.history_built and self.tab == "history":
