@@ -15,9 +15,11 @@ under `--data`). Every HTTP figure is one call through httpx, from sending to th
 - respond: `POST /api/interactions/{id}/respond` approving it (0.1 s after it was listed, as a
   person's answer would come), alone; listing: the same while another client (a thread with its own
   connection) lists answered requests in a loop, pages 1 to 40 back to back;
-- browser: headless Chromium with the inbox open (logged in). A run asks; a MutationObserver in the
-  page stamps (`Date.now()`) the moment its row is in the list: the figure is that moment less the
-  request's `created_at` (when the tool asked). Then the row is opened and "Run once" clicked; a
+- browser: headless Chromium with the inbox open (logged in), nobody else asking the app anything
+  meanwhile (the run is started by one POST; the command awaited by reading its stamp file here). A
+  run asks; a MutationObserver in the page stamps (`Date.now()`) the moment its row is in the list:
+  the figure is that moment less the request's `created_at` (when the tool asked). Then the row is
+  opened and "Run once" clicked; a
   capture listener stamps the click, and the command (`date +%s%N > FILE`, the step's first and
   only act) stamps its start: the figure is the command's stamp less the click's, less the shell's
   own start (the median time from spawning the same `/bin/sh -c …` here to its stamp, measured apart).
@@ -175,14 +177,23 @@ def start_asking(http: httpx.Client, command: str) -> tuple[float, float, str, d
             raise TimeoutError(f"run {run_id}'s request was never listed")
 
 
-def wait_finished(http: httpx.Client, run_id: str) -> dict[str, Any]:
+def wait_finished(http: httpx.Client, run_id: str, every: float = 0.01) -> dict[str, Any]:
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
         record = http.get(f"/api/runs/{run_id}").json()
         if record["status"] not in ("running", "pending"):
             return dict(record)
-        time.sleep(0.01)
+        time.sleep(every)
     raise TimeoutError(f"run {run_id} did not finish")
+
+
+def wait_file(path: Path) -> None:
+    """Until the command has written its stamp (looked for here: the app is not asked meanwhile)."""
+    deadline = time.monotonic() + 30
+    while not (path.exists() and path.read_text().strip()):
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"{path} was never written")
+        time.sleep(0.002)
 
 
 def respond_samples(http: httpx.Client, repeat: int) -> tuple[list[float], list[float], list[float]]:
@@ -270,24 +281,28 @@ def browser(app: App, repeat: int, stamps: Path) -> None:
             stamp = stamps / f"stamp-{n}"
             command = f"date +%s%N > {stamp} # bench-mark-{n}"
             posted_at = time.time() * 1000
-            _, _, run_id, request = start_asking(http, command)
+            started = http.post("/api/runs", json={"document": asking(command)})  # nobody polls the app meanwhile
+            assert started.status_code == 202, started.text
+            run_id = started.json()["run_id"]
             page.wait_for_function(f"'{n}' in window.__rows")
             seen = page.evaluate(f"window.__rows['{n}']")
+            [request] = http.get("/api/interactions", params={"status": "pending", "run_id": run_id}).json()
             row = page.locator(".inbox-row", has_text=f"bench-mark-{n}")
             row.click()
             page.locator(".q-card", has_text=f"bench-mark-{n}").get_by_role("button", name="Run once").wait_for()
             page.wait_for_timeout(150)  # the card settles (answering keys wait a moment after a change)
             page.evaluate("window.__clicks = []")
             page.locator(".q-card", has_text=f"bench-mark-{n}").get_by_role("button", name="Run once").click()
-            record = wait_finished(http, run_id)
+            wait_file(stamp)
+            record = wait_finished(http, run_id, every=0.05)
             assert record["status"] == "succeeded", record
             clicked = page.evaluate("window.__clicks[0]")
-            started = int(stamp.read_text()) / 1e6
+            began = int(stamp.read_text()) / 1e6
             if n:
                 rows.append(seen - request["request"]["created_at"])
                 rows_from_post.append(seen - posted_at)
-                clicks_raw.append(started - clicked)
-                clicks.append(started - clicked - shell)
+                clicks_raw.append(began - clicked)
+                clicks.append(began - clicked - shell)
         chromium.close()
     report("browser: the tool asks -> its inbox row is there", rows)
     report("browser: POST /api/runs sent -> its inbox row is there", rows_from_post)
