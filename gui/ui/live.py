@@ -5,10 +5,12 @@ run can publish hundreds of events a second. A page must not touch its elements 
 (wrong slot context, perhaps the wrong thread) and should not re-render once per event. So
 `live_events` gives each page (each NiceGUI client) its own subscription that only *queues*
 events and hands them to the page's handler in batches, inside the page's context, on the
-server's event loop. The first event after a quiet moment goes at once (the loop is woken for it:
-a new request shows in the inbox within milliseconds, not at the next tick); what follows within
-`interval` seconds waits for a `ui.timer` that drains the queue every `interval` seconds, so a run
-publishing hundreds of events a second still costs one redraw per `interval`. The subscription
+server's event loop. An event that comes `soonest` seconds or more after the last batch goes at
+once (the loop is woken for it: a new request shows in the inbox within milliseconds, not at the
+next tick); what comes sooner waits for a `ui.timer` that drains the queue every `interval`
+seconds, so a run publishing hundreds of events a second still costs one redraw per `interval`.
+`soonest` is `interval` unless the page asks for less (the inbox does: a run's next request often
+comes a moment after the last answer). The subscription
 ends when the client is deleted (tab closed, navigated away) or when the timer element is deleted.
 
 Usage, inside a page function (outside any `@ui.refreshable`, which would delete the timer)::
@@ -58,6 +60,7 @@ class LiveEvents:
         *,
         types: Iterable[str] | None = None,
         interval: float = 0.25,
+        soonest: float | None = None,
         max_queue: int = 10_000,
     ) -> None:
         self._handler = handler
@@ -71,7 +74,7 @@ class LiveEvents:
         self._queue: deque[Event] = deque(maxlen=max_queue)
         self.dropped = 0
         self._closed = False
-        self._interval = interval
+        self._soonest = interval if soonest is None else soonest
         self._last = 0.0  # time.monotonic() of the last batch handed over
         self._flushing = False
         self._woken = False  # a wake-up is on its way to the loop
@@ -101,11 +104,12 @@ class LiveEvents:
                     pass
 
     def _wake(self) -> None:
-        """On the loop: hand the queue over now, unless a batch went less than `interval` ago (then
-        the timer takes it) or the page is not connected yet (the timer waits for that)."""
+        """On the loop: hand the queue over now, unless a batch went less than `soonest` ago or one
+        is being handled (then the timer takes it), or the page is not connected yet (the timer
+        waits for that)."""
         self._woken = False
         if (self._closed or self.timer.is_deleted or self._flushing or not self._client.has_socket_connection
-                or time.monotonic() - self._last < self._interval):
+                or time.monotonic() - self._last < self._soonest):
             return
         background_tasks.create(self._flush_here(), name="live events")
 
@@ -155,10 +159,11 @@ def live_events(
     *,
     types: Iterable[str] | None = None,
     interval: float = 0.25,
+    soonest: float | None = None,
 ) -> LiveEvents:
-    """Subscribe the current page to `source` (the engine); `handler(batch)` runs at once for the first
-    event after a quiet `interval`, then at most every `interval` s."""
-    return LiveEvents(source, handler, types=types, interval=interval)
+    """Subscribe the current page to `source` (the engine); `handler(batch)` runs at once for an
+    event `soonest` s (default: `interval`) after the last batch, else within `interval` s."""
+    return LiveEvents(source, handler, types=types, interval=interval, soonest=soonest)
 
 
 __all__ = ["BatchHandler", "LiveEvents", "live_events"]

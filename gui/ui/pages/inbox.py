@@ -49,6 +49,7 @@ HISTORY_KINDS: dict[str, InteractionKind] = {"approval": "approval", "question":
                                              "elicitation": "elicitation"}
 
 PAGE_SIZE = 50
+SOONEST = 0.02  # seconds: a request that comes later than this after the last change shows at once
 STATUS_FILTERS = {"all": N_("All"), "resolved": N_("Answered"), "expired": N_("Expired"), "cancelled": N_("Cancelled")}
 KIND_FILTERS = {"all": N_("All kinds"), "approval": N_("Approvals"), "question": N_("Questions"), "form": N_("Forms")}
 
@@ -123,7 +124,7 @@ class InboxPage:
                     self.history_panel = ui.column().classes("w-full gap-2")
         self._render_list()
         await self._initial_selection()
-        live_events(self.engine, self._on_events, types=("interaction.",))
+        live_events(self.engine, self._on_events, types=("interaction.",), soonest=SOONEST)
         ui.timer(1.0, self._tick)
 
     async def _load_pending(self) -> list[InteractionRecord]:
@@ -237,6 +238,7 @@ class InboxPage:
         self.client.run_javascript(f"history.replaceState(history.state, '', {json.dumps(url)})")
 
     async def _answered(self, record: InteractionRecord, response: InteractionResponse) -> None:
+        __import__('sys').stderr.write('TSTAMP answered %.1f\n' % (__import__('time').time()*1000))
         order = [r.interaction_id for r in self.pending]
         # Asked in the store's listing lane, behind the writes of the run this answer let go on (its
         # command is recorded before it starts): the run starts first, this page redraws after.
@@ -252,8 +254,10 @@ class InboxPage:
         self._update_list()
         # The next one after it in the list as it was; else whatever the list holds now (a request
         # can appear while this answer is sent: the run's next step, another run).
+        __import__('sys').stderr.write('TSTAMP listed %.1f\n' % (__import__('time').time()*1000))
         nxt = next((r for r in self.pending if following and r.interaction_id == following[0]), None)
         self._show(nxt or (self.pending[0] if self.pending else None))
+        __import__('sys').stderr.write('TSTAMP shown %.1f\n' % (__import__('time').time()*1000))
         if self.detail is None and record.request.turn_id:
             with self.detail_box:
                 self.answered = AnsweredCard(record.request.turn_id, open_first=self._open_first)
@@ -302,6 +306,9 @@ class InboxPage:
                 ended[event.interaction_id] = event.record
             elif isinstance(event, InteractionCreated) and event.record.get("status") == "pending":
                 created += 1
+        if not created and not (set(ended) & {r.interaction_id for r in self.pending}) and (
+                self.detail is None or self.detail.interaction_id not in ended) and self.tab != "history":
+            return  # only what this page already shows as gone (its own answers): nothing to draw or ask
         drawn = pending_after(self.pending, events)  # drawn at once; the store is asked after
         self.pending = drawn
         await self._show_changes(ended, created)
