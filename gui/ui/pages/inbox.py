@@ -34,6 +34,7 @@ from gui.ui.components.inbox.answered_card import AnsweredCard
 from gui.ui.components.inbox.detail import InboxDetail
 from gui.ui.components.inbox.history_row import HistoryRow
 from gui.ui.components.inbox.keys import InboxShortcuts
+from gui.ui.components.inbox.pending import pending_after
 from gui.ui.components.inbox.row import InboxRow
 from gui.ui.components.run.dark import add_dark_css
 from gui.ui.live import live_events
@@ -427,19 +428,3 @@ class InboxPage:
         if event.value and event.value != self.history_page:
             self.history_page = int(event.value)
             self._render_history_list(await self._load_history())
-
-
-def pending_after(pending: list[InteractionRecord], events: list[Event]) -> list[InteractionRecord]:
-    """`pending` (newest first) as the events leave it: new requests in, ended ones out. Events are
-    published once stored, so this is what the store holds, without asking it."""
-    by_id = {r.interaction_id: r for r in pending}
-    for event in events:
-        if isinstance(event, InteractionEnded):
-            by_id.pop(event.interaction_id, None)
-        elif (isinstance(event, InteractionCreated) and event.record.get("status") == "pending"
-              and event.interaction_id not in by_id):
-            try:
-                by_id[event.interaction_id] = InteractionRecord.model_validate(event.record)
-            except ValueError:  # not a record this version reads: the store is asked right after
-                continue
-    return sorted(by_id.values(), key=lambda r: r.request.created_at, reverse=True)
