@@ -290,6 +290,15 @@ async def test_unknown_interactions_and_statuses_are_refused(client):
     assert bad.status_code == 422 and bad.json()["detail"].startswith("query.status: Input should be 'pending'")
 
 
+async def test_a_missing_interaction_is_404_before_anything_is_said_about_the_body(client):
+    for body in ({"kind": "approval"}, {"kind": "nonsense"}, [1]):
+        answer = await client.post("/api/interactions/nope/respond", json=body)
+        assert answer.status_code == 404 and answer.json()["detail"] == "there is no interaction nope"
+    empty = await client.post("/api/interactions/nope/respond", content=b"",
+                              headers={"Content-Type": "application/json"})
+    assert empty.status_code == 404
+
+
 async def test_a_scoped_approval_makes_a_rule_listed_and_removable_over_the_api(client, engine):
     run_id, iid = await pending_approval(client, engine)
     answer = await client.post(f"/api/interactions/{iid}/respond",

@@ -81,6 +81,9 @@ def register_api(app: FastAPI, *, engine: EngineProvider, token: str | None, ser
 
     With `phone` (the app's `PhoneAccess`), the pairing gate sits between the two: a request from
     another address passes only as a paired phone (or with the token), see `gui.api.pairing`.
+
+    NiceGUI's own middlewares (added later, by `ui.run`) are swapped for plain ASGI ones that answer
+    in the request's task (`gui.api.plain_middleware`).
     """
     limiter = FailureLimiter()
     given: dict[str, Callable[[], Any] | None] = {"notifier": notifier}
@@ -99,6 +102,9 @@ def register_api(app: FastAPI, *, engine: EngineProvider, token: str | None, ser
     if phone is not None:
         app.add_middleware(PairingGate, phone=phone, token=token)
     app.add_middleware(RequestGate, served=served)  # added last: outermost
+    from gui.api.plain_middleware import use_plain_middleware  # NiceGUI's, imported only by the app
+
+    use_plain_middleware(app)
 
 
 __all__ = ["EngineProvider", "Served", "register_api"]

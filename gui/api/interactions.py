@@ -8,11 +8,11 @@ from fastapi import Query, Request
 from fastapi.responses import Response
 from pydantic import ValidationError
 
-from gui.api.body import json_response, read_json, type_name
+from gui.api.body import json_response, json_response_of, read_json, type_name
 from gui.api.models import CancelBody
 from gui.api.shared import EngineFrom, interaction_json, pydantic_detail
 from gui.core.asks import ApprovalResponse, ApprovalRule, InteractionKind, InteractionStatusFilter
-from gui.core.errors import Invalid, NotFound
+from gui.core.errors import Invalid, NotFound, Unreadable
 
 _RESPONSE_BODY = 'a response like {"kind": "approval", "decision": "approved"}'
 
@@ -22,10 +22,12 @@ async def list_interactions(engine: EngineFrom, status: InteractionStatusFilter 
                             sequence: str | None = None, tool: str | None = None,
                             limit: int = Query(100, ge=1, le=1000),
                             offset: int = Query(0, ge=0, le=10**9)) -> Response:
-    """Newest first; `X-Total-Count` says how many match."""
+    """Newest first; `X-Total-Count` says how many match. The page is written out in a worker thread,
+    as runs are (`gui.api.runs.list_runs`)."""
     page = await engine().interaction_page(status=status, kind=kind, run_id=run_id, sequence=sequence,
                                            tool_name=tool, limit=limit, offset=offset)
-    return json_response([interaction_json(r) for r in page.items], headers={"X-Total-Count": str(page.total)})
+    return await json_response_of(lambda: [interaction_json(r) for r in page.items],
+                                  headers={"X-Total-Count": str(page.total)})
 
 
 async def get_interaction(interaction_id: str, engine: EngineFrom) -> Response:
@@ -36,12 +38,19 @@ async def get_interaction(interaction_id: str, engine: EngineFrom) -> Response:
 
 
 async def respond(interaction_id: str, request: Request, engine: EngineFrom) -> Response:
-    """200 with the result; 409 when it has ended; 422 when the response does not fit."""
+    """200 with the result; 404 when there is no such request (said before anything about the
+    body); 409 when it has ended; 422 when the response does not fit.
+
+    The engine is asked at once (it knows a waiting request without reading the store, and says 404
+    itself); only an answer it refuses for its body costs a look-up, to put a missing request first."""
     eng = engine()
-    if await eng.get_interaction(interaction_id) is None:
-        raise NotFound(f"there is no interaction {interaction_id}")
-    response = _unwrap(interaction_id, await read_json(request, expect=_RESPONSE_BODY))
-    result = await eng.respond(interaction_id, response)
+    try:
+        response = _unwrap(interaction_id, await read_json(request, expect=_RESPONSE_BODY))
+        result = await eng.respond(interaction_id, response)
+    except (Unreadable, Invalid):
+        if await eng.get_interaction(interaction_id) is None:
+            raise NotFound(f"there is no interaction {interaction_id}") from None
+        raise
     return json_response(result.model_dump(mode="json"))
 
 

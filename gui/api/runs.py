@@ -6,7 +6,7 @@ from fastapi import Query, Request
 from fastapi.responses import Response
 from pydantic import ValidationError
 
-from gui.api.body import json_response, read_json, type_name
+from gui.api.body import json_response, json_response_of, read_json, type_name
 from gui.api.models import RUN_BODY, StartRun, StopBody
 from gui.api.shared import EngineFrom, pydantic_detail, record_json
 from gui.core.errors import Invalid, NotFound
@@ -39,10 +39,12 @@ async def list_runs(engine: EngineFrom, limit: int = Query(100, ge=1, le=1000),
                     sequence: str | None = None, started_from: float | None = None,
                     started_to: float | None = None,
                     q: str | None = Query(None, description="text in the sequence's name")) -> Response:
-    """Newest first; `X-Total-Count` says how many match."""
+    """Newest first; `X-Total-Count` says how many match. The page is written out in a worker thread
+    (fifty runs are 135 KB of JSON): an answer to another client goes on meanwhile."""
     page = await engine().run_page(status=status, sequence=sequence, started_from=started_from,
                                    started_to=started_to, text=q, limit=limit, offset=offset)
-    return json_response([record_json(r) for r in page.items], headers={"X-Total-Count": str(page.total)})
+    return await json_response_of(lambda: [record_json(r) for r in page.items],
+                                  headers={"X-Total-Count": str(page.total)})
 
 
 async def get_run(run_id: str, engine: EngineFrom) -> Response:

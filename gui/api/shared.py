@@ -45,16 +45,22 @@ class ApiContext:
     asgi_app: Callable[[], Any] = field(default_factory=lambda: _not_here("the app"))
 
 
-def api_context(request: Request) -> ApiContext:
+# The dependencies are coroutines: FastAPI runs a plain `def` dependency in a worker thread, two
+# thread hand-overs per request for what is an attribute read.
+async def api_context(request: Request) -> ApiContext:
+    return _context(request)
+
+
+def _context(request: Request) -> ApiContext:
     return cast(ApiContext, request.app.state.seqdesk_api)
 
 
-def _engine(request: Request) -> EngineProvider:
-    return api_context(request).engine
+async def _engine(request: Request) -> EngineProvider:
+    return _context(request).engine
 
 
-def _open_engine(request: Request) -> Engine:
-    return api_context(request).engine()
+async def _open_engine(request: Request) -> Engine:
+    return _context(request).engine()
 
 
 Context = Annotated[ApiContext, Depends(api_context)]

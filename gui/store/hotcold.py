@@ -239,14 +239,20 @@ class HotColdStore:
         while the move (three writes, for however many are waiting) follows. A crash in between leaves them hot,
         final, and found as such by every query. True when something waits to be archived."""
         batch: dict[str, tuple[Mapping[str, Any], Fields]] = {}
+        rest: list[tuple[str, Mapping[str, Any], Fields, bool]] = []  # in one `save_all`: one write per segment
         for doc_id, doc, fields, final in items:
             if final and doc_id in self._hot_fields:
+                if rest:
+                    self.save_all(rest)
+                    rest = []
                 batch[doc_id] = (doc, fields)
                 continue
             if batch:
                 self._put_hot_many(batch)
                 batch = {}
-            self.save_all([(doc_id, doc, fields, final)])
+            rest.append((doc_id, doc, fields, final))
+        if rest:
+            self.save_all(rest)
         if batch:
             self._put_hot_many(batch)
         return bool(self._to_archive)

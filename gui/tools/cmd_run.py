@@ -23,7 +23,7 @@ from gui.core.sequences import SlotType
 from gui.core.tools import ModelTool, ShellApproval, ToolContext
 from gui.i18n import N_
 from gui.tools._args import ToolArgs, excerpt, invalid, parse_args
-from gui.tools.processes import GO, WRAPPER, parent_death_signal, start_time
+from gui.tools.processes import GO, WRAPPER, death_prefix, parent_death_signal, start_time
 
 ASKS_TO_RUN = N_("the sequence step asks to run this command")  # N_: the inbox shows it translated
 MAX_OUTPUT_BYTES = 10 * 1024 * 1024
@@ -123,9 +123,10 @@ async def _start(command: str, cwd: Path) -> asyncio.subprocess.Process:
     try:
         if os.name != "posix":
             return await asyncio.create_subprocess_shell(command, stdin=asyncio.subprocess.DEVNULL, **pipes)
-        return await asyncio.create_subprocess_exec("/bin/sh", "-c", WRAPPER, "seqdesk", command,
+        armed = death_prefix()  # no preexec_fn where it can: that would fork the whole app
+        return await asyncio.create_subprocess_exec(*armed, "/bin/sh", "-c", WRAPPER, "seqdesk", command,
                                                     stdin=asyncio.subprocess.PIPE,
-                                                    preexec_fn=parent_death_signal(), **pipes)
+                                                    preexec_fn=None if armed else parent_death_signal(), **pipes)
     except OSError as exc:
         raise ToolError(N_("could not start the command: {reason}").format(reason=exc)) from None
 

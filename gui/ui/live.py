@@ -4,10 +4,14 @@ The engine's `EventBus` calls its subscribers synchronously, from whatever threa
 run can publish hundreds of events a second. A page must not touch its elements from that callback
 (wrong slot context, perhaps the wrong thread) and should not re-render once per event. So
 `live_events` gives each page (each NiceGUI client) its own subscription that only *queues*
-events, and a `ui.timer` in the page drains the queue every `interval` seconds and hands the whole
-batch to the page's handler, inside the page's context, on the server's event loop. The
-subscription ends when the client is deleted (tab closed, navigated away) or when the timer
-element is deleted.
+events and hands them to the page's handler in batches, inside the page's context, on the
+server's event loop. An event that comes `soonest` seconds or more after the last batch goes at
+once (the loop is woken for it: a new request shows in the inbox within milliseconds, not at the
+next tick); what comes sooner waits for a `ui.timer` that drains the queue every `interval`
+seconds, so a run publishing hundreds of events a second still costs one redraw per `interval`.
+`soonest` is `interval` unless the page asks for less (the inbox does: a run's next request often
+comes a moment after the last answer). The subscription
+ends when the client is deleted (tab closed, navigated away) or when the timer element is deleted.
 
 Usage, inside a page function (outside any `@ui.refreshable`, which would delete the timer)::
 
@@ -25,13 +29,15 @@ counts them: handlers that re-read state on any batch (rather than replaying eve
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 import logging
+import time
 from collections import deque
 from collections.abc import Awaitable, Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
-from nicegui import context, ui
+from nicegui import background_tasks, context, core, ui
 
 from gui.core.events import Event
 
@@ -44,7 +50,8 @@ BatchHandler = Callable[[list[Event]], Awaitable[Any] | Any]
 
 
 class LiveEvents:
-    """One page's subscription to the bus: queue on publish, flush in batches on a `ui.timer`."""
+    """One page's subscription to the bus: queue on publish, flush the first at once, then in batches
+    on a `ui.timer`."""
 
     def __init__(
         self,
@@ -53,6 +60,7 @@ class LiveEvents:
         *,
         types: Iterable[str] | None = None,
         interval: float = 0.25,
+        soonest: float | None = None,
         max_queue: int = 10_000,
     ) -> None:
         self._handler = handler
@@ -66,9 +74,15 @@ class LiveEvents:
         self._queue: deque[Event] = deque(maxlen=max_queue)
         self.dropped = 0
         self._closed = False
+        self._soonest = interval if soonest is None else soonest
+        self._last = 0.0  # time.monotonic() of the last batch handed over
+        self._flushing = False
+        self._woken = False  # a wake-up is on its way to the loop
+        self._loop = asyncio.get_running_loop()
+        self._client = context.client
         self._unsubscribe = source.subscribe(self._receive)
         self.timer = ui.timer(interval, self._flush)
-        context.client.on_delete(self.close)
+        self._client.on_delete(self.close)
 
     def wants(self, event: Event) -> bool:
         return self._all or event.type in self._exact or event.type.startswith(self._prefixes)
@@ -82,16 +96,47 @@ class LiveEvents:
             if len(self._queue) == self._queue.maxlen:
                 self.dropped += 1
             self._queue.append(event)
+            if not self._woken:
+                self._woken = True
+                try:
+                    self._loop.call_soon_threadsafe(self._wake)
+                except RuntimeError:  # the loop is closed: the app is ending
+                    pass
+
+    def _wake(self) -> None:
+        """On the loop: hand the queue over now, unless a batch went less than `soonest` ago or one
+        is being handled (then the timer takes it), or the page is not connected yet (the timer
+        waits for that)."""
+        self._woken = False
+        if (self._closed or self.timer.is_deleted or self._flushing or not self._client.has_socket_connection
+                or time.monotonic() - self._last < self._soonest):
+            return
+        background_tasks.create(self._flush_here(), name="live events")
+
+    async def _flush_here(self) -> None:
+        parent = self.timer.parent_slot
+        if parent is None or self.timer.is_deleted:
+            return
+        with parent:
+            try:
+                await self._flush()
+            except Exception as exc:  # as the timer would: reported, the page goes on
+                core.app.handle_exception(exc)
 
     async def _flush(self) -> None:
-        if not self._queue or self._closed:
+        if not self._queue or self._closed or self._flushing:
             return
-        batch: list[Event] = []
-        while self._queue:
-            batch.append(self._queue.popleft())
-        result = self._handler(batch)
-        if inspect.isawaitable(result):
-            await result
+        self._flushing = True
+        self._last = time.monotonic()
+        try:
+            batch: list[Event] = []
+            while self._queue:
+                batch.append(self._queue.popleft())
+            result = self._handler(batch)
+            if inspect.isawaitable(result):
+                await result
+        finally:
+            self._flushing = False
 
     async def flush(self) -> None:
         """Hand over what is queued now (tests, or a page that wants to catch up at once)."""
@@ -114,9 +159,11 @@ def live_events(
     *,
     types: Iterable[str] | None = None,
     interval: float = 0.25,
+    soonest: float | None = None,
 ) -> LiveEvents:
-    """Subscribe the current page to `source` (the engine); `handler(batch)` runs at most every `interval` s."""
-    return LiveEvents(source, handler, types=types, interval=interval)
+    """Subscribe the current page to `source` (the engine); `handler(batch)` runs at once for an
+    event `soonest` s (default: `interval`) after the last batch, else within `interval` s."""
+    return LiveEvents(source, handler, types=types, interval=interval, soonest=soonest)
 
 
 __all__ = ["BatchHandler", "LiveEvents", "live_events"]

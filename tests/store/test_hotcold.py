@@ -248,3 +248,28 @@ def test_a_corrupt_index_file_raises_at_open(tmp_path):
     (tmp_path / "history" / "runs-0001.index.json").write_text('{"ids": "r1"}')
     with pytest.raises(CorruptDatabaseError):
         open_store(tmp_path)
+
+
+def test_settling_many_new_final_documents_writes_each_segment_once(tmp_path, monkeypatch):
+    """A batch of new final documents is appended together (one write per segment it fills), not one
+    write of the latest segment per document, which made 100,000 take hours; order is kept around a
+    hot document that ends in the same batch."""
+    from gui.store.history import History
+
+    store = open_store(tmp_path, segment_docs=100)
+    store.put_hot("live", {"n": -1})
+    written: list[int] = []
+    write = History._write
+
+    def counted(self: History, seg: int, batch: dict) -> None:
+        written.append(seg)
+        write(self, seg, batch)
+
+    monkeypatch.setattr(History, "_write", counted)
+    items = [(f"r{n}", {"n": n}, {}, True) for n in range(250)]
+    items += [("live", {"n": -1, "ended": True}, {}, True)]
+    items += [(f"s{n}", {"n": n}, {}, True) for n in range(10)]
+    assert store.settle_all(items)  # the hot one waits to be archived
+    assert written == [1, 2, 3, 3]
+    assert store.count_history() == 260
+    assert store.get("live") == {"n": -1, "ended": True}

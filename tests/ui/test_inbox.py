@@ -274,3 +274,16 @@ async def test_after_the_last_answer_the_inbox_points_back_to_the_run(user: User
     await user.should_see("Your answer was sent. Nothing else is waiting for you.", retries=R)
     link = next(iter(user.find(marker="see-run").elements))
     assert link.props["href"] == f"/run/{run_id}"
+
+
+async def test_a_new_request_joins_the_list_beside_the_ones_shown(user: User):
+    await engine().interactions.request(shell("older"))
+    await user.open("/inbox")
+    await user.should_see(marker="inbox-row-older")
+    await engine().interactions.request(shell("newer"))
+    await user.should_see(marker="inbox-row-newer", retries=R)
+    await user.should_see("Needs you (2)", retries=R)
+    await user.should_see(marker="inbox-row-older")
+    await engine().interactions.respond("older", ApprovalResponse(decision="approved"))
+    await user.should_not_see(marker="inbox-row-older", retries=R)
+    await user.should_see(marker="inbox-row-newer")

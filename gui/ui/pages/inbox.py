@@ -12,6 +12,7 @@ someone is typing in: the opened request is only rebuilt when the person opens a
 
 from __future__ import annotations
 
+import asyncio
 import json
 import math
 from typing import TYPE_CHECKING, Any
@@ -33,6 +34,7 @@ from gui.ui.components.inbox.answered_card import AnsweredCard
 from gui.ui.components.inbox.detail import InboxDetail
 from gui.ui.components.inbox.history_row import HistoryRow
 from gui.ui.components.inbox.keys import InboxShortcuts
+from gui.ui.components.inbox.pending import pending_after
 from gui.ui.components.inbox.row import InboxRow
 from gui.ui.components.run.dark import add_dark_css
 from gui.ui.live import live_events
@@ -48,6 +50,7 @@ HISTORY_KINDS: dict[str, InteractionKind] = {"approval": "approval", "question":
                                              "elicitation": "elicitation"}
 
 PAGE_SIZE = 50
+SOONEST = 0.02  # seconds: a request that comes later than this after the last change shows at once
 STATUS_FILTERS = {"all": N_("All"), "resolved": N_("Answered"), "expired": N_("Expired"), "cancelled": N_("Cancelled")}
 KIND_FILTERS = {"all": N_("All kinds"), "approval": N_("Approvals"), "question": N_("Questions"), "form": N_("Forms")}
 
@@ -118,7 +121,7 @@ class InboxPage:
                     self.history_panel = ui.column().classes("w-full gap-2")
         self._render_list()
         await self._initial_selection()
-        live_events(self.engine, self._on_events, types=("interaction.",))
+        live_events(self.engine, self._on_events, types=("interaction.",), soonest=SOONEST)
         ui.timer(1.0, self._tick)
 
     async def _load_pending(self) -> list[InteractionRecord]:
@@ -156,6 +159,28 @@ class InboxPage:
                         "text-sm opacity-70").mark("page-range")
                     ui.pagination(1, pages, direction_links=True, value=self.page,
                                   on_change=self._page_changed).props("max-pages=6 boundary-numbers")
+
+    def _update_list(self) -> None:
+        """Draw the list as `self.pending` now is: on a list of one page, only the rows that came or
+        went (a new request shows without redrawing the other forty-nine); otherwise all of it."""
+        shown = [r.interaction_id for r in self.pending]
+        if (self.page != 1 or len(shown) > PAGE_SIZE or len(self.rows) >= PAGE_SIZE or not self.rows
+                or not shown or self.new_pill.visible):
+            self._render_list()
+            return
+        if shown == list(self.rows):
+            return
+        for gone in set(self.rows) - set(shown):
+            self.list_box.remove(self.rows.pop(gone))
+        selected = self.detail.interaction_id if self.detail is not None else None
+        for index, record in enumerate(self.pending):
+            iid = record.interaction_id
+            if iid not in self.rows:
+                with self.list_box:
+                    row = InboxRow(record, seen=iid in self.seen, selected=iid == selected, on_open=self._open)
+                row.move(target_index=index)
+                self.rows[iid] = row
+        self.rows = {iid: self.rows[iid] for iid in shown}
 
     def _page_changed(self, event: Any) -> None:
         if event.value and event.value != self.page:
@@ -210,7 +235,10 @@ class InboxPage:
         self.client.run_javascript(f"history.replaceState(history.state, '', {json.dumps(url)})")
 
     async def _answered(self, record: InteractionRecord, response: InteractionResponse) -> None:
+        __import__('sys').stderr.write('TSTAMP answered %.1f\n' % (__import__('time').time()*1000))
         order = [r.interaction_id for r in self.pending]
+        # Asked in the store's listing lane, behind the writes of the run this answer let go on (its
+        # command is recorded before it starts): the run starts first, this page redraws after.
         self.pending = await self._load_pending()
         still = {r.interaction_id for r in self.pending}
         position = order.index(record.interaction_id) if record.interaction_id in order else 0
@@ -220,11 +248,13 @@ class InboxPage:
         tool = fmt.tool_name(record.request)
         if isinstance(response, ApprovalResponse) and response.widens and tool:
             await self._show_allowed(tool, response)
-        self._render_list()
+        self._update_list()
         # The next one after it in the list as it was; else whatever the list holds now (a request
         # can appear while this answer is sent: the run's next step, another run).
+        __import__('sys').stderr.write('TSTAMP listed %.1f\n' % (__import__('time').time()*1000))
         nxt = next((r for r in self.pending if following and r.interaction_id == following[0]), None)
         self._show(nxt or (self.pending[0] if self.pending else None))
+        __import__('sys').stderr.write('TSTAMP shown %.1f\n' % (__import__('time').time()*1000))
         if self.detail is None and record.request.turn_id:
             with self.detail_box:
                 self.answered = AnsweredCard(record.request.turn_id, open_first=self._open_first)
@@ -273,23 +303,36 @@ class InboxPage:
                 ended[event.interaction_id] = event.record
             elif isinstance(event, InteractionCreated) and event.record.get("status") == "pending":
                 created += 1
-        self.pending = await self._load_pending()
+        if not created and not (set(ended) & {r.interaction_id for r in self.pending}) and (
+                self.detail is None or self.detail.interaction_id not in ended) and self.tab != "history":
+            return  # only what this page already shows as gone (its own answers): nothing to draw or ask
+        drawn = pending_after(self.pending, events)  # drawn at once; the store is asked after
+        self.pending = drawn
+        await self._show_changes(ended, created)
+        stored = await self._load_pending()
+        self.pending = stored
+        now, shown = {r.interaction_id for r in stored}, {r.interaction_id for r in drawn}
+        if now != shown:  # what the events did not say (before this page listened): drawn as well
+            await self._show_changes({}, len(now - shown), changed=True)
+
+    async def _show_changes(self, ended: dict[str, dict[str, Any]], created: int, *, changed: bool = False) -> None:
         self.tab_pending.set_label(self._pending_label())
         detail = self.detail
         if detail is not None and detail.interaction_id in ended and detail.record.status == "pending":
             detail.show_ended(InteractionRecord.model_validate(ended[detail.interaction_id]))
-        if created or ended:
+        if created or ended or changed:
             self.keys.settle()  # the list changed under the person: answering keys wait a moment
-        if created or ended:
             if self.hovered:
                 self.stale_new += created
                 self.new_pill.set_text(_("{n} new · Show").format(n=self.stale_new) if self.stale_new
                                       else _("Updated · Show"))
                 self.new_pill.set_visibility(True)
             else:
-                self._render_list()
+                self._update_list()
         if self.detail is None and self.pending and not self.hovered:
-            self._show(self.pending[0])
+            await asyncio.sleep(0)  # the new row goes to the browser first; the opened request follows
+            if self.detail is None and self.pending and not self.hovered:
+                self._show(self.pending[0])
         if self.answered is not None:
             self.answered.follow(len(self.pending))  # the words beside the list follow the list
         if self.history_built and self.tab == "history":
