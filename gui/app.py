@@ -126,6 +126,21 @@ async def open_operations(settings: Settings | None = None) -> Operations:
     return rt.engine
 
 
+async def app_door(settings: Settings) -> Operations:
+    """The door of the app that serves the settings' data folder (`seqdesk ask`: only a person in
+    the app can answer); Unavailable when none does."""
+    from gui.core.errors import Unavailable
+    from gui.remote import remote_for
+
+    if settings.memory:
+        raise Unavailable("SEQDESK_MEMORY is set: no SeqDesk app serves a data folder to ask in")
+    folder = resolve_data_dir(settings)
+    remote = remote_for(folder, settings.token)
+    if remote is None:
+        raise Unavailable(f"SeqDesk is not open on the data folder {folder}: start it (seqdesk), then ask again")
+    return remote
+
+
 def start_app(args: argparse.Namespace, settings: Settings) -> int:
     from gui.second_launch import focus_running, tell_person
 

@@ -27,6 +27,7 @@ from gui.atomic import atomic_write
 from gui.core.asks import ApprovalRule, InteractionKind, InteractionRecord, InteractionResult, InteractionStatusFilter
 from gui.core.causes import CancelReason, EndCause
 from gui.core.door import (
+    AskState,
     EventListener,
     McpServerChange,
     McpServerListing,
@@ -35,6 +36,7 @@ from gui.core.door import (
     McpServerState,
     McpServerView,
     Page,
+    ProgramAsk,
     RunFollower,
     Saved,
     condition_holds,
@@ -327,6 +329,17 @@ class RemoteEngine:
         body = await self._request("POST", f"/api/interactions/{quote(interaction_id, safe='')}/cancel",
                                    json={"reason": reason})
         return bool(body.get("cancelled"))
+
+    # -- a program asking the person -----------------------------------------------------------
+    async def ask(self, ask: ProgramAsk) -> AskState:
+        return AskState.model_validate(await self._request("POST", "/api/asks", json=ask.model_dump(mode="json")))
+
+    async def ask_state(self, ask_id: str, wait: float = 0.0) -> AskState:
+        return AskState.model_validate(await self._request("GET", f"/api/asks/{quote(ask_id, safe='')}",
+                                                           params={"wait": wait}))
+
+    async def withdraw_ask(self, ask_id: str) -> AskState:
+        return AskState.model_validate(await self._request("DELETE", f"/api/asks/{quote(ask_id, safe='')}"))
 
     # -- approval rules ------------------------------------------------------------------------
     async def approval_rules(self) -> list[ApprovalRule]:
