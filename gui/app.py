@@ -126,19 +126,47 @@ async def open_operations(settings: Settings | None = None) -> Operations:
     return rt.engine
 
 
-async def app_door(settings: Settings) -> Operations:
-    """The door of the app that serves the settings' data folder (`seqdesk ask`: only a person in
-    the app can answer); Unavailable when none does."""
+async def app_door(settings: Settings, *, start: bool = False) -> Operations:
+    """The door of the app that serves the settings' data folder (one app per folder, whichever door
+    comes first): with `start`, started in the background when none does (`seqdesk mcp`: what it runs
+    asks the person there); without, Unavailable then (`seqdesk ask`)."""
     from gui.core.errors import Unavailable
     from gui.remote import remote_for
 
     if settings.memory:
-        raise Unavailable("SEQDESK_MEMORY is set: no SeqDesk app serves a data folder to ask in")
+        raise Unavailable("SEQDESK_MEMORY is set: no SeqDesk app serves a data folder")
     folder = resolve_data_dir(settings)
     remote = remote_for(folder, settings.token)
+    if remote is None and start:
+        import asyncio
+
+        from gui.second_launch import start_background
+
+        await asyncio.to_thread(start_background, folder, settings.token)
+        remote = remote_for(folder, settings.token)
     if remote is None:
         raise Unavailable(f"SeqDesk is not open on the data folder {folder}: start it (seqdesk), then ask again")
     return remote
+
+
+def _until_unneeded(ctx: AppContext, pid: int | None) -> Any:
+    """For an app started in the background for `pid`: what ends it once that program has gone and
+    nothing runs or waits there (`gui.second_launch.close_when_unneeded`); None for a person's app."""
+    if pid is None:
+        return None
+
+    async def busy() -> bool:
+        engine = ctx.slot.engine
+        return engine is not None and (bool(engine.runner.active_ids()) or bool(await engine.pending()))
+
+    async def watch(joined: Any) -> None:
+        from nicegui import app
+
+        from gui.second_launch import close_when_unneeded
+
+        await close_when_unneeded(pid, busy, joined, app.shutdown)
+
+    return watch
 
 
 def start_app(args: argparse.Namespace, settings: Settings) -> int:
@@ -172,12 +200,13 @@ def start_app(args: argparse.Namespace, settings: Settings) -> int:
         tell_person(message)
         return 2
     local = "127.0.0.1" if host in ("0.0.0.0", "::") or is_loopback(host) else host
-    create_app(settings=settings.model_copy(update={"data": data_dir, "memory": False}),
-               served=Served.at(host, port), token=token, url=f"http://{url_host(local)}:{port}")
+    ctx = create_app(settings=settings.model_copy(update={"data": data_dir, "memory": False}),
+                     served=Served.at(host, port), token=token, url=f"http://{url_host(local)}:{port}")
+    from gui.second_launch import background_for
     from gui.window import run_ui
 
     code = run_ui(host=host, port=port, browser_only=args.browser, token=token, browser=settings.browser,
-                  data_dir=data_dir)
+                  data_dir=data_dir, background=_until_unneeded(ctx, background_for()))
     if code not in (0, None) and not args.browser:
         tell_person(f"SeqDesk stopped at start-up (exit code {code}); port {port} may be in use by another "
                     "program. Start it again, or choose another port with --port.")

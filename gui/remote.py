@@ -432,12 +432,12 @@ def read_endpoint(folder: Path) -> dict[str, Any] | None:
     except (OSError, ValueError):
         return None
     pid = data.get("pid")
-    if not isinstance(pid, int) or not _alive(pid) or not isinstance(data.get("url"), str):
+    if not isinstance(pid, int) or not pid_alive(pid) or not isinstance(data.get("url"), str):
         return None
     return data
 
 
-def _alive(pid: int) -> bool:
+def pid_alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
