@@ -104,13 +104,18 @@ def resolve_data_dir(settings: Settings) -> Path:
     return data_dir({ENV_VAR: str(settings.data)} if settings.data is not None else {})
 
 
-async def open_operations(settings: Settings | None = None) -> Operations:
+async def open_operations(settings: Settings | None = None, *, app: bool = False) -> Operations:
     """The door for the CLI and `seqdesk mcp`: the engine opened here on the data folder, or, when
-    the app holds the folder, the app itself through its HTTP API (its inbox then answers)."""
+    the app holds the folder, the app itself through its HTTP API (its inbox then answers). With
+    `app` (`seqdesk run`), always an app: started in the background when none serves the folder, so
+    the SeqDesk a person starts meanwhile joins it; this caller still answers its run's requests
+    (at its terminal, or as it does without one) unless a person's app holds the folder."""
     from gui.remote import remote_for
     from gui.store.lock import DataFolderInUseError
 
     settings = settings or load_settings()
+    if app and not settings.memory:
+        return await app_door(settings, start=True, answered_here=True)
     if settings.memory:
         rt = await open_runtime(memory=True, mcp_wait=10.0)
     else:
@@ -126,24 +131,25 @@ async def open_operations(settings: Settings | None = None) -> Operations:
     return rt.engine
 
 
-async def app_door(settings: Settings, *, start: bool = False) -> Operations:
+async def app_door(settings: Settings, *, start: bool = False, answered_here: bool = False) -> Operations:
     """The door of the app that serves the settings' data folder (one app per folder, whichever door
     comes first): with `start`, started in the background when none does (`seqdesk mcp`: what it runs
-    asks the person there); without, Unavailable then (`seqdesk ask`)."""
+    asks the person there); without, Unavailable then (`seqdesk ask`). `answered_here`: the caller
+    answers its runs' requests itself when the app is one started in the background (`seqdesk run`)."""
     from gui.core.errors import Unavailable
     from gui.remote import remote_for
 
     if settings.memory:
         raise Unavailable("SEQDESK_MEMORY is set: no SeqDesk app serves a data folder")
     folder = resolve_data_dir(settings)
-    remote = remote_for(folder, settings.token)
+    remote = remote_for(folder, settings.token, answered_here=answered_here)
     if remote is None and start:
         import asyncio
 
         from gui.second_launch import start_background
 
         await asyncio.to_thread(start_background, folder, settings.token)
-        remote = remote_for(folder, settings.token)
+        remote = remote_for(folder, settings.token, answered_here=answered_here)
     if remote is None:
         raise Unavailable(f"SeqDesk is not open on the data folder {folder}: start it (seqdesk), then ask again")
     return remote

@@ -55,10 +55,13 @@ _RESULT: TypeAdapter[InteractionResult] = TypeAdapter(InteractionResult)
 class RemoteEngine:
     """The operations, sent to the app at `url`."""
 
-    def __init__(self, url: str, token: str | None = None, *, client: httpx.AsyncClient | None = None) -> None:
+    def __init__(self, url: str, token: str | None = None, *, client: httpx.AsyncClient | None = None,
+                 answered_here: bool = False) -> None:
         headers = {"Authorization": f"Bearer {token}"} if token else {}
         self.url = url
-        self._inbox = url.rstrip("/") + "/inbox"
+        # An app started in the background for a door (`gui.second_launch`): the caller answers its own
+        # run's requests, as it would with the engine in its own process; its inbox has them too.
+        self._inbox = None if answered_here else url.rstrip("/") + "/inbox"
         self._client = client or httpx.AsyncClient(base_url=url, headers=headers,
                                                    timeout=httpx.Timeout(30, read=None))
 
@@ -419,10 +422,12 @@ def _event(line: str) -> Event | None:
         return None
 
 
-def write_endpoint(folder: Path, url: str, *, token_required: bool) -> Path:
-    """Where the app listens, for the CLI and `seqdesk mcp`; whether it wants a token, never the token."""
+def write_endpoint(folder: Path, url: str, *, token_required: bool, background: bool = False) -> Path:
+    """Where the app listens, for the CLI and `seqdesk mcp`; whether it wants a token, never the token;
+    whether it was started in the background for a program (`gui.second_launch.start_background`)."""
     path = folder / ENDPOINT_FILE
-    atomic_write(path, json.dumps({"url": url, "token_required": token_required, "pid": os.getpid()}).encode())
+    atomic_write(path, json.dumps({"url": url, "token_required": token_required, "pid": os.getpid(),
+                                   "background": background}).encode())
     return path
 
 
@@ -447,13 +452,14 @@ def pid_alive(pid: int) -> bool:
     return True
 
 
-def remote_for(folder: Path, token: str | None) -> RemoteEngine | None:
+def remote_for(folder: Path, token: str | None, *, answered_here: bool = False) -> RemoteEngine | None:
     """The client for the app that holds `folder`, if one does; Refused when it needs a token the
-    caller does not have."""
+    caller does not have. `answered_here`: the caller answers its runs' requests when the app was
+    started in the background for a program (see `RemoteEngine`)."""
     endpoint = read_endpoint(folder)
     if endpoint is None:
         return None
     if endpoint.get("token_required") and not token:
         raise Refused(f"the SeqDesk app at {endpoint['url']} holds this data folder and was started with "
                       "a token: set SEQDESK_TOKEN to that token to reach it")
-    return RemoteEngine(endpoint["url"], token)
+    return RemoteEngine(endpoint["url"], token, answered_here=answered_here and bool(endpoint.get("background")))

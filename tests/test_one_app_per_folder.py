@@ -1,11 +1,13 @@
 """One app per data folder, whichever door comes first: `seqdesk mcp` on a folder no app serves starts the
 app in the background (no window) and goes through it, so a person can answer what the agent's runs ask;
 the SeqDesk a person starts afterwards joins it (it opens its window) instead of refusing; and an app
-started for a program ends once that program has gone, unless a person joined it."""
+started for a program ends once that program has gone, unless a person joined it. `seqdesk run` runs in
+such an app too (answering its requests at its terminal, as before), so a person's SeqDesk joins it."""
 
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import signal
 import subprocess
@@ -101,3 +103,29 @@ async def _pending(app: httpx.AsyncClient) -> dict[str, Any]:
         return items[0] if items else None
 
     return await wait_until(found, "the agent's approval in the app's inbox", timeout=T)
+
+
+def test_a_person_starting_seqdesk_during_a_terminals_run_joins_the_app_it_runs_in(tmp_path):
+    data = tmp_path / "data"
+    opened, browser = tmp_path / "browser-args", tmp_path / "browser"
+    browser.write_text(f'#!/bin/sh\necho "$@" > "{opened}"\nexec sleep 60\n')
+    browser.chmod(0o755)
+    sequence = tmp_path / "wait.json"
+    sequence.write_text(json.dumps({"name": "wait", "groups": [{"name": "g", "in": {}, "out": {}, "tools":
+                                    '{"tool": "cmd_run", "args": {"command": "sleep 120"}} ;'}]}))
+    env = {**clean_env(data), "DISPLAY": ":99", "SEQDESK_BROWSER": str(browser)}
+    run = subprocess.Popen([sys.executable, "-m", "gui", "run", str(sequence), "--yes"], cwd=ROOT, env=env,
+                           stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        endpoint = wait_until_sync(lambda: read_endpoint(data), "the run's app to serve the folder", timeout=T)
+        joined = subprocess.run([sys.executable, "-m", "gui"], cwd=ROOT, capture_output=True, text=True, timeout=T,
+                                env={**clean_env(data), "SEQDESK_NO_DIALOG": "1"})
+        assert joined.returncode == 0, joined.stderr
+        assert "already open" in joined.stderr
+        said = wait_until_sync(lambda: opened.exists() and opened.read_text(), "the app to open its window")
+        assert f"--app={endpoint['url']}/" in said
+        assert run.poll() is None  # the run goes on in the app the person now has open
+    finally:
+        run.send_signal(signal.SIGINT)
+        run.communicate(timeout=T)
+        stop_app(data)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -19,8 +20,17 @@ from gui.core.causes import CAUSES, EndCause
 from gui.core.door import Operations
 from gui.core.errors import SeqDeskError, Unreadable
 from gui.core.runs import AmbiguousRunIdError, ResumeRefused, RunRecord
-from gui.core.sequences import NUMBER_HOOKS, DslError, RunArgsError, load_json_text, text_problem
+from gui.core.sequences import (
+    NUMBER_HOOKS,
+    DslError,
+    RunArgsError,
+    load_json_text,
+    surrogate_loc,
+    text_problem,
+)
 from gui.i18n import _
+
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 
 
 def add_run_commands(sub: Any) -> None:
@@ -180,15 +190,21 @@ def _read_target(target: str) -> str | None:
     return read_file(target)
 
 
-async def connect(args: argparse.Namespace) -> Operations:
+def _carried(run_args: dict[str, Any], text: str | None) -> bool:
+    """Whether the app's API can carry this run's args and document: it refuses text that is not valid
+    Unicode (a lone surrogate, `\\ud800`), so such a run goes on in this process, as it always did."""
+    return surrogate_loc(run_args) is None and (text is None or _SURROGATE_ESCAPE.search(text) is None)
+
+
+async def connect(args: argparse.Namespace, *, app: bool = False) -> Operations:
     from gui.app import open_operations
 
-    return await open_operations(getattr(args, "settings", None))
+    return await open_operations(getattr(args, "settings", None), app=app)
 
 
 async def _run(args: argparse.Namespace, run_args: dict[str, Any]) -> int:
     text = _read_target(args.target)
-    ops = await connect(args)
+    ops = await connect(args, app=_carried(run_args, text))
     try:
         record = await _run_with(ops, args, text, run_args)
     except RunArgsError as exc:
@@ -208,7 +224,7 @@ async def _run(args: argparse.Namespace, run_args: dict[str, Any]) -> int:
 
 
 async def _resume(args: argparse.Namespace) -> int:
-    ops = await connect(args)
+    ops = await connect(args, app=True)
     try:
         if ops.inbox_url is not None:
             _err(_("(the SeqDesk app is open on this data folder: the run happens there, at {url})").format(
