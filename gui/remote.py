@@ -49,6 +49,7 @@ from gui.core.sequences import Sequence, ValidationResult, check_document, help_
 from gui.core.tools import ServerInfo, ToolListing
 
 ENDPOINT_FILE = "seqdesk.endpoint.json"
+STOP_SECONDS = 10.0
 _RESULT: TypeAdapter[InteractionResult] = TypeAdapter(InteractionResult)
 
 
@@ -64,6 +65,7 @@ class RemoteEngine:
         self._inbox = None if answered_here else url.rstrip("/") + "/inbox"
         self._client = client or httpx.AsyncClient(base_url=url, headers=headers,
                                                    timeout=httpx.Timeout(30, read=None))
+        self._stopping: set[asyncio.Future[bool]] = set()  # stops sent for callers that gave up: `close` awaits them
 
     @property
     def inbox_url(self) -> str | None:
@@ -284,7 +286,10 @@ class RemoteEngine:
                         if isinstance(event, RunFinished) and event.run_id == run_id:
                             break
             except asyncio.CancelledError:  # its caller gave up: the app records who
-                await asyncio.shield(self.stop(run_id, gave_up))
+                stopping = asyncio.ensure_future(self.stop(run_id, gave_up))
+                self._stopping.add(stopping)
+                stopping.add_done_callback(self._stopping.discard)
+                await asyncio.shield(stopping)
                 raise
         record = await self.get_run(run_id)
         if record is None:
@@ -384,6 +389,10 @@ class RemoteEngine:
         return True
 
     async def close(self) -> None:
+        """After the stops still on their way (a caller gave up just before this door closes): the app
+        records who stopped those runs, even when the caller's process is about to end."""
+        if self._stopping:
+            await asyncio.wait(self._stopping, timeout=STOP_SECONDS)
         await self._client.aclose()
 
 

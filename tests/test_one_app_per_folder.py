@@ -17,10 +17,10 @@ from typing import Any
 
 import httpx
 from mcp import Client, StdioServerParameters
-from support.app import ROOT, clean_env
+from support.app import ROOT, clean_env, process_gone
 from support.waiting import wait_until, wait_until_sync
 
-from gui.remote import pid_alive, read_endpoint
+from gui.remote import read_endpoint
 
 T = 120.0  # the app starts in a few seconds; on a loaded machine, in tens of them
 HELLO = {"name": "hello", "description": "asks before it runs",
@@ -40,14 +40,7 @@ def stop_app(data: Path) -> None:
         return
     pid = int(endpoint["pid"])
     os.kill(pid, signal.SIGTERM)
-    wait_until_sync(lambda: not pid_alive(pid) or _zombie(pid), "the background app to end", timeout=30)
-
-
-def _zombie(pid: int) -> bool:
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().split()[2] == "Z"
-    except OSError:
-        return True
+    wait_until_sync(lambda: process_gone(pid), "the background app to end", timeout=30)
 
 
 async def test_the_agents_approval_waits_in_an_app_started_for_it_and_the_person_joins_it(tmp_path):
@@ -93,7 +86,7 @@ async def test_an_app_started_for_an_agent_ends_once_the_agent_has_gone(tmp_path
     try:
         await wait_until(lambda: read_endpoint(data) is None, "the app to end after the agent", timeout=T)
     finally:
-        if pid_alive(pid) and not _zombie(pid):
+        if not process_gone(pid):
             os.kill(pid, signal.SIGTERM)
 
 
