@@ -110,13 +110,18 @@ def resolve_data_dir(settings: Settings) -> Path:
     return data_dir({ENV_VAR: str(settings.data)} if settings.data is not None else {})
 
 
-async def open_operations(settings: Settings | None = None) -> Operations:
+async def open_operations(settings: Settings | None = None, *, app: bool = False) -> Operations:
     """The door for the CLI and `seqdesk mcp`: the engine opened here on the data folder, or, when
-    the app holds the folder, the app itself through its HTTP API (its inbox then answers)."""
+    the app holds the folder, the app itself through its HTTP API (its inbox then answers). With
+    `app` (`seqdesk run`), always an app: started in the background when none serves the folder, so
+    the SeqDesk a person starts meanwhile joins it; this caller still answers its run's requests
+    (at its terminal, or as it does without one) unless a person's app holds the folder."""
     from gui.runtime import open_runtime
     from gui.store.lock import DataFolderInUseError
 
     settings = settings or load_settings()
+    if app and not settings.memory and settings.store is None:  # a team's database has no folder to serve
+        return await app_door(settings, start=True, answered_here=True)
     if settings.memory:
         rt = await open_runtime(memory=True, mcp_wait=10.0, manage_mcp=False)
     elif settings.store is not None:  # a team's database: every process opens it, none holds it alone
@@ -134,6 +139,50 @@ async def open_operations(settings: Settings | None = None) -> Operations:
             return remote
     rt.engine.on_close(rt.close_parts)
     return rt.engine
+
+
+async def app_door(settings: Settings, *, start: bool = False, answered_here: bool = False) -> Operations:
+    """The door of the app that serves the settings' data folder (one app per folder, whichever door
+    comes first): with `start`, started in the background when none does (`seqdesk mcp`: what it runs
+    asks the person there); without, Unavailable then (`seqdesk ask`). `answered_here`: the caller
+    answers its runs' requests itself when the app is one started in the background (`seqdesk run`)."""
+    from gui.core.errors import Unavailable
+    from gui.remote import remote_for
+
+    if settings.memory:
+        raise Unavailable("SEQDESK_MEMORY is set: no SeqDesk app serves a data folder")
+    folder = resolve_data_dir(settings)
+    remote = remote_for(folder, settings.token, answered_here=answered_here)
+    if remote is None and start:
+        import asyncio
+
+        from gui.second_launch import start_background
+
+        await asyncio.to_thread(start_background, folder, settings.token)
+        remote = remote_for(folder, settings.token, answered_here=answered_here)
+    if remote is None:
+        raise Unavailable(f"SeqDesk is not open on the data folder {folder}: start it (seqdesk), then ask again")
+    return remote
+
+
+def _until_unneeded(ctx: AppContext, pid: int | None) -> Any:
+    """For an app started in the background for `pid`: what ends it once that program has gone and
+    nothing runs or waits there (`gui.second_launch.close_when_unneeded`); None for a person's app."""
+    if pid is None:
+        return None
+
+    async def busy() -> bool:
+        engine = ctx.slot.engine
+        return engine is not None and (bool(engine.runner.active_ids()) or bool(await engine.pending()))
+
+    async def watch(joined: Any) -> None:
+        from nicegui import app
+
+        from gui.second_launch import close_when_unneeded
+
+        await close_when_unneeded(pid, busy, joined, app.shutdown)
+
+    return watch
 
 
 def start_app(args: argparse.Namespace, settings: Settings) -> int:
@@ -175,12 +224,13 @@ def start_app(args: argparse.Namespace, settings: Settings) -> int:
     local = "127.0.0.1" if host in ("0.0.0.0", "::") or is_loopback(host) else host
     from gui.api.request_gate import Served
 
-    create_app(settings=settings.model_copy(update={"data": data_dir, "memory": False}),
-               served=Served.at(host, port), token=token, url=f"http://{url_host(local)}:{port}")
+    ctx = create_app(settings=settings.model_copy(update={"data": data_dir, "memory": False}),
+                     served=Served.at(host, port), token=token, url=f"http://{url_host(local)}:{port}")
+    from gui.second_launch import background_for
     from gui.window import run_ui
 
     code = run_ui(host=host, port=port, browser_only=args.browser, token=token, browser=settings.browser,
-                  data_dir=data_dir)
+                  data_dir=data_dir, background=_until_unneeded(ctx, background_for()))
     if code not in (0, None) and not args.browser:
         tell_person(f"SeqDesk stopped at start-up (exit code {code}); port {port} may be in use by another "
                     "program. Start it again, or choose another port with --port.")

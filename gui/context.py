@@ -99,8 +99,10 @@ class AppContext:
         self._event().set()
         if self.url and rt.data_dir is not None:  # lets `seqdesk run` and `seqdesk mcp` reach this app
             from gui.remote import write_endpoint
+            from gui.second_launch import background_for
 
-            self.endpoint = write_endpoint(rt.data_dir, self.url, token_required=self.token is not None)
+            self.endpoint = write_endpoint(rt.data_dir, self.url, token_required=self.token is not None,
+                                           background=background_for() is not None)
 
     async def close(self) -> None:
         if self.endpoint is not None:

@@ -28,6 +28,7 @@ from gui.atomic import atomic_write
 from gui.core.asks import ApprovalRule, InteractionKind, InteractionRecord, InteractionResult, InteractionStatusFilter
 from gui.core.causes import CancelReason, EndCause
 from gui.core.door import (
+    AskState,
     EventListener,
     McpServerChange,
     McpServerListing,
@@ -37,6 +38,7 @@ from gui.core.door import (
     McpServerView,
     NotFoundError,
     Page,
+    ProgramAsk,
     RunFollower,
     Saved,
     condition_holds,
@@ -51,19 +53,24 @@ from gui.core.tools import ServerInfo, ToolListing
 log = logging.getLogger(__name__)
 
 ENDPOINT_FILE = "seqdesk.endpoint.json"
+STOP_SECONDS = 10.0
 _RESULT: TypeAdapter[InteractionResult] = TypeAdapter(InteractionResult)
 
 
 class RemoteEngine:
     """The operations, sent to the app at `url`."""
 
-    def __init__(self, url: str, token: str | None = None, *, client: httpx.AsyncClient | None = None) -> None:
+    def __init__(self, url: str, token: str | None = None, *, client: httpx.AsyncClient | None = None,
+                 answered_here: bool = False) -> None:
         headers = {"Authorization": f"Bearer {token}"} if token else {}
         self.url = url
-        self._inbox = url.rstrip("/") + "/inbox"
+        # An app started in the background for a door (`gui.second_launch`): the caller answers its own
+        # run's requests, as it would with the engine in its own process; its inbox has them too.
+        self._inbox = None if answered_here else url.rstrip("/") + "/inbox"
         self._client = client or httpx.AsyncClient(base_url=url, headers=headers,
                                                    timeout=httpx.Timeout(30, read=None))
         self._relays: set[asyncio.Task[None]] = set()  # the event streams `subscribe` reads
+        self._stopping: set[asyncio.Future[bool]] = set()  # stops sent for callers that gave up: `close` awaits them
 
     @property
     def inbox_url(self) -> str | None:
@@ -304,7 +311,10 @@ class RemoteEngine:
                         if isinstance(event, RunFinished) and event.run_id == run_id:
                             break
             except asyncio.CancelledError:  # its caller gave up: the app records who
-                await asyncio.shield(self.stop(run_id, gave_up))
+                stopping = asyncio.ensure_future(self.stop(run_id, gave_up))
+                self._stopping.add(stopping)
+                stopping.add_done_callback(self._stopping.discard)
+                await asyncio.shield(stopping)
                 raise
         record = await self.get_run(run_id)
         if record is None:
@@ -352,6 +362,17 @@ class RemoteEngine:
         body = await self._request("POST", f"/api/interactions/{quote(interaction_id, safe='')}/cancel",
                                    json={"reason": reason})
         return bool(body.get("cancelled"))
+
+    # -- a program asking the person -----------------------------------------------------------
+    async def ask(self, ask: ProgramAsk) -> AskState:
+        return AskState.model_validate(await self._request("POST", "/api/asks", json=ask.model_dump(mode="json")))
+
+    async def ask_state(self, ask_id: str, wait: float = 0.0) -> AskState:
+        return AskState.model_validate(await self._request("GET", f"/api/asks/{quote(ask_id, safe='')}",
+                                                           params={"wait": wait}))
+
+    async def withdraw_ask(self, ask_id: str) -> AskState:
+        return AskState.model_validate(await self._request("DELETE", f"/api/asks/{quote(ask_id, safe='')}"))
 
     # -- approval rules ------------------------------------------------------------------------
     async def approval_rules(self) -> list[ApprovalRule]:
@@ -420,6 +441,10 @@ class RemoteEngine:
             log.warning("events from the SeqDesk app at %s ended: %s", self.url, exc)
 
     async def close(self) -> None:
+        """After the stops still on their way (a caller gave up just before this door closes): the app
+        records who stopped those runs, even when the caller's process is about to end."""
+        if self._stopping:
+            await asyncio.wait(self._stopping, timeout=STOP_SECONDS)
         for relay in list(self._relays):
             relay.cancel()
         await self._client.aclose()
@@ -460,10 +485,12 @@ def _event(line: str) -> Event | None:
         return None
 
 
-def write_endpoint(folder: Path, url: str, *, token_required: bool) -> Path:
-    """Where the app listens, for the CLI and `seqdesk mcp`; whether it wants a token, never the token."""
+def write_endpoint(folder: Path, url: str, *, token_required: bool, background: bool = False) -> Path:
+    """Where the app listens, for the CLI and `seqdesk mcp`; whether it wants a token, never the token;
+    whether it was started in the background for a program (`gui.second_launch.start_background`)."""
     path = folder / ENDPOINT_FILE
-    atomic_write(path, json.dumps({"url": url, "token_required": token_required, "pid": os.getpid()}).encode())
+    atomic_write(path, json.dumps({"url": url, "token_required": token_required, "pid": os.getpid(),
+                                   "background": background}).encode())
     return path
 
 
@@ -473,12 +500,12 @@ def read_endpoint(folder: Path) -> dict[str, Any] | None:
     except (OSError, ValueError):
         return None
     pid = data.get("pid")
-    if not isinstance(pid, int) or not _alive(pid) or not isinstance(data.get("url"), str):
+    if not isinstance(pid, int) or not pid_alive(pid) or not isinstance(data.get("url"), str):
         return None
     return data
 
 
-def _alive(pid: int) -> bool:
+def pid_alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -488,13 +515,14 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def remote_for(folder: Path, token: str | None) -> RemoteEngine | None:
+def remote_for(folder: Path, token: str | None, *, answered_here: bool = False) -> RemoteEngine | None:
     """The client for the app that holds `folder`, if one does; Refused when it needs a token the
-    caller does not have."""
+    caller does not have. `answered_here`: the caller answers its runs' requests when the app was
+    started in the background for a program (see `RemoteEngine`)."""
     endpoint = read_endpoint(folder)
     if endpoint is None:
         return None
     if endpoint.get("token_required") and not token:
         raise Refused(f"the SeqDesk app at {endpoint['url']} holds this data folder and was started with "
                       "a token: set SEQDESK_TOKEN to that token to reach it")
-    return RemoteEngine(endpoint["url"], token)
+    return RemoteEngine(endpoint["url"], token, answered_here=answered_here and bool(endpoint.get("background")))

@@ -1,25 +1,37 @@
-"""When SeqDesk is started while it already runs (a second click on its desktop entry), or cannot
-start at all: the person sees what happened, not only a line on a terminal nobody reads.
+"""One app per data folder, whichever door comes first; and when SeqDesk cannot start, the person
+sees why, not only a line on a terminal nobody reads.
 
 `focus_running` asks the running app (its address from the data folder's endpoint file, never a
-token on disk: `SEQDESK_TOKEN` when it wants one) to bring its window to the front.
+token on disk: `SEQDESK_TOKEN` when it wants one) to bring its window to the front; an app started
+in the background opens its window then (the app started afterwards joins it).
+`start_background` starts the app without a window for a door that needs one (`seqdesk mcp`): the
+door then goes through it, and the person answers in its inbox (notified as for any request) or
+opens SeqDesk, which joins it. `close_when_unneeded` ends such an app once the program it was started
+for has gone and nothing runs or waits there, unless the person opened its window.
 `tell_person` shows a message in a dialog when there is no terminal: zenity, kdialog or xmessage
 on Linux, the system's own dialog on macOS and Windows; it always writes to stderr too.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import shutil
 import subprocess
 import sys
+import time
 import urllib.error
 import urllib.request
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 APP_NAME = "SeqDesk"
 FOCUS_PATH = "/api/window/focus"
+BACKGROUND_FOR = "SEQDESK_BACKGROUND_FOR"  # set for an app started in the background: the pid it serves
+BACKGROUND_LOG = "background.log"
+START_SECONDS = 90.0
+OTHER_APP_SECONDS = 15.0  # how long to wait for another app after the one started here ended
 
 
 def focus_running(data_dir: Path, token: str | None, timeout: float = 8.0) -> tuple[bool, str]:
@@ -95,3 +107,66 @@ def show_dialog(message: str, *, error: bool = True) -> str:
     except OSError:
         return "terminal"
     return "dialog"
+
+
+def start_background(data_dir: Path, token: str | None, timeout: float = START_SECONDS) -> dict[str, object]:
+    """The endpoint of the app serving `data_dir`, started in the background (no window) for this
+    process when none does; Unavailable (with the end of its log) when it does not come up in time.
+    Two doors starting at once start two apps: one gets the folder, the other ends, and both doors
+    find the one that got it."""
+    from gui.core.errors import Unavailable
+    from gui.remote import read_endpoint
+
+    endpoint = read_endpoint(data_dir)
+    if endpoint is not None:
+        return endpoint
+    log = data_dir / BACKGROUND_LOG
+    env = {**os.environ, "SEQDESK_DATA": str(data_dir), BACKGROUND_FOR: str(os.getpid()), "SEQDESK_NO_DIALOG": "1"}
+    env.pop("SEQDESK_MEMORY", None)
+    if token:
+        env["SEQDESK_TOKEN"] = token
+    with log.open("ab") as out:
+        child = subprocess.Popen([sys.executable, "-m", "gui", "--browser"], stdin=subprocess.DEVNULL, stdout=out,
+                                 stderr=subprocess.STDOUT, env=env, start_new_session=True)
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        endpoint = read_endpoint(data_dir)
+        if endpoint is not None and _answers(str(endpoint["url"])):
+            return endpoint
+        if child.poll() is not None and endpoint is None:  # it ended: another app may still be coming up
+            deadline = min(deadline, time.monotonic() + OTHER_APP_SECONDS)
+        time.sleep(0.1)  # another process starting: nothing to wait on but its files and its port
+    if child.poll() is None:
+        child.terminate()
+    tail = log.read_text(encoding="utf-8", errors="replace")[-800:] if log.exists() else ""
+    raise Unavailable(f"{APP_NAME} could not be started in the background on {data_dir}"
+                      + (f": {tail.strip()}" if tail.strip() else ""))
+
+
+def _answers(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(url.rstrip("/") + "/api/health", timeout=2) as answer:
+            return bool(answer.status == 200)
+    except (urllib.error.URLError, OSError, ValueError):
+        return False
+
+
+def background_for() -> int | None:
+    """The pid this app was started in the background for (`start_background`); None: a person started it."""
+    value = os.environ.get(BACKGROUND_FOR, "")
+    return int(value) if value.isdigit() else None
+
+
+async def close_when_unneeded(pid: int, busy: Callable[[], Awaitable[bool]], joined: Callable[[], bool],
+                              close: Callable[[], None], every: float = 1.0) -> None:
+    """Once the process `pid` has gone, `close` the app as soon as nothing is `busy` there (no run, no
+    request waiting), unless a person `joined` it (opened its window: it is theirs now)."""
+    from gui.remote import pid_alive
+
+    while True:
+        await asyncio.sleep(every)  # another process's life: nothing to wait on but its pid
+        if joined():
+            return
+        if not pid_alive(pid) and not await busy():
+            close()
+            return

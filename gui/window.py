@@ -14,7 +14,10 @@ People who do not write code expect an app to open a window and to quit when it 
    showing its "unsupported command-line flag" warning bar over the app;
 3. the default browser (the server keeps running until Ctrl+C).
 
-`--browser` only serves (on 127.0.0.1 unless a host was asked for) and prints the address.
+`--browser` only serves (on 127.0.0.1 unless a host was asked for) and prints the address. An app
+started in the background for a program (`gui.second_launch.start_background`) shows nothing until
+SeqDesk is started again: then it opens its window as above (an app window, else a browser tab),
+and is the person's like any other (closing that window quits it).
 Whatever the mode: `reload=False`, and the interface never binds 0.0.0.0 unless asked to.
 """
 
@@ -28,6 +31,7 @@ import sys
 import tempfile
 import time
 import webbrowser
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -54,8 +58,11 @@ QUICK_EXIT_SECONDS = 5.0  # a browser that dies this fast did not show a window:
 
 
 def run_ui(*, host: str, port: int, browser_only: bool, token: str | None, browser: str | None = None,
-           data_dir: Path | None = None) -> int:
-    """Serve the app (pages and API are registered already) and show it; returns the exit code."""
+           data_dir: Path | None = None,
+           background: Callable[[Callable[[], bool]], Awaitable[None]] | None = None) -> int:
+    """Serve the app (pages and API are registered already) and show it; returns the exit code.
+    `background`: started for a program, it shows nothing until asked (`POST /api/window/focus`);
+    run at start-up with whether a person has joined it since, it decides when the app ends."""
     from nicegui import app, ui
 
     from gui.serving import HTTP_PARSER
@@ -70,14 +77,15 @@ def run_ui(*, host: str, port: int, browser_only: bool, token: str | None, brows
         "uvicorn_logging_level": "warning",
         "http": HTTP_PARSER,  # the request gate sees a request line that names another host
     }
-    mode = "browser" if browser_only else _window_mode(browser)
+    mode = "background" if background is not None else "browser" if browser_only else _window_mode(browser)
 
     async def announce() -> None:
         await _wait_listening(local_host, port)
         login = " (log in with your token)" if token else ""
         where = {"browser": "Open it in your browser", "native": "Its window is opening",
                  "app-window": "Its window is opening", "default-browser": "Opening it in your browser",
-                 "headless": "No display found: open it in a browser"}[mode]
+                 "headless": "No display found: open it in a browser",
+                 "background": "Started in the background for a program: start SeqDesk to see it"}[mode]
         print(f"{APP_NAME} is running at {url}{login}. {where}; press Ctrl+C to stop.", flush=True)
         if mode == "default-browser":
             webbrowser.open(url)
@@ -92,7 +100,10 @@ def run_ui(*, host: str, port: int, browser_only: bool, token: str | None, brows
         app.on_shutdown(window.close)
     if mode == "native":
         options.update(native=True, window_size=WINDOW_SIZE)
-    _register_focus(app, mode, window, url)
+    shown = _register_focus(app, mode, window, url, Shown(browser, local_host, port, _profile_dir(data_dir)))
+    if background is not None:
+        app.on_startup(lambda: background_tasks.create(background(lambda: shown.window is not None or shown.tab),
+                                                       name="seqdesk background"))
     try:
         ui.run(**options)
     except KeyboardInterrupt:
@@ -246,7 +257,30 @@ def _profile_dir(data_dir: Path | None) -> Path | None:
     return folder
 
 
-def _register_focus(app: Any, mode: str, window: AppWindow | None, url: str) -> None:
+class Shown:
+    """How an app started in the background shows itself once asked: its window, or a browser tab."""
+
+    def __init__(self, browser: str | None, host: str, port: int, profile: Path | None) -> None:
+        self.browser, self.host, self.port, self.profile = browser, host, port, profile
+        self.window: AppWindow | None = None
+        self.tab = False
+
+    def open(self, url: str) -> bool:
+        """Open the window (or a tab): False when this computer has no display to show it on."""
+        from nicegui import background_tasks
+
+        found = _find_browser(self.browser) if _has_display() else None
+        if found:
+            self.window = AppWindow(found, url, profile=self.profile)
+            background_tasks.create(self.window.run(self.host, self.port), name="seqdesk window")
+            return True
+        if _has_display() or sys.platform in ("darwin", "win32"):
+            self.tab = webbrowser.open(url)
+            return self.tab
+        return False
+
+
+def _register_focus(app: Any, mode: str, window: AppWindow | None, url: str, shown: Shown) -> Shown:
     """`POST /api/window/focus`: a second `seqdesk` asks this one to show itself (behind the gates)."""
     from gui.api.body import json_response
 
@@ -254,14 +288,22 @@ def _register_focus(app: Any, mode: str, window: AppWindow | None, url: str) -> 
     async def focus() -> Any:
         if window is not None and await window.focus():
             return json_response({"focused": True})
+        if mode == "background":  # the person starts SeqDesk: the app started for a program becomes theirs
+            if shown.window is not None and await shown.window.focus():
+                return json_response({"focused": True})
+            if shown.open(url):
+                return json_response({"focused": True, "how": "opened its window"})
         if mode == "default-browser":
             webbrowser.open(url)
             return json_response({"focused": True, "how": "opened a new browser tab"})
         why = {"browser": f"it runs without a window: open {url} in your browser",
                "headless": f"this computer has no display: open {url} in a browser",
-               "native": "its window could not be raised: look for it on the task bar"}.get(
+               "native": "its window could not be raised: look for it on the task bar",
+               "background": f"it runs without a window and this computer has no display: open {url} in a browser"}.get(
             mode, "its window could not be raised: look for it on the task bar")
         return json_response({"focused": False, "reason": why})
+
+    return shown
 
 
 def _storage_dir(data_dir: Path | None) -> Path | None:

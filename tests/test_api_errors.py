@@ -14,7 +14,15 @@ from gui.api.errors import BY_CODE, body_of
 from gui.api.request_gate import Served
 from gui.context import EngineSlot
 from gui.core.asks import InteractionNotFoundError, InteractionNotPendingError, InteractionValidationError
-from gui.core.door import McpServerExists, McpServerInvalid, McpServerNotFound, NotFoundError, SignInFailed
+from gui.core.door import (
+    AskInvalid,
+    McpServerExists,
+    McpServerInvalid,
+    McpServerNotFound,
+    NotFoundError,
+    SignInFailed,
+    TooManyAsks,
+)
 from gui.core.errors import (
     Conflict,
     Failed,
@@ -60,6 +68,8 @@ SAMPLES: list[SeqDeskError] = [
     McpServerExists("an MCP server named 'time' is there already"),
     McpServerInvalid("url: a web address starts with https://"),
     SignInFailed("cannot sign in to notes: the server offers no sign-in"),
+    AskInvalid("title: String should have at most 200 characters"),
+    TooManyAsks("20 requests from programs are already waiting for the person"),
 ]
 
 

@@ -24,7 +24,15 @@ from fastapi.responses import Response
 from gui.api.body import json_response
 from gui.api.shared import MAX_MESSAGE, capped, pydantic_detail
 from gui.core.asks import InteractionNotPendingError, InteractionValidationError
-from gui.core.door import McpServerExists, McpServerInvalid, McpServerNotFound, NotFoundError, SignInFailed
+from gui.core.door import (
+    AskInvalid,
+    McpServerExists,
+    McpServerInvalid,
+    McpServerNotFound,
+    NotFoundError,
+    SignInFailed,
+    TooManyAsks,
+)
 from gui.core.errors import FAMILIES, Invalid, Refused, SeqDeskError, Unavailable
 from gui.core.runs import AmbiguousRunIdError, ResumeRefused, ScheduleInvalid
 from gui.core.sequences import DslError, InvalidSequenceError, Problem, RunArgsError, ValidationResult
@@ -98,6 +106,8 @@ TABLE: tuple[Wire, ...] = (
     Wire(McpServerExists),
     Wire(McpServerInvalid),
     Wire(SignInFailed),
+    Wire(AskInvalid),
+    Wire(TooManyAsks),
 )
 BY_CODE: dict[str, Wire] = {wire.kind.code: wire for wire in TABLE}
 _BY_KIND: dict[type[SeqDeskError], Wire] = {wire.kind: wire for wire in TABLE}

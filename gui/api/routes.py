@@ -14,7 +14,19 @@ from typing import Any, NamedTuple
 from fastapi import FastAPI
 from fastapi.responses import Response
 
-from gui.api import auth, events, interactions, mcp_servers, notifications, pairing, resume, runs, schedules, sequences
+from gui.api import (
+    asks,
+    auth,
+    events,
+    interactions,
+    mcp_servers,
+    notifications,
+    pairing,
+    resume,
+    runs,
+    schedules,
+    sequences,
+)
 from gui.api.auth import PAIR_PREFIX
 from gui.api.health import health
 
@@ -52,6 +64,9 @@ def routes(*, login: bool, phones: bool) -> list[Route]:
         Route("GET", "/api/interactions/{interaction_id}", interactions.get_interaction),
         Route("POST", "/api/interactions/{interaction_id}/respond", interactions.respond),
         Route("POST", "/api/interactions/{interaction_id}/cancel", interactions.cancel),
+        Route("POST", "/api/asks", asks.ask),
+        Route("GET", "/api/asks/{ask_id}", asks.ask_state),
+        Route("DELETE", "/api/asks/{ask_id}", asks.withdraw),
         Route("GET", "/api/approval-rules", interactions.rules),
         Route("DELETE", "/api/approval-rules/{rule_id:path}", interactions.revoke),
         Route("GET", "/api/events", *events.endpoint()),

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -19,6 +20,8 @@ from gui.i18n import _
 if TYPE_CHECKING:
     from gui.core.door import Operations
     from gui.core.runs import RunRecord
+
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 
 
 def add_run_commands(sub: Any) -> None:
@@ -181,10 +184,18 @@ def _read_target(target: str) -> str | None:
     return read_file(target)
 
 
-async def connect(args: argparse.Namespace) -> Operations:
+def _carried(run_args: dict[str, Any], text: str | None) -> bool:
+    """Whether the app's API can carry this run's args and document: it refuses text that is not valid
+    Unicode (a lone surrogate, `\\ud800`), so such a run goes on in this process, as it always did."""
+    from gui.core.sequences import surrogate_loc
+
+    return surrogate_loc(run_args) is None and (text is None or _SURROGATE_ESCAPE.search(text) is None)
+
+
+async def connect(args: argparse.Namespace, *, app: bool = False) -> Operations:
     from gui.app import open_operations
 
-    return await open_operations(getattr(args, "settings", None))
+    return await open_operations(getattr(args, "settings", None), app=app)
 
 
 async def _run(args: argparse.Namespace, run_args: dict[str, Any]) -> int:
@@ -192,7 +203,7 @@ async def _run(args: argparse.Namespace, run_args: dict[str, Any]) -> int:
     from gui.core.sequences import DslError, RunArgsError
 
     text = _read_target(args.target)
-    ops = await connect(args)
+    ops = await connect(args, app=_carried(run_args, text))
     try:
         record = await _run_with(ops, args, text, run_args)
     except RunArgsError as exc:
@@ -215,7 +226,7 @@ async def _resume(args: argparse.Namespace) -> int:
     from gui.cli.prompter import TerminalPrompter
     from gui.core.runs import ResumeRefused
 
-    ops = await connect(args)
+    ops = await connect(args, app=True)
     try:
         if ops.inbox_url is not None:
             _err(_("(the SeqDesk app is open on this data folder: the run happens there, at {url})").format(

@@ -6,9 +6,10 @@ HTTP listens on 127.0.0.1 unless `--host` says otherwise, and then only with a t
 run shell commands once a person approves them. With or without a token the request gate
 (`gui.api.request_gate`) and the SDK's own checks refuse another Host or Origin, so no web page can
 call the tools. When the app holds the data folder, every call goes to the app
-(`gui.remote`), whose inbox then shows the agent's approvals; otherwise the engine opens here, and the
-MCP servers configured in `<data folder>/mcp-servers.json` are connected too, so sequences that use
-their tools run as they do in the app.
+(`gui.remote`), whose inbox then shows the agent's approvals; when none does, the app is started in
+the background for it (no window: `gui.second_launch.start_background`), so there is always one to
+answer in, and the SeqDesk started afterwards joins it. Only with SEQDESK_MEMORY does the engine
+open here.
 """
 
 from __future__ import annotations
@@ -89,13 +90,16 @@ def http_app(server: Any, *, host: str, port: int, token: str | None) -> Any:
 
 async def serve(settings: Settings, *, http_port: int | None = None, host: str = HOST) -> None:
     """Reach the engine (through the app when it holds the data folder), serve until the agent leaves."""
-    from gui.app import open_operations
+    from gui.app import app_door, open_operations
     from gui.core.door import Operations
     from gui.mcp.agent_runs import AgentRuns
     from gui.mcp.server import build_server
 
     token = settings.token
-    ops = await open_operations(settings)  # opening the engine here also connects the configured MCP servers
+    # One app per data folder: the app that serves it, started in the background when none does, so a
+    # person can always answer what the agent's runs ask (in its inbox, or by starting SeqDesk, which
+    # joins it). Only an in-memory engine (SEQDESK_MEMORY, tests) opens here.
+    ops = await (open_operations(settings) if settings.memory else app_door(settings, start=True))
 
     async def open_ops() -> Operations:
         return ops

@@ -22,6 +22,7 @@ from gui.core.asks import (
     InteractionRecord,
     InteractionRequest,
     InteractionResponse,
+    ProgramSource,
     QuestionRequest,
     QuestionResponse,
     ResolvedResult,
@@ -77,8 +78,21 @@ def tool_name(request: Request) -> str | None:
     return request.source.tool_name if isinstance(request.source, ToolSource) else None
 
 
+def asker(request: Request) -> str | None:
+    """A program that asked (`seqdesk ask`), as the person reads it: a program, with the name it gave
+    itself as its claim, never as a tool they set up; None when no program asked."""
+    if not isinstance(request.source, ProgramSource):
+        return None
+    name = request.source.asker
+    return _("a program (it says it is “{name}”)").format(name=name) if name else _("a program (it gave no name)")
+
+
 def title(request: Request) -> str:
     """The verb title of a request: what it wants the person to allow or do."""
+    if isinstance(request.source, ProgramSource) and isinstance(request, ShellApprovalRequest | QuestionRequest):
+        said = request.title or (_("Question") if isinstance(request, QuestionRequest)
+                                 else _("Run a command") if request.command else _("Approve"))
+        return _("A program asks: {title}").format(title=said)  # its words as they are: never a catalogue's
     if isinstance(request, ShellApprovalRequest):
         verb = {"write": N_("Write a file"), "start": N_("Start a program")}.get(request.operation)
         return _(request.title) if request.title else _(verb or N_("Run a command"))  # a built-in tool's title
@@ -101,8 +115,8 @@ def preview(request: Request) -> str:
 
 
 def source_parts(request: Request) -> list[str]:
-    """sequence › group › tool, whichever are known."""
-    parts = [request.sequence_name, request.group_name, tool_name(request) or ""]
+    """sequence › group › tool, whichever are known; or the program that asked."""
+    parts = [request.sequence_name, request.group_name, tool_name(request) or asker(request) or ""]
     return [p for p in parts if p]
 
 

@@ -19,9 +19,12 @@ from pathlib import Path
 import pytest
 from mcp import Client, StdioServerParameters
 from mcp_support import T, agent, expect, text_of
+from support.app import process_gone
+from support.waiting import wait_until
 
 from gui.core.asks.interactions import ApprovalResponse, ShellApprovalRequest
 from gui.core.sequences.help import EXAMPLE
+from gui.remote import read_endpoint
 
 NINE = {"seq_list", "seq_create", "seq_run", "seq_call", "seq_when_call", "seq_delete", "seq_help", "seq_tools",
         "seq_resume"}
@@ -226,6 +229,9 @@ async def test_an_agents_run_waits_in_the_data_folders_inbox_until_a_person_answ
             doc = {"name": "greet", "groups": [{"name": "greet-g", "in": {}, "out": {"said": "string"},
                                                 "tools": json.dumps(step) + " ;"}]}
             assert not (await client.call_tool("seq_create", doc)).is_error
+            endpoint = read_endpoint(data)  # the app started in the background for the agent
+            assert endpoint is not None
+            app_pid = int(endpoint["pid"])
             run = asyncio.create_task(client.call_tool("seq_run", {"name": "greet"},
                                                        progress_callback=on_progress))
             await waiting.wait()
@@ -234,6 +240,8 @@ async def test_an_agents_run_waits_in_the_data_folders_inbox_until_a_person_answ
             assert pending["request"]["sequence_name"] == "greet"
             run.cancel()
             await asyncio.gather(run, return_exceptions=True)
+        # the app started in the background for the agent ends once nothing runs or waits there
+        await wait_until(lambda: process_gone(app_pid), "the agent's app to end", timeout=6 * T)
         # the agent went away: its run stopped, and nothing is left pending for a person
         [ended] = stored_interactions(data, history=True)
         assert ended["status"] == "cancelled"

@@ -113,3 +113,17 @@ def seqdesk_app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningApp
     folder = tmp_path_factory.mktemp("seqdesk-e2e")
     with running_app(folder, folder / "data") as app:
         yield app
+
+
+def process_gone(pid: int) -> bool:
+    """Whether the process `pid` has ended (a zombie nobody reaped yet counts: it holds nothing any more)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:
+        return False
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z"
+    except (OSError, IndexError):
+        return False

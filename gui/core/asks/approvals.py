@@ -72,8 +72,9 @@ class ApprovalModes(Protocol):
 
 def allowing_rule(modes: ApprovalModes, request: ShellApprovalRequest | ToolApprovalRequest,
                   tool_name: str) -> ApprovalRule | None:
-    """The rule that lets `request` run without asking, if any: the tool's mode, then the rules."""
-    if modes.get(tool_name) == "always-allow":
+    """The rule that lets `request` run without asking, if any: the tool's mode, then the rules. A
+    request that names no tool (a program's) has no mode: only a rule made for it covers it."""
+    if tool_name and modes.get(tool_name) == "always-allow":
         return ApprovalRule(rule_id=tool_rule_id(tool_name), tool=tool_name, scope="tool")
     return next((rule for rule in modes.rules() if rule.matches(request)), None)
 

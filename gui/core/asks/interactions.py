@@ -68,7 +68,15 @@ class ExecutionSource(_Model):
     type: Literal["execution"] = "execution"
 
 
-Source = Annotated[ToolSource | ExecutionSource, Field(discriminator="type")]
+class ProgramSource(_Model):
+    """A program on this computer asked (`POST /api/asks`, `seqdesk ask`): not a tool the person set up.
+    `asker` is the name it gave itself, unchecked: shown as its claim, and what its rules are kept by."""
+
+    type: Literal["program"] = "program"
+    asker: str = ""
+
+
+Source = Annotated[ToolSource | ExecutionSource | ProgramSource, Field(discriminator="type")]
 
 
 class _RequestBase(_Model):
@@ -247,8 +255,9 @@ class ApprovalResponse(_Answer):
     decision: Literal["approved", "denied"]
     reason: str | None = None  # a denial's reason, passed to the tool
     always_allow: bool = False  # "approve and always allow this tool": the same as scope "tool"
-    # How far the approval reaches (`gui.core.asks.rules`): once, run, sequence, prefix (with `prefix`), tool.
-    scope: Literal["once", "run", "sequence", "prefix", "tool"] = "once"
+    # How far the approval reaches (`gui.core.asks.rules`): once, run, sequence, prefix (with `prefix`), tool,
+    # or program (a program's request: the same program asking the same again).
+    scope: Literal["once", "run", "sequence", "prefix", "tool", "program"] = "once"
     prefix: str | None = None
     # The tool's arguments as the person changed them (checked against its schema); it runs with these.
     edited_input: dict[str, JsonValue] | None = None

@@ -9,7 +9,10 @@ An approval is answered for one request (`once`, the default) or with a scope th
   its inputs put after them. A command that holds a shell operator (`;`, `&`, `|`, `<`, `>`, `$`, a
   backquote, parentheses, a newline) never matches, so `git status; rm -rf x` is asked about even
   with a `git status` rule;
-- `tool`: this tool everywhere, whatever it runs (what "always allow" meant before scopes).
+- `tool`: this tool everywhere, whatever it runs (what "always allow" meant before scopes);
+- `program`: a program's request (`seqdesk ask`, `POST /api/asks`): the same program (by the name it
+  gave) asking the same command (or, without one, the same text) again. A program's request takes no
+  other scope, and no other scope's rule covers it: no tool's "always allow" lets a program in.
 
 **A rule covers the step it was made from.** Every approval request carries the fingerprint of the
 step that asks (`gui.core.sequences.fingerprint`: the tool, its arguments as written before inputs go in, its
@@ -53,17 +56,18 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from gui.core.asks.interactions import InteractionRequest, ShellApprovalRequest, ToolApprovalRequest
+from gui.core.asks.interactions import InteractionRequest, ProgramSource, ShellApprovalRequest, ToolApprovalRequest
 from gui.core.asks.store import tool_name_of
 from gui.core.errors import Invalid
 from gui.core.marks import N_, Sentence, Translate, as_written
 from gui.core.sequences import Sequence, step_fingerprints
 
-Scope = Literal["once", "run", "sequence", "prefix", "tool"]
-RuleScope = Literal["run", "sequence", "prefix", "tool"]
-SCOPES: tuple[Scope, ...] = ("once", "run", "sequence", "prefix", "tool")
+Scope = Literal["once", "run", "sequence", "prefix", "tool", "program"]
+RuleScope = Literal["run", "sequence", "prefix", "tool", "program"]
+SCOPES: tuple[Scope, ...] = ("once", "run", "sequence", "prefix", "tool", "program")
 STEP_SCOPES: frozenset[str] = frozenset({"run", "sequence", "prefix"})  # rules that cover one step only
 PREFIX_TOOL = "cmd_run"
+PROGRAMS = "seqdesk ask"  # what a program's rule is listed under (a name no tool can have: it holds a space)
 _OPERATORS = frozenset(";&|<>$`()\n\r")
 
 
@@ -87,6 +91,8 @@ class ApprovalRule(BaseModel):
     step_fingerprint: str | None = None
     sequence_identity: str | None = None  # scope sequence: which saved sequence (`Sequence.identity`)
     group: str | None = None  # the step's group when the rule was made (its words name it)
+    asker: str | None = None  # scope program: the name the program gave itself
+    command: str | None = None  # scope program: what it asked (`program_words`), exactly
 
     @property
     def text(self) -> str:
@@ -97,12 +103,16 @@ class ApprovalRule(BaseModel):
         template = (EARLIER_RULE_WORDS[self.scope] if self.scope in EARLIER_RULE_WORDS
                     and self.step_fingerprint is None else RULE_WORDS[self.scope])
         fields = {"tool": self.tool, "run_id": self.run_id, "sequence": self.sequence, "prefix": self.prefix,
-                  "group": self.group or ""}
+                  "group": self.group or "", "asker": self.asker or "", "command": self.command or ""}
         return Sentence(template, tuple(fields.items())).render(tr)
 
     def matches(self, request: InteractionRequest) -> bool:
         if not isinstance(request, ShellApprovalRequest | ToolApprovalRequest):
             return False
+        asker = program_of(request)
+        if asker is not None or self.scope == "program":
+            return (self.scope == "program" and asker == self.asker and isinstance(request, ShellApprovalRequest)
+                    and program_words(request) == self.command)
         if tool_name_of(request) != self.tool:
             return False
         if self.scope in STEP_SCOPES and runs_input_as_code(request):
@@ -130,6 +140,16 @@ def made_for_earlier_version(rule: ApprovalRule, sequence: Sequence | None) -> b
     if rule.step_fingerprint is None or sequence is None or sequence.identity != rule.sequence_identity:
         return True
     return not any(rule.step_fingerprint in step_fingerprints(group, rule.tool) for group in sequence.groups)
+
+
+def program_of(request: InteractionRequest) -> str | None:
+    """The name a program that asked gave itself ("" when it gave none); None when no program asked."""
+    return request.source.asker if isinstance(request.source, ProgramSource) else None
+
+
+def program_words(request: ShellApprovalRequest) -> str:
+    """What a program's approval asks, as a rule keeps it: its command, or its text when it has none."""
+    return request.command or request.description or ""
 
 
 def runs_input_as_code(request: InteractionRequest) -> bool:
@@ -169,6 +189,9 @@ def check_prefix(prefix: str) -> str:
 
 def rule_for(scope: RuleScope, request: InteractionRequest, *, prefix: str | None, now_ms: int) -> ApprovalRule:
     """The rule an approval with `scope` makes for `request`; RuleError when it does not fit."""
+    asker = program_of(request)
+    if asker is not None or scope == "program":
+        return _program_rule(scope, request, asker, prefix=prefix, now_ms=now_ms)
     tool = tool_name_of(request)
     if tool is None:
         raise RuleError("only a tool's request can be allowed beyond once")
@@ -202,11 +225,25 @@ def rule_for(scope: RuleScope, request: InteractionRequest, *, prefix: str | Non
         group=request.group_name or None)
 
 
+def _program_rule(scope: RuleScope, request: InteractionRequest, asker: str | None, *, prefix: str | None,
+                  now_ms: int) -> ApprovalRule:
+    if asker is None or not isinstance(request, ShellApprovalRequest):
+        raise RuleError("the scope 'program' is for a program's approval (seqdesk ask)")
+    if scope != "program":
+        raise RuleError(f"a program's request is allowed once, or whenever the same program asks the same "
+                        f"again (scope 'program'), not with the scope '{scope}'")
+    if prefix is not None:
+        raise RuleError("'prefix' goes only with the scope prefix")
+    return ApprovalRule(rule_id=uuid.uuid4().hex[:12], tool=PROGRAMS, scope="program", asker=asker,
+                        command=program_words(request), created_at=now_ms, from_interaction=request.interaction_id)
+
+
 RULE_WORDS: dict[RuleScope, str] = {  # a rule in words (as kept in records: `rule_text_words` reads them back)
     "run": N_("{tool} in one step (group '{group}'), for the rest of run {run_id}"),
     "sequence": N_("{tool} in one step of the sequence '{sequence}' (group '{group}'), as it was when you allowed it"),
     "prefix": N_("commands that start with `{prefix}`, in one step (group '{group}')"),
     "tool": N_("every {tool} request, in every sequence"),
+    "program": N_("`{command}` whenever the program that calls itself '{asker}' asks it"),
 }
 # The words of a run or sequence rule kept by an earlier SeqDesk (no step: see the module's words),
 # as they read then; records keep them too.
@@ -248,6 +285,11 @@ def scope_words(scope: Scope, request: InteractionRequest, prefix: str | None = 
     tool = tool_name_of(request) or tr(N_("this tool"))
     if scope == "once":
         return tr(N_("only this request"))
+    if scope == "program":
+        command = program_words(request) if isinstance(request, ShellApprovalRequest) else ""
+        return tr(N_("this same request (`{command}`) whenever the program that calls itself '{asker}' asks it "
+                     "again, until you take it back in Settings; anything else it asks is asked about")).format(
+            command=command, asker=program_of(request) or "")
     if scope == "run":
         return tr(N_("this exact step ({tool} in group '{group}') for the rest of this run (run {run_id}); "
                      "any other step still asks")).format(

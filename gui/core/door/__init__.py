@@ -2,6 +2,7 @@
 `Engine`, which implements it in this process over the stores, the registry and the runner.
 """
 
+from gui.core.door.asks import ASK_WAIT, AskInvalid, AskState, ProgramAsk, TooManyAsks
 from gui.core.door.catalog import Catalog, SequenceStore
 from gui.core.door.documents import NotFoundError, document_from, summary, tool_catalog
 from gui.core.door.engine import Engine, WhenCallError, condition_holds
@@ -22,7 +23,10 @@ from gui.core.door.mcp_servers import (
 from gui.core.door.operations import EventListener, EventSource, Operations, Page, Saved
 
 __all__ = [
+    "ASK_WAIT",
+    "AskInvalid",
     "Aspect",
+    "AskState",
     "Catalog",
     "SequenceStore",
     "condition_holds",
@@ -42,10 +46,12 @@ __all__ = [
     "NotFoundError",
     "Operations",
     "Page",
+    "ProgramAsk",
     "RunFollower",
     "Saved",
     "SignInFailed",
     "summary",
     "tool_catalog",
+    "TooManyAsks",
     "WhenCallError",
 ]

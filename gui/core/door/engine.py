@@ -27,6 +27,7 @@ from gui.core.asks import (
     RuleBook,
 )
 from gui.core.causes import CancelReason, EndCause
+from gui.core.door.asks import AskState, ProgramAsk, ProgramAsks
 from gui.core.door.catalog import Catalog, SequenceStore
 from gui.core.door.documents import NotFoundError, document_from, summary
 from gui.core.door.following import RunFollower
@@ -99,6 +100,7 @@ class Engine:
 
     def __post_init__(self) -> None:
         self.rule_book = RuleBook(self.modes, self.bus, self.catalog.get)
+        self.program_asks = ProgramAsks(self.interactions)
         self.schedule_book = ScheduleBook(self.schedules, self.catalog, self.runner, self.bus, self._tools_ready)
         self.mcp_servers = McpServerDoor(self.bus)  # attached to the servers by the composition root
         self.registry.on_change(self.mcp_servers.tools_changed)
@@ -358,6 +360,16 @@ class Engine:
 
     async def cancel_interaction(self, interaction_id: str, reason: CancelReason) -> bool:
         return await self.interactions.cancel(interaction_id, reason)
+
+    # -- a program asking the person (`ProgramAsks`) ----------------------------------------------
+    async def ask(self, ask: ProgramAsk) -> AskState:
+        return await self.program_asks.ask(ask)
+
+    async def ask_state(self, ask_id: str, wait: float = 0.0) -> AskState:
+        return await self.program_asks.state(ask_id, wait)
+
+    async def withdraw_ask(self, ask_id: str) -> AskState:
+        return await self.program_asks.withdraw(ask_id)
 
     # -- approval rules ------------------------------------------------------------------------
     async def approval_rules(self) -> list[ApprovalRule]:

@@ -13,6 +13,7 @@ from typing import Any, NamedTuple, Protocol, TypeVar
 
 from gui.core.asks import ApprovalRule, InteractionKind, InteractionRecord, InteractionResult, InteractionStatusFilter
 from gui.core.causes import CancelReason, EndCause
+from gui.core.door.asks import AskState, ProgramAsk
 from gui.core.door.mcp_servers import McpServerChange, McpServerListing, McpServerSpec, McpServerView
 from gui.core.events import Event
 from gui.core.queries import Page
@@ -174,6 +175,21 @@ class Operations(Protocol):
     async def respond(self, interaction_id: str, response: Any) -> InteractionResult: ...
 
     async def cancel_interaction(self, interaction_id: str, reason: CancelReason) -> bool: ...
+
+    # -- a program asking the person (`gui.core.door.asks`) ---------------------------------------
+    async def ask(self, ask: ProgramAsk) -> AskState:
+        """Put a program's approval or question in the inbox (or allow it at once by the person's rule
+        for it); TooManyAsks when too many of them wait."""
+        ...
+
+    async def ask_state(self, ask_id: str, wait: float = 0.0) -> AskState:
+        """Where a program's request is, after waiting up to `wait` s (at most a minute) for its end;
+        NotFound for an id that is not a program's request."""
+        ...
+
+    async def withdraw_ask(self, ask_id: str) -> AskState:
+        """The program stopped waiting: its request is cancelled if it still waits."""
+        ...
 
     # -- approval rules ------------------------------------------------------------------------
     async def approval_rules(self) -> list[ApprovalRule]: ...

@@ -85,7 +85,7 @@ class InboxDetail(ui.card):
                                                           time=fmt.clock(request.created_at)))
 
     def _body(self, request: fmt.Request) -> RequestBody:
-        tool = fmt.tool_name(request)
+        tool = fmt.tool_name(request) or fmt.asker(request)
         if isinstance(request, ShellApprovalRequest):
             return ShellApprovalCard(request, submit=self._submit, tool_name=tool)
         if isinstance(request, ToolApprovalRequest):

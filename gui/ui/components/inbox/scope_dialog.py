@@ -21,6 +21,7 @@ from gui.core.asks import (
     ShellApprovalRequest,
     check_prefix,
     command_starts_with,
+    program_of,
     runs_input_as_code,
     scope_words,
 )
@@ -43,6 +44,8 @@ def suggested_prefix(command: str) -> str:
 def scope_choices(request: InteractionRequest, tool_name: str) -> list[Scope]:
     """The scopes `rule_for` can make for `request`: one step (this run, this sequence, a prefix) needs
     the step's fingerprint and no input run as code, and "this sequence" a saved sequence (not a file run)."""
+    if program_of(request) is not None:
+        return ["program"]  # the same program asking the same again; no wider rule lets a program in
     choices: list[Scope] = []
     if request.step_fingerprint and not runs_input_as_code(request):
         choices.append("run")

@@ -16,7 +16,7 @@ from typing import Any
 
 from nicegui import ui
 
-from gui.core.asks import ShellApprovalRequest
+from gui.core.asks import ShellApprovalRequest, program_of
 from gui.core.sequences import as_text, shell_words
 from gui.i18n import DATA, N_, _
 from gui.ui.components.inbox.body import ApprovalBody, Submit, bound_inputs_view, mono_block, section_label
@@ -45,9 +45,11 @@ class ShellApprovalCard(ApprovalBody):
         self.mark("shell-approval")
         tool_input = request.tool_input
         self.asked_command = tool_input.get("command") if tool_input is not None else None
+        program = program_of(request) is not None  # its words are shown as they are, never looked up
         with self:
             if request.description:
-                ui.label(_(request.description)).classes("text-sm")
+                ui.label(request.description if program else _(request.description)).classes(
+                    "text-sm whitespace-pre-wrap break-words").mark("approval-text")
             self.wants = section_label(_("Wants to run"))
             self.asked = mono_block(request.command, marker="command",
                                     inputs=_inserted(request))
@@ -58,14 +60,17 @@ class ShellApprovalCard(ApprovalBody):
                     self.preview_text = ui.label().classes(
                         f"font-mono text-sm whitespace-pre-wrap break-all grow p-3 {DATA}").mark("edited-command-text")
             self.preview.set_visibility(False)
+            self.wants.set_visibility(bool(request.command))
+            self.asked.set_visibility(bool(request.command))
             bound_inputs_view(request.bound_inputs, request.run_as_code)
-            with ui.grid(columns="auto 1fr").classes("gap-x-4 gap-y-1 text-sm items-baseline"):
+            with ui.grid(columns="auto 1fr").classes("gap-x-4 gap-y-1 text-sm items-baseline") as facts:
                 ui.label(_("In folder")).classes("opacity-70")
                 ui.label(request.cwd).classes(f"font-mono break-all {DATA}").mark("cwd")
                 ui.label(_("Why")).classes("opacity-70")
                 ui.label(_(request.reason) if request.reason else _("No reason given"))
                 ui.label(_("What it does")).classes("opacity-70")
                 ui.label(_(OPERATION_WORDS.get(request.operation, request.operation)))
+            facts.set_visibility(not program or bool(request.cwd))
             if isinstance(self.asked_command, str):
                 with ui.expansion(_("Edit the command before it runs"), icon="edit").classes("w-full text-sm") \
                         .props("dense").mark("edit-command"):
@@ -77,8 +82,10 @@ class ShellApprovalCard(ApprovalBody):
                         ui.button(_("Undo my change"), icon="undo", on_click=self._undo, color=None)
                         .props("no-caps flat dense").classes("text-gray-800 dark:text-gray-200").mark("undo-edit"))
                     self.undo.set_visibility(False)
-            self.answers(approve=(_("Run once"), "play_arrow"), deny=_("Don't run"),
-                         allow_more=_("for this run, this sequence, some commands, or always"),
+            self.answers(approve=(_("Run once"), "play_arrow") if not program else (_("Approve"), "check"),
+                         deny=_("Don't run") if not program else _("Deny"),
+                         allow_more=_("for this run, this sequence, some commands, or always") if not program
+                         else _("whenever it asks the same again"),
                          edited=(_("Run the edited command"), "edit_note"))
 
     def edit(self) -> dict[str, Any] | None:

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from nicegui import ui
 
-from gui.core.asks import rule_text_words, tool_rule_id
+from gui.core.asks import PROGRAMS, rule_text_words, tool_rule_id
 from gui.core.door import Operations
 from gui.i18n import DATA, N_, _
 
@@ -111,8 +111,10 @@ async def approval_rows(engine: Operations) -> list[ApprovalRow]:
     rows = []
     for name in named:
         tool = tools.get(name)
-        rows.append(ApprovalRow(name, _(tool.description) if tool else "", modes.get(name, "ask"),
-                                available=tool is not None, rules=tuple(narrower.get(name, ()))))
+        described = (_(tool.description) if tool else
+                     _("Programs on this computer that ask you (seqdesk ask)") if name == PROGRAMS else "")
+        rows.append(ApprovalRow(name, described, modes.get(name, "ask"),
+                                available=tool is not None or name == PROGRAMS, rules=tuple(narrower.get(name, ()))))
     return sorted(rows, key=lambda r: (r.mode != "always-allow", not r.rules, r.tool))
 
 
