@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
-from gui.core.asks import ApprovalModes, InteractionService, InteractionStore
+from gui.core.asks import ApprovalModes, AuditLog, InteractionService, InteractionStore
 from gui.core.door import Catalog, Engine, SequenceStore
 from gui.core.events import EventBus
 from gui.core.runs import ProcessControl, Runner, RunStore, ScheduleStore
@@ -26,7 +26,8 @@ from gui.core.tools import Registry
 from gui.mcp.config import McpSettingsStore
 from gui.mcp.manager import McpManager
 from gui.mcp.sign_in import SignIns
-from gui.memory import MemoryStores
+from gui.memory import MemoryAuditLog, MemoryStores
+from gui.store.audit import FileAuditLog
 from gui.store.open import Stores, open_stores
 from gui.tools import McpResource, default_registry
 from gui.tools.processes import OsProcesses
@@ -52,12 +53,13 @@ class EngineStores(Protocol):
 
 
 def compose_engine(registry: Registry, stores: EngineStores, *, processes: ProcessControl | None = None,
-                   retry_backoff: float = 0.2) -> Engine:
+                   retry_backoff: float = 0.2, audit: AuditLog | None = None) -> Engine:
     """The engine on `stores`, running sequences in this process (`Runner`); `processes` ends the
-    commands a dead app left running (at start-up recovery)."""
+    commands a dead app left running (at start-up recovery); `audit` records every decision."""
     bus = EventBus()
     catalog = Catalog(stores.sequences, registry, bus)
-    interactions = InteractionService(stores.interactions, bus, modes=stores.modes, check_edit=registry.edit_problems)
+    interactions = InteractionService(stores.interactions, bus, modes=stores.modes, check_edit=registry.edit_problems,
+                                      audit=audit)
     runner = Runner(registry, interactions, stores.runs, bus, catalog.resolve, retry_backoff=retry_backoff)
     return Engine(registry=registry, catalog=catalog, interactions=interactions, runner=runner, runs=stores.runs,
                   schedules=stores.schedules, bus=bus, processes=processes)
@@ -93,7 +95,7 @@ async def open_runtime(data_dir: Path | None = None, *, memory: bool = False, mc
     """Open the engine on a data folder (TinyDB) or in memory, recover what a dead process left,
     and connect the configured MCP servers (waiting up to `mcp_wait` s for their tools)."""
     if memory:
-        runtime = Runtime(engine=compose_engine(default_registry(), MemoryStores()))
+        runtime = Runtime(engine=compose_engine(default_registry(), MemoryStores(), audit=MemoryAuditLog()))
     else:
         runtime = await open_store_runtime(data_dir)
     runtime.recovered_runs = await runtime.engine.recover()
@@ -106,8 +108,14 @@ async def open_store_runtime(data_dir: Path | None = None) -> Runtime:
     recovery or MCP servers: `open_runtime` adds those. `DataFolderInUseError` if another has it."""
     notices: list[str] = []  # a damaged file found later (a history segment read late) joins it too
     stores = await open_stores(data_dir, on_damage=lambda damage: notices.append(damage.message))
-    engine = compose_engine(default_registry(), stores, processes=OsProcesses())
+    try:
+        audit = await FileAuditLog.open(stores.folder, stores.writer)
+    except BaseException:
+        stores.close()
+        raise
+    engine = compose_engine(default_registry(), stores, processes=OsProcesses(), audit=audit)
     runtime = Runtime(engine=engine, data_dir=stores.folder, notices=notices, stores=stores)
+    runtime.closers.append(audit.close)  # after the stores' close (closers run last first): its writes are done
     runtime.closers.append(stores.close)
     return runtime
 

@@ -15,6 +15,22 @@ from gui.core.asks.approvals import (
     cancel_cause,
     check_mode,
 )
+from gui.core.asks.audit import (
+    VIAS,
+    Answerer,
+    AuditDraft,
+    AuditEntry,
+    AuditLog,
+    DecidedBy,
+    Verdict,
+    Via,
+    chain,
+    decision_of,
+    entries,
+    entry_document,
+    shown_text,
+    verify,
+)
 from gui.core.asks.elicitation import (
     ElicitationHandler,
     ElicitationNotHandled,
@@ -74,6 +90,20 @@ from gui.core.asks.store import InteractionFilter, InteractionStore, interaction
 
 __all__ = [
     "Answer",
+    "Answerer",
+    "AuditDraft",
+    "AuditEntry",
+    "AuditLog",
+    "chain",
+    "DecidedBy",
+    "decision_of",
+    "entries",
+    "entry_document",
+    "shown_text",
+    "Verdict",
+    "verify",
+    "Via",
+    "VIAS",
     "Approval",
     "ApprovalHandle",
     "APPROVAL_MODES",
