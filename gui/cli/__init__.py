@@ -120,6 +120,9 @@ def build_parser() -> argparse.ArgumentParser:
     from gui.cli.tools import add_tools_command
 
     add_tools_command(sub)
+    from gui.cli.audit import add_audit_command
+
+    add_audit_command(sub)
     return parser
 
 

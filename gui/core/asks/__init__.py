@@ -30,6 +30,7 @@ from gui.core.asks.audit import (
     entry_document,
     shown_text,
     verify,
+    who_words,
 )
 from gui.core.asks.elicitation import (
     ElicitationHandler,
@@ -104,6 +105,7 @@ __all__ = [
     "verify",
     "Via",
     "VIAS",
+    "who_words",
     "Approval",
     "ApprovalHandle",
     "APPROVAL_MODES",

@@ -26,6 +26,7 @@ from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from gui.core.asks.approvals import cancel_cause
 from gui.core.asks.interactions import (
     ApprovalResponse,
     CancelledResult,
@@ -41,6 +42,8 @@ from gui.core.asks.interactions import (
     ToolApprovalRequest,
 )
 from gui.core.asks.store import tool_name_of
+from gui.core.causes import CAUSES, as_cause
+from gui.core.marks import N_, Translate, as_written
 
 GENESIS = "0" * 64  # the `prev` of the first entry
 Via = Literal["app", "cli", "api", "mcp", "phone"]
@@ -244,5 +247,31 @@ def decision_of(record: InteractionRecord, by: Answerer | None = None) -> AuditD
     if isinstance(result, ExpiredResult):
         return AuditDraft(**base, decision="expired", by="timeout")
     if isinstance(result, CancelledResult):
-        return AuditDraft(**base, decision="cancelled", by="stop", cause=result.cause or result.reason)
+        return AuditDraft(**base, decision="cancelled", by="stop", cause=cancel_cause(result) or result.reason)
     raise AssertionError(f"request {request.interaction_id} has not ended")
+
+
+_VIA_WORDS: dict[str, str] = {
+    "app": N_("You, in the app"),
+    "phone": N_("You, on your paired phone"),
+    "cli": N_("You, at the command line (seqdesk run)"),
+    "api": N_("The HTTP API, with the app's token"),
+    "mcp": N_("seqdesk mcp"),
+}
+
+
+def who_words(entry: AuditEntry, tr: Translate = as_written) -> str:
+    """Who or what decided, in words (`tr`: a screen's `_`; English as written by default)."""
+    if entry.by == "person":
+        via = _VIA_WORDS.get(entry.via or "") or N_("A person (the way in was not recorded)")
+        words = tr(via)
+        if entry.person not in (None, "you"):
+            words = f"{entry.person}: {words}"
+        return words + (f" ({entry.token})" if entry.token else "")
+    if entry.by == "rule":
+        return tr(N_("The rule {rule}")).format(rule=entry.rule_text or entry.rule_id or "?") + (
+            f" [{entry.rule_id}]" if entry.rule_id else "")
+    if entry.by == "timeout":
+        return tr(N_("Nobody: the request expired"))
+    cause = as_cause(entry.cause)
+    return tr(N_("Stopped: {why}")).format(why=tr(CAUSES[cause].why) if cause is not None else entry.cause or "?")
