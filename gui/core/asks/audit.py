@@ -142,7 +142,7 @@ class Verdict:
 
     def sentence(self) -> str:
         if self.ok:
-            return f"the chain of {self.count} decisions is unbroken"
+            return f"the chain of {self.count} decision{'' if self.count == 1 else 's'} is unbroken"
         named = f" (id {self.broken_id})" if self.broken_id else ""
         return f"the chain is broken at entry {self.broken_at}{named}: {self.problem}"
 
