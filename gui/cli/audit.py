@@ -63,8 +63,8 @@ def cmd_audit_verify(args: argparse.Namespace) -> int:
         return 2
     verdict = verify(documents)
     if verdict.ok:
-        print(ngettext("ok: the chain of {count} decision is unbroken", "ok: the chain of {count} decisions is unbroken",
-                       verdict.count).format(count=verdict.count))
+        print(ngettext("ok: the chain of {count} decision is unbroken",
+                       "ok: the chain of {count} decisions is unbroken", verdict.count).format(count=verdict.count))
         return 0
     named = _(" (id {id})").format(id=verdict.broken_id) if verdict.broken_id else ""
     print(_("broken: the chain is broken at entry {position}{named}: {problem}").format(

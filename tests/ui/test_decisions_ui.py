@@ -21,7 +21,7 @@ async def test_a_decision_is_listed_with_who_decided_and_the_command_that_was_sh
     await user.should_see("You, in the app", retries=50)
     await user.should_see("Denied — reason: not today")
     await user.should_see("$ rm -rf build")
-    await user.should_see("The record is intact: the chain of 1 decision  is unbroken.")
+    await user.should_see("The record is intact: the chain of 1 decision is unbroken.")
 
 
 async def test_an_entry_changed_afterwards_is_named_on_the_card(user: User):
