@@ -32,26 +32,15 @@ def add_audit_command(sub: Any) -> None:
 
 
 def _documents(args: argparse.Namespace) -> list[dict[str, Any] | None] | None:
-    """The stored entries of the data folder asked for; None after saying why it cannot be read."""
-    from pathlib import Path
+    """The stored entries of the data folder asked for (--data before or after the command, else
+    SEQDESK_DATA, else the user's); None after saying why they cannot be read."""
+    from gui.app import decision_record  # the composition root opens the store; the command never does
+    from gui.core.errors import SeqDeskError
 
-    from gui.store.audit import audit_path, read_documents
-
-    given = args.settings.data  # --data (before or after the command), else SEQDESK_DATA
-    if given is not None:
-        folder = Path(given).expanduser()
-        if not folder.is_dir():
-            print(_("seqdesk audit: there is no data folder {folder}").format(folder=folder), file=sys.stderr)
-            return None
-    else:
-        from gui.store.datadir import data_dir
-
-        folder = data_dir()
     try:
-        return read_documents(audit_path(folder))
-    except OSError as exc:
-        print(_("seqdesk audit: cannot read {path}: {error}").format(path=audit_path(folder),
-                                                                    error=exc.strerror or exc), file=sys.stderr)
+        return decision_record(args.settings)
+    except (SeqDeskError, OSError) as exc:
+        print(f"seqdesk audit: {exc}", file=sys.stderr)
         return None
 
 
