@@ -9,12 +9,13 @@ a time: the chain is computed there from the last entry, kept in memory since th
 Nothing here rewrites a line. The one exception is at open: a last line cut short (the process died
 while writing it, so it was never acknowledged) is cut off, and said in the log, so the next entry
 starts on a line of its own. `read_documents` reads the file as it is, without the folder's lock (so
-`seqdesk audit verify` works while the app runs): each line as stored, `None` for a line that is not
-a JSON object.
+`seqdesk audit verify` works while the app runs) and off the writer's thread: each line as stored,
+`None` for a line that is not a JSON object.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import os
@@ -94,7 +95,9 @@ class FileAuditLog:
         return entry
 
     async def documents(self) -> list[dict[str, Any] | None]:
-        return await self._writer.read(read_documents, self.path)
+        # Not on the writer's thread: reading 10,000 entries there would hold up answers behind it. The
+        # file only grows by whole acknowledged lines, and a line still being written is left out.
+        return await asyncio.to_thread(read_documents, self.path)
 
     def close(self) -> None:
         self._journal.close()
