@@ -8,6 +8,9 @@ Run: python tests/bench/bench_audit_verify.py [--entries 10000] [--runs 7] [fold
   min and max. Then the same with the process start: `python -m gui audit verify --data …`, median.
 - edit: one line in the middle edited by hand (a decision "denied" made "approved"), `verify` again:
   the entry it names must be that one.
+- answer: what recording costs an answer: `--answers` request+respond pairs on a data folder's stores
+  (an `InteractionService` on `open_stores`), `respond` timed alone, with the record and without it,
+  taken in turn; the medians.
 Each figure is printed with the load average: the machine may be shared.
 """
 
@@ -23,8 +26,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from gui.core.asks import AuditDraft, verify
+from gui.core.asks import ApprovalResponse, AuditDraft, InteractionService, ShellApprovalRequest, ToolSource, verify
 from gui.store.audit import FileAuditLog, audit_path, read_documents
+from gui.store.open import open_stores
 from gui.store.writer import Writer
 
 
@@ -48,10 +52,35 @@ async def write(folder: Path, count: int) -> float:
     return time.perf_counter() - started
 
 
+async def answers(folder: Path, count: int) -> tuple[float, float]:
+    """Median `respond` time (s) with the record and without it, on one data folder's stores."""
+    stores = await open_stores(folder)
+    try:
+        audit = await FileAuditLog.open(folder, stores.writer)
+        services = {True: InteractionService(stores.interactions, modes=stores.modes, audit=audit),
+                    False: InteractionService(stores.interactions, modes=stores.modes)}
+        times: dict[bool, list[float]] = {True: [], False: []}
+        for n in range(count):
+            for recorded in (True, False):
+                iid = f"b{n}-{recorded}"
+                await services[recorded].request(ShellApprovalRequest(
+                    interaction_id=iid, turn_id="bench", source=ToolSource(tool_call_id=iid, tool_name="cmd_run"),
+                    created_at=int(time.time() * 1000), title="Run a command", command=f"echo {n}", cwd="/",
+                    reason="bench", operation="exec"))
+                started = time.perf_counter()
+                await services[recorded].respond(iid, ApprovalResponse(decision="approved"))
+                times[recorded].append(time.perf_counter() - started)
+        audit.close()
+        return statistics.median(times[True]), statistics.median(times[False])
+    finally:
+        stores.close()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--entries", type=int, default=10_000)
     parser.add_argument("--runs", type=int, default=7)
+    parser.add_argument("--answers", type=int, default=200)
     parser.add_argument("folder", nargs="?")
     args = parser.parse_args()
     folder = Path(args.folder or tempfile.mkdtemp(prefix="seqdesk-audit-bench-"))
@@ -91,6 +120,12 @@ def main() -> None:
     verdict = verify(read_documents(path))
     assert verdict.broken_at == middle + 1, verdict.sentence()
     print(f"edit: line {middle + 1} edited by hand: {verdict.sentence()}")
+
+    answers_folder = folder / "answers"
+    answers_folder.mkdir(exist_ok=True)
+    with_record, without = asyncio.run(answers(answers_folder, args.answers))
+    print(f"answer: respond median {with_record * 1000:.2f} ms with the record, {without * 1000:.2f} ms without "
+          f"({args.answers} each, in turn)  [load {load()}]")
 
 
 if __name__ == "__main__":
