@@ -103,6 +103,18 @@ class ReadyGate:
         await self.app(scope, receive, send)
 
 
+def decision_record(settings: Settings) -> list[dict[str, Any] | None]:
+    """The record of decisions of the data folder the settings name, each entry as stored, read
+    without taking the folder (`seqdesk audit` works while the app runs). NotFound for a folder
+    named that is not there; OSError when the record cannot be read."""
+    from gui.core.errors import NotFound
+    from gui.store.audit import audit_path, read_documents
+
+    if settings.data is not None and not Path(settings.data).expanduser().is_dir():
+        raise NotFound(f"there is no data folder {Path(settings.data).expanduser()}")
+    return read_documents(audit_path(resolve_data_dir(settings)))
+
+
 def resolve_data_dir(settings: Settings) -> Path:
     """The data folder the settings name (or the platform's), created and checked; DataFolderError."""
     from gui.store.datadir import ENV_VAR, data_dir

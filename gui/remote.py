@@ -23,9 +23,16 @@ import httpx
 from pydantic import TypeAdapter
 
 from gui.api.errors import error_in, problem_from, result_from
-from gui.api.models import SavedBody, StartRun
+from gui.api.models import ANSWERED_VIA, SavedBody, StartRun
 from gui.atomic import atomic_write
-from gui.core.asks import ApprovalRule, InteractionKind, InteractionRecord, InteractionResult, InteractionStatusFilter
+from gui.core.asks import (
+    Answerer,
+    ApprovalRule,
+    InteractionKind,
+    InteractionRecord,
+    InteractionResult,
+    InteractionStatusFilter,
+)
 from gui.core.causes import CancelReason, EndCause
 from gui.core.door import (
     AskState,
@@ -352,10 +359,11 @@ class RemoteEngine:
         body = await self._request("GET", f"/api/interactions/{quote(interaction_id, safe='')}", missing_ok=True)
         return _interaction(body) if body is not None else None
 
-    async def respond(self, interaction_id: str, response: Any) -> InteractionResult:
+    async def respond(self, interaction_id: str, response: Any, by: Answerer | None = None) -> InteractionResult:
         payload = response.model_dump(mode="json") if hasattr(response, "model_dump") else response
+        via = {ANSWERED_VIA: by.via} if by is not None else None  # the app records who answered (CLI...)
         body = await self._request("POST", f"/api/interactions/{quote(interaction_id, safe='')}/respond",
-                                   json=payload)
+                                   json=payload, headers=via)
         return _RESULT.validate_python(body)
 
     async def cancel_interaction(self, interaction_id: str, reason: CancelReason) -> bool:

@@ -19,11 +19,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from gui.core.asks import ApprovalModes, InteractionService, InteractionStore
+from gui.core.asks import ApprovalModes, AuditLog, InteractionService, InteractionStore
 from gui.core.door import Catalog, Engine, SequenceStore
 from gui.core.events import EventBus
 from gui.core.runs import ProcessControl, Runner, RunStore, ScheduleStore
 from gui.core.tools import Registry
+from gui.store.audit import FileAuditLog
 from gui.store.open import Stores, open_stores
 from gui.tools import McpResource, default_registry
 from gui.tools.processes import OsProcesses
@@ -55,12 +56,13 @@ class EngineStores(Protocol):
 
 
 def compose_engine(registry: Registry, stores: EngineStores, *, processes: ProcessControl | None = None,
-                   retry_backoff: float = 0.2) -> Engine:
+                   retry_backoff: float = 0.2, audit: AuditLog | None = None) -> Engine:
     """The engine on `stores`, running sequences in this process (`Runner`); `processes` ends the
-    commands a dead app left running (at start-up recovery)."""
+    commands a dead app left running (at start-up recovery); `audit` records every decision."""
     bus = EventBus()
     catalog = Catalog(stores.sequences, registry, bus)
-    interactions = InteractionService(stores.interactions, bus, modes=stores.modes, check_edit=registry.edit_problems)
+    interactions = InteractionService(stores.interactions, bus, modes=stores.modes, check_edit=registry.edit_problems,
+                                      audit=audit)
     runner = Runner(registry, interactions, stores.runs, bus, catalog.resolve, retry_backoff=retry_backoff)
     return Engine(registry=registry, catalog=catalog, interactions=interactions, runner=runner, runs=stores.runs,
                   schedules=stores.schedules, bus=bus, processes=processes)
@@ -115,9 +117,9 @@ async def open_runtime(data_dir: Path | None = None, *, memory: bool = False, mc
     servers' manager only when the settings list a server, so a folder without any never loads the
     MCP SDK; the engine then lists no servers and its resource tool says none is connected."""
     if memory:
-        from gui.memory import MemoryStores
+        from gui.memory import MemoryAuditLog, MemoryStores
 
-        runtime = Runtime(engine=compose_engine(default_registry(), MemoryStores()))
+        runtime = Runtime(engine=compose_engine(default_registry(), MemoryStores(), audit=MemoryAuditLog()))
     elif store is not None and store.startswith(("postgresql://", "postgres://")):
         runtime = await open_database_runtime(store)
     else:
@@ -133,8 +135,14 @@ async def open_store_runtime(data_dir: Path | None = None) -> Runtime:
     recovery or MCP servers: `open_runtime` adds those. `DataFolderInUseError` if another has it."""
     notices: list[str] = []  # a damaged file found later (a history segment read late) joins it too
     stores = await open_stores(data_dir, on_damage=lambda damage: notices.append(damage.message))
-    engine = compose_engine(default_registry(), stores, processes=OsProcesses())
+    try:
+        audit = await FileAuditLog.open(stores.folder, stores.writer)
+    except BaseException:
+        stores.close()
+        raise
+    engine = compose_engine(default_registry(), stores, processes=OsProcesses(), audit=audit)
     runtime = Runtime(engine=engine, data_dir=stores.folder, notices=notices, stores=stores)
+    runtime.closers.append(audit.close)  # after the stores' close (closers run last first): its writes are done
     runtime.closers.append(stores.close)
     return runtime
 

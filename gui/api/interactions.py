@@ -9,9 +9,9 @@ from fastapi.responses import Response
 from pydantic import ValidationError
 
 from gui.api.body import json_response, json_response_of, read_json, type_name
-from gui.api.models import CancelBody
+from gui.api.models import ANSWERED_VIA, CancelBody
 from gui.api.shared import EngineFrom, interaction_json, pydantic_detail
-from gui.core.asks import ApprovalResponse, ApprovalRule, InteractionKind, InteractionStatusFilter
+from gui.core.asks import Answerer, ApprovalResponse, ApprovalRule, InteractionKind, InteractionStatusFilter
 from gui.core.errors import Invalid, NotFound, Unreadable
 
 _RESPONSE_BODY = 'a response like {"kind": "approval", "decision": "approved"}'
@@ -46,12 +46,18 @@ async def respond(interaction_id: str, request: Request, engine: EngineFrom) -> 
     eng = engine()
     try:
         response = _unwrap(interaction_id, await read_json(request, expect=_RESPONSE_BODY))
-        result = await eng.respond(interaction_id, response)
+        result = await eng.respond(interaction_id, response, _answerer(request))
     except (Unreadable, Invalid):
         if await eng.get_interaction(interaction_id) is None:
             raise NotFound(f"there is no interaction {interaction_id}") from None
         raise
     return json_response(result.model_dump(mode="json"))
+
+
+def _answerer(request: Request) -> Answerer:
+    """Who answered: through the HTTP API with the app's token, or the CLI or `seqdesk mcp` saying so."""
+    via = request.headers.get(ANSWERED_VIA, "").strip().lower()
+    return Answerer(via="cli" if via == "cli" else "mcp" if via == "mcp" else "api")
 
 
 async def cancel(interaction_id: str, request: Request, engine: EngineFrom) -> Response:

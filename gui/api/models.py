@@ -10,6 +10,9 @@ from pydantic import BaseModel, ConfigDict, Field
 from gui.core.causes import CancelReason
 
 RUN_BODY = 'a JSON object like {"sequence": "name", "args": {}}'
+# `POST /api/interactions/{id}/respond`: which surface answered (`cli`, `mcp`) when it answered through the
+# HTTP API; without it, the answer is recorded as given through the HTTP API (`gui.core.asks.audit`).
+ANSWERED_VIA = "x-seqdesk-via"  # lower case, as ASGI carries header names
 
 
 class StartRun(BaseModel):

@@ -13,6 +13,7 @@ from collections.abc import Sequence as Seq
 from typing import Any
 
 from gui.cli.ask import add_ask_command
+from gui.cli.audit import add_audit_command
 from gui.cli.check import add_format_commands
 from gui.cli.data import add_data_command
 from gui.cli.run import add_run_commands
@@ -24,7 +25,8 @@ from gui.mcp.cli import add_mcp_command
 # command's module imports only what parsing needs; its function imports the rest when it runs, so
 # `seqdesk help` loads neither the engine nor NiceGUI nor the MCP SDK.
 COMMANDS: tuple[Callable[[Any], object], ...] = (add_format_commands, add_run_commands, add_mcp_command,
-                                                 add_tools_command, add_data_command, add_ask_command)
+                                                 add_tools_command, add_data_command, add_ask_command,
+                                                 add_audit_command)
 
 
 def _language(argv: Seq[str] | None) -> str | int | None:

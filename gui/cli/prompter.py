@@ -18,9 +18,11 @@ from typing import Any
 from gui.cli.form_prompt import TerminalElicitationHandler
 from gui.core.asks import (
     Answer,
+    Answerer,
     ApprovalResponse,
     ElicitationRequest,
     InteractionRecord,
+    InteractionResponse,
     QuestionRequest,
     QuestionResponse,
     ShellApprovalRequest,
@@ -124,11 +126,11 @@ class TerminalPrompter:
                            _("the input {name} will be run as a command")).format(name=name, program=program))
         if self.yes:
             _err("  ✓ " + _("approved (--yes): {what}").format(what=what))
-            await self.ops.respond(iid, ApprovalResponse(decision="approved"))
+            await self._respond(iid, ApprovalResponse(decision="approved"))
             return
         if not self.interactive:
             _err("  ✗ " + _("denied (no terminal to ask, and no --yes): {what}").format(what=what))
-            await self.ops.respond(iid, ApprovalResponse(
+            await self._respond(iid, ApprovalResponse(
                 decision="denied", reason="no one could be asked (no terminal, and --yes was not given)"))
             return
         where = _(" in {folder}").format(folder=request.cwd) if isinstance(request, ShellApprovalRequest) else ""
@@ -136,13 +138,16 @@ class TerminalPrompter:
         answer = await _ask("  ? " + _("Allow {who}{where}: {what}").format(who=who, where=where, what=what)
                             + "  [y]es / [n]o: ")
         if answer.strip().lower() in ("y", "yes"):
-            await self.ops.respond(iid, ApprovalResponse(decision="approved"))
+            await self._respond(iid, ApprovalResponse(decision="approved"))
         else:
             try:
                 reason = (await _ask("    reason (optional): ")).strip() or None
             except EOFError:  # the answer was no all the same
                 reason = None
-            await self.ops.respond(iid, ApprovalResponse(decision="denied", reason=reason))
+            await self._respond(iid, ApprovalResponse(decision="denied", reason=reason))
+
+    async def _respond(self, iid: str, response: InteractionResponse) -> None:
+        await self.ops.respond(iid, response, Answerer(via="cli"))  # recorded as answered from the CLI
 
     async def _question(self, iid: str, request: QuestionRequest) -> None:
         _err(f"  ? {request.title}   " + _("(type {decline} at any question to answer none of them)").format(
@@ -156,7 +161,7 @@ class TerminalPrompter:
             while True:
                 raw = (await _ask(f"    {q.prompt}{optional}: ")).strip()
                 if raw == DECLINE:
-                    await self.ops.respond(iid, QuestionResponse(decision="declined"))
+                    await self._respond(iid, QuestionResponse(decision="declined"))
                     _err("  ✗ " + _("declined: the step is told you chose not to answer"))
                     return
                 if not raw and not q.required:
@@ -176,11 +181,11 @@ class TerminalPrompter:
                 answers.append(Answer(question_id=q.question_id,
                                       value=values[0] if q.response_type == "single_select" else values))
                 break
-        await self.ops.respond(iid, QuestionResponse(answers=answers))
+        await self._respond(iid, QuestionResponse(answers=answers))
 
     async def _elicitation(self, iid: str, request: ElicitationRequest) -> None:
         handler = TerminalElicitationHandler(input_fn=_read_line, output=_err)
-        await self.ops.respond(iid, await handler.handle_elicitation(request))
+        await self._respond(iid, await handler.handle_elicitation(request))
 
 
 def progress_line(event: Event) -> str | None:

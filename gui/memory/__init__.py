@@ -7,6 +7,7 @@ core: whoever builds an engine chooses its stores (`gui.runtime.compose_engine`)
 from dataclasses import dataclass, field
 
 from gui.memory.asks import MemoryApprovalModes, MemoryInteractionStore
+from gui.memory.audit import MemoryAuditLog
 from gui.memory.runs import MemoryRunStore, MemoryScheduleStore
 from gui.memory.sequences import MemorySequenceStore
 
@@ -24,6 +25,7 @@ class MemoryStores:
 
 __all__ = [
     "MemoryApprovalModes",
+    "MemoryAuditLog",
     "MemoryInteractionStore",
     "MemoryRunStore",
     "MemoryScheduleStore",

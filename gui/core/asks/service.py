@@ -22,6 +22,7 @@ from typing import Any
 from pydantic import TypeAdapter, ValidationError
 
 from gui.core.asks.approvals import ApprovalModes, ApprovalOutcome, allowing_rule, approval_outcome
+from gui.core.asks.audit import Answerer, AuditLog, decision_of
 from gui.core.asks.interactions import (
     ApprovalResponse,
     CancelledResult,
@@ -120,11 +121,13 @@ class InteractionService:
         *,
         modes: ApprovalModes,
         check_edit: Callable[[str, dict[str, Any]], list[str]] | None = None,
+        audit: AuditLog | None = None,
     ) -> None:
         self.store = store
         self.bus = bus
         self.clock = clock
         self.modes = modes
+        self.audit = audit  # every end is recorded there before anybody learns of it (`gui.core.asks.audit`)
         # (tool name, edited arguments) -> what is wrong with them (empty: they fit the tool's schema)
         self.check_edit: Callable[[str, dict[str, Any]], list[str]] | None = check_edit
         self._futures: dict[str, asyncio.Future[InteractionResult]] = {}
@@ -206,6 +209,7 @@ class InteractionService:
         async with self._lock(iid):
             if await self.store.get(iid) is not None:
                 raise InteractionError(f"interaction {iid} already exists", iid)
+            await self._record_decision(record)
             await self.store.save(record)
         self._locks.pop(iid, None)
         self._publish_created(record)
@@ -215,9 +219,10 @@ class InteractionService:
     # --- the person's side ------------------------------------------------------------------
 
     async def respond(
-        self, interaction_id: str, response: InteractionResponse | dict[str, Any]
+        self, interaction_id: str, response: InteractionResponse | dict[str, Any], by: Answerer | None = None
     ) -> InteractionResult:
-        """Validate the answer, store it, then wake the waiting tool and announce the end."""
+        """Validate the answer, store it, then wake the waiting tool and announce the end; `by` is who
+        answered, for the record of decisions."""
         parsed = _parse_response(interaction_id, response)
         async with self._lock(interaction_id):
             record = await self._pending_record(interaction_id)
@@ -232,7 +237,7 @@ class InteractionService:
                 raise InteractionValidationError("; ".join(problems), interaction_id)
             rule = await self._save_rule(record.request, parsed)
             result = ResolvedResult(interaction_id=interaction_id, response=parsed)
-            await self._end(record, result)
+            await self._end(record, result, by)
         if rule is not None:
             await self._allow_waiting(rule, interaction_id)
         return result
@@ -341,8 +346,10 @@ class InteractionService:
             raise InteractionNotPendingError(ended_message(record), interaction_id)
         return record
 
-    async def _end(self, record: InteractionRecord, result: InteractionResult) -> InteractionRecord:
-        """Store the final state, then wake the waiter and announce it. Caller holds the lock."""
+    async def _end(self, record: InteractionRecord, result: InteractionResult,
+                   by: Answerer | None = None) -> InteractionRecord:
+        """Record the decision, store the final state, then wake the waiter and announce it. Caller
+        holds the lock."""
         ended = InteractionRecord(
             request=record.request,
             status=result.status,
@@ -352,6 +359,7 @@ class InteractionService:
             rule_id=record.rule_id,
             rule_text=record.rule_text,
         )
+        await self._record_decision(ended, by)
         await self.store.save(ended)
         self._settle(ended)
         return ended
@@ -390,6 +398,12 @@ class InteractionService:
             else:
                 self._locks.pop(interaction_id, None)
                 self._publish_ended(record)
+
+    async def _record_decision(self, ended: InteractionRecord, by: Answerer | None = None) -> None:
+        """Append the decision to the record before it is stored: a decision that took effect is never
+        missing from it (a crash in between leaves the entry, and start-up then cancels the request)."""
+        if self.audit is not None:
+            await self.audit.append(decision_of(ended, by))
 
     def _on_timer(self, interaction_id: str) -> None:
         self._timers.pop(interaction_id, None)

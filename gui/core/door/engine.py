@@ -16,8 +16,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from gui.core.asks import (
+    Answerer,
     ApprovalModes,
     ApprovalRule,
+    AuditEntry,
     InteractionKind,
     InteractionRecord,
     InteractionResult,
@@ -25,6 +27,9 @@ from gui.core.asks import (
     InteractionStatusFilter,
     InteractionStore,
     RuleBook,
+    Verdict,
+    entries,
+    verify,
 )
 from gui.core.causes import CancelReason, EndCause
 from gui.core.door.asks import AskState, ProgramAsk, ProgramAsks
@@ -355,8 +360,16 @@ class Engine:
     async def get_interaction(self, interaction_id: str) -> InteractionRecord | None:
         return await self.interactions.get(interaction_id)
 
-    async def respond(self, interaction_id: str, response: Any) -> InteractionResult:
-        return await self.interactions.respond(interaction_id, response)
+    async def respond(self, interaction_id: str, response: Any, by: Answerer | None = None) -> InteractionResult:
+        """Answer a request; `by` is who answered and through which surface (for the record of decisions)."""
+        return await self.interactions.respond(interaction_id, response, by)
+
+    async def decisions(self, since_ms: int | None = None) -> tuple[list[AuditEntry], Verdict]:
+        """The record of decisions (oldest first) and whether its chain is unbroken; empty without one."""
+        audit = self.interactions.audit
+        documents = await audit.documents() if audit is not None else []
+        # hashing 10,000 entries takes a while: off the event loop
+        return await asyncio.to_thread(lambda: (entries(documents, since_ms=since_ms), verify(documents)))
 
     async def cancel_interaction(self, interaction_id: str, reason: CancelReason) -> bool:
         return await self.interactions.cancel(interaction_id, reason)

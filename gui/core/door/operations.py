@@ -11,7 +11,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, NamedTuple, Protocol, TypeVar
 
-from gui.core.asks import ApprovalRule, InteractionKind, InteractionRecord, InteractionResult, InteractionStatusFilter
+from gui.core.asks import (
+    Answerer,
+    ApprovalRule,
+    InteractionKind,
+    InteractionRecord,
+    InteractionResult,
+    InteractionStatusFilter,
+)
 from gui.core.causes import CancelReason, EndCause
 from gui.core.door.asks import AskState, ProgramAsk
 from gui.core.door.mcp_servers import McpServerChange, McpServerListing, McpServerSpec, McpServerView
@@ -172,7 +179,7 @@ class Operations(Protocol):
 
     async def get_interaction(self, interaction_id: str) -> InteractionRecord | None: ...
 
-    async def respond(self, interaction_id: str, response: Any) -> InteractionResult: ...
+    async def respond(self, interaction_id: str, response: Any, by: Answerer | None = None) -> InteractionResult: ...
 
     async def cancel_interaction(self, interaction_id: str, reason: CancelReason) -> bool: ...
 

@@ -15,6 +15,7 @@ from typing import Any
 from nicegui import ui
 
 from gui.core.asks import (
+    Answerer,
     ElicitationRequest,
     InteractionNotPendingError,
     InteractionRecord,
@@ -32,9 +33,10 @@ from gui.ui.components.inbox.elicitation_form import ElicitationForm
 from gui.ui.components.inbox.question_form import QuestionForm
 from gui.ui.components.inbox.shell_card import ShellApprovalCard
 from gui.ui.components.inbox.tool_card import ToolApprovalCard
+from gui.ui.components.settings.reach import on_phone
 from gui.wording import requests as fmt
 
-Respond = Callable[[str, InteractionResponse], Awaitable[Any]]
+Respond = Callable[[str, InteractionResponse, Answerer], Awaitable[Any]]
 Fetch = Callable[[str], Awaitable[InteractionRecord | None]]
 Answered = Callable[[InteractionRecord, InteractionResponse], Awaitable[None] | None]
 
@@ -98,7 +100,8 @@ class InboxDetail(ui.card):
     async def _submit(self, response: InteractionResponse) -> None:
         self.problem.set_visibility(False)
         try:
-            await self._respond(self.interaction_id, response)
+            # who answered, for the record of decisions: you, in the app (or on your paired phone)
+            await self._respond(self.interaction_id, response, Answerer(via="phone" if on_phone() else "app"))
         except InteractionValidationError as exc:
             self.problem.set_text(_("That answer does not fit: {problem}").format(problem=exc.message))
             self.problem.set_visibility(True)

@@ -1,0 +1,277 @@
+"""The record of decisions nobody can rewrite: who or what decided each request, when, and the exact
+text they were shown, as an append-only chain of entries (issue 26, item 5).
+
+Every end of a request is a decision: a person answered (`by="person"`, with the surface they used:
+the app, the CLI, the HTTP API with the app's token), a rule allowed it (`by="rule"`, its id and words),
+nobody answered in time (`by="timeout"`), or something stopped it (`by="stop"`, with its cause: the
+app closing, the run stopped, the agent leaving). `decision_of` turns an ended `InteractionRecord`
+into the draft of its entry; a log (`AuditLog`) chains it: each entry carries its position, the
+SHA-256 of the entry before it (`prev`) and its own (`hash`), both over the canonical JSON form
+(`canonical`: sorted keys, no spaces, UTF-8). `verify` reads what is stored, as stored, and names the
+first entry that does not fit: edited by hand (its hash no longer matches), removed or moved (the
+next one's `prev` or position does not match). It cannot see the newest entries cut off the end
+(nothing after them points at them); a copy of the last hash kept elsewhere would.
+
+Pure: the standard library and pydantic; the stores (`gui.store.audit`, `gui.memory.audit`) keep it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import uuid
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any, Literal, Protocol
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from gui.core.asks.approvals import cancel_cause
+from gui.core.asks.interactions import (
+    ApprovalResponse,
+    CancelledResult,
+    ElicitationRequest,
+    ElicitationResponse,
+    ExpiredResult,
+    InteractionRecord,
+    InteractionRequest,
+    QuestionRequest,
+    QuestionResponse,
+    ResolvedResult,
+    ShellApprovalRequest,
+    ToolApprovalRequest,
+)
+from gui.core.asks.store import tool_name_of
+from gui.core.causes import CAUSES, as_cause
+from gui.core.marks import N_, Translate, as_written
+
+GENESIS = "0" * 64  # the `prev` of the first entry
+Via = Literal["app", "cli", "api", "mcp", "phone"]
+VIAS: tuple[Via, ...] = ("app", "cli", "api", "mcp", "phone")
+DecidedBy = Literal["person", "rule", "timeout", "stop"]
+
+
+class Answerer(BaseModel):
+    """Who answered, as the surface that took the answer knows it: on the desktop always "you", and
+    the way in (`via`); a team server adds the person's name and the token they used."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    person: str = "you"
+    via: Via
+    token: str | None = None  # which token (its label, never the secret), when one was used
+
+
+class AuditDraft(BaseModel):
+    """A decision before a log gives it its place in the chain."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    at: int  # ms since the epoch: when it was decided
+    interaction_id: str
+    run_id: str
+    sequence_name: str = ""
+    kind: str  # approval, question, elicitation
+    decision: str  # approved, denied, answered, declined, accepted, expired, cancelled
+    by: DecidedBy
+    person: str | None = None
+    via: Via | None = None
+    token: str | None = None
+    rule_id: str | None = None
+    rule_text: str | None = None
+    cause: str | None = None  # what stopped it (`gui.core.causes`), or the cancel reason
+    shown: str  # the exact text the decider was shown (the command, the question)
+    detail: str | None = None  # what came with the decision: a deny's reason, a scope, the answers
+
+
+class AuditEntry(AuditDraft):
+    """A decision in the chain: its position (from 1), id, and the hashes that tie it to the others."""
+
+    position: int
+    entry_id: str
+    prev: str
+    hash: str
+
+
+class AuditLog(Protocol):
+    """Where decisions are kept, append-only. `append` chains the draft after the last entry and is
+    durable when it returns (a tool never goes on before its decision is on disk); `documents` gives
+    every entry exactly as stored, oldest first (`None`: a line that is not a JSON object), for `verify`
+    and for reading (`entries`)."""
+
+    async def append(self, draft: AuditDraft) -> AuditEntry: ...
+
+    async def documents(self) -> list[dict[str, Any] | None]: ...
+
+
+def canonical(document: Mapping[str, Any]) -> bytes:
+    """The one byte form an entry is hashed in: sorted keys, no spaces, UTF-8, `hash` left out."""
+    body = {key: value for key, value in document.items() if key != "hash"}
+    return json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+
+
+def digest(document: Mapping[str, Any]) -> str:
+    return hashlib.sha256(canonical(document)).hexdigest()
+
+
+def chain(draft: AuditDraft, last: Mapping[str, Any] | None) -> AuditEntry:
+    """`draft` as the entry after `last` (None: the first)."""
+    position = 1 if last is None else int(last["position"]) + 1
+    body = {**draft.model_dump(mode="json"), "position": position, "entry_id": uuid.uuid4().hex,
+            "prev": GENESIS if last is None else str(last["hash"])}
+    return AuditEntry.model_validate({**body, "hash": digest(body)})
+
+
+def entry_document(entry: AuditEntry) -> dict[str, Any]:
+    """The entry as it is stored (and hashed): every field, `None`s included."""
+    return entry.model_dump(mode="json")
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What `verify` found: how many entries it read, and the first that breaks the chain (if any)."""
+
+    count: int
+    broken_at: int | None = None  # position in the log (from 1)
+    broken_id: str | None = None
+    problem: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.broken_at is None
+
+    def sentence(self) -> str:
+        if self.ok:
+            return f"the chain of {self.count} decision{'' if self.count == 1 else 's'} is unbroken"
+        named = f" (id {self.broken_id})" if self.broken_id else ""
+        return f"the chain is broken at entry {self.broken_at}{named}: {self.problem}"
+
+
+def verify(documents: Iterable[Mapping[str, Any] | None]) -> Verdict:
+    """Check every stored entry in order (a `None`: a line that is not an entry): its own hash, the
+    previous hash it names, and its position. The first that does not fit is named."""
+    previous = GENESIS
+    count = 0
+    for count, document in enumerate(documents, 1):
+        if document is None:
+            return Verdict(count, count, None, "it is not an entry (not a JSON object)")
+        entry_id = document.get("entry_id")
+        named = str(entry_id) if isinstance(entry_id, str) else None
+        if document.get("hash") != digest(document):
+            return Verdict(count, count, named, "its contents were changed after it was written "
+                                                "(its hash does not match them)")
+        if document.get("prev") != previous:
+            return Verdict(count, count, named, "the entry before it was changed, removed or moved "
+                                                "(it names a different previous hash)")
+        if document.get("position") != count:
+            return Verdict(count, count, named, f"it says it is entry {document.get('position')}")
+        previous = str(document["hash"])
+    return Verdict(count)
+
+
+def entries(documents: Iterable[Mapping[str, Any] | None], *, since_ms: int | None = None) -> list[AuditEntry]:
+    """The stored entries that read as entries (decided at or after `since_ms`), oldest first."""
+    found = []
+    for document in documents:
+        if document is None:
+            continue
+        try:
+            entry = AuditEntry.model_validate(document)
+        except ValidationError:
+            continue
+        if since_ms is None or entry.at >= since_ms:
+            found.append(entry)
+    return found
+
+
+def shown_text(request: InteractionRequest) -> str:
+    """The text the person was shown for `request`, as the inbox shows it (English: records keep it so)."""
+    if isinstance(request, ShellApprovalRequest):
+        lines = [request.title, f"$ {request.command}", f"in {request.cwd}"]
+        lines += [text for text in (request.description, request.reason) if text]
+        return "\n".join(lines)
+    if isinstance(request, ToolApprovalRequest):
+        lines = [request.summary or f"Run the tool {tool_name_of(request) or ''}".rstrip()]
+        lines.append(json.dumps(request.validated_input, sort_keys=True, ensure_ascii=False))
+        if request.tool_description:
+            lines.append(request.tool_description)
+        return "\n".join(lines)
+    if isinstance(request, QuestionRequest):
+        lines = [request.title]
+        for question in request.questions:
+            options = f" [{', '.join(o.label for o in question.options)}]" if question.options else ""
+            lines.append(f"{question.prompt}{options}")
+        return "\n".join(lines)
+    if isinstance(request, ElicitationRequest):
+        lines = [f"{request.server_name}: {request.message}"]
+        lines += [f"{f.title or f.name}" + (f": {f.description}" if f.description else "") for f in request.fields]
+        return "\n".join(lines)
+    raise AssertionError(f"unexpected request {request!r}")
+
+
+def _resolved(response: Any) -> tuple[str, str | None]:
+    """What was decided and what came with it, from a person's response."""
+    if isinstance(response, ApprovalResponse):
+        parts = []
+        if response.reason:
+            parts.append(f"reason: {response.reason}")
+        if response.scope != "once":
+            parts.append(f"allowed from now on: {response.scope}" + (f" {response.prefix}" if response.prefix else ""))
+        if response.edited_input is not None:
+            parts.append("arguments edited: " + json.dumps(response.edited_input, sort_keys=True, ensure_ascii=False))
+        return response.decision, "; ".join(parts) or None
+    if isinstance(response, QuestionResponse):
+        if response.declined:
+            return "declined", None
+        answers = {a.question_id: a.value for a in response.answers}
+        return "answered", json.dumps(answers, sort_keys=True, ensure_ascii=False)
+    if isinstance(response, ElicitationResponse):
+        values = json.dumps(response.values, sort_keys=True, ensure_ascii=False) if response.values else None
+        return {"accept": "accepted", "decline": "declined", "cancel": "cancelled"}[response.action], values
+    raise AssertionError(f"unexpected response {response!r}")
+
+
+def decision_of(record: InteractionRecord, by: Answerer | None = None) -> AuditDraft:
+    """The draft entry of an ended request: who or what decided it (`by`: the person who answered)."""
+    request, result = record.request, record.result
+    base: dict[str, Any] = {"at": record.resolved_at or request.created_at, "interaction_id": request.interaction_id,
+                            "run_id": request.turn_id, "sequence_name": request.sequence_name,
+                            "kind": request.kind, "shown": shown_text(request)}
+    if isinstance(result, ResolvedResult):
+        decision, detail = _resolved(result.response)
+        if record.auto:
+            return AuditDraft(**base, decision=decision, by="rule", rule_id=record.rule_id,
+                              rule_text=record.rule_text)
+        who = by.model_dump() if by is not None else {"person": None, "via": None}
+        return AuditDraft(**base, **who, decision=decision, by="person", detail=detail)
+    if isinstance(result, ExpiredResult):
+        return AuditDraft(**base, decision="expired", by="timeout")
+    if isinstance(result, CancelledResult):
+        return AuditDraft(**base, decision="cancelled", by="stop", cause=cancel_cause(result) or result.reason)
+    raise AssertionError(f"request {request.interaction_id} has not ended")
+
+
+_VIA_WORDS: dict[str, str] = {
+    "app": N_("You, in the app"),
+    "phone": N_("You, on your paired phone"),
+    "cli": N_("You, at the command line (seqdesk run)"),
+    "api": N_("The HTTP API, with the app's token"),
+    "mcp": N_("seqdesk mcp"),
+}
+
+
+def who_words(entry: AuditEntry, tr: Translate = as_written) -> str:
+    """Who or what decided, in words (`tr`: a screen's `_`; English as written by default)."""
+    if entry.by == "person":
+        via = _VIA_WORDS.get(entry.via or "") or N_("A person (the way in was not recorded)")
+        words = tr(via)
+        if entry.person not in (None, "you"):
+            words = f"{entry.person}: {words}"
+        return words + (f" ({entry.token})" if entry.token else "")
+    if entry.by == "rule":
+        return tr(N_("The rule {rule}")).format(rule=entry.rule_text or entry.rule_id or "?") + (
+            f" [{entry.rule_id}]" if entry.rule_id else "")
+    if entry.by == "timeout":
+        return tr(N_("Nobody: the request expired"))
+    cause = as_cause(entry.cause)
+    return tr(N_("Stopped: {why}")).format(why=tr(CAUSES[cause].why) if cause is not None else entry.cause or "?")

@@ -1,0 +1,106 @@
+"""The record of decisions on disk: `<data folder>/audit.jsonl`, one entry per line, only ever appended.
+
+Behind the core's `AuditLog` port (`gui.core.asks.audit`). Each `append` writes its line with one
+`write` and syncs it (the writer syncs a group of appends once, `Writer.sync_later`, before any of
+them is acknowledged, as the journal of hot documents does: `gui.store.journal`), so a decision is
+on disk before the tool it lets go on learns of it. Appends run on the store's writer thread, one at
+a time: the chain is computed there from the last entry, kept in memory since the file was opened.
+
+Nothing here rewrites a line. The one exception is at open: a last line cut short (the process died
+while writing it, so it was never acknowledged) is cut off, and said in the log, so the next entry
+starts on a line of its own. `read_documents` reads the file as it is, without the folder's lock (so
+`seqdesk audit verify` works while the app runs) and off the writer's thread: each line as stored,
+`None` for a line that is not a JSON object.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+from pathlib import Path
+from typing import Any
+
+from gui.core.asks import AuditDraft, AuditEntry, chain, entry_document
+from gui.store.journal import Journal
+from gui.store.writer import Writer
+
+log = logging.getLogger(__name__)
+
+AUDIT_FILE = "audit.jsonl"
+
+
+def audit_path(folder: Path) -> Path:
+    return Path(folder) / AUDIT_FILE
+
+
+def _document(line: bytes) -> dict[str, Any] | None:
+    try:
+        value = json.loads(line)
+    except (ValueError, UnicodeDecodeError):
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def read_documents(path: Path) -> list[dict[str, Any] | None]:
+    """Every whole line of the log at `path`, as stored (a line still being written is left out)."""
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return []
+    return [_document(line) for line in raw.split(b"\n")[:-1] if line.strip()]
+
+
+class FileAuditLog:
+    """The append-only file of decisions of one data folder, written on `writer`'s thread."""
+
+    def __init__(self, path: Path, writer: Writer) -> None:
+        self.path = Path(path)
+        self._writer = writer
+        self._journal = Journal(self.path)
+        self._last: dict[str, Any] | None = None
+
+    @classmethod
+    async def open(cls, folder: Path, writer: Writer) -> FileAuditLog:
+        log_ = cls(audit_path(folder), writer)
+        await writer.run(log_._load)
+        return log_
+
+    def _load(self) -> None:
+        try:
+            raw = self.path.read_bytes()
+        except FileNotFoundError:
+            return
+        whole = raw.rfind(b"\n") + 1
+        if whole < len(raw):
+            log.warning("%s: its last decision was cut short (never acknowledged): it is cut off", self.path)
+            with open(self.path, "r+b") as file:
+                file.truncate(whole)
+                os.fsync(file.fileno())
+        lines = [line for line in raw[:whole].split(b"\n") if line.strip()]
+        self._last = _document(lines[-1]) if lines else None
+
+    async def append(self, draft: AuditDraft) -> AuditEntry:
+        return await self._writer.run(self._append, draft)
+
+    def _append(self, draft: AuditDraft) -> AuditEntry:
+        entry = chain(draft, self._last)
+        document = entry_document(entry)
+        line = json.dumps(document, ensure_ascii=False, separators=(",", ":")) + "\n"
+        self._journal.append(line.encode("utf-8"))
+        self._last = document
+        if not self._writer.sync_later(self._journal.sync):
+            self._journal.sync()
+        return entry
+
+    async def documents(self) -> list[dict[str, Any] | None]:
+        # Not on the writer's thread: reading 10,000 entries there would hold up answers behind it. The
+        # file only grows by whole acknowledged lines, and a line still being written is left out.
+        return await asyncio.to_thread(read_documents, self.path)
+
+    def close(self) -> None:
+        self._journal.close()
+
+
+__all__ = ["AUDIT_FILE", "FileAuditLog", "audit_path", "read_documents"]

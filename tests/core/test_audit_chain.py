@@ -1,0 +1,138 @@
+"""The record of decisions: who or what decided each request, what they were shown, and a chain of
+hashes that names the first entry edited by hand (issue 26, item 5)."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from support.interactions import TIMEOUT, now_ms, question, shell
+
+from gui.core.asks import (
+    Answerer,
+    ApprovalResponse,
+    AuditDraft,
+    InteractionService,
+    QuestionResponse,
+    chain,
+    entry_document,
+    verify,
+)
+from gui.core.asks.rules import ApprovalRule
+from gui.core.events import EventBus
+from gui.memory import MemoryApprovalModes, MemoryAuditLog, MemoryInteractionStore
+
+
+@pytest.fixture
+def audit() -> MemoryAuditLog:
+    return MemoryAuditLog()
+
+
+@pytest.fixture
+def audited(audit: MemoryAuditLog) -> InteractionService:
+    return InteractionService(MemoryInteractionStore(), EventBus(), modes=MemoryApprovalModes(), audit=audit)
+
+
+def draft(n: int) -> AuditDraft:
+    return AuditDraft(at=n, interaction_id=f"i{n}", run_id="r", kind="approval", decision="approved",
+                      by="person", person="you", via="app", shown=f"$ echo {n}")
+
+
+def chained(count: int) -> list[dict]:
+    documents: list[dict] = []
+    for n in range(count):
+        documents.append(entry_document(chain(draft(n), documents[-1] if documents else None)))
+    return documents
+
+
+async def test_a_person_answering_in_the_app_is_recorded_with_the_command_they_were_shown(
+        audited: InteractionService, audit: MemoryAuditLog) -> None:
+    handle = await audited.request(shell())
+    await audited.respond("a1", ApprovalResponse(decision="denied", reason="not now"), Answerer(via="app"))
+    await asyncio.wait_for(handle.result(), TIMEOUT)
+    (entry,) = await audit.documents()
+    assert entry is not None
+    assert (entry["by"], entry["person"], entry["via"], entry["decision"]) == ("person", "you", "app", "denied")
+    assert "$ rm -rf build" in entry["shown"] and "in /tmp" in entry["shown"]
+    assert entry["detail"] == "reason: not now" and entry["position"] == 1 and entry["prev"] == "0" * 64
+
+
+async def test_the_decision_is_on_record_before_the_waiting_tool_goes_on(audit: MemoryAuditLog) -> None:
+    seen: list[int] = []
+    service = InteractionService(MemoryInteractionStore(), EventBus(), modes=MemoryApprovalModes(), audit=audit)
+    handle = await service.request(shell())
+
+    async def tool() -> None:
+        await handle.result()
+        seen.append(len(await audit.documents()))
+
+    waiting = asyncio.create_task(tool())
+    await service.respond("a1", ApprovalResponse(decision="approved"), Answerer(via="cli"))
+    await asyncio.wait_for(waiting, TIMEOUT)
+    assert seen == [1]
+
+
+async def test_a_rule_a_timeout_and_the_app_closing_are_each_recorded_as_what_decided(
+        audited: InteractionService, audit: MemoryAuditLog) -> None:
+    rule = ApprovalRule(rule_id="p1", tool="cmd_run", scope="prefix", prefix="rm")
+    await audited.modes.add_rule(rule)
+    await audited.ask_approval(shell("a1"), "cmd_run")
+    late = await audited.request(question("q1"), deadline=now_ms() / 1000 + 0.05)
+    await asyncio.wait_for(late.result(), TIMEOUT)
+    await audited.request(question("q2"))
+    await audited.cancel_all("session_disposed", "app_closed")
+    documents = [d for d in await audit.documents() if d is not None]
+    assert [(d["interaction_id"], d["by"], d["decision"]) for d in documents] == [
+        ("a1", "rule", "approved"), ("q1", "timeout", "expired"), ("q2", "stop", "cancelled")]
+    assert documents[0]["rule_id"] == "p1" and documents[0]["rule_text"]
+    assert documents[2]["cause"] == "app_closed"
+    assert "Where? [Dev, Prod]" in documents[1]["shown"]
+    assert verify(documents).ok and verify(documents).count == 3
+
+
+async def test_an_answer_given_without_saying_who_is_recorded_as_a_person_unknown(
+        audited: InteractionService, audit: MemoryAuditLog) -> None:
+    await audited.request(question())
+    await audited.respond("q1", QuestionResponse(decision="declined"))
+    (entry,) = await audit.documents()
+    assert entry is not None and (entry["by"], entry["person"], entry["decision"]) == ("person", None, "declined")
+
+
+def test_an_unbroken_chain_verifies() -> None:
+    verdict = verify(chained(50))
+    assert verdict.ok and verdict.count == 50
+    assert verdict.sentence() == "the chain of 50 decisions is unbroken"
+
+
+def test_an_entry_edited_by_hand_is_named_by_its_position_and_id() -> None:
+    documents = chained(20)
+    documents[6]["decision"] = "denied"
+    verdict = verify(documents)
+    assert (verdict.broken_at, verdict.broken_id) == (7, documents[6]["entry_id"])
+    assert verdict.sentence().startswith(f"the chain is broken at entry 7 (id {documents[6]['entry_id']}): "
+                                         "its contents were changed")
+
+
+def test_an_edit_that_recomputes_its_own_hash_is_caught_at_the_next_entry() -> None:
+    from gui.core.asks.audit import digest
+
+    documents = chained(5)
+    documents[1]["shown"] = "$ echo harmless"
+    documents[1]["hash"] = digest(documents[1])
+    verdict = verify(documents)
+    assert verdict.broken_at == 3 and "the entry before it was changed, removed or moved" in (verdict.problem or "")
+
+
+def test_a_removed_entry_and_a_line_that_is_not_an_entry_are_named() -> None:
+    documents = chained(5)
+    assert verify(documents[:2] + documents[3:]).broken_at == 3
+    assert verify([*documents[:4], None]).broken_at == 5
+
+
+async def test_the_memory_log_edited_by_hand_fails_verification(audited: InteractionService,
+                                                               audit: MemoryAuditLog) -> None:
+    for n in range(3):
+        await audited.request(shell(f"a{n}"))
+        await audited.respond(f"a{n}", ApprovalResponse(decision="denied"), Answerer(via="api"))
+    audit.edit(2, lambda doc: doc.update(decision="approved"))
+    assert verify(await audit.documents()).broken_at == 2
