@@ -133,3 +133,20 @@ def test_an_answer_with_more_media_than_a_record_keeps_drops_the_rest_saying_why
     parts = result_value("s.t", CallToolResult(content=blocks))["content"]
     assert ["data" in p for p in parts] == [True, True, True, False, False]
     assert "more pictures and sounds" in parts[3]["omitted"]
+
+
+def test_a_tool_without_output_schema_saved_into_an_object_output_is_refused_at_save_where_it_is_saved():
+    from support.builders import group, seq, tools
+
+    from gui.core.door.documents import tool_catalog
+    from gui.core.sequences.validator import check_document
+    from gui.core.tools.registry import Registry
+
+    plain = McpTool(FakeConnection(), RemoteTool(name="now", input_schema=SCHEMA), trusted=False)  # type: ignore[arg-type]
+    catalog = tool_catalog(Registry([plain]))
+    call = {"tool": plain.name, "args": {"tz": "UTC"}, "as": "now"}
+    refused = check_document(seq(group("g", out={"now": "object"}, tools=tools(call))), catalog)
+    assert [(p.code, p.loc) for p in refused.errors] == [("result-type", ("groups", 0, "tools", 0, "as"))]
+    assert "gives back text" in refused.errors[0].message and "make 'now' text (string)" in refused.errors[0].message
+    assert check_document(seq(group("g", out={"now": "string"}, tools=tools(call))), catalog).ok
+    assert plain.result_type is None  # the server promised nothing; the step's value is its text
