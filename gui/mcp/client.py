@@ -60,7 +60,7 @@ from gui.mcp.elicit import FormParams, answer_form
 from gui.mcp.listen import follow_changes
 from gui.mcp.notices import call_error_words, deliver_log, progress_reporter
 from gui.mcp.prompts import PROMPT_MARK, McpPromptTool, list_prompts
-from gui.mcp.refusal import caused_by, refused_words, same_endpoint
+from gui.mcp.refusal import Challenge, caused_by, challenge_of, refused_words, same_endpoint
 from gui.mcp.secrets import MemorySecrets, SecretStore
 from gui.mcp.stderr import StderrLog
 from gui.mcp.tool import McpTool
@@ -130,6 +130,8 @@ class McpConnection:
         self._idle.set()
         self._changed = asyncio.Event()
         self._refused: int | None = None  # the HTTP status with which the server refused SeqDesk
+        self._challenge: Challenge | None = None  # how it refused, when it said how to get in
+        self._answered: set[tuple[int, str | None]] = set()  # step-ups a sign-in answered already
         self._retry = asyncio.Event()
 
     # -- state ---------------------------------------------------------------------------------
@@ -200,6 +202,32 @@ class McpConnection:
     def retry_now(self) -> None:
         """Try to connect now (after a sign-in, or when the person asks), instead of waiting."""
         self._retry.set()
+
+    @property
+    def challenge(self) -> Challenge | None:
+        """How the server last refused SeqDesk (any request: listing tools, a call), when it said how
+        to get in: the sign-in the person starts answers it (`SignIns.start(challenge=…)`). None
+        while nothing is refused."""
+        return self._challenge if self._refused is not None else None
+
+    def sign_in_wanted(self) -> Challenge | None:
+        """The refusal a sign-in would answer, unless a sign-in answered that one already: a server
+        that asks again for scopes it was just given is not offered the same sign-in again (one try
+        per scope), and says so in `last_error`."""
+        challenge = self.challenge
+        if challenge is None or (challenge.step_up and self._key(challenge) in self._answered):
+            return None
+        return challenge
+
+    def signed_in(self) -> None:
+        """A sign-in answered the current refusal: connect again now."""
+        if self._challenge is not None and self._challenge.step_up:
+            self._answered.add(self._key(self._challenge))
+        self.retry_now()
+
+    @staticmethod
+    def _key(challenge: Challenge) -> tuple[int, str | None]:
+        return challenge.status, " ".join(sorted((challenge.scope or "").split())) or None
 
     def refresh_tools(self) -> None:
         """List the tools again (the server said its list changed)."""
@@ -277,12 +305,12 @@ class McpConnection:
         except Exception as exc:  # every failure of a server is a state, never a crash of the app
             if self._refused is not None or caused_by(exc, SignInNeeded):
                 self._refused = self._refused or 401
-                return refused_words(self._refused), connected
+                return self._refusal(), connected
             return self._with_stderr(describe(exc)), connected
         finally:
             self._client = None
         if self._refused is not None:  # it took the token back during the session (a call was refused)
-            return refused_words(self._refused), connected
+            return self._refusal(), connected
         return self._with_stderr("the server closed the connection (it exited or crashed)"), connected
 
     def _close_stderr(self) -> None:
@@ -336,9 +364,23 @@ class McpConnection:
             yield await stack.enter_async_context(client)
 
     async def _on_response(self, response: httpx2.Response) -> None:
-        """Notes a 401/403 from the server's own address (not from its sign-in pages)."""
+        """Notes a 401/403 from the server's own address (not from its sign-in pages), and how it
+        said to get in (its `WWW-Authenticate`), whichever request it answered."""
         if response.status_code in (401, 403) and same_endpoint(str(response.request.url), str(self.config.url)):
             self._refused = response.status_code
+            self._challenge = challenge_of(response) or self._challenge
+
+    def _refusal(self) -> str:
+        """Why it is down, refused: sign in; or, for more scopes a sign-in gave already, that it did not help."""
+        status = self._refused or 401
+        challenge = self._challenge
+        if challenge is not None and challenge.step_up and self._key(challenge) in self._answered:
+            return (f"the server still refuses SeqDesk after you signed in for the scope it asked for "
+                    f"({challenge.scope}): it does not grant it; ask the server's owner (HTTP {status})")
+        if challenge is not None and challenge.step_up:
+            return (f"this server needs you to sign in again, for more permissions (scope {challenge.scope}); "
+                    "SeqDesk does not try again by itself")
+        return refused_words(status)
 
     def _sign_in_needed(self) -> None:
         self._refused = self._refused or 401
@@ -388,7 +430,7 @@ class McpConnection:
         except MCPError as exc:
             if self._refused is not None:  # the server refused the token mid-session: sign in (or refresh) again
                 self._lost(self._ended)
-                raise ToolError(f"{self.name}.{remote_name}: {refused_words(self._refused)}") from None
+                raise ToolError(f"{self.name}.{remote_name}: {self._refusal()}") from None
             if exc.code == CONNECTION_CLOSED:
                 self._lost(self._ended)
                 raise ToolError(self._with_stderr(f"the MCP server '{self.name}' stopped during the call "

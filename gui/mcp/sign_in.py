@@ -28,6 +28,7 @@ from gui.i18n import _
 from gui.mcp.auth import StoredTokens, TokenProvider, client_metadata
 from gui.mcp.config import McpServerConfig
 from gui.mcp.oauth_client import pre_registered
+from gui.mcp.refusal import Challenge, same_endpoint
 from gui.mcp.secrets import SecretStore
 
 log = logging.getLogger(__name__)
@@ -94,17 +95,21 @@ class SignIns:
         return sign_in if sign_in is not None and not sign_in.finished.is_set() else None
 
     async def start(self, config: McpServerConfig, redirect_uri: str,
-                    on_signed_in: Callable[[str], None] | None = None, *, wait: float = 30.0) -> str | None:
+                    on_signed_in: Callable[[str], None] | None = None, *, wait: float = 30.0,
+                    challenge: Challenge | None = None) -> str | None:
         """Begin signing in: the address of the server's sign-in page, for the person's browser.
 
-        None when the server let SeqDesk in without a sign-in. `SignInError` when there is no way
-        to sign in to it (it offers none, it refused the registration, it did not answer)."""
+        `challenge`: how the server refused the connection (any request, not only `initialize`):
+        the sign-in answers it, asking for the scopes it named, and for those already granted too
+        when it asked for more (a step-up). None when the server let SeqDesk in without a sign-in.
+        `SignInError` when there is no way to sign in to it (it offers none, it refused the
+        registration, it did not answer)."""
         if config.transport != "http" or not config.url:
             raise SignInError(_("only a server at a web address can be signed in to"))
         self.cancel(config.name)
         sign_in = SignIn(config.name, redirect_uri)
         self._by_server[config.name] = sign_in
-        sign_in.task = asyncio.create_task(self._flow(sign_in, config, on_signed_in),
+        sign_in.task = asyncio.create_task(self._flow(sign_in, config, on_signed_in, challenge),
                                            name=f"mcp sign-in {config.name}")
         ended = asyncio.ensure_future(sign_in.finished.wait())
         ready = asyncio.ensure_future(sign_in.url_ready.wait())
@@ -162,9 +167,13 @@ class SignIns:
             self.cancel(server)
         await asyncio.gather(*tasks, return_exceptions=True)
 
-    async def _flow(self, sign_in: SignIn, config: McpServerConfig,
-                    on_signed_in: Callable[[str], None] | None) -> None:
+    async def _flow(self, sign_in: SignIn, config: McpServerConfig, on_signed_in: Callable[[str], None] | None,
+                    challenge: Challenge | None) -> None:
         storage = StoredTokens(self.secrets, config.name, sign_in.redirect_uri, config.oauth_client_id)
+        granted = None
+        if challenge is not None and challenge.step_up:  # more scopes, and keep those it granted
+            kept = await storage.get_tokens()
+            granted = kept.scope if kept is not None else None
         storage.forget_tokens()  # the person asked to sign in: a fresh sign-in, not an old token
 
         async def redirect(url: str) -> None:
@@ -183,12 +192,15 @@ class SignIns:
                 raise SignInError(_("nobody finished signing in within {minutes} minutes").format(
                     minutes=f"{self.timeout / 60:g}")) from None
 
-        provider = TokenProvider(str(config.url), client_metadata(sign_in.redirect_uri), storage=storage,
-                             redirect_handler=redirect, callback_handler=callback)
+        provider = TokenProvider(str(config.url), client_metadata(sign_in.redirect_uri, granted), storage=storage,
+                                 redirect_handler=redirect, callback_handler=callback)
+        transport: httpx2.AsyncBaseTransport = httpx2.AsyncHTTPTransport()
+        if challenge is not None:
+            transport = ChallengeReplay(str(config.url), challenge, transport)
         try:
             if config.oauth_client_id:  # kept as the registration: the background connection then signs in with it
                 await storage.set_client_info(pre_registered(config.oauth_client_id, None, sign_in.redirect_uri))
-            async with httpx2.AsyncClient(headers=config.header_values(), auth=provider,
+            async with httpx2.AsyncClient(headers=config.header_values(), auth=provider, transport=transport,
                                           timeout=httpx2.Timeout(30.0)) as http:
                 response = await http.post(str(config.url), json=_PROBE, headers=_PROBE_HEADERS)
                 if response.status_code in (401, 403):
@@ -210,6 +222,25 @@ class SignIns:
             sign_in.finished.set()
         if sign_in.error is None and on_signed_in is not None:
             on_signed_in(config.name)
+
+
+class ChallengeReplay(httpx2.AsyncBaseTransport):
+    """Answers the probe's first request with the refusal the connection met (a later request
+    refused, or a scope asked for), so the SDK's provider signs in for that refusal even when the
+    server lets `initialize` in without a token; every other request goes out as it is."""
+
+    def __init__(self, url: str, challenge: Challenge, inner: httpx2.AsyncBaseTransport) -> None:
+        self.url, self.challenge, self.inner = url, challenge, inner
+        self._replayed = False
+
+    async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
+        if not self._replayed and same_endpoint(str(request.url), self.url):
+            self._replayed = True
+            return self.challenge.response(request)
+        return await self.inner.handle_async_request(request)
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
 
 
 def sign_in_words(exc: BaseException) -> str:
