@@ -63,6 +63,7 @@ from gui.mcp.prompts import PROMPT_MARK, McpPromptTool, list_prompts
 from gui.mcp.refusal import Challenge, caused_by, challenge_of, refused_words, same_endpoint
 from gui.mcp.secrets import MemorySecrets, SecretStore
 from gui.mcp.stderr import StderrLog
+from gui.mcp.task_call import call_as_task, offers_tasks, related_task, runs_as_task, task_reporter
 from gui.mcp.tool import McpTool
 from gui.mcp.watch import watched
 
@@ -126,6 +127,8 @@ class McpConnection:
         self._ended: asyncio.Event | None = None
         self._stderr: StderrLog | None = None
         self._calls: set[_Call] = set()
+        self._task_support: dict[str, str | None] = {}  # a tool's `execution.taskSupport`, as listed
+        self._task_calls: dict[str, _Call] = {}  # the call each task in flight runs for
         self._idle = asyncio.Event()
         self._idle.set()
         self._changed = asyncio.Event()
@@ -397,6 +400,7 @@ class McpConnection:
         ended = self._ended
         if self._stopping or (ended is not None and ended.is_set()):
             return  # withdrawn, or the server went away, while listing: its tools must not come back
+        self._task_support = {t.name: t.execution.task_support if t.execution is not None else None for t in remote}
         tools: list[Tool] = [McpTool(self, t, trusted=self.config.trusted) for t in remote]
         tools += [McpPromptTool(self, p) for p in prompts]
         names = tuple(sorted(t.name for t in tools))
@@ -426,6 +430,15 @@ class McpConnection:
         self._idle.clear()
         token = _CURRENT_CALL.set(call)
         try:
+            support = self._task_support.get(remote_name)
+            if runs_as_task(support, offers_tasks(client)):
+                return await call_as_task(client.session, remote_name, args, on_status=task_reporter(ctx),
+                                          on_created=lambda task_id: self._task_calls.__setitem__(task_id, call))
+            if support == "required":
+                raise ToolError(f"{self.name}.{remote_name}: the server runs this tool only as a task, and it does "
+                                f"not offer task calls over the protocol this connection speaks "
+                                f"({client.protocol_version}); set the server's protocol to legacy (2025) and "
+                                "connect again")
             return await client.call_tool(remote_name, args, progress_callback=progress_reporter(ctx))
         except MCPError as exc:
             if self._refused is not None:  # the server refused the token mid-session: sign in (or refresh) again
@@ -442,6 +455,8 @@ class McpConnection:
             raise self._unreachable(exc) from None
         finally:
             _CURRENT_CALL.reset(token)
+            for task_id in [t for t, c in self._task_calls.items() if c is call]:
+                del self._task_calls[task_id]
             self._calls.discard(call)
             call.done.set()
             if not self._calls:
@@ -480,7 +495,7 @@ class McpConnection:
 
     # -- what the server sends while a call runs -----------------------------------------------
     async def _on_elicit(self, context: ClientRequestContext, params: FormParams) -> ElicitResult | ErrorData:
-        call = _CURRENT_CALL.get()
+        call = _CURRENT_CALL.get() or self._task_calls.get(related_task(params) or "")
         if call is None and len(self._calls) == 1:
             # The legacy protocol does not say which call a request belongs to: only one can be it.
             call = next(iter(self._calls))
