@@ -33,12 +33,13 @@ from typing import Any, Literal
 
 import anyio
 import httpx2
-from mcp import Client, InputRequiredRoundsExceededError, MCPError, StdioServerParameters
+from mcp import Client, InputRequiredRoundsExceededError, MCPError, StdioServerParameters, UrlElicitationRequiredError
 from mcp.client import ClientRequestContext
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp_types import (
     CONNECTION_CLOSED,
+    URL_ELICITATION_REQUIRED,
     CallToolResult,
     ElicitResult,
     ErrorData,
@@ -49,6 +50,7 @@ from mcp_types import (
     ReadResourceResult,
     ToolListChangedNotification,
 )
+from pydantic import ValidationError
 
 import gui
 from gui.core.asks import ElicitationHandler
@@ -430,16 +432,13 @@ class McpConnection:
         self._idle.clear()
         token = _CURRENT_CALL.set(call)
         try:
-            support = self._task_support.get(remote_name)
-            if runs_as_task(support, offers_tasks(client)):
-                return await call_as_task(client.session, remote_name, args, on_status=task_reporter(ctx),
-                                          on_created=lambda task_id: self._task_calls.__setitem__(task_id, call))
-            if support == "required":
-                raise ToolError(f"{self.name}.{remote_name}: the server runs this tool only as a task, and it does "
-                                f"not offer task calls over the protocol this connection speaks "
-                                f"({client.protocol_version}); set the server's protocol to legacy (2025) and "
-                                "connect again")
-            return await client.call_tool(remote_name, args, progress_callback=progress_reporter(ctx))
+            try:
+                return await self._call_once(client, remote_name, args, call)
+            except MCPError as exc:
+                if exc.code != URL_ELICITATION_REQUIRED or self._refused is not None:
+                    raise
+                await self._open_pages_first(remote_name, exc, call)
+            return await self._call_once(client, remote_name, args, call)  # once: a second -32042 is its error
         except MCPError as exc:
             if self._refused is not None:  # the server refused the token mid-session: sign in (or refresh) again
                 self._lost(self._ended)
@@ -461,6 +460,35 @@ class McpConnection:
             call.done.set()
             if not self._calls:
                 self._idle.set()
+
+    async def _call_once(self, client: Client, remote_name: str, args: dict[str, Any], call: _Call) -> CallToolResult:
+        support = self._task_support.get(remote_name)
+        if runs_as_task(support, offers_tasks(client)):
+            return await call_as_task(client.session, remote_name, args, on_status=task_reporter(call.ctx),
+                                      on_created=lambda task_id: self._task_calls.__setitem__(task_id, call))
+        if support == "required":
+            raise ToolError(f"{self.name}.{remote_name}: the server runs this tool only as a task, and it does "
+                            f"not offer task calls over the protocol this connection speaks "
+                            f"({client.protocol_version}); set the server's protocol to legacy (2025) and "
+                            "connect again")
+        return await client.call_tool(remote_name, args, progress_callback=progress_reporter(call.ctx))
+
+    async def _open_pages_first(self, remote_name: str, exc: MCPError, call: _Call) -> None:
+        """The server answered -32042: the person opens its pages first (each one an inbox item, as a
+        page the server asks for during a call); when they did, the call is made once more."""
+        try:
+            pages = UrlElicitationRequiredError.from_error(exc.error).elicitations
+        except (ValueError, ValidationError):
+            pages = []
+        if not pages:
+            raise ToolError(f"{self.name}.{remote_name}: the server wants a page opened first but did not say "
+                            "which") from None
+        handler = call.ctx.elicitation or self.handler
+        for page in pages:
+            answer = await answer_form(self.name, page, call.ctx, handler, call.done)
+            if not isinstance(answer, ElicitResult) or answer.action != "accept":
+                raise ToolError(f"{self.name}.{remote_name}: the server needs the page {page.url} opened first "
+                                f"({page.message}), and it was not") from None
 
     async def get_prompt(self, name: str, args: dict[str, str]) -> GetPromptResult:
         """A prompt of this server with its arguments filled in (a text-template step); ToolError saying why not."""
