@@ -66,6 +66,7 @@ from gui.mcp.refusal import Challenge, caused_by, challenge_of, refused_words, s
 from gui.mcp.secrets import MemorySecrets, SecretStore
 from gui.mcp.stderr import StderrLog
 from gui.mcp.task_call import call_as_task, offers_tasks, related_task, runs_as_task, task_reporter
+from gui.mcp.task_extension import CURRENT_TASK_HOOKS, TaskCallHooks, TasksExtension
 from gui.mcp.tool import McpTool
 from gui.mcp.watch import watched
 
@@ -365,7 +366,7 @@ class McpConnection:
                 inner = stdio_client(params, errlog=self._stderr.file if self._stderr is not None else sys.stderr)
             client = Client(watched(inner, on_end), mode=self.config.protocol, elicitation_callback=self._on_elicit,
                             message_handler=self._on_message, logging_callback=self._on_log, log_level="info",
-                            client_info=CLIENT_INFO, cache=None)
+                            client_info=CLIENT_INFO, cache=None, extensions=[TasksExtension()])
             yield await stack.enter_async_context(client)
 
     async def _on_response(self, response: httpx2.Response) -> None:
@@ -471,7 +472,12 @@ class McpConnection:
                             f"not offer task calls over the protocol this connection speaks "
                             f"({client.protocol_version}); set the server's protocol to legacy (2025) and "
                             "connect again")
-        return await client.call_tool(remote_name, args, progress_callback=progress_reporter(call.ctx))
+        hooks = CURRENT_TASK_HOOKS.set(TaskCallHooks(answer=lambda params: self._on_elicit(None, params),
+                                                     on_status=task_reporter(call.ctx)))
+        try:  # a 2026-07-28 server may answer with a task: `gui.mcp.task_extension` follows it
+            return await client.call_tool(remote_name, args, progress_callback=progress_reporter(call.ctx))
+        finally:
+            CURRENT_TASK_HOOKS.reset(hooks)
 
     async def _open_pages_first(self, remote_name: str, exc: MCPError, call: _Call) -> None:
         """The server answered -32042: the person opens its pages first (each one an inbox item, as a
@@ -522,7 +528,7 @@ class McpConnection:
         return ToolError(f"the MCP server '{self.name}' cannot be reached: {describe(exc)}")
 
     # -- what the server sends while a call runs -----------------------------------------------
-    async def _on_elicit(self, context: ClientRequestContext, params: FormParams) -> ElicitResult | ErrorData:
+    async def _on_elicit(self, context: ClientRequestContext | None, params: FormParams) -> ElicitResult | ErrorData:
         call = _CURRENT_CALL.get() or self._task_calls.get(related_task(params) or "")
         if call is None and len(self._calls) == 1:
             # The legacy protocol does not say which call a request belongs to: only one can be it.
