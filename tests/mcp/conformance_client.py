@@ -20,6 +20,7 @@ import json
 import os
 import sys
 from pathlib import Path
+from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import httpx2
@@ -28,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).parents[2]))
 
 from gui.core.asks.elicitation import ElicitationHandlerFunc  # noqa: E402
 from gui.core.asks.interactions import ElicitationResponse  # noqa: E402
-from gui.core.errors import ToolError  # noqa: E402
+from gui.core.errors import ToolArgumentError, ToolError  # noqa: E402
 from gui.core.tools.registry import Registry, ToolContext  # noqa: E402
 from gui.mcp.client import McpConnection  # noqa: E402
 from gui.mcp.config import McpServerConfig  # noqa: E402
@@ -38,6 +39,14 @@ from gui.mcp.sign_in import SignIns  # noqa: E402
 
 REDIRECT = "http://127.0.0.1:9/oauth/callback"  # never reached: the browser's answer is read from the 302
 T = 20.0
+
+
+def sample_args(schema: dict[str, Any]) -> dict[str, Any]:
+    """A value for each required argument, of its type (the suite checks the call, not the values)."""
+    samples = {"number": 1, "integer": 1, "string": "test", "boolean": True, "array": [], "object": {}}
+    props = schema.get("properties") or {}
+    required = schema.get("required") or []
+    return {name: samples.get(str((props.get(name) or {}).get("type")), "test") for name in required}
 
 
 async def browser(url: str) -> dict[str, str]:
@@ -71,9 +80,11 @@ async def main(url: str) -> int:
             if state.status == "connected":
                 for name in [n for n in registry.names() if n.startswith("conformance.") and n not in called]:
                     try:
-                        await registry.get(name).call({}, ToolContext(run_id="c", tool_call_id=name, tool_name=name))
+                        tool = registry.get(name)
+                        await tool.call(sample_args(tool.input_schema()),
+                                        ToolContext(run_id="c", tool_call_id=name, tool_name=name))
                         called.add(name)
-                    except ToolError as exc:
+                    except (ToolError, ToolArgumentError) as exc:
                         print(f"{name}: {exc}", file=sys.stderr)
                         if conn.challenge is None:
                             called.add(name)
