@@ -86,12 +86,8 @@ class McpTool(Tool):
         return self._title
 
     def result_type_for(self, args: dict[str, JsonValue], ins: Mapping[str, SlotType]) -> SlotType | None:
-        """What its `outputSchema` promises; without one, text: the server then sends content blocks
-        only, and the step's value is their text (`result_value`), so saving it to an object, a number
-        or a yes/no is refused at save instead of failing when it runs. (`result_type` stays None
-        then: the server itself promised nothing.)"""
-        if self._output_schema is None:
-            return SlotType.STRING
+        """What its `outputSchema` promises (unknown without one: its value is then the text it sends,
+        or an object when pictures, sounds or resources come with it; the validator says so at save)."""
         kind = self.result_type
         return SlotType(kind) if kind is not None and kind in SlotType._value2member_map_ else None
 
