@@ -66,7 +66,7 @@ from gui.mcp.refusal import Challenge, caused_by, challenge_of, refused_words, s
 from gui.mcp.secrets import MemorySecrets, SecretStore
 from gui.mcp.stderr import StderrLog
 from gui.mcp.task_call import call_as_task, offers_tasks, related_task, runs_as_task, task_reporter
-from gui.mcp.task_extension import CURRENT_TASK_HOOKS, TaskCallHooks, TasksExtension
+from gui.mcp.task_extension import CURRENT_TASK_HOOKS, TaskCallHooks, TasksExtension, offers_task_extension
 from gui.mcp.tool import McpTool
 from gui.mcp.watch import watched
 
@@ -467,7 +467,7 @@ class McpConnection:
         if runs_as_task(support, offers_tasks(client)):
             return await call_as_task(client.session, remote_name, args, on_status=task_reporter(call.ctx),
                                       on_created=lambda task_id: self._task_calls.__setitem__(task_id, call))
-        if support == "required":
+        if support == "required" and not offers_task_extension(client):
             raise ToolError(f"{self.name}.{remote_name}: the server runs this tool only as a task, and it does "
                             f"not offer task calls over the protocol this connection speaks "
                             f"({client.protocol_version}); set the server's protocol to legacy (2025) and "

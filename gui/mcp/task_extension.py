@@ -22,7 +22,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from mcp import MCPError
+from mcp import Client, MCPError
 from mcp.client.extension import ClaimContext, ClientExtension, ResultClaim
 from mcp.client.session import ClientSession
 from mcp_types import (
@@ -113,6 +113,15 @@ class CancelTask(Request[TaskIdParams, Literal["tasks/cancel"]]):
 
 class Ack(_Wire):
     pass
+
+
+def offers_task_extension(client: Client) -> bool:
+    """The server advertises the tasks extension (it may answer any call with a task)."""
+    try:
+        extensions = client.server_capabilities.extensions
+    except RuntimeError:  # not connected
+        return False
+    return bool(extensions) and TASKS in (extensions or {})
 
 
 class TasksExtension(ClientExtension):
