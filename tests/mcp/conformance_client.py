@@ -84,11 +84,15 @@ async def main(url: str) -> int:
                         await tool.call(sample_args(tool.input_schema()),
                                         ToolContext(run_id="c", tool_call_id=name, tool_name=name))
                         called.add(name)
-                    except (ToolError, ToolArgumentError) as exc:
+                    except ToolArgumentError as exc:  # our sample arguments did not fit: not the server's fault
+                        print(f"{name}: {exc}", file=sys.stderr)
+                        called.add(name)
+                    except ToolError as exc:
                         print(f"{name}: {exc}", file=sys.stderr)
                         if conn.challenge is None:
                             called.add(name)
                             failed += 1
+                            continue
                         break
                 else:
                     return 1 if failed else 0
