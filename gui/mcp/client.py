@@ -7,13 +7,18 @@ so a group's `missing` rule decides instead of a hang; the state turns `down` wi
 (including the last lines the server wrote to stderr) and the connection tries again, waiting 1 s,
 2 s, 4 s … up to 30 s. A server at a web address that refuses SeqDesk (HTTP 401 or 403) is not
 tried again: trying cannot help until the person signs in (`gui.mcp.auth`) or changes its headers,
-so its state says it needs a sign-in, and `retry_now()` tries once more.
+so its state says it needs a sign-in, and `retry_now()` tries once more. Whichever request was
+refused (listing tools, a call asking for more scopes), its `WWW-Authenticate` is kept
+(`challenge`), so the sign-in answers that refusal; a step-up a sign-in answered is not offered again.
 
 Over the open session go a run's tool calls, a prompt with its arguments filled in (a text-template
 step) and a resource read (`mcp_resource`); their failures are `ToolError`s a person can read. What
 the server sends back while a call runs is tied to that call: a request for input
 (`elicitation/create`) is answered by the call's elicitation handler (`gui.mcp.elicit`), its
-progress and log messages go to the call's tool context (`gui.mcp.notices`). A server's list
+progress and log messages go to the call's tool context (`gui.mcp.notices`). A tool that runs as a
+task is followed to its end within the call (`gui.mcp.task_call` for 2025-11-25 servers,
+`gui.mcp.task_extension` for the 2026-07-28 extension); a call answered -32042 asks the person to
+open the server's pages first, then is made once more. A server's list
 changes are heard in both protocols (`gui.mcp.listen` opens the 2026-07-28 subscription); its
 prompts are steps too (`gui.mcp.prompts`).
 """
