@@ -5,7 +5,8 @@ signs in (or fixes the headers it is sent). The connection notes the status of a
 server's endpoint (`same_endpoint`: its sign-in pages may answer 401 too, which says nothing), or
 the background sign-in's `SignInNeeded` somewhere in what the SDK raised (`caused_by`). A refusal
 that says how to get in (a `WWW-Authenticate` header: sign in, or a wider `scope`) is kept as a
-`Challenge`, so the sign-in the person starts answers that refusal, whichever request met it.
+`Challenge`, so the sign-in the person starts answers that refusal, whichever request met it
+(`ChallengeReplay` hands it to the SDK's provider).
 """
 
 from __future__ import annotations
@@ -74,3 +75,22 @@ def caused_by(exc: BaseException, kind: type[BaseException]) -> bool:
 def same_endpoint(a: str, b: str) -> bool:
     pa, pb = httpx2.URL(a), httpx2.URL(b)
     return (pa.scheme, pa.host, pa.port, pa.path.rstrip("/")) == (pb.scheme, pb.host, pb.port, pb.path.rstrip("/"))
+
+
+class ChallengeReplay(httpx2.AsyncBaseTransport):
+    """Answers the probe's first request with the refusal the connection met (a later request
+    refused, or a scope asked for), so the SDK's provider signs in for that refusal even when the
+    server lets `initialize` in without a token; every other request goes out as it is."""
+
+    def __init__(self, url: str, challenge: Challenge, inner: httpx2.AsyncBaseTransport) -> None:
+        self.url, self.challenge, self.inner = url, challenge, inner
+        self._replayed = False
+
+    async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
+        if not self._replayed and same_endpoint(str(request.url), self.url):
+            self._replayed = True
+            return self.challenge.response(request)
+        return await self.inner.handle_async_request(request)
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()

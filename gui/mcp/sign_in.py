@@ -17,6 +17,7 @@ import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 from urllib.parse import parse_qs, urlsplit
 
 import httpx2
@@ -28,8 +29,10 @@ from gui.i18n import _
 from gui.mcp.auth import StoredTokens, TokenProvider, client_metadata
 from gui.mcp.config import McpServerConfig
 from gui.mcp.oauth_client import pre_registered
-from gui.mcp.refusal import Challenge, same_endpoint
 from gui.mcp.secrets import SecretStore
+
+if TYPE_CHECKING:
+    from gui.mcp.refusal import Challenge
 
 log = logging.getLogger(__name__)
 
@@ -196,6 +199,8 @@ class SignIns:
                                  redirect_handler=redirect, callback_handler=callback)
         transport: httpx2.AsyncBaseTransport = httpx2.AsyncHTTPTransport()
         if challenge is not None:
+            from gui.mcp.refusal import ChallengeReplay
+
             transport = ChallengeReplay(str(config.url), challenge, transport)
         try:
             if config.oauth_client_id:  # kept as the registration: the background connection then signs in with it
@@ -222,25 +227,6 @@ class SignIns:
             sign_in.finished.set()
         if sign_in.error is None and on_signed_in is not None:
             on_signed_in(config.name)
-
-
-class ChallengeReplay(httpx2.AsyncBaseTransport):
-    """Answers the probe's first request with the refusal the connection met (a later request
-    refused, or a scope asked for), so the SDK's provider signs in for that refusal even when the
-    server lets `initialize` in without a token; every other request goes out as it is."""
-
-    def __init__(self, url: str, challenge: Challenge, inner: httpx2.AsyncBaseTransport) -> None:
-        self.url, self.challenge, self.inner = url, challenge, inner
-        self._replayed = False
-
-    async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
-        if not self._replayed and same_endpoint(str(request.url), self.url):
-            self._replayed = True
-            return self.challenge.response(request)
-        return await self.inner.handle_async_request(request)
-
-    async def aclose(self) -> None:
-        await self.inner.aclose()
 
 
 def sign_in_words(exc: BaseException) -> str:
