@@ -32,7 +32,7 @@ from pydantic import AnyUrl, ValidationError
 
 from gui.core.errors import Refused
 from gui.mcp.config import McpServerConfig
-from gui.mcp.oauth_client import client_secret, pre_registered
+from gui.mcp.oauth_client import client_secret, pre_registered, secret_method
 from gui.mcp.secrets import SecretStore, SecretStoreError, key
 
 log = logging.getLogger(__name__)
@@ -111,10 +111,13 @@ class StoredTokens:
         if self.client_id:
             kept = data.get("redirect_uris") if isinstance(data, dict) else None
             redirect = self.redirect_uri or (str(kept[0]) if isinstance(kept, list) and kept else None)
+            method = data.get("token_endpoint_auth_method") if isinstance(data, dict) else None
             try:
                 secret = await anyio.to_thread.run_sync(client_secret, self.secrets, self.server)
             except SecretStoreError as exc:
                 raise OAuthFlowError(f"the Client secret cannot be read: {exc}") from None
+            if method in ("client_secret_basic", "client_secret_post"):
+                return pre_registered(self.client_id, secret, redirect, method)
             return pre_registered(self.client_id, secret, redirect)
         if data is None:
             return None
@@ -182,11 +185,32 @@ class TokenProvider(OAuthClientProvider):
         if self.context.current_tokens is not None:
             self.context.token_expiry_time = self._stored.expires_at
 
+    async def _exchange_token_authorization_code(self, auth_code: str, code_verifier: str) -> httpx2.Request:
+        await self._fit_secret_method()
+        return await super()._exchange_token_authorization_code(auth_code, code_verifier)
 
-def client_metadata(redirect_uri: str | None) -> OAuthClientMetadata:
+    async def _refresh_token(self) -> httpx2.Request:
+        await self._fit_secret_method()
+        return await super()._refresh_token()
+
+    async def _fit_secret_method(self) -> None:
+        """A Client secret the person gave goes by HTTP Basic or in the body, as the authorization
+        server's metadata says; the choice is kept for refreshes made before its metadata is read."""
+        info, metadata = self.context.client_info, self.context.oauth_metadata
+        if info is None or not info.client_secret or not self._stored.client_id or metadata is None:
+            return
+        method = secret_method(metadata.token_endpoint_auth_methods_supported)
+        if method != info.token_endpoint_auth_method:
+            self.context.client_info = info.model_copy(update={"token_endpoint_auth_method": method})
+            await self._stored.set_client_info(info.model_copy(update={"token_endpoint_auth_method": method,
+                                                                       "client_secret": None}))
+
+
+def client_metadata(redirect_uri: str | None, scope: str | None = None) -> OAuthClientMetadata:
+    """SeqDesk as an OAuth client; `scope`: those granted before, kept when a step-up asks for more."""
     return OAuthClientMetadata(client_name="SeqDesk", redirect_uris=[AnyUrl(redirect_uri)] if redirect_uri else None,
                                grant_types=["authorization_code", "refresh_token"], response_types=["code"],
-                               token_endpoint_auth_method="none")
+                               token_endpoint_auth_method="none", scope=scope)
 
 
 def connection_auth(secrets: SecretStore, config: McpServerConfig,

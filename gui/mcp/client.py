@@ -7,13 +7,18 @@ so a group's `missing` rule decides instead of a hang; the state turns `down` wi
 (including the last lines the server wrote to stderr) and the connection tries again, waiting 1 s,
 2 s, 4 s … up to 30 s. A server at a web address that refuses SeqDesk (HTTP 401 or 403) is not
 tried again: trying cannot help until the person signs in (`gui.mcp.auth`) or changes its headers,
-so its state says it needs a sign-in, and `retry_now()` tries once more.
+so its state says it needs a sign-in, and `retry_now()` tries once more. Whichever request was
+refused (listing tools, a call asking for more scopes), its `WWW-Authenticate` is kept
+(`challenge`), so the sign-in answers that refusal; a step-up a sign-in answered is not offered again.
 
 Over the open session go a run's tool calls, a prompt with its arguments filled in (a text-template
 step) and a resource read (`mcp_resource`); their failures are `ToolError`s a person can read. What
 the server sends back while a call runs is tied to that call: a request for input
 (`elicitation/create`) is answered by the call's elicitation handler (`gui.mcp.elicit`), its
-progress and log messages go to the call's tool context (`gui.mcp.notices`). A server's list
+progress and log messages go to the call's tool context (`gui.mcp.notices`). A tool that runs as a
+task is followed to its end within the call (`gui.mcp.task_call` for 2025-11-25 servers,
+`gui.mcp.task_extension` for the 2026-07-28 extension); a call answered -32042 asks the person to
+open the server's pages first, then is made once more. A server's list
 changes are heard in both protocols (`gui.mcp.listen` opens the 2026-07-28 subscription); its
 prompts are steps too (`gui.mcp.prompts`).
 """
@@ -33,12 +38,13 @@ from typing import Any, Literal
 
 import anyio
 import httpx2
-from mcp import Client, InputRequiredRoundsExceededError, MCPError, StdioServerParameters
+from mcp import Client, InputRequiredRoundsExceededError, MCPError, StdioServerParameters, UrlElicitationRequiredError
 from mcp.client import ClientRequestContext
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp_types import (
     CONNECTION_CLOSED,
+    URL_ELICITATION_REQUIRED,
     CallToolResult,
     ElicitResult,
     ErrorData,
@@ -49,6 +55,7 @@ from mcp_types import (
     ReadResourceResult,
     ToolListChangedNotification,
 )
+from pydantic import ValidationError
 
 import gui
 from gui.core.asks import ElicitationHandler
@@ -60,9 +67,11 @@ from gui.mcp.elicit import FormParams, answer_form
 from gui.mcp.listen import follow_changes
 from gui.mcp.notices import call_error_words, deliver_log, progress_reporter
 from gui.mcp.prompts import PROMPT_MARK, McpPromptTool, list_prompts
-from gui.mcp.refusal import caused_by, refused_words, same_endpoint
+from gui.mcp.refusal import Challenge, caused_by, challenge_of, refused_words, same_endpoint
 from gui.mcp.secrets import MemorySecrets, SecretStore
 from gui.mcp.stderr import StderrLog
+from gui.mcp.task_call import call_as_task, offers_tasks, related_task, runs_as_task, task_reporter
+from gui.mcp.task_extension import CURRENT_TASK_HOOKS, TaskCallHooks, TasksExtension, offers_task_extension
 from gui.mcp.tool import McpTool
 from gui.mcp.watch import watched
 
@@ -126,10 +135,14 @@ class McpConnection:
         self._ended: asyncio.Event | None = None
         self._stderr: StderrLog | None = None
         self._calls: set[_Call] = set()
+        self._task_support: dict[str, str | None] = {}  # a tool's `execution.taskSupport`, as listed
+        self._task_calls: dict[str, _Call] = {}  # the call each task in flight runs for
         self._idle = asyncio.Event()
         self._idle.set()
         self._changed = asyncio.Event()
         self._refused: int | None = None  # the HTTP status with which the server refused SeqDesk
+        self._challenge: Challenge | None = None  # how it refused, when it said how to get in
+        self._answered: set[tuple[int, str | None]] = set()  # step-ups a sign-in answered already
         self._retry = asyncio.Event()
 
     # -- state ---------------------------------------------------------------------------------
@@ -200,6 +213,32 @@ class McpConnection:
     def retry_now(self) -> None:
         """Try to connect now (after a sign-in, or when the person asks), instead of waiting."""
         self._retry.set()
+
+    @property
+    def challenge(self) -> Challenge | None:
+        """How the server last refused SeqDesk (any request: listing tools, a call), when it said how
+        to get in: the sign-in the person starts answers it (`SignIns.start(challenge=…)`). None
+        while nothing is refused."""
+        return self._challenge if self._refused is not None else None
+
+    def sign_in_wanted(self) -> Challenge | None:
+        """The refusal a sign-in would answer, unless a sign-in answered that one already: a server
+        that asks again for scopes it was just given is not offered the same sign-in again (one try
+        per scope), and says so in `last_error`."""
+        challenge = self.challenge
+        if challenge is None or (challenge.step_up and self._key(challenge) in self._answered):
+            return None
+        return challenge
+
+    def signed_in(self) -> None:
+        """A sign-in answered the current refusal: connect again now."""
+        if self._challenge is not None and self._challenge.step_up:
+            self._answered.add(self._key(self._challenge))
+        self.retry_now()
+
+    @staticmethod
+    def _key(challenge: Challenge) -> tuple[int, str | None]:
+        return challenge.status, " ".join(sorted((challenge.scope or "").split())) or None
 
     def refresh_tools(self) -> None:
         """List the tools again (the server said its list changed)."""
@@ -277,12 +316,12 @@ class McpConnection:
         except Exception as exc:  # every failure of a server is a state, never a crash of the app
             if self._refused is not None or caused_by(exc, SignInNeeded):
                 self._refused = self._refused or 401
-                return refused_words(self._refused), connected
+                return self._refusal(), connected
             return self._with_stderr(describe(exc)), connected
         finally:
             self._client = None
         if self._refused is not None:  # it took the token back during the session (a call was refused)
-            return refused_words(self._refused), connected
+            return self._refusal(), connected
         return self._with_stderr("the server closed the connection (it exited or crashed)"), connected
 
     def _close_stderr(self) -> None:
@@ -332,13 +371,27 @@ class McpConnection:
                 inner = stdio_client(params, errlog=self._stderr.file if self._stderr is not None else sys.stderr)
             client = Client(watched(inner, on_end), mode=self.config.protocol, elicitation_callback=self._on_elicit,
                             message_handler=self._on_message, logging_callback=self._on_log, log_level="info",
-                            client_info=CLIENT_INFO, cache=None)
+                            client_info=CLIENT_INFO, cache=None, extensions=[TasksExtension()])
             yield await stack.enter_async_context(client)
 
     async def _on_response(self, response: httpx2.Response) -> None:
-        """Notes a 401/403 from the server's own address (not from its sign-in pages)."""
+        """Notes a 401/403 from the server's own address (not from its sign-in pages), and how it
+        said to get in (its `WWW-Authenticate`), whichever request it answered."""
         if response.status_code in (401, 403) and same_endpoint(str(response.request.url), str(self.config.url)):
             self._refused = response.status_code
+            self._challenge = challenge_of(response) or self._challenge
+
+    def _refusal(self) -> str:
+        """Why it is down, refused: sign in; or, for more scopes a sign-in gave already, that it did not help."""
+        status = self._refused or 401
+        challenge = self._challenge
+        if challenge is not None and challenge.step_up and self._key(challenge) in self._answered:
+            return (f"the server still refuses SeqDesk after you signed in for the scope it asked for "
+                    f"({challenge.scope}): it does not grant it; ask the server's owner (HTTP {status})")
+        if challenge is not None and challenge.step_up:
+            return (f"this server needs you to sign in again, for more permissions (scope {challenge.scope}); "
+                    "SeqDesk does not try again by itself")
+        return refused_words(status)
 
     def _sign_in_needed(self) -> None:
         self._refused = self._refused or 401
@@ -355,6 +408,7 @@ class McpConnection:
         ended = self._ended
         if self._stopping or (ended is not None and ended.is_set()):
             return  # withdrawn, or the server went away, while listing: its tools must not come back
+        self._task_support = {t.name: t.execution.task_support if t.execution is not None else None for t in remote}
         tools: list[Tool] = [McpTool(self, t, trusted=self.config.trusted) for t in remote]
         tools += [McpPromptTool(self, p) for p in prompts]
         names = tuple(sorted(t.name for t in tools))
@@ -384,11 +438,17 @@ class McpConnection:
         self._idle.clear()
         token = _CURRENT_CALL.set(call)
         try:
-            return await client.call_tool(remote_name, args, progress_callback=progress_reporter(ctx))
+            try:
+                return await self._call_once(client, remote_name, args, call)
+            except MCPError as exc:
+                if exc.code != URL_ELICITATION_REQUIRED or self._refused is not None:
+                    raise
+                await self._open_pages_first(remote_name, exc, call)
+            return await self._call_once(client, remote_name, args, call)  # once: a second -32042 is its error
         except MCPError as exc:
             if self._refused is not None:  # the server refused the token mid-session: sign in (or refresh) again
                 self._lost(self._ended)
-                raise ToolError(f"{self.name}.{remote_name}: {refused_words(self._refused)}") from None
+                raise ToolError(f"{self.name}.{remote_name}: {self._refusal()}") from None
             if exc.code == CONNECTION_CLOSED:
                 self._lost(self._ended)
                 raise ToolError(self._with_stderr(f"the MCP server '{self.name}' stopped during the call "
@@ -400,10 +460,46 @@ class McpConnection:
             raise self._unreachable(exc) from None
         finally:
             _CURRENT_CALL.reset(token)
+            for task_id in [t for t, c in self._task_calls.items() if c is call]:
+                del self._task_calls[task_id]
             self._calls.discard(call)
             call.done.set()
             if not self._calls:
                 self._idle.set()
+
+    async def _call_once(self, client: Client, remote_name: str, args: dict[str, Any], call: _Call) -> CallToolResult:
+        support = self._task_support.get(remote_name)
+        if runs_as_task(support, offers_tasks(client)):
+            return await call_as_task(client.session, remote_name, args, on_status=task_reporter(call.ctx),
+                                      on_created=lambda task_id: self._task_calls.__setitem__(task_id, call))
+        if support == "required" and not offers_task_extension(client):
+            raise ToolError(f"{self.name}.{remote_name}: the server runs this tool only as a task, and it does "
+                            f"not offer task calls over the protocol this connection speaks "
+                            f"({client.protocol_version}); set the server's protocol to legacy (2025) and "
+                            "connect again")
+        hooks = CURRENT_TASK_HOOKS.set(TaskCallHooks(answer=lambda params: self._on_elicit(None, params),
+                                                     on_status=task_reporter(call.ctx)))
+        try:  # a 2026-07-28 server may answer with a task: `gui.mcp.task_extension` follows it
+            return await client.call_tool(remote_name, args, progress_callback=progress_reporter(call.ctx))
+        finally:
+            CURRENT_TASK_HOOKS.reset(hooks)
+
+    async def _open_pages_first(self, remote_name: str, exc: MCPError, call: _Call) -> None:
+        """The server answered -32042: the person opens its pages first (each one an inbox item, as a
+        page the server asks for during a call); when they did, the call is made once more."""
+        try:
+            pages = UrlElicitationRequiredError.from_error(exc.error).elicitations
+        except (ValueError, ValidationError):
+            pages = []
+        if not pages:
+            raise ToolError(f"{self.name}.{remote_name}: the server wants a page opened first but did not say "
+                            "which") from None
+        handler = call.ctx.elicitation or self.handler
+        for page in pages:
+            answer = await answer_form(self.name, page, call.ctx, handler, call.done)
+            if not isinstance(answer, ElicitResult) or answer.action != "accept":
+                raise ToolError(f"{self.name}.{remote_name}: the server needs the page {page.url} opened first "
+                                f"({page.message}), and it was not") from None
 
     async def get_prompt(self, name: str, args: dict[str, str]) -> GetPromptResult:
         """A prompt of this server with its arguments filled in (a text-template step); ToolError saying why not."""
@@ -437,8 +533,8 @@ class McpConnection:
         return ToolError(f"the MCP server '{self.name}' cannot be reached: {describe(exc)}")
 
     # -- what the server sends while a call runs -----------------------------------------------
-    async def _on_elicit(self, context: ClientRequestContext, params: FormParams) -> ElicitResult | ErrorData:
-        call = _CURRENT_CALL.get()
+    async def _on_elicit(self, context: ClientRequestContext | None, params: FormParams) -> ElicitResult | ErrorData:
+        call = _CURRENT_CALL.get() or self._task_calls.get(related_task(params) or "")
         if call is None and len(self._calls) == 1:
             # The legacy protocol does not say which call a request belongs to: only one can be it.
             call = next(iter(self._calls))

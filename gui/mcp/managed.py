@@ -238,10 +238,12 @@ class ManagedServers:
         def signed_in(server: str) -> None:
             conn = self.manager.get(server) if self.manager is not None else None
             if conn is not None:
-                conn.retry_now()
+                conn.signed_in()
 
-        try:
-            return await self.sign_ins.start(config, callback, on_signed_in=signed_in)
+        conn = self.manager.get(name) if self.manager is not None else None
+        try:  # answering the refusal the connection met, whichever request met it
+            return await self.sign_ins.start(config, callback, on_signed_in=signed_in,
+                                             challenge=conn.challenge if conn is not None else None)
         except SignInError as exc:
             raise SignInFailed(str(exc)) from None
 

@@ -8,7 +8,9 @@ settings file, never in an answer of the API, never in a log. Changing or cleari
 forgets the registration and the tokens kept for the server: they belong to the old client.
 
 `pre_registered` is what `StoredTokens.get_client_info` gives the SDK when an id is set, so the
-SDK signs in with it instead of registering. `change_sign_in_client` is the one way Settings and
+SDK signs in with it instead of registering; the secret goes by HTTP Basic or in the form body as
+the authorization server's metadata says (`secret_method`), and that choice is kept with the
+registration for the refreshes that follow. `change_sign_in_client` is the one way Settings and
 the HTTP API change them.
 """
 
@@ -16,7 +18,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from typing import TYPE_CHECKING
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import AnyUrl
 
@@ -31,15 +34,27 @@ CLIENT_SECRET = "oauth-client-secret"
 _SIGN_IN_KINDS = ("oauth-client", "oauth-tokens")
 
 
-def pre_registered(client_id: str, secret: str | None, redirect_uri: str | None) -> OAuthClientInformationFull:
-    """The client the person made in the server's console, for the SDK (no registration)."""
+SecretMethod = Literal["client_secret_basic", "client_secret_post"]
+
+
+def pre_registered(client_id: str, secret: str | None, redirect_uri: str | None,
+                   method: SecretMethod = "client_secret_post") -> OAuthClientInformationFull:
+    """The client the person made in the server's console, for the SDK (no registration). `method`:
+    how the secret goes to the token endpoint, once the server's metadata said (`secret_method`)."""
     from mcp.shared.auth import OAuthClientInformationFull
 
     return OAuthClientInformationFull(
         client_id=client_id, client_secret=secret or None,
         redirect_uris=[AnyUrl(redirect_uri)] if redirect_uri else None,
-        token_endpoint_auth_method="client_secret_post" if secret else "none",
+        token_endpoint_auth_method=method if secret else "none",
         grant_types=["authorization_code", "refresh_token"], response_types=["code"], client_name="SeqDesk")
+
+
+def secret_method(supported: Sequence[str] | None) -> SecretMethod:
+    """How a Client secret goes to the token endpoint, as the authorization server's metadata
+    (`token_endpoint_auth_methods_supported`) says: in the form body when it lists that, else by
+    HTTP Basic (what it lists instead, and RFC 8414's default when it lists nothing)."""
+    return "client_secret_post" if "client_secret_post" in (supported or []) else "client_secret_basic"
 
 
 def client_secret(secrets: SecretStore, server: str) -> str | None:

@@ -29,6 +29,8 @@ from gui.mcp.secrets import SecretStore
 if TYPE_CHECKING:  # the MCP SDK (~1 s to import) is loaded when a sign-in starts, not with the app
     from mcp.shared.auth import AuthorizationCodeResult
 
+    from gui.mcp.refusal import Challenge
+
 log = logging.getLogger(__name__)
 
 SIGN_IN_TIMEOUT = 600.0  # s a person has to finish signing in
@@ -92,17 +94,21 @@ class SignIns:
         return sign_in if sign_in is not None and not sign_in.finished.is_set() else None
 
     async def start(self, config: McpServerConfig, redirect_uri: str,
-                    on_signed_in: Callable[[str], None] | None = None, *, wait: float = 30.0) -> str | None:
+                    on_signed_in: Callable[[str], None] | None = None, *, wait: float = 30.0,
+                    challenge: Challenge | None = None) -> str | None:
         """Begin signing in: the address of the server's sign-in page, for the person's browser.
 
-        None when the server let SeqDesk in without a sign-in. `SignInError` when there is no way
-        to sign in to it (it offers none, it refused the registration, it did not answer)."""
+        `challenge`: how the server refused the connection (any request, not only `initialize`):
+        the sign-in answers it, asking for the scopes it named, and for those already granted too
+        when it asked for more (a step-up). None when the server let SeqDesk in without a sign-in.
+        `SignInError` when there is no way to sign in to it (it offers none, it refused the
+        registration, it did not answer)."""
         if config.transport != "http" or not config.url:
             raise SignInError(_("only a server at a web address can be signed in to"))
         self.cancel(config.name)
         sign_in = SignIn(config.name, redirect_uri)
         self._by_server[config.name] = sign_in
-        sign_in.task = asyncio.create_task(self._flow(sign_in, config, on_signed_in),
+        sign_in.task = asyncio.create_task(self._flow(sign_in, config, on_signed_in, challenge),
                                            name=f"mcp sign-in {config.name}")
         ended = asyncio.ensure_future(sign_in.finished.wait())
         ready = asyncio.ensure_future(sign_in.url_ready.wait())
@@ -162,13 +168,17 @@ class SignIns:
             self.cancel(server)
         await asyncio.gather(*tasks, return_exceptions=True)
 
-    async def _flow(self, sign_in: SignIn, config: McpServerConfig,
-                    on_signed_in: Callable[[str], None] | None) -> None:
+    async def _flow(self, sign_in: SignIn, config: McpServerConfig, on_signed_in: Callable[[str], None] | None,
+                    challenge: Challenge | None) -> None:
         import httpx2
 
         from gui.mcp.auth import StoredTokens, TokenProvider, client_metadata
 
         storage = StoredTokens(self.secrets, config.name, sign_in.redirect_uri, config.oauth_client_id)
+        granted = None
+        if challenge is not None and challenge.step_up:  # more scopes, and keep those it granted
+            kept = await storage.get_tokens()
+            granted = kept.scope if kept is not None else None
         storage.forget_tokens()  # the person asked to sign in: a fresh sign-in, not an old token
 
         async def redirect(url: str) -> None:
@@ -187,12 +197,17 @@ class SignIns:
                 raise SignInError(_("nobody finished signing in within {minutes} minutes").format(
                     minutes=f"{self.timeout / 60:g}")) from None
 
-        provider = TokenProvider(str(config.url), client_metadata(sign_in.redirect_uri), storage=storage,
-                             redirect_handler=redirect, callback_handler=callback)
+        provider = TokenProvider(str(config.url), client_metadata(sign_in.redirect_uri, granted), storage=storage,
+                                 redirect_handler=redirect, callback_handler=callback)
+        transport: httpx2.AsyncBaseTransport = httpx2.AsyncHTTPTransport()
+        if challenge is not None:
+            from gui.mcp.refusal import ChallengeReplay
+
+            transport = ChallengeReplay(str(config.url), challenge, transport)
         try:
             if config.oauth_client_id:  # kept as the registration: the background connection then signs in with it
                 await storage.set_client_info(pre_registered(config.oauth_client_id, None, sign_in.redirect_uri))
-            async with httpx2.AsyncClient(headers=config.header_values(), auth=provider,
+            async with httpx2.AsyncClient(headers=config.header_values(), auth=provider, transport=transport,
                                           timeout=httpx2.Timeout(30.0)) as http:
                 response = await http.post(str(config.url), json=_PROBE, headers=_PROBE_HEADERS)
                 if response.status_code in (401, 403):

@@ -86,7 +86,8 @@ class McpTool(Tool):
         return self._title
 
     def result_type_for(self, args: dict[str, JsonValue], ins: Mapping[str, SlotType]) -> SlotType | None:
-        """What its `outputSchema` promises (unknown without one)."""
+        """What its `outputSchema` promises (unknown without one: its value is then the text it sends,
+        or an object when pictures, sounds or resources come with it; the validator says so at save)."""
         kind = self.result_type
         return SlotType(kind) if kind is not None and kind in SlotType._value2member_map_ else None
 

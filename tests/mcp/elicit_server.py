@@ -13,11 +13,12 @@ import sys
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
+from mcp import UrlElicitationRequiredError
 from mcp.server.elicitation import AcceptedElicitation, ElicitationResult
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.mcpserver.resolve import Elicit, Resolve
-from mcp_types import ToolAnnotations
+from mcp_types import ElicitRequestURLParams, ToolAnnotations
 from pydantic import BaseModel, Field
 
 server = MCPServer("elicit-test")
@@ -59,6 +60,18 @@ async def legacy_order(item: str, ctx: Context) -> dict[str, Any]:
 async def open_page(ctx: Context) -> str:
     result = await ctx.elicit_url("Sign in to continue", "https://example.com/login", "login-1")
     return result.action
+
+
+_PAGES_OPENED: list[str] = []
+
+
+@server.tool(description="Needs a page opened first: answers -32042 (URL elicitation required) until it was")
+def after_page() -> str:
+    if not _PAGES_OPENED:
+        _PAGES_OPENED.append("connect-1")  # the person opened it: the next call goes through
+        raise UrlElicitationRequiredError([ElicitRequestURLParams(
+            message="Connect your account first", url="https://example.com/connect", elicitation_id="connect-1")])
+    return "connected"
 
 
 @server.tool(description="Echo text back", annotations=ToolAnnotations(read_only_hint=True))

@@ -217,3 +217,42 @@ async def test_a_refused_sign_in_says_why_and_keeps_nothing(secrets):
         await asyncio.wait_for(sign_in.finished.wait(), T)
         assert sign_in.error == "the server did not let you in (access_denied: the person said no)"
         assert not StoredTokens(secrets, "guarded").has_tokens()
+
+
+async def test_the_connection_keeps_how_it_was_refused_and_a_step_up_sign_in_asks_for_old_and_new_scopes(
+        connections, secrets):
+    from urllib.parse import parse_qs, urlsplit
+
+    from gui.mcp.refusal import Challenge
+
+    async with auth_server("oauth") as base:
+        config = http_config("guarded", f"{base}/mcp")
+        conn = connections(config, secrets)
+        await conn.start()
+        await conn.wait_for("down", timeout=T)
+        challenge = conn.sign_in_wanted()
+        assert challenge is not None and challenge.status == 401 and not challenge.step_up
+        assert "resource_metadata=" in challenge.www_authenticate
+
+        sign_ins = SignIns(secrets)
+        await sign_in(sign_ins, config, on_signed_in=lambda _name: conn.signed_in())
+        await conn.wait_for("connected", timeout=T)
+        assert conn.challenge is None and conn.sign_in_wanted() is None  # nothing refused now
+
+        # A call that needs more (a 403 insufficient_scope, replayed for the sign-in): old and new scopes.
+        more = Challenge(403, f'Bearer error="insufficient_scope", scope="mcp extra", '
+                              f'resource_metadata="{base}/.well-known/oauth-protected-resource/mcp"')
+        page = await sign_ins.start(config, REDIRECT, challenge=more)
+        assert page is not None
+        assert set(parse_qs(urlsplit(page).query)["scope"][0].split()) == {"mcp", "extra"}
+        sign_ins.cancel("guarded")
+
+
+def test_the_secret_goes_in_the_body_when_the_metadata_lists_that_else_by_http_basic():
+    from gui.mcp.oauth_client import pre_registered, secret_method
+
+    assert secret_method(["client_secret_basic"]) == "client_secret_basic"
+    assert secret_method(None) == "client_secret_basic"  # RFC 8414's default
+    assert secret_method(["client_secret_post", "client_secret_basic"]) == "client_secret_post"
+    assert pre_registered("id", "s", None, "client_secret_basic").token_endpoint_auth_method == "client_secret_basic"
+    assert pre_registered("id", None, None, "client_secret_basic").token_endpoint_auth_method == "none"

@@ -226,3 +226,23 @@ async def test_a_server_that_dies_while_its_lists_are_read_never_shows_its_tools
         assert added == [] and not [n for n in registry.names() if n.startswith("elicit.")]
     finally:
         await conn.stop()
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_a_server_that_answers_url_elicitation_required_gets_its_page_asked_then_the_call_again(
+        connect, registry, mode):
+    handler = FixedElicitationHandler(ElicitationResponse.accept())
+    await connect(server_config(protocol=mode), handler)
+    assert await registry.get("elicit.after_page").call({}, ctx("elicit.after_page")) == "connected"
+    [request] = handler.requests
+    assert (request.url, request.message, request.fields) == ("https://example.com/connect",
+                                                              "Connect your account first", [])
+    assert request.source == ToolSource(tool_call_id="run-1-0-0", tool_name="elicit.after_page")
+
+
+async def test_a_page_the_person_does_not_open_fails_the_step_saying_which_page(connect, registry):
+    handler = FixedElicitationHandler(ElicitationResponse.decline())
+    await connect(server_config(), handler)
+    with pytest.raises(ToolError, match=r"elicit.after_page: .*https://example.com/connect opened first"):
+        await registry.get("elicit.after_page").call({}, ctx("elicit.after_page"))
+    assert len(handler.requests) == 1

@@ -57,6 +57,17 @@ def test_an_accepted_answer_goes_back_typed_as_the_server_asked():
     assert type(result.content["qty"]) is int
 
 
+def test_a_form_answered_with_some_fields_gets_the_schemas_defaults_for_the_others():
+    request, _ = to_request("shop", form())
+    result = to_result(request, ElicitationResponse.accept({"name": "Ann"}))
+    assert isinstance(result, ElicitResult)
+    assert result.content == {"name": "Ann", "qty": 1, "gift": False, "size": "M"}
+    misfit, _ = to_request("shop", form({"type": "object", "properties": {
+        "n": {"type": "integer", "default": 99, "maximum": 5}}, "required": ["n"]}))
+    refused = to_result(misfit, ElicitationResponse.accept({}))
+    assert isinstance(refused, ErrorData) and "field 'n' is required" in refused.message
+
+
 def test_an_incomplete_or_wrong_accept_is_refused_instead_of_sent():
     request, _ = to_request("shop", form())
     cases = {

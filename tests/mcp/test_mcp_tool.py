@@ -133,3 +133,29 @@ def test_an_answer_with_more_media_than_a_record_keeps_drops_the_rest_saying_why
     parts = result_value("s.t", CallToolResult(content=blocks))["content"]
     assert ["data" in p for p in parts] == [True, True, True, False, False]
     assert "more pictures and sounds" in parts[3]["omitted"]
+
+
+def test_a_tool_without_output_schema_is_said_to_give_text_where_its_result_is_saved():
+    from support.builders import group, seq, tools
+
+    from gui.core.door.documents import tool_catalog
+    from gui.core.sequences.validator import check_document
+    from gui.core.tools.registry import Registry
+
+    plain = McpTool(FakeConnection(), RemoteTool(name="now", input_schema=SCHEMA), trusted=False)  # type: ignore[arg-type]
+    catalog = tool_catalog(Registry([plain]))
+    call = {"tool": plain.name, "args": {"tz": "UTC"}, "as": "now"}
+
+    def saved_to(kind: str):
+        return check_document(seq(group("g", out={"now": kind}, tools=tools(call))), catalog)
+
+    refused = saved_to("number")
+    assert [(p.code, p.loc) for p in refused.errors] == [("result-type", ("groups", 0, "tools", 0, "as"))]
+    assert "its result is text" in refused.errors[0].message and "make 'now' text (string)" in refused.errors[0].message
+    warned = saved_to("object")  # an object only when pictures come with the text: said, not refused
+    assert warned.ok and [(p.code, p.loc) for p in warned.warnings] == [("result-is-text",
+                                                                         ("groups", 0, "tools", 0, "as"))]
+    assert "its result is text" in warned.warnings[0].message
+    assert saved_to("string").ok and not saved_to("string").warnings
+    assert saved_to("array").ok and not saved_to("array").warnings
+    assert plain.result_type is None  # the server promised nothing

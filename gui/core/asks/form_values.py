@@ -2,7 +2,9 @@
 
 Checked when the person answers (the inbox refuses a misfit, and the request stays pending) and again
 before an MCP server receives the answer: a server never gets what its form said it would refuse.
-`typed_values` then gives the values as the form's types say (an integer field gets an `int`).
+`typed_values` then gives the values as the form's types say (an integer field gets an `int`), with the
+form's own default for every field the person left empty: a server that offered a default gets it back,
+as if the person had kept it.
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ def value_problems(fields: Sequence[ElicitationField], values: Mapping[str, Json
     for field in fields:
         value = values.get(field.name)
         if value is None:
-            if field.required:
+            if field.required and _fitting_default(field) is None:
                 problems.append(f"field '{field.name}' is required")
             continue
         problem = _type_problem(field, value)
@@ -42,14 +44,25 @@ def value_problems(fields: Sequence[ElicitationField], values: Mapping[str, Json
 
 def typed_values(fields: Sequence[ElicitationField], values: Mapping[str, JsonValue]) -> dict[str, JsonValue]:
     """Values that fit `fields` (no `value_problems`) in the fields' order and types: a whole number
-    typed into an integer field (`3.0` from a number box or JSON) is the `int` 3; absent ones are left out."""
+    typed into an integer field (`3.0` from a number box or JSON) is the `int` 3; a field left empty gets
+    its default (one that fits the field), and is left out when it has none."""
     typed: dict[str, JsonValue] = {}
     for field in fields:
         value = values.get(field.name)
         if value is None:
+            value = _fitting_default(field)
+        if value is None:
             continue
         typed[field.name] = int(value) if field.integer and isinstance(value, float) else value
     return typed
+
+
+def _fitting_default(field: ElicitationField) -> JsonValue:
+    """The field's default, if it is a value the field accepts (None otherwise: a server's misfit
+    default is not sent back to it as the person's answer)."""
+    if field.default is None or _type_problem(field, field.default) is not None:
+        return None
+    return field.default
 
 
 def _type_problem(field: ElicitationField, value: JsonValue) -> str | None:

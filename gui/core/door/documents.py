@@ -60,6 +60,16 @@ def _result_type(registry: Registry) -> Any:
     return result_type
 
 
+def _text_result(registry: Registry) -> Any:
+    def text_result(name: str) -> str | None:
+        tool = registry.get(name)
+        if tool is None or tool.server is None or tool.output_schema() is not None:
+            return None
+        return tool.title if tool.result_type_for({}, {}) is None else None
+
+    return text_result
+
+
 def _shell_args(registry: Registry) -> Any:
     def shell_args(name: str) -> frozenset[str]:
         tool = registry.get(name)
@@ -84,6 +94,7 @@ def catalog_view(sequences: list[Sequence], registry: Registry | None) -> Catalo
         validate_args=(_validate_args(registry) if registry is not None else None),
         result_type=(_result_type(registry) if registry is not None else None),
         shell_args=(_shell_args(registry) if registry is not None else None),
+        text_result=(_text_result(registry) if registry is not None else None),
     )
 
 

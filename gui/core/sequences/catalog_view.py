@@ -31,6 +31,10 @@ class CatalogView:
     validate_args: Callable[[str, dict[str, Any]], None] | None = None
     # (tool, args, the group's input types) -> (what the tool calls itself, the type it gives back)
     result_type: Callable[[str, dict[str, Any], Mapping[str, SlotType]], tuple[str, SlotType] | None] | None = None
+    # tool -> what it calls itself, when its result is text unless it sends pictures, sounds or resources
+    # with it (an MCP tool without an output schema): saved to a number or yes/no it never fits, and to
+    # an object only with such media
+    text_result: Callable[[str], str | None] | None = None
     # the arguments of a tool that a shell reads as a command line (`cmd_run`'s command): inputs there
     # may go only where they stay text, and one a program runs as code is warned of
     shell_args: Callable[[str], frozenset[str]] | None = None

@@ -136,11 +136,31 @@ class ToolChecks:
                      declared: SlotType, loc: Loc, offset: int) -> None:
         """A result that can never fit its output is refused now, not after a person has answered."""
         known = self.catalog.result_type(name, args, ins) if self.catalog.result_type is not None else None
+        if known is None and declared is not SlotType.ARRAY:
+            self._text_result_fits(name, slot, declared, loc, offset)
         if known is None or declared is SlotType.ARRAY:
             return
         title, got = known
         if got is not declared:
             self.error((*loc, "as"), "result-type", mismatch_words(title, got, slot, declared), offset)
+
+    def _text_result_fits(self, name: str, slot: str, declared: SlotType, loc: Loc, offset: int) -> None:
+        """A tool whose server promised no result type gives back its text (an object only when it
+        sends pictures, sounds or resources too): a number or yes/no output is refused, an object
+        output is warned of, both where the result is saved."""
+        title = self.catalog.text_result(name) if self.catalog.text_result is not None else None
+        if title is None or declared is SlotType.STRING:
+            return
+        if declared is SlotType.OBJECT:
+            self.warn((*loc, "as"), "result-is-text",
+                      N_("{tool} does not say what it gives back (its server gave no output schema): its result is "
+                         "text, and a group of values only when it sends pictures, sounds or files with it; make "
+                         "'{slot}' text (string) unless it does"), offset, tool=term(title), slot=slot)
+            return
+        self.error((*loc, "as"), "result-type",
+                   N_("{tool} does not say what it gives back (its server gave no output schema): its result is "
+                      "text, which the output '{slot}' cannot hold: make '{slot}' text (string)"), offset,
+                   tool=term(title), slot=slot)
 
     def _shell_text(self, name: str, args: dict[str, Any], loc: Loc, ins: dict[str, SlotType]) -> None:
         """Inputs in shell text go only where they stay text (an error, located at the `$`), and one

@@ -1,0 +1,84 @@
+"""A tool that requires a task, on a real SDK server: `simulate-research-query` of the TypeScript SDK's
+`server-everything` (its listing says `execution.taskSupport: required`; called plainly it fails with
+-32601). SeqDesk calls it as a task: the question the task asks reaches the inbox like any other, its
+status messages are the step's progress, and a stopped run cancels the task.
+
+The server comes from npm (`npm install @modelcontextprotocol/server-everything`); give its
+`dist/index.js` in MCP_SERVER_EVERYTHING. Without it (or without node) these tests are skipped.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+from mcp_support import T, expect
+
+from gui.core.asks.elicitation import InboxElicitationHandler
+from gui.core.asks.interactions import ElicitationResponse
+from gui.core.tools.registry import ToolContext
+from gui.mcp.config import McpServerConfig
+
+EVERYTHING = os.environ.get("MCP_SERVER_EVERYTHING", "")
+pytestmark = pytest.mark.skipif(not (EVERYTHING and Path(EVERYTHING).is_file() and shutil.which("node")),
+                                reason="MCP_SERVER_EVERYTHING (server-everything's dist/index.js) and node are needed")
+TOOL = "everything.simulate-research-query"
+
+
+def everything() -> McpServerConfig:
+    return McpServerConfig(name="everything", command=str(shutil.which("node")), args=[EVERYTHING, "stdio"])
+
+
+def research(ambiguous: bool) -> dict:
+    step = {"tool": TOOL, "args": {"topic": "python", "ambiguous": ambiguous}, "as": "report"}
+    return {"name": "research", "description": "", "groups": [
+        {"name": "research-g", "in": {}, "out": {"report": "string"}, "tools": json.dumps(step) + " ;"}]}
+
+
+async def test_a_tool_that_requires_a_task_runs_as_one_and_its_question_waits_in_the_inbox(connect, engine, registry):
+    await connect(everything(), InboxElicitationHandler(engine.interactions))
+    engine.modes.set(TOOL, "always-allow")
+    await engine.create(research(ambiguous=True))
+    asked = expect(engine, "interaction.created", lambda e: e.data.get("kind") == "elicitation")
+    run = asyncio.create_task(engine.run("research"))
+    await asyncio.wait_for(asked, 3 * T)
+    [pending] = await engine.interactions.pending()
+    assert pending.request.source.tool_name == TOOL and pending.request.turn_id
+    [field] = pending.request.fields
+    assert field.name == "interpretation" and field.enum
+    await engine.interactions.respond(pending.interaction_id,
+                                      ElicitationResponse(action="accept", values={"interpretation": field.enum[0]}))
+    record = await asyncio.wait_for(run, 3 * T)
+    assert record.status == "succeeded", record.to_summary_json()
+    assert f"python ({field.enum[0]})" in record.outputs["report"]
+
+
+async def test_the_tasks_status_is_the_steps_progress(connect, registry):
+    await connect(everything())
+    seen: list[str] = []
+    logged: list[str] = []
+    ctx = ToolContext(run_id="r", tool_call_id="r-0-0", tool_name=TOOL,
+                      progress=lambda _done, _total, message: seen.append(message or ""),
+                      log=lambda _level, text: logged.append(text))
+    result = await asyncio.wait_for(registry.get(TOOL).call({"topic": "rust"}, ctx), 3 * T)
+    assert "Research Report: rust" in result
+    assert any("Gathering sources" in m for m in seen) and any("Generating report" in m for m in seen)
+    assert any(line.startswith("task ") for line in logged)
+
+
+async def test_stopping_the_run_cancels_the_task(connect, engine, caplog):
+    caplog.set_level(logging.INFO, logger="gui.mcp.task_call")
+    await connect(everything(), InboxElicitationHandler(engine.interactions))
+    engine.modes.set(TOOL, "always-allow")
+    await engine.create(research(ambiguous=False))
+    working = expect(engine, "tool.progress")
+    record = await engine.start("research", {})
+    await asyncio.wait_for(working, 3 * T)
+    assert await asyncio.wait_for(engine.stop(record.run_id), T) is True
+    assert (await engine.get_run(record.run_id)).status == "stopped"
+    assert any(r.name == "gui.mcp.task_call" and "cancelled" in r.getMessage() for r in caplog.records)
