@@ -13,6 +13,7 @@ layer only opens the stores (`gui.store.open_stores`); what it had to repair bec
 from __future__ import annotations
 
 import asyncio
+import os
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,7 +22,7 @@ from typing import Protocol
 from gui.core.asks import ApprovalModes, InteractionService, InteractionStore
 from gui.core.door import Catalog, Engine, SequenceStore
 from gui.core.events import EventBus
-from gui.core.runs import ProcessControl, Runner, RunStore, ScheduleStore
+from gui.core.runs import Executor, ProcessControl, Runner, RunStore, ScheduleStore
 from gui.core.tools import Registry
 from gui.mcp.config import McpSettingsStore
 from gui.mcp.manager import McpManager
@@ -51,14 +52,28 @@ class EngineStores(Protocol):
     def schedules(self) -> ScheduleStore: ...
 
 
+def chosen_executor(given: str | None = None) -> str | None:
+    """The executor's address: `--executor`, else SEQDESK_EXECUTOR; None (or "in-process"): in this process."""
+    text = (given or os.environ.get("SEQDESK_EXECUTOR") or "").strip()
+    return None if text in ("", "in-process") else text
+
+
 def compose_engine(registry: Registry, stores: EngineStores, *, processes: ProcessControl | None = None,
-                   retry_backoff: float = 0.2) -> Engine:
-    """The engine on `stores`, running sequences in this process (`Runner`); `processes` ends the
-    commands a dead app left running (at start-up recovery)."""
+                   retry_backoff: float = 0.2, executor: str | None = None) -> Engine:
+    """The engine on `stores`, running sequences in this process (`Runner`), or on the Temporal
+    service `executor` names (`temporal://host:port/namespace`: `gui.temporal`); `processes` ends
+    the commands a dead app left running (at start-up recovery)."""
     bus = EventBus()
     catalog = Catalog(stores.sequences, registry, bus)
     interactions = InteractionService(stores.interactions, bus, modes=stores.modes, check_edit=registry.edit_problems)
-    runner = Runner(registry, interactions, stores.runs, bus, catalog.resolve, retry_backoff=retry_backoff)
+    runner: Executor
+    if executor is None:
+        runner = Runner(registry, interactions, stores.runs, bus, catalog.resolve, retry_backoff=retry_backoff)
+    else:
+        from gui.temporal import TemporalExecutor, parse_target  # only a team's app needs the SDK
+
+        runner = TemporalExecutor(parse_target(executor), registry, interactions, stores.runs, bus, catalog.resolve,
+                                  retry_backoff=retry_backoff)
     return Engine(registry=registry, catalog=catalog, interactions=interactions, runner=runner, runs=stores.runs,
                   schedules=stores.schedules, bus=bus, processes=processes)
 
@@ -89,24 +104,31 @@ class Runtime:
         self.closers.clear()
 
 
-async def open_runtime(data_dir: Path | None = None, *, memory: bool = False, mcp_wait: float = 0.0) -> Runtime:
+async def open_runtime(data_dir: Path | None = None, *, memory: bool = False, mcp_wait: float = 0.0,
+                       executor: str | None = None) -> Runtime:
     """Open the engine on a data folder (TinyDB) or in memory, recover what a dead process left,
-    and connect the configured MCP servers (waiting up to `mcp_wait` s for their tools)."""
+    and connect the configured MCP servers (waiting up to `mcp_wait` s for their tools). `executor`
+    (else SEQDESK_EXECUTOR): where runs run (`chosen_executor`); on Temporal, the runs still going on
+    there are held again before recovery, which leaves them be."""
+    executor = chosen_executor(executor)
     if memory:
-        runtime = Runtime(engine=compose_engine(default_registry(), MemoryStores()))
+        runtime = Runtime(engine=compose_engine(default_registry(), MemoryStores(), executor=executor))
     else:
-        runtime = await open_store_runtime(data_dir)
+        runtime = await open_store_runtime(data_dir, executor=executor)
+    take_up = getattr(runtime.engine.runner, "take_up", None)
+    if take_up is not None:
+        await take_up()
     runtime.recovered_runs = await runtime.engine.recover()
     await _start_mcp(runtime, mcp_wait)
     return runtime
 
 
-async def open_store_runtime(data_dir: Path | None = None) -> Runtime:
+async def open_store_runtime(data_dir: Path | None = None, *, executor: str | None = None) -> Runtime:
     """The engine on the TinyDB stores of a data folder (the default one if None), without start-up
     recovery or MCP servers: `open_runtime` adds those. `DataFolderInUseError` if another has it."""
     notices: list[str] = []  # a damaged file found later (a history segment read late) joins it too
     stores = await open_stores(data_dir, on_damage=lambda damage: notices.append(damage.message))
-    engine = compose_engine(default_registry(), stores, processes=OsProcesses())
+    engine = compose_engine(default_registry(), stores, processes=OsProcesses(), executor=executor)
     runtime = Runtime(engine=engine, data_dir=stores.folder, notices=notices, stores=stores)
     runtime.closers.append(stores.close)
     return runtime

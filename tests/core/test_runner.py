@@ -1,4 +1,5 @@
-"""The runner's rules (SPEC §2), with fake tools driven by events and the in-memory stores."""
+"""The runner's rules (SPEC §2), with fake tools driven by events and the in-memory stores, each on both
+executors: in process and on Temporal (`support.executors`)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import json
 
 import pytest
 from support.builders import group, seq, tools
+from support.executors import Engines
 from support.fakes import Flaky, Gate, Untyped
 from support.waiting import wait_until
 
@@ -22,8 +24,19 @@ from gui.tools import builtin_tools
 T = 5.0  # every wait is bounded
 
 
+_on: dict[str, object] = {}  # the executor of the test running (every scenario runs on both)
+
+
+@pytest.fixture(autouse=True)
+def on_both_executors(executor: str | None, engines: Engines) -> None:
+    _on["executor"], _on["engines"] = executor, engines
+
+
 def make_engine(*extra) -> Engine:
-    return compose_engine(Registry([*builtin_tools(), *extra]), MemoryStores(), retry_backoff=0.01)
+    engine = compose_engine(Registry([*builtin_tools(), *extra]), MemoryStores(), retry_backoff=0.01,
+                            executor=_on.get("executor"))  # type: ignore[arg-type]
+    engines = _on.get("engines")
+    return engines.keep(engine) if isinstance(engines, Engines) else engine
 
 
 async def save(engine: Engine, doc) -> str:

@@ -3,7 +3,7 @@ order, a group's tools side by side), one tool call, run records, resume, schedu
 dead app, and run ids as people write them.
 """
 
-from gui.core.runs.execution import Origin
+from gui.core.runs.execution import Execution, Origin, copy_record
 from gui.core.runs.executor import Executor
 from gui.core.runs.offload import off_loop
 from gui.core.runs.orphans import ProcessControl, interrupt
@@ -22,6 +22,7 @@ from gui.core.runs.records import (
 from gui.core.runs.resume import ResumeRefused, plan_resume, refusal_for_status
 from gui.core.runs.run_ids import MAX_CANDIDATES, AmbiguousRunIdError, can_be_prefix, pick, short_id
 from gui.core.runs.runner import Runner
+from gui.core.runs.tool_call import CallScope
 from gui.core.runs.schedules import (
     Schedule,
     ScheduleInvalid,
@@ -33,7 +34,10 @@ from gui.core.runs.schedules import (
 
 __all__ = [
     "AmbiguousRunIdError",
+    "CallScope",
+    "copy_record",
     "can_be_prefix",
+    "Execution",
     "Executor",
     "FINISHED_RUN",
     "GroupRecord",
