@@ -31,6 +31,10 @@ class RunSteps:
         self.closing = False  # the app is closing: a cut call is retried later, not recorded as ended
         self._scopes: dict[tuple[str, int], CallScope] = {}
         self._calls: dict[str, dict[tuple[int, int], asyncio.Task[None]]] = {}
+        # A group's time limit, kept here to the millisecond (a workflow timer may fire a second late,
+        # and stays as the limit that outlives this process); the groups whose limit ran out here.
+        self._timers: dict[tuple[str, int], asyncio.TimerHandle] = {}
+        self._late: set[tuple[str, int]] = set()
 
     def activities(self) -> list[Callable[..., Any]]:
         return [self.open_run, self.begin_group, self.call_tool, self.cut_group, self.end_group, self.finish_run]
@@ -75,6 +79,10 @@ class RunSteps:
             task.cancel()
         await asyncio.gather(*calls, return_exceptions=True)
 
+    def _time_up(self, key: tuple[str, int]) -> None:
+        self._late.add(key)
+        asyncio.ensure_future(self.cut(*key))
+
     # -- the activities ------------------------------------------------------------------------
     @activity.defn(name="open_run")
     async def open_run(self, run_id: str) -> int:
@@ -98,7 +106,10 @@ class RunSteps:
             return GroupPlan("skipped")
         serial = runner._serial_reason(group)
         grec.serial_reason = serial
-        self._scopes[(ref.run_id, ref.group)] = runner._scope(ex, group, grec, args)
+        key = (ref.run_id, ref.group)
+        self._scopes[key] = runner._scope(ex, group, grec, args)
+        if group.timeout_seconds is not None:
+            self._timers[key] = asyncio.get_running_loop().call_later(group.timeout_seconds, self._time_up, key)
         return GroupPlan("run", serial=serial is not None,
                          tools=[t.index for t in grec.tools if t.reused_from is None],
                          timeout=group.timeout_seconds, abort=group.on_error is not OnError.CONTINUE)
@@ -139,8 +150,13 @@ class RunSteps:
         runner = self.runner
         ex = await self.execution(end.run_id)
         group, grec = ex.groups[end.group], ex.record.groups[end.group]
-        self._scopes.pop((end.run_id, end.group), None)
-        if end.timed_out:
+        key = (end.run_id, end.group)
+        self._scopes.pop(key, None)
+        timer = self._timers.pop(key, None)
+        if timer is not None:
+            timer.cancel()
+        if end.timed_out or key in self._late:
+            self._late.discard(key)
             assert group.timeout_seconds is not None
             failure = runner._timed_out(grec, group.timeout_seconds)
             grec.status, grec.reason = "failed", str(failure)
@@ -174,6 +190,9 @@ class RunSteps:
             record.status = "degraded" if ex.degraded else "succeeded"
         for key in [k for k in self._scopes if k[0] == end.run_id]:
             del self._scopes[key]
+        for key in [k for k in self._timers if k[0] == end.run_id]:
+            self._timers.pop(key).cancel()
+            self._late.discard(key)
         self._calls.pop(end.run_id, None)
         await self.runner._finish(ex)
         return record.status

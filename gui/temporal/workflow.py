@@ -12,7 +12,7 @@ from datetime import timedelta
 
 from temporalio import workflow
 from temporalio.common import RetryPolicy
-from temporalio.exceptions import ActivityError
+from temporalio.exceptions import ActivityError, is_cancelled_exception
 
 with workflow.unsafe.imports_passed_through():
     from gui.temporal.plans import Cut, GroupEnd, GroupPlan, GroupRef, RunEnd, ToolRef
@@ -25,8 +25,11 @@ RETRY = RetryPolicy(initial_interval=timedelta(milliseconds=200), maximum_attemp
 
 
 async def _decide(name: str, arg: object, result_type: type) -> object:
-    return await workflow.execute_activity(name, arg, result_type=result_type, start_to_close_timeout=DECISION,
-                                           retry_policy=RETRY)
+    # A local activity: it works on the live record this very worker holds, with no round trip to the
+    # service's task queue (recorded in the workflow's history all the same).
+    return await workflow.execute_local_activity(name, arg, result_type=result_type,
+                                                 start_to_close_timeout=DECISION, retry_policy=RETRY,
+                                                 cancellation_type=workflow.ActivityCancellationType.WAIT_CANCELLATION_COMPLETED)
 
 
 @workflow.defn(name=WORKFLOW_NAME)
@@ -40,10 +43,11 @@ class RunWorkflow:
             for index in range(count):
                 if not await self._group(GroupRef(run_id, index)):
                     break
-        except asyncio.CancelledError:  # Stop: the run ends stopped (its tools cut short by `finish_run`)
-            end = RunEnd(run_id, stopped=True)
-        except ActivityError as exc:
-            end = RunEnd(run_id, error=f"internal error: {exc.cause or exc}")
+        except (asyncio.CancelledError, ActivityError) as exc:
+            if is_cancelled_exception(exc):  # Stop: the run ends stopped (its tools cut short by `finish_run`)
+                end = RunEnd(run_id, stopped=True)
+            else:
+                end = RunEnd(run_id, error=f"internal error: {getattr(exc, 'cause', None) or exc}")
         status = await _decide("finish_run", end, str)
         assert isinstance(status, str)
         return status
@@ -65,9 +69,14 @@ class RunWorkflow:
         aborted = False
 
         async def call(index: int) -> str:
-            status = await workflow.execute_activity(
-                "call_tool", ToolRef(ref.run_id, ref.group, index), result_type=str, start_to_close_timeout=TOOL,
-                heartbeat_timeout=HEARTBEAT, retry_policy=RETRY)
+            try:
+                status = await workflow.execute_activity(
+                    "call_tool", ToolRef(ref.run_id, ref.group, index), result_type=str,
+                    start_to_close_timeout=TOOL, heartbeat_timeout=HEARTBEAT, retry_policy=RETRY)
+            except ActivityError as exc:
+                if is_cancelled_exception(exc):  # the time limit or Stop: cancelled, as asyncio says it
+                    raise asyncio.CancelledError from exc
+                raise
             return str(status)
 
         async def one_by_one() -> None:
