@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Sequence as Seq
 
@@ -102,6 +103,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--token", default=None, help=_("access token (or SEQDESK_TOKEN), required off localhost"))
     parser.add_argument("--data", default=None,
                         help=_("data folder (default: SEQDESK_DATA or your user data folder)"))
+    parser.add_argument("--executor", default=None,
+                        help=_("where runs run: in-process (default) or temporal://host:port/namespace "
+                               "(or SEQDESK_EXECUTOR)"))
     parser.add_argument("--lang", default=None,
                         help=_("language of the screens and messages: en or zh-CN (or SEQDESK_LANG)"))
     sub = parser.add_subparsers(dest="command")
@@ -140,6 +144,8 @@ def main(argv: Seq[str] | None = None) -> int:
     install()  # argparse's own words ("usage:", "error: …") in that language as well
     parser = build_parser()
     args = parser.parse_args(argv)
+    if args.executor:  # read where the engine is composed (`gui.runtime.chosen_executor`)
+        os.environ["SEQDESK_EXECUTOR"] = args.executor
     from gui.settings import load_settings
 
     args.settings = load_settings(data=args.data, token=args.token, lang=lang)  # read once; never written back

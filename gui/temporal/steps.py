@@ -119,7 +119,8 @@ class RunSteps:
         ex = await self.execution(ref.run_id)
         scope = self._scope(ex, ref.group)
         trec = ex.record.groups[ref.group].tools[ref.tool]
-        if activity.info().attempt > 1:
+        if activity.info().attempt > 1:  # a new attempt: what ended the last one is not its end
+            trec.finished_at = trec.error = trec.cause = None
             self.runner.caller.log(scope, trec, "warning", MAY_HAVE_RUN)
         call = self.runner.caller.run(scope, ex.groups[ref.group].tools[ref.tool], trec)
         task: asyncio.Task[None] = asyncio.create_task(call)

@@ -22,7 +22,6 @@ from gui.core.runs.records import (
 from gui.core.runs.resume import ResumeRefused, plan_resume, refusal_for_status
 from gui.core.runs.run_ids import MAX_CANDIDATES, AmbiguousRunIdError, can_be_prefix, pick, short_id
 from gui.core.runs.runner import Runner
-from gui.core.runs.tool_call import CallScope
 from gui.core.runs.schedules import (
     Schedule,
     ScheduleInvalid,
@@ -31,6 +30,7 @@ from gui.core.runs.schedules import (
     make_schedule,
     next_time,
 )
+from gui.core.runs.tool_call import CallScope
 
 __all__ = [
     "AmbiguousRunIdError",
