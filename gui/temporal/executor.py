@@ -132,6 +132,8 @@ class TemporalExecutor:
         ex = self.local._active.get(run_id)
         if ex is None or ex.finishing or ex.done.is_set():
             return False
+        if ex.task is not None:  # a run called through seq_call: it runs in this process, inside its step
+            return await self.local.stop(run_id, cause)
         if ex.stopping:  # a second Stop: the first one is ending the run
             await ex.done.wait()
             return False
@@ -151,6 +153,10 @@ class TemporalExecutor:
             await asyncio.gather(*(self.stop(run_id, cause) for run_id in list(self.local._active)))
             return
         self.steps.closing = True
+        # A run called through seq_call runs inside its caller's step, in this process: it stops with
+        # the app, saying so; the step that called it is called again when the app is back.
+        nested = [run_id for run_id, ex in self.local._active.items() if ex.task is not None]
+        await asyncio.gather(*(self.local.stop(run_id, cause) for run_id in nested))
         if self._worker is not None:
             await self._worker.shutdown()
         self._worker = self._client = None

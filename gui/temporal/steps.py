@@ -22,6 +22,8 @@ from gui.core.sequences import OnError
 from gui.temporal.plans import Cut, GroupEnd, GroupPlan, GroupRef, RunEnd, ToolRef
 
 HEARTBEAT_EVERY = 2.0  # a tool's call says it is alive this often (the workflow's HEARTBEAT is larger)
+CUT = "cut"  # what `call_tool` says of a call cut short: the group's later tools are not called
+CLOSED = "the app closed during this step: it is called again when the app is back"
 MAY_HAVE_RUN = "called again: it may have run before the app or its worker stopped"
 
 
@@ -117,6 +119,8 @@ class RunSteps:
     @activity.defn(name="call_tool")
     async def call_tool(self, ref: ToolRef) -> str:
         ex = await self.execution(ref.run_id)
+        if (ref.run_id, ref.group) in self._late:  # the group's time ran out before this call began
+            return CUT
         scope = self._scope(ex, ref.group)
         trec = ex.record.groups[ref.group].tools[ref.tool]
         if activity.info().attempt > 1:  # a new attempt: what ended the last one is not its end
@@ -127,16 +131,20 @@ class RunSteps:
         calls = self._calls.setdefault(ref.run_id, {})
         calls[(ref.group, ref.tool)] = task
         beating = asyncio.create_task(_heartbeat())
+        cut = False
         try:
             await task
         except asyncio.CancelledError:
             current = asyncio.current_task()
             if self.closing or (current is not None and current.cancelling()):
                 raise  # this call itself is cut (the app closing): Temporal calls it again later
+            cut = True  # the group's time limit, a failed sibling or Stop cut it short
         finally:
             beating.cancel()
             calls.pop((ref.group, ref.tool), None)
-        return trec.status
+        if self.closing:  # whatever the app's end made of the call, it is not the step's end
+            raise ApplicationError(CLOSED)
+        return CUT if cut else trec.status
 
     @activity.defn(name="cut_group")
     async def cut_group(self, cut: Cut) -> bool:

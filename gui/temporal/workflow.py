@@ -81,7 +81,10 @@ class RunWorkflow:
 
         async def one_by_one() -> None:
             for index in plan.tools:
-                if await call(index) == "failed" and plan.abort:
+                status = await call(index)
+                if status == "cut":  # its time ran out (or Stop): nothing after it runs
+                    return
+                if status == "failed" and plan.abort:
                     outcome["failed_at"] = index
                     return
 

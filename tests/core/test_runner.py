@@ -8,7 +8,7 @@ import json
 
 import pytest
 from support.builders import group, seq, tools
-from support.executors import Engines
+from support.executors import composed
 from support.fakes import Flaky, Gate, Untyped
 from support.waiting import wait_until
 
@@ -18,25 +18,16 @@ from gui.core.sequences.run_args import RunArgsError
 from gui.core.sequences.validator import parse_sequence
 from gui.core.tools.registry import Registry
 from gui.memory import MemoryStores
-from gui.runtime import compose_engine
 from gui.tools import builtin_tools
 
 T = 5.0  # every wait is bounded
 
 
-_on: dict[str, object] = {}  # the executor of the test running (every scenario runs on both)
-
-
-@pytest.fixture(autouse=True)
-def on_both_executors(executor: str | None, engines: Engines) -> None:
-    _on["executor"], _on["engines"] = executor, engines
+pytestmark = pytest.mark.usefixtures("on_both_executors")
 
 
 def make_engine(*extra) -> Engine:
-    engine = compose_engine(Registry([*builtin_tools(), *extra]), MemoryStores(), retry_backoff=0.01,
-                            executor=_on.get("executor"))  # type: ignore[arg-type]
-    engines = _on.get("engines")
-    return engines.keep(engine) if isinstance(engines, Engines) else engine
+    return composed(Registry([*builtin_tools(), *extra]), MemoryStores(), retry_backoff=0.01)
 
 
 async def save(engine: Engine, doc) -> str:

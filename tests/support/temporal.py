@@ -9,6 +9,7 @@ fixture waits until the server answers a client (its state), never for a fixed t
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import shutil
 import socket
@@ -21,6 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+
+from gui.tools.processes import parent_death_signal
 
 START_TIMEOUT = 60.0  # two cores shared by many: it serves in 1–2 s when quiet
 
@@ -91,6 +94,32 @@ def _wait_serving(process: subprocess.Popen[bytes], address: str, log: Path) -> 
         time.sleep(0.1)  # between two looks at its state, not a wait for it
 
 
+@contextlib.contextmanager
+def dev_server(cli: str) -> Iterator[TemporalServer]:
+    """`temporal server start-dev` on free loopback ports, its database in a temporary folder, once it
+    serves; stopped on leaving (the benchmarks use it too)."""
+    port, http_port, metrics_port, ui_port = _free_ports(4)
+    with tempfile.TemporaryDirectory(prefix="seqdesk-temporal-") as folder:
+        log = Path(folder) / "server.log"
+        with log.open("wb") as out:
+            process = subprocess.Popen(
+                [cli, "server", "start-dev", "--headless", "--ip", "127.0.0.1", "--port", str(port),
+                 "--http-port", str(http_port), "--metrics-port", str(metrics_port), "--ui-port", str(ui_port),
+                 "--db-filename", str(Path(folder) / "temporal.db")],
+                stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True,
+                preexec_fn=parent_death_signal())  # it ends with the tests, even killed
+        try:
+            _wait_serving(process, f"127.0.0.1:{port}", log)
+            yield TemporalServer("127.0.0.1", port)
+        finally:
+            process.terminate()
+            try:
+                process.wait(10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+
+
 @pytest.fixture(scope="session")
 def temporal_server() -> Iterator[TemporalServer]:
     """A dev server of this session, on loopback (a non-loopback --ip breaks it: see PLATFORM.md)."""
@@ -102,22 +131,5 @@ def temporal_server() -> Iterator[TemporalServer]:
     except ImportError:
         missing("the Temporal SDK is not installed (pip install temporalio)")
     assert cli is not None
-    port, http_port, metrics_port, ui_port = _free_ports(4)
-    with tempfile.TemporaryDirectory(prefix="seqdesk-temporal-") as folder:
-        log = Path(folder) / "server.log"
-        with log.open("wb") as out:
-            process = subprocess.Popen(
-                [cli, "server", "start-dev", "--headless", "--ip", "127.0.0.1", "--port", str(port),
-                 "--http-port", str(http_port), "--metrics-port", str(metrics_port), "--ui-port", str(ui_port),
-                 "--db-filename", str(Path(folder) / "temporal.db")],
-                stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True)
-        try:
-            _wait_serving(process, f"127.0.0.1:{port}", log)
-            yield TemporalServer("127.0.0.1", port)
-        finally:
-            process.terminate()
-            try:
-                process.wait(10)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+    with dev_server(cli) as server:
+        yield server
