@@ -128,7 +128,7 @@ async def open_store_runtime(data_dir: Path | None = None, *, executor: str | No
     recovery or MCP servers: `open_runtime` adds those. `DataFolderInUseError` if another has it."""
     notices: list[str] = []  # a damaged file found later (a history segment read late) joins it too
     stores = await open_stores(data_dir, on_damage=lambda damage: notices.append(damage.message))
-    engine = compose_engine(default_registry(), stores, processes=OsProcesses(), executor=executor)
+    engine = compose_engine(default_registry(), stores, processes=OsProcesses(), executor=chosen_executor(executor))
     runtime = Runtime(engine=engine, data_dir=stores.folder, notices=notices, stores=stores)
     runtime.closers.append(stores.close)
     return runtime

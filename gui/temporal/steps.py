@@ -33,8 +33,9 @@ class RunSteps:
         self.closing = False  # the app is closing: a cut call is retried later, not recorded as ended
         self._scopes: dict[tuple[str, int], CallScope] = {}
         self._calls: dict[str, dict[tuple[int, int], asyncio.Task[None]]] = {}
-        # A group's time limit, kept here to the millisecond (a workflow timer may fire a second late,
-        # and stays as the limit that outlives this process); the groups whose limit ran out here.
+        # A group's time limit, kept here to the millisecond from its first call's start (a workflow
+        # timer may fire a second late, and a call reach this worker later than a task in process:
+        # the workflow's timer stays as the limit that outlives this process); the groups it cut.
         self._timers: dict[tuple[str, int], asyncio.TimerHandle] = {}
         self._late: set[tuple[str, int]] = set()
 
@@ -110,8 +111,6 @@ class RunSteps:
         grec.serial_reason = serial
         key = (ref.run_id, ref.group)
         self._scopes[key] = runner._scope(ex, group, grec, args)
-        if group.timeout_seconds is not None:
-            self._timers[key] = asyncio.get_running_loop().call_later(group.timeout_seconds, self._time_up, key)
         return GroupPlan("run", serial=serial is not None,
                          tools=[t.index for t in grec.tools if t.reused_from is None],
                          timeout=group.timeout_seconds, abort=group.on_error is not OnError.CONTINUE)
@@ -123,6 +122,10 @@ class RunSteps:
             return CUT
         scope = self._scope(ex, ref.group)
         trec = ex.record.groups[ref.group].tools[ref.tool]
+        limit = ex.groups[ref.group].timeout_seconds
+        if limit is not None and (ref.run_id, ref.group) not in self._timers:
+            self._timers[(ref.run_id, ref.group)] = asyncio.get_running_loop().call_later(
+                limit, self._time_up, (ref.run_id, ref.group))
         if activity.info().attempt > 1:  # a new attempt: what ended the last one is not its end
             trec.finished_at = trec.error = trec.cause = None
             self.runner.caller.log(scope, trec, "warning", MAY_HAVE_RUN)

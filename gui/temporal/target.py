@@ -52,7 +52,7 @@ def parse_target(text: str) -> TemporalTarget:
     if parts.scheme != SCHEME or not parts.hostname:
         raise ExecutorAddressError(f"the executor '{text}' is not a Temporal address: write it like {example}")
     namespace = parts.path.strip("/") or DEFAULT_NAMESPACE
-    queues = parse_qs(parts.query).get("queue", [DEFAULT_QUEUE])
+    queues = parse_qs(parts.query, keep_blank_values=True).get("queue", [DEFAULT_QUEUE])
     for what, name in (("namespace", namespace), ("queue", queues[-1])):
         if not _NAME.match(name):
             raise ExecutorAddressError(f"the executor '{text}' names the {what} '{name}': use 1 to 200 letters, "
