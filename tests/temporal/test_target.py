@@ -34,3 +34,18 @@ def test_the_flag_comes_before_the_environment_and_in_process_is_the_default(mon
     monkeypatch.setenv("SEQDESK_EXECUTOR", "temporal://h:1/n")
     assert chosen_executor() == "temporal://h:1/n"
     assert chosen_executor("temporal://g:2/m") == "temporal://g:2/m"
+
+
+async def test_a_temporal_service_that_does_not_answer_is_said_when_a_run_starts() -> None:
+    from support.builders import group, seq
+
+    from gui.core.errors import Unavailable
+    from gui.memory import MemoryStores
+    from gui.runtime import compose_engine
+    from gui.tools import default_registry
+
+    engine = compose_engine(default_registry(), MemoryStores(), executor="temporal://127.0.0.1:1/default")
+    await engine.create(seq(group("g")))
+    with pytest.raises(Unavailable, match=r"the Temporal service at 127.0.0.1:1 .* does not answer"):
+        await engine.start("s", {})
+    await engine.close()
