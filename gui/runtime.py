@@ -14,6 +14,7 @@ layer only opens the stores (`gui.store.open_stores`); what it had to repair bec
 from __future__ import annotations
 
 import asyncio
+import os
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,7 +23,7 @@ from typing import TYPE_CHECKING, Protocol
 from gui.core.asks import ApprovalModes, AuditLog, InteractionService, InteractionStore
 from gui.core.door import Catalog, Engine, SequenceStore
 from gui.core.events import EventBus
-from gui.core.runs import ProcessControl, Runner, RunStore, ScheduleStore
+from gui.core.runs import Executor, ProcessControl, Runner, RunStore, ScheduleStore
 from gui.core.tools import Registry
 from gui.store.audit import FileAuditLog
 from gui.store.open import Stores, open_stores
@@ -55,15 +56,29 @@ class EngineStores(Protocol):
     def schedules(self) -> ScheduleStore: ...
 
 
+def chosen_executor(given: str | None = None) -> str | None:
+    """The executor's address: `--executor`, else SEQDESK_EXECUTOR; None (or "in-process"): in this process."""
+    text = (given or os.environ.get("SEQDESK_EXECUTOR") or "").strip()
+    return None if text in ("", "in-process") else text
+
+
 def compose_engine(registry: Registry, stores: EngineStores, *, processes: ProcessControl | None = None,
-                   retry_backoff: float = 0.2, audit: AuditLog | None = None) -> Engine:
-    """The engine on `stores`, running sequences in this process (`Runner`); `processes` ends the
-    commands a dead app left running (at start-up recovery); `audit` records every decision."""
+                   retry_backoff: float = 0.2, audit: AuditLog | None = None, executor: str | None = None) -> Engine:
+    """The engine on `stores`, running sequences in this process (`Runner`), or on the Temporal
+    service `executor` names (`temporal://host:port/namespace`: `gui.temporal`); `processes` ends
+    the commands a dead app left running (at start-up recovery); `audit` records every decision."""
     bus = EventBus()
     catalog = Catalog(stores.sequences, registry, bus)
     interactions = InteractionService(stores.interactions, bus, modes=stores.modes, check_edit=registry.edit_problems,
                                       audit=audit)
-    runner = Runner(registry, interactions, stores.runs, bus, catalog.resolve, retry_backoff=retry_backoff)
+    runner: Executor
+    if executor is None:
+        runner = Runner(registry, interactions, stores.runs, bus, catalog.resolve, retry_backoff=retry_backoff)
+    else:
+        from gui.temporal import TemporalExecutor, parse_target  # only a team's app needs the SDK
+
+        runner = TemporalExecutor(parse_target(executor), registry, interactions, stores.runs, bus, catalog.resolve,
+                                  retry_backoff=retry_backoff)
     return Engine(registry=registry, catalog=catalog, interactions=interactions, runner=runner, runs=stores.runs,
                   schedules=stores.schedules, bus=bus, processes=processes)
 
@@ -109,28 +124,35 @@ class Runtime:
 
 
 async def open_runtime(data_dir: Path | None = None, *, memory: bool = False, mcp_wait: float = 0.0,
-                       manage_mcp: bool = True, store: str | None = None) -> Runtime:
+                       manage_mcp: bool = True, store: str | None = None, executor: str | None = None) -> Runtime:
     """Open the engine on a data folder (TinyDB), a PostgreSQL database (`store`) or in memory, recover
     what a dead process left, and connect the configured MCP servers (waiting up to `mcp_wait` s).
+    `executor` (else SEQDESK_EXECUTOR): where runs run (`chosen_executor`); on Temporal, the runs still
+    going on there are held again before recovery, which leaves them be.
 
     `manage_mcp=False` (the CLI, `seqdesk mcp`: nobody adds a server while they run) starts the MCP
     servers' manager only when the settings list a server, so a folder without any never loads the
     MCP SDK; the engine then lists no servers and its resource tool says none is connected."""
+    executor = chosen_executor(executor)
     if memory:
         from gui.memory import MemoryAuditLog, MemoryStores
 
-        runtime = Runtime(engine=compose_engine(default_registry(), MemoryStores(), audit=MemoryAuditLog()))
+        runtime = Runtime(engine=compose_engine(default_registry(), MemoryStores(), audit=MemoryAuditLog(),
+                                                executor=executor))
     elif store is not None and store.startswith(("postgresql://", "postgres://")):
-        runtime = await open_database_runtime(store)
+        runtime = await open_database_runtime(store, executor=executor)
     else:
-        runtime = await open_store_runtime(data_dir)
+        runtime = await open_store_runtime(data_dir, executor=executor)
+    take_up = getattr(runtime.engine.runner, "take_up", None)
+    if take_up is not None:
+        await take_up()
     if runtime.database is None:  # on a shared database, runs are recovered as their leases expire
         runtime.recovered_runs = await runtime.engine.recover()
     await _start_mcp(runtime, mcp_wait, manage=manage_mcp)
     return runtime
 
 
-async def open_store_runtime(data_dir: Path | None = None) -> Runtime:
+async def open_store_runtime(data_dir: Path | None = None, *, executor: str | None = None) -> Runtime:
     """The engine on the TinyDB stores of a data folder (the default one if None), without start-up
     recovery or MCP servers: `open_runtime` adds those. `DataFolderInUseError` if another has it."""
     notices: list[str] = []  # a damaged file found later (a history segment read late) joins it too
@@ -140,21 +162,22 @@ async def open_store_runtime(data_dir: Path | None = None) -> Runtime:
     except BaseException:
         stores.close()
         raise
-    engine = compose_engine(default_registry(), stores, processes=OsProcesses(), audit=audit)
+    engine = compose_engine(default_registry(), stores, processes=OsProcesses(), audit=audit,
+                            executor=chosen_executor(executor))
     runtime = Runtime(engine=engine, data_dir=stores.folder, notices=notices, stores=stores)
     runtime.closers.append(audit.close)  # after the stores' close (closers run last first): its writes are done
     runtime.closers.append(stores.close)
     return runtime
 
 
-async def open_database_runtime(url: str, *, lease: float | None = None) -> Runtime:
+async def open_database_runtime(url: str, *, lease: float | None = None, executor: str | None = None) -> Runtime:
     """The engine on the PostgreSQL stores at `url`, without MCP servers (`open_runtime` adds them).
     DatabaseUnreachable, DatabaseNewerError or SecretKeyError (a sentence each) when it cannot be used.
     The runs whose process is gone (their lease, `lease` s, expired) are ended now and from then on."""
     from gui.pgstore import LEASE, Leases, announce_run, open_pg_stores, take_over_expired
 
     stores = await open_pg_stores(url)
-    engine = compose_engine(default_registry(), stores, processes=OsProcesses())
+    engine = compose_engine(default_registry(), stores, processes=OsProcesses(), executor=chosen_executor(executor))
     runtime = Runtime(engine=engine, database=stores)
     runtime.closers.append(stores.close)
     # an answer given in another process wakes the tool waiting here; pages hear of others' requests and runs

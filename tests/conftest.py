@@ -19,7 +19,7 @@ import pytest
 
 os.environ.setdefault("SEQDESK_MEMORY", "1")
 
-pytest_plugins = ["support.engine", "support.cli", "support.postgres"]
+pytest_plugins = ["support.engine", "support.cli", "support.postgres", "support.temporal", "support.executors"]
 
 
 def _one_file_or_test(arg: str, here: Path) -> bool:

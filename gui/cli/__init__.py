@@ -7,6 +7,7 @@ Exit codes are part of the interface for scripts: `check` 0 valid / 1 invalid / 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Callable
 from collections.abc import Sequence as Seq
@@ -74,6 +75,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--store", default=None,
                         help=_("where to keep things: a postgresql:// database shared by a team, or a data folder "
                                "(or SEQDESK_STORE)"))
+    parser.add_argument("--executor", default=None,
+                        help=_("where runs run: in-process (default) or temporal://host:port/namespace "
+                               "(or SEQDESK_EXECUTOR)"))
     parser.add_argument("--lang", default=None,
                         help=_("language of the screens and messages: en or zh-CN (or SEQDESK_LANG)"))
     sub = parser.add_subparsers(dest="command")
@@ -99,6 +103,8 @@ def main(argv: Seq[str] | None = None) -> int:
     install()  # argparse's own words ("usage:", "error: …") in that language as well
     parser = build_parser()
     args = parser.parse_args(argv)
+    if args.executor:  # read where the engine is composed (`gui.runtime.chosen_executor`)
+        os.environ["SEQDESK_EXECUTOR"] = args.executor
     if getattr(args, "reads_settings", True):  # `check` and `help` read no data folder, and skip loading them
         from gui.settings import load_settings
 

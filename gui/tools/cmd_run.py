@@ -99,7 +99,7 @@ class CmdRun(ModelTool):
         cwd = _folder(a.cwd)
         if not cwd.is_dir():
             raise ToolError(N_("the folder {folder} does not exist").format(folder=cwd))
-        proc = await _start(a.command, cwd)
+        proc = await _start(a.command, cwd, ctx.tool_call_id)
         try:
             await _go(proc, ctx)
             async with asyncio.timeout(a.timeout):
@@ -116,10 +116,12 @@ class CmdRun(ModelTool):
         return out.rstrip("\r\n")
 
 
-async def _start(command: str, cwd: Path) -> asyncio.subprocess.Process:
-    """The command under its wrapper, held until `_go` (a plain shell where there is no POSIX sh)."""
+async def _start(command: str, cwd: Path, step_id: str) -> asyncio.subprocess.Process:
+    """The command under its wrapper, held until `_go` (a plain shell where there is no POSIX sh).
+    SEQDESK_STEP_ID in its environment names its step, the same in every attempt (a command called
+    again after its app or worker stopped can see that it did its work already)."""
     pipes: dict[str, Any] = {"stdout": asyncio.subprocess.PIPE, "stderr": asyncio.subprocess.PIPE, "cwd": cwd,
-                             "start_new_session": True}
+                             "start_new_session": True, "env": {**os.environ, "SEQDESK_STEP_ID": step_id}}
     try:
         if os.name != "posix":
             return await asyncio.create_subprocess_shell(command, stdin=asyncio.subprocess.DEVNULL, **pipes)

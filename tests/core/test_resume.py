@@ -8,6 +8,7 @@ from typing import Any, ClassVar
 import pytest
 from pydantic import BaseModel
 from support.builders import group, seq, tools
+from support.executors import composed
 
 from gui.core.door.engine import Engine, NotFoundError, ResumeRefused
 from gui.core.errors import ToolError
@@ -15,8 +16,11 @@ from gui.core.runs.orphans import INTERRUPTED, KILLED
 from gui.core.runs.records import ProcessInfo, RunRecord
 from gui.core.tools.registry import ModelTool, Registry, ToolContext
 from gui.memory import MemoryInteractionStore, MemoryRunStore, MemoryStores
-from gui.runtime import compose_engine
 from gui.tools import builtin_tools
+
+pytestmark = pytest.mark.usefixtures("on_both_executors")  # every scenario on both executors
+# A dead app's runs, found at the next start-up: the in-process runner's (on Temporal they go on).
+IN_PROCESS_ONLY = pytest.mark.parametrize("executor", [None], ids=["in-process"])
 
 
 class CountArgs(BaseModel):
@@ -44,8 +48,8 @@ class Counter(ModelTool):
 
 
 def make_engine(counter: Counter, processes: Any = None, **stores: Any) -> Engine:
-    return compose_engine(Registry([*builtin_tools(), counter]), MemoryStores(**stores), processes=processes,
-                          retry_backoff=0.01)
+    return composed(Registry([*builtin_tools(), counter]), MemoryStores(**stores), processes=processes,
+                    retry_backoff=0.01)
 
 
 def three_groups(middle: str = "two") -> dict[str, Any]:
@@ -194,6 +198,7 @@ class FakeProcesses:
         self.running.discard(process.pid)
 
 
+@IN_PROCESS_ONLY
 async def test_start_up_kills_the_recorded_commands_still_alive_and_says_so_then_the_run_resumes():
     counter = Counter()
     runs, interactions = MemoryRunStore(), MemoryInteractionStore()
@@ -217,6 +222,7 @@ async def test_start_up_kills_the_recorded_commands_still_alive_and_says_so_then
     assert resumed.status == "succeeded" and counter.calls["one"] == 1
 
 
+@IN_PROCESS_ONLY
 async def test_a_recorded_command_that_already_ended_is_recorded_as_interrupted_not_killed():
     counter = Counter()
     runs = MemoryRunStore()

@@ -1,4 +1,5 @@
-"""The runner's rules (SPEC §2), with fake tools driven by events and the in-memory stores."""
+"""The runner's rules (SPEC §2), with fake tools driven by events and the in-memory stores, each on both
+executors: in process and on Temporal (`support.executors`)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import json
 
 import pytest
 from support.builders import group, seq, tools
+from support.executors import composed
 from support.fakes import Flaky, Gate, Untyped
 from support.waiting import wait_until
 
@@ -16,14 +18,16 @@ from gui.core.sequences.run_args import RunArgsError
 from gui.core.sequences.validator import parse_sequence
 from gui.core.tools.registry import Registry
 from gui.memory import MemoryStores
-from gui.runtime import compose_engine
 from gui.tools import builtin_tools
 
 T = 5.0  # every wait is bounded
 
 
+pytestmark = pytest.mark.usefixtures("on_both_executors")
+
+
 def make_engine(*extra) -> Engine:
-    return compose_engine(Registry([*builtin_tools(), *extra]), MemoryStores(), retry_backoff=0.01)
+    return composed(Registry([*builtin_tools(), *extra]), MemoryStores(), retry_backoff=0.01)
 
 
 async def save(engine: Engine, doc) -> str:

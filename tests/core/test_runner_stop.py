@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
 from support.builders import group, seq, tools
+from support.executors import composed
 from support.fakes import BrokenText, Gate, Stubborn
 from support.waiting import wait_until
 
@@ -12,10 +14,10 @@ from gui.core.door.engine import Engine
 from gui.core.runs.records import RunRecord
 from gui.core.tools.registry import Registry
 from gui.memory import MemoryRunStore, MemoryStores
-from gui.runtime import compose_engine
 from gui.tools import builtin_tools
 
 T = 5.0
+pytestmark = pytest.mark.usefixtures("on_both_executors")  # every scenario on both executors
 
 
 class SlowFinalSave(MemoryRunStore):
@@ -34,7 +36,7 @@ class SlowFinalSave(MemoryRunStore):
 
 
 def make_engine(*extra, runs=None) -> Engine:
-    return compose_engine(Registry([*builtin_tools(), *extra]), MemoryStores(runs=runs or MemoryRunStore()),
+    return composed(Registry([*builtin_tools(), *extra]), MemoryStores(runs=runs or MemoryRunStore()),
                           retry_backoff=0.01)
 
 

@@ -444,6 +444,7 @@ class Engine:
         run_ids = set(await self.interactions.recover())
         for record in await self.runs.running():
             run_ids.add(record.run_id)
+        run_ids -= set(self.runner.active_ids())  # still going on (on a durable executor): not interrupted
         for run_id in run_ids:
             found = await self.runs.get(run_id)
             if found is None or found.finished:

@@ -3,7 +3,7 @@ order, a group's tools side by side), one tool call, run records, resume, schedu
 dead app, and run ids as people write them.
 """
 
-from gui.core.runs.execution import Origin
+from gui.core.runs.execution import Execution, Origin, copy_record
 from gui.core.runs.executor import Executor
 from gui.core.runs.offload import off_loop
 from gui.core.runs.orphans import ProcessControl, interrupt
@@ -30,10 +30,14 @@ from gui.core.runs.schedules import (
     make_schedule,
     next_time,
 )
+from gui.core.runs.tool_call import CallScope
 
 __all__ = [
     "AmbiguousRunIdError",
+    "CallScope",
+    "copy_record",
     "can_be_prefix",
+    "Execution",
     "Executor",
     "FINISHED_RUN",
     "GroupRecord",

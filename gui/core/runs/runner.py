@@ -179,23 +179,15 @@ class Runner:
         try:
             for group, grec in zip(ex.groups, record.groups, strict=True):
                 if grec.reused_from is not None:  # kept from the attempt this run resumes
-                    ex.degraded = ex.degraded or any(t.status == "degraded" for t in grec.tools)
-                    self.bus.publish(GroupFinished, record.run_id, group=grec.index, group_name=group.name,
-                                     status=grec.status, reason=f"kept from run {grec.reused_from}")
+                    self._kept(ex, group, grec)
                     continue
                 await self._run_group(ex, group, grec)
-                if grec.status == "failed" and not self._continues(group):
-                    record.status = "failed"
-                    record.error = f"group '{group.name}' failed: {grec.reason}"
+                if not self._goes_on(ex, group, grec):
                     break
-                if grec.status == "failed":
-                    ex.degraded = True
             else:
                 record.status = "degraded" if ex.degraded else "succeeded"
         except asyncio.CancelledError:
-            record.status = "stopped"
-            record.cause = ex.stop_cause  # None only if something cancelled it without `stop`
-            record.error = CAUSES[ex.stop_cause].error if ex.stop_cause is not None else "the run was stopped"
+            self._stopped(ex)
         except Exception as exc:  # an engine bug must still end the run visibly
             record.status = "failed"
             record.error = f"internal error: {type(exc).__name__}: {exc}"
@@ -205,6 +197,30 @@ class Runner:
 
     def _continues(self, group: Group) -> bool:
         return group.on_error is OnError.CONTINUE
+
+    # The decisions of a run, apart from how its tasks run them (the Temporal executor takes them too).
+    def _kept(self, ex: Execution, group: Group, grec: GroupRecord) -> None:
+        """A group kept from the attempt this run resumes: said, not run again."""
+        ex.degraded = ex.degraded or any(t.status == "degraded" for t in grec.tools)
+        self.bus.publish(GroupFinished, ex.record.run_id, group=grec.index, group_name=group.name,
+                         status=grec.status, reason=f"kept from run {grec.reused_from}")
+
+    def _goes_on(self, ex: Execution, group: Group, grec: GroupRecord) -> bool:
+        """After a group: whether the run goes on (False: it failed, and the record says so)."""
+        if grec.status == "failed" and not self._continues(group):
+            ex.record.status = "failed"
+            ex.record.error = f"group '{group.name}' failed: {grec.reason}"
+            return False
+        if grec.status == "failed":
+            ex.degraded = True
+        return True
+
+    @staticmethod
+    def _stopped(ex: Execution) -> None:
+        record = ex.record
+        record.status = "stopped"
+        record.cause = ex.stop_cause  # None only if something cancelled it without `stop`
+        record.error = CAUSES[ex.stop_cause].error if ex.stop_cause is not None else "the run was stopped"
 
     async def _finish(self, ex: Execution) -> None:
         ex.finishing = True
@@ -236,15 +252,22 @@ class Runner:
             ex.done.set()
 
     async def _run_group(self, ex: Execution, group: Group, grec: GroupRecord) -> None:
-        run_id = ex.record.run_id
-        grec.started_at = self.clock()
-        grec.status = "running"
-        self.bus.publish(GroupStarted, run_id, group=grec.index, group_name=group.name)
+        self._group_started(ex, group, grec)
         ran = True
         try:
             ran = await self._group_body(ex, group, grec)
         except _GroupFailed as exc:
             grec.status, grec.reason = "failed", str(exc)
+        self._group_ended(ex, group, grec, ran)
+
+    def _group_started(self, ex: Execution, group: Group, grec: GroupRecord) -> None:
+        grec.started_at = self.clock()
+        grec.status = "running"
+        self.bus.publish(GroupStarted, ex.record.run_id, group=grec.index, group_name=group.name)
+
+    def _group_ended(self, ex: Execution, group: Group, grec: GroupRecord, ran: bool) -> None:
+        """The group's status from its tools' (unless already decided), said and saved soon."""
+        run_id = ex.record.run_id
         grec.finished_at = self.clock()
         if grec.status == "running":
             failed = [t for t in grec.tools if t.status == "failed"] or [
@@ -264,6 +287,28 @@ class Runner:
 
     async def _group_body(self, ex: Execution, group: Group, grec: GroupRecord) -> bool:
         """Run the group's tools; False when its condition is false and the group was skipped instead."""
+        args = self._group_args(ex, group, grec)
+        if args is None:
+            return False
+        serial = self._serial_reason(group)
+        grec.serial_reason = serial
+        timeout = group.timeout_seconds
+        scope = self._scope(ex, group, grec, args)
+        try:
+            async with asyncio.timeout(timeout):
+                if serial is None:
+                    await self._parallel(scope, group, grec)
+                else:
+                    await self._serial(scope, group, grec)
+        except TimeoutError:
+            assert timeout is not None
+            raise self._timed_out(grec, timeout) from None
+        self._write_slots(ex, group, grec)
+        return True
+
+    def _group_args(self, ex: Execution, group: Group, grec: GroupRecord) -> dict[str, Any] | None:
+        """The group's inputs, or None when its condition is false (it is marked skipped);
+        _GroupFailed when an input has no value or the condition cannot be evaluated."""
         args: dict[str, Any] = {}
         for name in group.in_:
             if name not in ex.context:
@@ -281,9 +326,11 @@ class Runner:
             grec.reason = f"its condition `{group.when}` is false"
             for trec in grec.tools:
                 trec.status, trec.reason = "skipped", "the group's condition is false"
-            return False
-        serial = self._serial_reason(group)
-        grec.serial_reason = serial
+            return None
+        return args
+
+    def _scope(self, ex: Execution, group: Group, grec: GroupRecord, args: dict[str, Any]) -> CallScope:
+        """What the group's tool calls need from the run, its deadline counted from now."""
         timeout = group.timeout_seconds
         deadline = self.clock() + timeout if timeout is not None else None
 
@@ -301,23 +348,18 @@ class Runner:
                           save_soon=functools.partial(ex.checkpoint, self.runs, 0.0),
                           save_now=functools.partial(ex.save_now, self.runs),
                           cancel_cause=cancel_cause, sequence_identity=ex.sequence.identity)
-        try:
-            async with asyncio.timeout(timeout):
-                if serial is None:
-                    await self._parallel(scope, group, grec)
-                else:
-                    await self._serial(scope, group, grec)
-        except TimeoutError:
-            assert timeout is not None
-            grec.timed_out = True
-            for trec in grec.tools:
-                if trec.status == "cancelled" or trec.status == "queued":
-                    trec.status = "failed" if trec.status == "cancelled" else "cancelled"
-                    trec.error = N_("the group's time limit ({limit}) ran out").format(limit=format_duration(timeout))
-                    trec.timed_out = True
-            raise _GroupFailed(N_("timed out after {limit}").format(limit=format_duration(timeout))) from None
-        self._write_slots(ex, group, grec)
-        return True
+        return scope
+
+    @staticmethod
+    def _timed_out(grec: GroupRecord, timeout: float) -> _GroupFailed:
+        """Mark the tools the time limit cut short; the group's failure to raise."""
+        grec.timed_out = True
+        for trec in grec.tools:
+            if trec.status == "cancelled" or trec.status == "queued":
+                trec.status = "failed" if trec.status == "cancelled" else "cancelled"
+                trec.error = N_("the group's time limit ({limit}) ran out").format(limit=format_duration(timeout))
+                trec.timed_out = True
+        return _GroupFailed(N_("timed out after {limit}").format(limit=format_duration(timeout)))
 
     def _serial_reason(self, group: Group) -> str | None:
         if len(group.tools) < 2:
@@ -355,10 +397,15 @@ class Runner:
             if any(not t.done() for t in tasks):
                 await asyncio.gather(*tasks, return_exceptions=True)
         if aborting:
-            for trec in grec.tools:
-                if trec.status in ("cancelled", "queued"):
-                    trec.status, trec.error = "cancelled", "cancelled: another tool of the group failed"
-                    trec.cause = "sibling_failed"
+            self._aborted(grec)
+
+    @staticmethod
+    def _aborted(grec: GroupRecord) -> None:
+        """A tool of a gathered group failed: the others it cut short say so."""
+        for trec in grec.tools:
+            if trec.status in ("cancelled", "queued"):
+                trec.status, trec.error = "cancelled", "cancelled: another tool of the group failed"
+                trec.cause = "sibling_failed"
 
     async def _serial(self, scope: CallScope, group: Group, grec: GroupRecord) -> None:
         for index, call in enumerate(group.tools):
@@ -367,9 +414,14 @@ class Runner:
                 continue
             await self.caller.run(scope, call, trec)
             if trec.status == "failed" and group.on_error is not OnError.CONTINUE:
-                for later in grec.tools[index + 1:]:
-                    later.status, later.reason = "cancelled", "not run: an earlier tool of the group failed"
+                self._not_run_after(grec, index)
                 return
+
+    @staticmethod
+    def _not_run_after(grec: GroupRecord, index: int) -> None:
+        """A tool of a one-by-one group failed: the tools after it are not run."""
+        for later in grec.tools[index + 1:]:
+            later.status, later.reason = "cancelled", "not run: an earlier tool of the group failed"
 
     def _write_slots(self, ex: Execution, group: Group, grec: GroupRecord) -> None:
         arrays: dict[str, list[Any]] = {}

@@ -1,0 +1,175 @@
+"""The Temporal `Executor`: each run a workflow on a Temporal service, its steps taken by this app's
+worker (`gui.temporal.steps`) with the in-process runner's code, so its record, events and pages
+are those of a run in process.
+
+Closing the app stops its worker, not its runs: they wait on the service and go on by themselves
+when the app (its worker) is back; `take_up` holds them again before start-up recovery, which
+interrupts only what no one runs. Stop cancels the run's workflow; the workflow ends its tools.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from typing import Any
+
+from temporalio.client import Client, WorkflowFailureError, WorkflowHandle
+from temporalio.service import RPCError
+from temporalio.worker import Worker
+from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner, SandboxRestrictions
+
+from gui.core.asks import InteractionService
+from gui.core.causes import EndCause
+from gui.core.errors import Unavailable
+from gui.core.events import EventBus
+from gui.core.runs import Origin, Runner, RunRecord, RunStore, copy_record
+from gui.core.sequences import Group, Sequence
+from gui.core.tools import Registry
+from gui.temporal.steps import RunSteps
+from gui.temporal.target import TemporalTarget
+from gui.temporal.workflow import WORKFLOW_NAME, RunWorkflow
+
+Resolver = Callable[[str], Any]
+
+
+class TemporalUnavailableError(Unavailable):
+    pass
+
+
+def workflow_id(run_id: str) -> str:
+    return f"seqdesk-run-{run_id}"
+
+
+class TemporalExecutor:
+    """Runs on Temporal; the runner (`local`) holds the live records, the workflow orders the steps."""
+
+    def __init__(self, target: TemporalTarget, registry: Registry, interactions: InteractionService,
+                 runs: RunStore, bus: EventBus, resolve: Resolver | None = None, *,
+                 clock: Callable[[], float] = time.time, retry_backoff: float = 0.2) -> None:
+        self.target = target
+        self.local = Runner(registry, interactions, runs, bus, resolve, clock=clock, retry_backoff=retry_backoff)
+        self.steps = RunSteps(self.local)
+        self._client: Client | None = None
+        self._worker: Worker | None = None
+        self._worker_task: asyncio.Task[None] | None = None
+        self._connecting: asyncio.Lock | None = None
+
+    # -- the service ---------------------------------------------------------------------------
+    async def connect(self) -> Client:
+        """Connect to the service and start this app's worker (once); TemporalUnavailableError if it
+        does not answer."""
+        if self._client is not None:
+            return self._client
+        self._connecting = self._connecting or asyncio.Lock()
+        async with self._connecting:
+            if self._client is None:
+                try:
+                    client = await Client.connect(self.target.address, namespace=self.target.namespace)
+                except (RuntimeError, RPCError) as exc:
+                    raise TemporalUnavailableError(
+                        f"the Temporal service at {self.target.address} (namespace '{self.target.namespace}') "
+                        f"does not answer: {exc}") from None
+                runner = SandboxedWorkflowRunner(restrictions=SandboxRestrictions.default.with_passthrough_modules(
+                    "gui", "pydantic", "pydantic_core"))
+                self._worker = Worker(client, task_queue=self.target.queue, workflows=[RunWorkflow],
+                                      activities=self.steps.activities(), workflow_runner=runner,
+                                      max_concurrent_activities=1000)
+                self._worker_task = asyncio.create_task(self._worker.run(), name="temporal worker")
+                self._client = client
+        assert self._client is not None
+        return self._client
+
+    async def take_up(self) -> list[str]:
+        """Hold again the runs of this app's queue still going on the service (after a restart), so
+        that start-up recovery leaves them be; their ids."""
+        client = await self.connect()
+        query = (f'WorkflowType="{WORKFLOW_NAME}" AND ExecutionStatus="Running" '
+                 f'AND TaskQueue="{self.target.queue}"')
+        taken: list[str] = []
+        async for found in client.list_workflows(query):
+            run_id = found.id.removeprefix(workflow_id(""))
+            record = await self.local.runs.get(run_id)
+            if record is None or record.finished:
+                continue
+            await self.steps.execution(run_id)
+            taken.append(run_id)
+        return taken
+
+    def _handle(self, run_id: str) -> WorkflowHandle[Any, Any]:
+        assert self._client is not None
+        return self._client.get_workflow_handle(workflow_id(run_id))
+
+    # -- the Executor --------------------------------------------------------------------------
+    async def start(self, sequence: Sequence, args: dict[str, Any], *, group: Group | None = None,
+                    origin: Origin | None = None) -> RunRecord:
+        client = await self.connect()
+        ex = await self.local._prepare(sequence, args, group, depth=0, parent=None, origin=origin)
+        ex.began = True  # its steps are the workflow's: a stop before the first one still ends it
+        first = copy_record(ex.record)
+        try:
+            await client.start_workflow(WORKFLOW_NAME, ex.record.run_id, id=workflow_id(ex.record.run_id),
+                                        task_queue=self.target.queue)
+        except RPCError as exc:
+            ex.record.status, ex.record.error = "failed", f"Temporal did not take the run: {exc}"
+            await self.local._finish(ex)
+            raise TemporalUnavailableError(f"Temporal did not take the run: {exc}") from None
+        return first
+
+    async def wait(self, run_id: str, timeout: float | None = None) -> RunRecord:
+        if run_id in self.local._active:
+            return await self.local.wait(run_id, timeout)
+        record = await self.local.wait(run_id)  # the saved one; RunNotFoundError for an unknown run
+        if not record.finished and self._client is not None:  # going on, on the service, held by no one here
+            try:
+                await asyncio.wait_for(self._handle(run_id).result(), timeout)
+            except (WorkflowFailureError, RPCError):
+                pass
+            record = await self.local.wait(run_id)
+        return record
+
+    async def stop(self, run_id: str, cause: EndCause | None = "person") -> bool:
+        ex = self.local._active.get(run_id)
+        if ex is None or ex.finishing or ex.done.is_set():
+            return False
+        if ex.task is not None:  # a run called through seq_call: it runs in this process, inside its step
+            return await self.local.stop(run_id, cause)
+        if ex.stopping:  # a second Stop: the first one is ending the run
+            await ex.done.wait()
+            return False
+        ex.stopping, ex.stop_cause = True, cause
+        self.local.interactions.note_ending(run_id, cause)
+        try:
+            await self._handle(run_id).cancel()
+        except RPCError:  # the workflow had ended: its last step is ending the run
+            pass
+        await ex.done.wait()
+        return True
+
+    async def stop_all(self, cause: EndCause) -> None:
+        """The app closing stops the worker, not the runs (they go on when it is back); any other
+        cause stops every run."""
+        if cause != "app_closed":
+            await asyncio.gather(*(self.stop(run_id, cause) for run_id in list(self.local._active)))
+            return
+        self.steps.closing = True
+        # A run called through seq_call runs inside its caller's step, in this process: it stops with
+        # the app, saying so; the step that called it is called again when the app is back.
+        nested = [run_id for run_id, ex in self.local._active.items() if ex.task is not None]
+        await asyncio.gather(*(self.local.stop(run_id, cause) for run_id in nested))
+        if self._worker is not None:
+            await self._worker.shutdown()
+        self._worker = self._client = None
+
+    def snapshot(self, run_id: str) -> RunRecord | None:
+        return self.local.snapshot(run_id)
+
+    def active(self) -> list[RunRecord]:
+        return self.local.active()
+
+    async def run(self, sequence: Sequence, args: dict[str, Any], *, group: Group | None = None) -> RunRecord:
+        record = await self.start(sequence, args, group=group)
+        return await self.wait(record.run_id)
+
+    def active_ids(self) -> list[str]:
+        return self.local.active_ids()

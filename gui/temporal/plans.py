@@ -1,0 +1,60 @@
+"""What the run's workflow and its activities hand each other: plain dataclasses, nothing of the core.
+
+The workflow only orders steps; every decision (does the group run, one by one or gathered, what
+its tools' outcomes make of it) is taken by an activity, with the in-process runner's own code.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class GroupRef:
+    run_id: str
+    group: int
+
+
+@dataclass(frozen=True)
+class ToolRef:
+    run_id: str
+    group: int
+    tool: int
+
+
+@dataclass(frozen=True)
+class GroupPlan:
+    """How a group goes: `kind` is "kept" (from the attempt resumed), "failed" (before any tool),
+    "skipped" (its condition is false) or "run"; `tools`: the calls to make (those not kept)."""
+
+    kind: str
+    serial: bool = False
+    tools: list[int] = field(default_factory=list)
+    timeout: float | None = None
+    abort: bool = True  # a failed tool cuts the group short (on_error is not continue)
+
+
+@dataclass(frozen=True)
+class Cut:
+    """The workflow cuts a group's tools short: `why` is "abort" (a tool failed) or "timeout"."""
+
+    run_id: str
+    group: int
+    why: str
+
+
+@dataclass(frozen=True)
+class GroupEnd:
+    run_id: str
+    group: int
+    ran: bool = True
+    timed_out: bool = False
+    aborted: bool = False
+    failed_at: int | None = None  # a one-by-one group: the tool that failed, the later ones not run
+
+
+@dataclass(frozen=True)
+class RunEnd:
+    run_id: str
+    stopped: bool = False
+    error: str | None = None  # an activity itself failed: the run ends failed, saying so

@@ -1,0 +1,216 @@
+"""The activities of a run's workflow, in the app's process: each takes one step of the run with the
+in-process runner's own code (`Runner`'s decisions, `ToolCaller` for a tool's call), on the run's
+live record, which the runner keeps, saves and publishes as it does for its own runs.
+
+A run this process does not hold (the app restarted while it went on) is taken up from its saved
+record: the workflow's history says where it was, the record what it did. A tool whose call was cut
+by the app's end is called again; its log says that it may have run before.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import Any
+
+from temporalio import activity
+from temporalio.exceptions import ApplicationError
+
+from gui.core.errors import Failed
+from gui.core.runs import CallScope, Execution, Runner
+from gui.core.sequences import OnError
+from gui.temporal.plans import Cut, GroupEnd, GroupPlan, GroupRef, RunEnd, ToolRef
+
+HEARTBEAT_EVERY = 2.0  # a tool's call says it is alive this often (the workflow's HEARTBEAT is larger)
+CUT = "cut"  # what `call_tool` says of a call cut short: the group's later tools are not called
+CLOSED = "the app closed during this step: it is called again when the app is back"
+MAY_HAVE_RUN = "called again: it may have run before the app or its worker stopped"
+
+
+class RunSteps:
+    def __init__(self, runner: Runner) -> None:
+        self.runner = runner
+        self.closing = False  # the app is closing: a cut call is retried later, not recorded as ended
+        self._scopes: dict[tuple[str, int], CallScope] = {}
+        self._calls: dict[str, dict[tuple[int, int], asyncio.Task[None]]] = {}
+        # A group's time limit, kept here to the millisecond from its first call's start (a workflow
+        # timer may fire a second late, and a call reach this worker later than a task in process:
+        # the workflow's timer stays as the limit that outlives this process); the groups it cut.
+        self._timers: dict[tuple[str, int], asyncio.TimerHandle] = {}
+        self._late: set[tuple[str, int]] = set()
+
+    def activities(self) -> list[Callable[..., Any]]:
+        return [self.open_run, self.begin_group, self.call_tool, self.cut_group, self.end_group, self.finish_run]
+
+    # -- the run's live state ------------------------------------------------------------------
+    async def execution(self, run_id: str) -> Execution:
+        """The run as the runner holds it, taken up from its saved record if this process does not."""
+        ex = self.runner._active.get(run_id)
+        if ex is not None:
+            return ex
+        record = await self.runner.runs.get(run_id)
+        if record is None:
+            raise ApplicationError(f"there is no run {run_id}", non_retryable=True)
+        if self.runner.resolve is None:
+            raise ApplicationError(f"run {run_id} cannot be taken up here: no sequences to read", non_retryable=True)
+        sequence, group = await self.runner.resolve(record.target or record.sequence)
+        groups = (group,) if group is not None else sequence.groups
+        context = dict(record.args)
+        for grec in record.groups:
+            context.update(grec.outputs)
+        ex = self.runner._active.get(run_id)  # taken up meanwhile by another step
+        if ex is None:
+            ex = Execution(record=record, sequence=sequence, groups=groups, context=context, began=True)
+            ex.degraded = any(g.status == "failed" or any(t.status == "degraded" for t in g.tools)
+                              for g in record.groups)
+            self.runner._active[run_id] = ex
+        return ex
+
+    def _scope(self, ex: Execution, index: int) -> CallScope:
+        key = (ex.record.run_id, index)
+        scope = self._scopes.get(key)
+        if scope is None:  # taken up mid-group: its inputs again (they were there when it began)
+            group, grec = ex.groups[index], ex.record.groups[index]
+            args = self.runner._group_args(ex, group, grec) or {}
+            scope = self._scopes[key] = self.runner._scope(ex, group, grec, args)
+        return scope
+
+    async def cut(self, run_id: str, group: int | None = None) -> None:
+        """Cancel the run's tool calls going on here (of one group, or all) and wait for their ends."""
+        calls = [task for (g, _), task in self._calls.get(run_id, {}).items() if group is None or g == group]
+        for task in calls:
+            task.cancel()
+        await asyncio.gather(*calls, return_exceptions=True)
+
+    def _time_up(self, key: tuple[str, int]) -> None:
+        self._late.add(key)
+        asyncio.ensure_future(self.cut(*key))
+
+    # -- the activities ------------------------------------------------------------------------
+    @activity.defn(name="open_run")
+    async def open_run(self, run_id: str) -> int:
+        return len((await self.execution(run_id)).groups)
+
+    @activity.defn(name="begin_group")
+    async def begin_group(self, ref: GroupRef) -> GroupPlan:
+        runner = self.runner
+        ex = await self.execution(ref.run_id)
+        group, grec = ex.groups[ref.group], ex.record.groups[ref.group]
+        if grec.reused_from is not None:
+            runner._kept(ex, group, grec)
+            return GroupPlan("kept")
+        runner._group_started(ex, group, grec)
+        try:
+            args = runner._group_args(ex, group, grec)
+        except Failed as exc:
+            grec.status, grec.reason = "failed", str(exc)
+            return GroupPlan("failed")
+        if args is None:
+            return GroupPlan("skipped")
+        serial = runner._serial_reason(group)
+        grec.serial_reason = serial
+        key = (ref.run_id, ref.group)
+        self._scopes[key] = runner._scope(ex, group, grec, args)
+        return GroupPlan("run", serial=serial is not None,
+                         tools=[t.index for t in grec.tools if t.reused_from is None],
+                         timeout=group.timeout_seconds, abort=group.on_error is not OnError.CONTINUE)
+
+    @activity.defn(name="call_tool")
+    async def call_tool(self, ref: ToolRef) -> str:
+        ex = await self.execution(ref.run_id)
+        if (ref.run_id, ref.group) in self._late:  # the group's time ran out before this call began
+            return CUT
+        scope = self._scope(ex, ref.group)
+        trec = ex.record.groups[ref.group].tools[ref.tool]
+        limit = ex.groups[ref.group].timeout_seconds
+        if limit is not None and (ref.run_id, ref.group) not in self._timers:
+            self._timers[(ref.run_id, ref.group)] = asyncio.get_running_loop().call_later(
+                limit, self._time_up, (ref.run_id, ref.group))
+        if activity.info().attempt > 1:  # a new attempt: what ended the last one is not its end
+            trec.finished_at = trec.error = trec.cause = None
+            self.runner.caller.log(scope, trec, "warning", MAY_HAVE_RUN)
+        call = self.runner.caller.run(scope, ex.groups[ref.group].tools[ref.tool], trec)
+        task: asyncio.Task[None] = asyncio.create_task(call)
+        calls = self._calls.setdefault(ref.run_id, {})
+        calls[(ref.group, ref.tool)] = task
+        beating = asyncio.create_task(_heartbeat())
+        cut = False
+        try:
+            await task
+        except asyncio.CancelledError:
+            current = asyncio.current_task()
+            if self.closing or (current is not None and current.cancelling()):
+                raise  # this call itself is cut (the app closing): Temporal calls it again later
+            cut = True  # the group's time limit, a failed sibling or Stop cut it short
+        finally:
+            beating.cancel()
+            calls.pop((ref.group, ref.tool), None)
+        if self.closing:  # whatever the app's end made of the call, it is not the step's end
+            raise ApplicationError(CLOSED)
+        return CUT if cut else trec.status
+
+    @activity.defn(name="cut_group")
+    async def cut_group(self, cut: Cut) -> bool:
+        ex = await self.execution(cut.run_id)
+        if cut.why == "abort":
+            self._scope(ex, cut.group).aborting = True
+        await self.cut(cut.run_id, cut.group)
+        return True
+
+    @activity.defn(name="end_group")
+    async def end_group(self, end: GroupEnd) -> bool:
+        runner = self.runner
+        ex = await self.execution(end.run_id)
+        group, grec = ex.groups[end.group], ex.record.groups[end.group]
+        key = (end.run_id, end.group)
+        self._scopes.pop(key, None)
+        timer = self._timers.pop(key, None)
+        if timer is not None:
+            timer.cancel()
+        if end.timed_out or key in self._late:
+            self._late.discard(key)
+            assert group.timeout_seconds is not None
+            failure = runner._timed_out(grec, group.timeout_seconds)
+            grec.status, grec.reason = "failed", str(failure)
+        else:
+            if end.aborted:
+                runner._aborted(grec)
+            if end.failed_at is not None:
+                runner._not_run_after(grec, end.failed_at)
+            if end.ran and grec.status == "running":
+                runner._write_slots(ex, group, grec)
+        runner._group_ended(ex, group, grec, end.ran)
+        return runner._goes_on(ex, group, grec)
+
+    @activity.defn(name="finish_run")
+    async def finish_run(self, end: RunEnd) -> str:
+        ex = self.runner._active.get(end.run_id)
+        if ex is None:
+            stored = await self.runner.runs.get(end.run_id)
+            if stored is not None and stored.finished:  # finished before the app restarted
+                return stored.status
+            ex = await self.execution(end.run_id)
+        record = ex.record
+        if end.stopped or end.error is not None:
+            ex.stopping = ex.stopping or end.stopped
+            await self.cut(end.run_id)
+        if end.stopped:
+            self.runner._stopped(ex)
+        elif end.error is not None:
+            record.status, record.error = "failed", end.error
+        elif record.status == "running":
+            record.status = "degraded" if ex.degraded else "succeeded"
+        for key in [k for k in self._scopes if k[0] == end.run_id]:
+            del self._scopes[key]
+        for key in [k for k in self._timers if k[0] == end.run_id]:
+            self._timers.pop(key).cancel()
+            self._late.discard(key)
+        self._calls.pop(end.run_id, None)
+        await self.runner._finish(ex)
+        return record.status
+
+
+async def _heartbeat() -> None:
+    while True:
+        await asyncio.sleep(HEARTBEAT_EVERY)  # the pace of "still alive", not a wait for an event
+        activity.heartbeat()

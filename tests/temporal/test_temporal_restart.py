@@ -1,0 +1,47 @@
+"""On Temporal a run outlives the app: closed while its step waits for a person, the app comes back on
+the same data folder, recovery leaves the run be, the step is asked again (its log says it may have
+run before) and, once approved, the run finishes by itself, with no Resume."""
+
+from __future__ import annotations
+
+import uuid
+from pathlib import Path
+
+from support.builders import group, seq, tools
+from support.temporal import TemporalServer
+from support.waiting import wait_until
+
+from gui.core.asks import ApprovalResponse
+from gui.runtime import open_runtime
+from gui.temporal.steps import MAY_HAVE_RUN
+
+T = 30.0  # the retried step waits for the new worker's poll
+
+
+async def test_a_run_survives_the_apps_restart_and_goes_on_by_itself(temporal_server: TemporalServer,
+                                                                     tmp_path: Path) -> None:
+    url = f"{temporal_server.url}?queue=restart-{uuid.uuid4().hex[:8]}"
+    first = await open_runtime(tmp_path, executor=url)
+    await first.engine.create(seq(
+        group("a", out={"x": "string"}, tools=tools({"tool": "echo", "args": {"value": "one"}, "as": "x"})),
+        group("b", **{"in": {"x": "string"}}, out={"out": "string"},
+              tools=tools({"tool": "cmd_run", "args": {"command": "echo $args.x two"}, "as": "out"}))))
+    run = await first.engine.start("s", {})
+    await wait_until(first.engine.interactions.pending, "the step's approval", timeout=T)
+    await first.close()  # the app closes: its worker stops, the run does not
+
+    second = await open_runtime(tmp_path, executor=url)
+    try:
+        assert run.run_id not in second.recovered_runs
+        assert run.run_id in second.engine.runner.active_ids()
+        [pending] = await wait_until(second.engine.interactions.pending, "the step asked again", timeout=T)
+        assert pending.request.command == "echo one two"
+        await second.engine.interactions.respond(pending.interaction_id, ApprovalResponse(decision="approved"))
+        record = await second.engine.runner.wait(run.run_id, T)
+        assert record.status == "succeeded" and record.outputs == {"x": "one", "out": "one two"}
+        assert record.attempt == 1 and record.resumed_from is None  # no Resume: the same run went on
+        assert MAY_HAVE_RUN in [line.text for line in record.groups[1].tools[0].log]
+        saved = await second.engine.get_run(run.run_id)
+        assert saved is not None and saved.status == "succeeded"
+    finally:
+        await second.close()
