@@ -34,7 +34,6 @@ def _language(argv: Seq[str] | None) -> str | int | None:
     """The language asked for with `--lang` (before anything is parsed, so the help speaks it too),
     else `SEQDESK_LANG`; 2 after a clear error for a `--lang` SeqDesk does not speak. A bad
     SEQDESK_LANG is said once on stderr and English is used, as the app does."""
-    import os
 
     from gui import i18n
 
@@ -123,7 +122,5 @@ def main(argv: Seq[str] | None = None) -> int:
         print(_("interrupted"), file=sys.stderr)
         return 130
     except BrokenPipeError:  # the reader left: nothing more to say, and no traceback
-        import os
-
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 141  # as a shell reports a command ended by SIGPIPE
