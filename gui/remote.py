@@ -2,7 +2,7 @@
 
 When the app holds the data folder (one process per folder), the CLI and `seqdesk mcp` reach it
 through this client: runs they start appear in the app, and their approvals wait in its inbox. The
-request and response shapes are the API's own pydantic models (`gui.api.models`). The app says where
+request and response shapes are the API's own pydantic models (`gui.wire.models`). The app says where
 it listens in `seqdesk.endpoint.json` (owner-only), never its token: a caller of an app started with
 one gives it as `SEQDESK_TOKEN`.
 """
@@ -22,8 +22,6 @@ from urllib.parse import quote
 import httpx
 from pydantic import TypeAdapter
 
-from gui.api.errors import error_in, problem_from, result_from
-from gui.api.models import ANSWERED_VIA, SavedBody, StartRun
 from gui.atomic import atomic_write
 from gui.core.asks import (
     Answerer,
@@ -56,6 +54,7 @@ from gui.core.events import Event, RunFinished, parse_event
 from gui.core.runs import RunRecord, RunStatus, Schedule
 from gui.core.sequences import Group, Sequence, ValidationResult, check_document, help_text
 from gui.core.tools import ServerInfo, ToolListing
+from gui.wire import ANSWERED_VIA, SavedBody, StartRun, error_in, problem_from, result_from
 
 log = logging.getLogger(__name__)
 
@@ -92,7 +91,7 @@ class RemoteEngine:
 
     async def _request(self, method: str, path: str, *, missing_ok: bool = False, **kw: Any) -> Any:
         """The app's JSON answer (None for 204, or for 404 with `missing_ok`). A refusal raises the
-        exception the engine raised in the app, made again by its code (`gui.api.errors`): DslError
+        exception the engine raised in the app, made again by its code (`gui.wire.errors`): DslError
         for an invalid sequence, RunArgsError for args that do not fit, NotFound, Conflict, ..."""
         response = await self._send(method, path, **kw)
         if response.status_code == 204 or (missing_ok and response.status_code == 404):

@@ -1,4 +1,4 @@
-"""The one table (`gui.api.errors`): each exception a route lets through answers with its family's
+"""The one table (`gui.wire.errors`): each exception a route lets through answers with its family's
 status, its code and its fields, and `RemoteEngine` raises the very same class back from them."""
 
 from __future__ import annotations
@@ -10,7 +10,6 @@ import pytest
 from fastapi import FastAPI
 
 from gui.api import register_api
-from gui.api.errors import BY_CODE, body_of
 from gui.api.request_gate import Served
 from gui.context import EngineSlot
 from gui.core.asks import InteractionNotFoundError, InteractionNotPendingError, InteractionValidationError
@@ -38,6 +37,7 @@ from gui.core.errors import (
 from gui.core.runs import AmbiguousRunIdError, ResumeRefused, ScheduleInvalid
 from gui.core.sequences import DslError, InvalidSequenceError, RunArgsError, ValidationResult, problem
 from gui.remote import RemoteEngine
+from gui.wire import BY_CODE, body_of
 
 RESULT = ValidationResult(
     errors=[problem(("groups", 1, "name"), "duplicate-group", "group name 'g' is already used by group 0"),

@@ -28,8 +28,8 @@ def _imports(path: Path) -> set[str]:
     return names
 
 
-@pytest.mark.parametrize("package", ["gui/core", "gui/tools", "gui/wording"])
-def test_core_tools_and_wording_import_no_ui_storage_or_mcp_library(package):
+@pytest.mark.parametrize("package", ["gui/core", "gui/tools", "gui/wording", "gui/wire"])
+def test_core_tools_wording_and_wire_import_no_ui_storage_or_mcp_library(package):
     offenders = {str(p.relative_to(ROOT)): sorted(_imports(p) & FORBIDDEN)
                  for p in (ROOT / package).rglob("*.py") if _imports(p) & FORBIDDEN}
     assert offenders == {}

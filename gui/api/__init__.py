@@ -1,7 +1,7 @@
 """The HTTP API beside the pages (SPEC §7): sequences, runs, interactions and the event stream.
 
 The API is a thin skin over the engine (the one door, `gui.core.door.operations`): it turns requests into
-engine calls, and the engine's errors, through one table (`errors`), into answers whose `detail` says
+engine calls, and the engine's errors, through one table (`gui.wire.errors`), into answers whose `detail` says
 what is wrong and where and whose `code` says which error it is. Every route is named in one list
 (`routes`); each reaches the engine through the provider it was handed at registration (the app's
 composition root gives one that answers 503 until the engine is open). Bad input never becomes a

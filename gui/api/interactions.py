@@ -9,10 +9,10 @@ from fastapi.responses import Response
 from pydantic import ValidationError
 
 from gui.api.body import json_response, json_response_of, read_json, type_name
-from gui.api.models import ANSWERED_VIA, CancelBody
 from gui.api.shared import EngineFrom, interaction_json, pydantic_detail
 from gui.core.asks import Answerer, ApprovalResponse, ApprovalRule, InteractionKind, InteractionStatusFilter
 from gui.core.errors import Invalid, NotFound, Unreadable
+from gui.wire import ANSWERED_VIA, CancelBody
 
 _RESPONSE_BODY = 'a response like {"kind": "approval", "decision": "approved"}'
 

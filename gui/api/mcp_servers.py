@@ -107,7 +107,7 @@ def computer_only(request: Request) -> None:
 
 @contextmanager
 def answered(name: str | None = None) -> Iterator[None]:
-    """The door's refusals in the API's sentences (their statuses come from `gui.api.errors`)."""
+    """The door's refusals in the API's sentences (their statuses come from `gui.wire.errors`)."""
     try:
         yield
     except McpServerNotFound:

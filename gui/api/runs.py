@@ -7,10 +7,10 @@ from fastapi.responses import Response
 from pydantic import ValidationError
 
 from gui.api.body import json_response, json_response_of, read_json, type_name
-from gui.api.models import RUN_BODY, StartRun, StopBody
 from gui.api.shared import EngineFrom, pydantic_detail, record_json
 from gui.core.errors import Invalid, NotFound
 from gui.core.runs import RunStatus
+from gui.wire import RUN_BODY, StartRun, StopBody
 
 
 async def start_run(request: Request, engine: EngineFrom) -> Response:

@@ -11,11 +11,11 @@ from fastapi.responses import PlainTextResponse, Response
 from pydantic import ValidationError
 
 from gui.api.body import json_response, json_response_of, read_json
-from gui.api.models import CheckBody, SavedBody
-from gui.api.shared import EngineFrom, capped, pydantic_detail
+from gui.api.shared import EngineFrom, pydantic_detail
 from gui.core.door import Saved, summary
 from gui.core.errors import Invalid, NotFound
 from gui.core.sequences import to_document, to_text
+from gui.wire import CheckBody, SavedBody, capped
 
 
 def _saved(saved: Saved) -> dict[str, Any]:

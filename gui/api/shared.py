@@ -16,7 +16,6 @@ from gui.core.asks import InteractionRecord
 from gui.core.door import Engine
 from gui.core.errors import Unavailable
 from gui.core.runs import RunRecord
-from gui.core.sequences import ValidationResult
 
 if TYPE_CHECKING:
     from gui.notify import Notifier
@@ -84,21 +83,3 @@ def record_json(record: RunRecord) -> dict[str, Any]:
 def interaction_json(record: InteractionRecord) -> dict[str, Any]:
     return {"interaction_id": record.interaction_id, **record.model_dump(mode="json")}
 
-
-MAX_PROBLEMS = 100
-MAX_MESSAGE = 500
-
-
-def capped(result: ValidationResult) -> dict[str, Any]:
-    """`result.to_json()` with at most MAX_PROBLEMS errors and warnings, each message shortened: an
-    answer about a huge document stays small (the totals say how many there were)."""
-    body = result.to_json()
-    for key in ("errors", "warnings"):
-        problems = body[key]
-        if len(problems) > MAX_PROBLEMS:
-            body[f"{key}_total"] = len(problems)
-            body[key] = problems = problems[:MAX_PROBLEMS]
-        for problem in problems:
-            if len(problem["message"]) > MAX_MESSAGE:
-                problem["message"] = problem["message"][:MAX_MESSAGE] + "…"
-    return body

@@ -2,7 +2,7 @@
 
 A family says what kind of failure it is, for everyone who meets it: its HTTP `status` (the API
 answers with it) and a stable `code` (a leaf may carry a more precise code of its own). One table,
-`gui.api.errors`, turns them into answers and `gui.remote.RemoteEngine` back into the same exceptions,
+`gui.wire.errors`, turns them into answers and `gui.remote.RemoteEngine` back into the same exceptions,
 so a caller catches the same class whether the engine runs in its process or in the app. Whoever
 only needs "something SeqDesk can say in words" catches `SeqDeskError`. `NotFound` is also a
 `LookupError` and `Invalid` a `ValueError`, as the leaves in them were before there was a tree; a
