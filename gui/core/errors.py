@@ -24,6 +24,7 @@ leaf keeps any other built-in base it had (`SecretStoreError` is still a `Runtim
     │   ├── gui.core.runs.ResumeRefused (resume-refused)
     │   ├── gui.core.runs.AmbiguousRunIdError (ambiguous-run-id, LookupError)
     │   ├── gui.pgstore.WriteConflict (write-conflict), gui.moving.NotEmpty (target-not-empty)
+    │   ├── gui.core.door.TooManyAsks (too-many-asks)
     │   └── gui.core.asks.InteractionError (interaction-error: it exists already)
     │       ├── InteractionNotPendingError (not-pending)
     │       ├── InteractionNotFoundError (above, in NotFound)
@@ -36,7 +37,8 @@ leaf keeps any other built-in base it had (`SecretStoreError` is still a `Runtim
     │   ├── gui.core.runs.ScheduleInvalid (invalid-schedule)
     │   ├── gui.core.asks.InteractionValidationError (invalid-response; an InteractionError too)
     │   ├── gui.core.asks.RuleError, gui.core.door.WhenCallError
-    │   ├── gui.core.door.McpServerInvalid (invalid-server)
+    │   ├── gui.core.door.McpServerInvalid (invalid-server), gui.core.door.AskInvalid (invalid-ask)
+    │   ├── gui.temporal.ExecutorAddressError (executor-address)
     │   ├── gui.core.sequences: ConditionSyntaxError, ConditionEvalError, DurationError,
     │   │   SubstitutionError (ShellPlaceError), ArgumentsError, parser._DuplicateKey, parser._BadNumber
     │   ├── gui.i18n.UnknownLanguage, gui.moving.BadExport (bad-export)
@@ -57,6 +59,7 @@ leaf keeps any other built-in base it had (`SecretStoreError` is still a `Runtim
     └── Unavailable (503 unavailable): not there now (the engine, the app, a listener, an answerer)
         ├── gui.core.asks.ElicitationNotHandled
         ├── gui.pgstore.DatabaseUnreachable (database-unreachable), gui.moving.CannotWrite (cannot-write)
+        ├── gui.temporal.TemporalUnavailableError (temporal-unavailable)
         └── gui.phone.lan.LanError
 
 A leaf that is also something of another family (an interaction that is not found is not pending
