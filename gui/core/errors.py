@@ -38,7 +38,7 @@ leaf keeps any other built-in base it had (`SecretStoreError` is still a `Runtim
     │   ├── gui.core.asks.InteractionValidationError (invalid-response; an InteractionError too)
     │   ├── gui.core.asks.RuleError, gui.core.door.WhenCallError
     │   ├── gui.core.door.McpServerInvalid (invalid-server), gui.core.door.AskInvalid (invalid-ask)
-    │   ├── gui.temporal.ExecutorAddressError (executor-address)
+    │   ├── gui.temporal.ExecutorAddressError
     │   ├── gui.core.sequences: ConditionSyntaxError, ConditionEvalError, DurationError,
     │   │   SubstitutionError (ShellPlaceError), ArgumentsError, parser._DuplicateKey, parser._BadNumber
     │   ├── gui.i18n.UnknownLanguage, gui.moving.BadExport (bad-export)
@@ -59,7 +59,7 @@ leaf keeps any other built-in base it had (`SecretStoreError` is still a `Runtim
     └── Unavailable (503 unavailable): not there now (the engine, the app, a listener, an answerer)
         ├── gui.core.asks.ElicitationNotHandled
         ├── gui.pgstore.DatabaseUnreachable (database-unreachable), gui.moving.CannotWrite (cannot-write)
-        ├── gui.temporal.TemporalUnavailableError (temporal-unavailable)
+        ├── gui.temporal.TemporalUnavailableError
         └── gui.phone.lan.LanError
 
 A leaf that is also something of another family (an interaction that is not found is not pending
