@@ -38,8 +38,8 @@ from pathlib import Path
 from typing import Any
 
 from gui.core.asks import ApprovalResponse, InteractionRecord, InteractionService, ShellApprovalRequest, ToolSource
-from gui.core.door import Engine
-from gui.runtime import Runtime, open_store_runtime
+from gui.memory import MemoryStores
+from gui.runtime import Runtime, compose_engine, open_store_runtime
 from gui.store.open import Stores, open_stores
 from gui.tools import default_registry
 
@@ -150,7 +150,7 @@ SEQUENCE = {"name": "wait-for-me", "groups": [
 async def waiting_runs(folder: Path | None, runs: int, budget: float) -> tuple[Any, int, float]:
     """A runtime on `folder` (None: the engine in memory) with up to `runs` runs waiting for
     approval (fewer if `budget` ran out)."""
-    runtime = await open_store_runtime(folder) if folder is not None else Runtime(Engine(registry=default_registry()))
+    runtime = await open_store_runtime(folder) if folder is not None else Runtime(compose_engine(default_registry(), MemoryStores()))
     engine = runtime.engine
     await engine.create(SEQUENCE)
     waiting = 0

@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
@@ -297,11 +297,16 @@ class InteractionService:
                 raise InteractionNotFoundError(f"there is no interaction {interaction_id}", interaction_id)
             if record.status != "pending":
                 return False
-            cause = cause or REASON_CAUSES.get(reason) or self._ending.get(record.request.turn_id)
-            if cause is not None and reason == "turn_stopped":
-                reason = reason_for(cause)
-            await self._end(record, CancelledResult(interaction_id=interaction_id, reason=reason, cause=cause))
+            await self._end(record, self._cancelled(record, reason, cause))
         return True
+
+    def _cancelled(self, record: InteractionRecord, reason: CancelReason, cause: EndCause | None) -> CancelledResult:
+        """The end of a cancelled request: `cause` when given, else what `reason` alone tells, else what
+        is ending its run (`note_ending`); a `turn_stopped` then becomes the reason of that cause."""
+        cause = cause or REASON_CAUSES.get(reason) or self._ending.get(record.request.turn_id)
+        if cause is not None and reason == "turn_stopped":
+            reason = reason_for(cause)
+        return CancelledResult(interaction_id=record.interaction_id, reason=reason, cause=cause)
 
     async def cancel_run(self, run_id: str, reason: CancelReason = "turn_stopped",
                          cause: EndCause | None = None) -> list[str]:
@@ -309,6 +314,34 @@ class InteractionService:
         the service that runs it, so they are the ones this service waits for: found without reading
         every pending request (closing with thousands of runs waiting did that once per run)."""
         return [iid for iid in list(self._waiting_by_run.get(run_id, ())) if await self.cancel(iid, reason, cause)]
+
+    async def cancel_runs(self, runs: Mapping[str, EndCause | None], reason: CancelReason = "turn_stopped") -> None:
+        """`cancel_run` of many runs at once (closing with thousands waiting), each with its cause:
+        their requests are stored in one write, then their tools woken and the ends announced, in order.
+        A request someone is answering right now (its lock is held) goes the one-by-one way after."""
+        taken: list[tuple[InteractionRecord, CancelledResult]] = []
+        busy: list[tuple[str, EndCause | None]] = []
+        for run_id, given in runs.items():
+            for iid in list(self._waiting_by_run.get(run_id, ())):
+                lock = self._lock(iid)
+                record = self._waiting.get(iid)
+                if lock.locked() or record is None:
+                    busy.append((iid, given))
+                    continue
+                await lock.acquire()  # free: taken at once, without a turn of the loop
+                taken.append((record, self._cancelled(record, reason, given)))
+        try:
+            ended = [self._ended(record, result) for record, result in taken]
+            await self.store.save_many(ended)
+            for (record, result), done in zip(taken, ended, strict=True):
+                self._after_end(record, result, done)
+        finally:
+            for record, _ in taken:
+                lock = self._locks.pop(record.interaction_id, None)
+                if lock is not None and lock.locked():
+                    lock.release()
+        for iid, given in busy:
+            await self.cancel(iid, reason, given)
 
     async def cancel_all(self, reason: CancelReason, cause: EndCause | None = None) -> None:
         for record in await self.pending():
@@ -340,8 +373,14 @@ class InteractionService:
 
     async def _end(self, record: InteractionRecord, result: InteractionResult) -> InteractionRecord:
         """Store the final state, then wake the waiter and announce it. Caller holds the lock."""
-        iid = record.interaction_id
-        ended = InteractionRecord(
+        ended = self._ended(record, result)
+        await self.store.save(ended)
+        self._after_end(record, result, ended)
+        self._locks.pop(record.interaction_id, None)  # safe: every holder re-reads the stored status
+        return ended
+
+    def _ended(self, record: InteractionRecord, result: InteractionResult) -> InteractionRecord:
+        return InteractionRecord(
             request=record.request,
             status=result.status,
             result=result,
@@ -350,7 +389,10 @@ class InteractionService:
             rule_id=record.rule_id,
             rule_text=record.rule_text,
         )
-        await self.store.save(ended)
+
+    def _after_end(self, record: InteractionRecord, result: InteractionResult, ended: InteractionRecord) -> None:
+        """Once the end is stored: forget the request, wake its waiter, announce the end."""
+        iid = record.interaction_id
         self._waiting.pop(iid, None)
         of_run = self._waiting_by_run.get(record.request.turn_id, {})
         of_run.pop(iid, None)
@@ -362,9 +404,7 @@ class InteractionService:
         future = self._futures.pop(iid, None)
         if future is not None and not future.done():
             future.set_result(result)
-        self._locks.pop(iid, None)  # safe: every holder re-reads the stored status
         self._publish_ended(ended)
-        return ended
 
     def _on_timer(self, interaction_id: str) -> None:
         self._timers.pop(interaction_id, None)

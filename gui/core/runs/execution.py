@@ -51,6 +51,13 @@ class Execution:
     save_task: asyncio.Task[None] | None = None
     last_save: float = 0.0
     began: bool = False  # its task has taken its first step
+    ending: Ending | None = None  # `Runner.stop_all` is ending it with others
+
+    def cancel_checkpoint(self) -> None:
+        """The run is ending: its final save writes everything a due checkpoint would."""
+        if self.save_task is not None and not self.save_task.done():
+            self.save_task.cancel()
+        self.save_task = None
 
     async def save(self, runs: RunStore) -> None:
         async with self.save_lock:
@@ -66,7 +73,10 @@ class Execution:
 
     def checkpoint(self, runs: RunStore, delay: float | None = None) -> None:
         """Save in the background: after `delay` (0: a tool started waiting for a person), by
-        default once CHECKPOINT_INTERVAL has passed since the last save."""
+        default once CHECKPOINT_INTERVAL has passed since the last save. Not once the run is being
+        stopped or is ending: its final save comes, and is never cut short."""
+        if self.stopping or self.finishing:
+            return
         if self.save_task is not None and not self.save_task.done():
             return  # a save is already due; it will write the record as it is then
         wait = max(0.0, self.last_save + CHECKPOINT_INTERVAL - time.monotonic()) if delay is None else delay
@@ -77,7 +87,50 @@ class Execution:
             await self.save(runs)
 
         self.save_task = asyncio.get_running_loop().create_task(later())
-        self.save_task.add_done_callback(lambda t: t.exception() if not t.cancelled() else None)
+        self.save_task.add_done_callback(self._saved)
+
+    def _saved(self, task: asyncio.Task[None]) -> None:
+        if not task.cancelled():
+            task.exception()  # a failed checkpoint is retried by the next save, not reported twice
+        if self.save_task is task:
+            self.save_task = None  # a waiting run keeps no finished task
+
+
+class Ending:
+    """The runs `Runner.stop_all` ends together: each arrives once its record is settled and waits
+    until its turn's ends are kept (its requests cancelled, its record saved) and announced."""
+
+    def __init__(self) -> None:
+        self.expected = 0
+        self._arrived: list[Execution] = []
+        self._some = asyncio.Event()
+        self._turn: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._kept: asyncio.Future[None] | None = None
+
+    async def arrive(self, ex: Execution) -> None:
+        self._arrived.append(ex)
+        self._some.set()
+        await asyncio.shield(self._turn)  # its end is kept even if something cancels its task again
+
+    async def next_turn(self) -> list[Execution]:
+        """The runs arrived so far, once some have; those arriving in the same turns of the loop come
+        together (their tasks unwind side by side). Call `kept` once their ends are kept."""
+        await self._some.wait()
+        while True:
+            count = len(self._arrived)
+            await asyncio.sleep(0)  # one turn of the loop: let the runs unwinding now arrive
+            if len(self._arrived) == count:
+                break
+        arrived, self._arrived = self._arrived, []
+        self._some.clear()
+        self.expected -= len(arrived)
+        self._kept, self._turn = self._turn, asyncio.get_running_loop().create_future()
+        return arrived
+
+    def kept(self) -> None:
+        """The last turn's ends are kept and announced: its runs' tasks end."""
+        if self._kept is not None and not self._kept.done():
+            self._kept.set_result(None)
 
 
 def apply_plan(record: RunRecord, plan: ResumePlan) -> None:

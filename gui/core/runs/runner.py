@@ -23,7 +23,7 @@ from gui.core.causes import CAUSES, EndCause, reason_for
 from gui.core.errors import Failed, NotFound, ToolError
 from gui.core.events import EventBus, GroupFinished, GroupSkipped, GroupStarted, RunFinished, RunStarted
 from gui.core.marks import N_
-from gui.core.runs.execution import Execution, Origin, apply_plan, copy_record
+from gui.core.runs.execution import Ending, Execution, Origin, apply_plan, copy_record
 from gui.core.runs.offload import off_loop
 from gui.core.runs.records import GroupRecord, RunRecord, RunStore
 from gui.core.runs.resume import group_fingerprint
@@ -133,8 +133,33 @@ class Runner:
         return True
 
     async def stop_all(self, cause: EndCause) -> None:
-        """Stop every run at once (closing with thousands waiting: their last saves share syncs)."""
-        await asyncio.gather(*(self.stop(run_id, cause) for run_id in list(self._active)))
+        """Stop every run at once (closing with thousands waiting). Their ends are kept in bulk: each
+        run, cancelled, settles its record and waits at `_finish`; each turn of the loop, the runs
+        that have arrived there have their requests cancelled in one write and their records saved in
+        another, then end. In turns, not all at once: a run whose tool called another (`seq_call`)
+        waits for that one's end before it arrives."""
+        ending = Ending()
+        for ex in list(self._active.values()):
+            if ex.task is None or ex.task.done() or ex.stopping or ex.finishing:
+                continue
+            ex.stopping, ex.stop_cause, ex.ending = True, cause, ending
+            ending.expected += 1
+            self.interactions.note_ending(ex.record.run_id, cause)
+        for ex in list(self._active.values()):
+            if ex.ending is ending and ex.task is not None:
+                while not ex.began and not ex.task.done():
+                    await asyncio.sleep(0)  # as in `stop`: a task cancelled before its first step never ends
+                if not ex.finishing:
+                    ex.task.cancel()
+        while ending.expected:
+            arrived = await ending.next_turn()
+            try:
+                await self._persist_ends(arrived)
+            finally:
+                for ex in arrived:
+                    self._announce_end(ex)
+                ending.kept()
+        await asyncio.gather(*(self.stop(run_id, cause) for run_id in list(self._active)))  # any left
 
     # -- preparation ---------------------------------------------------------------------------
     async def _prepare(self, sequence: Sequence, args: Any, group: Group | None, depth: int,
@@ -220,20 +245,38 @@ class Runner:
                     outputs[slot] = ex.context[slot]
         record.outputs = outputs
         record.finished_at = self.clock()
-        if ex.save_task is not None and not ex.save_task.done():
-            ex.save_task.cancel()
+        ex.cancel_checkpoint()
+        if ex.ending is not None:  # `stop_all` keeps this end with the others', then announces it
+            await ex.ending.arrive(ex)
+            return
         try:
-            if record.status in ("failed", "stopped"):
-                cause = record.cause if stopped else None
-                await self.interactions.cancel_run(record.run_id, reason_for(cause) if cause else "turn_stopped",
-                                                   cause)
-            await ex.save(self.runs)
+            await self._persist_ends([ex])
         finally:
-            self.bus.publish(RunFinished, record.run_id, sequence=record.sequence, status=record.status,
-                             error=record.error, outputs=outputs, cause=record.cause)
-            self._active.pop(record.run_id, None)
-            self.interactions.note_ending(record.run_id, None)
-            ex.done.set()
+            self._announce_end(ex)
+
+    async def _persist_ends(self, exs: list[Execution]) -> None:
+        """Cancel the ended runs' pending requests, then save their records (each in one write)."""
+        if not exs:
+            return
+        cancelled = {ex.record.run_id: ex.record.cause if ex.record.status == "stopped" else None
+                     for ex in exs if ex.record.status in ("failed", "stopped")}
+        if len(cancelled) == 1:
+            (run_id, cause), = cancelled.items()
+            await self.interactions.cancel_run(run_id, reason_for(cause) if cause else "turn_stopped", cause)
+        elif cancelled:
+            await self.interactions.cancel_runs(cancelled)
+        if len(exs) == 1:
+            await exs[0].save(self.runs)
+        else:
+            await self.runs.save_many([ex.record for ex in exs])
+
+    def _announce_end(self, ex: Execution) -> None:
+        record = ex.record
+        self.bus.publish(RunFinished, record.run_id, sequence=record.sequence, status=record.status,
+                         error=record.error, outputs=record.outputs, cause=record.cause)
+        self._active.pop(record.run_id, None)
+        self.interactions.note_ending(record.run_id, None)
+        ex.done.set()
 
     async def _run_group(self, ex: Execution, group: Group, grec: GroupRecord) -> None:
         run_id = ex.record.run_id
@@ -303,7 +346,7 @@ class Runner:
                           cancel_cause=cancel_cause, sequence_identity=ex.sequence.identity)
         try:
             async with asyncio.timeout(timeout):
-                if serial is None:
+                if serial is None and len(group.tools) > 1:
                     await self._parallel(scope, group, grec)
                 else:
                     await self._serial(scope, group, grec)
