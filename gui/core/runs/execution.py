@@ -9,6 +9,7 @@ and a run of many small groups does not rewrite its whole record after every gro
 from __future__ import annotations
 
 import asyncio
+import copy
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -22,8 +23,23 @@ CHECKPOINT_INTERVAL = 0.5
 
 
 def copy_record(record: RunRecord) -> RunRecord:
-    """A copy that later changes to the live record do not touch (faster than deepcopy)."""
-    return RunRecord.model_validate(record.model_dump(by_alias=True))
+    """A copy that later changes to the live record do not touch. What the runner changes in place
+    (the lists of groups, tools, waits and log lines, a group's outputs) is copied; the rest (JSON
+    values, progress, process) the runner only ever replaces, so the copy shares it. About 20 times
+    faster than a round trip through pydantic, which checked every value again."""
+    groups = []
+    for grec in record.groups:
+        tools = []
+        for trec in grec.tools:
+            tcopy = copy.copy(trec)
+            tcopy.__dict__.update(waits=list(trec.waits), log=list(trec.log))
+            tools.append(tcopy)
+        gcopy = copy.copy(grec)
+        gcopy.__dict__.update(tools=tools, outputs=dict(grec.outputs))
+        groups.append(gcopy)
+    rcopy = copy.copy(record)
+    rcopy.__dict__.update(groups=groups, outputs=dict(record.outputs))
+    return rcopy
 
 
 @dataclass(frozen=True)
@@ -52,6 +68,10 @@ class Execution:
     last_save: float = 0.0
     began: bool = False  # its task has taken its first step
     ending: Ending | None = None  # `Runner.stop_all` is ending it with others
+
+    def stopped_by(self) -> tuple[bool, EndCause | None]:
+        """Whether the run is being stopped, and what stops it."""
+        return self.stopping, self.stop_cause
 
     def cancel_checkpoint(self) -> None:
         """The run is ending: its final save writes everything a due checkpoint would."""

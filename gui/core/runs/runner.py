@@ -12,10 +12,12 @@ caller's cause, or its group's time limit or failure when that is what cut the c
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
+import gc
 import time
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from typing import Any
 
 from gui.core.asks import InteractionService
@@ -25,7 +27,7 @@ from gui.core.events import EventBus, GroupFinished, GroupSkipped, GroupStarted,
 from gui.core.marks import N_
 from gui.core.runs.execution import Ending, Execution, Origin, apply_plan, copy_record
 from gui.core.runs.offload import off_loop
-from gui.core.runs.records import GroupRecord, RunRecord, RunStore
+from gui.core.runs.records import GroupRecord, RunRecord, RunStore, ToolRecord
 from gui.core.runs.resume import group_fingerprint
 from gui.core.runs.tool_call import CallScope, ToolCaller
 from gui.core.sequences import (
@@ -44,6 +46,19 @@ from gui.core.sequences.conditions import Condition, ConditionEvalError, Conditi
 from gui.core.tools import Registry
 
 MAX_DEPTH = 8
+
+
+@contextlib.contextmanager
+def paused_collection() -> Iterator[None]:
+    """The cyclic garbage collector off for a while (objects still go as their last reference does)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
 Resolver = Callable[[str], Awaitable[tuple[Sequence, Group | None]]]
 
 
@@ -137,7 +152,14 @@ class Runner:
         run, cancelled, settles its record and waits at `_finish`; each turn of the loop, the runs
         that have arrived there have their requests cancelled in one write and their records saved in
         another, then end. In turns, not all at once: a run whose tool called another (`seq_call`)
-        waits for that one's end before it arrives."""
+        waits for that one's end before it arrives. The garbage collector pauses meanwhile: ending
+        makes no cycles, and each of its passes over the oldest objects would walk every waiting run
+        (a second per pass with 10,000 waiting)."""
+        with paused_collection():
+            await self._stop_together(cause)
+        await asyncio.gather(*(self.stop(run_id, cause) for run_id in list(self._active)))  # any started since
+
+    async def _stop_together(self, cause: EndCause) -> None:
         ending = Ending()
         for ex in list(self._active.values()):
             if ex.task is None or ex.task.done() or ex.stopping or ex.finishing:
@@ -159,7 +181,6 @@ class Runner:
                 for ex in arrived:
                     self._announce_end(ex)
                 ending.kept()
-        await asyncio.gather(*(self.stop(run_id, cause) for run_id in list(self._active)))  # any left
 
     # -- preparation ---------------------------------------------------------------------------
     async def _prepare(self, sequence: Sequence, args: Any, group: Group | None, depth: int,
@@ -177,10 +198,9 @@ class Runner:
             return RunRecord(
                 run_id=run_id, sequence=sequence.name, target=group.name if group else None, args=checked,
                 created_at=created_at, depth=depth,
-                groups=[GroupRecord.model_validate({"index": i, "name": g.name, "fingerprint": group_fingerprint(g),
-                                                    "tools": [
-                    {"index": j, "tool": c.tool, "tool_call_id": f"{run_id}-{i}-{j}", "as": c.as_}
-                    for j, c in enumerate(g.tools)]}) for i, g in enumerate(groups)],
+                groups=[GroupRecord(index=i, name=g.name, fingerprint=group_fingerprint(g), tools=[
+                    ToolRecord(index=j, tool=c.tool, tool_call_id=f"{run_id}-{i}-{j}", as_=c.as_)
+                    for j, c in enumerate(g.tools)]) for i, g in enumerate(groups)],
             )
 
         record = await off_loop(len(groups), new_record)
@@ -329,21 +349,12 @@ class Runner:
         grec.serial_reason = serial
         timeout = group.timeout_seconds
         deadline = self.clock() + timeout if timeout is not None else None
-
-        def cancel_cause() -> EndCause | None:
-            """Why the group's tools are being cancelled: the run's stop, a failed tool, or the time limit."""
-            if ex.stopping:
-                return ex.stop_cause
-            if scope.aborting:
-                return "sibling_failed"
-            return "group_timeout" if timeout is not None else None
-
         scope = CallScope(run_id=ex.record.run_id, sequence_name=ex.sequence.name, group=group, group_record=grec,
                           args=args, deadline=deadline, depth=ex.record.depth,
-                          call_sequence=lambda name, a, depth: self._call_nested(ex, name, a, depth, cancel_cause),
+                          call_sequence=functools.partial(self._call_nested, ex),
                           save_soon=functools.partial(ex.checkpoint, self.runs, 0.0),
                           save_now=functools.partial(ex.save_now, self.runs),
-                          cancel_cause=cancel_cause, sequence_identity=ex.sequence.identity)
+                          stopped_by=ex.stopped_by, sequence_identity=ex.sequence.identity)
         try:
             async with asyncio.timeout(timeout):
                 if serial is None and len(group.tools) > 1:
@@ -430,8 +441,8 @@ class Runner:
             ex.context[slot] = grec.outputs[slot] = value
 
     # -- seq_call ------------------------------------------------------------------------------
-    async def _call_nested(self, parent: Execution, name: str, args: dict[str, Any], depth: int,
-                           cancel_cause: Callable[[], EndCause | None]) -> Any:
+    async def _call_nested(self, parent: Execution, scope: CallScope, name: str, args: dict[str, Any],
+                           depth: int) -> Any:
         if self.resolve is None:
             raise ToolError("seq_call is not available here")
         if depth > MAX_DEPTH:
@@ -452,7 +463,7 @@ class Runner:
         try:
             record = await asyncio.shield(child.task)
         except asyncio.CancelledError:  # the caller is stopped, or its group timed out or failed
-            await self.stop(child.record.run_id, cancel_cause())
+            await self.stop(child.record.run_id, scope.cancel_cause())
             raise
         if record.status not in ("succeeded", "degraded"):
             raise ToolError(N_("'{name}' ended {status}: {error}").format(name=name, status=record.status,

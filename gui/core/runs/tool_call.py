@@ -8,6 +8,7 @@ that is the runner's job, from the record's status.
 from __future__ import annotations
 
 import asyncio
+import functools
 import math
 import time
 import uuid
@@ -102,13 +103,26 @@ class CallScope:
     args: dict[str, Any]
     deadline: float | None
     depth: int
+    # Runs a saved sequence or group (seq_call): given this scope, then the name, args and depth.
     call_sequence: Callable[..., Any] | None
     save_soon: Callable[[], None]
     save_now: Callable[[], Awaitable[None]] | None = None
     sequence_identity: str | None = None  # of a saved sequence (`Sequence.identity`): rules name it
-    # What is cancelling the group's tools when they are cancelled (`gui.core.causes`); None: not known.
-    cancel_cause: Callable[[], EndCause | None] = lambda: None
+    # Whether the run is being stopped, and by what (`Execution.stopped_by`).
+    stopped_by: Callable[[], tuple[bool, EndCause | None]] = lambda: (False, None)
     aborting: bool = False  # a tool failed and the group's other tools are being cancelled
+    # None of these callables refers back to the scope: a finished run's scope is freed at once,
+    # never left for the garbage collector (closing with thousands of runs waiting made many).
+
+    def cancel_cause(self) -> EndCause | None:
+        """What is cancelling the group's tools when they are cancelled (`gui.core.causes`): the run's
+        stop, a failed tool, or the group's time limit; None: not known."""
+        stopping, cause = self.stopped_by()
+        if stopping:
+            return cause
+        if self.aborting:
+            return "sibling_failed"
+        return "group_timeout" if self.group.timeout_seconds is not None else None
 
 
 class ObservedPort:
@@ -229,7 +243,7 @@ class ToolCaller:
             args = substitute(call.args, scope.args, shell=tool.shell_text_args)
             record.args = args
             args = tool.validate_args(args)
-            record.args = args
+            record.args = dict(args)  # plain JSON values (a tool's check may hand it more: `CheckedArgs`)
         except (SubstitutionError, ToolArgumentError) as exc:
             self._fail(record, str(exc))
             return
@@ -249,14 +263,14 @@ class ToolCaller:
         for attempt in range(1, attempts + 1):
             record.attempts = attempt
             try:
-                edited, shown = await self._approve(scope, tool, args, record, bound_inputs(call.args, scope.args),
-                                                    run_as_code(call.args, tool.shell_text_args))
+                edited, shown = await self._approve(scope, call, tool, args, record)
                 changed = False
                 if edited is not None:  # the person changed the arguments before approving: run those
                     sent = tool.validate_args(edited)
                     if sent != args:  # the first asked stay the original, whichever attempt was changed
                         record.original_args = record.args if record.original_args is None else record.original_args
-                        record.args = args = sent
+                        args = sent
+                        record.args = dict(sent)
                         changed = True
                 ctx = self._context(scope, record)
                 ctx.approved = None if changed else shown  # what the approval showed, for these args
@@ -332,7 +346,8 @@ class ToolCaller:
             run_id=scope.run_id, tool_call_id=record.tool_call_id, tool_name=record.tool,
             sequence_name=scope.sequence_name, group_name=scope.group.name,
             interactions=port, elicitation=InboxElicitationHandler(port),
-            deadline=scope.deadline, call_sequence=scope.call_sequence, depth=scope.depth,
+            deadline=scope.deadline, depth=scope.depth,
+            call_sequence=functools.partial(scope.call_sequence, scope) if scope.call_sequence else None,
             progress=progress, log=log,
             record_process=lambda pid, started: self._process_started(scope, record, pid, started),
         )
@@ -372,12 +387,13 @@ class ToolCaller:
             await scope.save_now()
 
     # -- approval ------------------------------------------------------------------------------
-    async def _approve(self, scope: CallScope, tool: Tool, args: dict[str, Any], record: ToolRecord,
-                       bound: dict[str, Any], as_code: dict[str, str]) -> tuple[dict[str, Any] | None, object]:
+    async def _approve(self, scope: CallScope, call: ToolCall, tool: Tool, args: dict[str, Any],
+                       record: ToolRecord) -> tuple[dict[str, Any] | None, object]:
         """Ask when the tool needs it; the person's edited arguments, if they changed them, and what
         the approval showed (`ShellApproval.shown`, `ApprovalSummary.shown`)."""
         if tool.approval == "none":
             return None, None
+        bound, as_code = bound_inputs(call.args, scope.args), run_as_code(call.args, tool.shell_text_args)
         shell = tool.shell_approval(args)
         summary = None if shell is not None else tool.approval_summary(args)
         shown = shell.shown if shell is not None else summary.shown if summary is not None else None
