@@ -76,13 +76,18 @@ class InteractionNotFoundError(NotFound, InteractionNotPendingError):
 class Handle:
     """The waiting side of one interaction (seed `SessionInteractionHandle`)."""
 
+    __slots__ = ("interaction_id", "_future")
+
     def __init__(self, interaction_id: str, future: asyncio.Future[InteractionResult]) -> None:
         self.interaction_id = interaction_id
         self._future = future
 
     async def result(self) -> InteractionResult:
-        # Shielded: one waiter giving up must not cancel the outcome for the others.
-        return await asyncio.shield(self._future)
+        return await self.wait()
+
+    def wait(self) -> asyncio.Future[InteractionResult]:
+        """The result to await, shielded: one waiter giving up must not cancel the outcome for the others."""
+        return asyncio.shield(self._future)
 
     def done(self) -> bool:
         return self._future.done()
@@ -91,6 +96,8 @@ class Handle:
 class Approval:
     """An approval asked (`InteractionService.ask_approval`): allowed at once by a rule, its outcome
     already known, or waiting for a person (`waiting`) on its handle."""
+
+    __slots__ = ("interaction_id", "waiting", "_handle", "_allowed")
 
     def __init__(self, interaction_id: str, *, handle: Handle | None = None,
                  allowed: ApprovalOutcome | None = None) -> None:
@@ -102,7 +109,7 @@ class Approval:
         if self._handle is None:
             assert self._allowed is not None
             return self._allowed
-        return approval_outcome(self.interaction_id, await self._handle.result())
+        return approval_outcome(self.interaction_id, await self._handle.wait())
 
 
 class InteractionService:

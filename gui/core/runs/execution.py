@@ -51,14 +51,15 @@ class Origin:
     plan: ResumePlan | None = None
 
 
-@dataclass
+@dataclass(slots=True)
 class Execution:
     record: RunRecord
     sequence: Sequence
     groups: tuple[Group, ...]
     context: dict[str, Any]
     task: asyncio.Task[RunRecord] | None = None
-    done: asyncio.Event = field(default_factory=asyncio.Event)
+    # Set once the run has ended and its end is kept (a future: a waiting run keeps no Event's deque).
+    done: asyncio.Future[None] = field(default_factory=lambda: asyncio.get_running_loop().create_future())
     stopping: bool = False
     stop_cause: EndCause | None = None  # what is stopping it, once `stopping`
     finishing: bool = False
@@ -69,15 +70,19 @@ class Execution:
     began: bool = False  # its task has taken its first step
     ending: Ending | None = None  # `Runner.stop_all` is ending it with others
 
-    def stopped_by(self) -> tuple[bool, EndCause | None]:
-        """Whether the run is being stopped, and what stops it."""
-        return self.stopping, self.stop_cause
-
     def cancel_checkpoint(self) -> None:
         """The run is ending: its final save writes everything a due checkpoint would."""
         if self.save_task is not None and not self.save_task.done():
             self.save_task.cancel()
         self.save_task = None
+
+    async def ended(self) -> None:
+        """Wait for the run's end (a waiter cancelled leaves it for the others)."""
+        await asyncio.shield(self.done)
+
+    def end(self) -> None:
+        if not self.done.done():
+            self.done.set_result(None)
 
     async def save(self, runs: RunStore) -> None:
         async with self.save_lock:

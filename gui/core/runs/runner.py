@@ -108,7 +108,7 @@ class Runner:
     async def wait(self, run_id: str, timeout: float | None = None) -> RunRecord:
         ex = self._active.get(run_id)
         if ex is not None:
-            await asyncio.wait_for(ex.done.wait(), timeout)
+            await asyncio.wait_for(ex.ended(), timeout)
             return ex.record  # finished: nothing changes it any more
         record = await self.runs.get(run_id)
         if record is None:
@@ -133,7 +133,7 @@ class Runner:
         if ex is None or ex.task is None or ex.task.done():
             return False
         if ex.stopping:  # a second Stop: the first one is ending the run
-            await ex.done.wait()
+            await ex.ended()
             return False
         ex.stopping = True
         ex.stop_cause = cause
@@ -144,7 +144,7 @@ class Runner:
             await asyncio.sleep(0)
         if not ex.finishing:  # never interrupt the final save of a run that is ending anyway
             ex.task.cancel()  # a run called through seq_call is stopped by `_call_nested`
-        await ex.done.wait()
+        await ex.ended()
         return True
 
     async def stop_all(self, cause: EndCause) -> None:
@@ -222,13 +222,19 @@ class Runner:
         record = ex.record
         ex.began = True
         try:
-            for group, grec in zip(ex.groups, record.groups, strict=True):
+            for index in range(len(ex.groups)):  # (no zip: a waiting run keeps fewer objects)
+                group, grec = ex.groups[index], record.groups[index]
                 if grec.reused_from is not None:  # kept from the attempt this run resumes
                     ex.degraded = ex.degraded or any(t.status == "degraded" for t in grec.tools)
                     self.bus.publish(GroupFinished, record.run_id, group=grec.index, group_name=group.name,
                                      status=grec.status, reason=f"kept from run {grec.reused_from}")
                     continue
-                await self._run_group(ex, group, grec)
+                self._group_started(ex, group, grec)
+                try:  # the group's body awaited here, not in a coroutine of its own
+                    ran = await self._group_body(ex, group, grec)
+                except _GroupFailed as exc:
+                    grec.status, grec.reason, ran = "failed", str(exc), True
+                self._group_ended(ex, group, grec, ran)
                 if grec.status == "failed" and not self._continues(group):
                     record.status = "failed"
                     record.error = f"group '{group.name}' failed: {grec.reason}"
@@ -296,18 +302,16 @@ class Runner:
                          error=record.error, outputs=record.outputs, cause=record.cause)
         self._active.pop(record.run_id, None)
         self.interactions.note_ending(record.run_id, None)
-        ex.done.set()
+        ex.end()
 
-    async def _run_group(self, ex: Execution, group: Group, grec: GroupRecord) -> None:
-        run_id = ex.record.run_id
+    def _group_started(self, ex: Execution, group: Group, grec: GroupRecord) -> None:
         grec.started_at = self.clock()
         grec.status = "running"
-        self.bus.publish(GroupStarted, run_id, group=grec.index, group_name=group.name)
-        ran = True
-        try:
-            ran = await self._group_body(ex, group, grec)
-        except _GroupFailed as exc:
-            grec.status, grec.reason = "failed", str(exc)
+        self.bus.publish(GroupStarted, ex.record.run_id, group=grec.index, group_name=group.name)
+
+    def _group_ended(self, ex: Execution, group: Group, grec: GroupRecord, ran: bool) -> None:
+        """Its status from its tools' (unless it failed as a whole), announced; `ran` False: skipped."""
+        run_id = ex.record.run_id
         grec.finished_at = self.clock()
         if grec.status == "running":
             failed = [t for t in grec.tools if t.status == "failed"] or [
@@ -351,16 +355,14 @@ class Runner:
         deadline = self.clock() + timeout if timeout is not None else None
         scope = CallScope(run_id=ex.record.run_id, sequence_name=ex.sequence.name, group=group, group_record=grec,
                           args=args, deadline=deadline, depth=ex.record.depth,
-                          call_sequence=functools.partial(self._call_nested, ex),
-                          save_soon=functools.partial(ex.checkpoint, self.runs, 0.0),
-                          save_now=functools.partial(ex.save_now, self.runs),
-                          stopped_by=ex.stopped_by, sequence_identity=ex.sequence.identity)
+                          execution=ex, runs=self.runs, call_sequence=self._call_nested,
+                          sequence_identity=ex.sequence.identity)
         try:
-            async with asyncio.timeout(timeout):
-                if serial is None and len(group.tools) > 1:
-                    await self._parallel(scope, group, grec)
-                else:
-                    await self._serial(scope, group, grec)
+            if timeout is None:  # (no timeout context kept by every waiting run)
+                await self._tools(scope, group, grec, serial)
+            else:
+                async with asyncio.timeout(timeout):
+                    await self._tools(scope, group, grec, serial)
         except TimeoutError:
             assert timeout is not None
             grec.timed_out = True
@@ -372,6 +374,15 @@ class Runner:
             raise _GroupFailed(N_("timed out after {limit}").format(limit=format_duration(timeout))) from None
         self._write_slots(ex, group, grec)
         return True
+
+    def _tools(self, scope: CallScope, group: Group, grec: GroupRecord, serial: str | None) -> Awaitable[None]:
+        """The group's tools to await: one alone in the group's own task, else side by side or in turn
+        (the coroutine that does it, returned: no frame of its own kept while they run)."""
+        if len(group.tools) == 1 and grec.tools[0].reused_from is None:
+            return self.caller.run(scope, group.tools[0], grec.tools[0])
+        if serial is None:
+            return self._parallel(scope, group, grec)
+        return self._serial(scope, group, grec)
 
     def _serial_reason(self, group: Group) -> str | None:
         if len(group.tools) < 2:

@@ -42,12 +42,14 @@ from gui.core.events import (
     ToolWaiting,
 )
 from gui.core.marks import N_
+from gui.core.runs.execution import Execution
 from gui.core.runs.records import (
     MAX_LOG_LINES,
     MAX_LOG_TEXT,
     GroupRecord,
     LogLine,
     ProcessInfo,
+    RunStore,
     ToolProgressState,
     ToolRecord,
 )
@@ -92,9 +94,11 @@ def _still_cancelled() -> None:
         raise asyncio.CancelledError
 
 
-@dataclass
+@dataclass(slots=True)
 class CallScope:
-    """What a tool call needs from its run and group."""
+    """What a tool call needs from its run and group. Nothing it holds refers back to it, so a
+    finished run's scope goes with its last reference, never left for the garbage collector; and a
+    waiting run keeps one small object here, not a closure per need."""
 
     run_id: str
     sequence_name: str
@@ -103,23 +107,27 @@ class CallScope:
     args: dict[str, Any]
     deadline: float | None
     depth: int
-    # Runs a saved sequence or group (seq_call): given this scope, then the name, args and depth.
-    call_sequence: Callable[..., Any] | None
-    save_soon: Callable[[], None]
-    save_now: Callable[[], Awaitable[None]] | None = None
+    execution: Execution  # the run: what stops it, and how its record is saved
+    runs: RunStore
+    # Runs a saved sequence or group (seq_call): given the run and this scope, then the name, args and depth.
+    call_sequence: Callable[..., Awaitable[Any]] | None
     sequence_identity: str | None = None  # of a saved sequence (`Sequence.identity`): rules name it
-    # Whether the run is being stopped, and by what (`Execution.stopped_by`).
-    stopped_by: Callable[[], tuple[bool, EndCause | None]] = lambda: (False, None)
     aborting: bool = False  # a tool failed and the group's other tools are being cancelled
-    # None of these callables refers back to the scope: a finished run's scope is freed at once,
-    # never left for the garbage collector (closing with thousands of runs waiting made many).
+
+    def save_soon(self) -> None:
+        """Save the run's record in the background (a tool started waiting, or a tool that changes
+        things ended)."""
+        self.execution.checkpoint(self.runs, 0.0)
+
+    async def save_now(self) -> None:
+        """Save the run's record before going on (`Execution.save_now`)."""
+        await self.execution.save_now(self.runs)
 
     def cancel_cause(self) -> EndCause | None:
         """What is cancelling the group's tools when they are cancelled (`gui.core.causes`): the run's
         stop, a failed tool, or the group's time limit; None: not known."""
-        stopping, cause = self.stopped_by()
-        if stopping:
-            return cause
+        if self.execution.stopping:
+            return self.execution.stop_cause
         if self.aborting:
             return "sibling_failed"
         return "group_timeout" if self.group.timeout_seconds is not None else None
@@ -129,6 +137,8 @@ class ObservedPort:
     """The interaction port as one tool call sees it: caps expiry at the group's deadline and reports
     waits, so the run shows "waiting for you" whether the call asks its approval, or its tool asks
     directly or through a form handler."""
+
+    __slots__ = ("_caller", "_scope", "_record", "_port", "clock")
 
     def __init__(self, caller: ToolCaller, scope: CallScope, record: ToolRecord) -> None:
         self._caller, self._scope, self._record = caller, scope, record
@@ -157,6 +167,8 @@ class ObservedPort:
 
 
 class _ObservedHandle:
+    __slots__ = ("interaction_id", "_caller", "_scope", "_record", "_handle")
+
     def __init__(self, caller: ToolCaller, scope: CallScope, record: ToolRecord, handle: InteractionHandle) -> None:
         self.interaction_id = handle.interaction_id
         self._caller, self._scope, self._record, self._handle = caller, scope, record, handle
@@ -169,6 +181,7 @@ class _ObservedHandle:
 
 
 class _ObservedApproval:
+    __slots__ = ("interaction_id", "_caller", "_scope", "_record", "_asked")
     waiting = True
 
     def __init__(self, caller: ToolCaller, scope: CallScope, record: ToolRecord, asked: ApprovalHandle) -> None:
@@ -221,7 +234,18 @@ class ToolCaller:
         record.status = "running"
         self._publish(ToolStarted, scope, record)
         try:
-            await self._run(scope, call, record)
+            prepared = self._prepare(scope, call, record)
+            if prepared is not None:  # (one coroutine less per waiting call than a `_run` of its own)
+                tool, args = prepared
+                if tool.approval != "none":
+                    # A tool that changes things: its start (and every group that ended before it) is on
+                    # disk before it asks or acts, so a crash can never hide that it may have acted.
+                    await scope.save_now()
+                try:
+                    await self._attempts(scope, call, record, tool, args)
+                finally:
+                    if tool.approval != "none" or record.process is not None:
+                        scope.save_soon()  # and its end soon after
         except asyncio.CancelledError:
             if record.status in ("running", "waiting", "queued"):
                 record.status = "cancelled"
@@ -234,11 +258,13 @@ class ToolCaller:
         self._finished(scope, record)
         _still_cancelled()
 
-    async def _run(self, scope: CallScope, call: ToolCall, record: ToolRecord) -> None:
+    def _prepare(self, scope: CallScope, call: ToolCall, record: ToolRecord) -> tuple[Tool, dict[str, Any]] | None:
+        """The tool and its arguments, substituted and checked; None when the call ends here (no such
+        tool, arguments that do not fit): its record says how."""
         tool = self.registry.get(call.tool)
         if tool is None:
             self._missing(scope.group, call, record)
-            return
+            return None
         try:
             args = substitute(call.args, scope.args, shell=tool.shell_text_args)
             record.args = args
@@ -246,16 +272,8 @@ class ToolCaller:
             record.args = dict(args)  # plain JSON values (a tool's check may hand it more: `CheckedArgs`)
         except (SubstitutionError, ToolArgumentError) as exc:
             self._fail(record, str(exc))
-            return
-        if tool.approval != "none" and scope.save_now is not None:
-            # A tool that changes things: its start (and every group that ended before it) is on disk
-            # before it asks or acts, so a crash can never hide that it may have acted.
-            await scope.save_now()
-        try:
-            await self._attempts(scope, call, record, tool, args)
-        finally:
-            if tool.approval != "none" or record.process is not None:
-                scope.save_soon()  # and its end soon after
+            return None
+        return tool, args
 
     async def _attempts(self, scope: CallScope, call: ToolCall, record: ToolRecord, tool: Tool,
                         args: dict[str, Any]) -> None:
@@ -347,7 +365,8 @@ class ToolCaller:
             sequence_name=scope.sequence_name, group_name=scope.group.name,
             interactions=port, elicitation=InboxElicitationHandler(port),
             deadline=scope.deadline, depth=scope.depth,
-            call_sequence=functools.partial(scope.call_sequence, scope) if scope.call_sequence else None,
+            call_sequence=(functools.partial(scope.call_sequence, scope.execution, scope)
+                           if scope.call_sequence is not None else None),
             progress=progress, log=log,
             record_process=lambda pid, started: self._process_started(scope, record, pid, started),
         )
@@ -383,8 +402,7 @@ class ToolCaller:
         """A tool started a process (held until this returns): on disk first, so that start-up can
         find and end it if the app dies while it runs."""
         record.process = ProcessInfo(pid=pid, started=started)
-        if scope.save_now is not None:
-            await scope.save_now()
+        await scope.save_now()
 
     # -- approval ------------------------------------------------------------------------------
     async def _approve(self, scope: CallScope, call: ToolCall, tool: Tool, args: dict[str, Any],
@@ -398,8 +416,16 @@ class ToolCaller:
         summary = None if shell is not None else tool.approval_summary(args)
         shown = shell.shown if shell is not None else summary.shown if summary is not None else None
         request = self._approval_request(scope, tool, args, record, bound, shell, summary, as_code)
-        asked = await ObservedPort(self, scope, record).ask_approval(request, tool.name)
-        outcome = await asked.outcome()
+        # Asked and waited for here, not through an `ObservedPort` (a waiting run keeps fewer objects).
+        asked = await self.interactions.ask_approval(request, tool.name, deadline=scope.deadline)
+        if asked.waiting:
+            self.waiting(scope, record, asked.interaction_id)
+            try:
+                outcome = await asked.outcome()
+            finally:
+                self.resumed(scope, record)
+        else:
+            outcome = await asked.outcome()
         if outcome.auto:
             record.interaction_id = request.interaction_id
         if not outcome.approved:
