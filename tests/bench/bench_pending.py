@@ -104,7 +104,7 @@ async def request_and_answer(base: Path, sizes: list[int]) -> None:
         stores = await open_stores(folder)
         opened = time.perf_counter() - start
         await settled(stores)
-        services[size] = (stores, InteractionService(stores.interactions))
+        services[size] = (stores, InteractionService(stores.interactions, modes=stores.modes))
         print(f"  {size:>6} waiting: store opened in {opened * 1000:.0f} ms ({load()})")
     asked: dict[int, list[float]] = {size: [] for size in sizes}
     answered: dict[int, list[float]] = {size: [] for size in sizes}

@@ -327,6 +327,7 @@ class InteractionService:
         their requests are stored in one write, then their tools woken and the ends announced, in order.
         A request someone is answering right now (its lock is held) goes the one-by-one way after."""
         taken: list[tuple[InteractionRecord, CancelledResult]] = []
+        held: list[asyncio.Lock] = []
         busy: list[tuple[str, EndCause | None]] = []
         for run_id, given in runs.items():
             for iid in list(self._waiting_by_run.get(run_id, ())):
@@ -336,6 +337,7 @@ class InteractionService:
                     busy.append((iid, given))
                     continue
                 await lock.acquire()  # free: taken at once, without a turn of the loop
+                held.append(lock)
                 taken.append((record, self._cancelled(record, reason, given)))
         try:
             ended = [self._ended(record, result) for record, result in taken]
@@ -343,10 +345,10 @@ class InteractionService:
             for (record, result), done in zip(taken, ended, strict=True):
                 self._after_end(record, result, done)
         finally:
-            for record, _ in taken:
-                lock = self._locks.pop(record.interaction_id, None)
-                if lock is not None and lock.locked():
-                    lock.release()
+            for (record, _), lock in zip(taken, held, strict=True):
+                if self._locks.get(record.interaction_id) is lock:
+                    del self._locks[record.interaction_id]  # safe: every holder re-reads the stored status
+                lock.release()
         for iid, given in busy:
             await self.cancel(iid, reason, given)
 
