@@ -150,7 +150,8 @@ SEQUENCE = {"name": "wait-for-me", "groups": [
 async def waiting_runs(folder: Path | None, runs: int, budget: float) -> tuple[Any, int, float]:
     """A runtime on `folder` (None: the engine in memory) with up to `runs` runs waiting for
     approval (fewer if `budget` ran out)."""
-    runtime = await open_store_runtime(folder) if folder is not None else Runtime(compose_engine(default_registry(), MemoryStores()))
+    runtime = (await open_store_runtime(folder) if folder is not None
+               else Runtime(compose_engine(default_registry(), MemoryStores())))
     engine = runtime.engine
     await engine.create(SEQUENCE)
     waiting = 0
