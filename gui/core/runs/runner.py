@@ -15,6 +15,7 @@ import asyncio
 import contextlib
 import functools
 import gc
+import logging
 import time
 import uuid
 from collections.abc import Awaitable, Callable, Iterator
@@ -45,6 +46,7 @@ from gui.core.sequences import (
 from gui.core.sequences.conditions import Condition, ConditionEvalError, ConditionSyntaxError, evaluate, parse_condition
 from gui.core.tools import Registry
 
+log = logging.getLogger(__name__)
 MAX_DEPTH = 8
 
 
@@ -177,6 +179,8 @@ class Runner:
             arrived = await ending.next_turn()
             try:
                 await self._persist_ends(arrived)
+            except Exception:  # as a run's own end would: it still ends, and the others' ends are kept
+                log.exception("could not keep the end of %d runs", len(arrived))
             finally:
                 for ex in arrived:
                     self._announce_end(ex)
