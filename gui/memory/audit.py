@@ -24,6 +24,9 @@ class MemoryAuditLog:
         self._lines.append(json.dumps(self._last, ensure_ascii=False))
         return entry
 
+    async def append_many(self, drafts: list[AuditDraft]) -> list[AuditEntry]:
+        return [await self.append(draft) for draft in drafts]
+
     async def documents(self) -> list[dict[str, Any] | None]:
         return [json.loads(line) for line in self._lines]
 

@@ -84,15 +84,24 @@ class FileAuditLog:
     async def append(self, draft: AuditDraft) -> AuditEntry:
         return await self._writer.run(self._append, draft)
 
+    async def append_many(self, drafts: list[AuditDraft]) -> list[AuditEntry]:
+        return await self._writer.run(self._append_all, drafts)
+
     def _append(self, draft: AuditDraft) -> AuditEntry:
-        entry = chain(draft, self._last)
-        document = entry_document(entry)
-        line = json.dumps(document, ensure_ascii=False, separators=(",", ":")) + "\n"
-        self._journal.append(line.encode("utf-8"))
-        self._last = document
+        return self._append_all([draft])[0]
+
+    def _append_all(self, drafts: list[AuditDraft]) -> list[AuditEntry]:
+        entries = []
+        for draft in drafts:
+            entry = chain(draft, self._last)
+            document = entry_document(entry)
+            line = json.dumps(document, ensure_ascii=False, separators=(",", ":")) + "\n"
+            self._journal.append(line.encode("utf-8"))
+            self._last = document
+            entries.append(entry)
         if not self._writer.sync_later(self._journal.sync):
             self._journal.sync()
-        return entry
+        return entries
 
     async def documents(self) -> list[dict[str, Any] | None]:
         # Not on the writer's thread: reading 10,000 entries there would hold up answers behind it. The

@@ -130,12 +130,12 @@ class TemporalExecutor:
 
     async def stop(self, run_id: str, cause: EndCause | None = "person") -> bool:
         ex = self.local._active.get(run_id)
-        if ex is None or ex.finishing or ex.done.is_set():
+        if ex is None or ex.finishing or ex.done.done():
             return False
         if ex.task is not None:  # a run called through seq_call: it runs in this process, inside its step
             return await self.local.stop(run_id, cause)
         if ex.stopping:  # a second Stop: the first one is ending the run
-            await ex.done.wait()
+            await ex.ended()
             return False
         ex.stopping, ex.stop_cause = True, cause
         self.local.interactions.note_ending(run_id, cause)
@@ -143,7 +143,7 @@ class TemporalExecutor:
             await self._handle(run_id).cancel()
         except RPCError:  # the workflow had ended: its last step is ending the run
             pass
-        await ex.done.wait()
+        await ex.ended()
         return True
 
     async def stop_all(self, cause: EndCause) -> None:

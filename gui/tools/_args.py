@@ -10,10 +10,9 @@ from __future__ import annotations
 
 from typing import Any, TypeVar
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict
 from pydantic_core import PydanticCustomError
 
-from gui.core.errors import ToolArgumentError
 from gui.core.tools import ModelTool
 
 ArgsT = TypeVar("ArgsT", bound=BaseModel)
@@ -24,13 +23,10 @@ class ToolArgs(BaseModel):
 
 
 def parse_args(tool: ModelTool, model: type[ArgsT], args: dict[str, Any]) -> ArgsT:
-    """The arguments as `model`, validated once; ToolArgumentError (with field paths, as the
+    """The arguments as `model`, validated once: the runner's check already read them into it
+    (`CheckedArgs`), else they are validated now; ToolArgumentError (with field paths, as the
     registry's check gives them) when they do not fit."""
-    try:
-        return model.model_validate(args)
-    except ValidationError as exc:
-        problems = [(".".join(str(p) for p in e["loc"]), e["msg"]) for e in exc.errors()]
-        raise ToolArgumentError(tool.name, problems) from None
+    return tool.read_args(model, args)
 
 
 def invalid(message: str) -> PydanticCustomError:

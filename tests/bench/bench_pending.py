@@ -17,7 +17,8 @@ Run: python tests/bench/bench_pending.py [--part request,memory,floor,close] [--
   close), wall and CPU. Starting the runs stops after `--budget` seconds; the figure says how many
   were waiting. `floor`: the same with the engine in memory, for the engine's own share.
 - memory: traced memory (tracemalloc) held per waiting run (its run and its request) once
-  `--memory-runs` wait, and, of that, what the interactions store holds per pending request at open.
+  `--memory-runs` wait, on a data folder and in memory, and what the interactions store holds per
+  pending request at open.
 Each figure is printed with the load average (`uptime`) at the time: the machine may be shared.
 """
 
@@ -38,8 +39,8 @@ from pathlib import Path
 from typing import Any
 
 from gui.core.asks import ApprovalResponse, InteractionRecord, InteractionService, ShellApprovalRequest, ToolSource
-from gui.core.door import Engine
-from gui.runtime import Runtime, open_store_runtime
+from gui.memory import MemoryStores
+from gui.runtime import Runtime, compose_engine, open_store_runtime
 from gui.store.open import Stores, open_stores
 from gui.tools import default_registry
 
@@ -104,7 +105,7 @@ async def request_and_answer(base: Path, sizes: list[int]) -> None:
         stores = await open_stores(folder)
         opened = time.perf_counter() - start
         await settled(stores)
-        services[size] = (stores, InteractionService(stores.interactions))
+        services[size] = (stores, InteractionService(stores.interactions, modes=stores.modes))
         print(f"  {size:>6} waiting: store opened in {opened * 1000:.0f} ms ({load()})")
     asked: dict[int, list[float]] = {size: [] for size in sizes}
     answered: dict[int, list[float]] = {size: [] for size in sizes}
@@ -150,7 +151,8 @@ SEQUENCE = {"name": "wait-for-me", "groups": [
 async def waiting_runs(folder: Path | None, runs: int, budget: float) -> tuple[Any, int, float]:
     """A runtime on `folder` (None: the engine in memory) with up to `runs` runs waiting for
     approval (fewer if `budget` ran out)."""
-    runtime = await open_store_runtime(folder) if folder is not None else Runtime(Engine(registry=default_registry()))
+    runtime = (await open_store_runtime(folder) if folder is not None
+               else Runtime(compose_engine(default_registry(), MemoryStores())))
     engine = runtime.engine
     await engine.create(SEQUENCE)
     waiting = 0
@@ -213,22 +215,24 @@ async def memory(base: Path, runs: int, store_waiting: int, budget: float) -> No
 
     runtime, _, _ = await waiting_runs(base / "memory-warm", 20, budget)  # imports and caches, not measured
     await runtime.close()
-    gc.collect()
-    tracemalloc.start()
-    before = tracemalloc.get_traced_memory()[0]
-    runtime, waiting, _ = await waiting_runs(base / "memory", runs, budget)
-    gc.collect()
-    held = tracemalloc.get_traced_memory()[0] - before
-    tracemalloc.stop()
-    per = held / waiting / 1024
-    print(f"  engine on a data folder, {waiting} runs each waiting for one approval: {per:.1f} KB a waiting run "
-          f"and its request (target ≤ 15 KB: {'OK' if per <= 15 else 'MISSED'}) ({load()})")
-    try:
-        await asyncio.wait_for(asyncio.shield(runtime.close()), timeout=CLOSE_LIMIT)
-    except TimeoutError:
-        print(f"  (closing those {waiting} runs did not finish within {CLOSE_LIMIT:.0f} s: see the close part)")
-        sys.stdout.flush()
-        os._exit(1)  # the store's thread is still closing: do not wait for it
+    for folder in (base / "memory", None):
+        where = "on a data folder" if folder is not None else "in memory"
+        gc.collect()
+        tracemalloc.start()
+        before = tracemalloc.get_traced_memory()[0]
+        runtime, waiting, _ = await waiting_runs(folder, runs, budget)
+        gc.collect()
+        held = tracemalloc.get_traced_memory()[0] - before
+        tracemalloc.stop()
+        per = held / waiting / 1024
+        print(f"  engine {where}, {waiting} runs each waiting for one approval: {per:.1f} KB a waiting run "
+              f"and its request (target ≤ 15 KB: {'OK' if per <= 15 else 'MISSED'}) ({load()})")
+        try:
+            await asyncio.wait_for(asyncio.shield(runtime.close()), timeout=CLOSE_LIMIT)
+        except TimeoutError:
+            print(f"  (closing those {waiting} runs did not finish within {CLOSE_LIMIT:.0f} s: see the close part)")
+            sys.stdout.flush()
+            os._exit(1)  # the store's thread is still closing: do not wait for it
 
 
 async def main(args: argparse.Namespace) -> None:

@@ -268,3 +268,47 @@ async def test_malformed_response_dict_is_refused_saying_which_part(service: Int
     await service.request(shell())
     with pytest.raises(InteractionValidationError, match="decision"):
         await service.respond("a1", {"kind": "approval", "decision": "maybe"})
+
+
+# --- cancelling many runs at once ------------------------------------------------------------
+
+
+class _BulkLoggingStore(MemoryInteractionStore):
+    def __init__(self, log: list[str]) -> None:
+        super().__init__()
+        self.log = log
+
+    async def save_many(self, records) -> None:  # type: ignore[no-untyped-def]
+        records = list(records)
+        await super().save_many(records)
+        self.log.append(f"saved {len(records)} {sorted({r.status for r in records})}")
+
+
+async def test_cancelling_many_runs_stores_their_requests_in_one_write_before_anyone_hears(bus: EventBus) -> None:
+    log: list[str] = []
+    bus.subscribe(lambda e: log.append(e.type) if e.type == "interaction.ended" else None)
+    service = InteractionService(_BulkLoggingStore(log), bus, modes=MemoryApprovalModes())
+    handles = [await service.request(shell(f"a{n}", run=f"run-{n % 2}")) for n in range(4)]
+    await service.request(shell("other", run="run-9"))
+    await service.cancel_runs({"run-0": "app_closed", "run-1": None})
+    assert log == ["saved 4 ['cancelled']"] + ["interaction.ended"] * 4
+    results = [await h.result() for h in handles]
+    assert [(r.status, r.reason, r.cause) for r in results] == [
+        ("cancelled", "session_disposed", "app_closed"), ("cancelled", "turn_stopped", None)] * 2
+    assert [r.interaction_id for r in await service.pending()] == ["other"]
+
+
+async def test_cancelling_many_runs_leaves_a_request_being_answered_to_its_answer(bus: EventBus) -> None:
+    store = GateStore()
+    service = InteractionService(store, bus, modes=MemoryApprovalModes())
+    handle = await service.request(shell("a1", run="run-1"))
+    other = await service.request(shell("a2", run="run-1"))
+    answering = asyncio.create_task(service.respond("a1", APPROVE))
+    await asyncio.wait_for(store.entered.wait(), TIMEOUT)  # the answer holds a1's lock, saving
+    cancelling = asyncio.create_task(service.cancel_runs({"run-1": "app_closed"}))
+    await asyncio.wait_for(other.result(), TIMEOUT)  # a2 is cancelled in bulk meanwhile
+    store.gate.set()
+    await answering
+    await cancelling
+    assert (await handle.result()).status == "resolved"
+    assert [(r.interaction_id, r.status) for r in await store.list()] == [("a1", "resolved"), ("a2", "cancelled")]

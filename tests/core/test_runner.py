@@ -360,3 +360,34 @@ async def test_event_stream_receives_everything_published_after_it_was_opened():
         got = [await asyncio.wait_for(stream.__anext__(), T) for _ in range(2)]
     assert [e.type for e in got] == ["sequence.saved", "sequence.deleted"]
     bus.publish(SequenceSaved, name="c")  # after close: nobody listens, nothing breaks
+
+
+async def test_a_tools_arguments_are_validated_once_per_call():
+    from pydantic import model_validator
+
+    from gui.tools._args import ToolArgs, parse_args
+    from gui.tools.echo import Echo
+
+    checks: list[int] = []
+
+    class CountedArgs(ToolArgs):
+        value: int
+
+        @model_validator(mode="after")
+        def _count(self) -> CountedArgs:
+            checks.append(self.value)
+            return self
+
+    class Counted(Echo):
+        name = "counted"
+        Args = CountedArgs
+
+        async def call(self, args, ctx):  # type: ignore[no-untyped-def]
+            return parse_args(self, CountedArgs, args).value
+
+    engine = make_engine(Counted())
+    doc = seq(group("g", out={"v": "number"}, tools=tools({"tool": "counted", "args": {"value": 4}, "as": "v"})))
+    record = await engine.runner.run(parse_sequence(doc), {})
+    assert record.status == "succeeded" and record.groups[0].tools[0].result == 4
+    assert record.groups[0].tools[0].args == {"value": 4} and type(record.groups[0].tools[0].args) is dict
+    assert checks == [4]

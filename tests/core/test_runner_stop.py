@@ -177,3 +177,58 @@ async def test_a_tool_that_ignores_stop_during_retries_is_not_tried_again():
     assert await asyncio.wait_for(engine.stop(run.run_id), T)
     assert stubborn.ignored == 1
     assert (await engine.runs.get(run.run_id)).groups[0].tools[0].attempts == 1
+
+
+async def test_closing_with_many_waiting_runs_ends_each_with_its_request_cancelled_first():
+    engine = make_engine()
+    await engine.create(seq(group("ask", tools=tools({"tool": "cmd_run", "args": {"command": "true"}})), name="ask"))
+    await engine.create(seq(group("outer", tools=tools({"tool": "seq_call", "args": {"name": "ask"}})),
+                            name="parent"))
+    order: list[tuple[str, str | None]] = []
+    engine.subscribe(lambda e: order.append((e.type, e.run_id)) if e.type in ("interaction.ended", "run.finished")
+                     else None)
+    runs = [(await engine.start("ask", {})).run_id for _ in range(20)]
+    parent = (await engine.start("parent", {})).run_id
+    await wait_until(lambda: sum(r.groups[0].tools[0].status == "waiting" for r in engine.runner.active()) == 21)
+    child = next(r.run_id for r in engine.runner.active() if r.run_id not in (*runs, parent))
+    await engine.close()
+    for run_id in (*runs, parent, child):
+        record = await engine.runs.get(run_id)
+        assert (record.status, record.cause) == ("stopped", "app_closed"), run_id
+        assert [e for e in order if e == ("run.finished", run_id)] == [("run.finished", run_id)]
+    requests = await engine.interaction_store.list()
+    assert len(requests) == 21
+    assert {(r.status, r.result.reason, r.result.cause) for r in requests} == {
+        ("cancelled", "session_disposed", "app_closed")}
+    for request in requests:  # each request ended before its run did
+        run_id = request.request.turn_id
+        assert order.index(("interaction.ended", run_id)) < order.index(("run.finished", run_id))
+    assert engine.runner.active_ids() == []
+
+
+async def test_a_stopped_run_leaves_no_reference_cycles_for_the_collector():
+    """Closing with thousands of runs waiting spent half its time collecting what each run left."""
+    import gc
+
+    from gui.core.runs.execution import Execution
+    from gui.core.runs.tool_call import CallScope
+
+    engine = make_engine()
+    await engine.create(seq(group("ask", tools=tools({"tool": "cmd_run", "args": {"command": "true"}})), name="ask"))
+    gc.collect()
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        for _ in range(3):
+            await engine.start("ask", {})
+        await wait_until(lambda: sum(r.groups[0].tools[0].status == "waiting" for r in engine.runner.active()) == 3)
+        await engine.close()
+        gc.set_debug(gc.DEBUG_SAVEALL)
+        gc.collect()
+        left = [o for o in gc.garbage if isinstance(o, CallScope | Execution)]
+    finally:
+        gc.set_debug(0)
+        gc.garbage.clear()
+        if enabled:
+            gc.enable()
+    assert left == []

@@ -101,6 +101,10 @@ class AuditLog(Protocol):
 
     async def append(self, draft: AuditDraft) -> AuditEntry: ...
 
+    async def append_many(self, drafts: list[AuditDraft]) -> list[AuditEntry]:
+        """`append` of each, in order, durable together when it returns (closing with thousands waiting)."""
+        ...
+
     async def documents(self) -> list[dict[str, Any] | None]: ...
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
@@ -77,13 +77,18 @@ class InteractionNotFoundError(NotFound, InteractionNotPendingError):
 class Handle:
     """The waiting side of one interaction (seed `SessionInteractionHandle`)."""
 
+    __slots__ = ("interaction_id", "_future")
+
     def __init__(self, interaction_id: str, future: asyncio.Future[InteractionResult]) -> None:
         self.interaction_id = interaction_id
         self._future = future
 
     async def result(self) -> InteractionResult:
-        # Shielded: one waiter giving up must not cancel the outcome for the others.
-        return await asyncio.shield(self._future)
+        return await self.wait()
+
+    def wait(self) -> asyncio.Future[InteractionResult]:
+        """The result to await, shielded: one waiter giving up must not cancel the outcome for the others."""
+        return asyncio.shield(self._future)
 
     def done(self) -> bool:
         return self._future.done()
@@ -92,6 +97,8 @@ class Handle:
 class Approval:
     """An approval asked (`InteractionService.ask_approval`): allowed at once by a rule, its outcome
     already known, or waiting for a person (`waiting`) on its handle."""
+
+    __slots__ = ("interaction_id", "waiting", "_handle", "_allowed")
 
     def __init__(self, interaction_id: str, *, handle: Handle | None = None,
                  allowed: ApprovalOutcome | None = None) -> None:
@@ -103,7 +110,7 @@ class Approval:
         if self._handle is None:
             assert self._allowed is not None
             return self._allowed
-        return approval_outcome(self.interaction_id, await self._handle.result())
+        return approval_outcome(self.interaction_id, await self._handle.wait())
 
 
 class InteractionService:
@@ -303,11 +310,16 @@ class InteractionService:
                 raise InteractionNotFoundError(f"there is no interaction {interaction_id}", interaction_id)
             if record.status != "pending":
                 return False
-            cause = cause or REASON_CAUSES.get(reason) or self._ending.get(record.request.turn_id)
-            if cause is not None and reason == "turn_stopped":
-                reason = reason_for(cause)
-            await self._end(record, CancelledResult(interaction_id=interaction_id, reason=reason, cause=cause))
+            await self._end(record, self._cancelled(record, reason, cause))
         return True
+
+    def _cancelled(self, record: InteractionRecord, reason: CancelReason, cause: EndCause | None) -> CancelledResult:
+        """The end of a cancelled request: `cause` when given, else what `reason` alone tells, else what
+        is ending its run (`note_ending`); a `turn_stopped` then becomes the reason of that cause."""
+        cause = cause or REASON_CAUSES.get(reason) or self._ending.get(record.request.turn_id)
+        if cause is not None and reason == "turn_stopped":
+            reason = reason_for(cause)
+        return CancelledResult(interaction_id=record.interaction_id, reason=reason, cause=cause)
 
     async def cancel_run(self, run_id: str, reason: CancelReason = "turn_stopped",
                          cause: EndCause | None = None) -> list[str]:
@@ -315,6 +327,38 @@ class InteractionService:
         the service that runs it, so they are the ones this service waits for: found without reading
         every pending request (closing with thousands of runs waiting did that once per run)."""
         return [iid for iid in list(self._waiting_by_run.get(run_id, ())) if await self.cancel(iid, reason, cause)]
+
+    async def cancel_runs(self, runs: Mapping[str, EndCause | None], reason: CancelReason = "turn_stopped") -> None:
+        """`cancel_run` of many runs at once (closing with thousands waiting), each with its cause:
+        their requests are stored in one write, then their tools woken and the ends announced, in order.
+        A request someone is answering right now (its lock is held) goes the one-by-one way after."""
+        taken: list[tuple[InteractionRecord, CancelledResult]] = []
+        held: list[asyncio.Lock] = []
+        busy: list[tuple[str, EndCause | None]] = []
+        for run_id, given in runs.items():
+            for iid in list(self._waiting_by_run.get(run_id, ())):
+                lock = self._lock(iid)
+                record = self._waiting.get(iid)
+                if lock.locked() or record is None:
+                    busy.append((iid, given))
+                    continue
+                await lock.acquire()  # free: taken at once, without a turn of the loop
+                held.append(lock)
+                taken.append((record, self._cancelled(record, reason, given)))
+        try:
+            ended = [self._ended(record, result) for record, result in taken]
+            if self.audit is not None and ended:  # the decisions first, in one write, as `_end` does
+                await self.audit.append_many([decision_of(done) for done in ended])
+            await self.store.save_many(ended)
+            for done in ended:
+                self._settle(done)
+        finally:
+            for (record, _), lock in zip(taken, held, strict=True):
+                if self._locks.get(record.interaction_id) is lock:
+                    del self._locks[record.interaction_id]  # safe: every holder re-reads the stored status
+                lock.release()
+        for iid, given in busy:
+            await self.cancel(iid, reason, given)
 
     async def cancel_all(self, reason: CancelReason, cause: EndCause | None = None) -> None:
         """Cancel every pending request; on a store other processes share (`shared`), only the ones
@@ -350,7 +394,15 @@ class InteractionService:
                    by: Answerer | None = None) -> InteractionRecord:
         """Record the decision, store the final state, then wake the waiter and announce it. Caller
         holds the lock."""
-        ended = InteractionRecord(
+        ended = self._ended(record, result)
+        await self._record_decision(ended, by)
+        await self.store.save(ended)
+        self._settle(ended)
+        self._locks.pop(record.interaction_id, None)  # safe: every holder re-reads the stored status
+        return ended
+
+    def _ended(self, record: InteractionRecord, result: InteractionResult) -> InteractionRecord:
+        return InteractionRecord(
             request=record.request,
             status=result.status,
             result=result,
@@ -359,13 +411,9 @@ class InteractionService:
             rule_id=record.rule_id,
             rule_text=record.rule_text,
         )
-        await self._record_decision(ended, by)
-        await self.store.save(ended)
-        self._settle(ended)
-        return ended
 
     def _settle(self, ended: InteractionRecord) -> None:
-        """Forget a request that has ended, wake its waiter and announce it. Caller holds the lock."""
+        """Once the end is stored: forget the request, wake its waiter, announce the end."""
         iid, result = ended.interaction_id, ended.result
         self._waiting.pop(iid, None)
         of_run = self._waiting_by_run.get(ended.request.turn_id, {})
@@ -378,7 +426,6 @@ class InteractionService:
         future = self._futures.pop(iid, None)
         if future is not None and not future.done() and result is not None:
             future.set_result(result)
-        self._locks.pop(iid, None)  # safe: every holder re-reads the stored status
         self._publish_ended(ended)
 
     async def changed_elsewhere(self, interaction_id: str) -> None:
@@ -396,8 +443,8 @@ class InteractionService:
             if interaction_id in self._waiting:
                 self._settle(record)
             else:
-                self._locks.pop(interaction_id, None)
                 self._publish_ended(record)
+            self._locks.pop(interaction_id, None)
 
     async def _record_decision(self, ended: InteractionRecord, by: Answerer | None = None) -> None:
         """Append the decision to the record before it is stored: a decision that took effect is never

@@ -75,7 +75,7 @@ class ToolRecord(BaseModel):
     def __setattr__(self, name: str, value: Any) -> None:
         # The runner sets these fields several times per tool call and owns their values (assignment
         # is not validated anyway): a plain store keeps pydantic's setattr machinery, ~1 µs each,
-        # out of the per-tool overhead.
+        # out of the per-tool overhead (and the set of fields given at creation as it was).
         if name in _TOOL_FIELDS:
             self.__dict__[name] = value
         else:
@@ -109,6 +109,15 @@ class GroupRecord(BaseModel):
     reused_from: str | None = None  # it succeeded in that run; this (resumed) run kept its outputs
     cause: EndCause | None = None  # what stopped it, or kept it from running (`gui.core.causes`)
 
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name in _GROUP_FIELDS:  # as `ToolRecord.__setattr__`
+            self.__dict__[name] = value
+        else:
+            super().__setattr__(name, value)
+
+
+_GROUP_FIELDS = frozenset(GroupRecord.model_fields)
+
 
 class RunRecord(BaseModel):
     run_id: str
@@ -128,6 +137,12 @@ class RunRecord(BaseModel):
     schedule_id: str | None = None  # the schedule that started it
     note: str | None = None  # how it came to start, when that is worth saying (a missed schedule)
     cause: EndCause | None = None  # what stopped or interrupted it (`gui.core.causes`); None: it ended by itself
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name in _RUN_FIELDS:  # as `ToolRecord.__setattr__`
+            self.__dict__[name] = value
+        else:
+            super().__setattr__(name, value)
 
     @property
     def finished(self) -> bool:
@@ -217,6 +232,9 @@ class RunRecord(BaseModel):
         if self.cause is not None:
             summary["cause"] = self.cause  # what stopped it (`gui.core.causes`)
         return summary
+
+
+_RUN_FIELDS = frozenset(RunRecord.model_fields)
 
 
 class RunStore(Protocol):

@@ -12,10 +12,13 @@ caller's cause, or its group's time limit or failure when that is what cut the c
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
+import gc
+import logging
 import time
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from typing import Any
 
 from gui.core.asks import InteractionService
@@ -23,9 +26,9 @@ from gui.core.causes import CAUSES, EndCause, reason_for
 from gui.core.errors import Failed, NotFound, ToolError
 from gui.core.events import EventBus, GroupFinished, GroupSkipped, GroupStarted, RunFinished, RunStarted
 from gui.core.marks import N_
-from gui.core.runs.execution import Execution, Origin, apply_plan, copy_record
+from gui.core.runs.execution import Ending, Execution, Origin, apply_plan, copy_record
 from gui.core.runs.offload import off_loop
-from gui.core.runs.records import GroupRecord, RunRecord, RunStore
+from gui.core.runs.records import GroupRecord, RunRecord, RunStore, ToolRecord
 from gui.core.runs.resume import group_fingerprint
 from gui.core.runs.tool_call import CallScope, ToolCaller
 from gui.core.sequences import (
@@ -43,7 +46,21 @@ from gui.core.sequences import (
 from gui.core.sequences.conditions import Condition, ConditionEvalError, ConditionSyntaxError, evaluate, parse_condition
 from gui.core.tools import Registry
 
+log = logging.getLogger(__name__)
 MAX_DEPTH = 8
+
+
+@contextlib.contextmanager
+def paused_collection() -> Iterator[None]:
+    """The cyclic garbage collector off for a while (objects still go as their last reference does)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
 Resolver = Callable[[str], Awaitable[tuple[Sequence, Group | None]]]
 
 
@@ -93,7 +110,7 @@ class Runner:
     async def wait(self, run_id: str, timeout: float | None = None) -> RunRecord:
         ex = self._active.get(run_id)
         if ex is not None:
-            await asyncio.wait_for(ex.done.wait(), timeout)
+            await asyncio.wait_for(ex.ended(), timeout)
             return ex.record  # finished: nothing changes it any more
         record = await self.runs.get(run_id)
         if record is None:
@@ -118,7 +135,7 @@ class Runner:
         if ex is None or ex.task is None or ex.task.done():
             return False
         if ex.stopping:  # a second Stop: the first one is ending the run
-            await ex.done.wait()
+            await ex.ended()
             return False
         ex.stopping = True
         ex.stop_cause = cause
@@ -129,12 +146,45 @@ class Runner:
             await asyncio.sleep(0)
         if not ex.finishing:  # never interrupt the final save of a run that is ending anyway
             ex.task.cancel()  # a run called through seq_call is stopped by `_call_nested`
-        await ex.done.wait()
+        await ex.ended()
         return True
 
     async def stop_all(self, cause: EndCause) -> None:
-        """Stop every run at once (closing with thousands waiting: their last saves share syncs)."""
-        await asyncio.gather(*(self.stop(run_id, cause) for run_id in list(self._active)))
+        """Stop every run at once (closing with thousands waiting). Their ends are kept in bulk: each
+        run, cancelled, settles its record and waits at `_finish`; each turn of the loop, the runs
+        that have arrived there have their requests cancelled in one write and their records saved in
+        another, then end. In turns, not all at once: a run whose tool called another (`seq_call`)
+        waits for that one's end before it arrives. The garbage collector pauses meanwhile: ending
+        makes no cycles, and each of its passes over the oldest objects would walk every waiting run
+        (a second per pass with 10,000 waiting)."""
+        with paused_collection():
+            await self._stop_together(cause)
+        await asyncio.gather(*(self.stop(run_id, cause) for run_id in list(self._active)))  # any started since
+
+    async def _stop_together(self, cause: EndCause) -> None:
+        ending = Ending()
+        for ex in list(self._active.values()):
+            if ex.task is None or ex.task.done() or ex.stopping or ex.finishing:
+                continue
+            ex.stopping, ex.stop_cause, ex.ending = True, cause, ending
+            ending.expected += 1
+            self.interactions.note_ending(ex.record.run_id, cause)
+        for ex in list(self._active.values()):
+            if ex.ending is ending and ex.task is not None:
+                while not ex.began and not ex.task.done():
+                    await asyncio.sleep(0)  # as in `stop`: a task cancelled before its first step never ends
+                if not ex.finishing:
+                    ex.task.cancel()
+        while ending.expected:
+            arrived = await ending.next_turn()
+            try:
+                await self._persist_ends(arrived)
+            except Exception:  # as a run's own end would: it still ends, and the others' ends are kept
+                log.exception("could not keep the end of %d runs", len(arrived))
+            finally:
+                for ex in arrived:
+                    self._announce_end(ex)
+                ending.kept()
 
     # -- preparation ---------------------------------------------------------------------------
     async def _prepare(self, sequence: Sequence, args: Any, group: Group | None, depth: int,
@@ -152,10 +202,9 @@ class Runner:
             return RunRecord(
                 run_id=run_id, sequence=sequence.name, target=group.name if group else None, args=checked,
                 created_at=created_at, depth=depth,
-                groups=[GroupRecord.model_validate({"index": i, "name": g.name, "fingerprint": group_fingerprint(g),
-                                                    "tools": [
-                    {"index": j, "tool": c.tool, "tool_call_id": f"{run_id}-{i}-{j}", "as": c.as_}
-                    for j, c in enumerate(g.tools)]}) for i, g in enumerate(groups)],
+                groups=[GroupRecord(index=i, name=g.name, fingerprint=group_fingerprint(g), tools=[
+                    ToolRecord(index=j, tool=c.tool, tool_call_id=f"{run_id}-{i}-{j}", as_=c.as_)
+                    for j, c in enumerate(g.tools)]) for i, g in enumerate(groups)],
             )
 
         record = await off_loop(len(groups), new_record)
@@ -177,11 +226,17 @@ class Runner:
         record = ex.record
         ex.began = True
         try:
-            for group, grec in zip(ex.groups, record.groups, strict=True):
+            for index in range(len(ex.groups)):  # (no zip: a waiting run keeps fewer objects)
+                group, grec = ex.groups[index], record.groups[index]
                 if grec.reused_from is not None:  # kept from the attempt this run resumes
                     self._kept(ex, group, grec)
                     continue
-                await self._run_group(ex, group, grec)
+                self._group_started(ex, group, grec)
+                try:  # the group's body awaited here, not in a coroutine of its own
+                    ran = await self._group_body(ex, group, grec)
+                except _GroupFailed as exc:
+                    grec.status, grec.reason, ran = "failed", str(exc), True
+                self._group_ended(ex, group, grec, ran)
                 if not self._goes_on(ex, group, grec):
                     break
             else:
@@ -236,29 +291,38 @@ class Runner:
                     outputs[slot] = ex.context[slot]
         record.outputs = outputs
         record.finished_at = self.clock()
-        if ex.save_task is not None and not ex.save_task.done():
-            ex.save_task.cancel()
+        ex.cancel_checkpoint()
+        if ex.ending is not None:  # `stop_all` keeps this end with the others', then announces it
+            await ex.ending.arrive(ex)
+            return
         try:
-            if record.status in ("failed", "stopped"):
-                cause = record.cause if stopped else None
-                await self.interactions.cancel_run(record.run_id, reason_for(cause) if cause else "turn_stopped",
-                                                   cause)
-            await ex.save(self.runs)
+            await self._persist_ends([ex])
         finally:
-            self.bus.publish(RunFinished, record.run_id, sequence=record.sequence, status=record.status,
-                             error=record.error, outputs=outputs, cause=record.cause)
-            self._active.pop(record.run_id, None)
-            self.interactions.note_ending(record.run_id, None)
-            ex.done.set()
+            self._announce_end(ex)
 
-    async def _run_group(self, ex: Execution, group: Group, grec: GroupRecord) -> None:
-        self._group_started(ex, group, grec)
-        ran = True
-        try:
-            ran = await self._group_body(ex, group, grec)
-        except _GroupFailed as exc:
-            grec.status, grec.reason = "failed", str(exc)
-        self._group_ended(ex, group, grec, ran)
+    async def _persist_ends(self, exs: list[Execution]) -> None:
+        """Cancel the ended runs' pending requests, then save their records (each in one write)."""
+        if not exs:
+            return
+        cancelled = {ex.record.run_id: ex.record.cause if ex.record.status == "stopped" else None
+                     for ex in exs if ex.record.status in ("failed", "stopped")}
+        if len(cancelled) == 1:
+            (run_id, cause), = cancelled.items()
+            await self.interactions.cancel_run(run_id, reason_for(cause) if cause else "turn_stopped", cause)
+        elif cancelled:
+            await self.interactions.cancel_runs(cancelled)
+        if len(exs) == 1:
+            await exs[0].save(self.runs)
+        else:
+            await self.runs.save_many([ex.record for ex in exs])
+
+    def _announce_end(self, ex: Execution) -> None:
+        record = ex.record
+        self.bus.publish(RunFinished, record.run_id, sequence=record.sequence, status=record.status,
+                         error=record.error, outputs=record.outputs, cause=record.cause)
+        self._active.pop(record.run_id, None)
+        self.interactions.note_ending(record.run_id, None)
+        ex.end()
 
     def _group_started(self, ex: Execution, group: Group, grec: GroupRecord) -> None:
         grec.started_at = self.clock()
@@ -295,11 +359,11 @@ class Runner:
         timeout = group.timeout_seconds
         scope = self._scope(ex, group, grec, args)
         try:
-            async with asyncio.timeout(timeout):
-                if serial is None:
-                    await self._parallel(scope, group, grec)
-                else:
-                    await self._serial(scope, group, grec)
+            if timeout is None:  # (no timeout context kept by every waiting run)
+                await self._tools(scope, group, grec, serial)
+            else:
+                async with asyncio.timeout(timeout):
+                    await self._tools(scope, group, grec, serial)
         except TimeoutError:
             assert timeout is not None
             raise self._timed_out(grec, timeout) from None
@@ -333,22 +397,10 @@ class Runner:
         """What the group's tool calls need from the run, its deadline counted from now."""
         timeout = group.timeout_seconds
         deadline = self.clock() + timeout if timeout is not None else None
-
-        def cancel_cause() -> EndCause | None:
-            """Why the group's tools are being cancelled: the run's stop, a failed tool, or the time limit."""
-            if ex.stopping:
-                return ex.stop_cause
-            if scope.aborting:
-                return "sibling_failed"
-            return "group_timeout" if timeout is not None else None
-
-        scope = CallScope(run_id=ex.record.run_id, sequence_name=ex.sequence.name, group=group, group_record=grec,
-                          args=args, deadline=deadline, depth=ex.record.depth,
-                          call_sequence=lambda name, a, depth: self._call_nested(ex, name, a, depth, cancel_cause),
-                          save_soon=functools.partial(ex.checkpoint, self.runs, 0.0),
-                          save_now=functools.partial(ex.save_now, self.runs),
-                          cancel_cause=cancel_cause, sequence_identity=ex.sequence.identity)
-        return scope
+        return CallScope(run_id=ex.record.run_id, sequence_name=ex.sequence.name, group=group, group_record=grec,
+                         args=args, deadline=deadline, depth=ex.record.depth,
+                         execution=ex, runs=self.runs, call_sequence=self._call_nested,
+                         sequence_identity=ex.sequence.identity)
 
     @staticmethod
     def _timed_out(grec: GroupRecord, timeout: float) -> _GroupFailed:
@@ -360,6 +412,15 @@ class Runner:
                 trec.error = N_("the group's time limit ({limit}) ran out").format(limit=format_duration(timeout))
                 trec.timed_out = True
         return _GroupFailed(N_("timed out after {limit}").format(limit=format_duration(timeout)))
+
+    def _tools(self, scope: CallScope, group: Group, grec: GroupRecord, serial: str | None) -> Awaitable[None]:
+        """The group's tools to await: one alone in the group's own task, else side by side or in turn
+        (the coroutine that does it, returned: no frame of its own kept while they run)."""
+        if len(group.tools) == 1 and grec.tools[0].reused_from is None:
+            return self.caller.run(scope, group.tools[0], grec.tools[0])
+        if serial is None:
+            return self._parallel(scope, group, grec)
+        return self._serial(scope, group, grec)
 
     def _serial_reason(self, group: Group) -> str | None:
         if len(group.tools) < 2:
@@ -439,8 +500,8 @@ class Runner:
             ex.context[slot] = grec.outputs[slot] = value
 
     # -- seq_call ------------------------------------------------------------------------------
-    async def _call_nested(self, parent: Execution, name: str, args: dict[str, Any], depth: int,
-                           cancel_cause: Callable[[], EndCause | None]) -> Any:
+    async def _call_nested(self, parent: Execution, scope: CallScope, name: str, args: dict[str, Any],
+                           depth: int) -> Any:
         if self.resolve is None:
             raise ToolError("seq_call is not available here")
         if depth > MAX_DEPTH:
@@ -461,7 +522,7 @@ class Runner:
         try:
             record = await asyncio.shield(child.task)
         except asyncio.CancelledError:  # the caller is stopped, or its group timed out or failed
-            await self.stop(child.record.run_id, cancel_cause())
+            await self.stop(child.record.run_id, scope.cancel_cause())
             raise
         if record.status not in ("succeeded", "degraded"):
             raise ToolError(N_("'{name}' ended {status}: {error}").format(name=name, status=record.status,

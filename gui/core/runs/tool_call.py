@@ -8,6 +8,7 @@ that is the runner's job, from the record's status.
 from __future__ import annotations
 
 import asyncio
+import functools
 import math
 import time
 import uuid
@@ -41,12 +42,14 @@ from gui.core.events import (
     ToolWaiting,
 )
 from gui.core.marks import N_
+from gui.core.runs.execution import Execution
 from gui.core.runs.records import (
     MAX_LOG_LINES,
     MAX_LOG_TEXT,
     GroupRecord,
     LogLine,
     ProcessInfo,
+    RunStore,
     ToolProgressState,
     ToolRecord,
 )
@@ -91,9 +94,11 @@ def _still_cancelled() -> None:
         raise asyncio.CancelledError
 
 
-@dataclass
+@dataclass(slots=True)
 class CallScope:
-    """What a tool call needs from its run and group."""
+    """What a tool call needs from its run and group. Nothing it holds refers back to it, so a
+    finished run's scope goes with its last reference, never left for the garbage collector; and a
+    waiting run keeps one small object here, not a closure per need."""
 
     run_id: str
     sequence_name: str
@@ -102,19 +107,38 @@ class CallScope:
     args: dict[str, Any]
     deadline: float | None
     depth: int
-    call_sequence: Callable[..., Any] | None
-    save_soon: Callable[[], None]
-    save_now: Callable[[], Awaitable[None]] | None = None
+    execution: Execution  # the run: what stops it, and how its record is saved
+    runs: RunStore
+    # Runs a saved sequence or group (seq_call): given the run and this scope, then the name, args and depth.
+    call_sequence: Callable[..., Awaitable[Any]] | None
     sequence_identity: str | None = None  # of a saved sequence (`Sequence.identity`): rules name it
-    # What is cancelling the group's tools when they are cancelled (`gui.core.causes`); None: not known.
-    cancel_cause: Callable[[], EndCause | None] = lambda: None
     aborting: bool = False  # a tool failed and the group's other tools are being cancelled
+
+    def save_soon(self) -> None:
+        """Save the run's record in the background (a tool started waiting, or a tool that changes
+        things ended)."""
+        self.execution.checkpoint(self.runs, 0.0)
+
+    async def save_now(self) -> None:
+        """Save the run's record before going on (`Execution.save_now`)."""
+        await self.execution.save_now(self.runs)
+
+    def cancel_cause(self) -> EndCause | None:
+        """What is cancelling the group's tools when they are cancelled (`gui.core.causes`): the run's
+        stop, a failed tool, or the group's time limit; None: not known."""
+        if self.execution.stopping:
+            return self.execution.stop_cause
+        if self.aborting:
+            return "sibling_failed"
+        return "group_timeout" if self.group.timeout_seconds is not None else None
 
 
 class ObservedPort:
     """The interaction port as one tool call sees it: caps expiry at the group's deadline and reports
     waits, so the run shows "waiting for you" whether the call asks its approval, or its tool asks
     directly or through a form handler."""
+
+    __slots__ = ("_caller", "_scope", "_record", "_port", "clock")
 
     def __init__(self, caller: ToolCaller, scope: CallScope, record: ToolRecord) -> None:
         self._caller, self._scope, self._record = caller, scope, record
@@ -143,6 +167,8 @@ class ObservedPort:
 
 
 class _ObservedHandle:
+    __slots__ = ("interaction_id", "_caller", "_scope", "_record", "_handle")
+
     def __init__(self, caller: ToolCaller, scope: CallScope, record: ToolRecord, handle: InteractionHandle) -> None:
         self.interaction_id = handle.interaction_id
         self._caller, self._scope, self._record, self._handle = caller, scope, record, handle
@@ -155,6 +181,7 @@ class _ObservedHandle:
 
 
 class _ObservedApproval:
+    __slots__ = ("interaction_id", "_caller", "_scope", "_record", "_asked")
     waiting = True
 
     def __init__(self, caller: ToolCaller, scope: CallScope, record: ToolRecord, asked: ApprovalHandle) -> None:
@@ -207,7 +234,18 @@ class ToolCaller:
         record.status = "running"
         self._publish(ToolStarted, scope, record)
         try:
-            await self._run(scope, call, record)
+            prepared = self._prepare(scope, call, record)
+            if prepared is not None:  # (one coroutine less per waiting call than a `_run` of its own)
+                tool, args = prepared
+                if tool.approval != "none":
+                    # A tool that changes things: its start (and every group that ended before it) is on
+                    # disk before it asks or acts, so a crash can never hide that it may have acted.
+                    await scope.save_now()
+                try:
+                    await self._attempts(scope, call, record, tool, args)
+                finally:
+                    if tool.approval != "none" or record.process is not None:
+                        scope.save_soon()  # and its end soon after
         except asyncio.CancelledError:
             if record.status in ("running", "waiting", "queued"):
                 record.status = "cancelled"
@@ -220,28 +258,22 @@ class ToolCaller:
         self._finished(scope, record)
         _still_cancelled()
 
-    async def _run(self, scope: CallScope, call: ToolCall, record: ToolRecord) -> None:
+    def _prepare(self, scope: CallScope, call: ToolCall, record: ToolRecord) -> tuple[Tool, dict[str, Any]] | None:
+        """The tool and its arguments, substituted and checked; None when the call ends here (no such
+        tool, arguments that do not fit): its record says how."""
         tool = self.registry.get(call.tool)
         if tool is None:
             self._missing(scope.group, call, record)
-            return
+            return None
         try:
             args = substitute(call.args, scope.args, shell=tool.shell_text_args)
             record.args = args
             args = tool.validate_args(args)
-            record.args = args
+            record.args = dict(args)  # plain JSON values (a tool's check may hand it more: `CheckedArgs`)
         except (SubstitutionError, ToolArgumentError) as exc:
             self._fail(record, str(exc))
-            return
-        if tool.approval != "none" and scope.save_now is not None:
-            # A tool that changes things: its start (and every group that ended before it) is on disk
-            # before it asks or acts, so a crash can never hide that it may have acted.
-            await scope.save_now()
-        try:
-            await self._attempts(scope, call, record, tool, args)
-        finally:
-            if tool.approval != "none" or record.process is not None:
-                scope.save_soon()  # and its end soon after
+            return None
+        return tool, args
 
     async def _attempts(self, scope: CallScope, call: ToolCall, record: ToolRecord, tool: Tool,
                         args: dict[str, Any]) -> None:
@@ -249,14 +281,14 @@ class ToolCaller:
         for attempt in range(1, attempts + 1):
             record.attempts = attempt
             try:
-                edited, shown = await self._approve(scope, tool, args, record, bound_inputs(call.args, scope.args),
-                                                    run_as_code(call.args, tool.shell_text_args))
+                edited, shown = await self._approve(scope, call, tool, args, record)
                 changed = False
                 if edited is not None:  # the person changed the arguments before approving: run those
                     sent = tool.validate_args(edited)
                     if sent != args:  # the first asked stay the original, whichever attempt was changed
                         record.original_args = record.args if record.original_args is None else record.original_args
-                        record.args = args = sent
+                        args = sent
+                        record.args = dict(sent)
                         changed = True
                 ctx = self._context(scope, record)
                 ctx.approved = None if changed else shown  # what the approval showed, for these args
@@ -332,7 +364,9 @@ class ToolCaller:
             run_id=scope.run_id, tool_call_id=record.tool_call_id, tool_name=record.tool,
             sequence_name=scope.sequence_name, group_name=scope.group.name,
             interactions=port, elicitation=InboxElicitationHandler(port),
-            deadline=scope.deadline, call_sequence=scope.call_sequence, depth=scope.depth,
+            deadline=scope.deadline, depth=scope.depth,
+            call_sequence=(functools.partial(scope.call_sequence, scope.execution, scope)
+                           if scope.call_sequence is not None else None),
             progress=progress, log=log,
             record_process=lambda pid, started: self._process_started(scope, record, pid, started),
         )
@@ -368,22 +402,30 @@ class ToolCaller:
         """A tool started a process (held until this returns): on disk first, so that start-up can
         find and end it if the app dies while it runs."""
         record.process = ProcessInfo(pid=pid, started=started)
-        if scope.save_now is not None:
-            await scope.save_now()
+        await scope.save_now()
 
     # -- approval ------------------------------------------------------------------------------
-    async def _approve(self, scope: CallScope, tool: Tool, args: dict[str, Any], record: ToolRecord,
-                       bound: dict[str, Any], as_code: dict[str, str]) -> tuple[dict[str, Any] | None, object]:
+    async def _approve(self, scope: CallScope, call: ToolCall, tool: Tool, args: dict[str, Any],
+                       record: ToolRecord) -> tuple[dict[str, Any] | None, object]:
         """Ask when the tool needs it; the person's edited arguments, if they changed them, and what
         the approval showed (`ShellApproval.shown`, `ApprovalSummary.shown`)."""
         if tool.approval == "none":
             return None, None
+        bound, as_code = bound_inputs(call.args, scope.args), run_as_code(call.args, tool.shell_text_args)
         shell = tool.shell_approval(args)
         summary = None if shell is not None else tool.approval_summary(args)
         shown = shell.shown if shell is not None else summary.shown if summary is not None else None
         request = self._approval_request(scope, tool, args, record, bound, shell, summary, as_code)
-        asked = await ObservedPort(self, scope, record).ask_approval(request, tool.name)
-        outcome = await asked.outcome()
+        # Asked and waited for here, not through an `ObservedPort` (a waiting run keeps fewer objects).
+        asked = await self.interactions.ask_approval(request, tool.name, deadline=scope.deadline)
+        if asked.waiting:
+            self.waiting(scope, record, asked.interaction_id)
+            try:
+                outcome = await asked.outcome()
+            finally:
+                self.resumed(scope, record)
+        else:
+            outcome = await asked.outcome()
         if outcome.auto:
             record.interaction_id = request.interaction_id
         if not outcome.approved:

@@ -14,7 +14,7 @@ import threading
 from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from gui.core.asks import ElicitationHandler, InteractionPort
 
 JsonValue = Any
+ArgsT = TypeVar("ArgsT", bound=BaseModel)
 
 # "none": runs without asking; "exec"/"write"/"start": a shell-style approval (command, folder,
 # reason); "tool": a tool approval showing the validated input.
@@ -151,6 +152,18 @@ class Tool(ABC):
         return None
 
 
+class CheckedArgs(dict[str, JsonValue]):
+    """Arguments a `ModelTool` checked (`validate_args`), as JSON values, with the model they were read
+    into: the runner hands them to the tool's `call`, which reads that model (`ModelTool.read_args`)
+    instead of validating them a second time. They are never changed after the check."""
+
+    __slots__ = ("model",)
+
+    def __init__(self, values: dict[str, JsonValue], model: BaseModel) -> None:
+        super().__init__(values)
+        self.model = model
+
+
 class ModelTool(Tool):
     """A tool whose arguments are a pydantic model (`Args`)."""
 
@@ -164,9 +177,17 @@ class ModelTool(Tool):
         title = self.Args.model_config.get("title")
         return title if isinstance(title, str) and title else self.name
 
-    def validate_args(self, args: dict[str, JsonValue]) -> dict[str, JsonValue]:
+    def validate_args(self, args: dict[str, JsonValue]) -> CheckedArgs:
+        model = self.read_args(self.Args, args)
+        return CheckedArgs(model.model_dump(mode="json"), model)
+
+    def read_args(self, model: type[ArgsT], args: dict[str, JsonValue]) -> ArgsT:
+        """The arguments as `model`: the one this tool's check read them into (`CheckedArgs`), else
+        validated now; ToolArgumentError (with field paths) when they do not fit."""
+        if isinstance(args, CheckedArgs) and type(args.model) is model:
+            return args.model
         try:
-            return self.Args.model_validate(args).model_dump(mode="json")
+            return model.model_validate(args)
         except ValidationError as exc:
             problems = [(".".join(str(p) for p in e["loc"]), e["msg"]) for e in exc.errors()]
             raise ToolArgumentError(self.name, problems) from None
