@@ -18,7 +18,7 @@ from gui.i18n import DATA
 ALLOWED = frozenset({
     "SeqDesk", "MCP", "Wi-Fi", "Webhook", "ntfy", "JSON", "STARTTLS", "SSL", "API", "URL", "KEY=value",
     "SEQDESK_DATA", "http", "https", "uvx", "mcp-server-time", "time", "English", "HTTP",
-    "GitHub", "Google", "ID",  # "客户端 ID": what the Chinese consoles of sign-in services call it
+    "GitHub", "Google", "ID", "SHA",  # "客户端 ID": what the Chinese consoles of sign-in services call it
 })
 TEXT_PROPS = ("label", "placeholder", "aria-label", "title", "hint", "error-message", "prefix", "suffix", "caption")
 _SKIP = [re.compile(p) for p in (r"\{[a-z_]+\}", r"[a-z][a-z0-9+.-]*://\S*", r"\S+@\S+",

@@ -18,8 +18,8 @@ SHOWN_AT_MOST = 100  # the newest; `seqdesk audit export` prints them all
 
 EXPLAINED = N_("Every request that ended is recorded here: who or what decided it, when, and the exact text that "
                "was shown. Each entry carries the fingerprint (SHA-256) of the one before it, so an entry changed "
-               "afterwards is found. To check or export the whole record: seqdesk audit verify, seqdesk audit "
-               "export.")
+               "afterwards is found. To check or export the whole record, run these in a terminal:")
+COMMANDS = "seqdesk audit verify · seqdesk audit export"
 
 DECISION_WORDS = {
     "approved": N_("Approved"),
@@ -72,6 +72,7 @@ async def decisions_card(engine: Engine) -> None:
             ui.label(_("Record of decisions")).classes("text-lg font-semibold grow")
             refresh = ui.button(_("Refresh"), icon="refresh").props("outline dense no-caps").mark("decisions-refresh")
         ui.label(_(EXPLAINED)).classes("text-sm text-gray-600 dark:text-gray-400")
+        ui.label(COMMANDS).classes(f"text-sm font-mono text-gray-700 dark:text-gray-300 {DATA}")
 
         @ui.refreshable
         async def listing() -> None:
