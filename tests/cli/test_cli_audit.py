@@ -23,8 +23,11 @@ def test_a_decision_made_at_the_command_line_is_recorded_and_the_chain_verifies(
     denied_run(tmp_path, data)  # its two steps each ask
     lines = seqdesk("audit", "export", "--since", "1h", data=data).stdout.splitlines()
     entries = [json.loads(line) for line in lines]
-    assert [(e["position"], e["by"], e["via"], e["decision"]) for e in entries] == [
-        (1, "person", "cli", "denied"), (2, "person", "cli", "denied")]
+    decided = [(e["position"], e["by"], e["via"], e["decision"]) for e in entries]
+    assert decided[0] == (1, "person", "cli", "denied")
+    # the other step asked beside it: denied at the command line too, or cancelled when the first denial
+    # had already ended the group (the run goes through the app, so which comes first is not fixed)
+    assert decided[1] in ((2, "person", "cli", "denied"), (2, "stop", None, "cancelled"))
     assert "no terminal" in entries[0]["detail"] and "$ " in entries[0]["shown"]
     assert entries[1]["prev"] == entries[0]["hash"]
     result = seqdesk("audit", "verify", data=data)
@@ -35,15 +38,16 @@ def test_an_entry_edited_by_hand_is_named_with_its_position_and_id_and_exit_1(tm
     denied_run(tmp_path, data)
     path = data / "audit.jsonl"
     lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
-    entry_id = json.loads(lines[1])["entry_id"]
-    lines[1] = lines[1].replace('"decision":"denied"', '"decision":"approved"')
+    entry_id = json.loads(lines[0])["entry_id"]
+    assert '"decision":"denied"' in lines[0]
+    lines[0] = lines[0].replace('"decision":"denied"', '"decision":"approved"')
     path.write_text("".join(lines), encoding="utf-8")
     result = seqdesk("audit", "verify", "--data", str(data), data=data)
     assert result.returncode == 1
-    assert result.stderr.strip() == (f"broken: the chain is broken at entry 2 (id {entry_id}): its contents were "
+    assert result.stderr.strip() == (f"broken: the chain is broken at entry 1 (id {entry_id}): its contents were "
                                      "changed after it was written (its hash does not match them)")
     export = seqdesk("audit", "export", data=data)  # still printed, with the warning
-    assert export.returncode == 0 and len(export.stdout.splitlines()) == 2 and "entry 2" in export.stderr
+    assert export.returncode == 0 and len(export.stdout.splitlines()) == 2 and "entry 1" in export.stderr
 
 
 def test_the_csv_export_says_who_decided_in_words_and_since_filters(tmp_path, data):
