@@ -16,6 +16,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import httpx
 import pytest
 from mcp import Client, StdioServerParameters
 from mcp_support import T, agent, expect, text_of
@@ -238,21 +239,25 @@ async def test_an_agents_run_waits_in_the_data_folders_inbox_until_a_person_answ
             [pending] = stored_interactions(data)
             assert (pending["status"], pending["request"]["command"]) == ("pending", "echo from-the-agent")
             assert pending["request"]["sequence_name"] == "greet"
-            run.cancel()
+            run.cancel()  # the agent's client gives up waiting
             await asyncio.gather(run, return_exceptions=True)
-        # the app started in the background for the agent ends once nothing runs or waits there
+        # the agent went away, but its run goes on in the app started for it: the person may still answer
+        async with httpx.AsyncClient(base_url=str(endpoint["url"])) as app:
+            still = (await app.get("/api/interactions", params={"status": "pending"})).json()
+            assert [item["request"]["interaction_id"] for item in still] == [pending["request"]["interaction_id"]]
+            answer = await app.post(f"/api/interactions/{pending['request']['interaction_id']}/respond",
+                                    json={"kind": "approval", "decision": "approved"})
+            assert answer.status_code == 200, answer.text
+        # then nothing runs or waits there, and the app started in the background for the agent ends
         await wait_until(lambda: process_gone(app_pid), "the agent's app to end", timeout=6 * T)
-        # the agent went away: its run stopped, and nothing is left pending for a person
         [ended] = stored_interactions(data, history=True)
-        assert ended["status"] == "cancelled"
-        assert ended["result"]["cause"] == "agent_gave_up"  # never "stopped by the user"
+        assert (ended["status"], ended["result"]["response"]["decision"]) == ("resolved", "approved")
         from gui.runtime import open_store_runtime
 
         runtime = await open_store_runtime(data)
         try:
             [record] = await runtime.engine.list_runs()
-            assert (record.status, record.cause, record.error) == ("stopped", "agent_gave_up",
-                                                                   "stopped: the agent stopped waiting")
+            assert (record.status, record.outputs) == ("succeeded", {"said": "from-the-agent"})
         finally:
             await runtime.close()
 
