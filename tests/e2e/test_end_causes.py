@@ -7,17 +7,14 @@ they did not do, never doubles a word ("Cancelled: cancelled"), never shows a fi
 
 from __future__ import annotations
 
-import asyncio
 import json
 import re
 import signal
-import sys
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 import pytest
-from support.app import ROOT, RunningApp, running_app
+from support.app import RunningApp, running_app
 from support.browser import settled
 from support.waiting import wait_until_sync
 
@@ -132,34 +129,14 @@ def test_killing_the_app_reads_the_app_stopped_with_the_time_up_to_its_last_even
 
 def test_an_agent_whose_mcp_client_gave_up_reads_the_agent_stopped_waiting(tmp_path: Path, page: Any,
                                                                           screenshot: Any):
-    """`seqdesk mcp` on a data folder no app holds: nobody else can answer its run, so when its agent
-    gives up and leaves, it stops the run as the agent stopping waiting (with an app open, the run
-    goes on for the person: tests/mcp/test_mcp_agent_waits.py)."""
-    from mcp import Client, StdioServerParameters
-
-    data = tmp_path / "data"
-    agent = StdioServerParameters(command=sys.executable, args=["-m", "gui", "mcp"], cwd=str(tmp_path),
-                                  env={"SEQDESK_DATA": str(data), "PYTHONPATH": str(ROOT)})
-
-    async def give_up() -> None:
-        waiting = asyncio.Event()
-
-        async def on_progress(progress: float, total: float | None, message: str | None) -> None:
-            if message and "waits for a person" in message:
-                waiting.set()
-
-        async with asyncio.timeout(60), Client(agent) as client:
-            assert not (await client.call_tool("seq_create", DOC)).is_error
-            call = asyncio.create_task(client.call_tool("seq_run", {"name": "deploy"},
-                                                        progress_callback=on_progress))
-            await waiting.wait()
-            call.cancel()  # the agent stops waiting: its client cancels the call, then leaves
-            await asyncio.gather(call, return_exceptions=True)
-
-    with ThreadPoolExecutor(1) as thread:  # Playwright's own loop runs in this one
-        thread.submit(asyncio.run, give_up()).result()
-    with running_app(folder(tmp_path, "app"), data) as app:
-        [record] = app.api("GET", "/api/runs?status=stopped")[1]
+    """A run an agent stopped waiting for, as its door stops it (`seqdesk mcp` with no inbox to answer
+    in stops its runs so: `POST /api/runs/{id}/stop {"cause": "agent_gave_up"}` is what its door sends;
+    with an app to answer in, the run goes on for the person: tests/mcp/test_mcp_server.py)."""
+    with running_app(folder(tmp_path, "app"), tmp_path / "data") as app:
+        run_id, _request = waiting_run(app)
+        status, body = app.api("POST", f"/api/runs/{run_id}/stop", {"cause": "agent_gave_up"})
+        assert status == 200, body
+        [record] = wait_until_sync(lambda: app.api("GET", "/api/runs?status=stopped")[1])
         assert (record["cause"], record["error"]) == ("agent_gave_up", "stopped: the agent stopped waiting")
         words = run_page_words(app, page, record["run_id"])
         screenshot(page, "run-stopped-agent-gave-up.png")
