@@ -18,6 +18,9 @@ from gui.tools import builtin_tools
 
 T = 5.0
 pytestmark = pytest.mark.usefixtures("on_both_executors")  # every scenario on both executors
+# Closing the app: the in-process runner ends its runs (on Temporal the worker stops and the runs go on:
+# tests/temporal).
+IN_PROCESS_ONLY = pytest.mark.parametrize("executor", [None], ids=["in-process"])
 
 
 class SlowFinalSave(MemoryRunStore):
@@ -179,6 +182,7 @@ async def test_a_tool_that_ignores_stop_during_retries_is_not_tried_again():
     assert (await engine.runs.get(run.run_id)).groups[0].tools[0].attempts == 1
 
 
+@IN_PROCESS_ONLY
 async def test_closing_with_many_waiting_runs_ends_each_with_its_request_cancelled_first():
     engine = make_engine()
     await engine.create(seq(group("ask", tools=tools({"tool": "cmd_run", "args": {"command": "true"}})), name="ask"))

@@ -16,7 +16,7 @@ from gui.core.runs import RunRecord
 from gui.runtime import Runtime, open_database_runtime, open_runtime
 
 pytestmark = pytest.mark.postgres
-T = 10.0
+T = 30.0  # waits on state: generous for a loaded machine (the suite on 2 cores)
 TREE = {"name": "asks", "description": "", "groups": [{
     "name": "g", "description": "", "in": {}, "out": {}, "when": "true", "parallel": True, "missing": "fail",
     "timeout": None, "on_error": "abort",
