@@ -24,6 +24,7 @@ if TYPE_CHECKING:  # the pages' and the API's parts are imported by what builds 
     from gui.api.request_gate import Served
     from gui.context import AppContext
     from gui.core.door import Operations
+    from gui.runtime import Runtime
 
 log = logging.getLogger(__name__)
 
@@ -148,9 +149,28 @@ async def open_operations(settings: Settings | None = None, *, app: bool = False
             remote = remote_for(folder, settings.token)
             if remote is None:
                 raise
-            return remote
+            if await remote.answers():
+                return remote
+            await remote.close()  # it is ending (an app started for a program that has left): it lets go soon
+            rt = await _open_once_let_go(folder)
     rt.engine.on_close(rt.close_parts)
     return rt.engine
+
+
+async def _open_once_let_go(folder: Path, within: float = 15.0) -> Runtime:
+    """The engine on `folder` once the app that held it, and no longer answers, has let it go;
+    DataFolderInUseError when it still holds it after `within` s."""
+    from gui.runtime import open_runtime
+    from gui.store.lock import DataFolderInUseError
+
+    deadline = asyncio.get_running_loop().time() + within
+    while True:
+        try:
+            return await open_runtime(folder, mcp_wait=10.0, manage_mcp=False)
+        except DataFolderInUseError:
+            if asyncio.get_running_loop().time() > deadline:
+                raise
+            await asyncio.sleep(0.1)  # a lock file tells nobody when it is let go: look again soon
 
 
 async def app_door(settings: Settings, *, start: bool = False, answered_here: bool = False) -> Operations:

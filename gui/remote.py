@@ -447,6 +447,14 @@ class RemoteEngine:
         except SeqDeskError as exc:  # the app went away or refused: its events end here
             log.warning("events from the SeqDesk app at %s ended: %s", self.url, exc)
 
+    async def answers(self, timeout: float = 3.0) -> bool:
+        """Whether the app answers at all now (False: it is ending, or its endpoint file is stale)."""
+        try:
+            response = await self._client.get("/api/health", timeout=timeout)
+        except httpx.HTTPError:
+            return False
+        return response.status_code == 200
+
     async def close(self) -> None:
         """After the stops still on their way (a caller gave up just before this door closes): the app
         records who stopped those runs, even when the caller's process is about to end."""
