@@ -96,12 +96,24 @@ class ReadyGate:
         self.ctx = ctx
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "http":
+            self._note_client(scope)
         if scope["type"] in ("http", "websocket") and not str(scope.get("path", "")).startswith("/_nicegui/"):
             try:
                 await self.ctx.wait_open(timeout=30)
             except RuntimeError:
                 pass  # the API answers 503 itself; pages show NiceGUI's error
         await self.app(scope, receive, send)
+
+    def _note_client(self, scope: Any) -> None:
+        """A door (`RemoteEngine`) says which process it serves: an app started in the background
+        stays while any of them lives (a sender can only keep it open longer, never close it)."""
+        from gui.wire import CLIENT_PID
+
+        for name, value in scope.get("headers", ()):
+            if name == CLIENT_PID.encode() and value.isdigit() and len(value) < 10:
+                self.ctx.clients.add(int(value))
+                return
 
 
 def decision_record(settings: Settings) -> list[dict[str, Any] | None]:
@@ -185,9 +197,10 @@ async def app_door(settings: Settings, *, start: bool = False, answered_here: bo
         raise Unavailable("SEQDESK_MEMORY is set: no SeqDesk app serves a data folder")
     folder = resolve_data_dir(settings)
     remote = remote_for(folder, settings.token, answered_here=answered_here)
+    if remote is not None and not await remote.answers():  # it is ending (its program left): wait it out
+        await remote.close()
+        remote = await _after_ending(folder, settings.token, answered_here)
     if remote is None and start:
-        import asyncio
-
         from gui.second_launch import start_background
 
         await asyncio.to_thread(start_background, folder, settings.token)
@@ -195,6 +208,20 @@ async def app_door(settings: Settings, *, start: bool = False, answered_here: bo
     if remote is None:
         raise Unavailable(f"SeqDesk is not open on the data folder {folder}: start it (seqdesk), then ask again")
     return remote
+
+
+async def _after_ending(folder: Path, token: str | None, answered_here: bool, within: float = 15.0) -> Any:
+    """The door of the app serving `folder` once the one that no longer answers has ended (its endpoint
+    then reads as none: None), or of one that answers again; still the silent one after `within` s."""
+    from gui.remote import remote_for
+
+    deadline = asyncio.get_running_loop().time() + within
+    while True:
+        remote = remote_for(folder, token, answered_here=answered_here)
+        if remote is None or await remote.answers(timeout=1.0) or asyncio.get_running_loop().time() > deadline:
+            return remote
+        await remote.close()
+        await asyncio.sleep(0.1)  # an ending process tells nobody when it is gone: look again soon
 
 
 def _until_unneeded(ctx: AppContext, pid: int | None) -> Any:
@@ -212,7 +239,7 @@ def _until_unneeded(ctx: AppContext, pid: int | None) -> Any:
 
         from gui.second_launch import close_when_unneeded
 
-        await close_when_unneeded(pid, busy, joined, app.shutdown)
+        await close_when_unneeded(lambda: {pid, *ctx.clients}, busy, joined, app.shutdown)
 
     return watch
 

@@ -62,6 +62,7 @@ class AppContext:
     notifier: Notifier | None = None  # notices off the desktop (`gui.notify`), once open
     preferences: PrefsFile | None = None  # what a person chose (dark mode...), kept by the app
     phone: PhoneAccess | None = None  # phones on the network (`gui.phone`), off unless turned on
+    clients: set[int] = field(default_factory=set)  # the processes whose doors used this app (`CLIENT_PID`)
     _opened: asyncio.Event | None = None
 
     @property

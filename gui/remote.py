@@ -54,7 +54,7 @@ from gui.core.events import Event, RunFinished, parse_event
 from gui.core.runs import RunRecord, RunStatus, Schedule
 from gui.core.sequences import Group, Sequence, ValidationResult, check_document, help_text
 from gui.core.tools import ServerInfo, ToolListing
-from gui.wire import ANSWERED_VIA, SavedBody, StartRun, error_in, problem_from, result_from
+from gui.wire import ANSWERED_VIA, CLIENT_PID, SavedBody, StartRun, error_in, problem_from, result_from
 
 log = logging.getLogger(__name__)
 
@@ -68,7 +68,8 @@ class RemoteEngine:
 
     def __init__(self, url: str, token: str | None = None, *, client: httpx.AsyncClient | None = None,
                  answered_here: bool = False) -> None:
-        headers = {"Authorization": f"Bearer {token}"} if token else {}
+        # this process: an app started in the background for programs stays while one it serves lives
+        headers = {CLIENT_PID: str(os.getpid()), **({"Authorization": f"Bearer {token}"} if token else {})}
         self.url = url
         # An app started in the background for a door (`gui.second_launch`): the caller answers its own
         # run's requests, as it would with the engine in its own process; its inbox has them too.

@@ -157,16 +157,17 @@ def background_for() -> int | None:
     return int(value) if value.isdigit() else None
 
 
-async def close_when_unneeded(pid: int, busy: Callable[[], Awaitable[bool]], joined: Callable[[], bool],
-                              close: Callable[[], None], every: float = 1.0) -> None:
-    """Once the process `pid` has gone, `close` the app as soon as nothing is `busy` there (no run, no
-    request waiting), unless a person `joined` it (opened its window: it is theirs now)."""
+async def close_when_unneeded(pids: Callable[[], set[int]], busy: Callable[[], Awaitable[bool]],
+                              joined: Callable[[], bool], close: Callable[[], None], every: float = 1.0) -> None:
+    """Once every process in `pids` (the one it was started for, and each whose door used it since)
+    has gone, `close` the app as soon as nothing is `busy` there (no run, no request waiting), unless
+    a person `joined` it (opened its window: it is theirs now)."""
     from gui.remote import pid_alive
 
     while True:
-        await asyncio.sleep(every)  # another process's life: nothing to wait on but its pid
+        await asyncio.sleep(every)  # other processes' lives: nothing to wait on but their pids
         if joined():
             return
-        if not pid_alive(pid) and not await busy():
+        if not any(pid_alive(pid) for pid in pids()) and not await busy():
             close()
             return

@@ -9,6 +9,7 @@ Below both sides and free of any web framework (pydantic and the core only), so 
 from gui.wire.errors import BY_CODE, TABLE, Wire, body_of, error_from, error_in, wire_of
 from gui.wire.models import (
     ANSWERED_VIA,
+    CLIENT_PID,
     RUN_BODY,
     CancelBody,
     CheckBody,
@@ -18,6 +19,7 @@ from gui.wire.models import (
 )
 from gui.wire.results import MAX_MESSAGE, MAX_PROBLEMS, capped, problem_from, result_from
 
-__all__ = ["ANSWERED_VIA", "BY_CODE", "MAX_MESSAGE", "MAX_PROBLEMS", "RUN_BODY", "TABLE", "CancelBody", "CheckBody",
+__all__ = ["ANSWERED_VIA", "BY_CODE", "CLIENT_PID", "MAX_MESSAGE", "MAX_PROBLEMS", "RUN_BODY", "TABLE", "CancelBody",
+           "CheckBody",
            "SavedBody", "StartRun", "StopBody", "Wire", "body_of", "capped", "error_from", "error_in",
            "problem_from", "result_from", "wire_of"]

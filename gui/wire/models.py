@@ -13,6 +13,7 @@ RUN_BODY = 'a JSON object like {"sequence": "name", "args": {}}'
 # `POST /api/interactions/{id}/respond`: which surface answered (`cli`, `mcp`) when it answered through the
 # HTTP API; without it, the answer is recorded as given through the HTTP API (`gui.core.asks.audit`).
 ANSWERED_VIA = "x-seqdesk-via"  # lower case, as ASGI carries header names
+CLIENT_PID = "x-seqdesk-pid"  # the process of a door using the app (an app started for programs ends after them)
 
 
 class StartRun(BaseModel):
