@@ -281,6 +281,10 @@ class RemoteEngine:
                                      json={"cause": cause})
         return bool(answer and answer.get("stopped"))
 
+    async def agent_stopped_waiting(self, run_id: str) -> bool:
+        answer = await self._request("POST", f"/api/runs/{quote(run_id, safe='')}/agent-left", missing_ok=True)
+        return bool(answer and answer.get("noted"))
+
     async def get_run(self, run_id: str) -> RunRecord | None:
         body = await self._request("GET", f"/api/runs/{quote(run_id, safe='')}", missing_ok=True)
         return RunRecord.model_validate(body) if body is not None else None

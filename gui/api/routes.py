@@ -55,6 +55,7 @@ def routes(*, login: bool, phones: bool) -> list[Route]:
         Route("GET", "/api/runs", runs.list_runs),
         Route("GET", "/api/runs/{run_id}", runs.get_run),
         Route("POST", "/api/runs/{run_id}/stop", runs.stop_run),
+        Route("POST", "/api/runs/{run_id}/agent-left", runs.agent_left),
         Route("POST", "/api/runs/{run_id}/resume", resume.resume_run),
         Route("GET", "/api/schedules", schedules.list_schedules),
         Route("POST", "/api/schedules", schedules.add_schedule),

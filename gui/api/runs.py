@@ -1,4 +1,4 @@
-"""Run routes: start (saved or unsaved), list with filters, get, stop."""
+"""Run routes: start (saved or unsaved), list with filters, get, stop, the agent stopped waiting."""
 
 from __future__ import annotations
 
@@ -66,6 +66,16 @@ async def stop_run(run_id: str, request: Request, engine: EngineFrom) -> Respons
     if record is None:
         raise NotFound(f"there is no run {run_id}")
     return json_response({"stopped": await eng.stop(record.run_id, stop.cause)})
+
+
+async def agent_left(run_id: str, engine: EngineFrom) -> Response:
+    """The agent that asked for the run (over MCP) stopped waiting for it, and the run goes on: 200
+    with whether it was noted (false: the run had already ended). Its finished record says when."""
+    eng = engine()
+    record = await eng.find_run(run_id)
+    if record is None:
+        raise NotFound(f"there is no run {run_id}")
+    return json_response({"noted": await eng.agent_stopped_waiting(record.run_id)})
 
 
 _STOP_BODY = 'nothing, or {"cause": "person"}, {"cause": "agent_gave_up"} or {"cause": "agent_cancelled"}'

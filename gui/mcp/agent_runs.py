@@ -3,8 +3,10 @@
 A person may take minutes or hours to answer a run's approval, longer than an agent's client waits
 for one request. So the run is not the request's: it goes on when the client gives up (its request
 cancelled, its connection gone) and the person may still answer. Only the agent cancelling it
-(`tasks/cancel`) stops it, recorded as "agent_cancelled". A client that asked for a task reads the
-run's state here (`tasks/get`); one that did not waits on the request, which is told of progress.
+(`tasks/cancel`) stops it, recorded as "agent_cancelled". When the request gives up, the run's
+record is told (`AgentRuns.left`): it will say the agent stopped waiting while the run went on.
+A client that asked for a task reads the run's state here (`tasks/get`); one that did not waits on
+the request, which is told of progress.
 
 When the server itself ends (the agent's client left), the runs still waiting go on if someone
 else can answer them (the app's inbox); otherwise they stop as "the agent stopped waiting".
@@ -30,6 +32,7 @@ log = logging.getLogger(__name__)
 CANCELLED: EndCause = "agent_cancelled"
 RunState = Literal["working", "input_required", "completed", "failed", "cancelled"]
 Stop = Callable[[str, EndCause], Awaitable[bool]]
+Left = Callable[[str], Awaitable[bool]]  # `Operations.agent_stopped_waiting`
 
 
 @dataclass
@@ -107,6 +110,7 @@ class AgentRuns:
 
     def __init__(self) -> None:
         self._runs: dict[str, AgentRun] = {}
+        self._notes: set[asyncio.Task[None]] = set()  # "the agent stopped waiting", on their way
         self.on_change: Callable[[], Awaitable[None]] | None = None  # a run started or ended
 
     async def _changed(self) -> None:
@@ -149,6 +153,23 @@ class AgentRuns:
         run.task.add_done_callback(_retrieved)
         return run.task
 
+    def left(self, run: AgentRun, note: Left) -> None:
+        """The request that waited for `run` gave up while the run goes on: `note` tells its record
+        (once its id is known), in a task of its own since the request's is being cancelled."""
+
+        async def tell() -> None:
+            run_id = await run.run_id_known(5.0)
+            if run_id is None or run.task is None or run.task.done():
+                return
+            try:
+                await note(run_id)
+            except SeqDeskError as exc:  # the app went away: the run's record is out of reach
+                log.info("run %s: the agent stopped waiting, but its record could not be told: %s", run_id, exc)
+
+        task = asyncio.create_task(tell(), name=f"seqdesk agent left {run.id}")
+        self._notes.add(task)
+        task.add_done_callback(self._notes.discard)
+
     async def cancel(self, run: AgentRun, stop: Stop) -> None:
         """The agent cancels its run: the run stops, recorded as the agent cancelling it."""
         if run.task is None or run.task.done():
@@ -169,6 +190,8 @@ class AgentRuns:
     async def settle(self, *, someone_answers: bool) -> None:
         """The server ends. Runs someone else can still answer are waited for; the rest are cancelled
         (their engine call then stops them as "the agent stopped waiting")."""
+        if self._notes:  # the agent stopped waiting: the records are told before anything ends
+            await asyncio.gather(*self._notes, return_exceptions=True)
         going = self.going
         if not going:
             return

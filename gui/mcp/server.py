@@ -11,7 +11,8 @@ agent's runs and answers their approvals in the app), or an in-memory engine in 
 
 A run belongs to the server, not to the request that started it (`gui.mcp.agent_runs`): a client
 that gives up (its request cancelled or timed out, its connection gone) leaves the run going, since
-the person may still answer; only the agent's `tasks/cancel` stops it. A client that declares the
+the person may still answer, and the run's record says when the agent stopped waiting; only the
+agent's `tasks/cancel` stops it. A client that declares the
 Tasks extension gets a task to poll (`gui.mcp.tasks`); one that does not hears progress at least
 every `HEARTBEAT` seconds while the run goes on, so a timeout that progress resets never fires.
 When the app went away, every tool says so in one sentence.
@@ -26,10 +27,19 @@ import threading
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Annotated, Any
 
+from mcp import MCPError
 from mcp.server.context import ServerRequestContext
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.subscriptions import InMemorySubscriptionBus
-from mcp_types import CallToolResult, EmptyResult, SetLevelRequestParams, TextContent, ToolAnnotations
+from mcp_types import (
+    CallToolResult,
+    EmptyResult,
+    GetPromptRequestParams,
+    SetLevelRequestParams,
+    TextContent,
+    ToolAnnotations,
+)
+from mcp_types.jsonrpc import INVALID_PARAMS
 from pydantic import Field, WithJsonSchema
 
 import gui
@@ -247,7 +257,23 @@ def build_server(open_engine: EngineFactory, *, runs: AgentRuns | None = None,
     serve_resources(server, operations)
     serve_completion(server, operations)
     _serve_log_level(server)
+    _refuse_unknown_prompts(server)
     return server
+
+
+def _refuse_unknown_prompts(server: MCPServer) -> None:
+    """`prompts/get` of a prompt that does not exist is invalid params (-32602) with a sentence: the
+    SDK's own answer is an error without a JSON-RPC code (0), or an internal error under 2026-07-28."""
+    sdk = server._lowlevel_server._request_handlers["prompts/get"].handler
+
+    async def get_prompt(ctx: ServerRequestContext[Any, Any], params: GetPromptRequestParams) -> Any:
+        known = {p.name for p in await server.list_prompts()}
+        if params.name not in known:
+            raise MCPError(code=INVALID_PARAMS, message=f"there is no prompt named '{params.name}' (prompts/list "
+                                                        "shows the prompts this server serves)")
+        return await sdk(ctx, params)
+
+    server._lowlevel_server.add_request_handler("prompts/get", GetPromptRequestParams, get_prompt)
 
 
 def _serve_log_level(server: MCPServer) -> None:
@@ -262,10 +288,11 @@ def _serve_log_level(server: MCPServer) -> None:
     server._lowlevel_server.add_request_handler("logging/setLevel", SetLevelRequestParams, set_level)
 
 
-async def _carried(runs: AgentRuns, tool: str, ctx: Context, heartbeat: float,
+async def _carried(ops: Operations, runs: AgentRuns, tool: str, ctx: Context, heartbeat: float,
                    work: Callable[[Callable[[Event], None]], Awaitable[Any]]) -> Any:
     """`work(on_event)` to its end, in a task the request does not own: the request's cancel (its
-    client gave up) leaves the run going. Inside a task-augmented call the task is the call's own."""
+    client gave up) leaves the run going, and its record says the agent stopped waiting. Inside a
+    task-augmented call the task is the call's own."""
     current = CURRENT.get()
     if current is not None:  # a task has no progress of its own: `tasks/get` says where it is
         return await work(current.on_event)
@@ -277,7 +304,13 @@ async def _carried(runs: AgentRuns, tool: str, ctx: Context, heartbeat: float,
         progress.on_event(event)
 
     async with progress:
-        return await asyncio.shield(runs.carry(run, work(on_event)))
+        carried = runs.carry(run, work(on_event))
+        try:
+            return await asyncio.shield(carried)
+        except asyncio.CancelledError:
+            if not carried.done():  # the request gave up, not the run
+                runs.left(run, ops.agent_stopped_waiting)
+            raise
 
 
 async def _call(ops: Operations, runs: AgentRuns, tool: str, name: str, args: dict[str, Any], ctx: Context,
@@ -286,9 +319,9 @@ async def _call(ops: Operations, runs: AgentRuns, tool: str, name: str, args: di
     try:
         if when is None:
             record: RunRecord | None = await _carried(
-                runs, tool, ctx, heartbeat, lambda on_event: ops.call(name, args, on_event, gave_up=GAVE_UP))
+                ops, runs, tool, ctx, heartbeat, lambda on_event: ops.call(name, args, on_event, gave_up=GAVE_UP))
         else:
-            record = await _carried(runs, tool, ctx, heartbeat,
+            record = await _carried(ops, runs, tool, ctx, heartbeat,
                                     lambda on_event: ops.when_call(name, when, args, on_event, gave_up=GAVE_UP))
     except WhenCallError as exc:
         return failed(f"the condition cannot be used: {exc}")
@@ -309,7 +342,7 @@ async def _call(ops: Operations, runs: AgentRuns, tool: str, name: str, args: di
 async def _resume(ops: Operations, runs: AgentRuns, run_id: str, ctx: Context, heartbeat: float) -> CallToolResult:
     """Resume to the end, as `_call` runs; a refusal is the app's one sentence."""
     try:
-        record = await _carried(runs, "seq_resume", ctx, heartbeat,
+        record = await _carried(ops, runs, "seq_resume", ctx, heartbeat,
                                 lambda on_event: ops.call_resume(run_id, on_event, gave_up=GAVE_UP))
     except LookupError:
         return failed(f"there is no run {run_id}")

@@ -32,6 +32,7 @@ from gui.core.asks import (
     verify,
 )
 from gui.core.causes import CancelReason, EndCause
+from gui.core.door.agent_left import AgentLeaving
 from gui.core.door.asks import AskState, ProgramAsk, ProgramAsks
 from gui.core.door.catalog import Catalog, SequenceStore
 from gui.core.door.documents import NotFoundError, document_from, summary
@@ -107,6 +108,7 @@ class Engine:
         self.rule_book = RuleBook(self.modes, self.bus, self.catalog.get)
         self.program_asks = ProgramAsks(self.interactions)
         self.schedule_book = ScheduleBook(self.schedules, self.catalog, self.runner, self.bus, self._tools_ready)
+        self.agent_leaving = AgentLeaving(self.runner, self.runs)
         self.mcp_servers = McpServerDoor(self.bus)  # attached to the servers by the composition root
         self.registry.on_change(self.mcp_servers.tools_changed)
         self._on_close: list[Callable[[], Awaitable[None]]] = []
@@ -317,6 +319,11 @@ class Engine:
     async def stop(self, run_id: str, cause: EndCause = "person") -> bool:
         return await self.runner.stop(run_id, cause)
 
+    async def agent_stopped_waiting(self, run_id: str) -> bool:
+        """The agent that asked for the run stopped waiting for it; its finished record will say when
+        (`gui.core.door.agent_left`). False when the run does not go on (ended, or unknown)."""
+        return self.agent_leaving.note(run_id)
+
     async def get_run(self, run_id: str) -> RunRecord | None:
         """A run's record: live while it goes on, stored once it has ended."""
         live = self.runner.snapshot(run_id)
@@ -461,6 +468,7 @@ class Engine:
         self.closed = True
         await self.stop_schedules()
         await self.runner.stop_all("app_closed")
+        await self.agent_leaving.settle()
         await self.interactions.cancel_all("session_disposed", "app_closed")
         for hook in self._on_close:
             await hook()

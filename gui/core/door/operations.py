@@ -156,6 +156,12 @@ class Operations(Protocol):
         """Stop a run; `cause` is what stops it, as its record will say (see `gui.core.causes`)."""
         ...
 
+    async def agent_stopped_waiting(self, run_id: str) -> bool:
+        """The agent that asked for a run (over MCP) stopped waiting for it, its client having given up,
+        and the run goes on for the person: its finished record says when (`RunRecord.agent_left_at`).
+        False when the run does not go on (it ended, or there is none)."""
+        ...
+
     async def get_run(self, run_id: str) -> RunRecord | None: ...
 
     async def find_run(self, run_id: str) -> RunRecord | None:

@@ -137,6 +137,9 @@ class RunRecord(BaseModel):
     schedule_id: str | None = None  # the schedule that started it
     note: str | None = None  # how it came to start, when that is worth saying (a missed schedule)
     cause: EndCause | None = None  # what stopped or interrupted it (`gui.core.causes`); None: it ended by itself
+    # When the agent that asked for it (over MCP) stopped waiting for it, its client having given up,
+    # while the run went on for the person (`gui.core.door.agent_left`); None: nobody stopped waiting.
+    agent_left_at: float | None = None
 
     def __setattr__(self, name: str, value: Any) -> None:
         if name in _RUN_FIELDS:  # as `ToolRecord.__setattr__`
@@ -231,6 +234,8 @@ class RunRecord(BaseModel):
             summary.update(attempt=self.attempt, resumed_from=self.resumed_from)
         if self.cause is not None:
             summary["cause"] = self.cause  # what stopped it (`gui.core.causes`)
+        if self.agent_left_at is not None:
+            summary["agent_left_at"] = self.agent_left_at  # the agent stopped waiting; the run went on
         return summary
 
 

@@ -21,6 +21,7 @@ from gui.core.events import Event, InteractionEnded
 from gui.core.runs import AmbiguousRunIdError, RunRecord
 from gui.core.sequences import DslError, RunArgsError, signature_of
 from gui.i18n import N_, _
+from gui.ui.components.run.agent_left import agent_left_note
 from gui.ui.components.run.ambiguous import ambiguous_notice
 from gui.ui.components.run.answer_panel import AnswerPanel
 from gui.ui.components.run.args_form import RunArgsForm
@@ -213,6 +214,7 @@ async def run_view(ctx: AppContext, sequence: str | None = None, run_id: str | N
             await engine.stop(record.run_id)
 
         ResumeBar(engine, record)
+        agent_left_note(record)
         answer = AnswerPanel(respond=engine.respond, fetch=engine.get_interaction)
 
         def open_answer(interaction_id: str) -> None:

@@ -18,6 +18,7 @@ from gui.core.door import NotFoundError
 from gui.core.runs import AmbiguousRunIdError
 from gui.core.sequences import DslError, RunArgsError
 from gui.i18n import DATA, _
+from gui.ui.components.run.agent_left import agent_left_note
 from gui.ui.components.run.ambiguous import ambiguous_notice
 from gui.ui.components.run.group_list import GroupList
 from gui.ui.components.run.json import JsonBlock
@@ -91,6 +92,7 @@ async def detail_page(ctx: AppContext, run_id: str) -> None:
             if record.error:
                 ui.label(run_error_words(record.error)).classes("text-red-700 dark:text-red-400 break-words").mark(
                     "run-error")
+            agent_left_note(record)
             ResumeBar(engine, record)
         ui.label(_("Inputs it was run with")).classes("text-lg font-semibold")
         if record.args:
