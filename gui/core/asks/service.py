@@ -310,7 +310,13 @@ class InteractionService:
                 raise InteractionNotFoundError(f"there is no interaction {interaction_id}", interaction_id)
             if record.status != "pending":
                 return False
-            await self._end(record, self._cancelled(record, reason, cause))
+            try:
+                await self._end(record, self._cancelled(record, reason, cause))
+            except InteractionNotPendingError:  # ended meanwhile by another process sharing the store
+                stored = await self.store.get(interaction_id)
+                if stored is not None and interaction_id in self._waiting:
+                    self._settle(stored)
+                return False
         return True
 
     def _cancelled(self, record: InteractionRecord, reason: CancelReason, cause: EndCause | None) -> CancelledResult:
@@ -349,7 +355,11 @@ class InteractionService:
             ended = [self._ended(record, result) for record, result in taken]
             if self.audit is not None and ended:  # the decisions first, in one write, as `_end` does
                 await self.audit.append_many([decision_of(done) for done in ended])
-            await self.store.save_many(ended)
+            try:
+                await self.store.save_many(ended)
+            except InteractionNotPendingError:  # another process sharing the store ended one: one by one
+                busy.extend((record.interaction_id, result.cause) for record, result in taken)
+                ended = []
             for done in ended:
                 self._settle(done)
         finally:
