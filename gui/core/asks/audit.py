@@ -28,6 +28,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from gui.core.asks.approvals import cancel_cause
 from gui.core.asks.interactions import (
+    CANCEL_WORDS,
     ApprovalResponse,
     CancelledResult,
     ElicitationRequest,
@@ -278,4 +279,9 @@ def who_words(entry: AuditEntry, tr: Translate = as_written) -> str:
     if entry.by == "timeout":
         return tr(N_("Nobody: the request expired"))
     cause = as_cause(entry.cause)
-    return tr(N_("Stopped: {why}")).format(why=tr(CAUSES[cause].why) if cause is not None else entry.cause or "?")
+    if cause is not None:
+        why = tr(CAUSES[cause].why)
+    else:  # no cause known: the cancel reason it was stored with, in words (never its code)
+        reason = CANCEL_WORDS.get(entry.cause or "")  # type: ignore[call-overload]
+        why = tr(reason) if reason is not None else tr(CANCEL_WORDS["turn_stopped"])
+    return tr(N_("Stopped: {why}")).format(why=why)
