@@ -42,6 +42,15 @@ def test_importing_the_core_loads_no_framework_at_run_time():
     assert out.stdout.strip() == "[]", out.stderr
 
 
+def test_gui_calls_no_dunder_import():
+    """`__import__('sys').stderr.write(…)` is how a debugging line slips past review and ruff (one
+    wrote timestamps to stderr on every answer): gui/ imports with `import`, never by calling it."""
+    offenders = [f"{p.relative_to(ROOT)}:{node.lineno}" for p in (ROOT / "gui").rglob("*.py")
+                 for node in ast.walk(ast.parse(p.read_text(encoding="utf-8")))
+                 if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "__import__"]
+    assert offenders == []
+
+
 def _run(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, *args], capture_output=True, text=True, cwd=ROOT, timeout=600)
 

@@ -235,7 +235,6 @@ class InboxPage:
         self.client.run_javascript(f"history.replaceState(history.state, '', {json.dumps(url)})")
 
     async def _answered(self, record: InteractionRecord, response: InteractionResponse) -> None:
-        __import__('sys').stderr.write('TSTAMP answered %.1f\n' % (__import__('time').time()*1000))
         order = [r.interaction_id for r in self.pending]
         # Asked in the store's listing lane, behind the writes of the run this answer let go on (its
         # command is recorded before it starts): the run starts first, this page redraws after.
@@ -251,10 +250,8 @@ class InboxPage:
         self._update_list()
         # The next one after it in the list as it was; else whatever the list holds now (a request
         # can appear while this answer is sent: the run's next step, another run).
-        __import__('sys').stderr.write('TSTAMP listed %.1f\n' % (__import__('time').time()*1000))
         nxt = next((r for r in self.pending if following and r.interaction_id == following[0]), None)
         self._show(nxt or (self.pending[0] if self.pending else None))
-        __import__('sys').stderr.write('TSTAMP shown %.1f\n' % (__import__('time').time()*1000))
         if self.detail is None and record.request.turn_id:
             with self.detail_box:
                 self.answered = AnsweredCard(record.request.turn_id, open_first=self._open_first)
