@@ -338,6 +338,9 @@ class ToolCaller:
         slot_type = group.out.get(call.as_)
         if slot_type is None or slot_type is SlotType.ARRAY:
             return
+        if isinstance(result, str) and slot_type is SlotType.OBJECT:  # a tool that said nothing of its result
+            raise ToolError(N_("it gave back text, but the output '{slot}' holds an object: make '{slot}' text "
+                               "(string) to keep this result").format(slot=call.as_))
         if not matches_type(result, slot_type):
             raise ToolError(N_("it gave back {got}, but the output '{slot}' holds {declared}: change the output's "
                                "type to match").format(got=_WORDS.get(type_name(result), type_name(result)),
