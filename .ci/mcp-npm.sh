@@ -15,7 +15,7 @@ MCP_PACKAGES=(
   "@modelcontextprotocol/server-everything@2026.8.31"
 )
 
-ci_cache="${SEQDESK_CI_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/seqdesk-ci}"
+ci_cache="${SEQDESK_CI_CACHE:-${XDG_CACHE_HOME:-${HOME:-/tmp}/.cache}/seqdesk-ci}"
 
 if ! command -v npm >/dev/null 2>&1; then
   if command -v apt-get >/dev/null 2>&1; then
