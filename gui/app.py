@@ -14,6 +14,8 @@ import argparse
 import asyncio
 import logging
 import sys
+import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -244,8 +246,35 @@ def _until_unneeded(ctx: AppContext, pid: int | None) -> Any:
     return watch
 
 
+def wait_out_ending(data_dir: Path, within: float = 15.0, on_wait: Callable[[], None] | None = None) -> bool:
+    """True once this process holds `data_dir` (the app that held it was ending and let it go, as the
+    CLI's doors wait it out); False while an app that serves it answers (join that one), or when the
+    folder is still held after `within` s. `on_wait` is told once, when the waiting begins."""
+    from gui.remote import read_endpoint
+    from gui.second_launch import app_answers
+    from gui.store.lock import DataFolderInUseError, hold_lock
+
+    deadline = time.monotonic() + within
+    told = False
+    while True:
+        endpoint = read_endpoint(data_dir)
+        if endpoint is not None and app_answers(str(endpoint["url"])):
+            return False
+        try:
+            hold_lock(data_dir)
+        except DataFolderInUseError:
+            if time.monotonic() > deadline:
+                return False
+            if on_wait is not None and not told:
+                told = True
+                on_wait()
+            time.sleep(0.1)  # a lock file tells nobody when it is let go: look again soon
+            continue
+        return True
+
+
 def start_app(args: argparse.Namespace, settings: Settings) -> int:
-    from gui.second_launch import focus_running, tell_person
+    from gui.second_launch import OTHER_APP_SECONDS, background_for, focus_running, tell_person
 
     host = args.host or "127.0.0.1"
     token = settings.token
@@ -271,21 +300,32 @@ def start_app(args: argparse.Namespace, settings: Settings) -> int:
         else:
             hold_lock(data_dir)
     except SeqDeskError as exc:
-        if not isinstance(exc, DataFolderInUseError) or args.browser:
+        # An app started in the background for a program leaves the folder to the app that serves it.
+        if not isinstance(exc, DataFolderInUseError) or background_for() is not None:
             tell_person(str(exc))
             return 2
-        shown, message = focus_running(data_dir, token)  # a second launch: show the one running
-        if shown:
-            print(f"seqdesk: {message}", file=sys.stderr)
-            return 0
-        tell_person(message)
-        return 2
+
+        def waiting() -> None:
+            print(f"seqdesk: another SeqDesk has the data folder {data_dir} and does not answer (it may be "
+                  f"ending): waiting up to {OTHER_APP_SECONDS:g} s for it to let go", file=sys.stderr, flush=True)
+
+        if not wait_out_ending(data_dir, OTHER_APP_SECONDS, waiting):  # a second launch: join the one running
+            from gui.remote import read_endpoint
+
+            if read_endpoint(data_dir) is None:  # a process holds the folder and serves nothing: say which
+                tell_person(str(exc))
+                return 2
+            shown, message = focus_running(data_dir, token, address_only=args.browser)
+            if shown:
+                print(f"seqdesk: {message}", file=sys.stderr)
+                return 0
+            tell_person(message)
+            return 2
     local = "127.0.0.1" if host in ("0.0.0.0", "::") or is_loopback(host) else host
     from gui.api.request_gate import Served
 
     ctx = create_app(settings=settings.model_copy(update={"data": data_dir, "memory": False}),
                      served=Served.at(host, port), token=token, url=f"http://{url_host(local)}:{port}")
-    from gui.second_launch import background_for
     from gui.window import run_ui
 
     code = run_ui(host=host, port=port, browser_only=args.browser, token=token, browser=settings.browser,

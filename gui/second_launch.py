@@ -3,7 +3,10 @@ sees why, not only a line on a terminal nobody reads.
 
 `focus_running` asks the running app (its address from the data folder's endpoint file, never a
 token on disk: `SEQDESK_TOKEN` when it wants one) to bring its window to the front; an app started
-in the background opens its window then (the app started afterwards joins it).
+in the background opens its window then (the app started afterwards joins it). With `address_only`
+(`seqdesk --browser`) the app shows nothing and only gives its address, which the person opens in
+their browser; an app started in the background is theirs from then on all the same. (Before that,
+the app's start waits out an app that is ending: `gui.app.wait_out_ending`.)
 `start_background` starts the app without a window for a door that needs one (`seqdesk mcp`): the
 door then goes through it, and the person answers in its inbox (notified as for any request) or
 opens SeqDesk, which joins it. `close_when_unneeded` ends such an app once the program it was started
@@ -34,8 +37,10 @@ START_SECONDS = 90.0
 OTHER_APP_SECONDS = 15.0  # how long to wait for another app after the one started here ended
 
 
-def focus_running(data_dir: Path, token: str | None, timeout: float = 8.0) -> tuple[bool, str]:
-    """(True, what happened) when the running app showed itself; (False, why not) otherwise."""
+def focus_running(data_dir: Path, token: str | None, timeout: float = 8.0, *,
+                  address_only: bool = False) -> tuple[bool, str]:
+    """(True, what happened) when the running app showed itself (with `address_only`: gave its
+    address for the person's browser); (False, why not) otherwise."""
     from gui.remote import read_endpoint
 
     endpoint = read_endpoint(data_dir)
@@ -49,13 +54,16 @@ def focus_running(data_dir: Path, token: str | None, timeout: float = 8.0) -> tu
     headers = {"Content-Type": "application/json"}
     if token:
         headers["Authorization"] = f"Bearer {token}"
-    request = urllib.request.Request(url + FOCUS_PATH, data=b"{}", method="POST", headers=headers)
+    asked = json.dumps({"address_only": True} if address_only else {}).encode()
+    request = urllib.request.Request(url + FOCUS_PATH, data=asked, method="POST", headers=headers)
     try:
         with urllib.request.urlopen(request, timeout=timeout) as answer:
             body = json.loads(answer.read() or b"{}")
     except (urllib.error.URLError, OSError, ValueError) as exc:
         reason = getattr(exc, "reason", exc)
         return False, f"{APP_NAME} is already running at {url}, but did not answer ({reason}): open it there."
+    if address_only and body.get("joined"):
+        return True, f"{APP_NAME} is already running at {url}/: open it in your browser."
     if body.get("focused"):
         return True, f"{APP_NAME} is already open: its window was brought to the front."
     return False, f"{APP_NAME} is already running: {body.get('reason') or 'open ' + url}."
@@ -131,7 +139,7 @@ def start_background(data_dir: Path, token: str | None, timeout: float = START_S
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         endpoint = read_endpoint(data_dir)
-        if endpoint is not None and _answers(str(endpoint["url"])):
+        if endpoint is not None and app_answers(str(endpoint["url"])):
             return endpoint
         if child.poll() is not None and endpoint is None:  # it ended: another app may still be coming up
             deadline = min(deadline, time.monotonic() + OTHER_APP_SECONDS)
@@ -143,7 +151,7 @@ def start_background(data_dir: Path, token: str | None, timeout: float = START_S
                       + (f": {tail.strip()}" if tail.strip() else ""))
 
 
-def _answers(url: str) -> bool:
+def app_answers(url: str) -> bool:
     try:
         with urllib.request.urlopen(url.rstrip("/") + "/api/health", timeout=2) as answer:
             return bool(answer.status == 200)

@@ -102,8 +102,9 @@ def run_ui(*, host: str, port: int, browser_only: bool, token: str | None, brows
         options.update(native=True, window_size=WINDOW_SIZE)
     shown = _register_focus(app, mode, window, url, Shown(browser, local_host, port, _profile_dir(data_dir)))
     if background is not None:
-        app.on_startup(lambda: background_tasks.create(background(lambda: shown.window is not None or shown.tab),
-                                                       name="seqdesk background"))
+        app.on_startup(lambda: background_tasks.create(
+            background(lambda: shown.window is not None or shown.tab or shown.address_given),
+            name="seqdesk background"))
     try:
         ui.run(**options)
     except KeyboardInterrupt:
@@ -264,6 +265,7 @@ class Shown:
         self.browser, self.host, self.port, self.profile = browser, host, port, profile
         self.window: AppWindow | None = None
         self.tab = False
+        self.address_given = False  # a person's `seqdesk --browser` asked for its address: theirs now
 
     def open(self, url: str) -> bool:
         """Open the window (or a tab): False when this computer has no display to show it on."""
@@ -282,10 +284,15 @@ class Shown:
 
 def _register_focus(app: Any, mode: str, window: AppWindow | None, url: str, shown: Shown) -> Shown:
     """`POST /api/window/focus`: a second `seqdesk` asks this one to show itself (behind the gates)."""
+    from fastapi import Body
+
     from gui.api.body import json_response
 
     @app.post(FOCUS_PATH, include_in_schema=False)
-    async def focus() -> Any:
+    async def focus(asked: dict[str, Any] | None = Body(default=None)) -> Any:  # noqa: B008 - FastAPI's way
+        if asked and asked.get("address_only") is True:  # `seqdesk --browser`: the person
+            shown.address_given = True  # opens it in their browser; an app started for a program is theirs now
+            return json_response({"joined": True, "url": url})
         if window is not None and await window.focus():
             return json_response({"focused": True})
         if mode == "background":  # the person starts SeqDesk: the app started for a program becomes theirs

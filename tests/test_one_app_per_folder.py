@@ -12,6 +12,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -122,3 +123,79 @@ def test_a_person_starting_seqdesk_during_a_terminals_run_joins_the_app_it_runs_
         run.send_signal(signal.SIGINT)
         run.communicate(timeout=T)
         stop_app(data)
+
+
+def background_app(data: Path, program: subprocess.Popen[bytes]) -> subprocess.Popen[bytes]:
+    """The app as `start_background` starts it for `program`: no window, ending once `program` has gone."""
+    env = {**clean_env(data), "SEQDESK_BACKGROUND_FOR": str(program.pid), "SEQDESK_NO_DIALOG": "1"}
+    app = subprocess.Popen([sys.executable, "-m", "gui", "--browser"], cwd=ROOT, env=env, stdin=subprocess.DEVNULL,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    wait_until_sync(lambda: _serving(data) == app.pid, "the background app to serve the folder", timeout=T)
+    return app
+
+
+def _serving(data: Path) -> int | None:
+    """The pid of the app that serves `data` and answers, if one does."""
+    endpoint = read_endpoint(data)
+    if endpoint is None:
+        return None
+    try:
+        answered = httpx.get(f"{endpoint['url']}/api/health", timeout=2).status_code == 200
+    except httpx.HTTPError:
+        return None
+    return int(endpoint["pid"]) if answered else None
+
+
+def _end(process: subprocess.Popen[Any]) -> None:
+    if process.poll() is None:
+        process.kill()
+    process.wait(timeout=T)
+
+
+def test_the_persons_seqdesk_waits_out_an_app_that_is_ending_and_starts(tmp_path):
+    data = tmp_path / "data"
+    program = subprocess.Popen(["sleep", "600"])
+    old = background_app(data, program)
+    person: subprocess.Popen[str] | None = None
+    try:
+        os.kill(old.pid, signal.SIGSTOP)  # it holds the folder and answers no more, as an app that is ending
+        person = subprocess.Popen([sys.executable, "-m", "gui", "--browser"], cwd=ROOT, stdin=subprocess.DEVNULL,
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                                  env={**clean_env(data), "SEQDESK_NO_DIALOG": "1"})
+        assert person.stderr is not None
+        said = ""
+        while "waiting up to" not in said:  # it waits instead of refusing ("in use by another SeqDesk")
+            line = person.stderr.readline()
+            assert line, f"the person's SeqDesk ended: {said}"
+            said += line
+        os.kill(old.pid, signal.SIGKILL)  # the old app has ended: the folder is let go
+        old.wait(timeout=T)
+        wait_until_sync(lambda: _serving(data) == person.pid, "the person's SeqDesk to serve the folder", timeout=T)
+    finally:
+        if person is not None:
+            person.terminate()
+            person.wait(timeout=T)
+        _end(old)
+        _end(program)
+
+
+def test_seqdesk_browser_joins_an_app_started_in_the_background_which_then_stays(tmp_path):
+    data = tmp_path / "data"
+    program = subprocess.Popen(["sleep", "600"])
+    app = background_app(data, program)
+    try:
+        joined = subprocess.run([sys.executable, "-m", "gui", "--browser"], cwd=ROOT, capture_output=True, text=True,
+                                timeout=T, env={**clean_env(data), "SEQDESK_NO_DIALOG": "1"})
+        endpoint = read_endpoint(data)
+        assert endpoint is not None
+        assert joined.returncode == 0, joined.stderr
+        assert f"already running at {endpoint['url']}/: open it in your browser" in joined.stderr
+        _end(program)  # the program it was started for has gone: joined, it is the person's and stays
+        seen = time.monotonic()
+        wait_until_sync(lambda: app.poll() is not None or time.monotonic() - seen > 3.0,
+                        "three of the app's checks for its program (one a second)", timeout=T)
+        assert app.poll() is None, "the app ended although the person joined it"
+        assert _serving(data) == app.pid
+    finally:
+        _end(app)
+        _end(program)

@@ -9,7 +9,9 @@ A client that asked for a task reads the run's state here (`tasks/get`); one tha
 the request, which is told of progress.
 
 When the server itself ends (the agent's client left), the runs still waiting go on if someone
-else can answer them (the app's inbox); otherwise they stop as "the agent stopped waiting".
+else can answer them (the app's inbox); otherwise they stop as "the agent stopped waiting". A task's
+id is written down with its run's id as soon as that is known (`gui.mcp.task_book`), so a server
+started again answers for it from the run's record.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from typing import Any, Literal
 from gui.core.causes import EndCause
 from gui.core.errors import SeqDeskError
 from gui.core.events import Event, GroupFinished, RunFinished, RunStarted, ToolEvent, ToolProgress, ToolWaiting
+from gui.mcp.task_book import TaskBook
 
 log = logging.getLogger(__name__)
 
@@ -60,6 +63,7 @@ class AgentRun:
     error: BaseException | None = None
     cancelled: bool = False
     task: asyncio.Task[Any] | None = None
+    on_known: Callable[[AgentRun], None] | None = None  # told once, when its run's id is known
     _known: asyncio.Event = field(default_factory=asyncio.Event)
     _loop: asyncio.AbstractEventLoop | None = None
     _owner: int = field(default_factory=threading.get_ident)
@@ -85,6 +89,8 @@ class AgentRun:
         if self.run_id is None and event.run_id and (not isinstance(event, RunStarted) or event.parent is None):
             self.run_id = event.run_id
             self._known.set()
+            if self.on_known is not None:
+                self.on_known(self)
         if isinstance(event, ToolEvent):
             where = (event.run_id, event.group, event.tool)
             if isinstance(event, ToolWaiting):
@@ -108,7 +114,8 @@ class AgentRun:
 class AgentRuns:
     """Every agent run of this server, by id; the asyncio tasks that carry them are kept here."""
 
-    def __init__(self) -> None:
+    def __init__(self, book: TaskBook | None = None) -> None:
+        self.book = book if book is not None else TaskBook(None)
         self._runs: dict[str, AgentRun] = {}
         self._notes: set[asyncio.Task[None]] = set()  # "the agent stopped waiting", on their way
         self.on_change: Callable[[], Awaitable[None]] | None = None  # a run started or ended
@@ -125,6 +132,8 @@ class AgentRuns:
 
     def begin(self, tool: str, *, task: bool = False) -> AgentRun:
         run = AgentRun(id=str(uuid.uuid4()), tool=tool, is_task=task)
+        if task:  # written down, to outlive this server
+            run.on_known = lambda known: self.book.note(known.id, known.run_id or "", known.tool, known.created_at)
         self._runs[run.id] = run
         return run
 

@@ -90,10 +90,11 @@ def http_app(server: Any, *, host: str, port: int, token: str | None) -> Any:
 
 async def serve(settings: Settings, *, http_port: int | None = None, host: str = HOST) -> None:
     """Reach the engine (through the app when it holds the data folder), serve until the agent leaves."""
-    from gui.app import app_door, open_operations
+    from gui.app import app_door, open_operations, resolve_data_dir
     from gui.core.door import Operations
     from gui.mcp.agent_runs import AgentRuns
     from gui.mcp.server import build_server
+    from gui.mcp.task_book import TaskBook
 
     token = settings.token
     # One app per data folder: the app that serves it, started in the background when none does, so a
@@ -104,7 +105,8 @@ async def serve(settings: Settings, *, http_port: int | None = None, host: str =
     async def open_ops() -> Operations:
         return ops
 
-    runs = AgentRuns()
+    # The tasks it gives are written down in the data folder: a `seqdesk mcp` started again answers for them.
+    runs = AgentRuns(TaskBook(None if settings.memory else resolve_data_dir(settings)))
     server = build_server(open_ops, runs=runs)
     try:
         if http_port is None:

@@ -10,6 +10,9 @@ tried again: trying cannot help until the person signs in (`gui.mcp.auth`) or ch
 so its state says it needs a sign-in, and `retry_now()` tries once more. Whichever request was
 refused (listing tools, a call asking for more scopes), its `WWW-Authenticate` is kept
 (`challenge`), so the sign-in answers that refusal; a step-up a sign-in answered is not offered again.
+A call refused for want of a scope (403 `insufficient_scope`) does not fail its step: the step says
+it waits for the person to sign in, the connection is down needing a sign-in (the server's row offers
+it), and the call is made again once connected: once per scope asked for.
 
 Over the open session go a run's tool calls, a prompt with its arguments filled in (a text-template
 step) and a resource read (`mcp_resource`); their failures are `ToolError`s a person can read. What
@@ -106,6 +109,14 @@ class _Call:
 _CURRENT_CALL: ContextVar[_Call | None] = ContextVar("seqdesk_mcp_call", default=None)
 
 
+class _StepUpNeeded(Exception):
+    """A call was refused for want of a scope a sign-in can give (403 `insufficient_scope`)."""
+
+    def __init__(self, challenge: Challenge) -> None:
+        super().__init__(challenge.scope)
+        self.challenge = challenge
+
+
 class McpConnection:
     """One server's session, kept open (reconnecting while it is wanted), and what goes over it."""
 
@@ -142,7 +153,9 @@ class McpConnection:
         self._changed = asyncio.Event()
         self._refused: int | None = None  # the HTTP status with which the server refused SeqDesk
         self._challenge: Challenge | None = None  # how it refused, when it said how to get in
-        self._answered: set[tuple[int, str | None]] = set()  # step-ups a sign-in answered already
+        # step-ups a sign-in answered already, each with the connection attempt it came after
+        self._answered: dict[tuple[int, str | None], int] = {}
+        self._attempts = 0  # connection attempts made so far
         self._retry = asyncio.Event()
 
     # -- state ---------------------------------------------------------------------------------
@@ -233,7 +246,7 @@ class McpConnection:
     def signed_in(self) -> None:
         """A sign-in answered the current refusal: connect again now."""
         if self._challenge is not None and self._challenge.step_up:
-            self._answered.add(self._key(self._challenge))
+            self._answered[self._key(self._challenge)] = self._attempts
         self.retry_now()
 
     @staticmethod
@@ -249,6 +262,7 @@ class McpConnection:
         delay = self.backoff[0]
         refreshed = False  # a refused token was refreshed once since the last good connection
         while not self._stopping:
+            self._attempts += 1
             self._set("connecting")
             try:
                 error, was_connected = await self._session()
@@ -259,7 +273,8 @@ class McpConnection:
                 break
             if was_connected:
                 delay, refreshed = self.backoff[0], False
-            if self._refused is not None and not refreshed and StoredTokens(self.secrets, self.name).expire():
+            if (self._refused is not None and not refreshed and not self._refused_for_scope()
+                    and StoredTokens(self.secrets, self.name).expire()):
                 refreshed = True
                 log.info("MCP server %s refused its token: refreshing it", self.name)
                 self._refused = None
@@ -393,6 +408,11 @@ class McpConnection:
                     "SeqDesk does not try again by itself")
         return refused_words(status)
 
+    def _refused_for_scope(self) -> bool:
+        """Refused for want of a scope (403 `insufficient_scope`): a refreshed token has the same
+        scopes, only a sign-in can help."""
+        return self._refused == 403 and self._challenge is not None and self._challenge.step_up
+
     def _sign_in_needed(self) -> None:
         self._refused = self._refused or 401
 
@@ -432,11 +452,29 @@ class McpConnection:
 
     # -- calls over the session ----------------------------------------------------------------
     async def call_tool(self, remote_name: str, args: dict[str, Any], ctx: ToolContext) -> CallToolResult:
+        """Calls the tool over the open session. A call refused for want of a scope (a step-up) waits
+        for the person to sign in for it, then is made again: once per scope asked for."""
         client = self._connected()
         call = _Call(ctx)
         self._calls.add(call)
         self._idle.clear()
         token = _CURRENT_CALL.set(call)
+        try:
+            while True:
+                try:
+                    return await self._call(client, remote_name, args, call)
+                except _StepUpNeeded as need:
+                    client = await self._signed_in_for(remote_name, need.challenge, call)
+        finally:
+            _CURRENT_CALL.reset(token)
+            for task_id in [t for t, c in self._task_calls.items() if c is call]:
+                del self._task_calls[task_id]
+            self._calls.discard(call)
+            call.done.set()
+            if not self._calls:
+                self._idle.set()
+
+    async def _call(self, client: Client, remote_name: str, args: dict[str, Any], call: _Call) -> CallToolResult:
         try:
             try:
                 return await self._call_once(client, remote_name, args, call)
@@ -448,6 +486,9 @@ class McpConnection:
         except MCPError as exc:
             if self._refused is not None:  # the server refused the token mid-session: sign in (or refresh) again
                 self._lost(self._ended)
+                challenge = self.sign_in_wanted()
+                if challenge is not None and challenge.step_up:
+                    raise _StepUpNeeded(challenge) from None
                 raise ToolError(f"{self.name}.{remote_name}: {self._refusal()}") from None
             if exc.code == CONNECTION_CLOSED:
                 self._lost(self._ended)
@@ -458,14 +499,35 @@ class McpConnection:
             raise ToolError(f"{self.name}.{remote_name}: the server kept asking for input without finishing") from None
         except httpx2.TransportError as exc:
             raise self._unreachable(exc) from None
-        finally:
-            _CURRENT_CALL.reset(token)
-            for task_id in [t for t, c in self._task_calls.items() if c is call]:
-                del self._task_calls[task_id]
-            self._calls.discard(call)
-            call.done.set()
-            if not self._calls:
-                self._idle.set()
+
+    async def _signed_in_for(self, remote_name: str, challenge: Challenge, call: _Call) -> Client:
+        """The call needs a scope the token lacks: the step says it waits for the person to sign in
+        (the server's row in Settings offers it), then goes on over the connection that sign-in
+        opened. ToolError when the connection goes away instead (turned off, removed) or the sign-in
+        did not let it in."""
+        key = self._key(challenge)
+        words = (f"{self.name} needs you to sign in again, for more permissions (scope {challenge.scope}): "
+                 "sign in to it in Settings, MCP servers; this step goes on after you do")
+        if call.ctx.progress is not None:
+            call.ctx.progress(0, None, words)
+        if call.ctx.log is not None:
+            call.ctx.log("warning", words)
+        log.info("MCP server %s: %s.%s waits for a sign-in for the scope %s", self.name, self.name, remote_name,
+                 challenge.scope)
+        started = self._attempts
+        while True:
+            changed = self._changed
+            if self._stopping:
+                raise ToolError(f"{self.name}.{remote_name}: the server was turned off or removed while this step "
+                                "waited for you to sign in")
+            if self._attempts > started and self._status == "connected" and self._client is not None:
+                if call.ctx.progress is not None:  # signed in (or connected again when the person asked)
+                    call.ctx.progress(0, None, f"connected to {self.name} again: calling {remote_name} again")
+                return self._client
+            signed_in_at = self._answered.get(key)
+            if signed_in_at is not None and self._attempts > signed_in_at and self._status == "down":
+                raise ToolError(f"{self.name}.{remote_name}: {self._last_error or self._refusal()}")
+            await changed.wait()
 
     async def _call_once(self, client: Client, remote_name: str, args: dict[str, Any], call: _Call) -> CallToolResult:
         support = self._task_support.get(remote_name)

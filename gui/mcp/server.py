@@ -129,7 +129,7 @@ def build_server(open_engine: EngineFactory, *, runs: AgentRuns | None = None,
     runs = runs if runs is not None else AgentRuns()
     runs.on_change = lambda: announce(bus)  # a run started or ended: the resources list changed
     server = MCPServer("seqdesk", title="SeqDesk", version=gui.__version__, instructions=INSTRUCTIONS,
-                       extensions=[TasksExtension(runs, operations)], subscriptions=bus)
+                       extensions=[TasksExtension(runs, operations, run_result)], subscriptions=bus)
 
     @server.tool(title="List saved sequences", annotations=_READ,
                  description="List the saved sequences with their groups, inputs and outputs. " + SEE_HELP)
@@ -335,7 +335,12 @@ async def _call(ops: Operations, runs: AgentRuns, tool: str, name: str, args: di
         return failed(str(exc))
     if record is None:
         return ok({"called": False, "reason": f"the condition `{when}` is false"})
-    # A run that did not succeed is an error the agent must notice (the record still says why).
+    return run_result(record)
+
+
+def run_result(record: RunRecord) -> CallToolResult:
+    """A run's end as the tool's result: a run that did not succeed is an error the agent must notice
+    (the record still says why)."""
     return ok(record.to_summary_json(), error=record.status in FAILED_RUN)
 
 
@@ -348,7 +353,7 @@ async def _resume(ops: Operations, runs: AgentRuns, run_id: str, ctx: Context, h
         return failed(f"there is no run {run_id}")
     except SeqDeskError as exc:  # ResumeRefused among them: it says why
         return failed(f"the run was not resumed: {exc}")
-    return ok(record.to_summary_json(), error=record.status in FAILED_RUN)
+    return run_result(record)
 
 
 class _Progress:

@@ -18,6 +18,7 @@ from gui.core.asks.elicitation import InboxElicitationHandler
 from gui.core.asks.interactions import ElicitationRequest
 from gui.core.causes import CAUSES
 from gui.core.door.engine import Engine
+from gui.core.errors import ToolError
 from gui.core.runs.records import RunRecord
 from gui.core.tools.registry import Registry
 from gui.memory import MemoryInteractionStore, MemoryRunStore, MemoryStores
@@ -172,3 +173,28 @@ def test_records_kept_before_causes_were_read_with_the_cause_their_words_told():
     assert killed.cause == "app_stopped" and killed.finished_at == 102.0  # its last event, not its start
     assert [t.status for g in killed.groups for t in g.tools] == ["cancelled", "cancelled"]  # none queued
     assert killed.groups[1].status == "cancelled" and killed.groups[0].tools[0].finished_at == 102.0
+
+
+class FailsWhenOpened(Gate):
+    """Waits for its gate, then fails."""
+
+    async def call(self, args, ctx):
+        await super().call(args, ctx)
+        raise ToolError("it failed")
+
+
+async def test_a_request_cut_short_because_another_tool_of_its_group_failed_says_so():
+    asker, breaker = Gate("asker", approval="tool"), FailsWhenOpened("breaker")
+    engine = make_engine(asker, breaker)
+    await engine.create(seq(group("g", tools=tools({"tool": "asker", "args": {"key": "a"}},
+                                                   {"tool": "breaker", "args": {"key": "b"}}))))
+    run = await engine.start("s", {})
+    await wait_until(lambda: bool(engine.interactions._waiting))  # the asker waits for its approval
+    breaker.gate("b").set()
+    record = await engine.runner.wait(run.run_id, T)
+    assert record.status == "failed"
+    assert [(t.tool, t.status, t.cause) for t in record.groups[0].tools] == [("asker", "cancelled", "sibling_failed"),
+                                                                            ("breaker", "failed", None)]
+    [request] = await engine.interaction_store.list()
+    assert (request.status, request.result.reason, request.result.cause) == ("cancelled", "turn_stopped",
+                                                                             "sibling_failed")

@@ -155,6 +155,15 @@ async def test_result_of_the_wrong_type_for_its_slot_fails_the_tool():
                                                "change the output's type to match")
 
 
+async def test_text_given_back_to_an_object_output_fails_the_tool_saying_to_make_it_text():
+    engine = make_engine(Untyped())  # as an MCP tool without an output schema that sent no pictures
+    await save(engine, one_group({"tool": "untyped", "args": {"value": "plain words"}, "as": "x"}, out={"x": "object"}))
+    record = await engine.run("s", {})
+    assert record.status == "failed"
+    assert record.groups[0].tools[0].error == ("it gave back text, but the output 'x' holds an object: make 'x' "
+                                               "text (string) to keep this result")
+
+
 @pytest.mark.parametrize(("missing", "run_status", "tool_status"),
                          [("fail", "failed", "failed"), ("skip", "succeeded", "skipped"),
                           ("degrade", "degraded", "degraded")])

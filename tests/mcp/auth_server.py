@@ -6,6 +6,11 @@
         metadata, bearer-gated /mcp) on one port. /authorize consents at once (a 302 back to the
         client with a code), or with --consent shows a page with an "Allow" button first. Access
         tokens live N s (default 3600). Tool: `whoami` (the client id and scopes of the token).
+    python auth_server.py oauth PORT --step-up [--withhold-extra]
+        The same, and its tool `secret` needs the scope `extra` besides `mcp`: called with a token
+        without it, the server answers 403 `insufficient_scope` asking for "mcp extra" (a step-up in
+        the middle of a session). Any registered client may ask for `extra`; with --withhold-extra
+        the sign-in never grants it (a server that asks for a scope it does not give).
     python auth_server.py oauth PORT --no-registration CLIENT_ID [SECRET]
         The same, but it lets no client register itself (no registration endpoint): it knows only
         the client CLIENT_ID, made "in its console", which may sign in from any loopback callback;
@@ -25,6 +30,7 @@ from __future__ import annotations
 
 import html
 import itertools
+import json
 import math
 import secrets
 import sys
@@ -51,7 +57,7 @@ from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 STATS: Counter[str] = Counter()
 NO_REBIND = TransportSecuritySettings(enable_dns_rebinding_protection=False)
@@ -71,10 +77,13 @@ class ConsoleClient(OAuthClientInformationFull):
 class Provider:
     """An authorization server held in dicts (the SDK's `OAuthAuthorizationServerProvider`)."""
 
-    def __init__(self, base: str, token_seconds: int, consent: bool) -> None:
+    def __init__(self, base: str, token_seconds: int, consent: bool, step_up: bool = False,
+                 withhold_extra: bool = False) -> None:
         self.base = base
         self.token_seconds = token_seconds
         self.consent = consent
+        self.step_up = step_up  # any client may ask for `extra` too
+        self.withhold_extra = withhold_extra  # asked for or not, `extra` is never granted
         self.clients: dict[str, OAuthClientInformationFull] = {}
         self.codes: dict[str, AuthorizationCode] = {}
         self.access: dict[str, AccessToken] = {}
@@ -87,13 +96,18 @@ class Provider:
     async def register_client(self, client_info: OAuthClientInformationFull) -> None:
         STATS["register"] += 1
         assert client_info.client_id is not None
+        if self.step_up:
+            client_info.scope = "mcp extra"
         self.clients[client_info.client_id] = client_info
 
     async def authorize(self, client: OAuthClientInformationFull, params: AuthorizationParams) -> str:
         STATS["authorize"] += 1
         assert client.client_id is not None
+        scopes = [s for s in params.scopes or ["mcp"] if not (self.withhold_extra and s == "extra")]
+        if self.step_up:
+            STATS[f"authorize:{' '.join(sorted(scopes))}"] += 1
         code = AuthorizationCode(code=f"code_{secrets.token_hex(16)}", client_id=client.client_id,
-                                 scopes=params.scopes or ["mcp"], expires_at=time.time() + 300,
+                                 scopes=scopes, expires_at=time.time() + 300,
                                  code_challenge=params.code_challenge, redirect_uri=params.redirect_uri,
                                  redirect_uri_provided_explicitly=params.redirect_uri_provided_explicitly,
                                  resource=params.resource)
@@ -151,7 +165,7 @@ class Provider:
         self.refresh.pop(token.token, None)
 
 
-def whoami_server(name: str, **kwargs: Any) -> MCPServer:
+def whoami_server(name: str, step_up: bool = False, **kwargs: Any) -> MCPServer:
     server = MCPServer(name, **kwargs)
 
     @server.tool(description="Who the server thinks is calling.")
@@ -159,16 +173,67 @@ def whoami_server(name: str, **kwargs: Any) -> MCPServer:
         token = get_access_token()
         return f"client {token.client_id} with {' '.join(token.scopes)}" if token else "a caller with the header"
 
+    if step_up:
+        @server.tool(description="A secret, for a token with the scope `extra`.")
+        def secret() -> str:
+            token = get_access_token()
+            return f"the secret, for a token with {' '.join(token.scopes)}" if token else "no token"
+
     return server
+
+
+class StepUp:
+    """In front of /mcp: a call of the tool `secret` with a token that lacks the scope `extra` is
+    answered 403 `insufficient_scope` (the SDK's own gate checks only the scopes every request needs)."""
+
+    def __init__(self, app: ASGIApp, provider: Provider, base: str) -> None:
+        self.app, self.provider, self.base = app, provider, base
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["method"] != "POST" or not scope["path"].startswith("/mcp"):
+            await self.app(scope, receive, send)
+            return
+        chunks, more = [], True
+        while more:
+            message = await receive()
+            chunks.append(message.get("body", b""))
+            more = message.get("more_body", False)
+        body = b"".join(chunks)
+        try:
+            said = json.loads(body)
+        except ValueError:
+            said = None
+        if isinstance(said, dict) and said.get("method") == "tools/call" and \
+                (said.get("params") or {}).get("name") == "secret":
+            bearer = dict(scope["headers"]).get(b"authorization", b"").decode().removeprefix("Bearer ")
+            token = self.provider.access.get(bearer)
+            if token is not None and "extra" not in token.scopes:
+                STATS["step-up"] += 1
+                challenge = (f'Bearer error="insufficient_scope", scope="mcp extra", '
+                             f'resource_metadata="{self.base}/.well-known/oauth-protected-resource/mcp"')
+                await JSONResponse({"error": "insufficient_scope"}, status_code=403,
+                                   headers={"WWW-Authenticate": challenge})(scope, receive, send)
+                return
+        sent = False
+
+        async def replay() -> Message:
+            nonlocal sent
+            if not sent:
+                sent = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive()
+
+        await self.app(scope, replay, send)
 
 
 async def stats(_request: Request) -> Response:
     return JSONResponse(dict(STATS))
 
 
-def oauth_app(port: int, token_seconds: int, consent: bool, console: list[str] | None = None) -> Starlette:
+def oauth_app(port: int, token_seconds: int, consent: bool, console: list[str] | None = None,
+              step_up: bool = False, withhold_extra: bool = False) -> ASGIApp:
     base = f"http://127.0.0.1:{port}"
-    provider = Provider(base, token_seconds, consent)
+    provider = Provider(base, token_seconds, consent, step_up, withhold_extra)
     if console:  # --no-registration CLIENT_ID [SECRET]
         secret = console[1] if len(console) > 1 else None
         provider.clients[console[0]] = ConsoleClient(
@@ -178,8 +243,9 @@ def oauth_app(port: int, token_seconds: int, consent: bool, console: list[str] |
     settings = AuthSettings(issuer_url=AnyHttpUrl(base), resource_server_url=AnyHttpUrl(f"{base}/mcp"),
                             required_scopes=["mcp"], validate_token_resource=False,
                             client_registration_options=ClientRegistrationOptions(
-                                enabled=not console, valid_scopes=["mcp"], default_scopes=["mcp"]))
-    server = whoami_server("oauth-test", auth=settings, auth_server_provider=provider)
+                                enabled=not console, valid_scopes=["mcp", "extra"] if step_up else ["mcp"],
+                                default_scopes=["mcp"]))
+    server = whoami_server("oauth-test", step_up, auth=settings, auth_server_provider=provider)
     server.custom_route("/stats", methods=["GET"])(stats)
 
     async def consent_page(request: Request) -> Response:
@@ -206,7 +272,8 @@ def oauth_app(port: int, token_seconds: int, consent: bool, console: list[str] |
     server.custom_route("/forget-access-tokens", methods=["POST"])(forget_access_tokens)
     server.custom_route("/consent", methods=["GET"])(consent_page)
     server.custom_route("/consent", methods=["POST"])(consent_post)
-    return server.streamable_http_app(transport_security=NO_REBIND)
+    app = server.streamable_http_app(transport_security=NO_REBIND)
+    return StepUp(app, provider, base) if step_up else app
 
 
 class NeedsHeader:
@@ -249,7 +316,7 @@ def main(argv: list[str]) -> None:
             console = list(itertools.takewhile(lambda a: not a.startswith("--"), rest))[:2]
             if not console:
                 raise SystemExit("--no-registration needs a CLIENT_ID")
-        app = oauth_app(port, seconds, "--consent" in argv, console)
+        app = oauth_app(port, seconds, "--consent" in argv, console, "--step-up" in argv, "--withhold-extra" in argv)
     elif mode == "header":
         app = header_app(argv[2], argv[3])
     elif mode == "refuse":

@@ -7,8 +7,9 @@ test of the official conformance suite:
 The suite appends the server's address and says the scenario (`MCP_CONFORMANCE_SCENARIO`) and, for a
 pre-registered client, its id and secret (`MCP_CONFORMANCE_CONTEXT`). This script plays the person:
 it connects, calls every tool listed once, and whenever the connection says a sign-in is wanted
-(`McpConnection.sign_in_wanted`), it signs in through `SignIns` and follows the sign-in page as a
-browser would (the suite's authorization server consents at once). It stops when the connection
+(`McpConnection.sign_in_wanted`: on connecting, or while a call refused for want of a scope waits for
+it), it signs in through `SignIns` and follows the sign-in page as a browser would (the suite's
+authorization server consents at once). It stops when the connection
 offers no sign-in any more, so a server that never grants a scope is not asked again and again.
 Not collected by pytest (no `test_` prefix).
 """
@@ -34,6 +35,7 @@ from gui.core.tools.registry import Registry, ToolContext  # noqa: E402
 from gui.mcp.client import McpConnection  # noqa: E402
 from gui.mcp.config import McpServerConfig  # noqa: E402
 from gui.mcp.oauth_client import set_client_secret  # noqa: E402
+from gui.mcp.refusal import Challenge  # noqa: E402
 from gui.mcp.secrets import MemorySecrets  # noqa: E402
 from gui.mcp.sign_in import SignIns  # noqa: E402
 
@@ -72,6 +74,37 @@ async def main(url: str) -> int:
                          backoff=(0.2, 1.0), connect_timeout=T)
     sign_ins = SignIns(secrets, timeout=T)
     called: set[str] = set()
+
+    async def sign_in(challenge: Challenge) -> bool:
+        """The person presses Sign in and consents in the browser; False when the sign-in failed."""
+        page = await sign_ins.start(config, REDIRECT, on_signed_in=lambda _name: conn.signed_in(),
+                                    challenge=challenge)
+        if page is None:
+            conn.retry_now()
+            return True
+        answer = await browser(page)
+        done = sign_ins.answer(answer.get("state"), answer.get("code"), answer.get("iss"), answer.get("error"))
+        await asyncio.wait_for(done.finished.wait(), T)
+        if done.error:
+            print(f"sign-in failed: {done.error}", file=sys.stderr)
+            return False
+        return True
+
+    async def call(name: str) -> None:
+        """A call, and the person beside it: a call refused for want of a scope waits for a sign-in."""
+        tool = registry.get(name)
+        made = asyncio.ensure_future(tool.call(sample_args(tool.input_schema()),
+                                               ToolContext(run_id="c", tool_call_id=name, tool_name=name)))
+        try:
+            while not made.done():
+                await asyncio.wait({made}, timeout=0.1)
+                challenge = conn.sign_in_wanted() if conn.state.status == "down" else None
+                if not made.done() and challenge is not None and sign_ins.pending(config.name) is None:
+                    await sign_in(challenge)
+            made.result()
+        finally:
+            made.cancel()
+
     await conn.start()
     try:
         for _ in range(8):
@@ -79,9 +112,7 @@ async def main(url: str) -> int:
             if state.status == "connected":
                 for name in [n for n in registry.names() if n.startswith("conformance.") and n not in called]:
                     try:
-                        tool = registry.get(name)
-                        await tool.call(sample_args(tool.input_schema()),
-                                        ToolContext(run_id="c", tool_call_id=name, tool_name=name))
+                        await call(name)
                         called.add(name)
                     except ToolArgumentError as exc:  # our sample arguments did not fit: not the server's fault
                         print(f"{name}: {exc}", file=sys.stderr)
@@ -99,16 +130,7 @@ async def main(url: str) -> int:
             if challenge is None:
                 print(f"no sign-in to offer: {state.last_error}", file=sys.stderr)
                 return 1
-            page = await sign_ins.start(config, REDIRECT, on_signed_in=lambda _name: conn.signed_in(),
-                                        challenge=challenge)
-            if page is None:
-                conn.retry_now()
-                continue
-            answer = await browser(page)
-            done = sign_ins.answer(answer.get("state"), answer.get("code"), answer.get("iss"), answer.get("error"))
-            await asyncio.wait_for(done.finished.wait(), T)
-            if done.error:
-                print(f"sign-in failed: {done.error}", file=sys.stderr)
+            if not await sign_in(challenge):
                 return 1
             await conn.wait_for("connecting", "connected", timeout=T)
         return 1

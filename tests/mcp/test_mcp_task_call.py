@@ -3,8 +3,9 @@
 -32601). SeqDesk calls it as a task: the question the task asks reaches the inbox like any other, its
 status messages are the step's progress, and a stopped run cancels the task.
 
-The server comes from npm (`npm install @modelcontextprotocol/server-everything`); give its
-`dist/index.js` in MCP_SERVER_EVERYTHING. Without it (or without node) these tests are skipped.
+The server comes from npm (`npm install @modelcontextprotocol/server-everything`, verified with 2026.8.31;
+`.ci/run` installs it); give its `dist/index.js` in MCP_SERVER_EVERYTHING. Without it (or without node)
+these tests are skipped, and under CI=true they fail.
 """
 
 from __future__ import annotations
@@ -12,9 +13,6 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import os
-import shutil
-from pathlib import Path
 
 import pytest
 from mcp_support import T, expect
@@ -24,14 +22,13 @@ from gui.core.asks.interactions import ElicitationResponse
 from gui.core.tools.registry import ToolContext
 from gui.mcp.config import McpServerConfig
 
-EVERYTHING = os.environ.get("MCP_SERVER_EVERYTHING", "")
-pytestmark = pytest.mark.skipif(not (EVERYTHING and Path(EVERYTHING).is_file() and shutil.which("node")),
-                                reason="MCP_SERVER_EVERYTHING (server-everything's dist/index.js) and node are needed")
 TOOL = "everything.simulate-research-query"
 
 
-def everything() -> McpServerConfig:
-    return McpServerConfig(name="everything", command=str(shutil.which("node")), args=[EVERYTHING, "stdio"])
+@pytest.fixture
+def everything(server_everything: tuple[str, str]) -> McpServerConfig:
+    node, script = server_everything
+    return McpServerConfig(name="everything", command=node, args=[script, "stdio"])
 
 
 def research(ambiguous: bool) -> dict:
@@ -40,8 +37,9 @@ def research(ambiguous: bool) -> dict:
         {"name": "research-g", "in": {}, "out": {"report": "string"}, "tools": json.dumps(step) + " ;"}]}
 
 
-async def test_a_tool_that_requires_a_task_runs_as_one_and_its_question_waits_in_the_inbox(connect, engine, registry):
-    await connect(everything(), InboxElicitationHandler(engine.interactions))
+async def test_a_tool_that_requires_a_task_runs_as_one_and_its_question_waits_in_the_inbox(connect, engine, registry,
+                                                                                           everything):
+    await connect(everything, InboxElicitationHandler(engine.interactions))
     engine.modes.set(TOOL, "always-allow")
     await engine.create(research(ambiguous=True))
     asked = expect(engine, "interaction.created", lambda e: e.data.get("kind") == "elicitation")
@@ -58,8 +56,8 @@ async def test_a_tool_that_requires_a_task_runs_as_one_and_its_question_waits_in
     assert f"python ({field.enum[0]})" in record.outputs["report"]
 
 
-async def test_the_tasks_status_is_the_steps_progress(connect, registry):
-    await connect(everything())
+async def test_the_tasks_status_is_the_steps_progress(connect, registry, everything):
+    await connect(everything)
     seen: list[str] = []
     logged: list[str] = []
     ctx = ToolContext(run_id="r", tool_call_id="r-0-0", tool_name=TOOL,
@@ -71,9 +69,9 @@ async def test_the_tasks_status_is_the_steps_progress(connect, registry):
     assert any(line.startswith("task ") for line in logged)
 
 
-async def test_stopping_the_run_cancels_the_task(connect, engine, caplog):
+async def test_stopping_the_run_cancels_the_task(connect, engine, caplog, everything):
     caplog.set_level(logging.INFO, logger="gui.mcp.task_call")
-    await connect(everything(), InboxElicitationHandler(engine.interactions))
+    await connect(everything, InboxElicitationHandler(engine.interactions))
     engine.modes.set(TOOL, "always-allow")
     await engine.create(research(ambiguous=False))
     working = expect(engine, "tool.progress")

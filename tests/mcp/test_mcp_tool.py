@@ -156,6 +156,7 @@ def test_a_tool_without_output_schema_is_said_to_give_text_where_its_result_is_s
     assert warned.ok and [(p.code, p.loc) for p in warned.warnings] == [("result-is-text",
                                                                          ("groups", 0, "tools", 0, "as"))]
     assert "its result is text" in warned.warnings[0].message
+    assert "this step fails as it runs" in warned.warnings[0].message  # what happens when it is text
     assert saved_to("string").ok and not saved_to("string").warnings
     assert saved_to("array").ok and not saved_to("array").warnings
     assert plain.result_type is None  # the server promised nothing

@@ -38,6 +38,7 @@ async def one_step(name: str, tool: str, args: dict, out: str) -> None:
 def test_progress_words_read_as_a_person_says_them():
     assert progress_words(3, 10, "copying") == "3 of 10 · copying"
     assert progress_words(2.5, None, None) == "2.5 so far"
+    assert progress_words(0, None, "waits for you to sign in") == "waits for you to sign in"  # nothing counted yet
 
 
 async def test_a_long_tools_card_shows_its_progress_and_its_details_its_log(user: User):

@@ -12,7 +12,7 @@ from typing import Protocol
 
 from gui.core.asks.approvals import ApprovalOutcome
 from gui.core.asks.interactions import InteractionRequest, InteractionResult, ShellApprovalRequest, ToolApprovalRequest
-from gui.core.causes import CancelReason
+from gui.core.causes import CancelReason, EndCause
 
 
 class InteractionHandle(Protocol):
@@ -37,7 +37,7 @@ class InteractionPort(Protocol):
 
     `deadline` (epoch seconds) caps the request's `expires_at`; `clock` is the port's time, so a
     request's times agree with the service that expires it; `cancel` withdraws a request the caller
-    no longer waits for."""
+    no longer waits for (`cause`: what cut it short, kept on the request's end)."""
 
     def clock(self) -> float: ...
 
@@ -46,4 +46,4 @@ class InteractionPort(Protocol):
     async def ask_approval(self, request: ShellApprovalRequest | ToolApprovalRequest, tool_name: str, *,
                            deadline: float | None = None) -> ApprovalHandle: ...
 
-    async def cancel(self, interaction_id: str, reason: CancelReason) -> bool: ...
+    async def cancel(self, interaction_id: str, reason: CancelReason, cause: EndCause | None = None) -> bool: ...

@@ -80,6 +80,9 @@ class _Denied(ToolError):
 
 
 PROGRESS_PER_SECOND = 20
+# What cuts a tool short inside its group, while the run goes on to end otherwise: its own request is
+# cancelled with that cause at once (a run's stop cancels its requests with the stop's cause).
+_GROUP_CAUSES: frozenset[EndCause] = frozenset({"sibling_failed", "group_timeout"})
 
 
 def _finite(value: float) -> bool:
@@ -162,8 +165,8 @@ class ObservedPort:
         self._caller.waiting(self._scope, self._record, asked.interaction_id)
         return _ObservedApproval(self._caller, self._scope, self._record, asked)
 
-    async def cancel(self, interaction_id: str, reason: CancelReason) -> bool:
-        return await self._port.cancel(interaction_id, reason)
+    async def cancel(self, interaction_id: str, reason: CancelReason, cause: EndCause | None = None) -> bool:
+        return await self._port.cancel(interaction_id, reason, cause)
 
 
 class _ObservedHandle:
@@ -251,6 +254,9 @@ class ToolCaller:
                 record.status = "cancelled"
                 record.error = record.error or "cancelled"
                 record.cause = record.cause or scope.cancel_cause()
+            if record.interaction_id is not None and record.cause in _GROUP_CAUSES:
+                # its request, cut short by the group, says why (the run's end would say only "stopped")
+                await asyncio.shield(self.interactions.cancel(record.interaction_id, "turn_stopped", record.cause))
             record.finished_at = self.clock()
             self._finished(scope, record)
             raise
@@ -338,6 +344,9 @@ class ToolCaller:
         slot_type = group.out.get(call.as_)
         if slot_type is None or slot_type is SlotType.ARRAY:
             return
+        if isinstance(result, str) and slot_type is SlotType.OBJECT:  # a tool that said nothing of its result
+            raise ToolError(N_("it gave back text, but the output '{slot}' holds an object: make '{slot}' text "
+                               "(string) to keep this result").format(slot=call.as_))
         if not matches_type(result, slot_type):
             raise ToolError(N_("it gave back {got}, but the output '{slot}' holds {declared}: change the output's "
                                "type to match").format(got=_WORDS.get(type_name(result), type_name(result)),

@@ -145,17 +145,20 @@ class ToolChecks:
             self.error((*loc, "as"), "result-type", mismatch_words(title, got, slot, declared), offset)
 
     def _text_result_fits(self, name: str, slot: str, declared: SlotType, loc: Loc, offset: int) -> None:
-        """A tool whose server promised no result type gives back its text (an object only when it
-        sends pictures, sounds or resources too): a number or yes/no output is refused, an object
-        output is warned of, both where the result is saved."""
+        """A tool whose server promised no result type gives back its text, an object only when it
+        sends pictures, sounds or files with it, or a structured result it did not declare: a number
+        or yes/no output is refused; an object output is saved (the tool may be one that sends them)
+        with a warning that says the step fails when the result is text. Both where it is saved."""
         title = self.catalog.text_result(name) if self.catalog.text_result is not None else None
         if title is None or declared is SlotType.STRING:
             return
         if declared is SlotType.OBJECT:
             self.warn((*loc, "as"), "result-is-text",
-                      N_("{tool} does not say what it gives back (its server gave no output schema): its result is "
-                         "text, and a group of values only when it sends pictures, sounds or files with it; make "
-                         "'{slot}' text (string) unless it does"), offset, tool=term(title), slot=slot)
+                      N_("{tool} does not say what it gives back (its server gave no output schema), so its result "
+                         "is text unless it sends pictures, sounds or files, or a structured result, with it. When "
+                         "it gives back text, this step fails as it runs: the object output '{slot}' cannot hold "
+                         "text. Make '{slot}' text (string) unless you know the tool sends more"), offset,
+                      tool=term(title), slot=slot)
             return
         self.error((*loc, "as"), "result-type",
                    N_("{tool} does not say what it gives back (its server gave no output schema): its result is "

@@ -18,7 +18,10 @@ def amount(value: float) -> str:
 
 
 def progress_words(done: float, total: float | None, message: str | None) -> str:
-    """ "3 of 10 · copying files", "3 so far", or the message alone when it already says it."""
+    """ "3 of 10 · copying files", "3 so far", or the message alone when nothing is counted yet
+    (nothing done, no total: "… needs you to sign in")."""
+    if message and not done and not total:
+        return message
     count = (_("{done} of {total}").format(done=amount(done), total=amount(total)) if total
              else _("{done} so far").format(done=amount(done)))
     return f"{count} · {message}" if message else count
