@@ -124,7 +124,8 @@ class Runtime:
 
 
 async def open_runtime(data_dir: Path | None = None, *, memory: bool = False, mcp_wait: float = 0.0,
-                       manage_mcp: bool = True, store: str | None = None, executor: str | None = None) -> Runtime:
+                       manage_mcp: bool = True, store: str | None = None, executor: str | None = None,
+                       lease: float | None = None) -> Runtime:
     """Open the engine on a data folder (TinyDB), a PostgreSQL database (`store`) or in memory, recover
     what a dead process left, and connect the configured MCP servers (waiting up to `mcp_wait` s).
     `executor` (else SEQDESK_EXECUTOR): where runs run (`chosen_executor`); on Temporal, the runs still
@@ -132,7 +133,8 @@ async def open_runtime(data_dir: Path | None = None, *, memory: bool = False, mc
 
     `manage_mcp=False` (the CLI, `seqdesk mcp`: nobody adds a server while they run) starts the MCP
     servers' manager only when the settings list a server, so a folder without any never loads the
-    MCP SDK; the engine then lists no servers and its resource tool says none is connected."""
+    MCP SDK; the engine then lists no servers and its resource tool says none is connected.
+    `lease`: on a database, seconds a run's lease lasts (`open_database_runtime`)."""
     executor = chosen_executor(executor)
     if memory:
         from gui.memory import MemoryAuditLog, MemoryStores
@@ -140,7 +142,7 @@ async def open_runtime(data_dir: Path | None = None, *, memory: bool = False, mc
         runtime = Runtime(engine=compose_engine(default_registry(), MemoryStores(), audit=MemoryAuditLog(),
                                                 executor=executor))
     elif store is not None and store.startswith(("postgresql://", "postgres://")):
-        runtime = await open_database_runtime(store, executor=executor)
+        runtime = await open_database_runtime(store, executor=executor, lease=lease)
     else:
         runtime = await open_store_runtime(data_dir, executor=executor)
     take_up = getattr(runtime.engine.runner, "take_up", None)
