@@ -15,11 +15,15 @@ import asyncio
 import getpass
 import sys
 import webbrowser
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 import httpx
 
 from gui.i18n import _
+
+if TYPE_CHECKING:
+    from gui.devtools_pipe import DevToolsPipe
 
 TIMEOUT = 10.0  # s for the server to answer before the window opens
 
@@ -95,20 +99,20 @@ def session_cookie(url: str, token: str) -> dict[str, object]:
 
 async def _app_window(found: str, url: str, token: str | None) -> int:
     """A Chromium-family app window on the server's page, signed in when a token is known; until it closes."""
+    import shutil
+    import tempfile
+
     from gui.devtools_pipe import start_browser
     from gui.window import AppWindow
 
     window = AppWindow(found, url + "/")
-    import shutil
-    import tempfile
-
     window.profile = tempfile.mkdtemp(prefix="seqdesk-connect-")  # a throw-away profile: nothing kept here
     try:
         process, pipe = await start_browser(window.command())
         print(_("The team's SeqDesk at {url} is opening in its window.").format(url=url), flush=True)
         try:
             if token is not None and pipe is not None:
-                await _sign_in(pipe, url, token)
+                await sign_in_window(pipe, url, token)
             await process.wait()
             return 0
         finally:
@@ -120,11 +124,8 @@ async def _app_window(found: str, url: str, token: str | None) -> int:
         shutil.rmtree(window.profile, ignore_errors=True)
 
 
-async def _sign_in(pipe: object, url: str, token: str) -> None:
+async def sign_in_window(pipe: DevToolsPipe, url: str, token: str) -> None:
     """Set the session cookie in the window's browser, then load the app again (it may have shown the login)."""
-    from gui.devtools_pipe import DevToolsPipe
-
-    assert isinstance(pipe, DevToolsPipe)
     try:
         await pipe.call("Storage.setCookies", cookies=[session_cookie(url, token)])
         await pipe.navigate(url + "/")
