@@ -70,18 +70,19 @@ def open_team_app(url: str, token: str | None, *, browser_only: bool, browser: s
                 return say(problem)
     from gui.window import _find_browser, _has_display, _has_pywebview
 
-    login = _(" (its login page asks for the token)") if needs and not token else ""
+    login = " " + _("Its login page asks for the token.") if needs and not token else ""
+    opened = _("Opened the team's SeqDesk at {url} in your browser.").format(url=url) + login
     if browser_only or not _has_display():
         if browser_only and webbrowser.open(url + "/"):
-            print(_("Opened the team's SeqDesk at {url} in your browser{login}.").format(url=url, login=login))
+            print(opened)
             return 0
-        return say(_("no window can be opened here: open {url} in a browser{login}").format(url=url, login=login))
+        return say(_("no window can be opened here: open {url} in a browser.").format(url=url) + login)
     if _has_pywebview():
         return _pywebview(url, token if needs else None)
     found = _find_browser(browser)
     if found is None:
         webbrowser.open(url + "/")
-        print(_("Opened the team's SeqDesk at {url} in your browser{login}.").format(url=url, login=login))
+        print(opened)
         return 0
     try:
         return asyncio.run(_app_window(found, url, token if needs else None))
@@ -130,7 +131,7 @@ async def sign_in_window(pipe: DevToolsPipe, url: str, token: str) -> None:
         await pipe.call("Storage.setCookies", cookies=[session_cookie(url, token)])
         await pipe.navigate(url + "/")
     except (OSError, ConnectionError, TimeoutError) as exc:  # the login page asks instead
-        print(_("seqdesk: could not sign the window in ({reason}): log in with the token").format(reason=exc),
+        print("seqdesk: " + _("could not sign the window in ({reason}): log in with the token").format(reason=exc),
               file=sys.stderr, flush=True)
 
 
