@@ -183,7 +183,7 @@ async def open_database_runtime(url: str, *, lease: float | None = None, executo
     """The engine on the PostgreSQL stores at `url`, without MCP servers (`open_runtime` adds them).
     DatabaseUnreachable, DatabaseNewerError or SecretKeyError (a sentence each) when it cannot be used.
     The runs whose process is gone (their lease, `lease` s, expired) are ended now and from then on."""
-    from gui.pgstore import EVENTS, LEASE, EventRelay, Leases, announce_run, open_pg_stores, take_over_expired
+    from gui.pgstore import EVENTS, LEASE, RULES, EventRelay, Leases, announce_run, open_pg_stores, take_over_expired
 
     stores = await open_pg_stores(url)
     engine = compose_engine(default_registry(), stores, processes=OsProcesses(), executor=chosen_executor(executor))
@@ -197,6 +197,7 @@ async def open_database_runtime(url: str, *, lease: float | None = None, executo
     await stores.listen(EVENTS, relay.received)
     relay.start()
     runtime.closers.append(relay.close)
+    await stores.listen(RULES, lambda _changed: stores.modes.reload())  # an "always allow" given elsewhere
     leases = Leases(engine, stores.runs, LEASE if lease is None else lease)
     runtime.recovered_runs = await take_over_expired(engine, stores.runs, leases.lease)
     leases.start()
