@@ -1,4 +1,5 @@
-"""The `seqdesk` command: the app by default, plus check, help, run, list, tools and mcp for terminals.
+"""The `seqdesk` command: the app by default (a team server's with `--connect URL`), plus check, help, run,
+list, tools, mcp and serve (a team's server) for terminals.
 
 Exit codes are part of the interface for scripts: `check` 0 valid / 1 invalid / 2 unreadable;
 `run` 0 succeeded / 1 any other end / 2 invalid sequence or args.

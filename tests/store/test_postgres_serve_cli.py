@@ -50,6 +50,13 @@ def test_a_team_server_that_cannot_start_says_why_and_exits_2(data, postgres_ser
     assert list(data.iterdir()) == []  # a team server opens no data folder
 
 
+def test_a_team_server_given_a_key_that_is_none_refuses_to_start(data, seqdesk_database_url, monkeypatch):
+    monkeypatch.setenv("SEQDESK_SECRET_KEY", "not-a-key")
+    done = seqdesk("serve", "--store", seqdesk_database_url, data=data)
+    assert done.returncode == 2, done.stderr
+    assert "SEQDESK_SECRET_KEY is not a key SeqDesk can use" in done.stderr and "Traceback" not in done.stderr
+
+
 def test_connect_checks_the_server_and_its_token_before_anything_opens(server, data, monkeypatch):
     monkeypatch.delenv("SEQDESK_TOKEN", raising=False)
     nobody = f"http://127.0.0.1:{free_port()}"
