@@ -319,10 +319,11 @@ def start_app(args: argparse.Namespace, settings: Settings) -> int:
     return code
 
 
-def serve_team(host: str, port: int, settings: Settings) -> int:
+def serve_team(host: str, port: int, settings: Settings, *, names: list[str] | None = None) -> int:
     """`seqdesk serve`: the app for a team on the database the settings name, served on `host:port`
-    with no window; 2 after a sentence when it cannot be (no database given, one that cannot be
-    reached or used, no token off loopback, the port taken)."""
+    with no window, answering to `names` too (the DNS names desktops use: the request gate refuses
+    any other); 2 after a sentence when it cannot be (no database given, one that cannot be reached
+    or used, no token off loopback, the port taken)."""
     from gui.core.errors import SeqDeskError
 
     def say(problem: str) -> int:
@@ -343,7 +344,8 @@ def serve_team(host: str, port: int, settings: Settings) -> int:
     from gui.api.request_gate import Served
     from gui.window import run_ui
 
-    create_app(settings=settings.model_copy(update={"memory": False}), served=Served.at(host, port),
+    create_app(settings=settings.model_copy(update={"memory": False}),
+               served=Served.at(host, port, extra_names=names or ()),
                token=settings.token, url=f"http://{url_host(local)}:{port}")
     code = run_ui(host=host, port=port, browser_only=True, token=settings.token, server=True)
     if code not in (0, None):

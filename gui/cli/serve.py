@@ -24,6 +24,9 @@ def add_serve_command(sub: Any) -> None:
                        help=_("address to bind (default 127.0.0.1; others need --token)"))
     serve.add_argument("--port", type=int, default=argparse.SUPPRESS,
                        help=_("port to serve on (default {port})").format(port=DEFAULT_PORT))
+    serve.add_argument("--name", action="append", default=[], metavar="HOST", dest="names",
+                       help=_("a name desktops reach this server by (e.g. seqdesk.example); repeat for more. "
+                              "Addresses need none"))
     serve.add_argument("--token", default=argparse.SUPPRESS,
                        help=_("access token (or SEQDESK_TOKEN), required off localhost"))
     serve.set_defaults(func=cmd_serve)
@@ -32,4 +35,4 @@ def add_serve_command(sub: Any) -> None:
 def cmd_serve(args: argparse.Namespace) -> int:
     from gui.app import serve_team
 
-    return serve_team(args.host or "127.0.0.1", args.port or DEFAULT_PORT, args.settings)
+    return serve_team(args.host or "127.0.0.1", args.port or DEFAULT_PORT, args.settings, names=args.names)

@@ -10,6 +10,7 @@ import os
 import shutil
 from pathlib import Path
 
+import httpx
 import pytest
 from support.app import free_port
 from support.browser import CHROMIUM, CHROMIUM_ARGS, missing
@@ -27,7 +28,8 @@ ONE = {"name": "one-echo", "groups": [{"name": "only", "out": {"said": "string"}
 def server(tmp_path_factory: pytest.TempPathFactory, postgres_server, seqdesk_template):
     url = postgres_server.create_database(template=seqdesk_template)
     try:
-        with team_servers(tmp_path_factory.mktemp("serve"), url, 1, SEQDESK_TOKEN=TOKEN) as (one,):
+        with team_servers(tmp_path_factory.mktemp("serve"), url, 1, args=("--name", "seqdesk.test"),
+                          SEQDESK_TOKEN=TOKEN) as (one,):
             yield one
     finally:
         postgres_server.drop_database(url)
@@ -118,3 +120,11 @@ async def test_the_desktop_window_is_signed_in_with_the_token(server, tmp_path):
         await process.wait()
 
 
+
+
+def test_the_team_server_answers_to_the_names_it_was_given_and_to_no_other(server):
+    port = server.base_url.rsplit(":", 1)[1]
+    for host, status in ((f"seqdesk.test:{port}", 200), (f"SEQDESK.test:{port}", 200), (f"evil.example:{port}", 421),
+                         (f"seqdesk.test:{int(port) + 1}", 421)):
+        answer = httpx.get(server.base_url + "/api/health", headers={"Host": host}, timeout=20)
+        assert answer.status_code == status, (host, answer.text)

@@ -59,8 +59,10 @@ def serve_env(folder: Path, **extra: str) -> dict[str, str]:
 
 
 @contextlib.contextmanager
-def team_servers(folder: Path, url: str, n: int, **env: str) -> Iterator[list[TeamServer]]:
-    """`n` servers on the database at `url`, started side by side; ended afterwards."""
+def team_servers(folder: Path, url: str, n: int, *, args: tuple[str, ...] = (),
+                 **env: str) -> Iterator[list[TeamServer]]:
+    """`n` servers on the database at `url` (`args` added to each command), started side by side; ended
+    afterwards."""
     servers: list[TeamServer] = []
     try:
         for index in range(n):
@@ -68,8 +70,9 @@ def team_servers(folder: Path, url: str, n: int, **env: str) -> Iterator[list[Te
             port = free_port()
             log = folder / f"serve-{name}.log"
             with log.open("wb") as out:
-                proc = subprocess.Popen([sys.executable, "-m", "gui", "serve", "--store", url, "--port", str(port)],
-                                        cwd=ROOT, env=serve_env(folder, **env), stdout=out, stderr=subprocess.STDOUT)
+                command = [sys.executable, "-m", "gui", "serve", "--store", url, "--port", str(port), *args]
+                proc = subprocess.Popen(command, cwd=ROOT, env=serve_env(folder, **env), stdout=out,
+                                        stderr=subprocess.STDOUT)
             servers.append(TeamServer(name, f"http://127.0.0.1:{port}", log, proc))
         for server in servers:
             wait_until_up(server.proc, server.base_url, server.log)
