@@ -16,7 +16,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -47,7 +47,17 @@ class Settings(BaseSettings):
         return self
 
 
+class SettingsError(ValueError):
+    """A setting SeqDesk cannot use, said in one sentence per setting (`SEQDESK_LEASE: …`)."""
+
+
 def load_settings(**flags: Any) -> Settings:
-    """The environment's settings with the given command-line flags on top (None: not given)."""
+    """The environment's settings with the given command-line flags on top (None: not given);
+    SettingsError naming each one that cannot be used."""
     given = {k: v for k, v in flags.items() if v is not None}
-    return Settings(**given)
+    try:
+        return Settings(**given)
+    except ValidationError as exc:
+        problems = "; ".join(f"SEQDESK_{'.'.join(str(p) for p in e['loc']).upper()} (or its flag): {e['msg']}"
+                             for e in exc.errors())
+        raise SettingsError(problems) from None

@@ -110,11 +110,14 @@ def main(argv: Seq[str] | None = None) -> int:
     if args.executor:  # read where the engine is composed (`gui.runtime.chosen_executor`)
         os.environ["SEQDESK_EXECUTOR"] = args.executor
     if getattr(args, "reads_settings", True):  # `check` and `help` read no data folder, and skip loading them
-        from gui.settings import load_settings
+        from gui.settings import SettingsError, load_settings
 
-        # read once; never written back
-        args.settings = load_settings(data=args.data, store=args.store, connect=args.connect, token=args.token,
-                                      lang=lang)
+        try:  # read once; never written back
+            args.settings = load_settings(data=args.data, store=args.store, connect=args.connect, token=args.token,
+                                          lang=lang)
+        except SettingsError as exc:
+            print(f"seqdesk: {exc}", file=sys.stderr)
+            return 2
     func = getattr(args, "func", None)
     if func is None:
         from gui.app import start_app
