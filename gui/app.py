@@ -147,12 +147,14 @@ async def open_operations(settings: Settings | None = None, *, app: bool = False
     from gui.store.lock import DataFolderInUseError
 
     settings = settings or load_settings()
+    if settings.connect is not None:  # a team server: it is the door, and no data folder is opened here
+        return await team_door(settings.connect, settings.token)
     if app and not settings.memory and settings.store is None:  # a team's database has no folder to serve
         return await app_door(settings, start=True, answered_here=True)
     if settings.memory:
         rt = await open_runtime(memory=True, mcp_wait=10.0, manage_mcp=False)
     elif settings.store is not None:  # a team's database: every process opens it, none holds it alone
-        rt = await open_runtime(store=settings.store, mcp_wait=10.0, manage_mcp=False)
+        rt = await open_runtime(store=settings.store, mcp_wait=10.0, manage_mcp=False, lease=settings.lease)
     else:
         folder = resolve_data_dir(settings)
         try:
@@ -195,6 +197,8 @@ async def app_door(settings: Settings, *, start: bool = False, answered_here: bo
     from gui.core.errors import Unavailable
     from gui.remote import remote_for
 
+    if settings.connect is not None:
+        return await team_door(settings.connect, settings.token)
     if settings.memory:
         raise Unavailable("SEQDESK_MEMORY is set: no SeqDesk app serves a data folder")
     folder = resolve_data_dir(settings)
@@ -209,6 +213,21 @@ async def app_door(settings: Settings, *, start: bool = False, answered_here: bo
         remote = remote_for(folder, settings.token, answered_here=answered_here)
     if remote is None:
         raise Unavailable(f"SeqDesk is not open on the data folder {folder}: start it (seqdesk), then ask again")
+    return remote
+
+
+async def team_door(url: str, token: str | None) -> Operations:
+    """The door of the team server at `url` (`--connect` / SEQDESK_CONNECT: `seqdesk serve`), through its
+    HTTP API; Invalid for an address that is none, Unavailable when nothing answers there."""
+    from gui.core.errors import Unavailable
+    from gui.remote import RemoteEngine
+    from gui.serving import team_url
+
+    remote = RemoteEngine(team_url(url), token)
+    if not await remote.answers():
+        await remote.close()
+        raise Unavailable(f"the SeqDesk team server at {url} did not answer: check the address it printed "
+                          "when it started (seqdesk serve), and that it runs")
     return remote
 
 
@@ -274,6 +293,10 @@ def wait_out_ending(data_dir: Path, within: float = 15.0, on_wait: Callable[[], 
 
 
 def start_app(args: argparse.Namespace, settings: Settings) -> int:
+    if settings.connect is not None:  # a team's server: its pages in a window here, nothing served here
+        from gui.connect import open_team_app
+
+        return open_team_app(settings.connect, settings.token, browser_only=args.browser, browser=settings.browser)
     from gui.second_launch import OTHER_APP_SECONDS, background_for, focus_running, tell_person
 
     host = args.host or "127.0.0.1"
@@ -334,3 +357,45 @@ def start_app(args: argparse.Namespace, settings: Settings) -> int:
         tell_person(f"SeqDesk stopped at start-up (exit code {code}); port {port} may be in use by another "
                     "program. Start it again, or choose another port with --port.")
     return code
+
+
+def serve_team(host: str, port: int, settings: Settings, *, names: list[str] | None = None) -> int:
+    """`seqdesk serve`: the app for a team on the database the settings name, served on `host:port`
+    with no window, answering to `names` too (the DNS names desktops use: the request gate refuses
+    any other); 2 after a sentence when it cannot be (no database given, one that cannot be reached
+    or used, no token off loopback, the port taken)."""
+    from gui.core.errors import SeqDeskError
+
+    def say(problem: str) -> int:
+        print(f"seqdesk serve: {problem}", file=sys.stderr, flush=True)
+        return 2
+
+    if settings.store is None:
+        return say("a team server needs a PostgreSQL database: give --store postgresql://user@host/name (or set "
+                   "SEQDESK_STORE). A data folder is served for one person by: seqdesk --browser")
+    problem = token_problem(host, settings.token)
+    if problem:
+        return say(problem)
+    try:  # the database reachable, its schema known, the secret key right: before the server starts
+        asyncio.run(_usable(settings.store))
+    except SeqDeskError as exc:
+        return say(str(exc))
+    local = "127.0.0.1" if host in ("0.0.0.0", "::") or is_loopback(host) else host
+    from gui.api.request_gate import Served
+    from gui.window import run_ui
+
+    create_app(settings=settings.model_copy(update={"memory": False}),
+               served=Served.at(host, port, extra_names=names or ()),
+               token=settings.token, url=f"http://{url_host(local)}:{port}")
+    code = run_ui(host=host, port=port, browser_only=True, token=settings.token, server=True)
+    if code not in (0, None):
+        return say(f"the server stopped at start-up (exit code {code}); port {port} may be in use by another "
+                   "program: choose another with --port")
+    return code
+
+
+async def _usable(url: str) -> None:
+    from gui.pgstore import open_pg_stores
+
+    stores = await open_pg_stores(url)
+    await stores.close()

@@ -32,6 +32,7 @@ from gui.tools.processes import OsProcesses
 
 if TYPE_CHECKING:  # psycopg and the MCP SDK are imported only when used
     from gui.mcp import McpSettingsStore
+    from gui.mcp.managed import ManagedServers
     from gui.mcp.manager import McpManager
     from gui.mcp.sign_in import SignIns
     from gui.pgstore import PgStores
@@ -99,11 +100,17 @@ class Runtime:
 
     def start_schedules(self) -> None:
         """Run the schedules from now on: here, or on a team's database in the one process that
-        holds its schedules' lock (`gui.pgstore.Leader`), so each turn fires once."""
+        holds its schedules' lock (`gui.pgstore.Leader`), so each turn fires once. A schedule changed
+        in another process (its event relayed here) is looked at again at once."""
         if self.database is None:
             self.engine.start_schedules()
             return
+        from gui.core.events import SettingsChanged
         from gui.pgstore import Leader
+
+        scheduler = self.engine.schedule_book.scheduler
+        self.closers.append(self.engine.subscribe(
+            lambda e: scheduler.changed.set() if isinstance(e, SettingsChanged) and e.setting == "schedule" else None))
 
         leader = Leader(self.database.url, self.database.name, self.engine.start_schedules,
                         self.engine.stop_schedules)
@@ -124,7 +131,8 @@ class Runtime:
 
 
 async def open_runtime(data_dir: Path | None = None, *, memory: bool = False, mcp_wait: float = 0.0,
-                       manage_mcp: bool = True, store: str | None = None, executor: str | None = None) -> Runtime:
+                       manage_mcp: bool = True, store: str | None = None, executor: str | None = None,
+                       lease: float | None = None) -> Runtime:
     """Open the engine on a data folder (TinyDB), a PostgreSQL database (`store`) or in memory, recover
     what a dead process left, and connect the configured MCP servers (waiting up to `mcp_wait` s).
     `executor` (else SEQDESK_EXECUTOR): where runs run (`chosen_executor`); on Temporal, the runs still
@@ -132,7 +140,8 @@ async def open_runtime(data_dir: Path | None = None, *, memory: bool = False, mc
 
     `manage_mcp=False` (the CLI, `seqdesk mcp`: nobody adds a server while they run) starts the MCP
     servers' manager only when the settings list a server, so a folder without any never loads the
-    MCP SDK; the engine then lists no servers and its resource tool says none is connected."""
+    MCP SDK; the engine then lists no servers and its resource tool says none is connected.
+    `lease`: on a database, seconds a run's lease lasts (`open_database_runtime`)."""
     executor = chosen_executor(executor)
     if memory:
         from gui.memory import MemoryAuditLog, MemoryStores
@@ -140,7 +149,7 @@ async def open_runtime(data_dir: Path | None = None, *, memory: bool = False, mc
         runtime = Runtime(engine=compose_engine(default_registry(), MemoryStores(), audit=MemoryAuditLog(),
                                                 executor=executor))
     elif store is not None and store.startswith(("postgresql://", "postgres://")):
-        runtime = await open_database_runtime(store, executor=executor)
+        runtime = await open_database_runtime(store, executor=executor, lease=lease)
     else:
         runtime = await open_store_runtime(data_dir, executor=executor)
     take_up = getattr(runtime.engine.runner, "take_up", None)
@@ -174,7 +183,7 @@ async def open_database_runtime(url: str, *, lease: float | None = None, executo
     """The engine on the PostgreSQL stores at `url`, without MCP servers (`open_runtime` adds them).
     DatabaseUnreachable, DatabaseNewerError or SecretKeyError (a sentence each) when it cannot be used.
     The runs whose process is gone (their lease, `lease` s, expired) are ended now and from then on."""
-    from gui.pgstore import LEASE, Leases, announce_run, open_pg_stores, take_over_expired
+    from gui.pgstore import EVENTS, LEASE, RULES, EventRelay, Leases, announce_run, open_pg_stores, take_over_expired
 
     stores = await open_pg_stores(url)
     engine = compose_engine(default_registry(), stores, processes=OsProcesses(), executor=chosen_executor(executor))
@@ -183,6 +192,12 @@ async def open_database_runtime(url: str, *, lease: float | None = None, executo
     # an answer given in another process wakes the tool waiting here; pages hear of others' requests and runs
     engine.interactions.shared = True
     await stores.follow(engine.interactions.changed_elsewhere, lambda run_id: announce_run(engine, run_id))
+    # ... and every other event published in any process (a tool started, its output, its end)
+    relay = EventRelay(stores.pool, stores.name, engine.bus)
+    await stores.listen(EVENTS, relay.received)
+    relay.start()
+    runtime.closers.append(relay.close)
+    await stores.listen(RULES, lambda _changed: stores.modes.reload())  # an "always allow" given elsewhere
     leases = Leases(engine, stores.runs, LEASE if lease is None else lease)
     runtime.recovered_runs = await take_over_expired(engine, stores.runs, leases.lease)
     leases.start()
@@ -227,7 +242,20 @@ async def _start_mcp(runtime: Runtime, wait: float, *, manage: bool) -> None:
 
     engine.tools_ready = tools_ready
     engine.server_states = manager.server_infos
-    engine.mcp_servers.attach(ManagedServers(settings, manager, sign_ins))
+    managed = ManagedServers(settings, manager, sign_ins)
+    engine.mcp_servers.attach(managed)
+    if runtime.database is not None:  # a server another process adds, changes or removes: here too
+        await _follow_mcp(runtime.database, managed)
     resource_tool = engine.registry.get("mcp_resource")
     if isinstance(resource_tool, McpResource):
         resource_tool.attach(manager)
+
+
+async def _follow_mcp(database: PgStores, managed: ManagedServers) -> None:
+    from gui.pgstore import MCP_SERVERS
+
+    async def changed(name: str) -> None:
+        await database.mcp_settings.reread_secrets()  # its header values, kept by the process that changed it
+        await managed.changed_elsewhere(name)
+
+    await database.listen(MCP_SERVERS, changed)

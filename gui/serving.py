@@ -56,3 +56,22 @@ def free_port(host: str = "127.0.0.1") -> int:
     with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as sock:
         sock.bind((host, 0))
         return int(sock.getsockname()[1])
+
+
+def team_url(text: str) -> str:
+    """A team server's address as `--connect` / SEQDESK_CONNECT gives it (`http://host:port`, `https://…`),
+    without a trailing slash; Invalid with a sentence for anything else."""
+    from urllib.parse import urlsplit
+
+    from gui.core.errors import Invalid
+
+    given = text.strip()
+    try:
+        parts = urlsplit(given)
+        parts.port  # noqa: B018 - a port that is not a number raises here
+    except ValueError:
+        parts = None
+    if parts is None or parts.scheme not in ("http", "https") or not parts.hostname or parts.query or parts.fragment:
+        raise Invalid(f"--connect: {given!r} is not a team server's address: give it as the server printed it, "
+                      "e.g. http://seqdesk.example:8765")
+    return given.rstrip("/")

@@ -1,7 +1,9 @@
 """SeqDesk's settings from the environment, read once, by the composition root (`gui.app`).
 
 `SEQDESK_DATA` (the data folder), `SEQDESK_STORE` (where the stores are: a `postgresql://…` database
-for a team, or a data folder), `SEQDESK_MEMORY=1` (nothing on disk: tests, demos),
+for a team, or a data folder), `SEQDESK_CONNECT` (a team server's address: the window and the CLI's
+doors go there, and no data folder is opened), `SEQDESK_LEASE` (seconds a run's lease lasts on a
+team's database), `SEQDESK_MEMORY=1` (nothing on disk: tests, demos),
 `SEQDESK_TOKEN` (the access token; prefer it to `--token`, which other users can see) and
 `SEQDESK_BROWSER` (the browser for the app window), `SEQDESK_LAN_ADDRESS` (this computer's
 address on the network, for phones, when it should not be found by itself), `SEQDESK_LANG` (the
@@ -14,7 +16,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from pydantic import field_validator, model_validator
+from pydantic import Field, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -23,13 +25,15 @@ class Settings(BaseSettings):
 
     data: Path | None = None
     store: str | None = None  # a PostgreSQL URL (`gui.pgstore`), or a data folder (as `data`)
+    connect: str | None = None  # a team server's address (`seqdesk serve`): everything goes there
+    lease: float | None = Field(default=None, gt=0)  # s a run's lease lasts on a team's database (None: 30)
     memory: bool = False
     token: str | None = None
     browser: str | None = None
     lan_address: str | None = None  # the address phones reach this computer at (found by itself if unset)
     lang: str | None = None  # "en" or "zh-CN" (see gui.i18n); one SeqDesk does not speak is told at start
 
-    @field_validator("data", "store", "token", "browser", "lan_address", "lang", mode="before")
+    @field_validator("data", "store", "connect", "lease", "token", "browser", "lan_address", "lang", mode="before")
     @classmethod
     def _blank_is_unset(cls, value: Any) -> Any:
         return None if isinstance(value, str) and not value.strip() else value
@@ -43,7 +47,17 @@ class Settings(BaseSettings):
         return self
 
 
+class SettingsError(ValueError):
+    """A setting SeqDesk cannot use, said in one sentence per setting (`SEQDESK_LEASE: …`)."""
+
+
 def load_settings(**flags: Any) -> Settings:
-    """The environment's settings with the given command-line flags on top (None: not given)."""
+    """The environment's settings with the given command-line flags on top (None: not given);
+    SettingsError naming each one that cannot be used."""
     given = {k: v for k, v in flags.items() if v is not None}
-    return Settings(**given)
+    try:
+        return Settings(**given)
+    except ValidationError as exc:
+        problems = "; ".join(f"SEQDESK_{'.'.join(str(p) for p in e['loc']).upper()} (or its flag): {e['msg']}"
+                             for e in exc.errors())
+        raise SettingsError(problems) from None

@@ -58,9 +58,10 @@ QUICK_EXIT_SECONDS = 5.0  # a browser that dies this fast did not show a window:
 
 
 def run_ui(*, host: str, port: int, browser_only: bool, token: str | None, browser: str | None = None,
-           data_dir: Path | None = None,
+           data_dir: Path | None = None, server: bool = False,
            background: Callable[[Callable[[], bool]], Awaitable[None]] | None = None) -> int:
     """Serve the app (pages and API are registered already) and show it; returns the exit code.
+    `server`: a team's server (`seqdesk serve`), which shows nothing and says how desktops connect.
     `background`: started for a program, it shows nothing until asked (`POST /api/window/focus`);
     run at start-up with whether a person has joined it since, it decides when the app ends."""
     from nicegui import app, ui
@@ -77,7 +78,8 @@ def run_ui(*, host: str, port: int, browser_only: bool, token: str | None, brows
         "uvicorn_logging_level": "warning",
         "http": HTTP_PARSER,  # the request gate sees a request line that names another host
     }
-    mode = "background" if background is not None else "browser" if browser_only else _window_mode(browser)
+    mode = ("server" if server else "background" if background is not None else "browser" if browser_only
+            else _window_mode(browser))
 
     async def announce() -> None:
         await _wait_listening(local_host, port)
@@ -85,7 +87,9 @@ def run_ui(*, host: str, port: int, browser_only: bool, token: str | None, brows
         where = {"browser": "Open it in your browser", "native": "Its window is opening",
                  "app-window": "Its window is opening", "default-browser": "Opening it in your browser",
                  "headless": "No display found: open it in a browser",
-                 "background": "Started in the background for a program: start SeqDesk to see it"}[mode]
+                 "background": "Started in the background for a program: start SeqDesk to see it",
+                 "server": f"A team's server: open it in a browser, or connect a desktop with "
+                           f"seqdesk --connect {url.rstrip('/')}"}[mode]
         print(f"{APP_NAME} is running at {url}{login}. {where}; press Ctrl+C to stop.", flush=True)
         if mode == "default-browser":
             webbrowser.open(url)
@@ -304,6 +308,7 @@ def _register_focus(app: Any, mode: str, window: AppWindow | None, url: str, sho
             webbrowser.open(url)
             return json_response({"focused": True, "how": "opened a new browser tab"})
         why = {"browser": f"it runs without a window: open {url} in your browser",
+               "server": f"it is a team's server, without a window: open {url} in your browser",
                "headless": f"this computer has no display: open {url} in a browser",
                "native": "its window could not be raised: look for it on the task bar",
                "background": f"it runs without a window and this computer has no display: open {url} in a browser"}.get(

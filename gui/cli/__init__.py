@@ -1,4 +1,5 @@
-"""The `seqdesk` command: the app by default, plus check, help, run, list, tools and mcp for terminals.
+"""The `seqdesk` command: the app by default (a team server's with `--connect URL`), plus check, help, run,
+list, tools, mcp and serve (a team's server) for terminals.
 
 Exit codes are part of the interface for scripts: `check` 0 valid / 1 invalid / 2 unreadable;
 `run` 0 succeeded / 1 any other end / 2 invalid sequence or args.
@@ -18,6 +19,7 @@ from gui.cli.audit import add_audit_command
 from gui.cli.check import add_format_commands
 from gui.cli.data import add_data_command
 from gui.cli.run import add_run_commands
+from gui.cli.serve import add_serve_command
 from gui.cli.tools import add_tools_command
 from gui.i18n import _
 from gui.mcp.cli import add_mcp_command
@@ -27,7 +29,7 @@ from gui.mcp.cli import add_mcp_command
 # `seqdesk help` loads neither the engine nor NiceGUI nor the MCP SDK.
 COMMANDS: tuple[Callable[[Any], object], ...] = (add_format_commands, add_run_commands, add_mcp_command,
                                                  add_tools_command, add_data_command, add_ask_command,
-                                                 add_audit_command)
+                                                 add_audit_command, add_serve_command)
 
 
 def _language(argv: Seq[str] | None) -> str | int | None:
@@ -74,6 +76,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--store", default=None,
                         help=_("where to keep things: a postgresql:// database shared by a team, or a data folder "
                                "(or SEQDESK_STORE)"))
+    parser.add_argument("--connect", default=None, metavar="URL",
+                        help=_("open a team's SeqDesk server (seqdesk serve) instead of a data folder here "
+                               "(or SEQDESK_CONNECT)"))
     parser.add_argument("--executor", default=None,
                         help=_("where runs run: in-process (default) or temporal://host:port/namespace "
                                "(or SEQDESK_EXECUTOR)"))
@@ -105,10 +110,14 @@ def main(argv: Seq[str] | None = None) -> int:
     if args.executor:  # read where the engine is composed (`gui.runtime.chosen_executor`)
         os.environ["SEQDESK_EXECUTOR"] = args.executor
     if getattr(args, "reads_settings", True):  # `check` and `help` read no data folder, and skip loading them
-        from gui.settings import load_settings
+        from gui.settings import SettingsError, load_settings
 
-        # read once; never written back
-        args.settings = load_settings(data=args.data, store=args.store, token=args.token, lang=lang)
+        try:  # read once; never written back
+            args.settings = load_settings(data=args.data, store=args.store, connect=args.connect, token=args.token,
+                                          lang=lang)
+        except SettingsError as exc:
+            print(f"seqdesk: {exc}", file=sys.stderr)
+            return 2
     func = getattr(args, "func", None)
     if func is None:
         from gui.app import start_app

@@ -45,6 +45,8 @@ def add_ask_command(sub: Any) -> None:
                      help=_("how long the person has to answer (default {seconds:g} s)").format(
                          seconds=DEFAULT_TIMEOUT))
     ask.add_argument("--json", action="store_true", help=_("print the answer as JSON"))
+    ask.add_argument("--connect", default=argparse.SUPPRESS, metavar="URL",
+                     help=_("go to a team's SeqDesk server (seqdesk serve) at URL (or SEQDESK_CONNECT)"))
     ask.set_defaults(func=cmd_ask)
 
 

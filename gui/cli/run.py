@@ -33,6 +33,8 @@ def add_run_commands(sub: Any) -> None:
                      help=_("resume a failed, interrupted or stopped run: what succeeded is kept, the rest runs again"))
     run.add_argument("--yes", action="store_true", help=_("approve every approval without asking"))
     run.add_argument("--json", action="store_true", help=_("print the final run record as JSON"))
+    run.add_argument("--connect", default=argparse.SUPPRESS, metavar="URL",
+                     help=_("go to a team's SeqDesk server (seqdesk serve) at URL (or SEQDESK_CONNECT)"))
     run.set_defaults(func=cmd_run)
     show = sub.add_parser("show", help=_("show a run: its state, each group and tool, its outputs"))
     show.add_argument("run_id", help=_("the run's id, or its start as the app shows it (e.g. 0911dd99)"))
@@ -41,6 +43,19 @@ def add_run_commands(sub: Any) -> None:
     lister = sub.add_parser("list", help=_("list saved sequences with their signatures"))
     lister.add_argument("--json", action="store_true")
     lister.set_defaults(func=cmd_list)
+
+
+def _say_where(args: argparse.Namespace, ops: Operations) -> None:
+    """Where the run happens, when not in this process: an app on the data folder, or a team's server."""
+    if ops.inbox_url is None:
+        return
+    settings = getattr(args, "settings", None)
+    if settings is not None and settings.connect is not None:
+        _err(_("(the run happens on the team's SeqDesk server; its requests wait in the inbox at {url})").format(
+            url=ops.inbox_url))
+    else:
+        _err(_("(the SeqDesk app is open on this data folder: the run happens there, at {url})").format(
+            url=ops.inbox_url))
 
 
 def _err(text: str) -> None:
@@ -228,9 +243,7 @@ async def _resume(args: argparse.Namespace) -> int:
 
     ops = await connect(args, app=True)
     try:
-        if ops.inbox_url is not None:
-            _err(_("(the SeqDesk app is open on this data folder: the run happens there, at {url})").format(
-                url=ops.inbox_url))
+        _say_where(args, ops)
         prompter = TerminalPrompter(ops, yes=args.yes, interactive=sys.stdin.isatty() and ops.inbox_url is None)
         try:
             record = await ops.call_resume(args.resume, prompter.on_event)
@@ -268,9 +281,7 @@ async def _run_with(ops: Operations, args: argparse.Namespace, text: str | None,
     from gui.cli.prompter import TerminalPrompter
     from gui.core.sequences import DslError, load_json_text, text_problem
 
-    if ops.inbox_url is not None:
-        _err(_("(the SeqDesk app is open on this data folder: the run happens there, at {url})").format(
-                url=ops.inbox_url))
+    _say_where(args, ops)
     prompter = TerminalPrompter(ops, yes=args.yes, interactive=sys.stdin.isatty() and ops.inbox_url is None)
     try:
         if text is None:

@@ -38,6 +38,8 @@ def add_mcp_command(subparsers: Any) -> argparse.ArgumentParser:
                         help="with --http: the address to listen on (default 127.0.0.1; any other needs a token)")
     parser.add_argument("--token", default=None,
                         help="with --http: the bearer token every request must carry (prefer SEQDESK_TOKEN)")
+    parser.add_argument("--connect", default=argparse.SUPPRESS, metavar="URL",
+                        help="go to a team's SeqDesk server (seqdesk serve) at URL (or SEQDESK_CONNECT)")
     parser.set_defaults(func=cmd_mcp)
     return parser
 
@@ -99,8 +101,10 @@ async def serve(settings: Settings, *, http_port: int | None = None, host: str =
     token = settings.token
     # One app per data folder: the app that serves it, started in the background when none does, so a
     # person can always answer what the agent's runs ask (in its inbox, or by starting SeqDesk, which
-    # joins it). Only an in-memory engine (SEQDESK_MEMORY, tests) opens here.
-    ops = await (open_operations(settings) if settings.memory else app_door(settings, start=True))
+    # joins it). An in-memory engine (SEQDESK_MEMORY, tests) and a team's database open here; a team's
+    # server (--connect) is the door itself.
+    ops = await (open_operations(settings) if settings.memory or settings.store is not None
+                 else app_door(settings, start=True))
 
     async def open_ops() -> Operations:
         return ops

@@ -229,6 +229,20 @@ class ManagedServers:
                 removed = await self.manager.remove(name, wait=self.reconnect_wait) or removed
         return removed
 
+    async def changed_elsewhere(self, name: str) -> None:
+        """Another process sharing the settings (a team's database) added, changed or removed the server
+        `name`: connect it here as it now is, or take it away."""
+        if self.manager is None:
+            return
+        async with self._lock:
+            config = next((c for c in await self._configs() if c.name == name), None)
+            conn = self.manager.get(name)
+            if config is None:
+                self.sign_ins.cancel(name)
+                await self.manager.remove(name, wait=self.reconnect_wait)
+            elif conn is None or conn.config != config:
+                await self.manager.add(config, wait=self.reconnect_wait)
+
     # -- connecting ----------------------------------------------------------------------------
     async def sign_in(self, name: str, callback: str) -> str | None:
         config = await self._config(name)

@@ -24,7 +24,7 @@ from gui.core.asks import (
     interaction_fields,
 )
 from gui.core.queries import DEFAULT_LIMIT, Page, check_window
-from gui.pgstore.documents import TEXT, columns, columns_of, load_all
+from gui.pgstore.documents import TEXT, columns, columns_of, load_all, page_query
 from gui.pgstore.pool import connected
 from gui.pgstore.tallies import counted, tally
 
@@ -115,10 +115,8 @@ class PgInteractionStore:
                 params.append(value)
         condition = " AND ".join(where)
         async with connected(self._pool) as conn:
-            rows = await (await conn.execute(
-                f"SELECT {TEXT} FROM interactions WHERE {condition} "
-                "ORDER BY created_at DESC, interaction_id DESC LIMIT %s OFFSET %s",
-                (*params, limit, offset))).fetchall()
+            rows = await (await conn.execute(page_query("interactions", "interaction_id", condition),
+                                             (*params, limit, offset))).fetchall()
             if any(value is not None for value in (kind, run_id, sequence, tool_name)):
                 total = await counted(conn, "interactions", condition, params)
             elif status == "ended":

@@ -1,6 +1,7 @@
 """The MCP servers' settings in PostgreSQL, behind `gui.mcp.config.McpSettingsStore`: one row per
 server, its headers by name only, their values in the encrypted secrets (`PgSecrets`), as the
-settings file of a data folder keeps them."""
+settings file of a data folder keeps them. Each change is told to the team's other processes
+(`MCP_SERVERS`), which connect the server as it now is (`gui.mcp.managed.ManagedServers.changed_elsewhere`)."""
 
 from __future__ import annotations
 
@@ -19,6 +20,12 @@ from gui.pgstore.pool import connected
 from gui.pgstore.secrets import PgSecrets
 
 log = logging.getLogger(__name__)
+
+
+# Every process hears of a server added, changed or removed by another (as `gui.pgstore.notices`: the
+# writer's connections' name, a space, the server's name), with the write: it connects it as it now is.
+MCP_SERVERS = "seqdesk_mcp_servers"
+NOTICE = "SELECT pg_notify(%s, current_setting('application_name') || ' ' || %s)"
 
 
 class PgMcpSettings:
@@ -43,14 +50,16 @@ class PgMcpSettings:
     async def save(self, config: McpServerConfig) -> None:
         old = {c.name: c for c in await self.list()}.get(config.name)
         await asyncio.to_thread(self._keep_secrets, old, config)
-        async with connected(self._pool) as conn:
+        async with connected(self._pool) as conn, conn.transaction():
             await conn.execute("INSERT INTO mcp_servers (name, doc) VALUES (%s, %s) ON CONFLICT (name) DO UPDATE "
                                "SET doc = EXCLUDED.doc", (config.name, Jsonb(file_entry(config))))
+            await conn.execute(NOTICE, (MCP_SERVERS, config.name))
 
     async def delete(self, name: str) -> bool:
-        async with connected(self._pool) as conn:
+        async with connected(self._pool) as conn, conn.transaction():
             gone = await (await conn.execute("DELETE FROM mcp_servers WHERE name = %s RETURNING name",
                                              (name,))).fetchone()
+            await conn.execute(NOTICE, (MCP_SERVERS, name))
         if gone is None:
             return False
         try:
@@ -58,6 +67,10 @@ class PgMcpSettings:
         except SecretStoreError as exc:
             log.warning("the MCP server %s was removed, but its secrets were not: %s", name, exc)
         return True
+
+    async def reread_secrets(self) -> None:
+        """Read the secrets again (another process may have kept a server's header values)."""
+        await asyncio.to_thread(self._secrets.reload)
 
     def _keep_secrets(self, old: McpServerConfig | None, config: McpServerConfig) -> None:
         where = key(config.name, "headers")

@@ -4,7 +4,8 @@ The core reads a tool's mode on the event loop for every approval, so reads answ
 process holds (read at open); a change applies here at once and returns the write as an awaitable,
 which completes once the database has it (`InteractionService.respond` awaits it before an "always
 allow" is acknowledged). Writes go to the database in the order they were made. Adding a rule is a
-conditional insert: a rule id is stored once, whoever adds it first.
+conditional insert: a rule id is stored once, whoever adds it first. A change made in another process
+reaches this one (`RULES`), which reads them again.
 """
 
 from __future__ import annotations
@@ -23,6 +24,11 @@ from gui.pgstore.pool import connected
 
 log = logging.getLogger(__name__)
 
+# Every process hears of a change another made (as `gui.pgstore.notices`: the writer's connections' name
+# first), written with it, and reads the modes and rules again (`reload`).
+RULES = "seqdesk_approval_rules"
+NOTICE = "SELECT pg_notify(%s, current_setting('application_name') || ' changed')"
+
 
 class PgApprovalModes:
     def __init__(self, pool: AsyncConnectionPool, modes: dict[str, ApprovalMode], rules: list[ApprovalRule]) -> None:
@@ -34,17 +40,19 @@ class PgApprovalModes:
 
     @classmethod
     async def open(cls, pool: AsyncConnectionPool) -> PgApprovalModes:
-        async with connected(pool) as conn:
-            mode_rows = await (await conn.execute("SELECT tool_name, mode FROM approval_modes")).fetchall()
-            rule_rows = await (await conn.execute("SELECT doc::text FROM approval_rules ORDER BY position")).fetchall()
-        modes = {name: mode for name, mode in mode_rows if mode in APPROVAL_MODES and mode != "ask"}
-        rules = []
-        for (text,) in rule_rows:
-            try:
-                rules.append(ApprovalRule.model_validate_json(text))
-            except ValidationError:
-                log.warning("a stored approval rule that cannot be read is left out: %r", text)
-        return cls(pool, modes, rules)
+        return cls(pool, *await _read(pool))
+
+    async def reload(self) -> None:
+        """Read the modes and rules again: another of the team's processes changed them (`RULES`). This
+        process's own changes still on their way are written first, and kept."""
+        while True:
+            last = self._last
+            await self.settle()
+            modes, rules = await _read(self._pool)
+            with self._lock:
+                if self._last is last:  # nothing changed here meanwhile: the database has it all
+                    self._modes, self._rules = modes, {rule.rule_id: rule for rule in rules}
+                    return
 
     def get(self, tool_name: str) -> ApprovalMode:
         with self._lock:
@@ -87,8 +95,9 @@ class PgApprovalModes:
         async def write() -> None:
             if before is not None:
                 await asyncio.gather(before, return_exceptions=True)  # order only: its failure is its own
-            async with connected(self._pool) as conn:
+            async with connected(self._pool) as conn, conn.transaction():
                 await conn.execute(sql, params)
+                await conn.execute(NOTICE, (RULES,))
 
         task = asyncio.ensure_future(write())
         task.add_done_callback(_report)
@@ -99,6 +108,20 @@ class PgApprovalModes:
         """Wait for every queued write (closing)."""
         if self._last is not None:
             await asyncio.gather(self._last, return_exceptions=True)
+
+
+async def _read(pool: AsyncConnectionPool) -> tuple[dict[str, ApprovalMode], list[ApprovalRule]]:
+    async with connected(pool) as conn:
+        mode_rows = await (await conn.execute("SELECT tool_name, mode FROM approval_modes")).fetchall()
+        rule_rows = await (await conn.execute("SELECT doc::text FROM approval_rules ORDER BY position")).fetchall()
+    modes = {name: mode for name, mode in mode_rows if mode in APPROVAL_MODES and mode != "ask"}
+    rules = []
+    for (text,) in rule_rows:
+        try:
+            rules.append(ApprovalRule.model_validate_json(text))
+        except ValidationError:
+            log.warning("a stored approval rule that cannot be read is left out: %r", text)
+    return modes, rules
 
 
 def _report(task: asyncio.Future[None]) -> None:

@@ -47,9 +47,13 @@ class PgStores:
         """Call `on_request(interaction_id)` whenever another process asks or ends a request, and
         `on_run(run_id)` whenever it starts or finishes a run."""
         for channel, on_change in ((REQUESTS, on_request), (RUNS, on_run)):
-            listener = Listener(self.url, self.name, channel, on_change)
-            await listener.start()
-            self.listeners.append(listener)
+            await self.listen(channel, on_change)
+
+    async def listen(self, channel: str, on_notice: Callable[[str], Awaitable[None]]) -> None:
+        """Call `on_notice(text)` for each notice on `channel` another process sent (`writer text`)."""
+        listener = Listener(self.url, self.name, channel, on_notice)
+        await listener.start()
+        self.listeners.append(listener)
 
     async def close(self) -> None:
         for listener in self.listeners:

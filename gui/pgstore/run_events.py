@@ -1,6 +1,6 @@
 """A run another process started or finished, announced on this process's bus, so its runs list, run
-pages and event streams follow the whole team's runs (the steps inside a run are told only by the
-process that runs it)."""
+pages and event streams follow the whole team's runs (the steps inside a run reach them through the
+event relay, `gui.pgstore.event_relay`)."""
 
 from __future__ import annotations
 
@@ -13,8 +13,8 @@ async def announce_run(engine: Engine, run_id: str) -> None:
     if record is None:
         return
     if not record.finished:
-        engine.bus.publish(RunStarted, run_id, sequence=record.sequence, groups=[g.name for g in record.groups],
-                           args=record.args)
+        engine.bus.publish(RunStarted, run_id, sequence=record.sequence, target=record.target, depth=record.depth,
+                           groups=[g.name for g in record.groups], args=record.args)
     else:
         engine.bus.publish(RunFinished, run_id, sequence=record.sequence, status=record.status, error=record.error,
                            outputs=record.outputs, cause=record.cause)

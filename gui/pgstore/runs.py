@@ -18,10 +18,10 @@ from psycopg_pool import AsyncConnectionPool
 
 from gui.core.queries import DEFAULT_LIMIT, Page, check_window
 from gui.core.runs import RunRecord, RunStatus, run_fields
-from gui.pgstore.documents import TEXT, columns, columns_of, load_all
+from gui.pgstore.documents import TEXT, columns, columns_of, load_all, page_query
 from gui.pgstore.errors import WriteConflict
 from gui.pgstore.pool import connected
-from gui.pgstore.tallies import counted, tally
+from gui.pgstore.tallies import counted, tally, tally_like
 
 # The first save names the holder of the run's lease (the process that runs it); its saves renew it.
 COLUMNS = "run_id, status, sequence, created_at, finished, resumed_by, doc, raw, holder, heartbeat"
@@ -143,10 +143,11 @@ class PgRunStore:
             params.append("%" + like_escaped(text) + "%")
         condition = " AND ".join(where)
         async with connected(self._pool) as conn:
-            rows = await (await conn.execute(
-                f"SELECT {TEXT} FROM runs WHERE {condition} ORDER BY created_at DESC, run_id DESC LIMIT %s OFFSET %s",
-                (*params, limit, offset))).fetchall()
-            if text or started_from is not None or started_to is not None or (status and sequence):
+            page = page_query("runs", "run_id", condition)
+            rows = await (await conn.execute(page, (*params, limit, offset))).fetchall()
+            if text and not (status or sequence or started_from is not None or started_to is not None):
+                total = await tally_like(conn, "runs", "sequence", params[-1])  # by name: one row per sequence
+            elif text or started_from is not None or started_to is not None or (status and sequence):
                 total = await counted(conn, "runs", condition, params)
             elif status or sequence:
                 total = await tally(conn, "runs", "status" if status else "sequence", status or sequence or "")

@@ -5,7 +5,8 @@ A team's processes share the key. `key_check` holds a known text encrypted with 
 process used: a process given another key refuses to start (`SecretKeyError`) instead of writing
 secrets nobody else could read, or overwriting theirs. Without a key, nothing secret can be kept or
 read (saying so when asked), and a database that already holds secrets refuses to start.
-The values are read once at open and kept decrypted in memory; writes go to the database at once.
+The values are read at open (and again when another process changed an MCP server) and kept decrypted in
+memory; writes go to the database at once.
 """
 
 from __future__ import annotations
@@ -67,6 +68,24 @@ class PgSecrets:
                                          "SeqDesk did not start, and changed nothing") from None
             items = {name: fernet.decrypt(token.encode()).decode("utf-8") for name, token in rows}
         return cls(url, fernet, items)
+
+    def reload(self) -> None:
+        """Read every secret again: another of the team's processes may have kept or removed some."""
+        if self._fernet is None:
+            return
+        try:
+            with psycopg.connect(self._url, autocommit=True, connect_timeout=5) as conn:
+                rows = conn.execute("SELECT key, token FROM secrets").fetchall()
+        except psycopg.Error as exc:
+            raise SecretStoreError(f"the team database's secrets cannot be read now: {exc}") from None
+        items = {}
+        for name, token in rows:
+            try:
+                items[name] = self._fernet.decrypt(token.encode()).decode("utf-8")
+            except InvalidToken:
+                continue  # not readable with this key (checked at open): kept out, as if not there
+        with self._lock:
+            self._items = items
 
     def get(self, key: str) -> str | None:
         with self._lock:

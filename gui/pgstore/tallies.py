@@ -1,17 +1,25 @@
 """The totals of the commonest lists, read from the counts triggers keep (`migrations/0002`, once
-per statement since 0006): every run or request, by status, runs by sequence. A page of those lists
-then costs the same with a hundred records as with a hundred thousand; any other filter is counted
-in the table."""
+per statement since 0006): every run or request, by status, runs by sequence (and by a text in the
+sequence's name). A page of those lists then costs the same with a hundred records as with a hundred
+thousand; any other filter is counted in the table."""
 
 from __future__ import annotations
 
 from psycopg import AsyncConnection
 
 TALLY = "SELECT coalesce(sum(n), 0) FROM tallies WHERE tbl = %s AND field = %s AND value = %s"
+TALLY_LIKE = "SELECT coalesce(sum(n), 0) FROM tallies WHERE tbl = %s AND field = %s AND lower(value) LIKE lower(%s)"
 
 
 async def tally(conn: AsyncConnection, table: str, field: str = "*", value: str = "") -> int:
     found = await (await conn.execute(TALLY, (table, field, value))).fetchone()
+    return int(found[0]) if found else 0
+
+
+async def tally_like(conn: AsyncConnection, table: str, field: str, pattern: str) -> int:
+    """How many rows have a `field` matching the LIKE `pattern` (case aside): the tallies of the values that
+    match, summed (a text search of runs by sequence name counts a row per sequence, not per run)."""
+    found = await (await conn.execute(TALLY_LIKE, (table, field, pattern))).fetchone()
     return int(found[0]) if found else 0
 
 

@@ -1,0 +1,38 @@
+"""`seqdesk serve`: a team's SeqDesk server on a PostgreSQL database: the app's pages and HTTP API,
+with no window and no browser opened. Any number of them can serve one database (`gui.pgstore`);
+desktops reach one with `seqdesk --connect URL`, the CLI's doors with `--connect URL` too."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from gui.i18n import _
+
+DEFAULT_PORT = 8765  # a team server keeps one address, which desktops and scripts are given
+
+
+def add_serve_command(sub: Any) -> None:
+    serve = sub.add_parser(
+        "serve", help=_("serve a team's SeqDesk on a PostgreSQL database (no window; desktops connect to it)"),
+        description=_("Serve SeqDesk's pages and API for a team, on a PostgreSQL database that any number of "
+                      "such servers can share. Desktops open it with: seqdesk --connect URL"))
+    # SUPPRESS: given here or before the command (`seqdesk --store … serve`), either is kept
+    serve.add_argument("--store", default=argparse.SUPPRESS,
+                       help=_("the team's database: postgresql://user@host/name (or SEQDESK_STORE)"))
+    serve.add_argument("--host", default=argparse.SUPPRESS,
+                       help=_("address to bind (default 127.0.0.1; others need --token)"))
+    serve.add_argument("--port", type=int, default=argparse.SUPPRESS,
+                       help=_("port to serve on (default {port})").format(port=DEFAULT_PORT))
+    serve.add_argument("--name", action="append", default=[], metavar="HOST", dest="names",
+                       help=_("a name desktops reach this server by (e.g. seqdesk.example); repeat for more. "
+                              "Addresses need none"))
+    serve.add_argument("--token", default=argparse.SUPPRESS,
+                       help=_("access token (or SEQDESK_TOKEN), required off localhost"))
+    serve.set_defaults(func=cmd_serve)
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    from gui.app import serve_team
+
+    return serve_team(args.host or "127.0.0.1", args.port or DEFAULT_PORT, args.settings, names=args.names)
