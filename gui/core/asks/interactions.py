@@ -4,7 +4,8 @@ Kinds: `approval` (shell-style: command, folder, reason, operation; or a tool ap
 validated input), `question` (text / single_select / multi_select, each required or optional, the
 whole request answerable or declinable), and `elicitation` (a tool
 server's form). Lifecycle: pending → resolved | expired | cancelled. The service that enforces the
-rules lives in `interaction_service`; this module holds only the shapes and the store port.
+rules lives in `gui.core.asks.service`; this module holds the shapes, and what a store indexes a record
+by (`interaction_fields`, as `run_fields` is beside the run record).
 """
 
 from __future__ import annotations
@@ -340,6 +341,16 @@ InteractionResponse = Annotated[
     ApprovalResponse | QuestionResponse | ElicitationResponse, Field(discriminator="kind")
 ]
 
+_ARTICLE = {"approval": "an approval", "question": "a question", "elicitation": "an elicitation"}
+
+
+def kind_problem(request: InteractionRequest, response: InteractionResponse) -> str | None:
+    """Why `response` cannot answer `request` at all: it is of another kind (None: the same kind)."""
+    if response.kind == request.kind:
+        return None
+    return (f"interaction {request.interaction_id} is {_ARTICLE[request.kind]}: "
+            f"{_ARTICLE[response.kind]} response does not fit it")
+
 
 class ResolvedResult(_Model):
     status: Literal["resolved"] = "resolved"
@@ -386,3 +397,17 @@ class InteractionRecord(_Model):
     @property
     def interaction_id(self) -> str:
         return self.request.interaction_id
+
+
+def tool_name_of(request: InteractionRequest) -> str | None:
+    """The tool that asked, when a tool asked (an approval's "always allow" is for that tool)."""
+    source = request.source
+    return source.tool_name if isinstance(source, ToolSource) else None
+
+
+def interaction_fields(record: InteractionRecord) -> dict[str, Any]:
+    """What interaction queries filter and sort on (the TinyDB store indexes exactly these)."""
+    request = record.request
+    return {"status": record.status, "kind": request.kind, "run_id": request.turn_id,
+            "sequence": request.sequence_name, "tool_name": tool_name_of(request),
+            "created_at": request.created_at}
