@@ -55,8 +55,10 @@ _started: dict[int, FrameType] = {}  # every frame seen: a later "call" of the s
 _quiet: dict[int, FrameType] = {}  # per thread: the call whose callees are not recorded
 QUIET = {("gui/core/events.py", "publish"), ("gui/core/runs/tool_call.py", "waiting"),
          ("gui/core/runs/tool_call.py", "resumed")}
-# the run record saved in the background: neither entered nor followed
-SKIP = {("gui/core/runs/execution.py", "later"), ("gui/core/runs/execution.py", "<lambda>")}
+# the run record saved in the background (its task, and the callback that forgets the task once it has
+# saved: the loop runs it in the task's context, which is the form's): neither entered nor followed
+SKIP = {("gui/core/runs/execution.py", "later"), ("gui/core/runs/execution.py", "<lambda>"),
+        ("gui/core/runs/execution.py", "_saved")}
 answered = threading.Event()  # set at the Send click: later `server` visits are the way back
 stored = threading.Event()  # set when the engine has stored the answer: the page's feedback follows
 
