@@ -18,10 +18,8 @@ from typing import Annotated, Any, Literal
 from pydantic import (
     BaseModel,
     ConfigDict,
-    Discriminator,
     Field,
     SerializerFunctionWrapHandler,
-    Tag,
     model_serializer,
     model_validator,
 )
@@ -234,20 +232,11 @@ class ElicitationRequest(_RequestBase):
     url: str | None = None  # URL-mode requests: the person opens it, then accepts/declines
 
 
-def _request_discriminator(value: Any) -> str:
-    get = value.get if isinstance(value, dict) else lambda k, d=None: getattr(value, k, d)
-    kind = get("kind")
-    if kind == "approval":
-        return "tool_approval" if get("operation") == "tool" else "shell_approval"
-    return str(kind)
-
-
+# An approval is a command's (shell-style) or a tool's, told apart by its `operation`; every request by
+# its `kind`. Both are fields: pydantic picks the model without calling back into Python.
+ApprovalRequest = Annotated[ShellApprovalRequest | ToolApprovalRequest, Field(discriminator="operation")]
 InteractionRequest = Annotated[
-    Annotated[ShellApprovalRequest, Tag("shell_approval")]
-    | Annotated[ToolApprovalRequest, Tag("tool_approval")]
-    | Annotated[QuestionRequest, Tag("question")]
-    | Annotated[ElicitationRequest, Tag("elicitation")],
-    Discriminator(_request_discriminator),
+    ApprovalRequest | QuestionRequest | ElicitationRequest, Field(discriminator="kind")
 ]
 
 
