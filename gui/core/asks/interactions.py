@@ -2,10 +2,11 @@
 
 Kinds: `approval` (shell-style: command, folder, reason, operation; or a tool approval with the
 validated input), `question` (text / single_select / multi_select, each required or optional, the
-whole request answerable or declinable), and `elicitation` (a tool
-server's form). Lifecycle: pending → resolved | expired | cancelled. The service that enforces the
-rules lives in `gui.core.asks.service`; this module holds the shapes, and what a store indexes a record
-by (`interaction_fields`, as `run_fields` is beside the run record).
+whole request answerable or declinable), and `elicitation` (a tool server's form). Lifecycle:
+pending → resolved | expired | cancelled. The service that enforces the rules lives in
+`gui.core.asks.service`; this module holds the shapes, whether an answer is of its request's kind at
+all (`kind_problem`: the rest of what fits is `approvals`' and `responses`'), and what a store indexes
+a record by (`interaction_fields`, as `run_fields` is beside the run record).
 """
 
 from __future__ import annotations
