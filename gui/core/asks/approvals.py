@@ -28,7 +28,6 @@ from gui.core.asks.interactions import (
     ResolvedResult,
     ShellApprovalRequest,
     ToolApprovalRequest,
-    kind_problem,
 )
 from gui.core.asks.rules import ApprovalRule, RuleError, rule_for, tool_rule_id
 from gui.core.causes import CAUSES, REASON_CAUSES, CancelReason, EndCause
@@ -84,13 +83,11 @@ def allowing_rule(modes: ApprovalModes, request: ShellApprovalRequest | ToolAppr
 
 
 def approval_problems(request: InteractionRequest, response: ApprovalResponse) -> list[str]:
-    """Everything wrong with `response` as an answer to the approval `request` (empty: it fits): an
+    """Everything wrong with `response` as an answer to the approval `request` (the service has checked
+    that `request` is an approval; empty: it fits): an
     edited input only with a plain approval (approved, once: a rule covers requests as they are asked,
     never a change of one), a scope only with an approval, and one a rule can be made of for `request`.
     The service refuses an answer with any problem before anything is stored."""
-    wrong = kind_problem(request, response)
-    if wrong is not None:
-        return [wrong]
     if response.always_allow and response.decision != "approved":
         return ["'always allow' goes only with an approval, not with a denial"]
     if response.edited_input is not None and response.decision != "approved":

@@ -4,9 +4,8 @@ Kinds: `approval` (shell-style: command, folder, reason, operation; or a tool ap
 validated input), `question` (text / single_select / multi_select, each required or optional, the
 whole request answerable or declinable), and `elicitation` (a tool server's form). Lifecycle:
 pending → resolved | expired | cancelled. The service that enforces the rules lives in
-`gui.core.asks.service`; this module holds the shapes, whether an answer is of its request's kind at
-all (`kind_problem`: the rest of what fits is `approvals`' and `responses`'), and what a store indexes
-a record by (`interaction_fields`, as `run_fields` is beside the run record).
+`gui.core.asks.service`; this module holds the shapes, and what a store indexes a record by
+(`interaction_fields`, as `run_fields` is beside the run record).
 """
 
 from __future__ import annotations
@@ -330,16 +329,6 @@ class ElicitationResponse(_Answer):
 InteractionResponse = Annotated[
     ApprovalResponse | QuestionResponse | ElicitationResponse, Field(discriminator="kind")
 ]
-
-_ARTICLE = {"approval": "an approval", "question": "a question", "elicitation": "an elicitation"}
-
-
-def kind_problem(request: InteractionRequest, response: InteractionResponse) -> str | None:
-    """Why `response` cannot answer `request` at all: it is of another kind (None: the same kind)."""
-    if response.kind == request.kind:
-        return None
-    return (f"interaction {request.interaction_id} is {_ARTICLE[request.kind]}: "
-            f"{_ARTICLE[response.kind]} response does not fit it")
 
 
 class ResolvedResult(_Model):

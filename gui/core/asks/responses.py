@@ -31,17 +31,14 @@ from gui.core.asks.interactions import (
     Question,
     QuestionRequest,
     QuestionResponse,
-    kind_problem,
 )
 
 JsonValue = Any
 
 
 def response_problems(request: InteractionRequest, response: InteractionResponse) -> list[str]:
-    """Everything wrong with `response` as an answer to the question or form `request` (empty: it fits)."""
-    wrong = kind_problem(request, response)
-    if wrong is not None:
-        return [wrong]
+    """Everything wrong with `response` as an answer to the question or form `request` (the service has
+    checked that they are of one kind; empty: it fits)."""
     if isinstance(request, QuestionRequest) and isinstance(response, QuestionResponse):
         return _question_problems(request, response)
     if isinstance(request, ElicitationRequest) and isinstance(response, ElicitationResponse):

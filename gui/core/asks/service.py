@@ -244,8 +244,12 @@ class InteractionService:
             if expires_at is not None and self.now_ms() >= expires_at:
                 ended = await self._end(record, ExpiredResult(interaction_id=interaction_id))
                 raise InteractionNotPendingError(ended_message(ended), interaction_id)
-            problems = (approval_problems(record.request, parsed) if isinstance(parsed, ApprovalResponse)
-                        else response_problems(record.request, parsed))
+            if parsed.kind != record.request.kind:
+                problems = [wrong_kind(record.request, parsed)]
+            elif isinstance(parsed, ApprovalResponse):
+                problems = approval_problems(record.request, parsed)
+            else:
+                problems = response_problems(record.request, parsed)
             if not problems and isinstance(parsed, ApprovalResponse) and parsed.edited_input is not None:
                 problems = self._edit_problems(record.request, parsed.edited_input)
             if problems:
@@ -507,6 +511,15 @@ class InteractionService:
                 auto=record.auto,
                 record=record.model_dump(mode="json"),
             )
+
+
+_ARTICLE = {"approval": "an approval", "question": "a question", "elicitation": "an elicitation"}
+
+
+def wrong_kind(request: InteractionRequest, response: InteractionResponse) -> str:
+    """Why an answer of another kind than its request's cannot answer it."""
+    return (f"interaction {request.interaction_id} is {_ARTICLE[request.kind]}: "
+            f"{_ARTICLE[response.kind]} response does not fit it")
 
 
 def ended_message(record: InteractionRecord) -> str:
