@@ -30,7 +30,7 @@ from gui.core.runs import (
     run_goes_on,
     write_slots,
 )
-from gui.core.sequences import OnError
+from gui.core.sequences import OnError, run_step_fingerprints
 from gui.temporal.plans import Cut, GroupEnd, GroupPlan, GroupRef, RunEnd, ToolRef
 
 HEARTBEAT_EVERY = 2.0  # a tool's call says it is alive this often (the workflow's HEARTBEAT is larger)
@@ -72,7 +72,8 @@ class RunSteps:
             context.update(grec.outputs)
         ex = self.runner._active.get(run_id)  # taken up meanwhile by another step
         if ex is None:
-            ex = Execution(record=record, sequence=sequence, groups=groups, context=context, began=True)
+            ex = Execution(record=record, sequence=sequence, groups=groups, context=context,
+                           steps=run_step_fingerprints(groups), began=True)
             ex.degraded = any(g.status == "failed" or any(t.status == "degraded" for t in g.tools)
                               for g in record.groups)
             self.runner._active[run_id] = ex

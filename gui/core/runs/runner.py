@@ -48,6 +48,7 @@ from gui.core.sequences import (
     ValidationResult,
     check_args,
     run_problem,
+    run_step_fingerprints,
     signature_of,
 )
 from gui.core.tools import Registry
@@ -194,23 +195,24 @@ class Runner:
         run_id = uuid.uuid4().hex[:12]
         created_at = self.clock()
 
-        def new_record() -> RunRecord:  # a record per group and tool: built in a worker thread
+        def new_record() -> tuple[RunRecord, tuple[tuple[str, ...], ...]]:
+            # a record per group and tool, and each step's fingerprint: in a worker thread
             return RunRecord(
                 run_id=run_id, sequence=sequence.name, target=group.name if group else None, args=checked,
                 created_at=created_at, depth=depth,
                 groups=[GroupRecord(index=i, name=g.name, fingerprint=group_fingerprint(g), tools=[
                     ToolRecord(index=j, tool=c.tool, tool_call_id=f"{run_id}-{i}-{j}", as_=c.as_)
                     for j, c in enumerate(g.tools)]) for i, g in enumerate(groups)],
-            )
+            ), run_step_fingerprints(groups)
 
-        record = await off_loop(len(groups), new_record)
+        record, steps = await off_loop(len(groups), new_record)
         context = dict(checked)
         if origin is not None:
             record.schedule_id, record.note = origin.schedule_id, origin.note
             if origin.plan is not None:
                 apply_plan(record, origin.plan)
                 context = dict(origin.plan.context)
-        ex = Execution(record=record, sequence=sequence, groups=groups, context=context)
+        ex = Execution(record=record, sequence=sequence, groups=groups, context=context, steps=steps)
         self._active[run_id] = ex
         await ex.save(self.runs)
         self.bus.publish(RunStarted, run_id, sequence=sequence.name, target=record.target, depth=depth,
