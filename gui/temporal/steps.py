@@ -73,7 +73,7 @@ class RunSteps:
         ex = self.runner._active.get(run_id)  # taken up meanwhile by another step
         if ex is None:
             ex = Execution(record=record, sequence=sequence, groups=groups, context=context,
-                           steps=run_step_fingerprints(groups), began=True)
+                           steps=run_step_fingerprints(groups, self.runner.caller.asks), began=True)
             ex.degraded = any(g.status == "failed" or any(t.status == "degraded" for t in g.tools)
                               for g in record.groups)
             self.runner._active[run_id] = ex

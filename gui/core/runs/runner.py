@@ -195,15 +195,15 @@ class Runner:
         run_id = uuid.uuid4().hex[:12]
         created_at = self.clock()
 
-        def new_record() -> tuple[RunRecord, tuple[tuple[str, ...], ...]]:
-            # a record per group and tool, and each step's fingerprint: in a worker thread
+        def new_record() -> tuple[RunRecord, tuple[tuple[str | None, ...], ...]]:
+            # a record per group and tool, and the fingerprint of each step that asks: in a worker thread
             return RunRecord(
                 run_id=run_id, sequence=sequence.name, target=group.name if group else None, args=checked,
                 created_at=created_at, depth=depth,
                 groups=[GroupRecord(index=i, name=g.name, fingerprint=group_fingerprint(g), tools=[
                     ToolRecord(index=j, tool=c.tool, tool_call_id=f"{run_id}-{i}-{j}", as_=c.as_)
                     for j, c in enumerate(g.tools)]) for i, g in enumerate(groups)],
-            ), run_step_fingerprints(groups)
+            ), run_step_fingerprints(groups, self.caller.asks)
 
         record, steps = await off_loop(len(groups), new_record)
         context = dict(checked)

@@ -65,6 +65,7 @@ from gui.core.sequences import (
     bind,
     matches_type,
     nearest_names,
+    step_fingerprint,
     type_name,
 )
 from gui.core.tools import ApprovalSummary, Registry, ShellApproval, Tool, ToolContext, ToolDeclined
@@ -202,6 +203,11 @@ class ToolCaller:
         self.clock = clock
         self.backoff = backoff
 
+    def asks(self, tool_name: str) -> bool:
+        """Whether the tool of that name, as registered now, asks before it runs."""
+        tool = self.registry.get(tool_name)
+        return tool is not None and tool.approval != "none"
+
     # -- events --------------------------------------------------------------------------------
     def _publish(self, kind: type[ToolEvent], scope: CallScope, record: ToolRecord, **data: Any) -> None:
         self.bus.publish(kind, scope.run_id, group=scope.group_record.index, group_name=scope.group.name,
@@ -281,7 +287,7 @@ class ToolCaller:
         for attempt in range(1, attempts + 1):
             record.attempts = attempt
             try:
-                edited, shown = await self._approve(scope, call, tool, bound, args, record)
+                edited, shown = await self._approve(scope, tool, bound, args, record)
                 changed = False
                 if edited is not None:  # the person changed the arguments before approving: run those
                     sent = tool.validate_args(edited)
@@ -405,7 +411,7 @@ class ToolCaller:
         await scope.save_now()
 
     # -- approval ------------------------------------------------------------------------------
-    async def _approve(self, scope: CallScope, call: ToolCall, tool: Tool, bound: Bound, args: dict[str, Any],
+    async def _approve(self, scope: CallScope, tool: Tool, bound: Bound, args: dict[str, Any],
                        record: ToolRecord) -> tuple[dict[str, Any] | None, object]:
         """Ask when the tool needs it; the person's edited arguments, if they changed them, and what
         the approval showed (`ShellApproval.shown`, `ApprovalSummary.shown`). The inputs shown, and
@@ -444,8 +450,10 @@ class ToolCaller:
             "sequence_name": scope.sequence_name,
             "group_name": scope.group.name,
             "bound_inputs": bound.inputs,
-            # what a rule made from this request covers: this step (fingerprinted as the run began) of this sequence
-            "step_fingerprint": scope.execution.steps[scope.group_record.index][record.index],
+            # what a rule made from this request covers: this step (fingerprinted as the run began; now, for
+            # a tool that was not there then, such as one of a server connected since) of this sequence
+            "step_fingerprint": (scope.execution.steps[scope.group_record.index][record.index]
+                                 or step_fingerprint(scope.group.tools[record.index], scope.group)),
             "sequence_identity": scope.sequence_identity,
         }
         if shell is not None:
