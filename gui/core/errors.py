@@ -52,7 +52,7 @@ leaf keeps any other built-in base it had (`SecretStoreError` is still a `Runtim
     ├── Failed (502 failed): what SeqDesk asked of something else did not happen
     │   ├── ToolError: ToolArgumentError, gui.core.tools.ToolDeclined, gui.core.runs.tool_call._Denied,
     │   │   gui.tools._approved_path.Changed
-    │   ├── gui.core.runs.runner._GroupFailed
+    │   ├── gui.core.runs.decisions.GroupFailed
     │   ├── gui.notify.channels.SendError
     │   ├── gui.mcp.sign_in.SignInError
     │   └── gui.core.door.SignInFailed (sign-in-failed)

@@ -6,8 +6,7 @@ core: whoever builds an engine chooses its stores (`gui.runtime.compose_engine`)
 
 from dataclasses import dataclass, field
 
-from gui.memory.asks import MemoryApprovalModes, MemoryInteractionStore
-from gui.memory.audit import MemoryAuditLog
+from gui.memory.asks import MemoryApprovalModes, MemoryAuditLog, MemoryInteractionStore
 from gui.memory.runs import MemoryRunStore, MemoryScheduleStore
 from gui.memory.sequences import MemorySequenceStore
 

@@ -1,8 +1,10 @@
-"""Requests for a person and the approval modes in memory, behind the core's `InteractionStore` and
-`ApprovalModes` ports.
+"""Requests for a person, the approval modes and the record of decisions in memory, behind the core's
+`InteractionStore`, `ApprovalModes` and `AuditLog` ports (`gui.core.asks`).
 
 `MemoryInteractionStore` round-trips every record through JSON on save, exactly as a file store
-would, so a value that could not be persisted fails here too instead of only in production.
+would, so a value that could not be persisted fails here too instead of only in production. The
+record of decisions keeps each entry as its JSON text, as a file would keep it, so a test can edit
+one "by hand" (`MemoryAuditLog.edit`) and see `verify` name it.
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ from __future__ import annotations
 import builtins
 import json
 import threading
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from pydantic import ValidationError
@@ -19,13 +21,17 @@ from gui.core.asks import (
     DONE,
     ApprovalMode,
     ApprovalRule,
+    AuditDraft,
+    AuditEntry,
     Done,
     InteractionFilter,
     InteractionKind,
     InteractionRecord,
     InteractionStatus,
     InteractionStatusFilter,
+    chain,
     check_mode,
+    entry_document,
     interaction_fields,
 )
 from gui.core.json_text import to_json_text
@@ -132,3 +138,29 @@ class MemoryApprovalModes:
         with self._lock:
             self._rules.pop(rule_id, None)
         return DONE
+
+
+class MemoryAuditLog:
+    """Append-only in memory: one chain, its last entry kept to chain the next."""
+
+    def __init__(self) -> None:
+        self._lines: list[str] = []
+        self._last: dict[str, Any] | None = None
+
+    async def append(self, draft: AuditDraft) -> AuditEntry:
+        entry = chain(draft, self._last)  # no await between reading the last and appending: one chain
+        self._last = entry_document(entry)
+        self._lines.append(json.dumps(self._last, ensure_ascii=False))
+        return entry
+
+    async def append_many(self, drafts: list[AuditDraft]) -> list[AuditEntry]:
+        return [await self.append(draft) for draft in drafts]
+
+    async def documents(self) -> list[dict[str, Any] | None]:
+        return [json.loads(line) for line in self._lines]
+
+    def edit(self, position: int, change: Callable[[dict[str, Any]], None]) -> None:
+        """Change the stored entry at `position` (from 1) as someone editing the file would."""
+        document = json.loads(self._lines[position - 1])
+        change(document)
+        self._lines[position - 1] = json.dumps(document, ensure_ascii=False)

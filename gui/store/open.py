@@ -20,6 +20,7 @@ from typing import Any
 from gui.core.asks import ENDED_STATUSES, InteractionRecord, interaction_fields
 from gui.core.runs import FINISHED_RUN, RunRecord, run_fields
 from gui.store.adapters import (
+    TinyApprovalModes,
     TinyInteractionStore,
     TinyRunStore,
     TinySequenceStore,
@@ -27,13 +28,13 @@ from gui.store.adapters import (
     is_interaction,
     is_run,
     is_sequence,
+    is_settings,
     report_archive,
 )
 from gui.store.datadir import data_dir as default_data_dir
 from gui.store.history import Indexer
 from gui.store.hotcold import HotColdStore, no_fields
 from gui.store.lock import InstanceLock, hold_lock, release_lock
-from gui.store.modes import TinyApprovalModes, is_settings
 from gui.store.recovery import Damage, open_store
 from gui.store.salvage import Accept
 from gui.store.schedules import TinyScheduleStore, is_schedule

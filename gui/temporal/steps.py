@@ -1,6 +1,7 @@
 """The activities of a run's workflow, in the app's process: each takes one step of the run with the
-in-process runner's own code (`Runner`'s decisions, `ToolCaller` for a tool's call), on the run's
-live record, which the runner keeps, saves and publishes as it does for its own runs.
+in-process runner's own code (the run's decisions, `gui.core.runs.decisions`; `Runner`'s events and
+saves; `ToolCaller` for a tool's call), on the run's live record, which the runner keeps, saves and
+publishes as it does for its own runs.
 
 A run this process does not hold (the app restarted while it went on) is taken up from its saved
 record: the workflow's history says where it was, the record what it did. A tool whose call was cut
@@ -17,8 +18,19 @@ from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
 from gui.core.errors import Failed
-from gui.core.runs import CallScope, Execution, Runner
-from gui.core.sequences import OnError
+from gui.core.runs import (
+    CallScope,
+    Execution,
+    Runner,
+    group_aborted,
+    group_args,
+    group_timed_out,
+    not_run_after,
+    record_stopped,
+    run_goes_on,
+    write_slots,
+)
+from gui.core.sequences import OnError, run_step_fingerprints
 from gui.temporal.plans import Cut, GroupEnd, GroupPlan, GroupRef, RunEnd, ToolRef
 
 HEARTBEAT_EVERY = 2.0  # a tool's call says it is alive this often (the workflow's HEARTBEAT is larger)
@@ -60,7 +72,8 @@ class RunSteps:
             context.update(grec.outputs)
         ex = self.runner._active.get(run_id)  # taken up meanwhile by another step
         if ex is None:
-            ex = Execution(record=record, sequence=sequence, groups=groups, context=context, began=True)
+            ex = Execution(record=record, sequence=sequence, groups=groups, context=context,
+                           steps=run_step_fingerprints(groups, self.runner.caller.asks), began=True)
             ex.degraded = any(g.status == "failed" or any(t.status == "degraded" for t in g.tools)
                               for g in record.groups)
             self.runner._active[run_id] = ex
@@ -71,7 +84,7 @@ class RunSteps:
         scope = self._scopes.get(key)
         if scope is None:  # taken up mid-group: its inputs again (they were there when it began)
             group, grec = ex.groups[index], ex.record.groups[index]
-            args = self.runner._group_args(ex, group, grec) or {}
+            args = group_args(ex, group, grec) or {}
             scope = self._scopes[key] = self.runner._scope(ex, group, grec, args)
         return scope
 
@@ -101,7 +114,7 @@ class RunSteps:
             return GroupPlan("kept")
         runner._group_started(ex, group, grec)
         try:
-            args = runner._group_args(ex, group, grec)
+            args = group_args(ex, group, grec)
         except Failed as exc:
             grec.status, grec.reason = "failed", str(exc)
             return GroupPlan("failed")
@@ -170,17 +183,17 @@ class RunSteps:
         if end.timed_out or key in self._late:
             self._late.discard(key)
             assert group.timeout_seconds is not None
-            failure = runner._timed_out(grec, group.timeout_seconds)
+            failure = group_timed_out(grec, group.timeout_seconds)
             grec.status, grec.reason = "failed", str(failure)
         else:
             if end.aborted:
-                runner._aborted(grec)
+                group_aborted(grec)
             if end.failed_at is not None:
-                runner._not_run_after(grec, end.failed_at)
+                not_run_after(grec, end.failed_at)
             if end.ran and grec.status == "running":
-                runner._write_slots(ex, group, grec)
+                write_slots(ex, group, grec)
         runner._group_ended(ex, group, grec, end.ran)
-        return runner._goes_on(ex, group, grec)
+        return run_goes_on(ex, group, grec)
 
     @activity.defn(name="finish_run")
     async def finish_run(self, end: RunEnd) -> str:
@@ -195,7 +208,7 @@ class RunSteps:
             ex.stopping = ex.stopping or end.stopped
             await self.cut(end.run_id)
         if end.stopped:
-            self.runner._stopped(ex)
+            record_stopped(ex)
         elif end.error is not None:
             record.status, record.error = "failed", end.error
         elif record.status == "running":

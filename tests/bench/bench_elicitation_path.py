@@ -1,7 +1,8 @@
 """The files of `gui/` an MCP form passes through, in order, from the server's request to its result.
 
-A script, not a test: `python tests/bench/bench_elicitation_path.py`. NiceGUI's user simulation runs
-`gui/main.py` in memory; the app's own MCP manager connects `tests/mcp/elicit_server.py` (a real server
+A script, not a test: `python tests/bench/bench_elicitation_path.py [--tinydb]`. NiceGUI's user
+simulation runs `gui/main.py` in memory (on the in-memory stores, or with `--tinydb` on a fresh data
+folder); the app's own MCP manager connects `tests/mcp/elicit_server.py` (a real server
 over stdio); a run calls its `order` tool, which asks for a form; the inbox draws it (`/inbox/<id>`),
 the person fills it in and sends it through the engine, and the server gets its answer.
 
@@ -13,8 +14,9 @@ the person fills it in and sends it through the engine, and the server gets its 
   the form's path and is left out);
 - `person`: the Send click, through the engine, until the answer is stored.
 
-What only reports on the form is entered but not followed: an announcement on the event bus
-(`EventBus.publish`: its listeners redraw lists and notify), the run's "waiting for you" marks
+What only reports on the form is entered but not followed (the rule `trace_approval_path.py`
+follows too: the file of such a call counts, what it calls does not): an announcement on the event
+bus (`EventBus.publish`: its listeners redraw lists and notify), the run's "waiting for you" marks
 (`ToolCaller.waiting`/`resumed`), and the page's feedback once the engine has stored the answer.
 The run record saved in the background is left out altogether.
 
@@ -55,8 +57,10 @@ _started: dict[int, FrameType] = {}  # every frame seen: a later "call" of the s
 _quiet: dict[int, FrameType] = {}  # per thread: the call whose callees are not recorded
 QUIET = {("gui/core/events.py", "publish"), ("gui/core/runs/tool_call.py", "waiting"),
          ("gui/core/runs/tool_call.py", "resumed")}
-# the run record saved in the background: neither entered nor followed
-SKIP = {("gui/core/runs/execution.py", "later"), ("gui/core/runs/execution.py", "<lambda>")}
+# the run record saved in the background (its task, and the callback that forgets the task once it has
+# saved: the loop runs it in the task's context, which is the form's): neither entered nor followed
+SKIP = {("gui/core/runs/execution.py", "later"), ("gui/core/runs/execution.py", "<lambda>"),
+        ("gui/core/runs/execution.py", "_saved")}
 answered = threading.Event()  # set at the Send click: later `server` visits are the way back
 stored = threading.Event()  # set when the engine has stored the answer: the page's feedback follows
 
@@ -151,7 +155,7 @@ def _mark_the_form() -> None:
     elicitation_form.ElicitationForm.__init__ = init  # type: ignore[method-assign]
 
 
-async def scenario() -> dict[str, Any]:
+async def scenario(tinydb: bool = False) -> dict[str, Any]:
     from nicegui import app
     from nicegui.storage import Storage
     from nicegui.testing.user_simulation import user_simulation
@@ -159,7 +163,12 @@ async def scenario() -> dict[str, Any]:
     from gui.app import context_of
     from gui.mcp import McpServerConfig
 
-    os.environ["SEQDESK_MEMORY"] = "1"
+    if tinydb:
+        os.environ.pop("SEQDESK_MEMORY", None)
+        os.environ["SEQDESK_DATA"] = tempfile.mkdtemp(prefix="seqdesk-bench-data-")
+        os.environ.setdefault("SEQDESK_NO_DIALOG", "1")
+    else:
+        os.environ["SEQDESK_MEMORY"] = "1"
     os.environ.setdefault("PYTEST_CURRENT_TEST", "bench_elicitation_path.py::scenario")
     Storage.path = Path(tempfile.mkdtemp(prefix="seqdesk-bench-storage-"))
     app.storage = Storage()
@@ -231,7 +240,7 @@ def main() -> None:
     _mark_the_servers_requests()
     _mark_the_form()
     _mark_the_answer_stored()
-    outputs = asyncio.run(scenario())
+    outputs = asyncio.run(scenario("--tinydb" in sys.argv))
     print(f"the server got: {outputs}")
     report(visits)
 

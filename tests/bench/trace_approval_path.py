@@ -6,6 +6,11 @@ One `cmd_run` step asks; the person approves it. `sys.setprofile` records every 
 while the run's task is in `ToolCaller._approve` and while `Engine.respond` stores the answer.
 It prints the files in order, how many there are (the runner, where the path starts, included),
 the files entered more than once, and the calls back into a module that called it.
+
+What only reports on the approval is entered but not followed (the rule `bench_elicitation_path.py`
+follows too): an announcement on the event bus (`EventBus.publish`: its listeners redraw lists and
+notify) and the run's "waiting for you" marks (`ToolCaller.waiting`/`resumed`: the tool's record
+marked waiting, the run's record saved soon). The file of such a call counts; what it calls does not.
 """
 
 from __future__ import annotations
@@ -23,6 +28,9 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[2]
 GUI = str(ROOT / "gui") + "/"
 _window: contextvars.ContextVar[asyncio.Task[Any] | None] = contextvars.ContextVar("window", default=None)
+# what only reports (entered, not followed): the same set as `bench_elicitation_path.py`'s QUIET
+QUIET = {("gui/core/events.py", "publish"), ("gui/core/runs/tool_call.py", "waiting"),
+         ("gui/core/runs/tool_call.py", "resumed")}
 
 
 _RESUMABLE = inspect.CO_COROUTINE | inspect.CO_GENERATOR | inspect.CO_ASYNC_GENERATOR | inspect.CO_ITERABLE_COROUTINE
@@ -47,8 +55,13 @@ class Trace:
     def __init__(self) -> None:
         self.entries: list[tuple[str | None, str, bool]] = []  # (caller file, entered file, already on the stack)
         self.names: list[str] = []  # the function entered, for each entry
+        self.quiet: FrameType | None = None  # a reporting call under way: its callees are not recorded
 
     def profile(self, frame: FrameType, event: str, arg: Any) -> None:
+        if self.quiet is not None:
+            if event == "return" and frame is self.quiet:
+                self.quiet = None
+            return
         if event != "call" or not frame.f_code.co_filename.startswith(GUI):
             return
         try:
@@ -71,6 +84,8 @@ class Trace:
                 caller = caller.f_back
             self.entries.append((short(source) if source else None, short(here), here in above))
             self.names.append(frame.f_code.co_qualname)
+        if (short(here), frame.f_code.co_name) in QUIET:
+            self.quiet = frame
 
     def start(self, first: str) -> None:
         self.entries.append((None, first, False))

@@ -8,8 +8,8 @@ from collections.abc import Iterable
 import pytest
 
 from gui.cli.form_prompt import TerminalElicitationHandler, parse_value
-from gui.core.asks.form_values import value_problems
 from gui.core.asks.interactions import ElicitationField, ElicitationRequest, ElicitationResponse
+from gui.core.asks.responses import value_problems
 
 TIMEOUT = 2.0
 

@@ -19,8 +19,8 @@ from gui.core.asks.elicitation import (
     InboxElicitationHandler,
     NoopElicitationHandler,
 )
-from gui.core.asks.form_values import value_problems
 from gui.core.asks.interactions import ElicitationField, ElicitationRequest, ElicitationResponse, ToolSource
+from gui.core.asks.responses import value_problems
 from gui.core.asks.service import InteractionService, InteractionValidationError
 from gui.core.events import Event, EventBus
 from gui.memory import MemoryApprovalModes, MemoryInteractionStore

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from gui.core.asks.form_values import value_problems
 from gui.core.asks.interactions import ElicitationField, ElicitationRequest, ToolSource
+from gui.core.asks.responses import value_problems
 from gui.core.asks.service import InteractionService, InteractionValidationError
 from gui.memory import MemoryApprovalModes, MemoryInteractionStore
 

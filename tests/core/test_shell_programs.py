@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from gui.core.sequences.substitution import run_as_code, shell_landings
+from gui.core.sequences.substitution import bind, bound_inputs, run_as_code, shell_landings, substitute
 
 
 def runs_as(template: str) -> dict[str, str | None]:
@@ -93,3 +93,18 @@ def test_the_approval_gets_each_input_run_as_code_once_with_its_program():
     assert run_as_code(args, {"command"}) == {"b": "sh -c"}
     assert run_as_code({"command": "$args.cmd"}, {"command"}) == {"cmd": ""}
     assert run_as_code({"label": "sh -c $args.a"}, {"command"}) == {}
+
+
+@pytest.mark.parametrize("args", [
+    {"command": 'echo $args.a; sh -c "$args.b"; eval $args.b', "cwd": "$args.c"},
+    {"command": "$args.cmd", "label": "see $args.a"},
+    {"label": "sh -c $args.a", "list": ["$args.b", {"deep": "x $args.c"}]},
+    {"command": "bash -c $args.a && python3 -c $args.b | tee $args.c"},
+])
+def test_binding_the_inputs_finds_what_reading_the_templates_finds(args):
+    values = {"a": "x y", "b": "print(1)", "c": "/tmp", "cmd": "ls -l"}
+    bound = bind(args, values, shell={"command"})
+    assert bound.args == substitute(args, values, shell={"command"})
+    assert bound.inputs == bound_inputs(args, values)
+    assert list(bound.inputs) == list(bound_inputs(args, values))
+    assert bound.as_code == run_as_code(args, {"command"})

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from gui.core.asks.interactions import InteractionRecord
-from gui.core.asks.store import InteractionFilter, interaction_fields
+from gui.core.asks.interactions import InteractionRecord, interaction_fields
+from gui.core.asks.store import InteractionFilter
 from gui.core.queries import sort_key
 from gui.core.runs.records import RunFilter, RunRecord, run_fields
 from gui.store import history as history_module

@@ -37,7 +37,6 @@ from gui.core.asks.elicitation import (
     ElicitationNotHandled,
     InboxElicitationHandler,
 )
-from gui.core.asks.form_values import typed_values, value_problems
 from gui.core.asks.interactions import (
     CANCEL_WORDS,
     ENDED_STATUSES,
@@ -65,8 +64,10 @@ from gui.core.asks.interactions import (
     ShellApprovalRequest,
     ToolApprovalRequest,
     ToolSource,
+    interaction_fields,
 )
 from gui.core.asks.ports import ApprovalHandle, InteractionHandle, InteractionPort
+from gui.core.asks.responses import typed_values, value_problems
 from gui.core.asks.rule_book import RuleBook
 from gui.core.asks.rules import (
     PREFIX_TOOL,
@@ -91,7 +92,7 @@ from gui.core.asks.service import (
     InteractionService,
     InteractionValidationError,
 )
-from gui.core.asks.store import InteractionFilter, InteractionStore, interaction_fields
+from gui.core.asks.store import InteractionFilter, InteractionStore
 
 __all__ = [
     "Answer",

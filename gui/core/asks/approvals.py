@@ -4,8 +4,10 @@ A tool is `ask` (the default) or `always-allow`: a person sets the latter from t
 "approve and always allow" and takes it back in the settings; narrower rules (`gui.core.asks.rules`)
 sit beside the modes. `allowing_rule` finds what lets a request run without asking; every way an
 approval can end (approved, denied, expired, cancelled) comes back as one `ApprovalOutcome` whose
-`reason` is the sentence the tool fails with (`approval_outcome`). The interaction service asks
-(`InteractionService.ask_approval`) and uses both; nothing here calls back into it.
+`reason` is the sentence the tool fails with (`approval_outcome`); and whether a person's answer to
+an approval fits it (`approval_problems`: an answer to a question or a form is `gui.core.asks.responses`').
+The interaction service asks (`InteractionService.ask_approval`), answers and uses all three; nothing
+here calls back into it.
 """
 
 from __future__ import annotations
@@ -21,12 +23,13 @@ from gui.core.asks.interactions import (
     ApprovalResponse,
     CancelledResult,
     ExpiredResult,
+    InteractionRequest,
     InteractionResult,
     ResolvedResult,
     ShellApprovalRequest,
     ToolApprovalRequest,
 )
-from gui.core.asks.rules import ApprovalRule, tool_rule_id
+from gui.core.asks.rules import ApprovalRule, RuleError, rule_for, tool_rule_id
 from gui.core.causes import CAUSES, REASON_CAUSES, CancelReason, EndCause
 
 APPROVAL_MODES: tuple[ApprovalMode, ...] = ("ask", "always-allow")
@@ -77,6 +80,31 @@ def allowing_rule(modes: ApprovalModes, request: ShellApprovalRequest | ToolAppr
     if tool_name and modes.get(tool_name) == "always-allow":
         return ApprovalRule(rule_id=tool_rule_id(tool_name), tool=tool_name, scope="tool")
     return next((rule for rule in modes.rules() if rule.matches(request)), None)
+
+
+def approval_problems(request: InteractionRequest, response: ApprovalResponse) -> list[str]:
+    """Everything wrong with `response` as an answer to the approval `request` (the service has checked
+    that `request` is an approval; empty: it fits): an
+    edited input only with a plain approval (approved, once: a rule covers requests as they are asked,
+    never a change of one), a scope only with an approval, and one a rule can be made of for `request`.
+    The service refuses an answer with any problem before anything is stored."""
+    if response.always_allow and response.decision != "approved":
+        return ["'always allow' goes only with an approval, not with a denial"]
+    if response.edited_input is not None and response.decision != "approved":
+        return ["an edit goes only with an approval: the tool runs with the edited input"]
+    if response.edited_input is not None and response.scope != "once":
+        # A rule covers requests as they are asked; the person changed this one, so it is approved once.
+        return [f"an edit is approved once: it cannot go with the scope '{response.scope}' (a rule covers "
+                "requests as they are asked, and this one was changed); send edited_input without a scope"]
+    if response.scope != "once" and response.decision != "approved":
+        return [f"the scope '{response.scope}' goes only with an approval, not with a denial"]
+    if response.scope == "once":
+        return ["'prefix' goes only with the scope prefix"] if response.prefix is not None else []
+    try:
+        rule_for(response.scope, request, prefix=response.prefix, now_ms=0)
+    except RuleError as exc:
+        return [str(exc)]
+    return []
 
 
 class Done:

@@ -12,7 +12,7 @@ first entry that does not fit: edited by hand (its hash no longer matches), remo
 next one's `prev` or position does not match). It cannot see the newest entries cut off the end
 (nothing after them points at them); a copy of the last hash kept elsewhere would.
 
-Pure: the standard library and pydantic; the stores (`gui.store.audit`, `gui.memory.audit`) keep it.
+Pure: the standard library and pydantic; the stores (`gui.store.audit`, `gui.memory.asks`) keep it.
 """
 
 from __future__ import annotations
@@ -41,8 +41,8 @@ from gui.core.asks.interactions import (
     ResolvedResult,
     ShellApprovalRequest,
     ToolApprovalRequest,
+    tool_name_of,
 )
-from gui.core.asks.store import tool_name_of
 from gui.core.causes import CAUSES, as_cause
 from gui.core.marks import N_, Translate, as_written
 

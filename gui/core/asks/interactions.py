@@ -2,9 +2,10 @@
 
 Kinds: `approval` (shell-style: command, folder, reason, operation; or a tool approval with the
 validated input), `question` (text / single_select / multi_select, each required or optional, the
-whole request answerable or declinable), and `elicitation` (a tool
-server's form). Lifecycle: pending → resolved | expired | cancelled. The service that enforces the
-rules lives in `interaction_service`; this module holds only the shapes and the store port.
+whole request answerable or declinable), and `elicitation` (a tool server's form). Lifecycle:
+pending → resolved | expired | cancelled. The service that enforces the rules lives in
+`gui.core.asks.service`; this module holds the shapes, and what a store indexes a record by
+(`interaction_fields`, as `run_fields` is beside the run record).
 """
 
 from __future__ import annotations
@@ -17,10 +18,8 @@ from typing import Annotated, Any, Literal
 from pydantic import (
     BaseModel,
     ConfigDict,
-    Discriminator,
     Field,
     SerializerFunctionWrapHandler,
-    Tag,
     model_serializer,
     model_validator,
 )
@@ -233,20 +232,11 @@ class ElicitationRequest(_RequestBase):
     url: str | None = None  # URL-mode requests: the person opens it, then accepts/declines
 
 
-def _request_discriminator(value: Any) -> str:
-    get = value.get if isinstance(value, dict) else lambda k, d=None: getattr(value, k, d)
-    kind = get("kind")
-    if kind == "approval":
-        return "tool_approval" if get("operation") == "tool" else "shell_approval"
-    return str(kind)
-
-
+# An approval is a command's (shell-style) or a tool's, told apart by its `operation`; every request by
+# its `kind`. Both are fields: pydantic picks the model without calling back into Python.
+ApprovalRequest = Annotated[ShellApprovalRequest | ToolApprovalRequest, Field(discriminator="operation")]
 InteractionRequest = Annotated[
-    Annotated[ShellApprovalRequest, Tag("shell_approval")]
-    | Annotated[ToolApprovalRequest, Tag("tool_approval")]
-    | Annotated[QuestionRequest, Tag("question")]
-    | Annotated[ElicitationRequest, Tag("elicitation")],
-    Discriminator(_request_discriminator),
+    ApprovalRequest | QuestionRequest | ElicitationRequest, Field(discriminator="kind")
 ]
 
 
@@ -386,3 +376,17 @@ class InteractionRecord(_Model):
     @property
     def interaction_id(self) -> str:
         return self.request.interaction_id
+
+
+def tool_name_of(request: InteractionRequest) -> str | None:
+    """The tool that asked, when a tool asked (an approval's "always allow" is for that tool)."""
+    source = request.source
+    return source.tool_name if isinstance(source, ToolSource) else None
+
+
+def interaction_fields(record: InteractionRecord) -> dict[str, Any]:
+    """What interaction queries filter and sort on (the TinyDB store indexes exactly these)."""
+    request = record.request
+    return {"status": record.status, "kind": request.kind, "run_id": request.turn_id,
+            "sequence": request.sequence_name, "tool_name": tool_name_of(request),
+            "created_at": request.created_at}

@@ -1,17 +1,29 @@
-"""Whether a person's answer fits the request it answers (SPEC §3 rule 2), in sentences.
+"""Whether a person's answer to a question or a form fits the request it answers (SPEC §3 rule 2), in
+sentences; and a form's values as its fields' types say.
 
-Same kind as the request; answers only to existing questions, each once and every required one
-answered (or the whole request declined, with no answers);
-single-select values among the options; a form's required fields present and typed; an edited
-input only with a plain approval (approved, once: a rule covers requests as they are asked, never a
-change of one). The service refuses an answer with any problem before anything is stored.
+A question's answer: answers only to existing questions, each once and every required one answered
+(or the whole request declined, with no answers); single-select values among the options. A form's
+answer: only an accept carries values, and they fit the fields: types, choices, bounds, lengths,
+formats. The service refuses an answer with any problem before anything is stored (an approval's
+answer is checked beside the rest of approvals: `gui.core.asks.approvals`).
+
+A form's values are checked when the person answers (the inbox refuses a misfit, and the request stays
+pending) and again before an MCP server receives the answer: a server never gets what its form said it
+would refuse. `typed_values` then gives the values as the form's types say (an integer field gets an
+`int`), with the form's own default for every field the person left empty: a server that offered a
+default gets it back, as if the person had kept it.
 """
 
 from __future__ import annotations
 
-from gui.core.asks.form_values import value_problems
+import json
+import math
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
 from gui.core.asks.interactions import (
-    ApprovalResponse,
+    ElicitationField,
     ElicitationRequest,
     ElicitationResponse,
     InteractionRequest,
@@ -20,36 +32,13 @@ from gui.core.asks.interactions import (
     QuestionRequest,
     QuestionResponse,
 )
-from gui.core.asks.rules import RuleError, rule_for
 
-_ARTICLE = {"approval": "an approval", "question": "a question", "elicitation": "an elicitation"}
+JsonValue = Any
 
 
 def response_problems(request: InteractionRequest, response: InteractionResponse) -> list[str]:
-    """Everything wrong with `response` as an answer to `request` (empty: it fits)."""
-    if response.kind != request.kind:
-        return [
-            f"interaction {request.interaction_id} is {_ARTICLE[request.kind]}: "
-            f"{_ARTICLE[response.kind]} response does not fit it"
-        ]
-    if isinstance(response, ApprovalResponse):
-        if response.always_allow and response.decision != "approved":
-            return ["'always allow' goes only with an approval, not with a denial"]
-        if response.edited_input is not None and response.decision != "approved":
-            return ["an edit goes only with an approval: the tool runs with the edited input"]
-        if response.edited_input is not None and response.scope != "once":
-            # A rule covers requests as they are asked; the person changed this one, so it is approved once.
-            return [f"an edit is approved once: it cannot go with the scope '{response.scope}' (a rule covers "
-                    "requests as they are asked, and this one was changed); send edited_input without a scope"]
-        if response.scope != "once" and response.decision != "approved":
-            return [f"the scope '{response.scope}' goes only with an approval, not with a denial"]
-        if response.scope == "once":
-            return ["'prefix' goes only with the scope prefix"] if response.prefix is not None else []
-        try:
-            rule_for(response.scope, request, prefix=response.prefix, now_ms=0)
-        except RuleError as exc:
-            return [str(exc)]
-        return []
+    """Everything wrong with `response` as an answer to the question or form `request` (the service has
+    checked that they are of one kind; empty: it fits)."""
     if isinstance(request, QuestionRequest) and isinstance(response, QuestionResponse):
         return _question_problems(request, response)
     if isinstance(request, ElicitationRequest) and isinstance(response, ElicitationResponse):
@@ -101,3 +90,117 @@ def _answer_problems(question: Question, value: str | list[str]) -> list[str]:
         f"{where}: '{v}' is chosen more than once" for v in dict.fromkeys(value) if value.count(v) > 1
     )
     return problems
+
+
+def _finite(number: int | float) -> bool:
+    """Whole numbers always are (and may be too large for `math.isfinite`, which converts to float)."""
+    return isinstance(number, int) or math.isfinite(number)
+
+
+def value_problems(fields: Sequence[ElicitationField], values: Mapping[str, JsonValue]) -> list[str]:
+    """Everything wrong with accepted `values` for `fields` (empty: they fit). None counts as absent."""
+    names = [f.name for f in fields]
+    listed = ", ".join(names) or "none"
+    problems = [f"there is no field '{name}' (fields: {listed})" for name in values if name not in names]
+    for field in fields:
+        value = values.get(field.name)
+        if value is None:
+            if field.required and _fitting_default(field) is None:
+                problems.append(f"field '{field.name}' is required")
+            continue
+        problem = _type_problem(field, value)
+        if problem:
+            problems.append(f"field '{field.name}': {problem}")
+    return problems
+
+
+def typed_values(fields: Sequence[ElicitationField], values: Mapping[str, JsonValue]) -> dict[str, JsonValue]:
+    """Values that fit `fields` (no `value_problems`) in the fields' order and types: a whole number
+    typed into an integer field (`3.0` from a number box or JSON) is the `int` 3; a field left empty gets
+    its default (one that fits the field), and is left out when it has none."""
+    typed: dict[str, JsonValue] = {}
+    for field in fields:
+        value = values.get(field.name)
+        if value is None:
+            value = _fitting_default(field)
+        if value is None:
+            continue
+        typed[field.name] = int(value) if field.integer and isinstance(value, float) else value
+    return typed
+
+
+def _fitting_default(field: ElicitationField) -> JsonValue:
+    """The field's default, if it is a value the field accepts (None otherwise: a server's misfit
+    default is not sent back to it as the person's answer)."""
+    if field.default is None or _type_problem(field, field.default) is not None:
+        return None
+    return field.default
+
+
+def _type_problem(field: ElicitationField, value: JsonValue) -> str | None:
+    if field.multiple:
+        return _choices_problem(field, value)
+    problem = _plain_type_problem(field, value)
+    return problem or constraint_problem(field, value)
+
+
+def _choices_problem(field: ElicitationField, value: JsonValue) -> str | None:
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        return f"{json.dumps(value, default=str)} is not a list of choices"
+    if field.enum is not None:
+        wrong = [v for v in value if v not in field.enum]
+        if wrong:
+            return f"{', '.join(wrong)} {'is' if len(wrong) == 1 else 'are'} not among: {', '.join(field.enum)}"
+    if field.min_items is not None and len(value) < field.min_items:
+        return f"choose at least {field.min_items}"
+    if field.max_items is not None and len(value) > field.max_items:
+        return f"choose at most {field.max_items}"
+    return None
+
+
+_FORMATS: dict[str, tuple[re.Pattern[str], str]] = {
+    "email": (re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$"), "an email address like name@example.com"),
+    "uri": (re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://\S+$"), "an address like https://example.com"),
+    "date": (re.compile(r"^\d{4}-\d{2}-\d{2}$"), "a date like 2026-12-01"),
+    "date-time": (re.compile(r"^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}"), "a date and time like 2026-12-01T14:30"),
+}
+
+
+def constraint_problem(field: ElicitationField, value: JsonValue) -> str | None:
+    """A bound, a length or a format the value breaks (its type already fits)."""
+    if field.type == "number" and isinstance(value, int | float):
+        if field.integer and not float(value).is_integer():
+            return f"{value} is not a whole number"
+        if field.minimum is not None and value < field.minimum:
+            return f"{value} is less than {_num(field.minimum)}"
+        if field.maximum is not None and value > field.maximum:
+            return f"{value} is more than {_num(field.maximum)}"
+    if field.type == "string" and isinstance(value, str):
+        if field.min_length is not None and len(value) < field.min_length:
+            return f"is shorter than {field.min_length} characters"
+        if field.max_length is not None and len(value) > field.max_length:
+            return f"is longer than {field.max_length} characters"
+        known = _FORMATS.get(field.format or "")
+        if known is not None and not known[0].match(value):
+            return f"{json.dumps(value)} is not {known[1]}"
+    return None
+
+
+def _num(value: float) -> str:
+    return str(int(value)) if float(value).is_integer() else str(value)
+
+
+def _plain_type_problem(field: ElicitationField, value: JsonValue) -> str | None:
+    shown = json.dumps(value, default=str)
+    if field.type == "string" and not isinstance(value, str):
+        return f"{shown} is not text"
+    if field.type == "number":
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            return f"{shown} is not a number"
+        if not _finite(value):
+            return f"{shown} is not a finite number"
+    if field.type == "boolean" and not isinstance(value, bool):
+        return f"{shown} is not true or false"
+    if field.enum is not None and value not in field.enum:
+        return f"{shown} is not one of: {', '.join(field.enum)}"
+    return None

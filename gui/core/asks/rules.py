@@ -56,8 +56,13 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from gui.core.asks.interactions import InteractionRequest, ProgramSource, ShellApprovalRequest, ToolApprovalRequest
-from gui.core.asks.store import tool_name_of
+from gui.core.asks.interactions import (
+    InteractionRequest,
+    ProgramSource,
+    ShellApprovalRequest,
+    ToolApprovalRequest,
+    tool_name_of,
+)
 from gui.core.errors import Invalid
 from gui.core.marks import N_, Sentence, Translate, as_written
 from gui.core.sequences import Sequence, step_fingerprints

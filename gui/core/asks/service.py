@@ -21,7 +21,13 @@ from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
 
-from gui.core.asks.approvals import ApprovalModes, ApprovalOutcome, allowing_rule, approval_outcome
+from gui.core.asks.approvals import (
+    ApprovalModes,
+    ApprovalOutcome,
+    allowing_rule,
+    approval_outcome,
+    approval_problems,
+)
 from gui.core.asks.audit import Answerer, AuditLog, decision_of
 from gui.core.asks.interactions import (
     ApprovalResponse,
@@ -34,10 +40,11 @@ from gui.core.asks.interactions import (
     ResolvedResult,
     ShellApprovalRequest,
     ToolApprovalRequest,
+    tool_name_of,
 )
 from gui.core.asks.responses import response_problems
 from gui.core.asks.rules import ApprovalRule, rule_for
-from gui.core.asks.store import InteractionStore, tool_name_of
+from gui.core.asks.store import InteractionStore
 from gui.core.causes import REASON_CAUSES, CancelReason, EndCause, reason_for
 from gui.core.errors import Conflict, Invalid, NotFound
 from gui.core.events import EventBus, InteractionCreated, InteractionEnded
@@ -237,7 +244,12 @@ class InteractionService:
             if expires_at is not None and self.now_ms() >= expires_at:
                 ended = await self._end(record, ExpiredResult(interaction_id=interaction_id))
                 raise InteractionNotPendingError(ended_message(ended), interaction_id)
-            problems = response_problems(record.request, parsed)
+            if parsed.kind != record.request.kind:
+                problems = [wrong_kind(record.request, parsed)]
+            elif isinstance(parsed, ApprovalResponse):
+                problems = approval_problems(record.request, parsed)
+            else:
+                problems = response_problems(record.request, parsed)
             if not problems and isinstance(parsed, ApprovalResponse) and parsed.edited_input is not None:
                 problems = self._edit_problems(record.request, parsed.edited_input)
             if problems:
@@ -499,6 +511,15 @@ class InteractionService:
                 auto=record.auto,
                 record=record.model_dump(mode="json"),
             )
+
+
+_ARTICLE = {"approval": "an approval", "question": "a question", "elicitation": "an elicitation"}
+
+
+def wrong_kind(request: InteractionRequest, response: InteractionResponse) -> str:
+    """Why an answer of another kind than its request's cannot answer it."""
+    return (f"interaction {request.interaction_id} is {_ARTICLE[request.kind]}: "
+            f"{_ARTICLE[response.kind]} response does not fit it")
 
 
 def ended_message(record: InteractionRecord) -> str:

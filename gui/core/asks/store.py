@@ -1,5 +1,5 @@
-"""Where interactions are kept: the store port (`InteractionStore`), what a query selects
-(`InteractionFilter`), and the fields a store indexes a record by (`interaction_fields`).
+"""Where interactions are kept: the store port (`InteractionStore`) and what a query selects
+(`InteractionFilter`, over the fields a record is indexed by: `interaction_fields`, beside the record).
 The TinyDB store (`gui.store`) and the in-memory one (`gui.memory`) implement the port."""
 
 from __future__ import annotations
@@ -12,10 +12,8 @@ from gui.core.asks.interactions import (
     ENDED_STATUSES,
     InteractionKind,
     InteractionRecord,
-    InteractionRequest,
     InteractionStatus,
     InteractionStatusFilter,
-    ToolSource,
 )
 from gui.core.queries import DEFAULT_LIMIT, Page
 
@@ -66,17 +64,3 @@ class InteractionFilter:
     def matches(self, fields: dict[str, Any]) -> bool:
         return all(fields.get(name) in ENDED_STATUSES if (name, value) == ("status", "ended")
                    else fields.get(name) == value for name, value in self.given().items())
-
-
-def tool_name_of(request: InteractionRequest) -> str | None:
-    """The tool that asked, when a tool asked (an approval's "always allow" is for that tool)."""
-    source = request.source
-    return source.tool_name if isinstance(source, ToolSource) else None
-
-
-def interaction_fields(record: InteractionRecord) -> dict[str, Any]:
-    """What interaction queries filter and sort on (the TinyDB store indexes exactly these)."""
-    request = record.request
-    return {"status": record.status, "kind": request.kind, "run_id": request.turn_id,
-            "sequence": request.sequence_name, "tool_name": tool_name_of(request),
-            "created_at": request.created_at}

@@ -1,8 +1,18 @@
 """Running sequences: what the door asks of an executor (`Executor`) and the runner that is one (groups in
-order, a group's tools side by side), one tool call, run records, resume, schedules, orphans left by a
-dead app, and run ids as people write them.
+order, a group's tools side by side), the decisions every executor takes (`decisions.py`), one tool call,
+run records, resume, schedules, orphans left by a dead app, and run ids as people write them.
 """
 
+from gui.core.runs.decisions import (
+    GroupFailed,
+    group_aborted,
+    group_args,
+    group_timed_out,
+    not_run_after,
+    record_stopped,
+    run_goes_on,
+    write_slots,
+)
 from gui.core.runs.execution import Execution, Origin, copy_record
 from gui.core.runs.executor import Executor
 from gui.core.runs.offload import off_loop
@@ -40,21 +50,28 @@ __all__ = [
     "Execution",
     "Executor",
     "FINISHED_RUN",
+    "group_aborted",
+    "group_args",
+    "group_timed_out",
+    "GroupFailed",
     "GroupRecord",
     "interrupt",
     "LogLine",
     "make_schedule",
     "MAX_CANDIDATES",
     "next_time",
+    "not_run_after",
     "off_loop",
     "Origin",
     "pick",
     "plan_resume",
     "ProcessControl",
     "ProcessInfo",
+    "record_stopped",
     "refusal_for_status",
     "ResumeRefused",
     "run_fields",
+    "run_goes_on",
     "RunFilter",
     "Runner",
     "RunRecord",
@@ -66,4 +83,5 @@ __all__ = [
     "ScheduleStore",
     "short_id",
     "ToolRecord",
+    "write_slots",
 ]

@@ -57,6 +57,10 @@ class Execution:
     sequence: Sequence
     groups: tuple[Group, ...]
     context: dict[str, Any]
+    # Each group's step fingerprints (`run_step_fingerprints`), by group and step index (None: its tool
+    # did not ask): made once with the run's record, carried by every approval a step asks (what a rule
+    # made from it covers).
+    steps: tuple[tuple[str | None, ...], ...]
     task: asyncio.Task[RunRecord] | None = None
     # Set once the run has ended and its end is kept (a future: a waiting run keeps no Event's deque).
     done: asyncio.Future[None] = field(default_factory=lambda: asyncio.get_running_loop().create_future())

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import functools
 import gc
 import logging
 import time
@@ -22,10 +21,20 @@ from collections.abc import Awaitable, Callable, Iterator
 from typing import Any
 
 from gui.core.asks import InteractionService
-from gui.core.causes import CAUSES, EndCause, reason_for
-from gui.core.errors import Failed, NotFound, ToolError
+from gui.core.causes import EndCause, reason_for
+from gui.core.errors import NotFound, ToolError
 from gui.core.events import EventBus, GroupFinished, GroupSkipped, GroupStarted, RunFinished, RunStarted
 from gui.core.marks import N_
+from gui.core.runs.decisions import (
+    GroupFailed,
+    group_aborted,
+    group_args,
+    group_timed_out,
+    not_run_after,
+    record_stopped,
+    run_goes_on,
+    write_slots,
+)
 from gui.core.runs.execution import Ending, Execution, Origin, apply_plan, copy_record
 from gui.core.runs.offload import off_loop
 from gui.core.runs.records import GroupRecord, RunRecord, RunStore, ToolRecord
@@ -36,14 +45,12 @@ from gui.core.sequences import (
     InvalidSequenceError,
     OnError,
     Sequence,
-    SlotType,
     ValidationResult,
     check_args,
-    format_duration,
     run_problem,
+    run_step_fingerprints,
     signature_of,
 )
-from gui.core.sequences.conditions import Condition, ConditionEvalError, ConditionSyntaxError, evaluate, parse_condition
 from gui.core.tools import Registry
 
 log = logging.getLogger(__name__)
@@ -64,17 +71,7 @@ def paused_collection() -> Iterator[None]:
 Resolver = Callable[[str], Awaitable[tuple[Sequence, Group | None]]]
 
 
-@functools.lru_cache(maxsize=1024)
-def _condition(text: str) -> Condition:
-    """A group's `when`, parsed once per process (it was validated when the sequence was saved)."""
-    return parse_condition(text)
-
-
 class RunNotFoundError(NotFound):
-    pass
-
-
-class _GroupFailed(Failed):
     pass
 
 
@@ -198,23 +195,24 @@ class Runner:
         run_id = uuid.uuid4().hex[:12]
         created_at = self.clock()
 
-        def new_record() -> RunRecord:  # a record per group and tool: built in a worker thread
+        def new_record() -> tuple[RunRecord, tuple[tuple[str | None, ...], ...]]:
+            # a record per group and tool, and the fingerprint of each step that asks: in a worker thread
             return RunRecord(
                 run_id=run_id, sequence=sequence.name, target=group.name if group else None, args=checked,
                 created_at=created_at, depth=depth,
                 groups=[GroupRecord(index=i, name=g.name, fingerprint=group_fingerprint(g), tools=[
                     ToolRecord(index=j, tool=c.tool, tool_call_id=f"{run_id}-{i}-{j}", as_=c.as_)
                     for j, c in enumerate(g.tools)]) for i, g in enumerate(groups)],
-            )
+            ), run_step_fingerprints(groups, self.caller.asks)
 
-        record = await off_loop(len(groups), new_record)
+        record, steps = await off_loop(len(groups), new_record)
         context = dict(checked)
         if origin is not None:
             record.schedule_id, record.note = origin.schedule_id, origin.note
             if origin.plan is not None:
                 apply_plan(record, origin.plan)
                 context = dict(origin.plan.context)
-        ex = Execution(record=record, sequence=sequence, groups=groups, context=context)
+        ex = Execution(record=record, sequence=sequence, groups=groups, context=context, steps=steps)
         self._active[run_id] = ex
         await ex.save(self.runs)
         self.bus.publish(RunStarted, run_id, sequence=sequence.name, target=record.target, depth=depth,
@@ -234,15 +232,15 @@ class Runner:
                 self._group_started(ex, group, grec)
                 try:  # the group's body awaited here, not in a coroutine of its own
                     ran = await self._group_body(ex, group, grec)
-                except _GroupFailed as exc:
+                except GroupFailed as exc:
                     grec.status, grec.reason, ran = "failed", str(exc), True
                 self._group_ended(ex, group, grec, ran)
-                if not self._goes_on(ex, group, grec):
+                if not run_goes_on(ex, group, grec):
                     break
             else:
                 record.status = "degraded" if ex.degraded else "succeeded"
         except asyncio.CancelledError:
-            self._stopped(ex)
+            record_stopped(ex)
         except Exception as exc:  # an engine bug must still end the run visibly
             record.status = "failed"
             record.error = f"internal error: {type(exc).__name__}: {exc}"
@@ -250,32 +248,12 @@ class Runner:
             await self._finish(ex)
         return record
 
-    def _continues(self, group: Group) -> bool:
-        return group.on_error is OnError.CONTINUE
-
-    # The decisions of a run, apart from how its tasks run them (the Temporal executor takes them too).
+    # The decisions of a run are `gui.core.runs.decisions` (the Temporal executor takes them too).
     def _kept(self, ex: Execution, group: Group, grec: GroupRecord) -> None:
         """A group kept from the attempt this run resumes: said, not run again."""
         ex.degraded = ex.degraded or any(t.status == "degraded" for t in grec.tools)
         self.bus.publish(GroupFinished, ex.record.run_id, group=grec.index, group_name=group.name,
                          status=grec.status, reason=f"kept from run {grec.reused_from}")
-
-    def _goes_on(self, ex: Execution, group: Group, grec: GroupRecord) -> bool:
-        """After a group: whether the run goes on (False: it failed, and the record says so)."""
-        if grec.status == "failed" and not self._continues(group):
-            ex.record.status = "failed"
-            ex.record.error = f"group '{group.name}' failed: {grec.reason}"
-            return False
-        if grec.status == "failed":
-            ex.degraded = True
-        return True
-
-    @staticmethod
-    def _stopped(ex: Execution) -> None:
-        record = ex.record
-        record.status = "stopped"
-        record.cause = ex.stop_cause  # None only if something cancelled it without `stop`
-        record.error = CAUSES[ex.stop_cause].error if ex.stop_cause is not None else "the run was stopped"
 
     async def _finish(self, ex: Execution) -> None:
         ex.finishing = True
@@ -351,7 +329,7 @@ class Runner:
 
     async def _group_body(self, ex: Execution, group: Group, grec: GroupRecord) -> bool:
         """Run the group's tools; False when its condition is false and the group was skipped instead."""
-        args = self._group_args(ex, group, grec)
+        args = group_args(ex, group, grec)
         if args is None:
             return False
         serial = self._serial_reason(group)
@@ -366,32 +344,9 @@ class Runner:
                     await self._tools(scope, group, grec, serial)
         except TimeoutError:
             assert timeout is not None
-            raise self._timed_out(grec, timeout) from None
-        self._write_slots(ex, group, grec)
+            raise group_timed_out(grec, timeout) from None
+        write_slots(ex, group, grec)
         return True
-
-    def _group_args(self, ex: Execution, group: Group, grec: GroupRecord) -> dict[str, Any] | None:
-        """The group's inputs, or None when its condition is false (it is marked skipped);
-        _GroupFailed when an input has no value or the condition cannot be evaluated."""
-        args: dict[str, Any] = {}
-        for name in group.in_:
-            if name not in ex.context:
-                raise _GroupFailed(N_("the input '{name}' has no value (the group that provides it did not run)")
-                                   .format(name=name))
-            args[name] = ex.context[name]
-        grec.args = args
-        try:
-            holds = evaluate(_condition(group.when), args)
-        except (ConditionEvalError, ConditionSyntaxError) as exc:
-            raise _GroupFailed(N_("its condition `{when}` could not be evaluated: {reason}").format(
-                when=group.when, reason=getattr(exc, "message", exc))) from None
-        if not holds:
-            grec.status = "skipped"
-            grec.reason = f"its condition `{group.when}` is false"
-            for trec in grec.tools:
-                trec.status, trec.reason = "skipped", "the group's condition is false"
-            return None
-        return args
 
     def _scope(self, ex: Execution, group: Group, grec: GroupRecord, args: dict[str, Any]) -> CallScope:
         """What the group's tool calls need from the run, its deadline counted from now."""
@@ -401,17 +356,6 @@ class Runner:
                          args=args, deadline=deadline, depth=ex.record.depth,
                          execution=ex, runs=self.runs, call_sequence=self._call_nested,
                          sequence_identity=ex.sequence.identity)
-
-    @staticmethod
-    def _timed_out(grec: GroupRecord, timeout: float) -> _GroupFailed:
-        """Mark the tools the time limit cut short; the group's failure to raise."""
-        grec.timed_out = True
-        for trec in grec.tools:
-            if trec.status == "cancelled" or trec.status == "queued":
-                trec.status = "failed" if trec.status == "cancelled" else "cancelled"
-                trec.error = N_("the group's time limit ({limit}) ran out").format(limit=format_duration(timeout))
-                trec.timed_out = True
-        return _GroupFailed(N_("timed out after {limit}").format(limit=format_duration(timeout)))
 
     def _tools(self, scope: CallScope, group: Group, grec: GroupRecord, serial: str | None) -> Awaitable[None]:
         """The group's tools to await: one alone in the group's own task, else side by side or in turn
@@ -458,15 +402,7 @@ class Runner:
             if any(not t.done() for t in tasks):
                 await asyncio.gather(*tasks, return_exceptions=True)
         if aborting:
-            self._aborted(grec)
-
-    @staticmethod
-    def _aborted(grec: GroupRecord) -> None:
-        """A tool of a gathered group failed: the others it cut short say so."""
-        for trec in grec.tools:
-            if trec.status in ("cancelled", "queued"):
-                trec.status, trec.error = "cancelled", "cancelled: another tool of the group failed"
-                trec.cause = "sibling_failed"
+            group_aborted(grec)
 
     async def _serial(self, scope: CallScope, group: Group, grec: GroupRecord) -> None:
         for index, call in enumerate(group.tools):
@@ -475,29 +411,8 @@ class Runner:
                 continue
             await self.caller.run(scope, call, trec)
             if trec.status == "failed" and group.on_error is not OnError.CONTINUE:
-                self._not_run_after(grec, index)
+                not_run_after(grec, index)
                 return
-
-    @staticmethod
-    def _not_run_after(grec: GroupRecord, index: int) -> None:
-        """A tool of a one-by-one group failed: the tools after it are not run."""
-        for later in grec.tools[index + 1:]:
-            later.status, later.reason = "cancelled", "not run: an earlier tool of the group failed"
-
-    def _write_slots(self, ex: Execution, group: Group, grec: GroupRecord) -> None:
-        arrays: dict[str, list[Any]] = {}
-        for call, trec in zip(group.tools, grec.tools, strict=True):
-            if call.as_ is None or trec.status != "succeeded":
-                continue
-            if group.out.get(call.as_) is SlotType.ARRAY:
-                arrays.setdefault(call.as_, []).append(trec.result)
-            else:
-                ex.context[call.as_] = grec.outputs[call.as_] = trec.result
-        for slot, values in arrays.items():
-            # one writer of an array slot may return a whole array: it is the slot's value
-            writers = [c for c in group.tools if c.as_ == slot]
-            value = values[0] if len(writers) == 1 and isinstance(values[0], list) else values
-            ex.context[slot] = grec.outputs[slot] = value
 
     # -- seq_call ------------------------------------------------------------------------------
     async def _call_nested(self, parent: Execution, scope: CallScope, name: str, args: dict[str, Any],

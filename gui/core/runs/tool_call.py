@@ -55,18 +55,17 @@ from gui.core.runs.records import (
 )
 from gui.core.sequences import (
     RETRY_ATTEMPTS,
+    Bound,
     Group,
     Missing,
     OnError,
     SlotType,
     SubstitutionError,
     ToolCall,
-    bound_inputs,
+    bind,
     matches_type,
     nearest_names,
-    run_as_code,
     step_fingerprint,
-    substitute,
     type_name,
 )
 from gui.core.tools import ApprovalSummary, Registry, ShellApproval, Tool, ToolContext, ToolDeclined
@@ -207,6 +206,11 @@ class ToolCaller:
         self.clock = clock
         self.backoff = backoff
 
+    def asks(self, tool_name: str) -> bool:
+        """Whether the tool of that name, as registered now, asks before it runs."""
+        tool = self.registry.get(tool_name)
+        return tool is not None and tool.approval != "none"
+
     # -- events --------------------------------------------------------------------------------
     def _publish(self, kind: type[ToolEvent], scope: CallScope, record: ToolRecord, **data: Any) -> None:
         self.bus.publish(kind, scope.run_id, group=scope.group_record.index, group_name=scope.group.name,
@@ -239,13 +243,13 @@ class ToolCaller:
         try:
             prepared = self._prepare(scope, call, record)
             if prepared is not None:  # (one coroutine less per waiting call than a `_run` of its own)
-                tool, args = prepared
+                tool, bound, args = prepared
                 if tool.approval != "none":
                     # A tool that changes things: its start (and every group that ended before it) is on
                     # disk before it asks or acts, so a crash can never hide that it may have acted.
                     await scope.save_now()
                 try:
-                    await self._attempts(scope, call, record, tool, args)
+                    await self._attempts(scope, call, record, tool, bound, args)
                 finally:
                     if tool.approval != "none" or record.process is not None:
                         scope.save_soon()  # and its end soon after
@@ -264,30 +268,32 @@ class ToolCaller:
         self._finished(scope, record)
         _still_cancelled()
 
-    def _prepare(self, scope: CallScope, call: ToolCall, record: ToolRecord) -> tuple[Tool, dict[str, Any]] | None:
-        """The tool and its arguments, substituted and checked; None when the call ends here (no such
-        tool, arguments that do not fit): its record says how."""
+    def _prepare(self, scope: CallScope, call: ToolCall,
+                 record: ToolRecord) -> tuple[Tool, Bound, dict[str, Any]] | None:
+        """The tool, its arguments bound (`Bound`: the inputs they use, those run as code, for an
+        approval) and checked; None when the call ends here (no such tool, arguments that do not
+        fit): its record says how."""
         tool = self.registry.get(call.tool)
         if tool is None:
             self._missing(scope.group, call, record)
             return None
         try:
-            args = substitute(call.args, scope.args, shell=tool.shell_text_args)
-            record.args = args
-            args = tool.validate_args(args)
+            bound = bind(call.args, scope.args, shell=tool.shell_text_args)
+            record.args = bound.args
+            args = tool.validate_args(bound.args)
             record.args = dict(args)  # plain JSON values (a tool's check may hand it more: `CheckedArgs`)
         except (SubstitutionError, ToolArgumentError) as exc:
             self._fail(record, str(exc))
             return None
-        return tool, args
+        return tool, bound, args
 
-    async def _attempts(self, scope: CallScope, call: ToolCall, record: ToolRecord, tool: Tool,
+    async def _attempts(self, scope: CallScope, call: ToolCall, record: ToolRecord, tool: Tool, bound: Bound,
                         args: dict[str, Any]) -> None:
         attempts = RETRY_ATTEMPTS if scope.group.on_error is OnError.RETRY else 1
         for attempt in range(1, attempts + 1):
             record.attempts = attempt
             try:
-                edited, shown = await self._approve(scope, call, tool, args, record)
+                edited, shown = await self._approve(scope, tool, bound, args, record)
                 changed = False
                 if edited is not None:  # the person changed the arguments before approving: run those
                     sent = tool.validate_args(edited)
@@ -414,17 +420,17 @@ class ToolCaller:
         await scope.save_now()
 
     # -- approval ------------------------------------------------------------------------------
-    async def _approve(self, scope: CallScope, call: ToolCall, tool: Tool, args: dict[str, Any],
+    async def _approve(self, scope: CallScope, tool: Tool, bound: Bound, args: dict[str, Any],
                        record: ToolRecord) -> tuple[dict[str, Any] | None, object]:
         """Ask when the tool needs it; the person's edited arguments, if they changed them, and what
-        the approval showed (`ShellApproval.shown`, `ApprovalSummary.shown`)."""
+        the approval showed (`ShellApproval.shown`, `ApprovalSummary.shown`). The inputs shown, and
+        those run as code, are the ones found as the arguments were bound (`_prepare`)."""
         if tool.approval == "none":
             return None, None
-        bound, as_code = bound_inputs(call.args, scope.args), run_as_code(call.args, tool.shell_text_args)
         shell = tool.shell_approval(args)
         summary = None if shell is not None else tool.approval_summary(args)
         shown = shell.shown if shell is not None else summary.shown if summary is not None else None
-        request = self._approval_request(scope, tool, args, record, bound, shell, summary, as_code)
+        request = self._approval_request(scope, tool, args, record, bound, shell, summary)
         # Asked and waited for here, not through an `ObservedPort` (a waiting run keeps fewer objects).
         asked = await self.interactions.ask_approval(request, tool.name, deadline=scope.deadline)
         if asked.waiting:
@@ -443,9 +449,8 @@ class ToolCaller:
         return outcome.edited_input, shown
 
     def _approval_request(self, scope: CallScope, tool: Tool, args: dict[str, Any], record: ToolRecord,
-                          bound: dict[str, Any], shell: ShellApproval | None,
-                          summary: ApprovalSummary | None,
-                          as_code: dict[str, str]) -> ShellApprovalRequest | ToolApprovalRequest:
+                          bound: Bound, shell: ShellApproval | None,
+                          summary: ApprovalSummary | None) -> ShellApprovalRequest | ToolApprovalRequest:
         common: dict[str, Any] = {
             "interaction_id": uuid.uuid4().hex,
             "turn_id": scope.run_id,
@@ -453,15 +458,17 @@ class ToolCaller:
             "created_at": int(self.clock() * 1000),
             "sequence_name": scope.sequence_name,
             "group_name": scope.group.name,
-            "bound_inputs": bound,
-            # what a rule made from this request covers: this step (the record's index is the call's) of this sequence
-            "step_fingerprint": step_fingerprint(scope.group.tools[record.index], scope.group),
+            "bound_inputs": bound.inputs,
+            # what a rule made from this request covers: this step (fingerprinted as the run began; now, for
+            # a tool that was not there then, such as one of a server connected since) of this sequence
+            "step_fingerprint": (scope.execution.steps[scope.group_record.index][record.index]
+                                 or step_fingerprint(scope.group.tools[record.index], scope.group)),
             "sequence_identity": scope.sequence_identity,
         }
         if shell is not None:
             return ShellApprovalRequest(**common, title=shell.title, description=shell.description,
                                         command=shell.command, cwd=shell.cwd, reason=shell.reason,
-                                        operation=shell.operation, tool_input=args, run_as_code=as_code)
+                                        operation=shell.operation, tool_input=args, run_as_code=bound.as_code)
         return ToolApprovalRequest(**common, validated_input=args, tool_description=tool.description,
                                    summary=summary.text if summary else None,
                                    summary_highlight=summary.highlight if summary else None,

@@ -7,7 +7,13 @@ from gui.core.sequences.catalog_view import CatalogView
 from gui.core.sequences.conditions import ConditionSyntaxError, condition_rows, parse_condition, rows_to_text
 from gui.core.sequences.durations import format_duration, parse_duration
 from gui.core.sequences.export import to_document, to_text
-from gui.core.sequences.fingerprint import digest, group_fingerprint, step_fingerprint, step_fingerprints
+from gui.core.sequences.fingerprint import (
+    digest,
+    group_fingerprint,
+    run_step_fingerprints,
+    step_fingerprint,
+    step_fingerprints,
+)
 from gui.core.sequences.free_names import NAMING_CODES, Renamed, free_name, taken_names, with_free_names
 from gui.core.sequences.help import EXAMPLE, help_text
 from gui.core.sequences.limits import (
@@ -38,8 +44,10 @@ from gui.core.sequences.result_types import literal_type
 from gui.core.sequences.run_args import RunArgsError, check_args, type_name
 from gui.core.sequences.signature import signature_of
 from gui.core.sequences.substitution import (
+    Bound,
     SubstitutionError,
     as_text,
+    bind,
     bound_inputs,
     run_as_code,
     shell_words,
@@ -52,6 +60,8 @@ from gui.core.sequences.validator import InvalidSequenceError, ValidationResult,
 from gui.core.sequences.validator_tools import ArgumentsError, argument_problems
 
 __all__ = [
+    "Bound",
+    "bind",
     "ConditionSyntaxError",
     "condition_rows",
     "parse_condition",
@@ -111,6 +121,7 @@ __all__ = [
     "SlotType",
     "Span",
     "split_tools",
+    "run_step_fingerprints",
     "step_fingerprint",
     "step_fingerprints",
     "substitute",

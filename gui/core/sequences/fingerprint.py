@@ -6,7 +6,9 @@ the first 20 hex digits. Two things are fingerprinted:
 - **a group** as saved (`group_fingerprint`): a resumed run keeps a group's results only while the
   group is exactly as it ran (every field counts, its name too);
 - **a tool step** (`step_fingerprint`): what an approval rule made from that step covers
-  (`gui.core.asks.rules`). Its parts are what decides what runs: the tool's name, its arguments as
+  (`gui.core.asks.rules`). A run fingerprints its steps whose tools ask once, as its record is
+  made (`run_step_fingerprints`, beside each group's `group_fingerprint`), and every approval it
+  asks carries its step's. Its parts are what decides what runs: the tool's name, its arguments as
   written in the sequence (the templates, before any input is put in), and the inputs its group
   declares (`in`, names and types). Renaming the group, changing its description, its `out`, its
   condition or the step's `as` changes nothing that runs, so the fingerprint stays; a change of
@@ -21,7 +23,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -70,6 +72,20 @@ def step_of(call: ToolCall, group: Group) -> Step:
 
 def step_fingerprint(call: ToolCall, group: Group) -> str:
     return step_of(call, group).fingerprint
+
+
+def run_step_fingerprints(groups: Iterable[Group],
+                          asks: Callable[[str], bool]) -> tuple[tuple[str | None, ...], ...]:
+    """The fingerprint of every step of `groups` whose tool `asks` before it runs, by group, then step
+    (their indexes in the run); None for a step whose tool does not ask (no rule is made from it)."""
+    asking: dict[str, bool] = {}
+
+    def fingerprint(call: ToolCall, group: Group) -> str | None:
+        if call.tool not in asking:
+            asking[call.tool] = asks(call.tool)
+        return step_fingerprint(call, group) if asking[call.tool] else None
+
+    return tuple(tuple(fingerprint(call, group) for call in group.tools) for group in groups)
 
 
 def step_fingerprints(group: Group, tool: str | None = None) -> set[str]:

@@ -23,7 +23,7 @@ import copy
 import json
 import shlex
 from collections.abc import Collection, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from gui.core.errors import Invalid
@@ -126,41 +126,68 @@ def format_path(path: Path) -> str:
     return out
 
 
+@dataclass(slots=True)
+class Bound:
+    """A tool's args with its inputs put in (`args`), and what its approval shows of them, found by
+    the same walk: `inputs`, every input they used with its value (`bound_inputs`), and `as_code`,
+    every input a program will run as a command, with that program (`run_as_code`)."""
+
+    args: Any
+    inputs: dict[str, Any] = field(default_factory=dict)
+    as_code: dict[str, str] = field(default_factory=dict)
+
+
 def substitute(value: Any, args: Mapping[str, Any], *, shell: Collection[str] = ()) -> Any:
     """`value` with every `$args.<name>` replaced from `args`; a new object, `value` is untouched.
     Inside the top-level fields named in `shell`, an input within longer text is shell-quoted.
 
     Raises SubstitutionError for the first reference (in document order) whose name is absent.
     """
-    return _substitute(value, args, (), frozenset(shell))
+    return bind(value, args, shell=shell).args
 
 
-def _substitute(value: Any, args: Mapping[str, Any], path: Path, shell: frozenset[str]) -> Any:
+def bind(value: Any, args: Mapping[str, Any], *, shell: Collection[str] = ()) -> Bound:
+    """`substitute`, with the inputs it put in and those a program will run as code (`Bound`): the
+    walk that puts them in reads every reference and every place in shell text already."""
+    bound = Bound(None)
+    bound.args = _substitute(value, args, (), frozenset(shell), bound)
+    return bound
+
+
+def _substitute(value: Any, args: Mapping[str, Any], path: Path, shell: frozenset[str], bound: Bound) -> Any:
     if isinstance(value, str):
-        return _substitute_text(value, args, path, shell=bool(path) and path[0] in shell)
+        return _substitute_text(value, args, path, bound, shell=bool(path) and path[0] in shell)
     if isinstance(value, Mapping):
-        return {key: _substitute(item, args, (*path, key), shell) for key, item in value.items()}
+        return {key: _substitute(item, args, (*path, key), shell, bound) for key, item in value.items()}
     if isinstance(value, list | tuple):
-        return [_substitute(item, args, (*path, index), shell) for index, item in enumerate(value)]
+        return [_substitute(item, args, (*path, index), shell, bound) for index, item in enumerate(value)]
     return value
 
 
-def _substitute_text(text: str, args: Mapping[str, Any], path: Path, *, shell: bool = False) -> Any:
+def _substitute_text(text: str, args: Mapping[str, Any], path: Path, bound: Bound, *, shell: bool = False) -> Any:
     parts = _segments(text)
     name = _whole(text, parts)
     if name is not None:
-        value = copy.deepcopy(_lookup(args, name, path, 0))
-        if shell and isinstance(value, str):
-            _no_nul(value, path, name, 0)
+        found = _lookup(args, name, path, 0)
+        bound.inputs.setdefault(name, found)
+        value = copy.deepcopy(found)
+        if shell:
+            bound.as_code.setdefault(name, "")  # the whole command comes from the input
+            if isinstance(value, str):
+                _no_nul(value, path, name, 0)
         return value
     landings = iter(shell_landings(text)) if shell else None
     pieces: list[str] = []
     for part in parts:
         if isinstance(part, _Ref):
             value = _lookup(args, part.name, path, part.offset)
+            bound.inputs.setdefault(part.name, value)
             inserted = as_text(value)
             if landings is not None:
-                inserted = _into_shell(inserted, value, next(landings).place, part, path)
+                landing = next(landings)
+                if landing.runs_as is not None:
+                    bound.as_code.setdefault(landing.name, landing.runs_as)
+                inserted = _into_shell(inserted, value, landing.place, part, path)
             pieces.append(inserted)
         else:
             pieces.append(part)
@@ -183,7 +210,8 @@ def _no_nul(text: str, path: Path, name: str, offset: int) -> None:
 
 
 def bound_inputs(value: Any, args: Mapping[str, Any]) -> dict[str, Any]:
-    """`{name: value}` of every input `value` uses (what an approval shows came from an input)."""
+    """`{name: value}` of every input `value` uses (what an approval shows came from an input; a run
+    finds them as it substitutes: `bind`)."""
     return {name: args[name] for _, name, _ in references(value) if name in args}
 
 
@@ -236,7 +264,8 @@ def _texts(value: Any, path: Path) -> Iterator[tuple[Path, str]]:
 
 def run_as_code(value: Mapping[str, Any], shell: Collection[str]) -> dict[str, str]:
     """`{input: program}` for every input a program will run as a command ("": it is the command or
-    names the program): what the approval marks "this input will be run as a command"."""
+    names the program): what the approval marks "this input will be run as a command" (a run finds
+    them as it substitutes: `bind`)."""
     found: dict[str, str] = {}
     for _, text in shell_texts(value, shell):
         for landing in shell_landings(text):

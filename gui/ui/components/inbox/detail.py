@@ -49,6 +49,9 @@ class InboxDetail(ui.card):
         self._respond = respond
         self._fetch = fetch
         self._on_answered = on_answered
+        # who answers here, for the record of decisions: you, in the app (or on your paired phone); the
+        # page is opened on one device, so it is known once, as the page is drawn
+        self._by = Answerer(via="phone" if on_phone() else "app")
         self.countdown: Countdown | None = None
         self.ended = False
         self._message = ""
@@ -100,8 +103,7 @@ class InboxDetail(ui.card):
     async def _submit(self, response: InteractionResponse) -> None:
         self.problem.set_visibility(False)
         try:
-            # who answered, for the record of decisions: you, in the app (or on your paired phone)
-            await self._respond(self.interaction_id, response, Answerer(via="phone" if on_phone() else "app"))
+            await self._respond(self.interaction_id, response, self._by)
         except InteractionValidationError as exc:
             self.problem.set_text(_("That answer does not fit: {problem}").format(problem=exc.message))
             self.problem.set_visibility(True)
