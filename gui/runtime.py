@@ -174,7 +174,7 @@ async def open_database_runtime(url: str, *, lease: float | None = None, executo
     """The engine on the PostgreSQL stores at `url`, without MCP servers (`open_runtime` adds them).
     DatabaseUnreachable, DatabaseNewerError or SecretKeyError (a sentence each) when it cannot be used.
     The runs whose process is gone (their lease, `lease` s, expired) are ended now and from then on."""
-    from gui.pgstore import LEASE, Leases, announce_run, open_pg_stores, take_over_expired
+    from gui.pgstore import LEASE, Leases, StopsHeard, announce_run, open_pg_stores, take_over_expired
 
     stores = await open_pg_stores(url)
     engine = compose_engine(default_registry(), stores, processes=OsProcesses(), executor=chosen_executor(executor))
@@ -183,7 +183,12 @@ async def open_database_runtime(url: str, *, lease: float | None = None, executo
     # an answer given in another process wakes the tool waiting here; pages hear of others' requests and runs
     engine.interactions.shared = True
     await stores.follow(engine.interactions.changed_elsewhere, lambda run_id: announce_run(engine, run_id))
-    leases = Leases(engine, stores.runs, LEASE if lease is None else lease)
+    # a Stop is claimed on the database (one wins), and reaches the process that runs the run
+    engine.stop_requests = stores.stop_requests
+    stops = StopsHeard(engine.runner, stores.stop_requests)
+    await stores.hear_stops(stops.hear)
+    runtime.closers.append(stops.close)
+    leases = Leases(engine, stores.runs, LEASE if lease is None else lease, stops)
     runtime.recovered_runs = await take_over_expired(engine, stores.runs, leases.lease)
     leases.start()
     runtime.closers.append(leases.close)

@@ -23,6 +23,7 @@ from gui.pgstore.schedules import PgScheduleStore
 from gui.pgstore.schema import migrate
 from gui.pgstore.secrets import KEY_ENV, PgSecrets
 from gui.pgstore.sequences import PgSequenceStore
+from gui.pgstore.stops import STOPS, PgStopRequests
 
 log = logging.getLogger(__name__)
 
@@ -40,6 +41,7 @@ class PgStores:
     modes: PgApprovalModes
     schedules: PgScheduleStore
     mcp_settings: PgMcpSettings
+    stop_requests: PgStopRequests
     listeners: list[Listener] = field(default_factory=list)
 
     async def follow(self, on_request: Callable[[str], Awaitable[None]],
@@ -50,6 +52,12 @@ class PgStores:
             listener = Listener(self.url, self.name, channel, on_change)
             await listener.start()
             self.listeners.append(listener)
+
+    async def hear_stops(self, on_stop: Callable[[str], Awaitable[None]]) -> None:
+        """Call `on_stop(run_id)` whenever a Stop is claimed (in any process) for a run this one holds."""
+        listener = Listener(self.url, self.name, STOPS, on_stop, addressed=True)
+        await listener.start()
+        self.listeners.append(listener)
 
     async def close(self) -> None:
         for listener in self.listeners:
@@ -76,4 +84,4 @@ async def open_pg_stores(url: str, *, secret_key: str | None = None) -> PgStores
         raise
     return PgStores(url=url, name=name, pool=pool, sequences=PgSequenceStore(pool), runs=PgRunStore(pool, name),
                     interactions=PgInteractionStore(pool), modes=modes, schedules=PgScheduleStore(pool),
-                    mcp_settings=PgMcpSettings(pool, secrets))
+                    mcp_settings=PgMcpSettings(pool, secrets), stop_requests=PgStopRequests(pool, name))
