@@ -8,7 +8,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from gui.core.asks import AuditDraft, AuditEntry, chain, entry_document
+from gui.core.asks import AuditDraft, AuditEntry, AuditHead, chain, entry_document
 
 
 class MemoryAuditLog:
@@ -29,6 +29,9 @@ class MemoryAuditLog:
 
     async def documents(self) -> list[dict[str, Any] | None]:
         return [json.loads(line) for line in self._lines]
+
+    async def head(self) -> AuditHead | None:
+        return None  # kept nowhere apart from the entries, as in a data folder's file
 
     def edit(self, position: int, change: Callable[[dict[str, Any]], None]) -> None:
         """Change the stored entry at `position` (from 1) as someone editing the file would."""

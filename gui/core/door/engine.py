@@ -437,8 +437,9 @@ class Engine:
         """The record of decisions (oldest first) and whether its chain is unbroken; empty without one."""
         audit = self.interactions.audit
         documents = await audit.documents() if audit is not None else []
+        head = await audit.head() if audit is not None else None
         # hashing 10,000 entries takes a while: off the event loop
-        return await asyncio.to_thread(lambda: (entries(documents, since_ms=since_ms), verify(documents)))
+        return await asyncio.to_thread(lambda: (entries(documents, since_ms=since_ms), verify(documents, head)))
 
     async def cancel_interaction(self, interaction_id: str, reason: CancelReason) -> bool:
         return await self.interactions.cancel(interaction_id, reason)
