@@ -25,6 +25,7 @@ from gui.core.door import Catalog, Engine, SequenceStore
 from gui.core.events import EventBus
 from gui.core.runs import Executor, ProcessControl, Runner, RunStore, ScheduleStore
 from gui.core.tools import Registry
+from gui.prefs import Prefs, PrefsFile
 from gui.store.audit import FileAuditLog
 from gui.store.open import Stores, open_stores
 from gui.tools import McpResource, default_registry
@@ -96,6 +97,13 @@ class Runtime:
     mcp_settings: McpSettingsStore | None = None  # where their configurations are kept
     mcp_sign_ins: SignIns | None = None  # the sign-ins to MCP servers people started
     secrets_opening: asyncio.Future[object] | None = None  # the secret store being chosen, after start-up
+
+    def preferences(self, name: str) -> Prefs:
+        """The small settings object `name` a person chose (dark mode…): a row of a team's database, a
+        file of the data folder, or (in memory) a dict gone when the app closes."""
+        if self.database is not None:
+            return self.database.preferences.named(name)
+        return PrefsFile(self.data_dir, name)
 
     def start_schedules(self) -> None:
         """Run the schedules from now on: here, or on a team's database in the one process that

@@ -19,6 +19,7 @@ from gui.pgstore.mcp_settings import PgMcpSettings
 from gui.pgstore.modes import PgApprovalModes
 from gui.pgstore.notices import REQUESTS, RUNS, Listener, store_name
 from gui.pgstore.pool import check_reachable, open_pool
+from gui.pgstore.preferences import PgPreferenceTable
 from gui.pgstore.runs import PgRunStore
 from gui.pgstore.schedules import PgScheduleStore
 from gui.pgstore.schema import migrate
@@ -44,6 +45,7 @@ class PgStores:
     mcp_settings: PgMcpSettings
     stop_requests: PgStopRequests
     audit: PgAuditLog
+    preferences: PgPreferenceTable
     listeners: list[Listener] = field(default_factory=list)
 
     async def follow(self, on_request: Callable[[str], Awaitable[None]],
@@ -65,6 +67,7 @@ class PgStores:
         for listener in self.listeners:
             await listener.close()
         await self.modes.settle()
+        await self.preferences.settle()
         await self.pool.close()
 
 
@@ -81,10 +84,11 @@ async def open_pg_stores(url: str, *, secret_key: str | None = None) -> PgStores
     pool = await open_pool(url, name)
     try:
         modes = await PgApprovalModes.open(pool)
+        preferences = await PgPreferenceTable.open(pool)
     except BaseException:
         await pool.close()
         raise
     return PgStores(url=url, name=name, pool=pool, sequences=PgSequenceStore(pool), runs=PgRunStore(pool, name),
                     interactions=PgInteractionStore(pool), modes=modes, schedules=PgScheduleStore(pool),
                     mcp_settings=PgMcpSettings(pool, secrets), stop_requests=PgStopRequests(pool, name),
-                    audit=PgAuditLog(pool))
+                    audit=PgAuditLog(pool), preferences=preferences)
