@@ -7,6 +7,15 @@ go one at a time: each takes the row of `audit_head` (the chain's last position 
 transaction; a second process waits for the first to commit, then chains after its entries. So the
 chain never forks, and an entry is durable (committed) when `append` returns.
 
+One decision per request, across processes: the service appends a decision before it stores the
+request's end. `append` does so only while the request is pending and no other process is deciding
+it, and claims the request in the same transaction (`interactions.claim`: the entry's id); the
+interaction store then keeps only the claimant's end (`PgInteractionStore.save`). Of two processes
+answering one request at once, the second is refused here (`InteractionNotPendingError`, as the
+store would refuse it) and leaves no entry. A claim older than CLAIM_TTL is void: its process died
+between the two writes (the entry stays, as in a data folder's file, and the request ends otherwise).
+`append_many` (a process ending its own runs' requests in bulk) claims nothing.
+
 What the head adds: `verify` checks that the entries end where the head says. Removing the newest
 entries (or adding one past the head by hand) is then seen, which the chain alone cannot show. The
 database refuses UPDATE, DELETE and TRUNCATE of the entries (triggers), so cutting entries off takes
@@ -22,8 +31,15 @@ from typing import Any
 import psycopg
 from psycopg_pool import AsyncConnectionPool
 
-from gui.core.asks import AuditDraft, AuditEntry, AuditHead, chain, entry_document
+from gui.core.asks import AuditDraft, AuditEntry, AuditHead, InteractionNotPendingError, chain, entry_document
+from gui.pgstore.interactions import CLAIM_TTL
 from gui.pgstore.pool import check_reachable, connected
+
+DECIDING = f"""
+SELECT status, claim IS NOT NULL AND claimed_at > now() - interval '{CLAIM_TTL} seconds'
+FROM interactions WHERE interaction_id = %s FOR UPDATE
+"""
+CLAIM = "UPDATE interactions SET claim = %s, claimed_at = now() WHERE interaction_id = %s"
 
 HEAD = "SELECT position, hash FROM audit_head WHERE id = 1"
 APPEND = """
@@ -43,19 +59,25 @@ def _document(text: str) -> dict[str, Any] | None:
 
 
 class PgAuditLog:
-    """The team's one chain of decisions, on `pool`."""
+    """The team's one chain of decisions, on `pool`; `claims`: the requests this process is deciding
+    (id → its claim), shared with its interaction store."""
 
-    def __init__(self, pool: AsyncConnectionPool) -> None:
-        self._pool = pool
+    def __init__(self, pool: AsyncConnectionPool, claims: dict[str, str]) -> None:
+        self._pool, self._claims = pool, claims
 
     async def append(self, draft: AuditDraft) -> AuditEntry:
-        return (await self.append_many([draft]))[0]
+        return (await self._append([draft], claim=True))[0]
 
     async def append_many(self, drafts: list[AuditDraft]) -> list[AuditEntry]:
+        return await self._append(drafts, claim=False)
+
+    async def _append(self, drafts: list[AuditDraft], *, claim: bool) -> list[AuditEntry]:
         if not drafts:
             return []
         async with connected(self._pool) as conn, conn.transaction():
             found = await (await conn.execute(HEAD + " FOR UPDATE")).fetchone()
+            if claim:
+                await self._deciding(conn, drafts[0].interaction_id)
             last: dict[str, Any] | None = None
             if found is not None and found[0] > 0:
                 last = {"position": found[0], "hash": found[1]}
@@ -72,7 +94,25 @@ class PgAuditLog:
                 last = document
             await conn.execute(APPEND, columns)
             await conn.execute(MOVE_HEAD, (entries[-1].position, entries[-1].hash))
+            if claim:
+                await conn.execute(CLAIM, (entries[0].entry_id, drafts[0].interaction_id))
+        if claim:
+            self._claims[drafts[0].interaction_id] = entries[0].entry_id
         return entries
+
+    @staticmethod
+    async def _deciding(conn: psycopg.AsyncConnection, interaction_id: str) -> None:
+        """InteractionNotPendingError when the request has ended, or another process is deciding it."""
+        found = await (await conn.execute(DECIDING, (interaction_id,))).fetchone()
+        if found is None:
+            return  # not stored yet: an approval a rule gave, stored ended at once
+        status, claimed = found
+        if status != "pending":
+            raise InteractionNotPendingError(
+                f"interaction {interaction_id} was already {status} (by another SeqDesk process)", interaction_id)
+        if claimed:
+            raise InteractionNotPendingError(
+                f"interaction {interaction_id} is being answered in another SeqDesk process", interaction_id)
 
     async def documents(self) -> list[dict[str, Any] | None]:
         async with connected(self._pool) as conn:

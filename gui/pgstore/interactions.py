@@ -39,9 +39,13 @@ ON CONFLICT (interaction_id) DO UPDATE SET status = EXCLUDED.status, kind = EXCL
 SAVE_MANY = UPSERT.replace("VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)", """
 SELECT * FROM unnest(%s::text[], %s::text[], %s::text[], %s::text[], %s::text[], %s::text[], %s::bigint[],
                      %s::jsonb[], %s::text[])""")
-# Only a pending request changes, or one stored exactly so already (saving the same again).
-SAVE = UPSERT + """
-WHERE interactions.status = 'pending' OR interactions.doc = EXCLUDED.doc OR interactions.raw = EXCLUDED.raw
+CLAIM_TTL = 30  # seconds another process's claim to decide a request holds (`gui.pgstore.audit`)
+# Only a pending request changes (and not while another process's claim to decide it holds), or one
+# stored exactly so already (saving the same again).
+SAVE = UPSERT + f"""
+WHERE (interactions.status = 'pending' AND (interactions.claim IS NULL OR interactions.claim = %s
+                                            OR interactions.claimed_at < now() - interval '{CLAIM_TTL} seconds'))
+    OR interactions.doc = EXCLUDED.doc OR interactions.raw = EXCLUDED.raw
 RETURNING interaction_id
 """
 
@@ -54,12 +58,15 @@ def row(record: InteractionRecord) -> tuple[Any, ...]:
 
 
 class PgInteractionStore:
-    def __init__(self, pool: AsyncConnectionPool) -> None:
-        self._pool = pool
+    """`claims`: the requests this process is deciding (its record of decisions claimed them)."""
+
+    def __init__(self, pool: AsyncConnectionPool, claims: dict[str, str]) -> None:
+        self._pool, self._claims = pool, claims
 
     async def save(self, record: InteractionRecord) -> None:
+        claim = self._claims.pop(record.interaction_id, None)
         async with connected(self._pool) as conn:
-            saved = await (await conn.execute(SAVE, row(record))).fetchone()
+            saved = await (await conn.execute(SAVE, (*row(record), claim))).fetchone()
             if saved is not None:
                 return
             stored = await (await conn.execute("SELECT status FROM interactions WHERE interaction_id = %s",

@@ -88,7 +88,8 @@ async def open_pg_stores(url: str, *, secret_key: str | None = None) -> PgStores
     except BaseException:
         await pool.close()
         raise
+    claims: dict[str, str] = {}  # the requests this process is deciding: its record of decisions claimed them
     return PgStores(url=url, name=name, pool=pool, sequences=PgSequenceStore(pool), runs=PgRunStore(pool, name),
-                    interactions=PgInteractionStore(pool), modes=modes, schedules=PgScheduleStore(pool),
+                    interactions=PgInteractionStore(pool, claims), modes=modes, schedules=PgScheduleStore(pool),
                     mcp_settings=PgMcpSettings(pool, secrets), stop_requests=PgStopRequests(pool, name),
-                    audit=PgAuditLog(pool), preferences=preferences)
+                    audit=PgAuditLog(pool, claims), preferences=preferences)

@@ -100,6 +100,36 @@ async def test_the_head_shows_the_newest_entries_cut_off_and_verify_names_an_edi
         await stores.close()
 
 
+async def test_two_processes_answering_one_request_at_once_leave_one_decision_on_record(seqdesk_database_url):
+    first = await open_database_runtime(seqdesk_database_url)
+    second = await open_database_runtime(seqdesk_database_url)
+    tree = {"name": "asks", "description": "", "groups": [{
+        "name": "g", "description": "", "in": {}, "out": {}, "when": "true", "parallel": True, "missing": "fail",
+        "timeout": None, "on_error": "abort", "tools": '{"tool": "cmd_run", "args": {"command": "echo hi"}} ;'}]}
+    try:
+        await first.engine.create(tree)
+        asked_ids = []
+        for _ in range(10):
+            asked = next_pending_request(first.engine)
+            started = await first.engine.start("asks", {})
+            iid = await asyncio.wait_for(asked, T)
+            asked_ids.append(iid)
+            results = await asyncio.gather(
+                first.engine.respond(iid, {"kind": "approval", "decision": "approved"}),
+                second.engine.respond(iid, {"kind": "approval", "decision": "denied"}), return_exceptions=True)
+            assert sum(not isinstance(r, BaseException) for r in results) == 1, results
+            await first.engine.runner.wait(started.run_id, T)
+        found, verdict = await second.engine.decisions()
+        assert verdict.ok
+        assert [e.interaction_id for e in found] == asked_ids  # one decision each: the one that took effect
+        for entry in found:
+            stored = await first.engine.interactions.get(entry.interaction_id)
+            assert stored is not None and stored.result.response.decision == entry.decision
+    finally:
+        await first.close()
+        await second.close()
+
+
 async def test_decisions_of_two_processes_are_recorded_and_read_by_the_command(seqdesk_database_url):
     first = await open_database_runtime(seqdesk_database_url)
     second = await open_database_runtime(seqdesk_database_url)
