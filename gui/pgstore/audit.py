@@ -9,7 +9,7 @@ chain never forks, and an entry is durable (committed) when `append` returns.
 
 One decision per request, across processes: the service appends a decision before it stores the
 request's end. `append` does so only while the request is pending and no other process is deciding
-it, and claims the request in the same transaction (`interactions.claim`: the entry's id); the
+it, and claims the request in the same transaction (`interaction_claims`: the entry's id); the
 interaction store then keeps only the claimant's end (`PgInteractionStore.save`). Of two processes
 answering one request at once, the second is refused here (`InteractionNotPendingError`, as the
 store would refuse it) and leaves no entry. A claim older than CLAIM_TTL is void: its process died
@@ -36,10 +36,14 @@ from gui.pgstore.interactions import CLAIM_TTL
 from gui.pgstore.pool import check_reachable, connected
 
 DECIDING = f"""
-SELECT status, claim IS NOT NULL AND claimed_at > now() - interval '{CLAIM_TTL} seconds'
-FROM interactions WHERE interaction_id = %s FOR UPDATE
+SELECT i.status, coalesce(c.claimed_at > now() - interval '{CLAIM_TTL} seconds', false)
+FROM interactions i LEFT JOIN interaction_claims c USING (interaction_id)
+WHERE i.interaction_id = %s FOR UPDATE OF i
 """
-CLAIM = "UPDATE interactions SET claim = %s, claimed_at = now() WHERE interaction_id = %s"
+CLAIM = """
+INSERT INTO interaction_claims (interaction_id, claim, claimed_at) VALUES (%s, %s, now())
+ON CONFLICT (interaction_id) DO UPDATE SET claim = EXCLUDED.claim, claimed_at = EXCLUDED.claimed_at
+"""
 
 HEAD = "SELECT position, hash FROM audit_head WHERE id = 1"
 APPEND = """
@@ -74,10 +78,15 @@ class PgAuditLog:
     async def _append(self, drafts: list[AuditDraft], *, claim: bool) -> list[AuditEntry]:
         if not drafts:
             return []
-        async with connected(self._pool) as conn, conn.transaction():
-            found = await (await conn.execute(HEAD + " FOR UPDATE")).fetchone()
-            if claim:
-                await self._deciding(conn, drafts[0].interaction_id)
+        iid = drafts[0].interaction_id
+        # Two round trips (pipelined): take the head (and the request), then write and commit.
+        async with connected(self._pool) as conn, conn.pipeline() as pipeline, conn.transaction():
+            head = await conn.execute(HEAD + " FOR UPDATE")
+            deciding = await conn.execute(DECIDING, (iid,)) if claim else None
+            await pipeline.sync()
+            found = await head.fetchone()
+            if deciding is not None:
+                self._deciding(iid, await deciding.fetchone())
             last: dict[str, Any] | None = None
             if found is not None and found[0] > 0:
                 last = {"position": found[0], "hash": found[1]}
@@ -95,15 +104,14 @@ class PgAuditLog:
             await conn.execute(APPEND, columns)
             await conn.execute(MOVE_HEAD, (entries[-1].position, entries[-1].hash))
             if claim:
-                await conn.execute(CLAIM, (entries[0].entry_id, drafts[0].interaction_id))
+                await conn.execute(CLAIM, (iid, entries[0].entry_id))
         if claim:
-            self._claims[drafts[0].interaction_id] = entries[0].entry_id
+            self._claims[iid] = entries[0].entry_id
         return entries
 
     @staticmethod
-    async def _deciding(conn: psycopg.AsyncConnection, interaction_id: str) -> None:
+    def _deciding(interaction_id: str, found: tuple[Any, ...] | None) -> None:
         """InteractionNotPendingError when the request has ended, or another process is deciding it."""
-        found = await (await conn.execute(DECIDING, (interaction_id,))).fetchone()
         if found is None:
             return  # not stored yet: an approval a rule gave, stored ended at once
         status, claimed = found

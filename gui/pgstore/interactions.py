@@ -43,8 +43,9 @@ CLAIM_TTL = 30  # seconds another process's claim to decide a request holds (`gu
 # Only a pending request changes (and not while another process's claim to decide it holds), or one
 # stored exactly so already (saving the same again).
 SAVE = UPSERT + f"""
-WHERE (interactions.status = 'pending' AND (interactions.claim IS NULL OR interactions.claim = %s
-                                            OR interactions.claimed_at < now() - interval '{CLAIM_TTL} seconds'))
+WHERE (interactions.status = 'pending' AND NOT EXISTS (
+        SELECT 1 FROM interaction_claims c WHERE c.interaction_id = interactions.interaction_id
+        AND c.claim IS DISTINCT FROM %s AND c.claimed_at > now() - interval '{CLAIM_TTL} seconds'))
     OR interactions.doc = EXCLUDED.doc OR interactions.raw = EXCLUDED.raw
 RETURNING interaction_id
 """
@@ -68,6 +69,9 @@ class PgInteractionStore:
         async with connected(self._pool) as conn:
             saved = await (await conn.execute(SAVE, (*row(record), claim))).fetchone()
             if saved is not None:
+                if claim is not None:  # decided: the claim has done its work
+                    await conn.execute("DELETE FROM interaction_claims WHERE interaction_id = %s",
+                                       (record.interaction_id,))
                 return
             stored = await (await conn.execute("SELECT status FROM interactions WHERE interaction_id = %s",
                                                (record.interaction_id,))).fetchone()

@@ -7,8 +7,9 @@
 -- position; the chain's head (the last position and hash) kept beside them, so that cutting off the
 -- newest entries is seen. Updates, deletes and TRUNCATE of the entries are refused by triggers.
 -- A decision on a request is appended to the record only while the request is pending and nobody
--- else is deciding it: the appending transaction claims the request (`claim`: the entry's id), and
--- only the claimant's end of it is kept (a claim older than 30 s is void: its process died between).
+-- else is deciding it: the appending transaction claims the request (`interaction_claims`: the
+-- entry's id; a table of its own, so a claim does not run the tallies' triggers), and only the
+-- claimant's end of it is kept (a claim older than 30 s is void: its process died in between).
 -- Preferences (gui/pgstore/preferences.py): each small settings object by name.
 
 ALTER TABLE runs ADD COLUMN epoch bigint NOT NULL DEFAULT 1, ADD COLUMN stop_request jsonb;
@@ -24,7 +25,11 @@ $$;
 CREATE TRIGGER runs_stop_requested AFTER UPDATE ON runs FOR EACH ROW
     WHEN (OLD.stop_request IS NULL AND NEW.stop_request IS NOT NULL) EXECUTE FUNCTION notice_stop();
 
-ALTER TABLE interactions ADD COLUMN claim text, ADD COLUMN claimed_at timestamptz;
+CREATE TABLE interaction_claims (
+    interaction_id text COLLATE "C" PRIMARY KEY,
+    claim text NOT NULL,
+    claimed_at timestamptz NOT NULL
+);
 
 CREATE TABLE audit_log (
     position bigint PRIMARY KEY CHECK (position > 0),
