@@ -8,7 +8,8 @@ and resuming a run are conditional writes, so across processes exactly one wins;
 of the requests the others ask and end (LISTEN/NOTIFY); running runs hold leases, and a run is
 interrupted only once its process is gone, and fenced (a process that lost its lease writes nothing
 more of the run); a Stop pressed in any process reaches the one that runs the run; one process at a
-time runs the schedules.
+time runs the schedules. The record of decisions is a chain only appended to, one append at a time
+across processes, with its head kept apart (`PgAuditLog`); preferences are rows of a table.
 """
 
 from gui.pgstore.errors import DatabaseNewerError, DatabaseUnreachable, SecretKeyError, WriteConflict
