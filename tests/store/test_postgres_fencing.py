@@ -156,6 +156,25 @@ async def test_a_stop_pressed_in_another_process_stops_the_run_and_says_where(se
         await second.close()
 
 
+async def test_a_stop_whose_notice_was_missed_is_found_by_the_lease_loop(seqdesk_database_url):
+    first = await open_database_runtime(seqdesk_database_url, lease=LEASE)
+    second = await open_database_runtime(seqdesk_database_url, lease=LEASE)
+    try:
+        assert first.database is not None
+        for listener in first.database.listeners:  # the first process hears no notice at all
+            await listener.close()
+        await first.engine.create(tree("echo hi"))
+        asked = next_pending_request(first.engine)
+        started = await first.engine.start("waits", {})
+        await asyncio.wait_for(asked, T)
+        assert await second.engine.stop(started.run_id) is True
+        ended = await asyncio.wait_for(first.engine.runner.wait(started.run_id), T)
+        assert ended.status == "stopped" and ended.stopped_by is not None
+    finally:
+        await first.close()
+        await second.close()
+
+
 async def test_of_stops_pressed_in_three_processes_at_once_exactly_one_wins(seqdesk_database_url):
     runtimes = [await open_database_runtime(seqdesk_database_url) for _ in range(3)]
     try:
