@@ -25,6 +25,7 @@ from gui.settings import Settings, load_settings
 if TYPE_CHECKING:  # the pages' and the API's parts are imported by what builds them: `seqdesk run` needs none
     from gui.api.request_gate import Served
     from gui.context import AppContext
+    from gui.core.asks import AuditHead
     from gui.core.door import Operations
     from gui.runtime import Runtime
 
@@ -118,16 +119,25 @@ class ReadyGate:
                 return
 
 
-def decision_record(settings: Settings) -> list[dict[str, Any] | None]:
-    """The record of decisions of the data folder the settings name, each entry as stored, read
-    without taking the folder (`seqdesk audit` works while the app runs). NotFound for a folder
-    named that is not there; OSError when the record cannot be read."""
+def decision_record(settings: Settings) -> tuple[list[dict[str, Any] | None], AuditHead | None]:
+    """The record of decisions of the data folder (or team's database) the settings name, each entry
+    as stored, and its head when the store keeps one apart (a database does), read without taking the
+    folder or opening the stores (`seqdesk audit` works while the app runs). NotFound for a folder
+    named that is not there, or a database without a record; OSError when the record cannot be read;
+    DatabaseUnreachable when the database cannot be reached."""
     from gui.core.errors import NotFound
     from gui.store.audit import audit_path, read_documents
 
+    if settings.store is not None:
+        from gui.pgstore.audit import read_record
+
+        try:
+            return asyncio.run(read_record(settings.store))
+        except LookupError as exc:
+            raise NotFound(str(exc)) from None
     if settings.data is not None and not Path(settings.data).expanduser().is_dir():
         raise NotFound(f"there is no data folder {Path(settings.data).expanduser()}")
-    return read_documents(audit_path(resolve_data_dir(settings)))
+    return read_documents(audit_path(resolve_data_dir(settings))), None
 
 
 def resolve_data_dir(settings: Settings) -> Path:

@@ -19,7 +19,7 @@ from gui.api.request_gate import Served
 from gui.core.door import Engine
 from gui.core.errors import SeqDeskError, Unavailable
 from gui.notify import Notifier, NotifySettingsStore
-from gui.prefs import PrefsFile
+from gui.prefs import Prefs
 from gui.runtime import Runtime, open_runtime
 from gui.settings import Settings
 
@@ -60,7 +60,7 @@ class AppContext:
     runtime: Runtime | None = None
     endpoint: Path | None = None
     notifier: Notifier | None = None  # notices off the desktop (`gui.notify`), once open
-    preferences: PrefsFile | None = None  # what a person chose (dark mode...), kept by the app
+    preferences: Prefs | None = None  # what a person chose (dark mode...), kept by the app
     phone: PhoneAccess | None = None  # phones on the network (`gui.phone`), off unless turned on
     clients: set[int] = field(default_factory=set)  # the processes whose doors used this app (`CLIENT_PID`)
     _opened: asyncio.Event | None = None
@@ -90,7 +90,7 @@ class AppContext:
         # Read every saved sequence now: start-up ends with gc.freeze, which then keeps these long-lived
         # trees out of every full collection (thousands of groups would make each one a long pause).
         await rt.engine.sequence_trees()
-        self.preferences = PrefsFile(rt.data_dir, "preferences")
+        self.preferences = rt.preferences("preferences")
         _language_defaults(settings, self.preferences)
         if self.phone is not None:
             self.phone.open(rt.data_dir, self.preferences)
@@ -141,7 +141,7 @@ class AppContext:
             raise RuntimeError(f"SeqDesk's engine did not open within {timeout:g} s") from None
 
 
-def _language_defaults(settings: Settings, prefs: PrefsFile | None) -> None:
+def _language_defaults(settings: Settings, prefs: Prefs | None) -> None:
     """The language pages start in: `--lang` / `SEQDESK_LANG`, else the one chosen in Settings last."""
     from gui import i18n
 

@@ -5,7 +5,9 @@ Each is one JSON object in `<data folder>/<name>.json`, replaced atomically (a c
 file or the new one, never half of one) and readable by this user only (0600: one holds an SMTP
 password, another the paired phones' session hashes). Without a data folder (in memory) they live
 in a dict and are gone when the app closes. A damaged file is moved aside and reads as empty, with
-a sentence saying so in `problem`.
+a sentence saying so in `problem`. On a team's database the same objects are rows of a table instead
+(`gui.pgstore.preferences`): both are `Prefs`, and the runtime hands out the right one
+(`Runtime.preferences`).
 """
 
 from __future__ import annotations
@@ -14,9 +16,25 @@ import json
 import os
 import threading
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from gui.atomic import atomic_write, keep_aside
+
+
+class Prefs(Protocol):
+    """One small settings object a person chose, kept by the app: read whole, changed by keys."""
+
+    problem: str | None  # a sentence when what was kept could not be read (it starts empty)
+
+    def read(self) -> dict[str, Any]:
+        """A copy of the object (callers may change it freely)."""
+        ...
+
+    def update(self, **values: Any) -> dict[str, Any]:
+        """Set these keys (None removes one) and keep it; returns the whole object."""
+        ...
+
+    def replace(self, data: dict[str, Any]) -> None: ...
 
 
 class PrefsFile:

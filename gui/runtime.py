@@ -25,6 +25,7 @@ from gui.core.door import Catalog, Engine, SequenceStore
 from gui.core.events import EventBus
 from gui.core.runs import Executor, ProcessControl, Runner, RunStore, ScheduleStore
 from gui.core.tools import Registry
+from gui.prefs import Prefs, PrefsFile
 from gui.store.audit import FileAuditLog
 from gui.store.open import Stores, open_stores
 from gui.tools import McpResource, default_registry
@@ -97,6 +98,13 @@ class Runtime:
     mcp_settings: McpSettingsStore | None = None  # where their configurations are kept
     mcp_sign_ins: SignIns | None = None  # the sign-ins to MCP servers people started
     secrets_opening: asyncio.Future[object] | None = None  # the secret store being chosen, after start-up
+
+    def preferences(self, name: str) -> Prefs:
+        """The small settings object `name` a person chose (dark mode…): a row of a team's database, a
+        file of the data folder, or (in memory) a dict gone when the app closes."""
+        if self.database is not None:
+            return self.database.preferences.named(name)
+        return PrefsFile(self.data_dir, name)
 
     def start_schedules(self) -> None:
         """Run the schedules from now on: here, or on a team's database in the one process that
@@ -183,10 +191,21 @@ async def open_database_runtime(url: str, *, lease: float | None = None, executo
     """The engine on the PostgreSQL stores at `url`, without MCP servers (`open_runtime` adds them).
     DatabaseUnreachable, DatabaseNewerError or SecretKeyError (a sentence each) when it cannot be used.
     The runs whose process is gone (their lease, `lease` s, expired) are ended now and from then on."""
-    from gui.pgstore import EVENTS, LEASE, RULES, EventRelay, Leases, announce_run, open_pg_stores, take_over_expired
+    from gui.pgstore import (
+        EVENTS,
+        LEASE,
+        RULES,
+        EventRelay,
+        Leases,
+        StopsHeard,
+        announce_run,
+        open_pg_stores,
+        take_over_expired,
+    )
 
     stores = await open_pg_stores(url)
-    engine = compose_engine(default_registry(), stores, processes=OsProcesses(), executor=chosen_executor(executor))
+    engine = compose_engine(default_registry(), stores, processes=OsProcesses(), audit=stores.audit,
+                            executor=chosen_executor(executor))
     runtime = Runtime(engine=engine, database=stores)
     runtime.closers.append(stores.close)
     # an answer given in another process wakes the tool waiting here; pages hear of others' requests and runs
@@ -198,7 +217,12 @@ async def open_database_runtime(url: str, *, lease: float | None = None, executo
     relay.start()
     runtime.closers.append(relay.close)
     await stores.listen(RULES, lambda _changed: stores.modes.reload())  # an "always allow" given elsewhere
-    leases = Leases(engine, stores.runs, LEASE if lease is None else lease)
+    # a Stop is claimed on the database (one wins), and reaches the process that runs the run
+    engine.stop_requests = stores.stop_requests
+    stops = StopsHeard(engine.runner, stores.stop_requests)
+    await stores.hear_stops(stops.hear)
+    runtime.closers.append(stops.close)
+    leases = Leases(engine, stores.runs, LEASE if lease is None else lease, stops)
     runtime.recovered_runs = await take_over_expired(engine, stores.runs, leases.lease)
     leases.start()
     runtime.closers.append(leases.close)

@@ -1,29 +1,37 @@
-"""`seqdesk audit verify|export`: the record of decisions of a data folder, checked or printed.
+"""`seqdesk audit verify|export`: the record of decisions of a data folder (or of a team's database,
+`--store postgresql://…`), checked or printed.
 
 `verify` proves the chain of decisions is unbroken, or names the first entry that does not fit (exit
 0 unbroken, 1 broken, 2 the folder or an option cannot be used). `export` prints the entries decided
 since a time, as JSON lines (each as stored) or CSV with a column of who or what decided in words.
-Both read the file as it is, without taking the folder (the app may be running). Imports only what
+Both read the record as it is, without taking the folder or opening the stores (the app may be
+running). On a database, verify also checks that the entries end where the record's head says. Imports only what
 the command it runs uses (the CLI starts fast)."""
 
 from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gui.i18n import _, ngettext
+
+if TYPE_CHECKING:
+    from gui.core.asks import AuditHead
 
 
 def add_audit_command(sub: Any) -> None:
     audit = sub.add_parser("audit", help=_("check or print the record of decisions on requests"))
     actions = audit.add_subparsers(dest="audit_action", required=True)
     data_help = _("data folder (default: SEQDESK_DATA or your user data folder)")
+    store_help = _("a team's database instead of a data folder: postgresql://… (default: SEQDESK_STORE)")
     verify = actions.add_parser("verify", help=_("prove the chain of decisions is unbroken"))
     verify.add_argument("--data", default=argparse.SUPPRESS, help=data_help)
+    verify.add_argument("--store", default=argparse.SUPPRESS, help=store_help)
     verify.set_defaults(func=cmd_audit_verify)
     export = actions.add_parser("export", help=_("print the decisions, oldest first"))
     export.add_argument("--data", default=argparse.SUPPRESS, help=data_help)
+    export.add_argument("--store", default=argparse.SUPPRESS, help=store_help)
     export.add_argument("--since", default=None,
                         help=_("only decisions from then on: a date or time (2026-12-01, 2026-12-01T08:00Z) "
                                "or an age (90m, 24h, 7d)"))
@@ -31,9 +39,10 @@ def add_audit_command(sub: Any) -> None:
     export.set_defaults(func=cmd_audit_export)
 
 
-def _documents(args: argparse.Namespace) -> list[dict[str, Any] | None] | None:
-    """The stored entries of the data folder asked for (--data before or after the command, else
-    SEQDESK_DATA, else the user's); None after saying why they cannot be read."""
+def _record(args: argparse.Namespace) -> tuple[list[dict[str, Any] | None], AuditHead | None] | None:
+    """The stored entries (and the head, on a database) of the data folder or database asked for
+    (--data or --store before or after the command, else SEQDESK_STORE / SEQDESK_DATA, else the
+    user's folder); None after saying why they cannot be read."""
     from gui.app import decision_record  # the composition root opens the store; the command never does
     from gui.core.errors import SeqDeskError
 
@@ -47,10 +56,10 @@ def _documents(args: argparse.Namespace) -> list[dict[str, Any] | None] | None:
 def cmd_audit_verify(args: argparse.Namespace) -> int:
     from gui.core.asks import verify
 
-    documents = _documents(args)
-    if documents is None:
+    record = _record(args)
+    if record is None:
         return 2
-    verdict = verify(documents)
+    verdict = verify(*record)
     if verdict.ok:
         print(ngettext("ok: the chain of {count} decision is unbroken",
                        "ok: the chain of {count} decisions is unbroken", verdict.count).format(count=verdict.count))
@@ -94,9 +103,10 @@ def cmd_audit_export(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"seqdesk audit export: {exc}", file=sys.stderr)
         return 2
-    documents = _documents(args)
-    if documents is None:
+    record = _record(args)
+    if record is None:
         return 2
+    documents, head = record
     found = entries(documents, since_ms=since)
     if args.format == "jsonl":
         for entry in found:
@@ -112,7 +122,7 @@ def cmd_audit_export(args: argparse.Namespace) -> int:
             row["when"] = datetime.fromtimestamp(entry.at / 1000, UTC).isoformat(timespec="milliseconds")
             row["who"] = who_words(entry)
             out.writerow(["" if row.get(name) is None else row[name] for name in CSV_COLUMNS])
-    verdict = verify(documents)
+    verdict = verify(documents, head)
     if not verdict.ok:  # printed all the same: the person may need exactly what is there
         print(f"seqdesk audit export: warning: {verdict.sentence()}", file=sys.stderr)
     return 0

@@ -23,6 +23,7 @@ leaf keeps any other built-in base it had (`SecretStoreError` is still a `Runtim
     │   ├── gui.core.door.McpServerExists (server-exists)
     │   ├── gui.core.runs.ResumeRefused (resume-refused)
     │   ├── gui.core.runs.AmbiguousRunIdError (ambiguous-run-id, LookupError)
+    │   ├── gui.core.runs.LeaseLost (lease-lost): another process of a team took the run over
     │   ├── gui.pgstore.WriteConflict (write-conflict), gui.moving.NotEmpty (target-not-empty)
     │   ├── gui.core.door.TooManyAsks (too-many-asks)
     │   └── gui.core.asks.InteractionError (interaction-error: it exists already)

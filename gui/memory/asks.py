@@ -23,6 +23,7 @@ from gui.core.asks import (
     ApprovalRule,
     AuditDraft,
     AuditEntry,
+    AuditHead,
     Done,
     InteractionFilter,
     InteractionKind,
@@ -158,6 +159,9 @@ class MemoryAuditLog:
 
     async def documents(self) -> list[dict[str, Any] | None]:
         return [json.loads(line) for line in self._lines]
+
+    async def head(self) -> AuditHead | None:
+        return None  # kept nowhere apart from the entries, as in a data folder's file
 
     def edit(self, position: int, change: Callable[[dict[str, Any]], None]) -> None:
         """Change the stored entry at `position` (from 1) as someone editing the file would."""

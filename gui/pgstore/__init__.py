@@ -6,7 +6,10 @@ pool; the schema versioned by yoyo-migrations and brought up to date at open (a 
 SeqDesk set up is refused); MCP secrets encrypted with `SEQDESK_SECRET_KEY`. Answering a request
 and resuming a run are conditional writes, so across processes exactly one wins; each process hears
 of the requests the others ask and end and of every other event (LISTEN/NOTIFY); running runs hold leases, and a run is
-interrupted only once its process is gone; one process at a time runs the schedules.
+interrupted only once its process is gone, and fenced (a process that lost its lease writes nothing
+more of the run); a Stop pressed in any process reaches the one that runs the run; one process at a
+time runs the schedules. The record of decisions is a chain only appended to, one append at a time
+across processes, with its head kept apart (`PgAuditLog`); preferences are rows of a table.
 """
 
 from gui.pgstore.errors import DatabaseNewerError, DatabaseUnreachable, SecretKeyError, WriteConflict
@@ -18,7 +21,8 @@ from gui.pgstore.modes import RULES
 from gui.pgstore.open import PgStores, open_pg_stores
 from gui.pgstore.pool import check_reachable, is_database_url, where
 from gui.pgstore.run_events import announce_run
+from gui.pgstore.stops import PgStopRequests, StopsHeard
 
 __all__ = ["EVENTS", "LEASE", "MCP_SERVERS", "RULES", "DatabaseNewerError", "DatabaseUnreachable", "EventRelay",
-           "Leader", "Leases", "PgStores", "SecretKeyError", "WriteConflict", "announce_run", "check_reachable",
-           "is_database_url", "open_pg_stores", "take_over_expired", "where"]
+           "Leader", "Leases", "PgStopRequests", "PgStores", "SecretKeyError", "StopsHeard", "WriteConflict",
+           "announce_run", "check_reachable", "is_database_url", "open_pg_stores", "take_over_expired", "where"]

@@ -35,15 +35,22 @@ ON CONFLICT (interaction_id) DO UPDATE SET status = EXCLUDED.status, kind = EXCL
     run_id = EXCLUDED.run_id, sequence = EXCLUDED.sequence, tool_name = EXCLUDED.tool_name,
     created_at = EXCLUDED.created_at, doc = EXCLUDED.doc, raw = EXCLUDED.raw
 """
-# A batch in one statement (an import): the tallies change once, and it is written whole or not at all.
-SAVE_MANY = UPSERT.replace("VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)", """
-SELECT * FROM unnest(%s::text[], %s::text[], %s::text[], %s::text[], %s::text[], %s::text[], %s::bigint[],
-                     %s::jsonb[], %s::text[])""")
-# Only a pending request changes, or one stored exactly so already (saving the same again).
-SAVE = UPSERT + """
-WHERE interactions.status = 'pending' OR interactions.doc = EXCLUDED.doc OR interactions.raw = EXCLUDED.raw
+CLAIM_TTL = 30  # seconds another process's claim to decide a request holds (`gui.pgstore.audit`)
+# Only a pending request changes (and not while another process's claim to decide it holds), or one
+# stored exactly so already (saving the same again).
+CHANGES = f"""
+WHERE (interactions.status = 'pending' AND NOT EXISTS (
+        SELECT 1 FROM interaction_claims c WHERE c.interaction_id = interactions.interaction_id
+        AND c.claim IS DISTINCT FROM {{claim}} AND c.claimed_at > now() - interval '{CLAIM_TTL} seconds'))
+    OR interactions.doc = EXCLUDED.doc OR interactions.raw = EXCLUDED.raw
 RETURNING interaction_id
 """
+SAVE = UPSERT + CHANGES.format(claim="%s")
+# A batch in one statement (closing ends its runs' requests; an import): the tallies change once, and
+# it is written whole or not at all (none of it when another process ended one of them meanwhile).
+SAVE_MANY = UPSERT.replace("VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)", """
+SELECT * FROM unnest(%s::text[], %s::text[], %s::text[], %s::text[], %s::text[], %s::text[], %s::bigint[],
+                     %s::jsonb[], %s::text[])""") + CHANGES.format(claim="NULL")
 
 
 def row(record: InteractionRecord) -> tuple[Any, ...]:
@@ -54,13 +61,19 @@ def row(record: InteractionRecord) -> tuple[Any, ...]:
 
 
 class PgInteractionStore:
-    def __init__(self, pool: AsyncConnectionPool) -> None:
-        self._pool = pool
+    """`claims`: the requests this process is deciding (its record of decisions claimed them)."""
+
+    def __init__(self, pool: AsyncConnectionPool, claims: dict[str, str]) -> None:
+        self._pool, self._claims = pool, claims
 
     async def save(self, record: InteractionRecord) -> None:
+        claim = self._claims.pop(record.interaction_id, None)
         async with connected(self._pool) as conn:
-            saved = await (await conn.execute(SAVE, row(record))).fetchone()
+            saved = await (await conn.execute(SAVE, (*row(record), claim))).fetchone()
             if saved is not None:
+                if claim is not None:  # decided: the claim has done its work
+                    await conn.execute("DELETE FROM interaction_claims WHERE interaction_id = %s",
+                                       (record.interaction_id,))
                 return
             stored = await (await conn.execute("SELECT status FROM interactions WHERE interaction_id = %s",
                                                (record.interaction_id,))).fetchone()
@@ -71,9 +84,15 @@ class PgInteractionStore:
 
     async def save_many(self, records: Iterable[InteractionRecord]) -> None:
         arrays = columns_of(row(r) for r in records)
-        if arrays:
-            async with connected(self._pool) as conn:
-                await conn.execute(SAVE_MANY, arrays)
+        if not arrays:
+            return
+        async with connected(self._pool) as conn, conn.transaction():
+            saved = {r[0] for r in await (await conn.execute(SAVE_MANY, arrays)).fetchall()}
+            refused = [iid for iid in arrays[0] if iid not in saved]
+            if refused:  # rolled back: the caller ends them one by one, each as the store has it
+                raise InteractionNotPendingError(
+                    f"{len(refused)} of these requests were already ended (by another SeqDesk process): "
+                    f"none of them was changed ({', '.join(refused[:5])})", refused[0])
 
     async def get(self, interaction_id: str) -> InteractionRecord | None:
         async with connected(self._pool) as conn:

@@ -5,6 +5,12 @@ start-up as a lone process on a data folder does.
 
 The commands a run had started are not killed here: they ran on the machine of the process that is
 gone, which may not be this one.
+
+A process that merely stopped renewing (paused, or cut off for longer than a lease) and comes back
+finds, on its next turn, the runs that were taken over meanwhile (their epoch moved on: `PgRunStore`)
+and stops its copies of them, writing nothing more of them (`Executor.abandon`); any write of them
+it tries first is refused anyway. Each turn also stops the runs a Stop was claimed for elsewhere
+(`gui.pgstore.stops`), should their notice have been missed.
 """
 
 from __future__ import annotations
@@ -16,6 +22,7 @@ from gui.core.door import Engine
 from gui.core.events import RunFinished
 from gui.core.runs import interrupt
 from gui.pgstore.runs import PgRunStore
+from gui.pgstore.stops import StopsHeard
 
 log = logging.getLogger(__name__)
 
@@ -36,11 +43,21 @@ async def take_over_expired(engine: Engine, runs: PgRunStore, lease: float = LEA
     return [record.run_id for record in taken]
 
 
-class Leases:
-    """Renews this process's leases every `lease / 3` seconds, and takes over expired ones."""
+async def stop_lost(engine: Engine, runs: PgRunStore) -> list[str]:
+    """Stop this process's copies of the runs another process took over meanwhile; their ids."""
+    lost = await runs.lost_leases()
+    for run_id in lost:
+        runs.held.pop(run_id, None)
+        await engine.runner.abandon(run_id)
+    return lost
 
-    def __init__(self, engine: Engine, runs: PgRunStore, lease: float = LEASE) -> None:
-        self._engine, self._runs, self.lease = engine, runs, lease
+
+class Leases:
+    """Renews this process's leases every `lease / 3` seconds, stops its copies of runs it lost, takes
+    over expired ones, and stops the runs a Stop was claimed for elsewhere (`stops`)."""
+
+    def __init__(self, engine: Engine, runs: PgRunStore, lease: float = LEASE, stops: StopsHeard | None = None) -> None:
+        self._engine, self._runs, self.lease, self._stops = engine, runs, lease, stops
         self._task: asyncio.Task[None] | None = None
 
     def start(self) -> None:
@@ -51,9 +68,15 @@ class Leases:
             await asyncio.sleep(self.lease / 3)  # the pace of renewals, not a wait for an event
             try:
                 await self._runs.renew_leases()
+                lost = await stop_lost(self._engine, self._runs)
+                if lost:
+                    log.warning("runs another process took over while this one did not renew their leases were "
+                                "stopped here: %s", ", ".join(lost))
                 taken = await take_over_expired(self._engine, self._runs, self.lease)
                 if taken:
                     log.warning("runs whose process is gone were marked interrupted: %s", ", ".join(taken))
+                if self._stops is not None:
+                    await self._stops.sweep()
             except Exception as exc:  # the database is away for now: the next turn tries again
                 log.warning("could not renew the leases of running runs: %s", exc)
 

@@ -32,10 +32,13 @@ def store_name() -> str:
 
 
 class Listener:
-    """Calls `on_change(id)` for each request (or run: `channel`) another process changed."""
+    """Calls `on_change(id)` for each request (or run: `channel`) another process changed; with
+    `addressed`, for each notice addressed to this process instead (its first word names it)."""
 
-    def __init__(self, url: str, name: str, channel: str, on_change: Callable[[str], Awaitable[None]]) -> None:
+    def __init__(self, url: str, name: str, channel: str, on_change: Callable[[str], Awaitable[None]], *,
+                 addressed: bool = False) -> None:
         self._url, self._name, self._channel, self._on_change = url, name, channel, on_change
+        self._addressed = addressed
         self._task: asyncio.Task[None] | None = None
         self._listening = asyncio.Event()
         self._pending: set[asyncio.Task[None]] = set()
@@ -59,7 +62,7 @@ class Listener:
                     self._listening.set()
                     async for notice in conn.notifies():
                         writer, _, iid = notice.payload.partition(" ")
-                        if writer != self._name and iid:
+                        if (writer == self._name) == self._addressed and iid:
                             task = asyncio.create_task(self._tell(iid))
                             self._pending.add(task)
                             task.add_done_callback(self._pending.discard)

@@ -13,16 +13,19 @@ from dataclasses import dataclass, field
 
 from psycopg_pool import AsyncConnectionPool
 
+from gui.pgstore.audit import PgAuditLog
 from gui.pgstore.interactions import PgInteractionStore
 from gui.pgstore.mcp_settings import PgMcpSettings
 from gui.pgstore.modes import PgApprovalModes
 from gui.pgstore.notices import REQUESTS, RUNS, Listener, store_name
 from gui.pgstore.pool import check_reachable, open_pool
+from gui.pgstore.preferences import PgPreferenceTable
 from gui.pgstore.runs import PgRunStore
 from gui.pgstore.schedules import PgScheduleStore
 from gui.pgstore.schema import migrate
 from gui.pgstore.secrets import KEY_ENV, PgSecrets
 from gui.pgstore.sequences import PgSequenceStore
+from gui.pgstore.stops import STOPS, PgStopRequests
 
 log = logging.getLogger(__name__)
 
@@ -40,6 +43,9 @@ class PgStores:
     modes: PgApprovalModes
     schedules: PgScheduleStore
     mcp_settings: PgMcpSettings
+    stop_requests: PgStopRequests
+    audit: PgAuditLog
+    preferences: PgPreferenceTable
     listeners: list[Listener] = field(default_factory=list)
 
     async def follow(self, on_request: Callable[[str], Awaitable[None]],
@@ -55,10 +61,17 @@ class PgStores:
         await listener.start()
         self.listeners.append(listener)
 
+    async def hear_stops(self, on_stop: Callable[[str], Awaitable[None]]) -> None:
+        """Call `on_stop(run_id)` whenever a Stop is claimed (in any process) for a run this one holds."""
+        listener = Listener(self.url, self.name, STOPS, on_stop, addressed=True)
+        await listener.start()
+        self.listeners.append(listener)
+
     async def close(self) -> None:
         for listener in self.listeners:
             await listener.close()
         await self.modes.settle()
+        await self.preferences.settle()
         await self.pool.close()
 
 
@@ -75,9 +88,12 @@ async def open_pg_stores(url: str, *, secret_key: str | None = None) -> PgStores
     pool = await open_pool(url, name)
     try:
         modes = await PgApprovalModes.open(pool)
+        preferences = await PgPreferenceTable.open(pool)
     except BaseException:
         await pool.close()
         raise
+    claims: dict[str, str] = {}  # the requests this process is deciding: its record of decisions claimed them
     return PgStores(url=url, name=name, pool=pool, sequences=PgSequenceStore(pool), runs=PgRunStore(pool, name),
-                    interactions=PgInteractionStore(pool), modes=modes, schedules=PgScheduleStore(pool),
-                    mcp_settings=PgMcpSettings(pool, secrets))
+                    interactions=PgInteractionStore(pool, claims), modes=modes, schedules=PgScheduleStore(pool),
+                    mcp_settings=PgMcpSettings(pool, secrets), stop_requests=PgStopRequests(pool, name),
+                    audit=PgAuditLog(pool, claims), preferences=preferences)

@@ -3,9 +3,17 @@
 Each run is one row: its record as a document, and the fields queries filter and sort on
 (`run_fields`) as indexed columns, so a page of 50 is an index scan whatever the history holds.
 Each running run has a lease (`holder`, `heartbeat`: migrations/0004) that its process renews;
-`take_over_expired` finds those whose process is gone. Resuming is a conditional write: the old
-run's `resumed_by` is set once, and a second process that resumes it too loses with `WriteConflict`
-and changes nothing.
+`take_over_expired` finds those whose process is gone.
+
+**Fencing** (migrations/0007): each run has an `epoch`, 1 when its process first saves it, one more
+at every takeover. A process writes a run it holds only while the stored epoch is the one it holds:
+a process that stopped renewing its lease (a pause, a lost network) but still lives cannot
+overwrite a run another process has since taken over (marked interrupted); its write changes nothing
+and raises `LeaseLost`, and its runner stops its copy of the run. A process that does not hold a
+run may change it only once it has finished (a resume names its next attempt; the agent left).
+
+Resuming is a conditional write: the old run's `resumed_by` is set once, and a second process that
+resumes it too loses with `WriteConflict` and changes nothing.
 """
 
 from __future__ import annotations
@@ -17,38 +25,75 @@ from typing import Any
 from psycopg_pool import AsyncConnectionPool
 
 from gui.core.queries import DEFAULT_LIMIT, Page, check_window
-from gui.core.runs import RunRecord, RunStatus, run_fields
+from gui.core.runs import LeaseLost, RunRecord, RunStatus, run_fields
 from gui.pgstore.documents import TEXT, columns, columns_of, load_all, page_query
 from gui.pgstore.errors import WriteConflict
 from gui.pgstore.pool import connected
 from gui.pgstore.tallies import counted, tally, tally_like
 
-# The first save names the holder of the run's lease (the process that runs it); its saves renew it.
 COLUMNS = "run_id, status, sequence, created_at, finished, resumed_by, doc, raw, holder, heartbeat"
-ON_CONFLICT = """
-ON CONFLICT (run_id) DO UPDATE SET status = EXCLUDED.status, sequence = EXCLUDED.sequence,
-    created_at = EXCLUDED.created_at, finished = EXCLUDED.finished, resumed_by = EXCLUDED.resumed_by,
-    doc = EXCLUDED.doc, raw = EXCLUDED.raw,
-    heartbeat = CASE WHEN runs.holder = EXCLUDED.holder THEN now() ELSE runs.heartbeat END
-WHERE runs.resumed_by IS NULL OR runs.resumed_by = EXCLUDED.resumed_by
+# A run saved for the first time: held by this process (its lease, epoch 1) while it runs.
+INSERT = f"""
+INSERT INTO runs ({COLUMNS}, epoch) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, now(), 1)
+ON CONFLICT (run_id) DO NOTHING RETURNING epoch
 """
-SAVE = f"INSERT INTO runs ({COLUMNS}) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, now()) {ON_CONFLICT} RETURNING run_id"
-# A batch in one statement: the tallies change once, and it is written whole or not at all.
+# The resumed_by a write may find: none yet, its own, or (to take back a resume whose new attempt
+# was never saved) one naming a run that does not exist.
+RESUMED_FITS = """(runs.resumed_by IS NULL OR runs.resumed_by = {given}
+    OR ({given} IS NULL AND NOT EXISTS (SELECT 1 FROM runs named WHERE named.run_id = runs.resumed_by)))"""
+SET = """status = %(status)s, sequence = %(sequence)s, created_at = %(created_at)s, finished = %(finished)s,
+    resumed_by = %(resumed_by)s, doc = %(doc)s, raw = %(raw)s"""
+# A run this process holds, at the epoch it holds: its saves renew the lease.
+SAVE_HELD = f"""
+UPDATE runs SET {SET}, heartbeat = now()
+WHERE run_id = %(run_id)s AND epoch = %(epoch)s AND {RESUMED_FITS.format(given="%(resumed_by)s::text")}
+RETURNING 1
+"""
+# A run held by no one here: only once it has finished.
+SAVE_FINISHED = f"""
+UPDATE runs SET {SET}
+WHERE run_id = %(run_id)s AND finished AND {RESUMED_FITS.format(given="%(resumed_by)s::text")}
+RETURNING 1
+"""
+WHY_NOT = "SELECT epoch, finished, resumed_by FROM runs WHERE run_id = %s"
+FIELDS = ("run_id", "status", "sequence", "created_at", "finished", "resumed_by", "doc", "raw")
+# A batch in one statement each (held runs fenced as one by one; the rest as an import writes them,
+# never over a running run another process holds):
+# the tallies change once per statement, and the batch is written whole or not at all.
+SAVE_MANY_HELD = f"""
+UPDATE runs SET status = g.status, sequence = g.sequence, created_at = g.created_at, finished = g.finished,
+    resumed_by = g.resumed_by, doc = g.doc, raw = g.raw, heartbeat = now()
+FROM unnest(%s::text[], %s::text[], %s::text[], %s::float8[], %s::bool[], %s::text[], %s::jsonb[], %s::text[],
+            %s::bigint[]) AS g(run_id, status, sequence, created_at, finished, resumed_by, doc, raw, epoch)
+WHERE runs.run_id = g.run_id AND runs.epoch = g.epoch AND {RESUMED_FITS.format(given="g.resumed_by")}
+RETURNING runs.run_id
+"""
 SAVE_MANY = f"""
 INSERT INTO runs ({COLUMNS})
 SELECT *, now() FROM unnest(%s::text[], %s::text[], %s::text[], %s::float8[], %s::bool[], %s::text[], %s::jsonb[],
                             %s::text[], %s::text[])
-{ON_CONFLICT}
+ON CONFLICT (run_id) DO UPDATE SET status = EXCLUDED.status, sequence = EXCLUDED.sequence,
+    created_at = EXCLUDED.created_at, finished = EXCLUDED.finished, resumed_by = EXCLUDED.resumed_by,
+    doc = EXCLUDED.doc, raw = EXCLUDED.raw
+WHERE (runs.resumed_by IS NULL OR runs.resumed_by = EXCLUDED.resumed_by)
+    AND (runs.finished OR runs.holder = EXCLUDED.holder)
 """
 RENEW = "UPDATE runs SET heartbeat = now() WHERE holder = %s AND NOT finished"
-# Runs whose lease expired (or that never had one), taken over by this process: one taker each.
+# Of the runs this process holds (id, epoch), those another process has taken over since.
+LOST = """
+SELECT h.run_id FROM unnest(%s::text[], %s::bigint[]) AS h(run_id, epoch) LEFT JOIN runs r ON r.run_id = h.run_id
+WHERE r.run_id IS NULL OR r.epoch <> h.epoch
+"""
+# Runs whose lease expired (or that never had one), taken over by this process: one taker each, and
+# a new epoch, which fences out the process that held it.
 TAKE_OVER = f"""
 WITH expired AS (
     SELECT run_id FROM runs
     WHERE NOT finished AND coalesce(heartbeat, '-infinity') < now() - make_interval(secs => %s)
     FOR UPDATE SKIP LOCKED)
-UPDATE runs SET holder = %s, heartbeat = now() FROM expired WHERE runs.run_id = expired.run_id
-RETURNING {TEXT}
+UPDATE runs SET holder = %s, heartbeat = now(), epoch = runs.epoch + 1 FROM expired
+WHERE runs.run_id = expired.run_id
+RETURNING runs.epoch, {TEXT}
 """
 
 
@@ -65,34 +110,84 @@ def row(record: RunRecord, holder: str) -> tuple[Any, ...]:
 
 
 class PgRunStore:
-    """`holder`: the name of this process's connections, which holds the leases of the runs it starts."""
+    """`holder`: the name of this process's connections, which holds the leases of the runs it starts.
+    `held`: the epoch of each running run this process holds (started, or took over)."""
 
     def __init__(self, pool: AsyncConnectionPool, holder: str) -> None:
         self._pool, self.holder = pool, holder
+        self.held: dict[str, int] = {}
 
     async def renew_leases(self) -> None:
         async with connected(self._pool) as conn:
             await conn.execute(RENEW, (self.holder,))
+
+    async def lost_leases(self) -> builtins.list[str]:
+        """The runs this process holds that another process has taken over since (it stops them)."""
+        held = dict(self.held)
+        if not held:
+            return []
+        async with connected(self._pool) as conn:
+            rows = await (await conn.execute(LOST, (list(held), list(held.values())))).fetchall()
+        return [r[0] for r in rows]
 
     async def take_over_expired(self, lease: float) -> builtins.list[RunRecord]:
         """The running runs whose lease is older than `lease` seconds, now held by this process (which
         ends them): each is taken by one process only."""
         async with connected(self._pool) as conn:
             rows = await (await conn.execute(TAKE_OVER, (lease, self.holder))).fetchall()
-        return load_all(RunRecord, (r[0] for r in rows))
+        taken = []
+        for epoch, text in rows:
+            for record in load_all(RunRecord, [text]):
+                self.held[record.run_id] = int(epoch)
+                taken.append(record)
+        return taken
 
     async def save(self, record: RunRecord) -> None:
+        run_id = record.run_id
+        values = dict(zip(FIELDS, row(record, self.holder), strict=False))
+        epoch = self.held.get(run_id)
         async with connected(self._pool) as conn:
-            saved = await (await conn.execute(SAVE, row(record, self.holder))).fetchone()
-        if saved is None:
-            raise WriteConflict(f"run {record.run_id} was resumed already, by another SeqDesk process: "
-                                "this change was not kept")
+            if epoch is not None:
+                saved = await (await conn.execute(SAVE_HELD, {**values, "epoch": epoch})).fetchone()
+            else:
+                inserted = await (await conn.execute(INSERT, row(record, self.holder))).fetchone()
+                if inserted is not None:
+                    if not record.finished:
+                        self.held[run_id] = int(inserted[0])
+                    return
+                saved = await (await conn.execute(SAVE_FINISHED, values)).fetchone()
+            if saved is not None:
+                if record.finished:
+                    self.held.pop(run_id, None)  # nothing fences a finished run: no need to remember it
+                return
+            stored = await (await conn.execute(WHY_NOT, (run_id,))).fetchone()
+        if epoch is not None and (stored is None or int(stored[0]) != epoch):  # kept: its next write is refused too
+            raise LeaseLost(f"run {run_id} was taken over by another SeqDesk process (this one had stopped "
+                            "renewing its lease): this change was not kept", [run_id])
+        if stored is not None and not stored[1] and epoch is None:
+            raise WriteConflict(f"run {run_id} is run by another SeqDesk process: only that process changes it "
+                                "until it ends; this change was not kept")
+        raise WriteConflict(f"run {run_id} was resumed already, by another SeqDesk process: "
+                            "this change was not kept")
 
     async def save_many(self, records: Iterable[RunRecord]) -> None:
-        arrays = columns_of(row(r, self.holder) for r in records)
-        if arrays:
-            async with connected(self._pool) as conn:
-                await conn.execute(SAVE_MANY, arrays)
+        latest = {r.run_id: r for r in records}
+        held = [r for r in latest.values() if r.run_id in self.held]
+        rest = [r for r in latest.values() if r.run_id not in self.held]
+        lost: builtins.list[str] = []
+        async with connected(self._pool) as conn, conn.transaction():
+            if held:
+                arrays = columns_of((*row(r, self.holder)[:-1], self.held[r.run_id]) for r in held)
+                saved = {r[0] for r in await (await conn.execute(SAVE_MANY_HELD, arrays)).fetchall()}
+                lost = [r.run_id for r in held if r.run_id not in saved]
+            if rest:
+                await conn.execute(SAVE_MANY, columns_of(row(r, self.holder) for r in rest))
+        for record in held:
+            if record.finished and record.run_id not in lost:
+                self.held.pop(record.run_id, None)
+        if lost:
+            raise LeaseLost(f"{len(lost)} run(s) were taken over by another SeqDesk process: their changes "
+                            f"were not kept ({', '.join(lost)})", lost)
 
     async def get(self, run_id: str) -> RunRecord | None:
         async with connected(self._pool) as conn:

@@ -15,7 +15,7 @@ from typing import Any, Protocol
 from gui.i18n import _
 from gui.phone.devices import PairedPhone, PairedPhones, PairingCodes
 from gui.phone.lan import LanError, LanListener, lan_address
-from gui.prefs import PrefsFile
+from gui.prefs import Prefs, PrefsFile
 
 log = logging.getLogger(__name__)
 PREF = "phone_access"
@@ -39,13 +39,13 @@ class PhoneAccess:
         self.address = address
         self.codes = PairingCodes()
         self.phones = PairedPhones(None)
-        self.prefs = PrefsFile(None, "preferences")
+        self.prefs: Prefs = PrefsFile(None, "preferences")
         self.listener = LanListener()
         self.problem: str | None = None  # why it could not be turned on
         self.on_change: list[Callable[[], None]] = []
         self.on_forget: list[Callable[[str], None]] = []
 
-    def open(self, data_dir: Path | None, prefs: PrefsFile) -> None:
+    def open(self, data_dir: Path | None, prefs: Prefs) -> None:
         self.phones = PairedPhones(data_dir)
         self.prefs = prefs
 

@@ -22,7 +22,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from gui.core.asks import AuditDraft, AuditEntry, chain, entry_document
+from gui.core.asks import AuditDraft, AuditEntry, AuditHead, chain, entry_document
 from gui.store.journal import Journal
 from gui.store.writer import Writer
 
@@ -107,6 +107,9 @@ class FileAuditLog:
         # Not on the writer's thread: reading 10,000 entries there would hold up answers behind it. The
         # file only grows by whole acknowledged lines, and a line still being written is left out.
         return await asyncio.to_thread(read_documents, self.path)
+
+    async def head(self) -> AuditHead | None:
+        return None  # nothing outside the file keeps it: the newest lines cut off are not seen
 
     def close(self) -> None:
         self._journal.close()

@@ -128,16 +128,16 @@ class TemporalExecutor:
             record = await self.local.wait(run_id)
         return record
 
-    async def stop(self, run_id: str, cause: EndCause | None = "person") -> bool:
+    async def stop(self, run_id: str, cause: EndCause | None = "person", *, by: str | None = None) -> bool:
         ex = self.local._active.get(run_id)
         if ex is None or ex.finishing or ex.done.done():
             return False
         if ex.task is not None:  # a run called through seq_call: it runs in this process, inside its step
-            return await self.local.stop(run_id, cause)
+            return await self.local.stop(run_id, cause, by=by)
         if ex.stopping:  # a second Stop: the first one is ending the run
             await ex.ended()
             return False
-        ex.stopping, ex.stop_cause = True, cause
+        ex.stopping, ex.stop_cause, ex.stop_by = True, cause, by
         self.local.interactions.note_ending(run_id, cause)
         try:
             await self._handle(run_id).cancel()
@@ -145,6 +145,11 @@ class TemporalExecutor:
             pass
         await ex.ended()
         return True
+
+    async def abandon(self, run_id: str) -> bool:
+        """A run called through seq_call, inside a step here, is stopped so (`Runner.abandon`); a run
+        the service runs is the service's: its workflow goes on, whichever process's worker runs it."""
+        return await self.local.abandon(run_id) if run_id in self.local._active else False
 
     async def stop_all(self, cause: EndCause) -> None:
         """The app closing stops the worker, not the runs (they go on when it is back); any other

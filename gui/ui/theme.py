@@ -29,7 +29,7 @@ from gui.core.asks import InteractionRecord
 from gui.core.door import Engine
 from gui.core.events import Event, InteractionCreated, InteractionEnded
 from gui.i18n import N_, _, current_language, html_lang
-from gui.prefs import PrefsFile
+from gui.prefs import Prefs
 from gui.ui.components.store_notice import StoreNotice
 from gui.ui.live import live_events
 from gui.wording import requests as fmt
@@ -222,7 +222,7 @@ def _quasar_language(lang: str) -> None:
                      f" if (window.Quasar && Quasar.lang[{name}]) Quasar.lang.set(Quasar.lang[{name}]); }});</script>")
 
 
-def _dark_mode(prefs: PrefsFile | None) -> None:
+def _dark_mode(prefs: Prefs | None) -> None:
     """Light or dark, kept by the app (`preferences.json` in the data folder), so the window's
     choice survives a new browser profile; the browser's storage is the fallback."""
     storage: Mapping[str, Any]

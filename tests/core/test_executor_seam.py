@@ -37,7 +37,8 @@ class InMemoryExecutor:
 
     async def start(self, sequence: Sequence, args: dict[str, Any], *, group: Group | None = None,
                     origin: Origin | None = None) -> RunRecord:
-        record = RunRecord(run_id=uuid.uuid4().hex[:12], sequence=sequence.name,
+        run_id = origin.run_id if origin is not None and origin.run_id else uuid.uuid4().hex[:12]
+        record = RunRecord(run_id=run_id, sequence=sequence.name,
                            target=group.name if group is not None else None, args=dict(args), created_at=time.time())
         if origin is not None and origin.plan is not None:
             record.attempt, record.resumed_from = origin.plan.previous.attempt + 1, origin.plan.previous.run_id

@@ -97,6 +97,21 @@ async def test_an_ended_request_never_goes_back_to_pending(postgres_url):
         await stores.close()
 
 
+async def test_a_batch_of_ends_never_replaces_what_another_process_ended_meanwhile(postgres_url):
+    closing = await open_pg_stores(postgres_url, secret_key="")
+    answering = await open_pg_stores(postgres_url, secret_key="")
+    try:
+        await closing.interactions.save_many([interaction("a"), interaction("b")])
+        await answering.interactions.save(interaction("a", status="resolved"))
+        with pytest.raises(InteractionNotPendingError, match="already ended"):
+            await closing.interactions.save_many([interaction("a", status="cancelled"),
+                                                  interaction("b", status="cancelled")])
+        assert [(await closing.interactions.get(i)).status for i in "ab"] == ["resolved", "pending"]  # none of it
+    finally:
+        await closing.close()
+        await answering.close()
+
+
 async def test_a_record_jsonb_cannot_hold_comes_back_whole(postgres_url):
     from contract_support import run
 

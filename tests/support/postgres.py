@@ -1,6 +1,9 @@
 """A real PostgreSQL for the tests: one server per test session (per xdist worker), started from
 Debian's binaries in a temporary folder, reached through a unix socket in that folder only, and a
-fresh database for each test that asks for one (`postgres_url`).
+fresh database for each test that asks for one (`postgres_url`). The session's server runs with
+`fsync=off` (nothing it writes needs to outlive a crash of the machine, and the tests run faster);
+`durable_postgres_server` is one with `fsync=on`, as a real server runs, for the tests that kill
+processes and the server itself and count what was lost.
 
 `initdb` refuses root, so as root the server runs as the `postgres` user (`runuser`), in a folder
 that user owns; as anyone else, as that user. Without PostgreSQL the tests that need it skip with
@@ -63,6 +66,7 @@ class PostgresServer:
     folder: Path
     bindir: Path
     as_user: list[str]  # the command prefix that runs a tool as the server's owner
+    fsync: bool = False
 
     @property
     def data(self) -> Path:
@@ -88,14 +92,30 @@ class PostgresServer:
         with psycopg.connect(self.url("postgres"), autocommit=True) as conn:
             conn.execute(sql.encode())
 
+    def start_command(self) -> list[str]:
+        options = f"-k {self.folder} -c listen_addresses='' -c fsync={'on' if self.fsync else 'off'}"
+        return [str(self.bindir / "pg_ctl"), "-D", str(self.data), "-l", str(self.folder / "server.log"), "-w",
+                "-t", str(START_TIMEOUT), "-o", options, "start"]
+
+    def crash_and_restart(self) -> None:
+        """Stop the server as a crash would (immediate: no checkpoint, every client cut off) and start
+        it again: it recovers from its write-ahead log."""
+        for step in ([str(self.bindir / "pg_ctl"), "-D", str(self.data), "-m", "immediate", "-w", "stop"],
+                     self.start_command()):
+            done = subprocess.run([*self.as_user, *step], capture_output=True, text=True,
+                                  timeout=START_TIMEOUT + 10, check=False)
+            if done.returncode != 0:
+                raise PostgresUnavailable(f"{Path(step[0]).name} failed: {(done.stderr or done.stdout).strip()}")
+
     def stop(self) -> None:
         subprocess.run([*self.as_user, str(self.bindir / "pg_ctl"), "-D", str(self.data), "-m", "immediate",
                         "-w", "stop"], capture_output=True, timeout=START_TIMEOUT, check=False)
         shutil.rmtree(self.folder, ignore_errors=True)
 
 
-def start_server() -> PostgresServer:
-    """Initialise and start a server in a new temporary folder; PostgresUnavailable with the reason."""
+def start_server(*, fsync: bool = False) -> PostgresServer:
+    """Initialise and start a server in a new temporary folder (`fsync`: as a real server runs, each
+    commit on disk before it is acknowledged); PostgresUnavailable with the reason."""
     bindir = find_bindir()
     if bindir is None:
         raise PostgresUnavailable("PostgreSQL's initdb and pg_ctl were not found (install Debian's `postgresql`)")
@@ -113,12 +133,11 @@ def start_server() -> PostgresServer:
             raise PostgresUnavailable("initdb refuses root and there is no `postgres` user to run it") from None
         os.chown(folder, owner.pw_uid, owner.pw_gid)
         as_user = ["runuser", "-u", SUPERUSER, "--"]
-    server = PostgresServer(folder, bindir, as_user)
+    server = PostgresServer(folder, bindir, as_user, fsync)
     steps = [
         [str(bindir / "initdb"), "-D", str(server.data), "-U", SUPERUSER, "--auth=trust", "-E", "UTF8",
-         "--locale=C.UTF-8", "--no-sync"],
-        [str(bindir / "pg_ctl"), "-D", str(server.data), "-l", str(folder / "server.log"), "-w",
-         "-t", str(START_TIMEOUT), "-o", f"-k {folder} -c listen_addresses='' -c fsync=off", "start"],
+         "--locale=C.UTF-8", *([] if fsync else ["--no-sync"])],
+        server.start_command(),
     ]
     for step in steps:
         done = subprocess.run([*as_user, *step], capture_output=True, text=True, timeout=START_TIMEOUT + 10,
@@ -139,6 +158,18 @@ def postgres_server() -> Iterator[PostgresServer]:
     except PostgresUnavailable as exc:
         missing(str(exc))
         raise  # unreachable: missing() skips or fails
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="module")
+def durable_postgres_server() -> Iterator[PostgresServer]:
+    """A server of its own with `fsync=on` (for the module that asks for it), stopped at its end."""
+    try:
+        server = start_server(fsync=True)
+    except PostgresUnavailable as exc:
+        missing(str(exc))
+        raise
     yield server
     server.stop()
 

@@ -9,8 +9,10 @@ into the draft of its entry; a log (`AuditLog`) chains it: each entry carries it
 SHA-256 of the entry before it (`prev`) and its own (`hash`), both over the canonical JSON form
 (`canonical`: sorted keys, no spaces, UTF-8). `verify` reads what is stored, as stored, and names the
 first entry that does not fit: edited by hand (its hash no longer matches), removed or moved (the
-next one's `prev` or position does not match). It cannot see the newest entries cut off the end
-(nothing after them points at them); a copy of the last hash kept elsewhere would.
+next one's `prev` or position does not match). The chain alone cannot show the newest entries cut off
+the end (nothing after them points at them): a log that keeps its head (`AuditHead`: the last
+position and hash) apart from the entries lets `verify` see that too (a team's database does; a
+data folder's file does not).
 
 Pure: the standard library and pydantic; the stores (`gui.store.audit`, `gui.memory.asks`) keep it.
 """
@@ -94,6 +96,14 @@ class AuditEntry(AuditDraft):
     hash: str
 
 
+@dataclass(frozen=True)
+class AuditHead:
+    """The chain's last entry as kept apart from the entries (its position, 0 for none, and hash)."""
+
+    position: int
+    hash: str
+
+
 class AuditLog(Protocol):
     """Where decisions are kept, append-only. `append` chains the draft after the last entry and is
     durable when it returns (a tool never goes on before its decision is on disk); `documents` gives
@@ -107,6 +117,10 @@ class AuditLog(Protocol):
         ...
 
     async def documents(self) -> list[dict[str, Any] | None]: ...
+
+    async def head(self) -> AuditHead | None:
+        """The chain's head as kept apart from the entries, for `verify`; None when nothing keeps it."""
+        ...
 
 
 def canonical(document: Mapping[str, Any]) -> bytes:
@@ -152,9 +166,11 @@ class Verdict:
         return f"the chain is broken at entry {self.broken_at}{named}: {self.problem}"
 
 
-def verify(documents: Iterable[Mapping[str, Any] | None]) -> Verdict:
+def verify(documents: Iterable[Mapping[str, Any] | None], head: AuditHead | None = None) -> Verdict:
     """Check every stored entry in order (a `None`: a line that is not an entry): its own hash, the
-    previous hash it names, and its position. The first that does not fit is named."""
+    previous hash it names, and its position. The first that does not fit is named. With the `head`
+    kept apart from the entries, the last entry must be the one it names: newest entries cut off (or
+    added past it by hand) are found too."""
     previous = GENESIS
     count = 0
     for count, document in enumerate(documents, 1):
@@ -171,6 +187,13 @@ def verify(documents: Iterable[Mapping[str, Any] | None]) -> Verdict:
         if document.get("position") != count:
             return Verdict(count, count, named, f"it says it is entry {document.get('position')}")
         previous = str(document["hash"])
+    if head is not None and (head.position, head.hash) != (count, previous):
+        if head.position > count:
+            return Verdict(count, count + 1, None, f"the newest entries were removed: the record's head names "
+                                                   f"entry {head.position}, and the entries end at entry {count}")
+        at = min(head.position, count) + 1
+        return Verdict(count, at, None, f"the entries do not end where the record's head says (entry "
+                                        f"{head.position}): entries were added past it, or replaced, by hand")
     return Verdict(count)
 
 

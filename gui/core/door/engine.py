@@ -40,7 +40,7 @@ from gui.core.door.following import RunFollower
 from gui.core.door.mcp_servers import McpServerChange, McpServerDoor, McpServerListing, McpServerSpec, McpServerView
 from gui.core.door.operations import EventListener, Page, Saved
 from gui.core.door.schedule_book import ScheduleBook
-from gui.core.errors import Invalid
+from gui.core.errors import Conflict, Invalid, Unavailable
 from gui.core.events import EventBus, EventStream, RunFinished
 from gui.core.runs import (
     MAX_CANDIDATES,
@@ -50,11 +50,13 @@ from gui.core.runs import (
     ResumeRefused,
     RunRecord,
     RunStatus,
+    RunStopRequests,
     RunStore,
     Schedule,
     ScheduleStore,
     can_be_prefix,
     interrupt,
+    new_run_id,
     off_loop,
     pick,
     plan_resume,
@@ -62,17 +64,19 @@ from gui.core.runs import (
 )
 from gui.core.sequences import (
     Group,
-    InvalidSequenceError,
     RunArgsError,
     Sequence,
     ValidationResult,
     help_text,
+    run_problem,
     signature_of,
     to_document,
 )
 from gui.core.sequences import taken_names as names_taken_by
 from gui.core.sequences.conditions import ConditionEvalError, ConditionSyntaxError, evaluate, parse_condition
 from gui.core.tools import Registry, ServerStates, Tool, ToolListing, tool_listing
+
+STOP_WAIT = 10.0  # seconds a Stop of a run another process runs waits for the run's end
 
 
 class WhenCallError(Invalid):
@@ -103,6 +107,8 @@ class Engine:
     server_states: ServerStates | None = None
     # The operating system's processes, to end the commands a dead app left running (at start-up).
     processes: ProcessControl | None = None
+    # On a store a team's processes share: a Stop is claimed there, and reaches the process that runs it.
+    stop_requests: RunStopRequests | None = None
 
     def __post_init__(self) -> None:
         self.rule_book = RuleBook(self.modes, self.bus, self.catalog.get)
@@ -282,13 +288,32 @@ class Engine:
             groups = (group,) if group is not None else sequence.groups
             inputs = dict(group.in_) if group is not None else dict(signature_of(sequence).inputs)
             plan = plan_resume(record, groups, inputs)
+            too_large = run_problem(groups)  # saved before there were size limits: too large to run
+            if too_large is not None:
+                raise ResumeRefused(f"run {run_id} cannot be resumed: {too_large.message}")
+            # The old run names its next attempt before that attempt is saved: on a store several
+            # processes share, this write is conditional, and a resume that loses it leaves nothing behind.
+            new_id = record.resumed_by = new_run_id()
             try:
-                new = await self.runner.start(sequence, plan.args, group=group, origin=Origin(plan=plan))
-            except InvalidSequenceError as exc:  # saved before there were size limits: too large to run
-                raise ResumeRefused(f"run {run_id} cannot be resumed: {exc.errors[0].message}") from None
-            record.resumed_by = new.run_id
-            await self.runs.save(record)
+                await self.runs.save(record)
+            except Conflict:
+                stored = await self.runs.get(run_id)
+                why = refusal_for_status(stored) if stored is not None else None
+                raise ResumeRefused(why or f"run {run_id} was resumed already, by another SeqDesk process") from None
+            try:
+                new = await self.runner.start(sequence, plan.args, group=group,
+                                              origin=Origin(plan=plan, run_id=new_id))
+            except BaseException:  # the new attempt was not saved: the old run can be resumed again
+                record.resumed_by = None
+                await asyncio.shield(self._unmark(record))
+                raise
         return new
+
+    async def _unmark(self, record: RunRecord) -> None:
+        try:
+            await self.runs.save(record)
+        except Exception:  # the store is away (that is why the start failed): the mark stays, naming no run
+            pass
 
     async def call_resume(self, run_id: str, on_event: EventListener | None = None, *,
                           gave_up: EndCause = "person") -> RunRecord:
@@ -317,7 +342,44 @@ class Engine:
             await self.tools_ready()
 
     async def stop(self, run_id: str, cause: EndCause = "person") -> bool:
-        return await self.runner.stop(run_id, cause)
+        """Stop a running run; False when it is not running (or another Stop won). On a store a team's
+        processes share, the Stop is claimed there first (exactly one wins), and a run another process
+        runs is stopped by that process: this returns once it has ended, or after STOP_WAIT seconds."""
+        if self.stop_requests is None:
+            return await self.runner.stop(run_id, cause)
+        here = run_id in self.runner.active_ids()
+        try:
+            by = await self.stop_requests.claim(run_id, cause)
+        except Unavailable:
+            if not here:
+                raise
+            by = None  # the store is away: a run of this process is stopped all the same
+        else:
+            if by is None:
+                return False
+        if here:  # (the lease loop may have begun stopping it, on seeing the claim: this Stop won all the same)
+            stopped = await self.runner.stop(run_id, cause, by=by)
+            return stopped or by is not None
+        await self._ended_elsewhere(run_id)
+        return True
+
+    async def _ended_elsewhere(self, run_id: str) -> None:
+        """Wait (up to STOP_WAIT s) until the run another process runs has ended, as this process hears it."""
+        ended = asyncio.get_running_loop().create_future()
+
+        def heard(event: object) -> None:
+            if isinstance(event, RunFinished) and event.run_id == run_id and not ended.done():
+                ended.set_result(None)
+
+        unsubscribe = self.bus.subscribe(heard)
+        try:
+            stored = await self.runs.get(run_id)
+            if stored is None or not stored.finished:
+                await asyncio.wait_for(ended, STOP_WAIT)
+        except TimeoutError:
+            pass  # asked: the process that runs it stops it when it hears of it
+        finally:
+            unsubscribe()
 
     async def agent_stopped_waiting(self, run_id: str) -> bool:
         """The agent that asked for the run stopped waiting for it; its finished record will say when
@@ -375,8 +437,9 @@ class Engine:
         """The record of decisions (oldest first) and whether its chain is unbroken; empty without one."""
         audit = self.interactions.audit
         documents = await audit.documents() if audit is not None else []
+        head = await audit.head() if audit is not None else None
         # hashing 10,000 entries takes a while: off the event loop
-        return await asyncio.to_thread(lambda: (entries(documents, since_ms=since_ms), verify(documents)))
+        return await asyncio.to_thread(lambda: (entries(documents, since_ms=since_ms), verify(documents, head)))
 
     async def cancel_interaction(self, interaction_id: str, reason: CancelReason) -> bool:
         return await self.interactions.cancel(interaction_id, reason)

@@ -20,6 +20,7 @@ from gui.core.runs.orphans import ProcessControl, interrupt
 from gui.core.runs.records import (
     FINISHED_RUN,
     GroupRecord,
+    LeaseLost,
     LogLine,
     ProcessInfo,
     RunFilter,
@@ -30,7 +31,7 @@ from gui.core.runs.records import (
     run_fields,
 )
 from gui.core.runs.resume import ResumeRefused, plan_resume, refusal_for_status
-from gui.core.runs.run_ids import MAX_CANDIDATES, AmbiguousRunIdError, can_be_prefix, pick, short_id
+from gui.core.runs.run_ids import MAX_CANDIDATES, AmbiguousRunIdError, can_be_prefix, new_run_id, pick, short_id
 from gui.core.runs.runner import Runner
 from gui.core.runs.schedules import (
     Schedule,
@@ -40,6 +41,7 @@ from gui.core.runs.schedules import (
     make_schedule,
     next_time,
 )
+from gui.core.runs.stop_requests import RunStopRequests
 from gui.core.runs.tool_call import CallScope
 
 __all__ = [
@@ -56,9 +58,11 @@ __all__ = [
     "GroupFailed",
     "GroupRecord",
     "interrupt",
+    "LeaseLost",
     "LogLine",
     "make_schedule",
     "MAX_CANDIDATES",
+    "new_run_id",
     "next_time",
     "not_run_after",
     "off_loop",
@@ -76,6 +80,7 @@ __all__ = [
     "Runner",
     "RunRecord",
     "RunStatus",
+    "RunStopRequests",
     "RunStore",
     "Schedule",
     "ScheduleInvalid",

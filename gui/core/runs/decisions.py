@@ -116,4 +116,5 @@ def record_stopped(ex: Execution) -> None:
     record = ex.record
     record.status = "stopped"
     record.cause = ex.stop_cause  # None only if something cancelled it without `stop`
+    record.stopped_by = ex.stop_by
     record.error = CAUSES[ex.stop_cause].error if ex.stop_cause is not None else "the run was stopped"

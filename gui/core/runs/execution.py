@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gui.core.causes import EndCause
-from gui.core.runs.records import RunRecord, RunStore
+from gui.core.runs.records import LeaseLost, RunRecord, RunStore
 from gui.core.runs.resume import ResumePlan
 from gui.core.sequences import Group, Sequence
 
@@ -49,6 +49,7 @@ class Origin:
     schedule_id: str | None = None
     note: str | None = None
     plan: ResumePlan | None = None
+    run_id: str | None = None  # the new run's id, chosen before (a resume marks the old run with it first)
 
 
 @dataclass(slots=True)
@@ -66,6 +67,8 @@ class Execution:
     done: asyncio.Future[None] = field(default_factory=lambda: asyncio.get_running_loop().create_future())
     stopping: bool = False
     stop_cause: EndCause | None = None  # what is stopping it, once `stopping`
+    stop_by: str | None = None  # where that Stop was pressed, when a team's store says (`RunRecord.stopped_by`)
+    fenced: bool = False  # another process took the run over: this copy ends, writing nothing more
     finishing: bool = False
     degraded: bool = False
     save_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
@@ -89,9 +92,25 @@ class Execution:
             self.done.set_result(None)
 
     async def save(self, runs: RunStore) -> None:
+        """Save the record. Refused because another process took the run over (`LeaseLost`): this copy
+        of the run stops (`fence`); inside the run's own task, as if it were cancelled."""
         async with self.save_lock:
             self.last_save = time.monotonic()
-            await runs.save(self.record)
+            try:
+                await runs.save(self.record)
+            except LeaseLost:
+                self.fence()
+                if asyncio.current_task() is self.task and not self.finishing:
+                    raise asyncio.CancelledError from None
+                raise
+
+    def fence(self) -> None:
+        """Another process holds the run now: stop this copy of it (its end is not saved: `Runner._finish`)."""
+        self.fenced = self.stopping = True
+        current = asyncio.current_task()
+        for task in (self.save_task, None if self.finishing else self.task):
+            if task is not None and task is not current and not task.done():
+                task.cancel()
 
     async def save_now(self, runs: RunStore) -> None:
         """Save before going on: a tool that changes things is about to start (its start, and every

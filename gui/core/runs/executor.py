@@ -26,8 +26,14 @@ class Executor(Protocol):
         """The run's record once it has ended (a stored run's at once); LookupError for an unknown run."""
         ...
 
-    async def stop(self, run_id: str, cause: EndCause | None = "person") -> bool:
-        """Stop a run this executor runs, for `cause`, once it has ended; False when it runs nothing so."""
+    async def stop(self, run_id: str, cause: EndCause | None = "person", *, by: str | None = None) -> bool:
+        """Stop a run this executor runs, for `cause`, once it has ended; False when it runs nothing so.
+        `by`: where the Stop was pressed, when another process of a team asked (`RunRecord.stopped_by`)."""
+        ...
+
+    async def abandon(self, run_id: str) -> bool:
+        """Another process of a team took the run over: stop this copy of it, writing nothing more of
+        it (`Runner.abandon`); False when it does not run here."""
         ...
 
     async def stop_all(self, cause: EndCause) -> None:

@@ -15,6 +15,7 @@ from typing import Any, Literal, Protocol
 from pydantic import BaseModel, Field, model_validator
 
 from gui.core.causes import EndCause, legacy_run_cause
+from gui.core.errors import Conflict
 from gui.core.queries import DEFAULT_LIMIT, Page, contains_text
 
 ToolStatus = Literal["queued", "running", "waiting", "succeeded", "failed", "skipped", "degraded", "cancelled"]
@@ -137,6 +138,9 @@ class RunRecord(BaseModel):
     schedule_id: str | None = None  # the schedule that started it
     note: str | None = None  # how it came to start, when that is worth saying (a missed schedule)
     cause: EndCause | None = None  # what stopped or interrupted it (`gui.core.causes`); None: it ended by itself
+    # Where the Stop that ended it was pressed, when a team's store says (`RunStopRequests`): the SeqDesk
+    # process (its machine and process id) that asked; None on a lone desktop, or when it was not stopped.
+    stopped_by: str | None = None
     # When the agent that asked for it (over MCP) stopped waiting for it, its client having given up,
     # while the run went on for the person (`gui.core.door.agent_left`); None: nobody stopped waiting.
     agent_left_at: float | None = None
@@ -242,8 +246,23 @@ class RunRecord(BaseModel):
 _RUN_FIELDS = frozenset(RunRecord.model_fields)
 
 
+class LeaseLost(Conflict):
+    """A shared store refused a run's record from this process: the run is held by another process now
+    (this one stopped renewing its lease, and the other took the run over). The runner then stops its
+    own copy of the run, writing nothing more of it."""
+
+    code = "lease-lost"
+
+    def __init__(self, message: str, run_ids: builtins.list[str]) -> None:
+        super().__init__(message)
+        self.run_ids = run_ids
+
+
 class RunStore(Protocol):
     """Where run records live. `save` is durable when it returns.
+
+    On a store several processes share, `save` of a running run this process started (or took over)
+    is fenced: once another process has taken the run over, it raises `LeaseLost` and changes nothing.
 
     `query` pages and filters in the store (see `gui.core.queries`): newest first, and the total.
     `list` is its first `limit` records after `offset` with no filter. `save_many` is `save` of each

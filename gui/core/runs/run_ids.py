@@ -8,6 +8,7 @@ characters would match half the history and mean nothing to the person who typed
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Iterable
 
 from gui.core.errors import Conflict
@@ -19,6 +20,11 @@ MAX_CANDIDATES = 5  # how many matching ids an ambiguity error names
 
 def short_id(run_id: str) -> str:
     return run_id[:SHORT]
+
+
+def new_run_id() -> str:
+    """A new run's id (12 hex digits)."""
+    return uuid.uuid4().hex[:12]
 
 
 class AmbiguousRunIdError(Conflict, LookupError):

@@ -16,7 +16,6 @@ import contextlib
 import gc
 import logging
 import time
-import uuid
 from collections.abc import Awaitable, Callable, Iterator
 from typing import Any
 
@@ -37,8 +36,9 @@ from gui.core.runs.decisions import (
 )
 from gui.core.runs.execution import Ending, Execution, Origin, apply_plan, copy_record
 from gui.core.runs.offload import off_loop
-from gui.core.runs.records import GroupRecord, RunRecord, RunStore, ToolRecord
+from gui.core.runs.records import GroupRecord, LeaseLost, RunRecord, RunStore, ToolRecord
 from gui.core.runs.resume import group_fingerprint
+from gui.core.runs.run_ids import new_run_id
 from gui.core.runs.tool_call import CallScope, ToolCaller
 from gui.core.sequences import (
     Group,
@@ -124,10 +124,11 @@ class Runner:
         ex = self._active.get(run_id)
         return copy_record(ex.record) if ex else None
 
-    async def stop(self, run_id: str, cause: EndCause | None = "person") -> bool:
+    async def stop(self, run_id: str, cause: EndCause | None = "person", *, by: str | None = None) -> bool:
         """Stop a running run; False when it is not running here. `cause` is what stops it: the
         record says so, and its pending requests are cancelled with it (None: not known, and the
-        record says only that it was stopped, never who stopped it)."""
+        record says only that it was stopped, never who stopped it). `by`: where the Stop was
+        pressed, when a team's store says (another process asked: `RunRecord.stopped_by`)."""
         ex = self._active.get(run_id)
         if ex is None or ex.task is None or ex.task.done():
             return False
@@ -135,7 +136,7 @@ class Runner:
             await ex.ended()
             return False
         ex.stopping = True
-        ex.stop_cause = cause
+        ex.stop_cause, ex.stop_by = cause, by
         self.interactions.note_ending(run_id, cause)  # a request its tools withdraw themselves says it too
         while not ex.began and not ex.task.done():
             # A task cancelled before its first step never runs its body, so it would never save
@@ -143,6 +144,18 @@ class Runner:
             await asyncio.sleep(0)
         if not ex.finishing:  # never interrupt the final save of a run that is ending anyway
             ex.task.cancel()  # a run called through seq_call is stopped by `_call_nested`
+        await ex.ended()
+        return True
+
+    async def abandon(self, run_id: str) -> bool:
+        """Another process took the run over (this one had stopped renewing its lease on a shared
+        store): stop this copy of it, writing nothing more of it; False when it does not run here."""
+        ex = self._active.get(run_id)
+        if ex is None or ex.task is None or ex.task.done():
+            return False
+        while not ex.began and not ex.task.done():
+            await asyncio.sleep(0)  # as in `stop`: a task cancelled before its first step never ends
+        ex.fence()
         await ex.ended()
         return True
 
@@ -176,10 +189,16 @@ class Runner:
             arrived = await ending.next_turn()
             try:
                 await self._persist_ends(arrived)
+            except LeaseLost as exc:  # the others' ends are kept; these runs are another process's now
+                for ex in arrived:
+                    if ex.record.run_id in exc.run_ids:
+                        ex.fence()
             except Exception:  # as a run's own end would: it still ends, and the others' ends are kept
                 log.exception("could not keep the end of %d runs", len(arrived))
             finally:
                 for ex in arrived:
+                    if ex.fenced:
+                        await self._taken_over(ex)
                     self._announce_end(ex)
                 ending.kept()
 
@@ -192,7 +211,7 @@ class Runner:
         too_large = run_problem(groups)  # saved before there were limits: kept, but not run as it is
         if too_large is not None:
             raise InvalidSequenceError(ValidationResult(errors=[too_large], warnings=[]))
-        run_id = uuid.uuid4().hex[:12]
+        run_id = origin.run_id if origin is not None and origin.run_id else new_run_id()
         created_at = self.clock()
 
         def new_record() -> tuple[RunRecord, tuple[tuple[str | None, ...], ...]]:
@@ -275,11 +294,30 @@ class Runner:
             return
         try:
             await self._persist_ends([ex])
+        except LeaseLost:
+            pass  # refused: another process took the run over (`Execution.save` fenced it)
         finally:
+            if ex.fenced:
+                await self._taken_over(ex)
             self._announce_end(ex)
 
+    async def _taken_over(self, ex: Execution) -> None:
+        """This copy of a run another process took over ends: said in the log; what the store holds
+        (that process's record of it) is its record from now on, here too."""
+        run_id = ex.record.run_id
+        log.warning("run %s was taken over by another SeqDesk process (this one had stopped renewing its lease): "
+                    "it stops here, and nothing more of it is written from here", run_id)
+        try:
+            stored = await self.runs.get(run_id)
+        except Exception:  # the store is away: the local copy is all there is to announce
+            stored = None
+        if stored is not None:
+            ex.record = stored
+
     async def _persist_ends(self, exs: list[Execution]) -> None:
-        """Cancel the ended runs' pending requests, then save their records (each in one write)."""
+        """Cancel the ended runs' pending requests, then save their records (each in one write). Not
+        those another process took over: nothing more of them is written from here."""
+        exs = [ex for ex in exs if not ex.fenced]
         if not exs:
             return
         cancelled = {ex.record.run_id: ex.record.cause if ex.record.status == "stopped" else None

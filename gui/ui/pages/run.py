@@ -28,6 +28,7 @@ from gui.ui.components.run.args_form import RunArgsForm
 from gui.ui.components.run.dark import add_dark_css
 from gui.ui.components.run.panel import RunPanel
 from gui.ui.components.run.resume import ResumeBar
+from gui.ui.components.run.stopped_by import stopped_by_note
 from gui.ui.live import live_events
 from gui.ui.theme import frame
 
@@ -215,6 +216,7 @@ async def run_view(ctx: AppContext, sequence: str | None = None, run_id: str | N
 
         ResumeBar(engine, record)
         agent_left_note(record)
+        stopped_by_note(record)
         answer = AnswerPanel(respond=engine.respond, fetch=engine.get_interaction)
 
         def open_answer(interaction_id: str) -> None:

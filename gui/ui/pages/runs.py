@@ -26,6 +26,7 @@ from gui.ui.components.run.outputs import RunOutputs
 from gui.ui.components.run.requests import RunRequests
 from gui.ui.components.run.resume import ResumeBar
 from gui.ui.components.run.status import StatusChip, clock_words, duration_words, run_state
+from gui.ui.components.run.stopped_by import stopped_by_note
 from gui.ui.components.run.timeline import RunTimeline
 from gui.ui.components.runs_history import RunsHistory
 from gui.ui.theme import frame
@@ -93,6 +94,7 @@ async def detail_page(ctx: AppContext, run_id: str) -> None:
                 ui.label(run_error_words(record.error)).classes("text-red-700 dark:text-red-400 break-words").mark(
                     "run-error")
             agent_left_note(record)
+            stopped_by_note(record)
             ResumeBar(engine, record)
         ui.label(_("Inputs it was run with")).classes("text-lg font-semibold")
         if record.args:

@@ -15,7 +15,7 @@ from pydantic import ValidationError
 from gui.i18n import N_, _, format_datetime
 from gui.notify import Notifier, SettingsInput
 from gui.notify.notifier import ChannelStatus
-from gui.prefs import PrefsFile
+from gui.prefs import Prefs
 from gui.ui.components.settings.mcp_form import problem_words
 
 SECURITY = {"starttls": N_("STARTTLS (port 587)"), "ssl": N_("SSL (port 465)"),
@@ -36,7 +36,7 @@ def status_words(status: ChannelStatus, now: float | None = None) -> str:
 
 
 class NotificationsCard(ui.card):
-    def __init__(self, notifier: Notifier | None, *, read_only: bool = False, prefs: PrefsFile | None = None) -> None:
+    def __init__(self, notifier: Notifier | None, *, read_only: bool = False, prefs: Prefs | None = None) -> None:
         super().__init__()
         self.notifier = notifier
         self.prefs = prefs
