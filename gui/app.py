@@ -48,10 +48,14 @@ def create_app(*, settings: Settings, served: Served, token: str | None = None, 
     from gui.ui import register_pages
 
     ctx = AppContext(settings=settings, served=served, token=token, url=url)
-    from gui.phone.lan import lan_address
+    if settings.team:  # people sign in, on their phones too: no pairing, no shared token
+        ctx.token = token = None
+        ctx.oidc = oidc_of(settings)
+    else:
+        from gui.phone.lan import lan_address
 
-    chosen = settings.lan_address
-    ctx.phone = PhoneAccess(served, served.port, address=(lambda: chosen) if chosen else lan_address)
+        chosen = settings.lan_address
+        ctx.phone = PhoneAccess(served, served.port, address=(lambda: chosen) if chosen else lan_address)
     app.state.seqdesk = ctx
 
     async def startup() -> None:
@@ -69,12 +73,24 @@ def create_app(*, settings: Settings, served: Served, token: str | None = None, 
     core.sio.eio.cors_allowed_origins = served.origins  # NiceGUI's default "*" lets every site in
     app.add_middleware(ReadyGate, ctx=ctx)
     register_api(app, engine=ctx.slot.for_api, token=token, served=served, phone=ctx.phone,
-                 notifier=ctx.notifier_for_api)
-    from gui.ui.components.settings.phone import disconnect_phone
+                 notifier=ctx.notifier_for_api, people=(lambda: ctx.accounts) if settings.team else None,
+                 oidc=ctx.oidc)
+    if ctx.phone is not None:
+        from gui.ui.components.settings.phone import disconnect_phone
 
-    ctx.phone.on_forget.append(disconnect_phone)
+        ctx.phone.on_forget.append(disconnect_phone)
     register_pages(ctx)
     return ctx
+
+
+def oidc_of(settings: Settings) -> Any:
+    """The company's OpenID Connect sign-in the settings name (`gui.people.OidcSignIn`), or None."""
+    if not (settings.oidc_issuer and settings.oidc_client_id):
+        return None
+    from gui.people import OidcConfig, OidcSignIn
+
+    return OidcSignIn(OidcConfig(issuer=settings.oidc_issuer, client_id=settings.oidc_client_id,
+                                 client_secret=settings.oidc_client_secret or "", claim=settings.oidc_claim))
 
 
 def context_of(app: Any) -> AppContext:
@@ -249,7 +265,12 @@ def start_app(args: argparse.Namespace, settings: Settings) -> int:
 
     host = args.host or "127.0.0.1"
     token = settings.token
-    problem = token_problem(host, token)
+    if settings.team and token is not None:
+        tell_person("a team's SeqDesk (a postgresql:// store) has no shared token: people sign in, and make personal "
+                    "tokens for scripts (seqdesk people token NAME --name LABEL). Start it without --token or "
+                    "SEQDESK_TOKEN.")
+        return 2
+    problem = None if settings.team else token_problem(host, token)
     if problem:
         tell_person(problem)
         return 2

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 from gui.memory.asks import MemoryApprovalModes, MemoryInteractionStore
 from gui.memory.audit import MemoryAuditLog
+from gui.memory.people import MemoryPeopleStore
 from gui.memory.runs import MemoryRunStore, MemoryScheduleStore
 from gui.memory.sequences import MemorySequenceStore
 
@@ -27,6 +28,7 @@ __all__ = [
     "MemoryApprovalModes",
     "MemoryAuditLog",
     "MemoryInteractionStore",
+    "MemoryPeopleStore",
     "MemoryRunStore",
     "MemoryScheduleStore",
     "MemorySequenceStore",

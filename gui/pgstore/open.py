@@ -17,6 +17,7 @@ from gui.pgstore.interactions import PgInteractionStore
 from gui.pgstore.mcp_settings import PgMcpSettings
 from gui.pgstore.modes import PgApprovalModes
 from gui.pgstore.notices import REQUESTS, RUNS, Listener, store_name
+from gui.pgstore.people import PgPeopleStore
 from gui.pgstore.pool import check_reachable, open_pool
 from gui.pgstore.runs import PgRunStore
 from gui.pgstore.schedules import PgScheduleStore
@@ -40,6 +41,7 @@ class PgStores:
     modes: PgApprovalModes
     schedules: PgScheduleStore
     mcp_settings: PgMcpSettings
+    people: PgPeopleStore
     listeners: list[Listener] = field(default_factory=list)
 
     async def follow(self, on_request: Callable[[str], Awaitable[None]],
@@ -76,4 +78,4 @@ async def open_pg_stores(url: str, *, secret_key: str | None = None) -> PgStores
         raise
     return PgStores(url=url, name=name, pool=pool, sequences=PgSequenceStore(pool), runs=PgRunStore(pool, name),
                     interactions=PgInteractionStore(pool), modes=modes, schedules=PgScheduleStore(pool),
-                    mcp_settings=PgMcpSettings(pool, secrets))
+                    mcp_settings=PgMcpSettings(pool, secrets), people=PgPeopleStore(pool))
