@@ -14,6 +14,8 @@ import argparse
 import asyncio
 import logging
 import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -24,6 +26,7 @@ if TYPE_CHECKING:  # the pages' and the API's parts are imported by what builds 
     from gui.api.request_gate import Served
     from gui.context import AppContext
     from gui.core.door import Operations
+    from gui.core.people import Accounts
     from gui.runtime import Runtime
 
 log = logging.getLogger(__name__)
@@ -142,6 +145,26 @@ def decision_record(settings: Settings) -> list[dict[str, Any] | None]:
     if settings.data is not None and not Path(settings.data).expanduser().is_dir():
         raise NotFound(f"there is no data folder {Path(settings.data).expanduser()}")
     return read_documents(audit_path(resolve_data_dir(settings)))
+
+
+@asynccontextmanager
+async def team_accounts(settings: Settings) -> AsyncIterator[Accounts]:
+    """The people of the team's database the settings name (`seqdesk people`), closed after; Invalid
+    when the store is no database (a data folder has one person and no accounts)."""
+    from gui.core.errors import Invalid
+
+    if settings.store is None:
+        raise Invalid("people are kept on a team's database: give --store postgresql://… or set SEQDESK_STORE "
+                      "(a data folder has one person, and no sign-in)")
+    from gui.core.people import Accounts
+    from gui.people import Argon2Hasher
+    from gui.pgstore import open_people_store
+
+    store, close = await open_people_store(settings.store)
+    try:
+        yield Accounts(store, Argon2Hasher())
+    finally:
+        await close()
 
 
 def resolve_data_dir(settings: Settings) -> Path:

@@ -3,6 +3,6 @@ company's OpenID Connect sign-in (`OidcSignIn`, authlib). The accounts themselve
 (`gui.core.people.Accounts`)."""
 
 from gui.people.hashing import Argon2Hasher
-from gui.people.oidc import OidcConfig, OidcSignIn, OidcFailed
+from gui.people.oidc import OidcConfig, OidcFailed, OidcSignIn
 
 __all__ = ["Argon2Hasher", "OidcConfig", "OidcSignIn", "OidcFailed"]

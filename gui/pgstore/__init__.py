@@ -12,10 +12,10 @@ interrupted only once its process is gone; one process at a time runs the schedu
 from gui.pgstore.errors import DatabaseNewerError, DatabaseUnreachable, SecretKeyError, WriteConflict
 from gui.pgstore.leader import Leader
 from gui.pgstore.leases import LEASE, Leases, take_over_expired
-from gui.pgstore.open import PgStores, open_pg_stores
+from gui.pgstore.open import PgStores, open_people_store, open_pg_stores
 from gui.pgstore.pool import check_reachable, is_database_url, where
 from gui.pgstore.run_events import announce_run
 
 __all__ = ["LEASE", "DatabaseNewerError", "DatabaseUnreachable", "Leader", "Leases", "PgStores", "SecretKeyError",
-           "WriteConflict", "announce_run", "check_reachable", "is_database_url", "open_pg_stores",
+           "WriteConflict", "announce_run", "check_reachable", "is_database_url", "open_people_store", "open_pg_stores",
            "take_over_expired", "where"]

@@ -79,3 +79,12 @@ async def open_pg_stores(url: str, *, secret_key: str | None = None) -> PgStores
     return PgStores(url=url, name=name, pool=pool, sequences=PgSequenceStore(pool), runs=PgRunStore(pool, name),
                     interactions=PgInteractionStore(pool), modes=modes, schedules=PgScheduleStore(pool),
                     mcp_settings=PgMcpSettings(pool, secrets), people=PgPeopleStore(pool))
+
+
+async def open_people_store(url: str) -> tuple[PgPeopleStore, Callable[[], Awaitable[None]]]:
+    """Only the people of the database at `url` (`seqdesk people`: no secret key needed), its schema
+    brought up to date first; the store and what closes it. DatabaseUnreachable or DatabaseNewerError."""
+    await check_reachable(url)
+    await asyncio.to_thread(migrate, url)
+    pool = await open_pool(url, store_name())
+    return PgPeopleStore(pool), pool.close
