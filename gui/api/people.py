@@ -16,7 +16,7 @@ from fastapi.responses import Response
 from gui.api.auth import COOKIE
 from gui.api.body import json_response, read_json
 from gui.api.roles import person_of
-from gui.api.scope import cookie_of
+from gui.api.scope import cookie_of, headers_of
 from gui.api.shared import ApiContext, Context
 from gui.core.errors import Invalid, NotSignedIn
 from gui.core.people import Accounts, Person, PersonRecord, TokenRecord
@@ -122,7 +122,7 @@ async def revoke_token(token_id: str, request: Request, api: Context) -> Respons
 async def sign_out_everywhere(request: Request, api: Context) -> Response:
     """End every session of the signed-in person (a token keeps working: revoke it to end it)."""
     person = _me(request)
-    session_id = cookie_of(dict(request.headers), COOKIE)
+    session_id = cookie_of(headers_of(request.scope), COOKIE)
     accounts = _accounts(api)
     if session_id:
         ended = await accounts.sign_out(session_id, everywhere=True)

@@ -32,7 +32,7 @@ from gui.core.errors import SeqDeskError, Unavailable
 from gui.core.people import Accounts, Person, PersonRemoved
 
 INVITE_PREFIX = "/invite/"
-OPEN_PATHS = frozenset({"/login", "/login/oidc", "/login/oidc/callback", "/api/health", "/favicon.ico"})
+OPEN_PATHS = frozenset({"/login", "/login/oidc", "/login/oidc/callback", "/logout", "/api/health", "/favicon.ico"})
 
 
 class PeopleGate:

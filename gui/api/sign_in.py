@@ -18,7 +18,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from gui.api.auth import COOKIE, client_of, form_of, safe_next, same_origin
 from gui.api.roles import person_of
-from gui.api.scope import cookie_of
+from gui.api.scope import cookie_of, headers_of
 from gui.api.shared import ApiContext, Context
 from gui.core.errors import SeqDeskError
 from gui.core.people import SESSION_DAYS, Accounts, NoSuchPerson, SlowDown
@@ -91,7 +91,7 @@ async def do_sign_in(request: Request, api: Context) -> Response:
     form = form_of(await request.body())
     target = safe_next(form.get("next"))
     name = str(form.get("name", ""))[:64]
-    if not same_origin(dict(request.headers), request.url.scheme):
+    if not same_origin(headers_of(request.scope), request.url.scheme):
         return sign_in_page(api, target, _("Sign in from SeqDesk's own page."), name, status=403)
     try:
         session_id = await _accounts(api).sign_in(name, str(form.get("password", "")), client_of(request.scope))
@@ -113,13 +113,13 @@ async def sign_out(request: Request, api: Context) -> Response:
 
 async def sign_out_everywhere(request: Request, api: Context) -> Response:
     """End every session of the signed-in person, on every device."""
-    if not same_origin(dict(request.headers), request.url.scheme):
+    if not same_origin(headers_of(request.scope), request.url.scheme):
         return sign_in_page(api, "/", _("Sign out from SeqDesk's own page."), status=403)
     return await _end(request, api, everywhere=True)
 
 
 async def _end(request: Request, api: Context, *, everywhere: bool) -> Response:
-    session_id = cookie_of(dict(request.headers), COOKIE)
+    session_id = cookie_of(headers_of(request.scope), COOKIE)
     if session_id:
         await _accounts(api).sign_out(session_id, everywhere=everywhere)
     response = RedirectResponse("/login", status_code=303)
@@ -161,7 +161,7 @@ async def accept_invite(code: str, request: Request, api: Context) -> Response:
         person = await accounts.invited(code)
     except SeqDeskError as exc:
         return _gone(str(exc), exc.status)
-    if not same_origin(dict(request.headers), request.url.scheme):
+    if not same_origin(headers_of(request.scope), request.url.scheme):
         return _invite_form(code, person.name, _("Set your password from SeqDesk's own page."), status=403)
     form = form_of(await request.body())
     password = str(form.get("password", ""))
