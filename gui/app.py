@@ -184,6 +184,10 @@ async def open_operations(settings: Settings | None = None, *, app: bool = False
     from gui.store.lock import DataFolderInUseError
 
     settings = settings or load_settings()
+    if settings.server is not None:  # a team server: its HTTP API is the door, as the person whose token this is
+        from gui.remote import RemoteEngine
+
+        return RemoteEngine(settings.server.rstrip("/"), settings.token)
     if app and not settings.memory and settings.store is None:  # a team's database has no folder to serve
         return await app_door(settings, start=True, answered_here=True)
     if settings.memory:
@@ -232,6 +236,10 @@ async def app_door(settings: Settings, *, start: bool = False, answered_here: bo
     from gui.core.errors import Unavailable
     from gui.remote import remote_for
 
+    if settings.server is not None:  # a team server, reached with a personal token
+        from gui.remote import RemoteEngine
+
+        return RemoteEngine(settings.server.rstrip("/"), settings.token)
     if settings.memory:
         raise Unavailable("SEQDESK_MEMORY is set: no SeqDesk app serves a data folder")
     folder = resolve_data_dir(settings)

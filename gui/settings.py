@@ -6,7 +6,9 @@ for a team, or a data folder), `SEQDESK_MEMORY=1` (nothing on disk: tests, demos
 `SEQDESK_BROWSER` (the browser for the app window), `SEQDESK_LAN_ADDRESS` (this computer's
 address on the network, for phones, when it should not be found by itself), `SEQDESK_LANG` (the
 language of the screens and messages: `en` or `zh-CN`; a browser's choice in Settings wins). On a team
-server: `SEQDESK_PUBLIC_URL` (the address people open, for invite links the CLI prints) and the company's
+server: `SEQDESK_PUBLIC_URL` (the address people open, for invite links the CLI prints), `SEQDESK_SERVER`
+(for the CLI and `seqdesk mcp` on a person's computer: the team server's address, reached with their personal
+token in `SEQDESK_TOKEN`) and the company's
 OpenID Connect sign-in, `SEQDESK_OIDC_ISSUER`, `SEQDESK_OIDC_CLIENT_ID`, `SEQDESK_OIDC_CLIENT_SECRET` and
 `SEQDESK_OIDC_CLAIM` (which claim is the person's name, default `preferred_username`). Command-line flags
 override them; nothing else in SeqDesk reads the environment for settings, and nothing writes it.
@@ -32,12 +34,13 @@ class Settings(BaseSettings):
     lan_address: str | None = None  # the address phones reach this computer at (found by itself if unset)
     lang: str | None = None  # "en" or "zh-CN" (see gui.i18n); one SeqDesk does not speak is told at start
     public_url: str | None = None  # a team server's address as people open it (invite links)
+    server: str | None = None  # the CLI's way to a team server: its address (with a personal token)
     oidc_issuer: str | None = None
     oidc_client_id: str | None = None
     oidc_client_secret: str | None = None
     oidc_claim: str = "preferred_username"
 
-    @field_validator("data", "store", "token", "browser", "lan_address", "lang", "public_url", "oidc_issuer",
+    @field_validator("data", "store", "token", "browser", "lan_address", "lang", "public_url", "server", "oidc_issuer",
                      "oidc_client_id", "oidc_client_secret", mode="before")
     @classmethod
     def _blank_is_unset(cls, value: Any) -> Any:

@@ -26,7 +26,8 @@ from gui.i18n import _, html_lang
 
 _STYLE = """
 body{font-family:system-ui,sans-serif;background:#f5f5f7;display:flex;justify-content:center;padding-top:10vh;margin:0}
-main{background:#fff;padding:2rem;border-radius:12px;box-shadow:0 2px 12px #0002;width:22rem;max-width:90vw}
+main{background:#fff;padding:2rem;border-radius:12px;box-shadow:0 2px 12px #0002;width:26rem;
+max-width:calc(100vw - 1.5rem);box-sizing:border-box}
 h1{font-size:1.3rem;margin:0 0 .5rem} p{color:#444;font-size:.95rem}
 label{display:block;font-size:.9rem;margin-top:.6rem}
 input[type=password],input[type=text]{width:100%;box-sizing:border-box;padding:.6rem;font-size:1rem;

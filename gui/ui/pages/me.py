@@ -30,13 +30,12 @@ async def me_page(ctx: AppContext) -> None:
         ui.label(_("Your roles: {roles}").format(roles=roles)).classes("text-sm").mark("me-roles")
         with ui.card().classes("w-full gap-2 p-4").props("flat bordered").mark("tokens-card"):
             ui.label(_("Personal tokens")).classes("text-lg font-semibold")
-            ui.label(_("A token lets the CLI or seqdesk mcp act as you: set SEQDESK_TOKEN to it. Each has a name, "
-                       "recorded with every answer given with it. It is shown once; revoke it when it is no longer "
-                       "needed.")).classes("text-sm")
-            with ui.row().classes("items-end gap-2"):
-                label = ui.input(_("Name of the new token (for example: laptop CLI)")).classes("w-72").mark(
-                    "token-name")
-                made = ui.column().classes("w-full gap-1")
+            ui.label(_("A token lets the CLI or seqdesk mcp act as you: set SEQDESK_SERVER to this SeqDesk's "
+                       "address and SEQDESK_TOKEN to the token. Each has a name, recorded with every answer given "
+                       "with it. It is shown once; revoke it when it is no longer needed.")).classes("text-sm")
+            with ui.row().classes("w-full items-end gap-2"):
+                label = ui.input(_("Name of the new token (for example: laptop CLI)")).classes(
+                    "w-full max-w-md").mark("token-name")
 
                 async def make() -> None:
                     made.clear()
@@ -53,7 +52,8 @@ async def me_page(ctx: AppContext) -> None:
                     label.value = ""
                     await tokens.refresh()
 
-                ui.button(_("Make token"), on_click=make).mark("make-token")
+            ui.button(_("Make token"), on_click=make).mark("make-token")
+            made = ui.column().classes("w-full gap-1")
 
             @ui.refreshable
             async def tokens() -> None:

@@ -65,7 +65,6 @@ async def people_page(ctx: AppContext) -> None:
             name = ui.input(_("Their name (lower case, for example li.wei)")).classes("w-full max-w-sm").mark(
                 "invite-name")
             picker = RolePicker()
-            result = ui.column().classes("w-full gap-1")
 
             async def invite() -> None:
                 result.clear()
@@ -82,9 +81,13 @@ async def people_page(ctx: AppContext) -> None:
                     ui.input(value=_link(code)).props("readonly outlined dense").classes("w-full font-mono").mark(
                         "invite-link")
                 name.value = ""
+                for box in picker.boxes.values():
+                    box.value = False
+                picker.other.value = ""
                 await listing.refresh()
 
             ui.button(_("Make invite link"), on_click=invite).mark("invite-button")
+            result = ui.column().classes("w-full gap-1")
 
         @ui.refreshable
         async def listing() -> None:
