@@ -167,6 +167,11 @@ async def team_accounts(settings: Settings) -> AsyncIterator[Accounts]:
         await close()
 
 
+async def _has_admin(settings: Settings) -> bool:
+    async with team_accounts(settings) as accounts:
+        return await accounts.any_admin()
+
+
 def resolve_data_dir(settings: Settings) -> Path:
     """The data folder the settings name (or the platform's), created and checked; DataFolderError."""
     from gui.store.datadir import ENV_VAR, data_dir
@@ -320,6 +325,9 @@ def start_app(args: argparse.Namespace, settings: Settings) -> int:
             from gui.pgstore import check_reachable
 
             asyncio.run(check_reachable(settings.store))
+            if not asyncio.run(_has_admin(settings)):
+                print("seqdesk: nobody can manage this team's SeqDesk yet: add the first admin with "
+                      "`seqdesk people add NAME --role admin --store …`", file=sys.stderr)
         else:
             hold_lock(data_dir)
     except SeqDeskError as exc:

@@ -149,7 +149,8 @@ def test_the_table_covers_every_route_and_identity():
         assert FIGURES["acted_where_refused"] == 0
     print(f"\nroute x role: {len(GATED)} gated routes ({len(LISTED) - len(GATED)} open) x {len(IDENTITIES)} "
           f"identities = {FIGURES['combinations']} combinations; refused {FIGURES['refused']}, permitted "
-          f"{FIGURES['permitted']} ({FIGURES['permitted_done']} answered 2xx); acted where refused: {FIGURES['acted_where_refused']}")
+          f"{FIGURES['permitted']} ({FIGURES['permitted_done']} answered 2xx); "
+          f"acted where refused: {FIGURES['acted_where_refused']}")
 
 
 async def test_open_routes_answer_without_a_sign_in(fresh_engine: Engine):

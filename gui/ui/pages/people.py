@@ -141,8 +141,8 @@ def _person_row(ctx: AppContext, person: PersonRecord, me: str, listing: ui.refr
 
         async def remove() -> None:
             with ui.dialog() as dialog, ui.card().classes("gap-2"):
-                ui.label(_("Remove {name}? They are signed out everywhere and their personal tokens stop "
-                           "working. What they did stays in the record.").format(name=person.name))
+                ui.label(_("Remove {name}? They are signed out everywhere and their personal tokens stop working. "
+                           "The runs they started and the requests they answered stay.").format(name=person.name))
 
                 async def sure() -> None:
                     await accounts.remove(person.name)
