@@ -140,6 +140,11 @@ def decision_record(settings: Settings) -> list[dict[str, Any] | None]:
     without taking the folder (`seqdesk audit` works while the app runs). NotFound for a folder
     named that is not there; OSError when the record cannot be read."""
     from gui.core.errors import NotFound
+
+    if settings.store is not None:  # a team's database keeps the record in a table
+        from gui.pgstore.audit import read_documents as read_table
+
+        return read_table(settings.store)
     from gui.store.audit import audit_path, read_documents
 
     if settings.data is not None and not Path(settings.data).expanduser().is_dir():

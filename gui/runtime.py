@@ -179,7 +179,8 @@ async def open_database_runtime(url: str, *, lease: float | None = None, executo
     from gui.pgstore import LEASE, Leases, announce_run, open_pg_stores, take_over_expired
 
     stores = await open_pg_stores(url)
-    engine = compose_engine(default_registry(), stores, processes=OsProcesses(), executor=chosen_executor(executor))
+    engine = compose_engine(default_registry(), stores, processes=OsProcesses(), audit=stores.audit,
+                            executor=chosen_executor(executor))
     runtime = Runtime(engine=engine, database=stores, accounts=team_accounts(stores))
     runtime.closers.append(stores.close)
     # an answer given in another process wakes the tool waiting here; pages hear of others' requests and runs

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from psycopg_pool import AsyncConnectionPool
 
+from gui.pgstore.audit import PgAuditLog
 from gui.pgstore.interactions import PgInteractionStore
 from gui.pgstore.mcp_settings import PgMcpSettings
 from gui.pgstore.modes import PgApprovalModes
@@ -42,6 +43,7 @@ class PgStores:
     schedules: PgScheduleStore
     mcp_settings: PgMcpSettings
     people: PgPeopleStore
+    audit: PgAuditLog
     listeners: list[Listener] = field(default_factory=list)
 
     async def follow(self, on_request: Callable[[str], Awaitable[None]],
@@ -78,7 +80,8 @@ async def open_pg_stores(url: str, *, secret_key: str | None = None) -> PgStores
         raise
     return PgStores(url=url, name=name, pool=pool, sequences=PgSequenceStore(pool), runs=PgRunStore(pool, name),
                     interactions=PgInteractionStore(pool), modes=modes, schedules=PgScheduleStore(pool),
-                    mcp_settings=PgMcpSettings(pool, secrets), people=PgPeopleStore(pool))
+                    mcp_settings=PgMcpSettings(pool, secrets), people=PgPeopleStore(pool),
+                    audit=PgAuditLog(pool))
 
 
 async def open_people_store(url: str) -> tuple[PgPeopleStore, Callable[[], Awaitable[None]]]:

@@ -26,6 +26,8 @@ ROLES = ("admin", "author", "runner", "approver")
 @pytest.fixture(scope="module")
 def team_server(postgres_server: Any, seqdesk_template: str, tmp_path_factory: pytest.TempPathFactory
                 ) -> Iterator[tuple[RunningApp, dict[str, str]]]:
+    """The app on a new database, one person per role (the approver is li.wei), each with a token;
+    the database's URL is in `tokens["url"]`."""
     folder = tmp_path_factory.mktemp("team")
     url = postgres_server.create_database(template=seqdesk_template)
     tokens: dict[str, str] = {}
@@ -35,6 +37,7 @@ def team_server(postgres_server: Any, seqdesk_template: str, tmp_path_factory: p
         assert done.returncode == 0, done.stderr
         made = seqdesk("people", "token", name, "--name", "e2e", "--store", url, data=folder)
         tokens[role] = made.stdout.strip()
+    tokens["url"] = url
     log, port = folder / "app.log", free_port()
     env = {**clean_env(folder / "data"), "SEQDESK_STORE": url}
     with log.open("wb") as out:
@@ -177,3 +180,37 @@ def test_the_cli_reaches_the_team_server_as_the_person_whose_token_it_has(team_s
     assert listed.returncode == 0 and "team-seq" in listed.stdout, listed.stderr
     refused = as_person("approver", "run", "team-seq")
     assert refused.returncode != 0 and "needs the runner role" in refused.stderr, (refused.stdout, refused.stderr)
+
+
+def test_an_answer_in_the_inbox_is_recorded_as_the_person_signed_in(team_server, browser, tmp_path):
+    import json
+
+    app, tokens = team_server
+    with httpx.Client(base_url=app.base_url, timeout=30) as client:
+        asked = client.post("/api/asks", json={"kind": "approval", "title": "Deploy", "command": "make deploy",
+                                               "asker": "e2e"}, headers={"Authorization": f"Bearer {tokens['runner']}"})
+        assert asked.status_code in (200, 201, 202), asked.text
+        ask_id = asked.json()["ask_id"]
+    context = browser.new_context(viewport={"width": 1280, "height": 860})
+    page = context.new_page()
+    page.set_default_timeout(20_000)
+    page.goto(f"{app.base_url}/login?next=/inbox/{ask_id}")
+    page.fill("#name", "li.wei")
+    page.fill("#password", PASSWORD)
+    page.click("button[type=submit]")
+    page.wait_for_url(f"{app.base_url}/inbox/{ask_id}")
+    page.get_by_text("make deploy").first.wait_for()
+    page.locator("button.bg-green-9").first.click()  # the approve button (its word depends on the request)
+    with httpx.Client(base_url=app.base_url, timeout=30) as client:
+        def answered() -> bool:
+            got = client.get(f"/api/asks/{ask_id}", headers={"Authorization": f"Bearer {tokens['runner']}"})
+            return got.json().get("status") != "pending"
+
+        from support.waiting import wait_until_sync
+
+        wait_until_sync(answered, "the request to be answered", timeout=20)
+    context.close()
+    exported = seqdesk("--store", tokens["url"], "audit", "export", data=tmp_path)
+    assert exported.returncode == 0, exported.stderr
+    [entry] = [json.loads(line) for line in exported.stdout.splitlines() if ask_id in line]
+    assert (entry["person"], entry["via"], entry["token"], entry["decision"]) == ("li.wei", "app", None, "approved")
