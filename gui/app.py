@@ -77,7 +77,7 @@ def create_app(*, settings: Settings, served: Served, token: str | None = None, 
     app.add_middleware(ReadyGate, ctx=ctx)
     register_api(app, engine=ctx.slot.for_api, token=token, served=served, phone=ctx.phone,
                  notifier=ctx.notifier_for_api, people=(lambda: ctx.accounts) if settings.team else None,
-                 oidc=ctx.oidc)
+                 oidc=ctx.oidc, ready=ctx.wait_open)
     if ctx.phone is not None:
         from gui.ui.components.settings.phone import disconnect_phone
 

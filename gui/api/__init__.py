@@ -16,7 +16,7 @@ role (`roles`).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from fastapi import FastAPI
@@ -75,7 +75,7 @@ class ApiFallback:
 def register_api(app: FastAPI, *, engine: EngineProvider, token: str | None, served: Served,
                  body_seconds: float = BODY_SECONDS, phone: PhoneAccess | None = None,
                  notifier: Callable[[], Notifier] | None = None, people: Callable[[], Accounts] | None = None,
-                 oidc: OidcSignIn | None = None) -> None:
+                 oidc: OidcSignIn | None = None, ready: Callable[[], Awaitable[None]] | None = None) -> None:
     """Add the routes (`gui.api.routes`), the error handlers (`gui.api.errors`), the body limit, the
     request gate (outermost: Host, Origin and Content-Type, see `gui.api.request_gate`) and, with a
     token, the token gate behind it. `engine` and `notifier` give what the routes use, or raise
@@ -90,7 +90,8 @@ def register_api(app: FastAPI, *, engine: EngineProvider, token: str | None, ser
 
     With `people` (a team server's accounts, or Unavailable while they are not open), people sign in:
     the people gate takes the token gate's place, phones are not offered (each person signs in on
-    theirs), and every route checks its role (`gui.api.roles`); `oidc` adds the company sign-in.
+    theirs), and every route checks its role (`gui.api.roles`); `oidc` adds the company sign-in;
+    `ready` waits while the accounts are still being opened at start-up.
 
     NiceGUI's own middlewares (added later, by `ui.run`) are swapped for plain ASGI ones that answer
     in the request's task (`gui.api.plain_middleware`).
@@ -113,7 +114,7 @@ def register_api(app: FastAPI, *, engine: EngineProvider, token: str | None, ser
     if token is not None:
         app.add_middleware(TokenGate, token=token, limiter=limiter)  # before any body is read
     if people is not None:
-        app.add_middleware(PeopleGate, accounts=people, limiter=limiter)
+        app.add_middleware(PeopleGate, accounts=people, limiter=limiter, ready=ready)
     if phone is not None:
         app.add_middleware(PairingGate, phone=phone, token=token)
     app.add_middleware(RequestGate, served=served)  # added last: outermost

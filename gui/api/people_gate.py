@@ -17,7 +17,7 @@ Open without a sign-in: the sign-in and invite pages, `/api/health`, the favicon
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from urllib.parse import quote
 
 from fastapi.responses import RedirectResponse
@@ -36,10 +36,24 @@ OPEN_PATHS = frozenset({"/login", "/login/oidc", "/login/oidc/callback", "/logou
 
 
 class PeopleGate:
-    def __init__(self, app: ASGIApp, *, accounts: Callable[[], Accounts], limiter: FailureLimiter) -> None:
+    def __init__(self, app: ASGIApp, *, accounts: Callable[[], Accounts], limiter: FailureLimiter,
+                 ready: Callable[[], Awaitable[None]] | None = None) -> None:
         self.app = app
-        self.accounts = accounts
+        self._accounts = accounts
         self.limiter = limiter
+        self.ready = ready  # waits (bounded) while the store is still being opened at start-up
+
+    async def accounts(self) -> Accounts:
+        try:
+            return self._accounts()
+        except Unavailable:
+            if self.ready is None:
+                raise
+        try:
+            await self.ready()
+        except RuntimeError:
+            pass  # not open in time: the provider says so again, as a sentence
+        return self._accounts()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] not in ("http", "websocket"):
@@ -55,7 +69,7 @@ class PeopleGate:
         label: str | None = None
         if bearer is not None or cookie:
             try:
-                accounts = self.accounts()
+                accounts = await self.accounts()
                 if bearer is not None:
                     left = self.limiter.locked(client_of(scope))
                     found = await accounts.token_person(bearer)
