@@ -63,6 +63,10 @@ def create_app(*, settings: Settings, served: Served, token: str | None = None, 
 
     async def startup() -> None:
         await ctx.open()
+        if ctx.runtime is not None and ctx.runtime.accounts is not None:
+            from gui.ui.signed_in import reload_pages_of
+
+            ctx.runtime.accounts.on_changed.append(reload_pages_of)  # an ended session's pages stop at once
         if ctx.phone is not None and ctx.phone.wanted and served.port is not None:
             problem = await ctx.phone.turn_on(core.app)  # it was on when the app last closed
             if problem:

@@ -31,3 +31,15 @@ def may(role: str) -> bool:
     ui.notify(_("You may not do this: it needs the {role} role (an admin gives roles on the People page).").format(
         role=role), type="negative", multi_line=True)
     return False
+
+
+def reload_pages_of(name: str) -> None:
+    """Reload every open page of `name` (their sessions ended, or their roles changed): the gate then
+    sends a page whose session ended to the sign-in page, and draws the others with the roles as they are."""
+    from nicegui import Client
+
+    for client in list(Client.instances.values()):
+        request = client.request
+        person = person_of(request.scope) if request is not None else None
+        if person is not None and person.name == name and client.has_socket_connection:
+            client.run_javascript("window.location.reload()")

@@ -142,11 +142,21 @@ def test_sign_in_invite_and_tokens_in_a_browser(team_server, browser, screenshot
     assert answer is not None and answer.status == 410
     reused.get_by_text("this invite link was used already").wait_for()
 
+    laptop_context = browser.new_context(viewport={"width": 1280, "height": 860})
+    laptop = laptop_context.new_page()
+    laptop.set_default_timeout(20_000)
+    laptop.goto(base + "/login?next=/runs")
+    laptop.fill("#name", "bo")
+    laptop.fill("#password", PASSWORD)
+    laptop.click("button[type=submit]")
+    laptop.wait_for_url(base + "/runs")
+    laptop.wait_for_function("window.socket && window.socket.connected")
     phone.get_by_role("button", name="Sign out on every device").click()
     phone.wait_for_url(base + "/login")
+    laptop.wait_for_url(base + "/login?next=%2Fruns")  # its open page too, at once
     page.goto(base + "/people")  # the admin's session is the admin's own: still signed in
     assert page.url == base + "/people"
-    for context in (admin, newcomer, again):
+    for context in (admin, newcomer, again, laptop_context):
         context.close()
 
 

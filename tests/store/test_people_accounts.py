@@ -63,6 +63,8 @@ async def test_people_roles_and_the_directory(accounts: Accounts):
 
 async def test_passwords_sessions_and_signing_out_everywhere(accounts: Accounts):
     await accounts.add("ada", ["admin"], PASSWORD)
+    told: list[str] = []
+    accounts.on_changed.append(told.append)
     with pytest.raises(WrongPassword, match="do not match"):
         await accounts.sign_in("ada", "wrong-password-here", "10.0.0.1")
     with pytest.raises(WrongPassword):
@@ -76,6 +78,9 @@ async def test_passwords_sessions_and_signing_out_everywhere(accounts: Accounts)
     third = await accounts.sign_in("ada", PASSWORD, "10.0.0.1")
     assert await accounts.sign_out(third, everywhere=True) == 2
     assert await accounts.session_person(second) is None and await accounts.session_person(third) is None
+    assert told == ["ada"]  # signing out everywhere is told (the app reloads their open pages); one device is not
+    await accounts.set_roles("ada", ["admin", "runner"])
+    assert told == ["ada", "ada"]
 
 
 async def test_personal_tokens_are_named_revocable_and_die_with_their_person(accounts: Accounts):

@@ -86,6 +86,13 @@ class Accounts:
         self.throttle = throttle or SignInThrottle()
         self.clock = clock
         self._dummy_hash: str | None = None
+        # told the name of a person whose sessions ended or whose roles changed (the app reloads their
+        # open pages, which then sign in again or show the new roles)
+        self.on_changed: list[Callable[[str], None]] = []
+
+    def _changed(self, name: str) -> None:
+        for listener in list(self.on_changed):
+            listener(name)
 
     # -- the Directory --------------------------------------------------------------------------
     async def exists(self, name: str) -> bool:
@@ -134,6 +141,7 @@ class Accounts:
         person = await self._person(name)
         changed = replace(person, roles=check_roles(roles))
         await self.store.update_person(changed)
+        self._changed(name)
         return changed
 
     async def set_password(self, name: str, password: str) -> None:
@@ -147,6 +155,7 @@ class Accounts:
         await self.store.update_person(replace(person, removed_at=now))
         await self.store.end_sessions(person.person_id)
         await self.store.end_invites(person.person_id, now)
+        self._changed(name)
 
     async def _person(self, name: str) -> PersonRecord:
         found = await self.store.person(name)
@@ -242,13 +251,19 @@ class Accounts:
         if session is None:
             return 0
         if everywhere:
-            return await self.store.end_sessions(session.person_id)
+            ended = await self.store.end_sessions(session.person_id)
+            person = await self.store.person_by_id(session.person_id)
+            if person is not None:
+                self._changed(person.name)
+            return ended
         await self.store.end_session(session.digest)
         return 1
 
     async def sign_out_all(self, name: str) -> int:
         """End every session of `name`; how many ended."""
-        return await self.store.end_sessions((await self._person(name)).person_id)
+        ended = await self.store.end_sessions((await self._person(name)).person_id)
+        self._changed(name)
+        return ended
 
     # -- personal tokens -------------------------------------------------------------------------
     async def make_token(self, name: str, label: str) -> str:
