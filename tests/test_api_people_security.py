@@ -168,3 +168,27 @@ async def test_the_answerer_is_the_signed_in_person_and_the_tokens_label_not_the
     assert who[by_token.ask_id] == ("approver", "cli", "test")
     assert who[by_session.ask_id] == ("approver", "app", None)
     assert refused.ask_id not in who
+
+
+async def test_a_session_ends_after_its_days(team: Team):
+    async with client(team) as c:
+        assert (await sign_in(c, "runner")).status_code == 303
+        assert (await c.get("/api/me")).status_code == 200
+        team.accounts.clock = lambda: 10**15  # long after its 14 days
+        assert (await c.get("/api/me")).status_code == 401
+
+
+async def test_the_desktop_is_as_it_was_no_sign_in_no_people(engine: Engine):
+    from fastapi import FastAPI
+
+    from gui.api import register_api
+    from gui.api.request_gate import Served
+    from gui.context import EngineSlot
+
+    app = FastAPI()
+    register_api(app, engine=EngineSlot(engine).for_api, token=None, served=Served.in_process())
+    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://test") as c:
+        assert (await c.get("/api/runs")).status_code == 200  # one person, on this computer: no sign-in
+        assert (await c.post("/api/asks", json=ASK)).status_code in (200, 201, 202)
+        for method, path in (("GET", "/api/people"), ("GET", "/api/me"), ("GET", "/login"), ("GET", "/invite/x")):
+            assert (await c.request(method, path)).status_code == 404, path

@@ -30,7 +30,7 @@ leaf keeps any other built-in base it had (`SecretStoreError` is still a `Runtim
     │   ├── gui.core.runs.AmbiguousRunIdError (ambiguous-run-id, LookupError)
     │   ├── gui.pgstore.WriteConflict (write-conflict), gui.moving.NotEmpty (target-not-empty)
     │   ├── gui.core.door.TooManyAsks (too-many-asks)
-    │   ├── gui.core.people: PersonExists (person-exists), LabelTaken (label-taken)
+    │   ├── gui.core.people: PersonExists (person-exists), LabelTaken (label-taken), LastAdmin (last-admin)
     │   └── gui.core.asks.InteractionError (interaction-error: it exists already)
     │       ├── InteractionNotPendingError (not-pending)
     │       ├── InteractionNotFoundError (above, in NotFound)

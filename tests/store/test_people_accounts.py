@@ -15,6 +15,7 @@ from gui.core.people import (
     BadPassword,
     InviteGone,
     LabelTaken,
+    LastAdmin,
     NoSuchPerson,
     PersonExists,
     PersonNameError,
@@ -59,6 +60,13 @@ async def test_people_roles_and_the_directory(accounts: Accounts):
     assert await accounts.roles_of("li.wei") == {"runner"} and await accounts.members("oncall") == frozenset()
     with pytest.raises(NoSuchPerson):
         await accounts.set_roles("nobody", ["runner"])
+    with pytest.raises(LastAdmin, match="ada is the last admin"):  # nobody could manage people any more
+        await accounts.set_roles("ada", ["runner"])
+    with pytest.raises(LastAdmin):
+        await accounts.remove("ada")
+    await accounts.set_roles("li.wei", ["admin"])
+    await accounts.remove("ada")
+    assert await accounts.roles_of("li.wei") == {"admin"}
 
 
 async def test_passwords_sessions_and_signing_out_everywhere(accounts: Accounts):

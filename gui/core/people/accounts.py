@@ -28,13 +28,14 @@ from gui.core.people.errors import (
     BadPassword,
     InviteGone,
     LabelTaken,
+    LastAdmin,
     NoSuchPerson,
     PersonExists,
     PersonRemoved,
     SlowDown,
     WrongPassword,
 )
-from gui.core.people.person import Person, check_person_name, check_role_name
+from gui.core.people.person import ADMIN, Person, check_person_name, check_role_name
 from gui.core.people.ports import PasswordHasher, PeopleStore
 from gui.core.people.records import InviteRecord, PersonRecord, SessionRecord, TokenRecord
 from gui.core.people.throttle import SignInThrottle
@@ -110,7 +111,7 @@ class Accounts:
         return await self.store.people()
 
     async def any_admin(self) -> bool:
-        return any("admin" in p.roles for p in await self.store.people())
+        return any(ADMIN in p.roles for p in await self.store.people())
 
     async def add(self, name: str, roles: Iterable[str], password: str | None = None) -> str | None:
         """Add a person with `roles`; with a password they can sign in at once, without one the
@@ -140,6 +141,8 @@ class Accounts:
     async def set_roles(self, name: str, roles: Iterable[str]) -> PersonRecord:
         person = await self._person(name)
         changed = replace(person, roles=check_roles(roles))
+        if ADMIN not in changed.roles:
+            await self._not_last_admin(person, "take the admin role from")
         await self.store.update_person(changed)
         self._changed(name)
         return changed
@@ -151,11 +154,19 @@ class Accounts:
     async def remove(self, name: str) -> None:
         """Remove `name`: their sessions end, their invites are used up, their tokens refused (403)."""
         person = await self._person(name)
+        await self._not_last_admin(person, "remove")
         now = self.clock()
         await self.store.update_person(replace(person, removed_at=now))
         await self.store.end_sessions(person.person_id)
         await self.store.end_invites(person.person_id, now)
         self._changed(name)
+
+    async def _not_last_admin(self, person: PersonRecord, doing: str) -> None:
+        """LastAdmin when `person` is the only admin: nobody could manage people any more."""
+        if ADMIN in person.roles and not any(ADMIN in p.roles and p.person_id != person.person_id
+                                             for p in await self.store.people()):
+            raise LastAdmin(f"{person.name} is the last admin: give another person the admin role before you "
+                            f"{doing} them")
 
     async def _person(self, name: str) -> PersonRecord:
         found = await self.store.person(name)

@@ -57,3 +57,9 @@ class BadLabel(Invalid):
 
 class LabelTaken(Conflict):
     code = "label-taken"
+
+
+class LastAdmin(Conflict):
+    """Removing the last admin, or their admin role, would leave nobody to manage people."""
+
+    code = "last-admin"
