@@ -145,8 +145,12 @@ def _person_row(ctx: AppContext, person: PersonRecord, me: str, listing: ui.refr
                            "The runs they started and the requests they answered stay.").format(name=person.name))
 
                 async def sure() -> None:
-                    await accounts.remove(person.name)
                     dialog.close()
+                    try:
+                        await accounts.remove(person.name)
+                    except SeqDeskError as exc:  # the last admin: a sentence, nothing changed
+                        ui.notify(str(exc), type="negative", multi_line=True)
+                        return
                     await listing.refresh()
 
                 with ui.row():
