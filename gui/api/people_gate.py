@@ -59,9 +59,12 @@ class PeopleGate:
         if scope["type"] not in ("http", "websocket"):
             await self.app(scope, receive, send)
             return
-        headers = headers_of(scope)
         path = str(scope.get("path", ""))
-        is_open = path in OPEN_PATHS or path.startswith(INVITE_PREFIX) or bool(STATIC.match(path))
+        if STATIC.match(path):  # public library files: no look-up of who asks
+            await self.app(scope, receive, send)
+            return
+        headers = headers_of(scope)
+        is_open = path in OPEN_PATHS or path.startswith(INVITE_PREFIX)
         scheme, _space, given = headers.get("authorization", "").partition(" ")
         bearer = given.strip() if scheme.lower() == "bearer" and given.strip() else None
         cookie = cookie_of(headers, COOKIE)
