@@ -15,7 +15,8 @@ import asyncio
 import logging
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -27,6 +28,7 @@ if TYPE_CHECKING:  # the pages' and the API's parts are imported by what builds 
     from gui.context import AppContext
     from gui.core.asks import AuditHead
     from gui.core.door import Operations
+    from gui.core.people import Accounts
     from gui.runtime import Runtime
 
 log = logging.getLogger(__name__)
@@ -51,14 +53,22 @@ def create_app(*, settings: Settings, served: Served, token: str | None = None, 
     from gui.ui import register_pages
 
     ctx = AppContext(settings=settings, served=served, token=token, url=url)
-    from gui.phone.lan import lan_address
+    if settings.team:  # people sign in, on their phones too: no pairing, no shared token
+        ctx.token = token = None
+        ctx.oidc = oidc_of(settings)
+    else:
+        from gui.phone.lan import lan_address
 
-    chosen = settings.lan_address
-    ctx.phone = PhoneAccess(served, served.port, address=(lambda: chosen) if chosen else lan_address)
+        chosen = settings.lan_address
+        ctx.phone = PhoneAccess(served, served.port, address=(lambda: chosen) if chosen else lan_address)
     app.state.seqdesk = ctx
 
     async def startup() -> None:
         await ctx.open()
+        if ctx.runtime is not None and ctx.runtime.accounts is not None:
+            from gui.ui.signed_in import reload_pages_of
+
+            ctx.runtime.accounts.on_changed.append(reload_pages_of)  # an ended session's pages stop at once
         if ctx.phone is not None and ctx.phone.wanted and served.port is not None:
             problem = await ctx.phone.turn_on(core.app)  # it was on when the app last closed
             if problem:
@@ -72,12 +82,24 @@ def create_app(*, settings: Settings, served: Served, token: str | None = None, 
     core.sio.eio.cors_allowed_origins = served.origins  # NiceGUI's default "*" lets every site in
     app.add_middleware(ReadyGate, ctx=ctx)
     register_api(app, engine=ctx.slot.for_api, token=token, served=served, phone=ctx.phone,
-                 notifier=ctx.notifier_for_api)
-    from gui.ui.components.settings.phone import disconnect_phone
+                 notifier=ctx.notifier_for_api, people=(lambda: ctx.accounts) if settings.team else None,
+                 oidc=ctx.oidc, ready=ctx.wait_open)
+    if ctx.phone is not None:
+        from gui.ui.components.settings.phone import disconnect_phone
 
-    ctx.phone.on_forget.append(disconnect_phone)
+        ctx.phone.on_forget.append(disconnect_phone)
     register_pages(ctx)
     return ctx
+
+
+def oidc_of(settings: Settings) -> Any:
+    """The company's OpenID Connect sign-in the settings name (`gui.people.OidcSignIn`), or None."""
+    if not (settings.oidc_issuer and settings.oidc_client_id):
+        return None
+    from gui.people import OidcConfig, OidcSignIn
+
+    return OidcSignIn(OidcConfig(issuer=settings.oidc_issuer, client_id=settings.oidc_client_id,
+                                 client_secret=settings.oidc_client_secret or "", claim=settings.oidc_claim))
 
 
 def context_of(app: Any) -> AppContext:
@@ -140,6 +162,31 @@ def decision_record(settings: Settings) -> tuple[list[dict[str, Any] | None], Au
     return read_documents(audit_path(resolve_data_dir(settings))), None
 
 
+@asynccontextmanager
+async def team_accounts(settings: Settings) -> AsyncIterator[Accounts]:
+    """The people of the team's database the settings name (`seqdesk people`), closed after; Invalid
+    when the store is no database (a data folder has one person and no accounts)."""
+    from gui.core.errors import Invalid
+
+    if settings.store is None:
+        raise Invalid("people are kept on a team's database: give --store postgresql://… or set SEQDESK_STORE "
+                      "(a data folder has one person, and no sign-in)")
+    from gui.core.people import Accounts
+    from gui.people import Argon2Hasher
+    from gui.pgstore import open_people_store
+
+    store, close = await open_people_store(settings.store)
+    try:
+        yield Accounts(store, Argon2Hasher())
+    finally:
+        await close()
+
+
+async def _has_admin(settings: Settings) -> bool:
+    async with team_accounts(settings) as accounts:
+        return await accounts.any_admin()
+
+
 def resolve_data_dir(settings: Settings) -> Path:
     """The data folder the settings name (or the platform's), created and checked; DataFolderError."""
     from gui.store.datadir import ENV_VAR, data_dir
@@ -157,7 +204,7 @@ async def open_operations(settings: Settings | None = None, *, app: bool = False
     from gui.store.lock import DataFolderInUseError
 
     settings = settings or load_settings()
-    if settings.connect is not None:  # a team server: it is the door, and no data folder is opened here
+    if settings.connect is not None:  # a team server is the door (as the person whose token this is): no folder here
         return await team_door(settings.connect, settings.token)
     if app and not settings.memory and settings.store is None:  # a team's database has no folder to serve
         return await app_door(settings, start=True, answered_here=True)
@@ -207,7 +254,7 @@ async def app_door(settings: Settings, *, start: bool = False, answered_here: bo
     from gui.core.errors import Unavailable
     from gui.remote import remote_for
 
-    if settings.connect is not None:
+    if settings.connect is not None:  # a team server, reached with a personal token
         return await team_door(settings.connect, settings.token)
     if settings.memory:
         raise Unavailable("SEQDESK_MEMORY is set: no SeqDesk app serves a data folder")
@@ -311,7 +358,12 @@ def start_app(args: argparse.Namespace, settings: Settings) -> int:
 
     host = args.host or "127.0.0.1"
     token = settings.token
-    problem = token_problem(host, token)
+    if settings.team and token is not None:
+        tell_person("a team's SeqDesk (a postgresql:// store) has no shared token: people sign in, and make personal "
+                    "tokens for scripts (seqdesk people token NAME --name LABEL). Start it without --token or "
+                    "SEQDESK_TOKEN.")
+        return 2
+    problem = None if settings.team else token_problem(host, token)
     if problem:
         tell_person(problem)
         return 2
@@ -330,6 +382,9 @@ def start_app(args: argparse.Namespace, settings: Settings) -> int:
             from gui.pgstore import check_reachable
 
             asyncio.run(check_reachable(settings.store))
+            if not asyncio.run(_has_admin(settings)):
+                print("seqdesk: nobody can manage this team's SeqDesk yet: add the first admin with "
+                      "`seqdesk people add NAME --role admin --store …`", file=sys.stderr)
         else:
             hold_lock(data_dir)
     except SeqDeskError as exc:

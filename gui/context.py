@@ -24,6 +24,8 @@ from gui.runtime import Runtime, open_runtime
 from gui.settings import Settings
 
 if TYPE_CHECKING:
+    from gui.core.people import Accounts
+    from gui.people import OidcSignIn
     from gui.phone import PhoneAccess
 
 log = logging.getLogger(__name__)
@@ -63,11 +65,25 @@ class AppContext:
     preferences: Prefs | None = None  # what a person chose (dark mode...), kept by the app
     phone: PhoneAccess | None = None  # phones on the network (`gui.phone`), off unless turned on
     clients: set[int] = field(default_factory=set)  # the processes whose doors used this app (`CLIENT_PID`)
+    oidc: OidcSignIn | None = None  # a team server's company sign-in, when configured
     _opened: asyncio.Event | None = None
 
     @property
     def engine(self) -> Engine:
         return self.slot.get()
+
+    @property
+    def team(self) -> bool:
+        """A team server: people sign in, and each page and route checks their role."""
+        return self.settings.team
+
+    @property
+    def accounts(self) -> Accounts:
+        """A team server's people; Unavailable until the store is open (and on the desktop, which has none)."""
+        found = self.runtime.accounts if self.runtime is not None else None
+        if found is None:
+            raise Unavailable("the people of this SeqDesk cannot be reached now: try again in a moment")
+        return found
 
     @property
     def notices(self) -> list[str]:

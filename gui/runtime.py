@@ -32,6 +32,7 @@ from gui.tools import McpResource, default_registry
 from gui.tools.processes import OsProcesses
 
 if TYPE_CHECKING:  # psycopg and the MCP SDK are imported only when used
+    from gui.core.people import Accounts
     from gui.mcp import McpSettingsStore
     from gui.mcp.managed import ManagedServers
     from gui.mcp.manager import McpManager
@@ -98,6 +99,7 @@ class Runtime:
     mcp_settings: McpSettingsStore | None = None  # where their configurations are kept
     mcp_sign_ins: SignIns | None = None  # the sign-ins to MCP servers people started
     secrets_opening: asyncio.Future[object] | None = None  # the secret store being chosen, after start-up
+    accounts: Accounts | None = None  # a team's people (on its database): who signs in, with which roles
 
     def preferences(self, name: str) -> Prefs:
         """The small settings object `name` a person chose (dark mode…): a row of a team's database, a
@@ -206,7 +208,7 @@ async def open_database_runtime(url: str, *, lease: float | None = None, executo
     stores = await open_pg_stores(url)
     engine = compose_engine(default_registry(), stores, processes=OsProcesses(), audit=stores.audit,
                             executor=chosen_executor(executor))
-    runtime = Runtime(engine=engine, database=stores)
+    runtime = Runtime(engine=engine, database=stores, accounts=team_accounts(stores))
     runtime.closers.append(stores.close)
     # an answer given in another process wakes the tool waiting here; pages hear of others' requests and runs
     engine.interactions.shared = True
@@ -227,6 +229,14 @@ async def open_database_runtime(url: str, *, lease: float | None = None, executo
     leases.start()
     runtime.closers.append(leases.close)
     return runtime
+
+
+def team_accounts(stores: PgStores) -> Accounts:
+    """The people of a team's database, their passwords hashed with argon2."""
+    from gui.core.people import Accounts
+    from gui.people import Argon2Hasher
+
+    return Accounts(stores.people, Argon2Hasher())
 
 
 async def _start_mcp(runtime: Runtime, wait: float, *, manage: bool) -> None:

@@ -7,8 +7,12 @@ team's database), `SEQDESK_MEMORY=1` (nothing on disk: tests, demos),
 `SEQDESK_TOKEN` (the access token; prefer it to `--token`, which other users can see) and
 `SEQDESK_BROWSER` (the browser for the app window), `SEQDESK_LAN_ADDRESS` (this computer's
 address on the network, for phones, when it should not be found by itself), `SEQDESK_LANG` (the
-language of the screens and messages: `en` or `zh-CN`; a browser's choice in Settings wins). Command-line flags
-override them; nothing else in SeqDesk reads the environment for settings, and nothing writes it.
+language of the screens and messages: `en` or `zh-CN`; a browser's choice in Settings wins). On a team
+server: `SEQDESK_PUBLIC_URL` (the address people open, for invite links the CLI prints; on a person's
+computer `SEQDESK_CONNECT` with their personal token in `SEQDESK_TOKEN` takes the CLI and `seqdesk mcp`
+there as that person) and the company's OpenID Connect sign-in, `SEQDESK_OIDC_ISSUER`,
+`SEQDESK_OIDC_CLIENT_ID`, `SEQDESK_OIDC_CLIENT_SECRET` and `SEQDESK_OIDC_CLAIM` (which claim is the
+person's name, default `preferred_username`). Command-line flags override them; nothing else in SeqDesk reads the environment for settings, and nothing writes it.
 """
 
 from __future__ import annotations
@@ -32,8 +36,14 @@ class Settings(BaseSettings):
     browser: str | None = None
     lan_address: str | None = None  # the address phones reach this computer at (found by itself if unset)
     lang: str | None = None  # "en" or "zh-CN" (see gui.i18n); one SeqDesk does not speak is told at start
+    public_url: str | None = None  # a team server's address as people open it (invite links)
+    oidc_issuer: str | None = None
+    oidc_client_id: str | None = None
+    oidc_client_secret: str | None = None
+    oidc_claim: str = "preferred_username"
 
-    @field_validator("data", "store", "connect", "lease", "token", "browser", "lan_address", "lang", mode="before")
+    @field_validator("data", "store", "connect", "lease", "token", "browser", "lan_address", "lang", "public_url",
+                     "oidc_issuer", "oidc_client_id", "oidc_client_secret", mode="before")
     @classmethod
     def _blank_is_unset(cls, value: Any) -> Any:
         return None if isinstance(value, str) and not value.strip() else value
@@ -45,6 +55,11 @@ class Settings(BaseSettings):
             object.__setattr__(self, "data", Path(self.store))
             object.__setattr__(self, "store", None)
         return self
+
+    @property
+    def team(self) -> bool:
+        """A team server: the store is a PostgreSQL database, and people sign in."""
+        return self.store is not None
 
 
 class SettingsError(ValueError):

@@ -25,12 +25,15 @@ from gui.core.door import (
 from gui.core.errors import (
     Conflict,
     Failed,
+    Gone,
     Internal,
     Invalid,
     NotFound,
+    NotSignedIn,
     Refused,
     SeqDeskError,
     TooLarge,
+    TooSoon,
     Unavailable,
     Unreadable,
 )
@@ -47,6 +50,9 @@ RESULT = ValidationResult(
 SAMPLES: list[SeqDeskError] = [
     SeqDeskError("something went wrong"),
     Unreadable("the request body is not valid JSON"),
+    NotSignedIn("sign in first: this SeqDesk is a team's"),
+    Gone("this invite link was used already: sign in, or ask an admin for a new one"),
+    TooSoon("too many wrong passwords for this name or from this address: wait 60 s and try again"),
     Refused("MCP servers are changed on the computer SeqDesk runs on"),
     NotFound("there is no interaction nope"),
     Conflict("turn phone access on first"),

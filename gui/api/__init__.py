@@ -9,12 +9,14 @@ composition root gives one that answers 503 until the engine is open). Bad input
 one readable sentence, and unknown `/api/...` paths answer JSON rather than NiceGUI's page.
 
 In front of everything sits the request gate (`request_gate`: Host, Origin, Content-Type), then,
-with a token, the token gate and the login form (`auth`).
+with a token, the token gate and the login form (`auth`); on a team server (accounts given) the
+people gate (`people_gate`) and the sign-in pages (`sign_in`) instead, and every route checks its
+role (`roles`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from fastapi import FastAPI
@@ -26,12 +28,15 @@ from gui.api.auth import TokenGate
 from gui.api.body import BODY_SECONDS, BodyLimitMiddleware, json_response
 from gui.api.limiter import FailureLimiter
 from gui.api.pairing import PairingGate
+from gui.api.people_gate import PeopleGate
 from gui.api.request_gate import RequestGate, Served
 from gui.api.routes import add_routes, routes
 from gui.api.shared import ApiContext, EngineProvider
 
 if TYPE_CHECKING:
+    from gui.core.people import Accounts
     from gui.notify import Notifier
+    from gui.people import OidcSignIn
     from gui.phone import PhoneAccess
 
 
@@ -69,7 +74,8 @@ class ApiFallback:
 
 def register_api(app: FastAPI, *, engine: EngineProvider, token: str | None, served: Served,
                  body_seconds: float = BODY_SECONDS, phone: PhoneAccess | None = None,
-                 notifier: Callable[[], Notifier] | None = None) -> None:
+                 notifier: Callable[[], Notifier] | None = None, people: Callable[[], Accounts] | None = None,
+                 oidc: OidcSignIn | None = None, ready: Callable[[], Awaitable[None]] | None = None) -> None:
     """Add the routes (`gui.api.routes`), the error handlers (`gui.api.errors`), the body limit, the
     request gate (outermost: Host, Origin and Content-Type, see `gui.api.request_gate`) and, with a
     token, the token gate behind it. `engine` and `notifier` give what the routes use, or raise
@@ -82,23 +88,33 @@ def register_api(app: FastAPI, *, engine: EngineProvider, token: str | None, ser
     With `phone` (the app's `PhoneAccess`), the pairing gate sits between the two: a request from
     another address passes only as a paired phone (or with the token), see `gui.api.pairing`.
 
+    With `people` (a team server's accounts, or Unavailable while they are not open), people sign in:
+    the people gate takes the token gate's place, phones are not offered (each person signs in on
+    theirs), and every route checks its role (`gui.api.roles`); `oidc` adds the company sign-in;
+    `ready` waits while the accounts are still being opened at start-up.
+
     NiceGUI's own middlewares (added later, by `ui.run`) are swapped for plain ASGI ones that answer
     in the request's task (`gui.api.plain_middleware`).
     """
     limiter = FailureLimiter()
+    team = people is not None
+    if team:
+        token, phone = None, None
     given: dict[str, Callable[[], Any] | None] = {"notifier": notifier}
     if phone is not None:
         from nicegui import core
 
         given |= {"phone": lambda: phone, "asgi_app": lambda: core.app}  # the phones' listener serves it all
-    app.state.seqdesk_api = ApiContext(engine=engine, limiter=limiter, token=token,
+    app.state.seqdesk_api = ApiContext(engine=engine, limiter=limiter, token=token, people=people, oidc=oidc,
                                        **{name: provider for name, provider in given.items() if provider is not None})
     errors.install(app)
-    add_routes(app, routes(login=token is not None, phones=phone is not None))
+    add_routes(app, routes(login=token is not None, phones=phone is not None, team=team), team=team)
     app.add_middleware(ApiFallback, router=app.router)
     app.add_middleware(BodyLimitMiddleware, seconds=body_seconds)
     if token is not None:
         app.add_middleware(TokenGate, token=token, limiter=limiter)  # before any body is read
+    if people is not None:
+        app.add_middleware(PeopleGate, accounts=people, limiter=limiter, ready=ready)
     if phone is not None:
         app.add_middleware(PairingGate, phone=phone, token=token)
     app.add_middleware(RequestGate, served=served)  # added last: outermost

@@ -45,7 +45,7 @@ AUTH_SCOPE_KEY = "seqdesk.authenticated"
 DEVICE_SCOPE_KEY = "seqdesk.device"  # set by the pairing gate (`gui.api.pairing`) for a paired phone
 PAIR_PREFIX = "/pair/"  # the pairing page: open, it checks its one-time code itself
 OPEN_PATHS = frozenset({"/login", "/api/health", "/favicon.ico"})
-_STATIC = re.compile(r"^/_nicegui/[0-9][^/]*/(static|libraries|components|resources|esm)/")
+STATIC = re.compile(r"^/_nicegui/[0-9][^/]*/(static|libraries|components|resources|esm)/")
 _SESSION_MESSAGE = b"seqdesk session v1"
 
 
@@ -117,7 +117,7 @@ class TokenGate:
             await self._refuse(scope, send, 403, "cross-origin requests are refused: open SeqDesk itself")
             return
         scope[AUTH_SCOPE_KEY] = how is not None
-        if how is not None or path in OPEN_PATHS or path.startswith(PAIR_PREFIX) or _STATIC.match(path):
+        if how is not None or path in OPEN_PATHS or path.startswith(PAIR_PREFIX) or STATIC.match(path):
             await self.app(scope, receive, send)  # the login form checks its own token (`do_login`)
             return
         if "authorization" in headers:
@@ -129,7 +129,7 @@ class TokenGate:
             self.limiter.failed(client)
             await self._refuse(scope, send, 401, "the token in the Authorization header is not right")
         elif (self.pages and scope["type"] == "http" and scope.get("method") in ("GET", "HEAD")
-              and not _is_machine(path)):
+              and not is_machine(path)):
             query = scope.get("query_string", b"").decode("latin-1")
             back = path + (f"?{query}" if query else "")
             await RedirectResponse(f"/login?next={quote(back, safe='')}", status_code=303)(scope, receive, send)
@@ -155,7 +155,7 @@ class TokenGate:
         await refuse(scope, send, status, detail, headers)
 
 
-def _is_machine(path: str) -> bool:
+def is_machine(path: str) -> bool:
     return path.startswith(("/api/", "/_nicegui_ws/", "/_nicegui/"))
 
 
@@ -200,7 +200,7 @@ async def do_login(request: Request, api: Context) -> Response:
     assert token is not None  # the login routes are there only when the app has a token
     if not same_origin(dict(request.headers), request.url.scheme):
         return login_page("/", _("Log in from SeqDesk's own page."), status=403)
-    form = _form(await request.body())
+    form = form_of(await request.body())
     target = safe_next(form.get("next"))
     if not _same(form.get("token", ""), token):  # the right token passes even from a locked-out address
         client = client_of(request.scope)
@@ -221,7 +221,7 @@ async def logout() -> Response:
     return response
 
 
-def _form(body: bytes) -> dict[str, Any]:
+def form_of(body: bytes) -> dict[str, Any]:
     try:
         fields = parse_qs(body.decode("utf-8"), keep_blank_values=True, max_num_fields=20)
     except (UnicodeDecodeError, ValueError):

@@ -9,8 +9,9 @@ from fastapi.responses import Response
 from pydantic import ValidationError
 
 from gui.api.body import json_response, json_response_of, read_json, type_name
+from gui.api.roles import person_of, token_of
 from gui.api.shared import EngineFrom, interaction_json, pydantic_detail
-from gui.core.asks import Answerer, ApprovalResponse, ApprovalRule, InteractionKind, InteractionStatusFilter
+from gui.core.asks import Answerer, ApprovalResponse, ApprovalRule, InteractionKind, InteractionStatusFilter, Via
 from gui.core.errors import Invalid, NotFound, Unreadable
 from gui.wire import ANSWERED_VIA, CancelBody
 
@@ -55,9 +56,16 @@ async def respond(interaction_id: str, request: Request, engine: EngineFrom) -> 
 
 
 def _answerer(request: Request) -> Answerer:
-    """Who answered: through the HTTP API with the app's token, or the CLI or `seqdesk mcp` saying so."""
+    """Who answered: through the HTTP API with the app's token, or the CLI or `seqdesk mcp` saying so.
+    On a team server the person is the signed-in one, and the token the label of the personal token
+    the request came with (never what the client claims): `gui.api.roles`."""
     via = request.headers.get(ANSWERED_VIA, "").strip().lower()
-    return Answerer(via="cli" if via == "cli" else "mcp" if via == "mcp" else "api")
+    way: Via = "cli" if via == "cli" else "mcp" if via == "mcp" else "api"
+    person = person_of(request.scope)
+    if person is None:
+        return Answerer(via=way)
+    token = token_of(request.scope)
+    return Answerer(person=person.name, via=way if token is not None else "app", token=token)
 
 
 async def cancel(interaction_id: str, request: Request, engine: EngineFrom) -> Response:

@@ -18,7 +18,9 @@ from gui.core.errors import Unavailable
 from gui.core.runs import RunRecord
 
 if TYPE_CHECKING:
+    from gui.core.people import Accounts
     from gui.notify import Notifier
+    from gui.people import OidcSignIn
     from gui.phone import PhoneAccess
 
 EngineProvider = Callable[[], Engine]  # the open engine, or Unavailable while it is not open yet
@@ -42,6 +44,8 @@ class ApiContext:
     notifier: Callable[[], Notifier] = field(default_factory=lambda: _not_here("the notification settings"))
     phone: Callable[[], PhoneAccess] = field(default_factory=lambda: _not_here("phone access"))
     asgi_app: Callable[[], Any] = field(default_factory=lambda: _not_here("the app"))
+    people: Callable[[], Accounts] | None = None  # a team server's accounts (None: the desktop, no sign-in)
+    oidc: OidcSignIn | None = None  # the company's OpenID Connect sign-in, when configured
 
 
 # The dependencies are coroutines: FastAPI runs a plain `def` dependency in a worker thread, two

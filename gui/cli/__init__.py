@@ -1,5 +1,5 @@
 """The `seqdesk` command: the app by default (a team server's with `--connect URL`), plus check, help, run,
-list, tools, mcp and serve (a team's server) for terminals.
+list, tools, mcp, serve (a team's server) and people (its accounts) for terminals.
 
 Exit codes are part of the interface for scripts: `check` 0 valid / 1 invalid / 2 unreadable;
 `run` 0 succeeded / 1 any other end / 2 invalid sequence or args.
@@ -18,6 +18,7 @@ from gui.cli.ask import add_ask_command
 from gui.cli.audit import add_audit_command
 from gui.cli.check import add_format_commands
 from gui.cli.data import add_data_command
+from gui.cli.people import add_people_command
 from gui.cli.run import add_run_commands
 from gui.cli.serve import add_serve_command
 from gui.cli.tools import add_tools_command
@@ -29,7 +30,7 @@ from gui.mcp.cli import add_mcp_command
 # `seqdesk help` loads neither the engine nor NiceGUI nor the MCP SDK.
 COMMANDS: tuple[Callable[[Any], object], ...] = (add_format_commands, add_run_commands, add_mcp_command,
                                                  add_tools_command, add_data_command, add_ask_command,
-                                                 add_audit_command, add_serve_command)
+                                                 add_audit_command, add_serve_command, add_people_command)
 
 
 def _language(argv: Seq[str] | None) -> str | int | None:

@@ -10,10 +10,15 @@ leaf keeps any other built-in base it had (`SecretStoreError` is still a `Runtim
 
     SeqDeskError
     ├── Unreadable (400 unreadable): the input cannot be read at all (not JSON, not UTF-8, no file)
+    ├── NotSignedIn (401 not-signed-in): who asks is not known (no sign-in, a wrong password)
+    │   ├── gui.core.people.WrongPassword (wrong-password)
+    │   └── gui.people.OidcFailed (oidc-failed)
     ├── Refused (403 refused): not from here, or not without a person
+    │   ├── gui.core.people: NotAllowed (not-allowed), PersonRemoved (person-removed)
     │   ├── gui.mcp.auth.SignInNeeded
     │   └── gui.cli.form_prompt._Stop
     ├── NotFound (404 not-found, LookupError)
+    │   ├── gui.core.people.NoSuchPerson (no-such-person)
     │   ├── gui.core.door.NotFoundError (no-such-name)
     │   ├── gui.core.runs.RunNotFoundError
     │   ├── gui.core.door.McpServerNotFound (no-such-server)
@@ -26,11 +31,16 @@ leaf keeps any other built-in base it had (`SecretStoreError` is still a `Runtim
     │   ├── gui.core.runs.LeaseLost (lease-lost): another process of a team took the run over
     │   ├── gui.pgstore.WriteConflict (write-conflict), gui.moving.NotEmpty (target-not-empty)
     │   ├── gui.core.door.TooManyAsks (too-many-asks)
+    │   ├── gui.core.people: PersonExists (person-exists), LabelTaken (label-taken), LastAdmin (last-admin)
     │   └── gui.core.asks.InteractionError (interaction-error: it exists already)
     │       ├── InteractionNotPendingError (not-pending)
     │       ├── InteractionNotFoundError (above, in NotFound)
     │       └── InteractionValidationError (above, in Invalid)
+    ├── Gone (410 gone): it was there once and is no more (an invite used or expired)
+    │   └── gui.core.people.InviteGone (invite-gone)
     ├── TooLarge (413 too-large): over a size limit
+    ├── TooSoon (429 too-soon): too many tries in a short time; wait and try again
+    │   └── gui.core.people.SlowDown (slow-down)
     ├── Invalid (422 invalid, ValueError): well read, but not right
     │   ├── gui.core.sequences.DslError (dsl-error)
     │   │   └── InvalidSequenceError (invalid-sequence)
@@ -43,6 +53,7 @@ leaf keeps any other built-in base it had (`SecretStoreError` is still a `Runtim
     │   ├── gui.core.sequences: ConditionSyntaxError, ConditionEvalError, DurationError,
     │   │   SubstitutionError (ShellPlaceError), ArgumentsError, parser._DuplicateKey, parser._BadNumber
     │   ├── gui.i18n.UnknownLanguage, gui.moving.BadExport (bad-export)
+    │   ├── gui.core.people: PersonNameError (invalid-name), BadPassword (bad-password), BadLabel (bad-label)
     │   └── gui.ui.editor.draft._Invalid
     ├── Internal (500 internal): SeqDesk's own files, store or keyring are not as they must be
     │   ├── gui.store.errors.StoreError (store-error): CorruptDatabaseError, DataFolderError,
@@ -86,6 +97,13 @@ class Unreadable(SeqDeskError):
     code = "unreadable"
 
 
+class NotSignedIn(SeqDeskError):
+    """Who asks is not known: no sign-in, an unknown token, a wrong password."""
+
+    status = 401
+    code = "not-signed-in"
+
+
 class Refused(SeqDeskError):
     """Not allowed from here (a paired phone, without a sign-in), or a person said no."""
 
@@ -107,6 +125,13 @@ class Conflict(SeqDeskError):
     code = "conflict"
 
 
+class Gone(SeqDeskError):
+    """It was there once and is no more: an invite used already, or expired."""
+
+    status = 410
+    code = "gone"
+
+
 class TooLarge(SeqDeskError):
     """Over a size limit."""
 
@@ -119,6 +144,14 @@ class Invalid(SeqDeskError, ValueError):
 
     status = 422
     code = "invalid"
+
+
+class TooSoon(SeqDeskError):
+    """Too many tries in a short time: the message says how long to wait (`retry_after`, s)."""
+
+    status = 429
+    code = "too-soon"
+    retry_after: float = 60.0
 
 
 class Internal(SeqDeskError):
@@ -142,8 +175,8 @@ class Unavailable(SeqDeskError):
     code = "unavailable"
 
 
-FAMILIES: tuple[type[SeqDeskError], ...] = (Unreadable, Refused, NotFound, Conflict, TooLarge, Invalid, Internal,
-                                            Failed, Unavailable)
+FAMILIES: tuple[type[SeqDeskError], ...] = (Unreadable, NotSignedIn, Refused, NotFound, Conflict, Gone, TooLarge,
+                                            TooSoon, Invalid, Internal, Failed, Unavailable)
 
 
 def family_of(kind: type[SeqDeskError]) -> type[SeqDeskError]:

@@ -7,6 +7,7 @@ core: whoever builds an engine chooses its stores (`gui.runtime.compose_engine`)
 from dataclasses import dataclass, field
 
 from gui.memory.asks import MemoryApprovalModes, MemoryAuditLog, MemoryInteractionStore
+from gui.memory.people import MemoryPeopleStore
 from gui.memory.runs import MemoryRunStore, MemoryScheduleStore
 from gui.memory.sequences import MemorySequenceStore
 
@@ -26,6 +27,7 @@ __all__ = [
     "MemoryApprovalModes",
     "MemoryAuditLog",
     "MemoryInteractionStore",
+    "MemoryPeopleStore",
     "MemoryRunStore",
     "MemoryScheduleStore",
     "MemorySequenceStore",

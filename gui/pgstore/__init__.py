@@ -18,11 +18,12 @@ from gui.pgstore.leader import Leader
 from gui.pgstore.leases import LEASE, Leases, take_over_expired
 from gui.pgstore.mcp_settings import MCP_SERVERS
 from gui.pgstore.modes import RULES
-from gui.pgstore.open import PgStores, open_pg_stores
+from gui.pgstore.open import PgStores, open_people_store, open_pg_stores
 from gui.pgstore.pool import check_reachable, is_database_url, where
 from gui.pgstore.run_events import announce_run
 from gui.pgstore.stops import PgStopRequests, StopsHeard
 
 __all__ = ["EVENTS", "LEASE", "MCP_SERVERS", "RULES", "DatabaseNewerError", "DatabaseUnreachable", "EventRelay",
            "Leader", "Leases", "PgStopRequests", "PgStores", "SecretKeyError", "StopsHeard", "WriteConflict",
-           "announce_run", "check_reachable", "is_database_url", "open_pg_stores", "take_over_expired", "where"]
+           "announce_run", "check_reachable", "is_database_url", "open_people_store", "open_pg_stores",
+           "take_over_expired", "where"]

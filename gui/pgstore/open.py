@@ -18,6 +18,7 @@ from gui.pgstore.interactions import PgInteractionStore
 from gui.pgstore.mcp_settings import PgMcpSettings
 from gui.pgstore.modes import PgApprovalModes
 from gui.pgstore.notices import REQUESTS, RUNS, Listener, store_name
+from gui.pgstore.people import PgPeopleStore
 from gui.pgstore.pool import check_reachable, open_pool
 from gui.pgstore.preferences import PgPreferenceTable
 from gui.pgstore.runs import PgRunStore
@@ -46,6 +47,7 @@ class PgStores:
     stop_requests: PgStopRequests
     audit: PgAuditLog
     preferences: PgPreferenceTable
+    people: PgPeopleStore
     listeners: list[Listener] = field(default_factory=list)
 
     async def follow(self, on_request: Callable[[str], Awaitable[None]],
@@ -96,4 +98,13 @@ async def open_pg_stores(url: str, *, secret_key: str | None = None) -> PgStores
     return PgStores(url=url, name=name, pool=pool, sequences=PgSequenceStore(pool), runs=PgRunStore(pool, name),
                     interactions=PgInteractionStore(pool, claims), modes=modes, schedules=PgScheduleStore(pool),
                     mcp_settings=PgMcpSettings(pool, secrets), stop_requests=PgStopRequests(pool, name),
-                    audit=PgAuditLog(pool, claims), preferences=preferences)
+                    audit=PgAuditLog(pool, claims), preferences=preferences, people=PgPeopleStore(pool))
+
+
+async def open_people_store(url: str) -> tuple[PgPeopleStore, Callable[[], Awaitable[None]]]:
+    """Only the people of the database at `url` (`seqdesk people`: no secret key needed), its schema
+    brought up to date first; the store and what closes it. DatabaseUnreachable or DatabaseNewerError."""
+    await check_reachable(url)
+    await asyncio.to_thread(migrate, url)
+    pool = await open_pool(url, store_name())
+    return PgPeopleStore(pool), pool.close

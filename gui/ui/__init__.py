@@ -16,4 +16,4 @@ def register_pages(ctx: AppContext) -> None:
     from gui.ui.theme import register_shell
 
     register_shell()
-    add_pages(ctx, pages())
+    add_pages(ctx, pages(team=ctx.team))

@@ -265,6 +265,7 @@ def frame(title: str, ctx: AppContext) -> Iterator[None]:
     if prefs is not None and prefs.read().get("desktop_notifications") is False:
         ui.add_head_html("<script>seqdesk.desktopNotify = false;</script>")
     path = _current_path()
+    nav = _nav(ctx)
     badges: list[ui.badge] = []
     with ui.header().classes("items-center gap-2 px-4 py-1 no-wrap seqdesk-header").mark("app-header"):
         menu_button = ui.button(icon="menu").props("flat round color=white").classes("xs").mark("nav-menu")
@@ -274,7 +275,7 @@ def frame(title: str, ctx: AppContext) -> Iterator[None]:
             badge.set_visibility(False)
             badges.append(badge)
             with ui.menu().classes("seqdesk-menu").props("auto-close") as menu:
-                for label, target, icon in NAV:
+                for label, target, icon in nav:
                     with ui.item(on_click=lambda t=target: ui.navigate.to(t)).mark(f"menu-{label.lower()}") as item:
                         with ui.item_section().props("avatar"):
                             ui.icon(icon)
@@ -292,7 +293,7 @@ def frame(title: str, ctx: AppContext) -> Iterator[None]:
             ui.image(f"{ASSETS_URL}/icon.svg").classes("w-7 h-7 shrink-0")
             ui.label(APP_NAME).classes("text-lg font-bold")
         with ui.row().classes("items-center gap-1 no-wrap seqdesk-nav gt-xs"):
-            for label, target, icon in NAV:
+            for label, target, icon in nav:
                 button = ui.button(icon=icon, on_click=lambda t=target: ui.navigate.to(t)).props(
                     "flat no-caps no-wrap color=white").mark(f"nav-{label.lower()}")
                 button.props["aria-label"] = _(label)
@@ -307,10 +308,34 @@ def frame(title: str, ctx: AppContext) -> Iterator[None]:
                         badges.append(badge)
         _PendingWatcher(badges, ctx.slot.engine)
         ui.space()
+        if getattr(ctx, "team", False):
+            _signed_in_button()
         _dark_mode(prefs)
     with ui.column().classes("w-full max-w-6xl mx-auto p-4 gap-4 seqdesk-main"):
         _store_notices(ctx.notices)
         yield
+
+
+def _nav(ctx: AppContext) -> list[tuple[str, str, str]]:
+    """The navigation: on a team server, People too for an admin."""
+    if not getattr(ctx, "team", False):
+        return NAV
+    from gui.core.people import ADMIN
+    from gui.ui.signed_in import current_person
+
+    return [*NAV, (N_("People"), "/people", "group")] if current_person().has(ADMIN) else NAV
+
+
+def _signed_in_button() -> None:
+    """Who is signed in, opening their page (tokens, signing out)."""
+    from gui.ui.signed_in import current_person
+
+    name = current_person().name
+    button = ui.button(icon="account_circle", on_click=lambda: ui.navigate.to("/me")).props(
+        "flat no-caps no-wrap color=white").mark("nav-me")
+    button.props["aria-label"] = _("Signed in as {name}").format(name=name)
+    with button:
+        ui.label(name).classes("gt-sm ml-2")
 
 
 def _store_notices(notices: list[str]) -> None:

@@ -17,6 +17,7 @@ from nicegui import ui
 
 from gui.core.door import Operations
 from gui.core.events import Event
+from gui.core.people import RUNNER
 from gui.core.runs import GroupRecord, RunRecord, ToolRecord
 from gui.core.sequences import DslError, SlotType
 from gui.core.tools import ToolInfo
@@ -25,6 +26,7 @@ from gui.ui.components.run.args_form import RunArgsForm
 from gui.ui.editor.draft import GroupDraft, Issue, SequenceDraft, group_document, local_issues, to_document
 from gui.ui.editor.issues import problem_issues
 from gui.ui.live import live_events
+from gui.ui.signed_in import may
 from gui.wording.glossary import NOTHING, plain
 from gui.wording.outcomes import core_words, run_error_words
 
@@ -118,6 +120,8 @@ class GroupTest(ui.column):
         if args is None:
             return
         self.samples.update(args)
+        if not may(RUNNER):  # a test runs the group's commands: it needs the runner role too
+            return
         try:
             record = await self.engine.start_document(test_document(self.group), args)
         except DslError as exc:

@@ -18,6 +18,7 @@ from nicegui import background_tasks, ui
 from gui.core.asks import InteractionRecord
 from gui.core.door import NotFoundError, Operations
 from gui.core.events import Event, InteractionEnded
+from gui.core.people import RUNNER
 from gui.core.runs import AmbiguousRunIdError, RunRecord
 from gui.core.sequences import DslError, RunArgsError, signature_of
 from gui.i18n import N_, _
@@ -30,6 +31,7 @@ from gui.ui.components.run.panel import RunPanel
 from gui.ui.components.run.resume import ResumeBar
 from gui.ui.components.run.stopped_by import stopped_by_note
 from gui.ui.live import live_events
+from gui.ui.signed_in import may
 from gui.ui.theme import frame
 
 if TYPE_CHECKING:
@@ -212,7 +214,8 @@ async def run_view(ctx: AppContext, sequence: str | None = None, run_id: str | N
             return
 
         async def stop() -> None:
-            await engine.stop(record.run_id)
+            if may(RUNNER):
+                await engine.stop(record.run_id)
 
         ResumeBar(engine, record)
         agent_left_note(record)

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from nicegui import ui
 
 from gui.core.door import NotFoundError
+from gui.core.people import RUNNER
 from gui.core.runs import AmbiguousRunIdError
 from gui.core.sequences import DslError, RunArgsError
 from gui.i18n import DATA, _
@@ -29,6 +30,7 @@ from gui.ui.components.run.status import StatusChip, clock_words, duration_words
 from gui.ui.components.run.stopped_by import stopped_by_note
 from gui.ui.components.run.timeline import RunTimeline
 from gui.ui.components.runs_history import RunsHistory
+from gui.ui.signed_in import may
 from gui.ui.theme import frame
 from gui.wording.outcomes import run_error_words
 
@@ -72,6 +74,8 @@ async def detail_page(ctx: AppContext, run_id: str) -> None:
                     ui.link(_("Watch it live"), f"/run/{record.run_id}").mark("watch-live")
 
                 async def run_again() -> None:
+                    if not may(RUNNER):
+                        return
                     try:
                         again = await engine.start(record.target or record.sequence, record.args)
                     except (RunArgsError, NotFoundError, DslError) as exc:

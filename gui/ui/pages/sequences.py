@@ -17,11 +17,13 @@ from nicegui import ui
 
 from gui.core.door import Engine
 from gui.core.events import SequenceDeleted, SequenceSaved
+from gui.core.people import AUTHOR
 from gui.core.sequences import DslError, line_col, locate, to_text
 from gui.i18n import DATA, N_, _, ngettext
 from gui.ui.components.schedules import SchedulesSection
 from gui.ui.editor import SequenceDraft, storage, style
 from gui.ui.editor.library import ImportCheck, check_import, duplicate
+from gui.ui.signed_in import may
 from gui.ui.theme import frame
 from gui.wording.glossary import type_word
 
@@ -198,6 +200,8 @@ class SequencesPage:
 
     async def _delete(self, name: str, dialog: ui.dialog) -> None:
         dialog.close()
+        if not may(AUTHOR):
+            return
         await self.engine.delete(name)
         storage.drop(storage.edit_key(name))
         ui.notify(_("Deleted '{name}'").format(name=name))
@@ -222,6 +226,8 @@ class SequencesPage:
             await self._save_import(check)
 
     async def _save_import(self, check: ImportCheck, *, as_copy: bool = False) -> None:
+        if not may(AUTHOR):
+            return
         try:
             sequence, _result = await self.engine.create(check.copy if as_copy and check.copy else check.doc)
         except DslError as exc:

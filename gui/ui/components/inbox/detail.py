@@ -25,6 +25,7 @@ from gui.core.asks import (
     ShellApprovalRequest,
     ToolApprovalRequest,
 )
+from gui.core.people import APPROVER
 from gui.core.runs import short_id
 from gui.i18n import DATA, _
 from gui.ui.components.inbox.body import ApprovalBody, RequestBody
@@ -34,6 +35,7 @@ from gui.ui.components.inbox.question_form import QuestionForm
 from gui.ui.components.inbox.shell_card import ShellApprovalCard
 from gui.ui.components.inbox.tool_card import ToolApprovalCard
 from gui.ui.components.settings.reach import on_phone
+from gui.ui.signed_in import current_person, may
 from gui.wording import requests as fmt
 
 Respond = Callable[[str, InteractionResponse, Answerer], Awaitable[Any]]
@@ -49,9 +51,9 @@ class InboxDetail(ui.card):
         self._respond = respond
         self._fetch = fetch
         self._on_answered = on_answered
-        # who answers here, for the record of decisions: you, in the app (or on your paired phone); the
-        # page is opened on one device, so it is known once, as the page is drawn
-        self._by = Answerer(via="phone" if on_phone() else "app")
+        # who answers, for the record of decisions: you (on a team server, the person signed in here), in
+        # the app or on your paired phone; known once, as the detail is drawn
+        self._by = Answerer(person=current_person().name, via="phone" if on_phone() else "app")
         self.countdown: Countdown | None = None
         self.ended = False
         self._message = ""
@@ -102,6 +104,9 @@ class InboxDetail(ui.card):
 
     async def _submit(self, response: InteractionResponse) -> None:
         self.problem.set_visibility(False)
+        if not may(APPROVER):
+            self.body.unlock()
+            return
         try:
             await self._respond(self.interaction_id, response, self._by)
         except InteractionValidationError as exc:

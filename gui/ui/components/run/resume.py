@@ -15,10 +15,12 @@ from nicegui import ui
 
 from gui.core.door import NotFoundError, Operations
 from gui.core.events import Event
+from gui.core.people import RUNNER
 from gui.core.runs import ResumeRefused, RunRecord, refusal_for_status
 from gui.i18n import N_, _
 from gui.ui.components.run.kept import kept_words
 from gui.ui.live import live_events
+from gui.ui.signed_in import may
 
 EXPLAIN = N_("Resume goes on from the first step that did not succeed. The steps that succeeded are kept "
              "and not run again; everything else runs again and asks you again where it needs to.")
@@ -30,6 +32,8 @@ def resumable(record: RunRecord) -> bool:
 
 async def resume_and_open(engine: Operations, run_id: str) -> None:
     """Resume `run_id` and open the new attempt; a refusal is shown as the engine's sentence."""
+    if not may(RUNNER):
+        return
     try:
         new = await engine.resume(run_id)
     except (ResumeRefused, NotFoundError) as exc:

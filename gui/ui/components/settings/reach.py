@@ -25,5 +25,6 @@ def on_phone() -> bool:
 
 def settings_hooks(ctx: AppContext) -> None:
     phone = on_phone()
-    PhoneCard(ctx.phone, on_phone=phone)
+    if not ctx.team:  # a team server offers no pairing: each person signs in on their phone
+        PhoneCard(ctx.phone, on_phone=phone)
     NotificationsCard(ctx.notifier, read_only=phone, prefs=ctx.preferences)
