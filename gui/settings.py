@@ -12,7 +12,8 @@ server: `SEQDESK_PUBLIC_URL` (the address people open, for invite links the CLI 
 computer `SEQDESK_CONNECT` with their personal token in `SEQDESK_TOKEN` takes the CLI and `seqdesk mcp`
 there as that person) and the company's OpenID Connect sign-in, `SEQDESK_OIDC_ISSUER`,
 `SEQDESK_OIDC_CLIENT_ID`, `SEQDESK_OIDC_CLIENT_SECRET` and `SEQDESK_OIDC_CLAIM` (which claim is the
-person's name, default `preferred_username`). Command-line flags override them; nothing else in SeqDesk reads the environment for settings, and nothing writes it.
+person's name, default `preferred_username`). Command-line flags override them; nothing else in
+SeqDesk reads the environment for settings, and nothing writes it.
 """
 
 from __future__ import annotations
