@@ -24,6 +24,8 @@ from typing import Any
 from pydantic import Field, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from gui.core.errors import Invalid
+
 
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="SEQDESK_", extra="ignore", frozen=True)
@@ -63,7 +65,7 @@ class Settings(BaseSettings):
         return self.store is not None
 
 
-class SettingsError(ValueError):
+class SettingsError(Invalid):
     """A setting SeqDesk cannot use, said in one sentence per setting (`SEQDESK_LEASE: …`)."""
 
 

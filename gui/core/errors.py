@@ -15,7 +15,7 @@ leaf keeps any other built-in base it had (`SecretStoreError` is still a `Runtim
     │   └── gui.people.OidcFailed (oidc-failed)
     ├── Refused (403 refused): not from here, or not without a person
     │   ├── gui.core.people: NotAllowed (not-allowed), PersonRemoved (person-removed)
-    │   ├── gui.mcp.auth.SignInNeeded
+    │   ├── gui.mcp.auth.SignInNeeded, gui.mcp.client._StepUpNeeded (a scope a new sign-in can give)
     │   └── gui.cli.form_prompt._Stop
     ├── NotFound (404 not-found, LookupError)
     │   ├── gui.core.people.NoSuchPerson (no-such-person)
@@ -52,7 +52,7 @@ leaf keeps any other built-in base it had (`SecretStoreError` is still a `Runtim
     │   ├── gui.temporal.ExecutorAddressError
     │   ├── gui.core.sequences: ConditionSyntaxError, ConditionEvalError, DurationError,
     │   │   SubstitutionError (ShellPlaceError), ArgumentsError, parser._DuplicateKey, parser._BadNumber
-    │   ├── gui.i18n.UnknownLanguage, gui.moving.BadExport (bad-export)
+    │   ├── gui.i18n.UnknownLanguage, gui.moving.BadExport (bad-export), gui.settings.SettingsError
     │   ├── gui.core.people: PersonNameError (invalid-name), BadPassword (bad-password), BadLabel (bad-label)
     │   └── gui.ui.editor.draft._Invalid
     ├── Internal (500 internal): SeqDesk's own files, store or keyring are not as they must be

@@ -62,7 +62,7 @@ from pydantic import ValidationError
 
 import gui
 from gui.core.asks import ElicitationHandler
-from gui.core.errors import ToolError
+from gui.core.errors import Refused, ToolError
 from gui.core.tools import Registry, Tool, ToolContext
 from gui.mcp.auth import SignInNeeded, StoredTokens, connection_auth
 from gui.mcp.config import McpServerConfig
@@ -109,7 +109,7 @@ class _Call:
 _CURRENT_CALL: ContextVar[_Call | None] = ContextVar("seqdesk_mcp_call", default=None)
 
 
-class _StepUpNeeded(Exception):
+class _StepUpNeeded(Refused):
     """A call was refused for want of a scope a sign-in can give (403 `insufficient_scope`)."""
 
     def __init__(self, challenge: Challenge) -> None:
