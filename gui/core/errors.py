@@ -42,6 +42,7 @@ leaf keeps any other built-in base it had (`SecretStoreError` is still a `Runtim
     │   ├── gui.core.sequences: ConditionSyntaxError, ConditionEvalError, DurationError,
     │   │   SubstitutionError (ShellPlaceError), ArgumentsError, parser._DuplicateKey, parser._BadNumber
     │   ├── gui.i18n.UnknownLanguage, gui.moving.BadExport (bad-export)
+    │   ├── gui.core.people.PersonNameError (invalid-name)
     │   └── gui.ui.editor.draft._Invalid
     ├── Internal (500 internal): SeqDesk's own files, store or keyring are not as they must be
     │   ├── gui.store.errors.StoreError (store-error): CorruptDatabaseError, DataFolderError,
