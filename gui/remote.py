@@ -24,11 +24,11 @@ from pydantic import TypeAdapter
 
 from gui.atomic import atomic_write
 from gui.core.asks import (
+    Answered,
     Answerer,
     ApprovalRule,
     InteractionKind,
     InteractionRecord,
-    InteractionResult,
     InteractionStatusFilter,
 )
 from gui.core.causes import CancelReason, EndCause
@@ -60,7 +60,7 @@ log = logging.getLogger(__name__)
 
 ENDPOINT_FILE = "seqdesk.endpoint.json"
 STOP_SECONDS = 10.0
-_RESULT: TypeAdapter[InteractionResult] = TypeAdapter(InteractionResult)
+_RESULT: TypeAdapter[Answered] = TypeAdapter(Answered)
 
 
 class RemoteEngine:
@@ -363,7 +363,7 @@ class RemoteEngine:
         body = await self._request("GET", f"/api/interactions/{quote(interaction_id, safe='')}", missing_ok=True)
         return _interaction(body) if body is not None else None
 
-    async def respond(self, interaction_id: str, response: Any, by: Answerer | None = None) -> InteractionResult:
+    async def respond(self, interaction_id: str, response: Any, by: Answerer | None = None) -> Answered:
         payload = response.model_dump(mode="json") if hasattr(response, "model_dump") else response
         via = {ANSWERED_VIA: by.via} if by is not None else None  # the app records who answered (CLI...)
         body = await self._request("POST", f"/api/interactions/{quote(interaction_id, safe='')}/respond",

@@ -12,6 +12,7 @@ leaf keeps any other built-in base it had (`SecretStoreError` is still a `Runtim
     ├── Unreadable (400 unreadable): the input cannot be read at all (not JSON, not UTF-8, no file)
     ├── Refused (403 refused): not from here, or not without a person
     │   ├── gui.mcp.auth.SignInNeeded
+    │   ├── gui.core.asks.NotAnApprover (not-an-approver): not among a request's approvers, or its run's starter
     │   └── gui.cli.form_prompt._Stop
     ├── NotFound (404 not-found, LookupError)
     │   ├── gui.core.door.NotFoundError (no-such-name)
@@ -25,6 +26,7 @@ leaf keeps any other built-in base it had (`SecretStoreError` is still a `Runtim
     │   ├── gui.core.runs.AmbiguousRunIdError (ambiguous-run-id, LookupError)
     │   ├── gui.pgstore.WriteConflict (write-conflict), gui.moving.NotEmpty (target-not-empty)
     │   ├── gui.core.door.TooManyAsks (too-many-asks)
+    │   ├── gui.core.asks.AlreadyApproved (already-approved): the same person approving twice
     │   └── gui.core.asks.InteractionError (interaction-error: it exists already)
     │       ├── InteractionNotPendingError (not-pending)
     │       ├── InteractionNotFoundError (above, in NotFound)

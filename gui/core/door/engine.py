@@ -16,13 +16,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from gui.core.asks import (
+    Answered,
     Answerer,
     ApprovalModes,
     ApprovalRule,
     AuditEntry,
     InteractionKind,
     InteractionRecord,
-    InteractionResult,
     InteractionService,
     InteractionStatusFilter,
     InteractionStore,
@@ -217,11 +217,14 @@ class Engine:
         return await self.mcp_servers.retry(name)
 
     # -- runs ----------------------------------------------------------------------------------
-    async def start(self, name: str, args: dict[str, Any] | None = None) -> RunRecord:
-        """Start a saved sequence (or, by its name, a single group) and return at once."""
+    async def start(self, name: str, args: dict[str, Any] | None = None, *,
+                    started_by: str | None = None) -> RunRecord:
+        """Start a saved sequence (or, by its name, a single group) and return at once; `started_by`:
+        the signed-in person who started it (a team server), whom its requests know."""
         await self._tools_ready()
         sequence, group = await self.catalog.resolve(name)
-        return await self.runner.start(sequence, args or {}, group=group)
+        origin = Origin(started_by=started_by) if started_by is not None else None
+        return await self.runner.start(sequence, args or {}, group=group, origin=origin)
 
     async def start_document(self, doc: Any, args: dict[str, Any] | None = None) -> RunRecord:
         """Start a sequence that is not saved (a file given to `seqdesk run`): validated against the
@@ -367,7 +370,7 @@ class Engine:
     async def get_interaction(self, interaction_id: str) -> InteractionRecord | None:
         return await self.interactions.get(interaction_id)
 
-    async def respond(self, interaction_id: str, response: Any, by: Answerer | None = None) -> InteractionResult:
+    async def respond(self, interaction_id: str, response: Any, by: Answerer | None = None) -> Answered:
         """Answer a request; `by` is who answered and through which surface (for the record of decisions)."""
         return await self.interactions.respond(interaction_id, response, by)
 

@@ -12,11 +12,11 @@ from collections.abc import Callable
 from typing import Any, NamedTuple, Protocol, TypeVar
 
 from gui.core.asks import (
+    Answered,
     Answerer,
     ApprovalRule,
     InteractionKind,
     InteractionRecord,
-    InteractionResult,
     InteractionStatusFilter,
 )
 from gui.core.causes import CancelReason, EndCause
@@ -185,7 +185,7 @@ class Operations(Protocol):
 
     async def get_interaction(self, interaction_id: str) -> InteractionRecord | None: ...
 
-    async def respond(self, interaction_id: str, response: Any, by: Answerer | None = None) -> InteractionResult: ...
+    async def respond(self, interaction_id: str, response: Any, by: Answerer | None = None) -> Answered: ...
 
     async def cancel_interaction(self, interaction_id: str, reason: CancelReason) -> bool: ...
 

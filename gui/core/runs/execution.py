@@ -49,6 +49,7 @@ class Origin:
     schedule_id: str | None = None
     note: str | None = None
     plan: ResumePlan | None = None
+    started_by: str | None = None  # the signed-in person who started it (a team server)
 
 
 @dataclass(slots=True)
