@@ -27,6 +27,7 @@ from gui.core.asks import (
     Answered,
     Answerer,
     ApprovalRule,
+    InboxView,
     InteractionKind,
     InteractionRecord,
     InteractionStatusFilter,
@@ -34,6 +35,8 @@ from gui.core.asks import (
 from gui.core.causes import CancelReason, EndCause
 from gui.core.door import (
     AskState,
+    BatchAnswer,
+    BatchOutcome,
     EventListener,
     McpServerChange,
     McpServerListing,
@@ -232,8 +235,9 @@ class RemoteEngine:
         return found
 
     # -- runs ----------------------------------------------------------------------------------
-    async def start(self, name: str, args: dict[str, Any] | None = None) -> RunRecord:
-        return await self._start(StartRun(sequence=name, args=args or {}))
+    async def start(self, name: str, args: dict[str, Any] | None = None, *,
+                    started_by: str | None = None) -> RunRecord:
+        return await self._start(StartRun(sequence=name, args=args or {}))  # the app knows who asks
 
     async def start_document(self, doc: Any, args: dict[str, Any] | None = None) -> RunRecord:
         return await self._start(StartRun(document=doc, args=args or {}))
@@ -374,6 +378,23 @@ class RemoteEngine:
         body = await self._request("POST", f"/api/interactions/{quote(interaction_id, safe='')}/cancel",
                                    json={"reason": reason})
         return bool(body.get("cancelled"))
+
+    async def inbox(self, person: str, view: InboxView) -> list[InteractionRecord]:
+        """The view of the inbox of whoever this client is to the app (`person` is the app's to know)."""
+        return (await self._page("/api/interactions", {"view": view, "limit": 1000}, _interaction)).items
+
+    async def respond_many(self, answers: list[BatchAnswer], by: Answerer | None = None) -> list[BatchOutcome]:
+        via = {ANSWERED_VIA: by.via} if by is not None else None
+        body = await self._request("POST", "/api/interactions/batch",
+                                   json={"answers": [a.model_dump(mode="json") for a in answers]}, headers=via)
+        return [BatchOutcome.model_validate(o) for o in body.get("outcomes", [])]
+
+    async def hand_over(self, interaction_id: str, to: str, note: str = "",
+                        by: Answerer | None = None) -> InteractionRecord:
+        via = {ANSWERED_VIA: by.via} if by is not None else None
+        body = await self._request("POST", f"/api/interactions/{quote(interaction_id, safe='')}/hand-over",
+                                   json={"to": to, "note": note}, headers=via)
+        return _interaction(body)
 
     # -- a program asking the person -----------------------------------------------------------
     async def ask(self, ask: ProgramAsk) -> AskState:

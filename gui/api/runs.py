@@ -29,7 +29,9 @@ async def start_run(request: Request, engine: EngineFrom) -> Response:
         record = await eng.start_document(body.document, body.args or {})
     else:
         assert body.sequence is not None
-        record = await eng.start(body.sequence, body.args or {})
+        signed_in = getattr(request.state, "person", None)  # set by a sign-in in front of the routes (a team)
+        record = await eng.start(body.sequence, body.args or {},
+                                 started_by=signed_in if isinstance(signed_in, str) else None)
     return json_response({"run_id": record.run_id, "status": record.status}, 202,
                          {"Location": f"/api/runs/{record.run_id}"})
 

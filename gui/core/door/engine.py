@@ -21,6 +21,7 @@ from gui.core.asks import (
     ApprovalModes,
     ApprovalRule,
     AuditEntry,
+    InboxView,
     InteractionKind,
     InteractionRecord,
     InteractionService,
@@ -34,6 +35,7 @@ from gui.core.asks import (
 from gui.core.causes import CancelReason, EndCause
 from gui.core.door.agent_left import AgentLeaving
 from gui.core.door.asks import AskState, ProgramAsk, ProgramAsks
+from gui.core.door.batch import BatchAnswer, BatchOutcome, answer_each
 from gui.core.door.catalog import Catalog, SequenceStore
 from gui.core.door.documents import NotFoundError, document_from, summary
 from gui.core.door.following import RunFollower
@@ -373,6 +375,19 @@ class Engine:
     async def respond(self, interaction_id: str, response: Any, by: Answerer | None = None) -> Answered:
         """Answer a request; `by` is who answered and through which surface (for the record of decisions)."""
         return await self.interactions.respond(interaction_id, response, by)
+
+    async def inbox(self, person: str, view: InboxView) -> list[InteractionRecord]:
+        """The pending requests in one view of `person`'s inbox: "needs_you", "waiting", "started_by_you"."""
+        return await self.interactions.inbox(person, view)
+
+    async def respond_many(self, answers: list[BatchAnswer], by: Answerer | None = None) -> list[BatchOutcome]:
+        """Answer several requests at once, each through `respond` (its gates), each with its own outcome."""
+        return await answer_each(self.respond, answers, by)
+
+    async def hand_over(self, interaction_id: str, to: str, note: str = "",
+                        by: Answerer | None = None) -> InteractionRecord:
+        """Hand a request to `person:NAME` or `role:NAME` with a note (recorded as a delegation)."""
+        return await self.interactions.hand_over(interaction_id, to, note, by)
 
     async def decisions(self, since_ms: int | None = None) -> tuple[list[AuditEntry], Verdict]:
         """The record of decisions (oldest first) and whether its chain is unbroken; empty without one."""
