@@ -28,8 +28,10 @@ from nicegui import app, context, ui
 from gui.core.asks import InteractionRecord
 from gui.core.door import Engine
 from gui.core.events import Event, InteractionCreated, InteractionEnded
+from gui.core.people import DESKTOP_PERSON
 from gui.i18n import N_, _, current_language, html_lang
 from gui.prefs import PrefsFile
+from gui.ui import person
 from gui.ui.components.store_notice import StoreNotice
 from gui.ui.live import live_events
 from gui.wording import requests as fmt
@@ -161,15 +163,20 @@ class _PendingWatcher:
                 badge.set_visibility(False)
             return
         self.engine = engine
+        self.person = person.signed_in_person()
         live_events(self.engine, self._on_events, types=("interaction.",))
         ui.timer(0, self._load, once=True)
 
     async def _load(self) -> None:
-        records = await self.engine.pending()
+        # what needs the person looking (on the desktop: every pending request)
+        records = await self.engine.inbox(self.person, "needs_you")
         self.ids = {r.interaction_id for r in records}
         self._show()
 
-    def _on_events(self, events: list[Event]) -> None:
+    async def _on_events(self, events: list[Event]) -> None:
+        if self.person != DESKTOP_PERSON.name:  # on a team, whose a request is depends on more than events
+            await self._load()
+            return
         new: list[InteractionRecord] = []
         for event in events:
             if isinstance(event, InteractionCreated) and event.record.get("status") == "pending" \

@@ -34,6 +34,7 @@ from gui.core.events import Event, InteractionChanged, InteractionCreated, Inter
 from gui.core.people import DESKTOP_PERSON
 from gui.core.queries import Page
 from gui.i18n import DATA, N_, _, format_number
+from gui.ui import person
 from gui.ui.components.inbox.allowed_banner import show_allowed
 from gui.ui.components.inbox.answered_card import AnsweredCard
 from gui.ui.components.inbox.batch_dialog import BatchDialog, outcome_words
@@ -64,12 +65,6 @@ STATUS_FILTERS = {"all": N_("All"), "resolved": N_("Answered"), "expired": N_("E
 KIND_FILTERS = {"all": N_("All kinds"), "approval": N_("Approvals"), "question": N_("Questions"), "form": N_("Forms")}
 
 
-def signed_in_person() -> str:
-    """The person a team server's sign-in put on this page's request; the desktop's "you" without one."""
-    person = getattr(context.client.request.state, "person", None)
-    return person if isinstance(person, str) and person else DESKTOP_PERSON.name
-
-
 async def inbox_page(ctx: AppContext) -> None:
     await InboxPage(ctx).build()
 
@@ -98,7 +93,7 @@ class InboxPage:
         self.history_page = 1
         # Who looks: the person a team server's sign-in put on the page's request; "you" on the desktop,
         # where everything needs you and the inbox looks as it always did.
-        self.person = signed_in_person()
+        self.person = person.signed_in_person()
         self.team = self.person != DESKTOP_PERSON.name
         self.others: dict[InboxView, list[InteractionRecord]] = {"waiting": [], "started_by_you": []}
         self.other_boxes: dict[InboxView, tuple[ui.column, ui.column]] = {}

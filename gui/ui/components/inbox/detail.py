@@ -94,6 +94,8 @@ class InboxDetail(ui.card):
         """It waits on others: say so, and keep its buttons from being pressed."""
         self.ended = True
         self.body.lock()
+        self.chip.text = _("Waiting on others")
+        self.chip.props("icon=hourglass_top")
         self.banner.clear()
         with self.banner:
             ui.icon("hourglass_top", size="sm")

@@ -52,7 +52,8 @@ def people_line(record: InteractionRecord) -> None:
     """The lines that say who may answer, how many must approve and who did."""
     if not shows_people(record):
         return
-    with ui.column().classes("w-full gap-1 rounded p-3 bg-deep-purple-50 dark:bg-deep-purple-950 text-sm").mark(
+    with ui.column().classes("w-full gap-1 rounded p-3 text-sm bg-violet-50 text-violet-950 dark:bg-violet-950 "
+                             "dark:text-violet-100").mark(
             "people-line"):
         targets = answerers(record)
         if targets:
