@@ -114,3 +114,38 @@ def test_a_desktop_and_a_phone_each_approve_and_the_run_goes_on(team_app: Runnin
     assert [a["person"] for a in asked["approvals"]] == ["ana", "li.wei"]
     ana.context.close()
     li.context.close()
+
+
+def test_answering_several_at_once_lists_each_command_before_it_is_sent(team_app: RunningApp, browser: Any,
+                                                                      screenshot: Any) -> None:
+    runs = []
+    for n in range(3):
+        step = {"tool": "cmd_run", "args": {"command": f"echo batch-{n}"}}
+        document = {"name": f"batch-{n}", "groups": [{"name": f"batch-{n}-go", "tools": json.dumps(step) + " ;"}]}
+        assert team_app.api("POST", "/api/sequences", document)[0] in (200, 201)
+        status, started = api_as(team_app, "runner", "POST", "/api/runs", {"sequence": f"batch-{n}"})
+        assert status == 202, started
+        runs.append(started["run_id"])
+
+    sam = as_person(browser, team_app, "sam")
+    sam.goto(f"{team_app.base_url}/inbox")
+    expect(sam.get_by_text("Needs you (3)")).to_be_visible()
+    sam.get_by_role("button", name="Answer several…").click()
+    dialog = sam.locator(".q-dialog")
+    for n in (0, 1):
+        dialog.locator(".inbox-row").filter(has_text=f"echo batch-{n}").get_by_role("checkbox").click()
+    dialog.get_by_role("button", name="Approve selected…").click()
+    expect(dialog.get_by_text("Approve these 2?")).to_be_visible()
+    expect(dialog.get_by_text("scope: this request only").first).to_be_visible()
+    screenshot(sam, "team-inbox-batch-confirm.png")
+    dialog.get_by_role("button", name="Approve 2").click()
+
+    def ended(run_id: str) -> Any:
+        code, found = team_app.api("GET", f"/api/runs/{run_id}")
+        return found if code == 200 and found["status"] != "running" else None
+
+    assert [wait_until_sync(lambda r=r: ended(r), "a run to finish", timeout=WAIT_MS / 1000)["status"]
+            for r in runs[:2]] == ["succeeded", "succeeded"]
+    expect(sam.get_by_text("Needs you (1)")).to_be_visible()
+    assert team_app.api("GET", f"/api/runs/{runs[2]}")[1]["status"] == "running"
+    sam.context.close()
