@@ -36,8 +36,9 @@ def test_written_back_as_written_and_read_again_the_same() -> None:
     group = {"approvers": ["role:oncall"], "required": 2, "escalate_after": "4h", "escalate_to": ["role:lead"],
              "expire_after": "8h"}
     first = check_document(doc(group, {"approvers": ["person:sam", "role:lead"]}))
-    written = to_document(first.sequence)["groups"][0]
-    assert written["required"] == 2 and '"approvers":["person:sam","role:lead"]' in written["tools"]
+    written = to_document(first.sequence)
+    assert written["groups"][0]["required"] == 2
+    assert '"approvers":["person:sam","role:lead"]' in written["groups"][0]["tools"]
     assert check_document(written).sequence == first.sequence
 
 
@@ -80,3 +81,13 @@ def test_a_step_mistake_carries_its_offset_in_the_tools_text() -> None:
 
 def test_a_role_and_persons_together_may_require_more_than_the_persons_named() -> None:
     assert check_document(doc({"approvers": ["person:a", "role:oncall"], "required": 3})).ok
+
+
+def test_a_step_that_sets_a_default_still_overrides_its_group_once_stored() -> None:
+    first = check_document(doc({"approvers": ["role:oncall"], "required": 2}, {"approvers": ["person:sam"],
+                                                                                "required": 1}))
+    assert first.ok, first.errors
+    again = check_document(to_document(first.sequence))
+    assert again.ok, again.errors
+    step = again.sequence.groups[0].tools[0]
+    assert step.asking is not None and step.asking.over(again.sequence.groups[0].asking).required == 1

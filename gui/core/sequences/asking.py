@@ -53,10 +53,10 @@ class Asking(BaseModel):
 
     @model_serializer(mode="wrap")
     def _only_set(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        """Defaults are left out: a stored document names only what its author wrote."""
+        """Only the keys its author wrote: a document reads as written, and a step's `"required": 1`
+        still overrides its group's 2 once stored and read again."""
         data: dict[str, Any] = handler(self)
-        defaults = {name: field.default for name, field in Asking.model_fields.items()}
-        return {k: v for k, v in data.items() if v != defaults[k] and not (v == [] and defaults[k] == ())}
+        return {k: v for k, v in data.items() if k in self.model_fields_set}
 
     def over(self, group: Asking | None) -> Asking:
         """This step's rules, falling back on its group's for every key the step does not set."""
