@@ -16,7 +16,7 @@ from gui.ui.editor.context import EditorContext
 from gui.ui.editor.draft import GroupDraft
 from gui.ui.editor.fields import ErrorLabel
 
-_CHIPS = "use-chips use-input multiple new-value-mode=add-unique hide-dropdown-icon outlined dense"
+_CHIPS = "use-chips hide-dropdown-icon outlined dense"
 
 
 def _names(targets: Any, kind: str) -> list[str]:
@@ -51,11 +51,13 @@ class AnswerersSection(ui.column):
             ui.label(_("For a team's SeqDesk, where people sign in. On your own computer you answer everything "
                        "yourself, once.")).classes("text-sm opacity-80")
             with ui.row().classes("w-full gap-4 items-start sd-stack"):
-                self.people = ui.select([], value=_names(asking.get("approvers"), "person"),
+                people = _names(asking.get("approvers"), "person")
+                self.people = ui.select(people, value=people, multiple=True, new_value_mode="add-unique",
                                         label=_("People who may answer"), on_change=self._set_approvers) \
                     .props(_CHIPS).classes("w-72").mark("group-approver-people")
                 self.people.props['hint'] = _("Type a name and press Enter")
-                self.roles = ui.select([], value=_names(asking.get("approvers"), "role"),
+                roles = _names(asking.get("approvers"), "role")
+                self.roles = ui.select(roles, value=roles, multiple=True, new_value_mode="add-unique",
                                        label=_("Roles whose people may answer"), on_change=self._set_approvers) \
                     .props(_CHIPS).classes("w-72").mark("group-approver-roles")
                 self.roles.props['hint'] = _("Empty, both: anyone who may answer")
@@ -76,7 +78,8 @@ class AnswerersSection(ui.column):
                 remind = self._duration("remind_after", _("Remind them after"), _("Such as 30m or 4h; empty: never"))
                 escalate = self._duration("escalate_after", _("Also ask others after"),
                                           _("Then the people below are asked as well"))
-                self.escalate_to = ui.select([], value=list(asking.get("escalate_to") or []),
+                others = [t for t in asking.get("escalate_to") or [] if isinstance(t, str)]
+                self.escalate_to = ui.select(others, value=others, multiple=True, new_value_mode="add-unique",
                                              label=_("Others to ask (role:NAME or person:NAME)"),
                                              on_change=self._set_escalate_to) \
                     .props(_CHIPS).classes("w-72").mark("group-escalate-to")

@@ -199,7 +199,7 @@ class InboxPage:
         mine = any(r.interaction_id == interaction_id for r in self.pending)
         with shown:
             InboxDetail(record, respond=self._respond, fetch=self.engine.get_interaction, on_answered=self._answered,
-                        hand_over=self._hand_over if self.team else None,
+                        hand_over=self._hand_over if self.team else None, team=self.team,
                         waiting_on=None if mine else _("Waiting on others: {who}").format(who=answerers_words(record)))
 
     async def _respond(self, interaction_id: str, response: InteractionResponse, by: Answerer) -> Any:
@@ -321,7 +321,8 @@ class InboxPage:
         iid = record.interaction_id
         with self.detail_box:
             self.detail = InboxDetail(record, respond=self._respond, fetch=self.engine.get_interaction,
-                                      on_answered=self._answered, hand_over=self._hand_over if self.team else None)
+                                      on_answered=self._answered, hand_over=self._hand_over if self.team else None,
+                                      team=self.team)
         self.keys.settle()
         self.seen.add(iid)
         if iid in self.rows:

@@ -48,9 +48,10 @@ Answered = Callable[[InteractionRecord, InteractionResponse | None], Awaitable[N
 
 class InboxDetail(ui.card):
     def __init__(self, record: InteractionRecord, *, respond: Respond, fetch: Fetch, on_answered: Answered,
-                 hand_over: HandOver | None = None, waiting_on: str | None = None) -> None:
-        """`hand_over`: a team server's "Hand over…" (None on the desktop); `waiting_on`: the request waits
-        on other people, said in these words, and cannot be answered here."""
+                 hand_over: HandOver | None = None, waiting_on: str | None = None, team: bool = False) -> None:
+        """`team`: people signed in, so who may answer and how many must agree apply and are shown (on the
+        desktop one person answers everything, once); `hand_over`: a team's "Hand over…"; `waiting_on`: the
+        request waits on other people, said in these words, and cannot be answered here."""
         super().__init__()
         self.record = record
         self.interaction_id = record.interaction_id
@@ -70,7 +71,8 @@ class InboxDetail(ui.card):
                 self.chip = ui.chip(fmt.WAITING.word, icon=fmt.WAITING.icon, color="deep-purple-1",
                                     text_color="deep-purple-9").props("square").mark("detail-state")
             self._source_line(request)
-            people_line(record)
+            if team:
+                people_line(record)
             if hand_over is not None and record.status == "pending":
                 ui.button(_("Hand over…"), icon="forward",
                           on_click=lambda: HandOverDialog(self.record, hand_over, self._handed).open()).props(
