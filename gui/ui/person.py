@@ -13,3 +13,9 @@ def signed_in_person() -> str:
     person = getattr(context.client.request.state, "person", None)
     return person if isinstance(person, str) and person else DESKTOP_PERSON.name
 
+
+
+def starter() -> str | None:
+    """Whom a run started from this page is started by: the signed-in person; None on the desktop."""
+    name = signed_in_person()
+    return None if name == DESKTOP_PERSON.name else name

@@ -21,6 +21,7 @@ from gui.core.events import Event, InteractionEnded
 from gui.core.runs import AmbiguousRunIdError, RunRecord
 from gui.core.sequences import DslError, RunArgsError, signature_of
 from gui.i18n import N_, _
+from gui.ui import person
 from gui.ui.components.run.agent_left import agent_left_note
 from gui.ui.components.run.ambiguous import ambiguous_notice
 from gui.ui.components.run.answer_panel import AnswerPanel
@@ -129,7 +130,7 @@ class Launcher:
             self._problem(_("Some inputs need fixing: see the marked fields."))
             return
         try:
-            record = await self.engine.start(self.select.value, args)
+            record = await self.engine.start(self.select.value, args, started_by=person.starter())
         except RunArgsError as exc:
             self._problem(_("The inputs do not fit this sequence: {problems}").format(problems="; ".join(exc.problems)))
             return

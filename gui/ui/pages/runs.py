@@ -18,6 +18,7 @@ from gui.core.door import NotFoundError
 from gui.core.runs import AmbiguousRunIdError
 from gui.core.sequences import DslError, RunArgsError
 from gui.i18n import DATA, _
+from gui.ui import person
 from gui.ui.components.run.agent_left import agent_left_note
 from gui.ui.components.run.ambiguous import ambiguous_notice
 from gui.ui.components.run.group_list import GroupList
@@ -72,7 +73,8 @@ async def detail_page(ctx: AppContext, run_id: str) -> None:
 
                 async def run_again() -> None:
                     try:
-                        again = await engine.start(record.target or record.sequence, record.args)
+                        again = await engine.start(record.target or record.sequence, record.args,
+                                                   started_by=person.starter())
                     except (RunArgsError, NotFoundError, DslError) as exc:
                         reason = exc.errors[0].text(_) if isinstance(exc, DslError) else exc
                         ui.notify(_("Could not run it again: {reason}").format(reason=reason), type="negative",
