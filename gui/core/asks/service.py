@@ -370,12 +370,18 @@ class InteractionService:
                 current = self._waiting.get(iid)
                 if current is None:
                     continue
-                for kind in due(current, now):
-                    field = "reminded_at" if kind == "remind" else "escalated_at"
-                    current = await self._keep_change(current.model_copy(update={field: now}),
-                                                      "reminded" if kind == "remind" else "escalated",
-                                                      notify=who_to_tell(current, kind))
-                    done.append((iid, kind))
+                try:
+                    for kind in due(current, now):
+                        field = "reminded_at" if kind == "remind" else "escalated_at"
+                        current = await self._keep_change(current.model_copy(update={field: now}),
+                                                          "reminded" if kind == "remind" else "escalated",
+                                                          notify=who_to_tell(current, kind))
+                        done.append((iid, kind))
+                except InteractionError:  # changed elsewhere meanwhile: the next look uses what is stored
+                    log.warning("could not remind or escalate %s: it changed meanwhile", iid)
+                    stored = await self.store.get(iid)
+                    if stored is not None and stored.status == "pending":
+                        self._waiting[iid] = current = stored
                 self._plan_follow_up(current)
         return done
 
@@ -608,6 +614,8 @@ class InteractionService:
             if record.status == "pending":
                 if interaction_id not in self._waiting:
                     self._publish_created(record)
+                else:  # changed there while still pending (an approval of several, a hand-over): as stored now
+                    self._waiting[interaction_id] = record
                 return
             if interaction_id in self._waiting:
                 self._settle(record)
