@@ -2,7 +2,7 @@
 on-call people must approve; each sees it in their inbox view, one approves in a batch, the other
 alone, and the run goes on. Refusals (an outsider, the same person twice, the starter) change nothing.
 
-Who asks is `request.state.person`, which a team server's sign-in sets in front of the routes. No
+Who asks is the `Person` a team server's sign-in puts on the request's scope (`seqdesk.person`). No
 sign-in exists on this branch, so this module puts a test-only middleware there that reads the name
 from a header: it is defined here and installed nowhere else (the production app has no such way).
 """
@@ -22,6 +22,7 @@ from gui.api import register_api
 from gui.api.request_gate import Served
 from gui.context import EngineSlot
 from gui.core.door.engine import Engine
+from gui.core.people import Person
 from gui.memory import MemoryAuditLog, MemoryStores
 from gui.runtime import compose_engine
 from gui.tools import default_registry
@@ -45,7 +46,8 @@ def app(engine: Engine, engine_slot: EngineSlot) -> FastAPI:
     @app.middleware("http")
     async def signed_in(request: Request, call_next: Callable[[Request], Awaitable[Response]]) -> Response:
         if AS in request.headers:
-            request.state.person = request.headers[AS]
+            name = request.headers[AS]
+            request.scope["seqdesk.person"] = Person(name, frozenset(TEAM.get(name, ())))
         return await call_next(request)
 
     return app

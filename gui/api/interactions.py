@@ -1,8 +1,9 @@
 """Interaction routes (list with filters or one person's inbox view, get, respond, answer several at once,
 hand over, cancel) and approval rules (list, revoke).
 
-Who asks is `request.state.person` when a sign-in in front of the routes set it (a team server), else
-"you", the desktop's one person; the token they used, if any, is `request.state.token` (its label).
+Who asks is the `Person` a team server's sign-in put on the request's scope (`seqdesk.person`, as the
+people gate sets it), else "you", the desktop's one person; the token they used, if any, is the label at
+`seqdesk.token`.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from fastapi.responses import Response
 from pydantic import ValidationError
 
 from gui.api.body import json_response, json_response_of, read_json, type_name
-from gui.api.shared import EngineFrom, interaction_json, pydantic_detail
+from gui.api.shared import TOKEN_KEY, EngineFrom, interaction_json, person_of, pydantic_detail
 from gui.core.asks import (
     Answerer,
     ApprovalResponse,
@@ -24,7 +25,6 @@ from gui.core.asks import (
     InteractionStatusFilter,
 )
 from gui.core.errors import Invalid, NotFound, Unreadable
-from gui.core.people import DESKTOP_PERSON
 from gui.wire import ANSWERED_VIA, BatchBody, CancelBody, HandOverBody
 
 _RESPONSE_BODY = 'a response like {"kind": "approval", "decision": "approved"}'
@@ -79,16 +79,10 @@ async def respond(interaction_id: str, request: Request, engine: EngineFrom) -> 
     return json_response(result.model_dump(mode="json"))
 
 
-def person_of(request: Request) -> str:
-    """The person asking: the one a sign-in in front of the routes put on the request, else "you"."""
-    person = getattr(request.state, "person", None)
-    return person if isinstance(person, str) and person else DESKTOP_PERSON.name
-
-
 def _answerer(request: Request) -> Answerer:
     """Who answered: through the HTTP API with the app's token, or the CLI or `seqdesk mcp` saying so."""
     via = request.headers.get(ANSWERED_VIA, "").strip().lower()
-    token = getattr(request.state, "token", None)
+    token = request.scope.get(TOKEN_KEY)
     return Answerer(person=person_of(request), via="cli" if via == "cli" else "mcp" if via == "mcp" else "api",
                     token=token if isinstance(token, str) else None)
 

@@ -7,8 +7,9 @@ from fastapi.responses import Response
 from pydantic import ValidationError
 
 from gui.api.body import json_response, json_response_of, read_json, type_name
-from gui.api.shared import EngineFrom, pydantic_detail, record_json
+from gui.api.shared import EngineFrom, person_of, pydantic_detail, record_json
 from gui.core.errors import Invalid, NotFound
+from gui.core.people import DESKTOP_PERSON
 from gui.core.runs import RunStatus
 from gui.wire import RUN_BODY, StartRun, StopBody
 
@@ -29,9 +30,9 @@ async def start_run(request: Request, engine: EngineFrom) -> Response:
         record = await eng.start_document(body.document, body.args or {})
     else:
         assert body.sequence is not None
-        signed_in = getattr(request.state, "person", None)  # set by a sign-in in front of the routes (a team)
+        signed_in = person_of(request)  # "you" on the desktop: no one is recorded as having started it
         record = await eng.start(body.sequence, body.args or {},
-                                 started_by=signed_in if isinstance(signed_in, str) else None)
+                                 started_by=None if signed_in == DESKTOP_PERSON.name else signed_in)
     return json_response({"run_id": record.run_id, "status": record.status}, 202,
                          {"Location": f"/api/runs/{record.run_id}"})
 

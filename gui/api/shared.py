@@ -15,6 +15,7 @@ from gui.api.limiter import FailureLimiter
 from gui.core.asks import InteractionRecord
 from gui.core.door import Engine
 from gui.core.errors import Unavailable
+from gui.core.people import DESKTOP_PERSON, Person
 from gui.core.runs import RunRecord
 
 if TYPE_CHECKING:
@@ -83,3 +84,11 @@ def record_json(record: RunRecord) -> dict[str, Any]:
 def interaction_json(record: InteractionRecord) -> dict[str, Any]:
     return {"interaction_id": record.interaction_id, **record.model_dump(mode="json")}
 
+
+PERSON_KEY, TOKEN_KEY = "seqdesk.person", "seqdesk.token"  # where a team server's sign-in puts who asks
+
+
+def person_of(request: Request) -> str:
+    """The person asking: the one a sign-in in front of the routes put on the request, else "you"."""
+    found = request.scope.get(PERSON_KEY)
+    return found.name if isinstance(found, Person) else DESKTOP_PERSON.name

@@ -1,10 +1,10 @@
 """The real app as a team server with two approvers, for end-to-end tests only, until accounts exist.
 
-Started as a script (`python tests/support/team_app.py --browser --port P`): before the app starts,
-it gives the engine a directory of people (`support.people.TEAM`) and lets each browser say who it is
-with the cookie `seqdesk-test-person` (the inbox reads the signed-in person from it, the API from the
-same cookie). Nothing of this is in the app: `python -m gui` never reads that cookie, and a team
-server's sign-in (accounts, sessions) replaces it when it lands.
+Started as a script (`python tests/support/team_app.py --browser --port P`): before the app starts, it
+gives the engine a directory of people (`support.people.TEAM`) and lets each browser say who it is with
+the cookie `seqdesk-test-person`, put where a team server's sign-in puts the signed-in person (the
+request scope's `seqdesk.person`), which the pages and the API read. Nothing of this is in the app:
+`python -m gui` never reads that cookie, and a team server's sign-in replaces it when it lands.
 """
 
 from __future__ import annotations
@@ -20,11 +20,11 @@ COOKIE = "seqdesk-test-person"
 
 
 def _as_team() -> None:
-    from nicegui import app, context
+    from nicegui import app
     from starlette.requests import Request
 
     import gui.runtime
-    import gui.ui.person
+    from gui.core.people import Person
     from support.people import TEAM, Team
 
     composed = gui.runtime.compose_engine
@@ -35,15 +35,12 @@ def _as_team() -> None:
 
     gui.runtime.compose_engine = compose_engine  # type: ignore[assignment]
 
-    def signed_in_person() -> str:
-        return context.client.request.cookies.get(COOKIE) or "you"
-
-    gui.ui.person.signed_in_person = signed_in_person  # type: ignore[assignment]
-
     @app.middleware("http")
     async def person_from_cookie(request: Request, call_next: Any) -> Any:
-        if request.cookies.get(COOKIE):
-            request.state.person = request.cookies[COOKIE]
+        """Where a team server's sign-in puts who asks (the scope's `seqdesk.person`), from the cookie."""
+        name = request.cookies.get(COOKIE)
+        if name:
+            request.scope["seqdesk.person"] = Person(name, frozenset(TEAM.get(name, ())))
         return await call_next(request)
 
 
