@@ -26,6 +26,8 @@ async def test_a_sequence_with_approvers_opens_shows_them_in_words_and_saves_the
     assert element(user, "group-1", "group-approver-roles").value == ["oncall"]
     assert element(user, "group-1", "group-required").value == 2
     assert element(user, "group-1", "group-remind-after").value == "30m"
+    await user.should_see('This step\'s own answerers (edit them in the Text view): approvers ["person:sam"], '
+                          "required 1", retries=R)
     set_value(user, ("group-1", "group-required"), 3)
     await save(user)
     await user.should_see("Saved 'gated'", retries=R)
