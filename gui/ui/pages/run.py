@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from nicegui import background_tasks, ui
 
-from gui.core.asks import InteractionRecord
+from gui.core.asks import Answerer, InteractionRecord
 from gui.core.door import NotFoundError, Operations
 from gui.core.events import Event, InteractionEnded
 from gui.core.runs import AmbiguousRunIdError, RunRecord
@@ -216,7 +216,12 @@ async def run_view(ctx: AppContext, sequence: str | None = None, run_id: str | N
 
         ResumeBar(engine, record)
         agent_left_note(record)
-        answer = AnswerPanel(respond=engine.respond, fetch=engine.get_interaction)
+        looking = person.signed_in_person()  # answers are this person's (on the desktop, "you")
+
+        async def respond(interaction_id: str, response: Any, by: Answerer) -> Any:
+            return await engine.respond(interaction_id, response, by.model_copy(update={"person": looking}))
+
+        answer = AnswerPanel(respond=respond, fetch=engine.get_interaction)
 
         def open_answer(interaction_id: str) -> None:
             background_tasks.create(answer.show_request(interaction_id), name="open-answer")
