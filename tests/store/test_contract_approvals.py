@@ -4,6 +4,8 @@ request two approvals in finishes on a service started afresh over the same stor
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 from contract_support import Backend, ids, interaction
 from support.people import TEAM, Team
@@ -13,6 +15,7 @@ from gui.core.asks import (
     Answerer,
     ApprovalResponse,
     Handover,
+    InteractionError,
     InteractionNotPendingError,
     InteractionRecord,
     InteractionService,
@@ -88,3 +91,67 @@ async def test_on_a_shared_database_a_change_made_from_a_stale_revision_is_refus
         assert await backend.interactions.get("p4") == one
     finally:
         await backend.close()
+
+
+class _HeldAfterRead:
+    """A store whose `hold_at`-th read of a pending request waits until `go` is set: another process
+    answers meanwhile (the service reads it to find it, then again, fresh, just before it decides)."""
+
+    def __init__(self, store: object, hold_at: int) -> None:
+        self._store, self.read, self.go = store, asyncio.Event(), asyncio.Event()
+        self._reads, self._hold_at = 0, hold_at
+
+    async def get(self, interaction_id: str) -> InteractionRecord | None:
+        found = await self._store.get(interaction_id)  # type: ignore[attr-defined]
+        if found is not None and found.status == "pending":
+            self._reads += 1
+            if self._reads == self._hold_at:
+                self.read.set()
+                await self.go.wait()
+        return found
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._store, name)
+
+
+@pytest.mark.postgres
+async def test_an_approval_read_before_another_process_approved_builds_on_it(seqdesk_database_url: str) -> None:
+    one, two = await Backend.postgresql(seqdesk_database_url), await Backend.postgresql(seqdesk_database_url)
+    try:
+        first = InteractionService(one.interactions, modes=one.modes, directory=Team(TEAM))
+        held = _HeldAfterRead(two.interactions, hold_at=1)  # found before ana approved; read again after
+        second = InteractionService(held, modes=two.modes, directory=Team(TEAM))  # type: ignore[arg-type]
+        first.shared = second.shared = True
+        await first.request(gated("p6", required=3).request)
+        late = asyncio.create_task(second.respond("p6", APPROVE, Answerer(person="li.wei", via="app")))
+        await held.read.wait()
+        await first.respond("p6", APPROVE, Answerer(person="ana", via="app"))
+        held.go.set()
+        answered = await late
+        assert isinstance(answered, StillWaiting) and [a.person for a in answered.approvals] == ["ana", "li.wei"]
+    finally:
+        await one.close()
+        await two.close()
+
+
+@pytest.mark.postgres
+async def test_two_processes_approving_at_once_keep_one_and_tell_the_other(seqdesk_database_url: str) -> None:
+    one, two = await Backend.postgresql(seqdesk_database_url), await Backend.postgresql(seqdesk_database_url)
+    try:
+        first = InteractionService(one.interactions, modes=one.modes, directory=Team(TEAM))
+        held = _HeldAfterRead(two.interactions, hold_at=2)  # read fresh just before deciding, then held
+        second = InteractionService(held, modes=two.modes, directory=Team(TEAM))  # type: ignore[arg-type]
+        first.shared = second.shared = True
+        await first.request(gated("p5", required=3).request)
+        late = asyncio.create_task(second.respond("p5", APPROVE, Answerer(person="li.wei", via="app")))
+        await held.read.wait()  # li.wei's process has read the request with no approval yet
+        assert isinstance(await first.respond("p5", APPROVE, Answerer(person="ana", via="app")), StillWaiting)
+        held.go.set()
+        with pytest.raises(InteractionError, match="changed by someone else at the same moment"):
+            await late
+        assert [a.person for a in (await one.interactions.get("p5")).approvals] == ["ana"]
+        again = await second.respond("p5", APPROVE, Answerer(person="li.wei", via="app"))
+        assert isinstance(again, StillWaiting) and [a.person for a in again.approvals] == ["ana", "li.wei"]
+    finally:
+        await one.close()
+        await two.close()
