@@ -239,7 +239,8 @@ class RemoteEngine:
                     started_by: str | None = None) -> RunRecord:
         return await self._start(StartRun(sequence=name, args=args or {}))  # the app knows who asks
 
-    async def start_document(self, doc: Any, args: dict[str, Any] | None = None) -> RunRecord:
+    async def start_document(self, doc: Any, args: dict[str, Any] | None = None, *,
+                             started_by: str | None = None) -> RunRecord:  # the app knows who asks
         return await self._start(StartRun(document=doc, args=args or {}))
 
     async def resume(self, run_id: str) -> RunRecord:

@@ -156,3 +156,13 @@ async def test_a_view_that_is_not_one_is_refused(client: httpx.AsyncClient, para
 async def test_a_batch_that_is_not_one_is_refused_whole(client: httpx.AsyncClient, body: object) -> None:
     answer = await client.post("/api/interactions/batch", json=body)
     assert answer.status_code == 422, answer.text
+
+
+async def test_a_run_from_a_document_knows_who_started_it_and_a_desktop_one_nobody(client: httpx.AsyncClient,
+                                                                                 engine: Engine) -> None:
+    document = seq(group("doc-go"), name="doc-run")
+    signed = await client.post("/api/runs", json={"document": document}, headers=as_("sam"))
+    plain = await client.post("/api/runs", json={"document": document})
+    assert signed.status_code == plain.status_code == 202, (signed.text, plain.text)
+    assert (await engine.get_run(signed.json()["run_id"])).started_by == "sam"
+    assert (await engine.get_run(plain.json()["run_id"])).started_by is None

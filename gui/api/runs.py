@@ -26,13 +26,13 @@ async def start_run(request: Request, engine: EngineFrom) -> Response:
     if (body.sequence is None) == (body.document is None):
         raise Invalid(f"the body must be {RUN_BODY} (give either sequence or document)")
     eng = engine()
+    signed_in = person_of(request)  # "you" on the desktop: no one is recorded as having started it
+    starter = None if signed_in == DESKTOP_PERSON.name else signed_in
     if body.document is not None:
-        record = await eng.start_document(body.document, body.args or {})
+        record = await eng.start_document(body.document, body.args or {}, started_by=starter)
     else:
         assert body.sequence is not None
-        signed_in = person_of(request)  # "you" on the desktop: no one is recorded as having started it
-        record = await eng.start(body.sequence, body.args or {},
-                                 started_by=None if signed_in == DESKTOP_PERSON.name else signed_in)
+        record = await eng.start(body.sequence, body.args or {}, started_by=starter)
     return json_response({"run_id": record.run_id, "status": record.status}, 202,
                          {"Location": f"/api/runs/{record.run_id}"})
 

@@ -228,12 +228,14 @@ class Engine:
         origin = Origin(started_by=started_by) if started_by is not None else None
         return await self.runner.start(sequence, args or {}, group=group, origin=origin)
 
-    async def start_document(self, doc: Any, args: dict[str, Any] | None = None) -> RunRecord:
+    async def start_document(self, doc: Any, args: dict[str, Any] | None = None, *,
+                             started_by: str | None = None) -> RunRecord:
         """Start a sequence that is not saved (a file given to `seqdesk run`): validated against the
         tools (not the saved sequences, whose names it may share); DslError when it is not valid."""
         await self._tools_ready()
         sequence = await self.catalog.check_unsaved(doc)
-        return await self.runner.start(sequence, args or {})
+        origin = Origin(started_by=started_by) if started_by is not None else None
+        return await self.runner.start(sequence, args or {}, origin=origin)
 
     async def call(self, name: str, args: dict[str, Any] | None = None,
                    on_event: EventListener | None = None, *, gave_up: EndCause = "person") -> RunRecord:

@@ -134,7 +134,8 @@ class Operations(Protocol):
         team server; over HTTP the app knows who asks, and this is not sent)."""
         ...
 
-    async def start_document(self, doc: Any, args: dict[str, Any] | None = None) -> RunRecord: ...
+    async def start_document(self, doc: Any, args: dict[str, Any] | None = None, *,
+                             started_by: str | None = None) -> RunRecord: ...
 
     async def call(self, name: str, args: dict[str, Any] | None = None,
                    on_event: EventListener | None = None, *, gave_up: EndCause = "person") -> RunRecord:
