@@ -311,3 +311,11 @@ def test_a_default_must_be_one_of_the_choices() -> None:
     with pytest.raises(ValueError, match="not one of the choices"):
         Question(question_id="env", prompt="Where?", response_type="single_select",
                  options=[QuestionOption(value="a", label="a")], default="b")
+
+
+async def test_a_rule_made_while_it_waits_does_not_approve_a_step_several_must_approve(
+        team: InteractionService, store: MemoryInteractionStore) -> None:
+    await team.request(asked("g1", approvers=("role:oncall",), required=2))
+    await team.request(shell("p1"))  # the same tool, asking with no approvers named
+    await team.respond("p1", ApprovalResponse(decision="approved", scope="tool"), person("sam"))
+    assert (await store.get("g1")).status == "pending"

@@ -208,9 +208,7 @@ class InteractionService:
         """Ask unless a rule allows `request` (`allowing_rule`: then an auto-approval is recorded, and
         the approval is decided at once); its `outcome` is what the tool learns."""
         iid = request.interaction_id
-        # A request several people (or named people) must approve is never allowed by one person's rule.
-        gated = self.directory is not None and request.asking is not None and request.asking.gated
-        rule = None if gated else allowing_rule(self.modes, request, tool_name)
+        rule = None if self._gated(request) else allowing_rule(self.modes, request, tool_name)
         if rule is not None:
             await self.record_auto_approval(request, rule)
             return Approval(iid, allowed=ApprovalOutcome(approved=True, auto=True, interaction_id=iid))
@@ -282,6 +280,11 @@ class InteractionService:
         return result
 
     # --- several people (`gui.core.asks.approvers`, `gui.core.asks.follow_ups`) -------------------
+
+    def _gated(self, request: InteractionRequest) -> bool:
+        """On a team server, a request named people or several must approve: never allowed by one
+        person's rule (neither when asked, nor by a rule made while it waits)."""
+        return self.directory is not None and request.asking is not None and request.asking.gated
 
     async def _gate(self, record: InteractionRecord, response: InteractionResponse | None,
                     by: Answerer | None) -> InteractionRecord:
@@ -443,7 +446,7 @@ class InteractionService:
         same run must not keep asking what the person just allowed)."""
         for waiting in await self.store.list("pending"):
             iid = waiting.interaction_id
-            if iid == answered or not rule.matches(waiting.request):
+            if iid == answered or not rule.matches(waiting.request) or self._gated(waiting.request):
                 continue
             async with self._lock(iid):
                 current = await self.store.get(iid)
