@@ -340,6 +340,9 @@ class InboxPage:
             self.tab_pending.set_label(self._pending_label())
             self._update_list()
             await self._load_others()
+            fresh = next((r for r in self.pending if r.interaction_id == record.interaction_id), None)
+            if fresh is not None and self.detail is not None and self.detail.interaction_id == fresh.interaction_id:
+                self._show(fresh)  # still the person's to answer (handed over): drawn as it is now
             return
         __import__('sys').stderr.write('TSTAMP answered %.1f\n' % (__import__('time').time()*1000))
         order = [r.interaction_id for r in self.pending]

@@ -105,7 +105,7 @@ class InboxDetail(ui.card):
         self.banner.set_visibility(True)
 
     async def _handed(self, record: InteractionRecord) -> None:
-        ui.notify(_("Handed over: they were told."), type="positive", position="bottom")
+        ui.notify(_("Handed over: it is in their inbox now."), type="positive", position="bottom")
         result = self._on_answered(record, None)
         if result is not None:
             await result

@@ -79,7 +79,7 @@ def people_line(record: InteractionRecord) -> None:
 
 
 class HandOverDialog(ui.dialog):
-    """"Hand over…": to one person or everyone with a role, with a note they will read."""
+    """"Hand over…": to one person or everyone with a role, with a note they will read."""  # noqa: D300
 
     def __init__(self, record: InteractionRecord, hand_over: HandOver,
                  on_done: Callable[[InteractionRecord], Awaitable[None] | None]) -> None:
@@ -87,8 +87,9 @@ class HandOverDialog(ui.dialog):
         self.record, self._hand_over, self._on_done = record, hand_over, on_done
         with self, ui.card().classes("w-full max-w-md gap-3").mark("hand-over-dialog"):
             ui.label(_("Hand this request to someone else")).classes("text-h6")
-            ui.label(_("They may answer it from now on and are told so; the record of decisions keeps it as "
-                       "a delegation.")).classes("text-sm opacity-80")
+            ui.label(_("They may answer it from now on: it shows in their inbox (and in a notification, where "
+                       "notifications are set up). The record of decisions keeps it as a delegation.")).classes(
+                "text-sm opacity-80")
             self.kind = ui.toggle({"person": _("A person"), "role": _("Everyone with a role")}, value="person").props(
                 "no-caps dense unelevated toggle-color=primary").mark("hand-over-kind")
             self.name = ui.input(_("Their name (as they sign in), or the role")).props("outlined dense").classes(
