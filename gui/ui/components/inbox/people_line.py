@@ -79,7 +79,7 @@ def people_line(record: InteractionRecord) -> None:
 
 
 class HandOverDialog(ui.dialog):
-    """"Hand over…": to one person or everyone with a role, with a note they will read."""  # noqa: D300
+    """"Hand over…": to one person or everyone with a role, with a note they will read."""
 
     def __init__(self, record: InteractionRecord, hand_over: HandOver,
                  on_done: Callable[[InteractionRecord], Awaitable[None] | None]) -> None:
