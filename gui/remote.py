@@ -24,16 +24,19 @@ from pydantic import TypeAdapter
 
 from gui.atomic import atomic_write
 from gui.core.asks import (
+    Answered,
     Answerer,
     ApprovalRule,
+    InboxView,
     InteractionKind,
     InteractionRecord,
-    InteractionResult,
     InteractionStatusFilter,
 )
 from gui.core.causes import CancelReason, EndCause
 from gui.core.door import (
     AskState,
+    BatchAnswer,
+    BatchOutcome,
     EventListener,
     McpServerChange,
     McpServerListing,
@@ -60,7 +63,7 @@ log = logging.getLogger(__name__)
 
 ENDPOINT_FILE = "seqdesk.endpoint.json"
 STOP_SECONDS = 10.0
-_RESULT: TypeAdapter[InteractionResult] = TypeAdapter(InteractionResult)
+_RESULT: TypeAdapter[Answered] = TypeAdapter(Answered)
 
 
 class RemoteEngine:
@@ -232,10 +235,12 @@ class RemoteEngine:
         return found
 
     # -- runs ----------------------------------------------------------------------------------
-    async def start(self, name: str, args: dict[str, Any] | None = None) -> RunRecord:
-        return await self._start(StartRun(sequence=name, args=args or {}))
+    async def start(self, name: str, args: dict[str, Any] | None = None, *,
+                    started_by: str | None = None) -> RunRecord:
+        return await self._start(StartRun(sequence=name, args=args or {}))  # the app knows who asks
 
-    async def start_document(self, doc: Any, args: dict[str, Any] | None = None) -> RunRecord:
+    async def start_document(self, doc: Any, args: dict[str, Any] | None = None, *,
+                             started_by: str | None = None) -> RunRecord:  # the app knows who asks
         return await self._start(StartRun(document=doc, args=args or {}))
 
     async def resume(self, run_id: str) -> RunRecord:
@@ -363,7 +368,7 @@ class RemoteEngine:
         body = await self._request("GET", f"/api/interactions/{quote(interaction_id, safe='')}", missing_ok=True)
         return _interaction(body) if body is not None else None
 
-    async def respond(self, interaction_id: str, response: Any, by: Answerer | None = None) -> InteractionResult:
+    async def respond(self, interaction_id: str, response: Any, by: Answerer | None = None) -> Answered:
         payload = response.model_dump(mode="json") if hasattr(response, "model_dump") else response
         via = {ANSWERED_VIA: by.via} if by is not None else None  # the app records who answered (CLI...)
         body = await self._request("POST", f"/api/interactions/{quote(interaction_id, safe='')}/respond",
@@ -374,6 +379,23 @@ class RemoteEngine:
         body = await self._request("POST", f"/api/interactions/{quote(interaction_id, safe='')}/cancel",
                                    json={"reason": reason})
         return bool(body.get("cancelled"))
+
+    async def inbox(self, person: str, view: InboxView) -> list[InteractionRecord]:
+        """The view of the inbox of whoever this client is to the app (`person` is the app's to know)."""
+        return (await self._page("/api/interactions", {"view": view, "limit": 1000}, _interaction)).items
+
+    async def respond_many(self, answers: list[BatchAnswer], by: Answerer | None = None) -> list[BatchOutcome]:
+        via = {ANSWERED_VIA: by.via} if by is not None else None
+        body = await self._request("POST", "/api/interactions/batch",
+                                   json={"answers": [a.model_dump(mode="json") for a in answers]}, headers=via)
+        return [BatchOutcome.model_validate(o) for o in body.get("outcomes", [])]
+
+    async def hand_over(self, interaction_id: str, to: str, note: str = "",
+                        by: Answerer | None = None) -> InteractionRecord:
+        via = {ANSWERED_VIA: by.via} if by is not None else None
+        body = await self._request("POST", f"/api/interactions/{quote(interaction_id, safe='')}/hand-over",
+                                   json={"to": to, "note": note}, headers=via)
+        return _interaction(body)
 
     # -- a program asking the person -----------------------------------------------------------
     async def ask(self, ask: ProgramAsk) -> AskState:

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Protocol
 from gui.core.asks import ApprovalModes, AuditLog, InteractionService, InteractionStore
 from gui.core.door import Catalog, Engine, SequenceStore
 from gui.core.events import EventBus
+from gui.core.people import Directory
 from gui.core.runs import Executor, ProcessControl, Runner, RunStore, ScheduleStore
 from gui.core.tools import Registry
 from gui.prefs import Prefs, PrefsFile
@@ -66,14 +67,16 @@ def chosen_executor(given: str | None = None) -> str | None:
 
 
 def compose_engine(registry: Registry, stores: EngineStores, *, processes: ProcessControl | None = None,
-                   retry_backoff: float = 0.2, audit: AuditLog | None = None, executor: str | None = None) -> Engine:
+                   retry_backoff: float = 0.2, audit: AuditLog | None = None, executor: str | None = None,
+                   directory: Directory | None = None) -> Engine:
     """The engine on `stores`, running sequences in this process (`Runner`), or on the Temporal
     service `executor` names (`temporal://host:port/namespace`: `gui.temporal`); `processes` ends
-    the commands a dead app left running (at start-up recovery); `audit` records every decision."""
+    the commands a dead app left running (at start-up recovery); `audit` records every decision;
+    `directory` (a team server's people and roles) turns on who may answer and how many must agree."""
     bus = EventBus()
     catalog = Catalog(stores.sequences, registry, bus)
     interactions = InteractionService(stores.interactions, bus, modes=stores.modes, check_edit=registry.edit_problems,
-                                      audit=audit)
+                                      audit=audit, directory=directory)
     runner: Executor
     if executor is None:
         runner = Runner(registry, interactions, stores.runs, bus, catalog.resolve, retry_backoff=retry_backoff)
@@ -206,9 +209,10 @@ async def open_database_runtime(url: str, *, lease: float | None = None, executo
     )
 
     stores = await open_pg_stores(url)
+    accounts = team_accounts(stores)  # who may answer, and how many must agree, is read from the team's people
     engine = compose_engine(default_registry(), stores, processes=OsProcesses(), audit=stores.audit,
-                            executor=chosen_executor(executor))
-    runtime = Runtime(engine=engine, database=stores, accounts=team_accounts(stores))
+                            executor=chosen_executor(executor), directory=accounts)
+    runtime = Runtime(engine=engine, database=stores, accounts=accounts)
     runtime.closers.append(stores.close)
     # an answer given in another process wakes the tool waiting here; pages hear of others' requests and runs
     engine.interactions.shared = True

@@ -12,7 +12,13 @@ from fastapi import FastAPI
 from gui.api import register_api
 from gui.api.request_gate import Served
 from gui.context import EngineSlot
-from gui.core.asks import InteractionNotFoundError, InteractionNotPendingError, InteractionValidationError
+from gui.core.asks import (
+    AlreadyApproved,
+    InteractionNotFoundError,
+    InteractionNotPendingError,
+    InteractionValidationError,
+    NotAnApprover,
+)
 from gui.core.door import (
     AskInvalid,
     McpServerExists,
@@ -70,6 +76,8 @@ SAMPLES: list[SeqDeskError] = [
     InvalidSequenceError(RESULT),
     InteractionNotPendingError("interaction i-1 has ended", "i-1"),
     InteractionValidationError("'name' is required", "i-2"),
+    NotAnApprover("ana is not among the approvers of this request (role:oncall): nothing was changed", "i-3"),
+    AlreadyApproved("ana already approved this request", "i-4"),
     McpServerNotFound("there is no MCP server named 'time'"),
     McpServerExists("an MCP server named 'time' is there already"),
     McpServerInvalid("url: a web address starts with https://"),

@@ -1,4 +1,10 @@
-"""Interaction routes (list with filters, get, respond, cancel) and approval rules (list, revoke)."""
+"""Interaction routes (list with filters or one person's inbox view, get, respond, answer several at once,
+hand over, cancel) and approval rules (list, revoke).
+
+Who asks is the `Person` a team server's sign-in put on the request's scope (`seqdesk.person`, as the
+people gate sets it), else "you", the desktop's one person; the token they used, if any, is the label at
+`seqdesk.token`.
+"""
 
 from __future__ import annotations
 
@@ -9,22 +15,42 @@ from fastapi.responses import Response
 from pydantic import ValidationError
 
 from gui.api.body import json_response, json_response_of, read_json, type_name
-from gui.api.roles import person_of, token_of
+from gui.api.roles import asker_name, person_of, token_of
 from gui.api.shared import EngineFrom, interaction_json, pydantic_detail
-from gui.core.asks import Answerer, ApprovalResponse, ApprovalRule, InteractionKind, InteractionStatusFilter, Via
+from gui.core.asks import (
+    Answerer,
+    ApprovalResponse,
+    ApprovalRule,
+    InboxView,
+    InteractionKind,
+    InteractionStatusFilter,
+    Via,
+)
 from gui.core.errors import Invalid, NotFound, Unreadable
-from gui.wire import ANSWERED_VIA, CancelBody
+from gui.wire import ANSWERED_VIA, BatchBody, CancelBody, HandOverBody
 
 _RESPONSE_BODY = 'a response like {"kind": "approval", "decision": "approved"}'
 
 
-async def list_interactions(engine: EngineFrom, status: InteractionStatusFilter | None = None,
+async def list_interactions(request: Request, engine: EngineFrom, status: InteractionStatusFilter | None = None,
                             run_id: str | None = None, kind: InteractionKind | None = None,
                             sequence: str | None = None, tool: str | None = None,
+                            view: InboxView | None = None,
                             limit: int = Query(100, ge=1, le=1000),
                             offset: int = Query(0, ge=0, le=10**9)) -> Response:
     """Newest first; `X-Total-Count` says how many match. The page is written out in a worker thread,
-    as runs are (`gui.api.runs.list_runs`)."""
+    as runs are (`gui.api.runs.list_runs`). With `view` (needs_you, waiting, started_by_you): the
+    pending requests in that view of the asking person's inbox, oldest first (no other filter)."""
+    if view is not None:
+        others = {"status": status not in (None, "pending"), "run_id": run_id, "kind": kind, "sequence": sequence,
+                  "tool": tool}
+        given = [name for name, value in others.items() if value]
+        if given:
+            raise Invalid(f"view lists pending requests on its own: leave out {', '.join(given)}")
+        found = await engine().inbox(asker_name(request.scope), view)
+        window = found[offset:offset + limit]
+        return await json_response_of(lambda: [interaction_json(r) for r in window],
+                                      headers={"X-Total-Count": str(len(found))})
     page = await engine().interaction_page(status=status, kind=kind, run_id=run_id, sequence=sequence,
                                            tool_name=tool, limit=limit, offset=offset)
     return await json_response_of(lambda: [interaction_json(r) for r in page.items],
@@ -66,6 +92,33 @@ def _answerer(request: Request) -> Answerer:
         return Answerer(via=way)
     token = token_of(request.scope)
     return Answerer(person=person.name, via=way if token is not None else "app", token=token)
+
+
+async def respond_many(request: Request, engine: EngineFrom) -> Response:
+    """Several answers at once (`{"answers": [{"interaction_id", "response"}, …]}`), each through the same
+    gates as one answered alone and recorded on its own request: 200 with each one's outcome (its
+    result, or its refusal's status, code and sentence), in order."""
+    raw = await read_json(request, expect='{"answers": [{"interaction_id": …, "response": {…}}]}')
+    try:
+        body = BatchBody.model_validate(raw)
+    except ValidationError as exc:
+        raise Invalid(f"the body must be {{\"answers\": [...]}}: {pydantic_detail(exc)}") from None
+    outcomes = await engine().respond_many(body.answers, _answerer(request))
+    return json_response({"outcomes": [o.model_dump(mode="json") for o in outcomes]})
+
+
+async def hand_over(interaction_id: str, request: Request, engine: EngineFrom) -> Response:
+    """Hand a pending request to `person:NAME` or `role:NAME` with a note: 200 with the request as stored."""
+    eng = engine()
+    if await eng.get_interaction(interaction_id) is None:
+        raise NotFound(f"there is no interaction {interaction_id}")
+    raw = await read_json(request, expect='{"to": "person:NAME", "note": "…"}')
+    try:
+        body = HandOverBody.model_validate(raw)
+    except ValidationError as exc:
+        raise Invalid(f"the body must be {{\"to\": ..., \"note\": ...}}: {pydantic_detail(exc)}") from None
+    record = await eng.hand_over(interaction_id, body.to, body.note, _answerer(request))
+    return json_response(interaction_json(record))
 
 
 async def cancel(interaction_id: str, request: Request, engine: EngineFrom) -> Response:

@@ -36,6 +36,12 @@ def person_of(scope: Scope) -> Person | None:
     return found if isinstance(found, Person) else None
 
 
+def asker_name(scope: Scope) -> str:
+    """The name of who asks: the signed-in person on a team server, else the desktop's one person ("you")."""
+    person = person_of(scope)
+    return person.name if person is not None else DESKTOP_PERSON.name
+
+
 def token_of(scope: Scope) -> str | None:
     """The label of the personal token the request came with, if it came with one."""
     found = scope.get(TOKEN_KEY)

@@ -7,8 +7,10 @@ from fastapi.responses import Response
 from pydantic import ValidationError
 
 from gui.api.body import json_response, json_response_of, read_json, type_name
+from gui.api.roles import asker_name
 from gui.api.shared import EngineFrom, pydantic_detail, record_json
 from gui.core.errors import Invalid, NotFound
+from gui.core.people import DESKTOP_PERSON
 from gui.core.runs import RunStatus
 from gui.wire import RUN_BODY, StartRun, StopBody
 
@@ -25,11 +27,13 @@ async def start_run(request: Request, engine: EngineFrom) -> Response:
     if (body.sequence is None) == (body.document is None):
         raise Invalid(f"the body must be {RUN_BODY} (give either sequence or document)")
     eng = engine()
+    signed_in = asker_name(request.scope)  # "you" on the desktop: no one is recorded as having started it
+    starter = None if signed_in == DESKTOP_PERSON.name else signed_in
     if body.document is not None:
-        record = await eng.start_document(body.document, body.args or {})
+        record = await eng.start_document(body.document, body.args or {}, started_by=starter)
     else:
         assert body.sequence is not None
-        record = await eng.start(body.sequence, body.args or {})
+        record = await eng.start(body.sequence, body.args or {}, started_by=starter)
     return json_response({"run_id": record.run_id, "status": record.status}, 202,
                          {"Location": f"/api/runs/{record.run_id}"})
 

@@ -86,4 +86,3 @@ def record_json(record: RunRecord) -> dict[str, Any]:
 
 def interaction_json(record: InteractionRecord) -> dict[str, Any]:
     return {"interaction_id": record.interaction_id, **record.model_dump(mode="json")}
-

@@ -16,6 +16,7 @@ leaf keeps any other built-in base it had (`SecretStoreError` is still a `Runtim
     ├── Refused (403 refused): not from here, or not without a person
     │   ├── gui.core.people: NotAllowed (not-allowed), PersonRemoved (person-removed)
     │   ├── gui.mcp.auth.SignInNeeded, gui.mcp.client._StepUpNeeded (a scope a new sign-in can give)
+    │   ├── gui.core.asks.NotAnApprover (not-an-approver): not among a request's approvers, or its run's starter
     │   └── gui.cli.form_prompt._Stop
     ├── NotFound (404 not-found, LookupError)
     │   ├── gui.core.people.NoSuchPerson (no-such-person)
@@ -32,6 +33,7 @@ leaf keeps any other built-in base it had (`SecretStoreError` is still a `Runtim
     │   ├── gui.pgstore.WriteConflict (write-conflict), gui.moving.NotEmpty (target-not-empty)
     │   ├── gui.core.door.TooManyAsks (too-many-asks)
     │   ├── gui.core.people: PersonExists (person-exists), LabelTaken (label-taken), LastAdmin (last-admin)
+    │   ├── gui.core.asks.AlreadyApproved (already-approved): the same person approving twice
     │   └── gui.core.asks.InteractionError (interaction-error: it exists already)
     │       ├── InteractionNotPendingError (not-pending)
     │       ├── InteractionNotFoundError (above, in NotFound)

@@ -188,6 +188,20 @@ class InteractionEnded(Event):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class InteractionChanged(Event):
+    """A pending request changed without ending: a person approved it and more approvals are needed
+    ("approved"), handed it to someone else ("handed_over"), or its approvers were reminded
+    ("reminded") or someone else asked as well ("escalated"). `notify` names whom a notice is for
+    (`role:NAME`, `person:NAME`; empty: whoever may answer)."""
+
+    TYPE: ClassVar[str] = "interaction.changed"
+    interaction_id: str
+    change: str
+    notify: tuple[str, ...] = ()
+    record: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class SequenceSaved(Event):
     TYPE: ClassVar[str] = "sequence.saved"
     name: str
@@ -231,7 +245,8 @@ class UnknownEvent(Event):
 
 EVENT_TYPES: dict[str, type[Event]] = {cls.TYPE: cls for cls in (
     RunStarted, RunFinished, GroupStarted, GroupFinished, GroupSkipped, ToolStarted, ToolWaiting, ToolResumed,
-    ToolRetrying, ToolProgress, ToolLog, ToolFinished, InteractionCreated, InteractionEnded, SequenceSaved,
+    ToolRetrying, ToolProgress, ToolLog, ToolFinished, InteractionCreated, InteractionEnded, InteractionChanged,
+    SequenceSaved,
     SequenceDeleted, SettingsChanged, ToolsChanged)}
 
 

@@ -27,6 +27,15 @@ GROUP_SCHEMA: dict[str, Any] = {
         "missing": {"type": "string", "enum": ["fail", "skip", "degrade"]},
         "timeout": {"type": "string", "description": 'time limit of the whole group: "500ms", "30s", "2m", "1h"'},
         "on_error": {"type": "string", "enum": ["abort", "continue", "retry"]},
+        "approvers": {"type": "array", "items": {"type": "string", "pattern": "^(role|person):.+$"},
+                      "description": 'who may answer its requests: "role:NAME" or "person:NAME"'},
+        "required": {"type": "integer", "minimum": 1, "description": "how many distinct people must approve"},
+        "self_approve": {"type": "boolean", "description": "may whoever started the run approve its own step"},
+        "remind_after": {"type": "string", "description": 'remind the approvers after this long, such as "30m"'},
+        "escalate_after": {"type": "string", "description": "after this long, ask escalate_to as well"},
+        "escalate_to": {"type": "array", "items": {"type": "string", "pattern": "^(role|person):.+$"}},
+        "expire_after": {"type": "string", "description": "after this long an approval is denied, a question "
+                                                          "takes its default"},
         "tools": {"type": "string", "description": 'a STRING of JSON objects, each followed by ";" (the last one '
                                                    'too): {"tool":"echo","args":{"value":"hi"},"as":"said"} ;'},
     },

@@ -8,10 +8,10 @@ from datetime import UTC, datetime
 from typing import Any, Literal
 
 from gui.core.asks import InteractionRecord
-from gui.i18n import _, format_datetime
+from gui.i18n import N_, _, format_datetime
 from gui.wording import requests as fmt
 
-NoticeKind = Literal["request", "run_failed", "test"]
+NoticeKind = Literal["request", "reminder", "escalation", "handed_over", "run_failed", "test"]
 
 
 @dataclass(frozen=True)
@@ -25,18 +25,21 @@ class Notice:
     sequence: str | None = None
     expires_at: int | None = None  # ms since the epoch
     created_at: float = 0.0  # s since the epoch, when the notice was made
+    for_whom: tuple[str, ...] = ()  # `role:NAME` / `person:NAME` it is meant for (empty: whoever may answer)
 
     def payload(self) -> dict[str, Any]:
         """The webhook's JSON."""
         return {"event": self.kind, "interaction_id": self.interaction_id, "title": self.title, "asks": self.asks,
                 "expires_at": iso(self.expires_at), "url": self.url, "run_id": self.run_id,
-                "sequence": self.sequence, "app": "SeqDesk"}
+                "sequence": self.sequence, "for": list(self.for_whom), "app": "SeqDesk"}
 
     def subject(self) -> str:
         return f"SeqDesk: {self.title}"
 
     def text(self) -> str:
         lines = [self.asks]
+        if self.for_whom:
+            lines.append(_("For: {whom}").format(whom=", ".join(self.for_whom)))
         if self.sequence:
             lines.append(_("Sequence: {name}").format(name=self.sequence))
         if self.expires_at is not None:
@@ -60,6 +63,30 @@ def for_request(record: InteractionRecord, base_url: str | None) -> Notice:
                   interaction_id=record.interaction_id, run_id=request.turn_id or None,
                   sequence=where or request.sequence_name or None, expires_at=request.expires_at,
                   created_at=time.time())
+
+
+_FOLLOW_UPS: dict[str, tuple[NoticeKind, str]] = {
+    "reminded": ("reminder", N_("Still waiting: {title}")),
+    "escalated": ("escalation", N_("You are asked as well: {title}")),
+    "handed_over": ("handed_over", N_("Handed to you: {title}")),
+}
+
+
+def for_follow_up(record: InteractionRecord, change: str, for_whom: tuple[str, ...],
+                  base_url: str | None) -> Notice | None:
+    """A reminder, an escalation or a hand-over of a request still waiting (None: a change nobody is
+    told of, such as one approval of several)."""
+    found = _FOLLOW_UPS.get(change)
+    if found is None:
+        return None
+    kind, title = found
+    notice = for_request(record, base_url)
+    words = _(title).format(title=notice.title)
+    if change == "handed_over" and record.handovers and record.handovers[-1].note:
+        words += f" ({record.handovers[-1].note[:200]})"
+    return Notice(kind, words, notice.asks, url=notice.url, interaction_id=notice.interaction_id,
+                  run_id=notice.run_id, sequence=notice.sequence, expires_at=notice.expires_at,
+                  created_at=notice.created_at, for_whom=for_whom)
 
 
 def for_failed_run(run_id: str | None, sequence: str, error: str | None, base_url: str | None) -> Notice:

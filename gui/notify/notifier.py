@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from gui.core.asks import InteractionRecord
 from gui.core.causes import as_cause
-from gui.core.events import Event, InteractionCreated, RunFinished, RunStarted
+from gui.core.events import Event, InteractionChanged, InteractionCreated, RunFinished, RunStarted
 from gui.i18n import N_, _
 from gui.notify import message
 from gui.notify.channels import SendError, send_email, send_ntfy, send_webhook
@@ -99,7 +99,7 @@ class Notifier:
         self._unsubscribe = engine.subscribe(self._on_event)
 
     def _on_event(self, event: Event) -> None:
-        if not isinstance(event, (InteractionCreated, RunFinished, RunStarted)):
+        if not isinstance(event, (InteractionCreated, InteractionChanged, RunFinished, RunStarted)):
             return
         loop = self._loop
         if loop is None or loop.is_closed():
@@ -119,6 +119,12 @@ class Notifier:
         if isinstance(event, InteractionCreated) and settings.on_requests and event.record.get("status") == "pending":
             try:
                 notice = message.for_request(InteractionRecord.model_validate(event.record), self.base_url())
+            except Exception:  # noqa: BLE001 - a record this version cannot read: nothing to send
+                log.warning("could not read request %s for a notification", event.interaction_id)
+        elif isinstance(event, InteractionChanged) and settings.on_requests:
+            try:  # a reminder, an escalation, a hand-over (`gui.core.asks.follow_ups`)
+                notice = message.for_follow_up(InteractionRecord.model_validate(event.record), event.change,
+                                               tuple(event.notify), self.base_url())
             except Exception:  # noqa: BLE001 - a record this version cannot read: nothing to send
                 log.warning("could not read request %s for a notification", event.interaction_id)
         elif isinstance(event, RunFinished):

@@ -4,7 +4,8 @@ One row per request: the record as a document, and `interaction_fields` as index
 of pending, answered, or one run's requests is an index scan). Ending a request is a conditional
 write: it applies only while the stored request is still pending, so when two processes answer (or
 one answers while another cancels) exactly one wins; the other gets `InteractionNotPendingError`
-(409) and nothing of its answer is kept. A pending request never replaces an ended one either.
+(409) and nothing of its answer is kept. A pending request never replaces an ended one either, and a
+change that keeps it pending (an approval of several) applies only over the revision it was made from.
 """
 
 from __future__ import annotations
@@ -37,11 +38,15 @@ ON CONFLICT (interaction_id) DO UPDATE SET status = EXCLUDED.status, kind = EXCL
 """
 CLAIM_TTL = 30  # seconds another process's claim to decide a request holds (`gui.pgstore.audit`)
 # Only a pending request changes (and not while another process's claim to decide it holds), or one
-# stored exactly so already (saving the same again).
+# stored exactly so already (saving the same again). A change that keeps it pending (one approval of
+# several, a hand-over, a reminder) applies only over the revision just before it: of two processes
+# changing it at once, one wins and the other is told.
 CHANGES = f"""
 WHERE (interactions.status = 'pending' AND NOT EXISTS (
         SELECT 1 FROM interaction_claims c WHERE c.interaction_id = interactions.interaction_id
-        AND c.claim IS DISTINCT FROM {{claim}} AND c.claimed_at > now() - interval '{CLAIM_TTL} seconds'))
+        AND c.claim IS DISTINCT FROM {{claim}} AND c.claimed_at > now() - interval '{CLAIM_TTL} seconds')
+    AND (EXCLUDED.status <> 'pending'
+        OR COALESCE((interactions.doc->>'revision')::int, 0) = COALESCE((EXCLUDED.doc->>'revision')::int, 0) - 1))
     OR interactions.doc = EXCLUDED.doc OR interactions.raw = EXCLUDED.raw
 RETURNING interaction_id
 """
@@ -78,6 +83,8 @@ class PgInteractionStore:
             stored = await (await conn.execute("SELECT status FROM interactions WHERE interaction_id = %s",
                                                (record.interaction_id,))).fetchone()
         status = stored[0] if stored else "ended"
+        if status == "pending":
+            status = "changed"
         raise InteractionNotPendingError(
             f"interaction {record.interaction_id} was already {status} (by another SeqDesk process)",
             record.interaction_id)

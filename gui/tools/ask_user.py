@@ -91,6 +91,12 @@ class QuestionArgs(ToolArgs):
         title=N_("Must be answered"),
         description=N_("Off: the person may skip this question, and its answer is then empty."),
     )
+    default: str | list[str] | None = Field(
+        default=None,
+        title=N_("Answer if nobody answers"),
+        description=N_("Taken when the question expires unanswered (the step's expire_after): "
+                       "a text, a choice's value, or several for multi_select."),
+    )
 
     @field_validator("options", mode="before")
     @classmethod
@@ -188,6 +194,7 @@ def question_request(a: AskUserArgs, ctx: ToolContext) -> QuestionRequest:
                 if q.options
                 else None,
                 required=q.required,
+                default=q.default,
             )
             for q in a.questions
         ],

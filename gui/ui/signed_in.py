@@ -19,6 +19,12 @@ def current_person() -> Person:
     return found if found is not None else DESKTOP_PERSON
 
 
+def starter() -> str | None:
+    """Whom a run started from this page is started by: the signed-in person; None on the desktop."""
+    person = current_person()
+    return None if person.name == DESKTOP_PERSON.name else person.name
+
+
 def may(role: str) -> bool:
     """The person here holds `role` (on the desktop, always); else a notice saying which role the action
     needs, and False: a button that acts checks this first."""

@@ -28,6 +28,7 @@ from nicegui import app, context, ui
 from gui.core.asks import InteractionRecord
 from gui.core.door import Engine
 from gui.core.events import Event, InteractionCreated, InteractionEnded
+from gui.core.people import DESKTOP_PERSON
 from gui.i18n import N_, _, current_language, html_lang
 from gui.prefs import Prefs
 from gui.ui.components.store_notice import StoreNotice
@@ -160,16 +161,23 @@ class _PendingWatcher:
             for badge in badges:
                 badge.set_visibility(False)
             return
+        from gui.ui.signed_in import current_person
+
         self.engine = engine
+        self.person = current_person().name
         live_events(self.engine, self._on_events, types=("interaction.",))
         ui.timer(0, self._load, once=True)
 
     async def _load(self) -> None:
-        records = await self.engine.pending()
+        # what needs the person looking (on the desktop: every pending request)
+        records = await self.engine.inbox(self.person, "needs_you")
         self.ids = {r.interaction_id for r in records}
         self._show()
 
-    def _on_events(self, events: list[Event]) -> None:
+    async def _on_events(self, events: list[Event]) -> None:
+        if self.person != DESKTOP_PERSON.name:  # on a team, whose a request is depends on more than events
+            await self._load()
+            return
         new: list[InteractionRecord] = []
         for event in events:
             if isinstance(event, InteractionCreated) and event.record.get("status") == "pending" \

@@ -11,15 +11,18 @@ from gui.wire.models import (
     ANSWERED_VIA,
     CLIENT_PID,
     RUN_BODY,
+    BatchBody,
     CancelBody,
     CheckBody,
+    HandOverBody,
     SavedBody,
     StartRun,
     StopBody,
 )
 from gui.wire.results import MAX_MESSAGE, MAX_PROBLEMS, capped, problem_from, result_from
 
-__all__ = ["ANSWERED_VIA", "BY_CODE", "CLIENT_PID", "MAX_MESSAGE", "MAX_PROBLEMS", "RUN_BODY", "TABLE", "CancelBody",
+__all__ = ["ANSWERED_VIA", "BY_CODE", "CLIENT_PID", "MAX_MESSAGE", "MAX_PROBLEMS", "RUN_BODY", "TABLE", "BatchBody",
+           "CancelBody", "HandOverBody",
            "CheckBody",
            "SavedBody", "StartRun", "StopBody", "Wire", "body_of", "capped", "error_from", "error_in",
            "problem_from", "result_from", "wire_of"]

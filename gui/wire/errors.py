@@ -16,7 +16,7 @@ import json
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
-from gui.core.asks import InteractionNotPendingError, InteractionValidationError
+from gui.core.asks import AlreadyApproved, InteractionNotPendingError, InteractionValidationError, NotAnApprover
 from gui.core.door import (
     AskInvalid,
     McpServerExists,
@@ -85,6 +85,8 @@ TABLE: tuple[Wire, ...] = (
          rebuild=lambda _d, b: InvalidSequenceError(result_from(b))),
     Wire(InteractionNotPendingError),
     Wire(InteractionValidationError),
+    Wire(NotAnApprover),
+    Wire(AlreadyApproved),
     Wire(McpServerNotFound),
     Wire(McpServerExists),
     Wire(McpServerInvalid),

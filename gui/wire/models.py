@@ -8,6 +8,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from gui.core.causes import CancelReason
+from gui.core.door import MAX_BATCH, BatchAnswer
 
 RUN_BODY = 'a JSON object like {"sequence": "name", "args": {}}'
 # `POST /api/interactions/{id}/respond`: which surface answered (`cli`, `mcp`) when it answered through the
@@ -50,6 +51,23 @@ class CancelBody(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
 
     reason: CancelReason = "no_one_to_ask"
+
+
+class HandOverBody(BaseModel):
+    """`POST /api/interactions/{id}/hand-over`: to whom (`person:NAME` or `role:NAME`), and why."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    to: str = Field(min_length=1, max_length=200)
+    note: str = Field(default="", max_length=2000)
+
+
+class BatchBody(BaseModel):
+    """`POST /api/interactions/batch`: several answers at once, each `{"interaction_id", "response"}`."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    answers: list[BatchAnswer] = Field(min_length=1, max_length=MAX_BATCH)
 
 
 class SavedBody(BaseModel):

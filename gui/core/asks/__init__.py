@@ -15,6 +15,17 @@ from gui.core.asks.approvals import (
     cancel_cause,
     check_mode,
 )
+from gui.core.asks.approvers import (
+    INBOX_VIEWS,
+    AlreadyApproved,
+    Answered,
+    InboxView,
+    NotAnApprover,
+    StillWaiting,
+    answerers,
+    required_of,
+    view_of,
+)
 from gui.core.asks.audit import (
     VIAS,
     Answerer,
@@ -38,6 +49,7 @@ from gui.core.asks.elicitation import (
     ElicitationNotHandled,
     InboxElicitationHandler,
 )
+from gui.core.asks.follow_ups import FollowUp, default_answers
 from gui.core.asks.interactions import (
     CANCEL_WORDS,
     ENDED_STATUSES,
@@ -93,9 +105,23 @@ from gui.core.asks.service import (
     InteractionService,
     InteractionValidationError,
 )
+from gui.core.asks.signoffs import Handover, Signoff
 from gui.core.asks.store import InteractionFilter, InteractionStore
 
 __all__ = [
+    "AlreadyApproved",
+    "Answered",
+    "answerers",
+    "default_answers",
+    "FollowUp",
+    "Handover",
+    "INBOX_VIEWS",
+    "InboxView",
+    "NotAnApprover",
+    "required_of",
+    "Signoff",
+    "StillWaiting",
+    "view_of",
     "Answer",
     "Answerer",
     "AuditDraft",

@@ -279,6 +279,15 @@ def decision_of(record: InteractionRecord, by: Answerer | None = None) -> AuditD
     raise AssertionError(f"request {request.interaction_id} has not ended")
 
 
+def step_of(record: InteractionRecord, by: Answerer, decision: str, detail: str | None, at: int) -> AuditDraft:
+    """The draft entry of a step on the way to a decision, the request still pending: one approval of
+    several required ("approved", with "approval 1 of 2"), or a hand-over ("delegated", to whom and why)."""
+    request = record.request
+    return AuditDraft(at=at, interaction_id=request.interaction_id, run_id=request.turn_id,
+                      sequence_name=request.sequence_name, kind=request.kind, decision=decision, by="person",
+                      **by.model_dump(), shown=shown_text(request), detail=detail)
+
+
 _VIA_WORDS: dict[str, str] = {
     "app": N_("You, in the app"),
     "phone": N_("You, on your paired phone"),

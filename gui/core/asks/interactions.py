@@ -25,8 +25,10 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
+from gui.core.asks.signoffs import Handover, Signoff
 from gui.core.causes import CancelReason, EndCause
 from gui.core.marks import N_, Sentence, Translate, as_written
+from gui.core.sequences import Asking
 
 JsonValue = Any
 
@@ -91,6 +93,18 @@ class _RequestBase(_Model):
     # rule made from this request covers (`gui.core.asks.rules`). None when no step of a saved sequence asks.
     step_fingerprint: str | None = None
     sequence_identity: str | None = None
+    # Who may answer and how many must agree (`gui.core.sequences.asking`); None: anyone, one answer.
+    asking: Asking | None = None
+    started_by: str | None = None  # the person who started the run (a team server knows; None on the desktop)
+
+    @model_serializer(mode="wrap")
+    def _people_when_known(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """`asking` and `started_by` appear only when set: a request without them reads as it always did."""
+        data: dict[str, Any] = handler(self)
+        for name in ("asking", "started_by"):
+            if data.get(name) is None:
+                data.pop(name, None)
+        return data
 
 
 class ShellApprovalRequest(_RequestBase):
@@ -153,12 +167,23 @@ class Question(_Model):
     response_type: Literal["text", "single_select", "multi_select"]
     options: list[QuestionOption] | None = None
     required: bool = True  # False: the person may skip it (its answer is then absent)
+    # What it takes when nobody answers before the request expires (a choice's value, or several).
+    default: str | list[str] | None = None
+
+    @model_serializer(mode="wrap")
+    def _default_when_given(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)
+        if data.get("default") is None:
+            data.pop("default", None)
+        return data
 
     @model_validator(mode="after")
     def _choices_fit_the_kind(self) -> Question:
         if self.response_type == "text":
             if self.options:
                 raise ValueError("a text question takes no choices (options): use single_select or multi_select")
+            if isinstance(self.default, list):
+                raise ValueError("a text question's default is a text, not a list")
             return self
         if not self.options:
             raise ValueError(f"a {self.response_type} question needs at least one choice in options")
@@ -166,6 +191,12 @@ class Question(_Model):
         twice = sorted({v for v in values if values.count(v) > 1})
         if twice:
             raise ValueError(f"two choices have the same value: {', '.join(twice)}")
+        defaults = [self.default] if isinstance(self.default, str) else self.default or []
+        if self.response_type == "single_select" and isinstance(self.default, list):
+            raise ValueError("a single_select question's default is one choice, not a list")
+        unknown = [d for d in defaults if d not in values]
+        if unknown:
+            raise ValueError(f"the default {', '.join(map(repr, unknown))} is not one of the choices")
         return self
 
 
@@ -372,6 +403,26 @@ class InteractionRecord(_Model):
     auto: bool = False  # an auto-approval recorded because a rule allowed it
     rule_id: str | None = None  # which rule (`gui.core.asks.rules`)
     rule_text: str | None = None  # that rule in words, as it read when it allowed this
+    # While several must approve: each approval given so far, in order (`gui.core.asks.approvers`).
+    approvals: tuple[Signoff, ...] = ()
+    handovers: tuple[Handover, ...] = ()  # each time a person handed it to someone else
+    reminded_at: int | None = None  # ms; when its approvers were reminded (`remind_after`)
+    escalated_at: int | None = None  # ms; when `escalate_to` was asked as well (`escalate_after`)
+    revision: int = 0  # one more at each change while pending: a store keeps a change only over the one before
+
+    @model_serializer(mode="wrap")
+    def _people_when_any(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """The fields of several people appear only once used: other records read as they always did."""
+        data: dict[str, Any] = handler(self)
+        for name in ("approvals", "handovers"):
+            if not data.get(name):
+                data.pop(name, None)
+        for name in ("reminded_at", "escalated_at"):
+            if data.get(name) is None:
+                data.pop(name, None)
+        if not data.get("revision"):
+            data.pop("revision", None)
+        return data
 
     @property
     def interaction_id(self) -> str:

@@ -28,7 +28,17 @@ from gui.core.asks.approvals import (
     approval_outcome,
     approval_problems,
 )
-from gui.core.asks.audit import Answerer, AuditLog, decision_of
+from gui.core.asks.approvers import (
+    INBOX_VIEWS,
+    Answered,
+    InboxView,
+    StillWaiting,
+    in_view,
+    refusal,
+    required_of,
+)
+from gui.core.asks.audit import Answerer, AuditLog, decision_of, step_of
+from gui.core.asks.follow_ups import FollowUp, default_answers, due, next_due, who_to_tell, with_expiry
 from gui.core.asks.interactions import (
     ApprovalResponse,
     CancelledResult,
@@ -44,10 +54,13 @@ from gui.core.asks.interactions import (
 )
 from gui.core.asks.responses import response_problems
 from gui.core.asks.rules import ApprovalRule, rule_for
+from gui.core.asks.signoffs import Handover, Signoff
 from gui.core.asks.store import InteractionStore
 from gui.core.causes import REASON_CAUSES, CancelReason, EndCause, reason_for
 from gui.core.errors import Conflict, Invalid, NotFound
-from gui.core.events import EventBus, InteractionCreated, InteractionEnded
+from gui.core.events import EventBus, InteractionChanged, InteractionCreated, InteractionEnded
+from gui.core.people import Directory
+from gui.core.sequences import split_target
 
 log = logging.getLogger(__name__)
 
@@ -136,8 +149,12 @@ class InteractionService:
         modes: ApprovalModes,
         check_edit: Callable[[str, dict[str, Any]], list[str]] | None = None,
         audit: AuditLog | None = None,
+        directory: Directory | None = None,
     ) -> None:
         self.store = store
+        # Who holds which role (`gui.core.people`): on a team server, the gates of `gui.core.asks.approvers`
+        # apply (who may answer, how many, no self-approval); None (the desktop): one person answers, once.
+        self.directory = directory
         self.bus = bus
         self.clock = clock
         self.modes = modes
@@ -151,6 +168,7 @@ class InteractionService:
         self._waiting: dict[str, InteractionRecord] = {}
         self._waiting_by_run: dict[str, dict[str, None]] = {}  # run id -> its ids in `_waiting`, in order
         self._timers: dict[str, asyncio.TimerHandle] = {}
+        self._follow_up_timers: dict[str, asyncio.TimerHandle] = {}  # remind / escalate (`gui.core.asks.follow_ups`)
         self._locks: dict[str, asyncio.Lock] = {}
         self._tasks: set[asyncio.Task[None]] = set()
         self._ending: dict[str, EndCause] = {}  # run id -> what is ending it (`note_ending`)
@@ -162,7 +180,9 @@ class InteractionService:
     # --- execution side ---------------------------------------------------------------------
 
     async def request(self, request: InteractionRequest, *, deadline: float | None = None) -> Handle:
-        """Store the request, then announce it; `deadline` (epoch seconds) caps `expires_at`."""
+        """Store the request, then announce it; `deadline` (epoch seconds) caps `expires_at`, as does
+        its step's `expire_after`."""
+        request = with_expiry(request)
         if deadline is not None:
             cap = int(deadline * 1000)
             if request.expires_at is None or cap < request.expires_at:
@@ -181,6 +201,7 @@ class InteractionService:
             if request.expires_at is not None:
                 delay = max(0.0, request.expires_at / 1000 - self.clock())
                 self._timers[iid] = loop.call_later(delay, self._on_timer, iid)
+            self._plan_follow_up(record)
         self._publish_created(record)
         return Handle(iid, future)
 
@@ -194,7 +215,7 @@ class InteractionService:
         """Ask unless a rule allows `request` (`allowing_rule`: then an auto-approval is recorded, and
         the approval is decided at once); its `outcome` is what the tool learns."""
         iid = request.interaction_id
-        rule = allowing_rule(self.modes, request, tool_name)
+        rule = None if self._gated(request) else allowing_rule(self.modes, request, tool_name)
         if rule is not None:
             await self.record_auto_approval(request, rule)
             return Approval(iid, allowed=ApprovalOutcome(approved=True, auto=True, interaction_id=iid))
@@ -234,9 +255,11 @@ class InteractionService:
 
     async def respond(
         self, interaction_id: str, response: InteractionResponse | dict[str, Any], by: Answerer | None = None
-    ) -> InteractionResult:
+    ) -> Answered:
         """Validate the answer, store it, then wake the waiting tool and announce the end; `by` is who
-        answered, for the record of decisions."""
+        answered, for the record of decisions. On a team server (`directory`) the answer must come
+        from someone who may give it (`gui.core.asks.approvers`); an approval that needs more people
+        is stored as one of them (`StillWaiting`) and the request stays pending."""
         parsed = _parse_response(interaction_id, response)
         async with self._lock(interaction_id):
             record = await self._pending_record(interaction_id)
@@ -246,20 +269,170 @@ class InteractionService:
                 raise InteractionNotPendingError(ended_message(ended), interaction_id)
             if parsed.kind != record.request.kind:
                 problems = [wrong_kind(record.request, parsed)]
-            elif isinstance(parsed, ApprovalResponse):
-                problems = approval_problems(record.request, parsed)
             else:
-                problems = response_problems(record.request, parsed)
+                if self.directory is not None:  # who may answer it, and whether they already did
+                    record = await self._gate(record, parsed, by)
+                problems = (approval_problems(record.request, parsed) if isinstance(parsed, ApprovalResponse)
+                            else response_problems(record.request, parsed))
             if not problems and isinstance(parsed, ApprovalResponse) and parsed.edited_input is not None:
                 problems = self._edit_problems(record.request, parsed.edited_input)
             if problems:
                 raise InteractionValidationError("; ".join(problems), interaction_id)
+            if self.directory is not None and isinstance(parsed, ApprovalResponse) and parsed.decision == "approved" \
+                    and required_of(record) > 1:
+                record, waiting = await self._sign(record, parsed, by)
+                if waiting is not None:
+                    return waiting
             rule = await self._save_rule(record.request, parsed)
             result = ResolvedResult(interaction_id=interaction_id, response=parsed)
             await self._end(record, result, by)
         if rule is not None:
             await self._allow_waiting(rule, interaction_id)
         return result
+
+    # --- several people (`gui.core.asks.approvers`, `gui.core.asks.follow_ups`) -------------------
+
+    def _gated(self, request: InteractionRequest) -> bool:
+        """On a team server, a request named people or several must approve: never allowed by one
+        person's rule (neither when asked, nor by a rule made while it waits)."""
+        return self.directory is not None and request.asking is not None and request.asking.gated
+
+    async def _gate(self, record: InteractionRecord, response: InteractionResponse | None,
+                    by: Answerer | None) -> InteractionRecord:
+        """The request as stored now (another process may have added an approval), once `by` is
+        found to be allowed to give `response`; the refusal otherwise (nothing is changed)."""
+        assert self.directory is not None
+        if self.shared or record.request.asking is not None:
+            stored = await self.store.get(record.interaction_id)
+            if stored is not None and stored.status == "pending":
+                record = stored
+        who = by or Answerer(via="api")
+        refused = refusal(record, response, who, await self.directory.roles_of(who.person))
+        if refused is not None:
+            raise refused
+        return record
+
+    async def _sign(self, record: InteractionRecord, response: ApprovalResponse,
+                    by: Answerer | None) -> tuple[InteractionRecord, StillWaiting | None]:
+        """One more approval of a request several must approve: the record with it, and, while more
+        are needed, what the person is told (the approval is stored before anyone hears of it)."""
+        iid, who, required = record.interaction_id, by or Answerer(via="api"), required_of(record)
+        if response.widens:
+            raise InteractionValidationError(
+                f"this request needs {required} different people to approve it: approve it once (a rule made "
+                "by one person would let it run without the others)", iid)
+        now = self.now_ms()
+        approvals = (*record.approvals, Signoff(person=who.person, via=who.via, token=who.token, at=now))
+        signed = record.model_copy(update={"approvals": approvals})
+        if len(approvals) >= required:
+            return signed, None
+        await self._keep_change(signed, "approved", step_of(
+            record, who, "approved", f"approval {len(approvals)} of {required}; more are needed", now))
+        return signed, StillWaiting(interaction_id=iid, approvals=approvals, required=required)
+
+    async def _keep_change(self, changed: InteractionRecord, change: str, draft: Any = None,
+                           notify: tuple[str, ...] = ()) -> InteractionRecord:
+        """Store a change of a pending request (its record of decisions first), then announce it.
+        Caller holds the lock. Two processes changing it at once: one wins, the other is told."""
+        changed = changed.model_copy(update={"revision": changed.revision + 1})
+        if draft is not None and self.audit is not None:
+            await self.audit.append(draft)
+        try:
+            await self.store.save(changed)
+        except InteractionNotPendingError:
+            iid = changed.interaction_id
+            raise InteractionError(f"interaction {iid} was changed by someone else at the same moment: nothing "
+                                   "of this was kept; look at it again", iid) from None
+        if changed.interaction_id in self._waiting:
+            self._waiting[changed.interaction_id] = changed
+        if self.bus is not None:
+            self.bus.publish(InteractionChanged, changed.request.turn_id, interaction_id=changed.interaction_id,
+                             change=change, notify=notify, record=changed.model_dump(mode="json"))
+        return changed
+
+    async def hand_over(self, interaction_id: str, to: str, note: str = "",
+                        by: Answerer | None = None) -> InteractionRecord:
+        """`by` hands the request to `to` (`person:NAME` or `role:NAME`) with a note: they may answer
+        it from now on, and are told. Recorded as a delegation. Only someone who may answer it may."""
+        who = by or Answerer(via="api")
+        if split_target(to) is None:
+            raise InteractionValidationError(
+                f"{to!r} is not someone to hand it to: write person:NAME or role:NAME", interaction_id)
+        if to == f"person:{who.person}":
+            raise InteractionValidationError("hand it to someone else: it is already yours to answer", interaction_id)
+        async with self._lock(interaction_id):
+            record = await self._pending_record(interaction_id)
+            if self.directory is not None:
+                record = await self._gate(record, None, who)
+            now = self.now_ms()
+            handed = record.model_copy(update={"handovers": (*record.handovers,
+                                                             Handover(by=who.person, to=to, note=note, at=now))})
+            detail = f"to {to}" + (f": {note}" if note else "")
+            return await self._keep_change(handed, "handed_over", step_of(record, who, "delegated", detail, now),
+                                           notify=(to,))
+
+    async def follow_up(self) -> list[tuple[str, FollowUp]]:
+        """Remind or escalate every waiting request whose time has come (by the service's clock): each
+        is stored first, then announced (`InteractionChanged`, which the notifier sends on). The
+        timers call it; a test moves the clock and calls it."""
+        done: list[tuple[str, FollowUp]] = []
+        now = self.now_ms()
+        for iid, record in list(self._waiting.items()):
+            if not due(record, now):
+                continue
+            async with self._lock(iid):
+                current = self._waiting.get(iid)
+                if current is None:
+                    continue
+                try:
+                    for kind in due(current, now):
+                        field = "reminded_at" if kind == "remind" else "escalated_at"
+                        current = await self._keep_change(current.model_copy(update={field: now}),
+                                                          "reminded" if kind == "remind" else "escalated",
+                                                          notify=who_to_tell(current, kind))
+                        done.append((iid, kind))
+                except InteractionError:  # changed elsewhere meanwhile: the next look uses what is stored
+                    log.warning("could not remind or escalate %s: it changed meanwhile", iid)
+                    stored = await self.store.get(iid)
+                    if stored is not None and stored.status == "pending":
+                        self._waiting[iid] = current = stored
+                self._plan_follow_up(current)
+        return done
+
+    def _plan_follow_up(self, record: InteractionRecord) -> None:
+        """A timer for the next follow-up of `record`, if it has one."""
+        iid = record.interaction_id
+        old = self._follow_up_timers.pop(iid, None)
+        if old is not None:
+            old.cancel()
+        at = next_due(record)
+        if at is None:
+            return
+        delay = max(0.0, at / 1000 - self.clock())
+        self._follow_up_timers[iid] = asyncio.get_running_loop().call_later(delay, self._on_follow_up_timer, iid)
+
+    def _on_follow_up_timer(self, interaction_id: str) -> None:
+        self._follow_up_timers.pop(interaction_id, None)
+        task = asyncio.get_running_loop().create_task(self._follow_up_logged())
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _follow_up_logged(self) -> None:
+        try:
+            await self.follow_up()
+        except Exception:  # the timer has nobody to report to
+            log.exception("could not remind or escalate")
+
+    async def inbox(self, person: str, view: InboxView) -> list[InteractionRecord]:
+        """The pending requests in one view of `person`'s inbox, oldest first: "needs_you" (they may
+        answer it now), "waiting" (on others), "started_by_you". On the desktop everything needs you."""
+        if view not in INBOX_VIEWS:
+            raise InteractionValidationError(f"there is no inbox view {view!r}: use one of {', '.join(INBOX_VIEWS)}")
+        pending = await self.pending()
+        if self.directory is None:
+            return pending if view == "needs_you" else []
+        roles = await self.directory.roles_of(person)
+        return [record for record in pending if in_view(record, view, person, roles)]
 
     def _edit_problems(self, request: InteractionRequest, edited: dict[str, Any]) -> list[str]:
         tool = tool_name_of(request)
@@ -284,7 +457,7 @@ class InteractionService:
         same run must not keep asking what the person just allowed)."""
         for waiting in await self.store.list("pending"):
             iid = waiting.interaction_id
-            if iid == answered or not rule.matches(waiting.request):
+            if iid == answered or not rule.matches(waiting.request) or self._gated(waiting.request):
                 continue
             async with self._lock(iid):
                 current = await self.store.get(iid)
@@ -413,26 +586,19 @@ class InteractionService:
         return record
 
     async def _end(self, record: InteractionRecord, result: InteractionResult,
-                   by: Answerer | None = None) -> InteractionRecord:
+                   by: Answerer | None = None, *, timed_out: bool = False) -> InteractionRecord:
         """Record the decision, store the final state, then wake the waiter and announce it. Caller
-        holds the lock."""
+        holds the lock. `timed_out`: nobody answered, the request took its defaults."""
         ended = self._ended(record, result)
-        await self._record_decision(ended, by)
+        await self._record_decision(ended, by, timed_out=timed_out)
         await self.store.save(ended)
         self._settle(ended)
         self._locks.pop(record.interaction_id, None)  # safe: every holder re-reads the stored status
         return ended
 
     def _ended(self, record: InteractionRecord, result: InteractionResult) -> InteractionRecord:
-        return InteractionRecord(
-            request=record.request,
-            status=result.status,
-            result=result,
-            resolved_at=self.now_ms(),
-            auto=record.auto,
-            rule_id=record.rule_id,
-            rule_text=record.rule_text,
-        )
+        # (approvals, hand-overs and follow-ups stay on it: the record of who did what before the end)
+        return record.model_copy(update={"status": result.status, "result": result, "resolved_at": self.now_ms()})
 
     def _settle(self, ended: InteractionRecord) -> None:
         """Once the end is stored: forget the request, wake its waiter, announce the end."""
@@ -442,9 +608,10 @@ class InteractionService:
         of_run.pop(iid, None)
         if not of_run:
             self._waiting_by_run.pop(ended.request.turn_id, None)
-        timer = self._timers.pop(iid, None)
-        if timer is not None:
-            timer.cancel()
+        for timers in (self._timers, self._follow_up_timers):
+            timer = timers.pop(iid, None)
+            if timer is not None:
+                timer.cancel()
         future = self._futures.pop(iid, None)
         if future is not None and not future.done() and result is not None:
             future.set_result(result)
@@ -461,6 +628,8 @@ class InteractionService:
             if record.status == "pending":
                 if interaction_id not in self._waiting:
                     self._publish_created(record)
+                else:  # changed there while still pending (an approval of several, a hand-over): as stored now
+                    self._waiting[interaction_id] = record
                 return
             if interaction_id in self._waiting:
                 self._settle(record)
@@ -468,11 +637,16 @@ class InteractionService:
                 self._publish_ended(record)
             self._locks.pop(interaction_id, None)
 
-    async def _record_decision(self, ended: InteractionRecord, by: Answerer | None = None) -> None:
+    async def _record_decision(self, ended: InteractionRecord, by: Answerer | None = None, *,
+                               timed_out: bool = False) -> None:
         """Append the decision to the record before it is stored: a decision that took effect is never
         missing from it (a crash in between leaves the entry, and start-up then cancels the request)."""
         if self.audit is not None:
-            await self.audit.append(decision_of(ended, by))
+            draft = decision_of(ended, by)
+            if timed_out:
+                draft = draft.model_copy(update={"by": "timeout", "person": None, "via": None, "token": None,
+                                                 "detail": f"the defaults it declares: {draft.detail}"})
+            await self.audit.append(draft)
 
     def _on_timer(self, interaction_id: str) -> None:
         self._timers.pop(interaction_id, None)
@@ -485,7 +659,12 @@ class InteractionService:
             async with self._lock(interaction_id):
                 record = await self.store.get(interaction_id)
                 if record is not None and record.status == "pending":
-                    await self._end(record, ExpiredResult(interaction_id=interaction_id))
+                    defaults = default_answers(record.request)
+                    if defaults is None:
+                        await self._end(record, ExpiredResult(interaction_id=interaction_id))
+                    else:  # a question that declares its defaults takes them: decided by the timeout
+                        await self._end(record, ResolvedResult(interaction_id=interaction_id, response=defaults),
+                                        timed_out=True)
         except Exception:  # the timer has nobody to report to
             log.exception("could not expire interaction %s", interaction_id)
 

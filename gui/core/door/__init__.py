@@ -3,6 +3,7 @@
 """
 
 from gui.core.door.asks import ASK_WAIT, AskInvalid, AskState, ProgramAsk, TooManyAsks
+from gui.core.door.batch import MAX_BATCH, BatchAnswer, BatchOutcome
 from gui.core.door.catalog import Catalog, SequenceStore
 from gui.core.door.documents import NotFoundError, document_from, summary, tool_catalog
 from gui.core.door.engine import Engine, WhenCallError, condition_holds
@@ -26,6 +27,9 @@ __all__ = [
     "ASK_WAIT",
     "AskInvalid",
     "Aspect",
+    "BatchAnswer",
+    "BatchOutcome",
+    "MAX_BATCH",
     "AskState",
     "Catalog",
     "SequenceStore",

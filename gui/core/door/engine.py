@@ -16,13 +16,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from gui.core.asks import (
+    Answered,
     Answerer,
     ApprovalModes,
     ApprovalRule,
     AuditEntry,
+    InboxView,
     InteractionKind,
     InteractionRecord,
-    InteractionResult,
     InteractionService,
     InteractionStatusFilter,
     InteractionStore,
@@ -34,6 +35,7 @@ from gui.core.asks import (
 from gui.core.causes import CancelReason, EndCause
 from gui.core.door.agent_left import AgentLeaving
 from gui.core.door.asks import AskState, ProgramAsk, ProgramAsks
+from gui.core.door.batch import BatchAnswer, BatchOutcome, answer_each
 from gui.core.door.catalog import Catalog, SequenceStore
 from gui.core.door.documents import NotFoundError, document_from, summary
 from gui.core.door.following import RunFollower
@@ -223,18 +225,23 @@ class Engine:
         return await self.mcp_servers.retry(name)
 
     # -- runs ----------------------------------------------------------------------------------
-    async def start(self, name: str, args: dict[str, Any] | None = None) -> RunRecord:
-        """Start a saved sequence (or, by its name, a single group) and return at once."""
+    async def start(self, name: str, args: dict[str, Any] | None = None, *,
+                    started_by: str | None = None) -> RunRecord:
+        """Start a saved sequence (or, by its name, a single group) and return at once; `started_by`:
+        the signed-in person who started it (a team server), whom its requests know."""
         await self._tools_ready()
         sequence, group = await self.catalog.resolve(name)
-        return await self.runner.start(sequence, args or {}, group=group)
+        origin = Origin(started_by=started_by) if started_by is not None else None
+        return await self.runner.start(sequence, args or {}, group=group, origin=origin)
 
-    async def start_document(self, doc: Any, args: dict[str, Any] | None = None) -> RunRecord:
+    async def start_document(self, doc: Any, args: dict[str, Any] | None = None, *,
+                             started_by: str | None = None) -> RunRecord:
         """Start a sequence that is not saved (a file given to `seqdesk run`): validated against the
         tools (not the saved sequences, whose names it may share); DslError when it is not valid."""
         await self._tools_ready()
         sequence = await self.catalog.check_unsaved(doc)
-        return await self.runner.start(sequence, args or {})
+        origin = Origin(started_by=started_by) if started_by is not None else None
+        return await self.runner.start(sequence, args or {}, origin=origin)
 
     async def call(self, name: str, args: dict[str, Any] | None = None,
                    on_event: EventListener | None = None, *, gave_up: EndCause = "person") -> RunRecord:
@@ -429,9 +436,22 @@ class Engine:
     async def get_interaction(self, interaction_id: str) -> InteractionRecord | None:
         return await self.interactions.get(interaction_id)
 
-    async def respond(self, interaction_id: str, response: Any, by: Answerer | None = None) -> InteractionResult:
+    async def respond(self, interaction_id: str, response: Any, by: Answerer | None = None) -> Answered:
         """Answer a request; `by` is who answered and through which surface (for the record of decisions)."""
         return await self.interactions.respond(interaction_id, response, by)
+
+    async def inbox(self, person: str, view: InboxView) -> list[InteractionRecord]:
+        """The pending requests in one view of `person`'s inbox: "needs_you", "waiting", "started_by_you"."""
+        return await self.interactions.inbox(person, view)
+
+    async def respond_many(self, answers: list[BatchAnswer], by: Answerer | None = None) -> list[BatchOutcome]:
+        """Answer several requests at once, each through `respond` (its gates), each with its own outcome."""
+        return await answer_each(self.respond, answers, by)
+
+    async def hand_over(self, interaction_id: str, to: str, note: str = "",
+                        by: Answerer | None = None) -> InteractionRecord:
+        """Hand a request to `person:NAME` or `role:NAME` with a note (recorded as a delegation)."""
+        return await self.interactions.hand_over(interaction_id, to, note, by)
 
     async def decisions(self, since_ms: int | None = None) -> tuple[list[AuditEntry], Verdict]:
         """The record of decisions (oldest first) and whether its chain is unbroken; empty without one."""

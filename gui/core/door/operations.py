@@ -12,15 +12,17 @@ from collections.abc import Callable
 from typing import Any, NamedTuple, Protocol, TypeVar
 
 from gui.core.asks import (
+    Answered,
     Answerer,
     ApprovalRule,
+    InboxView,
     InteractionKind,
     InteractionRecord,
-    InteractionResult,
     InteractionStatusFilter,
 )
 from gui.core.causes import CancelReason, EndCause
 from gui.core.door.asks import AskState, ProgramAsk
+from gui.core.door.batch import BatchAnswer, BatchOutcome
 from gui.core.door.mcp_servers import McpServerChange, McpServerListing, McpServerSpec, McpServerView
 from gui.core.events import Event
 from gui.core.queries import Page
@@ -126,9 +128,14 @@ class Operations(Protocol):
         ...
 
     # -- runs ----------------------------------------------------------------------------------
-    async def start(self, name: str, args: dict[str, Any] | None = None) -> RunRecord: ...
+    async def start(self, name: str, args: dict[str, Any] | None = None, *,
+                    started_by: str | None = None) -> RunRecord:
+        """Start a saved sequence or group and return at once; `started_by`: the signed-in person (a
+        team server; over HTTP the app knows who asks, and this is not sent)."""
+        ...
 
-    async def start_document(self, doc: Any, args: dict[str, Any] | None = None) -> RunRecord: ...
+    async def start_document(self, doc: Any, args: dict[str, Any] | None = None, *,
+                             started_by: str | None = None) -> RunRecord: ...
 
     async def call(self, name: str, args: dict[str, Any] | None = None,
                    on_event: EventListener | None = None, *, gave_up: EndCause = "person") -> RunRecord:
@@ -185,9 +192,22 @@ class Operations(Protocol):
 
     async def get_interaction(self, interaction_id: str) -> InteractionRecord | None: ...
 
-    async def respond(self, interaction_id: str, response: Any, by: Answerer | None = None) -> InteractionResult: ...
+    async def respond(self, interaction_id: str, response: Any, by: Answerer | None = None) -> Answered: ...
 
     async def cancel_interaction(self, interaction_id: str, reason: CancelReason) -> bool: ...
+
+    async def inbox(self, person: str, view: InboxView) -> list[InteractionRecord]:
+        """The pending requests in one view of `person`'s inbox (`gui.core.asks.approvers`), oldest first."""
+        ...
+
+    async def respond_many(self, answers: list[BatchAnswer], by: Answerer | None = None) -> list[BatchOutcome]:
+        """Answer several requests at once, each as `respond` would, each with its own outcome."""
+        ...
+
+    async def hand_over(self, interaction_id: str, to: str, note: str = "",
+                        by: Answerer | None = None) -> InteractionRecord:
+        """Hand a request to `person:NAME` or `role:NAME` with a note (recorded as a delegation)."""
+        ...
 
     # -- a program asking the person (`gui.core.door.asks`) ---------------------------------------
     async def ask(self, ask: ProgramAsk) -> AskState:

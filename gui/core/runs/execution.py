@@ -50,6 +50,7 @@ class Origin:
     note: str | None = None
     plan: ResumePlan | None = None
     run_id: str | None = None  # the new run's id, chosen before (a resume marks the old run with it first)
+    started_by: str | None = None  # the signed-in person who started it (a team server)
 
 
 @dataclass(slots=True)

@@ -144,6 +144,9 @@ class RunRecord(BaseModel):
     # When the agent that asked for it (over MCP) stopped waiting for it, its client having given up,
     # while the run went on for the person (`gui.core.door.agent_left`); None: nobody stopped waiting.
     agent_left_at: float | None = None
+    # Who started it, on a team server (their requests know it: they may not approve its steps themselves,
+    # `gui.core.asks.approvers`); None on the desktop, or when a schedule or an earlier version started it.
+    started_by: str | None = None
 
     def __setattr__(self, name: str, value: Any) -> None:
         if name in _RUN_FIELDS:  # as `ToolRecord.__setattr__`

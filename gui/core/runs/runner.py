@@ -228,6 +228,7 @@ class Runner:
         context = dict(checked)
         if origin is not None:
             record.schedule_id, record.note = origin.schedule_id, origin.note
+            record.started_by = origin.started_by
             if origin.plan is not None:
                 apply_plan(record, origin.plan)
                 context = dict(origin.plan.context)

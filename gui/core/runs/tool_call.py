@@ -55,6 +55,7 @@ from gui.core.runs.records import (
 )
 from gui.core.sequences import (
     RETRY_ATTEMPTS,
+    Asking,
     Bound,
     Group,
     Missing,
@@ -65,6 +66,7 @@ from gui.core.sequences import (
     bind,
     matches_type,
     nearest_names,
+    step_asking,
     step_fingerprint,
     type_name,
 )
@@ -116,6 +118,10 @@ class CallScope:
     sequence_identity: str | None = None  # of a saved sequence (`Sequence.identity`): rules name it
     aborting: bool = False  # a tool failed and the group's other tools are being cancelled
 
+    def asking(self, index: int) -> Asking | None:
+        """Who answers the requests of the group's step `index` (its own keys over the group's)."""
+        return step_asking(self.group.tools[index].asking, self.group.asking)
+
     def save_soon(self) -> None:
         """Save the run's record in the background (a tool started waiting, or a tool that changes
         things ended)."""
@@ -152,6 +158,9 @@ class ObservedPort:
         return min(caps) if caps else None
 
     async def request(self, request: InteractionRequest, *, deadline: float | None = None) -> _ObservedHandle:
+        if request.asking is None and request.started_by is None:  # a tool's own question: its step's answerers
+            request = request.model_copy(update={"asking": self._scope.asking(self._record.index),
+                                                 "started_by": self._scope.execution.record.started_by})
         handle = await self._port.request(request, deadline=self._cap(deadline))
         self._caller.waiting(self._scope, self._record, handle.interaction_id)
         return _ObservedHandle(self._caller, self._scope, self._record, handle)
@@ -464,6 +473,8 @@ class ToolCaller:
             "step_fingerprint": (scope.execution.steps[scope.group_record.index][record.index]
                                  or step_fingerprint(scope.group.tools[record.index], scope.group)),
             "sequence_identity": scope.sequence_identity,
+            "asking": scope.asking(record.index),  # who answers, how many (`gui.core.sequences.asking`)
+            "started_by": scope.execution.record.started_by,
         }
         if shell is not None:
             return ShellApprovalRequest(**common, title=shell.title, description=shell.description,

@@ -2,6 +2,7 @@
 substitution, limits and the help text. Imports nothing of the packages above it (asks, tools, runs, door).
 """
 
+from gui.core.sequences.asking import ASKING_KEYS, TARGET_KINDS, Asking, TargetKind, split_target, step_asking
 from gui.core.sequences.calls import direct_calls
 from gui.core.sequences.catalog_view import CatalogView
 from gui.core.sequences.conditions import ConditionSyntaxError, condition_rows, parse_condition, rows_to_text
@@ -62,6 +63,12 @@ from gui.core.sequences.validator_tools import ArgumentsError, argument_problems
 __all__ = [
     "Bound",
     "bind",
+    "ASKING_KEYS",
+    "Asking",
+    "split_target",
+    "step_asking",
+    "TARGET_KINDS",
+    "TargetKind",
     "ConditionSyntaxError",
     "condition_rows",
     "parse_condition",

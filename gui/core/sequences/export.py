@@ -17,6 +17,8 @@ def tool_to_text(call: ToolCall) -> str:
     obj: dict[str, Any] = {"tool": call.tool, "args": call.args}
     if call.as_ is not None:
         obj["as"] = call.as_
+    if call.asking is not None:
+        obj.update(call.asking.model_dump(mode="json"))
     return json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
 
 
@@ -40,6 +42,8 @@ def group_to_document(group: Group) -> dict[str, Any]:
         doc["timeout"] = group.timeout
     if group.on_error is not OnError.ABORT:
         doc["on_error"] = group.on_error.value
+    if group.asking is not None:
+        doc.update(group.asking.model_dump(mode="json"))
     doc["tools"] = tools_to_text(group.tools)
     return doc
 

@@ -80,6 +80,15 @@ PARTS: tuple[str | None, ...] = (
         "     tools      a STRING (not an array!), see below"
     ),
     N_(
+        "   Who answers its requests (a group, or one tool object, which then wins key by key):\n"
+        '     approvers      who may answer, such as ["role:oncall", "person:li.wei"]; default: anyone\n'
+        "     required       how many distinct people must approve, default 1\n"
+        "     self_approve   may the person who started the run approve its own step? default false\n"
+        '     remind_after   remind the approvers after a while, such as "30m"\n'
+        '     escalate_after with escalate_to (["role:lead"]): after a while, ask them as well\n'
+        '     expire_after   end the request: an approval is then DENIED, a question takes its default'
+    ),
+    N_(
         '3. ! "tools" is a STRING holding JSON objects, each followed by \';\':\n'
         '     each object looks like {{"tool":"cmd_run","args":{{…}},"as":"slot"}}\n'
         "     - EVERY object is followed by ';', THE LAST ONE TOO. Forgetting it: missing-trailing-semicolon.\n"

@@ -10,7 +10,9 @@ from collections.abc import Mapping
 from enum import StrEnum
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
+
+from gui.core.sequences.asking import Asking
 
 JsonValue = Any
 
@@ -71,6 +73,14 @@ def json_type_name(value: JsonValue) -> str:
     return "null" if value is None else type(value).__name__
 
 
+def _without_unset_asking(data: dict[str, Any]) -> dict[str, Any]:
+    """A group or step that says nothing of who answers dumps as it did before it could (its fingerprint
+    stays the same)."""
+    if data.get("asking") is None:
+        data.pop("asking", None)
+    return data
+
+
 class ToolCall(BaseModel):
     """One `{"tool": …, "args": {…}, "as": …}` object of a group's `tools` string."""
 
@@ -79,6 +89,12 @@ class ToolCall(BaseModel):
     tool: str
     args: dict[str, JsonValue] = Field(default_factory=dict)
     as_: str | None = Field(default=None, alias="as")
+    # Who answers this step's requests, over its group's (`gui.core.sequences.asking`); None: as its group says.
+    asking: Asking | None = None
+
+    @model_serializer(mode="wrap")
+    def _asking_when_set(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        return _without_unset_asking(handler(self))
 
 
 class Group(BaseModel):
@@ -94,6 +110,12 @@ class Group(BaseModel):
     timeout: str | None = None
     on_error: OnError = OnError.ABORT
     tools: tuple[ToolCall, ...]
+    # Who answers its requests and how many must agree (`gui.core.sequences.asking`); None: anyone, one answer.
+    asking: Asking | None = None
+
+    @model_serializer(mode="wrap")
+    def _asking_when_set(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        return _without_unset_asking(handler(self))
 
     @property
     def timeout_seconds(self) -> float | None:

@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict
 
 from gui.core.marks import N_, Sentence, sentence, verbatim
 from gui.core.sequences import limits
+from gui.core.sequences.asking import ASKING_KEYS
 from gui.core.sequences.calls import cycle_problems
 from gui.core.sequences.catalog_view import CatalogView
 from gui.core.sequences.conditions import ConditionSyntaxError, parse_condition
@@ -26,6 +27,7 @@ from gui.core.sequences.parser import load_json_text
 from gui.core.sequences.problems import DslError, Loc, Problem, problem
 from gui.core.sequences.signature import signature_problems
 from gui.core.sequences.unicode_check import surrogate_loc
+from gui.core.sequences.validator_asking import check_asking
 from gui.core.sequences.validator_tools import ToolChecks
 
 _SEQ_FIELDS = ("name", "description", "groups")
@@ -38,7 +40,8 @@ _NAME_WORDS = {
               N_("the group name is blank: give it a name"),
               N_("the group name '{value}' starts or ends with spaces: remove them")),
 }
-_GROUP_FIELDS = ("name", "description", "in", "out", "when", "parallel", "missing", "timeout", "on_error", "tools")
+_GROUP_FIELDS = ("name", "description", "in", "out", "when", "parallel", "missing", "timeout", "on_error", "tools",
+                 *ASKING_KEYS)
 
 
 class ValidationResult(BaseModel):
@@ -265,12 +268,14 @@ class _Checker(ToolChecks):
         missing = self._enum(value, "missing", loc, Missing, Missing.FAIL)
         on_error = self._enum(value, "on_error", loc, OnError, OnError.ABORT)
         timeout = self._timeout(value, loc)
-        tools = self._tools(value, loc, ins, outs)
+        asking, asking_problems = check_asking(value, loc)
+        self.problems.extend(asking_problems)
+        tools = self._tools(value, loc, ins, outs, asking)
         if len(self.problems) != before and any(p.severity == "error" for p in self.problems[before:]):
             return None
         assert name is not None and tools is not None
         return Group(name=name, description=description, in_=ins, out=outs, when=when, parallel=parallel,
-                     missing=missing, timeout=timeout, on_error=on_error, tools=tuple(tools))
+                     missing=missing, timeout=timeout, on_error=on_error, tools=tuple(tools), asking=asking)
 
     def _slots(self, group: dict[str, Any], key: str, loc: Loc) -> dict[str, SlotType]:
         code = "in-not-object" if key == "in" else "out-not-object"

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from gui.core.errors import Invalid, ToolArgumentError
 from gui.core.marks import N_, Sentence, sentence, term, verbatim
+from gui.core.sequences.asking import ASKING_KEYS, Asking
 from gui.core.sequences.model import SlotType, ToolCall
 from gui.core.sequences.names import nearest_names
 from gui.core.sequences.parser import split_tools
@@ -17,11 +18,12 @@ from gui.core.sequences.problems import Loc, Problem
 from gui.core.sequences.result_types import mismatch_words
 from gui.core.sequences.shell import allowed, refusal, runs_as_words
 from gui.core.sequences.substitution import references, shell_landings, shell_texts
+from gui.core.sequences.validator_asking import check_asking
 
 if TYPE_CHECKING:
     from gui.core.sequences.catalog_view import CatalogView
 
-_TOOL_FIELDS = ("tool", "args", "as")
+_TOOL_FIELDS = ("tool", "args", "as", *ASKING_KEYS)
 
 
 class ToolChecks:
@@ -38,7 +40,7 @@ class ToolChecks:
         raise NotImplementedError
 
     def _tools(self, group: dict[str, Any], loc: Loc, ins: dict[str, SlotType],
-               outs: dict[str, SlotType]) -> list[ToolCall] | None:
+               outs: dict[str, SlotType], asking: Asking | None = None) -> list[ToolCall] | None:
         tloc: Loc = (*loc, "tools")
         if "tools" not in group:
             self.error(tloc, "missing-field", N_('the group has no "tools": write them as one text, like {example}'),
@@ -55,7 +57,7 @@ class ToolChecks:
         calls: list[ToolCall] = []
         writers: dict[str, list[int]] = {}
         for index, raw in enumerate(raw_tools):
-            call = self._tool(raw.value, (*tloc, index), raw.offset, ins, outs)
+            call = self._tool(raw.value, (*tloc, index), raw.offset, ins, outs, asking)
             if call is None:
                 continue
             calls.append(call)
@@ -77,7 +79,7 @@ class ToolChecks:
         return calls
 
     def _tool(self, value: Any, loc: Loc, offset: int, ins: dict[str, SlotType],
-              outs: dict[str, SlotType]) -> ToolCall | None:
+              outs: dict[str, SlotType], group_asking: Asking | None = None) -> ToolCall | None:
         if value is None:
             return None
         if not isinstance(value, dict):
@@ -88,7 +90,8 @@ class ToolChecks:
         for key in value:
             if key not in _TOOL_FIELDS:
                 self.error((*loc, key), "unknown-field",
-                           N_("unknown field '{key}' in a tool: a tool has tool, args, as"), offset, key=key)
+                           N_("unknown field '{key}' in a tool: a tool has tool, args, as, and who answers its "
+                              "requests ({fields})"), offset, key=key, fields=", ".join(ASKING_KEYS))
                 ok = False
         name = value.get("tool")
         if "tool" not in value:
@@ -117,6 +120,9 @@ class ToolChecks:
                           "or use one of: {names}"), offset, slot=slot,
                        names=", ".join(outs) or sentence(N_("(none declared)")))
             ok = False
+        asking, asking_problems = check_asking(value, loc, offset, group_asking)
+        self.problems.extend(asking_problems)
+        ok = ok and not any(p.severity == "error" for p in asking_problems)
         refs = references(args)
         for path, ref, ref_offset in refs:
             if ref not in ins:
@@ -130,7 +136,7 @@ class ToolChecks:
                 self._shell_text(name, args, loc, ins)
             if isinstance(slot, str):
                 self._result_fits(name, args, ins, slot, outs[slot], loc, offset)
-        return ToolCall(tool=name, args=args, as_=slot) if ok else None
+        return ToolCall(tool=name, args=args, as_=slot, asking=asking) if ok else None
 
     def _result_fits(self, name: str, args: dict[str, Any], ins: dict[str, SlotType], slot: str,
                      declared: SlotType, loc: Loc, offset: int) -> None:

@@ -12,6 +12,7 @@ import re
 from typing import Any
 
 from gui.core.sequences import (
+    ASKING_KEYS,
     SLOT_TYPE_NAMES,
     ConditionSyntaxError,
     Missing,
@@ -36,7 +37,8 @@ from gui.ui.editor.draft import (
     ToolDraft,
 )
 
-_GROUP_KEYS = {"name", "description", "in", "out", "when", "parallel", "missing", "timeout", "on_error", "tools"}
+_GROUP_KEYS = {"name", "description", "in", "out", "when", "parallel", "missing", "timeout", "on_error", "tools",
+               *ASKING_KEYS}
 _TIMEOUT = re.compile(r"^(\d+(?:\.\d+)?)(ms|s|m|h)$")
 
 
@@ -97,6 +99,7 @@ def _group(value: Any, index: int, reasons: list[str]) -> GroupDraft | None:
     group.on_error = _choice(value, "on_error", [m.value for m in OnError], where, reasons)
     _timeout(value.get("timeout"), group, where, reasons)
     group.tools = _tools(value.get("tools", ""), where, reasons)
+    group.asking = {key: value[key] for key in ASKING_KEYS if key in value}  # the validator checks them
     return group
 
 
@@ -175,7 +178,7 @@ def _tools(value: Any, where: str, reasons: list[str]) -> list[ToolDraft]:
             reasons.append(_('{where} must be an object like {{"tool": "echo", "args": {{}}}}').format(
                 where=tool_where))
             continue
-        extra = [k for k in obj if k not in ("tool", "args", "as")]
+        extra = [k for k in obj if k not in ("tool", "args", "as", *ASKING_KEYS)]
         if extra:
             reasons.append(_("{where}: unknown field {fields} (a tool has tool, args, as)").format(
                 where=tool_where, fields=", ".join(extra)))
@@ -190,7 +193,8 @@ def _tools(value: Any, where: str, reasons: list[str]) -> list[ToolDraft]:
         if slot is not None and not isinstance(slot, str):
             reasons.append(_('{where}: "as" must be a slot name in quotes').format(where=tool_where))
             continue
-        tools.append(ToolDraft(tool=name, args={k: arg_draft(v) for k, v in args.items()}, save_to=slot))
+        tools.append(ToolDraft(tool=name, args={k: arg_draft(v) for k, v in args.items()}, save_to=slot,
+                               asking={key: obj[key] for key in ASKING_KEYS if key in obj}))
     return tools
 
 

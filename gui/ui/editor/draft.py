@@ -49,6 +49,8 @@ class ToolDraft(BaseModel):
     tool: str
     args: dict[str, ArgDraft] = Field(default_factory=dict)
     save_to: str | None = None
+    # Who answers this step's requests, as written (`gui.core.sequences.asking`: approvers, required, …).
+    asking: dict[str, Any] = Field(default_factory=dict)
 
 
 class CondRow(BaseModel):
@@ -80,6 +82,8 @@ class GroupDraft(BaseModel):
     timeout_amount: float | None = None
     timeout_unit: str = "s"
     tools: list[ToolDraft] = Field(default_factory=list)
+    # Who answers the group's requests, as written (`gui.core.sequences.asking`): checked by the validator.
+    asking: dict[str, Any] = Field(default_factory=dict)
 
     def declared(self, which: Literal["in", "out"]) -> dict[str, str]:
         """Named slots, first row wins (a repeated name is a local issue on the later row)."""
@@ -200,12 +204,14 @@ def group_document(group: GroupDraft, offsets: list[int] | None = None) -> dict[
         doc["timeout"] = timeout
     if group.on_error != "abort":
         doc["on_error"] = group.on_error
+    doc.update({key: value for key, value in group.asking.items() if value not in (None, "", [])})
     pieces: list[str] = []
     position = 0
     for tool in group.tools:
         obj: dict[str, Any] = {"tool": tool.tool, "args": tool_args(tool)}
         if tool.save_to is not None:
             obj["as"] = tool.save_to
+        obj.update({key: value for key, value in tool.asking.items() if value not in (None, "", [])})
         text = json.dumps(obj, ensure_ascii=False, separators=(",", ":")) + " ;"
         if offsets is not None:
             offsets.append(position)

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from gui.core.sequences import Problem, argument_problems
+from gui.core.sequences import ASKING_KEYS, Problem, argument_problems
 from gui.core.tools import ToolInfo
 from gui.i18n import N_, _
 from gui.ui.editor.draft import DocumentMap, GroupDraft, Issue, SequenceDraft, ToolDraft
@@ -27,7 +27,7 @@ _VISUAL_WORDS = {
     "no-groups": N_("Add at least one group"),
 }
 
-_GROUP_FIELDS = ("name", "description", "when", "timeout", "parallel", "missing", "on_error")
+_GROUP_FIELDS = ("name", "description", "when", "timeout", "parallel", "missing", "on_error", *ASKING_KEYS)
 
 
 def problem_issues(problem: Problem, draft: SequenceDraft, mapping: DocumentMap,

@@ -8,6 +8,7 @@ is not declared stays visible, marked, instead of being dropped.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from typing import Any
 
@@ -131,6 +132,10 @@ class ToolRow(ui.card):
                 self.save_to.props["hint"] = _("It gives back {a_type}.").format(a_type=_a(self.result_type))
             ctx.fields.register(f"{tool.uid}.as", self.save_to)
             self.fit_note = ui.label("").classes("text-sm text-amber-800 dark:text-amber-300").mark("result-note")
+            if tool.asking:  # this step's own answerers, over its group's: said, and kept as written
+                keys = ", ".join(f"{key} {json.dumps(value, ensure_ascii=False)}" for key, value in tool.asking.items())
+                ui.label(_("This step's own answerers (edit them in the Text view): {keys}").format(keys=keys)) \
+                    .classes(f"text-sm {DATA}").mark("tool-asking")
         self._update_fit()
 
     def set_index(self, index: int) -> None:

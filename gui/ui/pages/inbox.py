@@ -15,29 +15,37 @@ from __future__ import annotations
 import asyncio
 import json
 import math
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from nicegui import context, ui
 
 from gui.core.asks import (
+    Answerer,
     ApprovalResponse,
+    InboxView,
     InteractionKind,
     InteractionRecord,
     InteractionResponse,
     InteractionStatusFilter,
 )
-from gui.core.events import Event, InteractionCreated, InteractionEnded
+from gui.core.door import BatchAnswer, BatchOutcome
+from gui.core.events import Event, InteractionChanged, InteractionCreated, InteractionEnded
+from gui.core.people import DESKTOP_PERSON
 from gui.core.queries import Page
 from gui.i18n import DATA, N_, _, format_number
 from gui.ui.components.inbox.allowed_banner import show_allowed
 from gui.ui.components.inbox.answered_card import AnsweredCard
+from gui.ui.components.inbox.batch_dialog import BatchDialog, outcome_words
 from gui.ui.components.inbox.detail import InboxDetail
 from gui.ui.components.inbox.history_row import HistoryRow
 from gui.ui.components.inbox.keys import InboxShortcuts
 from gui.ui.components.inbox.pending import pending_after
+from gui.ui.components.inbox.people_line import answerers_words
 from gui.ui.components.inbox.row import InboxRow
 from gui.ui.components.run.dark import add_dark_css
 from gui.ui.live import live_events
+from gui.ui.signed_in import current_person
 from gui.ui.theme import frame
 from gui.wording import requests as fmt
 
@@ -50,6 +58,8 @@ HISTORY_KINDS: dict[str, InteractionKind] = {"approval": "approval", "question":
                                              "elicitation": "elicitation"}
 
 PAGE_SIZE = 50
+# A team's other views of the inbox, beside "Needs you", each with its icon (`gui.core.asks.approvers`).
+OTHER_VIEWS: tuple[tuple[InboxView, str], ...] = (("waiting", "hourglass_top"), ("started_by_you", "play_circle"))
 SOONEST = 0.02  # seconds: a request that comes later than this after the last change shows at once
 STATUS_FILTERS = {"all": N_("All"), "resolved": N_("Answered"), "expired": N_("Expired"), "cancelled": N_("Cancelled")}
 KIND_FILTERS = {"all": N_("All kinds"), "approval": N_("Approvals"), "question": N_("Questions"), "form": N_("Forms")}
@@ -81,6 +91,13 @@ class InboxPage:
         self.history_status = "all"
         self.history_kind = "all"
         self.history_page = 1
+        # Who looks: the person a team server's sign-in put on the page's request; "you" on the desktop,
+        # where everything needs you and the inbox looks as it always did.
+        self.person = current_person().name
+        self.team = self.person != DESKTOP_PERSON.name
+        self.others: dict[InboxView, list[InteractionRecord]] = {"waiting": [], "started_by_you": []}
+        self.other_boxes: dict[InboxView, tuple[ui.column, ui.column]] = {}
+        self.other_tabs: dict[InboxView, ui.tab] = {}
 
     # -- building ------------------------------------------------------------------------------
     async def build(self) -> None:
@@ -97,6 +114,10 @@ class InboxPage:
                     "align=left no-caps inline-label") as tabs:
                 self.tab_pending = ui.tab("pending", label=self._pending_label(), icon="front_hand").mark(
                     "tab-pending")
+                if self.team:
+                    for view, icon in OTHER_VIEWS:
+                        self.other_tabs[view] = ui.tab(view, label=self._other_label(view), icon=icon).mark(
+                            f"tab-{view}")
                 ui.tab("history", label=_("History"), icon="history").mark("tab-history")
                 ui.space()
                 ui.button(_("Shortcuts"), icon="keyboard", on_click=self.keys.show_help, color=None).props(
@@ -115,23 +136,100 @@ class InboxPage:
                                 "rounded unelevated no-caps dense color=deep-purple").classes("self-center px-3")
                             self.new_pill.mark("new-pill")
                             self.new_pill.set_visibility(False)
+                            self.several = ui.button(_("Answer several…"), icon="checklist",
+                                                     on_click=self._open_batch).props(
+                                "flat dense no-caps").classes("self-end").mark("answer-several")
+                            self.several.set_visibility(self._batchable() >= 2)
                             self.list_box = ui.column().classes("w-full gap-2").mark("pending-list")
                         self.detail_box = ui.column().classes("w-full md:flex-1 min-w-0 order-first md:order-none")
+                for view in self.other_tabs:
+                    with ui.tab_panel(view).classes("p-0 pt-2"):
+                        with ui.element("div").classes("w-full flex flex-col md:flex-row md:flex-nowrap gap-4 "
+                                                       "items-start"):
+                            rows = ui.column().classes("w-full md:w-2/5 gap-2 shrink-0").mark(f"{view}-list")
+                            shown = ui.column().classes("w-full md:flex-1 min-w-0 order-first md:order-none")
+                        self.other_boxes[view] = (rows, shown)
                 with ui.tab_panel("history").classes("p-0 pt-2"):
                     self.history_panel = ui.column().classes("w-full gap-2")
         self._render_list()
+        await self._load_others()
         await self._initial_selection()
         live_events(self.engine, self._on_events, types=("interaction.",), soonest=SOONEST)
         ui.timer(1.0, self._tick)
 
     async def _load_pending(self) -> list[InteractionRecord]:
-        records = await self.engine.pending()
+        records = await self.engine.inbox(self.person, "needs_you")  # on the desktop: every pending request
         return sorted(records, key=lambda r: r.request.created_at, reverse=True)
 
     def _pending_label(self) -> str:
         return _("Needs you ({n})").format(n=len(self.pending))
 
+    def _other_label(self, view: InboxView) -> str:
+        count = len(self.others[view])
+        return (_("Waiting on others ({n})") if view == "waiting" else _("Started by you ({n})")).format(n=count)
+
+    async def _load_others(self) -> None:
+        """The team's other views (waiting on others, started by you), drawn as rows; a row opens the
+        request beside them, which says whom it waits on."""
+        for view, (rows, shown) in self.other_boxes.items():
+            records = sorted(await self.engine.inbox(self.person, view), key=lambda r: r.request.created_at,
+                             reverse=True)
+            self.others[view] = records
+            self.other_tabs[view].set_label(self._other_label(view))
+            rows.clear()
+            with rows:
+                if not records:
+                    ui.label(_("Nothing waits on other people.") if view == "waiting"
+                             else _("No request of a run you started is waiting.")).classes(
+                        "text-sm opacity-70 py-6").mark(f"{view}-empty")
+                for record in records:
+                    InboxRow(record, seen=True, selected=False, on_open=self._opener(view))
+            if not any(isinstance(child, InboxDetail) for child in shown):
+                shown.clear()
+
+    def _opener(self, view: InboxView) -> Callable[[str], None]:
+        return lambda interaction_id: self._open_other(view, interaction_id)
+
+    def _open_other(self, view: InboxView, interaction_id: str) -> None:
+        record = next((r for r in self.others[view] if r.interaction_id == interaction_id), None)
+        if record is None:
+            return
+        shown = self.other_boxes[view][1]
+        shown.clear()
+        mine = any(r.interaction_id == interaction_id for r in self.pending)
+        with shown:
+            InboxDetail(record, respond=self._respond, fetch=self.engine.get_interaction, on_answered=self._answered,
+                        hand_over=self._hand_over if self.team else None, team=self.team,
+                        waiting_on=None if mine else _("Waiting on others: {who}").format(who=answerers_words(record)))
+
+    async def _respond(self, interaction_id: str, response: InteractionResponse, by: Answerer) -> Any:
+        """Answer as the person looking at the page (the surface, app or phone, is the card's to say)."""
+        return await self.engine.respond(interaction_id, response, by.model_copy(update={"person": self.person}))
+
+    async def _hand_over(self, interaction_id: str, to: str, note: str) -> InteractionRecord:
+        return await self.engine.hand_over(interaction_id, to, note, Answerer(person=self.person, via="app"))
+
+    def _batchable(self) -> int:
+        return sum(1 for r in self.pending if r.request.kind == "approval")
+
+    def _open_batch(self) -> None:
+        approvals = [r for r in self.pending if r.request.kind == "approval"]
+        BatchDialog(approvals, self._respond_many, self._batch_done).open()
+
+    async def _respond_many(self, answers: list[BatchAnswer]) -> list[BatchOutcome]:
+        return await self.engine.respond_many(answers, Answerer(person=self.person, via="app"))
+
+    async def _batch_done(self, outcomes: list[BatchOutcome]) -> None:
+        ui.notify(outcome_words(outcomes), type="positive" if all(o.ok for o in outcomes) else "warning",
+                  position="bottom")
+        self.pending = await self._load_pending()
+        self.tab_pending.set_label(self._pending_label())
+        self._update_list()
+        await self._load_others()
+        self._show(self.pending[0] if self.pending else None)
+
     def _render_list(self) -> None:
+        self.several.set_visibility(self._batchable() >= 2)
         self.stale_new = 0
         self.new_pill.set_visibility(False)
         self.list_box.clear()
@@ -163,6 +261,7 @@ class InboxPage:
     def _update_list(self) -> None:
         """Draw the list as `self.pending` now is: on a list of one page, only the rows that came or
         went (a new request shows without redrawing the other forty-nine); otherwise all of it."""
+        self.several.set_visibility(self._batchable() >= 2)
         shown = [r.interaction_id for r in self.pending]
         if (self.page != 1 or len(shown) > PAGE_SIZE or len(self.rows) >= PAGE_SIZE or not self.rows
                 or not shown or self.new_pill.visible):
@@ -221,8 +320,9 @@ class InboxPage:
             return
         iid = record.interaction_id
         with self.detail_box:
-            self.detail = InboxDetail(record, respond=self.engine.respond, fetch=self.engine.get_interaction,
-                                      on_answered=self._answered)
+            self.detail = InboxDetail(record, respond=self._respond, fetch=self.engine.get_interaction,
+                                      on_answered=self._answered, hand_over=self._hand_over if self.team else None,
+                                      team=self.team)
         self.keys.settle()
         self.seen.add(iid)
         if iid in self.rows:
@@ -234,7 +334,16 @@ class InboxPage:
         """Keep the address bar on the opened request (reload, share) without reloading the page."""
         self.client.run_javascript(f"history.replaceState(history.state, '', {json.dumps(url)})")
 
-    async def _answered(self, record: InteractionRecord, response: InteractionResponse) -> None:
+    async def _answered(self, record: InteractionRecord, response: InteractionResponse | None) -> None:
+        if response is None:  # it still waits (approved by one of several, or handed over): lists change
+            self.pending = await self._load_pending()
+            self.tab_pending.set_label(self._pending_label())
+            self._update_list()
+            await self._load_others()
+            fresh = next((r for r in self.pending if r.interaction_id == record.interaction_id), None)
+            if fresh is not None and self.detail is not None and self.detail.interaction_id == fresh.interaction_id:
+                self._show(fresh)  # still the person's to answer (handed over): drawn as it is now
+            return
         order = [r.interaction_id for r in self.pending]
         # Asked in the store's listing lane, behind the writes of the run this answer let go on (its
         # command is recorded before it starts): the run starts first, this page redraws after.
@@ -295,6 +404,12 @@ class InboxPage:
     async def _on_events(self, events: list[Event]) -> None:
         ended: dict[str, dict[str, Any]] = {}
         created = 0
+        if self.team or any(isinstance(event, InteractionChanged) for event in events):
+            # whose a request is depends on more than the events say (approvals, hand-overs, roles)
+            await self._load_others()
+            if any(isinstance(event, InteractionChanged) for event in events):
+                self.pending = await self._load_pending()
+                await self._show_changes({}, 0, changed=True)
         for event in events:
             if isinstance(event, InteractionEnded):
                 ended[event.interaction_id] = event.record

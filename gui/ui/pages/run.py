@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from nicegui import background_tasks, ui
 
-from gui.core.asks import InteractionRecord
+from gui.core.asks import Answerer, InteractionRecord
 from gui.core.door import NotFoundError, Operations
 from gui.core.events import Event, InteractionEnded
 from gui.core.people import RUNNER
@@ -31,7 +31,7 @@ from gui.ui.components.run.panel import RunPanel
 from gui.ui.components.run.resume import ResumeBar
 from gui.ui.components.run.stopped_by import stopped_by_note
 from gui.ui.live import live_events
-from gui.ui.signed_in import may
+from gui.ui.signed_in import current_person, may, starter
 from gui.ui.theme import frame
 
 if TYPE_CHECKING:
@@ -132,7 +132,7 @@ class Launcher:
             self._problem(_("Some inputs need fixing: see the marked fields."))
             return
         try:
-            record = await self.engine.start(self.select.value, args)
+            record = await self.engine.start(self.select.value, args, started_by=starter())
         except RunArgsError as exc:
             self._problem(_("The inputs do not fit this sequence: {problems}").format(problems="; ".join(exc.problems)))
             return
@@ -220,7 +220,12 @@ async def run_view(ctx: AppContext, sequence: str | None = None, run_id: str | N
         ResumeBar(engine, record)
         agent_left_note(record)
         stopped_by_note(record)
-        answer = AnswerPanel(respond=engine.respond, fetch=engine.get_interaction)
+        looking = current_person().name  # answers are this person's (on the desktop, "you")
+
+        async def respond(interaction_id: str, response: Any, by: Answerer) -> Any:
+            return await engine.respond(interaction_id, response, by.model_copy(update={"person": looking}))
+
+        answer = AnswerPanel(respond=respond, fetch=engine.get_interaction)
 
         def open_answer(interaction_id: str) -> None:
             background_tasks.create(answer.show_request(interaction_id), name="open-answer")

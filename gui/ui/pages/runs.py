@@ -30,7 +30,7 @@ from gui.ui.components.run.status import StatusChip, clock_words, duration_words
 from gui.ui.components.run.stopped_by import stopped_by_note
 from gui.ui.components.run.timeline import RunTimeline
 from gui.ui.components.runs_history import RunsHistory
-from gui.ui.signed_in import may
+from gui.ui.signed_in import may, starter
 from gui.ui.theme import frame
 from gui.wording.outcomes import run_error_words
 
@@ -77,7 +77,8 @@ async def detail_page(ctx: AppContext, run_id: str) -> None:
                     if not may(RUNNER):
                         return
                     try:
-                        again = await engine.start(record.target or record.sequence, record.args)
+                        again = await engine.start(record.target or record.sequence, record.args,
+                                                   started_by=starter())
                     except (RunArgsError, NotFoundError, DslError) as exc:
                         reason = exc.errors[0].text(_) if isinstance(exc, DslError) else exc
                         ui.notify(_("Could not run it again: {reason}").format(reason=reason), type="negative",

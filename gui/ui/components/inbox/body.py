@@ -134,6 +134,9 @@ class ApprovalBody(RequestBody):
             ui.input(placeholder=_("Tell it what to do instead (optional, sent if you choose {deny})").format(
                 deny=deny))
             .props("dense outlined clearable").classes("w-full").mark("deny-reason"))
+        asking = self.request.asking if self.request is not None else None
+        if asking is not None and asking.gated:  # named approvers or several: one person never makes a rule
+            allow_more = None
         with ui.row().classes("gap-2 items-center"):
             self.approve_button = self.control(ui.button(approve[0], icon=approve[1], on_click=self.approve)
                                                .props("no-caps unelevated color=green-9").mark("approve"))

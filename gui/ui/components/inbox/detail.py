@@ -15,14 +15,17 @@ from typing import Any
 from nicegui import ui
 
 from gui.core.asks import (
+    AlreadyApproved,
     Answerer,
     ElicitationRequest,
     InteractionNotPendingError,
     InteractionRecord,
     InteractionResponse,
     InteractionValidationError,
+    NotAnApprover,
     QuestionRequest,
     ShellApprovalRequest,
+    StillWaiting,
     ToolApprovalRequest,
 )
 from gui.core.people import APPROVER
@@ -31,6 +34,7 @@ from gui.i18n import DATA, _
 from gui.ui.components.inbox.body import ApprovalBody, RequestBody
 from gui.ui.components.inbox.countdown import Countdown
 from gui.ui.components.inbox.elicitation_form import ElicitationForm
+from gui.ui.components.inbox.people_line import HandOver, HandOverDialog, people_line, progress_words
 from gui.ui.components.inbox.question_form import QuestionForm
 from gui.ui.components.inbox.shell_card import ShellApprovalCard
 from gui.ui.components.inbox.tool_card import ToolApprovalCard
@@ -40,11 +44,16 @@ from gui.wording import requests as fmt
 
 Respond = Callable[[str, InteractionResponse, Answerer], Awaitable[Any]]
 Fetch = Callable[[str], Awaitable[InteractionRecord | None]]
-Answered = Callable[[InteractionRecord, InteractionResponse], Awaitable[None] | None]
+# (the request as stored now, the answer that ended it; None: it still waits, approved by one of several or handed over)
+Answered = Callable[[InteractionRecord, InteractionResponse | None], Awaitable[None] | None]
 
 
 class InboxDetail(ui.card):
-    def __init__(self, record: InteractionRecord, *, respond: Respond, fetch: Fetch, on_answered: Answered) -> None:
+    def __init__(self, record: InteractionRecord, *, respond: Respond, fetch: Fetch, on_answered: Answered,
+                 hand_over: HandOver | None = None, waiting_on: str | None = None, team: bool = False) -> None:
+        """`team`: people signed in, so who may answer and how many must agree apply and are shown (on the
+        desktop one person answers everything, once); `hand_over`: a team's "Hand over…"; `waiting_on`: the
+        request waits on other people, said in these words, and cannot be answered here."""
         super().__init__()
         self.record = record
         self.interaction_id = record.interaction_id
@@ -67,6 +76,12 @@ class InboxDetail(ui.card):
                 self.chip = ui.chip(fmt.WAITING.word, icon=fmt.WAITING.icon, color="deep-purple-1",
                                     text_color="deep-purple-9").props("square").mark("detail-state")
             self._source_line(request)
+            if team:
+                people_line(record)
+            if hand_over is not None and record.status == "pending":
+                ui.button(_("Hand over…"), icon="forward",
+                          on_click=lambda: HandOverDialog(self.record, hand_over, self._handed).open()).props(
+                    "flat dense no-caps").classes("self-start").mark("hand-over-button")
             self.banner = ui.row().classes("w-full items-center no-wrap gap-2 rounded p-3 inbox-banner")
             self.banner.mark("ended-banner")
             self.banner.set_visibility(False)
@@ -79,6 +94,26 @@ class InboxDetail(ui.card):
             self.problem.set_visibility(False)
         if record.status != "pending":
             self.show_ended(record)
+        elif waiting_on is not None:
+            self._waiting(waiting_on)
+
+    def _waiting(self, words: str) -> None:
+        """It waits on others: say so, and keep its buttons from being pressed."""
+        self.ended = True
+        self.body.lock()
+        self.chip.text = _("Waiting on others")
+        self.chip.props("icon=hourglass_top")
+        self.banner.clear()
+        with self.banner:
+            ui.icon("hourglass_top", size="sm")
+            ui.label(words).classes("text-sm font-medium").mark("waiting-on-others")
+        self.banner.set_visibility(True)
+
+    async def _handed(self, record: InteractionRecord) -> None:
+        ui.notify(_("Handed over: it is in their inbox now."), type="positive", position="bottom")
+        result = self._on_answered(record, None)
+        if result is not None:
+            await result
 
     def _source_line(self, request: fmt.Request) -> None:
         with ui.row().classes("items-center gap-1 text-sm opacity-80 -mt-2"):
@@ -108,7 +143,12 @@ class InboxDetail(ui.card):
             self.body.unlock()
             return
         try:
-            await self._respond(self.interaction_id, response, self._by)
+            answered = await self._respond(self.interaction_id, response, self._by)
+        except (NotAnApprover, AlreadyApproved) as exc:  # not this person's to give: nothing was changed
+            self.problem.set_text(_sentence(exc.message))
+            self.problem.set_visibility(True)
+            self.body.unlock()
+            return
         except InteractionValidationError as exc:
             self.problem.set_text(_("That answer does not fit: {problem}").format(problem=exc.message))
             self.problem.set_visibility(True)
@@ -119,10 +159,19 @@ class InboxDetail(ui.card):
             self.show_ended(record, message=exc.message)
             return
         self.ended = True
-        answered = await self._fetch(self.interaction_id)
-        if answered is not None:
-            self._set_chip(answered)
-            result = self._on_answered(answered, response)
+        if isinstance(answered, StillWaiting):  # one approval of several: kept, the request still waits
+            record = await self._fetch(self.interaction_id)
+            self._waiting(_("Your approval is kept ({progress}). It runs once enough other people approve.").format(
+                progress=progress_words(record) if record is not None else ""))
+            if record is not None:
+                result = self._on_answered(record, None)
+                if result is not None:
+                    await result
+            return
+        record = await self._fetch(self.interaction_id)
+        if record is not None:
+            self._set_chip(record)
+            result = self._on_answered(record, response)
             if result is not None:
                 await result
 

@@ -46,7 +46,9 @@ class AnswerPanel(ui.dialog):
         self._timer.activate()
         self.open()
 
-    async def _answered(self, record: InteractionRecord, response: InteractionResponse) -> None:
+    async def _answered(self, record: InteractionRecord, response: InteractionResponse | None) -> None:
+        if response is None:  # it still waits (one approval of several, or handed over): the card says so
+            return
         ui.notify(answered_words(record, response), type="positive", position="bottom")
         self._timer.deactivate()
         self.close()
