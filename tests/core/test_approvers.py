@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from gui.memory.audit import MemoryAuditLog
+from gui.memory.asks import MemoryAuditLog
 from support.interactions import APPROVE, now_ms, question, shell
 from support.team_directory import TEAM, Team
 
