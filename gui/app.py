@@ -32,6 +32,11 @@ if TYPE_CHECKING:  # the pages' and the API's parts are imported by what builds 
     from gui.runtime import Runtime
 
 log = logging.getLogger(__name__)
+NO_SHARED_TOKEN = ("a team's SeqDesk (a postgresql:// store) has no shared token: people sign in, and make personal "
+                   "tokens for scripts (seqdesk people token NAME --name LABEL). Start it without --token or "
+                   "SEQDESK_TOKEN.")
+NO_ADMIN = ("nobody can manage this team's SeqDesk yet: add the first admin with "
+            "`seqdesk people add NAME --role admin --store …`")
 
 
 def create_app(*, settings: Settings, served: Served, token: str | None = None, url: str | None = None) -> AppContext:
@@ -359,9 +364,7 @@ def start_app(args: argparse.Namespace, settings: Settings) -> int:
     host = args.host or "127.0.0.1"
     token = settings.token
     if settings.team and token is not None:
-        tell_person("a team's SeqDesk (a postgresql:// store) has no shared token: people sign in, and make personal "
-                    "tokens for scripts (seqdesk people token NAME --name LABEL). Start it without --token or "
-                    "SEQDESK_TOKEN.")
+        tell_person(NO_SHARED_TOKEN)
         return 2
     problem = None if settings.team else token_problem(host, token)
     if problem:
@@ -383,8 +386,7 @@ def start_app(args: argparse.Namespace, settings: Settings) -> int:
 
             asyncio.run(check_reachable(settings.store))
             if not asyncio.run(_has_admin(settings)):
-                print("seqdesk: nobody can manage this team's SeqDesk yet: add the first admin with "
-                      "`seqdesk people add NAME --role admin --store …`", file=sys.stderr)
+                print(f"seqdesk: {NO_ADMIN}", file=sys.stderr)
         else:
             hold_lock(data_dir)
     except SeqDeskError as exc:
@@ -427,8 +429,10 @@ def start_app(args: argparse.Namespace, settings: Settings) -> int:
 def serve_team(host: str, port: int, settings: Settings, *, names: list[str] | None = None) -> int:
     """`seqdesk serve`: the app for a team on the database the settings name, served on `host:port`
     with no window, answering to `names` too (the DNS names desktops use: the request gate refuses
-    any other); 2 after a sentence when it cannot be (no database given, one that cannot be reached
-    or used, no token off loopback, the port taken)."""
+    any other). People sign in there (`gui.api.people_gate`), on any address, so no shared token is
+    needed and one given is refused. 2 after a sentence when it cannot be served (no database given,
+    one that cannot be reached or used, a shared token given, the port taken); a database with no
+    admin yet is served, after saying how to add the first."""
     from gui.core.errors import SeqDeskError
 
     def say(problem: str) -> int:
@@ -438,29 +442,33 @@ def serve_team(host: str, port: int, settings: Settings, *, names: list[str] | N
     if settings.store is None:
         return say("a team server needs a PostgreSQL database: give --store postgresql://user@host/name (or set "
                    "SEQDESK_STORE). A data folder is served for one person by: seqdesk --browser")
-    problem = token_problem(host, settings.token)
-    if problem:
-        return say(problem)
+    if settings.token is not None:
+        return say(NO_SHARED_TOKEN)
     try:  # the database reachable, its schema known, the secret key right: before the server starts
-        asyncio.run(_usable(settings.store))
+        has_admin = asyncio.run(_usable(settings))
     except SeqDeskError as exc:
         return say(str(exc))
+    if not has_admin:
+        print(f"seqdesk serve: {NO_ADMIN}", file=sys.stderr, flush=True)
     local = "127.0.0.1" if host in ("0.0.0.0", "::") or is_loopback(host) else host
     from gui.api.request_gate import Served
     from gui.window import run_ui
 
     create_app(settings=settings.model_copy(update={"memory": False}),
-               served=Served.at(host, port, extra_names=names or ()),
-               token=settings.token, url=f"http://{url_host(local)}:{port}")
-    code = run_ui(host=host, port=port, browser_only=True, token=settings.token, server=True)
+               served=Served.at(host, port, extra_names=names or ()), url=f"http://{url_host(local)}:{port}")
+    code = run_ui(host=host, port=port, browser_only=True, token=None, server=True)
     if code not in (0, None):
         return say(f"the server stopped at start-up (exit code {code}); port {port} may be in use by another "
                    "program: choose another with --port")
     return code
 
 
-async def _usable(url: str) -> None:
+async def _usable(settings: Settings) -> bool:
+    """Whether the team's database has an admin, once its stores open (reachable, schema known, the
+    secret key right); the SeqDeskError that says why they cannot."""
     from gui.pgstore import open_pg_stores
 
-    stores = await open_pg_stores(url)
+    assert settings.store is not None
+    stores = await open_pg_stores(settings.store)
     await stores.close()
+    return await _has_admin(settings)

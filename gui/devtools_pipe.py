@@ -2,8 +2,7 @@
 commands on its file descriptor 3 and answer on 4. Only this process holds the other ends, so
 unlike `--remote-debugging-port` no other program or web page can drive the browser.
 
-It is used to bring the window to the front when SeqDesk is started again, and to sign a window
-on a team's server in (`gui.connect`: a cookie set, the page loaded again).
+It is used to bring the window to the front when SeqDesk is started again.
 """
 
 from __future__ import annotations
@@ -80,21 +79,6 @@ class DevToolsPipe:
             log.info("could not bring the window to the front: %s", exc)
             return False
         return True
-
-    async def navigate(self, url: str, within: float = TIMEOUT) -> None:
-        """Load `url` in the app's page (once the browser has opened it, within `within` s)."""
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + within
-        while True:
-            targets = (await self.call("Target.getTargets")).get("targetInfos", [])
-            pages = [t for t in targets if t.get("type") in ("page", "app")]
-            if pages:
-                break
-            if loop.time() > deadline:
-                raise ConnectionError("the browser opened no page")
-            await asyncio.sleep(0.05)  # the browser tells nobody when its first page exists: look again soon
-        attached = await self.call("Target.attachToTarget", targetId=pages[0]["targetId"], flatten=True)
-        await self.call("Page.navigate", session_id=str(attached["sessionId"]), url=url)
 
     def close(self) -> None:
         if self._reader is not None:

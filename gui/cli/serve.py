@@ -1,6 +1,7 @@
 """`seqdesk serve`: a team's SeqDesk server on a PostgreSQL database: the app's pages and HTTP API,
-with no window and no browser opened. Any number of them can serve one database (`gui.pgstore`);
-desktops reach one with `seqdesk --connect URL`, the CLI's doors with `--connect URL` too."""
+with no window and no browser opened. Any number of them can serve one database (`gui.pgstore`).
+People sign in there (no shared token); desktops reach one with `seqdesk --connect URL`, the CLI's
+doors with `--connect URL` and a personal token in SEQDESK_TOKEN."""
 
 from __future__ import annotations
 
@@ -21,14 +22,12 @@ def add_serve_command(sub: Any) -> None:
     serve.add_argument("--store", default=argparse.SUPPRESS,
                        help=_("the team's database: postgresql://user@host/name (or SEQDESK_STORE)"))
     serve.add_argument("--host", default=argparse.SUPPRESS,
-                       help=_("address to bind (default 127.0.0.1; others need --token)"))
+                       help=_("address to bind (default 127.0.0.1; 0.0.0.0 for every one: people sign in)"))
     serve.add_argument("--port", type=int, default=argparse.SUPPRESS,
                        help=_("port to serve on (default {port})").format(port=DEFAULT_PORT))
     serve.add_argument("--name", action="append", default=[], metavar="HOST", dest="names",
                        help=_("a name desktops reach this server by (e.g. seqdesk.example); repeat for more. "
                               "Addresses need none"))
-    serve.add_argument("--token", default=argparse.SUPPRESS,
-                       help=_("access token (or SEQDESK_TOKEN), required off localhost"))
     serve.set_defaults(func=cmd_serve)
 
 

@@ -1,6 +1,7 @@
 """A window served by one team server follows what another does (two real `seqdesk serve` on one real
-PostgreSQL, headless Chromium on the second): its inbox badge counts the request a run in the first
-asks, and its run page follows that run's steps to the end when the first is answered."""
+PostgreSQL, headless Chromium on the second, signed in there as the tests' admin): its inbox badge
+counts the request a run in the first asks, and its run page follows that run's steps to the end when
+the first is answered."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import json
 from typing import Any
 
 import pytest
-from support.team import team_servers
+from support.team import PASSWORD, PERSON, team_servers
 from support.waiting import wait_until_sync
 
 expect = pytest.importorskip("playwright.sync_api").expect
@@ -33,6 +34,11 @@ def test_a_window_on_one_server_follows_a_run_and_its_request_in_another(two: An
     a, b = two
     a.ok("POST", "/api/sequences", ASKS)
     page.goto(f"{b.base_url}/inbox")
+    assert page.url.startswith(f"{b.base_url}/login")  # people sign in on a team's server
+    page.fill("#name", PERSON)
+    page.fill("#password", PASSWORD)
+    page.click("button[type=submit]")
+    page.wait_for_url(f"{b.base_url}/inbox")
     badge = page.get_by_role("button", name="Inbox").locator(".q-badge")
     expect(badge).to_be_hidden(timeout=WAIT_MS)  # nothing asked yet
 

@@ -1,5 +1,7 @@
 """Two or three real `seqdesk serve` processes on one real PostgreSQL database, over real HTTP, act as
-one: an approval answered through one resumes the run in the process that runs it; the steps of a run
+one, each spoken to as the same person with their personal token (a team's server has no shared token):
+an approval answered through one resumes the run in the process that runs it, recorded as that person's;
+the steps of a run
 reach the other servers' event streams; an MCP server added through one is connected by the others; a
 schedule fires once across three; a run whose server was killed is marked interrupted by another, once
 its lease has expired and not before."""
@@ -13,7 +15,7 @@ from pathlib import Path
 
 import psycopg
 import pytest
-from support.team import TeamServer, event_stream, events_of, team_servers
+from support.team import PERSON, TOKEN_LABEL, TeamServer, event_stream, events_of, team_servers
 from support.waiting import wait_until_sync
 
 pytestmark = pytest.mark.postgres
@@ -49,7 +51,14 @@ def run_status(server: TeamServer, run_id: str) -> str:
     return str(server.ok("GET", f"/api/runs/{run_id}")["status"])
 
 
-def test_a_run_started_through_one_server_and_approved_through_another_resumes_in_the_first(three):
+def decisions_of(url: str, interaction_id: str) -> list[dict]:
+    from gui.pgstore.audit import read_record
+
+    documents, _head = asyncio.run(read_record(url))
+    return [d for d in documents if d is not None and d.get("interaction_id") == interaction_id]
+
+
+def test_a_run_started_through_one_server_and_approved_through_another_resumes_in_the_first(three, database):
     a, b, _c = three
     a.ok("POST", "/api/sequences", ASKS)
     run_id = a.ok("POST", "/api/runs", {"sequence": "asks"})["run_id"]
@@ -59,6 +68,8 @@ def test_a_run_started_through_one_server_and_approved_through_another_resumes_i
     record = b.ok("GET", f"/api/runs/{run_id}")
     assert record["groups"][0]["tools"][0]["status"] == "succeeded"
     assert b.ok("GET", f"/api/interactions/{iid}")["status"] == "resolved"
+    [decided] = decisions_of(database, iid)
+    assert (decided["decision"], decided["person"], decided["token"]) == ("approved", PERSON, TOKEN_LABEL), decided
 
 
 def test_the_steps_of_a_run_in_one_server_reach_another_servers_event_stream(three):
