@@ -23,9 +23,10 @@ from gui.core.asks import InteractionService
 from gui.core.causes import EndCause
 from gui.core.errors import Unavailable
 from gui.core.events import EventBus
-from gui.core.runs import Origin, Runner, RunRecord, RunStore, copy_record
+from gui.core.runs import HostInfo, Origin, Runner, RunRecord, RunStore, copy_record
 from gui.core.sequences import Group, Sequence
 from gui.core.tools import Registry
+from gui.temporal.hosts import HostStepWorkflow, TemporalHostCalls, list_hosts
 from gui.temporal.steps import RunSteps
 from gui.temporal.target import TemporalTarget
 from gui.temporal.workflow import WORKFLOW_NAME, RunWorkflow
@@ -50,6 +51,7 @@ class TemporalExecutor:
         self.target = target
         self.local = Runner(registry, interactions, runs, bus, resolve, clock=clock, retry_backoff=retry_backoff)
         self.steps = RunSteps(self.local)
+        self.local.caller.hosts = TemporalHostCalls(self.connect, target.queue)  # steps that say "on"
         self._client: Client | None = None
         self._worker: Worker | None = None
         self._worker_task: asyncio.Task[None] | None = None
@@ -72,7 +74,7 @@ class TemporalExecutor:
                         f"does not answer: {exc}") from None
                 runner = SandboxedWorkflowRunner(restrictions=SandboxRestrictions.default.with_passthrough_modules(
                     "gui", "pydantic", "pydantic_core"))
-                self._worker = Worker(client, task_queue=self.target.queue, workflows=[RunWorkflow],
+                self._worker = Worker(client, task_queue=self.target.queue, workflows=[RunWorkflow, HostStepWorkflow],
                                       activities=self.steps.activities(), workflow_runner=runner,
                                       max_concurrent_activities=1000)
                 self._worker_task = asyncio.create_task(self._worker.run(), name="temporal worker")
@@ -95,6 +97,18 @@ class TemporalExecutor:
             await self.steps.execution(run_id)
             taken.append(run_id)
         return taken
+
+    # -- the hosts (`HostBook`) -----------------------------------------------------------------
+    async def hosts(self) -> list[HostInfo]:
+        """Every host whose worker registered on this namespace, with its state."""
+        client = await self.connect()
+        try:
+            return await list_hosts(client)
+        except RPCError as exc:
+            raise TemporalUnavailableError(f"Temporal did not list the hosts: {exc}") from None
+
+    async def host_names(self) -> frozenset[str]:
+        return frozenset(host.name for host in await self.hosts())
 
     def _handle(self, run_id: str) -> WorkflowHandle[Any, Any]:
         assert self._client is not None

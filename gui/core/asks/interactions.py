@@ -92,6 +92,7 @@ class _RequestBase(_Model):
     # rule made from this request covers (`gui.core.asks.rules`). None when no step of a saved sequence asks.
     step_fingerprint: str | None = None
     sequence_identity: str | None = None
+    host: str | None = None  # the host the asking step runs on (`ToolCall.on`); None: where the run runs
 
 
 class ShellApprovalRequest(_RequestBase):

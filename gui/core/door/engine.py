@@ -45,6 +45,8 @@ from gui.core.events import EventBus, EventStream, RunFinished
 from gui.core.runs import (
     MAX_CANDIDATES,
     Executor,
+    HostBook,
+    HostInfo,
     Origin,
     ProcessControl,
     ResumeRefused,
@@ -103,6 +105,8 @@ class Engine:
     server_states: ServerStates | None = None
     # The operating system's processes, to end the commands a dead app left running (at start-up).
     processes: ProcessControl | None = None
+    # The hosts a team's workers run steps on (`seqdesk worker`), when runs run on a team's executor.
+    host_book: HostBook | None = None
 
     def __post_init__(self) -> None:
         self.rule_book = RuleBook(self.modes, self.bus, self.catalog.get)
@@ -184,6 +188,12 @@ class Engine:
     async def resolve(self, name: str) -> tuple[Sequence, Group | None]:
         """A saved sequence, or the saved group of that name with its sequence; NotFoundError."""
         return await self.catalog.resolve(name)
+
+    # -- hosts ---------------------------------------------------------------------------------
+    async def hosts(self) -> list[HostInfo]:
+        """The hosts the team knows (a step's `on` names one) and their states; none when runs run in
+        this process."""
+        return await self.host_book.hosts() if self.host_book is not None else []
 
     # -- tools ---------------------------------------------------------------------------------
     def tools(self) -> list[Tool]:

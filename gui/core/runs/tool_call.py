@@ -43,6 +43,7 @@ from gui.core.events import (
 )
 from gui.core.marks import N_
 from gui.core.runs.execution import Execution
+from gui.core.runs.hosts import NO_HOSTS_HERE, HostCalls
 from gui.core.runs.records import (
     MAX_LOG_LINES,
     MAX_LOG_TEXT,
@@ -203,6 +204,7 @@ class ToolCaller:
         self.bus = bus
         self.clock = clock
         self.backoff = backoff
+        self.hosts: HostCalls | None = None  # what carries a step to its host (`ToolCall.on`), if anything
 
     # -- events --------------------------------------------------------------------------------
     def _publish(self, kind: type[ToolEvent], scope: CallScope, record: ToolRecord, **data: Any) -> None:
@@ -292,7 +294,13 @@ class ToolCaller:
                         changed = True
                 ctx = self._context(scope, record)
                 ctx.approved = None if changed else shown  # what the approval showed, for these args
-                result = await tool.call(args, ctx)
+                if call.on is None:
+                    result = await tool.call(args, ctx)
+                elif self.hosts is None:
+                    raise ToolError(NO_HOSTS_HERE.format(host=call.on))
+                else:
+                    result = await self.hosts.call(call.on, tool.name, args, ctx, attempt=attempt,
+                                                   retry=scope.group.on_error is OnError.RETRY)
                 self._check_result(scope.group, call, result)
             except (_Denied, ToolDeclined) as exc:
                 self._fail(record, str(exc))
@@ -448,10 +456,13 @@ class ToolCaller:
             # what a rule made from this request covers: this step (the record's index is the call's) of this sequence
             "step_fingerprint": step_fingerprint(scope.group.tools[record.index], scope.group),
             "sequence_identity": scope.sequence_identity,
+            "host": record.host,
         }
         if shell is not None:
+            # On a host, its folder is the host's: as written (empty: where the host's worker started).
+            cwd = shell.cwd if record.host is None else str(args.get("cwd") or "")
             return ShellApprovalRequest(**common, title=shell.title, description=shell.description,
-                                        command=shell.command, cwd=shell.cwd, reason=shell.reason,
+                                        command=shell.command, cwd=cwd, reason=shell.reason,
                                         operation=shell.operation, tool_input=args, run_as_code=as_code)
         return ToolApprovalRequest(**common, validated_input=args, tool_description=tool.description,
                                    summary=summary.text if summary else None,

@@ -17,6 +17,8 @@ def tool_to_text(call: ToolCall) -> str:
     obj: dict[str, Any] = {"tool": call.tool, "args": call.args}
     if call.as_ is not None:
         obj["as"] = call.as_
+    if call.on is not None:
+        obj["on"] = call.on
     return json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
 
 

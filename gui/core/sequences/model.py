@@ -1,7 +1,7 @@
 """The parsed, validated tree of a sequence: what is stored and what the runner runs.
 
 Every model is frozen: a stored sequence is never edited in place, only replaced by a newly
-validated one. `ToolCall.as_` is spelled `as` in JSON (a Python keyword).
+validated one. `ToolCall.as_` is spelled `as` in JSON (a Python keyword); `ToolCall.on` names the host a step runs on.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from enum import StrEnum
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
 JsonValue = Any
 
@@ -79,6 +79,16 @@ class ToolCall(BaseModel):
     tool: str
     args: dict[str, JsonValue] = Field(default_factory=dict)
     as_: str | None = Field(default=None, alias="as")
+    # The host it runs on (a `seqdesk worker --name` of the team); None: where the run runs.
+    on: str | None = None
+
+    @model_serializer(mode="wrap")
+    def _without_unset_host(self, handler: SerializerFunctionWrapHandler) -> dict[str, JsonValue]:
+        # A step with no host dumps as it did before hosts: group fingerprints kept in run records stay.
+        data: dict[str, JsonValue] = handler(self)
+        if data.get("on", "") is None:
+            del data["on"]
+        return data
 
 
 class Group(BaseModel):

@@ -6,6 +6,7 @@ A mixin of the validator's `_Checker`: it reports through `error`/`warn` and rea
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Any
 
 from gui.core.errors import Invalid, ToolArgumentError
@@ -21,7 +22,8 @@ from gui.core.sequences.substitution import references, shell_landings, shell_te
 if TYPE_CHECKING:
     from gui.core.sequences.catalog_view import CatalogView
 
-_TOOL_FIELDS = ("tool", "args", "as")
+_TOOL_FIELDS = ("tool", "args", "as", "on")
+HOST_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$")  # a worker's `--name`, as its task queue holds it
 
 
 class ToolChecks:
@@ -88,7 +90,7 @@ class ToolChecks:
         for key in value:
             if key not in _TOOL_FIELDS:
                 self.error((*loc, key), "unknown-field",
-                           N_("unknown field '{key}' in a tool: a tool has tool, args, as"), offset, key=key)
+                           N_("unknown field '{key}' in a tool: a tool has tool, args, as, on"), offset, key=key)
                 ok = False
         name = value.get("tool")
         if "tool" not in value:
@@ -117,6 +119,9 @@ class ToolChecks:
                           "or use one of: {names}"), offset, slot=slot,
                        names=", ".join(outs) or sentence(N_("(none declared)")))
             ok = False
+        host = value.get("on")
+        if host is not None and not self._host(host, name, loc, offset):
+            ok = False
         refs = references(args)
         for path, ref, ref_offset in refs:
             if ref not in ins:
@@ -130,7 +135,29 @@ class ToolChecks:
                 self._shell_text(name, args, loc, ins)
             if isinstance(slot, str):
                 self._result_fits(name, args, ins, slot, outs[slot], loc, offset)
-        return ToolCall(tool=name, args=args, as_=slot) if ok else None
+        return ToolCall(tool=name, args=args, as_=slot, on=host) if ok else None
+
+    def _host(self, host: Any, tool: Any, loc: Loc, offset: int) -> bool:
+        """A step's `on`: a host's name the team knows, for a tool a host can run; whether it is."""
+        where: Loc = (*loc, "on")
+        if not isinstance(host, str) or not HOST_NAME.match(host):
+            self.error(where, "bad-host", N_('"on" names the host the step runs on, like {example}: 1 to 63 '
+                                             "letters, digits, '.', '_' and '-'"), offset, example='"node-a"')
+            return False
+        known = self.catalog.host_names
+        if known is not None and host not in known:
+            self.error(where, "unknown-host",
+                       N_("no host named '{host}' is known: the hosts are {names} (a host is known once "
+                          "`seqdesk worker --name {host}` has started there)"), offset, host=host,
+                       names=", ".join(sorted(known)) or sentence(N_("(none yet)")))
+            return False
+        runs = self.catalog.runs_on_hosts
+        if isinstance(tool, str) and runs is not None and not runs(tool):
+            self.error(where, "not-on-hosts",
+                       N_("'{tool}' cannot run on a host: a host runs the built-in tools cmd_run, file_read, "
+                          "http_get, echo and sleep"), offset, tool=tool)
+            return False
+        return True
 
     def _result_fits(self, name: str, args: dict[str, Any], ins: dict[str, SlotType], slot: str,
                      declared: SlotType, loc: Loc, offset: int) -> None:
