@@ -1,0 +1,92 @@
+"""Steps on hosts: a step that says `"on": "node-a"` runs on the worker of that name (`seqdesk
+worker`), is approved in the app's inbox with the host on its card, keeps the host in its record,
+and a rule made for it on one host never covers another. The hosts list says who is up."""
+
+from __future__ import annotations
+
+import uuid
+from pathlib import Path
+
+from support.builders import group, seq, tools
+from support.hosts import workers
+from support.temporal import TemporalServer
+from support.waiting import wait_until
+
+from gui.core.asks import ApprovalResponse
+from gui.core.door.engine import Engine
+from gui.core.sequences import CatalogView, check_document, to_document
+from gui.memory import MemoryStores
+from gui.runtime import compose_engine
+from gui.tools import default_registry
+
+T = 60.0  # another process takes the step: a loaded machine is slow
+
+
+def _engine(server: TemporalServer) -> Engine:
+    return compose_engine(default_registry(), MemoryStores(),
+                          executor=f"{server.url}?queue=hosts-{uuid.uuid4().hex[:8]}")
+
+
+def test_a_step_names_a_host_the_team_knows_else_a_located_error() -> None:
+    doc = seq(group("g", tools=tools({"tool": "cmd_run", "args": {"command": "hostname"}, "on": "node-b"},
+                                     {"tool": "seq_call", "args": {"name": "x"}, "on": "node-a"},
+                                     {"tool": "echo", "args": {"value": 1}, "on": "no such"})))
+    result = check_document(doc, CatalogView(host_names=frozenset({"node-a"}),
+                                             runs_on_hosts=lambda tool: tool != "seq_call"))
+    found = {(p.loc, p.code) for p in result.errors}
+    tloc = ("groups", 0, "tools")
+    assert found == {((*tloc, 0, "on"), "unknown-host"), ((*tloc, 1, "on"), "not-on-hosts"),
+                     ((*tloc, 2, "on"), "bad-host")}
+    unknown = next(p for p in result.errors if p.code == "unknown-host")
+    assert "no host named 'node-b' is known: the hosts are node-a" in unknown.message
+    ok = check_document(seq(group("g", tools=tools({"tool": "echo", "args": {"value": 1}, "on": "node-a"}))),
+                        CatalogView(host_names=frozenset({"node-a"})))
+    assert ok.ok and ok.sequence is not None and ok.sequence.groups[0].tools[0].on == "node-a"
+    assert '"on":"node-a"' in to_document(ok.sequence)["groups"][0]["tools"]
+
+
+async def test_in_process_there_are_no_hosts_and_saving_says_so() -> None:
+    engine = compose_engine(default_registry(), MemoryStores())
+    result = await engine.check(seq(group("g", tools=tools({"tool": "echo", "args": {"value": 1},
+                                                             "on": "node-a"}))))
+    [error] = result.errors
+    assert error.code == "unknown-host" and error.loc == ("groups", 0, "tools", 0, "on")
+    assert await engine.hosts() == []
+
+
+async def test_a_step_runs_on_its_host_approved_here_and_a_rule_stays_on_its_host(
+        temporal_server: TemporalServer, tmp_path: Path) -> None:
+    engine = _engine(temporal_server)
+    try:
+        with workers(temporal_server, ["node-t", "node-u"], tmp_path):
+            hosts = await wait_until(engine.hosts, "the hosts listed", timeout=T)
+            states = {h.name: h.state for h in hosts}
+            assert states.get("node-t") == states.get("node-u") == "up"
+            await engine.create(seq(group("g", **{"in": {"where": "string"}}, out={"id": "string"}, tools=tools(
+                {"tool": "cmd_run", "args": {"command": "printenv SEQDESK_STEP_ID"}, "on": "node-t", "as": "id"}))))
+            # The same step on another host is another step: the validator knows both hosts.
+            await engine.create({"name": "u", "description": "", "groups": [{
+                "name": "h", "in": {"where": "string"}, "out": {},
+                "tools": '{"tool":"cmd_run","args":{"command":"printenv SEQDESK_STEP_ID"},"on":"node-u"} ;'}]})
+            run = await engine.start("s", {"where": "x"})
+            [pending] = await wait_until(engine.interactions.pending, "the step's approval", timeout=T)
+            assert pending.request.host == "node-t" and pending.request.command == "printenv SEQDESK_STEP_ID"
+            assert pending.request.cwd == ""  # the host's folder, not this app's
+            await engine.interactions.respond(pending.interaction_id,
+                                              ApprovalResponse(decision="approved", scope="prefix", prefix="printenv"))
+            record = await engine.runner.wait(run.run_id, T)
+            assert record.status == "succeeded", record
+            assert record.outputs["id"] == record.groups[0].tools[0].tool_call_id  # SEQDESK_STEP_ID there too
+            assert record.groups[0].tools[0].host == "node-t"
+            [rule] = [r for r in engine.modes.rules() if r.scope == "prefix"]
+            assert rule.host == "node-t" and "on the host node-t" in rule.text
+            # Again on node-t: the rule covers it. On node-u: asked, the rule does not cover it.
+            again = await engine.runner.wait((await engine.start("s", {"where": "y"})).run_id, T)
+            assert again.status == "succeeded"
+            other = await engine.start("u", {"where": "z"})
+            [asked] = await wait_until(engine.interactions.pending, "node-u's step asked", timeout=T)
+            assert asked.request.host == "node-u"
+            await engine.interactions.respond(asked.interaction_id, ApprovalResponse(decision="approved"))
+            assert (await engine.runner.wait(other.run_id, T)).status == "succeeded"
+    finally:
+        await engine.close()
