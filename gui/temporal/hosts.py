@@ -171,14 +171,16 @@ class TemporalHostCalls:
                 id_reuse_policy=WorkflowIDReusePolicy.REJECT_DUPLICATE)
         except WorkflowAlreadyStartedError:  # it ended before this app restarted: its end is the call's
             handle = client.get_workflow_handle(step_id, result_type=HostResult)
+        waiting = asyncio.ensure_future(handle.result())
         try:
-            result = await asyncio.shield(handle.result())
+            result = await asyncio.shield(waiting)
         except asyncio.CancelledError:  # Stop, or a time limit: ended on the host before this returns
-            await handle.cancel()
-            try:
-                await asyncio.wait_for(handle.result(), CUT_WAIT)
-            except Exception:  # cancelled there (as asked), or its host never answered: the call is over here
-                pass
+            ending = asyncio.ensure_future(_cancelled_there(handle, waiting))
+            while not ending.done():  # a second cut (the time limit, then the workflow's) waits for it too
+                try:
+                    await asyncio.shield(ending)
+                except asyncio.CancelledError:
+                    continue
             raise
         except WorkflowFailureError as exc:
             if _worker_lost(exc):
@@ -194,6 +196,16 @@ class TemporalHostCalls:
         if not result.ok:
             raise ToolError(result.error or f"the call on {host} failed")
         return result.result
+
+
+async def _cancelled_there(handle: Any, waiting: asyncio.Future[Any]) -> None:
+    """Cancel the step's workflow and wait for its end: the call cancelled on the host (or its host's
+    worker silent past its heartbeat), at most CUT_WAIT."""
+    try:
+        await handle.cancel()
+        await asyncio.wait_for(waiting, CUT_WAIT)
+    except Exception:  # cancelled there, as asked (or the host never answered): the call is over here
+        pass
 
 
 def _worker_lost(exc: BaseException) -> bool:

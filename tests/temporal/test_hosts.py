@@ -90,3 +90,78 @@ async def test_a_step_runs_on_its_host_approved_here_and_a_rule_stays_on_its_hos
             assert (await engine.runner.wait(other.run_id, T)).status == "succeeded"
     finally:
         await engine.close()
+
+
+def _alive(marker: str) -> bool:
+    """Whether a process whose command line holds `marker` is running on this machine."""
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if marker in (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace"):
+                    return True
+            except OSError:
+                continue
+    return False
+
+
+async def test_a_step_cut_by_its_time_limit_or_a_stop_is_ended_on_its_host(
+        temporal_server: TemporalServer, tmp_path: Path) -> None:
+    engine = _engine(temporal_server)
+    engine.modes.set("cmd_run", "always-allow")
+    seconds = [f"{600 + n}.{uuid.uuid4().int % 1000}" for n in range(2)]  # two commands no one else runs
+    try:
+        with workers(temporal_server, ["node-c"], tmp_path):
+            await wait_until(engine.hosts, "the host listed", timeout=T)
+            await engine.create(seq(group("timed", timeout="2s", tools=tools(
+                {"tool": "cmd_run", "args": {"command": f"sleep {seconds[0]} ; echo late"}, "on": "node-c"}))))
+            run = await engine.start("s", {})
+            await wait_until(lambda: _alive(f"sleep {seconds[0]}"), "the command running on node-c", timeout=T)
+            record = await engine.runner.wait(run.run_id, T)
+            assert record.status == "failed" and record.groups[0].timed_out
+            assert not _alive(f"sleep {seconds[0]}")  # ended there (its process group) before the run ended
+
+            await engine.create(seq(group("stopped", tools=tools(
+                {"tool": "cmd_run", "args": {"command": f"sleep {seconds[1]} ; echo late"}, "on": "node-c"})),
+                name="t"))
+            run = await engine.start("t", {})
+            await wait_until(lambda: _alive(f"sleep {seconds[1]}"), "the second command running", timeout=T)
+            assert await engine.runner.stop(run.run_id)
+            record = await engine.runner.wait(run.run_id, T)
+            assert record.status == "stopped" and record.groups[0].tools[0].status == "cancelled"
+            assert not _alive(f"sleep {seconds[1]}")
+    finally:
+        await engine.close()
+
+
+async def test_a_step_whose_worker_died_may_have_run_and_is_called_again_only_on_retry(
+        temporal_server: TemporalServer, tmp_path: Path) -> None:
+    engine = _engine(temporal_server)
+    engine.modes.set("cmd_run", "always-allow")
+    flag = tmp_path / "began"
+    command = f"if [ -e {flag} ]; then echo again; else touch {flag}; sleep 300; fi"
+    try:
+        with workers(temporal_server, ["node-k"], tmp_path) as made:
+            await wait_until(engine.hosts, "the host listed", timeout=T)
+            for on_error in ("abort", "retry"):
+                flag.unlink(missing_ok=True)
+                name = f"s-{on_error}"
+                await engine.create(seq(group(f"g-{on_error}", on_error=on_error, out={"said": "string"},
+                                              tools=tools({"tool": "cmd_run", "args": {"command": command},
+                                                           "on": "node-k", "as": "said"})), name=name))
+                run = await engine.start(name, {})
+                await wait_until(flag.exists, "the command began on node-k", timeout=T)
+                made["node-k"].kill()
+                made["node-k"].run()  # back at once: only a retry may call the step again
+                record = await engine.runner.wait(run.run_id, T)
+                trec = record.groups[0].tools[0]
+                if on_error == "abort":
+                    assert record.status == "failed"
+                    assert trec.error == "it may have run on node-k before its worker stopped"
+                else:
+                    assert record.status == "succeeded" and record.outputs == {"said": "again"}
+                    assert "called again on node-k: it may have run there before its worker stopped" in [
+                        line.text for line in trec.log]
+            hosts = {h.name: h for h in await engine.hosts()}
+            assert hosts["node-k"].state == "up"
+    finally:
+        await engine.close()
