@@ -25,6 +25,9 @@ HEARTBEAT_EVERY = 2.0  # a tool's call says it is alive this often (the workflow
 CUT = "cut"  # what `call_tool` says of a call cut short: the group's later tools are not called
 CLOSED = "the app closed during this step: it is called again when the app is back"
 MAY_HAVE_RUN = "called again: it may have run before the app or its worker stopped"
+ASKED_AGAIN = "called again: the app or its worker stopped before it began (it had not acted)"
+MAY_HAVE_ACTED = ("it may have run before the app or its worker stopped; its group does not say on_error: retry, "
+                  "so it is not called again")
 
 
 class RunSteps:
@@ -126,9 +129,16 @@ class RunSteps:
         if limit is not None and (ref.run_id, ref.group) not in self._timers:
             self._timers[(ref.run_id, ref.group)] = asyncio.get_running_loop().call_later(
                 limit, self._time_up, (ref.run_id, ref.group))
-        if activity.info().attempt > 1:  # a new attempt: what ended the last one is not its end
+        if activity.info().attempt > 1:  # a new attempt: the app or its worker stopped during the last one
+            group = ex.groups[ref.group]
+            if (trec.process is not None or trec.status == "running") and group.on_error is not OnError.RETRY:
+                # It had begun to act (its command started): called only when its group says retry.
+                trec.status, trec.error, trec.finished_at = "failed", MAY_HAVE_ACTED, self.runner.clock()
+                self.runner.caller.finished(scope, trec)
+                return trec.status
+            asked_only = trec.process is None and trec.status != "running"
             trec.finished_at = trec.error = trec.cause = None
-            self.runner.caller.log(scope, trec, "warning", MAY_HAVE_RUN)
+            self.runner.caller.log(scope, trec, "warning", ASKED_AGAIN if asked_only else MAY_HAVE_RUN)
         call = self.runner.caller.run(scope, ex.groups[ref.group].tools[ref.tool], trec)
         task: asyncio.Task[None] = asyncio.create_task(call)
         calls = self._calls.setdefault(ref.run_id, {})

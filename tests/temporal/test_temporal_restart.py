@@ -1,6 +1,6 @@
 """On Temporal a run outlives the app: closed while its step waits for a person, the app comes back on
 the same data folder, recovery leaves the run be, the step is asked again (its log says it may have
-run before) and, once approved, the run finishes by itself, with no Resume."""
+acted: it was only asked) and, once approved, the run finishes by itself, with no Resume."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from support.waiting import wait_until
 
 from gui.core.asks import ApprovalResponse
 from gui.runtime import open_runtime
-from gui.temporal.steps import MAY_HAVE_RUN
+from gui.temporal.steps import ASKED_AGAIN, MAY_HAVE_ACTED, MAY_HAVE_RUN
 
 T = 30.0  # the retried step waits for the new worker's poll
 
@@ -40,8 +40,36 @@ async def test_a_run_survives_the_apps_restart_and_goes_on_by_itself(temporal_se
         record = await second.engine.runner.wait(run.run_id, T)
         assert record.status == "succeeded" and record.outputs == {"x": "one", "out": "one two"}
         assert record.attempt == 1 and record.resumed_from is None  # no Resume: the same run went on
-        assert MAY_HAVE_RUN in [line.text for line in record.groups[1].tools[0].log]
+        assert ASKED_AGAIN in [line.text for line in record.groups[1].tools[0].log]  # it had not acted
         saved = await second.engine.get_run(run.run_id)
         assert saved is not None and saved.status == "succeeded"
     finally:
         await second.close()
+
+
+async def test_a_command_cut_by_the_apps_end_is_called_again_only_when_its_group_says_retry(
+        temporal_server: TemporalServer, tmp_path: Path) -> None:
+    url = f"{temporal_server.url}?queue=restart-{uuid.uuid4().hex[:8]}"
+    flag = tmp_path / "began"
+    command = f"if [ -e {flag} ]; then echo again; else touch {flag}; sleep 300; fi"
+    for on_error in ("abort", "retry"):
+        flag.unlink(missing_ok=True)
+        first = await open_runtime(tmp_path / on_error, executor=url)
+        first.engine.modes.set("cmd_run", "always-allow")
+        await first.engine.create(seq(group("g", on_error=on_error, out={"said": "string"}, tools=tools(
+            {"tool": "cmd_run", "args": {"command": command}, "as": "said"}))))
+        run = await first.engine.start("s", {})
+        await wait_until(flag.exists, "the command began", timeout=T)
+        await first.close()  # the app closes during the command: it ends with the app, having begun
+
+        second = await open_runtime(tmp_path / on_error, executor=url)
+        try:
+            record = await second.engine.runner.wait(run.run_id, T)
+            trec = record.groups[0].tools[0]
+            if on_error == "abort":
+                assert record.status == "failed" and trec.error == MAY_HAVE_ACTED
+            else:
+                assert record.status == "succeeded" and record.outputs == {"said": "again"}
+                assert MAY_HAVE_RUN in [line.text for line in trec.log]
+        finally:
+            await second.close()

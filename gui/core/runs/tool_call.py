@@ -211,7 +211,8 @@ class ToolCaller:
         self.bus.publish(kind, scope.run_id, group=scope.group_record.index, group_name=scope.group.name,
                          tool=record.index, tool_name=record.tool, status=record.status, **data)
 
-    def _finished(self, scope: CallScope, record: ToolRecord) -> None:
+    def finished(self, scope: CallScope, record: ToolRecord) -> None:
+        """Say that the call ended (`tool.finished`), as its record says."""
         self._publish(ToolFinished, scope, record, error=record.error, timed_out=record.timed_out,
                       denied=record.denied)
 
@@ -254,10 +255,10 @@ class ToolCaller:
                 record.error = record.error or "cancelled"
                 record.cause = record.cause or scope.cancel_cause()
             record.finished_at = self.clock()
-            self._finished(scope, record)
+            self.finished(scope, record)
             raise
         record.finished_at = self.clock()
-        self._finished(scope, record)
+        self.finished(scope, record)
         _still_cancelled()
 
     def _prepare(self, scope: CallScope, call: ToolCall, record: ToolRecord) -> tuple[Tool, dict[str, Any]] | None:
