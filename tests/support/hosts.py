@@ -23,10 +23,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-from support.temporal import TemporalServer
-from support.waiting import wait_until_sync
 
 from gui.tools.processes import parent_death_signal
+from support.temporal import TemporalServer
+from support.waiting import wait_until_sync
 
 NAMESPACE_PORT = 7233  # where a worker in a namespace dials the server (that namespace's loopback)
 
