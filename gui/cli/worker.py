@@ -2,7 +2,8 @@
 
 The worker dials out to the Temporal service (no port opens here), registers as the host NAME in
 the hosts list, and runs the steps that say `"on": "NAME"` until it is stopped (Ctrl-C, SIGTERM),
-when it says it left. It reads no data folder: the app that runs the sequence keeps the record and
+when it says it left. A service that does not answer yet is tried again until it does. It reads no
+data folder: the app that runs the sequence keeps the record and
 asks for approvals; only the tool's call runs here (`gui.temporal.worker`).
 """
 
@@ -59,5 +60,8 @@ async def _serve(worker: Any) -> int:
         print(_("seqdesk worker: serving as the host {name} (its steps come from the queue {queue})").format(
             name=worker.name, queue=f"seqdesk-host-{worker.name}"), flush=True)
 
-    await worker.run(ready)
+    def waiting(reason: str) -> None:
+        print(f"seqdesk worker: {reason}", file=sys.stderr, flush=True)
+
+    await worker.run(ready, waiting)
     return 0

@@ -37,6 +37,7 @@ from gui.temporal.hosts import (
 )
 from gui.temporal.target import TemporalTarget
 
+CONNECT_EVERY = 2.0  # while the service does not answer, tried again this often
 HEARTBEAT_EVERY = 0.5  # a call says it is alive this often (its cancellation arrives with the answer)
 
 
@@ -55,15 +56,13 @@ class HostWorker:
         self.identity = f"{name} ({socket.gethostname()}, pid {os.getpid()})"
         self._leaving = asyncio.Event()
 
-    async def run(self, ready: Any = None) -> None:
-        """Serve until `stop`; `ready()` is called once the worker polls and is in the hosts list."""
-        try:
-            client = await Client.connect(self.target.address, namespace=self.target.namespace,
-                                          identity=self.identity)
-        except (RuntimeError, RPCError) as exc:
-            raise TemporalUnavailableError(
-                f"the Temporal service at {self.target.address} (namespace '{self.target.namespace}') does not "
-                f"answer: {exc}") from None
+    async def run(self, ready: Any = None, waiting: Any = None) -> None:
+        """Serve until `stop`; `ready()` is called once the worker polls and is in the hosts list.
+        While the service does not answer, it tries again every CONNECT_EVERY seconds, after
+        `waiting(reason)` once (a host may start before the service does)."""
+        client = await self._connect(waiting)
+        if client is None:
+            return
         runner = SandboxedWorkflowRunner(restrictions=SandboxRestrictions.default.with_passthrough_modules(
             "gui", "pydantic", "pydantic_core"))
         worker = Worker(client, task_queue=host_queue(self.name), workflows=[HostWorkflow],
@@ -83,6 +82,24 @@ class HostWorker:
                 await asyncio.wait_for(presence.result(), 10)
             except Exception:  # the list will say "down" instead
                 pass
+
+    async def _connect(self, waiting: Any) -> Client | None:
+        said = False
+        while not self._leaving.is_set():
+            try:
+                return await Client.connect(self.target.address, namespace=self.target.namespace,
+                                            identity=self.identity)
+            except (RuntimeError, RPCError) as exc:
+                if not said and waiting is not None:
+                    waiting(str(TemporalUnavailableError(
+                        f"the Temporal service at {self.target.address} (namespace '{self.target.namespace}') "
+                        f"does not answer yet ({exc}): trying again every {CONNECT_EVERY:g} s")))
+                said = True
+            try:
+                await asyncio.wait_for(self._leaving.wait(), CONNECT_EVERY)  # the pace of trying again
+            except TimeoutError:
+                pass
+        return None
 
     def stop(self) -> None:
         self._leaving.set()

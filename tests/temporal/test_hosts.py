@@ -15,7 +15,7 @@ from support.waiting import wait_until
 from gui.core.asks import ApprovalResponse
 from gui.core.door.engine import Engine
 from gui.core.sequences import CatalogView, check_document, to_document
-from gui.memory import MemoryStores
+from gui.memory import MemoryAuditLog, MemoryStores
 from gui.runtime import compose_engine
 from gui.tools import default_registry
 
@@ -23,7 +23,7 @@ T = 60.0  # another process takes the step: a loaded machine is slow
 
 
 def _engine(server: TemporalServer) -> Engine:
-    return compose_engine(default_registry(), MemoryStores(),
+    return compose_engine(default_registry(), MemoryStores(), audit=MemoryAuditLog(),
                           executor=f"{server.url}?queue=hosts-{uuid.uuid4().hex[:8]}")
 
 
@@ -78,6 +78,9 @@ async def test_a_step_runs_on_its_host_approved_here_and_a_rule_stays_on_its_hos
             assert record.status == "succeeded", record
             assert record.outputs["id"] == record.groups[0].tools[0].tool_call_id  # SEQDESK_STEP_ID there too
             assert record.groups[0].tools[0].host == "node-t"
+            entries, _ = await engine.decisions()
+            [decided] = [e for e in entries if e.interaction_id == pending.interaction_id]
+            assert "on the host node-t" in decided.shown  # the record of decisions names the host
             [rule] = [r for r in engine.modes.rules() if r.scope == "prefix"]
             assert rule.host == "node-t" and "on the host node-t" in rule.text
             # Again on node-t: the rule covers it. On node-u: asked, the rule does not cover it.
