@@ -3,7 +3,8 @@ worker (`gui.temporal.steps`) with the in-process runner's code, so its record, 
 are those of a run in process.
 
 Closing the app stops its worker, not its runs: they wait on the service and go on by themselves
-when the app (its worker) is back; `take_up` holds them again before start-up recovery, which
+when the app (its worker) is back (a step waiting for a person waits in its workflow, not in
+a worker: `gui.temporal.approvals`); `take_up` holds them again before start-up recovery, which
 interrupts only what no one runs. Stop cancels the run's workflow; the workflow ends its tools.
 """
 
@@ -22,10 +23,11 @@ from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner, SandboxR
 from gui.core.asks import InteractionService
 from gui.core.causes import EndCause
 from gui.core.errors import Unavailable
-from gui.core.events import EventBus
+from gui.core.events import Event, EventBus, InteractionEnded
 from gui.core.runs import HostInfo, Origin, Runner, RunRecord, RunStore, copy_record
 from gui.core.sequences import Group, Sequence
 from gui.core.tools import Registry
+from gui.temporal.approvals import WorkflowApprovals
 from gui.temporal.hosts import HostStepWorkflow, TemporalHostCalls, list_hosts
 from gui.temporal.steps import RunSteps
 from gui.temporal.target import TemporalTarget
@@ -50,7 +52,11 @@ class TemporalExecutor:
                  clock: Callable[[], float] = time.time, retry_backoff: float = 0.2) -> None:
         self.target = target
         self.local = Runner(registry, interactions, runs, bus, resolve, clock=clock, retry_backoff=retry_backoff)
-        self.steps = RunSteps(self.local)
+        approvals = WorkflowApprovals(interactions)
+        self.local.caller.interactions = approvals  # a call's approval is waited for by its workflow
+        self.steps = RunSteps(self.local, approvals)
+        self._signals: set[asyncio.Task[None]] = set()
+        bus.subscribe(self._heard)
         self.local.caller.hosts = TemporalHostCalls(self.connect, target.queue)  # steps that say "on"
         self._client: Client | None = None
         self._worker: Worker | None = None
@@ -97,6 +103,25 @@ class TemporalExecutor:
             await self.steps.execution(run_id)
             taken.append(run_id)
         return taken
+
+    # -- answers to the workflows -------------------------------------------------------------
+    def _heard(self, event: Event) -> None:
+        """A request of a run on Temporal ended (answered, expired, cancelled): its workflow hears it."""
+        if not isinstance(event, InteractionEnded) or event.auto or self._client is None:
+            return
+        run_id = event.run_id
+        ex = self.local._active.get(run_id) if run_id is not None else None
+        if run_id is None or ex is None or ex.task is not None:  # not a run here, or one seq_call called
+            return
+        task = asyncio.get_running_loop().create_task(self._answered(run_id, event.interaction_id))
+        self._signals.add(task)
+        task.add_done_callback(self._signals.discard)
+
+    async def _answered(self, run_id: str, interaction_id: str) -> None:
+        try:
+            await self._handle(run_id).signal("answered", interaction_id)
+        except RPCError:  # the workflow has ended: nothing waits for the answer
+            pass
 
     # -- the hosts (`HostBook`) -----------------------------------------------------------------
     async def hosts(self) -> list[HostInfo]:

@@ -12,6 +12,7 @@ from gui.core.asks.approvals import (
     ApprovalModes,
     ApprovalOutcome,
     Done,
+    approval_outcome,
     cancel_cause,
     check_mode,
 )
@@ -94,6 +95,7 @@ from gui.core.asks.service import (
 from gui.core.asks.store import InteractionFilter, InteractionStore, interaction_fields
 
 __all__ = [
+    "approval_outcome",
     "Answer",
     "Answerer",
     "AuditDraft",

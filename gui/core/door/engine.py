@@ -458,7 +458,7 @@ class Engine:
     async def recover(self) -> list[str]:
         """At start-up: what a dead process left pending is cancelled, its runs interrupted, and the
         commands they had started that still run are killed (`gui.core.runs.orphans`)."""
-        run_ids = set(await self.interactions.recover())
+        run_ids = set(await self.interactions.recover(keep=frozenset(self.runner.active_ids())))
         for record in await self.runs.running():
             run_ids.add(record.run_id)
         run_ids -= set(self.runner.active_ids())  # still going on (on a durable executor): not interrupted
@@ -479,7 +479,8 @@ class Engine:
         await self.stop_schedules()
         await self.runner.stop_all("app_closed")
         await self.agent_leaving.settle()
-        await self.interactions.cancel_all("session_disposed", "app_closed")
+        # The runs still going on are a durable executor's (in process, none is left): their requests stay.
+        await self.interactions.cancel_all("session_disposed", "app_closed", keep=frozenset(self.runner.active_ids()))
         for hook in self._on_close:
             await hook()
 

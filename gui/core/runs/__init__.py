@@ -31,7 +31,7 @@ from gui.core.runs.schedules import (
     make_schedule,
     next_time,
 )
-from gui.core.runs.tool_call import CallScope
+from gui.core.runs.tool_call import AwaitedElsewhere, CallScope
 
 __all__ = [
     "CALLED_AGAIN_ON",
@@ -41,6 +41,7 @@ __all__ = [
     "HostState",
     "MAY_HAVE_RUN_ON",
     "AmbiguousRunIdError",
+    "AwaitedElsewhere",
     "CallScope",
     "copy_record",
     "can_be_prefix",

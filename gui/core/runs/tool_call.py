@@ -80,6 +80,16 @@ class _Denied(ToolError):
     """Not retried: a person said no, or nobody answered."""
 
 
+class AwaitedElsewhere(BaseException):  # noqa: N818 (not an error: the call pauses)
+    """An approval's `outcome()` raises it when the executor waits for the answer itself (a durable
+    workflow): the call ends here, its record waiting, and is made again once the answer is stored,
+    with that answer. A BaseException, so that no `except Exception` takes it for a failure."""
+
+    def __init__(self, interaction_id: str) -> None:
+        super().__init__(interaction_id)
+        self.interaction_id = interaction_id
+
+
 PROGRESS_PER_SECOND = 20
 
 
@@ -233,9 +243,12 @@ class ToolCaller:
     # -- the call ------------------------------------------------------------------------------
     async def run(self, scope: CallScope, call: ToolCall, record: ToolRecord) -> None:
         """Run one call to its end; the outcome is in `record.status`. Re-raises cancellation."""
-        record.started_at = self.clock()
-        record.status = "running"
-        self._publish(ToolStarted, scope, record)
+        if record.status == "waiting" and record.started_at is not None:
+            self.resumed(scope, record)  # made again once its answer came (`AwaitedElsewhere`)
+        else:
+            record.started_at = self.clock()
+            record.status = "running"
+            self._publish(ToolStarted, scope, record)
         try:
             prepared = self._prepare(scope, call, record)
             if prepared is not None:  # (one coroutine less per waiting call than a `_run` of its own)
@@ -431,8 +444,12 @@ class ToolCaller:
             self.waiting(scope, record, asked.interaction_id)
             try:
                 outcome = await asked.outcome()
-            finally:
+            except AwaitedElsewhere:
+                raise  # still waiting: resumed when the call is made again with its answer
+            except BaseException:
                 self.resumed(scope, record)
+                raise
+            self.resumed(scope, record)
         else:
             outcome = await asked.outcome()
         if outcome.auto:
