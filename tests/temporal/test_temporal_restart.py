@@ -10,9 +10,11 @@ from pathlib import Path
 from support.builders import group, seq, tools
 from support.temporal import TemporalServer
 from support.waiting import wait_until
+from temporalio.client import Client
 
 from gui.core.asks import ApprovalResponse
 from gui.runtime import open_runtime
+from gui.temporal.executor import workflow_id
 from gui.temporal.steps import MAY_HAVE_ACTED, MAY_HAVE_RUN
 
 T = 30.0  # the retried step waits for the new worker's poll
@@ -74,3 +76,29 @@ async def test_a_command_cut_by_the_apps_end_is_called_again_only_when_its_group
                 assert MAY_HAVE_RUN in [line.text for line in trec.log]
         finally:
             await second.close()
+
+
+async def test_while_a_person_thinks_no_activity_runs_the_workflow_waits_for_the_answer(
+        temporal_server: TemporalServer, tmp_path: Path) -> None:
+    url = f"{temporal_server.url}?queue=asks-{uuid.uuid4().hex[:8]}"
+    runtime = await open_runtime(tmp_path, executor=url)
+    try:
+        await runtime.engine.create(seq(group("g", out={"out": "string"}, tools=tools(
+            {"tool": "cmd_run", "args": {"command": "echo yes"}, "as": "out"}))))
+        run = await runtime.engine.start("s", {})
+        [pending] = await wait_until(runtime.engine.interactions.pending, "the step's approval", timeout=T)
+        client = await Client.connect(temporal_server.address)
+        handle = client.get_workflow_handle(workflow_id(run.run_id))
+
+        async def no_activity() -> bool:
+            described = await handle.describe()
+            return not described.raw_description.pending_activities
+
+        await wait_until(no_activity, "the call paused, its activity ended", timeout=T)
+        await runtime.engine.interactions.respond(pending.interaction_id, ApprovalResponse(decision="approved"))
+        record = await runtime.engine.runner.wait(run.run_id, T)
+        assert record.status == "succeeded" and record.outputs == {"out": "yes"}
+        [tool] = record.groups[0].tools
+        assert len(tool.waits) == 1 and tool.waits[0][1] is not None and tool.interaction_id == pending.interaction_id
+    finally:
+        await runtime.close()
