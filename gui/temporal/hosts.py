@@ -8,7 +8,7 @@ that stops says so by ending the activity ("stopped"); one that was killed stops
 and its restart takes the same workflow up again.
 
 **A step on a host.** The app approves the step as any step, then starts the workflow
-`seqdesk-step-<step id>-<attempt>` (`HostStepWorkflow`, on the app's queue), whose one activity,
+`seqdesk-step-<step id>-<attempt>` (`HostStepWorkflow`, on a queue of the app's, `step_queue`), whose one activity,
 `host_call`, runs on the host's queue and heartbeats; the app waits for its result. Stop or a time
 limit cancels that workflow, which cancels the activity on the host (the command's process group
 ended there) and waits for it to have ended. A host's worker that dies mid-call stops heartbeating:
@@ -54,6 +54,11 @@ FOREVER = timedelta(days=3650)
 def host_queue(name: str) -> str:
     """The task queue of the host `name`: only its worker takes steps from it."""
     return f"seqdesk-host-{name}"
+
+
+def step_queue(app_queue: str) -> str:
+    """The task queue of the steps-on-hosts workflows of the app whose runs go on `app_queue`."""
+    return f"{app_queue}-host-steps"
 
 
 def host_workflow_id(name: str) -> str:

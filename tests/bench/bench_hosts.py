@@ -90,6 +90,8 @@ async def measure(url: str, runs: int, answers: int) -> None:
         for host, times in singles.items():
             print(f"  {host} alone: median {median_ms(times)}")
         print(f"fan-out / slowest single host: {statistics.median(fan) / slowest:.2f}x (target <= 1.2x)")
+        if not answers:
+            return
         engine.modes.set("cmd_run", "ask")
         delays = await answer_to_start(engine, answers)
         quartiles = statistics.quantiles(delays, n=4)
