@@ -55,6 +55,7 @@ class HostWorker:
         self.registry = registry or host_registry()
         self.identity = f"{name} ({socket.gethostname()}, pid {os.getpid()})"
         self._leaving = asyncio.Event()
+        self._present = asyncio.Event()
 
     async def run(self, ready: Any = None, waiting: Any = None) -> None:
         """Serve until `stop`; `ready()` is called once the worker polls and is in the hosts list.
@@ -75,6 +76,7 @@ class HostWorker:
                 HOST_WORKFLOW, self.name, id=host_workflow_id(self.name), task_queue=host_queue(self.name),
                 id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
                 id_reuse_policy=WorkflowIDReusePolicy.ALLOW_DUPLICATE)
+            await self._present.wait()  # its first heartbeat is in: the list says it is up
             if ready is not None:
                 ready()
             await self._leaving.wait()
@@ -109,6 +111,7 @@ class HostWorker:
     async def be_present(self, name: str) -> None:
         while not self._leaving.is_set():
             activity.heartbeat()
+            self._present.set()
             try:
                 await asyncio.wait_for(self._leaving.wait(), BEAT_EVERY)  # the pace of "alive"
             except TimeoutError:

@@ -21,12 +21,13 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from gui.tools.processes import parent_death_signal
 from support.temporal import TemporalServer
-from support.waiting import wait_until_sync
+from support.waiting import wait_until, wait_until_sync
 
 NAMESPACE_PORT = 7233  # where a worker in a namespace dials the server (that namespace's loopback)
 
@@ -98,6 +99,14 @@ def workers(server: TemporalServer, names: list[str], folder: Path) -> Iterator[
     finally:
         for worker in made.values():
             worker.stop()
+
+
+async def hosts_up(engine: Any, names: list[str], timeout: float = 60.0) -> None:
+    """Until the engine's hosts list says each of `names` is up."""
+    async def up() -> bool:
+        return {h.name for h in await engine.hosts() if h.state == "up"} >= set(names)
+
+    await wait_until(up, f"the hosts {', '.join(names)} listed up", timeout=timeout)
 
 
 def missing(reason: str) -> None:

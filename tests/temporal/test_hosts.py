@@ -8,7 +8,7 @@ import uuid
 from pathlib import Path
 
 from support.builders import group, seq, tools
-from support.hosts import workers
+from support.hosts import hosts_up, workers
 from support.temporal import TemporalServer
 from support.waiting import wait_until
 
@@ -59,9 +59,7 @@ async def test_a_step_runs_on_its_host_approved_here_and_a_rule_stays_on_its_hos
     engine = _engine(temporal_server)
     try:
         with workers(temporal_server, ["node-t", "node-u"], tmp_path):
-            hosts = await wait_until(engine.hosts, "the hosts listed", timeout=T)
-            states = {h.name: h.state for h in hosts}
-            assert states.get("node-t") == states.get("node-u") == "up"
+            await hosts_up(engine, ["node-t", "node-u"], T)
             await engine.create(seq(group("g", **{"in": {"where": "string"}}, out={"id": "string"}, tools=tools(
                 {"tool": "cmd_run", "args": {"command": "printenv SEQDESK_STEP_ID"}, "on": "node-t", "as": "id"}))))
             # The same step on another host is another step: the validator knows both hosts.
@@ -114,7 +112,7 @@ async def test_a_step_cut_by_its_time_limit_or_a_stop_is_ended_on_its_host(
     seconds = [f"{600 + n}.{uuid.uuid4().int % 1000}" for n in range(2)]  # two commands no one else runs
     try:
         with workers(temporal_server, ["node-c"], tmp_path):
-            await wait_until(engine.hosts, "the host listed", timeout=T)
+            await hosts_up(engine, ["node-c"], T)
             await engine.create(seq(group("timed", timeout="2s", tools=tools(
                 {"tool": "cmd_run", "args": {"command": f"sleep {seconds[0]} ; echo late"}, "on": "node-c"}))))
             run = await engine.start("s", {})
@@ -144,7 +142,7 @@ async def test_a_step_whose_worker_died_may_have_run_and_is_called_again_only_on
     command = f"if [ -e {flag} ]; then echo again; else touch {flag}; sleep 300; fi"
     try:
         with workers(temporal_server, ["node-k"], tmp_path) as made:
-            await wait_until(engine.hosts, "the host listed", timeout=T)
+            await hosts_up(engine, ["node-k"], T)
             for on_error in ("abort", "retry"):
                 flag.unlink(missing_ok=True)
                 name = f"s-{on_error}"

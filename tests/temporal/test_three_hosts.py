@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 from support.builders import group, seq, tools
-from support.hosts import Namespaces, Worker
+from support.hosts import Namespaces, Worker, hosts_up
 from support.temporal import TemporalServer
 from support.waiting import wait_until
 
@@ -49,8 +49,7 @@ async def test_hostname_on_three_hosts_side_by_side_one_worker_killed_and_back(
             worker.start()
         for worker in hosts.values():
             worker.wait_serving(T)
-        listed = await wait_until(engine.hosts, "the three hosts listed", timeout=T)
-        assert {h.name for h in listed if h.state == "up"} >= set(HOSTS)
+        await hosts_up(engine, HOSTS, T)
         slow_on_c = f"hostname; if [ ! -e {flag} ]; then touch {flag}; sleep 300; fi"
         await engine.create(seq(
             group("fan", out={"names": "array"}, on_error="retry", tools=tools(
