@@ -116,6 +116,7 @@ class ToolApprovalRequest(_RequestBase):
     validated_input: JsonValue
     bound_inputs: dict[str, JsonValue] = Field(default_factory=dict)  # the inputs its arguments used
     tool_description: str | None = None
+    server_address: str | None = None  # an MCP server's tool: where the server is (`McpServerConfig.address`)
     model_explanation: str | None = None  # the caller's words: never a basis for safety
     # What it will do in one sentence ("Read the file /x"), and the part to check, shown in bold.
     summary: str | None = None

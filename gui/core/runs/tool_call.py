@@ -483,6 +483,7 @@ class ToolCaller:
                                         command=shell.command, cwd=cwd, reason=shell.reason,
                                         operation=shell.operation, tool_input=args, run_as_code=as_code)
         return ToolApprovalRequest(**common, validated_input=args, tool_description=tool.description,
+                                   server_address=tool.server_address,
                                    summary=summary.text if summary else None,
                                    summary_highlight=summary.highlight if summary else None,
                                    summary_template=summary.words.template if summary and summary.words else None,
