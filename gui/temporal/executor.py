@@ -28,7 +28,8 @@ from gui.core.runs import HostInfo, Origin, Runner, RunRecord, RunStore, copy_re
 from gui.core.sequences import Group, Sequence
 from gui.core.tools import Registry
 from gui.temporal.approvals import WorkflowApprovals
-from gui.temporal.hosts import HostStepWorkflow, TemporalHostCalls, list_hosts, step_queue
+from gui.temporal.host_steps import HostStepWorkflow, TemporalHostCalls, step_queue
+from gui.temporal.hosts import list_hosts
 from gui.temporal.steps import RunSteps
 from gui.temporal.target import TemporalTarget
 from gui.temporal.workflow import WORKFLOW_NAME, RunWorkflow

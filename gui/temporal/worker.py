@@ -26,15 +26,8 @@ from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner, SandboxR
 from gui.core.errors import ToolArgumentError, ToolError
 from gui.core.tools import Registry, ToolContext
 from gui.temporal.executor import TemporalUnavailableError
-from gui.temporal.hosts import (
-    BEAT_EVERY,
-    HOST_WORKFLOW,
-    HostResult,
-    HostStep,
-    HostWorkflow,
-    host_queue,
-    host_workflow_id,
-)
+from gui.temporal.host_steps import HostResult, HostStep
+from gui.temporal.hosts import BEAT_EVERY, HOST_WORKFLOW, HostWorkflow, host_queue, host_workflow_id
 from gui.temporal.target import TemporalTarget
 
 CONNECT_EVERY = 2.0  # while the service does not answer, tried again this often
