@@ -99,7 +99,8 @@ class TemporalHostCalls:
             handle = await client.start_workflow(
                 STEP_WORKFLOW, step, id=step_id, task_queue=self.queue, result_type=HostResult,
                 id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
-                id_reuse_policy=WorkflowIDReusePolicy.REJECT_DUPLICATE)
+                id_reuse_policy=WorkflowIDReusePolicy.REJECT_DUPLICATE,
+                request_eager_start=True)  # its first task to this app's step worker at once, no poll between
         except WorkflowAlreadyStartedError:  # it ended before this app restarted: its end is the call's
             handle = client.get_workflow_handle(step_id, result_type=HostResult)
         waiting = asyncio.ensure_future(handle.result())

@@ -243,8 +243,10 @@ class ToolCaller:
     # -- the call ------------------------------------------------------------------------------
     async def run(self, scope: CallScope, call: ToolCall, record: ToolRecord) -> None:
         """Run one call to its end; the outcome is in `record.status`. Re-raises cancellation."""
+        first = 1
         if record.status == "waiting" and record.started_at is not None:
             self.resumed(scope, record)  # made again once its answer came (`AwaitedElsewhere`)
+            first = max(record.attempts, 1)  # in the attempt that asked (on_error: retry counts on)
         else:
             record.started_at = self.clock()
             record.status = "running"
@@ -258,7 +260,7 @@ class ToolCaller:
                     # disk before it asks or acts, so a crash can never hide that it may have acted.
                     await scope.save_now()
                 try:
-                    await self._attempts(scope, call, record, tool, args)
+                    await self._attempts(scope, call, record, tool, args, first)
                 finally:
                     if tool.approval != "none" or record.process is not None:
                         scope.save_soon()  # and its end soon after
@@ -292,9 +294,9 @@ class ToolCaller:
         return tool, args
 
     async def _attempts(self, scope: CallScope, call: ToolCall, record: ToolRecord, tool: Tool,
-                        args: dict[str, Any]) -> None:
+                        args: dict[str, Any], first: int = 1) -> None:
         attempts = RETRY_ATTEMPTS if scope.group.on_error is OnError.RETRY else 1
-        for attempt in range(1, attempts + 1):
+        for attempt in range(first, attempts + 1):
             record.attempts = attempt
             try:
                 edited, shown = await self._approve(scope, call, tool, args, record)
