@@ -83,6 +83,7 @@ class WorkflowApprovals:
             if stored is not None and stored.result is not None:
                 return _Decided(approval_outcome(answered, stored.result))
         asked = await self.service.ask_approval(request, tool_name, deadline=deadline)
-        if asked.waiting and step is not None and CALLING.get() == step:
+        # Only the step's own approval pauses (it names its step): one a tool asks during its call waits there.
+        if asked.waiting and step is not None and CALLING.get() == step and request.step_fingerprint is not None:
             return _Paused(asked.interaction_id)
         return asked
