@@ -24,7 +24,7 @@ from gui.core.asks import ApprovalModes, AuditLog, InteractionService, Interacti
 from gui.core.door import Catalog, Engine, SequenceStore
 from gui.core.events import EventBus
 from gui.core.people import Directory
-from gui.core.runs import Executor, ProcessControl, Runner, RunStore, ScheduleStore
+from gui.core.runs import Executor, HostBook, ProcessControl, Runner, RunStore, ScheduleStore
 from gui.core.tools import Registry
 from gui.prefs import Prefs, PrefsFile
 from gui.store.audit import FileAuditLog
@@ -78,15 +78,19 @@ def compose_engine(registry: Registry, stores: EngineStores, *, processes: Proce
     interactions = InteractionService(stores.interactions, bus, modes=stores.modes, check_edit=registry.edit_problems,
                                       audit=audit, directory=directory)
     runner: Executor
+    hosts: HostBook | None = None
     if executor is None:
         runner = Runner(registry, interactions, stores.runs, bus, catalog.resolve, retry_backoff=retry_backoff)
     else:
         from gui.temporal import TemporalExecutor, parse_target  # only a team's app needs the SDK
 
-        runner = TemporalExecutor(parse_target(executor), registry, interactions, stores.runs, bus, catalog.resolve,
-                                  retry_backoff=retry_backoff)
+        temporal = TemporalExecutor(parse_target(executor), registry, interactions, stores.runs, bus,
+                                    catalog.resolve, retry_backoff=retry_backoff)
+        catalog.hosts = temporal.host_names  # a step's `on` names a host whose worker registered there
+        runner = hosts = temporal
     return Engine(registry=registry, catalog=catalog, interactions=interactions, runner=runner, runs=stores.runs,
-                  schedules=stores.schedules, bus=bus, processes=processes)
+                  schedules=stores.schedules, bus=bus, processes=processes,
+                  host_book=hosts)
 
 
 @dataclass

@@ -77,7 +77,8 @@ async def test_the_list_shows_no_secret_and_says_whether_a_client_secret_is_kept
     assert listed.status_code == 200
     by_name = {server["name"]: server for server in listed.json()}
     corp, local, keyed = by_name["corp"], by_name["local"], by_name["keyed"]
-    assert corp == {"name": "corp", "transport": "http", "trusted": False, "enabled": True, "protocol": "auto",
+    assert corp == {"name": "corp", "transport": "http", "trusted": False, "side_by_side": False, "enabled": True,
+                    "protocol": "auto",
                     "url": "https://corp.example/mcp", "headers": ["X-Team"], "oauth_client_id": None,
                     "oauth_client_secret_set": False}
     assert local["command"] == "uvx" and local["env"] == ["TOKEN"] and "oauth_client_id" not in local
@@ -216,7 +217,8 @@ async def test_a_write_needs_a_json_body_which_no_form_can_send(client, store, m
 async def test_a_server_added_through_the_api_is_kept_off_and_untrusted(client, store, changes):
     answer = await client.post("/api/mcp/servers", json=ADD)
     assert answer.status_code == 201, answer.text
-    assert answer.json() == {"name": "tool", "transport": "stdio", "trusted": False, "enabled": False,
+    assert answer.json() == {"name": "tool", "transport": "stdio", "trusted": False, "side_by_side": False,
+                             "enabled": False,
                              "protocol": "auto", "command": "uvx", "env": ["API_KEY"]}
     assert "env-secret-7" not in answer.text
     (kept,) = [c for c in await store.list() if c.name == "tool"]

@@ -3,7 +3,7 @@
 - `GET /api/mcp/servers`, `GET /api/mcp/servers/{name}`: the servers, never a secret (below);
 - `POST /api/mcp/servers`: add one, written as `McpServerSpec` (`{"name": "time", "command": "uvx",
   "args": ["mcp-server-time"]}`, or `"transport": "http"` with a `url`); 201 with the server;
-- `PATCH /api/mcp/servers/{name}`: change `trusted`, `enabled`, `protocol`, `headers` (the whole set:
+- `PATCH /api/mcp/servers/{name}`: change `trusted`, `side_by_side`, `enabled`, `protocol`, `headers` (the whole set:
   `{"X-Api-Key": "…"}`, null keeps a kept value), `oauth_client_id` and `oauth_client_secret`
   (write-only; null clears either); a field left out stays as it is. Changing the sign-in client
   forgets the server's sign-in (its registration and tokens), so it asks for a new one;
@@ -34,7 +34,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
 
 from fastapi import Request
 from fastapi.responses import Response
@@ -51,10 +50,10 @@ from gui.core.door import (
     SignInFailed,
 )
 from gui.core.errors import Invalid, Refused
-from gui.mcp.config import CALLBACK_PATH, client_text_problem
+from gui.mcp.config import CALLBACK_PATH, bare_url, client_text_problem
 
 _CLIENT = ("oauth_client_id", "oauth_client_secret")
-_FIELDS = ("trusted", "enabled", "protocol", "headers", *_CLIENT)
+_FIELDS = ("trusted", "side_by_side", "enabled", "protocol", "headers", *_CLIENT)
 _EXPECT = '{"trusted": false, "headers": {"X-Api-Key": "…"}, "oauth_client_id": "…"} (any of ' + \
           ", ".join(_FIELDS) + "; null clears the sign-in client's)"
 _ADD = '{"name": "time", "command": "uvx", "args": ["mcp-server-time"]}, or {"name": …, "transport": "http", "url": …}'
@@ -66,23 +65,13 @@ A_PERSON = ("turning a server on, or trusting its tools, is for a person, in Seq
 def server_json(view: McpServerView) -> dict[str, Any]:
     """A server as the API shows it: no secret, no program arguments, no credential in an address."""
     body: dict[str, Any] = {"name": view.name, "transport": view.transport, "trusted": view.trusted,
-                            "enabled": view.enabled, "protocol": view.protocol}
+                            "side_by_side": view.side_by_side, "enabled": view.enabled, "protocol": view.protocol}
     if view.transport == "http":
         body |= {"url": bare_url(str(view.url)), "headers": sorted(view.headers),
                  "oauth_client_id": view.oauth_client_id, "oauth_client_secret_set": view.oauth_client_secret_set}
     else:
         body |= {"command": view.command, "env": sorted(view.env)}
     return body
-
-
-def bare_url(url: str) -> str:
-    """`url` without the parts that can carry a credential (user and password, query, fragment)."""
-    parts = urlsplit(url)
-    host = parts.hostname or ""
-    if ":" in host:  # an IPv6 address
-        host = f"[{host}]"
-    netloc = host + (f":{parts.port}" if parts.port is not None else "")
-    return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
 
 
 def client_field(body: dict[str, Any], field: str) -> str | None:

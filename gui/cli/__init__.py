@@ -22,6 +22,7 @@ from gui.cli.people import add_people_command
 from gui.cli.run import add_run_commands
 from gui.cli.serve import add_serve_command
 from gui.cli.tools import add_tools_command
+from gui.cli.worker import add_worker_command
 from gui.i18n import _
 from gui.mcp.cli import add_mcp_command
 
@@ -30,7 +31,8 @@ from gui.mcp.cli import add_mcp_command
 # `seqdesk help` loads neither the engine nor NiceGUI nor the MCP SDK.
 COMMANDS: tuple[Callable[[Any], object], ...] = (add_format_commands, add_run_commands, add_mcp_command,
                                                  add_tools_command, add_data_command, add_ask_command,
-                                                 add_audit_command, add_serve_command, add_people_command)
+                                                 add_audit_command, add_serve_command, add_people_command,
+                                                 add_worker_command)
 
 
 def _language(argv: Seq[str] | None) -> str | int | None:

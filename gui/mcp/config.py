@@ -22,6 +22,7 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal, Protocol
+from urllib.parse import urlsplit, urlunsplit
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator, model_validator
 
@@ -67,6 +68,16 @@ class McpConfigError(Internal, ValueError):
     """The settings file cannot be read or holds something that is not a server list."""
 
 
+def bare_url(url: str) -> str:
+    """`url` without the parts that can carry a credential (user and password, query, fragment)."""
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    if ":" in host:  # an IPv6 address
+        host = f"[{host}]"
+    netloc = host + (f":{parts.port}" if parts.port is not None else "")
+    return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
+
+
 class McpServerConfig(BaseModel):
     """One MCP server. Its tools are named `<name>.<tool>`, so `name` is short and plain."""
 
@@ -85,6 +96,9 @@ class McpServerConfig(BaseModel):
     # kept in the secret store, never in the settings file.
     headers: dict[str, SecretStr] = Field(default_factory=dict)
     trusted: bool = False
+    # Its tools may run beside other tools of a group (each call on its own): a host a fan-out reaches
+    # many of at once. Off by default: then only a tool it says only reads, on a trusted server, does.
+    side_by_side: bool = False
     enabled: bool = True
     # "auto" negotiates the newest protocol and falls back; "legacy" forces the 2025 handshake,
     # for servers that still ask for input with `ctx.elicit` (it only works there).
@@ -141,6 +155,12 @@ class McpServerConfig(BaseModel):
             if self.command or self.args or self.env or self.cwd:
                 raise ValueError(_("command, args, env and cwd are for stdio servers; an http server has a url"))
         return self
+
+    @property
+    def address(self) -> str:
+        """Where the server is, as its approval cards say it: the web address without what can carry a
+        credential, or the program it starts (not its arguments)."""
+        return bare_url(str(self.url)) if self.transport == "http" else str(self.command)
 
     def describe(self) -> str:
         """Where the server is, for people: the command line or the URL."""

@@ -41,7 +41,7 @@ if TYPE_CHECKING:  # the connections load the MCP SDK: servers listed with none 
     from gui.mcp.client import ConnectionState
 
 RECONNECT_WAIT = 2.0  # s a change (or a remove) waits for the old connection to end before it returns
-_SWITCHES: tuple[Aspect, ...] = ("trusted", "enabled", "protocol")
+_SWITCHES: tuple[Aspect, ...] = ("trusted", "side_by_side", "enabled", "protocol")
 
 
 def state_of(state: ConnectionState) -> McpServerState:
@@ -52,7 +52,8 @@ def state_of(state: ConnectionState) -> McpServerState:
 def view_of(config: McpServerConfig, secret_set: bool, state: ConnectionState | None) -> McpServerView:
     """A server as surfaces show it: the names of its headers and environment, never their values."""
     return McpServerView(
-        name=config.name, transport=config.transport, trusted=config.trusted, enabled=config.enabled,
+        name=config.name, transport=config.transport, trusted=config.trusted, side_by_side=config.side_by_side,
+        enabled=config.enabled,
         protocol=config.protocol, command=config.command, args=list(config.args), env=sorted(config.env),
         cwd=config.cwd, url=config.url, headers=sorted(config.headers),
         headers_missing=sorted(n for n, v in config.headers.items() if not v.get_secret_value()),

@@ -54,6 +54,7 @@ class McpTool(Tool):
     def __init__(self, connection: ToolServer, remote: RemoteTool, *, trusted: bool) -> None:
         self.connection = connection
         self.server = connection.config.name
+        self.server_address = connection.config.address
         self.remote_name = remote.name
         self.name = f"{self.server}.{remote.name}"
         title = remote.title or (remote.annotations.title if remote.annotations else None)
@@ -66,8 +67,11 @@ class McpTool(Tool):
         self.open_world_hint = open_world
         # A read-only tool that reaches outside the machine (a fetch) can still carry data away:
         # it asks even on a trusted server, unless the person allowed it (an approval rule).
-        self.concurrency_safe = trusted and read_only
-        self.approval = "none" if self.concurrency_safe and not open_world else "tool"
+        believed = trusted and read_only
+        self.approval = "none" if believed and not open_world else "tool"
+        # Beside other tools when it only reads (as its trusted server says), or when the person said
+        # its server's steps may run side by side (each call its own: a host of a fan-out).
+        self.concurrency_safe = believed or connection.config.side_by_side
         self._schema: dict[str, Any] = dict(remote.input_schema or _OBJECT)
         self._output_schema = dict(remote.output_schema) if isinstance(remote.output_schema, dict) else None
         self._validator = _validator(self.name, self._schema)

@@ -3,7 +3,8 @@ worker (`gui.temporal.steps`) with the in-process runner's code, so its record, 
 are those of a run in process.
 
 Closing the app stops its worker, not its runs: they wait on the service and go on by themselves
-when the app (its worker) is back; `take_up` holds them again before start-up recovery, which
+when the app (its worker) is back (a step waiting for a person waits in its workflow, not in
+a worker: `gui.temporal.approvals`); `take_up` holds them again before start-up recovery, which
 interrupts only what no one runs. Stop cancels the run's workflow; the workflow ends its tools.
 """
 
@@ -16,16 +17,19 @@ from typing import Any
 
 from temporalio.client import Client, WorkflowFailureError, WorkflowHandle
 from temporalio.service import RPCError
-from temporalio.worker import Worker
+from temporalio.worker import UnsandboxedWorkflowRunner, Worker
 from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner, SandboxRestrictions
 
 from gui.core.asks import InteractionService
 from gui.core.causes import EndCause
 from gui.core.errors import Unavailable
-from gui.core.events import EventBus
-from gui.core.runs import Origin, Runner, RunRecord, RunStore, copy_record
+from gui.core.events import Event, EventBus, InteractionEnded
+from gui.core.runs import HostInfo, Origin, Runner, RunRecord, RunStore, copy_record
 from gui.core.sequences import Group, Sequence
 from gui.core.tools import Registry
+from gui.temporal.approvals import WorkflowApprovals
+from gui.temporal.host_steps import HostStepWorkflow, TemporalHostCalls, step_queue
+from gui.temporal.hosts import list_hosts
 from gui.temporal.steps import RunSteps
 from gui.temporal.target import TemporalTarget
 from gui.temporal.workflow import WORKFLOW_NAME, RunWorkflow
@@ -35,6 +39,10 @@ Resolver = Callable[[str], Any]
 
 class TemporalUnavailableError(Unavailable):
     pass
+
+
+async def _both(first: Worker, second: Worker) -> None:
+    await asyncio.gather(first.run(), second.run())
 
 
 def workflow_id(run_id: str) -> str:
@@ -49,10 +57,16 @@ class TemporalExecutor:
                  clock: Callable[[], float] = time.time, retry_backoff: float = 0.2) -> None:
         self.target = target
         self.local = Runner(registry, interactions, runs, bus, resolve, clock=clock, retry_backoff=retry_backoff)
-        self.steps = RunSteps(self.local)
+        approvals = WorkflowApprovals(interactions)
+        self.local.caller.interactions = approvals  # a call's approval is waited for by its workflow
+        self.steps = RunSteps(self.local, approvals)
+        self._signals: set[asyncio.Task[None]] = set()
+        bus.subscribe(self._heard)
+        self.local.caller.hosts = TemporalHostCalls(self.connect, step_queue(target.queue))  # steps that say "on"
         self._client: Client | None = None
         self._worker: Worker | None = None
         self._worker_task: asyncio.Task[None] | None = None
+        self._step_worker: Worker | None = None  # the steps on hosts' workflows (`gui.temporal.hosts`)
         self._connecting: asyncio.Lock | None = None
 
     # -- the service ---------------------------------------------------------------------------
@@ -75,7 +89,11 @@ class TemporalExecutor:
                 self._worker = Worker(client, task_queue=self.target.queue, workflows=[RunWorkflow],
                                       activities=self.steps.activities(), workflow_runner=runner,
                                       max_concurrent_activities=1000)
-                self._worker_task = asyncio.create_task(self._worker.run(), name="temporal worker")
+                # A step on a host is a workflow that only awaits its one activity: it needs no sandbox,
+                # whose cost per workflow is most of a step's overhead on a busy machine.
+                self._step_worker = Worker(client, task_queue=step_queue(self.target.queue),
+                                           workflows=[HostStepWorkflow], workflow_runner=UnsandboxedWorkflowRunner())
+                self._worker_task = asyncio.create_task(_both(self._worker, self._step_worker), name="temporal worker")
                 self._client = client
         assert self._client is not None
         return self._client
@@ -95,6 +113,37 @@ class TemporalExecutor:
             await self.steps.execution(run_id)
             taken.append(run_id)
         return taken
+
+    # -- answers to the workflows -------------------------------------------------------------
+    def _heard(self, event: Event) -> None:
+        """A request of a run on Temporal ended (answered, expired, cancelled): its workflow hears it."""
+        if not isinstance(event, InteractionEnded) or event.auto or self._client is None:
+            return
+        run_id = event.run_id
+        ex = self.local._active.get(run_id) if run_id is not None else None
+        if run_id is None or ex is None or ex.task is not None:  # not a run here, or one seq_call called
+            return
+        task = asyncio.get_running_loop().create_task(self._answered(run_id, event.interaction_id))
+        self._signals.add(task)
+        task.add_done_callback(self._signals.discard)
+
+    async def _answered(self, run_id: str, interaction_id: str) -> None:
+        try:
+            await self._handle(run_id).signal("answered", interaction_id)
+        except RPCError:  # the workflow has ended: nothing waits for the answer
+            pass
+
+    # -- the hosts (`HostBook`) -----------------------------------------------------------------
+    async def hosts(self) -> list[HostInfo]:
+        """Every host whose worker registered on this namespace, with its state."""
+        client = await self.connect()
+        try:
+            return await list_hosts(client)
+        except RPCError as exc:
+            raise TemporalUnavailableError(f"Temporal did not list the hosts: {exc}") from None
+
+    async def host_names(self) -> frozenset[str]:
+        return frozenset(host.name for host in await self.hosts())
 
     def _handle(self, run_id: str) -> WorkflowHandle[Any, Any]:
         assert self._client is not None
@@ -162,9 +211,9 @@ class TemporalExecutor:
         # the app, saying so; the step that called it is called again when the app is back.
         nested = [run_id for run_id, ex in self.local._active.items() if ex.task is not None]
         await asyncio.gather(*(self.local.stop(run_id, cause) for run_id in nested))
-        if self._worker is not None:
-            await self._worker.shutdown()
-        self._worker = self._client = None
+        if self._worker is not None and self._step_worker is not None:
+            await asyncio.gather(self._worker.shutdown(), self._step_worker.shutdown())
+        self._worker = self._step_worker = self._client = None
 
     def snapshot(self, run_id: str) -> RunRecord | None:
         return self.local.snapshot(run_id)

@@ -15,11 +15,15 @@ class GroupRef:
     group: int
 
 
+ASKED = "asked:"  # what `call_tool` says of a call that paused for its approval: "asked:<request id>"
+
+
 @dataclass(frozen=True)
 class ToolRef:
     run_id: str
     group: int
     tool: int
+    answered: str | None = None  # the request the call asked before it paused, now answered
 
 
 @dataclass(frozen=True)

@@ -19,9 +19,11 @@ from temporalio.exceptions import ApplicationError
 
 from gui.core.errors import Failed
 from gui.core.runs import (
+    AwaitedElsewhere,
     CallScope,
     Execution,
     Runner,
+    ToolRecord,
     group_aborted,
     group_args,
     group_timed_out,
@@ -31,17 +33,22 @@ from gui.core.runs import (
     write_slots,
 )
 from gui.core.sequences import OnError, run_step_fingerprints
-from gui.temporal.plans import Cut, GroupEnd, GroupPlan, GroupRef, RunEnd, ToolRef
+from gui.temporal.approvals import CALLING, WorkflowApprovals
+from gui.temporal.plans import ASKED, Cut, GroupEnd, GroupPlan, GroupRef, RunEnd, ToolRef
 
 HEARTBEAT_EVERY = 2.0  # a tool's call says it is alive this often (the workflow's HEARTBEAT is larger)
 CUT = "cut"  # what `call_tool` says of a call cut short: the group's later tools are not called
 CLOSED = "the app closed during this step: it is called again when the app is back"
 MAY_HAVE_RUN = "called again: it may have run before the app or its worker stopped"
+ASKED_AGAIN = "called again: the app or its worker stopped before it began (it had not acted)"
+MAY_HAVE_ACTED = ("it may have run before the app or its worker stopped; its group does not say on_error: retry, "
+                  "so it is not called again")
 
 
 class RunSteps:
-    def __init__(self, runner: Runner) -> None:
+    def __init__(self, runner: Runner, approvals: WorkflowApprovals) -> None:
         self.runner = runner
+        self.approvals = approvals
         self.closing = False  # the app is closing: a cut call is retried later, not recorded as ended
         self._scopes: dict[tuple[str, int], CallScope] = {}
         self._calls: dict[str, dict[tuple[int, int], asyncio.Task[None]]] = {}
@@ -89,11 +96,35 @@ class RunSteps:
         return scope
 
     async def cut(self, run_id: str, group: int | None = None) -> None:
-        """Cancel the run's tool calls going on here (of one group, or all) and wait for their ends."""
-        calls = [task for (g, _), task in self._calls.get(run_id, {}).items() if group is None or g == group]
+        """Cancel the run's tool calls going on here (of one group, or all) and wait for their ends;
+        and end the calls paused on their approval (no task: the workflow waited for the answer)."""
+        running = self._calls.get(run_id, {})
+        calls = [task for (g, _), task in running.items() if group is None or g == group]
         for task in calls:
             task.cancel()
         await asyncio.gather(*calls, return_exceptions=True)
+        ex = self.runner._active.get(run_id)
+        if ex is None:
+            return
+        for grec in ex.record.groups:
+            if group is not None and grec.index != group or grec.status != "running":
+                continue
+            for trec in grec.tools:
+                if trec.status == "waiting" and (grec.index, trec.index) not in running:
+                    await self._cut_paused(ex, grec.index, trec)
+
+    async def _cut_paused(self, ex: Execution, group: int, trec: ToolRecord) -> None:
+        """A call paused on its approval is cut: it ends cancelled, as a waiting call cut in process
+        does, and its request with it."""
+        scope = self._scope(ex, group)
+        caller = self.runner.caller
+        caller.resumed(scope, trec)
+        cause = scope.cancel_cause()
+        trec.status, trec.error = "cancelled", trec.error or "cancelled"
+        trec.cause, trec.finished_at = trec.cause or cause, self.runner.clock()
+        caller.finished(scope, trec)
+        if trec.interaction_id is not None:
+            await self.runner.interactions.cancel(trec.interaction_id, "turn_stopped", cause)
 
     def _time_up(self, key: tuple[str, int]) -> None:
         self._late.add(key)
@@ -139,10 +170,20 @@ class RunSteps:
         if limit is not None and (ref.run_id, ref.group) not in self._timers:
             self._timers[(ref.run_id, ref.group)] = asyncio.get_running_loop().call_later(
                 limit, self._time_up, (ref.run_id, ref.group))
-        if activity.info().attempt > 1:  # a new attempt: what ended the last one is not its end
+        if activity.info().attempt > 1:  # a new attempt: the app or its worker stopped during the last one
+            group = ex.groups[ref.group]
+            if (trec.process is not None or trec.status == "running") and group.on_error is not OnError.RETRY:
+                # It had begun to act (its command started): called only when its group says retry.
+                trec.status, trec.error, trec.finished_at = "failed", MAY_HAVE_ACTED, self.runner.clock()
+                self.runner.caller.finished(scope, trec)
+                return trec.status
+            asked_only = trec.process is None and trec.status != "running"
             trec.finished_at = trec.error = trec.cause = None
-            self.runner.caller.log(scope, trec, "warning", MAY_HAVE_RUN)
+            self.runner.caller.log(scope, trec, "warning", ASKED_AGAIN if asked_only else MAY_HAVE_RUN)
+        if ref.answered is not None:  # made again once the request it paused on was answered
+            self.approvals.answers[trec.tool_call_id] = ref.answered
         call = self.runner.caller.run(scope, ex.groups[ref.group].tools[ref.tool], trec)
+        CALLING.set(trec.tool_call_id)  # its own approval pauses the call (this activity's task only)
         task: asyncio.Task[None] = asyncio.create_task(call)
         calls = self._calls.setdefault(ref.run_id, {})
         calls[(ref.group, ref.tool)] = task
@@ -150,6 +191,8 @@ class RunSteps:
         cut = False
         try:
             await task
+        except AwaitedElsewhere as paused:  # it asked a person: the workflow waits for the answer
+            return ASKED + paused.interaction_id
         except asyncio.CancelledError:
             current = asyncio.current_task()
             if self.closing or (current is not None and current.cancelling()):

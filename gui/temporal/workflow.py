@@ -1,6 +1,9 @@
 """A run as a Temporal workflow: its groups in order, a group's tools as activities, gathered or one
 by one as the plan says, cut short at the group's time limit, and stopped by cancelling the workflow.
 
+A tool call that asks for approval pauses (`gui.temporal.approvals`): the workflow waits for the
+signal `answered`, then makes the call again with that answer.
+
 Deterministic: it only orders activities (`gui.temporal.steps` takes every decision, with the core's
 code) and keeps a group's time limit with a workflow timer.
 """
@@ -15,7 +18,7 @@ from temporalio.common import RetryPolicy
 from temporalio.exceptions import ActivityError, is_cancelled_exception
 
 with workflow.unsafe.imports_passed_through():
-    from gui.temporal.plans import Cut, GroupEnd, GroupPlan, GroupRef, RunEnd, ToolRef
+    from gui.temporal.plans import ASKED, Cut, GroupEnd, GroupPlan, GroupRef, RunEnd, ToolRef
 
 WORKFLOW_NAME = "seqdesk-run"
 DECISION = timedelta(minutes=5)  # an activity that decides: it reads and saves a record
@@ -34,6 +37,14 @@ async def _decide(name: str, arg: object, result_type: type) -> object:
 
 @workflow.defn(name=WORKFLOW_NAME)
 class RunWorkflow:
+    def __init__(self) -> None:
+        self._answered: set[str] = set()  # requests of this run that ended (`answered`)
+
+    @workflow.signal(name="answered")
+    def answered(self, interaction_id: str) -> None:
+        """A request of this run ended (answered, expired, cancelled): its stored end is the answer."""
+        self._answered.add(interaction_id)
+
     @workflow.run
     async def run(self, run_id: str) -> str:
         end = RunEnd(run_id)
@@ -69,15 +80,22 @@ class RunWorkflow:
         aborted = False
 
         async def call(index: int) -> str:
-            try:
-                status = await workflow.execute_activity(
-                    "call_tool", ToolRef(ref.run_id, ref.group, index), result_type=str,
-                    start_to_close_timeout=TOOL, heartbeat_timeout=HEARTBEAT, retry_policy=RETRY)
-            except ActivityError as exc:
-                if is_cancelled_exception(exc):  # the time limit or Stop: cancelled, as asyncio says it
-                    raise asyncio.CancelledError from exc
-                raise
-            return str(status)
+            answered: str | None = None
+            while True:
+                try:
+                    status = str(await workflow.execute_activity(
+                        "call_tool", ToolRef(ref.run_id, ref.group, index, answered), result_type=str,
+                        start_to_close_timeout=TOOL, heartbeat_timeout=HEARTBEAT, retry_policy=RETRY))
+                except ActivityError as exc:
+                    if is_cancelled_exception(exc):  # the time limit or Stop: cancelled, as asyncio says it
+                        raise asyncio.CancelledError from exc
+                    raise
+                if not status.startswith(ASKED):
+                    return status
+                # It asked a person and paused: the workflow waits for the answer, no worker held meanwhile.
+                asked = status.removeprefix(ASKED)
+                await workflow.wait_condition(lambda asked=asked: asked in self._answered)  # type: ignore[misc]
+                answered = asked
 
         async def one_by_one() -> None:
             for index in plan.tools:

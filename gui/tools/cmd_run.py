@@ -76,6 +76,7 @@ class CmdRun(ModelTool):
         "It asks you before each command, unless a rule you made allows it."
     )
     concurrency_safe = True  # each command is its own process
+    runs_on_hosts = True  # a team's worker carries it
     shell_text_args = frozenset({"command"})  # an input inside the command is one quoted word
     approval = "exec"
     Args = CmdRunArgs

@@ -32,6 +32,7 @@ class Echo(ModelTool):
     name = "echo"
     description = N_("Passes on the value you give it, unchanged. Handy to save a value into a result.")
     concurrency_safe = True
+    runs_on_hosts = True  # a team's worker carries it
     approval = "none"
     Args = EchoArgs
 

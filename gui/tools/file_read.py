@@ -63,6 +63,7 @@ class FileRead(ModelTool):
     description = N_("Reads a text file on this computer and gives back its contents. "
                    "It asks you before each read, unless a rule you made allows it.")
     concurrency_safe = True
+    runs_on_hosts = True  # a team's worker carries it
     approval = "tool"
     Args = FileReadArgs
 

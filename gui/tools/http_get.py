@@ -95,6 +95,7 @@ class HttpGet(ModelTool):
         "It asks you before each address, unless a rule you made allows it."
     )
     concurrency_safe = True
+    runs_on_hosts = True  # a team's worker carries it
     approval = "tool"
     Args = HttpGetArgs
 

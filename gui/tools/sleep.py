@@ -36,6 +36,7 @@ class Sleep(ModelTool):
     name = "sleep"
     description = N_("Waits for the number of seconds you choose, then goes on.")
     concurrency_safe = True
+    runs_on_hosts = True  # a team's worker carries it
     approval = "none"
     Args = SleepArgs
 

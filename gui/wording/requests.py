@@ -115,8 +115,11 @@ def preview(request: Request) -> str:
 
 
 def source_parts(request: Request) -> list[str]:
-    """sequence › group › tool, whichever are known; or the program that asked."""
+    """sequence › group › tool (› on the host it runs on), whichever are known; or the program that asked."""
     parts = [request.sequence_name, request.group_name, tool_name(request) or asker(request) or ""]
+    host = getattr(request, "host", None)
+    if host:
+        parts.append(_("on {host}").format(host=host))
     return [p for p in parts if p]
 
 

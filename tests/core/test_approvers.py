@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from gui.memory.asks import MemoryAuditLog
 from support.interactions import APPROVE, now_ms, question, shell
 from support.team_directory import TEAM, Team
 
@@ -26,6 +25,7 @@ from gui.core.asks.service import InteractionService
 from gui.core.events import Event, EventBus
 from gui.core.sequences import Asking
 from gui.memory import MemoryApprovalModes, MemoryInteractionStore
+from gui.memory.asks import MemoryAuditLog
 
 DENY = ApprovalResponse(decision="denied", reason="not today")
 

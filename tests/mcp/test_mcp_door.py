@@ -81,6 +81,13 @@ async def test_a_server_added_connects_lists_its_tools_and_every_change_is_annou
     unchanged = await engine.update_mcp_server("elicit", McpServerChange(trusted=True))
     assert unchanged.trusted is True and [e.data["details"] for e in heard if e.type == "settings.changed"] == said
 
+    beside = await engine.update_mcp_server("elicit", McpServerChange(side_by_side=True))
+    assert beside.side_by_side is True and (await store.list())[0].side_by_side is True
+    await door.connected("elicit")  # reconnected: its tools run side by side from now on
+    assert engine.registry.get("elicit.peek").concurrency_safe  # type: ignore[union-attr]
+    assert [e.data["details"] for e in heard if e.type == "settings.changed"][-1] == {
+        "side_by_side": "elicit", "value": True}
+
     assert await engine.remove_mcp_server("elicit") is True
     assert "elicit.peek" not in engine.registry  # its tools leave at once
     assert await store.list() == [] and (await engine.list_mcp_servers()).servers == []

@@ -160,3 +160,21 @@ def test_a_tool_without_output_schema_is_said_to_give_text_where_its_result_is_s
     assert saved_to("string").ok and not saved_to("string").warnings
     assert saved_to("array").ok and not saved_to("array").warnings
     assert plain.result_type is None  # the server promised nothing
+
+
+@pytest.mark.parametrize("trusted", [False, True])
+def test_a_server_whose_steps_may_run_side_by_side_runs_them_so_and_still_asks(trusted: bool) -> None:
+    connection = FakeConnection(trusted)
+    connection.config = McpServerConfig(name="srv", command="x", trusted=trusted, side_by_side=True)
+    tool = McpTool(connection, RemoteTool(name="run", input_schema=SCHEMA), trusted=trusted)  # type: ignore[arg-type]
+    assert tool.concurrency_safe  # beside the group's other tools, whatever its annotations say
+    assert tool.approval == "tool"  # it says nothing of only reading: it asks first, as before
+
+
+def test_its_approval_card_says_where_the_server_is_never_a_credential_in_its_address() -> None:
+    http = McpServerConfig(name="web", transport="http", url="https://me:pw@node-a.example:8443/mcp?key=s3cret#x")
+    assert http.address == "https://node-a.example:8443/mcp"
+    stdio = McpServerConfig(name="local", command="uvx", args=["mcp-server-time", "--token", "s3cret"])
+    assert stdio.address == "uvx"
+    tool = McpTool(FakeConnection(), RemoteTool(name="now", input_schema=SCHEMA), trusted=False)  # type: ignore[arg-type]
+    assert tool.server_address == "x"

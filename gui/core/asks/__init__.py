@@ -12,6 +12,7 @@ from gui.core.asks.approvals import (
     ApprovalModes,
     ApprovalOutcome,
     Done,
+    approval_outcome,
     cancel_cause,
     check_mode,
 )
@@ -122,6 +123,7 @@ __all__ = [
     "Signoff",
     "StillWaiting",
     "view_of",
+    "approval_outcome",
     "Answer",
     "Answerer",
     "AuditDraft",

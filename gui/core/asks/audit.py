@@ -215,12 +215,18 @@ def entries(documents: Iterable[Mapping[str, Any] | None], *, since_ms: int | No
 def shown_text(request: InteractionRequest) -> str:
     """The text the person was shown for `request`, as the inbox shows it (English: records keep it so)."""
     if isinstance(request, ShellApprovalRequest):
-        lines = [request.title, f"$ {request.command}", f"in {request.cwd}"]
+        lines = [request.title, f"$ {request.command}"]
+        if request.host is not None:  # a team's host runs it: the record names it
+            lines.append(f"on the host {request.host}")
+        lines.append(f"in {request.cwd}" if request.cwd or request.host is None
+                     else "in the folder its worker was started in")
         lines += [text for text in (request.description, request.reason) if text]
         return "\n".join(lines)
     if isinstance(request, ToolApprovalRequest):
         lines = [request.summary or f"Run the tool {tool_name_of(request) or ''}".rstrip()]
         lines.append(json.dumps(request.validated_input, sort_keys=True, ensure_ascii=False))
+        if request.host is not None:
+            lines.append(f"on the host {request.host}")
         if request.tool_description:
             lines.append(request.tool_description)
         return "\n".join(lines)

@@ -96,12 +96,13 @@ class _RequestBase(_Model):
     # Who may answer and how many must agree (`gui.core.sequences.asking`); None: anyone, one answer.
     asking: Asking | None = None
     started_by: str | None = None  # the person who started the run (a team server knows; None on the desktop)
+    host: str | None = None  # the host the asking step runs on (`ToolCall.on`); None: where the run runs
 
     @model_serializer(mode="wrap")
     def _people_when_known(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        """`asking` and `started_by` appear only when set: a request without them reads as it always did."""
+        """`asking`, `started_by` and `host` appear only when set: a request without them reads as it always did."""
         data: dict[str, Any] = handler(self)
-        for name in ("asking", "started_by"):
+        for name in ("asking", "started_by", "host"):
             if data.get(name) is None:
                 data.pop(name, None)
         return data
@@ -128,6 +129,7 @@ class ToolApprovalRequest(_RequestBase):
     validated_input: JsonValue
     bound_inputs: dict[str, JsonValue] = Field(default_factory=dict)  # the inputs its arguments used
     tool_description: str | None = None
+    server_address: str | None = None  # an MCP server's tool: where the server is (`McpServerConfig.address`)
     model_explanation: str | None = None  # the caller's words: never a basis for safety
     # What it will do in one sentence ("Read the file /x"), and the part to check, shown in bold.
     summary: str | None = None

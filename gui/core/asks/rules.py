@@ -98,6 +98,9 @@ class ApprovalRule(BaseModel):
     group: str | None = None  # the step's group when the rule was made (its words name it)
     asker: str | None = None  # scope program: the name the program gave itself
     command: str | None = None  # scope program: what it asked (`program_words`), exactly
+    # The host its step runs on (`ToolCall.on`, the request's `host`): a run, sequence or prefix rule
+    # covers its step on that host only (None: where the run runs), never on another.
+    host: str | None = None
 
     @property
     def text(self) -> str:
@@ -106,9 +109,12 @@ class ApprovalRule(BaseModel):
 
     def words(self, tr: Translate = as_written) -> str:
         template = (EARLIER_RULE_WORDS[self.scope] if self.scope in EARLIER_RULE_WORDS
-                    and self.step_fingerprint is None else RULE_WORDS[self.scope])
+                    and self.step_fingerprint is None else
+                    HOSTED_RULE_WORDS[self.scope] if self.scope in HOSTED_RULE_WORDS and self.host is not None
+                    else RULE_WORDS[self.scope])
         fields = {"tool": self.tool, "run_id": self.run_id, "sequence": self.sequence, "prefix": self.prefix,
-                  "group": self.group or "", "asker": self.asker or "", "command": self.command or ""}
+                  "group": self.group or "", "asker": self.asker or "", "command": self.command or "",
+                  "host": self.host or ""}
         return Sentence(template, tuple(fields.items())).render(tr)
 
     def matches(self, request: InteractionRequest) -> bool:
@@ -126,6 +132,8 @@ class ApprovalRule(BaseModel):
             return False  # an earlier SeqDesk's run or sequence rule: its step is not known
         if self.step_fingerprint is not None and request.step_fingerprint != self.step_fingerprint:
             return False
+        if self.scope in STEP_SCOPES and request.host != self.host:
+            return False  # made for the step on one host: another host asks again
         if self.scope == "run":
             return request.turn_id == self.run_id
         if self.scope == "sequence":
@@ -227,7 +235,7 @@ def rule_for(scope: RuleScope, request: InteractionRequest, *, prefix: str | Non
         created_at=now_ms, from_interaction=request.interaction_id,
         step_fingerprint=request.step_fingerprint,
         sequence_identity=request.sequence_identity if scope == "sequence" else None,
-        group=request.group_name or None)
+        group=request.group_name or None, host=request.host)
 
 
 def _program_rule(scope: RuleScope, request: InteractionRequest, asker: str | None, *, prefix: str | None,
@@ -250,6 +258,13 @@ RULE_WORDS: dict[RuleScope, str] = {  # a rule in words (as kept in records: `ru
     "tool": N_("every {tool} request, in every sequence"),
     "program": N_("`{command}` whenever the program that calls itself '{asker}' asks it"),
 }
+# The words of a rule for a step that runs on a host (`ApprovalRule.host`).
+HOSTED_RULE_WORDS: dict[RuleScope, str] = {
+    "run": N_("{tool} in one step (group '{group}') on the host {host}, for the rest of run {run_id}"),
+    "sequence": N_("{tool} in one step of the sequence '{sequence}' (group '{group}') on the host {host}, as it "
+                   "was when you allowed it"),
+    "prefix": N_("commands that start with `{prefix}`, in one step (group '{group}') on the host {host}"),
+}
 # The words of a run or sequence rule kept by an earlier SeqDesk (no step: see the module's words),
 # as they read then; records keep them too.
 EARLIER_RULE_WORDS: dict[RuleScope, str] = {
@@ -271,7 +286,8 @@ def _pattern(template: str) -> re.Pattern[str]:
 
 @lru_cache(maxsize=1)
 def _rule_patterns() -> tuple[tuple[str, re.Pattern[str]], ...]:
-    return tuple((t, _pattern(t)) for t in (*RULE_WORDS.values(), *EARLIER_RULE_WORDS.values()))
+    return tuple((t, _pattern(t)) for t in (*HOSTED_RULE_WORDS.values(), *RULE_WORDS.values(),
+                                            *EARLIER_RULE_WORDS.values()))
 
 
 def rule_text_words(text: str, tr: Translate = as_written) -> str:
@@ -287,6 +303,15 @@ def rule_text_words(text: str, tr: Translate = as_written) -> str:
 def scope_words(scope: Scope, request: InteractionRequest, prefix: str | None = None,
                 tr: Translate = as_written) -> str:
     """What choosing `scope` for `request` allows, in words, before the person confirms it."""
+    words = _scope_words(scope, request, prefix, tr)
+    host = getattr(request, "host", None)
+    if host is not None and scope in STEP_SCOPES:
+        return tr(N_("{words}; on the host {host} only: the same step on another host still asks")).format(
+            words=words, host=host)
+    return words
+
+
+def _scope_words(scope: Scope, request: InteractionRequest, prefix: str | None, tr: Translate) -> str:
     tool = tool_name_of(request) or tr(N_("this tool"))
     if scope == "once":
         return tr(N_("only this request"))

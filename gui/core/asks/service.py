@@ -555,18 +555,22 @@ class InteractionService:
         for iid, given in busy:
             await self.cancel(iid, reason, given)
 
-    async def cancel_all(self, reason: CancelReason, cause: EndCause | None = None) -> None:
+    async def cancel_all(self, reason: CancelReason, cause: EndCause | None = None,
+                         keep: frozenset[str] = frozenset()) -> None:
         """Cancel every pending request; on a store other processes share (`shared`), only the ones
-        this process waits on: the others' requests are theirs."""
+        this process waits on: the others' requests are theirs. `keep`: runs that go on without this
+        process (on a durable executor): their requests stay for the person to answer."""
         for record in list(self._waiting.values()) if self.shared else await self.pending():
-            await self.cancel(record.interaction_id, reason, cause)
+            if record.request.turn_id not in keep:
+                await self.cancel(record.interaction_id, reason, cause)
 
-    async def recover(self) -> list[str]:
-        """At start-up: cancel what a dead process left pending; returns the runs it touched."""
+    async def recover(self, keep: frozenset[str] = frozenset()) -> list[str]:
+        """At start-up: cancel what a dead process left pending; returns the runs it touched. `keep`:
+        runs still going on (on a durable executor): their requests are still waited for."""
         runs: list[str] = []
         for record in await self.pending():
-            if record.interaction_id in self._futures:  # ours, alive: not left by a dead process
-                continue
+            if record.interaction_id in self._futures or record.request.turn_id in keep:
+                continue  # ours, alive, or a request a run going on still waits for: not left by the dead
             if await self.cancel(record.interaction_id, "runtime_interrupted", "app_stopped"):
                 if record.request.turn_id not in runs:
                     runs.append(record.request.turn_id)

@@ -17,7 +17,7 @@ import asyncio
 import dataclasses
 import json
 import uuid
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, Protocol
 
 from gui.core.door.documents import NotFoundError, catalog_view, tool_catalog
@@ -70,11 +70,25 @@ def kept_identity(name: str, stored: str | None) -> str:
     return stored or legacy_identity(name)
 
 
+async def no_hosts() -> frozenset[str]:
+    """The hosts of an app that runs sequences in its own process: none."""
+    return frozenset()
+
+
+def names_hosts(doc: Any) -> bool:
+    """Whether a document may name a host (a step's `"on"`): only then are the hosts looked up."""
+    groups = doc.get("groups") if isinstance(doc, dict) else None
+    return isinstance(groups, list) and any(isinstance(g, dict) and '"on"' in str(g.get("tools", ""))
+                                            for g in groups)
+
+
 class Catalog:
-    def __init__(self, store: SequenceStore, registry: Registry | None = None, bus: EventBus | None = None) -> None:
+    def __init__(self, store: SequenceStore, registry: Registry | None = None, bus: EventBus | None = None,
+                 hosts: Callable[[], Awaitable[frozenset[str]]] = no_hosts) -> None:
         self.store = store
         self.registry = registry
         self.bus = bus
+        self.hosts = hosts  # the hosts a step's `on` may name (set by the composition root)
         self._lock = asyncio.Lock()
 
     async def check(self, doc: Any, *, replacing: str | None = None, as_new: bool = False) -> ValidationResult:
@@ -85,15 +99,18 @@ class Catalog:
         name = doc.get("name") if isinstance(doc, dict) else None
         own = name if isinstance(name, str) and not as_new else None
         sequences = [s for s in await self.store.list() if s.name not in (own, replacing)]
+        hosts = await self.hosts() if names_hosts(doc) else None
 
         def check() -> ValidationResult:  # the view walks every saved sequence: in the thread too
-            return check_document(doc, dataclasses.replace(catalog_view(sequences, self.registry), as_new=as_new))
+            return check_document(doc, dataclasses.replace(catalog_view(sequences, self.registry, hosts),
+                                                           as_new=as_new))
 
         return await asyncio.to_thread(check)
 
     async def check_unsaved(self, doc: Any) -> Sequence:
         """A document to run without saving it: checked against the tools only; DslError."""
-        result = await asyncio.to_thread(check_document, doc, tool_catalog(self.registry) if self.registry
+        hosts = await self.hosts() if names_hosts(doc) else None
+        result = await asyncio.to_thread(check_document, doc, tool_catalog(self.registry, hosts) if self.registry
                                          else None)
         return result.raise_for_errors()
 

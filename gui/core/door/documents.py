@@ -33,9 +33,9 @@ class NotFoundError(NotFound):
     code = "no-such-name"
 
 
-def tool_catalog(registry: Registry) -> CatalogView:
-    """A view that knows only the tools (for checking a file on its own)."""
-    return catalog_view([], registry)
+def tool_catalog(registry: Registry, hosts: frozenset[str] | None = None) -> CatalogView:
+    """A view that knows only the tools (and the hosts, when given: for checking a file on its own)."""
+    return catalog_view([], registry, hosts)
 
 
 def _validate_args(registry: Registry) -> Any:
@@ -78,7 +78,16 @@ def _shell_args(registry: Registry) -> Any:
     return shell_args
 
 
-def catalog_view(sequences: list[Sequence], registry: Registry | None) -> CatalogView:
+def _runs_on_hosts(registry: Registry) -> Any:
+    def runs(name: str) -> bool:
+        tool = registry.get(name)
+        return tool is None or tool.runs_on_hosts  # an unknown tool is warned of on its own
+
+    return runs
+
+
+def catalog_view(sequences: list[Sequence], registry: Registry | None,
+                 hosts: frozenset[str] | None = None) -> CatalogView:
     owners: dict[str, str] = {}
     calls: dict[str, frozenset[str]] = {}
     for seq in sequences:
@@ -95,6 +104,8 @@ def catalog_view(sequences: list[Sequence], registry: Registry | None) -> Catalo
         result_type=(_result_type(registry) if registry is not None else None),
         shell_args=(_shell_args(registry) if registry is not None else None),
         text_result=(_text_result(registry) if registry is not None else None),
+        host_names=hosts,
+        runs_on_hosts=(_runs_on_hosts(registry) if registry is not None else None),
     )
 
 

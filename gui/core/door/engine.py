@@ -47,6 +47,8 @@ from gui.core.events import EventBus, EventStream, RunFinished
 from gui.core.runs import (
     MAX_CANDIDATES,
     Executor,
+    HostBook,
+    HostInfo,
     Origin,
     ProcessControl,
     ResumeRefused,
@@ -111,6 +113,8 @@ class Engine:
     processes: ProcessControl | None = None
     # On a store a team's processes share: a Stop is claimed there, and reaches the process that runs it.
     stop_requests: RunStopRequests | None = None
+    # The hosts a team's workers run steps on (`seqdesk worker`), when runs run on a team's executor.
+    host_book: HostBook | None = None
 
     def __post_init__(self) -> None:
         self.rule_book = RuleBook(self.modes, self.bus, self.catalog.get)
@@ -192,6 +196,12 @@ class Engine:
     async def resolve(self, name: str) -> tuple[Sequence, Group | None]:
         """A saved sequence, or the saved group of that name with its sequence; NotFoundError."""
         return await self.catalog.resolve(name)
+
+    # -- hosts ---------------------------------------------------------------------------------
+    async def hosts(self) -> list[HostInfo]:
+        """The hosts the team knows (a step's `on` names one) and their states; none when runs run in
+        this process."""
+        return await self.host_book.hosts() if self.host_book is not None else []
 
     # -- tools ---------------------------------------------------------------------------------
     def tools(self) -> list[Tool]:
@@ -531,7 +541,7 @@ class Engine:
     async def recover(self) -> list[str]:
         """At start-up: what a dead process left pending is cancelled, its runs interrupted, and the
         commands they had started that still run are killed (`gui.core.runs.orphans`)."""
-        run_ids = set(await self.interactions.recover())
+        run_ids = set(await self.interactions.recover(keep=frozenset(self.runner.active_ids())))
         for record in await self.runs.running():
             run_ids.add(record.run_id)
         run_ids -= set(self.runner.active_ids())  # still going on (on a durable executor): not interrupted
@@ -552,7 +562,8 @@ class Engine:
         await self.stop_schedules()
         await self.runner.stop_all("app_closed")
         await self.agent_leaving.settle()
-        await self.interactions.cancel_all("session_disposed", "app_closed")
+        # The runs still going on are a durable executor's (in process, none is left): their requests stay.
+        await self.interactions.cancel_all("session_disposed", "app_closed", keep=frozenset(self.runner.active_ids()))
         for hook in self._on_close:
             await hook()
 

@@ -28,7 +28,7 @@ from gui.core.events import EventBus, SettingsChanged, ToolsChanged
 Transport = Literal["stdio", "http"]
 ProtocolChoice = Literal["auto", "legacy"]
 # What an update changed, as `settings.changed` says it: {aspect: server name} (and "value" for a switch).
-Aspect = Literal["trusted", "protocol", "enabled", "headers", "client"]
+Aspect = Literal["trusted", "side_by_side", "protocol", "enabled", "headers", "client"]
 
 
 class McpServerNotFound(NotFound):
@@ -78,6 +78,7 @@ class McpServerSpec(BaseModel):
     url: str | None = None
     headers: dict[str, SecretStr] = Field(default_factory=dict)
     trusted: bool = False
+    side_by_side: bool = False  # its steps may run side by side (`gui.mcp.config.McpServerConfig`)
     enabled: bool = True
     protocol: ProtocolChoice = "auto"
     oauth_client_id: str | None = None
@@ -95,6 +96,7 @@ class McpServerChange(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     trusted: bool | None = None
+    side_by_side: bool | None = None
     enabled: bool | None = None
     protocol: ProtocolChoice | None = None
     headers: dict[str, SecretStr | None] | None = None
@@ -130,6 +132,7 @@ class McpServerView(BaseModel):
     name: str
     transport: Transport = "stdio"
     trusted: bool = False
+    side_by_side: bool = False
     enabled: bool = True
     protocol: ProtocolChoice = "auto"
     command: str | None = None
@@ -230,7 +233,7 @@ class McpServerDoor:
     async def update(self, name: str, change: McpServerChange) -> McpServerView:
         view, changed = await self.servers.update(name, change)
         for aspect in sorted(changed):
-            value = getattr(view, aspect) if aspect in ("trusted", "protocol", "enabled") else None
+            value = getattr(view, aspect) if aspect in ("trusted", "side_by_side", "protocol", "enabled") else None
             self._said(**{aspect: name}, **({"value": value} if value is not None else {}))
         return view
 

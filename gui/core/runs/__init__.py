@@ -1,6 +1,6 @@
 """Running sequences: what the door asks of an executor (`Executor`) and the runner that is one (groups in
 order, a group's tools side by side), the decisions every executor takes (`decisions.py`), one tool call,
-run records, resume, schedules, orphans left by a dead app, and run ids as people write them.
+steps on hosts, run records, resume, schedules, orphans left by a dead app, and run ids as people write them.
 """
 
 from gui.core.runs.decisions import (
@@ -15,6 +15,7 @@ from gui.core.runs.decisions import (
 )
 from gui.core.runs.execution import Execution, Origin, copy_record
 from gui.core.runs.executor import Executor
+from gui.core.runs.hosts import CALLED_AGAIN_ON, MAY_HAVE_RUN_ON, HostBook, HostCalls, HostInfo, HostState
 from gui.core.runs.offload import off_loop
 from gui.core.runs.orphans import ProcessControl, interrupt
 from gui.core.runs.records import (
@@ -42,10 +43,17 @@ from gui.core.runs.schedules import (
     next_time,
 )
 from gui.core.runs.stop_requests import RunStopRequests
-from gui.core.runs.tool_call import CallScope
+from gui.core.runs.tool_call import AwaitedElsewhere, CallScope
 
 __all__ = [
+    "CALLED_AGAIN_ON",
+    "HostBook",
+    "HostCalls",
+    "HostInfo",
+    "HostState",
+    "MAY_HAVE_RUN_ON",
     "AmbiguousRunIdError",
+    "AwaitedElsewhere",
     "CallScope",
     "copy_record",
     "can_be_prefix",

@@ -70,6 +70,7 @@ class ToolRecord(BaseModel):
     reused_from: str | None = None  # it succeeded in that run, and a resumed run kept its result
     process: ProcessInfo | None = None  # the command it started (cmd_run), recorded before it ran
     cause: EndCause | None = None  # what ended it, when its own work did not (`gui.core.causes`)
+    host: str | None = None  # the host it runs on (`ToolCall.on`); None: where the run runs
 
     model_config = {"populate_by_name": True}
 

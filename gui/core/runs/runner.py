@@ -220,7 +220,7 @@ class Runner:
                 run_id=run_id, sequence=sequence.name, target=group.name if group else None, args=checked,
                 created_at=created_at, depth=depth,
                 groups=[GroupRecord(index=i, name=g.name, fingerprint=group_fingerprint(g), tools=[
-                    ToolRecord(index=j, tool=c.tool, tool_call_id=f"{run_id}-{i}-{j}", as_=c.as_)
+                    ToolRecord(index=j, tool=c.tool, tool_call_id=f"{run_id}-{i}-{j}", as_=c.as_, host=c.on)
                     for j, c in enumerate(g.tools)]) for i, g in enumerate(groups)],
             ), run_step_fingerprints(groups, self.caller.asks)
 

@@ -43,6 +43,7 @@ from gui.core.events import (
 )
 from gui.core.marks import N_
 from gui.core.runs.execution import Execution
+from gui.core.runs.hosts import NO_HOSTS_HERE, HostCalls
 from gui.core.runs.records import (
     MAX_LOG_LINES,
     MAX_LOG_TEXT,
@@ -78,6 +79,16 @@ _WORDS = {"string": N_("text"), "number": N_("a number"), "boolean": N_("yes/no"
 
 class _Denied(ToolError):
     """Not retried: a person said no, or nobody answered."""
+
+
+class AwaitedElsewhere(BaseException):  # noqa: N818 (not an error: the call pauses)
+    """An approval's `outcome()` raises it when the executor waits for the answer itself (a durable
+    workflow): the call ends here, its record waiting, and is made again once the answer is stored,
+    with that answer. A BaseException, so that no `except Exception` takes it for a failure."""
+
+    def __init__(self, interaction_id: str) -> None:
+        super().__init__(interaction_id)
+        self.interaction_id = interaction_id
 
 
 PROGRESS_PER_SECOND = 20
@@ -214,6 +225,7 @@ class ToolCaller:
         self.bus = bus
         self.clock = clock
         self.backoff = backoff
+        self.hosts: HostCalls | None = None  # what carries a step to its host (`ToolCall.on`), if anything
 
     def asks(self, tool_name: str) -> bool:
         """Whether the tool of that name, as registered now, asks before it runs."""
@@ -225,7 +237,8 @@ class ToolCaller:
         self.bus.publish(kind, scope.run_id, group=scope.group_record.index, group_name=scope.group.name,
                          tool=record.index, tool_name=record.tool, status=record.status, **data)
 
-    def _finished(self, scope: CallScope, record: ToolRecord) -> None:
+    def finished(self, scope: CallScope, record: ToolRecord) -> None:
+        """Say that the call ended (`tool.finished`), as its record says."""
         self._publish(ToolFinished, scope, record, error=record.error, timed_out=record.timed_out,
                       denied=record.denied)
 
@@ -246,9 +259,14 @@ class ToolCaller:
     # -- the call ------------------------------------------------------------------------------
     async def run(self, scope: CallScope, call: ToolCall, record: ToolRecord) -> None:
         """Run one call to its end; the outcome is in `record.status`. Re-raises cancellation."""
-        record.started_at = self.clock()
-        record.status = "running"
-        self._publish(ToolStarted, scope, record)
+        first = 1
+        if record.status == "waiting" and record.started_at is not None:
+            self.resumed(scope, record)  # made again once its answer came (`AwaitedElsewhere`)
+            first = max(record.attempts, 1)  # in the attempt that asked (on_error: retry counts on)
+        else:
+            record.started_at = self.clock()
+            record.status = "running"
+            self._publish(ToolStarted, scope, record)
         try:
             prepared = self._prepare(scope, call, record)
             if prepared is not None:  # (one coroutine less per waiting call than a `_run` of its own)
@@ -258,7 +276,7 @@ class ToolCaller:
                     # disk before it asks or acts, so a crash can never hide that it may have acted.
                     await scope.save_now()
                 try:
-                    await self._attempts(scope, call, record, tool, bound, args)
+                    await self._attempts(scope, call, record, tool, bound, args, first)
                 finally:
                     if tool.approval != "none" or record.process is not None:
                         scope.save_soon()  # and its end soon after
@@ -271,10 +289,10 @@ class ToolCaller:
                 # its request, cut short by the group, says why (the run's end would say only "stopped")
                 await asyncio.shield(self.interactions.cancel(record.interaction_id, "turn_stopped", record.cause))
             record.finished_at = self.clock()
-            self._finished(scope, record)
+            self.finished(scope, record)
             raise
         record.finished_at = self.clock()
-        self._finished(scope, record)
+        self.finished(scope, record)
         _still_cancelled()
 
     def _prepare(self, scope: CallScope, call: ToolCall,
@@ -297,9 +315,9 @@ class ToolCaller:
         return tool, bound, args
 
     async def _attempts(self, scope: CallScope, call: ToolCall, record: ToolRecord, tool: Tool, bound: Bound,
-                        args: dict[str, Any]) -> None:
+                        args: dict[str, Any], first: int = 1) -> None:
         attempts = RETRY_ATTEMPTS if scope.group.on_error is OnError.RETRY else 1
-        for attempt in range(1, attempts + 1):
+        for attempt in range(first, attempts + 1):
             record.attempts = attempt
             try:
                 edited, shown = await self._approve(scope, tool, bound, args, record)
@@ -313,7 +331,13 @@ class ToolCaller:
                         changed = True
                 ctx = self._context(scope, record)
                 ctx.approved = None if changed else shown  # what the approval showed, for these args
-                result = await tool.call(args, ctx)
+                if call.on is None:
+                    result = await tool.call(args, ctx)
+                elif self.hosts is None:
+                    raise ToolError(NO_HOSTS_HERE.format(host=call.on))
+                else:
+                    result = await self.hosts.call(call.on, tool.name, args, ctx, attempt=attempt,
+                                                   retry=scope.group.on_error is OnError.RETRY)
                 self._check_result(scope.group, call, result)
             except (_Denied, ToolDeclined) as exc:
                 self._fail(record, str(exc))
@@ -446,8 +470,12 @@ class ToolCaller:
             self.waiting(scope, record, asked.interaction_id)
             try:
                 outcome = await asked.outcome()
-            finally:
+            except AwaitedElsewhere:
+                raise  # still waiting: resumed when the call is made again with its answer
+            except BaseException:
                 self.resumed(scope, record)
+                raise
+            self.resumed(scope, record)
         else:
             outcome = await asked.outcome()
         if outcome.auto:
@@ -475,12 +503,16 @@ class ToolCaller:
             "sequence_identity": scope.sequence_identity,
             "asking": scope.asking(record.index),  # who answers, how many (`gui.core.sequences.asking`)
             "started_by": scope.execution.record.started_by,
+            "host": record.host,
         }
         if shell is not None:
+            # On a host, its folder is the host's: as written (empty: where the host's worker started).
+            cwd = shell.cwd if record.host is None else str(args.get("cwd") or "")
             return ShellApprovalRequest(**common, title=shell.title, description=shell.description,
-                                        command=shell.command, cwd=shell.cwd, reason=shell.reason,
+                                        command=shell.command, cwd=cwd, reason=shell.reason,
                                         operation=shell.operation, tool_input=args, run_as_code=bound.as_code)
         return ToolApprovalRequest(**common, validated_input=args, tool_description=tool.description,
+                                   server_address=tool.server_address,
                                    summary=summary.text if summary else None,
                                    summary_highlight=summary.highlight if summary else None,
                                    summary_template=summary.words.template if summary and summary.words else None,

@@ -58,7 +58,7 @@ from gui.core.sequences.substitution import (
 from gui.core.sequences.textpos import Span, line_col, locate, raw_index, scan
 from gui.core.sequences.unicode_check import surrogate_loc
 from gui.core.sequences.validator import InvalidSequenceError, ValidationResult, check_document, check_text
-from gui.core.sequences.validator_tools import ArgumentsError, argument_problems
+from gui.core.sequences.validator_tools import HOST_NAME, ArgumentsError, argument_problems
 
 __all__ = [
     "Bound",
@@ -69,6 +69,7 @@ __all__ = [
     "step_asking",
     "TARGET_KINDS",
     "TargetKind",
+    "HOST_NAME",
     "ConditionSyntaxError",
     "condition_rows",
     "parse_condition",

@@ -19,6 +19,7 @@ class CatalogView:
     tools call directly. `tool_exists` answers for the warning `unknown-tool` (None: don't warn);
     `validate_args` checks literal arguments of a known tool (raises ValueError with a message).
     `shell_args` names a tool's shell-text arguments (see `gui.core.sequences.shell.inputs`).
+    `host_names`: the hosts a step's `on` may name.
     `as_new`: the document replaces no saved sequence, so a saved one of its name is a conflict
     (`name-taken`) and so are that one's group names, all reported in the same pass.
     """
@@ -39,3 +40,7 @@ class CatalogView:
     # may go only where they stay text, and one a program runs as code is warned of
     shell_args: Callable[[str], frozenset[str]] | None = None
     as_new: bool = False
+    # The hosts the team knows (`seqdesk worker --name` that registered): a step's `on` must name one
+    # (None: not checked); and whether a tool can run on a host (the built-in tools a worker carries).
+    host_names: frozenset[str] | None = None
+    runs_on_hosts: Callable[[str], bool] | None = None

@@ -19,6 +19,8 @@ def tool_to_text(call: ToolCall) -> str:
         obj["as"] = call.as_
     if call.asking is not None:
         obj.update(call.asking.model_dump(mode="json"))
+    if call.on is not None:
+        obj["on"] = call.on
     return json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
 
 

@@ -51,7 +51,7 @@ class Step:
     tool: str
     args: Mapping[str, Any]  # as written in the sequence, templates unfilled
     inputs: Mapping[str, str] = field(default_factory=dict)  # the group's `in`: name -> type
-    on: str | None = None  # the host it runs on (SPEC §9); not in the format yet
+    on: str | None = None  # the host it runs on (`ToolCall.on`)
 
     def parts(self) -> dict[str, Any]:
         parts: dict[str, Any] = {"kind": "step", "tool": self.tool, "args": dict(self.args),
@@ -67,7 +67,8 @@ class Step:
 
 def step_of(call: ToolCall, group: Group) -> Step:
     """The step `call` of `group` is."""
-    return Step(tool=call.tool, args=call.args, inputs={name: kind.value for name, kind in group.in_.items()})
+    return Step(tool=call.tool, args=call.args, inputs={name: kind.value for name, kind in group.in_.items()},
+                on=call.on)
 
 
 def step_fingerprint(call: ToolCall, group: Group) -> str:

@@ -117,6 +117,14 @@ PARTS: tuple[str | None, ...] = (
         '   time: a race). To collect several results, declare the slot "array": it gets them in tool order.'
     ),
     N_(
+        'HOSTS (a team whose runs run on Temporal): a tool object may say "on":"node-a" to run on that host:\n'
+        '  {{"tool":"cmd_run","args":{{"command":"hostname"}},"on":"node-a"}} ; runs hostname on node-a, whose\n'
+        "  worker (seqdesk worker --name node-a) took it; its approval still comes to the app's inbox, naming\n"
+        "  the host. The name must be a host the team knows (unknown-host); a host runs the built-in tools\n"
+        "  cmd_run, file_read, http_get, echo and sleep. A step whose host's worker died after it began may\n"
+        "  have run there: it is called again only when its group says on_error: retry."
+    ),
+    N_(
         "5. groups and file: exactly one. Short sequences pass groups directly; long ones are written to a\n"
         "   file and passed by its path (long arguments can be cut off)."
     ),

@@ -1,7 +1,7 @@
 """The parsed, validated tree of a sequence: what is stored and what the runner runs.
 
 Every model is frozen: a stored sequence is never edited in place, only replaced by a newly
-validated one. `ToolCall.as_` is spelled `as` in JSON (a Python keyword).
+validated one. `ToolCall.as_` is spelled `as` in JSON (a Python keyword); `ToolCall.on` names the host a step runs on.
 """
 
 from __future__ import annotations
@@ -91,10 +91,17 @@ class ToolCall(BaseModel):
     as_: str | None = Field(default=None, alias="as")
     # Who answers this step's requests, over its group's (`gui.core.sequences.asking`); None: as its group says.
     asking: Asking | None = None
+    # The host it runs on (a `seqdesk worker --name` of the team); None: where the run runs.
+    on: str | None = None
 
     @model_serializer(mode="wrap")
-    def _asking_when_set(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        return _without_unset_asking(handler(self))
+    def _asking_and_host_when_set(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        # A step that names no answerers and no host dumps as it did before either existed: the group
+        # fingerprints kept in run records stay.
+        data = _without_unset_asking(handler(self))
+        if data.get("on", "") is None:
+            del data["on"]
+        return data
 
 
 class Group(BaseModel):

@@ -6,6 +6,7 @@ A mixin of the validator's `_Checker`: it reports through `error`/`warn` and rea
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Any
 
 from gui.core.errors import Invalid, ToolArgumentError
@@ -23,7 +24,8 @@ from gui.core.sequences.validator_asking import check_asking
 if TYPE_CHECKING:
     from gui.core.sequences.catalog_view import CatalogView
 
-_TOOL_FIELDS = ("tool", "args", "as", *ASKING_KEYS)
+_TOOL_FIELDS = ("tool", "args", "as", "on", *ASKING_KEYS)
+HOST_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$")  # a worker's `--name`, as its task queue holds it
 
 
 class ToolChecks:
@@ -90,7 +92,7 @@ class ToolChecks:
         for key in value:
             if key not in _TOOL_FIELDS:
                 self.error((*loc, key), "unknown-field",
-                           N_("unknown field '{key}' in a tool: a tool has tool, args, as, and who answers its "
+                           N_("unknown field '{key}' in a tool: a tool has tool, args, as, on, and who answers its "
                               "requests ({fields})"), offset, key=key, fields=", ".join(ASKING_KEYS))
                 ok = False
         name = value.get("tool")
@@ -123,6 +125,9 @@ class ToolChecks:
         asking, asking_problems = check_asking(value, loc, offset, group_asking)
         self.problems.extend(asking_problems)
         ok = ok and not any(p.severity == "error" for p in asking_problems)
+        host = value.get("on")
+        if host is not None and not self._host(host, name, loc, offset):
+            ok = False
         refs = references(args)
         for path, ref, ref_offset in refs:
             if ref not in ins:
@@ -136,7 +141,29 @@ class ToolChecks:
                 self._shell_text(name, args, loc, ins)
             if isinstance(slot, str):
                 self._result_fits(name, args, ins, slot, outs[slot], loc, offset)
-        return ToolCall(tool=name, args=args, as_=slot, asking=asking) if ok else None
+        return ToolCall(tool=name, args=args, as_=slot, asking=asking, on=host) if ok else None
+
+    def _host(self, host: Any, tool: Any, loc: Loc, offset: int) -> bool:
+        """A step's `on`: a host's name the team knows, for a tool a host can run; whether it is."""
+        where: Loc = (*loc, "on")
+        if not isinstance(host, str) or not HOST_NAME.match(host):
+            self.error(where, "bad-host", N_('"on" names the host the step runs on, like {example}: 1 to 63 '
+                                             "letters, digits, '.', '_' and '-'"), offset, example='"node-a"')
+            return False
+        known = self.catalog.host_names
+        if known is not None and host not in known:
+            self.error(where, "unknown-host",
+                       N_("no host named '{host}' is known: the hosts are {names} (a host is known once "
+                          "`seqdesk worker --name {host}` has started there)"), offset, host=host,
+                       names=", ".join(sorted(known)) or sentence(N_("(none yet)")))
+            return False
+        runs = self.catalog.runs_on_hosts
+        if isinstance(tool, str) and runs is not None and not runs(tool):
+            self.error(where, "not-on-hosts",
+                       N_("'{tool}' cannot run on a host: a host runs the built-in tools cmd_run, file_read, "
+                          "http_get, echo and sleep"), offset, tool=tool)
+            return False
+        return True
 
     def _result_fits(self, name: str, args: dict[str, Any], ins: dict[str, SlotType], slot: str,
                      declared: SlotType, loc: Loc, offset: int) -> None:

@@ -113,6 +113,9 @@ class Tool(ABC):
     concurrency_safe: bool = True
     approval: ApprovalKind = "none"
     server: str | None = None  # the MCP server it comes from; None for a built-in tool
+    server_address: str | None = None  # where that server is (its web address or program): cards show it
+    # A team's worker (`seqdesk worker`) carries it, so a step may run it on a host (`"on"`).
+    runs_on_hosts: ClassVar[bool] = False
     # Arguments that a shell reads as a command line: inputs inside them are inserted shell-quoted.
     shell_text_args: ClassVar[frozenset[str]] = frozenset()
 

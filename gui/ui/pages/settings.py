@@ -1,5 +1,6 @@
 """Settings (`/settings`): the language, approvals, reaching the person away from the desktop, the data
-folder, the MCP servers and the record of decisions, one card each (`gui.ui.components.settings`).
+folder, the MCP servers, the hosts a team's steps run on and the record of decisions, one card each
+(`gui.ui.components.settings`).
 
 Every card asks the door (`Operations`) for what it shows and changes; none reaches the stores, the
 runner or the MCP connections. On a paired phone the cards that would change who is reached or
@@ -16,6 +17,7 @@ from gui.i18n import _
 from gui.ui.components.settings.approvals import approvals_card
 from gui.ui.components.settings.data_folder import data_folder_card
 from gui.ui.components.settings.decisions import decisions_card
+from gui.ui.components.settings.hosts import hosts_card
 from gui.ui.components.settings.language import language_card
 from gui.ui.components.settings.mcp_card import McpServersCard
 from gui.ui.components.settings.reach import on_phone, settings_hooks
@@ -35,5 +37,6 @@ async def settings_page(ctx: AppContext) -> None:
         settings_hooks(ctx)
         data_folder_card(rt.data_dir)
         await McpServersCard(rt.engine, read_only=on_phone()).redraw()
+        await hosts_card(rt.engine)
         await decisions_card(rt.engine)
 

@@ -64,8 +64,14 @@ class ShellApprovalCard(ApprovalBody):
             self.asked.set_visibility(bool(request.command))
             bound_inputs_view(request.bound_inputs, request.run_as_code)
             with ui.grid(columns="auto 1fr").classes("gap-x-4 gap-y-1 text-sm items-baseline") as facts:
+                if request.host:  # a team's host runs it, not this computer
+                    ui.label(_("On host")).classes("opacity-70")
+                    ui.label(request.host).classes(f"font-mono font-semibold {DATA}").mark("host")
                 ui.label(_("In folder")).classes("opacity-70")
-                ui.label(request.cwd).classes(f"font-mono break-all {DATA}").mark("cwd")
+                if request.host and not request.cwd:
+                    ui.label(_("the folder the worker of {host} was started in").format(host=request.host)).mark("cwd")
+                else:
+                    ui.label(request.cwd).classes(f"font-mono break-all {DATA}").mark("cwd")
                 ui.label(_("Why")).classes("opacity-70")
                 ui.label(_(request.reason) if request.reason else _("No reason given"))
                 ui.label(_("What it does")).classes("opacity-70")

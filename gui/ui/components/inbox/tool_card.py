@@ -37,6 +37,14 @@ class ToolApprovalCard(ApprovalBody):
             if request.tool_description:
                 section_label(_("What this tool does"))
                 ui.label(_(request.tool_description)).classes("text-sm")
+            if request.server_address or request.host:
+                with ui.grid(columns="auto 1fr").classes("gap-x-4 gap-y-1 text-sm items-baseline"):
+                    if request.server_address:  # the MCP server whose tool it is: where it runs
+                        ui.label(_("Its server")).classes("opacity-70")
+                        ui.label(request.server_address).classes(f"font-mono break-all {DATA}").mark("server-address")
+                    if request.host:
+                        ui.label(_("On host")).classes("opacity-70")
+                        ui.label(request.host).classes(f"font-mono font-semibold {DATA}").mark("host")
             section_label(_("It would run with"))
             self.values = _input_view(asked)
             bound_inputs_view(request.bound_inputs)

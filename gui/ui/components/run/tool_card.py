@@ -101,6 +101,9 @@ class ToolCard(ui.card):
             with ui.row(wrap=False).classes("w-full items-center gap-2"):
                 ui.label(f"{tool.index + 1}.").classes("text-gray-500 dark:text-gray-400")
                 ui.label(tool.tool).classes(f"font-mono font-medium truncate {DATA}")
+                if tool.host is not None:  # a team's host runs it
+                    ui.label(_("on {host}").format(host=tool.host)).classes(
+                        "text-sm text-gray-600 dark:text-gray-400 truncate").mark("tool-host")
                 ui.space()
                 self.chip = StatusChip(tool_state(tool))
             self._summary = ui.label().classes("text-sm text-gray-800 dark:text-gray-200 break-all line-clamp-2").mark(

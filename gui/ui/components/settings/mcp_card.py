@@ -121,6 +121,7 @@ class McpServersCard(ui.card):
                 self.shown = McpServerList(
                     listing.servers, on_remove=self._remove, on_trust=self._trust, on_enabled=self._switch,
                     on_sign_in=self._sign_in, on_retry=self._retry, on_protocol=self._protocol,
+                    on_side_by_side=self._side_by_side,
                     on_headers=self._change_headers, on_client=self._change_client,
                     secrets_where=listing.secrets_where or N_("kept apart from the settings"))
         return True
@@ -183,6 +184,14 @@ class McpServersCard(ui.card):
         problem = await self._update(name, McpServerChange(trusted=trusted))
         await self.done(problem or (_("{name}: tools it marks as only reading now run without asking") if trusted
                                     else _("{name}: every one of its tools asks before it runs")).format(name=name))
+
+    async def _side_by_side(self, name: str, value: bool) -> None:
+        server = self.servers.get(name)
+        if server is None or server.side_by_side == value:
+            return
+        problem = await self._update(name, McpServerChange(side_by_side=value))
+        await self.done(problem or (_("{name}: its steps may now run side by side") if value
+                                    else _("{name}: its steps run one by one")).format(name=name))
 
     async def _switch(self, name: str, enabled: bool) -> None:
         server = self.servers.get(name)

@@ -52,6 +52,10 @@ TRUST_HELP = N_("On: tools it marks as only reading run without asking you, unle
                 "\u201conly reading\u201d.")
 TRUST_ON = N_("On: tools it marks as only reading run without asking you, unless they also say they reach "
               "outside this computer (a fetch); the others ask first.")
+SIDE_BY_SIDE_LABEL = N_("Steps may run side by side")
+SIDE_BY_SIDE_ON = N_("On: a group's calls to its tools run at the same time, each on its own (a fan-out to many "
+                     "hosts). Each still asks first as set above.")
+SIDE_BY_SIDE_OFF = N_("Off: its tools run one by one in a group, unless it is trusted and says a tool only reads.")
 TRUST_OFF = N_("Off: every one of its tools asks before it runs.")
 PROTOCOLS = {"auto": N_("Automatic"), "legacy": N_("Older servers")}
 PROTOCOL_LABEL = N_("How to talk to it")
@@ -110,6 +114,7 @@ class McpServerList(ui.column):
                  on_sign_in: Callable[[str], Awaitable[None]] | None = None,
                  on_retry: Callable[[str], Awaitable[None]] | None = None,
                  on_protocol: Callable[[str, str], Awaitable[None]] | None = None,
+                 on_side_by_side: Callable[[str, bool], Awaitable[None]] | None = None,
                  on_headers: Callable[[str, str], Awaitable[str | None]] | None = None,
                  on_client: ClientChange | None = None,
                  secrets_where: str = N_("kept apart from the settings")) -> None:
@@ -121,6 +126,7 @@ class McpServerList(ui.column):
         self._on_sign_in = on_sign_in
         self._on_retry = on_retry
         self._on_protocol = on_protocol
+        self._on_side_by_side = on_side_by_side
         self._on_headers = on_headers
         self._on_client = on_client
         self._secrets_where = secrets_where
@@ -186,6 +192,12 @@ class McpServerList(ui.column):
             switch.set_enabled(self._on_trust is not None)
             ui.label(_(TRUST_ON) if server.trusted else _(TRUST_OFF)).classes(
                 "text-xs text-gray-600 dark:text-gray-400 pl-10").mark(f"mcp-trust-words-{server.name}")
+            beside = ui.switch(_(SIDE_BY_SIDE_LABEL), value=server.side_by_side).props("dense").classes(
+                "text-sm").mark(f"mcp-side-by-side-{server.name}")
+            beside.on_value_change(lambda e, n=server.name: self._side_by_side(n, bool(e.value)))
+            beside.set_enabled(self._on_side_by_side is not None)
+            ui.label(_(SIDE_BY_SIDE_ON) if server.side_by_side else _(SIDE_BY_SIDE_OFF)).classes(
+                "text-xs text-gray-600 dark:text-gray-400 pl-10").mark(f"mcp-side-by-side-words-{server.name}")
             with ui.row(wrap=False).classes("items-center gap-3 pt-1"):
                 ui.label(_(PROTOCOL_LABEL)).classes("text-sm")
                 choice = ui.toggle(protocol_choices(), value=server.protocol).props(
@@ -268,6 +280,10 @@ class McpServerList(ui.column):
     async def _protocol(self, name: str, protocol: str) -> None:
         if self._on_protocol is not None:
             await self._on_protocol(name, protocol)
+
+    async def _side_by_side(self, name: str, value: bool) -> None:
+        if self._on_side_by_side is not None:
+            await self._on_side_by_side(name, value)
 
     async def _trust(self, name: str, trusted: bool) -> None:
         if self._on_trust is not None:

@@ -1,0 +1,67 @@
+"""`seqdesk worker --name NAME --executor temporal://…`: serve a team's steps on this host.
+
+The worker dials out to the Temporal service (no port opens here), registers as the host NAME in
+the hosts list, and runs the steps that say `"on": "NAME"` until it is stopped (Ctrl-C, SIGTERM),
+when it says it left. A service that does not answer yet is tried again until it does. It reads no
+data folder: the app that runs the sequence keeps the record and
+asks for approvals; only the tool's call runs here (`gui.temporal.worker`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import signal
+import sys
+from typing import Any
+
+from gui.i18n import _
+
+
+def add_worker_command(sub: Any) -> None:
+    worker = sub.add_parser("worker", help=_("run a team's steps on this host (steps that say \"on\": NAME)"))
+    worker.add_argument("--name", required=True, help=_("this host's name, as steps name it (\"on\": NAME)"))
+    worker.add_argument("--executor", default=argparse.SUPPRESS,
+                        help=_("the team's Temporal service: temporal://host:port/namespace (or SEQDESK_EXECUTOR)"))
+    worker.set_defaults(func=cmd_worker, reads_settings=False)
+
+
+def cmd_worker(args: argparse.Namespace) -> int:
+    from gui.core.errors import SeqDeskError
+    from gui.core.sequences import HOST_NAME
+
+    if not HOST_NAME.match(args.name):
+        print(_("seqdesk worker: --name: '{name}' is not a host's name: use 1 to 63 letters, digits, '.', '_' "
+                "and '-'").format(name=args.name), file=sys.stderr)
+        return 2
+    address = (getattr(args, "executor", None) or os.environ.get("SEQDESK_EXECUTOR") or "").strip()
+    if address in ("", "in-process"):
+        print(_("seqdesk worker: give the team's Temporal service: --executor temporal://host:port/namespace"),
+              file=sys.stderr)
+        return 2
+    try:
+        from gui.temporal import parse_target
+        from gui.temporal.worker import HostWorker
+
+        worker = HostWorker(args.name, parse_target(address))
+        return asyncio.run(_serve(worker))
+    except SeqDeskError as exc:
+        print(f"seqdesk worker: {exc}", file=sys.stderr)
+        return 1
+
+
+async def _serve(worker: Any) -> int:
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, worker.stop)
+
+    def ready() -> None:
+        print(_("seqdesk worker: serving as the host {name} (its steps come from the queue {queue})").format(
+            name=worker.name, queue=f"seqdesk-host-{worker.name}"), flush=True)
+
+    def waiting(reason: str) -> None:
+        print(f"seqdesk worker: {reason}", file=sys.stderr, flush=True)
+
+    await worker.run(ready, waiting)
+    return 0
