@@ -27,8 +27,8 @@ async def test_on_the_desktop_a_gated_step_looks_and_answers_as_always(user: Use
     await user.open("/inbox")
     await engine().interactions.request(shell("d1", asking=GATED))
     await user.should_see(marker="approve", retries=R)
-    user.should_not_see(marker="people-line")
-    user.should_not_see("Waiting on others")
+    await user.should_not_see(marker="people-line")
+    await user.should_not_see("Waiting on others")
     user.find(marker="approve").click()
     await user.should_see("You're all caught up.", retries=R)
     assert (await engine().get_interaction("d1")).status == "resolved"
@@ -44,6 +44,8 @@ async def test_two_people_each_see_it_as_theirs_and_the_second_approval_resolves
     await user.should_see("Waiting on others (0)", retries=R)
     user.find(marker="approve").click()
     await user.should_see("Your approval is kept (1 of 2 approvals)", retries=R)
+    await user.should_see("1 of 2 approvals", retries=R)  # the count above it is redrawn, not left at 0
+    await user.should_not_see("0 of 2 approvals")
     await user.should_see("Waiting on others (1)", retries=R)
     stored = await engine().get_interaction("t1")
     assert stored.status == "pending" and [a.person for a in stored.approvals] == ["ana"]

@@ -67,7 +67,7 @@ class AnswerersSection(ui.column):
                 required = ui.number(_("How many must approve"), value=asking.get("required", 1), min=1, step=1,
                                      precision=0, on_change=self._set_required).classes("w-48") \
                     .mark("group-required")
-                required.props['hint'] = _("Different people; one “Deny” stops it")
+                required.props['hint'] = _("Different people; a single refusal stops it")
                 self_approve = ui.switch(_("Whoever started the run may approve it too"),
                                          value=bool(asking.get("self_approve", False)),
                                          on_change=lambda e: self._set("self_approve", bool(e.value) or None)) \

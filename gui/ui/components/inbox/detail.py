@@ -76,8 +76,11 @@ class InboxDetail(ui.card):
                 self.chip = ui.chip(fmt.WAITING.word, icon=fmt.WAITING.icon, color="deep-purple-1",
                                     text_color="deep-purple-9").props("square").mark("detail-state")
             self._source_line(request)
+            self.people: ui.column | None = None  # who may answer: redrawn when an approval of several is kept
             if team:
-                people_line(record)
+                self.people = ui.column().classes("w-full")
+                with self.people:
+                    people_line(record, self._by.person)
             if hand_over is not None and record.status == "pending":
                 ui.button(_("Hand over…"), icon="forward",
                           on_click=lambda: HandOverDialog(self.record, hand_over, self._handed).open()).props(
@@ -161,6 +164,10 @@ class InboxDetail(ui.card):
         self.ended = True
         if isinstance(answered, StillWaiting):  # one approval of several: kept, the request still waits
             record = await self._fetch(self.interaction_id)
+            if record is not None and self.people is not None:  # the count and who approved, as now
+                self.people.clear()
+                with self.people:
+                    people_line(record, self._by.person)
             self._waiting(_("Your approval is kept ({progress}). It runs once enough other people approve.").format(
                 progress=progress_words(record) if record is not None else ""))
             if record is not None:

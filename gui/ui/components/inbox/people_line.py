@@ -48,8 +48,9 @@ def answerers_words(record: InteractionRecord) -> str:
     return who
 
 
-def people_line(record: InteractionRecord) -> None:
-    """The lines that say who may answer, how many must approve and who did."""
+def people_line(record: InteractionRecord, viewer: str | None = None) -> None:
+    """The lines that say who may answer, how many must approve and who did; `viewer`, the person
+    looking, is "you" where the lines name them."""
     if not shows_people(record):
         return
     with ui.column().classes("w-full gap-1 rounded p-3 text-sm bg-violet-50 text-violet-950 dark:bg-violet-950 "
@@ -61,7 +62,7 @@ def people_line(record: InteractionRecord) -> None:
                 "who-may-answer")
         required = required_of(record)
         if record.request.kind == "approval" and required > 1:
-            ui.label(_("{required} different people must approve it before it runs; one “Deny” stops it.").format(
+            ui.label(_("{required} different people must approve it before it runs; a single refusal stops it.").format(
                 required=required)).mark("required-words")
             ui.label(progress_words(record)).classes("font-medium").mark("approvals-progress")
         for given in record.approvals:
@@ -74,8 +75,10 @@ def people_line(record: InteractionRecord) -> None:
         if record.request.started_by and record.request.kind == "approval":
             asking = record.request.asking
             if asking is None or not asking.self_approve:
-                ui.label(_("Started by {person}, who may deny it but not approve it.").format(
-                    person=record.request.started_by)).classes("opacity-80").mark("started-by")
+                started_by = record.request.started_by
+                ui.label(_("You started this run, so someone else must approve this step.") if started_by == viewer
+                         else _("Started by {person}, who may deny it but not approve it.").format(
+                             person=started_by)).classes("opacity-80").mark("started-by")
 
 
 class HandOverDialog(ui.dialog):
