@@ -78,9 +78,13 @@ class DocTable(Table):
         put: Mapping[str, Mapping[str, Any]] | None = None,
         remove: Iterable[str] = (),
         keep: Container[str] | None = None,
+        owned: Mapping[str, Mapping[str, Any]] | None = None,
     ) -> None:
-        """One write: drop ids not in `keep` (if given) and those in `remove`, then set `put`."""
+        """One write: drop ids not in `keep` (if given) and those in `remove`, then set `put` (copied)
+        and `owned` (documents handed over to the table: stored as they are, never changed after)."""
         fresh = {doc_id: json_copy(dict(doc)) for doc_id, doc in (put or {}).items()}
+        if owned:
+            fresh.update(owned)
         gone = list(remove)
 
         def change(table: dict[str, Any]) -> None:
