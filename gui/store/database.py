@@ -94,7 +94,7 @@ class DocTable(Table):
     ) -> None:
         """One write: drop ids not in `keep` (if given) and those in `remove`, then set `put` (copied)
         and `owned` (documents handed over to the table: stored as they are, never changed after)."""
-        fresh = {doc_id: document_copy(doc) for doc_id, doc in (put or {}).items()}
+        fresh: dict[str, Any] = {doc_id: document_copy(doc) for doc_id, doc in (put or {}).items()}
         if owned:
             fresh.update(owned)
         gone = list(remove)
