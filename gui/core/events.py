@@ -293,6 +293,11 @@ class EventBus:
 
         return unsubscribe
 
+    @property
+    def listened(self) -> bool:
+        """Whether anyone subscribes now: a publisher may skip gathering an event's fields if not."""
+        return bool(self._subscribers)
+
     def publish(self, event_type: type[E], run_id: str | None = None, /, **fields: Any) -> E | None:
         """Deliver an event of `event_type` to every subscriber; None (and nothing built) when nobody listens."""
         with self._lock:

@@ -1,7 +1,7 @@
 """Run records and schedules in memory, behind the core's `RunStore` and `ScheduleStore` ports.
 
-Each record is kept as JSON text, as a file would keep it, so what comes back is a copy and a value
-that could not be stored fails here as it would on disk.
+Each record is kept as JSON text, as a file would keep it (less the fields at their defaults), so what
+comes back is a copy and a value that could not be stored fails here as it would on disk.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ class MemoryRunStore:
         self._items: dict[str, tuple[dict[str, Any], str, bool]] = {}
 
     async def save(self, record: RunRecord) -> None:
-        self._items[record.run_id] = (run_fields(record), to_json_text(record), record.finished)
+        self._items[record.run_id] = (run_fields(record), to_json_text(record, compact=True), record.finished)
 
     async def save_many(self, records: Iterable[RunRecord]) -> None:
         for record in records:

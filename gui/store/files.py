@@ -20,9 +20,12 @@ from gui.store.errors import CorruptDatabaseError
 log = logging.getLogger(__name__)
 
 
+_COMPACT = json.JSONEncoder(separators=(",", ":"))  # `json.dumps` with any argument makes a new one per call
+
+
 def dumps(obj: Any) -> str:
     """Compact JSON (these files are rewritten often), ASCII-only so any string encodes."""
-    return json.dumps(obj, separators=(",", ":"))
+    return _COMPACT.encode(obj)
 
 
 def parse_json(path: Path, raw: bytes) -> dict[str, Any] | None:

@@ -47,6 +47,7 @@ from gui.store.database import DocTable, IndexTable, open_database
 from gui.store.errors import CorruptDatabaseError
 from gui.store.files import dumps, read_json
 from gui.store.segment_view import SegmentView, Selection
+from gui.store.storage import WholeDocumentStorage
 
 log = logging.getLogger(__name__)
 
@@ -158,8 +159,13 @@ class History:
 
     # -- writing
 
-    def append(self, items: Mapping[str, tuple[Mapping[str, Any], Fields]]) -> int:
-        """Add new documents (id → (document, index fields)), one write per segment filled."""
+    def append(self, items: Mapping[str, tuple[Mapping[str, Any], Fields]],
+               texts: Mapping[str, str] | None = None) -> int:
+        """Add new documents (id → (document, index fields)), one write per segment filled.
+
+        `texts`: for some of them, their JSON text as an entry `"<id>":{...}` (the hot documents keep
+        it): those documents are then the store's, kept uncopied, and their text is written as it is."""
+        texts = texts or {}
         seg = self._target_segment()
         size = self._segment_size(seg)
         batch: dict[str, tuple[Mapping[str, Any], Fields]] = {}
@@ -167,12 +173,13 @@ class History:
             if doc_id in self._where:
                 raise ValueError(f"{doc_id!r} is already stored")
             batch[doc_id] = item
-            size += _size_of(item[0]) + len(doc_id) + 4
+            text = texts.get(doc_id)
+            size += (len(text) + 1) if text is not None else _size_of(item[0]) + len(doc_id) + 4
             if len(self._ids.get(seg, [])) + len(batch) >= self._segment_docs or size >= self._segment_bytes:
-                self._write(seg, batch)
+                self._write(seg, batch, texts)
                 seg, batch, size = seg + 1, {}, 0
         if batch:
-            self._write(seg, batch)
+            self._write(seg, batch, texts)
         return len(items)
 
     def replace(self, doc_id: str, doc: Mapping[str, Any], fields: Fields) -> None:
@@ -205,9 +212,17 @@ class History:
     def index_path(self, seg: int) -> Path:
         return self.folder / f"{self.name}-{seg:04d}.index.json"
 
-    def _write(self, seg: int, batch: Mapping[str, tuple[Mapping[str, Any], Fields]]) -> None:
+    def _write(self, seg: int, batch: Mapping[str, tuple[Mapping[str, Any], Fields]],
+               texts: Mapping[str, str]) -> None:
         ids = self._ids.get(seg, [])
-        self._segment(seg).commit(put={doc_id: doc for doc_id, (doc, _) in batch.items()}, keep=set(ids))
+        table = self._segment(seg)
+        given = {doc_id: (doc, texts[doc_id]) for doc_id, (doc, _) in batch.items() if doc_id in texts}
+        if given and isinstance(table.storage, WholeDocumentStorage):
+            table.storage.know(self.name, given)
+        else:
+            given = {}
+        table.commit(put={doc_id: doc for doc_id, (doc, _) in batch.items() if doc_id not in given}, keep=set(ids),
+                     owned={doc_id: doc for doc_id, (doc, _) in given.items()})
         if seg not in self._views:
             self._open_index(seg)
         self._commit_index(seg, put={doc_id: fields for doc_id, (_, fields) in batch.items()}, keep=set(ids))

@@ -84,7 +84,9 @@ class HotColdStore:
         self._indexer = indexer
         self._hot = JournaledTable(self.folder / f"{name}.json", name, sync_later=sync_later, later=later)
         self._hot_fields: dict[str, Fields] = {doc_id: indexer(doc) for doc_id, doc in self._hot.take_loaded().items()}
-        self._to_archive: dict[str, None] = {}  # final hot documents to move to history (`archive_pending`)
+        # Final hot documents to move to history (`archive_pending`), with the document and its JSON
+        # text as `settle_all` put them (None: read it from the hot documents).
+        self._to_archive: dict[str, tuple[Mapping[str, Any], str] | None] = {}
         self.history = History(self.history_folder, name, indexer, segment_docs=segment_docs,
                                segment_bytes=segment_bytes, cached_segments=cached_segments, repair=repair)
 
@@ -237,7 +239,10 @@ class HotColdStore:
         in one change, and left for `archive_pending` to move to history a moment later. So an answered
         request is on disk after one line of the journal (one fsync) and its waiting tool goes on,
         while the move (three writes, for however many are waiting) follows. A crash in between leaves them hot,
-        final, and found as such by every query. True when something waits to be archived."""
+        final, and found as such by every query. True when something waits to be archived.
+
+        The documents of final items are the store's from then on: they are kept, uncopied, with
+        their JSON text until the move, which then neither parses nor renders them again."""
         batch: dict[str, tuple[Mapping[str, Any], Fields]] = {}
         rest: list[tuple[str, Mapping[str, Any], Fields, bool]] = []  # in one `save_all`: one write per segment
         for doc_id, doc, fields, final in items:
@@ -259,18 +264,25 @@ class HotColdStore:
 
     def _put_hot_many(self, batch: Mapping[str, tuple[Mapping[str, Any], Fields]]) -> None:
         self._hot.commit(put={doc_id: doc for doc_id, (doc, _) in batch.items()})
-        for doc_id, (_, fields) in batch.items():
+        for doc_id, (doc, fields) in batch.items():
             self._hot_fields[doc_id] = dict(fields)
-            self._to_archive[doc_id] = None
+            text = self._hot.entry(doc_id)
+            self._to_archive[doc_id] = None if text is None or type(doc) is not dict else (doc, text)
 
     def archive_pending(self) -> int:
         """Move to history every hot document `settle_all` or `archive_hot` left final: one write of
         the latest segment, of its index and one change of the hot documents, however many. Returns how many."""
-        ids = [doc_id for doc_id in self._to_archive if doc_id in self._hot_fields]
+        held = {doc_id: kept for doc_id, kept in self._to_archive.items() if doc_id in self._hot_fields}
         self._to_archive.clear()
+        ids = list(held)
         fresh: dict[str, tuple[Mapping[str, Any], Fields]] = {}
-        for doc_id in ids:
-            doc = self._hot.value(doc_id)
+        texts: dict[str, str] = {}
+        for doc_id, kept in held.items():
+            if kept is not None and self._hot.entry(doc_id) is kept[1]:  # as `settle_all` put it
+                doc: Mapping[str, Any] | None = kept[0]
+                texts[doc_id] = kept[1]
+            else:  # put again since, or left final by a stopped process: read it
+                doc = self._hot.value(doc_id)
             if doc is None:
                 continue
             if doc_id in self.history:
@@ -278,7 +290,7 @@ class HotColdStore:
             else:
                 fresh[doc_id] = (doc, self._hot_fields[doc_id])
         if fresh:
-            self.history.append(fresh)
+            self.history.append(fresh, texts)
         if ids:
             self._hot.commit(remove=ids)
             for doc_id in ids:

@@ -294,6 +294,11 @@ class JournaledTable:
         entry = self._entries.get(doc_id)
         return None if entry is None else _value(entry)
 
+    def entry(self, doc_id: str) -> str | None:
+        """The JSON text of the document stored under `doc_id`, as its entry `"<id>":{...}`, or None.
+        The same string object until the document is put again."""
+        return self._entries.get(doc_id)
+
     def items(self) -> Iterator[tuple[str, StoredDocument]]:
         """Each id with a fresh copy of its document, in the order they were first put."""
         return ((doc_id, StoredDocument(_value(entry), doc_id)) for doc_id, entry in self._entries.items())

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -76,7 +77,7 @@ class AtomicJSONStorage(Storage):
 
     def write(self, data: Tables) -> None:
         try:
-            body = self._render(data).encode("ascii")
+            body = self._render(data).encode("utf-8")
             atomic_write(self.path, body)
         except BaseException:
             with contextlib.suppress(Exception):
@@ -122,3 +123,8 @@ class WholeDocumentStorage(AtomicJSONStorage):
 
     def _commit_render(self) -> None:
         self._texts, self._rendered = self._rendered, {}
+
+    def know(self, table: str, texts: Mapping[str, tuple[Any, str]]) -> None:
+        """The JSON text of documents about to be written to `table`: id → (the very document, its
+        entry `"<id>":{...}`), so the next write reuses it instead of rendering them."""
+        self._texts.setdefault(table, {}).update(texts)

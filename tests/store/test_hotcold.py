@@ -261,9 +261,9 @@ def test_settling_many_new_final_documents_writes_each_segment_once(tmp_path, mo
     written: list[int] = []
     write = History._write
 
-    def counted(self: History, seg: int, batch: dict) -> None:
+    def counted(self: History, seg: int, batch: dict, *rest: object) -> None:
         written.append(seg)
-        write(self, seg, batch)
+        write(self, seg, batch, *rest)
 
     monkeypatch.setattr(History, "_write", counted)
     items = [(f"r{n}", {"n": n}, {}, True) for n in range(250)]

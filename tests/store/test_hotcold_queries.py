@@ -107,6 +107,26 @@ def test_settle_puts_ended_hot_documents_in_one_write_and_archive_pending_moves_
     assert sorted(ids(store.iter_history())) == ["r1", "r2", "r3"]
 
 
+def test_archive_pending_writes_the_settled_documents_as_settled_without_reading_them_back(tmp_path, monkeypatch):
+    """The move takes the documents `settle_all` was given and their journal text (no parse, no render);
+    one put again since is read from the hot documents; the segment holds exactly what was settled."""
+    store = open_store(tmp_path, indexer=lambda doc: {"status": doc.get("status")})
+    for n in range(3):
+        store.put_hot(f"r{n}", {"status": "running"})
+    settled = {"status": "done", "text": "é \u4e2d \"q\"\n", "deep": {"list": [1, 2.5, None, True]}}
+    store.settle_all([("r0", settled, {"status": "done"}, True), ("r1", {"status": "done"}, {"status": "done"}, True),
+                      ("r2", {"status": "done"}, {"status": "done"}, True)])
+    store.put_hot("r1", {"status": "done", "again": True})  # put again after settling: read when moved
+    parsed: list[str] = []
+    real = store._hot.value
+    monkeypatch.setattr(store._hot, "value", lambda doc_id: (parsed.append(doc_id), real(doc_id))[1])
+    assert store.archive_pending() == 3
+    assert parsed == ["r1"]
+    reopened = open_store(tmp_path, indexer=lambda doc: {"status": doc.get("status")})
+    assert reopened.get("r0") == settled and reopened.get("r1") == {"status": "done", "again": True}
+    assert reopened.get("r2") == {"status": "done"} and reopened.list_hot() == []
+
+
 def test_archive_hot_moves_what_a_stopped_process_left_final(tmp_path):
     store = open_store(tmp_path, indexer=lambda doc: {"status": doc.get("status")})
     store.put_hot("r1", {"status": "done"})

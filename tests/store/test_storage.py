@@ -101,6 +101,17 @@ def test_documents_are_read_by_their_string_ids_and_copied_out(tmp_path):
     assert list(table.docs()) == ["b", "a"]  # in the order first put
 
 
+@pytest.mark.parametrize("odd", [float("inf"), 2**70, "\ud800 é 中", [1, 2.0, True, None]])
+def test_a_copied_out_document_keeps_values_that_orjson_would_write_otherwise(tmp_path, odd):
+    table = open_database(tmp_path / "db.json").table("runs")
+    table.put("a", {"odd": odd, "deep": {"list": [odd]}})
+    doc = table.doc("a")
+    assert doc == {"odd": odd, "deep": {"list": [odd]}} and type(doc["deep"]["list"][0]) is type(odd)
+    doc["deep"]["list"].append("changed")
+    assert open_database(tmp_path / "db.json").table("runs").doc("a") == table.doc("a") == {"odd": odd,
+                                                                                           "deep": {"list": [odd]}}
+
+
 def test_an_index_database_makes_index_tables_of_the_same_string_ids(tmp_path):
     table = open_database(tmp_path / "index.json", index=True).table("index")
     assert isinstance(table, IndexTable)

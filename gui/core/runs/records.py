@@ -84,6 +84,19 @@ class ToolRecord(BaseModel):
             super().__setattr__(name, value)
 
 
+    @classmethod
+    def queued(cls, index: int, tool: str, tool_call_id: str, as_: str | None, host: str | None = None) -> ToolRecord:
+        """`ToolRecord(index=..., tool=..., tool_call_id=..., as_=..., host=...)`, a tool's record before it runs,
+        without checking the values the runner made itself (a run of 1,000 tools makes 1,000 at start)."""
+        record = cls.__new__(cls)
+        object.__setattr__(record, "__dict__", {**_QUEUED, "index": index, "tool": tool, "tool_call_id": tool_call_id,
+                                                "as_": as_, "host": host, "waits": [], "log": []})
+        object.__setattr__(record, "__pydantic_fields_set__",
+                           {"index", "tool", "tool_call_id", "as_"} | ({"host"} if host is not None else set()))
+        object.__setattr__(record, "__pydantic_extra__", None)
+        object.__setattr__(record, "__pydantic_private__", None)
+        return record
+
     def last_event_at(self) -> float | None:
         """When the last thing recorded of this tool happened; None when it never started."""
         moments = [t for t in (self.started_at, self.finished_at) if t is not None]
@@ -93,6 +106,7 @@ class ToolRecord(BaseModel):
 
 
 _TOOL_FIELDS = frozenset(ToolRecord.model_fields)
+_QUEUED = dict(ToolRecord(index=0, tool="", tool_call_id="").__dict__)  # the defaults (`ToolRecord.queued`)
 
 
 class GroupRecord(BaseModel):

@@ -101,8 +101,10 @@ class Runner:
         return first
 
     async def run(self, sequence: Sequence, args: dict[str, Any], *, group: Group | None = None) -> RunRecord:
-        record = await self.start(sequence, args, group=group)
-        return await self.wait(record.run_id)
+        """`start`, then `wait` for its end (without the copy of the first record `start` returns)."""
+        ex = await self._prepare(sequence, args, group, depth=0, parent=None)
+        ex.task = asyncio.create_task(self._execute(ex), name=f"run {ex.record.run_id}")
+        return await self.wait(ex.record.run_id)
 
     async def wait(self, run_id: str, timeout: float | None = None) -> RunRecord:
         ex = self._active.get(run_id)
@@ -220,7 +222,7 @@ class Runner:
                 run_id=run_id, sequence=sequence.name, target=group.name if group else None, args=checked,
                 created_at=created_at, depth=depth,
                 groups=[GroupRecord(index=i, name=g.name, fingerprint=group_fingerprint(g), tools=[
-                    ToolRecord(index=j, tool=c.tool, tool_call_id=f"{run_id}-{i}-{j}", as_=c.as_, host=c.on)
+                    ToolRecord.queued(j, c.tool, f"{run_id}-{i}-{j}", c.as_, c.on)
                     for j, c in enumerate(g.tools)]) for i, g in enumerate(groups)],
             ), run_step_fingerprints(groups, self.caller.asks)
 

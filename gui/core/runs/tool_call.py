@@ -234,11 +234,15 @@ class ToolCaller:
 
     # -- events --------------------------------------------------------------------------------
     def _publish(self, kind: type[ToolEvent], scope: CallScope, record: ToolRecord, **data: Any) -> None:
+        if not self.bus.listened:  # two events per tool: nothing gathered for nobody
+            return
         self.bus.publish(kind, scope.run_id, group=scope.group_record.index, group_name=scope.group.name,
                          tool=record.index, tool_name=record.tool, status=record.status, **data)
 
     def finished(self, scope: CallScope, record: ToolRecord) -> None:
         """Say that the call ended (`tool.finished`), as its record says."""
+        if not self.bus.listened:
+            return
         self._publish(ToolFinished, scope, record, error=record.error, timed_out=record.timed_out,
                       denied=record.denied)
 

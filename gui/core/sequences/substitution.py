@@ -155,9 +155,12 @@ def bind(value: Any, args: Mapping[str, Any], *, shell: Collection[str] = ()) ->
 
 
 def _substitute(value: Any, args: Mapping[str, Any], path: Path, shell: frozenset[str], bound: Bound) -> Any:
-    if isinstance(value, str):
+    kind = type(value)
+    if kind is int or kind is float or kind is bool or value is None:  # most values (no ABC check)
+        return value
+    if kind is str or isinstance(value, str):
         return _substitute_text(value, args, path, bound, shell=bool(path) and path[0] in shell)
-    if isinstance(value, Mapping):
+    if kind is dict or isinstance(value, Mapping):
         return {key: _substitute(item, args, (*path, key), shell, bound) for key, item in value.items()}
     if isinstance(value, list | tuple):
         return [_substitute(item, args, (*path, index), shell, bound) for index, item in enumerate(value)]
