@@ -28,15 +28,31 @@ def _name(kind: type) -> str:
     return f"{kind.__module__}.{kind.__qualname__}"
 
 
+def _signals() -> list[type[BaseException]]:
+    """Control-flow signals: BaseExceptions that are no Exception (as asyncio's CancelledError), so
+    that no `except Exception` takes them for a failure. They cannot be below the root."""
+    return [kind for kind in _exception_classes() if not issubclass(kind, Exception)]
+
+
 def test_every_exception_of_seqdesk_derives_from_the_one_root():
-    classes = _exception_classes()
+    classes = [kind for kind in _exception_classes() if kind not in _signals()]
     assert len(classes) > 40  # the walk found them (it would pass on nothing otherwise)
     assert [_name(kind) for kind in classes if not issubclass(kind, SeqDeskError)] == []
 
 
+def test_the_signals_that_are_no_errors_are_few_and_drawn_apart_in_the_roots_docstring():
+    import gui.core.errors
+
+    signals = _signals()
+    assert len(signals) <= 3, [_name(kind) for kind in signals]
+    drawing = (gui.core.errors.__doc__ or "").split("Signals, not errors", 1)
+    assert len(drawing) == 2, "the root's docstring has no 'Signals, not errors' paragraph"
+    assert [_name(kind) for kind in signals if kind.__name__ not in drawing[1]] == []
+
+
 def test_every_exception_below_the_root_is_in_a_family_and_answers_with_its_status():
     for kind in _exception_classes():
-        if kind is SeqDeskError:
+        if kind is SeqDeskError or kind in _signals():
             continue
         assert issubclass(kind, SeqDeskError)
         family = family_of(kind)
@@ -47,7 +63,8 @@ def test_the_tree_drawn_in_the_roots_docstring_names_every_exception():
     import gui.core.errors
 
     drawing = gui.core.errors.__doc__ or ""
-    assert [_name(kind) for kind in _exception_classes() if kind.__name__ not in drawing] == []
+    named = [kind for kind in _exception_classes() if kind not in _signals()]
+    assert [_name(kind) for kind in named if kind.__name__ not in drawing] == []
 
 
 def test_the_families_have_their_own_statuses_and_codes():

@@ -33,7 +33,8 @@ LANG = "zh_CN"
 CORE = ("gui/core/sequences/validator.py", "gui/core/sequences/validator_tools.py", "gui/core/sequences/parser.py",
         "gui/core/sequences/conditions/language.py", "gui/core/sequences/conditions/lexer.py",
         "gui/core/sequences/signature.py", "gui/core/sequences/calls.py", "gui/core/door/documents.py",
-        "gui/core/sequences/durations.py", "gui/core/sequences/result_types.py")
+        "gui/core/sequences/durations.py", "gui/core/sequences/result_types.py",
+        "gui/core/sequences/validator_asking.py")
 # The format's keywords, field names, error codes, operators and tool names: they stay as written in Chinese.
 KEYWORDS = {
     "name", "description", "groups", "file", "in", "out", "when", "parallel", "missing", "timeout", "on_error",
@@ -41,6 +42,10 @@ KEYWORDS = {
     "array", "object", "fail", "skip", "degrade", "abort", "continue", "retry", "seq_call", "seq_tools", "JSON",
     "Unicode", "ms", "s", "m", "h", "u", "uXXXX", "ud", "host", "cmd_run", "echo", "command", "uptime", "value",
     "hi", "slot", "summary", "n", "x", "NaN",
+    "on", "approvers", "required", "self_approve", "remind_after", "escalate_after", "escalate_to", "expire_after",
+    "role", "person", "oncall", "lead",  # who answers: "role:oncall", "person:li.wei"
+    "seqdesk", "worker",  # the command that makes a host known: `seqdesk worker --name node-a`
+    "file_read", "http_get", "sleep", "node-a",  # the tools a host runs, and the example host
 }
 # The help's code: operations, keywords, error codes, the example's names and the shell command it shows.
 HELP_WORDS = KEYWORDS | {
@@ -50,6 +55,8 @@ HELP_WORDS = KEYWORDS | {
     "input-in-shell-code", "input-runs-as-command", "here-document", "sh", "c", "eval", "python", "ssh", "xargs",
     "find", "exec", "arr",
     "too-large", "too-many-groups", "too-many-tools", "MB",  # error codes, and the unit of the size limit
+    "Temporal", "seqdesk", "worker", "unknown-host", "file_read", "http_get", "sleep", "hostname",  # hosts' help
+    "oncall", "lead",  # the example's roles
 }
 
 
@@ -157,10 +164,32 @@ BAD = {
         {"name": "g", "in": {"host": "string"}, "tools": '{"tool":"echo","args":{"value":1}} ;'},
         {"name": "h", "in": {"host": "number"}, "tools": '{"tool":"echo","args":{"value":1}} ;'}]}),
     "deep": "[" * 100000 + "]" * 100000,
+    # who answers (approvers, required, reminders) and where a step runs (hosts)
+    "asking-group": json.dumps({"name": "x", "groups": [{
+        "name": "g", "approvers": ["team:x", "person:a", "person:a", ""], "required": 0, "remind_after": "soon",
+        "escalate_after": "1h", "expire_after": "1m", "self_approve": "yes",
+        "tools": '{"tool":"echo","args":{"value":1}} ;'}]}),
+    "asking-step": json.dumps({"name": "x", "groups": [{
+        "name": "g", "tools": '{"tool":"echo","args":{"value":1},"approvers":"role:x","required":3,'
+                              '"escalate_to":["person:b"],"remind_after":"2h","expire_after":"1h"} ;'
+                              '{"tool":"echo","args":{"value":1},"approvers":["person:a","person:b"],"required":3} ;'
+                              '{"tool":"echo","args":{"value":1},"required":"two"} ;'}]}),
+    "asking-empty": json.dumps({"name": "x", "groups": [{"name": "g", "approvers": [],
+                                                          "tools": '{"tool":"echo","args":{"value":1}} ;'}]}),
+    "asking-twice": json.dumps({"name": "x", "groups": [{"name": "g", "approvers": ["person:a", "person:a"],
+                                                          "tools": '{"tool":"echo","args":{"value":1}} ;'}]}),
+    "asking-late": json.dumps({"name": "x", "groups": [{"name": "g", "remind_after": "soon", "escalate_after": "2h",
+                                                         "tools": '{"tool":"echo","args":{"value":1}} ;'}]}),
+    "asking-whom": json.dumps({"name": "x", "groups": [{"name": "g", "escalate_to": ["role:lead"],
+                                                         "remind_after": "2h", "expire_after": "1h",
+                                                         "tools": '{"tool":"echo","args":{"value":1}} ;'}]}),
+    "hosts": json.dumps({"name": "x", "groups": [{
+        "name": "g", "tools": '{"tool":"echo","args":{"value":1},"on":"bad host!"} ;'
+                              '{"tool":"echo","args":{"value":1},"on":"node-a"} ;'}]}),
 }
 # Names and values the documents above hold: data, shown as written.
 DATA = {"g", "h", "x", "y", "t", "u", "q", "z", "b", "w", "r", "a", "colour", "extra", "float", "ech", "zzzqqq",
-        "nope", "foo", "AND", "NaN", "e", "abc", "ls", "s", "sequence"}
+        "nope", "foo", "AND", "NaN", "e", "abc", "ls", "s", "sequence", "team", "soon", "yes", "two", "bad"}
 
 
 def _templates_of(words: Sentence | None) -> set[str]:

@@ -76,6 +76,10 @@ leaf keeps any other built-in base it had (`SecretStoreError` is still a `Runtim
         ├── gui.temporal.TemporalUnavailableError
         └── gui.phone.lan.LanError
 
+Signals, not errors: `gui.core.runs.AwaitedElsewhere` (a call pauses while a durable executor waits for
+its answer) is a BaseException, as asyncio's CancelledError is, so that no `except Exception` takes it
+for a failure; it is below no family and never reaches a person.
+
 A leaf that is also something of another family (an interaction that is not found is not pending
 either) names its own family first: the first family in its bases' order gives its status.
 """

@@ -36,8 +36,8 @@ _TOOL_FAILED = re.compile(r"^tool (?P<number>\d+) \((?P<tool>[^)]*)\) failed: (?
 
 # Where the sentences kept in a run record are marked: a built-in tool's errors, the runner's reasons
 # and the condition evaluator's; a record's English is read back into one of them (`marks.read_back`).
-RECORD_WORDS = ("gui/tools/", "gui/core/runs/runner.py", "gui/core/sequences/conditions/language.py",
-                "gui/core/runs/tool_call.py")
+RECORD_WORDS = ("gui/tools/", "gui/core/runs/runner.py", "gui/core/runs/decisions.py",
+                "gui/core/sequences/conditions/language.py", "gui/core/runs/tool_call.py")
 
 
 def core_words(text: str) -> str:

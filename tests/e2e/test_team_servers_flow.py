@@ -1,5 +1,5 @@
 """A window served by one team server follows what another does (two real `seqdesk serve` on one real
-PostgreSQL, headless Chromium on the second, signed in there as the tests' admin): its inbox badge
+PostgreSQL, headless Chromium on the second, signed in there as an approver; the admin starts the run): its inbox badge
 counts the request a run in the first asks, and its run page follows that run's steps to the end when
 the first is answered."""
 
@@ -9,7 +9,7 @@ import json
 from typing import Any
 
 import pytest
-from support.team import PASSWORD, PERSON, team_servers
+from support.team import APPROVER, PASSWORD, team_servers
 from support.waiting import wait_until_sync
 
 expect = pytest.importorskip("playwright.sync_api").expect
@@ -35,7 +35,7 @@ def test_a_window_on_one_server_follows_a_run_and_its_request_in_another(two: An
     a.ok("POST", "/api/sequences", ASKS)
     page.goto(f"{b.base_url}/inbox")
     assert page.url.startswith(f"{b.base_url}/login")  # people sign in on a team's server
-    page.fill("#name", PERSON)
+    page.fill("#name", APPROVER)
     page.fill("#password", PASSWORD)
     page.click("button[type=submit]")
     page.wait_for_url(f"{b.base_url}/inbox")
@@ -50,8 +50,7 @@ def test_a_window_on_one_server_follows_a_run_and_its_request_in_another(two: An
     expect(page.get_by_text("Waiting for you").first).to_be_visible(timeout=WAIT_MS)
     [request] = wait_until_sync(lambda: a.ok("GET", f"/api/interactions?status=pending&run_id={run_id}"),
                                 "the request in A's inbox")
-    a.ok("POST", f"/api/interactions/{request['request']['interaction_id']}/respond",
-         {"kind": "approval", "decision": "approved"})
+    a.approve(request["request"]["interaction_id"])
     expect(page.get_by_text("Finished · 1 of 1 tools succeeded")).to_be_visible(timeout=WAIT_MS)
     expect(page.get_by_text("from-a", exact=True).first).to_be_visible(timeout=WAIT_MS)
     expect(badge).to_be_hidden(timeout=WAIT_MS)

@@ -28,9 +28,10 @@ pytestmark = pytest.mark.postgres
 ONE = {"name": "one-echo", "groups": [{"name": "only", "out": {"said": "string"},
                                        "tools": '{"tool": "echo", "args": {"value": "hi"}, "as": "said"} ;'}]}
 NO_SHARED_TOKEN = "a team's SeqDesk (a postgresql:// store) has no shared token: people sign in"
+# The step lets who started the run approve it (on a team, by default someone else must).
 ASKS = {"name": "one-asks", "groups": [{
     "name": "only", "out": {"said": "string"},
-    "tools": '{"tool": "cmd_run", "args": {"command": "echo asked"}, "as": "said"} ;'}]}
+    "tools": '{"tool": "cmd_run", "args": {"command": "echo asked"}, "as": "said", "self_approve": true} ;'}]}
 
 
 @pytest.fixture(scope="module")

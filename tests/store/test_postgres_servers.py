@@ -1,6 +1,7 @@
 """Two or three real `seqdesk serve` processes on one real PostgreSQL database, over real HTTP, act as
 one, each spoken to as the same person with their personal token (a team's server has no shared token):
-an approval answered through one resumes the run in the process that runs it, recorded as that person's;
+an approval answered through one (by another person: who starts a run may not approve it) resumes the run
+in the process that runs it, recorded as that person's;
 the steps of a run
 reach the other servers' event streams; an MCP server added through one is connected by the others; a
 schedule fires once across three; a run whose server was killed is marked interrupted by another, once
@@ -15,7 +16,7 @@ from pathlib import Path
 
 import psycopg
 import pytest
-from support.team import PERSON, TOKEN_LABEL, TeamServer, event_stream, events_of, team_servers
+from support.team import APPROVER, TOKEN_LABEL, TeamServer, event_stream, events_of, team_servers
 from support.waiting import wait_until_sync
 
 pytestmark = pytest.mark.postgres
@@ -63,13 +64,13 @@ def test_a_run_started_through_one_server_and_approved_through_another_resumes_i
     a.ok("POST", "/api/sequences", ASKS)
     run_id = a.ok("POST", "/api/runs", {"sequence": "asks"})["run_id"]
     iid = wait_until_sync(lambda: pending(b, run_id), "the request in B's inbox", timeout=T)
-    b.ok("POST", f"/api/interactions/{iid}/respond", {"kind": "approval", "decision": "approved"})
+    b.approve(iid)
     wait_until_sync(lambda: run_status(a, run_id) == "succeeded", "the run resumed in A", timeout=T)
     record = b.ok("GET", f"/api/runs/{run_id}")
     assert record["groups"][0]["tools"][0]["status"] == "succeeded"
     assert b.ok("GET", f"/api/interactions/{iid}")["status"] == "resolved"
     [decided] = decisions_of(database, iid)
-    assert (decided["decision"], decided["person"], decided["token"]) == ("approved", PERSON, TOKEN_LABEL), decided
+    assert (decided["decision"], decided["person"], decided["token"]) == ("approved", APPROVER, TOKEN_LABEL), decided
 
 
 def test_the_steps_of_a_run_in_one_server_reach_another_servers_event_stream(three):
@@ -85,7 +86,7 @@ def test_the_steps_of_a_run_in_one_server_reach_another_servers_event_stream(thr
         wait_until_sync(lambda: {"interaction.created", "tool.waiting"} <= set(seen()), "A's request in B's stream",
                         timeout=T)
         iid = wait_until_sync(lambda: pending(a, run_id), "the request in A's inbox", timeout=T)
-        a.ok("POST", f"/api/interactions/{iid}/respond", {"kind": "approval", "decision": "approved"})
+        a.approve(iid)
         wait_until_sync(lambda: "run.finished" in seen(), "the run's end in B's stream", timeout=T)
         wait_until_sync(lambda: "tool.finished" in seen(), "the tool's end in B's stream", timeout=T)
         steps = [t for t in seen() if t.startswith(("group.", "tool."))]

@@ -19,11 +19,17 @@ ALLOWED = frozenset({
     "SeqDesk", "MCP", "Wi-Fi", "Webhook", "ntfy", "JSON", "STARTTLS", "SSL", "API", "URL", "KEY=value",
     "SEQDESK_DATA", "http", "https", "uvx", "mcp-server-time", "time", "English", "HTTP",
     "GitHub", "Google", "ID", "SHA",  # "客户端 ID": what the Chinese consoles of sign-in services call it
+    "Temporal",  # the workflow service runs run on in a team (a product's name)
+    "ms", "s", "m", "h",  # the format's units of time, as a duration is written ("30m")
+    "role", "person", "approvers", "required", "self_approve", "remind_after", "escalate_after", "escalate_to",
+    "expire_after",  # the format's keys and prefixes for who answers ("role:oncall")
 })
 TEXT_PROPS = ("label", "placeholder", "aria-label", "title", "hint", "error-message", "prefix", "suffix", "caption")
 _SKIP = [re.compile(p) for p in (r"\{[a-z_]+\}", r"[a-z][a-z0-9+.-]*://\S*", r"\S+@\S+",
                                  r"(?<![\w/])/[\w./-]+",  # a path
-                                 r"[\w-]+(?:\.[\w-]+)+", r"\b[a-z]{2}-[A-Z]{2}\b")]
+                                 r"[\w-]+(?:\.[\w-]+)+", r"\b[a-z]{2}-[A-Z]{2}\b",
+                                 r"(?<![\w-])--[a-z][a-z-]*",  # a command-line flag (--executor)
+                                 r'"[a-z_]+":')]  # a format key as written in a document ("on": …)
 _LATIN = re.compile(r"[A-Za-z]+(?:[-_=][A-Za-z]+)*")
 
 

@@ -29,6 +29,7 @@ from support.app import ROOT, clean_env, free_port, wait_until_up
 
 PERSON = "ada"  # the tests' admin on a team's database: every built-in role
 TOKEN_LABEL = "team tests"  # the label of the personal token the servers are spoken to with
+APPROVER = "bea"  # an approver: who started a run may not approve its risky step, so another person does
 
 
 PASSWORD = "a-long-enough-password"  # every person the tests add signs in with it
@@ -64,10 +65,20 @@ class TeamServer:
     log: Path
     proc: subprocess.Popen[bytes]
     token: str  # the personal token of PERSON
+    approver_token: str  # the personal token of APPROVER
 
     @property
     def headers(self) -> dict[str, str]:
         return {"Authorization": f"Bearer {self.token}"}
+
+    def approve(self, interaction_id: str) -> Any:
+        """Approve a request as APPROVER (PERSON started the runs: the starter may not approve them)."""
+        answer = httpx.post(f"{self.base_url}/api/interactions/{interaction_id}/respond",
+                            json={"kind": "approval", "decision": "approved"},
+                            headers={"Authorization": f"Bearer {self.approver_token}"}, timeout=20)
+        assert answer.status_code < 300, f"{self.name} approving {interaction_id}: HTTP {answer.status_code} " \
+                                         f"{answer.text}\n{self.log_tail()}"
+        return answer.json()
 
     def api(self, method: str, path: str, body: Any = None) -> tuple[int, Any]:
         answer = httpx.request(method, self.base_url + path, json=body, headers=self.headers, timeout=20)
@@ -101,8 +112,9 @@ def serve_env(folder: Path, **extra: str) -> dict[str, str]:
 def team_servers(folder: Path, url: str, n: int, *, args: tuple[str, ...] = (),
                  **env: str) -> Iterator[list[TeamServer]]:
     """`n` servers on the database at `url` (`args` added to each command), started side by side, each
-    spoken to as PERSON (added first, with a new token); ended afterwards."""
+    spoken to as PERSON (added first, with a new token; APPROVER too, to approve); ended afterwards."""
     token = team_person(url)
+    approver_token = team_person(url, APPROVER, roles=("approver",))
     servers: list[TeamServer] = []
     try:
         for index in range(n):
@@ -113,7 +125,7 @@ def team_servers(folder: Path, url: str, n: int, *, args: tuple[str, ...] = (),
                 command = [sys.executable, "-m", "gui", "serve", "--store", url, "--port", str(port), *args]
                 proc = subprocess.Popen(command, cwd=ROOT, env=serve_env(folder, **env), stdout=out,
                                         stderr=subprocess.STDOUT)
-            servers.append(TeamServer(name, f"http://127.0.0.1:{port}", log, proc, token))
+            servers.append(TeamServer(name, f"http://127.0.0.1:{port}", log, proc, token, approver_token))
         for server in servers:
             wait_until_up(server.proc, server.base_url, server.log)
         yield servers
