@@ -245,11 +245,12 @@ async def open_database_runtime(url: str, *, lease: float | None = None, executo
 
 
 def team_accounts(stores: PgStores) -> Accounts:
-    """The people of a team's database, their passwords hashed with argon2."""
+    """The people of a team's database, their passwords hashed with argon2, wrong ones counted across
+    every process of the team."""
     from gui.core.people import Accounts
     from gui.people import Argon2Hasher
 
-    return Accounts(stores.people, Argon2Hasher())
+    return Accounts(stores.people, Argon2Hasher(), throttle=stores.sign_in_throttle)
 
 
 async def _start_mcp(runtime: Runtime, wait: float, *, manage: bool) -> None:

@@ -21,9 +21,11 @@ from gui.pgstore.modes import RULES
 from gui.pgstore.open import PgStores, open_people_store, open_pg_stores
 from gui.pgstore.pool import check_reachable, is_database_url, where
 from gui.pgstore.run_events import announce_run
+from gui.pgstore.sign_in_failures import PgSignInThrottle
 from gui.pgstore.stops import PgStopRequests, StopsHeard
 
 __all__ = ["EVENTS", "LEASE", "MCP_SERVERS", "RULES", "DatabaseNewerError", "DatabaseUnreachable", "EventRelay",
-           "Leader", "Leases", "PgStopRequests", "PgStores", "SecretKeyError", "StopsHeard", "WriteConflict",
+           "Leader", "Leases", "PgSignInThrottle", "PgStopRequests", "PgStores", "SecretKeyError", "StopsHeard",
+           "WriteConflict",
            "announce_run", "check_reachable", "is_database_url", "open_people_store", "open_pg_stores",
            "take_over_expired", "where"]

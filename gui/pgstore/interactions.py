@@ -40,14 +40,16 @@ CLAIM_TTL = 30  # seconds another process's claim to decide a request holds (`gu
 # Only a pending request changes (and not while another process's claim to decide it holds), or one
 # stored exactly so already (saving the same again). A change that keeps it pending (one approval of
 # several, a hand-over, a reminder) applies only over the revision just before it: of two processes
-# changing it at once, one wins and the other is told.
+# changing it at once, one wins and the other is told, even when both made the same change (two
+# leaders' sweeps reminding it at the same moment: the reminder is sent once).
 CHANGES = f"""
 WHERE (interactions.status = 'pending' AND NOT EXISTS (
         SELECT 1 FROM interaction_claims c WHERE c.interaction_id = interactions.interaction_id
         AND c.claim IS DISTINCT FROM {{claim}} AND c.claimed_at > now() - interval '{CLAIM_TTL} seconds')
     AND (EXCLUDED.status <> 'pending'
         OR COALESCE((interactions.doc->>'revision')::int, 0) = COALESCE((EXCLUDED.doc->>'revision')::int, 0) - 1))
-    OR interactions.doc = EXCLUDED.doc OR interactions.raw = EXCLUDED.raw
+    OR ((interactions.doc = EXCLUDED.doc OR interactions.raw = EXCLUDED.raw)
+        AND (EXCLUDED.status <> 'pending' OR COALESCE((EXCLUDED.doc->>'revision')::int, 0) = 0))
 RETURNING interaction_id
 """
 SAVE = UPSERT + CHANGES.format(claim="%s")

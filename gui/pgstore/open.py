@@ -26,6 +26,7 @@ from gui.pgstore.schedules import PgScheduleStore
 from gui.pgstore.schema import migrate
 from gui.pgstore.secrets import KEY_ENV, PgSecrets
 from gui.pgstore.sequences import PgSequenceStore
+from gui.pgstore.sign_in_failures import PgSignInThrottle
 from gui.pgstore.stops import STOPS, PgStopRequests
 
 log = logging.getLogger(__name__)
@@ -48,6 +49,7 @@ class PgStores:
     audit: PgAuditLog
     preferences: PgPreferenceTable
     people: PgPeopleStore
+    sign_in_throttle: PgSignInThrottle  # wrong passwords, counted across the team's processes
     listeners: list[Listener] = field(default_factory=list)
 
     async def follow(self, on_request: Callable[[str], Awaitable[None]],
@@ -98,7 +100,8 @@ async def open_pg_stores(url: str, *, secret_key: str | None = None) -> PgStores
     return PgStores(url=url, name=name, pool=pool, sequences=PgSequenceStore(pool), runs=PgRunStore(pool, name),
                     interactions=PgInteractionStore(pool, claims), modes=modes, schedules=PgScheduleStore(pool),
                     mcp_settings=PgMcpSettings(pool, secrets), stop_requests=PgStopRequests(pool, name),
-                    audit=PgAuditLog(pool, claims), preferences=preferences, people=PgPeopleStore(pool))
+                    audit=PgAuditLog(pool, claims), preferences=preferences, people=PgPeopleStore(pool),
+                    sign_in_throttle=PgSignInThrottle(pool))
 
 
 async def open_people_store(url: str) -> tuple[PgPeopleStore, Callable[[], Awaitable[None]]]:

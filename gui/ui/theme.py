@@ -87,6 +87,8 @@ _CSS = """
 .seqdesk-countdown-over::before { content: 'timer_off'; }
 .seqdesk-kbd { display: inline-block; min-width: 1.4em; padding: 0 .35em; border: 1px solid rgba(127, 127, 127, .55);
   border-bottom-width: 2px; border-radius: 4px; font: 600 .75rem/1.3rem ui-monospace, monospace; text-align: center; }
+/* A button that cannot be pressed looks it, a filled (primary) one too: grey, not its colour at 60%. */
+.q-btn.disabled.q-btn--unelevated, .q-btn.disabled.seqdesk-off { filter: grayscale(1); opacity: .45 !important; }
 .seqdesk-nav .q-btn.seqdesk-active { background: rgba(255, 255, 255, .18); }
 .seqdesk-header .q-btn { min-height: 44px; min-width: 44px; }
 .seqdesk-menu .q-item { min-height: 48px; }

@@ -8,6 +8,7 @@ import asyncio
 import pytest
 from support.interactions import APPROVE, now_ms, question, shell
 from support.team_directory import TEAM, Team
+from support.waiting import wait_until
 
 from gui.core.asks import (
     AlreadyApproved,
@@ -319,3 +320,29 @@ async def test_a_rule_made_while_it_waits_does_not_approve_a_step_several_must_a
     await team.request(shell("p1"))  # the same tool, asking with no approvers named
     await team.respond("p1", ApprovalResponse(decision="approved", scope="tool"), person("sam"))
     assert (await store.get("g1")).status == "pending"
+
+
+async def test_the_leaders_sweep_reminds_a_request_another_process_asked(
+        team: InteractionService, clock: Clock, store: MemoryInteractionStore, bus: EventBus,
+        audit: MemoryAuditLog) -> None:
+    """`watch_all` (what the process holding a team's schedules runs) follows up a request this process
+    did not ask, found in the shared store, on its own pace; `stop_watching` ends it."""
+    team.shared = True
+    await team.request(asked(approvers=("role:oncall",), remind_after="30m"))
+    await team.cancel_all("session_disposed", "app_closed", keep=frozenset({"run-1"}))  # the asker closes;
+    # its run goes on elsewhere (a durable executor), so the request stays
+    leader = InteractionService(store, bus, clock, modes=MemoryApprovalModes(), audit=audit, directory=Team(TEAM))
+    leader.shared = True
+    clock.forward(31 * 60)
+    assert await leader.follow_up() == []  # not its own request: only the sweep takes it
+    leader.watch_all(every=0.01)
+    try:
+        await wait_until(lambda: _reminded(store), "the sweep reminded a1")
+    finally:
+        await leader.stop_watching()
+    assert (await store.get("a1")).revision == 1
+
+
+async def _reminded(store: MemoryInteractionStore) -> bool:
+    found = await store.get("a1")
+    return found is not None and found.reminded_at is not None

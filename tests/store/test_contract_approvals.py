@@ -23,6 +23,7 @@ from gui.core.asks import (
     Signoff,
     StillWaiting,
 )
+from gui.core.events import EventBus, InteractionChanged
 from gui.core.sequences import Asking
 
 APPROVE = ApprovalResponse(decision="approved")
@@ -152,6 +153,55 @@ async def test_two_processes_approving_at_once_keep_one_and_tell_the_other(seqde
         assert [a.person for a in (await one.interactions.get("p5")).approvals] == ["ana"]
         again = await second.respond("p5", APPROVE, Answerer(person="li.wei", via="app"))
         assert isinstance(again, StillWaiting) and [a.person for a in again.approvals] == ["ana", "li.wei"]
+    finally:
+        await one.close()
+        await two.close()
+
+
+@pytest.mark.postgres
+async def test_the_leader_reminds_and_expires_requests_whose_asking_process_has_gone_once(
+        seqdesk_database_url: str) -> None:
+    """The process that asked closed (its run goes on elsewhere, so its requests stay); the clock moves
+    on; the process that leads sends the reminder (once, however many sweep at the same moment) and
+    ends a request past its end."""
+    now = [1_000.0]  # seconds: the requests were made at 1,000,000 ms
+    asker_side = await Backend.postgresql(seqdesk_database_url)
+    one, two = await Backend.postgresql(seqdesk_database_url), await Backend.postgresql(seqdesk_database_url)
+    try:
+        asker = InteractionService(asker_side.interactions, clock=lambda: now[0], modes=asker_side.modes,
+                                   directory=Team(TEAM))
+        asker.shared = True
+        await asker.request(gated("f1").request)
+        ending = gated("f2").request
+        await asker.request(ending.model_copy(update={"asking": ending.asking.model_copy(
+            update={"expire_after": "1h"})}))
+        await asker.cancel_all("session_disposed", "app_closed", keep=frozenset({"run-1"}))
+        await asker_side.close()
+        assert ids(await one.interactions.list("pending")) == ["f1", "f2"]
+
+        buses = [EventBus(), EventBus()]
+        told: list[str] = []
+        for bus in buses:
+            bus.subscribe(lambda e: told.append(e.interaction_id) if isinstance(e, InteractionChanged) else None)
+        leaders = [InteractionService(b.interactions, bus, clock=lambda: now[0], modes=b.modes, directory=Team(TEAM))
+                   for b, bus in zip((one, two), buses, strict=True)]
+        for leader in leaders:
+            leader.shared = True
+        assert await leaders[0].follow_up(everywhere=True) == []  # not yet: nothing due
+        now[0] += 31 * 60
+        assert await leaders[0].follow_up() == []  # a process follows up only its own requests, unless it leads
+        swept = await asyncio.gather(*(leader.follow_up(everywhere=True) for leader in leaders))
+        assert sorted(done for found in swept for done in found) == [("f1", "remind"), ("f2", "remind")]
+        assert sorted(told) == ["f1", "f2"]  # announced once each, for the notifier to send
+        reminded = await one.interactions.get("f1")
+        assert reminded.status == "pending" and reminded.reminded_at == int(now[0] * 1000)
+        assert reminded.revision == 1
+        assert await leaders[1].follow_up(everywhere=True) == []  # sent once: not again at the next sweep
+
+        now[0] += 30 * 60  # past f2's hour: an approval nobody answered is denied by time, never approved
+        await leaders[1].follow_up(everywhere=True)
+        assert (await one.interactions.get("f2")).status == "expired"
+        assert (await one.interactions.get("f1")).status == "pending"
     finally:
         await one.close()
         await two.close()

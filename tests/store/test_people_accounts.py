@@ -20,6 +20,7 @@ from gui.core.people import (
     PersonExists,
     PersonNameError,
     PersonRemoved,
+    SlowDown,
     WrongPassword,
 )
 
@@ -135,3 +136,40 @@ async def test_an_invite_is_taken_once_even_by_two_at_a_time(accounts: Accounts)
     await accounts.remove("bo")
     with pytest.raises(InviteGone):
         await accounts.invited(newer)
+
+
+@pytest.mark.postgres
+async def test_ten_wrong_passwords_across_two_processes_slow_that_name_and_address(
+        seqdesk_database_url: str) -> None:
+    """Two processes of a team (two Accounts, each on its own pool) share the count: five wrong passwords
+    in each within the minute slow the name (from any address) and the address (for any name) in both;
+    the wait ends by itself and the right password works again."""
+    from gui.pgstore import PgSignInThrottle, open_people_store
+    from gui.pgstore.pool import open_pool
+
+    now = [5_000.0]
+    opened = [await open_people_store(seqdesk_database_url) for _ in range(2)]
+    pools = [await open_pool(seqdesk_database_url, f"throttle-{i}") for i in range(2)]
+    try:
+        one, two = (Accounts(store, cheap_hasher(), throttle=PgSignInThrottle(pool, clock=lambda: now[0]))
+                    for (store, _close), pool in zip(opened, pools, strict=True))
+        await one.add("ada", ["admin"], PASSWORD)
+        for attempt in range(9):
+            accounts = one if attempt % 2 else two
+            with pytest.raises(WrongPassword):
+                await accounts.sign_in("ada", "wrong-password-here", "10.0.0.1")
+            now[0] += 1
+        assert await one.sign_in("ada", PASSWORD, "10.0.0.9")  # nine: not yet slowed
+        with pytest.raises(WrongPassword):
+            await two.sign_in("ada", "wrong-password-here", "10.0.0.1")  # the tenth, in the other process
+        for accounts, name, address in ((one, "ada", "10.0.0.9"), (two, "ada", "10.0.0.9"),
+                                        (one, "bo", "10.0.0.1"), (two, "bo", "10.0.0.1")):
+            with pytest.raises(SlowDown, match="wait 60 s"):
+                await accounts.sign_in(name, PASSWORD, address)  # the right password is not even checked
+        now[0] += 61  # the wait ends by itself: nobody is locked out for good
+        assert await two.sign_in("ada", PASSWORD, "10.0.0.1")
+    finally:
+        for pool in pools:
+            await pool.close()
+        for _store, close in opened:
+            await close()

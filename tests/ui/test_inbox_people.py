@@ -5,14 +5,25 @@ waits on others, and an approval of two is kept after the first and resolved at 
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from nicegui.testing import User
+from nicegui.testing.user_interaction import UserInteraction
 from support.team_directory import TEAM, Team
-from support.ui import R, engine, engine_open, shell  # noqa: F401  (engine_open: autouse)
+from support.ui import R, engine, engine_open, only, shell  # noqa: F401  (engine_open: autouse)
+from support.waiting import wait_until
 
 import gui.ui.signed_in
+from gui.core.asks import InteractionRecord
 from gui.core.people import Person
 from gui.core.sequences import Asking
+
+
+async def _ended(engine: Any, iid: str) -> InteractionRecord | None:
+    record: InteractionRecord | None = await engine.get_interaction(iid)
+    return record if record is not None and record.status != "pending" else None
+
 
 GATED = Asking(approvers=("role:oncall",), required=2)
 
@@ -68,3 +79,48 @@ async def test_an_outsider_sees_it_waiting_on_others_and_cannot_answer_it(
     await user.open("/inbox")
     await user.should_see("You're all caught up.", retries=R)
     await user.should_see("Waiting on others (1)", retries=R)
+
+
+async def test_who_started_the_run_may_deny_it_from_the_inbox_but_not_approve_it(
+        user: User, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(engine().interactions, "directory", Team(TEAM))
+    signed_in_as(monkeypatch, "ana")
+    await engine().interactions.request(shell("s1", asking=GATED, started_by="ana"))
+    await user.open("/inbox/s1")
+    await user.should_see(marker="approve-off", retries=R)
+    await user.should_see("You started this run, so someone else must approve this step. You may still choose "
+                          "Don't run.")
+    approve = only(user, "approve")
+    assert not approve.enabled and approve.props.get("color") == "grey-7" and "seqdesk-off" in approve.classes
+    assert only(user, "deny").enabled and only(user, "deny-reason").enabled
+    user.find(marker="approve").click()  # pressed anyway (a key, a stale page): nothing is sent
+    assert (await engine().get_interaction("s1")).status == "pending"
+    user.find(marker="deny-reason").type("not today")
+    user.find(marker="deny").click()
+    await user.should_not_see(marker="approve-off", retries=R)
+    ended = await engine().get_interaction("s1")
+    assert ended.status == "resolved" and ended.result.response.decision == "denied"
+    assert ended.result.response.reason == "not today"
+
+
+async def test_an_approver_who_approved_one_of_two_may_still_deny_it(
+        user: User, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(engine().interactions, "directory", Team(TEAM))
+    signed_in_as(monkeypatch, "ana")
+    await engine().interactions.request(shell("a1", asking=GATED))
+    await user.open("/inbox")
+    user.find(marker="approve").click()
+    await user.should_see("Your approval is kept (1 of 2 approvals)", retries=R)
+    await user.should_see("You already approved it; the next approval must come from someone else.", retries=R)
+    assert not only(user, "approve").enabled and only(user, "deny").enabled
+
+    await user.open("/inbox")  # opened again from "Waiting on others"
+    await user.should_see("Waiting on others (1)", retries=R)
+    waiting_row = next(iter(user.find(marker="waiting-list").elements)).descendants()
+    (row,) = [e for e in waiting_row if "inbox-row-a1" in e._markers]
+    UserInteraction(user, {row}, None).click()  # the row in "Waiting on others" (not its twin in "Started by you")
+    await user.should_see(marker="approve-off", retries=R)
+    user.find(marker="deny").click()
+    ended = await wait_until(lambda: _ended(engine(), "a1"), "a1 ended")
+    assert ended.status == "resolved" and ended.result.response.decision == "denied"
+    assert [a.person for a in ended.approvals] == ["ana"]

@@ -24,6 +24,7 @@ from gui.core.asks.approvers import (
     NotAnApprover,
     StillWaiting,
     answerers,
+    deny_only,
     required_of,
     view_of,
 )
@@ -123,6 +124,7 @@ __all__ = [
     "Signoff",
     "StillWaiting",
     "view_of",
+    "deny_only",
     "approval_outcome",
     "Answer",
     "Answerer",

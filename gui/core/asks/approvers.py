@@ -54,6 +54,7 @@ class AlreadyApproved(Conflict):
 
 
 _APPROVE = ApprovalResponse(decision="approved")
+_DENY = ApprovalResponse(decision="denied")
 
 
 class StillWaiting(BaseModel):
@@ -126,6 +127,17 @@ def view_of(record: InteractionRecord, person: str, roles: frozenset[str]) -> In
     it now, else "waiting" (on others, or on more approvals than theirs)."""
     answer = _APPROVE if record.request.kind == "approval" else None
     return "waiting" if refusal(record, answer, Answerer(person=person, via="app"), roles) else "needs_you"
+
+
+def deny_only(record: InteractionRecord, person: str, roles: frozenset[str]) -> SeqDeskError | None:
+    """Why `person` may deny the pending approval `record` but not approve it (they started its run, or
+    already approved one of several); None when they may approve it too, or may not answer it at all."""
+    if record.status != "pending" or record.request.kind != "approval":
+        return None
+    by = Answerer(person=person, via="app")
+    if refusal(record, _DENY, by, roles) is not None:
+        return None
+    return refusal(record, _APPROVE, by, roles)
 
 
 def in_view(record: InteractionRecord, view: InboxView, person: str, roles: frozenset[str]) -> bool:

@@ -64,6 +64,8 @@ from gui.core.sequences import split_target
 
 log = logging.getLogger(__name__)
 
+WATCH_EVERY = 15.0  # seconds between two sweeps of a team's requests by the process that leads (`watch_all`)
+
 _RESPONSE: TypeAdapter[InteractionResponse] = TypeAdapter(InteractionResponse)
 
 
@@ -173,6 +175,7 @@ class InteractionService:
         self._tasks: set[asyncio.Task[None]] = set()
         self._ending: dict[str, EndCause] = {}  # run id -> what is ending it (`note_ending`)
         self.shared = False  # other processes use the same store (a team's database)
+        self._watching: asyncio.Task[None] | None = None  # the leader's sweep of every request (`watch_all`)
 
     def now_ms(self) -> int:
         return int(self.clock() * 1000)
@@ -371,19 +374,34 @@ class InteractionService:
             return await self._keep_change(handed, "handed_over", step_of(record, who, "delegated", detail, now),
                                            notify=(to,))
 
-    async def follow_up(self) -> list[tuple[str, FollowUp]]:
+    async def follow_up(self, *, everywhere: bool = False) -> list[tuple[str, FollowUp]]:
         """Remind or escalate every waiting request whose time has come (by the service's clock): each
         is stored first, then announced (`InteractionChanged`, which the notifier sends on). The
-        timers call it; a test moves the clock and calls it."""
+        timers call it; a test moves the clock and calls it.
+
+        `everywhere` (on a store other processes share, in the one process that leads, `watch_all`):
+        every pending request in the store, not only this process's, so the follow-ups of a request
+        whose asking process has gone still come; and such a request past its end is expired here. Each
+        change is written over the revision it was read at, so of processes doing it at once one does."""
         done: list[tuple[str, FollowUp]] = []
         now = self.now_ms()
-        for iid, record in list(self._waiting.items()):
+        records = dict(self._waiting)
+        if everywhere:
+            for pending in await self.store.list("pending"):
+                records.setdefault(pending.interaction_id, pending)
+        for iid, record in records.items():
+            if iid not in self._waiting and record.request.expires_at is not None and record.request.expires_at <= now:
+                await self._expire(iid)  # its asker's timer is gone with it
+                continue
             if not due(record, now):
                 continue
             async with self._lock(iid):
-                current = self._waiting.get(iid)
-                if current is None:
+                found = self._waiting.get(iid)
+                if found is None and everywhere:  # another process's: as stored now
+                    found = await self.store.get(iid)
+                if found is None or found.status != "pending":
                     continue
+                current = found
                 try:
                     for kind in due(current, now):
                         field = "reminded_at" if kind == "remind" else "escalated_at"
@@ -392,12 +410,34 @@ class InteractionService:
                                                           notify=who_to_tell(current, kind))
                         done.append((iid, kind))
                 except InteractionError:  # changed elsewhere meanwhile: the next look uses what is stored
-                    log.warning("could not remind or escalate %s: it changed meanwhile", iid)
+                    log.info("did not remind or escalate %s: it changed meanwhile (another process did)", iid)
                     stored = await self.store.get(iid)
-                    if stored is not None and stored.status == "pending":
+                    if stored is not None and stored.status == "pending" and iid in self._waiting:
                         self._waiting[iid] = current = stored
-                self._plan_follow_up(current)
+                if iid in self._waiting:
+                    self._plan_follow_up(current)
         return done
+
+    def watch_all(self, every: float = WATCH_EVERY) -> None:
+        """From now on, every `every` seconds, follow up every pending request in the shared store
+        (`follow_up(everywhere=True)`): called in the one process of a team that leads (`gui.pgstore.Leader`),
+        so a reminder, an escalation or an expiry comes even when the process that asked has gone."""
+        if self._watching is None:
+            self._watching = asyncio.get_running_loop().create_task(self._watch(every))
+
+    async def stop_watching(self) -> None:
+        task, self._watching = self._watching, None
+        if task is not None:
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
+
+    async def _watch(self, every: float) -> None:
+        while True:
+            await asyncio.sleep(every)  # the pace of the sweep, not a wait for an event
+            try:
+                await self.follow_up(everywhere=True)
+            except Exception:  # the sweep has nobody to report to; the next one tries again
+                log.exception("could not follow up the team's requests")
 
     def _plan_follow_up(self, record: InteractionRecord) -> None:
         """A timer for the next follow-up of `record`, if it has one."""
@@ -563,6 +603,11 @@ class InteractionService:
         for record in list(self._waiting.values()) if self.shared else await self.pending():
             if record.request.turn_id not in keep:
                 await self.cancel(record.interaction_id, reason, cause)
+            else:  # it stays: its follow-ups and end are not planned here any more (the leader's, `watch_all`)
+                for timers in (self._timers, self._follow_up_timers):
+                    timer = timers.pop(record.interaction_id, None)
+                    if timer is not None:
+                        timer.cancel()
 
     async def recover(self, keep: frozenset[str] = frozenset()) -> list[str]:
         """At start-up: cancel what a dead process left pending; returns the runs it touched. `keep`:

@@ -512,11 +512,16 @@ class Engine:
         return await self.schedule_book.delete(schedule_id)
 
     def start_schedules(self) -> None:
-        """Run the schedules from now on (only the app does, while it is open)."""
+        """Run the schedules from now on (only the app does, while it is open); on a store other
+        processes share (a team's, where only the process that leads calls this), follow up every
+        pending request too, whichever process asked it (`InteractionService.watch_all`)."""
         self.schedule_book.start()
+        if self.interactions.shared:
+            self.interactions.watch_all()
 
     async def stop_schedules(self) -> None:
         await self.schedule_book.stop()
+        await self.interactions.stop_watching()
 
     # -- events --------------------------------------------------------------------------------
     def subscribe(self, listener: EventListener) -> Callable[[], None]:

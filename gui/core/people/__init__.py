@@ -45,7 +45,7 @@ from gui.core.people.person import (
     check_person_name,
     check_role_name,
 )
-from gui.core.people.ports import PasswordHasher, PeopleStore
+from gui.core.people.ports import PasswordHasher, PeopleStore, Throttle
 from gui.core.people.records import InviteRecord, PersonRecord, SessionRecord, TokenRecord
 from gui.core.people.throttle import MAX_WRONG, WINDOW, SignInThrottle
 
@@ -75,6 +75,7 @@ __all__ = [
     "NotAllowed",
     "PasswordHasher",
     "PeopleStore",
+    "Throttle",
     "Person",
     "PersonExists",
     "PersonNameError",

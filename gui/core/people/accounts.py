@@ -36,7 +36,7 @@ from gui.core.people.errors import (
     WrongPassword,
 )
 from gui.core.people.person import ADMIN, Person, check_person_name, check_role_name
-from gui.core.people.ports import PasswordHasher, PeopleStore
+from gui.core.people.ports import PasswordHasher, PeopleStore, Throttle
 from gui.core.people.records import InviteRecord, PersonRecord, SessionRecord, TokenRecord
 from gui.core.people.throttle import SignInThrottle
 
@@ -80,11 +80,11 @@ def check_roles(roles: Iterable[str]) -> frozenset[str]:
 class Accounts:
     """People, sign-in and tokens on one store; also the team's `Directory`."""
 
-    def __init__(self, store: PeopleStore, hasher: PasswordHasher, *, throttle: SignInThrottle | None = None,
+    def __init__(self, store: PeopleStore, hasher: PasswordHasher, *, throttle: Throttle | None = None,
                  clock: Callable[[], int] = _now_ms) -> None:
         self.store = store
         self.hasher = hasher
-        self.throttle = throttle or SignInThrottle()
+        self.throttle: Throttle = throttle or SignInThrottle()
         self.clock = clock
         self._dummy_hash: str | None = None
         # told the name of a person whose sessions ended or whose roles changed (the app reloads their
@@ -179,7 +179,7 @@ class Accounts:
         """A new session's id for `name` with the right password. WrongPassword, or SlowDown after
         too many wrong ones for this name or from this address (the password is then not checked)."""
         keys = (f"name:{name.strip().lower()[:64]}", f"address:{address}")
-        left = self.throttle.wait(*keys)
+        left = await self.throttle.wait(*keys)
         if left:
             raise SlowDown(f"too many wrong passwords for this name or from this address: wait {max(1, round(left))} s "
                            "and try again", left)
@@ -191,7 +191,7 @@ class Accounts:
         else:
             right = self.hasher.verify(hashed, password[:MAX_PASSWORD])
         if not right or person is None:
-            self.throttle.wrong(*keys)
+            await self.throttle.wrong(*keys)
             raise WrongPassword("that name and password do not match a person here")
         return await self.open_session(person)
 

@@ -72,3 +72,16 @@ class PasswordHasher(Protocol):
     def hash(self, password: str) -> str: ...
 
     def verify(self, hashed: str, password: str) -> bool: ...
+
+
+class Throttle(Protocol):
+    """Counts wrong passwords per key (a name, an address) and says how long a key must wait: in the
+    process (`SignInThrottle`) or, on a team's database, across every process (`gui.pgstore`)."""
+
+    async def wait(self, *keys: str) -> float:
+        """Seconds to wait before any of `keys` may try again; 0: now."""
+        ...
+
+    async def wrong(self, *keys: str) -> None:
+        """One more wrong password for each of `keys`."""
+        ...

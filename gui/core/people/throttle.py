@@ -4,7 +4,8 @@ After `limit` wrong passwords within `window` s for one name (whoever tries it) 
 (whatever name it tries), every sign-in for that name or from that address waits `window` s: it is
 answered "wait N s" without the password being checked, so a guesser learns nothing meanwhile. The
 wait ends by itself: nobody is locked out for good, and the person's sessions and tokens keep working
-all along. Kept in the process's memory (each process of a team counts its own).
+all along. Kept in the process's memory; a team's database counts across its processes instead
+(`gui.pgstore.PgSignInThrottle`, the same rule).
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ class SignInThrottle:
         self._wrong: dict[str, deque[float]] = {}
         self._slow_until: dict[str, float] = {}
 
-    def wait(self, *keys: str) -> float:
+    async def wait(self, *keys: str) -> float:
         """Seconds to wait before any of `keys` (a name, an address) may try again; 0: now."""
         now = self.clock()
         left = 0.0
@@ -38,7 +39,7 @@ class SignInThrottle:
                 left = max(left, until - now)
         return left
 
-    def wrong(self, *keys: str) -> None:
+    async def wrong(self, *keys: str) -> None:
         now = self.clock()
         for key in keys:
             times = self._wrong.setdefault(key, deque())

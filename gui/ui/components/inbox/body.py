@@ -28,6 +28,7 @@ class RequestBody(ui.column):
         self.classes("w-full gap-3")
         self._submit = submit
         self._controls: list[DisableableElement] = []
+        self._held: list[DisableableElement] = []  # controls off for good: an answer this person may not give
         self.locked = False
 
     def control(self, element: E) -> E:
@@ -43,7 +44,14 @@ class RequestBody(ui.column):
     def unlock(self) -> None:
         self.locked = False
         for element in self._controls:
-            element.enable()
+            if element not in self._held:
+                element.enable()
+
+    def hold(self, element: DisableableElement) -> None:
+        """Keep `element` disabled from now on, unlocked or not (an answer this person may not give)."""
+        if element not in self._held:
+            self._held.append(element)
+        element.disable()
 
     async def send(self, response: InteractionResponse) -> None:
         if self.locked:
@@ -69,11 +77,37 @@ class ApprovalBody(RequestBody):
     tool_name: str | None = None
     changed = False  # the input differs from what was asked
     approve_button: ui.button | None = None
+    buttons: ui.row
     allow_more_button: ui.button | None = None
     allow_more_off: ui.label | None = None
     hint: ui.html | None = None
     _words: dict[bool, tuple[str, str]]
     _deny_word = ""
+
+    @property
+    def deny_word(self) -> str:
+        """The deny button's word ("Deny", "Don't run")."""
+        return self._deny_word
+    approve_off: ui.label | None = None  # why this person may deny it but not approve it, under the buttons
+
+    def deny_only(self, why: str) -> None:
+        """This person may deny it (and write a note) but not approve it: the approve side stays off, grey,
+        with `why` under it; deny and the note work."""
+        held = [self.approve_button, self.allow_more_button, *self._approve_side()]
+        for element in held:
+            if element is not None:
+                self.hold(element)
+        if self.approve_button is not None:
+            self.approve_button.props("color=grey-7").classes("seqdesk-off")
+        if self.approve_off is None:
+            with self.buttons:
+                self.approve_off = ui.label().classes("text-sm opacity-80 basis-full").mark("approve-off")
+        self.approve_off.set_text(why)
+        self.unlock()
+
+    def _approve_side(self) -> list[DisableableElement]:
+        """The controls that only change what an approval sends (an edit of the input)."""
+        return []
 
     def edit(self) -> dict[str, Any] | None:
         """The input as the person changed it; None while it is as asked."""
@@ -83,6 +117,8 @@ class ApprovalBody(RequestBody):
         """Show the change (`edit`) beside what was asked, or none (None); for a card that has one."""
 
     async def approve(self) -> None:
+        if self.approve_off is not None:
+            return
         await self.send(ApprovalResponse(decision="approved", edited_input=self.edit()))
 
     def edit_changed(self) -> None:
@@ -96,7 +132,7 @@ class ApprovalBody(RequestBody):
         if self.approve_button is not None:
             self.approve_button.set_text(word)
             self.approve_button.props(f"icon={icon}")
-        if self.allow_more_button is not None:
+        if self.allow_more_button is not None and self.allow_more_button not in self._held:
             self.allow_more_button.set_enabled(not changed and not self.locked)
         if self.allow_more_off is not None:
             self.allow_more_off.set_visibility(changed)
@@ -137,7 +173,7 @@ class ApprovalBody(RequestBody):
         asking = self.request.asking if self.request is not None else None
         if asking is not None and asking.gated:  # named approvers or several: one person never makes a rule
             allow_more = None
-        with ui.row().classes("gap-2 items-center"):
+        with ui.row().classes("gap-2 items-center") as self.buttons:
             self.approve_button = self.control(ui.button(approve[0], icon=approve[1], on_click=self.approve)
                                                .props("no-caps unelevated color=green-9").mark("approve"))
             if self.tool_name and allow_more:

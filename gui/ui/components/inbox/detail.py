@@ -27,6 +27,7 @@ from gui.core.asks import (
     ShellApprovalRequest,
     StillWaiting,
     ToolApprovalRequest,
+    deny_only,
 )
 from gui.core.people import APPROVER
 from gui.core.runs import short_id
@@ -62,7 +63,9 @@ class InboxDetail(ui.card):
         self._on_answered = on_answered
         # who answers, for the record of decisions: you (on a team server, the person signed in here), in
         # the app or on your paired phone; known once, as the detail is drawn
-        self._by = Answerer(person=current_person().name, via="phone" if on_phone() else "app")
+        viewer = current_person()
+        self._by = Answerer(person=viewer.name, via="phone" if on_phone() else "app")
+        self._roles = viewer.roles
         self.countdown: Countdown | None = None
         self.ended = False
         self._message = ""
@@ -99,11 +102,35 @@ class InboxDetail(ui.card):
             self.show_ended(record)
         elif waiting_on is not None:
             self._waiting(waiting_on)
+        else:  # opened from a run's page: the person who started it may deny it there, not approve it
+            why = self._deny_only(record)
+            if why is not None and isinstance(self.body, ApprovalBody):
+                self.body.deny_only(why)
+
+    def _deny_only(self, record: InteractionRecord) -> str | None:
+        """Why the person here may deny `record` but not approve it, in their words; None when they may
+        approve it too, or may not answer it at all."""
+        if not isinstance(self.body, ApprovalBody):
+            return None
+        why = deny_only(record, self._by.person, self._roles)
+        if why is None:
+            return None
+        if isinstance(why, AlreadyApproved):
+            return _("You already approved it; the next approval must come from someone else. You may still "
+                     "choose {deny}.").format(deny=self.body.deny_word)
+        return _("You started this run, so someone else must approve this step. You may still choose {deny}.").format(
+            deny=self.body.deny_word)
 
     def _waiting(self, words: str) -> None:
-        """It waits on others: say so, and keep its buttons from being pressed."""
-        self.ended = True
-        self.body.lock()
+        """It waits on others: say so, and keep its buttons from being pressed, but for a deny (with its
+        note) where this person may still give one (they started the run, or already approved)."""
+        why = self._deny_only(self.record)
+        if why is not None and isinstance(self.body, ApprovalBody):
+            self.ended = False
+            self.body.deny_only(why)
+        else:
+            self.ended = True
+            self.body.lock()
         self.chip.text = _("Waiting on others")
         self.chip.props("icon=hourglass_top")
         self.banner.clear()
@@ -164,6 +191,8 @@ class InboxDetail(ui.card):
         self.ended = True
         if isinstance(answered, StillWaiting):  # one approval of several: kept, the request still waits
             record = await self._fetch(self.interaction_id)
+            if record is not None:
+                self.record = record
             if record is not None and self.people is not None:  # the count and who approved, as now
                 self.people.clear()
                 with self.people:

@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from nicegui import ui
+from nicegui.elements.mixins.disableable_element import DisableableElement
 
 from gui.core.asks import ShellApprovalRequest, program_of
 from gui.core.sequences import as_text, shell_words
@@ -93,6 +94,9 @@ class ShellApprovalCard(ApprovalBody):
                          allow_more=_("for this run, this sequence, some commands, or always") if not program
                          else _("whenever it asks the same again"),
                          edited=(_("Run the edited command"), "edit_note"))
+
+    def _approve_side(self) -> list[DisableableElement]:
+        return [self.edited, self.undo] if self.edited is not None else []
 
     def edit(self) -> dict[str, Any] | None:
         tool_input = self.request.tool_input if isinstance(self.request, ShellApprovalRequest) else None

@@ -12,6 +12,7 @@ import json
 from typing import Any
 
 from nicegui import ui
+from nicegui.elements.mixins.disableable_element import DisableableElement
 
 from gui.core.asks import ToolApprovalRequest
 from gui.i18n import DATA, _
@@ -76,6 +77,9 @@ class ToolApprovalCard(ApprovalBody):
                 ui.button(_("Undo my changes"), icon="undo", on_click=self._undo, color=None)
                 .props("no-caps flat dense").classes("text-gray-800 dark:text-gray-200").mark("undo-edit"))
             self.undo.set_visibility(False)
+
+    def _approve_side(self) -> list[DisableableElement]:
+        return [*self.boxes.values(), self.undo] if self.boxes else []
 
     def edit(self) -> dict[str, Any] | None:
         if self.asked is None:

@@ -1,0 +1,2 @@
+DROP TABLE sign_in_slow;
+DROP TABLE sign_in_failures;
