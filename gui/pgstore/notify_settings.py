@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from gui.core.errors import Invalid
 from gui.i18n import _
 from gui.mcp.secrets import SecretStoreError
 from gui.notify import NotifySettings
@@ -51,6 +52,6 @@ class PgNotifySettings:
         try:
             doc["sealed"] = {name: self._secrets.seal(value) for name, value in secret.items() if value}
         except SecretStoreError:
-            raise ValueError(_("the notification settings hold a secret (an address or a password), and this team "
+            raise Invalid(_("the notification settings hold a secret (an address or a password), and this team "
                                "server cannot keep secrets: start it with SEQDESK_SECRET_KEY set")) from None
         self._table.named(NAME).keep(doc, NOTIFY_SETTINGS)

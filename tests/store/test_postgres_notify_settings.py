@@ -5,11 +5,15 @@ process used by another's notifier."""
 
 from __future__ import annotations
 
+import httpx
 import psycopg
 import pytest
 from cryptography.fernet import Fernet
+from fastapi import FastAPI
 from support.waiting import wait_until
 
+from gui.api import register_api
+from gui.api.request_gate import Served
 from gui.notify import Notifier, SettingsInput
 from gui.pgstore import SecretKeyError, open_pg_stores
 from gui.runtime import open_runtime
@@ -71,6 +75,21 @@ async def test_without_a_key_a_secret_is_refused_and_nothing_kept(seqdesk_databa
         notifier.update(SettingsInput(on_requests=False))  # nothing secret: kept without a key
         await stores.preferences.settle()
         assert '"on_requests": false' in _row(seqdesk_database_url)
+    finally:
+        await stores.close()
+
+
+async def test_the_api_without_a_key_answers_422_with_the_sentence(seqdesk_database_url, engine_slot):
+    stores = await open_pg_stores(seqdesk_database_url, secret_key="")
+    notifier = Notifier(stores.notify_settings)
+    app = FastAPI()
+    register_api(app, engine=engine_slot.for_api, token=None, served=Served.in_process(), notifier=lambda: notifier)
+    try:
+        async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://test") as client:
+            answer = await client.put("/api/settings/notifications", json={"webhook_url": WEBHOOK})
+        assert answer.status_code == 422, answer.text
+        assert "start it with SEQDESK_SECRET_KEY set" in answer.json()["detail"]
+        assert notifier.settings.webhook_url is None
     finally:
         await stores.close()
 
