@@ -110,8 +110,11 @@ class AppContext:
         _language_defaults(settings, self.preferences)
         if self.phone is not None:
             self.phone.open(rt.data_dir, self.preferences)
-        self.notifier = Notifier(NotifySettingsStore(rt.data_dir), base_url=lambda: self.public_url)
-        self.notifier.attach(rt.engine)
+        self.notifier = notifier = Notifier(rt.database.notify_settings if rt.database is not None
+                                            else NotifySettingsStore(rt.data_dir), base_url=lambda: self.public_url)
+        notifier.attach(rt.engine)
+        if rt.database is not None:  # settings another of the team's processes saved: used here too
+            await rt.database.follow_notify_settings(notifier.reload)
         self.slot.engine = rt.engine
         rt.start_schedules()  # only the app runs schedules, while it is open (one app of a team)
         self._event().set()

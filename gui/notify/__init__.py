@@ -9,7 +9,7 @@ Settings to show.
 
 from gui.notify.message import Notice
 from gui.notify.notifier import ChannelStatus, Notifier
-from gui.notify.settings import NotifySettings, NotifySettingsStore, SettingsInput, SmtpSettings
+from gui.notify.settings import NotifySettings, NotifySettingsStore, SettingsInput, SettingsStore, SmtpSettings
 
 __all__ = ["ChannelStatus", "Notice", "Notifier", "NotifySettings", "NotifySettingsStore", "SettingsInput",
-           "SmtpSettings"]
+           "SettingsStore", "SmtpSettings"]

@@ -23,7 +23,7 @@ from gui.i18n import N_, _
 from gui.notify import message
 from gui.notify.channels import SendError, send_email, send_ntfy, send_webhook
 from gui.notify.message import Notice
-from gui.notify.settings import NotifySettings, NotifySettingsStore, SettingsInput
+from gui.notify.settings import NotifySettings, SettingsInput, SettingsStore
 from gui.wording.outcomes import end_words
 
 if TYPE_CHECKING:  # httpx loads its own CLI (slow): imported when the first notice is sent, not with the app
@@ -53,7 +53,7 @@ class ChannelStatus:
 
 
 class Notifier:
-    def __init__(self, store: NotifySettingsStore, *, base_url: Callable[[], str | None] = lambda: None,
+    def __init__(self, store: SettingsStore, *, base_url: Callable[[], str | None] = lambda: None,
                  delays: tuple[float, ...] = DELAYS,
                  sleep: Callable[[float], Awaitable[None]] = asyncio.sleep) -> None:
         self.store = store
@@ -79,12 +79,19 @@ class Notifier:
         was changed starts afresh."""
         new = given.merged(self._settings)
         self.store.save(new)
+        self._take(new)
+        return new
+
+    def reload(self) -> None:
+        """Read the settings again: another of a team's processes changed them."""
+        self._take(self.store.load())
+
+    def _take(self, new: NotifySettings) -> None:
         old, self._settings = self._settings, new
         for name in CHANNELS:
             if _channel_value(old, name) != _channel_value(new, name):
                 self._status[name] = ChannelStatus()
         self._changed()
-        return new
 
     def status(self) -> dict[str, ChannelStatus]:
         return self._status

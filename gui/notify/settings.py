@@ -1,4 +1,5 @@
-"""What a person set for notifications, kept in `<data folder>/notifications.json` (0600).
+"""What a person set for notifications, kept in `<data folder>/notifications.json` (0600), or on a
+team's database by `gui.pgstore.notify_settings` (its secret parts encrypted): both are `SettingsStore`.
 
 The SMTP password is a secret: it is kept, used to log in, and never given back (`public()` says
 only whether one is set). A change that leaves `password` out keeps the one already kept; an empty
@@ -8,7 +9,7 @@ string removes it.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator, model_validator
@@ -129,7 +130,18 @@ class SettingsInput(BaseModel):
                               on_requests=self.on_requests, on_failures=self.on_failures)
 
 
+class SettingsStore(Protocol):
+    """Where the notification settings are kept (ValueError from `save`, with the reason, when they
+    cannot be)."""
+
+    def load(self) -> NotifySettings: ...
+
+    def save(self, settings: NotifySettings) -> None: ...
+
+
 class NotifySettingsStore:
+    """The settings in the data folder's file (in memory without a folder)."""
+
     def __init__(self, folder: Path | None) -> None:
         self.file = PrefsFile(folder, "notifications")
 

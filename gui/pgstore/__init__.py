@@ -9,7 +9,8 @@ of the requests the others ask and end and of every other event (LISTEN/NOTIFY);
 interrupted only once its process is gone, and fenced (a process that lost its lease writes nothing
 more of the run); a Stop pressed in any process reaches the one that runs the run; one process at a
 time runs the schedules. The record of decisions is a chain only appended to, one append at a time
-across processes, with its head kept apart (`PgAuditLog`); preferences are rows of a table.
+across processes, with its head kept apart (`PgAuditLog`); preferences are rows of a table, the
+notification settings one of them (its secret parts encrypted).
 """
 
 from gui.pgstore.errors import DatabaseNewerError, DatabaseUnreachable, SecretKeyError, WriteConflict
@@ -18,14 +19,15 @@ from gui.pgstore.leader import Leader
 from gui.pgstore.leases import LEASE, Leases, take_over_expired
 from gui.pgstore.mcp_settings import MCP_SERVERS
 from gui.pgstore.modes import RULES
+from gui.pgstore.notify_settings import NOTIFY_SETTINGS
 from gui.pgstore.open import PgStores, open_people_store, open_pg_stores
 from gui.pgstore.pool import check_reachable, is_database_url, where
 from gui.pgstore.run_events import announce_run
 from gui.pgstore.sign_in_failures import PgSignInThrottle
 from gui.pgstore.stops import PgStopRequests, StopsHeard
 
-__all__ = ["EVENTS", "LEASE", "MCP_SERVERS", "RULES", "DatabaseNewerError", "DatabaseUnreachable", "EventRelay",
-           "Leader", "Leases", "PgSignInThrottle", "PgStopRequests", "PgStores", "SecretKeyError", "StopsHeard",
-           "WriteConflict",
-           "announce_run", "check_reachable", "is_database_url", "open_people_store", "open_pg_stores",
+__all__ = ["EVENTS", "LEASE", "MCP_SERVERS", "NOTIFY_SETTINGS", "RULES", "DatabaseNewerError", "DatabaseUnreachable",
+           "EventRelay", "Leader", "Leases", "PgSignInThrottle", "PgStopRequests", "PgStores", "SecretKeyError",
+           "StopsHeard", "WriteConflict", "announce_run", "check_reachable", "is_database_url", "open_people_store",
+           "open_pg_stores",
            "take_over_expired", "where"]

@@ -18,6 +18,7 @@ from gui.pgstore.interactions import PgInteractionStore
 from gui.pgstore.mcp_settings import PgMcpSettings
 from gui.pgstore.modes import PgApprovalModes
 from gui.pgstore.notices import REQUESTS, RUNS, Listener, store_name
+from gui.pgstore.notify_settings import NOTIFY_SETTINGS, PgNotifySettings
 from gui.pgstore.people import PgPeopleStore
 from gui.pgstore.pool import check_reachable, open_pool
 from gui.pgstore.preferences import PgPreferenceTable
@@ -50,6 +51,7 @@ class PgStores:
     preferences: PgPreferenceTable
     people: PgPeopleStore
     sign_in_throttle: PgSignInThrottle  # wrong passwords, counted across the team's processes
+    notify_settings: PgNotifySettings
     listeners: list[Listener] = field(default_factory=list)
 
     async def follow(self, on_request: Callable[[str], Awaitable[None]],
@@ -64,6 +66,14 @@ class PgStores:
         listener = Listener(self.url, self.name, channel, on_notice)
         await listener.start()
         self.listeners.append(listener)
+
+    async def follow_notify_settings(self, on_change: Callable[[], None]) -> None:
+        """Call `on_change()` once another process saved notification settings, read again here."""
+        async def changed(_name: str) -> None:
+            await self.notify_settings.reread()
+            on_change()
+
+        await self.listen(NOTIFY_SETTINGS, changed)
 
     async def hear_stops(self, on_stop: Callable[[str], Awaitable[None]]) -> None:
         """Call `on_stop(run_id)` whenever a Stop is claimed (in any process) for a run this one holds."""
@@ -101,7 +111,8 @@ async def open_pg_stores(url: str, *, secret_key: str | None = None) -> PgStores
                     interactions=PgInteractionStore(pool, claims), modes=modes, schedules=PgScheduleStore(pool),
                     mcp_settings=PgMcpSettings(pool, secrets), stop_requests=PgStopRequests(pool, name),
                     audit=PgAuditLog(pool, claims), preferences=preferences, people=PgPeopleStore(pool),
-                    sign_in_throttle=PgSignInThrottle(pool))
+                    sign_in_throttle=PgSignInThrottle(pool),
+                    notify_settings=PgNotifySettings(preferences, secrets))
 
 
 async def open_people_store(url: str) -> tuple[PgPeopleStore, Callable[[], Awaitable[None]]]:

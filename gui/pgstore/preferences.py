@@ -5,7 +5,8 @@ the `preferences` table (migrations/0007), behind the same `Prefs` face as the d
 The pages read preferences on the event loop, so reads answer from what this process holds (every
 row is read when the store opens); a change applies here at once and is written to the database in
 the background, in the order changes were made (`settle` waits for them: closing does). A change
-made in another process is read at this one's next start.
+made in another process is read at this one's next start, or when it tells (`keep(…, notice=)`, then
+`reread` in the processes that hear it).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from gui.pgstore.pool import connected
 
 log = logging.getLogger(__name__)
 
+NOTICE = "SELECT pg_notify(%s, current_setting('application_name') || ' ' || %s)"
 KEEP = "INSERT INTO preferences (name, doc) VALUES (%s, %s) ON CONFLICT (name) DO UPDATE SET doc = EXCLUDED.doc"
 
 
@@ -52,19 +54,31 @@ class PgPreferenceTable:
             self._named[name] = PgPreferences(self, name, kept, problem)
         return self._named[name]
 
-    def keep(self, name: str, data: dict[str, Any]) -> None:
-        """Write `name`'s object after the writes before it (from any thread)."""
+    def keep(self, name: str, data: dict[str, Any], notice: str | None = None) -> None:
+        """Write `name`'s object after the writes before it (from any thread); with `notice`, tell the
+        other processes on that channel (payload: the writer, a space, `name`) as it is written."""
         text = json.dumps(data, ensure_ascii=False)
-        self._loop.call_soon_threadsafe(self._queue, name, text)
+        self._loop.call_soon_threadsafe(self._queue, name, text, notice)
 
-    def _queue(self, name: str, text: str) -> None:
+    async def reread(self, name: str) -> None:
+        """Read `name`'s object again from the database (another process changed it)."""
+        async with connected(self._pool) as conn:
+            row = await (await conn.execute("SELECT doc::text FROM preferences WHERE name = %s", (name,))).fetchone()
+        data = json.loads(row[0]) if row is not None else {}
+        self._rows[name] = data
+        if name in self._named:
+            self._named[name].took(data if isinstance(data, dict) else {})
+
+    def _queue(self, name: str, text: str, notice: str | None) -> None:
         before = self._last
 
         async def write() -> None:
             if before is not None:
                 await asyncio.gather(before, return_exceptions=True)  # order only: its failure is its own
-            async with connected(self._pool) as conn:
+            async with connected(self._pool) as conn, conn.transaction():
                 await conn.execute(KEEP, (name, Jsonb(text, dumps=str)))
+                if notice is not None:
+                    await conn.execute(NOTICE, (notice, name))
 
         task = asyncio.ensure_future(write())
         task.add_done_callback(_report)
@@ -103,9 +117,19 @@ class PgPreferences:
         with self._lock:
             self._keep(dict(data))
 
-    def _keep(self, data: dict[str, Any]) -> None:
+    def keep(self, data: dict[str, Any], notice: str) -> None:
+        """Replace the object and tell the other processes on `notice` (`PgPreferenceTable.keep`)."""
+        with self._lock:
+            self._keep(dict(data), notice)
+
+    def took(self, data: dict[str, Any]) -> None:
+        """What another process kept, read again (`PgPreferenceTable.reread`)."""
+        with self._lock:
+            self._data = data
+
+    def _keep(self, data: dict[str, Any], notice: str | None = None) -> None:
         self._data = json.loads(json.dumps(data))  # what was kept, not the caller's objects
-        self._table.keep(self.name, self._data)
+        self._table.keep(self.name, self._data, notice)
 
 
 def _report(task: asyncio.Future[None]) -> None:

@@ -105,6 +105,22 @@ class PgSecrets:
             self._run("DELETE FROM secrets WHERE key = %s", (key,))
             self._items.pop(key, None)
 
+    def seal(self, value: str) -> str:
+        """`value` encrypted with the team's key, to be kept elsewhere in the database (the
+        notification settings' password): SecretStoreError without a key."""
+        if self._fernet is None:
+            raise SecretStoreError(f"secrets cannot be kept: start SeqDesk with {KEY_ENV} set")
+        return self._fernet.encrypt(value.encode("utf-8")).decode()
+
+    def unseal(self, token: str) -> str | None:
+        """What `seal` encrypted; None when this process cannot read it (no key, or another key)."""
+        if self._fernet is None:
+            return None
+        try:
+            return self._fernet.decrypt(token.encode()).decode("utf-8")
+        except InvalidToken:
+            return None
+
     def _run(self, sql: str, params: tuple[str, ...]) -> None:
         try:
             with psycopg.connect(self._url, autocommit=True, connect_timeout=5) as conn:

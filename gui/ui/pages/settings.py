@@ -35,7 +35,7 @@ async def settings_page(ctx: AppContext) -> None:
         language_card(ctx)
         await approvals_card(rt.engine)
         settings_hooks(ctx)
-        data_folder_card(rt.data_dir)
+        data_folder_card(rt.data_dir, team=rt.database is not None)
         await McpServersCard(rt.engine, read_only=on_phone()).redraw()
         await hosts_card(rt.engine)
         await decisions_card(rt.engine)

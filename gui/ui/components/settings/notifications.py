@@ -132,6 +132,9 @@ class NotificationsCard(ui.card):
         except ValidationError as exc:
             self._show_problem(problem_words(exc))
             return False
+        except ValueError as exc:  # they cannot be kept (a team server without its secret key)
+            self._show_problem(str(exc))
+            return False
         self._show_problem("")
         self.password.value = ""
         self.password.props["placeholder"] = (_("kept") if self.notifier.settings.smtp and

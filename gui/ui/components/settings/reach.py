@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from nicegui import context
+from nicegui import context, ui
 
 from gui.api.auth import DEVICE_SCOPE_KEY
+from gui.i18n import _
 from gui.ui.components.settings.notifications import NotificationsCard
 from gui.ui.components.settings.phone import PhoneCard
 
@@ -25,6 +26,17 @@ def on_phone() -> bool:
 
 def settings_hooks(ctx: AppContext) -> None:
     phone = on_phone()
-    if not ctx.team:  # a team server offers no pairing: each person signs in on their phone
+    if ctx.team:  # a team server offers no pairing: each person signs in on their phone
+        team_phones_card()
+    else:
         PhoneCard(ctx.phone, on_phone=phone)
     NotificationsCard(ctx.notifier, read_only=phone, prefs=ctx.preferences)
+
+
+def team_phones_card() -> None:
+    """What a team server says instead of the pairing card: phones sign in like computers."""
+    with ui.card().classes("w-full gap-2 p-4").props("flat bordered").mark("team-phones"):
+        ui.label(_("Your phone")).classes("text-lg font-semibold")
+        ui.label(_("A team server pairs no phones. On your phone, open this server's address in the browser "
+                   "and sign in as you do on a computer: the inbox, runs and approvals are all there.")).classes(
+            "text-sm text-gray-600 dark:text-gray-400")
