@@ -17,6 +17,7 @@ from typing import Any
 
 from gui.cli.form_prompt import TerminalElicitationHandler
 from gui.core.asks import (
+    AlreadyApproved,
     Answer,
     Answerer,
     ApprovalResponse,
@@ -29,7 +30,7 @@ from gui.core.asks import (
     ToolApprovalRequest,
 )
 from gui.core.door import Operations
-from gui.core.errors import SeqDeskError
+from gui.core.errors import Refused, SeqDeskError
 from gui.core.events import (
     Event,
     GroupSkipped,
@@ -125,8 +126,8 @@ class TerminalPrompter:
             _err("  ! " + (_("the input {name} will be run as a command (by {program})") if program else
                            _("the input {name} will be run as a command")).format(name=name, program=program))
         if self.yes:
-            _err("  ✓ " + _("approved (--yes): {what}").format(what=what))
-            await self._respond(iid, ApprovalResponse(decision="approved"))
+            if await self._respond(iid, ApprovalResponse(decision="approved")):
+                _err("  ✓ " + _("approved (--yes): {what}").format(what=what))
             return
         if not self.interactive:
             _err("  ✗ " + _("denied (no terminal to ask, and no --yes): {what}").format(what=what))
@@ -146,8 +147,17 @@ class TerminalPrompter:
                 reason = None
             await self._respond(iid, ApprovalResponse(decision="denied", reason=reason))
 
-    async def _respond(self, iid: str, response: InteractionResponse) -> None:
-        await self.ops.respond(iid, response, Answerer(via="cli"))  # recorded as answered from the CLI
+    async def _respond(self, iid: str, response: InteractionResponse) -> bool:
+        """Answer from here (recorded as answered from the CLI); False, said on stderr, when this person
+        may not give it (a team's step its starter may not approve, one that names other approvers):
+        the request then waits in the inbox for someone who may."""
+        try:
+            await self.ops.respond(iid, response, Answerer(via="cli"))
+        except (Refused, AlreadyApproved) as exc:
+            _err("  ✗ " + _("not answered from here: {why}. It waits in the inbox for someone who may answer "
+                             "it.").format(why=str(exc).rstrip(".")))
+            return False
+        return True
 
     async def _question(self, iid: str, request: QuestionRequest) -> None:
         _err(f"  ? {request.title}   " + _("(type {decline} at any question to answer none of them)").format(

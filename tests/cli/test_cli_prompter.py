@@ -158,3 +158,34 @@ async def test_the_terminal_says_which_input_will_be_run_as_a_command_before_ask
     _, err = capsys.readouterr()
     assert "! the input code will be run as a command (by sh -c)" in err
     assert "the input host" not in err
+
+
+async def test_yes_that_may_not_approve_says_so_and_leaves_the_request_waiting(monkeypatch, capsys):
+    """On a team, `--yes` approves only what this person may: a step that names other approvers is
+    refused with a sentence, no "approved" line is printed, and the request waits for someone who may."""
+    from support.team_directory import TEAM, Team
+    from support.waiting import wait_until
+
+    team_engine = compose_engine(default_registry(), MemoryStores(), directory=Team(TEAM))
+    try:
+        prompter = TerminalPrompter(team_engine, yes=True, interactive=False)
+        team_engine.bus.subscribe(prompter.on_event)
+        step = {"tool": "cmd_run", "args": {"command": "echo hi"}, "as": "said", "approvers": ["role:oncall"]}
+        await team_engine.create({"name": "gated", "groups": [{"name": "g", "out": {"said": "string"},
+                                                               "tools": json.dumps(step) + " ;"}]})
+        await team_engine.start("gated", {})
+        said: list[str] = []
+
+        def refused() -> bool:
+            said.append(capsys.readouterr().err)
+            return "not answered from here" in "".join(said)
+
+        await wait_until(refused, "the refusal on stderr", timeout=T)
+        await prompter.close()
+        err = "".join(said)
+        assert "is not among the approvers" in err and "waits in the inbox" in err, err
+        assert "approved (--yes)" not in err
+        [waiting] = await team_engine.interaction_store.list()
+        assert waiting.status == "pending"
+    finally:
+        await team_engine.close()
