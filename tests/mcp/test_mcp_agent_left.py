@@ -6,40 +6,28 @@ from __future__ import annotations
 
 import asyncio
 import json
-import sys
 import time
-from pathlib import Path
 
 import httpx
-from mcp import Client, StdioServerParameters
+from mcp import Client
 from mcp_support import T
+from support.agent import greet, person_awaited, seqdesk_mcp
 from support.app import process_gone
 from support.engine import Events
 from support.waiting import wait_until
 
 from gui.remote import read_endpoint
 
-ROOT = Path(__file__).resolve().parents[2]
-
 
 async def test_an_agent_that_stops_waiting_is_in_the_record_of_the_run_that_went_on(tmp_path):
     """A real `seqdesk mcp` over stdio with the app started for it: the agent cancels its `seq_run`
     while the approval waits, the person answers in the app, and the finished record says both."""
     data = tmp_path / "data"
-    params = StdioServerParameters(command=sys.executable, args=["-m", "gui", "mcp"], cwd=str(tmp_path),
-                                   env={"SEQDESK_DATA": str(data), "PYTHONPATH": str(ROOT)})
-    waiting = asyncio.Event()
-
-    async def on_progress(progress: float, total: float | None, message: str | None) -> None:
-        if message and "waits for a person" in message:
-            waiting.set()
-
-    step = {"tool": "cmd_run", "args": {"command": "echo went-on"}, "as": "said"}
+    params = seqdesk_mcp(data, tmp_path)
+    waiting, on_progress = person_awaited()
     async with asyncio.timeout(3 * T):
         async with Client(params) as client:
-            doc = {"name": "greet", "groups": [{"name": "greet-g", "in": {}, "out": {"said": "string"},
-                                                "tools": json.dumps(step) + " ;"}]}
-            assert not (await client.call_tool("seq_create", doc)).is_error
+            assert not (await client.call_tool("seq_create", greet("echo went-on"))).is_error
             endpoint = read_endpoint(data)
             assert endpoint is not None
             app_pid = int(endpoint["pid"])

@@ -20,6 +20,7 @@ import httpx
 import pytest
 from mcp import Client, StdioServerParameters
 from mcp_support import T, agent, expect, text_of
+from support.agent import greet, person_awaited, seqdesk_mcp
 from support.app import process_gone
 from support.waiting import wait_until
 
@@ -216,20 +217,11 @@ def test_seqdesk_offers_the_mcp_command():
 async def test_an_agents_run_waits_in_the_data_folders_inbox_until_a_person_answers(tmp_path):
     """With a real data folder (TinyDB): the approval is on disk before the agent hears it waits."""
     data = tmp_path / "data"
-    params = StdioServerParameters(command=sys.executable, args=["-m", "gui", "mcp"], cwd=str(tmp_path),
-                                   env={"SEQDESK_DATA": str(data), "PYTHONPATH": str(ROOT)})
-    waiting = asyncio.Event()
-
-    async def on_progress(progress: float, total: float | None, message: str | None) -> None:
-        if message and "waits for a person" in message:
-            waiting.set()
-
-    step = {"tool": "cmd_run", "args": {"command": "echo from-the-agent"}, "as": "said"}
+    params = seqdesk_mcp(data, tmp_path)
+    waiting, on_progress = person_awaited()
     async with asyncio.timeout(3 * T):
         async with Client(params) as client:
-            doc = {"name": "greet", "groups": [{"name": "greet-g", "in": {}, "out": {"said": "string"},
-                                                "tools": json.dumps(step) + " ;"}]}
-            assert not (await client.call_tool("seq_create", doc)).is_error
+            assert not (await client.call_tool("seq_create", greet("echo from-the-agent"))).is_error
             endpoint = read_endpoint(data)  # the app started in the background for the agent
             assert endpoint is not None
             app_pid = int(endpoint["pid"])
