@@ -2,8 +2,8 @@
 
 Settings are read once (`gui.settings`); the stores, the registry, the MCP servers and the engine
 are built on them (`gui.runtime.open_runtime`) and handed, as an `AppContext` (`gui.context`), to the
-pages and the HTTP API (`create_app`), or as the one door (`Operations`) to the CLI and `seqdesk mcp`
-(`open_operations`). It sits on top: it imports the surfaces, and none of them imports it. Nothing
+pages and the HTTP API (`create_app`); the CLI's and `seqdesk mcp`'s door is chosen in `gui.doors`.
+It sits on top: it imports the surfaces, and none of them imports it. Nothing
 is looked up from a global: the context lives on the NiceGUI app (`app.state.seqdesk`) only so that
 tests can reach the app they started.
 """
@@ -20,16 +20,15 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from gui.doors import resolve_data_dir
 from gui.serving import free_port, is_loopback, token_problem, url_host
-from gui.settings import Settings, load_settings
+from gui.settings import Settings
 
 if TYPE_CHECKING:  # the pages' and the API's parts are imported by what builds them: `seqdesk run` needs none
     from gui.api.request_gate import Served
     from gui.context import AppContext
     from gui.core.asks import AuditHead
-    from gui.core.door import Operations
     from gui.core.people import Accounts
-    from gui.runtime import Runtime
 
 log = logging.getLogger(__name__)
 NO_SHARED_TOKEN = ("a team's SeqDesk (a postgresql:// store) has no shared token: people sign in, and make personal "
@@ -190,121 +189,6 @@ async def team_accounts(settings: Settings) -> AsyncIterator[Accounts]:
 async def _has_admin(settings: Settings) -> bool:
     async with team_accounts(settings) as accounts:
         return await accounts.any_admin()
-
-
-def resolve_data_dir(settings: Settings) -> Path:
-    """The data folder the settings name (or the platform's), created and checked; DataFolderError."""
-    from gui.store.datadir import ENV_VAR, data_dir
-
-    return data_dir({ENV_VAR: str(settings.data)} if settings.data is not None else {})
-
-
-async def open_operations(settings: Settings | None = None, *, app: bool = False) -> Operations:
-    """The door for the CLI and `seqdesk mcp`: the engine opened here on the data folder, or, when
-    the app holds the folder, the app itself through its HTTP API (its inbox then answers). With
-    `app` (`seqdesk run`), always an app: started in the background when none serves the folder, so
-    the SeqDesk a person starts meanwhile joins it; this caller still answers its run's requests
-    (at its terminal, or as it does without one) unless a person's app holds the folder."""
-    from gui.runtime import open_runtime
-    from gui.store.lock import DataFolderInUseError
-
-    settings = settings or load_settings()
-    if settings.connect is not None:  # a team server is the door (as the person whose token this is): no folder here
-        return await team_door(settings.connect, settings.token)
-    if app and not settings.memory and settings.store is None:  # a team's database has no folder to serve
-        return await app_door(settings, start=True, answered_here=True)
-    if settings.memory:
-        rt = await open_runtime(memory=True, mcp_wait=10.0, manage_mcp=False)
-    elif settings.store is not None:  # a team's database: every process opens it, none holds it alone
-        rt = await open_runtime(store=settings.store, mcp_wait=10.0, manage_mcp=False, lease=settings.lease)
-    else:
-        folder = resolve_data_dir(settings)
-        try:
-            rt = await open_runtime(folder, mcp_wait=10.0, manage_mcp=False)
-        except DataFolderInUseError:
-            from gui.remote import remote_for  # the app holds the folder: its HTTP API is the door
-
-            remote = remote_for(folder, settings.token)
-            if remote is None:
-                raise
-            if await remote.answers():
-                return remote
-            await remote.close()  # it is ending (an app started for a program that has left): it lets go soon
-            rt = await _open_once_let_go(folder)
-    rt.engine.on_close(rt.close_parts)
-    return rt.engine
-
-
-async def _open_once_let_go(folder: Path, within: float = 15.0) -> Runtime:
-    """The engine on `folder` once the app that held it, and no longer answers, has let it go;
-    DataFolderInUseError when it still holds it after `within` s."""
-    from gui.runtime import open_runtime
-    from gui.store.lock import DataFolderInUseError
-
-    deadline = asyncio.get_running_loop().time() + within
-    while True:
-        try:
-            return await open_runtime(folder, mcp_wait=10.0, manage_mcp=False)
-        except DataFolderInUseError:
-            if asyncio.get_running_loop().time() > deadline:
-                raise
-            await asyncio.sleep(0.1)  # a lock file tells nobody when it is let go: look again soon
-
-
-async def app_door(settings: Settings, *, start: bool = False, answered_here: bool = False) -> Operations:
-    """The door of the app that serves the settings' data folder (one app per folder, whichever door
-    comes first): with `start`, started in the background when none does (`seqdesk mcp`: what it runs
-    asks the person there); without, Unavailable then (`seqdesk ask`). `answered_here`: the caller
-    answers its runs' requests itself when the app is one started in the background (`seqdesk run`)."""
-    from gui.core.errors import Unavailable
-    from gui.remote import remote_for
-
-    if settings.connect is not None:  # a team server, reached with a personal token
-        return await team_door(settings.connect, settings.token)
-    if settings.memory:
-        raise Unavailable("SEQDESK_MEMORY is set: no SeqDesk app serves a data folder")
-    folder = resolve_data_dir(settings)
-    remote = remote_for(folder, settings.token, answered_here=answered_here)
-    if remote is not None and not await remote.answers():  # it is ending (its program left): wait it out
-        await remote.close()
-        remote = await _after_ending(folder, settings.token, answered_here)
-    if remote is None and start:
-        from gui.second_launch import start_background
-
-        await asyncio.to_thread(start_background, folder, settings.token)
-        remote = remote_for(folder, settings.token, answered_here=answered_here)
-    if remote is None:
-        raise Unavailable(f"SeqDesk is not open on the data folder {folder}: start it (seqdesk), then ask again")
-    return remote
-
-
-async def team_door(url: str, token: str | None) -> Operations:
-    """The door of the team server at `url` (`--connect` / SEQDESK_CONNECT: `seqdesk serve`), through its
-    HTTP API; Invalid for an address that is none, Unavailable when nothing answers there."""
-    from gui.core.errors import Unavailable
-    from gui.remote import RemoteEngine
-    from gui.serving import team_url
-
-    remote = RemoteEngine(team_url(url), token)
-    if not await remote.answers():
-        await remote.close()
-        raise Unavailable(f"the SeqDesk team server at {url} did not answer: check the address it printed "
-                          "when it started (seqdesk serve), and that it runs")
-    return remote
-
-
-async def _after_ending(folder: Path, token: str | None, answered_here: bool, within: float = 15.0) -> Any:
-    """The door of the app serving `folder` once the one that no longer answers has ended (its endpoint
-    then reads as none: None), or of one that answers again; still the silent one after `within` s."""
-    from gui.remote import remote_for
-
-    deadline = asyncio.get_running_loop().time() + within
-    while True:
-        remote = remote_for(folder, token, answered_here=answered_here)
-        if remote is None or await remote.answers(timeout=1.0) or asyncio.get_running_loop().time() > deadline:
-            return remote
-        await remote.close()
-        await asyncio.sleep(0.1)  # an ending process tells nobody when it is gone: look again soon
 
 
 def _until_unneeded(ctx: AppContext, pid: int | None) -> Any:

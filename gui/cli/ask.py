@@ -86,7 +86,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
 
 
 async def _ask(args: argparse.Namespace, ask: Any) -> int:
-    from gui.app import app_door
+    from gui.doors import app_door
 
     ops = await app_door(args.settings)
     try:

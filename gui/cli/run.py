@@ -208,7 +208,7 @@ def _carried(run_args: dict[str, Any], text: str | None) -> bool:
 
 
 async def connect(args: argparse.Namespace, *, app: bool = False) -> Operations:
-    from gui.app import open_operations
+    from gui.doors import open_operations
 
     return await open_operations(getattr(args, "settings", None), app=app)
 

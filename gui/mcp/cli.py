@@ -92,8 +92,8 @@ def http_app(server: Any, *, host: str, port: int, token: str | None) -> Any:
 
 async def serve(settings: Settings, *, http_port: int | None = None, host: str = HOST) -> None:
     """Reach the engine (through the app when it holds the data folder), serve until the agent leaves."""
-    from gui.app import app_door, open_operations, resolve_data_dir
     from gui.core.door import Operations
+    from gui.doors import app_door, open_operations, resolve_data_dir
     from gui.mcp.agent_runs import AgentRuns
     from gui.mcp.server import build_server
     from gui.mcp.task_book import TaskBook
