@@ -15,7 +15,6 @@ from gui.settings import Settings, load_settings
 
 if TYPE_CHECKING:
     from gui.core.door import Operations
-    from gui.runtime import Runtime
 
 
 def resolve_data_dir(settings: Settings) -> Path:
@@ -32,7 +31,6 @@ async def open_operations(settings: Settings | None = None, *, app: bool = False
     the SeqDesk a person starts meanwhile joins it; this caller still answers its run's requests
     (at its terminal, or as it does without one) unless a person's app holds the folder."""
     from gui.runtime import open_runtime
-    from gui.store.lock import DataFolderInUseError
 
     settings = settings or load_settings()
     if settings.connect is not None:  # a team server is the door (as the person whose token this is): no folder here
@@ -44,37 +42,48 @@ async def open_operations(settings: Settings | None = None, *, app: bool = False
     elif settings.store is not None:  # a team's database: every process opens it, none holds it alone
         rt = await open_runtime(store=settings.store, mcp_wait=10.0, manage_mcp=False, lease=settings.lease)
     else:
-        folder = resolve_data_dir(settings)
-        try:
-            rt = await open_runtime(folder, mcp_wait=10.0, manage_mcp=False)
-        except DataFolderInUseError:
-            from gui.remote import remote_for  # the app holds the folder: its HTTP API is the door
-
-            remote = remote_for(folder, settings.token)
-            if remote is None:
-                raise
-            if await remote.answers():
-                return remote
-            await remote.close()  # it is ending (an app started for a program that has left): it lets go soon
-            rt = await _open_once_let_go(folder)
+        return await _folder_door(resolve_data_dir(settings), settings.token)
     rt.engine.on_close(rt.close_parts)
     return rt.engine
 
 
-async def _open_once_let_go(folder: Path, within: float = 15.0) -> Runtime:
-    """The engine on `folder` once the app that held it, and no longer answers, has let it go;
-    DataFolderInUseError when it still holds it after `within` s."""
+async def _held_folder_door(folder: Path, token: str | None) -> Operations | None:
+    """The door of the app holding `folder` when it answers; None while it is starting or ending
+    (it holds the lock before it writes its endpoint, and removes the endpoint before it lets go)."""
+    from gui.remote import remote_for
+
+    remote = remote_for(folder, token)
+    if remote is None:
+        return None
+    if await remote.answers():
+        return remote
+    await remote.close()
+    return None
+
+
+async def _folder_door(folder: Path, token: str | None, within: float = 15.0) -> Operations:
+    """The engine opened here on `folder`, or, when an app holds it, that app through its HTTP API.
+    An app that holds the folder without answering is starting (it holds the lock before it writes
+    its endpoint) or ending (an app started for a program that has left: it removes its endpoint,
+    then lets go): waited out, whichever it is. DataFolderInUseError when neither ends within
+    `within` s."""
     from gui.runtime import open_runtime
     from gui.store.lock import DataFolderInUseError
 
     deadline = asyncio.get_running_loop().time() + within
     while True:
         try:
-            return await open_runtime(folder, mcp_wait=10.0, manage_mcp=False)
+            rt = await open_runtime(folder, mcp_wait=10.0, manage_mcp=False)
         except DataFolderInUseError:
+            door = await _held_folder_door(folder, token)
+            if door is not None:
+                return door
             if asyncio.get_running_loop().time() > deadline:
                 raise
             await asyncio.sleep(0.1)  # a lock file tells nobody when it is let go: look again soon
+            continue
+        rt.engine.on_close(rt.close_parts)
+        return rt.engine
 
 
 async def app_door(settings: Settings, *, start: bool = False, answered_here: bool = False) -> Operations:

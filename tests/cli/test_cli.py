@@ -152,7 +152,9 @@ def test_show_prints_a_run_by_its_short_id_and_refuses_an_unknown_one(tmp_path, 
     assert shown.returncode == 0, shown.stderr
     assert shown.stdout.startswith(f"run {run_id} · shown · succeeded")
     assert "✓ echo succeeded" in shown.stdout
-    assert json.loads(seqdesk("show", run_id[:8], "--json", data=data).stdout)["run_id"] == run_id
+    as_json = seqdesk("show", run_id[:8], "--json", data=data)
+    assert as_json.returncode == 0 and as_json.stdout, f"rc {as_json.returncode}; stderr: {as_json.stderr}"
+    assert json.loads(as_json.stdout)["run_id"] == run_id
     missing = seqdesk("show", "ffffffff", data=data)
     assert missing.returncode == 2 and "there is no run ffffffff" in missing.stderr
 
