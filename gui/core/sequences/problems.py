@@ -57,8 +57,12 @@ class Problem(BaseModel):
 def problem(loc: Loc, code: str, message: str | Sentence, *, offset: int | None = None,
             severity: Literal["error", "warning"] = "error", **params: object) -> Problem:
     """A problem from a marked template (`N_("… {name} …")`, filled with `params`) or a `Sentence`."""
-    words = message if isinstance(message, Sentence) else sentence(message, **params)
+    words = _filled(message, params)
     return Problem(loc=loc, code=code, message=words.render(), offset=offset, severity=severity, words=words)
+
+
+def _filled(message: str | Sentence, params: dict[str, object]) -> Sentence:
+    return message if isinstance(message, Sentence) else sentence(message, **params)
 
 
 def format_loc(loc: Loc) -> str:
@@ -83,3 +87,24 @@ class DslError(Invalid):
     @property
     def errors(self) -> list[Problem]:
         return [p for p in self.problems if p.severity == "error"]
+
+
+class Findings:
+    """The problems found so far in one document, in the order found: what the validator's checks
+    (the document's, and its groups' tools', `validator_tools.ToolChecks`) report into."""
+
+    def __init__(self) -> None:
+        self.problems: list[Problem] = []
+
+    def error(self, loc: Loc, code: str, message: str | Sentence, offset: int | None = None,
+              **params: object) -> None:
+        """`message`: a marked template (`N_`) filled with `params`, or a `Sentence` already made."""
+        self.problems.append(problem(loc, code, _filled(message, params), offset=offset))
+
+    def warn(self, loc: Loc, code: str, message: str | Sentence, offset: int | None = None,
+             **params: object) -> None:
+        self.problems.append(problem(loc, code, _filled(message, params), offset=offset, severity="warning"))
+
+    def extend(self, problems: list[Problem]) -> None:
+        self.problems.extend(problems)
+

@@ -24,7 +24,7 @@ from gui.core.sequences.durations import parse_duration
 from gui.core.sequences.model import SLOT_TYPE_NAMES, Group, Missing, OnError, Sequence, Signature, SlotType
 from gui.core.sequences.names import is_valid_name
 from gui.core.sequences.parser import load_json_text
-from gui.core.sequences.problems import DslError, Loc, Problem, problem
+from gui.core.sequences.problems import DslError, Findings, Loc, Problem, problem
 from gui.core.sequences.signature import signature_problems
 from gui.core.sequences.unicode_check import surrogate_loc
 from gui.core.sequences.validator_asking import check_asking
@@ -87,10 +87,6 @@ def names_or_none(names: Mapping[str, object]) -> str | Sentence:
     return ", ".join(names) or sentence(N_("(none declared)"))
 
 
-def _words(message: str | Sentence, params: dict[str, object]) -> Sentence:
-    return message if isinstance(message, Sentence) else sentence(message, **params)
-
-
 def check_text(text: str, catalog: CatalogView | None = None) -> ValidationResult:
     too_large = limits.text_problem(text)
     if too_large is not None:
@@ -130,69 +126,62 @@ def parse_sequence(source: str | Mapping[str, Any], catalog: CatalogView | None 
     return result.raise_for_errors()
 
 
-class _Checker(ToolChecks):
+class _Checker:
     def __init__(self, catalog: CatalogView) -> None:
         self.catalog = catalog
-        self.problems: list[Problem] = []
-        self.written: set[str] = set()  # slots written by the tools of the groups checked so far
-
-    def error(self, loc: Loc, code: str, message: str | Sentence, offset: int | None = None,
-              **params: object) -> None:
-        """`message`: a marked template (`N_`) filled with `params`, or a `Sentence` already made."""
-        self.problems.append(problem(loc, code, _words(message, params), offset=offset))
-
-    def warn(self, loc: Loc, code: str, message: str | Sentence, offset: int | None = None,
-             **params: object) -> None:
-        self.problems.append(problem(loc, code, _words(message, params), offset=offset, severity="warning"))
+        self.found = Findings()
+        self.tools = ToolChecks(self.found, catalog)
 
     def check(self, doc: Any) -> ValidationResult:
         sequence = self._sequence(doc)
         signature = None
         if sequence is not None:
             sig, sig_problems = signature_problems(sequence)
-            self.problems.extend(sig_problems)
+            self.found.problems.extend(sig_problems)
             signature = sig
-            self.problems.extend(cycle_problems(sequence, self.catalog.calls))
-        errors = [p for p in self.problems if p.severity == "error"]
-        warnings = [p for p in self.problems if p.severity == "warning"]
+            self.found.problems.extend(cycle_problems(sequence, self.catalog.calls))
+        errors = [p for p in self.found.problems if p.severity == "error"]
+        warnings = [p for p in self.found.problems if p.severity == "warning"]
         return ValidationResult(sequence=None if errors else sequence, errors=errors, warnings=warnings,
                                 signature=signature)
 
     # -- document -------------------------------------------------------------------------------
     def _sequence(self, doc: Any) -> Sequence | None:
         if not isinstance(doc, dict):
-            self.error((), "bad-type", N_("a sequence is a JSON object: {example}"),
-                       example='{"name": …, "description": …, "groups": […]}')
+            self.found.error((), "bad-type", N_("a sequence is a JSON object: {example}"),
+                             example='{"name": …, "description": …, "groups": […]}')
             return None
         for key in doc:
             if key == "file":
-                self.error(("file",), "groups-and-file" if "groups" in doc else "unknown-field",
-                           N_("give either groups or file, not both") if "groups" in doc else
-                           N_("'file' is read by create: a document itself must hold its groups"))
+                self.found.error(("file",), "groups-and-file" if "groups" in doc else "unknown-field",
+                                 N_("give either groups or file, not both") if "groups" in doc else
+                                 N_("'file' is read by create: a document itself must hold its groups"))
             elif key not in _SEQ_FIELDS:
-                self.error((key,), "unknown-field",
-                           N_("unknown field '{key}': a sequence has name, description, groups"), key=key)
+                self.found.error((key,), "unknown-field",
+                                 N_("unknown field '{key}': a sequence has name, description, groups"), key=key)
         name = self._name(doc, ("name",), "sequence")
         owner = self.catalog.group_owner.get(name) if name is not None else None
         if owner is not None and owner != name:
-            self.error(("name",), "duplicate-name", N_("'{name}' is already the name of a group in the saved sequence "
-                       "'{owner}': a call by this name would be ambiguous; choose another name"),
-                       name=name, owner=owner)
+            self.found.error(("name",), "duplicate-name",
+                             N_("'{name}' is already the name of a group in the saved sequence "
+                                "'{owner}': a call by this name would be ambiguous; choose another name"),
+                             name=name, owner=owner)
         elif self.catalog.as_new and name is not None and name in self.catalog.sequence_names:
-            self.error(("name",), "name-taken", N_("a sequence named '{name}' is already saved: choose another "
-                       "name, or open that one to edit it"), name=name)
+            self.found.error(("name",), "name-taken", N_("a sequence named '{name}' is already saved: choose another "
+                             "name, or open that one to edit it"), name=name)
         description = self._text(doc, "description", ("description",))
         groups_value = doc.get("groups")
         if "groups" not in doc:
             if "file" not in doc:
-                self.error(("groups",), "missing-field", N_('the sequence has no "groups": add at least one group'))
+                self.found.error(("groups",), "missing-field",
+                                 N_('the sequence has no "groups": add at least one group'))
             return None
         if not isinstance(groups_value, list):
-            self.error(("groups",), "bad-type", N_('"groups" must be an array of group objects: {example}'),
-                       example="[{…}, {…}]")
+            self.found.error(("groups",), "bad-type", N_('"groups" must be an array of group objects: {example}'),
+                             example="[{…}, {…}]")
             return None
         if not groups_value:
-            self.error(("groups",), "no-groups", N_('"groups" is empty: add at least one group'))
+            self.found.error(("groups",), "no-groups", N_('"groups" is empty: add at least one group'))
             return None
         groups: list[Group | None] = [self._group(g, i) for i, g in enumerate(groups_value)]
         self._group_names(groups_value, name)
@@ -203,24 +192,24 @@ class _Checker(ToolChecks):
     def _name(self, obj: dict[str, Any], loc: Loc, what: str) -> str | None:
         words = _NAME_WORDS[what]
         if "name" not in obj:
-            self.error(loc, "missing-field", words[0])
+            self.found.error(loc, "missing-field", words[0])
             return None
         value = obj["name"]
         if not isinstance(value, str):
-            self.error(loc, "bad-type", words[1])
+            self.found.error(loc, "bad-type", words[1])
             return None
         if not value.strip():
-            self.error(loc, "blank-name", words[2])
+            self.found.error(loc, "blank-name", words[2])
             return None
         if value != value.strip():
-            self.error(loc, "blank-name", words[3], value=value)
+            self.found.error(loc, "blank-name", words[3], value=value)
             return None
         return value
 
     def _text(self, obj: dict[str, Any], key: str, loc: Loc, default: str = "") -> str:
         value = obj.get(key, default)
         if not isinstance(value, str):
-            self.error(loc, "bad-type", N_('"{key}" must be text'), key=key)
+            self.found.error(loc, "bad-type", N_('"{key}" must be text'), key=key)
             return default
         return value
 
@@ -231,32 +220,33 @@ class _Checker(ToolChecks):
                 continue
             name = group["name"]
             if name in seen:
-                self.error(("groups", index, "name"), "duplicate-group",
-                           N_("group name '{name}' is already used by group {number}: group names are unique"),
-                           name=name, number=seen[name] + 1)
+                self.found.error(("groups", index, "name"), "duplicate-group",
+                                 N_("group name '{name}' is already used by group {number}: group names are unique"),
+                                 name=name, number=seen[name] + 1)
                 continue
             seen[name] = index
             owner = self.catalog.group_owner.get(name)
             if owner is not None and (owner != sequence_name or self.catalog.as_new):
-                self.error(("groups", index, "name"), "duplicate-group",
-                           N_("group name '{name}' is already used in the saved sequence '{owner}': "
-                              "group names are unique across all sequences; choose another"), name=name, owner=owner)
+                self.found.error(("groups", index, "name"), "duplicate-group",
+                                 N_("group name '{name}' is already used in the saved sequence '{owner}': "
+                                    "group names are unique across all sequences; choose another"),
+                                 name=name, owner=owner)
             elif name in self.catalog.sequence_names and name != sequence_name:
-                self.error(("groups", index, "name"), "duplicate-group",
-                           N_("'{name}' is already the name of a saved sequence: choose another group name"),
-                           name=name)
+                self.found.error(("groups", index, "name"), "duplicate-group",
+                                 N_("'{name}' is already the name of a saved sequence: choose another group name"),
+                                 name=name)
 
     # -- group ----------------------------------------------------------------------------------
     def _group(self, value: Any, index: int) -> Group | None:
         loc: Loc = ("groups", index)
         if not isinstance(value, dict):
-            self.error(loc, "bad-type", N_("each group is a JSON object with name, in, out, tools, …"))
+            self.found.error(loc, "bad-type", N_("each group is a JSON object with name, in, out, tools, …"))
             return None
-        before = len(self.problems)
+        before = len(self.found.problems)
         for key in value:
             if key not in _GROUP_FIELDS:
-                self.error((*loc, key), "unknown-field", N_("unknown field '{key}': a group has {fields}"),
-                           key=key, fields=", ".join(_GROUP_FIELDS))
+                self.found.error((*loc, key), "unknown-field", N_("unknown field '{key}': a group has {fields}"),
+                                 key=key, fields=", ".join(_GROUP_FIELDS))
         name = self._name(value, (*loc, "name"), "group")
         description = self._text(value, "description", (*loc, "description"))
         ins = self._slots(value, "in", loc)
@@ -264,14 +254,14 @@ class _Checker(ToolChecks):
         when = self._when(value, loc, ins)
         parallel = value.get("parallel", True)
         if not isinstance(parallel, bool):
-            self.error((*loc, "parallel"), "bad-type", N_('"parallel" is true or false (no quotes)'))
+            self.found.error((*loc, "parallel"), "bad-type", N_('"parallel" is true or false (no quotes)'))
         missing = self._enum(value, "missing", loc, Missing, Missing.FAIL)
         on_error = self._enum(value, "on_error", loc, OnError, OnError.ABORT)
         timeout = self._timeout(value, loc)
         asking, asking_problems = check_asking(value, loc)
-        self.problems.extend(asking_problems)
-        tools = self._tools(value, loc, ins, outs, asking)
-        if len(self.problems) != before and any(p.severity == "error" for p in self.problems[before:]):
+        self.found.problems.extend(asking_problems)
+        tools = self.tools.check(value, loc, ins, outs, asking)
+        if len(self.found.problems) != before and any(p.severity == "error" for p in self.found.problems[before:]):
             return None
         assert name is not None and tools is not None
         return Group(name=name, description=description, in_=ins, out=outs, when=when, parallel=parallel,
@@ -284,23 +274,24 @@ class _Checker(ToolChecks):
             return {}
         value = group[key]
         if isinstance(value, str):
-            self.error((*loc, key), code, N_('"{key}" must be an object like {example}, not text; '
-                       'for none write {{}} (without quotes)'), key=key, example=example)
+            self.found.error((*loc, key), code, N_('"{key}" must be an object like {example}, not text; '
+                             'for none write {{}} (without quotes)'), key=key, example=example)
             return {}
         if not isinstance(value, dict):
-            self.error((*loc, key), code, N_('"{key}" must be an object like {example}; for none write {{}}'),
-                       key=key, example=example)
+            self.found.error((*loc, key), code, N_('"{key}" must be an object like {example}; for none write {{}}'),
+                             key=key, example=example)
             return {}
         slots: dict[str, SlotType] = {}
         for slot, type_name in value.items():
             if not is_valid_name(slot):
-                self.error((*loc, key, slot), "bad-name",
-                           N_("'{slot}' is not a usable name: use letters, digits and _, starting with a letter"),
-                           slot=slot)
+                self.found.error((*loc, key, slot), "bad-name",
+                                 N_("'{slot}' is not a usable name: use letters, digits and _, starting with a letter"),
+                                 slot=slot)
                 continue
             if not isinstance(type_name, str) or type_name not in SLOT_TYPE_NAMES:
-                self.error((*loc, key, slot), "bad-enum", N_("type of '{slot}' must be one of {choices}, not {given}"),
-                           slot=slot, choices=", ".join(SLOT_TYPE_NAMES), given=repr(type_name))
+                self.found.error((*loc, key, slot), "bad-enum",
+                                 N_("type of '{slot}' must be one of {choices}, not {given}"),
+                                 slot=slot, choices=", ".join(SLOT_TYPE_NAMES), given=repr(type_name))
                 continue
             slots[slot] = SlotType(type_name)
         return slots
@@ -308,24 +299,24 @@ class _Checker(ToolChecks):
     def _when(self, group: dict[str, Any], loc: Loc, ins: dict[str, SlotType]) -> str:
         value = group.get("when", "true")
         if not isinstance(value, str):
-            self.error((*loc, "when"), "bad-type", N_('"when" is a condition written as text, like {example}'),
-                       example='"$args.n > 3"')
+            self.found.error((*loc, "when"), "bad-type", N_('"when" is a condition written as text, like {example}'),
+                             example='"$args.n > 3"')
             return "true"
         try:
             condition = parse_condition(value)
         except ConditionSyntaxError as exc:
-            self.error((*loc, "when"), "bad-condition", N_("condition: {reason}"), getattr(exc, "offset", None),
-                       reason=exc.words)
+            self.found.error((*loc, "when"), "bad-condition", N_("condition: {reason}"), getattr(exc, "offset", None),
+                             reason=exc.words)
             return value
         declared = isinstance(group.get("in"), dict)
         for name, offset in condition.references():
             if declared and name not in ins and name in group.get("in", {}):
                 continue  # already reported as a bad slot declaration
             if name not in ins:
-                self.error((*loc, "when"), "undeclared-arg",
-                           N_("the condition reads $args.{name}, which is not declared in this group's \"in\": "
-                              'add "{name}" to "in", or use one of: {names}'), offset,
-                           name=name, names=names_or_none(ins))
+                self.found.error((*loc, "when"), "undeclared-arg",
+                                 N_("the condition reads $args.{name}, which is not declared in this group's \"in\": "
+                                    'add "{name}" to "in", or use one of: {names}'), offset,
+                                 name=name, names=names_or_none(ins))
         return value
 
     def _enum(self, group: dict[str, Any], key: str, loc: Loc, enum: type[Missing] | type[OnError],
@@ -335,8 +326,8 @@ class _Checker(ToolChecks):
         value = group[key]
         choices = [m.value for m in enum]
         if not isinstance(value, str) or value not in choices:
-            self.error((*loc, key), "bad-enum", N_('"{key}" must be one of {choices}, not {given}'), key=key,
-                       choices=", ".join(choices), given=repr(value))
+            self.found.error((*loc, key), "bad-enum", N_('"{key}" must be one of {choices}, not {given}'), key=key,
+                             choices=", ".join(choices), given=repr(value))
             return default
         return enum(value)
 
@@ -345,13 +336,14 @@ class _Checker(ToolChecks):
         if value is None:
             return None
         if not isinstance(value, str):
-            self.error((*loc, "timeout"), "bad-timeout",
-                       N_('"timeout" is text with a unit, like "30s", "2m" or "500ms", not {given}'), given=repr(value))
+            self.found.error((*loc, "timeout"), "bad-timeout",
+                             N_('"timeout" is text with a unit, like "30s", "2m" or "500ms", not {given}'),
+                             given=repr(value))
             return None
         try:
             parse_duration(value)
         except ValueError as exc:
-            self.error((*loc, "timeout"), "bad-timeout", getattr(exc, "words", None) or verbatim(str(exc)))
+            self.found.error((*loc, "timeout"), "bad-timeout", getattr(exc, "words", None) or verbatim(str(exc)))
             return None
         return value
 

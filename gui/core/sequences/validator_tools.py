@@ -1,7 +1,7 @@
 """The validator's checks of a group's `tools` (SPEC §1 rules 2, 3, 5, 8, and result types).
 
-A mixin of the validator's `_Checker`: it reports through `error`/`warn` and reads `catalog` and
-`written` (the slots earlier groups wrote), which the checker provides.
+A collaborator the validator's checker holds: it reports into the checker's `Findings` and keeps
+the slots the groups checked so far wrote.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from gui.core.sequences.asking import ASKING_KEYS, Asking
 from gui.core.sequences.model import SlotType, ToolCall
 from gui.core.sequences.names import nearest_names
 from gui.core.sequences.parser import split_tools
-from gui.core.sequences.problems import Loc, Problem
+from gui.core.sequences.problems import Findings, Loc
 from gui.core.sequences.result_types import mismatch_words
 from gui.core.sequences.shell import allowed, refusal, runs_as_words
 from gui.core.sequences.substitution import references, shell_landings, shell_texts
@@ -29,33 +29,31 @@ HOST_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$")  # a worker's `--na
 
 
 class ToolChecks:
-    catalog: CatalogView
-    written: set[str]
-    problems: list[Problem]
+    """The checks of each group's `tools`, in document order: they report into the validator's
+    `Findings` and remember the slots earlier groups wrote (`written`)."""
 
-    def error(self, loc: Loc, code: str, message: str | Sentence, offset: int | None = None,
-              **params: object) -> None:
-        raise NotImplementedError
+    def __init__(self, found: Findings, catalog: CatalogView) -> None:
+        self.found = found
+        self.catalog = catalog
+        self.written: set[str] = set()  # slots written by the tools of the groups checked so far
 
-    def warn(self, loc: Loc, code: str, message: str | Sentence, offset: int | None = None,
-             **params: object) -> None:
-        raise NotImplementedError
-
-    def _tools(self, group: dict[str, Any], loc: Loc, ins: dict[str, SlotType],
+    def check(self, group: dict[str, Any], loc: Loc, ins: dict[str, SlotType],
                outs: dict[str, SlotType], asking: Asking | None = None) -> list[ToolCall] | None:
         tloc: Loc = (*loc, "tools")
         if "tools" not in group:
-            self.error(tloc, "missing-field", N_('the group has no "tools": write them as one text, like {example}'),
-                       example='"{\\"tool\\":\\"echo\\",\\"args\\":{}} ;"')
+            self.found.error(tloc, "missing-field",
+                             N_('the group has no "tools": write them as one text, like {example}'),
+                             example='"{\\"tool\\":\\"echo\\",\\"args\\":{}} ;"')
             return None
         value = group["tools"]
         if not isinstance(value, str):
-            self.error(tloc, "bad-type",
-                       N_('"tools" is text (a string), not an array: write {example} with a ";" after every object'),
-                       example='"{\\"tool\\":…} ; {\\"tool\\":…} ;"')
+            self.found.error(tloc, "bad-type",
+                             N_('"tools" is text (a string), not an array: '
+                                'write {example} with a ";" after every object'),
+                             example='"{\\"tool\\":…} ; {\\"tool\\":…} ;"')
             return None
         raw_tools, problems = split_tools(value, tloc)
-        self.problems.extend(problems)
+        self.found.extend(problems)
         calls: list[ToolCall] = []
         writers: dict[str, list[int]] = {}
         for index, raw in enumerate(raw_tools):
@@ -67,17 +65,19 @@ class ToolChecks:
                 writers.setdefault(call.as_, []).append(index)
         for slot in outs:
             if slot not in writers and slot not in self.written:
-                self.warn((*loc, "out", slot), "unwritten-output",
-                          N_("no tool writes the output '{slot}' (here or in an earlier group): choose it in a tool's "
-                             "\"Save result to\", or remove it; a run would end without it"), slot=slot)
+                self.found.warn((*loc, "out", slot), "unwritten-output",
+                                N_("no tool writes the output '{slot}' (here or in an earlier group): "
+                                   "choose it in a tool's \"Save result to\", or remove it; "
+                                   "a run would end without it"),
+                                slot=slot)
         self.written.update(writers)
         for slot, indexes in writers.items():
             if len(indexes) > 1 and outs[slot] is not SlotType.ARRAY:
                 for index in indexes[1:]:
-                    self.error((*tloc, index, "as"), "slot-written-twice",
-                               N_("slot '{slot}' is written by tools {tools}: "
-                                  'a {type} slot takes one writer; declare it "array" to collect them all'),
-                               slot=slot, tools=", ".join(str(i + 1) for i in indexes), type=outs[slot].value)
+                    self.found.error((*tloc, index, "as"), "slot-written-twice",
+                                     N_("slot '{slot}' is written by tools {tools}: "
+                                        'a {type} slot takes one writer; declare it "array" to collect them all'),
+                                     slot=slot, tools=", ".join(str(i + 1) for i in indexes), type=outs[slot].value)
         return calls
 
     def _tool(self, value: Any, loc: Loc, offset: int, ins: dict[str, SlotType],
@@ -85,45 +85,46 @@ class ToolChecks:
         if value is None:
             return None
         if not isinstance(value, dict):
-            self.error(loc, "bad-type", N_("each tool is an object like {example}"), offset,
-                       example='{"tool":"echo","args":{…},"as":"slot"}')
+            self.found.error(loc, "bad-type", N_("each tool is an object like {example}"), offset,
+                             example='{"tool":"echo","args":{…},"as":"slot"}')
             return None
         ok = True
         for key in value:
             if key not in _TOOL_FIELDS:
-                self.error((*loc, key), "unknown-field",
-                           N_("unknown field '{key}' in a tool: a tool has tool, args, as, on, and who answers its "
-                              "requests ({fields})"), offset, key=key, fields=", ".join(ASKING_KEYS))
+                self.found.error((*loc, key), "unknown-field",
+                                 N_("unknown field '{key}' in a tool: a tool has tool, args, as, on, "
+                                    "and who answers its requests ({fields})"),
+                                 offset, key=key, fields=", ".join(ASKING_KEYS))
                 ok = False
         name = value.get("tool")
         if "tool" not in value:
-            self.error((*loc, "tool"), "missing-field", N_('the tool object has no "tool": name the tool to run'),
-                       offset)
+            self.found.error((*loc, "tool"), "missing-field", N_('the tool object has no "tool": name the tool to run'),
+                             offset)
             ok = False
         elif not isinstance(name, str):
-            self.error((*loc, "tool"), "bad-type", N_('"tool" is the tool name as text'), offset)
+            self.found.error((*loc, "tool"), "bad-type", N_('"tool" is the tool name as text'), offset)
             ok = False
         elif not name.strip():
-            self.error((*loc, "tool"), "blank-name", N_('"tool" is blank: name the tool to run'), offset)
+            self.found.error((*loc, "tool"), "blank-name", N_('"tool" is blank: name the tool to run'), offset)
             ok = False
         args = value.get("args", {})
         if not isinstance(args, dict):
-            self.error((*loc, "args"), "bad-type", N_('"args" is an object like {example}'), offset,
-                       example='{"command": "uptime"}')
+            self.found.error((*loc, "args"), "bad-type", N_('"args" is an object like {example}'), offset,
+                             example='{"command": "uptime"}')
             ok = False
             args = {}
         slot = value.get("as")
         if slot is not None and not isinstance(slot, str):
-            self.error((*loc, "as"), "bad-type", N_('"as" names an output slot, as text'), offset)
+            self.found.error((*loc, "as"), "bad-type", N_('"as" names an output slot, as text'), offset)
             ok = False
         elif isinstance(slot, str) and slot not in outs:
-            self.error((*loc, "as"), "undeclared-slot",
-                       N_("slot '{slot}' is not declared in out: add \"{slot}\" to the group's \"out\", "
-                          "or use one of: {names}"), offset, slot=slot,
-                       names=", ".join(outs) or sentence(N_("(none declared)")))
+            self.found.error((*loc, "as"), "undeclared-slot",
+                             N_("slot '{slot}' is not declared in out: add \"{slot}\" to the group's \"out\", "
+                                "or use one of: {names}"), offset, slot=slot,
+                             names=", ".join(outs) or sentence(N_("(none declared)")))
             ok = False
         asking, asking_problems = check_asking(value, loc, offset, group_asking)
-        self.problems.extend(asking_problems)
+        self.found.extend(asking_problems)
         ok = ok and not any(p.severity == "error" for p in asking_problems)
         host = value.get("on")
         if host is not None and not self._host(host, name, loc, offset):
@@ -131,9 +132,9 @@ class ToolChecks:
         refs = references(args)
         for path, ref, ref_offset in refs:
             if ref not in ins:
-                self.error((*loc, "args", *path), "undeclared-arg",
-                           N_("$args.{name} is not declared in this group's \"in\": add \"{name}\" to \"in\""),
-                           ref_offset, name=ref)
+                self.found.error((*loc, "args", *path), "undeclared-arg",
+                                 N_("$args.{name} is not declared in this group's \"in\": add \"{name}\" to \"in\""),
+                                 ref_offset, name=ref)
                 ok = False
         if ok and isinstance(name, str):
             self._known_tool(name, args, loc, offset, bool(refs))
@@ -147,21 +148,21 @@ class ToolChecks:
         """A step's `on`: a host's name the team knows, for a tool a host can run; whether it is."""
         where: Loc = (*loc, "on")
         if not isinstance(host, str) or not HOST_NAME.match(host):
-            self.error(where, "bad-host", N_('"on" names the host the step runs on, like {example}: 1 to 63 '
-                                             "letters, digits, '.', '_' and '-'"), offset, example='"node-a"')
+            self.found.error(where, "bad-host", N_('"on" names the host the step runs on, like {example}: 1 to 63 '
+                                                   "letters, digits, '.', '_' and '-'"), offset, example='"node-a"')
             return False
         known = self.catalog.host_names
         if known is not None and host not in known:
-            self.error(where, "unknown-host",
-                       N_("no host named '{host}' is known: the hosts are {names} (a host is known once "
-                          "`seqdesk worker --name {host}` has started there)"), offset, host=host,
-                       names=", ".join(sorted(known)) or sentence(N_("(none yet)")))
+            self.found.error(where, "unknown-host",
+                             N_("no host named '{host}' is known: the hosts are {names} (a host is known once "
+                                "`seqdesk worker --name {host}` has started there)"), offset, host=host,
+                             names=", ".join(sorted(known)) or sentence(N_("(none yet)")))
             return False
         runs = self.catalog.runs_on_hosts
         if isinstance(tool, str) and runs is not None and not runs(tool):
-            self.error(where, "not-on-hosts",
-                       N_("'{tool}' cannot run on a host: a host runs the built-in tools cmd_run, file_read, "
-                          "http_get, echo and sleep"), offset, tool=tool)
+            self.found.error(where, "not-on-hosts",
+                             N_("'{tool}' cannot run on a host: a host runs the built-in tools cmd_run, file_read, "
+                                "http_get, echo and sleep"), offset, tool=tool)
             return False
         return True
 
@@ -175,7 +176,7 @@ class ToolChecks:
             return
         title, got = known
         if got is not declared:
-            self.error((*loc, "as"), "result-type", mismatch_words(title, got, slot, declared), offset)
+            self.found.error((*loc, "as"), "result-type", mismatch_words(title, got, slot, declared), offset)
 
     def _text_result_fits(self, name: str, slot: str, declared: SlotType, loc: Loc, offset: int) -> None:
         """A tool whose server promised no result type gives back its text, an object only when it
@@ -186,17 +187,18 @@ class ToolChecks:
         if title is None or declared is SlotType.STRING:
             return
         if declared is SlotType.OBJECT:
-            self.warn((*loc, "as"), "result-is-text",
-                      N_("{tool} does not say what it gives back (its server gave no output schema), so its result "
-                         "is text unless it sends pictures, sounds or files, or a structured result, with it. When "
-                         "it gives back text, this step fails as it runs: the object output '{slot}' cannot hold "
-                         "text. Make '{slot}' text (string) unless you know the tool sends more"), offset,
-                      tool=term(title), slot=slot)
+            self.found.warn((*loc, "as"), "result-is-text",
+                            N_("{tool} does not say what it gives back (its server gave no output schema), "
+                               "so its result is text unless it sends pictures, sounds or files, or a structured "
+                               "result, with it. When it gives back text, this step fails as it runs: the object "
+                               "output '{slot}' cannot hold text. Make '{slot}' text (string) unless you know the tool "
+                               "sends more"), offset,
+                            tool=term(title), slot=slot)
             return
-        self.error((*loc, "as"), "result-type",
-                   N_("{tool} does not say what it gives back (its server gave no output schema): its result is "
-                      "text, which the output '{slot}' cannot hold: make '{slot}' text (string)"), offset,
-                   tool=term(title), slot=slot)
+        self.found.error((*loc, "as"), "result-type",
+                         N_("{tool} does not say what it gives back (its server gave no output schema): its result is "
+                            "text, which the output '{slot}' cannot hold: make '{slot}' text (string)"), offset,
+                         tool=term(title), slot=slot)
 
     def _shell_text(self, name: str, args: dict[str, Any], loc: Loc, ins: dict[str, SlotType]) -> None:
         """Inputs in shell text go only where they stay text (an error, located at the `$`), and one
@@ -206,10 +208,10 @@ class ToolChecks:
             for landing in shell_landings(text):
                 where: Loc = (*loc, "args", *path)
                 if not allowed(landing.place, number=ins.get(landing.name) is SlotType.NUMBER):
-                    self.error(where, "input-in-shell-code", refusal(landing.place, landing.name), landing.offset)
+                    self.found.error(where, "input-in-shell-code", refusal(landing.place, landing.name), landing.offset)
                 elif landing.runs_as is not None:
-                    self.warn(where, "input-runs-as-command",
-                              runs_as_words(landing.name, landing.runs_as, whole=landing.whole), landing.offset)
+                    self.found.warn(where, "input-runs-as-command",
+                                    runs_as_words(landing.name, landing.runs_as, whole=landing.whole), landing.offset)
 
     def _known_tool(self, name: str, args: dict[str, Any], loc: Loc, offset: int, has_refs: bool) -> None:
         exists = self.catalog.tool_exists
@@ -218,14 +220,15 @@ class ToolChecks:
         if not exists(name):
             near = nearest_names(name, self.catalog.tool_names()) if self.catalog.tool_names is not None else []
             if near:
-                self.warn((*loc, "tool"), "unknown-tool",
-                          N_("no tool named '{name}' is available now (did you mean {names}? seq_tools lists them); "
-                             'if its server is offline the group\'s "missing" rule decides at run time'), offset,
-                          name=name, names=_either([repr(n) for n in near]))
+                self.found.warn((*loc, "tool"), "unknown-tool",
+                                N_("no tool named '{name}' is available now "
+                                   "(did you mean {names}? seq_tools lists them); "
+                                   'if its server is offline the group\'s "missing" rule decides at run time'), offset,
+                                name=name, names=_either([repr(n) for n in near]))
             else:
-                self.warn((*loc, "tool"), "unknown-tool",
-                          N_("no tool named '{name}' is available now; if its server is offline the group's "
-                             '"missing" rule decides at run time'), offset, name=name)
+                self.found.warn((*loc, "tool"), "unknown-tool",
+                                N_("no tool named '{name}' is available now; if its server is offline the group's "
+                                   '"missing" rule decides at run time'), offset, name=name)
             return
         if not has_refs and self.catalog.validate_args is not None:
             try:
@@ -234,7 +237,7 @@ class ToolChecks:
                 words = getattr(exc, "words", None)
                 if not isinstance(words, Sentence):
                     words = argument_words(exc) if isinstance(exc, ToolArgumentError) else verbatim(str(exc))
-                self.error((*loc, "args"), "bad-args", words, offset)
+                self.found.error((*loc, "args"), "bad-args", words, offset)
 
 
 def _either(names: list[str]) -> str | Sentence:
