@@ -223,3 +223,28 @@ async def test_a_step_put_on_the_queue_without_the_key_is_refused_and_nothing_ru
             assert (tmp_path / "signed").exists()
     finally:
         worker.stop()
+
+
+async def test_a_step_a_host_refuses_fails_in_the_runs_record_with_the_hosts_sentence(
+        temporal_server: TemporalServer, step_keys: StepKeys, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    host = f"trust-{uuid.uuid4().hex[:6]}"
+    made = tmp_path / "made"
+    monkeypatch.setenv(TRUST_ENV, str(make_step_keys(tmp_path, "another-app").public))  # not this app's key
+    worker = Worker(host, temporal_server.url, tmp_path / "worker.log")
+    engine = compose_engine(default_registry(), MemoryStores(),
+                            executor=f"{temporal_server.url}?queue=trust-{uuid.uuid4().hex[:8]}")
+    engine.modes.set("cmd_run", "always-allow")
+    try:
+        worker.run(T)
+        await hosts_up(engine, [host], T)
+        await engine.create(seq(group("g", tools=tools(
+            {"tool": "cmd_run", "args": {"command": f"touch {made}"}, "on": host}))))
+        record = await engine.runner.wait((await engine.start("s", {})).run_id, T)
+        step = record.groups[0].tools[0]
+        assert record.status == "failed" and step.status == "failed"
+        assert (step.error or "").startswith(f"the host {host} refused the step {step.tool_call_id} of run "
+                                             f"{record.run_id}: it is signed with a key this host does not trust")
+        assert not made.exists()
+    finally:
+        worker.stop()
+        await engine.close()
