@@ -140,3 +140,66 @@ async def _after_ending(folder: Path, token: str | None, answered_here: bool, wi
             return remote
         await remote.close()
         await asyncio.sleep(0.1)  # an ending process tells nobody when it is gone: look again soon
+
+
+async def known_host_names(settings: Settings) -> tuple[frozenset[str] | None, str]:
+    """The names a step's `on` may give, for `seqdesk check`, from whoever knows them without opening
+    the data folder: the team server (`--connect`), else the app serving the data folder, else the
+    executor's service (SEQDESK_EXECUTOR); with where they come from. (None, why) when none can say."""
+    from gui.core.errors import SeqDeskError
+    from gui.remote import RemoteEngine, remote_for
+    from gui.runtime import chosen_executor
+    from gui.serving import team_url
+
+    if settings.connect is not None:
+        where = f"the team server at {settings.connect}"
+        try:
+            remote = RemoteEngine(team_url(settings.connect), settings.token)
+        except SeqDeskError as exc:
+            return None, f"{where} cannot be reached: {exc}"
+        return await _names_of(remote, where)
+    if not settings.memory and (settings.store is None or settings.data is not None):  # a folder, not a database
+        folder = _folder_of(settings)
+        try:
+            serving = remote_for(folder, settings.token)
+        except SeqDeskError as exc:
+            return None, str(exc)
+        if serving is not None:
+            return await _names_of(serving, f"the SeqDesk app serving {folder}")
+    executor = chosen_executor()
+    if executor is None:
+        return None, ("no team server is given (--connect), no SeqDesk app serves the data folder, and no "
+                      "executor is given (--executor temporal://…)")
+    from gui.temporal import parse_target
+    from gui.temporal.hosts import host_names_at
+
+    try:
+        target = parse_target(executor)
+        return await host_names_at(target.address, target.namespace), f"the Temporal service at {target.address}"
+    except SeqDeskError as exc:
+        return None, str(exc)
+    except Exception as exc:  # RuntimeError, RPCError, TimeoutError: the service did not answer
+        return None, f"the Temporal service at {executor} did not answer ({type(exc).__name__}: {exc})"
+
+
+async def _names_of(remote: Any, where: str) -> tuple[frozenset[str] | None, str]:
+    from gui.core.errors import SeqDeskError
+
+    try:
+        names = await remote.host_names()
+    except SeqDeskError as exc:
+        return None, f"{where} did not list its hosts: {exc}"
+    finally:
+        await remote.close()
+    if names is None:  # it runs sequences in its own process: as it does, no name is a host's
+        return frozenset(), f"{where}, which runs sequences in its own process (no step runs on a host there)"
+    return names, where
+
+
+def _folder_of(settings: Settings) -> Path:
+    """The data folder the settings name, or the platform's, as it is: neither created nor checked."""
+    import platformdirs
+
+    from gui.store.datadir import APP_NAME
+
+    return (settings.data or Path(platformdirs.user_data_dir(APP_NAME, appauthor=False))).expanduser().absolute()

@@ -54,10 +54,10 @@ from gui.core.door import (
 )
 from gui.core.errors import Failed, NotFound, Refused, SeqDeskError, Unavailable
 from gui.core.events import Event, RunFinished, parse_event
-from gui.core.runs import RunRecord, RunStatus, Schedule
+from gui.core.runs import HostInfo, RunRecord, RunStatus, Schedule
 from gui.core.sequences import Group, Sequence, ValidationResult, check_document, help_text
 from gui.core.tools import ServerInfo, ToolListing
-from gui.wire import ANSWERED_VIA, CLIENT_PID, SavedBody, StartRun, error_in, problem_from, result_from
+from gui.wire import ANSWERED_VIA, CLIENT_PID, HostsBody, SavedBody, StartRun, error_in, problem_from, result_from
 
 log = logging.getLogger(__name__)
 
@@ -178,6 +178,20 @@ class RemoteEngine:
     # -- tools ---------------------------------------------------------------------------------
     async def list_tools(self) -> ToolListing:
         return ToolListing.model_validate(await self._request("GET", "/api/tools"))
+
+    # -- hosts ---------------------------------------------------------------------------------
+    async def hosts(self) -> list[HostInfo]:
+        """The hosts the app's team knows and their states (none when it runs sequences in its process)."""
+        return (await self._hosts()).hosts
+
+    async def host_names(self) -> frozenset[str] | None:
+        """The names a step's `on` may give on this app; None when it puts no step on a host (it runs
+        sequences in its own process), so a file's host names are not its to check."""
+        listed = await self._hosts()
+        return frozenset(host.name for host in listed.hosts) if listed.steps_on_hosts else None
+
+    async def _hosts(self) -> HostsBody:
+        return HostsBody.model_validate(await self._request("GET", "/api/hosts"))
 
     async def list_mcp_servers(self) -> McpServerListing:
         """The app's servers as its API shows them (no program arguments, no credential in an address),

@@ -2,9 +2,10 @@
 
 The worker dials out to the Temporal service (no port opens here), registers as the host NAME in
 the hosts list, and runs the steps that say `"on": "NAME"` until it is stopped (Ctrl-C, SIGTERM),
-when it says it left. A service that does not answer yet is tried again until it does. It reads no
-data folder: the app that runs the sequence keeps the record and
-asks for approvals; only the tool's call runs here (`gui.temporal.worker`).
+when it says it left. A service that does not answer yet is tried again until it does. It runs only
+the steps the team's app signed (`--trust steps.pub`, or SEQDESK_WORKER_TRUST: the app's public step
+key, `gui.temporal.signing`); without one it does not start. It reads no data folder: the app that
+runs the sequence keeps the record and asks for approvals; only the tool's call runs here (`gui.temporal.worker`).
 """
 
 from __future__ import annotations
@@ -24,6 +25,9 @@ def add_worker_command(sub: Any) -> None:
     worker.add_argument("--name", required=True, help=_("this host's name, as steps name it (\"on\": NAME)"))
     worker.add_argument("--executor", default=argparse.SUPPRESS,
                         help=_("the team's Temporal service: temporal://host:port/namespace (or SEQDESK_EXECUTOR)"))
+    worker.add_argument("--trust", default=None, metavar="KEYFILE",
+                        help=_("the app's public step key (PEM): only steps it signed run here "
+                               "(or SEQDESK_WORKER_TRUST)"))
     worker.set_defaults(func=cmd_worker, reads_settings=False)
 
 
@@ -41,14 +45,25 @@ def cmd_worker(args: argparse.Namespace) -> int:
               file=sys.stderr)
         return 2
     try:
-        from gui.temporal import parse_target
+        from gui.temporal import StepKeyError, parse_target
+        from gui.temporal.signing import trust_from
         from gui.temporal.worker import HostWorker
 
-        worker = HostWorker(args.name, parse_target(address))
+        target = parse_target(address)
+        try:
+            trust = trust_from(args.trust)
+        except StepKeyError as exc:
+            print(f"seqdesk worker: {exc}", file=sys.stderr)
+            return 2
+        worker = HostWorker(args.name, target, trust, refused=_say_refused)
         return asyncio.run(_serve(worker))
     except SeqDeskError as exc:
         print(f"seqdesk worker: {exc}", file=sys.stderr)
         return 1
+
+
+def _say_refused(words: str) -> None:
+    print(f"seqdesk worker: {words}", file=sys.stderr, flush=True)
 
 
 async def _serve(worker: Any) -> int:
@@ -57,8 +72,9 @@ async def _serve(worker: Any) -> int:
         loop.add_signal_handler(sig, worker.stop)
 
     def ready() -> None:
-        print(_("seqdesk worker: serving as the host {name} (its steps come from the queue {queue})").format(
-            name=worker.name, queue=f"seqdesk-host-{worker.name}"), flush=True)
+        print(_("seqdesk worker: serving as the host {name} (its steps come from the queue {queue}; it runs "
+                "those signed by the key {keys})").format(
+            name=worker.name, queue=f"seqdesk-host-{worker.name}", keys=", ".join(worker.trust.key_ids)), flush=True)
 
     def waiting(reason: str) -> None:
         print(f"seqdesk worker: {reason}", file=sys.stderr, flush=True)

@@ -51,7 +51,7 @@ leaf keeps any other built-in base it had (`SecretStoreError` is still a `Runtim
     │   ├── gui.core.asks.InteractionValidationError (invalid-response; an InteractionError too)
     │   ├── gui.core.asks.RuleError, gui.core.door.WhenCallError
     │   ├── gui.core.door.McpServerInvalid (invalid-server), gui.core.door.AskInvalid (invalid-ask)
-    │   ├── gui.temporal.ExecutorAddressError
+    │   ├── gui.temporal.ExecutorAddressError, gui.temporal.StepKeyError
     │   ├── gui.core.sequences: ConditionSyntaxError, ConditionEvalError, DurationError,
     │   │   SubstitutionError (ShellPlaceError), ArgumentsError, parser._DuplicateKey, parser._BadNumber
     │   ├── gui.i18n.UnknownLanguage, gui.moving.BadExport (bad-export), gui.settings.SettingsError

@@ -30,6 +30,7 @@ from gui.core.tools import Registry
 from gui.temporal.approvals import WorkflowApprovals
 from gui.temporal.host_steps import HostStepWorkflow, TemporalHostCalls, step_queue
 from gui.temporal.hosts import list_hosts
+from gui.temporal.signing import StepSigner
 from gui.temporal.steps import RunSteps
 from gui.temporal.target import TemporalTarget
 from gui.temporal.workflow import WORKFLOW_NAME, RunWorkflow
@@ -62,7 +63,9 @@ class TemporalExecutor:
         self.steps = RunSteps(self.local, approvals)
         self._signals: set[asyncio.Task[None]] = set()
         bus.subscribe(self._heard)
-        self.local.caller.hosts = TemporalHostCalls(self.connect, step_queue(target.queue))  # steps that say "on"
+        # steps that say "on", signed with the key SEQDESK_STEP_KEY names (`gui.temporal.signing`)
+        self.local.caller.hosts = TemporalHostCalls(self.connect, step_queue(target.queue),
+                                                    StepSigner.from_environment())
         self._client: Client | None = None
         self._worker: Worker | None = None
         self._worker_task: asyncio.Task[None] | None = None

@@ -1,14 +1,15 @@
-"""A step on a host, on Temporal: how the app's call of a step that says `"on": "node-a"` reaches
-that host's worker, and what comes back.
+"""A step on a host, on Temporal: how the app's call of a step that says `"on": "node-a"` reaches that
+host's worker, and what comes back.
 
 The app approves the step as any step, then starts the workflow `seqdesk-step-<step id>-<attempt>`
 (`HostStepWorkflow`, on a queue of the app's, `step_queue`), whose one activity, `host_call`, runs
 on the host's queue (`gui.temporal.hosts.host_queue`) and heartbeats; the app waits for its result.
-Stop or a time limit cancels that workflow, which cancels the activity on the host (the command's
-process group ended there) and waits for it to have ended. A host's worker that dies mid-call stops
-heartbeating: after `CALL_HEARTBEAT` the call is made again only when its group says
-`on_error: retry` (its retry policy), else the step fails saying it may have run there. The
-workflow's id is the step's: an app restarted during the call finds the same call (going on, or
+The step is signed by the app's step key (`gui.temporal.signing`): the worker runs nothing that this
+app did not sign for it. Stop or a time limit cancels that workflow, which cancels the activity on
+the host (the command's process group ended there) and waits for it to have ended. A host's worker
+that dies mid-call stops heartbeating: after `CALL_HEARTBEAT` the call is made again only when its
+group says `on_error: retry` (its retry policy), else the step fails saying it may have run there.
+The workflow's id is the step's: an app restarted during the call finds the same call (going on, or
 ended) instead of starting another.
 """
 
@@ -32,6 +33,7 @@ with workflow.unsafe.imports_passed_through():
     from gui.core.sequences import RETRY_ATTEMPTS
     from gui.core.tools import ToolContext
     from gui.temporal.hosts import FOREVER, host_queue
+    from gui.temporal.signing import StepSigner, no_signer_words
 
 STEP_WORKFLOW = "seqdesk-host-step"
 CALL_HEARTBEAT = timedelta(seconds=3)  # a host's call whose worker died is seen after this
@@ -54,6 +56,12 @@ class HostStep:
     group_name: str = ""
     attempts: int = 1  # how many times a call whose worker died is made (on_error: retry)
     deadline: float | None = None
+    # Signed by the app (`gui.temporal.signing`): the host runs it only when the signature holds.
+    call_id: str = ""  # the id of the workflow that sends it: another workflow cannot send it again
+    approval: str | None = None  # the approval request that allowed it; None: its tool asks none
+    key_id: str = ""
+    expires: float = 0.0
+    signature: str = ""
 
 
 @dataclass(frozen=True)
@@ -84,17 +92,21 @@ class HostStepWorkflow:
 class TemporalHostCalls:
     """`HostCalls` on Temporal: each call a `HostStepWorkflow` on the app's queue."""
 
-    def __init__(self, connect: Any, queue: str) -> None:
+    def __init__(self, connect: Any, queue: str, signer: StepSigner | None) -> None:
         self._connect = connect  # () -> Client, once connected
         self.queue = queue
+        self.signer = signer  # None: no step key given, so no step is sent (a host would refuse it)
 
     async def call(self, host: str, tool: str, args: dict[str, Any], ctx: ToolContext, *, attempt: int,
                    retry: bool) -> Any:
+        if self.signer is None:
+            raise ToolError(no_signer_words(host))
         client: Client = await self._connect()
-        step = HostStep(host=host, tool=tool, args=dict(args), step_id=ctx.tool_call_id, run_id=ctx.run_id,
-                        sequence_name=ctx.sequence_name, group_name=ctx.group_name,
-                        attempts=RETRY_ATTEMPTS if retry else 1, deadline=ctx.deadline)
         step_id = f"seqdesk-step-{ctx.tool_call_id}-{attempt}"
+        step = self.signer.sign(HostStep(
+            host=host, tool=tool, args=dict(args), step_id=ctx.tool_call_id, run_id=ctx.run_id,
+            sequence_name=ctx.sequence_name, group_name=ctx.group_name, attempts=RETRY_ATTEMPTS if retry else 1,
+            deadline=ctx.deadline, call_id=step_id, approval=ctx.approval))
         try:
             handle = await client.start_workflow(
                 STEP_WORKFLOW, step, id=step_id, task_queue=self.queue, result_type=HostResult,

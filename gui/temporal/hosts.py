@@ -62,6 +62,16 @@ async def list_hosts(client: Client) -> list[HostInfo]:
     return sorted(hosts, key=lambda h: h.name)
 
 
+async def host_names_at(address: str, namespace: str, within: float = 10.0) -> frozenset[str]:
+    """The names of the hosts that registered on the service at `address` (`seqdesk check` without an
+    app); RuntimeError or RPCError when it does not answer, TimeoutError after `within` s."""
+    async def names() -> frozenset[str]:
+        client = await Client.connect(address, namespace=namespace)
+        return frozenset(host.name for host in await list_hosts(client))
+
+    return await asyncio.wait_for(names(), within)
+
+
 async def _host(client: Client, found: Any) -> HostInfo:
     name = found.id.removeprefix(host_workflow_id(""))
     since = found.start_time.timestamp() if found.start_time else None

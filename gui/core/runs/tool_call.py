@@ -335,6 +335,7 @@ class ToolCaller:
                         changed = True
                 ctx = self._context(scope, record)
                 ctx.approved = None if changed else shown  # what the approval showed, for these args
+                ctx.approval = record.interaction_id if tool.approval != "none" else None
                 if call.on is None:
                     result = await tool.call(args, ctx)
                 elif self.hosts is None:

@@ -104,6 +104,8 @@ class ToolContext:
     # What the approval of this call showed (its `ShellApproval.shown` or `ApprovalSummary.shown`);
     # None when nothing was asked, or when the person edited the arguments before approving.
     approved: object = None
+    # The approval request whose answer allowed this call; None when its tool asks none.
+    approval: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 
 
