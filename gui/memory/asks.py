@@ -25,6 +25,7 @@ from gui.core.asks import (
     AuditDraft,
     AuditEntry,
     AuditHead,
+    AuditLog,
     Done,
     InteractionFilter,
     InteractionKind,
@@ -58,6 +59,10 @@ class MemoryInteractionStore:
     async def save_many(self, records: Iterable[InteractionRecord]) -> None:
         for record in records:
             self._keep(record)
+
+    async def save_with(self, record: InteractionRecord, decision: AuditDraft, audit: AuditLog) -> None:
+        await audit.append(decision)
+        await self.save(record)
 
     async def get(self, interaction_id: str) -> InteractionRecord | None:
         item = self._records.get(interaction_id)

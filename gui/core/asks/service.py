@@ -199,8 +199,7 @@ class InteractionService:
         async with self.waiting.lock(iid):
             if await self.store.get(iid) is not None:
                 raise InteractionError(f"interaction {iid} already exists", iid)
-            await self.waiting.record_decision(record)
-            await self.store.save(record)
+            await self.waiting.save(record, self.waiting.decision(record))
         self.waiting.drop_lock(iid)
         self.waiting.announce_created(record)
         self.waiting.announce_ended(record)

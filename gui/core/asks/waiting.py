@@ -153,10 +153,8 @@ class Waiting:
         """Store a change of a pending request (its record of decisions first), then announce it.
         Caller holds the lock. Two processes changing it at once: one wins, the other is told."""
         changed = changed.model_copy(update={"revision": changed.revision + 1})
-        if draft is not None and self.audit is not None:
-            await self.audit.append(draft)
         try:
-            await self.store.save(changed)
+            await self.save(changed, draft)
         except InteractionNotPendingError:
             iid = changed.interaction_id
             raise InteractionError(f"interaction {iid} was changed by someone else at the same moment: nothing "
@@ -177,8 +175,7 @@ class Waiting:
         """Record the decision, store the final state, then wake the waiter and announce it. Caller
         holds the lock. `timed_out`: nobody answered, the request took its defaults."""
         ended = self.ended(record, result)
-        await self.record_decision(ended, by, timed_out=timed_out)
-        await self.store.save(ended)
+        await self.save(ended, self.decision(ended, by, timed_out=timed_out))
         self.settle(ended)
         self.drop_lock(record.interaction_id)
         return ended
@@ -193,16 +190,25 @@ class Waiting:
         for done in ended:
             self.settle(done)
 
-    async def record_decision(self, ended: InteractionRecord, by: Answerer | None = None, *,
-                              timed_out: bool = False) -> None:
-        """Append the decision to the record before it is stored: a decision that took effect is never
-        missing from it (a crash in between leaves the entry, and start-up then cancels the request)."""
-        if self.audit is not None:
-            draft = decision_of(ended, by)
-            if timed_out:
-                draft = draft.model_copy(update={"by": "timeout", "person": None, "via": None, "token": None,
-                                                 "detail": f"the defaults it declares: {draft.detail}"})
-            await self.audit.append(draft)
+    def decision(self, ended: InteractionRecord, by: Answerer | None = None, *,
+                 timed_out: bool = False) -> AuditDraft | None:
+        """The entry `ended`'s decision makes in the record of decisions (None: none is kept)."""
+        if self.audit is None:
+            return None
+        draft = decision_of(ended, by)
+        if timed_out:
+            draft = draft.model_copy(update={"by": "timeout", "person": None, "via": None, "token": None,
+                                             "detail": f"the defaults it declares: {draft.detail}"})
+        return draft
+
+    async def save(self, record: InteractionRecord, decision: AuditDraft | None = None) -> None:
+        """Store `record`, its `decision` appended to the record of decisions before it (in the same
+        trip to the store when they share one): a decision that took effect is never missing from it
+        (a crash in between leaves the entry, and start-up then cancels the request)."""
+        if decision is None or self.audit is None:
+            await self.store.save(record)
+        else:
+            await self.store.save_with(record, decision, self.audit)
 
     def settle(self, ended: InteractionRecord) -> None:
         """Once the end is stored: forget the request, wake its waiter, announce the end."""
