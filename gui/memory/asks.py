@@ -1,8 +1,9 @@
 """Requests for a person, the approval modes and the record of decisions in memory, behind the core's
 `InteractionStore`, `ApprovalModes` and `AuditLog` ports (`gui.core.asks`).
 
-`MemoryInteractionStore` round-trips every record through JSON on save, exactly as a file store
-would, so a value that could not be persisted fails here too instead of only in production. The
+`MemoryInteractionStore` round-trips every record through JSON on save, exactly as the TinyDB store
+does (its JSON document, written by the standard library), so a value that could not be persisted
+fails here too instead of only in production. The
 record of decisions keeps each entry as its JSON text, as a file would keep it, so a test can edit
 one "by hand" (`MemoryAuditLog.edit`) and see `verify` name it.
 """
@@ -24,6 +25,7 @@ from gui.core.asks import (
     AuditDraft,
     AuditEntry,
     AuditHead,
+    AuditLog,
     Done,
     InteractionFilter,
     InteractionKind,
@@ -35,7 +37,6 @@ from gui.core.asks import (
     entry_document,
     interaction_fields,
 )
-from gui.core.json_text import to_json_text
 from gui.core.queries import DEFAULT_LIMIT, Page, check_window, sort_key
 
 
@@ -48,7 +49,7 @@ class MemoryInteractionStore:
             self._keep(record)
 
     def _keep(self, record: InteractionRecord) -> None:
-        text = to_json_text(record)
+        text = json.dumps(record.model_dump(mode="json"))
         stored = _parse(text)  # what a file store would read back; fails here if it could not be stored
         self._records[record.interaction_id] = (interaction_fields(stored), text)
 
@@ -58,6 +59,10 @@ class MemoryInteractionStore:
     async def save_many(self, records: Iterable[InteractionRecord]) -> None:
         for record in records:
             self._keep(record)
+
+    async def save_with(self, record: InteractionRecord, decision: AuditDraft, audit: AuditLog) -> None:
+        await audit.append(decision)
+        await self.save(record)
 
     async def get(self, interaction_id: str) -> InteractionRecord | None:
         item = self._records.get(interaction_id)

@@ -17,6 +17,8 @@ from typing import Any
 from psycopg_pool import AsyncConnectionPool
 
 from gui.core.asks import (
+    AuditDraft,
+    AuditLog,
     InteractionKind,
     InteractionNotPendingError,
     InteractionRecord,
@@ -90,6 +92,12 @@ class PgInteractionStore:
         raise InteractionNotPendingError(
             f"interaction {record.interaction_id} was already {status} (by another SeqDesk process)",
             record.interaction_id)
+
+    async def save_with(self, record: InteractionRecord, decision: AuditDraft, audit: AuditLog) -> None:
+        """The record of decisions first (on a team's database it claims the request for this process,
+        `gui.pgstore.audit`), then the record, saved over that claim."""
+        await audit.append(decision)
+        await self.save(record)
 
     async def save_many(self, records: Iterable[InteractionRecord]) -> None:
         arrays = columns_of(row(r) for r in records)

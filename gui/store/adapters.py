@@ -28,6 +28,7 @@ import threading
 import time
 from collections.abc import Callable, Generator, Iterable, Mapping
 from concurrent.futures import Future
+from functools import partial
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
@@ -38,6 +39,8 @@ from gui.core.asks import (
     ENDED_STATUSES,
     ApprovalMode,
     ApprovalRule,
+    AuditDraft,
+    AuditLog,
     InteractionFilter,
     InteractionKind,
     InteractionRecord,
@@ -49,6 +52,7 @@ from gui.core.asks import (
 from gui.core.queries import DEFAULT_LIMIT, Page, check_window, sort_key
 from gui.core.runs import RunFilter, RunRecord, RunStatus, run_fields
 from gui.core.sequences import Group, Sequence
+from gui.store.audit import FileAuditLog
 from gui.store.hotcold import HotColdStore
 from gui.store.match import Match
 from gui.store.writer import Writer, WriterClosedError
@@ -122,16 +126,22 @@ class Archiver:
         self._queued = False  # a move is due (on the loop's thread; the writer clears it as it starts)
         self._last = -ARCHIVE_EVERY  # monotonic time the last move started
 
-    async def settle(self, items: list[Item]) -> None:
+    async def settle(self, items: list[Item], first: Callable[[], object] | None = None) -> None:
         """Save: what just ended is on disk (in the hot documents) when this returns; its move to
-        history follows (several answers moved together)."""
-        if await self._writer.run(self._table.settle_all, items) and not self._queued:
+        history follows (several answers moved together). `first`: written before, in the same
+        operation of the writer (a request's decision, before its end)."""
+        if await self._writer.run(self._settle, items, first) and not self._queued:
             self._queued = True
             wait = self._last + ARCHIVE_EVERY - time.monotonic()
             if wait > 0:
                 asyncio.get_running_loop().call_later(wait, self._submit)  # the pace of moves, not a wait for an event
             else:
                 self._submit()
+
+    def _settle(self, items: list[Item], first: Callable[[], object] | None) -> bool:
+        if first is not None:
+            first()
+        return self._table.settle_all(items)
 
     def _submit(self) -> None:
         try:
@@ -300,6 +310,11 @@ class TinyRunStore:
         return Page(_load_all(RunRecord, docs), total)
 
 
+def _interaction_item(record: InteractionRecord) -> Item:
+    return (record.interaction_id, record.model_dump(mode="json"), interaction_fields(record),
+            record.status != "pending")
+
+
 class TinyInteractionStore:
     def __init__(self, table: HotColdStore, writer: Writer) -> None:
         self._table, self._writer = table, writer
@@ -310,9 +325,16 @@ class TinyInteractionStore:
 
     async def save_many(self, records: Iterable[InteractionRecord]) -> None:
         """`save` of each in turn; ended requests new to the store go to history in one write per segment."""
-        items = [(r.interaction_id, r.model_dump(mode="json"), interaction_fields(r), r.status != "pending")
-                 for r in records]
-        await self._archiver.settle(items)
+        await self._archiver.settle([_interaction_item(r) for r in records])
+
+    async def save_with(self, record: InteractionRecord, decision: AuditDraft, audit: AuditLog) -> None:
+        """The decision, then the record: in one operation of the writer when `audit` is the data
+        folder's record of decisions on this store's writer (`FileAuditLog`)."""
+        if isinstance(audit, FileAuditLog) and audit.writer is self._writer:
+            await self._archiver.settle([_interaction_item(record)], partial(audit.append_here, [decision]))
+        else:
+            await audit.append(decision)
+            await self.save(record)
 
     async def get(self, interaction_id: str) -> InteractionRecord | None:
         return _load(InteractionRecord, await self._writer.run(self._table.get, interaction_id))

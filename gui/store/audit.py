@@ -57,7 +57,7 @@ class FileAuditLog:
 
     def __init__(self, path: Path, writer: Writer) -> None:
         self.path = Path(path)
-        self._writer = writer
+        self.writer = writer  # the store's: a request's end is written in the same trip (`TinyInteractionStore`)
         self._journal = Journal(self.path)
         self._last: dict[str, Any] | None = None
 
@@ -82,15 +82,17 @@ class FileAuditLog:
         self._last = _document(lines[-1]) if lines else None
 
     async def append(self, draft: AuditDraft) -> AuditEntry:
-        return await self._writer.run(self._append, draft)
+        return await self.writer.run(self._append, draft)
 
     async def append_many(self, drafts: list[AuditDraft]) -> list[AuditEntry]:
-        return await self._writer.run(self._append_all, drafts)
+        return await self.writer.run(self.append_here, drafts)
 
     def _append(self, draft: AuditDraft) -> AuditEntry:
-        return self._append_all([draft])[0]
+        return self.append_here([draft])[0]
 
-    def _append_all(self, drafts: list[AuditDraft]) -> list[AuditEntry]:
+    def append_here(self, drafts: list[AuditDraft]) -> list[AuditEntry]:
+        """`append_many` on the writer's thread, where it is called (the writer syncs before any
+        result of it, or of what follows it in the same operation, is handed out)."""
         entries = []
         for draft in drafts:
             entry = chain(draft, self._last)
@@ -99,7 +101,7 @@ class FileAuditLog:
             self._journal.append(line.encode("utf-8"))
             self._last = document
             entries.append(entry)
-        if not self._writer.sync_later(self._journal.sync):
+        if not self.writer.sync_later(self._journal.sync):
             self._journal.sync()
         return entries
 

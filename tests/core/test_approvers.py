@@ -285,7 +285,7 @@ async def test_on_expiry_an_approval_is_denied_never_approved(team: InteractionS
     assert stored.request.expires_at == request.created_at + 3600 * 1000
     await team.respond("a1", APPROVE, person("ana"))
     clock.forward(3601)
-    await team._expire("a1")  # what its timer does when it fires
+    await team.follow_ups.expire("a1")  # what its timer does when it fires
     result = await asyncio.wait_for(handle.result(), 2)
     assert result.status == "expired"
 
@@ -300,7 +300,7 @@ async def test_on_expiry_a_question_takes_its_declared_defaults_recorded_as_the_
         "asking": Asking(expire_after="10m")})
     handle = await team.request(request)
     clock.forward(601)
-    await team._expire("q1")
+    await team.follow_ups.expire("q1")
     result = await asyncio.wait_for(handle.result(), 2)
     assert isinstance(result, ResolvedResult) and isinstance(result.response, QuestionResponse)
     assert [(a.question_id, a.value) for a in result.response.answers] == [("env", "staging")]

@@ -39,7 +39,7 @@ async def waiting_run(engine: Engine) -> str:
                                                      {"tool": "echo", "args": {"value": 1}}), parallel=False),
                             group("later")))
     run = await engine.start("s", {})
-    await wait_until(lambda: bool(engine.interactions._waiting))
+    await wait_until(lambda: bool(engine.interactions.waiting.records()))
     return run.run_id
 
 
@@ -77,7 +77,7 @@ async def test_a_call_whose_agent_gave_up_is_recorded_as_the_agent_stopping_wait
     engine = make_engine()
     await engine.create(seq(group("ask", tools=tools({"tool": "cmd_run", "args": {"command": "true"}}))))
     call = asyncio.create_task(engine.call("s", {}, gave_up="agent_gave_up"))
-    await wait_until(lambda: bool(engine.interactions._waiting))
+    await wait_until(lambda: bool(engine.interactions.waiting.records()))
     call.cancel()
     await asyncio.gather(call, return_exceptions=True)
     [record] = await engine.list_runs()
@@ -121,7 +121,7 @@ async def test_a_form_a_server_asked_for_is_withdrawn_with_the_cause_of_the_stop
     handler = InboxElicitationHandler(engine.interactions)
     asking = asyncio.create_task(handler.handle_elicitation(ElicitationRequest(
         server_name="shop", message="Size?", fields=[], turn_id="r-1")))
-    await wait_until(lambda: bool(engine.interactions._waiting))
+    await wait_until(lambda: bool(engine.interactions.waiting.records()))
     engine.interactions.note_ending("r-1", "app_closed")  # what the runner says when the app closes
     asking.cancel()
     await asyncio.gather(asking, return_exceptions=True)
@@ -189,7 +189,7 @@ async def test_a_request_cut_short_because_another_tool_of_its_group_failed_says
     await engine.create(seq(group("g", tools=tools({"tool": "asker", "args": {"key": "a"}},
                                                    {"tool": "breaker", "args": {"key": "b"}}))))
     run = await engine.start("s", {})
-    await wait_until(lambda: bool(engine.interactions._waiting))  # the asker waits for its approval
+    await wait_until(lambda: bool(engine.interactions.waiting.records()))  # the asker waits for its approval
     breaker.gate("b").set()
     record = await engine.runner.wait(run.run_id, T)
     assert record.status == "failed"

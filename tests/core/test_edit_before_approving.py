@@ -7,7 +7,7 @@ import asyncio
 import pytest
 from support.builders import group, seq, tools
 
-from gui.core.asks.service import InteractionValidationError
+from gui.core.asks import InteractionValidationError
 from gui.core.door.engine import Engine
 from gui.core.events import InteractionCreated
 from gui.core.tools.registry import Registry

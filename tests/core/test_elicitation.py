@@ -10,6 +10,7 @@ import time
 import pytest
 from pydantic import ValidationError
 
+from gui.core.asks import InteractionService, InteractionValidationError
 from gui.core.asks.elicitation import (
     CompositeElicitationHandler,
     ElicitationHandler,
@@ -21,7 +22,6 @@ from gui.core.asks.elicitation import (
 )
 from gui.core.asks.interactions import ElicitationField, ElicitationRequest, ElicitationResponse, ToolSource
 from gui.core.asks.responses import value_problems
-from gui.core.asks.service import InteractionService, InteractionValidationError
 from gui.core.events import Event, EventBus
 from gui.memory import MemoryApprovalModes, MemoryInteractionStore
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from gui.core.asks import InteractionService, InteractionValidationError
 from gui.core.asks.interactions import ElicitationField, ElicitationRequest, ToolSource
 from gui.core.asks.responses import value_problems
-from gui.core.asks.service import InteractionService, InteractionValidationError
 from gui.memory import MemoryApprovalModes, MemoryInteractionStore
 
 FIELDS = [

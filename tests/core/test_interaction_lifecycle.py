@@ -16,17 +16,17 @@ from support.interactions import (
     tool_approval,
 )
 
+from gui.core.asks import (
+    InteractionNotFoundError,
+    InteractionNotPendingError,
+    InteractionService,
+)
 from gui.core.asks.interactions import (
     ApprovalResponse,
     CancelledResult,
     ExpiredResult,
     InteractionRecord,
     ResolvedResult,
-)
-from gui.core.asks.service import (
-    InteractionNotFoundError,
-    InteractionNotPendingError,
-    InteractionService,
 )
 from gui.core.events import Event, EventBus
 from gui.memory import MemoryApprovalModes, MemoryInteractionStore

@@ -18,6 +18,13 @@ from support.interactions import (
     tool_approval,
 )
 
+from gui.core.asks import (
+    InteractionError,
+    InteractionNotFoundError,
+    InteractionNotPendingError,
+    InteractionService,
+    InteractionValidationError,
+)
 from gui.core.asks.interactions import (
     Answer,
     ApprovalResponse,
@@ -26,13 +33,6 @@ from gui.core.asks.interactions import (
     InteractionRecord,
     QuestionResponse,
     ResolvedResult,
-)
-from gui.core.asks.service import (
-    InteractionError,
-    InteractionNotFoundError,
-    InteractionNotPendingError,
-    InteractionService,
-    InteractionValidationError,
 )
 from gui.core.events import Event, EventBus
 from gui.memory import MemoryApprovalModes, MemoryInteractionStore

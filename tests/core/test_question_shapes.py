@@ -7,6 +7,7 @@ import pytest
 from pydantic import ValidationError
 from support.interactions import now_ms
 
+from gui.core.asks import InteractionService, InteractionValidationError
 from gui.core.asks.interactions import (
     Answer,
     ExecutionSource,
@@ -16,7 +17,6 @@ from gui.core.asks.interactions import (
     QuestionResponse,
     ResolvedResult,
 )
-from gui.core.asks.service import InteractionService, InteractionValidationError
 from gui.memory import MemoryApprovalModes, MemoryInteractionStore
 
 

@@ -8,6 +8,7 @@ import asyncio
 import pytest
 from support.builders import group, seq, tools
 
+from gui.core.asks import InteractionValidationError
 from gui.core.asks.interactions import ShellApprovalRequest, ToolSource
 from gui.core.asks.rules import (
     ApprovalRule,
@@ -17,7 +18,6 @@ from gui.core.asks.rules import (
     rule_for,
     rule_text_words,
 )
-from gui.core.asks.service import InteractionValidationError
 from gui.core.door.engine import Engine
 from gui.core.events import InteractionCreated
 from gui.core.tools.registry import Registry

@@ -12,13 +12,13 @@ import json
 import pytest
 from mcp_support import ELICIT_SERVER, T, expect, server_config
 
+from gui.core.asks import InteractionValidationError
 from gui.core.asks.elicitation import (
     ElicitationHandlerFunc,
     FixedElicitationHandler,
     InboxElicitationHandler,
 )
 from gui.core.asks.interactions import ElicitationResponse, ToolSource
-from gui.core.asks.service import InteractionValidationError
 from gui.core.errors import ToolError
 from gui.core.tools.registry import ToolContext
 

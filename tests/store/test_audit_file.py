@@ -10,9 +10,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+from support.interactions import shell
 from support.waiting import wait_until
 
-from gui.core.asks import AuditDraft, verify
+from gui.core.asks import ApprovalResponse, AuditDraft, verify
 from gui.runtime import open_store_runtime
 from gui.store.audit import FileAuditLog, audit_path, read_documents
 from gui.store.lock import DataFolderInUseError, InstanceLock
@@ -88,5 +89,30 @@ async def test_an_answer_acknowledged_is_on_record_even_if_the_app_is_killed_rig
         await runtime.engine.recover()
         documents = read_documents(audit_path(tmp_path))
         assert verify(documents).ok
+    finally:
+        await runtime.close()
+
+
+async def test_an_answer_writes_its_decision_and_its_end_in_one_operation_of_the_writer(tmp_path, monkeypatch):
+    """The decision first, then the request's end, together: an answer waits for the writer once."""
+    runtime = await open_store_runtime(tmp_path)
+    try:
+        assert runtime.stores is not None
+        writer, service = runtime.stores.writer, runtime.engine.interactions
+        handle = await service.request(shell("a1"))
+        operations: list[str] = []
+        run = writer.run
+
+        async def counted(fn, *args, **kwargs):  # type: ignore[no-untyped-def]
+            operations.append(getattr(fn, "__name__", repr(fn)))
+            return await run(fn, *args, **kwargs)
+
+        monkeypatch.setattr(writer, "run", counted)
+        await service.respond("a1", ApprovalResponse(decision="approved"))
+        assert len(operations) == 1, operations
+        assert (await handle.result()).status == "resolved"
+        assert (await service.get("a1")).status == "resolved"  # type: ignore[union-attr]
+        documents = read_documents(audit_path(tmp_path))
+        assert [(d["interaction_id"], d["decision"]) for d in documents if d] == [("a1", "approved")]
     finally:
         await runtime.close()

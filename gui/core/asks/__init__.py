@@ -51,6 +51,12 @@ from gui.core.asks.elicitation import (
     ElicitationNotHandled,
     InboxElicitationHandler,
 )
+from gui.core.asks.failures import (
+    InteractionError,
+    InteractionNotFoundError,
+    InteractionNotPendingError,
+    InteractionValidationError,
+)
 from gui.core.asks.follow_ups import FollowUp, default_answers
 from gui.core.asks.interactions import (
     CANCEL_WORDS,
@@ -99,14 +105,7 @@ from gui.core.asks.rules import (
     scope_words,
     tool_rule_id,
 )
-from gui.core.asks.service import (
-    Approval,
-    InteractionError,
-    InteractionNotFoundError,
-    InteractionNotPendingError,
-    InteractionService,
-    InteractionValidationError,
-)
+from gui.core.asks.service import Approval, InteractionService
 from gui.core.asks.signoffs import Handover, Signoff
 from gui.core.asks.store import InteractionFilter, InteractionStore
 

@@ -14,6 +14,9 @@ which role) these decide:
 On the desktop there is no directory: one person answers everything, once, as always (`gate` is
 never asked). A refusal changes nothing and says why in a sentence (`NotAnApprover`, 403;
 `AlreadyApproved`, 409).
+
+The rules are pure; `Approvers`, which the service holds, applies them to the requests it waits on
+(`gui.core.asks.waiting`): the gate, one more approval of several, and a hand-over.
 """
 
 from __future__ import annotations
@@ -22,10 +25,18 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from gui.core.asks.audit import Answerer
-from gui.core.asks.interactions import ApprovalResponse, InteractionRecord, InteractionResponse, InteractionResult
-from gui.core.asks.signoffs import Signoff
+from gui.core.asks.audit import Answerer, step_of
+from gui.core.asks.failures import InteractionValidationError
+from gui.core.asks.interactions import (
+    ApprovalResponse,
+    InteractionRecord,
+    InteractionResponse,
+    InteractionResult,
+)
+from gui.core.asks.signoffs import Handover, Signoff
+from gui.core.asks.waiting import Waiting
 from gui.core.errors import Conflict, Refused, SeqDeskError
+from gui.core.people import Directory
 from gui.core.sequences import Asking, split_target
 
 InboxView = Literal["needs_you", "waiting", "started_by_you"]
@@ -144,3 +155,66 @@ def in_view(record: InteractionRecord, view: InboxView, person: str, roles: froz
     if view == "started_by_you":
         return record.request.started_by == person
     return view_of(record, person, roles) == view
+
+
+class Approvers:
+    """Who answers the requests `waiting` holds, on a team server (`directory`; None, the desktop: one
+    person answers, once): the gate before an answer, the approvals of several, and hand-overs."""
+
+    def __init__(self, waiting: Waiting, directory: Directory | None) -> None:
+        self.waiting, self.directory = waiting, directory
+
+    async def gate(self, record: InteractionRecord, response: InteractionResponse | None,
+                   by: Answerer | None) -> InteractionRecord:
+        """The request as stored now (another process may have added an approval), once `by` is
+        found to be allowed to give `response`; the refusal otherwise (nothing is changed). On the
+        desktop (no directory) anyone may: `record` as it is."""
+        if self.directory is None:
+            return record
+        if self.waiting.shared or record.request.asking is not None:
+            stored = await self.waiting.store.get(record.interaction_id)
+            if stored is not None and stored.status == "pending":
+                record = stored
+        who = by or Answerer(via="api")
+        refused = refusal(record, response, who, await self.directory.roles_of(who.person))
+        if refused is not None:
+            raise refused
+        return record
+
+    async def sign(self, record: InteractionRecord, response: ApprovalResponse,
+                   by: Answerer | None) -> tuple[InteractionRecord, StillWaiting | None]:
+        """One more approval of a request several must approve: the record with it, and, while more
+        are needed, what the person is told (the approval is stored before anyone hears of it).
+        Caller holds the lock."""
+        iid, who, required = record.interaction_id, by or Answerer(via="api"), required_of(record)
+        if response.widens:
+            raise InteractionValidationError(
+                f"this request needs {required} different people to approve it: approve it once (a rule made "
+                "by one person would let it run without the others)", iid)
+        now = self.waiting.now_ms()
+        approvals = (*record.approvals, Signoff(person=who.person, via=who.via, token=who.token, at=now))
+        signed = record.model_copy(update={"approvals": approvals})
+        if len(approvals) >= required:
+            return signed, None
+        await self.waiting.change(signed, "approved", step_of(
+            record, who, "approved", f"approval {len(approvals)} of {required}; more are needed", now))
+        return signed, StillWaiting(interaction_id=iid, approvals=approvals, required=required)
+
+    async def hand_over(self, interaction_id: str, to: str, note: str = "",
+                        by: Answerer | None = None) -> InteractionRecord:
+        """`by` hands the request to `to` (`person:NAME` or `role:NAME`) with a note: they may answer
+        it from now on, and are told. Recorded as a delegation. Only someone who may answer it may."""
+        who = by or Answerer(via="api")
+        if split_target(to) is None:
+            raise InteractionValidationError(
+                f"{to!r} is not someone to hand it to: write person:NAME or role:NAME", interaction_id)
+        if to == f"person:{who.person}":
+            raise InteractionValidationError("hand it to someone else: it is already yours to answer", interaction_id)
+        async with self.waiting.lock(interaction_id):
+            record = await self.gate(await self.waiting.pending(interaction_id), None, who)
+            now = self.waiting.now_ms()
+            handed = record.model_copy(update={"handovers": (*record.handovers,
+                                                             Handover(by=who.person, to=to, note=note, at=now))})
+            detail = f"to {to}" + (f": {note}" if note else "")
+            return await self.waiting.change(handed, "handed_over", step_of(record, who, "delegated", detail, now),
+                                             notify=(to,))

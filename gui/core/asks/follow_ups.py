@@ -2,18 +2,36 @@
 reminded (`remind_after`), when someone else is asked as well (`escalate_after`, `escalate_to`), when it
 ends (`expire_after`), and what a question takes then (the defaults it declares).
 
-Pure: the service asks `due` with its clock and does what it says (store first, then announce), so a
-test moves a clock instead of sleeping. Time never approves: an approval that expires is denied.
+The times are pure (`due`, `next_due`, `with_expiry`); `FollowUps`, which the service holds, does what
+they say on the requests it waits on (`gui.core.asks.waiting`): timers for each request's end and next
+follow-up, and the sweep that reminds, escalates and expires (store first, then announce). Its clock
+is the waiting requests', so a test moves a clock instead of sleeping. Time never approves: an
+approval that expires is denied.
 """
 
 from __future__ import annotations
 
+import asyncio
+import logging
 from typing import Literal
 
-from gui.core.asks.interactions import Answer, InteractionRecord, InteractionRequest, QuestionRequest, QuestionResponse
+from gui.core.asks.failures import InteractionError
+from gui.core.asks.interactions import (
+    Answer,
+    ExpiredResult,
+    InteractionRecord,
+    InteractionRequest,
+    QuestionRequest,
+    QuestionResponse,
+    ResolvedResult,
+)
+from gui.core.asks.waiting import Waiting
 from gui.core.sequences import Asking
 
+log = logging.getLogger(__name__)
+
 FollowUp = Literal["remind", "escalate"]
+WATCH_EVERY = 15.0  # seconds between two sweeps of a team's requests by the process that leads (`watch_all`)
 
 
 def _after_ms(text: str | None) -> int | None:
@@ -84,3 +102,122 @@ def default_answers(request: InteractionRequest) -> QuestionResponse | None:
         return None
     answers = [Answer(question_id=q.question_id, value=q.default) for q in request.questions if q.default is not None]
     return QuestionResponse(answers=answers)
+
+
+class FollowUps:
+    """The follow-ups of the requests `waiting` holds: each one's end (`expires_at`) and next reminder or
+    escalation on a timer, and the sweep (`follow_up`) those timers, a test, or the leader run."""
+
+    def __init__(self, waiting: Waiting) -> None:
+        self.waiting = waiting
+        self._watching: asyncio.Task[None] | None = None  # the leader's sweep of every request (`watch_all`)
+
+    def plan(self, record: InteractionRecord) -> None:
+        """Timers for the end of the new request `record` and for its first follow-up, if it has them."""
+        if record.request.expires_at is not None:
+            self.waiting.at("expiry", record.interaction_id, record.request.expires_at, self._on_expiry)
+        self._plan_next(record)
+
+    def _plan_next(self, record: InteractionRecord) -> None:
+        """A timer for the next follow-up of `record`, if it has one."""
+        self.waiting.stop("follow_up", record.interaction_id)
+        at = next_due(record)
+        if at is not None:
+            self.waiting.at("follow_up", record.interaction_id, at, self._on_follow_up)
+
+    def _on_expiry(self, interaction_id: str) -> None:
+        self.waiting.fired("expiry", interaction_id)
+        self.waiting.spawn(self.expire(interaction_id))
+
+    async def expire(self, interaction_id: str) -> None:
+        """End the request if it is still pending: expired, or (a question that declares its defaults)
+        answered with them, decided by the timeout."""
+        waiting = self.waiting
+        try:
+            async with waiting.lock(interaction_id):
+                record = await waiting.store.get(interaction_id)
+                if record is not None and record.status == "pending":
+                    defaults = default_answers(record.request)
+                    if defaults is None:
+                        await waiting.end(record, ExpiredResult(interaction_id=interaction_id))
+                    else:
+                        await waiting.end(record, ResolvedResult(interaction_id=interaction_id, response=defaults),
+                                          timed_out=True)
+        except Exception:  # the timer has nobody to report to
+            log.exception("could not expire interaction %s", interaction_id)
+
+    def _on_follow_up(self, interaction_id: str) -> None:
+        self.waiting.fired("follow_up", interaction_id)
+        self.waiting.spawn(self._follow_up_logged())
+
+    async def _follow_up_logged(self) -> None:
+        try:
+            await self.follow_up()
+        except Exception:  # the timer has nobody to report to
+            log.exception("could not remind or escalate")
+
+    async def follow_up(self, *, everywhere: bool = False) -> list[tuple[str, FollowUp]]:
+        """Remind or escalate every waiting request whose time has come (by the waiting requests'
+        clock): each is stored first, then announced (`InteractionChanged`, which the notifier sends
+        on). The timers call it; a test moves the clock and calls it.
+
+        `everywhere` (on a store other processes share, in the one process that leads, `watch_all`):
+        every pending request in the store, not only this process's, so the follow-ups of a request
+        whose asking process has gone still come; and such a request past its end is expired here. Each
+        change is written over the revision it was read at, so of processes doing it at once one does."""
+        waiting = self.waiting
+        done: list[tuple[str, FollowUp]] = []
+        now = waiting.now_ms()
+        records = {record.interaction_id: record for record in waiting.records()}
+        if everywhere:
+            for pending in await waiting.store.list("pending"):
+                records.setdefault(pending.interaction_id, pending)
+        for iid, record in records.items():
+            if iid not in waiting and record.request.expires_at is not None and record.request.expires_at <= now:
+                await self.expire(iid)  # its asker's timer is gone with it
+                continue
+            if not due(record, now):
+                continue
+            async with waiting.lock(iid):
+                found = waiting.get(iid)
+                if found is None and everywhere:  # another process's: as stored now
+                    found = await waiting.store.get(iid)
+                if found is None or found.status != "pending":
+                    continue
+                current = found
+                try:
+                    for kind in due(current, now):
+                        field = "reminded_at" if kind == "remind" else "escalated_at"
+                        current = await waiting.change(current.model_copy(update={field: now}),
+                                                       "reminded" if kind == "remind" else "escalated",
+                                                       notify=who_to_tell(current, kind))
+                        done.append((iid, kind))
+                except InteractionError:  # changed elsewhere meanwhile: the next look uses what is stored
+                    log.info("did not remind or escalate %s: it changed meanwhile (another process did)", iid)
+                    stored = await waiting.store.get(iid)
+                    if stored is not None and stored.status == "pending" and iid in waiting:
+                        waiting.update(current := stored)
+                if iid in waiting:
+                    self._plan_next(current)
+        return done
+
+    def watch_all(self, every: float = WATCH_EVERY) -> None:
+        """From now on, every `every` seconds, follow up every pending request in the shared store
+        (`follow_up(everywhere=True)`): called in the one process of a team that leads (`gui.pgstore.Leader`),
+        so a reminder, an escalation or an expiry comes even when the process that asked has gone."""
+        if self._watching is None:
+            self._watching = asyncio.get_running_loop().create_task(self._watch(every))
+
+    async def stop_watching(self) -> None:
+        task, self._watching = self._watching, None
+        if task is not None:
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
+
+    async def _watch(self, every: float) -> None:
+        while True:
+            await asyncio.sleep(every)  # the pace of the sweep, not a wait for an event
+            try:
+                await self.follow_up(everywhere=True)
+            except Exception:  # the sweep has nobody to report to; the next one tries again
+                log.exception("could not follow up the team's requests")

@@ -9,12 +9,16 @@ with is always what is on disk. Transitions of one interaction hold that interac
 re-read its stored status, so of two answers given at once exactly one wins. Expiry uses a loop
 timer, never polling; a late answer to an interaction whose time is up is refused as expired even
 if the timer has not fired yet.
+
+The requests waited on, their locks and timers, and how each changes or ends are `Waiting`
+(`gui.core.asks.waiting`); the service holds one and hands it to its two collaborators: the
+approvals of several people (`Approvers`, `gui.core.asks.approvers`) and the follow-up sweep
+(`FollowUps`, `gui.core.asks.follow_ups`).
 """
 
 from __future__ import annotations
 
 import asyncio
-import logging
 import time
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -28,17 +32,16 @@ from gui.core.asks.approvals import (
     approval_outcome,
     approval_problems,
 )
-from gui.core.asks.approvers import (
-    INBOX_VIEWS,
-    Answered,
-    InboxView,
-    StillWaiting,
-    in_view,
-    refusal,
-    required_of,
+from gui.core.asks.approvers import INBOX_VIEWS, Answered, Approvers, InboxView, in_view, required_of
+from gui.core.asks.audit import Answerer, AuditLog
+from gui.core.asks.failures import (
+    InteractionError,
+    InteractionNotFoundError,
+    InteractionNotPendingError,
+    InteractionValidationError,
+    ended_message,
 )
-from gui.core.asks.audit import Answerer, AuditLog, decision_of, step_of
-from gui.core.asks.follow_ups import FollowUp, default_answers, due, next_due, who_to_tell, with_expiry
+from gui.core.asks.follow_ups import WATCH_EVERY, FollowUp, FollowUps, with_expiry
 from gui.core.asks.interactions import (
     ApprovalResponse,
     CancelledResult,
@@ -46,7 +49,6 @@ from gui.core.asks.interactions import (
     InteractionRecord,
     InteractionRequest,
     InteractionResponse,
-    InteractionResult,
     ResolvedResult,
     ShellApprovalRequest,
     ToolApprovalRequest,
@@ -54,66 +56,13 @@ from gui.core.asks.interactions import (
 )
 from gui.core.asks.responses import response_problems
 from gui.core.asks.rules import ApprovalRule, rule_for
-from gui.core.asks.signoffs import Handover, Signoff
 from gui.core.asks.store import InteractionStore
+from gui.core.asks.waiting import Handle, Waiting
 from gui.core.causes import REASON_CAUSES, CancelReason, EndCause, reason_for
-from gui.core.errors import Conflict, Invalid, NotFound
-from gui.core.events import EventBus, InteractionChanged, InteractionCreated, InteractionEnded
+from gui.core.events import EventBus
 from gui.core.people import Directory
-from gui.core.sequences import split_target
-
-log = logging.getLogger(__name__)
-
-WATCH_EVERY = 15.0  # seconds between two sweeps of a team's requests by the process that leads (`watch_all`)
 
 _RESPONSE: TypeAdapter[InteractionResponse] = TypeAdapter(InteractionResponse)
-
-
-class InteractionError(Conflict):
-    """Base of every interaction failure: `code` is stable, the message is for people."""
-
-    code = "interaction-error"
-
-    def __init__(self, message: str, interaction_id: str | None = None) -> None:
-        super().__init__(message)
-        self.message = message
-        self.interaction_id = interaction_id
-
-
-class InteractionValidationError(Invalid, InteractionError):
-    """The response does not fit the request; the interaction stays pending."""
-
-    code = "invalid-response"
-
-
-class InteractionNotPendingError(InteractionError):
-    """The interaction has ended (answered, expired or cancelled): nothing can change it now."""
-
-    code = "not-pending"
-
-
-class InteractionNotFoundError(NotFound, InteractionNotPendingError):
-    """No interaction has this id (so it is not pending either); its code is its family's, `not-found`."""
-
-
-class Handle:
-    """The waiting side of one interaction (seed `SessionInteractionHandle`)."""
-
-    __slots__ = ("interaction_id", "_future")
-
-    def __init__(self, interaction_id: str, future: asyncio.Future[InteractionResult]) -> None:
-        self.interaction_id = interaction_id
-        self._future = future
-
-    async def result(self) -> InteractionResult:
-        return await self.wait()
-
-    def wait(self) -> asyncio.Future[InteractionResult]:
-        """The result to await, shielded: one waiter giving up must not cancel the outcome for the others."""
-        return asyncio.shield(self._future)
-
-    def done(self) -> bool:
-        return self._future.done()
 
 
 class Approval:
@@ -158,55 +107,58 @@ class InteractionService:
         # apply (who may answer, how many, no self-approval); None (the desktop): one person answers, once.
         self.directory = directory
         self.bus = bus
-        self.clock = clock
         self.modes = modes
         self.audit = audit  # every end is recorded there before anybody learns of it (`gui.core.asks.audit`)
         # (tool name, edited arguments) -> what is wrong with them (empty: they fit the tool's schema)
         self.check_edit: Callable[[str, dict[str, Any]], list[str]] | None = check_edit
-        self._futures: dict[str, asyncio.Future[InteractionResult]] = {}
-        # What this service stored as pending and has not ended: every end goes through `_end`, under
-        # the request's lock, and the folder has one process, so these are as stored. An answer then
-        # reads its request here, without waiting on the store's thread behind someone's listing.
-        self._waiting: dict[str, InteractionRecord] = {}
-        self._waiting_by_run: dict[str, dict[str, None]] = {}  # run id -> its ids in `_waiting`, in order
-        self._timers: dict[str, asyncio.TimerHandle] = {}
-        self._follow_up_timers: dict[str, asyncio.TimerHandle] = {}  # remind / escalate (`gui.core.asks.follow_ups`)
-        self._locks: dict[str, asyncio.Lock] = {}
-        self._tasks: set[asyncio.Task[None]] = set()
+        self.waiting = Waiting(store, bus, clock, audit)  # the requests waited on, their locks and timers
+        self.approvers = Approvers(self.waiting, directory)  # several people, hand-overs (a team server)
+        self.follow_ups = FollowUps(self.waiting)  # reminders, escalations, expiry
         self._ending: dict[str, EndCause] = {}  # run id -> what is ending it (`note_ending`)
-        self.shared = False  # other processes use the same store (a team's database)
-        self._watching: asyncio.Task[None] | None = None  # the leader's sweep of every request (`watch_all`)
+
+    @property
+    def clock(self) -> Callable[[], float]:
+        """The time by which requests expire and are followed up (a test moves it)."""
+        return self.waiting.clock
+
+    @clock.setter
+    def clock(self, clock: Callable[[], float]) -> None:
+        self.waiting.clock = clock
+
+    @property
+    def shared(self) -> bool:
+        """Other processes use the same store (a team's database)."""
+        return self.waiting.shared
+
+    @shared.setter
+    def shared(self, shared: bool) -> None:
+        self.waiting.shared = shared
 
     def now_ms(self) -> int:
-        return int(self.clock() * 1000)
+        return self.waiting.now_ms()
 
     # --- execution side ---------------------------------------------------------------------
 
     async def request(self, request: InteractionRequest, *, deadline: float | None = None) -> Handle:
         """Store the request, then announce it; `deadline` (epoch seconds) caps `expires_at`, as does
-        its step's `expire_after`."""
-        request = with_expiry(request)
+        its step's `expire_after`. A request whose step says nothing of who answers or when
+        (`asking`), and that has no end, has nothing to follow up."""
+        if request.asking is not None:
+            request = with_expiry(request)
         if deadline is not None:
             cap = int(deadline * 1000)
             if request.expires_at is None or cap < request.expires_at:
                 request = request.model_copy(update={"expires_at": cap})
         iid = request.interaction_id
-        loop = asyncio.get_running_loop()
         record = InteractionRecord(request=request)
-        async with self._lock(iid):
+        async with self.waiting.lock(iid):
             if await self.store.get(iid) is not None:
                 raise InteractionError(f"interaction {iid} already exists", iid)
-            await self.store.save(record)
-            self._waiting[iid] = record
-            self._waiting_by_run.setdefault(request.turn_id, {})[iid] = None
-            future: asyncio.Future[InteractionResult] = loop.create_future()
-            self._futures[iid] = future
-            if request.expires_at is not None:
-                delay = max(0.0, request.expires_at / 1000 - self.clock())
-                self._timers[iid] = loop.call_later(delay, self._on_timer, iid)
-            self._plan_follow_up(record)
-        self._publish_created(record)
-        return Handle(iid, future)
+            handle = await self.waiting.hold(record)
+            if request.asking is not None or request.expires_at is not None:
+                self.follow_ups.plan(record)
+        self.waiting.announce_created(record)
+        return handle
 
     async def ask_approval(
         self,
@@ -244,14 +196,13 @@ class InteractionService:
             request=request, status="resolved", result=result, resolved_at=self.now_ms(), auto=True,
             rule_id=rule.rule_id if rule else None, rule_text=rule.text if rule else None,
         )
-        async with self._lock(iid):
+        async with self.waiting.lock(iid):
             if await self.store.get(iid) is not None:
                 raise InteractionError(f"interaction {iid} already exists", iid)
-            await self._record_decision(record)
-            await self.store.save(record)
-        self._locks.pop(iid, None)
-        self._publish_created(record)
-        self._publish_ended(record)
+            await self.waiting.save(record, self.waiting.decision(record))
+        self.waiting.drop_lock(iid)
+        self.waiting.announce_created(record)
+        self.waiting.announce_ended(record)
         return record
 
     # --- the person's side ------------------------------------------------------------------
@@ -264,17 +215,17 @@ class InteractionService:
         from someone who may give it (`gui.core.asks.approvers`); an approval that needs more people
         is stored as one of them (`StillWaiting`) and the request stays pending."""
         parsed = _parse_response(interaction_id, response)
-        async with self._lock(interaction_id):
-            record = await self._pending_record(interaction_id)
+        async with self.waiting.lock(interaction_id):
+            record = await self.waiting.pending(interaction_id)
             expires_at = record.request.expires_at
             if expires_at is not None and self.now_ms() >= expires_at:
-                ended = await self._end(record, ExpiredResult(interaction_id=interaction_id))
+                ended = await self.waiting.end(record, ExpiredResult(interaction_id=interaction_id))
                 raise InteractionNotPendingError(ended_message(ended), interaction_id)
             if parsed.kind != record.request.kind:
                 problems = [wrong_kind(record.request, parsed)]
             else:
                 if self.directory is not None:  # who may answer it, and whether they already did
-                    record = await self._gate(record, parsed, by)
+                    record = await self.approvers.gate(record, parsed, by)
                 problems = (approval_problems(record.request, parsed) if isinstance(parsed, ApprovalResponse)
                             else response_problems(record.request, parsed))
             if not problems and isinstance(parsed, ApprovalResponse) and parsed.edited_input is not None:
@@ -283,185 +234,36 @@ class InteractionService:
                 raise InteractionValidationError("; ".join(problems), interaction_id)
             if self.directory is not None and isinstance(parsed, ApprovalResponse) and parsed.decision == "approved" \
                     and required_of(record) > 1:
-                record, waiting = await self._sign(record, parsed, by)
+                record, waiting = await self.approvers.sign(record, parsed, by)
                 if waiting is not None:
                     return waiting
             rule = await self._save_rule(record.request, parsed)
             result = ResolvedResult(interaction_id=interaction_id, response=parsed)
-            await self._end(record, result, by)
+            await self.waiting.end(record, result, by)
         if rule is not None:
             await self._allow_waiting(rule, interaction_id)
         return result
 
-    # --- several people (`gui.core.asks.approvers`, `gui.core.asks.follow_ups`) -------------------
+    async def hand_over(self, interaction_id: str, to: str, note: str = "",
+                        by: Answerer | None = None) -> InteractionRecord:
+        """`Approvers.hand_over`: `by` hands the request to `to` with a note."""
+        return await self.approvers.hand_over(interaction_id, to, note, by)
+
+    async def follow_up(self, *, everywhere: bool = False) -> list[tuple[str, FollowUp]]:
+        """`FollowUps.follow_up`: remind or escalate every waiting request whose time has come."""
+        return await self.follow_ups.follow_up(everywhere=everywhere)
+
+    def watch_all(self, every: float = WATCH_EVERY) -> None:
+        """`FollowUps.watch_all`: follow up every pending request in the shared store from now on."""
+        self.follow_ups.watch_all(every)
+
+    async def stop_watching(self) -> None:
+        await self.follow_ups.stop_watching()
 
     def _gated(self, request: InteractionRequest) -> bool:
         """On a team server, a request named people or several must approve: never allowed by one
         person's rule (neither when asked, nor by a rule made while it waits)."""
         return self.directory is not None and request.asking is not None and request.asking.gated
-
-    async def _gate(self, record: InteractionRecord, response: InteractionResponse | None,
-                    by: Answerer | None) -> InteractionRecord:
-        """The request as stored now (another process may have added an approval), once `by` is
-        found to be allowed to give `response`; the refusal otherwise (nothing is changed)."""
-        assert self.directory is not None
-        if self.shared or record.request.asking is not None:
-            stored = await self.store.get(record.interaction_id)
-            if stored is not None and stored.status == "pending":
-                record = stored
-        who = by or Answerer(via="api")
-        refused = refusal(record, response, who, await self.directory.roles_of(who.person))
-        if refused is not None:
-            raise refused
-        return record
-
-    async def _sign(self, record: InteractionRecord, response: ApprovalResponse,
-                    by: Answerer | None) -> tuple[InteractionRecord, StillWaiting | None]:
-        """One more approval of a request several must approve: the record with it, and, while more
-        are needed, what the person is told (the approval is stored before anyone hears of it)."""
-        iid, who, required = record.interaction_id, by or Answerer(via="api"), required_of(record)
-        if response.widens:
-            raise InteractionValidationError(
-                f"this request needs {required} different people to approve it: approve it once (a rule made "
-                "by one person would let it run without the others)", iid)
-        now = self.now_ms()
-        approvals = (*record.approvals, Signoff(person=who.person, via=who.via, token=who.token, at=now))
-        signed = record.model_copy(update={"approvals": approvals})
-        if len(approvals) >= required:
-            return signed, None
-        await self._keep_change(signed, "approved", step_of(
-            record, who, "approved", f"approval {len(approvals)} of {required}; more are needed", now))
-        return signed, StillWaiting(interaction_id=iid, approvals=approvals, required=required)
-
-    async def _keep_change(self, changed: InteractionRecord, change: str, draft: Any = None,
-                           notify: tuple[str, ...] = ()) -> InteractionRecord:
-        """Store a change of a pending request (its record of decisions first), then announce it.
-        Caller holds the lock. Two processes changing it at once: one wins, the other is told."""
-        changed = changed.model_copy(update={"revision": changed.revision + 1})
-        if draft is not None and self.audit is not None:
-            await self.audit.append(draft)
-        try:
-            await self.store.save(changed)
-        except InteractionNotPendingError:
-            iid = changed.interaction_id
-            raise InteractionError(f"interaction {iid} was changed by someone else at the same moment: nothing "
-                                   "of this was kept; look at it again", iid) from None
-        if changed.interaction_id in self._waiting:
-            self._waiting[changed.interaction_id] = changed
-        if self.bus is not None:
-            self.bus.publish(InteractionChanged, changed.request.turn_id, interaction_id=changed.interaction_id,
-                             change=change, notify=notify, record=changed.model_dump(mode="json"))
-        return changed
-
-    async def hand_over(self, interaction_id: str, to: str, note: str = "",
-                        by: Answerer | None = None) -> InteractionRecord:
-        """`by` hands the request to `to` (`person:NAME` or `role:NAME`) with a note: they may answer
-        it from now on, and are told. Recorded as a delegation. Only someone who may answer it may."""
-        who = by or Answerer(via="api")
-        if split_target(to) is None:
-            raise InteractionValidationError(
-                f"{to!r} is not someone to hand it to: write person:NAME or role:NAME", interaction_id)
-        if to == f"person:{who.person}":
-            raise InteractionValidationError("hand it to someone else: it is already yours to answer", interaction_id)
-        async with self._lock(interaction_id):
-            record = await self._pending_record(interaction_id)
-            if self.directory is not None:
-                record = await self._gate(record, None, who)
-            now = self.now_ms()
-            handed = record.model_copy(update={"handovers": (*record.handovers,
-                                                             Handover(by=who.person, to=to, note=note, at=now))})
-            detail = f"to {to}" + (f": {note}" if note else "")
-            return await self._keep_change(handed, "handed_over", step_of(record, who, "delegated", detail, now),
-                                           notify=(to,))
-
-    async def follow_up(self, *, everywhere: bool = False) -> list[tuple[str, FollowUp]]:
-        """Remind or escalate every waiting request whose time has come (by the service's clock): each
-        is stored first, then announced (`InteractionChanged`, which the notifier sends on). The
-        timers call it; a test moves the clock and calls it.
-
-        `everywhere` (on a store other processes share, in the one process that leads, `watch_all`):
-        every pending request in the store, not only this process's, so the follow-ups of a request
-        whose asking process has gone still come; and such a request past its end is expired here. Each
-        change is written over the revision it was read at, so of processes doing it at once one does."""
-        done: list[tuple[str, FollowUp]] = []
-        now = self.now_ms()
-        records = dict(self._waiting)
-        if everywhere:
-            for pending in await self.store.list("pending"):
-                records.setdefault(pending.interaction_id, pending)
-        for iid, record in records.items():
-            if iid not in self._waiting and record.request.expires_at is not None and record.request.expires_at <= now:
-                await self._expire(iid)  # its asker's timer is gone with it
-                continue
-            if not due(record, now):
-                continue
-            async with self._lock(iid):
-                found = self._waiting.get(iid)
-                if found is None and everywhere:  # another process's: as stored now
-                    found = await self.store.get(iid)
-                if found is None or found.status != "pending":
-                    continue
-                current = found
-                try:
-                    for kind in due(current, now):
-                        field = "reminded_at" if kind == "remind" else "escalated_at"
-                        current = await self._keep_change(current.model_copy(update={field: now}),
-                                                          "reminded" if kind == "remind" else "escalated",
-                                                          notify=who_to_tell(current, kind))
-                        done.append((iid, kind))
-                except InteractionError:  # changed elsewhere meanwhile: the next look uses what is stored
-                    log.info("did not remind or escalate %s: it changed meanwhile (another process did)", iid)
-                    stored = await self.store.get(iid)
-                    if stored is not None and stored.status == "pending" and iid in self._waiting:
-                        self._waiting[iid] = current = stored
-                if iid in self._waiting:
-                    self._plan_follow_up(current)
-        return done
-
-    def watch_all(self, every: float = WATCH_EVERY) -> None:
-        """From now on, every `every` seconds, follow up every pending request in the shared store
-        (`follow_up(everywhere=True)`): called in the one process of a team that leads (`gui.pgstore.Leader`),
-        so a reminder, an escalation or an expiry comes even when the process that asked has gone."""
-        if self._watching is None:
-            self._watching = asyncio.get_running_loop().create_task(self._watch(every))
-
-    async def stop_watching(self) -> None:
-        task, self._watching = self._watching, None
-        if task is not None:
-            task.cancel()
-            await asyncio.gather(task, return_exceptions=True)
-
-    async def _watch(self, every: float) -> None:
-        while True:
-            await asyncio.sleep(every)  # the pace of the sweep, not a wait for an event
-            try:
-                await self.follow_up(everywhere=True)
-            except Exception:  # the sweep has nobody to report to; the next one tries again
-                log.exception("could not follow up the team's requests")
-
-    def _plan_follow_up(self, record: InteractionRecord) -> None:
-        """A timer for the next follow-up of `record`, if it has one."""
-        iid = record.interaction_id
-        old = self._follow_up_timers.pop(iid, None)
-        if old is not None:
-            old.cancel()
-        at = next_due(record)
-        if at is None:
-            return
-        delay = max(0.0, at / 1000 - self.clock())
-        self._follow_up_timers[iid] = asyncio.get_running_loop().call_later(delay, self._on_follow_up_timer, iid)
-
-    def _on_follow_up_timer(self, interaction_id: str) -> None:
-        self._follow_up_timers.pop(interaction_id, None)
-        task = asyncio.get_running_loop().create_task(self._follow_up_logged())
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
-
-    async def _follow_up_logged(self) -> None:
-        try:
-            await self.follow_up()
-        except Exception:  # the timer has nobody to report to
-            log.exception("could not remind or escalate")
 
     async def inbox(self, person: str, view: InboxView) -> list[InteractionRecord]:
         """The pending requests in one view of `person`'s inbox, oldest first: "needs_you" (they may
@@ -499,13 +301,13 @@ class InteractionService:
             iid = waiting.interaction_id
             if iid == answered or not rule.matches(waiting.request) or self._gated(waiting.request):
                 continue
-            async with self._lock(iid):
+            async with self.waiting.lock(iid):
                 current = await self.store.get(iid)
                 if current is None or current.status != "pending":
                     continue
                 marked = current.model_copy(update={"auto": True, "rule_id": rule.rule_id, "rule_text": rule.text})
-                await self._end(marked, ResolvedResult(interaction_id=iid,
-                                                       response=ApprovalResponse(decision="approved")))
+                await self.waiting.end(marked, ResolvedResult(interaction_id=iid,
+                                                              response=ApprovalResponse(decision="approved")))
 
     async def get(self, interaction_id: str) -> InteractionRecord | None:
         return await self.store.get(interaction_id)
@@ -529,18 +331,18 @@ class InteractionService:
         """Cancel one interaction; False when it had already ended. `cause` says what ended it; when
         not given, what `reason` alone tells (the app closing...), else what is ending its run
         (`note_ending`); a `turn_stopped` then becomes the reason of that cause."""
-        async with self._lock(interaction_id):
-            record = self._waiting.get(interaction_id) or await self.store.get(interaction_id)
+        async with self.waiting.lock(interaction_id):
+            record = self.waiting.get(interaction_id) or await self.store.get(interaction_id)
             if record is None:
                 raise InteractionNotFoundError(f"there is no interaction {interaction_id}", interaction_id)
             if record.status != "pending":
                 return False
             try:
-                await self._end(record, self._cancelled(record, reason, cause))
+                await self.waiting.end(record, self._cancelled(record, reason, cause))
             except InteractionNotPendingError:  # ended meanwhile by another process sharing the store
                 stored = await self.store.get(interaction_id)
-                if stored is not None and interaction_id in self._waiting:
-                    self._settle(stored)
+                if stored is not None and interaction_id in self.waiting:
+                    self.waiting.settle(stored)
                 return False
         return True
 
@@ -557,7 +359,7 @@ class InteractionService:
         """Cancel every pending interaction of a run; returns the ids it cancelled. A run asks through
         the service that runs it, so they are the ones this service waits for: found without reading
         every pending request (closing with thousands of runs waiting did that once per run)."""
-        return [iid for iid in list(self._waiting_by_run.get(run_id, ())) if await self.cancel(iid, reason, cause)]
+        return [iid for iid in self.waiting.of_run(run_id) if await self.cancel(iid, reason, cause)]
 
     async def cancel_runs(self, runs: Mapping[str, EndCause | None], reason: CancelReason = "turn_stopped") -> None:
         """`cancel_run` of many runs at once (closing with thousands waiting), each with its cause:
@@ -567,9 +369,9 @@ class InteractionService:
         held: list[asyncio.Lock] = []
         busy: list[tuple[str, EndCause | None]] = []
         for run_id, given in runs.items():
-            for iid in list(self._waiting_by_run.get(run_id, ())):
-                lock = self._lock(iid)
-                record = self._waiting.get(iid)
+            for iid in self.waiting.of_run(run_id):
+                lock = self.waiting.lock(iid)
+                record = self.waiting.get(iid)
                 if lock.locked() or record is None:
                     busy.append((iid, given))
                     continue
@@ -577,20 +379,13 @@ class InteractionService:
                 held.append(lock)
                 taken.append((record, self._cancelled(record, reason, given)))
         try:
-            ended = [self._ended(record, result) for record, result in taken]
-            if self.audit is not None and ended:  # the decisions first, in one write, as `_end` does
-                await self.audit.append_many([decision_of(done) for done in ended])
             try:
-                await self.store.save_many(ended)
+                await self.waiting.end_all([self.waiting.ended(record, result) for record, result in taken])
             except InteractionNotPendingError:  # another process sharing the store ended one: one by one
                 busy.extend((record.interaction_id, result.cause) for record, result in taken)
-                ended = []
-            for done in ended:
-                self._settle(done)
         finally:
             for (record, _), lock in zip(taken, held, strict=True):
-                if self._locks.get(record.interaction_id) is lock:
-                    del self._locks[record.interaction_id]  # safe: every holder re-reads the stored status
+                self.waiting.drop_lock(record.interaction_id, lock)  # safe: every holder re-reads the status
                 lock.release()
         for iid, given in busy:
             await self.cancel(iid, reason, given)
@@ -600,145 +395,43 @@ class InteractionService:
         """Cancel every pending request; on a store other processes share (`shared`), only the ones
         this process waits on: the others' requests are theirs. `keep`: runs that go on without this
         process (on a durable executor): their requests stay for the person to answer."""
-        for record in list(self._waiting.values()) if self.shared else await self.pending():
+        for record in self.waiting.records() if self.shared else await self.pending():
             if record.request.turn_id not in keep:
                 await self.cancel(record.interaction_id, reason, cause)
             else:  # it stays: its follow-ups and end are not planned here any more (the leader's, `watch_all`)
-                for timers in (self._timers, self._follow_up_timers):
-                    timer = timers.pop(record.interaction_id, None)
-                    if timer is not None:
-                        timer.cancel()
+                self.waiting.stop_timers(record.interaction_id)
 
     async def recover(self, keep: frozenset[str] = frozenset()) -> list[str]:
         """At start-up: cancel what a dead process left pending; returns the runs it touched. `keep`:
         runs still going on (on a durable executor): their requests are still waited for."""
         runs: list[str] = []
         for record in await self.pending():
-            if record.interaction_id in self._futures or record.request.turn_id in keep:
+            if self.waiting.awaited(record.interaction_id) or record.request.turn_id in keep:
                 continue  # ours, alive, or a request a run going on still waits for: not left by the dead
             if await self.cancel(record.interaction_id, "runtime_interrupted", "app_stopped"):
                 if record.request.turn_id not in runs:
                     runs.append(record.request.turn_id)
         return runs
 
-    # --- internals --------------------------------------------------------------------------
-
-    def _lock(self, interaction_id: str) -> asyncio.Lock:
-        return self._locks.setdefault(interaction_id, asyncio.Lock())
-
-    async def _pending_record(self, interaction_id: str) -> InteractionRecord:
-        record = self._waiting.get(interaction_id) or await self.store.get(interaction_id)
-        if record is None:
-            raise InteractionNotFoundError(f"there is no interaction {interaction_id}", interaction_id)
-        if record.status != "pending":
-            raise InteractionNotPendingError(ended_message(record), interaction_id)
-        return record
-
-    async def _end(self, record: InteractionRecord, result: InteractionResult,
-                   by: Answerer | None = None, *, timed_out: bool = False) -> InteractionRecord:
-        """Record the decision, store the final state, then wake the waiter and announce it. Caller
-        holds the lock. `timed_out`: nobody answered, the request took its defaults."""
-        ended = self._ended(record, result)
-        await self._record_decision(ended, by, timed_out=timed_out)
-        await self.store.save(ended)
-        self._settle(ended)
-        self._locks.pop(record.interaction_id, None)  # safe: every holder re-reads the stored status
-        return ended
-
-    def _ended(self, record: InteractionRecord, result: InteractionResult) -> InteractionRecord:
-        # (approvals, hand-overs and follow-ups stay on it: the record of who did what before the end)
-        return record.model_copy(update={"status": result.status, "result": result, "resolved_at": self.now_ms()})
-
-    def _settle(self, ended: InteractionRecord) -> None:
-        """Once the end is stored: forget the request, wake its waiter, announce the end."""
-        iid, result = ended.interaction_id, ended.result
-        self._waiting.pop(iid, None)
-        of_run = self._waiting_by_run.get(ended.request.turn_id, {})
-        of_run.pop(iid, None)
-        if not of_run:
-            self._waiting_by_run.pop(ended.request.turn_id, None)
-        for timers in (self._timers, self._follow_up_timers):
-            timer = timers.pop(iid, None)
-            if timer is not None:
-                timer.cancel()
-        future = self._futures.pop(iid, None)
-        if future is not None and not future.done() and result is not None:
-            future.set_result(result)
-        self._publish_ended(ended)
-
     async def changed_elsewhere(self, interaction_id: str) -> None:
         """Another process sharing the store asked or ended this request (a team's database says
         so): a request this process waits on is woken with the stored outcome; any other change is
         announced here too, so this process's pages follow."""
-        async with self._lock(interaction_id):
+        async with self.waiting.lock(interaction_id):
             record = await self.store.get(interaction_id)
             if record is None:
                 return
             if record.status == "pending":
-                if interaction_id not in self._waiting:
-                    self._publish_created(record)
+                if interaction_id not in self.waiting:
+                    self.waiting.announce_created(record)
                 else:  # changed there while still pending (an approval of several, a hand-over): as stored now
-                    self._waiting[interaction_id] = record
+                    self.waiting.update(record)
                 return
-            if interaction_id in self._waiting:
-                self._settle(record)
+            if interaction_id in self.waiting:
+                self.waiting.settle(record)
             else:
-                self._publish_ended(record)
-            self._locks.pop(interaction_id, None)
-
-    async def _record_decision(self, ended: InteractionRecord, by: Answerer | None = None, *,
-                               timed_out: bool = False) -> None:
-        """Append the decision to the record before it is stored: a decision that took effect is never
-        missing from it (a crash in between leaves the entry, and start-up then cancels the request)."""
-        if self.audit is not None:
-            draft = decision_of(ended, by)
-            if timed_out:
-                draft = draft.model_copy(update={"by": "timeout", "person": None, "via": None, "token": None,
-                                                 "detail": f"the defaults it declares: {draft.detail}"})
-            await self.audit.append(draft)
-
-    def _on_timer(self, interaction_id: str) -> None:
-        self._timers.pop(interaction_id, None)
-        task = asyncio.get_running_loop().create_task(self._expire(interaction_id))
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
-
-    async def _expire(self, interaction_id: str) -> None:
-        try:
-            async with self._lock(interaction_id):
-                record = await self.store.get(interaction_id)
-                if record is not None and record.status == "pending":
-                    defaults = default_answers(record.request)
-                    if defaults is None:
-                        await self._end(record, ExpiredResult(interaction_id=interaction_id))
-                    else:  # a question that declares its defaults takes them: decided by the timeout
-                        await self._end(record, ResolvedResult(interaction_id=interaction_id, response=defaults),
-                                        timed_out=True)
-        except Exception:  # the timer has nobody to report to
-            log.exception("could not expire interaction %s", interaction_id)
-
-    def _publish_created(self, record: InteractionRecord) -> None:
-        if self.bus is not None:
-            self.bus.publish(
-                InteractionCreated,
-                record.request.turn_id,
-                interaction_id=record.interaction_id,
-                kind=record.request.kind,
-                record=record.model_dump(mode="json"),
-            )
-
-    def _publish_ended(self, record: InteractionRecord) -> None:
-        if self.bus is not None:
-            result = record.result
-            self.bus.publish(
-                InteractionEnded,
-                record.request.turn_id,
-                interaction_id=record.interaction_id,
-                status=record.status,
-                reason=result.reason if isinstance(result, CancelledResult) else None,
-                auto=record.auto,
-                record=record.model_dump(mode="json"),
-            )
+                self.waiting.announce_ended(record)
+            self.waiting.drop_lock(interaction_id)
 
 
 _ARTICLE = {"approval": "an approval", "question": "a question", "elicitation": "an elicitation"}
@@ -748,23 +441,6 @@ def wrong_kind(request: InteractionRequest, response: InteractionResponse) -> st
     """Why an answer of another kind than its request's cannot answer it."""
     return (f"interaction {request.interaction_id} is {_ARTICLE[request.kind]}: "
             f"{_ARTICLE[response.kind]} response does not fit it")
-
-
-def ended_message(record: InteractionRecord) -> str:
-    """Why a non-pending interaction cannot take an answer, for the person who tried."""
-    iid = record.interaction_id
-    at = ""
-    if record.resolved_at is not None:
-        at = time.strftime("%H:%M:%S", time.localtime(record.resolved_at / 1000))
-    if record.status == "resolved":
-        how = "approved automatically" if record.auto else "answered"
-        return f"interaction {iid} was already {how}" + (f" at {at}" if at else "")
-    if record.status == "expired":
-        return f"interaction {iid} has expired" + (f" (at {at})" if at else "")
-    if record.status == "cancelled":
-        reason = record.result.reason if isinstance(record.result, CancelledResult) else "unknown reason"
-        return f"interaction {iid} was cancelled ({reason})" + (f" at {at}" if at else "")
-    return f"interaction {iid} is still pending"
 
 
 def _parse_response(

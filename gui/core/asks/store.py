@@ -8,6 +8,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from gui.core.asks.audit import AuditDraft, AuditLog
 from gui.core.asks.interactions import (
     ENDED_STATUSES,
     InteractionKind,
@@ -24,9 +25,14 @@ class InteractionStore(Protocol):
     `list` gives every record with that status, oldest first (by `created_at`, then id). `query`
     pages and filters in the store (see `gui.core.queries`): newest first, and the total.
     `save_many` is `save` of each in turn (an import: the TinyDB store writes ended ones in one go).
+    `save_with` appends a decision (or a step towards one) to the record of decisions `audit`, then
+    saves `record`: the entry is durable first, so a decision that took effect is never missing from
+    it. A store that shares its writer with `audit` (a data folder's) does both in one trip.
     """
 
     async def save(self, record: InteractionRecord) -> None: ...
+
+    async def save_with(self, record: InteractionRecord, decision: AuditDraft, audit: AuditLog) -> None: ...
 
     async def save_many(self, records: Iterable[InteractionRecord]) -> None: ...
 

@@ -67,7 +67,6 @@ from gui.core.sequences import (
     bind,
     matches_type,
     nearest_names,
-    step_asking,
     step_fingerprint,
     type_name,
 )
@@ -131,7 +130,8 @@ class CallScope:
 
     def asking(self, index: int) -> Asking | None:
         """Who answers the requests of the group's step `index` (its own keys over the group's)."""
-        return step_asking(self.group.tools[index].asking, self.group.asking)
+        step = self.group.tools[index].asking
+        return self.group.asking if step is None else step.over(self.group.asking)
 
     def save_soon(self) -> None:
         """Save the run's record in the background (a tool started waiting, or a tool that changes

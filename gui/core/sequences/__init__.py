@@ -2,7 +2,7 @@
 substitution, limits and the help text. Imports nothing of the packages above it (asks, tools, runs, door).
 """
 
-from gui.core.sequences.asking import ASKING_KEYS, TARGET_KINDS, Asking, TargetKind, split_target, step_asking
+from gui.core.sequences.asking import ASKING_KEYS, TARGET_KINDS, Asking, TargetKind, split_target
 from gui.core.sequences.calls import direct_calls
 from gui.core.sequences.catalog_view import CatalogView
 from gui.core.sequences.conditions import ConditionSyntaxError, condition_rows, parse_condition, rows_to_text
@@ -66,7 +66,6 @@ __all__ = [
     "ASKING_KEYS",
     "Asking",
     "split_target",
-    "step_asking",
     "TARGET_KINDS",
     "TargetKind",
     "HOST_NAME",

@@ -79,9 +79,3 @@ class Asking(BaseModel):
     def seconds(text: str | None) -> float | None:
         return None if text is None else parse_duration(text)
 
-
-def step_asking(step: Asking | None, group: Asking | None) -> Asking | None:
-    """What applies to a step: its own rules over its group's (None: neither says anything)."""
-    if step is None:
-        return group
-    return step.over(group)

@@ -1,0 +1,248 @@
+"""The requests this process waits on: their records as stored, the tools' futures, their locks and
+timers; and every change of one, stored first, then the waiting tool woken and the change announced.
+
+The service (`gui.core.asks.service`) holds one `Waiting`, and hands it to its collaborators: the
+approvals of several people (`gui.core.asks.approvers.Approvers`) and the follow-up sweep
+(`gui.core.asks.follow_ups.FollowUps`). They all use the methods here, never one another's state.
+
+What is held is as stored: every end goes through `end` or `end_all` under the request's lock, and
+a data folder has one process, so an answer reads its request here without waiting on the store's
+thread behind someone's listing. A lock is dropped once its request ended (every holder re-reads the
+stored status). On a store other processes share (`shared`, a team's database) the requests held
+here are only this process's.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Coroutine
+from typing import Any, Literal
+
+from gui.core.asks.audit import Answerer, AuditDraft, AuditLog, decision_of
+from gui.core.asks.failures import InteractionError, InteractionNotFoundError, InteractionNotPendingError, ended_message
+from gui.core.asks.interactions import CancelledResult, InteractionRecord, InteractionResult
+from gui.core.asks.store import InteractionStore
+from gui.core.events import EventBus, InteractionChanged, InteractionCreated, InteractionEnded
+
+TimerKind = Literal["expiry", "follow_up"]  # when it ends; when it is next reminded or escalated
+
+
+class Handle:
+    """The waiting side of one interaction (seed `SessionInteractionHandle`)."""
+
+    __slots__ = ("interaction_id", "_future")
+
+    def __init__(self, interaction_id: str, future: asyncio.Future[InteractionResult]) -> None:
+        self.interaction_id = interaction_id
+        self._future = future
+
+    async def result(self) -> InteractionResult:
+        return await self.wait()
+
+    def wait(self) -> asyncio.Future[InteractionResult]:
+        """The result to await, shielded: one waiter giving up must not cancel the outcome for the others."""
+        return asyncio.shield(self._future)
+
+    def done(self) -> bool:
+        return self._future.done()
+
+
+class Waiting:
+    """The pending requests this process stored and has not ended, and how each changes or ends."""
+
+    def __init__(self, store: InteractionStore, bus: EventBus | None, clock: Callable[[], float],
+                 audit: AuditLog | None) -> None:
+        self.store, self.bus, self.clock = store, bus, clock
+        self.audit = audit  # every end is recorded there before anybody learns of it (`gui.core.asks.audit`)
+        self.shared = False  # other processes use the same store (a team's database)
+        self._records: dict[str, InteractionRecord] = {}
+        self._by_run: dict[str, dict[str, None]] = {}  # run id -> its ids in `_records`, in order
+        self._futures: dict[str, asyncio.Future[InteractionResult]] = {}
+        self._timers: dict[TimerKind, dict[str, asyncio.TimerHandle]] = {"expiry": {}, "follow_up": {}}
+        self._locks: dict[str, asyncio.Lock] = {}
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    def now_ms(self) -> int:
+        return int(self.clock() * 1000)
+
+    # --- what is waited on ----------------------------------------------------------------------
+
+    def get(self, interaction_id: str) -> InteractionRecord | None:
+        """The request as stored, if this process waits on it."""
+        return self._records.get(interaction_id)
+
+    def __contains__(self, interaction_id: object) -> bool:
+        return interaction_id in self._records
+
+    def records(self) -> list[InteractionRecord]:
+        """Every request waited on, oldest first."""
+        return list(self._records.values())
+
+    def of_run(self, run_id: str) -> list[str]:
+        """The ids of the requests of one run waited on, in order."""
+        return list(self._by_run.get(run_id, ()))
+
+    def awaited(self, interaction_id: str) -> bool:
+        """A tool of this process waits on its answer."""
+        return interaction_id in self._futures
+
+    def update(self, record: InteractionRecord) -> None:
+        """The request as stored now (changed while pending), when it is waited on here."""
+        if record.interaction_id in self._records:
+            self._records[record.interaction_id] = record
+
+    async def pending(self, interaction_id: str) -> InteractionRecord:
+        """The pending request (held here, else as stored); refused when there is none, or it ended."""
+        record = self._records.get(interaction_id) or await self.store.get(interaction_id)
+        if record is None:
+            raise InteractionNotFoundError(f"there is no interaction {interaction_id}", interaction_id)
+        if record.status != "pending":
+            raise InteractionNotPendingError(ended_message(record), interaction_id)
+        return record
+
+    async def hold(self, record: InteractionRecord) -> Handle:
+        """Store the new pending `record`, then wait on it. Caller holds its lock."""
+        iid = record.interaction_id
+        await self.store.save(record)
+        self._records[iid] = record
+        self._by_run.setdefault(record.request.turn_id, {})[iid] = None
+        future: asyncio.Future[InteractionResult] = asyncio.get_running_loop().create_future()
+        self._futures[iid] = future
+        return Handle(iid, future)
+
+    # --- locks, timers, tasks -------------------------------------------------------------------
+
+    def lock(self, interaction_id: str) -> asyncio.Lock:
+        """The lock every transition of this request holds."""
+        return self._locks.setdefault(interaction_id, asyncio.Lock())
+
+    def drop_lock(self, interaction_id: str, lock: asyncio.Lock | None = None) -> None:
+        """Forget the request's lock (it ended; `lock`: only if it is still that one)."""
+        if lock is None or self._locks.get(interaction_id) is lock:
+            self._locks.pop(interaction_id, None)
+
+    def at(self, kind: TimerKind, interaction_id: str, when_ms: int, call: Callable[[str], None]) -> None:
+        """Call `call(interaction_id)` at `when_ms` (by the clock), instead of any `kind` timer it had."""
+        self.stop(kind, interaction_id)
+        delay = max(0.0, when_ms / 1000 - self.clock())
+        self._timers[kind][interaction_id] = asyncio.get_running_loop().call_later(delay, call, interaction_id)
+
+    def fired(self, kind: TimerKind, interaction_id: str) -> None:
+        """The `kind` timer of the request went off: it has none now."""
+        self._timers[kind].pop(interaction_id, None)
+
+    def stop(self, kind: TimerKind, interaction_id: str) -> None:
+        timer = self._timers[kind].pop(interaction_id, None)
+        if timer is not None:
+            timer.cancel()
+
+    def stop_timers(self, interaction_id: str) -> None:
+        for kind in self._timers:
+            self.stop(kind, interaction_id)
+
+    def spawn(self, work: Coroutine[Any, Any, None]) -> None:
+        """Run `work` on the loop, kept until it is done (what a timer starts has nobody to await it)."""
+        task = asyncio.get_running_loop().create_task(work)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    # --- changes and ends -----------------------------------------------------------------------
+
+    async def change(self, changed: InteractionRecord, change: str, draft: AuditDraft | None = None,
+                     notify: tuple[str, ...] = ()) -> InteractionRecord:
+        """Store a change of a pending request (its record of decisions first), then announce it.
+        Caller holds the lock. Two processes changing it at once: one wins, the other is told."""
+        changed = changed.model_copy(update={"revision": changed.revision + 1})
+        try:
+            await self.save(changed, draft)
+        except InteractionNotPendingError:
+            iid = changed.interaction_id
+            raise InteractionError(f"interaction {iid} was changed by someone else at the same moment: nothing "
+                                   "of this was kept; look at it again", iid) from None
+        self.update(changed)
+        if self.bus is not None:
+            self.bus.publish(InteractionChanged, changed.request.turn_id, interaction_id=changed.interaction_id,
+                             change=change, notify=notify, record=changed.model_dump(mode="json"))
+        return changed
+
+    def ended(self, record: InteractionRecord, result: InteractionResult) -> InteractionRecord:
+        """`record` ended with `result`, now (not stored yet)."""
+        # (approvals, hand-overs and follow-ups stay on it: the record of who did what before the end)
+        return record.model_copy(update={"status": result.status, "result": result, "resolved_at": self.now_ms()})
+
+    async def end(self, record: InteractionRecord, result: InteractionResult,
+                  by: Answerer | None = None, *, timed_out: bool = False) -> InteractionRecord:
+        """Record the decision, store the final state, then wake the waiter and announce it. Caller
+        holds the lock. `timed_out`: nobody answered, the request took its defaults."""
+        ended = self.ended(record, result)
+        await self.save(ended, self.decision(ended, by, timed_out=timed_out))
+        self.settle(ended)
+        self.drop_lock(record.interaction_id)
+        return ended
+
+    async def end_all(self, ended: list[InteractionRecord]) -> None:
+        """Ends (`ended`) of many requests at once, their locks held: their decisions in one write,
+        then the records in one write, then each waiter woken and each end announced, in order.
+        `InteractionNotPendingError`: another process sharing the store ended one; nothing is settled."""
+        if self.audit is not None and ended:
+            await self.audit.append_many([decision_of(done) for done in ended])
+        await self.store.save_many(ended)
+        for done in ended:
+            self.settle(done)
+
+    def decision(self, ended: InteractionRecord, by: Answerer | None = None, *,
+                 timed_out: bool = False) -> AuditDraft | None:
+        """The entry `ended`'s decision makes in the record of decisions (None: none is kept)."""
+        if self.audit is None:
+            return None
+        draft = decision_of(ended, by)
+        if timed_out:
+            draft = draft.model_copy(update={"by": "timeout", "person": None, "via": None, "token": None,
+                                             "detail": f"the defaults it declares: {draft.detail}"})
+        return draft
+
+    async def save(self, record: InteractionRecord, decision: AuditDraft | None = None) -> None:
+        """Store `record`, its `decision` appended to the record of decisions before it (in the same
+        trip to the store when they share one): a decision that took effect is never missing from it
+        (a crash in between leaves the entry, and start-up then cancels the request)."""
+        if decision is None or self.audit is None:
+            await self.store.save(record)
+        else:
+            await self.store.save_with(record, decision, self.audit)
+
+    def settle(self, ended: InteractionRecord) -> None:
+        """Once the end is stored: forget the request, wake its waiter, announce the end."""
+        iid, result = ended.interaction_id, ended.result
+        self._records.pop(iid, None)
+        of_run = self._by_run.get(ended.request.turn_id, {})
+        of_run.pop(iid, None)
+        if not of_run:
+            self._by_run.pop(ended.request.turn_id, None)
+        self.stop_timers(iid)
+        future = self._futures.pop(iid, None)
+        if future is not None and not future.done() and result is not None:
+            future.set_result(result)
+        self.announce_ended(ended)
+
+    def announce_created(self, record: InteractionRecord) -> None:
+        if self.bus is not None:
+            self.bus.publish(
+                InteractionCreated,
+                record.request.turn_id,
+                interaction_id=record.interaction_id,
+                kind=record.request.kind,
+                record=record.model_dump(mode="json"),
+            )
+
+    def announce_ended(self, record: InteractionRecord) -> None:
+        if self.bus is not None:
+            result = record.result
+            self.bus.publish(
+                InteractionEnded,
+                record.request.turn_id,
+                interaction_id=record.interaction_id,
+                status=record.status,
+                reason=result.reason if isinstance(result, CancelledResult) else None,
+                auto=record.auto,
+                record=record.model_dump(mode="json"),
+            )
