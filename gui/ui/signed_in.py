@@ -28,8 +28,11 @@ def starter() -> str | None:
 def may(role: str) -> bool:
     """The person here holds `role` (on the desktop, always); else a notice saying which role the action
     needs, and False: a button that acts checks this first."""
-    if current_person().has(role):
-        return True
+    return current_person().has(role) or refused(role)
+
+
+def refused(role: str) -> bool:
+    """The notice that the action needs `role` (the person here does not hold it); False."""
     from nicegui import ui
 
     from gui.i18n import _

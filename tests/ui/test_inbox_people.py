@@ -11,11 +11,11 @@ import pytest
 from nicegui.testing import User
 from nicegui.testing.user_interaction import UserInteraction
 from support.team_directory import TEAM, Team
-from support.ui import R, engine, engine_open, only, shell  # noqa: F401  (engine_open: autouse)
+from support.ui import R, common, engine, engine_open, only, shell  # noqa: F401  (engine_open: autouse)
 from support.waiting import wait_until
 
 import gui.ui.signed_in
-from gui.core.asks import InteractionRecord
+from gui.core.asks import ElicitationField, ElicitationRequest, InteractionRecord
 from gui.core.people import Person
 from gui.core.sequences import Asking
 
@@ -124,3 +124,23 @@ async def test_an_approver_who_approved_one_of_two_may_still_deny_it(
     ended = await wait_until(lambda: _ended(engine(), "a1"), "a1 ended")
     assert ended.status == "resolved" and ended.result.response.decision == "denied"
     assert [a.person for a in ended.approvals] == ["ana"]
+
+
+async def test_someone_without_the_approver_role_is_told_so_and_nothing_is_sent(
+        user: User, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The detail asks the person it was drawn for: one without the approver role gets the page's notice
+    (which role it needs), nothing reaches the engine, and the form stays theirs to look at."""
+    monkeypatch.setattr(engine().interactions, "directory", Team(TEAM))
+    signed_in_as(monkeypatch, "runner")
+    form = ElicitationRequest(**common("e1"), server_name="shop", message="Who is it for?",
+                              fields=[ElicitationField(name="name", type="string", required=True)])
+    await engine().interactions.request(form)
+    await user.open("/inbox/e1")
+    await user.should_see(marker="elicitation-form", retries=R)
+    user.find(marker="field-name").type("Bo")
+    user.find(marker="accept").click()
+    await user.should_see("You may not do this: it needs the approver role", retries=R)
+    await user.should_not_see(marker="answer-problem")
+    assert only(user, "accept").enabled  # unlocked again: nothing was sent
+    record = await engine().get_interaction("e1")
+    assert record is not None and record.status == "pending"

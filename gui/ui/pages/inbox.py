@@ -198,13 +198,9 @@ class InboxPage:
         shown.clear()
         mine = any(r.interaction_id == interaction_id for r in self.pending)
         with shown:
-            InboxDetail(record, respond=self._respond, fetch=self.engine.get_interaction, on_answered=self._answered,
-                        hand_over=self._hand_over if self.team else None, team=self.team,
+            InboxDetail(record, respond=self.engine.respond, fetch=self.engine.get_interaction,
+                        on_answered=self._answered, hand_over=self._hand_over if self.team else None, team=self.team,
                         waiting_on=None if mine else _("Waiting on others: {who}").format(who=answerers_words(record)))
-
-    async def _respond(self, interaction_id: str, response: InteractionResponse, by: Answerer) -> Any:
-        """Answer as the person looking at the page (the surface, app or phone, is the card's to say)."""
-        return await self.engine.respond(interaction_id, response, by.model_copy(update={"person": self.person}))
 
     async def _hand_over(self, interaction_id: str, to: str, note: str) -> InteractionRecord:
         return await self.engine.hand_over(interaction_id, to, note, Answerer(person=self.person, via="app"))
@@ -320,7 +316,7 @@ class InboxPage:
             return
         iid = record.interaction_id
         with self.detail_box:
-            self.detail = InboxDetail(record, respond=self._respond, fetch=self.engine.get_interaction,
+            self.detail = InboxDetail(record, respond=self.engine.respond, fetch=self.engine.get_interaction,
                                       on_answered=self._answered, hand_over=self._hand_over if self.team else None,
                                       team=self.team)
         self.keys.settle()

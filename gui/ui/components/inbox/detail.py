@@ -40,7 +40,7 @@ from gui.ui.components.inbox.question_form import QuestionForm
 from gui.ui.components.inbox.shell_card import ShellApprovalCard
 from gui.ui.components.inbox.tool_card import ToolApprovalCard
 from gui.ui.components.settings.reach import on_phone
-from gui.ui.signed_in import current_person, may
+from gui.ui.signed_in import current_person, refused
 from gui.wording import requests as fmt
 
 Respond = Callable[[str, InteractionResponse, Answerer], Awaitable[Any]]
@@ -169,7 +169,8 @@ class InboxDetail(ui.card):
 
     async def _submit(self, response: InteractionResponse) -> None:
         self.problem.set_visibility(False)
-        if not may(APPROVER):
+        if APPROVER not in self._roles:  # the person this was drawn for (the page's sign-in stays theirs)
+            refused(APPROVER)
             self.body.unlock()
             return
         try:

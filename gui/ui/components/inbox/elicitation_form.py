@@ -27,34 +27,35 @@ class ElicitationForm(RequestBody):
         super().__init__(submit)
         self.mark("elicitation-form")
         self.specs = request.fields
-        self._fields: dict[str, Field] = {}
         with self:
             with ui.row().classes("items-center gap-2"):
                 ui.icon("dns", size="sm", color="primary")
                 ui.label(request.server_name).classes(f"text-lg font-bold {DATA}").mark("server-name")
                 ui.label(_("asks:")).classes("text-sm opacity-70")
             ui.markdown(request.message).classes("w-full inbox-markdown").mark("elicitation-message")
+            opens: list[ui.button] = []
             if request.url:
                 ui.label(_("It asks you to open this page and finish there:")).classes("text-sm")
                 mono_block(request.url, marker="elicitation-url")
-                self.control(ui.button(_("Open"), icon="open_in_new",
+                opens.append(ui.button(_("Open"), icon="open_in_new",
                                        on_click=lambda: ui.navigate.to(request.url or "", new_tab=True))
                              .props("no-caps outline").mark("open-url"))
-            for spec in request.fields:
-                self._fields[spec.name] = self.control(_field(spec))
+            hints = {True: _("Required"), False: _("Optional")}  # under a field the server did not describe
+            self._fields = {spec.name: _field(spec, hints[spec.required]) for spec in request.fields}
             self.problem = ui.label("").classes("text-negative text-sm").mark("form-problem")
             self.problem.set_visibility(False)
             with ui.row().classes("gap-2 items-center"):
-                self.control(ui.button(_("Done") if request.url and not request.fields else _("Send"), icon="send",
-                                       on_click=self._accept).props("no-caps unelevated color=primary")
-                             .mark("accept"))
-                self.control(ui.button(_("Don't share"), icon="do_not_disturb_on", on_click=self._decline)
-                             .props("no-caps outline color=negative").mark("decline"))
-                self.control(ui.button(_("Dismiss"), icon="close", on_click=self._cancel)
-                             .props("no-caps flat").mark("cancel"))
+                answers = (
+                    ui.button(_("Done") if request.url and not request.fields else _("Send"), icon="send",
+                              on_click=self._accept).props("no-caps unelevated color=primary").mark("accept"),
+                    ui.button(_("Don't share"), icon="do_not_disturb_on", on_click=self._decline)
+                    .props("no-caps outline color=negative").mark("decline"),
+                    ui.button(_("Dismiss"), icon="close", on_click=self._cancel).props("no-caps flat").mark("cancel"))
             ui.label(_("Don't share tells {server} you refuse; Dismiss just closes the form "
                        "and lets it carry on without an answer.").format(server=request.server_name)
                      ).classes("text-xs opacity-70")
+        for element in (*opens, *self._fields.values(), *answers):  # all stop working once the request has ended
+            self.control(element)
 
     def values(self) -> tuple[dict[str, Any], list[str]]:
         """The typed values to send, and the names of required fields left empty."""
@@ -90,13 +91,10 @@ class ElicitationForm(RequestBody):
         await self.send(ElicitationResponse.cancel())
 
 
-def _label(spec: ElicitationField) -> str:
-    return (spec.title or spec.name) + (" *" if spec.required else "")
-
-
-def _field(spec: ElicitationField) -> Field:
-    label = _label(spec)
-    hint = spec.description or (_("Required") if spec.required else _("Optional"))
+def _field(spec: ElicitationField, hint: str) -> Field:
+    """The field's input, with `hint` under it when the server did not describe it."""
+    label = (spec.title or spec.name) + (" *" if spec.required else "")
+    hint = spec.description or hint
     element: Field
     if spec.enum and spec.multiple:
         chosen = [v for v in spec.default if v in spec.enum] if isinstance(spec.default, list) else []
