@@ -324,7 +324,9 @@ class ToolCaller:
         for attempt in range(first, attempts + 1):
             record.attempts = attempt
             try:
-                edited, shown = await self._approve(scope, tool, bound, args, record)
+                edited = shown = None
+                if tool.approval != "none":
+                    edited, shown = await self._approve(scope, tool, bound, args, record)
                 changed = False
                 if edited is not None:  # the person changed the arguments before approving: run those
                     sent = tool.validate_args(edited)
@@ -342,7 +344,8 @@ class ToolCaller:
                 else:
                     result = await self.hosts.call(call.on, tool.name, args, ctx, attempt=attempt,
                                                    retry=scope.group.on_error is OnError.RETRY)
-                self._check_result(scope.group, call, result)
+                if call.as_ is not None:
+                    self._check_result(scope.group, call.as_, result)
             except (_Denied, ToolDeclined) as exc:
                 self._fail(record, str(exc))
                 record.denied = True
@@ -381,19 +384,18 @@ class ToolCaller:
     def _fail(record: ToolRecord, message: str) -> None:
         record.status, record.error = "failed", message
 
-    def _check_result(self, group: Group, call: ToolCall, result: Any) -> None:
-        if call.as_ is None:
-            return
-        slot_type = group.out.get(call.as_)
+    def _check_result(self, group: Group, slot: str, result: Any) -> None:
+        """Whether the result fits the output slot `slot` it is kept in; ToolError when it does not."""
+        slot_type = group.out.get(slot)
         if slot_type is None or slot_type is SlotType.ARRAY:
             return
         if isinstance(result, str) and slot_type is SlotType.OBJECT:  # a tool that said nothing of its result
             raise ToolError(N_("it gave back text, but the output '{slot}' holds an object: make '{slot}' text "
-                               "(string) to keep this result").format(slot=call.as_))
+                               "(string) to keep this result").format(slot=slot))
         if not matches_type(result, slot_type):
             raise ToolError(N_("it gave back {got}, but the output '{slot}' holds {declared}: change the output's "
                                "type to match").format(got=_WORDS.get(type_name(result), type_name(result)),
-                                                       slot=call.as_, declared=_WORDS[slot_type.value]))
+                                                       slot=slot, declared=_WORDS[slot_type.value]))
 
     def _context(self, scope: CallScope, record: ToolRecord) -> ToolContext:
         port = ObservedPort(self, scope, record)
@@ -459,11 +461,9 @@ class ToolCaller:
     # -- approval ------------------------------------------------------------------------------
     async def _approve(self, scope: CallScope, tool: Tool, bound: Bound, args: dict[str, Any],
                        record: ToolRecord) -> tuple[dict[str, Any] | None, object]:
-        """Ask when the tool needs it; the person's edited arguments, if they changed them, and what
+        """Ask (for a tool that needs it); the person's edited arguments, if they changed them, and what
         the approval showed (`ShellApproval.shown`, `ApprovalSummary.shown`). The inputs shown, and
         those run as code, are the ones found as the arguments were bound (`_prepare`)."""
-        if tool.approval == "none":
-            return None, None
         shell = tool.shell_approval(args)
         summary = None if shell is not None else tool.approval_summary(args)
         shown = shell.shown if shell is not None else summary.shown if summary is not None else None
