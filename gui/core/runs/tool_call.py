@@ -155,14 +155,32 @@ class CallScope:
 class ObservedPort:
     """The interaction port as one tool call sees it: caps expiry at the group's deadline and reports
     waits, so the run shows "waiting for you" whether the call asks its approval, or its tool asks
-    directly or through a form handler."""
+    directly or through a form handler. It also takes the tool's other reports (`progress`, `log`,
+    `record_process`: its `ToolContext`'s), so that a call makes one object for all of them."""
 
-    __slots__ = ("_caller", "_scope", "_record", "_port", "clock")
+    __slots__ = ("_caller", "_scope", "_record", "_port", "clock", "_second", "_published")
 
     def __init__(self, caller: ToolCaller, scope: CallScope, record: ToolRecord) -> None:
         self._caller, self._scope, self._record = caller, scope, record
         self._port = caller.interactions
         self.clock = self._port.clock
+        self._second, self._published = 0.0, 0  # this second's start, and the progress reports published in it
+
+    def progress(self, done: float, total: float | None, message: str | None) -> None:
+        now = self._caller.clock()
+        if now - self._second >= 1.0:
+            self._second, self._published = now, 0
+        self._published += 1
+        # A server that reports thousands of times a second is kept on the record, but published
+        # at most PROGRESS_PER_SECOND times a second (the last report always reaches the record).
+        self._caller.progress(self._scope, self._record, done, total, message,
+                              publish=self._published <= PROGRESS_PER_SECOND)
+
+    def log(self, level: str, text: str) -> None:
+        self._caller.log(self._scope, self._record, level, text)
+
+    def record_process(self, pid: int, started: float | None) -> Awaitable[None]:
+        return self._caller._process_started(self._scope, self._record, pid, started)
 
     def _cap(self, deadline: float | None) -> float | None:
         caps = [d for d in (deadline, self._scope.deadline) if d is not None]
@@ -399,21 +417,6 @@ class ToolCaller:
 
     def _context(self, scope: CallScope, record: ToolRecord) -> ToolContext:
         port = ObservedPort(self, scope, record)
-
-        window = [0.0, 0.0]  # this second's start, and the reports published in it
-
-        def progress(done: float, total: float | None, message: str | None) -> None:
-            now = self.clock()
-            if now - window[0] >= 1.0:
-                window[0], window[1] = now, 0.0
-            window[1] += 1
-            # A server that reports thousands of times a second is kept on the record, but published
-            # at most PROGRESS_PER_SECOND times a second (the last report always reaches the record).
-            self.progress(scope, record, done, total, message, publish=window[1] <= PROGRESS_PER_SECOND)
-
-        def log(level: str, text: str) -> None:
-            self.log(scope, record, level, text)
-
         return ToolContext(
             run_id=scope.run_id, tool_call_id=record.tool_call_id, tool_name=record.tool,
             sequence_name=scope.sequence_name, group_name=scope.group.name,
@@ -421,8 +424,7 @@ class ToolCaller:
             deadline=scope.deadline, depth=scope.depth,
             call_sequence=(functools.partial(scope.call_sequence, scope.execution, scope)
                            if scope.call_sequence is not None else None),
-            progress=progress, log=log,
-            record_process=lambda pid, started: self._process_started(scope, record, pid, started),
+            progress=port.progress, log=port.log, record_process=port.record_process,
         )
 
     def progress(self, scope: CallScope, record: ToolRecord, done: float, total: float | None,

@@ -23,11 +23,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from gui.core.json_text import is_plain_json
 from gui.core.sequences.model import Group, ToolCall
 
 FINGERPRINT_DIGITS = 20
@@ -49,32 +49,16 @@ def group_fingerprint(group: Group) -> str:
     return digest(parts)
 
 
-_NUMBERS = (int, bool)  # exact types only: a subclass (an enum) may dump otherwise
-
-
 def _plain_step(call: ToolCall) -> dict[str, Any] | None:
     """The step as `ToolCall.model_dump(mode="json", by_alias=True)` gives it, when its arguments are
-    plain JSON (text keys; text, whole numbers, finite fractions, yes/no, nothing, lists, objects),
-    which that dump leaves as they are; None otherwise (and for a step that names its answerers)."""
-    if call.asking is not None or not _plain_json(call.args):
+    plain JSON (`is_plain_json`), which that dump leaves as they are; None otherwise (and for a step
+    that names its answerers)."""
+    if call.asking is not None or not is_plain_json(call.args):
         return None
     step: dict[str, Any] = {"tool": call.tool, "args": call.args, "as": call.as_}
     if call.on is not None:
         step["on"] = call.on
     return step
-
-
-def _plain_json(value: Any) -> bool:
-    kind = type(value)
-    if kind is str or value is None or kind in _NUMBERS:
-        return True
-    if kind is float:
-        return math.isfinite(value)  # pydantic dumps inf and nan as null
-    if kind is dict:
-        return all(type(key) is str and _plain_json(item) for key, item in value.items())
-    if kind is list:  # (a tuple dumps as a list: left to pydantic, as anything else)
-        return all(_plain_json(item) for item in value)
-    return False
 
 
 @dataclass(frozen=True)
