@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import math
+from typing import Any
 
 from pydantic import BaseModel
 
@@ -17,3 +19,19 @@ def to_json_text(model: BaseModel, *, compact: bool = False) -> str:
         return model.model_dump_json(by_alias=True, exclude_defaults=compact)
     except ValueError:  # PydanticSerializationError: a lone surrogate somewhere
         return json.dumps(model.model_dump(mode="json", by_alias=True, exclude_defaults=compact))
+
+
+def is_plain_json(value: Any) -> bool:
+    """Whether `value` is plain JSON that pydantic's JSON-mode dump gives back as it is: text, whole
+    numbers, finite fractions, yes/no, nothing, lists and objects with text keys (exact types: an
+    enum, a tuple or a subclass may dump otherwise, and inf and nan dump as null)."""
+    kind = type(value)
+    if kind is str or kind is int or kind is bool or value is None:
+        return True
+    if kind is float:
+        return math.isfinite(value)
+    if kind is dict:
+        return all(type(key) is str and is_plain_json(item) for key, item in value.items())
+    if kind is list:
+        return all(is_plain_json(item) for item in value)
+    return False

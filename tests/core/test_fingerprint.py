@@ -57,3 +57,46 @@ def test_the_group_fingerprint_is_the_one_run_records_were_made_with():
     text = json.dumps(GROUP.model_dump(mode="json", by_alias=True), sort_keys=True, ensure_ascii=True)
     assert group_fingerprint(GROUP) == hashlib.sha256(text.encode()).hexdigest()[:20]
     assert digest({"b": 1, "a": "ü"}) == digest({"a": "ü", "b": 1}) and len(digest([])) == 20
+
+
+@pytest.mark.parametrize("group", [
+    GROUP,
+    Group(name="odd values", tools=(
+        ToolCall(tool="x", args={"inf": float("inf"), "nan": [float("nan")], "pair": (1, 2), "keys": {1: 2}}),
+        ToolCall(tool="x", args={"text": "ünï \ud800 ✓", "n": [1, 2.5, True, None, {"k": []}]}, as_="o"),
+        ToolCall(tool="y", on="node-1"),
+        ToolCall(tool="y", args={"value": SlotType.STRING}),
+    )),
+    Group(name="answerers", in_={"x": SlotType.STRING}, timeout="5s", asking={"approvers": ["b"]}, tools=(
+        ToolCall(tool="x", args={"a": 1}, asking={"approvers": ["a"], "required": 1}),
+        ToolCall(tool="x", args={"a": 1}),
+    )),
+])
+def test_a_group_fingerprint_made_by_hand_is_the_one_pydantic_s_dump_gives(group):
+    """Plain steps are dumped by hand (a run fingerprints every group as it begins): the same digest
+    as pydantic's dump, and that dump for every step it would change (inf, tuples, enums, answerers)."""
+    assert group_fingerprint(group) == digest(group.model_dump(mode="json", by_alias=True))
+
+
+def test_a_tree_is_fingerprinted_once_while_it_lives(monkeypatch):
+    """A store keeps each saved sequence's tree (frozen): each of its runs begins with the same
+    fingerprints, made once; a tree made again (equal, or changed) gets its own."""
+    import gc
+
+    import gui.core.sequences.fingerprint as fingerprint
+
+    made: list[str] = []
+    original = fingerprint._group_fingerprint
+    monkeypatch.setattr(fingerprint, "_group_fingerprint", lambda g: made.append(g.name) or original(g))
+    group = Group(name="kept", tools=(ToolCall(tool="echo", args={"value": 1}),))
+    first = group_fingerprint(group)
+    assert group_fingerprint(group) == first and made == ["kept"]
+    again = Group.model_validate(group.model_dump(by_alias=True))
+    assert group_fingerprint(again) == first and made == ["kept", "kept"]
+    changed = again.model_copy(update={"description": "other"})
+    assert group_fingerprint(changed) != first
+    keys = {id(group), id(again), id(changed)}
+    assert keys <= set(fingerprint._FINGERPRINTS)
+    del group, again, changed
+    gc.collect()
+    assert not keys & set(fingerprint._FINGERPRINTS)  # gone with their trees

@@ -191,6 +191,39 @@ class Ending:
             self._kept.set_result(None)
 
 
+class SideBySide:
+    """A gathered group's tool calls, each in a task of its own: they count themselves out as they end
+    (`ended`), and `settled` is done once all have, or once one failed so that the group aborts. Made
+    for the common case (every call ends by itself) to cost less per task than `asyncio.gather`."""
+
+    __slots__ = ("tasks", "settled", "_left")
+
+    def __init__(self, count: int) -> None:
+        self.tasks: list[asyncio.Task[None]] = []
+        self.settled: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._left = count
+        if count == 0:
+            self.settled.set_result(None)
+
+    def ended(self) -> None:
+        self._left -= 1
+        if self._left == 0 and not self.settled.done():
+            self.settled.set_result(None)
+
+    def abort(self, failed: asyncio.Task[Any] | None) -> None:
+        """A call failed and the group aborts: every other call is cancelled (a task cancelled before
+        its first step never counts itself out: `unsettled` tells the group to wait for them all)."""
+        for task in self.tasks:
+            if task is not failed:
+                task.cancel()
+        if not self.settled.done():
+            self.settled.set_result(None)
+
+    def unsettled(self) -> bool:
+        """Whether some calls may not have ended: the group aborted, or its task was cancelled."""
+        return self._left > 0
+
+
 def apply_plan(record: RunRecord, plan: ResumePlan) -> None:
     """Put what the plan keeps from the previous attempt into the new record."""
     previous = plan.previous

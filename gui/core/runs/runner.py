@@ -34,7 +34,7 @@ from gui.core.runs.decisions import (
     run_goes_on,
     write_slots,
 )
-from gui.core.runs.execution import Ending, Execution, Origin, apply_plan, copy_record
+from gui.core.runs.execution import Ending, Execution, Origin, SideBySide, apply_plan, copy_record
 from gui.core.runs.offload import off_loop
 from gui.core.runs.records import GroupRecord, LeaseLost, RunRecord, RunStore, ToolRecord
 from gui.core.runs.resume import group_fingerprint
@@ -412,37 +412,40 @@ class Runner:
             return None
         if not group.parallel:
             return "parallel is off for this group: its tools run one by one, in order"
-        for call in group.tools:
-            tool = self.registry.get(call.tool)
+        for name in dict.fromkeys(call.tool for call in group.tools):  # each tool looked up once, in order
+            tool = self.registry.get(name)
             if tool is not None and not tool.concurrency_safe:
-                return f"'{call.tool}' is not safe to run beside other tools, so the tools run one by one"
+                return f"'{name}' is not safe to run beside other tools, so the tools run one by one"
         return None
 
     async def _parallel(self, scope: CallScope, group: Group, grec: GroupRecord) -> None:
-        tasks: list[asyncio.Task[None]] = []
-        aborting = False
+        """Each tool in a task of its own, side by side. The calls count themselves out as they end
+        (`SideBySide`), instead of a gather's callback per task; a failure that aborts the group
+        cancels the others, and the group waits for every task before it goes on."""
+        side = SideBySide(sum(1 for trec in grec.tools if trec.reused_from is None))
+        abort = group.on_error is not OnError.CONTINUE
 
         async def one(index: int) -> None:
-            nonlocal aborting
             trec = grec.tools[index]
-            if trec.reused_from is not None:  # it succeeded in the attempt this run resumes
-                return
-            await self.caller.run(scope, group.tools[index], trec)
-            if trec.status == "failed" and group.on_error is not OnError.CONTINUE and not aborting:
-                aborting = scope.aborting = True
-                for other in tasks:
-                    if other is not asyncio.current_task():
-                        other.cancel()
+            try:
+                await self.caller.run(scope, group.tools[index], trec)
+            except Exception:  # an engine bug: the record says what it can, the group goes on to its end
+                log.exception("tool call %s ended in an internal error", trec.tool_call_id)
+            finally:
+                if abort and trec.status == "failed" and not scope.aborting:
+                    scope.aborting = True
+                    side.abort(asyncio.current_task())
+                side.ended()
 
-        tasks = [asyncio.create_task(one(i)) for i in range(len(group.tools))]
+        side.tasks = [asyncio.create_task(one(i)) for i in range(len(group.tools)) if grec.tools[i].reused_from is None]
         try:
-            await asyncio.gather(*tasks, return_exceptions=True)
+            await side.settled
         finally:
-            for task in tasks:
-                task.cancel()
-            if any(not t.done() for t in tasks):
-                await asyncio.gather(*tasks, return_exceptions=True)
-        if aborting:
+            if side.unsettled():  # aborted, or this group's own task cancelled (a stop, its time limit)
+                for task in side.tasks:
+                    task.cancel()
+                await asyncio.gather(*side.tasks, return_exceptions=True)
+        if scope.aborting:
             group_aborted(grec)
 
     async def _serial(self, scope: CallScope, group: Group, grec: GroupRecord) -> None:

@@ -155,14 +155,32 @@ class CallScope:
 class ObservedPort:
     """The interaction port as one tool call sees it: caps expiry at the group's deadline and reports
     waits, so the run shows "waiting for you" whether the call asks its approval, or its tool asks
-    directly or through a form handler."""
+    directly or through a form handler. It also takes the tool's other reports (`progress`, `log`,
+    `record_process`: its `ToolContext`'s), so that a call makes one object for all of them."""
 
-    __slots__ = ("_caller", "_scope", "_record", "_port", "clock")
+    __slots__ = ("_caller", "_scope", "_record", "_port", "clock", "_second", "_published")
 
     def __init__(self, caller: ToolCaller, scope: CallScope, record: ToolRecord) -> None:
         self._caller, self._scope, self._record = caller, scope, record
         self._port = caller.interactions
         self.clock = self._port.clock
+        self._second, self._published = 0.0, 0  # this second's start, and the progress reports published in it
+
+    def progress(self, done: float, total: float | None, message: str | None) -> None:
+        now = self._caller.clock()
+        if now - self._second >= 1.0:
+            self._second, self._published = now, 0
+        self._published += 1
+        # A server that reports thousands of times a second is kept on the record, but published
+        # at most PROGRESS_PER_SECOND times a second (the last report always reaches the record).
+        self._caller.progress(self._scope, self._record, done, total, message,
+                              publish=self._published <= PROGRESS_PER_SECOND)
+
+    def log(self, level: str, text: str) -> None:
+        self._caller.log(self._scope, self._record, level, text)
+
+    def record_process(self, pid: int, started: float | None) -> Awaitable[None]:
+        return self._caller._process_started(self._scope, self._record, pid, started)
 
     def _cap(self, deadline: float | None) -> float | None:
         caps = [d for d in (deadline, self._scope.deadline) if d is not None]
@@ -324,7 +342,9 @@ class ToolCaller:
         for attempt in range(first, attempts + 1):
             record.attempts = attempt
             try:
-                edited, shown = await self._approve(scope, tool, bound, args, record)
+                edited = shown = None
+                if tool.approval != "none":
+                    edited, shown = await self._approve(scope, tool, bound, args, record)
                 changed = False
                 if edited is not None:  # the person changed the arguments before approving: run those
                     sent = tool.validate_args(edited)
@@ -343,7 +363,8 @@ class ToolCaller:
                 else:
                     result = await self.hosts.call(call.on, tool.name, args, ctx, attempt=attempt,
                                                    retry=scope.group.on_error is OnError.RETRY)
-                self._check_result(scope.group, call, result)
+                if call.as_ is not None:
+                    self._check_result(scope.group, call.as_, result)
             except (_Denied, ToolDeclined) as exc:
                 self._fail(record, str(exc))
                 record.denied = True
@@ -382,37 +403,21 @@ class ToolCaller:
     def _fail(record: ToolRecord, message: str) -> None:
         record.status, record.error = "failed", message
 
-    def _check_result(self, group: Group, call: ToolCall, result: Any) -> None:
-        if call.as_ is None:
-            return
-        slot_type = group.out.get(call.as_)
+    def _check_result(self, group: Group, slot: str, result: Any) -> None:
+        """Whether the result fits the output slot `slot` it is kept in; ToolError when it does not."""
+        slot_type = group.out.get(slot)
         if slot_type is None or slot_type is SlotType.ARRAY:
             return
         if isinstance(result, str) and slot_type is SlotType.OBJECT:  # a tool that said nothing of its result
             raise ToolError(N_("it gave back text, but the output '{slot}' holds an object: make '{slot}' text "
-                               "(string) to keep this result").format(slot=call.as_))
+                               "(string) to keep this result").format(slot=slot))
         if not matches_type(result, slot_type):
             raise ToolError(N_("it gave back {got}, but the output '{slot}' holds {declared}: change the output's "
                                "type to match").format(got=_WORDS.get(type_name(result), type_name(result)),
-                                                       slot=call.as_, declared=_WORDS[slot_type.value]))
+                                                       slot=slot, declared=_WORDS[slot_type.value]))
 
     def _context(self, scope: CallScope, record: ToolRecord) -> ToolContext:
         port = ObservedPort(self, scope, record)
-
-        window = [0.0, 0.0]  # this second's start, and the reports published in it
-
-        def progress(done: float, total: float | None, message: str | None) -> None:
-            now = self.clock()
-            if now - window[0] >= 1.0:
-                window[0], window[1] = now, 0.0
-            window[1] += 1
-            # A server that reports thousands of times a second is kept on the record, but published
-            # at most PROGRESS_PER_SECOND times a second (the last report always reaches the record).
-            self.progress(scope, record, done, total, message, publish=window[1] <= PROGRESS_PER_SECOND)
-
-        def log(level: str, text: str) -> None:
-            self.log(scope, record, level, text)
-
         return ToolContext(
             run_id=scope.run_id, tool_call_id=record.tool_call_id, tool_name=record.tool,
             sequence_name=scope.sequence_name, group_name=scope.group.name,
@@ -420,8 +425,7 @@ class ToolCaller:
             deadline=scope.deadline, depth=scope.depth,
             call_sequence=(functools.partial(scope.call_sequence, scope.execution, scope)
                            if scope.call_sequence is not None else None),
-            progress=progress, log=log,
-            record_process=lambda pid, started: self._process_started(scope, record, pid, started),
+            progress=port.progress, log=port.log, record_process=port.record_process,
         )
 
     def progress(self, scope: CallScope, record: ToolRecord, done: float, total: float | None,
@@ -460,11 +464,9 @@ class ToolCaller:
     # -- approval ------------------------------------------------------------------------------
     async def _approve(self, scope: CallScope, tool: Tool, bound: Bound, args: dict[str, Any],
                        record: ToolRecord) -> tuple[dict[str, Any] | None, object]:
-        """Ask when the tool needs it; the person's edited arguments, if they changed them, and what
+        """Ask (for a tool that needs it); the person's edited arguments, if they changed them, and what
         the approval showed (`ShellApproval.shown`, `ApprovalSummary.shown`). The inputs shown, and
         those run as code, are the ones found as the arguments were bound (`_prepare`)."""
-        if tool.approval == "none":
-            return None, None
         shell = tool.shell_approval(args)
         summary = None if shell is not None else tool.approval_summary(args)
         shown = shell.shown if shell is not None else summary.shown if summary is not None else None

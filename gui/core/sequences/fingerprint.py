@@ -23,10 +23,12 @@ from __future__ import annotations
 
 import hashlib
 import json
+import weakref
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from gui.core.json_text import is_plain_json
 from gui.core.sequences.model import Group, ToolCall
 
 FINGERPRINT_DIGITS = 20
@@ -40,8 +42,41 @@ def digest(parts: Any) -> str:
 
 def group_fingerprint(group: Group) -> str:
     """The group as saved, hashed: equal exactly when nothing about it changed (kept in run records,
-    so this must stay the same function for as long as those records are resumed)."""
-    return digest(group.model_dump(mode="json", by_alias=True))
+    so this must stay the same function for as long as those records are resumed).
+
+    A run fingerprints every group as it begins, so it costs little: a tree is frozen, and the one a
+    store keeps (the app's reads each saved sequence once) is fingerprinted once for all its runs
+    (kept by the tree's identity while it lives); its steps are dumped by hand when that gives what
+    pydantic's dump would (`_plain_step`), which costs more than the engine's own work for a step."""
+    key = id(group)
+    known = _FINGERPRINTS.get(key)
+    if known is not None and known[0]() is group:
+        return known[1]
+    fingerprint = _group_fingerprint(group)
+    _FINGERPRINTS[key] = (weakref.ref(group, lambda _gone: _FINGERPRINTS.pop(key, None)), fingerprint)
+    return fingerprint
+
+
+# By the identity of a living tree: its weak reference (to tell it from a later object with its id), its fingerprint.
+_FINGERPRINTS: dict[int, tuple[weakref.ref[Group], str]] = {}
+
+
+def _group_fingerprint(group: Group) -> str:
+    parts = group.model_dump(mode="json", by_alias=True, exclude={"tools"})
+    parts["tools"] = [_plain_step(call) or call.model_dump(mode="json", by_alias=True) for call in group.tools]
+    return digest(parts)
+
+
+def _plain_step(call: ToolCall) -> dict[str, Any] | None:
+    """The step as `ToolCall.model_dump(mode="json", by_alias=True)` gives it, when its arguments are
+    plain JSON (`is_plain_json`), which that dump leaves as they are; None otherwise (and for a step
+    that names its answerers)."""
+    if call.asking is not None or not is_plain_json(call.args):
+        return None
+    step: dict[str, Any] = {"tool": call.tool, "args": call.args, "as": call.as_}
+    if call.on is not None:
+        step["on"] = call.on
+    return step
 
 
 @dataclass(frozen=True)
