@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import builtins
+import json
 import logging
 import threading
 import time
@@ -49,6 +50,7 @@ from gui.core.asks import (
 from gui.core.queries import DEFAULT_LIMIT, Page, check_window, sort_key
 from gui.core.runs import RunFilter, RunRecord, RunStatus, run_fields
 from gui.core.sequences import Group, Sequence
+from gui.store.database import StoredDocument
 from gui.store.hotcold import HotColdStore
 from gui.store.match import Match
 from gui.store.writer import Writer, WriterClosedError
@@ -74,6 +76,29 @@ def _load(model: type[M], doc: Any, key: str | None = None) -> M | None:
 
 def _load_all(model: type[M], docs: Iterable[Any], key: str | None = None) -> list[M]:
     return [item for item in (_load(model, d, key) for d in docs) if item is not None]
+
+
+def _load_texts(model: type[M], texts: Iterable[tuple[str, str | bytes]]) -> list[M]:
+    """`_load_all` of a page found as JSON text (`HotColdStore.find_texts`): each parsed and
+    validated at once by pydantic, so the records share nothing with the store's documents; what it
+    cannot read (a lone surrogate's escape) is parsed by `json` and validated as `_load` does.
+
+    Meant for a worker thread: it lets go of the GIL between two records, so the event loop (an
+    answer to a request) never waits for a whole page to be read."""
+    items = []
+    for doc_id, text in texts:
+        try:
+            item: M | None = model.model_validate_json(text)
+        except ValidationError:  # says what does not fit, and leaves it out
+            item = _load(model, StoredDocument(json.loads(text), doc_id))
+        if item is not None:
+            items.append(item)
+        time.sleep(0)  # the GIL to whoever waits for it (pydantic holds it while it works)
+    return items
+
+
+async def _read_page(model: type[M], texts: list[tuple[str, str | bytes]]) -> list[M]:
+    return await asyncio.to_thread(_load_texts, model, texts)
 
 
 def indexer(model: type[M], fields: Callable[[M], dict[str, Any]]) -> Callable[[Mapping[str, Any]], dict[str, Any]]:
@@ -296,8 +321,8 @@ class TinyRunStore:
     ) -> Page[RunRecord]:
         check_window(limit, offset)
         cond = run_query(RunFilter(status, sequence, started_from, started_to, text))
-        docs, total = await self._writer.read(self._table.find, cond, sort_key, limit, offset)
-        return Page(_load_all(RunRecord, docs), total)
+        texts, total = await self._writer.read(self._table.find_texts, cond, sort_key, limit, offset)
+        return Page(await _read_page(RunRecord, texts), total)
 
 
 class TinyInteractionStore:
@@ -335,8 +360,8 @@ class TinyInteractionStore:
     ) -> Page[InteractionRecord]:
         check_window(limit, offset)
         cond = interaction_query(InteractionFilter(status, kind, run_id, sequence, tool_name))
-        docs, total = await self._writer.read(self._table.find, cond, sort_key, limit, offset)
-        return Page(_load_all(InteractionRecord, docs), total)
+        texts, total = await self._writer.read(self._table.find_texts, cond, sort_key, limit, offset)
+        return Page(await _read_page(InteractionRecord, texts), total)
 
 
 MODES_ID = "modes"

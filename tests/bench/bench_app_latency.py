@@ -24,8 +24,8 @@ under `--data`). Every HTTP figure is one call through httpx, from sending to th
   only act) stamps its start: the figure is the command's stamp less the click's, less the shell's
   own start (the median time from spawning the same `/bin/sh -c …` here to its stamp, measured apart).
 
-Each figure: median of `--repeat` samples, with the 10th and 90th percentiles (the spread), and the
-load average at the time (the machine may be shared).
+Each figure: median of `--repeat` samples, with its quartiles and its 10th and 90th percentiles (the
+spread), and the load average at the time (the machine may be shared).
 """
 
 from __future__ import annotations
@@ -70,8 +70,10 @@ def spread(samples: list[float]) -> str:
     ordered = sorted(samples)
     if len(ordered) < 2:
         return f"{ordered[0]:7.2f}" if ordered else "   (none)"
-    cuts = statistics.quantiles(ordered, n=10)
-    return f"{statistics.median(ordered):7.2f}  (p10 {cuts[0]:.2f}, p90 {cuts[-1]:.2f}, n={len(ordered)})"
+    quartiles = statistics.quantiles(ordered, n=4)
+    tenths = statistics.quantiles(ordered, n=10)
+    return (f"{statistics.median(ordered):7.2f}  (q1 {quartiles[0]:.2f}, q3 {quartiles[2]:.2f}; "
+            f"p10 {tenths[0]:.2f}, p90 {tenths[-1]:.2f}; n={len(ordered)})")
 
 
 def report(name: str, samples: list[float], unit: str = "ms") -> None:
@@ -330,7 +332,7 @@ def main() -> int:
     folder = kept_folder(args.data, args.size)
     token = None if args.no_token else secrets.token_urlsafe(24)
     print(f"app on {args.size:,} answered requests and runs, {'no token' if token is None else 'with a token'}, "
-          f"median of {args.repeat} (p10, p90) [{load()}]", flush=True)
+          f"median of {args.repeat} (quartiles; p10, p90) [{load()}]", flush=True)
     with running(folder, token, args.app_root.resolve()) as app, app.client() as http:
         if "pages" in parts:
             pages(http, args.repeat)
