@@ -49,10 +49,10 @@ async def list_interactions(request: Request, engine: EngineFrom, status: Intera
             raise Invalid(f"view lists pending requests on its own: leave out {', '.join(given)}")
         found = await engine().inbox(asker_name(request.scope), view)
         window = found[offset:offset + limit]
-        return await json_list_response(window, interaction_bytes, headers={"X-Total-Count": str(len(found))})
+        return await json_list_response(request, window, interaction_bytes, headers={"X-Total-Count": str(len(found))})
     page = await engine().interaction_page(status=status, kind=kind, run_id=run_id, sequence=sequence,
                                            tool_name=tool, limit=limit, offset=offset)
-    return await json_list_response(page.items, interaction_bytes, headers={"X-Total-Count": str(page.total)})
+    return await json_list_response(request, page.items, interaction_bytes, headers={"X-Total-Count": str(page.total)})
 
 
 async def get_interaction(interaction_id: str, engine: EngineFrom) -> Response:

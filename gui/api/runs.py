@@ -38,7 +38,7 @@ async def start_run(request: Request, engine: EngineFrom) -> Response:
                          {"Location": f"/api/runs/{record.run_id}"})
 
 
-async def list_runs(engine: EngineFrom, limit: int = Query(100, ge=1, le=1000),
+async def list_runs(request: Request, engine: EngineFrom, limit: int = Query(100, ge=1, le=1000),
                     offset: int = Query(0, ge=0, le=10**9), status: RunStatus | None = None,
                     sequence: str | None = None, started_from: float | None = None,
                     started_to: float | None = None,
@@ -47,7 +47,7 @@ async def list_runs(engine: EngineFrom, limit: int = Query(100, ge=1, le=1000),
     (fifty runs are 140 KB of JSON), run by run: an answer to another client goes on meanwhile."""
     page = await engine().run_page(status=status, sequence=sequence, started_from=started_from,
                                    started_to=started_to, text=q, limit=limit, offset=offset)
-    return await json_list_response(page.items, record_bytes, headers={"X-Total-Count": str(page.total)})
+    return await json_list_response(request, page.items, record_bytes, headers={"X-Total-Count": str(page.total)})
 
 
 async def get_run(run_id: str, engine: EngineFrom) -> Response:
