@@ -35,6 +35,7 @@ T = TypeVar("T")
 # The app's gzip (`gui.api.plain_middleware`): its fastest level, for a body of at least 500 bytes.
 GZIP_LEVEL = 1
 GZIP_AT_LEAST = 500
+HOLD_GIL = 0.0005  # seconds a page being written holds the GIL before it lets others have it
 
 
 class SafeJSONResponse(JSONResponse):
@@ -60,8 +61,9 @@ async def json_response_of(make: Callable[[], Any], status: int = 200,
 async def json_list_response(request: Request, items: Sequence[T], dump: Callable[[T], bytes],
                              headers: dict[str, str]) -> Response:
     """A JSON array of `items`, each written by `dump`, in a worker thread that lets go of the GIL
-    between two items: a page of records is written while an answer to another client goes on,
-    which then never waits for the whole page (pydantic holds the GIL while it writes one).
+    between two items once it has held it for `HOLD_GIL` seconds: a page of records is written
+    while an answer to another client goes on, which then never waits for the whole page (pydantic
+    holds the GIL while it writes, and Python takes it back from a thread only after 5 ms).
     Gzipped there too when the client takes it (the app's gzip would do it on the event loop, or
     hand a large body to a thread of its own): at `GZIP_LEVEL`, as the app's gzip."""
     gzip = "gzip" in request.headers.get("accept-encoding", "")
@@ -75,9 +77,12 @@ async def json_list_response(request: Request, items: Sequence[T], dump: Callabl
 def _json_list(items: Sequence[T], dump: Callable[[T], bytes], gzip: bool) -> tuple[bytes, bool]:
     """The array's bytes, and whether they are gzipped."""
     parts = []
+    held = time.perf_counter()
     for item in items:
         parts.append(dump(item))
-        time.sleep(0)  # the GIL to whoever waits for it
+        if time.perf_counter() - held > HOLD_GIL:
+            time.sleep(0)  # the GIL to whoever waits for it
+            held = time.perf_counter()
     body = b"[" + b",".join(parts) + b"]"
     if not gzip or len(body) < GZIP_AT_LEAST:
         return body, False

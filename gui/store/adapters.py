@@ -58,6 +58,7 @@ from gui.store.writer import Writer, WriterClosedError
 log = logging.getLogger(__name__)
 M = TypeVar("M", bound=BaseModel)
 ARCHIVE_EVERY = 1.0  # seconds between two moves of ended records to history
+HOLD_GIL = 0.0005  # seconds a page being read holds the GIL before it lets others have it
 
 
 def _load(model: type[M], doc: Any, key: str | None = None) -> M | None:
@@ -83,9 +84,11 @@ def _load_texts(model: type[M], texts: Iterable[tuple[str, str | bytes]]) -> lis
     validated at once by pydantic, so the records share nothing with the store's documents; what it
     cannot read (a lone surrogate's escape) is parsed by `json` and validated as `_load` does.
 
-    Meant for a worker thread: it lets go of the GIL between two records, so the event loop (an
-    answer to a request) never waits for a whole page to be read."""
+    Meant for a worker thread: it lets go of the GIL between two records once it has held it for
+    `HOLD_GIL` seconds, so the event loop (an answer to a request) never waits for a whole page to
+    be read (pydantic holds the GIL while it works, and Python takes it back only after 5 ms)."""
     items = []
+    held = time.perf_counter()
     for doc_id, text in texts:
         try:
             item: M | None = model.model_validate_json(text)
@@ -93,7 +96,9 @@ def _load_texts(model: type[M], texts: Iterable[tuple[str, str | bytes]]) -> lis
             item = _load(model, StoredDocument(json.loads(text), doc_id))
         if item is not None:
             items.append(item)
-        time.sleep(0)  # the GIL to whoever waits for it (pydantic holds it while it works)
+        if time.perf_counter() - held > HOLD_GIL:
+            time.sleep(0)  # the GIL to whoever waits for it
+            held = time.perf_counter()
     return items
 
 
