@@ -100,9 +100,6 @@ def record_bytes(record: RunRecord) -> bytes:
 
 
 def interaction_bytes(record: InteractionRecord) -> bytes:
-    """`interaction_json` as JSON, as `record_bytes` writes a run (the id put first, as there)."""
-    try:
-        dumped = record.model_dump_json()
-    except PydanticSerializationError:
-        return dump_bytes(interaction_json(record))
-    return b'{"interaction_id":' + dump_bytes(record.interaction_id) + b"," + dumped[1:].encode()
+    """`interaction_json` as JSON, through the dict: a request's model serializers (fields left out
+    when unused) are Python, and pydantic's own JSON of it takes longer than this way."""
+    return dump_bytes(interaction_json(record))
