@@ -14,9 +14,9 @@ from fastapi import Query, Request
 from fastapi.responses import Response
 from pydantic import ValidationError
 
-from gui.api.body import json_response, json_response_of, read_json, type_name
+from gui.api.body import json_list_response, json_response, read_json, type_name
 from gui.api.roles import asker_name, person_of, token_of
-from gui.api.shared import EngineFrom, interaction_json, pydantic_detail
+from gui.api.shared import EngineFrom, interaction_bytes, interaction_json, pydantic_detail
 from gui.core.asks import (
     Answerer,
     ApprovalResponse,
@@ -39,7 +39,7 @@ async def list_interactions(request: Request, engine: EngineFrom, status: Intera
                             limit: int = Query(100, ge=1, le=1000),
                             offset: int = Query(0, ge=0, le=10**9)) -> Response:
     """Newest first; `X-Total-Count` says how many match. The page is written out in a worker thread,
-    as runs are (`gui.api.runs.list_runs`). With `view` (needs_you, waiting, started_by_you): the
+    record by record, as runs are (`gui.api.runs.list_runs`). With `view` (needs_you, waiting, started_by_you): the
     pending requests in that view of the asking person's inbox, oldest first (no other filter)."""
     if view is not None:
         others = {"status": status not in (None, "pending"), "run_id": run_id, "kind": kind, "sequence": sequence,
@@ -49,12 +49,10 @@ async def list_interactions(request: Request, engine: EngineFrom, status: Intera
             raise Invalid(f"view lists pending requests on its own: leave out {', '.join(given)}")
         found = await engine().inbox(asker_name(request.scope), view)
         window = found[offset:offset + limit]
-        return await json_response_of(lambda: [interaction_json(r) for r in window],
-                                      headers={"X-Total-Count": str(len(found))})
+        return await json_list_response(request, window, interaction_bytes, headers={"X-Total-Count": str(len(found))})
     page = await engine().interaction_page(status=status, kind=kind, run_id=run_id, sequence=sequence,
                                            tool_name=tool, limit=limit, offset=offset)
-    return await json_response_of(lambda: [interaction_json(r) for r in page.items],
-                                  headers={"X-Total-Count": str(page.total)})
+    return await json_list_response(request, page.items, interaction_bytes, headers={"X-Total-Count": str(page.total)})
 
 
 async def get_interaction(interaction_id: str, engine: EngineFrom) -> Response:

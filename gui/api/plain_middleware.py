@@ -32,6 +32,8 @@ from starlette.middleware.gzip import GZipMiddleware
 from starlette.requests import Request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from gui.api.body import GZIP_LEVEL
+
 _VERSIONED = f"/_nicegui/{__version__}/"
 _DYNAMIC = f"/_nicegui/{__version__}/dynamic_resources/"
 
@@ -119,7 +121,6 @@ PLAIN: dict[type, Any] = {
 }
 
 
-GZIP_LEVEL = 1
 
 
 def plain(middleware: Middleware) -> Middleware:

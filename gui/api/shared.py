@@ -10,7 +10,9 @@ from typing import TYPE_CHECKING, Annotated, Any, cast
 from fastapi import Depends, Request
 from fastapi.exceptions import RequestValidationError
 from pydantic import ValidationError
+from pydantic_core import PydanticSerializationError
 
+from gui.api.body import dump_bytes
 from gui.api.limiter import FailureLimiter
 from gui.core.asks import InteractionRecord
 from gui.core.door import Engine
@@ -86,3 +88,18 @@ def record_json(record: RunRecord) -> dict[str, Any]:
 
 def interaction_json(record: InteractionRecord) -> dict[str, Any]:
     return {"interaction_id": record.interaction_id, **record.model_dump(mode="json")}
+
+
+def record_bytes(record: RunRecord) -> bytes:
+    """`record_json` as JSON, written by pydantic at once (half the time of the dict, then orjson);
+    the way of `dump_bytes` for what pydantic cannot write (text with a lone surrogate)."""
+    try:
+        return record.model_dump_json(by_alias=True).encode()
+    except PydanticSerializationError:
+        return dump_bytes(record_json(record))
+
+
+def interaction_bytes(record: InteractionRecord) -> bytes:
+    """`interaction_json` as JSON, through the dict: a request's model serializers (fields left out
+    when unused) are Python, and pydantic's own JSON of it takes longer than this way."""
+    return dump_bytes(interaction_json(record))

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import builtins
+import json
 import logging
 import threading
 import time
@@ -53,6 +54,7 @@ from gui.core.queries import DEFAULT_LIMIT, Page, check_window, sort_key
 from gui.core.runs import RunFilter, RunRecord, RunStatus, run_fields
 from gui.core.sequences import Group, Sequence
 from gui.store.audit import FileAuditLog
+from gui.store.database import StoredDocument
 from gui.store.hotcold import HotColdStore
 from gui.store.match import Match
 from gui.store.writer import Writer, WriterClosedError
@@ -60,6 +62,7 @@ from gui.store.writer import Writer, WriterClosedError
 log = logging.getLogger(__name__)
 M = TypeVar("M", bound=BaseModel)
 ARCHIVE_EVERY = 1.0  # seconds between two moves of ended records to history
+HOLD_GIL = 0.0005  # seconds a page being read holds the GIL before it lets others have it
 
 
 def _load(model: type[M], doc: Any, key: str | None = None) -> M | None:
@@ -78,6 +81,33 @@ def _load(model: type[M], doc: Any, key: str | None = None) -> M | None:
 
 def _load_all(model: type[M], docs: Iterable[Any], key: str | None = None) -> list[M]:
     return [item for item in (_load(model, d, key) for d in docs) if item is not None]
+
+
+def _load_texts(model: type[M], texts: Iterable[tuple[str, str | bytes]]) -> list[M]:
+    """`_load_all` of a page found as JSON text (`HotColdStore.find_texts`): each parsed and
+    validated at once by pydantic, so the records share nothing with the store's documents; what it
+    cannot read (a lone surrogate's escape) is parsed by `json` and validated as `_load` does.
+
+    Meant for a worker thread: it lets go of the GIL between two records once it has held it for
+    `HOLD_GIL` seconds, so the event loop (an answer to a request) never waits for a whole page to
+    be read (pydantic holds the GIL while it works, and Python takes it back only after 5 ms)."""
+    items = []
+    held = time.perf_counter()
+    for doc_id, text in texts:
+        try:
+            item: M | None = model.model_validate_json(text)
+        except ValidationError:  # says what does not fit, and leaves it out
+            item = _load(model, StoredDocument(json.loads(text), doc_id))
+        if item is not None:
+            items.append(item)
+        if time.perf_counter() - held > HOLD_GIL:
+            time.sleep(0)  # the GIL to whoever waits for it
+            held = time.perf_counter()
+    return items
+
+
+async def _read_page(model: type[M], texts: list[tuple[str, str | bytes]]) -> list[M]:
+    return await asyncio.to_thread(_load_texts, model, texts)
 
 
 def indexer(model: type[M], fields: Callable[[M], dict[str, Any]]) -> Callable[[Mapping[str, Any]], dict[str, Any]]:
@@ -306,8 +336,8 @@ class TinyRunStore:
     ) -> Page[RunRecord]:
         check_window(limit, offset)
         cond = run_query(RunFilter(status, sequence, started_from, started_to, text))
-        docs, total = await self._writer.read(self._table.find, cond, sort_key, limit, offset)
-        return Page(_load_all(RunRecord, docs), total)
+        texts, total = await self._writer.read(self._table.find_texts, cond, sort_key, limit, offset)
+        return Page(await _read_page(RunRecord, texts), total)
 
 
 def _interaction_item(record: InteractionRecord) -> Item:
@@ -357,8 +387,8 @@ class TinyInteractionStore:
     ) -> Page[InteractionRecord]:
         check_window(limit, offset)
         cond = interaction_query(InteractionFilter(status, kind, run_id, sequence, tool_name))
-        docs, total = await self._writer.read(self._table.find, cond, sort_key, limit, offset)
-        return Page(_load_all(InteractionRecord, docs), total)
+        texts, total = await self._writer.read(self._table.find_texts, cond, sort_key, limit, offset)
+        return Page(await _read_page(InteractionRecord, texts), total)
 
 
 MODES_ID = "modes"

@@ -28,6 +28,16 @@ def dumps(obj: Any) -> str:
     return _COMPACT.encode(obj)
 
 
+def json_text(obj: Any) -> bytes:
+    """`obj` as JSON for a reader rather than a file: orjson's, ten times faster than `dumps` (it
+    writes a non-finite float as null, as every JSON answer of the app does); `dumps` for what
+    orjson refuses (a lone surrogate, an integer past 64 bits)."""
+    try:
+        return orjson.dumps(obj)
+    except TypeError:
+        return dumps(obj).encode("ascii")
+
+
 def parse_json(path: Path, raw: bytes) -> dict[str, Any] | None:
     """The JSON object in `raw` (read from `path`); None if empty; `CorruptDatabaseError` otherwise."""
     if not raw.strip():

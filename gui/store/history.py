@@ -45,7 +45,7 @@ from gui.atomic import atomic_write, remove_stale_temp_files
 from gui.store.catalog import read_catalog, stamp, write_catalog
 from gui.store.database import DocTable, IndexTable, open_database
 from gui.store.errors import CorruptDatabaseError
-from gui.store.files import dumps, read_json
+from gui.store.files import dumps, json_text, read_json
 from gui.store.segment_view import SegmentView, Selection
 from gui.store.storage import WholeDocumentStorage
 
@@ -156,6 +156,21 @@ class History:
             if doc is not None:
                 docs[doc_id] = doc
         return docs
+
+    def texts(self, ids: Iterable[str]) -> dict[str, bytes]:
+        """The documents with these ids as their JSON text, rendered from the stored documents
+        without copying them (a page handed to a caller who parses it elsewhere, off this thread).
+        What orjson refuses (a lone surrogate, an integer past 64 bits) is written by `dumps`."""
+        texts: dict[str, bytes] = {}
+        for doc_id in sorted(ids, key=lambda i: self._where.get(i, 0)):
+            seg = self._where.get(doc_id)
+            doc = None if seg is None else self._segment(seg).raw().get(doc_id)
+            if doc is None:
+                if seg is not None:
+                    log.warning("%s: the index lists %r but its segment does not hold it", self.name, doc_id)
+                continue
+            texts[doc_id] = json_text(doc)
+        return texts
 
     # -- writing
 

@@ -31,18 +31,20 @@ import logging
 import re
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from tinydb.queries import QueryLike
 from tinydb.table import Document
 
 from gui.store import merge
+from gui.store.files import json_text
 from gui.store.history import Fields, History, Indexer, Repair, SortKey
 from gui.store.journal import JournaledTable, Later, SyncLater
 
 log = logging.getLogger(__name__)
 
 _NAME = re.compile(r"^[A-Za-z0-9_]+$")
+T = TypeVar("T")
 
 
 def no_fields(doc: Mapping[str, Any]) -> Fields:
@@ -138,15 +140,30 @@ class HotColdStore:
              offset: int = 0) -> tuple[list[Document], int]:
         """A page of the documents, hot or not, whose index fields match `cond`, largest
         `key(fields, id)` first, and how many match in all. Only the page's segments are read."""
+        return self._paged(cond, key, limit, offset, self._documents)
+
+    def find_texts(self, cond: QueryLike, key: SortKey, limit: int | None = None,
+                   offset: int = 0) -> tuple[list[tuple[str, str | bytes]], int]:
+        """`find`, each document as (id, its JSON text) rather than a copy: for a caller that parses
+        the page itself, off this thread (this one is the store's, which an answer may be waiting for).
+        A hot document's text is the one it is kept as; a history one's is rendered by orjson
+        (`History.texts`)."""
+        return self._paged(cond, key, limit, offset, self._texts)
+
+    def _paged(self, cond: QueryLike, key: SortKey, limit: int | None, offset: int,
+               read: Callable[[list[str]], list[T]]) -> tuple[list[T], int]:
         if offset < 0 or (limit is not None and limit < 0):
             raise ValueError("limit and offset must not be negative")
         repairs = self.history.repairs
-        page, total = self._find(cond, key, limit, offset)
+        chosen, total = self._find(cond, key, limit, offset)
+        page = read(chosen)
         if self.history.repairs != repairs:  # a segment of the page was found damaged: count again
-            page, total = self._find(cond, key, limit, offset)
+            chosen, total = self._find(cond, key, limit, offset)
+            page = read(chosen)
         return page, total
 
-    def _find(self, cond: QueryLike, key: SortKey, limit: int | None, offset: int) -> tuple[list[Document], int]:
+    def _find(self, cond: QueryLike, key: SortKey, limit: int | None, offset: int) -> tuple[list[str], int]:
+        """The ids of the page, in order, and how many match in all."""
         hot = sorted(((key(fields, doc_id), doc_id) for doc_id, fields in self._hot_fields.items() if cond(fields)),
                      reverse=True)
         history = self.history.ranked(cond, key)
@@ -161,14 +178,37 @@ class HotColdStore:
             rows = itertools.islice(rows, offset, None)
         else:
             rows = merge.page(hot, history, offset, limit)
-        chosen = [doc_id for _, doc_id in rows]
+        return [doc_id for _, doc_id in rows], total
+
+    def _documents(self, chosen: list[str]) -> list[Document]:
         from_history = self.history.fetch(i for i in chosen if i not in self._hot_fields)
         page = []
         for doc_id in chosen:
             doc = self._hot.doc(doc_id) if doc_id in self._hot_fields else from_history.get(doc_id)
             if doc is not None:
                 page.append(doc)
-        return page, total
+        return page
+
+    def _texts(self, chosen: list[str]) -> list[tuple[str, str | bytes]]:
+        from_history = self.history.texts(i for i in chosen if i not in self._hot_fields)
+        page: list[tuple[str, str | bytes]] = []
+        for doc_id in chosen:
+            text = self._hot_text(doc_id) if doc_id in self._hot_fields else from_history.get(doc_id)
+            if text is not None:
+                page.append((doc_id, text))
+        return page
+
+    def _hot_text(self, doc_id: str) -> str | bytes | None:
+        """A hot document's JSON text: its entry `"<id>":{...}` less the key (read again and
+        rendered by orjson when the key is written otherwise, an id with characters to escape)."""
+        entry = self._hot.entry(doc_id)
+        if entry is None:
+            return None
+        key = f'"{doc_id}":'
+        if entry.startswith(key):
+            return entry[len(key):]
+        doc = self._hot.value(doc_id)
+        return None if doc is None else json_text(doc)
 
     # -- writing
 

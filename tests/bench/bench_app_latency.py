@@ -9,7 +9,8 @@ answered requests and as many finished runs (built once by `bench_history.py`'s 
 under `--data`). Every HTTP figure is one call through httpx, from sending to the whole answer read.
 
 - pages: `GET /api/interactions` and `GET /api/runs`, fifty a page: pending, history (first, twentieth
-  and last page), runs, runs filtered by status and by text;
+  and last page), runs, runs filtered by status and by text; each with the app's CPU per call (all its
+  threads, and the event loop's alone, from /proc: what the machine's other work changes far less);
 - runs: `POST /api/runs` of an unsaved sequence whose `cmd_run` step asks; and from that call to its
   request listed by `GET /api/interactions?status=pending&run_id=…` (polled back to back);
 - respond: `POST /api/interactions/{id}/respond` approving it (0.1 s after it was listed, as a
@@ -24,8 +25,8 @@ under `--data`). Every HTTP figure is one call through httpx, from sending to th
   only act) stamps its start: the figure is the command's stamp less the click's, less the shell's
   own start (the median time from spawning the same `/bin/sh -c …` here to its stamp, measured apart).
 
-Each figure: median of `--repeat` samples, with the 10th and 90th percentiles (the spread), and the
-load average at the time (the machine may be shared).
+Each figure: median of `--repeat` samples, with its quartiles and its 10th and 90th percentiles (the
+spread), and the load average at the time (the machine may be shared).
 """
 
 from __future__ import annotations
@@ -70,8 +71,10 @@ def spread(samples: list[float]) -> str:
     ordered = sorted(samples)
     if len(ordered) < 2:
         return f"{ordered[0]:7.2f}" if ordered else "   (none)"
-    cuts = statistics.quantiles(ordered, n=10)
-    return f"{statistics.median(ordered):7.2f}  (p10 {cuts[0]:.2f}, p90 {cuts[-1]:.2f}, n={len(ordered)})"
+    quartiles = statistics.quantiles(ordered, n=4)
+    tenths = statistics.quantiles(ordered, n=10)
+    return (f"{statistics.median(ordered):7.2f}  (q1 {quartiles[0]:.2f}, q3 {quartiles[2]:.2f}; "
+            f"p10 {tenths[0]:.2f}, p90 {tenths[-1]:.2f}; n={len(ordered)})")
 
 
 def report(name: str, samples: list[float], unit: str = "ms") -> None:
@@ -132,7 +135,43 @@ def timed(call: Callable[[], Any]) -> tuple[float, Any]:
 
 # -- HTTP -----------------------------------------------------------------------------------------
 
-def pages(http: httpx.Client, repeat: int) -> None:
+def cpu_ms(pid: int) -> tuple[float, float]:
+    """CPU time the app's process has used (ms): all its threads, and its main thread (the event
+    loop's). Read from /proc; (0, 0) where there is none."""
+    tick = os.sysconf("SC_CLK_TCK")
+    total = main = 0.0
+    try:
+        tids = os.listdir(f"/proc/{pid}/task")
+    except FileNotFoundError:
+        return 0.0, 0.0
+    for tid in tids:
+        try:
+            fields = Path(f"/proc/{pid}/task/{tid}/stat").read_text().rsplit(")", 1)[1].split()
+        except FileNotFoundError:  # a worker thread that just ended
+            continue
+        used = (int(fields[11]) + int(fields[12])) * 1000 / tick  # utime + stime
+        total += used
+        main += used if int(tid) == pid else 0.0
+    return total, main
+
+
+def page_figures(name: str, app: App, http: httpx.Client, path: str, params: dict[str, Any], repeat: int) -> None:
+    """`repeat` timed calls (after one to warm up), and under them what they cost the app in CPU:
+    a figure the machine's other work changes far less than the time."""
+    http.get(path, params=params).raise_for_status()
+    samples = []
+    before = cpu_ms(app.proc.pid)
+    for _ in range(repeat):
+        took, response = timed(lambda: http.get(path, params=params))
+        response.raise_for_status()
+        samples.append(took)
+    after = cpu_ms(app.proc.pid)
+    report(name, samples)
+    print(f"    (app CPU per call: {(after[0] - before[0]) / repeat:.2f} ms, of it the event loop's thread "
+          f"{(after[1] - before[1]) / repeat:.2f} ms)", flush=True)
+
+
+def pages(app: App, http: httpx.Client, repeat: int) -> None:
     total = int(http.get("/api/interactions", params={"status": "ended", "limit": 1}).headers["x-total-count"])
     last = max(0, (total - 1) // PAGE * PAGE)
     cases = {
@@ -143,22 +182,12 @@ def pages(http: httpx.Client, repeat: int) -> None:
         f"GET /api/interactions ended, last page (offset {last:,})": {"status": "ended", "offset": last},
     }
     for name, params in cases.items():
-        samples = []
-        for _ in range(repeat + 1):
-            took, response = timed(lambda p=params: http.get("/api/interactions", params={"limit": PAGE, **p}))
-            response.raise_for_status()
-            samples.append(took)
-        report(name, samples[1:])
+        page_figures(name, app, http, "/api/interactions", {"limit": PAGE, **params}, repeat)
     runs = {"GET /api/runs page 1": {}, "GET /api/runs status=failed": {"status": "failed"},
             "GET /api/runs q=production": {"q": "production"},
             "GET /api/runs page 20": {"offset": 19 * PAGE}}
     for name, params in runs.items():
-        samples = []
-        for _ in range(repeat + 1):
-            took, response = timed(lambda p=params: http.get("/api/runs", params={"limit": PAGE, **p}))
-            response.raise_for_status()
-            samples.append(took)
-        report(name, samples[1:])
+        page_figures(name, app, http, "/api/runs", {"limit": PAGE, **params}, repeat)
 
 
 def start_asking(http: httpx.Client, command: str) -> tuple[float, float, str, dict[str, Any]]:
@@ -330,10 +359,10 @@ def main() -> int:
     folder = kept_folder(args.data, args.size)
     token = None if args.no_token else secrets.token_urlsafe(24)
     print(f"app on {args.size:,} answered requests and runs, {'no token' if token is None else 'with a token'}, "
-          f"median of {args.repeat} (p10, p90) [{load()}]", flush=True)
+          f"median of {args.repeat} (quartiles; p10, p90) [{load()}]", flush=True)
     with running(folder, token, args.app_root.resolve()) as app, app.client() as http:
         if "pages" in parts:
-            pages(http, args.repeat)
+            pages(app, http, args.repeat)
         if parts & {"runs", "respond"}:
             posts, listed, answers = respond_samples(http, args.repeat)
             report("POST /api/runs", posts)
