@@ -20,10 +20,12 @@ from __future__ import annotations
 
 import builtins
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any
 
 from psycopg_pool import AsyncConnectionPool
 
+from gui.core.causes import EndCause, as_cause
 from gui.core.queries import DEFAULT_LIMIT, Page, check_window
 from gui.core.runs import LeaseLost, RunRecord, RunStatus, run_fields
 from gui.pgstore.documents import TEXT, columns, columns_of, load_all, page_query
@@ -93,8 +95,17 @@ WITH expired AS (
     FOR UPDATE SKIP LOCKED)
 UPDATE runs SET holder = %s, heartbeat = now(), epoch = runs.epoch + 1 FROM expired
 WHERE runs.run_id = expired.run_id
-RETURNING runs.epoch, {TEXT}
+RETURNING runs.epoch, {TEXT}, runs.stop_request->>'cause', runs.stop_request->>'by', runs.stop_request IS NOT NULL
 """
+
+
+@dataclass(frozen=True)
+class TakenOver:
+    """A run whose process is gone, now held here to be ended; `stop`: the Stop claimed for it before
+    (its cause, and where it was pressed), which its process did not live to carry out."""
+
+    record: RunRecord
+    stop: tuple[EndCause, str | None] | None
 
 
 def like_escaped(text: str) -> str:
@@ -130,16 +141,16 @@ class PgRunStore:
             rows = await (await conn.execute(LOST, (list(held), list(held.values())))).fetchall()
         return [r[0] for r in rows]
 
-    async def take_over_expired(self, lease: float) -> builtins.list[RunRecord]:
+    async def take_over_expired(self, lease: float) -> builtins.list[TakenOver]:
         """The running runs whose lease is older than `lease` seconds, now held by this process (which
-        ends them): each is taken by one process only."""
+        ends them), each with the Stop claimed for it, if one was: each is taken by one process only."""
         async with connected(self._pool) as conn:
             rows = await (await conn.execute(TAKE_OVER, (lease, self.holder))).fetchall()
         taken = []
-        for epoch, text in rows:
+        for epoch, text, cause, by, stop_claimed in rows:
             for record in load_all(RunRecord, [text]):
                 self.held[record.run_id] = int(epoch)
-                taken.append(record)
+                taken.append(TakenOver(record, (as_cause(cause) or "person", by) if stop_claimed else None))
         return taken
 
     async def save(self, record: RunRecord) -> None:
