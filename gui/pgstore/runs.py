@@ -28,11 +28,12 @@ from psycopg_pool import AsyncConnectionPool
 from gui.core.causes import EndCause, as_cause
 from gui.core.queries import DEFAULT_LIMIT, Page, check_window
 from gui.core.runs import LeaseLost, RunRecord, RunStatus, run_fields
-from gui.pgstore.documents import TEXT, columns, columns_of, load_all, page_query
+from gui.pgstore.documents import TEXT, columns, columns_of, load_all, page_by_values_query, page_query
 from gui.pgstore.errors import WriteConflict
 from gui.pgstore.pool import connected
-from gui.pgstore.tallies import counted, tally, tally_like
+from gui.pgstore.tallies import counted, tally, values_like
 
+BY_NAME = 64  # a text naming at most this many sequences is searched sequence by sequence
 COLUMNS = "run_id, status, sequence, created_at, finished, resumed_by, doc, raw, holder, heartbeat"
 # A run saved for the first time: held by this process (its lease, epoch 1) while it runs.
 INSERT = f"""
@@ -244,15 +245,23 @@ class PgRunStore:
             if value is not None:
                 where.append(clause)
                 params.append(value)
+        others = list(params)
+        pattern = "%" + like_escaped(text) + "%" if text else ""
         if text:
             where.append("lower(sequence) LIKE lower(%s)")  # found by the trigram index
-            params.append("%" + like_escaped(text) + "%")
+            params.append(pattern)
         condition = " AND ".join(where)
         async with connected(self._pool) as conn:
-            page = page_query("runs", "run_id", condition)
-            rows = await (await conn.execute(page, (*params, limit, offset))).fetchall()
+            names = await values_like(conn, "runs", "sequence", pattern) if text else {}
+            if text and len(names) <= BY_NAME:  # the few sequences the text names, each walked newest first
+                page = page_by_values_query("runs", "run_id", "sequence", " AND ".join(where[:-1]))
+                rows = await (await conn.execute(page, (sorted(names), *others, limit + offset, limit, offset))
+                              ).fetchall()
+            else:
+                rows = await (await conn.execute(page_query("runs", "run_id", condition),
+                                                 (*params, limit, offset))).fetchall()
             if text and not (status or sequence or started_from is not None or started_to is not None):
-                total = await tally_like(conn, "runs", "sequence", params[-1])  # by name: one row per sequence
+                total = sum(names.values())  # by name: the tallies of the sequences it names
             elif text or started_from is not None or started_to is not None or (status and sequence):
                 total = await counted(conn, "runs", condition, params)
             elif status or sequence:
