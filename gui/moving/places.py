@@ -163,6 +163,8 @@ async def write(place: Opened, docs: dict[str, dict[str, Any]]) -> list[str]:
             raise BadExport(f"an export names a kind of document SeqDesk does not know: {kind!r}")
     await stores.runs.save_many(runs)
     await stores.interactions.save_many(interactions)
+    if place.database is not None and (runs or interactions):
+        await place.database.tidy()
     return left_out
 
 

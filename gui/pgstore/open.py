@@ -84,6 +84,13 @@ class PgStores:
         """Call `on_stop(run_id)` whenever a Stop is claimed (in any process) for a run this one holds."""
         await self.listener.on(STOPS, on_stop, addressed=True)
 
+    async def tidy(self) -> None:
+        """After many records were written at once (an import): VACUUM ANALYZE the runs and requests, as
+        autovacuum would in a while, so their pages are read from the indexes alone (an offset skips
+        index entries, not rows: page 20 of 100,000 answered requests, 183 → 16 buffers) at once."""
+        async with self.pool.connection() as conn:
+            await conn.execute("VACUUM (ANALYZE) runs, interactions")
+
     async def close(self) -> None:
         await self.listener.close()
         await self.modes.settle()

@@ -11,6 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import psycopg
 import pytest
 from contract_support import interaction, run, sequence
 from cryptography.fernet import Fernet
@@ -78,6 +79,10 @@ async def test_a_folder_moves_into_a_database_and_back_whole(tmp_path, seqdesk_d
                                 "mcp_server": 1, "notifications": 1, "preferences": 1}
     into_database = await import_(tmp_path / "out.jsonl", seqdesk_database_url)
     assert into_database.differences == [] and into_database.counts == moved_out.counts
+    with psycopg.connect(seqdesk_database_url, autocommit=True) as conn:  # tidied after the bulk of writes
+        vacuumed = conn.execute("SELECT relname FROM pg_stat_user_tables WHERE last_vacuum IS NOT NULL "
+                                "AND relname IN ('runs', 'interactions') ORDER BY relname").fetchall()
+    assert vacuumed == [("interactions",), ("runs",)]
     async with opened(seqdesk_database_url) as place:
         in_database = await documents(place)
     assert in_database == original  # every document, secrets too, as the folder held it
