@@ -196,3 +196,26 @@ def test_the_commands_say_counts_and_refusals_in_one_line(tmp_path, seqdesk_data
     assert seqdesk("data", "import", str(tmp_path / "empty.jsonl"), seqdesk_database_url).returncode == 0
     bad = seqdesk("data", "import", str(tmp_path / "missing.jsonl"), seqdesk_database_url)
     assert bad.returncode == 2 and "cannot read" in bad.stderr and "Traceback" not in bad.stderr
+
+
+async def test_the_commands_say_how_secrets_travel_and_refuse_to_write_them_in_clear(tmp_path, monkeypatch):
+    folder = str(tmp_path / "data")
+    await fill_settings(folder)
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    env.pop("SEQDESK_MEMORY", None)
+
+    def seqdesk(*args: str, **extra: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "gui", *args], env={**env, **extra}, capture_output=True,
+                              text=True, timeout=120)
+
+    sealed = seqdesk("data", "export", folder, str(tmp_path / "sealed.jsonl"))
+    assert sealed.returncode == 0, sealed.stderr
+    assert "secrets: sealed in the file with SEQDESK_SECRET_KEY" in sealed.stdout
+    env.pop("SEQDESK_SECRET_KEY")
+    refused = seqdesk("data", "export", folder, str(tmp_path / "clear.jsonl"))
+    assert refused.returncode == 2 and "never writes in clear" in refused.stderr and "Traceback" not in refused.stderr
+    assert not (tmp_path / "clear.jsonl").exists()
+    left = seqdesk("data", "export", folder, str(tmp_path / "left.jsonl"), "--without-secrets")
+    assert left.returncode == 0 and "secrets: left out of the file" in left.stdout
+    opened_without_key = seqdesk("data", "import", str(tmp_path / "sealed.jsonl"), str(tmp_path / "again"))
+    assert opened_without_key.returncode == 2 and "set SEQDESK_SECRET_KEY to the key" in opened_without_key.stderr
