@@ -10,6 +10,7 @@ root, on top, imports them all.
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -106,15 +107,16 @@ class AppContext:
         # Read every saved sequence now: start-up ends with gc.freeze, which then keeps these long-lived
         # trees out of every full collection (thousands of groups would make each one a long pause).
         await rt.engine.sequence_trees()
-        self.preferences = rt.preferences("preferences")
-        _language_defaults(settings, self.preferences)
+        self.preferences = prefs = rt.preferences("preferences")
+        _language_defaults(settings, prefs)
         if self.phone is not None:
             self.phone.open(rt.data_dir, self.preferences)
         self.notifier = notifier = Notifier(rt.database.notify_settings if rt.database is not None
                                             else NotifySettingsStore(rt.data_dir), base_url=lambda: self.public_url)
         notifier.attach(rt.engine)
         if rt.database is not None:  # settings another of the team's processes saved: used here too
-            await rt.database.follow_notify_settings(notifier.reload)
+            rt.closers.append(rt.database.follow_notify_settings(notifier.reload))
+            rt.closers.append(rt.database.preferences.watch(functools.partial(_language_kept, prefs)))
         self.slot.engine = rt.engine
         rt.start_schedules()  # only the app runs schedules, while it is open (one app of a team)
         self._event().set()
@@ -158,6 +160,14 @@ class AppContext:
             await asyncio.wait_for(self._event().wait(), timeout)
         except TimeoutError:
             raise RuntimeError(f"SeqDesk's engine did not open within {timeout:g} s") from None
+
+
+def _language_kept(prefs: Prefs, name: str) -> None:
+    """The language chosen in another of a team's processes: the one pages start in here too."""
+    if name == "preferences":
+        from gui import i18n
+
+        i18n.set_stored(prefs.read().get("lang"))
 
 
 def _language_defaults(settings: Settings, prefs: Prefs | None) -> None:

@@ -232,6 +232,7 @@ async def open_database_runtime(url: str, *, lease: float | None = None, executo
     relay.start()
     runtime.closers.append(relay.close)
     await stores.listen(RULES, lambda _changed: stores.modes.reload())  # an "always allow" given elsewhere
+    await stores.follow_preferences()  # dark mode, the language, notification settings chosen elsewhere
     # a Stop is claimed on the database (one wins), and reaches the process that runs the run
     engine.stop_requests = stores.stop_requests
     stops = StopsHeard(engine.runner, stores.stop_requests)

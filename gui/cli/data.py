@@ -1,5 +1,8 @@
 """`seqdesk data export SOURCE FILE` and `seqdesk data import FILE TARGET [--merge]`: a SeqDesk's things
-moved between a data folder and a team's `postgresql://` database, either way (`gui.moving`)."""
+moved between a data folder and a team's `postgresql://` database, either way (`gui.moving`): its
+sequences, rules, schedules, MCP servers, history, notification settings, preferences and a team's
+people. Secrets travel sealed with SEQDESK_SECRET_KEY (never in clear), or not at all
+(`--without-secrets`); each command says which."""
 
 from __future__ import annotations
 
@@ -17,6 +20,8 @@ def add_data_command(sub: Any) -> None:
     out = moves.add_parser("export", help=_("write everything a data folder or a database holds to a file"))
     out.add_argument("source", help=_("a data folder, or a postgresql:// database"))
     out.add_argument("file", help=_("the file to write"))
+    out.add_argument("--without-secrets", action="store_true",
+                     help=_("leave secrets out of the file (else they are sealed with SEQDESK_SECRET_KEY)"))
     out.set_defaults(func=cmd_export)
     into = moves.add_parser("import", help=_("read an exported file into a data folder or a database"))
     into.add_argument("file", help=_("a file `seqdesk data export` wrote"))
@@ -30,8 +35,9 @@ def cmd_export(args: argparse.Namespace) -> int:
     from gui.moving import export
 
     async def go() -> int:
-        moved = await export(args.source, Path(args.file))
+        moved = await export(args.source, Path(args.file), with_secrets=not args.without_secrets)
         print(_("exported: {counts}").format(counts=_counts(moved.counts)))
+        _say_secrets(moved.secrets)
         return 0
 
     return _run_async(go)
@@ -44,6 +50,10 @@ def cmd_import(args: argparse.Namespace) -> int:
     async def go() -> int:
         moved = await import_(Path(args.file), args.target, merge=args.merge)
         print(_("imported: {counts}").format(counts=_counts(moved.counts)))
+        _say_secrets(moved.secrets)
+        if moved.left_out:
+            print(_("left out, as a data folder has no people: {things}").format(
+                things=", ".join(moved.left_out)), file=sys.stderr)
         if moved.differences:
             for line in moved.differences[:20]:
                 print(f"  {line}", file=sys.stderr)
@@ -53,6 +63,16 @@ def cmd_import(args: argparse.Namespace) -> int:
         return 0
 
     return _run_async(go)
+
+
+def _say_secrets(carried: str) -> None:
+    from gui.moving import LEFT_OUT, SEALED
+
+    if carried == SEALED:
+        print(_("secrets: sealed in the file with SEQDESK_SECRET_KEY (the same key opens them on import)"))
+    elif carried == LEFT_OUT:
+        print(_("secrets: left out of the file (MCP header values, notification addresses and password, "
+                "people's password hashes and tokens): the target keeps its own"))
 
 
 def _counts(counts: dict[str, int]) -> str:

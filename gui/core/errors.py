@@ -55,6 +55,7 @@ leaf keeps any other built-in base it had (`SecretStoreError` is still a `Runtim
     │   ├── gui.core.sequences: ConditionSyntaxError, ConditionEvalError, DurationError,
     │   │   SubstitutionError (ShellPlaceError), ArgumentsError, parser._DuplicateKey, parser._BadNumber
     │   ├── gui.i18n.UnknownLanguage, gui.moving.BadExport (bad-export), gui.settings.SettingsError
+    │   ├── gui.moving.CannotSeal (cannot-seal): secrets to export, and no key to seal them with
     │   ├── gui.core.people: PersonNameError (invalid-name), BadPassword (bad-password), BadLabel (bad-label)
     │   └── gui.ui.editor.draft._Invalid
     ├── Internal (500 internal): SeqDesk's own files, store or keyring are not as they must be

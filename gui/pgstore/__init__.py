@@ -10,7 +10,8 @@ interrupted only once its process is gone, and fenced (a process that lost its l
 more of the run); a Stop pressed in any process reaches the one that runs the run; one process at a
 time runs the schedules. The record of decisions is a chain only appended to, one append at a time
 across processes, with its head kept apart (`PgAuditLog`); preferences are rows of a table, the
-notification settings one of them (its secret parts encrypted).
+notification settings one of them (its secret parts encrypted), and a change of one reaches every
+process at once. A process hears all of this on one listening connection.
 """
 
 from gui.pgstore.errors import DatabaseNewerError, DatabaseUnreachable, SecretKeyError, WriteConflict
@@ -19,14 +20,13 @@ from gui.pgstore.leader import Leader
 from gui.pgstore.leases import LEASE, Leases, take_over_expired
 from gui.pgstore.mcp_settings import MCP_SERVERS
 from gui.pgstore.modes import RULES
-from gui.pgstore.notify_settings import NOTIFY_SETTINGS
-from gui.pgstore.open import PgStores, open_people_store, open_pg_stores
+from gui.pgstore.open import CHANNELS, PgStores, open_people_store, open_pg_stores
 from gui.pgstore.pool import check_reachable, is_database_url, where
 from gui.pgstore.run_events import announce_run
 from gui.pgstore.sign_in_failures import PgSignInThrottle
 from gui.pgstore.stops import PgStopRequests, StopsHeard
 
-__all__ = ["EVENTS", "LEASE", "MCP_SERVERS", "NOTIFY_SETTINGS", "RULES", "DatabaseNewerError", "DatabaseUnreachable",
+__all__ = ["CHANNELS", "EVENTS", "LEASE", "MCP_SERVERS", "RULES", "DatabaseNewerError", "DatabaseUnreachable",
            "EventRelay", "Leader", "Leases", "PgSignInThrottle", "PgStopRequests", "PgStores", "SecretKeyError",
            "StopsHeard", "WriteConflict", "announce_run", "check_reachable", "is_database_url", "open_people_store",
            "open_pg_stores",

@@ -33,6 +33,18 @@ def page_query(table: str, key: str, condition: str) -> str:
             f"ORDER BY page.created_at DESC, page.{key} DESC")
 
 
+def page_by_values_query(table: str, key: str, column: str, condition: str) -> str:
+    """`page_query` for the rows whose `column` is one of a few values (`%s`, an array, first), each
+    value's newest found on its own from the index on (`column`, created_at, `key`), at most `%s` (the
+    page's end: limit + offset) each, then merged: a search by a text in a sequence's name, found
+    first among the names, costs the page, not the history (a fortieth of it, at 100,000 runs)."""
+    return (f"SELECT {TEXT} FROM (SELECT found.{key}, found.created_at FROM unnest(%s::text[]) AS v(value) "
+            f"CROSS JOIN LATERAL (SELECT {key}, created_at FROM {table} WHERE {column} = v.value COLLATE \"C\" "
+            f"AND {condition} ORDER BY created_at DESC, {key} DESC LIMIT %s) AS found "
+            f"ORDER BY found.created_at DESC, found.{key} DESC LIMIT %s OFFSET %s) AS page "
+            f"JOIN {table} USING ({key}) ORDER BY page.created_at DESC, page.{key} DESC")
+
+
 def columns(model: BaseModel) -> tuple[Jsonb | None, str | None]:
     """(`doc`, `raw`): one of them holds the record."""
     text = to_json_text(model)

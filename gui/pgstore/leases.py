@@ -1,7 +1,8 @@
 """Leases of running runs on a shared database: while a process runs a run it renews the run's lease;
 a run whose process is gone (its lease expired) is taken over by one other process, which marks it
 interrupted and cancels what it still asked, instead of every process ending every running run at
-start-up as a lone process on a data folder does.
+start-up as a lone process on a data folder does. A run someone pressed Stop for before its process
+died (the claim is on its row: `gui.pgstore.stops`) is ended as stopped by them, not interrupted.
 
 The commands a run had started are not killed here: they ran on the machine of the process that is
 gone, which may not be this one.
@@ -18,9 +19,10 @@ from __future__ import annotations
 import asyncio
 import logging
 
+from gui.core.causes import CancelReason, EndCause
 from gui.core.door import Engine
 from gui.core.events import RunFinished
-from gui.core.runs import interrupt
+from gui.core.runs import interrupt, stop_left
 from gui.pgstore.runs import PgRunStore
 from gui.pgstore.stops import StopsHeard
 
@@ -30,17 +32,23 @@ LEASE = 30.0  # seconds a run's lease lasts without renewal
 
 
 async def take_over_expired(engine: Engine, runs: PgRunStore, lease: float = LEASE) -> list[str]:
-    """End the runs whose lease expired (this process took them over): interrupted, their pending
-    requests cancelled; their ids."""
+    """End the runs whose lease expired (this process took them over): interrupted, or stopped when a
+    Stop was claimed for them; their pending requests cancelled; their ids."""
     taken = await runs.take_over_expired(lease)
-    for record in taken:
+    for over in taken:
+        record = over.record
+        reason: CancelReason = "turn_stopped" if over.stop is not None else "runtime_interrupted"
+        cause: EndCause = over.stop[0] if over.stop is not None else "app_stopped"
         for pending in await engine.interactions.pending(record.run_id):
-            await engine.interactions.cancel(pending.interaction_id, "runtime_interrupted", "app_stopped")
-        interrupt(record, None)
+            await engine.interactions.cancel(pending.interaction_id, reason, cause)
+        if over.stop is not None:
+            stop_left(record, *over.stop)
+        else:
+            interrupt(record, None)
         await runs.save(record)
-        engine.bus.publish(RunFinished, record.run_id, sequence=record.sequence, status="interrupted",
+        engine.bus.publish(RunFinished, record.run_id, sequence=record.sequence, status=record.status,
                            error=record.error, outputs=record.outputs, cause=record.cause)
-    return [record.run_id for record in taken]
+    return [over.record.run_id for over in taken]
 
 
 async def stop_lost(engine: Engine, runs: PgRunStore) -> list[str]:

@@ -1,8 +1,8 @@
 """The notification settings (`gui.notify.SettingsStore`) on a team's database: one row of the
 `preferences` table (`notifications`), its secret parts (the webhook and ntfy addresses, which may
 carry a token, and the SMTP password) encrypted with the team's `SEQDESK_SECRET_KEY` (`PgSecrets.seal`),
-never plain. A change is told to the team's other processes (`NOTIFY_SETTINGS`), whose notifier reads
-the settings again (`gui.context`).
+never plain. A change is told to the team's other processes as every preference is (`PREFERENCES`),
+whose notifier reads the settings again (`gui.context`).
 """
 
 from __future__ import annotations
@@ -16,7 +16,6 @@ from gui.notify import NotifySettings
 from gui.pgstore.preferences import PgPreferenceTable
 from gui.pgstore.secrets import PgSecrets
 
-NOTIFY_SETTINGS = "seqdesk_notify_settings"
 NAME = "notifications"
 SEALED = ("webhook_url", "ntfy_url", "smtp_password")  # kept encrypted, under "sealed"
 
@@ -24,10 +23,6 @@ SEALED = ("webhook_url", "ntfy_url", "smtp_password")  # kept encrypted, under "
 class PgNotifySettings:
     def __init__(self, table: PgPreferenceTable, secrets: PgSecrets) -> None:
         self._table, self._secrets = table, secrets
-
-    async def reread(self) -> None:
-        """Read the row again (another process kept new settings): `load` answers with them."""
-        await self._table.reread(NAME)
 
     def load(self) -> NotifySettings:
         doc = self._table.named(NAME).read()
@@ -54,4 +49,4 @@ class PgNotifySettings:
         except SecretStoreError:
             raise Invalid(_("the notification settings hold a secret (an address or a password), and this team "
                                "server cannot keep secrets: start it with SEQDESK_SECRET_KEY set")) from None
-        self._table.named(NAME).keep(doc, NOTIFY_SETTINGS)
+        self._table.named(NAME).replace(doc)

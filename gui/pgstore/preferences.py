@@ -4,9 +4,11 @@ the `preferences` table (migrations/0007), behind the same `Prefs` face as the d
 
 The pages read preferences on the event loop, so reads answer from what this process holds (every
 row is read when the store opens); a change applies here at once and is written to the database in
-the background, in the order changes were made (`settle` waits for them: closing does). A change
-made in another process is read at this one's next start, or when it tells (`keep(…, notice=)`, then
-`reread` in the processes that hear it).
+the background, in the order changes were made (`settle` waits for them: closing does). Each write
+tells the team's other processes (`PREFERENCES`, payload: the writer, a space, the object's name), in
+the same transaction; each reads that object again (`reread`) and tells what watches it (`watch`:
+the notifier reads its settings again, the language pages start in follows), so a choice made in one
+process is what every other one uses from then on, without a restart.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import copy
 import json
 import logging
 import threading
+from collections.abc import Callable
 from typing import Any
 
 from psycopg.types.json import Jsonb
@@ -25,7 +28,8 @@ from gui.pgstore.pool import connected
 
 log = logging.getLogger(__name__)
 
-NOTICE = "SELECT pg_notify(%s, current_setting('application_name') || ' ' || %s)"
+PREFERENCES = "seqdesk_preferences"
+NOTICE = "SELECT pg_notify('seqdesk_preferences', current_setting('application_name') || ' ' || %s)"
 KEEP = "INSERT INTO preferences (name, doc) VALUES (%s, %s) ON CONFLICT (name) DO UPDATE SET doc = EXCLUDED.doc"
 
 
@@ -37,6 +41,7 @@ class PgPreferenceTable:
         self._pool, self._loop, self._rows = pool, loop, rows
         self._named: dict[str, PgPreferences] = {}
         self._last: asyncio.Future[None] | None = None
+        self._watchers: list[Callable[[str], None]] = []
 
     @classmethod
     async def open(cls, pool: AsyncConnectionPool) -> PgPreferenceTable:
@@ -54,22 +59,39 @@ class PgPreferenceTable:
             self._named[name] = PgPreferences(self, name, kept, problem)
         return self._named[name]
 
-    def keep(self, name: str, data: dict[str, Any], notice: str | None = None) -> None:
-        """Write `name`'s object after the writes before it (from any thread); with `notice`, tell the
-        other processes on that channel (payload: the writer, a space, `name`) as it is written."""
+    def names(self) -> list[str]:
+        """The names of the objects kept (and of those made here since the store opened)."""
+        return sorted(set(self._rows) | set(self._named))
+
+    def keep(self, name: str, data: dict[str, Any]) -> None:
+        """Write `name`'s object after the writes before it (from any thread), and tell the other
+        processes (`PREFERENCES`) as it is written."""
         text = json.dumps(data, ensure_ascii=False)
-        self._loop.call_soon_threadsafe(self._queue, name, text, notice)
+        self._rows[name] = data
+        self._loop.call_soon_threadsafe(self._queue, name, text)
+
+    def watch(self, on_change: Callable[[str], None]) -> Callable[[], None]:
+        """Call `on_change(name)` after an object another process changed was read again here; returns
+        what stops it."""
+        self._watchers.append(on_change)
+        return lambda: self._watchers.remove(on_change) if on_change in self._watchers else None
 
     async def reread(self, name: str) -> None:
-        """Read `name`'s object again from the database (another process changed it)."""
+        """Read `name`'s object again from the database (another process changed it), then tell the
+        watchers."""
         async with connected(self._pool) as conn:
             row = await (await conn.execute("SELECT doc::text FROM preferences WHERE name = %s", (name,))).fetchone()
         data = json.loads(row[0]) if row is not None else {}
         self._rows[name] = data
         if name in self._named:
             self._named[name].took(data if isinstance(data, dict) else {})
+        for on_change in list(self._watchers):
+            try:
+                on_change(name)
+            except Exception:  # one watcher's failure is not the others'
+                log.exception("could not follow the preferences '%s' changed by another process", name)
 
-    def _queue(self, name: str, text: str, notice: str | None) -> None:
+    def _queue(self, name: str, text: str) -> None:
         before = self._last
 
         async def write() -> None:
@@ -77,8 +99,7 @@ class PgPreferenceTable:
                 await asyncio.gather(before, return_exceptions=True)  # order only: its failure is its own
             async with connected(self._pool) as conn, conn.transaction():
                 await conn.execute(KEEP, (name, Jsonb(text, dumps=str)))
-                if notice is not None:
-                    await conn.execute(NOTICE, (notice, name))
+                await conn.execute(NOTICE, (name,))
 
         task = asyncio.ensure_future(write())
         task.add_done_callback(_report)
@@ -117,19 +138,14 @@ class PgPreferences:
         with self._lock:
             self._keep(dict(data))
 
-    def keep(self, data: dict[str, Any], notice: str) -> None:
-        """Replace the object and tell the other processes on `notice` (`PgPreferenceTable.keep`)."""
-        with self._lock:
-            self._keep(dict(data), notice)
-
     def took(self, data: dict[str, Any]) -> None:
         """What another process kept, read again (`PgPreferenceTable.reread`)."""
         with self._lock:
             self._data = data
 
-    def _keep(self, data: dict[str, Any], notice: str | None = None) -> None:
+    def _keep(self, data: dict[str, Any]) -> None:
         self._data = json.loads(json.dumps(data))  # what was kept, not the caller's objects
-        self._table.keep(self.name, self._data, notice)
+        self._table.keep(self.name, self._data)
 
 
 def _report(task: asyncio.Future[None]) -> None:

@@ -20,17 +20,20 @@ from __future__ import annotations
 
 import builtins
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any
 
 from psycopg_pool import AsyncConnectionPool
 
+from gui.core.causes import EndCause, as_cause
 from gui.core.queries import DEFAULT_LIMIT, Page, check_window
 from gui.core.runs import LeaseLost, RunRecord, RunStatus, run_fields
-from gui.pgstore.documents import TEXT, columns, columns_of, load_all, page_query
+from gui.pgstore.documents import TEXT, columns, columns_of, load_all, page_by_values_query, page_query
 from gui.pgstore.errors import WriteConflict
 from gui.pgstore.pool import connected
-from gui.pgstore.tallies import counted, tally, tally_like
+from gui.pgstore.tallies import counted, tally, values_like
 
+BY_NAME = 64  # a text naming at most this many sequences is searched sequence by sequence
 COLUMNS = "run_id, status, sequence, created_at, finished, resumed_by, doc, raw, holder, heartbeat"
 # A run saved for the first time: held by this process (its lease, epoch 1) while it runs.
 INSERT = f"""
@@ -93,8 +96,17 @@ WITH expired AS (
     FOR UPDATE SKIP LOCKED)
 UPDATE runs SET holder = %s, heartbeat = now(), epoch = runs.epoch + 1 FROM expired
 WHERE runs.run_id = expired.run_id
-RETURNING runs.epoch, {TEXT}
+RETURNING runs.epoch, {TEXT}, runs.stop_request->>'cause', runs.stop_request->>'by', runs.stop_request IS NOT NULL
 """
+
+
+@dataclass(frozen=True)
+class TakenOver:
+    """A run whose process is gone, now held here to be ended; `stop`: the Stop claimed for it before
+    (its cause, and where it was pressed), which its process did not live to carry out."""
+
+    record: RunRecord
+    stop: tuple[EndCause, str | None] | None
 
 
 def like_escaped(text: str) -> str:
@@ -130,16 +142,16 @@ class PgRunStore:
             rows = await (await conn.execute(LOST, (list(held), list(held.values())))).fetchall()
         return [r[0] for r in rows]
 
-    async def take_over_expired(self, lease: float) -> builtins.list[RunRecord]:
+    async def take_over_expired(self, lease: float) -> builtins.list[TakenOver]:
         """The running runs whose lease is older than `lease` seconds, now held by this process (which
-        ends them): each is taken by one process only."""
+        ends them), each with the Stop claimed for it, if one was: each is taken by one process only."""
         async with connected(self._pool) as conn:
             rows = await (await conn.execute(TAKE_OVER, (lease, self.holder))).fetchall()
         taken = []
-        for epoch, text in rows:
+        for epoch, text, cause, by, stop_claimed in rows:
             for record in load_all(RunRecord, [text]):
                 self.held[record.run_id] = int(epoch)
-                taken.append(record)
+                taken.append(TakenOver(record, (as_cause(cause) or "person", by) if stop_claimed else None))
         return taken
 
     async def save(self, record: RunRecord) -> None:
@@ -233,15 +245,23 @@ class PgRunStore:
             if value is not None:
                 where.append(clause)
                 params.append(value)
+        others = list(params)
+        pattern = "%" + like_escaped(text) + "%" if text else ""
         if text:
             where.append("lower(sequence) LIKE lower(%s)")  # found by the trigram index
-            params.append("%" + like_escaped(text) + "%")
+            params.append(pattern)
         condition = " AND ".join(where)
         async with connected(self._pool) as conn:
-            page = page_query("runs", "run_id", condition)
-            rows = await (await conn.execute(page, (*params, limit, offset))).fetchall()
+            names = await values_like(conn, "runs", "sequence", pattern) if text else {}
+            if text and len(names) <= BY_NAME:  # the few sequences the text names, each walked newest first
+                page = page_by_values_query("runs", "run_id", "sequence", " AND ".join(where[:-1]))
+                rows = await (await conn.execute(page, (sorted(names), *others, limit + offset, limit, offset))
+                              ).fetchall()
+            else:
+                rows = await (await conn.execute(page_query("runs", "run_id", condition),
+                                                 (*params, limit, offset))).fetchall()
             if text and not (status or sequence or started_from is not None or started_to is not None):
-                total = await tally_like(conn, "runs", "sequence", params[-1])  # by name: one row per sequence
+                total = sum(names.values())  # by name: the tallies of the sequences it names
             elif text or started_from is not None or started_to is not None or (status and sequence):
                 total = await counted(conn, "runs", condition, params)
             elif status or sequence:

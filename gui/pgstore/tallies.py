@@ -8,7 +8,6 @@ from __future__ import annotations
 from psycopg import AsyncConnection
 
 TALLY = "SELECT coalesce(sum(n), 0) FROM tallies WHERE tbl = %s AND field = %s AND value = %s"
-TALLY_LIKE = "SELECT coalesce(sum(n), 0) FROM tallies WHERE tbl = %s AND field = %s AND lower(value) LIKE lower(%s)"
 
 
 async def tally(conn: AsyncConnection, table: str, field: str = "*", value: str = "") -> int:
@@ -16,13 +15,14 @@ async def tally(conn: AsyncConnection, table: str, field: str = "*", value: str 
     return int(found[0]) if found else 0
 
 
-async def tally_like(conn: AsyncConnection, table: str, field: str, pattern: str) -> int:
-    """How many rows have a `field` matching the LIKE `pattern` (case aside): the tallies of the values that
-    match, summed (a text search of runs by sequence name counts a row per sequence, not per run)."""
-    found = await (await conn.execute(TALLY_LIKE, (table, field, pattern))).fetchone()
-    return int(found[0]) if found else 0
-
-
 async def counted(conn: AsyncConnection, table: str, condition: str, params: list[object]) -> int:
     found = await (await conn.execute(f"SELECT count(*) FROM {table} WHERE {condition}", params)).fetchone()
     return int(found[0]) if found else 0
+
+
+async def values_like(conn: AsyncConnection, table: str, field: str, pattern: str) -> dict[str, int]:
+    """The values of `field` matching the LIKE `pattern` (case aside) that some rows have, with how many."""
+    rows = await (await conn.execute(
+        "SELECT value, sum(n) FROM tallies WHERE tbl = %s AND field = %s AND lower(value) LIKE lower(%s) "
+        "GROUP BY value HAVING sum(n) > 0", (table, field, pattern))).fetchall()
+    return {str(value): int(n) for value, n in rows}

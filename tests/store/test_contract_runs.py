@@ -78,6 +78,10 @@ async def seven_runs(backend: Backend) -> None:
     ({"status": "succeeded", "text": "build", "started_to": 60}, ["a"], 1),
     ({"status": "stopped"}, [], 0),
     ({"text": "nothing like it"}, [], 0),
+    ({"text": "%"}, [], 0),  # a wildcard of LIKE is a character like any other
+    ({"text": "l", "limit": 3, "offset": 2}, ["d", "c", "b"], 6),  # three sequences' runs, merged, one page
+    ({"text": "nightly", "limit": 2, "offset": 1}, ["d", "b"], 4),  # two names, case aside
+    ({"text": "ploy", "status": "succeeded", "limit": 1, "offset": 1}, ["c"], 2),
 ])
 async def test_query_filters_in_the_store_newest_first_with_the_total(backend: Backend, query, expected, total):
     await seven_runs(backend)

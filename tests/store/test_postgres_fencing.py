@@ -50,8 +50,7 @@ async def pause(runtime: Runtime) -> None:
     runtime.closers.remove(leases)
     await leases()
     assert runtime.database is not None
-    for listener in runtime.database.listeners:
-        await listener.close()
+    await runtime.database.listener.close()
 
 
 async def interrupted_in(runtime: Runtime, run_id: str) -> RunRecord | None:
@@ -122,7 +121,7 @@ async def test_the_store_refuses_a_stale_holders_writes(seqdesk_database_url):
         with pytest.raises(WriteConflict, match="run by another SeqDesk process"):
             await there.runs.save(run("r1", status="failed"))  # no one else, while it runs
         taken = await there.runs.take_over_expired(0.0)
-        assert [r.run_id for r in taken] == ["r1"] and there.runs.held == {"r1": 2}
+        assert [t.record.run_id for t in taken] == ["r1"] and taken[0].stop is None and there.runs.held == {"r1": 2}
         with pytest.raises(LeaseLost, match="taken over"):
             await here.runs.save(run("r1", status="succeeded"))
         await there.runs.save(run("r1", status="interrupted"))
@@ -161,8 +160,7 @@ async def test_a_stop_whose_notice_was_missed_is_found_by_the_lease_loop(seqdesk
     second = await open_database_runtime(seqdesk_database_url, lease=LEASE)
     try:
         assert first.database is not None
-        for listener in first.database.listeners:  # the first process hears no notice at all
-            await listener.close()
+        await first.database.listener.close()  # the first process hears no notice at all
         await first.engine.create(tree("echo hi"))
         asked = next_pending_request(first.engine)
         started = await first.engine.start("waits", {})

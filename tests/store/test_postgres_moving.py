@@ -1,5 +1,7 @@
 """`seqdesk data export/import`: a data folder's things moved into a PostgreSQL database and back, checked
-document by document; an import into a store that holds things refuses unless told to merge."""
+document by document (history, rules, schedules, MCP servers, notification settings, preferences; a
+team's people between databases); secrets travel sealed with SEQDESK_SECRET_KEY, never in clear; an
+import into a store that holds things refuses unless told to merge."""
 
 from __future__ import annotations
 
@@ -9,15 +11,47 @@ import subprocess
 import sys
 from pathlib import Path
 
+import psycopg
 import pytest
 from contract_support import interaction, run, sequence
+from cryptography.fernet import Fernet
 
 from gui.core.asks import ApprovalRule
+from gui.core.people import PersonRecord, TokenRecord
 from gui.core.runs import Schedule
-from gui.moving import NotEmpty, documents, export, import_, opened
+from gui.mcp import McpServerConfig
+from gui.moving import BadExport, CannotSeal, NotEmpty, documents, export, import_, opened
+from gui.notify import NotifySettings
 
 pytestmark = pytest.mark.postgres
 REPO = Path(__file__).resolve().parents[2]  # the repository
+
+
+WEBHOOK = "https://hooks.example/T0K3N-in-the-path"
+SMTP_PASSWORD = "smtp-pass-w0rd"
+HEADER = "k-header-s3cret"
+SECRETS = (WEBHOOK, SMTP_PASSWORD, HEADER)
+
+
+@pytest.fixture(autouse=True)
+def team_key(monkeypatch: pytest.MonkeyPatch) -> str:
+    key = Fernet.generate_key().decode()
+    monkeypatch.setenv("SEQDESK_SECRET_KEY", key)
+    monkeypatch.setenv("SEQDESK_SECRETS", "file")  # a folder's MCP secrets in its private file, not a keyring
+    return key
+
+
+async def fill_settings(where: str) -> None:
+    """What a person set up besides history: an MCP server with a secret header, notifications with a
+    webhook and an SMTP password, and preferences (dark mode, language)."""
+    async with opened(where) as place:
+        await place.mcp.save(McpServerConfig(name="docs", transport="http", url="https://docs.example/mcp",
+                                             headers={"X-Api-Key": HEADER}))
+        place.notify.save(NotifySettings.model_validate({
+            "webhook_url": WEBHOOK, "on_failures": False,
+            "smtp": {"host": "smtp.example", "port": 465, "security": "ssl", "username": "ada",
+                     "password": SMTP_PASSWORD, "from_addr": "seqdesk@example.org", "to_addr": "ada@example.org"}}))
+        place.preferences("preferences").update(dark=True, lang="zh", desktop_notifications=False)
 
 
 async def fill(where: str) -> None:
@@ -37,17 +71,104 @@ async def fill(where: str) -> None:
 async def test_a_folder_moves_into_a_database_and_back_whole(tmp_path, seqdesk_database_url):
     folder = str(tmp_path / "data")
     await fill(folder)
+    await fill_settings(folder)
     async with opened(folder) as place:
         original = await documents(place)
     moved_out = await export(folder, tmp_path / "out.jsonl")
-    assert moved_out.counts == {"sequence": 1, "run": 8, "interaction": 6, "mode": 1, "rule": 1, "schedule": 1}
+    assert moved_out.counts == {"sequence": 1, "run": 8, "interaction": 6, "mode": 1, "rule": 1, "schedule": 1,
+                                "mcp_server": 1, "notifications": 1, "preferences": 1}
     into_database = await import_(tmp_path / "out.jsonl", seqdesk_database_url)
-    assert into_database.differences == []
-    await export(seqdesk_database_url, tmp_path / "back.jsonl")
+    assert into_database.differences == [] and into_database.counts == moved_out.counts
+    with psycopg.connect(seqdesk_database_url, autocommit=True) as conn:  # tidied after the bulk of writes
+        vacuumed = conn.execute("SELECT relname FROM pg_stat_user_tables WHERE last_vacuum IS NOT NULL "
+                                "AND relname IN ('runs', 'interactions') ORDER BY relname").fetchall()
+    assert vacuumed == [("interactions",), ("runs",)]
+    async with opened(seqdesk_database_url) as place:
+        in_database = await documents(place)
+    assert in_database == original  # every document, secrets too, as the folder held it
+    moved_back = await export(seqdesk_database_url, tmp_path / "back.jsonl")
+    assert moved_back.counts == moved_out.counts
     back = await import_(tmp_path / "back.jsonl", str(tmp_path / "again"))
     assert back.differences == []
     async with opened(str(tmp_path / "again")) as place:
         assert await documents(place) == original
+    for file in ("out.jsonl", "back.jsonl"):
+        text = (tmp_path / file).read_text()
+        assert [secret for secret in SECRETS if secret in text] == []  # sealed, never in clear
+        assert json.loads(text.splitlines()[0])["secrets"] == "sealed with SEQDESK_SECRET_KEY"
+
+
+async def test_secrets_are_not_exported_without_a_key_unless_left_out(tmp_path, seqdesk_database_url, monkeypatch):
+    folder = str(tmp_path / "data")
+    await fill_settings(folder)
+    monkeypatch.delenv("SEQDESK_SECRET_KEY")
+    with pytest.raises(CannotSeal, match="never writes in clear: set SEQDESK_SECRET_KEY"):
+        await export(folder, tmp_path / "out.jsonl")
+    assert not (tmp_path / "out.jsonl").exists()
+    moved = await export(folder, tmp_path / "out.jsonl", with_secrets=False)
+    text = (tmp_path / "out.jsonl").read_text()
+    assert moved.secrets == "left out" and [secret for secret in SECRETS if secret in text] == []
+    again = await import_(tmp_path / "out.jsonl", str(tmp_path / "again"))
+    assert again.differences == []  # compared without the secrets the file left out
+    async with opened(str(tmp_path / "again")) as place:
+        settings = place.notify.load()
+        assert settings.webhook_url is None and settings.on_failures is False
+        assert place.preferences("preferences").read()["lang"] == "zh"
+
+
+async def test_a_file_sealed_with_another_key_is_refused_and_nothing_is_written(tmp_path, seqdesk_database_url,
+                                                                                monkeypatch):
+    folder = str(tmp_path / "data")
+    await fill(folder)
+    await fill_settings(folder)
+    await export(folder, tmp_path / "out.jsonl")
+    monkeypatch.setenv("SEQDESK_SECRET_KEY", Fernet.generate_key().decode())
+    with pytest.raises(BadExport, match="sealed with another key than SEQDESK_SECRET_KEY: nothing was imported"):
+        await import_(tmp_path / "out.jsonl", str(tmp_path / "again"))
+    async with opened(str(tmp_path / "again")) as place:
+        assert await documents(place) == {}
+
+
+async def test_a_teams_people_move_between_databases_and_are_left_out_of_a_folder(
+        tmp_path, postgres_server, seqdesk_template, seqdesk_database_url):
+    async with opened(seqdesk_database_url) as place:
+        assert place.database is not None
+        people = place.database.people
+        await people.add_person(PersonRecord(person_id="p1", name="ada", roles=frozenset({"admin", "approver"}),
+                                             created_at=5, password_hash="$argon2id$v=19$m=65536$c2FsdA$aGFzaA"))
+        await people.add_token(TokenRecord(token_id="t1", person_id="p1", label="laptop", digest="d1g3st" * 8,
+                                           created_at=6))
+    await fill(seqdesk_database_url)
+    moved = await export(seqdesk_database_url, tmp_path / "team.jsonl")
+    assert moved.counts["person"] == 1
+    text = (tmp_path / "team.jsonl").read_text()
+    assert "argon2id" not in text and "d1g3st" not in text  # a password's hash and a token's digest are sealed
+    other = postgres_server.create_database(template=seqdesk_template)
+    try:
+        into = await import_(tmp_path / "team.jsonl", other)
+        assert into.differences == [] and into.left_out == []
+        async with opened(other) as place:
+            assert place.database is not None
+            ada = await place.database.people.person("ada")
+            assert ada is not None and ada.roles == {"admin", "approver"} and ada.password_hash.startswith("$argon2id")
+            assert [t.label for t in await place.database.people.tokens_of("p1")] == ["laptop"]
+    finally:
+        postgres_server.drop_database(other)
+    into_folder = await import_(tmp_path / "team.jsonl", str(tmp_path / "folder"))
+    assert into_folder.left_out == ["person/ada"] and into_folder.differences == []
+
+
+async def test_a_database_holding_only_its_first_admin_takes_a_folders_export(tmp_path, seqdesk_database_url):
+    async with opened(seqdesk_database_url) as place:
+        assert place.database is not None
+        await place.database.people.add_person(PersonRecord(person_id="p1", name="ada", roles=frozenset({"admin"}),
+                                                            created_at=5))
+    folder = str(tmp_path / "data")
+    await fill(folder)
+    await export(folder, tmp_path / "out.jsonl")
+    assert (await import_(tmp_path / "out.jsonl", seqdesk_database_url)).differences == []
+    with pytest.raises(NotEmpty):  # now it holds things
+        await import_(tmp_path / "out.jsonl", seqdesk_database_url)
 
 
 async def test_an_import_into_a_store_that_holds_things_refuses_unless_told_to_merge(tmp_path, seqdesk_database_url):
@@ -71,7 +192,30 @@ def test_the_commands_say_counts_and_refusals_in_one_line(tmp_path, seqdesk_data
     empty = seqdesk("data", "export", str(tmp_path / "nothing"), str(tmp_path / "empty.jsonl"))
     assert empty.returncode == 0 and "nothing" in empty.stdout
     head = json.loads((tmp_path / "empty.jsonl").read_text().splitlines()[0])
-    assert head == {"seqdesk_export": 1, "counts": {}}
+    assert head == {"seqdesk_export": 2, "counts": {}, "secrets": "none"}
     assert seqdesk("data", "import", str(tmp_path / "empty.jsonl"), seqdesk_database_url).returncode == 0
     bad = seqdesk("data", "import", str(tmp_path / "missing.jsonl"), seqdesk_database_url)
     assert bad.returncode == 2 and "cannot read" in bad.stderr and "Traceback" not in bad.stderr
+
+
+async def test_the_commands_say_how_secrets_travel_and_refuse_to_write_them_in_clear(tmp_path, monkeypatch):
+    folder = str(tmp_path / "data")
+    await fill_settings(folder)
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    env.pop("SEQDESK_MEMORY", None)
+
+    def seqdesk(*args: str, **extra: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "gui", *args], env={**env, **extra}, capture_output=True,
+                              text=True, timeout=120)
+
+    sealed = seqdesk("data", "export", folder, str(tmp_path / "sealed.jsonl"))
+    assert sealed.returncode == 0, sealed.stderr
+    assert "secrets: sealed in the file with SEQDESK_SECRET_KEY" in sealed.stdout
+    env.pop("SEQDESK_SECRET_KEY")
+    refused = seqdesk("data", "export", folder, str(tmp_path / "clear.jsonl"))
+    assert refused.returncode == 2 and "never writes in clear" in refused.stderr and "Traceback" not in refused.stderr
+    assert not (tmp_path / "clear.jsonl").exists()
+    left = seqdesk("data", "export", folder, str(tmp_path / "left.jsonl"), "--without-secrets")
+    assert left.returncode == 0 and "secrets: left out of the file" in left.stdout
+    opened_without_key = seqdesk("data", "import", str(tmp_path / "sealed.jsonl"), str(tmp_path / "again"))
+    assert opened_without_key.returncode == 2 and "set SEQDESK_SECRET_KEY to the key" in opened_without_key.stderr

@@ -100,7 +100,7 @@ async def test_a_change_saved_in_one_process_reaches_the_others_notifier(seqdesk
     try:
         assert here.database is not None and there.database is not None
         saving, hearing = Notifier(here.database.notify_settings), Notifier(there.database.notify_settings)
-        await there.database.follow_notify_settings(hearing.reload)  # as gui.context does
+        there.database.follow_notify_settings(hearing.reload)  # as gui.context does
         redrawn: list[bool] = []
         hearing.on_change.append(lambda: redrawn.append(True))
         saving.update(GIVEN)

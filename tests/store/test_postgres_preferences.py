@@ -1,5 +1,6 @@
 """Preferences (dark mode, language, phone access…) on a team's database: kept in its table, read back
-by the next process that opens it, written in the order they were made (from any thread)."""
+by the next process that opens it, written in the order they were made (from any thread), and read
+again at once by the team's other processes, which tell what watches them."""
 
 from __future__ import annotations
 
@@ -7,10 +8,12 @@ import asyncio
 
 import psycopg
 import pytest
+from support.waiting import wait_until
 
 from gui.runtime import open_database_runtime
 
 pytestmark = pytest.mark.postgres
+T = 30.0  # waits on another process's notice, on a loaded machine
 
 
 async def test_preferences_outlive_the_process_that_chose_them(seqdesk_database_url):
@@ -45,3 +48,25 @@ async def test_a_kept_object_that_is_not_an_object_starts_empty_with_a_sentence(
         assert prefs.problem is not None and "not an object" in prefs.problem
     finally:
         await runtime.close()
+
+
+async def test_a_choice_made_in_one_process_is_read_by_the_others_at_once_and_told_to_their_watchers(
+        seqdesk_database_url):
+    here = await open_database_runtime(seqdesk_database_url)
+    there = await open_database_runtime(seqdesk_database_url)
+    try:
+        assert there.database is not None
+        watched = there.preferences("preferences")
+        assert watched.read() == {}  # read before the choice: held in memory there
+        told: list[str] = []
+        there.database.preferences.watch(told.append)
+        here.preferences("preferences").update(dark=True, lang="zh")
+        await wait_until(lambda: watched.read() == {"dark": True, "lang": "zh"}, "the other process reads it again",
+                         timeout=T)
+        assert told == ["preferences"]
+        here.preferences("preferences").update(lang=None)
+        await wait_until(lambda: watched.read() == {"dark": True}, "a removed key reaches it too", timeout=T)
+        assert here.preferences("preferences").read() == {"dark": True}  # and no echo undid it here
+    finally:
+        await here.close()
+        await there.close()

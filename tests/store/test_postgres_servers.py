@@ -5,7 +5,8 @@ in the process that runs it, recorded as that person's;
 the steps of a run
 reach the other servers' event streams; an MCP server added through one is connected by the others; a
 schedule fires once across three; a run whose server was killed is marked interrupted by another, once
-its lease has expired and not before."""
+its lease has expired and not before (stopped by the person, when someone pressed Stop for it meanwhile);
+each server hears the others on one listening connection."""
 
 from __future__ import annotations
 
@@ -163,6 +164,28 @@ def test_a_schedule_fires_once_per_turn_across_three_servers(three):
     c.ok("DELETE", f"/api/schedules/{sid}")
 
 
+def listening_connections(url: str) -> dict[str, int]:
+    """How many listening connections each process on the database holds, by its connections' name."""
+    with psycopg.connect(url, autocommit=True) as conn:
+        rows = conn.execute("SELECT application_name FROM pg_stat_activity WHERE datname = current_database() "
+                            "AND application_name LIKE 'seqdesk-%-listen'").fetchall()
+    found: dict[str, int] = {}
+    for (name,) in rows:
+        found[name.removesuffix("-listen")] = found.get(name.removesuffix("-listen"), 0) + 1
+    return found
+
+
+def test_each_server_hears_every_channel_on_one_listening_connection(three, database):
+    a, b, c = three
+    held = listening_connections(database)
+    assert sorted(held.values()) == [1, 1, 1], held  # ten servers hold ten, far under PostgreSQL's 100
+    a.ok("POST", "/api/sequences", ASKS)  # and on that one connection each still hears the others
+    run_id = a.ok("POST", "/api/runs", {"sequence": "asks"})["run_id"]
+    iid = wait_until_sync(lambda: pending(c, run_id), "the request in C's inbox", timeout=T)
+    b.approve(iid)
+    wait_until_sync(lambda: run_status(a, run_id) == "succeeded", "the run resumed in A", timeout=T)
+
+
 def heartbeat(url: str, run_id: str) -> float | None:
     with psycopg.connect(url, autocommit=True) as conn:
         found = conn.execute("SELECT extract(epoch FROM heartbeat)::float8 FROM runs WHERE run_id = %s",
@@ -197,5 +220,27 @@ def test_a_run_of_a_killed_server_is_interrupted_by_another_once_its_lease_expir
             record = b.ok("GET", f"/api/runs/{run_id}")
             assert record["cause"] == "app_stopped"
             assert b.ok("GET", f"/api/interactions/{iid}")["status"] == "cancelled"
+    finally:
+        postgres_server.drop_database(url)
+
+
+def test_a_stop_pressed_for_a_run_of_a_killed_server_ends_it_stopped_by_that_person_not_interrupted(
+        tmp_path, postgres_server, seqdesk_template):
+    url = postgres_server.create_database(template=seqdesk_template)
+    try:
+        with team_servers(tmp_path, url, 2, SEQDESK_LEASE=str(LEASE)) as (a, b):
+            a.ok("POST", "/api/sequences", ASKS)
+            run_id = a.ok("POST", "/api/runs", {"sequence": "asks"})["run_id"]
+            iid = wait_until_sync(lambda: pending(b, run_id), "the request in B's inbox", timeout=T)
+            a.kill()
+            assert b.ok("POST", f"/api/runs/{run_id}/stop", {})["stopped"] is True  # claimed: A cannot carry it out
+            wait_until_sync(lambda: run_status(b, run_id) != "running", "the run taken over by B", timeout=T)
+            record = b.ok("GET", f"/api/runs/{run_id}")
+            assert (record["status"], record["cause"]) == ("stopped", "person"), record
+            assert record["stopped_by"] and record["error"] == "stopped by the user"
+            tools = [t for g in record["groups"] for t in g["tools"]]
+            assert tools and all(t["status"] == "cancelled" and t["cause"] == "person" for t in tools), tools
+            request = b.ok("GET", f"/api/interactions/{iid}")
+            assert request["status"] == "cancelled" and request["result"]["cause"] == "person", request
     finally:
         postgres_server.drop_database(url)

@@ -110,8 +110,7 @@ async def test_a_run_is_interrupted_only_once_its_process_stops_renewing_its_lea
         first.closers.remove(first_leases := first.closers[-1])  # the first process stops renewing (as if gone)
         await first_leases()
         assert first.database is not None
-        for listener in first.database.listeners:  # ... and hears nothing more, as a process that is gone
-            await listener.close()
+        await first.database.listener.close()  # ... and hears nothing more, as a process that is gone
         interrupted = await wait_until(lambda: _interrupted(second, run.run_id), "the run taken over", timeout=T)
         assert interrupted.cause == "app_stopped"
         assert (await second.engine.interactions.get(iid)).status == "cancelled"

@@ -17,7 +17,7 @@ from gui.core.runs.execution import Execution, Origin, copy_record
 from gui.core.runs.executor import Executor
 from gui.core.runs.hosts import CALLED_AGAIN_ON, MAY_HAVE_RUN_ON, HostBook, HostCalls, HostInfo, HostState
 from gui.core.runs.offload import off_loop
-from gui.core.runs.orphans import ProcessControl, interrupt
+from gui.core.runs.orphans import ProcessControl, interrupt, stop_left
 from gui.core.runs.records import (
     FINISHED_RUN,
     GroupRecord,
@@ -66,6 +66,7 @@ __all__ = [
     "GroupFailed",
     "GroupRecord",
     "interrupt",
+    "stop_left",
     "LeaseLost",
     "LogLine",
     "make_schedule",

@@ -4,13 +4,15 @@ A tool that starts a process records it in the run's record before the process m
 (`ToolRecord.process`). At start-up every run the dead app left running is interrupted, and each of
 its processes still alive is killed and recorded as such. The processes themselves are reached
 through a port (`ProcessControl`): the operating system in the app (`gui.tools.processes`), a fake
-in the core's tests.
+in the core's tests. On a team's store, a run whose process died after someone pressed Stop for it is
+ended as stopped by them instead (`stop_left`): they asked for it.
 """
 
 from __future__ import annotations
 
 from typing import Protocol
 
+from gui.core.causes import CAUSES, EndCause
 from gui.core.runs.records import ProcessInfo, RunRecord
 
 KILLED = "killed at start-up: the app had stopped"
@@ -56,3 +58,15 @@ def interrupt(record: RunRecord, processes: ProcessControl | None) -> int:
             group.finished_at = max([group.started_at, *(t.finished_at for t in group.tools if t.finished_at)])
     record.finished_at = record.finished_at or record.last_event_at()
     return killed
+
+
+def stop_left(record: RunRecord, cause: EndCause, by: str | None) -> None:
+    """End a run whose process died after a Stop was claimed for it as that Stop would have: stopped
+    for its cause (a person's Stop, pressed where `by` says), not interrupted, at its last recorded
+    event; what had not ended is ended for that cause. The commands it had started ran on the dead
+    process's machine and are not killed here."""
+    at = record.last_event_at()
+    record.status, record.cause, record.stopped_by = "stopped", cause, by
+    record.error = CAUSES[cause].error
+    record.settle("stopped", "the run was stopped", at, cause)
+    record.finished_at = record.finished_at or at
