@@ -79,7 +79,8 @@ leaf keeps any other built-in base it had (`SecretStoreError` is still a `Runtim
 
 Signals, not errors: `gui.core.runs.AwaitedElsewhere` (a call pauses while a durable executor waits for
 its answer) is a BaseException, as asyncio's CancelledError is, so that no `except Exception` takes it
-for a failure; it is below no family and never reaches a person.
+for a failure; it is below no family and never reaches a person. So is `gui.temporal.steps.RunCalled`
+(a seq_call pauses while the run it called goes on as a child workflow).
 
 A leaf that is also something of another family (an interaction that is not found is not pending
 either) names its own family first: the first family in its bases' order gives its status.

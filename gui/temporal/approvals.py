@@ -9,8 +9,8 @@ the stored answer instead of asking again, and goes on. The app, or its worker, 
 back while the person thinks: the request stays in the inbox, and the workflow still waits.
 
 Only the approval a call asks before it runs waits so. A question or a form a tool asks while it
-runs (`ask_user`, an MCP server's form) is waited for inside the tool's call, as in process; and so
-is the approval of a run that `seq_call` called, which runs inside its caller's step.
+runs (`ask_user`, an MCP server's form) is waited for inside the tool's call, as in process. A run
+that `seq_call` called is a workflow of its own (a child workflow): its approvals pause as any run's.
 """
 
 from __future__ import annotations

@@ -30,6 +30,7 @@ from gui.core.tools import Registry
 from gui.temporal.approvals import WorkflowApprovals
 from gui.temporal.host_steps import HostStepWorkflow, TemporalHostCalls, step_queue
 from gui.temporal.hosts import list_hosts
+from gui.temporal.plans import workflow_id
 from gui.temporal.signing import StepSigner
 from gui.temporal.steps import RunSteps
 from gui.temporal.target import TemporalTarget
@@ -46,10 +47,6 @@ async def _both(first: Worker, second: Worker) -> None:
     await asyncio.gather(first.run(), second.run())
 
 
-def workflow_id(run_id: str) -> str:
-    return f"seqdesk-run-{run_id}"
-
-
 class TemporalExecutor:
     """Runs on Temporal; the runner (`local`) holds the live records, the workflow orders the steps."""
 
@@ -60,7 +57,7 @@ class TemporalExecutor:
         self.local = Runner(registry, interactions, runs, bus, resolve, clock=clock, retry_backoff=retry_backoff)
         approvals = WorkflowApprovals(interactions)
         self.local.caller.interactions = approvals  # a call's approval is waited for by its workflow
-        self.steps = RunSteps(self.local, approvals)
+        self.steps = RunSteps(self.local, approvals, self.stop)
         self._signals: set[asyncio.Task[None]] = set()
         bus.subscribe(self._heard)
         # steps that say "on", signed with the key SEQDESK_STEP_KEY names (`gui.temporal.signing`)
@@ -124,7 +121,7 @@ class TemporalExecutor:
             return
         run_id = event.run_id
         ex = self.local._active.get(run_id) if run_id is not None else None
-        if run_id is None or ex is None or ex.task is not None:  # not a run here, or one seq_call called
+        if run_id is None or ex is None or ex.task is not None:  # not a run here, or one inside a step
             return
         task = asyncio.get_running_loop().create_task(self._answered(run_id, event.interaction_id))
         self._signals.add(task)
@@ -184,7 +181,7 @@ class TemporalExecutor:
         ex = self.local._active.get(run_id)
         if ex is None or ex.finishing or ex.done.done():
             return False
-        if ex.task is not None:  # a run called through seq_call: it runs in this process, inside its step
+        if ex.task is not None:  # a run called through seq_call from inside a step: it runs in this process
             return await self.local.stop(run_id, cause, by=by)
         if ex.stopping:  # a second Stop: the first one is ending the run
             await ex.ended()

@@ -16,6 +16,21 @@ class GroupRef:
 
 
 ASKED = "asked:"  # what `call_tool` says of a call that paused for its approval: "asked:<request id>"
+CALLED = "called:"  # of a seq_call that paused while the run it called goes on as a child workflow: "called:<run id>"
+
+
+def workflow_id(run_id: str) -> str:
+    """The id of a run's workflow (a run that seq_call called too: its child workflow's)."""
+    return f"seqdesk-run-{run_id}"
+
+
+@dataclass(frozen=True)
+class Child:
+    """A run that a seq_call of group `group`, tool `tool` called, going on as a child workflow."""
+
+    group: int
+    tool: int
+    run_id: str
 
 
 @dataclass(frozen=True)
@@ -24,6 +39,7 @@ class ToolRef:
     group: int
     tool: int
     answered: str | None = None  # the request the call asked before it paused, now answered
+    called: str | None = None  # the run the call (seq_call) called before it paused, now ended
 
 
 @dataclass(frozen=True)
@@ -45,6 +61,7 @@ class Cut:
     run_id: str
     group: int
     why: str
+    children: list[Child] = field(default_factory=list)  # runs its seq_calls called, going on: stopped too
 
 
 @dataclass(frozen=True)
@@ -62,3 +79,4 @@ class RunEnd:
     run_id: str
     stopped: bool = False
     error: str | None = None  # an activity itself failed: the run ends failed, saying so
+    children: list[Child] = field(default_factory=list)  # runs its seq_calls called, going on: stopped too

@@ -6,17 +6,23 @@ publishes as it does for its own runs.
 A run this process does not hold (the app restarted while it went on) is taken up from its saved
 record: the workflow's history says where it was, the record what it did. A tool whose call was cut
 by the app's end is called again; its log says that it may have run before.
+
+A seq_call prepares the run it calls with the runner's code, then pauses (`RunCalled`): that run
+goes on as a child workflow, and the call, made again once it has ended, gives back its outputs (or
+fails saying how it ended), as in process. A called run cut short by its caller's group or stop is
+stopped here first, saying why (`Cut.children`, `RunEnd.children`).
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
+from gui.core.causes import EndCause
 from gui.core.errors import Failed
 from gui.core.runs import (
     AwaitedElsewhere,
@@ -27,6 +33,7 @@ from gui.core.runs import (
     group_aborted,
     group_args,
     group_timed_out,
+    nested_outputs,
     not_run_after,
     record_stopped,
     run_goes_on,
@@ -34,7 +41,7 @@ from gui.core.runs import (
 )
 from gui.core.sequences import OnError, run_step_fingerprints
 from gui.temporal.approvals import CALLING, WorkflowApprovals
-from gui.temporal.plans import ASKED, Cut, GroupEnd, GroupPlan, GroupRef, RunEnd, ToolRef
+from gui.temporal.plans import ASKED, CALLED, Child, Cut, GroupEnd, GroupPlan, GroupRef, RunEnd, ToolRef
 
 HEARTBEAT_EVERY = 2.0  # a tool's call says it is alive this often (the workflow's HEARTBEAT is larger)
 CUT = "cut"  # what `call_tool` says of a call cut short: the group's later tools are not called
@@ -45,10 +52,23 @@ MAY_HAVE_ACTED = ("it may have run before the app or its worker stopped; its gro
                   "so it is not called again")
 
 
+class RunCalled(BaseException):  # noqa: N818 (not an error: the call pauses)
+    """A seq_call prepared the run it calls: the call pauses while that run goes on as a child workflow."""
+
+    def __init__(self, run_id: str) -> None:
+        super().__init__(run_id)
+        self.run_id = run_id
+
+
+StopRun = Callable[[str, EndCause | None], Awaitable[bool]]
+
+
 class RunSteps:
-    def __init__(self, runner: Runner, approvals: WorkflowApprovals) -> None:
+    def __init__(self, runner: Runner, approvals: WorkflowApprovals, stop: StopRun) -> None:
         self.runner = runner
         self.approvals = approvals
+        self.stop = stop  # stops a run on the service (`TemporalExecutor.stop`), waiting for its end
+        self._called: dict[str, str] = {}  # step (tool_call_id) -> the run its seq_call called, now ended
         self.closing = False  # the app is closing: a cut call is retried later, not recorded as ended
         self._scopes: dict[tuple[str, int], CallScope] = {}
         self._calls: dict[str, dict[tuple[int, int], asyncio.Task[None]]] = {}
@@ -92,12 +112,36 @@ class RunSteps:
         if scope is None:  # taken up mid-group: its inputs again (they were there when it began)
             group, grec = ex.groups[index], ex.record.groups[index]
             args = group_args(ex, group, grec) or {}
-            scope = self._scopes[key] = self.runner._scope(ex, group, grec, args)
+            scope = self._scopes[key] = self._new_scope(ex, index, args)
         return scope
 
-    async def cut(self, run_id: str, group: int | None = None) -> None:
+    def _new_scope(self, ex: Execution, index: int, args: dict[str, Any]) -> CallScope:
+        scope = self.runner._scope(ex, ex.groups[index], ex.record.groups[index], args)
+        scope.call_sequence = self.call_run  # a seq_call's run: a child workflow
+        return scope
+
+    async def call_run(self, parent: Execution, scope: CallScope, name: str, args: dict[str, Any],
+                       depth: int) -> Any:
+        """seq_call's `call_sequence`: the outputs of the run the step called, once it has ended; else
+        that run prepared, and the call paused (`RunCalled`) while it goes on as a child workflow."""
+        step = CALLING.get()
+        if step is None:  # not the step's own call (nothing awaits a pause there): the run goes on inside it
+            return await self.runner._call_nested(parent, scope, name, args, depth)
+        called = self._called.pop(step, None)
+        if called is not None:
+            record = await self.runner.wait(called)  # ended: its saved record
+            return nested_outputs(name, record)
+        child = await self.runner.prepare_nested(parent, name, args, depth)
+        child.began = True  # its steps are its workflow's: a stop before the first one still ends it
+        await scope.save_now()  # the caller's step is on disk as running before its run goes on elsewhere
+        raise RunCalled(child.record.run_id)
+
+    async def cut(self, run_id: str, group: int | None = None, children: list[Child] | None = None) -> None:
         """Cancel the run's tool calls going on here (of one group, or all) and wait for their ends;
-        and end the calls paused on their approval (no task: the workflow waited for the answer)."""
+        stop the runs its seq_calls called (`children`), then end those calls; and end the calls
+        paused on their approval (no task: the workflow waited for the answer)."""
+        for child in children or []:
+            await self._cut_called(run_id, child)
         running = self._calls.get(run_id, {})
         calls = [task for (g, _), task in running.items() if group is None or g == group]
         for task in calls:
@@ -125,6 +169,21 @@ class RunSteps:
         caller.finished(scope, trec)
         if trec.interaction_id is not None:
             await self.runner.interactions.cancel(trec.interaction_id, "turn_stopped", cause)
+
+    async def _cut_called(self, run_id: str, child: Child) -> None:
+        """A seq_call cut short while the run it called goes on: that run is stopped with the cause
+        that cuts the call, then the call ends cancelled, as `Runner._call_nested` does."""
+        ex = self.runner._active.get(run_id)
+        if ex is None:
+            return
+        scope = self._scope(ex, child.group)
+        trec = ex.record.groups[child.group].tools[child.tool]
+        cause = scope.cancel_cause()
+        await self.stop(child.run_id, cause)
+        if trec.finished_at is None:
+            trec.status, trec.error = "cancelled", trec.error or "cancelled"
+            trec.cause, trec.finished_at = trec.cause or cause, self.runner.clock()
+            self.runner.caller.finished(scope, trec)
 
     def _time_up(self, key: tuple[str, int]) -> None:
         self._late.add(key)
@@ -154,7 +213,7 @@ class RunSteps:
         serial = runner._serial_reason(group)
         grec.serial_reason = serial
         key = (ref.run_id, ref.group)
-        self._scopes[key] = runner._scope(ex, group, grec, args)
+        self._scopes[key] = self._new_scope(ex, ref.group, args)
         return GroupPlan("run", serial=serial is not None,
                          tools=[t.index for t in grec.tools if t.reused_from is None],
                          timeout=group.timeout_seconds, abort=group.on_error is not OnError.CONTINUE)
@@ -166,6 +225,10 @@ class RunSteps:
             return CUT
         scope = self._scope(ex, ref.group)
         trec = ex.record.groups[ref.group].tools[ref.tool]
+        if ref.called is not None:
+            if trec.finished_at is not None:  # cut short while its run went on (`_cut_called`)
+                return CUT if trec.status == "cancelled" else trec.status
+            self._called[trec.tool_call_id] = ref.called
         limit = ex.groups[ref.group].timeout_seconds
         if limit is not None and (ref.run_id, ref.group) not in self._timers:
             self._timers[(ref.run_id, ref.group)] = asyncio.get_running_loop().call_later(
@@ -182,7 +245,7 @@ class RunSteps:
             self.runner.caller.log(scope, trec, "warning", ASKED_AGAIN if asked_only else MAY_HAVE_RUN)
         if ref.answered is not None:  # made again once the request it paused on was answered
             self.approvals.answers[trec.tool_call_id] = ref.answered
-        call = self.runner.caller.run(scope, ex.groups[ref.group].tools[ref.tool], trec)
+        call = self.runner.caller.run(scope, ex.groups[ref.group].tools[ref.tool], trec, again=ref.called is not None)
         CALLING.set(trec.tool_call_id)  # its own approval pauses the call (this activity's task only)
         task: asyncio.Task[None] = asyncio.create_task(call)
         calls = self._calls.setdefault(ref.run_id, {})
@@ -193,6 +256,8 @@ class RunSteps:
             await task
         except AwaitedElsewhere as paused:  # it asked a person: the workflow waits for the answer
             return ASKED + paused.interaction_id
+        except RunCalled as called:  # a seq_call: the workflow waits for the run it called
+            return CALLED + called.run_id
         except asyncio.CancelledError:
             current = asyncio.current_task()
             if self.closing or (current is not None and current.cancelling()):
@@ -210,7 +275,7 @@ class RunSteps:
         ex = await self.execution(cut.run_id)
         if cut.why == "abort":
             self._scope(ex, cut.group).aborting = True
-        await self.cut(cut.run_id, cut.group)
+        await self.cut(cut.run_id, cut.group, cut.children)
         return True
 
     @activity.defn(name="end_group")
@@ -249,7 +314,7 @@ class RunSteps:
         record = ex.record
         if end.stopped or end.error is not None:
             ex.stopping = ex.stopping or end.stopped
-            await self.cut(end.run_id)
+            await self.cut(end.run_id, children=end.children)
         if end.stopped:
             record_stopped(ex)
         elif end.error is not None:

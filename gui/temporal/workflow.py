@@ -2,7 +2,10 @@
 by one as the plan says, cut short at the group's time limit, and stopped by cancelling the workflow.
 
 A tool call that asks for approval pauses (`gui.temporal.approvals`): the workflow waits for the
-signal `answered`, then makes the call again with that answer.
+signal `answered`, then makes the call again with that answer. A seq_call pauses too, once the run it
+calls is prepared: that run goes on as a child workflow (this same workflow, its own id), and the call
+is made again once it has ended, to give back its outputs. The child is never cancelled by Temporal
+(ABANDON): the activities stop it, saying why (`Cut.children`, `RunEnd.children`), as in process.
 
 Deterministic: it only orders activities (`gui.temporal.steps` takes every decision, with the core's
 code) and keeps a group's time limit with a workflow timer.
@@ -15,10 +18,21 @@ from datetime import timedelta
 
 from temporalio import workflow
 from temporalio.common import RetryPolicy
-from temporalio.exceptions import ActivityError, is_cancelled_exception
+from temporalio.exceptions import ActivityError, ChildWorkflowError, is_cancelled_exception
 
 with workflow.unsafe.imports_passed_through():
-    from gui.temporal.plans import ASKED, Cut, GroupEnd, GroupPlan, GroupRef, RunEnd, ToolRef
+    from gui.temporal.plans import (
+        ASKED,
+        CALLED,
+        Child,
+        Cut,
+        GroupEnd,
+        GroupPlan,
+        GroupRef,
+        RunEnd,
+        ToolRef,
+        workflow_id,
+    )
 
 WORKFLOW_NAME = "seqdesk-run"
 DECISION = timedelta(minutes=5)  # an activity that decides: it reads and saves a record
@@ -39,6 +53,7 @@ async def _decide(name: str, arg: object, result_type: type) -> object:
 class RunWorkflow:
     def __init__(self) -> None:
         self._answered: set[str] = set()  # requests of this run that ended (`answered`)
+        self._children: dict[tuple[int, int], str] = {}  # (group, tool) -> the run its seq_call called, going on
 
     @workflow.signal(name="answered")
     def answered(self, interaction_id: str) -> None:
@@ -56,12 +71,31 @@ class RunWorkflow:
                     break
         except (asyncio.CancelledError, ActivityError) as exc:
             if is_cancelled_exception(exc):  # Stop: the run ends stopped (its tools cut short by `finish_run`)
-                end = RunEnd(run_id, stopped=True)
+                end = RunEnd(run_id, stopped=True, children=self._going_on())
             else:
-                end = RunEnd(run_id, error=f"internal error: {getattr(exc, 'cause', None) or exc}")
+                end = RunEnd(run_id, error=f"internal error: {getattr(exc, 'cause', None) or exc}",
+                             children=self._going_on())
         status = await _decide("finish_run", end, str)
         assert isinstance(status, str)
         return status
+
+    def _going_on(self, group: int | None = None) -> list[Child]:
+        return [Child(g, t, run) for (g, t), run in self._children.items() if group is None or g == group]
+
+    async def _called(self, ref: GroupRef, index: int, child: str) -> None:
+        """Wait for the run a seq_call called, as a child workflow on this run's queue."""
+        self._children[(ref.group, index)] = child
+        try:
+            await workflow.execute_child_workflow(
+                WORKFLOW_NAME, child, id=workflow_id(child), task_queue=workflow.info().task_queue,
+                result_type=str, cancellation_type=workflow.ChildWorkflowCancellationType.ABANDON,
+                parent_close_policy=workflow.ParentClosePolicy.REQUEST_CANCEL)
+        except ChildWorkflowError as exc:
+            if is_cancelled_exception(exc):  # this run's time limit or Stop cut the wait (not the child)
+                raise asyncio.CancelledError from exc
+            # else it ended otherwise than by its last step: its record says how
+        # (cut short here, it is left in `_children`: the activity that cuts the group or ends the run stops it)
+        self._children.pop((ref.group, index), None)
 
     async def _group(self, ref: GroupRef) -> bool:
         """Run one group; whether the run goes on."""
@@ -81,15 +115,21 @@ class RunWorkflow:
 
         async def call(index: int) -> str:
             answered: str | None = None
+            called: str | None = None
             while True:
                 try:
                     status = str(await workflow.execute_activity(
-                        "call_tool", ToolRef(ref.run_id, ref.group, index, answered), result_type=str,
+                        "call_tool", ToolRef(ref.run_id, ref.group, index, answered, called), result_type=str,
                         start_to_close_timeout=TOOL, heartbeat_timeout=HEARTBEAT, retry_policy=RETRY))
                 except ActivityError as exc:
                     if is_cancelled_exception(exc):  # the time limit or Stop: cancelled, as asyncio says it
                         raise asyncio.CancelledError from exc
                     raise
+                answered = called = None
+                if status.startswith(CALLED):  # a seq_call: its run goes on as a child workflow
+                    called = status.removeprefix(CALLED)
+                    await self._called(ref, index, called)
+                    continue
                 if not status.startswith(ASKED):
                     return status
                 # It asked a person and paused: the workflow waits for the answer, no worker held meanwhile.
@@ -113,13 +153,16 @@ class RunWorkflow:
                 nonlocal aborted
                 if await call(index) == "failed" and plan.abort and not aborted:
                     aborted = True
-                    await _decide("cut_group", Cut(ref.run_id, ref.group, "abort"), bool)
+                    await _decide("cut_group", Cut(ref.run_id, ref.group, "abort", self._going_on(ref.group)), bool)
 
             await asyncio.gather(*(one(index) for index in plan.tools))
 
         try:
             await asyncio.wait_for(one_by_one() if plan.serial else gathered(), plan.timeout)
         except TimeoutError:
-            await _decide("cut_group", Cut(ref.run_id, ref.group, "timeout"), bool)
+            children = self._going_on(ref.group)
+            await _decide("cut_group", Cut(ref.run_id, ref.group, "timeout", children), bool)
+            for child in children:
+                self._children.pop((child.group, child.tool), None)
             return GroupEnd(ref.run_id, ref.group, timed_out=True)
         return GroupEnd(ref.run_id, ref.group, aborted=aborted, failed_at=outcome["failed_at"])

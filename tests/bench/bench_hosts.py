@@ -4,8 +4,10 @@ worker` in each (as the three-host test does; in this namespace when they cannot
 engine on the in-memory stores. It measures:
 
 - **fan-out**: a group that runs `sleep 1; hostname` on the three hosts side by side, against the same
-  group on one host alone (each host in turn): the group's wall time, median of `--runs`, and the
-  ratio of the fan-out to the slowest single host;
+  group on one host alone (each host in turn): the group's wall time, median of `--runs`, its middle
+  half and range, and the ratio of the fan-out to the slowest single host; and where the time beyond
+  the second goes (each command prints when it began: from the group's start to the last command's
+  start, and from the last command's end to the group's end);
 - **answer → start**: a step on node-a that asks first and prints the time it started (`date`); the
   time from the answer given in the app to that start, median of `--answers`.
 """
@@ -35,12 +37,16 @@ from gui.runtime import compose_engine  # noqa: E402
 from gui.tools import default_registry  # noqa: E402
 
 HOSTS = ["node-a", "node-b", "node-c"]
-STEP = "sleep 1; hostname"
+STEP = "date +%s.%N; sleep 1; hostname"
+SLEEP = 1.0
 
 
 def group_doc(name: str, hosts: list[str]) -> dict[str, object]:
     calls = " ".join(f'{{"tool":"cmd_run","args":{{"command":"{STEP}"}},"on":"{h}"}} ;' for h in hosts)
     return {"name": name, "description": "", "groups": [{"name": f"g-{name}", "in": {}, "out": {}, "tools": calls}]}
+
+
+SPLITS: dict[str, list[tuple[float, float]]] = {}  # per group: (to the last start, from the last end)
 
 
 async def group_times(engine: Engine, name: str, runs: int) -> list[float]:
@@ -51,7 +57,20 @@ async def group_times(engine: Engine, name: str, runs: int) -> list[float]:
         grec = record.groups[0]
         assert grec.started_at is not None and grec.finished_at is not None
         times.append(grec.finished_at - grec.started_at)
+        began = [float(str(t.result).split()[0]) for t in grec.tools]
+        SPLITS.setdefault(name, []).append((max(began) - grec.started_at, grec.finished_at - max(began) - SLEEP))
     return times
+
+
+def spread(values: list[float]) -> str:
+    quartiles = statistics.quantiles(values, n=4)
+    return (f"median {median_ms(values)} (middle half {quartiles[0] * 1000:.0f}-{quartiles[2] * 1000:.0f} ms, "
+            f"range {min(values) * 1000:.0f}-{max(values) * 1000:.0f} ms)")
+
+
+def splits(name: str) -> str:
+    before, after = zip(*SPLITS[name], strict=True)
+    return f"to the last start {median_ms(list(before))}, after the last end {median_ms(list(after))}"
 
 
 async def answer_to_start(engine: Engine, answers: int) -> list[float]:
@@ -82,13 +101,13 @@ async def measure(url: str, runs: int, answers: int) -> None:
         for host in HOSTS:
             await engine.create(group_doc(f"one-{host}", [host]))
         await group_times(engine, "fan", 1)  # warm: the workers' first step
+        SPLITS.clear()
         fan = await group_times(engine, "fan", runs)
         singles = {host: await group_times(engine, f"one-{host}", runs) for host in HOSTS}
         slowest = max(statistics.median(t) for t in singles.values())
-        print(f"fan-out to 3 hosts ({STEP}), n={runs}: median {median_ms(fan)}  (all: "
-              + ", ".join(f"{t:.3f}" for t in fan) + ")")
+        print(f"fan-out to 3 hosts ({STEP}), n={runs}: {spread(fan)}; {splits('fan')}")
         for host, times in singles.items():
-            print(f"  {host} alone: median {median_ms(times)}")
+            print(f"  {host} alone: {spread(times)}; {splits(f'one-{host}')}")
         print(f"fan-out / slowest single host: {statistics.median(fan) / slowest:.2f}x (target <= 1.2x)")
         if not answers:
             return

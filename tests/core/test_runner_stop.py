@@ -124,6 +124,7 @@ async def test_stopping_the_caller_stops_the_called_run_and_saves_both_as_stoppe
     assert gate.cancelled == ["child"]
 
 
+@IN_PROCESS_ONLY  # on Temporal the called run is a child workflow: it outlives the app (tests/temporal)
 async def test_closing_the_app_cancels_a_called_runs_requests_as_session_disposed():
     engine = make_engine()
     await engine.create(seq(group("inner", tools=tools({"tool": "cmd_run", "args": {"command": "true"}})),

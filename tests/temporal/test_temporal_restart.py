@@ -14,7 +14,7 @@ from temporalio.client import Client
 
 from gui.core.asks import ApprovalResponse
 from gui.runtime import open_runtime
-from gui.temporal.executor import workflow_id
+from gui.temporal.plans import workflow_id
 from gui.temporal.steps import MAY_HAVE_ACTED, MAY_HAVE_RUN
 
 T = 30.0  # the retried step waits for the new worker's poll

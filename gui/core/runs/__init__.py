@@ -33,7 +33,7 @@ from gui.core.runs.records import (
 )
 from gui.core.runs.resume import ResumeRefused, plan_resume, refusal_for_status
 from gui.core.runs.run_ids import MAX_CANDIDATES, AmbiguousRunIdError, can_be_prefix, new_run_id, pick, short_id
-from gui.core.runs.runner import Runner, paused_collection
+from gui.core.runs.runner import Runner, nested_outputs, paused_collection
 from gui.core.runs.schedules import (
     Schedule,
     ScheduleInvalid,
@@ -71,6 +71,7 @@ __all__ = [
     "LogLine",
     "make_schedule",
     "MAX_CANDIDATES",
+    "nested_outputs",
     "new_run_id",
     "next_time",
     "not_run_after",

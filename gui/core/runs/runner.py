@@ -461,6 +461,19 @@ class Runner:
     # -- seq_call ------------------------------------------------------------------------------
     async def _call_nested(self, parent: Execution, scope: CallScope, name: str, args: dict[str, Any],
                            depth: int) -> Any:
+        child = await self.prepare_nested(parent, name, args, depth)
+        # Its own task, so that it can be stopped on its own (from its run page) like any run.
+        child.task = asyncio.create_task(self._execute(child), name=f"run {child.record.run_id}")
+        try:
+            record = await asyncio.shield(child.task)
+        except asyncio.CancelledError:  # the caller is stopped, or its group timed out or failed
+            await self.stop(child.record.run_id, scope.cancel_cause())
+            raise
+        return nested_outputs(name, record)
+
+    async def prepare_nested(self, parent: Execution, name: str, args: dict[str, Any], depth: int) -> Execution:
+        """The run a seq_call of `parent` calls, prepared (saved, said started) but not begun; a
+        ToolError saying why it cannot be (the Temporal executor runs it as a child workflow)."""
         if self.resolve is None:
             raise ToolError("seq_call is not available here")
         if depth > MAX_DEPTH:
@@ -471,19 +484,16 @@ class Runner:
         except LookupError as exc:
             raise ToolError(str(exc)) from None
         try:
-            child = await self._prepare(sequence, args, group, depth=depth, parent=parent.record.run_id)
+            return await self._prepare(sequence, args, group, depth=depth, parent=parent.record.run_id)
         except InvalidSequenceError as exc:  # over the size limits
             raise ToolError(exc.errors[0].message) from None
         except ValueError as exc:
             raise ToolError(str(exc)) from None
-        # Its own task, so that it can be stopped on its own (from its run page) like any run.
-        child.task = asyncio.create_task(self._execute(child), name=f"run {child.record.run_id}")
-        try:
-            record = await asyncio.shield(child.task)
-        except asyncio.CancelledError:  # the caller is stopped, or its group timed out or failed
-            await self.stop(child.record.run_id, scope.cancel_cause())
-            raise
-        if record.status not in ("succeeded", "degraded"):
-            raise ToolError(N_("'{name}' ended {status}: {error}").format(name=name, status=record.status,
-                                                                          error=record.error))
-        return record.outputs
+
+
+def nested_outputs(name: str, record: RunRecord) -> Any:
+    """What a seq_call of `name` gives back from the run it called: its outputs, or a ToolError."""
+    if record.status not in ("succeeded", "degraded"):
+        raise ToolError(N_("'{name}' ended {status}: {error}").format(name=name, status=record.status,
+                                                                      error=record.error))
+    return record.outputs

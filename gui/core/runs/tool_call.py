@@ -279,12 +279,14 @@ class ToolCaller:
         self._publish(ToolResumed, scope, record)
 
     # -- the call ------------------------------------------------------------------------------
-    async def run(self, scope: CallScope, call: ToolCall, record: ToolRecord) -> None:
-        """Run one call to its end; the outcome is in `record.status`. Re-raises cancellation."""
+    async def run(self, scope: CallScope, call: ToolCall, record: ToolRecord, *, again: bool = False) -> None:
+        """Run one call to its end; the outcome is in `record.status`. Re-raises cancellation.
+        `again`: the call paused (a durable executor waited for the run it called) and is made again."""
         first = 1
-        if record.status == "waiting" and record.started_at is not None:
-            self.resumed(scope, record)  # made again once its answer came (`AwaitedElsewhere`)
-            first = max(record.attempts, 1)  # in the attempt that asked (on_error: retry counts on)
+        if (again or record.status == "waiting") and record.started_at is not None:
+            if record.status == "waiting":
+                self.resumed(scope, record)  # made again once its answer came (`AwaitedElsewhere`)
+            first = max(record.attempts, 1)  # in the attempt that paused (on_error: retry counts on)
         else:
             record.started_at = self.clock()
             record.status = "running"
