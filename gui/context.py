@@ -119,8 +119,7 @@ class AppContext:
         rt.start_schedules()  # only the app runs schedules, while it is open (one app of a team)
         self._event().set()
         if self.url and rt.data_dir is not None:  # lets `seqdesk run` and `seqdesk mcp` reach this app
-            from gui.remote import write_endpoint
-            from gui.second_launch import background_for
+            from gui.second_launch import background_for, write_endpoint
 
             self.endpoint = write_endpoint(rt.data_dir, self.url, token_required=self.token is not None,
                                            background=background_for() is not None)

@@ -9,7 +9,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 from gui import second_launch
-from gui.remote import write_endpoint
+from gui.second_launch import write_endpoint
 
 
 def test_without_an_endpoint_it_says_it_cannot_find_the_running_one(tmp_path):
