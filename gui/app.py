@@ -118,7 +118,10 @@ def context_of(app: Any) -> AppContext:
 
 class ReadyGate:
     """Holds each request until the engine is open: NiceGUI opens it in a background task at start-up,
-    so the first page could otherwise arrive a moment before it."""
+    so the first page could otherwise arrive a moment before it. Once the app has decided to end
+    (`AppContext.ending`: started in the background, and nobody needs it now), each API request is
+    answered 503 at once, `/api/health` too: a door that found its endpoint then waits it out and opens
+    the folder itself, rather than start on an app whose server stops a moment later."""
 
     def __init__(self, app: Any, *, ctx: AppContext) -> None:
         self.app = app
@@ -126,6 +129,12 @@ class ReadyGate:
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         if scope["type"] == "http":
+            if self.ctx.ending and str(scope.get("path", "")).startswith("/api/"):
+                from gui.api.body import json_response
+
+                await json_response({"detail": "this SeqDesk is ending: it lets go of its data folder in a "
+                                               "moment"}, 503)(scope, receive, send)
+                return
             self._note_client(scope)
         if scope["type"] in ("http", "websocket") and not str(scope.get("path", "")).startswith("/_nicegui/"):
             try:
@@ -213,7 +222,11 @@ def _until_unneeded(ctx: AppContext, pid: int | None, host: str, port: int) -> A
             pass  # it did not open: the door is told nothing, finds no endpoint, and says so
         else:
             await tell_ready(host, port)
-        await close_when_unneeded(lambda: {pid, *ctx.clients}, busy, joined, app.shutdown)
+        def end() -> None:
+            ctx.ending = True  # a door that reads the endpoint from now on waits it out (`ReadyGate`)
+            app.shutdown()
+
+        await close_when_unneeded(lambda: {pid, *ctx.clients}, busy, joined, end)
 
     return watch
 

@@ -66,6 +66,7 @@ class AppContext:
     phone: PhoneAccess | None = None  # phones on the network (`gui.phone`), off unless turned on
     clients: set[int] = field(default_factory=set)  # the processes whose doors used this app (`CLIENT_PID`)
     oidc: OidcSignIn | None = None  # a team server's company sign-in, when configured
+    ending: bool = False  # it decided to end (its server stops): API requests from then on are told so (503)
     _opened: asyncio.Event | None = None
 
     @property

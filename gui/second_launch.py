@@ -295,10 +295,16 @@ async def close_when_unneeded(pids: Callable[[], set[int]], busy: Callable[[], A
     """Once every process in `pids` (the one it was started for, and each whose door used it since)
     has gone, `close` the app as soon as nothing is `busy` there (no run, no request waiting), unless
     a person `joined` it (opened its window: it is theirs now)."""
+    def needed() -> bool:
+        return any(pid_alive(pid) for pid in pids())
+
     while True:
         await asyncio.sleep(every)  # other processes' lives: nothing to wait on but their pids
         if joined():
             return
-        if not any(pid_alive(pid) for pid in pids()) and not await busy():
-            close()
-            return
+        if needed() or await busy():
+            continue
+        if joined() or needed():  # a door came while it looked (its first request names its pid): it stays
+            continue
+        close()  # at once, after the last look: a door that comes from now on is told it is ending
+        return
