@@ -138,11 +138,7 @@ class Runtime:
         """The engine (its runs and requests end), then what it runs on. The garbage collector
         pauses throughout, as `Runner.stop_all` does: closing with thousands of runs waiting makes
         and frees hundreds of thousands of objects (records, their stored forms), and a pass of the
-        collector in the middle walks every one still held (a quarter of a second with 10,000). On a
-        data folder, what ends now stays in the hot documents for the next open to move to history
-        (`Stores.leave_moves`), as after a crash: the close writes each table once."""
-        if self.stores is not None:
-            self.stores.leave_moves()
+        collector in the middle walks every one still held (a quarter of a second with 10,000)."""
         with paused_collection():
             await self.engine.close()
             await self.close_parts()

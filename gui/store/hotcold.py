@@ -87,7 +87,6 @@ class HotColdStore:
         # Final hot documents to move to history (`archive_pending`), with the document and its JSON
         # text as `settle_all` put them (None: read it from the hot documents).
         self._to_archive: dict[str, tuple[Mapping[str, Any], str] | None] = {}
-        self._moving = True  # False once closing: what is final stays hot, for the next open to move
         self.history = History(self.history_folder, name, indexer, segment_docs=segment_docs,
                                segment_bytes=segment_bytes, cached_segments=cached_segments, repair=repair)
 
@@ -272,11 +271,7 @@ class HotColdStore:
 
     def archive_pending(self) -> int:
         """Move to history every hot document `settle_all` or `archive_hot` left final: one write of
-        the latest segment, of its index and one change of the hot documents, however many. Returns how many.
-        Once `leave_moves` was called, nothing: they stay hot and final, as after a crash."""
-        if not self._moving:
-            self._to_archive.clear()
-            return 0
+        the latest segment, of its index and one change of the hot documents, however many. Returns how many."""
         held = {doc_id: kept for doc_id, kept in self._to_archive.items() if doc_id in self._hot_fields}
         self._to_archive.clear()
         ids = list(held)
@@ -301,13 +296,6 @@ class HotColdStore:
             for doc_id in ids:
                 self._hot_fields.pop(doc_id, None)
         return len(ids)
-
-    def leave_moves(self) -> None:
-        """Move nothing more to history (closing): the final documents `settle_all` leaves from now on,
-        and those already waiting for `archive_pending`, stay hot and final, found as such by every
-        query, and the next open moves them (`archive_hot`), as it does after a crash. A close then
-        writes them once, in the hot documents' compaction, instead of rewriting history segments."""
-        self._moving = False
 
     def archive_hot(self, final: Callable[[Fields], bool]) -> int:
         """Archive the hot documents whose index fields say they are `final` (at open: those a

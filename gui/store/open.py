@@ -65,20 +65,8 @@ class Stores:
         """What a person should read about the opening (a damaged file, what was saved from it)."""
         return [d.message for d in self.damage]
 
-    def leave_moves(self) -> None:
-        """From now on (the app is closing), records that end stay in the hot documents, final, and the
-        next open moves them to history (`HotColdStore.leave_moves`): closing with thousands of runs
-        waiting then writes each table once, not every history segment it would fill."""
-        for table in self.tables:
-            try:
-                self.writer.submit(table.leave_moves)  # the first lane: before any move already queued
-            except WriterClosedError:  # closed already
-                break
-
     def close(self) -> None:
-        """Finish the queued writes, compact the journals of hot changes, let go of the folder. What
-        ended and was not yet moved to history stays hot (`leave_moves`): the next open moves it."""
-        self.leave_moves()
+        """Finish the queued writes, compact the journals of hot changes, let go of the folder."""
         for table in self.tables:
             try:
                 self.writer.submit_later(table.close).add_done_callback(report_compaction)

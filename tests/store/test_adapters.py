@@ -189,8 +189,7 @@ async def test_documents_edited_by_hand_into_nonsense_are_left_out_and_the_app_s
         bad["tree"]["groups"][0]["on_error"] = "explode"
 
     _edit(tmp_path / "sequences.json", break_sequence)
-    # the run that ended just before the close is still hot (the next open moves it to history): kept
-    _edit(tmp_path / "runs.json", lambda data: data["runs"].update(odd={"run_id": "odd", "status": "weird"}))
+    (tmp_path / "runs.json").write_text(json.dumps({"runs": {"odd": {"run_id": "odd", "status": "weird"}}}))
     (tmp_path / "interactions.json").write_text(json.dumps({"interactions": {"x": {"request": 1}}}))
     (tmp_path / "settings.json").write_text(json.dumps({"settings": {"modes": {"modes": ["cmd_run"]}}}))
 
