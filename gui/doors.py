@@ -51,11 +51,12 @@ async def open_operations(settings: Settings | None = None, *, app: bool = False
             from gui.remote import remote_for  # the app holds the folder: its HTTP API is the door
 
             remote = remote_for(folder, settings.token)
-            if remote is None:
-                raise
-            if await remote.answers():
+            if remote is not None and await remote.answers():
                 return remote
-            await remote.close()  # it is ending (an app started for a program that has left): it lets go soon
+            if remote is not None:
+                await remote.close()
+            # it is ending (an app started for a program that has left, its endpoint already gone or
+            # answering no more): it lets go soon; anything else holding the folder is said after a while
             rt = await _open_once_let_go(folder)
     rt.engine.on_close(rt.close_parts)
     return rt.engine
