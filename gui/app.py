@@ -118,7 +118,10 @@ def context_of(app: Any) -> AppContext:
 
 class ReadyGate:
     """Holds each request until the engine is open: NiceGUI opens it in a background task at start-up,
-    so the first page could otherwise arrive a moment before it."""
+    so the first page could otherwise arrive a moment before it. Once the app has decided to end
+    (`AppContext.ending`: started in the background, and nobody needs it now), each API request is
+    answered 503 at once, `/api/health` too: a door that found its endpoint then waits it out and opens
+    the folder itself, rather than start on an app whose server stops a moment later."""
 
     def __init__(self, app: Any, *, ctx: AppContext) -> None:
         self.app = app
@@ -126,6 +129,12 @@ class ReadyGate:
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         if scope["type"] == "http":
+            if self.ctx.ending and str(scope.get("path", "")).startswith("/api/"):
+                from gui.api.body import json_response
+
+                await json_response({"detail": "this SeqDesk is ending: it lets go of its data folder in a "
+                                               "moment"}, 503)(scope, receive, send)
+                return
             self._note_client(scope)
         if scope["type"] in ("http", "websocket") and not str(scope.get("path", "")).startswith("/_nicegui/"):
             try:
@@ -191,9 +200,10 @@ async def _has_admin(settings: Settings) -> bool:
         return await accounts.any_admin()
 
 
-def _until_unneeded(ctx: AppContext, pid: int | None) -> Any:
-    """For an app started in the background for `pid`: what ends it once that program has gone and
-    nothing runs or waits there (`gui.second_launch.close_when_unneeded`); None for a person's app."""
+def _until_unneeded(ctx: AppContext, pid: int | None, host: str, port: int) -> Any:
+    """For an app started in the background for `pid`: what tells the door that started it that it
+    serves (`gui.second_launch.tell_ready`), then ends it once that program has gone and nothing runs
+    or waits there (`gui.second_launch.close_when_unneeded`); None for a person's app."""
     if pid is None:
         return None
 
@@ -204,19 +214,51 @@ def _until_unneeded(ctx: AppContext, pid: int | None) -> Any:
     async def watch(joined: Any) -> None:
         from nicegui import app
 
-        from gui.second_launch import close_when_unneeded
+        from gui.second_launch import START_SECONDS, close_when_unneeded, tell_ready
 
-        await close_when_unneeded(lambda: {pid, *ctx.clients}, busy, joined, app.shutdown)
+        try:
+            await ctx.wait_open(timeout=START_SECONDS)
+        except RuntimeError:
+            pass  # it did not open: the door is told nothing, finds no endpoint, and says so
+        else:
+            await tell_ready(host, port)
+        def end() -> None:
+            ctx.ending = True  # a door that reads the endpoint from now on waits it out (`ReadyGate`)
+            app.shutdown()
+
+        await close_when_unneeded(lambda: {pid, *ctx.clients}, busy, joined, end)
 
     return watch
+
+
+def start_background_app() -> int:
+    """`seqdesk --browser` as a door starts it in the background for a program
+    (`gui.second_launch.spawn_background`), past the command line's parser: its settings are the
+    environment the door gave it (the data folder, the token, the language)."""
+    import os
+
+    from gui import i18n
+    from gui.settings import SettingsError, load_settings
+
+    given = os.environ.get("SEQDESK_LANG", "").strip()
+    try:
+        lang = i18n.normalize(given) if given else None
+    except i18n.UnknownLanguage:
+        lang = None  # English, as the command line says
+    i18n.set_defaults(started=lang)
+    try:
+        settings = load_settings(lang=lang)
+    except SettingsError as exc:
+        print(f"seqdesk: {exc}", file=sys.stderr)
+        return 2
+    return start_app(argparse.Namespace(browser=True, host=None, port=None), settings)
 
 
 def wait_out_ending(data_dir: Path, within: float = 15.0, on_wait: Callable[[], None] | None = None) -> bool:
     """True once this process holds `data_dir` (the app that held it was ending and let it go, as the
     CLI's doors wait it out); False while an app that serves it answers (join that one), or when the
     folder is still held after `within` s. `on_wait` is told once, when the waiting begins."""
-    from gui.remote import read_endpoint
-    from gui.second_launch import app_answers
+    from gui.second_launch import app_answers, read_endpoint
     from gui.store.lock import DataFolderInUseError, hold_lock
 
     deadline = time.monotonic() + within
@@ -284,7 +326,7 @@ def start_app(args: argparse.Namespace, settings: Settings) -> int:
                   f"ending): waiting up to {OTHER_APP_SECONDS:g} s for it to let go", file=sys.stderr, flush=True)
 
         if not wait_out_ending(data_dir, OTHER_APP_SECONDS, waiting):  # a second launch: join the one running
-            from gui.remote import read_endpoint
+            from gui.second_launch import read_endpoint
 
             if read_endpoint(data_dir) is None:  # a process holds the folder and serves nothing: say which
                 tell_person(str(exc))
@@ -303,7 +345,7 @@ def start_app(args: argparse.Namespace, settings: Settings) -> int:
     from gui.window import run_ui
 
     code = run_ui(host=host, port=port, browser_only=args.browser, token=token, browser=settings.browser,
-                  data_dir=data_dir, background=_until_unneeded(ctx, background_for()))
+                  data_dir=data_dir, background=_until_unneeded(ctx, background_for(), local, port))
     if code not in (0, None) and not args.browser:
         tell_person(f"SeqDesk stopped at start-up (exit code {code}); port {port} may be in use by another "
                     "program. Start it again, or choose another port with --port.")

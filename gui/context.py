@@ -67,6 +67,7 @@ class AppContext:
     phone: PhoneAccess | None = None  # phones on the network (`gui.phone`), off unless turned on
     clients: set[int] = field(default_factory=set)  # the processes whose doors used this app (`CLIENT_PID`)
     oidc: OidcSignIn | None = None  # a team server's company sign-in, when configured
+    ending: bool = False  # it decided to end (its server stops): API requests from then on are told so (503)
     _opened: asyncio.Event | None = None
 
     @property
@@ -121,8 +122,7 @@ class AppContext:
         rt.start_schedules()  # only the app runs schedules, while it is open (one app of a team)
         self._event().set()
         if self.url and rt.data_dir is not None:  # lets `seqdesk run` and `seqdesk mcp` reach this app
-            from gui.remote import write_endpoint
-            from gui.second_launch import background_for
+            from gui.second_launch import background_for, write_endpoint
 
             self.endpoint = write_endpoint(rt.data_dir, self.url, token_required=self.token is not None,
                                            background=background_for() is not None)

@@ -30,13 +30,13 @@ async def open_operations(settings: Settings | None = None, *, app: bool = False
     `app` (`seqdesk run`), always an app: started in the background when none serves the folder, so
     the SeqDesk a person starts meanwhile joins it; this caller still answers its run's requests
     (at its terminal, or as it does without one) unless a person's app holds the folder."""
-    from gui.runtime import open_runtime
-
     settings = settings or load_settings()
     if settings.connect is not None:  # a team server is the door (as the person whose token this is): no folder here
         return await team_door(settings.connect, settings.token)
     if app and not settings.memory and settings.store is None:  # a team's database has no folder to serve
         return await app_door(settings, start=True, answered_here=True)
+    from gui.runtime import open_runtime
+
     if settings.memory:
         rt = await open_runtime(memory=True, mcp_wait=10.0, manage_mcp=False)
     elif settings.store is not None:  # a team's database: every process opens it, none holds it alone
@@ -92,21 +92,25 @@ async def app_door(settings: Settings, *, start: bool = False, answered_here: bo
     asks the person there); without, Unavailable then (`seqdesk ask`). `answered_here`: the caller
     answers its runs' requests itself when the app is one started in the background (`seqdesk run`)."""
     from gui.core.errors import Unavailable
-    from gui.remote import remote_for
+    from gui.second_launch import read_endpoint, spawn_background
 
     if settings.connect is not None:  # a team server, reached with a personal token
         return await team_door(settings.connect, settings.token)
     if settings.memory:
         raise Unavailable("SEQDESK_MEMORY is set: no SeqDesk app serves a data folder")
     folder = resolve_data_dir(settings)
-    remote = remote_for(folder, settings.token, answered_here=answered_here)
+    # None serves the folder: the app starts now, and comes up while this process imports the client
+    starting = spawn_background(folder, settings.token) if start and read_endpoint(folder) is None else None
+    from gui.remote import remote_for
+
+    remote = remote_for(folder, settings.token, answered_here=answered_here) if starting is None else None
     if remote is not None and not await remote.answers():  # it is ending (its program left): wait it out
         await remote.close()
         remote = await _after_ending(folder, settings.token, answered_here)
     if remote is None and start:
-        from gui.second_launch import start_background
-
-        await asyncio.to_thread(start_background, folder, settings.token)
+        if starting is None:
+            starting = spawn_background(folder, settings.token)
+        await asyncio.to_thread(starting.wait)
         remote = remote_for(folder, settings.token, answered_here=answered_here)
     if remote is None:
         raise Unavailable(f"SeqDesk is not open on the data folder {folder}: start it (seqdesk), then ask again")

@@ -3,7 +3,7 @@
 When the app holds the data folder (one process per folder), the CLI and `seqdesk mcp` reach it
 through this client: runs they start appear in the app, and their approvals wait in its inbox. The
 request and response shapes are the API's own pydantic models (`gui.wire.models`). The app says where
-it listens in `seqdesk.endpoint.json` (owner-only), never its token: a caller of an app started with
+it listens in its endpoint file (`gui.second_launch.read_endpoint`), never its token: a caller of an app started with
 one gives it as `SEQDESK_TOKEN`.
 """
 
@@ -22,7 +22,6 @@ from urllib.parse import quote
 import httpx
 from pydantic import TypeAdapter
 
-from gui.atomic import atomic_write
 from gui.core.asks import (
     Answered,
     Answerer,
@@ -57,11 +56,11 @@ from gui.core.events import Event, RunFinished, parse_event
 from gui.core.runs import HostInfo, RunRecord, RunStatus, Schedule
 from gui.core.sequences import Group, Sequence, ValidationResult, check_document, help_text
 from gui.core.tools import ServerInfo, ToolListing
+from gui.second_launch import read_endpoint
 from gui.wire import ANSWERED_VIA, CLIENT_PID, HostsBody, SavedBody, StartRun, error_in, problem_from, result_from
 
 log = logging.getLogger(__name__)
 
-ENDPOINT_FILE = "seqdesk.endpoint.json"
 STOP_SECONDS = 10.0
 _RESULT: TypeAdapter[Answered] = TypeAdapter(Answered)
 
@@ -539,36 +538,6 @@ def _event(line: str) -> Event | None:
         return parse_event(json.loads(line[5:]))
     except ValueError:
         return None
-
-
-def write_endpoint(folder: Path, url: str, *, token_required: bool, background: bool = False) -> Path:
-    """Where the app listens, for the CLI and `seqdesk mcp`; whether it wants a token, never the token;
-    whether it was started in the background for a program (`gui.second_launch.start_background`)."""
-    path = folder / ENDPOINT_FILE
-    atomic_write(path, json.dumps({"url": url, "token_required": token_required, "pid": os.getpid(),
-                                   "background": background}).encode())
-    return path
-
-
-def read_endpoint(folder: Path) -> dict[str, Any] | None:
-    try:
-        data = json.loads((folder / ENDPOINT_FILE).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    pid = data.get("pid")
-    if not isinstance(pid, int) or not pid_alive(pid) or not isinstance(data.get("url"), str):
-        return None
-    return data
-
-
-def pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def remote_for(folder: Path, token: str | None, *, answered_here: bool = False) -> RemoteEngine | None:

@@ -9,8 +9,12 @@ their browser; an app started in the background is theirs from then on all the s
 the app's start waits out an app that is ending: `gui.app.wait_out_ending`.)
 `start_background` starts the app without a window for a door that needs one (`seqdesk mcp`): the
 door then goes through it, and the person answers in its inbox (notified as for any request) or
-opens SeqDesk, which joins it. `close_when_unneeded` ends such an app once the program it was started
-for has gone and nothing runs or waits there, unless the person opened its window.
+opens SeqDesk, which joins it. A door may start it first (`spawn_background`) and wait for it later
+(`Starting.wait`), so that the app comes up while the door imports what it needs; the app says it
+serves through a pipe (`tell_ready`), so nobody waits longer than it takes. Where the folder's app
+listens is its endpoint file (`write_endpoint`, `read_endpoint`): its address, never its token.
+`close_when_unneeded` ends such an app once the program it was started for has gone and nothing
+runs or waits there, unless the person opened its window.
 `tell_person` shows a message in a dialog when there is no terminal: zenity, kdialog or xmessage
 on Linux, the system's own dialog on macOS and Windows; it always writes to stderr too.
 """
@@ -20,6 +24,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import select
 import shutil
 import subprocess
 import sys
@@ -28,11 +33,17 @@ import urllib.error
 import urllib.request
 from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import Any
+
+from gui.atomic import atomic_write
 
 APP_NAME = "SeqDesk"
 FOCUS_PATH = "/api/window/focus"
 BACKGROUND_FOR = "SEQDESK_BACKGROUND_FOR"  # set for an app started in the background: the pid it serves
 BACKGROUND_LOG = "background.log"
+READY_FD = "SEQDESK_READY_FD"  # set for an app started in the background: where it says it serves
+READY = b"ready\n"
+ENDPOINT_FILE = "seqdesk.endpoint.json"
 START_SECONDS = 90.0
 OTHER_APP_SECONDS = 15.0  # how long to wait for another app after the one started here ended
 
@@ -41,8 +52,6 @@ def focus_running(data_dir: Path, token: str | None, timeout: float = 8.0, *,
                   address_only: bool = False) -> tuple[bool, str]:
     """(True, what happened) when the running app showed itself (with `address_only`: gave its
     address for the person's browser); (False, why not) otherwise."""
-    from gui.remote import read_endpoint
-
     endpoint = read_endpoint(data_dir)
     if not endpoint:
         return False, (f"{APP_NAME} is already running with this data folder ({data_dir}), but it does not say "
@@ -122,33 +131,149 @@ def start_background(data_dir: Path, token: str | None, timeout: float = START_S
     process when none does; Unavailable (with the end of its log) when it does not come up in time.
     Two doors starting at once start two apps: one gets the folder, the other ends, and both doors
     find the one that got it."""
-    from gui.core.errors import Unavailable
-    from gui.remote import read_endpoint
-
     endpoint = read_endpoint(data_dir)
     if endpoint is not None:
         return endpoint
-    log = data_dir / BACKGROUND_LOG
+    return spawn_background(data_dir, token).wait(timeout)
+
+
+class Starting:
+    """An app being started in the background for this process (`spawn_background`): `wait` for it."""
+
+    def __init__(self, data_dir: Path, child: subprocess.Popen[bytes], ready: int | None) -> None:
+        self.data_dir = data_dir
+        self.child = child
+        self._ready = ready  # the pipe's end the app writes READY to (None where there is no such pipe)
+
+    def wait(self, timeout: float = START_SECONDS) -> dict[str, object]:
+        """The endpoint of the app serving the folder once it serves: this one (it says so through
+        the pipe), or the one that got the folder first (this one then ends); Unavailable, with the
+        end of its log, when none comes up within `timeout` s."""
+        from gui.core.errors import Unavailable
+
+        deadline = time.monotonic() + timeout
+        if self._ready is not None:
+            said = _read_within(self._ready, timeout)
+            os.close(self._ready)
+            self._ready = None
+            endpoint = read_endpoint(self.data_dir)
+            if said == READY and endpoint is not None:
+                return endpoint
+        while time.monotonic() < deadline:  # it ended without a word: another app may be coming up
+            endpoint = read_endpoint(self.data_dir)
+            if endpoint is not None and app_answers(str(endpoint["url"])):
+                return endpoint
+            if self.child.poll() is not None and endpoint is None:
+                deadline = min(deadline, time.monotonic() + OTHER_APP_SECONDS)
+            time.sleep(0.1)  # another process starting: nothing to wait on but its files and its port
+        if self.child.poll() is None:
+            self.child.terminate()
+        log = self.data_dir / BACKGROUND_LOG
+        tail = log.read_text(encoding="utf-8", errors="replace")[-800:] if log.exists() else ""
+        raise Unavailable(f"{APP_NAME} could not be started in the background on {self.data_dir}"
+                          + (f": {tail.strip()}" if tail.strip() else ""))
+
+
+def spawn_background(data_dir: Path, token: str | None) -> Starting:
+    """Start the app on `data_dir` in the background (no window) for this process, without waiting
+    for it: `Starting.wait`. It goes straight to the app (`gui.app.start_background_app`), past the
+    command line's parser."""
     env = {**os.environ, "SEQDESK_DATA": str(data_dir), BACKGROUND_FOR: str(os.getpid()), "SEQDESK_NO_DIALOG": "1"}
     env.pop("SEQDESK_MEMORY", None)
     if token:
         env["SEQDESK_TOKEN"] = token
-    with log.open("ab") as out:
-        child = subprocess.Popen([sys.executable, "-m", "gui", "--browser"], stdin=subprocess.DEVNULL, stdout=out,
-                                 stderr=subprocess.STDOUT, env=env, start_new_session=True)
+    read_end, write_end = os.pipe() if os.name == "posix" else (None, None)
+    if write_end is not None:
+        env[READY_FD] = str(write_end)
+    try:
+        with (data_dir / BACKGROUND_LOG).open("ab") as out:
+            child = subprocess.Popen([sys.executable, "-c", "from gui.app import start_background_app; "
+                                      "raise SystemExit(start_background_app())"],
+                                     stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT, env=env,
+                                     start_new_session=True, pass_fds=() if write_end is None else (write_end,))
+    except BaseException:
+        for end in (read_end, write_end):
+            if end is not None:
+                os.close(end)
+        raise
+    if write_end is not None:
+        os.close(write_end)  # the app holds the only writing end: its exit is the pipe's end
+    return Starting(data_dir, child, read_end)
+
+
+def _read_within(fd: int, timeout: float) -> bytes:
+    """What the app wrote to the pipe `fd` once it wrote it or ended (b""), or b"" after `timeout` s."""
+    said = b""
+    deadline = time.monotonic() + timeout
+    while len(said) < len(READY):
+        left = deadline - time.monotonic()
+        if left <= 0 or not select.select([fd], [], [], left)[0]:
+            return b""
+        chunk = os.read(fd, len(READY) - len(said))
+        if not chunk:
+            return said
+        said += chunk
+    return said
+
+
+async def tell_ready(host: str, port: int) -> None:
+    """In an app started in the background by `spawn_background`: tell the door that started it that
+    it serves now (call once its engine is open and its endpoint written; this waits for the port)."""
+    fd = os.environ.pop(READY_FD, "")
+    if not fd.isdigit():
+        return
+    await wait_listening(host, port)
+    try:
+        os.write(int(fd), READY)
+    except OSError:
+        pass  # the door is gone: nobody waits
+    finally:
+        os.close(int(fd))
+
+
+async def wait_listening(host: str, port: int, timeout: float = 15.0, every: float = 0.01) -> None:
+    """Once `host:port` accepts connections (at most `timeout` s): the server of this process binds
+    it after its start-up handlers ran, and says so to no one."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        endpoint = read_endpoint(data_dir)
-        if endpoint is not None and app_answers(str(endpoint["url"])):
-            return endpoint
-        if child.poll() is not None and endpoint is None:  # it ended: another app may still be coming up
-            deadline = min(deadline, time.monotonic() + OTHER_APP_SECONDS)
-        time.sleep(0.1)  # another process starting: nothing to wait on but its files and its port
-    if child.poll() is None:
-        child.terminate()
-    tail = log.read_text(encoding="utf-8", errors="replace")[-800:] if log.exists() else ""
-    raise Unavailable(f"{APP_NAME} could not be started in the background on {data_dir}"
-                      + (f": {tail.strip()}" if tail.strip() else ""))
+        try:
+            _, writer = await asyncio.open_connection(host, port)
+        except OSError:
+            await asyncio.sleep(every)  # a refused connection returns at once: look again soon
+            continue
+        writer.close()
+        return
+
+
+def write_endpoint(folder: Path, url: str, *, token_required: bool, background: bool = False) -> Path:
+    """Where the app listens, for the CLI and `seqdesk mcp`; whether it wants a token, never the token;
+    whether it was started in the background for a program (`start_background`)."""
+    path = folder / ENDPOINT_FILE
+    atomic_write(path, json.dumps({"url": url, "token_required": token_required, "pid": os.getpid(),
+                                   "background": background}).encode())
+    return path
+
+
+def read_endpoint(folder: Path) -> dict[str, Any] | None:
+    """Where the app serving `folder` listens, if one does (its process alive)."""
+    try:
+        data = json.loads((folder / ENDPOINT_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    pid = data.get("pid")
+    if not isinstance(pid, int) or not pid_alive(pid) or not isinstance(data.get("url"), str):
+        return None
+    return data
+
+
+def pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def app_answers(url: str) -> bool:
@@ -170,12 +295,16 @@ async def close_when_unneeded(pids: Callable[[], set[int]], busy: Callable[[], A
     """Once every process in `pids` (the one it was started for, and each whose door used it since)
     has gone, `close` the app as soon as nothing is `busy` there (no run, no request waiting), unless
     a person `joined` it (opened its window: it is theirs now)."""
-    from gui.remote import pid_alive
+    def needed() -> bool:
+        return any(pid_alive(pid) for pid in pids())
 
     while True:
         await asyncio.sleep(every)  # other processes' lives: nothing to wait on but their pids
         if joined():
             return
-        if not any(pid_alive(pid) for pid in pids()) and not await busy():
-            close()
-            return
+        if needed() or await busy():
+            continue
+        if joined() or needed():  # a door came while it looked (its first request names its pid): it stays
+            continue
+        close()  # at once, after the last look: a door that comes from now on is told it is ending
+        return

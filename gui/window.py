@@ -37,7 +37,7 @@ from typing import Any
 
 from gui.atomic import atomic_write
 from gui.devtools_pipe import DevToolsPipe, start_browser
-from gui.second_launch import FOCUS_PATH
+from gui.second_launch import FOCUS_PATH, wait_listening
 from gui.ui.theme import APP_NAME, assets_dir
 
 WINDOW_SIZE = (1280, 860)
@@ -82,7 +82,7 @@ def run_ui(*, host: str, port: int, browser_only: bool, token: str | None, brows
             else _window_mode(browser))
 
     async def announce() -> None:
-        await _wait_listening(local_host, port)
+        await wait_listening(local_host, port)
         login = " (log in with your token)" if token else ""
         where = {"browser": "Open it in your browser", "native": "Its window is opening",
                  "app-window": "Its window is opening", "default-browser": "Opening it in your browser",
@@ -191,7 +191,7 @@ class AppWindow:
     async def run(self, host: str, port: int) -> None:
         from nicegui import app
 
-        await _wait_listening(host, port)
+        await wait_listening(host, port)
         if not self.keep_profile:
             self.profile = tempfile.mkdtemp(prefix="seqdesk-window-")
         started = time.monotonic()
@@ -231,18 +231,6 @@ class AppWindow:
                 self.process.terminate()
             except ProcessLookupError:
                 pass
-
-
-async def _wait_listening(host: str, port: int, timeout: float = 15.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            _, writer = await asyncio.open_connection(host, port)
-        except OSError:
-            await asyncio.sleep(0.05)
-            continue
-        writer.close()
-        return
 
 
 def _url_host(host: str) -> str:

@@ -21,7 +21,7 @@ from mcp import Client, StdioServerParameters
 from support.app import ROOT, clean_env, process_gone
 from support.waiting import wait_until, wait_until_sync
 
-from gui.remote import read_endpoint
+from gui.second_launch import read_endpoint
 
 T = 120.0  # the app starts in a few seconds; on a loaded machine, in tens of them
 HELLO = {"name": "hello", "description": "asks before it runs",

@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from types import SimpleNamespace
 
 import pytest
 
 from gui import second_launch
-from gui.remote import write_endpoint
+from gui.second_launch import close_when_unneeded, write_endpoint
 
 
 def test_without_an_endpoint_it_says_it_cannot_find_the_running_one(tmp_path):
@@ -72,3 +76,60 @@ def test_with_a_terminal_no_dialog_opens(monkeypatch, capsys):
     monkeypatch.setattr(second_launch.subprocess, "Popen", lambda *a, **k: pytest.fail("no dialog expected"))
     assert second_launch.tell_person("Port taken.") == "terminal"
     assert "seqdesk: Port taken." in capsys.readouterr().err
+
+
+async def test_an_app_started_in_the_background_stays_for_a_door_that_came_while_it_looked():
+    """The app looks whether anything runs there (an await); a door whose first request arrives then
+    (its pid noted) keeps it: it is not closed under that door's next request."""
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()
+    doors = {gone.pid}
+    looked: list[bool] = []
+    closed: list[bool] = []
+
+    async def busy() -> bool:
+        doors.add(os.getpid())  # `seqdesk show` read the endpoint: its first request names it
+        looked.append(True)
+        return False
+
+    asked = iter([False, False])  # whether a person joined: not at the first turn's two looks; then yes (ends it)
+    await close_when_unneeded(lambda: set(doors), busy, lambda: next(asked, True), lambda: closed.append(True),
+                              every=0.01)
+    assert looked and closed == []
+
+
+async def test_an_ending_app_tells_each_api_request_so_and_holds_none_of_them():
+    """Once an app started in the background has decided to end, `/api/health` answers 503 (a door
+    then waits it out), and no request reaches the routes of an app whose server is stopping."""
+    from gui.app import ReadyGate
+
+    reached: list[str] = []
+
+    async def routes(scope, receive, send) -> None:
+        reached.append(scope["path"])
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        await send({"type": "http.response.body", "body": b"{}"})
+
+    async def wait_open(timeout: float = 30.0) -> None:
+        return None
+
+    ctx = SimpleNamespace(ending=False, clients=set(), wait_open=wait_open)
+    gate = ReadyGate(routes, ctx=ctx)
+
+    async def status(path: str) -> int:
+        sent: list[dict] = []
+
+        async def receive() -> dict:
+            return {"type": "http.request", "body": b"", "more_body": False}
+
+        async def send(message: dict) -> None:
+            sent.append(message)
+
+        await gate({"type": "http", "path": path, "method": "GET", "headers": []}, receive, send)
+        return int(sent[0]["status"])
+
+    assert await status("/api/health") == 200
+    ctx.ending = True
+    assert await status("/api/health") == 503
+    assert await status("/api/runs") == 503
+    assert reached == ["/api/health"]

@@ -5,7 +5,7 @@ Targets (issue 24): a new request and an answer cost the same (± 1.5×) with 10
 waiting; closing with 10,000 waiting runs ≤ 2 s; memory per waiting request ≤ 15 KB.
 
 Run: python tests/bench/bench_pending.py [--part request,memory,floor,close] [--waiting 10,1000,10000]
-         [--runs 10000] [--memory-runs 10000] [--budget 180] [folder]
+         [--runs 10000] [--repeat 1] [--memory-runs 10000] [--budget 180] [folder]
 - request: one folder per size, its interactions store holding that many pending requests (written
   as the store's own file before it is opened, the same for every version of the store), and an
   `InteractionService` on it. Then ROUNDS times, taking the sizes in turn so that disk noise hits them
@@ -15,7 +15,9 @@ Run: python tests/bench/bench_pending.py [--part request,memory,floor,close] [--
 - close: an engine on a data folder (`open_store_runtime`), `--runs` runs each waiting for one
   approval, then the time of `runtime.close()` (the engine ends every run and request, the stores
   close), wall and CPU. Starting the runs stops after `--budget` seconds; the figure says how many
-  were waiting. `floor`: the same with the engine in memory, for the engine's own share.
+  were waiting. `--repeat` closes, each on a fresh folder, give a median and quartiles. After each,
+  the next open (what a close left hot, the open moves to history). `floor`: the same with the
+  engine in memory, for the engine's own share.
 - memory: traced memory (tracemalloc) held per waiting run (its run and its request) once
   `--memory-runs` wait, on a data folder and in memory, and what the interactions store holds per
   pending request at open.
@@ -180,10 +182,45 @@ async def waiting_runs(folder: Path | None, runs: int, budget: float) -> tuple[A
     return runtime, waiting, time.perf_counter() - start
 
 
-async def closing(base: Path | None, runs: int, budget: float) -> bool:
+async def closing(base: Path | None, runs: int, budget: float, repeat: int = 1) -> bool:
+    """The close, `repeat` times (each on a fresh folder), then the median and quartiles of wall and CPU;
+    on a folder, also the next open, which moves to history what the close left hot."""
+    walls: list[float] = []
+    cpus: list[float] = []
+    for turn in range(repeat):
+        folder = base / f"closing-{turn}" if base is not None else None
+        took = await closing_once(folder, runs, budget)
+        if took is None:
+            return False
+        walls.append(took[0])
+        cpus.append(took[1])
+        if folder is not None:
+            await next_open(folder)
+    if repeat > 1:
+        for what, values in (("wall", walls), ("CPU", cpus)):
+            q = statistics.quantiles(values, n=4)
+            print(f"  close, {what}: median {statistics.median(values):.2f} s (quartiles {q[0]:.2f}–{q[2]:.2f}, "
+                  f"n={len(values)}) ({load()})")
+    return True
+
+
+async def next_open(folder: Path) -> None:
+    """The open after the close, to its first answer, and the moves to history it then makes."""
+    start, cpu = time.perf_counter(), time.process_time()
+    runtime = await open_store_runtime(folder)
+    opened = time.perf_counter() - start
+    stores = runtime.stores
+    assert stores is not None
+    await settled(stores)  # the moves it queued at open, done
+    print(f"  the next open: {opened:.2f} s to open, {time.perf_counter() - start:.2f} s with the moves to history "
+          f"done, {time.process_time() - cpu:.2f} s of CPU ({load()})")
+    await runtime.close()
+
+
+async def closing_once(base: Path | None, runs: int, budget: float) -> tuple[float, float] | None:
     where = "on a data folder" if base is not None else "in memory (the engine's own share, for comparison)"
     print(f"\n== closing with many waiting runs, {where} ({load()})")
-    runtime, waiting, took = await waiting_runs(base / "closing" if base is not None else None, runs, budget)
+    runtime, waiting, took = await waiting_runs(base, runs, budget)
     print(f"  {waiting} runs waiting for approval after {took:.1f} s"
           f"{'' if waiting >= runs else f' (stopped at the {budget:.0f} s budget)'} ({load()})")
     start, cpu = time.perf_counter(), time.process_time()
@@ -191,11 +228,11 @@ async def closing(base: Path | None, runs: int, budget: float) -> bool:
         await asyncio.wait_for(asyncio.shield(runtime.close()), timeout=CLOSE_LIMIT)
     except TimeoutError:
         print(f"  close with {waiting} waiting: not finished after {CLOSE_LIMIT:.0f} s ({load()})")
-        return False
+        return None
     took, cpu = time.perf_counter() - start, time.process_time() - cpu
     verdict = "" if waiting < 10_000 or base is None else f" (target ≤ 2 s: {'OK' if took <= 2 else 'MISSED'})"
     print(f"  close with {waiting} waiting: {took:.2f} s{verdict}, {cpu:.2f} s of CPU ({load()})")
-    return True
+    return took, cpu
 
 
 async def memory(base: Path, runs: int, store_waiting: int, budget: float) -> None:
@@ -244,8 +281,8 @@ async def main(args: argparse.Namespace) -> None:
     if "memory" in parts:
         await memory(base, args.memory_runs, 10_000, args.budget)
     if "floor" in parts:
-        await closing(None, args.runs, args.budget)
-    if "close" in parts and not await closing(base, args.runs, args.budget):
+        await closing(None, args.runs, args.budget, args.repeat)
+    if "close" in parts and not await closing(base, args.runs, args.budget, args.repeat):
         sys.stdout.flush()
         os._exit(1)  # the store's thread is still closing: do not wait for it
 
@@ -256,6 +293,7 @@ if __name__ == "__main__":
     parser.add_argument("--part", default="request,memory,close")
     parser.add_argument("--waiting", default="10,1000,10000")
     parser.add_argument("--runs", type=int, default=10_000)
+    parser.add_argument("--repeat", type=int, default=1, help="closes to time (close, floor), each on a fresh folder")
     parser.add_argument("--memory-runs", type=int, default=10_000)
     parser.add_argument("--budget", type=float, default=180.0, help="seconds to start waiting runs at most")
     asyncio.run(main(parser.parse_args()))

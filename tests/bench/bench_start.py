@@ -1,14 +1,21 @@
 """How long the `seqdesk` command takes to start, for the four figures a person feels (issue 24, target 5).
 
-A script, not a test: `python tests/bench/bench_start.py [--repeat 20] [--only app,help,check,run]
-[-- COMMAND...]`. Every sample is a fresh process, timed from before it is spawned:
+A script, not a test: `python tests/bench/bench_start.py [--repeat 20]
+[--only app,help,check,run,run-cold,run-warm] [-- COMMAND...]`. Every sample is a fresh process, timed
+from before it is spawned:
 
 - `app`: `COMMAND --browser --port P` on a fresh empty data folder, until `GET /` answers 200; then
   SIGTERM (as closing the window would) and a check that it exits.
 - `help`: `COMMAND help`, to its exit.
 - `check`: `COMMAND check FILE` of the format's example, to its exit.
 - `run`: `COMMAND run FILE --yes` of a sequence with one `cmd_run` step running `true`, to its exit,
-  on one data folder kept for every sample (as a person's is).
+  on one data folder kept for every sample (as a person's is). `seqdesk run` goes through the app that
+  serves the folder, started in the background when none does, which stays a moment after the run:
+  so this figure mixes the two cases below, as they come.
+- `run-cold`: the same, each sample on the folder when no app serves it (the last sample's background
+  app has ended, waited for untimed): the run starts the app in the background and waits for it.
+- `run-warm`: the same, with the folder's app up (`COMMAND --browser`, started once before the
+  samples, as a person's open SeqDesk is).
 
 COMMAND defaults to `python -m gui` (what the tests spawn); a packaged executable can follow `--`.
 Prints each figure's median, its spread (min–max and the middle half) and the samples, in seconds,
@@ -41,7 +48,8 @@ from typing import NamedTuple
 ROOT = Path(__file__).resolve().parents[2]
 ONE_TRUE = {"name": "one-true", "groups": [{"name": "only", "out": {"result": "string"},
                                              "tools": '{"tool":"cmd_run","args":{"command":"true"},"as":"result"} ;'}]}
-FIGURES = ("app", "help", "check", "run")
+FIGURES = ("app", "help", "check", "run", "run-cold", "run-warm")
+ENDPOINT = "seqdesk.endpoint.json"
 
 
 BYTECODE = {"cached": True}
@@ -123,6 +131,66 @@ def command_time(argv: list[str], data: str) -> Sample:
     return Sample(elapsed, usage.ru_utime + usage.ru_stime)
 
 
+def app_pid(data: str) -> int | None:
+    """The pid of the app serving the data folder `data` (its endpoint file), if one does."""
+    try:
+        pid = json.loads((Path(data) / ENDPOINT).read_text(encoding="utf-8")).get("pid")
+    except (OSError, ValueError):
+        return None
+    return pid if isinstance(pid, int) and pid_alive(pid) else None
+
+
+def pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def until_no_app(data: str, timeout: float = 60.0) -> None:
+    """Once no app serves `data` and the last one's process has ended (untimed, between samples)."""
+    deadline = time.monotonic() + timeout
+    pid = app_pid(data)
+    while pid is not None and pid_alive(pid):
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"the app {pid} on {data} did not end within {timeout:.0f} s")
+        time.sleep(0.05)  # another process's end: nothing to wait on but its pid
+        pid = app_pid(data) or pid
+
+
+def cold_run(argv: list[str], data: str) -> Sample:
+    until_no_app(data)
+    return command_time(argv, data)
+
+
+class WarmApp:
+    """The folder's app, up for the samples of `run-warm` (`COMMAND --browser`), ended after them."""
+
+    def __init__(self, command: list[str], data: str) -> None:
+        self.command, self.data = command, data
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def run(self, argv: list[str]) -> Sample:
+        if self.proc is None:
+            until_no_app(self.data)
+            self.proc = subprocess.Popen([*self.command, "--browser"], env=clean_env(self.data), cwd=ROOT,
+                                         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                         stderr=subprocess.DEVNULL)
+            deadline = time.monotonic() + 120
+            while app_pid(self.data) != self.proc.pid:
+                if self.proc.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError("the folder's app did not come up")
+                time.sleep(0.05)  # another process starting: nothing to wait on but its endpoint file
+        return command_time(argv, self.data)
+
+    def end(self) -> None:
+        if self.proc is not None:
+            self.proc.send_signal(signal.SIGTERM)
+            self.proc.wait(30)
+            self.proc = None
+
+
 def spread(samples: list[Sample]) -> str:
     walls = [s.wall for s in samples]
     cpus = [s.cpu for s in samples if s.cpu is not None]
@@ -161,17 +229,28 @@ def main() -> None:
             "help": lambda: command_time([*command, "help"], data),
             "check": lambda: command_time([*command, "check", str(example)], data),
             "run": lambda: command_time([*command, "run", str(one_true), "--yes"], data),
+            "run-cold": lambda: cold_run([*command, "run", str(one_true), "--yes"], data),
+            "run-warm": lambda: warm.run([*command, "run", str(one_true), "--yes"]),
         }
+        warm = WarmApp(command, data)
         names = {"app": "start to first page (empty folder)", "help": "seqdesk help",
-                 "check": "seqdesk check FILE", "run": "seqdesk run FILE (one `true` step)"}
+                 "check": "seqdesk check FILE", "run": "seqdesk run FILE (one `true` step)",
+                 "run-cold": "seqdesk run FILE, no app on the folder", "run-warm": "seqdesk run FILE, the app up"}
         bytecode = "cached bytecode" if BYTECODE["cached"] else "no bytecode cache (compiled at every start)"
         print(f"command: {' '.join(Path(c).name for c in command)}; {bytecode}; {args.repeat} samples each; "
               f"load {os.getloadavg()[0]:.2f}")
-        for name in chosen:
-            takes[name]()  # one unmeasured start: the file cache, .pyc files
-            samples = [takes[name]() for _ in range(args.repeat)]
-            print(f"{names[name]:<38} {spread(samples)}")
-            print("    samples: " + ", ".join(f"{s.wall:.3f}" for s in samples), flush=True)
+        try:
+            for name in chosen:
+                takes[name]()  # one unmeasured start: the file cache, .pyc files
+                samples = [takes[name]() for _ in range(args.repeat)]
+                print(f"{names[name]:<38} {spread(samples)} (load {os.getloadavg()[0]:.2f})")
+                print("    samples: " + ", ".join(f"{s.wall:.3f}" for s in samples), flush=True)
+                print("    CPU: " + ", ".join(f"{s.cpu:.3f}" for s in samples if s.cpu is not None), flush=True)
+                if name == "run-warm":
+                    warm.end()
+        finally:
+            warm.end()
+            until_no_app(data)
         print(f"load at the end {os.getloadavg()[0]:.2f}")
 
 

@@ -16,7 +16,7 @@ from support.app import process_gone
 from support.engine import Events
 from support.waiting import wait_until
 
-from gui.remote import read_endpoint
+from gui.second_launch import read_endpoint
 
 
 async def test_an_agent_that_stops_waiting_is_in_the_record_of_the_run_that_went_on(tmp_path):

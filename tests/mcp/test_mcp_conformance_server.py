@@ -31,7 +31,7 @@ import pytest
 from support.app import free_port, process_gone
 from support.waiting import wait_until_sync
 
-from gui.remote import read_endpoint
+from gui.second_launch import read_endpoint
 
 ROOT = Path(__file__).resolve().parents[2]
 SCENARIOS = [

@@ -26,7 +26,7 @@ from support.waiting import wait_until
 
 from gui.core.asks.interactions import ApprovalResponse, ShellApprovalRequest
 from gui.core.sequences.help import EXAMPLE
-from gui.remote import read_endpoint
+from gui.second_launch import read_endpoint
 
 NINE = {"seq_list", "seq_create", "seq_run", "seq_call", "seq_when_call", "seq_delete", "seq_help", "seq_tools",
         "seq_resume"}
