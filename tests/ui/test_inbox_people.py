@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from nicegui import ui
 from nicegui.testing import User
 from nicegui.testing.user_interaction import UserInteraction
 from support.team_directory import TEAM, Team
@@ -101,6 +102,19 @@ async def test_who_started_the_run_may_deny_it_from_the_inbox_but_not_approve_it
     ended = await engine().get_interaction("s1")
     assert ended.status == "resolved" and ended.result.response.decision == "denied"
     assert ended.result.response.reason == "not today"
+
+
+async def test_who_started_the_run_is_told_so_once(user: User, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The reason under the held Approve says it (with what they may still do): the people line does not
+    say it a second time above it."""
+    monkeypatch.setattr(engine().interactions, "directory", Team(TEAM))
+    signed_in_as(monkeypatch, "ana")
+    await engine().interactions.request(shell("s2", asking=GATED, started_by="ana"))
+    await user.open("/inbox/s2")
+    await user.should_see(marker="approve-off", retries=R)
+    await user.should_see(marker="people-line")
+    said = [e for e in user.find("You started this run").elements if isinstance(e, ui.label)]
+    assert len(said) == 1, [e.text for e in said]
 
 
 async def test_an_approver_who_approved_one_of_two_may_still_deny_it(
