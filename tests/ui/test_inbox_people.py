@@ -82,6 +82,22 @@ async def test_an_outsider_sees_it_waiting_on_others_and_cannot_answer_it(
     await user.should_see("Waiting on others (1)", retries=R)
 
 
+async def test_waiting_on_others_says_how_many_approvals_from_whom_not_everyone(
+        user: User, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two approvals from any people with the role, not everyone with it: the words say so."""
+    monkeypatch.setattr(engine().interactions, "directory", Team(TEAM))
+    signed_in_as(monkeypatch, "runner")
+    await engine().interactions.request(shell("w1", asking=GATED))
+    await user.open("/inbox")
+    await user.should_see("Waiting on others (1)", retries=R)
+    (row,) = [e for e in next(iter(user.find(marker="waiting-list").elements)).descendants()
+              if "inbox-row-w1" in e._markers]
+    UserInteraction(user, {row}, None).click()
+    await user.should_see(marker="waiting-on-others", retries=R)
+    (said,) = user.find(marker="waiting-on-others").elements
+    assert said.text == "Waiting on others: 0 of 2 approvals from people with the role oncall"
+
+
 async def test_who_started_the_run_may_deny_it_from_the_inbox_but_not_approve_it(
         user: User, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(engine().interactions, "directory", Team(TEAM))

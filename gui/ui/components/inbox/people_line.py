@@ -39,13 +39,27 @@ def progress_words(record: InteractionRecord) -> str:
     return _("{given} of {required} approvals").format(given=len(record.approvals), required=required_of(record))
 
 
-def answerers_words(record: InteractionRecord) -> str:
-    """Whom a request waits on, in words: its answerers and, for an approval of several, how far it is."""
+def waiting_words(record: InteractionRecord) -> str:
+    """Whom a request waits on, as a sentence: any one of its answerers ("anyone with the role oncall")
+    or, for an approval of several, how far it is and from whom ("1 of 2 approvals from people with the
+    role oncall"): any of them may answer, never all of them must."""
     targets = answerers(record)
-    who = ", ".join(target_words(t) for t in targets) if targets else _("anyone who may answer")
-    if record.request.kind == "approval" and required_of(record) > 1:
-        return f"{who} ({progress_words(record)})"
-    return who
+    several = record.request.kind == "approval" and required_of(record) > 1
+
+    def one(target: str) -> str:
+        found = split_target(target)
+        if found is None:
+            return target
+        kind, name = found
+        if kind != "role":
+            return name
+        return (_("people with the role {role}") if several else _("anyone with the role {role}")).format(role=name)
+
+    who = ", ".join(one(t) for t in targets) if targets else _("anyone who may answer")
+    if several:
+        return _("Waiting on others: {given} of {required} approvals from {who}").format(
+            given=len(record.approvals), required=required_of(record), who=who)
+    return _("Waiting on others: {who}").format(who=who)
 
 
 def people_line(record: InteractionRecord, viewer: str | None = None, roles: frozenset[str] = frozenset()) -> None:
