@@ -39,7 +39,7 @@ from gui.ui.components.inbox.answered_card import AnsweredCard
 from gui.ui.components.inbox.batch_dialog import BatchDialog, outcome_words
 from gui.ui.components.inbox.detail import InboxDetail
 from gui.ui.components.inbox.history_row import HistoryRow
-from gui.ui.components.inbox.keys import InboxShortcuts
+from gui.ui.components.inbox.keys import PHONE_HIDDEN, InboxShortcuts
 from gui.ui.components.inbox.pending import pending_after
 from gui.ui.components.inbox.people_line import waiting_words
 from gui.ui.components.inbox.row import InboxRow
@@ -121,7 +121,7 @@ class InboxPage:
                 ui.tab("history", label=_("History"), icon="history").mark("tab-history")
                 ui.space()
                 ui.button(_("Shortcuts"), icon="keyboard", on_click=self.keys.show_help, color=None).props(
-                    "flat dense no-caps").classes("text-gray-800 dark:text-gray-200").tooltip(
+                    "flat dense no-caps").classes(f"text-gray-800 dark:text-gray-200 {PHONE_HIDDEN}").tooltip(
                     _("Keyboard shortcuts (press ?)")).mark("shortcuts-button")
             tabs.set_value("pending")  # before the panels bind to it (NiceGUI types `value=` without names)
             with ui.tab_panels(tabs, value="pending").classes("w-full bg-transparent"):
