@@ -62,7 +62,7 @@ def test_the_edited_command_runs_from_the_primary_button_and_the_record_says_so(
         shoot(page, f"inbox-edit-before-{'dark' if dark else 'light'}.png")
 
     page.get_by_text("Edit the command before it runs").click()
-    box = page.locator("textarea")
+    box = page.locator("textarea:not([placeholder])")  # the command, not the note (a textarea too)
     expect(box).to_have_value(asked_command, timeout=WAIT_MS)
     box.fill(edited_command)
     primary = page.get_by_role("button", name="Run the edited command")

@@ -110,3 +110,24 @@ def test_the_tab_title_shows_how_many_requests_wait(seqdesk_app, waiting_run, pa
     page.goto(seqdesk_app.base_url + "/inbox")
     page.wait_for_function("document.title.startsWith('(')")
     assert page.title() == "(1) Inbox · SeqDesk"
+
+
+def test_an_approval_on_a_phone_shows_no_key_hints_and_its_note_placeholder_fits(seqdesk_app, waiting_run, phone,
+                                                                                  screenshot):
+    """A phone has no keyboard shortcuts: their hint is hidden; the note's placeholder is not cut off."""
+    phone.goto(seqdesk_app.base_url + "/inbox")
+    phone.get_by_role("button", name="Run once").wait_for(state="visible")
+    note = phone.locator(".seqdesk-main textarea[placeholder], .seqdesk-main input[placeholder]").first
+    phone.wait_for_load_state("networkidle")
+    screenshot(phone, "phone-inbox-approval.png")
+    assert phone.locator(".seqdesk-kbd").count() > 0  # drawn (for a wide window), not shown here
+    assert not any(k.is_visible() for k in phone.locator(".seqdesk-kbd").all())
+    assert not phone.get_by_role("button", name="Shortcuts").is_visible()
+    # the placeholder's whole text fits: it wraps (a textarea) where one line is too narrow for it
+    placeholder = note.get_attribute("placeholder") or ""
+    fits = note.evaluate("""e => { const s = getComputedStyle(e);
+        const c = document.createElement('canvas').getContext('2d'); c.font = s.font;
+        const room = e.clientWidth - parseFloat(s.paddingLeft) - parseFloat(s.paddingRight);
+        return c.measureText(e.placeholder).width <= room
+            || (e.tagName === 'TEXTAREA' && s.whiteSpace !== 'nowrap' && e.scrollHeight <= e.clientHeight); }""")
+    assert fits, f"the note's placeholder {placeholder!r} is cut off"

@@ -216,3 +216,16 @@ async def test_a_runs_the_edited_command_when_there_is_one_and_the_hint_says_so(
     press(user, "a")
     assert (await wait(finished)).data["status"] == "succeeded"
     assert (await engine().get_run(run_id)).outputs["said"] == "as-edited"
+
+
+async def test_a_phone_is_shown_no_key_hints(user: User):
+    """A phone has no keyboard: the hint under an approval and the "Shortcuts" button are hidden below
+    600 px (Quasar's `gt-xs`; the browser check at 390 px is tests/e2e/test_phone_layout.py)."""
+    from support.ui import shell
+
+    await user.open("/inbox")
+    await engine().interactions.request(shell("p1"))
+    await user.should_see(marker="key-hint", retries=R)
+    (hint,) = user.find(marker="key-hint").elements
+    (button,) = user.find(marker="shortcuts-button").elements
+    assert "gt-xs" in hint.classes and "gt-xs" in button.classes

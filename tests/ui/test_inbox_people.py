@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from nicegui import ui
 from nicegui.testing import User
 from nicegui.testing.user_interaction import UserInteraction
 from support.team_directory import TEAM, Team
@@ -81,6 +82,22 @@ async def test_an_outsider_sees_it_waiting_on_others_and_cannot_answer_it(
     await user.should_see("Waiting on others (1)", retries=R)
 
 
+async def test_waiting_on_others_says_how_many_approvals_from_whom_not_everyone(
+        user: User, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two approvals from any people with the role, not everyone with it: the words say so."""
+    monkeypatch.setattr(engine().interactions, "directory", Team(TEAM))
+    signed_in_as(monkeypatch, "runner")
+    await engine().interactions.request(shell("w1", asking=GATED))
+    await user.open("/inbox")
+    await user.should_see("Waiting on others (1)", retries=R)
+    (row,) = [e for e in next(iter(user.find(marker="waiting-list").elements)).descendants()
+              if "inbox-row-w1" in e._markers]
+    UserInteraction(user, {row}, None).click()
+    await user.should_see(marker="waiting-on-others", retries=R)
+    (said,) = user.find(marker="waiting-on-others").elements
+    assert said.text == "Waiting on others: 0 of 2 approvals from people with the role oncall"
+
+
 async def test_who_started_the_run_may_deny_it_from_the_inbox_but_not_approve_it(
         user: User, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(engine().interactions, "directory", Team(TEAM))
@@ -101,6 +118,19 @@ async def test_who_started_the_run_may_deny_it_from_the_inbox_but_not_approve_it
     ended = await engine().get_interaction("s1")
     assert ended.status == "resolved" and ended.result.response.decision == "denied"
     assert ended.result.response.reason == "not today"
+
+
+async def test_who_started_the_run_is_told_so_once(user: User, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The reason under the held Approve says it (with what they may still do): the people line does not
+    say it a second time above it."""
+    monkeypatch.setattr(engine().interactions, "directory", Team(TEAM))
+    signed_in_as(monkeypatch, "ana")
+    await engine().interactions.request(shell("s2", asking=GATED, started_by="ana"))
+    await user.open("/inbox/s2")
+    await user.should_see(marker="approve-off", retries=R)
+    await user.should_see(marker="people-line")
+    said = [e for e in user.find("You started this run").elements if isinstance(e, ui.label)]
+    assert len(said) == 1, [e.text for e in said]
 
 
 async def test_an_approver_who_approved_one_of_two_may_still_deny_it(

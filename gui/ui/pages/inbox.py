@@ -39,9 +39,9 @@ from gui.ui.components.inbox.answered_card import AnsweredCard
 from gui.ui.components.inbox.batch_dialog import BatchDialog, outcome_words
 from gui.ui.components.inbox.detail import InboxDetail
 from gui.ui.components.inbox.history_row import HistoryRow
-from gui.ui.components.inbox.keys import InboxShortcuts
+from gui.ui.components.inbox.keys import PHONE_HIDDEN, InboxShortcuts
 from gui.ui.components.inbox.pending import pending_after
-from gui.ui.components.inbox.people_line import answerers_words
+from gui.ui.components.inbox.people_line import waiting_words
 from gui.ui.components.inbox.row import InboxRow
 from gui.ui.components.run.dark import add_dark_css
 from gui.ui.live import live_events
@@ -121,7 +121,7 @@ class InboxPage:
                 ui.tab("history", label=_("History"), icon="history").mark("tab-history")
                 ui.space()
                 ui.button(_("Shortcuts"), icon="keyboard", on_click=self.keys.show_help, color=None).props(
-                    "flat dense no-caps").classes("text-gray-800 dark:text-gray-200").tooltip(
+                    "flat dense no-caps").classes(f"text-gray-800 dark:text-gray-200 {PHONE_HIDDEN}").tooltip(
                     _("Keyboard shortcuts (press ?)")).mark("shortcuts-button")
             tabs.set_value("pending")  # before the panels bind to it (NiceGUI types `value=` without names)
             with ui.tab_panels(tabs, value="pending").classes("w-full bg-transparent"):
@@ -200,7 +200,7 @@ class InboxPage:
         with shown:
             InboxDetail(record, respond=self.engine.respond, fetch=self.engine.get_interaction,
                         on_answered=self._answered, hand_over=self._hand_over if self.team else None, team=self.team,
-                        waiting_on=None if mine else _("Waiting on others: {who}").format(who=answerers_words(record)))
+                        waiting_on=None if mine else waiting_words(record))
 
     async def _hand_over(self, interaction_id: str, to: str, note: str) -> InteractionRecord:
         return await self.engine.hand_over(interaction_id, to, note, Answerer(person=self.person, via="app"))

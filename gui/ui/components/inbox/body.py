@@ -167,9 +167,9 @@ class ApprovalBody(RequestBody):
         self._words = {False: approve, True: edited or approve}
         self._deny_word = deny
         self.note = self.control(
-            ui.input(placeholder=_("Tell it what to do instead (optional, sent if you choose {deny})").format(
-                deny=deny))
-            .props("dense outlined clearable").classes("w-full").mark("deny-reason"))
+            ui.textarea(placeholder=_("Tell it what to do instead (optional, sent if you choose {deny})").format(
+                deny=deny))  # a textarea: on a phone its placeholder wraps instead of being cut off
+            .props("dense outlined clearable autogrow rows=1").classes("w-full").mark("deny-reason"))
         asking = self.request.asking if self.request is not None else None
         if asking is not None and asking.gated:  # named approvers or several: one person never makes a rule
             allow_more = None

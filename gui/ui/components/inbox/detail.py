@@ -83,7 +83,7 @@ class InboxDetail(ui.card):
             if team:
                 self.people = ui.column().classes("w-full")
                 with self.people:
-                    people_line(record, self._by.person)
+                    people_line(record, self._by.person, self._roles)
             if hand_over is not None and record.status == "pending":
                 ui.button(_("Hand over…"), icon="forward",
                           on_click=lambda: HandOverDialog(self.record, hand_over, self._handed).open()).props(
@@ -197,7 +197,7 @@ class InboxDetail(ui.card):
             if record is not None and self.people is not None:  # the count and who approved, as now
                 self.people.clear()
                 with self.people:
-                    people_line(record, self._by.person)
+                    people_line(record, self._by.person, self._roles)
             self._waiting(_("Your approval is kept ({progress}). It runs once enough other people approve.").format(
                 progress=progress_words(record) if record is not None else ""))
             if record is not None:

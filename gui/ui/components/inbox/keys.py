@@ -215,5 +215,9 @@ def key_hint_text(approve: str, deny: str) -> str:
             f"{kbd('J')}/{kbd('K')} {moves} · {kbd('?')} {every}")
 
 
+PHONE_HIDDEN = "gt-xs"  # Quasar: shown only wider than a phone (600 px and up); a phone has no keyboard shortcuts
+
+
 def key_hint(approve: str, deny: str) -> ui.html:
-    return ui.html(key_hint_text(approve, deny), sanitize=False).classes("text-xs opacity-70").mark("key-hint")
+    return ui.html(key_hint_text(approve, deny), sanitize=False).classes(f"text-xs opacity-70 {PHONE_HIDDEN}").mark(
+        "key-hint")

@@ -12,7 +12,7 @@ from typing import Any
 
 from nicegui import ui
 
-from gui.core.asks import InteractionRecord, answerers, required_of
+from gui.core.asks import InteractionRecord, answerers, deny_only, required_of
 from gui.core.sequences import split_target
 from gui.i18n import DATA, _
 from gui.wording import requests as fmt
@@ -39,18 +39,33 @@ def progress_words(record: InteractionRecord) -> str:
     return _("{given} of {required} approvals").format(given=len(record.approvals), required=required_of(record))
 
 
-def answerers_words(record: InteractionRecord) -> str:
-    """Whom a request waits on, in words: its answerers and, for an approval of several, how far it is."""
+def waiting_words(record: InteractionRecord) -> str:
+    """Whom a request waits on, as a sentence: any one of its answerers ("anyone with the role oncall")
+    or, for an approval of several, how far it is and from whom ("1 of 2 approvals from people with the
+    role oncall"): any of them may answer, never all of them must."""
     targets = answerers(record)
-    who = ", ".join(target_words(t) for t in targets) if targets else _("anyone who may answer")
-    if record.request.kind == "approval" and required_of(record) > 1:
-        return f"{who} ({progress_words(record)})"
-    return who
+    several = record.request.kind == "approval" and required_of(record) > 1
+
+    def one(target: str) -> str:
+        found = split_target(target)
+        if found is None:
+            return target
+        kind, name = found
+        if kind != "role":
+            return name
+        return (_("people with the role {role}") if several else _("anyone with the role {role}")).format(role=name)
+
+    who = ", ".join(one(t) for t in targets) if targets else _("anyone who may answer")
+    if several:
+        return _("Waiting on others: {given} of {required} approvals from {who}").format(
+            given=len(record.approvals), required=required_of(record), who=who)
+    return _("Waiting on others: {who}").format(who=who)
 
 
-def people_line(record: InteractionRecord, viewer: str | None = None) -> None:
+def people_line(record: InteractionRecord, viewer: str | None = None, roles: frozenset[str] = frozenset()) -> None:
     """The lines that say who may answer, how many must approve and who did; `viewer`, the person
-    looking, is "you" where the lines name them."""
+    looking (with their `roles`), is "you" where the lines name them. That they started the run is said
+    here only where it is not said already under their held Approve (where they may still deny it)."""
     if not shows_people(record):
         return
     with ui.column().classes("w-full gap-1 rounded p-3 text-sm bg-violet-50 text-violet-950 dark:bg-violet-950 "
@@ -76,6 +91,8 @@ def people_line(record: InteractionRecord, viewer: str | None = None) -> None:
             asking = record.request.asking
             if asking is None or not asking.self_approve:
                 started_by = record.request.started_by
+                if started_by == viewer and deny_only(record, viewer, roles) is not None:
+                    return  # the reason under the held Approve says it, with what they may still do
                 ui.label(_("You started this run, so someone else must approve this step.") if started_by == viewer
                          else _("Started by {person}, who may deny it but not approve it.").format(
                              person=started_by)).classes("opacity-80").mark("started-by")
