@@ -33,6 +33,15 @@ def phone(browser: Any) -> Any:
     context.close()
 
 
+def settled(page: Any) -> None:
+    """The page's own resources loaded (its scripts, styles and fonts) and its main part drawn: what the
+    measurements need. Not the network gone idle, which a page whose socket still polls under load never
+    reaches (the two tests that waited so timed out in a full run)."""
+    page.wait_for_load_state("load")
+    page.locator(".seqdesk-main").first.wait_for(state="visible")
+    page.wait_for_function("document.fonts.status === 'loaded'")
+
+
 def sideways(page: Any) -> list[int]:
     return page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
 
@@ -57,7 +66,7 @@ def test_no_page_scrolls_sideways_and_the_menu_reaches_every_page(seqdesk_app, w
     for path in pages_to_check(waiting_run):
         phone.goto(seqdesk_app.base_url + path)
         phone.locator("[aria-label='Menu']").wait_for(state="visible")
-        phone.wait_for_load_state("networkidle")
+        settled(phone)
         width, viewport = sideways(phone)
         assert width <= viewport, f"{path} scrolls sideways: {width} px wide in a {viewport} px screen"
         assert small_targets(phone, ".seqdesk-header .q-btn") == [], path
@@ -88,7 +97,7 @@ def test_the_pages_of_this_layout_have_finger_sized_buttons(seqdesk_app, waiting
     for path in ("/inbox", "/runs", f"/run/{waiting_run['run_id']}", "/settings"):
         phone.goto(seqdesk_app.base_url + path)
         phone.locator("[aria-label='Menu']").wait_for(state="visible")
-        phone.wait_for_load_state("networkidle")
+        settled(phone)
         assert small_targets(phone, ".seqdesk-main .q-btn") == [], path
 
 
@@ -99,7 +108,7 @@ def test_360_wide_does_not_scroll_sideways_either(seqdesk_app, waiting_run, brow
         for path in ("/inbox", "/runs", "/settings", f"/run/{waiting_run['run_id']}"):
             page.goto(seqdesk_app.base_url + path)
             page.locator("[aria-label='Menu']").wait_for(state="visible")
-            page.wait_for_load_state("networkidle")
+            settled(page)
             width, viewport = sideways(page)
             assert width <= viewport, f"{path} at 360 px: {width} px wide"
     finally:
@@ -118,7 +127,7 @@ def test_an_approval_on_a_phone_shows_no_key_hints_and_its_note_placeholder_fits
     phone.goto(seqdesk_app.base_url + "/inbox")
     phone.get_by_role("button", name="Run once").wait_for(state="visible")
     note = phone.locator(".seqdesk-main textarea[placeholder], .seqdesk-main input[placeholder]").first
-    phone.wait_for_load_state("networkidle")
+    settled(phone)
     screenshot(phone, "phone-inbox-approval.png")
     assert phone.locator(".seqdesk-kbd").count() > 0  # drawn (for a wide window), not shown here
     assert not any(k.is_visible() for k in phone.locator(".seqdesk-kbd").all())
