@@ -47,7 +47,7 @@ def test_dark_mode_and_the_language_chosen_on_one_server_are_the_other_servers_a
             def b_follows() -> bool:
                 page = signed_in(browser, b.base_url)
                 try:
-                    page.wait_for_load_state("networkidle")
+                    page.wait_for_load_state("load")  # looked at again until it holds: no need to wait for idle
                     return bool(page.evaluate("document.body.classList.contains('body--dark') && "
                                               "document.documentElement.lang.startsWith('zh')"))
                 finally:
