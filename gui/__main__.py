@@ -1,6 +1,6 @@
 """`python -m gui` is the same as the `seqdesk` command."""
 
-from gui.cli import main
+from gui.cli.exiting import run
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    run()

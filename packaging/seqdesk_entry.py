@@ -8,10 +8,9 @@ second SeqDesk. The `__main__` guard keeps `__mp_main__` re-imports from startin
 from __future__ import annotations
 
 import multiprocessing
-import sys
 
 if __name__ == "__main__":
     multiprocessing.freeze_support()
-    from gui.cli import main
+    from gui.cli.exiting import run
 
-    sys.exit(main())
+    run()
