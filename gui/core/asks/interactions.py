@@ -26,7 +26,7 @@ from pydantic import (
 from pydantic_core import PydanticCustomError
 
 from gui.core.asks.signoffs import Handover, Signoff
-from gui.core.causes import CancelReason, EndCause
+from gui.core.causes import REASON_CAUSES, CancelReason, EndCause
 from gui.core.marks import N_, Sentence, Translate, as_written
 from gui.core.sequences import Asking
 
@@ -388,6 +388,11 @@ class CancelledResult(_Model):
         if data.get("cause") is None:
             data.pop("cause", None)  # a result kept before causes were reads as it always did
         return data
+
+
+def cancel_cause(result: CancelledResult) -> EndCause | None:
+    """What ended a cancelled request: its cause, or what its reason alone tells (a result kept before causes)."""
+    return result.cause or REASON_CAUSES.get(result.reason)
 
 
 InteractionResult = Annotated[
