@@ -4,8 +4,9 @@ Kinds: `approval` (shell-style: command, folder, reason, operation; or a tool ap
 validated input), `question` (text / single_select / multi_select, each required or optional, the
 whole request answerable or declinable), and `elicitation` (a tool server's form). Lifecycle:
 pending → resolved | expired | cancelled. The service that enforces the rules lives in
-`gui.core.asks.service`; this module holds the shapes, and what a store indexes a record by
-(`interaction_fields`, as `run_fields` is beside the run record).
+`gui.core.asks.service`; this module holds the shapes, what a store indexes a record by
+(`interaction_fields`, as `run_fields` is beside the run record), and what ended a cancelled one
+(`cancel_cause`).
 """
 
 from __future__ import annotations
