@@ -189,7 +189,7 @@ class InteractionService:
     async def request(self, request: InteractionRequest, *, deadline: float | None = None) -> Handle:
         """Store the request, then announce it; `deadline` (epoch seconds) caps `expires_at`, as does
         its step's `expire_after`. A request whose step says nothing of who answers or when
-        (`asking`), and that has no end, has nothing to follow up."""
+        (`asking`) has nothing to follow up; one without an end has no expiry timer."""
         if request.asking is not None:
             request = with_expiry(request)
         if deadline is not None:
@@ -201,8 +201,9 @@ class InteractionService:
         async with self.waiting.lock(iid):
             if await self.store.get(iid) is not None:
                 raise InteractionError(f"interaction {iid} already exists", iid)
-            handle = await self.waiting.hold(record)
-            if request.asking is not None or request.expires_at is not None:
+            # its end is timed as it is held; what ends it then is the follow-ups' (`FollowUps.expire`)
+            handle = await self.waiting.hold(record, self.follow_ups.on_expiry)
+            if request.asking is not None:  # who answers, and when they are reminded or someone else asked
                 self.follow_ups.plan(record)
         self.waiting.announce_created(record)
         return handle

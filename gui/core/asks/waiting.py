@@ -122,14 +122,17 @@ class Waiting:
             raise InteractionNotPendingError(ended_message(record), interaction_id)
         return record
 
-    async def hold(self, record: InteractionRecord) -> Handle:
-        """Store the new pending `record`, then wait on it. Caller holds its lock."""
+    async def hold(self, record: InteractionRecord, on_expiry: Callable[[str], None]) -> Handle:
+        """Store the new pending `record`, then wait on it: a request with an end (`expires_at`) has its
+        timer, which calls `on_expiry(interaction_id)` then. Caller holds its lock."""
         iid = record.interaction_id
         await self.store.save(record)
         self._records[iid] = record
         self._by_run.setdefault(record.request.turn_id, {})[iid] = None
         future: asyncio.Future[InteractionResult] = asyncio.get_running_loop().create_future()
         self._futures[iid] = future
+        if record.request.expires_at is not None:
+            self.at("expiry", iid, record.request.expires_at, on_expiry)
         return Handle(iid, future)
 
     # --- locks, timers, tasks -------------------------------------------------------------------
