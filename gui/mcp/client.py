@@ -17,7 +17,8 @@ it), and the call is made again once connected: once per scope asked for.
 Over the open session go a run's tool calls, a prompt with its arguments filled in (a text-template
 step) and a resource read (`mcp_resource`); their failures are `ToolError`s a person can read. What
 the server sends back while a call runs is tied to that call: a request for input
-(`elicitation/create`) is answered by the call's elicitation handler (`gui.mcp.elicit`), its
+(`elicitation/create`) goes from the SDK straight to `gui.mcp.elicit` (its callback, given at connect),
+which answers it with the call's elicitation handler (`gui.mcp.in_flight` keeps the calls); its
 progress and log messages go to the call's tool context (`gui.mcp.notices`). A tool that runs as a
 task is followed to its end within the call (`gui.mcp.task_call` for 2025-11-25 servers,
 `gui.mcp.task_extension` for the 2026-07-28 extension); a call answered -32042 asks the person to
@@ -35,14 +36,12 @@ import sys
 import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
-from contextvars import ContextVar
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Literal
 
 import anyio
 import httpx2
 from mcp import Client, InputRequiredRoundsExceededError, MCPError, StdioServerParameters, UrlElicitationRequiredError
-from mcp.client import ClientRequestContext
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp_types import (
@@ -50,7 +49,6 @@ from mcp_types import (
     URL_ELICITATION_REQUIRED,
     CallToolResult,
     ElicitResult,
-    ErrorData,
     GetPromptResult,
     Implementation,
     LoggingMessageNotificationParams,
@@ -66,14 +64,15 @@ from gui.core.errors import Refused, ToolError
 from gui.core.tools import Registry, Tool, ToolContext
 from gui.mcp.auth import SignInNeeded, StoredTokens, connection_auth
 from gui.mcp.config import McpServerConfig
-from gui.mcp.elicit import FormParams, answer_form
+from gui.mcp.elicit import ServerForms, answer_form
+from gui.mcp.in_flight import Call, InFlight
 from gui.mcp.listen import follow_changes
 from gui.mcp.notices import call_error_words, deliver_log, progress_reporter
 from gui.mcp.prompts import PROMPT_MARK, McpPromptTool, list_prompts
 from gui.mcp.refusal import Challenge, caused_by, challenge_of, refused_words, same_endpoint
 from gui.mcp.secrets import MemorySecrets, SecretStore
 from gui.mcp.stderr import StderrLog
-from gui.mcp.task_call import call_as_task, offers_tasks, related_task, runs_as_task, task_reporter
+from gui.mcp.task_call import call_as_task, offers_tasks, runs_as_task, task_reporter
 from gui.mcp.task_extension import CURRENT_TASK_HOOKS, TaskCallHooks, TasksExtension, offers_task_extension
 from gui.mcp.tool import McpTool
 from gui.mcp.watch import watched
@@ -98,17 +97,6 @@ class ConnectionState:
     needs_sign_in: bool = False  # down because the server refused SeqDesk (401/403): not retried
 
 
-@dataclass(eq=False)
-class _Call:
-    """A tool call in flight: what the server sends back while it runs is tied to it."""
-
-    ctx: ToolContext
-    done: asyncio.Event = field(default_factory=asyncio.Event)
-
-
-_CURRENT_CALL: ContextVar[_Call | None] = ContextVar("seqdesk_mcp_call", default=None)
-
-
 class _StepUpNeeded(Refused):
     """A call was refused for want of a scope a sign-in can give (403 `insufficient_scope`)."""
 
@@ -128,6 +116,9 @@ class McpConnection:
         self.secrets = secrets if secrets is not None else MemorySecrets()
         self.registry = registry
         self.handler = elicitation_handler
+        self._in_flight = InFlight()  # the calls over this connection: a form the server asks is tied to one
+        # the SDK's elicitation callback: a form goes from the server straight to its answer, not through here
+        self._forms = ServerForms(config.name, elicitation_handler, self._in_flight)
         self.backoff = backoff
         self.connect_timeout = connect_timeout
         self._on_change = on_change
@@ -145,11 +136,7 @@ class McpConnection:
         self._refresh = False
         self._ended: asyncio.Event | None = None
         self._stderr: StderrLog | None = None
-        self._calls: set[_Call] = set()
         self._task_support: dict[str, str | None] = {}  # a tool's `execution.taskSupport`, as listed
-        self._task_calls: dict[str, _Call] = {}  # the call each task in flight runs for
-        self._idle = asyncio.Event()
-        self._idle.set()
         self._changed = asyncio.Event()
         self._refused: int | None = None  # the HTTP status with which the server refused SeqDesk
         self._challenge: Challenge | None = None  # how it refused, when it said how to get in
@@ -384,7 +371,7 @@ class McpConnection:
                 params = StdioServerParameters(command=str(self.config.command), args=list(self.config.args),
                                                env=dict(self.config.env) or None, cwd=self.config.cwd)
                 inner = stdio_client(params, errlog=self._stderr.file if self._stderr is not None else sys.stderr)
-            client = Client(watched(inner, on_end), mode=self.config.protocol, elicitation_callback=self._on_elicit,
+            client = Client(watched(inner, on_end), mode=self.config.protocol, elicitation_callback=self._forms.answer,
                             message_handler=self._on_message, logging_callback=self._on_log, log_level="info",
                             client_info=CLIENT_INFO, cache=None, extensions=[TasksExtension()])
             yield await stack.enter_async_context(client)
@@ -455,10 +442,7 @@ class McpConnection:
         """Calls the tool over the open session. A call refused for want of a scope (a step-up) waits
         for the person to sign in for it, then is made again: once per scope asked for."""
         client = self._connected()
-        call = _Call(ctx)
-        self._calls.add(call)
-        self._idle.clear()
-        token = _CURRENT_CALL.set(call)
+        call, token = self._in_flight.start(ctx)
         try:
             while True:
                 try:
@@ -466,15 +450,9 @@ class McpConnection:
                 except _StepUpNeeded as need:
                     client = await self._signed_in_for(remote_name, need.challenge, call)
         finally:
-            _CURRENT_CALL.reset(token)
-            for task_id in [t for t, c in self._task_calls.items() if c is call]:
-                del self._task_calls[task_id]
-            self._calls.discard(call)
-            call.done.set()
-            if not self._calls:
-                self._idle.set()
+            self._in_flight.end(call, token)
 
-    async def _call(self, client: Client, remote_name: str, args: dict[str, Any], call: _Call) -> CallToolResult:
+    async def _call(self, client: Client, remote_name: str, args: dict[str, Any], call: Call) -> CallToolResult:
         try:
             try:
                 return await self._call_once(client, remote_name, args, call)
@@ -500,7 +478,7 @@ class McpConnection:
         except httpx2.TransportError as exc:
             raise self._unreachable(exc) from None
 
-    async def _signed_in_for(self, remote_name: str, challenge: Challenge, call: _Call) -> Client:
+    async def _signed_in_for(self, remote_name: str, challenge: Challenge, call: Call) -> Client:
         """The call needs a scope the token lacks: the step says it waits for the person to sign in
         (the server's row in Settings offers it), then goes on over the connection that sign-in
         opened. ToolError when the connection goes away instead (turned off, removed) or the sign-in
@@ -529,24 +507,24 @@ class McpConnection:
                 raise ToolError(f"{self.name}.{remote_name}: {self._last_error or self._refusal()}")
             await changed.wait()
 
-    async def _call_once(self, client: Client, remote_name: str, args: dict[str, Any], call: _Call) -> CallToolResult:
+    async def _call_once(self, client: Client, remote_name: str, args: dict[str, Any], call: Call) -> CallToolResult:
         support = self._task_support.get(remote_name)
         if runs_as_task(support, offers_tasks(client)):
             return await call_as_task(client.session, remote_name, args, on_status=task_reporter(call.ctx),
-                                      on_created=lambda task_id: self._task_calls.__setitem__(task_id, call))
+                                      on_created=lambda task_id: self._in_flight.by_task.__setitem__(task_id, call))
         if support == "required" and not offers_task_extension(client):
             raise ToolError(f"{self.name}.{remote_name}: the server runs this tool only as a task, and it does "
                             f"not offer task calls over the protocol this connection speaks "
                             f"({client.protocol_version}); set the server's protocol to legacy (2025) and "
                             "connect again")
-        hooks = CURRENT_TASK_HOOKS.set(TaskCallHooks(answer=lambda params: self._on_elicit(None, params),
+        hooks = CURRENT_TASK_HOOKS.set(TaskCallHooks(answer=lambda params: self._forms.answer(None, params),
                                                      on_status=task_reporter(call.ctx)))
         try:  # a 2026-07-28 server may answer with a task: `gui.mcp.task_extension` follows it
             return await client.call_tool(remote_name, args, progress_callback=progress_reporter(call.ctx))
         finally:
             CURRENT_TASK_HOOKS.reset(hooks)
 
-    async def _open_pages_first(self, remote_name: str, exc: MCPError, call: _Call) -> None:
+    async def _open_pages_first(self, remote_name: str, exc: MCPError, call: Call) -> None:
         """The server answered -32042: the person opens its pages first (each one an inbox item, as a
         page the server asks for during a call); when they did, the call is made once more."""
         try:
@@ -595,19 +573,10 @@ class McpConnection:
         return ToolError(f"the MCP server '{self.name}' cannot be reached: {describe(exc)}")
 
     # -- what the server sends while a call runs -----------------------------------------------
-    async def _on_elicit(self, context: ClientRequestContext | None, params: FormParams) -> ElicitResult | ErrorData:
-        call = _CURRENT_CALL.get() or self._task_calls.get(related_task(params) or "")
-        if call is None and len(self._calls) == 1:
-            # The legacy protocol does not say which call a request belongs to: only one can be it.
-            call = next(iter(self._calls))
-        handler = (call.ctx.elicitation if call is not None else None) or self.handler
-        gone = call.done if call is not None else (self._idle if self._calls else None)
-        return await answer_form(self.name, params, call.ctx if call is not None else None, handler, gone)
-
     async def _on_log(self, params: LoggingMessageNotificationParams) -> None:
         """A log message goes to the log of the call it belongs to. The protocol does not say which
         call sent it: with one call in flight it is that one's; with several, each of them gets it."""
-        deliver_log(self.name, params, [c.ctx for c in self._calls])
+        deliver_log(self.name, params, [c.ctx for c in self._in_flight.calls])
 
     async def _on_message(self, message: Any) -> None:
         if isinstance(message, ToolListChangedNotification | PromptListChangedNotification):

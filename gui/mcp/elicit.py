@@ -1,6 +1,10 @@
 """A server's `elicitation/create`, answered: its form made into the core's `ElicitationRequest`, asked,
 and the `ElicitationResponse` sent back as the server's `ElicitResult`.
 
+`ServerForms.answer` is the SDK's elicitation callback, given when the connection opens: a form goes
+from the SDK straight here, is tied to the call in flight it belongs to (`gui.mcp.in_flight`) and is
+asked of that call's handler (the connection's own when no call is known).
+
 `answer_form` reads top-down: `to_request` turns the requested schema into the one model the inbox
 stores, draws and checks (MCP's integers, titled choices, bounds and formats are fields of it);
 `ask_handler` bounds the wait for the handler (a form nobody can answer any more, because its call
@@ -35,10 +39,32 @@ from gui.core.asks import (
     value_problems,
 )
 from gui.core.tools import ToolContext
+from gui.mcp.in_flight import CURRENT_CALL, InFlight
+from gui.mcp.task_call import related_task
 
 log = logging.getLogger(__name__)
 
 FormParams = ElicitRequestFormParams | ElicitRequestURLParams
+
+
+class ServerForms:
+    """The forms one server asks while its calls run, each answered for the call it belongs to."""
+
+    def __init__(self, server: str, handler: ElicitationHandler, in_flight: InFlight) -> None:
+        self.server = server
+        self.handler = handler  # who answers a form no call in flight can be found for
+        self.in_flight = in_flight
+
+    async def answer(self, context: Any, params: FormParams) -> ElicitResult | ErrorData:
+        """The SDK's elicitation callback (`context`: the SDK's request context, unused)."""
+        calls = self.in_flight
+        call = CURRENT_CALL.get() or calls.by_task.get(related_task(params) or "")
+        if call is None and len(calls.calls) == 1:
+            # The legacy protocol does not say which call a request belongs to: only one can be it.
+            call = next(iter(calls.calls))
+        handler = (call.ctx.elicitation if call is not None else None) or self.handler
+        gone = call.done if call is not None else (calls.idle if calls.calls else None)
+        return await answer_form(self.server, params, call.ctx if call is not None else None, handler, gone)
 
 
 async def answer_form(server: str, params: FormParams, call: ToolContext | None, handler: ElicitationHandler,

@@ -5,7 +5,7 @@ Such a call answers at once with a task. SeqDesk then asks how it goes (`tasks/g
 server suggests), shows each status message as the step's progress, and fetches the result
 (`tasks/result`) when the task ended or says it needs input: a server sends its request for input
 (`elicitation/create`) while that fetch is open, so it reaches the inbox as any other request of a
-call (`McpConnection._on_elicit`), and the progress goes on being shown meanwhile. A step that stops
+call (`gui.mcp.elicit.ServerForms`), and the progress goes on being shown meanwhile. A step that stops
 (the run is stopped, or its deadline passed) cancels the task (`tasks/cancel`) before it ends.
 
 The SDK keeps these requests as types only: `tasks/get`, `tasks/result` and `tasks/cancel` go

@@ -6,7 +6,7 @@ state (and icon, in `gui.ui.components.run.status.LOOKS`) instead of a red "Fail
 tool, group or run from outside (the person's Stop, the app closing or dying, an agent giving up...)
 is its `cause`, a code the record carries, said with the one table of words (`gui.core.causes.CAUSES`);
 never read back from English. A denial's own note is read from the tool's error, with the sentences
-the core defines (`gui.core.asks.approvals`). Pure: no NiceGUI.
+the core defines (`gui.core.asks.service`). Pure: no NiceGUI.
 """
 
 from __future__ import annotations

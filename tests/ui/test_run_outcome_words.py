@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from gui.core.asks.approvals import DENIED_REASON, EXPIRED_REASON, cancelled_reason
+from gui.core.asks.service import DENIED_REASON, EXPIRED_REASON, cancelled_reason
 from gui.core.runs.records import GroupRecord, ToolRecord
 from gui.ui.components.run.status import LOOKS, group_state, tool_state
 from gui.ui.components.run.summary import tool_summary

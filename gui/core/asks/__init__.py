@@ -2,20 +2,6 @@
 person made, elicitation (a tool server asking for a form), and the one port a run asks through.
 """
 
-from gui.core.asks.approvals import (
-    APPROVAL_MODES,
-    DECLINED_REASON,
-    DENIED_REASON,
-    DONE,
-    EXPIRED_REASON,
-    UNANSWERED_REASON,
-    ApprovalModes,
-    ApprovalOutcome,
-    Done,
-    approval_outcome,
-    cancel_cause,
-    check_mode,
-)
 from gui.core.asks.approvers import (
     INBOX_VIEWS,
     AlreadyApproved,
@@ -39,10 +25,8 @@ from gui.core.asks.audit import (
     Verdict,
     Via,
     chain,
-    decision_of,
     entries,
     entry_document,
-    shown_text,
     verify,
     who_words,
 )
@@ -85,11 +69,12 @@ from gui.core.asks.interactions import (
     ShellApprovalRequest,
     ToolApprovalRequest,
     ToolSource,
+    cancel_cause,
     interaction_fields,
 )
 from gui.core.asks.ports import ApprovalHandle, InteractionHandle, InteractionPort
 from gui.core.asks.responses import typed_values, value_problems
-from gui.core.asks.rule_book import RuleBook
+from gui.core.asks.rule_book import APPROVAL_MODES, DONE, ApprovalModes, Done, RuleBook, check_mode
 from gui.core.asks.rules import (
     PREFIX_TOOL,
     PROGRAMS,
@@ -105,9 +90,19 @@ from gui.core.asks.rules import (
     scope_words,
     tool_rule_id,
 )
-from gui.core.asks.service import Approval, InteractionService
+from gui.core.asks.service import (
+    DECLINED_REASON,
+    DENIED_REASON,
+    EXPIRED_REASON,
+    UNANSWERED_REASON,
+    Approval,
+    ApprovalOutcome,
+    InteractionService,
+    approval_outcome,
+)
 from gui.core.asks.signoffs import Handover, Signoff
 from gui.core.asks.store import InteractionFilter, InteractionStore
+from gui.core.asks.waiting import decision_of, shown_text
 
 __all__ = [
     "AlreadyApproved",

@@ -3,10 +3,10 @@ reminded (`remind_after`), when someone else is asked as well (`escalate_after`,
 ends (`expire_after`), and what a question takes then (the defaults it declares).
 
 The times are pure (`due`, `next_due`, `with_expiry`); `FollowUps`, which the service holds, does what
-they say on the requests it waits on (`gui.core.asks.waiting`): timers for each request's end and next
-follow-up, and the sweep that reminds, escalates and expires (store first, then announce). Its clock
-is the waiting requests', so a test moves a clock instead of sleeping. Time never approves: an
-approval that expires is denied.
+they say on the requests it waits on (`gui.core.asks.waiting`): what ends a request when its time is up
+(`on_expiry`, on the timer `Waiting.hold` sets), a timer for each one's next follow-up, and the sweep
+that reminds, escalates and expires (store first, then announce). Its clock is the waiting requests',
+so a test moves a clock instead of sleeping. Time never approves: an approval that expires is denied.
 """
 
 from __future__ import annotations
@@ -113,9 +113,8 @@ class FollowUps:
         self._watching: asyncio.Task[None] | None = None  # the leader's sweep of every request (`watch_all`)
 
     def plan(self, record: InteractionRecord) -> None:
-        """Timers for the end of the new request `record` and for its first follow-up, if it has them."""
-        if record.request.expires_at is not None:
-            self.waiting.at("expiry", record.interaction_id, record.request.expires_at, self._on_expiry)
+        """A timer for the first follow-up of the new request `record`, if it has one (its end's timer
+        is set as it is held: `Waiting.hold`, with `on_expiry`)."""
         self._plan_next(record)
 
     def _plan_next(self, record: InteractionRecord) -> None:
@@ -125,7 +124,8 @@ class FollowUps:
         if at is not None:
             self.waiting.at("follow_up", record.interaction_id, at, self._on_follow_up)
 
-    def _on_expiry(self, interaction_id: str) -> None:
+    def on_expiry(self, interaction_id: str) -> None:
+        """The request's end came (its timer, set by `Waiting.hold`): `expire` it."""
         self.waiting.fired("expiry", interaction_id)
         self.waiting.spawn(self.expire(interaction_id))
 

@@ -4,8 +4,9 @@ Kinds: `approval` (shell-style: command, folder, reason, operation; or a tool ap
 validated input), `question` (text / single_select / multi_select, each required or optional, the
 whole request answerable or declinable), and `elicitation` (a tool server's form). Lifecycle:
 pending → resolved | expired | cancelled. The service that enforces the rules lives in
-`gui.core.asks.service`; this module holds the shapes, and what a store indexes a record by
-(`interaction_fields`, as `run_fields` is beside the run record).
+`gui.core.asks.service`; this module holds the shapes, what a store indexes a record by
+(`interaction_fields`, as `run_fields` is beside the run record), and what ended a cancelled one
+(`cancel_cause`).
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from pydantic import (
 from pydantic_core import PydanticCustomError
 
 from gui.core.asks.signoffs import Handover, Signoff
-from gui.core.causes import CancelReason, EndCause
+from gui.core.causes import REASON_CAUSES, CancelReason, EndCause
 from gui.core.marks import N_, Sentence, Translate, as_written
 from gui.core.sequences import Asking
 
@@ -388,6 +389,11 @@ class CancelledResult(_Model):
         if data.get("cause") is None:
             data.pop("cause", None)  # a result kept before causes were reads as it always did
         return data
+
+
+def cancel_cause(result: CancelledResult) -> EndCause | None:
+    """What ended a cancelled request: its cause, or what its reason alone tells (a result kept before causes)."""
+    return result.cause or REASON_CAUSES.get(result.reason)
 
 
 InteractionResult = Annotated[

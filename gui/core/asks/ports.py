@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from gui.core.asks.approvals import ApprovalOutcome
 from gui.core.asks.interactions import InteractionRequest, InteractionResult, ShellApprovalRequest, ToolApprovalRequest
+from gui.core.asks.service import ApprovalOutcome
 from gui.core.causes import CancelReason, EndCause
 
 

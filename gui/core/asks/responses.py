@@ -5,7 +5,7 @@ A question's answer: answers only to existing questions, each once and every req
 (or the whole request declined, with no answers); single-select values among the options. A form's
 answer: only an accept carries values, and they fit the fields: types, choices, bounds, lengths,
 formats. The service refuses an answer with any problem before anything is stored (an approval's
-answer is checked beside the rest of approvals: `gui.core.asks.approvals`).
+answer is checked beside the rest of approvals: `gui.core.asks.service`).
 
 A form's values are checked when the person answers (the inbox refuses a misfit, and the request stays
 pending) and again before an MCP server receives the answer: a server never gets what its form said it

@@ -1,19 +1,63 @@
-"""Every approval rule at once, as the door offers them: listed, taken back, told apart when made for
-an earlier version of their step, and dropped with the sequence they were made for.
+"""Every approval rule at once: where they are kept (`ApprovalModes`, the port the stores implement),
+and the book the door reads them through: listed, taken back, told apart when made for an earlier
+version of their step, and dropped with the sequence they were made for.
 
-The rules themselves (what each covers, in words) are `gui.core.asks.rules`; they are kept in the
-approval modes (`ApprovalModes`). `Engine` holds one `RuleBook` and passes the door's rule
-operations to it.
+A tool is `ask` (the default) or `always-allow`: a person sets the latter from the inbox with
+"approve and always allow" and takes it back in the settings; narrower rules (what each covers, in
+words: `gui.core.asks.rules`) sit beside the modes. Whether one of them lets a request run without
+asking is the service's to decide (`gui.core.asks.service`). `Engine` holds one `RuleBook` and passes
+the door's rule operations to it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Generator
+from typing import Any, Protocol
 
-from gui.core.asks.approvals import ApprovalModes
+from gui.core.asks.interactions import ApprovalMode
 from gui.core.asks.rules import ApprovalRule, made_for_earlier_version, tool_rule_id
 from gui.core.events import EventBus, SettingsChanged
 from gui.core.sequences import Sequence
+
+APPROVAL_MODES: tuple[ApprovalMode, ...] = ("ask", "always-allow")
+
+
+class ApprovalModes(Protocol):
+    """Approval mode per tool name (a tool never set is `ask`, and `all` lists only the others), and
+    the narrower rules (`gui.core.asks.rules`: run, sequence, prefix) beside them.
+
+    `set`, `add_rule` and `remove_rule` apply at once (the next `get` or `rules` sees it) and return
+    an awaitable that completes once the change is durable: whoever acknowledges a change to a
+    person awaits it first.
+    """
+
+    def get(self, tool_name: str) -> ApprovalMode: ...
+
+    def set(self, tool_name: str, mode: ApprovalMode) -> Awaitable[None]: ...
+
+    def all(self) -> dict[str, ApprovalMode]: ...
+
+    def rules(self) -> list[ApprovalRule]: ...
+
+    def add_rule(self, rule: ApprovalRule) -> Awaitable[None]: ...
+
+    def remove_rule(self, rule_id: str) -> Awaitable[None]: ...
+
+
+class Done:
+    """An awaitable that has already completed: `set` of a store with nothing to wait for."""
+
+    def __await__(self) -> Generator[Any, None, None]:
+        yield from ()
+
+
+DONE = Done()
+
+
+def check_mode(mode: str) -> ApprovalMode:
+    if mode not in APPROVAL_MODES:
+        raise ValueError(f"'{mode}' is not an approval mode: use one of {', '.join(APPROVAL_MODES)}")
+    return mode
 
 
 class RuleBook:

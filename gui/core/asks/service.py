@@ -1,7 +1,7 @@
 """The one place that enforces the interaction rules (SPEC §3, seed `session_interaction.ts`).
 
 A run asks a person something through `request` and waits on the handle, or asks an approval
-through `ask_approval` (allowed at once when a rule covers it, `gui.core.asks.approvals`); the
+through `ask_approval` (allowed at once when a rule covers it); the
 person answers through `respond`; the control side ends runs with `cancel_run` / `cancel_all`, and
 start-up cleans up after a dead process with `recover`. Every transition is stored first and only then
 reaches anybody else (the bus, the waiting tool), so what a person sees and what a tool resumes
@@ -9,6 +9,12 @@ with is always what is on disk. Transitions of one interaction hold that interac
 re-read its stored status, so of two answers given at once exactly one wins. Expiry uses a loop
 timer, never polling; a late answer to an interaction whose time is up is refused as expired even
 if the timer has not fired yet.
+
+An approval is asked only when no rule allows it (`allowing_rule`: the tool's mode, then the narrower
+rules, as the rule book keeps them: `gui.core.asks.rule_book`); an answer to it must fit it
+(`approval_problems`), and its end comes back to the tool as one `ApprovalOutcome` whose `reason` is
+the sentence the tool fails with (`approval_outcome`): the approval asked, and what it comes to, are
+here beside the rules they follow (an answer to a question or a form is checked in `gui.core.asks.responses`).
 
 The requests waited on, their locks and timers, and how each changes or ends are `Waiting`
 (`gui.core.asks.waiting`); the service holds one and hands it to its two collaborators: the
@@ -23,15 +29,8 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from pydantic import TypeAdapter, ValidationError
+from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
 
-from gui.core.asks.approvals import (
-    ApprovalModes,
-    ApprovalOutcome,
-    allowing_rule,
-    approval_outcome,
-    approval_problems,
-)
 from gui.core.asks.approvers import INBOX_VIEWS, Answered, Approvers, InboxView, in_view, required_of
 from gui.core.asks.audit import Answerer, AuditLog
 from gui.core.asks.failures import (
@@ -43,26 +42,74 @@ from gui.core.asks.failures import (
 )
 from gui.core.asks.follow_ups import WATCH_EVERY, FollowUp, FollowUps, with_expiry
 from gui.core.asks.interactions import (
+    CANCEL_WORDS,
     ApprovalResponse,
     CancelledResult,
     ExpiredResult,
     InteractionRecord,
     InteractionRequest,
     InteractionResponse,
+    InteractionResult,
     ResolvedResult,
     ShellApprovalRequest,
     ToolApprovalRequest,
+    cancel_cause,
     tool_name_of,
 )
 from gui.core.asks.responses import response_problems
-from gui.core.asks.rules import ApprovalRule, rule_for
+from gui.core.asks.rule_book import ApprovalModes
+from gui.core.asks.rules import ApprovalRule, RuleError, rule_for, tool_rule_id
 from gui.core.asks.store import InteractionStore
 from gui.core.asks.waiting import Handle, Waiting
-from gui.core.causes import REASON_CAUSES, CancelReason, EndCause, reason_for
+from gui.core.causes import CAUSES, REASON_CAUSES, CancelReason, EndCause, reason_for
 from gui.core.events import EventBus
 from gui.core.people import Directory
 
 _RESPONSE: TypeAdapter[InteractionResponse] = TypeAdapter(InteractionResponse)
+
+# What a tool fails with when its approval was not given (English, as records keep it).
+DENIED_REASON = "denied by the user"
+EXPIRED_REASON = "not approved: the request expired before anyone answered"
+# What a question (`ask_user`) fails with when the person declines it, or nobody answers in time.
+DECLINED_REASON = "declined by the user: they chose not to answer"
+UNANSWERED_REASON = "nobody answered before the request expired"
+
+
+def cancelled_reason(reason: CancelReason, cause: EndCause | None = None) -> str:
+    """What a tool whose request was cancelled fails with (English, as records keep it)."""
+    words = CAUSES[cause].why if cause is not None else CANCEL_WORDS[reason]
+    return f"not approved: the request was cancelled ({words})"
+
+
+class ApprovalOutcome(BaseModel):
+    """What the tool learns: may it run, and if not, why (a sentence for the person)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    approved: bool
+    reason: str | None = None
+    auto: bool = False
+    interaction_id: str
+    edited_input: dict[str, Any] | None = None  # the person changed the arguments: run with these
+    cause: EndCause | None = None  # not approved because of this (`gui.core.causes`), not by a person's no
+
+
+def approval_outcome(interaction_id: str, result: InteractionResult) -> ApprovalOutcome:
+    """What the end of an approval a person was asked for means for the tool."""
+    if isinstance(result, ResolvedResult) and isinstance(result.response, ApprovalResponse):
+        response = result.response
+        if response.decision == "approved":
+            # a rule it made is saved by `respond`; an edit was checked against the tool's schema there
+            return ApprovalOutcome(approved=True, interaction_id=interaction_id, edited_input=response.edited_input)
+        said = f": {response.reason}" if response.reason else ""
+        return ApprovalOutcome(approved=False, reason=DENIED_REASON + said, interaction_id=interaction_id)
+    if isinstance(result, ExpiredResult):
+        return ApprovalOutcome(approved=False, reason=EXPIRED_REASON, interaction_id=interaction_id, cause="expired")
+    if isinstance(result, CancelledResult):
+        cause = cancel_cause(result)
+        return ApprovalOutcome(approved=False, reason=cancelled_reason(result.reason, cause),
+                               interaction_id=interaction_id, cause=cause)
+    raise AssertionError(f"unexpected result for approval {interaction_id}: {result!r}")  # validation forbids it
 
 
 class Approval:
@@ -142,7 +189,7 @@ class InteractionService:
     async def request(self, request: InteractionRequest, *, deadline: float | None = None) -> Handle:
         """Store the request, then announce it; `deadline` (epoch seconds) caps `expires_at`, as does
         its step's `expire_after`. A request whose step says nothing of who answers or when
-        (`asking`), and that has no end, has nothing to follow up."""
+        (`asking`) has nothing to follow up; one without an end has no expiry timer."""
         if request.asking is not None:
             request = with_expiry(request)
         if deadline is not None:
@@ -154,8 +201,9 @@ class InteractionService:
         async with self.waiting.lock(iid):
             if await self.store.get(iid) is not None:
                 raise InteractionError(f"interaction {iid} already exists", iid)
-            handle = await self.waiting.hold(record)
-            if request.asking is not None or request.expires_at is not None:
+            # its end is timed as it is held; what ends it then is the follow-ups' (`FollowUps.expire`)
+            handle = await self.waiting.hold(record, self.follow_ups.on_expiry)
+            if request.asking is not None:  # who answers, and when they are reminded or someone else asked
                 self.follow_ups.plan(record)
         self.waiting.announce_created(record)
         return handle
@@ -432,6 +480,40 @@ class InteractionService:
             else:
                 self.waiting.announce_ended(record)
             self.waiting.drop_lock(interaction_id)
+
+
+def allowing_rule(modes: ApprovalModes, request: ShellApprovalRequest | ToolApprovalRequest,
+                  tool_name: str) -> ApprovalRule | None:
+    """The rule that lets `request` run without asking, if any: the tool's mode, then the rules. A
+    request that names no tool (a program's) has no mode: only a rule made for it covers it."""
+    if tool_name and modes.get(tool_name) == "always-allow":
+        return ApprovalRule(rule_id=tool_rule_id(tool_name), tool=tool_name, scope="tool")
+    return next((rule for rule in modes.rules() if rule.matches(request)), None)
+
+
+def approval_problems(request: InteractionRequest, response: ApprovalResponse) -> list[str]:
+    """Everything wrong with `response` as an answer to the approval `request` (the service has checked
+    that `request` is an approval; empty: it fits): an
+    edited input only with a plain approval (approved, once: a rule covers requests as they are asked,
+    never a change of one), a scope only with an approval, and one a rule can be made of for `request`.
+    The service refuses an answer with any problem before anything is stored."""
+    if response.always_allow and response.decision != "approved":
+        return ["'always allow' goes only with an approval, not with a denial"]
+    if response.edited_input is not None and response.decision != "approved":
+        return ["an edit goes only with an approval: the tool runs with the edited input"]
+    if response.edited_input is not None and response.scope != "once":
+        # A rule covers requests as they are asked; the person changed this one, so it is approved once.
+        return [f"an edit is approved once: it cannot go with the scope '{response.scope}' (a rule covers "
+                "requests as they are asked, and this one was changed); send edited_input without a scope"]
+    if response.scope != "once" and response.decision != "approved":
+        return [f"the scope '{response.scope}' goes only with an approval, not with a denial"]
+    if response.scope == "once":
+        return ["'prefix' goes only with the scope prefix"] if response.prefix is not None else []
+    try:
+        rule_for(response.scope, request, prefix=response.prefix, now_ms=0)
+    except RuleError as exc:
+        return [str(exc)]
+    return []
 
 
 _ARTICLE = {"approval": "an approval", "question": "a question", "elicitation": "an elicitation"}

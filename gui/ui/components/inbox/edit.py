@@ -9,7 +9,7 @@ back to exactly what was asked is no change: the buttons are as before.
 command, this step of this sequence), and the person has just said that, as asked, it should not run:
 a rule made now would let the unchanged command run later without anyone seeing it, and a rule made
 from the change would cover a command no step asks for. So a change is approved once; the API refuses
-`edited_input` with any scope for the same reason (`gui.core.asks.approvals`).
+`edited_input` with any scope for the same reason (`gui.core.asks.service`).
 
 An approved change is told afterwards, with both texts, by `gui.wording.changes`: in the inbox's
 History and, through `changed_view.ChangedByYou`, in the run's record (the tool card). Pure: no NiceGUI.
