@@ -2,8 +2,8 @@
 
 The app approves a step (or needs no approval for it), then signs with its Ed25519 private key
 exactly what will run there (`signed_part`): the tool, its arguments as they will be called (a
-command included), the host, the run, the step, the call (the id of the step's workflow, so a
-signed step cannot be sent again by another workflow), the approval request that allowed it (None
+command included), the host, the run, the step, the call (the run's workflow and the step's
+activity in it, so a signed step cannot be sent again by another workflow), the approval request that allowed it (None
 when the tool asks none), its time limit and retries, and an expiry (`SIGNED_FOR` after signing).
 The worker holds only public keys (`--trust FILE` or SEQDESK_WORKER_TRUST) and refuses a step that
 is unsigned, signed with a key it does not trust, altered after signing, meant for another host or
@@ -46,7 +46,7 @@ class StepKeyError(Invalid):
 
 
 class HostStep(Protocol):
-    """What is signed: a step for a host (`gui.temporal.host_steps.HostStep`, a frozen dataclass)."""
+    """What is signed: a step for a host (`gui.temporal.plans.HostStep`, a frozen dataclass)."""
 
     __dataclass_fields__: ClassVar[dict[str, Any]]
 
@@ -162,7 +162,8 @@ class StepTrust:
         return cls(keys)
 
     def refusal(self, step: HostStep, host: str, call: str, run: str) -> str | None:
-        """Why the host `host` must not run `step`, which the workflow `call` (its run `run`) sent; None
+        """Why the host `host` must not run `step`, which the call `call` (`plans.call_of`: a workflow's
+        activity; that workflow's run `run`) sent; None
         when it may: signed by a trusted key, unaltered, for this host and this call, not expired, and
         not taken by another run of a workflow before."""
         if not step.signature:
