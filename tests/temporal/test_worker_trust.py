@@ -29,8 +29,8 @@ from gui.core.asks import ApprovalResponse
 from gui.memory import MemoryAuditLog, MemoryStores
 from gui.runtime import compose_engine
 from gui.temporal import StepKeyError
-from gui.temporal.host_steps import HostResult, HostStep
 from gui.temporal.hosts import FOREVER, host_queue
+from gui.temporal.plans import HostResult, HostStep, call_of, workflow_id
 from gui.temporal.signing import STEP_KEY_ENV, TRUST_ENV, StepSigner, StepTrust, trust_from
 from gui.tools import default_registry
 
@@ -144,11 +144,17 @@ async def test_a_signed_step_runs_and_carries_its_approval(
         assert made.exists()
         step_id = record.groups[0].tools[0].tool_call_id
         client = await Client.connect(temporal_server.address)
-        history = await client.get_workflow_handle(f"seqdesk-step-{step_id}-1").fetch_history()
-        [sent] = history.events[0].workflow_execution_started_event_attributes.input.payloads
+        # sent by the run's own workflow, as the activity of this step's first attempt
+        history = await client.get_workflow_handle(workflow_id(record.run_id)).fetch_history()
+        [scheduled] = [e.activity_task_scheduled_event_attributes for e in history.events
+                       if e.HasField("activity_task_scheduled_event_attributes")
+                       and e.activity_task_scheduled_event_attributes.activity_type.name == "host_call"]
+        assert scheduled.activity_id == f"seqdesk-step-{step_id}-1"
+        [sent] = scheduled.input.payloads
         step = json.loads(sent.data)
         assert step["approval"] == pending.interaction_id and step["host"] == host
-        assert step["args"]["command"] == f"touch {made}" and step["call_id"] == f"seqdesk-step-{step_id}-1"
+        assert step["args"]["command"] == f"touch {made}" and step["call_id"] == call_of(
+            workflow_id(record.run_id), f"seqdesk-step-{step_id}-1")
         assert len(base64.b64decode(step["signature"])) == 64  # an Ed25519 signature
     finally:
         worker.stop()
@@ -162,7 +168,7 @@ class AttackerStep:
     @workflow.run
     async def run(self, step: HostStep, queue: str) -> HostResult:
         result = await workflow.execute_activity(
-            "host_call", step, task_queue=queue, result_type=HostResult,
+            "host_call", step, task_queue=queue, result_type=HostResult, activity_id="1",
             start_to_close_timeout=FOREVER, heartbeat_timeout=timedelta(seconds=10))
         assert isinstance(result, HostResult)
         return result
@@ -218,7 +224,7 @@ async def test_a_step_put_on_the_queue_without_the_key_is_refused_and_nothing_ru
             assert said.count(f"seqdesk worker: the host {host} refused the step s1") == len(cases), said
             assert "Traceback" not in said
             # The control: the same path, signed by the team's key for this host and call, runs.
-            good = team.sign(replace(command(tmp_path / "signed"), call_id=f"{wid}-signed"))
+            good = team.sign(replace(command(tmp_path / "signed"), call_id=call_of(f"{wid}-signed", "1")))
             assert (await send(good, f"{wid}-signed")).ok
             assert (tmp_path / "signed").exists()
     finally:
