@@ -7,6 +7,10 @@ A run this process does not hold (the app restarted while it went on) is taken u
 record: the workflow's history says where it was, the record what it did. A tool whose call was cut
 by the app's end is called again; its log says that it may have run before.
 
+A step on a host pauses once signed (`gui.temporal.host_steps.SentToHost`): the workflow sends it,
+and the call, made again with what the host gave back (`ToolRef.hosted`), ends with it; its
+approval, given before it was sent, stays as given.
+
 A seq_call prepares the run it calls with the runner's code, then pauses (`RunCalled`): that run
 goes on as a child workflow, and the call, made again once it has ended, gives back its outputs (or
 fails saying how it ended), as in process. A called run cut short by its caller's group or stop is
@@ -181,13 +185,14 @@ class RunSteps:
         call cut in process does, and its request with it."""
         scope = self._scope(ex, group)
         caller = self.runner.caller
-        if trec.status == "waiting":
+        waiting = trec.status == "waiting"
+        if waiting:
             caller.resumed(scope, trec)
         cause = scope.cancel_cause()
         trec.status, trec.error = "cancelled", trec.error or "cancelled"
         trec.cause, trec.finished_at = trec.cause or cause, self.runner.clock()
         caller.finished(scope, trec)
-        if trec.interaction_id is not None:  # (one answered already stays as it was)
+        if waiting and trec.interaction_id is not None:
             await self.runner.interactions.cancel(trec.interaction_id, "turn_stopped", cause)
 
     async def _cut_called(self, run_id: str, child: Child) -> None:
@@ -314,6 +319,8 @@ class RunSteps:
         ex = await self.execution(end.run_id)
         group, grec = ex.groups[end.group], ex.record.groups[end.group]
         key = (end.run_id, end.group)
+        if key in self._late and not end.timed_out:  # this process's timer cut it first; a host's call ended since
+            await self.cut(end.run_id, end.group)
         self._scopes.pop(key, None)
         timer = self._timers.pop(key, None)
         if timer is not None:

@@ -7,6 +7,11 @@ calls is prepared: that run goes on as a child workflow (this same workflow, its
 is made again once it has ended, to give back its outputs. The child is never cancelled by Temporal
 (ABANDON): the activities stop it, saying why (`Cut.children`, `RunEnd.children`), as in process.
 
+A step on a host (`"on"`) is approved and signed by `call_tool` as a local activity (it holds no
+worker), then sent by this workflow itself as one activity on the host's queue
+(`gui.temporal.host_steps`), and the call is made again with the host's result. A failed tool of a
+gathered group cancels its siblings on their hosts, each ended there, before the group is cut.
+
 Deterministic: it only orders activities (`gui.temporal.steps` takes every decision, with the core's
 code) and keeps a group's time limit with a workflow timer.
 """
