@@ -6,6 +6,8 @@ when it says it left. A service that does not answer yet is tried again until it
 the steps the team's app signed (`--trust steps.pub`, or SEQDESK_WORKER_TRUST: the app's public step
 key, `gui.temporal.signing`); without one it does not start. It reads no data folder: the app that
 runs the sequence keeps the record and asks for approvals; only the tool's call runs here (`gui.temporal.worker`).
+It keeps one file, in its state folder (`--state`; by default one per host name in this user's state
+folder): the steps it took, until they expire, so that it refuses them again after a restart.
 """
 
 from __future__ import annotations
@@ -15,9 +17,12 @@ import asyncio
 import os
 import signal
 import sys
+from pathlib import Path
 from typing import Any
 
 from gui.i18n import _
+
+TAKEN_FILE = "taken-steps.json"  # in the worker's state folder: the steps it took (`gui.temporal.signing.TakenSteps`)
 
 
 def add_worker_command(sub: Any) -> None:
@@ -28,6 +33,9 @@ def add_worker_command(sub: Any) -> None:
     worker.add_argument("--trust", default=None, metavar="KEYFILE",
                         help=_("the app's public step key (PEM): only steps it signed run here "
                                "(or SEQDESK_WORKER_TRUST)"))
+    worker.add_argument("--state", default=None, metavar="FOLDER",
+                        help=_("where this worker remembers the steps it took (default: a folder of this user's "
+                               "state folder, one per host name)"))
     worker.set_defaults(func=cmd_worker, reads_settings=False)
 
 
@@ -45,13 +53,23 @@ def cmd_worker(args: argparse.Namespace) -> int:
               file=sys.stderr)
         return 2
     try:
+        import platformdirs
+
         from gui.temporal import StepKeyError, parse_target
-        from gui.temporal.signing import trust_from
+        from gui.temporal.signing import TakenSteps, trust_from
         from gui.temporal.worker import HostWorker
 
         target = parse_target(address)
+        state = Path(args.state).expanduser() if args.state else \
+            Path(platformdirs.user_state_dir("SeqDesk", appauthor=False)) / "workers" / args.name
         try:
-            trust = trust_from(args.trust)
+            state.mkdir(parents=True, exist_ok=True, mode=0o700)
+        except OSError as exc:
+            print(_("seqdesk worker: --state: the folder {folder} cannot be made ({reason}): give one this user can "
+                    "write to").format(folder=state, reason=exc.strerror or exc), file=sys.stderr)
+            return 2
+        try:
+            trust = trust_from(args.trust, TakenSteps(state / TAKEN_FILE))
         except StepKeyError as exc:
             print(f"seqdesk worker: {exc}", file=sys.stderr)
             return 2

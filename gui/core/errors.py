@@ -79,8 +79,9 @@ leaf keeps any other built-in base it had (`SecretStoreError` is still a `Runtim
 
 Signals, not errors: `gui.core.runs.AwaitedElsewhere` (a call pauses while a durable executor waits for
 its answer) is a BaseException, as asyncio's CancelledError is, so that no `except Exception` takes it
-for a failure; it is below no family and never reaches a person. So is `gui.temporal.steps.RunCalled`
-(a seq_call pauses while the run it called goes on as a child workflow).
+for a failure; it is below no family and never reaches a person. So are `gui.temporal.steps.RunCalled`
+(a seq_call pauses while the run it called goes on as a child workflow) and
+`gui.temporal.host_steps.SentToHost` (a step's call pauses while its run's workflow sends it to its host).
 
 A leaf that is also something of another family (an interaction that is not found is not pending
 either) names its own family first: the first family in its bases' order gives its status.

@@ -17,7 +17,7 @@ from typing import Any
 
 from temporalio.client import Client, WorkflowFailureError, WorkflowHandle
 from temporalio.service import RPCError
-from temporalio.worker import UnsandboxedWorkflowRunner, Worker
+from temporalio.worker import Worker
 from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner, SandboxRestrictions
 
 from gui.core.asks import InteractionService
@@ -28,7 +28,7 @@ from gui.core.runs import HostInfo, Origin, Runner, RunRecord, RunStore, copy_re
 from gui.core.sequences import Group, Sequence
 from gui.core.tools import Registry
 from gui.temporal.approvals import WorkflowApprovals
-from gui.temporal.host_steps import HostStepWorkflow, TemporalHostCalls, step_queue
+from gui.temporal.host_steps import TemporalHostCalls
 from gui.temporal.hosts import list_hosts
 from gui.temporal.plans import workflow_id
 from gui.temporal.signing import StepSigner
@@ -41,10 +41,6 @@ Resolver = Callable[[str], Any]
 
 class TemporalUnavailableError(Unavailable):
     pass
-
-
-async def _both(first: Worker, second: Worker) -> None:
-    await asyncio.gather(first.run(), second.run())
 
 
 class TemporalExecutor:
@@ -61,12 +57,10 @@ class TemporalExecutor:
         self._signals: set[asyncio.Task[None]] = set()
         bus.subscribe(self._heard)
         # steps that say "on", signed with the key SEQDESK_STEP_KEY names (`gui.temporal.signing`)
-        self.local.caller.hosts = TemporalHostCalls(self.connect, step_queue(target.queue),
-                                                    StepSigner.from_environment())
+        self.local.caller.hosts = TemporalHostCalls(self.steps.hosted, StepSigner.from_environment())
         self._client: Client | None = None
         self._worker: Worker | None = None
         self._worker_task: asyncio.Task[None] | None = None
-        self._step_worker: Worker | None = None  # the steps on hosts' workflows (`gui.temporal.hosts`)
         self._connecting: asyncio.Lock | None = None
 
     # -- the service ---------------------------------------------------------------------------
@@ -89,11 +83,7 @@ class TemporalExecutor:
                 self._worker = Worker(client, task_queue=self.target.queue, workflows=[RunWorkflow],
                                       activities=self.steps.activities(), workflow_runner=runner,
                                       max_concurrent_activities=1000)
-                # A step on a host is a workflow that only awaits its one activity: it needs no sandbox,
-                # whose cost per workflow is most of a step's overhead on a busy machine.
-                self._step_worker = Worker(client, task_queue=step_queue(self.target.queue),
-                                           workflows=[HostStepWorkflow], workflow_runner=UnsandboxedWorkflowRunner())
-                self._worker_task = asyncio.create_task(_both(self._worker, self._step_worker), name="temporal worker")
+                self._worker_task = asyncio.create_task(self._worker.run(), name="temporal worker")
                 self._client = client
         assert self._client is not None
         return self._client
@@ -211,9 +201,9 @@ class TemporalExecutor:
         # the app, saying so; the step that called it is called again when the app is back.
         nested = [run_id for run_id, ex in self.local._active.items() if ex.task is not None]
         await asyncio.gather(*(self.local.stop(run_id, cause) for run_id in nested))
-        if self._worker is not None and self._step_worker is not None:
-            await asyncio.gather(self._worker.shutdown(), self._step_worker.shutdown())
-        self._worker = self._step_worker = self._client = None
+        if self._worker is not None:
+            await self._worker.shutdown()
+        self._worker = self._client = None
 
     def snapshot(self, run_id: str) -> RunRecord | None:
         return self.local.snapshot(run_id)

@@ -2,13 +2,17 @@
 
 The app approves a step (or needs no approval for it), then signs with its Ed25519 private key
 exactly what will run there (`signed_part`): the tool, its arguments as they will be called (a
-command included), the host, the run, the step, the call (the id of the step's workflow, so a
-signed step cannot be sent again by another workflow), the approval request that allowed it (None
+command included), the host, the run, the step, the call (the run's workflow and the step's
+activity in it, so a signed step cannot be sent again by another workflow), the approval request that allowed it (None
 when the tool asks none), its time limit and retries, and an expiry (`SIGNED_FOR` after signing).
 The worker holds only public keys (`--trust FILE` or SEQDESK_WORKER_TRUST) and refuses a step that
 is unsigned, signed with a key it does not trust, altered after signing, meant for another host or
 call, already run by another call, or expired (`StepTrust.refusal`). Whoever can write to the
 Temporal namespace can put a step on a host's queue; without the private key, nothing of it runs.
+
+A worker remembers the steps it took (`TakenSteps`), each with the workflow run that took it, until
+their expiry: in a file of its state folder (`seqdesk worker --state`), so that a worker started
+again still refuses a step that a closed workflow took to a new run of that workflow.
 
 Keys are PEM files, as `openssl genpkey -algorithm ed25519 -out steps.key` and `openssl pkey -in
 steps.key -pubout -out steps.pub` make them: the app reads the private one from SEQDESK_STEP_KEY;
@@ -32,6 +36,7 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
+from gui.atomic import atomic_write
 from gui.core.errors import Invalid
 
 STEP_KEY_ENV = "SEQDESK_STEP_KEY"  # the app's private key (a PEM file's path)
@@ -46,7 +51,7 @@ class StepKeyError(Invalid):
 
 
 class HostStep(Protocol):
-    """What is signed: a step for a host (`gui.temporal.host_steps.HostStep`, a frozen dataclass)."""
+    """What is signed: a step for a host (`gui.temporal.plans.HostStep`, a frozen dataclass)."""
 
     __dataclass_fields__: ClassVar[dict[str, Any]]
 
@@ -124,20 +129,56 @@ class StepSigner:
         return replace(sealed, signature=base64.b64encode(signature).decode())
 
 
+class TakenSteps:
+    """The steps a worker took, until their expiry: each signature with the workflow run that took it.
+    Kept in the file `path` (JSON, written whole by `atomic_write` before the step runs), so that a
+    worker started again remembers them; in memory only when `path` is None."""
+
+    def __init__(self, path: Path | None = None) -> None:
+        self.path = path
+        self._taken: dict[str, tuple[str, float]] = self._read() if path is not None else {}
+
+    def _read(self) -> dict[str, tuple[str, float]]:
+        assert self.path is not None
+        try:
+            data = json.loads(self.path.read_bytes())
+            return {str(sig): (str(run), float(expires)) for sig, (run, expires) in data.items()}
+        except FileNotFoundError:
+            return {}
+        except (OSError, ValueError, TypeError, AttributeError) as exc:
+            raise StepKeyError(
+                f"the worker's memory of the steps it took, {self.path}, cannot be read ({exc}): a worker without it "
+                f"could run a step again; move the file aside after {SIGNED_FOR / 60:g} minutes with no step "
+                "(every step it names has expired by then)") from None
+
+    def take(self, signature: str, run: str, expires: float, now: float) -> str:
+        """The workflow run that took the step signed `signature` first: `run` itself when none had
+        (then it is remembered, on disk before this returns; OSError when it cannot be)."""
+        seen = self._taken.get(signature)
+        if seen is not None and seen[1] >= now:
+            return seen[0]
+        self._taken = {sig: kept for sig, kept in self._taken.items() if kept[1] >= now}
+        self._taken[signature] = (run, expires)
+        if self.path is not None:
+            atomic_write(self.path, json.dumps(self._taken, separators=(",", ":")).encode())
+        return run
+
+
 class StepTrust:
     """A worker's side: the public keys it trusts, and what it remembers of the steps it took."""
 
-    def __init__(self, keys: list[Ed25519PublicKey], *, clock: Callable[[], float] = time.time) -> None:
+    def __init__(self, keys: list[Ed25519PublicKey], *, clock: Callable[[], float] = time.time,
+                 taken: TakenSteps | None = None) -> None:
         self._keys = {key_id(key): key for key in keys}
         self._clock = clock
-        self._taken: dict[str, tuple[str, float]] = {}  # signature -> (the workflow run that took it, expiry)
+        self.taken = taken or TakenSteps()
 
     @property
     def key_ids(self) -> list[str]:
         return sorted(self._keys)
 
     @classmethod
-    def load(cls, path: Path) -> StepTrust:
+    def load(cls, path: Path, taken: TakenSteps | None = None) -> StepTrust:
         """The public keys of the PEM file at `path` (one or more); StepKeyError saying what is wrong."""
         text = _read(path, "trust file").decode("ascii", errors="replace")
         if "PRIVATE KEY" in text:
@@ -159,10 +200,11 @@ class StepTrust:
         if not keys:
             raise StepKeyError(f"the trust file {path} holds no PEM public key: give the .pub of the app's step "
                                f"key (made with {MAKE_KEYS})")
-        return cls(keys)
+        return cls(keys, taken=taken)
 
     def refusal(self, step: HostStep, host: str, call: str, run: str) -> str | None:
-        """Why the host `host` must not run `step`, which the workflow `call` (its run `run`) sent; None
+        """Why the host `host` must not run `step`, which the call `call` (`plans.call_of`: a workflow's
+        activity; that workflow's run `run`) sent; None
         when it may: signed by a trusted key, unaltered, for this host and this call, not expired, and
         not taken by another run of a workflow before."""
         if not step.signature:
@@ -183,10 +225,12 @@ class StepTrust:
         if now > step.expires:
             when = datetime.fromtimestamp(step.expires, UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
             return f"its signature expired at {when} (a step must start within {SIGNED_FOR / 60:g} minutes)"
-        self._taken = {sig: seen for sig, seen in self._taken.items() if seen[1] >= now}
-        taken = self._taken.setdefault(step.signature, (run, step.expires))
-        if taken[0] != run:
-            return "it was already taken by another run of its call (a signed step sent again)"
+        try:
+            if self.taken.take(step.signature, run, step.expires, now) != run:
+                return "it was already taken by another run of its call (a signed step sent again)"
+        except OSError as exc:
+            return (f"this host cannot note that it took it, in {self.taken.path} ({exc.strerror or exc}), so it could "
+                    "not refuse it if it were sent again")
         return None
 
 
@@ -195,14 +239,14 @@ def refused_words(host: str, step: HostStep, why: str) -> str:
     return f"the host {host} refused the step {step.step_id or '(unnamed)'} of run {step.run_id or '(none)'}: {why}"
 
 
-def trust_from(given: str | None) -> StepTrust:
+def trust_from(given: str | None, taken: TakenSteps | None = None) -> StepTrust:
     """A worker's trust: the file `--trust` names, else SEQDESK_WORKER_TRUST; StepKeyError when there is none."""
     path = (given or os.environ.get(TRUST_ENV, "")).strip()
     if not path:
         raise StepKeyError("a worker runs only steps signed by the team's app: give it the app's public step key "
                            f"(--trust steps.pub, or {TRUST_ENV}); make the pair with {MAKE_KEYS} and give the app "
                            f"the private one ({STEP_KEY_ENV}=steps.key)")
-    return StepTrust.load(Path(path).expanduser())
+    return StepTrust.load(Path(path).expanduser(), taken)
 
 
 def no_signer_words(host: str) -> str:

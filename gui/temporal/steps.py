@@ -7,6 +7,10 @@ A run this process does not hold (the app restarted while it went on) is taken u
 record: the workflow's history says where it was, the record what it did. A tool whose call was cut
 by the app's end is called again; its log says that it may have run before.
 
+A step on a host pauses once signed (`gui.temporal.host_steps.SentToHost`): the workflow sends it,
+and the call, made again with what the host gave back (`ToolRef.hosted`), ends with it; its
+approval, given before it was sent, stays as given.
+
 A seq_call prepares the run it calls with the runner's code, then pauses (`RunCalled`): that run
 goes on as a child workflow, and the call, made again once it has ended, gives back its outputs (or
 fails saying how it ended), as in process. A called run cut short by its caller's group or stop is
@@ -41,10 +45,23 @@ from gui.core.runs import (
 )
 from gui.core.sequences import OnError, run_step_fingerprints
 from gui.temporal.approvals import CALLING, WorkflowApprovals
-from gui.temporal.plans import ASKED, CALLED, Child, Cut, GroupEnd, GroupPlan, GroupRef, RunEnd, ToolRef
+from gui.temporal.host_steps import SentToHost
+from gui.temporal.plans import (
+    ASKED,
+    CALLED,
+    CUT,
+    ON_HOST,
+    Child,
+    Cut,
+    GroupEnd,
+    GroupPlan,
+    GroupRef,
+    HostResult,
+    RunEnd,
+    ToolRef,
+)
 
 HEARTBEAT_EVERY = 2.0  # a tool's call says it is alive this often (the workflow's HEARTBEAT is larger)
-CUT = "cut"  # what `call_tool` says of a call cut short: the group's later tools are not called
 CLOSED = "the app closed during this step: it is called again when the app is back"
 MAY_HAVE_RUN = "called again: it may have run before the app or its worker stopped"
 ASKED_AGAIN = "called again: the app or its worker stopped before it began (it had not acted)"
@@ -69,6 +86,7 @@ class RunSteps:
         self.approvals = approvals
         self.stop = stop  # stops a run on the service (`TemporalExecutor.stop`), waiting for its end
         self._called: dict[str, str] = {}  # step (tool_call_id) -> the run its seq_call called, now ended
+        self.hosted: dict[str, HostResult] = {}  # step (tool_call_id) -> what its host gave back (`host_steps`)
         self.closing = False  # the app is closing: a cut call is retried later, not recorded as ended
         self._scopes: dict[tuple[str, int], CallScope] = {}
         self._calls: dict[str, dict[tuple[int, int], asyncio.Task[None]]] = {}
@@ -136,10 +154,12 @@ class RunSteps:
         await scope.save_now()  # the caller's step is on disk as running before its run goes on elsewhere
         raise RunCalled(child.record.run_id)
 
-    async def cut(self, run_id: str, group: int | None = None, children: list[Child] | None = None) -> None:
+    async def cut(self, run_id: str, group: int | None = None, children: list[Child] | None = None, *,
+                  hosts: bool = True) -> None:
         """Cancel the run's tool calls going on here (of one group, or all) and wait for their ends;
         stop the runs its seq_calls called (`children`), then end those calls; and end the calls
-        paused on their approval (no task: the workflow waited for the answer)."""
+        paused on their approval (no task: the workflow waited for the answer), and, with `hosts`,
+        those on hosts (the workflow has cancelled them there before it asks this)."""
         for child in children or []:
             await self._cut_called(run_id, child)
         running = self._calls.get(run_id, {})
@@ -154,20 +174,25 @@ class RunSteps:
             if group is not None and grec.index != group or grec.status != "running":
                 continue
             for trec in grec.tools:
-                if trec.status == "waiting" and (grec.index, trec.index) not in running:
+                if (grec.index, trec.index) in running:
+                    continue
+                on_host = hosts and trec.status == "running" and ex.groups[grec.index].tools[trec.index].on is not None
+                if trec.status == "waiting" or on_host:
                     await self._cut_paused(ex, grec.index, trec)
 
     async def _cut_paused(self, ex: Execution, group: int, trec: ToolRecord) -> None:
-        """A call paused on its approval is cut: it ends cancelled, as a waiting call cut in process
-        does, and its request with it."""
+        """A call paused on its approval, or while its host ran it, is cut: it ends cancelled, as a
+        call cut in process does, and its request with it."""
         scope = self._scope(ex, group)
         caller = self.runner.caller
-        caller.resumed(scope, trec)
+        waiting = trec.status == "waiting"
+        if waiting:
+            caller.resumed(scope, trec)
         cause = scope.cancel_cause()
         trec.status, trec.error = "cancelled", trec.error or "cancelled"
         trec.cause, trec.finished_at = trec.cause or cause, self.runner.clock()
         caller.finished(scope, trec)
-        if trec.interaction_id is not None:
+        if waiting and trec.interaction_id is not None:
             await self.runner.interactions.cancel(trec.interaction_id, "turn_stopped", cause)
 
     async def _cut_called(self, run_id: str, child: Child) -> None:
@@ -187,7 +212,8 @@ class RunSteps:
 
     def _time_up(self, key: tuple[str, int]) -> None:
         self._late.add(key)
-        asyncio.ensure_future(self.cut(*key))
+        # (a call on a host is cut by the workflow's timer: cancelled there first, then recorded)
+        asyncio.ensure_future(self.cut(*key, hosts=False))
 
     # -- the activities ------------------------------------------------------------------------
     @activity.defn(name="open_run")
@@ -214,9 +240,10 @@ class RunSteps:
         grec.serial_reason = serial
         key = (ref.run_id, ref.group)
         self._scopes[key] = self._new_scope(ex, ref.group, args)
-        return GroupPlan("run", serial=serial is not None,
-                         tools=[t.index for t in grec.tools if t.reused_from is None],
-                         timeout=group.timeout_seconds, abort=group.on_error is not OnError.CONTINUE)
+        tools = [t.index for t in grec.tools if t.reused_from is None]
+        return GroupPlan("run", serial=serial is not None, tools=tools, timeout=group.timeout_seconds,
+                         abort=group.on_error is not OnError.CONTINUE,
+                         on_hosts=[index for index in tools if group.tools[index].on is not None])
 
     @activity.defn(name="call_tool")
     async def call_tool(self, ref: ToolRef) -> str:
@@ -233,8 +260,9 @@ class RunSteps:
         if limit is not None and (ref.run_id, ref.group) not in self._timers:
             self._timers[(ref.run_id, ref.group)] = asyncio.get_running_loop().call_later(
                 limit, self._time_up, (ref.run_id, ref.group))
-        if activity.info().attempt > 1:  # a new attempt: the app or its worker stopped during the last one
-            group = ex.groups[ref.group]
+        group = ex.groups[ref.group]
+        on_host = group.tools[ref.tool].on is not None  # what it sends, the workflow sends: once (`host_steps`)
+        if activity.info().attempt > 1 and not on_host:  # a new attempt: the app or its worker stopped in the last
             if (trec.process is not None or trec.status == "running") and group.on_error is not OnError.RETRY:
                 # It had begun to act (its command started): called only when its group says retry.
                 trec.status, trec.error, trec.finished_at = "failed", MAY_HAVE_ACTED, self.runner.clock()
@@ -245,12 +273,17 @@ class RunSteps:
             self.runner.caller.log(scope, trec, "warning", ASKED_AGAIN if asked_only else MAY_HAVE_RUN)
         if ref.answered is not None:  # made again once the request it paused on was answered
             self.approvals.answers[trec.tool_call_id] = ref.answered
-        call = self.runner.caller.run(scope, ex.groups[ref.group].tools[ref.tool], trec, again=ref.called is not None)
+        if ref.hosted is not None:  # made again with what its host gave back; its approval stays as given
+            self.hosted[trec.tool_call_id] = ref.hosted
+            if trec.interaction_id is not None:
+                self.approvals.answers[trec.tool_call_id] = trec.interaction_id
+        again = ref.called is not None or ref.hosted is not None
+        call = self.runner.caller.run(scope, group.tools[ref.tool], trec, again=again)
         CALLING.set(trec.tool_call_id)  # its own approval pauses the call (this activity's task only)
         task: asyncio.Task[None] = asyncio.create_task(call)
         calls = self._calls.setdefault(ref.run_id, {})
         calls[(ref.group, ref.tool)] = task
-        beating = asyncio.create_task(_heartbeat())
+        beating = asyncio.create_task(_heartbeat(activity.info().is_local))
         cut = False
         try:
             await task
@@ -258,6 +291,8 @@ class RunSteps:
             return ASKED + paused.interaction_id
         except RunCalled as called:  # a seq_call: the workflow waits for the run it called
             return CALLED + called.run_id
+        except SentToHost as sent:  # signed for its host: the workflow sends it there
+            return ON_HOST + sent.text
         except asyncio.CancelledError:
             current = asyncio.current_task()
             if self.closing or (current is not None and current.cancelling()):
@@ -284,6 +319,8 @@ class RunSteps:
         ex = await self.execution(end.run_id)
         group, grec = ex.groups[end.group], ex.record.groups[end.group]
         key = (end.run_id, end.group)
+        if key in self._late and not end.timed_out:  # this process's timer cut it first; a host's call ended since
+            await self.cut(end.run_id, end.group)
         self._scopes.pop(key, None)
         timer = self._timers.pop(key, None)
         if timer is not None:
@@ -331,7 +368,9 @@ class RunSteps:
         return record.status
 
 
-async def _heartbeat() -> None:
+async def _heartbeat(local: bool) -> None:
+    if local:  # a local activity (a step on a host, only sent from here) says nothing: it is short
+        return
     while True:
         await asyncio.sleep(HEARTBEAT_EVERY)  # the pace of "still alive", not a wait for an event
         activity.heartbeat()

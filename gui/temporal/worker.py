@@ -29,8 +29,8 @@ from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner, SandboxR
 from gui.core.errors import ToolArgumentError, ToolError
 from gui.core.tools import Registry, ToolContext
 from gui.temporal.executor import TemporalUnavailableError
-from gui.temporal.host_steps import HostResult, HostStep
 from gui.temporal.hosts import BEAT_EVERY, HOST_WORKFLOW, HostWorkflow, host_queue, host_workflow_id
+from gui.temporal.plans import HostResult, HostStep, call_of
 from gui.temporal.signing import StepTrust, refused_words
 from gui.temporal.target import TemporalTarget
 
@@ -121,11 +121,12 @@ class HostWorker:
     async def host_call(self, step: HostStep) -> HostResult:
         info = activity.info()
         attempt = info.attempt
-        why = self.trust.refusal(step, self.name, info.workflow_id or "", info.workflow_run_id or "")
+        call = call_of(info.workflow_id or "", info.activity_id)
+        why = self.trust.refusal(step, self.name, call, info.workflow_run_id or "")
         if why is not None:  # nothing of it runs: the step fails with the reason, the worker says it too
             words = refused_words(self.name, step, why)
             if self.refused is not None:
-                self.refused(f"{words} (sent by the workflow {info.workflow_id})")
+                self.refused(f"{words} (sent by the call {call})")
             return HostResult(False, error=words, attempt=attempt, worker=self.identity)
         tool = self.registry.get(step.tool)
         if tool is None:

@@ -7,6 +7,11 @@ calls is prepared: that run goes on as a child workflow (this same workflow, its
 is made again once it has ended, to give back its outputs. The child is never cancelled by Temporal
 (ABANDON): the activities stop it, saying why (`Cut.children`, `RunEnd.children`), as in process.
 
+A step on a host (`"on"`) is approved and signed by `call_tool` as a local activity (it holds no
+worker), then sent by this workflow itself as one activity on the host's queue
+(`gui.temporal.host_steps`), and the call is made again with the host's result. A failed tool of a
+gathered group cancels its siblings on their hosts, each ended there, before the group is cut.
+
 Deterministic: it only orders activities (`gui.temporal.steps` takes every decision, with the core's
 code) and keeps a group's time limit with a workflow timer.
 """
@@ -21,14 +26,18 @@ from temporalio.common import RetryPolicy
 from temporalio.exceptions import ActivityError, ChildWorkflowError, is_cancelled_exception
 
 with workflow.unsafe.imports_passed_through():
+    from gui.temporal.host_steps import on_host, step_from
     from gui.temporal.plans import (
         ASKED,
         CALLED,
+        CUT,
+        ON_HOST,
         Child,
         Cut,
         GroupEnd,
         GroupPlan,
         GroupRef,
+        HostResult,
         RunEnd,
         ToolRef,
         workflow_id,
@@ -54,6 +63,8 @@ class RunWorkflow:
     def __init__(self) -> None:
         self._answered: set[str] = set()  # requests of this run that ended (`answered`)
         self._children: dict[tuple[int, int], str] = {}  # (group, tool) -> the run its seq_call called, going on
+        self._on_hosts: dict[tuple[int, int], asyncio.Task[HostResult]] = {}  # (group, tool) -> its call on its host
+        self._cutting: set[int] = set()  # groups whose calls on hosts are cut: a tool of theirs failed
 
     @workflow.signal(name="answered")
     def answered(self, interaction_id: str) -> None:
@@ -97,6 +108,31 @@ class RunWorkflow:
         # (cut short here, it is left in `_children`: the activity that cuts the group or ends the run stops it)
         self._children.pop((ref.group, index), None)
 
+    async def _on_host(self, ref: GroupRef, index: int, text: str) -> HostResult | None:
+        """A step's call on its host, to its end there; None when a failed tool of its group cut it."""
+        if ref.group in self._cutting:  # signed after its group was cut: never sent, and recorded cut
+            await _decide("cut_group", Cut(ref.run_id, ref.group, "abort"), bool)
+            return None
+        key = (ref.group, index)
+        self._on_hosts[key] = task = asyncio.ensure_future(on_host(step_from(text)))
+        try:
+            return await task
+        except (asyncio.CancelledError, ActivityError) as exc:  # cancelled, and ended on its host
+            current = asyncio.current_task()
+            if ref.group in self._cutting and not (current is not None and current.cancelling()):
+                return None  # a failed tool of its group cut it, not the time limit or Stop
+            raise asyncio.CancelledError from exc
+        finally:
+            self._on_hosts.pop(key, None)
+
+    async def _cut_on_hosts(self, group: int) -> None:
+        """Cancel the group's calls on hosts (a tool of it failed), each ended there before this returns."""
+        self._cutting.add(group)
+        calls = [task for (g, _), task in self._on_hosts.items() if g == group]
+        for task in calls:
+            task.cancel()
+        await asyncio.gather(*calls, return_exceptions=True)
+
     async def _group(self, ref: GroupRef) -> bool:
         """Run one group; whether the run goes on."""
         plan = await _decide("begin_group", ref, GroupPlan)
@@ -116,19 +152,29 @@ class RunWorkflow:
         async def call(index: int) -> str:
             answered: str | None = None
             called: str | None = None
+            hosted: HostResult | None = None
             while True:
+                tool = ToolRef(ref.run_id, ref.group, index, answered, called, hosted)
                 try:
-                    status = str(await workflow.execute_activity(
-                        "call_tool", ToolRef(ref.run_id, ref.group, index, answered, called), result_type=str,
-                        start_to_close_timeout=TOOL, heartbeat_timeout=HEARTBEAT, retry_policy=RETRY))
+                    if index in plan.on_hosts:  # only approved, signed and sent from here: no worker held
+                        status = str(await _decide("call_tool", tool, str))
+                    else:
+                        status = str(await workflow.execute_activity(
+                            "call_tool", tool, result_type=str, start_to_close_timeout=TOOL,
+                            heartbeat_timeout=HEARTBEAT, retry_policy=RETRY))
                 except ActivityError as exc:
                     if is_cancelled_exception(exc):  # the time limit or Stop: cancelled, as asyncio says it
                         raise asyncio.CancelledError from exc
                     raise
-                answered = called = None
+                answered = called = hosted = None
                 if status.startswith(CALLED):  # a seq_call: its run goes on as a child workflow
                     called = status.removeprefix(CALLED)
                     await self._called(ref, index, called)
+                    continue
+                if status.startswith(ON_HOST):  # signed for its host: sent there, made again with its result
+                    hosted = await self._on_host(ref, index, status.removeprefix(ON_HOST))
+                    if hosted is None:
+                        return CUT
                     continue
                 if not status.startswith(ASKED):
                     return status
@@ -140,7 +186,7 @@ class RunWorkflow:
         async def one_by_one() -> None:
             for index in plan.tools:
                 status = await call(index)
-                if status == "cut":  # its time ran out (or Stop): nothing after it runs
+                if status == CUT:  # its time ran out (or Stop): nothing after it runs
                     return
                 if status == "failed" and plan.abort:
                     outcome["failed_at"] = index
@@ -153,6 +199,7 @@ class RunWorkflow:
                 nonlocal aborted
                 if await call(index) == "failed" and plan.abort and not aborted:
                     aborted = True
+                    await self._cut_on_hosts(ref.group)
                     await _decide("cut_group", Cut(ref.run_id, ref.group, "abort", self._going_on(ref.group)), bool)
 
             await asyncio.gather(*(one(index) for index in plan.tools))

@@ -47,11 +47,17 @@ class Worker:
     process: subprocess.Popen[bytes] | None = None
     starts: int = 0
 
+    @property
+    def state(self) -> Path:
+        """Its state folder, beside its log: the same one each time it starts."""
+        return self.log.parent / f"{self.log.stem}-state"
+
     def start(self) -> Worker:
         self.starts += 1
         with self.log.open("ab") as out:
             self.process = subprocess.Popen(
-                [*self.prefix, sys.executable, "-m", "gui", "worker", "--name", self.name, "--executor", self.url],
+                [*self.prefix, sys.executable, "-m", "gui", "worker", "--name", self.name, "--executor", self.url,
+                 "--state", str(self.state)],
                 stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=_env(),
                 preexec_fn=parent_death_signal())
         return self

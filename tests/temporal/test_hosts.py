@@ -166,3 +166,27 @@ async def test_a_step_whose_worker_died_may_have_run_and_is_called_again_only_on
             assert hosts["node-k"].state == "up"
     finally:
         await engine.close()
+
+
+async def test_a_failed_step_of_a_fan_out_ends_its_siblings_on_their_hosts(
+        temporal_server: TemporalServer, tmp_path: Path) -> None:
+    engine = _engine(temporal_server)
+    engine.modes.set("cmd_run", "always-allow")
+    seconds = f"700.{uuid.uuid4().int % 1000}"  # a command no one else runs
+    began = tmp_path / "began"
+    try:
+        with workers(temporal_server, ["node-f", "node-g"], tmp_path):
+            await hosts_up(engine, ["node-f", "node-g"], T)
+            await engine.create(seq(group("fan", tools=tools(
+                {"tool": "cmd_run", "args": {"command": f"touch {began}; sleep {seconds}"}, "on": "node-f"},
+                {"tool": "cmd_run", "args": {"command": f"while [ ! -e {began} ]; do sleep 0.05; done; exit 3"},
+                 "on": "node-g"}))))
+            record = await engine.runner.wait((await engine.start("s", {})).run_id, T)
+            assert record.status == "failed"
+            long, failed = record.groups[0].tools
+            assert failed.status == "failed"
+            assert long.status == "cancelled" and long.cause == "sibling_failed"
+            assert long.error == "cancelled: another tool of the group failed"
+            assert not _alive(f"sleep {seconds}")  # ended on node-f before the run ended
+    finally:
+        await engine.close()

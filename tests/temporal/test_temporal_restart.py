@@ -8,6 +8,7 @@ import uuid
 from pathlib import Path
 
 from support.builders import group, seq, tools
+from support.hosts import hosts_up, workers
 from support.temporal import TemporalServer
 from support.waiting import wait_until
 from temporalio.client import Client
@@ -74,6 +75,35 @@ async def test_a_command_cut_by_the_apps_end_is_called_again_only_when_its_group
             else:
                 assert record.status == "succeeded" and record.outputs == {"said": "again"}
                 assert MAY_HAVE_RUN in [line.text for line in trec.log]
+        finally:
+            await second.close()
+
+
+async def test_a_step_on_a_host_goes_on_there_while_the_app_restarts_and_is_sent_once(
+        temporal_server: TemporalServer, tmp_path: Path) -> None:
+    url = f"{temporal_server.url}?queue=restart-{uuid.uuid4().hex[:8]}"
+    sent, release = tmp_path / "sent", tmp_path / "release"
+    command = f"echo sent >> {sent}; while [ ! -e {release} ]; do sleep 0.05; done; echo done"
+    with workers(temporal_server, ["node-r"], tmp_path):
+        first = await open_runtime(tmp_path / "data", executor=url)
+        try:
+            first.engine.modes.set("cmd_run", "always-allow")
+            await hosts_up(first.engine, ["node-r"], T)
+            await first.engine.create(seq(group("g", out={"said": "string"}, tools=tools(
+                {"tool": "cmd_run", "args": {"command": command}, "on": "node-r", "as": "said"}))))
+            run = await first.engine.start("s", {})
+            await wait_until(sent.exists, "the command began on node-r", timeout=T)
+        finally:
+            await first.close()  # the app closes while its step runs on the host: the call goes on there
+        release.touch()  # and ends while no app is there
+
+        second = await open_runtime(tmp_path / "data", executor=url)
+        try:
+            record = await second.engine.runner.wait(run.run_id, T)
+            assert record.status == "succeeded" and record.outputs == {"said": "done"}
+            assert record.attempt == 1 and record.resumed_from is None  # no Resume: the same run went on
+            assert sent.read_text().splitlines() == ["sent"]  # sent to its host once, never again
+            assert record.groups[0].tools[0].log == []  # nothing says it may have run twice
         finally:
             await second.close()
 

@@ -29,9 +29,9 @@ from gui.core.asks import ApprovalResponse
 from gui.memory import MemoryAuditLog, MemoryStores
 from gui.runtime import compose_engine
 from gui.temporal import StepKeyError
-from gui.temporal.host_steps import HostResult, HostStep
 from gui.temporal.hosts import FOREVER, host_queue
-from gui.temporal.signing import STEP_KEY_ENV, TRUST_ENV, StepSigner, StepTrust, trust_from
+from gui.temporal.plans import HostResult, HostStep, call_of, workflow_id
+from gui.temporal.signing import STEP_KEY_ENV, TRUST_ENV, StepSigner, StepTrust, TakenSteps, trust_from
 from gui.tools import default_registry
 
 T = 60.0  # another process takes the step: a loaded machine is slow
@@ -144,11 +144,17 @@ async def test_a_signed_step_runs_and_carries_its_approval(
         assert made.exists()
         step_id = record.groups[0].tools[0].tool_call_id
         client = await Client.connect(temporal_server.address)
-        history = await client.get_workflow_handle(f"seqdesk-step-{step_id}-1").fetch_history()
-        [sent] = history.events[0].workflow_execution_started_event_attributes.input.payloads
+        # sent by the run's own workflow, as the activity of this step's first attempt
+        history = await client.get_workflow_handle(workflow_id(record.run_id)).fetch_history()
+        [scheduled] = [e.activity_task_scheduled_event_attributes for e in history.events
+                       if e.HasField("activity_task_scheduled_event_attributes")
+                       and e.activity_task_scheduled_event_attributes.activity_type.name == "host_call"]
+        assert scheduled.activity_id == f"seqdesk-step-{step_id}-1"
+        [sent] = scheduled.input.payloads
         step = json.loads(sent.data)
         assert step["approval"] == pending.interaction_id and step["host"] == host
-        assert step["args"]["command"] == f"touch {made}" and step["call_id"] == f"seqdesk-step-{step_id}-1"
+        assert step["args"]["command"] == f"touch {made}" and step["call_id"] == call_of(
+            workflow_id(record.run_id), f"seqdesk-step-{step_id}-1")
         assert len(base64.b64decode(step["signature"])) == 64  # an Ed25519 signature
     finally:
         worker.stop()
@@ -162,7 +168,7 @@ class AttackerStep:
     @workflow.run
     async def run(self, step: HostStep, queue: str) -> HostResult:
         result = await workflow.execute_activity(
-            "host_call", step, task_queue=queue, result_type=HostResult,
+            "host_call", step, task_queue=queue, result_type=HostResult, activity_id="1",
             start_to_close_timeout=FOREVER, heartbeat_timeout=timedelta(seconds=10))
         assert isinstance(result, HostResult)
         return result
@@ -218,7 +224,7 @@ async def test_a_step_put_on_the_queue_without_the_key_is_refused_and_nothing_ru
             assert said.count(f"seqdesk worker: the host {host} refused the step s1") == len(cases), said
             assert "Traceback" not in said
             # The control: the same path, signed by the team's key for this host and call, runs.
-            good = team.sign(replace(command(tmp_path / "signed"), call_id=f"{wid}-signed"))
+            good = team.sign(replace(command(tmp_path / "signed"), call_id=call_of(f"{wid}-signed", "1")))
             assert (await send(good, f"{wid}-signed")).ok
             assert (tmp_path / "signed").exists()
     finally:
@@ -248,3 +254,67 @@ async def test_a_step_a_host_refuses_fails_in_the_runs_record_with_the_hosts_sen
     finally:
         worker.stop()
         await engine.close()
+
+
+def test_a_worker_started_again_remembers_the_steps_it_took(tmp_path: Path) -> None:
+    keys = make_step_keys(tmp_path)
+    now = [1_000_000.0]
+    signer = StepSigner.load(keys.private)
+    signer._clock = lambda: now[0]
+    memory = tmp_path / "state" / "taken-steps.json"
+    memory.parent.mkdir()
+
+    def started() -> StepTrust:  # the worker, started (again) on its state folder
+        trust = StepTrust.load(keys.public, TakenSteps(memory))
+        trust._clock = lambda: now[0]
+        return trust
+
+    signed = signer.sign(_step())
+    first = started()
+    assert first.refusal(signed, "node-a", "seqdesk-step-t1-1", "w1") is None
+    assert memory.exists()  # noted before the step runs
+    again = started()
+    assert "already taken by another run of its call" in (again.refusal(signed, "node-a", "seqdesk-step-t1-1", "w2")
+                                                          or "")
+    assert again.refusal(signed, "node-a", "seqdesk-step-t1-1", "w1") is None  # its own retries still run
+    now[0] += 15 * 60 + 1  # expired steps are dropped from the file as new ones are noted
+    later = signer.sign(_step(call_id="seqdesk-step-t1-2"))
+    assert started().refusal(later, "node-a", "seqdesk-step-t1-2", "w3") is None
+    assert list(json.loads(memory.read_text())) == [later.signature]
+    memory.write_text("{not json")
+    with pytest.raises(StepKeyError, match=f"the worker's memory of the steps it took, {memory}, cannot be read"):
+        started()
+
+
+async def test_a_closed_workflows_step_sent_again_after_the_worker_restarted_is_refused(
+        temporal_server: TemporalServer, step_keys: StepKeys, tmp_path: Path) -> None:
+    host = f"trust-{uuid.uuid4().hex[:6]}"
+    queue = f"again-{uuid.uuid4().hex[:8]}"
+    client = await Client.connect(temporal_server.address)
+    worker = Worker(host, temporal_server.url, tmp_path / "worker.log")
+    ran = tmp_path / "ran"
+    wid = f"again-{uuid.uuid4().hex[:8]}"  # its first run takes the step; a new run of the same id sends it again
+    step = StepSigner.load(step_keys.private).sign(HostStep(
+        host=host, tool="cmd_run", args={"command": f"echo ran >> {ran}"}, step_id="s1", run_id="r1",
+        call_id=call_of(wid, "1")))
+
+    async def send() -> HostResult:
+        result: HostResult = await client.execute_workflow(
+            "attacker-step", args=[step, host_queue(host)], id=wid, task_queue=queue, result_type=HostResult,
+            execution_timeout=timedelta(seconds=T))
+        return result
+
+    try:
+        worker.run(T)
+        async with TemporalWorker(client, task_queue=queue, workflows=[AttackerStep],
+                                  workflow_runner=UnsandboxedWorkflowRunner()):
+            assert (await send()).ok
+            worker.stop()
+            worker.run(T)  # started again, well within the step's expiry
+            again = await send()
+        assert not again.ok and again.error is not None
+        assert again.error.startswith(f"the host {host} refused the step s1 of run r1: it was already taken by "
+                                      "another run of its call")
+        assert ran.read_text().splitlines() == ["ran"]  # it ran once
+    finally:
+        worker.stop()
