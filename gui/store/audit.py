@@ -114,8 +114,8 @@ class FileAuditLog:
         return await self.writer.run(self._append_stored, documents)
 
     def _append_stored(self, documents: list[dict[str, Any]]) -> bool:
-        if self._last is not None:
-            return False
+        if self._last is not None or (self.path.exists() and self.path.stat().st_size > 0):
+            return False  # entries (or a line that is none) already: theirs would not verify after it
         for document in documents:
             line = json.dumps(document, ensure_ascii=False, separators=(",", ":")) + "\n"
             self._journal.append(line.encode("utf-8"))
