@@ -15,6 +15,7 @@ import logging
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
 
 from gui.api.request_gate import Served
 from gui.core.door import Engine
@@ -22,6 +23,7 @@ from gui.core.errors import SeqDeskError, Unavailable
 from gui.notify import Notifier, NotifySettingsStore
 from gui.prefs import Prefs
 from gui.runtime import Runtime, open_runtime
+from gui.serving import is_loopback, url_host
 from gui.settings import Settings
 
 if TYPE_CHECKING:
@@ -143,9 +145,28 @@ class AppContext:
 
     @property
     def public_url(self) -> str | None:
-        """The address links in notices point at: the network one while phones may use it."""
+        """The address links in notices point at: the network one while phones may use it (on a team
+        server, the team's address, `team_address`, when it has one)."""
         phone_url = self.phone.url if self.phone is not None else None
-        return phone_url or self.url
+        return phone_url or (self.team_address if self.team else None) or self.url
+
+    @property
+    def team_address(self) -> str | None:
+        """Where a team's people open its SeqDesk, on their phones too (a team server pairs none):
+        `SEQDESK_PUBLIC_URL`, the one address every server of the team is given (the proxy in front of
+        them); else this server's own when it listens on the network (its network address, when it
+        listens on every interface); None when it answers only on this computer. The same in every
+        process of the team given the same settings: no phone depends on which one it reached."""
+        if self.settings.public_url:
+            return self.settings.public_url.rstrip("/")
+        port = self.served.port
+        if self.served.any_ip and port is not None:
+            from gui.phone.lan import lan_address
+
+            host = self.settings.lan_address or lan_address()
+            return f"http://{url_host(host)}:{port}" if host else None
+        own = urlsplit(self.url).hostname if self.url else None
+        return self.url if own and not is_loopback(own) else None
 
     def notifier_for_api(self) -> Notifier:
         if self.notifier is None:

@@ -1,7 +1,8 @@
 """`seqdesk data export SOURCE FILE` and `seqdesk data import FILE TARGET [--merge]`: a SeqDesk's things
 moved between a data folder and a team's `postgresql://` database, either way (`gui.moving`): its
-sequences, rules, schedules, MCP servers, history, notification settings, preferences and a team's
-people. Secrets travel sealed with SEQDESK_SECRET_KEY (never in clear), or not at all
+sequences, rules, schedules, MCP servers, history, the record of decisions (its chain verified after
+an import), notification settings, preferences and a team's people. Secrets travel sealed with
+SEQDESK_SECRET_KEY (never in clear), or not at all
 (`--without-secrets`); each command says which."""
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from gui.i18n import _
+from gui.i18n import _, ngettext
 
 
 def add_data_command(sub: Any) -> None:
@@ -51,9 +52,26 @@ def cmd_import(args: argparse.Namespace) -> int:
         moved = await import_(Path(args.file), args.target, merge=args.merge)
         print(_("imported: {counts}").format(counts=_counts(moved.counts)))
         _say_secrets(moved.secrets)
-        if moved.left_out:
-            print(_("left out, as a data folder has no people: {things}").format(
-                things=", ".join(moved.left_out)), file=sys.stderr)
+        people = [name for name in moved.left_out if name.startswith("person/")]
+        if people:
+            print(_("left out, as a data folder has no people: {things}").format(things=", ".join(people)),
+                  file=sys.stderr)
+        decisions = [name for name in moved.left_out if name.startswith("audit/")]
+        if decisions:
+            print(ngettext("left out: {n} decision of the file's record, as the target keeps a record of its own, "
+                           "which the file's chain cannot continue",
+                           "left out: {n} decisions of the file's record, as the target keeps a record of its own, "
+                           "which the file's chain cannot continue", len(decisions)).format(n=len(decisions)),
+                  file=sys.stderr)
+        if moved.record is not None and moved.record.count:
+            if moved.record.ok:
+                print(ngettext("record of decisions: the chain of {count} decision is unbroken",
+                               "record of decisions: the chain of {count} decisions is unbroken",
+                               moved.record.count).format(count=moved.record.count))
+            else:
+                print(_("seqdesk: the target's record of decisions does not verify: {problem}").format(
+                    problem=moved.record.sentence()), file=sys.stderr)
+                return 1
         if moved.differences:
             for line in moved.differences[:20]:
                 print(f"  {line}", file=sys.stderr)
@@ -71,8 +89,8 @@ def _say_secrets(carried: str) -> None:
     if carried == SEALED:
         print(_("secrets: sealed in the file with SEQDESK_SECRET_KEY (the same key opens them on import)"))
     elif carried == LEFT_OUT:
-        print(_("secrets: left out of the file (MCP header values, notification addresses and password, "
-                "people's password hashes and tokens): the target keeps its own"))
+        print(_("secrets: left out of the file (MCP header values and Client secrets, notification addresses and "
+                "password, people's password hashes and tokens): the target keeps its own"))
 
 
 def _counts(counts: dict[str, int]) -> str:

@@ -11,6 +11,12 @@ class NotEmpty(Conflict):
     code = "target-not-empty"
 
 
+class BrokenRecord(Conflict):
+    """The record of decisions to export does not verify: moved, it would not prove anything where it arrives."""
+
+    code = "broken-record"
+
+
 class BadExport(Invalid):
     """The file is not a SeqDesk export (or a line of it cannot be read, or its secrets not unsealed)."""
 

@@ -7,6 +7,10 @@ place that already holds any of these refuses unless told to merge (a database w
 its people, the first admin added before the import, is empty to a file that moves no people); after
 an import the target is read back and compared document by document with the file
 (`Moved.differences`: none when all arrived), and what the target cannot hold is said (`left_out`).
+
+The record of decisions moves only whole and unbroken: an export of one whose chain does not verify
+refuses (`BrokenRecord`, naming the first entry that does not fit), an import checks the file's chain
+before writing anything (`BadExport`), and after it verifies the target's own record (`Moved.record`).
 """
 
 from __future__ import annotations
@@ -17,12 +21,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from gui.moving.errors import BadExport, CannotWrite, NotEmpty
+from gui.core.asks import AuditEntry, Verdict, verify
+from gui.moving.errors import BadExport, BrokenRecord, CannotWrite, NotEmpty
 from gui.moving.places import documents, opened, write
 from gui.moving.sealing import LEFT_OUT, NONE, SEALED, Seal, join, secret_parts, split
 
-FORMAT = 2
-READ_FORMATS = (1, 2)  # 1: before secrets were sealed (its header values in clear, as it was written)
+FORMAT = 3
+READ_FORMATS = (1, 2, 3)  # 1: before secrets were sealed (its header values in clear, as it was written);
+# 2: before the record of decisions and the MCP servers' Client secrets moved
 
 
 @dataclass
@@ -31,6 +37,7 @@ class Moved:
     differences: list[str] = field(default_factory=list)  # what the target holds otherwise than the file
     left_out: list[str] = field(default_factory=list)  # what the target cannot hold (people, in a folder)
     secrets: str = NONE  # how the file carries secrets: SEALED, LEFT_OUT or NONE
+    record: Verdict | None = None  # after an import: the target's record of decisions, verified
 
 
 def counts_of(docs: dict[str, Any]) -> dict[str, int]:
@@ -46,6 +53,11 @@ async def export(source: str, file: Path, *, with_secrets: bool = True, key: str
     `SEQDESK_SECRET_KEY`), or left out (`with_secrets=False`). CannotSeal when there are secrets and
     no key, before anything is written."""
     async with opened(source) as place:
+        verdict = verify(await place.audit.documents(), await place.audit.head())
+        if not verdict.ok:
+            raise BrokenRecord(f"the record of decisions of {_named(source)} does not verify ({verdict.sentence()}): "
+                               "an export moves it only unbroken, so that it proves what it says where it arrives; "
+                               "`seqdesk audit verify` names the entry. Nothing was written")
         docs = await documents(place)
     seal = Seal(key)
     lines, carried = [], NONE
@@ -53,7 +65,7 @@ async def export(source: str, file: Path, *, with_secrets: bool = True, key: str
         plain, parts = split(key_.split("/", 1)[0], doc)
         item: dict[str, Any] = {"key": key_, "doc": plain}
         if parts and with_secrets:
-            item["sealed"] = seal.close(parts, source if "://" not in source else "the database")
+            item["sealed"] = seal.close(parts, _named(source))
             carried = SEALED
         elif parts:
             carried = LEFT_OUT
@@ -105,6 +117,7 @@ def read_export(file: Path, key: str | None = None) -> tuple[str, Iterator[tuple
 async def import_(file: Path, target: str, *, merge: bool = False, key: str | None = None) -> Moved:
     carried, reading = read_export(file, key)
     docs = dict(reading)
+    _check_record(file, docs)
     moves_people = any(name.startswith("person/") for name in docs)
     async with opened(target) as place:
         if not merge:
@@ -116,7 +129,30 @@ async def import_(file: Path, target: str, *, merge: bool = False, key: str | No
         left_out = await write(place, docs)
         differences = _compare({k: d for k, d in docs.items() if k not in left_out}, await documents(place),
                                without_secrets=carried == LEFT_OUT)
-    return Moved(counts_of(docs), differences, left_out, carried)
+        record = verify(await place.audit.documents(), await place.audit.head())
+    return Moved(counts_of(docs), differences, left_out, carried, record)
+
+
+def _check_record(file: Path, docs: dict[str, Any]) -> None:
+    """BadExport, before anything is written, when the file's record of decisions is not one whole
+    unbroken chain of entries (keyed by their positions)."""
+    record = sorted(((key, doc) for key, doc in docs.items() if key.startswith("audit/")),
+                    key=lambda item: int(item[0][6:]) if item[0][6:].isdigit() else -1)
+    for key, doc in record:
+        try:
+            entry = AuditEntry.model_validate(doc)
+        except ValueError:
+            raise BadExport(f"{file}: {key} is not an entry of a record of decisions: nothing was imported") from None
+        if key != f"audit/{entry.position}":
+            raise BadExport(f"{file}: {key} holds the entry at position {entry.position}: nothing was imported")
+    verdict = verify(doc for _, doc in record)
+    if not verdict.ok:
+        raise BadExport(f"{file}: its record of decisions does not verify ({verdict.sentence()}): nothing was "
+                        "imported")
+
+
+def _named(where: str) -> str:
+    return where if "://" not in where else "the database"
 
 
 def _compare(wanted: dict[str, Any], held: dict[str, Any], *, without_secrets: bool) -> list[str]:

@@ -3,7 +3,12 @@
 (`write`).
 
 What a place holds, by kind: saved sequences, approval modes and rules, schedules, MCP server
-settings (with their header values), history (every run and request), the notification settings
+settings (with their header values and the Client secret of a sign-in client made for SeqDesk in the
+server's console; its sign-in tokens and a registration SeqDesk made itself stay behind: they belong
+to the place's own address, and a sign-in makes them again), history (every run and request), the
+record of decisions (`audit`: each entry as stored, hashes and all, by its position, so the chain
+verifies where it arrives as it did where it was; it goes into an empty record only, and is left out
+of one that holds its own, which it cannot continue), the notification settings
 (with their secret parts), the preferences a person chose (dark mode, language: each named object but
 the notification settings, which are their own kind, and the paired phones, which pair with one
 machine's address) and, on a database, the team's people (their roles, password hashes and personal
@@ -13,19 +18,21 @@ Part of the composition root: it opens the stores, which the commands (`gui.cli`
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from pydantic import BaseModel
 
-from gui.core.asks import ApprovalRule, InteractionRecord
+from gui.core.asks import ApprovalRule, AuditHead, InteractionRecord
 from gui.core.people import PersonRecord, TokenRecord
 from gui.core.runs import RunRecord, Schedule
 from gui.core.sequences import Sequence
 from gui.mcp.config import McpServerConfig, McpSettingsStore
+from gui.mcp.oauth_client import client_secret, set_client_secret
 from gui.moving.errors import BadExport
 from gui.notify import NotifySettings, NotifySettingsStore, SettingsStore
 from gui.pgstore import PgStores
@@ -35,6 +42,17 @@ from gui.runtime import EngineStores
 PAGE = 500
 FOLDER_PREFERENCES = ("preferences",)  # the named objects a data folder keeps (`Runtime.preferences`)
 NOT_MOVED = ("notifications", "paired-phones")  # not preferences of their own kind (see above)
+CLIENT_SECRET = "client_secret"  # an MCP server's Client secret, in its document (sealed in the file)
+
+
+class Record(Protocol):
+    """A place's record of decisions (`gui.store.audit`, `gui.pgstore.audit`), as moving reads and fills it."""
+
+    async def documents(self) -> list[dict[str, Any] | None]: ...
+
+    async def head(self) -> AuditHead | None: ...
+
+    async def append_stored(self, documents: list[dict[str, Any]]) -> bool: ...
 
 
 @dataclass
@@ -42,6 +60,7 @@ class Opened:
     stores: EngineStores
     mcp: McpSettingsStore
     notify: SettingsStore
+    audit: Record
     folder: Path | None = None
     database: PgStores | None = None
 
@@ -65,19 +84,27 @@ async def opened(where: str) -> AsyncIterator[Opened]:
 
         database = await open_pg_stores(where)
         try:
-            yield Opened(database, database.mcp_settings, database.notify_settings, database=database)
+            yield Opened(database, database.mcp_settings, database.notify_settings, database.audit,
+                         database=database)
         finally:
             await database.close()
         return
     from gui.mcp import JsonMcpSettings
     from gui.store import open_stores
+    from gui.store.audit import FileAuditLog
 
     folder = await open_stores(Path(where))
     try:
-        yield Opened(folder, JsonMcpSettings.in_folder(folder.folder), NotifySettingsStore(folder.folder),
+        audit = await FileAuditLog.open(folder.folder, folder.writer)
+    except BaseException:
+        folder.close()
+        raise
+    try:
+        yield Opened(folder, JsonMcpSettings.in_folder(folder.folder), NotifySettingsStore(folder.folder), audit,
                      folder=folder.folder)
     finally:
-        folder.close()
+        folder.close()  # its writer done first: the record's appends ran on it
+        audit.close()
 
 
 def notify_doc(settings: NotifySettings) -> dict[str, Any]:
@@ -106,6 +133,9 @@ async def documents(place: Opened) -> dict[str, dict[str, Any]]:
         keep("schedule", schedule.schedule_id, schedule)
     for server in await place.mcp.list():
         found[f"mcp_server/{server.name}"] = {**server.model_dump(mode="json"), "headers": server.header_values()}
+        secret = await asyncio.to_thread(client_secret, place.mcp.secrets, server.name)
+        if secret is not None:
+            found[f"mcp_server/{server.name}"][CLIENT_SECRET] = secret
     offset = 0
     while True:
         page = await stores.runs.query(limit=PAGE, offset=offset)
@@ -116,6 +146,9 @@ async def documents(place: Opened) -> dict[str, dict[str, Any]]:
             break
     for record in await stores.interactions.list():
         keep("interaction", record.interaction_id, record)
+    for position, entry in enumerate(await place.audit.documents(), start=1):
+        if entry is not None:  # a line that is not an entry: the chain is broken there (`export` refuses it)
+            found[f"audit/{position}"] = entry
     notify = place.notify.load()
     if notify != NotifySettings():
         found["notifications/settings"] = notify_doc(notify)
@@ -134,6 +167,7 @@ async def documents(place: Opened) -> dict[str, dict[str, Any]]:
 async def write(place: Opened, docs: dict[str, dict[str, Any]]) -> list[str]:
     """Write the documents into the place; what it cannot hold, left out (as "kind/id")."""
     stores, runs, interactions, left_out = place.stores, [], [], []
+    record: list[tuple[int, str, dict[str, Any]]] = []
     for key, doc in docs.items():
         kind, ident = key.split("/", 1)
         if kind == "mode":
@@ -145,7 +179,13 @@ async def write(place: Opened, docs: dict[str, dict[str, Any]]) -> list[str]:
         elif kind == "schedule":
             await stores.schedules.save(Schedule.model_validate(doc))
         elif kind == "mcp_server":
-            await place.mcp.save(McpServerConfig.model_validate(doc))
+            secret = doc.get(CLIENT_SECRET)
+            config = McpServerConfig.model_validate({k: v for k, v in doc.items() if k != CLIENT_SECRET})
+            await place.mcp.save(config)
+            if secret is not None:
+                await asyncio.to_thread(set_client_secret, place.mcp.secrets, config.name, secret)
+        elif kind == "audit":
+            record.append((int(ident), key, doc))
         elif kind == "run":
             runs.append(RunRecord.model_validate(doc))
         elif kind == "interaction":
@@ -163,6 +203,9 @@ async def write(place: Opened, docs: dict[str, dict[str, Any]]) -> list[str]:
             raise BadExport(f"an export names a kind of document SeqDesk does not know: {kind!r}")
     await stores.runs.save_many(runs)
     await stores.interactions.save_many(interactions)
+    record.sort(key=lambda item: item[0])
+    if record and not await place.audit.append_stored([doc for _, _, doc in record]):
+        left_out += [key for _, key, _ in record]  # the place keeps a record of its own, which these do not continue
     if place.database is not None and (runs or interactions):
         await place.database.tidy()
     return left_out

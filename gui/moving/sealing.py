@@ -1,6 +1,7 @@
 """The secrets among the documents an export moves, and how they travel: never in clear in the file.
 
-A document's secret parts (an MCP server's header values; the notification settings' webhook and
+A document's secret parts (an MCP server's header values and the Client secret of its sign-in
+client; the notification settings' webhook and
 ntfy addresses and SMTP password; a team member's password hash and personal tokens' digests) are
 taken out of it (`split`) and written beside it as one Fernet token, sealed with the key in
 `SEQDESK_SECRET_KEY` (the team's key: the one its servers are given). The file's first line says so.
@@ -29,8 +30,8 @@ NONE = "none"
 def secret_parts(kind: str, doc: dict[str, Any]) -> dict[str, Any]:
     """The secret parts of a document of `kind` (empty: none), by where they sit in it."""
     found: dict[str, Any] = {}
-    if kind == "mcp_server" and doc.get("headers"):
-        found["headers"] = doc["headers"]
+    if kind == "mcp_server":
+        found = {name: doc[name] for name in ("headers", "client_secret") if doc.get(name)}
     elif kind == "notifications":
         found = {name: doc[name] for name in ("webhook_url", "ntfy_url") if doc.get(name)}
         smtp = doc.get("smtp")
@@ -71,6 +72,12 @@ def _put(doc: dict[str, Any], where: str, value: Any) -> None:
         return
     if where == "headers":
         doc["headers"] = value if value is not None else {}
+        return
+    if where == "client_secret":  # a server without one has no such field (as `places` reads it)
+        if value is None:
+            doc.pop(where, None)
+        else:
+            doc[where] = value
         return
     if "." in where:
         outer, inner = where.split(".", 1)

@@ -16,6 +16,9 @@ store would refuse it) and leaves no entry. A claim older than CLAIM_TTL is void
 between the two writes (the entry stays, as in a data folder's file, and the request ends otherwise).
 `append_many` (a process ending its own runs' requests in bulk) claims nothing.
 
+A record moved from another store (`seqdesk data import`) is appended as it was stored there
+(`append_stored`), onto an empty record only, with the head moved to its last entry.
+
 What the head adds: `verify` checks that the entries end where the head says. Removing the newest
 entries (or adding one past the head by hand) is then seen, which the chain alone cannot show. The
 database refuses UPDATE, DELETE and TRUNCATE of the entries (triggers), so cutting entries off takes
@@ -108,6 +111,28 @@ class PgAuditLog:
         if claim:
             self._claims[iid] = entries[0].entry_id
         return entries
+
+    async def append_stored(self, documents: list[dict[str, Any]]) -> bool:
+        """Entries chained in another store (its record, moved by `seqdesk data import`), appended as
+        they were stored there, hashes and all, and the head moved to the last, when this record holds
+        none: it then verifies as theirs did. False, and nothing written, when it holds entries already
+        (theirs do not continue its chain). The documents are whole entries (`AuditEntry`), in order."""
+        if not documents:
+            return True
+        columns: list[list[Any]] = [[], [], [], [], [], []]
+        for document in documents:
+            text = json.dumps(document, ensure_ascii=False, separators=(",", ":"))
+            for column, value in zip(columns, (int(document["position"]), str(document["entry_id"]),
+                                               str(document["prev"]), str(document["hash"]), int(document["at"]),
+                                               text), strict=True):
+                column.append(value)
+        async with connected(self._pool) as conn, conn.transaction():
+            found = await (await conn.execute(HEAD + " FOR UPDATE")).fetchone()
+            if found is None or found[0] > 0:
+                return False
+            await conn.execute(APPEND, columns)
+            await conn.execute(MOVE_HEAD, (columns[0][-1], columns[3][-1]))
+        return True
 
     @staticmethod
     def _deciding(interaction_id: str, found: tuple[Any, ...] | None) -> None:

@@ -6,9 +6,11 @@ them is acknowledged, as the journal of hot documents does: `gui.store.journal`)
 on disk before the tool it lets go on learns of it. Appends run on the store's writer thread, one at
 a time: the chain is computed there from the last entry, kept in memory since the file was opened.
 
-Nothing here rewrites a line. The one exception is at open: a last line cut short (the process died
-while writing it, so it was never acknowledged) is cut off, and said in the log, so the next entry
-starts on a line of its own. `read_documents` reads the file as it is, without the folder's lock (so
+Entries chained in another store arrive as they were stored there (`append_stored`: a record moved
+by `seqdesk data import` into a folder whose record is empty). Nothing here rewrites a line. The one
+exception is at open: a last line cut short (the process died while writing it, so it was never
+acknowledged) is cut off, and said in the log, so the next entry starts on a line of its own.
+`read_documents` reads the file as it is, without the folder's lock (so
 `seqdesk audit verify` works while the app runs) and off the writer's thread: each line as stored,
 `None` for a line that is not a JSON object.
 """
@@ -104,6 +106,23 @@ class FileAuditLog:
         if not self.writer.sync_later(self._journal.sync):
             self._journal.sync()
         return entries
+
+    async def append_stored(self, documents: list[dict[str, Any]]) -> bool:
+        """Entries chained in another store (its record, moved by `seqdesk data import`), appended as
+        they were stored there, hashes and all, when this record holds none: it then verifies as theirs
+        did. False, and nothing written, when it holds entries already (theirs do not continue it)."""
+        return await self.writer.run(self._append_stored, documents)
+
+    def _append_stored(self, documents: list[dict[str, Any]]) -> bool:
+        if self._last is not None or (self.path.exists() and self.path.stat().st_size > 0):
+            return False  # entries (or a line that is none) already: theirs would not verify after it
+        for document in documents:
+            line = json.dumps(document, ensure_ascii=False, separators=(",", ":")) + "\n"
+            self._journal.append(line.encode("utf-8"))
+            self._last = document
+        if not self.writer.sync_later(self._journal.sync):
+            self._journal.sync()
+        return True
 
     async def documents(self) -> list[dict[str, Any] | None]:
         # Not on the writer's thread: reading 10,000 entries there would hold up answers behind it. The
