@@ -38,6 +38,24 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
     return max(2, os.cpu_count() or 1)
 
 
+# Files run first, longest first, so that no long file starts last while the other workers have
+# finished (xdist hands files out in order, and by default puts files with few tests last: a 4-minute
+# build or kill test then ran alone at the end). Their minutes, measured quietly at the last landing.
+LONG_FIRST = ("tests/packaging/", "tests/store/test_crash.py", "tests/store/test_kill_runs.py", "tests/e2e/",
+              "tests/temporal/", "tests/store/test_postgres", "tests/mcp/test_mcp_agent_waits.py")
+
+
+def _long_first(item: pytest.Item) -> int:
+    path = item.nodeid.split("::")[0]  # from the project's folder: "tests/…"
+    return next((rank for rank, start in enumerate(LONG_FIRST) if path.startswith(start)), len(LONG_FIRST))
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The long files first (`LONG_FIRST`; `--no-loadscope-reorder` in pyproject keeps this order),
+    then the rest as collected."""
+    items.sort(key=_long_first)  # stable: each file's tests stay in their order
+
+
 def pytest_collection_finish(session: pytest.Session) -> None:
     """Everything collected lives to the end: out of the collector's sight. NiceGUI's `user` fixture
     collects garbage twice a test, and walking the whole collected suite each time took longer than

@@ -23,8 +23,9 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 CI = os.environ.get("CI") == "true"
-pytestmark = pytest.mark.skipif(not (CI or os.environ.get("SEQDESK_TEST_PACKAGING")),
-                                reason="builds the whole app (~3 min): runs under CI=true or SEQDESK_TEST_PACKAGING=1")
+pytestmark = [pytest.mark.skipif(not (CI or os.environ.get("SEQDESK_TEST_PACKAGING")),
+                                 reason="builds the whole app (~3 min): runs with CI=true or SEQDESK_TEST_PACKAGING=1"),
+              pytest.mark.slow]
 
 
 def need(tool: str) -> None:
