@@ -70,7 +70,7 @@ async def test_over_http_a_tool_another_client_adds_appears_in_seqdesk(connect, 
                                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     url = f"http://127.0.0.1:{port}/mcp"
     try:
-        async with asyncio.timeout(T):  # until the server says it listens
+        async with asyncio.timeout(3 * T):  # until the server says it listens (it imports for seconds when busy)
             assert proc.stderr is not None
             while b"Uvicorn running on" not in (line := await proc.stderr.readline()):
                 assert line, "the server ended before it listened"
