@@ -93,8 +93,9 @@ def register_api(app: FastAPI, *, engine: EngineProvider, token: str | None, ser
     theirs), and every route checks its role (`gui.api.roles`); `oidc` adds the company sign-in;
     `ready` waits while the accounts are still being opened at start-up.
 
-    NiceGUI's own middlewares (added later, by `ui.run`) are swapped for plain ASGI ones that answer
-    in the request's task (`gui.api.plain_middleware`).
+    On NiceGUI's app, the app's composition root swaps NiceGUI's own middlewares for plain ASGI ones
+    that answer in the request's task (`gui.api.plain_middleware.use_plain_middleware`); an app that
+    serves the API alone (`gui.background_app`) has none of them.
     """
     limiter = FailureLimiter()
     team = people is not None
@@ -118,9 +119,6 @@ def register_api(app: FastAPI, *, engine: EngineProvider, token: str | None, ser
     if phone is not None:
         app.add_middleware(PairingGate, phone=phone, token=token)
     app.add_middleware(RequestGate, served=served)  # added last: outermost
-    from gui.api.plain_middleware import use_plain_middleware  # NiceGUI's, imported only by the app
-
-    use_plain_middleware(app)
 
 
 __all__ = ["EngineProvider", "Served", "register_api"]
