@@ -106,7 +106,7 @@ def add_surfaces(app: Any, ctx: AppContext) -> None:
     by the app's start-up)."""
     from nicegui import core
 
-    from gui.api import register_api
+    from gui.api import ReadyGate, register_api
     from gui.api.plain_middleware import use_plain_middleware
     from gui.ui import register_pages
 
@@ -141,44 +141,6 @@ def context_of(app: Any) -> AppContext:
     if not isinstance(ctx, AppContext):
         raise RuntimeError("this app was not made by gui.app.create_app")
     return ctx
-
-
-class ReadyGate:
-    """Holds each request until the engine is open: NiceGUI opens it in a background task at start-up,
-    so the first page could otherwise arrive a moment before it. Once the app has decided to end
-    (`AppContext.ending`: started in the background, and nobody needs it now), each API request is
-    answered 503 at once, `/api/health` too: a door that found its endpoint then waits it out and opens
-    the folder itself, rather than start on an app whose server stops a moment later."""
-
-    def __init__(self, app: Any, *, ctx: AppContext) -> None:
-        self.app = app
-        self.ctx = ctx
-
-    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
-        if scope["type"] == "http":
-            if self.ctx.ending and str(scope.get("path", "")).startswith("/api/"):
-                from gui.api.body import json_response
-
-                await json_response({"detail": "this SeqDesk is ending: it lets go of its data folder in a "
-                                               "moment"}, 503)(scope, receive, send)
-                return
-            self._note_client(scope)
-        if scope["type"] in ("http", "websocket") and not str(scope.get("path", "")).startswith("/_nicegui/"):
-            try:
-                await self.ctx.wait_open(timeout=30)
-            except RuntimeError:
-                pass  # the API answers 503 itself; pages show NiceGUI's error
-        await self.app(scope, receive, send)
-
-    def _note_client(self, scope: Any) -> None:
-        """A door (`RemoteEngine`) says which process it serves: an app started in the background
-        stays while any of them lives (a sender can only keep it open longer, never close it)."""
-        from gui.wire import CLIENT_PID
-
-        for name, value in scope.get("headers", ()):
-            if name == CLIENT_PID.encode() and value.isdigit() and len(value) < 10:
-                self.ctx.clients.add(int(value))
-                return
 
 
 def decision_record(settings: Settings) -> tuple[list[dict[str, Any] | None], AuditHead | None]:
@@ -225,36 +187,6 @@ async def team_accounts(settings: Settings) -> AsyncIterator[Accounts]:
 async def _has_admin(settings: Settings) -> bool:
     async with team_accounts(settings) as accounts:
         return await accounts.any_admin()
-
-
-def until_unneeded(ctx: AppContext, pid: int | None, host: str, port: int, stop: Callable[[], None]) -> Any:
-    """For an app started in the background for `pid`: what tells the door that started it that it
-    serves (`gui.second_launch.tell_ready`), then ends it (`stop`: its server stops) once that program
-    has gone and nothing runs or waits there (`gui.second_launch.close_when_unneeded`); None for a
-    person's app."""
-    if pid is None:
-        return None
-
-    async def busy() -> bool:
-        engine = ctx.slot.engine
-        return engine is not None and (bool(engine.runner.active_ids()) or bool(await engine.pending()))
-
-    async def watch(joined: Any) -> None:
-        from gui.second_launch import START_SECONDS, close_when_unneeded, tell_ready
-
-        try:
-            await ctx.wait_open(timeout=START_SECONDS)
-        except RuntimeError:
-            pass  # it did not open: the door is told nothing, finds no endpoint, and says so
-        else:
-            await tell_ready(host, port)
-        def end() -> None:
-            ctx.ending = True  # a door that reads the endpoint from now on waits it out (`ReadyGate`)
-            stop()
-
-        await close_when_unneeded(lambda: {pid, *ctx.clients}, busy, joined, end)
-
-    return watch
 
 
 def _stop_nicegui() -> None:
@@ -378,10 +310,11 @@ def start_app(args: argparse.Namespace, settings: Settings) -> int:
 
         light = new_context(settings=settings.model_copy(update={"data": data_dir, "memory": False}),
                             served=Served.at(host, port), token=token, url=f"http://{url_host(local)}:{port}")
-        return serve_background(light, pid=program, host=host, port=port, data_dir=data_dir,
-                                browser=settings.browser)
+        return serve_background(light, pid=program, host=host, port=port, data_dir=data_dir, browser=settings.browser,
+                                surfaces=lambda app: add_surfaces(app, light), phone_on=lambda: turn_phone_on(light))
     ctx = create_app(settings=settings.model_copy(update={"data": data_dir, "memory": False}),
                      served=Served.at(host, port), token=token, url=f"http://{url_host(local)}:{port}")
+    from gui.background_app import until_unneeded
     from gui.window import run_ui
 
     code = run_ui(host=host, port=port, browser_only=args.browser, token=token, browser=settings.browser,

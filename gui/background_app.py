@@ -13,7 +13,7 @@ started on this server, and every request from then on goes to it. A run going o
 it runs in this process's engine, which the pages are handed. With phone access on (as the app was
 last closed), the pages open at start-up: phones reach the app on the network through them.
 
-It ends as the app started in the background ends (`gui.app.until_unneeded`): once its program has
+It ends as every app started in the background ends (`until_unneeded`): once its program has
 gone and nothing runs or waits there, unless a person joined it.
 """
 
@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -44,9 +44,12 @@ class Pages:
     """The pages of an app served light, opened once a person needs them (`open`)."""
 
     def __init__(self, ctx: AppContext, *, host: str, port: int, url: str, data_dir: Path | None,
-                 browser: str | None) -> None:
+                 browser: str | None, surfaces: Callable[[Any], None],
+                 phone_on: Callable[[], Awaitable[None]]) -> None:
         self.ctx, self.host, self.port, self.url = ctx, host, port, url
         self.data_dir, self.browser = data_dir, browser
+        self.surfaces = surfaces  # the API, its gates and the pages on NiceGUI's app (`gui.app.add_surfaces`)
+        self.phone_on = phone_on  # phones' access again, when it was on (`gui.app.turn_phone_on`)
         self.server: uvicorn.Server | None = None  # the server they are served on, once it runs
         self.app: ASGIApp | None = None  # NiceGUI's app, serving everything once open
         self.shown: Shown | None = None  # its window or tab, once a person asked for it
@@ -68,18 +71,17 @@ class Pages:
             from nicegui import app, core
             from nicegui.nicegui import _startup
 
-            from gui.app import add_surfaces, turn_phone_on
             from gui.window import Shown, configure_pages
 
             assert self.server is not None, "the pages open on the server that serves the app"
             app.state.seqdesk = self.ctx
-            add_surfaces(app, self.ctx)
+            self.surfaces(app)
             self.shown = Shown(self.browser, self.host, self.port, self.data_dir)
             app.add_api_route(FOCUS_PATH, self.focus, methods=["POST"], include_in_schema=False)
             configure_pages(self.data_dir, self.server)
             await _startup()
             self.app = core.app
-            await turn_phone_on(self.ctx)
+            await self.phone_on()
             log.info("pages opened on the app started in the background")
             return core.app
 
@@ -142,8 +144,7 @@ def light_app(ctx: AppContext, pages: Pages, watch: Any) -> Any:
     other path (a page, its socket) opens the pages first, behind the same gates."""
     from fastapi import FastAPI
 
-    from gui.api import register_api
-    from gui.app import ReadyGate
+    from gui.api import ReadyGate, register_api
 
     @asynccontextmanager
     async def lifespan(_app: Any) -> AsyncIterator[None]:
@@ -189,17 +190,18 @@ def light_app(ctx: AppContext, pages: Pages, watch: Any) -> Any:
     return app
 
 
-def serve_background(ctx: AppContext, *, pid: int, host: str, port: int, data_dir: Path,
-                     browser: str | None) -> int:
+def serve_background(ctx: AppContext, *, pid: int, host: str, port: int, data_dir: Path, browser: str | None,
+                     surfaces: Callable[[Any], None], phone_on: Callable[[], Awaitable[None]]) -> int:
     """Serve the app started in the background for the program `pid` on `host:port` until it ends
-    (`gui.app.until_unneeded`); its exit code (1 when the server could not start: the port taken)."""
+    (`until_unneeded`); its exit code (1 when the server could not start: the port taken). `surfaces`
+    and `phone_on` open its pages when a person asks for them (`Pages`)."""
     import uvicorn
 
-    from gui.app import until_unneeded
     from gui.serving import HTTP_PARSER
 
     assert ctx.url is not None
-    pages = Pages(ctx, host=host, port=port, url=ctx.url.rstrip("/") + "/", data_dir=data_dir, browser=browser)
+    pages = Pages(ctx, host=host, port=port, url=ctx.url.rstrip("/") + "/", data_dir=data_dir, browser=browser,
+                  surfaces=surfaces, phone_on=phone_on)
 
     def stop() -> None:
         if pages.server is not None:
@@ -216,3 +218,33 @@ def serve_background(ctx: AppContext, *, pid: int, host: str, port: int, data_di
     except SystemExit as exc:  # uvicorn exits like this when it cannot bind the port
         return exc.code if isinstance(exc.code, int) else 1
     return 0 if server.started else 1
+
+
+def until_unneeded(ctx: AppContext, pid: int | None, host: str, port: int, stop: Callable[[], None]) -> Any:
+    """For an app started in the background for `pid`: what tells the door that started it that it
+    serves (`gui.second_launch.tell_ready`), then ends it (`stop`: its server stops) once that program
+    has gone and nothing runs or waits there (`gui.second_launch.close_when_unneeded`); None for a
+    person's app."""
+    if pid is None:
+        return None
+
+    async def busy() -> bool:
+        engine = ctx.slot.engine
+        return engine is not None and (bool(engine.runner.active_ids()) or bool(await engine.pending()))
+
+    async def watch(joined: Any) -> None:
+        from gui.second_launch import START_SECONDS, close_when_unneeded, tell_ready
+
+        try:
+            await ctx.wait_open(timeout=START_SECONDS)
+        except RuntimeError:
+            pass  # it did not open: the door is told nothing, finds no endpoint, and says so
+        else:
+            await tell_ready(host, port)
+        def end() -> None:
+            ctx.ending = True  # a door that reads the endpoint from now on waits it out (`ReadyGate`)
+            stop()
+
+        await close_when_unneeded(lambda: {pid, *ctx.clients}, busy, joined, end)
+
+    return watch

@@ -77,7 +77,12 @@ def test_an_app_started_for_a_program_serves_the_api_without_nicegui_and_opens_i
 def pages(tmp_path: Path) -> Pages:
     served = Served.at("127.0.0.1", 8000)
     ctx = new_context(settings=Settings(data=tmp_path), served=served, token=TOKEN, url="http://127.0.0.1:8000")
-    return Pages(ctx, host="127.0.0.1", port=8000, url="http://127.0.0.1:8000/", data_dir=tmp_path, browser=None)
+
+    async def no_phones() -> None:
+        return None
+
+    return Pages(ctx, host="127.0.0.1", port=8000, url="http://127.0.0.1:8000/", data_dir=tmp_path, browser=None,
+                 surfaces=lambda app: None, phone_on=no_phones)
 
 
 @pytest.fixture

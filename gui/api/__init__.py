@@ -29,6 +29,7 @@ from gui.api.body import BODY_SECONDS, BodyLimitMiddleware, json_response
 from gui.api.limiter import FailureLimiter
 from gui.api.pairing import PairingGate
 from gui.api.people_gate import PeopleGate
+from gui.api.ready_gate import ReadyGate
 from gui.api.request_gate import RequestGate, Served
 from gui.api.routes import add_routes, routes
 from gui.api.shared import ApiContext, EngineProvider
@@ -121,4 +122,4 @@ def register_api(app: FastAPI, *, engine: EngineProvider, token: str | None, ser
     app.add_middleware(RequestGate, served=served)  # added last: outermost
 
 
-__all__ = ["EngineProvider", "Served", "register_api"]
+__all__ = ["EngineProvider", "ReadyGate", "Served", "register_api"]
