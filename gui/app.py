@@ -3,6 +3,8 @@
 Settings are read once (`gui.settings`); the stores, the registry, the MCP servers and the engine
 are built on them (`gui.runtime.open_runtime`) and handed, as an `AppContext` (`gui.context`), to the
 pages and the HTTP API (`create_app`); the CLI's and `seqdesk mcp`'s door is chosen in `gui.doors`.
+An app a door starts in the background for a program serves the API alone until a person opens it
+(`gui.background_app`).
 It sits on top: it imports the surfaces, and none of them imports it. Nothing
 is looked up from a global: the context lives on the NiceGUI app (`app.state.seqdesk`) only so that
 tests can reach the app they started.

@@ -170,6 +170,9 @@ def light_app(ctx: AppContext, pages: Pages, watch: Any) -> Any:
             return
         if ctx.phone is not None and ctx.phone.wanted:  # phones reach the app through its pages
             await pages.open()
+        import gc
+
+        gc.freeze()  # what start-up made lives as long as the app, as in the person's app
 
     app = FastAPI(lifespan=lifespan, openapi_url=None, docs_url=None, redoc_url=None)
     app.add_middleware(ReadyGate, ctx=ctx)
