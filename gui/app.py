@@ -3,6 +3,8 @@
 Settings are read once (`gui.settings`); the stores, the registry, the MCP servers and the engine
 are built on them (`gui.runtime.open_runtime`) and handed, as an `AppContext` (`gui.context`), to the
 pages and the HTTP API (`create_app`); the CLI's and `seqdesk mcp`'s door is chosen in `gui.doors`.
+An app a door starts in the background for a program serves the API alone until a person opens it
+(`gui.background_app`).
 It sits on top: it imports the surfaces, and none of them imports it. Nothing
 is looked up from a global: the context lives on the NiceGUI app (`app.state.seqdesk`) only so that
 tests can reach the app they started.
@@ -44,7 +46,7 @@ def create_app(*, settings: Settings, served: Served, token: str | None = None, 
     `served` is where the app answers (its hosts and its pages' origins): the request gate refuses
     every other Host and Origin, and NiceGUI's socket.io accepts only those origins.
     """
-    from nicegui import app, core
+    from nicegui import app
 
     from gui.context import AppContext
 
@@ -52,19 +54,7 @@ def create_app(*, settings: Settings, served: Served, token: str | None = None, 
     if isinstance(existing, AppContext) and any(getattr(r, "path", None) == "/api/health" for r in app.routes):
         return existing  # already registered on this app (NiceGUI's test reset makes a fresh one)
 
-    from gui.api import register_api
-    from gui.phone import PhoneAccess
-    from gui.ui import register_pages
-
-    ctx = AppContext(settings=settings, served=served, token=token, url=url)
-    if settings.team:  # people sign in, on their phones too: no pairing, no shared token
-        ctx.token = token = None
-        ctx.oidc = oidc_of(settings)
-    else:
-        from gui.phone.lan import lan_address
-
-        chosen = settings.lan_address
-        ctx.phone = PhoneAccess(served, served.port, address=(lambda: chosen) if chosen else lan_address)
+    ctx = new_context(settings=settings, served=served, token=token, url=url)
     app.state.seqdesk = ctx
 
     async def startup() -> None:
@@ -73,27 +63,66 @@ def create_app(*, settings: Settings, served: Served, token: str | None = None, 
             from gui.ui.signed_in import reload_pages_of
 
             ctx.runtime.accounts.on_changed.append(reload_pages_of)  # an ended session's pages stop at once
-        if ctx.phone is not None and ctx.phone.wanted and served.port is not None:
-            problem = await ctx.phone.turn_on(core.app)  # it was on when the app last closed
-            if problem:
-                log.warning("phone access: %s", problem)
+        await turn_phone_on(ctx)
         import gc
 
         gc.freeze()  # what start-up made lives for the whole session: keep it out of full collections
 
     app.on_startup(startup)
     app.on_shutdown(ctx.close)
-    core.sio.eio.cors_allowed_origins = served.origins  # NiceGUI's default "*" lets every site in
+    add_surfaces(app, ctx)
+    return ctx
+
+
+def new_context(*, settings: Settings, served: Served, token: str | None = None,
+                url: str | None = None) -> AppContext:
+    """The context of an app on these settings, not open yet: on a team's server people sign in (no
+    shared token, no phones to pair); on a desktop, phones may be paired."""
+    from gui.context import AppContext
+    from gui.phone import PhoneAccess
+
+    ctx = AppContext(settings=settings, served=served, token=token, url=url)
+    if settings.team:  # people sign in, on their phones too: no pairing, no shared token
+        ctx.token = None
+        ctx.oidc = oidc_of(settings)
+    else:
+        from gui.phone.lan import lan_address
+
+        chosen = settings.lan_address
+        ctx.phone = PhoneAccess(served, served.port, address=(lambda: chosen) if chosen else lan_address)
+    return ctx
+
+
+async def turn_phone_on(ctx: AppContext) -> None:
+    """Phones' access on the network again, once the app serves its pages, when it was on as the app last closed."""
+    from nicegui import core
+
+    if ctx.phone is not None and ctx.phone.wanted and ctx.served.port is not None:
+        problem = await ctx.phone.turn_on(core.app)
+        if problem:
+            log.warning("phone access: %s", problem)
+
+
+def add_surfaces(app: Any, ctx: AppContext) -> None:
+    """The gates, the HTTP API and the pages on NiceGUI's `app`, for `ctx` (open already, or opened
+    by the app's start-up)."""
+    from nicegui import core
+
+    from gui.api import ReadyGate, register_api
+    from gui.api.plain_middleware import use_plain_middleware
+    from gui.ui import register_pages
+
+    core.sio.eio.cors_allowed_origins = ctx.served.origins  # NiceGUI's default "*" lets every site in
     app.add_middleware(ReadyGate, ctx=ctx)
-    register_api(app, engine=ctx.slot.for_api, token=token, served=served, phone=ctx.phone,
-                 notifier=ctx.notifier_for_api, people=(lambda: ctx.accounts) if settings.team else None,
+    register_api(app, engine=ctx.slot.for_api, token=ctx.token, served=ctx.served, phone=ctx.phone,
+                 notifier=ctx.notifier_for_api, people=(lambda: ctx.accounts) if ctx.settings.team else None,
                  oidc=ctx.oidc, ready=ctx.wait_open)
+    use_plain_middleware(app)  # NiceGUI's middlewares, added by `ui.run` after this, made plain
     if ctx.phone is not None:
         from gui.ui.components.settings.phone import disconnect_phone
 
         ctx.phone.on_forget.append(disconnect_phone)
     register_pages(ctx)
-    return ctx
 
 
 def oidc_of(settings: Settings) -> Any:
@@ -114,44 +143,6 @@ def context_of(app: Any) -> AppContext:
     if not isinstance(ctx, AppContext):
         raise RuntimeError("this app was not made by gui.app.create_app")
     return ctx
-
-
-class ReadyGate:
-    """Holds each request until the engine is open: NiceGUI opens it in a background task at start-up,
-    so the first page could otherwise arrive a moment before it. Once the app has decided to end
-    (`AppContext.ending`: started in the background, and nobody needs it now), each API request is
-    answered 503 at once, `/api/health` too: a door that found its endpoint then waits it out and opens
-    the folder itself, rather than start on an app whose server stops a moment later."""
-
-    def __init__(self, app: Any, *, ctx: AppContext) -> None:
-        self.app = app
-        self.ctx = ctx
-
-    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
-        if scope["type"] == "http":
-            if self.ctx.ending and str(scope.get("path", "")).startswith("/api/"):
-                from gui.api.body import json_response
-
-                await json_response({"detail": "this SeqDesk is ending: it lets go of its data folder in a "
-                                               "moment"}, 503)(scope, receive, send)
-                return
-            self._note_client(scope)
-        if scope["type"] in ("http", "websocket") and not str(scope.get("path", "")).startswith("/_nicegui/"):
-            try:
-                await self.ctx.wait_open(timeout=30)
-            except RuntimeError:
-                pass  # the API answers 503 itself; pages show NiceGUI's error
-        await self.app(scope, receive, send)
-
-    def _note_client(self, scope: Any) -> None:
-        """A door (`RemoteEngine`) says which process it serves: an app started in the background
-        stays while any of them lives (a sender can only keep it open longer, never close it)."""
-        from gui.wire import CLIENT_PID
-
-        for name, value in scope.get("headers", ()):
-            if name == CLIENT_PID.encode() and value.isdigit() and len(value) < 10:
-                self.ctx.clients.add(int(value))
-                return
 
 
 def decision_record(settings: Settings) -> tuple[list[dict[str, Any] | None], AuditHead | None]:
@@ -200,35 +191,10 @@ async def _has_admin(settings: Settings) -> bool:
         return await accounts.any_admin()
 
 
-def _until_unneeded(ctx: AppContext, pid: int | None, host: str, port: int) -> Any:
-    """For an app started in the background for `pid`: what tells the door that started it that it
-    serves (`gui.second_launch.tell_ready`), then ends it once that program has gone and nothing runs
-    or waits there (`gui.second_launch.close_when_unneeded`); None for a person's app."""
-    if pid is None:
-        return None
+def _stop_nicegui() -> None:
+    from nicegui import app
 
-    async def busy() -> bool:
-        engine = ctx.slot.engine
-        return engine is not None and (bool(engine.runner.active_ids()) or bool(await engine.pending()))
-
-    async def watch(joined: Any) -> None:
-        from nicegui import app
-
-        from gui.second_launch import START_SECONDS, close_when_unneeded, tell_ready
-
-        try:
-            await ctx.wait_open(timeout=START_SECONDS)
-        except RuntimeError:
-            pass  # it did not open: the door is told nothing, finds no endpoint, and says so
-        else:
-            await tell_ready(host, port)
-        def end() -> None:
-            ctx.ending = True  # a door that reads the endpoint from now on waits it out (`ReadyGate`)
-            app.shutdown()
-
-        await close_when_unneeded(lambda: {pid, *ctx.clients}, busy, joined, end)
-
-    return watch
+    app.shutdown()
 
 
 def start_background_app() -> int:
@@ -340,12 +306,21 @@ def start_app(args: argparse.Namespace, settings: Settings) -> int:
     local = "127.0.0.1" if host in ("0.0.0.0", "::") or is_loopback(host) else host
     from gui.api.request_gate import Served
 
+    program = background_for()
+    if program is not None and settings.store is None and not settings.team:  # the API alone, pages when opened
+        from gui.background_app import serve_background
+
+        light = new_context(settings=settings.model_copy(update={"data": data_dir, "memory": False}),
+                            served=Served.at(host, port), token=token, url=f"http://{url_host(local)}:{port}")
+        return serve_background(light, pid=program, host=host, port=port, data_dir=data_dir, browser=settings.browser,
+                                surfaces=lambda app: add_surfaces(app, light), phone_on=lambda: turn_phone_on(light))
     ctx = create_app(settings=settings.model_copy(update={"data": data_dir, "memory": False}),
                      served=Served.at(host, port), token=token, url=f"http://{url_host(local)}:{port}")
+    from gui.background_app import until_unneeded
     from gui.window import run_ui
 
     code = run_ui(host=host, port=port, browser_only=args.browser, token=token, browser=settings.browser,
-                  data_dir=data_dir, background=_until_unneeded(ctx, background_for(), local, port))
+                  data_dir=data_dir, background=until_unneeded(ctx, background_for(), local, port, _stop_nicegui))
     if code not in (0, None) and not args.browser:
         tell_person(f"SeqDesk stopped at start-up (exit code {code}); port {port} may be in use by another "
                     "program. Start it again, or choose another port with --port.")

@@ -98,7 +98,7 @@ async def app_door(settings: Settings, *, start: bool = False, answered_here: bo
         return await team_door(settings.connect, settings.token)
     if settings.memory:
         raise Unavailable("SEQDESK_MEMORY is set: no SeqDesk app serves a data folder")
-    folder = resolve_data_dir(settings)
+    folder = _usable_folder(settings)
     # None serves the folder: the app starts now, and comes up while this process imports the client
     starting = spawn_background(folder, settings.token) if start and read_endpoint(folder) is None else None
     from gui.remote import remote_for
@@ -200,10 +200,22 @@ async def _names_of(remote: Any, where: str) -> tuple[frozenset[str] | None, str
     return names, where
 
 
+def _usable_folder(settings: Settings) -> Path:
+    """The data folder the settings name, as `resolve_data_dir` gives it, without loading the store
+    when it is there and writable (the app that serves it checks it once more as it opens it): a
+    door that goes through that app starts it this much sooner."""
+    import os
+
+    folder = _folder_of(settings)
+    if folder.is_dir() and os.access(folder, os.W_OK | os.X_OK):
+        return folder
+    return resolve_data_dir(settings)  # created, or a sentence saying why it cannot be
+
+
 def _folder_of(settings: Settings) -> Path:
     """The data folder the settings name, or the platform's, as it is: neither created nor checked."""
     import platformdirs
 
-    from gui.store.datadir import APP_NAME
+    from gui.second_launch import APP_NAME  # the store's too (`gui.store.datadir`), without loading the store
 
     return (settings.data or Path(platformdirs.user_data_dir(APP_NAME, appauthor=False))).expanduser().absolute()

@@ -72,8 +72,7 @@ def run_ui(*, host: str, port: int, browser_only: bool, token: str | None, brows
     url = f"http://{_url_host(local_host)}:{port}/"
     storage_dir = _storage_dir(data_dir)
     options: dict = {
-        "host": host, "port": port, "reload": False, "show": False, "title": APP_NAME,
-        "favicon": assets_dir() / "icon.svg" if (assets_dir() / "icon.svg").is_file() else None,
+        "host": host, "port": port, "reload": False, "show": False, "title": APP_NAME, "favicon": _favicon(),
         "storage_secret": _storage_secret(storage_dir), "show_welcome_message": False,
         "uvicorn_logging_level": "warning",
         "http": HTTP_PARSER,  # the request gate sees a request line that names another host
@@ -116,6 +115,33 @@ def run_ui(*, host: str, port: int, browser_only: bool, token: str | None, brows
     except SystemExit as exc:  # NiceGUI exits like this when the server cannot start (port taken...)
         return exc.code if isinstance(exc.code, int) else 1
     return 0
+
+
+def configure_pages(data_dir: Path | None, server: Any) -> None:
+    """What `ui.run` does with `run_ui`'s options before it serves, for an app whose server runs
+    already (`gui.background_app`: it served the API alone until a person opened it): NiceGUI's
+    settings (title, icon, no welcome), its middlewares (made plain by `gui.app.add_surfaces`), the
+    signed session with the secret kept in the data folder, and `server` as the one
+    `app.shutdown()` stops (closing the window quits the app, as it does a person's)."""
+    from nicegui import core, storage
+    from nicegui.middlewares import RedirectWithPrefixMiddleware, SetCacheControlMiddleware
+    from nicegui.server import Server
+    from starlette.middleware.gzip import GZipMiddleware
+
+    core.app.config.add_run_config(reload=False, title=APP_NAME, viewport="width=device-width, initial-scale=1",
+                                   favicon=_favicon(), dark=False, language=None, binding_refresh_interval=0.1,
+                                   reconnect_timeout=3.0, message_history_length=1000, tailwind=True, unocss=None,
+                                   prod_js=True, show_welcome_message=False, markdown=False)
+    core.app.add_middleware(GZipMiddleware)
+    core.app.add_middleware(RedirectWithPrefixMiddleware)
+    core.app.add_middleware(SetCacheControlMiddleware)
+    storage.set_storage_secret(_storage_secret(_storage_dir(data_dir)))
+    Server.instance = server
+
+
+def _favicon() -> Path | None:
+    icon = assets_dir() / "icon.svg"
+    return icon if icon.is_file() else None
 
 
 def _window_mode(browser: str | None) -> str:

@@ -101,7 +101,7 @@ async def test_an_app_started_in_the_background_stays_for_a_door_that_came_while
 async def test_an_ending_app_tells_each_api_request_so_and_holds_none_of_them():
     """Once an app started in the background has decided to end, `/api/health` answers 503 (a door
     then waits it out), and no request reaches the routes of an app whose server is stopping."""
-    from gui.app import ReadyGate
+    from gui.api import ReadyGate
 
     reached: list[str] = []
 

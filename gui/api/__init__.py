@@ -29,6 +29,7 @@ from gui.api.body import BODY_SECONDS, BodyLimitMiddleware, json_response
 from gui.api.limiter import FailureLimiter
 from gui.api.pairing import PairingGate
 from gui.api.people_gate import PeopleGate
+from gui.api.ready_gate import ReadyGate
 from gui.api.request_gate import RequestGate, Served
 from gui.api.routes import add_routes, routes
 from gui.api.shared import ApiContext, EngineProvider
@@ -93,8 +94,9 @@ def register_api(app: FastAPI, *, engine: EngineProvider, token: str | None, ser
     theirs), and every route checks its role (`gui.api.roles`); `oidc` adds the company sign-in;
     `ready` waits while the accounts are still being opened at start-up.
 
-    NiceGUI's own middlewares (added later, by `ui.run`) are swapped for plain ASGI ones that answer
-    in the request's task (`gui.api.plain_middleware`).
+    On NiceGUI's app, the app's composition root swaps NiceGUI's own middlewares for plain ASGI ones
+    that answer in the request's task (`gui.api.plain_middleware.use_plain_middleware`); an app that
+    serves the API alone (`gui.background_app`) has none of them.
     """
     limiter = FailureLimiter()
     team = people is not None
@@ -118,9 +120,6 @@ def register_api(app: FastAPI, *, engine: EngineProvider, token: str | None, ser
     if phone is not None:
         app.add_middleware(PairingGate, phone=phone, token=token)
     app.add_middleware(RequestGate, served=served)  # added last: outermost
-    from gui.api.plain_middleware import use_plain_middleware  # NiceGUI's, imported only by the app
-
-    use_plain_middleware(app)
 
 
-__all__ = ["EngineProvider", "Served", "register_api"]
+__all__ = ["EngineProvider", "ReadyGate", "Served", "register_api"]

@@ -18,13 +18,13 @@ from gui.cli.ask import add_ask_command
 from gui.cli.audit import add_audit_command
 from gui.cli.check import add_format_commands
 from gui.cli.data import add_data_command
+from gui.cli.mcp import add_mcp_command
 from gui.cli.people import add_people_command
 from gui.cli.run import add_run_commands
 from gui.cli.serve import add_serve_command
 from gui.cli.tools import add_tools_command
 from gui.cli.worker import add_worker_command
 from gui.i18n import _
-from gui.mcp.cli import add_mcp_command
 
 # Every command, each adding its own parser to the subparsers (a new command is one more line). A
 # command's module imports only what parsing needs; its function imports the rest when it runs, so

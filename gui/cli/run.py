@@ -152,8 +152,6 @@ def _run_async(fn: Any) -> int:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from gui.core.sequences import NUMBER_HOOKS
-
     if args.resume is not None:
         if args.target is not None or args.args is not None:
             _err("seqdesk run: " + _("--resume takes only the run's id: it runs again with the inputs it had"))
@@ -163,7 +161,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         _err("seqdesk run: " + _("name a sequence file or a saved sequence (or --resume RUN_ID)"))
         return 2
     try:
-        run_args = json.loads(args.args or "{}", **NUMBER_HOOKS)
+        run_args = _args_of(args.args)
     except json.JSONDecodeError as exc:
         _err("seqdesk run: " + _("--args is not valid JSON: {problem} (at character {at})").format(
             problem=exc.msg, at=exc.pos))
@@ -199,12 +197,26 @@ def _read_target(target: str) -> str | None:
     return read_file(target)
 
 
+def _args_of(given: str | None) -> Any:
+    """The run's args as `--args` gives them (JSON; {} without), read as the format reads numbers.
+    Without any, the sequence format is not loaded yet: the app the run goes through starts sooner."""
+    if not given:
+        return {}
+    from gui.core.sequences import NUMBER_HOOKS
+
+    return json.loads(given, **NUMBER_HOOKS)
+
+
 def _carried(run_args: dict[str, Any], text: str | None) -> bool:
     """Whether the app's API can carry this run's args and document: it refuses text that is not valid
     Unicode (a lone surrogate, `\\ud800`), so such a run goes on in this process, as it always did."""
+    if text is not None and _SURROGATE_ESCAPE.search(text) is not None:
+        return False
+    if not run_args:
+        return True
     from gui.core.sequences import surrogate_loc
 
-    return surrogate_loc(run_args) is None and (text is None or _SURROGATE_ESCAPE.search(text) is None)
+    return surrogate_loc(run_args) is None
 
 
 async def connect(args: argparse.Namespace, *, app: bool = False) -> Operations:
@@ -214,11 +226,11 @@ async def connect(args: argparse.Namespace, *, app: bool = False) -> Operations:
 
 
 async def _run(args: argparse.Namespace, run_args: dict[str, Any]) -> int:
+    text = _read_target(args.target)
+    ops = await connect(args, app=_carried(run_args, text))  # first: the app it starts comes up meanwhile
     from gui.cli.places import problem_line, problem_words
     from gui.core.sequences import DslError, RunArgsError
 
-    text = _read_target(args.target)
-    ops = await connect(args, app=_carried(run_args, text))
     try:
         record = await _run_with(ops, args, text, run_args)
     except RunArgsError as exc:

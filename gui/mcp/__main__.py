@@ -3,7 +3,7 @@
 import argparse
 import sys
 
-from gui.mcp.cli import add_mcp_command
+from gui.cli.mcp import add_mcp_command
 
 
 def main(argv: list[str] | None = None) -> int:

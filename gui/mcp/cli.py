@@ -1,4 +1,5 @@
-"""`seqdesk mcp [--http PORT]`: serve SeqDesk's operations to an AI agent over stdio or HTTP.
+"""`seqdesk mcp [--http PORT]`: serve SeqDesk's operations to an AI agent over stdio or HTTP (its
+arguments are read by `gui.cli.mcp`, which loads none of this package).
 
 Over stdio the standard output belongs to the protocol, so everything for people goes to stderr.
 HTTP listens on 127.0.0.1 unless `--host` says otherwise, and then only with a token (`--token` or
@@ -24,24 +25,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 HOST = "127.0.0.1"
-
-
-def add_mcp_command(subparsers: Any) -> argparse.ArgumentParser:
-    """Add `mcp` to the `seqdesk` command's subparsers."""
-    parser = subparsers.add_parser(
-        "mcp", help="serve sequences to an AI agent over MCP (stdio, or --http PORT)",
-        description="Let an AI agent list, create and run sequences through MCP. Steps that need approval "
-                    "wait for a person in SeqDesk.")
-    parser.add_argument("--http", type=int, metavar="PORT", default=None,
-                        help="serve streamable HTTP on 127.0.0.1:PORT/mcp instead of stdio")
-    parser.add_argument("--host", default=None,
-                        help="with --http: the address to listen on (default 127.0.0.1; any other needs a token)")
-    parser.add_argument("--token", default=None,
-                        help="with --http: the bearer token every request must carry (prefer SEQDESK_TOKEN)")
-    parser.add_argument("--connect", default=argparse.SUPPRESS, metavar="URL",
-                        help="go to a team's SeqDesk server (seqdesk serve) at URL (or SEQDESK_CONNECT)")
-    parser.set_defaults(func=cmd_mcp)
-    return parser
 
 
 def cmd_mcp(args: argparse.Namespace) -> int:

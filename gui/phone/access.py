@@ -8,6 +8,7 @@ phone's cookie (or, when the app has a token, the token), except the pairing pag
 from __future__ import annotations
 
 import logging
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Protocol
@@ -142,12 +143,12 @@ class PhoneAccess:
                 "phones": [p.public() for p in self.phones.list()]}
 
     def _cors(self) -> None:
-        try:
-            from nicegui import core
-
-            core.sio.eio.cors_allowed_origins = self.served.origins
-        except Exception:  # noqa: BLE001 - not under NiceGUI (API tests)
-            pass
+        """The origins NiceGUI's socket accepts, when its pages are served (an app that serves the API
+        alone, `gui.background_app`, has no socket: NiceGUI is not even imported there)."""
+        core = sys.modules.get("nicegui.core")
+        sio = getattr(core, "sio", None)
+        if sio is not None:
+            sio.eio.cors_allowed_origins = self.served.origins
 
     def _changed(self) -> None:
         for listener in list(self.on_change):

@@ -13,7 +13,8 @@ from before it is spawned:
   serves the folder, started in the background when none does, which stays a moment after the run:
   so this figure mixes the two cases below, as they come.
 - `run-cold`: the same, each sample on the folder when no app serves it (the last sample's background
-  app has ended, waited for untimed): the run starts the app in the background and waits for it.
+  app has ended, waited for untimed): the run starts the app in the background and waits for it. Its
+  CPU figure adds the app's: the CPU time it used up to the command's exit.
 - `run-warm`: the same, with the folder's app up (`COMMAND --browser`, started once before the
   samples, as a person's open SeqDesk is).
 
@@ -68,6 +69,7 @@ def clean_env(data: str) -> dict[str, str]:
 class Sample(NamedTuple):
     wall: float
     cpu: float | None  # user + system seconds of the process (None where the system does not say)
+    app_cpu: float | None = None  # `run-cold`: those of the app it started, up to the command's exit
 
 
 def cpu_of(pid: int) -> float | None:
@@ -160,8 +162,13 @@ def until_no_app(data: str, timeout: float = 60.0) -> None:
 
 
 def cold_run(argv: list[str], data: str) -> Sample:
+    """The command on the folder when no app serves it, and the CPU the app it started used until the
+    command exited (read then: the app stays a moment after its program): on a busy machine the
+    wall-clock figure grows with the load, these two much less."""
     until_no_app(data)
-    return command_time(argv, data)
+    sample = command_time(argv, data)
+    pid = app_pid(data)
+    return sample._replace(app_cpu=cpu_of(pid) if pid is not None else None)
 
 
 class WarmApp:
@@ -196,6 +203,9 @@ def spread(samples: list[Sample]) -> str:
     cpus = [s.cpu for s in samples if s.cpu is not None]
     quarters = statistics.quantiles(walls, n=4) if len(walls) > 1 else [walls[0]] * 3
     cpu = f"; CPU median {statistics.median(cpus):.3f} s" if cpus else ""
+    app_cpus = [s.app_cpu for s in samples if s.app_cpu is not None]
+    if app_cpus:
+        cpu += f", its app's {statistics.median(app_cpus):.3f} s"
     return (f"median {statistics.median(walls):.3f} s  (min {min(walls):.3f}, middle half "
             f"{quarters[0]:.3f}–{quarters[2]:.3f}, max {max(walls):.3f}; n={len(walls)}{cpu})")
 
@@ -246,6 +256,9 @@ def main() -> None:
                 print(f"{names[name]:<38} {spread(samples)} (load {os.getloadavg()[0]:.2f})")
                 print("    samples: " + ", ".join(f"{s.wall:.3f}" for s in samples), flush=True)
                 print("    CPU: " + ", ".join(f"{s.cpu:.3f}" for s in samples if s.cpu is not None), flush=True)
+                if any(s.app_cpu is not None for s in samples):
+                    print("    its app's CPU: " + ", ".join(f"{s.app_cpu:.3f}" for s in samples
+                                                     if s.app_cpu is not None), flush=True)
                 if name == "run-warm":
                     warm.end()
         finally:

@@ -55,8 +55,25 @@ def test_run_on_a_folder_without_mcp_servers_loads_neither_the_web_nor_the_mcp_s
     assert result.returncode == 0, result.stderr
     assert "succeeded" in result.stderr
     # it goes through the app serving the folder (started in the background: one app per folder), so it
-    # speaks HTTP; the pages, the API and the MCP SDK stay in that app
-    assert loaded.isdisjoint({*WEB, *MCP_SDK, "gui.api", "gui.ui"})
+    # speaks HTTP; the pages, the API, the store and the MCP package stay in that app
+    assert loaded.isdisjoint({*WEB, *MCP_SDK, "gui.api", "gui.ui", "gui.store", "tinydb", "gui.mcp"})
+
+
+def test_the_app_a_run_starts_serves_its_api_without_the_pages(tmp_path, data):
+    """The app `seqdesk run` starts in the background imports no NiceGUI (a person's window would),
+    read from its own `-X importtime` lines in its log."""
+    sequence = tmp_path / "one.json"
+    sequence.write_text(json.dumps(ONE_TRUE), encoding="utf-8")
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("PYTEST_", "NICEGUI_")) and k != "SEQDESK_MEMORY"}
+    result = subprocess.run([sys.executable, "-m", "gui", "run", str(sequence), "--yes"], capture_output=True,
+                            text=True, cwd=ROOT, timeout=120,
+                            env={**env, "SEQDESK_DATA": str(data), "PYTHONPROFILEIMPORTTIME": "1"})
+    assert result.returncode == 0, result.stderr[-2000:]
+    names = {line.split("|")[-1].strip() for line in (data / "background.log").read_text().splitlines()
+             if line.startswith("import time:")}
+    assert {"fastapi", "gui.api", "gui.store"} <= names  # it serves the API on the folder it opened
+    assert "nicegui" not in names and "gui.ui" not in names
 
 
 def test_the_pages_and_the_api_load_no_mcp_sdk_until_a_server_is_connected():

@@ -197,12 +197,12 @@ async def test_http_mode_serves_the_same_tools_on_localhost(tmp_path):
 def test_the_mcp_command_parses_its_port():
     import argparse
 
-    from gui.mcp.cli import add_mcp_command, cmd_mcp
+    from gui.cli.mcp import add_mcp_command, run_mcp
 
     parser = argparse.ArgumentParser(prog="seqdesk")
     add_mcp_command(parser.add_subparsers(dest="command"))
     args = parser.parse_args(["mcp", "--http", "8765"])
-    assert (args.http, args.func) == (8765, cmd_mcp)
+    assert (args.http, args.func) == (8765, run_mcp)
     assert parser.parse_args(["mcp"]).http is None
 
 
