@@ -82,9 +82,12 @@ async def describer(engine: Operations) -> Callable[[str], str | None]:
 class Launcher:
     """The select, the args form and the Run button."""
 
-    def __init__(self, engine: Operations, names: list[str], chosen: str | None, args: dict[str, Any] | None) -> None:
+    def __init__(self, engine: Operations, names: list[str], chosen: str | None, args: dict[str, Any] | None,
+                 *, of_run: bool = False) -> None:
         self.engine = engine
         self.args = args
+        # the sequence of the run shown (`of_run`): one not saved here ran from a file, which is no fault
+        self.ran_unsaved = chosen if of_run and chosen not in names else None
         self.form: RunArgsForm | None = None
         with ui.card().classes("w-full gap-3 p-4").props("flat bordered"):
             if not names:
@@ -112,6 +115,11 @@ class Launcher:
             return
         inputs = await inputs_of(self.engine, name)
         with self.form_area:
+            if inputs is None and name == self.ran_unsaved:
+                ui.label(_("“{name}” is not saved in Sequences: this run's sequence came from elsewhere (a file, "
+                           "an agent). Save it in Sequences to run it again from here.").format(name=name)).classes(
+                    "text-gray-700 dark:text-gray-300").mark("unsaved-sequence")
+                return
             if inputs is None:
                 ui.label(_("There is no saved sequence named “{name}”.").format(name=name)).classes(
                     "text-red-700 dark:text-red-300")
@@ -207,7 +215,7 @@ async def run_view(ctx: AppContext, sequence: str | None = None, run_id: str | N
             ui.run_javascript(f"history.replaceState(history.state, '', {json.dumps('/run/' + record.run_id)})")
         chosen = (record.target or record.sequence) if record else sequence
         names = [s["name"] for s in await engine.list_sequences()]
-        launcher = Launcher(engine, names, chosen, record.args if record else None)
+        launcher = Launcher(engine, names, chosen, record.args if record else None, of_run=record is not None)
         await launcher.build_form()
         if record is None:
             ui.label(_(EMPTY)).classes("text-gray-600 dark:text-gray-400 text-center w-full py-8").mark("empty-state")
