@@ -14,7 +14,13 @@ notification settings one of them (its secret parts encrypted), and a change of 
 process at once. A process hears all of this on one listening connection.
 """
 
-from gui.pgstore.errors import DatabaseNewerError, DatabaseUnreachable, SecretKeyError, WriteConflict
+from gui.pgstore.errors import (
+    DatabaseNewerError,
+    DatabaseUnreachable,
+    ProcessNameTaken,
+    SecretKeyError,
+    WriteConflict,
+)
 from gui.pgstore.event_relay import EVENTS, EventRelay
 from gui.pgstore.leader import Leader
 from gui.pgstore.leases import LEASE, Leases, take_over_expired
@@ -27,7 +33,8 @@ from gui.pgstore.sign_in_failures import PgSignInThrottle
 from gui.pgstore.stops import PgStopRequests, StopsHeard
 
 __all__ = ["CHANNELS", "EVENTS", "LEASE", "MCP_SERVERS", "RULES", "DatabaseNewerError", "DatabaseUnreachable",
-           "EventRelay", "Leader", "Leases", "PgSignInThrottle", "PgStopRequests", "PgStores", "SecretKeyError",
+           "EventRelay", "Leader", "Leases", "PgSignInThrottle", "ProcessNameTaken", "PgStopRequests", "PgStores",
+           "SecretKeyError",
            "StopsHeard", "WriteConflict", "announce_run", "check_reachable", "is_database_url", "open_people_store",
            "open_pg_stores",
            "take_over_expired", "where"]

@@ -45,6 +45,11 @@ def step_queue(app_queue: str) -> str:
     return f"{app_queue}-host-steps"
 
 
+def host_step_id(tool_call_id: str, attempt: int) -> str:
+    """The id of the workflow of a step's call on its host, for the step's `attempt`."""
+    return f"seqdesk-step-{tool_call_id}-{attempt}"
+
+
 @dataclass(frozen=True)
 class HostStep:
     host: str
@@ -102,7 +107,7 @@ class TemporalHostCalls:
         if self.signer is None:
             raise ToolError(no_signer_words(host))
         client: Client = await self._connect()
-        step_id = f"seqdesk-step-{ctx.tool_call_id}-{attempt}"
+        step_id = host_step_id(ctx.tool_call_id, attempt)
         step = self.signer.sign(HostStep(
             host=host, tool=tool, args=dict(args), step_id=ctx.tool_call_id, run_id=ctx.run_id,
             sequence_name=ctx.sequence_name, group_name=ctx.group_name, attempts=RETRY_ATTEMPTS if retry else 1,
