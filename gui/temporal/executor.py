@@ -211,9 +211,19 @@ class TemporalExecutor:
         return True
 
     async def abandon(self, run_id: str) -> bool:
-        """A run called through seq_call, inside a step here, is stopped so (`Runner.abandon`); a run
-        the service runs is the service's: its workflow goes on, whichever process's worker runs it."""
-        return await self.local.abandon(run_id) if run_id in self.local._active else False
+        """Another process took the run over (this one had stopped renewing its lease): a run called
+        through seq_call, inside a step here, is stopped so (`Runner.abandon`); this copy of a run on
+        the service ends, writing nothing (its workflow was ended by the process that took it over,
+        `end_left`; a step of it this worker still gets is refused: `RunSteps.execution`)."""
+        ex = self.local._active.get(run_id)
+        if ex is None or ex.done.done():
+            return False
+        if ex.task is not None:
+            return await self.local.abandon(run_id)
+        ex.fence()
+        await self.local._taken_over(ex)
+        self.local._announce_end(ex)
+        return True
 
     async def end_left(self, record: RunRecord, why: str) -> None:
         """A run whose process is gone, taken over here (its lease expired): its workflow is

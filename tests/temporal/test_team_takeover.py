@@ -19,10 +19,11 @@ from support.team import TeamServer, team_servers
 from support.temporal import TemporalServer
 from support.waiting import wait_until, wait_until_sync
 from temporalio.client import Client, WorkflowExecutionStatus
+from temporalio.exceptions import ApplicationError
 
 from gui.core.asks import ApprovalResponse
 from gui.core.runs import RunRecord
-from gui.pgstore import ProcessNameTaken
+from gui.pgstore import Leases, ProcessNameTaken
 from gui.runtime import Runtime, open_database_runtime
 from gui.temporal.plans import workflow_id
 
@@ -122,6 +123,37 @@ async def test_a_run_whose_process_closed_is_taken_over_its_workflow_ended_and_r
         finally:
             await again.close()
     finally:
+        await survivor.close()
+
+
+async def test_a_paused_process_whose_run_was_taken_over_drops_its_copy_and_its_steps_are_refused(
+        temporal_server: TemporalServer, seqdesk_database_url: str) -> None:
+    queue, a, b = names()
+    url = f"{temporal_server.url}?queue={queue}"
+    first = await open_database_runtime(seqdesk_database_url, executor=url, process=a, lease=LEASE)
+    survivor = await open_database_runtime(seqdesk_database_url, executor=url, process=b, lease=LEASE)
+    try:
+        run, _asked = await started_asking(first)
+        leases = next(c for c in first.closers if getattr(c, "__self__", None).__class__ is Leases)
+        first.closers.remove(leases)
+        await leases()  # it stops renewing (paused, cut off) but lives, its worker too
+        record = await wait_until(lambda: interrupted_in(survivor, run.run_id), "the run taken over", timeout=T)
+        assert run.run_id in first.engine.runner.active_ids()  # it has not noticed yet
+        assert first.database is not None
+        back = Leases(first.engine, first.database.runs, LEASE)  # its lease loop turns again
+        back.start()
+        try:
+            await wait_until(lambda: run.run_id not in first.engine.runner.active_ids(), "its copy dropped",
+                             timeout=T)
+        finally:
+            await back.close()
+        assert (await first.engine.runner.wait(run.run_id, T)).status == "interrupted"  # as the store says
+        with pytest.raises(ApplicationError, match=f"run {run.run_id} is held by another SeqDesk process"):
+            await first.engine.runner.steps.execution(run.run_id)  # type: ignore[attr-defined]
+        stored = await survivor.engine.runs.get(run.run_id)
+        assert stored is not None and stored.model_dump() == record.model_dump()
+    finally:
+        await first.close()
         await survivor.close()
 
 
