@@ -252,8 +252,12 @@ async def open_database_runtime(url: str, *, lease: float | None = None, executo
     await stores.hear_stops(stops.hear)
     runtime.closers.append(stops.close)
     leases = Leases(engine, stores.runs, LEASE if lease is None else lease, stops)
-    await take_up(runtime)  # its own runs first: they are not taken over as expired
-    runtime.recovered_runs = await take_over_expired(engine, stores.runs, leases.lease)
+    try:
+        await take_up(runtime)  # its own runs first: they are not taken over as expired
+        runtime.recovered_runs = await take_over_expired(engine, stores.runs, leases.lease)
+    except BaseException:  # Temporal or the database away: what was opened is closed (its name freed)
+        await runtime.close_parts()
+        raise
     leases.start()
     runtime.closers.append(leases.close)
     return runtime

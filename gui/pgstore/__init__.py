@@ -6,7 +6,8 @@ pool; the schema versioned by yoyo-migrations and brought up to date at open (a 
 SeqDesk set up is refused); MCP secrets encrypted with `SEQDESK_SECRET_KEY`. Answering a request
 and resuming a run are conditional writes, so across processes exactly one wins; each process hears
 of the requests the others ask and end and of every other event (LISTEN/NOTIFY); running runs hold leases, and a run is
-interrupted only once its process is gone, and fenced (a process that lost its lease writes nothing
+interrupted only once its process is gone (a process restarted under its stable name, `gui.pgstore.names`,
+holds again those it claims), and fenced (a process that lost its lease writes nothing
 more of the run); a Stop pressed in any process reaches the one that runs the run; one process at a
 time runs the schedules. The record of decisions is a chain only appended to, one append at a time
 across processes, with its head kept apart (`PgAuditLog`); preferences are rows of a table, the
