@@ -220,7 +220,6 @@ async def test_two_resumes_across_two_processes_leave_one_new_run(seqdesk_databa
         await second.close()
 
 
-
 async def test_a_process_back_under_its_name_holds_only_what_it_claims_and_renews_nothing_else(
         seqdesk_database_url):
     """Its previous life's running runs stay that life's until claimed (`claim`, as Temporal's take-up
