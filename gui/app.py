@@ -370,6 +370,6 @@ async def _usable(settings: Settings) -> bool:
     from gui.pgstore import open_pg_stores
 
     assert settings.store is not None
-    stores = await open_pg_stores(settings.store)
+    stores = await open_pg_stores(settings.store, process=settings.process_name)  # its name not borne by another
     await stores.close()
     return await _has_admin(settings)

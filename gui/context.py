@@ -106,7 +106,7 @@ class AppContext:
         settings = self.settings
         _language_defaults(settings, None)  # what the store says while it opens (a repaired file) is in it too
         self.runtime = rt = await open_runtime(settings.data, memory=settings.memory, store=settings.store,
-                                               lease=settings.lease)
+                                               lease=settings.lease, process=settings.process_name)
         # Read every saved sequence now: start-up ends with gc.freeze, which then keeps these long-lived
         # trees out of every full collection (thousands of groups would make each one a long pause).
         await rt.engine.sequence_trees()

@@ -68,11 +68,14 @@ def chosen_executor(given: str | None = None) -> str | None:
 
 def compose_engine(registry: Registry, stores: EngineStores, *, processes: ProcessControl | None = None,
                    retry_backoff: float = 0.2, audit: AuditLog | None = None, executor: str | None = None,
-                   directory: Directory | None = None) -> Engine:
+                   directory: Directory | None = None, process: str | None = None,
+                   claim: Callable[[str], Awaitable[bool]] | None = None) -> Engine:
     """The engine on `stores`, running sequences in this process (`Runner`), or on the Temporal
     service `executor` names (`temporal://host:port/namespace`: `gui.temporal`); `processes` ends
     the commands a dead app left running (at start-up recovery); `audit` records every decision;
-    `directory` (a team server's people and roles) turns on who may answer and how many must agree."""
+    `directory` (a team server's people and roles) turns on who may answer and how many must agree.
+    On a team's database, `process` names this process (its runs' task queue on Temporal) and
+    `claim` says whether it holds a run (`PgRunStore.claim`)."""
     bus = EventBus()
     catalog = Catalog(stores.sequences, registry, bus)
     interactions = InteractionService(stores.interactions, bus, modes=stores.modes, check_edit=registry.edit_problems,
@@ -85,7 +88,7 @@ def compose_engine(registry: Registry, stores: EngineStores, *, processes: Proce
         from gui.temporal import TemporalExecutor, parse_target  # only a team's app needs the SDK
 
         temporal = TemporalExecutor(parse_target(executor), registry, interactions, stores.runs, bus,
-                                    catalog.resolve, retry_backoff=retry_backoff)
+                                    catalog.resolve, retry_backoff=retry_backoff, process=process, claim=claim)
         catalog.hosts = temporal.host_names  # a step's `on` names a host whose worker registered there
         runner = hosts = temporal
     return Engine(registry=registry, catalog=catalog, interactions=interactions, runner=runner, runs=stores.runs,
@@ -154,7 +157,7 @@ class Runtime:
 
 async def open_runtime(data_dir: Path | None = None, *, memory: bool = False, mcp_wait: float = 0.0,
                        manage_mcp: bool = True, store: str | None = None, executor: str | None = None,
-                       lease: float | None = None) -> Runtime:
+                       lease: float | None = None, process: str | None = None) -> Runtime:
     """Open the engine on a data folder (TinyDB), a PostgreSQL database (`store`) or in memory, recover
     what a dead process left, and connect the configured MCP servers (waiting up to `mcp_wait` s).
     `executor` (else SEQDESK_EXECUTOR): where runs run (`chosen_executor`); on Temporal, the runs still
@@ -163,7 +166,8 @@ async def open_runtime(data_dir: Path | None = None, *, memory: bool = False, mc
     `manage_mcp=False` (the CLI, `seqdesk mcp`: nobody adds a server while they run) starts the MCP
     servers' manager only when the settings list a server, so a folder without any never loads the
     MCP SDK; the engine then lists no servers and its resource tool says none is connected.
-    `lease`: on a database, seconds a run's lease lasts (`open_database_runtime`)."""
+    `lease`, `process`: on a database, seconds a run's lease lasts and this process's stable name
+    (`open_database_runtime`)."""
     executor = chosen_executor(executor)
     if memory:
         from gui.memory import MemoryAuditLog, MemoryStores
@@ -171,13 +175,11 @@ async def open_runtime(data_dir: Path | None = None, *, memory: bool = False, mc
         runtime = Runtime(engine=compose_engine(default_registry(), MemoryStores(), audit=MemoryAuditLog(),
                                                 executor=executor))
     elif store is not None and store.startswith(("postgresql://", "postgres://")):
-        runtime = await open_database_runtime(store, executor=executor, lease=lease)
+        runtime = await open_database_runtime(store, executor=executor, lease=lease, process=process)
     else:
         runtime = await open_store_runtime(data_dir, executor=executor)
-    take_up = getattr(runtime.engine.runner, "take_up", None)
-    if take_up is not None:
-        await take_up()
     if runtime.database is None:  # on a shared database, runs are recovered as their leases expire
+        await take_up(runtime)
         runtime.recovered_runs = await runtime.engine.recover()
     await _start_mcp(runtime, mcp_wait, manage=manage_mcp)
     return runtime
@@ -201,10 +203,20 @@ async def open_store_runtime(data_dir: Path | None = None, *, executor: str | No
     return runtime
 
 
-async def open_database_runtime(url: str, *, lease: float | None = None, executor: str | None = None) -> Runtime:
+async def take_up(runtime: Runtime) -> None:
+    """On Temporal, hold again the runs this process's queue still has going on (`TemporalExecutor.take_up`)."""
+    taking_up = getattr(runtime.engine.runner, "take_up", None)
+    if taking_up is not None:
+        await taking_up()
+
+
+async def open_database_runtime(url: str, *, lease: float | None = None, executor: str | None = None,
+                                process: str | None = None) -> Runtime:
     """The engine on the PostgreSQL stores at `url`, without MCP servers (`open_runtime` adds them).
-    DatabaseUnreachable, DatabaseNewerError or SecretKeyError (a sentence each) when it cannot be used.
-    The runs whose process is gone (their lease, `lease` s, expired) are ended now and from then on."""
+    DatabaseUnreachable, DatabaseNewerError, SecretKeyError or ProcessNameTaken (a sentence each) when it
+    cannot be used. `process`: this process's stable name among the team's (a team server's; None: a
+    name of its own): restarted under it, it holds again the runs on Temporal it left going on, before
+    the runs whose process is gone (their lease, `lease` s, expired) are ended, now and from then on."""
     from gui.pgstore import (
         EVENTS,
         LEASE,
@@ -217,10 +229,11 @@ async def open_database_runtime(url: str, *, lease: float | None = None, executo
         take_over_expired,
     )
 
-    stores = await open_pg_stores(url)
+    stores = await open_pg_stores(url, process=process)
     accounts = team_accounts(stores)  # who may answer, and how many must agree, is read from the team's people
     engine = compose_engine(default_registry(), stores, processes=OsProcesses(), audit=stores.audit,
-                            executor=chosen_executor(executor), directory=accounts)
+                            executor=chosen_executor(executor), directory=accounts, process=stores.name,
+                            claim=stores.runs.claim)
     runtime = Runtime(engine=engine, database=stores, accounts=accounts)
     runtime.closers.append(stores.close)
     # an answer given in another process wakes the tool waiting here; pages hear of others' requests and runs
@@ -239,7 +252,12 @@ async def open_database_runtime(url: str, *, lease: float | None = None, executo
     await stores.hear_stops(stops.hear)
     runtime.closers.append(stops.close)
     leases = Leases(engine, stores.runs, LEASE if lease is None else lease, stops)
-    runtime.recovered_runs = await take_over_expired(engine, stores.runs, leases.lease)
+    try:
+        await take_up(runtime)  # its own runs first: they are not taken over as expired
+        runtime.recovered_runs = await take_over_expired(engine, stores.runs, leases.lease)
+    except BaseException:  # Temporal or the database away: what was opened is closed (its name freed)
+        await runtime.close_parts()
+        raise
     leases.start()
     runtime.closers.append(leases.close)
     return runtime

@@ -3,7 +3,8 @@
 `SEQDESK_DATA` (the data folder), `SEQDESK_STORE` (where the stores are: a `postgresql://…` database
 for a team, or a data folder), `SEQDESK_CONNECT` (a team server's address: the window and the CLI's
 doors go there, and no data folder is opened), `SEQDESK_LEASE` (seconds a run's lease lasts on a
-team's database), `SEQDESK_MEMORY=1` (nothing on disk: tests, demos),
+team's database), `SEQDESK_PROCESS_NAME` (a team server's stable name among the team's processes:
+`seqdesk serve --process-name`), `SEQDESK_MEMORY=1` (nothing on disk: tests, demos),
 `SEQDESK_TOKEN` (the access token; prefer it to `--token`, which other users can see) and
 `SEQDESK_BROWSER` (the browser for the app window), `SEQDESK_LAN_ADDRESS` (this computer's
 address on the network, for phones, when it should not be found by itself), `SEQDESK_LANG` (the
@@ -26,6 +27,8 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from gui.core.errors import Invalid
 
+PROCESS_NAME = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,39}$"  # 1 to 40 letters, digits, '.', '_', '-'
+
 
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="SEQDESK_", extra="ignore", frozen=True)
@@ -34,6 +37,8 @@ class Settings(BaseSettings):
     store: str | None = None  # a PostgreSQL URL (`gui.pgstore`), or a data folder (as `data`)
     connect: str | None = None  # a team server's address (`seqdesk serve`): everything goes there
     lease: float | None = Field(default=None, gt=0)  # s a run's lease lasts on a team's database (None: 30)
+    # this process's stable name on a team's database (`gui.pgstore.names`); None: `seqdesk serve`'s HOST-PORT
+    process_name: str | None = Field(default=None, pattern=PROCESS_NAME)
     memory: bool = False
     token: str | None = None
     browser: str | None = None
@@ -45,8 +50,8 @@ class Settings(BaseSettings):
     oidc_client_secret: str | None = None
     oidc_claim: str = "preferred_username"
 
-    @field_validator("data", "store", "connect", "lease", "token", "browser", "lan_address", "lang", "public_url",
-                     "oidc_issuer", "oidc_client_id", "oidc_client_secret", mode="before")
+    @field_validator("data", "store", "connect", "lease", "process_name", "token", "browser", "lan_address", "lang",
+                     "public_url", "oidc_issuer", "oidc_client_id", "oidc_client_secret", mode="before")
     @classmethod
     def _blank_is_unset(cls, value: Any) -> Any:
         return None if isinstance(value, str) and not value.strip() else value

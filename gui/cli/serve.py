@@ -6,6 +6,9 @@ doors with `--connect URL` and a personal token in SEQDESK_TOKEN."""
 from __future__ import annotations
 
 import argparse
+import re
+import socket
+import sys
 from typing import Any
 
 from gui.i18n import _
@@ -28,10 +31,29 @@ def add_serve_command(sub: Any) -> None:
     serve.add_argument("--name", action="append", default=[], metavar="HOST", dest="names",
                        help=_("a name desktops reach this server by (e.g. seqdesk.example); repeat for more. "
                               "Addresses need none"))
+    serve.add_argument("--process-name", default=None, metavar="NAME",
+                       help=_("this server's name among the team's servers on the database (default: this host's "
+                              "name and the port, e.g. node1-8765; or SEQDESK_PROCESS_NAME). Runs on Temporal go to "
+                              "the server that started them: restarted under the same name, a server takes its "
+                              "runs back; two live servers cannot share a name"))
     serve.set_defaults(func=cmd_serve)
+
+
+def default_process_name(port: int) -> str:
+    """This host's name (its first label, in the letters a process name allows) and the port."""
+    host = re.sub(r"[^A-Za-z0-9_-]", "-", socket.gethostname().split(".")[0]).strip("-_") or "seqdesk"
+    return f"{host[:33]}-{port}"
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
     from gui.app import serve_team
+    from gui.settings import PROCESS_NAME
 
-    return serve_team(args.host or "127.0.0.1", args.port or DEFAULT_PORT, args.settings, names=args.names)
+    port = args.port or DEFAULT_PORT
+    name = args.process_name or args.settings.process_name or default_process_name(port)
+    if not re.match(PROCESS_NAME, name):
+        print(_("seqdesk serve: --process-name: '{name}' is not a process's name: use 1 to 40 letters, digits, "
+                "'.', '_' and '-'").format(name=name), file=sys.stderr)
+        return 2
+    settings = args.settings.model_copy(update={"process_name": name})
+    return serve_team(args.host or "127.0.0.1", port, settings, names=args.names)

@@ -32,6 +32,7 @@ leaf keeps any other built-in base it had (`SecretStoreError` is still a `Runtim
     │   ├── gui.core.runs.LeaseLost (lease-lost): another process of a team took the run over
     │   ├── gui.pgstore.WriteConflict (write-conflict), gui.moving.NotEmpty (target-not-empty)
     │   ├── gui.moving.BrokenRecord (broken-record): a record of decisions to export whose chain is broken
+    │   ├── gui.pgstore.ProcessNameTaken (process-name-taken): a team process's name borne by a live one
     │   ├── gui.core.door.TooManyAsks (too-many-asks)
     │   ├── gui.core.people: PersonExists (person-exists), LabelTaken (label-taken), LastAdmin (last-admin)
     │   ├── gui.core.asks.AlreadyApproved (already-approved): the same person approving twice

@@ -27,3 +27,9 @@ class WriteConflict(Conflict):
     """Another process changed the record first: this write lost and changed nothing."""
 
     code = "write-conflict"
+
+
+class ProcessNameTaken(Conflict):
+    """Another live process of the team bears the name this one was given (`gui.pgstore.names`)."""
+
+    code = "process-name-taken"

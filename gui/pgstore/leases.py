@@ -5,7 +5,9 @@ start-up as a lone process on a data folder does. A run someone pressed Stop for
 died (the claim is on its row: `gui.pgstore.stops`) is ended as stopped by them, not interrupted.
 
 The commands a run had started are not killed here: they ran on the machine of the process that is
-gone, which may not be this one.
+gone, which may not be this one. What of the run goes on outside any process (on Temporal: its
+workflow, its steps on hosts) is ended first (`Executor.end_left`), so the record that says
+interrupted is true: nothing of the run goes on with no process holding it.
 
 A process that merely stopped renewing (paused, or cut off for longer than a lease) and comes back
 finds, on its next turn, the runs that were taken over meanwhile (their epoch moved on: `PgRunStore`)
@@ -37,6 +39,12 @@ async def take_over_expired(engine: Engine, runs: PgRunStore, lease: float = LEA
     taken = await runs.take_over_expired(lease)
     for over in taken:
         record = over.record
+        why = (f"SeqDesk process {runs.holder} took run {record.run_id} over to end it: the process that ran it "
+               f"stopped renewing its lease for {lease:g} s")
+        try:
+            await engine.runner.end_left(record, why)
+        except Exception as exc:  # its work cannot go on anyway: written for no one, its writes are refused
+            log.warning("could not end what still went on of run %s: %s", record.run_id, exc)
         reason: CancelReason = "turn_stopped" if over.stop is not None else "runtime_interrupted"
         cause: EndCause = over.stop[0] if over.stop is not None else "app_stopped"
         for pending in await engine.interactions.pending(record.run_id):

@@ -32,9 +32,11 @@ RETRY = 1.0  # seconds before connecting again
 START_TIMEOUT = 10.0  # seconds for the first LISTEN
 
 
-def store_name() -> str:
-    """A new name for the connections of one open store (one process), as notices name the writer."""
-    return f"seqdesk-{uuid.uuid4().hex[:12]}"
+def store_name(process: str | None = None) -> str:
+    """The name of the connections of one open store (one process), as notices name the writer and
+    leases their holder: `seqdesk-PROCESS` for a process given a stable name (a team server: a
+    restarted one holds its runs again by it), else a new one."""
+    return f"seqdesk-{process or uuid.uuid4().hex[:12]}"
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,7 @@ from gui.pgstore.event_relay import EVENTS
 from gui.pgstore.interactions import PgInteractionStore
 from gui.pgstore.mcp_settings import MCP_SERVERS, PgMcpSettings
 from gui.pgstore.modes import RULES, PgApprovalModes
+from gui.pgstore.names import bear_name
 from gui.pgstore.notices import REQUESTS, RUNS, Listener, store_name
 from gui.pgstore.notify_settings import NAME as NOTIFICATIONS
 from gui.pgstore.notify_settings import PgNotifySettings
@@ -58,6 +59,7 @@ class PgStores:
     sign_in_throttle: PgSignInThrottle  # wrong passwords, counted across the team's processes
     notify_settings: PgNotifySettings
     listener: Listener  # one connection hearing every channel (opened at the first `listen`)
+    free_name: Callable[[], Awaitable[None]] | None = None  # a stable name this process bears (`bear_name`)
 
     async def follow(self, on_request: Callable[[str], Awaitable[None]],
                      on_run: Callable[[str], Awaitable[None]]) -> None:
@@ -96,24 +98,35 @@ class PgStores:
         await self.modes.settle()
         await self.preferences.settle()
         await self.pool.close()
+        if self.free_name is not None:
+            await self.free_name()
 
 
-async def open_pg_stores(url: str, *, secret_key: str | None = None) -> PgStores:
+async def open_pg_stores(url: str, *, secret_key: str | None = None, process: str | None = None) -> PgStores:
     """The stores on the database at `url`; DatabaseUnreachable, DatabaseNewerError or SecretKeyError
-    (each a sentence) when it cannot be used. `secret_key`: default `SEQDESK_SECRET_KEY`."""
+    (each a sentence) when it cannot be used. `secret_key`: default `SEQDESK_SECRET_KEY`. `process`:
+    this process's stable name among the team's (`store_name`), None for a name of its own."""
     await check_reachable(url)
     applied = await asyncio.to_thread(migrate, url)
     if applied:
         log.info("the database's schema was brought up to date: %s", ", ".join(applied))
     key = secret_key if secret_key is not None else os.environ.get(KEY_ENV)
     secrets = await asyncio.to_thread(PgSecrets.load, url, key)
-    name = store_name()
-    pool = await open_pool(url, name)
+    name = store_name(process)
+    free_name = await bear_name(url, name) if process is not None else None
+    try:
+        pool = await open_pool(url, name)
+    except BaseException:
+        if free_name is not None:
+            await free_name()
+        raise
     try:
         modes = await PgApprovalModes.open(pool)
         preferences = await PgPreferenceTable.open(pool)
     except BaseException:
         await pool.close()
+        if free_name is not None:
+            await free_name()
         raise
     claims: dict[str, str] = {}  # the requests this process is deciding: its record of decisions claimed them
     return PgStores(url=url, name=name, pool=pool, sequences=PgSequenceStore(pool), runs=PgRunStore(pool, name),
@@ -121,7 +134,8 @@ async def open_pg_stores(url: str, *, secret_key: str | None = None) -> PgStores
                     mcp_settings=PgMcpSettings(pool, secrets), stop_requests=PgStopRequests(pool, name),
                     audit=PgAuditLog(pool, claims), preferences=preferences, people=PgPeopleStore(pool),
                     sign_in_throttle=PgSignInThrottle(pool),
-                    notify_settings=PgNotifySettings(preferences, secrets), listener=Listener(url, name, CHANNELS))
+                    notify_settings=PgNotifySettings(preferences, secrets), listener=Listener(url, name, CHANNELS),
+                    free_name=free_name)
 
 
 async def open_people_store(url: str) -> tuple[PgPeopleStore, Callable[[], Awaitable[None]]]:

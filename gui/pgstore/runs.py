@@ -81,7 +81,18 @@ ON CONFLICT (run_id) DO UPDATE SET status = EXCLUDED.status, sequence = EXCLUDED
 WHERE (runs.resumed_by IS NULL OR runs.resumed_by = EXCLUDED.resumed_by)
     AND (runs.finished OR runs.holder = EXCLUDED.holder)
 """
-RENEW = "UPDATE runs SET heartbeat = now() WHERE holder = %s AND NOT finished"
+# The leases of the runs this process holds (id, epoch): never those a previous process of its name
+# left, which it did not take up again (`claim`): they expire, and are taken over.
+RENEW = """
+UPDATE runs SET heartbeat = now() FROM unnest(%s::text[], %s::bigint[]) AS h(run_id, epoch)
+WHERE runs.run_id = h.run_id AND runs.epoch = h.epoch AND runs.holder = %s AND NOT runs.finished
+"""
+# A running run this process's name holds (a previous process of that name, gone, left it): held by
+# this one now, at a new epoch.
+CLAIM = """
+UPDATE runs SET heartbeat = now(), epoch = epoch + 1 WHERE run_id = %s AND holder = %s AND NOT finished
+RETURNING epoch
+"""
 # Of the runs this process holds (id, epoch), those another process has taken over since.
 LOST = """
 SELECT h.run_id FROM unnest(%s::text[], %s::bigint[]) AS h(run_id, epoch) LEFT JOIN runs r ON r.run_id = h.run_id
@@ -130,8 +141,25 @@ class PgRunStore:
         self.held: dict[str, int] = {}
 
     async def renew_leases(self) -> None:
+        held = dict(self.held)
+        if not held:
+            return
         async with connected(self._pool) as conn:
-            await conn.execute(RENEW, (self.holder,))
+            await conn.execute(RENEW, (list(held), list(held.values()), self.holder))
+
+    async def claim(self, run_id: str) -> bool:
+        """Hold again a running run held under this process's name (`holder`): one a previous process
+        of that name left going on when it stopped, which no other process has taken over since (its
+        lease expired: `take_over_expired`). False, changing nothing, for any other run. Only one live
+        process bears a name (`gui.pgstore.names`), so this takes nothing from a process that runs."""
+        if run_id in self.held:
+            return True
+        async with connected(self._pool) as conn:
+            found = await (await conn.execute(CLAIM, (run_id, self.holder))).fetchone()
+        if found is None:
+            return False
+        self.held[run_id] = int(found[0])
+        return True
 
     async def lost_leases(self) -> builtins.list[str]:
         """The runs this process holds that another process has taken over since (it stops them)."""

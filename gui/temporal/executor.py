@@ -6,6 +6,14 @@ Closing the app stops its worker, not its runs: they wait on the service and go 
 when the app (its worker) is back (a step waiting for a person waits in its workflow, not in
 a worker: `gui.temporal.approvals`); `take_up` holds them again before start-up recovery, which
 interrupts only what no one runs. Stop cancels the run's workflow; the workflow ends its tools.
+
+On a team's database (`process` named, `claim` given) this process's worker polls a queue of its own
+(`TemporalTarget.process_queue`): the runs it starts are its own, and no other process's worker
+takes their steps. It takes up a run from its record only while the store says it holds the run
+(`claim`: a run its previous life under the same name left, which no one took over); a run whose
+process is gone and whose lease another process took over is ended there (`end_left`: its workflow
+terminated, saying why), not moved to that process's queue: its steps in flight ran on the process
+that is gone, and the record that says interrupted is the truth.
 """
 
 from __future__ import annotations
@@ -16,7 +24,8 @@ from collections.abc import Callable
 from typing import Any
 
 from temporalio.client import Client, WorkflowFailureError, WorkflowHandle
-from temporalio.service import RPCError
+from temporalio.exceptions import ApplicationError
+from temporalio.service import RPCError, RPCStatusCode
 from temporalio.worker import Worker
 from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner, SandboxRestrictions
 
@@ -32,7 +41,7 @@ from gui.temporal.host_steps import TemporalHostCalls
 from gui.temporal.hosts import list_hosts
 from gui.temporal.plans import workflow_id
 from gui.temporal.signing import StepSigner
-from gui.temporal.steps import RunSteps
+from gui.temporal.steps import Claim, RunSteps
 from gui.temporal.target import TemporalTarget
 from gui.temporal.workflow import WORKFLOW_NAME, RunWorkflow
 
@@ -48,12 +57,14 @@ class TemporalExecutor:
 
     def __init__(self, target: TemporalTarget, registry: Registry, interactions: InteractionService,
                  runs: RunStore, bus: EventBus, resolve: Resolver | None = None, *,
-                 clock: Callable[[], float] = time.time, retry_backoff: float = 0.2) -> None:
+                 clock: Callable[[], float] = time.time, retry_backoff: float = 0.2, process: str | None = None,
+                 claim: Claim | None = None) -> None:
         self.target = target
+        self.queue = target.process_queue(process)  # this process's runs' task queue
         self.local = Runner(registry, interactions, runs, bus, resolve, clock=clock, retry_backoff=retry_backoff)
         approvals = WorkflowApprovals(interactions)
         self.local.caller.interactions = approvals  # a call's approval is waited for by its workflow
-        self.steps = RunSteps(self.local, approvals, self.stop)
+        self.steps = RunSteps(self.local, approvals, self.stop, claim)
         self._signals: set[asyncio.Task[None]] = set()
         bus.subscribe(self._heard)
         # steps that say "on", signed with the key SEQDESK_STEP_KEY names (`gui.temporal.signing`)
@@ -80,7 +91,7 @@ class TemporalExecutor:
                         f"does not answer: {exc}") from None
                 runner = SandboxedWorkflowRunner(restrictions=SandboxRestrictions.default.with_passthrough_modules(
                     "gui", "pydantic", "pydantic_core"))
-                self._worker = Worker(client, task_queue=self.target.queue, workflows=[RunWorkflow],
+                self._worker = Worker(client, task_queue=self.queue, workflows=[RunWorkflow],
                                       activities=self.steps.activities(), workflow_runner=runner,
                                       max_concurrent_activities=1000)
                 self._worker_task = asyncio.create_task(self._worker.run(), name="temporal worker")
@@ -90,17 +101,21 @@ class TemporalExecutor:
 
     async def take_up(self) -> list[str]:
         """Hold again the runs of this app's queue still going on the service (after a restart), so
-        that start-up recovery leaves them be; their ids."""
+        that start-up recovery leaves them be; their ids. On a team's database only those the store
+        lets it hold (`claim`): a run another process took over meanwhile is ended there."""
         client = await self.connect()
         query = (f'WorkflowType="{WORKFLOW_NAME}" AND ExecutionStatus="Running" '
-                 f'AND TaskQueue="{self.target.queue}"')
+                 f'AND TaskQueue="{self.queue}"')
         taken: list[str] = []
         async for found in client.list_workflows(query):
             run_id = found.id.removeprefix(workflow_id(""))
             record = await self.local.runs.get(run_id)
             if record is None or record.finished:
                 continue
-            await self.steps.execution(run_id)
+            try:
+                await self.steps.execution(run_id)
+            except ApplicationError:  # another process's now (or gone): its workflow is ended there
+                continue
             taken.append(run_id)
         return taken
 
@@ -148,7 +163,7 @@ class TemporalExecutor:
         first = copy_record(ex.record)
         try:
             await client.start_workflow(WORKFLOW_NAME, ex.record.run_id, id=workflow_id(ex.record.run_id),
-                                        task_queue=self.target.queue)
+                                        task_queue=self.queue)
         except RPCError as exc:
             ex.record.status, ex.record.error = "failed", f"Temporal did not take the run: {exc}"
             await self.local._finish(ex)
@@ -186,9 +201,31 @@ class TemporalExecutor:
         return True
 
     async def abandon(self, run_id: str) -> bool:
-        """A run called through seq_call, inside a step here, is stopped so (`Runner.abandon`); a run
-        the service runs is the service's: its workflow goes on, whichever process's worker runs it."""
-        return await self.local.abandon(run_id) if run_id in self.local._active else False
+        """Another process took the run over (this one had stopped renewing its lease): a run called
+        through seq_call, inside a step here, is stopped so (`Runner.abandon`); this copy of a run on
+        the service ends, writing nothing (its workflow was ended by the process that took it over,
+        `end_left`; a step of it this worker still gets is refused: `RunSteps.execution`)."""
+        ex = self.local._active.get(run_id)
+        if ex is None or ex.done.done():
+            return False
+        if ex.task is not None:
+            return await self.local.abandon(run_id)
+        ex.fence()
+        await self.local._taken_over(ex)
+        self.local._announce_end(ex)
+        return True
+
+    async def end_left(self, record: RunRecord, why: str) -> None:
+        """A run whose process is gone, taken over here (its lease expired): its workflow is
+        terminated, saying `why`; its steps on hosts, activities of that workflow, end with it (the
+        host's worker cancels the call at its next heartbeat, which finds no workflow). Its child runs
+        (seq_call) are runs of that process too: each is taken over, and ended, as its own lease expires."""
+        try:
+            await self._handle(record.run_id).terminate(reason=why)
+        except RPCError as exc:
+            if exc.status != RPCStatusCode.NOT_FOUND:  # not found: it had ended, or never began
+                raise TemporalUnavailableError(
+                    f"Temporal did not end the workflow of run {record.run_id}: {exc}") from None
 
     async def stop_all(self, cause: EndCause) -> None:
         """The app closing stops the worker, not the runs (they go on when it is back); any other

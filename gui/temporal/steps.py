@@ -4,8 +4,9 @@ saves; `ToolCaller` for a tool's call), on the run's live record, which the runn
 publishes as it does for its own runs.
 
 A run this process does not hold (the app restarted while it went on) is taken up from its saved
-record: the workflow's history says where it was, the record what it did. A tool whose call was cut
-by the app's end is called again; its log says that it may have run before.
+record: the workflow's history says where it was, the record what it did. On a team's database, only
+once the store lets this process hold it (`Claim`); else its step fails for good, writing nothing.
+A tool whose call was cut by the app's end is called again; its log says that it may have run before.
 
 A step on a host pauses once signed (`gui.temporal.host_steps.SentToHost`): the workflow sends it,
 and the call, made again with what the host gave back (`ToolRef.hosted`), ends with it; its
@@ -78,11 +79,13 @@ class RunCalled(BaseException):  # noqa: N818 (not an error: the call pauses)
 
 
 StopRun = Callable[[str, EndCause | None], Awaitable[bool]]
+Claim = Callable[[str], Awaitable[bool]]  # whether this process holds the run now (taking it, if its own name left it)
 
 
 class RunSteps:
-    def __init__(self, runner: Runner, approvals: WorkflowApprovals, stop: StopRun) -> None:
+    def __init__(self, runner: Runner, approvals: WorkflowApprovals, stop: StopRun, claim: Claim | None = None) -> None:
         self.runner = runner
+        self.claim = claim  # None: the one process of a data folder holds every run it has
         self.approvals = approvals
         self.stop = stop  # stops a run on the service (`TemporalExecutor.stop`), waiting for its end
         self._called: dict[str, str] = {}  # step (tool_call_id) -> the run its seq_call called, now ended
@@ -105,6 +108,9 @@ class RunSteps:
         ex = self.runner._active.get(run_id)
         if ex is not None:
             return ex
+        if self.claim is not None and not await self.claim(run_id):
+            raise ApplicationError(f"run {run_id} is held by another SeqDesk process, or has ended: this process "
+                                   "does not take it up", non_retryable=True)
         record = await self.runner.runs.get(run_id)
         if record is None:
             raise ApplicationError(f"there is no run {run_id}", non_retryable=True)

@@ -2,7 +2,9 @@
 
 The address comes from `--executor` or SEQDESK_EXECUTOR; a value that does not fit is an `Invalid`
 that says what was given and what fits. The queue is the task queue of this app's runs (default
-`seqdesk`): two apps on one namespace keep their runs apart by it.
+`seqdesk`): two apps on one namespace keep their runs apart by it. On a team's database each process
+polls a queue of its own, named after it (`process_queue`): a run's workflow and steps go to the
+process that holds the run, never to another process of the team.
 """
 
 from __future__ import annotations
@@ -34,6 +36,11 @@ class TemporalTarget:
     @property
     def address(self) -> str:
         return f"{self.host}:{self.port}"
+
+    def process_queue(self, process: str | None) -> str:
+        """The task queue of the runs of the process named `process` (None: the one process of a data
+        folder, on `queue` itself, as an app restarted on that folder finds them)."""
+        return self.queue if process is None else f"{self.queue}.{process}"
 
     @property
     def url(self) -> str:

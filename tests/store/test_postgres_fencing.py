@@ -218,3 +218,33 @@ async def test_two_resumes_across_two_processes_leave_one_new_run(seqdesk_databa
     finally:
         await first.close()
         await second.close()
+
+
+async def test_a_process_back_under_its_name_holds_only_what_it_claims_and_renews_nothing_else(
+        seqdesk_database_url):
+    """Its previous life's running runs stay that life's until claimed (`claim`, as Temporal's take-up
+    does): the others' leases are not renewed by the name, so they expire and are taken over. No
+    process claims a run held under another name."""
+    first = await open_pg_stores(seqdesk_database_url, secret_key="", process="holds-what-it-claims")
+    await first.runs.save(run("kept", status="running"))
+    await first.runs.save(run("left", status="running"))
+    await first.close()  # gone with both going on
+    again = await open_pg_stores(seqdesk_database_url, secret_key="", process="holds-what-it-claims")
+    other = await open_pg_stores(seqdesk_database_url, secret_key="")
+    try:
+        assert not await other.runs.claim("kept")  # another name's run
+        assert await again.runs.claim("kept") and again.runs.held == {"kept": 2}
+        assert not await other.runs.claim("kept")
+
+        async def left_taken_over() -> bool:
+            await again.runs.renew_leases()  # its claimed run's lease, renewed as its lease loop does
+            await other.runs.take_over_expired(1.0)
+            return "left" in other.runs.held
+
+        await wait_until(left_taken_over, "the run it did not claim taken over", timeout=T, every=0.05)
+        assert "kept" not in other.runs.held
+        assert not await again.runs.claim("left")  # taken over: no longer its name's
+        await again.runs.save(run("kept", status="succeeded"))  # its own, at its epoch
+    finally:
+        await again.close()
+        await other.close()

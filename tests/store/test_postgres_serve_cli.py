@@ -207,3 +207,17 @@ def test_the_team_server_answers_to_the_names_it_was_given_and_to_no_other(serve
                          (f"seqdesk.test:{int(port) + 1}", 421)):
         answer = httpx.get(server.base_url + "/api/health", headers={"Host": host}, timeout=20)
         assert answer.status_code == status, (host, answer.text)
+
+
+def test_a_server_given_a_live_servers_process_name_or_a_bad_one_refuses_to_start(team, data, monkeypatch):
+    from gui.cli.serve import default_process_name
+
+    one, url = team
+    monkeypatch.delenv("SEQDESK_TOKEN", raising=False)
+    taken = default_process_name(int(one.base_url.rsplit(":", 1)[1]))  # the running server's name, by default
+    done = seqdesk("serve", "--store", url, "--port", str(free_port()), "--process-name", taken, data=data)
+    assert done.returncode == 2, done.stderr
+    assert f"another SeqDesk process named '{taken}' is serving this database now" in done.stderr
+    assert "Traceback" not in done.stderr
+    done = seqdesk("serve", "--store", url, "--process-name", "two words", data=data)
+    assert done.returncode == 2 and "'two words' is not a process's name" in done.stderr, done.stderr

@@ -1,11 +1,10 @@
 """Two app processes of a team (one PostgreSQL database) on one Temporal queue: each run's record is
 written by one process only, and every run ends as it would with one process.
 
-Not so yet (strict xfail, the reproduction): the second process's worker takes some of the runs'
-workflow tasks and steps; it takes each such run up from its stored record, but the store refuses its
-writes (the first process holds the run's lease), so its `finish_run` fails again and again and the
-first process's copy of the run never ends. A fix routes a run's steps to the process that holds it
-(or gives each process a queue of its own): see the helper's report on issue 27."""
+Each process polls a task queue of its own (`TemporalTarget.process_queue`): before, the second
+process's worker took some of the runs' workflow tasks and steps, took each such run up from its
+stored record, and the store refused its writes (the first process held the run's lease), so the
+first process's copy of the run never ended."""
 
 from __future__ import annotations
 
@@ -22,7 +21,6 @@ pytestmark = pytest.mark.postgres
 T = 20.0
 
 
-@pytest.mark.xfail(strict=True, reason="a run's steps are not routed to the process that holds it")
 async def test_runs_started_in_one_process_end_right_whichever_process_takes_their_steps(
         temporal_server: TemporalServer, seqdesk_database_url: str) -> None:
     url = f"{temporal_server.url}?queue=two-{uuid.uuid4().hex[:8]}"

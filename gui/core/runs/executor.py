@@ -36,6 +36,12 @@ class Executor(Protocol):
         it (`Runner.abandon`); False when it does not run here."""
         ...
 
+    async def end_left(self, record: RunRecord, why: str) -> None:
+        """A run whose process is gone was taken over here to be ended (a team's lease expired): end
+        what of it still goes on outside any process (a durable workflow, its steps on hosts), saying
+        `why`, so nothing of it runs on with no process holding it."""
+        ...
+
     async def stop_all(self, cause: EndCause) -> None:
         """Stop every run it runs (the app closing)."""
         ...

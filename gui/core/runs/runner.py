@@ -161,6 +161,9 @@ class Runner:
         await ex.ended()
         return True
 
+    async def end_left(self, record: RunRecord, why: str) -> None:
+        """A run that ran in a process now gone ran nowhere else: nothing of it goes on to end."""
+
     async def stop_all(self, cause: EndCause) -> None:
         """Stop every run at once (closing with thousands waiting). Their ends are kept in bulk: each
         run, cancelled, settles its record and waits at `_finish`; each turn of the loop, the runs
