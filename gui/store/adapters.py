@@ -62,6 +62,9 @@ from gui.store.writer import Writer, WriterClosedError
 log = logging.getLogger(__name__)
 M = TypeVar("M", bound=BaseModel)
 ARCHIVE_EVERY = 1.0  # seconds between two moves of ended records to history
+# seconds a move waits after the save that made it due: what that save lets go on (an answer's tool
+# recording its command, the run's next saves) is written first, not behind a rewrite of history
+ARCHIVE_QUIET = 0.5
 HOLD_GIL = 0.0005  # seconds a page being read holds the GIL before it lets others have it
 
 
@@ -146,8 +149,10 @@ Item = tuple[str, dict[str, Any], dict[str, Any], bool]  # id, document, index f
 
 class Archiver:
     """Moves what `HotColdStore.settle_all` left final in the hot documents to history, as
-    housekeeping, at most once every ARCHIVE_EVERY seconds. Each move rewrites the latest history
-    segment, so a burst of endings (closing with thousands of runs waiting) is moved in a few passes
+    housekeeping, at most once every ARCHIVE_EVERY seconds, and ARCHIVE_QUIET seconds after the
+    save that made it due: a move takes the writer for tens of milliseconds, and an answer's tool,
+    recording its command before it starts, must not wait behind it. Each move rewrites the latest
+    history segment, so a burst of endings (closing with thousands of runs waiting) is moved in a few passes
     rather than one per answer. Until then the records are hot, final, and found as such by every
     query; a process that stops first leaves them there, and the next open moves them."""
 
@@ -162,11 +167,8 @@ class Archiver:
         operation of the writer (a request's decision, before its end)."""
         if await self._writer.run(self._settle, items, first) and not self._queued:
             self._queued = True
-            wait = self._last + ARCHIVE_EVERY - time.monotonic()
-            if wait > 0:
-                asyncio.get_running_loop().call_later(wait, self._submit)  # the pace of moves, not a wait for an event
-            else:
-                self._submit()
+            wait = max(self._last + ARCHIVE_EVERY - time.monotonic(), ARCHIVE_QUIET)
+            asyncio.get_running_loop().call_later(wait, self._submit)  # the pace of moves, not a wait for an event
 
     def _settle(self, items: list[Item], first: Callable[[], object] | None) -> bool:
         if first is not None:

@@ -66,9 +66,11 @@ class Stores:
         return [d.message for d in self.damage]
 
     def close(self) -> None:
-        """Finish the queued writes, compact the journals of hot changes, let go of the folder."""
+        """Finish the queued writes, move what ended to history (a move is left for a quiet moment
+        while the app runs: `Archiver`), compact the journals of hot changes, let go of the folder."""
         for table in self.tables:
             try:
+                self.writer.submit_later(table.archive_pending).add_done_callback(report_archive)
                 self.writer.submit_later(table.close).add_done_callback(report_compaction)
             except WriterClosedError:  # closed already
                 break

@@ -24,11 +24,13 @@ from gui.core.tools import ModelTool, ShellApproval, ToolContext
 from gui.i18n import N_
 from gui.tools._args import ToolArgs, excerpt, invalid, parse_args
 from gui.tools.processes import GO, WRAPPER, death_prefix, parent_death_signal, start_time
+from gui.tools.spawned import Spawned, spawn
 
 ASKS_TO_RUN = N_("the sequence step asks to run this command")  # N_: the inbox shows it translated
 MAX_OUTPUT_BYTES = 10 * 1024 * 1024
 TERM_GRACE_SECONDS = 1.0
 _CHUNK = 64 * 1024
+Started = asyncio.subprocess.Process | Spawned  # asyncio's where there is no POSIX sh
 
 
 class CmdRunArgs(ToolArgs):
@@ -117,32 +119,31 @@ class CmdRun(ModelTool):
         return out.rstrip("\r\n")
 
 
-async def _start(command: str, cwd: Path, step_id: str) -> asyncio.subprocess.Process:
+async def _start(command: str, cwd: Path, step_id: str) -> Started:
     """The command under its wrapper, held until `_go` (a plain shell where there is no POSIX sh).
     SEQDESK_STEP_ID in its environment names its step, the same in every attempt (a command called
-    again after its app or worker stopped can see that it did its work already)."""
-    pipes: dict[str, Any] = {"stdout": asyncio.subprocess.PIPE, "stderr": asyncio.subprocess.PIPE, "cwd": cwd,
-                             "start_new_session": True, "env": {**os.environ, "SEQDESK_STEP_ID": step_id}}
+    again after its app or worker stopped can see that it did its work already). Started by
+    `gui.tools.spawned`, which does not copy the app as the loop's own subprocesses may."""
+    env = {**os.environ, "SEQDESK_STEP_ID": step_id}
     try:
         if os.name != "posix":
-            return await asyncio.create_subprocess_shell(command, stdin=asyncio.subprocess.DEVNULL, **pipes)
+            return await asyncio.create_subprocess_shell(
+                command, stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE, cwd=cwd, start_new_session=True, env=env)
         armed = death_prefix()  # no preexec_fn where it can: that would fork the whole app
-        return await asyncio.create_subprocess_exec(*armed, "/bin/sh", "-c", WRAPPER, "seqdesk", command,
-                                                    stdin=asyncio.subprocess.PIPE,
-                                                    preexec_fn=None if armed else parent_death_signal(), **pipes)
+        return spawn([*armed, "/bin/sh", "-c", WRAPPER, "seqdesk", command], cwd=cwd, env=env,
+                     preexec_fn=None if armed else parent_death_signal())
     except OSError as exc:
         raise ToolError(N_("could not start the command: {reason}").format(reason=exc)) from None
 
 
-async def _go(proc: asyncio.subprocess.Process, ctx: ToolContext) -> None:
+async def _go(proc: Started, ctx: ToolContext) -> None:
     """Record the process (on disk when this returns), then let the command start."""
     try:
         if ctx.record_process is not None:
             await ctx.record_process(proc.pid, start_time(proc.pid))
-        if proc.stdin is not None:
-            proc.stdin.write(GO)
-            await proc.stdin.drain()
-            proc.stdin.close()
+        if isinstance(proc, Spawned):
+            proc.say(GO)
     except (ConnectionError, OSError):
         pass  # the wrapper is gone already: its exit code says what happened
     except BaseException:
@@ -181,7 +182,7 @@ def _failure(code: int, stderr: str) -> str:
     return N_("the command exited with code {code} (it printed no error)").format(code=code)
 
 
-def _signal_group(proc: asyncio.subprocess.Process, sig: int) -> None:
+def _signal_group(proc: Started, sig: int) -> None:
     try:
         if hasattr(os, "killpg"):
             os.killpg(proc.pid, sig)  # the pid is the group id: start_new_session made it a leader
@@ -191,7 +192,7 @@ def _signal_group(proc: asyncio.subprocess.Process, sig: int) -> None:
         pass  # the group is gone already
 
 
-async def _stop(proc: asyncio.subprocess.Process) -> None:
+async def _stop(proc: Started) -> None:
     """SIGTERM to the group, a short grace for the shell, then SIGKILL to whatever is left.
 
     The SIGKILL is in `finally` so that a second cancellation during the grace cannot skip it.

@@ -398,6 +398,13 @@ class InboxPage:
 
     # -- live ------------------------------------------------------------------------------------
     async def _on_events(self, events: list[Event]) -> None:
+        if self.detail is not None and self.detail.answered_here:
+            # The end of the request answered on this page: `_answered` redraws for it, once, after the
+            # work it let go on (its command's start) has had the loop first.
+            answered = self.detail.interaction_id
+            events = [e for e in events if not (isinstance(e, InteractionEnded) and e.interaction_id == answered)]
+            if not events:
+                return
         ended: dict[str, dict[str, Any]] = {}
         created = 0
         if self.team or any(isinstance(event, InteractionChanged) for event in events):

@@ -68,6 +68,7 @@ class InboxDetail(ui.card):
         self._roles = viewer.roles
         self.countdown: Countdown | None = None
         self.ended = False
+        self.answered_here = False  # answered on this card (its page redraws for that once: `on_answered`)
         self._message = ""
         request = record.request
         kind = fmt.kind(request)
@@ -190,6 +191,7 @@ class InboxDetail(ui.card):
             self.show_ended(record, message=exc.message)
             return
         self.ended = True
+        self.answered_here = not isinstance(answered, StillWaiting)
         if isinstance(answered, StillWaiting):  # one approval of several: kept, the request still waits
             record = await self._fetch(self.interaction_id)
             if record is not None:
