@@ -240,7 +240,8 @@ class History:
                      owned={doc_id: doc for doc_id, (doc, _) in given.items()})
         if seg not in self._views:
             self._open_index(seg)
-        self._commit_index(seg, put={doc_id: fields for doc_id, (_, fields) in batch.items()}, keep=set(ids))
+        # index entries are flat fields: a shallow copy each, handed to the table (no deep copy through JSON)
+        self._commit_index(seg, owned={doc_id: dict(fields) for doc_id, (_, fields) in batch.items()}, keep=set(ids))
         self._ids[seg] = [*ids, *batch]
         self._where.update(dict.fromkeys(batch, seg))
 

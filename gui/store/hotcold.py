@@ -84,7 +84,9 @@ class HotColdStore:
         self.name = name
         self.history_folder = self.folder / "history"
         self._indexer = indexer
-        self._hot = JournaledTable(self.folder / f"{name}.json", name, sync_later=sync_later, later=later)
+        # a compaction waits while final documents wait to move to history (the move removes them)
+        self._hot = JournaledTable(self.folder / f"{name}.json", name, sync_later=sync_later, later=later,
+                                   hold=lambda: bool(self._to_archive))
         self._hot_fields: dict[str, Fields] = {doc_id: indexer(doc) for doc_id, doc in self._hot.take_loaded().items()}
         # Final hot documents to move to history (`archive_pending`), with the document and its JSON
         # text as `settle_all` put them (None: read it from the hot documents).

@@ -208,15 +208,18 @@ class JournaledTable:
 
     `sync_later`: hand the fsync of each change to the writer (`Writer.sync_later`); without it, or
     off the writer's thread, `commit` syncs itself. `later`: run compactions as housekeeping; without
-    it, a compaction runs inside the `commit` that makes it due. Not thread-safe: one thread only.
+    it, a compaction runs inside the `commit` that makes it due. `hold`: while it says True, a due
+    compaction waits for the next change (the hot store's final documents about to move to history).
+    Not thread-safe: one thread only.
     """
 
     def __init__(self, path: Path, table: str, *, sync_later: SyncLater | None = None,
-                 later: Later | None = None) -> None:
+                 later: Later | None = None, hold: Callable[[], bool] | None = None) -> None:
         self.path = Path(path)
         self.table = table
         self._sync_later = sync_later
         self._later = later
+        self._hold = hold
         self._entries: dict[str, str] = {}  # id -> its entry's JSON text, `"<id>":{...}`
         self._live = 0  # bytes of the entries: what a compaction writes
         self._others: dict[str, Any] = {}  # other tables of the snapshot file, kept as they were
@@ -353,7 +356,7 @@ class JournaledTable:
     # -- compaction
 
     def _compact_if_due(self) -> None:
-        if self._compaction_due or self.journal.size < max(COMPACT_AT_LEAST, 2 * self._live):
+        if self._compaction_due or not self._due():
             return
         if self._later is None:
             self.compact()
@@ -363,10 +366,18 @@ class JournaledTable:
 
     def _compact_due(self) -> None:
         try:
-            if self.journal.size >= max(COMPACT_AT_LEAST, 2 * self._live):
+            if self._due():
                 self.compact()
         finally:
             self._compaction_due = False
+
+    def _due(self) -> bool:
+        """Whether the journal outgrew the documents it describes, and nothing holds its compaction
+        (`hold`: documents about to be removed, which a compaction now would write for nothing; the
+        change that removes them finds it due again)."""
+        if self.journal.size < max(COMPACT_AT_LEAST, 2 * self._live):
+            return False
+        return self._hold is None or not self._hold()
 
     def compact(self) -> None:
         """Write the snapshot again with every document, then empty the journal."""

@@ -9,7 +9,7 @@ import pytest
 from support.hotcold import Crash, crash_on_write, ids, open_store
 from tinydb import where
 
-from gui.store import history
+from gui.store import history, journal
 from gui.store.hotcold import HotColdStore
 
 
@@ -125,6 +125,33 @@ def test_archive_pending_writes_the_settled_documents_as_settled_without_reading
     reopened = open_store(tmp_path, indexer=lambda doc: {"status": doc.get("status")})
     assert reopened.get("r0") == settled and reopened.get("r1") == {"status": "done", "again": True}
     assert reopened.get("r2") == {"status": "done"} and reopened.list_hot() == []
+
+
+def test_a_compaction_waits_for_the_move_of_settled_documents_and_then_writes_only_what_stays(tmp_path, monkeypatch):
+    """Closing settles thousands of ended records in the hot documents, then moves them to history: a
+    compaction due in between would write them all into the snapshot only for the move to drop them.
+    It waits for the move, whose change finds it due again, and then writes only what stays hot."""
+    monkeypatch.setattr(journal, "COMPACT_AT_LEAST", 2_000)
+    queued: list = []
+    store = open_store(tmp_path, later=queued.append)
+    pad = "x" * 100
+    for n in range(30):
+        store.put_hot(f"r{n}", {"status": "running", "pad": pad})
+    store.put_hot("stays", {"status": "running"})
+    store.settle_all([(f"r{n}", {"status": "done", "pad": pad}, {}, True) for n in range(30)])
+    snapshots: list[dict] = []
+    real = store._hot.compact
+    monkeypatch.setattr(store._hot, "compact", lambda: (real(), snapshots.append(
+        json.loads((tmp_path / "runs.json").read_text())["runs"]))[0])
+    while queued:  # the compaction that came due as they were settled
+        queued.pop(0)()
+    assert snapshots == []  # held: the documents are about to move
+    assert store.archive_pending() == 30
+    while queued:
+        queued.pop(0)()
+    assert snapshots == [{"stays": {"status": "running"}}]
+    reopened = open_store(tmp_path)
+    assert reopened.get("r7") == {"status": "done", "pad": pad} and reopened.get("stays") == {"status": "running"}
 
 
 def test_archive_hot_moves_what_a_stopped_process_left_final(tmp_path):

@@ -12,6 +12,7 @@ from tinydb.table import Document
 
 from gui.store import storage as storage_module
 from gui.store.database import IndexTable, open_database
+from gui.store.files import dumps
 from gui.store.storage import AtomicJSONStorage, WholeDocumentStorage
 
 
@@ -118,3 +119,15 @@ def test_an_index_database_makes_index_tables_of_the_same_string_ids(tmp_path):
     table.put("r1", {"status": "running"})
     assert table.doc("r1") == {"status": "running"} and table.doc("r1").doc_id == "r1"
     assert {i: dict(d) for i, d in table.docs().items()} == {"r1": {"status": "running"}}
+
+
+def test_dumps_writes_what_the_standard_encoder_would_read_back_the_same():
+    """`dumps` takes orjson's text only when it is ASCII and reads back equal: what orjson writes
+    otherwise (NaN and infinities as null), refuses (huge integers, keys that are not text, a lone
+    surrogate) or leaves unescaped is written by the standard encoder, as before."""
+    standard = json.JSONEncoder(separators=(",", ":"))
+    for value in ({"a": float("nan")}, {"b": float("-inf")}, {"c": 2**70}, {1: "x"}, {"s": "\ud800"}, {"é": "ü"}):
+        assert dumps(value) == standard.encode(value)
+    plain = {"f": 1e16, "g": -0.0, "l": [1, 2.5, None, True], "t": "a \"q\" \n \u2028", "n": {"x": []}}
+    text = dumps(plain)
+    assert text.isascii() and json.loads(text) == plain and list(json.loads(text)) == list(plain)

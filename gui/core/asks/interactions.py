@@ -53,6 +53,16 @@ class _Model(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
 
+def _unset(value: object) -> bool:
+    """A field left out of a dump while None (`Field(exclude_if=...)`)."""
+    return value is None
+
+
+def _unused(value: object) -> bool:
+    """A field left out of a dump while empty or 0."""
+    return not value
+
+
 class _Answer(_Model):
     """A person's answer: strict, so `"always_allow": "yes"` is refused rather than read as true
     (no coercion ever decides what a person agreed to)."""
@@ -95,18 +105,13 @@ class _RequestBase(_Model):
     step_fingerprint: str | None = None
     sequence_identity: str | None = None
     # Who may answer and how many must agree (`gui.core.sequences.asking`); None: anyone, one answer.
-    asking: Asking | None = None
-    started_by: str | None = None  # the person who started the run (a team server knows; None on the desktop)
-    host: str | None = None  # the host the asking step runs on (`ToolCall.on`); None: where the run runs
-
-    @model_serializer(mode="wrap")
-    def _people_when_known(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        """`asking`, `started_by` and `host` appear only when set: a request without them reads as it always did."""
-        data: dict[str, Any] = handler(self)
-        for name in ("asking", "started_by", "host"):
-            if data.get(name) is None:
-                data.pop(name, None)
-        return data
+    # `asking`, `started_by` and `host` appear only when set: a request without them reads as it always did
+    # (left out by pydantic itself, `exclude_if`: a wrapping serializer made every dump three times as long).
+    asking: Asking | None = Field(default=None, exclude_if=_unset)
+    # the person who started the run (a team server knows; None on the desktop)
+    started_by: str | None = Field(default=None, exclude_if=_unset)
+    # the host the asking step runs on (`ToolCall.on`); None: where the run runs
+    host: str | None = Field(default=None, exclude_if=_unset)
 
 
 class ShellApprovalRequest(_RequestBase):
@@ -381,14 +386,8 @@ class CancelledResult(_Model):
     interaction_id: str
     reason: CancelReason
     # What ended it (`gui.core.causes`): who stopped the run, the app closing... None: only `reason` is known.
-    cause: EndCause | None = None
-
-    @model_serializer(mode="wrap")
-    def _cause_when_known(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        data: dict[str, Any] = handler(self)
-        if data.get("cause") is None:
-            data.pop("cause", None)  # a result kept before causes were reads as it always did
-        return data
+    # (left out when None: a result kept before causes were reads as it always did)
+    cause: EndCause | None = Field(default=None, exclude_if=_unset)
 
 
 def cancel_cause(result: CancelledResult) -> EndCause | None:
@@ -412,25 +411,13 @@ class InteractionRecord(_Model):
     rule_id: str | None = None  # which rule (`gui.core.asks.rules`)
     rule_text: str | None = None  # that rule in words, as it read when it allowed this
     # While several must approve: each approval given so far, in order (`gui.core.asks.approvers`).
-    approvals: tuple[Signoff, ...] = ()
-    handovers: tuple[Handover, ...] = ()  # each time a person handed it to someone else
-    reminded_at: int | None = None  # ms; when its approvers were reminded (`remind_after`)
-    escalated_at: int | None = None  # ms; when `escalate_to` was asked as well (`escalate_after`)
-    revision: int = 0  # one more at each change while pending: a store keeps a change only over the one before
-
-    @model_serializer(mode="wrap")
-    def _people_when_any(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        """The fields of several people appear only once used: other records read as they always did."""
-        data: dict[str, Any] = handler(self)
-        for name in ("approvals", "handovers"):
-            if not data.get(name):
-                data.pop(name, None)
-        for name in ("reminded_at", "escalated_at"):
-            if data.get(name) is None:
-                data.pop(name, None)
-        if not data.get("revision"):
-            data.pop("revision", None)
-        return data
+    # The fields of several people appear only once used (`exclude_if`): other records read as they always did.
+    approvals: tuple[Signoff, ...] = Field(default=(), exclude_if=_unused)
+    handovers: tuple[Handover, ...] = Field(default=(), exclude_if=_unused)  # each time a person handed it on
+    reminded_at: int | None = Field(default=None, exclude_if=_unset)  # ms; approvers reminded (`remind_after`)
+    escalated_at: int | None = Field(default=None, exclude_if=_unset)  # ms; `escalate_to` asked too
+    # one more at each change while pending: a store keeps a change only over the one before
+    revision: int = Field(default=0, exclude_if=_unused)
 
     @property
     def interaction_id(self) -> str:
