@@ -1,18 +1,21 @@
 """What the store tests share: child processes (started with the repository importable, read line by
 line), and the store contract's `backend` fixture (memory and TinyDB, from contract_support.py).
 
-The children that are killed many times over (crash_child.py, modes_child.py, resume_child.py: `FORKED`)
-are forked from a server that has imported the app already (tests/support/forked.py), not started as
-fresh interpreters: 1 to 4 s of imports each on a busy 2-core machine, most of test_crash's and
-test_kill_runs' time. What they prove is the same: the child is a real OS process with its own pid and
-open files, SIGKILLed at a random moment inside a real write to real files on disk, and what survives
-is read back by this process from the disk. Its imported modules are the same code a fresh interpreter
-would import; a kill never lands in them (the child writes nothing before its first line). Nothing in
-those children needs a fresh interpreter: the server starts no thread before it forks (the stores'
-writer threads start in the child), each child starts its own event loop, the parent-death signal of
-resume_child's commands is about the child itself (their parent), /proc sessions are the commands'
-own, and `unarmed` changes a module's state in the child only. The other children (test_lock's `-c`
-code, the PostgreSQL writer) start a few times each, as `python <args>`.
+The children that are killed many times over (crash_child.py, modes_child.py, resume_child.py,
+postgres_writer_child.py: `FORKED`) are forked from a server that has imported the app already
+(tests/support/forked.py), not started as fresh interpreters: 1 to 4 s of imports each on a busy
+2-core machine, most of test_crash's, test_kill_runs' and test_postgres_kill's time.
+
+What they prove is the same: the child is a real OS process with its own pid and open files, SIGKILLed
+at a random moment inside a real write (to files on disk, or to PostgreSQL), and what survives is read
+back by this process afterwards. Its modules are the same code a fresh interpreter would import, and a
+kill never lands in their import (a child writes nothing before its first line). Nothing in those
+children needs a fresh interpreter: the server starts no thread before it forks (the stores' writer
+threads start in the child, and so do PostgreSQL connections: the server imports psycopg and connects
+nowhere); each child starts its own event loop; the parent-death signal of resume_child's commands is
+about the child itself (their parent); the /proc sessions are the commands' own; and `unarmed` changes
+a module's state in that child only. test_lock's `-c` children start a few times each, as
+`python <args>`.
 """
 
 from __future__ import annotations
@@ -30,9 +33,10 @@ from support.forked import Forked
 
 REPO = Path(__file__).resolve().parents[2]
 LINE_TIMEOUT = 10
-FORKED = {"crash_child.py", "modes_child.py", "resume_child.py"}
+FORKED = {"crash_child.py", "modes_child.py", "resume_child.py", "postgres_writer_child.py"}
 PRELOAD = ("tinydb", "gui.core.asks", "gui.core.asks.service", "gui.core.door.engine", "gui.core.events",
-           "gui.runtime", "gui.store.hotcold", "gui.store.open", "gui.store.storage", "gui.tools.processes")
+           "gui.pgstore", "gui.runtime", "gui.store.hotcold", "gui.store.open", "gui.store.storage",
+           "gui.tools.processes")
 
 
 class Child:
