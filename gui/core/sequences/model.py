@@ -6,6 +6,7 @@ validated one. `ToolCall.as_` is spelled `as` in JSON (a Python keyword); `ToolC
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from enum import StrEnum
 from typing import Any
@@ -13,6 +14,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
 from gui.core.sequences.asking import Asking
+from gui.core.sequences.substitution import holds_references
 
 JsonValue = Any
 
@@ -102,6 +104,12 @@ class ToolCall(BaseModel):
         if data.get("on", "") is None:
             del data["on"]
         return data
+
+    @functools.cached_property
+    def literal(self) -> bool:
+        """Whether its args hold no `$args.<name>`: decided once for the step, which every run of it
+        then binds as they are (`bind_literal`), without reading them for references."""
+        return not holds_references(self.args)
 
 
 class Group(BaseModel):
