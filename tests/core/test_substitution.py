@@ -266,3 +266,9 @@ def test_a_step_without_references_binds_as_bind_would_into_a_fresh_copy(args):
 def test_a_step_with_a_dollar_anywhere_is_bound_by_reading_its_references(text):
     assert not ToolCall(tool="echo", args={"deep": [{"value": text}]}).literal
     assert holds_references({"deep": [{"value": text}]})
+
+
+def test_a_copy_of_a_step_with_other_args_is_read_again_for_references():
+    call = ToolCall(tool="echo", args={"value": 1})
+    assert call.literal
+    assert not call.model_copy(update={"args": {"value": "$args.x"}}).literal
