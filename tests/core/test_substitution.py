@@ -6,11 +6,15 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from gui.core.sequences.model import ToolCall
 from gui.core.sequences.names import arg_ref, is_valid_name, scan_name
 from gui.core.sequences.substitution import (
     SubstitutionError,
     as_text,
+    bind,
+    bind_literal,
     format_path,
+    holds_references,
     references,
     substitute,
     whole_reference,
@@ -243,3 +247,28 @@ def test_substitution_fails_exactly_when_a_referenced_name_is_absent(value: obje
             substitute(value, {})
     else:
         substitute(value, {})
+
+
+@pytest.mark.parametrize("args", [
+    {"value": 1}, {"text": "no input here", "n": 2.5, "flag": True, "none": None},
+    {"nested": {"list": [1, "two", {"three": [3]}]}}, {}])
+def test_a_step_without_references_binds_as_bind_would_into_a_fresh_copy(args):
+    call = ToolCall(tool="echo", args=args)
+    assert call.literal
+    bound = bind_literal(call.args)
+    assert bound == bind(call.args, {"x": 1})
+    if "nested" in bound.args:
+        bound.args["nested"]["list"][2]["three"].append(4)  # the tool's copy, not the step's
+        assert call.args == args
+
+
+@pytest.mark.parametrize("text", ["$args.x", "echo $args.x", "literally $$args.x", "a $ sign"])
+def test_a_step_with_a_dollar_anywhere_is_bound_by_reading_its_references(text):
+    assert not ToolCall(tool="echo", args={"deep": [{"value": text}]}).literal
+    assert holds_references({"deep": [{"value": text}]})
+
+
+def test_a_copy_of_a_step_with_other_args_is_read_again_for_references():
+    call = ToolCall(tool="echo", args={"value": 1})
+    assert call.literal
+    assert not call.model_copy(update={"args": {"value": "$args.x"}}).literal

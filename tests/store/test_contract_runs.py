@@ -5,6 +5,8 @@ from __future__ import annotations
 import pytest
 from contract_support import Backend, ids, run
 
+from gui.core.runs import GroupRecord, LogLine, RunRecord, ToolRecord
+
 
 async def test_a_saved_run_comes_back_equal_and_unknown_ids_are_none(backend: Backend):
     record = run("r1", status="running", args={"host": "n1"}, outputs={"x": "\ud800 lone"})
@@ -45,6 +47,45 @@ async def test_changing_a_returned_record_does_not_change_the_store(backend: Bac
     got.status = "failed"
     assert (await backend.runs.get("r1")).args == {"list": [1]}
     assert (await backend.runs.get("r1")).status == "succeeded"
+
+
+async def test_a_later_change_to_the_live_record_does_not_change_what_was_stored(backend: Backend):
+    """What the runner changes in place after a save (statuses, a tool's waits and log, results and
+    outputs, the arguments' values) stays out of what the store keeps."""
+    live = run("r1", status="running", args={"hosts": ["n1"]}, outputs={"o": {"k": [1]}}, groups=[
+        GroupRecord(index=0, name="g", status="running", args={"a": {"b": 1}}, outputs={"slot": [1]}, tools=[
+            ToolRecord(index=0, tool="echo", tool_call_id="c0", status="succeeded", args={"value": {"n": [1]}},
+                       result={"n": [1]}, waits=[(1.0, 2.0)], log=[LogLine(at=1.0, level="info", text="a")]),
+            ToolRecord.queued(1, "echo", "c1", None)])])
+    await backend.runs.save(live)
+    before = RunRecord.model_validate(live.model_dump())
+    live.status, live.args["hosts"][0] = "failed", "n2"
+    live.outputs["o"]["k"].append(2)
+    group = live.groups[0]
+    group.status, group.args["a"]["b"], group.outputs["slot"][0] = "failed", 2, 3
+    done, queued = group.tools
+    done.args["value"]["n"].append(2)
+    done.result["n"][0] = 9
+    done.waits.append((3.0, None))
+    done.log.append(LogLine(at=2.0, level="info", text="b"))
+    queued.status, queued.started_at = "running", 5.0
+    queued.waits.append((6.0, None))
+    group.tools.append(ToolRecord.queued(2, "echo", "c2", None))
+    live.groups.append(GroupRecord(index=1, name="h"))
+    assert await backend.runs.get("r1") == before
+    await backend.reopen()
+    assert await backend.runs.get("r1") == before
+
+
+async def test_a_value_that_is_not_plain_json_is_kept_as_json_reads_it_and_an_unstorable_one_is_refused(
+        backend: Backend):
+    tool = ToolRecord(index=0, tool="echo", tool_call_id="c0", status="succeeded", result=("a", 1))
+    await backend.runs.save(run("r1", groups=[GroupRecord(index=0, name="g", tools=[tool])]))
+    assert (await backend.runs.get("r1")).groups[0].tools[0].result == ["a", 1]
+    tool.result = object()
+    with pytest.raises(ValueError):  # (pydantic's serialization error is one)
+        await backend.runs.save(run("r2", groups=[GroupRecord(index=0, name="g", tools=[tool])]))
+    assert await backend.runs.get("r2") is None
 
 
 async def test_list_pages_newest_first_across_running_and_finished_runs(backend: Backend):

@@ -13,9 +13,13 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 OFF_LOOP_GROUPS = 50  # work over more groups than this goes to a worker thread
+# A run's records are made per step: more steps than this (whatever their groups) are made in a worker
+# thread; a run of 1,000 steps is made on the loop in about a millisecond, less than the hop costs.
+OFF_LOOP_STEPS = 1000
 T = TypeVar("T")
 
 
-async def off_loop(groups: int, fn: Callable[..., T], *args: Any) -> T:
-    """`fn(*args)`, in a worker thread when it works through more than OFF_LOOP_GROUPS groups."""
-    return await asyncio.to_thread(fn, *args) if groups > OFF_LOOP_GROUPS else fn(*args)
+async def off_loop(groups: int, fn: Callable[..., T], *args: Any, limit: int = OFF_LOOP_GROUPS) -> T:
+    """`fn(*args)`, in a worker thread when it works through more than `limit` groups (or, with
+    `limit=OFF_LOOP_STEPS`, steps)."""
+    return await asyncio.to_thread(fn, *args) if groups > limit else fn(*args)

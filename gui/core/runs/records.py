@@ -92,7 +92,7 @@ class ToolRecord(BaseModel):
         object.__setattr__(record, "__dict__", {**_QUEUED, "index": index, "tool": tool, "tool_call_id": tool_call_id,
                                                 "as_": as_, "host": host, "waits": [], "log": []})
         object.__setattr__(record, "__pydantic_fields_set__",
-                           {"index", "tool", "tool_call_id", "as_"} | ({"host"} if host is not None else set()))
+                           (_QUEUED_SET if host is None else _QUEUED_ON_HOST_SET).copy())
         object.__setattr__(record, "__pydantic_extra__", None)
         object.__setattr__(record, "__pydantic_private__", None)
         return record
@@ -107,6 +107,9 @@ class ToolRecord(BaseModel):
 
 _TOOL_FIELDS = frozenset(ToolRecord.model_fields)
 _QUEUED = dict(ToolRecord(index=0, tool="", tool_call_id="").__dict__)  # the defaults (`ToolRecord.queued`)
+# The fields it is given (`ToolRecord.queued`): each record gets a copy (a set, as pydantic's is).
+_QUEUED_SET = {"index", "tool", "tool_call_id", "as_"}
+_QUEUED_ON_HOST_SET = _QUEUED_SET | {"host"}
 
 
 class GroupRecord(BaseModel):

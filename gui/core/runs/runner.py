@@ -35,7 +35,7 @@ from gui.core.runs.decisions import (
     write_slots,
 )
 from gui.core.runs.execution import Ending, Execution, Origin, SideBySide, apply_plan, copy_record
-from gui.core.runs.offload import off_loop
+from gui.core.runs.offload import OFF_LOOP_STEPS, off_loop
 from gui.core.runs.records import GroupRecord, LeaseLost, RunRecord, RunStore, ToolRecord
 from gui.core.runs.resume import group_fingerprint
 from gui.core.runs.run_ids import new_run_id
@@ -68,6 +68,10 @@ def paused_collection() -> Iterator[None]:
         if enabled:
             gc.enable()
 
+def _steps(groups: tuple[Group, ...]) -> int:
+    return sum(len(group.tools) for group in groups)
+
+
 Resolver = Callable[[str], Awaitable[tuple[Sequence, Group | None]]]
 
 
@@ -96,7 +100,8 @@ class Runner:
         """Check args, save the new record, start the run's task; returns the first record. With
         `origin.plan`, the run resumes an earlier one: what that plan keeps is not run again."""
         ex = await self._prepare(sequence, args, group, depth=0, parent=None, origin=origin)
-        first = await off_loop(len(ex.groups), copy_record, ex.record)  # nothing changes it before its task runs
+        first = await off_loop(_steps(ex.groups), copy_record, ex.record,  # nothing changes it before its task runs
+                               limit=OFF_LOOP_STEPS)
         ex.task = asyncio.create_task(self._execute(ex), name=f"run {ex.record.run_id}")
         return first
 
@@ -229,7 +234,7 @@ class Runner:
                     for j, c in enumerate(g.tools)]) for i, g in enumerate(groups)],
             ), run_step_fingerprints(groups, self.caller.asks)
 
-        record, steps = await off_loop(len(groups), new_record)
+        record, steps = await off_loop(_steps(groups), new_record, limit=OFF_LOOP_STEPS)
         context = dict(checked)
         if origin is not None:
             record.schedule_id, record.note = origin.schedule_id, origin.note

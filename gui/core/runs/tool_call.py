@@ -8,7 +8,6 @@ that is the runner's job, from the record's status.
 from __future__ import annotations
 
 import asyncio
-import functools
 import math
 import time
 import uuid
@@ -19,6 +18,8 @@ from typing import Any
 from gui.core.asks import (
     ApprovalHandle,
     ApprovalOutcome,
+    ElicitationRequest,
+    ElicitationResponse,
     InboxElicitationHandler,
     InteractionHandle,
     InteractionPort,
@@ -65,6 +66,7 @@ from gui.core.sequences import (
     SubstitutionError,
     ToolCall,
     bind,
+    bind_literal,
     matches_type,
     nearest_names,
     step_fingerprint,
@@ -156,7 +158,8 @@ class ObservedPort:
     """The interaction port as one tool call sees it: caps expiry at the group's deadline and reports
     waits, so the run shows "waiting for you" whether the call asks its approval, or its tool asks
     directly or through a form handler. It also takes the tool's other reports (`progress`, `log`,
-    `record_process`: its `ToolContext`'s), so that a call makes one object for all of them."""
+    `record_process`: its `ToolContext`'s) and its forms (`handle_elicitation`: the context's
+    `elicitation`), so that a call makes one object for all of them."""
 
     __slots__ = ("_caller", "_scope", "_record", "_port", "clock", "_second", "_published")
 
@@ -181,6 +184,16 @@ class ObservedPort:
 
     def record_process(self, pid: int, started: float | None) -> Awaitable[None]:
         return self._caller._process_started(self._scope, self._record, pid, started)
+
+    async def handle_elicitation(self, req: ElicitationRequest) -> ElicitationResponse:
+        """A form the tool asks: put in the inbox through this port (`InboxElicitationHandler`), made
+        only when a tool asks one."""
+        return await InboxElicitationHandler(self).handle_elicitation(req)
+
+    def call_sequence(self, name: str, args: dict[str, Any], depth: int) -> Awaitable[Any]:
+        """Run a saved sequence or group (seq_call: `CallScope.call_sequence`, given this run and scope)."""
+        assert self._scope.call_sequence is not None  # (the context offers it only then)
+        return self._scope.call_sequence(self._scope.execution, self._scope, name, args, depth)
 
     def _cap(self, deadline: float | None) -> float | None:
         caps = [d for d in (deadline, self._scope.deadline) if d is not None]
@@ -329,7 +342,7 @@ class ToolCaller:
             self._missing(scope.group, call, record)
             return None
         try:
-            bound = bind(call.args, scope.args, shell=tool.shell_text_args)
+            bound = bind_literal(call.args) if call.literal else bind(call.args, scope.args, shell=tool.shell_text_args)
             record.args = bound.args
             args = tool.validate_args(bound.args)
             record.args = dict(args)  # plain JSON values (a tool's check may hand it more: `CheckedArgs`)
@@ -423,10 +436,8 @@ class ToolCaller:
         return ToolContext(
             run_id=scope.run_id, tool_call_id=record.tool_call_id, tool_name=record.tool,
             sequence_name=scope.sequence_name, group_name=scope.group.name,
-            interactions=port, elicitation=InboxElicitationHandler(port),
-            deadline=scope.deadline, depth=scope.depth,
-            call_sequence=(functools.partial(scope.call_sequence, scope.execution, scope)
-                           if scope.call_sequence is not None else None),
+            interactions=port, elicitation=port, deadline=scope.deadline, depth=scope.depth,
+            call_sequence=port.call_sequence if scope.call_sequence is not None else None,
             progress=port.progress, log=port.log, record_process=port.record_process,
         )
 

@@ -49,6 +49,7 @@ from gui.core.sequences.substitution import (
     SubstitutionError,
     as_text,
     bind,
+    bind_literal,
     bound_inputs,
     run_as_code,
     shell_words,
@@ -63,6 +64,7 @@ from gui.core.sequences.validator_tools import HOST_NAME, ArgumentsError, argume
 __all__ = [
     "Bound",
     "bind",
+    "bind_literal",
     "ASKING_KEYS",
     "Asking",
     "split_target",

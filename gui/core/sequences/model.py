@@ -6,6 +6,7 @@ validated one. `ToolCall.as_` is spelled `as` in JSON (a Python keyword); `ToolC
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from enum import StrEnum
 from typing import Any
@@ -13,6 +14,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
 from gui.core.sequences.asking import Asking
+from gui.core.sequences.durations import parse_duration
+from gui.core.sequences.substitution import holds_references
 
 JsonValue = Any
 
@@ -103,6 +106,19 @@ class ToolCall(BaseModel):
             del data["on"]
         return data
 
+    @property
+    def literal(self) -> bool:
+        """Whether its args hold no `$args.<name>`: decided once for the step, which every run of it
+        then binds as they are (`bind_literal`), without reading them for references. (Read again
+        for a copy made with other args: `model_copy(update=...)` keeps what was decided here.)"""
+        args, literal = self.decided_literal
+        return literal if args is self.args else not holds_references(self.args)
+
+    @functools.cached_property
+    def decided_literal(self) -> tuple[dict[str, JsonValue], bool]:
+        """The args `literal` was decided for, and what it decided."""
+        return self.args, not holds_references(self.args)
+
 
 class Group(BaseModel):
     model_config = ConfigDict(frozen=True, populate_by_name=True)
@@ -126,8 +142,6 @@ class Group(BaseModel):
 
     @property
     def timeout_seconds(self) -> float | None:
-        from gui.core.sequences.durations import parse_duration
-
         return None if self.timeout is None else parse_duration(self.timeout)
 
 

@@ -154,6 +154,41 @@ def bind(value: Any, args: Mapping[str, Any], *, shell: Collection[str] = ()) ->
     return bound
 
 
+def holds_references(value: Any) -> bool:
+    """Whether `value` may hold an `$args.<name>` (or its `$$args.` escape): a "$" in any of its texts.
+    A step whose args hold none is bound without a walk that reads references (`bind_literal`)."""
+    kind = type(value)
+    if kind is str or isinstance(value, str):
+        return "$" in value
+    if kind is dict or isinstance(value, Mapping):
+        return any(holds_references(item) for item in value.values())
+    if isinstance(value, list | tuple):
+        return any(holds_references(item) for item in value)
+    return False
+
+
+def bind_literal(value: Any) -> Bound:
+    """`bind` of args that hold no reference (`holds_references` is False): a new copy of them as they
+    are, no inputs used, nothing run as code."""
+    return Bound(_fresh(value))
+
+
+def _fresh(value: Any) -> Any:
+    kind = type(value)
+    if kind is dict:
+        return {key: item if type(item) in _SCALARS else _fresh(item) for key, item in value.items()}
+    if kind is int or kind is str or kind is float or kind is bool or value is None:
+        return value
+    if isinstance(value, Mapping):
+        return {key: _fresh(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_fresh(item) for item in value]
+    return value
+
+
+_SCALARS = frozenset({int, str, float, bool, type(None)})
+
+
 def _substitute(value: Any, args: Mapping[str, Any], path: Path, shell: frozenset[str], bound: Bound) -> Any:
     kind = type(value)
     if kind is int or kind is float or kind is bool or value is None:  # most values (no ABC check)
