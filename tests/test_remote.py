@@ -226,7 +226,7 @@ async def test_a_subscriber_through_the_app_hears_its_events_until_it_stops(engi
 
 def test_a_client_of_the_app_on_this_computer_loads_no_certificates(monkeypatch):
     """The app a door reaches on this computer speaks plain HTTP: its client does not load the
-    system's certificates (a sixth of a second of CPU at every `seqdesk run`); a team server's
+    system's certificates (25–45 ms of CPU at every `seqdesk run`); a team server's
     https:// address is still checked against them."""
     import ssl
 
