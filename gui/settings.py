@@ -14,24 +14,32 @@ computer `SEQDESK_CONNECT` with their personal token in `SEQDESK_TOKEN` takes th
 there as that person) and the company's OpenID Connect sign-in, `SEQDESK_OIDC_ISSUER`,
 `SEQDESK_OIDC_CLIENT_ID`, `SEQDESK_OIDC_CLIENT_SECRET` and `SEQDESK_OIDC_CLAIM` (which claim is the
 person's name, default `preferred_username`). Command-line flags override them; nothing else in
-SeqDesk reads the environment for settings, and nothing writes it.
+SeqDesk reads the environment for settings, and nothing writes it. The environment is read here
+(`from_environment`, each name in any case), not by pydantic-settings, whose import (its sources
+for cloud secret stores among them) cost every `seqdesk` command and every app a twentieth of a
+second of CPU before anything else.
 """
 
 from __future__ import annotations
 
+import os
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from pydantic import Field, ValidationError, field_validator, model_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from gui.core.errors import Invalid
 
 PROCESS_NAME = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,39}$"  # 1 to 40 letters, digits, '.', '_', '-'
+ENV_PREFIX = "SEQDESK_"
 
 
-class Settings(BaseSettings):
-    model_config = SettingsConfigDict(env_prefix="SEQDESK_", extra="ignore", frozen=True)
+class Settings(BaseModel):
+    """The settings, as `load_settings` reads them (the environment, then the flags); made directly,
+    only what is given (tests)."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True)
 
     data: Path | None = None
     store: str | None = None  # a PostgreSQL URL (`gui.pgstore`), or a data folder (as `data`)
@@ -74,12 +82,24 @@ class SettingsError(Invalid):
     """A setting SeqDesk cannot use, said in one sentence per setting (`SEQDESK_LEASE: …`)."""
 
 
+def from_environment(environ: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The settings the environment (`os.environ`) gives: `SEQDESK_DATA` as `data`, and so on, each
+    name in any case (`SEQDESK_data` too); any other name is not SeqDesk's."""
+    found: dict[str, str] = {}
+    for key, value in (os.environ if environ is None else environ).items():
+        if key.upper().startswith(ENV_PREFIX):
+            name = key[len(ENV_PREFIX):].lower()
+            if name in Settings.model_fields:
+                found[name] = value
+    return found
+
+
 def load_settings(**flags: Any) -> Settings:
     """The environment's settings with the given command-line flags on top (None: not given);
     SettingsError naming each one that cannot be used."""
     given = {k: v for k, v in flags.items() if v is not None}
     try:
-        return Settings(**given)
+        return Settings(**(from_environment() | given))
     except ValidationError as exc:
         problems = "; ".join(f"SEQDESK_{'.'.join(str(p) for p in e['loc']).upper()} (or its flag): {e['msg']}"
                              for e in exc.errors())

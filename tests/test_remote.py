@@ -222,3 +222,25 @@ async def test_a_subscriber_through_the_app_hears_its_events_until_it_stops(engi
     count = len(heard)
     await engine.create(one_group("after", "g-after", {"tool": "echo", "args": {"value": 1}}))
     assert len(heard) == count
+
+
+def test_a_client_of_the_app_on_this_computer_loads_no_certificates(monkeypatch):
+    """The app a door reaches on this computer speaks plain HTTP: its client does not load the
+    system's certificates (25–45 ms of CPU at every `seqdesk run`); a team server's
+    https:// address is still checked against them."""
+    import ssl
+
+    loaded: list[object] = []
+    real = ssl.SSLContext.load_verify_locations
+
+    def counted(self: ssl.SSLContext, *args: object, **kwargs: object) -> None:
+        loaded.append(args or kwargs)
+        real(self, *args, **kwargs)
+
+    monkeypatch.setattr(ssl.SSLContext, "load_verify_locations", counted)
+    local = RemoteEngine("http://127.0.0.1:9")
+    assert loaded == []
+    team = RemoteEngine("https://seqdesk.example")
+    assert loaded  # an https server is checked against the system's certificates
+    asyncio.run(local.close())
+    asyncio.run(team.close())

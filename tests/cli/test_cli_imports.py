@@ -55,8 +55,10 @@ def test_run_on_a_folder_without_mcp_servers_loads_neither_the_web_nor_the_mcp_s
     assert result.returncode == 0, result.stderr
     assert "succeeded" in result.stderr
     # it goes through the app serving the folder (started in the background: one app per folder), so it
-    # speaks HTTP; the pages, the API, the store and the MCP package stay in that app
-    assert loaded.isdisjoint({*WEB, *MCP_SDK, "gui.api", "gui.ui", "gui.store", "tinydb", "gui.mcp"})
+    # speaks HTTP; the pages, the API, the store and the MCP package stay in that app; the settings are
+    # read without pydantic-settings (`gui.settings`)
+    assert loaded.isdisjoint({*WEB, *MCP_SDK, "gui.api", "gui.ui", "gui.store", "tinydb", "gui.mcp",
+                              "pydantic_settings"})
 
 
 def test_the_app_a_run_starts_serves_its_api_without_the_pages(tmp_path, data):
@@ -74,6 +76,7 @@ def test_the_app_a_run_starts_serves_its_api_without_the_pages(tmp_path, data):
              if line.startswith("import time:")}
     assert {"fastapi", "gui.api", "gui.store"} <= names  # it serves the API on the folder it opened
     assert "nicegui" not in names and "gui.ui" not in names
+    assert "pydantic_settings" not in names  # its settings are read without it (`gui.settings`)
 
 
 def test_the_pages_and_the_api_load_no_mcp_sdk_until_a_server_is_connected():
