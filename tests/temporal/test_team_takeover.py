@@ -98,12 +98,19 @@ async def test_a_process_restarted_under_its_name_holds_its_runs_again_and_they_
         await other.close()
 
 
+async def first_and_survivor(server: TemporalServer, database_url: str) -> tuple[str, str, str, Runtime, Runtime]:
+    """Two processes of a team on one Temporal queue, with short leases: the executor's address, their
+    names, the one whose run is taken over (`first`) and the one that takes it over."""
+    queue, a, b = names()
+    url = f"{server.url}?queue={queue}"
+    first = await open_database_runtime(database_url, executor=url, process=a, lease=LEASE)
+    survivor = await open_database_runtime(database_url, executor=url, process=b, lease=LEASE)
+    return url, a, b, first, survivor
+
+
 async def test_a_run_whose_process_closed_is_taken_over_its_workflow_ended_and_recorded_interrupted(
         temporal_server: TemporalServer, seqdesk_database_url: str) -> None:
-    queue, a, b = names()
-    url = f"{temporal_server.url}?queue={queue}"
-    first = await open_database_runtime(seqdesk_database_url, executor=url, process=a, lease=LEASE)
-    survivor = await open_database_runtime(seqdesk_database_url, executor=url, process=b, lease=LEASE)
+    url, a, b, first, survivor = await first_and_survivor(temporal_server, seqdesk_database_url)
     try:
         run, asked = await started_asking(first)
         await first.close()  # it renews its lease no more; its run's workflow still waits on the service
@@ -128,10 +135,7 @@ async def test_a_run_whose_process_closed_is_taken_over_its_workflow_ended_and_r
 
 async def test_a_paused_process_whose_run_was_taken_over_drops_its_copy_and_its_steps_are_refused(
         temporal_server: TemporalServer, seqdesk_database_url: str) -> None:
-    queue, a, b = names()
-    url = f"{temporal_server.url}?queue={queue}"
-    first = await open_database_runtime(seqdesk_database_url, executor=url, process=a, lease=LEASE)
-    survivor = await open_database_runtime(seqdesk_database_url, executor=url, process=b, lease=LEASE)
+    url, a, b, first, survivor = await first_and_survivor(temporal_server, seqdesk_database_url)
     try:
         run, _asked = await started_asking(first)
         leases = next(c for c in first.closers if getattr(c, "__self__", None).__class__ is Leases)
