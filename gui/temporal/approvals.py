@@ -20,6 +20,8 @@ from contextvars import ContextVar
 from gui.core.asks import (
     ApprovalHandle,
     ApprovalOutcome,
+    ElicitationRequest,
+    FormHandle,
     InteractionHandle,
     InteractionRequest,
     InteractionService,
@@ -70,6 +72,9 @@ class WorkflowApprovals:
 
     async def request(self, request: InteractionRequest, *, deadline: float | None = None) -> InteractionHandle:
         return await self.service.request(request, deadline=deadline)
+
+    async def ask_form(self, request: ElicitationRequest, *, deadline: float | None = None) -> FormHandle:
+        return await self.service.ask_form(request, deadline=deadline)
 
     async def cancel(self, interaction_id: str, reason: CancelReason, cause: EndCause | None = None) -> bool:
         return await self.service.cancel(interaction_id, reason, cause)

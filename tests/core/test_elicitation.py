@@ -6,11 +6,15 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
+from typing import Any, ClassVar
 
 import pytest
 from pydantic import ValidationError
+from support.builders import group, seq, tools
+from support.fakes import NoArgs
+from support.waiting import wait_until
 
-from gui.core.asks import InteractionService, InteractionValidationError
+from gui.core.asks import FORM_TIMEOUT, InteractionService, InteractionValidationError
 from gui.core.asks.elicitation import (
     CompositeElicitationHandler,
     ElicitationHandler,
@@ -23,7 +27,10 @@ from gui.core.asks.elicitation import (
 from gui.core.asks.interactions import ElicitationField, ElicitationRequest, ElicitationResponse, ToolSource
 from gui.core.asks.responses import value_problems
 from gui.core.events import Event, EventBus
-from gui.memory import MemoryApprovalModes, MemoryInteractionStore
+from gui.core.tools.registry import ModelTool, Registry, ToolContext
+from gui.memory import MemoryApprovalModes, MemoryInteractionStore, MemoryRunStore, MemoryStores
+from gui.runtime import compose_engine
+from gui.tools import builtin_tools
 
 TIMEOUT = 2.0
 
@@ -261,6 +268,55 @@ async def test_inbox_url_mode_request_can_be_accepted_without_values(
     assert (await store.get(iid)).request.url == "https://example.org/login"
     await service.respond(iid, ElicitationResponse(action="accept"))
     assert (await asyncio.wait_for(asking, TIMEOUT)) == ElicitationResponse.accept()
+
+
+# --- the port's way: ask_form, and a tool call's port ------------------------------------
+
+
+async def test_the_port_asks_a_form_whose_response_is_the_reply_and_cancel_once_it_expired(
+    service: InteractionService, store: MemoryInteractionStore, created: asyncio.Queue[Event]
+) -> None:
+    asked = await service.ask_form(req(), deadline=time.time() + 3600)
+    assert asked.interaction_id == await next_id(created)
+    await service.respond(asked.interaction_id, ElicitationResponse.accept({"table": "t", "dry": True}))
+    assert await asyncio.wait_for(asked.response(), TIMEOUT) == ElicitationResponse.accept({"table": "t", "dry": True})
+    late = await service.ask_form(req(), deadline=time.time() + 0.05)
+    assert await asyncio.wait_for(late.response(), TIMEOUT) == ElicitationResponse.cancel()
+    assert (await store.get(late.interaction_id)).status == "expired"
+
+
+class FormAsker(ModelTool):
+    """A tool whose (MCP) server asks a form mid-call, through the handler its context gives."""
+
+    name = "form_asker"
+    description = "asks a form"
+    Args: ClassVar = NoArgs
+
+    async def call(self, args: dict[str, Any], ctx: ToolContext) -> Any:
+        assert ctx.elicitation is not None
+        source = ToolSource(tool_call_id=ctx.tool_call_id, tool_name=ctx.tool_name)
+        reply = await ctx.elicitation.handle_elicitation(req(turn_id=ctx.run_id, source=source))
+        return reply.model_dump()
+
+
+async def test_a_form_asked_during_a_run_shows_its_tool_waiting_and_ends_by_its_groups_earlier_deadline() -> None:
+    stores = MemoryStores(runs=MemoryRunStore(), interactions=MemoryInteractionStore())
+    engine = compose_engine(Registry([*builtin_tools(), FormAsker()]), stores)
+    await engine.create(seq(group("g", out={"r": "object"}, timeout="2m",
+                                  tools=tools({"tool": "form_asker", "args": {}, "as": "r"}))))
+    run = await engine.start("s", {})
+    await wait_until(lambda: bool(engine.interactions.waiting.records()))
+    [pending] = engine.interactions.waiting.records()
+    tool = engine.runner.snapshot(run.run_id).groups[0].tools[0]
+    assert (tool.status, tool.interaction_id) == ("waiting", pending.interaction_id)
+    assert pending.request.expires_at is not None
+    # the group's two minutes, not the form's own ten (`FORM_TIMEOUT`)
+    assert time.time() + 60 < pending.request.expires_at / 1000 <= time.time() + 120 < time.time() + FORM_TIMEOUT
+    await engine.respond(pending.interaction_id, ElicitationResponse.accept({"table": "t", "dry": True}))
+    record = await engine.runner.wait(run.run_id, TIMEOUT)
+    assert record.status == "succeeded", record.to_summary_json()
+    assert record.outputs["r"] == {"kind": "elicitation", "action": "accept", "values": {"table": "t", "dry": True}}
+    assert record.groups[0].tools[0].waits[0][1] is not None  # resumed once answered
 
 
 # --- values --------------------------------------------------------------------------------

@@ -31,6 +31,7 @@ from gui.core.asks.audit import (
     who_words,
 )
 from gui.core.asks.elicitation import (
+    FORM_TIMEOUT,
     ElicitationHandler,
     ElicitationNotHandled,
     InboxElicitationHandler,
@@ -72,7 +73,7 @@ from gui.core.asks.interactions import (
     cancel_cause,
     interaction_fields,
 )
-from gui.core.asks.ports import ApprovalHandle, InteractionHandle, InteractionPort
+from gui.core.asks.ports import ApprovalHandle, FormHandle, InteractionHandle, InteractionPort
 from gui.core.asks.responses import typed_values, value_problems
 from gui.core.asks.rule_book import APPROVAL_MODES, DONE, ApprovalModes, Done, RuleBook, check_mode
 from gui.core.asks.rules import (
@@ -97,6 +98,7 @@ from gui.core.asks.service import (
     UNANSWERED_REASON,
     Approval,
     ApprovalOutcome,
+    Form,
     InteractionService,
     approval_outcome,
 )
@@ -163,6 +165,9 @@ __all__ = [
     "ENDED_STATUSES",
     "EXPIRED_REASON",
     "ExpiredResult",
+    "Form",
+    "FormHandle",
+    "FORM_TIMEOUT",
     "InboxElicitationHandler",
     "interaction_fields",
     "InteractionError",

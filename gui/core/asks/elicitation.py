@@ -17,17 +17,14 @@ import inspect
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
-from gui.core.asks.interactions import (
-    ElicitationRequest,
-    ElicitationResponse,
-    ResolvedResult,
-)
+from gui.core.asks.interactions import ElicitationRequest, ElicitationResponse
 from gui.core.errors import Unavailable
 
 if TYPE_CHECKING:
     from gui.core.asks.ports import InteractionPort
 
 JsonValue = Any
+FORM_TIMEOUT = 600.0  # seconds: the longest a form waits in the inbox, unless its request ends sooner
 
 
 class ElicitationNotHandled(Unavailable):
@@ -100,28 +97,18 @@ class FixedElicitationHandler:
 
 
 class InboxElicitationHandler:
-    """Puts the request in the inbox, as it is, and waits for the person's answer.
+    """Puts the request in the inbox, as it is, through the port's `ask_form`, and waits for the reply.
 
     The interaction expires after `timeout` seconds (and never after the request's own `expires_at`);
     an expired or cancelled interaction answers `cancel`. If the calling tool gives up, the
-    interaction is cancelled so it does not linger in the inbox.
+    interaction is cancelled so it does not linger in the inbox. (A tool call's own port asks its
+    forms itself, for at most `FORM_TIMEOUT`: `gui.core.runs.tool_call`.)
     """
 
-    def __init__(self, service: InteractionPort, *, timeout: float | None = 600.0) -> None:
-        self._service = service
+    def __init__(self, port: InteractionPort, *, timeout: float | None = FORM_TIMEOUT) -> None:
+        self._port = port
         self._timeout = timeout
 
     async def handle_elicitation(self, req: ElicitationRequest) -> ElicitationResponse:
-        if self._timeout is not None:
-            limit = int((self._service.clock() + self._timeout) * 1000)
-            if req.expires_at is None or limit < req.expires_at:
-                req = req.model_copy(update={"expires_at": limit})
-        handle = await self._service.request(req)
-        try:
-            result = await handle.result()
-        except asyncio.CancelledError:
-            await asyncio.shield(self._service.cancel(handle.interaction_id, "turn_stopped"))
-            raise
-        if isinstance(result, ResolvedResult) and isinstance(result.response, ElicitationResponse):
-            return result.response
-        return ElicitationResponse.cancel()
+        deadline = self._port.clock() + self._timeout if self._timeout is not None else None
+        return await (await self._port.ask_form(req, deadline=deadline)).response()

@@ -1,16 +1,25 @@
 """The one port a run asks a person through (the seed's `InteractionPort`).
 
-A tool call asks its approval through it (`ask_approval`), and a tool asks its question or its form
-(`request`, `InboxElicitationHandler`); both end with what the person answered, or why nobody did.
-`InteractionService` implements it; the runner hands each tool call a port around the service that
-caps waits at the group's deadline and marks the tool as waiting (`gui.core.runs.tool_call`).
+A tool call asks its approval through it (`ask_approval`), a tool asks its question (`request`) and
+an MCP server's form (`ask_form`); each ends with what the person answered, or why nobody did, as its
+asker reads it: an approval's `ApprovalOutcome`, a question's `InteractionResult`, a form's
+`ElicitationResponse`. `InteractionService` implements it; the runner hands each tool call a port
+around the service that caps waits at the group's deadline and marks the tool as waiting
+(`gui.core.runs.tool_call`), which is also the form handler of the tool's MCP calls.
 """
 
 from __future__ import annotations
 
 from typing import Protocol
 
-from gui.core.asks.interactions import InteractionRequest, InteractionResult, ShellApprovalRequest, ToolApprovalRequest
+from gui.core.asks.interactions import (
+    ElicitationRequest,
+    ElicitationResponse,
+    InteractionRequest,
+    InteractionResult,
+    ShellApprovalRequest,
+    ToolApprovalRequest,
+)
 from gui.core.asks.service import ApprovalOutcome
 from gui.core.causes import CancelReason, EndCause
 
@@ -32,6 +41,14 @@ class ApprovalHandle(Protocol):
     async def outcome(self) -> ApprovalOutcome: ...
 
 
+class FormHandle(Protocol):
+    """A form asked, stored and waiting for a person; giving up on `response` withdraws it."""
+
+    interaction_id: str
+
+    async def response(self) -> ElicitationResponse: ...
+
+
 class InteractionPort(Protocol):
     """Persist the request, then wait on its handle.
 
@@ -45,5 +62,7 @@ class InteractionPort(Protocol):
 
     async def ask_approval(self, request: ShellApprovalRequest | ToolApprovalRequest, tool_name: str, *,
                            deadline: float | None = None) -> ApprovalHandle: ...
+
+    async def ask_form(self, request: ElicitationRequest, *, deadline: float | None = None) -> FormHandle: ...
 
     async def cancel(self, interaction_id: str, reason: CancelReason, cause: EndCause | None = None) -> bool: ...

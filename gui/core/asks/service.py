@@ -1,14 +1,14 @@
 """The one place that enforces the interaction rules (SPEC §3, seed `session_interaction.ts`).
 
-A run asks a person something through `request` and waits on the handle, or asks an approval
-through `ask_approval` (allowed at once when a rule covers it); the
-person answers through `respond`; the control side ends runs with `cancel_run` / `cancel_all`, and
-start-up cleans up after a dead process with `recover`. Every transition is stored first and only then
-reaches anybody else (the bus, the waiting tool), so what a person sees and what a tool resumes
-with is always what is on disk. Transitions of one interaction hold that interaction's lock and
-re-read its stored status, so of two answers given at once exactly one wins. Expiry uses a loop
-timer, never polling; a late answer to an interaction whose time is up is refused as expired even
-if the timer has not fired yet.
+A run asks a person something through `request` and waits on the handle, asks an approval through
+`ask_approval` (allowed at once when a rule covers it), or a tool server's form through `ask_form` (its
+reply as the server receives it); the person answers through `respond`; the control side ends runs with
+`cancel_run` / `cancel_all`, and start-up cleans up after a dead process with `recover`. Every
+transition is stored first and only then reaches anybody else (the bus, the waiting tool), so what a
+person sees and what a tool resumes with is always what is on disk. Transitions of one interaction hold
+that interaction's lock and re-read its stored status, so of two answers given at once exactly one
+wins. Expiry uses a loop timer, never polling; a late answer to an interaction whose time is up is
+refused as expired even if the timer has not fired yet.
 
 An approval is asked only when no rule allows it (`allowing_rule`: the tool's mode, then the narrower
 rules, as the rule book keeps them: `gui.core.asks.rule_book`); an answer to it must fit it
@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
@@ -45,6 +45,8 @@ from gui.core.asks.interactions import (
     CANCEL_WORDS,
     ApprovalResponse,
     CancelledResult,
+    ElicitationRequest,
+    ElicitationResponse,
     ExpiredResult,
     InteractionRecord,
     InteractionRequest,
@@ -129,6 +131,29 @@ class Approval:
             assert self._allowed is not None
             return self._allowed
         return approval_outcome(self.interaction_id, await self._handle.wait())
+
+
+class Form:
+    """A form asked (`InteractionService.ask_form`), waiting for a person on its handle. Its `response`
+    is the reply the server receives: `cancel` when the request expired or was cancelled (nobody
+    could answer: the server may go on with its defaults); a waiter that gives up withdraws it, so it
+    does not linger in the inbox."""
+
+    __slots__ = ("interaction_id", "_handle", "_withdraw")
+
+    def __init__(self, handle: Handle, withdraw: Callable[[str, CancelReason], Awaitable[bool]]) -> None:
+        self.interaction_id = handle.interaction_id
+        self._handle, self._withdraw = handle, withdraw
+
+    async def response(self) -> ElicitationResponse:
+        try:
+            result = await self._handle.wait()
+        except asyncio.CancelledError:
+            await asyncio.shield(self._withdraw(self.interaction_id, "turn_stopped"))
+            raise
+        if isinstance(result, ResolvedResult) and isinstance(result.response, ElicitationResponse):
+            return result.response
+        return ElicitationResponse.cancel()
 
 
 class InteractionService:
@@ -223,6 +248,10 @@ class InteractionService:
             await self.record_auto_approval(request, rule)
             return Approval(iid, allowed=ApprovalOutcome(approved=True, auto=True, interaction_id=iid))
         return Approval(iid, handle=await self.request(request, deadline=deadline))
+
+    async def ask_form(self, request: ElicitationRequest, *, deadline: float | None = None) -> Form:
+        """Put a tool server's form in the inbox (`request`); its `response` is the person's reply."""
+        return Form(await self.request(request, deadline=deadline), self.cancel)
 
     async def approve(
         self,

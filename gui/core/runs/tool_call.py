@@ -16,11 +16,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from gui.core.asks import (
+    FORM_TIMEOUT,
     ApprovalHandle,
     ApprovalOutcome,
     ElicitationRequest,
     ElicitationResponse,
-    InboxElicitationHandler,
+    FormHandle,
     InteractionHandle,
     InteractionPort,
     InteractionRequest,
@@ -156,10 +157,10 @@ class CallScope:
 
 class ObservedPort:
     """The interaction port as one tool call sees it: caps expiry at the group's deadline and reports
-    waits, so the run shows "waiting for you" whether the call asks its approval, or its tool asks
-    directly or through a form handler. It also takes the tool's other reports (`progress`, `log`,
-    `record_process`: its `ToolContext`'s) and its forms (`handle_elicitation`: the context's
-    `elicitation`), so that a call makes one object for all of them."""
+    waits, so the run shows "waiting for you" whether the call asks its approval, its tool asks a
+    question, or the tool's MCP server a form. It is also the tool's form handler (`handle_elicitation`:
+    its `ToolContext`'s `elicitation`, which asks through `ask_form`) and takes its other reports
+    (`progress`, `log`, `record_process`), so that a call makes one object for all of them."""
 
     __slots__ = ("_caller", "_scope", "_record", "_port", "clock", "_second", "_published")
 
@@ -186,9 +187,8 @@ class ObservedPort:
         return self._caller._process_started(self._scope, self._record, pid, started)
 
     async def handle_elicitation(self, req: ElicitationRequest) -> ElicitationResponse:
-        """A form the tool asks: put in the inbox through this port (`InboxElicitationHandler`), made
-        only when a tool asks one."""
-        return await InboxElicitationHandler(self).handle_elicitation(req)
+        """A form the tool's MCP server asks: in the inbox for at most `FORM_TIMEOUT` (`ask_form`)."""
+        return await (await self.ask_form(req, deadline=self.clock() + FORM_TIMEOUT)).response()
 
     def call_sequence(self, name: str, args: dict[str, Any], depth: int) -> Awaitable[Any]:
         """Run a saved sequence or group (seq_call: `CallScope.call_sequence`, given this run and scope)."""
@@ -199,13 +199,23 @@ class ObservedPort:
         caps = [d for d in (deadline, self._scope.deadline) if d is not None]
         return min(caps) if caps else None
 
+    def _answerers(self) -> dict[str, Any]:
+        """Who answers a tool's own question or form that does not say: its step's answerers."""
+        return {"asking": self._scope.asking(self._record.index), "started_by": self._scope.execution.record.started_by}
+
     async def request(self, request: InteractionRequest, *, deadline: float | None = None) -> _ObservedHandle:
-        if request.asking is None and request.started_by is None:  # a tool's own question: its step's answerers
-            request = request.model_copy(update={"asking": self._scope.asking(self._record.index),
-                                                 "started_by": self._scope.execution.record.started_by})
+        if request.asking is None and request.started_by is None:
+            request = request.model_copy(update=self._answerers())
         handle = await self._port.request(request, deadline=self._cap(deadline))
         self._caller.waiting(self._scope, self._record, handle.interaction_id)
         return _ObservedHandle(self._caller, self._scope, self._record, handle)
+
+    async def ask_form(self, request: ElicitationRequest, *, deadline: float | None = None) -> _ObservedForm:
+        if request.asking is None and request.started_by is None:
+            request = request.model_copy(update=self._answerers())
+        asked = await self._port.ask_form(request, deadline=self._cap(deadline))
+        self._caller.waiting(self._scope, self._record, asked.interaction_id)
+        return _ObservedForm(self._caller, self._scope, self._record, asked)
 
     async def ask_approval(self, request: ShellApprovalRequest | ToolApprovalRequest, tool_name: str, *,
                            deadline: float | None = None) -> ApprovalHandle:
@@ -229,6 +239,20 @@ class _ObservedHandle:
     async def result(self) -> InteractionResult:
         try:
             return await self._handle.result()
+        finally:
+            self._caller.resumed(self._scope, self._record)
+
+
+class _ObservedForm:
+    __slots__ = ("interaction_id", "_caller", "_scope", "_record", "_asked")
+
+    def __init__(self, caller: ToolCaller, scope: CallScope, record: ToolRecord, asked: FormHandle) -> None:
+        self.interaction_id = asked.interaction_id
+        self._caller, self._scope, self._record, self._asked = caller, scope, record, asked
+
+    async def response(self) -> ElicitationResponse:
+        try:
+            return await self._asked.response()
         finally:
             self._caller.resumed(self._scope, self._record)
 
