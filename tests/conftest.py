@@ -50,9 +50,30 @@ def _long_first(item: pytest.Item) -> int:
     return next((rank for rank, start in enumerate(LONG_FIRST) if path.startswith(start)), len(LONG_FIRST))
 
 
+# What makes a test `slow` without its saying so: it needs a program outside Python that takes seconds to
+# start and drives it for seconds more: a browser and the real app (tests/e2e), a PostgreSQL server (the
+# `postgres` mark), a Temporal dev server (the fixture, or the `temporal` side of `executor`), Node with
+# the MCP conformance suite or the TypeScript SDK. `-m "not slow"` is the quick loop; the whole suite
+# (the README's command, CI) runs them all.
+OUTSIDE_FIXTURES = frozenset({"temporal_server", "conformance_cli", "server_everything", "ts_sdk", "browser",
+                              "seqdesk_app"})
+
+
+def _needs_a_program_outside(item: pytest.Item) -> bool:
+    if item.nodeid.startswith("tests/e2e/") or item.get_closest_marker("postgres"):
+        return True
+    fixtures = set(getattr(item, "fixturenames", ()))
+    callspec = getattr(item, "callspec", None)
+    return bool(fixtures & OUTSIDE_FIXTURES) or (callspec is not None and callspec.params.get("executor") == "temporal")
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """The long files first (`LONG_FIRST`; `--no-loadscope-reorder` in pyproject keeps this order),
-    then the rest as collected."""
+    """Tests that need a program outside Python are marked `slow` (`_needs_a_program_outside`); the long
+    files go first (`LONG_FIRST`; `--no-loadscope-reorder` in pyproject keeps this order), then the rest
+    as collected."""
+    for item in items:
+        if _needs_a_program_outside(item):
+            item.add_marker(pytest.mark.slow)
     items.sort(key=_long_first)  # stable: each file's tests stay in their order
 
 
