@@ -230,7 +230,7 @@ class Runner:
             return RunRecord(
                 run_id=run_id, sequence=sequence.name, target=group.name if group else None, args=checked,
                 created_at=created_at, depth=depth,
-                groups=[GroupRecord(index=i, name=g.name, fingerprint=group_fingerprint(g), tools=[
+                groups=[GroupRecord.waiting(i, g.name, group_fingerprint(g), [
                     ToolRecord.queued(j, c.tool, f"{run_id}-{i}-{j}", c.as_, c.on)
                     for j, c in enumerate(g.tools)]) for i, g in enumerate(groups)],
             ), run_step_fingerprints(groups, self.caller.asks)
