@@ -161,8 +161,9 @@ async def test_allowing_for_the_run_allows_the_same_step_already_waiting_and_nam
     assert sibling.rule_text == f"cmd_run in one step (group 'g'), for the rest of run {run.run_id}"
     await engine.respond(other, {"kind": "approval", "decision": "approved"})
     assert (await engine.runner.wait(run.run_id, T)).status == "succeeded"
+    waiting = asyncio.create_task(asked(engine, 1))  # (listening before it starts, as for the first run)
     again = await engine.start("s", {})  # another run: the run rule does not cover it
-    assert len(await asyncio.wait_for(asked(engine, 1), T)) == 1
+    assert len(await asyncio.wait_for(waiting, T)) == 1
     await engine.stop(again.run_id)
 
 

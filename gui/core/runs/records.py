@@ -89,8 +89,10 @@ class ToolRecord(BaseModel):
         """`ToolRecord(index=..., tool=..., tool_call_id=..., as_=..., host=...)`, a tool's record before it runs,
         without checking the values the runner made itself (a run of 1,000 tools makes 1,000 at start)."""
         record = cls.__new__(cls)
-        object.__setattr__(record, "__dict__", {**_QUEUED, "index": index, "tool": tool, "tool_call_id": tool_call_id,
-                                                "as_": as_, "host": host, "waits": [], "log": []})
+        fields = _QUEUED.copy()  # (a copy, then set: a third of the time of a `{**_QUEUED, ...}`)
+        fields["index"], fields["tool"], fields["tool_call_id"], fields["as_"] = index, tool, tool_call_id, as_
+        fields["host"], fields["waits"], fields["log"] = host, [], []
+        object.__setattr__(record, "__dict__", fields)
         object.__setattr__(record, "__pydantic_fields_set__",
                            (_QUEUED_SET if host is None else _QUEUED_ON_HOST_SET).copy())
         object.__setattr__(record, "__pydantic_extra__", None)
@@ -134,8 +136,24 @@ class GroupRecord(BaseModel):
         else:
             super().__setattr__(name, value)
 
+    @classmethod
+    def waiting(cls, index: int, name: str, fingerprint: str, tools: list[ToolRecord]) -> GroupRecord:
+        """`GroupRecord(index=..., name=..., fingerprint=..., tools=...)`, a group's record before it runs,
+        without checking the values the runner made itself (as `ToolRecord.queued`)."""
+        record = cls.__new__(cls)
+        fields = _WAITING.copy()
+        fields["index"], fields["name"], fields["fingerprint"], fields["tools"] = index, name, fingerprint, tools
+        fields["args"], fields["outputs"] = {}, {}
+        object.__setattr__(record, "__dict__", fields)
+        object.__setattr__(record, "__pydantic_fields_set__", _WAITING_SET.copy())
+        object.__setattr__(record, "__pydantic_extra__", None)
+        object.__setattr__(record, "__pydantic_private__", None)
+        return record
+
 
 _GROUP_FIELDS = frozenset(GroupRecord.model_fields)
+_WAITING = dict(GroupRecord(index=0, name="").__dict__)  # the defaults (`GroupRecord.waiting`)
+_WAITING_SET = {"index", "name", "tools", "fingerprint"}
 
 
 class RunRecord(BaseModel):

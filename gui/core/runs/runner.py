@@ -34,6 +34,7 @@ from gui.core.runs.decisions import (
     run_goes_on,
     write_slots,
 )
+from gui.core.runs.eager import start_eagerly
 from gui.core.runs.execution import Ending, Execution, Origin, SideBySide, apply_plan, copy_record
 from gui.core.runs.offload import OFF_LOOP_STEPS, off_loop
 from gui.core.runs.records import GroupRecord, LeaseLost, RunRecord, RunStore, ToolRecord
@@ -229,7 +230,7 @@ class Runner:
             return RunRecord(
                 run_id=run_id, sequence=sequence.name, target=group.name if group else None, args=checked,
                 created_at=created_at, depth=depth,
-                groups=[GroupRecord(index=i, name=g.name, fingerprint=group_fingerprint(g), tools=[
+                groups=[GroupRecord.waiting(i, g.name, group_fingerprint(g), [
                     ToolRecord.queued(j, c.tool, f"{run_id}-{i}-{j}", c.as_, c.on)
                     for j, c in enumerate(g.tools)]) for i, g in enumerate(groups)],
             ), run_step_fingerprints(groups, self.caller.asks)
@@ -427,9 +428,12 @@ class Runner:
         return None
 
     async def _parallel(self, scope: CallScope, group: Group, grec: GroupRecord) -> None:
-        """Each tool in a task of its own, side by side. The calls count themselves out as they end
+        """The tools side by side: each started at once, in a task of its own once it waits
+        (`start_eagerly`: a call that ends without waiting needs none, and a group whose calls all
+        do goes on in the same turn of the loop). The calls count themselves out as they end
         (`SideBySide`), instead of a gather's callback per task; a failure that aborts the group
-        cancels the others, and the group waits for every task before it goes on."""
+        cancels the others (those not started never start), and the group waits for every task
+        before it goes on."""
         side = SideBySide(sum(1 for trec in grec.tools if trec.reused_from is None))
         abort = group.on_error is not OnError.CONTINUE
 
@@ -445,7 +449,13 @@ class Runner:
                     side.abort(asyncio.current_task())
                 side.ended()
 
-        side.tasks = [asyncio.create_task(one(i)) for i in range(len(group.tools)) if grec.tools[i].reused_from is None]
+        for index in range(len(group.tools)):
+            if scope.aborting:  # one failed as it started: the rest never start (their records say so)
+                break
+            if grec.tools[index].reused_from is None:
+                task = start_eagerly(one(index))
+                if task is not None:
+                    side.tasks.append(task)
         try:
             await side.settled
         finally:

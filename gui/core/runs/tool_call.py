@@ -392,9 +392,9 @@ class ToolCaller:
                         args = sent
                         record.args = dict(sent)
                         changed = True
-                ctx = self._context(scope, record)
-                ctx.approved = None if changed else shown  # what the approval showed, for these args
-                ctx.approval = record.interaction_id if tool.approval != "none" else None
+                # what the approval showed, for these args, and which request it was
+                ctx = self._context(scope, record, None if changed else shown,
+                                    record.interaction_id if tool.approval != "none" else None)
                 if call.on is None:
                     result = await tool.call(args, ctx)
                 elif self.hosts is None:
@@ -455,7 +455,7 @@ class ToolCaller:
                                "type to match").format(got=_WORDS.get(type_name(result), type_name(result)),
                                                        slot=slot, declared=_WORDS[slot_type.value]))
 
-    def _context(self, scope: CallScope, record: ToolRecord) -> ToolContext:
+    def _context(self, scope: CallScope, record: ToolRecord, approved: object, approval: str | None) -> ToolContext:
         port = ObservedPort(self, scope, record)
         return ToolContext(
             run_id=scope.run_id, tool_call_id=record.tool_call_id, tool_name=record.tool,
@@ -463,6 +463,7 @@ class ToolCaller:
             interactions=port, elicitation=port, deadline=scope.deadline, depth=scope.depth,
             call_sequence=port.call_sequence if scope.call_sequence is not None else None,
             progress=port.progress, log=port.log, record_process=port.record_process,
+            approved=approved, approval=approval,
         )
 
     def progress(self, scope: CallScope, record: ToolRecord, done: float, total: float | None,

@@ -80,9 +80,9 @@ class ApprovalSummary:
         return cls(text=words.render(), highlight=highlight, words=words, shown=shown)
 
 
-@dataclass
+@dataclass(slots=True)
 class ToolContext:
-    """What a running tool may use besides its arguments."""
+    """What a running tool may use besides its arguments (slots: one is made per call)."""
 
     run_id: str
     tool_call_id: str
