@@ -111,23 +111,21 @@ class SegmentView:
         return sorted((p for p in chosen if p not in hidden), key=rank.__getitem__)
 
     def top(self, key: SortKey) -> Any | None:
-        """A key no entry's key is above (known without ordering the entries), or None if unknown."""
+        """A key no entry's key is above (known without ordering the entries), or None if unknown.
+        From the bounds of the times, kept: every query with answers here asks."""
         if key is not sort_key or not self.ids:
             return None
-        column = self.columns.get("created_at")
-        try:
-            largest = max(column) if column is not None else 0.0
-        except TypeError:  # something else than numbers: those sort as 0
-            bounds = self._bounds("created_at")
-            largest = max(bounds[1], 0.0) if bounds is not None else 0.0
-        return _seconds(largest), "\U0010ffff"
+        bounds = self._bounds("created_at")  # what is not a number sorts as 0
+        largest = 0.0 if bounds is None else bounds[1] if bounds[2] else max(bounds[1], 0.0)
+        return float(largest), "\U0010ffff"
 
     def bottom(self, key: SortKey) -> Any | None:
         """A key no entry's key is below (known without ordering the entries), or None if unknown."""
         if key is not sort_key or not self.ids:
             return None
-        column = self.columns.get("created_at")
-        return (min(map(_seconds, column)) if column is not None else 0.0), ""
+        bounds = self._bounds("created_at")
+        smallest = 0.0 if bounds is None else bounds[0] if bounds[2] else min(bounds[0], 0.0)
+        return float(smallest), ""
 
     def rows(self, positions: list[int], key: SortKey) -> Iterator[tuple[Any, str]]:
         keys, ids = self.order(key)[2], self.ids
@@ -239,6 +237,9 @@ class SegmentView:
         it holds no number."""
         if name not in self._bounds_of:
             column = self.columns.get(name, [])
+            if column and set(map(type, column)) <= {float, int}:  # the usual case, at C speed
+                self._bounds_of[name] = (min(column), max(column), True)
+                return self._bounds_of[name]
             numbers = [v for v in column if isinstance(v, int | float) and not isinstance(v, bool)]
             self._bounds_of[name] = (min(numbers), max(numbers), len(numbers) == len(column)) if numbers else None
         return self._bounds_of[name]
