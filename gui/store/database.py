@@ -22,7 +22,7 @@ nothing outside the store ever sees them. `open_database` opens a file as a `Dat
 
 from __future__ import annotations
 
-from collections.abc import Container, Iterable, Mapping
+from collections.abc import Callable, Container, Iterable, Mapping
 from pathlib import Path
 from typing import Any, Literal, NoReturn, overload
 
@@ -143,9 +143,47 @@ class DocTable(Table):
 
 
 class IndexTable(DocTable):
-    """Index entries (a few flat fields per document): returned as stored, never copied."""
+    """Index entries (a few flat fields per document): returned as stored, never copied. `commit`
+    may write other tables of the file in the same write (`beside`: where a segment's documents
+    lie, `gui.store.slices`)."""
 
     document_class = StoredDocument
+
+    def __init__(self, storage: Storage, name: str, cache_size: int = 0, persist_empty: bool = False) -> None:
+        super().__init__(storage, name, cache_size, persist_empty)
+        self._beside: Mapping[str, Mapping[str, Any]] = {}
+
+    def commit(
+        self,
+        put: Mapping[str, Mapping[str, Any]] | None = None,
+        remove: Iterable[str] = (),
+        keep: Container[str] | None = None,
+        owned: Mapping[str, Mapping[str, Any]] | None = None,
+        beside: Mapping[str, Mapping[str, Any]] | None = None,
+    ) -> None:
+        """`DocTable.commit`, with the tables in `beside` (name → documents) replaced in the same write."""
+        self._beside = beside or {}
+        try:
+            super().commit(put, remove, keep, owned)
+        finally:
+            self._beside = {}
+
+    def beside(self, name: str) -> Mapping[str, Any]:
+        """The documents of another table of the file, as stored ({} when it has none)."""
+        tables = self._storage.read() or {}
+        found = tables.get(name)
+        return found if isinstance(found, dict) else {}
+
+    def _update_table(self, updater: Callable[[dict[str, Any]], None]) -> None:  # type: ignore[override]
+        """TinyDB's `Table._update_table` (ids are strings here: kept as they are), writing the
+        tables `beside` in the same write."""
+        tables = self._storage.read() or {}
+        table = dict(tables.get(self.name, {}))
+        updater(table)
+        tables[self.name] = table
+        tables.update({name: dict(docs) for name, docs in self._beside.items()})
+        self._storage.write(tables)
+        self.clear_cache()
 
 
 class Database(TinyDB):

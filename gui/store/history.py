@@ -15,7 +15,9 @@ segment's index stays open as a TinyDB table, the others are opened again only t
 rare delete). Segments are opened when a document in them is read, and the last few stay parsed
 (`cached_segments`). Each segment keeps its answer to a query until it changes (only the latest
 one does), so a query over a long history is a merge of ready lists, and only the segments holding
-the requested page are read.
+the requested page are read. A page of a segment that is not parsed reads only its own documents'
+bytes, where the segment's index file says they lie (`gui.store.slices`, kept there as the segment
+is written), rather than parsing the whole segment.
 
 One rule keeps a crash harmless: an id is in history exactly when an index lists it, and an index
 never lists an id its segment does not hold. A document is written to its segment before its index
@@ -47,6 +49,9 @@ from gui.store.database import DocTable, IndexTable, open_database
 from gui.store.errors import CorruptDatabaseError
 from gui.store.files import dumps, json_text, read_json
 from gui.store.segment_view import SegmentView, Selection
+from gui.store.slices import KEY as SLICES_KEY
+from gui.store.slices import TABLE as SLICES_TABLE
+from gui.store.slices import Slices
 from gui.store.storage import WholeDocumentStorage
 
 log = logging.getLogger(__name__)
@@ -56,6 +61,7 @@ Indexer = Callable[[Mapping[str, Any]], Fields]
 Repair = Callable[[Path], None]  # puts back what can be read of a damaged file (`recovery.repair`)
 SortKey = Callable[[Fields, str], Any]
 _RANKED_PER_SEGMENT = 16  # queries whose ranked answer each segment keeps
+_SLICES_KEPT = 16  # segments whose slices stay in memory (read again from the index file otherwise)
 INDEX_TABLE = "index"
 
 
@@ -77,6 +83,7 @@ class History:
         self._ids: dict[int, list[str]] = {}  # each segment's ids in archive order (its index's keys)
         self._where: dict[str, int] = {}
         self._segments: OrderedDict[int, DocTable] = OrderedDict()
+        self._slices: OrderedDict[int, Slices | None] = OrderedDict()  # None: the segment has none kept
         self._ranked: dict[int, dict[tuple[QueryLike, SortKey], Selection]] = {}
         self._shadowed: dict[int, tuple[SegmentView, frozenset[int]]] = {}
         self._doubles: dict[int, list[str]] = {}  # ids a segment's index lists that an earlier one holds
@@ -162,7 +169,17 @@ class History:
         without copying them (a page handed to a caller who parses it elsewhere, off this thread).
         What orjson refuses (a lone surrogate, an integer past 64 bits) is written by `dumps`."""
         texts: dict[str, bytes] = {}
-        for doc_id in sorted(ids, key=lambda i: self._where.get(i, 0)):
+        by_segment: dict[int | None, list[str]] = {}
+        for doc_id in ids:
+            by_segment.setdefault(self._where.get(doc_id), []).append(doc_id)
+        rest = []
+        for seg, of_segment in sorted(by_segment.items(), key=lambda item: item[0] or 0):
+            sliced = None if seg is None or seg in self._segments else self._sliced(seg, of_segment)
+            if sliced is None:
+                rest += of_segment
+            else:
+                texts.update(sliced)
+        for doc_id in rest:
             seg = self._where.get(doc_id)
             doc = None if seg is None else self._segment(seg).raw().get(doc_id)
             if doc is None:
@@ -171,6 +188,32 @@ class History:
                 continue
             texts[doc_id] = json_text(doc)
         return texts
+
+    def _sliced(self, seg: int, ids: list[str]) -> dict[str, bytes] | None:
+        """The JSON text of these documents of `seg`, read where its slices say; None: parse it."""
+        slices = self._slices_of(seg)
+        return None if slices is None else slices.read(self.segment_path(seg), ids)
+
+    def _slices_of(self, seg: int) -> Slices | None:
+        if seg in self._slices:
+            self._slices.move_to_end(seg)
+            return self._slices[seg]
+        slices = None
+        try:
+            saved = (self._tables[seg].beside(SLICES_TABLE) if seg in self._tables
+                     else (read_json(self.index_path(seg)) or {}).get(SLICES_TABLE))
+            if isinstance(saved, dict):
+                slices = Slices.decode(saved.get(SLICES_KEY), self._view(seg).ids)
+        except CorruptDatabaseError:  # read again (and repaired) when the index is next needed
+            slices = None
+        self._keep_slices(seg, slices)
+        return slices
+
+    def _keep_slices(self, seg: int, slices: Slices | None) -> None:
+        self._slices[seg] = slices
+        self._slices.move_to_end(seg)
+        while len(self._slices) > _SLICES_KEPT:
+            self._slices.popitem(last=False)
 
     # -- writing
 
@@ -202,15 +245,15 @@ class History:
         seg = self._where[doc_id]
         ids = self._ids[seg]
         self._segment(seg).commit(put={doc_id: doc}, keep=set(ids))
-        if self.fields(doc_id) != fields:
-            self._commit_index(seg, put={doc_id: fields}, keep=set(ids))
+        put = {doc_id: fields} if self.fields(doc_id) != fields else None
+        self._commit_index(seg, put=put, keep=set(ids), slices=self._written(seg, ids))
 
     def remove(self, doc_id: str) -> bool:
         seg = self._where.pop(doc_id, None)
         if seg is None:
             return False
         ids = [i for i in self._ids[seg] if i != doc_id]
-        self._commit_index(seg, keep=set(ids))
+        self._commit_index(seg, keep=set(ids))  # its slices are gone with it: the segment is parsed
         self._ids[seg] = ids
         self._segment(seg).commit(keep=set(ids))
         return True
@@ -241,7 +284,8 @@ class History:
         if seg not in self._views:
             self._open_index(seg)
         # index entries are flat fields: a shallow copy each, handed to the table (no deep copy through JSON)
-        self._commit_index(seg, owned={doc_id: dict(fields) for doc_id, (_, fields) in batch.items()}, keep=set(ids))
+        self._commit_index(seg, owned={doc_id: dict(fields) for doc_id, (_, fields) in batch.items()}, keep=set(ids),
+                           slices=self._written(seg, [*ids, *batch]))
         self._ids[seg] = [*ids, *batch]
         self._where.update(dict.fromkeys(batch, seg))
 
@@ -320,8 +364,18 @@ class History:
             view = self._views[seg] = SegmentView.of(self._tables[seg].raw())
         return view
 
-    def _commit_index(self, seg: int, **change: Any) -> None:
-        self._table(seg).commit(**change)
+    def _written(self, seg: int, ids: list[str]) -> Slices | None:
+        """Where the documents of `ids` (the index's, in order) lie in `seg` as just written."""
+        storage = self._segment(seg).storage
+        spans = storage.spans.get(self.name, {}) if isinstance(storage, WholeDocumentStorage) else {}
+        return Slices.of(self.segment_path(seg), ids, spans)
+
+    def _commit_index(self, seg: int, slices: Slices | None = None, **change: Any) -> None:
+        """Change the index of `seg`; its slices are written with it when given, else dropped (what
+        the segment holds is then known by parsing it)."""
+        kept = {SLICES_KEY: slices.encode()} if slices is not None else {}
+        self._table(seg).commit(**change, beside={SLICES_TABLE: kept})
+        self._keep_slices(seg, slices)
         self._views[seg] = None
         self._ranked.pop(seg, None)
         if seg != max(self._views):  # an older segment changed (a delete): its table is let go again

@@ -2,10 +2,10 @@
 
 A `SegmentView` keeps the index fields of a segment's documents as one list per field (archive
 order), with equal values shared (a status is stored once, not once per document), and builds
-on first use, per field, the postings: value → positions holding it. A `Match`
-(`gui.store.match`) is answered from them: `one_of` by the union of its values' postings,
-`contains` by the postings of the (few) distinct values holding the text, ranges by the field's
-bounds in the segment (all in or all out needs no test), and only then entry by entry. Any other
+on first use, per field, the set of its distinct values. A `Match` (`gui.store.match`) is answered
+column by column: `one_of` none of whose values the segment holds (a run's id, in every segment but
+its own) needs no look at the entries, nor `contains` that no distinct value holds; ranges use the
+field's bounds in the segment (all in or all out needs no test); only then entry by entry. Any other
 query is tested on each entry. The answer is ordered largest key first (per key function, the
 order is computed once); `gui.store.history` keeps answers per segment while it is unchanged.
 """
@@ -33,6 +33,7 @@ class SegmentView:
         self._positions: dict[str, int] | None = None
         self._bounds_of: dict[str, tuple[float, float, bool] | None] = {}
         self._texts: dict[tuple[str, str], frozenset[Any]] = {}
+        self._distinct: dict[str, frozenset[Any] | None] = {}
 
     @classmethod
     def of(cls, entries: Mapping[str, Mapping[str, Any]]) -> SegmentView:
@@ -110,23 +111,21 @@ class SegmentView:
         return sorted((p for p in chosen if p not in hidden), key=rank.__getitem__)
 
     def top(self, key: SortKey) -> Any | None:
-        """A key no entry's key is above (known without ordering the entries), or None if unknown."""
+        """A key no entry's key is above (known without ordering the entries), or None if unknown.
+        From the bounds of the times, kept: every query with answers here asks."""
         if key is not sort_key or not self.ids:
             return None
-        column = self.columns.get("created_at")
-        try:
-            largest = max(column) if column is not None else 0.0
-        except TypeError:  # something else than numbers: those sort as 0
-            bounds = self._bounds("created_at")
-            largest = max(bounds[1], 0.0) if bounds is not None else 0.0
-        return _seconds(largest), "\U0010ffff"
+        bounds = self._bounds("created_at")  # what is not a number sorts as 0
+        largest = 0.0 if bounds is None else bounds[1] if bounds[2] else max(bounds[1], 0.0)
+        return float(largest), "\U0010ffff"
 
     def bottom(self, key: SortKey) -> Any | None:
         """A key no entry's key is below (known without ordering the entries), or None if unknown."""
         if key is not sort_key or not self.ids:
             return None
-        column = self.columns.get("created_at")
-        return (min(map(_seconds, column)) if column is not None else 0.0), ""
+        bounds = self._bounds("created_at")
+        smallest = 0.0 if bounds is None else bounds[0] if bounds[2] else min(bounds[0], 0.0)
+        return float(smallest), ""
 
     def rows(self, positions: list[int], key: SortKey) -> Iterator[tuple[Any, str]]:
         keys, ids = self.order(key)[2], self.ids
@@ -185,6 +184,9 @@ class SegmentView:
         wanted = set(values)
         if None in wanted:
             wanted.add(_ABSENT)
+        held = self._values(name, column)
+        if held is not None and held.isdisjoint(wanted):
+            return []
         try:
             if within is None:
                 return [p for p, value in enumerate(column) if value in wanted]
@@ -193,6 +195,16 @@ class SegmentView:
             if within is None:
                 return [p for p, value in enumerate(column) if _hashable(value) and value in wanted]
             return [p for p in within if _hashable(column[p]) and column[p] in wanted]
+
+    def _values(self, name: str, column: list[Any]) -> frozenset[Any] | None:
+        """The distinct values of a column (kept: the view never changes); None when one is not
+        hashable (a list), and the column is then read entry by entry."""
+        if name not in self._distinct:
+            try:
+                self._distinct[name] = frozenset(column)
+            except TypeError:
+                self._distinct[name] = None
+        return self._distinct[name]
 
     def _holding(self, name: str, text: str) -> frozenset[Any]:
         """The distinct values of the column that are text holding `text`, ignoring case."""
@@ -225,6 +237,9 @@ class SegmentView:
         it holds no number."""
         if name not in self._bounds_of:
             column = self.columns.get(name, [])
+            if column and set(map(type, column)) <= {float, int}:  # the usual case, at C speed
+                self._bounds_of[name] = (min(column), max(column), True)
+                return self._bounds_of[name]
             numbers = [v for v in column if isinstance(v, int | float) and not isinstance(v, bool)]
             self._bounds_of[name] = (min(numbers), max(numbers), len(numbers) == len(column)) if numbers else None
         return self._bounds_of[name]

@@ -10,7 +10,9 @@ has. `TinyDB(path, storage=AtomicJSONStorage)` works as with any storage.
 `WholeDocumentStorage` is for tables whose documents are replaced whole and never edited in place
 (`gui.store.database.DocTable` guarantees it): it keeps each document's JSON text beside it and
 reuses the text while the document is the same object, so a write renders only what changed and
-costs little more than the bytes it writes.
+costs little more than the bytes it writes. It also knows, once a file it rendered is written, where
+each document's JSON text lies in it (`spans`): history reads a page's documents from there
+without parsing the whole segment (`gui.store.slices`).
 
 A file that is not a TinyDB database (not JSON, a table or a document that is not an object) raises
 `CorruptDatabaseError` when the storage is created; the caller decides how to recover.
@@ -104,11 +106,17 @@ class WholeDocumentStorage(AtomicJSONStorage):
     def __init__(self, path: str | os.PathLike[str], create_dirs: bool = False, clean_temp: bool = True) -> None:
         self._texts: dict[str, dict[str, tuple[Any, str]]] = {}
         self._rendered: dict[str, dict[str, tuple[Any, str]]] = {}
+        # table -> id -> (first byte, byte after the last) of the document's JSON in the file as last
+        # written by this storage; empty until it writes (a file only read has none known)
+        self.spans: dict[str, dict[str, tuple[int, int]]] = {}
+        self._spans_rendered: dict[str, dict[str, tuple[int, int]]] = {}
         super().__init__(path, create_dirs, clean_temp)
 
     def _render(self, data: Tables) -> str:
         rendered: dict[str, dict[str, tuple[Any, str]]] = {}
+        spans: dict[str, dict[str, tuple[int, int]]] = {}
         tables = []
+        at = 1  # bytes written before the next table: "{", then each table and a comma
         for table, docs in data.items():
             known = self._texts.get(table, {})
             entries: dict[str, tuple[Any, str]] = {}
@@ -117,14 +125,37 @@ class WholeDocumentStorage(AtomicJSONStorage):
                 entries[doc_id] = (cached if cached is not None and cached[0] is doc
                                    else (doc, f"{dumps(doc_id)}:{dumps(doc)}"))
             rendered[table] = entries
-            tables.append(f"{dumps(table)}:{{{','.join(text for _, text in entries.values())}}}")
-        self._rendered = rendered
+            head = f"{dumps(table)}:{{"
+            spans[table] = _spans(entries, at + len(head.encode("utf-8")))
+            text = f"{head}{','.join(text for _, text in entries.values())}}}"
+            tables.append(text)
+            at += _size(text) + 1
+        self._rendered, self._spans_rendered = rendered, spans
         return "{" + ",".join(tables) + "}"
 
     def _commit_render(self) -> None:
         self._texts, self._rendered = self._rendered, {}
+        self.spans, self._spans_rendered = self._spans_rendered, {}
 
     def know(self, table: str, texts: Mapping[str, tuple[Any, str]]) -> None:
         """The JSON text of documents about to be written to `table`: id → (the very document, its
         entry `"<id>":{...}`), so the next write reuses it instead of rendering them."""
         self._texts.setdefault(table, {}).update(texts)
+
+
+def _size(text: str) -> int:
+    """Bytes of `text` in UTF-8 (the files' text is nearly always ASCII: then its length)."""
+    return len(text) if text.isascii() else len(text.encode("utf-8"))
+
+
+def _spans(entries: Mapping[str, tuple[Any, str]], at: int) -> dict[str, tuple[int, int]]:
+    """Where each entry's document lies, the entries `"<id>":{...}` written from byte `at`, a comma
+    between two. An entry whose key is not written as `dumps` writes it has none (not expected)."""
+    spans = {}
+    for doc_id, (_, text) in entries.items():
+        size = _size(text)
+        key = f"{dumps(doc_id)}:"
+        if text.startswith(key):
+            spans[doc_id] = (at + _size(key), at + size)
+        at += size + 1
+    return spans

@@ -9,13 +9,16 @@ answered requests and as many finished runs (built once by `bench_history.py`'s 
 under `--data`). Every HTTP figure is one call through httpx, from sending to the whole answer read.
 
 - pages: `GET /api/interactions` and `GET /api/runs`, fifty a page: pending, history (first, twentieth
-  and last page), runs, runs filtered by status and by text; each with the app's CPU per call (all its
-  threads, and the event loop's alone, from /proc: what the machine's other work changes far less);
+  and last page), runs (first, twentieth and last page), runs filtered by status and by text; each
+  with the app's CPU per call (all its threads, and the event loop's alone, from /proc: what the
+  machine's other work changes far less), and its first call apart (the segments it reads are read
+  for the first time since the app started);
 - runs: `POST /api/runs` of an unsaved sequence whose `cmd_run` step asks; and from that call to its
   request listed by `GET /api/interactions?status=pending&run_id=…` (polled back to back);
 - respond: `POST /api/interactions/{id}/respond` approving it (0.1 s after it was listed, as a
-  person's answer would come), alone; listing: the same while another client (a thread with its own
-  connection) lists answered requests in a loop, pages 1 to 40 back to back;
+  person's answer would come), alone, with the app's CPU per answer; listing: the same while
+  another client (a thread with its own connection) lists answered requests in a loop, pages 1 to
+  40 back to back;
 - browser: headless Chromium with the inbox open (logged in), nobody else asking the app anything
   meanwhile (the run is started by one POST; the command awaited by reading its stamp file here). A
   run asks; a MutationObserver in the page stamps (`Date.now()`) the moment its row is in the list:
@@ -156,9 +159,15 @@ def cpu_ms(pid: int) -> tuple[float, float]:
 
 
 def page_figures(name: str, app: App, http: httpx.Client, path: str, params: dict[str, Any], repeat: int) -> None:
-    """`repeat` timed calls (after one to warm up), and under them what they cost the app in CPU:
-    a figure the machine's other work changes far less than the time."""
-    http.get(path, params=params).raise_for_status()
+    """`repeat` timed calls (after a first one, reported apart: the segments it reads are read for
+    the first time since the app started), and under them what they cost the app in CPU: a figure
+    the machine's other work changes far less than the time."""
+    before = cpu_ms(app.proc.pid)
+    first, response = timed(lambda: http.get(path, params=params))
+    response.raise_for_status()
+    after = cpu_ms(app.proc.pid)
+    print(f"  {name + ' (first call)':<58} {first:7.2f} ms, app CPU {after[0] - before[0]:.0f} ms   [{load()}]",
+          flush=True)
     samples = []
     before = cpu_ms(app.proc.pid)
     for _ in range(repeat):
@@ -183,9 +192,12 @@ def pages(app: App, http: httpx.Client, repeat: int) -> None:
     }
     for name, params in cases.items():
         page_figures(name, app, http, "/api/interactions", {"limit": PAGE, **params}, repeat)
+    runs_total = int(http.get("/api/runs", params={"limit": 1}).headers["x-total-count"])
+    last_run = max(0, runs_total - PAGE)
     runs = {"GET /api/runs page 1": {}, "GET /api/runs status=failed": {"status": "failed"},
             "GET /api/runs q=production": {"q": "production"},
-            "GET /api/runs page 20": {"offset": 19 * PAGE}}
+            "GET /api/runs page 20": {"offset": 19 * PAGE},
+            f"GET /api/runs last 50 (offset {last_run:,})": {"offset": last_run}}
     for name, params in runs.items():
         page_figures(name, app, http, "/api/runs", {"limit": PAGE, **params}, repeat)
 
@@ -225,19 +237,26 @@ def wait_file(path: Path) -> None:
         time.sleep(0.002)
 
 
-def respond_samples(http: httpx.Client, repeat: int) -> tuple[list[float], list[float], list[float]]:
+def respond_samples(app: App, http: httpx.Client, repeat: int) -> tuple[list[float], list[float], list[float]]:
+    """POST /api/runs, until listed, and the answer (ms each); the app's CPU (all threads) from
+    sending each answer to reading its reply is printed, per answer (the mean: /proc counts ticks)."""
     posts, listed, answers = [], [], []
+    used = 0.0
     for n in range(repeat + 1):
         posted, seen, run_id, request = start_asking(http, "true")
         time.sleep(0.1)  # a person answers after the question
+        before = cpu_ms(app.proc.pid)[0]
         took, response = timed(lambda r=request: http.post(f"/api/interactions/{r['interaction_id']}/respond",
                                                            json={"kind": "approval", "decision": "approved"}))
+        after = cpu_ms(app.proc.pid)[0]
         assert response.status_code == 200, response.text
         wait_finished(http, run_id)
         if n:  # the first warms the path (imports, the first run)
             posts.append(posted)
             listed.append(seen)
             answers.append(took)
+            used += after - before
+    print(f"    (app CPU per answer, sent to replied, all threads: {used / max(repeat, 1):.2f} ms)", flush=True)
     return posts, listed, answers
 
 
@@ -364,7 +383,7 @@ def main() -> int:
         if "pages" in parts:
             pages(app, http, args.repeat)
         if parts & {"runs", "respond"}:
-            posts, listed, answers = respond_samples(http, args.repeat)
+            posts, listed, answers = respond_samples(app, http, args.repeat)
             report("POST /api/runs", posts)
             report("POST /api/runs -> its request listed by the API", listed)
             report("POST .../respond, alone", answers)
@@ -372,7 +391,7 @@ def main() -> int:
             lister = Lister(app)
             lister.start()
             try:
-                _, _, answers = respond_samples(http, args.repeat)
+                _, _, answers = respond_samples(app, http, args.repeat)
             finally:
                 lister.stop.set()
                 lister.join()

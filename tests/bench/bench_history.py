@@ -52,7 +52,7 @@ from gui.store.open import open_stores  # noqa: E402
 
 PAGE = 50
 PENDING = 20
-FORMAT = "v1"  # bump when the generated data changes, so kept folders are built again
+FORMAT = "v2"  # bump when the generated data changes (v2: segments keep their slices), so kept folders are built again
 CHROMIUM = os.environ.get("SEQDESK_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run"]
@@ -92,11 +92,19 @@ async def open_once(folder: Path) -> None:
 
 @contextlib.contextmanager
 def snapshot(folder: Path) -> Iterator[Path]:
-    """A hard-linked copy of `folder`, removed afterwards."""
+    """A hard-linked copy of `folder`, removed afterwards. Journals are copied: they are appended
+    to (and emptied by a compaction) in place, which through a link would change the kept folder."""
     with tempfile.TemporaryDirectory(prefix="seqdesk-bench-run-", dir=folder.parent) as tmp:
         copy = Path(tmp) / "data"
-        shutil.copytree(folder, copy, copy_function=os.link, ignore=shutil.ignore_patterns("complete", "*.lock"))
+        shutil.copytree(folder, copy, copy_function=_link_or_copy, ignore=shutil.ignore_patterns("complete", "*.lock"))
         yield copy
+
+
+def _link_or_copy(source: str, target: str) -> None:
+    if source.endswith(".journal"):
+        shutil.copy2(source, target)
+    else:
+        os.link(source, target)
 
 
 # -- 1 and 2: in the process ---------------------------------------------------------------------
