@@ -23,8 +23,10 @@ import shutil
 import signal
 import sys
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-from gui.core.runs import ProcessInfo
+if TYPE_CHECKING:  # the type alone: checking a file (`seqdesk check`) loads no run records
+    from gui.core.runs import ProcessInfo
 
 # $1 is the command. HUP is the parent-death signal: the app is gone, so end everything at once.
 # A command ended by a signal ends the wrapper by the same signal, so the app reads it as such.
