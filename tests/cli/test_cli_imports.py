@@ -91,3 +91,22 @@ def test_the_pages_and_the_api_load_no_mcp_sdk_until_a_server_is_connected():
             f"print(sorted(m for m in sys.modules if m.split('.')[0] in {MCP_SDK!r} + ('httpx',)))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert out.stdout.strip() == "[]", out.stderr
+
+
+def test_loading_the_app_s_modules_and_checking_a_file_run_no_program(tmp_path, data):
+    """Nothing SeqDesk imports runs a program as it loads (croniter ran `file` on Python's executable to
+    learn its bitness, ctypes' library search `ldconfig -p`): each was a fork and an exec at every start
+    of the app, of `seqdesk check` and of `seqdesk run`. Read from the interpreter's audit events."""
+    sequence = tmp_path / "one.json"
+    sequence.write_text(json.dumps(ONE_TRUE), encoding="utf-8")
+    code = ("import sys\nran = []\n"
+            "sys.addaudithook(lambda event, args: ran.append(args[1]) if event == 'subprocess.Popen' else None)\n"
+            "import gui.core.runs, gui.tools, gui.runtime, gui.remote, gui.background_app\n"
+            "from gui.cli import main\ncode = main(sys.argv[1:])\n"
+            "print('\\nRAN ' + repr(ran), file=sys.stderr)\nsys.exit(code)\n")
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("PYTEST_", "NICEGUI_")) and k != "SEQDESK_MEMORY"}
+    result = subprocess.run([sys.executable, "-c", code, "check", str(sequence)], capture_output=True, text=True,
+                            env={**env, "SEQDESK_DATA": str(data)}, cwd=ROOT, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert "\nRAN []" in result.stderr, result.stderr[-2000:]
