@@ -110,7 +110,13 @@ async def app_door(settings: Settings, *, start: bool = False, answered_here: bo
     if remote is None and start:
         if starting is None:
             starting = spawn_background(folder, settings.token)
-        await asyncio.to_thread(starting.wait)
+        from gui.remote import load_transport
+
+        started = asyncio.ensure_future(asyncio.to_thread(starting.wait))
+        try:  # while it starts, what the first request to it would load only once it answers
+            await load_transport()
+        finally:
+            await started
         remote = remote_for(folder, settings.token, answered_here=answered_here)
     if remote is None:
         raise Unavailable(f"SeqDesk is not open on the data folder {folder}: start it (seqdesk), then ask again")

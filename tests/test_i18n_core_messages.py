@@ -21,11 +21,11 @@ from support.i18n_screens import screen_problems, untranslated_runs
 
 from gui import i18n
 from gui.cli.argwords import MARKED
-from gui.core.door.documents import tool_catalog
 from gui.core.marks import Sentence
 from gui.core.sequences.help import EXAMPLE, LIMIT_WORDS, PARTS, help_text
 from gui.core.sequences.problems import Problem
 from gui.core.sequences.validator import check_text
+from gui.core.tools import tool_catalog
 from gui.i18n.catalog import extract, read
 from gui.tools import default_registry
 

@@ -35,6 +35,20 @@ COMMANDS: tuple[Callable[[Any], object], ...] = (add_format_commands, add_run_co
                                                  add_worker_command)
 
 
+# Optional imports of libraries the commands use, made when the optional package is installed,
+# for what no command does: httpx's own command line (`httpx._main`: click, rich, pygments) and
+# httpcore's trio backend (`trio`: its client runs on asyncio here). Declined as if not installed, a
+# tenth of a second of CPU at every command that speaks to the app (`seqdesk run`, `list`, `ask`).
+UNUSED_OPTIONAL_IMPORTS = ("httpx._main", "trio")
+
+
+def _decline_unused_imports() -> None:
+    """`import httpx._main` and `import trio` fail in this process from now on, as when neither is
+    installed, which httpx and httpcore handle (`except ImportError`); a module already loaded stays."""
+    for name in UNUSED_OPTIONAL_IMPORTS:
+        sys.modules.setdefault(name, None)  # type: ignore[arg-type]  # None: Python's "not importable"
+
+
 def _language(argv: Seq[str] | None) -> str | int | None:
     """The language asked for with `--lang` (before anything is parsed, so the help speaks it too),
     else `SEQDESK_LANG`; 2 after a clear error for a `--lang` SeqDesk does not speak. A bad
@@ -126,6 +140,7 @@ def main(argv: Seq[str] | None = None) -> int:
         from gui.app import start_app
 
         return start_app(args, args.settings)
+    _decline_unused_imports()  # a command, not the app (whose pages' libraries may use them)
     try:
         code = int(func(args))
         sys.stdout.flush()  # a reader that left early (`seqdesk help | head`) is met here, not at exit

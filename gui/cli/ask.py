@@ -11,7 +11,6 @@ A question's answer is printed on stdout (one choice a line); `--json` prints th
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import signal
 import sys
@@ -65,6 +64,8 @@ def body_of(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def cmd_ask(args: argparse.Namespace) -> int:
+    import asyncio
+
     from pydantic import ValidationError
 
     from gui.core.door import ProgramAsk
@@ -111,6 +112,8 @@ async def _ask(args: argparse.Namespace, ask: Any) -> int:
 async def _until_ended(ops: Any, state: Any) -> Any:
     """Wait (a minute at a time) for the end; stopped meanwhile (Ctrl+C, SIGTERM from a hook's time
     limit), the request is withdrawn first, so it does not stay in the inbox with nobody waiting."""
+    import asyncio
+
     from gui.core.door import ASK_WAIT
 
     task = asyncio.current_task()

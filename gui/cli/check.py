@@ -11,7 +11,6 @@ of its own ("host names not checked: …"), and the JSON says so in `hosts`.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import sys
 from typing import Any
@@ -29,11 +28,13 @@ def add_format_commands(sub: Any) -> None:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
+    import asyncio
+
     from gui.cli.places import place, problem_line
     from gui.cli.run import read_file
-    from gui.core.door import tool_catalog
     from gui.core.errors import SeqDeskError
     from gui.core.sequences import check_text, scan
+    from gui.core.tools import tool_catalog
     from gui.tools import default_registry
 
     try:

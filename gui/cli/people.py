@@ -11,7 +11,6 @@ person, a name taken), 2 a bad option or no database. Imports only what the comm
 from __future__ import annotations
 
 import argparse
-import asyncio
 import sys
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
@@ -47,6 +46,8 @@ def add_people_command(sub: Any) -> None:
 
 
 def _run(args: argparse.Namespace, act: Callable[[Accounts], Awaitable[int]]) -> int:
+    import asyncio
+
     from gui.app import team_accounts  # the composition root opens the store; the command never does
     from gui.core.errors import Invalid, SeqDeskError
 

@@ -13,11 +13,10 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gui.core.causes import CAUSES, EndCause
-from gui.core.errors import SeqDeskError, Unreadable
 from gui.i18n import _
 
 if TYPE_CHECKING:
+    from gui.core.causes import EndCause
     from gui.core.door import Operations
     from gui.core.runs import RunRecord
 
@@ -114,6 +113,8 @@ def cmd_show(args: argparse.Namespace) -> int:
 def why_ended(text: str | None, cause: EndCause | None, *, started: bool = True) -> str:
     """What the terminal says after a status: what ended it (its cause, in the person's language:
     "the app was closed", "not run: you stopped the run"), else the record's own text."""
+    from gui.core.causes import CAUSES
+
     if cause is None:
         return text or ""
     why = _(CAUSES[cause].why)
@@ -143,6 +144,8 @@ def _run_async(fn: Any) -> int:
     """Run `fn`; a failure SeqDesk explains (the store's among them: a data folder in use, moved away,
     damaged) is one line and exit code 2, never a traceback; anything else is a bug and surfaces."""
     import asyncio
+
+    from gui.core.errors import SeqDeskError
 
     try:
         return int(asyncio.run(fn()))
@@ -177,6 +180,8 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 def read_file(path: str) -> str:
     """A sequence file's text; Unreadable saying why it cannot be read."""
+    from gui.core.errors import Unreadable
+
     try:
         return Path(path).read_text(encoding="utf-8")
     except FileNotFoundError:

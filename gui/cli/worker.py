@@ -13,7 +13,6 @@ folder): the steps it took, until they expire, so that it refuses them again aft
 from __future__ import annotations
 
 import argparse
-import asyncio
 import os
 import signal
 import sys
@@ -53,6 +52,8 @@ def cmd_worker(args: argparse.Namespace) -> int:
               file=sys.stderr)
         return 2
     try:
+        import asyncio
+
         import platformdirs
 
         from gui.temporal import StepKeyError, parse_target
@@ -85,6 +86,8 @@ def _say_refused(words: str) -> None:
 
 
 async def _serve(worker: Any) -> int:
+    import asyncio
+
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, worker.stop)

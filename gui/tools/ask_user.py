@@ -15,30 +15,18 @@ from __future__ import annotations
 import time
 import uuid
 from collections.abc import Mapping
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import ConfigDict, Field, field_validator, model_validator
 
-from gui.core.asks import (
-    CANCEL_WORDS,
-    DECLINED_REASON,
-    UNANSWERED_REASON,
-    CancelledResult,
-    ExpiredResult,
-    Question,
-    QuestionOption,
-    QuestionRequest,
-    QuestionResponse,
-    ResolvedResult,
-    ToolSource,
-    cancel_cause,
-)
-from gui.core.causes import CAUSES
 from gui.core.errors import ToolError
 from gui.core.sequences import SlotType
 from gui.core.tools import ModelTool, ToolContext, ToolDeclined
 from gui.i18n import N_
 from gui.tools._args import ToolArgs, invalid, parse_args
+
+if TYPE_CHECKING:  # the requests are made when the tool runs: checking a file (`seqdesk check`) loads no inbox
+    from gui.core.asks import QuestionRequest
 
 
 class ChoiceArgs(ToolArgs):
@@ -155,6 +143,18 @@ class AskUser(ModelTool):
         return SlotType.OBJECT
 
     async def call(self, args: dict[str, Any], ctx: ToolContext) -> dict[str, Any]:
+        from gui.core.asks import (
+            CANCEL_WORDS,
+            DECLINED_REASON,
+            UNANSWERED_REASON,
+            CancelledResult,
+            ExpiredResult,
+            QuestionResponse,
+            ResolvedResult,
+            cancel_cause,
+        )
+        from gui.core.causes import CAUSES
+
         a = parse_args(self, AskUserArgs, args)
         if ctx.interactions is None:
             raise ToolError(N_("no one can be asked here"))
@@ -176,6 +176,8 @@ class AskUser(ModelTool):
 
 
 def question_request(a: AskUserArgs, ctx: ToolContext) -> QuestionRequest:
+    from gui.core.asks import Question, QuestionOption, QuestionRequest, ToolSource
+
     return QuestionRequest(
         interaction_id=uuid.uuid4().hex,
         turn_id=ctx.run_id,

@@ -17,14 +17,15 @@ A command runs under a small `sh` wrapper, the leader of its own process group:
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import os
 import shutil
 import signal
 import sys
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-from gui.core.runs import ProcessInfo
+if TYPE_CHECKING:  # the type alone: checking a file (`seqdesk check`) loads no run records
+    from gui.core.runs import ProcessInfo
 
 # $1 is the command. HUP is the parent-death signal: the app is gone, so end everything at once.
 # A command ended by a signal ends the wrapper by the same signal, so the app reads it as such.
@@ -45,7 +46,9 @@ def _prctl() -> Callable[..., int] | None:
     if not sys.platform.startswith("linux"):
         return None
     try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+        # the C library this process already has (dlopen of no file): `ctypes.util.find_library`
+        # would run `ldconfig -p` at every start of the app and of `seqdesk check` to find its name
+        libc = ctypes.CDLL(None, use_errno=True)
     except OSError:
         return None
     return getattr(libc, "prctl", None)

@@ -9,8 +9,8 @@ import json
 import statistics
 import time
 
-from gui.core.door.documents import tool_catalog
 from gui.core.sequences.validator import check_text
+from gui.core.tools import tool_catalog
 from gui.tools import default_registry
 
 

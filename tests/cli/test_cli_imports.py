@@ -23,7 +23,8 @@ MCP_SDK = ("mcp", "mcp_types")
 def loaded_after(args: list[str], data: Path) -> tuple[set[str], subprocess.CompletedProcess[str]]:
     """The top-level packages and SeqDesk modules loaded once `seqdesk ARGS` returned (in the same process)."""
     code = ("import json, sys\nfrom gui.cli import main\ncode = main(sys.argv[1:])\n"
-            "print('\\nMODULES ' + json.dumps(sorted(sys.modules)), file=sys.stderr)\nsys.exit(code)\n")
+            "print('\\nMODULES ' + json.dumps(sorted(m for m, v in sys.modules.items() if v is not None)), "
+            "file=sys.stderr)\nsys.exit(code)\n")  # None: a module declined, not loaded
     env = {k: v for k, v in os.environ.items()
            if not k.startswith(("PYTEST_", "NICEGUI_")) and k != "SEQDESK_MEMORY"}
     env["SEQDESK_DATA"] = str(data)
@@ -37,7 +38,7 @@ def loaded_after(args: list[str], data: Path) -> tuple[set[str], subprocess.Comp
 def test_help_loads_neither_the_engine_nor_the_web_nor_the_mcp_sdk(data):
     loaded, result = loaded_after(["help"], data)
     assert result.returncode == 0, result.stderr
-    assert loaded.isdisjoint({*WEB, *MCP_SDK, "tinydb", "httpx", "gui.core.door", "gui.settings"})
+    assert loaded.isdisjoint({*WEB, *MCP_SDK, "tinydb", "httpx", "gui.core.door", "gui.settings", "asyncio"})
 
 
 def test_check_reads_the_file_without_the_data_folder_the_web_or_the_mcp_sdk(tmp_path, data):
@@ -46,6 +47,9 @@ def test_check_reads_the_file_without_the_data_folder_the_web_or_the_mcp_sdk(tmp
     loaded, result = loaded_after(["check", str(sequence)], data)
     assert result.returncode == 0, result.stderr
     assert loaded.isdisjoint({*WEB, *MCP_SDK, "tinydb", "httpx", "gui.store", "gui.runtime"})
+    # the file is checked against the tools alone: neither the door (the engine) nor the inbox nor the
+    # run records are loaded for it
+    assert loaded.isdisjoint({"gui.core.door", "gui.core.asks", "gui.core.runs", "croniter"})
 
 
 def test_run_on_a_folder_without_mcp_servers_loads_neither_the_web_nor_the_mcp_sdk(tmp_path, data):
@@ -59,6 +63,9 @@ def test_run_on_a_folder_without_mcp_servers_loads_neither_the_web_nor_the_mcp_s
     # read without pydantic-settings (`gui.settings`)
     assert loaded.isdisjoint({*WEB, *MCP_SDK, "gui.api", "gui.ui", "gui.store", "tinydb", "gui.mcp",
                               "pydantic_settings"})
+    # nor what httpx and httpcore load when installed for what no command does: httpx's own command
+    # line (click, rich, pygments) and the trio backend
+    assert loaded.isdisjoint({"httpx._main", "click", "rich", "pygments", "trio"})
 
 
 def test_the_app_a_run_starts_serves_its_api_without_the_pages(tmp_path, data):
@@ -84,3 +91,22 @@ def test_the_pages_and_the_api_load_no_mcp_sdk_until_a_server_is_connected():
             f"print(sorted(m for m in sys.modules if m.split('.')[0] in {MCP_SDK!r} + ('httpx',)))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert out.stdout.strip() == "[]", out.stderr
+
+
+def test_loading_the_app_s_modules_and_checking_a_file_run_no_program(tmp_path, data):
+    """Nothing SeqDesk imports runs a program as it loads (croniter ran `file` on Python's executable to
+    learn its bitness, ctypes' library search `ldconfig -p`): each was a fork and an exec at every start
+    of the app, of `seqdesk check` and of `seqdesk run`. Read from the interpreter's audit events."""
+    sequence = tmp_path / "one.json"
+    sequence.write_text(json.dumps(ONE_TRUE), encoding="utf-8")
+    code = ("import sys\nran = []\n"
+            "sys.addaudithook(lambda event, args: ran.append(args[1]) if event == 'subprocess.Popen' else None)\n"
+            "import gui.core.runs, gui.tools, gui.runtime, gui.remote, gui.background_app\n"
+            "from gui.cli import main\ncode = main(sys.argv[1:])\n"
+            "print('\\nRAN ' + repr(ran), file=sys.stderr)\nsys.exit(code)\n")
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("PYTEST_", "NICEGUI_")) and k != "SEQDESK_MEMORY"}
+    result = subprocess.run([sys.executable, "-c", code, "check", str(sequence)], capture_output=True, text=True,
+                            env={**env, "SEQDESK_DATA": str(data)}, cwd=ROOT, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert "\nRAN []" in result.stderr, result.stderr[-2000:]

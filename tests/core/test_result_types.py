@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from support.builders import group, seq, tools
 
-from gui.core.door.documents import tool_catalog
 from gui.core.sequences.validator import check_document
+from gui.core.tools import tool_catalog
 from gui.core.tools.registry import Registry
 from gui.tools import builtin_tools
 

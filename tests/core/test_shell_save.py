@@ -10,11 +10,11 @@ import pytest
 from support.builders import group, seq, tools
 
 from gui.core.asks.interactions import ApprovalResponse, ShellApprovalRequest
-from gui.core.door.documents import tool_catalog
 from gui.core.events import InteractionCreated
 from gui.core.sequences.substitution import ShellPlaceError, substitute
 from gui.core.sequences.textpos import locate
 from gui.core.sequences.validator import check_document, parse_sequence
+from gui.core.tools import tool_catalog
 from gui.core.tools.registry import Registry
 from gui.memory import MemoryStores
 from gui.runtime import compose_engine

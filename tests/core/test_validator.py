@@ -7,11 +7,11 @@ import json
 import pytest
 from support.builders import group, seq, tools
 
-from gui.core.door.documents import tool_catalog
 from gui.core.sequences.catalog_view import CatalogView
 from gui.core.sequences.help import EXAMPLE, SEED_EXAMPLE
 from gui.core.sequences.model import SlotType
 from gui.core.sequences.validator import check_document, check_text
+from gui.core.tools import tool_catalog
 from gui.tools import default_registry
 
 

@@ -138,8 +138,8 @@ def test_an_answer_with_more_media_than_a_record_keeps_drops_the_rest_saying_why
 def test_a_tool_without_output_schema_is_said_to_give_text_where_its_result_is_saved():
     from support.builders import group, seq, tools
 
-    from gui.core.door.documents import tool_catalog
     from gui.core.sequences.validator import check_document
+    from gui.core.tools import tool_catalog
     from gui.core.tools.registry import Registry
 
     plain = McpTool(FakeConnection(), RemoteTool(name="now", input_schema=SCHEMA), trusted=False)  # type: ignore[arg-type]

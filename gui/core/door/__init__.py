@@ -5,7 +5,7 @@
 from gui.core.door.asks import ASK_WAIT, AskInvalid, AskState, ProgramAsk, TooManyAsks
 from gui.core.door.batch import MAX_BATCH, BatchAnswer, BatchOutcome
 from gui.core.door.catalog import Catalog, SequenceStore
-from gui.core.door.documents import NotFoundError, document_from, summary, tool_catalog
+from gui.core.door.documents import NotFoundError, document_from, summary
 from gui.core.door.engine import Engine, WhenCallError, condition_holds
 from gui.core.door.following import RunFollower
 from gui.core.door.mcp_servers import (
@@ -55,7 +55,6 @@ __all__ = [
     "Saved",
     "SignInFailed",
     "summary",
-    "tool_catalog",
     "TooManyAsks",
     "WhenCallError",
 ]

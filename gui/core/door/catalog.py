@@ -20,10 +20,10 @@ import uuid
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, Protocol
 
-from gui.core.door.documents import NotFoundError, catalog_view, tool_catalog
+from gui.core.door.documents import NotFoundError
 from gui.core.events import EventBus, SequenceDeleted, SequenceSaved
 from gui.core.sequences import Group, Sequence, ValidationResult, check_document, digest
-from gui.core.tools import Registry
+from gui.core.tools import Registry, catalog_view, tool_catalog
 
 
 class SequenceStore(Protocol):

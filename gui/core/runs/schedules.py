@@ -19,7 +19,6 @@ from collections.abc import Awaitable, Callable, Mapping
 from datetime import datetime
 from typing import Any, Literal, Protocol
 
-from croniter import croniter
 from pydantic import BaseModel, Field
 
 from gui.core.causes import EndCause
@@ -102,8 +101,18 @@ def next_time(schedule: Schedule, after: float) -> float:
         passed = max(0, int((after - schedule.created_at) // schedule.every) + 1)
         return schedule.created_at + passed * schedule.every
     assert schedule.cron is not None
+    from croniter import croniter  # here: its import runs `file` on Python's executable (its bitness)
+
     base = datetime.fromtimestamp(after).astimezone()
     return float(croniter(schedule.cron, base).get_next(float))
+
+
+def _cron_valid(cron: str) -> bool:
+    """A cron expression of five fields that croniter reads (imported only once a schedule uses cron:
+    its import runs the `file` program on Python's executable, at every app's and command's start)."""
+    from croniter import croniter
+
+    return len(cron.split()) == 5 and bool(croniter.is_valid(cron))
 
 
 def make_schedule(sequence: Sequence | None, name: Any, args: Any, every: Any, cron: Any, now: float) -> Schedule:
@@ -136,7 +145,7 @@ def make_schedule(sequence: Sequence | None, name: Any, args: Any, every: Any, c
             else:
                 if seconds < MIN_INTERVAL:
                     problems["every"] = f"'{every}' is too often: a schedule runs at most every {MIN_INTERVAL:g}s"
-    elif not isinstance(cron, str) or not croniter.is_valid(cron) or len(cron.split()) != 5:
+    elif not isinstance(cron, str) or not _cron_valid(cron):
         problems["cron"] = (f"{cron!r} is not a cron expression: write five fields (minute hour day month weekday), "
                             'like "*/15 * * * *" or "0 9 * * 1-5"')
     if problems:

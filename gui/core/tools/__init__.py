@@ -2,6 +2,7 @@
 results and MCP resources.
 """
 
+from gui.core.tools.catalog import catalog_view, tool_catalog
 from gui.core.tools.info import ServerInfo, ServerStates, ToolInfo, ToolListing, short_list, tool_listing
 from gui.core.tools.media import MAX_MEDIA_CHARS, content_value, good_base64, good_mime, media_part, parts_of, safe_link
 from gui.core.tools.registry import (
@@ -18,6 +19,7 @@ from gui.core.tools.resources import ResourceReader
 
 __all__ = [
     "ApprovalSummary",
+    "catalog_view",
     "content_value",
     "good_base64",
     "good_mime",
@@ -34,6 +36,7 @@ __all__ = [
     "ShellApproval",
     "short_list",
     "Tool",
+    "tool_catalog",
     "tool_listing",
     "ToolContext",
     "ToolDeclined",
