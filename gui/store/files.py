@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import logging
 import re
-from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -46,30 +45,6 @@ _PLAIN_KEY = re.compile(r"[A-Za-z0-9_.:-]*\Z")  # a key that is its own JSON tex
 def key_text(key: str) -> str:
     """`dumps` of a key (a document's id): between quotes as it is when nothing in it needs escaping."""
     return f'"{key}"' if _PLAIN_KEY.match(key) else dumps(key)
-
-
-def dumps_each(docs: Mapping[str, Any]) -> dict[str, str]:
-    """`dumps` of each value (key → its text), checked in one read-back of them all: a thousand
-    documents written at once (closing with thousands waiting) without a parse and compare per
-    document. Any not ASCII, or a batch that does not read back equal, is rendered by `dumps`, one by one."""
-    texts: dict[str, str | None] = {}
-    checked: list[Any] = []
-    raws: list[bytes] = []
-    for key, doc in docs.items():
-        try:
-            raw = orjson.dumps(doc)
-        except (TypeError, orjson.JSONEncodeError):
-            raw = b""
-        if raw and raw.isascii():
-            texts[key] = None  # its text once the batch reads back equal
-            checked.append(doc)
-            raws.append(raw)
-        else:
-            texts[key] = dumps(doc)
-    exact = bool(checked) and orjson.loads(b"[" + b",".join(raws) + b"]") == checked
-    rendered = iter(raws)
-    return {key: text if text is not None else next(rendered).decode("ascii") if exact else dumps(docs[key])
-            for key, text in texts.items()}
 
 
 def json_text(obj: Any) -> bytes:

@@ -46,7 +46,7 @@ from tinydb.table import Document
 from gui.atomic import atomic_write, fsync_dir, remove_stale_temp_files
 from gui.store.database import StoredDocument
 from gui.store.errors import CorruptDatabaseError
-from gui.store.files import dumps, dumps_each, key_text, parse_json
+from gui.store.files import dumps, key_text, parse_json
 
 JOURNAL_SUFFIX = ".journal"
 COMPACT_AT_LEAST = 1 << 20  # bytes of journal below which a compaction is not worth its write
@@ -316,7 +316,7 @@ class JournaledTable:
     def commit(self, put: Mapping[str, Mapping[str, Any]] | None = None, remove: Iterable[str] = ()) -> None:
         """One change, on disk when this returns (or, with `sync_later`, before the writer hands
         out its result): remove the ids in `remove`, then put the documents in `put` (replacing)."""
-        entries = {doc_id: f"{key_text(doc_id)}:{text}" for doc_id, text in dumps_each(put or {}).items()}
+        entries = {doc_id: _entry(doc_id, doc) for doc_id, doc in (put or {}).items()}
         gone = [doc_id for doc_id in remove if doc_id in self._entries and doc_id not in entries]
         if not entries and not gone:
             return

@@ -28,7 +28,7 @@ from tinydb.storages import Storage
 
 from gui.atomic import atomic_write, remove_stale_temp_files
 from gui.store.errors import CorruptDatabaseError
-from gui.store.files import dumps, dumps_each, key_text, parse_json
+from gui.store.files import dumps, key_text, parse_json
 
 Tables = dict[str, dict[str, Any]]
 
@@ -111,20 +111,13 @@ class WholeDocumentStorage(AtomicJSONStorage):
         tables = []
         for table, docs in data.items():
             known = self._texts.get(table, {})
-            entries: dict[str, tuple[Any, str] | None] = {}
-            fresh: dict[str, Any] = {}
+            entries: dict[str, tuple[Any, str]] = {}
             for doc_id, doc in docs.items():
                 cached = known.get(doc_id)
-                if cached is not None and cached[0] is doc:
-                    entries[doc_id] = cached
-                else:
-                    entries[doc_id] = None
-                    fresh[doc_id] = doc
-            texts = dumps_each(fresh)  # rendered together (a segment's index of a thousand new entries)
-            rendered[table] = {
-                doc_id: entry if entry is not None else (docs[doc_id], f"{key_text(doc_id)}:{texts[doc_id]}")
-                for doc_id, entry in entries.items()}
-            tables.append(f"{dumps(table)}:{{{','.join(text for _, text in rendered[table].values())}}}")
+                entries[doc_id] = (cached if cached is not None and cached[0] is doc
+                                   else (doc, f"{key_text(doc_id)}:{dumps(doc)}"))
+            rendered[table] = entries
+            tables.append(f"{dumps(table)}:{{{','.join(text for _, text in entries.values())}}}")
         self._rendered = rendered
         return "{" + ",".join(tables) + "}"
 

@@ -12,7 +12,7 @@ from tinydb.table import Document
 
 from gui.store import storage as storage_module
 from gui.store.database import IndexTable, open_database
-from gui.store.files import dumps, dumps_each
+from gui.store.files import dumps
 from gui.store.storage import AtomicJSONStorage, WholeDocumentStorage
 
 
@@ -38,8 +38,8 @@ def test_a_write_renders_only_the_documents_that_changed(tmp_path, monkeypatch):
     table = open_database(tmp_path / "db.json").table("runs")
     table.commit(put={f"r{n}": {"n": n, "pad": "x" * 50} for n in range(100)})
     rendered: list[object] = []
-    real = storage_module.dumps_each
-    monkeypatch.setattr(storage_module, "dumps_each", lambda docs: rendered.extend(docs.values()) or real(docs))
+    real = storage_module.dumps
+    monkeypatch.setattr(storage_module, "dumps", lambda obj: rendered.append(obj) or real(obj))
     table.put("r7", {"n": 7, "pad": "changed"})
     assert {"n": 7, "pad": "changed"} in rendered and len([o for o in rendered if isinstance(o, dict)]) == 1
     on_disk = json.loads((tmp_path / "db.json").read_text())["runs"]
@@ -132,10 +132,3 @@ def test_dumps_writes_what_the_standard_encoder_would_read_back_the_same():
     text = dumps(plain)
     assert text.isascii() and json.loads(text) == plain and list(json.loads(text)) == list(plain)
 
-
-def test_documents_rendered_together_are_each_rendered_as_dumps_would():
-    plain = {f"r{n}": {"n": n, "at": n / 3, "pad": "x" * n} for n in range(50)}
-    odd = {"inf": {"t": float("inf")}, "nan": [float("nan")], "big": {"n": 2**70}, "text": {"t": "é\ud800"}}
-    for docs in (plain, {**plain, **odd}, {"inf": odd["inf"], **plain}, {}):
-        texts = dumps_each(docs)
-        assert list(texts) == list(docs) and texts == {key: dumps(doc) for key, doc in docs.items()}
