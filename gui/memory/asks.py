@@ -159,8 +159,9 @@ class MemoryAuditLog:
         self._lines.append(json.dumps(self._last, ensure_ascii=False))
         return entry
 
-    async def append_many(self, drafts: list[AuditDraft]) -> list[AuditEntry]:
-        return [await self.append(draft) for draft in drafts]
+    async def append_many(self, drafts: list[AuditDraft]) -> None:
+        for draft in drafts:
+            await self.append(draft)
 
     async def documents(self) -> list[dict[str, Any] | None]:
         return [json.loads(line) for line in self._lines]

@@ -75,8 +75,8 @@ class PgAuditLog:
     async def append(self, draft: AuditDraft) -> AuditEntry:
         return (await self._append([draft], claim=True))[0]
 
-    async def append_many(self, drafts: list[AuditDraft]) -> list[AuditEntry]:
-        return await self._append(drafts, claim=False)
+    async def append_many(self, drafts: list[AuditDraft]) -> None:
+        await self._append(drafts, claim=False)
 
     async def _append(self, drafts: list[AuditDraft], *, claim: bool) -> list[AuditEntry]:
         if not drafts:

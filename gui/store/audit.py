@@ -3,7 +3,8 @@
 Behind the core's `AuditLog` port (`gui.core.asks.audit`). Each `append` writes its line with one
 `write` and syncs it (the writer syncs a group of appends once, `Writer.sync_later`, before any of
 them is acknowledged, as the journal of hot documents does: `gui.store.journal`), so a decision is
-on disk before the tool it lets go on learns of it. Appends run on the store's writer thread, one at
+on disk before the tool it lets go on learns of it. `append_many` (closing with thousands of requests
+waiting) writes all its lines with one `write`, synced once. Appends run on the store's writer thread, one at
 a time: the chain is computed there from the last entry, kept in memory since the file was opened.
 
 Entries chained in another store arrive as they were stored there (`append_stored`: a record moved
@@ -24,7 +25,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from gui.core.asks import AuditDraft, AuditEntry, AuditHead, chain, entry_document
+from gui.core.asks import AuditDraft, AuditEntry, AuditHead, chained, entry_text
 from gui.store.journal import Journal
 from gui.store.writer import Writer
 
@@ -86,26 +87,27 @@ class FileAuditLog:
     async def append(self, draft: AuditDraft) -> AuditEntry:
         return await self.writer.run(self._append, draft)
 
-    async def append_many(self, drafts: list[AuditDraft]) -> list[AuditEntry]:
-        return await self.writer.run(self.append_here, drafts)
+    async def append_many(self, drafts: list[AuditDraft]) -> None:
+        await self.writer.run(self.append_here, drafts)
 
     def _append(self, draft: AuditDraft) -> AuditEntry:
-        return self.append_here([draft])[0]
+        return AuditEntry.model_validate(self.append_here([draft])[0])
 
-    def append_here(self, drafts: list[AuditDraft]) -> list[AuditEntry]:
+    def append_here(self, drafts: list[AuditDraft]) -> list[dict[str, Any]]:
         """`append_many` on the writer's thread, where it is called (the writer syncs before any
-        result of it, or of what follows it in the same operation, is handed out)."""
-        entries = []
+        result of it, or of what follows it in the same operation, is handed out): the entries'
+        lines in one `write`. Returns the stored documents."""
+        documents = []
+        last = self._last
         for draft in drafts:
-            entry = chain(draft, self._last)
-            document = entry_document(entry)
-            line = json.dumps(document, ensure_ascii=False, separators=(",", ":")) + "\n"
-            self._journal.append(line.encode("utf-8"))
-            self._last = document
-            entries.append(entry)
+            last = chained(draft, last)
+            documents.append(last)
+        if documents:
+            self._journal.append("".join(entry_text(document) + "\n" for document in documents).encode("utf-8"))
+            self._last = last  # once written (a write that failed was cut back: the chain goes on from before it)
         if not self.writer.sync_later(self._journal.sync):
             self._journal.sync()
-        return entries
+        return documents
 
     async def append_stored(self, documents: list[dict[str, Any]]) -> bool:
         """Entries chained in another store (its record, moved by `seqdesk data import`), appended as

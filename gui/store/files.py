@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +37,14 @@ def dumps(obj: Any) -> str:
     except (TypeError, orjson.JSONEncodeError):
         pass
     return _COMPACT.encode(obj)
+
+
+_PLAIN_KEY = re.compile(r"[A-Za-z0-9_.:-]*\Z")  # a key that is its own JSON text between quotes
+
+
+def key_text(key: str) -> str:
+    """`dumps` of a key (a document's id): between quotes as it is when nothing in it needs escaping."""
+    return f'"{key}"' if _PLAIN_KEY.match(key) else dumps(key)
 
 
 def json_text(obj: Any) -> bytes:

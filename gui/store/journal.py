@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -47,7 +46,7 @@ from tinydb.table import Document
 from gui.atomic import atomic_write, fsync_dir, remove_stale_temp_files
 from gui.store.database import StoredDocument
 from gui.store.errors import CorruptDatabaseError
-from gui.store.files import dumps, parse_json
+from gui.store.files import dumps, key_text, parse_json
 
 JOURNAL_SUFFIX = ".journal"
 COMPACT_AT_LEAST = 1 << 20  # bytes of journal below which a compaction is not worth its write
@@ -55,7 +54,6 @@ COMPACT_AT_LEAST = 1 << 20  # bytes of journal below which a compaction is not w
 SyncLater = Callable[[Callable[[], None]], bool]  # `Writer.sync_later`
 Later = Callable[[Callable[[], object]], None]  # runs a call later, as housekeeping
 
-_PLAIN_ID = re.compile(r"[A-Za-z0-9_.:-]*\Z")  # an id that is its own JSON text between quotes
 _fdatasync: Callable[[int], None] = getattr(os, "fdatasync", os.fsync)
 
 
@@ -396,8 +394,7 @@ class JournaledTable:
 
 
 def _entry(doc_id: str, doc: Mapping[str, Any]) -> str:
-    key = f'"{doc_id}"' if _PLAIN_ID.match(doc_id) else dumps(doc_id)
-    return f"{key}:{dumps(doc)}"
+    return f"{key_text(doc_id)}:{dumps(doc)}"
 
 
 def _exact_entry(doc_id: str, doc: Mapping[str, Any]) -> str:

@@ -30,7 +30,7 @@ from tinydb.storages import Storage
 
 from gui.atomic import atomic_write, remove_stale_temp_files
 from gui.store.errors import CorruptDatabaseError
-from gui.store.files import dumps, parse_json
+from gui.store.files import dumps, key_text, parse_json
 
 Tables = dict[str, dict[str, Any]]
 
@@ -123,7 +123,7 @@ class WholeDocumentStorage(AtomicJSONStorage):
             for doc_id, doc in docs.items():
                 cached = known.get(doc_id)
                 entries[doc_id] = (cached if cached is not None and cached[0] is doc
-                                   else (doc, f"{dumps(doc_id)}:{dumps(doc)}"))
+                                   else (doc, f"{key_text(doc_id)}:{dumps(doc)}"))
             rendered[table] = entries
             head = f"{dumps(table)}:{{"
             spans[table] = _spans(entries, at + len(head.encode("utf-8")))

@@ -136,3 +136,35 @@ async def test_the_memory_log_edited_by_hand_fails_verification(audited: Interac
         await audited.respond(f"a{n}", ApprovalResponse(decision="denied"), Answerer(via="api"))
     audit.edit(2, lambda doc: doc.update(decision="approved"))
     assert verify(await audit.documents()).broken_at == 2
+
+
+def test_the_canonical_form_is_the_standard_librarys_byte_for_byte_for_every_character() -> None:
+    """Entries are hashed in pydantic's JSON when they hold only text, whole numbers and nulls: the
+    hashes of entries written before (by `json.dumps`) must still match, whatever text they hold."""
+    import json
+
+    from gui.core.asks.audit import canonical, entry_text
+
+    def standard(document: dict) -> bytes:
+        body = {key: value for key, value in document.items() if key != "hash"}
+        return json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+
+    characters = "".join(chr(point) for point in range(0x110000) if not 0xD800 <= point <= 0xDFFF)
+    for start in range(0, len(characters), 4096):
+        document = {"shown": characters[start:start + 4096], "position": 2**70, "at": -1, "detail": None,
+                    "b": "x", "hash": "ignored"}
+        assert canonical(document) == standard(document)
+        assert entry_text(document).encode("utf-8") == json.dumps(
+            document, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+    odd = {"shown": "x", "ratio": 0.1, "tags": ["a", 1.5e16], "flag": True, "hash": "h"}  # edited in by hand
+    assert canonical(odd) == standard(odd)
+
+
+def test_a_batch_of_entries_chains_as_one_at_a_time_does() -> None:
+    from gui.core.asks import chained as chained_document
+
+    documents: list[dict] = []
+    for n in range(5):
+        documents.append(chained_document(draft(n), documents[-1] if documents else None))
+    assert verify(documents).ok and [d["position"] for d in documents] == [1, 2, 3, 4, 5]
+    assert list(documents[0]) == list(entry_document(chain(draft(0), None)))  # the same fields, in order

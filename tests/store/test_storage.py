@@ -131,3 +131,4 @@ def test_dumps_writes_what_the_standard_encoder_would_read_back_the_same():
     plain = {"f": 1e16, "g": -0.0, "l": [1, 2.5, None, True], "t": "a \"q\" \n \u2028", "n": {"x": []}}
     text = dumps(plain)
     assert text.isascii() and json.loads(text) == plain and list(json.loads(text)) == list(plain)
+

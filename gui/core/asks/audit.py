@@ -8,7 +8,9 @@ app closing, the run stopped, the agent leaving). The write that stores a reques
 entry (`AuditDraft`, made by `gui.core.asks.waiting.decision_of` beside `Waiting.save`, which hands
 it to the store with the record); a log (`AuditLog`) chains it: each entry carries its position, the
 SHA-256 of the entry before it (`prev`) and its own (`hash`), both over the canonical JSON form
-(`canonical`: sorted keys, no spaces, UTF-8). `verify` reads what is stored, as stored, and names the
+(`canonical`: sorted keys, no spaces, UTF-8; rendered by pydantic's JSON writer when the entry holds
+only text, whole numbers and nulls, as every entry a log writes does: byte for byte what the standard
+library writes, which renders anything else). `verify` reads what is stored, as stored, and names the
 first entry that does not fit: edited by hand (its hash no longer matches), removed or moved (the
 next one's `prev` or position does not match). The chain alone cannot show the newest entries cut off
 the end (nothing after them points at them): a log that keeps its head (`AuditHead`: the last
@@ -27,6 +29,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
+import pydantic_core
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from gui.core.asks.interactions import CANCEL_WORDS
@@ -97,7 +100,7 @@ class AuditLog(Protocol):
 
     async def append(self, draft: AuditDraft) -> AuditEntry: ...
 
-    async def append_many(self, drafts: list[AuditDraft]) -> list[AuditEntry]:
+    async def append_many(self, drafts: list[AuditDraft]) -> None:
         """`append` of each, in order, durable together when it returns (closing with thousands waiting)."""
         ...
 
@@ -108,27 +111,60 @@ class AuditLog(Protocol):
         ...
 
 
+def _flat(document: Mapping[str, Any]) -> bool:
+    """Whether every value is text, a whole number or null (exact types): what pydantic's JSON writer
+    renders byte for byte as `json.dumps(..., ensure_ascii=False)` does (tests/core/test_audit_chain.py
+    checks every character); anything else (a list, a fraction, edited in by hand) is left to `json`."""
+    for value in document.values():  # (a loop: a generator's steps cost more than the checks)
+        kind = type(value)
+        if kind is not str and kind is not int and value is not None:
+            return False
+    return True
+
+
+def _json(document: Mapping[str, Any]) -> bytes:
+    """Compact JSON in UTF-8, keys in the order given."""
+    if _flat(document):
+        try:
+            return pydantic_core.to_json(document)
+        except ValueError:  # a lone surrogate (edited in by hand): refused below too, in the words of `json`
+            pass
+    return json.dumps(document, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+
+
 def canonical(document: Mapping[str, Any]) -> bytes:
     """The one byte form an entry is hashed in: sorted keys, no spaces, UTF-8, `hash` left out."""
-    body = {key: value for key, value in document.items() if key != "hash"}
-    return json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+    return _json({key: document[key] for key in sorted(document) if key != "hash"})
 
 
 def digest(document: Mapping[str, Any]) -> str:
     return hashlib.sha256(canonical(document)).hexdigest()
 
 
+def chained(draft: AuditDraft, last: Mapping[str, Any] | None) -> dict[str, Any]:
+    """`draft` as the stored document of the entry after `last` (None: the first): every field of an
+    `AuditEntry`, `None`s included, in its order (`entry_document`)."""
+    document = draft.model_dump(mode="json")
+    document["position"] = 1 if last is None else int(last["position"]) + 1
+    document["entry_id"] = uuid.uuid4().hex
+    document["prev"] = GENESIS if last is None else str(last["hash"])
+    document["hash"] = digest(document)
+    return document
+
+
 def chain(draft: AuditDraft, last: Mapping[str, Any] | None) -> AuditEntry:
     """`draft` as the entry after `last` (None: the first)."""
-    position = 1 if last is None else int(last["position"]) + 1
-    body = {**draft.model_dump(mode="json"), "position": position, "entry_id": uuid.uuid4().hex,
-            "prev": GENESIS if last is None else str(last["hash"])}
-    return AuditEntry.model_validate({**body, "hash": digest(body)})
+    return AuditEntry.model_validate(chained(draft, last))
 
 
 def entry_document(entry: AuditEntry) -> dict[str, Any]:
     """The entry as it is stored (and hashed): every field, `None`s included."""
     return entry.model_dump(mode="json")
+
+
+def entry_text(document: Mapping[str, Any]) -> str:
+    """A stored entry as its line of JSON (compact, UTF-8 text as it is)."""
+    return _json(document).decode("utf-8")
 
 
 @dataclass(frozen=True)

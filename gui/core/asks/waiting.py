@@ -250,7 +250,7 @@ class Waiting:
         self.announce_ended(ended)
 
     def announce_created(self, record: InteractionRecord) -> None:
-        if self.bus is not None:
+        if self.bus is not None and self.bus.listened:  # (the record dumped only for someone)
             self.bus.publish(
                 InteractionCreated,
                 record.request.turn_id,
@@ -260,7 +260,7 @@ class Waiting:
             )
 
     def announce_ended(self, record: InteractionRecord) -> None:
-        if self.bus is not None:
+        if self.bus is not None and self.bus.listened:  # (closing with thousands waiting, nobody may listen)
             result = record.result
             self.bus.publish(
                 InteractionEnded,
