@@ -87,9 +87,13 @@ def pages(tmp_path: Path) -> Pages:
 
 @pytest.fixture
 async def stranger(pages: Pages) -> AsyncIterator[httpx.AsyncClient]:
-    transport = httpx.ASGITransport(app=light_app(pages.ctx, pages, None))
-    async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1:8000") as client:
-        yield client
+    """The light app as its server runs it: its lifespan opens the engine (httpx's transport runs no
+    lifespan, and without it each gate held the first request its full 30 s for an engine never opened)."""
+    app = light_app(pages.ctx, pages, None)
+    async with app.router.lifespan_context(app):
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1:8000") as client:
+            yield client
 
 
 async def test_without_the_token_every_route_and_the_window_are_refused_and_no_page_opens(stranger, pages):

@@ -7,13 +7,15 @@ from __future__ import annotations
 import asyncio
 import json
 import subprocess
+from importlib.util import find_spec
 from pathlib import Path
 
 import pytest
 from mcp_support import T, server_config
 
-pytest.importorskip("mcp_server_fetch")
-pytest.importorskip("mcp_server_git")
+# found, not imported: importing the servers took a second of every worker's collection
+pytestmark = pytest.mark.skipif(find_spec("mcp_server_fetch") is None or find_spec("mcp_server_git") is None,
+                                reason="mcp-server-fetch and mcp-server-git are not installed")
 
 
 @pytest.mark.parametrize("protocol", ["auto", "legacy"])
