@@ -134,6 +134,10 @@ def rss(pid: int) -> int:
     return 0
 
 
+def server_pids(args: argparse.Namespace) -> list[int]:
+    return [int(pid) for pid in args.server_pids.split(",") if pid]
+
+
 class Clocks:
     """Wall clock, and CPU: this process's plus that of `others` (a server, its children, ours)."""
 
@@ -401,7 +405,7 @@ async def temporal(args: argparse.Namespace) -> None:
 
     async with worker:
         if "fanout" in args.workloads:
-            await pairs("Temporal", run, bare, args.repeats, [args.server_pid])
+            await pairs("Temporal", run, bare, args.repeats, server_pids(args))
         if "approval" in args.workloads:
             samples, done = [], []
             for turn in range(ROUND_TRIPS + 5):
@@ -421,14 +425,14 @@ async def temporal(args: argparse.Namespace) -> None:
                 await handle.signal(Ask.answer_with, "approved")
                 await handle.result()
             gc.collect()
-            server_before = rss(args.server_pid)
+            server_before = rss(server_pids(args)[0])
             tracemalloc.start()
             before = tracemalloc.get_traced_memory()[0]
             handles = [await waiting(f"w-{uuid.uuid4().hex}") for _ in range(waiting_runs)]
             gc.collect()
             held = tracemalloc.get_traced_memory()[0] - before
             tracemalloc.stop()
-            server = rss(args.server_pid) - server_before
+            server = rss(server_pids(args)[0]) - server_before
             emit(kind="memory", peer="Temporal", how="worker traced (cached workflows)", waiting=waiting_runs,
                  per_run=held / waiting_runs, server_per_run=server / waiting_runs, load=load())
             for handle in handles:
@@ -477,7 +481,7 @@ async def prefect(args: argparse.Namespace) -> None:
         await bare_gather(echo, n)
 
     if "fanout" in args.workloads:
-        await pairs(f"Prefect ({args.prefect_way})", run, bare, args.prefect_repeats, [args.server_pid])
+        await pairs(f"Prefect ({args.prefect_way})", run, bare, args.prefect_repeats, server_pids(args))
 
 
 CHILDREN: dict[str, Callable[[argparse.Namespace], Awaitable[None]]] = {
@@ -536,17 +540,36 @@ def temporal_server(cli: str) -> Iterator[tuple[str, int]]:
 
 
 @contextlib.contextmanager
-def prefect_server(venv: Path) -> Iterator[tuple[dict[str, str], int]]:
+def prefect_database(kind: str) -> Iterator[tuple[dict[str, str], list[int]]]:
+    """The Prefect server's database settings: a PostgreSQL of its own (tests/support/postgres.py's,
+    fsync off), or its default SQLite file in its home; and the database server's process (its CPU counts)."""
+    if kind == "sqlite":
+        yield {}, []
+        return
+    sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
+    from support.postgres import start_server
+
+    server = start_server()
+    try:
+        url = server.create_database().replace("postgresql://", "postgresql+asyncpg://")
+        postmaster = int((server.data / "postmaster.pid").read_text().split()[0])
+        yield {"PREFECT_API_DATABASE_CONNECTION_URL": url}, [postmaster]
+    finally:
+        server.stop()
+
+
+@contextlib.contextmanager
+def prefect_server(venv: Path, database: str) -> Iterator[tuple[dict[str, str], list[int]]]:
     """`prefect server start` on a free loopback port, its home in a temporary folder, once it answers."""
     port = free_port()
-    with tempfile.TemporaryDirectory(prefix="seqdesk-prefect-") as home:
+    with tempfile.TemporaryDirectory(prefix="seqdesk-prefect-") as home, prefect_database(database) as (db, db_pids):
         env = {**os.environ, "PREFECT_HOME": home, "DO_NOT_TRACK": "1", "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
                "PREFECT_LOGGING_TO_API_ENABLED": "false", "PREFECT_LOGGING_LEVEL": "WARNING",
                "PREFECT_API_URL": f"http://127.0.0.1:{port}/api"}
         with (Path(home) / "server.log").open("wb") as log:
             process = subprocess.Popen([str(venv / "bin" / "prefect"), "server", "start", "--host", "127.0.0.1",
-                                        "--port", str(port)], env=env, stdout=log, stderr=subprocess.STDOUT,
-                                       stdin=subprocess.DEVNULL, start_new_session=True)
+                                        "--port", str(port)], env={**env, **db}, stdout=log,
+                                       stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True)
         try:
             deadline = time.monotonic() + 180
             while not answers(f"http://127.0.0.1:{port}/api/health"):
@@ -554,8 +577,9 @@ def prefect_server(venv: Path) -> Iterator[tuple[dict[str, str], int]]:
                     raise RuntimeError(f"the Prefect server did not serve: "
                                        f"{(Path(home) / 'server.log').read_text(errors='replace')[-2000:]}")
                 time.sleep(0.2)  # between two looks at its state
-            yield env, process.pid
+            yield env, [process.pid, *db_pids]
         finally:
+            shutil.copy(Path(home) / "server.log", Path(tempfile.gettempdir()) / "seqdesk-bench-peers-prefect.log")
             os.killpg(process.pid, 15)
             try:
                 process.wait(15)
@@ -645,10 +669,10 @@ def parent(args: argparse.Namespace) -> int:
         elif part == "temporal":
             assert cli is not None
             with temporal_server(cli) as (address, pid):
-                results += run_child(python, part, args, extra=["--address", address, "--server-pid", str(pid)])
+                results += run_child(python, part, args, extra=["--address", address, "--server-pids", str(pid)])
         elif part == "prefect":
-            with prefect_server(venv) as (env, pid):
-                results += run_child(python, part, args, env, extra=["--server-pid", str(pid)])
+            with prefect_server(venv, args.prefect_db) as (env, pids):
+                results += run_child(python, part, args, env, extra=["--server-pids", ",".join(map(str, pids))])
     table(results)
     return 0
 
@@ -661,11 +685,13 @@ def main() -> int:
     parser.add_argument("--repeats", type=int, default=25, help="pairs per fan-out shape")
     parser.add_argument("--prefect-repeats", type=int, default=5, help="pairs per fan-out shape for Prefect")
     parser.add_argument("--prefect-way", choices=["submit", "gather"], default="submit")
+    parser.add_argument("--prefect-db", choices=["postgres", "sqlite"], default="postgres",
+                        help="the Prefect server's database (SQLite locks under load: 503s)")
     parser.add_argument("--waiting", type=int, default=1000, help="waiting runs for the memory figure")
     parser.add_argument("--temporal", help="the `temporal` CLI (default: on PATH)")
     parser.add_argument("--child", choices=sorted(CHILDREN), help=argparse.SUPPRESS)
     parser.add_argument("--address", help=argparse.SUPPRESS)
-    parser.add_argument("--server-pid", type=int, default=0, help=argparse.SUPPRESS)
+    parser.add_argument("--server-pids", default="", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
         asyncio.run(CHILDREN[args.child](args))
