@@ -34,12 +34,15 @@ pydantic model holding one JsonValue field and gives the value back, as SeqDesk'
     `temporal` CLI already on the machine (tests/support/temporal.py's `dev_server`), its own SQLite
     file in a temporary folder.
   - Prefect: a `prefect server start` on a loopback port (its own PREFECT_HOME in a temporary folder,
-    analytics and logging to the API off), a sync `@flow` that `.submit()`s a sync `@task` per tool
-    to the default thread-pool task runner and waits for each group's futures (`--prefect-way gather`:
-    an async flow awaiting `asyncio.gather` of async tasks instead). Fewer samples (`--prefect-repeats`,
-    default 5): a run takes seconds.
+    analytics and logging to the API off, its database a PostgreSQL of its own from
+    tests/support/postgres.py, fsync off: on its default SQLite the server answers 503 "database is
+    locked" under load; `--prefect-db sqlite` for that one), a sync `@flow` that `.submit()`s a sync
+    `@task` per tool to the default thread-pool task runner and waits for each group's futures
+    (`--prefect-way gather`: an async flow awaiting `asyncio.gather` of async tasks instead: more CPU
+    here). Fewer samples (`--prefect-repeats`, default 5): a run of 1,000 takes seconds.
 - approval round trip (50 samples, after 5 warm-ups): a run asks for an answer, the request is stored,
-  then the time from handing in the answer to the moment the tool's code after the answer starts.
+  then the time from handing in the answer to the moment the tool's code after the answer starts
+  (and, beside it, to the run's end: the peer's bookkeeping after the tool included).
   - SeqDesk: bench_engine.py's `approval_round_trip` (in memory: `interactions.respond` → `tool.resumed`).
   - LangGraph: a node calling `interrupt(...)`, `InMemorySaver` checkpointer; the first `ainvoke` returns
     with the interrupt stored; timed: `ainvoke(Command(resume=...))` until the node's code after
