@@ -3,7 +3,7 @@ side by side with SeqDesk's engine in the same session (issue 24: the README's f
 had no script).
 
 Run: python tests/bench/bench_peers.py [--parts seqdesk,langgraph,temporal,prefect] [--venv DIR]
-         [--repeats 25] [--prefect-repeats 5] [--waiting 1000] [--temporal CLI]
+         [--repeats 25] [--prefect-repeats 5] [--waiting 10000] [--temporal CLI]
 
 The peers live in their own virtual environment (default /tmp/seqdesk-peers-venv; made, with the pinned
 versions of PINS installed by pip, when it is missing or holds other versions), so that the project never
@@ -52,13 +52,14 @@ pydantic model holding one JsonValue field and gives the value back, as SeqDesk'
     `handle.signal(...)` until the next local activity (the tool) starts.
   - Prefect: not measured: `pause_flow_run`/`suspend_flow_run` wait by polling the API every
     `poll_interval` seconds (10 by default), so the round trip is that interval, not the machinery's cost.
-- memory per waiting run (`--waiting` runs, default 1,000): traced memory (`tracemalloc`, after
-  `gc.collect()`) this process holds per run waiting for its answer, after 20 warm-up runs.
+- memory per waiting run (`--waiting` runs, default 10,000 as bench_pending.py; Temporal at most 1,000):
+  traced memory (`tracemalloc`, after `gc.collect()`) this process holds per run waiting for its answer
+  (the request: bench_pending.py's fields, `REQUEST`), after 20 warm-up runs.
   - SeqDesk: bench_pending.py's in-memory engine (`waiting_runs(None, ...)`).
   - LangGraph: one thread per run, each interrupted, in one `InMemorySaver`.
-  - Temporal: the worker's traced memory per waiting workflow (all in its workflow cache:
-    `max_cached_workflows` 1,000 by default), and beside it the dev server's resident memory growth
-    per waiting workflow (RSS from /proc: coarse).
+  - Temporal: the worker's traced memory per waiting workflow (at most 1,000, all in its workflow
+    cache: `max_cached_workflows` 1,000 by default; beyond, it evicts them), and beside it the dev
+    server's resident memory growth per waiting workflow (RSS from /proc: coarse).
   - Prefect: not measured (see the round trip).
 """
 
@@ -89,6 +90,12 @@ PINS = {"langgraph": "1.2.24", "prefect": "3.9.1", "temporalio": "1.35.0"}
 SHOWN = ["langgraph", "langgraph-checkpoint", "langchain-core", "prefect", "temporalio", "pydantic"]
 SHAPES = {"1,000 × 1": (1, 1000), "100 × 10": (100, 10)}
 ROUND_TRIPS = 50
+REQUEST = {  # what the request holds: the fields of bench_pending.py's approval (~1 KB stored)
+    "title": "Run a command", "command": "make deploy TARGET=staging", "cwd": "/srv/app",
+    "reason": "the sequence's deploy step", "operation": "exec", "sequence_name": "nightly-build",
+    "group_name": "deploy", "step_fingerprint": "f" * 16, "sequence_identity": "i" * 16,
+    "tool_name": "cmd_run", "bound_inputs": {"target": "staging"},
+    "tool_input": {"command": "make deploy TARGET=staging", "cwd": "/srv/app"}}
 TICK = os.sysconf("SC_CLK_TCK")
 
 
@@ -333,7 +340,7 @@ async def langgraph(args: argparse.Namespace) -> None:
     resumed: dict[str, float] = {}
 
     async def ask(state: dict[str, Any]) -> dict[str, Any]:
-        answer = interrupt({"title": "Run a command", "command": "make deploy TARGET=staging"})
+        answer = interrupt(dict(REQUEST))
         resumed[get_config()["configurable"]["thread_id"]] = time.perf_counter()
         return {"answer": answer}
 
@@ -690,7 +697,7 @@ def main() -> int:
     parser.add_argument("--prefect-way", choices=["submit", "gather"], default="submit")
     parser.add_argument("--prefect-db", choices=["postgres", "sqlite"], default="postgres",
                         help="the Prefect server's database (SQLite locks under load: 503s)")
-    parser.add_argument("--waiting", type=int, default=1000, help="waiting runs for the memory figure")
+    parser.add_argument("--waiting", type=int, default=10_000, help="waiting runs for the memory figure")
     parser.add_argument("--temporal", help="the `temporal` CLI (default: on PATH)")
     parser.add_argument("--child", choices=sorted(CHILDREN), help=argparse.SUPPRESS)
     parser.add_argument("--address", help=argparse.SUPPRESS)

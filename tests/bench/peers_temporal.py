@@ -3,7 +3,8 @@ top level (it refuses local classes). Imported only by bench_peers.py's `--child
 peers' virtual environment: the project never imports it.
 
 - `Fan`: each group an `asyncio.gather` of local activities of `echo` (the echo-like tool);
-- `Ask`: stores its request (the local activity `store_request`, whose marker lands in the history),
+- `Ask`: stores its request (bench_peers.REQUEST, the argument of the local activity `store_request`,
+  whose marker lands in the history),
   waits for the `answer_with` signal, then runs the tool (the local activity `tool`, which notes when
   it started).
 """
@@ -15,7 +16,7 @@ import time
 from datetime import timedelta
 from typing import Any
 
-from bench_peers import echo_tool
+from bench_peers import REQUEST, echo_tool
 from temporalio import activity, workflow
 
 TIMEOUT = timedelta(seconds=120)
@@ -30,7 +31,7 @@ async def echo(arg: dict[str, Any]) -> Any:
 
 
 @activity.defn(name="store_request")
-async def store_request(title: str) -> None:
+async def store_request(request: dict[str, Any]) -> None:
     announced.put_nowait(activity.info().workflow_id)
 
 
@@ -62,7 +63,7 @@ class Ask:
 
     @workflow.run
     async def run(self) -> str:
-        await workflow.execute_local_activity(store_request, "Run a command", start_to_close_timeout=TIMEOUT)
+        await workflow.execute_local_activity(store_request, REQUEST, start_to_close_timeout=TIMEOUT)
         await workflow.wait_condition(lambda: self.answer is not None)
         return await workflow.execute_local_activity(tool, self.answer, start_to_close_timeout=TIMEOUT)
 
