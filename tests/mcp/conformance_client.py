@@ -11,6 +11,8 @@ it connects, calls every tool listed once, and whenever the connection says a si
 it), it signs in through `SignIns` and follows the sign-in page as a browser would (the suite's
 authorization server consents at once). It stops when the connection
 offers no sign-in any more, so a server that never grants a scope is not asked again and again.
+`--serve SOCKET` makes it a fork server instead: having imported the above once, it forks a client for
+each `python -I -S tests/support/fork_door.py SOCKET URL` the suite starts (how the tests run it).
 Not collected by pytest (no `test_` prefix).
 """
 
@@ -140,4 +142,8 @@ async def main(url: str) -> int:
 
 
 if __name__ == "__main__":
+    if sys.argv[1:2] == ["--serve"]:  # a fork server: a child per knock (tests/support/fork_door.py)
+        sys.path.insert(0, str(Path(__file__).parents[1]))
+        from support.fork_door import serve
+        serve(sys.argv[2], lambda args: asyncio.run(main(args[-1])))
     sys.exit(asyncio.run(main(sys.argv[-1])))
