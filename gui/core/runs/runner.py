@@ -440,7 +440,7 @@ class Runner:
         async def one(index: int) -> None:
             trec = grec.tools[index]
             try:
-                await self.caller.run(scope, group.tools[index], trec)
+                await self.caller.run(scope, group.tools[index], trec, side_by_side=True)
             except Exception:  # an engine bug: the record says what it can, the group goes on to its end
                 log.exception("tool call %s ended in an internal error", trec.tool_call_id)
             finally:
