@@ -19,7 +19,16 @@ from typing import Any
 
 from gui.core.json_text import to_json_text
 from gui.core.queries import DEFAULT_LIMIT, Page, check_window, sort_key
-from gui.core.runs import GroupRecord, RunFilter, RunRecord, RunStatus, Schedule, ToolRecord, run_fields
+from gui.core.runs import (
+    GroupRecord,
+    RunFilter,
+    RunRecord,
+    RunStatus,
+    Schedule,
+    ToolRecord,
+    paused_collection,
+    run_fields,
+)
 
 _SCALARS = frozenset({str, int, bool, type(None)})
 _NOT_PLAIN = "a value that is not plain JSON"
@@ -106,7 +115,12 @@ class MemoryRunStore:
 
     async def save(self, record: RunRecord) -> None:
         try:
-            kept = _Kept(run_fields(record), _snapshot(record), None, record.finished)
+            # The cyclic garbage collector waits while the copy is made: it makes no cycles, and it all
+            # stays; collected every few hundred objects, each batch would be walked again by the
+            # collections of the older generations it moves to.
+            with paused_collection():
+                snapshot = _snapshot(record)
+            kept = _Kept(run_fields(record), snapshot, None, record.finished)
         except ValueError:  # as a file store would: made text now, or refused now
             kept = _Kept(run_fields(record), None, to_json_text(record, compact=True), record.finished)
         self._items[record.run_id] = kept

@@ -161,6 +161,30 @@ async def test_a_tool_that_ignores_stop_does_not_let_the_next_tools_run():
     assert record.status == "stopped"
 
 
+async def test_side_by_side_tools_that_ignore_stop_do_not_let_the_next_group_run():
+    stubborn, gate = Stubborn(), Gate()
+    engine = make_engine(stubborn, gate)
+    await engine.create(seq(group("a", tools=tools({"tool": "stubborn"}, {"tool": "stubborn"})),
+                            group("b", tools=tools({"tool": "gate", "args": {"key": "later"}}))))
+    run = await engine.start("s", {})
+    await asyncio.wait_for(stubborn.started.wait(), T)
+    await wait_until(lambda: engine.runner.snapshot(run.run_id).groups[0].tools[1].status == "running")
+    assert await asyncio.wait_for(engine.stop(run.run_id), T)
+    record = await engine.runs.get(run.run_id)
+    assert stubborn.ignored == 2 and gate.started == []
+    assert record.status == "stopped" and record.groups[1].status == "cancelled"
+
+
+async def test_side_by_side_tools_that_ignore_their_groups_time_limit_still_end_the_group():
+    stubborn, gate = Stubborn(), Gate()
+    engine = make_engine(stubborn, gate)
+    await engine.create(seq(group("a", timeout="50ms", tools=tools({"tool": "stubborn"}, {"tool": "stubborn"})),
+                            group("b", tools=tools({"tool": "gate", "args": {"key": "later"}}))))
+    record = await asyncio.wait_for(engine.run("s", {}), T)
+    assert stubborn.ignored == 2 and gate.started == []
+    assert record.status == "failed" and "timed out after 50ms" in record.groups[0].reason
+
+
 async def test_a_tool_that_ignores_its_groups_time_limit_does_not_stretch_it_to_the_next_tools():
     stubborn, gate = Stubborn(), Gate()
     engine = make_engine(stubborn, gate)

@@ -89,10 +89,11 @@ class ToolRecord(BaseModel):
         """`ToolRecord(index=..., tool=..., tool_call_id=..., as_=..., host=...)`, a tool's record before it runs,
         without checking the values the runner made itself (a run of 1,000 tools makes 1,000 at start)."""
         record = cls.__new__(cls)
-        fields = _QUEUED.copy()  # (a copy, then set: a third of the time of a `{**_QUEUED, ...}`)
+        # The defaults into the new record's own dict (not a copy set as its `__dict__`: one dict less), then set.
+        fields = object.__getattribute__(record, "__dict__")
+        fields.update(_QUEUED)
         fields["index"], fields["tool"], fields["tool_call_id"], fields["as_"] = index, tool, tool_call_id, as_
         fields["host"], fields["waits"], fields["log"] = host, [], []
-        object.__setattr__(record, "__dict__", fields)
         object.__setattr__(record, "__pydantic_fields_set__",
                            (_QUEUED_SET if host is None else _QUEUED_ON_HOST_SET).copy())
         object.__setattr__(record, "__pydantic_extra__", None)
@@ -141,10 +142,10 @@ class GroupRecord(BaseModel):
         """`GroupRecord(index=..., name=..., fingerprint=..., tools=...)`, a group's record before it runs,
         without checking the values the runner made itself (as `ToolRecord.queued`)."""
         record = cls.__new__(cls)
-        fields = _WAITING.copy()
+        fields = object.__getattribute__(record, "__dict__")
+        fields.update(_WAITING)
         fields["index"], fields["name"], fields["fingerprint"], fields["tools"] = index, name, fingerprint, tools
         fields["args"], fields["outputs"] = {}, {}
-        object.__setattr__(record, "__dict__", fields)
         object.__setattr__(record, "__pydantic_fields_set__", _WAITING_SET.copy())
         object.__setattr__(record, "__pydantic_extra__", None)
         object.__setattr__(record, "__pydantic_private__", None)

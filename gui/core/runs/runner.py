@@ -227,13 +227,17 @@ class Runner:
 
         def new_record() -> tuple[RunRecord, tuple[tuple[str | None, ...], ...]]:
             # a record per group and tool, and the fingerprint of each step that asks: in a worker thread
-            return RunRecord(
-                run_id=run_id, sequence=sequence.name, target=group.name if group else None, args=checked,
-                created_at=created_at, depth=depth,
-                groups=[GroupRecord.waiting(i, g.name, group_fingerprint(g), [
-                    ToolRecord.queued(j, c.tool, f"{run_id}-{i}-{j}", c.as_, c.on)
-                    for j, c in enumerate(g.tools)]) for i, g in enumerate(groups)],
-            ), run_step_fingerprints(groups, self.caller.asks)
+            # for a large sequence. The cyclic garbage collector waits until they are made: they make no
+            # cycles, and all stay; collected as they come, every few hundred, each batch would be walked
+            # again by the collections of the older generations it moves to (half the run's collector time).
+            with paused_collection():
+                return RunRecord(
+                    run_id=run_id, sequence=sequence.name, target=group.name if group else None, args=checked,
+                    created_at=created_at, depth=depth,
+                    groups=[GroupRecord.waiting(i, g.name, group_fingerprint(g), [
+                        ToolRecord.queued(j, c.tool, f"{run_id}-{i}-{j}", c.as_, c.on)
+                        for j, c in enumerate(g.tools)]) for i, g in enumerate(groups)],
+                ), run_step_fingerprints(groups, self.caller.asks)
 
         record, steps = await off_loop(_steps(groups), new_record, limit=OFF_LOOP_STEPS)
         context = dict(checked)
@@ -440,7 +444,7 @@ class Runner:
         async def one(index: int) -> None:
             trec = grec.tools[index]
             try:
-                await self.caller.run(scope, group.tools[index], trec)
+                await self.caller.run(scope, group.tools[index], trec, side_by_side=True)
             except Exception:  # an engine bug: the record says what it can, the group goes on to its end
                 log.exception("tool call %s ended in an internal error", trec.tool_call_id)
             finally:

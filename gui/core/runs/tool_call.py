@@ -316,9 +316,13 @@ class ToolCaller:
         self._publish(ToolResumed, scope, record)
 
     # -- the call ------------------------------------------------------------------------------
-    async def run(self, scope: CallScope, call: ToolCall, record: ToolRecord, *, again: bool = False) -> None:
+    async def run(self, scope: CallScope, call: ToolCall, record: ToolRecord, *, again: bool = False,
+                  side_by_side: bool = False) -> None:
         """Run one call to its end; the outcome is in `record.status`. Re-raises cancellation.
-        `again`: the call paused (a durable executor waited for the run it called) and is made again."""
+        `again`: the call paused (a durable executor waited for the run it called) and is made again.
+        `side_by_side`: one of a gathered group's calls, which ends its own task (or, started eagerly
+        and never waiting, could not have been cancelled): nothing runs after it there, so a
+        cancellation its tool swallowed needs no looking for (`_still_cancelled`)."""
         first = 1
         if (again or record.status == "waiting") and record.started_at is not None:
             if record.status == "waiting":
@@ -354,7 +358,8 @@ class ToolCaller:
             raise
         record.finished_at = self.clock()
         self.finished(scope, record)
-        _still_cancelled()
+        if not side_by_side:
+            _still_cancelled()
 
     def _prepare(self, scope: CallScope, call: ToolCall,
                  record: ToolRecord) -> tuple[Tool, Bound, dict[str, Any]] | None:
@@ -365,14 +370,20 @@ class ToolCaller:
         if tool is None:
             self._missing(scope.group, call, record)
             return None
+        bound: Bound | None = None
         try:
             bound = bind_literal(call.args) if call.literal else bind(call.args, scope.args, shell=tool.shell_text_args)
-            record.args = bound.args
             args = tool.validate_args(bound.args)
-            record.args = dict(args)  # plain JSON values (a tool's check may hand it more: `CheckedArgs`)
         except (SubstitutionError, ToolArgumentError) as exc:
+            if bound is not None:
+                record.args = bound.args  # as sent, when they do not fit
             self._fail(record, str(exc))
             return None
+        except BaseException:  # (a tool's check that crashed: its record holds the args as sent too)
+            if bound is not None:
+                record.args = bound.args
+            raise
+        record.args = dict(args)  # plain JSON values (a tool's check may hand it more: `CheckedArgs`)
         return tool, bound, args
 
     async def _attempts(self, scope: CallScope, call: ToolCall, record: ToolRecord, tool: Tool, bound: Bound,

@@ -116,12 +116,15 @@ def run_step_fingerprints(groups: Iterable[Group],
     (their indexes in the run); None for a step whose tool does not ask (no rule is made from it)."""
     asking: dict[str, bool] = {}
 
-    def fingerprint(call: ToolCall, group: Group) -> str | None:
-        if call.tool not in asking:
-            asking[call.tool] = asks(call.tool)
-        return step_fingerprint(call, group) if asking[call.tool] else None
+    def fingerprints(group: Group) -> tuple[str | None, ...]:
+        names = {call.tool for call in group.tools}
+        for name in names - asking.keys():
+            asking[name] = asks(name)
+        if not any(asking[name] for name in names):  # (most groups: none of its tools asks)
+            return (None,) * len(group.tools)
+        return tuple(step_fingerprint(call, group) if asking[call.tool] else None for call in group.tools)
 
-    return tuple(tuple(fingerprint(call, group) for call in group.tools) for group in groups)
+    return tuple(fingerprints(group) for group in groups)
 
 
 def step_fingerprints(group: Group, tool: str | None = None) -> set[str]:
