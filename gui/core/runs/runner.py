@@ -227,9 +227,15 @@ class Runner:
 
         def new_record() -> tuple[RunRecord, tuple[tuple[str | None, ...], ...]]:
             # a record per group and tool, and the fingerprint of each step that asks: in a worker thread
+            # Only what differs from the defaults is given: the record keeps the names given (a set per
+            # run, 0.7 KB past four names instead of 0.2: a waiting run's memory, `bench_pending`).
+            given: dict[str, Any] = {"target": group.name} if group is not None else {}
+            if checked:
+                given["args"] = checked
+            if depth:
+                given["depth"] = depth
             return RunRecord(
-                run_id=run_id, sequence=sequence.name, target=group.name if group else None, args=checked,
-                created_at=created_at, depth=depth,
+                run_id=run_id, sequence=sequence.name, created_at=created_at, **given,
                 groups=[GroupRecord.waiting(i, g.name, group_fingerprint(g), [
                     ToolRecord.queued(j, c.tool, f"{run_id}-{i}-{j}", c.as_, c.on)
                     for j, c in enumerate(g.tools)]) for i, g in enumerate(groups)],
