@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from concurrent.futures import Future
+from concurrent.futures import Future, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -67,13 +67,19 @@ class Stores:
 
     def close(self) -> None:
         """Finish the queued writes, move what ended to history (a move is left for a quiet moment
-        while the app runs: `Archiver`), compact the journals of hot changes, let go of the folder."""
+        while the app runs: `Archiver`), compact the journals of hot changes, let go of the folder.
+        The writer closes once that housekeeping is done: a move may ask for more (a compaction it
+        made due), which a closed writer would refuse, failing the move."""
+        housekeeping: list[Future[Any]] = []
         for table in self.tables:
             try:
-                self.writer.submit_later(table.archive_pending).add_done_callback(report_archive)
-                self.writer.submit_later(table.close).add_done_callback(report_compaction)
+                housekeeping.append(self.writer.submit_later(table.archive_pending))
+                housekeeping[-1].add_done_callback(report_archive)
+                housekeeping.append(self.writer.submit_later(table.close))
+                housekeeping[-1].add_done_callback(report_compaction)
             except WriterClosedError:  # closed already
                 break
+        wait(housekeeping)
         self.writer.close()
         release_lock(self.folder)
 

@@ -20,6 +20,7 @@ hand-over). The log chains the draft; the store writes both in one trip when it 
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 from collections.abc import Callable, Coroutine
 from typing import Any, Literal
@@ -62,11 +63,31 @@ class Handle:
         return await self.wait()
 
     def wait(self) -> asyncio.Future[InteractionResult]:
-        """The result to await, shielded: one waiter giving up must not cancel the outcome for the others."""
-        return asyncio.shield(self._future)
+        """The result to await, shielded: one waiter giving up must not cancel the outcome for the others.
+        A future of this waiter's own, given the outcome when it comes (what `asyncio.shield` does, with
+        one callback instead of two closures and their cells: 0.5 KB less a waiting request)."""
+        outcome = self._future
+        if outcome.done():
+            return outcome
+        mine: asyncio.Future[InteractionResult] = outcome.get_loop().create_future()
+        outcome.add_done_callback(functools.partial(_pass_on, mine))
+        return mine
 
     def done(self) -> bool:
         return self._future.done()
+
+
+def _pass_on(mine: asyncio.Future[InteractionResult], outcome: asyncio.Future[InteractionResult]) -> None:
+    """Give a waiter's own future (`Handle.wait`) the outcome, unless the waiter gave up."""
+    if mine.done():  # cancelled: the outcome is still seen as retrieved
+        if not outcome.cancelled():
+            outcome.exception()
+    elif outcome.cancelled():
+        mine.cancel()
+    elif (exc := outcome.exception()) is not None:
+        mine.set_exception(exc)
+    else:
+        mine.set_result(outcome.result())
 
 
 class Waiting:

@@ -557,16 +557,21 @@ class ToolCaller:
             "step_fingerprint": (scope.execution.steps[scope.group_record.index][record.index]
                                  or step_fingerprint(scope.group.tools[record.index], scope.group)),
             "sequence_identity": scope.sequence_identity,
-            "asking": scope.asking(record.index),  # who answers, how many (`gui.core.sequences.asking`)
-            "started_by": scope.execution.record.started_by,
-            "host": record.host,
         }
+        # Only the fields that differ from their defaults are given: the model keeps the names given (a set
+        # per request), and past 18 names that set takes 2.2 KB instead of 0.7 (a waiting run's 15 KB).
+        given = {"asking": scope.asking(record.index),  # who answers, how many (`gui.core.sequences.asking`)
+                 "started_by": scope.execution.record.started_by, "host": record.host}
+        common.update((name, value) for name, value in given.items() if value is not None)
         if shell is not None:
             # On a host, its folder is the host's: as written (empty: where the host's worker started).
             cwd = shell.cwd if record.host is None else str(args.get("cwd") or "")
-            return ShellApprovalRequest(**common, title=shell.title, description=shell.description,
-                                        command=shell.command, cwd=cwd, reason=shell.reason,
-                                        operation=shell.operation, tool_input=args, run_as_code=bound.as_code)
+            if shell.description is not None:
+                common["description"] = shell.description
+            if bound.as_code:
+                common["run_as_code"] = bound.as_code
+            return ShellApprovalRequest(**common, title=shell.title, command=shell.command, cwd=cwd,
+                                        reason=shell.reason, operation=shell.operation, tool_input=args)
         return ToolApprovalRequest(**common, validated_input=args, tool_description=tool.description,
                                    server_address=tool.server_address,
                                    summary=summary.text if summary else None,
