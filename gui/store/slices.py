@@ -92,6 +92,8 @@ class Slices:
             for doc_id, span in wanted:
                 assert span is not None
                 start, stop = span
+                if not 0 <= start < stop <= st.st_size:  # an index file damaged or written by hand
+                    return None
                 text = os.pread(fd, stop - start, start)
                 if len(text) != stop - start or text[:1] != b"{" or text[-1:] != b"}":
                     return None

@@ -99,3 +99,15 @@ def test_slices_are_not_read_from_a_file_they_do_not_describe(tmp_path):
     assert slices.read(segment.with_name("gone.json"), ["r1"]) is None
     texts, _ = store.find_texts(where("at") == 1, by_time)
     assert parsed(texts) == [("r1", document(1))] and list(store.history._segments) == [1]
+
+
+def test_slices_whose_offsets_fall_outside_the_file_send_the_page_back_to_parsing(tmp_path):
+    from gui.store.catalog import stamp
+    from gui.store.slices import Slices
+
+    segment = tmp_path / "seg.json"
+    segment.write_bytes(b'{"a": {"x": 1}}')
+    good = Slices(stamp(segment), {"a": (6, 14)})
+    assert good.read(segment, ["a"]) == {"a": b'{"x": 1}'}
+    for span in ((14, 6), (-4, 3), (6, 400)):  # backwards, before the file, past its end
+        assert Slices(stamp(segment), {"a": span}).read(segment, ["a"]) is None
