@@ -9,8 +9,8 @@ from pydantic import BaseModel
 from support.builders import group, seq, tools
 
 from gui.core.events import ToolLog, ToolProgress, parse_event
+from gui.core.runs.observed import PROGRESS_PER_SECOND
 from gui.core.runs.records import MAX_LOG_LINES
-from gui.core.runs.tool_call import PROGRESS_PER_SECOND
 from gui.core.tools.registry import ModelTool, Registry, ToolContext
 from gui.memory import MemoryStores
 from gui.runtime import compose_engine

@@ -3,6 +3,7 @@ order, a group's tools side by side), the decisions every executor takes (`decis
 steps on hosts, run records, resume, schedules, orphans left by a dead app, and run ids as people write them.
 """
 
+from gui.core.runs.call_scope import CallScope
 from gui.core.runs.decisions import (
     GroupFailed,
     group_aborted,
@@ -43,7 +44,7 @@ from gui.core.runs.schedules import (
     next_time,
 )
 from gui.core.runs.stop_requests import RunStopRequests
-from gui.core.runs.tool_call import AwaitedElsewhere, CallScope
+from gui.core.runs.tool_call import AwaitedElsewhere
 
 __all__ = [
     "CALLED_AGAIN_ON",

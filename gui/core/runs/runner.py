@@ -24,6 +24,7 @@ from gui.core.causes import EndCause, reason_for
 from gui.core.errors import NotFound, ToolError
 from gui.core.events import EventBus, GroupFinished, GroupSkipped, GroupStarted, RunFinished, RunStarted
 from gui.core.marks import N_
+from gui.core.runs.call_scope import CallScope
 from gui.core.runs.decisions import (
     GroupFailed,
     group_aborted,
@@ -40,7 +41,7 @@ from gui.core.runs.offload import OFF_LOOP_STEPS, off_loop
 from gui.core.runs.records import GroupRecord, LeaseLost, RunRecord, RunStore, ToolRecord
 from gui.core.runs.resume import group_fingerprint
 from gui.core.runs.run_ids import new_run_id
-from gui.core.runs.tool_call import CallScope, ToolCaller
+from gui.core.runs.tool_call import ToolCaller
 from gui.core.sequences import (
     Group,
     InvalidSequenceError,

@@ -11,26 +11,16 @@ import asyncio
 import math
 import time
 import uuid
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from collections.abc import Callable
 from typing import Any
 
 from gui.core.asks import (
-    FORM_TIMEOUT,
-    ApprovalHandle,
-    ApprovalOutcome,
-    ElicitationRequest,
-    ElicitationResponse,
-    FormHandle,
-    InteractionHandle,
     InteractionPort,
-    InteractionRequest,
-    InteractionResult,
     ShellApprovalRequest,
     ToolApprovalRequest,
     ToolSource,
 )
-from gui.core.causes import CancelReason, EndCause
+from gui.core.causes import EndCause
 from gui.core.errors import ToolArgumentError, ToolError
 from gui.core.events import (
     EventBus,
@@ -44,21 +34,19 @@ from gui.core.events import (
     ToolWaiting,
 )
 from gui.core.marks import N_
-from gui.core.runs.execution import Execution
+from gui.core.runs.call_scope import CallScope
 from gui.core.runs.hosts import NO_HOSTS_HERE, HostCalls
+from gui.core.runs.observed import ObservedPort
 from gui.core.runs.records import (
     MAX_LOG_LINES,
     MAX_LOG_TEXT,
-    GroupRecord,
     LogLine,
     ProcessInfo,
-    RunStore,
     ToolProgressState,
     ToolRecord,
 )
 from gui.core.sequences import (
     RETRY_ATTEMPTS,
-    Asking,
     Bound,
     Group,
     Missing,
@@ -93,7 +81,6 @@ class AwaitedElsewhere(BaseException):  # noqa: N818 (not an error: the call pau
         self.interaction_id = interaction_id
 
 
-PROGRESS_PER_SECOND = 20
 # What cuts a tool short inside its group, while the run goes on to end otherwise: its own request is
 # cancelled with that cause at once (a run's stop cancels its requests with the stop's cause).
 _GROUP_CAUSES: frozenset[EndCause] = frozenset({"sibling_failed", "group_timeout"})
@@ -109,167 +96,6 @@ def _still_cancelled() -> None:
     task = asyncio.current_task()
     if task is not None and task.cancelling():
         raise asyncio.CancelledError
-
-
-@dataclass(slots=True)
-class CallScope:
-    """What a tool call needs from its run and group. Nothing it holds refers back to it, so a
-    finished run's scope goes with its last reference, never left for the garbage collector; and a
-    waiting run keeps one small object here, not a closure per need."""
-
-    run_id: str
-    sequence_name: str
-    group: Group
-    group_record: GroupRecord
-    args: dict[str, Any]
-    deadline: float | None
-    depth: int
-    execution: Execution  # the run: what stops it, and how its record is saved
-    runs: RunStore
-    # Runs a saved sequence or group (seq_call): given the run and this scope, then the name, args and depth.
-    call_sequence: Callable[..., Awaitable[Any]] | None
-    sequence_identity: str | None = None  # of a saved sequence (`Sequence.identity`): rules name it
-    aborting: bool = False  # a tool failed and the group's other tools are being cancelled
-
-    def asking(self, index: int) -> Asking | None:
-        """Who answers the requests of the group's step `index` (its own keys over the group's)."""
-        step = self.group.tools[index].asking
-        return self.group.asking if step is None else step.over(self.group.asking)
-
-    def save_soon(self) -> None:
-        """Save the run's record in the background (a tool started waiting, or a tool that changes
-        things ended)."""
-        self.execution.checkpoint(self.runs, 0.0)
-
-    async def save_now(self) -> None:
-        """Save the run's record before going on (`Execution.save_now`)."""
-        await self.execution.save_now(self.runs)
-
-    def cancel_cause(self) -> EndCause | None:
-        """What is cancelling the group's tools when they are cancelled (`gui.core.causes`): the run's
-        stop, a failed tool, or the group's time limit; None: not known."""
-        if self.execution.stopping:
-            return self.execution.stop_cause
-        if self.aborting:
-            return "sibling_failed"
-        return "group_timeout" if self.group.timeout_seconds is not None else None
-
-
-class ObservedPort:
-    """The interaction port as one tool call sees it: caps expiry at the group's deadline and reports
-    waits, so the run shows "waiting for you" whether the call asks its approval, its tool asks a
-    question, or the tool's MCP server a form. It is also the tool's form handler (`handle_elicitation`:
-    its `ToolContext`'s `elicitation`, which asks through `ask_form`) and takes its other reports
-    (`progress`, `log`, `record_process`), so that a call makes one object for all of them."""
-
-    __slots__ = ("_caller", "_scope", "_record", "_port", "clock", "_second", "_published")
-
-    def __init__(self, caller: ToolCaller, scope: CallScope, record: ToolRecord) -> None:
-        self._caller, self._scope, self._record = caller, scope, record
-        self._port = caller.interactions
-        self.clock = self._port.clock
-        self._second, self._published = 0.0, 0  # this second's start, and the progress reports published in it
-
-    def progress(self, done: float, total: float | None, message: str | None) -> None:
-        now = self._caller.clock()
-        if now - self._second >= 1.0:
-            self._second, self._published = now, 0
-        self._published += 1
-        # A server that reports thousands of times a second is kept on the record, but published
-        # at most PROGRESS_PER_SECOND times a second (the last report always reaches the record).
-        self._caller.progress(self._scope, self._record, done, total, message,
-                              publish=self._published <= PROGRESS_PER_SECOND)
-
-    def log(self, level: str, text: str) -> None:
-        self._caller.log(self._scope, self._record, level, text)
-
-    def record_process(self, pid: int, started: float | None) -> Awaitable[None]:
-        return self._caller._process_started(self._scope, self._record, pid, started)
-
-    async def handle_elicitation(self, req: ElicitationRequest) -> ElicitationResponse:
-        """A form the tool's MCP server asks: in the inbox for at most `FORM_TIMEOUT` (`ask_form`)."""
-        return await (await self.ask_form(req, deadline=self.clock() + FORM_TIMEOUT)).response()
-
-    def call_sequence(self, name: str, args: dict[str, Any], depth: int) -> Awaitable[Any]:
-        """Run a saved sequence or group (seq_call: `CallScope.call_sequence`, given this run and scope)."""
-        assert self._scope.call_sequence is not None  # (the context offers it only then)
-        return self._scope.call_sequence(self._scope.execution, self._scope, name, args, depth)
-
-    def _cap(self, deadline: float | None) -> float | None:
-        caps = [d for d in (deadline, self._scope.deadline) if d is not None]
-        return min(caps) if caps else None
-
-    def _answerers(self) -> dict[str, Any]:
-        """Who answers a tool's own question or form that does not say: its step's answerers."""
-        return {"asking": self._scope.asking(self._record.index), "started_by": self._scope.execution.record.started_by}
-
-    async def request(self, request: InteractionRequest, *, deadline: float | None = None) -> _ObservedHandle:
-        if request.asking is None and request.started_by is None:
-            request = request.model_copy(update=self._answerers())
-        handle = await self._port.request(request, deadline=self._cap(deadline))
-        self._caller.waiting(self._scope, self._record, handle.interaction_id)
-        return _ObservedHandle(self._caller, self._scope, self._record, handle)
-
-    async def ask_form(self, request: ElicitationRequest, *, deadline: float | None = None) -> _ObservedForm:
-        if request.asking is None and request.started_by is None:
-            request = request.model_copy(update=self._answerers())
-        asked = await self._port.ask_form(request, deadline=self._cap(deadline))
-        self._caller.waiting(self._scope, self._record, asked.interaction_id)
-        return _ObservedForm(self._caller, self._scope, self._record, asked)
-
-    async def ask_approval(self, request: ShellApprovalRequest | ToolApprovalRequest, tool_name: str, *,
-                           deadline: float | None = None) -> ApprovalHandle:
-        asked = await self._port.ask_approval(request, tool_name, deadline=self._cap(deadline))
-        if not asked.waiting:
-            return asked
-        self._caller.waiting(self._scope, self._record, asked.interaction_id)
-        return _ObservedApproval(self._caller, self._scope, self._record, asked)
-
-    async def cancel(self, interaction_id: str, reason: CancelReason, cause: EndCause | None = None) -> bool:
-        return await self._port.cancel(interaction_id, reason, cause)
-
-
-class _ObservedHandle:
-    __slots__ = ("interaction_id", "_caller", "_scope", "_record", "_handle")
-
-    def __init__(self, caller: ToolCaller, scope: CallScope, record: ToolRecord, handle: InteractionHandle) -> None:
-        self.interaction_id = handle.interaction_id
-        self._caller, self._scope, self._record, self._handle = caller, scope, record, handle
-
-    async def result(self) -> InteractionResult:
-        try:
-            return await self._handle.result()
-        finally:
-            self._caller.resumed(self._scope, self._record)
-
-
-class _ObservedForm:
-    __slots__ = ("interaction_id", "_caller", "_scope", "_record", "_asked")
-
-    def __init__(self, caller: ToolCaller, scope: CallScope, record: ToolRecord, asked: FormHandle) -> None:
-        self.interaction_id = asked.interaction_id
-        self._caller, self._scope, self._record, self._asked = caller, scope, record, asked
-
-    async def response(self) -> ElicitationResponse:
-        try:
-            return await self._asked.response()
-        finally:
-            self._caller.resumed(self._scope, self._record)
-
-
-class _ObservedApproval:
-    __slots__ = ("interaction_id", "_caller", "_scope", "_record", "_asked")
-    waiting = True
-
-    def __init__(self, caller: ToolCaller, scope: CallScope, record: ToolRecord, asked: ApprovalHandle) -> None:
-        self.interaction_id = asked.interaction_id
-        self._caller, self._scope, self._record, self._asked = caller, scope, record, asked
-
-    async def outcome(self) -> ApprovalOutcome:
-        try:
-            return await self._asked.outcome()
-        finally:
-            self._caller.resumed(self._scope, self._record)
 
 
 class ToolCaller:
@@ -504,7 +330,7 @@ class ToolCaller:
         # Not saved for each line (a chatty server would rewrite the record hundreds of times): the
         # record is saved with the lines at the tool's end, like its result.
 
-    async def _process_started(self, scope: CallScope, record: ToolRecord, pid: int, started: float | None) -> None:
+    async def process_started(self, scope: CallScope, record: ToolRecord, pid: int, started: float | None) -> None:
         """A tool started a process (held until this returns): on disk first, so that start-up can
         find and end it if the app dies while it runs."""
         record.process = ProcessInfo(pid=pid, started=started)

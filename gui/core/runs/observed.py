@@ -1,0 +1,166 @@
+"""The interaction port as one tool call sees it (`ObservedPort`), and the handles it gives back: each
+marks the call waiting when it asks and resumed when the answer (or its end) comes, whatever asked:
+the call's approval, its tool's question, or its MCP server's form. The call's reports go to its
+caller (`CallReports`: `gui.core.runs.tool_call.ToolCaller` is the one)."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any, Protocol
+
+from gui.core.asks import (
+    FORM_TIMEOUT,
+    ApprovalHandle,
+    ApprovalOutcome,
+    ElicitationRequest,
+    ElicitationResponse,
+    FormHandle,
+    InteractionHandle,
+    InteractionPort,
+    InteractionRequest,
+    InteractionResult,
+    ShellApprovalRequest,
+    ToolApprovalRequest,
+)
+from gui.core.causes import CancelReason, EndCause
+from gui.core.runs.call_scope import CallScope
+from gui.core.runs.records import ToolRecord
+
+PROGRESS_PER_SECOND = 20
+
+
+class CallReports(Protocol):
+    """What a call's port reports to (and asks through): the tool caller."""
+
+    interactions: InteractionPort
+
+    clock: Callable[[], float]
+
+    def waiting(self, scope: CallScope, record: ToolRecord, interaction_id: str) -> None: ...
+
+    def resumed(self, scope: CallScope, record: ToolRecord) -> None: ...
+
+    def progress(self, scope: CallScope, record: ToolRecord, done: float, total: float | None,
+                 message: str | None, *, publish: bool = True) -> None: ...
+
+    def log(self, scope: CallScope, record: ToolRecord, level: str, text: str) -> None: ...
+
+    def process_started(self, scope: CallScope, record: ToolRecord, pid: int,
+                        started: float | None) -> Awaitable[None]: ...
+
+
+class ObservedPort:
+    """The interaction port as one tool call sees it: caps expiry at the group's deadline and reports
+    waits, so the run shows "waiting for you" whether the call asks its approval, its tool asks a
+    question, or the tool's MCP server a form. It is also the tool's form handler (`handle_elicitation`:
+    its `ToolContext`'s `elicitation`, which asks through `ask_form`) and takes its other reports
+    (`progress`, `log`, `record_process`), so that a call makes one object for all of them."""
+
+    __slots__ = ("_caller", "_scope", "_record", "_port", "clock", "_second", "_published")
+
+    def __init__(self, caller: CallReports, scope: CallScope, record: ToolRecord) -> None:
+        self._caller, self._scope, self._record = caller, scope, record
+        self._port = caller.interactions
+        self.clock = self._port.clock
+        self._second, self._published = 0.0, 0  # this second's start, and the progress reports published in it
+
+    def progress(self, done: float, total: float | None, message: str | None) -> None:
+        now = self._caller.clock()
+        if now - self._second >= 1.0:
+            self._second, self._published = now, 0
+        self._published += 1
+        # A server that reports thousands of times a second is kept on the record, but published
+        # at most PROGRESS_PER_SECOND times a second (the last report always reaches the record).
+        self._caller.progress(self._scope, self._record, done, total, message,
+                              publish=self._published <= PROGRESS_PER_SECOND)
+
+    def log(self, level: str, text: str) -> None:
+        self._caller.log(self._scope, self._record, level, text)
+
+    def record_process(self, pid: int, started: float | None) -> Awaitable[None]:
+        return self._caller.process_started(self._scope, self._record, pid, started)
+
+    async def handle_elicitation(self, req: ElicitationRequest) -> ElicitationResponse:
+        """A form the tool's MCP server asks: in the inbox for at most `FORM_TIMEOUT` (`ask_form`)."""
+        return await (await self.ask_form(req, deadline=self.clock() + FORM_TIMEOUT)).response()
+
+    def call_sequence(self, name: str, args: dict[str, Any], depth: int) -> Awaitable[Any]:
+        """Run a saved sequence or group (seq_call: `CallScope.call_sequence`, given this run and scope)."""
+        assert self._scope.call_sequence is not None  # (the context offers it only then)
+        return self._scope.call_sequence(self._scope.execution, self._scope, name, args, depth)
+
+    def _cap(self, deadline: float | None) -> float | None:
+        caps = [d for d in (deadline, self._scope.deadline) if d is not None]
+        return min(caps) if caps else None
+
+    def _answerers(self) -> dict[str, Any]:
+        """Who answers a tool's own question or form that does not say: its step's answerers."""
+        return {"asking": self._scope.asking(self._record.index), "started_by": self._scope.execution.record.started_by}
+
+    async def request(self, request: InteractionRequest, *, deadline: float | None = None) -> _ObservedHandle:
+        if request.asking is None and request.started_by is None:
+            request = request.model_copy(update=self._answerers())
+        handle = await self._port.request(request, deadline=self._cap(deadline))
+        self._caller.waiting(self._scope, self._record, handle.interaction_id)
+        return _ObservedHandle(self._caller, self._scope, self._record, handle)
+
+    async def ask_form(self, request: ElicitationRequest, *, deadline: float | None = None) -> _ObservedForm:
+        if request.asking is None and request.started_by is None:
+            request = request.model_copy(update=self._answerers())
+        asked = await self._port.ask_form(request, deadline=self._cap(deadline))
+        self._caller.waiting(self._scope, self._record, asked.interaction_id)
+        return _ObservedForm(self._caller, self._scope, self._record, asked)
+
+    async def ask_approval(self, request: ShellApprovalRequest | ToolApprovalRequest, tool_name: str, *,
+                           deadline: float | None = None) -> ApprovalHandle:
+        asked = await self._port.ask_approval(request, tool_name, deadline=self._cap(deadline))
+        if not asked.waiting:
+            return asked
+        self._caller.waiting(self._scope, self._record, asked.interaction_id)
+        return _ObservedApproval(self._caller, self._scope, self._record, asked)
+
+    async def cancel(self, interaction_id: str, reason: CancelReason, cause: EndCause | None = None) -> bool:
+        return await self._port.cancel(interaction_id, reason, cause)
+
+
+class _ObservedHandle:
+    __slots__ = ("interaction_id", "_caller", "_scope", "_record", "_handle")
+
+    def __init__(self, caller: CallReports, scope: CallScope, record: ToolRecord, handle: InteractionHandle) -> None:
+        self.interaction_id = handle.interaction_id
+        self._caller, self._scope, self._record, self._handle = caller, scope, record, handle
+
+    async def result(self) -> InteractionResult:
+        try:
+            return await self._handle.result()
+        finally:
+            self._caller.resumed(self._scope, self._record)
+
+
+class _ObservedForm:
+    __slots__ = ("interaction_id", "_caller", "_scope", "_record", "_asked")
+
+    def __init__(self, caller: CallReports, scope: CallScope, record: ToolRecord, asked: FormHandle) -> None:
+        self.interaction_id = asked.interaction_id
+        self._caller, self._scope, self._record, self._asked = caller, scope, record, asked
+
+    async def response(self) -> ElicitationResponse:
+        try:
+            return await self._asked.response()
+        finally:
+            self._caller.resumed(self._scope, self._record)
+
+
+class _ObservedApproval:
+    __slots__ = ("interaction_id", "_caller", "_scope", "_record", "_asked")
+    waiting = True
+
+    def __init__(self, caller: CallReports, scope: CallScope, record: ToolRecord, asked: ApprovalHandle) -> None:
+        self.interaction_id = asked.interaction_id
+        self._caller, self._scope, self._record, self._asked = caller, scope, record, asked
+
+    async def outcome(self) -> ApprovalOutcome:
+        try:
+            return await self._asked.outcome()
+        finally:
+            self._caller.resumed(self._scope, self._record)
