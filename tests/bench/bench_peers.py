@@ -705,6 +705,10 @@ def main() -> int:
     args = parser.parse_args()
     if args.child:
         asyncio.run(CHILDREN[args.child](args))
+        if args.child == "temporal":  # Temporal's Rust threads can abort the interpreter's teardown
+            sys.stdout.flush()  # (temporalio/sdk-python#300; `gui/cli/exiting.py` does the same for seqdesk)
+            sys.stderr.flush()
+            os._exit(0)
         return 0
     return parent(args)
 

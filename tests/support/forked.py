@@ -30,11 +30,18 @@ from multiprocessing.context import ForkServerContext
 from pathlib import Path
 from typing import IO, Any
 
+_started_with: list[tuple[str, ...]] = []  # the preload of this process's one fork server, once started
+
 
 @cache
 def _server(preload: tuple[str, ...]) -> ForkServerContext:
+    """The fork server's context. A process has one fork server and its preload is fixed when it starts:
+    asking for another preload afterwards is refused rather than silently ignored."""
+    if _started_with and _started_with[0] != preload:
+        raise RuntimeError(f"this process's fork server preloads {_started_with[0]}; it cannot also preload {preload}")
     context = multiprocessing.get_context("forkserver")
     context.set_forkserver_preload(list(preload))  # the first call starts the server: one preload per process
+    _started_with.append(preload)
     return context
 
 
