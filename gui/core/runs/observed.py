@@ -52,8 +52,8 @@ class CallReports(Protocol):
 class ObservedPort:
     """The interaction port as one tool call sees it (its `ToolContext`'s `interactions`): caps expiry at
     the group's deadline and reports waits, so the run shows "waiting for you" whatever the tool asks.
-    It takes the tool's other reports too (`progress`, `log`, `record_process`), so that a call makes
-    one object for all of them."""
+    It takes the tool's other reports too (`progress`, `log`, `record_process`): one object for all of
+    them."""
 
     __slots__ = ("_caller", "_scope", "_record", "_port", "clock", "_second", "_published")
 
