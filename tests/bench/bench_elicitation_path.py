@@ -1,6 +1,6 @@
 """The files of `gui/` an MCP form passes through, in order, from the server's request to its result.
 
-A script, not a test: `python tests/bench/bench_elicitation_path.py [--tinydb]`. NiceGUI's user
+A script, not a test: `python tests/bench/bench_elicitation_path.py [--tinydb] [--approval]`. NiceGUI's user
 simulation runs `gui/main.py` in memory (on the in-memory stores, or with `--tinydb` on a fresh data
 folder); the app's own MCP manager connects `tests/mcp/elicit_server.py` (a real server
 over stdio); a run calls its `order` tool, which asks for a form; the inbox draws it (`/inbox/<id>`),
@@ -27,6 +27,11 @@ back and forth). Calls into the files the path already crossed from above (a hel
 are not going back; "entered more than once" counts every new call into a file after the path has
 left it, helpers included. A coroutine resuming (the answer travelling back up the frames that
 awaited it) shows the file on the path but is not a new entry.
+
+`--approval` walks a command's approval the same way, for comparison (`trace_approval_path.py` counts
+only the core's part of it): `server` is then the run asking (`ToolCaller._approve`) and, once the
+person has answered, the run going on with the answer; `form` the inbox's command card being built;
+`person` the Approve click, until the answer is stored.
 """
 
 from __future__ import annotations
@@ -140,10 +145,28 @@ def _mark_the_answer_stored() -> None:
     Engine.respond = respond  # type: ignore[method-assign]
 
 
-def _mark_the_form() -> None:
-    from gui.ui.components.inbox import elicitation_form
+def _mark_the_run_asking() -> None:
+    """(`--approval`) The run's approval, asked and waited for, is traced as the server's form is."""
+    from gui.core.runs.tool_call import ToolCaller
 
-    original = elicitation_form.ElicitationForm.__init__
+    original = ToolCaller._approve
+
+    async def approve(self: Any, *args: Any, **kwargs: Any) -> Any:
+        token = PHASE.set("server")
+        try:
+            return await original(self, *args, **kwargs)
+        finally:
+            PHASE.reset(token)
+
+    ToolCaller._approve = approve  # type: ignore[method-assign]
+
+
+def _mark_the_form(approval: bool = False) -> None:
+    from gui.ui.components.inbox.elicitation_form import ElicitationForm
+    from gui.ui.components.inbox.shell_card import ShellApprovalCard
+
+    card: Any = ShellApprovalCard if approval else ElicitationForm
+    original = card.__init__
 
     def init(self: Any, *args: Any, **kwargs: Any) -> None:
         token = PHASE.set("form")
@@ -152,10 +175,10 @@ def _mark_the_form() -> None:
         finally:
             PHASE.reset(token)
 
-    elicitation_form.ElicitationForm.__init__ = init  # type: ignore[method-assign]
+    card.__init__ = init
 
 
-async def scenario(tinydb: bool = False) -> dict[str, Any]:
+async def scenario(tinydb: bool = False, approval: bool = False) -> dict[str, Any]:
     from nicegui import app
     from nicegui.storage import Storage
     from nicegui.testing.user_simulation import user_simulation
@@ -177,18 +200,24 @@ async def scenario(tinydb: bool = False) -> dict[str, Any]:
         await ctx.wait_open(10)
         engine, runtime = ctx.engine, ctx.runtime
         assert runtime is not None and runtime.mcp is not None
-        conn = await runtime.mcp.add(McpServerConfig(name="elicit", command=sys.executable, args=SERVER))
-        state = await conn.wait_for("connected", "down", timeout=T)
-        assert state.status == "connected", state.last_error
-        step = {"tool": "elicit.order", "args": {"item": "tea"}, "as": "r"}
+        if approval:
+            step: dict[str, Any] = {"tool": "cmd_run", "args": {"command": "echo hi"}, "as": "r"}
+        else:
+            conn = await runtime.mcp.add(McpServerConfig(name="elicit", command=sys.executable, args=SERVER))
+            state = await conn.wait_for("connected", "down", timeout=T)
+            assert state.status == "connected", state.last_error
+            step = {"tool": "elicit.order", "args": {"item": "tea"}, "as": "r"}
         await engine.create({"name": "shop", "groups": [
-            {"name": "shop-g", "in": {}, "out": {"r": "object"}, "tools": json.dumps(step) + " ;"}]})
-        engine.modes.set("elicit.order", "always-allow")
+            {"name": "shop-g", "in": {}, "out": {"r": "string" if approval else "object"},
+             "tools": json.dumps(step) + " ;"}]})
+        if not approval:
+            engine.modes.set("elicit.order", "always-allow")
         loop = asyncio.get_running_loop()
         asked: asyncio.Future[str] = loop.create_future()
 
         def on_event(event: Any) -> None:
-            if event.type == "interaction.created" and event.data.get("kind") == "elicitation" and not asked.done():
+            kind = "approval" if approval else "elicitation"
+            if event.type == "interaction.created" and event.data.get("kind") == kind and not asked.done():
                 asked.set_result(event.data["interaction_id"])
 
         engine.bus.subscribe(on_event)
@@ -198,12 +227,13 @@ async def scenario(tinydb: bool = False) -> dict[str, Any]:
             record = await engine.start("shop", {})
             iid = await asyncio.wait_for(asked, T)
             await user.open(f"/inbox/{iid}")
-            await user.should_see(marker="elicitation-form", retries=100)
-            user.find(marker="field-name").type("Bo")
+            await user.should_see(marker="shell-approval" if approval else "elicitation-form", retries=100)
+            if not approval:
+                user.find(marker="field-name").type("Bo")
             answered.set()
             token = PHASE.set("person")
             try:
-                user.find(marker="accept").click()
+                user.find(marker="approve" if approval else "accept").click()
             finally:
                 PHASE.reset(token)
             done = await asyncio.wait_for(engine.runner.wait(record.run_id), T)
@@ -211,7 +241,7 @@ async def scenario(tinydb: bool = False) -> dict[str, Any]:
             sys.setprofile(None)
             threading.setprofile(None)  # type: ignore[arg-type]
         assert done.status == "succeeded", done.to_summary_json()
-        return dict(done.outputs["r"])
+        return {"r": done.outputs["r"]} if approval else dict(done.outputs["r"])
 
 
 def report(trail: list[tuple[str, str, str | None, bool]]) -> None:
@@ -237,10 +267,14 @@ def report(trail: list[tuple[str, str, str | None, bool]]) -> None:
 
 
 def main() -> None:
-    _mark_the_servers_requests()
-    _mark_the_form()
+    approval = "--approval" in sys.argv
+    if approval:
+        _mark_the_run_asking()
+    else:
+        _mark_the_servers_requests()
+    _mark_the_form(approval)
     _mark_the_answer_stored()
-    outputs = asyncio.run(scenario("--tinydb" in sys.argv))
+    outputs = asyncio.run(scenario("--tinydb" in sys.argv, approval))
     print(f"the server got: {outputs}")
     report(visits)
 

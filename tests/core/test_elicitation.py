@@ -27,6 +27,7 @@ from gui.core.asks.elicitation import (
 from gui.core.asks.interactions import ElicitationField, ElicitationRequest, ElicitationResponse, ToolSource
 from gui.core.asks.responses import value_problems
 from gui.core.events import Event, EventBus
+from gui.core.sequences import Asking
 from gui.core.tools.registry import ModelTool, Registry, ToolContext
 from gui.memory import MemoryApprovalModes, MemoryInteractionStore, MemoryRunStore, MemoryStores
 from gui.runtime import compose_engine
@@ -317,6 +318,25 @@ async def test_a_form_asked_during_a_run_shows_its_tool_waiting_and_ends_by_its_
     assert record.status == "succeeded", record.to_summary_json()
     assert record.outputs["r"] == {"kind": "elicitation", "action": "accept", "values": {"table": "t", "dry": True}}
     assert record.groups[0].tools[0].waits[0][1] is not None  # resumed once answered
+
+
+
+async def test_a_form_asked_during_a_run_is_answered_by_its_steps_answerers_over_its_groups() -> None:
+    stores = MemoryStores(runs=MemoryRunStore(), interactions=MemoryInteractionStore())
+    engine = compose_engine(Registry([*builtin_tools(), FormAsker()]), stores)
+    step = {"tool": "form_asker", "args": {}, "as": "r", "required": 1, "self_approve": True}
+    await engine.create(seq(group("g", out={"r": "object"}, approvers=["role:oncall"], required=2,
+                                  remind_after="30m", tools=tools(step))))
+    run = await engine.start("s", {})
+    await wait_until(lambda: bool(engine.interactions.waiting.records()))
+    [pending] = engine.interactions.waiting.records()
+    # the step's own keys over the group's, as for its approval (`gui.core.sequences.asking`)
+    assert pending.request.asking == Asking(approvers=("role:oncall",), required=1, self_approve=True,
+                                            remind_after="30m")
+    assert pending.request.started_by == engine.runner.snapshot(run.run_id).started_by
+    await engine.respond(pending.interaction_id, ElicitationResponse.decline())
+    record = await engine.runner.wait(run.run_id, TIMEOUT)
+    assert record.outputs["r"] == {"kind": "elicitation", "action": "decline", "values": {}}
 
 
 # --- values --------------------------------------------------------------------------------

@@ -5,7 +5,7 @@ handed to every call of it (`gui.core.runs.tool_call`) and to the port a call as
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from gui.core.causes import EndCause
@@ -33,11 +33,14 @@ class CallScope:
     call_sequence: Callable[..., Awaitable[Any]] | None
     sequence_identity: str | None = None  # of a saved sequence (`Sequence.identity`): rules name it
     aborting: bool = False  # a tool failed and the group's other tools are being cancelled
+    # Who answers the requests of each of the group's steps (a step's own keys over the group's), by the
+    # step's index: resolved once, as the scope is made, so that a call asking reads it, never works it out.
+    asking: tuple[Asking | None, ...] = field(init=False)
 
-    def asking(self, index: int) -> Asking | None:
-        """Who answers the requests of the group's step `index` (its own keys over the group's)."""
-        step = self.group.tools[index].asking
-        return self.group.asking if step is None else step.over(self.group.asking)
+    def __post_init__(self) -> None:
+        group = self.group
+        self.asking = tuple(group.asking if step.asking is None else step.asking.over(group.asking)
+                            for step in group.tools)
 
     def save_soon(self) -> None:
         """Save the run's record in the background (a tool started waiting, or a tool that changes

@@ -1,7 +1,8 @@
-"""The interaction port as one tool call sees it (`ObservedPort`), and the handles it gives back: each
-marks the call waiting when it asks and resumed when the answer (or its end) comes, whatever asked:
-the call's approval, its tool's question, or its MCP server's form. The call's reports go to its
-caller (`CallReports`: `gui.core.runs.tool_call.ToolCaller` is the one)."""
+"""The interaction port as one tool's code sees it (`ObservedPort`), and the handles it gives back: each
+marks the call waiting when the tool asks (its own question, as `ask_user` does) and resumed when the
+answer (or its end) comes. The call's reports go to its caller (`CallReports`:
+`gui.core.runs.tool_call.ToolCaller` is the one), which asks the call's approval and its MCP server's
+forms itself, with the same marks."""
 
 from __future__ import annotations
 
@@ -9,7 +10,6 @@ from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
 
 from gui.core.asks import (
-    FORM_TIMEOUT,
     ApprovalHandle,
     ApprovalOutcome,
     ElicitationRequest,
@@ -50,11 +50,10 @@ class CallReports(Protocol):
 
 
 class ObservedPort:
-    """The interaction port as one tool call sees it: caps expiry at the group's deadline and reports
-    waits, so the run shows "waiting for you" whether the call asks its approval, its tool asks a
-    question, or the tool's MCP server a form. It is also the tool's form handler (`handle_elicitation`:
-    its `ToolContext`'s `elicitation`, which asks through `ask_form`) and takes its other reports
-    (`progress`, `log`, `record_process`), so that a call makes one object for all of them."""
+    """The interaction port as one tool call sees it (its `ToolContext`'s `interactions`): caps expiry at
+    the group's deadline and reports waits, so the run shows "waiting for you" whatever the tool asks.
+    It takes the tool's other reports too (`progress`, `log`, `record_process`): one object for all of
+    them."""
 
     __slots__ = ("_caller", "_scope", "_record", "_port", "clock", "_second", "_published")
 
@@ -80,10 +79,6 @@ class ObservedPort:
     def record_process(self, pid: int, started: float | None) -> Awaitable[None]:
         return self._caller.process_started(self._scope, self._record, pid, started)
 
-    async def handle_elicitation(self, req: ElicitationRequest) -> ElicitationResponse:
-        """A form the tool's MCP server asks: in the inbox for at most `FORM_TIMEOUT` (`ask_form`)."""
-        return await (await self.ask_form(req, deadline=self.clock() + FORM_TIMEOUT)).response()
-
     def call_sequence(self, name: str, args: dict[str, Any], depth: int) -> Awaitable[Any]:
         """Run a saved sequence or group (seq_call: `CallScope.call_sequence`, given this run and scope)."""
         assert self._scope.call_sequence is not None  # (the context offers it only then)
@@ -95,7 +90,7 @@ class ObservedPort:
 
     def _answerers(self) -> dict[str, Any]:
         """Who answers a tool's own question or form that does not say: its step's answerers."""
-        return {"asking": self._scope.asking(self._record.index), "started_by": self._scope.execution.record.started_by}
+        return {"asking": self._scope.asking[self._record.index], "started_by": self._scope.execution.record.started_by}
 
     async def request(self, request: InteractionRequest, *, deadline: float | None = None) -> _ObservedHandle:
         if request.asking is None and request.started_by is None:

@@ -15,6 +15,9 @@ from collections.abc import Callable
 from typing import Any
 
 from gui.core.asks import (
+    FORM_TIMEOUT,
+    ElicitationRequest,
+    ElicitationResponse,
     InteractionPort,
     ShellApprovalRequest,
     ToolApprovalRequest,
@@ -297,7 +300,7 @@ class ToolCaller:
         return ToolContext(
             run_id=scope.run_id, tool_call_id=record.tool_call_id, tool_name=record.tool,
             sequence_name=scope.sequence_name, group_name=scope.group.name,
-            interactions=port, elicitation=port, deadline=scope.deadline, depth=scope.depth,
+            interactions=port, elicitation=_CallForms(self, scope, record), deadline=scope.deadline, depth=scope.depth,
             call_sequence=port.call_sequence if scope.call_sequence is not None else None,
             progress=port.progress, log=port.log, record_process=port.record_process,
             approved=approved, approval=approval,
@@ -367,6 +370,24 @@ class ToolCaller:
             raise _Denied(outcome.reason or "not approved")
         return outcome.edited_input, shown
 
+    # -- a form its MCP server asks ----------------------------------------------------------------
+    async def ask_form(self, scope: CallScope, record: ToolRecord, request: ElicitationRequest) -> ElicitationResponse:
+        """A form the call's MCP server asks while the call runs (`_CallForms`): in the inbox for at most
+        `FORM_TIMEOUT`, never past the group's deadline, for the step's answerers; the call is marked
+        waiting meanwhile, as for its approval. The reply is what the server receives."""
+        if request.asking is None and request.started_by is None:
+            request = request.model_copy(update={"asking": scope.asking[record.index],
+                                                 "started_by": scope.execution.record.started_by})
+        deadline = self.interactions.clock() + FORM_TIMEOUT
+        if scope.deadline is not None:
+            deadline = min(deadline, scope.deadline)
+        asked = await self.interactions.ask_form(request, deadline=deadline)
+        self.waiting(scope, record, asked.interaction_id)
+        try:
+            return await asked.response()
+        finally:
+            self.resumed(scope, record)
+
     def _approval_request(self, scope: CallScope, tool: Tool, args: dict[str, Any], record: ToolRecord,
                           bound: Bound, shell: ShellApproval | None,
                           summary: ApprovalSummary | None) -> ShellApprovalRequest | ToolApprovalRequest:
@@ -386,7 +407,7 @@ class ToolCaller:
         }
         # Only the fields that differ from their defaults are given: the model keeps the names given (a set
         # per request), and past 18 names that set takes 2.2 KB instead of 0.7 (a waiting run's 15 KB).
-        given = {"asking": scope.asking(record.index),  # who answers, how many (`gui.core.sequences.asking`)
+        given = {"asking": scope.asking[record.index],  # who answers, how many (`gui.core.sequences.asking`)
                  "started_by": scope.execution.record.started_by, "host": record.host}
         common.update((name, value) for name, value in given.items() if value is not None)
         if shell is not None:
@@ -405,3 +426,16 @@ class ToolCaller:
                                    summary_template=summary.words.template if summary and summary.words else None,
                                    summary_params={k: str(v) for k, v in summary.words.params}
                                    if summary and summary.words else {})
+
+
+class _CallForms:
+    """A call's form handler (its `ToolContext.elicitation`): the forms its MCP server asks go to the
+    tool caller (`ToolCaller.ask_form`), which asks them for the call as it asks its approval."""
+
+    __slots__ = ("_caller", "_scope", "_record")
+
+    def __init__(self, caller: ToolCaller, scope: CallScope, record: ToolRecord) -> None:
+        self._caller, self._scope, self._record = caller, scope, record
+
+    async def handle_elicitation(self, req: ElicitationRequest) -> ElicitationResponse:
+        return await self._caller.ask_form(self._scope, self._record, req)
