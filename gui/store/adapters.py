@@ -32,6 +32,7 @@ from concurrent.futures import Future
 from functools import partial
 from typing import Any, TypeVar
 
+import orjson
 from pydantic import BaseModel, ValidationError
 from tinydb import Query
 
@@ -51,12 +52,14 @@ from gui.core.asks import (
     interaction_fields,
 )
 from gui.core.queries import DEFAULT_LIMIT, Page, check_window, sort_key
-from gui.core.runs import RunFilter, RunRecord, RunStatus, run_fields
+from gui.core.runs import RunFilter, RunRecord, RunStatus, RunText, run_fields
 from gui.core.sequences import Group, Sequence
 from gui.store.audit import FileAuditLog
 from gui.store.database import StoredDocument
+from gui.store.files import dumps
 from gui.store.hotcold import HotColdStore
 from gui.store.match import Match
+from gui.store.vouching import Vouching, shape
 from gui.store.writer import Writer, WriterClosedError
 
 log = logging.getLogger(__name__)
@@ -97,10 +100,30 @@ def _load_texts(model: type[M], texts: Iterable[tuple[str, str | bytes]]) -> lis
     items = []
     held = time.perf_counter()
     for doc_id, text in texts:
-        try:
-            item: M | None = model.model_validate_json(text)
-        except ValidationError:  # says what does not fit, and leaves it out
-            item = _load(model, StoredDocument(json.loads(text), doc_id))
+        item = _load_text(model, doc_id, text)
+        if item is not None:
+            items.append(item)
+        if time.perf_counter() - held > HOLD_GIL:
+            time.sleep(0)  # the GIL to whoever waits for it
+            held = time.perf_counter()
+    return items
+
+
+def _load_text(model: type[M], doc_id: str, text: str | bytes) -> M | None:
+    try:
+        return model.model_validate_json(text)
+    except ValidationError:  # says what does not fit, and leaves it out
+        return _load(model, StoredDocument(json.loads(text), doc_id))
+
+
+def _run_texts(vouching: Vouching, texts: Iterable[tuple[str, str | bytes, bytes | None]]) -> list[RunRecord | RunText]:
+    """`_load_texts`, but a text the store vouches for (its digest matches: `gui.store.vouching`)
+    is kept as it is, unread (`RunText`): the page is sent on as JSON."""
+    items: list[RunRecord | RunText] = []
+    held = time.perf_counter()
+    for doc_id, text, digest in texts:
+        raw = text if isinstance(text, bytes) else text.encode("utf-8")
+        item = RunText(doc_id, raw) if vouching.matches(doc_id, raw, digest) else _load_text(RunRecord, doc_id, text)
         if item is not None:
             items.append(item)
         if time.perf_counter() - held > HOLD_GIL:
@@ -111,6 +134,22 @@ def _load_texts(model: type[M], texts: Iterable[tuple[str, str | bytes]]) -> lis
 
 async def _read_page(model: type[M], texts: list[tuple[str, str | bytes]]) -> list[M]:
     return await asyncio.to_thread(_load_texts, model, texts)
+
+
+def vouching(model: type[BaseModel]) -> Vouching:
+    """What the store vouches for of `model`'s documents: a text that is strict JSON (what orjson
+    reads: no NaN, no lone surrogate) and that `model` reads as a record written back (as the store
+    writes documents) as the very same text. Such a text is what reading and writing it would send."""
+
+    def reads_as_written(text: bytes) -> bool:
+        try:
+            orjson.loads(text)
+            record = model.model_validate_json(text)
+            return dumps(record.model_dump(mode="json", by_alias=True)).encode("utf-8") == text
+        except (ValueError, TypeError):  # not JSON (orjson's error), not a record (ValidationError)
+            return False
+
+    return Vouching(shape(model), reads_as_written)
 
 
 def indexer(model: type[M], fields: Callable[[M], dict[str, Any]]) -> Callable[[Mapping[str, Any]], dict[str, Any]]:
@@ -297,8 +336,9 @@ def _sequence(doc: Any) -> Sequence | None:
 
 
 class TinyRunStore:
-    def __init__(self, table: HotColdStore, writer: Writer) -> None:
-        self._table, self._writer = table, writer
+    def __init__(self, table: HotColdStore, writer: Writer, vouched: Vouching) -> None:
+        """`vouched`: what `table`'s history vouches for (`vouching(RunRecord)`, given to it too)."""
+        self._table, self._writer, self._vouching = table, writer, vouched
         self._archiver = Archiver(table, writer)
 
     async def save(self, record: RunRecord) -> None:
@@ -340,6 +380,24 @@ class TinyRunStore:
         cond = run_query(RunFilter(status, sequence, started_from, started_to, text))
         texts, total = await self._writer.read(self._table.find_texts, cond, sort_key, limit, offset)
         return Page(await _read_page(RunRecord, texts), total)
+
+    async def query_texts(
+        self,
+        *,
+        status: RunStatus | None = None,
+        sequence: str | None = None,
+        started_from: float | None = None,
+        started_to: float | None = None,
+        text: str | None = None,
+        limit: int = DEFAULT_LIMIT,
+        offset: int = 0,
+    ) -> Page[RunRecord | RunText]:
+        """`query`, each text history vouches for kept as it is (checked against its digest in a
+        worker thread, with the others read there as `query` reads them)."""
+        check_window(limit, offset)
+        cond = run_query(RunFilter(status, sequence, started_from, started_to, text))
+        texts, total = await self._writer.read(self._table.find_vouched_texts, cond, sort_key, limit, offset)
+        return Page(await asyncio.to_thread(_run_texts, self._vouching, texts), total)
 
 
 def _interaction_item(record: InteractionRecord) -> Item:

@@ -56,6 +56,7 @@ from gui.core.runs import (
     RunStatus,
     RunStopRequests,
     RunStore,
+    RunText,
     Schedule,
     ScheduleStore,
     can_be_prefix,
@@ -430,6 +431,22 @@ class Engine:
                                      started_to=started_to, text=text, limit=limit, offset=offset)
         live = [self.runner.snapshot(r.run_id) if not r.finished else None for r in page.items]
         return Page([fresh or r for fresh, r in zip(live, page.items, strict=True)], page.total)
+
+    async def run_page_texts(self, *, status: RunStatus | None = None, sequence: str | None = None,
+                             started_from: float | None = None, started_to: float | None = None,
+                             text: str | None = None, limit: int = 50,
+                             offset: int = 0) -> Page[RunRecord | RunText]:
+        """`run_page` for a page sent on as JSON (the HTTP API): a run the store vouches for is its
+        JSON text, unread (`RunStore.query_texts`); a run that goes on here is as it is now."""
+        page = await self.runs.query_texts(status=status, sequence=sequence, started_from=started_from,
+                                           started_to=started_to, text=text, limit=limit, offset=offset)
+        items: list[RunRecord | RunText] = []
+        for item in page.items:
+            if isinstance(item, RunText):
+                items.append(self.runner.snapshot(item.run_id) or item)
+            else:
+                items.append((self.runner.snapshot(item.run_id) if not item.finished else None) or item)
+        return Page(items, page.total)
 
     # -- interactions --------------------------------------------------------------------------
     async def pending(self, run_id: str | None = None) -> list[InteractionRecord]:

@@ -29,6 +29,7 @@ from gui.core.runs.records import (
     RunRecord,
     RunStatus,
     RunStore,
+    RunText,
     ToolRecord,
     run_fields,
 )
@@ -94,6 +95,7 @@ __all__ = [
     "RunStatus",
     "RunStopRequests",
     "RunStore",
+    "RunText",
     "Schedule",
     "ScheduleInvalid",
     "Scheduler",

@@ -10,7 +10,7 @@ from __future__ import annotations
 import builtins
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, Literal, Protocol
+from typing import Any, Literal, NamedTuple, Protocol
 
 from pydantic import BaseModel, Field, model_validator
 
@@ -298,6 +298,16 @@ class LeaseLost(Conflict):
         self.run_ids = run_ids
 
 
+class RunText(NamedTuple):
+    """A stored run's record as JSON text the store vouches for: the JSON value of
+    `record.model_dump(mode="json", by_alias=True)` of the record it reads as (checked by the store
+    when it wrote the text, and the text unchanged since), so a surface that sends a page on as JSON
+    need not read it (`RunStore.query_texts`)."""
+
+    run_id: str
+    text: bytes
+
+
 class RunStore(Protocol):
     """Where run records live. `save` is durable when it returns.
 
@@ -305,6 +315,8 @@ class RunStore(Protocol):
     is fenced: once another process has taken the run over, it raises `LeaseLost` and changes nothing.
 
     `query` pages and filters in the store (see `gui.core.queries`): newest first, and the total.
+    `query_texts` is `query` with any record the store vouches for as its JSON text (`RunText`), for a
+    page sent on as JSON; a store that vouches for none gives the records themselves.
     `list` is its first `limit` records after `offset` with no filter. `save_many` is `save` of each
     in turn (an import: the TinyDB store writes finished runs in one go).
     """
@@ -336,6 +348,18 @@ class RunStore(Protocol):
         limit: int = DEFAULT_LIMIT,
         offset: int = 0,
     ) -> Page[RunRecord]: ...
+
+    async def query_texts(
+        self,
+        *,
+        status: RunStatus | None = None,
+        sequence: str | None = None,
+        started_from: float | None = None,
+        started_to: float | None = None,
+        text: str | None = None,
+        limit: int = DEFAULT_LIMIT,
+        offset: int = 0,
+    ) -> Page[RunRecord | RunText]: ...
 
 
 @dataclass(frozen=True)
