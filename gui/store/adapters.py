@@ -113,7 +113,13 @@ def _load_text(model: type[M], doc_id: str, text: str | bytes) -> M | None:
     try:
         return model.model_validate_json(text)
     except ValidationError:  # says what does not fit, and leaves it out
-        return _load(model, StoredDocument(json.loads(text), doc_id))
+        try:
+            doc = json.loads(text)
+        except ValueError as exc:  # not one JSON value: a history file changed behind the store's back
+            log.warning("the stored %s %r cannot be read and is left out: its text is not JSON (%s)",
+                        model.__name__, doc_id, exc)
+            return None
+        return _load(model, StoredDocument(doc, doc_id))
 
 
 def _run_texts(vouching: Vouching, texts: Iterable[tuple[str, str | bytes, bytes | None]]) -> list[RunRecord | RunText]:
