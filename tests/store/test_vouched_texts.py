@@ -141,3 +141,12 @@ def test_only_a_text_the_model_reads_back_as_itself_is_vouched_for():
     assert not reads_as_written(json.dumps({**record, "finished_at": float("nan")}, separators=(",", ":")).encode())
     assert not reads_as_written(json.dumps({**record, "status": "weird"}, separators=(",", ":")).encode())
     assert not reads_as_written(b"{" + written[1:-1] + b',"x":1}{}')
+
+
+async def test_a_text_the_model_would_read_otherwise_is_read_not_sent_as_it_is(tmp_path):
+    legacy = run(1)
+    legacy.status, legacy.error = "stopped", "stopped by the user"  # as kept before causes were (no cause)
+    await stored(tmp_path, [run(0), legacy])
+    items = {item.run_id: item for item in await page_of(tmp_path)}  # type: ignore[union-attr]
+    assert isinstance(items["run000"], RunText)
+    assert isinstance(items["run001"], RunRecord) and items["run001"].cause == "person"
