@@ -144,14 +144,16 @@ async def _read_page(model: type[M], texts: list[tuple[str, str | bytes]]) -> li
 
 def vouching(model: type[BaseModel]) -> Vouching:
     """What the store vouches for of `model`'s documents: a text that is strict JSON (what orjson
-    reads: no NaN, no lone surrogate) and that `model` reads as a record written back (as the store
-    writes documents) as the very same text. Such a text is what reading and writing it would send."""
+    reads: no NaN, no lone surrogate) and that `model` reads as a record written back as the very
+    same text, by pydantic (as the API writes a record) or as the store writes documents (ASCII).
+    Such a text is what reading and writing it would send."""
 
     def reads_as_written(text: bytes) -> bool:
         try:
             orjson.loads(text)
             record = model.model_validate_json(text)
-            return dumps(record.model_dump(mode="json", by_alias=True)).encode("utf-8") == text
+            return (record.model_dump_json(by_alias=True).encode("utf-8") == text
+                    or dumps(record.model_dump(mode="json", by_alias=True)).encode("utf-8") == text)
         except (ValueError, TypeError):  # not JSON (orjson's error), not a record (ValidationError)
             return False
 

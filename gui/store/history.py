@@ -189,13 +189,23 @@ class History:
                 texts.update(sliced)
         for doc_id in rest:
             seg = self._where.get(doc_id)
-            doc = None if seg is None else self._segment(seg).raw().get(doc_id)
+            table = None if seg is None else self._segment(seg)
+            doc = None if table is None else table.raw().get(doc_id)
             if doc is None:
                 if seg is not None:
                     log.warning("%s: the index lists %r but its segment does not hold it", self.name, doc_id)
                 continue
-            texts[doc_id] = json_text(doc)
+            assert table is not None
+            texts[doc_id] = self._written_text(table, doc_id) or json_text(doc)
         return texts
+
+    def _written_text(self, table: DocTable, doc_id: str) -> bytes | None:
+        """The document's text as this process wrote it in the segment's file (what is there now,
+        and what the store may vouch for); None when it did not write that file."""
+        storage = table.storage
+        entry = storage.entry(self.name, doc_id) if isinstance(storage, WholeDocumentStorage) else None
+        key = f"{dumps(doc_id)}:"
+        return entry[len(key):].encode("utf-8") if entry is not None and entry.startswith(key) else None
 
     def digests(self, ids: Iterable[str]) -> dict[str, bytes]:
         """The digest of each of these documents' text that the store vouches for (`gui.store.vouching`):
@@ -408,12 +418,14 @@ class History:
         now: dict[str, tuple[str, bytes | None]] = {}
         for doc_id in ids:
             entry = storage.entry(self.name, doc_id)
-            key = f"{dumps(doc_id)}:"
-            if entry is None or not entry.startswith(key):  # no span either (`WholeDocumentStorage`)
+            if entry is None:
                 continue
             seen = known.get(doc_id)
             if seen is not None and seen[0] is entry:
                 now[doc_id] = seen
+                continue
+            key = f"{dumps(doc_id)}:"
+            if not entry.startswith(key):  # no span either (`WholeDocumentStorage`)
                 continue
             text = entry[len(key):].encode("utf-8")
             digest = vouching.digest(doc_id, text)

@@ -130,8 +130,8 @@ def test_only_a_text_the_model_reads_back_as_itself_is_vouched_for():
     reads_as_written = vouching(RunRecord).reads_as_written
     record = run(1).model_dump(mode="json", by_alias=True)
     written = json.dumps(record, separators=(",", ":")).encode()
-    assert reads_as_written(written)
-    assert not reads_as_written(json.dumps(record, separators=(",", ":"), ensure_ascii=False).encode())
+    assert reads_as_written(written)  # as the store writes it (ASCII)
+    assert reads_as_written(run(1).model_dump_json(by_alias=True).encode())  # as pydantic (and the API) writes it
     assert not reads_as_written(json.dumps(record).encode())  # the same values, written otherwise
     earlier = {k: v for k, v in record.items() if k != "started_by"}  # a version before the field was
     assert not reads_as_written(json.dumps(earlier, separators=(",", ":")).encode())
