@@ -18,13 +18,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from gui.core.json_text import to_json_text
-from gui.core.queries import DEFAULT_LIMIT, Page, check_window, sort_key
+from gui.core.queries import DEFAULT_LIMIT, Page, StoredText, check_window, sort_key
 from gui.core.runs import (
     GroupRecord,
     RunFilter,
     RunRecord,
     RunStatus,
-    RunText,
     Schedule,
     ToolRecord,
     paused_collection,
@@ -174,11 +173,11 @@ class MemoryRunStore:
         text: str | None = None,
         limit: int = DEFAULT_LIMIT,
         offset: int = 0,
-    ) -> Page[RunRecord | RunText]:
+    ) -> Page[RunRecord | StoredText]:
         """`query`: this store vouches for no text, each record is given as it is read."""
         page = await self.query(status=status, sequence=sequence, started_from=started_from,
                                 started_to=started_to, text=text, limit=limit, offset=offset)
-        return Page(list[RunRecord | RunText](page.items), page.total)
+        return Page(list[RunRecord | StoredText](page.items), page.total)
 
 
 class MemoryScheduleStore:

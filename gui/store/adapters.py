@@ -51,8 +51,8 @@ from gui.core.asks import (
     check_mode,
     interaction_fields,
 )
-from gui.core.queries import DEFAULT_LIMIT, Page, check_window, sort_key
-from gui.core.runs import RunFilter, RunRecord, RunStatus, RunText, run_fields
+from gui.core.queries import DEFAULT_LIMIT, Page, StoredText, check_window, sort_key
+from gui.core.runs import RunFilter, RunRecord, RunStatus, run_fields
 from gui.core.sequences import Group, Sequence
 from gui.store.audit import FileAuditLog
 from gui.store.database import StoredDocument
@@ -122,14 +122,16 @@ def _load_text(model: type[M], doc_id: str, text: str | bytes) -> M | None:
         return _load(model, StoredDocument(doc, doc_id))
 
 
-def _run_texts(vouching: Vouching, texts: Iterable[tuple[str, str | bytes, bytes | None]]) -> list[RunRecord | RunText]:
+def _vouched_or_read(model: type[M], vouching: Vouching,
+                     texts: Iterable[tuple[str, str | bytes, bytes | None]]) -> list[M | StoredText]:
     """`_load_texts`, but a text the store vouches for (its digest matches: `gui.store.vouching`)
-    is kept as it is, unread (`RunText`): the page is sent on as JSON."""
-    items: list[RunRecord | RunText] = []
+    is kept as it is, unread (`StoredText`): the page is sent on as JSON."""
+    items: list[M | StoredText] = []
     held = time.perf_counter()
     for doc_id, text, digest in texts:
         raw = text if isinstance(text, bytes) else text.encode("utf-8")
-        item = RunText(doc_id, raw) if vouching.matches(doc_id, raw, digest) else _load_text(RunRecord, doc_id, text)
+        item: M | StoredText | None = (StoredText(doc_id, raw) if vouching.matches(doc_id, raw, digest)
+                                       else _load_text(model, doc_id, text))
         if item is not None:
             items.append(item)
         if time.perf_counter() - held > HOLD_GIL:
@@ -142,18 +144,18 @@ async def _read_page(model: type[M], texts: list[tuple[str, str | bytes]]) -> li
     return await asyncio.to_thread(_load_texts, model, texts)
 
 
-def vouching(model: type[BaseModel]) -> Vouching:
+def vouching(model: type[BaseModel], *, by_alias: bool) -> Vouching:
     """What the store vouches for of `model`'s documents: a text that is strict JSON (what orjson
     reads: no NaN, no lone surrogate) and that `model` reads as a record written back as the very
-    same text, by pydantic (as the API writes a record) or as the store writes documents (ASCII).
-    Such a text is what reading and writing it would send."""
+    same text, by pydantic (as the API writes a record) or as the store writes documents (ASCII),
+    `by_alias` as the store keeps them. Such a text is what reading and writing it would send."""
 
     def reads_as_written(text: bytes) -> bool:
         try:
             orjson.loads(text)
             record = model.model_validate_json(text)
-            return (record.model_dump_json(by_alias=True).encode("utf-8") == text
-                    or dumps(record.model_dump(mode="json", by_alias=True)).encode("utf-8") == text)
+            return (record.model_dump_json(by_alias=by_alias).encode("utf-8") == text
+                    or dumps(record.model_dump(mode="json", by_alias=by_alias)).encode("utf-8") == text)
         except (ValueError, TypeError):  # not JSON (orjson's error), not a record (ValidationError)
             return False
 
@@ -399,13 +401,13 @@ class TinyRunStore:
         text: str | None = None,
         limit: int = DEFAULT_LIMIT,
         offset: int = 0,
-    ) -> Page[RunRecord | RunText]:
+    ) -> Page[RunRecord | StoredText]:
         """`query`, each text history vouches for kept as it is (checked against its digest in a
         worker thread, with the others read there as `query` reads them)."""
         check_window(limit, offset)
         cond = run_query(RunFilter(status, sequence, started_from, started_to, text))
         texts, total = await self._writer.read(self._table.find_vouched_texts, cond, sort_key, limit, offset)
-        return Page(await asyncio.to_thread(_run_texts, self._vouching, texts), total)
+        return Page(await asyncio.to_thread(_vouched_or_read, RunRecord, self._vouching, texts), total)
 
 
 def _interaction_item(record: InteractionRecord) -> Item:
@@ -414,8 +416,9 @@ def _interaction_item(record: InteractionRecord) -> Item:
 
 
 class TinyInteractionStore:
-    def __init__(self, table: HotColdStore, writer: Writer) -> None:
-        self._table, self._writer = table, writer
+    def __init__(self, table: HotColdStore, writer: Writer, vouched: Vouching) -> None:
+        """`vouched`: what `table`'s history vouches for (`vouching(InteractionRecord)`, given to it too)."""
+        self._table, self._writer, self._vouching = table, writer, vouched
         self._archiver = Archiver(table, writer)
 
     async def save(self, record: InteractionRecord) -> None:
@@ -457,6 +460,23 @@ class TinyInteractionStore:
         cond = interaction_query(InteractionFilter(status, kind, run_id, sequence, tool_name))
         texts, total = await self._writer.read(self._table.find_texts, cond, sort_key, limit, offset)
         return Page(await _read_page(InteractionRecord, texts), total)
+
+    async def query_texts(
+        self,
+        *,
+        status: InteractionStatusFilter | None = None,
+        kind: InteractionKind | None = None,
+        run_id: str | None = None,
+        sequence: str | None = None,
+        tool_name: str | None = None,
+        limit: int = DEFAULT_LIMIT,
+        offset: int = 0,
+    ) -> Page[InteractionRecord | StoredText]:
+        """`query`, each text history vouches for kept as it is (as `TinyRunStore.query_texts`)."""
+        check_window(limit, offset)
+        cond = interaction_query(InteractionFilter(status, kind, run_id, sequence, tool_name))
+        texts, total = await self._writer.read(self._table.find_vouched_texts, cond, sort_key, limit, offset)
+        return Page(await asyncio.to_thread(_vouched_or_read, InteractionRecord, self._vouching, texts), total)
 
 
 MODES_ID = "modes"

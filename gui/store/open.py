@@ -124,13 +124,14 @@ async def open_stores(folder: Path | None = None, *, segment_docs: int = 1000,
         return open_store(folder, name, indexer=index, accept=accept, report=report, segment_docs=segment_docs,
                           sync_later=writer.sync_later, later=later, vouching=vouched)
 
-    run_texts = vouching(RunRecord)  # runs' pages are sent on as JSON (`GET /api/runs`)
+    # pages sent on as JSON (`GET /api/runs`, `/api/interactions`): as each store keeps its documents
+    run_texts, interaction_texts = vouching(RunRecord, by_alias=True), vouching(InteractionRecord, by_alias=False)
 
     try:
         sequences = await writer.run(store, "sequences", is_sequence)
         runs = await writer.run(store, "runs", is_run, indexer(RunRecord, run_fields), run_texts)
         interactions = await writer.run(store, "interactions", is_interaction,
-                                        indexer(InteractionRecord, interaction_fields))
+                                        indexer(InteractionRecord, interaction_fields), interaction_texts)
         settings = await writer.run(store, "settings", is_settings)
         # what a stopped process left final in the hot documents moves to history, behind the first pages
         for table, final in ((runs, FINISHED_RUN), (interactions, ENDED_STATUSES)):
@@ -142,7 +143,8 @@ async def open_stores(folder: Path | None = None, *, segment_docs: int = 1000,
         release_lock(folder)
         raise
     return Stores(folder=folder, sequences=TinySequenceStore(sequences, writer),
-                  runs=TinyRunStore(runs, writer, run_texts), interactions=TinyInteractionStore(interactions, writer),
+                  runs=TinyRunStore(runs, writer, run_texts),
+                  interactions=TinyInteractionStore(interactions, writer, interaction_texts),
                   modes=modes, writer=writer,
                   schedules=TinyScheduleStore(schedules, writer), lock=lock, damage=damage,
                   tables=[sequences, runs, interactions, settings, schedules])

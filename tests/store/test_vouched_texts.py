@@ -13,7 +13,8 @@ from pathlib import Path
 from support.hotcold import open_store
 from tinydb import where
 
-from gui.core.runs import GroupRecord, RunRecord, RunText, ToolRecord
+from gui.core.queries import StoredText
+from gui.core.runs import GroupRecord, RunRecord, ToolRecord
 from gui.store.adapters import vouching
 from gui.store.open import open_stores
 from gui.store.slices import KEY, TABLE
@@ -28,9 +29,13 @@ def run(n: int, status: str = "succeeded") -> RunRecord:
                      groups=[GroupRecord(index=0, name="g", tools=[tool])])
 
 
-def values(item: RunRecord | RunText) -> object:
+def ident(item: RunRecord | StoredText) -> str:
+    return item.id if isinstance(item, StoredText) else item.run_id
+
+
+def values(item: RunRecord | StoredText) -> object:
     """The JSON value a page sends for the item (`gui.api.runs`)."""
-    return json.loads(item.text if isinstance(item, RunText) else item.model_dump_json(by_alias=True))
+    return json.loads(item.text if isinstance(item, StoredText) else item.model_dump_json(by_alias=True))
 
 
 async def stored(folder: Path, records: list[RunRecord]) -> None:
@@ -41,7 +46,7 @@ async def stored(folder: Path, records: list[RunRecord]) -> None:
         stores.close()
 
 
-async def page_of(folder: Path, **query: object) -> list[RunRecord | RunText]:
+async def page_of(folder: Path, **query: object) -> list[RunRecord | StoredText]:
     stores = await open_stores(folder, segment_docs=3)
     try:
         return (await stores.runs.query_texts(**query)).items  # type: ignore[arg-type]
@@ -84,9 +89,9 @@ async def test_a_page_of_history_is_the_stored_text_and_says_what_reading_it_say
             read = (await stores.runs.query(**query)).items  # type: ignore[arg-type]
         finally:
             stores.close()
-        assert items and all(isinstance(item, RunText) for item in items)  # none of them read
+        assert items and all(isinstance(item, StoredText) for item in items)  # none of them read
         assert [values(item) for item in items] == [values(record) for record in read]
-        assert [item.run_id for item in items] == [record.run_id for record in read]  # type: ignore[union-attr]
+        assert [ident(item) for item in items] == [record.run_id for record in read]
     assert [values(item) for item in await page_of(tmp_path, limit=2)] == [values(r) for r in records[:-3:-1]]
 
 
@@ -95,15 +100,15 @@ async def test_a_text_changed_on_disk_with_the_stamp_kept_is_read_and_checked_ag
     segment, start, stop = segment_holding(tmp_path, "run004")
     text = segment.read_bytes()[start:stop]
     changed_in_place(segment, start, stop, text.replace(b'"done 4"', b'"DONE 4"'))
-    items = {item.run_id: item for item in await page_of(tmp_path)}  # type: ignore[union-attr]
+    items = {ident(item): item for item in await page_of(tmp_path)}
     assert isinstance(items["run004"], RunRecord)  # not sent as it is: read, as any stored record
     assert items["run004"].groups[0].tools[0].result == "DONE 4"
-    assert all(isinstance(item, RunText) for run_id, item in items.items() if run_id != "run004")
+    assert all(isinstance(item, StoredText) for run_id, item in items.items() if run_id != "run004")
     # a text made into two objects (one of them no run) within the same bytes: refused, never sent on
     injected = b'{"run_id":"run004"},{"x":"' + b"y" * (stop - start - 28) + b'"}'
     changed_in_place(segment, start, stop, injected)
     with caplog.at_level(logging.WARNING):
-        items = {item.run_id: item for item in await page_of(tmp_path)}  # type: ignore[union-attr]
+        items = {ident(item): item for item in await page_of(tmp_path)}
     assert "run004" not in items and len(items) == 5
     assert "the stored RunRecord 'run004' cannot be read and is left out" in caplog.text
 
@@ -114,7 +119,7 @@ async def test_texts_are_not_vouched_for_by_a_store_of_another_shape_or_with_dam
     texts, _ = store.find_vouched_texts(where("created_at") > 0, lambda fields, doc_id: doc_id)
     other = Vouching(b"another shape", lambda text: True)
     assert texts and not any(other.matches(doc_id, text, digest) for doc_id, text, digest in texts)  # type: ignore[arg-type]
-    mine = vouching(RunRecord)
+    mine = vouching(RunRecord, by_alias=True)
     assert all(mine.matches(doc_id, text, digest) for doc_id, text, digest in texts)  # type: ignore[arg-type]
     store.close()
     index = tmp_path / "history" / "runs-0001.index.json"
@@ -123,11 +128,11 @@ async def test_texts_are_not_vouched_for_by_a_store_of_another_shape_or_with_dam
     index.write_text(json.dumps(kept))
     items = await page_of(tmp_path)
     assert [values(item) for item in items] == [values(run(n)) for n in (2, 1, 0)]
-    assert not any(isinstance(item, RunText) for item in items)
+    assert not any(isinstance(item, StoredText) for item in items)
 
 
 def test_only_a_text_the_model_reads_back_as_itself_is_vouched_for():
-    reads_as_written = vouching(RunRecord).reads_as_written
+    reads_as_written = vouching(RunRecord, by_alias=True).reads_as_written
     record = run(1).model_dump(mode="json", by_alias=True)
     written = json.dumps(record, separators=(",", ":")).encode()
     assert reads_as_written(written)  # as the store writes it (ASCII)
@@ -147,6 +152,6 @@ async def test_a_text_the_model_would_read_otherwise_is_read_not_sent_as_it_is(t
     legacy = run(1)
     legacy.status, legacy.error = "stopped", "stopped by the user"  # as kept before causes were (no cause)
     await stored(tmp_path, [run(0), legacy])
-    items = {item.run_id: item for item in await page_of(tmp_path)}  # type: ignore[union-attr]
-    assert isinstance(items["run000"], RunText)
+    items = {ident(item): item for item in await page_of(tmp_path)}
+    assert isinstance(items["run000"], StoredText)
     assert isinstance(items["run001"], RunRecord) and items["run001"].cause == "person"

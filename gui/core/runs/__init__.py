@@ -29,7 +29,6 @@ from gui.core.runs.records import (
     RunRecord,
     RunStatus,
     RunStore,
-    RunText,
     ToolRecord,
     run_fields,
 )
@@ -95,7 +94,6 @@ __all__ = [
     "RunStatus",
     "RunStopRequests",
     "RunStore",
-    "RunText",
     "Schedule",
     "ScheduleInvalid",
     "Scheduler",

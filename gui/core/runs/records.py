@@ -10,13 +10,13 @@ from __future__ import annotations
 import builtins
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, Literal, NamedTuple, Protocol
+from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, Field, model_validator
 
 from gui.core.causes import EndCause, legacy_run_cause
 from gui.core.errors import Conflict
-from gui.core.queries import DEFAULT_LIMIT, Page, contains_text
+from gui.core.queries import DEFAULT_LIMIT, Page, StoredText, contains_text
 
 ToolStatus = Literal["queued", "running", "waiting", "succeeded", "failed", "skipped", "degraded", "cancelled"]
 GroupStatus = Literal["waiting", "running", "skipped", "succeeded", "failed", "stopped", "cancelled"]
@@ -298,16 +298,6 @@ class LeaseLost(Conflict):
         self.run_ids = run_ids
 
 
-class RunText(NamedTuple):
-    """A stored run's record as JSON text the store vouches for: the JSON value of
-    `record.model_dump(mode="json", by_alias=True)` of the record it reads as (checked by the store
-    when it wrote the text, and the text unchanged since), so a surface that sends a page on as JSON
-    need not read it (`RunStore.query_texts`)."""
-
-    run_id: str
-    text: bytes
-
-
 class RunStore(Protocol):
     """Where run records live. `save` is durable when it returns.
 
@@ -315,7 +305,7 @@ class RunStore(Protocol):
     is fenced: once another process has taken the run over, it raises `LeaseLost` and changes nothing.
 
     `query` pages and filters in the store (see `gui.core.queries`): newest first, and the total.
-    `query_texts` is `query` with any record the store vouches for as its JSON text (`RunText`), for a
+    `query_texts` is `query` with any record the store vouches for as its JSON text (`StoredText`), for a
     page sent on as JSON; a store that vouches for none gives the records themselves.
     `list` is its first `limit` records after `offset` with no filter. `save_many` is `save` of each
     in turn (an import: the TinyDB store writes finished runs in one go).
@@ -359,7 +349,7 @@ class RunStore(Protocol):
         text: str | None = None,
         limit: int = DEFAULT_LIMIT,
         offset: int = 0,
-    ) -> Page[RunRecord | RunText]: ...
+    ) -> Page[RunRecord | StoredText]: ...
 
 
 @dataclass(frozen=True)
