@@ -41,8 +41,10 @@ async def list_interactions(request: Request, engine: EngineFrom, status: Intera
                             limit: int = Query(100, ge=1, le=1000),
                             offset: int = Query(0, ge=0, le=10**9)) -> Response:
     """Newest first; `X-Total-Count` says how many match. The page is written out in a worker thread,
-    record by record, as runs are (`gui.api.runs.list_runs`). With `view` (needs_you, waiting, started_by_you): the
-    pending requests in that view of the asking person's inbox, oldest first (no other filter)."""
+    record by record, as runs are (`gui.api.runs.list_runs`): a request the store vouches for is sent
+    as the JSON text it keeps, unread (the same JSON value, the id put first). With `view` (needs_you,
+    waiting, started_by_you): the pending requests in that view of the asking person's inbox, oldest
+    first (no other filter)."""
     if view is not None:
         others = {"status": status not in (None, "pending"), "run_id": run_id, "kind": kind, "sequence": sequence,
                   "tool": tool}
