@@ -429,7 +429,7 @@ class History:
                 continue
             text = entry[len(key):].encode("utf-8")
             digest = vouching.digest(doc_id, text)
-            if trusted.get(doc_id) != digest and not vouching.reads_as_written(text):
+            if trusted.get(doc_id) != digest and not vouching.vouches(text):
                 now[doc_id] = (entry, None)
             else:
                 now[doc_id] = (entry, digest)

@@ -155,3 +155,14 @@ async def test_a_text_the_model_would_read_otherwise_is_read_not_sent_as_it_is(t
     items = {ident(item): item for item in await page_of(tmp_path)}
     assert isinstance(items["run000"], StoredText)
     assert isinstance(items["run001"], RunRecord) and items["run001"].cause == "person"
+
+
+async def test_a_text_too_long_to_check_on_the_writer_is_read_as_before(tmp_path):
+    from gui.store.vouching import CHECKED_AT_MOST
+
+    long = run(1)
+    long.groups[0].tools[0].result = "x" * CHECKED_AT_MOST
+    await stored(tmp_path, [run(0), long])
+    items = {ident(item): item for item in await page_of(tmp_path)}
+    assert isinstance(items["run000"], StoredText)
+    assert isinstance(items["run001"], RunRecord) and items["run001"] == long
