@@ -173,9 +173,10 @@ class History:
         return docs
 
     def texts(self, ids: Iterable[str]) -> dict[str, bytes]:
-        """The documents with these ids as their JSON text, rendered from the stored documents
-        without copying them (a page handed to a caller who parses it elsewhere, off this thread).
-        What orjson refuses (a lone surrogate, an integer past 64 bits) is written by `dumps`."""
+        """The documents with these ids as their JSON text (a page handed to a caller who parses it
+        elsewhere, off this thread): read where the slices say, or as this process wrote it, or else
+        rendered from the stored documents without copying them (what orjson refuses, a lone
+        surrogate or an integer past 64 bits, is written by `dumps`)."""
         texts: dict[str, bytes] = {}
         by_segment: dict[int | None, list[str]] = {}
         for doc_id in ids:
