@@ -22,8 +22,10 @@ would hold the writer for tens of milliseconds), and is read on each page as bef
 
 A digest is a statement about content, not about a file: kept for a document whose text is the same
 after its segment is written again, and checked again (`reads_as_written`) for any other text.
-Someone able to rewrite a segment and its index together can write anything the app would read;
-that is beyond what a digest kept beside the data can tell.
+The key is no secret (anyone can compute it from the schema): someone able to rewrite a segment and
+its index together, digests included, could have any text between two braces sent as a record,
+where reading it would have refused it. That is beyond what a digest kept beside the data can tell;
+such a person can as well write false records that read well.
 """
 
 from __future__ import annotations
