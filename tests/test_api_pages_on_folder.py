@@ -23,6 +23,7 @@ from gui.core.asks.interactions import (
     ShellApprovalRequest,
     ToolSource,
 )
+from gui.core.queries import StoredText
 from gui.core.runs import GroupRecord, RunRecord, ToolRecord
 from gui.runtime import Runtime, open_runtime
 
@@ -77,6 +78,10 @@ async def test_a_page_of_runs_is_each_record_as_its_route_writes_it(client, runt
     assert got.json() == as_before([record_json(r) for r in stored])
     assert [r["run_id"] for r in got.json()] == [f"run{n:03d}" for n in range(29, -1, -1)]
     assert got.json()[0]["groups"][0]["tools"][0]["as"] == "said"  # by alias, as `record_json`
+    sent = (await runtime.engine.run_page_texts(limit=30)).items
+    vouched = {item.id for item in sent if isinstance(item, StoredText)}
+    # sent as stored, unread: all but the text with a lone surrogate (not strict JSON: read, and repaired)
+    assert vouched == {f"run{n:03d}" for n in range(30) if ODD_RESULTS[n % len(ODD_RESULTS)] != "half a pair \ud800"}
 
 
 async def test_a_page_of_requests_has_the_id_first_and_reads_as_before(client, runtime):
@@ -87,6 +92,10 @@ async def test_a_page_of_requests_has_the_id_first_and_reads_as_before(client, r
     assert got.headers["content-encoding"] == "gzip" and got.headers["x-total-count"] == "12"
     assert got.json() == as_before([interaction_json(r) for r in stored])
     assert all(next(iter(item)) == "interaction_id" for item in got.json())
+    sent = (await runtime.engine.interaction_page_texts(status="resolved", limit=12)).items
+    vouched = {item.id for item in sent if isinstance(item, StoredText)}
+    # sent as stored, unread: all but the command with a lone surrogate (not strict JSON: read, and repaired)
+    assert vouched == {f"i{n:03d}" for n in range(12) if n % 6 != 4}
 
 
 async def test_an_empty_page_is_not_gzipped(client):

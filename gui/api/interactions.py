@@ -14,7 +14,7 @@ from fastapi import Query, Request
 from fastapi.responses import Response
 from pydantic import ValidationError
 
-from gui.api.body import json_list_response, json_response, read_json, type_name
+from gui.api.body import dump_bytes, json_list_response, json_response, read_json, type_name
 from gui.api.roles import asker_name, person_of, token_of
 from gui.api.shared import EngineFrom, interaction_bytes, interaction_json, pydantic_detail
 from gui.core.asks import (
@@ -23,10 +23,12 @@ from gui.core.asks import (
     ApprovalRule,
     InboxView,
     InteractionKind,
+    InteractionRecord,
     InteractionStatusFilter,
     Via,
 )
 from gui.core.errors import Invalid, NotFound, Unreadable
+from gui.core.queries import StoredText
 from gui.wire import ANSWERED_VIA, BatchBody, CancelBody, HandOverBody
 
 _RESPONSE_BODY = 'a response like {"kind": "approval", "decision": "approved"}'
@@ -39,8 +41,10 @@ async def list_interactions(request: Request, engine: EngineFrom, status: Intera
                             limit: int = Query(100, ge=1, le=1000),
                             offset: int = Query(0, ge=0, le=10**9)) -> Response:
     """Newest first; `X-Total-Count` says how many match. The page is written out in a worker thread,
-    record by record, as runs are (`gui.api.runs.list_runs`). With `view` (needs_you, waiting, started_by_you): the
-    pending requests in that view of the asking person's inbox, oldest first (no other filter)."""
+    record by record, as runs are (`gui.api.runs.list_runs`): a request the store vouches for is sent
+    as the JSON text it keeps, unread (the same JSON value, the id put first). With `view` (needs_you,
+    waiting, started_by_you): the pending requests in that view of the asking person's inbox, oldest
+    first (no other filter)."""
     if view is not None:
         others = {"status": status not in (None, "pending"), "run_id": run_id, "kind": kind, "sequence": sequence,
                   "tool": tool}
@@ -50,9 +54,19 @@ async def list_interactions(request: Request, engine: EngineFrom, status: Intera
         found = await engine().inbox(asker_name(request.scope), view)
         window = found[offset:offset + limit]
         return await json_list_response(request, window, interaction_bytes, headers={"X-Total-Count": str(len(found))})
-    page = await engine().interaction_page(status=status, kind=kind, run_id=run_id, sequence=sequence,
-                                           tool_name=tool, limit=limit, offset=offset)
-    return await json_list_response(request, page.items, interaction_bytes, headers={"X-Total-Count": str(page.total)})
+    page = await engine().interaction_page_texts(status=status, kind=kind, run_id=run_id, sequence=sequence,
+                                                 tool_name=tool, limit=limit, offset=offset)
+    return await json_list_response(request, page.items, _interaction_bytes,
+                                    headers={"X-Total-Count": str(page.total)})
+
+
+def _interaction_bytes(item: InteractionRecord | StoredText) -> bytes:
+    """`interaction_bytes`; for a request the store vouches for, its text with the id put first (as
+    `interaction_json` writes it: the id, then the record's fields, of which the id is not one)."""
+    if not isinstance(item, StoredText):
+        return interaction_bytes(item)
+    rest = item.text[1:]
+    return b'{"interaction_id":' + dump_bytes(item.id) + (rest if rest == b"}" else b"," + rest)
 
 
 async def get_interaction(interaction_id: str, engine: EngineFrom) -> Response:

@@ -11,7 +11,8 @@ from gui.api.roles import asker_name
 from gui.api.shared import EngineFrom, pydantic_detail, record_bytes, record_json
 from gui.core.errors import Invalid, NotFound
 from gui.core.people import DESKTOP_PERSON
-from gui.core.runs import RunStatus
+from gui.core.queries import StoredText
+from gui.core.runs import RunRecord, RunStatus
 from gui.wire import RUN_BODY, StartRun, StopBody
 
 
@@ -44,10 +45,15 @@ async def list_runs(request: Request, engine: EngineFrom, limit: int = Query(100
                     started_to: float | None = None,
                     q: str | None = Query(None, description="text in the sequence's name")) -> Response:
     """Newest first; `X-Total-Count` says how many match. The page is written out in a worker thread
-    (fifty runs are 140 KB of JSON), run by run: an answer to another client goes on meanwhile."""
-    page = await engine().run_page(status=status, sequence=sequence, started_from=started_from,
-                                   started_to=started_to, text=q, limit=limit, offset=offset)
-    return await json_list_response(request, page.items, record_bytes, headers={"X-Total-Count": str(page.total)})
+    (fifty runs are 140 KB of JSON), run by run: an answer to another client goes on meanwhile. A run
+    the store vouches for is sent as the JSON text it keeps (`StoredText`: the same JSON value), unread."""
+    page = await engine().run_page_texts(status=status, sequence=sequence, started_from=started_from,
+                                         started_to=started_to, text=q, limit=limit, offset=offset)
+    return await json_list_response(request, page.items, _run_bytes, headers={"X-Total-Count": str(page.total)})
+
+
+def _run_bytes(item: RunRecord | StoredText) -> bytes:
+    return item.text if isinstance(item, StoredText) else record_bytes(item)
 
 
 async def get_run(run_id: str, engine: EngineFrom) -> Response:

@@ -24,6 +24,16 @@ class Page(NamedTuple, Generic[T]):
     total: int
 
 
+class StoredText(NamedTuple):
+    """A stored record as JSON text its store vouches for, `id` its id: the JSON value the record it
+    reads as dumps to, as the store keeps it (`model_dump(mode="json")`, by alias for a run), checked
+    by the store when it wrote the text and the text unchanged since. A surface that sends a page on
+    as JSON (the HTTP API) then need not read it: the stores' `query_texts`."""
+
+    id: str
+    text: bytes
+
+
 def check_window(limit: int, offset: int) -> None:
     if limit < 0 or offset < 0:
         raise ValueError(f"limit and offset must not be negative (got limit={limit}, offset={offset})")

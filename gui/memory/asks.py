@@ -37,7 +37,7 @@ from gui.core.asks import (
     entry_document,
     interaction_fields,
 )
-from gui.core.queries import DEFAULT_LIMIT, Page, check_window, sort_key
+from gui.core.queries import DEFAULT_LIMIT, Page, StoredText, check_window, sort_key
 
 
 class MemoryInteractionStore:
@@ -85,6 +85,22 @@ class MemoryInteractionStore:
         check_window(limit, offset)
         chosen = self._select(InteractionFilter(status, kind, run_id, sequence, tool_name))
         return Page([_parse(text) for text in chosen[offset:offset + limit]], len(chosen))
+
+    async def query_texts(
+        self,
+        *,
+        status: InteractionStatusFilter | None = None,
+        kind: InteractionKind | None = None,
+        run_id: str | None = None,
+        sequence: str | None = None,
+        tool_name: str | None = None,
+        limit: int = DEFAULT_LIMIT,
+        offset: int = 0,
+    ) -> Page[InteractionRecord | StoredText]:
+        """`query`: this store vouches for no text, each record is given as it is read."""
+        page = await self.query(status=status, kind=kind, run_id=run_id, sequence=sequence, tool_name=tool_name,
+                                limit=limit, offset=offset)
+        return Page(list[InteractionRecord | StoredText](page.items), page.total)
 
     def _select(self, wanted: InteractionFilter) -> builtins.list[str]:
         """The matching records' texts, newest first."""

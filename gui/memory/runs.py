@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from gui.core.json_text import to_json_text
-from gui.core.queries import DEFAULT_LIMIT, Page, check_window, sort_key
+from gui.core.queries import DEFAULT_LIMIT, Page, StoredText, check_window, sort_key
 from gui.core.runs import (
     GroupRecord,
     RunFilter,
@@ -162,6 +162,22 @@ class MemoryRunStore:
                        if wanted.matches(item.fields)), reverse=True)
         page = [self._items[run_id].read() for _, run_id in rows[offset:offset + limit]]
         return Page(page, len(rows))
+
+    async def query_texts(
+        self,
+        *,
+        status: RunStatus | None = None,
+        sequence: str | None = None,
+        started_from: float | None = None,
+        started_to: float | None = None,
+        text: str | None = None,
+        limit: int = DEFAULT_LIMIT,
+        offset: int = 0,
+    ) -> Page[RunRecord | StoredText]:
+        """`query`: this store vouches for no text, each record is given as it is read."""
+        page = await self.query(status=status, sequence=sequence, started_from=started_from,
+                                started_to=started_to, text=text, limit=limit, offset=offset)
+        return Page(list[RunRecord | StoredText](page.items), page.total)
 
 
 class MemoryScheduleStore:

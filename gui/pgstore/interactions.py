@@ -26,7 +26,7 @@ from gui.core.asks import (
     InteractionStatusFilter,
     interaction_fields,
 )
-from gui.core.queries import DEFAULT_LIMIT, Page, check_window
+from gui.core.queries import DEFAULT_LIMIT, Page, StoredText, check_window
 from gui.pgstore.documents import TEXT, columns, columns_of, load_all, page_query
 from gui.pgstore.pool import connected
 from gui.pgstore.tallies import counted, tally
@@ -162,3 +162,19 @@ class PgInteractionStore:
             else:
                 total = await tally(conn, "interactions")
         return Page(load_all(InteractionRecord, (r[0] for r in rows)), total)
+
+    async def query_texts(
+        self,
+        *,
+        status: InteractionStatusFilter | None = None,
+        kind: InteractionKind | None = None,
+        run_id: str | None = None,
+        sequence: str | None = None,
+        tool_name: str | None = None,
+        limit: int = DEFAULT_LIMIT,
+        offset: int = 0,
+    ) -> Page[InteractionRecord | StoredText]:
+        """`query`: this store vouches for no text, each record is given as it is read."""
+        page = await self.query(status=status, kind=kind, run_id=run_id, sequence=sequence, tool_name=tool_name,
+                                limit=limit, offset=offset)
+        return Page(list[InteractionRecord | StoredText](page.items), page.total)

@@ -26,7 +26,7 @@ from typing import Any
 from psycopg_pool import AsyncConnectionPool
 
 from gui.core.causes import EndCause, as_cause
-from gui.core.queries import DEFAULT_LIMIT, Page, check_window
+from gui.core.queries import DEFAULT_LIMIT, Page, StoredText, check_window
 from gui.core.runs import LeaseLost, RunRecord, RunStatus, run_fields
 from gui.pgstore.documents import TEXT, columns, columns_of, load_all, page_by_values_query, page_query
 from gui.pgstore.errors import WriteConflict
@@ -297,3 +297,19 @@ class PgRunStore:
             else:
                 total = await tally(conn, "runs")
         return Page(load_all(RunRecord, (r[0] for r in rows)), total)
+
+    async def query_texts(
+        self,
+        *,
+        status: RunStatus | None = None,
+        sequence: str | None = None,
+        started_from: float | None = None,
+        started_to: float | None = None,
+        text: str | None = None,
+        limit: int = DEFAULT_LIMIT,
+        offset: int = 0,
+    ) -> Page[RunRecord | StoredText]:
+        """`query`: this store vouches for no text, each record is given as it is read."""
+        page = await self.query(status=status, sequence=sequence, started_from=started_from,
+                                started_to=started_to, text=text, limit=limit, offset=offset)
+        return Page(list[RunRecord | StoredText](page.items), page.total)

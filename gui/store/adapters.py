@@ -32,6 +32,7 @@ from concurrent.futures import Future
 from functools import partial
 from typing import Any, TypeVar
 
+import orjson
 from pydantic import BaseModel, ValidationError
 from tinydb import Query
 
@@ -50,13 +51,15 @@ from gui.core.asks import (
     check_mode,
     interaction_fields,
 )
-from gui.core.queries import DEFAULT_LIMIT, Page, check_window, sort_key
+from gui.core.queries import DEFAULT_LIMIT, Page, StoredText, check_window, sort_key
 from gui.core.runs import RunFilter, RunRecord, RunStatus, run_fields
 from gui.core.sequences import Group, Sequence
 from gui.store.audit import FileAuditLog
 from gui.store.database import StoredDocument
+from gui.store.files import dumps
 from gui.store.hotcold import HotColdStore
 from gui.store.match import Match
+from gui.store.vouching import Vouching, shape
 from gui.store.writer import Writer, WriterClosedError
 
 log = logging.getLogger(__name__)
@@ -97,10 +100,38 @@ def _load_texts(model: type[M], texts: Iterable[tuple[str, str | bytes]]) -> lis
     items = []
     held = time.perf_counter()
     for doc_id, text in texts:
+        item = _load_text(model, doc_id, text)
+        if item is not None:
+            items.append(item)
+        if time.perf_counter() - held > HOLD_GIL:
+            time.sleep(0)  # the GIL to whoever waits for it
+            held = time.perf_counter()
+    return items
+
+
+def _load_text(model: type[M], doc_id: str, text: str | bytes) -> M | None:
+    try:
+        return model.model_validate_json(text)
+    except ValidationError:  # says what does not fit, and leaves it out
         try:
-            item: M | None = model.model_validate_json(text)
-        except ValidationError:  # says what does not fit, and leaves it out
-            item = _load(model, StoredDocument(json.loads(text), doc_id))
+            doc = json.loads(text)
+        except ValueError as exc:  # not one JSON value: a history file changed behind the store's back
+            log.warning("the stored %s %r cannot be read and is left out: its text is not JSON (%s)",
+                        model.__name__, doc_id, exc)
+            return None
+        return _load(model, StoredDocument(doc, doc_id))
+
+
+def _vouched_or_read(model: type[M], vouching: Vouching,
+                     texts: Iterable[tuple[str, str | bytes, bytes | None]]) -> list[M | StoredText]:
+    """`_load_texts`, but a text the store vouches for (its digest matches: `gui.store.vouching`)
+    is kept as it is, unread (`StoredText`): the page is sent on as JSON."""
+    items: list[M | StoredText] = []
+    held = time.perf_counter()
+    for doc_id, text, digest in texts:
+        raw = text if isinstance(text, bytes) else text.encode("utf-8")
+        item: M | StoredText | None = (StoredText(doc_id, raw) if vouching.matches(doc_id, raw, digest)
+                                       else _load_text(model, doc_id, text))
         if item is not None:
             items.append(item)
         if time.perf_counter() - held > HOLD_GIL:
@@ -111,6 +142,24 @@ def _load_texts(model: type[M], texts: Iterable[tuple[str, str | bytes]]) -> lis
 
 async def _read_page(model: type[M], texts: list[tuple[str, str | bytes]]) -> list[M]:
     return await asyncio.to_thread(_load_texts, model, texts)
+
+
+def vouching(model: type[BaseModel], *, by_alias: bool) -> Vouching:
+    """What the store vouches for of `model`'s documents: a text that is strict JSON (what orjson
+    reads: no NaN, no lone surrogate) and that `model` reads as a record written back as the very
+    same text, by pydantic (as the API writes a record) or as the store writes documents (ASCII),
+    `by_alias` as the store keeps them. Such a text is what reading and writing it would send."""
+
+    def reads_as_written(text: bytes) -> bool:
+        try:
+            orjson.loads(text)
+            record = model.model_validate_json(text)
+            return (record.model_dump_json(by_alias=by_alias).encode("utf-8") == text
+                    or dumps(record.model_dump(mode="json", by_alias=by_alias)).encode("utf-8") == text)
+        except (ValueError, TypeError):  # not JSON (orjson's error), not a record (ValidationError)
+            return False
+
+    return Vouching(shape(model), reads_as_written)
 
 
 def indexer(model: type[M], fields: Callable[[M], dict[str, Any]]) -> Callable[[Mapping[str, Any]], dict[str, Any]]:
@@ -297,8 +346,9 @@ def _sequence(doc: Any) -> Sequence | None:
 
 
 class TinyRunStore:
-    def __init__(self, table: HotColdStore, writer: Writer) -> None:
-        self._table, self._writer = table, writer
+    def __init__(self, table: HotColdStore, writer: Writer, vouched: Vouching) -> None:
+        """`vouched`: what `table`'s history vouches for (`vouching(RunRecord)`, given to it too)."""
+        self._table, self._writer, self._vouching = table, writer, vouched
         self._archiver = Archiver(table, writer)
 
     async def save(self, record: RunRecord) -> None:
@@ -341,6 +391,24 @@ class TinyRunStore:
         texts, total = await self._writer.read(self._table.find_texts, cond, sort_key, limit, offset)
         return Page(await _read_page(RunRecord, texts), total)
 
+    async def query_texts(
+        self,
+        *,
+        status: RunStatus | None = None,
+        sequence: str | None = None,
+        started_from: float | None = None,
+        started_to: float | None = None,
+        text: str | None = None,
+        limit: int = DEFAULT_LIMIT,
+        offset: int = 0,
+    ) -> Page[RunRecord | StoredText]:
+        """`query`, each text history vouches for kept as it is (checked against its digest in a
+        worker thread, with the others read there as `query` reads them)."""
+        check_window(limit, offset)
+        cond = run_query(RunFilter(status, sequence, started_from, started_to, text))
+        texts, total = await self._writer.read(self._table.find_vouched_texts, cond, sort_key, limit, offset)
+        return Page(await asyncio.to_thread(_vouched_or_read, RunRecord, self._vouching, texts), total)
+
 
 def _interaction_item(record: InteractionRecord) -> Item:
     return (record.interaction_id, record.model_dump(mode="json"), interaction_fields(record),
@@ -348,8 +416,9 @@ def _interaction_item(record: InteractionRecord) -> Item:
 
 
 class TinyInteractionStore:
-    def __init__(self, table: HotColdStore, writer: Writer) -> None:
-        self._table, self._writer = table, writer
+    def __init__(self, table: HotColdStore, writer: Writer, vouched: Vouching) -> None:
+        """`vouched`: what `table`'s history vouches for (`vouching(InteractionRecord)`, given to it too)."""
+        self._table, self._writer, self._vouching = table, writer, vouched
         self._archiver = Archiver(table, writer)
 
     async def save(self, record: InteractionRecord) -> None:
@@ -391,6 +460,23 @@ class TinyInteractionStore:
         cond = interaction_query(InteractionFilter(status, kind, run_id, sequence, tool_name))
         texts, total = await self._writer.read(self._table.find_texts, cond, sort_key, limit, offset)
         return Page(await _read_page(InteractionRecord, texts), total)
+
+    async def query_texts(
+        self,
+        *,
+        status: InteractionStatusFilter | None = None,
+        kind: InteractionKind | None = None,
+        run_id: str | None = None,
+        sequence: str | None = None,
+        tool_name: str | None = None,
+        limit: int = DEFAULT_LIMIT,
+        offset: int = 0,
+    ) -> Page[InteractionRecord | StoredText]:
+        """`query`, each text history vouches for kept as it is (as `TinyRunStore.query_texts`)."""
+        check_window(limit, offset)
+        cond = interaction_query(InteractionFilter(status, kind, run_id, sequence, tool_name))
+        texts, total = await self._writer.read(self._table.find_vouched_texts, cond, sort_key, limit, offset)
+        return Page(await asyncio.to_thread(_vouched_or_read, InteractionRecord, self._vouching, texts), total)
 
 
 MODES_ID = "modes"

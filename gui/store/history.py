@@ -17,7 +17,9 @@ rare delete). Segments are opened when a document in them is read, and the last 
 one does), so a query over a long history is a merge of ready lists, and only the segments holding
 the requested page are read. A page of a segment that is not parsed reads only its own documents'
 bytes, where the segment's index file says they lie (`gui.store.slices`, kept there as the segment
-is written), rather than parsing the whole segment.
+is written), rather than parsing the whole segment. With a `Vouching`, the slices also keep the
+digest of each document's text that reads back as itself (checked when the segment is written), and
+`digests` gives them to a reader who may then send those texts on as they are (`gui.store.vouching`).
 
 One rule keeps a crash harmless: an id is in history exactly when an index lists it, and an index
 never lists an id its segment does not hold. A document is written to its segment before its index
@@ -53,6 +55,7 @@ from gui.store.slices import KEY as SLICES_KEY
 from gui.store.slices import TABLE as SLICES_TABLE
 from gui.store.slices import Slices
 from gui.store.storage import WholeDocumentStorage
+from gui.store.vouching import Vouching
 
 log = logging.getLogger(__name__)
 
@@ -69,7 +72,8 @@ class History:
     """The segments of one store: `append`, `replace` and `remove` documents; `ranked` queries the indexes."""
 
     def __init__(self, folder: Path, name: str, indexer: Indexer, *, segment_docs: int,
-                 segment_bytes: int, cached_segments: int, repair: Repair | None = None) -> None:
+                 segment_bytes: int, cached_segments: int, repair: Repair | None = None,
+                 vouching: Vouching | None = None) -> None:
         self.folder = folder
         self.name = name
         self._indexer = indexer
@@ -88,6 +92,10 @@ class History:
         self._shadowed: dict[int, tuple[SegmentView, frozenset[int]]] = {}
         self._doubles: dict[int, list[str]] = {}  # ids a segment's index lists that an earlier one holds
         self._where_as_loaded = True
+        self._vouching = vouching
+        # the latest written segment's texts as digested: id -> (its entry as the storage keeps it,
+        # the digest of its text if vouched for), so a write digests and checks only the new ones
+        self._digested: tuple[int, dict[str, tuple[str, bytes | None]]] = (0, {})
         folder.mkdir(parents=True, exist_ok=True)
         self._load()
 
@@ -165,9 +173,10 @@ class History:
         return docs
 
     def texts(self, ids: Iterable[str]) -> dict[str, bytes]:
-        """The documents with these ids as their JSON text, rendered from the stored documents
-        without copying them (a page handed to a caller who parses it elsewhere, off this thread).
-        What orjson refuses (a lone surrogate, an integer past 64 bits) is written by `dumps`."""
+        """The documents with these ids as their JSON text (a page handed to a caller who parses it
+        elsewhere, off this thread): read where the slices say, or as this process wrote it, or else
+        rendered from the stored documents without copying them (what orjson refuses, a lone
+        surrogate or an integer past 64 bits, is written by `dumps`)."""
         texts: dict[str, bytes] = {}
         by_segment: dict[int | None, list[str]] = {}
         for doc_id in ids:
@@ -181,13 +190,38 @@ class History:
                 texts.update(sliced)
         for doc_id in rest:
             seg = self._where.get(doc_id)
-            doc = None if seg is None else self._segment(seg).raw().get(doc_id)
+            table = None if seg is None else self._segment(seg)
+            doc = None if table is None else table.raw().get(doc_id)
             if doc is None:
                 if seg is not None:
                     log.warning("%s: the index lists %r but its segment does not hold it", self.name, doc_id)
                 continue
-            texts[doc_id] = json_text(doc)
+            assert table is not None
+            texts[doc_id] = self._written_text(table, doc_id) or json_text(doc)
         return texts
+
+    def _written_text(self, table: DocTable, doc_id: str) -> bytes | None:
+        """The document's text as this process wrote it in the segment's file (what is there now,
+        and what the store may vouch for); None when it did not write that file."""
+        storage = table.storage
+        entry = storage.entry(self.name, doc_id) if isinstance(storage, WholeDocumentStorage) else None
+        key = f"{dumps(doc_id)}:"
+        return entry[len(key):].encode("utf-8") if entry is not None and entry.startswith(key) else None
+
+    def digests(self, ids: Iterable[str]) -> dict[str, bytes]:
+        """The digest of each of these documents' text that the store vouches for (`gui.store.vouching`):
+        a text read for one of them (`texts`) that has it is the one the store checked. Those it does
+        not vouch for are left out (none without a `Vouching`)."""
+        found: dict[str, bytes] = {}
+        if self._vouching is None:
+            return found
+        for doc_id in ids:
+            seg = self._where.get(doc_id)
+            slices = None if seg is None else self._slices_of(seg)
+            digest = None if slices is None else slices.vouched.get(doc_id)
+            if digest is not None:
+                found[doc_id] = digest
+        return found
 
     def _sliced(self, seg: int, ids: list[str]) -> dict[str, bytes] | None:
         """The JSON text of these documents of `seg`, read where its slices say; None: parse it."""
@@ -367,8 +401,41 @@ class History:
     def _written(self, seg: int, ids: list[str]) -> Slices | None:
         """Where the documents of `ids` (the index's, in order) lie in `seg` as just written."""
         storage = self._segment(seg).storage
-        spans = storage.spans.get(self.name, {}) if isinstance(storage, WholeDocumentStorage) else {}
-        return Slices.of(self.segment_path(seg), ids, spans)
+        if not isinstance(storage, WholeDocumentStorage):
+            return Slices.of(self.segment_path(seg), ids, {})
+        spans = storage.spans.get(self.name, {})
+        return Slices.of(self.segment_path(seg), ids, spans, self._vouched(seg, storage, ids))
+
+    def _vouched(self, seg: int, storage: WholeDocumentStorage, ids: list[str]) -> dict[str, bytes]:
+        """The digests of the texts of `seg` as just written that the store vouches for: a text
+        vouched for before (the same digest in the segment's slices until now), or one the
+        `Vouching` finds reads back as itself. Each text is digested once while it stays the same."""
+        vouching = self._vouching
+        if vouching is None:
+            return {}
+        before = self._slices_of(seg)
+        trusted = before.vouched if before is not None else {}
+        known = self._digested[1] if self._digested[0] == seg else {}
+        now: dict[str, tuple[str, bytes | None]] = {}
+        for doc_id in ids:
+            entry = storage.entry(self.name, doc_id)
+            if entry is None:
+                continue
+            seen = known.get(doc_id)
+            if seen is not None and seen[0] is entry:
+                now[doc_id] = seen
+                continue
+            key = f"{dumps(doc_id)}:"
+            if not entry.startswith(key):  # no span either (`WholeDocumentStorage`)
+                continue
+            text = entry[len(key):].encode("utf-8")
+            digest = vouching.digest(doc_id, text)
+            if trusted.get(doc_id) != digest and not vouching.vouches(text):
+                now[doc_id] = (entry, None)
+            else:
+                now[doc_id] = (entry, digest)
+        self._digested = (seg, now)
+        return {doc_id: digest for doc_id, (_, digest) in now.items() if digest is not None}
 
     def _commit_index(self, seg: int, slices: Slices | None = None, **change: Any) -> None:
         """Change the index of `seg`; its slices are written with it when given, else dropped (what

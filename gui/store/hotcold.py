@@ -40,6 +40,7 @@ from gui.store import merge
 from gui.store.files import json_text
 from gui.store.history import Fields, History, Indexer, Repair, SortKey
 from gui.store.journal import JournaledTable, Later, SyncLater
+from gui.store.vouching import Vouching
 
 log = logging.getLogger(__name__)
 
@@ -60,7 +61,7 @@ class HotColdStore:
     `repair` is called with a history segment found damaged when it is first read (segments are
     not read at open); without it, that read raises `CorruptDatabaseError`. `sync_later` and `later`
     go to the hot documents' `JournaledTable` (the writer's fsync of a change, and compactions as
-    housekeeping).
+    housekeeping). `vouching`: which history texts the store vouches for (`gui.store.vouching`).
     """
 
     def __init__(
@@ -75,6 +76,7 @@ class HotColdStore:
         repair: Repair | None = None,
         sync_later: SyncLater | None = None,
         later: Later | None = None,
+        vouching: Vouching | None = None,
     ) -> None:
         if not _NAME.match(name):
             raise ValueError(f"store name {name!r} must be letters, digits and underscores")
@@ -92,7 +94,8 @@ class HotColdStore:
         # text as `settle_all` put them (None: read it from the hot documents).
         self._to_archive: dict[str, tuple[Mapping[str, Any], str] | None] = {}
         self.history = History(self.history_folder, name, indexer, segment_docs=segment_docs,
-                               segment_bytes=segment_bytes, cached_segments=cached_segments, repair=repair)
+                               segment_bytes=segment_bytes, cached_segments=cached_segments, repair=repair,
+                               vouching=vouching)
 
     # -- reading
 
@@ -152,6 +155,12 @@ class HotColdStore:
         (`History.texts`)."""
         return self._paged(cond, key, limit, offset, self._texts)
 
+    def find_vouched_texts(self, cond: QueryLike, key: SortKey, limit: int | None = None,
+                           offset: int = 0) -> tuple[list[tuple[str, str | bytes, bytes | None]], int]:
+        """`find_texts`, each text with the digest it has when the store vouches for it (None: it
+        does not): the caller checks the digest (`Vouching.matches`) off this thread."""
+        return self._paged(cond, key, limit, offset, self._vouched_texts)
+
     def _paged(self, cond: QueryLike, key: SortKey, limit: int | None, offset: int,
                read: Callable[[list[str]], list[T]]) -> tuple[list[T], int]:
         if offset < 0 or (limit is not None and limit < 0):
@@ -199,6 +208,11 @@ class HotColdStore:
             if text is not None:
                 page.append((doc_id, text))
         return page
+
+    def _vouched_texts(self, chosen: list[str]) -> list[tuple[str, str | bytes, bytes | None]]:
+        page = self._texts(chosen)
+        digests = self.history.digests(doc_id for doc_id, _ in page if doc_id not in self._hot_fields)
+        return [(doc_id, text, digests.get(doc_id)) for doc_id, text in page]
 
     def _hot_text(self, doc_id: str) -> str | bytes | None:
         """A hot document's JSON text: its entry `"<id>":{...}` less the key (read again and

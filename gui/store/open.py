@@ -30,6 +30,7 @@ from gui.store.adapters import (
     is_sequence,
     is_settings,
     report_archive,
+    vouching,
 )
 from gui.store.datadir import data_dir as default_data_dir
 from gui.store.history import Indexer
@@ -38,6 +39,7 @@ from gui.store.lock import InstanceLock, hold_lock, release_lock
 from gui.store.recovery import Damage, open_store
 from gui.store.salvage import Accept
 from gui.store.schedules import TinyScheduleStore, is_schedule
+from gui.store.vouching import Vouching
 from gui.store.writer import Writer, WriterClosedError
 
 log = logging.getLogger(__name__)
@@ -118,15 +120,18 @@ async def open_stores(folder: Path | None = None, *, segment_docs: int = 1000,
         if on_damage is not None:
             on_damage(found)
 
-    def store(name: str, accept: Accept, index: Indexer = no_fields) -> HotColdStore:
+    def store(name: str, accept: Accept, index: Indexer = no_fields, vouched: Vouching | None = None) -> HotColdStore:
         return open_store(folder, name, indexer=index, accept=accept, report=report, segment_docs=segment_docs,
-                          sync_later=writer.sync_later, later=later)
+                          sync_later=writer.sync_later, later=later, vouching=vouched)
+
+    # pages sent on as JSON (`GET /api/runs`, `/api/interactions`): as each store keeps its documents
+    run_texts, interaction_texts = vouching(RunRecord, by_alias=True), vouching(InteractionRecord, by_alias=False)
 
     try:
         sequences = await writer.run(store, "sequences", is_sequence)
-        runs = await writer.run(store, "runs", is_run, indexer(RunRecord, run_fields))
+        runs = await writer.run(store, "runs", is_run, indexer(RunRecord, run_fields), run_texts)
         interactions = await writer.run(store, "interactions", is_interaction,
-                                        indexer(InteractionRecord, interaction_fields))
+                                        indexer(InteractionRecord, interaction_fields), interaction_texts)
         settings = await writer.run(store, "settings", is_settings)
         # what a stopped process left final in the hot documents moves to history, behind the first pages
         for table, final in ((runs, FINISHED_RUN), (interactions, ENDED_STATUSES)):
@@ -137,7 +142,9 @@ async def open_stores(folder: Path | None = None, *, segment_docs: int = 1000,
         writer.close()
         release_lock(folder)
         raise
-    return Stores(folder=folder, sequences=TinySequenceStore(sequences, writer), runs=TinyRunStore(runs, writer),
-                  interactions=TinyInteractionStore(interactions, writer), modes=modes, writer=writer,
+    return Stores(folder=folder, sequences=TinySequenceStore(sequences, writer),
+                  runs=TinyRunStore(runs, writer, run_texts),
+                  interactions=TinyInteractionStore(interactions, writer, interaction_texts),
+                  modes=modes, writer=writer,
                   schedules=TinyScheduleStore(schedules, writer), lock=lock, damage=damage,
                   tables=[sequences, runs, interactions, settings, schedules])

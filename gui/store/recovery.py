@@ -24,6 +24,7 @@ from gui.store.history import INDEX_TABLE, Indexer
 from gui.store.hotcold import HotColdStore, no_fields
 from gui.store.journal import JOURNAL_SUFFIX, Later, SyncLater, whole_lines
 from gui.store.salvage import Accept, any_object, salvage
+from gui.store.vouching import Vouching
 
 log = logging.getLogger(__name__)
 
@@ -54,10 +55,10 @@ class Damage:
 
 def open_store(folder: Path, name: str, *, indexer: Indexer = no_fields, accept: Accept = any_object,
                report: Callable[[Damage], None], segment_docs: int = 1000, sync_later: SyncLater | None = None,
-               later: Later | None = None) -> HotColdStore:
+               later: Later | None = None, vouching: Vouching | None = None) -> HotColdStore:
     """The store, repairing (and passing to `report`) any of its files that cannot be read: at open,
     or later for a history segment, which is only read when a document in it is wanted.
-    `sync_later` and `later`: see `HotColdStore`."""
+    `sync_later`, `later` and `vouching`: see `HotColdStore`."""
 
     def fix(path: Path) -> None:
         found = repair(path, name, accept)
@@ -67,7 +68,7 @@ def open_store(folder: Path, name: str, *, indexer: Indexer = no_fields, accept:
     for _attempt in range(_MAX_REPAIRS):
         try:
             return HotColdStore(folder, name, indexer=indexer, segment_docs=segment_docs, repair=fix,
-                                sync_later=sync_later, later=later)
+                                sync_later=sync_later, later=later, vouching=vouching)
         except CorruptDatabaseError as exc:
             fix(exc.path)
     raise RuntimeError(f"could not open the {name} store in {folder}: too many damaged files")

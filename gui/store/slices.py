@@ -8,12 +8,16 @@ stamp of the segment file as written (inode, size, time of the write: segment fi
 never changed in place). History writes it in the segment's index file, beside the index, in the
 same write (`IndexTable.commit(beside=...)`):
 
-    history/<name>-0001.index.json   {"index": {...}, "slices": {"segment": {"stamp": [...], "spans": "<base64>"}}}
+    history/<name>-0001.index.json   {"index": {...}, "slices": {"segment": {"stamp": [...], "spans": "<base64>",
+                                                                           "vouched": "<base64>"}}}
 
 A page of a segment that is not parsed then reads its documents' bytes straight from the file, and
 only while the file still has that stamp: a segment written since (by a version that did not keep
 slices, or left by a crash between its write and its index's) is parsed as before. It is only a
-shortcut: what the bytes say is read and checked as any stored document is.
+shortcut: what the bytes say is read and checked as any stored document is, unless the store
+vouches for them: `vouched` holds, per document in the same order, the digest of the text the store
+checked when it wrote it (`gui.store.vouching`; zeros: none), and a page whose bytes have that
+digest again may be sent on as it is. A version that does not know `vouched` ignores it.
 """
 
 from __future__ import annotations
@@ -28,24 +32,30 @@ from pathlib import Path
 from typing import Any
 
 from gui.store.catalog import stamp
+from gui.store.vouching import DIGEST_BYTES, NOT_VOUCHED
 
 TABLE = "slices"  # the table beside the index, in the index file
 KEY = "segment"  # its one document
 
 
 class Slices:
-    def __init__(self, file_stamp: list[int], spans: dict[str, tuple[int, int]]) -> None:
+    def __init__(self, file_stamp: list[int], spans: dict[str, tuple[int, int]],
+                 vouched: dict[str, bytes] | None = None) -> None:
         self.stamp = file_stamp
         self.spans = spans
+        self.vouched = vouched or {}  # id -> the digest of the text the store vouches for (none: absent)
 
     @classmethod
-    def of(cls, path: Path, ids: list[str], spans: Mapping[str, tuple[int, int]]) -> Slices | None:
+    def of(cls, path: Path, ids: list[str], spans: Mapping[str, tuple[int, int]],
+           vouched: Mapping[str, bytes] | None = None) -> Slices | None:
         """The slices of the segment at `path` as just written, for `ids` (its index's, in order);
-        None when one of them has no span (its text was not written where the storage could tell)."""
+        None when one of them has no span (its text was not written where the storage could tell).
+        `vouched`: the digests of the documents' texts the store vouches for (`gui.store.vouching`)."""
         file_stamp = stamp(path)
         if file_stamp is None or any(doc_id not in spans for doc_id in ids):
             return None
-        return cls(file_stamp, {doc_id: spans[doc_id] for doc_id in ids})
+        digests = {doc_id: vouched[doc_id] for doc_id in ids if doc_id in vouched} if vouched else {}
+        return cls(file_stamp, {doc_id: spans[doc_id] for doc_id in ids}, digests)
 
     def encode(self) -> dict[str, Any]:
         """As kept beside the index: the stamp, and the spans (in the order of the ids given to
@@ -56,7 +66,11 @@ class Slices:
         if offsets.itemsize != 8:  # pragma: no cover  (every platform SeqDesk runs on)
             raise TypeError("array('q') is not 64-bit here")
         raw = offsets.tobytes() if sys.byteorder == "little" else _swapped(offsets)
-        return {"stamp": self.stamp, "spans": base64.b64encode(raw).decode("ascii")}
+        encoded = {"stamp": self.stamp, "spans": base64.b64encode(raw).decode("ascii")}
+        if self.vouched:
+            digests = b"".join(self.vouched.get(doc_id, NOT_VOUCHED) for doc_id in self.spans)
+            encoded["vouched"] = base64.b64encode(digests).decode("ascii")
+        return encoded
 
     @classmethod
     def decode(cls, saved: Any, ids: list[str]) -> Slices | None:
@@ -71,7 +85,8 @@ class Slices:
         offsets.frombytes(raw)
         if sys.byteorder != "little":
             offsets.byteswap()
-        return cls(file_stamp, {doc_id: (offsets[2 * n], offsets[2 * n + 1]) for n, doc_id in enumerate(ids)})
+        spans = {doc_id: (offsets[2 * n], offsets[2 * n + 1]) for n, doc_id in enumerate(ids)}
+        return cls(file_stamp, spans, _vouched(saved.get("vouched"), ids))
 
     def read(self, path: Path, ids: Iterable[str]) -> dict[str, bytes] | None:
         """The JSON text of each document of `ids`, read from the segment at `path`; None when the
@@ -103,6 +118,21 @@ class Slices:
             return None
         finally:
             os.close(fd)
+
+
+def _vouched(saved: Any, ids: list[str]) -> dict[str, bytes]:
+    """The digests `encode` kept for `ids`; none when they are absent or not that (then every
+    document of the segment is read and checked)."""
+    if not isinstance(saved, str):
+        return {}
+    try:
+        raw = base64.b64decode(saved, validate=True)
+    except (ValueError, binascii.Error):
+        return {}
+    if len(raw) != DIGEST_BYTES * len(ids):
+        return {}
+    digests = (raw[n * DIGEST_BYTES:(n + 1) * DIGEST_BYTES] for n in range(len(ids)))
+    return {doc_id: digest for doc_id, digest in zip(ids, digests, strict=True) if digest != NOT_VOUCHED}
 
 
 def _swapped(offsets: array[int]) -> bytes:  # pragma: no cover  (a big-endian machine)

@@ -137,6 +137,12 @@ class WholeDocumentStorage(AtomicJSONStorage):
         self._texts, self._rendered = self._rendered, {}
         self.spans, self._spans_rendered = self._spans_rendered, {}
 
+    def entry(self, table: str, doc_id: str) -> str | None:
+        """The document's entry `"<id>":{...}` in `table` as last written (None: not written by
+        this storage, or not there)."""
+        known = self._texts.get(table, {}).get(doc_id)
+        return None if known is None else known[1]
+
     def know(self, table: str, texts: Mapping[str, tuple[Any, str]]) -> None:
         """The JSON text of documents about to be written to `table`: id → (the very document, its
         entry `"<id>":{...}`), so the next write reuses it instead of rendering them."""

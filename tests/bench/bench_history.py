@@ -52,7 +52,9 @@ from gui.store.open import open_stores  # noqa: E402
 
 PAGE = 50
 PENDING = 20
-FORMAT = "v2"  # bump when the generated data changes (v2: segments keep their slices), so kept folders are built again
+# bump when the generated data changes, so kept folders are built again (v2: segments keep their slices;
+# v3: and the digests of the run texts they vouch for)
+FORMAT = "v3"
 CHROMIUM = os.environ.get("SEQDESK_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run"]

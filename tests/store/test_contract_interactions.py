@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from contract_support import Backend, ids, interaction
+
+from gui.core.queries import StoredText
 
 
 async def test_a_saved_request_comes_back_equal_and_unknown_ids_are_none(backend: Backend):
@@ -70,6 +74,18 @@ async def test_query_filters_in_the_store_newest_first_with_the_total(backend: B
     await backend.reopen()
     page = await backend.interactions.query(**query)
     assert (ids(page.items), page.total) == (expected, total)
+
+
+async def test_query_texts_gives_what_query_gives_as_json(backend: Backend):
+    """A store may give a record as the JSON text it vouches for (`StoredText`): the same JSON value."""
+    await eight_requests(backend)
+    for query in ({}, {"status": "ended", "limit": 3, "offset": 1}, {"status": "pending"}):
+        for _ in range(2):
+            read, sent = await backend.interactions.query(**query), await backend.interactions.query_texts(**query)
+            assert sent.total == read.total
+            assert [json.loads(item.text) if isinstance(item, StoredText) else item.model_dump(mode="json")
+                    for item in sent.items] == [r.model_dump(mode="json") for r in read.items]
+            await backend.reopen()
 
 
 async def test_query_pages_history_with_limit_and_offset(backend: Backend):

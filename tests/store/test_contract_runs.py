@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from contract_support import Backend, ids, run
 
+from gui.core.queries import StoredText
 from gui.core.runs import GroupRecord, LogLine, RunRecord, ToolRecord
 
 
@@ -131,6 +134,22 @@ async def test_query_filters_in_the_store_newest_first_with_the_total(backend: B
     await backend.reopen()
     page = await backend.runs.query(**query)
     assert (ids(page.items), page.total) == (expected, total)
+
+
+def dumped(record: RunRecord) -> dict:
+    return record.model_dump(mode="json", by_alias=True)
+
+
+async def test_query_texts_gives_what_query_gives_as_json(backend: Backend):
+    """A store may give a record as the JSON text it vouches for (`StoredText`): the same JSON value."""
+    await seven_runs(backend)
+    for query in ({}, {"status": "succeeded", "limit": 2, "offset": 1}, {"text": "NIGHTLY"}):
+        for _ in range(2):
+            read, sent = await backend.runs.query(**query), await backend.runs.query_texts(**query)
+            assert sent.total == read.total
+            as_json = [json.loads(item.text) if isinstance(item, StoredText) else dumped(item) for item in sent.items]
+            assert as_json == [dumped(r) for r in read.items]
+            await backend.reopen()
 
 
 async def test_query_pages_with_limit_and_offset_and_breaks_ties_by_the_larger_id(backend: Backend):

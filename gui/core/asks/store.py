@@ -16,7 +16,7 @@ from gui.core.asks.interactions import (
     InteractionStatus,
     InteractionStatusFilter,
 )
-from gui.core.queries import DEFAULT_LIMIT, Page
+from gui.core.queries import DEFAULT_LIMIT, Page, StoredText
 
 
 class InteractionStore(Protocol):
@@ -24,6 +24,8 @@ class InteractionStore(Protocol):
 
     `list` gives every record with that status, oldest first (by `created_at`, then id). `query`
     pages and filters in the store (see `gui.core.queries`): newest first, and the total.
+    `query_texts` is `query` with any record the store vouches for as its JSON text (`StoredText`), for
+    a page sent on as JSON; a store that vouches for none gives the records themselves.
     `save_many` is `save` of each in turn (an import: the TinyDB store writes ended ones in one go).
     `save_with` appends a decision (or a step towards one) to the record of decisions `audit`, then
     saves `record`: the entry is durable first, so a decision that took effect is never missing from
@@ -51,6 +53,18 @@ class InteractionStore(Protocol):
         limit: int = DEFAULT_LIMIT,
         offset: int = 0,
     ) -> Page[InteractionRecord]: ...
+
+    async def query_texts(
+        self,
+        *,
+        status: InteractionStatusFilter | None = None,
+        kind: InteractionKind | None = None,
+        run_id: str | None = None,
+        sequence: str | None = None,
+        tool_name: str | None = None,
+        limit: int = DEFAULT_LIMIT,
+        offset: int = 0,
+    ) -> Page[InteractionRecord | StoredText]: ...
 
 
 @dataclass(frozen=True)

@@ -44,6 +44,7 @@ from gui.core.door.operations import EventListener, Page, Saved
 from gui.core.door.schedule_book import ScheduleBook
 from gui.core.errors import Conflict, Invalid, Unavailable
 from gui.core.events import EventBus, EventStream, RunFinished
+from gui.core.queries import StoredText
 from gui.core.runs import (
     MAX_CANDIDATES,
     Executor,
@@ -431,6 +432,22 @@ class Engine:
         live = [self.runner.snapshot(r.run_id) if not r.finished else None for r in page.items]
         return Page([fresh or r for fresh, r in zip(live, page.items, strict=True)], page.total)
 
+    async def run_page_texts(self, *, status: RunStatus | None = None, sequence: str | None = None,
+                             started_from: float | None = None, started_to: float | None = None,
+                             text: str | None = None, limit: int = 50,
+                             offset: int = 0) -> Page[RunRecord | StoredText]:
+        """`run_page` for a page sent on as JSON (the HTTP API): a run the store vouches for is its
+        JSON text, unread (`RunStore.query_texts`); a run that goes on here is as it is now."""
+        page = await self.runs.query_texts(status=status, sequence=sequence, started_from=started_from,
+                                           started_to=started_to, text=text, limit=limit, offset=offset)
+        items: list[RunRecord | StoredText] = []
+        for item in page.items:
+            if isinstance(item, StoredText):
+                items.append(self.runner.snapshot(item.id) or item)
+            else:
+                items.append((self.runner.snapshot(item.run_id) if not item.finished else None) or item)
+        return Page(items, page.total)
+
     # -- interactions --------------------------------------------------------------------------
     async def pending(self, run_id: str | None = None) -> list[InteractionRecord]:
         return await self.interactions.pending(run_id)
@@ -442,6 +459,15 @@ class Engine:
         """Requests newest first, filtered and paged in the store."""
         return await self.interactions.store.query(status=status, kind=kind, run_id=run_id, sequence=sequence,
                                                   tool_name=tool_name, limit=limit, offset=offset)
+
+    async def interaction_page_texts(self, *, status: InteractionStatusFilter | None = None,
+                                     kind: InteractionKind | None = None, run_id: str | None = None,
+                                     sequence: str | None = None, tool_name: str | None = None,
+                                     limit: int = 50, offset: int = 0) -> Page[InteractionRecord | StoredText]:
+        """`interaction_page` for a page sent on as JSON (the HTTP API): a request the store vouches
+        for is its JSON text, unread (`InteractionStore.query_texts`)."""
+        return await self.interactions.store.query_texts(status=status, kind=kind, run_id=run_id, sequence=sequence,
+                                                        tool_name=tool_name, limit=limit, offset=offset)
 
     async def get_interaction(self, interaction_id: str) -> InteractionRecord | None:
         return await self.interactions.get(interaction_id)

@@ -16,7 +16,7 @@ from pydantic import BaseModel, Field, model_validator
 
 from gui.core.causes import EndCause, legacy_run_cause
 from gui.core.errors import Conflict
-from gui.core.queries import DEFAULT_LIMIT, Page, contains_text
+from gui.core.queries import DEFAULT_LIMIT, Page, StoredText, contains_text
 
 ToolStatus = Literal["queued", "running", "waiting", "succeeded", "failed", "skipped", "degraded", "cancelled"]
 GroupStatus = Literal["waiting", "running", "skipped", "succeeded", "failed", "stopped", "cancelled"]
@@ -305,6 +305,8 @@ class RunStore(Protocol):
     is fenced: once another process has taken the run over, it raises `LeaseLost` and changes nothing.
 
     `query` pages and filters in the store (see `gui.core.queries`): newest first, and the total.
+    `query_texts` is `query` with any record the store vouches for as its JSON text (`StoredText`), for a
+    page sent on as JSON; a store that vouches for none gives the records themselves.
     `list` is its first `limit` records after `offset` with no filter. `save_many` is `save` of each
     in turn (an import: the TinyDB store writes finished runs in one go).
     """
@@ -336,6 +338,18 @@ class RunStore(Protocol):
         limit: int = DEFAULT_LIMIT,
         offset: int = 0,
     ) -> Page[RunRecord]: ...
+
+    async def query_texts(
+        self,
+        *,
+        status: RunStatus | None = None,
+        sequence: str | None = None,
+        started_from: float | None = None,
+        started_to: float | None = None,
+        text: str | None = None,
+        limit: int = DEFAULT_LIMIT,
+        offset: int = 0,
+    ) -> Page[RunRecord | StoredText]: ...
 
 
 @dataclass(frozen=True)
