@@ -159,7 +159,7 @@ def vouching(model: type[BaseModel], *, by_alias: bool) -> Vouching:
         except (ValueError, TypeError):  # not JSON (orjson's error), not a record (ValidationError)
             return False
 
-    return Vouching(shape(model), reads_as_written)
+    return Vouching(partial(shape, model), reads_as_written)
 
 
 def indexer(model: type[M], fields: Callable[[M], dict[str, Any]]) -> Callable[[Mapping[str, Any]], dict[str, Any]]:

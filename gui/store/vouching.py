@@ -33,6 +33,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable
+from functools import cached_property
 
 from pydantic import BaseModel
 
@@ -42,11 +43,17 @@ CHECKED_AT_MOST = 64 * 1024  # bytes of a text the store checks (a few milliseco
 
 
 class Vouching:
-    """`digest(doc_id, text)` of texts `reads_as_written` accepts, keyed by `shape`."""
+    """`digest(doc_id, text)` of texts `reads_as_written` accepts, keyed by the shape `shape()` gives.
+    The shape is worked out at the first digest, not when the store opens (a record's JSON schema takes
+    tens of milliseconds to build: the start of the app a command waits for)."""
 
-    def __init__(self, shape: bytes, reads_as_written: Callable[[bytes], bool]) -> None:
-        self._key = hashlib.blake2b(shape, digest_size=32).digest()
+    def __init__(self, shape: Callable[[], bytes], reads_as_written: Callable[[bytes], bool]) -> None:
+        self._shape = shape
         self.reads_as_written = reads_as_written
+
+    @cached_property
+    def _key(self) -> bytes:
+        return hashlib.blake2b(self._shape(), digest_size=32).digest()
 
     def vouches(self, text: bytes) -> bool:
         """Whether the store vouches for `text` as written now: not too long to check, and it reads

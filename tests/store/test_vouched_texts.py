@@ -115,9 +115,9 @@ async def test_a_text_changed_on_disk_with_the_stamp_kept_is_read_and_checked_ag
 
 async def test_texts_are_not_vouched_for_by_a_store_of_another_shape_or_with_damaged_digests(tmp_path):
     await stored(tmp_path, [run(n) for n in range(3)])
-    store = open_store(tmp_path, segment_docs=3, vouching=Vouching(b"another shape", lambda text: True))
+    store = open_store(tmp_path, segment_docs=3, vouching=Vouching(lambda: b"another shape", lambda text: True))
     texts, _ = store.find_vouched_texts(where("created_at") > 0, lambda fields, doc_id: doc_id)
-    other = Vouching(b"another shape", lambda text: True)
+    other = Vouching(lambda: b"another shape", lambda text: True)
     assert texts and not any(other.matches(doc_id, text, digest) for doc_id, text, digest in texts)  # type: ignore[arg-type]
     mine = vouching(RunRecord, by_alias=True)
     assert all(mine.matches(doc_id, text, digest) for doc_id, text, digest in texts)  # type: ignore[arg-type]
