@@ -13,7 +13,6 @@ from __future__ import annotations
 import builtins
 import json
 import math
-import operator
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -57,10 +56,11 @@ def _plain_copy(value: Any) -> Any:
     raise ValueError(_NOT_PLAIN)
 
 
-# A record's, a group's and a tool's fields are kept as their values in the order of their model's
-# fields (a list of 25 values takes a third of a dict of them: a waiting run's copy 2.1 -> 1.1 KB).
+# A record's, a group's and a tool's fields are kept as the list of their values (a list of 25 values takes a
+# third of a dict of them: a waiting run's copy 2.1 -> 1.1 KB, as fast to make). A model's `__dict__` holds its
+# fields in the order its class declares them, however it was made (validated, `model_construct`, a copy,
+# `ToolRecord.queued`, which fills in the defaults in that order): the values are read back by that order.
 _RUN_KEYS, _GROUP_KEYS, _TOOL_KEYS = (tuple(model.model_fields) for model in (RunRecord, GroupRecord, ToolRecord))
-_run_values, _group_values, _tool_values = (operator.itemgetter(*keys) for keys in (_RUN_KEYS, _GROUP_KEYS, _TOOL_KEYS))
 _R_ARGS, _R_OUTPUTS, _R_GROUPS = (_RUN_KEYS.index(name) for name in ("args", "outputs", "groups"))
 _G_ARGS, _G_OUTPUTS, _G_TOOLS = (_GROUP_KEYS.index(name) for name in ("args", "outputs", "tools"))
 _T_ARGS, _T_RESULT, _T_ORIGINAL, _T_WAITS, _T_LOG = (
@@ -77,7 +77,7 @@ def _snapshot(record: RunRecord) -> _Snapshot:
     for grec in record.groups:
         tools = []
         for trec in grec.tools:
-            values = list(_tool_values(trec.__dict__))
+            values = [*trec.__dict__.values()]
             values[_T_WAITS], values[_T_LOG] = tuple(values[_T_WAITS]), tuple(values[_T_LOG])
             if type(values[_T_ARGS]) not in _SCALARS:
                 values[_T_ARGS] = _plain_copy(values[_T_ARGS])
@@ -86,10 +86,10 @@ def _snapshot(record: RunRecord) -> _Snapshot:
             if values[_T_ORIGINAL] is not None:
                 values[_T_ORIGINAL] = _plain_copy(values[_T_ORIGINAL])
             tools.append(values)
-        group = list(_group_values(grec.__dict__))
+        group = [*grec.__dict__.values()]
         group[_G_ARGS], group[_G_OUTPUTS], group[_G_TOOLS] = _plain_copy(grec.args), _plain_copy(grec.outputs), None
         groups.append((group, tools))
-    run = list(_run_values(record.__dict__))
+    run = [*record.__dict__.values()]
     run[_R_ARGS], run[_R_OUTPUTS], run[_R_GROUPS] = _plain_copy(record.args), _plain_copy(record.outputs), None
     return run, groups
 
