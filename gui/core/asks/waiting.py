@@ -150,7 +150,7 @@ class Waiting:
         timer, which calls `on_expiry(interaction_id)` then. Caller holds its lock."""
         iid = record.interaction_id
         await self.store.save(record)
-        share_field_names(record, record.request, record.request.source)
+        _share_names(record, record.request, record.request.source)
         self._records[iid] = record
         self._by_run.setdefault(record.request.turn_id, {})[iid] = None
         future: asyncio.Future[InteractionResult] = asyncio.get_running_loop().create_future()
@@ -297,12 +297,12 @@ class Waiting:
             )
 
 
-# The sets of field names given, one per shape (`share_field_names`): a few dozen at most, kept to this bound.
+# The sets of field names given, one per shape (`_share_names`): a few dozen at most, kept to this bound.
 _NAMES: dict[frozenset[str], set[str]] = {}
 _MOST_SHAPES = 256
 
 
-def share_field_names(*models: BaseModel) -> None:
+def _share_names(*models: BaseModel) -> None:
     """Give each of these frozen models the one set of its given field names (`model_fields_set`) every
     model given the same names shares. pydantic makes each model a set of its own: 0.2 KB up to 4
     names, 0.7 KB up to 18, 2.2 KB past 18 (a team's request: who answers, the host, who started the
