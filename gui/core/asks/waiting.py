@@ -134,6 +134,7 @@ class Waiting:
     def update(self, record: InteractionRecord) -> None:
         """The request as stored now (changed while pending), when it is waited on here."""
         if record.interaction_id in self._records:
+            _share_names(record, record.request, record.request.source)
             self._records[record.interaction_id] = record
 
     async def pending(self, interaction_id: str) -> InteractionRecord:
