@@ -78,7 +78,8 @@ def _snapshot(record: RunRecord) -> _Snapshot:
         tools = []
         for trec in grec.tools:
             values = [*trec.__dict__.values()]
-            values[_T_WAITS], values[_T_LOG] = tuple(values[_T_WAITS]), tuple(values[_T_LOG])
+            waits, log = values[_T_WAITS], values[_T_LOG]
+            values[_T_WAITS], values[_T_LOG] = tuple(waits) if waits else (), tuple(log) if log else ()
             if type(values[_T_ARGS]) not in _SCALARS:
                 values[_T_ARGS] = _plain_copy(values[_T_ARGS])
             if type(values[_T_RESULT]) not in _SCALARS:
