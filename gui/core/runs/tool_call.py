@@ -348,9 +348,11 @@ class ToolCaller:
         shell = tool.shell_approval(args)
         summary = None if shell is not None else tool.approval_summary(args)
         shown = shell.shown if shell is not None else summary.shown if summary is not None else None
-        request = self._approval_request(scope, tool, args, record, bound, shell, summary)
-        # Asked and waited for here, not through an `ObservedPort` (a waiting run keeps fewer objects).
-        asked = await self.interactions.ask_approval(request, tool.name, deadline=scope.deadline)
+        # Asked and waited for here, not through an `ObservedPort` (a waiting run keeps fewer objects); the
+        # request is not kept here while it waits (the service holds it, or its copy with an end: 1 KB more).
+        asked = await self.interactions.ask_approval(
+            self._approval_request(scope, tool, args, record, bound, shell, summary), tool.name,
+            deadline=scope.deadline)
         if asked.waiting:
             self.waiting(scope, record, asked.interaction_id)
             try:
@@ -364,7 +366,7 @@ class ToolCaller:
         else:
             outcome = await asked.outcome()
         if outcome.auto:
-            record.interaction_id = request.interaction_id
+            record.interaction_id = asked.interaction_id
         if not outcome.approved:
             record.cause = outcome.cause
             raise _Denied(outcome.reason or "not approved")
