@@ -372,17 +372,26 @@ class Runner:
         """The group's status from its tools' (unless already decided), said and saved soon."""
         run_id = ex.record.run_id
         grec.finished_at = self.clock()
+        failed = cancelled = None  # the first tool that failed, and the first cancelled (one pass)
+        for trec in grec.tools:
+            status = trec.status
+            if status == "succeeded":
+                continue
+            if status == "failed":
+                if failed is None:
+                    failed = trec
+            elif status == "cancelled":
+                if cancelled is None:
+                    cancelled = trec
+            elif status == "degraded":
+                ex.degraded = True
         if grec.status == "running":
-            failed = [t for t in grec.tools if t.status == "failed"] or [
-                t for t in grec.tools if t.status == "cancelled"]
-            if failed:
+            first = failed or cancelled
+            if first is not None:
                 grec.status = "failed"
-                first = failed[0]
                 grec.reason = f"tool {first.index + 1} ({first.tool}) failed: {first.error}"
             else:
                 grec.status = "succeeded"
-        if any(t.status == "degraded" for t in grec.tools):
-            ex.degraded = True
         kind = GroupFinished if ran else GroupSkipped
         self.bus.publish(kind, run_id, group=grec.index, group_name=group.name, status=grec.status,
                          reason=grec.reason, timed_out=grec.timed_out)
@@ -445,7 +454,7 @@ class Runner:
         (`SideBySide`), instead of a gather's callback per task; a failure that aborts the group
         cancels the others (those not started never start), and the group waits for every task
         before it goes on."""
-        side = SideBySide(sum(1 for trec in grec.tools if trec.reused_from is None))
+        side = SideBySide()
         abort = group.on_error is not OnError.CONTINUE
 
         async def one(index: int) -> None:
@@ -464,11 +473,14 @@ class Runner:
             if scope.aborting:  # one failed as it started: the rest never start (their records say so)
                 break
             if grec.tools[index].reused_from is None:
+                side.starting()
                 task = start_eagerly(one(index))
                 if task is not None:
                     side.tasks.append(task)
+        side.all_started()
         try:
-            await side.settled
+            if not side.settled:  # (a group whose calls all ended as they started goes on at once)
+                await side.waiter()
         finally:
             if side.unsettled():  # aborted, or this group's own task cancelled (a stop, its time limit)
                 for task in side.tasks:
