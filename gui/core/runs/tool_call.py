@@ -159,8 +159,7 @@ class ToolCaller:
                 self.resumed(scope, record)  # made again once its answer came (`AwaitedElsewhere`)
             first = max(record.attempts, 1)  # in the attempt that paused (on_error: retry counts on)
         else:
-            record.started_at = self.clock()
-            record.status = "running"
+            record.mark_running(self.clock())
             self._publish(ToolStarted, scope, record)
         try:
             prepared = self._prepare(scope, call, record)
@@ -258,7 +257,7 @@ class ToolCaller:
             except Exception as exc:  # a tool's own bug: reported, never crashing the run
                 self._fail(record, f"the tool '{tool.name}' crashed: {type(exc).__name__}: {exc}")
             else:
-                record.status, record.result, record.error = "succeeded", result, None
+                record.mark_succeeded(result)
                 return
             if attempt < attempts:
                 _still_cancelled()
