@@ -68,7 +68,8 @@ def _snapshot(record: RunRecord) -> _Snapshot:
         tools = []
         for trec in grec.tools:
             fields = trec.__dict__.copy()
-            fields["waits"], fields["log"] = tuple(fields["waits"]), tuple(fields["log"])
+            waits, log = fields["waits"], fields["log"]
+            fields["waits"], fields["log"] = tuple(waits) if waits else (), tuple(log) if log else ()
             if type(fields["args"]) not in _SCALARS:
                 fields["args"] = _plain_copy(fields["args"])
             if type(fields["result"]) not in _SCALARS:

@@ -366,7 +366,8 @@ class Runner:
     def _group_started(self, ex: Execution, group: Group, grec: GroupRecord) -> None:
         grec.started_at = self.clock()
         grec.status = "running"
-        self.bus.publish(GroupStarted, ex.record.run_id, group=grec.index, group_name=group.name)
+        if self.bus.listened:  # (two events per group: no keywords gathered for nobody)
+            self.bus.publish(GroupStarted, ex.record.run_id, group=grec.index, group_name=group.name)
 
     def _group_ended(self, ex: Execution, group: Group, grec: GroupRecord, ran: bool) -> None:
         """The group's status from its tools' (unless already decided), said and saved soon."""
@@ -392,9 +393,9 @@ class Runner:
                 grec.reason = f"tool {first.index + 1} ({first.tool}) failed: {first.error}"
             else:
                 grec.status = "succeeded"
-        kind = GroupFinished if ran else GroupSkipped
-        self.bus.publish(kind, run_id, group=grec.index, group_name=group.name, status=grec.status,
-                         reason=grec.reason, timed_out=grec.timed_out)
+        if self.bus.listened:
+            self.bus.publish(GroupFinished if ran else GroupSkipped, run_id, group=grec.index, group_name=group.name,
+                             status=grec.status, reason=grec.reason, timed_out=grec.timed_out)
         ex.checkpoint(self.runs)
 
     async def _group_body(self, ex: Execution, group: Group, grec: GroupRecord) -> bool:

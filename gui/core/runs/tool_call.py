@@ -160,7 +160,8 @@ class ToolCaller:
             first = max(record.attempts, 1)  # in the attempt that paused (on_error: retry counts on)
         else:
             record.mark_running(self.clock())
-            self._publish(ToolStarted, scope, record)
+            if self.bus.listened:
+                self._publish(ToolStarted, scope, record)
         try:
             prepared = self._prepare(scope, call, record)
             if prepared is not None:  # (one coroutine less per waiting call than a `_run` of its own)
@@ -186,7 +187,8 @@ class ToolCaller:
             self.finished(scope, record)
             raise
         record.finished_at = self.clock()
-        self.finished(scope, record)
+        if self.bus.listened:
+            self.finished(scope, record)
         if not side_by_side:
             _still_cancelled()
 
