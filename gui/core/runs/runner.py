@@ -442,10 +442,10 @@ class Runner:
             return None
         if not group.parallel:
             return "parallel is off for this group: its tools run one by one, in order"
-        for name in dict.fromkeys(call.tool for call in group.tools):  # each tool looked up once, in order
-            tool = self.registry.get(name)
+        for call in group.tools:  # in order: the first that is not safe is named
+            tool = self.registry.get(call.tool)
             if tool is not None and not tool.concurrency_safe:
-                return f"'{name}' is not safe to run beside other tools, so the tools run one by one"
+                return f"'{call.tool}' is not safe to run beside other tools, so the tools run one by one"
         return None
 
     async def _parallel(self, scope: CallScope, group: Group, grec: GroupRecord) -> None:
