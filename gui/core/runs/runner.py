@@ -423,10 +423,10 @@ class Runner:
         """What the group's tool calls need from the run, its deadline counted from now."""
         timeout = group.timeout_seconds
         deadline = self.clock() + timeout if timeout is not None else None
-        return CallScope(run_id=ex.record.run_id, sequence_name=ex.sequence.name, group=group, group_record=grec,
-                         args=args, deadline=deadline, depth=ex.record.depth,
-                         execution=ex, runs=self.runs, call_sequence=self._call_nested,
-                         sequence_identity=ex.sequence.identity)
+        record, sequence = ex.record, ex.sequence
+        # (by position, in the order of its fields: twelve keywords bound per group cost as much as the rest)
+        return CallScope(record.run_id, sequence.name, group, grec, args, deadline, record.depth, ex, self.runs,
+                         self._call_nested, sequence.identity)
 
     def _tools(self, scope: CallScope, group: Group, grec: GroupRecord, serial: str | None) -> Awaitable[None]:
         """The group's tools to await: one alone in the group's own task, else side by side or in turn
@@ -442,10 +442,15 @@ class Runner:
             return None
         if not group.parallel:
             return "parallel is off for this group: its tools run one by one, in order"
+        last = None
         for call in group.tools:  # in order: the first that is not safe is named
-            tool = self.registry.get(call.tool)
+            name = call.tool
+            if name == last:  # (a tool called many times over: looked up once)
+                continue
+            last = name
+            tool = self.registry.get(name)
             if tool is not None and not tool.concurrency_safe:
-                return f"'{call.tool}' is not safe to run beside other tools, so the tools run one by one"
+                return f"'{name}' is not safe to run beside other tools, so the tools run one by one"
         return None
 
     async def _parallel(self, scope: CallScope, group: Group, grec: GroupRecord) -> None:
