@@ -192,23 +192,33 @@ class Ending:
 
 
 class SideBySide:
-    """A gathered group's tool calls, each in a task of its own: they count themselves out as they end
-    (`ended`), and `settled` is done once all have, or once one failed so that the group aborts. Made
-    for the common case (every call ends by itself) to cost less per task than `asyncio.gather`."""
+    """A gathered group's tool calls, each in a task of its own once it waits: they are counted in as
+    they start (`starting`) and count themselves out as they end (`ended`); the group is settled once
+    all have started (`all_started`) and ended, or once one failed so that the group aborts. Made for
+    the common case (every call ends by itself) to cost less per task than `asyncio.gather`, and
+    nothing more when every call ended as it started (no future to wait on: `waiter`)."""
 
-    __slots__ = ("tasks", "settled", "_left")
+    __slots__ = ("tasks", "settled", "_left", "_started", "_waiter")
 
-    def __init__(self, count: int) -> None:
+    def __init__(self) -> None:
         self.tasks: list[asyncio.Task[None]] = []
-        self.settled: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self._left = count
-        if count == 0:
-            self.settled.set_result(None)
+        self.settled = False
+        self._left = 0
+        self._started = False
+        self._waiter: asyncio.Future[None] | None = None
+
+    def starting(self) -> None:
+        self._left += 1
+
+    def all_started(self) -> None:
+        self._started = True
+        if self._left == 0:
+            self._settle()
 
     def ended(self) -> None:
         self._left -= 1
-        if self._left == 0 and not self.settled.done():
-            self.settled.set_result(None)
+        if self._left == 0 and self._started:
+            self._settle()
 
     def abort(self, failed: asyncio.Task[Any] | None) -> None:
         """A call failed and the group aborts: every other call is cancelled (a task cancelled before
@@ -216,8 +226,20 @@ class SideBySide:
         for task in self.tasks:
             if task is not failed:
                 task.cancel()
-        if not self.settled.done():
-            self.settled.set_result(None)
+        self._settle()
+
+    def waiter(self) -> asyncio.Future[None]:
+        """What the group awaits until it is settled (made only when it is not yet)."""
+        if self._waiter is None:
+            self._waiter = asyncio.get_running_loop().create_future()
+            if self.settled:
+                self._waiter.set_result(None)
+        return self._waiter
+
+    def _settle(self) -> None:
+        self.settled = True
+        if self._waiter is not None and not self._waiter.done():
+            self._waiter.set_result(None)
 
     def unsettled(self) -> bool:
         """Whether some calls may not have ended: the group aborted, or its task was cancelled."""
