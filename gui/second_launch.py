@@ -29,8 +29,6 @@ import shutil
 import subprocess
 import sys
 import time
-import urllib.error
-import urllib.request
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -69,6 +67,9 @@ def focus_running(data_dir: Path, token: str | None, timeout: float = 8.0, *,
     if token:
         headers["Authorization"] = f"Bearer {token}"
     asked = json.dumps({"address_only": True} if address_only else {}).encode()
+    import urllib.error  # here, not above: a door that starts the app imports it no sooner (`spawn_background`)
+    import urllib.request
+
     request = urllib.request.Request(url + FOCUS_PATH, data=asked, method="POST", headers=headers)
     try:
         with urllib.request.urlopen(request, timeout=timeout) as answer:
@@ -281,6 +282,9 @@ def pid_alive(pid: int) -> bool:
 
 
 def app_answers(url: str) -> bool:
+    import urllib.error
+    import urllib.request
+
     try:
         with urllib.request.urlopen(url.rstrip("/") + "/api/health", timeout=2) as answer:
             return bool(answer.status == 200)

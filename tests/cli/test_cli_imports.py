@@ -68,6 +68,25 @@ def test_run_on_a_folder_without_mcp_servers_loads_neither_the_web_nor_the_mcp_s
     assert loaded.isdisjoint({"httpx._main", "click", "rich", "pygments", "trio"})
 
 
+def test_a_run_starts_the_app_before_loading_what_it_uses_only_afterwards(tmp_path, data):
+    """`seqdesk run` starts the app as soon as it knows the folder: what it loads before then delays the
+    app's start, so what it needs only later (urllib's HTTP client, for a second launch) is not loaded yet."""
+    sequence = tmp_path / "one.json"
+    sequence.write_text(json.dumps(ONE_TRUE), encoding="utf-8")
+    code = ("import sys\nimport gui.second_launch as launch\nspawn = launch.spawn_background\n"
+            "def spawning(*args, **kwargs):\n"
+            "    print('\\nLOADED ' + repr(sorted(m for m in ('urllib.request', 'http.client') if m in sys.modules)),\n"
+            "          file=sys.stderr)\n"
+            "    return spawn(*args, **kwargs)\n"
+            "launch.spawn_background = spawning\nfrom gui.cli import main\nsys.exit(main(sys.argv[1:]))\n")
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("PYTEST_", "NICEGUI_")) and k != "SEQDESK_MEMORY"}
+    result = subprocess.run([sys.executable, "-c", code, "run", str(sequence), "--yes"], capture_output=True,
+                            text=True, env={**env, "SEQDESK_DATA": str(data)}, cwd=ROOT, timeout=120)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert "\nLOADED []" in result.stderr, result.stderr[-2000:]
+
+
 def test_the_app_a_run_starts_serves_its_api_without_the_pages(tmp_path, data):
     """The app `seqdesk run` starts in the background imports no NiceGUI (a person's window would),
     read from its own `-X importtime` lines in its log."""
