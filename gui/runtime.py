@@ -143,6 +143,8 @@ class Runtime:
         and frees hundreds of thousands of objects (records, their stored forms), and a pass of the
         collector in the middle walks every one still held (a quarter of a second with 10,000)."""
         with paused_collection():
+            if self.stores is not None:
+                self.stores.closing()  # what the ends move to history is not vouched for now (`Stores.closing`)
             await self.engine.close()
             await self.close_parts()
 
