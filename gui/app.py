@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from gui.doors import resolve_data_dir
+from gui.fastapi_load import load_fastapi
 from gui.serving import free_port, is_loopback, token_problem, url_host
 from gui.settings import Settings
 
@@ -304,6 +305,7 @@ def start_app(args: argparse.Namespace, settings: Settings) -> int:
             tell_person(message)
             return 2
     local = "127.0.0.1" if host in ("0.0.0.0", "::") or is_loopback(host) else host
+    load_fastapi()  # before the API: FastAPI without building its OpenAPI models
     from gui.api.request_gate import Served
 
     program = background_for()
@@ -352,6 +354,7 @@ def serve_team(host: str, port: int, settings: Settings, *, names: list[str] | N
     if not has_admin:
         print(f"seqdesk serve: {NO_ADMIN}", file=sys.stderr, flush=True)
     local = "127.0.0.1" if host in ("0.0.0.0", "::") or is_loopback(host) else host
+    load_fastapi()
     from gui.api.request_gate import Served
     from gui.window import run_ui
 

@@ -163,15 +163,17 @@ def light_app(ctx: AppContext, pages: Pages, watch: Any) -> Any:
                 await ctx.close()
 
     async def start() -> None:
+        import gc
+
         try:
             await ctx.open()
         except Exception:  # as NiceGUI's start-up handlers: said in the log, the API answers 503
             log.exception("SeqDesk could not open its engine")
+            gc.enable()  # off while it started (`gui.second_launch.spawn_background`)
             return
         if ctx.phone is not None and ctx.phone.wanted:  # phones reach the app through its pages
             await pages.open()
-        import gc
-
+        gc.enable()  # off while it started (`gui.second_launch.spawn_background`): on from here
         gc.freeze()  # what start-up made lives as long as the app, as in the person's app
 
     app = FastAPI(lifespan=lifespan, openapi_url=None, docs_url=None, redoc_url=None)

@@ -29,8 +29,6 @@ import shutil
 import subprocess
 import sys
 import time
-import urllib.error
-import urllib.request
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -46,6 +44,11 @@ READY = b"ready\n"
 ENDPOINT_FILE = "seqdesk.endpoint.json"
 START_SECONDS = 90.0
 OTHER_APP_SECONDS = 15.0  # how long to wait for another app after the one started here ended
+# What the app started in the background runs (`spawn_background`), with the garbage collector off while it
+# starts: what start-up makes lives as long as the app (`gc.freeze` once it is up, where the collector comes on
+# again), and the collections it would pass through were a tenth of its start.
+START_BACKGROUND_APP = ("import gc; gc.disable(); from gui.app import start_background_app; "
+                        "raise SystemExit(start_background_app())")
 
 
 def focus_running(data_dir: Path, token: str | None, timeout: float = 8.0, *,
@@ -64,6 +67,9 @@ def focus_running(data_dir: Path, token: str | None, timeout: float = 8.0, *,
     if token:
         headers["Authorization"] = f"Bearer {token}"
     asked = json.dumps({"address_only": True} if address_only else {}).encode()
+    import urllib.error  # here, not above: a door that starts the app imports it no sooner (`spawn_background`)
+    import urllib.request
+
     request = urllib.request.Request(url + FOCUS_PATH, data=asked, method="POST", headers=headers)
     try:
         with urllib.request.urlopen(request, timeout=timeout) as answer:
@@ -187,8 +193,7 @@ def spawn_background(data_dir: Path, token: str | None) -> Starting:
         env[READY_FD] = str(write_end)
     try:
         with (data_dir / BACKGROUND_LOG).open("ab") as out:
-            child = subprocess.Popen([sys.executable, "-c", "from gui.app import start_background_app; "
-                                      "raise SystemExit(start_background_app())"],
+            child = subprocess.Popen([sys.executable, "-c", START_BACKGROUND_APP],
                                      stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT, env=env,
                                      start_new_session=True, pass_fds=() if write_end is None else (write_end,))
     except BaseException:
@@ -277,6 +282,9 @@ def pid_alive(pid: int) -> bool:
 
 
 def app_answers(url: str) -> bool:
+    import urllib.error
+    import urllib.request
+
     try:
         with urllib.request.urlopen(url.rstrip("/") + "/api/health", timeout=2) as answer:
             return bool(answer.status == 200)

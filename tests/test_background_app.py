@@ -8,6 +8,7 @@ gates, as a stranger meets it: refused as by the person's app, and no page opene
 
 from __future__ import annotations
 
+import gc
 import subprocess
 import sys
 from collections.abc import AsyncIterator
@@ -117,3 +118,16 @@ async def test_another_host_or_origin_is_refused_before_the_token_is_looked_at(s
                                                               "Cookie": "seqdesk_session=whatever"})
     assert cookie.status_code in (401, 403)
     assert pages.app is None
+
+
+async def test_the_collector_is_on_again_once_the_app_has_started(pages):
+    """The app started in the background starts with the garbage collector off
+    (`gui.second_launch.START_BACKGROUND_APP`): it is on again once the engine is open."""
+    gc.disable()
+    try:
+        app = light_app(pages.ctx, pages, None)
+        async with app.router.lifespan_context(app):
+            await pages.ctx.wait_open()
+            assert gc.isenabled()
+    finally:
+        gc.enable()

@@ -280,6 +280,9 @@ class EventBus:
         # What `publish` delivers to: the subscribers as a tuple, made anew as one comes or goes (rarely),
         # so that a publish (thousands a second during a run) takes no lock and copies nothing.
         self._delivery: tuple[Subscriber, ...] = ()
+        # Whether anyone subscribes now: a publisher may skip gathering an event's fields if not (an
+        # attribute kept with `_delivery`, read for every tool call's two events).
+        self.listened = False
         self._ids = itertools.count(1)
         self._seq = itertools.count(1)
         self._lock = threading.Lock()
@@ -290,18 +293,15 @@ class EventBus:
         with self._lock:
             self._subscribers[key] = callback
             self._delivery = tuple(self._subscribers.values())
+            self.listened = bool(self._delivery)
 
         def unsubscribe() -> None:
             with self._lock:
                 self._subscribers.pop(key, None)
                 self._delivery = tuple(self._subscribers.values())
+                self.listened = bool(self._delivery)
 
         return unsubscribe
-
-    @property
-    def listened(self) -> bool:
-        """Whether anyone subscribes now: a publisher may skip gathering an event's fields if not."""
-        return bool(self._delivery)
 
     def publish(self, event_type: type[E], run_id: str | None = None, /, **fields: Any) -> E | None:
         """Deliver an event of `event_type` to every subscriber; None (and nothing built) when nobody listens."""

@@ -49,9 +49,10 @@ class MemoryInteractionStore:
             self._keep(record)
 
     def _keep(self, record: InteractionRecord) -> None:
-        text = json.dumps(record.model_dump(mode="json"))
-        stored = _parse(text)  # what a file store would read back; fails here if it could not be stored
-        self._records[record.interaction_id] = (interaction_fields(stored), text)
+        text = json.dumps(record.model_dump(mode="json"), separators=(",", ":"))
+        _parse(text)  # what a file store would read back: fails here if it could not be stored
+        # (what queries read, the record's own values: the same as read back, and no copies of its texts)
+        self._records[record.interaction_id] = (interaction_fields(record), text)
 
     async def save(self, record: InteractionRecord) -> None:
         self._keep(record)

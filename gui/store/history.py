@@ -49,7 +49,7 @@ from gui.atomic import atomic_write, remove_stale_temp_files
 from gui.store.catalog import read_catalog, stamp, write_catalog
 from gui.store.database import DocTable, IndexTable, open_database
 from gui.store.errors import CorruptDatabaseError
-from gui.store.files import dumps, json_text, read_json
+from gui.store.files import dumps, json_text, key_text, read_json
 from gui.store.segment_view import SegmentView, Selection
 from gui.store.slices import KEY as SLICES_KEY
 from gui.store.slices import TABLE as SLICES_TABLE
@@ -93,6 +93,10 @@ class History:
         self._doubles: dict[int, list[str]] = {}  # ids a segment's index lists that an earlier one holds
         self._where_as_loaded = True
         self._vouching = vouching
+        # False once the app closes (`leave_unvouched`): a text written from then on is vouched for only
+        # if it was before; checking each new one (read and written again by its model) cost a close
+        # with 10,000 runs waiting more than half its time
+        self._vouching_new = True
         # the latest written segment's texts as digested: id -> (its entry as the storage keeps it,
         # the digest of its text if vouched for), so a write digests and checks only the new ones
         self._digested: tuple[int, dict[str, tuple[str, bytes | None]]] = (0, {})
@@ -292,6 +296,12 @@ class History:
         self._segment(seg).commit(keep=set(ids))
         return True
 
+    def leave_unvouched(self) -> None:
+        """From now on, vouch for no text that was not vouched for before (`gui.store.vouching`): the app
+        is closing, and what its end moves here (every run and request still waiting) is read on each
+        page as any text the store does not vouch for is, rather than checked now, while it closes."""
+        self._vouching_new = False
+
     def close(self) -> None:
         """Forget the parsed segments. Nothing is pending: every write is already on disk."""
         self._segments.clear()
@@ -425,12 +435,15 @@ class History:
             if seen is not None and seen[0] is entry:
                 now[doc_id] = seen
                 continue
-            key = f"{dumps(doc_id)}:"
+            key = f"{key_text(doc_id)}:"  # (the same text as `dumps`, without rendering a plain id)
             if not entry.startswith(key):  # no span either (`WholeDocumentStorage`)
+                continue
+            if not self._vouching_new and doc_id not in trusted:  # left unvouched: read on each page as before
+                now[doc_id] = (entry, None)
                 continue
             text = entry[len(key):].encode("utf-8")
             digest = vouching.digest(doc_id, text)
-            if trusted.get(doc_id) != digest and not vouching.vouches(text):
+            if trusted.get(doc_id) != digest and (not self._vouching_new or not vouching.vouches(text)):
                 now[doc_id] = (entry, None)
             else:
                 now[doc_id] = (entry, digest)

@@ -156,11 +156,11 @@ def _size(text: str) -> int:
 
 def _spans(entries: Mapping[str, tuple[Any, str]], at: int) -> dict[str, tuple[int, int]]:
     """Where each entry's document lies, the entries `"<id>":{...}` written from byte `at`, a comma
-    between two. An entry whose key is not written as `dumps` writes it has none (not expected)."""
+    between two. An entry whose key is not written as `key_text` writes it has none (not expected)."""
     spans = {}
     for doc_id, (_, text) in entries.items():
         size = _size(text)
-        key = f"{dumps(doc_id)}:"
+        key = f"{key_text(doc_id)}:"  # (the same text as `dumps`, without rendering a plain id)
         if text.startswith(key):
             spans[doc_id] = (at + _size(key), at + size)
         at += size + 1

@@ -68,6 +68,25 @@ def test_run_on_a_folder_without_mcp_servers_loads_neither_the_web_nor_the_mcp_s
     assert loaded.isdisjoint({"httpx._main", "click", "rich", "pygments", "trio"})
 
 
+def test_a_run_starts_the_app_before_loading_what_it_uses_only_afterwards(tmp_path, data):
+    """`seqdesk run` starts the app as soon as it knows the folder: what it loads before then delays the
+    app's start, so what it needs only later (urllib's HTTP client, for a second launch) is not loaded yet."""
+    sequence = tmp_path / "one.json"
+    sequence.write_text(json.dumps(ONE_TRUE), encoding="utf-8")
+    code = ("import sys\nimport gui.second_launch as launch\nspawn = launch.spawn_background\n"
+            "def spawning(*args, **kwargs):\n"
+            "    print('\\nLOADED ' + repr(sorted(m for m in ('urllib.request', 'http.client') if m in sys.modules)),\n"
+            "          file=sys.stderr)\n"
+            "    return spawn(*args, **kwargs)\n"
+            "launch.spawn_background = spawning\nfrom gui.cli import main\nsys.exit(main(sys.argv[1:]))\n")
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("PYTEST_", "NICEGUI_")) and k != "SEQDESK_MEMORY"}
+    result = subprocess.run([sys.executable, "-c", code, "run", str(sequence), "--yes"], capture_output=True,
+                            text=True, env={**env, "SEQDESK_DATA": str(data)}, cwd=ROOT, timeout=120)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert "\nLOADED []" in result.stderr, result.stderr[-2000:]
+
+
 def test_the_app_a_run_starts_serves_its_api_without_the_pages(tmp_path, data):
     """The app `seqdesk run` starts in the background imports no NiceGUI (a person's window would),
     read from its own `-X importtime` lines in its log."""
@@ -84,6 +103,26 @@ def test_the_app_a_run_starts_serves_its_api_without_the_pages(tmp_path, data):
     assert {"fastapi", "gui.api", "gui.store"} <= names  # it serves the API on the folder it opened
     assert "nicegui" not in names and "gui.ui" not in names
     assert "pydantic_settings" not in names  # its settings are read without it (`gui.settings`)
+    # FastAPI looks up `pydantic.v1` at each route only to refuse its models: declined (`gui.fastapi_load`;
+    # each look-up is still a line, of a few µs, but none loads its modules)
+    assert "pydantic.v1.main" not in names
+
+
+def test_the_app_loads_fastapi_without_building_its_openapi_models_which_build_when_used():
+    """`gui.fastapi_load`, as the app loads FastAPI: the models of an OpenAPI document are not built
+    as FastAPI is imported (SeqDesk serves none), yet a document asked for is made as before."""
+    code = ("import json, sys\nfrom gui.fastapi_load import load_fastapi\nload_fastapi()\nimport gui.api\n"
+            "from fastapi import FastAPI\nfrom fastapi.openapi import models\n"
+            "built = sorted(n for n, c in vars(models).items() if getattr(c, '__pydantic_complete__', False))\n"
+            "app = FastAPI()\napp.get('/x')(lambda: 1)\n"
+            "print(json.dumps({'built': built, 'v1': sys.modules.get('pydantic.v1') is not None,\n"
+            "                  'paths': sorted(app.openapi()['paths'])}))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert out.returncode == 0, out.stderr
+    said = json.loads(out.stdout)
+    assert {"OpenAPI", "Components", "PathItem", "Info"}.isdisjoint(said["built"]), said["built"]
+    assert said["v1"] is False
+    assert said["paths"] == ["/x"]  # the document, its models built on first use
 
 
 def test_the_pages_and_the_api_load_no_mcp_sdk_until_a_server_is_connected():

@@ -168,3 +168,16 @@ def test_a_batch_of_entries_chains_as_one_at_a_time_does() -> None:
         documents.append(chained_document(draft(n), documents[-1] if documents else None))
     assert verify(documents).ok and [d["position"] for d in documents] == [1, 2, 3, 4, 5]
     assert list(documents[0]) == list(entry_document(chain(draft(0), None)))  # the same fields, in order
+
+
+def test_a_drafts_stored_document_is_its_dump_whichever_way_it_was_made() -> None:
+    """`chained` copies a draft of text, numbers and nulls rather than dumping it: the copy must be the
+    dump, field for field and in order, however the draft was made (a timed-out request's is a copy)."""
+    from gui.core.asks import chained as chained_document
+
+    timed_out = draft(1).model_copy(update={"by": "timeout", "person": None, "via": None, "detail": "defaults"})
+    for made in (draft(0), timed_out, AuditDraft.model_validate(draft(2).model_dump())):
+        document = chained_document(made, None)
+        dumped = made.model_dump(mode="json")
+        assert list(document)[:len(dumped)] == list(dumped)
+        assert {key: document[key] for key in dumped} == dumped

@@ -400,3 +400,35 @@ async def test_a_tools_arguments_are_validated_once_per_call():
     assert record.status == "succeeded" and record.groups[0].tools[0].result == 4
     assert record.groups[0].tools[0].args == {"value": 4} and type(record.groups[0].tools[0].args) is dict
     assert checks == [4]
+
+
+async def test_tool_call_context():
+    """The context a tool is called with has every one of its fields set, each to what the call is
+    (the in-process runner sets them one by one, not through the dataclass's `__init__`)."""
+    from dataclasses import fields
+
+    from gui.core.tools.registry import ToolContext
+
+    seen: list[ToolContext] = []
+
+    class Looks(Untyped):
+        name = "looks"
+
+        async def call(self, args, ctx):  # type: ignore[no-untyped-def]
+            seen.append(ctx)
+            ctx.extra["mine"] = True  # each call its own
+            return None
+
+    engine = make_engine(Looks())
+    doc = seq(group("g", timeout="30s", tools=tools({"tool": "looks"}, {"tool": "looks"})))
+    record = await engine.runner.run(parse_sequence(doc), {})
+    assert record.status == "succeeded"
+    first, second = seen
+    values = {f.name: getattr(first, f.name) for f in fields(ToolContext)}  # AttributeError for one unset
+    assert values["run_id"] == record.run_id and values["tool_name"] == "looks"
+    assert values["tool_call_id"] == record.groups[0].tools[0].tool_call_id != second.tool_call_id
+    assert (values["sequence_name"], values["group_name"], values["depth"]) == ("s", "g", 0)
+    assert values["deadline"] is not None and values["approved"] is None and values["approval"] is None
+    assert values["interactions"] is not None and values["elicitation"] is not None
+    assert callable(values["progress"]) and callable(values["log"]) and callable(values["record_process"])
+    assert values["extra"] == {"mine": True} and second.extra == {"mine": True} and first.extra is not second.extra

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 from contract_support import Backend, ids, run
+from pydantic import BaseModel
 
 from gui.core.queries import StoredText
-from gui.core.runs import GroupRecord, LogLine, RunRecord, ToolRecord
+from gui.core.runs import GroupRecord, LogLine, ProcessInfo, RunRecord, ToolRecord, copy_record
+from gui.core.runs.records import ToolProgressState
 
 
 async def test_a_saved_run_comes_back_equal_and_unknown_ids_are_none(backend: Backend):
@@ -78,6 +81,55 @@ async def test_a_later_change_to_the_live_record_does_not_change_what_was_stored
     assert await backend.runs.get("r1") == before
     await backend.reopen()
     assert await backend.runs.get("r1") == before
+
+
+def _every_field_set(model: BaseModel, values: dict[str, Any]) -> None:
+    """Give each field of `model` a value of its own, none at its default (all told apart once read back)."""
+    for name, value in values.items():
+        setattr(model, name, value)
+    assert set(values) | {"tools", "groups"} >= set(type(model).model_fields)
+
+
+_TOOL = {"index": 3, "tool": "echo", "tool_call_id": "c3", "as_": "slot", "status": "waiting", "started_at": 2.0,
+         "finished_at": 3.0, "args": {"a": [1]}, "result": {"r": 2}, "error": "e", "attempts": 4, "reason": "why",
+         "interaction_id": "i1", "original_args": {"a": [0]}, "timed_out": True, "denied": True,
+         "waits": [(2.5, None)], "progress": ToolProgressState(progress=1.0, total=2.0, message="m"),
+         "log": [LogLine(at=2.2, level="info", text="t")], "reused_from": "r0", "process": ProcessInfo(pid=7),
+         "cause": "person", "host": "node-a"}
+_GROUP = {"index": 5, "name": "g", "status": "running", "started_at": 1.5, "finished_at": 4.0, "reason": "because",
+          "serial_reason": "one by one", "timed_out": True, "args": {"x": 1}, "fingerprint": "f" * 16,
+          "outputs": {"slot": "v"}, "reused_from": "r0", "cause": "group_timeout"}
+_RUN = {"run_id": "r1", "sequence": "nightly", "target": "g", "args": {"y": 2}, "status": "running",
+        "created_at": 1000.0, "finished_at": 1009.0, "outputs": {"o": 3}, "error": "boom", "depth": 2, "attempt": 3,
+        "resumed_from": "r0", "resumed_by": "r2", "schedule_id": "s1", "note": "missed", "cause": "app_closed",
+        "stopped_by": "host:1", "agent_left_at": 1005.0, "started_by": "alice"}
+
+
+@pytest.mark.parametrize("made", ["validated", "made by the runner", "constructed", "copied"])
+async def test_a_record_made_any_way_comes_back_with_each_field_where_it_was(backend: Backend, made: str):
+    """A store may keep a record's fields by their order (the memory store's copy): however a record,
+    its groups and tools were made, every field comes back as it was, none taking another's value."""
+    if made == "made by the runner":
+        tool, group = ToolRecord.queued(0, "x", "c0", None, "node-a"), GroupRecord.waiting(0, "x", "f", [])
+    elif made == "constructed":
+        tool, group = ToolRecord.model_construct(index=0, tool="x", tool_call_id="c0"), GroupRecord.model_construct(
+            index=0, name="x")
+    else:
+        tool, group = ToolRecord(index=0, tool="x", tool_call_id="c0"), GroupRecord(index=0, name="x")
+    _every_field_set(tool, _TOOL)
+    _every_field_set(group, _GROUP)
+    group.tools = [tool]
+    record = (RunRecord.model_construct(run_id="r0", sequence="x", created_at=1.0) if made == "constructed"
+              else run("r0"))
+    _every_field_set(record, _RUN)
+    record.groups = [group]
+    if made == "copied":
+        record = copy_record(record)
+    expected = RunRecord.model_validate(record.model_dump())
+    await backend.runs.save(record)
+    assert await backend.runs.get("r1") == expected
+    await backend.reopen()
+    assert await backend.runs.get("r1") == expected
 
 
 async def test_a_value_that_is_not_plain_json_is_kept_as_json_reads_it_and_an_unstorable_one_is_refused(

@@ -156,19 +156,24 @@ class Execution:
 
 class Ending:
     """The runs `Runner.stop_all` ends together: each arrives once its record is settled and waits
-    until its turn's ends are kept (its requests cancelled, its record saved) and announced."""
+    until its turn's ends are kept (its requests cancelled, its record saved) and announced. Each
+    waits on a future of its own, given its result when the turn is kept: one turn of the loop per
+    run (a shield of one shared future took two, and two closures), and a run cancelled again while
+    it waits gives up only its own."""
 
     def __init__(self) -> None:
         self.expected = 0
         self._arrived: list[Execution] = []
         self._some = asyncio.Event()
-        self._turn: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self._kept: asyncio.Future[None] | None = None
+        self._turn: list[asyncio.Future[None]] = []  # the waits of the runs arriving now
+        self._kept: list[asyncio.Future[None]] = []  # those of the turn being kept
 
     async def arrive(self, ex: Execution) -> None:
         self._arrived.append(ex)
         self._some.set()
-        await asyncio.shield(self._turn)  # its end is kept even if something cancels its task again
+        mine: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._turn.append(mine)
+        await mine  # its end is kept even if something cancels its task again (it has arrived)
 
     async def next_turn(self) -> list[Execution]:
         """The runs arrived so far, once some have; those arriving in the same turns of the loop come
@@ -182,33 +187,45 @@ class Ending:
         arrived, self._arrived = self._arrived, []
         self._some.clear()
         self.expected -= len(arrived)
-        self._kept, self._turn = self._turn, asyncio.get_running_loop().create_future()
+        self._kept, self._turn = self._turn, []
         return arrived
 
     def kept(self) -> None:
         """The last turn's ends are kept and announced: its runs' tasks end."""
-        if self._kept is not None and not self._kept.done():
-            self._kept.set_result(None)
+        kept, self._kept = self._kept, []
+        for wait in kept:
+            if not wait.done():  # (cancelled: that run's task was cancelled again, and has ended)
+                wait.set_result(None)
 
 
 class SideBySide:
-    """A gathered group's tool calls, each in a task of its own: they count themselves out as they end
-    (`ended`), and `settled` is done once all have, or once one failed so that the group aborts. Made
-    for the common case (every call ends by itself) to cost less per task than `asyncio.gather`."""
+    """A gathered group's tool calls, each in a task of its own once it waits: they are counted in as
+    they start (`starting`) and count themselves out as they end (`ended`); the group is settled once
+    all have started (`all_started`) and ended, or once one failed so that the group aborts. Made for
+    the common case (every call ends by itself) to cost less per task than `asyncio.gather`, and
+    nothing more when every call ended as it started (no future to wait on: `waiter`)."""
 
-    __slots__ = ("tasks", "settled", "_left")
+    __slots__ = ("tasks", "settled", "_left", "_started", "_waiter")
 
-    def __init__(self, count: int) -> None:
+    def __init__(self) -> None:
         self.tasks: list[asyncio.Task[None]] = []
-        self.settled: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self._left = count
-        if count == 0:
-            self.settled.set_result(None)
+        self.settled = False
+        self._left = 0
+        self._started = False
+        self._waiter: asyncio.Future[None] | None = None
+
+    def starting(self) -> None:
+        self._left += 1
+
+    def all_started(self) -> None:
+        self._started = True
+        if self._left == 0:
+            self._settle()
 
     def ended(self) -> None:
         self._left -= 1
-        if self._left == 0 and not self.settled.done():
-            self.settled.set_result(None)
+        if self._left == 0 and self._started:
+            self._settle()
 
     def abort(self, failed: asyncio.Task[Any] | None) -> None:
         """A call failed and the group aborts: every other call is cancelled (a task cancelled before
@@ -216,8 +233,20 @@ class SideBySide:
         for task in self.tasks:
             if task is not failed:
                 task.cancel()
-        if not self.settled.done():
-            self.settled.set_result(None)
+        self._settle()
+
+    def waiter(self) -> asyncio.Future[None]:
+        """What the group awaits until it is settled (made only when it is not yet)."""
+        if self._waiter is None:
+            self._waiter = asyncio.get_running_loop().create_future()
+            if self.settled:
+                self._waiter.set_result(None)
+        return self._waiter
+
+    def _settle(self) -> None:
+        self.settled = True
+        if self._waiter is not None and not self._waiter.done():
+            self._waiter.set_result(None)
 
     def unsettled(self) -> bool:
         """Whether some calls may not have ended: the group aborted, or its task was cancelled."""

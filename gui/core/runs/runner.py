@@ -366,26 +366,36 @@ class Runner:
     def _group_started(self, ex: Execution, group: Group, grec: GroupRecord) -> None:
         grec.started_at = self.clock()
         grec.status = "running"
-        self.bus.publish(GroupStarted, ex.record.run_id, group=grec.index, group_name=group.name)
+        if self.bus.listened:  # (two events per group: no keywords gathered for nobody)
+            self.bus.publish(GroupStarted, ex.record.run_id, group=grec.index, group_name=group.name)
 
     def _group_ended(self, ex: Execution, group: Group, grec: GroupRecord, ran: bool) -> None:
         """The group's status from its tools' (unless already decided), said and saved soon."""
         run_id = ex.record.run_id
         grec.finished_at = self.clock()
+        failed = cancelled = None  # the first tool that failed, and the first cancelled (one pass)
+        for trec in grec.tools:
+            status = trec.status
+            if status == "succeeded":
+                continue
+            if status == "failed":
+                if failed is None:
+                    failed = trec
+            elif status == "cancelled":
+                if cancelled is None:
+                    cancelled = trec
+            elif status == "degraded":
+                ex.degraded = True
         if grec.status == "running":
-            failed = [t for t in grec.tools if t.status == "failed"] or [
-                t for t in grec.tools if t.status == "cancelled"]
-            if failed:
+            first = failed or cancelled
+            if first is not None:
                 grec.status = "failed"
-                first = failed[0]
                 grec.reason = f"tool {first.index + 1} ({first.tool}) failed: {first.error}"
             else:
                 grec.status = "succeeded"
-        if any(t.status == "degraded" for t in grec.tools):
-            ex.degraded = True
-        kind = GroupFinished if ran else GroupSkipped
-        self.bus.publish(kind, run_id, group=grec.index, group_name=group.name, status=grec.status,
-                         reason=grec.reason, timed_out=grec.timed_out)
+        if self.bus.listened:
+            self.bus.publish(GroupFinished if ran else GroupSkipped, run_id, group=grec.index, group_name=group.name,
+                             status=grec.status, reason=grec.reason, timed_out=grec.timed_out)
         ex.checkpoint(self.runs)
 
     async def _group_body(self, ex: Execution, group: Group, grec: GroupRecord) -> bool:
@@ -413,10 +423,10 @@ class Runner:
         """What the group's tool calls need from the run, its deadline counted from now."""
         timeout = group.timeout_seconds
         deadline = self.clock() + timeout if timeout is not None else None
-        return CallScope(run_id=ex.record.run_id, sequence_name=ex.sequence.name, group=group, group_record=grec,
-                         args=args, deadline=deadline, depth=ex.record.depth,
-                         execution=ex, runs=self.runs, call_sequence=self._call_nested,
-                         sequence_identity=ex.sequence.identity)
+        record, sequence = ex.record, ex.sequence
+        # (by position, in the order of its fields: twelve keywords bound per group cost as much as the rest)
+        return CallScope(record.run_id, sequence.name, group, grec, args, deadline, record.depth, ex, self.runs,
+                         self._call_nested, sequence.identity)
 
     def _tools(self, scope: CallScope, group: Group, grec: GroupRecord, serial: str | None) -> Awaitable[None]:
         """The group's tools to await: one alone in the group's own task, else side by side or in turn
@@ -432,7 +442,12 @@ class Runner:
             return None
         if not group.parallel:
             return "parallel is off for this group: its tools run one by one, in order"
-        for name in dict.fromkeys(call.tool for call in group.tools):  # each tool looked up once, in order
+        last = None
+        for call in group.tools:  # in order: the first that is not safe is named
+            name = call.tool
+            if name == last:  # (a tool called many times over: looked up once)
+                continue
+            last = name
             tool = self.registry.get(name)
             if tool is not None and not tool.concurrency_safe:
                 return f"'{name}' is not safe to run beside other tools, so the tools run one by one"
@@ -445,7 +460,7 @@ class Runner:
         (`SideBySide`), instead of a gather's callback per task; a failure that aborts the group
         cancels the others (those not started never start), and the group waits for every task
         before it goes on."""
-        side = SideBySide(sum(1 for trec in grec.tools if trec.reused_from is None))
+        side = SideBySide()
         abort = group.on_error is not OnError.CONTINUE
 
         async def one(index: int) -> None:
@@ -464,11 +479,14 @@ class Runner:
             if scope.aborting:  # one failed as it started: the rest never start (their records say so)
                 break
             if grec.tools[index].reused_from is None:
+                side.starting()
                 task = start_eagerly(one(index))
                 if task is not None:
                     side.tasks.append(task)
+        side.all_started()
         try:
-            await side.settled
+            if not side.settled:  # (a group whose calls all ended as they started goes on at once)
+                await side.waiter()
         finally:
             if side.unsettled():  # aborted, or this group's own task cancelled (a stop, its time limit)
                 for task in side.tasks:

@@ -87,6 +87,7 @@ class AwaitedElsewhere(BaseException):  # noqa: N818 (not an error: the call pau
 # What cuts a tool short inside its group, while the run goes on to end otherwise: its own request is
 # cancelled with that cause at once (a run's stop cancels its requests with the stop's cause).
 _GROUP_CAUSES: frozenset[EndCause] = frozenset({"sibling_failed", "group_timeout"})
+_new_context = object.__new__  # (`ToolCaller._context`)
 
 
 def _finite(value: float) -> bool:
@@ -158,9 +159,9 @@ class ToolCaller:
                 self.resumed(scope, record)  # made again once its answer came (`AwaitedElsewhere`)
             first = max(record.attempts, 1)  # in the attempt that paused (on_error: retry counts on)
         else:
-            record.started_at = self.clock()
-            record.status = "running"
-            self._publish(ToolStarted, scope, record)
+            record.mark_running(self.clock())
+            if self.bus.listened:
+                self._publish(ToolStarted, scope, record)
         try:
             prepared = self._prepare(scope, call, record)
             if prepared is not None:  # (one coroutine less per waiting call than a `_run` of its own)
@@ -186,7 +187,8 @@ class ToolCaller:
             self.finished(scope, record)
             raise
         record.finished_at = self.clock()
-        self.finished(scope, record)
+        if self.bus.listened:
+            self.finished(scope, record)
         if not side_by_side:
             _still_cancelled()
 
@@ -257,7 +259,7 @@ class ToolCaller:
             except Exception as exc:  # a tool's own bug: reported, never crashing the run
                 self._fail(record, f"the tool '{tool.name}' crashed: {type(exc).__name__}: {exc}")
             else:
-                record.status, record.result, record.error = "succeeded", result, None
+                record.mark_succeeded(result)
                 return
             if attempt < attempts:
                 _still_cancelled()
@@ -296,15 +298,18 @@ class ToolCaller:
                                                        slot=slot, declared=_WORDS[slot_type.value]))
 
     def _context(self, scope: CallScope, record: ToolRecord, approved: object, approval: str | None) -> ToolContext:
+        """The call's context, set field by field (every one of them: `test_tool_call_context`): its
+        `__init__` binds sixteen keywords, twice the time of the rest of it, for each call."""
         port = ObservedPort(self, scope, record)
-        return ToolContext(
-            run_id=scope.run_id, tool_call_id=record.tool_call_id, tool_name=record.tool,
-            sequence_name=scope.sequence_name, group_name=scope.group.name,
-            interactions=port, elicitation=_CallForms(self, scope, record), deadline=scope.deadline, depth=scope.depth,
-            call_sequence=port.call_sequence if scope.call_sequence is not None else None,
-            progress=port.progress, log=port.log, record_process=port.record_process,
-            approved=approved, approval=approval,
-        )
+        ctx: ToolContext = _new_context(ToolContext)
+        ctx.run_id, ctx.tool_call_id, ctx.tool_name = scope.run_id, record.tool_call_id, record.tool
+        ctx.sequence_name, ctx.group_name = scope.sequence_name, scope.group.name
+        ctx.interactions, ctx.elicitation = port, _CallForms(self, scope, record)
+        ctx.deadline, ctx.depth = scope.deadline, scope.depth
+        ctx.call_sequence = port.call_sequence if scope.call_sequence is not None else None
+        ctx.progress, ctx.log, ctx.record_process = port.progress, port.log, port.record_process
+        ctx.approved, ctx.approval, ctx.extra = approved, approval, {}
+        return ctx
 
     def progress(self, scope: CallScope, record: ToolRecord, done: float, total: float | None,
                  message: str | None, *, publish: bool = True) -> None:
@@ -348,9 +353,11 @@ class ToolCaller:
         shell = tool.shell_approval(args)
         summary = None if shell is not None else tool.approval_summary(args)
         shown = shell.shown if shell is not None else summary.shown if summary is not None else None
-        request = self._approval_request(scope, tool, args, record, bound, shell, summary)
-        # Asked and waited for here, not through an `ObservedPort` (a waiting run keeps fewer objects).
-        asked = await self.interactions.ask_approval(request, tool.name, deadline=scope.deadline)
+        # Asked and waited for here, not through an `ObservedPort` (a waiting run keeps fewer objects); the
+        # request is not kept here while it waits (the service holds it, or its copy with an end: 1 KB more).
+        asked = await self.interactions.ask_approval(
+            self._approval_request(scope, tool, args, record, bound, shell, summary), tool.name,
+            deadline=scope.deadline)
         if asked.waiting:
             self.waiting(scope, record, asked.interaction_id)
             try:
@@ -364,7 +371,7 @@ class ToolCaller:
         else:
             outcome = await asked.outcome()
         if outcome.auto:
-            record.interaction_id = request.interaction_id
+            record.interaction_id = asked.interaction_id
         if not outcome.approved:
             record.cause = outcome.cause
             raise _Denied(outcome.reason or "not approved")

@@ -117,10 +117,14 @@ def run_step_fingerprints(groups: Iterable[Group],
     asking: dict[str, bool] = {}
 
     def fingerprints(group: Group) -> tuple[str | None, ...]:
-        names = {call.tool for call in group.tools}
-        for name in names - asking.keys():
-            asking[name] = asks(name)
-        if not any(asking[name] for name in names):  # (most groups: none of its tools asks)
+        some = False  # whether some tool of the group asks (most groups: none), each tool asked once a run
+        for call in group.tools:
+            name = call.tool
+            asked = asking.get(name)
+            if asked is None:
+                asked = asking[name] = asks(name)
+            some = some or asked
+        if not some:
             return (None,) * len(group.tools)
         return tuple(step_fingerprint(call, group) if asking[call.tool] else None for call in group.tools)
 

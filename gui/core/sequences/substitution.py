@@ -170,13 +170,16 @@ def holds_references(value: Any) -> bool:
 def bind_literal(value: Any) -> Bound:
     """`bind` of args that hold no reference (`holds_references` is False): a new copy of them as they
     are, no inputs used, nothing run as code."""
-    return Bound(_fresh(value))
+    return Bound(_fresh(value), {}, {})
 
 
 def _fresh(value: Any) -> Any:
     kind = type(value)
     if kind is dict:
-        return {key: item if type(item) in _SCALARS else _fresh(item) for key, item in value.items()}
+        for item in value.values():
+            if type(item) not in _SCALARS:
+                return {key: item if type(item) in _SCALARS else _fresh(item) for key, item in value.items()}
+        return value.copy()  # (most steps' args: text and numbers)
     if kind is int or kind is str or kind is float or kind is bool or value is None:
         return value
     if isinstance(value, Mapping):

@@ -165,10 +165,16 @@ class CheckedArgs(dict[str, JsonValue]):
     instead of validating them a second time. They are never changed after the check."""
 
     __slots__ = ("model",)
+    model: BaseModel
 
-    def __init__(self, values: dict[str, JsonValue], model: BaseModel) -> None:
-        super().__init__(values)
-        self.model = model
+    @classmethod
+    def of(cls, model: BaseModel) -> CheckedArgs:
+        """The model's fields as JSON values (`json_values`), copied once, with the model."""
+        values = model.__dict__
+        checked = cls(values) if _dumps_as_is(type(model)) and _all_plain(values) else cls(
+            model.model_dump(mode="json"))
+        checked.model = model  # (set here, not by an `__init__` of its own: a call less per tool call)
+        return checked
 
 
 class ModelTool(Tool):
@@ -185,16 +191,16 @@ class ModelTool(Tool):
         return title if isinstance(title, str) and title else self.name
 
     def validate_args(self, args: dict[str, JsonValue]) -> CheckedArgs:
-        model = self.read_args(self.Args, args)
-        return CheckedArgs(json_values(model), model)
+        return CheckedArgs.of(self.read_args(self.Args, args))
 
     def read_args(self, model: type[ArgsT], args: dict[str, JsonValue]) -> ArgsT:
         """The arguments as `model`: the one this tool's check read them into (`CheckedArgs`), else
         validated now; ToolArgumentError (with field paths) when they do not fit."""
         if isinstance(args, CheckedArgs) and type(args.model) is model:
             return args.model
-        try:
-            return model.model_validate(args)
+        try:  # (`model.model_validate`, without its wrapper's checks of options not given: a third of its time)
+            validated: ArgsT = model.__pydantic_validator__.validate_python(args)
+            return validated
         except ValidationError as exc:
             problems = [(".".join(str(p) for p in e["loc"]), e["msg"]) for e in exc.errors()]
             raise ToolArgumentError(self.name, problems) from None
@@ -205,9 +211,20 @@ def json_values(model: BaseModel) -> dict[str, JsonValue]:
     back unchanged (a model that changes nothing as it dumps, and plain JSON values), else that dump.
     Every call's arguments are dumped so: half the cost of their check, for the common case."""
     values = model.__dict__
-    if _dumps_as_is(type(model)) and all(is_plain_json(value) for value in values.values()):
+    if _dumps_as_is(type(model)) and _all_plain(values):
         return dict(values)
     return model.model_dump(mode="json")
+
+
+def _all_plain(values: dict[str, Any]) -> bool:
+    """Whether every one of the values `is_plain_json` (a loop, not `all` of a generator: per tool call)."""
+    for value in values.values():
+        if type(value) not in _SCALARS and not is_plain_json(value):
+            return False
+    return True
+
+
+_SCALARS = frozenset({str, int, bool, type(None)})
 
 
 @functools.cache
@@ -270,8 +287,9 @@ class Registry:
         self._changed()
 
     def get(self, name: str) -> Tool | None:
-        with self._lock:
-            return self._tools.get(name)
+        # No lock: one lookup in a dict is atomic (the interpreter's lock), against another thread's
+        # `add` or `remove` too; it is made for every tool call.
+        return self._tools.get(name)
 
     def names(self) -> list[str]:
         with self._lock:
