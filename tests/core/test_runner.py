@@ -432,3 +432,24 @@ async def test_tool_call_context():
     assert values["interactions"] is not None and values["elicitation"] is not None
     assert callable(values["progress"]) and callable(values["log"]) and callable(values["record_process"])
     assert values["extra"] == {"mine": True} and second.extra == {"mine": True} and first.extra is not second.extra
+
+
+@pytest.mark.parametrize("executor", [None], ids=["in-process"])  # (the loop of the process that runs it)
+async def test_a_run_of_the_most_groups_never_holds_the_loop_long():
+    """1,000 groups whose tools end as they start, on a sequence just saved (no fingerprint known yet):
+    its records are made in a worker thread, and its groups give the loop a turn every few ms, so every
+    other request is answered meanwhile (a page, an answer)."""
+    from support.loop_watch import LoopWatch
+
+    from gui.core.sequences.limits import MAX_GROUPS
+
+    engine = make_engine()
+    doc = seq(*(group(f"g{i}", **{"in": {"host": "string"}, "out": {"r": "string"},
+                                "tools": tools({"tool": "echo", "args": {"value": "$args.host"}, "as": "r"})})
+                for i in range(MAX_GROUPS)))
+    await engine.create(doc)
+    async with LoopWatch() as watch:
+        run = await engine.start("s", {"host": "h"})
+        record = await engine.runner.wait(run.run_id, 60)
+    assert record.status == "succeeded" and len(record.groups) == MAX_GROUPS
+    assert watch.longest < 0.030, f"the loop worked {watch.longest * 1000:.0f} ms without a turn for anything else"
