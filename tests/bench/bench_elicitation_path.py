@@ -145,6 +145,34 @@ def _mark_the_answer_stored() -> None:
     Engine.respond = respond  # type: ignore[method-assign]
 
 
+def _follow_the_store_writer() -> None:
+    """(`--tinydb`) What the path hands the store's writer thread (`gui.store.writer`) runs in the phase
+    that handed it over: the record and its entry in the record of decisions are stored there, and the
+    path waits for them (in memory the same work is done on the path itself, and is counted).
+    Housekeeping nobody waits for (`submit_later`: ended records moved to history) is left out."""
+    from gui.store.writer import LATER, Writer
+
+    original = Writer._submit
+
+    def submit(self: Any, lane: int, call: Callable[[], Any]) -> Any:
+        phase = PHASE.get()
+        if phase is None or lane == LATER:
+            return original(self, lane, call)
+        return original(self, lane, lambda: contextvars.copy_context().run(_in_phase, phase, call))
+
+    Writer._submit = submit  # type: ignore[method-assign]
+
+
+def _in_phase(phase: str, call: Callable[[], Any]) -> Any:
+    """`call` on the writer thread, traced (the thread was started before `threading.setprofile`)."""
+    PHASE.set(phase)
+    sys.setprofile(_profile)
+    try:
+        return call()
+    finally:
+        sys.setprofile(None)
+
+
 def _mark_the_run_asking() -> None:
     """(`--approval`) The run's approval, asked and waited for, is traced as the server's form is."""
     from gui.core.runs.tool_call import ToolCaller
@@ -274,6 +302,7 @@ def main() -> None:
         _mark_the_servers_requests()
     _mark_the_form(approval)
     _mark_the_answer_stored()
+    _follow_the_store_writer()
     outputs = asyncio.run(scenario("--tinydb" in sys.argv, approval))
     print(f"the server got: {outputs}")
     report(visits)
