@@ -23,6 +23,7 @@ from gui.core.asks.elicitation import (
     FixedElicitationHandler,
     InboxElicitationHandler,
     NoopElicitationHandler,
+    answers_checked,
 )
 from gui.core.asks.interactions import ElicitationField, ElicitationRequest, ElicitationResponse, ToolSource
 from gui.core.asks.responses import value_problems
@@ -60,6 +61,12 @@ async def test_noop_handler_answers_cancel_never_decline() -> None:
 def test_every_handler_satisfies_the_protocol() -> None:
     handlers = [NoopElicitationHandler(), FixedElicitationHandler(ACCEPT), CompositeElicitationHandler()]
     assert all(isinstance(h, ElicitationHandler) for h in handlers)
+
+
+def test_only_the_inbox_handlers_say_their_answers_were_checked(service: InteractionService) -> None:
+    assert answers_checked(InboxElicitationHandler(service))
+    assert not any(answers_checked(h) for h in (FixedElicitationHandler(ACCEPT), CompositeElicitationHandler(),
+                                                 ElicitationHandlerFunc(lambda _req: ACCEPT)))
 
 
 def test_only_accept_carries_values() -> None:
@@ -295,6 +302,7 @@ class FormAsker(ModelTool):
 
     async def call(self, args: dict[str, Any], ctx: ToolContext) -> Any:
         assert ctx.elicitation is not None
+        assert answers_checked(ctx.elicitation)  # a call's forms go to the inbox: checked as the person answers
         source = ToolSource(tool_call_id=ctx.tool_call_id, tool_name=ctx.tool_name)
         reply = await ctx.elicitation.handle_elicitation(req(turn_id=ctx.run_id, source=source))
         return reply.model_dump()

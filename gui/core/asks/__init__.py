@@ -37,6 +37,7 @@ from gui.core.asks.elicitation import (
     ElicitationHandler,
     ElicitationNotHandled,
     InboxElicitationHandler,
+    answers_checked,
 )
 from gui.core.asks.failures import (
     InteractionError,
@@ -173,6 +174,7 @@ __all__ = [
     "FormHandle",
     "FORM_TIMEOUT",
     "InboxElicitationHandler",
+    "answers_checked",
     "interaction_fields",
     "InteractionError",
     "InteractionFilter",

@@ -7,11 +7,12 @@ answer: only an accept carries values, and they fit the fields: types, choices, 
 formats. The service refuses an answer with any problem before anything is stored (an approval's
 answer is checked beside the rest of approvals: `gui.core.asks.service`).
 
-A form's values are checked when the person answers (the inbox refuses a misfit, and the request stays
-pending) and again before an MCP server receives the answer: a server never gets what its form said it
-would refuse. `typed_values` then gives the values as the form's types say (an integer field gets an
-`int`), with the form's own default for every field the person left empty: a server that offered a
-default gets it back, as if the person had kept it.
+A form's values are checked once: when the person answers (the inbox refuses a misfit, and the request
+stays pending), or, for an answer that did not come through the inbox (another elicitation handler),
+before an MCP server receives it (`gui.mcp.elicit`): a server never gets what its form said it would
+refuse. `typed_values` then gives the values as the form's types say (an integer field gets an `int`),
+with the form's own default for every field the person left empty: a server that offered a default
+gets it back, as if the person had kept it.
 """
 
 from __future__ import annotations
