@@ -37,7 +37,6 @@ from gui.core.asks import (
     ElicitationRequest,
     ElicitationResponse,
     ToolSource,
-    answers_checked,
     typed_values,
     value_problems,
 )
@@ -80,7 +79,8 @@ async def answer_form(server: str, params: FormParams, call: ToolContext | None,
                     server, ", ".join(unshown))
         return ElicitResult(action="cancel")
     response = await ask_handler(handler, request, gone)
-    return to_result(request, response, checked=answers_checked(handler))
+    # a handler that answers through the inbox had the accept checked as the person gave it
+    return to_result(request, response, checked=getattr(handler, "answers_checked", False) is True)
 
 
 def to_request(server: str, params: FormParams,

@@ -37,7 +37,6 @@ from gui.core.asks.elicitation import (
     ElicitationHandler,
     ElicitationNotHandled,
     InboxElicitationHandler,
-    answers_checked,
 )
 from gui.core.asks.failures import (
     InteractionError,
@@ -174,7 +173,6 @@ __all__ = [
     "FormHandle",
     "FORM_TIMEOUT",
     "InboxElicitationHandler",
-    "answers_checked",
     "interaction_fields",
     "InteractionError",
     "InteractionFilter",

@@ -10,9 +10,10 @@ handler must be safe to call concurrently and must not hang a tool forever: when
 `cancel`, never `decline`, so a server can still go on with its defaults.
 
 An accept's values are checked against the form once. A handler that answers through the inbox says
-so (`answers_checked = True`): the service refused any misfit when the person answered
-(`gui.core.asks.responses`), and the request stayed pending for them to fix it. Any other handler's
-accept is checked where the answer leaves for the server (`gui.mcp.elicit`).
+so with the class attribute `answers_checked = True` (read where the answer leaves: no call): the
+service refused any misfit when the person answered (`gui.core.asks.responses`), and the request
+stayed pending for them to fix it. Any other handler's accept is checked where the answer leaves for
+the server (`gui.mcp.elicit`).
 """
 
 from __future__ import annotations
@@ -44,11 +45,6 @@ class ElicitationHandler(Protocol):
 HandlerFunc = Callable[
     [ElicitationRequest], ElicitationResponse | None | Awaitable[ElicitationResponse | None]
 ]
-
-
-def answers_checked(handler: ElicitationHandler) -> bool:
-    """The handler answers through the inbox, so an accept it gives already fits the form."""
-    return getattr(handler, "answers_checked", False) is True
 
 
 class ElicitationHandlerFunc:
