@@ -32,6 +32,12 @@ awaited it) shows the file on the path but is not a new entry.
 only the core's part of it): `server` is then the run asking (`ToolCaller._approve`) and, once the
 person has answered, the run going on with the answer; `form` the inbox's command card being built;
 `person` the Approve click, until the answer is stored.
+
+On TinyDB, what the path hands the store's writer thread (a write, or a read it waits for) is
+followed there, in the phase that handed it over: the record and its entry in the record of
+decisions are stored there while the path waits, as in memory they are stored on the path itself.
+Each way's count says how many of its files are the store's own (`gui/memory`, `gui/store`,
+`gui/atomic.py`: under the core's store ports) and how many are above it.
 """
 
 from __future__ import annotations
@@ -66,6 +72,8 @@ QUIET = {("gui/core/events.py", "publish"), ("gui/core/runs/tool_call.py", "wait
 # saved: the loop runs it in the task's context, which is the form's): neither entered nor followed
 SKIP = {("gui/core/runs/execution.py", "later"), ("gui/core/runs/execution.py", "<lambda>"),
         ("gui/core/runs/execution.py", "_saved")}
+# the store's implementation, under the core's store ports: one file in memory, the storage engine on TinyDB
+STORAGE = ("gui/memory/", "gui/store/", "gui/atomic.py")
 answered = threading.Event()  # set at the Send click: later `server` visits are the way back
 stored = threading.Event()  # set when the engine has stored the answer: the page's feedback follows
 
@@ -280,7 +288,9 @@ def report(trail: list[tuple[str, str, str | None, bool]]) -> None:
         for f, _, _ in every:
             first.setdefault(f, len(first))
         back = sorted({(c, f) for f, c in steps if c is not None and c != f and c in first and first[f] < first[c]})
-        print(f"{way}: {len(first)} files")
+        stored = [f for f in first if f.startswith(STORAGE)]
+        print(f"{way}: {len(first)} files ({len(first) - len(stored)} above the store, {len(stored)} the store's own: "
+              f"{', '.join(f.removeprefix(GUI_PREFIX) for f in stored)})")
         for phase in phases:
             files = list(dict.fromkeys(f for p, f, _, _ in trail if p == phase))
             print(f"  {phase}: " + " > ".join(files))
