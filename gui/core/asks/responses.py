@@ -192,16 +192,20 @@ def _num(value: float) -> str:
 
 
 def _plain_type_problem(field: ElicitationField, value: JsonValue) -> str | None:
-    shown = json.dumps(value, default=str)
     if field.type == "string" and not isinstance(value, str):
-        return f"{shown} is not text"
+        return f"{_shown(value)} is not text"
     if field.type == "number":
         if isinstance(value, bool) or not isinstance(value, int | float):
-            return f"{shown} is not a number"
+            return f"{_shown(value)} is not a number"
         if not _finite(value):
-            return f"{shown} is not a finite number"
+            return f"{_shown(value)} is not a finite number"
     if field.type == "boolean" and not isinstance(value, bool):
-        return f"{shown} is not true or false"
+        return f"{_shown(value)} is not true or false"
     if field.enum is not None and value not in field.enum:
-        return f"{shown} is not one of: {', '.join(field.enum)}"
+        return f"{_shown(value)} is not one of: {', '.join(field.enum)}"
     return None
+
+
+def _shown(value: JsonValue) -> str:
+    """The value as a problem names it (written only for a problem: a value that fits costs nothing)."""
+    return json.dumps(value, default=str)
