@@ -8,9 +8,11 @@ asked of that call's handler (the connection's own when no call is known).
 `answer_form` reads top-down: `to_request` turns the requested schema into the one model the inbox
 stores, draws and checks (MCP's integers, titled choices, bounds and formats are fields of it);
 `ask_handler` bounds the wait for the handler (a form nobody can answer any more, because its call
-ended or its deadline passed, is answered `cancel`); `to_result` checks an accept against the whole
-form before it is sent, and types it as the server asked (an integer field gets an `int`): a server
-never receives an accept that lacks a required field, whatever handler produced it.
+ended or its deadline passed, is answered `cancel`); `to_result` types an accept as the server asked
+(an integer field gets an `int`). An accept is checked against the whole form once: when the person
+answers, by the inbox (a handler that answers through it says so: `answers_checked`), else here,
+before it is sent. A server never receives an accept that lacks a required field, whatever handler
+produced it.
 """
 
 from __future__ import annotations
@@ -77,7 +79,8 @@ async def answer_form(server: str, params: FormParams, call: ToolContext | None,
                     server, ", ".join(unshown))
         return ElicitResult(action="cancel")
     response = await ask_handler(handler, request, gone)
-    return to_result(request, response)
+    # a handler that answers through the inbox had the accept checked as the person gave it
+    return to_result(request, response, checked=getattr(handler, "answers_checked", False) is True)
 
 
 def to_request(server: str, params: FormParams,
@@ -215,13 +218,16 @@ async def ask_handler(handler: ElicitationHandler, request: ElicitationRequest,
         await asyncio.gather(*(f for f in (ask, stop) if f is not None), return_exceptions=True)
 
 
-def to_result(request: ElicitationRequest, response: ElicitationResponse) -> ElicitResult | ErrorData:
-    """The reply for the server; an accept that does not fit the form becomes an error, never data."""
+def to_result(request: ElicitationRequest, response: ElicitationResponse, *,
+              checked: bool = False) -> ElicitResult | ErrorData:
+    """The reply for the server; an accept that does not fit the form becomes an error, never data.
+    `checked`: the accept was checked against this form already (the inbox refuses a misfit)."""
     if response.action != "accept":
         return ElicitResult(action=response.action)
     if request.url is not None:
         return ElicitResult(action="accept")
-    problems = value_problems(request.fields, {k: v for k, v in response.values.items() if v is not None})
+    problems = [] if checked else value_problems(request.fields, {k: v for k, v in response.values.items()
+                                                                  if v is not None})
     if problems:
         return ErrorData(code=INVALID_PARAMS, message=f"the answer to {request.server_name}'s form was not sent: "
                          + "; ".join(problems))

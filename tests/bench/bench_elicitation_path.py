@@ -32,6 +32,12 @@ awaited it) shows the file on the path but is not a new entry.
 only the core's part of it): `server` is then the run asking (`ToolCaller._approve`) and, once the
 person has answered, the run going on with the answer; `form` the inbox's command card being built;
 `person` the Approve click, until the answer is stored.
+
+On TinyDB, what the path hands the store's writer thread (a write, or a read it waits for) is
+followed there, in the phase that handed it over: the record and its entry in the record of
+decisions are stored there while the path waits, as in memory they are stored on the path itself.
+Each way's count says how many of its files are the store's own (`gui/memory`, `gui/store`,
+`gui/atomic.py`: under the core's store ports) and how many are above it.
 """
 
 from __future__ import annotations
@@ -66,6 +72,8 @@ QUIET = {("gui/core/events.py", "publish"), ("gui/core/runs/tool_call.py", "wait
 # saved: the loop runs it in the task's context, which is the form's): neither entered nor followed
 SKIP = {("gui/core/runs/execution.py", "later"), ("gui/core/runs/execution.py", "<lambda>"),
         ("gui/core/runs/execution.py", "_saved")}
+# the store's implementation, under the core's store ports: one file in memory, the storage engine on TinyDB
+STORAGE = ("gui/memory/", "gui/store/", "gui/atomic.py")
 answered = threading.Event()  # set at the Send click: later `server` visits are the way back
 stored = threading.Event()  # set when the engine has stored the answer: the page's feedback follows
 
@@ -143,6 +151,34 @@ def _mark_the_answer_stored() -> None:
             stored.set()
 
     Engine.respond = respond  # type: ignore[method-assign]
+
+
+def _follow_the_store_writer() -> None:
+    """(`--tinydb`) What the path hands the store's writer thread (`gui.store.writer`) runs in the phase
+    that handed it over: the record and its entry in the record of decisions are stored there, and the
+    path waits for them (in memory the same work is done on the path itself, and is counted).
+    Housekeeping nobody waits for (`submit_later`: ended records moved to history) is left out."""
+    from gui.store.writer import LATER, Writer
+
+    original = Writer._submit
+
+    def submit(self: Any, lane: int, call: Callable[[], Any]) -> Any:
+        phase = PHASE.get()
+        if phase is None or lane == LATER or threading.get_ident() in _quiet:
+            return original(self, lane, call)  # (what a call left out or only entered hands over: not followed)
+        return original(self, lane, lambda: contextvars.copy_context().run(_in_phase, phase, call))
+
+    Writer._submit = submit  # type: ignore[method-assign]
+
+
+def _in_phase(phase: str, call: Callable[[], Any]) -> Any:
+    """`call` on the writer thread, traced (the thread was started before `threading.setprofile`)."""
+    PHASE.set(phase)
+    sys.setprofile(_profile)
+    try:
+        return call()
+    finally:
+        sys.setprofile(None)
 
 
 def _mark_the_run_asking() -> None:
@@ -252,7 +288,9 @@ def report(trail: list[tuple[str, str, str | None, bool]]) -> None:
         for f, _, _ in every:
             first.setdefault(f, len(first))
         back = sorted({(c, f) for f, c in steps if c is not None and c != f and c in first and first[f] < first[c]})
-        print(f"{way}: {len(first)} files")
+        stored = [f for f in first if f.startswith(STORAGE)]
+        print(f"{way}: {len(first)} files ({len(first) - len(stored)} above the store, {len(stored)} the store's own: "
+              f"{', '.join(f.removeprefix(GUI_PREFIX) for f in stored)})")
         for phase in phases:
             files = list(dict.fromkeys(f for p, f, _, _ in trail if p == phase))
             print(f"  {phase}: " + " > ".join(files))
@@ -274,6 +312,7 @@ def main() -> None:
         _mark_the_servers_requests()
     _mark_the_form(approval)
     _mark_the_answer_stored()
+    _follow_the_store_writer()
     outputs = asyncio.run(scenario("--tinydb" in sys.argv, approval))
     print(f"the server got: {outputs}")
     report(visits)

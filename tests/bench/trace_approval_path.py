@@ -11,6 +11,8 @@ What only reports on the approval is entered but not followed (the rule `bench_e
 follows too): an announcement on the event bus (`EventBus.publish`: its listeners redraw lists and
 notify) and the run's "waiting for you" marks (`ToolCaller.waiting`/`resumed`: the tool's record
 marked waiting, the run's record saved soon). The file of such a call counts; what it calls does not.
+On TinyDB, what the path hands the store's writer thread (a write or a read it waits for) is traced
+there too; housekeeping nobody waits for is not.
 """
 
 from __future__ import annotations
@@ -28,6 +30,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[2]
 GUI = str(ROOT / "gui") + "/"
 _window: contextvars.ContextVar[asyncio.Task[Any] | None] = contextvars.ContextVar("window", default=None)
+# work the window handed the store's writer thread (`gui.store.writer`, on TinyDB): traced there too
+_handed: contextvars.ContextVar[bool] = contextvars.ContextVar("handed", default=False)
 # what only reports (entered, not followed): the same set as `bench_elicitation_path.py`'s QUIET
 QUIET = {("gui/core/events.py", "publish"), ("gui/core/runs/tool_call.py", "waiting"),
          ("gui/core/runs/tool_call.py", "resumed")}
@@ -64,12 +68,13 @@ class Trace:
             return
         if event != "call" or not frame.f_code.co_filename.startswith(GUI):
             return
-        try:
-            task = asyncio.current_task()
-        except RuntimeError:
-            return
-        if task is None or _window.get() is not task:
-            return
+        if not _handed.get():
+            try:
+                task = asyncio.current_task()
+            except RuntimeError:
+                return
+            if task is None or _window.get() is not task:
+                return
         if resuming(frame):
             return
         here = frame.f_code.co_filename
@@ -96,6 +101,7 @@ async def main(tinydb: bool) -> None:
     from gui.core.door import Engine
     from gui.core.events import InteractionCreated
     from gui.core.runs import tool_call
+    from gui.store.writer import LATER, Writer
 
     trace = Trace()
     approve = tool_call.ToolCaller._approve
@@ -117,6 +123,28 @@ async def main(tinydb: bool) -> None:
         finally:
             _window.reset(token)
 
+    def submit(writer: Any, lane: int, call: Any) -> Any:
+        """What the window hands the writer thread runs traced: the record and its entry in the record of
+        decisions are stored there while the path waits (in memory the same work is on the path itself).
+        Housekeeping nobody waits for (`submit_later`) is left out."""
+        try:
+            inside = _window.get() is asyncio.current_task() and _window.get() is not None
+        except RuntimeError:
+            inside = False
+        if not inside or lane == LATER or trace.quiet is not None:  # (nor what a reporting call hands over)
+            return original_submit(writer, lane, call)
+        return original_submit(writer, lane, lambda: contextvars.copy_context().run(handed, call))
+
+    def handed(call: Any) -> Any:
+        _handed.set(True)
+        sys.setprofile(trace.profile)  # (the writer thread was started before the trace)
+        try:
+            return call()
+        finally:
+            sys.setprofile(None)
+
+    original_submit = Writer._submit
+    Writer._submit = submit  # type: ignore[method-assign]
     tool_call.ToolCaller._approve = traced_approve  # type: ignore[method-assign]
     Engine.respond = traced_respond  # type: ignore[method-assign]
 

@@ -62,6 +62,16 @@ def test_every_handler_satisfies_the_protocol() -> None:
     assert all(isinstance(h, ElicitationHandler) for h in handlers)
 
 
+def answers_checked(handler: ElicitationHandler) -> bool:
+    return getattr(handler, "answers_checked", False) is True
+
+
+def test_only_the_inbox_handlers_say_their_answers_were_checked(service: InteractionService) -> None:
+    assert answers_checked(InboxElicitationHandler(service))
+    assert not any(answers_checked(h) for h in (FixedElicitationHandler(ACCEPT), CompositeElicitationHandler(),
+                                                 ElicitationHandlerFunc(lambda _req: ACCEPT)))
+
+
 def test_only_accept_carries_values() -> None:
     with pytest.raises(ValidationError, match="a decline carries no values"):
         ElicitationResponse(action="decline", values={"table": "x"})
@@ -295,6 +305,7 @@ class FormAsker(ModelTool):
 
     async def call(self, args: dict[str, Any], ctx: ToolContext) -> Any:
         assert ctx.elicitation is not None
+        assert answers_checked(ctx.elicitation)  # a call's forms go to the inbox: checked as the person answers
         source = ToolSource(tool_call_id=ctx.tool_call_id, tool_name=ctx.tool_name)
         reply = await ctx.elicitation.handle_elicitation(req(turn_id=ctx.run_id, source=source))
         return reply.model_dump()

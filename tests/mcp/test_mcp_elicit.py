@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import time
 
+import pytest
 from mcp_types import INVALID_PARAMS, ElicitRequestFormParams, ElicitRequestURLParams, ElicitResult, ErrorData
 
 from gui.core.asks.elicitation import ElicitationHandlerFunc, FixedElicitationHandler
@@ -154,3 +155,32 @@ def test_bounds_lengths_and_formats_are_fields_of_the_form():
     n, mail = request.fields
     assert (n.integer, n.minimum, n.maximum) == (True, 1, 100)
     assert (mail.format, mail.max_length) == ("email", 40)
+
+
+async def test_an_accept_is_checked_once_by_the_inbox_not_again_on_its_way_to_the_server(monkeypatch):
+    """The inbox refuses a misfit when the person answers; the answer it hands back is only typed here.
+    Another handler's accept is checked here, once."""
+    from gui.core.asks import InboxElicitationHandler, InteractionService, InteractionValidationError
+    from gui.core.events import EventBus
+    from gui.mcp import elicit
+    from gui.memory import MemoryApprovalModes, MemoryInteractionStore
+
+    checks: list[object] = []
+    check = elicit.value_problems
+    monkeypatch.setattr(elicit, "value_problems", lambda *a: checks.append(a) or check(*a))
+    bus = EventBus()
+    service = InteractionService(MemoryInteractionStore(), bus, modes=MemoryApprovalModes())
+    asked: asyncio.Queue[str] = asyncio.Queue()
+    bus.subscribe(lambda e: asked.put_nowait(e.data["interaction_id"]) if e.type == "interaction.created" else None)
+    replying = asyncio.create_task(elicit.answer_form("shop", form(), None, InboxElicitationHandler(service)))
+    iid = await asyncio.wait_for(asked.get(), 5)
+    with pytest.raises(InteractionValidationError, match="field 'name' is required"):
+        await service.respond(iid, ElicitationResponse.accept({"qty": 2}))
+    await service.respond(iid, ElicitationResponse.accept({"name": "Ann", "qty": 2.0}))
+    result = await asyncio.wait_for(replying, 5)
+    assert result == ElicitResult(action="accept", content={"name": "Ann", "qty": 2, "gift": False, "size": "M"})
+    assert checks == []
+    fixed = FixedElicitationHandler(ElicitationResponse.accept({"qty": 2}))
+    refused = await elicit.answer_form("shop", form(), None, fixed)
+    assert isinstance(refused, ErrorData) and "field 'name' is required" in refused.message
+    assert len(checks) == 1

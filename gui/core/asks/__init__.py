@@ -75,7 +75,7 @@ from gui.core.asks.interactions import (
     cancel_cause,
     interaction_fields,
 )
-from gui.core.asks.ports import ApprovalHandle, FormHandle, InteractionHandle, InteractionPort
+from gui.core.asks.ports import ApprovalHandle, AskPort, FormHandle, InteractionHandle, InteractionPort
 from gui.core.asks.responses import typed_values, value_problems
 from gui.core.asks.rule_book import APPROVAL_MODES, DONE, ApprovalModes, Done, RuleBook, check_mode
 from gui.core.asks.rules import (
@@ -145,6 +145,7 @@ __all__ = [
     "who_words",
     "Approval",
     "ApprovalHandle",
+    "AskPort",
     "APPROVAL_MODES",
     "ApprovalMode",
     "ApprovalModes",

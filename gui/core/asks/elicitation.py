@@ -8,6 +8,12 @@ is converted on the way. Each front end brings its own handler: the inbox (persi
 GUI), the terminal (`gui.cli.form_prompt`), fixed answers (tests); `CompositeElicitationHandler` chains them. A
 handler must be safe to call concurrently and must not hang a tool forever: when in doubt it answers
 `cancel`, never `decline`, so a server can still go on with its defaults.
+
+An accept's values are checked against the form once. A handler that answers through the inbox says
+so with the class attribute `answers_checked = True` (read where the answer leaves: no call): the
+service refused any misfit when the person answered (`gui.core.asks.responses`), and the request
+stayed pending for them to fix it. Any other handler's accept is checked where the answer leaves for
+the server (`gui.mcp.elicit`).
 """
 
 from __future__ import annotations
@@ -104,6 +110,8 @@ class InboxElicitationHandler:
     interaction is cancelled so it does not linger in the inbox. (A tool call's own port asks its
     forms itself, for at most `FORM_TIMEOUT`: `gui.core.runs.tool_call`.)
     """
+
+    answers_checked = True  # the port's service checks an accept when the person answers
 
     def __init__(self, port: InteractionPort, *, timeout: float | None = FORM_TIMEOUT) -> None:
         self._port = port

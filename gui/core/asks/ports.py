@@ -3,9 +3,12 @@
 A tool call asks its approval through it (`ask_approval`), a tool asks its question (`request`) and
 an MCP server's form (`ask_form`); each ends with what the person answered, or why nobody did, as its
 asker reads it: an approval's `ApprovalOutcome`, a question's `InteractionResult`, a form's
-`ElicitationResponse`. `InteractionService` implements it; the runner hands each tool call a port
-around the service that caps waits at the group's deadline and marks the tool as waiting
-(`gui.core.runs.tool_call`), which is also the form handler of the tool's MCP calls.
+`ElicitationResponse`. `InteractionService` implements it; the tool caller asks through it
+(`gui.core.runs.tool_call`): a call's approval, and the forms its MCP server asks.
+
+A tool's own code sees less of it (`AskPort`, its context's `interactions`): it stores a request and
+waits on it (`ask_user`'s question). The runner hands each call one around the service that caps the
+wait at the group's deadline and marks the tool as waiting (`gui.core.runs.observed`).
 """
 
 from __future__ import annotations
@@ -47,6 +50,13 @@ class FormHandle(Protocol):
     interaction_id: str
 
     async def response(self) -> ElicitationResponse: ...
+
+
+class AskPort(Protocol):
+    """What a tool's own code asks a person through: the request stored, then waited on its handle.
+    `deadline` (epoch seconds) caps the request's `expires_at`."""
+
+    async def request(self, request: InteractionRequest, *, deadline: float | None = None) -> InteractionHandle: ...
 
 
 class InteractionPort(Protocol):

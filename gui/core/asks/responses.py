@@ -7,11 +7,12 @@ answer: only an accept carries values, and they fit the fields: types, choices, 
 formats. The service refuses an answer with any problem before anything is stored (an approval's
 answer is checked beside the rest of approvals: `gui.core.asks.service`).
 
-A form's values are checked when the person answers (the inbox refuses a misfit, and the request stays
-pending) and again before an MCP server receives the answer: a server never gets what its form said it
-would refuse. `typed_values` then gives the values as the form's types say (an integer field gets an
-`int`), with the form's own default for every field the person left empty: a server that offered a
-default gets it back, as if the person had kept it.
+A form's values are checked once: when the person answers (the inbox refuses a misfit, and the request
+stays pending), or, for an answer that did not come through the inbox (another elicitation handler),
+before an MCP server receives it (`gui.mcp.elicit`): a server never gets what its form said it would
+refuse. `typed_values` then gives the values as the form's types say (an integer field gets an `int`),
+with the form's own default for every field the person left empty: a server that offered a default
+gets it back, as if the person had kept it.
 """
 
 from __future__ import annotations
@@ -191,16 +192,20 @@ def _num(value: float) -> str:
 
 
 def _plain_type_problem(field: ElicitationField, value: JsonValue) -> str | None:
-    shown = json.dumps(value, default=str)
     if field.type == "string" and not isinstance(value, str):
-        return f"{shown} is not text"
+        return f"{_shown(value)} is not text"
     if field.type == "number":
         if isinstance(value, bool) or not isinstance(value, int | float):
-            return f"{shown} is not a number"
+            return f"{_shown(value)} is not a number"
         if not _finite(value):
-            return f"{shown} is not a finite number"
+            return f"{_shown(value)} is not a finite number"
     if field.type == "boolean" and not isinstance(value, bool):
-        return f"{shown} is not true or false"
+        return f"{_shown(value)} is not true or false"
     if field.enum is not None and value not in field.enum:
-        return f"{shown} is not one of: {', '.join(field.enum)}"
+        return f"{_shown(value)} is not one of: {', '.join(field.enum)}"
     return None
+
+
+def _shown(value: JsonValue) -> str:
+    """The value as a problem names it (written only for a problem: a value that fits costs nothing)."""
+    return json.dumps(value, default=str)

@@ -1,6 +1,6 @@
-"""The interaction port as one tool's code sees it (`ObservedPort`), and the handles it gives back: each
-marks the call waiting when the tool asks (its own question, as `ask_user` does) and resumed when the
-answer (or its end) comes. The call's reports go to its caller (`CallReports`:
+"""The interaction port as one tool's code sees it (`ObservedPort`, an `AskPort`), and the handle it gives
+back: it marks the call waiting when the tool asks (its own question, as `ask_user` does) and resumed
+when the answer (or its end) comes. The call's reports go to its caller (`CallReports`:
 `gui.core.runs.tool_call.ToolCaller` is the one), which asks the call's approval and its MCP server's
 forms itself, with the same marks."""
 
@@ -9,20 +9,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
 
-from gui.core.asks import (
-    ApprovalHandle,
-    ApprovalOutcome,
-    ElicitationRequest,
-    ElicitationResponse,
-    FormHandle,
-    InteractionHandle,
-    InteractionPort,
-    InteractionRequest,
-    InteractionResult,
-    ShellApprovalRequest,
-    ToolApprovalRequest,
-)
-from gui.core.causes import CancelReason, EndCause
+from gui.core.asks import InteractionHandle, InteractionPort, InteractionRequest, InteractionResult
 from gui.core.runs.call_scope import CallScope
 from gui.core.runs.records import ToolRecord
 
@@ -55,12 +42,11 @@ class ObservedPort:
     It takes the tool's other reports too (`progress`, `log`, `record_process`): one object for all of
     them."""
 
-    __slots__ = ("_caller", "_scope", "_record", "_port", "clock", "_second", "_published")
+    __slots__ = ("_caller", "_scope", "_record", "_port", "_second", "_published")
 
     def __init__(self, caller: CallReports, scope: CallScope, record: ToolRecord) -> None:
         self._caller, self._scope, self._record = caller, scope, record
         self._port = caller.interactions
-        self.clock = self._port.clock
         self._second, self._published = 0.0, 0  # this second's start, and the progress reports published in it
 
     def progress(self, done: float, total: float | None, message: str | None) -> None:
@@ -89,7 +75,7 @@ class ObservedPort:
         return min(caps) if caps else None
 
     def _answerers(self) -> dict[str, Any]:
-        """Who answers a tool's own question or form that does not say: its step's answerers."""
+        """Who answers a tool's own question that does not say: its step's answerers."""
         return {"asking": self._scope.asking[self._record.index], "started_by": self._scope.execution.record.started_by}
 
     async def request(self, request: InteractionRequest, *, deadline: float | None = None) -> _ObservedHandle:
@@ -98,24 +84,6 @@ class ObservedPort:
         handle = await self._port.request(request, deadline=self._cap(deadline))
         self._caller.waiting(self._scope, self._record, handle.interaction_id)
         return _ObservedHandle(self._caller, self._scope, self._record, handle)
-
-    async def ask_form(self, request: ElicitationRequest, *, deadline: float | None = None) -> _ObservedForm:
-        if request.asking is None and request.started_by is None:
-            request = request.model_copy(update=self._answerers())
-        asked = await self._port.ask_form(request, deadline=self._cap(deadline))
-        self._caller.waiting(self._scope, self._record, asked.interaction_id)
-        return _ObservedForm(self._caller, self._scope, self._record, asked)
-
-    async def ask_approval(self, request: ShellApprovalRequest | ToolApprovalRequest, tool_name: str, *,
-                           deadline: float | None = None) -> ApprovalHandle:
-        asked = await self._port.ask_approval(request, tool_name, deadline=self._cap(deadline))
-        if not asked.waiting:
-            return asked
-        self._caller.waiting(self._scope, self._record, asked.interaction_id)
-        return _ObservedApproval(self._caller, self._scope, self._record, asked)
-
-    async def cancel(self, interaction_id: str, reason: CancelReason, cause: EndCause | None = None) -> bool:
-        return await self._port.cancel(interaction_id, reason, cause)
 
 
 class _ObservedHandle:
@@ -128,34 +96,5 @@ class _ObservedHandle:
     async def result(self) -> InteractionResult:
         try:
             return await self._handle.result()
-        finally:
-            self._caller.resumed(self._scope, self._record)
-
-
-class _ObservedForm:
-    __slots__ = ("interaction_id", "_caller", "_scope", "_record", "_asked")
-
-    def __init__(self, caller: CallReports, scope: CallScope, record: ToolRecord, asked: FormHandle) -> None:
-        self.interaction_id = asked.interaction_id
-        self._caller, self._scope, self._record, self._asked = caller, scope, record, asked
-
-    async def response(self) -> ElicitationResponse:
-        try:
-            return await self._asked.response()
-        finally:
-            self._caller.resumed(self._scope, self._record)
-
-
-class _ObservedApproval:
-    __slots__ = ("interaction_id", "_caller", "_scope", "_record", "_asked")
-    waiting = True
-
-    def __init__(self, caller: CallReports, scope: CallScope, record: ToolRecord, asked: ApprovalHandle) -> None:
-        self.interaction_id = asked.interaction_id
-        self._caller, self._scope, self._record, self._asked = caller, scope, record, asked
-
-    async def outcome(self) -> ApprovalOutcome:
-        try:
-            return await self._asked.outcome()
         finally:
             self._caller.resumed(self._scope, self._record)

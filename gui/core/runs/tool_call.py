@@ -437,9 +437,11 @@ class ToolCaller:
 
 class _CallForms:
     """A call's form handler (its `ToolContext.elicitation`): the forms its MCP server asks go to the
-    tool caller (`ToolCaller.ask_form`), which asks them for the call as it asks its approval."""
+    tool caller (`ToolCaller.ask_form`), which asks them for the call as it asks its approval. Its
+    answers are the inbox's: an accept was checked against the form when the person gave it."""
 
     __slots__ = ("_caller", "_scope", "_record")
+    answers_checked = True
 
     def __init__(self, caller: ToolCaller, scope: CallScope, record: ToolRecord) -> None:
         self._caller, self._scope, self._record = caller, scope, record

@@ -26,7 +26,7 @@ from gui.core.marks import Sentence, sentence
 from gui.core.sequences import SlotType
 
 if TYPE_CHECKING:
-    from gui.core.asks import ElicitationHandler, InteractionPort
+    from gui.core.asks import AskPort, ElicitationHandler
 
 JsonValue = Any
 ArgsT = TypeVar("ArgsT", bound=BaseModel)
@@ -89,7 +89,7 @@ class ToolContext:
     tool_name: str
     sequence_name: str = ""
     group_name: str = ""
-    interactions: InteractionPort | None = None
+    interactions: AskPort | None = None  # its own requests (a question); its approval is asked for it
     elicitation: ElicitationHandler | None = None
     # Latest moment (time.time()) any request for a person may wait: the group's deadline.
     deadline: float | None = None
