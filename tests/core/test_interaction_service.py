@@ -278,9 +278,9 @@ class _BulkLoggingStore(MemoryInteractionStore):
         super().__init__()
         self.log = log
 
-    async def save_many(self, records) -> None:  # type: ignore[no-untyped-def]
+    async def save_many(self, records, documents=None) -> None:  # type: ignore[no-untyped-def]
         records = list(records)
-        await super().save_many(records)
+        await super().save_many(records, documents)
         self.log.append(f"saved {len(records)} {sorted({r.status for r in records})}")
 
 
