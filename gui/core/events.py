@@ -184,6 +184,7 @@ class InteractionEnded(Event):
     status: str
     reason: str | None = None  # why it was cancelled
     auto: bool = False  # approved by a rule, nobody asked
+    # its JSON form (`model_dump(mode="json")`): on a data folder, the very document stored (read, never changed)
     record: dict[str, Any] = field(default_factory=dict)
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import builtins
 import json
 import threading
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from pydantic import ValidationError
@@ -48,8 +48,8 @@ class MemoryInteractionStore:
         for record in records or []:
             self._keep(record)
 
-    def _keep(self, record: InteractionRecord) -> None:
-        text = json.dumps(record.model_dump(mode="json"), separators=(",", ":"))
+    def _keep(self, record: InteractionRecord, document: dict[str, Any] | None = None) -> None:
+        text = json.dumps(record.model_dump(mode="json") if document is None else document, separators=(",", ":"))
         _parse(text)  # what a file store would read back: fails here if it could not be stored
         # (what queries read, the record's own values: the same as read back, and no copies of its texts)
         self._records[record.interaction_id] = (interaction_fields(record), text)
@@ -57,9 +57,10 @@ class MemoryInteractionStore:
     async def save(self, record: InteractionRecord) -> None:
         self._keep(record)
 
-    async def save_many(self, records: Iterable[InteractionRecord]) -> None:
-        for record in records:
-            self._keep(record)
+    async def save_many(self, records: Sequence[InteractionRecord],
+                        documents: Sequence[dict[str, Any]] | None = None) -> None:
+        for index, record in enumerate(records):
+            self._keep(record, None if documents is None else documents[index])
 
     async def save_with(self, record: InteractionRecord, decision: AuditDraft, audit: AuditLog) -> None:
         await audit.append(decision)

@@ -11,7 +11,7 @@ change that keeps it pending (an approval of several) applies only over the revi
 from __future__ import annotations
 
 import builtins
-from collections.abc import Iterable
+from collections.abc import Sequence
 from typing import Any
 
 from psycopg_pool import AsyncConnectionPool
@@ -99,7 +99,10 @@ class PgInteractionStore:
         await audit.append(decision)
         await self.save(record)
 
-    async def save_many(self, records: Iterable[InteractionRecord]) -> None:
+    async def save_many(self, records: Sequence[InteractionRecord],
+                        documents: Sequence[dict[str, Any]] | None = None) -> None:
+        """Every record in one statement (`documents`, their JSON forms, are not needed: the rows are made
+        from the records)."""
         arrays = columns_of(row(r) for r in records)
         if not arrays:
             return

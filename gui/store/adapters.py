@@ -410,9 +410,10 @@ class TinyRunStore:
         return Page(await asyncio.to_thread(_vouched_or_read, RunRecord, self._vouching, texts), total)
 
 
-def _interaction_item(record: InteractionRecord) -> Item:
-    return (record.interaction_id, record.model_dump(mode="json"), interaction_fields(record),
-            record.status != "pending")
+def _interaction_item(record: InteractionRecord, document: dict[str, Any] | None = None) -> Item:
+    """What the hot and cold store keeps of `record`; `document`: its JSON form, when made already."""
+    return (record.interaction_id, record.model_dump(mode="json") if document is None else document,
+            interaction_fields(record), record.status != "pending")
 
 
 class TinyInteractionStore:
@@ -424,9 +425,13 @@ class TinyInteractionStore:
     async def save(self, record: InteractionRecord) -> None:
         await self.save_many([record])
 
-    async def save_many(self, records: Iterable[InteractionRecord]) -> None:
-        """`save` of each in turn; ended requests new to the store go to history in one write per segment."""
-        await self._archiver.settle([_interaction_item(r) for r in records])
+    async def save_many(self, records: Iterable[InteractionRecord],
+                        documents: Iterable[dict[str, Any]] | None = None) -> None:
+        """`save` of each in turn; ended requests new to the store go to history in one write per segment.
+        `documents`: their JSON forms, made by the caller (kept as they are, not made again)."""
+        items = ([_interaction_item(r) for r in records] if documents is None
+                 else [_interaction_item(r, d) for r, d in zip(records, documents, strict=True)])
+        await self._archiver.settle(items)
 
     async def save_with(self, record: InteractionRecord, decision: AuditDraft, audit: AuditLog) -> None:
         """The decision, then the record: in one operation of the writer when `audit` is the data

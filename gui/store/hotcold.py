@@ -37,7 +37,7 @@ from tinydb.queries import QueryLike
 from tinydb.table import Document
 
 from gui.store import merge
-from gui.store.files import json_text
+from gui.store.files import dumps, json_text, key_text
 from gui.store.history import Fields, History, Indexer, Repair, SortKey
 from gui.store.journal import JournaledTable, Later, SyncLater
 from gui.store.vouching import Vouching
@@ -93,6 +93,8 @@ class HotColdStore:
         # Final hot documents to move to history (`archive_pending`), with the document and its JSON
         # text as `settle_all` put them (None: read it from the hot documents).
         self._to_archive: dict[str, tuple[Mapping[str, Any], str] | None] = {}
+        # The app is closing (`closing`): what `settle_all` makes final goes to history at once.
+        self._closing = False
         self.history = History(self.history_folder, name, indexer, segment_docs=segment_docs,
                                segment_bytes=segment_bytes, cached_segments=cached_segments, repair=repair,
                                vouching=vouching)
@@ -295,7 +297,8 @@ class HotColdStore:
         in one change, and left for `archive_pending` to move to history a moment later. So an answered
         request is on disk after one line of the journal (one fsync) and its waiting tool goes on,
         while the move (three writes, for however many are waiting) follows. A crash in between leaves them hot,
-        final, and found as such by every query. True when something waits to be archived.
+        final, and found as such by every query. True when something waits to be archived. Once the
+        app is closing (`closing`), they go to history at once instead (`_move_now`).
 
         The documents of final items are the store's from then on: they are kept, uncopied, with
         their JSON text until the move, which then neither parses nor renders them again."""
@@ -309,14 +312,50 @@ class HotColdStore:
                 batch[doc_id] = (doc, fields)
                 continue
             if batch:
-                self._put_hot_many(batch)
+                self._settle_final(batch)
                 batch = {}
             rest.append((doc_id, doc, fields, final))
         if rest:
             self.save_all(rest)
         if batch:
-            self._put_hot_many(batch)
+            self._settle_final(batch)
         return bool(self._to_archive)
+
+    def closing(self) -> None:
+        """The app is closing: from now on, what `settle_all` makes final (every run and request still
+        waiting, ended by the close) goes to history at once (`_move_now`), in one write of it and one
+        change of the hot documents, instead of being put hot first and moved after (a second write of
+        each: half of what a close with thousands waiting wrote); nor does history vouch for its texts
+        (`History.leave_unvouched`)."""
+        self._closing = True
+        self.history.leave_unvouched()
+
+    def _settle_final(self, batch: Mapping[str, tuple[Mapping[str, Any], Fields]]) -> None:
+        if self._closing:
+            self._move_now(batch)
+        else:
+            self._put_hot_many(batch)
+
+    def _move_now(self, batch: Mapping[str, tuple[Mapping[str, Any], Fields]]) -> None:
+        """Final documents hot now, straight to history: written there first, then their hot copies
+        removed (one change). Nobody is told of the write before both are on disk (the writer hands out
+        no result before). A crash in between leaves each in both places, the hot copy older: reads
+        prefer it, as for any document in both, so it reads as if this write had not been made (and
+        start-up ends what it left pending or running, as after any crash before the write)."""
+        fresh: dict[str, tuple[Mapping[str, Any], Fields]] = {}
+        texts: dict[str, str] = {}  # (rendered once: the segment's size is counted from them too)
+        for doc_id, (doc, fields) in batch.items():
+            if doc_id in self.history:  # (left in both by a crash in a move)
+                self.history.replace(doc_id, doc, fields)
+            else:
+                fresh[doc_id] = (doc, fields)
+                texts[doc_id] = f"{key_text(doc_id)}:{dumps(doc)}"
+        if fresh:
+            self.history.append(fresh, texts)
+        self._hot.commit(remove=list(batch))
+        for doc_id in batch:
+            self._hot_fields.pop(doc_id, None)
+            self._to_archive.pop(doc_id, None)
 
     def _put_hot_many(self, batch: Mapping[str, tuple[Mapping[str, Any], Fields]]) -> None:
         self._hot.commit(put={doc_id: doc for doc_id, (doc, _) in batch.items()})

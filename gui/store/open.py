@@ -68,18 +68,19 @@ class Stores:
         return [d.message for d in self.damage]
 
     def closing(self) -> None:
-        """The app is closing: what its end moves to history (the runs and requests still waiting, ended
-        now) is moved without vouching for its texts (`History.leave_unvouched`): checking each (read
-        and written again by its model) took most of a close with 10,000 runs waiting. A page reads
-        those texts as it reads any the store does not vouch for. Queued before the ends' writes."""
+        """The app is closing: what its end makes final (the runs and requests still waiting, ended now)
+        goes straight to history (`HotColdStore.closing`: written once, not put hot and moved after),
+        without vouching for its texts (`History.leave_unvouched`): checking each (read and written
+        again by its model) took most of a close with 10,000 runs waiting. A page reads those texts as
+        it reads any the store does not vouch for. Queued before the ends' writes."""
         try:
-            self.writer.submit(self._leave_unvouched)
+            self.writer.submit(self._closing)
         except WriterClosedError:  # closed already: nothing more is moved
             pass
 
-    def _leave_unvouched(self) -> None:
+    def _closing(self) -> None:
         for table in self.tables:
-            table.history.leave_unvouched()
+            table.closing()
 
     def close(self) -> None:
         """Finish the queued writes, move what ended to history (a move is left for a quiet moment

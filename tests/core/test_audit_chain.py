@@ -181,3 +181,15 @@ def test_a_drafts_stored_document_is_its_dump_whichever_way_it_was_made() -> Non
         dumped = made.model_dump(mode="json")
         assert list(document)[:len(dumped)] == list(dumped)
         assert {key: document[key] for key in dumped} == dumped
+
+
+def test_an_entry_id_is_a_random_version_4_uuid_as_uuid4_writes_it() -> None:
+    import uuid
+
+    from gui.core.asks.audit import entry_id
+
+    ids = [entry_id() for _ in range(200)]
+    assert len(set(ids)) == 200
+    for made in ids:
+        parsed = uuid.UUID(made)
+        assert (parsed.version, parsed.variant, parsed.hex) == (4, uuid.RFC_4122, made)

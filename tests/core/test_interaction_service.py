@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 import pytest
 from support.interactions import (
@@ -34,7 +35,7 @@ from gui.core.asks.interactions import (
     QuestionResponse,
     ResolvedResult,
 )
-from gui.core.events import Event, EventBus
+from gui.core.events import Event, EventBus, InteractionEnded
 from gui.memory import MemoryApprovalModes, MemoryInteractionStore
 
 # --- persist before notify -------------------------------------------------------------------
@@ -277,10 +278,12 @@ class _BulkLoggingStore(MemoryInteractionStore):
     def __init__(self, log: list[str]) -> None:
         super().__init__()
         self.log = log
+        self.documents: list[dict[str, Any]] = []  # the JSON forms `save_many` was given
 
-    async def save_many(self, records) -> None:  # type: ignore[no-untyped-def]
+    async def save_many(self, records, documents=None) -> None:  # type: ignore[no-untyped-def]
         records = list(records)
-        await super().save_many(records)
+        self.documents += documents or []
+        await super().save_many(records, documents)
         self.log.append(f"saved {len(records)} {sorted({r.status for r in records})}")
 
 
@@ -296,6 +299,22 @@ async def test_cancelling_many_runs_stores_their_requests_in_one_write_before_an
     assert [(r.status, r.reason, r.cause) for r in results] == [
         ("cancelled", "session_disposed", "app_closed"), ("cancelled", "turn_stopped", None)] * 2
     assert [r.interaction_id for r in await service.pending()] == ["other"]
+
+
+async def test_cancelling_many_runs_dumps_each_request_once_for_the_store_and_its_event(bus: EventBus) -> None:
+    """Closing with thousands waiting dumped each ended request twice (the store's, the event's)."""
+    ended: list[InteractionEnded] = []
+    bus.subscribe(lambda e: ended.append(e) if isinstance(e, InteractionEnded) else None)
+    store = _BulkLoggingStore([])
+    service = InteractionService(store, bus, modes=MemoryApprovalModes())
+    for n in range(3):
+        await service.request(shell(f"a{n}", run=f"run-{n}"))
+    await service.cancel_runs({"run-0": "app_closed", "run-1": "app_closed", "run-2": None})
+    assert [e.interaction_id for e in ended] == ["a0", "a1", "a2"]
+    assert len(store.documents) == 3 and all(e.record is d for e, d in zip(ended, store.documents, strict=True))
+    for event in ended:  # the very form the record dumps to, as stored
+        stored = await store.get(event.interaction_id)
+        assert stored is not None and event.record == stored.model_dump(mode="json")
 
 
 async def test_cancelling_many_runs_leaves_a_request_being_answered_to_its_answer(bus: EventBus) -> None:

@@ -13,7 +13,7 @@ from support.waiting import wait_until
 from gui.core.door.engine import Engine
 from gui.core.runs.records import RunRecord
 from gui.core.tools.registry import Registry
-from gui.memory import MemoryRunStore, MemoryStores
+from gui.memory import MemoryInteractionStore, MemoryRunStore, MemoryStores
 from gui.tools import builtin_tools
 
 T = 5.0
@@ -233,6 +233,53 @@ async def test_closing_with_many_waiting_runs_ends_each_with_its_request_cancell
         run_id = request.request.turn_id
         assert order.index(("interaction.ended", run_id)) < order.index(("run.finished", run_id))
     assert engine.runner.active_ids() == []
+
+
+class WatchedRequests(MemoryInteractionStore):
+    """Calls `on_save` with the records of each `save_many`, before they are stored."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.on_save = None
+
+    async def save_many(self, records, documents=None) -> None:  # type: ignore[no-untyped-def]
+        records = list(records)
+        if self.on_save is not None:
+            await self.on_save(records)
+        await super().save_many(records, documents)
+
+
+@IN_PROCESS_ONLY
+async def test_closing_ends_each_runs_task_as_it_arrives_and_a_stop_meanwhile_waits_for_its_end():
+    """Closing with thousands waiting: a run's task ends once its record is settled (no future, and no
+    turn of the loop, per run), its end kept after; a Stop pressed meanwhile still returns only once
+    that end is saved."""
+    requests = WatchedRequests()
+    engine = composed(Registry(builtin_tools()), MemoryStores(interactions=requests))
+    await engine.create(seq(group("ask", tools=tools({"tool": "cmd_run", "args": {"command": "true"}})), name="ask"))
+    runs = [(await engine.start("ask", {})).run_id for _ in range(5)]
+    await wait_until(lambda: sum(r.groups[0].tools[0].status == "waiting" for r in engine.runner.active()) == 5)
+    tasks = {run_id: engine.runner._active[run_id].task for run_id in runs}
+    done_as_stored: list[bool] = []
+    second: list[asyncio.Task[tuple[bool, str]]] = []
+
+    async def stop_again(run_id: str) -> tuple[bool, str]:
+        stopped = await engine.runner.stop(run_id, "person")
+        return stopped, (await engine.runs.get(run_id)).status
+
+    async def on_save(records) -> None:  # type: ignore[no-untyped-def]
+        done_as_stored.extend(tasks[r.request.turn_id].done() for r in records if r.status == "cancelled")
+        if not second:
+            second.append(asyncio.create_task(stop_again(records[0].request.turn_id)))
+            await asyncio.sleep(0)  # (its first step: it finds the run ending)
+
+    requests.on_save = on_save
+    await engine.close()
+    assert done_as_stored == [True] * 5
+    assert await asyncio.wait_for(second[0], T) == (False, "stopped")
+    for run_id in runs:
+        record = await engine.runs.get(run_id)
+        assert (record.status, record.cause) == ("stopped", "app_closed")
 
 
 async def test_a_stopped_run_leaves_no_reference_cycles_for_the_collector():

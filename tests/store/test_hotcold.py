@@ -273,3 +273,41 @@ def test_settling_many_new_final_documents_writes_each_segment_once(tmp_path, mo
     assert written == [1, 2, 3, 3]
     assert store.count_history() == 260
     assert store.get("live") == {"n": -1, "ended": True}
+
+
+def test_closing_sends_what_ends_straight_to_history_in_one_write_nothing_put_hot(tmp_path):
+    """Closing with thousands waiting put each ended run and request hot, then moved it: written twice."""
+    store = open_store(tmp_path)
+    store.put_hot("r1", {"status": "running"})
+    store.put_hot("r2", {"status": "running"})
+    store.closing()
+    journal = (tmp_path / "runs.journal").read_text()
+    assert store.settle_all([("r1", {"status": "stopped"}, {}, True), ("r2", {"status": "stopped"}, {}, True),
+                             ("r3", {"status": "running"}, {}, False)]) is False  # nothing left to move
+    assert ids(store.list_hot()) == ["r3"]
+    assert ids(store.iter_history()) == ["r2", "r1"] and store.get("r1") == {"status": "stopped"}
+    written = (tmp_path / "runs.journal").read_text()[len(journal):]
+    assert "stopped" not in written  # the hot documents only lost them (and gained r3)
+
+    reopened = open_store(tmp_path)
+    assert ids(reopened.list_hot()) == ["r3"]
+    assert [(d.doc_id, d["status"]) for d in reopened.iter_history()] == [("r2", "stopped"), ("r1", "stopped")]
+
+
+def test_a_crash_as_closing_leaves_what_it_ended_as_it_was_before_the_end_was_written(tmp_path, monkeypatch):
+    """History is written first, then the hot copies go: a crash in between leaves the older hot copy,
+    which reads prefer (the end was never acknowledged: start-up ends the run again)."""
+    store = open_store(tmp_path)
+    store.put_hot("r1", {"status": "running"})
+    store.closing()
+    crash_on_write(monkeypatch, store._hot)
+    with pytest.raises(Crash):
+        store.settle_all([("r1", {"status": "stopped"}, {}, True)])
+
+    reopened = open_store(tmp_path)
+    assert reopened.get("r1") == {"status": "running"}
+    assert ids(reopened.list_hot()) == ["r1"] and reopened.iter_history() == [] and reopened.count_history() == 0
+    reopened.put_hot("r1", {"status": "interrupted"})  # what start-up then makes of it
+    reopened.archive("r1")
+    assert reopened.list_hot() == [] and reopened.count_history() == 1
+    assert reopened.get("r1") == {"status": "interrupted"}

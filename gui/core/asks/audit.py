@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-import uuid
+import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
@@ -122,9 +122,9 @@ def _flat(document: Mapping[str, Any]) -> bool:
     return True
 
 
-def _json(document: Mapping[str, Any]) -> bytes:
-    """Compact JSON in UTF-8, keys in the order given."""
-    if _flat(document):
+def _json(document: Mapping[str, Any], flat: bool = False) -> bytes:
+    """Compact JSON in UTF-8, keys in the order given (`flat`: known to be `_flat`, not looked at again)."""
+    if flat or _flat(document):
         try:
             return pydantic_core.to_json(document)
         except ValueError:  # a lone surrogate (edited in by hand): refused below too, in the words of `json`
@@ -147,12 +147,23 @@ def chained(draft: AuditDraft, last: Mapping[str, Any] | None) -> dict[str, Any]
     nulls (every one the app drafts) is its own JSON form: its fields are copied rather than dumped
     (a quarter of the time, closing with thousands of requests waiting)."""
     fields = draft.__dict__
-    document = dict(fields) if _flat(fields) else draft.model_dump(mode="json")
+    flat = _flat(fields)  # (then so is the document: the fields added below are text and a whole number)
+    document = dict(fields) if flat else draft.model_dump(mode="json")
     document["position"] = 1 if last is None else int(last["position"]) + 1
-    document["entry_id"] = uuid.uuid4().hex
+    document["entry_id"] = entry_id()
     document["prev"] = GENESIS if last is None else str(last["hash"])
-    document["hash"] = digest(document)
+    # `digest`, the draft's flatness known (its `hash` not there yet: nothing to leave out)
+    document["hash"] = hashlib.sha256(_json({key: document[key] for key in sorted(document)}, flat)).hexdigest()
     return document
+
+
+def entry_id() -> str:
+    """A new entry's id: `uuid.uuid4().hex` (random, version 4, RFC 4122 variant), written without making
+    a `UUID` (a third of the time, for each of thousands of entries when the app closes)."""
+    raw = bytearray(os.urandom(16))
+    raw[6] = raw[6] & 0x0F | 0x40  # the version
+    raw[8] = raw[8] & 0x3F | 0x80  # the variant
+    return raw.hex()
 
 
 def chain(draft: AuditDraft, last: Mapping[str, Any] | None) -> AuditEntry:

@@ -4,7 +4,7 @@ The TinyDB store (`gui.store`) and the in-memory one (`gui.memory`) implement th
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -26,7 +26,10 @@ class InteractionStore(Protocol):
     pages and filters in the store (see `gui.core.queries`): newest first, and the total.
     `query_texts` is `query` with any record the store vouches for as its JSON text (`StoredText`), for
     a page sent on as JSON; a store that vouches for none gives the records themselves.
-    `save_many` is `save` of each in turn (an import: the TinyDB store writes ended ones in one go).
+    `save_many` is `save` of each in turn (an import: the TinyDB store writes ended ones in one go);
+    `documents`, when given, are the records' JSON forms (`model_dump(mode="json")`, in the same order),
+    made already by the caller (ends announced with their records): a store that keeps that form takes
+    them instead of dumping each record again, and from then on nobody changes them.
     `save_with` appends a decision (or a step towards one) to the record of decisions `audit`, then
     saves `record`: the entry is durable first, so a decision that took effect is never missing from
     it. A store that shares its writer with `audit` (a data folder's) does both in one trip.
@@ -36,7 +39,8 @@ class InteractionStore(Protocol):
 
     async def save_with(self, record: InteractionRecord, decision: AuditDraft, audit: AuditLog) -> None: ...
 
-    async def save_many(self, records: Iterable[InteractionRecord]) -> None: ...
+    async def save_many(self, records: Sequence[InteractionRecord],
+                        documents: Sequence[dict[str, Any]] | None = None) -> None: ...
 
     async def get(self, interaction_id: str) -> InteractionRecord | None: ...
 

@@ -163,8 +163,11 @@ class Waiting:
     # --- locks, timers, tasks -------------------------------------------------------------------
 
     def lock(self, interaction_id: str) -> asyncio.Lock:
-        """The lock every transition of this request holds."""
-        return self._locks.setdefault(interaction_id, asyncio.Lock())
+        """The lock every transition of this request holds (made once: a waiting request has one)."""
+        lock = self._locks.get(interaction_id)
+        if lock is None:
+            lock = self._locks[interaction_id] = asyncio.Lock()
+        return lock
 
     def drop_lock(self, interaction_id: str, lock: asyncio.Lock | None = None) -> None:
         """Forget the request's lock (it ended; `lock`: only if it is still that one)."""
@@ -233,12 +236,20 @@ class Waiting:
     async def end_all(self, ended: list[InteractionRecord]) -> None:
         """Ends (`ended`) of many requests at once, their locks held: their decisions in one write,
         then the records in one write, then each waiter woken and each end announced, in order.
-        `InteractionNotPendingError`: another process sharing the store ended one; nothing is settled."""
+        Someone listening, each record is dumped once, for the store and for its event (closing with
+        thousands waiting dumped each twice). `InteractionNotPendingError`: another process sharing
+        the store ended one; nothing is settled."""
         if self.audit is not None and ended:
             await self.audit.append_many([decision_of(done) for done in ended])
-        await self.store.save_many(ended)
-        for done in ended:
-            self.settle(done)
+        if self.bus is None or not self.bus.listened:
+            await self.store.save_many(ended)
+            for done in ended:
+                self.settle(done)
+            return
+        documents = [done.model_dump(mode="json") for done in ended]
+        await self.store.save_many(ended, documents)
+        for done, document in zip(ended, documents, strict=True):
+            self.settle(done, document)
 
     def decision(self, ended: InteractionRecord, by: Answerer | None = None, *,
                  timed_out: bool = False) -> AuditDraft | None:
@@ -260,8 +271,9 @@ class Waiting:
         else:
             await self.store.save_with(record, decision, self.audit)
 
-    def settle(self, ended: InteractionRecord) -> None:
-        """Once the end is stored: forget the request, wake its waiter, announce the end."""
+    def settle(self, ended: InteractionRecord, document: dict[str, Any] | None = None) -> None:
+        """Once the end is stored: forget the request, wake its waiter, announce the end (`document`:
+        its JSON form, when made already)."""
         iid, result = ended.interaction_id, ended.result
         self._records.pop(iid, None)
         of_run = self._by_run.get(ended.request.turn_id, {})
@@ -272,7 +284,7 @@ class Waiting:
         future = self._futures.pop(iid, None)
         if future is not None and not future.done() and result is not None:
             future.set_result(result)
-        self.announce_ended(ended)
+        self.announce_ended(ended, document)
 
     def announce_created(self, record: InteractionRecord) -> None:
         if self.bus is not None and self.bus.listened:  # (the record dumped only for someone)
@@ -284,7 +296,8 @@ class Waiting:
                 record=record.model_dump(mode="json"),
             )
 
-    def announce_ended(self, record: InteractionRecord) -> None:
+    def announce_ended(self, record: InteractionRecord, document: dict[str, Any] | None = None) -> None:
+        """Say that `record` ended (`document`: its JSON form, made already: the stored one, shared)."""
         if self.bus is not None and self.bus.listened:  # (closing with thousands waiting, nobody may listen)
             result = record.result
             self.bus.publish(
@@ -294,7 +307,7 @@ class Waiting:
                 status=record.status,
                 reason=result.reason if isinstance(result, CancelledResult) else None,
                 auto=record.auto,
-                record=record.model_dump(mode="json"),
+                record=record.model_dump(mode="json") if document is None else document,
             )
 
 

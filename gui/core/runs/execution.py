@@ -155,29 +155,24 @@ class Execution:
 
 
 class Ending:
-    """The runs `Runner.stop_all` ends together: each arrives once its record is settled and waits
-    until its turn's ends are kept (its requests cancelled, its record saved) and announced. Each
-    waits on a future of its own, given its result when the turn is kept: one turn of the loop per
-    run (a shield of one shared future took two, and two closures), and a run cancelled again while
-    it waits gives up only its own."""
+    """The runs `Runner.stop_all` ends together: each arrives once its record is settled, and its task
+    ends there; `stop_all` keeps the ends of each turn's arrivals (their requests cancelled, their
+    records saved) and announces them (`Execution.done`: what `Runner.wait` and a second Stop await).
+    A run's task waits for nothing after it arrived: no future and no turn of the loop per run, and
+    nothing left to cut short in it (its end is kept by `stop_all` whatever happens to its task)."""
 
     def __init__(self) -> None:
         self.expected = 0
         self._arrived: list[Execution] = []
         self._some = asyncio.Event()
-        self._turn: list[asyncio.Future[None]] = []  # the waits of the runs arriving now
-        self._kept: list[asyncio.Future[None]] = []  # those of the turn being kept
 
-    async def arrive(self, ex: Execution) -> None:
+    def arrive(self, ex: Execution) -> None:
         self._arrived.append(ex)
         self._some.set()
-        mine: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self._turn.append(mine)
-        await mine  # its end is kept even if something cancels its task again (it has arrived)
 
     async def next_turn(self) -> list[Execution]:
         """The runs arrived so far, once some have; those arriving in the same turns of the loop come
-        together (their tasks unwind side by side). Call `kept` once their ends are kept."""
+        together (their tasks unwind side by side)."""
         await self._some.wait()
         while True:
             count = len(self._arrived)
@@ -187,15 +182,7 @@ class Ending:
         arrived, self._arrived = self._arrived, []
         self._some.clear()
         self.expected -= len(arrived)
-        self._kept, self._turn = self._turn, []
         return arrived
-
-    def kept(self) -> None:
-        """The last turn's ends are kept and announced: its runs' tasks end."""
-        kept, self._kept = self._kept, []
-        for wait in kept:
-            if not wait.done():  # (cancelled: that run's task was cancelled again, and has ended)
-                wait.set_result(None)
 
 
 class SideBySide:

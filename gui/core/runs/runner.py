@@ -145,8 +145,8 @@ class Runner:
         record says only that it was stopped, never who stopped it). `by`: where the Stop was
         pressed, when a team's store says (another process asked: `RunRecord.stopped_by`)."""
         ex = self._active.get(run_id)
-        if ex is None or ex.task is None or ex.task.done():
-            return False
+        if ex is None or ex.task is None or (ex.task.done() and ex.ending is None):
+            return False  # (a run `stop_all` ends has its end kept after its task ended)
         if ex.stopping:  # a second Stop: the first one is ending the run
             await ex.ended()
             return False
@@ -166,7 +166,7 @@ class Runner:
         """Another process took the run over (this one had stopped renewing its lease on a shared
         store): stop this copy of it, writing nothing more of it; False when it does not run here."""
         ex = self._active.get(run_id)
-        if ex is None or ex.task is None or ex.task.done():
+        if ex is None or ex.task is None or (ex.task.done() and ex.ending is None):
             return False
         while not ex.began and not ex.task.done():
             await asyncio.sleep(0)  # as in `stop`: a task cancelled before its first step never ends
@@ -179,12 +179,12 @@ class Runner:
 
     async def stop_all(self, cause: EndCause) -> None:
         """Stop every run at once (closing with thousands waiting). Their ends are kept in bulk: each
-        run, cancelled, settles its record and waits at `_finish`; each turn of the loop, the runs
-        that have arrived there have their requests cancelled in one write and their records saved in
-        another, then end. In turns, not all at once: a run whose tool called another (`seq_call`)
-        waits for that one's end before it arrives. The garbage collector pauses meanwhile: ending
-        makes no cycles, and each of its passes over the oldest objects would walk every waiting run
-        (a second per pass with 10,000 waiting)."""
+        run, cancelled, settles its record and arrives at `_finish` (`Ending`: its task ends there);
+        each turn of the loop, the runs that have arrived have their requests cancelled in one write
+        and their records saved in another, then their ends are announced. In turns, not all at once:
+        a run whose tool called another (`seq_call`) waits for that one's end before it arrives. The
+        garbage collector pauses meanwhile: ending makes no cycles, and each of its passes over the
+        oldest objects would walk every waiting run (a second per pass with 10,000 waiting)."""
         with paused_collection():
             await self._stop_together(cause)
         await asyncio.gather(*(self.stop(run_id, cause) for run_id in list(self._active)))  # any started since
@@ -218,7 +218,6 @@ class Runner:
                     if ex.fenced:
                         await self._taken_over(ex)
                     self._announce_end(ex)
-                ending.kept()
 
     # -- preparation ---------------------------------------------------------------------------
     async def _prepare(self, sequence: Sequence, args: Any, group: Group | None, depth: int,
@@ -323,7 +322,7 @@ class Runner:
         record.finished_at = self.clock()
         ex.cancel_checkpoint()
         if ex.ending is not None:  # `stop_all` keeps this end with the others', then announces it
-            await ex.ending.arrive(ex)
+            ex.ending.arrive(ex)
             return
         try:
             await self._persist_ends([ex])
