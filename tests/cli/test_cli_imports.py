@@ -20,14 +20,27 @@ WEB = ("nicegui", "fastapi", "starlette", "uvicorn")
 MCP_SDK = ("mcp", "mcp_types")
 
 
+def command_env(data: Path, **more: str) -> dict[str, str]:
+    """The environment of a `seqdesk` child on `data`: none of pytest's or NiceGUI's variables (NiceGUI
+    believes it runs under pytest when they leak), nor the memory-store switch."""
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("PYTEST_", "NICEGUI_")) and k != "SEQDESK_MEMORY"}
+    return {**env, "SEQDESK_DATA": str(data), **more}
+
+
+def one_true(folder: Path) -> Path:
+    """A sequence file of one `true` step in `folder`."""
+    sequence = folder / "one.json"
+    sequence.write_text(json.dumps(ONE_TRUE), encoding="utf-8")
+    return sequence
+
+
 def loaded_after(args: list[str], data: Path) -> tuple[set[str], subprocess.CompletedProcess[str]]:
     """The top-level packages and SeqDesk modules loaded once `seqdesk ARGS` returned (in the same process)."""
     code = ("import json, sys\nfrom gui.cli import main\ncode = main(sys.argv[1:])\n"
             "print('\\nMODULES ' + json.dumps(sorted(m for m, v in sys.modules.items() if v is not None)), "
             "file=sys.stderr)\nsys.exit(code)\n")  # None: a module declined, not loaded
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("PYTEST_", "NICEGUI_")) and k != "SEQDESK_MEMORY"}
-    env["SEQDESK_DATA"] = str(data)
+    env = command_env(data)
     result = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, env=env,
                             cwd=ROOT, timeout=120)
     line = next(x for x in result.stderr.splitlines() if x.startswith("MODULES "))
@@ -42,8 +55,7 @@ def test_help_loads_neither_the_engine_nor_the_web_nor_the_mcp_sdk(data):
 
 
 def test_check_reads_the_file_without_the_data_folder_the_web_or_the_mcp_sdk(tmp_path, data):
-    sequence = tmp_path / "one.json"
-    sequence.write_text(json.dumps(ONE_TRUE), encoding="utf-8")
+    sequence = one_true(tmp_path)
     loaded, result = loaded_after(["check", str(sequence)], data)
     assert result.returncode == 0, result.stderr
     assert loaded.isdisjoint({*WEB, *MCP_SDK, "tinydb", "httpx", "gui.store", "gui.runtime"})
@@ -53,8 +65,7 @@ def test_check_reads_the_file_without_the_data_folder_the_web_or_the_mcp_sdk(tmp
 
 
 def test_run_on_a_folder_without_mcp_servers_loads_neither_the_web_nor_the_mcp_sdk(tmp_path, data):
-    sequence = tmp_path / "one.json"
-    sequence.write_text(json.dumps(ONE_TRUE), encoding="utf-8")
+    sequence = one_true(tmp_path)
     loaded, result = loaded_after(["run", str(sequence), "--yes"], data)
     assert result.returncode == 0, result.stderr
     assert "succeeded" in result.stderr
@@ -71,18 +82,15 @@ def test_run_on_a_folder_without_mcp_servers_loads_neither_the_web_nor_the_mcp_s
 def test_a_run_starts_the_app_before_loading_what_it_uses_only_afterwards(tmp_path, data):
     """`seqdesk run` starts the app as soon as it knows the folder: what it loads before then delays the
     app's start, so what it needs only later (urllib's HTTP client, for a second launch) is not loaded yet."""
-    sequence = tmp_path / "one.json"
-    sequence.write_text(json.dumps(ONE_TRUE), encoding="utf-8")
+    sequence = one_true(tmp_path)
     code = ("import sys\nimport gui.second_launch as launch\nspawn = launch.spawn_background\n"
             "def spawning(*args, **kwargs):\n"
             "    print('\\nLOADED ' + repr(sorted(m for m in ('urllib.request', 'http.client') if m in sys.modules)),\n"
             "          file=sys.stderr)\n"
             "    return spawn(*args, **kwargs)\n"
             "launch.spawn_background = spawning\nfrom gui.cli import main\nsys.exit(main(sys.argv[1:]))\n")
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("PYTEST_", "NICEGUI_")) and k != "SEQDESK_MEMORY"}
     result = subprocess.run([sys.executable, "-c", code, "run", str(sequence), "--yes"], capture_output=True,
-                            text=True, env={**env, "SEQDESK_DATA": str(data)}, cwd=ROOT, timeout=120)
+                            text=True, env=command_env(data), cwd=ROOT, timeout=120)
     assert result.returncode == 0, result.stderr[-2000:]
     assert "\nLOADED []" in result.stderr, result.stderr[-2000:]
 
@@ -90,13 +98,10 @@ def test_a_run_starts_the_app_before_loading_what_it_uses_only_afterwards(tmp_pa
 def test_the_app_a_run_starts_serves_its_api_without_the_pages(tmp_path, data):
     """The app `seqdesk run` starts in the background imports no NiceGUI (a person's window would),
     read from its own `-X importtime` lines in its log."""
-    sequence = tmp_path / "one.json"
-    sequence.write_text(json.dumps(ONE_TRUE), encoding="utf-8")
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("PYTEST_", "NICEGUI_")) and k != "SEQDESK_MEMORY"}
+    sequence = one_true(tmp_path)
     result = subprocess.run([sys.executable, "-m", "gui", "run", str(sequence), "--yes"], capture_output=True,
                             text=True, cwd=ROOT, timeout=120,
-                            env={**env, "SEQDESK_DATA": str(data), "PYTHONPROFILEIMPORTTIME": "1"})
+                            env=command_env(data, PYTHONPROFILEIMPORTTIME="1"))
     assert result.returncode == 0, result.stderr[-2000:]
     names = {line.split("|")[-1].strip() for line in (data / "background.log").read_text().splitlines()
              if line.startswith("import time:")}
@@ -136,16 +141,13 @@ def test_loading_the_app_s_modules_and_checking_a_file_run_no_program(tmp_path, 
     """Nothing SeqDesk imports runs a program as it loads (croniter ran `file` on Python's executable to
     learn its bitness, ctypes' library search `ldconfig -p`): each was a fork and an exec at every start
     of the app, of `seqdesk check` and of `seqdesk run`. Read from the interpreter's audit events."""
-    sequence = tmp_path / "one.json"
-    sequence.write_text(json.dumps(ONE_TRUE), encoding="utf-8")
+    sequence = one_true(tmp_path)
     code = ("import sys\nran = []\n"
             "sys.addaudithook(lambda event, args: ran.append(args[1]) if event == 'subprocess.Popen' else None)\n"
             "import gui.core.runs, gui.tools, gui.runtime, gui.remote, gui.background_app\n"
             "from gui.cli import main\ncode = main(sys.argv[1:])\n"
             "print('\\nRAN ' + repr(ran), file=sys.stderr)\nsys.exit(code)\n")
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("PYTEST_", "NICEGUI_")) and k != "SEQDESK_MEMORY"}
     result = subprocess.run([sys.executable, "-c", code, "check", str(sequence)], capture_output=True, text=True,
-                            env={**env, "SEQDESK_DATA": str(data)}, cwd=ROOT, timeout=120)
+                            env=command_env(data), cwd=ROOT, timeout=120)
     assert result.returncode == 0, result.stderr
     assert "\nRAN []" in result.stderr, result.stderr[-2000:]
