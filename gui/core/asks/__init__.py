@@ -26,9 +26,11 @@ from gui.core.asks.audit import (
     Via,
     chain,
     chained,
+    decision_of,
     entries,
     entry_document,
     entry_text,
+    shown_text,
     verify,
     who_words,
 )
@@ -106,7 +108,6 @@ from gui.core.asks.service import (
 )
 from gui.core.asks.signoffs import Handover, Signoff
 from gui.core.asks.store import InteractionFilter, InteractionStore
-from gui.core.asks.waiting import decision_of, shown_text
 
 __all__ = [
     "AlreadyApproved",

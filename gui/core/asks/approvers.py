@@ -25,7 +25,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from gui.core.asks.audit import Answerer
+from gui.core.asks.audit import Answerer, step_of
 from gui.core.asks.failures import InteractionValidationError
 from gui.core.asks.interactions import (
     ApprovalResponse,
@@ -34,7 +34,7 @@ from gui.core.asks.interactions import (
     InteractionResult,
 )
 from gui.core.asks.signoffs import Handover, Signoff
-from gui.core.asks.waiting import Waiting, step_of
+from gui.core.asks.waiting import Waiting
 from gui.core.errors import Conflict, Refused, SeqDeskError
 from gui.core.people import Directory
 from gui.core.sequences import Asking, split_target

@@ -5,7 +5,7 @@ Every end of a request is a decision: a person answered (`by="person"`, with the
 the app, the CLI, the HTTP API with the app's token), a rule allowed it (`by="rule"`, its id and words),
 nobody answered in time (`by="timeout"`), or something stopped it (`by="stop"`, with its cause: the
 app closing, the run stopped, the agent leaving). The write that stores a request's end drafts its
-entry (`AuditDraft`, made by `gui.core.asks.waiting.decision_of` beside `Waiting.save`, which hands
+entry (`AuditDraft`, made by `decision_of` beside `Waiting.save`, which hands
 it to the store with the record); a log (`AuditLog`) chains it: each entry carries its position, the
 SHA-256 of the entry before it (`prev`) and its own (`hash`), both over the canonical JSON form
 (`canonical`: sorted keys, no spaces, UTF-8; rendered by pydantic's JSON writer when the entry holds
@@ -32,7 +32,23 @@ from typing import Any, Literal, Protocol
 import pydantic_core
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from gui.core.asks.interactions import CANCEL_WORDS
+from gui.core.asks.interactions import (
+    CANCEL_WORDS,
+    ApprovalResponse,
+    CancelledResult,
+    ElicitationRequest,
+    ElicitationResponse,
+    ExpiredResult,
+    InteractionRecord,
+    InteractionRequest,
+    QuestionRequest,
+    QuestionResponse,
+    ResolvedResult,
+    ShellApprovalRequest,
+    ToolApprovalRequest,
+    cancel_cause,
+    tool_name_of,
+)
 from gui.core.causes import CAUSES, as_cause
 from gui.core.marks import N_, Translate, as_written
 
@@ -276,3 +292,87 @@ def who_words(entry: AuditEntry, tr: Translate = as_written) -> str:
         reason = CANCEL_WORDS.get(entry.cause or "")  # type: ignore[call-overload]
         why = tr(reason) if reason is not None else tr(CANCEL_WORDS["turn_stopped"])
     return tr(N_("Stopped: {why}")).format(why=why)
+
+
+# -- drafts: what an entry says, drafted as the change that makes it is stored (`gui.core.asks.waiting`) --
+
+def shown_text(request: InteractionRequest) -> str:
+    """The text the person was shown for `request`, as the inbox shows it (English: records keep it so)."""
+    if isinstance(request, ShellApprovalRequest):
+        lines = [request.title, f"$ {request.command}"]
+        if request.host is not None:  # a team's host runs it: the record names it
+            lines.append(f"on the host {request.host}")
+        lines.append(f"in {request.cwd}" if request.cwd or request.host is None
+                     else "in the folder its worker was started in")
+        lines += [text for text in (request.description, request.reason) if text]
+        return "\n".join(lines)
+    if isinstance(request, ToolApprovalRequest):
+        lines = [request.summary or f"Run the tool {tool_name_of(request) or ''}".rstrip()]
+        lines.append(json.dumps(request.validated_input, sort_keys=True, ensure_ascii=False))
+        if request.host is not None:
+            lines.append(f"on the host {request.host}")
+        if request.tool_description:
+            lines.append(request.tool_description)
+        return "\n".join(lines)
+    if isinstance(request, QuestionRequest):
+        lines = [request.title]
+        for question in request.questions:
+            options = f" [{', '.join(o.label for o in question.options)}]" if question.options else ""
+            lines.append(f"{question.prompt}{options}")
+        return "\n".join(lines)
+    if isinstance(request, ElicitationRequest):
+        lines = [f"{request.server_name}: {request.message}"]
+        lines += [f"{f.title or f.name}" + (f": {f.description}" if f.description else "") for f in request.fields]
+        return "\n".join(lines)
+    raise AssertionError(f"unexpected request {request!r}")
+
+
+def _resolved(response: Any) -> tuple[str, str | None]:
+    """What was decided and what came with it, from a person's response."""
+    if isinstance(response, ApprovalResponse):
+        parts = []
+        if response.reason:
+            parts.append(f"reason: {response.reason}")
+        if response.scope != "once":
+            parts.append(f"allowed from now on: {response.scope}" + (f" {response.prefix}" if response.prefix else ""))
+        if response.edited_input is not None:
+            parts.append("arguments edited: " + json.dumps(response.edited_input, sort_keys=True, ensure_ascii=False))
+        return response.decision, "; ".join(parts) or None
+    if isinstance(response, QuestionResponse):
+        if response.declined:
+            return "declined", None
+        answers = {a.question_id: a.value for a in response.answers}
+        return "answered", json.dumps(answers, sort_keys=True, ensure_ascii=False)
+    if isinstance(response, ElicitationResponse):
+        values = json.dumps(response.values, sort_keys=True, ensure_ascii=False) if response.values else None
+        return {"accept": "accepted", "decline": "declined", "cancel": "cancelled"}[response.action], values
+    raise AssertionError(f"unexpected response {response!r}")
+
+
+def decision_of(record: InteractionRecord, by: Answerer | None = None) -> AuditDraft:
+    """The draft entry of an ended request: who or what decided it (`by`: the person who answered)."""
+    request, result = record.request, record.result
+    base: dict[str, Any] = {"at": record.resolved_at or request.created_at, "interaction_id": request.interaction_id,
+                            "run_id": request.turn_id, "sequence_name": request.sequence_name,
+                            "kind": request.kind, "shown": shown_text(request)}
+    if isinstance(result, ResolvedResult):
+        decision, detail = _resolved(result.response)
+        if record.auto:
+            return AuditDraft(**base, decision=decision, by="rule", rule_id=record.rule_id,
+                              rule_text=record.rule_text)
+        who = by.model_dump() if by is not None else {"person": None, "via": None}
+        return AuditDraft(**base, **who, decision=decision, by="person", detail=detail)
+    if isinstance(result, ExpiredResult):
+        return AuditDraft(**base, decision="expired", by="timeout")
+    if isinstance(result, CancelledResult):
+        return AuditDraft(**base, decision="cancelled", by="stop", cause=cancel_cause(result) or result.reason)
+    raise AssertionError(f"request {request.interaction_id} has not ended")
+
+
+def step_of(record: InteractionRecord, by: Answerer, decision: str, detail: str | None, at: int) -> AuditDraft:
+    """The draft entry of a step on the way to a decision, the request still pending: one approval of
+    several required ("approved", with "approval 1 of 2"), or a hand-over ("delegated", to whom and why)."""
+    request = record.request
+    return AuditDraft(at=at, interaction_id=request.interaction_id, run_id=request.turn_id,
+                      sequence_name=request.sequence_name, kind=request.kind, decision=decision, by="person",
+                      **by.model_dump(), shown=shown_text(request), detail=detail)
