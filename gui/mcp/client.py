@@ -69,7 +69,7 @@ from gui.mcp.in_flight import Call, InFlight
 from gui.mcp.listen import follow_changes
 from gui.mcp.notices import call_error_words, deliver_log, progress_reporter
 from gui.mcp.prompts import PROMPT_MARK, McpPromptTool, list_prompts
-from gui.mcp.refusal import Challenge, caused_by, challenge_of, refused_words, same_endpoint
+from gui.mcp.refusal import Challenge, Refusal, caused_by
 from gui.mcp.secrets import MemorySecrets, SecretStore
 from gui.mcp.stderr import StderrLog
 from gui.mcp.task_call import call_as_task, offers_tasks, runs_as_task, task_reporter
@@ -138,10 +138,7 @@ class McpConnection:
         self._stderr: StderrLog | None = None
         self._task_support: dict[str, str | None] = {}  # a tool's `execution.taskSupport`, as listed
         self._changed = asyncio.Event()
-        self._refused: int | None = None  # the HTTP status with which the server refused SeqDesk
-        self._challenge: Challenge | None = None  # how it refused, when it said how to get in
-        # step-ups a sign-in answered already, each with the connection attempt it came after
-        self._answered: dict[tuple[int, str | None], int] = {}
+        self._refusal = Refusal(str(config.url) if config.url is not None else None)
         self._attempts = 0  # connection attempts made so far
         self._retry = asyncio.Event()
 
@@ -154,7 +151,7 @@ class McpConnection:
     def state(self) -> ConnectionState:
         return ConnectionState(name=self.name, status=self._status, last_error=self._last_error, tools=self._tools,
                                protocol=self._protocol, retry_in=self._retry_in, since=self._since,
-                               needs_sign_in=self._refused is not None and self._status == "down")
+                               needs_sign_in=self._refusal.status is not None and self._status == "down")
 
     def _set(self, status: ConnectionStatus, *, retry_in: float | None = None) -> None:
         self._status, self._retry_in, self._since = status, retry_in, time.time()
@@ -219,26 +216,18 @@ class McpConnection:
         """How the server last refused SeqDesk (any request: listing tools, a call), when it said how
         to get in: the sign-in the person starts answers it (`SignIns.start(challenge=…)`). None
         while nothing is refused."""
-        return self._challenge if self._refused is not None else None
+        return self._refusal.challenge
 
     def sign_in_wanted(self) -> Challenge | None:
         """The refusal a sign-in would answer, unless a sign-in answered that one already: a server
         that asks again for scopes it was just given is not offered the same sign-in again (one try
         per scope), and says so in `last_error`."""
-        challenge = self.challenge
-        if challenge is None or (challenge.step_up and self._key(challenge) in self._answered):
-            return None
-        return challenge
+        return self._refusal.wanted()
 
     def signed_in(self) -> None:
         """A sign-in answered the current refusal: connect again now."""
-        if self._challenge is not None and self._challenge.step_up:
-            self._answered[self._key(self._challenge)] = self._attempts
+        self._refusal.signed_in(self._attempts)
         self.retry_now()
-
-    @staticmethod
-    def _key(challenge: Challenge) -> tuple[int, str | None]:
-        return challenge.status, " ".join(sorted((challenge.scope or "").split())) or None
 
     def refresh_tools(self) -> None:
         """List the tools again (the server said its list changed)."""
@@ -260,16 +249,16 @@ class McpConnection:
                 break
             if was_connected:
                 delay, refreshed = self.backoff[0], False
-            if (self._refused is not None and not refreshed and not self._refused_for_scope()
+            if (self._refusal.status is not None and not refreshed and not self._refusal.for_scope()
                     and StoredTokens(self.secrets, self.name).expire()):
                 refreshed = True
                 log.info("MCP server %s refused its token: refreshing it", self.name)
-                self._refused = None
+                self._refusal.status = None
                 continue  # the next attempt refreshes the token first
             self._last_error = error
             log.warning("MCP server %s is down: %s", self.name, error)
             self._retry.clear()
-            if self._refused is not None:  # trying again cannot help until the person acts
+            if self._refusal.status is not None:  # trying again cannot help until the person acts
                 self._set("down")
                 await self._wait_retry(None)
                 delay = self.backoff[0]
@@ -289,7 +278,7 @@ class McpConnection:
 
     async def _session(self) -> tuple[str, bool]:
         connected = False
-        self._refused = None
+        self._refusal.status = None
         ended = self._ended = asyncio.Event()
         if self.config.transport == "stdio":
             self._stderr = StderrLog()
@@ -316,14 +305,14 @@ class McpConnection:
             if scope.cancelled_caught:
                 return self._with_stderr(f"no answer within {self.connect_timeout:g} s"), connected
         except Exception as exc:  # every failure of a server is a state, never a crash of the app
-            if self._refused is not None or caused_by(exc, SignInNeeded):
-                self._refused = self._refused or 401
-                return self._refusal(), connected
+            if self._refusal.status is not None or caused_by(exc, SignInNeeded):
+                self._refusal.sign_in_needed()
+                return self._refusal.words(), connected
             return self._with_stderr(describe(exc)), connected
         finally:
             self._client = None
-        if self._refused is not None:  # it took the token back during the session (a call was refused)
-            return self._refusal(), connected
+        if self._refusal.status is not None:  # it took the token back during the session (a call was refused)
+            return self._refusal.words(), connected
         return self._with_stderr("the server closed the connection (it exited or crashed)"), connected
 
     def _close_stderr(self) -> None:
@@ -361,10 +350,10 @@ class McpConnection:
                 opening = getattr(self.secrets, "open", None)
                 if callable(opening):  # the first use chooses keyring or file: not on the event loop
                     await asyncio.to_thread(opening)
-                auth = connection_auth(self.secrets, self.config, self._sign_in_needed)
+                auth = connection_auth(self.secrets, self.config, self._refusal.sign_in_needed)
                 http = httpx2.AsyncClient(headers=self.config.header_values(), auth=auth,
                                           timeout=httpx2.Timeout(30.0, read=300.0),
-                                          event_hooks={"response": [self._on_response]})
+                                          event_hooks={"response": [self._heard]})
                 stack.push_async_callback(http.aclose)
                 inner = streamable_http_client(str(self.config.url), http_client=http)
             else:
@@ -376,32 +365,8 @@ class McpConnection:
                             client_info=CLIENT_INFO, cache=None, extensions=[TasksExtension()])
             yield await stack.enter_async_context(client)
 
-    async def _on_response(self, response: httpx2.Response) -> None:
-        """Notes a 401/403 from the server's own address (not from its sign-in pages), and how it
-        said to get in (its `WWW-Authenticate`), whichever request it answered."""
-        if response.status_code in (401, 403) and same_endpoint(str(response.request.url), str(self.config.url)):
-            self._refused = response.status_code
-            self._challenge = challenge_of(response) or self._challenge
-
-    def _refusal(self) -> str:
-        """Why it is down, refused: sign in; or, for more scopes a sign-in gave already, that it did not help."""
-        status = self._refused or 401
-        challenge = self._challenge
-        if challenge is not None and challenge.step_up and self._key(challenge) in self._answered:
-            return (f"the server still refuses SeqDesk after you signed in for the scope it asked for "
-                    f"({challenge.scope}): it does not grant it; ask the server's owner (HTTP {status})")
-        if challenge is not None and challenge.step_up:
-            return (f"this server needs you to sign in again, for more permissions (scope {challenge.scope}); "
-                    "SeqDesk does not try again by itself")
-        return refused_words(status)
-
-    def _refused_for_scope(self) -> bool:
-        """Refused for want of a scope (403 `insufficient_scope`): a refreshed token has the same
-        scopes, only a sign-in can help."""
-        return self._refused == 403 and self._challenge is not None and self._challenge.step_up
-
-    def _sign_in_needed(self) -> None:
-        self._refused = self._refused or 401
+    async def _heard(self, response: httpx2.Response) -> None:
+        self._refusal.heard(response)  # (httpx's response hooks are awaited)
 
     async def _load_tools(self, client: Client) -> None:
         remote, cursor = [], None
@@ -457,17 +422,17 @@ class McpConnection:
             try:
                 return await self._call_once(client, remote_name, args, call)
             except MCPError as exc:
-                if exc.code != URL_ELICITATION_REQUIRED or self._refused is not None:
+                if exc.code != URL_ELICITATION_REQUIRED or self._refusal.status is not None:
                     raise
                 await self._open_pages_first(remote_name, exc, call)
             return await self._call_once(client, remote_name, args, call)  # once: a second -32042 is its error
         except MCPError as exc:
-            if self._refused is not None:  # the server refused the token mid-session: sign in (or refresh) again
+            if self._refusal.status is not None:  # the server refused the token mid-session: sign in (or refresh) again
                 self._lost(self._ended)
                 challenge = self.sign_in_wanted()
                 if challenge is not None and challenge.step_up:
                     raise _StepUpNeeded(challenge) from None
-                raise ToolError(f"{self.name}.{remote_name}: {self._refusal()}") from None
+                raise ToolError(f"{self.name}.{remote_name}: {self._refusal.words()}") from None
             if exc.code == CONNECTION_CLOSED:
                 self._lost(self._ended)
                 raise ToolError(self._with_stderr(f"the MCP server '{self.name}' stopped during the call "
@@ -483,7 +448,6 @@ class McpConnection:
         (the server's row in Settings offers it), then goes on over the connection that sign-in
         opened. ToolError when the connection goes away instead (turned off, removed) or the sign-in
         did not let it in."""
-        key = self._key(challenge)
         words = (f"{self.name} needs you to sign in again, for more permissions (scope {challenge.scope}): "
                  "sign in to it in Settings, MCP servers; this step goes on after you do")
         if call.ctx.progress is not None:
@@ -502,9 +466,9 @@ class McpConnection:
                 if call.ctx.progress is not None:  # signed in (or connected again when the person asked)
                     call.ctx.progress(0, None, f"connected to {self.name} again: calling {remote_name} again")
                 return self._client
-            signed_in_at = self._answered.get(key)
+            signed_in_at = self._refusal.answered_at(challenge)
             if signed_in_at is not None and self._attempts > signed_in_at and self._status == "down":
-                raise ToolError(f"{self.name}.{remote_name}: {self._last_error or self._refusal()}")
+                raise ToolError(f"{self.name}.{remote_name}: {self._last_error or self._refusal.words()}")
             await changed.wait()
 
     async def _call_once(self, client: Client, remote_name: str, args: dict[str, Any], call: Call) -> CallToolResult:

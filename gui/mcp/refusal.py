@@ -6,7 +6,8 @@ server's endpoint (`same_endpoint`: its sign-in pages may answer 401 too, which 
 the background sign-in's `SignInNeeded` somewhere in what the SDK raised (`caused_by`). A refusal
 that says how to get in (a `WWW-Authenticate` header: sign in, or a wider `scope`) is kept as a
 `Challenge`, so the sign-in the person starts answers that refusal, whichever request met it
-(`ChallengeReplay` hands it to the SDK's provider).
+(`ChallengeReplay` hands it to the SDK's provider). A connection keeps what it met in a `Refusal`:
+whether the server refuses it now, how, and which step-ups a sign-in answered already.
 """
 
 from __future__ import annotations
@@ -41,6 +42,72 @@ class Challenge:
     def response(self, request: httpx2.Request) -> httpx2.Response:
         """The refusal again, for the SDK's provider to answer (`gui.mcp.sign_in`)."""
         return httpx2.Response(self.status, headers={"WWW-Authenticate": self.www_authenticate}, request=request)
+
+
+class Refusal:
+    """A connection's refusal by its server: the status it refuses with now (None while it lets
+    SeqDesk in), its last `Challenge` (kept across attempts: a sign-in answers it), and the step-ups
+    a sign-in answered, each with the connection attempt it came after (one try per scope)."""
+
+    def __init__(self, url: str | None) -> None:
+        self.url = url
+        self.status: int | None = None
+        self._challenge: Challenge | None = None
+        self._answered: dict[tuple[int, str | None], int] = {}
+
+    def heard(self, response: httpx2.Response) -> None:
+        """Notes a 401/403 from the server's own address (not from its sign-in pages), and how it
+        said to get in (its `WWW-Authenticate`), whichever request it answered."""
+        if response.status_code in (401, 403) and self.url is not None and same_endpoint(str(response.request.url),
+                                                                                          self.url):
+            self.status = response.status_code
+            self._challenge = challenge_of(response) or self._challenge
+
+    def sign_in_needed(self) -> None:
+        """The background sign-in found no token to send (or could not refresh it)."""
+        self.status = self.status or 401
+
+    @property
+    def challenge(self) -> Challenge | None:
+        """How the server last refused, when it said how to get in; None while nothing is refused."""
+        return self._challenge if self.status is not None else None
+
+    def wanted(self) -> Challenge | None:
+        """The refusal a sign-in would answer, unless a sign-in answered that one already."""
+        challenge = self.challenge
+        if challenge is None or (challenge.step_up and self.answered_at(challenge) is not None):
+            return None
+        return challenge
+
+    def signed_in(self, attempt: int) -> None:
+        """A sign-in answered the current refusal, after connection attempt `attempt`."""
+        if self._challenge is not None and self._challenge.step_up:
+            self._answered[_key(self._challenge)] = attempt
+
+    def answered_at(self, challenge: Challenge) -> int | None:
+        """The connection attempt after which a sign-in answered this step-up, if one did."""
+        return self._answered.get(_key(challenge))
+
+    def for_scope(self) -> bool:
+        """Refused for want of a scope (403 `insufficient_scope`): a refreshed token has the same
+        scopes, only a sign-in can help."""
+        return self.status == 403 and self._challenge is not None and self._challenge.step_up
+
+    def words(self) -> str:
+        """Why it is down, refused: sign in; or, for more scopes a sign-in gave already, that it did not help."""
+        status = self.status or 401
+        challenge = self._challenge
+        if challenge is not None and challenge.step_up and self.answered_at(challenge) is not None:
+            return (f"the server still refuses SeqDesk after you signed in for the scope it asked for "
+                    f"({challenge.scope}): it does not grant it; ask the server's owner (HTTP {status})")
+        if challenge is not None and challenge.step_up:
+            return (f"this server needs you to sign in again, for more permissions (scope {challenge.scope}); "
+                    "SeqDesk does not try again by itself")
+        return refused_words(status)
+
+
+def _key(challenge: Challenge) -> tuple[int, str | None]:
+    return challenge.status, " ".join(sorted((challenge.scope or "").split())) or None
 
 
 def challenge_of(response: httpx2.Response) -> Challenge | None:
