@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 from support.interactions import shell
-from support.waiting import wait_until
+from support.waiting import wait_until, within
 
 from gui.core.asks import ApprovalResponse, AuditDraft, verify
 from gui.runtime import open_store_runtime
@@ -110,7 +110,7 @@ async def test_an_answer_writes_its_decision_and_its_end_in_one_operation_of_the
         monkeypatch.setattr(writer, "run", counted)
         await service.respond("a1", ApprovalResponse(decision="approved"))
         assert len(operations) == 1, operations
-        assert (await handle.result()).status == "resolved"
+        assert (await within(handle.result(), "a1's outcome")).status == "resolved"
         assert (await service.get("a1")).status == "resolved"  # type: ignore[union-attr]
         documents = read_documents(audit_path(tmp_path))
         assert [(d["interaction_id"], d["decision"]) for d in documents if d] == [("a1", "approved")]

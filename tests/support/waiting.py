@@ -4,6 +4,10 @@ is not on an event loop (a browser driven synchronously, another process seen ov
 Both look at `condition()` until it gives something truthy, and give that back (so a wait can also
 fetch: `[request] = wait_until_sync(lambda: pending(app), "the request")`). When the time is up
 they fail saying what they waited for: `what`, or else the condition's own source line.
+
+Where there is something to await instead (an event's `wait()`, a future, a task, a queue's `get()`,
+a process's `wait()`), `within` awaits it with a bound: a test whose awaited thing never comes fails
+at once saying what it waited for, not when the suite's own timeout kills the whole worker.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ T = TypeVar("T")
 
 ASYNC_TIMEOUT = 5.0
 SYNC_TIMEOUT = 30.0  # another process: it starts, imports, answers over HTTP
+AWAIT_TIMEOUT = 20.0  # one awaited thing: generous for a busy 2-core machine, short beside the suite's 600 s
 
 
 def _checked(what: object) -> None:
@@ -55,6 +60,20 @@ async def wait_until(condition: Callable[[], T | Awaitable[T]], what: str | None
         if loop.time() > deadline:
             raise _gave_up(condition, what, timeout, value)
         await asyncio.sleep(every)
+
+
+async def within(awaited: Awaitable[T], what: str, *, timeout: float = AWAIT_TIMEOUT) -> T:
+    """What `awaited` gives (or raises: a task's error or its cancellation goes on as it was), or
+    AssertionError saying `what` was awaited once `timeout` s have passed; on that timeout the thing
+    awaited is cancelled with it (a task, or the future an event's `wait()` sleeps on)."""
+    _checked(what)
+    try:
+        async with asyncio.timeout(timeout) as scope:
+            return await awaited
+    except TimeoutError:
+        if not scope.expired():
+            raise  # the awaited thing's own TimeoutError, not this bound
+        raise AssertionError(f"gave up after {timeout:g} s waiting for {what}") from None
 
 
 def wait_until_sync(condition: Callable[[], T], what: str | None = None, *,

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from support.waiting import within
 
 from gui.core.runs.records import ProcessInfo
 from gui.core.tools.registry import ToolContext
@@ -64,7 +65,7 @@ async def test_os_processes_tell_a_recorded_process_from_a_later_one_with_its_pi
     finally:
         if proc.returncode is None:
             proc.kill()
-            await proc.wait()
+            await within(proc.wait(), "the killed sleep to end")
 
 
 async def test_a_command_that_ended_but_was_not_reaped_yet_is_not_alive():
@@ -78,4 +79,4 @@ async def test_a_command_that_ended_but_was_not_reaped_yet_is_not_alive():
                 await asyncio.sleep(0.01)
         assert not OsProcesses().alive(ProcessInfo(pid=proc.pid, started=started))
     finally:
-        proc.wait()
+        proc.wait(30)
