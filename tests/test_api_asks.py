@@ -9,7 +9,7 @@ import asyncio
 import httpx
 import pytest
 from fastapi import FastAPI
-from support.waiting import wait_until
+from support.waiting import wait_until, within
 
 from gui.api import register_api
 from gui.api.auth import DEVICE_SCOPE_KEY
@@ -35,7 +35,7 @@ async def test_an_approval_is_asked_answered_in_the_inbox_and_read_back(client):
     answer = await client.post(f"/api/interactions/{state['ask_id']}/respond",
                                json={"kind": "approval", "decision": "approved"})
     assert answer.status_code == 200
-    assert (await waiting).json()["status"] == "approved"
+    assert (await within(waiting, "the waiting read of the ask to answer")).json()["status"] == "approved"
 
 
 async def test_a_question_waits_in_the_post_itself_when_asked_to(client, engine):
@@ -44,7 +44,7 @@ async def test_a_question_waits_in_the_post_itself_when_asked_to(client, engine)
     [record] = await _pending(engine)
     await engine.respond(record.interaction_id, {"kind": "question",
                                                  "answers": [{"question_id": "answer", "value": "b"}]})
-    answered = await asked
+    answered = await within(asked, "the waiting post to answer")
     assert (answered.status_code, answered.json()["answer"]) == (201, "b")
 
 

@@ -15,6 +15,7 @@ import pytest
 from fastapi import FastAPI
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
+from support.waiting import wait_until
 
 from gui.api import register_api
 from gui.api.body import MAX_BODY_BYTES, MAX_DEPTH
@@ -81,9 +82,10 @@ async def test_a_form_answer_with_a_very_large_whole_number_is_taken_not_a_500(c
     handler = InboxElicitationHandler(engine.interactions)
     asking = asyncio.create_task(handler.handle_elicitation(ElicitationRequest(
         server_name="db", message="How many?", fields=[ElicitationField(name="n", type="number")])))
-    async with asyncio.timeout(T):
-        while not (pending := [r for r in await engine.interactions.pending() if r.request.kind == "elicitation"]):
-            await asyncio.sleep(0)
+    async def forms() -> list:
+        return [r for r in await engine.interactions.pending() if r.request.kind == "elicitation"]
+
+    pending = await wait_until(forms, "the form in the inbox", timeout=T)
     body = '{"kind": "elicitation", "action": "accept", "values": {"n": ' + "9" * 400 + "}}"
     answer = await client.post(f"/api/interactions/{pending[0].interaction_id}/respond", content=body)
     assert answer.status_code == 200, answer.text

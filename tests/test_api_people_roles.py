@@ -19,7 +19,7 @@ import httpx
 import pytest
 from support.people import IDENTITIES, Team, team_app
 from support.streaming import StreamingTransport
-from support.waiting import wait_until
+from support.waiting import wait_until, within
 
 from gui.api.roles import OPEN, SIGNED_IN
 from gui.api.routes import Route, routes
@@ -66,7 +66,7 @@ async def world(engine: Engine) -> tuple[Team, dict[str, str]]:
     await engine.create(SEQUENCE)
     waiting = next_pending_request(engine)
     run = await engine.start("seq1", {})
-    asked = await waiting
+    asked = await within(waiting, "the run's request to wait for a person")
     await engine.respond(asked, {"kind": "approval", "decision": "approved", "scope": "sequence"})
     [rule] = await engine.approval_rules()
 

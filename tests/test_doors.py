@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from support.waiting import read_until
 
 import gui.runtime
 from gui.doors import _folder_door
@@ -23,7 +24,8 @@ def hold(folder: Path) -> subprocess.Popen[str]:
     it lets go when its stdin is closed."""
     holder = subprocess.Popen([sys.executable, "-c", HOLDER, str(folder)], stdin=subprocess.PIPE,
                               stdout=subprocess.PIPE, text=True)
-    assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+    assert holder.stdout is not None
+    read_until(holder.stdout, "held\n", "the other process to hold the folder")
     return holder
 
 

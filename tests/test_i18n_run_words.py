@@ -11,14 +11,13 @@ from pathlib import Path
 from typing import Any
 
 from support.i18n_screens import screen_problems  # noqa: E402
+from support.waiting import wait_until
 
 from gui import i18n
 from gui.tools import default_registry
 
 
 async def test_an_approval_summary_is_in_chinese_in_the_inbox_and_english_in_the_request(user: Any, tmp_path: Path):
-    import asyncio
-
     from support.ui import app_ctx
 
     saved = dict(i18n._default)
@@ -32,9 +31,11 @@ async def test_an_approval_summary_is_in_chinese_in_the_inbox_and_english_in_the
             {"tool": "http_get", "args": {"url": "https://example.com/status", "headers": {"Accept": "x"}}}))
         await engine.create({"name": "peek", "groups": [{"name": "peek-g", "in": {}, "out": {}, "tools": tools}]})
         run = await engine.start("peek", {})
-        async with asyncio.timeout(10):
-            while len(pending := await engine.interactions.pending(run.run_id)) < 2:
-                await asyncio.sleep(0.02)
+        async def both() -> list:
+            asked = await engine.interactions.pending(run.run_id)
+            return asked if len(asked) >= 2 else []
+
+        pending = await wait_until(both, "both requests in the inbox", timeout=10)
         said = {}
         for record in pending:
             request = record.request
@@ -97,8 +98,6 @@ async def test_what_a_run_record_keeps_in_english_is_said_in_chinese_on_screen(t
 
 
 async def test_a_failed_tool_on_the_run_record_page_is_in_chinese(user: Any, tmp_path: Path):
-    import asyncio
-
     from support.ui import app_ctx
 
     saved = dict(i18n._default)
@@ -111,9 +110,11 @@ async def test_a_failed_tool_on_the_run_record_page_is_in_chinese(user: Any, tmp
         tools = json.dumps({"tool": "file_read", "args": {"path": str(target)}}) + " ;"
         await engine.create({"name": "broken", "groups": [{"name": "broken-g", "in": {}, "out": {}, "tools": tools}]})
         run = await engine.start("broken", {})
-        async with asyncio.timeout(10):
-            while not ((record := await engine.get_run(run.run_id)) and record.finished):
-                await asyncio.sleep(0.02)
+        async def finished() -> Any:
+            found = await engine.get_run(run.run_id)
+            return found if found is not None and found.finished else None
+
+        record = await wait_until(finished, "the run to finish", timeout=10)
         assert record.groups[0].tools[0].error == f"file not found: {target}"  # the record keeps the English
         await user.open(f"/runs/{run.run_id}")
         await user.should_see(f"找不到文件：{target}", retries=50)  # the tool's error, in Chinese

@@ -19,7 +19,7 @@ from typing import Any
 import httpx
 from mcp import Client, StdioServerParameters
 from support.app import ROOT, clean_env, process_gone
-from support.waiting import wait_until, wait_until_sync
+from support.waiting import read_until, wait_until, wait_until_sync
 
 from gui.second_launch import read_endpoint
 
@@ -163,11 +163,8 @@ def test_the_persons_seqdesk_waits_out_an_app_that_is_ending_and_starts(tmp_path
                                   stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
                                   env={**clean_env(data), "SEQDESK_NO_DIALOG": "1"})
         assert person.stderr is not None
-        said = ""
-        while "waiting up to" not in said:  # it waits instead of refusing ("in use by another SeqDesk")
-            line = person.stderr.readline()
-            assert line, f"the person's SeqDesk ended: {said}"
-            said += line
+        read_until(person.stderr, "waiting up to", "the person's SeqDesk to wait (instead of refusing: "
+                   "\"in use by another SeqDesk\")", timeout=T)
         os.kill(old.pid, signal.SIGKILL)  # the old app has ended: the folder is let go
         old.wait(timeout=T)
         wait_until_sync(lambda: _serving(data) == person.pid, "the person's SeqDesk to serve the folder", timeout=T)

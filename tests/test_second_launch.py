@@ -82,7 +82,7 @@ async def test_an_app_started_in_the_background_stays_for_a_door_that_came_while
     """The app looks whether anything runs there (an await); a door whose first request arrives then
     (its pid noted) keeps it: it is not closed under that door's next request."""
     gone = subprocess.Popen([sys.executable, "-c", "pass"])
-    gone.wait()
+    gone.wait(30)
     doors = {gone.pid}
     looked: list[bool] = []
     closed: list[bool] = []

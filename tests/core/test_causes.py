@@ -12,7 +12,7 @@ import json
 
 from support.builders import group, seq, tools
 from support.fakes import Gate
-from support.waiting import wait_until
+from support.waiting import wait_until, within
 
 from gui.core.asks.elicitation import InboxElicitationHandler
 from gui.core.asks.interactions import ElicitationRequest
@@ -79,7 +79,7 @@ async def test_a_call_whose_agent_gave_up_is_recorded_as_the_agent_stopping_wait
     call = asyncio.create_task(engine.call("s", {}, gave_up="agent_gave_up"))
     await wait_until(lambda: bool(engine.interactions.waiting.records()))
     call.cancel()
-    await asyncio.gather(call, return_exceptions=True)
+    await within(asyncio.gather(call, return_exceptions=True), "the cancelled call to end")
     [record] = await engine.list_runs()
     assert (record.status, record.cause, record.error) == ("stopped", "agent_gave_up",
                                                            "stopped: the agent stopped waiting")
@@ -124,7 +124,7 @@ async def test_a_form_a_server_asked_for_is_withdrawn_with_the_cause_of_the_stop
     await wait_until(lambda: bool(engine.interactions.waiting.records()))
     engine.interactions.note_ending("r-1", "app_closed")  # what the runner says when the app closes
     asking.cancel()
-    await asyncio.gather(asking, return_exceptions=True)
+    await within(asyncio.gather(asking, return_exceptions=True), "the cancelled form to end")
     [request] = await engine.interaction_store.list()
     assert (request.result.reason, request.result.cause) == ("session_disposed", "app_closed")
 

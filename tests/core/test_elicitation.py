@@ -12,7 +12,7 @@ import pytest
 from pydantic import ValidationError
 from support.builders import group, seq, tools
 from support.fakes import NoArgs
-from support.waiting import wait_until
+from support.waiting import wait_until, within
 
 from gui.core.asks import FORM_TIMEOUT, InteractionService, InteractionValidationError
 from gui.core.asks.elicitation import (
@@ -249,7 +249,7 @@ async def test_inbox_cancels_the_interaction_when_the_calling_tool_gives_up(
     iid = await next_id(created)
     asking.cancel()
     with pytest.raises(asyncio.CancelledError):
-        await asking
+        await within(asking, "the cancelled form to end")
     assert (await store.get(iid)).status == "cancelled"
 
 

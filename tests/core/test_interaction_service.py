@@ -18,6 +18,7 @@ from support.interactions import (
     shell,
     tool_approval,
 )
+from support.waiting import within
 
 from gui.core.asks import (
     InteractionError,
@@ -80,7 +81,7 @@ async def test_waiter_does_not_resume_until_the_answer_is_stored() -> None:
     store.gate.set()
     result = await asyncio.wait_for(waiter, TIMEOUT)
     assert result == ResolvedResult(interaction_id="a1", response=APPROVE)
-    await responder
+    await within(responder, "the answer to be stored")
 
 
 async def test_store_already_holds_the_answer_when_the_waiter_resumes(
@@ -164,7 +165,7 @@ async def test_of_two_concurrent_answers_exactly_one_wins() -> None:
     winners = [o for o in outcomes if isinstance(o, ResolvedResult)]
     losers = [o for o in outcomes if isinstance(o, InteractionNotPendingError)]
     assert len(winners) == 1 and len(losers) == 1
-    assert await handle.result() == winners[0]
+    assert await within(handle.result(), "a1's outcome") == winners[0]
     assert (await store.get("a1")).result == winners[0]
 
 
@@ -295,7 +296,7 @@ async def test_cancelling_many_runs_stores_their_requests_in_one_write_before_an
     await service.request(shell("other", run="run-9"))
     await service.cancel_runs({"run-0": "app_closed", "run-1": None})
     assert log == ["saved 4 ['cancelled']"] + ["interaction.ended"] * 4
-    results = [await h.result() for h in handles]
+    results = [await within(h.result(), "a cancelled request's outcome") for h in handles]
     assert [(r.status, r.reason, r.cause) for r in results] == [
         ("cancelled", "session_disposed", "app_closed"), ("cancelled", "turn_stopped", None)] * 2
     assert [r.interaction_id for r in await service.pending()] == ["other"]
@@ -327,7 +328,7 @@ async def test_cancelling_many_runs_leaves_a_request_being_answered_to_its_answe
     cancelling = asyncio.create_task(service.cancel_runs({"run-1": "app_closed"}))
     await asyncio.wait_for(other.result(), TIMEOUT)  # a2 is cancelled in bulk meanwhile
     store.gate.set()
-    await answering
-    await cancelling
-    assert (await handle.result()).status == "resolved"
+    await within(answering, "a1's answer to be stored")
+    await within(cancelling, "the runs' requests to be cancelled")
+    assert (await within(handle.result(), "a1's outcome")).status == "resolved"
     assert [(r.interaction_id, r.status) for r in await store.list()] == [("a1", "resolved"), ("a2", "cancelled")]

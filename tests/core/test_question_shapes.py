@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 from support.interactions import now_ms
+from support.waiting import within
 
 from gui.core.asks import InteractionService, InteractionValidationError
 from gui.core.asks.interactions import (
@@ -69,14 +70,14 @@ async def test_an_optional_question_may_be_left_out_but_a_required_one_may_not(s
     with pytest.raises(InteractionValidationError, match="question 'note' has no answer"):
         await service.respond("q1", QuestionResponse(answers=[Answer(question_id="extra", value="x")]))
     result = await service.respond("q1", QuestionResponse(answers=[Answer(question_id="note", value="ok")]))
-    assert isinstance(result, ResolvedResult) and await handle.result() == result
+    assert isinstance(result, ResolvedResult) and await within(handle.result(), "the question's outcome") == result
 
 
 async def test_a_decline_over_the_wire_ends_the_request_and_the_tool_hears_it(service):
     handle = await service.request(request(NOTE))
     result = await service.respond("q1", {"kind": "question", "decision": "declined"})
     assert isinstance(result, ResolvedResult)
-    response = (await handle.result()).response
+    response = (await within(handle.result(), "the question's outcome")).response
     assert isinstance(response, QuestionResponse) and response.declined and response.answers == []
     assert (await service.get("q1")).status == "resolved"
 

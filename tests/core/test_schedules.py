@@ -7,6 +7,7 @@ from datetime import datetime
 
 import pytest
 from support.builders import group, seq, tools
+from support.waiting import wait_until
 
 from gui.core.door.engine import Engine
 from gui.core.runs.schedules import KEPT_TURNS, ScheduleInvalid, next_time
@@ -177,9 +178,7 @@ async def test_a_scheduled_runs_risky_step_waits_in_the_inbox_like_any_other():
     await engine.create_schedule("shell", {}, every="1m")
     clock.now += 60
     [(_, turn)] = await engine.schedule_book.scheduler.tick()
-    async with asyncio.timeout(5):
-        while not (pending := await engine.pending(turn.run_id)):
-            await asyncio.sleep(0.01)
+    pending = await wait_until(lambda: engine.pending(turn.run_id), "the turn's request in the inbox")
     assert pending[0].request.kind == "approval" and pending[0].request.turn_id == turn.run_id
     await engine.stop(turn.run_id)
 

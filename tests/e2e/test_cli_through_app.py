@@ -10,9 +10,9 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-import time
 
 from support.app import ROOT, RunningApp, clean_env
+from support.waiting import wait_until_sync
 
 from gui.core.sequences.help import EXAMPLE
 
@@ -31,25 +31,22 @@ def test_list_and_run_by_name_go_through_the_open_app(seqdesk_app: RunningApp):
     assert "check-three-nodes  (host: string)" in out
 
     run = cli(seqdesk_app, "run", "check-three-nodes", "--args", '{"host": "via-app"}', "--json")
-    deadline = time.monotonic() + 30
-    pending: list = []
-    while not pending and time.monotonic() < deadline:  # the app's inbox, polled through its API
-        _, pending = seqdesk_app.api("GET", "/api/interactions?status=pending")
-        time.sleep(0.05)
-    assert pending, "the CLI's run never asked for approval in the app"
+    pending = wait_until_sync(lambda: seqdesk_app.api("GET", "/api/interactions?status=pending")[1],
+                              "the CLI's run to ask for approval in the app (its inbox, polled through its API)")
     for item in pending:
         iid = item["request"]["interaction_id"]
         assert seqdesk_app.api("POST", f"/api/interactions/{iid}/respond",
                                {"kind": "approval", "decision": "approved"})[0] == 200
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
+
+    def approved_to_the_end() -> bool:
+        """Approves what else the run asks for; whether the CLI has ended."""
         _, more = seqdesk_app.api("GET", "/api/interactions?status=pending")
         for item in more:
             iid = item["request"]["interaction_id"]
             seqdesk_app.api("POST", f"/api/interactions/{iid}/respond", {"kind": "approval", "decision": "approved"})
-        if run.poll() is not None:
-            break
-        time.sleep(0.05)
+        return run.poll() is not None
+
+    wait_until_sync(approved_to_the_end, "the CLI's run to end, each of its requests approved in the app")
     out, err = run.communicate(timeout=30)
     assert run.returncode == 0, err
     record = json.loads(out)

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from support.app import ROOT, clean_env, free_port
 from support.browser import CHROMIUM, missing, screenshot_dir
-from support.waiting import wait_until_sync
+from support.waiting import read_until, wait_until_sync
 from xwd import read_xwd, write_png
 
 from gui.window import AppWindow, chromium_flags
@@ -47,7 +47,7 @@ def display(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Pat
                             stderr=subprocess.DEVNULL)
     os.close(write)
     with os.fdopen(read) as numbers:
-        number = numbers.readline().strip()  # Xvfb writes its display number once it is ready
+        number = read_until(numbers, "\n", "Xvfb's display number (written once it is ready)").strip()
     try:
         yield f":{number}", fb / "Xvfb_screen0"
     finally:

@@ -4,10 +4,10 @@ part came from the input, approves once, and nothing but `echo` ran."""
 from __future__ import annotations
 
 import json
-import time
 from typing import Any
 
 import pytest
+from support.waiting import wait_until_sync
 
 expect = pytest.importorskip("playwright.sync_api").expect
 
@@ -31,13 +31,12 @@ def test_an_injected_input_is_shown_as_one_quoted_word_and_runs_as_text(seqdesk_
     expect(page.locator(".q-tooltip, [class*=bg-amber]").filter(has_text=f"'x; touch {marker}'").first).to_be_visible(
         timeout=WAIT_MS)
     page.get_by_role("button", name="Run once").click()
-    deadline = time.monotonic() + WAIT_MS / 1000
-    record: dict[str, Any] = {}
-    while time.monotonic() < deadline:
-        record = seqdesk_app.api("GET", f"/api/runs/{run_id}")[1]
-        if record.get("finished_at"):
-            break
-        time.sleep(0.05)  # polling the app's state over HTTP, bounded by the deadline
+
+    def finished() -> dict[str, Any] | None:
+        record: dict[str, Any] = seqdesk_app.api("GET", f"/api/runs/{run_id}")[1]
+        return record if record.get("finished_at") else None
+
+    record = wait_until_sync(finished, "the run to finish (the app's state, over HTTP)", timeout=WAIT_MS / 1000)
     assert record["status"] == "succeeded"
     assert record["outputs"]["said"].strip() == f"detail for x; touch {marker}"
     assert not marker.exists()

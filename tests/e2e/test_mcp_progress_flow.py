@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import sys
-import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -54,12 +53,11 @@ def start_and_approve(app: RunningApp, name: str) -> str:
 
 
 def test_progress_on_the_card_then_pictures_sounds_and_links(live_app: RunningApp, page: Any, screenshot: Any):
-    deadline = time.monotonic() + 20
-    while time.monotonic() < deadline:  # the app answers before its MCP server has connected
-        _, listing = live_app.api("GET", "/api/tools")
-        if listing["servers"][0]["status"] != "connecting":
-            break
-        time.sleep(0.05)  # polling the API from outside the app: bounded by the deadline
+    def settled() -> dict[str, Any] | None:  # the app answers before its MCP server has connected
+        listing: dict[str, Any] = live_app.api("GET", "/api/tools")[1]
+        return listing if listing["servers"][0]["status"] != "connecting" else None
+
+    listing = wait_until_sync(settled, "the MCP server to be connected or down, not connecting", timeout=20)
     assert listing["servers"][0]["status"] == "connected", listing["servers"]
     assert "live.count" in {t["name"] for t in listing["tools"]}
     save(live_app, "counting", "live.count", {"steps": 4, "hold": True}, "string")

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
@@ -19,6 +18,7 @@ from typing import Any
 
 import pytest
 from support.app import ROOT, RunningApp, app_command, clean_env, free_port, wait_until_up
+from support.waiting import wait_until_sync
 
 from gui.phone.lan import lan_address
 
@@ -114,10 +114,8 @@ def test_a_phone_pairs_once_answers_a_request_and_is_forgotten(app_with_token, b
     phone.get_by_text("echo from the phone").first.wait_for()
     screenshot(phone, "phone-paired-inbox.png")
     phone.get_by_role("button", name="Run once").click()
-    deadline = time.monotonic() + 15
-    while call(base + f"/api/runs/{run['run_id']}")[1]["status"] == "running":  # bounded poll of the API
-        assert time.monotonic() < deadline, "the run did not finish after the phone approved it"
-        time.sleep(0.1)
+    wait_until_sync(lambda: call(base + f"/api/runs/{run['run_id']}")[1]["status"] != "running",
+                    "the run to finish after the phone approved it", timeout=15)
     assert call(base + f"/api/runs/{run['run_id']}")[1]["status"] == "succeeded"
 
     # the link works once: a replay (another phone, or the same one later) is refused

@@ -6,10 +6,10 @@ from __future__ import annotations
 import asyncio
 import signal
 import subprocess
-import time
 from pathlib import Path
 
 from support.app import ROOT, RunningApp, app_command, clean_env, free_port, wait_until_up
+from support.waiting import wait_until_sync
 
 DOC = {"name": "wait-for-me", "groups": [
     {"name": "wait-here", "tools": '{"tool":"cmd_run","args":{"command":"echo never"}} ;'}]}
@@ -29,12 +29,8 @@ def test_closing_the_app_disposes_pending_requests_and_frees_the_folder(tmp_path
         status, body = app.api("POST", "/api/runs", {"sequence": "wait-for-me", "args": {}})
         assert status == 202
         run_id = body["run_id"]
-        deadline = time.monotonic() + 30
-        pending: list = []
-        while not pending and time.monotonic() < deadline:  # bounded poll of another process
-            pending = app.api("GET", "/api/interactions?status=pending")[1]
-            time.sleep(0.05)
-        assert pending
+        pending = wait_until_sync(lambda: app.api("GET", "/api/interactions?status=pending")[1],
+                                  "the run's request in the app's inbox")
         iid = pending[0]["request"]["interaction_id"]
         assert (data_dir / "seqdesk.endpoint.json").exists()
     finally:

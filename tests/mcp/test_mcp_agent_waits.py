@@ -19,7 +19,7 @@ import pytest
 from mcp import Client, MCPError, StdioServerParameters
 from mcp_support import T
 from support.app import RunningApp, clean_env, free_port, running_app
-from support.waiting import wait_until
+from support.waiting import wait_until, within
 from task_client import TasksClient
 
 HERE = Path(__file__).parent
@@ -163,6 +163,6 @@ async def test_a_typescript_agent_with_a_short_reset_on_progress_timeout_gets_it
         finally:
             if agent is not None and agent.returncode is None:
                 agent.kill()
-                await agent.wait()
+                await within(agent.wait(), "the killed agent to end")
             proc.terminate()
             await asyncio.wait_for(proc.wait(), T)

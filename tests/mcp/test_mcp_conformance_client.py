@@ -60,7 +60,7 @@ def client_command(tmp_path_factory):
         yield " ".join(shlex.quote(word) for word in (sys.executable, "-I", "-S", fork_door.__file__, str(door)))
     finally:
         os.killpg(server.pid, signal.SIGKILL)  # the server and any client it forked still running
-        server.wait()
+        server.wait(30)
 
 
 @pytest.mark.parametrize("scenario", SCENARIOS)

@@ -12,6 +12,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 from mcp_support import HERE, T
+from support.waiting import within
 
 from gui.core.asks.elicitation import FixedElicitationHandler
 from gui.core.asks.interactions import ElicitationResponse
@@ -37,7 +38,7 @@ async def live_url() -> AsyncIterator[str]:
         yield f"http://127.0.0.1:{port}/mcp"
     finally:
         proc.kill()
-        await proc.wait()
+        await within(proc.wait(), "the killed server to end")
 
 
 def ctx() -> ToolContext:

@@ -12,13 +12,13 @@ import asyncio
 import socket
 import subprocess
 import sys
-from collections.abc import Callable
 
 import pytest
 from mcp import Client
 from mcp_support import HERE, T, server_config
+from support.waiting import wait_until, within
 
-from gui.core.tools.registry import Registry, ToolContext
+from gui.core.tools.registry import ToolContext
 from gui.mcp.config import McpServerConfig
 
 LIVE = [str(HERE / "live_server.py")]
@@ -26,17 +26,6 @@ LIVE = [str(HERE / "live_server.py")]
 
 def live_config(protocol: str, **fields: object) -> McpServerConfig:
     return server_config("live", LIVE, protocol=protocol, **fields)
-
-
-async def until(registry: Registry, holds: Callable[[], bool]) -> None:
-    """Wait (bounded) until `holds()` is true, woken by each change of the registry."""
-    changed = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    registry.on_change(lambda: loop.call_soon_threadsafe(changed.set))
-    async with asyncio.timeout(T):
-        while not holds():
-            await changed.wait()
-            changed.clear()
 
 
 def ctx(name: str) -> ToolContext:
@@ -50,11 +39,11 @@ async def test_a_tool_the_server_adds_after_start_appears_and_leaves_again(conne
     if protocol == "auto":
         assert conn.state.protocol == "2026-07-28"
     await registry.get("live.grow").call({"name": "extra"}, ctx("live.grow"))
-    await until(registry, lambda: "live.extra" in registry)
+    await wait_until(lambda: "live.extra" in registry, "the grown tool in the registry", timeout=T)
     assert "live.extra" in conn.state.tools
     assert await registry.get("live.extra").call({"text": "hi"}, ctx("live.extra")) == "extra says hi"
     await registry.get("live.shrink").call({"name": "extra"}, ctx("live.shrink"))
-    await until(registry, lambda: "live.extra" not in registry)
+    await wait_until(lambda: "live.extra" not in registry, "the tool gone from the registry", timeout=T)
     assert "live.extra" not in conn.state.tools
 
 
@@ -79,7 +68,8 @@ async def test_over_http_a_tool_another_client_adds_appears_in_seqdesk(connect, 
         assert "web.grown_elsewhere" not in registry
         async with asyncio.timeout(T), Client(url) as other:
             await other.call_tool("grow", {"name": "grown_elsewhere"})
-        await until(registry, lambda: "web.grown_elsewhere" in registry)
+        await wait_until(lambda: "web.grown_elsewhere" in registry, "the tool grown elsewhere in the registry",
+                         timeout=T)
         await conn.stop()  # its open subscription would keep uvicorn from ending
         assert "web.grown_elsewhere" not in registry
     finally:
@@ -88,7 +78,7 @@ async def test_over_http_a_tool_another_client_adds_appears_in_seqdesk(connect, 
             await asyncio.wait_for(proc.wait(), T)
         except TimeoutError:
             proc.kill()
-            await proc.wait()
+            await within(proc.wait(), "the killed server to end")
 
 
 async def test_a_server_that_does_not_serve_listen_still_connects_and_works(connect, registry):

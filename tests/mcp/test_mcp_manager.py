@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from mcp_support import ELICIT_SERVER, T, server_config
+from support.waiting import within
 
 from gui.core.asks.elicitation import NoopElicitationHandler
 from gui.core.errors import ToolError
@@ -111,7 +112,7 @@ async def test_an_http_server_is_reached_by_url_and_its_death_is_noticed_on_the_
         await conn.stop()
         if proc.returncode is None:
             proc.kill()
-            await proc.wait()
+            await within(proc.wait(), "the killed server to end")
 
 
 async def test_a_server_that_never_answers_is_down_after_the_connect_timeout_and_stops_at_once(registry):

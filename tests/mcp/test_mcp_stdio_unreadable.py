@@ -8,6 +8,7 @@ import os
 import sys
 
 from mcp_support import T
+from support.waiting import within
 
 INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
         "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}
@@ -45,4 +46,4 @@ async def test_a_lone_surrogate_in_a_seq_create_name_gets_an_error_and_saves_not
         assert listed["id"] == 3 and listed["result"]["structuredContent"] == {"sequences": []}
     finally:
         proc.kill()
-        await proc.wait()
+        await within(proc.wait(), "the killed seqdesk mcp to end")

@@ -17,7 +17,7 @@ import pytest
 from mcp import Client, MCPError, StdioServerParameters
 from mcp_support import T
 from support.app import RunningApp, clean_env, running_app
-from support.waiting import wait_until
+from support.waiting import wait_until, within
 from task_client import TasksClient, TaskState
 
 from gui.mcp.task_book import FOLDER
@@ -44,7 +44,7 @@ async def a_task_then_the_server_ends(app: RunningApp, tmp_path) -> str:
         await asyncio.wait_for(tasks.needs_input.wait(), 2 * T)
         [handle] = tasks.handles
         call.cancel()
-        await asyncio.gather(call, return_exceptions=True)
+        await within(asyncio.gather(call, return_exceptions=True), "the cancelled call to end")
     assert (app.data_dir / FOLDER / f"{handle.task_id}.json").is_file()
     return handle.task_id
 

@@ -5,10 +5,11 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import signal
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from support.waiting import wait_until
@@ -76,20 +77,18 @@ async def wait_lock_free(folder: Path, timeout: float = 15.0) -> None:
                      timeout=timeout, every=0.05)
 
 
-def _spawn(folder: Path, answer: bool) -> tuple[subprocess.Popen[str], str, str]:
-    proc = subprocess.Popen([sys.executable, str(HERE / "respond_child.py"), str(folder),
-                             "answer" if answer else "wait"], stdout=subprocess.PIPE, text=True)
-    assert proc.stdout is not None
-    line = proc.stdout.readline().split()
+def _waiting(spawn: Callable[..., Any], folder: Path, answer: bool) -> tuple[Any, str, str]:
+    """respond_child.py once its request waits (its lines read with a timeout): it, the request's id, the run's."""
+    child = spawn(str(HERE / "respond_child.py"), str(folder), "answer" if answer else "wait")
+    line = child.next_line(timeout=30).split()
     assert line and line[0] == "waiting", line
-    return proc, line[1], line[2]
+    return child, line[1], line[2]
 
 
-async def test_response_is_on_disk_once_respond_returned_even_if_killed_right_after(tmp_path):
-    proc, iid, run_id = _spawn(tmp_path, answer=True)
-    assert proc.stdout.readline().strip() == "responded"
-    proc.send_signal(signal.SIGKILL)
-    proc.wait(timeout=30)
+async def test_response_is_on_disk_once_respond_returned_even_if_killed_right_after(tmp_path, spawn):
+    child, iid, run_id = _waiting(spawn, tmp_path, answer=True)
+    assert child.next_line(timeout=30) == "responded"
+    child.kill()
     await wait_lock_free(tmp_path)
     runtime = await open_store_runtime(tmp_path)
     try:
@@ -100,10 +99,9 @@ async def test_response_is_on_disk_once_respond_returned_even_if_killed_right_af
         await runtime.close()
 
 
-async def test_startup_recovery_cancels_leftovers_and_interrupts_their_runs(tmp_path):
-    proc, iid, run_id = _spawn(tmp_path, answer=False)
-    proc.send_signal(signal.SIGKILL)
-    proc.wait(timeout=30)
+async def test_startup_recovery_cancels_leftovers_and_interrupts_their_runs(tmp_path, spawn):
+    child, iid, run_id = _waiting(spawn, tmp_path, answer=False)
+    child.kill()
     from gui.runtime import open_runtime
 
     await wait_lock_free(tmp_path)

@@ -5,13 +5,10 @@ edited by hand is named by `verify`."""
 from __future__ import annotations
 
 import json
-import signal
-import subprocess
-import sys
 from pathlib import Path
 
 from support.interactions import shell
-from support.waiting import wait_until
+from support.waiting import wait_until, within
 
 from gui.core.asks import ApprovalResponse, AuditDraft, verify
 from gui.runtime import open_store_runtime
@@ -72,14 +69,11 @@ async def test_a_last_line_cut_short_by_a_kill_is_cut_off_and_the_chain_goes_on(
     assert [d["interaction_id"] for d in documents if d] == ["i0", "i1", "i2"] and verify(documents).ok
 
 
-async def test_an_answer_acknowledged_is_on_record_even_if_the_app_is_killed_right_after(tmp_path):
-    proc = subprocess.Popen([sys.executable, str(HERE / "respond_child.py"), str(tmp_path), "answer"],
-                            stdout=subprocess.PIPE, text=True)
-    assert proc.stdout is not None
-    iid = proc.stdout.readline().split()[1]
-    assert proc.stdout.readline().strip() == "responded"
-    proc.send_signal(signal.SIGKILL)
-    proc.wait(timeout=30)
+async def test_an_answer_acknowledged_is_on_record_even_if_the_app_is_killed_right_after(tmp_path, spawn):
+    child = spawn(str(HERE / "respond_child.py"), str(tmp_path), "answer")  # its lines read with a timeout
+    iid = child.next_line(timeout=30).split()[1]
+    assert child.next_line(timeout=30) == "responded"
+    child.kill()
     documents = read_documents(audit_path(tmp_path))
     assert [(d["interaction_id"], d["decision"]) for d in documents if d] == [(iid, "approved")]
     assert "$ echo one" in (documents[0] or {})["shown"] and verify(documents).ok
@@ -110,7 +104,7 @@ async def test_an_answer_writes_its_decision_and_its_end_in_one_operation_of_the
         monkeypatch.setattr(writer, "run", counted)
         await service.respond("a1", ApprovalResponse(decision="approved"))
         assert len(operations) == 1, operations
-        assert (await handle.result()).status == "resolved"
+        assert (await within(handle.result(), "a1's outcome")).status == "resolved"
         assert (await service.get("a1")).status == "resolved"  # type: ignore[union-attr]
         documents = read_documents(audit_path(tmp_path))
         assert [(d["interaction_id"], d["decision"]) for d in documents if d] == [("a1", "approved")]

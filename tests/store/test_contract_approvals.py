@@ -9,6 +9,7 @@ import asyncio
 import pytest
 from contract_support import Backend, ids, interaction
 from support.team_directory import TEAM, Team
+from support.waiting import within
 
 from gui.core.asks import (
     AlreadyApproved,
@@ -125,10 +126,10 @@ async def test_an_approval_read_before_another_process_approved_builds_on_it(seq
         first.shared = second.shared = True
         await first.request(gated("p6", required=3).request)
         late = asyncio.create_task(second.respond("p6", APPROVE, Answerer(person="li.wei", via="app")))
-        await held.read.wait()
+        await within(held.read.wait(), "li.wei's process to read the request")
         await first.respond("p6", APPROVE, Answerer(person="ana", via="app"))
         held.go.set()
-        answered = await late
+        answered = await within(late, "li.wei's approval")
         assert isinstance(answered, StillWaiting) and [a.person for a in answered.approvals] == ["ana", "li.wei"]
     finally:
         await one.close()
@@ -145,11 +146,11 @@ async def test_two_processes_approving_at_once_keep_one_and_tell_the_other(seqde
         first.shared = second.shared = True
         await first.request(gated("p5", required=3).request)
         late = asyncio.create_task(second.respond("p5", APPROVE, Answerer(person="li.wei", via="app")))
-        await held.read.wait()  # li.wei's process has read the request with no approval yet
+        await within(held.read.wait(), "li.wei's process to read the request with no approval yet")
         assert isinstance(await first.respond("p5", APPROVE, Answerer(person="ana", via="app")), StillWaiting)
         held.go.set()
         with pytest.raises(InteractionError, match="changed by someone else at the same moment"):
-            await late
+            await within(late, "li.wei's approval")
         assert [a.person for a in (await one.interactions.get("p5")).approvals] == ["ana"]
         again = await second.respond("p5", APPROVE, Answerer(person="li.wei", via="app"))
         assert isinstance(again, StillWaiting) and [a.person for a in again.approvals] == ["ana", "li.wei"]

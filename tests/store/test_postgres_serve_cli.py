@@ -22,7 +22,7 @@ from support.app import ROOT, free_port, wait_until_up
 from support.browser import CHROMIUM, CHROMIUM_ARGS, missing
 from support.cli import seqdesk
 from support.team import PERSON, TOKEN_LABEL, TeamServer, serve_env, team_person, team_servers
-from support.waiting import wait_until
+from support.waiting import wait_until, within
 
 pytestmark = pytest.mark.postgres
 ONE = {"name": "one-echo", "groups": [{"name": "only", "out": {"said": "string"},
@@ -198,7 +198,7 @@ async def test_the_desktop_window_opens_the_servers_sign_in_page(server, tmp_pat
     finally:
         pipe.close()
         process.terminate()
-        await process.wait()
+        await within(process.wait(), "the window's browser to end")
 
 
 def test_the_team_server_answers_to_the_names_it_was_given_and_to_no_other(server):

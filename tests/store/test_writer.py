@@ -6,6 +6,7 @@ import asyncio
 import threading
 
 import pytest
+from support.waiting import within
 
 from gui.store.writer import Writer, WriterClosedError
 
@@ -106,7 +107,7 @@ async def test_a_submitted_operation_still_runs_when_its_awaiter_is_cancelled(wr
     await asyncio.sleep(0)  # let the task submit its operation
     queued.cancel()
     with pytest.raises(asyncio.CancelledError):
-        await queued
+        await within(queued, "the cancelled operation to end")
     release.set()
     await asyncio.wait_for(blocking, TIMEOUT)
     await writer.run(lambda: None)

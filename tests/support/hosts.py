@@ -89,7 +89,7 @@ class Worker:
                 self.process.wait(20)
             except subprocess.TimeoutExpired:
                 self.process.kill()
-                self.process.wait()
+                self.process.wait(10)
 
 
 @contextmanager

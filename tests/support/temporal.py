@@ -117,7 +117,7 @@ def dev_server(cli: str) -> Iterator[TemporalServer]:
                 process.wait(10)
             except subprocess.TimeoutExpired:
                 process.kill()
-                process.wait()
+                process.wait(10)
 
 
 @dataclass(frozen=True)

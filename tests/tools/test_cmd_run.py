@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 
 import pytest
-from support.waiting import wait_until
+from support.waiting import wait_until, within
 
 from gui.core.errors import ToolArgumentError, ToolError
 from gui.tools import cmd_run
@@ -108,7 +108,7 @@ async def test_cancelling_kills_the_whole_process_group(ctx, tmp_path):
 
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
-        await task
+        await within(task, "the cancelled command to end")
 
     # the shell and its child run under the wrapper (our child, reaped when the call returns): both
     # are reaped by init once killed, a moment later (some container inits poll)
@@ -124,7 +124,7 @@ async def test_cancelling_kills_children_that_ignore_sigterm(ctx, tmp_path):
 
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
-        await task
+        await within(task, "the cancelled command to end")
     await wait_until(lambda: is_gone(child), timeout=15)
 
 

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from support.waiting import wait_until, within
 
 from gui.core.runs.records import ProcessInfo
 from gui.core.tools.registry import ToolContext
@@ -30,9 +31,7 @@ async def test_the_command_waits_until_its_process_is_recorded(tmp_path):
     seen: dict[str, object] = {}
 
     async def record_process(pid: int, started: float | None) -> None:
-        async with asyncio.timeout(5):  # the wrapper blocks on its `go` line: sleeping, with no child
-            while state(pid) != "S":
-                await asyncio.sleep(0.01)
+        await wait_until(lambda: state(pid) == "S", "the wrapper to block on its `go` line (sleeping, with no child)")
         seen.update(pid=pid, started=started, children=children(pid), ran=marker.exists())
 
     ctx = ToolContext(run_id="r", tool_call_id="t", tool_name="cmd_run", record_process=record_process)
@@ -64,7 +63,7 @@ async def test_os_processes_tell_a_recorded_process_from_a_later_one_with_its_pi
     finally:
         if proc.returncode is None:
             proc.kill()
-            await proc.wait()
+            await within(proc.wait(), "the killed sleep to end")
 
 
 async def test_a_command_that_ended_but_was_not_reaped_yet_is_not_alive():
@@ -73,9 +72,7 @@ async def test_a_command_that_ended_but_was_not_reaped_yet_is_not_alive():
     proc = subprocess.Popen(["true"], start_new_session=True)  # not waited for: it stays a zombie
     try:
         started = start_time(proc.pid)
-        async with asyncio.timeout(5):
-            while state(proc.pid) != "Z":
-                await asyncio.sleep(0.01)
+        await wait_until(lambda: state(proc.pid) == "Z", "the ended command to be a zombie")
         assert not OsProcesses().alive(ProcessInfo(pid=proc.pid, started=started))
     finally:
-        proc.wait()
+        proc.wait(30)

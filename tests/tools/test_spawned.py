@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support.waiting import within
 
 from gui.core.tools.registry import ToolContext
 from gui.tools.cmd_run import CmdRun
@@ -57,7 +58,7 @@ def test_output_exit_code_and_the_line_on_stdin_on_uvloop(tmp_path: Path):
                            cwd=tmp_path, env={"PATH": "/usr/bin:/bin"})
         proc.say(b"go\n")
         assert proc.stdout is not None and proc.stderr is not None
-        out, err = await asyncio.gather(proc.stdout.read(), proc.stderr.read())
+        out, err = await within(asyncio.gather(proc.stdout.read(), proc.stderr.read()), "the command's output to end")
         return out, err, await asyncio.wait_for(proc.wait(), 10)
 
     assert on_uvloop(main) == (b"got go\n", b"oops\n", 3)
@@ -69,7 +70,7 @@ def test_a_signal_that_ends_it_is_its_negative_exit_code(tmp_path: Path):
         before = proc.returncode
         proc.kill()
         code = await asyncio.wait_for(proc.wait(), 10)
-        return before, code, await proc.wait()  # asked again: the same answer
+        return before, code, await within(proc.wait(), "the exit code asked again")  # asked again: the same answer
 
     assert on_uvloop(main) == (None, -signal.SIGKILL, -signal.SIGKILL)
 

@@ -7,7 +7,6 @@ summary. Nothing sleeps: the page is awaited with `should_see(retries=…)`.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import re
 
@@ -15,6 +14,7 @@ import pytest
 from nicegui.testing import User
 from support.editor import R, add_tool, choose, element, error_of, find, new_editor, one_group, save, set_value
 from support.ui import app_ctx
+from support.waiting import wait_until
 
 from gui.core.sequences.export import to_document
 from gui.core.sequences.help import EXAMPLE
@@ -149,9 +149,7 @@ async def test_a_condition_problem_names_the_notation_its_box_accepts(user: User
     assert named is not None and named.group() == "$args.host", message
     set_value(user, ("group-1", "group-when"), f'{named.group()} != ""')  # what the message says, in the same box
     await save(user)
-    async with asyncio.timeout(5):  # saved: the box took it
-        while (saved := await app_ctx().engine.get("s1")) is None:
-            await asyncio.sleep(0.02)
+    saved = await wait_until(lambda: app_ctx().engine.get("s1"), "the sequence saved: the box took it")
     assert saved.groups[0].when == '$args.host != ""'
     assert error_of(user, "group-1", "group-when") == ""
 

@@ -14,6 +14,7 @@ from typing import Any
 from nicegui.testing import User
 from support.editor import R, element, find, one_group, save, set_value
 from support.ui import app_ctx
+from support.waiting import within
 
 from gui.core.sequences.validator import check_text
 from gui.ui.editor.live import LiveCheck
@@ -103,10 +104,10 @@ async def test_a_check_overtaken_by_typing_is_not_shown() -> None:
     h.live.touch("old")
     h.clock.fire()
     running = asyncio.create_task(h.tasks.pop())
-    await h.started.wait()
+    await within(h.started.wait(), "the check of \"old\" to start")
     h.live.touch("newer")  # typed while "old" was being checked
     h.release.set()
-    await running
+    await within(running, "the check of \"old\" to end")
     assert h.checked == ["old"] and h.shown == []  # its marks would sit at the wrong characters
     h.clock.fire()
     await h.settle()

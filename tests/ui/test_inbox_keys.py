@@ -7,16 +7,17 @@ is driven by moving the rules' clock, never by sleeping.
 
 from __future__ import annotations
 
-import asyncio
 import string
 import time
 import uuid
+from collections.abc import Awaitable, Callable
 
 import pytest
 from nicegui.testing import User
 from support.ui import app_ctx, engine_open  # noqa: F401  (autouse: wait for the engine)
+from support.waiting import wait_until
 
-from gui.core.asks.interactions import Question, QuestionRequest, ShellApprovalRequest, ToolSource
+from gui.core.asks.interactions import InteractionRecord, Question, QuestionRequest, ShellApprovalRequest, ToolSource
 from gui.core.door.engine import Engine
 from gui.ui.components.inbox.keys import KeyPress, KeyRules, KeyTarget
 
@@ -138,6 +139,14 @@ async def two_commands(user: User) -> None:
     await user.should_see(marker="detail-title")
 
 
+def answered(iid: str) -> Callable[[], Awaitable[InteractionRecord | None]]:
+    """For `wait_until`: the request once it is no longer pending."""
+    async def record() -> InteractionRecord | None:
+        found = await engine().interactions.get(iid)
+        return found if found is not None and found.status != "pending" else None
+    return record
+
+
 def opened(user: User) -> str:
     return next(iter(user.find(marker="command").elements)).text
 
@@ -159,9 +168,7 @@ async def test_a_right_after_the_request_opens_does_nothing_then_approves_once(u
     await user.should_see(marker="command", content="echo newer")
     assert (await engine().interactions.get("newer")).status == "pending"
     press(user, "a")
-    async with asyncio.timeout(5):
-        while (record := await engine().interactions.get("newer")).status == "pending":
-            await asyncio.sleep(0.01)
+    record = await wait_until(answered("newer"), "the newer request answered")
     assert record.result.response.decision == "approved" and not record.result.response.always_allow
     assert engine().modes.get("cmd_run") == "ask"
     await user.should_see(marker="command", content="echo older", retries=R)  # moved on to the next one
@@ -171,9 +178,7 @@ async def test_d_denies_with_the_note_that_was_written(user: User):
     await two_commands(user)
     user.find(marker="deny-reason").type("use the trash instead")
     press(user, "d")
-    async with asyncio.timeout(5):
-        while (record := await engine().interactions.get("newer")).status == "pending":
-            await asyncio.sleep(0.01)
+    record = await wait_until(answered("newer"), "the newer request answered")
     assert record.result.response.decision == "denied"
     assert record.result.response.reason == "use the trash instead"
 

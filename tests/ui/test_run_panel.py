@@ -11,6 +11,7 @@ from nicegui import ui
 from nicegui.testing import User
 from pydantic import BaseModel
 from support.ui import app_ctx
+from support.waiting import within
 
 from gui.core.asks.interactions import ApprovalResponse
 from gui.core.errors import ToolError
@@ -279,7 +280,7 @@ async def test_the_selection_survives_live_refreshes_and_the_details_follow_the_
     await user.should_see(marker="tool-0-1", retries=100)
     user.find(marker="tool-0-1").click()
     await user.should_see(marker="detail-args")
-    await tool.started.wait()
+    await within(tool.started.wait(), "the tool to start")
     await user.should_not_see(marker="detail-result")
     tool.release.set()
     await user.should_see(marker="detail-result", retries=100)  # the same panel, refreshed live
@@ -299,7 +300,7 @@ async def test_a_retry_counts_down_to_the_next_try(user: User):
     await user.open("/run?sequence=flaky2")
     user.find(marker="run-button").click()
     await user.should_see(marker="tool-0-0", retries=100)
-    await tool.started.wait()
+    await within(tool.started.wait(), "the tool to start")
     tool.fail.set()  # the run page listens by now, so it gets the retry event with its delay
     await user.should_see("attempt 2 of 3 · next try in", retries=100)
     user.find(marker="tool-0-0").click()

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 
 from nicegui import ui
 from nicegui.testing import User
 from support.ui import app_ctx
+from support.waiting import wait_until
 
 from gui.core.asks.interactions import ApprovalResponse
 
@@ -54,10 +54,7 @@ async def test_a_run_record_shows_args_results_tools_and_its_requests(user: User
         {"name": "shell-g", "in": {"word": "string"}, "out": {"said": "string"},
          "tools": tools({"tool": "cmd_run", "args": {"command": "echo $args.word"}, "as": "said"})}]})
     started = await engine.start("shell", {"word": "bonjour"})
-    async with asyncio.timeout(5):
-        while not (waiting := await engine.interactions.pending(started.run_id)):
-            await asyncio.sleep(0.01)
-    (pending,) = waiting
+    (pending,) = await wait_until(lambda: engine.interactions.pending(started.run_id), "the run's request")
     await engine.interactions.respond(pending.interaction_id, ApprovalResponse(decision="approved"))
     record = await engine.runner.wait(started.run_id, timeout=10)
     assert record.status == "succeeded"
@@ -115,9 +112,8 @@ async def test_a_run_of_many_groups_opens_a_batch_at_a_time_without_holding_up_t
     (groups,) = user.find(kind=GroupList).elements
     assert len(groups.sections) < count  # the first rows are there at once, the rest come in batches
     await user.should_see(f"Group {FIRST_GROUPS} · long-{FIRST_GROUPS - 1}")
-    async with LoopWatch() as watch, asyncio.timeout(60):
-        while not groups.built:  # the batches come while the app goes on
-            await asyncio.sleep(0.01)
+    async with LoopWatch() as watch:  # the batches come while the app goes on
+        await wait_until(lambda: groups.built, "every group's row", timeout=60, every=0.01)
     assert len(groups.sections) == count
     await user.should_see(f"Group {count} · long-{count - 1}")
     assert watch.longest < 0.100, f"a batch held the loop for {watch.longest * 1000:.0f} ms"
