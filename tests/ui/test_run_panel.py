@@ -40,9 +40,16 @@ async def pending_ids(run_id: str | None = None) -> list[str]:
 
 
 async def test_empty_run_panel_says_nothing_has_run_yet(user: User):
+    await save({"name": "waits", "groups": [group("waits-g", {"tool": "echo", "args": {"value": 1}})]})
     await user.open("/run")
     await user.should_see("Nothing has run yet. Pick a sequence and press Run.")
+
+
+async def test_with_no_sequence_saved_the_run_panel_says_to_make_one_not_to_pick_one(user: User):
+    await user.open("/run")
     await user.should_see("There are no saved sequences yet.")
+    await user.should_see("Make one in Sequences")
+    await user.should_not_see("Pick a sequence and press Run.")
 
 
 async def test_args_form_is_generated_from_the_signature_and_checks_json(user: User):
