@@ -89,7 +89,9 @@ def to_request(server: str, params: FormParams,
     where: dict[str, Any] = {}
     if call is not None:
         where = {"turn_id": call.run_id, "source": ToolSource(tool_call_id=call.tool_call_id, tool_name=call.tool_name),
-                 "expires_at": int(call.deadline * 1000) if call.deadline is not None else None}
+                 "expires_at": int(call.deadline * 1000) if call.deadline is not None else None,
+                 # the inbox names where it comes from as for the step's approval: sequence › group › tool
+                 "sequence_name": call.sequence_name, "group_name": call.group_name}
     if isinstance(params, ElicitRequestURLParams):
         return ElicitationRequest(server_name=server, message=params.message, url=params.url, **where), []
     schema = params.requested_schema or {}

@@ -75,8 +75,8 @@ def test_no_page_scrolls_sideways_and_the_menu_reaches_every_page(seqdesk_app, w
             inside, box = phone.evaluate("(() => { const m = document.querySelector('.q-table__middle');"
                                          " return [m.scrollWidth, m.clientWidth]; })()")
             assert inside <= box, f"the runs table scrolls inside: {inside} px in {box} px"
-            assert phone.get_by_text("Why it ended so").count() == 0 or not phone.get_by_text(
-                "Why it ended so").is_visible()
+            assert phone.get_by_text("What happened").count() == 0 or not phone.get_by_text(
+                "What happened").is_visible()
         assert not phone.locator(".seqdesk-nav").is_visible(), f"{path}: the wide navigation shows on a phone"
     phone.goto(seqdesk_app.base_url + "/")
     phone.locator("[aria-label='Menu']").click()

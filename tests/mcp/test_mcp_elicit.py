@@ -32,11 +32,13 @@ def form(schema: dict = SCHEMA) -> ElicitRequestFormParams:
 
 
 def test_a_form_becomes_fields_with_types_defaults_choices_and_the_calling_step():
-    call = ToolContext(run_id="r1", tool_call_id="r1-0-0", tool_name="shop.order", deadline=123.0)
+    call = ToolContext(run_id="r1", tool_call_id="r1-0-0", tool_name="shop.order", deadline=123.0,
+                       sequence_name="gifts", group_name="order-it")
     request, unsupported = to_request("shop", form(), call)
     assert (request.server_name, request.message, request.turn_id, request.source,
             request.expires_at) == ("shop", "Order **details**", "r1", ToolSource(tool_call_id="r1-0-0",
                                                                                   tool_name="shop.order"), 123000)
+    assert (request.sequence_name, request.group_name) == ("gifts", "order-it")  # the inbox's "gifts › order-it"
     fields = {f.name: f for f in request.fields}
     assert [f.name for f in request.fields] == ["name", "qty", "price", "gift", "size", "color"]
     assert (fields["name"].type, fields["name"].required, fields["name"].title) == ("string", True, "Name")

@@ -60,7 +60,7 @@ def test_every_surface_says_a_cause_with_the_table(cause: EndCause, lang: str):
         assert group_state(run.groups[0]) == CAUSES[cause].look and group_note(run.groups[0]) == ended
         assert group_note(run.groups[1]) == tr("Not run: {reason}").format(reason=why)
         assert run_state(run) == CAUSES[cause].look  # the run page's header and the runs list's chip
-        assert reason_words(run) == ended  # the runs list's "Why it ended so"
+        assert reason_words(run) == ended  # the runs list's "What happened"
         assert end_words(run.status, run.error, run.cause) == ended  # a notification, the run page's line
         assert why_ended(run.error, run.cause) == why  # the CLI: "run r1 stopped: the app was closed"
         assert cancel_words(CancelledResult(interaction_id="i", reason=reason_for(cause), cause=cause)) == why

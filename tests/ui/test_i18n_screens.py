@@ -33,7 +33,7 @@ from gui.ui.pages.oauth_callback import result_page
 
 COVERED = {
     "/settings": "the frame (header, nav, menu, dark mode), Language, Approvals, Use on your phone (off, "
-                 "failing to turn on, on with a pairing code and a paired phone), Tell me off the desktop, Data "
+                 "failing to turn on, on with a pairing code and a paired phone), Notifications, Data "
                  "folder, MCP servers (list, add form and its problems, headers dialog, remove dialog), the store "
                  "notice, and their notifications",
     "/login": "the token form (HTML), with its error",

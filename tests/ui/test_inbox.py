@@ -214,6 +214,7 @@ async def test_a_request_that_expires_while_open_disables_its_buttons(user: User
     await user.should_see("nothing was sent")
     await user.should_see(marker="detail-state", content="Expired", retries=R)
     assert not next(iter(user.find(marker="approve").elements)).enabled
+    await user.should_not_see("If nobody answers by")  # no longer so: the banner says what happened
 
 
 async def test_an_expired_request_opened_later_shows_when_it_expired(user: User):

@@ -41,9 +41,16 @@ async def pending_ids(run_id: str | None = None) -> list[str]:
 
 
 async def test_empty_run_panel_says_nothing_has_run_yet(user: User):
+    await save({"name": "waits", "groups": [group("waits-g", {"tool": "echo", "args": {"value": 1}})]})
     await user.open("/run")
     await user.should_see("Nothing has run yet. Pick a sequence and press Run.")
+
+
+async def test_with_no_sequence_saved_the_run_panel_says_to_make_one_not_to_pick_one(user: User):
+    await user.open("/run")
     await user.should_see("There are no saved sequences yet.")
+    await user.should_see("Make one in Sequences")
+    await user.should_not_see("Pick a sequence and press Run.")
 
 
 async def test_args_form_is_generated_from_the_signature_and_checks_json(user: User):
@@ -127,6 +134,33 @@ async def test_a_failed_tool_shows_its_error_in_plain_words(user: User):
     assert error
     await user.should_see(error)
     await user.should_see(marker="run-error")
+
+
+def saves_to(user: User) -> list[str]:
+    return [label.text for label in user.find(marker="tool-saves-to").elements]
+
+
+async def test_a_tool_card_says_its_result_was_saved_only_once_it_was(user: User):
+    await save({"name": "said", "groups": [group("said-g", {"tool": "cmd_run", "args": {"command": "echo hi"},
+                                                            "as": "said"}, out={"said": "string"})]})
+    await user.open("/run?sequence=said")
+    user.find(marker="run-button").click()
+    await user.should_see("Waiting for you", retries=100)
+    assert saves_to(user) == ["its result goes to “said”"]  # not run yet: nothing is saved so far
+    (iid,) = await pending_ids()
+    await app_ctx().engine.interactions.respond(iid, ApprovalResponse(decision="approved"))
+    await user.should_see("Finished · 1 of 1 tools succeeded", retries=100)
+    assert saves_to(user) == ["saved to “said”"]
+
+
+async def test_a_failed_tool_card_says_nothing_was_saved(user: User):
+    app_ctx().engine.modes.set("file_read", "always-allow")  # it asks first: allowed, it fails
+    await save({"name": "unread", "groups": [group("unread-g", {"tool": "file_read", "args": {"path": "/nope/x.txt"},
+                                                                "as": "text"}, out={"text": "string"})]})
+    await user.open("/run?sequence=unread")
+    user.find(marker="run-button").click()
+    await user.should_see("Finished · 0 of 1 tools succeeded", retries=100)
+    assert saves_to(user) == ["nothing saved to “text”"]
 
 
 async def test_tools_that_ran_one_by_one_say_why(user: User):

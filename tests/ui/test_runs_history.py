@@ -74,4 +74,4 @@ async def test_the_reason_column_says_why_a_run_ended_so(user: User):
                        "run0009": "Stopped by you"}  # kept before causes were: its error told who stopped it
     words = {r["run_id"]: r["word"] for r in table(user).rows}
     assert (words["run0003"], words["run0006"], words["run0007"]) == ("Stopped by you", "Stopped", "Stopped")
-    assert any(c["label"] == "Why it ended so" for c in table(user).columns)
+    assert any(c["label"] == "What happened" for c in table(user).columns)

@@ -29,7 +29,7 @@ async def upload(user: User, content: bytes, name: str = "sequence.json") -> Non
 async def test_empty_list_explains_what_a_sequence_is(user: User) -> None:
     await user.open("/")
     await user.should_see("No sequences yet", retries=R)
-    await user.should_see("A sequence is a list of steps", retries=R)
+    await user.should_see("A sequence is a list of groups that run one after another", retries=R)
 
 
 async def test_each_sequence_shows_its_signature_with_types_in_words(user: User) -> None:

@@ -1,4 +1,4 @@
-"""Settings → "Tell me off the desktop": saving channels, a test that arrives, a failure shown."""
+"""Settings → "Notifications": saving channels, a test that arrives, a failure shown."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from support.ui import app_ctx, engine_open  # noqa: F401
 async def test_a_webhook_is_saved_and_its_test_arrives(user: User):
     with http_listener() as hook:
         await user.open("/settings")
-        await user.should_see("Tell me off the desktop")
+        await user.should_see("Notifications")
         user.find(marker="notify-webhook").type(hook.url + "/in")
         user.find(marker="notify-test-webhook").click()
         arrived = (await hook.arrived(1))[0]

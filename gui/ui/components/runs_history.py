@@ -32,7 +32,7 @@ COLUMNS = [
     {"name": "sequence", "label": N_("Sequence"), "field": "sequence", "align": "left"},
     {"name": "started", "label": N_("Started"), "field": "started", "align": "left"},
     {"name": "duration", "label": N_("Duration"), "field": "duration", "align": "right"},
-    {"name": "reason", "label": N_("Why it ended so"), "field": "reason", "align": "left",
+    {"name": "reason", "label": N_("What happened"), "field": "reason", "align": "left",
      "classes": "reason-cell", "style": "max-width: 28rem; white-space: normal"},
 ]
 STATUS_CELL = r"""

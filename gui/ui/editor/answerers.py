@@ -77,12 +77,13 @@ class AnswerersSection(ui.column):
             with ui.row().classes("w-full gap-4 items-start sd-stack"):
                 remind = self._duration("remind_after", _("Remind them after"), _("Such as 30m or 4h; empty: never"))
                 escalate = self._duration("escalate_after", _("Also ask others after"),
-                                          _("Then the people below are asked as well"))
+                                          _("Then the people in “Others to ask” are asked too"))
                 others = [t for t in asking.get("escalate_to") or [] if isinstance(t, str)]
                 self.escalate_to = ui.select(others, value=others, multiple=True, new_value_mode="add-unique",
-                                             label=_("Others to ask (role:NAME or person:NAME)"),
+                                             label=_("Others to ask"),
                                              on_change=self._set_escalate_to) \
                     .props(_CHIPS).classes("w-72").mark("group-escalate-to")
+                self.escalate_to.props['hint'] = _("Type role:NAME or person:NAME and press Enter")
                 expire = self._duration("expire_after", _("Ends unanswered after"),
                                         _("An approval is then denied; a question takes its default"))
             ctx.fields.register(f"{group.uid}.remind_after", remind)

@@ -218,7 +218,9 @@ async def run_view(ctx: AppContext, sequence: str | None = None, run_id: str | N
         launcher = Launcher(engine, names, chosen, record.args if record else None, of_run=record is not None)
         await launcher.build_form()
         if record is None:
-            ui.label(_(EMPTY)).classes("text-gray-600 dark:text-gray-400 text-center w-full py-8").mark("empty-state")
+            if names:  # with none saved, the card above says to make one: there is nothing to pick yet
+                ui.label(_(EMPTY)).classes("text-gray-600 dark:text-gray-400 text-center w-full py-8").mark(
+                    "empty-state")
             return
 
         async def stop() -> None:

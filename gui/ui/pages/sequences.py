@@ -30,7 +30,7 @@ from gui.wording.glossary import type_word
 if TYPE_CHECKING:
     from gui.context import AppContext
 
-EMPTY = N_("A sequence is a list of steps, called groups, that run one after another; the tools inside "
+EMPTY = N_("A sequence is a list of groups that run one after another; the tools inside "
          "a group run at the same time. Build one by clicking, start from the example, or import a file.")
 
 

@@ -67,6 +67,7 @@ class InboxDetail(ui.card):
         self._by = Answerer(person=viewer.name, via="phone" if on_phone() else "app")
         self._roles = viewer.roles
         self.countdown: Countdown | None = None
+        self._expiry: ui.row | None = None  # the countdown and what happens then: gone once it has ended
         self.ended = False
         self.answered_here = False  # answered on this card (its page redraws for that once: `on_answered`)
         self._message = ""
@@ -93,7 +94,7 @@ class InboxDetail(ui.card):
             self.banner.mark("ended-banner")
             self.banner.set_visibility(False)
             if request.expires_at is not None and record.status == "pending":
-                with ui.row().classes("items-center gap-2"):
+                with ui.row().classes("items-center gap-2") as self._expiry:
                     self.countdown = Countdown(request.expires_at)
                     ui.label(fmt.expiry_sentence(request)).classes("text-sm").mark("expiry-sentence")
             self.body = self._body(request)
@@ -244,8 +245,7 @@ class InboxDetail(ui.card):
         message = message or self._message
         self._message = message
         self.body.lock()
-        if self.countdown is not None:
-            self.countdown.set_visibility(False)
+        self._hide_expiry()
         self.banner.clear()
         with self.banner:
             icon = "timer_off" if record is not None and record.status == "expired" else "info"
@@ -259,6 +259,11 @@ class InboxDetail(ui.card):
         if record is not None:
             self._set_chip(record)
 
+    def _hide_expiry(self) -> None:
+        """Once it has ended, "If nobody answers by …" is no longer so: the banner says what happened."""
+        if self._expiry is not None:
+            self._expiry.set_visibility(False)
+
     def _set_chip(self, record: InteractionRecord) -> None:
         outcome = fmt.outcome(record)
         self.chip.text = outcome.word
@@ -270,6 +275,7 @@ class InboxDetail(ui.card):
         if not self.countdown.tick(now):  # time is up: lock now, the engine's verdict follows
             self.ended = True
             self.body.lock()
+            self._hide_expiry()
             self.banner.clear()
             with self.banner:
                 ui.icon("timer_off", size="sm")

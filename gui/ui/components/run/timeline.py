@@ -171,7 +171,7 @@ class RunTimeline(ui.column):
             with ui.row().classes("w-full items-center gap-3 text-xs text-gray-700 dark:text-gray-300"):
                 for colour, word in ((QUEUED, N_("queued")), (BLUE, N_("running")), (VIOLET, N_("waiting for you")),
                                      (LOOKS["succeeded"].hex, N_("succeeded")), (LOOKS["failed"].hex, N_("failed")),
-                                     (GREY, N_("other"))):
+                                     (GREY, N_("skipped or stopped"))):
                     with ui.row().classes("items-center gap-1"):
                         ui.element("span").classes("inline-block w-3 h-3 rounded-sm").style(
                             f"background:{colour}")

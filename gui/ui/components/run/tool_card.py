@@ -38,6 +38,16 @@ def inbox_path(interaction_id: str) -> str:
     return f"/inbox/{interaction_id}"
 
 
+def slot_words(tool: ToolRecord) -> str:
+    """Where the tool's result goes, as true as the tool's state: saved once it succeeded, still to be
+    saved while it has not ended, and nothing saved when it ended any other way (the output stays empty)."""
+    if tool.status == "succeeded":
+        return _("saved to “{name}”").format(name=tool.as_)
+    if tool.status in ("queued", "running", "waiting"):
+        return _("its result goes to “{name}”").format(name=tool.as_)
+    return _("nothing saved to “{name}”").format(name=tool.as_)
+
+
 def asked_of(tool: ToolRecord) -> str | None:
     """What was asked of the arguments the person changed in the approval (None: nothing changed).
     The card's summary ("Run: uptime -p") says what ran; the detail shows both side by side."""
@@ -98,9 +108,10 @@ class ToolCard(ui.card):
             self.on("keydown.enter", lambda: on_select(key))
             self.mark(f"tool-{key[0]}-{key[1]}")
         with self:
-            with ui.row(wrap=False).classes("w-full items-center gap-2"):
+            # wraps: in a narrow card the state goes under the name rather than cutting the name short
+            with ui.row().classes("w-full items-center gap-x-2 gap-y-0"):
                 ui.label(f"{tool.index + 1}.").classes("text-gray-500 dark:text-gray-400")
-                ui.label(tool.tool).classes(f"font-mono font-medium truncate {DATA}")
+                ui.label(tool.tool).classes(f"font-mono font-medium truncate min-w-0 {DATA}")
                 if tool.host is not None:  # a team's host runs it
                     ui.label(_("on {host}").format(host=tool.host)).classes(
                         "text-sm text-gray-600 dark:text-gray-400 truncate").mark("tool-host")
@@ -126,8 +137,8 @@ class ToolCard(ui.card):
                     "text-violet-700 dark:text-violet-300 font-medium text-sm").mark("inbox-link")
             self._note = ui.label().classes("text-sm break-words").mark("tool-note")
             self._progress = ToolProgressBar()
-            if tool.as_:
-                ui.label(_("saved to “{name}”").format(name=tool.as_)).classes(MUTED)
+            self._saves_to = ui.label().classes(MUTED).mark("tool-saves-to")
+            self._saves_to.set_visibility(bool(tool.as_))
             # Beside the built-in parts, other features add theirs here (a progress bar, …).
             self.slot_area = ui.column().classes("w-full gap-1")
             self._extra = ui.column().classes("w-full gap-1")
@@ -178,6 +189,8 @@ class ToolCard(ui.card):
         summary = tool_summary(tool.tool, tool.args if tool.args is not None else self._planned)
         self._summary.text = summary
         self._summary.set_visibility(bool(summary))
+        if tool.as_:
+            self._saves_to.text = slot_words(tool)
         text, colour = self._note_for(tool, state, retry_note)
         if colour != self._note_class:
             self._note.classes(remove=self._note_class, add=colour)

@@ -18,7 +18,7 @@ from gui.ui.components.run.result_media import ToolLogView
 from gui.ui.components.run.retry import RetryInfo, is_retrying, retry_words
 from gui.ui.components.run.status import LOOKS, StatusChip, clock_words, duration_words, tool_state
 from gui.ui.components.run.summary import tool_summary
-from gui.ui.components.run.tool_card import Answer, changed_view, inbox_path
+from gui.ui.components.run.tool_card import Answer, changed_view, inbox_path, slot_words
 from gui.ui.components.run.value import ValueView
 from gui.wording.outcomes import core_words, outcome_words
 
@@ -92,7 +92,7 @@ class ToolDetail(ui.column):
             ui.space()
             StatusChip(state)
         ui.label(_("Group {number} · {name}").format(number=group.index + 1, name=group.name)
-                 + (_(" · saved to “{name}”").format(name=tool.as_) if tool.as_ else "")).classes(LABEL + " -mt-2")
+                 + (" · " + slot_words(tool) if tool.as_ else "")).classes(LABEL + " -mt-2")
         description = self._describe(tool.tool)
         if description:
             ui.label(description).classes("text-sm text-gray-700 dark:text-gray-300 break-words").mark(

@@ -16,7 +16,7 @@ LOOK_EVERY = 5.0  # seconds between two looks at the hosts' states
 STATE_WORDS = {"up": N_("Up"), "down": N_("Down: its worker stopped answering"),
                "stopped": N_("Stopped: its worker was ended")}
 STATE_COLOURS = {"up": "positive", "down": "negative", "stopped": "grey"}
-IN_PROCESS = N_("Runs run in this app's process, so steps run on this computer and there are no hosts. When a team "
+IN_PROCESS = N_("Here every step runs on this computer, so there are no hosts. When a team "
                 "runs its sequences on Temporal (started with --executor temporal://host:port/namespace), a step can "
                 "run on another machine: start a worker there, and write \"on\": NAME in the step.")
 NONE_YET = N_("No host has started a worker yet. On each machine that should run steps, start:")

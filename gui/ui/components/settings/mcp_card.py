@@ -190,8 +190,8 @@ class McpServersCard(ui.card):
         if server is None or server.side_by_side == value:
             return
         problem = await self._update(name, McpServerChange(side_by_side=value))
-        await self.done(problem or (_("{name}: its steps may now run side by side") if value
-                                    else _("{name}: its steps run one by one")).format(name=name))
+        await self.done(problem or (_("{name}: its tools may now run at the same time") if value
+                                    else _("{name}: its tools run one by one")).format(name=name))
 
     async def _switch(self, name: str, enabled: bool) -> None:
         server = self.servers.get(name)

@@ -52,7 +52,7 @@ TRUST_HELP = N_("On: tools it marks as only reading run without asking you, unle
                 "\u201conly reading\u201d.")
 TRUST_ON = N_("On: tools it marks as only reading run without asking you, unless they also say they reach "
               "outside this computer (a fetch); the others ask first.")
-SIDE_BY_SIDE_LABEL = N_("Steps may run side by side")
+SIDE_BY_SIDE_LABEL = N_("Its tools may run at the same time")
 SIDE_BY_SIDE_ON = N_("On: a group's calls to its tools run at the same time, each on its own (a fan-out to many "
                      "hosts). Each still asks first as set above.")
 SIDE_BY_SIDE_OFF = N_("Off: its tools run one by one in a group, unless it is trusted and says a tool only reads.")

@@ -1,4 +1,4 @@
-"""Settings → "Tell me off the desktop": the notification channels, a test for each, and how
+"""Settings → "Notifications": the notification channels, a test for each, and how
 the last notice on each went (a failure reads as its sentence, with when).
 
 It only edits and shows; the `Notifier` keeps the settings and sends (`gui.notify`).
@@ -42,7 +42,7 @@ class NotificationsCard(ui.card):
         self.prefs = prefs
         self.classes("w-full gap-2 p-4").props("flat bordered").mark("notify-card")
         with self:
-            ui.label(_("Tell me off the desktop")).classes("text-lg font-semibold")
+            ui.label(_("Notifications")).classes("text-lg font-semibold")
             ui.label(_("When a request needs you, or a run fails, SeqDesk sends a message to each place set "
                        "here, with a link to answer it. A run never waits for these messages.")).classes(
                 "text-sm text-gray-600 dark:text-gray-400")
