@@ -167,7 +167,7 @@ async def test_the_switch_in_settings_changes_the_language_and_the_app_keeps_it(
     await user.should_see("语言", retries=50)  # the page was drawn again, in Chinese
     assert ctx.preferences.read()["lang"] == "zh_CN"
     await user.open("/settings")  # another page of this browser
-    await user.should_see("离开电脑时通知我")
+    await user.should_see("在这里，每个步骤都在这台电脑上运行")
     assert i18n.default_language() == "zh_CN"  # and pages outside a browser (login, pairing) follow the app
     only(user, "language-switch").value = "en"
     await user.should_see("Language", retries=50)
