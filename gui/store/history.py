@@ -435,11 +435,11 @@ class History:
             if seen is not None and seen[0] is entry:
                 now[doc_id] = seen
                 continue
-            key = f"{key_text(doc_id)}:"  # (the same text as `dumps`, without rendering a plain id)
-            if not entry.startswith(key):  # no span either (`WholeDocumentStorage`)
-                continue
             if not self._vouching_new and doc_id not in trusted:  # left unvouched: read on each page as before
                 now[doc_id] = (entry, None)
+                continue
+            key = f"{key_text(doc_id)}:"  # (the same text as `dumps`, without rendering a plain id)
+            if not entry.startswith(key):  # no span either (`WholeDocumentStorage`)
                 continue
             text = entry[len(key):].encode("utf-8")
             digest = vouching.digest(doc_id, text)
