@@ -425,6 +425,9 @@ class History:
             return {}
         before = self._slices_of(seg)
         trusted = before.vouched if before is not None else {}
+        if not self._vouching_new and not trusted:  # closing, and nothing here vouched for before: none is now
+            self._digested = (seg, {})
+            return {}
         known = self._digested[1] if self._digested[0] == seg else {}
         now: dict[str, tuple[str, bytes | None]] = {}
         for doc_id in ids:

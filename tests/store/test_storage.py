@@ -134,7 +134,8 @@ def test_dumps_writes_what_the_standard_encoder_would_read_back_the_same():
 
 
 
-@pytest.mark.parametrize("doc_id", ["plain-id_1.2:x", "with space", 'a"quote', "back\\slash", "ctrl\x01", "naïve", "日本"])
+@pytest.mark.parametrize("doc_id", ["plain-id_1.2:x", "with space", 'a"quote', "back\\slash", "ctrl\x01", "naïve",
+                                    "日本"])
 def test_each_documents_span_is_where_its_json_lies_whatever_its_id(tmp_path, doc_id):
     """The spans kept after a write point at each document's JSON in the file: found without rendering
     an id that needs no escaping, and by its rendered key for one that does."""
