@@ -25,7 +25,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from gui.core.asks import AuditDraft, AuditEntry, AuditHead, chained, entry_text
+from gui.core.asks import AuditDraft, AuditEntry, AuditHead, chained_lines
 from gui.store.journal import Journal
 from gui.store.writer import Writer
 
@@ -97,14 +97,11 @@ class FileAuditLog:
         """`append_many` on the writer's thread, where it is called (the writer syncs before any
         result of it, or of what follows it in the same operation, is handed out): the entries'
         lines in one `write`. Returns the stored documents."""
-        documents = []
-        last = self._last
-        for draft in drafts:
-            last = chained(draft, last)
-            documents.append(last)
+        documents, lines = chained_lines(drafts, self._last)
         if documents:
-            self._journal.append("".join(entry_text(document) + "\n" for document in documents).encode("utf-8"))
-            self._last = last  # once written (a write that failed was cut back: the chain goes on from before it)
+            self._journal.append(lines)
+            # once written (a write that failed was cut back: the chain goes on from before it)
+            self._last = documents[-1]
         if not self.writer.sync_later(self._journal.sync):
             self._journal.sync()
         return documents

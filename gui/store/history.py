@@ -425,6 +425,9 @@ class History:
             return {}
         before = self._slices_of(seg)
         trusted = before.vouched if before is not None else {}
+        if not self._vouching_new and not trusted:  # closing, and nothing here vouched for before: none is now
+            self._digested = (seg, {})
+            return {}
         known = self._digested[1] if self._digested[0] == seg else {}
         now: dict[str, tuple[str, bytes | None]] = {}
         for doc_id in ids:
@@ -435,11 +438,11 @@ class History:
             if seen is not None and seen[0] is entry:
                 now[doc_id] = seen
                 continue
-            key = f"{key_text(doc_id)}:"  # (the same text as `dumps`, without rendering a plain id)
-            if not entry.startswith(key):  # no span either (`WholeDocumentStorage`)
-                continue
             if not self._vouching_new and doc_id not in trusted:  # left unvouched: read on each page as before
                 now[doc_id] = (entry, None)
+                continue
+            key = f"{key_text(doc_id)}:"  # (the same text as `dumps`, without rendering a plain id)
+            if not entry.startswith(key):  # no span either (`WholeDocumentStorage`)
                 continue
             text = entry[len(key):].encode("utf-8")
             digest = vouching.digest(doc_id, text)

@@ -159,7 +159,15 @@ def _spans(entries: Mapping[str, tuple[Any, str]], at: int) -> dict[str, tuple[i
     between two. An entry whose key is not written as `key_text` writes it has none (not expected)."""
     spans = {}
     for doc_id, (_, text) in entries.items():
-        size = _size(text)
+        if text.isascii():  # (nearly always: its bytes are its characters)
+            size = len(text)
+            plain = f'"{doc_id}":'  # the key as `key_text` writes an id that needs no escaping
+            if text.startswith(plain):
+                spans[doc_id] = (at + len(plain), at + size)
+                at += size + 1
+                continue
+        else:
+            size = len(text.encode("utf-8"))
         key = f"{key_text(doc_id)}:"  # (the same text as `dumps`, without rendering a plain id)
         if text.startswith(key):
             spans[doc_id] = (at + _size(key), at + size)

@@ -12,10 +12,14 @@ from gui.core.asks import (
     Answerer,
     ApprovalResponse,
     AuditDraft,
+    CancelledResult,
     InteractionService,
     QuestionResponse,
     chain,
+    chained_lines,
+    decision_of,
     entry_document,
+    entry_text,
     verify,
 )
 from gui.core.asks.rules import ApprovalRule
@@ -186,10 +190,44 @@ def test_a_drafts_stored_document_is_its_dump_whichever_way_it_was_made() -> Non
 def test_an_entry_id_is_a_random_version_4_uuid_as_uuid4_writes_it() -> None:
     import uuid
 
-    from gui.core.asks.audit import entry_id
+    from gui.core.asks.audit import entry_ids
 
-    ids = [entry_id() for _ in range(200)]
+    ids = entry_ids(150) + [made for _ in range(50) for made in entry_ids(1)]
     assert len(set(ids)) == 200
     for made in ids:
         parsed = uuid.UUID(made)
         assert (parsed.version, parsed.variant, parsed.hex) == (4, uuid.RFC_4122, made)
+
+
+def test_entries_chained_together_are_those_chained_one_at_a_time_and_their_lines_as_stored() -> None:
+    """`chained_lines` (a batch, as closing with thousands waiting appends) makes each entry as `chain` does,
+    and the lines `entry_text` writes."""
+    timed_out = draft(1).model_copy(update={"by": "timeout", "person": None, "via": None, "detail": "défauts"})
+    drafts = [draft(0), timed_out, draft(2), draft(3)]
+    documents, lines = chained_lines(drafts, None)
+    assert verify(documents).ok and [d["position"] for d in documents] == [1, 2, 3, 4]
+    assert lines == b"".join(entry_text(d).encode("utf-8") + b"\n" for d in documents)
+    for made, document in zip(drafts, documents, strict=True):
+        one = entry_document(chain(made, None))
+        assert list(document) == list(one)
+        assert {k: v for k, v in document.items() if k not in ("entry_id", "position", "prev", "hash")} == {
+            k: v for k, v in one.items() if k not in ("entry_id", "position", "prev", "hash")}
+    more, _ = chained_lines([draft(4)], documents[-1])
+    assert verify([*documents, *more]).ok and more[0]["position"] == 5
+    assert chained_lines([], documents[-1]) == ([], b"")
+
+
+async def test_a_stopped_requests_draft_is_the_one_its_model_would_check(audited: InteractionService) -> None:
+    """A cancelled request's draft is made without checking its values again: it must be the draft the
+    model makes of them, field for field, in order, with the same fields given."""
+    await audited.request(shell())
+    (record,) = await audited.pending()
+    for reason, cause in (("session_disposed", "app_closed"), ("turn_stopped", None), ("turn_stopped", "person")):
+        ended = audited.waiting.ended(record, CancelledResult(interaction_id=record.interaction_id, reason=reason,
+                                                              cause=cause))
+        made = decision_of(ended)
+        checked = AuditDraft(**{name: made.__dict__[name] for name in made.model_fields_set})
+        assert made == checked and list(made.__dict__) == list(checked.__dict__)
+        assert made.model_fields_set == checked.model_fields_set and made.cause == (cause or reason)
+        assert ended == record.model_copy(update={"status": "cancelled", "result": ended.result,
+                                                  "resolved_at": ended.resolved_at})

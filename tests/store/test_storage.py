@@ -132,3 +132,18 @@ def test_dumps_writes_what_the_standard_encoder_would_read_back_the_same():
     text = dumps(plain)
     assert text.isascii() and json.loads(text) == plain and list(json.loads(text)) == list(plain)
 
+
+
+@pytest.mark.parametrize("doc_id", ["plain-id_1.2:x", "with space", 'a"quote', "back\\slash", "ctrl\x01", "naïve",
+                                    "日本"])
+def test_each_documents_span_is_where_its_json_lies_whatever_its_id(tmp_path, doc_id):
+    """The spans kept after a write point at each document's JSON in the file: found without rendering
+    an id that needs no escaping, and by its rendered key for one that does."""
+    storage = WholeDocumentStorage(tmp_path / "db.json")
+    docs = {"before": {"n": 1}, doc_id: {"text": "é and \"q\"", "n": [1, 2.5]}, "after": {"n": None}}
+    storage.write({"t": docs, "other": {"x": {"y": 1}}})
+    raw = (tmp_path / "db.json").read_bytes()
+    for table, held in (("t", docs), ("other", {"x": {"y": 1}})):
+        assert set(storage.spans[table]) == set(held)
+        for key, (start, end) in storage.spans[table].items():
+            assert json.loads(raw[start:end]) == held[key]

@@ -100,6 +100,11 @@ class AuditEntry(AuditDraft):
     hash: str
 
 
+# The fields of an entry in the order they are hashed (sorted, `hash` left out): what `chained_lines` sorts
+# a draft's document into, once for all.
+_HASHED_ORDER = tuple(sorted(name for name in AuditEntry.model_fields if name != "hash"))
+
+
 @dataclass(frozen=True)
 class AuditHead:
     """The chain's last entry as kept apart from the entries (its position, 0 for none, and hash)."""
@@ -159,27 +164,48 @@ def digest(document: Mapping[str, Any]) -> str:
 
 def chained(draft: AuditDraft, last: Mapping[str, Any] | None) -> dict[str, Any]:
     """`draft` as the stored document of the entry after `last` (None: the first): every field of an
-    `AuditEntry`, `None`s included, in its order (`entry_document`). A draft of text, whole numbers and
-    nulls (every one the app drafts) is its own JSON form: its fields are copied rather than dumped
-    (a quarter of the time, closing with thousands of requests waiting)."""
-    fields = draft.__dict__
-    flat = _flat(fields)  # (then so is the document: the fields added below are text and a whole number)
-    document = dict(fields) if flat else draft.model_dump(mode="json")
-    document["position"] = 1 if last is None else int(last["position"]) + 1
-    document["entry_id"] = entry_id()
-    document["prev"] = GENESIS if last is None else str(last["hash"])
-    # `digest`, the draft's flatness known (its `hash` not there yet: nothing to leave out)
-    document["hash"] = hashlib.sha256(_json({key: document[key] for key in sorted(document)}, flat)).hexdigest()
-    return document
+    `AuditEntry`, `None`s included, in its order (`entry_document`)."""
+    return chained_lines([draft], last)[0][0]
 
 
-def entry_id() -> str:
-    """A new entry's id: `uuid.uuid4().hex` (random, version 4, RFC 4122 variant), written without making
-    a `UUID` (a third of the time, for each of thousands of entries when the app closes)."""
-    raw = bytearray(os.urandom(16))
-    raw[6] = raw[6] & 0x0F | 0x40  # the version
-    raw[8] = raw[8] & 0x3F | 0x80  # the variant
-    return raw.hex()
+def chained_lines(drafts: list[AuditDraft], last: Mapping[str, Any] | None) -> tuple[list[dict[str, Any]], bytes]:
+    """`chained` of each draft after the one before it (the first after `last`), and the entries' lines as
+    stored (`entry_text` of each, a newline after it, in UTF-8). A draft of text, whole numbers and nulls
+    (every one the app drafts) is its own JSON form: its fields are copied rather than dumped, and its
+    flatness is looked at once for its document, its hash and its line; an `AuditDraft`'s fields are
+    hashed in an order sorted once. The entries' ids come from one draw of random bytes (closing with
+    thousands of requests waiting chains one entry each)."""
+    documents: list[dict[str, Any]] = []
+    lines: list[bytes] = []
+    for draft, new_id in zip(drafts, entry_ids(len(drafts)), strict=True):
+        fields = draft.__dict__
+        flat = _flat(fields)  # (then so is the document: the fields added below are text and a whole number)
+        document = dict(fields) if flat else draft.model_dump(mode="json")
+        document["position"] = 1 if last is None else int(last["position"]) + 1
+        document["entry_id"] = new_id
+        document["prev"] = GENESIS if last is None else str(last["hash"])
+        # `digest`, the draft's flatness known (its `hash` not there yet: nothing to leave out); an
+        # `AuditDraft` holds every one of its fields, exactly (`extra="forbid"`)
+        order = _HASHED_ORDER if type(draft) is AuditDraft else sorted(document)
+        document["hash"] = hashlib.sha256(_json({key: document[key] for key in order}, flat)).hexdigest()
+        lines.append(_json(document, flat))
+        documents.append(document)
+        last = document
+    lines.append(b"")
+    return documents, b"\n".join(lines)
+
+
+def entry_ids(count: int) -> list[str]:
+    """`count` new entry ids: each as `uuid.uuid4().hex` writes one (random, version 4, RFC 4122 variant),
+    from one draw of random bytes and without making a `UUID` (a third of the time, for each of thousands
+    of entries when the app closes)."""
+    raw = bytearray(os.urandom(16 * count))
+    ids = []
+    for start in range(0, 16 * count, 16):
+        raw[start + 6] = raw[start + 6] & 0x0F | 0x40  # the version
+        raw[start + 8] = raw[start + 8] & 0x3F | 0x80  # the variant
+        ids.append(raw[start:start + 16].hex())
+    return ids
 
 
 def chain(draft: AuditDraft, last: Mapping[str, Any] | None) -> AuditEntry:
@@ -365,8 +391,36 @@ def decision_of(record: InteractionRecord, by: Answerer | None = None) -> AuditD
     if isinstance(result, ExpiredResult):
         return AuditDraft(**base, decision="expired", by="timeout")
     if isinstance(result, CancelledResult):
-        return AuditDraft(**base, decision="cancelled", by="stop", cause=cancel_cause(result) or result.reason)
+        return _stopped(base, cancel_cause(result) or result.reason)
     raise AssertionError(f"request {request.interaction_id} has not ended")
+
+
+# Each field of a draft with its default (None for those it must be given), in the draft's order (`_stopped`).
+_DRAFT_DEFAULTS = {name: None if field.is_required() else field.default
+                   for name, field in AuditDraft.model_fields.items()}
+_STOPPED_NAMES = {"at", "interaction_id", "run_id", "sequence_name", "kind", "shown", "decision", "by", "cause"}
+_new = object.__new__
+_set_dict = BaseModel.__dict__["__dict__"].__set__
+_set_fields_set = BaseModel.__dict__["__pydantic_fields_set__"].__set__
+_set_extra = BaseModel.__dict__["__pydantic_extra__"].__set__
+_set_private = BaseModel.__dict__["__pydantic_private__"].__set__
+
+
+def _stopped(base: dict[str, Any], cause: str) -> AuditDraft:
+    """`AuditDraft(**base, decision="cancelled", by="stop", cause=cause)`, its values not checked again:
+    `base` is read from a stored request, whose model checked each (the same types as the draft's fields),
+    and `shown_text` made from it. Closing with thousands of requests waiting drafts one each (the check
+    took half of `decision_of`). The fields given are one set every such draft shares (frozen: it never
+    changes), as pydantic would have them."""
+    fields = _DRAFT_DEFAULTS.copy()
+    fields.update(base)
+    fields["decision"], fields["by"], fields["cause"] = "cancelled", "stop", cause
+    draft = _new(AuditDraft)
+    _set_dict(draft, fields)
+    _set_fields_set(draft, _STOPPED_NAMES)
+    _set_extra(draft, None)
+    _set_private(draft, None)
+    return draft
 
 
 def step_of(record: InteractionRecord, by: Answerer, decision: str, detail: str | None, at: int) -> AuditDraft:

@@ -457,7 +457,7 @@ class InteractionService:
                 taken.append((record, self._cancelled(record, reason, given)))
         try:
             try:
-                await self.waiting.end_all([self.waiting.ended(record, result) for record, result in taken])
+                await self.waiting.end_all(taken)
             except InteractionNotPendingError:  # another process sharing the store ended one: one by one
                 busy.extend((record.interaction_id, result.cause) for record, result in taken)
         finally:

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Sequence
 from typing import Any, Literal
 
 from pydantic import BaseModel
@@ -204,10 +204,19 @@ class Waiting:
                              change=change, notify=notify, record=changed.model_dump(mode="json"))
         return changed
 
-    def ended(self, record: InteractionRecord, result: InteractionResult) -> InteractionRecord:
-        """`record` ended with `result`, now (not stored yet)."""
+    def ended(self, record: InteractionRecord, result: InteractionResult, at: int | None = None) -> InteractionRecord:
+        """`record` ended with `result`, now (`at`, ms: then), not stored yet: `model_copy` with those three
+        fields, without its generic steps (a third of the time: closing with thousands waiting ends each)."""
         # (approvals, hand-overs and follow-ups stay on it: the record of who did what before the end)
-        return record.model_copy(update={"status": result.status, "result": result, "resolved_at": self.now_ms()})
+        state = record.__dict__.copy()
+        state["status"], state["result"] = result.status, result
+        state["resolved_at"] = self.now_ms() if at is None else at
+        done = _new(InteractionRecord)
+        _set_dict(done, state)
+        _set_fields_set(done, record.__pydantic_fields_set__ | _ENDED_NAMES)
+        _set_extra(done, None)
+        _set_private(done, None)
+        return done
 
     async def end(self, record: InteractionRecord, result: InteractionResult,
                   by: Answerer | None = None, *, timed_out: bool = False) -> InteractionRecord:
@@ -219,20 +228,33 @@ class Waiting:
         self.drop_lock(record.interaction_id)
         return ended
 
-    async def end_all(self, ended: list[InteractionRecord]) -> None:
-        """Ends (`ended`) of many requests at once, their locks held: their decisions in one write,
-        then the records in one write, then each waiter woken and each end announced, in order.
-        Someone listening, each record is dumped once, for the store and for its event (closing with
-        thousands waiting dumped each twice). `InteractionNotPendingError`: another process sharing
-        the store ended one; nothing is settled."""
-        if self.audit is not None and ended:
-            await self.audit.append_many([decision_of(done) for done in ended])
-        if self.bus is None or not self.bus.listened:
+    async def end_all(self, ends: Sequence[tuple[InteractionRecord, InteractionResult]]) -> None:
+        """Ends of many requests at once (each record with its result), their locks held: their decisions
+        in one write, then the records in one write, then each waiter woken and each end announced, in
+        order. Each ended record, its decision and (someone listening) its JSON form, once for the store
+        and for its event, are made one request after the other, while its parts are at hand (closing with
+        thousands waiting went over them all three times). `InteractionNotPendingError`: another process
+        sharing the store ended one; nothing is settled."""
+        now = self.now_ms()
+        audit = self.audit is not None
+        listened = self.bus is not None and self.bus.listened
+        ended: list[InteractionRecord] = []
+        drafts: list[AuditDraft] = []
+        documents: list[dict[str, Any]] = []
+        for record, result in ends:
+            done = self.ended(record, result, now)
+            ended.append(done)
+            if audit:
+                drafts.append(decision_of(done))
+            if listened:
+                documents.append(done.model_dump(mode="json"))
+        if self.audit is not None and drafts:
+            await self.audit.append_many(drafts)
+        if not listened:
             await self.store.save_many(ended)
             for done in ended:
                 self.settle(done)
             return
-        documents = [done.model_dump(mode="json") for done in ended]
         await self.store.save_many(ended, documents)
         for done, document in zip(ended, documents, strict=True):
             self.settle(done, document)
@@ -296,6 +318,15 @@ class Waiting:
                 record=record.model_dump(mode="json") if document is None else document,
             )
 
+
+# A model's parts set through the slots pydantic's BaseModel declares for them (`Waiting.ended`, as
+# `gui.core.runs.records` makes a tool's record).
+_new = object.__new__
+_set_dict = BaseModel.__dict__["__dict__"].__set__
+_set_fields_set = BaseModel.__dict__["__pydantic_fields_set__"].__set__
+_set_extra = BaseModel.__dict__["__pydantic_extra__"].__set__
+_set_private = BaseModel.__dict__["__pydantic_private__"].__set__
+_ENDED_NAMES = frozenset({"status", "result", "resolved_at"})  # the fields an end gives (`Waiting.ended`)
 
 # The sets of field names given, one per shape (`_share_names`): a few dozen at most, kept to this bound.
 _NAMES: dict[frozenset[str], set[str]] = {}
