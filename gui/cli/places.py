@@ -5,14 +5,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from gui.core.sequences import Problem, Span, line_col, locate
+from gui.core.sequences import Problem, Span, place_of
 from gui.i18n import _
 
 
 def place(text: str, problem: Problem, spans: dict[tuple[Any, ...], Span] | None = None) -> tuple[int, int]:
     """The line and column (1-based) where `problem` sits in the file's text, as the editor shows it."""
-    start, _ = locate(text, problem, spans)
-    return line_col(text, start)
+    return place_of(text, problem, spans)
 
 
 def problem_line(text: str, problem: Problem, spans: dict[tuple[Any, ...], Span] | None = None) -> str:
