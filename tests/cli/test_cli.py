@@ -154,6 +154,13 @@ def test_a_json_error_is_placed_once_where_the_reader_stopped(tmp_path, data):
     assert said.count("line ") == 1 and "(line 1, column 69)" in said, said
 
 
+def test_an_unknown_tool_warning_points_at_seqdesk_tools_not_an_agents_command(tmp_path, data):
+    doc = {"name": "d", "groups": [{"name": "g", "tools": '{"tool":"ecoh","args":{"value":"x"}} ;'}]}
+    said = seqdesk("check", write(tmp_path, "typo.json", json.dumps(doc)), data=data).stdout
+    assert "did you mean 'echo'?" in said and "seqdesk tools lists the tools available now" in said, said
+    assert "seq_tools" not in said
+
+
 def test_show_prints_a_run_by_its_short_id_and_refuses_an_unknown_one(tmp_path, data):
     text = json.dumps({"name": "shown", "groups": [{"name": "shown-g", "out": {"said": "string"},
                        "tools": json.dumps({"tool": "echo", "args": {"value": "hi"}, "as": "said"}) + " ;"}]})

@@ -221,6 +221,8 @@ class ToolChecks:
                                     runs_as_words(landing.name, landing.runs_as, whole=landing.whole), landing.offset)
 
     def _known_tool(self, name: str, args: dict[str, Any], loc: Loc, offset: int, has_refs: bool) -> None:
+        """`unknown-tool` says no more than what is so: where the tools are listed differs by who
+        reads it (the editor's "Add a tool", `seqdesk tools`, an agent's `seq_tools`): each surface says it."""
         exists = self.catalog.tool_exists
         if exists is None:
             return
@@ -228,8 +230,7 @@ class ToolChecks:
             near = nearest_names(name, self.catalog.tool_names()) if self.catalog.tool_names is not None else []
             if near:
                 self.found.warn((*loc, "tool"), "unknown-tool",
-                                N_("no tool named '{name}' is available now "
-                                   "(did you mean {names}? seq_tools lists them); "
+                                N_("no tool named '{name}' is available now (did you mean {names}?); "
                                    'if its server is offline the group\'s "missing" rule decides at run time'), offset,
                                 name=name, names=_either([repr(n) for n in near]))
             else:
