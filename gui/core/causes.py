@@ -69,7 +69,7 @@ CAUSES: dict[EndCause, CauseWords] = {
     "sibling_failed": CauseWords("cancelled", N_("another tool of the group failed"),
                                  N_("Cancelled: another tool of the group failed"),
                                  "stopped: another tool of the group failed"),
-    "expired": CauseWords("expired", N_("nobody answered in time"), N_("Timed out: nobody answered in time"),
+    "expired": CauseWords("expired", N_("nobody answered in time"), N_("Expired: nobody answered in time"),
                           "stopped: nobody answered in time"),
     "no_one_to_ask": CauseWords("cancelled", N_("there was no one to ask"), N_("Cancelled: there was no one to ask"),
                                 "stopped: there was no one to ask"),

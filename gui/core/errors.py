@@ -205,5 +205,14 @@ class ToolArgumentError(ToolError):
     def __init__(self, tool: str, problems: list[tuple[str, str]]) -> None:
         self.tool = tool
         self.problems = problems
-        details = "; ".join(f"{path or 'arguments'}: {msg}" for path, msg in problems)
-        super().__init__(f"arguments for '{tool}' are not valid: {details}")
+        details = "; ".join(_argument_problem(path, msg) for path, msg in problems)
+        super().__init__(f"the arguments of '{tool}' do not fit: {details}")
+
+
+def _argument_problem(path: str, message: str) -> str:
+    """One argument's problem in words: "the argument 'command' is missing" (pydantic: "Field required")."""
+    if path and message == "Field required":
+        return f"the argument '{path}' is missing"
+    if path and message.startswith("Extra inputs are not permitted"):
+        return f"'{path}' is not one of its arguments"
+    return f"'{path}': {message}" if path else message

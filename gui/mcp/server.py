@@ -115,7 +115,13 @@ def problems_text(problems: list[Problem], what: str = "the sequence was not sav
     """Every problem on its own line: where, what to write instead, and the stable code."""
     count = len(problems)
     head = f"{what}: {count} problem{'s' if count != 1 else ''}. Fix all of them, then call seq_create again."
-    return "\n".join([head, *(f"- {p}" for p in problems), SEE_HELP])
+    return "\n".join([head, *(f"- {agent_words(p)}" for p in problems), SEE_HELP])
+
+
+def agent_words(problem: Problem) -> str:
+    """A problem as an agent reads it: where, what, the code; for a tool that is not there, where an
+    agent finds the tools (the app's person is told of its own palette instead)."""
+    return f"{problem}; seq_tools lists the tools available now" if problem.code == "unknown-tool" else str(problem)
 
 
 def build_server(open_engine: EngineFactory, *, runs: AgentRuns | None = None,
@@ -190,7 +196,7 @@ def build_server(open_engine: EngineFactory, *, runs: AgentRuns | None = None,
         except SeqDeskError as exc:
             return failed(str(exc))
         await announce(bus)
-        return ok({**summary(saved.sequence), "saved": True, "warnings": [str(w) for w in saved.warnings]})
+        return ok({**summary(saved.sequence), "saved": True, "warnings": [agent_words(w) for w in saved.warnings]})
 
     @server.tool(title="Run a saved sequence", annotations=_RUN,
                  description="Run a saved sequence (its groups in order) and wait for its end; returns the run "

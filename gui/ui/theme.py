@@ -326,6 +326,23 @@ def frame(title: str, ctx: AppContext) -> Iterator[None]:
         yield
 
 
+@contextmanager
+def plain_frame(title: str) -> Iterator[None]:
+    """The app's look without its workings: the header with the icon and name (no navigation, no
+    Inbox count: nothing that needs the engine or a signed-in person), then the main column. For a
+    page drawn outside the page list (an address that is no page)."""
+    ui.page_title(f"{title} · {APP_NAME}")
+    lang = html_lang(current_language())
+    ui.add_head_html(f"<script>document.documentElement.lang = {json.dumps(lang)};</script>")
+    ui.add_css(_CSS)
+    with ui.header().classes("items-center gap-2 px-4 py-1 no-wrap seqdesk-header").mark("app-header"):
+        with ui.row().classes("items-center gap-2 no-wrap mr-4 min-w-0 min-h-[44px]"):
+            ui.image(f"{ASSETS_URL}/icon.svg").classes("w-7 h-7 shrink-0")
+            ui.label(APP_NAME).classes("text-lg font-bold")
+    with ui.column().classes("w-full max-w-6xl mx-auto p-4 gap-4 seqdesk-main"):
+        yield
+
+
 def _nav(ctx: AppContext) -> list[tuple[str, str, str]]:
     """The navigation: on a team server, People too for an admin."""
     if not getattr(ctx, "team", False):

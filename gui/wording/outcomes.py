@@ -1,5 +1,6 @@
-"""Why a tool ended the way it did, in words: "Denied by you: Not during the freeze", "Timed out:
-nobody answered in time", "Stopped by you", "Stopped: the app was closed", "Not run: an earlier group failed".
+"""Why a tool ended the way it did, in words: "Denied by you: Not during the freeze", "Expired:
+nobody answered in time" (the inbox's word for that request), "Stopped by you", "Stopped: the app was
+closed", "Not run: an earlier group failed".
 
 A person saying no, nobody answering and pressing Stop are not crashes, so they get their own
 state (and icon, in `gui.ui.components.run.status.LOOKS`) instead of a red "Failed". What ended a
@@ -142,7 +143,7 @@ def outcome_words(tool: ToolRecord, state: str | None = None) -> str:
     if state == "declined":
         return _("Declined by you: you chose not to answer")
     if state == "expired":
-        return _("Timed out: nobody answered in time")
+        return _("Expired: nobody answered in time")
     if state == "stopped_by_you":
         return _("Stopped by you")
     if state == "not_run":

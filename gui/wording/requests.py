@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import re
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -108,7 +109,7 @@ def preview(request: Request) -> str:
     if isinstance(request, ShellApprovalRequest):
         return " ".join(request.command.split())
     if isinstance(request, ToolApprovalRequest):
-        return one_line(request.validated_input)
+        return one_line(request.validated_input, request.input_titles)
     if isinstance(request, QuestionRequest):
         return request.title or request.questions[0].prompt
     return " ".join(_MARKDOWN.sub("", request.message or request.url or "").split())
@@ -123,10 +124,17 @@ def source_parts(request: Request) -> list[str]:
     return [p for p in parts if p]
 
 
-def one_line(value: Any, limit: int = 160) -> str:
+def input_label(name: str, titles: Mapping[str, str] | None = None) -> str:
+    """An argument as a person reads it: the tool's own title for it ("Time limit (seconds)", in the
+    person's language when it is one of the app's own), else the word list's ("Folder", never `cwd`)."""
+    title = titles.get(name) if titles else None
+    return _(title) if title else _(field_word(name))
+
+
+def one_line(value: Any, titles: Mapping[str, str] | None = None, limit: int = 160) -> str:
     """Arguments on one line, named as people read them ("File: /x", never `path` or `null`)."""
     if isinstance(value, dict):
-        text = _(", ").join(_("{name}: {value}").format(name=_(field_word(str(k))), value=_scalar(v))
+        text = _(", ").join(_("{name}: {value}").format(name=input_label(str(k), titles), value=_scalar(v))
                             for k, v in value.items() if v is not None)
     else:
         text = _scalar(value)

@@ -143,6 +143,24 @@ def test_check_says_line_and_column_like_the_app_not_a_character_offset(tmp_path
     assert (body["errors"][0]["line"], body["errors"][0]["column"]) == (4, column)
 
 
+def test_a_json_error_is_placed_once_where_the_reader_stopped(tmp_path, data):
+    # a file that stops too early: the reader stops just past its last character (column 41)
+    cut = '{"name": "demo", "groups": [{"name": "g"'
+    said = seqdesk("check", write(tmp_path, "cut.json", cut), data=data).stdout
+    assert said.count("line ") == 1 and "(line 1, column 41)" in said, said
+    # a tool object that is not JSON: placed in the file, not inside the decoded `tools` text as well
+    tools = '{"name": "d", "groups": [{"name": "g", "tools": "{\\"tool\\":\\"echo\\",}} ;"}]}'
+    said = seqdesk("check", write(tmp_path, "tools.json", tools), data=data).stdout
+    assert said.count("line ") == 1 and "(line 1, column 69)" in said, said
+
+
+def test_an_unknown_tool_warning_points_at_seqdesk_tools_not_an_agents_command(tmp_path, data):
+    doc = {"name": "d", "groups": [{"name": "g", "tools": '{"tool":"ecoh","args":{"value":"x"}} ;'}]}
+    said = seqdesk("check", write(tmp_path, "typo.json", json.dumps(doc)), data=data).stdout
+    assert "did you mean 'echo'?" in said and "seqdesk tools lists the tools available now" in said, said
+    assert "seq_tools" not in said
+
+
 def test_show_prints_a_run_by_its_short_id_and_refuses_an_unknown_one(tmp_path, data):
     text = json.dumps({"name": "shown", "groups": [{"name": "shown-g", "out": {"said": "string"},
                        "tools": json.dumps({"tool": "echo", "args": {"value": "hi"}, "as": "said"}) + " ;"}]})

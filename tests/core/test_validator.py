@@ -290,6 +290,18 @@ def test_literal_args_are_checked_against_a_known_tool():
     assert "command" in problem.message
 
 
+def test_arguments_that_do_not_fit_say_which_argument_of_which_tool_of_which_group_in_words():
+    g = group("fetch", tools='{"tool":"echo","args":{}} ; {"tool":"echo","args":{"text":"hi"}} ;')
+    first, second = [p for p in check_document(seq(g), tool_catalog(default_registry())).errors]
+    assert first.message == "in group 'fetch', tool 1 (echo): the argument 'value' is missing"
+    assert second.message == ("in group 'fetch', tool 2 (echo): the argument 'value' is missing; "
+                              "'text' is not one of its arguments: remove it")
+    assert "Field required" not in second.message and "Extra inputs" not in second.message
+    # a group without a name is named by its number
+    nameless = check_document(seq({"tools": '{"tool":"echo","args":{}} ;'}), tool_catalog(default_registry()))
+    assert "in group 1, tool 1 (echo): the argument 'value' is missing" in [p.message for p in nameless.errors]
+
+
 def test_seq_call_to_itself_is_a_cycle():
     g = group("loop", tools=tools({"tool": "seq_call", "args": {"name": "s", "args": {}}}))
     assert only(check_document(seq(g, name="s")), "cycle").loc == ("groups", 0, "tools", 0, "args", "name")

@@ -128,6 +128,16 @@ async def test_groups_and_file_are_exactly_one(mode, tmp_path):
         assert from_file.structured_content["name"] == "check-three-nodes"
 
 
+async def test_an_unknown_tool_warning_tells_an_agent_where_the_tools_are(mode):
+    async with agent(mode) as (_, client):
+        doc = {"name": "typo", "description": "", "groups": [
+            {"name": "typo-g", "tools": '{"tool":"ecoh","args":{"value":"hi"}} ;'}]}
+        saved = await client.call_tool("seq_create", doc)
+        assert not saved.is_error, text_of(saved)
+        [warning] = saved.structured_content["warnings"]
+        assert "did you mean 'echo'?" in warning and "seq_tools lists the tools available now" in warning
+
+
 async def test_groups_given_as_json_text_are_read_as_the_array(mode):
     async with agent(mode) as (_, client):
         groups = json.dumps(json.loads(EXAMPLE)["groups"])

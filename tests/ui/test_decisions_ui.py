@@ -15,6 +15,7 @@ async def test_a_decision_is_listed_with_who_decided_and_the_command_that_was_sh
     engine = app_ctx().engine
     await user.open("/settings")
     await user.should_see("No decisions yet", retries=20)
+    await user.should_not_see(marker="decisions-verdict")  # no "chain of 0 decisions is unbroken"
     await engine.interactions.request(shell("ui-a1"))
     await engine.respond("ui-a1", ApprovalResponse(decision="denied", reason="not today"), Answerer(via="app"))
     user.find(marker="decisions-refresh").click()
@@ -22,6 +23,7 @@ async def test_a_decision_is_listed_with_who_decided_and_the_command_that_was_sh
     await user.should_see("Denied — reason: not today")
     await user.should_see("$ rm -rf build")
     await user.should_see("The record is intact: the chain of 1 decision is unbroken.")
+    await user.should_not_see("No decisions yet")
 
 
 async def test_an_entry_changed_afterwards_is_named_on_the_card(user: User):

@@ -349,6 +349,22 @@ async def test_unknown_tool_is_a_note_on_its_row_and_does_not_block_saving(user:
         await user.should_see("Note: No tool named 'calendar.add_event' is available now", retries=R)
 
 
+async def test_a_misspelt_tool_tells_the_person_where_the_apps_tools_are_not_an_agents_command(user: User) -> None:
+    await one_group(user)
+    user.find(marker="view-text").click()
+    editor = element(user, "text-view")
+    doc = json.loads(editor.value)
+    doc["groups"][0]["tools"] = '{"tool":"ecoh","args":{"value":"x"}} ;'
+    set_value(user, ("text-view",), json.dumps(doc, indent=2))
+    user.find(marker="view-visual").click()
+    await save(user)
+    with user.scope(marker="group-1"), user.scope(marker="tool-1"):
+        await user.should_see("did you mean 'echo'?", retries=R)
+        await user.should_see("“Add a tool” lists the tools you can use now", retries=R)
+        await user.should_see("Settings › MCP servers", retries=R)
+        await user.should_not_see("seq_tools")
+
+
 async def test_renaming_a_saved_sequence_replaces_it_and_keeps_its_groups(user: User) -> None:
     engine = app_ctx().engine
     await engine.create(json.loads(EXAMPLE))

@@ -287,6 +287,22 @@ async def test_a_tools_input_can_be_changed_and_approve_with_your_changes_runs_i
     await user.should_see(f"Changed by you: File: {asked} → {chosen}", retries=R)
 
 
+async def test_a_tools_arguments_are_labelled_with_its_own_titles_unit_and_all(user: User):
+    call = {"tool": "http_get", "args": {"url": "http://127.0.0.1:9/status", "timeout": 30}, "as": "page"}
+    await engine().create({"name": "fetch-one", "groups": [{"name": "fetch-one-g", "in": {}, "out": {"page": "object"},
+                                                            "tools": tools(call)}]})
+    await user.open("/inbox")
+    created = expect("interaction.created")
+    await engine().start("fetch-one")
+    await wait(created)
+    await user.should_see(marker="tool-input", retries=R)
+    with user.scope(marker="tool-input"):
+        await user.should_see("Time limit (seconds)")  # the tool's own words: the unit is said
+        await user.should_see("Web address")
+    await user.should_see("Time limit (seconds): 30", retries=R)  # the list's one line too
+    await user.should_not_see("Time limit: 30")
+
+
 async def test_a_step_whose_input_runs_as_code_is_offered_only_the_tool_wide_rule_and_says_why(user: User):
     doc = {"name": "as-code", "groups": [{"name": "as-code-g", "in": {"script": "string"}, "out": {},
                                           "tools": tools({"tool": "cmd_run",

@@ -39,6 +39,19 @@ async def test_each_page_of_the_list_opens(user: User):
     await user.should_see("There is no run no-such-run.")
 
 
+async def test_an_address_that_is_no_page_says_so_in_the_apps_words_with_the_way_back(user: User):
+    await user.open("/")
+    for path in ("/people", "/no/such/page"):  # People is a team server's page: not on a desktop
+        response = await user.http_client.get(path)
+        assert response.status_code == 404
+        assert "HTTPException" not in response.text and "Not Found" not in response.text
+        assert "This page does not exist" in response.text
+        assert f"There is no page at {path} in SeqDesk" in response.text
+        assert "Go to the Sequences page" in response.text
+    api = await user.http_client.get("/api/no-such-route")  # the API keeps its JSON
+    assert api.status_code == 404 and api.json()["detail"].startswith("there is no API route")
+
+
 def test_no_module_of_the_ui_adds_a_page_of_its_own():
     adding: list[str] = []
     for path in sorted(UI.rglob("*.py")):

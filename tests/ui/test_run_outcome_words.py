@@ -19,7 +19,7 @@ def tool(status: str, **fields) -> ToolRecord:
     (tool("failed", error=f"{DENIED_REASON}: Not during the freeze", denied=True), "denied",
      "Denied by you: Not during the freeze"),
     (tool("failed", error=DENIED_REASON, denied=True), "denied", "Denied by you"),
-    (tool("failed", error=EXPIRED_REASON, denied=True), "expired", "Timed out: nobody answered in time"),
+    (tool("failed", error=EXPIRED_REASON, denied=True), "expired", "Expired: nobody answered in time"),
     (tool("failed", error=cancelled_reason("turn_stopped", "person"), denied=True, cause="person", started_at=1.0),
      "stopped_by_you", "Stopped by you"),
     (tool("cancelled", error="cancelled", cause="person", started_at=1.0), "stopped_by_you", "Stopped by you"),
@@ -49,6 +49,18 @@ def test_each_end_has_its_own_state_icon_and_words(record, state, words):
     assert tool_state(record) == state
     assert outcome_words(record) == words
     assert state in LOOKS and (state == "failed") == (LOOKS[state].word == "Failed")
+
+
+def test_a_request_nobody_answered_in_time_has_one_word_in_the_run_as_in_the_inbox():
+    from gui.core.causes import CAUSES
+    from gui.ui.components.settings.decisions import DECISION_WORDS
+    from gui.ui.pages.inbox import STATUS_FILTERS
+
+    inbox = {STATUS_FILTERS["expired"], DECISION_WORDS["expired"]}
+    assert inbox == {"Expired"}
+    assert LOOKS["expired"].word == "Expired"  # the tool card, beside its request's "Expired" chip
+    assert CAUSES["expired"].ended == "Expired: nobody answered in time"
+    assert LOOKS["timed_out"].word == "Timed out"  # a group's time limit is another thing, with its own word
 
 
 def test_a_group_not_run_says_why_once_and_a_queued_group_is_not_started_yet():

@@ -69,6 +69,23 @@ async def test_args_form_is_generated_from_the_signature_and_checks_json(user: U
     assert await app_ctx().engine.list_runs() == []
 
 
+async def test_a_text_input_left_empty_is_named_at_its_field_and_runs_empty_only_when_ticked(user: User):
+    await save({"name": "greet", "groups": [group(
+        "hello", {"tool": "echo", "args": {"value": "hi $args.who"}, "as": "greeting"},
+        **{"in": {"who": "string"}, "out": {"greeting": "string"}})]})
+    await user.open("/run?sequence=greet")
+    await user.should_see(marker="arg-who")
+    user.find(marker="run-button").click()
+    await user.should_see("Enter the text for who, or tick “Run with who empty”")
+    await user.should_see("Some inputs need fixing")
+    assert await app_ctx().engine.list_runs() == []
+    user.find(marker="arg-who-empty").click()
+    user.find(marker="run-button").click()
+    await user.should_see("Succeeded", retries=100)
+    [run] = await app_ctx().engine.list_runs()
+    assert run.args == {"who": ""}
+
+
 async def test_running_a_sequence_shows_success_and_its_results(user: User):
     await save({"name": "greet", "groups": [group(
         "hello", {"tool": "echo", "args": {"value": "hi $args.who"}, "as": "greeting"},

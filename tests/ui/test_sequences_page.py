@@ -71,6 +71,25 @@ async def test_importing_an_invalid_file_lists_its_errors_with_their_line(user: 
     assert await app_ctx().engine.list_sequences() == []
 
 
+async def test_importing_a_file_with_a_missing_argument_says_which_in_words(user: User) -> None:
+    doc = {"name": "d", "groups": [{"name": "greet", "tools": '{"tool":"echo","args":{}} ;'}]}
+    await user.open("/")
+    await upload(user, json.dumps(doc).encode())
+    await user.should_see(marker="import-problems", retries=R)
+    await user.should_see("in group 'greet', tool 1 (echo): the argument 'value' is missing", retries=R)
+    await user.should_not_see("Field required")
+
+
+async def test_a_file_that_stops_too_early_is_placed_once_where_it_stops(user: User) -> None:
+    cut = '{"name": "demo", "groups": [{"name": "g"'
+    await user.open("/")
+    await upload(user, cut.encode())
+    await user.should_see(marker="import-problems", retries=R)
+    await user.should_see("line 1, column 41:", retries=R)
+    message = next(iter(user.find(marker="import-problem-message").elements)).text
+    assert message == "the document is not valid JSON: Expecting ',' delimiter", message
+
+
 async def test_importing_a_file_over_the_size_limit_says_the_limit_and_reads_nothing(user: User) -> None:
     doc = {**json.loads(EXAMPLE), "description": "x" * 3_000_000}
     await user.open("/")

@@ -134,6 +134,9 @@ class ToolApprovalRequest(_RequestBase):
     operation: Literal["tool"] = "tool"
     validated_input: JsonValue
     bound_inputs: dict[str, JsonValue] = Field(default_factory=dict)  # the inputs its arguments used
+    # The tool's own titles for the arguments it is given, where its schema has one ("timeout": "Time limit
+    # (seconds)"): the words its form in the editor shows, unit and all, not a word list's guess.
+    input_titles: dict[str, str] = Field(default_factory=dict)
     tool_description: str | None = None
     server_address: str | None = None  # an MCP server's tool: where the server is (`McpServerConfig.address`)
     model_explanation: str | None = None  # the caller's words: never a basis for safety

@@ -426,6 +426,9 @@ class ToolCaller:
                 common["run_as_code"] = bound.as_code
             return ShellApprovalRequest(**common, title=shell.title, command=shell.command, cwd=cwd,
                                         reason=shell.reason, operation=shell.operation, tool_input=args)
+        titles = _input_titles(tool.input_schema(), args)
+        if titles:
+            common["input_titles"] = titles
         return ToolApprovalRequest(**common, validated_input=args, tool_description=tool.description,
                                    server_address=tool.server_address,
                                    summary=summary.text if summary else None,
@@ -448,3 +451,12 @@ class _CallForms:
 
     async def handle_elicitation(self, req: ElicitationRequest) -> ElicitationResponse:
         return await self._caller.ask_form(self._scope, self._record, req)
+
+
+def _input_titles(schema: dict[str, Any], args: dict[str, Any]) -> dict[str, str]:
+    """The schema's titles of the arguments given (what the inbox labels them with)."""
+    props = schema.get("properties") if isinstance(schema, dict) else None
+    if not isinstance(props, dict):
+        return {}
+    found = {name: props[name].get("title") for name in args if isinstance(props.get(name), dict)}
+    return {name: title for name, title in found.items() if isinstance(title, str) and title.strip()}

@@ -56,7 +56,7 @@ from gui.core.sequences.substitution import (
     substitute,
     whole_reference,
 )
-from gui.core.sequences.textpos import Span, line_col, locate, raw_index, scan
+from gui.core.sequences.textpos import Span, line_col, locate, place_of, raw_index, scan
 from gui.core.sequences.unicode_check import surrogate_loc
 from gui.core.sequences.validator import InvalidSequenceError, ValidationResult, check_document, check_text
 from gui.core.sequences.validator_tools import HOST_NAME, ArgumentsError, argument_problems
@@ -111,6 +111,7 @@ __all__ = [
     "NUMBER_HOOKS",
     "OnError",
     "parse_duration",
+    "place_of",
     "Problem",
     "problem",
     "raw_index",

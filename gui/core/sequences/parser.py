@@ -90,12 +90,11 @@ def _json_reason(msg: str) -> Sentence:
 def _json_problem(exc: json.JSONDecodeError, loc: Loc, what: Sentence) -> Problem:
     reason = _json_reason(exc.msg)
     if "property name enclosed in double quotes" in exc.msg:
-        return problem(loc, "invalid-json", N_("{what} is not valid JSON: {reason} (line {line}, column {column}): "
+        return problem(loc, "invalid-json", N_("{what} is not valid JSON: {reason}: "
                                                "keys need double quotes, like {good}, not {bad}"), offset=exc.pos,
-                       what=what, reason=reason, line=exc.lineno, column=exc.colno, good='{"tool": …}',
-                       bad="{tool: …}")
-    return problem(loc, "invalid-json", N_("{what} is not valid JSON: {reason} (line {line}, column {column})"),
-                   offset=exc.pos, what=what, reason=reason, line=exc.lineno, column=exc.colno)
+                       what=what, reason=reason, good='{"tool": …}', bad="{tool: …}")
+    return problem(loc, "invalid-json", N_("{what} is not valid JSON: {reason}"),
+                   offset=exc.pos, what=what, reason=reason)
 
 
 _DOCUMENT = sentence(N_("the document"))

@@ -197,6 +197,15 @@ def _word(text: str, at: int) -> tuple[int, int]:
     return at, end
 
 
+def place_of(text: str, problem: Problem, spans: dict[tuple[Any, ...], Span] | None = None) -> tuple[int, int]:
+    """The 1-based line and column a person is told `problem` sits at (the start of what `locate`
+    marks). A document that stops too early is placed just past its last character, where its reader
+    stopped, though its mark covers that last character (a mark needs one)."""
+    if not problem.loc and problem.offset is not None:
+        return line_col(text, problem.offset)
+    return line_col(text, locate(text, problem, spans)[0])
+
+
 def line_col(text: str, offset: int) -> tuple[int, int]:
     """1-based line and column of `offset` in `text`."""
     offset = max(0, min(offset, len(text)))

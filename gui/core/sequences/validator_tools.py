@@ -36,10 +36,17 @@ class ToolChecks:
         self.found = found
         self.catalog = catalog
         self.written: set[str] = set()  # slots written by the tools of the groups checked so far
+        self._group_name: Any = None  # the `name` of the group being checked, as written
+
+    def _group_label(self, loc: Loc) -> str | int:
+        """The group being checked, for a person: its name, or its number when it has none."""
+        name = self._group_name
+        return name if isinstance(name, str) and name.strip() else int(loc[1]) + 1
 
     def check(self, group: dict[str, Any], loc: Loc, ins: dict[str, SlotType],
                outs: dict[str, SlotType], asking: Asking | None = None) -> list[ToolCall] | None:
         tloc: Loc = (*loc, "tools")
+        self._group_name = group.get("name")
         if "tools" not in group:
             self.found.error(tloc, "missing-field",
                              N_('the group has no "tools": write them as one text, like {example}'),
@@ -214,6 +221,8 @@ class ToolChecks:
                                     runs_as_words(landing.name, landing.runs_as, whole=landing.whole), landing.offset)
 
     def _known_tool(self, name: str, args: dict[str, Any], loc: Loc, offset: int, has_refs: bool) -> None:
+        """`unknown-tool` says no more than what is so: where the tools are listed differs by who
+        reads it (the editor's "Add a tool", `seqdesk tools`, an agent's `seq_tools`): each surface says it."""
         exists = self.catalog.tool_exists
         if exists is None:
             return
@@ -221,8 +230,7 @@ class ToolChecks:
             near = nearest_names(name, self.catalog.tool_names()) if self.catalog.tool_names is not None else []
             if near:
                 self.found.warn((*loc, "tool"), "unknown-tool",
-                                N_("no tool named '{name}' is available now "
-                                   "(did you mean {names}? seq_tools lists them); "
+                                N_("no tool named '{name}' is available now (did you mean {names}?); "
                                    'if its server is offline the group\'s "missing" rule decides at run time'), offset,
                                 name=name, names=_either([repr(n) for n in near]))
             else:
@@ -234,9 +242,11 @@ class ToolChecks:
             try:
                 self.catalog.validate_args(name, args)
             except ValueError as exc:
-                words = getattr(exc, "words", None)
-                if not isinstance(words, Sentence):
-                    words = argument_words(exc) if isinstance(exc, ToolArgumentError) else verbatim(str(exc))
+                if isinstance(exc, ArgumentsError | ToolArgumentError):
+                    words = argument_words(exc.tool, exc.problems, self._group_label(loc), int(loc[-1]) + 1)
+                else:
+                    said = getattr(exc, "words", None)
+                    words = said if isinstance(said, Sentence) else verbatim(str(exc))
                 self.found.error((*loc, "args"), "bad-args", words, offset)
 
 
@@ -263,28 +273,43 @@ _ARGUMENT_WORDS = {
 
 
 class ArgumentsError(Invalid):
-    """What `CatalogView.validate_args` raises: the English of a `ToolArgumentError`, and its `words`."""
+    """What `CatalogView.validate_args` raises: the English of a `ToolArgumentError`, with its tool
+    and (argument path, reason) pairs, for the validator to word where it found them."""
 
     def __init__(self, exc: ToolArgumentError) -> None:
         super().__init__(str(exc))
-        self.words = argument_words(exc)
+        self.tool = exc.tool
+        self.problems = exc.problems
 
 
-_BAD_ARGS = N_("arguments for '{tool}' are not valid: {details}")
-_FIELD_REASON = N_("{field}: {reason}")
+# "in group 'check', tool 2 (cmd_run): the argument 'command' is missing"
+_BAD_ARGS = N_("in group {group}, tool {number} ({tool}): {details}")
+_MISSING_ARG = N_("the argument '{field}' is missing")
+_EXTRA_ARG = N_("'{field}' is not one of its arguments: remove it")
+_FIELD_REASON = N_("'{field}': {reason}")
 _AND_MORE = N_("{first}; {rest}")
+_MISSING, _EXTRA = "Field required", "Extra inputs are not permitted"
 
 
-def argument_words(exc: ToolArgumentError) -> Sentence:
-    """`str(exc)` as a template: "arguments for 'cmd_run' are not valid: command: Field required"."""
+def argument_words(tool: str, problems: list[tuple[str, str]], group: str | int, number: int) -> Sentence:
+    """What is wrong with a tool's arguments, and where: which argument of which tool of which group
+    (its name quoted, or its number when it has none)."""
     parts: list[Sentence] = []
-    for path, message in exc.problems:
-        parts.append(sentence(_FIELD_REASON, field=path or sentence(N_("arguments")),
-                              reason=term(_ARGUMENT_WORDS.get(message, message))))  # a tool's own: if marked
+    for path, message in problems:
+        if path and message == _MISSING:
+            parts.append(sentence(_MISSING_ARG, field=path))
+        elif path and message.startswith(_EXTRA):
+            parts.append(sentence(_EXTRA_ARG, field=path))
+        elif path:
+            parts.append(sentence(_FIELD_REASON, field=path,
+                                  reason=term(_ARGUMENT_WORDS.get(message, message))))  # a tool's own: if marked
+        else:
+            parts.append(term(_ARGUMENT_WORDS.get(message, message)))
     details: str | Sentence = ""
     for part in reversed(parts):
         details = part if details == "" else sentence(_AND_MORE, first=part, rest=details)
-    return sentence(_BAD_ARGS, tool=exc.tool, details=details)
+    return sentence(_BAD_ARGS, group=f"'{group}'" if isinstance(group, str) else group, number=number, tool=tool,
+                    details=details)
 
 
 def argument_problems(words: Sentence | None) -> list[tuple[str, str]]:
@@ -298,9 +323,10 @@ def argument_problems(words: Sentence | None) -> list[tuple[str, str]]:
     while isinstance(details, Sentence):
         part, details = ((dict(details.params).get("first"), dict(details.params).get("rest"))
                          if details.template == _AND_MORE else (details, None))
-        if not isinstance(part, Sentence) or part.template != _FIELD_REASON:
+        if not isinstance(part, Sentence) or part.template not in (_FIELD_REASON, _MISSING_ARG, _EXTRA_ARG):
             return []
         field, reason = dict(part.params).get("field"), dict(part.params).get("reason")
-        pairs.append((field if isinstance(field, str) else "",
-                      reason.template if isinstance(reason, Sentence) else str(reason)))
+        said = _MISSING if part.template == _MISSING_ARG else _EXTRA if part.template == _EXTRA_ARG else (
+            reason.template if isinstance(reason, Sentence) else str(reason))
+        pairs.append((field if isinstance(field, str) else "", said))
     return pairs

@@ -217,7 +217,7 @@ class SchedulesSection(ui.card):
         if sequence is not None:
             with self.args_area:
                 ui.label(_("Inputs it runs with")).classes("text-sm font-medium")
-                self.form = RunArgsForm(signature_of(sequence).inputs)
+                self.form = RunArgsForm(signature_of(sequence).inputs, empty_text_asks=False)
 
     def _clear_problems(self) -> None:
         inputs = list(self.form.fields.values()) if self.form is not None else []

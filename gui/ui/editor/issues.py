@@ -27,6 +27,12 @@ _VISUAL_WORDS = {
     "no-groups": N_("Add at least one group"),
 }
 
+# Where the core's message leaves out where to look, the editor says where in the app.
+_EDITOR_HINTS = {
+    "unknown-tool": N_("“Add a tool” lists the tools you can use now; a server's tools join them once the "
+                       "server is added and connected in Settings › MCP servers."),
+}
+
 _GROUP_FIELDS = ("name", "description", "when", "timeout", "parallel", "missing", "on_error", *ASKING_KEYS)
 
 
@@ -39,6 +45,8 @@ def problem_issues(problem: Problem, draft: SequenceDraft, mapping: DocumentMap,
 
     def issue(key: str, group: GroupDraft | None = None, message: str | None = None, *, marks: bool = True) -> Issue:
         words = message or visual or _sentence(plain(problem.text(_), marks=marks))
+        if problem.code in _EDITOR_HINTS:
+            words = f"{words}. {_(_EDITOR_HINTS[problem.code])}"
         return Issue(key=key, message=words, severity=problem.severity,
                      group_uid=group.uid if group else None, code=problem.code, where=where)
 

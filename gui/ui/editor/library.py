@@ -20,9 +20,8 @@ from gui.core.sequences import (
     Problem,
     Renamed,
     Sequence,
-    line_col,
     load_json_text,
-    locate,
+    place_of,
     to_document,
     too_large,
 )
@@ -67,8 +66,7 @@ class ImportCheck:
         return name if isinstance(name, str) else ""
 
     def where(self, problem: Problem) -> str:
-        start, _end = locate(self.text, problem)
-        line, column = line_col(self.text, start)
+        line, column = place_of(self.text, problem)
         return _("line {line}, column {column}").format(line=line, column=column)
 
 

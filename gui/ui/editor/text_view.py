@@ -13,7 +13,7 @@ from typing import Any, Literal
 
 from nicegui import app, ui
 
-from gui.core.sequences import Problem, line_col, locate, scan
+from gui.core.sequences import Problem, locate, place_of, scan
 from gui.i18n import _
 
 MAX_LISTED = 50  # a broken document of a thousand tools lists the first ones, marks them all
@@ -94,7 +94,7 @@ class TextView(ui.column):
         self.list.clear()
         with self.list:
             for n, ((start, end), problem) in enumerate(placed):
-                line, column = line_col(text, start)
+                line, column = place_of(text, problem, spans)
                 kind = "error" if problem.severity == "error" else "warning"
                 if end > start:
                     decorations.append({"kind": "mark", "from": start, "to": end, "class": f"seqdesk-mark-{kind}",

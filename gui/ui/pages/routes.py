@@ -25,7 +25,7 @@ from gui.core.errors import NotSignedIn, SeqDeskError
 from gui.core.people import ADMIN, APPROVER, AUTHOR, RUNNER
 from gui.i18n import _
 from gui.mcp.config import CALLBACK_PATH
-from gui.ui.pages import editor, inbox, me, oauth_callback, people, run, runs, sequences, settings
+from gui.ui.pages import editor, inbox, me, not_found, oauth_callback, people, run, runs, sequences, settings
 
 if TYPE_CHECKING:
     from gui.context import AppContext
@@ -81,6 +81,7 @@ def add_pages(ctx: AppContext, listed: list[Page]) -> None:
             app.add_api_route(page.path, bound, methods=["GET"], include_in_schema=False)
         else:
             ui.page(page.path)(bound)
+    app.add_exception_handler(404, not_found.not_found)  # any other address: "This page does not exist"
 
 
 def _with_context(show: Callable[..., Awaitable[Any]], ctx: AppContext, role: str = SIGNED_IN

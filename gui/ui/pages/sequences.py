@@ -18,7 +18,7 @@ from nicegui import ui
 from gui.core.door import Engine
 from gui.core.events import SequenceDeleted, SequenceSaved
 from gui.core.people import AUTHOR
-from gui.core.sequences import DslError, line_col, locate, to_text
+from gui.core.sequences import DslError, place_of, to_text
 from gui.i18n import DATA, N_, _, ngettext
 from gui.ui.components.schedules import SchedulesSection
 from gui.ui.editor import SequenceDraft, storage, style
@@ -308,8 +308,7 @@ class SequencesPage:
 
 def _problem_words(check: ImportCheck, problem: Any) -> None:
     """“line 3, column 5: …”: where in the file (in the person's words), then what the checker says."""
-    start, _end = locate(check.text, problem)
-    line, column = line_col(check.text, start)
+    line, column = place_of(check.text, problem)
     with ui.element("div").classes("text-sm min-w-0"):
         ui.label(_("line {line}, column {column}: ").format(line=line, column=column)).classes("inline") \
             .mark("import-problem-where")

@@ -19,13 +19,15 @@ from gui.i18n import DATA, _
 from gui.ui.components.inbox.body import ApprovalBody, Submit, bound_inputs_view, section_label
 from gui.ui.components.inbox.edit import FADED, read_value
 from gui.wording.changes import value_text
-from gui.wording.glossary import NOTHING, field_word
+from gui.wording.glossary import NOTHING
+from gui.wording.requests import input_label
 
 
 class ToolApprovalCard(ApprovalBody):
     def __init__(self, request: ToolApprovalRequest, *, submit: Submit, tool_name: str | None) -> None:
         super().__init__(submit)
         self.request, self.tool_name = request, tool_name
+        self.titles = request.input_titles  # the tool's own words for its arguments, unit and all
         self.mark("tool-approval")
         asked = request.validated_input
         self.asked: dict[str, Any] | None = asked if isinstance(asked, dict) and asked and tool_name else None
@@ -47,7 +49,7 @@ class ToolApprovalCard(ApprovalBody):
                         ui.label(_("On host")).classes("opacity-70")
                         ui.label(request.host).classes(f"font-mono font-semibold {DATA}").mark("host")
             section_label(_("It would run with"))
-            self.values = _input_view(asked)
+            self.values = _input_view(asked, self.titles)
             bound_inputs_view(request.bound_inputs)
             if request.model_explanation:
                 with ui.card().props("flat bordered").classes("w-full p-3 gap-1"):
@@ -68,7 +70,7 @@ class ToolApprovalCard(ApprovalBody):
         with ui.expansion(_("Change the input before it runs"), icon="edit").classes("w-full text-sm") \
                 .props("dense").mark("edit-input"):
             for key, value in asked.items():
-                box = self.control(ui.textarea(_(field_word(str(key))), value=value_text(value))
+                box = self.control(ui.textarea(input_label(str(key), self.titles), value=value_text(value))
                                    .props("outlined autogrow dense").classes("w-full font-mono")
                                    .mark(f"edited-{key}"))
                 box.on_value_change(self.edit_changed)
@@ -127,14 +129,14 @@ def _summary(text: str, highlight: str | None) -> ui.row:
     return row
 
 
-def _input_view(value: Any) -> dict[str, tuple[ui.label, ui.label]]:
+def _input_view(value: Any, titles: dict[str, str]) -> dict[str, tuple[ui.label, ui.label]]:
     """Top-level fields as label/value rows; anything nested also as indented JSON. Returns, per field,
     its value and the (hidden) place its change is shown."""
     shown: dict[str, tuple[ui.label, ui.label]] = {}
     if isinstance(value, dict) and value:
         with ui.grid(columns="auto 1fr").classes("w-full gap-x-4 gap-y-1 text-sm items-baseline").mark("tool-input"):
             for key, item in value.items():
-                ui.label(_(field_word(str(key)))).classes("opacity-70")
+                ui.label(input_label(str(key), titles)).classes("opacity-70")
                 text = item if isinstance(item, str) else _(NOTHING) if item is None else json.dumps(
                     item, ensure_ascii=False, indent=2)
                 data = f" {DATA}" if item is not None else ""

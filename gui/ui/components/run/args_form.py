@@ -1,8 +1,9 @@
 """The form for a run's args, generated from the sequence's signature.
 
-Text → a text box, number → a number box, yes/no → a switch, list and object → a JSON box that
-says what is wrong with what was typed. `values()` checks every field at once, shows each problem
-under its own field and never clears what the person typed; it returns None while anything is wrong.
+Text → a text box (left empty, it says so, unless the person ticks that empty is meant), number →
+a number box, yes/no → a switch, list and object → a JSON box that says what is wrong with what was
+typed. `values()` checks every field at once, shows each problem under its own field and never clears
+what the person typed; it returns None while anything is wrong.
 """
 
 from __future__ import annotations
@@ -45,8 +46,12 @@ def number_value(value: float | None) -> int | float | None:
 
 
 class RunArgsForm(ui.column):
-    def __init__(self, inputs: Mapping[str, SlotType], initial: Mapping[str, Any] | None = None) -> None:
+    def __init__(self, inputs: Mapping[str, SlotType], initial: Mapping[str, Any] | None = None, *,
+                 empty_text_asks: bool = True) -> None:
+        """`empty_text_asks=False`: an empty text box is left to the caller's own rule (a schedule's
+        core refuses empty text outright: nobody is there to fill it in)."""
         super().__init__()
+        self.empty_text_asks = empty_text_asks
         self.classes("w-full gap-2")
         self.inputs = dict(inputs)
         self.fields: dict[str, Any] = {}
@@ -60,6 +65,8 @@ class RunArgsForm(ui.column):
 
     def _field(self, name: str, slot_type: SlotType, value: Any) -> Any:
         label = f"{name} ({_(TYPE_WORDS[slot_type])})"
+        if slot_type is SlotType.STRING and self.empty_text_asks:
+            return self._text_field(name, label, value)
         if slot_type is SlotType.STRING:
             field: Any = ui.input(label, value=value if isinstance(value, str) else "")
         elif slot_type is SlotType.NUMBER:
@@ -74,13 +81,34 @@ class RunArgsForm(ui.column):
             field.classes("font-mono")
         return field.classes("w-full max-w-xl").mark(f"arg-{name}")
 
+    def _text_field(self, name: str, label: str, value: Any) -> ui.input:
+        """A text box that a person may not leave empty by oversight: an empty one says so under it
+        and offers “Run with … empty”, for a sequence where empty text means something. A value that
+        was empty before (a run done again) starts with that ticked."""
+        with ui.column().classes("w-full max-w-xl gap-0"):
+            field = ui.input(label, value=value if isinstance(value, str) else "").classes("w-full").mark(f"arg-{name}")
+            empty = ui.checkbox(_("Run with {name} empty").format(name=name), value=value == "") \
+                .props("dense").classes("text-sm").mark(f"arg-{name}-empty")
+        empty.set_visibility(value == "")
+
+        def check(text: str | None) -> str | None:
+            if text or empty.value:
+                return None
+            empty.set_visibility(True)
+            return _("Enter the text for {name}, or tick “Run with {name} empty”").format(name=name)
+
+        field.validation = check
+        empty.on_value_change(lambda: field.validate())
+        return field
+
     def values(self) -> dict[str, Any] | None:
         """The args as JSON values, or None after showing every problem under its field."""
         result: dict[str, Any] = {}
         ok = True
         for name, slot_type in self.inputs.items():
             field = self.fields[name]
-            if slot_type in (SlotType.NUMBER, SlotType.ARRAY, SlotType.OBJECT) and not field.validate():
+            if slot_type is not SlotType.BOOLEAN and (slot_type is not SlotType.STRING or self.empty_text_asks) \
+                    and not field.validate():
                 ok = False
                 continue
             if slot_type is SlotType.NUMBER:

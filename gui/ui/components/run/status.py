@@ -46,7 +46,7 @@ LOOKS: dict[str, Look] = {
     "succeeded": Look("check_circle", N_("Succeeded"), "text-green-700 dark:text-green-400", GREEN),
     "failed": Look("cancel", N_("Failed"), "text-red-700 dark:text-red-300", RED),
     "timed_out": Look("schedule", N_("Timed out"), "text-orange-700 dark:text-orange-300", ORANGE),
-    "expired": Look("timer_off", N_("Timed out"), "text-orange-700 dark:text-orange-300", ORANGE),
+    "expired": Look("timer_off", N_("Expired"), "text-orange-700 dark:text-orange-300", ORANGE),
     "denied": Look("block", N_("Denied by you"), "text-amber-800 dark:text-amber-300", AMBER),
     "declined": Look("do_not_disturb_on", N_("Declined by you"), "text-amber-800 dark:text-amber-300", AMBER),
     "skipped": Look("remove_circle_outline", N_("Skipped"), "text-gray-600 dark:text-gray-400", GREY),

@@ -2,7 +2,8 @@
 (you in the app, the command line, the HTTP API, a rule, a timeout, the app closing), what was
 decided, and the exact text that was shown. Above it, whether the chain of the record is unbroken
 (`gui.core.asks.audit`): a line edited by hand in the file is named here as `seqdesk audit verify`
-names it. Read-only: nothing on this card changes the record."""
+names it (with no decisions yet there is no chain to vouch for: only that there are none is said).
+Read-only: nothing on this card changes the record."""
 
 from __future__ import annotations
 
@@ -77,13 +78,15 @@ async def decisions_card(engine: Engine) -> None:
         @ui.refreshable
         async def listing() -> None:
             found, verdict = await engine.decisions()
+            if not found and verdict.ok:  # nothing to vouch for: the line below says there is nothing yet
+                ui.label(_("No decisions yet: they appear here once a request is answered, allowed by a rule, "
+                           "expires or is stopped.")).classes("text-gray-600 dark:text-gray-400").mark("decisions-none")
+                return
             with ui.row(wrap=False).classes("items-center gap-2 text-sm"):
                 ui.icon("verified" if verdict.ok else "report").classes(
                     "text-green-700 dark:text-green-300" if verdict.ok else "text-red-700 dark:text-red-300")
                 ui.label(verdict_words(verdict)).classes("break-words").mark("decisions-verdict")
             if not found:
-                ui.label(_("No decisions yet: they appear here once a request is answered, allowed by a rule, "
-                           "expires or is stopped.")).classes("text-gray-600 dark:text-gray-400")
                 return
             if len(found) > SHOWN_AT_MOST:
                 ui.label(_("The newest {shown} of {count}; seqdesk audit export prints them all.").format(
