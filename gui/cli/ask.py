@@ -90,13 +90,15 @@ async def _ask(args: argparse.Namespace, ask: Any) -> int:
     from gui.doors import app_door
 
     ops = await app_door(args.settings)
+    stop = _Stop()  # before the request is posted: a SIGTERM while it is posted withdraws it once it is
     try:
         state = await ops.ask(ask)
-        if not state.ended:
+        if not state.ended and not stop.wanted:
             print(_("Waiting for the answer in SeqDesk: {url}").format(url=f"{ops.inbox_url}/{state.ask_id}"),
                   file=sys.stderr, flush=True)
-        state = await _until_ended(ops, state)
+        state = await _until_ended(ops, state, stop)
     finally:
+        stop.remove()
         await ops.close()
     if args.json:
         print(json.dumps(state.model_dump(mode="json"), ensure_ascii=False))
@@ -109,21 +111,48 @@ async def _ask(args: argparse.Namespace, ask: Any) -> int:
     return EXIT_CODES[state.status]
 
 
-async def _until_ended(ops: Any, state: Any) -> Any:
+class _Stop:
+    """SIGTERM (a hook's time limit) from the moment the command asks: while the request is being posted
+    it is only noted (the request's id is not known yet), and the wait that follows withdraws the request
+    at once; while the command waits, the wait is cancelled. Without it, a SIGTERM between the post and
+    the wait ended the process and left the request in the inbox with nobody waiting for it."""
+
+    def __init__(self) -> None:
+        import asyncio
+
+        self.wanted = False
+        self.waiting: Any = None  # the task to cancel, once the command waits
+        self._loop = asyncio.get_running_loop()
+        self._installed = False
+        if hasattr(signal, "SIGTERM"):
+            try:
+                self._loop.add_signal_handler(signal.SIGTERM, self._term)
+                self._installed = True
+            except (NotImplementedError, RuntimeError):  # not on this platform's loop
+                pass
+
+    def _term(self) -> None:
+        self.wanted = True
+        if self.waiting is not None:
+            self.waiting.cancel()
+
+    def remove(self) -> None:
+        if self._installed:
+            self._loop.remove_signal_handler(signal.SIGTERM)
+
+
+async def _until_ended(ops: Any, state: Any, stop: _Stop) -> Any:
     """Wait (a minute at a time) for the end; stopped meanwhile (Ctrl+C, SIGTERM from a hook's time
-    limit), the request is withdrawn first, so it does not stay in the inbox with nobody waiting."""
+    limit, also while the request was being posted), the request is withdrawn first, so it does not stay
+    in the inbox with nobody waiting."""
     import asyncio
 
     from gui.core.door import ASK_WAIT
 
-    task = asyncio.current_task()
-    loop = asyncio.get_running_loop()
-    if task is not None and hasattr(signal, "SIGTERM"):
-        try:
-            loop.add_signal_handler(signal.SIGTERM, task.cancel)
-        except (NotImplementedError, RuntimeError):  # not on this platform's loop
-            pass
+    stop.waiting = asyncio.current_task()
     try:
+        if stop.wanted:
+            raise asyncio.CancelledError
         while not state.ended:
             state = await ops.ask_state(state.ask_id, ASK_WAIT)
     except asyncio.CancelledError:

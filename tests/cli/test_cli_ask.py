@@ -5,18 +5,23 @@ on stdin, as Claude Code runs it."""
 
 from __future__ import annotations
 
+import asyncio
 import json
+import os
 import signal
 import subprocess
 import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
 from support.app import ROOT, RunningApp, clean_env, running_app
-from support.waiting import wait_until_sync
+from support.waiting import wait_until, wait_until_sync
+
+from gui.cli.ask import _Stop, _until_ended
 
 HOOK = ROOT / "examples" / "claude_code_hook.sh"
 
@@ -184,3 +189,26 @@ def test_the_hook_falls_back_when_seqdesk_cannot_be_asked(hook_env, tmp_path):
 def test_the_hook_leaves_other_tools_to_the_agent(hook_env):
     code, out, _err = ended(run_hook(hook_env, {**payload(""), "tool_name": "Read", "tool_input": {"path": "x"}}))
     assert (code, out) == (0, "")
+
+
+async def test_a_sigterm_while_the_request_is_posted_withdraws_it_once_it_is():
+    """In process: the signal's window between posting the request and waiting on it (a hook's time limit
+    falling there ended the process, and the request stayed in the inbox with nobody waiting)."""
+    withdrawn: list[str] = []
+
+    class Door:  # what `_until_ended` asks of the door; the request was posted as `ask-1`
+        async def ask_state(self, ask_id: str, wait: float) -> Any:
+            raise AssertionError("waited on a request that a SIGTERM had already withdrawn")
+
+        async def withdraw_ask(self, ask_id: str) -> None:
+            withdrawn.append(ask_id)
+
+    stop = _Stop()  # as the command does before it posts
+    try:
+        os.kill(os.getpid(), signal.SIGTERM)  # while the request is being posted
+        await wait_until(lambda: stop.wanted, "the SIGTERM noted")
+        with pytest.raises(asyncio.CancelledError):
+            await _until_ended(Door(), SimpleNamespace(ended=False, ask_id="ask-1"), stop)
+    finally:
+        stop.remove()
+    assert withdrawn == ["ask-1"]
