@@ -155,7 +155,7 @@ async def test_a_save_under_way_as_its_run_ends_leaves_the_end_to_be_kept(seqdes
         if way != "first save":
             await stores.runs.save(record)
         async with await psycopg.AsyncConnection.connect(url) as other:
-            async with other.transaction():  # holds the row (or its id, not yet saved) until it commits
+            async with other.transaction():  # holds the row (or its id, not yet saved) until it ends
                 if way == "first save":
                     await other.execute("INSERT INTO runs (run_id, status, sequence, created_at, finished, doc) "
                                         "VALUES ('r1', 'running', 'x', 0, false, '{}')")
