@@ -183,21 +183,26 @@ class PgRunStore:
         return taken
 
     async def save(self, record: RunRecord) -> None:
+        """The record as it is when called: the runner goes on changing it while this waits on the
+        database (a checkpoint's save still under way when the run ends), so whether the run is held
+        on afterwards is decided by the row written, never by the record as it is by then."""
         run_id = record.run_id
-        values = dict(zip(FIELDS, row(record, self.holder), strict=False))
+        written = row(record, self.holder)
+        values = dict(zip(FIELDS, written, strict=False))
+        finished = bool(values["finished"])
         epoch = self.held.get(run_id)
         async with connected(self._pool) as conn:
             if epoch is not None:
                 saved = await (await conn.execute(SAVE_HELD, {**values, "epoch": epoch})).fetchone()
             else:
-                inserted = await (await conn.execute(INSERT, row(record, self.holder))).fetchone()
+                inserted = await (await conn.execute(INSERT, written)).fetchone()
                 if inserted is not None:
-                    if not record.finished:
+                    if not finished:
                         self.held[run_id] = int(inserted[0])
                     return
                 saved = await (await conn.execute(SAVE_FINISHED, values)).fetchone()
             if saved is not None:
-                if record.finished:
+                if finished:
                     self.held.pop(run_id, None)  # nothing fences a finished run: no need to remember it
                 return
             stored = await (await conn.execute(WHY_NOT, (run_id,))).fetchone()
@@ -211,20 +216,22 @@ class PgRunStore:
                             "this change was not kept")
 
     async def save_many(self, records: Iterable[RunRecord]) -> None:
+        """`save` of each (as each is when called: see `save`), in one transaction."""
         latest = {r.run_id: r for r in records}
-        held = [r for r in latest.values() if r.run_id in self.held]
-        rest = [r for r in latest.values() if r.run_id not in self.held]
+        held = [(row(r, self.holder), self.held[r.run_id]) for r in latest.values() if r.run_id in self.held]
+        rest = [row(r, self.holder) for r in latest.values() if r.run_id not in self.held]
         lost: builtins.list[str] = []
         async with connected(self._pool) as conn, conn.transaction():
             if held:
-                arrays = columns_of((*row(r, self.holder)[:-1], self.held[r.run_id]) for r in held)
+                arrays = columns_of((*written[:-1], epoch) for written, epoch in held)
                 saved = {r[0] for r in await (await conn.execute(SAVE_MANY_HELD, arrays)).fetchall()}
-                lost = [r.run_id for r in held if r.run_id not in saved]
+                lost = [written[0] for written, _ in held if written[0] not in saved]
             if rest:
-                await conn.execute(SAVE_MANY, columns_of(row(r, self.holder) for r in rest))
-        for record in held:
-            if record.finished and record.run_id not in lost:
-                self.held.pop(record.run_id, None)
+                await conn.execute(SAVE_MANY, columns_of(rest))
+        for written, _ in held:
+            run_id, finished = written[0], written[FIELDS.index("finished")]
+            if finished and run_id not in lost:  # finished as written, not as the record may be by now
+                self.held.pop(run_id, None)
         if lost:
             raise LeaseLost(f"{len(lost)} run(s) were taken over by another SeqDesk process: their changes "
                             f"were not kept ({', '.join(lost)})", lost)

@@ -134,6 +134,50 @@ async def test_the_store_refuses_a_stale_holders_writes(seqdesk_database_url):
         await there.close()
 
 
+async def a_write_waits_on_a_lock(url: str) -> bool:
+    """Whether a statement of this database waits on a lock another transaction holds."""
+    async with await psycopg.AsyncConnection.connect(url) as conn:
+        found = await (await conn.execute("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
+                                          "AND wait_event_type = 'Lock'")).fetchone()
+    return found is not None and found[0] > 0
+
+
+@pytest.mark.parametrize("way", ["save", "first save", "save_many"])
+async def test_a_save_under_way_as_its_run_ends_leaves_the_end_to_be_kept(seqdesk_database_url, way):
+    """The runner changes a run's record while a save of it waits on the database (a checkpoint's
+    save still under way when a Stop ends the run): that save writes the record as it was, running,
+    and the run stays held, so the end saved next is kept. (The end was refused once, as if another
+    process ran the run, and the run stayed `running` in the store with no process running it.)"""
+    url = seqdesk_database_url
+    stores = await open_pg_stores(url, secret_key="")
+    try:
+        record = run("r1", status="running")
+        if way != "first save":
+            await stores.runs.save(record)
+        async with await psycopg.AsyncConnection.connect(url) as other:
+            async with other.transaction():  # holds the row (or its id, not yet saved) until it ends
+                if way == "first save":
+                    await other.execute("INSERT INTO runs (run_id, status, sequence, created_at, finished, doc) "
+                                        "VALUES ('r1', 'running', 'x', 0, false, '{}')")
+                else:
+                    await other.execute("SELECT 1 FROM runs WHERE run_id = 'r1' FOR UPDATE")
+                saving = asyncio.create_task(stores.runs.save_many([record]) if way == "save_many"
+                                             else stores.runs.save(record))
+                await wait_until(lambda: a_write_waits_on_a_lock(url), "the save waiting on the row", timeout=T)
+                record.status, record.finished_at = "stopped", 1005.0  # the run ends meanwhile
+                if way == "first save":
+                    raise psycopg.Rollback()  # the other's row was never there: the save's own goes in
+            await asyncio.wait_for(saving, T)
+        _, epoch, _ = await stored_row(url, "r1")
+        assert stores.runs.held == {"r1": epoch}  # written running: still this process's run
+        await stores.runs.save(record)  # the run's end
+        stored = await stores.runs.get("r1")
+        assert stored is not None and stored.status == "stopped"
+        assert stores.runs.held == {}
+    finally:
+        await stores.close()
+
+
 async def test_a_stop_pressed_in_another_process_stops_the_run_and_says_where(seqdesk_database_url):
     first = await open_database_runtime(seqdesk_database_url)
     second = await open_database_runtime(seqdesk_database_url)
