@@ -308,3 +308,27 @@ async def test_a_stopped_run_leaves_no_reference_cycles_for_the_collector():
         if enabled:
             gc.enable()
     assert left == []
+
+
+class FailingFinalSave(MemoryRunStore):
+    """Cannot keep a finished record (its disk went away, say)."""
+
+    async def save(self, record: RunRecord) -> None:
+        if record.finished:
+            raise OSError("no space left on device")
+        await super().save(record)
+
+
+@IN_PROCESS_ONLY
+async def test_a_run_whose_end_cannot_be_kept_still_ends_and_says_so_in_the_log(caplog):
+    gate, runs = Gate(), FailingFinalSave()
+    engine = make_engine(gate, runs=runs)
+    await engine.create(seq(group("g", tools=tools({"tool": "gate", "args": {"key": "x"}}))))
+    run = await engine.start("s", {})
+    await wait_until(lambda: gate.running == 1)
+    with caplog.at_level("ERROR", logger="gui.core.runs.runner"):
+        assert await asyncio.wait_for(engine.stop(run.run_id), T)
+        await wait_until(lambda: run.run_id not in engine.runner.active_ids(), "the run ended here")
+    assert [r.getMessage() for r in caplog.records if run.run_id in r.getMessage()] == [
+        f"could not keep the end of run {run.run_id} (stopped)"]
+    assert "no space left on device" in caplog.text

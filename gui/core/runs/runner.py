@@ -328,6 +328,8 @@ class Runner:
             await self._persist_ends([ex])
         except LeaseLost:
             pass  # refused: another process took the run over (`Execution.save` fenced it)
+        except Exception:  # as with `stop_all`'s ends: it still ends here, and the log says its end is not kept
+            log.exception("could not keep the end of run %s (%s)", record.run_id, record.status)
         finally:
             if ex.fenced:
                 await self._taken_over(ex)
