@@ -81,11 +81,14 @@ def test_run_on_a_folder_without_mcp_servers_loads_neither_the_web_nor_the_mcp_s
 
 def test_a_run_starts_the_app_before_loading_what_it_uses_only_afterwards(tmp_path, data):
     """`seqdesk run` starts the app as soon as it knows the folder: what it loads before then delays the
-    app's start, so what it needs only later (urllib's HTTP client, for a second launch) is not loaded yet."""
+    app's start, so what it needs only later is not loaded yet: urllib's HTTP client (for a second
+    launch), nor the settings' checks (pydantic), the event loop or its client of the app, which it
+    loads while the app comes up (`gui.cli.early_app`)."""
     sequence = one_true(tmp_path)
+    later = ("urllib.request", "http.client", "pydantic", "gui.settings", "asyncio", "httpx", "gui.doors")
     code = ("import sys\nimport gui.second_launch as launch\nspawn = launch.spawn_background\n"
             "def spawning(*args, **kwargs):\n"
-            "    print('\\nLOADED ' + repr(sorted(m for m in ('urllib.request', 'http.client') if m in sys.modules)),\n"
+            f"    print('\\nLOADED ' + repr(sorted(m for m in {later!r} if m in sys.modules)),\n"
             "          file=sys.stderr)\n"
             "    return spawn(*args, **kwargs)\n"
             "launch.spawn_background = spawning\nfrom gui.cli import main\nsys.exit(main(sys.argv[1:]))\n")
