@@ -194,6 +194,9 @@ async def connect(args: argparse.Namespace, *, app: bool = False) -> Operations:
 
 async def _run(args: argparse.Namespace, run_args: dict[str, Any]) -> int:
     text = read_target(args.target)
+    if getattr(args, "starting", None) is not None:  # the app comes up meanwhile: what follows its start, now
+        import gui.cli.places  # noqa: F401
+        import gui.cli.prompter  # noqa: F401
     ops = await connect(args, app=carried(run_args, text))  # first: the app it starts comes up meanwhile
     from gui.cli.places import problem_line, problem_words
     from gui.core.sequences import DslError, RunArgsError
