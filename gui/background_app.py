@@ -24,7 +24,7 @@ import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from starlette.requests import Request
 from starlette.types import ASGIApp, Receive, Scope, Send
@@ -195,6 +195,17 @@ def light_app(ctx: AppContext, pages: Pages, watch: Any) -> Any:
     return app
 
 
+class WebSocketsWhenAsked(asyncio.Protocol):
+    """uvicorn's WebSocket protocol (wsproto's), loaded by the first connection that asks for one: a
+    page's socket, once the pages are open. An app served light may never be asked, and loading it as
+    the server starts was a thirtieth of that start (uvicorn takes a class as its `ws`)."""
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> WebSocketsWhenAsked:
+        from uvicorn.protocols.websockets.wsproto_impl import WSProtocol
+
+        return cast(WebSocketsWhenAsked, WSProtocol(*args, **kwargs))
+
+
 def serve_background(ctx: AppContext, *, pid: int, host: str, port: int, data_dir: Path, browser: str | None,
                      surfaces: Callable[[Any], None], phone_on: Callable[[], Awaitable[None]]) -> int:
     """Serve the app started in the background for the program `pid` on `host:port` until it ends
@@ -214,7 +225,7 @@ def serve_background(ctx: AppContext, *, pid: int, host: str, port: int, data_di
 
     watch = until_unneeded(ctx, pid, "127.0.0.1" if host in ("0.0.0.0", "::") else host, port, stop)
     config = uvicorn.Config(Handover(light_app(ctx, pages, watch), pages), host=host, port=port, http=HTTP_PARSER,
-                            ws="wsproto", log_level="warning", lifespan="on")
+                            ws=WebSocketsWhenAsked, log_level="warning", lifespan="on")
     pages.server = server = uvicorn.Server(config)
     try:
         server.run()

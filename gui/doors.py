@@ -15,6 +15,7 @@ from gui.settings import Settings, load_settings
 
 if TYPE_CHECKING:
     from gui.core.door import Operations
+    from gui.second_launch import Starting
 
 
 def resolve_data_dir(settings: Settings) -> Path:
@@ -24,17 +25,23 @@ def resolve_data_dir(settings: Settings) -> Path:
     return data_dir({ENV_VAR: str(settings.data)} if settings.data is not None else {})
 
 
-async def open_operations(settings: Settings | None = None, *, app: bool = False) -> Operations:
+async def open_operations(settings: Settings | None = None, *, app: bool = False,
+                          starting: Starting | None = None) -> Operations:
     """The door for the CLI and `seqdesk mcp`: the engine opened here on the data folder, or, when
     the app holds the folder, the app itself through its HTTP API (its inbox then answers). With
     `app` (`seqdesk run`), always an app: started in the background when none serves the folder, so
     the SeqDesk a person starts meanwhile joins it; this caller still answers its run's requests
-    (at its terminal, or as it does without one) unless a person's app holds the folder."""
+    (at its terminal, or as it does without one) unless a person's app holds the folder. `starting`:
+    that app, started already before the settings were read (`gui.cli.early_app`)."""
     settings = settings or load_settings()
+    to_app = app and settings.connect is None and not settings.memory and settings.store is None
+    if starting is not None and not to_app:  # started where the settings say no app is gone through
+        starting.abandon()
+        starting = None
     if settings.connect is not None:  # a team server is the door (as the person whose token this is): no folder here
         return await team_door(settings.connect, settings.token)
-    if app and not settings.memory and settings.store is None:  # a team's database has no folder to serve
-        return await app_door(settings, start=True, answered_here=True)
+    if to_app:  # a team's database has no folder to serve
+        return await app_door(settings, start=True, answered_here=True, starting=starting)
     from gui.runtime import open_runtime
 
     if settings.memory:
@@ -86,11 +93,13 @@ async def _folder_door(folder: Path, token: str | None, within: float = 15.0) ->
         return rt.engine
 
 
-async def app_door(settings: Settings, *, start: bool = False, answered_here: bool = False) -> Operations:
+async def app_door(settings: Settings, *, start: bool = False, answered_here: bool = False,
+                   starting: Starting | None = None) -> Operations:
     """The door of the app that serves the settings' data folder (one app per folder, whichever door
     comes first): with `start`, started in the background when none does (`seqdesk mcp`: what it runs
     asks the person there); without, Unavailable then (`seqdesk ask`). `answered_here`: the caller
-    answers its runs' requests itself when the app is one started in the background (`seqdesk run`)."""
+    answers its runs' requests itself when the app is one started in the background (`seqdesk run`).
+    `starting`: that app, started already for this door (`seqdesk run`, before it read the settings)."""
     from gui.core.errors import Unavailable
     from gui.second_launch import read_endpoint, spawn_background
 
@@ -99,8 +108,12 @@ async def app_door(settings: Settings, *, start: bool = False, answered_here: bo
     if settings.memory:
         raise Unavailable("SEQDESK_MEMORY is set: no SeqDesk app serves a data folder")
     folder = _usable_folder(settings)
+    if starting is not None and starting.data_dir != folder:  # started for another folder (never: the same settings)
+        starting.abandon()
+        starting = None
     # None serves the folder: the app starts now, and comes up while this process imports the client
-    starting = spawn_background(folder, settings.token) if start and read_endpoint(folder) is None else None
+    if starting is None and start and read_endpoint(folder) is None:
+        starting = spawn_background(folder, settings.token)
     from gui.remote import remote_for
 
     remote = remote_for(folder, settings.token, answered_here=answered_here) if starting is None else None
@@ -220,8 +233,6 @@ def _usable_folder(settings: Settings) -> Path:
 
 def _folder_of(settings: Settings) -> Path:
     """The data folder the settings name, or the platform's, as it is: neither created nor checked."""
-    import platformdirs
+    from gui.second_launch import data_folder  # without loading the store (`gui.store.datadir`)
 
-    from gui.second_launch import APP_NAME  # the store's too (`gui.store.datadir`), without loading the store
-
-    return (settings.data or Path(platformdirs.user_data_dir(APP_NAME, appauthor=False))).expanduser().absolute()
+    return data_folder(settings.data)

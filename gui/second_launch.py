@@ -21,7 +21,6 @@ on Linux, the system's own dialog on macOS and Windows; it always writes to stde
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 import select
@@ -180,6 +179,16 @@ class Starting:
                           + (f": {tail.strip()}" if tail.strip() else ""))
 
 
+    def abandon(self) -> None:
+        """End it now, unwaited for: the door that started it goes elsewhere after all (it would
+        otherwise end by itself once this process has gone, `close_when_unneeded`)."""
+        if self._ready is not None:
+            os.close(self._ready)
+            self._ready = None
+        if self.child.poll() is None:
+            self.child.terminate()
+
+
 def spawn_background(data_dir: Path, token: str | None) -> Starting:
     """Start the app on `data_dir` in the background (no window) for this process, without waiting
     for it: `Starting.wait`. It goes straight to the app (`gui.app.start_background_app`), past the
@@ -239,6 +248,8 @@ async def tell_ready(host: str, port: int) -> None:
 async def wait_listening(host: str, port: int, timeout: float = 15.0, every: float = 0.01) -> None:
     """Once `host:port` accepts connections (at most `timeout` s): the server of this process binds
     it after its start-up handlers ran, and says so to no one."""
+    import asyncio  # here, not above: a door that starts the app imports it no sooner (`spawn_background`)
+
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         try:
@@ -248,6 +259,14 @@ async def wait_listening(host: str, port: int, timeout: float = 15.0, every: flo
             continue
         writer.close()
         return
+
+
+def data_folder(data: Path | None) -> Path:
+    """The data folder `data` names (the settings' `data`), or else the platform's, as it is: neither
+    created nor checked (`gui.store.datadir` does both, as the app opens it)."""
+    import platformdirs
+
+    return (data or Path(platformdirs.user_data_dir(APP_NAME, appauthor=False))).expanduser().absolute()
 
 
 def write_endpoint(folder: Path, url: str, *, token_required: bool, background: bool = False) -> Path:
@@ -303,6 +322,8 @@ async def close_when_unneeded(pids: Callable[[], set[int]], busy: Callable[[], A
     """Once every process in `pids` (the one it was started for, and each whose door used it since)
     has gone, `close` the app as soon as nothing is `busy` there (no run, no request waiting), unless
     a person `joined` it (opened its window: it is theirs now)."""
+    import asyncio
+
     def needed() -> bool:
         return any(pid_alive(pid) for pid in pids())
 

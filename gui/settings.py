@@ -15,14 +15,13 @@ there as that person) and the company's OpenID Connect sign-in, `SEQDESK_OIDC_IS
 `SEQDESK_OIDC_CLIENT_ID`, `SEQDESK_OIDC_CLIENT_SECRET` and `SEQDESK_OIDC_CLAIM` (which claim is the
 person's name, default `preferred_username`). Command-line flags override them; nothing else in
 SeqDesk reads the environment for settings, and nothing writes it. The environment is read here
-(`from_environment`, each name in any case), not by pydantic-settings, whose import (its sources
+(`from_environment`, each name in any case: `gui.environment`), not by pydantic-settings, whose import (its sources
 for cloud secret stores among them) cost every `seqdesk` command and every app a twentieth of a
 second of CPU before anything else.
 """
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -30,9 +29,9 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from gui.core.errors import Invalid
+from gui.environment import seqdesk_environment
 
 PROCESS_NAME = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,39}$"  # 1 to 40 letters, digits, '.', '_', '-'
-ENV_PREFIX = "SEQDESK_"
 
 
 class Settings(BaseModel):
@@ -85,13 +84,7 @@ class SettingsError(Invalid):
 def from_environment(environ: Mapping[str, str] | None = None) -> dict[str, str]:
     """The settings the environment (`os.environ`) gives: `SEQDESK_DATA` as `data`, and so on, each
     name in any case (`SEQDESK_data` too); any other name is not SeqDesk's."""
-    found: dict[str, str] = {}
-    for key, value in (os.environ if environ is None else environ).items():
-        if key.upper().startswith(ENV_PREFIX):
-            name = key[len(ENV_PREFIX):].lower()
-            if name in Settings.model_fields:
-                found[name] = value
-    return found
+    return {name: value for name, value in seqdesk_environment(environ).items() if name in Settings.model_fields}
 
 
 def load_settings(**flags: Any) -> Settings:

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+import websockets.sync.client
 from support.app import ROOT, clean_env
 from support.waiting import wait_until_sync
 
@@ -56,9 +57,15 @@ def test_an_app_started_for_a_program_serves_the_api_without_nicegui_and_opens_i
             assert client.get("/api/nothing").status_code == 404  # JSON, as the person's app answers
             assert imported(log, "fastapi")  # the lines are there: the API's framework is
             assert not imported(log, "nicegui"), "the app started for a program imported NiceGUI"
+            assert not imported(log, "wsproto")  # nor a WebSocket protocol: no page, no page's socket
             page = client.get("/")  # a person opens its address: the pages open, on the engine it has
             assert page.status_code == 200 and "<title>" in page.text and "SeqDesk" in page.text
             assert imported(log, "nicegui")
+            with websockets.sync.client.connect(  # the page's socket, as its browser opens it
+                    url.replace("http://", "ws://") + "/_nicegui_ws/socket.io/?EIO=4&transport=websocket",
+                    origin=websockets.Origin(url), open_timeout=T) as socket:
+                assert socket.recv(timeout=T).startswith("0{")  # engine.io's open packet
+            assert imported(log, "wsproto")
             assert client.get("/api/health").json()["ok"] is True  # the API answers as before, now NiceGUI's
             joined = client.post(FOCUS_PATH, json={"address_only": True})  # `seqdesk --browser`: theirs now
             assert joined.json() == {"joined": True, "url": f"{url}/"}

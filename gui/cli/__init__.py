@@ -126,6 +126,8 @@ def main(argv: Seq[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.executor:  # read where the engine is composed (`gui.runtime.chosen_executor`)
         os.environ["SEQDESK_EXECUTOR"] = args.executor
+    start_early = getattr(args, "start_early", None)  # `seqdesk run`: its app, before the settings' checks load
+    args.starting = start_early(args) if start_early is not None else None
     if getattr(args, "reads_settings", True):  # `check` and `help` read no data folder, and skip loading them
         from gui.settings import SettingsError, load_settings
 
@@ -133,6 +135,8 @@ def main(argv: Seq[str] | None = None) -> int:
             args.settings = load_settings(data=args.data, store=args.store, connect=args.connect, token=args.token,
                                           lang=lang)
         except SettingsError as exc:
+            if args.starting is not None:  # the app started for the command: it has none to serve
+                args.starting.abandon()
             print(f"seqdesk: {exc}", file=sys.stderr)
             return 2
     func = getattr(args, "func", None)

@@ -31,7 +31,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     import asyncio
 
     from gui.cli.places import place, problem_line
-    from gui.cli.run import read_file
+    from gui.cli.sequence_file import read_file
     from gui.core.errors import SeqDeskError
     from gui.core.sequences import check_text, scan
     from gui.core.tools import tool_catalog

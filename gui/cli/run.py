@@ -8,19 +8,17 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import sys
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from gui.cli.early_app import start_early
+from gui.cli.sequence_file import carried, read_target
 from gui.i18n import _
 
 if TYPE_CHECKING:
     from gui.core.causes import EndCause
     from gui.core.door import Operations
     from gui.core.runs import RunRecord
-
-_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 
 
 def add_run_commands(sub: Any) -> None:
@@ -34,7 +32,7 @@ def add_run_commands(sub: Any) -> None:
     run.add_argument("--json", action="store_true", help=_("print the final run record as JSON"))
     run.add_argument("--connect", default=argparse.SUPPRESS, metavar="URL",
                      help=_("go to a team's SeqDesk server (seqdesk serve) at URL (or SEQDESK_CONNECT)"))
-    run.set_defaults(func=cmd_run)
+    run.set_defaults(func=cmd_run, start_early=start_early)
     show = sub.add_parser("show", help=_("show a run: its state, each group and tool, its outputs"))
     show.add_argument("run_id", help=_("the run's id, or its start as the app shows it (e.g. 0911dd99)"))
     show.add_argument("--json", action="store_true", help=_("print the run record as JSON"))
@@ -178,30 +176,6 @@ def cmd_run(args: argparse.Namespace) -> int:
     return _run_async(lambda: _run(args, run_args))
 
 
-def read_file(path: str) -> str:
-    """A sequence file's text; Unreadable saying why it cannot be read."""
-    from gui.core.errors import Unreadable
-
-    try:
-        return Path(path).read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise Unreadable(_("cannot read {path}: no such file").format(path=path)) from None
-    except IsADirectoryError:
-        raise Unreadable(_("cannot read {path}: it is a folder").format(path=path)) from None
-    except UnicodeDecodeError:
-        raise Unreadable(_("cannot read {path}: it is not UTF-8 text").format(path=path)) from None
-    except OSError as exc:
-        raise Unreadable(_("cannot read {path}: {problem}").format(
-            path=path, problem=exc.strerror or exc)) from None
-
-
-def _read_target(target: str) -> str | None:
-    """The file's text when `target` names a file; None when it is a saved sequence's name."""
-    if Path(target).suffix != ".json" and not Path(target).exists():
-        return None
-    return read_file(target)
-
-
 def _args_of(given: str | None) -> Any:
     """The run's args as `--args` gives them (JSON; {} without), read as the format reads numbers.
     Without any, the sequence format is not loaded yet: the app the run goes through starts sooner."""
@@ -212,27 +186,18 @@ def _args_of(given: str | None) -> Any:
     return json.loads(given, **NUMBER_HOOKS)
 
 
-def _carried(run_args: dict[str, Any], text: str | None) -> bool:
-    """Whether the app's API can carry this run's args and document: it refuses text that is not valid
-    Unicode (a lone surrogate, `\\ud800`), so such a run goes on in this process, as it always did."""
-    if text is not None and _SURROGATE_ESCAPE.search(text) is not None:
-        return False
-    if not run_args:
-        return True
-    from gui.core.sequences import surrogate_loc
-
-    return surrogate_loc(run_args) is None
-
-
 async def connect(args: argparse.Namespace, *, app: bool = False) -> Operations:
     from gui.doors import open_operations
 
-    return await open_operations(getattr(args, "settings", None), app=app)
+    return await open_operations(getattr(args, "settings", None), app=app, starting=getattr(args, "starting", None))
 
 
 async def _run(args: argparse.Namespace, run_args: dict[str, Any]) -> int:
-    text = _read_target(args.target)
-    ops = await connect(args, app=_carried(run_args, text))  # first: the app it starts comes up meanwhile
+    text = read_target(args.target)
+    if getattr(args, "starting", None) is not None:  # the app comes up meanwhile: what follows its start, now
+        import gui.cli.places  # noqa: F401
+        import gui.cli.prompter  # noqa: F401
+    ops = await connect(args, app=carried(run_args, text))  # first: the app it starts comes up meanwhile
     from gui.cli.places import problem_line, problem_words
     from gui.core.sequences import DslError, RunArgsError
 

@@ -20,7 +20,6 @@ from gui.core.marks import read_back
 from gui.core.runs import GroupRecord, ToolRecord
 from gui.core.sequences import ConditionSyntaxError, condition_rows, parse_condition
 from gui.i18n import ENGLISH, N_, _, current_language
-from gui.i18n.catalog import templates_marked_in
 from gui.wording.glossary import JOINER_WORDS, OPERATOR_WORDS, value_words
 
 # The core's fixed reasons (English, kept in records as written), marked here so a screen can show
@@ -53,6 +52,8 @@ def core_words(text: str) -> str:
         return _(text)
     if current_language() == ENGLISH:
         return text
+    from gui.i18n.catalog import templates_marked_in  # babel's catalogue: only where words are translated
+
     known = templates_marked_in(*RECORD_WORDS)
     if text in known:
         return _(text)

@@ -81,11 +81,14 @@ def test_run_on_a_folder_without_mcp_servers_loads_neither_the_web_nor_the_mcp_s
 
 def test_a_run_starts_the_app_before_loading_what_it_uses_only_afterwards(tmp_path, data):
     """`seqdesk run` starts the app as soon as it knows the folder: what it loads before then delays the
-    app's start, so what it needs only later (urllib's HTTP client, for a second launch) is not loaded yet."""
+    app's start, so what it needs only later is not loaded yet: urllib's HTTP client (for a second
+    launch), nor the settings' checks (pydantic), the event loop or its client of the app, which it
+    loads while the app comes up (`gui.cli.early_app`)."""
     sequence = one_true(tmp_path)
+    later = ("urllib.request", "http.client", "pydantic", "gui.settings", "asyncio", "httpx", "gui.doors")
     code = ("import sys\nimport gui.second_launch as launch\nspawn = launch.spawn_background\n"
             "def spawning(*args, **kwargs):\n"
-            "    print('\\nLOADED ' + repr(sorted(m for m in ('urllib.request', 'http.client') if m in sys.modules)),\n"
+            f"    print('\\nLOADED ' + repr(sorted(m for m in {later!r} if m in sys.modules)),\n"
             "          file=sys.stderr)\n"
             "    return spawn(*args, **kwargs)\n"
             "launch.spawn_background = spawning\nfrom gui.cli import main\nsys.exit(main(sys.argv[1:]))\n")
@@ -107,6 +110,9 @@ def test_the_app_a_run_starts_serves_its_api_without_the_pages(tmp_path, data):
              if line.startswith("import time:")}
     assert {"fastapi", "gui.api", "gui.store"} <= names  # it serves the API on the folder it opened
     assert "nicegui" not in names and "gui.ui" not in names
+    # nor what only a page's socket needs (its WebSocket protocol, `gui.background_app.WebSocketsWhenAsked`),
+    # nor babel's catalogue, which reads words back only in a language other than English
+    assert "wsproto" not in names and "babel" not in names and "gui.i18n.catalog" not in names
     assert "pydantic_settings" not in names  # its settings are read without it (`gui.settings`)
     # FastAPI looks up `pydantic.v1` at each route only to refuse its models: declined (`gui.fastapi_load`;
     # each look-up is still a line, of a few µs, but none loads its modules)
@@ -115,19 +121,32 @@ def test_the_app_a_run_starts_serves_its_api_without_the_pages(tmp_path, data):
 
 def test_the_app_loads_fastapi_without_building_its_openapi_models_which_build_when_used():
     """`gui.fastapi_load`, as the app loads FastAPI: the models of an OpenAPI document are not built
-    as FastAPI is imported (SeqDesk serves none), yet a document asked for is made as before."""
+    as FastAPI is imported (SeqDesk serves none), not even the three its module rebuilds as it ends
+    (Schema, Operation, Encoding), yet each is built when used, and a document asked for is made as
+    before; pydantic's `model_rebuild` is its own again afterwards."""
     code = ("import json, sys\nfrom gui.fastapi_load import load_fastapi\nload_fastapi()\nimport gui.api\n"
-            "from fastapi import FastAPI\nfrom fastapi.openapi import models\n"
+            "from fastapi import FastAPI\nfrom fastapi.openapi import models\nfrom pydantic import BaseModel\n"
             "built = sorted(n for n, c in vars(models).items() if getattr(c, '__pydantic_complete__', False))\n"
+            "schema = models.Schema.model_validate({'properties': {'a': {'items': {'type': 'string'}}}})\n"
+            "operation = models.Operation.model_validate({'callbacks': {'c': {'/p': {'get': {}}}}})\n"
+            "encoding = models.Encoding.model_validate({'headers': {'h': {'schema': {'type': 'string'}}}})\n"
             "app = FastAPI()\napp.get('/x')(lambda: 1)\n"
             "print(json.dumps({'built': built, 'v1': sys.modules.get('pydantic.v1') is not None,\n"
-            "                  'paths': sorted(app.openapi()['paths'])}))")
+            "                  'paths': sorted(app.openapi()['paths']),\n"
+            "                  'used': [type(schema.properties['a'].items).__name__,\n"
+            "                           type(operation.callbacks['c']['/p'].get).__name__,\n"
+            "                           encoding.headers['h'].schema_.type],\n"
+            "                  'rebuild': 'model_rebuild' not in vars(models.Schema)\n"
+            "                             and BaseModel.model_rebuild.__func__.__module__ == 'pydantic.main'}))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert out.returncode == 0, out.stderr
     said = json.loads(out.stdout)
-    assert {"OpenAPI", "Components", "PathItem", "Info"}.isdisjoint(said["built"]), said["built"]
+    assert {"OpenAPI", "Components", "PathItem", "Info", "Schema", "Operation", "Encoding"}.isdisjoint(said["built"]), \
+        said["built"]
     assert said["v1"] is False
     assert said["paths"] == ["/x"]  # the document, its models built on first use
+    assert said["used"] == ["Schema", "Operation", "string"]  # the names their rebuild resolves, resolved when used
+    assert said["rebuild"] is True
 
 
 def test_the_pages_and_the_api_load_no_mcp_sdk_until_a_server_is_connected():
