@@ -426,7 +426,7 @@ class ToolCaller:
                 common["run_as_code"] = bound.as_code
             return ShellApprovalRequest(**common, title=shell.title, command=shell.command, cwd=cwd,
                                         reason=shell.reason, operation=shell.operation, tool_input=args)
-        titles = _input_titles(tool.input_schema(), args)
+        titles = _input_titles(tool.input_schema(), args, from_server=tool.server is not None)
         if titles:
             common["input_titles"] = titles
         return ToolApprovalRequest(**common, validated_input=args, tool_description=tool.description,
@@ -453,10 +453,16 @@ class _CallForms:
         return await self._caller.ask_form(self._scope, self._record, req)
 
 
-def _input_titles(schema: dict[str, Any], args: dict[str, Any]) -> dict[str, str]:
-    """The schema's titles of the arguments given (what the inbox labels them with)."""
+def _input_titles(schema: dict[str, Any], args: dict[str, Any], *, from_server: bool) -> dict[str, str]:
+    """The schema's titles of the arguments given (what the inbox labels them with). A tool server's
+    titles are its own words, which SeqDesk cannot vouch for (a server could title `command` "Greeting"):
+    each then keeps the argument's name beside it, "Greeting (command)", as the person approves."""
     props = schema.get("properties") if isinstance(schema, dict) else None
     if not isinstance(props, dict):
         return {}
     found = {name: props[name].get("title") for name in args if isinstance(props.get(name), dict)}
-    return {name: title for name, title in found.items() if isinstance(title, str) and title.strip()}
+    titles = {name: title.strip() for name, title in found.items() if isinstance(title, str) and title.strip()}
+    if from_server:
+        titles = {name: title if title.casefold() == name.casefold() else f"{title} ({name})"
+                  for name, title in titles.items()}
+    return titles
