@@ -60,6 +60,9 @@ def cmd_audit_verify(args: argparse.Namespace) -> int:
     if record is None:
         return 2
     verdict = verify(*record)
+    if verdict.ok and not verdict.count:  # nothing to prove: not "a chain of 0 decisions"
+        print(_("ok: no decisions are recorded yet"))
+        return 0
     if verdict.ok:
         print(ngettext("ok: the chain of {count} decision is unbroken",
                        "ok: the chain of {count} decisions is unbroken", verdict.count).format(count=verdict.count))

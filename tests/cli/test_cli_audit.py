@@ -60,7 +60,7 @@ def test_the_csv_export_says_who_decided_in_words_and_since_filters(tmp_path, da
 
 
 def test_an_empty_record_verifies_and_bad_options_are_said_with_exit_2(tmp_path, data):
-    assert seqdesk("audit", "verify", data=data).stdout.strip() == "ok: the chain of 0 decisions is unbroken"
+    assert seqdesk("audit", "verify", data=data).stdout.strip() == "ok: no decisions are recorded yet"
     bad = seqdesk("audit", "export", "--since", "last week", data=data)
     assert bad.returncode == 2 and "--since 'last week' is neither a date or time" in bad.stderr
     missing = seqdesk("audit", "verify", "--data", str(tmp_path / "nowhere"), data=data)
