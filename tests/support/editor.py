@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 from contextlib import ExitStack
 from typing import Any
 
@@ -59,6 +60,15 @@ async def save(user: User) -> None:
 async def new_editor(user: User) -> None:
     await user.open("/sequences/new")
     await user.should_see(marker="add-first-group", retries=R)
+
+
+def write_tools_text(user: User, tools: str) -> None:
+    """The first group's tools written as text in the text view, then back to the visual editor."""
+    user.find(marker="view-text").click()
+    doc = json.loads(element(user, "text-view").value)
+    doc["groups"][0]["tools"] = tools
+    set_value(user, ("text-view",), json.dumps(doc, indent=2))
+    user.find(marker="view-visual").click()
 
 
 async def one_group(user: User, name: str = "g1") -> None:

@@ -12,7 +12,19 @@ import re
 
 import pytest
 from nicegui.testing import User
-from support.editor import R, add_tool, choose, element, error_of, find, new_editor, one_group, save, set_value
+from support.editor import (
+    R,
+    add_tool,
+    choose,
+    element,
+    error_of,
+    find,
+    new_editor,
+    one_group,
+    save,
+    set_value,
+    write_tools_text,
+)
 from support.ui import app_ctx
 from support.waiting import wait_until
 
@@ -84,12 +96,7 @@ async def test_duplicate_group_name_is_shown_on_the_second_group_name(user: User
 
 async def test_slot_not_declared_written_in_the_text_view_is_shown_on_save_result_to(user: User) -> None:
     await one_group(user)
-    user.find(marker="view-text").click()
-    editor = element(user, "text-view")
-    doc = json.loads(editor.value)
-    doc["groups"][0]["tools"] = '{"tool":"echo","args":{"value":"hi"},"as":"nope"} ;'
-    set_value(user, ("text-view",), json.dumps(doc, indent=2))
-    user.find(marker="view-visual").click()
+    write_tools_text(user, '{"tool":"echo","args":{"value":"hi"},"as":"nope"} ;')
     await user.should_see(marker="save-to", retries=R)
     assert "nope (not an output of this group)" in str(element(user, "group-1", "tool-1", "save-to").props)
     await save(user)
@@ -336,12 +343,7 @@ def test_an_error_inside_the_tools_text_is_marked_at_its_character() -> None:
 
 async def test_unknown_tool_is_a_note_on_its_row_and_does_not_block_saving(user: User) -> None:
     await one_group(user)
-    user.find(marker="view-text").click()
-    editor = element(user, "text-view")
-    doc = json.loads(editor.value)
-    doc["groups"][0]["tools"] = '{"tool":"calendar.add_event","args":{"title":"x"}} ;'
-    set_value(user, ("text-view",), json.dumps(doc, indent=2))
-    user.find(marker="view-visual").click()
+    write_tools_text(user, '{"tool":"calendar.add_event","args":{"title":"x"}} ;')
     await user.should_see("This tool is not available now", retries=R)
     await save(user)
     await user.should_see("Saved 's1'", retries=R)
@@ -351,12 +353,7 @@ async def test_unknown_tool_is_a_note_on_its_row_and_does_not_block_saving(user:
 
 async def test_a_misspelt_tool_tells_the_person_where_the_apps_tools_are_not_an_agents_command(user: User) -> None:
     await one_group(user)
-    user.find(marker="view-text").click()
-    editor = element(user, "text-view")
-    doc = json.loads(editor.value)
-    doc["groups"][0]["tools"] = '{"tool":"ecoh","args":{"value":"x"}} ;'
-    set_value(user, ("text-view",), json.dumps(doc, indent=2))
-    user.find(marker="view-visual").click()
+    write_tools_text(user, '{"tool":"ecoh","args":{"value":"x"}} ;')
     await save(user)
     with user.scope(marker="group-1"), user.scope(marker="tool-1"):
         await user.should_see("did you mean 'echo'?", retries=R)
