@@ -77,8 +77,10 @@ async def me_page(ctx: AppContext) -> None:
             ui.label(_("Signing out")).classes("text-lg font-semibold")
 
             async def everywhere() -> None:
+                # every open page of this person, this one too, is told to reload as the sessions end
+                # (`reload_pages_of`), and the gate sends each to sign in: a second navigation from here
+                # would race that reload and abort one of the two
                 await accounts.sign_out_all(me.name)
-                ui.navigate.to("/logout")
 
             with ui.row():
                 ui.button(_("Sign out"), on_click=lambda: ui.navigate.to("/logout")).props("outline").mark(
