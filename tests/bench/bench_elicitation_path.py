@@ -28,6 +28,9 @@ are not going back; "entered more than once" counts every new call into a file a
 left it, helpers included. A coroutine resuming (the answer travelling back up the frames that
 awaited it) shows the file on the path but is not a new entry.
 
+The last line counts the span `trace_approval_path.py` counts for an approval (the tool asking to the
+answer stored, both ways, without the inbox page), so the form and the approval are held to one measure.
+
 `--approval` walks a command's approval the same way, for comparison (`trace_approval_path.py` counts
 only the core's part of it): `server` is then the run asking (`ToolCaller._approve`) and, once the
 person has answered, the run going on with the answer; `form` the inbox's command card being built;
@@ -58,6 +61,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 GUI = str(ROOT / "gui") + os.sep
 GUI_PREFIX = "gui/"
+DOOR = "gui/core/door/engine.py"
 SERVER = [str(ROOT / "tests" / "mcp" / "elicit_server.py")]
 T = 20.0
 
@@ -302,6 +306,15 @@ def report(trail: list[tuple[str, str, str | None, bool]]) -> None:
         for c, f in back:
             print(f"    {c} -> {f}")
     print(f"both ways: {len({f for _, f, _, _ in trail})} files")
+    # the span `trace_approval_path.py` counts for an approval (issue 23's approval figure): from the tool
+    # asking to the answer stored, both ways, without the inbox's page; here from the MCP handler asking
+    # (`server`), the door storing the answer (`person` from `Engine.respond` on) and the way back to the
+    # server's result
+    door = next((i for i, (p, f, _, _) in enumerate(trail) if p == "person" and f == DOOR), len(trail))
+    span = list(dict.fromkeys(f for i, (p, f, _, _) in enumerate(trail)
+                              if p in ("server", "server, back") or (p == "person" and i >= door)))
+    print(f"the tool asking to the answer stored, as trace_approval_path counts an approval (no inbox page): "
+          f"{len(span)} files: " + " > ".join(f.removeprefix(GUI_PREFIX) for f in span))
 
 
 def main() -> None:
