@@ -110,9 +110,8 @@ def app(engine_slot: EngineSlot) -> FastAPI:
 
 @pytest.fixture
 async def remote(app: FastAPI) -> AsyncIterator[RemoteEngine]:
-    ops = RemoteEngine("http://test")
-    await ops.close()
-    ops._client = httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://test")
+    ops = RemoteEngine("http://test",
+                       client=httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://test"))
     yield ops
     await ops.close()
 

@@ -115,9 +115,8 @@ async def test_the_remote_door_manages_schedules_through_the_app(runtime):
 
     app = FastAPI()
     register_api(app, engine=EngineSlot(runtime.engine).for_api, token=None, served=Served.in_process())
-    remote = RemoteEngine("http://test")
-    await remote.close()
-    remote._client = httpx.AsyncClient(transport=StreamingTransport(app), base_url="http://test")
+    remote = RemoteEngine("http://test",
+                          client=httpx.AsyncClient(transport=StreamingTransport(app), base_url="http://test"))
     try:
         with pytest.raises(ScheduleInvalid) as refused:
             await remote.create_schedule("greet", {"who": "a"}, cron="nope")

@@ -46,9 +46,8 @@ def engine(current_engine: Engine) -> Engine:
 async def remote(engine: Engine, engine_slot: EngineSlot) -> AsyncIterator[RemoteEngine]:
     app = FastAPI()
     register_api(app, engine=engine_slot.for_api, token=None, served=Served.in_process())
-    ops = RemoteEngine("http://test")
-    await ops.close()
-    ops._client = httpx.AsyncClient(transport=StreamingTransport(app), base_url="http://test")
+    ops = RemoteEngine("http://test",
+                       client=httpx.AsyncClient(transport=StreamingTransport(app), base_url="http://test"))
     yield ops
     await ops.close()
 
@@ -218,7 +217,7 @@ async def test_a_subscriber_through_the_app_hears_its_events_until_it_stops(engi
 
     await wait_until(a_save_heard, "a save heard through the app", every=0.02)
     stop()
-    await wait_until(lambda: not remote._relays, "the subscription to end")
+    await wait_until(lambda: not remote._events.relaying, "the subscription to end")
     count = len(heard)
     await engine.create(one_group("after", "g-after", {"tool": "echo", "args": {"value": 1}}))
     assert len(heard) == count

@@ -32,7 +32,6 @@ from concurrent.futures import Future
 from functools import partial
 from typing import Any, TypeVar
 
-import orjson
 from pydantic import BaseModel, ValidationError
 from tinydb import Query
 
@@ -56,10 +55,9 @@ from gui.core.runs import RunFilter, RunRecord, RunStatus, run_fields
 from gui.core.sequences import Group, Sequence
 from gui.store.audit import FileAuditLog
 from gui.store.database import StoredDocument
-from gui.store.files import dumps
 from gui.store.hotcold import HotColdStore
 from gui.store.match import Match
-from gui.store.vouching import Vouching, shape
+from gui.store.vouching import Vouching
 from gui.store.writer import Writer, WriterClosedError
 
 log = logging.getLogger(__name__)
@@ -142,24 +140,6 @@ def _vouched_or_read(model: type[M], vouching: Vouching,
 
 async def _read_page(model: type[M], texts: list[tuple[str, str | bytes]]) -> list[M]:
     return await asyncio.to_thread(_load_texts, model, texts)
-
-
-def vouching(model: type[BaseModel], *, by_alias: bool) -> Vouching:
-    """What the store vouches for of `model`'s documents: a text that is strict JSON (what orjson
-    reads: no NaN, no lone surrogate) and that `model` reads as a record written back as the very
-    same text, by pydantic (as the API writes a record) or as the store writes documents (ASCII),
-    `by_alias` as the store keeps them. Such a text is what reading and writing it would send."""
-
-    def reads_as_written(text: bytes) -> bool:
-        try:
-            orjson.loads(text)
-            record = model.model_validate_json(text)
-            return (record.model_dump_json(by_alias=by_alias).encode("utf-8") == text
-                    or dumps(record.model_dump(mode="json", by_alias=by_alias)).encode("utf-8") == text)
-        except (ValueError, TypeError):  # not JSON (orjson's error), not a record (ValidationError)
-            return False
-
-    return Vouching(partial(shape, model), reads_as_written)
 
 
 def indexer(model: type[M], fields: Callable[[M], dict[str, Any]]) -> Callable[[Mapping[str, Any]], dict[str, Any]]:

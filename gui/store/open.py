@@ -30,7 +30,6 @@ from gui.store.adapters import (
     is_sequence,
     is_settings,
     report_archive,
-    vouching,
 )
 from gui.store.datadir import data_dir as default_data_dir
 from gui.store.history import Indexer
@@ -39,7 +38,7 @@ from gui.store.lock import InstanceLock, hold_lock, release_lock
 from gui.store.recovery import Damage, open_store
 from gui.store.salvage import Accept
 from gui.store.schedules import TinyScheduleStore, is_schedule
-from gui.store.vouching import Vouching
+from gui.store.vouching import Vouching, vouching
 from gui.store.writer import Writer, WriterClosedError
 
 log = logging.getLogger(__name__)

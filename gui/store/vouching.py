@@ -33,9 +33,12 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable
-from functools import cached_property
+from functools import cached_property, partial
 
+import orjson
 from pydantic import BaseModel
+
+from gui.store.files import dumps
 
 DIGEST_BYTES = 16
 NOT_VOUCHED = bytes(DIGEST_BYTES)  # in the slices, for a document whose text is not vouched for
@@ -75,3 +78,21 @@ class Vouching:
 def shape(model: type[BaseModel]) -> bytes:
     """The shape of `model`'s records: its JSON schema (fields, aliases, types, defaults)."""
     return json.dumps(model.model_json_schema(by_alias=True), sort_keys=True).encode("utf-8")
+
+
+def vouching(model: type[BaseModel], *, by_alias: bool) -> Vouching:
+    """What the store vouches for of `model`'s documents: a text that is strict JSON (what orjson
+    reads: no NaN, no lone surrogate) and that `model` reads as a record written back as the very
+    same text, by pydantic (as the API writes a record) or as the store writes documents (ASCII),
+    `by_alias` as the store keeps them. Such a text is what reading and writing it would send."""
+
+    def reads_as_written(text: bytes) -> bool:
+        try:
+            orjson.loads(text)
+            record = model.model_validate_json(text)
+            return (record.model_dump_json(by_alias=by_alias).encode("utf-8") == text
+                    or dumps(record.model_dump(mode="json", by_alias=by_alias)).encode("utf-8") == text)
+        except (ValueError, TypeError):  # not JSON (orjson's error), not a record (ValidationError)
+            return False
+
+    return Vouching(partial(shape, model), reads_as_written)

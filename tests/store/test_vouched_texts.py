@@ -15,10 +15,9 @@ from tinydb import where
 
 from gui.core.queries import StoredText
 from gui.core.runs import GroupRecord, RunRecord, ToolRecord
-from gui.store.adapters import vouching
 from gui.store.open import open_stores
 from gui.store.slices import KEY, TABLE
-from gui.store.vouching import Vouching
+from gui.store.vouching import Vouching, vouching
 
 
 def run(n: int, status: str = "succeeded") -> RunRecord:

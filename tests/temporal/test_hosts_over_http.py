@@ -66,9 +66,8 @@ def test_check_says_when_the_executor_does_not_answer(tmp_path: Path, data: Path
 async def in_process(current_engine: object, engine_slot: EngineSlot) -> AsyncIterator[RemoteEngine]:
     app = FastAPI()
     register_api(app, engine=engine_slot.for_api, token=None, served=Served.in_process())
-    ops = RemoteEngine("http://test")
-    await ops.close()
-    ops._client = httpx.AsyncClient(transport=StreamingTransport(app), base_url="http://test")
+    ops = RemoteEngine("http://test",
+                       client=httpx.AsyncClient(transport=StreamingTransport(app), base_url="http://test"))
     yield ops
     await ops.close()
 

@@ -10,13 +10,7 @@ one gives it as `SEQDESK_TOKEN`.
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import json
-import logging
-import os
-import ssl
-from collections.abc import AsyncIterator, Awaitable, Callable
-from pathlib import Path
+from collections.abc import Awaitable, Callable
 from typing import Any
 from urllib.parse import quote
 
@@ -52,15 +46,14 @@ from gui.core.door import (
     condition_holds,
     document_from,
 )
-from gui.core.errors import Failed, NotFound, Refused, SeqDeskError, Unavailable
-from gui.core.events import Event, RunFinished, parse_event
+from gui.core.errors import Failed, NotFound, Unavailable
+from gui.core.events import RunFinished
 from gui.core.runs import HostInfo, RunRecord, RunStatus, Schedule
 from gui.core.sequences import Group, Sequence, ValidationResult, check_document, help_text
 from gui.core.tools import ServerInfo, ToolListing
-from gui.second_launch import read_endpoint
-from gui.wire import ANSWERED_VIA, CLIENT_PID, HostsBody, SavedBody, StartRun, error_in, problem_from, result_from
-
-log = logging.getLogger(__name__)
+from gui.remote.events import AppEvents, event_on
+from gui.remote.transport import connect
+from gui.wire import ANSWERED_VIA, HostsBody, SavedBody, StartRun, error_in, problem_from, result_from
 
 STOP_SECONDS = 10.0
 _RESULT: TypeAdapter[Answered] = TypeAdapter(Answered)
@@ -71,15 +64,12 @@ class RemoteEngine:
 
     def __init__(self, url: str, token: str | None = None, *, client: httpx.AsyncClient | None = None,
                  answered_here: bool = False) -> None:
-        # this process: an app started in the background for programs stays while one it serves lives
-        headers = {CLIENT_PID: str(os.getpid()), **({"Authorization": f"Bearer {token}"} if token else {})}
         self.url = url
         # An app started in the background for a door (`gui.second_launch`): the caller answers its own
         # run's requests, as it would with the engine in its own process; its inbox has them too.
         self._inbox = None if answered_here else url.rstrip("/") + "/inbox"
-        self._client = client or httpx.AsyncClient(base_url=url, headers=headers, verify=_certificates_for(url),
-                                                   timeout=httpx.Timeout(30, read=None))
-        self._relays: set[asyncio.Task[None]] = set()  # the event streams `subscribe` reads
+        self._client = client or connect(url, token)
+        self._events = AppEvents(self._client, url)  # the app's event stream: `subscribe`, `call`
         self._stopping: set[asyncio.Future[bool]] = set()  # stops sent for callers that gave up: `close` awaits them
 
     @property
@@ -330,12 +320,12 @@ class RemoteEngine:
         """Start the run and read the app's events until it ends; the stream is open before the run
         starts, so nothing it does (a request for a person, its very end) can be missed."""
         follower = RunFollower(on_event or (lambda _: None))
-        async with self._events() as lines:
+        async with self._events.opened() as lines:
             run_id = await start()
             follower.follow(run_id)
             try:
                 async for line in lines:
-                    event = _event(line)
+                    event = event_on(line)
                     if event is not None:
                         follower(event)
                         if isinstance(event, RunFinished) and event.run_id == run_id:
@@ -350,21 +340,6 @@ class RemoteEngine:
         if record is None:
             raise Failed(f"the app lost run {run_id}")
         return record
-
-    @contextlib.asynccontextmanager
-    async def _events(self) -> AsyncIterator[AsyncIterator[str]]:
-        """The lines of the app's event stream, from the moment the app has subscribed it (its first
-        line, `: connected`): an event published after that cannot be missed."""
-        try:
-            async with self._client.stream("GET", "/api/events") as stream:
-                if stream.status_code >= 400:
-                    raise error_in(stream.status_code, await stream.aread(), f"the SeqDesk app at {self.url} "
-                                   f"refused its event stream (HTTP {stream.status_code})")
-                lines = stream.aiter_lines()
-                await anext(lines, None)
-                yield lines
-        except httpx.HTTPError as exc:
-            raise Unavailable(f"the SeqDesk app at {self.url} did not answer: {exc}") from None
 
     # -- interactions --------------------------------------------------------------------------
     async def pending(self, run_id: str | None = None) -> list[InteractionRecord]:
@@ -463,30 +438,9 @@ class RemoteEngine:
 
     # -- events --------------------------------------------------------------------------------
     def subscribe(self, listener: EventListener) -> Callable[[], None]:
-        """`listener` hears the app's events, read from its event stream in a task of this loop, from
-        the moment the app has opened the stream (a moment after this returns); call the result to stop."""
-        relay = asyncio.get_running_loop().create_task(self._relay(listener), name="seqdesk-remote-events")
-        self._relays.add(relay)
-        relay.add_done_callback(self._relays.discard)
-
-        def unsubscribe() -> None:
-            relay.cancel()
-
-        return unsubscribe
-
-    async def _relay(self, listener: EventListener) -> None:
-        try:
-            async with self._events() as lines:
-                async for line in lines:
-                    event = _event(line)
-                    if event is None:
-                        continue
-                    try:
-                        listener(event)
-                    except Exception:  # a broken listener must not end the others' events (as on the bus)
-                        log.exception("event listener failed on %s", event.type)
-        except SeqDeskError as exc:  # the app went away or refused: its events end here
-            log.warning("events from the SeqDesk app at %s ended: %s", self.url, exc)
+        """`listener` hears the app's events from the moment the app has opened their stream (a moment
+        after this returns); call the result to stop."""
+        return self._events.subscribe(listener)
 
     async def answers(self, timeout: float = 3.0) -> bool:
         """Whether the app answers at all now (False: it is ending, or its endpoint file is stale)."""
@@ -501,31 +455,8 @@ class RemoteEngine:
         records who stopped those runs, even when the caller's process is about to end."""
         if self._stopping:
             await asyncio.wait(self._stopping, timeout=STOP_SECONDS)
-        for relay in list(self._relays):
-            relay.cancel()
+        self._events.close()
         await self._client.aclose()
-
-
-async def load_transport() -> None:
-    """Load what a client's first request loads: httpx's transport (httpcore, h11) and anyio's asyncio
-    backend and sockets, which it connects with. A door that waits for the app it started
-    (`gui.doors.app_door`) calls it meanwhile: ~0.05 s of CPU that no longer follows the app's start."""
-    import anyio
-
-    transport = httpx.AsyncHTTPTransport(verify=_certificates_for("http://"))  # as a client of the app makes it
-    await anyio.sleep(0)  # anyio's backend for this loop
-    anyio.connect_tcp  # noqa: B018  # anyio loads its sockets when first named
-    await transport.aclose()
-
-
-def _certificates_for(url: str) -> ssl.SSLContext | bool:
-    """What the client checks a server's certificate against: the system's certificates (True) for an
-    https:// address (a team server); for a plain http:// one (the app on this computer), a context
-    that trusts no certificate at all, so loading the system's (25–45 ms of CPU at every
-    `seqdesk run`) is skipped, and an https answer there would be refused rather than trusted."""
-    if url.lower().startswith("http://"):
-        return ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)  # verifies certificates and host names, trusts none
-    return True
 
 
 def _schedule(data: dict[str, Any]) -> Schedule:
@@ -551,26 +482,3 @@ def _saved(data: Any) -> Saved:
     warnings = [problem_from(p, "warning") for p in body.warnings]
     return Saved(result.raise_for_errors(), ValidationResult(errors=[], warnings=warnings,
                                                              sequence=result.sequence, signature=result.signature))
-
-
-def _event(line: str) -> Event | None:
-    """The event on a `data:` line of the stream; None for any other line."""
-    if not line.startswith("data:"):
-        return None
-    try:
-        return parse_event(json.loads(line[5:]))
-    except ValueError:
-        return None
-
-
-def remote_for(folder: Path, token: str | None, *, answered_here: bool = False) -> RemoteEngine | None:
-    """The client for the app that holds `folder`, if one does; Refused when it needs a token the
-    caller does not have. `answered_here`: the caller answers its runs' requests when the app was
-    started in the background for a program (see `RemoteEngine`)."""
-    endpoint = read_endpoint(folder)
-    if endpoint is None:
-        return None
-    if endpoint.get("token_required") and not token:
-        raise Refused(f"the SeqDesk app at {endpoint['url']} holds this data folder and was started with "
-                      "a token: set SEQDESK_TOKEN to that token to reach it")
-    return RemoteEngine(endpoint["url"], token, answered_here=answered_here and bool(endpoint.get("background")))
