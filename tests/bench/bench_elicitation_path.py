@@ -312,7 +312,8 @@ def report(trail: list[tuple[str, str, str | None, bool]]) -> None:
     # server's result
     door = next((i for i, (p, f, _, _) in enumerate(trail) if p == "person" and f == DOOR), len(trail))
     span = list(dict.fromkeys(f for i, (p, f, _, _) in enumerate(trail)
-                              if p in ("server", "server, back") or (p == "person" and i >= door)))
+                              if not f.startswith("gui/ui/")  # (the page goes on awaiting the door)
+                              and (p in ("server", "server, back") or (p == "person" and i >= door))))
     print(f"the tool asking to the answer stored, as trace_approval_path counts an approval (no inbox page): "
           f"{len(span)} files: " + " > ".join(f.removeprefix(GUI_PREFIX) for f in span))
 
