@@ -7,7 +7,6 @@ state (never colour alone). Pure functions: no NiceGUI, easy to test.
 
 from __future__ import annotations
 
-import json
 import re
 import time
 from collections.abc import Mapping
@@ -36,7 +35,7 @@ from gui.core.asks import (
 )
 from gui.core.causes import CAUSES
 from gui.i18n import ENGLISH, N_, _, current_language, format_datetime, ngettext
-from gui.wording.changes import change_words
+from gui.wording.changes import change_words, value_text
 from gui.wording.glossary import NOTHING, field_word
 
 Request = ShellApprovalRequest | ToolApprovalRequest | QuestionRequest | ElicitationRequest
@@ -146,7 +145,7 @@ def _scalar(value: Any) -> str:
         return _(NOTHING)
     if isinstance(value, bool):
         return _("yes") if value else _("no")
-    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    return value_text(value)
 
 
 # -- times -------------------------------------------------------------------------------------

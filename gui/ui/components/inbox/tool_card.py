@@ -8,7 +8,6 @@ changes" (the A key too): the change is what the tool runs with, once it fits th
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from nicegui import ui
@@ -137,8 +136,7 @@ def _input_view(value: Any, titles: dict[str, str]) -> dict[str, tuple[ui.label,
         with ui.grid(columns="auto 1fr").classes("w-full gap-x-4 gap-y-1 text-sm items-baseline").mark("tool-input"):
             for key, item in value.items():
                 ui.label(input_label(str(key), titles)).classes("opacity-70")
-                text = item if isinstance(item, str) else _(NOTHING) if item is None else json.dumps(
-                    item, ensure_ascii=False, indent=2)
+                text = _(NOTHING) if item is None else value_text(item, indent=2)
                 data = f" {DATA}" if item is not None else ""
                 with ui.column().classes("gap-0 min-w-0"):
                     original = ui.label(text).classes("font-mono whitespace-pre-wrap break-all" + data).mark(
@@ -148,5 +146,6 @@ def _input_view(value: Any, titles: dict[str, str]) -> dict[str, tuple[ui.label,
                     changed.set_visibility(False)
                 shown[str(key)] = (original, changed)
         return shown
-    ui.code(json.dumps(value, ensure_ascii=False, indent=2), language="json").classes("w-full").mark("tool-input")
+    text = value_text(value, indent=2) if value is not None else "null"
+    ui.code(text, language="json").classes("w-full").mark("tool-input")
     return shown
