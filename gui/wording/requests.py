@@ -78,6 +78,22 @@ def tool_name(request: Request) -> str | None:
     return request.source.tool_name if isinstance(request.source, ToolSource) else None
 
 
+def server_of(request: Request) -> str | None:
+    """The name of the MCP server whose tool asks, as the person named it in Settings (its tools are named
+    `server.tool`, and a server's name has no dot); None for a built-in tool."""
+    if not getattr(request, "server_address", None):
+        return None
+    name = tool_name(request)
+    return name.split(".", 1)[0] if name and "." in name else None
+
+
+def server_place(address: str) -> str:
+    """Where a server is, in words: "at https://…" for a web address, "the program /usr/bin/npx" otherwise."""
+    if address.startswith(("http://", "https://")):
+        return _("at {address}").format(address=address)
+    return _("the program {path}").format(path=address)
+
+
 def asker(request: Request) -> str | None:
     """A program that asked (`seqdesk ask`), as the person reads it: a program, with the name it gave
     itself as its claim, never as a tool they set up; None when no program asked."""

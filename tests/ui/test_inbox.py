@@ -12,6 +12,7 @@ import asyncio
 import json
 
 import pytest
+from nicegui import ui
 from nicegui.testing import User
 from support.ui import (  # noqa: F401  (engine_open: autouse, wait for the engine)
     R,
@@ -38,6 +39,7 @@ from gui.core.asks.interactions import (
     ToolApprovalRequest,
     ToolSource,
 )
+from gui.wording.requests import clock
 
 
 def question(iid: str | None = None) -> QuestionRequest:
@@ -157,6 +159,34 @@ def test_the_run_views_say_whole_numbers_as_written_too():
     assert inline_text(30.0) == plain(30.0) == preview(30.0) == "30"
     assert "2.0" not in as_json_text({"size": 2.0}) and inline_text(0.5) == "0.5"
     assert inline_text(1e300) == "1e+300"  # past exact whole numbers a float keeps its JSON form
+
+
+async def test_a_servers_tool_names_its_server_as_named_in_settings_with_where_it_is_beside(user: User):
+    request = ToolApprovalRequest(**common("tool-s"), source=ToolSource(tool_call_id="c", tool_name="files.read_file"),
+                                  validated_input={"path": "/tmp/a"}, server_address="/usr/local/bin/npx")
+    await engine().interactions.request(request)
+    await user.open("/inbox/tool-s")
+    await user.should_see(marker="server-name", retries=R)
+    assert only(user, "server-name").text == "files"  # what the person named it, not the program's path
+    assert only(user, "server-address").text == "the program /usr/local/bin/npx"
+
+
+async def test_a_requests_run_is_named_by_when_it_started_its_id_kept_in_the_tooltip(user: User):
+    await user.open("/inbox")
+    run_id = await start_command_run("echo hello")
+    started = clock(int((await engine().get_run(run_id)).created_at * 1000))
+    await user.should_see(f"run started {started}", retries=R)
+    link = only(user, "run-link")
+    assert link.text == f"run started {started}" and run_id not in link.text
+    assert f"Watch this run live (Run {run_id})" in [e.text for e in user.find(kind=ui.tooltip).elements]
+    finished = expect("run.finished", lambda e: e.run_id == run_id)
+    user.find(marker="approve").click()
+    await wait(finished)
+    user.find(marker="tab-history").click()
+    (ended,) = (await engine().interaction_page(status="ended")).items
+    await user.should_see(marker=f"history-row-{ended.interaction_id}", retries=R)
+    with user.scope(marker=f"history-row-{ended.interaction_id}"):
+        await user.should_see(f"run started {started}", retries=R)
 
 
 # -- questions and forms ---------------------------------------------------------------------------

@@ -19,7 +19,7 @@ from gui.ui.components.inbox.body import ApprovalBody, Submit, bound_inputs_view
 from gui.ui.components.inbox.edit import FADED, read_value
 from gui.wording.changes import value_text
 from gui.wording.glossary import NOTHING
-from gui.wording.requests import input_label
+from gui.wording.requests import input_label, server_of, server_place
 
 
 class ToolApprovalCard(ApprovalBody):
@@ -41,9 +41,15 @@ class ToolApprovalCard(ApprovalBody):
                 ui.label(_(request.tool_description)).classes("text-sm")
             if request.server_address or request.host:
                 with ui.grid(columns="auto 1fr").classes("gap-x-4 gap-y-1 text-sm items-baseline"):
-                    if request.server_address:  # the MCP server whose tool it is: where it runs
+                    if request.server_address:  # the MCP server whose tool it is, by the name given it in Settings
                         ui.label(_("Its server")).classes("opacity-70")
-                        ui.label(request.server_address).classes(f"font-mono break-all {DATA}").mark("server-address")
+                        with ui.column().classes("gap-0 min-w-0"):
+                            server = server_of(request)
+                            if server:
+                                ui.label(server).classes(f"font-semibold {DATA}").mark("server-name")
+                            ui.label(server_place(request.server_address)).classes(
+                                f"text-xs opacity-80 break-all {DATA}" if server else f"break-all {DATA}") \
+                                .mark("server-address")
                     if request.host:
                         ui.label(_("On host")).classes("opacity-70")
                         ui.label(request.host).classes(f"font-mono font-semibold {DATA}").mark("host")
