@@ -6,6 +6,7 @@ run's record (the tool card's "Changed by you"). Pure functions: no NiceGUI.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -15,13 +16,30 @@ from gui.wording.glossary import NOTHING, field_word
 _MISSING = object()
 
 
-def value_text(value: Any) -> str:
-    """A value as the person edits and reads it: text as it is, anything else as JSON."""
+WHOLE_EXACTLY = 2 ** 53  # past this a float's digits are not all the number's own: it keeps its JSON form
+
+
+def _as_written(value: Any) -> Any:
+    """`value` with every whole number as a person writes it: 30, not 30.0 (a form's number or a JSON
+    answer arrives as a float), inside lists and objects too."""
+    if isinstance(value, float) and math.isfinite(value) and value.is_integer() and abs(value) < WHOLE_EXACTLY:
+        return int(value)
+    if isinstance(value, list):
+        return [_as_written(item) for item in value]
+    if isinstance(value, dict):
+        return {key: _as_written(item) for key, item in value.items()}
+    return value
+
+
+def value_text(value: Any, *, indent: int | None = None) -> str:
+    """A value as the person edits and reads it: text as it is, anything else as JSON, its numbers
+    as a person writes them (30, never 30.0). The one formatter of argument values on the inbox's
+    and the run's screens. `indent`: JSON over several lines, for a nested value."""
     if isinstance(value, str):
         return value
     if value is None:
         return ""
-    return json.dumps(value, ensure_ascii=False)
+    return json.dumps(_as_written(value), ensure_ascii=False, indent=indent)
 
 
 def changes(before: Mapping[str, Any], after: Mapping[str, Any]) -> list[tuple[str, Any, Any]]:

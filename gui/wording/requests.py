@@ -7,7 +7,6 @@ state (never colour alone). Pure functions: no NiceGUI, easy to test.
 
 from __future__ import annotations
 
-import json
 import re
 import time
 from collections.abc import Mapping
@@ -36,7 +35,7 @@ from gui.core.asks import (
 )
 from gui.core.causes import CAUSES
 from gui.i18n import ENGLISH, N_, _, current_language, format_datetime, ngettext
-from gui.wording.changes import change_words
+from gui.wording.changes import change_words, value_text
 from gui.wording.glossary import NOTHING, field_word
 
 Request = ShellApprovalRequest | ToolApprovalRequest | QuestionRequest | ElicitationRequest
@@ -77,6 +76,22 @@ def kind(request: Request) -> str:
 
 def tool_name(request: Request) -> str | None:
     return request.source.tool_name if isinstance(request.source, ToolSource) else None
+
+
+def server_of(request: Request) -> str | None:
+    """The name of the MCP server whose tool asks, as the person named it in Settings (its tools are named
+    `server.tool`, and a server's name has no dot); None for a built-in tool."""
+    if not getattr(request, "server_address", None):
+        return None
+    name = tool_name(request)
+    return name.split(".", 1)[0] if name and "." in name else None
+
+
+def server_place(address: str) -> str:
+    """Where a server is, in words: "at https://…" for a web address, "the program /usr/bin/npx" otherwise."""
+    if address.startswith(("http://", "https://")):
+        return _("at {address}").format(address=address)
+    return _("the program {path}").format(path=address)
 
 
 def asker(request: Request) -> str | None:
@@ -146,7 +161,7 @@ def _scalar(value: Any) -> str:
         return _(NOTHING)
     if isinstance(value, bool):
         return _("yes") if value else _("no")
-    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    return value_text(value)
 
 
 # -- times -------------------------------------------------------------------------------------

@@ -349,6 +349,9 @@ async def test_unknown_tool_is_a_note_on_its_row_and_does_not_block_saving(user:
     await user.should_see("Saved 's1'", retries=R)
     with user.scope(marker="group-1"), user.scope(marker="tool-1"):
         await user.should_see("Note: No tool named 'calendar.add_event' is available now", retries=R)
+        # the control that decides is named in its label's words, not the format's key
+        await user.should_see("the group's “If a tool is not available” decides at run time", retries=R)
+        await user.should_not_see('"missing" rule')
 
 
 async def test_a_misspelt_tool_tells_the_person_where_the_apps_tools_are_not_an_agents_command(user: User) -> None:
@@ -357,6 +360,7 @@ async def test_a_misspelt_tool_tells_the_person_where_the_apps_tools_are_not_an_
     await save(user)
     with user.scope(marker="group-1"), user.scope(marker="tool-1"):
         await user.should_see("did you mean 'echo'?", retries=R)
+        await user.should_see("the group's “If a tool is not available” decides at run time", retries=R)
         await user.should_see("“Add a tool” lists the tools you can use now", retries=R)
         await user.should_see("Settings › MCP servers", retries=R)
         await user.should_not_see("seq_tools")

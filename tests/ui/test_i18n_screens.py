@@ -102,11 +102,11 @@ async def test_settings_and_the_frame_are_all_in_chinese(user: User, chinese: No
         await user.should_see("每次询问", retries=50)
         only(user, "mcp-name").value = "Bad Name"
         user.find(marker="mcp-add").click()
-        await user.should_see(marker="mcp-problems")
+        await wait_until(lambda: only(user, "mcp-name").error, "the name's problem, at the name", timeout=5)
         assert_translated(user, "/settings, a name that is not allowed")
         only(user, "mcp-name").value = "good"
         user.find(marker="mcp-add").click()
-        await user.should_see("本机程序形式的服务器需要一条启动命令")  # the model's own words, translated
+        await wait_until(lambda: only(user, "mcp-command").error, "the empty command, at the command", timeout=5)
         user.find(marker="notify-save").click()
         user.find(marker="store-notice-dismiss").click()
         assert len(user.notify.messages) >= 3, user.notify.messages  # removed, rule taken back, saved

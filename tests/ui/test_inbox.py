@@ -9,8 +9,10 @@ the engine with bus events.
 from __future__ import annotations
 
 import asyncio
+import json
 
 import pytest
+from nicegui import ui
 from nicegui.testing import User
 from support.ui import (  # noqa: F401  (engine_open: autouse, wait for the engine)
     R,
@@ -19,6 +21,7 @@ from support.ui import (  # noqa: F401  (engine_open: autouse, wait for the engi
     engine_open,
     expect,
     now_ms,
+    only,
     shell,
     start_command_run,
     wait,
@@ -36,6 +39,7 @@ from gui.core.asks.interactions import (
     ToolApprovalRequest,
     ToolSource,
 )
+from gui.wording.requests import clock
 
 
 def question(iid: str | None = None) -> QuestionRequest:
@@ -131,6 +135,58 @@ async def test_tool_approval_shows_input_and_marks_the_explanation_not_verified(
     user.find(marker="approve").click()
     result = await asyncio.wait_for(handle.result(), 5)
     assert isinstance(result, ResolvedResult) and result.response.decision == "approved"
+
+
+async def test_whole_numbers_read_as_a_person_writes_them_in_the_list_and_the_request(user: User):
+    """A number a form or a JSON answer carried as a float (30.0) is shown 30, nested ones too; a fraction stays."""
+    request = ToolApprovalRequest(**common("tool-n"), source=ToolSource(tool_call_id="c", tool_name="sleep"),
+                                  validated_input={"seconds": 30.0, "limits": {"size": 2.0}, "ratio": 0.5})
+    await engine().interactions.request(request)
+    await user.open("/inbox/tool-n")
+    await user.should_see(marker="asked-seconds", retries=R)
+    assert only(user, "asked-seconds").text == "30"
+    assert json.loads(only(user, "asked-limits").text) == {"size": 2} and "2.0" not in only(user, "asked-limits").text
+    assert only(user, "asked-ratio").text == "0.5"
+    await user.should_see("30, ", retries=R)  # the list's one-line preview ("Seconds: 30, …")
+    await user.should_not_see("30.0")
+
+
+def test_the_run_views_say_whole_numbers_as_written_too():
+    from gui.ui.components.run.status import preview
+    from gui.ui.components.run.summary import plain
+    from gui.ui.components.run.value import as_json_text, inline_text
+
+    assert inline_text(30.0) == plain(30.0) == preview(30.0) == "30"
+    assert "2.0" not in as_json_text({"size": 2.0}) and inline_text(0.5) == "0.5"
+    assert inline_text(1e300) == "1e+300"  # past exact whole numbers a float keeps its JSON form
+
+
+async def test_a_servers_tool_names_its_server_as_named_in_settings_with_where_it_is_beside(user: User):
+    request = ToolApprovalRequest(**common("tool-s"), source=ToolSource(tool_call_id="c", tool_name="files.read_file"),
+                                  validated_input={"path": "/tmp/a"}, server_address="/usr/local/bin/npx")
+    await engine().interactions.request(request)
+    await user.open("/inbox/tool-s")
+    await user.should_see(marker="server-name", retries=R)
+    assert only(user, "server-name").text == "files"  # what the person named it, not the program's path
+    assert only(user, "server-address").text == "the program /usr/local/bin/npx"
+
+
+async def test_a_requests_run_is_named_by_when_it_started_its_id_kept_in_the_tooltip(user: User):
+    await user.open("/inbox")
+    run_id = await start_command_run("echo hello")
+    started = clock(int((await engine().get_run(run_id)).created_at * 1000))
+    await user.should_see(f"run started {started}", retries=R)
+    link = only(user, "run-link")
+    assert link.text == f"run started {started}" and run_id not in link.text
+    assert f"Watch this run live (Run {run_id})" in [e.text for e in user.find(kind=ui.tooltip).elements]
+    finished = expect("run.finished", lambda e: e.run_id == run_id)
+    user.find(marker="approve").click()
+    await wait(finished)
+    user.find(marker="tab-history").click()
+    (ended,) = (await engine().interaction_page(status="ended")).items
+    await user.should_see(marker=f"history-row-{ended.interaction_id}", retries=R)
+    with user.scope(marker=f"history-row-{ended.interaction_id}"):
+        await user.should_see(f"run started {started}", retries=R)
 
 
 # -- questions and forms ---------------------------------------------------------------------------

@@ -9,6 +9,7 @@ from nicegui.testing import User
 from support.ui import app_ctx
 
 from gui.tools.echo import Echo
+from gui.wording.requests import clock
 
 
 class LateEcho(Echo):
@@ -48,6 +49,11 @@ async def test_a_failed_runs_record_offers_resume_and_the_new_attempt_says_what_
     await user.should_see(f"Kept from run {run_id}: it had succeeded there, so it was not run again")
     await user.open(f"/runs/{run_id}")
     await user.should_see(marker="resumed-by")
+    # each attempt names the other by when it started, not by its id (kept in the link's tooltip)
+    await user.should_see(f"run started {clock(int(new.created_at * 1000))}", retries=100)
+    await user.open(f"/runs/{new.run_id}")
+    await user.should_see(f"run started {clock(int(old.created_at * 1000))}", retries=100)
+    assert run_id not in next(iter(user.find(marker="resumes-link").elements)).text
     await user.should_not_see(marker="resume")
 
 

@@ -13,6 +13,7 @@ from support.ui import app_ctx, engine_open  # noqa: F401  (autouse: wait for th
 
 from gui.core.runs.records import RunRecord
 from gui.ui.components.run.panel import RunPanel
+from gui.ui.components.run.status import AMBER, ORANGE
 from gui.ui.components.run.timeline import RunTimeline
 
 R = 100
@@ -68,6 +69,42 @@ async def test_a_card_says_which_command_and_a_denial_reads_denied_by_you_with_t
     assert "Failed" not in chips and "Denied by you" in chips
     record = await app_ctx().engine.get_run(run_id)
     assert record.groups[0].tools[0].denied
+
+
+def legend_of(user: User) -> dict[str, str]:
+    """The timeline's legend (colour → words), after checking that every colour a bar is drawn in is in it."""
+    (timeline,) = user.find(kind=RunTimeline).elements
+    shown = dict(timeline._legend)
+    drawn = {item["itemStyle"]["color"] for item in timeline.chart.options["series"][0]["data"]}
+    assert drawn <= set(shown), f"drawn without a word in the legend: {drawn - set(shown)}"
+    with user.scope(marker="timeline-legend"):
+        for words in shown.values():
+            assert any(e.text == words for e in user.find(kind=ui.label).elements), words
+    return shown
+
+
+async def test_the_timeline_legend_names_every_colour_it_draws_denied_and_timed_out_too(user: User):
+    run_id = await start(shell_doc("refused", "deploy --now"))
+    await user.open(f"/run/{run_id}")
+    user.find(marker="answer-here").click()
+    await user.should_see(marker="deny", retries=R)
+    user.find(marker="deny").click()
+    await user.should_see("Denied by you", retries=R)
+    await user.should_see("denied by you", retries=R)  # the amber bar's word in the legend
+    assert legend_of(user)[AMBER] == "denied by you"
+
+    engine = app_ctx().engine
+    await engine.create({"name": "too-slow", "groups": [group("too-slow-g", {"tool": "sleep", "args": {"seconds": 30}},
+                                                              timeout="200ms")]})
+    ended = asyncio.Event()
+    unsubscribe = engine.subscribe(lambda e: ended.set() if e.type == "run.finished" else None)
+    record = await engine.start("too-slow", {})
+    await asyncio.wait_for(ended.wait(), 10)
+    unsubscribe()
+    await user.open(f"/run/{record.run_id}")
+    await user.should_see(marker="timeline-legend", retries=R)
+    await user.should_see("timed out", retries=R)
+    assert legend_of(user)[ORANGE] == "timed out"
 
 
 async def test_answering_in_place_approves_and_the_run_goes_on(user: User):
@@ -136,7 +173,8 @@ async def test_the_inbox_run_link_opens_the_live_run_panel(user: User):
     await user.open("/inbox")
     await user.should_see(marker="run-link", retries=R)
     (link,) = user.find(marker="run-link").elements
-    assert link.props["href"] == f"/run/{run_id}" and link.text == f"run {run_id[:8]}"
+    assert link.props["href"] == f"/run/{run_id}"
+    await user.should_see("run started ", retries=R)  # named by when it started: the id is in its tooltip
     await app_ctx().engine.stop(run_id)
 
 

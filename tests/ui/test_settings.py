@@ -5,9 +5,11 @@ from __future__ import annotations
 import asyncio
 import sys
 from pathlib import Path
+from typing import Any
 
 from nicegui.testing import User
 from support.ui import app_ctx, mcp_store
+from support.waiting import wait_until
 
 from gui.core.door import McpServerSpec
 
@@ -49,14 +51,47 @@ async def test_an_mcp_server_can_be_added_and_removed(user: User):
     await user.should_see("No MCP servers yet.", retries=50)
 
 
-async def test_an_mcp_server_form_explains_what_is_wrong(user: User):
+def field(user: User, marker: str) -> Any:
+    (element,) = user.find(marker=marker).elements
+    return element
+
+
+async def test_an_mcp_server_form_says_each_problem_at_its_field_an_empty_command_too(user: User):
     await user.open("/settings")
     user.find(marker="mcp-name").type("Bad Name")
     user.find(marker="mcp-add").click()
-    await user.should_see("name: use 1 to 40 lowercase letters, digits, _ or -")
-    user.find(marker="mcp-name").clear().type("good")
+    await wait_until(lambda: field(user, "mcp-command").error, "the command's problem", timeout=5)
+    # both at once, each at its own field, before anything is saved: the command left empty too
+    assert field(user, "mcp-name").error == "use 1 to 40 lowercase letters, digits, _ or -"
+    assert field(user, "mcp-command").error == "Enter the command that starts the server, such as uvx mcp-server-time"
+    assert field(user, "mcp-name").props["error"] is True and "error-message" in field(user, "mcp-command").props
+    await user.should_not_see(marker="mcp-problems")  # nothing under the form: it is all at the fields
+    user.find(marker="mcp-name").clear().type("good")  # an edit takes its field's problem away
+    assert field(user, "mcp-name").error is None
+    field(user, "mcp-command").error = None  # to see it said again
     user.find(marker="mcp-add").click()
-    await user.should_see("a stdio server needs a command to start it")
+    await wait_until(lambda: field(user, "mcp-command").error, "the command's problem", timeout=5)
+    assert field(user, "mcp-name").error is None
+    assert field(user, "mcp-command").error.startswith("Enter the command that starts the server")
+    user.find(marker="mcp-env").type("NOT A PAIR")
+    user.find(marker="mcp-command").type("uvx x")
+    user.find(marker="mcp-add").click()
+    await wait_until(lambda: field(user, "mcp-env").error, "the environment's problem", timeout=5)
+    assert field(user, "mcp-command").error is None
+    assert field(user, "mcp-env").error == "write KEY=value on each line, not: NOT A PAIR"
+    assert await mcp_store().list() == []
+
+
+async def test_a_taken_server_name_is_said_at_the_name(user: User):
+    await user.open("/settings")
+    for attempt in range(2):
+        user.find(marker="mcp-name").type("twice")
+        user.find(marker="mcp-command").type("uvx nothing-here")
+        user.find(marker="mcp-add").click()
+        if attempt == 0:
+            await user.should_see(marker="mcp-twice", retries=50)
+    await wait_until(lambda: "already there" in (field(user, "mcp-name").error or ""), "the name's problem", timeout=5)
+    await user.should_not_see(marker="mcp-problems")
 
 
 TIME_COMMAND = f"{sys.executable} -m mcp_server_time"

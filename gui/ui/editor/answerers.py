@@ -2,16 +2,20 @@
 approve, whether the person who started the run may approve it too, and what happens while nobody
 answers (a reminder, someone else asked as well, the request ending). Each field writes one key of the
 format (`gui.core.sequences.asking`); the validator checks them as it checks the rest.
+
+That is a team server's concept: on the desktop one person answers everything, so the editor there draws
+no such fields (`DesktopAnswerers`): only, for a group written for a team, one line saying what it holds.
 """
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from nicegui import ui
 
-from gui.core.sequences import split_target
-from gui.i18n import _
+from gui.core.sequences import ASKING_KEYS, split_target
+from gui.i18n import DATA, _
 from gui.ui.editor.context import EditorContext
 from gui.ui.editor.draft import GroupDraft
 from gui.ui.editor.fields import ErrorLabel
@@ -27,7 +31,8 @@ def _names(targets: Any, kind: str) -> list[str]:
 
 
 def asking_words(group: GroupDraft) -> str | None:
-    """"Answered by li.wei or anyone on oncall · 2 must approve", for the group's summary; None: anyone, once."""
+    """"Answered by li.wei or anyone on oncall · 2 must approve", for the group's summary on a team server;
+    None: anyone, once."""
     asking = group.asking
     people, roles = _names(asking.get("approvers"), "person"), _names(asking.get("approvers"), "role")
     parts: list[str] = []
@@ -38,6 +43,26 @@ def asking_words(group: GroupDraft) -> str | None:
     if isinstance(required, int) and not isinstance(required, bool) and required > 1:
         parts.append(_("{n} must approve").format(n=required))
     return " · ".join(parts) or None
+
+
+class DesktopAnswerers(ui.column):
+    """On the desktop: nothing for a group that names no answerers; for one written for a team, what it
+    names, kept as written, and that here the person answers its requests (its problems show here too)."""
+
+    def __init__(self, ctx: EditorContext, group: GroupDraft) -> None:
+        super().__init__()
+        self.classes("w-full gap-1").mark("answerers-desktop")
+        written = {key: value for key, value in group.asking.items() if value not in (None, "", [])}
+        with self:
+            if written:
+                keys = ", ".join(f"{key} {json.dumps(value, ensure_ascii=False)}" for key, value in written.items())
+                ui.label(_("Written for a team's SeqDesk, kept as written (edit it in the Text view): {keys}. "
+                           "On this computer you answer its requests yourself.").format(keys=keys)) \
+                    .classes(f"text-sm opacity-80 {DATA}").mark("group-asking-desktop")
+            error = ErrorLabel()
+        for key in ASKING_KEYS:
+            ctx.fields.register(f"{group.uid}.{key}", self, error)
+        self.set_visibility(bool(written))
 
 
 class AnswerersSection(ui.column):

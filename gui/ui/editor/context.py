@@ -57,6 +57,7 @@ class EditorContext:
     declare_input: Callable[[str, str], None] = _cannot_declare
     engine: Operations | None = None  # the door, for "Test this group" (None: no test button)
     saved_names: frozenset[str] = frozenset()  # sequence and group names saved when the editor opened
+    team: bool = False  # a team server: who answers a group's requests is set here (the desktop: one person)
 
     def tool(self, name: str) -> ToolInfo | None:
         return self.tools.get(name)

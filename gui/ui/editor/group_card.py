@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from nicegui import ui
 
 from gui.i18n import DATA, N_, _, ngettext
-from gui.ui.editor.answerers import AnswerersSection, asking_words
+from gui.ui.editor.answerers import AnswerersSection, DesktopAnswerers, asking_words
 from gui.ui.editor.context import EditorContext
 from gui.ui.editor.draft import ConditionDraft, GroupDraft, condition_text, timeout_text
 from gui.ui.editor.fields import ErrorLabel
@@ -132,7 +132,7 @@ class GroupCard(ui.card):
                 amount=amount, unit=_(unit) if unit else group.timeout_unit))
         fails = ON_ERROR_WORDS.get(group.on_error)
         parts.append(_("If a tool fails: {what}").format(what=_(fails) if fails else group.on_error))
-        answered = asking_words(group)
+        answered = asking_words(group) if self.ctx.team else None  # on the desktop the person answers
         if answered:
             parts.append(answered)
         self.summary.set_text(" · ".join(parts))
@@ -168,8 +168,11 @@ class GroupCard(ui.card):
             self.tools = ToolList(ctx, group, on_new_output=self.outputs.declare)
             ui.separator()
             self.rules = RulesSection(ctx, group, on_parallel=self._parallel_changed)
-            ui.separator()
-            AnswerersSection(ctx, group)
+            if ctx.team:
+                ui.separator()
+                AnswerersSection(ctx, group)
+            else:
+                DesktopAnswerers(ctx, group)
             if ctx.engine is not None:
                 self.test_box = ui.column().classes("w-full gap-2")
                 with self.test_box:

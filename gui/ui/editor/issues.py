@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from gui.core.marks import Sentence
 from gui.core.sequences import ASKING_KEYS, Problem, argument_problems
 from gui.core.tools import ToolInfo
 from gui.i18n import N_, _
@@ -33,6 +34,23 @@ _EDITOR_HINTS = {
                        "server is added and connected in Settings › MCP servers."),
 }
 
+# Where the core names a key of the format ("the group's "missing" rule"), the editor names the control that
+# sets it, in the label's own words; the core's parameters (the tool's name, the names it may mean) are kept.
+_UNKNOWN_TOOL = N_("no tool named '{name}' is available now; if its server is offline, the group's "
+                   "“If a tool is not available” decides at run time")
+_UNKNOWN_TOOL_NEAR = N_("no tool named '{name}' is available now (did you mean {names}?); if its server is "
+                        "offline, the group's “If a tool is not available” decides at run time")
+
+
+def _editor_words(problem: Problem) -> str | None:
+    """The core's message in the editor's words, where they differ (None: the core's words, as they are)."""
+    if problem.code != "unknown-tool" or problem.words is None:
+        return None
+    params = problem.words.params
+    template = _UNKNOWN_TOOL_NEAR if "names" in dict(params) else _UNKNOWN_TOOL
+    return Sentence(template, params).render(_)
+
+
 _GROUP_FIELDS = ("name", "description", "when", "timeout", "parallel", "missing", "on_error", *ASKING_KEYS)
 
 
@@ -44,7 +62,7 @@ def problem_issues(problem: Problem, draft: SequenceDraft, mapping: DocumentMap,
     visual = _(_VISUAL_WORDS[problem.code]) if problem.code in _VISUAL_WORDS else None
 
     def issue(key: str, group: GroupDraft | None = None, message: str | None = None, *, marks: bool = True) -> Issue:
-        words = message or visual or _sentence(plain(problem.text(_), marks=marks))
+        words = message or visual or _sentence(plain(_editor_words(problem) or problem.text(_), marks=marks))
         if problem.code in _EDITOR_HINTS:
             words = f"{words}. {_(_EDITOR_HINTS[problem.code])}"
         return Issue(key=key, message=words, severity=problem.severity,

@@ -21,7 +21,6 @@ from gui.core.sequences import (
     Renamed,
     Sequence,
     load_json_text,
-    place_of,
     to_document,
     too_large,
 )
@@ -64,10 +63,6 @@ class ImportCheck:
     def name(self) -> str:
         name = self.doc.get("name") if isinstance(self.doc, dict) else None
         return name if isinstance(name, str) else ""
-
-    def where(self, problem: Problem) -> str:
-        line, column = place_of(self.text, problem)
-        return _("line {line}, column {column}").format(line=line, column=column)
 
 
 async def check_import(engine: Operations, raw: bytes) -> ImportCheck:

@@ -64,7 +64,7 @@ def page_head() -> None:
 class SequenceEditor:
     def __init__(self, engine: Operations, original: Sequence | None, draft: SequenceDraft, tools: ToolListing, *,
                  restored: dict[str, Any] | None = None, base: SequenceDraft | None = None,
-                 saved_names: frozenset[str] = frozenset()) -> None:
+                 saved_names: frozenset[str] = frozenset(), team: bool = False) -> None:
         self.engine = engine
         self.original = original
         self.draft = draft
@@ -82,7 +82,7 @@ class SequenceEditor:
         self.palette = ToolPalette(known)
         self.help = HelpPanel(self.insert_example)
         self.ctx = EditorContext(fields=self.fields, tools=known, changed=self.changed,
-                                 pick_tool=self.palette.pick, engine=engine, saved_names=saved_names)
+                                 pick_tool=self.palette.pick, engine=engine, saved_names=saved_names, team=team)
         self._build(restored)
         live_events(engine, self._tools_changed, types=("tools.changed",), interval=1.0)
 

@@ -62,7 +62,7 @@ async def open_editor(ctx: AppContext, name: str | None, *, example: bool = Fals
     if example and restored is not None:
         draft, restored = base, None
     editor = SequenceEditor(engine, opened.original, draft, opened.tools, restored=restored, base=base,
-                            saved_names=opened.taken)
+                            saved_names=opened.taken, team=ctx.team)
     if example:
         editor.show_renamed(opened.renamed)
     return editor

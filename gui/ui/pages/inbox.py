@@ -44,6 +44,7 @@ from gui.ui.components.inbox.pending import pending_after
 from gui.ui.components.inbox.people_line import waiting_words
 from gui.ui.components.inbox.row import InboxRow
 from gui.ui.components.run.dark import add_dark_css
+from gui.ui.components.run.link import remembered
 from gui.ui.live import live_events
 from gui.ui.signed_in import current_person
 from gui.ui.theme import frame
@@ -199,7 +200,8 @@ class InboxPage:
         mine = any(r.interaction_id == interaction_id for r in self.pending)
         with shown:
             InboxDetail(record, respond=self.engine.respond, fetch=self.engine.get_interaction,
-                        on_answered=self._answered, hand_over=self._hand_over if self.team else None, team=self.team,
+                        run_of=self.engine.get_run, on_answered=self._answered,
+                        hand_over=self._hand_over if self.team else None, team=self.team,
                         waiting_on=None if mine else waiting_words(record))
 
     async def _hand_over(self, interaction_id: str, to: str, note: str) -> InteractionRecord:
@@ -317,6 +319,7 @@ class InboxPage:
         iid = record.interaction_id
         with self.detail_box:
             self.detail = InboxDetail(record, respond=self.engine.respond, fetch=self.engine.get_interaction,
+                                      run_of=self.engine.get_run,
                                       on_answered=self._answered, hand_over=self._hand_over if self.team else None,
                                       team=self.team)
         self.keys.settle()
@@ -523,8 +526,9 @@ class InboxPage:
                          ).classes("text-sm opacity-70 py-6").mark("history-empty")
                 return
             start = (self.history_page - 1) * PAGE_SIZE
+            run_of = remembered(self.engine.get_run)  # a page's rows often share a run: asked once each
             for record in page.items:
-                HistoryRow(record)
+                HistoryRow(record, run_of)
             with ui.row().classes("w-full items-center justify-between flex-wrap gap-2"):
                 ui.label(_("{first}–{last} of {total}").format(
                     first=format_number(start + 1), last=format_number(start + len(page.items)),

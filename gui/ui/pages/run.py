@@ -235,7 +235,7 @@ async def run_view(ctx: AppContext, sequence: str | None = None, run_id: str | N
         async def respond(interaction_id: str, response: Any, by: Answerer) -> Any:
             return await engine.respond(interaction_id, response, by.model_copy(update={"person": looking}))
 
-        answer = AnswerPanel(respond=respond, fetch=engine.get_interaction)
+        answer = AnswerPanel(respond=respond, fetch=engine.get_interaction, run_of=engine.get_run)
 
         def open_answer(interaction_id: str) -> None:
             background_tasks.create(answer.show_request(interaction_id), name="open-answer")

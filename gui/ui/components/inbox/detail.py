@@ -30,7 +30,6 @@ from gui.core.asks import (
     deny_only,
 )
 from gui.core.people import APPROVER
-from gui.core.runs import short_id
 from gui.i18n import DATA, _
 from gui.ui.components.inbox.body import ApprovalBody, RequestBody
 from gui.ui.components.inbox.countdown import Countdown
@@ -39,6 +38,7 @@ from gui.ui.components.inbox.people_line import HandOver, HandOverDialog, people
 from gui.ui.components.inbox.question_form import QuestionForm
 from gui.ui.components.inbox.shell_card import ShellApprovalCard
 from gui.ui.components.inbox.tool_card import ToolApprovalCard
+from gui.ui.components.run.link import RunLink, RunOf
 from gui.ui.components.settings.reach import on_phone
 from gui.ui.signed_in import current_person, refused
 from gui.wording import requests as fmt
@@ -51,12 +51,15 @@ Answered = Callable[[InteractionRecord, InteractionResponse | None], Awaitable[N
 
 class InboxDetail(ui.card):
     def __init__(self, record: InteractionRecord, *, respond: Respond, fetch: Fetch, on_answered: Answered,
-                 hand_over: HandOver | None = None, waiting_on: str | None = None, team: bool = False) -> None:
+                 hand_over: HandOver | None = None, waiting_on: str | None = None, team: bool = False,
+                 run_of: RunOf | None = None) -> None:
         """`team`: people signed in, so who may answer and how many must agree apply and are shown (on the
         desktop one person answers everything, once); `hand_over`: a team's "Hand over…"; `waiting_on`: the
-        request waits on other people, said in these words, and cannot be answered here."""
+        request waits on other people, said in these words, and cannot be answered here; `run_of`: finds
+        the request's run, so its link says when it started (the door's `get_run`)."""
         super().__init__()
         self.record = record
+        self._run_of = run_of
         self.interaction_id = record.interaction_id
         self._respond = respond
         self._fetch = fetch
@@ -153,8 +156,8 @@ class InboxDetail(ui.card):
                 DATA if fmt.source_parts(request) else "")
             if request.turn_id:
                 ui.label("·")
-                ui.link(_("run {id}").format(id=short_id(request.turn_id)), f"/run/{request.turn_id}").classes(
-                    "text-blue-800 dark:text-blue-300").mark("run-link").tooltip(_("Watch this run live"))
+                RunLink(request.turn_id, f"/run/{request.turn_id}", self._run_of, tip=_("Watch this run live")).classes(
+                    "text-blue-800 dark:text-blue-300").mark("run-link")
             ui.label(_("· asked {age}, at {time}").format(age=fmt.age(request.created_at),
                                                           time=fmt.clock(request.created_at)))
 

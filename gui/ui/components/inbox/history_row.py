@@ -10,11 +10,12 @@ from nicegui import ui
 
 from gui.core.asks import InteractionRecord
 from gui.i18n import DATA, _
+from gui.ui.components.run.link import RunLink, RunOf
 from gui.wording import requests as fmt
 
 
 class HistoryRow(ui.card):
-    def __init__(self, record: InteractionRecord) -> None:
+    def __init__(self, record: InteractionRecord, run_of: RunOf | None = None) -> None:
         super().__init__()
         request = record.request
         outcome = fmt.outcome(record)
@@ -41,4 +42,4 @@ class HistoryRow(ui.card):
                     DATA if fmt.source_parts(request) else "")
                 if request.turn_id:
                     ui.label("·")
-                    ui.link(_("run {id}").format(id=request.turn_id[:8]), f"/run/{request.turn_id}")
+                    RunLink(request.turn_id, f"/run/{request.turn_id}", run_of)

@@ -8,7 +8,6 @@ changes" (the A key too): the change is what the tool runs with, once it fits th
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from nicegui import ui
@@ -20,7 +19,7 @@ from gui.ui.components.inbox.body import ApprovalBody, Submit, bound_inputs_view
 from gui.ui.components.inbox.edit import FADED, read_value
 from gui.wording.changes import value_text
 from gui.wording.glossary import NOTHING
-from gui.wording.requests import input_label
+from gui.wording.requests import input_label, server_of, server_place
 
 
 class ToolApprovalCard(ApprovalBody):
@@ -42,9 +41,15 @@ class ToolApprovalCard(ApprovalBody):
                 ui.label(_(request.tool_description)).classes("text-sm")
             if request.server_address or request.host:
                 with ui.grid(columns="auto 1fr").classes("gap-x-4 gap-y-1 text-sm items-baseline"):
-                    if request.server_address:  # the MCP server whose tool it is: where it runs
+                    if request.server_address:  # the MCP server whose tool it is, by the name given it in Settings
                         ui.label(_("Its server")).classes("opacity-70")
-                        ui.label(request.server_address).classes(f"font-mono break-all {DATA}").mark("server-address")
+                        with ui.column().classes("gap-0 min-w-0"):
+                            server = server_of(request)
+                            if server:
+                                ui.label(server).classes(f"font-semibold {DATA}").mark("server-name")
+                            ui.label(server_place(request.server_address)).classes(
+                                f"text-xs opacity-80 break-all {DATA}" if server else f"break-all {DATA}") \
+                                .mark("server-address")
                     if request.host:
                         ui.label(_("On host")).classes("opacity-70")
                         ui.label(request.host).classes(f"font-mono font-semibold {DATA}").mark("host")
@@ -137,8 +142,7 @@ def _input_view(value: Any, titles: dict[str, str]) -> dict[str, tuple[ui.label,
         with ui.grid(columns="auto 1fr").classes("w-full gap-x-4 gap-y-1 text-sm items-baseline").mark("tool-input"):
             for key, item in value.items():
                 ui.label(input_label(str(key), titles)).classes("opacity-70")
-                text = item if isinstance(item, str) else _(NOTHING) if item is None else json.dumps(
-                    item, ensure_ascii=False, indent=2)
+                text = _(NOTHING) if item is None else value_text(item, indent=2)
                 data = f" {DATA}" if item is not None else ""
                 with ui.column().classes("gap-0 min-w-0"):
                     original = ui.label(text).classes("font-mono whitespace-pre-wrap break-all" + data).mark(
@@ -148,5 +152,6 @@ def _input_view(value: Any, titles: dict[str, str]) -> dict[str, tuple[ui.label,
                     changed.set_visibility(False)
                 shown[str(key)] = (original, changed)
         return shown
-    ui.code(json.dumps(value, ensure_ascii=False, indent=2), language="json").classes("w-full").mark("tool-input")
+    text = value_text(value, indent=2) if value is not None else "null"
+    ui.code(text, language="json").classes("w-full").mark("tool-input")
     return shown

@@ -13,15 +13,17 @@ from nicegui import ui
 from gui.core.asks import InteractionRecord, InteractionResponse
 from gui.i18n import _
 from gui.ui.components.inbox.detail import Fetch, InboxDetail, Respond
+from gui.ui.components.run.link import RunOf
 from gui.wording import requests as fmt
 
 
 class AnswerPanel(ui.dialog):
-    def __init__(self, *, respond: Respond, fetch: Fetch) -> None:
+    def __init__(self, *, respond: Respond, fetch: Fetch, run_of: RunOf | None = None) -> None:
         super().__init__()
         self.props("position=right full-height")
         self._respond = respond
         self._fetch = fetch
+        self._run_of = run_of
         self.detail: InboxDetail | None = None
         with self, ui.card().classes("w-[36rem] max-w-[100vw] h-full gap-2 p-0 rounded-none no-wrap").mark(
                 "answer-panel"):
@@ -42,7 +44,7 @@ class AnswerPanel(ui.dialog):
                 ui.label(_("This request is not there any more.")).classes("text-gray-700 dark:text-gray-300")
             else:
                 self.detail = InboxDetail(record, respond=self._respond, fetch=self._fetch,
-                                          on_answered=self._answered)
+                                          on_answered=self._answered, run_of=self._run_of)
         self._timer.activate()
         self.open()
 

@@ -19,6 +19,7 @@ from gui.core.people import RUNNER
 from gui.core.runs import ResumeRefused, RunRecord, refusal_for_status
 from gui.i18n import N_, _
 from gui.ui.components.run.kept import kept_words
+from gui.ui.components.run.link import RunLink
 from gui.ui.live import live_events
 from gui.ui.signed_in import may
 
@@ -66,14 +67,15 @@ class ResumeBar(ui.row):
                     ui.icon("history", size="sm").classes("text-gray-600 dark:text-gray-400")
                     ui.label(_("Attempt {n}: resumes").format(n=record.attempt)).classes(
                         "text-sm text-gray-700 dark:text-gray-300")
-                    ui.link(_("run {id}").format(id=record.resumed_from), f"/runs/{record.resumed_from}").classes(
-                        "text-sm")
+                    RunLink(record.resumed_from, f"/runs/{record.resumed_from}", self.engine.get_run).classes(
+                        "text-sm").mark("resumes-link")
                     ui.label(f"· {kept_words(record)}").classes("text-sm text-gray-700 dark:text-gray-300").mark(
                         "kept-steps")
             if record.resumed_by:
                 with ui.row().classes("items-center gap-1").mark("resumed-by"):
                     ui.label(_("Resumed as")).classes("text-sm text-gray-700 dark:text-gray-300")
-                    ui.link(_("run {id}").format(id=record.resumed_by), f"/runs/{record.resumed_by}").classes("text-sm")
+                    RunLink(record.resumed_by, f"/runs/{record.resumed_by}", self.engine.get_run).classes("text-sm") \
+                        .mark("resumed-by-link")
             elif resumable(record):
                 first = next((g for g in record.groups if g.status not in ("succeeded", "skipped")), None)
                 if first is not None:

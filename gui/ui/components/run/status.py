@@ -7,7 +7,6 @@ only when the state really changes, which keeps a page of 200 live tools cheap t
 
 from __future__ import annotations
 
-import json
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -17,6 +16,7 @@ from nicegui import ui
 from gui.core.causes import CAUSES
 from gui.core.runs import GroupRecord, RunRecord, ToolRecord
 from gui.i18n import ENGLISH, N_, _, current_language, format_datetime, format_number
+from gui.wording.changes import value_text
 from gui.wording.outcomes import ended_state
 
 
@@ -150,7 +150,7 @@ def clock_words(epoch: float | None) -> str:
 
 def preview(value: Any, limit: int = 160) -> str:
     """A value on one line, cut to `limit` characters: text as is, anything else as JSON."""
-    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    text = value_text(value) if value is not None else "null"
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
 

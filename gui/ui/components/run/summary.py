@@ -7,11 +7,11 @@ with the glossary's words for argument names (never `cwd`, never `null`). Pure: 
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any
 
 from gui.i18n import N_, _
+from gui.wording.changes import value_text
 from gui.wording.glossary import NOTHING, field_word
 
 LIMIT = 120
@@ -41,7 +41,7 @@ def plain(value: Any) -> str:
         return _("yes") if value else _("no")
     if isinstance(value, str):
         return INPUT.sub(lambda m: f"⤷ {m.group(1)}", " ".join(value.split())) or _("(empty text)")
-    return INPUT.sub(lambda m: f"⤷ {m.group(1)}", " ".join(json.dumps(value, ensure_ascii=False).split()))
+    return INPUT.sub(lambda m: f"⤷ {m.group(1)}", " ".join(value_text(value).split()))
 
 
 def cut(text: str, limit: int = LIMIT) -> str:

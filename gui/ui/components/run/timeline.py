@@ -17,7 +17,19 @@ from nicegui import ui
 from gui.core.runs import GroupRecord, RunRecord, ToolRecord
 from gui.i18n import N_, _, ngettext
 from gui.ui.components.run.retry import ToolKey
-from gui.ui.components.run.status import BLUE, GREY, LOOKS, VIOLET, duration_words, group_state, tool_state
+from gui.ui.components.run.status import (
+    AMBER,
+    BLUE,
+    GREEN,
+    GREY,
+    LOOKS,
+    ORANGE,
+    RED,
+    VIOLET,
+    duration_words,
+    group_state,
+    tool_state,
+)
 
 ROW_PX = 22
 VISIBLE_ROWS = 24
@@ -37,11 +49,18 @@ RENDER_BAR = """(params, api) => {
 }"""
 
 
+# The legend: a colour the chart always shows with its word, then the colours several states share, each
+# said with the words of the states drawn in it now (orange: "timed out", amber: "denied by you", …).
+ALWAYS = ((QUEUED, N_("queued")), (BLUE, N_("running")), (VIOLET, N_("waiting for you")), (GREEN, N_("succeeded")),
+          (RED, N_("failed")))
+SHARED = (ORANGE, AMBER, GREY)
+
+
 def _segment(row: int, start: float, end: float, kind: str, colour: str, tip: str,
-             key: tuple[int, int] | None = None) -> dict[str, Any]:
+             key: tuple[int, int] | None = None, *, state: str) -> dict[str, Any]:
     style: dict[str, Any] = {"color": colour, "opacity": 0.45} if kind == "group" else {"color": colour}
     item: dict[str, Any] = {"value": [row, round(start, 3), round(max(end, start), 3), kind], "itemStyle": style,
-                            "tip": tip}
+                            "tip": tip, "state": state}
     if key is not None:
         item["tool"] = list(key)  # a click on the bar selects this tool
     return item
@@ -56,25 +75,27 @@ def _tool_segments(row: int, tool: ToolRecord, group: GroupRecord, t0: float, no
     if group.started_at is not None and tool.started_at - group.started_at > 0.05:
         out.append(_segment(row, group.started_at - t0, tool.started_at - t0, "queued", QUEUED,
                             _("{name} · queued {time}").format(
-                                name=name, time=duration_words(tool.started_at - group.started_at)), key))
+                                name=name, time=duration_words(tool.started_at - group.started_at)), key,
+                            state="queued"))
     end = tool.finished_at if tool.finished_at is not None else now
     state = tool_state(tool)
     run_colour = BLUE if tool.finished_at is None else LOOKS.get(state, LOOKS["succeeded"]).hex
+    run_state = "running" if tool.finished_at is None else state if state in LOOKS else "succeeded"
     cursor = tool.started_at
     for w_start, w_end in tool.waits:
         w_stop = w_end if w_end is not None else end
         if w_start > cursor:
             out.append(_segment(row, cursor - t0, w_start - t0, "run", run_colour,
                                 _("{name} · running {time}").format(
-                                    name=name, time=duration_words(w_start - cursor)), key))
+                                    name=name, time=duration_words(w_start - cursor)), key, state=run_state))
         out.append(_segment(row, w_start - t0, w_stop - t0, "wait", VIOLET,
                             _("{name} · waiting for you {time}").format(
-                                name=name, time=duration_words(w_stop - w_start)), key))
+                                name=name, time=duration_words(w_stop - w_start)), key, state="needs_you"))
         cursor = w_stop
     if end > cursor or not out:
         word = _("running") if tool.finished_at is None else LOOKS.get(state, LOOKS["succeeded"]).word.lower()
         out.append(_segment(row, cursor - t0, end - t0, "run", run_colour,
-                            f"{name} · {word} · {duration_words(end - tool.started_at)}", key))
+                            f"{name} · {word} · {duration_words(end - tool.started_at)}", key, state=run_state))
     return out
 
 
@@ -101,7 +122,7 @@ def _collapsed_segments(row: int, group: GroupRecord, t0: float, now: float) -> 
     for state, n in state_counts(group):
         width = (end - start) * n / total
         colour = QUEUED if state == "queued" else LOOKS[state].hex
-        out.append(_segment(row, cursor, cursor + width, "run", colour, tip))
+        out.append(_segment(row, cursor, cursor + width, "run", colour, tip, state=state))
         cursor += width
     return out
 
@@ -123,15 +144,28 @@ def timeline_rows(record: RunRecord, now: float, collapsed: frozenset[int] = fro
         labels.append(f"{{g|{group.index + 1}. {group.name}}}")
         if group.started_at is not None:
             end = group.finished_at if group.finished_at is not None else now
-            look = LOOKS.get(group_state(group), LOOKS["pending"])
+            state = group_state(group) if group_state(group) in LOOKS else "pending"
+            look = LOOKS[state]
             data.append(_segment(row, group.started_at - t0, end - t0, "group", look.hex,
                                  _("Group {number} · {name}").format(number=group.index + 1, name=group.name)
-                                 + f" · {look.word.lower()} · {duration_words(end - group.started_at)}"))
+                                 + f" · {look.word.lower()} · {duration_words(end - group.started_at)}", state=state))
         for tool in group.tools:
             row = len(labels)
             labels.append(f"{tool.index + 1}. {tool.tool}")
             data.extend(_tool_segments(row, tool, group, t0, now))
     return labels, data
+
+
+def legend(data: list[dict[str, Any]]) -> list[tuple[str, str]]:
+    """(colour, words) for every colour the bars in `data` are drawn in: the usual ones always, and each
+    colour several states share (orange, amber, grey) said with the states drawn in it ("timed out")."""
+    drawn = {(item["itemStyle"]["color"], item["state"]) for item in data}
+    out = [(colour, _(word)) for colour, word in ALWAYS]
+    for colour in SHARED:
+        states = [state for state in LOOKS if (colour, state) in drawn]
+        if states:
+            out.append((colour, _(" or ").join(LOOKS[state].word.lower() for state in states)))
+    return out
 
 
 def big_groups(record: RunRecord) -> frozenset[int]:
@@ -169,13 +203,8 @@ class RunTimeline(ui.column):
         self._fit_rows(options, rows)
         with self:
             with ui.row().classes("w-full items-center gap-3 text-xs text-gray-700 dark:text-gray-300"):
-                for colour, word in ((QUEUED, N_("queued")), (BLUE, N_("running")), (VIOLET, N_("waiting for you")),
-                                     (LOOKS["succeeded"].hex, N_("succeeded")), (LOOKS["failed"].hex, N_("failed")),
-                                     (GREY, N_("skipped or stopped"))):
-                    with ui.row().classes("items-center gap-1"):
-                        ui.element("span").classes("inline-block w-3 h-3 rounded-sm").style(
-                            f"background:{colour}")
-                        ui.label(_(word))
+                self.legend = ui.row().classes("items-center gap-3").mark("timeline-legend")
+                self._draw_legend()
                 ui.space()
                 if self.big:
                     self.collapse_switch = ui.switch(_("One bar for big groups"), value=True,
@@ -186,6 +215,19 @@ class RunTimeline(ui.column):
             self.chart = ui.echart(options, on_point_click=self._clicked, renderer="svg").classes(
                 "w-full seqdesk-timeline").mark("timeline")
             self.chart.style(self._height())
+
+    def _draw_legend(self) -> None:
+        """The legend of the bars drawn now: redrawn only when a colour or its words change."""
+        entries = legend(self._data)
+        if entries == getattr(self, "_legend", None):
+            return
+        self._legend = entries
+        self.legend.clear()
+        with self.legend:
+            for colour, words in entries:
+                with ui.row().classes("items-center gap-1"):
+                    ui.element("span").classes("inline-block w-3 h-3 rounded-sm").style(f"background:{colour}")
+                    ui.label(words)
 
     @staticmethod
     def _fit_rows(options: dict[str, Any], rows: int) -> None:
@@ -220,6 +262,7 @@ class RunTimeline(ui.column):
         self._fit_rows(options, len(labels))
         self.chart.style(self._height())
         self.chart.update()
+        self._draw_legend()
 
     def show(self, record: RunRecord, now: float) -> None:
         """Re-send the bars when they changed, at most once a second while the run goes on."""
@@ -236,6 +279,7 @@ class RunTimeline(ui.column):
             zoom.pop("endValue", None)
         self.chart.options["series"][0]["data"] = data
         self.chart.update()
+        self._draw_legend()
 
     def fit(self) -> None:
         self.chart.run_chart_method("dispatchAction", {"type": "dataZoom", "dataZoomIndex": 0, "start": 0,

@@ -17,6 +17,7 @@ from gui.core.tools import parts_of
 from gui.i18n import DATA, _
 from gui.ui.components.run.json import JsonBlock
 from gui.ui.components.run.result_media import MediaView
+from gui.wording.changes import value_text
 from gui.wording.glossary import NOTHING, field_word
 
 SHORT = 80  # characters a value may have to be shown inline
@@ -38,11 +39,11 @@ def inline_text(value: Any) -> str:
         return _(NOTHING)
     if isinstance(value, bool):
         return _("yes") if value else _("no")
-    return json.dumps(value)
+    return value_text(value)
 
 
 def as_json_text(value: Any) -> str:
-    return value if isinstance(value, str) else json.dumps(value, indent=2, ensure_ascii=False)
+    return value_text(value, indent=2) if value is not None else "null"
 
 
 def json_tree(value: Any) -> ui.json_editor:

@@ -25,6 +25,7 @@ from pydantic import SecretStr
 from gui.core.door import (
     EventSource,
     McpServerChange,
+    McpServerExists,
     McpServerInvalid,
     McpServerListing,
     McpServerNotFound,
@@ -37,7 +38,7 @@ from gui.core.errors import SeqDeskError
 from gui.core.events import Event, SettingsChanged
 from gui.i18n import N_, _
 from gui.mcp.config import CALLBACK_PATH
-from gui.ui.components.settings.mcp_form import McpServerForm, header_updates, invalid_words
+from gui.ui.components.settings.mcp_form import McpServerForm, Problems, field_problems, header_updates, invalid_words
 from gui.ui.components.settings.mcp_list import McpServerList
 from gui.ui.components.settings.mcp_sign_in_client import client_values
 from gui.ui.live import live_events
@@ -151,13 +152,15 @@ class McpServersCard(ui.card):
         await self.redraw()
 
     # -- what the controls ask -----------------------------------------------------------------
-    async def _add(self, spec: McpServerSpec) -> str | None:
+    async def _add(self, spec: McpServerSpec) -> Problems | None:
         try:
             await self.engine.add_mcp_server(spec)
         except McpServerInvalid as exc:
-            return invalid_words(exc)
-        except SeqDeskError as exc:  # a server of that name is there already, or it cannot be kept
-            return str(exc)
+            return field_problems(exc.errors) if exc.errors else {"": str(exc)}
+        except McpServerExists as exc:  # a server of that name is there already
+            return {"name": str(exc)}
+        except SeqDeskError as exc:  # it cannot be kept
+            return {"": str(exc)}
         ui.notify(_("Added {name}: its tools appear in the tool list once it is connected").format(name=spec.name))
         if self.adding is not None:
             self.adding.close()

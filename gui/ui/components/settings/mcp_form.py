@@ -2,7 +2,9 @@
 
 It writes the server as the person typed it (`McpServerSpec`) and hands it to `on_add`, which adds
 it through the door and answers what is wrong, if anything: the door checks it whole, and its
-complaints are shown here in plain words (`problem_words`). The form never keeps anything itself.
+complaints are shown here in plain words, each at the field it is about (`field_problems`); what the
+form can tell by itself (an empty name, command or address, a name SeqDesk cannot use, a line that is
+not KEY=value) it says at the field before anything is saved. The form never keeps anything itself.
 A web address may get headers (an API key, say), one `Name: value` a line; their values are kept
 as secrets, never in the settings file. How to talk to the server (automatic, or the older way
 some servers need) is chosen here too, and, for a server that does not let SeqDesk register itself
@@ -11,6 +13,7 @@ to sign in, the Client ID (and secret) made for SeqDesk in its console (`mcp_sig
 
 from __future__ import annotations
 
+import re
 import shlex
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
@@ -20,6 +23,7 @@ from pydantic import SecretStr, ValidationError
 
 from gui.core.door import McpServerInvalid, McpServerSpec
 from gui.i18n import N_, _
+from gui.mcp.config import NAME_PATTERN
 from gui.ui.components.settings.mcp_list import (
     PROTOCOL_HELP,
     PROTOCOL_LABEL,
@@ -105,13 +109,39 @@ def problem_words(found: ValidationError | Sequence[Mapping[str, Any]]) -> str:
     return "; ".join(parts)
 
 
+Problems = dict[str, str]  # the form's field ("name", "command", …; "": the form as a whole) → what is wrong
+
+# The model's fields as the form's (the command line is one field: `command` and `args`).
+FORM_FIELDS = {"name": "name", "command": "command", "args": "command", "env": "env", "url": "url",
+               "headers": "headers", "oauth_client_id": "client_id", "oauth_client_secret": "client_secret"}
+NAME_WORDS = N_("use 1 to 40 lowercase letters, digits, _ or -")
+
+
+def field_problems(found: ValidationError | Sequence[Mapping[str, Any]]) -> Problems:
+    """A model's complaints (pydantic's errors) in plain words, each under the form's field it is about,
+    without the field's name (it is shown at it); one about no field of the form keeps its field's name
+    and goes under the form ("")."""
+    out: dict[str, list[str]] = {}
+    for error in found.errors() if isinstance(found, ValidationError) else found:
+        model_field = ".".join(str(p) for p in error["loc"][:1])
+        message = _(error["msg"].removeprefix("Value error, "))  # the model's words, where the catalogue has them
+        if model_field == "name" and "pattern" in error["type"]:
+            message = _(NAME_WORDS)
+        key = FORM_FIELDS.get(model_field, "")
+        if not key and model_field:
+            words = _(FIELD_WORDS[model_field]) if model_field in FIELD_WORDS else model_field
+            message = _("{field}: {problem}").format(field=words, problem=message)
+        out.setdefault(key, []).append(message)
+    return {key: "; ".join(dict.fromkeys(messages)) for key, messages in out.items()}
+
+
 def invalid_words(exc: McpServerInvalid) -> str:
     """What the door found wrong with a server, field by field when it says which."""
     return problem_words(exc.errors) if exc.errors else str(exc)
 
 
 class McpServerForm(ui.column):
-    def __init__(self, on_add: Callable[[McpServerSpec], Awaitable[str | None]]) -> None:
+    def __init__(self, on_add: Callable[[McpServerSpec], Awaitable[Problems | None]]) -> None:
         super().__init__()
         self.classes("w-full gap-2")
         self._on_add = on_add
@@ -144,43 +174,71 @@ class McpServerForm(ui.column):
             self.problems = ui.label().classes("text-red-700 dark:text-red-400 break-words").mark("mcp-problems")
             self.problems.set_visibility(False)
             ui.button(_("Add server"), icon="add", on_click=self.submit).props("no-caps").mark("mcp-add")
+        self.fields: dict[str, ui.input | ui.textarea] = {
+            "name": self.name, "command": self.command, "env": self.env, "url": self.url, "headers": self.headers,
+            "client_id": self.client_id, "client_secret": self.client_secret}
+        for field in self.fields.values():  # a field's problem goes as soon as the person edits it
+            field.on_value_change(lambda _e, field=field: setattr(field, "error", None))
 
-    def spec(self) -> McpServerSpec | str:
-        """The server as typed, or the words saying what is wrong with how it is written."""
+    def spec(self) -> McpServerSpec | Problems:
+        """The server as typed, or what is wrong with how it is written, at the field it is about."""
+        problems: Problems = {}
+        name = (self.name.value or "").strip()
+        if not name:
+            problems["name"] = _("Enter a name, such as time")
+        elif not re.match(NAME_PATTERN, name):
+            problems["name"] = _(NAME_WORDS)
+        protocol = self.protocol.value if self.protocol.value in PROTOCOLS else "auto"
         try:
-            protocol = self.protocol.value if self.protocol.value in PROTOCOLS else "auto"
             if self.transport.value == "http":
+                url = (self.url.value or "").strip()
+                if not url:
+                    problems["url"] = _("Enter the server's web address, starting with http:// or https://")
                 headers, bad = header_pairs(self.headers.value or "")
                 if bad:
-                    return _("headers: write Name: value on each line ({lines} is not)").format(lines=", ".join(bad))
+                    problems["headers"] = _("write Name: value on each line ({lines} is not)").format(
+                        lines=", ".join(bad))
                 client = client_values(self.client_id.value or "", self.client_secret.value or "")
                 if isinstance(client, str):
-                    return client
+                    problems["client_secret"] = client
+                if problems or isinstance(client, str):
+                    return problems
                 return McpServerSpec.model_validate(
-                    {"name": (self.name.value or "").strip(), "transport": "http",
-                     "url": (self.url.value or "").strip(), "headers": headers,
+                    {"name": name, "transport": "http", "url": url, "headers": headers,
                      "trusted": bool(self.trusted.value), "protocol": protocol,
                      "oauth_client_id": client[0], "oauth_client_secret": client[1]})
+            parts: list[str] = []
             try:
                 parts = shlex.split(self.command.value or "")
             except ValueError as exc:
-                return _("command: {problem}").format(problem=exc)
+                problems["command"] = str(exc)
+            else:
+                if not parts:
+                    problems["command"] = _("Enter the command that starts the server, such as uvx mcp-server-time")
             env, bad = env_pairs(self.env.value or "")
             if bad:
-                return _("environment: write KEY=value on each line, not: {lines}").format(lines=", ".join(bad))
-            return McpServerSpec(name=(self.name.value or "").strip(), transport="stdio",
-                                 command=parts[0] if parts else None, args=parts[1:], env=env,
+                problems["env"] = _("write KEY=value on each line, not: {lines}").format(lines=", ".join(bad))
+            if problems:
+                return problems
+            return McpServerSpec(name=name, transport="stdio", command=parts[0], args=parts[1:], env=env,
                                  trusted=bool(self.trusted.value), protocol=protocol)
         except ValidationError as exc:
-            return problem_words(exc)
+            return field_problems(exc)
 
     async def submit(self) -> None:
         found = self.spec()
-        problem = found if isinstance(found, str) else await self._on_add(found)
-        self.problems.text = problem or ""
-        self.problems.set_visibility(bool(problem))
-        if not problem:
+        problems = found if isinstance(found, dict) else await self._on_add(found)
+        self.show_problems(problems or {})
+        if not problems:
             self.reset()
+
+    def show_problems(self, problems: Problems) -> None:
+        """Each problem at its field (Quasar's error message under it); one about no field, under the form."""
+        for key, field in self.fields.items():
+            field.error = problems.get(key)
+        rest = "; ".join(words for key, words in problems.items() if key not in self.fields)
+        self.problems.text = rest
+        self.problems.set_visibility(bool(rest))
 
     def reset(self) -> None:
         """Empty the form for the next server (after one was added)."""
