@@ -15,7 +15,7 @@ import pytest
 from fastapi import FastAPI
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
-from support.waiting import wait_until
+from support.waiting import wait_until, within
 
 from gui.api import register_api
 from gui.api.body import MAX_BODY_BYTES, MAX_DEPTH
@@ -61,7 +61,7 @@ async def pending_id(engine: Engine) -> str:
     unsubscribe = engine.bus.subscribe(on_event)
     await engine.start("shell", {})
     try:
-        return await asyncio.wait_for(created, T)
+        return await within(created, "the run's approval request")
     finally:
         unsubscribe()
 
@@ -89,7 +89,7 @@ async def test_a_form_answer_with_a_very_large_whole_number_is_taken_not_a_500(c
     body = '{"kind": "elicitation", "action": "accept", "values": {"n": ' + "9" * 400 + "}}"
     answer = await client.post(f"/api/interactions/{pending[0].interaction_id}/respond", content=body)
     assert answer.status_code == 200, answer.text
-    assert (await asyncio.wait_for(asking, T)).values == {"n": int("9" * 400)}
+    assert (await within(asking, "the form's reply")).values == {"n": int("9" * 400)}
 
 
 @pytest.mark.parametrize(("body", "status", "says"), [

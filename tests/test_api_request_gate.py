@@ -20,7 +20,7 @@ import pytest
 import uvicorn
 import websockets
 from fastapi import FastAPI, WebSocket
-from support.waiting import wait_until_sync
+from support.waiting import wait_until_sync, within
 
 from gui.api import register_api
 from gui.api.request_gate import RequestGate, Served
@@ -180,4 +180,4 @@ async def test_over_a_socket_a_websocket_is_refused_with_a_status_at_once_and_an
     assert time.monotonic() - started < 1.0
     async with websockets.connect(url, origin=websockets.Origin(f"http://127.0.0.1:{server}"), open_timeout=T) as ws:
         await ws.send("hello")
-        assert await asyncio.wait_for(ws.recv(), T) == "hello"
+        assert await within(ws.recv(), "the echo of hello") == "hello"

@@ -11,6 +11,7 @@ from pathlib import Path
 import httpx
 import pytest
 from fastapi import FastAPI
+from support.waiting import within
 
 from gui.api import register_api
 from gui.api.request_gate import Served
@@ -79,7 +80,8 @@ async def test_a_real_ten_second_schedule_runs_its_sequence_and_is_kept_across_a
     assert made.status_code == 201, made.text
     schedule = made.json()
     assert schedule["when"] == "every 10s" and schedule["last_run"] is None
-    run_id = await asyncio.wait_for(finished.get(), 20)  # its first turn, ten seconds after it was made
+    # its first turn, ten seconds after it was made
+    run_id = await within(finished.get(), "the schedule's first run to end", timeout=20)
     record = await engine.get_run(run_id)
     assert record.status == "succeeded" and record.outputs == {"said": "hi Ada"}
     assert record.schedule_id == schedule["schedule_id"] and record.note == "started by a schedule (every 10s)"
@@ -98,7 +100,7 @@ async def test_a_real_ten_second_schedule_runs_its_sequence_and_is_kept_across_a
         later: asyncio.Queue[str] = asyncio.Queue()
         again.engine.subscribe(lambda e: e.type == "run.finished" and later.put_nowait(e.run_id or ""))
         again.engine.start_schedules()
-        missed = await again.engine.get_run(await asyncio.wait_for(later.get(), 10))
+        missed = await again.engine.get_run(await within(later.get(), "the missed run to end"))
         assert missed.note.startswith("started by a schedule (every 10s) at start-up: its turn at ")
         assert "was missed while the app was closed, so it runs once now" in missed.note
         [kept] = await again.engine.list_schedules()

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from support.waiting import read_until
+from support.waiting import read_until, within
 
 import gui.runtime
 from gui.doors import _folder_door
@@ -45,13 +45,13 @@ async def test_a_folder_held_without_an_endpoint_is_waited_out_until_it_is_let_g
     monkeypatch.setattr(gui.runtime, "open_runtime", open_runtime)
     door = asyncio.create_task(_folder_door(folder, None, within=30.0))
     try:
-        await asyncio.wait_for(refused.wait(), 30)
+        await within(refused.wait(), "the door's first try to be refused", timeout=30)
         assert not door.done(), "the door gave up on a folder whose holder was about to let go"
     finally:
         assert holder.stdin is not None
         holder.stdin.close()
         holder.wait(10)
-    engine = await asyncio.wait_for(door, 30)
+    engine = await within(door, "the door to open")
     try:
         assert await engine.list_runs() == []
     finally:

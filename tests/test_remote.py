@@ -10,6 +10,7 @@ import httpx
 import pytest
 from fastapi import FastAPI
 from support.streaming import StreamingTransport
+from support.waiting import within
 
 from gui.api import register_api
 from gui.api.request_gate import Served
@@ -29,8 +30,6 @@ from gui.core.events import Event
 from gui.mcp.config import MemoryMcpSettings
 from gui.mcp.managed import ManagedServers
 from gui.remote import RemoteEngine
-
-T = 5.0
 
 
 def one_group(name: str, group: str, call: dict) -> dict:
@@ -92,9 +91,9 @@ async def test_a_call_reports_the_requests_of_the_runs_it_calls_through_seq_call
 
     ops = engine if where == "local" else remote
     call = asyncio.create_task(ops.call("parent", {}, on_event))
-    seen = await asyncio.wait_for(waiting.get(), T)
+    seen = await within(waiting.get(), "the tool to wait for a person")
     await engine.interactions.respond(seen.data["interaction_id"], ApprovalResponse(decision="approved"))
-    record = await asyncio.wait_for(call, T)
+    record = await within(call, "the call's end")
     assert record.status == "succeeded"
 
 

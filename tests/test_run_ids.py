@@ -6,12 +6,12 @@ from __future__ import annotations
 import asyncio
 
 import pytest
+from support.waiting import within
 
 from gui.core.door.engine import Engine
 from gui.core.runs.records import RunRecord
 from gui.core.runs.run_ids import AmbiguousRunIdError, pick, short_id
 
-T = 5.0
 IDS = ("0911dd99aaaa", "0911dd99bbbb", "5a5a5a5a1234")
 
 
@@ -50,7 +50,7 @@ async def test_a_running_run_is_found_by_its_short_id_too(engine):
     unsubscribe = engine.subscribe(lambda e: waiting.set() if e.type == "tool.waiting" else None)
     record = await engine.start("waits", {})
     try:
-        await asyncio.wait_for(waiting.wait(), T)
+        await within(waiting.wait(), "the tool to wait for a person")
         found = await engine.find_run(short_id(record.run_id))
         assert found is not None and found.run_id == record.run_id and found.status == "running"
     finally:

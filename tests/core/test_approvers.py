@@ -3,12 +3,10 @@ directory of people and roles), with a clock the test moves (no sleeps), and on 
 
 from __future__ import annotations
 
-import asyncio
-
 import pytest
 from support.interactions import APPROVE, now_ms, question, shell
 from support.team_directory import TEAM, Team
-from support.waiting import wait_until
+from support.waiting import wait_until, within
 
 from gui.core.asks import (
     AlreadyApproved,
@@ -79,7 +77,7 @@ async def test_two_required_resolves_only_at_the_second_distinct_person(team: In
     assert not handle.done()
     second = await team.respond("a1", APPROVE, person("li.wei"))
     assert isinstance(second, ResolvedResult)
-    result = await asyncio.wait_for(handle.result(), 2)
+    result = await within(handle.result(), "a1's outcome")
     assert result.response.decision == "approved"
     ended = await store.get("a1")
     assert ended.status == "resolved" and [a.person for a in ended.approvals] == ["ana", "li.wei"]
@@ -103,7 +101,7 @@ async def test_a_deny_by_any_allowed_approver_ends_it_even_after_an_approval(tea
     handle = await team.request(asked(approvers=("role:oncall",), required=2))
     await team.respond("a1", APPROVE, person("ana"))
     await team.respond("a1", DENY, person("li.wei"))
-    result = await asyncio.wait_for(handle.result(), 2)
+    result = await within(handle.result(), "a1's outcome")
     assert result.response.decision == "denied"
 
 
@@ -125,13 +123,13 @@ async def test_the_starter_cannot_approve_their_own_step_but_may_deny_it(team: I
     with pytest.raises(NotAnApprover, match="ana started this run"):
         await team.respond("a1", APPROVE, person("ana"))
     await team.respond("a1", DENY, person("ana"))
-    assert (await asyncio.wait_for(handle.result(), 2)).response.decision == "denied"
+    assert (await within(handle.result(), "a1's outcome")).response.decision == "denied"
 
 
 async def test_self_approve_lets_the_starter_approve(team: InteractionService) -> None:
     handle = await team.request(asked(started_by="ana", approvers=("role:oncall",), self_approve=True))
     await team.respond("a1", APPROVE, person("ana"))
-    assert (await asyncio.wait_for(handle.result(), 2)).response.decision == "approved"
+    assert (await within(handle.result(), "a1's outcome")).response.decision == "approved"
 
 
 async def test_a_step_with_no_approvers_still_refuses_self_approval_on_a_team_server(team: InteractionService) -> None:
@@ -201,7 +199,7 @@ async def test_on_the_desktop_one_answer_decides_whatever_the_step_says(service:
     handle = await service.request(asked(approvers=("person:li.wei",), required=2, started_by=None))
     result = await service.respond("a1", APPROVE, Answerer(via="app"))
     assert isinstance(result, ResolvedResult)
-    assert (await asyncio.wait_for(handle.result(), 2)).response.decision == "approved"
+    assert (await within(handle.result(), "a1's outcome")).response.decision == "approved"
     assert await service.inbox("you", "waiting") == []
 
 
@@ -251,7 +249,7 @@ async def test_a_hand_over_lets_the_other_person_answer_and_is_recorded_as_a_del
                                                                     "to person:ana: you know this host")
     assert [r.interaction_id for r in await team.inbox("ana", "needs_you")] == ["a1"]
     await team.respond("a1", APPROVE, person("ana"))
-    assert (await asyncio.wait_for(handle.result(), 2)).response.decision == "approved"
+    assert (await within(handle.result(), "a1's outcome")).response.decision == "approved"
 
 
 async def test_reminders_and_escalation_come_when_the_clock_says_and_each_once(
@@ -286,7 +284,7 @@ async def test_on_expiry_an_approval_is_denied_never_approved(team: InteractionS
     await team.respond("a1", APPROVE, person("ana"))
     clock.forward(3601)
     await team.follow_ups.expire("a1")  # what its timer does when it fires
-    result = await asyncio.wait_for(handle.result(), 2)
+    result = await within(handle.result(), "a1's outcome at its expiry")
     assert result.status == "expired"
 
 
@@ -301,7 +299,7 @@ async def test_on_expiry_a_question_takes_its_declared_defaults_recorded_as_the_
     handle = await team.request(request)
     clock.forward(601)
     await team.follow_ups.expire("q1")
-    result = await asyncio.wait_for(handle.result(), 2)
+    result = await within(handle.result(), "q1's outcome at its expiry")
     assert isinstance(result, ResolvedResult) and isinstance(result.response, QuestionResponse)
     assert [(a.question_id, a.value) for a in result.response.answers] == [("env", "staging")]
     (entry,) = await audit.documents()

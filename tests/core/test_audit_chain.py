@@ -6,7 +6,8 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from support.interactions import TIMEOUT, now_ms, question, shell
+from support.interactions import now_ms, question, shell
+from support.waiting import within
 
 from gui.core.asks import (
     Answerer,
@@ -53,7 +54,7 @@ async def test_a_person_answering_in_the_app_is_recorded_with_the_command_they_w
         audited: InteractionService, audit: MemoryAuditLog) -> None:
     handle = await audited.request(shell())
     await audited.respond("a1", ApprovalResponse(decision="denied", reason="not now"), Answerer(via="app"))
-    await asyncio.wait_for(handle.result(), TIMEOUT)
+    await within(handle.result(), "a1's outcome")
     (entry,) = await audit.documents()
     assert entry is not None
     assert (entry["by"], entry["person"], entry["via"], entry["decision"]) == ("person", "you", "app", "denied")
@@ -72,7 +73,7 @@ async def test_the_decision_is_on_record_before_the_waiting_tool_goes_on(audit: 
 
     waiting = asyncio.create_task(tool())
     await service.respond("a1", ApprovalResponse(decision="approved"), Answerer(via="cli"))
-    await asyncio.wait_for(waiting, TIMEOUT)
+    await within(waiting, "the waiting tool to go on")
     assert seen == [1]
 
 
@@ -82,7 +83,7 @@ async def test_a_rule_a_timeout_and_the_app_closing_are_each_recorded_as_what_de
     await audited.modes.add_rule(rule)
     await audited.ask_approval(shell("a1"), "cmd_run")
     late = await audited.request(question("q1"), deadline=now_ms() / 1000 + 0.05)
-    await asyncio.wait_for(late.result(), TIMEOUT)
+    await within(late.result(), "q1 to expire")
     await audited.request(question("q2"))
     await audited.cancel_all("session_disposed", "app_closed")
     documents = [d for d in await audit.documents() if d is not None]

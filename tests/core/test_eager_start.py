@@ -10,6 +10,7 @@ from typing import Any, ClassVar
 from pydantic import BaseModel
 from support.builders import group, seq, tools
 from support.fakes import Flaky, Gate
+from support.waiting import within
 
 from gui.core.runs.eager import start_eagerly
 from gui.core.tools.registry import ModelTool, Registry, ToolContext
@@ -46,7 +47,7 @@ async def test_one_that_waits_goes_on_in_a_task_in_its_own_context():
     assert task is not None and not task.done()
     assert seen.get() == "caller's"  # what it set as it started stays its own, as in a task
     opened.set_result("opened")
-    await asyncio.wait_for(task, T)
+    await within(task, "the task to end")
     assert steps == ["opened", "its own"]
 
 

@@ -6,6 +6,7 @@ import asyncio
 
 import pytest
 from support.builders import group, seq, tools
+from support.waiting import within
 
 from gui.core.asks import InteractionValidationError
 from gui.core.door.engine import Engine
@@ -25,7 +26,7 @@ async def waiting_command(command: str) -> tuple[Engine, str, str]:
     call = {"tool": "cmd_run", "args": {"command": command}, "as": "said"}
     await engine.create(seq(group("g", out={"said": "string"}, tools=tools(call))))
     run = await engine.start("s", {})
-    return engine, run.run_id, await asyncio.wait_for(asked.get(), T)
+    return engine, run.run_id, await within(asked.get(), "the approval request")
 
 
 async def test_an_edited_command_runs_instead_and_the_record_keeps_both():

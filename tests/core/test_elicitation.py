@@ -177,7 +177,7 @@ def created(bus: EventBus) -> asyncio.Queue[Event]:
 
 
 async def next_id(created: asyncio.Queue[Event]) -> str:
-    return (await asyncio.wait_for(created.get(), TIMEOUT)).data["interaction_id"]
+    return (await within(created.get(), "the next form request")).data["interaction_id"]
 
 
 async def test_inbox_turns_the_request_into_a_stored_interaction_and_returns_the_persons_values(
@@ -194,13 +194,13 @@ async def test_inbox_turns_the_request_into_a_stored_interaction_and_returns_the
     assert stored.expires_at is not None
     values = {"table": "users", "limit": 5, "dry": True}
     await service.respond(iid, ElicitationResponse(action="accept", values=values))
-    assert await asyncio.wait_for(asking, TIMEOUT) == ElicitationResponse.accept(values)
+    assert await within(asking, "the form's reply") == ElicitationResponse.accept(values)
 
 
 async def test_inbox_passes_a_decline_through(service: InteractionService, created: asyncio.Queue[Event]) -> None:
     asking = asyncio.create_task(InboxElicitationHandler(service).handle_elicitation(req()))
     await service.respond(await next_id(created), ElicitationResponse(action="decline"))
-    assert (await asyncio.wait_for(asking, TIMEOUT)).action == "decline"
+    assert (await within(asking, "the form's reply")).action == "decline"
 
 
 async def test_inbox_refuses_values_that_do_not_fit_and_keeps_waiting(
@@ -212,13 +212,14 @@ async def test_inbox_refuses_values_that_do_not_fit_and_keeps_waiting(
         await service.respond(iid, ElicitationResponse(action="accept", values={"table": "t"}))
     assert not asking.done()
     await service.respond(iid, ElicitationResponse(action="accept", values={"table": "t", "dry": False}))
-    assert (await asyncio.wait_for(asking, TIMEOUT)).values == {"table": "t", "dry": False}
+    assert (await within(asking, "the form's reply")).values == {"table": "t", "dry": False}
 
 
 async def test_inbox_answers_cancel_when_nobody_answers_before_the_timeout(
     service: InteractionService, store: MemoryInteractionStore
 ) -> None:
-    reply = await asyncio.wait_for(InboxElicitationHandler(service, timeout=0.05).handle_elicitation(req()), TIMEOUT)
+    asking = InboxElicitationHandler(service, timeout=0.05).handle_elicitation(req())
+    reply = await within(asking, "the form's reply after its timeout")
     assert reply.action == "cancel"
     assert [r.status for r in await store.list()] == ["expired"]
 
@@ -228,7 +229,7 @@ async def test_inbox_never_waits_past_the_requests_deadline(
 ) -> None:
     handler = InboxElicitationHandler(service, timeout=3600)
     soon = int((time.time() + 0.05) * 1000)
-    reply = await asyncio.wait_for(handler.handle_elicitation(req(expires_at=soon)), TIMEOUT)
+    reply = await within(handler.handle_elicitation(req(expires_at=soon)), "the form's reply at its request's deadline")
     assert reply.action == "cancel"
     assert [r.status for r in await store.list()] == ["expired"]
 
@@ -239,7 +240,7 @@ async def test_inbox_answers_cancel_when_the_run_is_stopped(
     asking = asyncio.create_task(InboxElicitationHandler(service).handle_elicitation(req(turn_id="run-1")))
     await next_id(created)
     await service.cancel_run("run-1")
-    assert (await asyncio.wait_for(asking, TIMEOUT)).action == "cancel"
+    assert (await within(asking, "the cancelled form's reply")).action == "cancel"
 
 
 async def test_inbox_cancels_the_interaction_when_the_calling_tool_gives_up(
@@ -259,13 +260,13 @@ async def test_inbox_handles_concurrent_requests_as_separate_interactions(
     handler = InboxElicitationHandler(service)
     asking = [asyncio.create_task(handler.handle_elicitation(req(server_name=f"s{i}"))) for i in range(2)]
     for _ in asking:
-        event = await asyncio.wait_for(created.get(), TIMEOUT)
+        event = await within(created.get(), "the next form request")
         server = event.data["record"]["request"]["server_name"]
         values = {"table": server, "dry": True}
         await service.respond(
             event.data["interaction_id"], ElicitationResponse(action="accept", values=values)
         )
-    replies = await asyncio.wait_for(asyncio.gather(*asking), TIMEOUT)
+    replies = await within(asyncio.gather(*asking), "both forms' replies")
     assert [r.values["table"] for r in replies] == ["s0", "s1"]
 
 
@@ -278,7 +279,7 @@ async def test_inbox_url_mode_request_can_be_accepted_without_values(
     iid = await next_id(created)
     assert (await store.get(iid)).request.url == "https://example.org/login"
     await service.respond(iid, ElicitationResponse(action="accept"))
-    assert (await asyncio.wait_for(asking, TIMEOUT)) == ElicitationResponse.accept()
+    assert (await within(asking, "the form's reply")) == ElicitationResponse.accept()
 
 
 # --- the port's way: ask_form, and a tool call's port ------------------------------------
@@ -290,9 +291,10 @@ async def test_the_port_asks_a_form_whose_response_is_the_reply_and_cancel_once_
     asked = await service.ask_form(req(), deadline=time.time() + 3600)
     assert asked.interaction_id == await next_id(created)
     await service.respond(asked.interaction_id, ElicitationResponse.accept({"table": "t", "dry": True}))
-    assert await asyncio.wait_for(asked.response(), TIMEOUT) == ElicitationResponse.accept({"table": "t", "dry": True})
+    response = await within(asked.response(), "the form's response")
+    assert response == ElicitationResponse.accept({"table": "t", "dry": True})
     late = await service.ask_form(req(), deadline=time.time() + 0.05)
-    assert await asyncio.wait_for(late.response(), TIMEOUT) == ElicitationResponse.cancel()
+    assert await within(late.response(), "the expired form's response") == ElicitationResponse.cancel()
     assert (await store.get(late.interaction_id)).status == "expired"
 
 

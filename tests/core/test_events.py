@@ -8,6 +8,7 @@ import asyncio
 import pytest
 from support.builders import group, seq, tools
 from support.fakes import Gate
+from support.waiting import within
 
 from gui.core.asks.interactions import ApprovalResponse
 from gui.core.door.engine import Engine
@@ -61,7 +62,7 @@ async def test_a_group_whose_time_ran_out_says_so_in_its_fields():
     seen: list[Event] = []
     engine.subscribe(seen.append)
     await engine.create(seq(group("slow", timeout="50ms", tools=tools({"tool": "gate", "args": {"key": "never"}}))))
-    record = await asyncio.wait_for(engine.run("s", {}), T)
+    record = await within(engine.run("s", {}), "the run's end")
     assert record.groups[0].timed_out and record.groups[0].tools[0].timed_out
     finished = [e for e in seen if type(e) is GroupFinished]
     assert finished and finished[0].timed_out and finished[0].status == "failed"
@@ -76,7 +77,7 @@ async def test_a_denied_tool_says_so_in_its_fields(answer):
     engine.subscribe(lambda e: asked.put_nowait(e) if isinstance(e, InteractionCreated) else None)
     await engine.create(seq(group("ask", tools=tools({"tool": "cmd_run", "args": {"command": "true"}}))))
     run = await engine.start("s", {})
-    request = await asyncio.wait_for(asked.get(), T)
+    request = await within(asked.get(), "the approval request")
     await engine.respond(request.interaction_id, answer)
     record = await engine.runner.wait(run.run_id, T)
     assert record.groups[0].tools[0].denied and not record.groups[0].tools[0].timed_out

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 from support.builders import seq
+from support.waiting import within
 
 from gui.core.asks import InteractionService
 from gui.core.causes import EndCause
@@ -21,8 +22,6 @@ from gui.core.sequences import Group, Sequence
 from gui.core.tools import Registry
 from gui.memory import MemoryStores
 from gui.tools import builtin_tools
-
-T = 5.0
 
 
 class InMemoryExecutor:
@@ -109,10 +108,10 @@ async def test_a_call_through_the_door_waits_for_the_executor_to_end_the_run():
     engine, executor = engine_over_memory()
     await engine.create(seq())
     calling = asyncio.create_task(engine.call("s"))
-    run_id = await asyncio.wait_for(executor.started.get(), T)
+    run_id = await within(executor.started.get(), "the executor to start the run")
     assert not calling.done()
     await executor.finish(run_id, outputs={"done": True})
-    record = await asyncio.wait_for(calling, T)
+    record = await within(calling, "the call's end")
     assert record.run_id == run_id and record.outputs == {"done": True}
 
 

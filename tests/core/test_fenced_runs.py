@@ -3,9 +3,8 @@ the runner stops its copy quietly, writes nothing more of it, and reads the run 
 
 from __future__ import annotations
 
-import asyncio
-
 from support.engine import next_pending_request
+from support.waiting import within
 
 from gui.core.events import RunFinished
 from gui.core.runs import LeaseLost, RunRecord
@@ -42,7 +41,7 @@ async def a_waiting_run_taken_over() -> tuple[object, TakenOver, str, str, list[
     engine.subscribe(lambda e: ended.append(e) if isinstance(e, RunFinished) else None)
     asked = next_pending_request(engine)
     started = await engine.start("asks", {})
-    iid = await asyncio.wait_for(asked, 10)
+    iid = await within(asked, "the run's approval request")
     theirs = await runs.get(started.run_id)
     assert theirs is not None
     theirs.status, theirs.cause, theirs.error = "interrupted", "app_stopped", "the app stopped"
@@ -54,7 +53,7 @@ async def a_waiting_run_taken_over() -> tuple[object, TakenOver, str, str, list[
 async def test_a_refused_write_stops_the_run_here_and_keeps_the_other_process_record():
     engine, runs, run_id, iid, ended = await a_waiting_run_taken_over()
     await engine.respond(iid, {"kind": "approval", "decision": "approved"})  # the tool goes on, and saves
-    record = await asyncio.wait_for(engine.runner.wait(run_id), 10)
+    record = await within(engine.runner.wait(run_id), "the run's end")
     assert run_id not in engine.runner.active_ids()
     assert record.status == "interrupted" and runs.refused >= 1
     assert (await runs.get(run_id)).status == "interrupted"
@@ -66,6 +65,6 @@ async def test_abandoning_a_run_taken_over_writes_nothing_of_it():
     engine, runs, run_id, _iid, ended = await a_waiting_run_taken_over()
     assert await engine.runner.abandon(run_id) is True
     assert run_id not in engine.runner.active_ids() and runs.refused == 0
-    assert (await asyncio.wait_for(engine.runner.wait(run_id), 10)).status == "interrupted"
+    assert (await within(engine.runner.wait(run_id), "the abandoned run's end")).status == "interrupted"
     assert await engine.runner.abandon(run_id) is False  # gone from here already
     await engine.close()

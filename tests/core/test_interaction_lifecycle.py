@@ -8,13 +8,13 @@ import time
 import pytest
 from support.interactions import (
     APPROVE,
-    TIMEOUT,
     now_ms,
     question,
     queue_of,
     shell,
     tool_approval,
 )
+from support.waiting import within
 
 from gui.core.asks import (
     InteractionNotFoundError,
@@ -38,21 +38,21 @@ async def test_interaction_expires_at_expires_at_and_the_waiter_gets_expired(
     service: InteractionService, store: MemoryInteractionStore, events: list[Event]
 ) -> None:
     handle = await service.request(shell(expires_at=now_ms() + 50))
-    assert await asyncio.wait_for(handle.result(), TIMEOUT) == ExpiredResult(interaction_id="a1")
+    assert await within(handle.result(), "a1 to expire") == ExpiredResult(interaction_id="a1")
     assert (await store.get("a1")).status == "expired"
     assert events[-1].type == "interaction.ended" and events[-1].data["status"] == "expired"
 
 
 async def test_expiry_already_past_expires_at_once(service: InteractionService) -> None:
     handle = await service.request(shell(expires_at=now_ms() - 1000))
-    assert (await asyncio.wait_for(handle.result(), TIMEOUT)).status == "expired"
+    assert (await within(handle.result(), "a1 to expire")).status == "expired"
 
 
 async def test_deadline_caps_a_later_expiry(service: InteractionService, store: MemoryInteractionStore) -> None:
     deadline = time.time() + 0.05
     handle = await service.request(shell(expires_at=now_ms() + 3_600_000), deadline=deadline)
     assert (await store.get("a1")).request.expires_at == int(deadline * 1000)
-    assert (await asyncio.wait_for(handle.result(), TIMEOUT)).status == "expired"
+    assert (await within(handle.result(), "a1 to expire at the deadline")).status == "expired"
 
 
 async def test_deadline_sets_expiry_when_the_request_has_none(
@@ -60,7 +60,7 @@ async def test_deadline_sets_expiry_when_the_request_has_none(
 ) -> None:
     handle = await service.request(shell(), deadline=time.time() + 0.05)
     assert (await store.get("a1")).request.expires_at is not None
-    assert (await asyncio.wait_for(handle.result(), TIMEOUT)).status == "expired"
+    assert (await within(handle.result(), "a1 to expire at the deadline")).status == "expired"
 
 
 async def test_later_deadline_does_not_extend_expiry(
@@ -77,7 +77,7 @@ async def test_answered_interaction_does_not_expire_afterwards(
     ended = queue_of(bus, "interaction.ended")
     await service.request(shell(expires_at=now_ms() + 50))
     await service.respond("a1", APPROVE)
-    assert (await asyncio.wait_for(ended.get(), TIMEOUT)).data["status"] == "resolved"
+    assert (await within(ended.get(), "a1's end")).data["status"] == "resolved"
     with pytest.raises(TimeoutError):  # no second end comes after expires_at has passed
         await asyncio.wait_for(ended.get(), 0.2)
     assert (await store.get("a1")).status == "resolved"
@@ -94,7 +94,7 @@ async def test_cancel_run_cancels_only_that_runs_pending_interactions(
     other = await service.request(shell("a2", run="run-2"))
     assert sorted(await service.cancel_run("run-1")) == ["a1", "q1"]
     for handle in (mine, also_mine):
-        result = await asyncio.wait_for(handle.result(), TIMEOUT)
+        result = await within(handle.result(), "a cancelled request's outcome")
         assert result == CancelledResult(interaction_id=handle.interaction_id, reason="turn_stopped")
     assert not other.done() and (await store.get("a2")).status == "pending"
 
@@ -105,7 +105,7 @@ async def test_cancel_all_cancels_every_pending_interaction_with_the_reason(
     handles = [await service.request(shell("a1", run="r1")), await service.request(shell("a2", run="r2"))]
     await service.cancel_all("session_disposed")
     for handle in handles:
-        assert (await asyncio.wait_for(handle.result(), TIMEOUT)).reason == "session_disposed"
+        assert (await within(handle.result(), "a cancelled request's outcome")).reason == "session_disposed"
     ended = [e for e in events if e.type == "interaction.ended"]
     assert [(e.data["status"], e.data["reason"]) for e in ended] == [("cancelled", "session_disposed")] * 2
 
@@ -158,14 +158,14 @@ async def test_always_allowed_tool_is_recorded_as_auto_approval_without_asking(
 
 
 async def answer_next(service: InteractionService, bus: EventBus, response: ApprovalResponse) -> None:
-    event = await asyncio.wait_for(queue_of(bus, "interaction.created").get(), TIMEOUT)
+    event = await within(queue_of(bus, "interaction.created").get(), "the next request")
     await service.respond(event.data["interaction_id"], response)
 
 
 async def test_approve_and_always_allow_sets_the_tools_mode(service: InteractionService, bus: EventBus) -> None:
     asking = asyncio.create_task(service.approve(shell(), "cmd_run"))
     await answer_next(service, bus, ApprovalResponse(decision="approved", always_allow=True))
-    outcome = await asyncio.wait_for(asking, TIMEOUT)
+    outcome = await within(asking, "the approval's outcome")
     assert outcome.approved and not outcome.auto
     assert service.modes.get("cmd_run") == "always-allow"
     assert (await service.approve(shell("a2"), "cmd_run")).auto
@@ -196,18 +196,18 @@ async def test_approve_and_always_allow_is_on_disk_before_respond_returns(store:
     service = InteractionService(store, modes=modes)
     await service.request(shell())
     answering = asyncio.create_task(service.respond("a1", ApprovalResponse(decision="approved", always_allow=True)))
-    await asyncio.wait_for(modes.applied.wait(), TIMEOUT)
+    await within(modes.applied.wait(), "the tool's mode to be applied")
     assert not answering.done() and modes.on_disk == []
     assert (await store.get("a1")).status == "pending"  # the answer is stored after the mode, not before
     modes.disk.set()
-    await asyncio.wait_for(answering, TIMEOUT)
+    await within(answering, "the answer to be stored")
     assert modes.on_disk == ["cmd_run"] and (await store.get("a1")).status == "resolved"
 
 
 async def test_plain_approval_leaves_the_tool_in_ask_mode(service: InteractionService, bus: EventBus) -> None:
     asking = asyncio.create_task(service.approve(tool_approval(), "file_write"))
     await answer_next(service, bus, APPROVE)
-    assert (await asyncio.wait_for(asking, TIMEOUT)).approved
+    assert (await within(asking, "the approval's outcome")).approved
     assert service.modes.get("file_write") == "ask"
 
 
@@ -218,21 +218,21 @@ async def test_denied_approval_returns_the_persons_reason(
 ) -> None:
     asking = asyncio.create_task(service.approve(shell(), "cmd_run"))
     await answer_next(service, bus, ApprovalResponse(decision="denied", reason=reason))
-    outcome = await asyncio.wait_for(asking, TIMEOUT)
+    outcome = await within(asking, "the approval's outcome")
     assert not outcome.approved and outcome.reason == expected
 
 
 async def test_expired_approval_says_nobody_answered(service: InteractionService) -> None:
-    outcome = await asyncio.wait_for(service.approve(shell(expires_at=now_ms() + 50), "cmd_run"), TIMEOUT)
+    outcome = await within(service.approve(shell(expires_at=now_ms() + 50), "cmd_run"), "the approval to expire")
     assert not outcome.approved and outcome.reason == "not approved: the request expired before anyone answered"
 
 
 async def test_cancelled_approval_says_the_run_stopped(service: InteractionService, bus: EventBus) -> None:
     created = queue_of(bus, "interaction.created")
     asking = asyncio.create_task(service.approve(shell(), "cmd_run"))
-    await asyncio.wait_for(created.get(), TIMEOUT)
+    await within(created.get(), "the approval request")
     await service.cancel_run("run-1")
-    outcome = await asyncio.wait_for(asking, TIMEOUT)
+    outcome = await within(asking, "the cancelled approval's outcome")
     assert not outcome.approved and outcome.reason == "not approved: the request was cancelled (the run was stopped)"
 
 

@@ -9,7 +9,6 @@ import pytest
 from support.interactions import (
     APPROVE,
     GOOD_ANSWERS,
-    TIMEOUT,
     GateStore,
     LoggingStore,
     elicitation,
@@ -74,12 +73,12 @@ async def test_waiter_does_not_resume_until_the_answer_is_stored() -> None:
     handle = await service.request(shell())
     waiter = asyncio.create_task(handle.result())
     responder = asyncio.create_task(service.respond("a1", APPROVE))
-    await asyncio.wait_for(store.entered.wait(), TIMEOUT)
+    await within(store.entered.wait(), "the answer to start saving")
     with pytest.raises(TimeoutError):
         await asyncio.wait_for(asyncio.shield(waiter), 0.05)
     assert (await store.get("a1")).status == "pending"
     store.gate.set()
-    result = await asyncio.wait_for(waiter, TIMEOUT)
+    result = await within(waiter, "a1's outcome")
     assert result == ResolvedResult(interaction_id="a1", response=APPROVE)
     await within(responder, "the answer to be stored")
 
@@ -95,7 +94,7 @@ async def test_store_already_holds_the_answer_when_the_waiter_resumes(
 
     waiter = asyncio.create_task(wait_then_look())
     await service.respond("a1", APPROVE)
-    assert await asyncio.wait_for(waiter, TIMEOUT) == "resolved"
+    assert await within(waiter, "the waiter to look at the store") == "resolved"
 
 
 async def test_a_waiter_that_gives_up_does_not_cancel_the_interaction(service: InteractionService) -> None:
@@ -103,7 +102,7 @@ async def test_a_waiter_that_gives_up_does_not_cancel_the_interaction(service: I
     with pytest.raises(TimeoutError):
         await asyncio.wait_for(handle.result(), 0.01)
     await service.respond("a1", APPROVE)
-    assert (await asyncio.wait_for(handle.result(), TIMEOUT)).status == "resolved"
+    assert (await within(handle.result(), "a1's outcome")).status == "resolved"
 
 
 # --- refusals ------------------------------------------------------------------------------
@@ -125,7 +124,7 @@ async def test_answer_to_an_unknown_interaction_is_not_found(service: Interactio
 
 async def test_answer_to_an_expired_interaction_is_refused_as_expired(service: InteractionService) -> None:
     handle = await service.request(shell(expires_at=now_ms() + 20))
-    await asyncio.wait_for(handle.result(), TIMEOUT)
+    await within(handle.result(), "a1 to expire")
     with pytest.raises(InteractionNotPendingError, match="interaction a1 has expired"):
         await service.respond("a1", APPROVE)
 
@@ -139,7 +138,7 @@ async def test_answer_after_expires_at_is_refused_even_before_the_timer_fires(
     clock[0] += 61
     with pytest.raises(InteractionNotPendingError, match="has expired"):
         await service.respond("a1", APPROVE)
-    assert await asyncio.wait_for(handle.result(), TIMEOUT) == ExpiredResult(interaction_id="a1")
+    assert await within(handle.result(), "a1's outcome") == ExpiredResult(interaction_id="a1")
     assert (await store.get("a1")).status == "expired"
 
 
@@ -159,9 +158,9 @@ async def test_of_two_concurrent_answers_exactly_one_wins() -> None:
         service.respond("a1", ApprovalResponse(decision="denied", reason="no")),
         return_exceptions=True,
     )
-    await asyncio.wait_for(store.entered.wait(), TIMEOUT)
+    await within(store.entered.wait(), "an answer to start saving")
     store.gate.set()
-    outcomes = await asyncio.wait_for(answers, TIMEOUT)
+    outcomes = await within(answers, "both answers")
     winners = [o for o in outcomes if isinstance(o, ResolvedResult)]
     losers = [o for o in outcomes if isinstance(o, InteractionNotPendingError)]
     assert len(winners) == 1 and len(losers) == 1
@@ -257,7 +256,7 @@ async def test_valid_response_resolves_and_the_waiter_gets_it(service: Interacti
     handle = await service.request(request_)
     result = await service.respond(request_.interaction_id, response)
     assert result == ResolvedResult(interaction_id=request_.interaction_id, response=response)
-    assert await asyncio.wait_for(handle.result(), TIMEOUT) == result
+    assert await within(handle.result(), "the request's outcome") == result
 
 
 async def test_response_given_as_json_dict_is_parsed(service: InteractionService) -> None:
@@ -324,9 +323,9 @@ async def test_cancelling_many_runs_leaves_a_request_being_answered_to_its_answe
     handle = await service.request(shell("a1", run="run-1"))
     other = await service.request(shell("a2", run="run-1"))
     answering = asyncio.create_task(service.respond("a1", APPROVE))
-    await asyncio.wait_for(store.entered.wait(), TIMEOUT)  # the answer holds a1's lock, saving
+    await within(store.entered.wait(), "a1's answer to start saving")  # the answer holds a1's lock, saving
     cancelling = asyncio.create_task(service.cancel_runs({"run-1": "app_closed"}))
-    await asyncio.wait_for(other.result(), TIMEOUT)  # a2 is cancelled in bulk meanwhile
+    await within(other.result(), "a2's cancellation")  # a2 is cancelled in bulk meanwhile
     store.gate.set()
     await within(answering, "a1's answer to be stored")
     await within(cancelling, "the runs' requests to be cancelled")

@@ -7,6 +7,7 @@ import asyncio
 
 import pytest
 from support.builders import group, seq, tools
+from support.waiting import within
 
 from gui.core.asks import InteractionValidationError
 from gui.core.asks.interactions import ShellApprovalRequest, ToolSource
@@ -136,7 +137,7 @@ async def asked(engine: Engine, count: int) -> list[str]:
     queue: asyncio.Queue[str] = asyncio.Queue()
     engine.subscribe(lambda e: queue.put_nowait(e.interaction_id)
                      if isinstance(e, InteractionCreated) and e.record.get("status") == "pending" else None)
-    return [await asyncio.wait_for(queue.get(), T) for _ in range(count)]
+    return [await within(queue.get(), "a pending request") for _ in range(count)]
 
 
 async def test_allowing_for_the_run_allows_the_same_step_already_waiting_and_names_the_rule_but_not_another():
@@ -163,7 +164,7 @@ async def test_allowing_for_the_run_allows_the_same_step_already_waiting_and_nam
     assert (await engine.runner.wait(run.run_id, T)).status == "succeeded"
     waiting = asyncio.create_task(asked(engine, 1))  # (listening before it starts, as for the first run)
     again = await engine.start("s", {})  # another run: the run rule does not cover it
-    assert len(await asyncio.wait_for(waiting, T)) == 1
+    assert len(await within(waiting, "the other run's request")) == 1
     await engine.stop(again.run_id)
 
 

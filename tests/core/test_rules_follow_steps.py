@@ -4,10 +4,9 @@ one still runs under the rule."""
 
 from __future__ import annotations
 
-import asyncio
-
 from support.builders import group, seq, tools
 from support.engine import next_pending_request
+from support.waiting import within
 
 from gui.core.asks.rules import ApprovalRule
 from gui.core.door.catalog import legacy_identity
@@ -30,7 +29,7 @@ async def allow(engine: Engine, scope: str, name: str = "benign") -> ApprovalRul
     """Run `name`, answer its request with `scope`; the rule it made."""
     asked = next_pending_request(engine)
     run = await engine.start(name, {})
-    await engine.respond(await asyncio.wait_for(asked, T), {"kind": "approval", "decision": "approved",
+    await engine.respond(await within(asked, "the run's approval request"), {"kind": "approval", "decision": "approved",
                                                             "scope": scope})
     assert (await engine.runner.wait(run.run_id, T)).status == "succeeded"
     [rule] = [r for r in await engine.approval_rules() if r.scope == scope]
@@ -48,7 +47,7 @@ async def runs_under(engine: Engine, rule: ApprovalRule, name: str = "benign") -
 async def asks_again(engine: Engine, name: str = "benign") -> None:
     asked = next_pending_request(engine)
     run = await engine.start(name, {})
-    iid = await asyncio.wait_for(asked, T)
+    iid = await within(asked, "the run's approval request")
     assert (await engine.get_interaction(iid)).status == "pending"
     await engine.stop(run.run_id)
     assert (await engine.get_run(run.run_id)).groups[0].tools[0].status != "succeeded"  # it did not run
@@ -106,7 +105,7 @@ async def test_renaming_the_group_keeps_the_rule_but_changing_the_inputs_does_no
     await engine.create(doc)
     asked = next_pending_request(engine)
     run = await engine.start("benign", {"extra": "x"})
-    await asyncio.wait_for(asked, T)
+    await within(asked, "the run's approval request")
     await engine.stop(run.run_id)
 
 
@@ -116,7 +115,7 @@ async def test_a_file_run_of_the_same_name_is_not_covered_by_the_saved_sequences
     await allow(engine, "sequence")
     asked = next_pending_request(engine)
     run = await engine.start_document(benign())  # not saved: it is no saved sequence's step
-    await asyncio.wait_for(asked, T)
+    await within(asked, "the run's approval request")
     await engine.stop(run.run_id)
 
 
@@ -148,7 +147,7 @@ async def test_a_prefix_rule_asks_again_once_its_step_changes_even_when_the_comm
     await engine.create(benign("echo hi"))
     asked = next_pending_request(engine)
     run = await engine.start("benign", {})
-    await engine.respond(await asyncio.wait_for(asked, T), {"kind": "approval", "decision": "approved",
+    await engine.respond(await within(asked, "the run's approval request"), {"kind": "approval", "decision": "approved",
                                                             "scope": "prefix", "prefix": "echo hi"})
     assert (await engine.runner.wait(run.run_id, T)).status == "succeeded"
     [rule] = await engine.approval_rules()

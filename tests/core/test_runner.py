@@ -3,14 +3,13 @@ executors: in process and on Temporal (`support.executors`)."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 
 import pytest
 from support.builders import group, seq, tools
 from support.executors import composed
 from support.fakes import Flaky, Gate, Untyped
-from support.waiting import wait_until
+from support.waiting import wait_until, within
 
 from gui.core.asks.interactions import ApprovalResponse
 from gui.core.door.engine import Engine
@@ -217,7 +216,7 @@ async def test_group_timeout_cancels_running_tools():
     gate = Gate()
     engine = make_engine(gate)
     await save(engine, one_group({"tool": "gate", "args": {"key": "forever"}}, timeout="50ms"))
-    record = await asyncio.wait_for(engine.run("s", {}), T)
+    record = await within(engine.run("s", {}), "the run's end")
     assert record.status == "failed"
     assert "timed out after 50ms" in record.groups[0].reason
     assert "time limit" in record.groups[0].tools[0].error
@@ -275,7 +274,7 @@ async def test_always_allow_is_remembered_and_auto_approvals_recorded():
     await engine.interactions.respond(pending.interaction_id,
                                       ApprovalResponse(decision="approved", always_allow=True))
     await engine.runner.wait(run.run_id, T)
-    record = await asyncio.wait_for(engine.run("s", {}), T)
+    record = await within(engine.run("s", {}), "the second run's end")
     assert record.status == "succeeded"
     autos = [r for r in await engine.interaction_store.list() if r.auto]
     assert len(autos) == 1 and autos[0].status == "resolved"
@@ -332,7 +331,7 @@ async def test_seed_example_runs_end_to_end_with_cmd_run_when_always_allowed():
     engine.modes.set("cmd_run", "always-allow")
     doc = json.loads(SEED_EXAMPLE.replace("journalctl -x", "echo detail"))
     await engine.create(doc)
-    record = await asyncio.wait_for(engine.run("巡检三节点", {"host": "node-a"}), 20)
+    record = await within(engine.run("巡检三节点", {"host": "node-a"}), "the seed example's run to end")
     assert record.status == "succeeded", record.error
     assert set(record.outputs) == {"summary", "load", "detail"}
     assert record.outputs["detail"] == "detail"
@@ -366,7 +365,7 @@ async def test_event_stream_receives_everything_published_after_it_was_opened():
     async with bus.stream() as stream:
         bus.publish(SequenceSaved, "r1", name="a")
         bus.publish(SequenceDeleted, "r1", name="b")
-        got = [await asyncio.wait_for(stream.__anext__(), T) for _ in range(2)]
+        got = [await within(stream.__anext__(), "the next event") for _ in range(2)]
     assert [e.type for e in got] == ["sequence.saved", "sequence.deleted"]
     bus.publish(SequenceSaved, name="c")  # after close: nobody listens, nothing breaks
 

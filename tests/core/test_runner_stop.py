@@ -8,7 +8,7 @@ import pytest
 from support.builders import group, seq, tools
 from support.executors import composed
 from support.fakes import BrokenText, Gate, Stubborn
-from support.waiting import wait_until
+from support.waiting import wait_until, within
 
 from gui.core.door.engine import Engine
 from gui.core.runs.records import RunRecord
@@ -50,11 +50,11 @@ async def test_a_second_stop_while_the_first_is_saving_still_leaves_the_run_save
     run = await engine.start("s", {})
     await wait_until(lambda: gate.running == 1)
     first = asyncio.create_task(engine.stop(run.run_id))
-    await asyncio.wait_for(runs.final_save_started.wait(), T)
+    await within(runs.final_save_started.wait(), "the final save to start")
     second = asyncio.create_task(engine.stop(run.run_id))
     await asyncio.sleep(0)  # let the second stop reach the run before the save goes through
     runs.let_through.set()
-    await asyncio.wait_for(asyncio.gather(first, second), T)
+    await within(asyncio.gather(first, second), "both stops")
     stored = await runs.get(run.run_id)
     assert stored is not None and stored.status == "stopped"
 
@@ -64,11 +64,11 @@ async def test_a_stop_that_arrives_while_a_finished_run_is_being_saved_does_not_
     engine = make_engine(runs=runs)
     await engine.create(seq(group("g")))
     run = await engine.start("s", {})
-    await asyncio.wait_for(runs.final_save_started.wait(), T)
+    await within(runs.final_save_started.wait(), "the final save to start")
     stopping = asyncio.create_task(engine.stop(run.run_id))
     await asyncio.sleep(0)
     runs.let_through.set()
-    await asyncio.wait_for(stopping, T)
+    await within(stopping, "the stop")
     stored = await runs.get(run.run_id)
     assert stored is not None and stored.status == "succeeded"
     assert engine.runner.snapshot(run.run_id) is None
@@ -142,7 +142,7 @@ async def test_closing_the_app_cancels_a_called_runs_requests_as_session_dispose
 async def test_a_result_holding_text_that_is_not_valid_unicode_is_still_saved_with_its_run():
     engine = make_engine(BrokenText())  # a sequence cannot hold such text (it is refused at save): a tool's result can
     await engine.create(seq(group("g", out={"x": "string"}, tools=tools({"tool": "broken_text", "as": "x"}))))
-    record = await asyncio.wait_for(engine.run("s", {}), T)
+    record = await within(engine.run("s", {}), "the run's end")
     stored = await engine.runs.get(record.run_id)
     assert stored is not None and stored.status == "succeeded" and stored.outputs == {"x": "a\ud800b"}
 
@@ -154,8 +154,8 @@ async def test_a_tool_that_ignores_stop_does_not_let_the_next_tools_run():
                                                                    {"tool": "gate", "args": {"key": "after"}})),
                             group("b", tools=tools({"tool": "gate", "args": {"key": "later"}}))))
     run = await engine.start("s", {})
-    await asyncio.wait_for(stubborn.started.wait(), T)
-    assert await asyncio.wait_for(engine.stop(run.run_id), T)
+    await within(stubborn.started.wait(), "the stubborn tool to start")
+    assert await within(engine.stop(run.run_id), "the stop")
     record = await engine.runs.get(run.run_id)
     assert stubborn.ignored == 1 and gate.started == []
     assert record.status == "stopped"
@@ -167,9 +167,9 @@ async def test_side_by_side_tools_that_ignore_stop_do_not_let_the_next_group_run
     await engine.create(seq(group("a", tools=tools({"tool": "stubborn"}, {"tool": "stubborn"})),
                             group("b", tools=tools({"tool": "gate", "args": {"key": "later"}}))))
     run = await engine.start("s", {})
-    await asyncio.wait_for(stubborn.started.wait(), T)
+    await within(stubborn.started.wait(), "the stubborn tool to start")
     await wait_until(lambda: engine.runner.snapshot(run.run_id).groups[0].tools[1].status == "running")
-    assert await asyncio.wait_for(engine.stop(run.run_id), T)
+    assert await within(engine.stop(run.run_id), "the stop")
     record = await engine.runs.get(run.run_id)
     assert stubborn.ignored == 2 and gate.started == []
     assert record.status == "stopped" and record.groups[1].status == "cancelled"
@@ -180,7 +180,7 @@ async def test_side_by_side_tools_that_ignore_their_groups_time_limit_still_end_
     engine = make_engine(stubborn, gate)
     await engine.create(seq(group("a", timeout="50ms", tools=tools({"tool": "stubborn"}, {"tool": "stubborn"})),
                             group("b", tools=tools({"tool": "gate", "args": {"key": "later"}}))))
-    record = await asyncio.wait_for(engine.run("s", {}), T)
+    record = await within(engine.run("s", {}), "the run's end")
     assert stubborn.ignored == 2 and gate.started == []
     assert record.status == "failed" and "timed out after 50ms" in record.groups[0].reason
 
@@ -190,7 +190,7 @@ async def test_a_tool_that_ignores_its_groups_time_limit_does_not_stretch_it_to_
     engine = make_engine(stubborn, gate)
     await engine.create(seq(group("a", parallel=False, timeout="50ms",
                                   tools=tools({"tool": "stubborn"}, {"tool": "gate", "args": {"key": "after"}}))))
-    record = await asyncio.wait_for(engine.run("s", {}), T)
+    record = await within(engine.run("s", {}), "the run's end")
     assert stubborn.ignored == 1 and gate.started == []
     assert record.status == "failed" and "timed out after 50ms" in record.groups[0].reason
 
@@ -201,8 +201,8 @@ async def test_a_tool_that_ignores_stop_during_retries_is_not_tried_again():
     await engine.create(seq(group("a", on_error="retry", out={"n": "number"},
                                   tools=tools({"tool": "stubborn", "as": "n"}))))  # its text result fails the slot
     run = await engine.start("s", {})
-    await asyncio.wait_for(stubborn.started.wait(), T)
-    assert await asyncio.wait_for(engine.stop(run.run_id), T)
+    await within(stubborn.started.wait(), "the stubborn tool to start")
+    assert await within(engine.stop(run.run_id), "the stop")
     assert stubborn.ignored == 1
     assert (await engine.runs.get(run.run_id)).groups[0].tools[0].attempts == 1
 
@@ -276,7 +276,7 @@ async def test_closing_ends_each_runs_task_as_it_arrives_and_a_stop_meanwhile_wa
     requests.on_save = on_save
     await engine.close()
     assert done_as_stored == [True] * 5
-    assert await asyncio.wait_for(second[0], T) == (False, "stopped")
+    assert await within(second[0], "the second stop") == (False, "stopped")
     for run_id in runs:
         record = await engine.runs.get(run_id)
         assert (record.status, record.cause) == ("stopped", "app_closed")
@@ -327,7 +327,7 @@ async def test_a_run_whose_end_cannot_be_kept_still_ends_and_says_so_in_the_log(
     run = await engine.start("s", {})
     await wait_until(lambda: gate.running == 1)
     with caplog.at_level("ERROR", logger="gui.core.runs.runner"):
-        assert await asyncio.wait_for(engine.stop(run.run_id), T)
+        assert await within(engine.stop(run.run_id), "the stop")
         await wait_until(lambda: run.run_id not in engine.runner.active_ids(), "the run ended here")
     assert [r.getMessage() for r in caplog.records if run.run_id in r.getMessage()] == [
         f"could not keep the end of run {run.run_id} (stopped)"]

@@ -7,7 +7,7 @@ from datetime import datetime
 
 import pytest
 from support.builders import group, seq, tools
-from support.waiting import wait_until
+from support.waiting import wait_until, within
 
 from gui.core.door.engine import Engine
 from gui.core.runs.schedules import KEPT_TURNS, ScheduleInvalid, next_time
@@ -165,7 +165,7 @@ async def test_the_scheduler_loop_wakes_for_a_new_schedule_and_runs_it_when_due(
         made.next_at = engine.schedule_book.scheduler.clock()  # due now: the loop must wake up for the change
         await engine.schedules.save(made)
         engine.schedule_book.scheduler.changed.set()
-        await asyncio.wait_for(started.wait(), 5)
+        await within(started.wait(), "the due schedule's run to end", timeout=5)
     finally:
         await engine.close()
 

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 from support.builders import group, seq, tools
+from support.waiting import within
 
 from gui.core.door.engine import Engine
 from gui.core.runs.records import RunRecord
@@ -88,7 +89,7 @@ def _folder(root: Path, context: int, payload: int) -> Path:
 async def _run_all(engine: Engine, docs: list[dict]) -> list[RunRecord]:
     """Each document run (past the save's check, as a stored one would be) with its payload, together."""
     runs = [engine.runner.run(parse_sequence(doc), {"x": payload}) for doc, payload in zip(docs, PAYLOADS, strict=True)]
-    return list(await asyncio.wait_for(asyncio.gather(*runs), T))
+    return list(await within(asyncio.gather(*runs), "the fuzzed runs to end"))
 
 
 async def test_no_hostile_input_runs_in_any_shell_context_under_an_auto_approval(tmp_path):

@@ -8,6 +8,7 @@ import json
 
 import pytest
 from support.builders import group, seq, tools
+from support.waiting import within
 
 from gui.core.asks.interactions import ApprovalResponse, ShellApprovalRequest
 from gui.core.events import InteractionCreated
@@ -111,7 +112,7 @@ async def test_a_stored_sequence_with_an_input_in_quotes_fails_at_run_time_with_
     engine = compose_engine(Registry(builtin_tools()), MemoryStores())
     await engine.modes.set("cmd_run", "always-allow")
     doc = command_doc(f"cd {tmp_path} && echo '$args.x'")
-    record = await asyncio.wait_for(engine.runner.run(parse_sequence(doc), {"x": "'; touch P; '"}), T)
+    record = await within(engine.runner.run(parse_sequence(doc), {"x": "'; touch P; '"}), "the run's end")
     assert record.status == "failed"
     [tool] = [t for g in record.groups for t in g.tools]
     assert "remove the quotes around $args.x" in (tool.error or "")
@@ -126,7 +127,7 @@ async def test_the_approval_names_each_input_that_will_be_run_as_a_command():
     await engine.create(seq(group("g", **{"in": {"x": "string", "y": "string"}}, out={"said": "string"},
                                   tools=tools(call))))
     run = await engine.start("s", {"x": "echo from x", "y": "plain"})
-    created = await asyncio.wait_for(asked.get(), T)
+    created = await within(asked.get(), "the approval request")
     request = (await engine.get_interaction(created.interaction_id)).request
     assert isinstance(request, ShellApprovalRequest)
     assert request.run_as_code == {"x": "sh -c"}

@@ -9,6 +9,7 @@ import subprocess
 
 import pytest
 from support.builders import group, seq, tools
+from support.waiting import within
 
 from gui.core.asks.interactions import ApprovalResponse, ShellApprovalRequest
 from gui.core.events import InteractionCreated
@@ -51,7 +52,7 @@ async def test_an_injected_input_runs_as_text_and_the_approval_names_it(tmp_path
     call = {"tool": "cmd_run", "args": {"command": "echo detail for $args.host", "cwd": str(tmp_path)}, "as": "said"}
     await engine.create(seq(group("g", **{"in": {"host": "string"}}, out={"said": "string"}, tools=tools(call))))
     run = await engine.start("s", {"host": f"x; touch {marker}"})
-    created = await asyncio.wait_for(asked.get(), T)
+    created = await within(asked.get(), "the approval request")
     request = (await engine.get_interaction(created.interaction_id)).request
     assert isinstance(request, ShellApprovalRequest)
     assert request.command == f"echo detail for {shlex.quote(f'x; touch {marker}')}"

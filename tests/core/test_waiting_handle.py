@@ -10,8 +10,6 @@ from support.waiting import within
 from gui.core.asks.interactions import ExpiredResult
 from gui.core.asks.waiting import Handle
 
-TIMEOUT = 5.0
-
 
 async def test_a_waiter_giving_up_leaves_the_outcome_to_the_others():
     outcome: asyncio.Future = asyncio.get_running_loop().create_future()
@@ -21,7 +19,7 @@ async def test_a_waiter_giving_up_leaves_the_outcome_to_the_others():
     assert not outcome.cancelled() and not handle.done()
     result = ExpiredResult(interaction_id="req-1")
     outcome.set_result(result)
-    assert await asyncio.wait_for(staying, TIMEOUT) is result
+    assert await within(staying, "the staying waiter's outcome") is result
     assert await within(handle.result(), "the decided outcome") is result  # once decided, a new waiter has it at once
 
 
@@ -32,6 +30,6 @@ async def test_a_failed_or_cancelled_outcome_reaches_each_waiter():
     failed.set_exception(RuntimeError("the store failed"))
     cancelled.cancel()
     with pytest.raises(RuntimeError, match="the store failed"):
-        await asyncio.wait_for(waiters[0], TIMEOUT)
+        await within(waiters[0], "the first waiter's outcome")
     with pytest.raises(asyncio.CancelledError):
-        await asyncio.wait_for(waiters[1], TIMEOUT)
+        await within(waiters[1], "the second waiter's outcome")

@@ -58,7 +58,7 @@ async def test_over_stdio_a_task_outlasts_the_request_timeout_and_brings_the_res
         async with asyncio.timeout(4 * T), Client(params, extensions=[tasks]) as client:
             assert not (await client.call_tool("seq_create", GREET)).is_error
             call = asyncio.create_task(client.call_tool("seq_run", {"name": GREET["name"]}, read_timeout_seconds=SHORT))
-            await asyncio.wait_for(tasks.needs_input.wait(), 2 * T)
+            await within(tasks.needs_input.wait(), "the task to need input", timeout=2 * T)
             pending = await pending_of(app)
             polls = len(tasks.seen)
             # the person takes their time: longer than the client waits for any one request
@@ -66,7 +66,7 @@ async def test_over_stdio_a_task_outlasts_the_request_timeout_and_brings_the_res
                              timeout=2 * T)
             assert {s.status for s in tasks.seen[polls:]} == {"input_required"}
             approve(app, pending["request"]["interaction_id"])
-            result = await asyncio.wait_for(call, T)
+            result = await within(call, "the agent's call to end", timeout=T)
         assert not result.is_error
         assert result.structured_content is not None
         assert result.structured_content["outputs"] == {"said": "after-the-timeout"}
@@ -82,11 +82,11 @@ async def test_the_agents_cancel_reaches_the_app_and_its_record_says_the_agent_c
         async with asyncio.timeout(4 * T), Client(params, extensions=[tasks]) as client:
             assert not (await client.call_tool("seq_create", GREET)).is_error
             call = asyncio.create_task(client.call_tool("seq_run", {"name": GREET["name"]}, read_timeout_seconds=SHORT))
-            await asyncio.wait_for(tasks.needs_input.wait(), 2 * T)
+            await within(tasks.needs_input.wait(), "the task to need input", timeout=2 * T)
             pending = await pending_of(app)
             [handle] = tasks.handles
             await tasks.send(tasks.session, "tasks/cancel", handle.task_id)
-            result = await asyncio.wait_for(call, T)
+            result = await within(call, "the cancelled call to end", timeout=T)
         assert result.is_error and tasks.seen[-1].status == "cancelled"
         status, record = app.api("GET", f"/api/runs/{pending['request']['turn_id']}")
         assert (status, record["status"], record["cause"], record["error"]) == (
@@ -124,7 +124,7 @@ async def test_over_http_a_client_that_gives_up_leaves_the_run_to_the_person(tmp
                 assert (record["status"], record.get("cause")) == ("succeeded", None)
         finally:
             proc.terminate()
-            await asyncio.wait_for(proc.wait(), T)
+            await within(proc.wait(), "the stopped server to end")
 
 
 async def test_a_typescript_agent_with_a_short_reset_on_progress_timeout_gets_its_result(ts_sdk, tmp_path):
@@ -165,4 +165,4 @@ async def test_a_typescript_agent_with_a_short_reset_on_progress_timeout_gets_it
                 agent.kill()
                 await within(agent.wait(), "the killed agent to end")
             proc.terminate()
-            await asyncio.wait_for(proc.wait(), T)
+            await within(proc.wait(), "the stopped server to end")

@@ -19,7 +19,7 @@ import time
 import httpx
 import pytest
 from support.mcp_auth import CTX, REDIRECT, T, auth_server, follow_sign_in, http_config, query_of, stats
-from support.waiting import wait_until
+from support.waiting import wait_until, within
 
 from gui.core.asks.elicitation import NoopElicitationHandler
 from gui.core.errors import ToolError
@@ -96,7 +96,7 @@ async def sign_in(sign_ins: SignIns, config: McpServerConfig, on_signed_in=None)
     assert back.startswith(REDIRECT + "?")
     answer = query_of(back)
     sign_in = sign_ins.answer(answer.get("state"), answer.get("code"), answer.get("iss"))
-    await asyncio.wait_for(sign_in.finished.wait(), T)
+    await within(sign_in.finished.wait(), "the sign-in to finish")
     assert sign_in.error is None
 
 
@@ -180,7 +180,7 @@ async def test_a_token_taken_back_during_a_session_fails_the_call_in_words_then_
         async with httpx.AsyncClient(timeout=T) as http:
             assert (await http.post(f"{base}/forget-access-tokens")).status_code == 200
         with pytest.raises(ToolError, match="needs you to sign in"):
-            await asyncio.wait_for(registry.get("guarded.whoami").call({}, CTX), T)
+            await within(registry.get("guarded.whoami").call({}, CTX), "the call's refusal")
         await conn.wait_for("connecting", "down", timeout=T)  # the session ends at once: it reconnects
         state = await conn.wait_for("connected", "down", timeout=T)  # refreshed, without a person
         assert state.status == "connected", state.last_error
@@ -200,7 +200,7 @@ async def test_only_the_state_of_a_sign_in_under_way_is_answered(secrets):
                 sign_ins.answer(state, "code-of-an-attacker")
         assert not StoredTokens(secrets, "guarded").has_tokens()
         sign_in = sign_ins.answer(answer["state"], answer["code"])
-        await asyncio.wait_for(sign_in.finished.wait(), T)
+        await within(sign_in.finished.wait(), "the sign-in to finish")
         assert sign_in.error is None and StoredTokens(secrets, "guarded").has_tokens()
         with pytest.raises(LookupError):  # a link used once is used up
             sign_ins.answer(answer["state"], answer["code"])
@@ -214,7 +214,7 @@ async def test_a_refused_sign_in_says_why_and_keeps_nothing(secrets):
         assert url is not None
         state = query_of(url)["state"]
         sign_in = sign_ins.answer(state, None, error="access_denied", description="the person said no")
-        await asyncio.wait_for(sign_in.finished.wait(), T)
+        await within(sign_in.finished.wait(), "the refused sign-in to finish")
         assert sign_in.error == "the server did not let you in (access_denied: the person said no)"
         assert not StoredTokens(secrets, "guarded").has_tokens()
 

@@ -11,6 +11,7 @@ import json
 
 import pytest
 from mcp_support import ELICIT_SERVER, T, expect, server_config
+from support.waiting import within
 
 from gui.core.asks import InteractionValidationError
 from gui.core.asks.elicitation import (
@@ -97,7 +98,7 @@ async def test_a_question_during_a_run_waits_in_the_inbox_and_the_answer_comes_b
     await engine.create(order_sequence())
     asked = expect(engine, "interaction.created", lambda e: e.data.get("kind") == "elicitation")
     run = asyncio.create_task(engine.run("shop"))
-    event = await asyncio.wait_for(asked, T)
+    event = await within(asked, "the question in the inbox")
     [pending] = await engine.interactions.pending()
     assert pending.interaction_id == event.data["interaction_id"]
     assert pending.request.turn_id == event.run_id
@@ -107,7 +108,7 @@ async def test_a_question_during_a_run_waits_in_the_inbox_and_the_answer_comes_b
                                           ElicitationResponse(action="accept", values={"qty": 2}))
     await engine.interactions.respond(pending.interaction_id, ElicitationResponse(
         action="accept", values={"name": "Bo", "qty": 2}))
-    record = await asyncio.wait_for(run, T)
+    record = await within(run, "the run's end")
     assert record.status == "succeeded", record.to_summary_json()
     assert record.outputs["r"]["values"]["qty"] == 2 and record.outputs["r"]["types"]["qty"] == "int"
 
@@ -118,10 +119,10 @@ async def test_stopping_a_run_withdraws_its_question_from_the_inbox(connect, eng
     await engine.create(order_sequence())
     asked = expect(engine, "interaction.created", lambda e: e.data.get("kind") == "elicitation")
     record = await engine.start("shop", {})
-    question = (await asyncio.wait_for(asked, T)).data["interaction_id"]
+    question = (await within(asked, "the question in the inbox")).data["interaction_id"]
     ended = expect(engine, "interaction.ended", lambda e: e.data.get("interaction_id") == question)
-    assert await asyncio.wait_for(engine.stop(record.run_id), T) is True
-    assert (await asyncio.wait_for(ended, T)).data["status"] == "cancelled"
+    assert await within(engine.stop(record.run_id), "the stop") is True
+    assert (await within(ended, "the question's end")).data["status"] == "cancelled"
     assert await engine.interactions.pending() == []
     assert (await engine.get_run(record.run_id)).status == "stopped"
 
@@ -146,11 +147,11 @@ async def test_cancelling_the_calling_task_cancels_the_call_and_withdraws_its_qu
 
     conn = await connect(server_config(protocol=mode), ElicitationHandlerFunc(hold))
     call = asyncio.create_task(registry.get("elicit.order").call({"item": "tea"}, ctx()))
-    await asyncio.wait_for(asked.wait(), T)
+    await within(asked.wait(), "the question to be asked")
     call.cancel()
     with pytest.raises(asyncio.CancelledError):
-        await asyncio.wait_for(call, T)
-    await asyncio.wait_for(withdrawn.wait(), T)
+        await within(call, "the cancelled call to end")
+    await within(withdrawn.wait(), "the question to be withdrawn")
     assert conn.state.status == "connected"
     assert await registry.get("elicit.peek").call({"text": "still here"}, ctx("elicit.peek")) == "still here"
 

@@ -7,6 +7,7 @@ import time
 
 import pytest
 from mcp_types import INVALID_PARAMS, ElicitRequestFormParams, ElicitRequestURLParams, ElicitResult, ErrorData
+from support.waiting import within
 
 from gui.core.asks.elicitation import ElicitationHandlerFunc, FixedElicitationHandler
 from gui.core.asks.interactions import ElicitationResponse, ToolSource
@@ -175,11 +176,11 @@ async def test_an_accept_is_checked_once_by_the_inbox_not_again_on_its_way_to_th
     asked: asyncio.Queue[str] = asyncio.Queue()
     bus.subscribe(lambda e: asked.put_nowait(e.data["interaction_id"]) if e.type == "interaction.created" else None)
     replying = asyncio.create_task(elicit.answer_form("shop", form(), None, InboxElicitationHandler(service)))
-    iid = await asyncio.wait_for(asked.get(), 5)
+    iid = await within(asked.get(), "the form's request")
     with pytest.raises(InteractionValidationError, match="field 'name' is required"):
         await service.respond(iid, ElicitationResponse.accept({"qty": 2}))
     await service.respond(iid, ElicitationResponse.accept({"name": "Ann", "qty": 2.0}))
-    result = await asyncio.wait_for(replying, 5)
+    result = await within(replying, "the form's reply")
     assert result == ElicitResult(action="accept", content={"name": "Ann", "qty": 2, "gift": False, "size": "M"})
     assert checks == []
     fixed = FixedElicitationHandler(ElicitationResponse.accept({"qty": 2}))

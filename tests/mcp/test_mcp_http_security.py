@@ -20,6 +20,7 @@ import httpx
 import pytest
 from mcp import Client
 from mcp_support import T
+from support.waiting import within
 
 TOKEN = "mcp-token-for-the-tests-0123456789"
 INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
@@ -52,7 +53,7 @@ async def mcp_http(tmp_path, *args: str, env: dict[str, str] | None = None) -> A
         yield port
     finally:
         proc.terminate()
-        await asyncio.wait_for(proc.wait(), T)
+        await within(proc.wait(), "the stopped server to end")
 
 
 async def test_on_loopback_without_a_token_another_host_or_origin_is_refused(tmp_path):
@@ -113,7 +114,7 @@ async def raw_answer(port: int, head: str) -> bytes:
     writer.write(head.encode() + b"Accept: application/json, text/event-stream\r\nContent-Type: application/json\r\n"
                  + f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n".encode() + body)
     await writer.drain()
-    answer = await asyncio.wait_for(reader.read(), T)
+    answer = await within(reader.read(), "the server's answer")
     writer.close()
     return answer
 

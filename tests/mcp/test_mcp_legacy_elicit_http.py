@@ -60,7 +60,7 @@ async def test_ctx_elicit_under_auto_fails_with_a_reason_instead_of_hanging(conn
     conn = await connect(McpServerConfig(name="web", transport="http", url=live_url), handler)
     assert conn.state.protocol == "2026-07-28"
     with pytest.raises(ToolError) as failed:
-        await asyncio.wait_for(registry.get("web.ask_name").call({}, ctx()), T)
+        await within(registry.get("web.ask_name").call({}, ctx()), "the call's refusal")
     assert str(failed.value).startswith("web.ask_name: the server asks its question the older way")
     assert "set the protocol of 'web' to legacy in Settings" in str(failed.value)
     assert handler.requests == []

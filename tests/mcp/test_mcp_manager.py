@@ -123,7 +123,7 @@ async def test_a_server_that_never_answers_is_down_after_the_connect_timeout_and
         state = await conn.wait_for("down", timeout=T)
         assert state.last_error.startswith("no answer within 0.5 s")
     finally:
-        await asyncio.wait_for(conn.stop(), T)
+        await within(conn.stop(), "the stop", timeout=T)
     assert conn.state.status == "disabled"
 
 
@@ -131,7 +131,7 @@ async def test_stopping_a_connection_that_is_still_connecting_does_not_wait_for_
     silent = server_config("silent", args=["-c", "import sys; sys.stdin.read()"])
     conn = McpConnection(silent, registry, NoopElicitationHandler(), connect_timeout=60.0)
     await conn.start()
-    await asyncio.wait_for(conn.stop(), T)
+    await within(conn.stop(), "the stop", timeout=T)
     assert conn.state.status == "disabled"
 
 
@@ -165,10 +165,10 @@ async def test_removing_a_server_that_will_not_exit_returns_within_its_bound_and
         assert (await conn.wait_for("connected", "down", timeout=T)).status == "connected"
         assert "stuck.peek" in registry
         # closing this server takes the SDK's grace periods (about 4 s): remove waits only `wait`
-        assert await asyncio.wait_for(manager.remove("stuck", wait=0.5), 3.0) is True
+        assert await within(manager.remove("stuck", wait=0.5), "the remove", timeout=3.0) is True
         assert manager.states() == [] and not [n for n in registry.names() if n.startswith("stuck.")]
     finally:
-        await asyncio.wait_for(manager.stop(), T)  # waits for closes still under way
+        await within(manager.stop(), "the manager to stop")  # waits for closes still under way
     assert conn.state.status == "disabled"
     assert process_gone(pid_file)
 
@@ -182,7 +182,7 @@ async def test_a_remove_whose_caller_is_cancelled_still_closes_the_server(regist
         with pytest.raises(TimeoutError):  # e.g. a page handler cancelled mid-way
             await asyncio.wait_for(manager.remove("stuck"), 0.5)
         assert "stuck.peek" not in registry
-        await asyncio.wait_for(conn.wait_for("disabled", timeout=T), T)
+        await within(conn.wait_for("disabled", timeout=T), "the removed server to be disabled")
     finally:
-        await asyncio.wait_for(manager.stop(), T)
+        await within(manager.stop(), "the manager to stop")
     assert process_gone(pid_file)

@@ -5,12 +5,12 @@ refuses every registration and knows only that client (and checks its secret whe
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
 
 import pytest
 from support.mcp_auth import CTX, REDIRECT, T, auth_server, follow_sign_in, http_config, query_of, stats
+from support.waiting import within
 
 from gui.core.asks.elicitation import NoopElicitationHandler
 from gui.core.tools.registry import Registry
@@ -27,7 +27,7 @@ async def sign_in(sign_ins: SignIns, config: McpServerConfig) -> None:
     assert url is not None
     answer = query_of(await follow_sign_in(url))
     done = sign_ins.answer(answer.get("state"), answer.get("code"), answer.get("iss"))
-    await asyncio.wait_for(done.finished.wait(), T)
+    await within(done.finished.wait(), "the sign-in to finish")
     assert done.error is None
 
 
@@ -70,7 +70,7 @@ async def test_a_pre_registered_client_with_a_secret_sends_it_and_a_wrong_one_is
         assert url is not None
         answer = query_of(await follow_sign_in(url))
         refused = sign_ins.answer(answer["state"], answer["code"])
-        await asyncio.wait_for(refused.finished.wait(), T)
+        await within(refused.finished.wait(), "the refused sign-in to finish")
         assert refused.error and "secret" in refused.error.lower()
         assert not StoredTokens(secrets, "corp").has_tokens()
 

@@ -12,6 +12,7 @@ import json
 
 import pytest
 from mcp_support import HERE, T, expect, server_config
+from support.waiting import within
 
 from gui.core.asks.interactions import ApprovalResponse
 from gui.core.events import Event, ToolProgress
@@ -34,7 +35,7 @@ async def test_progress_becomes_events_and_logs_go_to_the_tools_record(connect, 
     seen: list[Event] = []
     unsubscribe = engine.bus.subscribe(lambda e: seen.append(e) if e.type in ("tool.progress", "tool.log") else None)
     try:
-        record = await asyncio.wait_for(engine.run("counting"), T)
+        record = await within(engine.run("counting"), "the run's end")
     finally:
         unsubscribe()
     assert record.status == "succeeded", record.to_summary_json()
@@ -57,7 +58,7 @@ async def test_a_held_tool_shows_its_progress_while_it_runs(connect, engine, reg
     engine.modes.set("live.count", "always-allow")
     halfway = expect(engine, "tool.log", lambda e: e.data["message"] == "waiting to be released")
     started = await engine.start("holding")
-    await asyncio.wait_for(halfway, T)
+    await within(halfway, "the held tool's log line")
     live = await engine.get_run(started.run_id)
     assert live is not None
     tool = live.groups[0].tools[0]
@@ -67,7 +68,7 @@ async def test_a_held_tool_shows_its_progress_while_it_runs(connect, engine, reg
     from gui.core.tools.registry import ToolContext
 
     await registry.get("live.release").call({}, ToolContext(run_id="x", tool_call_id="y", tool_name="live.release"))
-    record = await asyncio.wait_for(engine.runner.wait(started.run_id), T)
+    record = await within(engine.runner.wait(started.run_id), "the run's end")
     assert record.status == "succeeded"
     assert conn.state.status == "connected"
 
@@ -88,14 +89,14 @@ async def test_the_event_stream_carries_tool_progress(connect, engine):
                     again = parse_event(wire)
                     assert isinstance(again, ToolProgress) and again.message == "step 1 of 2"
                     break
-        await asyncio.wait_for(run, T)
+        await within(run, "the run's end")
 
 
 async def test_images_audio_and_links_are_kept_in_the_result(connect, engine):
     await connect(server_config("live", LIVE))
     await engine.create(one_step("media", "live.picture", {}))
     engine.modes.set("live.picture", "always-allow")
-    record = await asyncio.wait_for(engine.run("media"), T)
+    record = await within(engine.run("media"), "the run's end")
     assert record.status == "succeeded", record.to_summary_json()
     value = record.outputs["got"]
     assert value["text"] == "a picture, a sound and a link"
@@ -116,11 +117,11 @@ async def test_a_trusted_servers_open_world_tool_asks_unless_the_person_allowed_
     await engine.create(one_step("fetching", "live.fetch", {"url": "https://example.com"}, out="string"))
     asked = expect(engine, "interaction.created")
     run = asyncio.create_task(engine.run("fetching"))
-    event = await asyncio.wait_for(asked, T)
+    event = await within(asked, "the approval request")
     await engine.interactions.respond(event.data["interaction_id"], ApprovalResponse(decision="approved"))
-    assert (await asyncio.wait_for(run, T)).outputs["got"] == "fetched https://example.com"
+    assert (await within(run, "the run's end")).outputs["got"] == "fetched https://example.com"
     engine.modes.set("live.fetch", "always-allow")  # the person allowed it: no question any more
-    again = await asyncio.wait_for(engine.run("fetching"), T)
+    again = await within(engine.run("fetching"), "the second run's end")
     assert again.status == "succeeded"
     assert [r.auto for r in await engine.interactions.store.list("resolved")] == [False, True]
 

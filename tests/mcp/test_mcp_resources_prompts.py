@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 from mcp_support import HERE, T, expect
+from support.waiting import within
 
 from gui.core.asks.interactions import ApprovalResponse
 from gui.core.door.engine import Engine
@@ -41,7 +42,7 @@ def sequence(name: str, *groups: tuple[dict, dict, list[dict]]) -> dict:
 
 
 async def approve_next(engine: Engine) -> dict:
-    event = await asyncio.wait_for(expect(engine, "interaction.created"), T)
+    event = await within(expect(engine, "interaction.created"), "the approval request")
     record = event.data["record"]
     await engine.respond(event.data["interaction_id"], ApprovalResponse(decision="approved"))
     return record
@@ -53,7 +54,7 @@ async def test_mcp_resource_reads_by_uri_after_the_person_approves_even_on_a_tru
     saved = await engine.create(sequence("read-note", ({}, {"note": "string"}, [step])))
     assert saved.warnings == []  # its result type is unknown at save: text here, an object for a binary file
     asked = asyncio.create_task(approve_next(engine))
-    record = await asyncio.wait_for(engine.call("read-note"), T)
+    record = await within(engine.call("read-note"), "the call's end")
     request = await asked
     assert record.status == "succeeded", record.to_summary_json()
     assert record.outputs["note"] == "hello from a resource"
@@ -66,12 +67,12 @@ async def test_mcp_resource_refuses_unknown_servers_and_addresses_without_a_sche
     engine.modes.set("mcp_resource", "always-allow")
     bad_server = {"tool": "mcp_resource", "args": {"server": "nope", "uri": "note://hello"}, "as": "note"}
     await engine.create(sequence("bad-server", ({}, {"note": "string"}, [bad_server])))
-    record = await asyncio.wait_for(engine.call("bad-server"), T)
+    record = await within(engine.call("bad-server"), "the call's end")
     assert record.status == "failed"
     assert "there is no MCP server named 'nope' (the servers: live)" in record.groups[0].tools[0].error
     missing = {"tool": "mcp_resource", "args": {"server": "live", "uri": "note://nothing-here"}, "as": "note"}
     await engine.create(sequence("missing", ({}, {"note": "string"}, [missing])))
-    record = await asyncio.wait_for(engine.call("missing"), T)
+    record = await within(engine.call("missing"), "the call's end")
     assert record.status == "failed" and "did not give note://nothing-here" in record.groups[0].tools[0].error
     no_scheme = {"tool": "mcp_resource", "args": {"server": "live", "uri": "hello"}, "as": "note"}
     from gui.core.sequences.problems import DslError
@@ -92,7 +93,7 @@ async def test_a_prompt_is_a_text_template_whose_result_feeds_a_later_tool(runti
     saved = await engine.create(sequence("summary", ({"topic": "string"}, {"ask": "string"}, [template]),
                                          ({"ask": "string"}, {"said": "string"}, [reuse])))
     assert saved.warnings == []
-    record = await asyncio.wait_for(engine.call("summary", {"topic": "the weather"}), T)
+    record = await within(engine.call("summary", {"topic": "the weather"}), "the call's end")
     assert record.status == "succeeded", record.to_summary_json()
     assert record.outputs["said"] == "Summarise the weather in at most 50 words."
     listing = await engine.list_tools()

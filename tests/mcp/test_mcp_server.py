@@ -22,7 +22,7 @@ from mcp import Client, StdioServerParameters
 from mcp_support import T, agent, expect, text_of
 from support.agent import greet, person_awaited, seqdesk_mcp
 from support.app import process_gone
-from support.waiting import wait_until
+from support.waiting import wait_until, within
 
 from gui.core.asks.interactions import ApprovalResponse, ShellApprovalRequest
 from gui.core.sequences.help import EXAMPLE
@@ -89,13 +89,13 @@ async def test_a_run_started_by_an_agent_waits_for_approval_in_the_inbox(mode, t
         await create(client, "greet", json.dumps(step) + " ;", out={"said": "string"})
         asked = expect(engine, "interaction.created")
         run = asyncio.create_task(client.call_tool("seq_run", {"name": "greet", "args": {}}))
-        await asyncio.wait_for(asked, T)
+        await within(asked, "the approval request", timeout=T)
         [pending] = await engine.interactions.store.list("pending")
         assert isinstance(pending.request, ShellApprovalRequest)
         assert pending.request.command == "echo approved-by-a-person"
         assert pending.request.sequence_name == "greet"
         await engine.interactions.respond(pending.interaction_id, ApprovalResponse(decision="approved"))
-        result = await asyncio.wait_for(run, T)
+        result = await within(run, "the agent's call to end", timeout=T)
         assert not result.is_error, text_of(result)
         summary = result.structured_content
         assert summary["status"] == "succeeded"
@@ -108,10 +108,10 @@ async def test_a_denied_approval_ends_the_run_failed_and_says_why(mode):
         await create(client, "risky", '{"tool":"cmd_run","args":{"command":"true"}} ;')
         asked = expect(engine, "interaction.created")
         run = asyncio.create_task(client.call_tool("seq_run", {"name": "risky"}))
-        event = await asyncio.wait_for(asked, T)
+        event = await within(asked, "the approval request", timeout=T)
         await engine.interactions.respond(event.data["interaction_id"],
                                           ApprovalResponse(decision="denied", reason="not today"))
-        summary = (await asyncio.wait_for(run, T)).structured_content
+        summary = (await within(run, "the agent's call to end", timeout=T)).structured_content
         assert summary["status"] == "failed"
         assert "denied by the user: not today" in summary["groups"][0]["tools"][0]["error"]
 
@@ -201,7 +201,7 @@ async def test_http_mode_serves_the_same_tools_on_localhost(tmp_path):
                 assert {t.name for t in (await client.list_tools()).tools} == NINE
     finally:
         proc.terminate()
-        await asyncio.wait_for(proc.wait(), T)
+        await within(proc.wait(), "the stopped server to end")
 
 
 def test_the_mcp_command_parses_its_port():

@@ -18,6 +18,7 @@ from mcp.client.subscriptions import ResourcesListChanged
 from mcp.shared.exceptions import MCPDeprecationWarning
 from mcp_support import T, agent
 from mcp_types import ResourceTemplateReference
+from support.waiting import within
 
 ROOT = Path(__file__).resolve().parents[2]
 STEP = {"tool": "echo", "args": {"value": "hi"}, "as": "said"}
@@ -29,10 +30,10 @@ async def test_each_saved_sequence_and_run_is_a_resource_and_the_list_says_when_
     async with agent("auto") as (engine, client):
         async with client.listen(resources_list_changed=True) as changes:
             assert not (await client.call_tool("seq_create", GREET)).is_error
-            assert isinstance(await asyncio.wait_for(anext(changes), T), ResourcesListChanged)
+            assert isinstance(await within(anext(changes), "the list's change", timeout=T), ResourcesListChanged)
             run = await client.call_tool("seq_run", {"name": "greet"})
             assert not run.is_error and run.structured_content is not None
-            assert isinstance(await asyncio.wait_for(anext(changes), T), ResourcesListChanged)
+            assert isinstance(await within(anext(changes), "the list's change", timeout=T), ResourcesListChanged)
         run_id = run.structured_content["run_id"]
         listed = {r.uri: r for r in (await client.list_resources()).resources}
         assert {"seqdesk://sequences/greet", f"seqdesk://runs/{run_id}"} <= set(listed)
@@ -107,7 +108,7 @@ async def test_over_http_spaces_and_tabs_around_header_values_are_trimmed(tmp_pa
                 assert b'"sequences"' in answer and b"-32020" not in answer
     finally:
         proc.terminate()
-        await asyncio.wait_for(proc.wait(), T)
+        await within(proc.wait(), "the stopped server to end")
 
 
 def test_help_into_a_reader_that_leaves_early_ends_quietly():

@@ -7,7 +7,6 @@ import json
 import os
 import sys
 
-from mcp_support import T
 from support.waiting import within
 
 INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
@@ -30,7 +29,7 @@ async def test_a_lone_surrogate_in_a_seq_create_name_gets_an_error_and_saves_not
         await proc.stdin.drain()
 
     async def answer() -> dict:
-        return json.loads(await asyncio.wait_for(proc.stdout.readline(), 4 * T))
+        return json.loads(await within(proc.stdout.readline(), "seqdesk mcp's answer"))
 
     try:
         await send(json.dumps(INIT))

@@ -14,6 +14,7 @@ import json
 import pytest
 from mcp_support import expect
 from support.mcp_auth import REDIRECT, T, auth_server, follow_sign_in, http_config, query_of, stats
+from support.waiting import within
 
 from gui.core.asks.elicitation import NoopElicitationHandler
 from gui.core.door import Engine
@@ -41,7 +42,7 @@ async def person_signs_in(sign_ins: SignIns, config: McpServerConfig, conn: McpC
     assert url is not None
     answer = query_of(await follow_sign_in(url))
     sign_in = sign_ins.answer(answer.get("state"), answer.get("code"), answer.get("iss"))
-    await asyncio.wait_for(sign_in.finished.wait(), T)
+    await within(sign_in.finished.wait(), "the sign-in to finish")
     assert sign_in.error is None
 
 
@@ -66,14 +67,14 @@ async def test_a_step_up_during_a_run_waits_for_the_sign_in_then_the_call_goes_o
             await engine.create(SECRET)
             waiting = expect(engine, "tool.progress", lambda e: "needs you to sign in" in (e.data.get("message") or ""))
             run = asyncio.create_task(engine.run("secret"))
-            said = await asyncio.wait_for(waiting, T)
+            said = await within(waiting, "the step to say it needs a sign-in")
             assert "scope mcp extra" in said.data["message"] and "Settings" in said.data["message"]
             state = await conn.wait_for("down", timeout=T)
             assert state.needs_sign_in and not run.done()  # the row offers Sign in; the step still waits
             assert (await stats(base))["step-up"] == 1
 
             await person_signs_in(sign_ins, config, conn)
-            record = await asyncio.wait_for(run, T)
+            record = await within(run, "the run's end")
             assert record.status == "succeeded", record.to_summary_json()
             assert record.outputs["said"].startswith("the secret, for a token with ")
             assert set(record.outputs["said"].rsplit("with ", 1)[1].split()) == {"mcp", "extra"}
@@ -98,7 +99,7 @@ async def test_a_scope_the_server_does_not_grant_is_asked_for_once_then_the_step
             assert not call.done() and any("needs you to sign in" in m for m in said)
             await person_signs_in(sign_ins, config, conn)  # the server grants `mcp` only
             with pytest.raises(ToolError, match="does not grant it"):
-                await asyncio.wait_for(call, T)
+                await within(call, "the call's refusal")
             assert conn.sign_in_wanted() is None  # not offered again for the same scope
             seen = await stats(base)
             assert (seen["step-up"], seen["authorize:mcp"]) == (2, 2)  # the first sign-in, then the step-up's

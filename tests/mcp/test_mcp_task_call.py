@@ -15,7 +15,8 @@ import json
 import logging
 
 import pytest
-from mcp_support import T, expect
+from mcp_support import expect
+from support.waiting import within
 
 from gui.core.asks.elicitation import InboxElicitationHandler
 from gui.core.asks.interactions import ElicitationResponse
@@ -44,14 +45,14 @@ async def test_a_tool_that_requires_a_task_runs_as_one_and_its_question_waits_in
     await engine.create(research(ambiguous=True))
     asked = expect(engine, "interaction.created", lambda e: e.data.get("kind") == "elicitation")
     run = asyncio.create_task(engine.run("research"))
-    await asyncio.wait_for(asked, 3 * T)
+    await within(asked, "the task's question in the inbox")
     [pending] = await engine.interactions.pending()
     assert pending.request.source.tool_name == TOOL and pending.request.turn_id
     [field] = pending.request.fields
     assert field.name == "interpretation" and field.enum
     await engine.interactions.respond(pending.interaction_id,
                                       ElicitationResponse(action="accept", values={"interpretation": field.enum[0]}))
-    record = await asyncio.wait_for(run, 3 * T)
+    record = await within(run, "the run's end")
     assert record.status == "succeeded", record.to_summary_json()
     assert f"python ({field.enum[0]})" in record.outputs["report"]
 
@@ -63,7 +64,7 @@ async def test_the_tasks_status_is_the_steps_progress(connect, registry, everyth
     ctx = ToolContext(run_id="r", tool_call_id="r-0-0", tool_name=TOOL,
                       progress=lambda _done, _total, message: seen.append(message or ""),
                       log=lambda _level, text: logged.append(text))
-    result = await asyncio.wait_for(registry.get(TOOL).call({"topic": "rust"}, ctx), 3 * T)
+    result = await within(registry.get(TOOL).call({"topic": "rust"}, ctx), "the task's result")
     assert "Research Report: rust" in result
     assert any("Gathering sources" in m for m in seen) and any("Generating report" in m for m in seen)
     assert any(line.startswith("task ") for line in logged)
@@ -76,7 +77,7 @@ async def test_stopping_the_run_cancels_the_task(connect, engine, caplog, everyt
     await engine.create(research(ambiguous=False))
     working = expect(engine, "tool.progress")
     record = await engine.start("research", {})
-    await asyncio.wait_for(working, 3 * T)
-    assert await asyncio.wait_for(engine.stop(record.run_id), T) is True
+    await within(working, "the task's progress")
+    assert await within(engine.stop(record.run_id), "the stop") is True
     assert (await engine.get_run(record.run_id)).status == "stopped"
     assert any(r.name == "gui.mcp.task_call" and "cancelled" in r.getMessage() for r in caplog.records)

@@ -10,7 +10,8 @@ import json
 import sys
 from pathlib import Path
 
-from mcp_support import T, expect
+from mcp_support import expect
+from support.waiting import within
 
 from gui.core.asks.elicitation import InboxElicitationHandler
 from gui.core.asks.interactions import ElicitationResponse
@@ -37,13 +38,13 @@ async def test_a_task_that_needs_input_asks_in_the_inbox_and_finishes_with_the_a
     asked = expect(engine, "interaction.created", lambda e: e.data.get("kind") == "elicitation")
     progress = expect(engine, "tool.progress")
     run = asyncio.create_task(engine.run("review"))
-    await asyncio.wait_for(asked, T)
-    await asyncio.wait_for(progress, T)
+    await within(asked, "the task's question in the inbox")
+    await within(progress, "the task's progress")
     [pending] = await engine.interactions.pending()
     assert pending.request.message == "Approve the review?" and pending.request.source.tool_name == "tasks.review"
     await engine.interactions.respond(pending.interaction_id,
                                       ElicitationResponse(action="accept", values={"verdict": "approve"}))
-    record = await asyncio.wait_for(run, T)
+    record = await within(run, "the run's end")
     assert record.status == "succeeded", record.to_summary_json()
     assert record.outputs["verdict"] == "accept: approve (none)"  # "none": the form's default for the note
 
@@ -55,7 +56,7 @@ async def test_stopping_the_run_cancels_the_task_on_the_server(connect, engine, 
     await engine.create(sequence("slow"))
     working = expect(engine, "tool.progress")
     record = await engine.start("slow", {})
-    await asyncio.wait_for(working, T)
-    assert await asyncio.wait_for(engine.stop(record.run_id), T) is True
+    await within(working, "the task's progress")
+    assert await within(engine.stop(record.run_id), "the stop") is True
     assert (await engine.get_run(record.run_id)).status == "stopped"
     assert log.read_text(encoding="utf-8").startswith("cancelled ")

@@ -41,7 +41,7 @@ async def a_task_then_the_server_ends(app: RunningApp, tmp_path) -> str:
     async with Client(server_params(app, tmp_path), extensions=[tasks], read_timeout_seconds=T) as client:
         assert not (await client.call_tool("seq_create", GREET)).is_error
         call = asyncio.create_task(client.call_tool("seq_run", {"name": GREET["name"]}))
-        await asyncio.wait_for(tasks.needs_input.wait(), 2 * T)
+        await within(tasks.needs_input.wait(), "the task to need input", timeout=2 * T)
         [handle] = tasks.handles
         call.cancel()
         await within(asyncio.gather(call, return_exceptions=True), "the cancelled call to end")

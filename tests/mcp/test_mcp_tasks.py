@@ -16,7 +16,7 @@ from contextlib import asynccontextmanager
 import pytest
 from mcp import Client, MCPError
 from mcp_support import T
-from support.waiting import wait_until
+from support.waiting import wait_until, within
 from task_client import TASKS, TasksClient
 
 from gui.core.asks.interactions import ApprovalResponse
@@ -59,7 +59,7 @@ async def test_a_task_says_it_needs_input_with_the_inbox_item_and_the_request_th
         assert TASKS in (client.server_capabilities.extensions or {})
         assert not (await client.call_tool("seq_create", GREET)).is_error
         call = asyncio.create_task(client.call_tool("seq_run", {"name": "greet"}))
-        await asyncio.wait_for(tasks.needs_input.wait(), T)
+        await within(tasks.needs_input.wait(), "the task to need input")
         pending = await one_pending(engine)
         state = tasks.seen[-1]
         assert state.status == "input_required"
@@ -72,7 +72,7 @@ async def test_a_task_says_it_needs_input_with_the_inbox_item_and_the_request_th
         assert (shown["interactionId"], shown["tool"]) == (pending.interaction_id, "cmd_run")
         assert shown["request"]["command"] == "echo from-the-agent"  # the request itself, to show the agent
         await engine.interactions.respond(pending.interaction_id, ApprovalResponse(decision="approved"))
-        result = await asyncio.wait_for(call, T)
+        result = await within(call, "the agent's call to end")
     assert not result.is_error
     assert result.structured_content is not None
     assert (result.structured_content["status"], result.structured_content["outputs"]) == (
@@ -85,11 +85,11 @@ async def test_the_agents_tasks_cancel_stops_the_run_and_the_record_says_the_age
     async with served() as (engine, _, server), Client(server, extensions=[tasks]) as client:
         assert not (await client.call_tool("seq_create", GREET)).is_error
         call = asyncio.create_task(client.call_tool("seq_run", {"name": "greet"}))
-        await asyncio.wait_for(tasks.needs_input.wait(), T)
+        await within(tasks.needs_input.wait(), "the task to need input")
         pending = await one_pending(engine)
         [handle] = tasks.handles
         await tasks.send(tasks.session, "tasks/cancel", handle.task_id)
-        result = await asyncio.wait_for(call, T)
+        result = await within(call, "the cancelled call to end")
         assert result.is_error and tasks.seen[-1].status == "cancelled"
         [record] = await engine.list_runs()
         assert (record.status, record.cause, record.error) == ("stopped", "agent_cancelled",
@@ -127,7 +127,7 @@ async def test_a_client_that_gives_up_leaves_the_run_going_and_the_person_still_
         live = await engine.get_run(pending.request.turn_id)
         assert live is not None and live.status == "running"  # not stopped: the person may still answer
         await engine.interactions.respond(pending.interaction_id, ApprovalResponse(decision="approved"))
-        record = await asyncio.wait_for(engine.runner.wait(pending.request.turn_id), T)
+        record = await within(engine.runner.wait(pending.request.turn_id), "the run's end")
         assert (record.status, record.cause, record.outputs) == ("succeeded", None, {"said": "from-the-agent"})
         await wait_until(lambda: not runs.going, "the agent run to be settled", timeout=T)
 
@@ -144,11 +144,11 @@ async def test_progress_comes_again_and_again_while_a_person_is_awaited():
     async with served(heartbeat=0.05) as (engine, _, server), Client(server) as client:
         assert not (await client.call_tool("seq_create", GREET)).is_error
         call = asyncio.create_task(client.call_tool("seq_run", {"name": "greet"}, progress_callback=on_progress))
-        await asyncio.wait_for(enough.wait(), T)
+        await within(enough.wait(), "three progress notes while a person is awaited")
         pending = await one_pending(engine)
         assert any(pending.interaction_id in m for m in heard if "still waits" in m)
         await engine.interactions.respond(pending.interaction_id, ApprovalResponse(decision="approved"))
-        result = await asyncio.wait_for(call, T)
+        result = await within(call, "the agent's call to end")
     assert not result.is_error
 
 
@@ -198,4 +198,4 @@ async def test_over_http_a_task_is_read_across_requests(tmp_path):
         assert result.structured_content is not None and result.structured_content["outputs"] == {"said": "hi"}
     finally:
         proc.terminate()
-        await asyncio.wait_for(proc.wait(), T)
+        await within(proc.wait(), "the stopped server to end")

@@ -4,14 +4,14 @@ Nothing here touches the network: the fetch tool and prompt are only listed, nev
 
 from __future__ import annotations
 
-import asyncio
 import json
 import subprocess
 from importlib.util import find_spec
 from pathlib import Path
 
 import pytest
-from mcp_support import T, server_config
+from mcp_support import server_config
+from support.waiting import within
 
 # found, not imported: importing the servers took a second of every worker's collection
 pytestmark = pytest.mark.skipif(find_spec("mcp_server_fetch") is None or find_spec("mcp_server_git") is None,
@@ -42,6 +42,6 @@ async def test_git_status_runs_in_a_sequence_and_a_guessed_name_gets_the_real_on
     step = {"tool": "git.git_status", "args": {"repo_path": str(repo)}, "as": "status"}
     await engine.create({"name": "status", "groups": [
         {"name": "status-g", "in": {}, "out": {"status": "string"}, "tools": json.dumps(step) + " ;"}]})
-    record = await asyncio.wait_for(engine.run("status"), T)  # trusted, read-only, local: it runs
+    record = await within(engine.run("status"), "the run's end")  # trusted, read-only, local: it runs
     assert record.status == "succeeded", record.to_summary_json()
     assert "new.txt" in record.outputs["status"]

@@ -6,7 +6,8 @@ import asyncio
 import json
 from datetime import datetime
 
-from mcp_support import TIME_SERVER, T, expect, server_config
+from mcp_support import TIME_SERVER, expect, server_config
+from support.waiting import within
 
 from gui.core.asks.interactions import ApprovalResponse, ToolApprovalRequest
 
@@ -43,7 +44,7 @@ async def test_get_current_time_runs_inside_a_sequence_when_always_allowed(conne
     sequence, result = await engine.create(one_step_sequence())
     assert result.warnings == []
     engine.modes.set("time.get_current_time", "always-allow")
-    record = await asyncio.wait_for(engine.run("clock", {"tz": "Europe/Paris"}), T)
+    record = await within(engine.run("clock", {"tz": "Europe/Paris"}), "the run's end")
     assert record.status == "succeeded", record.to_summary_json()
     now = record.outputs["now"]
     assert now["timezone"] == "Europe/Paris"
@@ -57,13 +58,13 @@ async def test_get_current_time_waits_for_a_person_and_runs_once_approved(connec
     await engine.create(one_step_sequence())
     created = expect(engine, "interaction.created")
     run = asyncio.create_task(engine.run("clock", {"tz": "UTC"}))
-    await asyncio.wait_for(created, T)
+    await within(created, "the approval request")
     [pending] = await engine.interactions.pending()
     assert isinstance(pending.request, ToolApprovalRequest)
     assert pending.request.validated_input == {"timezone": "UTC"}
     assert pending.request.source.tool_name == "time.get_current_time"
     await engine.interactions.respond(pending.interaction_id, ApprovalResponse(decision="approved"))
-    record = await asyncio.wait_for(run, T)
+    record = await within(run, "the run's end")
     assert record.status == "succeeded"
     assert record.outputs["now"]["timezone"] == "UTC"
 
@@ -71,7 +72,7 @@ async def test_get_current_time_waits_for_a_person_and_runs_once_approved(connec
 async def test_an_invalid_timezone_fails_the_step_with_the_servers_message(connect, engine):
     await connect(time_config(trusted=True))
     await engine.create(one_step_sequence())
-    record = await asyncio.wait_for(engine.run("clock", {"tz": "Nowhere/Atlantis"}), T)
+    record = await within(engine.run("clock", {"tz": "Nowhere/Atlantis"}), "the run's end")
     assert record.status == "failed"
     error = record.groups[0].tools[0].error
     assert error.startswith("time.get_current_time: ") and "Nowhere/Atlantis" in error

@@ -14,6 +14,7 @@ from pathlib import Path
 import psycopg
 import pytest
 from support.engine import next_pending_request
+from support.waiting import within
 
 from gui.core.asks import Answerer, AuditDraft, verify
 from gui.pgstore import open_pg_stores
@@ -112,7 +113,7 @@ async def test_two_processes_answering_one_request_at_once_leave_one_decision_on
         for _ in range(10):
             asked = next_pending_request(first.engine)
             started = await first.engine.start("asks", {})
-            iid = await asyncio.wait_for(asked, T)
+            iid = await within(asked, "the run's approval request")
             asked_ids.append(iid)
             results = await asyncio.gather(
                 first.engine.respond(iid, {"kind": "approval", "decision": "approved"}),
@@ -141,7 +142,7 @@ async def test_decisions_of_two_processes_are_recorded_and_read_by_the_command(s
         for answering in (first, second, second):
             asked = next_pending_request(first.engine)
             started = await first.engine.start("asks", {})
-            iid = await asyncio.wait_for(asked, T)
+            iid = await within(asked, "the run's approval request")
             await answering.engine.respond(iid, {"kind": "approval", "decision": "approved"},
                                            Answerer(via="cli"))
             await first.engine.runner.wait(started.run_id, T)

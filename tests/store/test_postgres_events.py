@@ -4,11 +4,9 @@ whole, and nothing is sent back to the process it came from."""
 
 from __future__ import annotations
 
-import asyncio
-
 import pytest
 from support.engine import next_pending_request
-from support.waiting import wait_until
+from support.waiting import wait_until, within
 
 from gui.core.events import Event, GroupStarted, ToolFinished, ToolLog, ToolStarted, ToolWaiting
 from gui.runtime import open_runtime
@@ -29,7 +27,8 @@ async def test_the_steps_of_a_run_in_one_process_are_published_in_the_other(seqd
         await here.engine.create(TREE)
         asked = next_pending_request(here.engine)
         run = await here.engine.start("asks", {})
-        await here.engine.respond(await asyncio.wait_for(asked, T), {"kind": "approval", "decision": "approved"})
+        iid = await within(asked, "the run's approval request")
+        await here.engine.respond(iid, {"kind": "approval", "decision": "approved"})
         assert (await here.engine.runner.wait(run.run_id, T)).status == "succeeded"
 
         def steps() -> list[str]:

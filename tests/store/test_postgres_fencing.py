@@ -17,7 +17,7 @@ import psycopg
 import pytest
 from contract_support import run
 from support.engine import next_pending_request
-from support.waiting import wait_until
+from support.waiting import wait_until, within
 
 from gui.core.runs import LeaseLost, ResumeRefused, RunRecord
 from gui.pgstore import WriteConflict, open_pg_stores
@@ -84,7 +84,7 @@ async def test_a_paused_process_cannot_overwrite_a_run_another_took_over(seqdesk
         assert epoch == 2
         caplog.set_level(logging.WARNING, logger="gui.core.runs.runner")
         go.touch()  # the first process's command ends: it goes on to save the run's end
-        ended_here = await asyncio.wait_for(first.engine.runner.wait(run_id), T)
+        ended_here = await within(first.engine.runner.wait(run_id), "the run's end here")
         assert run_id not in first.engine.runner.active_ids()  # its copy of the run stopped
         assert ended_here.status == "interrupted"  # and it reads the run as the store has it
         assert await stored_row(seqdesk_database_url, run_id) == (taken_over, 2, None)  # nothing of it kept
@@ -167,7 +167,7 @@ async def test_a_save_under_way_as_its_run_ends_leaves_the_end_to_be_kept(seqdes
                 record.status, record.finished_at = "stopped", 1005.0  # the run ends meanwhile
                 if way == "first save":
                     raise psycopg.Rollback()  # the other's row was never there: the save's own goes in
-            await asyncio.wait_for(saving, T)
+            await within(saving, "the save's end")
         _, epoch, _ = await stored_row(url, "r1")
         assert stores.runs.held == {"r1": epoch}  # written running: still this process's run
         await stores.runs.save(record)  # the run's end
@@ -185,9 +185,9 @@ async def test_a_stop_pressed_in_another_process_stops_the_run_and_says_where(se
         await first.engine.create(tree("echo hi"))
         asked = next_pending_request(first.engine)
         started = await first.engine.start("waits", {})
-        iid = await asyncio.wait_for(asked, T)
+        iid = await within(asked, "the run's approval request")
         assert await second.engine.stop(started.run_id) is True
-        ended = await asyncio.wait_for(first.engine.runner.wait(started.run_id), T)
+        ended = await within(first.engine.runner.wait(started.run_id), "the stopped run's end")
         assert (ended.status, ended.cause) == ("stopped", "person")
         stored = await second.engine.runs.get(started.run_id)
         assert stored is not None and stored.status == "stopped"
@@ -208,9 +208,9 @@ async def test_a_stop_whose_notice_was_missed_is_found_by_the_lease_loop(seqdesk
         await first.engine.create(tree("echo hi"))
         asked = next_pending_request(first.engine)
         started = await first.engine.start("waits", {})
-        await asyncio.wait_for(asked, T)
+        await within(asked, "the run's approval request")
         assert await second.engine.stop(started.run_id) is True
-        ended = await asyncio.wait_for(first.engine.runner.wait(started.run_id), T)
+        ended = await within(first.engine.runner.wait(started.run_id), "the stopped run's end")
         assert ended.status == "stopped" and ended.stopped_by is not None
     finally:
         await first.close()
@@ -225,10 +225,10 @@ async def test_of_stops_pressed_in_three_processes_at_once_exactly_one_wins(seqd
         for _ in range(5):
             asked = next_pending_request(holder)
             started = await holder.start("waits", {})
-            await asyncio.wait_for(asked, T)
+            await within(asked, "the run's approval request")
             won = await asyncio.gather(*(rt.engine.stop(started.run_id) for rt in runtimes))
             assert won.count(True) == 1, won
-            ended = await asyncio.wait_for(holder.runner.wait(started.run_id), T)
+            ended = await within(holder.runner.wait(started.run_id), "the stopped run's end")
             assert ended.status == "stopped" and ended.stopped_by is not None
     finally:
         for rt in runtimes:
@@ -242,7 +242,7 @@ async def test_two_resumes_across_two_processes_leave_one_new_run(seqdesk_databa
         await first.engine.create(tree("echo hi"))
         asked = next_pending_request(first.engine)
         started = await first.engine.start("waits", {})
-        await asyncio.wait_for(asked, T)
+        await within(asked, "the run's approval request")
         await first.engine.stop(started.run_id)
         previous = started.run_id
         for _ in range(5):

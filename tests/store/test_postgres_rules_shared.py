@@ -3,11 +3,9 @@ holds in the other at once, and revoking it there makes the other ask again (`Pg
 
 from __future__ import annotations
 
-import asyncio
-
 import pytest
 from support.engine import next_pending_request
-from support.waiting import wait_until
+from support.waiting import wait_until, within
 
 from gui.runtime import open_runtime
 
@@ -26,7 +24,7 @@ async def test_an_always_allow_given_in_one_process_holds_in_the_other_until_rev
         await here.engine.create(TREE)
         asked = next_pending_request(there.engine)
         first = await here.engine.start("asks", {})
-        await there.engine.respond(await asyncio.wait_for(asked, T),
+        await there.engine.respond(await within(asked, "the run's approval request"),
                                    {"kind": "approval", "decision": "approved", "always_allow": True})
         assert (await here.engine.runner.wait(first.run_id, T)).status == "succeeded"
         await wait_until(lambda: here.database.modes.get("cmd_run") == "always-allow", "the rule heard here")
@@ -40,7 +38,8 @@ async def test_an_always_allow_given_in_one_process_holds_in_the_other_until_rev
         await wait_until(lambda: here.database.modes.get("cmd_run") == "ask", "the revoke heard here")
         asked_again = next_pending_request(here.engine)
         third = await here.engine.start("asks", {})
-        await here.engine.respond(await asyncio.wait_for(asked_again, T), {"kind": "approval", "decision": "denied"})
+        iid = await within(asked_again, "the request asked again")
+        await here.engine.respond(iid, {"kind": "approval", "decision": "denied"})
         assert (await here.engine.runner.wait(third.run_id, T)).status == "failed"
     finally:
         await here.close()

@@ -9,7 +9,7 @@ import asyncio
 import psycopg
 import pytest
 from support.engine import next_pending_request
-from support.waiting import wait_until
+from support.waiting import wait_until, within
 
 from gui.core.events import InteractionEnded, RunFinished, RunStarted
 from gui.core.runs import RunRecord
@@ -35,7 +35,7 @@ async def test_an_answer_given_in_one_process_resumes_the_tool_waiting_in_the_ot
         for _ in range(3):
             asked_there = next_pending_request(there)  # the other process's pages hear of the request
             run = await here.start("asks", {})
-            iid = await asyncio.wait_for(asked_there, T)
+            iid = await within(asked_there, "the request, heard in the other process")
             await there.respond(iid, {"kind": "approval", "decision": "approved"})
             finished = await here.runner.wait(run.run_id, T)
             assert finished.status == "succeeded"
@@ -52,7 +52,7 @@ async def test_two_processes_answering_one_request_one_wins_and_the_tool_resumes
         await here.create(TREE)
         asked = next_pending_request(here)
         run = await here.start("asks", {})
-        iid = await asyncio.wait_for(asked, T)
+        iid = await within(asked, "the run's approval request")
         ended: list[str] = []
         here.subscribe(lambda e: ended.append(e.status) if isinstance(e, InteractionEnded) else None)
         results = await asyncio.gather(
@@ -75,7 +75,7 @@ async def test_a_process_starting_leaves_the_runs_of_another_alone(seqdesk_datab
         await first.engine.create(TREE)
         asked = next_pending_request(first.engine)
         run = await first.engine.start("asks", {})
-        iid = await asyncio.wait_for(asked, T)
+        iid = await within(asked, "the run's approval request")
         second = await open_runtime(store=seqdesk_database_url)
         try:
             assert second.recovered_runs == []
@@ -102,7 +102,7 @@ async def test_a_run_is_interrupted_only_once_its_process_stops_renewing_its_lea
         await first.engine.create(TREE)
         asked = next_pending_request(first.engine)
         run = await first.engine.start("asks", {})
-        iid = await asyncio.wait_for(asked, T)
+        iid = await within(asked, "the run's approval request")
         beats = {await heartbeat(seqdesk_database_url, run.run_id)}
         await wait_until(lambda: _renewed(seqdesk_database_url, run.run_id, beats), "the lease renewed 3 times")
         assert (await second.engine.runs.get(run.run_id)).status == "running"  # alive: left alone
@@ -163,7 +163,8 @@ async def test_runs_started_and_finished_in_one_process_are_announced_in_the_oth
         asked = next_pending_request(here)
         run = await here.start("asks", {})
         await wait_until(lambda: ("RunStarted", run.run_id) in seen, "the start told to the other process")
-        await here.respond(await asyncio.wait_for(asked, T), {"kind": "approval", "decision": "approved"})
+        iid = await within(asked, "the run's approval request")
+        await here.respond(iid, {"kind": "approval", "decision": "approved"})
         await wait_until(lambda: ("RunFinished", run.run_id) in seen, "the end told to the other process")
     finally:
         await runs_here.close()

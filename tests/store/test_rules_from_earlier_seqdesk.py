@@ -5,11 +5,11 @@ as it did; a new answer makes a rule that covers the step from then on, also aft
 
 from __future__ import annotations
 
-import asyncio
 import json
 from pathlib import Path
 
 from support.engine import next_pending_request
+from support.waiting import within
 
 from gui.runtime import open_runtime
 
@@ -53,7 +53,7 @@ async def test_rules_kept_by_an_earlier_seqdesk_open_and_none_covers_a_step_it_d
         # without it, the old "this sequence" rule covers nothing: the step asks again, once
         asked = next_pending_request(engine)
         run = await engine.start("benign", {})
-        await engine.respond(await asyncio.wait_for(asked, T),
+        await engine.respond(await within(asked, "the run's approval request"),
                              {"kind": "approval", "decision": "approved", "scope": "sequence"})
         assert (await engine.runner.wait(run.run_id, T)).status == "succeeded"
         new = next(r for r in await engine.approval_rules() if r.scope == "sequence" and r.rule_id != "old-seq")

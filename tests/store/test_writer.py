@@ -81,11 +81,11 @@ async def test_the_event_loop_keeps_running_while_a_slow_operation_runs(writer):
     task = asyncio.create_task(writer.run(slow))
     counter = asyncio.create_task(ticker())
     try:
-        await asyncio.wait_for(started.wait(), TIMEOUT)
-        await asyncio.wait_for(ticked.wait(), TIMEOUT)
+        await within(started.wait(), "the slow operation to start")
+        await within(ticked.wait(), "the loop to turn 50 times")
         assert not task.done()
         release.set()
-        assert await asyncio.wait_for(task, TIMEOUT) == "done"
+        assert await within(task, "the slow operation's end") == "done"
     finally:
         release.set()
         counter.cancel()
@@ -102,14 +102,14 @@ async def test_a_submitted_operation_still_runs_when_its_awaiter_is_cancelled(wr
         release.wait(TIMEOUT)
 
     blocking = asyncio.create_task(writer.run(blocker))
-    await asyncio.wait_for(started.wait(), TIMEOUT)
+    await within(started.wait(), "the blocking operation to start")
     queued = asyncio.create_task(writer.run(written.append, "kept"))
     await asyncio.sleep(0)  # let the task submit its operation
     queued.cancel()
     with pytest.raises(asyncio.CancelledError):
         await within(queued, "the cancelled operation to end")
     release.set()
-    await asyncio.wait_for(blocking, TIMEOUT)
+    await within(blocking, "the blocking operation's end")
     await writer.run(lambda: None)
     assert written == ["kept"]
 
@@ -145,13 +145,13 @@ async def test_a_write_submitted_behind_queued_reads_runs_before_them(writer):
         release.wait(TIMEOUT)
 
     running = asyncio.create_task(writer.read(blocker))
-    await asyncio.wait_for(started.wait(), TIMEOUT)
+    await within(started.wait(), "the blocking read to start")
     reads = [asyncio.create_task(writer.read(order.append, f"read {n}")) for n in range(5)]
     await asyncio.sleep(0)  # the reads are queued
     write = asyncio.create_task(writer.run(order.append, "write"))
     await asyncio.sleep(0)
     release.set()
-    await asyncio.wait_for(asyncio.gather(running, write, *reads), TIMEOUT)
+    await within(asyncio.gather(running, write, *reads), "the read, the write and the queued reads")
     assert order == ["write", *(f"read {n}" for n in range(5))]  # reads keep their order among themselves
 
 

@@ -24,8 +24,6 @@ from gui.core.asks.interactions import (
 from gui.core.events import Event, EventBus
 from gui.memory import MemoryInteractionStore
 
-TIMEOUT = 2.0
-
 
 def now_ms() -> int:
     return int(time.time() * 1000)

@@ -23,6 +23,7 @@ import httpx
 from gui.core.tools.registry import ToolContext
 from gui.mcp.config import McpServerConfig
 from support.app import free_port
+from support.waiting import within
 
 HERE = Path(__file__).parents[1] / "mcp"  # auth_server.py
 T = 15.0
@@ -47,7 +48,7 @@ async def auth_server(mode: str, *args: str) -> AsyncIterator[str]:
             await asyncio.wait_for(proc.wait(), T)
         except TimeoutError:
             proc.kill()
-            await asyncio.wait_for(proc.wait(), T)
+            await within(proc.wait(), "the killed auth server to end", timeout=T)
             raise
     drain.cancel()
 

@@ -11,6 +11,8 @@ from collections.abc import AsyncIterator
 import httpx
 from fastapi import FastAPI
 
+from support.waiting import within
+
 T = 5.0
 
 
@@ -47,7 +49,7 @@ class StreamingTransport(httpx.AsyncBaseTransport):
                  "raw_path": request.url.raw_path.split(b"?")[0], "query_string": request.url.query,
                  "server": ("test", 80), "client": ("127.0.0.1", 1), "root_path": ""}
         task = self.task = asyncio.create_task(self.app(scope, receive, send))
-        head = await asyncio.wait_for(started, T)
+        head = await within(started, "the app's response head", timeout=T)
 
         class Body(httpx.AsyncByteStream):
             async def __aiter__(self) -> AsyncIterator[bytes]:
@@ -56,7 +58,7 @@ class StreamingTransport(httpx.AsyncBaseTransport):
 
             async def aclose(self) -> None:
                 gone.set()
-                await asyncio.wait_for(task, T)
+                await within(task, "the app to end after the body was closed", timeout=T)
 
         return httpx.Response(head["status"], headers=head.get("headers", []), stream=Body())
 

@@ -25,6 +25,7 @@ from gui.core.door.engine import Engine
 from gui.core.events import Event
 from gui.mcp.config import McpSettingsStore
 from support.builders import tools
+from support.waiting import within
 
 R = 50  # retries of should_see: 5 s
 
@@ -69,7 +70,7 @@ def expect(type_: str, predicate: Callable[[Event], bool] = lambda e: True) -> a
 
 
 async def wait(future: asyncio.Future[Event], timeout: float = 10) -> Event:
-    return await asyncio.wait_for(future, timeout)
+    return await within(future, "the awaited bus event", timeout=timeout)
 
 
 async def start_command_run(command: str = "echo hello", name: str = "inbox-seq") -> str:
@@ -113,6 +114,6 @@ def browser_of(user: User) -> Callable[[], Awaitable[str]]:
     user.navigate.to = to  # type: ignore[method-assign]
 
     async def opened() -> str:
-        return await asyncio.wait_for(went, 15)
+        return await within(went, "the page to navigate", timeout=15)
 
     return opened

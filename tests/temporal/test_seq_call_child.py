@@ -4,7 +4,6 @@ is a child workflow of its caller's (its own approvals wait in it, and it outliv
 
 from __future__ import annotations
 
-import asyncio
 import uuid
 from pathlib import Path
 from typing import Any
@@ -14,7 +13,7 @@ from support.builders import group, seq, tools
 from support.executors import composed
 from support.fakes import Gate
 from support.temporal import TemporalServer
-from support.waiting import wait_until
+from support.waiting import wait_until, within
 from temporalio.client import Client
 
 from gui.core.asks import ApprovalResponse
@@ -51,7 +50,7 @@ async def test_a_retried_seq_call_calls_its_run_again_and_counts_its_attempts(tm
             {"tool": "seq_call", "args": {"name": "child"}, "as": "res"})))
     started: list[str] = []
     engine.bus.subscribe(lambda e: started.append(e.run_id) if e.type == "run.started" else None)
-    record = await asyncio.wait_for(engine.run("parent", {}), T)
+    record = await within(engine.run("parent", {}), "the parent run's end")
     assert record.status == "succeeded" and record.outputs == {"res": {"said": "again"}}
     [trec] = record.groups[0].tools
     assert trec.attempts == 2 and len(started) == 3  # the caller, and the run it called twice

@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 from support.builders import group, seq, tools
+from support.waiting import within
 
 from gui.core.events import InteractionCreated
 from gui.core.runs.records import RunRecord
@@ -37,7 +38,7 @@ async def run_step(step: dict[str, Any], out: dict[str, str], meanwhile: Callabl
     try:
         await engine.create(seq(group("g", out=out, tools=tools(step))))
         run = await engine.start("s", {})
-        iid = await asyncio.wait_for(asked.get(), T)
+        iid = await within(asked.get(), "the approval request")
         meanwhile()
         await engine.respond(iid, {"kind": "approval", "decision": "approved", **(answer or {})})
         return await engine.runner.wait(run.run_id, T)

@@ -46,7 +46,7 @@ async def test_a_wrapper_that_never_gets_go_runs_nothing(tmp_path):
                                                 stdin=asyncio.subprocess.PIPE, start_new_session=True)
     assert proc.stdin is not None
     proc.stdin.close()  # the app died before it could say go
-    assert await asyncio.wait_for(proc.wait(), 5) == 125
+    assert await within(proc.wait(), "the wrapper to end") == 125
     assert not marker.exists()
 
 
@@ -58,7 +58,7 @@ async def test_os_processes_tell_a_recorded_process_from_a_later_one_with_its_pi
         assert control.alive(ProcessInfo(pid=proc.pid, started=started))
         assert not control.alive(ProcessInfo(pid=proc.pid, started=(started or 0) + 1))
         control.kill(ProcessInfo(pid=proc.pid, started=started))
-        assert await asyncio.wait_for(proc.wait(), 5) == -9
+        assert await within(proc.wait(), "the killed process to end") == -9
         assert not control.alive(ProcessInfo(pid=proc.pid, started=started))
     finally:
         if proc.returncode is None:

@@ -59,7 +59,7 @@ def test_output_exit_code_and_the_line_on_stdin_on_uvloop(tmp_path: Path):
         proc.say(b"go\n")
         assert proc.stdout is not None and proc.stderr is not None
         out, err = await within(asyncio.gather(proc.stdout.read(), proc.stderr.read()), "the command's output to end")
-        return out, err, await asyncio.wait_for(proc.wait(), 10)
+        return out, err, await within(proc.wait(), "the command's exit")
 
     assert on_uvloop(main) == (b"got go\n", b"oops\n", 3)
 
@@ -69,7 +69,7 @@ def test_a_signal_that_ends_it_is_its_negative_exit_code(tmp_path: Path):
         proc = spawn(["/bin/sh", "-c", "exec sleep 30"], cwd=tmp_path, env={"PATH": "/usr/bin:/bin"})
         before = proc.returncode
         proc.kill()
-        code = await asyncio.wait_for(proc.wait(), 10)
+        code = await within(proc.wait(), "the killed command to end")
         return before, code, await within(proc.wait(), "the exit code asked again")  # asked again: the same answer
 
     assert on_uvloop(main) == (None, -signal.SIGKILL, -signal.SIGKILL)
