@@ -316,6 +316,17 @@ def report(trail: list[tuple[str, str, str | None, bool]]) -> None:
                               and (p in ("server", "server, back") or (p == "person" and i >= door))))
     print(f"the tool asking to the answer stored, as trace_approval_path counts an approval (no inbox page): "
           f"{len(span)} files: " + " > ".join(f.removeprefix(GUI_PREFIX) for f in span))
+    edges: list[tuple[str, str]] = []  # trace_approval_path's rule: a call from A into B after one from B into A
+    backs: list[tuple[str, str]] = []
+    for i, (p, f, c, new) in enumerate(trail):
+        if not new or c is None or c == f or c.startswith("gui/ui/") or f.startswith("gui/ui/") \
+                or not (p in ("server", "server, back") or (p == "person" and i >= door)):
+            continue
+        if (f, c) in edges and (c, f) not in backs:
+            backs.append((c, f))
+        edges.append((c, f))
+    print(f"  its calls back into a file that called it (trace_approval_path's rule): {len(backs)}"
+          + "".join(f"\n    {c.removeprefix(GUI_PREFIX)} -> {f.removeprefix(GUI_PREFIX)}" for c, f in backs))
 
 
 def main() -> None:
