@@ -136,6 +136,31 @@ async def app_door(settings: Settings, *, start: bool = False, answered_here: bo
     return remote
 
 
+def local_folder(settings: Settings) -> Path | None:
+    """The data folder the settings lead to, as it is (neither created nor checked); None when they lead
+    to none here (a team's server or database, SEQDESK_MEMORY)."""
+    if settings.connect is not None or settings.memory or settings.store is not None:
+        return None
+    return _folder_of(settings)
+
+
+def unknown_run_folder(settings: Settings | None, run_id: str) -> Path | None:
+    """The data folder `seqdesk run --resume` would start the app on, when its files show that it holds
+    no run `run_id` (`gui.store.stored_ids`, read without taking the folder): the command says so then,
+    rather than start an app only to hear it. None when the run may be there, when the files cannot
+    tell, when an app serves the folder (it is asked: nothing is started for that), or when the
+    settings lead to no folder here."""
+    folder = local_folder(settings or load_settings())
+    if folder is None:
+        return None
+    from gui.second_launch import read_endpoint
+    from gui.store.stored_ids import may_hold
+
+    if read_endpoint(folder) is not None:
+        return None
+    return folder if may_hold(folder, "runs", run_id) is False else None
+
+
 async def team_door(url: str, token: str | None) -> Operations:
     """The door of the team server at `url` (`--connect` / SEQDESK_CONNECT: `seqdesk serve`), through its
     HTTP API; Invalid for an address that is none, Unavailable when nothing answers there."""
