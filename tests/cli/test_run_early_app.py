@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from pathlib import Path
 
 import pytest
@@ -124,3 +125,14 @@ def test_a_run_to_resume_the_folder_does_not_hold_is_refused_without_starting_an
         held = seqdesk("run", "--resume", "0911dd99", data=data)
     assert held.returncode == 2 and refusal in held.stderr, held.stderr
     assert not (data / "background.log").exists() and not apps_on(data)
+
+
+def test_an_app_started_in_the_background_that_ends_without_serving_is_said_at_once(data, monkeypatch):
+    from gui.core.errors import Unavailable
+    from gui.second_launch import OTHER_APP_SECONDS, spawn_background
+
+    monkeypatch.setenv("SEQDESK_LEASE", "soon")  # the app cannot start on such settings
+    began = time.monotonic()
+    with pytest.raises(Unavailable, match="SEQDESK_LEASE"):
+        spawn_background(data, None).wait()
+    assert time.monotonic() - began < OTHER_APP_SECONDS  # it waited for the folder itself: no other app comes
