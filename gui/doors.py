@@ -117,9 +117,11 @@ async def app_door(settings: Settings, *, start: bool = False, answered_here: bo
     from gui.remote import remote_for
 
     remote = remote_for(folder, settings.token, answered_here=answered_here) if starting is None else None
-    if remote is not None and not await remote.answers():  # it is ending (its program left): wait it out
+    if remote is not None and not await remote.answers():  # it is ending (its program left)
         await remote.close()
-        remote = await _after_ending(folder, settings.token, answered_here)
+        # With `start`, the next app starts now and takes the folder as soon as the ending one lets go of it
+        # (or leaves it to that one, should it answer again: `gui.app.start_app`); without, it is waited out.
+        remote = None if start else await _after_ending(folder, settings.token, answered_here)
     if remote is None and start:
         if starting is None:
             starting = spawn_background(folder, settings.token)
