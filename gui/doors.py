@@ -1,8 +1,9 @@
 """The door of the CLI and `seqdesk mcp` (`Operations`): the engine opened here on a data folder or a
 team's database, the app that serves the folder through its HTTP API (one app per folder, whichever
 door comes first: started in the background when asked to, the next one coming up while one is
-ending, or else that one waited out), or a team server's API (`--connect`). Beside the composition root (`gui.app`), which starts the app itself; like
-it, imported by the surfaces' commands only, inside the functions that need it.
+ending, or else that one waited out), or a team server's API (`--connect`). Beside the composition
+root (`gui.app`), which starts the app itself; like it, imported by the surfaces' commands only, inside
+the functions that need it.
 """
 
 from __future__ import annotations
