@@ -149,7 +149,7 @@ def local_folder(settings: Settings) -> Path | None:
 
 def unknown_run_folder(settings: Settings | None, run_id: str) -> Path | None:
     """The data folder `seqdesk run --resume` would start the app on, when its files show that it holds
-    no run `run_id` (`gui.store.stored_ids`, read without taking the folder): the command says so then,
+    no run `run_id` (`gui.stored_ids`, read without taking the folder): the command says so then,
     rather than start an app only to hear it. None when the run may be there, when the files cannot
     tell, when an app serves the folder (it is asked: nothing is started for that), or when the
     settings lead to no folder here."""
@@ -157,7 +157,7 @@ def unknown_run_folder(settings: Settings | None, run_id: str) -> Path | None:
     if folder is None:
         return None
     from gui.second_launch import read_endpoint
-    from gui.store.stored_ids import may_hold
+    from gui.stored_ids import may_hold
 
     if read_endpoint(folder) is not None:
         return None

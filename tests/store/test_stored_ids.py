@@ -5,13 +5,15 @@ missing or damaged); "cannot tell" rather than a wrong "no"."""
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 from support.hotcold import open_store
 
 from gui.store.lock import InstanceLock
 from gui.store.recovery import open_store as repairing
-from gui.store.stored_ids import may_hold
+from gui.stored_ids import may_hold
 
 
 def listing(folder: Path) -> dict[str, tuple[int, int]]:
@@ -82,3 +84,15 @@ def test_it_cannot_tell_for_an_id_json_writes_otherwise_nor_for_a_file_it_cannot
         (tmp_path / "runs.journal").write_bytes(b"")
         (tmp_path / "runs.journal").chmod(0)
         assert may_hold(tmp_path, "runs", "nope") is None
+
+
+def test_it_reads_the_store_s_layout_without_loading_the_store(tmp_path):
+    from gui import stored_ids
+    from gui.store.journal import JOURNAL_SUFFIX
+
+    assert stored_ids.JOURNAL_SUFFIX == JOURNAL_SUFFIX
+    assert open_store(tmp_path).history_folder == tmp_path / stored_ids.HISTORY
+    script = ("import sys, gui.doors, gui.stored_ids; "
+              "print(sorted(m for m in sys.modules if m.split('.')[:2] == ['gui', 'store'] or m == 'tinydb'))")
+    loaded = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True).stdout.strip()
+    assert loaded == "[]"  # `seqdesk run --resume` of a run the folder holds goes on through the app

@@ -1,6 +1,8 @@
 """Whether a data folder's store may hold a document, read from its files without opening the store.
 
-Nothing is locked, repaired or written, so it may be asked while another process holds the folder (an
+Beside the store (`gui.store`), not in it: a command that goes on through the app does not load the
+store (its package loads every table's code, a tenth of a second or more) to ask this. Nothing is
+locked, repaired or written, so it may be asked while another process holds the folder (an
 app serving it, starting or ending): a door asks it before it starts an app only to hear that an id it
 was given is unknown (`seqdesk run --resume`, `gui.doors.unknown_run_folder`).
 
@@ -21,10 +23,9 @@ from pathlib import Path
 
 import orjson
 
-from gui.store.journal import JOURNAL_SUFFIX
-
 PLAIN_ID = re.compile(r"^[A-Za-z0-9_.-]{1,200}$")  # written as itself in JSON, by any encoder
 HISTORY = "history"
+JOURNAL_SUFFIX = ".journal"  # `gui.store.journal.JOURNAL_SUFFIX`
 
 
 def may_hold(folder: Path, name: str, doc_id: str) -> bool | None:
