@@ -283,8 +283,7 @@ def start_app(args: argparse.Namespace, settings: Settings) -> int:
         else:
             hold_lock(data_dir)
     except SeqDeskError as exc:
-        # An app started in the background for a program leaves the folder to the app that serves it.
-        if not isinstance(exc, DataFolderInUseError) or background_for() is not None:
+        if not isinstance(exc, DataFolderInUseError):
             tell_person(str(exc))
             return 2
 
@@ -292,8 +291,13 @@ def start_app(args: argparse.Namespace, settings: Settings) -> int:
             print(f"seqdesk: another SeqDesk has the data folder {data_dir} and does not answer (it may be "
                   f"ending): waiting up to {OTHER_APP_SECONDS:g} s for it to let go", file=sys.stderr, flush=True)
 
-        if not wait_out_ending(data_dir, OTHER_APP_SECONDS, waiting):  # a second launch: join the one running
-            from gui.second_launch import read_endpoint
+        # An app ending (its program gone) lets go of the folder a moment after it stops answering: the
+        # app started for the next program, or by the person, takes it then.
+        if not wait_out_ending(data_dir, OTHER_APP_SECONDS, waiting):
+            if background_for() is not None:  # started for a program: it leaves the folder to the app serving it
+                tell_person(str(exc))
+                return 2
+            from gui.second_launch import read_endpoint  # a second launch: join the one running
 
             if read_endpoint(data_dir) is None:  # a process holds the folder and serves nothing: say which
                 tell_person(str(exc))

@@ -258,7 +258,9 @@ def until_unneeded(ctx: AppContext, pid: int | None, host: str, port: int, stop:
         else:
             await tell_ready(host, port)
         def end() -> None:
-            ctx.ending = True  # a door that reads the endpoint from now on waits it out (`ReadyGate`)
+            ctx.ending = True  # a door that read the endpoint already is told so (`ReadyGate`)
+            if ctx.endpoint is not None:  # one that comes from now on starts the next app at once, which
+                ctx.endpoint.unlink(missing_ok=True)  # takes the folder as soon as this one lets go of it
             stop()
 
         await close_when_unneeded(lambda: {pid, *ctx.clients}, busy, joined, end)

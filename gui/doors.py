@@ -1,8 +1,9 @@
 """The door of the CLI and `seqdesk mcp` (`Operations`): the engine opened here on a data folder or a
 team's database, the app that serves the folder through its HTTP API (one app per folder, whichever
-door comes first: started in the background when asked to, waited out while one is ending), or a team
-server's API (`--connect`). Beside the composition root (`gui.app`), which starts the app itself; like
-it, imported by the surfaces' commands only, inside the functions that need it.
+door comes first: started in the background when asked to, the next one coming up while one is
+ending, or else that one waited out), or a team server's API (`--connect`). Beside the composition
+root (`gui.app`), which starts the app itself; like it, imported by the surfaces' commands only, inside
+the functions that need it.
 """
 
 from __future__ import annotations
@@ -117,9 +118,11 @@ async def app_door(settings: Settings, *, start: bool = False, answered_here: bo
     from gui.remote import remote_for
 
     remote = remote_for(folder, settings.token, answered_here=answered_here) if starting is None else None
-    if remote is not None and not await remote.answers():  # it is ending (its program left): wait it out
+    if remote is not None and not await remote.answers():  # it is ending (its program left)
         await remote.close()
-        remote = await _after_ending(folder, settings.token, answered_here)
+        # With `start`, the next app starts now and takes the folder as soon as the ending one lets go of it
+        # (or leaves it to that one, should it answer again: `gui.app.start_app`); without, it is waited out.
+        remote = None if start else await _after_ending(folder, settings.token, answered_here)
     if remote is None and start:
         if starting is None:
             starting = spawn_background(folder, settings.token)
@@ -134,6 +137,31 @@ async def app_door(settings: Settings, *, start: bool = False, answered_here: bo
     if remote is None:
         raise Unavailable(f"SeqDesk is not open on the data folder {folder}: start it (seqdesk), then ask again")
     return remote
+
+
+def local_folder(settings: Settings) -> Path | None:
+    """The data folder the settings lead to, as it is (neither created nor checked); None when they lead
+    to none here (a team's server or database, SEQDESK_MEMORY)."""
+    if settings.connect is not None or settings.memory or settings.store is not None:
+        return None
+    return _folder_of(settings)
+
+
+def unknown_run_folder(settings: Settings | None, run_id: str) -> Path | None:
+    """The data folder `seqdesk run --resume` would start the app on, when its files show that it holds
+    no run `run_id` (`gui.stored_ids`, read without taking the folder): the command says so then,
+    rather than start an app only to hear it. None when the run may be there, when the files cannot
+    tell, when an app serves the folder (it is asked: nothing is started for that), or when the
+    settings lead to no folder here."""
+    folder = local_folder(settings or load_settings())
+    if folder is None:
+        return None
+    from gui.second_launch import read_endpoint
+    from gui.stored_ids import may_hold
+
+    if read_endpoint(folder) is not None:
+        return None
+    return folder if may_hold(folder, "runs", run_id) is False else None
 
 
 async def team_door(url: str, token: str | None) -> Operations:

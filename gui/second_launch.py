@@ -6,7 +6,8 @@ token on disk: `SEQDESK_TOKEN` when it wants one) to bring its window to the fro
 in the background opens its window then (the app started afterwards joins it). With `address_only`
 (`seqdesk --browser`) the app shows nothing and only gives its address, which the person opens in
 their browser; an app started in the background is theirs from then on all the same. (Before that,
-the app's start waits out an app that is ending: `gui.app.wait_out_ending`.)
+the app's start waits out an app that is ending: `gui.app.wait_out_ending`; an app started in the
+background does too, and leaves the folder to the app that serves it.)
 `start_background` starts the app without a window for a door that needs one (`seqdesk mcp`): the
 door then goes through it, and the person answers in its inbox (notified as for any request) or
 opens SeqDesk, which joins it. A door may start it first (`spawn_background`) and wait for it later
@@ -42,7 +43,7 @@ READY_FD = "SEQDESK_READY_FD"  # set for an app started in the background: where
 READY = b"ready\n"
 ENDPOINT_FILE = "seqdesk.endpoint.json"
 START_SECONDS = 90.0
-OTHER_APP_SECONDS = 15.0  # how long to wait for another app after the one started here ended
+OTHER_APP_SECONDS = 15.0  # how long an app's start waits for another holding the folder to let go of it, or serve
 # What the app started in the background runs (`spawn_background`), with the garbage collector off while it
 # starts: what start-up makes lives as long as the app (`gc.freeze` once it is up, where the collector comes on
 # again), and the collections it would pass through were a tenth of its start.
@@ -164,13 +165,14 @@ class Starting:
             endpoint = read_endpoint(self.data_dir)
             if said == READY and endpoint is not None:
                 return endpoint
-        while time.monotonic() < deadline:  # it ended without a word: another app may be coming up
+        while time.monotonic() < deadline:  # it ended without a word: another app may serve the folder
+            ended = self.child.poll() is not None
             endpoint = read_endpoint(self.data_dir)
             if endpoint is not None and app_answers(str(endpoint["url"])):
                 return endpoint
-            if self.child.poll() is not None and endpoint is None:
-                deadline = min(deadline, time.monotonic() + OTHER_APP_SECONDS)
-            time.sleep(0.1)  # another process starting: nothing to wait on but its files and its port
+            if ended:  # it left the folder to an app that serves it (above), or could not start (its log says why)
+                break
+            time.sleep(0.1)  # no pipe to say it (Windows): nothing to wait on but its files and its port
         if self.child.poll() is None:
             self.child.terminate()
         log = self.data_dir / BACKGROUND_LOG

@@ -176,6 +176,37 @@ def test_the_persons_seqdesk_waits_out_an_app_that_is_ending_and_starts(tmp_path
         _end(program)
 
 
+def test_a_run_arriving_while_an_ending_app_still_holds_the_folder_goes_through_the_app_it_starts(tmp_path):
+    """The app `seqdesk run` starts waits for the folder, as the person's does, rather than ending at once
+    (and the run failing after OTHER_APP_SECONDS, although the folder was let go in a moment)."""
+    from gui.store.lock import InstanceLock
+
+    data = tmp_path / "data"
+    data.mkdir()
+    sequence = tmp_path / "hi.json"
+    sequence.write_text(json.dumps({"name": "hi", "groups": [{"name": "g", "in": {}, "out": {}, "tools":
+                                    '{"tool": "cmd_run", "args": {"command": "true"}} ;'}]}))
+    held = InstanceLock(data).acquire()  # an app ending: it removed its endpoint, and has not let go yet
+    run: subprocess.Popen[str] | None = None
+    try:
+        run = subprocess.Popen([sys.executable, "-m", "gui", "run", str(sequence), "--yes", "--json"], cwd=ROOT,
+                               env=clean_env(data), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True)
+        log = data / "background.log"
+        said = wait_until_sync(lambda: log.exists() and log.read_text(), "the run's app to meet the held folder",
+                               timeout=T)
+        assert "waiting up to" in said, said  # not "in use by another SeqDesk": it waits
+        held.release()  # the ending app lets go
+        out, err = run.communicate(timeout=T)
+        assert run.returncode == 0, err
+        assert json.loads(out)["status"] == "succeeded"
+    finally:
+        held.release()
+        if run is not None and run.poll() is None:
+            run.kill()
+            run.communicate(timeout=T)
+
+
 def test_seqdesk_browser_joins_an_app_started_in_the_background_which_then_stays(tmp_path):
     data = tmp_path / "data"
     program = subprocess.Popen(["sleep", "600"])

@@ -133,3 +133,23 @@ async def test_an_ending_app_tells_each_api_request_so_and_holds_none_of_them():
     assert await status("/api/health") == 503
     assert await status("/api/runs") == 503
     assert reached == ["/api/health"]
+
+
+async def test_an_app_that_decides_to_end_removes_its_endpoint_before_its_server_stops(tmp_path):
+    """A door that comes from then on finds no app, and starts the next one at once: it comes up while
+    this one lets go of the folder (it waits for it), rather than after."""
+    from gui.background_app import until_unneeded
+
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    program = int(gone.stdout)  # the program it was started for, gone already
+
+    async def wait_open(timeout: float = 30.0) -> None:
+        raise RuntimeError("not opened here")  # nobody to tell it serves
+
+    endpoint = write_endpoint(tmp_path, "http://127.0.0.1:9", token_required=False, background=True)
+    ctx = SimpleNamespace(ending=False, clients=set(), wait_open=wait_open, endpoint=endpoint,
+                          slot=SimpleNamespace(engine=None))
+    seen: list[tuple[bool, bool]] = []
+    watch = until_unneeded(ctx, program, "127.0.0.1", 9, lambda: seen.append((ctx.ending, endpoint.exists())))
+    await watch(lambda: False)
+    assert seen == [(True, False)]

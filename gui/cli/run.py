@@ -16,6 +16,8 @@ from gui.cli.sequence_file import carried, read_target
 from gui.i18n import _
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from gui.core.causes import EndCause
     from gui.core.door import Operations
     from gui.core.runs import RunRecord
@@ -222,7 +224,12 @@ async def _run(args: argparse.Namespace, run_args: dict[str, Any]) -> int:
 async def _resume(args: argparse.Namespace) -> int:
     from gui.cli.prompter import TerminalPrompter
     from gui.core.runs import ResumeRefused
+    from gui.doors import local_folder, unknown_run_folder
 
+    settings = getattr(args, "settings", None)
+    if unknown_run_folder(settings, args.resume) is not None:  # said without starting an app to hear it
+        _err("seqdesk run: " + _no_run(args.resume, local_folder(settings) if settings is not None else None))
+        return 2
     ops = await connect(args, app=True)
     try:
         _say_where(args, ops)
@@ -232,7 +239,7 @@ async def _resume(args: argparse.Namespace) -> int:
         finally:
             await prompter.close()
     except LookupError:
-        _err("seqdesk run: " + _("there is no run {id}").format(id=args.resume))
+        _err("seqdesk run: " + _no_run(args.resume, local_folder(settings) if settings is not None else None))
         return 2
     except ResumeRefused as exc:
         _err(f"seqdesk run: {exc}")
@@ -244,6 +251,15 @@ async def _resume(args: argparse.Namespace) -> int:
     _err(_("resumed run {old} as run {new} (attempt {attempt}); {kept}").format(
         old=args.resume, new=record.run_id, attempt=record.attempt, kept=kept_words(record)))
     return _report(args, record)
+
+
+def _no_run(run_id: str, folder: Path | None) -> str:
+    """There is no run `run_id` (in the data folder `folder`, when the settings lead to one), and where
+    the runs there are listed."""
+    if folder is None:
+        return _("there is no run {id}: the Runs page of SeqDesk lists the runs").format(id=run_id)
+    return _("there is no run {id} in the data folder {folder}: the Runs page of SeqDesk lists the runs "
+             "there").format(id=run_id, folder=folder)
 
 
 def _report(args: argparse.Namespace, record: Any) -> int:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from pathlib import Path
 
 import pytest
@@ -108,3 +109,30 @@ def test_a_run_on_a_folder_no_app_serves_goes_through_the_app_started_early(sequ
     assert json.loads(done.stdout)["status"] == "succeeded"
     assert (data / "background.log").exists()  # it went through an app started in the background
     wait_until_sync(lambda: not apps_on(data), "the app to end after the run", timeout=60)
+
+
+def test_a_run_to_resume_the_folder_does_not_hold_is_refused_without_starting_an_app(data):
+    from gui.store.lock import InstanceLock
+
+    refusal = (f"seqdesk run: there is no run 0911dd99 in the data folder {data}: "
+               "the Runs page of SeqDesk lists the runs there")
+    done = seqdesk("run", "--resume", "0911dd99", "--yes", data=data)
+    assert done.returncode == 2, done.stderr
+    assert refusal in done.stderr and "Traceback" not in done.stderr
+    assert not (data / "background.log").exists() and not (data / "seqdesk.endpoint.json").exists()
+    assert not apps_on(data)
+    with InstanceLock(data):  # another SeqDesk holds the folder (starting, ending): its files are read all the same
+        held = seqdesk("run", "--resume", "0911dd99", data=data)
+    assert held.returncode == 2 and refusal in held.stderr, held.stderr
+    assert not (data / "background.log").exists() and not apps_on(data)
+
+
+def test_an_app_started_in_the_background_that_ends_without_serving_is_said_at_once(data, monkeypatch):
+    from gui.core.errors import Unavailable
+    from gui.second_launch import OTHER_APP_SECONDS, spawn_background
+
+    monkeypatch.setenv("SEQDESK_LEASE", "soon")  # the app cannot start on such settings
+    began = time.monotonic()
+    with pytest.raises(Unavailable, match="SEQDESK_LEASE"):
+        spawn_background(data, None).wait()
+    assert time.monotonic() - began < OTHER_APP_SECONDS  # it waited for the folder itself: no other app comes
