@@ -184,10 +184,13 @@ class TemporalExecutor:
 
     async def stop(self, run_id: str, cause: EndCause | None = "person", *, by: str | None = None) -> bool:
         ex = self.local._active.get(run_id)
-        if ex is None or ex.finishing or ex.done.done():
+        if ex is None or ex.done.done():
             return False
         if ex.task is not None:  # a run called through seq_call from inside a step: it runs in this process
             return await self.local.stop(run_id, cause, by=by)
+        if ex.finishing:  # its end is being saved: the Stop waits for that end, as the in-process runner's does,
+            await ex.ended()  # so that once it returns the stored record is the run's end
+            return False
         if ex.stopping:  # a second Stop: the first one is ending the run
             await ex.ended()
             return False
