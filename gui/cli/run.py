@@ -134,11 +134,14 @@ def run_end_words(record: RunRecord) -> str:
 def run_lines(record: RunRecord) -> list[str]:
     """A run for the terminal: a headline, then each group and its tools with an icon each."""
     from gui.cli.prompter import ICONS, ended_words
+    from gui.core.runs import short_id
 
     title = record.sequence + (f" › {record.target}" if record.target else "")
     lines = [f"run {record.run_id} · {title} · {run_end_words(record)}"]
     for group in record.groups:
         said = why_ended(group.reason, group.cause, started=group.started_at is not None)
+        if group.reused_from is not None and group.status == "succeeded":  # text: the run's short id
+            said = _("kept from run {id}, where it had succeeded").format(id=short_id(group.reused_from))
         lines.append(f"{ICONS.get(group.status, '·')} {group.name} "
                      + ended_words(group.status, said, timed_out=group.timed_out))
         for tool in group.tools:

@@ -54,3 +54,12 @@ def test_run_ends_with_timed_out_when_its_groups_time_limit_ran_out(tmp_path: Pa
     assert "✗ slow-step timed out after 1s\n" in ran.stderr  # its tool's line came before the limit was known
     assert "timed out: sleep ran out of time in slow-step" in ran.stderr
     assert " failed" not in ran.stderr, ran.stderr
+
+
+def test_show_says_a_group_kept_from_an_earlier_run_with_that_runs_short_id():
+    kept = GroupRecord(index=0, name="fetch-list", status="succeeded", reused_from="532646149fec", tools=[
+        ToolRecord(index=0, tool="echo", tool_call_id="e", status="succeeded", reused_from="532646149fec")])
+    run = RunRecord(run_id="8c1706a5a7fb", sequence="nightly", status="succeeded", created_at=1.0, groups=[kept],
+                    resumed_from="532646149fec", attempt=2)
+    assert run_lines(run)[1:] == ["✓ fetch-list succeeded: kept from run 53264614, where it had succeeded",
+                                  "  ✓ echo succeeded"]
