@@ -33,6 +33,7 @@ from gui.core.door import Operations
 from gui.core.errors import Refused, SeqDeskError
 from gui.core.events import (
     Event,
+    GroupFinished,
     GroupSkipped,
     GroupStarted,
     InteractionCreated,
@@ -198,15 +199,30 @@ class TerminalPrompter:
         await self._respond(iid, await handler.handle_elicitation(request))
 
 
+def ended_words(status: str, said: str, *, timed_out: bool = False) -> str:
+    """A group's or a tool's status and why, after its name: "failed: exit code 2"; one its group's
+    time limit ended: "timed out after 1s", "timed out: the group's time limit (1s) ran out"."""
+    if status == "failed" and timed_out:
+        if said.startswith("timed out"):  # the group's own reason says it: never "timed out: timed out"
+            return said
+        return _("timed out") + (f": {said}" if said else "")
+    return status + (f": {said}" if said else "")
+
+
 def progress_line(event: Event) -> str | None:
     """The line a run's event prints at the terminal (None: it prints nothing)."""
     if isinstance(event, GroupStarted):
         return f"▶ {event.group_name}"
     if isinstance(event, GroupSkipped):
         return "– " + _("{group} skipped: {reason}").format(group=event.group_name, reason=event.reason)
+    if isinstance(event, GroupFinished) and event.timed_out and event.status == "failed":
+        # its tools' own lines came before the limit was known (a cut tool says "cancelled"): the group says it
+        return f"{ICONS['failed']} {event.group_name} " + ended_words(event.status, event.reason or "", timed_out=True)
     if isinstance(event, ToolFinished):
         icon = ICONS.get(event.status, "?")
         extra = f": {event.error}" if event.error not in (None, event.status) else ""
+        if event.status == "failed" and event.timed_out:  # its group's time limit: said so, as the run page does
+            return f"  {icon} {event.tool_name} " + _("timed out") + extra
         return f"  {icon} {event.tool_name} {event.status}{extra}"
     if isinstance(event, ToolRetrying):
         return "  ↻ " + _("{tool} attempt {n} of {of}: {error}").format(tool=event.tool_name, n=event.attempt,

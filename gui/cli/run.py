@@ -121,20 +121,36 @@ def why_ended(text: str | None, cause: EndCause | None, *, started: bool = True)
     return why if started else _("not run: {why}").format(why=why)
 
 
+def run_end_words(record: RunRecord) -> str:
+    """A run's end after its id: "failed: group 'x' failed: exit code 2"; a run its group's time limit
+    ended is said so, in the runs list's words: "timed out: sleep ran out of time in slow-step"."""
+    group = next((g for g in record.groups if g.status == "failed"), None)
+    if record.status == "failed" and group is not None and group.timed_out:
+        tool = next((t for t in group.tools if t.timed_out and t.status == "failed"), None)
+        return (_("timed out: {tool} ran out of time in {group}").format(tool=tool.tool, group=group.name)
+                if tool is not None else _("timed out: {group} ran out of time").format(group=group.name))
+    said = why_ended(record.error, record.cause)
+    return record.status + (f": {said}" if said else "")
+
+
 def run_lines(record: RunRecord) -> list[str]:
     """A run for the terminal: a headline, then each group and its tools with an icon each."""
-    from gui.cli.prompter import ICONS
+    from gui.cli.prompter import ICONS, ended_words
+    from gui.core.runs import short_id
 
     title = record.sequence + (f" › {record.target}" if record.target else "")
-    said = why_ended(record.error, record.cause)
-    lines = [f"run {record.run_id} · {title} · {record.status}" + (f": {said}" if said else "")]
+    lines = [f"run {record.run_id} · {title} · {run_end_words(record)}"]
     for group in record.groups:
         said = why_ended(group.reason, group.cause, started=group.started_at is not None)
-        lines.append(f"{ICONS.get(group.status, '·')} {group.name} {group.status}" + (f": {said}" if said else ""))
+        if group.reused_from is not None and group.status == "succeeded":  # text: the run's short id
+            said = _("kept from run {id}, where it had succeeded").format(id=short_id(group.reused_from))
+        lines.append(f"{ICONS.get(group.status, '·')} {group.name} "
+                     + ended_words(group.status, said, timed_out=group.timed_out))
         for tool in group.tools:
             said = why_ended(tool.error or tool.reason, tool.cause if tool.status != "succeeded" else None,
                              started=tool.started_at is not None)
-            lines.append(f"  {ICONS.get(tool.status, '·')} {tool.tool} {tool.status}" + (f": {said}" if said else ""))
+            lines.append(f"  {ICONS.get(tool.status, '·')} {tool.tool} "
+                         + ended_words(tool.status, said, timed_out=tool.timed_out))
     if record.outputs:
         lines.append(json.dumps(record.outputs, ensure_ascii=False, indent=2, default=str))
     return lines
@@ -266,8 +282,7 @@ def _report(args: argparse.Namespace, record: Any) -> int:
     if args.json:
         print(json.dumps(record.to_summary_json(), ensure_ascii=False, indent=2, default=str))
     else:
-        said = why_ended(record.error, record.cause)
-        _err(f"run {record.run_id} {record.status}" + (f": {said}" if said else ""))
+        _err(f"run {record.run_id} {run_end_words(record)}")
         if record.outputs:
             print(json.dumps(record.outputs, ensure_ascii=False, indent=2, default=str))
     return 0 if record.status == "succeeded" else 1

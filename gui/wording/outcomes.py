@@ -17,7 +17,7 @@ import re
 from gui.core.asks import DECLINED_REASON, DENIED_REASON, EXPIRED_REASON, UNANSWERED_REASON
 from gui.core.causes import CAUSES, EndCause
 from gui.core.marks import read_back
-from gui.core.runs import GroupRecord, ToolRecord
+from gui.core.runs import GroupRecord, ToolRecord, short_id
 from gui.core.sequences import ConditionSyntaxError, condition_rows, parse_condition
 from gui.i18n import ENGLISH, N_, _, current_language
 from gui.wording.glossary import JOINER_WORDS, OPERATOR_WORDS, value_words
@@ -193,6 +193,26 @@ def skipped_words(reason: str | None) -> str:
     return _("Skipped: {reason}").format(reason=reason) if reason else _("Skipped")
 
 
+KEPT = N_("Kept from {run}: it had succeeded there, so it was not run again")
+
+
+def kept_from(group: GroupRecord) -> str | None:
+    """The run whose success a group kept (a resumed run's group that was not run again), else None."""
+    return group.reused_from if group.reused_from is not None and group.status == "succeeded" else None
+
+
+def kept_sentence(run: str) -> str:
+    """ "Kept from run started 14:02: it had succeeded there, so it was not run again" (`run`: how the run
+    is named: a link's words on a screen, its short id in text)."""
+    return _(KEPT).format(run=run)
+
+
+def kept_parts() -> tuple[str, str]:
+    """The kept sentence's words before and after the run, for a screen that puts a link between them."""
+    before, _run, after = _(KEPT).partition("{run}")
+    return before, after
+
+
 def group_note(group: GroupRecord) -> str:
     """What a group's row says under its name: why it was skipped, failed or not run."""
     if group.status == "skipped":
@@ -211,9 +231,8 @@ def group_note(group: GroupRecord) -> str:
         return _("Failed: {reason}").format(reason=core_words(group.reason))
     if group.status == "cancelled" and group.reason:
         return _("Not run: {reason}").format(reason=core_words(not_run_reason(group.reason)))
-    if group.reused_from is not None and group.status == "succeeded":
-        return _("Kept from run {id}: it had succeeded there, so it was not run again").format(
-            id=group.reused_from)
+    if kept_from(group) is not None:
+        return kept_sentence(_("run {id}").format(id=short_id(group.reused_from or "")))
     if group.serial_reason:
         return _("Ran one by one: {reason}").format(reason=group.serial_reason)
     return ""

@@ -87,14 +87,21 @@ def text_of(result) -> str:
 async def agent(mode: str) -> AsyncIterator[tuple[Engine, Client]]:
     """An engine with in-memory stores and an MCP client talking to its server in process.
 
-    A context manager, not a fixture: the SDK's scopes must be left by the task that entered them."""
+    A context manager, not a fixture: the SDK's scopes must be left by the task that entered them. The
+    whole body is bounded (`T`): a body still going when it runs out fails with an AssertionError that
+    says so (chained from the TimeoutError), as `support.waiting.within` does, never a bare TimeoutError."""
     engine = compose_engine(default_registry(), MemoryStores())
 
     async def open_engine() -> Engine:
         return engine
 
     try:
-        async with asyncio.timeout(T), Client(build_server(open_engine), mode=mode) as client:
+        async with asyncio.timeout(T) as bound, Client(build_server(open_engine), mode=mode) as client:
             yield engine, client
+    except TimeoutError as timeout:
+        if not bound.expired():
+            raise  # the test's own TimeoutError, not this bound
+        raise AssertionError(f"the MCP agent's session did not finish within {T:g} s "
+                             "(the bound on the whole test body, set by mcp_support.agent)") from timeout
     finally:
         await engine.close()

@@ -45,8 +45,19 @@ async def test_a_failed_runs_record_offers_resume_and_the_new_attempt_says_what_
     assert old.resumed_by is not None
     new = await engine.runner.wait(old.resumed_by, timeout=5)
     assert new.status == "succeeded" and new.outputs == {"a": 1, "b": 1}
-    await user.open(f"/runs/{new.run_id}")  # the kept group says so, not only "Succeeded"
-    await user.should_see(f"Kept from run {run_id}: it had succeeded there, so it was not run again")
+    for page in (f"/runs/{new.run_id}", f"/run/{new.run_id}"):  # the kept group says so, not only "Succeeded"
+        await user.open(page)
+        await user.should_see("Kept from")
+        await user.should_see(": it had succeeded there, so it was not run again")
+        # the run it was kept from: a link worded by when that run started, its id in the tooltip only
+        await user.should_see(f"run started {clock(int(old.created_at * 1000))}", marker="kept-link", retries=100)
+        [link] = user.find(marker="kept-link").elements
+        assert link.props["href"] == f"/runs/{run_id}" and run_id not in link.text
+        [kept] = user.find(marker="group-kept").elements
+        assert [t.text for t in kept.descendants() if isinstance(t, ui.tooltip)
+                and t.props.get("target") == f"#{link.html_id}"] == [f"Run {run_id}"]
+        assert [e.text for e in kept.default_slot.children if isinstance(e, ui.label)] == [
+            "Kept from ", ": it had succeeded there, so it was not run again"]
     await user.open(f"/runs/{run_id}")
     await user.should_see(marker="resumed-by")
     # each attempt names the other by when it started, not by its id (kept in the link's tooltip)

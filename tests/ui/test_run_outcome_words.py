@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from gui.core.asks.service import DENIED_REASON, EXPIRED_REASON, cancelled_reason
-from gui.core.runs.records import GroupRecord, ToolRecord
-from gui.ui.components.run.status import LOOKS, group_state, tool_state
+from gui.core.runs.records import GroupRecord, RunRecord, ToolRecord
+from gui.ui.components.run.status import LOOKS, group_state, run_state, tool_state
 from gui.ui.components.run.summary import tool_summary
 from gui.wording.outcomes import group_note, outcome_words
 
@@ -89,3 +89,15 @@ def test_a_skipped_group_says_its_condition_in_words_never_args():
     assert group_note(skipped) == ("Skipped: it runs only if all of these hold: n is more than 3 and s is not empty, "
                                    "and that was not so")
     assert condition_words("not ($args.a == 1)") == "not (a == 1)"
+
+
+def test_a_run_its_groups_time_limit_ended_is_timed_out_in_its_header_as_in_its_group_row():
+    cut = tool("failed", timed_out=True, error="the group's time limit (1s) ran out", started_at=1.0)
+    slow = GroupRecord(index=0, name="slow-step", status="failed", timed_out=True, reason="timed out after 1s",
+                       tools=[cut])
+    run = RunRecord(run_id="r1", sequence="nightly", status="failed", created_at=1.0, groups=[slow],
+                    error="group 'slow-step' failed: timed out after 1s")
+    assert run_state(run) == group_state(slow) == tool_state(cut) == "timed_out"
+    assert LOOKS[run_state(run)].word == "Timed out"
+    broke = GroupRecord(index=0, name="build", status="failed", reason="boom", tools=[tool("failed", error="boom")])
+    assert run_state(run.model_copy(update={"groups": [broke]})) == "failed"

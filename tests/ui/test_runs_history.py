@@ -75,3 +75,21 @@ async def test_the_reason_column_says_why_a_run_ended_so(user: User):
     words = {r["run_id"]: r["word"] for r in table(user).rows}
     assert (words["run0003"], words["run0006"], words["run0007"]) == ("Stopped by you", "Stopped", "Stopped")
     assert any(c["label"] == "What happened" for c in table(user).columns)
+
+
+async def test_a_run_its_groups_time_limit_ended_reads_timed_out_and_is_still_found_under_failed(user: User):
+    cut = ToolRecord(index=0, tool="sleep", tool_call_id="s", status="failed", timed_out=True,
+                     error="the group's time limit (1s) ran out")
+    slow = GroupRecord(index=0, name="slow-step", status="failed", timed_out=True, reason="timed out after 1s",
+                       tools=[cut])
+    exit2 = ToolRecord(index=0, tool="cmd_run", tool_call_id="c", status="failed", error="exit code 2")
+    broke = GroupRecord(index=0, name="build", status="failed", reason="exit code 2", tools=[exit2])
+    await saved(record(1, "failed", error="group 'slow-step' failed: timed out after 1s", groups=[slow]),
+                record(2, "failed", error="group 'build' failed: exit code 2", groups=[broke]))
+    await user.open("/runs")
+    words = {r["run_id"]: (r["word"], r["icon"], r["reason"]) for r in table(user).rows}
+    assert words == {"run0001": ("Timed out", "schedule", "Timed out: sleep ran out of time in slow-step"),
+                     "run0002": ("Failed", "cancel", "group 'build' failed: exit code 2")}
+    next(iter(user.find(marker="runs-status").elements)).set_value("failed")  # the store's status: failed
+    await user.should_see("1–2 of 2 runs")
+    assert [r["word"] for r in table(user).rows] == ["Failed", "Timed out"]

@@ -241,7 +241,8 @@ async def run_view(ctx: AppContext, sequence: str | None = None, run_id: str | N
             background_tasks.create(answer.show_request(interaction_id), name="open-answer")
 
         panel = RunPanel(record, now=time.time(), on_stop=stop, describe=await describer(engine),
-                         on_answer=open_answer, planned=await planned_args(engine, record)).mark("run-panel")
+                         on_answer=open_answer, planned=await planned_args(engine, record),
+                         run_of=engine.get_run).mark("run-panel")
         if not record.finished:
             watch(engine, record.run_id, panel, answer)
 

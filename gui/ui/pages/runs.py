@@ -109,7 +109,7 @@ async def detail_page(ctx: AppContext, run_id: str) -> None:
         if record.finished:
             RunOutputs().show(record.outputs, finished=True)
         ui.label(_("Steps")).classes("text-lg font-semibold")
-        GroupList(record, detail=True, now=now)
+        GroupList(record, detail=True, now=now, run_of=engine.get_run)
         ui.label(_("Timeline")).classes("text-lg font-semibold")
         RunTimeline(record, now)
         ui.label(_("Requests it raised")).classes("text-lg font-semibold")

@@ -14,10 +14,11 @@ from nicegui import ui
 
 from gui.core.runs import GroupRecord
 from gui.i18n import _, ngettext
+from gui.ui.components.run.link import RunLink, RunOf
 from gui.ui.components.run.retry import RetryInfo, ToolKey
 from gui.ui.components.run.status import DONE_TOOL, StatusChip, group_state
 from gui.ui.components.run.tool_card import Answer, ToolCard, inbox_path
-from gui.wording.outcomes import group_note
+from gui.wording.outcomes import group_note, kept_from, kept_parts
 
 OPEN_UP_TO = 40  # groups with more tools start collapsed
 
@@ -45,9 +46,13 @@ class GroupSection(ui.expansion):
 
     def __init__(self, group: GroupRecord, *, detail: bool = False, now: float = 0.0,
                  on_select: Callable[[ToolKey], None] | None = None, on_answer: Answer | None = None,
-                 planned: Sequence[Any] = ()) -> None:
+                 planned: Sequence[Any] = (), run_of: RunOf | None = None) -> None:
+        """`run_of` finds a run (the door's `get_run`): a group kept from an earlier run links to it by
+        when it started; without it, the link says the run's short id."""
         super().__init__(value=len(group.tools) <= OPEN_UP_TO)
         self._planned = planned
+        self._run_of = run_of
+        self._kept_from: str | None = None
         self._on_select = on_select
         self._on_answer = on_answer
         self._waiting_id: str | None = None
@@ -76,6 +81,8 @@ class GroupSection(ui.expansion):
                             "text-violet-700 dark:text-violet-300 font-medium")
                     self._review.mark("group-review")
                 self._note = ui.label().classes("text-sm text-gray-600 dark:text-gray-400 break-words")
+                self._kept = ui.element("div").classes("text-sm text-gray-600 dark:text-gray-400 break-words").mark(
+                    "group-kept")
         with self:
             self._grid = ui.element("div").classes("w-full gap-2 " + ("grid" if not detail else "flex flex-col"))
             if not detail:
@@ -84,6 +91,19 @@ class GroupSection(ui.expansion):
         self.show(group, now)
         if self.value:
             self._build_cards()
+
+    def _show_kept(self, run_id: str | None) -> None:
+        """"Kept from run started 14:02: it had succeeded there, …", the run a link to it (its id in the tooltip)."""
+        if run_id != self._kept_from:
+            self._kept_from = run_id
+            self._kept.clear()
+            if run_id is not None:
+                before, after = kept_parts()
+                with self._kept:
+                    ui.label(before).classes("inline")
+                    RunLink(run_id, f"/runs/{run_id}", self._run_of).mark("kept-link")
+                    ui.label(after).classes("inline")
+        self._kept.set_visibility(run_id is not None)
 
     def _review_clicked(self) -> None:
         if self._waiting_id is not None and self._on_answer is not None:
@@ -121,8 +141,9 @@ class GroupSection(ui.expansion):
             self._header_key = key
             self.chip.set(state)
             self._counts.text = counts
+            self._show_kept(kept_from(group))
             self._note.text = note
-            self._note.set_visibility(bool(note))
+            self._note.set_visibility(bool(note) and self._kept_from is None)
             self._review.set_visibility(waiting is not None)
             self._waiting_id = waiting.interaction_id if waiting is not None else None
             if waiting is not None and waiting.interaction_id and isinstance(self._review, ui.link):

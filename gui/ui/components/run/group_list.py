@@ -17,6 +17,7 @@ from nicegui import ui
 
 from gui.core.runs import GroupRecord, RunRecord
 from gui.ui.components.run.group import GroupSection
+from gui.ui.components.run.link import RunOf
 from gui.ui.components.run.retry import RetryInfo, ToolKey
 from gui.ui.components.run.tool_card import Answer
 
@@ -27,11 +28,12 @@ BATCH_SECONDS = 0.02  # then groups are added for this long at each turn of the 
 class GroupList(ui.column):
     def __init__(self, record: RunRecord, *, detail: bool = False, now: float = 0.0,
                  on_select: Callable[[ToolKey], None] | None = None, on_answer: Answer | None = None,
-                 planned: Mapping[int, Sequence[Any]] | None = None) -> None:
+                 planned: Mapping[int, Sequence[Any]] | None = None, run_of: RunOf | None = None) -> None:
         super().__init__()
         self.classes("w-full gap-2")
         self._planned = planned or {}
-        self._options: dict[str, Any] = {"detail": detail, "on_select": on_select, "on_answer": on_answer}
+        self._options: dict[str, Any] = {"detail": detail, "on_select": on_select, "on_answer": on_answer,
+                                         "run_of": run_of}
         self._record, self._now = record, now
         self._retries: Mapping[ToolKey, RetryInfo] = {}
         self._selected: ToolKey | None = None

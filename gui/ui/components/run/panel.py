@@ -22,6 +22,7 @@ from gui.core.events import Event
 from gui.core.runs import GroupRecord, RunRecord, ToolRecord
 from gui.i18n import _
 from gui.ui.components.run.group_list import GroupList
+from gui.ui.components.run.link import RunOf
 from gui.ui.components.run.outputs import RunOutputs
 from gui.ui.components.run.progress import RunProgress
 from gui.ui.components.run.retry import RetryInfo, ToolKey
@@ -45,7 +46,8 @@ def find_tool(record: RunRecord, key: ToolKey | None) -> tuple[GroupRecord | Non
 class RunPanel(ui.column):
     def __init__(self, record: RunRecord, *, now: float,
                  on_stop: Callable[[], Awaitable[None]] | None = None, describe: Describe | None = None,
-                 on_answer: Answer | None = None, planned: Mapping[int, Sequence[Any]] | None = None) -> None:
+                 on_answer: Answer | None = None, planned: Mapping[int, Sequence[Any]] | None = None,
+                 run_of: RunOf | None = None) -> None:
         super().__init__()
         self.classes("w-full gap-4")
         self.costs: deque[float] = deque(maxlen=10_000)
@@ -62,7 +64,7 @@ class RunPanel(ui.column):
                     ui.label(_("Click a tool to see what it was sent and what it gave back.")).classes(
                         "text-sm text-gray-600 dark:text-gray-400 -mt-2")
                     self.groups = GroupList(record, now=now, on_select=self.select, on_answer=on_answer,
-                                            planned=planned)
+                                            planned=planned, run_of=run_of)
                 with ui.card().classes(SIDE).props("flat bordered") as self.side:
                     with ui.tabs().classes("w-full").props(
                             "dense align=left no-caps active-color=primary indicator-color=primary") as self.tabs:

@@ -28,7 +28,7 @@ from gui.ui.components.run.tool_card import Answer, inbox_path
 from gui.wording.outcomes import cause_words, outcome_words, run_error_words
 
 BAR_COLOURS = {"running": "primary", "needs_you": "deep-purple-6", "succeeded": "positive", "failed": "negative",
-               "degraded": "orange-8", "interrupted": "orange-8"}
+               "degraded": "orange-8", "interrupted": "orange-8", "timed_out": "orange-8"}
 BANNER = ("w-full items-center gap-2 rounded px-3 py-2 bg-violet-100 text-violet-900 "
           "dark:bg-violet-900 dark:text-violet-100")
 STOP_QUESTION = N_("Stop now? Running tools will be cancelled.")

@@ -105,14 +105,17 @@ def group_state(group: GroupRecord) -> str:
 
 
 def run_state(record: RunRecord) -> str:
+    """The state a run is shown in (the runs list, the run page's header): a run ended by its failed
+    group's time limit is "timed_out", as that group's row and the timeline say; its status stays "failed"
+    (the store's, the API's and the list's "Failed" filter's)."""
     if record.status == "running" and waiting_tools(record):
         return "needs_you"
     if record.cause is not None and record.status in ("stopped", "interrupted"):
         return CAUSES[record.cause].look
     if record.status == "failed":
         failed = next((g for g in record.groups if g.status == "failed"), None)
-        if failed is not None and not failed.timed_out:
-            return _failed_as(failed.tools)
+        if failed is not None:
+            return "timed_out" if failed.timed_out else _failed_as(failed.tools)
     return record.status
 
 
