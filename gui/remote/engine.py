@@ -98,6 +98,17 @@ class RemoteEngine:
             raise Failed(f"the SeqDesk app at {self.url} gave an answer that is not JSON "
                          f"(HTTP {response.status_code})") from None
 
+    async def _deleted(self, path: str, what: str) -> bool:
+        """DELETE `path`: False when the app has no such thing (404), True once it is gone; any other
+        refusal raises the app's exception (`what` names the thing in its message)."""
+        response = await self._send("DELETE", path)
+        if response.status_code == 404:
+            return False
+        if response.status_code >= 400:
+            raise error_in(response.status_code, response.content,
+                           f"the app refused to delete {what}: HTTP {response.status_code}")
+        return True
+
     async def _page(self, path: str, params: dict[str, Any], parse: Callable[[Any], Any]) -> Page[Any]:
         response = await self._send("GET", path, params={k: v for k, v in params.items() if v is not None})
         if response.status_code >= 400:
@@ -154,13 +165,7 @@ class RemoteEngine:
 
     async def delete(self, name: str) -> bool:
         """False when there is no such sequence; an unreachable app is Unavailable, not a no."""
-        response = await self._send("DELETE", f"/api/sequences/{quote(name, safe='')}")
-        if response.status_code == 404:
-            return False
-        if response.status_code >= 400:
-            raise error_in(response.status_code, response.content,
-                           f"the app refused to delete '{name}': HTTP {response.status_code}")
-        return True
+        return await self._deleted(f"/api/sequences/{quote(name, safe='')}", f"'{name}'")
 
     def help(self) -> str:
         return help_text()
@@ -428,13 +433,7 @@ class RemoteEngine:
         return _schedule(await self._request("POST", path, json={"paused": paused}))
 
     async def delete_schedule(self, schedule_id: str) -> bool:
-        response = await self._send("DELETE", f"/api/schedules/{quote(schedule_id, safe='')}")
-        if response.status_code == 404:
-            return False
-        if response.status_code >= 400:
-            raise error_in(response.status_code, response.content,
-                           f"the app refused to delete schedule {schedule_id}: HTTP {response.status_code}")
-        return True
+        return await self._deleted(f"/api/schedules/{quote(schedule_id, safe='')}", f"schedule {schedule_id}")
 
     # -- events --------------------------------------------------------------------------------
     def subscribe(self, listener: EventListener) -> Callable[[], None]:
