@@ -22,19 +22,16 @@ from gui.core.asks.audit import (
     AuditHead,
     AuditLog,
     DecidedBy,
-    Verdict,
     Via,
     chain,
     chained,
     chained_lines,
     decision_of,
-    entries,
     entry_document,
     entry_text,
     shown_text,
-    verify,
-    who_words,
 )
+from gui.core.asks.audit_reading import Verdict, entries, verify, who_words
 from gui.core.asks.elicitation import (
     FORM_TIMEOUT,
     ElicitationHandler,

@@ -10,12 +10,12 @@ it to the store with the record); a log (`AuditLog`) chains it: each entry carri
 SHA-256 of the entry before it (`prev`) and its own (`hash`), both over the canonical JSON form
 (`canonical`: sorted keys, no spaces, UTF-8; rendered by pydantic's JSON writer when the entry holds
 only text, whole numbers and nulls, as every entry a log writes does: byte for byte what the standard
-library writes, which renders anything else). `verify` reads what is stored, as stored, and names the
-first entry that does not fit: edited by hand (its hash no longer matches), removed or moved (the
-next one's `prev` or position does not match). The chain alone cannot show the newest entries cut off
-the end (nothing after them points at them): a log that keeps its head (`AuditHead`: the last
-position and hash) apart from the entries lets `verify` see that too (a team's database does; a
-data folder's file does not).
+library writes, which renders anything else). `verify` (`gui.core.asks.audit_reading`) reads what
+is stored, as stored, and names the first entry that does not fit: edited by hand (its hash no longer
+matches), removed or moved (the next one's `prev` or position does not match). The chain alone
+cannot show the newest entries cut off the end (nothing after them points at them): a log that keeps
+its head (`AuditHead`: the last position and hash) apart from the entries lets `verify` see that too
+(a team's database does; a data folder's file does not).
 
 Pure: the standard library and pydantic; the stores (`gui.store.audit`, `gui.memory.asks`) keep it.
 """
@@ -25,15 +25,14 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
 import pydantic_core
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict
 
 from gui.core.asks.interactions import (
-    CANCEL_WORDS,
     ApprovalResponse,
     CancelledResult,
     ElicitationRequest,
@@ -49,8 +48,6 @@ from gui.core.asks.interactions import (
     cancel_cause,
     tool_name_of,
 )
-from gui.core.causes import CAUSES, as_cause
-from gui.core.marks import N_, Translate, as_written
 
 GENESIS = "0" * 64  # the `prev` of the first entry
 Via = Literal["app", "cli", "api", "mcp", "phone"]
@@ -221,103 +218,6 @@ def entry_document(entry: AuditEntry) -> dict[str, Any]:
 def entry_text(document: Mapping[str, Any]) -> str:
     """A stored entry as its line of JSON (compact, UTF-8 text as it is)."""
     return _json(document).decode("utf-8")
-
-
-@dataclass(frozen=True)
-class Verdict:
-    """What `verify` found: how many entries it read, and the first that breaks the chain (if any)."""
-
-    count: int
-    broken_at: int | None = None  # position in the log (from 1)
-    broken_id: str | None = None
-    problem: str | None = None
-
-    @property
-    def ok(self) -> bool:
-        return self.broken_at is None
-
-    def sentence(self) -> str:
-        if self.ok:
-            return f"the chain of {self.count} decision{'' if self.count == 1 else 's'} is unbroken"
-        named = f" (id {self.broken_id})" if self.broken_id else ""
-        return f"the chain is broken at entry {self.broken_at}{named}: {self.problem}"
-
-
-def verify(documents: Iterable[Mapping[str, Any] | None], head: AuditHead | None = None) -> Verdict:
-    """Check every stored entry in order (a `None`: a line that is not an entry): its own hash, the
-    previous hash it names, and its position. The first that does not fit is named. With the `head`
-    kept apart from the entries, the last entry must be the one it names: newest entries cut off (or
-    added past it by hand) are found too."""
-    previous = GENESIS
-    count = 0
-    for count, document in enumerate(documents, 1):
-        if document is None:
-            return Verdict(count, count, None, "it is not an entry (not a JSON object)")
-        entry_id = document.get("entry_id")
-        named = str(entry_id) if isinstance(entry_id, str) else None
-        if document.get("hash") != digest(document):
-            return Verdict(count, count, named, "its contents were changed after it was written "
-                                                "(its hash does not match them)")
-        if document.get("prev") != previous:
-            return Verdict(count, count, named, "the entry before it was changed, removed or moved "
-                                                "(it names a different previous hash)")
-        if document.get("position") != count:
-            return Verdict(count, count, named, f"it says it is entry {document.get('position')}")
-        previous = str(document["hash"])
-    if head is not None and (head.position, head.hash) != (count, previous):
-        if head.position > count:
-            return Verdict(count, count + 1, None, f"the newest entries were removed: the record's head names "
-                                                   f"entry {head.position}, and the entries end at entry {count}")
-        at = min(head.position, count) + 1
-        return Verdict(count, at, None, f"the entries do not end where the record's head says (entry "
-                                        f"{head.position}): entries were added past it, or replaced, by hand")
-    return Verdict(count)
-
-
-def entries(documents: Iterable[Mapping[str, Any] | None], *, since_ms: int | None = None) -> list[AuditEntry]:
-    """The stored entries that read as entries (decided at or after `since_ms`), oldest first."""
-    found = []
-    for document in documents:
-        if document is None:
-            continue
-        try:
-            entry = AuditEntry.model_validate(document)
-        except ValidationError:
-            continue
-        if since_ms is None or entry.at >= since_ms:
-            found.append(entry)
-    return found
-
-
-_VIA_WORDS: dict[str, str] = {
-    "app": N_("You, in the app"),
-    "phone": N_("You, on your paired phone"),
-    "cli": N_("You, at the command line (seqdesk run)"),
-    "api": N_("The HTTP API, with the app's token"),
-    "mcp": N_("seqdesk mcp"),
-}
-
-
-def who_words(entry: AuditEntry, tr: Translate = as_written) -> str:
-    """Who or what decided, in words (`tr`: a screen's `_`; English as written by default)."""
-    if entry.by == "person":
-        via = _VIA_WORDS.get(entry.via or "") or N_("A person (the way in was not recorded)")
-        words = tr(via)
-        if entry.person not in (None, "you"):
-            words = f"{entry.person}: {words}"
-        return words + (f" ({entry.token})" if entry.token else "")
-    if entry.by == "rule":
-        return tr(N_("The rule {rule}")).format(rule=entry.rule_text or entry.rule_id or "?") + (
-            f" [{entry.rule_id}]" if entry.rule_id else "")
-    if entry.by == "timeout":
-        return tr(N_("Nobody: the request expired"))
-    cause = as_cause(entry.cause)
-    if cause is not None:
-        why = tr(CAUSES[cause].why)
-    else:  # no cause known: the cancel reason it was stored with, in words (never its code)
-        reason = CANCEL_WORDS.get(entry.cause or "")  # type: ignore[call-overload]
-        why = tr(reason) if reason is not None else tr(CANCEL_WORDS["turn_stopped"])
-    return tr(N_("Stopped: {why}")).format(why=why)
 
 
 # -- drafts: what an entry says, drafted as the change that makes it is stored (`gui.core.asks.waiting`) --
