@@ -17,9 +17,10 @@ the sentence the tool fails with (`approval_outcome`): the approval asked, and w
 here beside the rules they follow (an answer to a question or a form is checked in `gui.core.asks.responses`).
 
 The requests waited on, their locks and timers, and how each changes or ends are `Waiting`
-(`gui.core.asks.waiting`); the service holds one and hands it to its two collaborators: the
-approvals of several people (`Approvers`, `gui.core.asks.approvers`) and the follow-up sweep
-(`FollowUps`, `gui.core.asks.follow_ups`).
+(`gui.core.asks.waiting`); the service holds one and hands it to its three collaborators: the
+approvals of several people (`Approvers`, `gui.core.asks.approvers`), the follow-up sweep
+(`FollowUps`, `gui.core.asks.follow_ups`) and the ends of requests nobody answered (`Ending`,
+`gui.core.asks.ending`: a run stopped, the app closing, recovery).
 """
 
 from __future__ import annotations
@@ -33,9 +34,9 @@ from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
 
 from gui.core.asks.approvers import INBOX_VIEWS, Answered, Approvers, InboxView, in_view, required_of
 from gui.core.asks.audit import Answerer, AuditLog
+from gui.core.asks.ending import Ending
 from gui.core.asks.failures import (
     InteractionError,
-    InteractionNotFoundError,
     InteractionNotPendingError,
     InteractionValidationError,
     ended_message,
@@ -63,7 +64,7 @@ from gui.core.asks.rule_book import ApprovalModes
 from gui.core.asks.rules import ApprovalRule, RuleError, rule_for, tool_rule_id
 from gui.core.asks.store import InteractionStore
 from gui.core.asks.waiting import Handle, Waiting
-from gui.core.causes import CAUSES, REASON_CAUSES, CancelReason, EndCause, reason_for
+from gui.core.causes import CAUSES, CancelReason, EndCause
 from gui.core.events import EventBus
 from gui.core.people import Directory
 
@@ -186,7 +187,7 @@ class InteractionService:
         self.waiting = Waiting(store, bus, clock, audit)  # the requests waited on, their locks and timers
         self.approvers = Approvers(self.waiting, directory)  # several people, hand-overs (a team server)
         self.follow_ups = FollowUps(self.waiting)  # reminders, escalations, expiry
-        self._ending: dict[str, EndCause] = {}  # run id -> what is ending it (`note_ending`)
+        self.ending = Ending(self.waiting, store)  # ends nobody answered: a run stopped, closing, recovery
 
     @property
     def clock(self) -> Callable[[], float]:
@@ -393,102 +394,33 @@ class InteractionService:
         records = await self.store.list("pending")
         return [r for r in records if run_id is None or r.request.turn_id == run_id]
 
-    # --- control side -----------------------------------------------------------------------
+    # --- control side: ending requests nobody answered (`gui.core.asks.ending`) ---------------
 
     def note_ending(self, run_id: str, cause: EndCause | None) -> None:
-        """`run_id` is being ended by `cause` (None: forget it, the run has ended): a request of that
-        run cancelled from now on records that cause, whoever cancels it (the runner, or a form handler
-        whose wait was cut short)."""
-        if cause is None:
-            self._ending.pop(run_id, None)
-        else:
-            self._ending[run_id] = cause
+        """`Ending.note_ending`: what is ending `run_id` (None: it has ended)."""
+        self.ending.note_ending(run_id, cause)
 
     async def cancel(self, interaction_id: str, reason: CancelReason, cause: EndCause | None = None) -> bool:
-        """Cancel one interaction; False when it had already ended. `cause` says what ended it; when
-        not given, what `reason` alone tells (the app closing...), else what is ending its run
-        (`note_ending`); a `turn_stopped` then becomes the reason of that cause."""
-        async with self.waiting.lock(interaction_id):
-            record = self.waiting.get(interaction_id) or await self.store.get(interaction_id)
-            if record is None:
-                raise InteractionNotFoundError(f"there is no interaction {interaction_id}", interaction_id)
-            if record.status != "pending":
-                return False
-            try:
-                await self.waiting.end(record, self._cancelled(record, reason, cause))
-            except InteractionNotPendingError:  # ended meanwhile by another process sharing the store
-                stored = await self.store.get(interaction_id)
-                if stored is not None and interaction_id in self.waiting:
-                    self.waiting.settle(stored)
-                return False
-        return True
-
-    def _cancelled(self, record: InteractionRecord, reason: CancelReason, cause: EndCause | None) -> CancelledResult:
-        """The end of a cancelled request: `cause` when given, else what `reason` alone tells, else what
-        is ending its run (`note_ending`); a `turn_stopped` then becomes the reason of that cause."""
-        cause = cause or REASON_CAUSES.get(reason) or self._ending.get(record.request.turn_id)
-        if cause is not None and reason == "turn_stopped":
-            reason = reason_for(cause)
-        return CancelledResult(interaction_id=record.interaction_id, reason=reason, cause=cause)
+        """`Ending.cancel`: cancel one request; False when it had already ended."""
+        return await self.ending.cancel(interaction_id, reason, cause)
 
     async def cancel_run(self, run_id: str, reason: CancelReason = "turn_stopped",
                          cause: EndCause | None = None) -> list[str]:
-        """Cancel every pending interaction of a run; returns the ids it cancelled. A run asks through
-        the service that runs it, so they are the ones this service waits for: found without reading
-        every pending request (closing with thousands of runs waiting did that once per run)."""
-        return [iid for iid in self.waiting.of_run(run_id) if await self.cancel(iid, reason, cause)]
+        """`Ending.cancel_run`: every request this service waits on for `run_id`; the ids cancelled."""
+        return await self.ending.cancel_run(run_id, reason, cause)
 
     async def cancel_runs(self, runs: Mapping[str, EndCause | None], reason: CancelReason = "turn_stopped") -> None:
-        """`cancel_run` of many runs at once (closing with thousands waiting), each with its cause:
-        their requests are stored in one write, then their tools woken and the ends announced, in order.
-        A request someone is answering right now (its lock is held) goes the one-by-one way after."""
-        taken: list[tuple[InteractionRecord, CancelledResult]] = []
-        held: list[asyncio.Lock] = []
-        busy: list[tuple[str, EndCause | None]] = []
-        for run_id, given in runs.items():
-            for iid in self.waiting.of_run(run_id):
-                lock = self.waiting.lock(iid)
-                record = self.waiting.get(iid)
-                if lock.locked() or record is None:
-                    busy.append((iid, given))
-                    continue
-                await lock.acquire()  # free: taken at once, without a turn of the loop
-                held.append(lock)
-                taken.append((record, self._cancelled(record, reason, given)))
-        try:
-            try:
-                await self.waiting.end_all(taken)
-            except InteractionNotPendingError:  # another process sharing the store ended one: one by one
-                busy.extend((record.interaction_id, result.cause) for record, result in taken)
-        finally:
-            for (record, _), lock in zip(taken, held, strict=True):
-                self.waiting.drop_lock(record.interaction_id, lock)  # safe: every holder re-reads the status
-                lock.release()
-        for iid, given in busy:
-            await self.cancel(iid, reason, given)
+        """`Ending.cancel_runs`: `cancel_run` of many runs, stored in one write."""
+        await self.ending.cancel_runs(runs, reason)
 
     async def cancel_all(self, reason: CancelReason, cause: EndCause | None = None,
                          keep: frozenset[str] = frozenset()) -> None:
-        """Cancel every pending request; on a store other processes share (`shared`), only the ones
-        this process waits on: the others' requests are theirs. `keep`: runs that go on without this
-        process (on a durable executor): their requests stay for the person to answer."""
-        for record in self.waiting.records() if self.shared else await self.pending():
-            if record.request.turn_id not in keep:
-                await self.cancel(record.interaction_id, reason, cause)
-            else:  # it stays: its follow-ups and end are not planned here any more (the leader's, `watch_all`)
-                self.waiting.stop_timers(record.interaction_id)
+        """`Ending.cancel_all`: every pending request this process may end, but those of the runs in `keep`."""
+        await self.ending.cancel_all(reason, cause, keep)
 
     async def recover(self, keep: frozenset[str] = frozenset()) -> list[str]:
-        """At start-up: cancel what a dead process left pending; returns the runs it touched. `keep`:
-        runs still going on (on a durable executor): their requests are still waited for."""
-        runs: list[str] = []
-        for record in await self.pending():
-            if self.waiting.awaited(record.interaction_id) or record.request.turn_id in keep:
-                continue  # ours, alive, or a request a run going on still waits for: not left by the dead
-            if await self.cancel(record.interaction_id, "runtime_interrupted", "app_stopped"):
-                if record.request.turn_id not in runs:
-                    runs.append(record.request.turn_id)
-        return runs
+        """`Ending.recover`: at start-up, what a dead process left pending; the runs it touched."""
+        return await self.ending.recover(keep)
 
     async def changed_elsewhere(self, interaction_id: str) -> None:
         """Another process sharing the store asked or ended this request (a team's database says
