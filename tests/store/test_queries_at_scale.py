@@ -14,7 +14,8 @@ import pytest
 from gui.core.asks.interactions import InteractionRecord, interaction_fields
 from gui.core.asks.store import InteractionFilter
 from gui.core.queries import sort_key
-from gui.core.runs.records import RunFilter, RunRecord, run_fields
+from gui.core.runs.records import RunRecord
+from gui.core.runs.store import RunFilter, run_fields
 from gui.store import history as history_module
 from gui.store.open import open_stores
 

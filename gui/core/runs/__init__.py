@@ -22,15 +22,11 @@ from gui.core.runs.orphans import ProcessControl, interrupt, stop_left
 from gui.core.runs.records import (
     FINISHED_RUN,
     GroupRecord,
-    LeaseLost,
     LogLine,
     ProcessInfo,
-    RunFilter,
     RunRecord,
     RunStatus,
-    RunStore,
     ToolRecord,
-    run_fields,
 )
 from gui.core.runs.resume import ResumeRefused, plan_resume, refusal_for_status
 from gui.core.runs.run_ids import MAX_CANDIDATES, AmbiguousRunIdError, can_be_prefix, new_run_id, pick, short_id
@@ -44,6 +40,7 @@ from gui.core.runs.schedules import (
     next_time,
 )
 from gui.core.runs.stop_requests import RunStopRequests
+from gui.core.runs.store import LeaseLost, RunFilter, RunStore, run_fields
 from gui.core.runs.tool_call import AwaitedElsewhere
 
 __all__ = [

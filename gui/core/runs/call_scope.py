@@ -10,7 +10,8 @@ from typing import Any
 
 from gui.core.causes import EndCause
 from gui.core.runs.execution import Execution
-from gui.core.runs.records import GroupRecord, RunStore
+from gui.core.runs.records import GroupRecord
+from gui.core.runs.store import RunStore
 from gui.core.sequences import Asking, Group
 
 

@@ -16,8 +16,9 @@ from typing import Any, TypeVar
 from pydantic import BaseModel
 
 from gui.core.causes import EndCause
-from gui.core.runs.records import LeaseLost, RunRecord, RunStore
+from gui.core.runs.records import RunRecord
 from gui.core.runs.resume import ResumePlan
+from gui.core.runs.store import LeaseLost, RunStore
 from gui.core.sequences import Group, Sequence
 
 CHECKPOINT_INTERVAL = 0.5

@@ -38,9 +38,10 @@ from gui.core.runs.decisions import (
 from gui.core.runs.eager import start_eagerly
 from gui.core.runs.execution import Ending, Execution, Origin, SideBySide, apply_plan, copy_record
 from gui.core.runs.offload import GROUP_STEPS, OFF_LOOP_STEPS, off_loop
-from gui.core.runs.records import GroupRecord, LeaseLost, RunRecord, RunStore, ToolRecord
+from gui.core.runs.records import GroupRecord, RunRecord, ToolRecord
 from gui.core.runs.resume import group_fingerprint
 from gui.core.runs.run_ids import new_run_id
+from gui.core.runs.store import LeaseLost, RunStore
 from gui.core.runs.tool_call import ToolCaller
 from gui.core.sequences import (
     Group,
