@@ -41,8 +41,10 @@ from gui.core.door.documents import NotFoundError, document_from, summary
 from gui.core.door.following import RunFollower
 from gui.core.door.mcp_servers import McpServerChange, McpServerDoor, McpServerListing, McpServerSpec, McpServerView
 from gui.core.door.operations import EventListener, Page, Saved
+from gui.core.door.resuming import Resumes
 from gui.core.door.schedule_book import ScheduleBook
-from gui.core.errors import Conflict, Invalid, Unavailable
+from gui.core.door.stopping import Stopping
+from gui.core.errors import Invalid
 from gui.core.events import EventBus, EventStream, RunFinished
 from gui.core.queries import StoredText
 from gui.core.runs import (
@@ -61,11 +63,8 @@ from gui.core.runs import (
     ScheduleStore,
     can_be_prefix,
     interrupt,
-    new_run_id,
     off_loop,
     pick,
-    plan_resume,
-    refusal_for_status,
 )
 from gui.core.sequences import (
     Group,
@@ -73,15 +72,11 @@ from gui.core.sequences import (
     Sequence,
     ValidationResult,
     help_text,
-    run_problem,
-    signature_of,
     to_document,
 )
 from gui.core.sequences import taken_names as names_taken_by
 from gui.core.sequences.conditions import ConditionEvalError, ConditionSyntaxError, evaluate, parse_condition
 from gui.core.tools import Registry, ServerStates, Tool, ToolListing, tool_listing
-
-STOP_WAIT = 10.0  # seconds a Stop of a run another process runs waits for the run's end
 
 
 class WhenCallError(Invalid):
@@ -125,7 +120,8 @@ class Engine:
         self.mcp_servers = McpServerDoor(self.bus)  # attached to the servers by the composition root
         self.registry.on_change(self.mcp_servers.tools_changed)
         self._on_close: list[Callable[[], Awaitable[None]]] = []
-        self._resuming = asyncio.Lock()  # one resume at a time: a run is resumed once
+        self.resumes = Resumes(self.runner, self.runs, self.catalog)
+        self.stopping = Stopping(self.runner, self.runs, self.bus)
         self.closed = False  # True once `close` began: streams of its events end
 
     # -- the stores under it ---------------------------------------------------------------------
@@ -285,53 +281,10 @@ class Engine:
         return await self.call(name, args, on_event, gave_up=gave_up)
 
     async def resume(self, run_id: str) -> RunRecord:
-        """Start the next attempt of a failed, interrupted or stopped run and return at once: a new
-        run naming it (`resumed_from`), keeping what succeeded (see `gui.core.runs.resume`). NotFoundError
-        for an unknown run, ResumeRefused (one sentence) when it cannot be resumed."""
+        """Start the next attempt of a failed, interrupted or stopped run and return at once
+        (`gui.core.door.resuming`): NotFoundError for an unknown run, ResumeRefused when it cannot be."""
         await self._tools_ready()
-        async with self._resuming:
-            if self.runner.snapshot(run_id) is not None:
-                raise ResumeRefused(f"run {run_id} is still running: stop it first, or wait for its end")
-            record = await self.runs.get(run_id)
-            if record is None:
-                raise NotFoundError(f"there is no run {run_id}")
-            why = refusal_for_status(record)
-            if why is not None:
-                raise ResumeRefused(why)
-            name = record.target or record.sequence
-            try:
-                sequence, group = await self.catalog.resolve(name)
-            except NotFoundError:
-                raise ResumeRefused(f"'{name}' is not saved any more, so run {run_id} cannot be resumed") from None
-            groups = (group,) if group is not None else sequence.groups
-            inputs = dict(group.in_) if group is not None else dict(signature_of(sequence).inputs)
-            plan = plan_resume(record, groups, inputs)
-            too_large = run_problem(groups)  # saved before there were size limits: too large to run
-            if too_large is not None:
-                raise ResumeRefused(f"run {run_id} cannot be resumed: {too_large.message}")
-            # The old run names its next attempt before that attempt is saved: on a store several
-            # processes share, this write is conditional, and a resume that loses it leaves nothing behind.
-            new_id = record.resumed_by = new_run_id()
-            try:
-                await self.runs.save(record)
-            except Conflict:
-                stored = await self.runs.get(run_id)
-                why = refusal_for_status(stored) if stored is not None else None
-                raise ResumeRefused(why or f"run {run_id} was resumed already, by another SeqDesk process") from None
-            try:
-                new = await self.runner.start(sequence, plan.args, group=group,
-                                              origin=Origin(plan=plan, run_id=new_id))
-            except BaseException:  # the new attempt was not saved: the old run can be resumed again
-                record.resumed_by = None
-                await asyncio.shield(self._unmark(record))
-                raise
-        return new
-
-    async def _unmark(self, record: RunRecord) -> None:
-        try:
-            await self.runs.save(record)
-        except Exception:  # the store is away (that is why the start failed): the mark stays, naming no run
-            pass
+        return await self.resumes.resume(run_id)
 
     async def call_resume(self, run_id: str, on_event: EventListener | None = None, *,
                           gave_up: EndCause = "person") -> RunRecord:
@@ -360,44 +313,9 @@ class Engine:
             await self.tools_ready()
 
     async def stop(self, run_id: str, cause: EndCause = "person") -> bool:
-        """Stop a running run; False when it is not running (or another Stop won). On a store a team's
-        processes share, the Stop is claimed there first (exactly one wins), and a run another process
-        runs is stopped by that process: this returns once it has ended, or after STOP_WAIT seconds."""
-        if self.stop_requests is None:
-            return await self.runner.stop(run_id, cause)
-        here = run_id in self.runner.active_ids()
-        try:
-            by = await self.stop_requests.claim(run_id, cause)
-        except Unavailable:
-            if not here:
-                raise
-            by = None  # the store is away: a run of this process is stopped all the same
-        else:
-            if by is None:
-                return False
-        if here:  # (the lease loop may have begun stopping it, on seeing the claim: this Stop won all the same)
-            stopped = await self.runner.stop(run_id, cause, by=by)
-            return stopped or by is not None
-        await self._ended_elsewhere(run_id)
-        return True
-
-    async def _ended_elsewhere(self, run_id: str) -> None:
-        """Wait (up to STOP_WAIT s) until the run another process runs has ended, as this process hears it."""
-        ended = asyncio.get_running_loop().create_future()
-
-        def heard(event: object) -> None:
-            if isinstance(event, RunFinished) and event.run_id == run_id and not ended.done():
-                ended.set_result(None)
-
-        unsubscribe = self.bus.subscribe(heard)
-        try:
-            stored = await self.runs.get(run_id)
-            if stored is None or not stored.finished:
-                await asyncio.wait_for(ended, STOP_WAIT)
-        except TimeoutError:
-            pass  # asked: the process that runs it stops it when it hears of it
-        finally:
-            unsubscribe()
+        """Stop a running run; False when it is not running (or another Stop won): on a team's shared
+        store the Stop is claimed there first (`gui.core.door.stopping`)."""
+        return await self.stopping.stop(run_id, cause, self.stop_requests)
 
     async def agent_stopped_waiting(self, run_id: str) -> bool:
         """The agent that asked for the run stopped waiting for it; its finished record will say when
