@@ -175,6 +175,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         if args.target is not None or args.args is not None:
             _err("seqdesk run: " + _("--resume takes only the run's id: it runs again with the inputs it had"))
             return 2
+        if not args.resume.strip():
+            _err("seqdesk run: " + _("--resume needs the id of a run: the Runs page of SeqDesk shows each run's id"))
+            return 2
         return _run_async(lambda: _resume(args))
     if args.target is None:
         _err("seqdesk run: " + _("name a sequence file or a saved sequence (or --resume RUN_ID)"))

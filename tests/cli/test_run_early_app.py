@@ -127,6 +127,13 @@ def test_a_run_to_resume_the_folder_does_not_hold_is_refused_without_starting_an
     assert not (data / "background.log").exists() and not apps_on(data)
 
 
+def test_an_empty_run_id_to_resume_is_refused_at_once_without_an_app(data):
+    done = seqdesk("run", "--resume", " ", data=data)
+    assert done.returncode == 2, done.stderr
+    assert "seqdesk run: --resume needs the id of a run" in done.stderr and "Traceback" not in done.stderr
+    assert not (data / "background.log").exists() and not apps_on(data)
+
+
 def test_an_app_started_in_the_background_that_ends_without_serving_is_said_at_once(data, monkeypatch):
     from gui.core.errors import Unavailable
     from gui.second_launch import OTHER_APP_SECONDS, spawn_background
