@@ -26,6 +26,7 @@ from support.ui import (  # noqa: F401  (engine_open: autouse, wait for the engi
     start_command_run,
     wait,
 )
+from support.waiting import wait_until
 
 from gui.core.asks.interactions import (
     ApprovalResponse,
@@ -187,6 +188,28 @@ async def test_a_requests_run_is_named_by_when_it_started_its_id_kept_in_the_too
     await user.should_see(marker=f"history-row-{ended.interaction_id}", retries=R)
     with user.scope(marker=f"history-row-{ended.interaction_id}"):
         await user.should_see(f"run started {started}", retries=R)
+
+
+async def test_a_requests_run_that_cannot_be_looked_up_keeps_its_short_id_and_logs_no_error(
+        user: User, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture):
+    from gui.core.errors import Unavailable
+    from gui.core.runs import short_id
+
+    asked: list[str] = []
+
+    async def away(run_id: str) -> None:
+        asked.append(run_id)
+        raise Unavailable("the team's server did not answer")
+
+    monkeypatch.setattr(engine(), "get_run", away)
+    await user.open("/inbox")
+    run_id = await start_command_run("echo hello")
+    await user.should_see(marker="run-link", retries=R)
+    await wait_until(lambda: asked == [run_id], "the link to ask for its run")
+    for _ in range(3):  # the lookup's task ends: give the loop a few turns to report what it raised
+        await asyncio.sleep(0)
+    assert only(user, "run-link").text == f"run {short_id(run_id)}"
+    assert not [r for r in caplog.records if r.levelname == "ERROR"], caplog.text
 
 
 # -- questions and forms ---------------------------------------------------------------------------

@@ -8,6 +8,7 @@ from collections.abc import Awaitable, Callable
 
 from nicegui import background_tasks, ui
 
+from gui.core.errors import SeqDeskError
 from gui.core.runs import RunRecord, short_id
 from gui.i18n import _
 from gui.wording.requests import clock
@@ -21,8 +22,9 @@ def started_words(record: RunRecord) -> str:
 
 
 class RunLink(ui.link):
-    """`run_of` finds the run (the door's `get_run`); until it answers, or when the run is not kept any
-    more, the link says the run's short id, as before."""
+    """`run_of` finds the run (the door's `get_run`); until it answers, when the run is not kept any
+    more, or when it cannot be asked (the store or the team's server is away), the link says the run's
+    short id, as before."""
 
     def __init__(self, run_id: str, target: str, run_of: RunOf | None, *, tip: str | None = None) -> None:
         super().__init__(_("run {id}").format(id=short_id(run_id)), target)
@@ -33,7 +35,10 @@ class RunLink(ui.link):
             background_tasks.create(self._name(run_of), name=f"name run {run_id}")
 
     async def _name(self, run_of: RunOf) -> None:
-        record = await run_of(self.run_id)
+        try:
+            record = await run_of(self.run_id)
+        except SeqDeskError:  # the store or the team's server is away: the short id stays, as it says
+            return
         if record is not None and not self.is_deleted:
             self.set_text(started_words(record))
 
